@@ -1,0 +1,71 @@
+/** The errors the charts answer with. Each names the server and says what the caller can do. */
+
+export type McpErrorCode =
+  | 'UNKNOWN_SERVER'
+  | 'SERVER_DISABLED'
+  | 'NOT_CONNECTED'
+  | 'CONNECTION_LOST'
+  | 'DISCONNECTED'
+  | 'CONFIG_ERROR'
+  | 'CONNECT_FAILED'
+  | 'REQUEST_FAILED';
+
+export class McpServerError extends Error {
+  override name = 'McpServerError';
+  readonly code: McpErrorCode;
+  readonly server: string;
+  /** The last lines of the server's stderr, when it had any (stdio). */
+  readonly stderrTail?: string;
+
+  constructor(
+    code: McpErrorCode,
+    server: string,
+    message: string,
+    options: { cause?: unknown; stderrTail?: string } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.server = server;
+    if (options.stderrTail) this.stderrTail = options.stderrTail;
+  }
+}
+
+export function unknownServerError(server: string, known: string[]): McpServerError {
+  const list = known.length > 0 ? `Configured servers: ${known.slice(0, 50).join(', ')}.` : 'No servers are configured.';
+  return new McpServerError('UNKNOWN_SERVER', server, `Unknown MCP server "${server}". ${list}`);
+}
+
+export function disabledServerError(server: string): McpServerError {
+  return new McpServerError(
+    'SERVER_DISABLED',
+    server,
+    `MCP server "${server}" is disabled in its config ("disabled": true); enable it to use it.`,
+  );
+}
+
+export function notConnectedError(server: string, state: string): McpServerError {
+  return new McpServerError(
+    'NOT_CONNECTED',
+    server,
+    `MCP server "${server}" is not connected (state: ${state}). Call load_mcp with server "${server}" first.`,
+  );
+}
+
+export function requestAbandonedError(server: string, reason: 'lost' | 'disconnected' | 'reconfigured', cause?: Error) {
+  const why = {
+    lost: 'the connection was lost',
+    disconnected: 'the server was disconnected',
+    reconfigured: 'its definition changed',
+  }[reason];
+  return new McpServerError(
+    reason === 'lost' ? 'CONNECTION_LOST' : 'DISCONNECTED',
+    server,
+    `Request to MCP server "${server}" failed: ${why} while it was in flight. It was not retried.` +
+      (cause ? ` (${cause.message})` : ''),
+    { cause },
+  );
+}
+
+export function disconnectedWhileConnectingError(server: string): McpServerError {
+  return new McpServerError('DISCONNECTED', server, `MCP server "${server}" was disconnected before it finished connecting.`);
+}

@@ -1,0 +1,118 @@
+/** Pure helpers the charts use: transport inference, option defaults, the backoff table, manifest diffs. */
+import type {
+  BackoffOptions,
+  McpConnectOptions,
+  McpManifestChanges,
+  McpServerConfig,
+  McpServerManifest,
+  McpTransportKind,
+} from './types.js';
+
+const TRANSPORT_SPELLINGS: Record<string, McpTransportKind> = {
+  stdio: 'stdio',
+  http: 'http',
+  'streamable-http': 'http',
+  streamablehttp: 'http',
+  'streamable_http': 'http',
+  sse: 'sse',
+};
+
+/** The transport spellings accepted in `type` / `transport` / `transportType`. */
+export const ACCEPTED_TRANSPORTS = ['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse'] as const;
+
+export function parseTransport(spelling: string): McpTransportKind | undefined {
+  return Object.hasOwn(TRANSPORT_SPELLINGS, spelling.toLowerCase())
+    ? TRANSPORT_SPELLINGS[spelling.toLowerCase()]
+    : undefined;
+}
+
+/** `type` / `transport` / `transportType` first; else `command` → stdio, `url` → http. */
+export function inferTransport(config: McpServerConfig): McpTransportKind | undefined {
+  const declared = config.type ?? config.transport ?? config.transportType;
+  if (typeof declared === 'string') return parseTransport(declared);
+  if (typeof config.command === 'string') return 'stdio';
+  if (typeof config.url === 'string') return 'http';
+  return undefined;
+}
+
+export interface ResolvedConnectOptions {
+  idleTimeoutMs: number;
+  autoReconnect: boolean;
+  maxRetries: number;
+  isConfigError?: (error: unknown) => boolean;
+  connectTimeoutMs: number;
+  healthyAfterMs: number;
+  backoff: Required<BackoffOptions>;
+}
+
+const MINUTE = 60_000;
+export const DEFAULT_IDLE_TIMEOUT_MS: Record<McpTransportKind, number> = {
+  stdio: 30 * MINUTE,
+  http: 5 * MINUTE,
+  sse: 5 * MINUTE,
+};
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+export const DEFAULT_HEALTHY_AFTER_MS = 30_000;
+export const DEFAULT_MAX_RETRIES = 3;
+export const DEFAULT_BACKOFF: Required<BackoffOptions> = { initialDelayMs: 1_000, maxDelayMs: 30_000, jitter: 0 };
+
+export function resolveConnectOptions(
+  config: McpServerConfig,
+  options: McpConnectOptions = {},
+): ResolvedConnectOptions {
+  const transport = inferTransport(config) ?? 'stdio';
+  return {
+    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS[transport],
+    autoReconnect: options.autoReconnect ?? true,
+    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+    isConfigError: options.isConfigError,
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    healthyAfterMs: options.healthyAfterMs ?? DEFAULT_HEALTHY_AFTER_MS,
+    backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
+  };
+}
+
+/** Delay before retry number `retriesSoFar + 1`: initial · 2^retriesSoFar, capped; jitter scales it down by up to `jitter`. */
+export function backoffDelay(
+  retriesSoFar: number,
+  backoff: Required<BackoffOptions>,
+  random: () => number = Math.random,
+): number {
+  const exponential = backoff.initialDelayMs * 2 ** Math.min(retriesSoFar, 30);
+  const capped = Math.min(exponential, backoff.maxDelayMs);
+  const jitter = Math.min(Math.max(backoff.jitter, 0), 1);
+  return jitter === 0 ? capped : Math.round(capped * (1 - jitter * random()));
+}
+
+/** setTimeout cannot wait longer than this; longer delays would fire at once. */
+export const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+export function idleTimerEnabled(idleTimeoutMs: number): boolean {
+  return idleTimeoutMs > 0 && idleTimeoutMs < LONGEST_TIMER_MS;
+}
+
+export const EMPTY_MANIFEST: McpServerManifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
+
+function keyed<T>(items: T[], key: (item: T) => string): Map<string, string> {
+  return new Map(items.map((item) => [key(item), JSON.stringify(item)]));
+}
+
+/** Added, removed and changed entries by tool name, resource URI, template and prompt name. */
+export function diffManifests(before: McpServerManifest | undefined, after: McpServerManifest): McpManifestChanges {
+  const entries = (manifest: McpServerManifest) =>
+    new Map([
+      ...keyed(manifest.tools, (tool) => `tool:${tool.name}`),
+      ...keyed(manifest.resources, (resource) => `resource:${resource.uri}`),
+      ...keyed(manifest.resourceTemplates, (template) => `resourceTemplate:${template.uriTemplate}`),
+      ...keyed(manifest.prompts, (prompt) => `prompt:${prompt.name}`),
+    ]);
+  const old = entries(before ?? EMPTY_MANIFEST);
+  const next = entries(after);
+  const changes: McpManifestChanges = { added: [], removed: [], changed: [] };
+  for (const [key, value] of next) {
+    if (!old.has(key)) changes.added.push(key);
+    else if (old.get(key) !== value) changes.changed.push(key);
+  }
+  for (const key of old.keys()) if (!next.has(key)) changes.removed.push(key);
+  return changes;
+}

@@ -1,0 +1,188 @@
+/**
+ * Types shared by the charts and the code that drives them: the server config, the live
+ * session the charts hold, and the event protocol of DESIGN §4. Type-only: no runtime code.
+ */
+import type { AnyActorRef } from 'xstate';
+import type {
+  CallToolResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+
+export type McpTransportKind = 'stdio' | 'http' | 'sse';
+
+/** One entry of `mcpServers`, as written in an mcp.json file. */
+export interface McpServerConfig {
+  type?: string;
+  transport?: string;
+  transportType?: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  description?: string;
+  disabled?: boolean;
+  [unknownField: string]: unknown;
+}
+
+export interface BackoffOptions {
+  /** First retry delay; doubles on every further retry. Default 1000 ms. */
+  initialDelayMs?: number;
+  /** The cap. Default 30 000 ms. */
+  maxDelayMs?: number;
+  /** 0..1: each delay is scaled by a random factor in [1 - jitter, 1]. Default 0. */
+  jitter?: number;
+}
+
+export interface McpConnectOptions {
+  /** Disconnect after this long without activity. Default 30 min for stdio, 5 min for http/sse. 0 or Infinity: never. */
+  idleTimeoutMs?: number;
+  /** Reconnect after a failed connect or a lost connection. Default true. */
+  autoReconnect?: boolean;
+  /** Retries after the first attempt before giving up in `error`. Default 3. */
+  maxRetries?: number;
+  /** Errors for which retrying cannot help. Default: see `isConfigError` in src/connection/errors.ts. */
+  isConfigError?: (error: unknown) => boolean;
+  /** How long `initialize` may take. Default 30 000 ms. */
+  connectTimeoutMs?: number;
+  /** A connection that stays up this long resets the retry count. Default 30 000 ms. */
+  healthyAfterMs?: number;
+  backoff?: BackoffOptions;
+}
+
+export interface McpServerManifest {
+  tools: Tool[];
+  resources: Resource[];
+  resourceTemplates: ResourceTemplate[];
+  prompts: Prompt[];
+}
+
+/** What changed between two manifests, by tool/prompt name and resource URI. */
+export interface McpManifestChanges {
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+/** A live connection: an SDK Client over one transport. Built by src/connection, held by the chart. */
+export interface McpSession {
+  readonly client: Client;
+  readonly manifest: McpServerManifest;
+  /** Calls `onLost` once when the transport closes or fails; `onManifest` after a list_changed refresh. Returns an unsubscribe. */
+  watch(listeners: {
+    onLost: (error: Error) => void;
+    onManifest: (manifest: McpServerManifest) => void;
+  }): () => void;
+  callTool(
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    options: { signal: AbortSignal; timeoutMs?: number },
+  ): Promise<CallToolResult>;
+  readResource(uri: string, options: { signal: AbortSignal }): Promise<ReadResourceResult>;
+  /** The last lines the server wrote to stderr (stdio only). */
+  stderrTail(): string;
+  /** Idempotent: every call returns the same promise. Ends the whole process group for stdio. */
+  close(): Promise<void>;
+}
+
+export type PublicServerState = 'disconnected' | 'connecting' | 'connected' | 'error';
+
+// ---- The registry protocol (DESIGN §4) -------------------------------------------------
+
+export interface McpConfigureEvent {
+  type: 'mcp.configure';
+  servers: Record<string, McpServerConfig>;
+  /** Per-server connect options; servers without an entry get the registry defaults. */
+  options?: Record<string, McpConnectOptions>;
+  /** `replace` (default): the given servers are the whole set. `merge`: add or replace only these. */
+  mode?: 'replace' | 'merge';
+}
+export interface McpLoadEvent {
+  type: 'mcp.load';
+  server: string;
+  replyTo: AnyActorRef;
+  requestId: string;
+}
+export interface McpCallToolEvent {
+  type: 'mcp.callTool';
+  server: string;
+  tool: string;
+  arguments?: Record<string, unknown>;
+  timeoutMs?: number;
+  replyTo: AnyActorRef;
+  requestId: string;
+}
+export interface McpReadResourceEvent {
+  type: 'mcp.readResource';
+  server: string;
+  uri: string;
+  replyTo: AnyActorRef;
+  requestId: string;
+}
+export interface McpTouchEvent {
+  type: 'mcp.touch';
+  server: string;
+}
+export interface McpDisconnectEvent {
+  type: 'mcp.disconnect';
+  server: string;
+}
+export interface McpDisconnectAllEvent {
+  type: 'mcp.disconnectAll';
+}
+
+export type McpRegistryInput =
+  | McpConfigureEvent
+  | McpLoadEvent
+  | McpCallToolEvent
+  | McpReadResourceEvent
+  | McpTouchEvent
+  | McpDisconnectEvent
+  | McpDisconnectAllEvent;
+
+export interface McpLoadedReply {
+  type: 'mcp.loaded';
+  requestId: string;
+  server: string;
+  manifest: McpServerManifest;
+}
+export interface McpToolResultReply {
+  type: 'mcp.toolResult';
+  requestId: string;
+  server: string;
+  result: CallToolResult;
+}
+export interface McpResourceReply {
+  type: 'mcp.resource';
+  requestId: string;
+  server: string;
+  contents: ReadResourceResult['contents'];
+}
+export interface McpFailedReply {
+  type: 'mcp.failed';
+  requestId: string;
+  server: string;
+  error: Error;
+}
+export type McpReply = McpLoadedReply | McpToolResultReply | McpResourceReply | McpFailedReply;
+
+/** Emitted by the registry for hosts (`registry.on(...)`). */
+export interface McpStateChangedEmitted {
+  type: 'mcp.stateChanged';
+  server: string;
+  state: PublicServerState;
+  error?: Error;
+}
+export interface McpManifestChangedEmitted {
+  type: 'mcp.manifestChanged';
+  server: string;
+  manifest: McpServerManifest;
+  changes: McpManifestChanges;
+}
+export type McpRegistryEmitted = McpStateChangedEmitted | McpManifestChangedEmitted;
