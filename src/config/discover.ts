@@ -1,0 +1,42 @@
+/** discoverMcpServers: read the user and project files (or the explicit ones) and merge them. */
+import { silentLogger } from '../logger.js';
+import { loadConfigFile } from './load-config-file.js';
+import { locateConfigFiles } from './locate-config-files.js';
+import { emptyRecord } from './null-proto.js';
+import { reportProblems } from './report-problems.js';
+import type { ConfigProblem, DiscoverMcpServersOptions, DiscoveredServer, DiscoveryResult } from './types.js';
+
+/**
+ * Never rejects for bad input: a missing file is skipped silently (unless named in `configPaths`),
+ * an unreadable or invalid one becomes a problem and the other files still load.
+ */
+export async function discoverMcpServers(options: DiscoverMcpServersOptions = {}): Promise<DiscoveryResult> {
+  const files = await locateConfigFiles(options);
+  const env = options.env ?? process.env;
+  const loaded = await Promise.all(files.map((location) => loadConfigFile(location, env)));
+
+  const servers = emptyRecord<DiscoveredServer>();
+  const problems: ConfigProblem[] = [];
+  for (const file of loaded) {
+    // A loop, not push(...spread): a hostile file with 200,000 bad entries would overflow the call stack.
+    for (const problem of file.problems) problems.push(problem);
+    for (const server of file.servers) {
+      // Files come in precedence order (user, then project; explicit files as given): the later one wins.
+      const earlier = Object.hasOwn(servers, server.name) ? servers[server.name] : undefined;
+      if (earlier) problems.push(clashWarning(server, earlier));
+      servers[server.name] = server;
+    }
+  }
+
+  reportProblems(problems, options.logger ?? silentLogger);
+  return { servers, problems };
+}
+
+function clashWarning(winner: DiscoveredServer, loser: DiscoveredServer): ConfigProblem {
+  return {
+    severity: 'warning',
+    file: winner.source,
+    server: winner.name,
+    message: `server "${winner.name}" (${winner.scope}) overrides the one defined in ${loser.source} (${loser.scope})`,
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * `${VAR}` and `${VAR:-default}` expansion, the syntax mcp.json files share with shells.
+ * As in a shell, `:-` falls back when the variable is unset *or empty*. Anything that does not
+ * match (`$VAR`, `${}`, `${1X}`, an unclosed `${`) is left as written. No nesting, no escapes.
+ */
+
+export type VariableSource = Record<string, string | undefined>;
+
+export interface Expansion {
+  value: string;
+  /** Variables that were unset and had no default; they expanded to ''. Names only, never values. */
+  unset: string[];
+}
+
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+export function expandVariables(text: string, env: VariableSource): Expansion {
+  // Fast path: most strings reference nothing, and 10,000-server files must stay cheap.
+  if (!text.includes('${')) return { value: text, unset: [] };
+  const unset: string[] = [];
+  const value = text.replace(REFERENCE, (_match, name: string, fallback: string | undefined) => {
+    // Own properties only: `${constructor}` must not reach Object.prototype.constructor.
+    const current = Object.hasOwn(env, name) ? env[name] : undefined;
+    const isSet = typeof current === 'string';
+    if (fallback !== undefined) return isSet && current !== '' ? current : fallback;
+    if (isSet) return current;
+    unset.push(name);
+    return '';
+  });
+  return { value, unset };
+}

@@ -1,0 +1,73 @@
+/** The public shapes of config discovery. Type-only. */
+import type { McpServerConfig, McpTransportKind } from '../../machines/types.js';
+import type { Logger } from '../logger.js';
+
+/** Where a server definition came from: `~/.ai-zen/mcp.json`, a project `.mcp.json`, or a file named explicitly (`--config`). */
+export type ConfigScope = 'user' | 'project' | 'explicit';
+
+export interface DiscoveredServer {
+  name: string;
+  /** The entry as written, after `${VAR}` expansion; fields this library does not know are kept. */
+  config: McpServerConfig;
+  transport: McpTransportKind;
+  scope: ConfigScope;
+  /** Absolute path of the file that defined this server (the winning one on a clash). */
+  source: string;
+  description?: string;
+  /** Disabled servers are listed (a CLI shows them) but must not be connected; see `enabledServers`. */
+  disabled: boolean;
+}
+
+/**
+ * Something wrong in a config file. `error`: a file or a server was not loaded. `warning`: it was
+ * loaded, but not quite as written (a clash, an unset variable). Never carries env or header values.
+ */
+export interface ConfigProblem {
+  severity: 'error' | 'warning';
+  file: string;
+  server?: string;
+  /** The field inside the server entry, e.g. `args`, `args[2]`, `env.GITHUB_TOKEN`, `headers.Authorization`. */
+  field?: string;
+  message: string;
+  /** 1-based position, for files that are not valid JSON. */
+  line?: number;
+  column?: number;
+}
+
+export interface DiscoveryResult {
+  /** Null-prototype: a server may be called `__proto__` without harm. */
+  servers: Record<string, DiscoveredServer>;
+  problems: ConfigProblem[];
+}
+
+export interface DiscoverMcpServersOptions {
+  /** Default `~/.ai-zen/mcp.json`. */
+  userConfigPath?: string;
+  /** The folder holding `.mcp.json`. Default: the nearest `.mcp.json` walking up from `cwd`, stopping at the git root. */
+  projectRoot?: string;
+  /** Explicit files that replace discovery (the CLI's `--config`); later files win a name clash. */
+  configPaths?: string[];
+  /** Where `${VAR}` values come from. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Every problem is also sent here as a warning. Default: silent. */
+  logger?: Logger;
+  /** Start of the project walk and base of relative paths. Default `process.cwd()`. */
+  cwd?: string;
+}
+
+export interface WatchMcpServersOptions extends DiscoverMcpServersOptions {
+  /** Quiet time after the last file event before re-reading. Default 100 ms. */
+  debounceMs?: number;
+  /** Also call `onChange` once with the current result when watching starts. Default false. */
+  emitInitial?: boolean;
+}
+
+export interface ConfigWatcher {
+  /** Stops watching; no `onChange` call happens after the returned promise resolves. */
+  close(): Promise<void>;
+}
+
+/** The part of `McpConnectionManager` that `watchIntoManager` needs. */
+export interface ConfigurableManager {
+  configure(servers: Record<string, McpServerConfig>): void;
+}

@@ -1,0 +1,61 @@
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServerError } from '../../machines/errors.js';
+
+/** A server entry that cannot work as written: retrying will not help. */
+export class ConfigInvalidError extends Error {
+  override name = 'ConfigInvalidError';
+  constructor(
+    readonly server: string,
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`MCP server "${server}": ${problem} (field "${field}").`);
+  }
+}
+
+const CONFIG_ERRNO = new Set(['ENOENT', 'EACCES', 'ENOTDIR', 'ERR_INVALID_URL']);
+const CONFIG_HTTP_STATUS = new Set([401, 403, 404, 405]);
+
+function httpStatusOf(error: unknown): number | undefined {
+  if (error instanceof StreamableHTTPError || error instanceof SseError) return error.code;
+  return undefined;
+}
+
+/**
+ * The default `isConfigError`: a missing or forbidden command, a bad URL, an invalid entry,
+ * HTTP 401/403 (no auth provider), 404/405 on initialize, an unsupported protocol version.
+ * Everything else (timeouts, refused connections, 5xx, crashes) is transient.
+ */
+export function isConfigError(error: unknown): boolean {
+  if (error instanceof ConfigInvalidError) return true;
+  if (error instanceof Error && error.name === 'UnauthorizedError') return true;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && CONFIG_ERRNO.has(code)) return true;
+  const status = httpStatusOf(error);
+  if (status !== undefined && CONFIG_HTTP_STATUS.has(status)) return true;
+  return error instanceof Error && /protocol version is not supported/i.test(error.message);
+}
+
+/** What went wrong while connecting, in words, with the stderr tail where there is one. */
+export function connectFailure(
+  server: string,
+  error: unknown,
+  classify: (error: unknown) => boolean,
+  stderrTail: string,
+): McpServerError {
+  const configError = classify(error);
+  const reason = error instanceof Error ? error.message : String(error);
+  const status = httpStatusOf(error);
+  const hint = configError
+    ? status === 401 || status === 403
+      ? ' The server refused the credentials: check the entry\'s "headers", or log in.'
+      : ' Fix the server entry; it will not be retried.'
+    : '';
+  return new McpServerError(
+    configError ? 'CONFIG_ERROR' : 'CONNECT_FAILED',
+    server,
+    `Could not connect to MCP server "${server}": ${reason}.${hint}` + (stderrTail ? `\nLast stderr lines:\n${stderrTail}` : ''),
+    { cause: error, stderrTail },
+  );
+}

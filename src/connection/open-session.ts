@@ -1,0 +1,120 @@
+import type { Readable } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { inferTransport, type ResolvedConnectOptions } from '../../machines/options.js';
+import type { McpServerConfig, McpTransportKind } from '../../machines/types.js';
+import type { Logger } from '../logger.js';
+import { createHttpTransport, shouldFallBackToSse } from '../transports/http.js';
+import { StderrTail } from '../transports/stderr-tail.js';
+import { createStdioTransport } from '../transports/stdio.js';
+import { ConfigInvalidError, connectFailure, isConfigError } from './errors.js';
+import { listManifest } from './manifest.js';
+import { Session } from './session.js';
+import type { SessionTracker } from './session-tracker.js';
+
+export interface ServerSpec {
+  name: string;
+  config: McpServerConfig;
+  /** The transport to build; `sse` also when an `http` server fell back to SSE. */
+  transport: McpTransportKind;
+}
+
+/** Builds the transport for a server. The default builds the SDK's stdio, Streamable HTTP or SSE transport. */
+export type TransportFactory = (server: ServerSpec) => Transport;
+/** Builds the SDK Client for a server. */
+export type ClientFactory = (server: ServerSpec) => Client;
+
+export interface ConnectionDeps {
+  transportFactory?: TransportFactory;
+  clientFactory?: ClientFactory;
+  logger: Logger;
+  tracker: SessionTracker;
+  clientInfo: { name: string; version: string };
+}
+
+export interface OpenSessionRequest {
+  name: string;
+  config: McpServerConfig;
+  options: ResolvedConnectOptions;
+  signal: AbortSignal;
+}
+
+/**
+ * One connect attempt: a new transport and a new Client (the SDK's transports cannot be
+ * restarted, and a kept session id would skip `initialize`), `initialize` within
+ * `connectTimeoutMs`, then the declared lists. An `http` server whose first POST gets
+ * 400/404/405 is tried once more over SSE. Whatever fails or is aborted is closed.
+ */
+export async function openSession(request: OpenSessionRequest, deps: ConnectionDeps): Promise<Session> {
+  const classify = request.options.isConfigError ?? isConfigError;
+  const transport = inferTransport(request.config);
+  const diagnostics = { stderrTail: '' };
+  try {
+    if (!transport) {
+      throw new ConfigInvalidError(request.name, 'type', 'no transport: give "command" (stdio), "url" (http) or a known "type"');
+    }
+    try {
+      return await attempt(request, transport, deps, diagnostics);
+    } catch (error) {
+      if (transport !== 'http' || !shouldFallBackToSse(error) || request.signal.aborted) throw error;
+      deps.logger.info(`MCP server "${request.name}" refused Streamable HTTP; trying the SSE transport.`);
+      return await attempt(request, 'sse', deps, diagnostics);
+    }
+  } catch (error) {
+    const cause = request.signal.aborted ? abortReason(request.signal) : error;
+    throw connectFailure(request.name, cause, classify, diagnostics.stderrTail);
+  }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('the connect was cancelled');
+}
+
+async function attempt(
+  request: OpenSessionRequest,
+  kind: McpTransportKind,
+  deps: ConnectionDeps,
+  diagnostics: { stderrTail: string },
+): Promise<Session> {
+  const spec: ServerSpec = { name: request.name, config: request.config, transport: kind };
+  let transport: Transport;
+  let processGroup: (() => number | undefined) | undefined;
+  let stderr: StderrTail | undefined;
+  if (deps.transportFactory) {
+    transport = deps.transportFactory(spec);
+  } else if (kind === 'stdio') {
+    const launch = createStdioTransport(request.name, request.config);
+    transport = launch.transport;
+    processGroup = launch.processGroup;
+    stderr = new StderrTail(launch.transport.stderr as Readable | null, 50, (line) =>
+      deps.logger.debug(`[${request.name} stderr] ${line}`),
+    );
+  } else {
+    transport = createHttpTransport(request.name, request.config, kind);
+  }
+  const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, { capabilities: {} });
+  const session: Session = new Session({
+    server: request.name,
+    client,
+    transport,
+    logger: deps.logger,
+    stderr,
+    processGroup,
+    onClosed: () => deps.tracker.remove(request.name, session),
+  });
+  deps.tracker.add(request.name, session);
+  const onAbort = () => void session.close();
+  request.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    await client.connect(transport, { timeout: request.options.connectTimeoutMs, signal: request.signal });
+    session.manifest = await listManifest(request.name, client, { signal: request.signal, timeout: request.options.connectTimeoutMs }, deps.logger);
+    session.followListChanges();
+    return session;
+  } catch (error) {
+    await session.close();
+    diagnostics.stderrTail = session.stderrTail();
+    throw error;
+  } finally {
+    request.signal.removeEventListener('abort', onAbort);
+  }
+}

@@ -1,0 +1,167 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  ErrorCode,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpServerError, requestAbandonedError } from '../../machines/errors.js';
+import type { McpServerManifest, McpSession } from '../../machines/types.js';
+import type { Logger } from '../logger.js';
+import { terminateGroup } from '../transports/process-group.js';
+import type { StderrTail } from '../transports/stderr-tail.js';
+import { listKind, type ListKind } from './manifest.js';
+
+interface SessionListeners {
+  onLost: (error: Error) => void;
+  onManifest: (manifest: McpServerManifest) => void;
+}
+
+export interface SessionParts {
+  server: string;
+  client: Client;
+  transport: Transport;
+  logger: Logger;
+  stderr?: StderrTail;
+  /** Called once the close has finished. */
+  onClosed?: () => void;
+  /** The process group to end on close (stdio servers started through setsid). */
+  processGroup?: () => number | undefined;
+}
+
+/**
+ * A live connection. It owns its client, transport and process group: `close()` ends all of
+ * them, once. Until the chart subscribes with `watch`, a lost connection is remembered and
+ * reported at subscription.
+ */
+export class Session implements McpSession {
+  readonly client: Client;
+  manifest: McpServerManifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
+  private readonly parts: SessionParts;
+  private listeners?: SessionListeners;
+  private lostWith?: Error;
+  private closing?: Promise<void>;
+  private refreshing: Promise<unknown> = Promise.resolve();
+
+  constructor(parts: SessionParts) {
+    this.parts = parts;
+    this.client = parts.client;
+    parts.client.onclose = () => this.lose(new Error('the server closed the connection'));
+    parts.client.onerror = (error) => {
+      if (this.closing) return;
+      parts.logger.warn(`MCP server "${parts.server}": ${error.message} (the connection stays up)`);
+    };
+  }
+
+  get isClosed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  /** After `initialize`: install list_changed handlers for what the server declares. */
+  followListChanges(): void {
+    const capabilities = this.client.getServerCapabilities() ?? {};
+    const follow = (kinds: ListKind[]) => () => this.refresh(kinds);
+    if (capabilities.tools?.listChanged) {
+      this.client.setNotificationHandler(ToolListChangedNotificationSchema, follow(['tools']));
+    }
+    if (capabilities.resources?.listChanged) {
+      this.client.setNotificationHandler(ResourceListChangedNotificationSchema, follow(['resources', 'resourceTemplates']));
+    }
+    if (capabilities.prompts?.listChanged) {
+      this.client.setNotificationHandler(PromptListChangedNotificationSchema, follow(['prompts']));
+    }
+  }
+
+  /** Re-reads the given lists (every page), one refresh at a time, and reports the new manifest. */
+  private refresh(kinds: ListKind[]): Promise<void> {
+    const next = this.refreshing.then(async () => {
+      if (this.closing) return;
+      try {
+        const lists = await Promise.all(
+          kinds.map((kind) => listKind(this.parts.server, this.client, kind, {}, this.parts.logger)),
+        );
+        const manifest = { ...this.manifest };
+        kinds.forEach((kind, index) => {
+          (manifest[kind] as unknown[]) = lists[index]!;
+        });
+        this.manifest = manifest;
+        this.listeners?.onManifest(manifest);
+      } catch (error) {
+        if (!this.closing) {
+          this.parts.logger.warn(
+            `MCP server "${this.parts.server}": refreshing ${kinds.join(', ')} after list_changed failed: ${(error as Error).message}`,
+          );
+        }
+      }
+    });
+    this.refreshing = next;
+    return next;
+  }
+
+  private lose(error: Error): void {
+    if (this.closing || this.lostWith) return;
+    this.lostWith = error;
+    this.listeners?.onLost(error);
+  }
+
+  watch(listeners: SessionListeners): () => void {
+    this.listeners = listeners;
+    if (this.lostWith) listeners.onLost(this.lostWith);
+    return () => {
+      if (this.listeners === listeners) this.listeners = undefined;
+    };
+  }
+
+  stderrTail(): string {
+    return this.parts.stderr?.text() ?? '';
+  }
+
+  async callTool(tool: string, args: Record<string, unknown> | undefined, options: { signal: AbortSignal; timeoutMs?: number }) {
+    try {
+      return (await this.client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: options.signal,
+        timeout: options.timeoutMs,
+      })) as Awaited<ReturnType<McpSession['callTool']>>;
+    } catch (error) {
+      throw this.requestFailure(`calling tool "${tool}"`, error);
+    }
+  }
+
+  async readResource(uri: string, options: { signal: AbortSignal }) {
+    try {
+      return await this.client.readResource({ uri }, { signal: options.signal });
+    } catch (error) {
+      throw this.requestFailure(`reading resource "${uri}"`, error);
+    }
+  }
+
+  private requestFailure(what: string, error: unknown): Error {
+    const { server } = this.parts;
+    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      return requestAbandonedError(server, 'lost', error);
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return new McpServerError('REQUEST_FAILED', server, `MCP server "${server}" failed ${what}: ${message}`, {
+      cause: error,
+    });
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
+    this.listeners = undefined;
+    const group = this.parts.processGroup?.();
+    try {
+      await this.client.close();
+    } catch (error) {
+      this.parts.logger.debug(`closing MCP server "${this.parts.server}": ${(error as Error).message}`);
+    }
+    if (group !== undefined) await terminateGroup(group);
+    this.parts.onClosed?.();
+  }
+}

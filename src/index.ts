@@ -1,0 +1,9 @@
+export { McpConnectionManager, type McpConnectionManagerOptions, type CallToolOptions } from './manager.js';
+export type { ClientFactory, TransportFactory, ServerSpec } from './connection/open-session.js';
+export { isConfigError, ConfigInvalidError } from './connection/errors.js';
+export { silentLogger, stderrLogger, type Logger } from './logger.js';
+export { McpServerError, type McpErrorCode } from '../machines/errors.js';
+export { serverMachine, publicServerState } from '../machines/server.machine.js';
+export { registryMachine, serverSystemId } from '../machines/registry.machine.js';
+export { inferTransport, resolveConnectOptions, backoffDelay } from '../machines/options.js';
+export type * from '../machines/types.js';

@@ -1,0 +1,223 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
+
+type Clock = NonNullable<ActorOptions<RegistryMachine>['clock']>;
+import { registryMachine, type RegistryMachine } from '../machines/registry.machine.js';
+import { publicServerState, type ServerActorRef } from '../machines/server.machine.js';
+import type {
+  McpConnectOptions,
+  McpRegistryEmitted,
+  McpReply,
+  McpServerConfig,
+  McpServerManifest,
+  PublicServerState,
+} from '../machines/types.js';
+import type { ClientFactory, TransportFactory } from './connection/open-session.js';
+import { createServerLogic } from './connection/server-logic.js';
+import { SessionTracker } from './connection/session-tracker.js';
+import { stderrLogger, type Logger } from './logger.js';
+
+export interface McpConnectionManagerOptions {
+  /** Builds each server's transport (tests: scripted or in-memory transports). */
+  transportFactory?: TransportFactory;
+  /** Builds each server's SDK Client. */
+  clientFactory?: ClientFactory;
+  /** Default: warnings and errors to stderr. */
+  logger?: Logger;
+  /** Any XState inspection observer, e.g. from `@statelyai/inspect`. */
+  inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+  /** The clock for backoff and idle timers (tests: `new SimulatedClock()`). Default: real timers that never keep the process alive. */
+  clock?: Clock;
+  /** Connect options for every server that has none of its own. */
+  defaults?: McpConnectOptions;
+  /** How this client introduces itself in `initialize`. */
+  clientInfo?: { name: string; version: string };
+}
+
+export interface CallToolOptions {
+  /** Request timeout; the SDK's default is 60 s. */
+  timeoutMs?: number;
+}
+
+/** Timers that never hold the process open: an idle manager lets Node exit. */
+const unrefClock: Clock = {
+  setTimeout: (fn, ms) => {
+    const timer = setTimeout(fn, ms);
+    timer.unref();
+    return timer;
+  },
+  clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout),
+};
+
+type PendingReply = { resolve: (reply: McpReply) => void };
+
+/**
+ * A thin promise façade over the registry actor: every method sends a DESIGN §4 event and,
+ * where there is an answer, waits for the reply addressed to its own inbox.
+ */
+export class McpConnectionManager {
+  /** The registry actor, for inspection and embedding. */
+  readonly actor: Actor<RegistryMachine>;
+  private readonly tracker = new SessionTracker();
+  private readonly pending = new Map<string, PendingReply>();
+  private readonly inbox: AnyActorRef;
+  private nextRequestId = 0;
+
+  constructor(options: McpConnectionManagerOptions = {}) {
+    const logger = options.logger ?? stderrLogger;
+    const serverLogic = createServerLogic({
+      transportFactory: options.transportFactory,
+      clientFactory: options.clientFactory,
+      logger,
+      tracker: this.tracker,
+      clientInfo: options.clientInfo ?? { name: 'mcp-statechart', version: '0.1.0' },
+    });
+    this.actor = createActor(registryMachine.provide({ actors: { server: serverLogic } }), {
+      input: { defaults: options.defaults },
+      clock: options.clock ?? unrefClock,
+      inspect: options.inspect,
+    });
+    this.actor.start();
+    this.inbox = createActor(
+      fromCallback<McpReply>(({ receive }) => {
+        receive((reply) => {
+          const waiting = this.pending.get(reply.requestId);
+          this.pending.delete(reply.requestId);
+          waiting?.resolve(reply);
+        });
+      }),
+    ).start();
+  }
+
+  /** Replaces the set of configured servers: added ones become available, removed ones disconnect, changed ones reconnect. */
+  configure(servers: Record<string, McpServerConfig>, options?: Record<string, McpConnectOptions>): void {
+    this.actor.send({ type: 'mcp.configure', servers, options, mode: 'replace' });
+  }
+
+  /**
+   * Connects (or touches, when already connected) and resolves with the manifest. With a
+   * `config`, the server is added or its definition replaced first. Rejects with the last error
+   * once the server is in `error` (a config error, or retries used up). Concurrent calls share
+   * one attempt.
+   */
+  async connect(name: string, config?: McpServerConfig, options?: McpConnectOptions): Promise<McpServerManifest> {
+    if (config) {
+      this.actor.send({
+        type: 'mcp.configure',
+        servers: { [name]: config },
+        options: options ? { [name]: options } : undefined,
+        mode: 'merge',
+      });
+    }
+    const reply = await this.request((replyTo, requestId) => ({ type: 'mcp.load', server: name, replyTo, requestId }));
+    if (reply.type === 'mcp.loaded') return reply.manifest;
+    throw unexpected(reply);
+  }
+
+  async callTool(name: string, tool: string, args?: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
+    const reply = await this.request((replyTo, requestId) => ({
+      type: 'mcp.callTool',
+      server: name,
+      tool,
+      arguments: args,
+      timeoutMs: options.timeoutMs,
+      replyTo,
+      requestId,
+    }));
+    if (reply.type === 'mcp.toolResult') return reply.result;
+    throw unexpected(reply);
+  }
+
+  async readResource(name: string, uri: string): Promise<ReadResourceResult> {
+    const reply = await this.request((replyTo, requestId) => ({ type: 'mcp.readResource', server: name, uri, replyTo, requestId }));
+    if (reply.type === 'mcp.resource') return { contents: reply.contents };
+    throw unexpected(reply);
+  }
+
+  touch(name: string): void {
+    this.actor.send({ type: 'mcp.touch', server: name });
+  }
+
+  /** Resolves once the server is disconnected and its process (group) is gone. */
+  async disconnect(name: string): Promise<void> {
+    this.actor.send({ type: 'mcp.disconnect', server: name });
+    const server = this.serverActor(name);
+    if (server) await waitFor(server, (snapshot) => snapshot.matches({ disconnected: 'idle' }) || snapshot.status !== 'active');
+    await this.tracker.settled(name);
+  }
+
+  async disconnectAll(): Promise<void> {
+    this.actor.send({ type: 'mcp.disconnectAll' });
+    const servers = Object.values(this.actor.getSnapshot().context.actors);
+    await Promise.all(
+      servers.map((server) => waitFor(server, (snapshot) => snapshot.matches({ disconnected: 'idle' }) || snapshot.status !== 'active')),
+    );
+    await this.tracker.allSettled();
+  }
+
+  /** Disconnects everything and stops the registry. The manager cannot be used afterwards. */
+  async dispose(): Promise<void> {
+    await this.disconnectAll();
+    this.actor.stop();
+    this.inbox.stop();
+    await this.tracker.closeAll();
+  }
+
+  getState(name: string): PublicServerState {
+    const server = this.serverActor(name);
+    return server ? publicServerState(server.getSnapshot()) : 'disconnected';
+  }
+
+  getManifest(name: string): McpServerManifest | undefined {
+    return this.serverActor(name)?.getSnapshot().context.manifest;
+  }
+
+  /** The SDK Client of a connected server. */
+  getClient(name: string): Client | undefined {
+    const snapshot = this.serverActor(name)?.getSnapshot();
+    return snapshot?.matches('connected') ? snapshot.context.session?.client : undefined;
+  }
+
+  /** The error that put the server in `error`, if it is there. */
+  getError(name: string): Error | undefined {
+    const snapshot = this.serverActor(name)?.getSnapshot();
+    return snapshot?.matches('error') ? snapshot.context.lastError : undefined;
+  }
+
+  /** The configured server names. */
+  get serverNames(): string[] {
+    return Object.keys(this.actor.getSnapshot().context.servers);
+  }
+
+  /** Listens to `mcp.stateChanged` / `mcp.manifestChanged`; returns an unsubscribe. */
+  on<T extends McpRegistryEmitted['type']>(
+    type: T,
+    handler: (event: Extract<McpRegistryEmitted, { type: T }>) => void,
+  ): () => void {
+    const subscription = this.actor.on(type, handler as never);
+    return () => subscription.unsubscribe();
+  }
+
+  /** Live sessions (opened and not yet fully closed), for leak checks. */
+  openSessionCount(name?: string): number {
+    return this.tracker.openCount(name);
+  }
+
+  private serverActor(name: string): ServerActorRef | undefined {
+    const actors = this.actor.getSnapshot().context.actors;
+    return Object.hasOwn(actors, name) ? actors[name] : undefined;
+  }
+
+  private request(build: (replyTo: AnyActorRef, requestId: string) => Parameters<Actor<RegistryMachine>['send']>[0]): Promise<McpReply> {
+    const requestId = String(this.nextRequestId++);
+    return new Promise<McpReply>((resolve) => {
+      this.pending.set(requestId, { resolve });
+      this.actor.send(build(this.inbox, requestId));
+    });
+  }
+}
+
+function unexpected(reply: McpReply): Error {
+  return reply.type === 'mcp.failed' ? reply.error : new Error(`unexpected reply ${reply.type}`);
+}
