@@ -1,5 +1,5 @@
 export { McpConnectionManager, type McpConnectionManagerOptions, type CallToolOptions } from './manager.js';
-export type { ClientFactory, TransportFactory, ServerSpec } from './connection/open-session.js';
+export { defaultTransportFactory, type ClientFactory, type TransportFactory, type ServerSpec } from './connection/open-session.js';
 export { isConfigError, ConfigInvalidError } from './connection/errors.js';
 export { silentLogger, stderrLogger, type Logger } from './logger.js';
 export { McpServerError, type McpErrorCode } from '../machines/errors.js';

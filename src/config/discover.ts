@@ -1,7 +1,9 @@
 /** discoverMcpServers: read the user and project files (or the explicit ones) and merge them. */
+import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
+import type { VariableSource } from './expand-variables.js';
 import { loadConfigFile } from './load-config-file.js';
-import { locateConfigFiles } from './locate-config-files.js';
+import { locateConfigFiles, type ConfigFileLocation } from './locate-config-files.js';
 import { emptyRecord } from './null-proto.js';
 import { reportProblems } from './report-problems.js';
 import type { ConfigProblem, DiscoverMcpServersOptions, DiscoveredServer, DiscoveryResult } from './types.js';
@@ -12,7 +14,15 @@ import type { ConfigProblem, DiscoverMcpServersOptions, DiscoveredServer, Discov
  */
 export async function discoverMcpServers(options: DiscoverMcpServersOptions = {}): Promise<DiscoveryResult> {
   const files = await locateConfigFiles(options);
-  const env = options.env ?? process.env;
+  return loadAndMerge(files, options.env ?? process.env, options.logger ?? silentLogger);
+}
+
+/** Reads the files (in parallel) and merges them in precedence order: a later file wins a name clash. */
+export async function loadAndMerge(
+  files: readonly ConfigFileLocation[],
+  env: VariableSource,
+  logger: Logger,
+): Promise<DiscoveryResult> {
   const loaded = await Promise.all(files.map((location) => loadConfigFile(location, env)));
 
   const servers = emptyRecord<DiscoveredServer>();
@@ -21,14 +31,13 @@ export async function discoverMcpServers(options: DiscoverMcpServersOptions = {}
     // A loop, not push(...spread): a hostile file with 200,000 bad entries would overflow the call stack.
     for (const problem of file.problems) problems.push(problem);
     for (const server of file.servers) {
-      // Files come in precedence order (user, then project; explicit files as given): the later one wins.
       const earlier = Object.hasOwn(servers, server.name) ? servers[server.name] : undefined;
       if (earlier) problems.push(clashWarning(server, earlier));
       servers[server.name] = server;
     }
   }
 
-  reportProblems(problems, options.logger ?? silentLogger);
+  reportProblems(problems, logger);
   return { servers, problems };
 }
 

@@ -6,7 +6,8 @@ import type { McpServerConfig, McpTransportKind } from '../../machines/types.js'
 import type { Logger } from '../logger.js';
 import { createHttpTransport, shouldFallBackToSse } from '../transports/http.js';
 import { StderrTail } from '../transports/stderr-tail.js';
-import { createStdioTransport } from '../transports/stdio.js';
+import { createStdioTransport, processGroupOf } from '../transports/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ConfigInvalidError, connectFailure, isConfigError } from './errors.js';
 import { listManifest } from './manifest.js';
 import { Session } from './session.js';
@@ -21,6 +22,10 @@ export interface ServerSpec {
 
 /** Builds the transport for a server. The default builds the SDK's stdio, Streamable HTTP or SSE transport. */
 export type TransportFactory = (server: ServerSpec) => Transport;
+
+/** The SDK's stdio transport (in its own process group, stderr piped), Streamable HTTP or SSE. */
+export const defaultTransportFactory: TransportFactory = ({ name, config, transport }) =>
+  transport === 'stdio' ? createStdioTransport(name, config) : createHttpTransport(name, config, transport);
 /** Builds the SDK Client for a server. */
 export type ClientFactory = (server: ServerSpec) => Client;
 
@@ -77,21 +82,12 @@ async function attempt(
   diagnostics: { stderrTail: string },
 ): Promise<Session> {
   const spec: ServerSpec = { name: request.name, config: request.config, transport: kind };
-  let transport: Transport;
-  let processGroup: (() => number | undefined) | undefined;
-  let stderr: StderrTail | undefined;
-  if (deps.transportFactory) {
-    transport = deps.transportFactory(spec);
-  } else if (kind === 'stdio') {
-    const launch = createStdioTransport(request.name, request.config);
-    transport = launch.transport;
-    processGroup = launch.processGroup;
-    stderr = new StderrTail(launch.transport.stderr as Readable | null, 50, (line) =>
-      deps.logger.debug(`[${request.name} stderr] ${line}`),
-    );
-  } else {
-    transport = createHttpTransport(request.name, request.config, kind);
-  }
+  const transport = (deps.transportFactory ?? defaultTransportFactory)(spec);
+  const stderr =
+    transport instanceof StdioClientTransport
+      ? new StderrTail(transport.stderr as Readable | null, 50, (line) => deps.logger.debug(`[${request.name} stderr] ${line}`))
+      : undefined;
+  const processGroup = processGroupOf(transport);
   const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, { capabilities: {} });
   const session: Session = new Session({
     server: request.name,
@@ -107,7 +103,8 @@ async function attempt(
   request.signal.addEventListener('abort', onAbort, { once: true });
   try {
     await client.connect(transport, { timeout: request.options.connectTimeoutMs, signal: request.signal });
-    session.manifest = await listManifest(request.name, client, { signal: request.signal, timeout: request.options.connectTimeoutMs }, deps.logger);
+    // No signal here: an abort closes the session, which fails these requests anyway.
+    session.manifest = await listManifest(request.name, client, { timeout: request.options.connectTimeoutMs }, deps.logger);
     session.followListChanges();
     return session;
   } catch (error) {

@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   ErrorCode,
   McpError,
@@ -139,13 +140,27 @@ export class Session implements McpSession {
 
   private requestFailure(what: string, error: unknown): Error {
     const { server } = this.parts;
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-      return requestAbandonedError(server, 'lost', error);
+    if (this.connectionIsGone(error)) {
+      const lost = error instanceof Error ? error : new Error(String(error));
+      this.lose(lost);
+      return requestAbandonedError(server, 'lost', lost);
     }
     const message = error instanceof Error ? error.message : String(error);
     return new McpServerError('REQUEST_FAILED', server, `MCP server "${server}" failed ${what}: ${message}`, {
       cause: error,
     });
+  }
+
+  /**
+   * Errors that mean no further request can succeed on this connection: the transport closed,
+   * the HTTP server forgot the session (404 to a request carrying its id, SDK #1708), or it no
+   * longer answers at all.
+   */
+  private connectionIsGone(error: unknown): boolean {
+    if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
+    if (error instanceof StreamableHTTPError) return error.code === 404 && this.parts.transport.sessionId !== undefined;
+    if (!(error instanceof Error)) return false;
+    return error.message === 'Not connected' || (error instanceof TypeError && error.message === 'fetch failed');
   }
 
   close(): Promise<void> {

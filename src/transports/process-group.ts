@@ -2,7 +2,7 @@
  * Stdio servers run in a process group of their own (through `setsid`), so closing one ends
  * every process it started, even those a shell or `npx` left behind (SDK issue #2023).
  */
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
 const SETSID = '/usr/bin/setsid';
@@ -59,8 +59,31 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
+/**
+ * True while a member of the group still runs. Zombies do not count: where PID 1 does not reap
+ * orphans (some containers), a dead grandchild stays a zombie and would look alive to kill(0).
+ */
 export function groupIsAlive(pgid: number): boolean {
-  return signalGroup(pgid, 0);
+  if (!signalGroup(pgid, 0)) return false;
+  if (process.platform !== 'linux') return true;
+  return livingProcesses().some((process) => process.pgrp === pgid);
+}
+
+/** Processes that are not zombies, with their parent and group, read from /proc (Linux). */
+export function livingProcesses(): Array<{ pid: number; ppid: number; pgrp: number }> {
+  const living: Array<{ pid: number; ppid: number; pgrp: number }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name, which may itself hold spaces and parentheses.
+      const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state !== 'Z' && state !== 'X') living.push({ pid: Number(entry), ppid: Number(ppid), pgrp: Number(pgrp) });
+    } catch {
+      // the process ended while we read
+    }
+  }
+  return living;
 }
 
 /** SIGTERM the whole group, then SIGKILL whatever is left after `graceMs`. Resolves when the group is gone. */

@@ -3,10 +3,12 @@ import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../connection/errors.js';
 import { inOwnProcessGroup, resolveCommand, trackGroup } from './process-group.js';
 
-export interface StdioLaunch {
-  transport: StdioClientTransport;
-  /** The server's process group once it has started, when it leads one of its own (see process-group.ts). */
-  processGroup: () => number | undefined;
+/** The process group of each transport this module launched, once it has started. */
+const processGroups = new WeakMap<object, () => number | undefined>();
+
+/** The process group a transport's server leads, if this module launched it in one. */
+export function processGroupOf(transport: object): (() => number | undefined) | undefined {
+  return processGroups.get(transport);
 }
 
 /**
@@ -14,7 +16,7 @@ export interface StdioLaunch {
  * allows, the server started as the leader of its own process group. The child gets only the
  * SDK's default environment plus the entry's `env`.
  */
-export function createStdioTransport(server: string, config: McpServerConfig): StdioLaunch {
+export function createStdioTransport(server: string, config: McpServerConfig): StdioClientTransport {
   if (typeof config.command !== 'string' || config.command.trim() === '') {
     throw new ConfigInvalidError(server, 'command', 'a stdio server needs a "command"');
   }
@@ -45,5 +47,6 @@ export function createStdioTransport(server: string, config: McpServerConfig): S
       if (processGroup !== undefined) trackGroup(processGroup);
     };
   }
-  return { transport, processGroup: () => processGroup };
+  processGroups.set(transport, () => processGroup);
+  return transport;
 }

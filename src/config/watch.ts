@@ -1,0 +1,149 @@
+/** Re-discovery when a config file changes, and the glue that feeds it into a connection manager. */
+import path from 'node:path';
+import { watch } from 'chokidar';
+import { silentLogger } from '../logger.js';
+import { loadAndMerge } from './discover.js';
+import { enabledServers } from './enabled-servers.js';
+import { locateConfigFiles } from './locate-config-files.js';
+import type {
+  ConfigWatcher,
+  ConfigurableManager,
+  DiscoveryResult,
+  WatchMcpServersOptions,
+} from './types.js';
+
+export const DEFAULT_WATCH_DEBOUNCE_MS = 100;
+
+/**
+ * Calls `onChange` with a fresh discovery result after either config file is created, changed or
+ * deleted (debounced). Resolves once the watcher is ready, so edits made after that are seen.
+ *
+ * The files are located once, at start: later re-reads look at exactly the files being watched,
+ * even if a nearer `.mcp.json` appears in the meantime.
+ */
+export async function watchMcpServers(
+  options: WatchMcpServersOptions,
+  onChange: (result: DiscoveryResult) => void,
+): Promise<ConfigWatcher> {
+  const logger = options.logger ?? silentLogger;
+  const env = options.env ?? process.env;
+  const debounceMs = options.debounceMs ?? DEFAULT_WATCH_DEBOUNCE_MS;
+  const files = await locateConfigFiles(options);
+  const watchedFiles = new Set(files.map((file) => file.path));
+  // Folders, not files: editors save by writing a temp file and renaming it over the old one, and
+  // a file that does not exist yet cannot be watched, but its folder can.
+  const folders = [...new Set(files.map((file) => path.dirname(file.path)))];
+
+  const watcher = watch(folders, {
+    ignoreInitial: true,
+    depth: 0,
+    // Keep the folders, their ancestors (chokidar watches the nearest existing ancestor of a
+    // folder that does not exist yet) and the config files; skip everything else in the folders.
+    ignored: (candidate) => !isRelevant(path.resolve(candidate), watchedFiles, folders),
+  });
+
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let reading: Promise<void> | undefined;
+  let readAgain = false;
+
+  const deliver = (result: DiscoveryResult) => {
+    try {
+      onChange(result);
+    } catch (error) {
+      // A throwing listener must not stop the watching.
+      logger.error('mcp config watcher: onChange threw', { error: error instanceof Error ? error.message : String(error) });
+    }
+  };
+
+  // One read at a time; an event during a read asks for one more, so the last result is never stale.
+  const reread = (): Promise<void> => {
+    if (reading) {
+      readAgain = true;
+      return reading;
+    }
+    reading = (async () => {
+      try {
+        do {
+          readAgain = false;
+          const result = await loadAndMerge(files, env, logger);
+          if (closed) return;
+          deliver(result);
+        } while (readAgain && !closed);
+      } finally {
+        reading = undefined;
+      }
+    })();
+    return reading;
+  };
+
+  const schedule = () => {
+    if (closed) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      void reread();
+    }, debounceMs);
+  };
+
+  watcher.on('all', (_event, changed) => {
+    if (watchedFiles.has(path.resolve(changed))) schedule();
+  });
+  watcher.on('error', (error) => {
+    logger.warn('mcp config watcher error', { error: error instanceof Error ? error.message : String(error) });
+  });
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+
+  if (options.emitInitial) await reread();
+
+  return {
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      await watcher.close();
+      await reading;
+    },
+  };
+}
+
+function isRelevant(candidate: string, files: ReadonlySet<string>, folders: readonly string[]): boolean {
+  if (files.has(candidate)) return true;
+  return folders.some((folder) => folder === candidate || isInside(folder, candidate));
+}
+
+function isInside(child: string, ancestor: string): boolean {
+  const relative = path.relative(ancestor, child);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+}
+
+/**
+ * Keeps `manager` configured with the enabled servers: once at start, then after every change.
+ *
+ * One exception, so a half-saved file does not disconnect everything it defines: when a file that
+ * loaded before now fails as a whole (invalid JSON, unreadable), the current set is kept and a
+ * warning logged until the file is fixed or removed.
+ */
+export async function watchIntoManager(
+  manager: ConfigurableManager,
+  options: WatchMcpServersOptions = {},
+): Promise<ConfigWatcher> {
+  const logger = options.logger ?? silentLogger;
+  let brokenBefore: ReadonlySet<string> | undefined;
+  return watchMcpServers({ emitInitial: true, ...options }, (result) => {
+    const broken = filesThatFailedWhole(result);
+    const newlyBroken = brokenBefore ? [...broken].filter((file) => !brokenBefore?.has(file)) : [];
+    if (newlyBroken.length > 0) {
+      logger.warn(`mcp config: kept the current servers until ${newlyBroken.join(', ')} loads again`);
+      return;
+    }
+    brokenBefore = broken;
+    manager.configure(enabledServers(result.servers));
+  });
+}
+
+/** Files with an error that is not about one server: nothing in them was loaded. */
+function filesThatFailedWhole(result: DiscoveryResult): Set<string> {
+  return new Set(
+    result.problems.filter((problem) => problem.severity === 'error' && problem.server === undefined).map((p) => p.file),
+  );
+}

@@ -1,0 +1,152 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SimulatedClock } from 'xstate';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { McpConnectionManager, silentLogger } from '../src/index.js';
+import { isRunning, readPid, settle, STDIO_FIXTURE, stdioFixture } from './support/fixtures.js';
+
+let folder: string;
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'mcp-stdio-'));
+});
+afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+function textOf(result: { content?: unknown }): string {
+  return (result.content as Array<{ type: string; text?: string }>).map((part) => part.text ?? '').join('');
+}
+
+describe('a real stdio server', () => {
+  it('connects, lists, calls a tool and reads a resource', async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    const manifest = await manager.connect('fixture', stdioFixture());
+    expect(manager.getState('fixture')).toBe('connected');
+    expect(manifest.tools.map((tool) => tool.name)).toContain('echo');
+    expect(manifest.resources.map((resource) => resource.uri)).toEqual(['fixture://greeting', 'fixture://blob']);
+    expect(manifest.resourceTemplates.map((template) => template.uriTemplate)).toEqual(['fixture://items/{id}']);
+    expect(manifest.prompts.map((prompt) => prompt.name)).toEqual(['greet']);
+    expect(manager.getClient('fixture')?.getServerVersion()?.name).toBe('fixture');
+
+    expect(textOf(await manager.callTool('fixture', 'echo', { text: 'hello' }))).toBe('hello');
+    const resource = await manager.readResource('fixture', 'fixture://greeting');
+    expect(resource.contents).toEqual([
+      { uri: 'fixture://greeting', mimeType: 'text/plain', text: 'Hello from the fixture server' },
+    ]);
+    await manager.dispose();
+  });
+
+  it('follows every page of a paginated list', async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    const manifest = await manager.connect('paged', stdioFixture('--page-size', '3', '--extra-tools', '20'));
+    expect(manifest.tools).toHaveLength(30);
+    expect(new Set(manifest.tools.map((tool) => tool.name)).size).toBe(30);
+    await manager.dispose();
+  });
+
+  it('stops at a repeated cursor with a warning instead of looping', async () => {
+    const warnings: string[] = [];
+    const manager = new McpConnectionManager({ logger: { ...silentLogger, warn: (message) => warnings.push(message) } });
+    const manifest = await manager.connect('loop', stdioFixture('--repeat-cursor', '--page-size', '2'));
+    expect(manifest.tools.length).toBeGreaterThan(0);
+    expect(warnings.join('\n')).toMatch(/repeated the cursor "again" while listing tools/);
+    await manager.dispose();
+  });
+
+  it('refreshes the manifest on list_changed and emits mcp.manifestChanged with what changed', async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    const changes: unknown[] = [];
+    manager.on('mcp.manifestChanged', (event) => changes.push(event.changes));
+    await manager.connect('fixture', stdioFixture('--page-size', '4'));
+    await manager.callTool('fixture', 'add_tool', { name: 'fresh_tool' });
+    await vi.waitFor(() => expect(manager.getManifest('fixture')?.tools.map((tool) => tool.name)).toContain('fresh_tool'));
+    expect(manager.getManifest('fixture')?.tools).toHaveLength(11);
+    expect(changes).toEqual([{ added: ['tool:fresh_tool'], removed: [], changed: [] }]);
+    await manager.dispose();
+  });
+
+  it('fails a call in flight at once when the server crashes, then reconnects after the 1 s backoff', async () => {
+    const clock = new SimulatedClock();
+    const manager = new McpConnectionManager({ clock, logger: silentLogger });
+    const states: string[] = [];
+    manager.on('mcp.stateChanged', (event) => states.push(event.state));
+    await manager.connect('fixture', stdioFixture('--name', 'crashy'));
+
+    const error = await manager.callTool('fixture', 'crash', {}).catch((caught: Error) => caught);
+    expect(error).toMatchObject({ code: 'CONNECTION_LOST', server: 'fixture' });
+    expect(error.message).toMatch(/the connection was lost while it was in flight\. It was not retried/);
+
+    await vi.waitFor(() => expect(manager.getError('fixture')?.message).toMatch(/connection to MCP server "fixture" was lost/));
+    expect((manager.getError('fixture') as { stderrTail?: string }).stderrTail).toContain('crashing on purpose');
+    await settle();
+    clock.increment(999);
+    await settle();
+    expect(manager.getState('fixture')).toBe('error');
+    clock.increment(1);
+    await vi.waitFor(() => expect(manager.getState('fixture')).toBe('connected'));
+    expect(states).toEqual(['disconnected', 'connecting', 'connected', 'error', 'connecting', 'connected']);
+    expect(textOf(await manager.callTool('fixture', 'echo', { text: 'back' }))).toBe('back');
+    await manager.dispose();
+  });
+
+  it('leaves no process behind after disconnectAll(), not even a grandchild started through sh -c', async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    const pidFile = join(folder, 'grandchild.pid');
+    await manager.connect('shell', {
+      command: 'sh',
+      args: ['-c', `"${process.execPath}" "${STDIO_FIXTURE}" --grandchild-pid-file "${pidFile}"; echo done`],
+    });
+    const serverPid = Number(textOf(await manager.callTool('shell', 'pid', {})));
+    const grandchildPid = readPid(pidFile);
+    expect(isRunning(serverPid)).toBe(true);
+    expect(isRunning(grandchildPid)).toBe(true);
+
+    await manager.disconnectAll();
+
+    expect(manager.getState('shell')).toBe('disconnected');
+    expect(isRunning(serverPid)).toBe(false);
+    expect(isRunning(grandchildPid)).toBe(false);
+    expect(manager.openSessionCount()).toBe(0);
+  });
+
+  it('aborts a connect in progress on disconnect() and leaves no process', async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    const pidFile = join(folder, 'stuck.pid');
+    const connecting = manager
+      .connect('stuck', stdioFixture('--mode', 'never-initialize', '--grandchild-pid-file', pidFile))
+      .catch((error: Error) => error);
+    await vi.waitFor(() => expect(readPid(pidFile)).toBeGreaterThan(0));
+    const grandchildPid = readPid(pidFile);
+
+    await manager.disconnect('stuck');
+
+    expect(await connecting).toMatchObject({ code: 'DISCONNECTED' });
+    expect(manager.getState('stuck')).toBe('disconnected');
+    expect(isRunning(grandchildPid)).toBe(false);
+    expect(manager.openSessionCount()).toBe(0);
+  });
+
+  it('keeps the connection when the server writes non-JSON to stdout, with a warning', async () => {
+    const warnings: string[] = [];
+    const manager = new McpConnectionManager({ logger: { ...silentLogger, warn: (message) => warnings.push(message) } });
+    await manager.connect('noisy', stdioFixture('--mode', 'noisy-stdout'));
+    expect(textOf(await manager.callTool('noisy', 'echo', { text: 'through the noise' }))).toBe('through the noise');
+    expect(manager.getState('noisy')).toBe('connected');
+    expect(warnings.some((warning) => warning.includes('MCP server "noisy"'))).toBe(true);
+    await manager.dispose();
+  });
+
+  it('gives the child only the default environment plus its configured env', async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    process.env.MCP_STATECHART_PARENT_ONLY = 'leak';
+    try {
+      await manager.connect('env', { ...stdioFixture(), env: { CONFIGURED_KEY: 'value' } });
+      const keys = JSON.parse(textOf(await manager.callTool('env', 'env_keys', {}))) as string[];
+      expect(keys).toContain('CONFIGURED_KEY');
+      expect(keys).toContain('PATH');
+      expect(keys).not.toContain('MCP_STATECHART_PARENT_ONLY');
+    } finally {
+      delete process.env.MCP_STATECHART_PARENT_ONLY;
+      await manager.dispose();
+    }
+  });
+});
