@@ -334,11 +334,11 @@ export const serverMachine = setup({
             src: 'closeSession',
             input: ({ context }) => ({ session: context.session }),
             onDone: [
-              { guard: 'connect requested while closing', target: '#server.connecting', actions: 'forget session' },
+              { guard: 'connect requested while closing', target: '#server.connecting', actions: ['forget session', 'clear connect request'] },
               { target: 'idle', actions: 'forget session' },
             ],
             onError: [
-              { guard: 'connect requested while closing', target: '#server.connecting', actions: 'forget session' },
+              { guard: 'connect requested while closing', target: '#server.connecting', actions: ['forget session', 'clear connect request'] },
               { target: 'idle', actions: 'forget session' },
             ],
           },

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { backoffDelay, DEFAULT_BACKOFF } from '../machines/options.js';
-import { settle, stdioFixture } from './support/fixtures.js';
+import { rejectionOf, settle, stdioFixture } from './support/fixtures.js';
 
 /** A transport whose every start fails the way an unreachable server does. */
 function refusingTransport(): Transport {
@@ -38,7 +38,7 @@ describe('backoff between connect attempts', () => {
       },
     });
     const connecting = manager.connect('flaky', { url: 'http://127.0.0.1:1/mcp' }, { maxRetries: 6 });
-    const outcome = connecting.catch((error: Error) => error);
+    const outcome = rejectionOf(connecting);
 
     await runFor(clock, 120);
 
@@ -57,9 +57,8 @@ describe('backoff between connect attempts', () => {
     manager.on('mcp.stateChanged', (event) => {
       if (event.state === 'connecting') attempts++;
     });
-    const error = await manager
-      .connect('missing', { command: 'definitely-not-a-command-xyz' }, { maxRetries: 6 })
-      .catch((caught: Error) => caught);
+    const error = await rejectionOf(manager
+      .connect('missing', { command: 'definitely-not-a-command-xyz' }, { maxRetries: 6 }));
     await runFor(clock, 120);
 
     expect(attempts).toBe(1);
@@ -80,7 +79,7 @@ describe('backoff between connect attempts', () => {
         return refusingTransport();
       },
     });
-    const outcome = manager.connect('flaky', { url: 'http://127.0.0.1:1/mcp' }).catch((error: Error) => error);
+    const outcome = rejectionOf(manager.connect('flaky', { url: 'http://127.0.0.1:1/mcp' }));
     await runFor(clock, 60);
     expect(attempts).toBe(4);
     expect(await outcome).toBeInstanceOf(Error);
@@ -98,9 +97,8 @@ describe('backoff between connect attempts', () => {
         return refusingTransport();
       },
     });
-    const outcome = manager
-      .connect('flaky', { url: 'http://127.0.0.1:1/mcp' }, { autoReconnect: false })
-      .catch((error: Error) => error);
+    const outcome = rejectionOf(manager
+      .connect('flaky', { url: 'http://127.0.0.1:1/mcp' }, { autoReconnect: false }));
     await runFor(clock, 60);
     expect(attempts).toBe(1);
     expect(await outcome).toBeInstanceOf(Error);
@@ -123,9 +121,8 @@ describe('backoff between connect attempts', () => {
 describe('a config error from a real process', () => {
   it('is reported with the stderr tail when the server exits during initialize', async () => {
     const manager = new McpConnectionManager({ logger: silentLogger });
-    const error = await manager
-      .connect('refuser', stdioFixture('--mode', 'exit-on-initialize'), { autoReconnect: false })
-      .catch((caught: Error) => caught);
+    const error = await rejectionOf(manager
+      .connect('refuser', stdioFixture('--mode', 'exit-on-initialize'), { autoReconnect: false }));
     expect(error.message).toMatch(/Could not connect to MCP server "refuser"/);
     expect(error.message).toContain('fixture: refusing to initialize');
     expect(manager.getState('refuser')).toBe('error');

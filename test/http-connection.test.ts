@@ -2,7 +2,7 @@ import { SimulatedClock } from 'xstate';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
-import { settle } from './support/fixtures.js';
+import { rejectionOf, settle } from './support/fixtures.js';
 
 const fixtures: HttpFixture[] = [];
 async function serve(options: Parameters<typeof startHttpFixture>[0] = {}) {
@@ -37,7 +37,7 @@ describe('a real Streamable HTTP server on 127.0.0.1', () => {
     await first.close();
     await serve({ port: first.port });
 
-    const error = await manager.callTool('remote', 'echo', { text: 'lost?' }).catch((caught: Error) => caught);
+    const error = await rejectionOf(manager.callTool('remote', 'echo', { text: 'lost?' }));
     expect(error).toMatchObject({ code: 'CONNECTION_LOST', server: 'remote' });
     await vi.waitFor(() => expect(manager.getState('remote')).toBe('error'));
     await settle();
@@ -68,7 +68,7 @@ describe('a real Streamable HTTP server on 127.0.0.1', () => {
   it.each([401, 403])('treats HTTP %i on initialize as a config error: no retry, no SSE fallback', async (status) => {
     const fixture = await serve({ mode: 'status', status });
     const manager = new McpConnectionManager({ logger: silentLogger });
-    const error = await manager.connect('guarded', { url: fixture.url }).catch((caught: Error) => caught);
+    const error = await rejectionOf(manager.connect('guarded', { url: fixture.url }));
     expect(error).toMatchObject({ code: 'CONFIG_ERROR', server: 'guarded' });
     expect(error.message).toMatch(/refused the credentials/);
     expect(manager.getState('guarded')).toBe('error');
@@ -80,7 +80,7 @@ describe('a real Streamable HTTP server on 127.0.0.1', () => {
     const fixture = await serve({ mode: 'status', status: 500 });
     const clock = new SimulatedClock();
     const manager = new McpConnectionManager({ clock, logger: silentLogger });
-    const outcome = manager.connect('flaky', { url: fixture.url }, { maxRetries: 1 }).catch((caught: Error) => caught);
+    const outcome = rejectionOf(manager.connect('flaky', { url: fixture.url }, { maxRetries: 1 }));
     await vi.waitFor(() => expect(manager.getState('flaky')).toBe('error'));
     await settle();
     clock.increment(1_000);
@@ -92,9 +92,8 @@ describe('a real Streamable HTTP server on 127.0.0.1', () => {
   it('does not send the entry\'s header values anywhere but the server', async () => {
     const fixture = await serve({ mode: 'status', status: 401 });
     const manager = new McpConnectionManager({ logger: silentLogger });
-    const error = await manager
-      .connect('secret', { url: fixture.url, headers: { Authorization: 'Bearer canary-header-secret' } })
-      .catch((caught: Error) => caught);
+    const error = await rejectionOf(manager
+      .connect('secret', { url: fixture.url, headers: { Authorization: 'Bearer canary-header-secret' } }));
     expect(JSON.stringify({ message: error.message, stack: error.stack })).not.toContain('canary-header-secret');
     await manager.dispose();
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { SimulatedClock } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
-import { isRunning, readPid, settle, STDIO_FIXTURE, stdioFixture } from './support/fixtures.js';
+import { rejectionOf, isRunning, readPid, settle, STDIO_FIXTURE, stdioFixture } from './support/fixtures.js';
 
 let folder: string;
 beforeEach(() => {
@@ -71,7 +71,7 @@ describe('a real stdio server', () => {
     manager.on('mcp.stateChanged', (event) => states.push(event.state));
     await manager.connect('fixture', stdioFixture('--name', 'crashy'));
 
-    const error = await manager.callTool('fixture', 'crash', {}).catch((caught: Error) => caught);
+    const error = await rejectionOf(manager.callTool('fixture', 'crash', {}));
     expect(error).toMatchObject({ code: 'CONNECTION_LOST', server: 'fixture' });
     expect(error.message).toMatch(/the connection was lost while it was in flight\. It was not retried/);
 
@@ -111,9 +111,8 @@ describe('a real stdio server', () => {
   it('aborts a connect in progress on disconnect() and leaves no process', async () => {
     const manager = new McpConnectionManager({ logger: silentLogger });
     const pidFile = join(folder, 'stuck.pid');
-    const connecting = manager
-      .connect('stuck', stdioFixture('--mode', 'never-initialize', '--grandchild-pid-file', pidFile))
-      .catch((error: Error) => error);
+    const connecting = rejectionOf(manager
+      .connect('stuck', stdioFixture('--mode', 'never-initialize', '--grandchild-pid-file', pidFile)));
     await vi.waitFor(() => expect(readPid(pidFile)).toBeGreaterThan(0));
     const grandchildPid = readPid(pidFile);
 

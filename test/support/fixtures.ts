@@ -52,3 +52,13 @@ export function readPid(file: string): number {
 export async function settle(rounds = 5): Promise<void> {
   for (let round = 0; round < rounds; round++) await new Promise((done) => setImmediate(done));
 }
+
+/** The error a promise rejects with; fails the test if it resolves. */
+export async function rejectionOf(promise: Promise<unknown>): Promise<Error & { code?: string; server?: string }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the promise to reject, but it resolved');
+}
