@@ -1,4 +1,5 @@
 /** Re-discovery when a config file changes, and the glue that feeds it into a connection manager. */
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { watch } from 'chokidar';
 import { silentLogger } from '../logger.js';
@@ -33,13 +34,14 @@ export async function watchMcpServers(
   // Folders, not files: editors save by writing a temp file and renaming it over the old one, and
   // a file that does not exist yet cannot be watched, but its folder can.
   const folders = [...new Set(files.map((file) => path.dirname(file.path)))];
+  // A folder that does not exist yet (no ~/.ai-zen) is watched through its nearest existing
+  // ancestor: chokidar given a missing path emits 'ready' before the other paths are watched.
+  const roots = outermost(await Promise.all(folders.map(nearestExistingFolder)));
 
-  const watcher = watch(folders, {
+  const watcher = watch(roots, {
     ignoreInitial: true,
-    depth: 0,
-    // Keep the folders, their ancestors (chokidar watches the nearest existing ancestor of a
-    // folder that does not exist yet) and the config files; skip everything else in the folders.
-    ignored: (candidate) => !isRelevant(path.resolve(candidate), watchedFiles, folders),
+    // Only the path down to each config file is ever entered, whatever the depth (see `ignored`).
+    ignored: (candidate) => !isOnTheWay(path.resolve(candidate), watchedFiles, folders),
   });
 
   let closed = false;
@@ -106,7 +108,8 @@ export async function watchMcpServers(
   };
 }
 
-function isRelevant(candidate: string, files: ReadonlySet<string>, folders: readonly string[]): boolean {
+/** A config file, one of its folders, or a folder on the way down to one. */
+function isOnTheWay(candidate: string, files: ReadonlySet<string>, folders: readonly string[]): boolean {
   if (files.has(candidate)) return true;
   return folders.some((folder) => folder === candidate || isInside(folder, candidate));
 }
@@ -114,6 +117,19 @@ function isRelevant(candidate: string, files: ReadonlySet<string>, folders: read
 function isInside(child: string, ancestor: string): boolean {
   const relative = path.relative(ancestor, child);
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+}
+
+async function nearestExistingFolder(folder: string): Promise<string> {
+  for (let dir = folder; ; dir = path.dirname(dir)) {
+    const stats = await fs.stat(dir).catch(() => undefined);
+    if (stats?.isDirectory() || path.dirname(dir) === dir) return dir;
+  }
+}
+
+/** Drops folders inside another one of the list: watching the outer one already covers them. */
+function outermost(dirs: readonly string[]): string[] {
+  const unique = [...new Set(dirs)];
+  return unique.filter((dir) => !unique.some((other) => isInside(dir, other)));
 }
 
 /**
