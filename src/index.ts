@@ -7,3 +7,23 @@ export { serverMachine, publicServerState } from '../machines/server.machine.js'
 export { registryMachine, serverSystemId } from '../machines/registry.machine.js';
 export { inferTransport, resolveConnectOptions, backoffDelay } from '../machines/options.js';
 export type * from '../machines/types.js';
+export {
+  createLoaderTools,
+  toAiSdkTools,
+  toFunctionDefinitions,
+  isServerAllowed,
+  isToolEnabled,
+  matchesPattern,
+  DEFAULT_RESULT_BUDGET,
+  type AiSdkTool,
+  type FunctionDefinition,
+  type CreateLoaderToolsOptions,
+  type DescribedServerEntry,
+  type LoaderPermissions,
+  type LoaderServers,
+  type LoaderTool,
+  type LoaderToolName,
+  type LoaderToolParameters,
+  type LoaderToolResult,
+  type LoaderToolsManager,
+} from './tools/index.js';

@@ -1,0 +1,44 @@
+/** call_mcp_tool: run one tool of a loaded server and give the model its result as text. */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { defineLoaderTool } from './define-tool.js';
+import { describeToolResult } from './describe-content.js';
+import { listNames } from './list-names.js';
+import { errorResult, fitToBudget, okResult } from './results.js';
+import { callMcpToolSchema } from './schemas.js';
+import { notConnectedResult, requestFailureResult, type LoaderToolContext } from './tool-context.js';
+import type { LoaderTool } from './types.js';
+
+const DESCRIPTION = 'Calls a tool of an MCP server loaded with load_mcp and returns its result as text.';
+
+function unknownToolText(server: string, tool: string, tools: Tool[]): string {
+  return (
+    `MCP server "${server}" has no tool "${tool}". Its tools: ${listNames(tools.map((known) => known.name), 100)}. ` +
+    `See load_mcp's answer for their input schemas.`
+  );
+}
+
+export function callMcpToolTool({ manager, catalog, resultBudget }: LoaderToolContext): LoaderTool {
+  return defineLoaderTool(
+    {
+      name: 'call_mcp_tool',
+      description: DESCRIPTION,
+      inputSchema: callMcpToolSchema(catalog.names),
+      async run({ server, tool, arguments: args }) {
+        const notConnected = notConnectedResult(manager, server);
+        if (notConnected) return notConnected;
+        const tools = manager.getManifest(server)?.tools ?? [];
+        if (!tools.some((known) => known.name === tool)) return errorResult(unknownToolText(server, tool, tools));
+
+        let result: CallToolResult;
+        try {
+          result = await manager.callTool(server, tool, args);
+        } catch (error) {
+          return requestFailureResult(manager, server, error);
+        }
+        const text = fitToBudget(describeToolResult(result), resultBudget);
+        return result.isError ? errorResult(text) : okResult(text, result.structuredContent);
+      },
+    },
+    catalog,
+  );
+}

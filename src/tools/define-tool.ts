@@ -1,0 +1,52 @@
+/**
+ * What every loader tool does around its own work: refuse servers the model may not use, check
+ * the arguments, and turn anything thrown into text, so `execute` never rejects.
+ */
+import type { z } from 'zod';
+import { messageOf } from './failure-text.js';
+import { errorResult } from './results.js';
+import { toParameters } from './schemas.js';
+import type { ServerCatalog } from './server-catalog.js';
+import type { LoaderTool, LoaderToolName, LoaderToolResult } from './types.js';
+
+export interface LoaderToolSpec<Schema extends z.ZodType> {
+  name: LoaderToolName;
+  description: string;
+  inputSchema: Schema;
+  run(args: z.output<Schema>): Promise<LoaderToolResult>;
+}
+
+function serverNamed(args: unknown): string | undefined {
+  const server = typeof args === 'object' && args !== null ? (args as { server?: unknown }).server : undefined;
+  return typeof server === 'string' ? server : undefined;
+}
+
+function invalidArgumentsText(tool: LoaderToolName, error: z.ZodError): string {
+  const problems = error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.join('.') : '(the arguments object)';
+    return `"${field}": ${issue.message}`;
+  });
+  return `Invalid arguments for ${tool}: ${problems.join('; ')}. Fix them and call ${tool} again.`;
+}
+
+export function defineLoaderTool<Schema extends z.ZodType>(spec: LoaderToolSpec<Schema>, catalog: ServerCatalog): LoaderTool {
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputSchema: spec.inputSchema,
+    parameters: toParameters(spec.inputSchema),
+    async execute(args) {
+      try {
+        // Before the schema check: a denied name must read "not allowed", not "invalid option".
+        const server = serverNamed(args);
+        const refusal = server === undefined ? undefined : catalog.refusal(server);
+        if (refusal !== undefined) return errorResult(refusal);
+        const parsed = spec.inputSchema.safeParse(args);
+        if (!parsed.success) return errorResult(invalidArgumentsText(spec.name, parsed.error));
+        return await spec.run(parsed.data);
+      } catch (error) {
+        return errorResult(`${spec.name} failed: ${messageOf(error)}`);
+      }
+    },
+  };
+}

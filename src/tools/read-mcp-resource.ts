@@ -1,0 +1,34 @@
+/** read_mcp_resource: the text of a resource of a loaded server. */
+import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { defineLoaderTool } from './define-tool.js';
+import { describeResource } from './describe-content.js';
+import { fitToBudget, okResult } from './results.js';
+import { readMcpResourceSchema } from './schemas.js';
+import { notConnectedResult, requestFailureResult, type LoaderToolContext } from './tool-context.js';
+import type { LoaderTool } from './types.js';
+
+const DESCRIPTION =
+  'Reads a resource of an MCP server loaded with load_mcp and returns its text. Binary contents are described ' +
+  '(type and size), not returned.';
+
+export function readMcpResourceTool({ manager, catalog, resultBudget }: LoaderToolContext): LoaderTool {
+  return defineLoaderTool(
+    {
+      name: 'read_mcp_resource',
+      description: DESCRIPTION,
+      inputSchema: readMcpResourceSchema(catalog.names),
+      async run({ server, uri }) {
+        const notConnected = notConnectedResult(manager, server);
+        if (notConnected) return notConnected;
+        let resource: ReadResourceResult;
+        try {
+          resource = await manager.readResource(server, uri);
+        } catch (error) {
+          return requestFailureResult(manager, server, error);
+        }
+        return okResult(fitToBudget(describeResource(resource.contents), resultBudget));
+      },
+    },
+    catalog,
+  );
+}

@@ -1,0 +1,76 @@
+/**
+ * The servers the model may use: the caller's record, less disabled and not-allowed ones, and
+ * the words for refusing any other name. The one place that decides "may the model use X?".
+ */
+import type { McpServerConfig } from '../../machines/types.js';
+import { nameRecord } from '../../machines/registry.machine.js';
+import { listNames } from './list-names.js';
+import { isServerAllowed } from './permissions.js';
+import type { DescribedServerEntry, LoaderPermissions, LoaderServers } from './types.js';
+
+export interface AvailableServer {
+  name: string;
+  config: McpServerConfig;
+  description?: string;
+}
+
+export interface ServerCatalog {
+  /** Allowed and enabled, in the caller's order. */
+  available: AvailableServer[];
+  /** The names of `available`: the enum the model chooses from. */
+  names: string[];
+  /** `available` as the record `manager.configure` takes. */
+  configs: Record<string, McpServerConfig>;
+  /** Why the model may not use this server, or undefined when it may. */
+  refusal(server: string): string | undefined;
+}
+
+function isDescribedEntry(entry: DescribedServerEntry | McpServerConfig): entry is DescribedServerEntry {
+  // A discovery entry wraps the config; a plain config has a command or a url of its own.
+  const { config, command, url } = entry as { config?: unknown; command?: unknown; url?: unknown };
+  return typeof config === 'object' && config !== null && command === undefined && url === undefined;
+}
+
+function normalize(entry: DescribedServerEntry | McpServerConfig): DescribedServerEntry {
+  if (isDescribedEntry(entry)) {
+    return {
+      config: entry.config,
+      description: entry.description ?? entry.config.description,
+      disabled: entry.disabled === true || entry.config.disabled === true,
+    };
+  }
+  return { config: entry, description: entry.description, disabled: entry.disabled === true };
+}
+
+export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPermissions | undefined): ServerCatalog {
+  const known = new Map<string, DescribedServerEntry>();
+  for (const name of Object.keys(servers)) known.set(name, normalize(servers[name]!));
+
+  const available: AvailableServer[] = [];
+  for (const [name, entry] of known) {
+    if (entry.disabled || !isServerAllowed(permissions, name)) continue;
+    available.push({ name, config: entry.config, description: entry.description });
+  }
+  const names = available.map((server) => server.name);
+  const configs = nameRecord<McpServerConfig>();
+  for (const server of available) configs[server.name] = server.config;
+  const choices = `Servers you can use: ${listNames(names)}.`;
+
+  return {
+    available,
+    names,
+    configs,
+    refusal(server) {
+      // Permissions first: a denied name gets the same answer whether or not it exists.
+      if (!isServerAllowed(permissions, server)) {
+        return `MCP server "${server}" is not allowed for this agent; do not try it again. ${choices}`;
+      }
+      const entry = known.get(server);
+      if (!entry) return `Unknown MCP server "${server}". ${choices}`;
+      if (entry.disabled) {
+        return `MCP server "${server}" is disabled in its config. Tell the user if you need it: they can enable it. ${choices}`;
+      }
+      return undefined;
+    },
+  };
+}

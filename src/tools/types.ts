@@ -1,0 +1,64 @@
+/** The public shapes of the loader tools. Type-only. */
+import type { z } from 'zod';
+import type { McpServerConfig } from '../../machines/types.js';
+import type { McpConnectionManager } from '../manager.js';
+
+export type LoaderToolName = 'load_mcp' | 'call_mcp_tool' | 'read_mcp_resource';
+
+/** What a loader tool hands back to the model: always text, never a thrown error for expected failures. */
+export interface LoaderToolResult {
+  text: string;
+  isError: boolean;
+  /** The structured value behind `text`, when there is one (load_mcp: the manifest; call_mcp_tool: `structuredContent`). */
+  data?: unknown;
+}
+
+/** A JSON Schema object as OpenAI and Anthropic function calling accept it (no `$schema` key). */
+export interface LoaderToolParameters {
+  type: 'object';
+  properties: Record<string, unknown>;
+  required: string[];
+  [keyword: string]: unknown;
+}
+
+export interface LoaderTool {
+  name: LoaderToolName;
+  description: string;
+  /** Validates the model's arguments; `execute` runs it itself, so callers need not. */
+  inputSchema: z.ZodType;
+  /** `inputSchema` as JSON Schema, for function-calling APIs. */
+  parameters: LoaderToolParameters;
+  /** Never rejects: failures come back as `{ isError: true, text }` the model can act on. */
+  execute(args: unknown): Promise<LoaderToolResult>;
+}
+
+export interface LoaderPermissions {
+  /** A tool set to `false` is not created at all. Absent: allowed. */
+  tools?: Partial<Record<LoaderToolName, boolean>>;
+  /** Server-level trust by name; patterns may use `*`. Deny wins; no `allow` list means every server. */
+  mcps?: { allow?: string[]; deny?: string[] };
+}
+
+/** A server as config discovery reports it (`DiscoveredServer` fits). */
+export interface DescribedServerEntry {
+  config: McpServerConfig;
+  description?: string;
+  disabled?: boolean;
+}
+
+/** Either discovery's record or a plain `mcpServers` record. */
+export type LoaderServers = Record<string, DescribedServerEntry | McpServerConfig>;
+
+/** The manager methods the loader tools use; every one of them sends a DESIGN §4 event to the registry. */
+export type LoaderToolsManager = Pick<
+  McpConnectionManager,
+  'configure' | 'connect' | 'callTool' | 'readResource' | 'getState' | 'getManifest' | 'getError' | 'touch'
+>;
+
+export interface CreateLoaderToolsOptions {
+  manager: LoaderToolsManager;
+  servers: LoaderServers;
+  permissions?: LoaderPermissions;
+  /** Characters of a tool result or resource text the model gets before the rest is cut. Default 25,000. */
+  resultBudget?: number;
+}

@@ -1,0 +1,92 @@
+import { generateText, stepCountIs } from 'ai';
+import { MockLanguageModelV2 } from 'ai/test';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLoaderTools, McpConnectionManager, silentLogger, toAiSdkTools } from '../src/index.js';
+import { stdioFixture } from './support/fixtures.js';
+
+// The provider types, taken from the mock so the test depends only on `ai` itself.
+type ModelCall = MockLanguageModelV2['doGenerateCalls'][number];
+type ModelStep = Awaited<ReturnType<MockLanguageModelV2['doGenerate']>>;
+type ModelContent = ModelStep['content'][number];
+
+const managers: McpConnectionManager[] = [];
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
+});
+
+function agentTools() {
+  const manager = new McpConnectionManager({ logger: silentLogger });
+  managers.push(manager);
+  return toAiSdkTools(createLoaderTools({ manager, servers: { fixture: { config: stdioFixture(), description: 'Test fixture' } } }));
+}
+
+const USAGE = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
+
+/** One model step that calls one tool. */
+function callsTool(toolName: string, input: unknown, step: number): ModelStep {
+  const content: ModelContent[] = [
+    { type: 'tool-call', toolCallId: `call-${step}`, toolName, input: JSON.stringify(input) },
+  ];
+  return { content, finishReason: 'tool-calls', usage: USAGE, warnings: [] };
+}
+
+function answers(text: string): ModelStep {
+  const content: ModelContent[] = [{ type: 'text', text }];
+  return { content, finishReason: 'stop', usage: USAGE, warnings: [] };
+}
+
+/** The tool results the model was shown in its prompt, oldest first. */
+function toolResultsSeenBy(call: ModelCall): Array<{ toolName: string; output: unknown }> {
+  return call.prompt
+    .filter((message) => message.role === 'tool')
+    .flatMap((message) => message.content)
+    .map((part) => ({ toolName: part.toolName, output: part.output }));
+}
+
+describe('an AI SDK agent loop over the loader tools', () => {
+  it('loads the server, calls a tool and reads a resource, and the model receives each result', async () => {
+    const model = new MockLanguageModelV2({
+      doGenerate: [
+        callsTool('load_mcp', { server: 'fixture' }, 1),
+        callsTool('call_mcp_tool', { server: 'fixture', tool: 'add', arguments: { a: 2, b: 3 } }, 2),
+        callsTool('read_mcp_resource', { server: 'fixture', uri: 'fixture://greeting' }, 3),
+        answers('2 + 3 = 5, and the server says hello.'),
+      ],
+    });
+
+    const result = await generateText({ model, tools: agentTools(), stopWhen: stepCountIs(4), prompt: 'Add 2 and 3 with the fixture server.' });
+
+    expect(model.doGenerateCalls).toHaveLength(4);
+    const offered = model.doGenerateCalls[0]!.tools!.map((tool) => tool.name);
+    expect(offered).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource']);
+    expect(model.doGenerateCalls[0]!.tools![0]).toMatchObject({
+      inputSchema: { properties: { server: { enum: ['fixture'] } } },
+    });
+
+    const seen = toolResultsSeenBy(model.doGenerateCalls[3]!);
+    expect(seen.map((entry) => entry.toolName)).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource']);
+    const manifest = JSON.parse((seen[0]!.output as { value: string }).value);
+    expect(manifest.tools.map((tool: { name: string }) => tool.name)).toContain('add');
+    expect(seen[1]!.output).toEqual({ type: 'text', value: '5\nStructured content: {"sum":5}' });
+    expect(seen[2]!.output).toEqual({ type: 'text', value: 'Hello from the fixture server' });
+    expect(result.text).toBe('2 + 3 = 5, and the server says hello.');
+  });
+
+  it('hands the model a failure as a text starting with "Error:" and keeps the loop going', async () => {
+    const model = new MockLanguageModelV2({
+      doGenerate: [callsTool('call_mcp_tool', { server: 'fixture', tool: 'add', arguments: { a: 1, b: 1 } }, 1), answers('I will load it first.')],
+    });
+
+    await generateText({ model, tools: agentTools(), stopWhen: stepCountIs(4), prompt: 'Add 1 and 1.' });
+
+    expect(toolResultsSeenBy(model.doGenerateCalls[1]!)).toEqual([
+      {
+        toolName: 'call_mcp_tool',
+        output: {
+          type: 'text',
+          value: 'Error: MCP server "fixture" is not connected (state: disconnected). Call load_mcp with server "fixture" first, then try again.',
+        },
+      },
+    ]);
+  });
+});

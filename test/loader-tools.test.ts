@@ -1,0 +1,260 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createLoaderTools,
+  McpConnectionManager,
+  silentLogger,
+  type LoaderServers,
+  type LoaderTool,
+  type LoaderToolName,
+  type McpConnectionManagerOptions,
+} from '../src/index.js';
+import { stdioFixture } from './support/fixtures.js';
+
+const managers: McpConnectionManager[] = [];
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
+});
+
+function setUp(
+  options: { resultBudget?: number; manager?: McpConnectionManagerOptions } = {},
+  servers: LoaderServers = { fixture: { config: stdioFixture(), description: 'The test fixture server' } },
+) {
+  const manager = new McpConnectionManager({ logger: silentLogger, ...options.manager });
+  managers.push(manager);
+  const tools = createLoaderTools({ manager, servers: servers as LoaderServers, resultBudget: options.resultBudget });
+  const byName = (name: LoaderToolName): LoaderTool => tools.find((tool) => tool.name === name)!;
+  return { manager, tools, load: byName('load_mcp'), call: byName('call_mcp_tool'), read: byName('read_mcp_resource') };
+}
+
+describe('createLoaderTools', () => {
+  it('returns load_mcp, call_mcp_tool and read_mcp_resource with JSON-Schema parameters fit for function calling', () => {
+    const { tools } = setUp();
+    expect(tools.map((tool) => tool.name)).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource']);
+    for (const tool of tools) {
+      expect(tool.parameters).toMatchObject({ type: 'object', properties: expect.any(Object), required: expect.any(Array) });
+      expect(tool.parameters).not.toHaveProperty('$schema');
+      expect(tool.parameters.required).toContain('server');
+      expect(tool.description.length).toBeGreaterThan(20);
+    }
+    expect(tools[1]!.parameters.required).toEqual(['server', 'tool']);
+    expect(tools[2]!.parameters.required).toEqual(['server', 'uri']);
+  });
+
+  it('configures the manager with every enabled server, from discovery entries or plain configs', () => {
+    const { manager } = setUp(undefined, {
+      discovered: { name: 'discovered', config: stdioFixture(), transport: 'stdio', scope: 'user', source: '/x', disabled: false },
+      plain: stdioFixture(),
+      off: { name: 'off', config: stdioFixture(), transport: 'stdio', scope: 'user', source: '/x', disabled: true },
+      plainOff: { ...stdioFixture(), disabled: true },
+    });
+    expect(manager.serverNames.sort()).toEqual(['discovered', 'plain']);
+  });
+});
+
+describe('load_mcp', () => {
+  it('offers the servers as an enum and lists each with its description', () => {
+    const { load } = setUp(undefined, {
+      fixture: { config: stdioFixture(), description: 'The test fixture server' },
+      other: { ...stdioFixture(), description: 'Another one' },
+      bare: stdioFixture(),
+    });
+    expect(load.parameters.properties.server).toMatchObject({ enum: ['fixture', 'other', 'bare'] });
+    expect(load.description).toContain('- fixture: The test fixture server');
+    expect(load.description).toContain('- other: Another one');
+    expect(load.description).toContain('- bare');
+  });
+
+  it('connects the server and returns its manifest as JSON text and as data', async () => {
+    const { manager, load } = setUp();
+    const result = await load.execute({ server: 'fixture' });
+    expect(result.isError).toBe(false);
+    expect(manager.getState('fixture')).toBe('connected');
+    const manifest = JSON.parse(result.text);
+    expect(result.data).toEqual(manifest);
+    expect(manifest).toMatchObject({ server: 'fixture', state: 'connected' });
+    expect(manifest.tools).toContainEqual({
+      name: 'add',
+      description: 'Adds two numbers',
+      inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+    });
+    expect(manifest.resources).toEqual([
+      { uri: 'fixture://greeting', name: 'greeting', mimeType: 'text/plain' },
+      { uri: 'fixture://blob', name: 'blob', mimeType: 'application/octet-stream' },
+    ]);
+    expect(manifest.resourceTemplates).toEqual([{ uriTemplate: 'fixture://items/{id}', name: 'item', mimeType: 'text/plain' }]);
+    expect(manifest.prompts).toEqual([
+      { name: 'greet', description: 'Asks the model to greet someone', arguments: [{ name: 'name', description: 'Who to greet', required: true }] },
+    ]);
+  });
+
+  it('only touches a server that is already connected: the registry gets mcp.touch, not a second mcp.load', async () => {
+    const received: Array<{ actor: unknown; type: string }> = [];
+    const { manager, load } = setUp({
+      manager: {
+        inspect: (event) => {
+          if (event.type === '@xstate.event') received.push({ actor: event.actorRef, type: event.event.type });
+        },
+      },
+    });
+    const registryEvents = () => received.filter(({ actor }) => actor === manager.actor).map(({ type }) => type);
+    const first = await load.execute({ server: 'fixture' });
+    expect(registryEvents()).toContain('mcp.load');
+    received.length = 0;
+    const second = await load.execute({ server: 'fixture' });
+    expect(second.text).toBe(first.text);
+    expect(registryEvents()).toEqual(['mcp.touch']);
+  });
+
+  it('refuses a disabled server without starting it, and says the user can enable it', async () => {
+    const { manager, load } = setUp(undefined, { fixture: stdioFixture(), off: { config: stdioFixture(), disabled: true } });
+    const result = await load.execute({ server: 'off' });
+    expect(result).toEqual({
+      isError: true,
+      text: 'MCP server "off" is disabled in its config. Tell the user if you need it: they can enable it. Servers you can use: fixture.',
+    });
+    expect(manager.getState('off')).toBe('disconnected');
+  });
+
+  it('reports a server that fails to connect: its state, the error, the stderr tail and what the model can do', async () => {
+    const { load } = setUp({ manager: { defaults: { maxRetries: 0 } } }, { broken: stdioFixture('--mode', 'exit-on-initialize') });
+    const result = await load.execute({ server: 'broken' });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('Could not load MCP server "broken" (state: error)');
+    expect(result.text).toMatch(/Error: Could not connect to MCP server "broken"/);
+    expect(result.text).toContain('fixture: refusing to initialize');
+    expect(result.text).toMatch(/What you can do: .*load_mcp again later.*tell the user/);
+  });
+});
+
+describe('call_mcp_tool', () => {
+  it('asks the model to call load_mcp first when the server is not connected, and does not connect it', async () => {
+    const { manager, call } = setUp();
+    const result = await call.execute({ server: 'fixture', tool: 'echo', arguments: { text: 'hi' } });
+    expect(result).toEqual({
+      isError: true,
+      text: 'MCP server "fixture" is not connected (state: disconnected). Call load_mcp with server "fixture" first, then try again.',
+    });
+    expect(manager.getState('fixture')).toBe('disconnected');
+  });
+
+  it("answers an unknown tool with the list of the server's tools", async () => {
+    const { load, call } = setUp();
+    await load.execute({ server: 'fixture' });
+    const result = await call.execute({ server: 'fixture', tool: 'nope' });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('MCP server "fixture" has no tool "nope". Its tools: echo, add, slow, fail,');
+  });
+
+  it("gives back an isError result's error text with isError true", async () => {
+    const { load, call } = setUp();
+    await load.execute({ server: 'fixture' });
+    expect(await call.execute({ server: 'fixture', tool: 'fail' })).toEqual({ isError: true, text: 'the tool failed on purpose' });
+  });
+
+  it('returns the text content and the structuredContent as JSON (also as data)', async () => {
+    const { load, call } = setUp();
+    await load.execute({ server: 'fixture' });
+    const result = await call.execute({ server: 'fixture', tool: 'add', arguments: { a: 2, b: 3 } });
+    expect(result).toEqual({ isError: false, text: '5\nStructured content: {"sum":5}', data: { sum: 5 } });
+  });
+
+  it('describes images, audio and resource links (type, size in bytes, uri, name) instead of dumping them', async () => {
+    const { load, call } = setUp();
+    await load.execute({ server: 'fixture' });
+    const result = await call.execute({ server: 'fixture', tool: 'media' });
+    expect(result.isError).toBe(false);
+    expect(result.text.split('\n')).toEqual([
+      '[image: image/png, 70 bytes, not shown]',
+      '[audio: audio/wav, 46 bytes, not shown]',
+      '[resource link: fixture://greeting (name: greeting, text/plain); read it with read_mcp_resource]',
+    ]);
+  });
+
+  it('cuts a result over the default budget of 25,000 characters and says how many characters were cut', async () => {
+    const { load, call } = setUp();
+    await load.execute({ server: 'fixture' });
+    const result = await call.execute({ server: 'fixture', tool: 'big', arguments: { chars: 30_000 } });
+    expect(result.text.startsWith('x'.repeat(25_000) + '\n\n[Cut: 5000 of 30000 characters')).toBe(true);
+    expect(result.text).toContain('25000-character result budget');
+  });
+
+  it('uses the resultBudget option as the budget', async () => {
+    const { load, call } = setUp({ resultBudget: 100 });
+    await load.execute({ server: 'fixture' });
+    const result = await call.execute({ server: 'fixture', tool: 'big', arguments: { chars: 150 } });
+    expect(result.text).toBe(
+      'x'.repeat(100) + '\n\n[Cut: 50 of 150 characters were left out to stay within the 100-character result budget.]',
+    );
+  });
+});
+
+describe('read_mcp_resource', () => {
+  it('returns the text contents of a resource', async () => {
+    const { load, read } = setUp();
+    await load.execute({ server: 'fixture' });
+    expect(await read.execute({ server: 'fixture', uri: 'fixture://greeting' })).toEqual({
+      isError: false,
+      text: 'Hello from the fixture server',
+    });
+  });
+
+  it('describes binary contents (uri, mime type, size) instead of dumping them', async () => {
+    const { load, read } = setUp();
+    await load.execute({ server: 'fixture' });
+    expect(await read.execute({ server: 'fixture', uri: 'fixture://blob' })).toEqual({
+      isError: false,
+      text: '[binary resource fixture://blob: application/octet-stream, 1024 bytes, not shown]',
+    });
+  });
+
+  it('keeps to the same budget', async () => {
+    const { load, read } = setUp({ resultBudget: 5 });
+    await load.execute({ server: 'fixture' });
+    const result = await read.execute({ server: 'fixture', uri: 'fixture://greeting' });
+    expect(result.text).toMatch(/^Hello\n\n\[Cut: 24 of 29 characters/);
+  });
+
+  it('asks the model to call load_mcp first when the server is not connected', async () => {
+    const { manager, read } = setUp();
+    const result = await read.execute({ server: 'fixture', uri: 'fixture://greeting' });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('Call load_mcp with server "fixture" first');
+    expect(manager.getState('fixture')).toBe('disconnected');
+  });
+
+  it("gives back the server's error for a resource it does not have", async () => {
+    const { load, read } = setUp();
+    await load.execute({ server: 'fixture' });
+    const result = await read.execute({ server: 'fixture', uri: 'fixture://missing' });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('Unknown resource: fixture://missing');
+  });
+});
+
+describe('arguments from the model', () => {
+  it('are checked against the schema: invalid ones come back as an error naming the wrong field', async () => {
+    const { manager, load, call, read } = setUp();
+    const wrongTool = await call.execute({ server: 'fixture', tool: 42 });
+    expect(wrongTool.isError).toBe(true);
+    expect(wrongTool.text).toMatch(/^Invalid arguments for call_mcp_tool: "tool": .*expected string/);
+    expect((await call.execute({ server: 'fixture', tool: 'echo', arguments: 'text' })).text).toContain('"arguments"');
+    expect((await read.execute({ server: 'fixture' })).text).toMatch(/"uri": .*expected string/);
+    expect((await load.execute({})).text).toMatch(/"server": /);
+    expect(manager.getState('fixture')).toBe('disconnected');
+  });
+
+  it('never make execute throw: odd inputs and a server dying mid-call all come back as text', async () => {
+    const { tools, load, call } = setUp();
+    for (const tool of tools) {
+      for (const input of [undefined, null, 42, 'load', [], { server: {} }, { server: ['fixture'] }]) {
+        const result = await tool.execute(input);
+        expect(result.isError).toBe(true);
+        expect(typeof result.text).toBe('string');
+      }
+    }
+    await load.execute({ server: 'fixture' });
+    const crashed = await call.execute({ server: 'fixture', tool: 'crash' });
+    expect(crashed.isError).toBe(true);
+    expect(crashed.text).toMatch(/the connection was lost while it was in flight[\s\S]*Call load_mcp with server "fixture" to reconnect/);
+  });
+});
