@@ -27,3 +27,17 @@ export {
   type LoaderToolResult,
   type LoaderToolsManager,
 } from './tools/index.js';
+export {
+  discoverMcpServers,
+  enabledServers,
+  watchMcpServers,
+  watchIntoManager,
+  formatProblem,
+  type ConfigProblem,
+  type ConfigScope,
+  type ConfigWatcher,
+  type DiscoverMcpServersOptions,
+  type DiscoveredServer,
+  type DiscoveryResult,
+  type WatchMcpServersOptions,
+} from './config/index.js';

@@ -17,6 +17,7 @@ import type { ClientFactory, TransportFactory } from './connection/open-session.
 import { createServerLogic } from './connection/server-logic.js';
 import { SessionTracker } from './connection/session-tracker.js';
 import { stderrLogger, type Logger } from './logger.js';
+import { sanitizedObserver } from './inspect.js';
 
 export interface McpConnectionManagerOptions {
   /** Builds each server's transport (tests: scripted or in-memory transports). */
@@ -76,7 +77,8 @@ export class McpConnectionManager {
     this.actor = createActor(registryMachine.provide({ actors: { server: serverLogic } }), {
       input: { defaults: options.defaults },
       clock: options.clock ?? unrefClock,
-      inspect: options.inspect,
+      // Inspectors get scrubbed copies: no env/headers values, no live sessions (DESIGN §6).
+      inspect: options.inspect && sanitizedObserver(options.inspect),
     });
     this.actor.start();
     this.inbox = createActor(
@@ -90,9 +92,17 @@ export class McpConnectionManager {
     ).start();
   }
 
-  /** Replaces the set of configured servers: added ones become available, removed ones disconnect, changed ones reconnect. */
-  configure(servers: Record<string, McpServerConfig>, options?: Record<string, McpConnectOptions>): void {
-    this.actor.send({ type: 'mcp.configure', servers, options, mode: 'replace' });
+  /**
+   * Sets the configured servers. `replace` (default): these are the whole set — added ones
+   * become available, removed ones disconnect, changed ones reconnect. `merge`: add or
+   * replace only these.
+   */
+  configure(
+    servers: Record<string, McpServerConfig>,
+    options?: Record<string, McpConnectOptions>,
+    mode: 'replace' | 'merge' = 'replace',
+  ): void {
+    this.actor.send({ type: 'mcp.configure', servers, options, mode });
   }
 
   /**
@@ -210,6 +220,9 @@ export class McpConnectionManager {
   }
 
   private request(build: (replyTo: AnyActorRef, requestId: string) => Parameters<Actor<RegistryMachine>['send']>[0]): Promise<McpReply> {
+    if (this.actor.getSnapshot().status !== 'active') {
+      return Promise.reject(new Error('This McpConnectionManager was disposed; create a new one.'));
+    }
     const requestId = String(this.nextRequestId++);
     return new Promise<McpReply>((resolve) => {
       this.pending.set(requestId, { resolve });

@@ -21,7 +21,7 @@ const TOOL_FACTORIES: Record<LoaderToolName, (context: LoaderToolContext) => Loa
 export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTool[] {
   const catalog = buildServerCatalog(options.servers, options.permissions);
   // Servers the model may not use are never configured, so nothing can connect them by mistake.
-  options.manager.configure(catalog.configs);
+  options.manager.configure(catalog.configs, undefined, 'merge');
   const context: LoaderToolContext = {
     manager: options.manager,
     catalog,
