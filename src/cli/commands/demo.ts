@@ -1,0 +1,154 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { discoverMcpServers, enabledServers } from '../../config/index.js';
+import type { McpConnectionManagerOptions } from '../../manager.js';
+import type { LoaderToolResult } from '../../tools/index.js';
+import { toFunctionDefinitions } from '../../tools/index.js';
+import { livingProcesses } from '../../transports/process-group.js';
+import { cliLogger } from '../logger.js';
+import { packageRoot } from '../package-root.js';
+import { openLoaderSession } from '../session.js';
+import type { GlobalOptions } from '../options.js';
+
+/** Short enough that the demo shows an idle disconnect within seconds. */
+const DEMO_IDLE_TIMEOUT_MS = 2_500;
+
+interface WeatherServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * `demo`: a scripted agent session on the config shipped in the package (examples/mcp.json):
+ * one stdio server and one Streamable HTTP server started here on 127.0.0.1. It goes through
+ * the loader tools as a model would, and prints every lifecycle transition as it happens.
+ */
+export async function runDemo(options: GlobalOptions, managerOptions: McpConnectionManagerOptions = {}): Promise<void> {
+  const started = Date.now();
+  const stamp = () => `+${((Date.now() - started) / 1000).toFixed(3)}s`.padStart(9);
+  const say = (line = '') => process.stdout.write(`${line}\n`);
+  const event = (line: string) => say(`${stamp()}  ${line}`);
+  const step = (title: string) => say(`\n${title}`);
+  const show = (label: string, result: LoaderToolResult, maxLines = 6) => {
+    const lines = result.text.split('\n');
+    const shown = lines.slice(0, maxLines).map((line) => `      ${line}`);
+    if (lines.length > maxLines) shown.push(`      … ${lines.length - maxLines} more lines`);
+    say(`   ${label}${result.isError ? ' (error)' : ''}:`);
+    say(shown.join('\n'));
+  };
+
+  const root = packageRoot();
+  const configFile = join(root, 'examples', 'mcp.json');
+  const weatherModule = (await import(pathToFileURL(join(root, 'examples', 'servers', 'weather-server.mjs')).href)) as {
+    startWeatherServer(port?: number): Promise<WeatherServer>;
+  };
+  const weather = await weatherModule.startWeatherServer(0);
+  const logger = cliLogger(options.verbose);
+  const discovery = await discoverMcpServers({
+    configPaths: [configFile],
+    env: {
+      ...process.env,
+      MCP_STATECHART_NODE: process.execPath,
+      MCP_STATECHART_EXAMPLES: join(root, 'examples'),
+      MCP_STATECHART_WEATHER_PORT: String(weather.port),
+    },
+    logger,
+  });
+
+  say('mcp-statechart demo: a scripted agent session through the three loader tools');
+  say(`config: ${configFile}`);
+  for (const server of Object.values(discovery.servers)) {
+    say(`   ${server.name.padEnd(9)} ${server.transport.padEnd(6)} ${server.disabled ? 'disabled' : 'enabled '}  ${server.description ?? ''}`);
+  }
+  event(`weather server listening on ${weather.url} (Streamable HTTP, 127.0.0.1)`);
+
+  const { manager, tool } = openLoaderSession(discovery, options, logger, {
+    ...managerOptions,
+    defaults: { idleTimeoutMs: DEMO_IDLE_TIMEOUT_MS },
+  });
+  const lastState = new Map<string, string>();
+  manager.on('mcp.stateChanged', ({ server, state, error }) => {
+    const before = lastState.get(server);
+    lastState.set(server, state);
+    if (before === undefined) return;
+    event(`[${server}] ${before} → ${state}${error ? `  (${error.message.split('\n')[0]})` : ''}`);
+  });
+  manager.on('mcp.manifestChanged', ({ server, changes }) => {
+    const parts = [...changes.added.map((key) => `+${key}`), ...changes.removed.map((key) => `-${key}`), ...changes.changed.map((key) => `~${key}`)];
+    event(`[${server}] manifest changed: ${parts.join(' ')}`);
+  });
+
+  const load = tool('load_mcp')!;
+  const call = tool('call_mcp_tool')!;
+  const read = tool('read_mcp_resource')!;
+  try {
+    const loaderBytes = JSON.stringify(toFunctionDefinitions([load, call, read])).length;
+    step('1. What the model sees: three loader tools instead of every tool of every server');
+    say(`   ${[load, call, read].map((loader) => loader.name).join(', ')}: ${loaderBytes} bytes (~${Math.round(loaderBytes / 4)} tokens)`);
+
+    step('2. The model calls load_mcp { server: "notes" }: the stdio server starts only now');
+    const notes = await load.execute({ server: 'notes' });
+    const manifest = notes.data as { tools: Array<{ name: string }>; resources: Array<{ uri: string }> };
+    say(`   tools: ${manifest.tools.map((entry) => entry.name).join(', ')}; resources: ${manifest.resources.map((entry) => entry.uri).join(', ')}`);
+
+    step('3. call_mcp_tool { server: "notes", tool: "search_notes", arguments: { query: "registry" } }');
+    show('result', await call.execute({ server: 'notes', tool: 'search_notes', arguments: { query: 'registry' } }));
+
+    step('4. read_mcp_resource { server: "notes", uri: "notes://all" }');
+    show('contents', await read.execute({ server: 'notes', uri: 'notes://all' }));
+
+    step('5. A tool appears at run time: the server sends list_changed, the manifest refreshes');
+    const manifestChanged = new Promise<void>((done) => {
+      const stop = manager.on('mcp.manifestChanged', () => {
+        stop();
+        done();
+      });
+    });
+    show('result', await call.execute({ server: 'notes', tool: 'enable_archive', arguments: {} }));
+    await manifestChanged;
+    show('archive_note, just added', await call.execute({ server: 'notes', tool: 'archive_note', arguments: { id: 2 } }));
+
+    step('6. A second server, over Streamable HTTP');
+    await load.execute({ server: 'weather' });
+    show('get_forecast', await call.execute({ server: 'weather', tool: 'get_forecast', arguments: { city: 'Lisbon' } }));
+    const eagerTools = ['notes', 'weather'].flatMap((name) =>
+      (manager.getManifest(name)?.tools ?? []).map((entry) => ({ name: entry.name, description: entry.description, parameters: entry.inputSchema })),
+    );
+    const eagerBytes = JSON.stringify(eagerTools).length;
+    say(`   registering these ${eagerTools.length} tools up front would cost ${eagerBytes} bytes; the loader tools cost a flat ${loaderBytes}`);
+    say('   however many servers and tools are configured (larger setups: see BENCHMARKS.md).');
+
+    step('7. The notes server is killed (kill -9): the chart sees the loss and reconnects after its 1 s backoff');
+    const info = await call.execute({ server: 'notes', tool: 'server_info', arguments: {} });
+    const { pid } = JSON.parse(info.text) as { pid: number };
+    const reconnected = waitForState(manager, 'notes', 'connected');
+    event(`kill -9 ${pid}`);
+    process.kill(pid, 'SIGKILL');
+    await reconnected;
+    show('search_notes after the reconnect', await call.execute({ server: 'notes', tool: 'search_notes', arguments: { query: 'coffee' } }));
+
+    step(`8. Idle timeout (shortened to ${DEMO_IDLE_TIMEOUT_MS / 1000} s for the demo): unused servers disconnect by themselves`);
+    await Promise.all([waitForState(manager, 'notes', 'disconnected'), waitForState(manager, 'weather', 'disconnected')]);
+    show('call_mcp_tool on an idle server', await call.execute({ server: 'weather', tool: 'list_cities', arguments: {} }), 2);
+
+    step('9. disconnectAll()');
+  } finally {
+    await manager.dispose();
+    await weather.close();
+  }
+  const children = process.platform === 'linux' ? livingProcesses().filter((entry) => entry.ppid === process.pid).length : 0;
+  event(`all servers disconnected; child processes left: ${children}`);
+  say(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s. Enabled servers in this config: ${Object.keys(enabledServers(discovery.servers)).join(', ')}.`);
+}
+
+function waitForState(manager: { on: ReturnType<typeof openLoaderSession>['manager']['on'] }, server: string, state: string): Promise<void> {
+  return new Promise((done) => {
+    const stop = manager.on('mcp.stateChanged', (event) => {
+      if (event.server === server && event.state === state) {
+        stop();
+        done();
+      }
+    });
+  });
+}

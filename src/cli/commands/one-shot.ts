@@ -1,0 +1,49 @@
+import type { LoaderToolName } from '../../tools/index.js';
+import { cliLogger } from '../logger.js';
+import { discover, type GlobalOptions } from '../options.js';
+import { openLoaderSession } from '../session.js';
+
+/**
+ * `load`, `call` and `read`: one loader tool call, its text on stdout; on failure the text on
+ * stderr and exit code 1. The servers are disconnected before the command returns.
+ */
+export async function runOneShot(options: GlobalOptions, tool: LoaderToolName, args: Record<string, unknown>): Promise<number> {
+  const logger = cliLogger(options.verbose);
+  const discovery = await discover(options, logger);
+  const { manager, tool: find } = openLoaderSession(discovery, options, logger, { defaults: { maxRetries: 0 } });
+  try {
+    const loader = find(tool);
+    if (!loader) {
+      process.stderr.write(`${tool} is switched off by the permissions.\n`);
+      return 1;
+    }
+    if (tool !== 'load_mcp') {
+      // A one-shot command is its own whole session: it loads the server the model would have loaded first.
+      const loaded = await find('load_mcp')!.execute({ server: args.server });
+      if (loaded.isError) {
+        process.stderr.write(`${loaded.text}\n`);
+        return 1;
+      }
+    }
+    const result = await loader.execute(args);
+    (result.isError ? process.stderr : process.stdout).write(`${result.text}\n`);
+    return result.isError ? 1 : 0;
+  } finally {
+    await manager.dispose();
+  }
+}
+
+/** The `[json-arguments]` of `call`: a JSON object, or a clear error naming what is wrong. */
+export function parseJsonArguments(text: string | undefined): Record<string, unknown> {
+  if (text === undefined || text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`The tool arguments are not valid JSON: ${(error as Error).message}. Example: '{"text": "hello"}'`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Error(`The tool arguments must be a JSON object, like '{"text": "hello"}'.`);
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,53 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { McpConnectionManagerOptions } from '../../manager.js';
+import { cliLogger } from '../logger.js';
+import { discover, type GlobalOptions } from '../options.js';
+import { packageVersion } from '../package-root.js';
+import { openLoaderSession } from '../session.js';
+
+/**
+ * `serve`: an MCP server over stdio whose tools are the three loader tools, backed by the
+ * registry, so an MCP host gets lazy loading of every configured server from one entry.
+ * stdout carries the protocol; every log line goes to stderr.
+ */
+export async function runServe(options: GlobalOptions, managerOptions: McpConnectionManagerOptions = {}): Promise<void> {
+  const logger = cliLogger(options.verbose);
+  const discovery = await discover(options, logger);
+  const { manager, tools } = openLoaderSession(discovery, options, logger, managerOptions);
+  manager.on('mcp.stateChanged', (event) => logger.info(`${event.server}: ${event.state}`));
+
+  const server = new Server({ name: 'mcp-statechart', version: packageVersion() }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = tools.find((candidate) => candidate.name === request.params.name);
+    if (!tool) {
+      return {
+        isError: true,
+        content: [{ type: 'text', text: `Unknown tool "${request.params.name}". Tools: ${tools.map((t) => t.name).join(', ')}.` }],
+      };
+    }
+    const result = await tool.execute(request.params.arguments ?? {});
+    return { isError: result.isError, content: [{ type: 'text', text: result.text }] };
+  });
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      await manager.dispose();
+      await server.close();
+    })();
+    return stopping;
+  };
+  await server.connect(new StdioServerTransport());
+  logger.info(`serving ${tools.map((tool) => tool.name).join(', ')} over stdio for ${Object.keys(discovery.servers).length} configured servers`);
+  await new Promise<void>((done) => {
+    process.stdin.once('end', done);
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  await stop();
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+import { Command, CommanderError, Option } from 'commander';
+import { discover, collect, type GlobalOptions } from './options.js';
+import { silentLogger } from '../logger.js';
+import { packageVersion } from './package-root.js';
+import { formatServersTable, serversReport } from './commands/servers.js';
+import { parseJsonArguments, runOneShot } from './commands/one-shot.js';
+import { runServe } from './commands/serve.js';
+import { runDemo } from './commands/demo.js';
+
+function globalOptions(command: Command): GlobalOptions {
+  return command.optsWithGlobals() as GlobalOptions;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('mcp-statechart')
+    .description('Lazy, reliable access to many MCP servers: each connection is a statechart; the model sees three loader tools.')
+    .version(packageVersion())
+    .option('-c, --config <file>', 'read servers from this mcp.json instead of discovery (repeatable; later files win)', collect, [])
+    .option('-p, --project <dir>', 'the project folder whose .mcp.json to read (default: nearest one above the working folder)')
+    .option('--allow <pattern>', 'only these servers may be used (repeatable; * wildcards)', collect, [])
+    .option('--deny <pattern>', 'these servers may not be used; deny wins (repeatable; * wildcards)', collect, [])
+    .option('-v, --verbose', 'log lifecycle and debug lines to stderr', false)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+
+  program
+    .command('demo')
+    .description('a scripted agent session on the built-in config: two demo servers, every lifecycle step printed live')
+    .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 and print what to open'))
+    .action(async (_options, command: Command) => runDemo(globalOptions(command)));
+
+  program
+    .command('servers')
+    .description('list the discovered servers: scope, transport, description, disabled, problems')
+    .option('--json', 'print JSON for scripts', false)
+    .action(async (options: { json: boolean }, command: Command) => {
+      const global = globalOptions(command);
+      // Problems are part of the listing itself, so they are not logged a second time.
+      const result = await discover(global, silentLogger);
+      process.stdout.write(`${options.json ? JSON.stringify(serversReport(result), null, 2) : formatServersTable(result)}\n`);
+    });
+
+  program
+    .command('load')
+    .description('connect to a server and print its tools and resources (load_mcp)')
+    .argument('<server>', 'server name')
+    .action(async (server: string, _options, command: Command) => {
+      process.exitCode = await runOneShot(globalOptions(command), 'load_mcp', { server });
+    });
+
+  program
+    .command('call')
+    .description('call a tool on a server and print the result (call_mcp_tool)')
+    .argument('<server>', 'server name')
+    .argument('<tool>', 'tool name')
+    .argument('[json-arguments]', 'the tool arguments as a JSON object, e.g. \'{"text":"hi"}\'')
+    .action(async (server: string, tool: string, json: string | undefined, _options, command: Command) => {
+      const args = parseJsonArguments(json);
+      process.exitCode = await runOneShot(globalOptions(command), 'call_mcp_tool', { server, tool, arguments: args });
+    });
+
+  program
+    .command('read')
+    .description('read a resource from a server and print it (read_mcp_resource)')
+    .argument('<server>', 'server name')
+    .argument('<uri>', 'resource URI')
+    .action(async (server: string, uri: string, _options, command: Command) => {
+      process.exitCode = await runOneShot(globalOptions(command), 'read_mcp_resource', { server, uri });
+    });
+
+  program
+    .command('serve')
+    .description('run an MCP server over stdio that exposes the three loader tools (for Claude Desktop, IDEs, any MCP host)')
+    .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 (its address goes to stderr)'))
+    .action(async (_options, command: Command) => runServe(globalOptions(command)));
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      return error.exitCode;
+    }
+    process.stderr.write(`mcp-statechart: ${(error as Error).message}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
