@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from 'commander';
-import { discover, collect, type GlobalOptions } from './options.js';
-import { silentLogger } from '../logger.js';
+import type { GlobalOptions } from './options.js';
 import { packageVersion } from './package-root.js';
-import { formatServersTable, serversReport } from './commands/servers.js';
-import { parseJsonArguments, runOneShot } from './commands/one-shot.js';
-import { runServe } from './commands/serve.js';
-import { runDemo } from './commands/demo.js';
+
+// Each command loads its own modules when it runs, so `--help` stays fast.
+
+/** Commander's reducer for repeatable flags. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
 
 function globalOptions(command: Command): GlobalOptions {
   return command.optsWithGlobals() as GlobalOptions;
@@ -28,16 +30,23 @@ export function buildProgram(): Command {
     .command('demo')
     .description('a scripted agent session on the built-in config: two demo servers, every lifecycle step printed live')
     .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 and print what to open'))
-    .action(async (_options, command: Command) => runDemo(globalOptions(command)));
+    .action(async (_options, command: Command) => {
+      const { runDemo } = await import('./commands/demo.js');
+      await runDemo(globalOptions(command));
+    });
 
   program
     .command('servers')
     .description('list the discovered servers: scope, transport, description, disabled, problems')
     .option('--json', 'print JSON for scripts', false)
     .action(async (options: { json: boolean }, command: Command) => {
-      const global = globalOptions(command);
+      const [{ discover }, { silentLogger }, { formatServersTable, serversReport }] = await Promise.all([
+        import('./options.js'),
+        import('../logger.js'),
+        import('./commands/servers.js'),
+      ]);
       // Problems are part of the listing itself, so they are not logged a second time.
-      const result = await discover(global, silentLogger);
+      const result = await discover(globalOptions(command), silentLogger);
       process.stdout.write(`${options.json ? JSON.stringify(serversReport(result), null, 2) : formatServersTable(result)}\n`);
     });
 
@@ -46,6 +55,7 @@ export function buildProgram(): Command {
     .description('connect to a server and print its tools and resources (load_mcp)')
     .argument('<server>', 'server name')
     .action(async (server: string, _options, command: Command) => {
+      const { runOneShot } = await import('./commands/one-shot.js');
       process.exitCode = await runOneShot(globalOptions(command), 'load_mcp', { server });
     });
 
@@ -56,6 +66,7 @@ export function buildProgram(): Command {
     .argument('<tool>', 'tool name')
     .argument('[json-arguments]', 'the tool arguments as a JSON object, e.g. \'{"text":"hi"}\'')
     .action(async (server: string, tool: string, json: string | undefined, _options, command: Command) => {
+      const { parseJsonArguments, runOneShot } = await import('./commands/one-shot.js');
       const args = parseJsonArguments(json);
       process.exitCode = await runOneShot(globalOptions(command), 'call_mcp_tool', { server, tool, arguments: args });
     });
@@ -66,6 +77,7 @@ export function buildProgram(): Command {
     .argument('<server>', 'server name')
     .argument('<uri>', 'resource URI')
     .action(async (server: string, uri: string, _options, command: Command) => {
+      const { runOneShot } = await import('./commands/one-shot.js');
       process.exitCode = await runOneShot(globalOptions(command), 'read_mcp_resource', { server, uri });
     });
 
@@ -73,7 +85,10 @@ export function buildProgram(): Command {
     .command('serve')
     .description('run an MCP server over stdio that exposes the three loader tools (for Claude Desktop, IDEs, any MCP host)')
     .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 (its address goes to stderr)'))
-    .action(async (_options, command: Command) => runServe(globalOptions(command)));
+    .action(async (_options, command: Command) => {
+      const { runServe } = await import('./commands/serve.js');
+      await runServe(globalOptions(command));
+    });
 
   return program;
 }

@@ -11,10 +11,6 @@ export interface GlobalOptions {
   verbose: boolean;
 }
 
-export function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
 /** `--config` replaces discovery; otherwise the user file and the project's `.mcp.json`. */
 export function discover(options: GlobalOptions, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<DiscoveryResult> {
   return discoverMcpServers({

@@ -1,0 +1,165 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+import { stdioFixture } from './support/fixtures.js';
+
+const SECRET_ENV = 'canary-env-value-7f3a';
+const SECRET_HEADER = 'canary-header-value-91bc';
+
+let home: string;
+let config: string;
+let badJson: string;
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'mcp-cli-'));
+  config = join(home, 'mcp.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        fixture: { ...stdioFixture(), env: { API_TOKEN: SECRET_ENV }, description: 'the test fixture' },
+        remote: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: `Bearer ${SECRET_HEADER}` } },
+        off: { command: 'nothing-here', disabled: true },
+        broken: { command: 'x', args: 'not-an-array' },
+      },
+    }),
+  );
+  badJson = join(home, 'bad.json');
+  writeFileSync(badJson, '{\n  "mcpServers": {\n    "a": { "command": "x", }\n  }\n}\n');
+  mkdirSync(join(home, '.ai-zen'));
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+/** Every run uses a throwaway HOME, so the developer's own ~/.ai-zen/mcp.json never leaks in. */
+const cli = (...args: string[]) => runCli(args, { cwd: home, env: { HOME: home } });
+
+function expectNoSecrets(...outputs: string[]) {
+  for (const output of outputs) {
+    expect(output).not.toContain(SECRET_ENV);
+    expect(output).not.toContain(SECRET_HEADER);
+  }
+}
+
+describe.concurrent('mcp-statechart servers', () => {
+  it('lists every discovered server with scope, transport, status and description, and the problems', async () => {
+    const run = await cli('--config', config, 'servers');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/NAME\s+SCOPE\s+TRANSPORT\s+STATUS\s+DESCRIPTION/);
+    expect(run.stdout).toMatch(/fixture\s+explicit\s+stdio\s+enabled\s+the test fixture/);
+    expect(run.stdout).toMatch(/remote\s+explicit\s+http\s+enabled/);
+    expect(run.stdout).toMatch(/off\s+explicit\s+stdio\s+disabled/);
+    expect(run.stdout).toMatch(/Problems \(1\):[\s\S]*broken[\s\S]*args/);
+    expectNoSecrets(run.stdout, run.stderr);
+  });
+
+  it('prints JSON for scripts with --json, without env or header values', async () => {
+    const run = await cli('--config', config, 'servers', '--json');
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as { servers: Array<{ name: string; disabled: boolean }>; problems: unknown[] };
+    expect(report.servers.map((server) => [server.name, server.disabled])).toEqual([
+      ['fixture', false],
+      ['remote', false],
+      ['off', true],
+    ]);
+    expect(report.problems).toHaveLength(1);
+    expectNoSecrets(run.stdout, run.stderr);
+  });
+
+  it('reports a config file that is not JSON with its line and column', async () => {
+    const run = await cli('--config', badJson, 'servers');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`${badJson}:3:`);
+  });
+
+  it('says how to add servers when there are none', async () => {
+    const run = await cli('servers');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/No MCP servers found/);
+  });
+});
+
+describe.concurrent('mcp-statechart load / call / read', () => {
+  it('load prints the manifest as JSON', async () => {
+    const run = await cli('--config', config, 'load', 'fixture');
+    expect(run.code).toBe(0);
+    const manifest = JSON.parse(run.stdout) as { server: string; tools: Array<{ name: string }> };
+    expect(manifest.server).toBe('fixture');
+    expect(manifest.tools.map((tool) => tool.name)).toContain('echo');
+    expectNoSecrets(run.stdout, run.stderr);
+  });
+
+  it('call prints the tool result', async () => {
+    const run = await cli('--config', config, 'call', 'fixture', 'add', '{"a": 20, "b": 22}');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('42');
+  });
+
+  it('call exits 1 with the tool error on stderr when the tool fails', async () => {
+    const run = await cli('--config', config, 'call', 'fixture', 'fail');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('the tool failed on purpose');
+  });
+
+  it('call exits 1 naming the problem when the arguments are not JSON', async () => {
+    const run = await cli('--config', config, 'call', 'fixture', 'echo', '{text: hi}');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/The tool arguments are not valid JSON/);
+  });
+
+  it('read prints the resource text', async () => {
+    const run = await cli('--config', config, 'read', 'fixture', 'fixture://greeting');
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toContain('Hello from the fixture server');
+  });
+
+  it('exits 1 with a clear message for an unknown server', async () => {
+    const run = await cli('--config', config, 'load', 'ghost');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/ghost/);
+    expect(run.stderr).toMatch(/fixture/);
+  });
+
+  it('refuses a server that --deny names', async () => {
+    const run = await cli('--config', config, '--deny', 'fix*', 'load', 'fixture');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/MCP server "fixture" is not allowed/);
+  });
+
+  it('reports a server that cannot connect without printing its header values', async () => {
+    const run = await cli('--config', config, 'load', 'remote');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/remote/);
+    expectNoSecrets(run.stdout, run.stderr);
+  });
+});
+
+describe.concurrent('flags and help', () => {
+  it.each([[[]], [['servers']], [['load']], [['call']], [['read']], [['serve']], [['demo']]])(
+    'prints true help for %j',
+    async (args) => {
+      const run = await cli(...args, '--help');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^Usage: mcp-statechart/);
+    },
+  );
+
+  it('rejects an unknown flag with exit 1 and a hint', async () => {
+    const run = await cli('--nope', 'servers');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/unknown option '--nope'/);
+    expect(run.stderr).toMatch(/--help/);
+  });
+
+  it('rejects a missing argument with exit 1', async () => {
+    const run = await cli('call', 'fixture');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/missing required argument 'tool'/);
+  });
+
+  it('rejects a --config file that does not exist', async () => {
+    const run = await cli('--config', join(home, 'missing.json'), 'servers');
+    expect(run.stdout + run.stderr).toMatch(/missing\.json/);
+  });
+});

@@ -1,0 +1,54 @@
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { livingProcesses } from '../src/transports/process-group.js';
+import { runCli } from './support/cli.js';
+
+/** Living processes whose working folder is `folder` (the demo's servers inherit it). */
+function processesIn(folder: string): number[] {
+  const living = new Set(livingProcesses().map((entry) => entry.pid));
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry) && living.has(Number(entry)))
+    .filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`) === folder;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe('mcp-statechart demo', () => {
+  it('walks through a whole agent session on the built-in config, exits 0 within 20 s and leaves no process', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'mcp-demo-'));
+    try {
+      const run = await runCli(['demo'], { cwd: folder, env: { HOME: folder }, timeoutMs: 20_000 });
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      const out = run.stdout;
+      for (const milestone of [
+        /load_mcp, call_mcp_tool, read_mcp_resource: \d+ bytes/,
+        /\[notes\] disconnected → connecting/,
+        /\[notes\] connecting → connected/,
+        /#1 Standup/,
+        /\[notes\] manifest changed: \+tool:archive_note/,
+        /Archived note #2/,
+        /\[weather\] connecting → connected/,
+        /Lisbon: 17 °C, sunny/,
+        /kill -9 \d+/,
+        /\[notes\] connected → error/,
+        /\[notes\] error → connecting/,
+        /\[weather\] connected → disconnected/,
+        /child processes left: 0/,
+      ]) {
+        expect(out).toMatch(milestone);
+      }
+      expect(out).toMatch(/^\s+\+\d+\.\d{3}s {2}\[notes\]/m);
+      expect(processesIn(folder)).toEqual([]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
