@@ -51,14 +51,19 @@ export function notConnectedError(server: string, state: string): McpServerError
   );
 }
 
-export function requestAbandonedError(server: string, reason: 'lost' | 'disconnected' | 'reconfigured', cause?: Error) {
+export function requestAbandonedError(
+  server: string,
+  reason: 'lost' | 'expired' | 'disconnected' | 'reconfigured',
+  cause?: Error,
+) {
   const why = {
     lost: 'the connection was lost',
+    expired: 'the server ended its session (a new one is being opened; a tool call is not repeated, as it may have had effects)',
     disconnected: 'the server was disconnected',
     reconfigured: 'its definition changed',
   }[reason];
   return new McpServerError(
-    reason === 'lost' ? 'CONNECTION_LOST' : 'DISCONNECTED',
+    reason === 'lost' || reason === 'expired' ? 'CONNECTION_LOST' : 'DISCONNECTED',
     server,
     `Request to MCP server "${server}" failed: ${why} while it was in flight. It was not retried.` +
       (cause ? ` (${cause.message})` : ''),

@@ -58,10 +58,12 @@ export type RequestOutput = CallToolResult | ReadResourceResult;
 interface Waiter {
   replyTo: AnyActorRef;
   requestId: string;
+  /** A read that met an expired HTTP session: sent again once the new session is up. */
+  retry?: RequestSpec;
 }
 
 interface PendingRequest extends Waiter {
-  kind: RequestSpec['kind'];
+  spec: RequestSpec;
 }
 
 export interface ServerContext {
@@ -80,6 +82,8 @@ export interface ServerContext {
   requests: Record<string, PendingRequest>;
   requestSeq: number;
   connectAfterClose: boolean;
+  /** An expired HTTP session was renewed and the connection has not been healthy since: the next expiry backs off. */
+  sessionRenewed: boolean;
 }
 
 export type ServerEvent =
@@ -89,7 +93,7 @@ export type ServerEvent =
   | { type: 'RECONFIGURE'; config: McpServerConfig; options?: McpConnectOptions }
   | { type: 'CALL_TOOL'; requestId: string; replyTo: AnyActorRef; tool: string; arguments?: Record<string, unknown>; timeoutMs?: number }
   | { type: 'READ_RESOURCE'; requestId: string; replyTo: AnyActorRef; uri: string }
-  | { type: 'CONNECTION_LOST'; error: Error }
+  | { type: 'CONNECTION_LOST'; error: Error; sessionExpired?: boolean }
   | { type: 'MANIFEST_CHANGED'; manifest: McpServerManifest };
 
 const REQUEST_DONE_PREFIX = 'xstate.done.actor.';
@@ -101,6 +105,17 @@ function notProvided(what: string): never {
 
 function publicStateOf(value: StateValue): PublicServerState {
   return (typeof value === 'string' ? value : Object.keys(value)[0]) as PublicServerState;
+}
+
+/** A lost connection that is only an expired HTTP session, renewed at once (once) rather than after a backoff. */
+function isRenewableExpiry(context: ServerContext, event: ServerEvent): boolean {
+  return event.type === 'CONNECTION_LOST' && event.sessionExpired === true && !context.sessionRenewed;
+}
+
+function requestSpecOf(event: Extract<ServerEvent, { type: 'CALL_TOOL' | 'READ_RESOURCE' }>): RequestSpec {
+  return event.type === 'CALL_TOOL'
+    ? { kind: 'tool', tool: event.tool, arguments: event.arguments, timeoutMs: event.timeoutMs }
+    : { kind: 'resource', uri: event.uri };
 }
 
 function toError(error: unknown): Error {
@@ -135,6 +150,8 @@ export const serverMachine = setup({
     'idle timer enabled': ({ context }) => idleTimerEnabled(context.options.idleTimeoutMs),
     'connect requested while closing': ({ context }) => context.connectAfterClose,
     'other requests in flight': ({ context }) => Object.keys(context.requests).length > 1,
+    'requests in flight': ({ context }) => Object.keys(context.requests).length > 0,
+    'session expired and renewable': ({ context, event }) => isRenewableExpiry(context, event),
   },
   actions: {
     'report state to registry': enqueueActions(({ context, enqueue }, { state }: { state: PublicServerState }) => {
@@ -147,6 +164,8 @@ export const serverMachine = setup({
       });
     }),
     'reset retries': assign({ retries: 0 }),
+    'forget session renewal': assign({ sessionRenewed: false }),
+    'note session renewal': assign({ sessionRenewed: true }),
     'count retry': assign({ retries: ({ context }) => context.retries + 1 }),
     'store session': assign((_, { session }: { session: McpSession }) => ({
       session,
@@ -176,7 +195,15 @@ export const serverMachine = setup({
       },
     }),
     'answer waiters: loaded': enqueueActions(({ context, enqueue }) => {
+      let { requestSeq } = context;
+      const requests = { ...context.requests };
       for (const waiter of context.waiters) {
+        if (waiter.retry && context.session) {
+          const childId = `request.${requestSeq++}`;
+          enqueue.spawnChild('request', { id: childId, input: { name: context.name, session: context.session, request: waiter.retry } });
+          requests[childId] = { replyTo: waiter.replyTo, requestId: waiter.requestId, spec: waiter.retry };
+          continue;
+        }
         enqueue.sendTo(waiter.replyTo, {
           type: 'mcp.loaded',
           requestId: waiter.requestId,
@@ -184,7 +211,7 @@ export const serverMachine = setup({
           manifest: context.manifest,
         });
       }
-      enqueue.assign({ waiters: [] });
+      enqueue.assign({ waiters: [], requests, requestSeq });
     }),
     'answer waiters: failed': enqueueActions(({ context, enqueue }, params: { error: Error }) => {
       for (const waiter of context.waiters) {
@@ -219,17 +246,11 @@ export const serverMachine = setup({
     'start request': enqueueActions(({ context, event, enqueue }) => {
       if ((event.type !== 'CALL_TOOL' && event.type !== 'READ_RESOURCE') || !context.session) return;
       const childId = `request.${context.requestSeq}`;
-      const request: RequestSpec =
-        event.type === 'CALL_TOOL'
-          ? { kind: 'tool', tool: event.tool, arguments: event.arguments, timeoutMs: event.timeoutMs }
-          : { kind: 'resource', uri: event.uri };
-      enqueue.spawnChild('request', { id: childId, input: { name: context.name, session: context.session, request } });
+      const spec = requestSpecOf(event);
+      enqueue.spawnChild('request', { id: childId, input: { name: context.name, session: context.session, request: spec } });
       enqueue.assign({
         requestSeq: context.requestSeq + 1,
-        requests: {
-          ...context.requests,
-          [childId]: { replyTo: event.replyTo, requestId: event.requestId, kind: request.kind },
-        },
+        requests: { ...context.requests, [childId]: { replyTo: event.replyTo, requestId: event.requestId, spec } },
       });
     }),
     'deliver request result': enqueueActions(({ context, event, enqueue }) => {
@@ -239,7 +260,7 @@ export const serverMachine = setup({
       const output = (event as unknown as DoneActorEvent<RequestOutput>).output;
       enqueue.sendTo(
         pending.replyTo,
-        pending.kind === 'tool'
+        pending.spec.kind === 'tool'
           ? { type: 'mcp.toolResult', requestId: pending.requestId, server: context.name, result: output }
           : {
               type: 'mcp.resource',
@@ -267,19 +288,31 @@ export const serverMachine = setup({
       enqueue.assign({ requests });
     }),
     'fail requests in flight': enqueueActions(({ context, event, enqueue }) => {
-      const reason =
-        event.type === 'CONNECTION_LOST' ? 'lost' : event.type === 'RECONFIGURE' ? 'reconfigured' : 'disconnected';
+      // After a session expiry, reads are safe to send again; tool calls may have had effects.
+      const renewing = isRenewableExpiry(context, event);
+      const reason = renewing
+        ? 'expired'
+        : event.type === 'CONNECTION_LOST'
+          ? 'lost'
+          : event.type === 'RECONFIGURE'
+            ? 'reconfigured'
+            : 'disconnected';
       const cause = event.type === 'CONNECTION_LOST' ? event.error : undefined;
+      const retries: Waiter[] = [];
       for (const [childId, pending] of Object.entries(context.requests)) {
+        enqueue.stopChild(childId);
+        if (renewing && pending.spec.kind === 'resource') {
+          retries.push({ replyTo: pending.replyTo, requestId: pending.requestId, retry: pending.spec });
+          continue;
+        }
         enqueue.sendTo(pending.replyTo, {
           type: 'mcp.failed',
           requestId: pending.requestId,
           server: context.name,
           error: requestAbandonedError(context.name, reason, cause),
         });
-        enqueue.stopChild(childId);
       }
-      enqueue.assign({ requests: {} });
+      enqueue.assign({ requests: {}, waiters: [...context.waiters, ...retries] });
     }),
     'store manifest and report it': enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'MANIFEST_CHANGED') return;
@@ -311,6 +344,7 @@ export const serverMachine = setup({
     requests: {},
     requestSeq: 0,
     connectAfterClose: false,
+    sessionRenewed: false,
   }),
   initial: 'disconnected',
   on: {
@@ -396,11 +430,13 @@ export const serverMachine = setup({
         input: ({ context }) => ({ session: context.session! }),
       },
       after: {
-        healthyConnection: { actions: 'reset retries' },
+        healthyConnection: { actions: ['reset retries', 'forget session renewal'] },
       },
       initial: 'idle',
       states: {
         idle: {
+          // Reads carried over from an expired session are already in flight on entry.
+          always: { guard: 'requests in flight', target: 'busy' },
           after: {
             idleTimeout: { guard: 'idle timer enabled', target: '#server.disconnected.closing' },
           },
@@ -423,7 +459,10 @@ export const serverMachine = setup({
           { target: '.idle', actions: 'deliver request failure' },
         ],
         MANIFEST_CHANGED: { actions: 'store manifest and report it' },
-        CONNECTION_LOST: { target: 'error.releasing', actions: 'store lost connection' },
+        CONNECTION_LOST: [
+          { guard: 'session expired and renewable', target: 'connecting', actions: 'note session renewal' },
+          { target: 'error.releasing', actions: 'store lost connection' },
+        ],
         DISCONNECT: { target: 'disconnected.closing' },
         RECONFIGURE: { target: 'disconnected.closing', actions: ['apply new definition', 'request connect after close'] },
       },

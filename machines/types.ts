@@ -76,7 +76,8 @@ export interface McpSession {
   readonly manifest: McpServerManifest;
   /** Calls `onLost` once when the transport closes or fails; `onManifest` after a list_changed refresh. Returns an unsubscribe. */
   watch(listeners: {
-    onLost: (error: Error) => void;
+    /** `sessionExpired`: the HTTP server forgot the session (404 to a request carrying its id). */
+    onLost: (error: Error, sessionExpired: boolean) => void;
     onManifest: (manifest: McpServerManifest) => void;
   }): () => void;
   callTool(

@@ -17,7 +17,7 @@ export function createServerLogic(deps: ConnectionDeps) {
       closeSession: fromPromise<void, { session?: McpSession }>(async ({ input }) => input.session?.close()),
       watchSession: fromCallback<ServerEvent, { session: McpSession }>(({ input, sendBack }) => {
         const unwatch = input.session.watch({
-          onLost: (error) => sendBack({ type: 'CONNECTION_LOST', error }),
+          onLost: (error, sessionExpired) => sendBack({ type: 'CONNECTION_LOST', error, sessionExpired }),
           onManifest: (manifest) => sendBack({ type: 'MANIFEST_CHANGED', manifest }),
         });
         return () => {

@@ -16,7 +16,7 @@ import type { StderrTail } from '../transports/stderr-tail.js';
 import { listKind, type ListKind } from './manifest.js';
 
 interface SessionListeners {
-  onLost: (error: Error) => void;
+  onLost: (error: Error, sessionExpired: boolean) => void;
   onManifest: (manifest: McpServerManifest) => void;
 }
 
@@ -42,14 +42,14 @@ export class Session implements McpSession {
   manifest: McpServerManifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
   private readonly parts: SessionParts;
   private listeners?: SessionListeners;
-  private lostWith?: Error;
+  private lostWith?: { error: Error; sessionExpired: boolean };
   private closing?: Promise<void>;
   private refreshing: Promise<unknown> = Promise.resolve();
 
   constructor(parts: SessionParts) {
     this.parts = parts;
     this.client = parts.client;
-    parts.client.onclose = () => this.lose(new Error('the server closed the connection'));
+    parts.client.onclose = () => this.lose(new Error('the server closed the connection'), false);
     parts.client.onerror = (error) => {
       if (this.closing) return;
       parts.logger.warn(`MCP server "${parts.server}": ${error.message} (the connection stays up)`);
@@ -101,15 +101,15 @@ export class Session implements McpSession {
     return next;
   }
 
-  private lose(error: Error): void {
+  private lose(error: Error, sessionExpired: boolean): void {
     if (this.closing || this.lostWith) return;
-    this.lostWith = error;
-    this.listeners?.onLost(error);
+    this.lostWith = { error, sessionExpired };
+    this.listeners?.onLost(error, sessionExpired);
   }
 
   watch(listeners: SessionListeners): () => void {
     this.listeners = listeners;
-    if (this.lostWith) listeners.onLost(this.lostWith);
+    if (this.lostWith) listeners.onLost(this.lostWith.error, this.lostWith.sessionExpired);
     return () => {
       if (this.listeners === listeners) this.listeners = undefined;
     };
@@ -142,7 +142,7 @@ export class Session implements McpSession {
     const { server } = this.parts;
     if (this.connectionIsGone(error)) {
       const lost = error instanceof Error ? error : new Error(String(error));
-      this.lose(lost);
+      this.lose(lost, this.sessionExpired(error));
       return requestAbandonedError(server, 'lost', lost);
     }
     const message = error instanceof Error ? error.message : String(error);
@@ -158,9 +158,13 @@ export class Session implements McpSession {
    */
   private connectionIsGone(error: unknown): boolean {
     if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
-    if (error instanceof StreamableHTTPError) return error.code === 404 && this.parts.transport.sessionId !== undefined;
+    if (this.sessionExpired(error)) return true;
     if (!(error instanceof Error)) return false;
     return error.message === 'Not connected' || (error instanceof TypeError && error.message === 'fetch failed');
+  }
+
+  private sessionExpired(error: unknown): boolean {
+    return error instanceof StreamableHTTPError && error.code === 404 && this.parts.transport.sessionId !== undefined;
   }
 
   close(): Promise<void> {

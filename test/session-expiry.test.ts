@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { McpConnectionManager, silentLogger } from '../src/index.js';
+import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
+import { rejectionOf } from './support/fixtures.js';
+
+let fixture: HttpFixture | undefined;
+afterEach(async () => {
+  await fixture?.close();
+  fixture = undefined;
+});
+
+/** POSTs of one connect: initialize, initialized, tools/list, resources/list, templates/list, prompts/list. */
+const CONNECT_POSTS = 6;
+
+function initializeCount(server: HttpFixture): number {
+  return server.requests.filter((request) => request.rpcMethod === 'initialize').length;
+}
+
+describe('Streamable HTTP session expiry (404 to a request carrying Mcp-Session-Id)', () => {
+  it('opens a new session once and sends the read again, without a backoff wait', async () => {
+    fixture = await startHttpFixture({ expireSessionsAfter: CONNECT_POSTS, expiringSessions: 1 });
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    await manager.connect('remote', { url: fixture.url });
+    const states: string[] = [];
+    manager.on('mcp.stateChanged', (event) => states.push(event.state));
+
+    const resource = await manager.readResource('remote', 'fixture://greeting');
+
+    expect(resource.contents[0]).toMatchObject({ text: 'Hello from the fixture server' });
+    expect(initializeCount(fixture)).toBe(2);
+    expect(states).toEqual(['connecting', 'connected']);
+    await manager.dispose();
+  });
+
+  it('reports the loss of a tool call instead of repeating it, and is connected again', async () => {
+    fixture = await startHttpFixture({ expireSessionsAfter: CONNECT_POSTS, expiringSessions: 1 });
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    await manager.connect('remote', { url: fixture.url });
+
+    const error = await rejectionOf(manager.callTool('remote', 'echo', { text: 'once' }));
+
+    expect(error).toMatchObject({ code: 'CONNECTION_LOST', server: 'remote' });
+    expect(error.message).toMatch(/ended its session .* a tool call is not repeated/);
+    expect(fixture.requests.filter((request) => request.rpcMethod === 'tools/call')).toHaveLength(1);
+    await vi.waitFor(() => expect(manager.getState('remote')).toBe('connected'));
+    expect(initializeCount(fixture)).toBe(2);
+    await manager.dispose();
+  });
+
+  it('renews only once: a session that expires again at once falls back to the normal backoff', async () => {
+    fixture = await startHttpFixture({ expireSessionsAfter: CONNECT_POSTS });
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    await manager.connect('remote', { url: fixture.url });
+
+    // The renewed session expires on its first read as well.
+    const error = await rejectionOf(manager.readResource('remote', 'fixture://greeting'));
+    expect(error).toMatchObject({ code: 'CONNECTION_LOST' });
+    expect(initializeCount(fixture)).toBe(2);
+    await vi.waitFor(() => expect(manager.getState('remote')).toBe('error'));
+    await manager.dispose();
+  });
+});
