@@ -15,8 +15,8 @@ const TOOL_FACTORIES: Record<LoaderToolName, (context: LoaderToolContext) => Loa
 };
 
 /**
- * Configures the manager with every allowed, enabled server (this replaces its set: servers
- * configured before and not passed here are removed) and returns the permitted tools.
+ * Adds every allowed, enabled server to the manager (servers it already knew stay) and
+ * returns the permitted tools.
  */
 export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTool[] {
   const catalog = buildServerCatalog(options.servers, options.permissions);
