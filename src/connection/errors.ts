@@ -1,6 +1,7 @@
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServerError } from '../../machines/errors.js';
+import { redact, redactError } from '../redact.js';
 
 /** A server entry that cannot work as written: retrying will not help. */
 export class ConfigInvalidError extends Error {
@@ -43,9 +44,11 @@ export function connectFailure(
   error: unknown,
   classify: (error: unknown) => boolean,
   stderrTail: string,
+  secrets: readonly string[],
 ): McpServerError {
   const configError = classify(error);
-  const reason = error instanceof Error ? error.message : String(error);
+  // A server may echo a header or its environment back in an error: those never go further.
+  const reason = redact(error instanceof Error ? error.message : String(error), secrets);
   const status = httpStatusOf(error);
   const hint = configError
     ? status === 401 || status === 403
@@ -56,6 +59,6 @@ export function connectFailure(
     configError ? 'CONFIG_ERROR' : 'CONNECT_FAILED',
     server,
     `Could not connect to MCP server "${server}": ${reason}.${hint}` + (stderrTail ? `\nLast stderr lines:\n${stderrTail}` : ''),
-    { cause: error, stderrTail },
+    { cause: redactError(error, secrets), stderrTail },
   );
 }

@@ -10,6 +10,7 @@ import { createStdioTransport, processGroupOf } from '../transports/stdio.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ConfigInvalidError, connectFailure, isConfigError } from './errors.js';
 import { listManifest } from './manifest.js';
+import { secretsOf } from '../redact.js';
 import { Session } from './session.js';
 import type { SessionTracker } from './session-tracker.js';
 
@@ -54,20 +55,21 @@ export async function openSession(request: OpenSessionRequest, deps: ConnectionD
   const classify = request.options.isConfigError ?? isConfigError;
   const transport = inferTransport(request.config);
   const diagnostics = { stderrTail: '' };
+  const secrets = secretsOf(request.config);
   try {
     if (!transport) {
       throw new ConfigInvalidError(request.name, 'type', 'no transport: give "command" (stdio), "url" (http) or a known "type"');
     }
     try {
-      return await attempt(request, transport, deps, diagnostics);
+      return await attempt(request, transport, deps, diagnostics, secrets);
     } catch (error) {
       if (transport !== 'http' || !shouldFallBackToSse(error) || request.signal.aborted) throw error;
       deps.logger.info(`MCP server "${request.name}" refused Streamable HTTP; trying the SSE transport.`);
-      return await attempt(request, 'sse', deps, diagnostics);
+      return await attempt(request, 'sse', deps, diagnostics, secrets);
     }
   } catch (error) {
     const cause = request.signal.aborted ? abortReason(request.signal) : error;
-    throw connectFailure(request.name, cause, classify, diagnostics.stderrTail);
+    throw connectFailure(request.name, cause, classify, diagnostics.stderrTail, secrets);
   }
 }
 
@@ -80,12 +82,13 @@ async function attempt(
   kind: McpTransportKind,
   deps: ConnectionDeps,
   diagnostics: { stderrTail: string },
+  secrets: readonly string[],
 ): Promise<Session> {
   const spec: ServerSpec = { name: request.name, config: request.config, transport: kind };
   const transport = (deps.transportFactory ?? defaultTransportFactory)(spec);
   const stderr =
     transport instanceof StdioClientTransport
-      ? new StderrTail(transport.stderr as Readable | null, 50, (line) => deps.logger.debug(`[${request.name} stderr] ${line}`))
+      ? new StderrTail(transport.stderr as Readable | null, secrets, 50, (line) => deps.logger.debug(`[${request.name} stderr] ${line}`))
       : undefined;
   const processGroup = processGroupOf(transport);
   const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, { capabilities: {} });
@@ -95,6 +98,7 @@ async function attempt(
     transport,
     logger: deps.logger,
     stderr,
+    secrets,
     processGroup,
     onClosed: () => deps.tracker.remove(request.name, session),
   });

@@ -13,6 +13,7 @@ import type { McpServerManifest, McpSession } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
 import { terminateGroup } from '../transports/process-group.js';
 import type { StderrTail } from '../transports/stderr-tail.js';
+import { redact, redactError } from '../redact.js';
 import { listKind, type ListKind } from './manifest.js';
 
 interface SessionListeners {
@@ -26,6 +27,8 @@ export interface SessionParts {
   transport: Transport;
   logger: Logger;
   stderr?: StderrTail;
+  /** Values never to pass on: see redact.ts. */
+  secrets: readonly string[];
   /** Called once the close has finished. */
   onClosed?: () => void;
   /** The process group to end on close (stdio servers started through setsid). */
@@ -52,7 +55,7 @@ export class Session implements McpSession {
     parts.client.onclose = () => this.lose(new Error('the server closed the connection'), false);
     parts.client.onerror = (error) => {
       if (this.closing) return;
-      parts.logger.warn(`MCP server "${parts.server}": ${error.message} (the connection stays up)`);
+      parts.logger.warn(`MCP server "${parts.server}": ${redact(error.message, parts.secrets)} (the connection stays up)`);
     };
   }
 
@@ -92,7 +95,7 @@ export class Session implements McpSession {
       } catch (error) {
         if (!this.closing) {
           this.parts.logger.warn(
-            `MCP server "${this.parts.server}": refreshing ${kinds.join(', ')} after list_changed failed: ${(error as Error).message}`,
+            `MCP server "${this.parts.server}": refreshing ${kinds.join(', ')} after list_changed failed: ${redact((error as Error).message, this.parts.secrets)}`,
           );
         }
       }
@@ -101,8 +104,9 @@ export class Session implements McpSession {
     return next;
   }
 
-  private lose(error: Error, sessionExpired: boolean): void {
+  private lose(raw: Error, sessionExpired: boolean): void {
     if (this.closing || this.lostWith) return;
+    const error = redactError(raw, this.parts.secrets);
     this.lostWith = { error, sessionExpired };
     this.listeners?.onLost(error, sessionExpired);
   }
@@ -140,14 +144,13 @@ export class Session implements McpSession {
 
   private requestFailure(what: string, error: unknown): Error {
     const { server } = this.parts;
+    const clean = redactError(error instanceof Error ? error : new Error(String(error)), this.parts.secrets);
     if (this.connectionIsGone(error)) {
-      const lost = error instanceof Error ? error : new Error(String(error));
-      this.lose(lost, this.sessionExpired(error));
-      return requestAbandonedError(server, 'lost', lost);
+      this.lose(clean, this.sessionExpired(error));
+      return requestAbandonedError(server, 'lost', clean);
     }
-    const message = error instanceof Error ? error.message : String(error);
-    return new McpServerError('REQUEST_FAILED', server, `MCP server "${server}" failed ${what}: ${message}`, {
-      cause: error,
+    return new McpServerError('REQUEST_FAILED', server, `MCP server "${server}" failed ${what}: ${clean.message}`, {
+      cause: clean,
     });
   }
 

@@ -1,12 +1,15 @@
 import type { Readable } from 'node:stream';
 
-/** Keeps the last `maxLines` lines a server wrote to stderr, to attach to its errors. */
+import { redact } from '../redact.js';
+
+/** Keeps the last `maxLines` lines a server wrote to stderr, secrets redacted, to attach to its errors. */
 export class StderrTail {
   private readonly lines: string[] = [];
   private partial = '';
 
   constructor(
     stream: Readable | null,
+    private readonly secrets: readonly string[],
     private readonly maxLines = 50,
     onLine?: (line: string) => void,
   ) {
@@ -14,8 +17,9 @@ export class StderrTail {
     stream?.on('data', (chunk: string) => {
       const parts = (this.partial + chunk).split('\n');
       this.partial = parts.pop() ?? '';
-      for (const line of parts) {
-        this.push(line.replace(/\r$/, ''));
+      for (const raw of parts) {
+        const line = redact(raw.replace(/\r$/, ''), this.secrets);
+        this.push(line);
         onLine?.(line);
       }
     });
@@ -27,6 +31,7 @@ export class StderrTail {
   }
 
   text(): string {
-    return [...this.lines, ...(this.partial ? [this.partial] : [])].slice(-this.maxLines).join('\n');
+    const partial = this.partial ? [redact(this.partial, this.secrets)] : [];
+    return [...this.lines, ...partial].slice(-this.maxLines).join('\n');
   }
 }
