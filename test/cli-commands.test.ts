@@ -163,3 +163,22 @@ describe.concurrent('flags and help', () => {
     expect(run.stdout + run.stderr).toMatch(/missing\.json/);
   });
 });
+
+describe.concurrent('project servers from the CLI', () => {
+  it('asks by default: without a terminal an unapproved project server is listed as disabled, with a hint', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'mcp-cli-project-'));
+    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { cloned: stdioFixture() } }));
+    try {
+      const asked = await runCli(['--project', project, 'servers'], { cwd: project, env: { HOME: home } });
+      expect(asked.stdout).toMatch(/cloned\s+project\s+stdio\s+disabled/);
+      expect(asked.stdout).toMatch(/project server "cloned" is not approved/);
+      const trusted = await runCli(['--project', project, '--project-servers', 'trust', 'load', 'cloned'], { cwd: project, env: { HOME: home } });
+      expect(trusted.code).toBe(0);
+      const refused = await runCli(['--project', project, '--project-servers', 'sometimes', 'servers'], { cwd: project, env: { HOME: home } });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/Allowed choices are ask, trust, deny/);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
+});

@@ -23,6 +23,11 @@ export function buildProgram(): Command {
     .option('--allow <pattern>', 'only these servers may be used (repeatable; * wildcards)', collect, [])
     .option('--deny <pattern>', 'these servers may not be used; deny wins (repeatable; * wildcards)', collect, [])
     .option('-v, --verbose', 'log lifecycle and debug lines to stderr', false)
+    .addOption(
+      new Option('--project-servers <policy>', "servers from the project's .mcp.json: ask once per definition, trust, or deny")
+        .choices(['ask', 'trust', 'deny'])
+        .default('ask'),
+    )
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 

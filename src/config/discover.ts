@@ -5,6 +5,7 @@ import type { VariableSource } from './expand-variables.js';
 import { loadConfigFile } from './load-config-file.js';
 import { locateConfigFiles, type ConfigFileLocation } from './locate-config-files.js';
 import { emptyRecord } from './null-proto.js';
+import { applyProjectTrust } from './project-trust.js';
 import { reportProblems } from './report-problems.js';
 import type { ConfigProblem, DiscoverMcpServersOptions, DiscoveredServer, DiscoveryResult } from './types.js';
 
@@ -14,7 +15,11 @@ import type { ConfigProblem, DiscoverMcpServersOptions, DiscoveredServer, Discov
  */
 export async function discoverMcpServers(options: DiscoverMcpServersOptions = {}): Promise<DiscoveryResult> {
   const files = await locateConfigFiles(options);
-  return loadAndMerge(files, options.env ?? process.env, options.logger ?? silentLogger);
+  const logger = options.logger ?? silentLogger;
+  const merged = await loadAndMerge(files, options.env ?? process.env, logger);
+  const trusted = await applyProjectTrust(merged, options);
+  reportProblems(trusted.problems.slice(merged.problems.length), logger);
+  return trusted;
 }
 
 /** Reads the files (in parallel) and merges them in precedence order: a later file wins a name clash. */

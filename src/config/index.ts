@@ -3,6 +3,13 @@ export { discoverMcpServers } from './discover.js';
 export { enabledServers } from './enabled-servers.js';
 export { watchMcpServers, watchIntoManager, DEFAULT_WATCH_DEBOUNCE_MS } from './watch.js';
 export { formatProblem } from './report-problems.js';
+export {
+  applyProjectTrust,
+  defaultApprovalsPath,
+  serverFingerprint,
+  type ProjectServerPolicy,
+  type ProjectTrustOptions,
+} from './project-trust.js';
 export { defaultUserConfigPath, findProjectConfig, PROJECT_CONFIG_NAME } from './locate-config-files.js';
 export type {
   ConfigProblem,

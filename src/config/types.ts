@@ -1,6 +1,7 @@
 /** The public shapes of config discovery. Type-only. */
 import type { McpServerConfig, McpTransportKind } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
+import type { ProjectTrustOptions } from './project-trust.js';
 
 /** Where a server definition came from: `~/.ai-zen/mcp.json`, a project `.mcp.json`, or a file named explicitly (`--config`). */
 export type ConfigScope = 'user' | 'project' | 'explicit';
@@ -40,7 +41,7 @@ export interface DiscoveryResult {
   problems: ConfigProblem[];
 }
 
-export interface DiscoverMcpServersOptions {
+export interface DiscoverMcpServersOptions extends ProjectTrustOptions {
   /** Default `~/.ai-zen/mcp.json`. */
   userConfigPath?: string;
   /** The folder holding `.mcp.json`. Default: the nearest `.mcp.json` walking up from `cwd`, stopping at the git root. */

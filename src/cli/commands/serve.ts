@@ -14,7 +14,8 @@ import { openLoaderSession } from '../session.js';
  */
 export async function runServe(options: GlobalOptions, managerOptions: McpConnectionManagerOptions = {}): Promise<void> {
   const logger = cliLogger(options.verbose);
-  const discovery = await discover(options, logger);
+  // stdin carries the protocol: nobody can be asked, only earlier approvals count.
+  const discovery = await discover(options, logger, false);
   const { manager, tools } = openLoaderSession(discovery, options, logger, managerOptions);
   manager.on('mcp.stateChanged', (event) => logger.info(`${event.server}: ${event.state}`));
 

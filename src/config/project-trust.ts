@@ -1,0 +1,97 @@
+/**
+ * Project servers come from a `.mcp.json` inside code you may have just cloned: running them
+ * is running that code. `projectServers` says what to do with them: `trust` (the default),
+ * `deny`, or `ask` once per definition, remembered by a fingerprint of the definition, so an
+ * edited command or URL has to be approved again.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { homedir } from 'node:os';
+import type { ConfigProblem, DiscoveredServer, DiscoveryResult } from './types.js';
+import { emptyRecord, isJsonObject, nullProtoCopy } from './null-proto.js';
+
+export type ProjectServerPolicy = 'trust' | 'ask' | 'deny';
+
+export interface ProjectTrustOptions {
+  /** Default `trust`. */
+  projectServers?: ProjectServerPolicy;
+  /** `ask`: called for each project server not approved in its current form; resolve true to approve it. */
+  approveProjectServer?: (server: DiscoveredServer, fingerprint: string) => boolean | Promise<boolean>;
+  /** Where approvals (fingerprints only, never values) are kept. Default `~/.ai-zen/mcp-approvals.json`. */
+  approvalsPath?: string;
+}
+
+export function defaultApprovalsPath(): string {
+  return join(homedir(), '.ai-zen', 'mcp-approvals.json');
+}
+
+/** A hash of everything that decides what runs and where it connects; description and disabled do not count. */
+export function serverFingerprint(server: DiscoveredServer): string {
+  const { description: _description, disabled: _disabled, ...definition } = server.config;
+  const canonical = JSON.stringify([server.transport, sortKeys(definition)]);
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (!isJsonObject(value)) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys(value[key])]));
+}
+
+function approvalKey(server: DiscoveredServer): string {
+  return `${server.source}#${server.name}`;
+}
+
+async function readApprovals(path: string): Promise<Record<string, string>> {
+  try {
+    const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
+    return isJsonObject(parsed) ? (nullProtoCopy(parsed) as Record<string, string>) : emptyRecord();
+  } catch {
+    return emptyRecord();
+  }
+}
+
+async function writeApprovals(path: string, approvals: Record<string, string>): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(approvals, null, 2)}\n`, { mode: 0o600 });
+  await rename(temporary, path);
+}
+
+/** Project servers that are not trusted stay listed, disabled, with a problem saying why and what to do. */
+export async function applyProjectTrust(result: DiscoveryResult, options: ProjectTrustOptions): Promise<DiscoveryResult> {
+  const policy = options.projectServers ?? 'trust';
+  if (policy === 'trust') return result;
+  const project = Object.values(result.servers).filter((server) => server.scope === 'project' && !server.disabled);
+  if (project.length === 0) return result;
+
+  const path = options.approvalsPath ?? defaultApprovalsPath();
+  const approvals = await readApprovals(path);
+  const servers = nullProtoCopy(result.servers);
+  const problems: ConfigProblem[] = [...result.problems];
+  let approvalsChanged = false;
+  for (const server of project) {
+    const fingerprint = serverFingerprint(server);
+    if (policy === 'ask') {
+      if (approvals[approvalKey(server)] === fingerprint) continue;
+      if (await options.approveProjectServer?.(server, fingerprint)) {
+        approvals[approvalKey(server)] = fingerprint;
+        approvalsChanged = true;
+        continue;
+      }
+    }
+    servers[server.name] = { ...server, disabled: true };
+    problems.push({
+      severity: 'warning',
+      file: server.source,
+      server: server.name,
+      message:
+        policy === 'deny'
+          ? `project server "${server.name}" is not used: project servers are denied (projectServers: "deny")`
+          : `project server "${server.name}" is not approved${approvals[approvalKey(server)] ? ' since its definition changed' : ''}: approve it when asked, or trust project servers`,
+    });
+  }
+  if (approvalsChanged) await writeApprovals(path, approvals);
+  return { servers, problems };
+}

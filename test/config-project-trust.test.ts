@@ -1,0 +1,87 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { discoverMcpServers, type DiscoveredServer } from '../src/config/index.js';
+
+let root: string;
+let project: string;
+let userFile: string;
+let approvalsPath: string;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'mcp-trust-'));
+  project = join(root, 'project');
+  mkdirSync(project);
+  userFile = join(root, 'user.json');
+  approvalsPath = join(root, 'state', 'approvals.json');
+  writeFileSync(userFile, JSON.stringify({ mcpServers: { mine: { command: 'my-server' } } }));
+  writeProject({ cloned: { command: 'cloned-server', args: ['--port', '1'], env: { TOKEN: 'secret-value-123' } } });
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function writeProject(servers: Record<string, unknown>) {
+  writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: servers }));
+}
+
+const discover = (options: Parameters<typeof discoverMcpServers>[0]) =>
+  discoverMcpServers({ userConfigPath: userFile, projectRoot: project, approvalsPath, ...options });
+
+describe('project servers: trust, ask or deny', () => {
+  it('trusts project servers by default', async () => {
+    const { servers } = await discover({});
+    expect(servers.cloned?.disabled).toBe(false);
+  });
+
+  it('deny: lists project servers as disabled with a problem; user servers are untouched', async () => {
+    const { servers, problems } = await discover({ projectServers: 'deny' });
+    expect(servers.cloned?.disabled).toBe(true);
+    expect(servers.mine?.disabled).toBe(false);
+    expect(problems).toContainEqual(expect.objectContaining({ server: 'cloned', message: expect.stringMatching(/denied/) }));
+  });
+
+  it('ask: without an approval callback, a project server stays disabled', async () => {
+    const { servers, problems } = await discover({ projectServers: 'ask' });
+    expect(servers.cloned?.disabled).toBe(true);
+    expect(problems).toContainEqual(expect.objectContaining({ server: 'cloned', message: expect.stringMatching(/not approved/) }));
+  });
+
+  it('ask: asks once per definition and remembers the approval', async () => {
+    const approve = vi.fn(async (_server: DiscoveredServer) => true);
+    const first = await discover({ projectServers: 'ask', approveProjectServer: approve });
+    expect(first.servers.cloned?.disabled).toBe(false);
+    expect(approve).toHaveBeenCalledTimes(1);
+    expect(approve.mock.calls[0]![0].name).toBe('cloned');
+
+    const again = await discover({ projectServers: 'ask', approveProjectServer: approve });
+    expect(again.servers.cloned?.disabled).toBe(false);
+    expect(approve).toHaveBeenCalledTimes(1);
+  });
+
+  it('ask: an edited command needs approval again', async () => {
+    await discover({ projectServers: 'ask', approveProjectServer: async () => true });
+    writeProject({ cloned: { command: 'something-else', args: ['--port', '1'], env: { TOKEN: 'secret-value-123' } } });
+    const refuse = vi.fn(async () => false);
+    const { servers, problems } = await discover({ projectServers: 'ask', approveProjectServer: refuse });
+    expect(refuse).toHaveBeenCalledTimes(1);
+    expect(servers.cloned?.disabled).toBe(true);
+    expect(problems).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/since its definition changed/) }));
+  });
+
+  it('ask: a changed description alone keeps the approval', async () => {
+    await discover({ projectServers: 'ask', approveProjectServer: async () => true });
+    writeProject({ cloned: { command: 'cloned-server', args: ['--port', '1'], env: { TOKEN: 'secret-value-123' }, description: 'new words' } });
+    const approve = vi.fn(async () => false);
+    const { servers } = await discover({ projectServers: 'ask', approveProjectServer: approve });
+    expect(approve).not.toHaveBeenCalled();
+    expect(servers.cloned?.disabled).toBe(false);
+  });
+
+  it('keeps approvals in a 0600 file that holds fingerprints, never values', async () => {
+    await discover({ projectServers: 'ask', approveProjectServer: async () => true });
+    expect(statSync(approvalsPath).mode & 0o777).toBe(0o600);
+    const text = readFileSync(approvalsPath, 'utf8');
+    expect(text).not.toContain('secret-value-123');
+    expect(Object.values(JSON.parse(text) as Record<string, string>)[0]).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
