@@ -4,7 +4,7 @@ import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type
 
 type Clock = NonNullable<ActorOptions<RegistryMachine>['clock']>;
 import { registryMachine, type RegistryMachine } from '../machines/registry.machine.js';
-import { publicServerState, type ServerActorRef } from '../machines/server.machine.js';
+import { publicServerState, type ServerActorRef, type ServerSnapshot } from '../machines/server.machine.js';
 import type {
   McpConnectOptions,
   McpRegistryEmitted,
@@ -153,7 +153,7 @@ export class McpConnectionManager {
   async disconnect(name: string): Promise<void> {
     this.actor.send({ type: 'mcp.disconnect', server: name });
     const server = this.serverActor(name);
-    if (server) await waitFor(server, (snapshot) => snapshot.matches({ disconnected: 'idle' }) || snapshot.status !== 'active');
+    if (server) await waitFor(server, closeFinished);
     await this.tracker.settled(name);
   }
 
@@ -161,7 +161,7 @@ export class McpConnectionManager {
     this.actor.send({ type: 'mcp.disconnectAll' });
     const servers = Object.values(this.actor.getSnapshot().context.actors);
     await Promise.all(
-      servers.map((server) => waitFor(server, (snapshot) => snapshot.matches({ disconnected: 'idle' }) || snapshot.status !== 'active')),
+      servers.map((server) => waitFor(server, closeFinished)),
     );
     await this.tracker.allSettled();
   }
@@ -229,6 +229,15 @@ export class McpConnectionManager {
       this.actor.send(build(this.inbox, requestId));
     });
   }
+}
+
+/**
+ * The close a DISCONNECT began is over. DISCONNECT is handled at once (the server is then in
+ * `disconnected.closing` or `disconnected.idle`); a connect() that arrives during the close takes
+ * the server on to `connecting` instead of `disconnected.idle`, which also means the close is done.
+ */
+function closeFinished(snapshot: ServerSnapshot): boolean {
+  return snapshot.status !== 'active' || !snapshot.matches({ disconnected: 'closing' });
 }
 
 function unexpected(reply: McpReply): Error {

@@ -1,0 +1,194 @@
+/**
+ * Embedding the MCP registry in your own agent statechart.
+ *
+ * The agent invokes the registry as a child (`mcp`) and talks to it only with the DESIGN §4
+ * events: it sends `mcp.load` / `mcp.callTool` with `replyTo: self`, and the answers
+ * (`mcp.loaded`, `mcp.toolResult`, `mcp.failed`) arrive as its own events. The chart is pure
+ * data, like the ones in machines/: `createAgent(deps)` provides the registry with its effects.
+ *
+ *   thinking → loadingTools → calling → done
+ *        ↘            ↘           ↘
+ *                  failed
+ *
+ * Run it: `npx tsx examples/agent-statechart.ts` (the fixture server of the tests), or
+ * `npx tsx examples/agent-statechart.ts <command> [args…]` for a stdio server with an `echo` tool.
+ */
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { assign, createActor, fromPromise, sendTo, setup, waitFor, type Actor, type AnyActorRef } from 'xstate';
+import { registryMachine, type RegistryInput } from '../machines/registry.machine.js';
+import type { ServerActorRef } from '../machines/server.machine.js';
+import type { McpReply, McpServerConfig, McpServerManifest } from '../machines/types.js';
+import type { ConnectionDeps } from '../src/connection/open-session.js';
+import { createServerLogic } from '../src/connection/server-logic.js';
+import { SessionTracker } from '../src/connection/session-tracker.js';
+import { stderrLogger } from '../src/logger.js';
+
+/** What the agent decided to do: one tool call. */
+export interface AgentPlan {
+  server: string;
+  tool: string;
+  arguments?: Record<string, unknown>;
+}
+
+export interface AgentInput {
+  /** The MCP servers the agent may use, as in an mcp.json file. */
+  servers: Record<string, McpServerConfig>;
+  /** The request the agent thinks about (here it already is the plan; an LLM would derive it). */
+  task: AgentPlan;
+}
+
+export interface AgentContext {
+  servers: Record<string, McpServerConfig>;
+  task: AgentPlan;
+  plan?: AgentPlan;
+  manifest?: McpServerManifest;
+  result?: CallToolResult;
+  error?: Error;
+}
+
+/** The registry's id and systemId in the agent, so a host can reach it: `agent.system.get('mcp')`. */
+export const MCP_CHILD = 'mcp';
+const LOAD_REQUEST = 'agent.load';
+const CALL_REQUEST = 'agent.call';
+
+type Failed = Extract<McpReply, { type: 'mcp.failed' }>;
+
+export const agentMachine = setup({
+  types: {
+    context: {} as AgentContext,
+    events: {} as McpReply,
+    input: {} as AgentInput,
+  },
+  actors: {
+    // Provided by `createAgent`: this one has no effects (its servers cannot connect).
+    mcp: registryMachine,
+    // Where an LLM would pick the next step; the default takes the task as the plan.
+    think: fromPromise<AgentPlan, { task: AgentPlan }>(async ({ input }) => input.task),
+  },
+  guards: {
+    'answers my load': ({ event }) => event.requestId === LOAD_REQUEST,
+    'answers my call': ({ event }) => event.requestId === CALL_REQUEST,
+    'offers the planned tool': ({ context, event }) =>
+      event.type === 'mcp.loaded' && event.manifest.tools.some((tool) => tool.name === context.plan?.tool),
+  },
+  actions: {
+    'ask to load the server': sendTo(MCP_CHILD, ({ context, self }) => ({
+      type: 'mcp.load' as const,
+      server: context.plan!.server,
+      replyTo: self,
+      requestId: LOAD_REQUEST,
+    })),
+    'ask to call the tool': sendTo(MCP_CHILD, ({ context, self }) => ({
+      type: 'mcp.callTool' as const,
+      server: context.plan!.server,
+      tool: context.plan!.tool,
+      arguments: context.plan!.arguments,
+      replyTo: self,
+      requestId: CALL_REQUEST,
+    })),
+    'remember the manifest': assign({
+      manifest: ({ event }) => (event.type === 'mcp.loaded' ? event.manifest : undefined),
+    }),
+    'remember the result': assign({
+      result: ({ event }) => (event.type === 'mcp.toolResult' ? event.result : undefined),
+    }),
+    'remember the failure': assign({ error: ({ event }) => (event as Failed).error }),
+    'note the missing tool': assign({
+      error: ({ context }) =>
+        new Error(`MCP server "${context.plan?.server}" offers no tool "${context.plan?.tool}".`),
+    }),
+  },
+}).createMachine({
+  id: 'agent',
+  context: ({ input }) => ({ servers: input.servers, task: input.task }),
+  invoke: {
+    id: MCP_CHILD,
+    systemId: MCP_CHILD,
+    src: 'mcp',
+    input: ({ context }): RegistryInput => ({ servers: context.servers }),
+  },
+  initial: 'thinking',
+  states: {
+    thinking: {
+      invoke: {
+        src: 'think',
+        input: ({ context }) => ({ task: context.task }),
+        onDone: { target: 'loadingTools', actions: assign({ plan: ({ event }) => event.output }) },
+        onError: { target: 'failed', actions: assign({ error: ({ event }) => event.error as Error }) },
+      },
+    },
+    loadingTools: {
+      entry: 'ask to load the server',
+      on: {
+        'mcp.loaded': [
+          { guard: 'offers the planned tool', target: 'calling', actions: 'remember the manifest' },
+          { target: 'failed', actions: ['remember the manifest', 'note the missing tool'] },
+        ],
+        'mcp.failed': { guard: 'answers my load', target: 'failed', actions: 'remember the failure' },
+      },
+    },
+    calling: {
+      entry: 'ask to call the tool',
+      on: {
+        'mcp.toolResult': { guard: 'answers my call', target: 'done', actions: 'remember the result' },
+        'mcp.failed': { guard: 'answers my call', target: 'failed', actions: 'remember the failure' },
+      },
+    },
+    // Not final: a final state would stop the registry at once. The agent keeps its
+    // connections until its host disconnects them (`mcp.disconnectAll`) or stops it.
+    done: { tags: 'finished' },
+    failed: { tags: 'finished' },
+  },
+});
+
+/** The agent with a working registry: servers connect through the MCP SDK. */
+export function createAgent(deps: ConnectionDeps) {
+  return agentMachine.provide({
+    actors: { mcp: registryMachine.provide({ actors: { server: createServerLogic(deps) } }) },
+  });
+}
+
+type AgentActor = Actor<ReturnType<typeof createAgent>>;
+
+/** Sends `mcp.disconnectAll` to the agent's registry and resolves once every server is disconnected. */
+export async function disconnectAll(agent: AgentActor, tracker?: SessionTracker): Promise<void> {
+  const registry = agent.system.get(MCP_CHILD) as AnyActorRef | undefined;
+  if (!registry) return;
+  registry.send({ type: 'mcp.disconnectAll' });
+  const servers = Object.values((registry.getSnapshot() as { context: { actors: Record<string, ServerActorRef> } }).context.actors);
+  await Promise.all(
+    servers.map((server) => waitFor(server, (snapshot) => snapshot.matches({ disconnected: 'idle' }) || snapshot.status !== 'active')),
+  );
+  await tracker?.allSettled();
+}
+
+const FIXTURE_SERVER = fileURLToPath(new URL('../test/fixtures/stdio-server.mjs', import.meta.url));
+
+/** Runs the agent once against one stdio server and prints what it got. Returns the exit code. */
+export async function main(argv: string[] = process.argv.slice(2), print: (line: string) => void = console.log): Promise<number> {
+  const [command, ...args] = argv;
+  const server: McpServerConfig = command ? { command, args } : { command: process.execPath, args: [FIXTURE_SERVER] };
+  const tracker = new SessionTracker();
+  const agent = createActor(createAgent({ logger: stderrLogger, tracker, clientInfo: { name: 'agent-statechart', version: '0.1.0' } }), {
+    input: { servers: { demo: server }, task: { server: 'demo', tool: 'echo', arguments: { text: 'hello from an agent statechart' } } },
+  });
+  agent.start();
+  try {
+    const finished = await waitFor(agent, (snapshot) => snapshot.hasTag('finished'), { timeout: 60_000 });
+    if (finished.matches('failed')) {
+      print(`failed: ${finished.context.error?.message}`);
+      return 1;
+    }
+    const texts = (finished.context.result?.content ?? []).flatMap((part) => (part.type === 'text' ? [part.text] : []));
+    print(`done: ${texts.join('\n')}`);
+    return 0;
+  } finally {
+    await disconnectAll(agent, tracker);
+    agent.stop();
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.exitCode = await main();
+}

@@ -1,0 +1,29 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerManifest, McpSession } from '../../machines/types.js';
+
+export const FAKE_MANIFEST: McpServerManifest = {
+  tools: [{ name: 'echo', description: 'Returns its text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }],
+  resources: [{ uri: 'fake://greeting', name: 'greeting' }],
+  resourceTemplates: [],
+  prompts: [],
+};
+
+export const FAKE_TOOL_RESULT: CallToolResult = { content: [{ type: 'text', text: 'echo' }] };
+export const FAKE_RESOURCE_RESULT: ReadResourceResult = { contents: [{ uri: 'fake://greeting', text: 'hello' }] };
+
+/**
+ * A session that is only data: what a scripted `connect` resolves with when the chart is run
+ * without a server. Its methods answer at once; the chart's own actors are scripted anyway.
+ */
+export function createFakeSession(manifest: McpServerManifest = FAKE_MANIFEST): McpSession {
+  return {
+    client: {} as Client,
+    manifest,
+    watch: () => () => {},
+    callTool: async () => FAKE_TOOL_RESULT,
+    readResource: async () => FAKE_RESOURCE_RESULT,
+    stderrTail: () => '',
+    close: async () => {},
+  };
+}

@@ -1,0 +1,27 @@
+/** Model-based testing helpers for the charts (DESIGN §9), for this project's tests and for users'. */
+export {
+  createServerTestModel,
+  delayedEventsOf,
+  serializeServerState,
+  configError,
+  transientError,
+  SERVER_MODEL_INPUT,
+  type DelayedEvent,
+  type ServerActorEvent,
+  type ServerModelEvent,
+  type ServerTestModel,
+  type ServerTestModelOptions,
+} from './server-test-model.js';
+export { createScriptedServer, ReplayClock, flush, type ScriptedServer, type ScriptedServerOptions } from './scripted-server.js';
+export { CoverageRecorder, chartStateIds, chartTransitions, transitionKey, type CoverageReport } from './coverage.js';
+export { createFakeSession, FAKE_MANIFEST, FAKE_RESOURCE_RESULT, FAKE_TOOL_RESULT } from './fake-session.js';
+export {
+  createRegistryTestModel,
+  modelServers,
+  serializeRegistryState,
+  MODEL_SERVERS,
+  type RegistryModelEvent,
+  type RegistrySnapshot,
+  type RegistryTestModel,
+  type RegistryTestModelOptions,
+} from './registry-test-model.js';

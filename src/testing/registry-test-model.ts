@@ -1,0 +1,90 @@
+/**
+ * A model of the registry chart: its one state never changes, so the abstract state is what
+ * its routing guards read — which servers are spawned, and which definition is configured.
+ * The events are the DESIGN §4 protocol for an enabled, a disabled and an unknown server, the
+ * reports of a child, and a child crash.
+ */
+import { createEmptyActor, initialTransition, transition, type ActorLogic, type AnyActorRef } from 'xstate';
+import { TestModel } from 'xstate/graph';
+import { registryMachine, type RegistryEvent, type RegistryInput } from '../../machines/registry.machine.js';
+import type { McpServerConfig } from '../../machines/types.js';
+import { FAKE_MANIFEST } from './fake-session.js';
+
+export type RegistrySnapshot = ReturnType<typeof registryMachine.transition>;
+export type RegistryModelEvent = RegistryEvent | { type: `xstate.error.actor.${string}`; error: unknown };
+export type RegistryTestModel = TestModel<RegistrySnapshot, RegistryModelEvent, RegistryInput>;
+
+/** The three kinds of server name a request can carry. */
+export const MODEL_SERVERS = { enabled: 'enabled', disabled: 'disabled', unknown: 'unknown' } as const;
+
+export interface RegistryTestModelOptions {
+  /** The definition of the enabled server (the disabled one is the same with `disabled: true`). */
+  config?: McpServerConfig;
+  /** Where requests ask for their replies. Default: an inert actor. */
+  replyTo?: AnyActorRef;
+}
+
+/** The configured servers under definition "A" (the initial one) or "B" (a changed definition). */
+export function modelServers(config: McpServerConfig, definition: 'A' | 'B'): Record<string, McpServerConfig> {
+  return {
+    [MODEL_SERVERS.enabled]: { ...config, description: `definition ${definition}` },
+    [MODEL_SERVERS.disabled]: { ...config, disabled: true },
+  };
+}
+
+export function serializeRegistryState(snapshot: RegistrySnapshot): string {
+  return JSON.stringify({
+    value: snapshot.value,
+    spawned: Object.keys(snapshot.context.actors).sort(),
+    definition: snapshot.context.servers[MODEL_SERVERS.enabled]?.description,
+  });
+}
+
+/**
+ * The chart with a fresh system for every step. Traversal runs all steps in one stand-in
+ * system, where spawning `mcp.server.enabled` a second time (from another branch) throws
+ * "Actor with system ID … already exists"; xstate's pure `transition` gives each step its own.
+ */
+function chartForTraversal(): ActorLogic<RegistrySnapshot, RegistryModelEvent, RegistryInput> {
+  return Object.create(registryMachine, {
+    transition: { value: (snapshot: RegistrySnapshot, event: RegistryEvent) => transition(registryMachine, snapshot, event)[0] },
+    getInitialSnapshot: { value: (_scope: unknown, input: RegistryInput) => initialTransition(registryMachine, input)[0] },
+  }) as ActorLogic<RegistrySnapshot, RegistryModelEvent, RegistryInput>;
+}
+
+export function createRegistryTestModel(options: RegistryTestModelOptions = {}): RegistryTestModel {
+  const config = options.config ?? { command: 'model-server' };
+  const replyTo = options.replyTo ?? createEmptyActor();
+  const names = Object.values(MODEL_SERVERS);
+  const requests = names.flatMap((server): RegistryModelEvent[] => [
+    { type: 'mcp.load', server, replyTo, requestId: 'load' },
+    { type: 'mcp.callTool', server, tool: 'echo', arguments: { text: 'hi' }, replyTo, requestId: 'call' },
+    { type: 'mcp.readResource', server, uri: 'fixture://greeting', replyTo, requestId: 'read' },
+  ]);
+  const enabled = MODEL_SERVERS.enabled;
+  const events: RegistryModelEvent[] = [
+    ...requests,
+    { type: 'mcp.touch', server: enabled },
+    { type: 'mcp.touch', server: MODEL_SERVERS.unknown },
+    { type: 'mcp.disconnect', server: enabled },
+    { type: 'mcp.disconnect', server: MODEL_SERVERS.unknown },
+    { type: 'mcp.disconnectAll' },
+    { type: 'mcp.configure', servers: modelServers(config, 'A') },
+    { type: 'mcp.configure', servers: modelServers(config, 'B') },
+    { type: 'mcp.server.stateChanged', server: enabled, state: 'error', error: new Error('reported by the child') },
+    { type: 'mcp.server.manifestChanged', server: enabled, manifest: FAKE_MANIFEST, changes: { added: [], removed: [], changed: [] } },
+    { type: `xstate.error.actor.server.${enabled}`, error: new Error('the server actor crashed') },
+  ];
+  return new TestModel<RegistrySnapshot, RegistryModelEvent, RegistryInput>(chartForTraversal(), {
+    input: { servers: modelServers(config, 'A') },
+    events,
+    serializeState: serializeRegistryState,
+    // Requests differ by server and kind; configure events by definition.
+    serializeEvent: (event) => {
+      const { type } = event;
+      const server = 'server' in event ? event.server : undefined;
+      const definition = type === 'mcp.configure' ? event.servers[enabled]?.description : undefined;
+      return JSON.stringify({ type, server, definition });
+    },
+  });
+}

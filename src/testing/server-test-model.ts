@@ -1,0 +1,169 @@
+/**
+ * A model of the server chart for model-based tests: `xstate/graph`'s `TestModel` over the
+ * chart itself, with the events its environment can produce (DESIGN §9). `createTestModel`
+ * refuses charts with `invoke` and `after`, so the invoke outcomes and timer events are listed
+ * explicitly: `xstate.done.actor.connect`, `xstate.error.actor.connect`, `xstate.after.…`.
+ */
+import { createEmptyActor, type ActorLogic, type AnyActorRef, type AnyStateMachine } from 'xstate';
+import { getStateNodes, TestModel } from 'xstate/graph';
+import { McpServerError } from '../../machines/errors.js';
+import { serverMachine, type ServerEvent, type ServerInput, type ServerSnapshot } from '../../machines/server.machine.js';
+import type { McpServerManifest, McpSession } from '../../machines/types.js';
+import { createFakeSession, FAKE_MANIFEST, FAKE_RESOURCE_RESULT, FAKE_TOOL_RESULT } from './fake-session.js';
+
+/** Events from the chart's own actors and timers, which the chart's event type leaves out. */
+export type ServerActorEvent =
+  | { type: `xstate.done.actor.${string}`; output?: unknown }
+  | { type: `xstate.error.actor.${string}`; error: unknown }
+  | { type: `xstate.after.${string}` };
+
+export type ServerModelEvent = ServerEvent | ServerActorEvent;
+
+export type ServerTestModel = TestModel<ServerSnapshot, ServerModelEvent, ServerInput>;
+
+/**
+ * Small numbers keep the model small, and distinct delays let a replay tell the timers apart:
+ * backoff 1 s, healthy after 30 s, idle after 60 s. One retry is enough to reach both "can
+ * retry" and "retries used up".
+ */
+export const SERVER_MODEL_INPUT: ServerInput = {
+  name: 'model',
+  config: { command: 'model-server' },
+  options: {
+    maxRetries: 1,
+    autoReconnect: true,
+    idleTimeoutMs: 60_000,
+    healthyAfterMs: 30_000,
+    connectTimeoutMs: 10_000,
+    backoff: { initialDelayMs: 1_000, maxDelayMs: 4_000, jitter: 0 },
+  },
+};
+
+export interface ServerTestModelOptions {
+  /** The server the chart runs for. Default: `SERVER_MODEL_INPUT`. */
+  input?: ServerInput;
+  /** Where CONNECT, CALL_TOOL and READ_RESOURCE ask for their replies. Default: an inert actor. */
+  replyTo?: AnyActorRef;
+  /** What a successful connect yields. Default: `createFakeSession()`. */
+  session?: McpSession;
+  /** What a list_changed refresh yields. */
+  changedManifest?: McpServerManifest;
+}
+
+export interface DelayedEvent {
+  type: string;
+  /** The delay's name in `setup({ delays })`, its milliseconds, or 'inline' for a function in the chart. */
+  delay: string | number;
+  stateId: string;
+}
+
+/** The `xstate.after.<delay>.<stateId>` events of a chart, read from its state nodes. */
+export function delayedEventsOf(machine: AnyStateMachine): DelayedEvent[] {
+  return [machine.root, ...getStateNodes(machine.root)].flatMap((node) =>
+    node.after.map((transition) => ({
+      type: transition.eventType,
+      delay: typeof transition.delay === 'function' ? 'inline' : transition.delay,
+      stateId: node.id,
+    })),
+  );
+}
+
+/** An error the default `isConfigError` classifies as a config error: never retried. */
+export function configError(server: string): McpServerError {
+  return new McpServerError('CONFIG_ERROR', server, `MCP server "${server}" cannot start: command not found.`);
+}
+
+/** Any other connect failure: retried with backoff. */
+export function transientError(server: string): McpServerError {
+  return new McpServerError('CONNECT_FAILED', server, `Could not connect to MCP server "${server}": connection refused.`);
+}
+
+/**
+ * The abstract state: the state value plus what the guards and actions branch on, capped so
+ * that traversal ends (an uncapped counter never stops growing). Retries beyond the limit
+ * behave alike; one load waiter is like many; requests matter up to "more than one in flight",
+ * by kind, since a session expiry sends reads again but fails tool calls.
+ */
+export function serializeServerState(snapshot: ServerSnapshot): string {
+  const { context } = snapshot;
+  const pending = Object.values(context.requests);
+  const rereads = context.waiters.filter((waiter) => waiter.retry !== undefined).length;
+  return JSON.stringify({
+    value: snapshot.value,
+    retries: Math.min(context.retries, context.options.maxRetries),
+    waiters: Math.min(context.waiters.length - rereads, 1),
+    rereads: Math.min(rereads, 2),
+    toolCalls: Math.min(pending.filter((request) => request.spec.kind === 'tool').length, 2),
+    reads: Math.min(pending.filter((request) => request.spec.kind === 'resource').length, 2),
+    connectAfterClose: context.connectAfterClose,
+    sessionRenewed: context.sessionRenewed,
+  });
+}
+
+/** Events compare by what they mean, not by the identity of the refs and errors they carry. */
+function serializeEvent(event: ServerModelEvent): string {
+  const error = 'error' in event && event.error instanceof McpServerError ? event.error.code : undefined;
+  const sessionExpired = 'sessionExpired' in event ? event.sessionExpired : undefined;
+  return JSON.stringify({ type: event.type, error, sessionExpired });
+}
+
+/**
+ * The chart's "refuse request: not connected" reads the live actor's state through `self`,
+ * which graph traversal only has as an inert stand-in (it throws there). The action only
+ * sends a reply, so the model leaves it out; replays on a real actor run the real one.
+ */
+function chartForTraversal(): typeof serverMachine {
+  return serverMachine.provide({ actions: { 'refuse request: not connected': () => {} } });
+}
+
+/**
+ * A `TestModel` of the server chart. Generate paths with `getShortestPaths()` (one per
+ * abstract state) or `getSimplePaths()`, replay them on a real actor (see `createScriptedServer`),
+ * and compare each step with `serializeServerState`.
+ */
+export function createServerTestModel(options: ServerTestModelOptions = {}): ServerTestModel {
+  const input = options.input ?? SERVER_MODEL_INPUT;
+  const replyTo = options.replyTo ?? createEmptyActor();
+  const session = options.session ?? createFakeSession();
+  const changedManifest = options.changedManifest ?? { ...FAKE_MANIFEST, tools: [] };
+  const delayed = delayedEventsOf(serverMachine).map(({ type }) => ({ type }) as ServerActorEvent);
+
+  const fixedEvents: ServerModelEvent[] = [
+    { type: 'CONNECT', replyTo, requestId: 'load' },
+    { type: 'DISCONNECT' },
+    { type: 'TOUCH' },
+    { type: 'CALL_TOOL', replyTo, requestId: 'call', tool: 'echo', arguments: { text: 'hi' } },
+    { type: 'READ_RESOURCE', replyTo, requestId: 'read', uri: 'fake://greeting' },
+    { type: 'RECONFIGURE', config: input.config, options: input.options },
+    { type: 'CONNECTION_LOST', error: new Error('the server closed the connection') },
+    { type: 'CONNECTION_LOST', error: new Error('the HTTP session expired (404)'), sessionExpired: true },
+    { type: 'MANIFEST_CHANGED', manifest: changedManifest },
+    { type: 'xstate.done.actor.connect', output: session },
+    { type: 'xstate.error.actor.connect', error: configError(input.name) },
+    { type: 'xstate.error.actor.connect', error: transientError(input.name) },
+    { type: 'xstate.done.actor.close' },
+    { type: 'xstate.error.actor.close', error: new Error('close failed') },
+    ...delayed,
+  ];
+
+  /** The oldest request in flight can finish or fail (`request.0` first). */
+  const requestEvents = (snapshot: ServerSnapshot): ServerModelEvent[] => {
+    const [childId, pending] = Object.entries(snapshot.context.requests)[0] ?? [];
+    if (!childId || !pending) return [];
+    const output = pending.spec.kind === 'tool' ? FAKE_TOOL_RESULT : FAKE_RESOURCE_RESULT;
+    return [
+      { type: `xstate.done.actor.${childId}`, output },
+      { type: `xstate.error.actor.${childId}`, error: new Error('the request failed') },
+    ];
+  };
+
+  return new TestModel<ServerSnapshot, ServerModelEvent, ServerInput>(
+    chartForTraversal() as unknown as ActorLogic<ServerSnapshot, ServerModelEvent, ServerInput>,
+    {
+      input,
+      events: (snapshot) => [...fixedEvents, ...requestEvents(snapshot)],
+      serializeState: serializeServerState,
+      serializeEvent,
+    },
+  );
+}

@@ -1,0 +1,124 @@
+/**
+ * Model-based tests of the server chart (DESIGN §9): paths generated from the chart by
+ * `xstate/graph`, replayed on a real server actor whose effects are scripted, with state and
+ * transition coverage measured on those actors.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActor, fromCallback, type AnyActorRef } from 'xstate';
+import type { AdjacencyValue, StatePath, TestParam } from 'xstate/graph';
+import { serverMachine, type ServerSnapshot } from '../machines/server.machine.js';
+import {
+  CoverageRecorder,
+  createScriptedServer,
+  createServerTestModel,
+  delayedEventsOf,
+  serializeServerState,
+  SERVER_MODEL_INPUT,
+  type ScriptedServerOptions,
+  type ServerModelEvent,
+} from '../src/testing/index.js';
+
+type ServerPath = StatePath<ServerSnapshot, ServerModelEvent>;
+
+const inbox = createActor(fromCallback(() => {})).start() as AnyActorRef;
+const model = createServerTestModel({ replyTo: inbox });
+const recorder = new CoverageRecorder(serverMachine);
+
+/** Replays one path on a fresh scripted actor; `testPath` checks the state after every step. */
+async function replay(path: ServerPath, options: { coverage?: CoverageRecorder; actions?: ScriptedServerOptions['actions'] } = {}): Promise<void> {
+  let actor: AnyActorRef | undefined;
+  const scripted = createScriptedServer(SERVER_MODEL_INPUT, { inspect: options.coverage?.observer(() => actor), actions: options.actions });
+  actor = scripted.actor;
+  scripted.start();
+  // TestModel types an executor's event as just `{ type }`; it is the model's full event.
+  const perform = (step: { event: { type: string } }) => scripted.perform(step.event as ServerModelEvent);
+  // The first step is the machine's start (`xstate.init`), which `start()` already did.
+  const types = path.steps.slice(1).map((step) => step.event.type);
+  const events = Object.fromEntries(types.map((type) => [type, perform])) as TestParam<ServerSnapshot, ServerModelEvent>['events'];
+  try {
+    await model.testPath(path, {
+      events,
+      states: {
+        '*': (expected) => {
+          expect(serializeServerState(scripted.snapshot())).toBe(serializeServerState(expected));
+          expect(scripted.snapshot().status).toBe('active');
+        },
+      },
+    });
+  } finally {
+    scripted.stop();
+  }
+}
+
+/** For every transition the model can take: the shortest path to its source state, then its event. */
+function transitionTours(shortest: ServerPath[]): ServerPath[] {
+  const toState = new Map(shortest.map((path) => [serializeServerState(path.state), path]));
+  const tours: ServerPath[] = [];
+  const adjacency = Object.values(model.getAdjacencyMap()) as Array<AdjacencyValue<ServerSnapshot, ServerModelEvent>>;
+  for (const { state, transitions } of adjacency) {
+    const head = toState.get(serializeServerState(state))!;
+    for (const { event, state: next } of Object.values(transitions)) {
+      // An event the chart ignores in this state leads nowhere new: replaying it would repeat the head path.
+      if (serverMachine.getTransitionData(state, event as never).length === 0) continue;
+      tours.push({ state: next, steps: [...head.steps, { state: next, event }], weight: head.weight + 1 });
+    }
+  }
+  return tours;
+}
+
+describe('the server chart, tested from its model', () => {
+  const shortest = model.getShortestPaths({ allowDuplicatePaths: true });
+  const tours = transitionTours(shortest);
+  const failures: string[] = [];
+
+  beforeAll(async () => {
+    for (const path of [...shortest, ...tours]) {
+      try {
+        await replay(path, { coverage: recorder });
+      } catch (error) {
+        failures.push((error as Error).message);
+      }
+    }
+  }, 120_000);
+
+  afterAll(() => inbox.stop());
+
+  it('names its timer events xstate.after.<delay>.<state id>', () => {
+    expect(delayedEventsOf(serverMachine).map((event) => event.type).sort()).toEqual([
+      'xstate.after.backoff.server.error.retrying',
+      'xstate.after.healthyConnection.server.connected',
+      'xstate.after.idleTimeout.server.connected.idle',
+    ]);
+  });
+
+  it('has a finite model: the state value plus capped retries, waiters and requests', () => {
+    // Traversal ending at all is the point; the bounds catch a serialization that lets a counter grow.
+    expect(shortest.length).toBeGreaterThan(10);
+    expect(shortest.length).toBeLessThan(1_000);
+  });
+
+  it('behaves like the model on the shortest path to every abstract state and on every transition from it', () => {
+    expect(tours.length).toBeGreaterThan(shortest.length);
+    expect(failures, failures.slice(0, 3).join('\n\n')).toEqual([]);
+  });
+
+  it('reaches every state node of the chart (100% state coverage)', () => {
+    const coverage = recorder.stateCoverage();
+    expect(coverage.missing).toEqual([]);
+    expect(coverage.covered).toBe(coverage.total);
+  });
+
+  it('takes every transition of the chart (100% transition coverage)', () => {
+    const coverage = recorder.transitionCoverage();
+    expect(coverage.missing).toEqual([]);
+    expect(coverage.covered).toBe(coverage.total);
+  });
+
+  it('notices when the chart stops doing what the model says (a retry that is never counted)', async () => {
+    const misbehaving = { 'count retry': () => {} };
+    const outcomes = await Promise.allSettled(shortest.map((path) => replay(path, { actions: misbehaving })));
+    const rejected = outcomes.filter((outcome) => outcome.status === 'rejected');
+    expect(rejected.length).toBeGreaterThan(0);
+    expect(String((rejected[0] as PromiseRejectedResult).reason)).toMatch(/"retries":1/);
+  });
+});

@@ -1,0 +1,103 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readFileSync as readSource } from 'node:fs';
+import type { AnyStateMachine } from 'xstate';
+import { getStateNodes, toDirectedGraph } from 'xstate/graph';
+import { serverMachine } from '../machines/server.machine.js';
+import { CHARTS, renderVisualizations, toMermaid, VISUALIZATIONS_DIR } from '../scripts/visualize.js';
+
+/** Where two texts part, so a drift message points at the changed line instead of dumping an SVG. */
+function firstDifference(committed: string, generated: string): string {
+  const was = committed.split('\n');
+  const now = generated.split('\n');
+  const line = was.findIndex((text, index) => text !== now[index]);
+  const at = line === -1 ? was.length : line;
+  return `at line ${at + 1}: committed ${JSON.stringify(was[at]?.slice(0, 120))}, generated ${JSON.stringify(now[at]?.slice(0, 120))}`;
+}
+
+const RERUN = 'visualizations/ is out of date with machines/: run `npm run visualize` and commit the result.';
+
+describe('visualizations/', () => {
+  const expected = renderVisualizations();
+
+  it('holds a Mermaid diagram, an SVG and the machine JSON for every chart, plus a README', () => {
+    const names = CHARTS.flatMap((chart) => [`${chart.name}.mmd`, `${chart.name}.svg`, `${chart.name}.json`]);
+    expect(Object.keys(expected).sort()).toEqual([...names, 'README.md'].sort());
+  });
+
+  it.each(Object.keys(expected))('%s matches what `npm run visualize` generates from machines/', (name) => {
+    const path = join(VISUALIZATIONS_DIR, name);
+    expect(existsSync(path), `${name} is missing. ${RERUN}`).toBe(true);
+    const committed = readFileSync(path, 'utf8');
+    expect(committed === expected[name], `${name} differs ${firstDifference(committed, expected[name]!)}. ${RERUN}`).toBe(true);
+  });
+
+  it('generates byte-identical output on every run', () => {
+    expect(renderVisualizations()).toEqual(expected);
+  });
+});
+
+describe('the Mermaid diagram of a chart', () => {
+  const mermaid = toMermaid(serverMachine);
+
+  it('draws nested states as composite states with their initial state', () => {
+    expect(mermaid).toContain('state "connected" as connected {');
+    expect(mermaid).toMatch(/state "connected" as connected \{\n(?:.*\n)*?\s+\[\*\] --> connected__idle\n\s+\}/);
+  });
+
+  it('labels delays, guards and invoke outcomes', () => {
+    expect(mermaid).toContain('after backoff / count retry');
+    expect(mermaid).toContain('connect error [is config error] / store error');
+    expect(mermaid).toContain('connecting --> connected : connect done / store session\n');
+    expect(mermaid).toContain('after idleTimeout [idle timer enabled]');
+  });
+
+  it('keeps every transition, one label line each: the edges of toDirectedGraph and the eventless ones it omits', () => {
+    const countEdges = (node: ReturnType<typeof toDirectedGraph>): number =>
+      node.edges.length + (node.stateNode.always?.length ?? 0) + node.children.reduce((sum, child) => sum + countEdges(child), 0);
+    const arrows = mermaid.split('\n').filter((line) => line.includes(' --> ') && !line.includes('[*]'));
+    const labelLines = arrows.reduce((sum, line) => sum + line.split(' : ')[1]!.split('<br/>').length, 0);
+    expect(labelLines).toBe(countEdges(toDirectedGraph(serverMachine)));
+  });
+});
+
+/** Every action, guard, invoked actor and delay the chart uses, with where it is used, when it is not a name from setup(). */
+function inlineImplementations(machine: AnyStateMachine): string[] {
+  const { actions, guards, actors, delays } = machine.implementations;
+  const problems: string[] = [];
+  const named = (what: string, where: string, reference: unknown, known: Record<string, unknown>) => {
+    const name = typeof reference === 'string' ? reference : (reference as { type?: unknown } | undefined)?.type;
+    if (typeof name !== 'string' || !Object.hasOwn(known, name)) problems.push(`${where}: ${what} ${String(name ?? 'inline')}`);
+  };
+  for (const node of [machine.root, ...getStateNodes(machine.root)]) {
+    // `after` adds a raise on entry and a cancel on exit: XState's own, not the chart's.
+    const timerActions = new Set(['xstate.raise', 'xstate.cancel']);
+    const ownActions = [...node.entry, ...node.exit].filter((action) => !(node.after.length > 0 && timerActions.has((action as { type?: string }).type ?? '')));
+    for (const action of ownActions) named('action', node.id, action, actions);
+    const transitions = [...[...node.transitions.values()].flat(), ...(node.always ?? [])];
+    for (const transition of transitions) {
+      const where = `${node.id} on ${transition.eventType || 'always'}`;
+      for (const action of transition.actions) named('action', where, action, actions);
+      if (transition.guard !== undefined) named('guard', where, transition.guard, guards);
+    }
+    for (const invoke of node.invoke) named('actor', node.id, invoke.src, actors);
+    for (const delayed of node.after) {
+      if (typeof delayed.delay !== 'number') named('delay', node.id, delayed.delay, delays);
+    }
+  }
+  return problems;
+}
+
+describe('the chart files, as Stately Studio imports them', () => {
+  it.each(CHARTS)('$file is one setup({...}).createMachine({...}) and does no I/O', ({ file }) => {
+    const source = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');
+    expect(source.match(/\bsetup\(\{/g)).toHaveLength(1);
+    expect(source).toMatch(/\}\)\.createMachine\(\{/);
+    expect(source).not.toMatch(/from '(node:|\.\.\/src\/|@modelcontextprotocol\/sdk\/client)/);
+  });
+
+  it.each(CHARTS)('$file references every action, guard, actor and delay by its name in setup()', ({ machine }) => {
+    expect(inlineImplementations(machine)).toEqual([]);
+  });
+});
