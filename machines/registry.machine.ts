@@ -73,6 +73,10 @@ export const registryMachine = setup({
     'is unknown server': ({ context, event }) => !Object.hasOwn(context.servers, (event as AddressedEvent).server),
     'is disabled server': ({ context, event }) => context.servers[(event as AddressedEvent).server]?.disabled === true,
     'is spawned server': ({ context, event }) => Object.hasOwn(context.actors, (event as AddressedEvent).server),
+    'is a removed server now disconnected': ({ context, event }) => {
+      const report = event as ServerEventOf<'mcp.server.stateChanged'>;
+      return report.state === 'disconnected' && !Object.hasOwn(context.servers, report.server);
+    },
   },
   actions: {
     'apply configuration': enqueueActions(({ context, event, enqueue }) => {
@@ -80,9 +84,17 @@ export const registryMachine = setup({
       const replace = (event.mode ?? 'replace') === 'replace';
       const servers = replace ? nameRecord(event.servers) : nameRecord(context.servers, event.servers);
       const options = replace ? nameRecord(event.options) : nameRecord(context.options, event.options);
+      const actors = nameRecord(context.actors);
       for (const [name, actor] of Object.entries(context.actors)) {
         if (!Object.hasOwn(servers, name)) {
-          enqueue.sendTo(actor, { type: 'DISCONNECT' });
+          // A removed server is stopped once it is disconnected: at once when it already is
+          // (its close, if one is running, goes on and is tracked), else when it reports so.
+          if (actor.getSnapshot().matches('disconnected')) {
+            enqueue.stopChild(actor);
+            delete actors[name];
+          } else {
+            enqueue.sendTo(actor, { type: 'DISCONNECT' });
+          }
           continue;
         }
         const before = definitionFingerprint(context.servers[name], context.options[name]);
@@ -91,7 +103,16 @@ export const registryMachine = setup({
           enqueue.sendTo(actor, { type: 'RECONFIGURE', config: servers[name]!, options: options[name] ?? context.defaults });
         }
       }
-      enqueue.assign({ servers, options });
+      enqueue.assign({ servers, options, actors });
+    }),
+    'stop removed server': enqueueActions(({ context, event, enqueue }) => {
+      const { server } = event as ServerEventOf<'mcp.server.stateChanged'>;
+      const actor = context.actors[server];
+      if (!actor) return;
+      enqueue.stopChild(actor);
+      const actors = nameRecord(context.actors);
+      delete actors[server];
+      enqueue.assign({ actors });
     }),
     'spawn server if needed': assign(({ context, event, spawn, self }) => {
       const { server } = event as AddressedEvent;
@@ -208,18 +229,23 @@ export const registryMachine = setup({
         ],
         'mcp.callTool': [
           { guard: 'is unknown server', actions: 'answer: unknown server' },
+          { guard: 'is disabled server', actions: 'answer: disabled server' },
           { guard: 'is spawned server', actions: 'forward to server' },
           { actions: 'answer: not connected' },
         ],
         'mcp.readResource': [
           { guard: 'is unknown server', actions: 'answer: unknown server' },
+          { guard: 'is disabled server', actions: 'answer: disabled server' },
           { guard: 'is spawned server', actions: 'forward to server' },
           { actions: 'answer: not connected' },
         ],
         'mcp.touch': { actions: 'forward to server' },
         'mcp.disconnect': { actions: 'forward to server' },
         'mcp.disconnectAll': { actions: 'disconnect every server' },
-        'mcp.server.stateChanged': { actions: 'emit state change' },
+        'mcp.server.stateChanged': [
+          { guard: 'is a removed server now disconnected', actions: ['emit state change', 'stop removed server'] },
+          { actions: 'emit state change' },
+        ],
         'mcp.server.manifestChanged': { actions: 'emit manifest change' },
         'xstate.error.actor.*': { actions: 'forget crashed server' },
       },

@@ -4,7 +4,7 @@
  *
  * Public state = the top-level state key: disconnected | connecting | connected | error.
  */
-import { assign, enqueueActions, fromCallback, fromPromise, raise, setup } from 'xstate';
+import { and, assign, enqueueActions, fromCallback, fromPromise, raise, setup } from 'xstate';
 import type { ActorRefFrom, AnyActorRef, DoneActorEvent, ErrorActorEvent, SnapshotFrom, StateValue } from 'xstate';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -96,8 +96,10 @@ export type ServerEvent =
   | { type: 'CONNECTION_LOST'; error: Error; sessionExpired?: boolean }
   | { type: 'MANIFEST_CHANGED'; manifest: McpServerManifest };
 
-const REQUEST_DONE_PREFIX = 'xstate.done.actor.';
-const REQUEST_ERROR_PREFIX = 'xstate.error.actor.';
+/** `request.7` from `xstate.done.actor.request.7` or `xstate.error.actor.request.7`. */
+function requestChildIdOf(eventType: string): string {
+  return eventType.replace(/^xstate\.(done|error)\.actor\./, '');
+}
 
 function notProvided(what: string): never {
   throw new Error(`The server chart's "${what}" actor was not provided; use createServerLogic() from src/connection.`);
@@ -149,6 +151,7 @@ export const serverMachine = setup({
     'can retry': ({ context }) => context.options.autoReconnect && context.retries < context.options.maxRetries,
     'idle timer enabled': ({ context }) => idleTimerEnabled(context.options.idleTimeoutMs),
     'connect requested while closing': ({ context }) => context.connectAfterClose,
+    'is a request in flight': ({ context, event }) => Object.hasOwn(context.requests, requestChildIdOf(event.type)),
     'other requests in flight': ({ context }) => Object.keys(context.requests).length > 1,
     'requests in flight': ({ context }) => Object.keys(context.requests).length > 0,
     'session expired and renewable': ({ context, event }) => isRenewableExpiry(context, event),
@@ -234,13 +237,13 @@ export const serverMachine = setup({
       });
     }),
     'touch': raise({ type: 'TOUCH' }),
-    'refuse request: not connected': enqueueActions(({ context, event, enqueue, self }) => {
+    'refuse request: not connected': enqueueActions(({ context, event, enqueue }, { state }: { state: PublicServerState }) => {
       if (event.type !== 'CALL_TOOL' && event.type !== 'READ_RESOURCE') return;
       enqueue.sendTo(event.replyTo, {
         type: 'mcp.failed',
         requestId: event.requestId,
         server: context.name,
-        error: notConnectedError(context.name, publicStateOf(self.getSnapshot().value)),
+        error: notConnectedError(context.name, state),
       });
     }),
     'start request': enqueueActions(({ context, event, enqueue }) => {
@@ -254,7 +257,7 @@ export const serverMachine = setup({
       });
     }),
     'deliver request result': enqueueActions(({ context, event, enqueue }) => {
-      const childId = event.type.slice(REQUEST_DONE_PREFIX.length);
+      const childId = requestChildIdOf(event.type);
       const pending = context.requests[childId];
       if (!pending) return;
       const output = (event as unknown as DoneActorEvent<RequestOutput>).output;
@@ -274,7 +277,7 @@ export const serverMachine = setup({
       enqueue.assign({ requests });
     }),
     'deliver request failure': enqueueActions(({ context, event, enqueue }) => {
-      const childId = event.type.slice(REQUEST_ERROR_PREFIX.length);
+      const childId = requestChildIdOf(event.type);
       const pending = context.requests[childId];
       if (!pending) return;
       enqueue.sendTo(pending.replyTo, {
@@ -348,13 +351,15 @@ export const serverMachine = setup({
   }),
   initial: 'disconnected',
   on: {
-    CALL_TOOL: { actions: 'refuse request: not connected' },
-    READ_RESOURCE: { actions: 'refuse request: not connected' },
     RECONFIGURE: { actions: 'apply new definition' },
   },
   states: {
     disconnected: {
       entry: { type: 'report state to registry', params: { state: 'disconnected' } },
+      on: {
+        CALL_TOOL: { actions: { type: 'refuse request: not connected', params: { state: 'disconnected' } } },
+        READ_RESOURCE: { actions: { type: 'refuse request: not connected', params: { state: 'disconnected' } } },
+      },
       initial: 'idle',
       states: {
         idle: {
@@ -413,6 +418,8 @@ export const serverMachine = setup({
         ],
       },
       on: {
+        CALL_TOOL: { actions: { type: 'refuse request: not connected', params: { state: 'connecting' } } },
+        READ_RESOURCE: { actions: { type: 'refuse request: not connected', params: { state: 'connecting' } } },
         CONNECT: { actions: 'add waiter' },
         DISCONNECT: {
           target: 'disconnected',
@@ -451,12 +458,12 @@ export const serverMachine = setup({
         CALL_TOOL: { target: '.busy', actions: 'start request' },
         READ_RESOURCE: { target: '.busy', actions: 'start request' },
         'xstate.done.actor.request.*': [
-          { guard: 'other requests in flight', actions: 'deliver request result' },
-          { target: '.idle', actions: 'deliver request result' },
+          { guard: and(['is a request in flight', 'other requests in flight']), actions: 'deliver request result' },
+          { guard: 'is a request in flight', target: '.idle', actions: 'deliver request result' },
         ],
         'xstate.error.actor.request.*': [
-          { guard: 'other requests in flight', actions: 'deliver request failure' },
-          { target: '.idle', actions: 'deliver request failure' },
+          { guard: and(['is a request in flight', 'other requests in flight']), actions: 'deliver request failure' },
+          { guard: 'is a request in flight', target: '.idle', actions: 'deliver request failure' },
         ],
         MANIFEST_CHANGED: { actions: 'store manifest and report it' },
         CONNECTION_LOST: [
@@ -469,6 +476,10 @@ export const serverMachine = setup({
     },
     error: {
       entry: { type: 'report state to registry', params: { state: 'error' } },
+      on: {
+        CALL_TOOL: { actions: { type: 'refuse request: not connected', params: { state: 'error' } } },
+        READ_RESOURCE: { actions: { type: 'refuse request: not connected', params: { state: 'error' } } },
+      },
       initial: 'failed',
       states: {
         releasing: {

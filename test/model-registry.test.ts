@@ -73,8 +73,9 @@ function atRest({ actor }: Registry): boolean {
 /** What the registry must answer, given the state it is in when the request arrives. */
 function expectedReply({ actor }: Registry, request: RequestEvent): { type: string; code?: string } {
   const failed = (code: string) => ({ type: 'mcp.failed', code });
-  if (request.server === MODEL_SERVERS.unknown) return failed('UNKNOWN_SERVER');
-  if (request.type === 'mcp.load') return request.server === MODEL_SERVERS.disabled ? failed('SERVER_DISABLED') : { type: 'mcp.loaded' };
+  if (!Object.hasOwn(actor.getSnapshot().context.servers, request.server)) return failed('UNKNOWN_SERVER');
+  if (request.server === MODEL_SERVERS.disabled) return failed('SERVER_DISABLED');
+  if (request.type === 'mcp.load') return { type: 'mcp.loaded' };
   const server = actor.getSnapshot().context.actors[request.server];
   if (!server?.getSnapshot().matches('connected')) return failed('NOT_CONNECTED');
   return { type: request.type === 'mcp.callTool' ? 'mcp.toolResult' : 'mcp.resource' };

@@ -172,3 +172,33 @@ describe('the registry', () => {
     await vi.waitFor(() => expect(actor.getSnapshot().status).toBe('done'));
   });
 });
+
+describe('the registry and its server actors', () => {
+  it('answers a call to a disabled server with "disabled", not "load it first"', () => {
+    const registry = createActor(registryMachine, { input: { servers: { off: { command: 'x', disabled: true } } } }).start();
+    const { ref, replies } = inbox();
+    registry.send({ type: 'mcp.callTool', server: 'off', tool: 'echo', replyTo: ref, requestId: '1' });
+    registry.send({ type: 'mcp.readResource', server: 'off', uri: 'u://x', replyTo: ref, requestId: '2' });
+    expect(replies.map((reply) => reply.type === 'mcp.failed' && (reply.error as { code?: string }).code)).toEqual([
+      'SERVER_DISABLED',
+      'SERVER_DISABLED',
+    ]);
+    registry.stop();
+  });
+
+  it('stops the actors of removed servers, connected or not, so config churn leaks nothing', async () => {
+    const manager = memoryManager();
+    manager.configure({ used: { command: 'memory' }, idle: { command: 'memory' } });
+    await manager.connect('used');
+    await manager.connect('idle');
+    await manager.disconnect('idle');
+    expect(Object.keys(manager.actor.getSnapshot().children).sort()).toEqual(['server.idle', 'server.used']);
+
+    manager.configure({});
+
+    await vi.waitFor(() => expect(manager.actor.getSnapshot().children).toEqual({}));
+    expect(manager.actor.getSnapshot().context.actors).toEqual({});
+    await manager.dispose();
+    expect(manager.openSessionCount()).toBe(0);
+  });
+});

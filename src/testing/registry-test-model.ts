@@ -24,12 +24,11 @@ export interface RegistryTestModelOptions {
   replyTo?: AnyActorRef;
 }
 
-/** The configured servers under definition "A" (the initial one) or "B" (a changed definition). */
-export function modelServers(config: McpServerConfig, definition: 'A' | 'B'): Record<string, McpServerConfig> {
-  return {
-    [MODEL_SERVERS.enabled]: { ...config, description: `definition ${definition}` },
-    [MODEL_SERVERS.disabled]: { ...config, disabled: true },
-  };
+/** The configured servers under definition "A" (the initial one), "B" (a changed definition), or with the enabled server removed. */
+export function modelServers(config: McpServerConfig, definition: 'A' | 'B' | 'removed'): Record<string, McpServerConfig> {
+  const disabled = { [MODEL_SERVERS.disabled]: { ...config, disabled: true } };
+  if (definition === 'removed') return disabled;
+  return { [MODEL_SERVERS.enabled]: { ...config, description: `definition ${definition}` }, ...disabled };
 }
 
 export function serializeRegistryState(snapshot: RegistrySnapshot): string {
@@ -71,7 +70,9 @@ export function createRegistryTestModel(options: RegistryTestModelOptions = {}):
     { type: 'mcp.disconnectAll' },
     { type: 'mcp.configure', servers: modelServers(config, 'A') },
     { type: 'mcp.configure', servers: modelServers(config, 'B') },
+    { type: 'mcp.configure', servers: modelServers(config, 'removed') },
     { type: 'mcp.server.stateChanged', server: enabled, state: 'error', error: new Error('reported by the child') },
+    { type: 'mcp.server.stateChanged', server: enabled, state: 'disconnected' },
     { type: 'mcp.server.manifestChanged', server: enabled, manifest: FAKE_MANIFEST, changes: { added: [], removed: [], changed: [] } },
     { type: `xstate.error.actor.server.${enabled}`, error: new Error('the server actor crashed') },
   ];
@@ -83,8 +84,9 @@ export function createRegistryTestModel(options: RegistryTestModelOptions = {}):
     serializeEvent: (event) => {
       const { type } = event;
       const server = 'server' in event ? event.server : undefined;
-      const definition = type === 'mcp.configure' ? event.servers[enabled]?.description : undefined;
-      return JSON.stringify({ type, server, definition });
+      const definition = type === 'mcp.configure' ? (event.servers[enabled]?.description ?? 'removed') : undefined;
+      const state = type === 'mcp.server.stateChanged' ? event.state : undefined;
+      return JSON.stringify({ type, server, definition, state });
     },
   });
 }
