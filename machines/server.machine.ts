@@ -4,7 +4,7 @@
  *
  * Public state = the top-level state key: disconnected | connecting | connected | error.
  */
-import { and, assign, enqueueActions, fromCallback, fromPromise, raise, setup } from 'xstate';
+import { assign, enqueueActions, fromCallback, fromPromise, raise, setup } from 'xstate';
 import type { ActorRefFrom, AnyActorRef, DoneActorEvent, ErrorActorEvent, SnapshotFrom, StateValue } from 'xstate';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -152,7 +152,8 @@ export const serverMachine = setup({
     'idle timer enabled': ({ context }) => idleTimerEnabled(context.options.idleTimeoutMs),
     'connect requested while closing': ({ context }) => context.connectAfterClose,
     'is a request in flight': ({ context, event }) => Object.hasOwn(context.requests, requestChildIdOf(event.type)),
-    'other requests in flight': ({ context }) => Object.keys(context.requests).length > 1,
+    'is one of several requests in flight': ({ context, event }) =>
+      Object.hasOwn(context.requests, requestChildIdOf(event.type)) && Object.keys(context.requests).length > 1,
     'requests in flight': ({ context }) => Object.keys(context.requests).length > 0,
     'session expired and renewable': ({ context, event }) => isRenewableExpiry(context, event),
   },
@@ -458,11 +459,11 @@ export const serverMachine = setup({
         CALL_TOOL: { target: '.busy', actions: 'start request' },
         READ_RESOURCE: { target: '.busy', actions: 'start request' },
         'xstate.done.actor.request.*': [
-          { guard: and(['is a request in flight', 'other requests in flight']), actions: 'deliver request result' },
+          { guard: 'is one of several requests in flight', actions: 'deliver request result' },
           { guard: 'is a request in flight', target: '.idle', actions: 'deliver request result' },
         ],
         'xstate.error.actor.request.*': [
-          { guard: and(['is a request in flight', 'other requests in flight']), actions: 'deliver request failure' },
+          { guard: 'is one of several requests in flight', actions: 'deliver request failure' },
           { guard: 'is a request in flight', target: '.idle', actions: 'deliver request failure' },
         ],
         MANIFEST_CHANGED: { actions: 'store manifest and report it' },
