@@ -41,3 +41,5 @@ export {
   type DiscoveryResult,
   type WatchMcpServersOptions,
 } from './config/index.js';
+export { startInspector, sanitizeInspectionEvent, sanitizedObserver } from './inspect.js';
+export { applyProjectTrust, serverFingerprint, type ProjectServerPolicy, type ProjectTrustOptions } from './config/index.js';

@@ -41,12 +41,26 @@ describe('mcp-statechart demo', () => {
         /\[notes\] connected → error/,
         /\[notes\] error → connecting/,
         /\[weather\] connected → disconnected/,
-        /child processes left: 0/,
+        /server processes left: 0/,
       ]) {
         expect(out).toMatch(milestone);
       }
       expect(out).toMatch(/^\s+\+\d+\.\d{3}s {2}\[notes\]/m);
       expect(processesIn(folder)).toEqual([]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+describe('mcp-statechart demo --inspect', () => {
+  it('starts the inspector relay on 127.0.0.1, says what to open, and still ends cleanly', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'mcp-demo-inspect-'));
+    try {
+      const run = await runCli(['demo', '--inspect'], { cwd: folder, env: { HOME: folder }, timeoutMs: 20_000 });
+      expect(run.code).toBe(0);
+      expect(run.stderr).toMatch(/Stately inspector: open http:\/\/127\.0\.0\.1:\d+ in a browser/);
+      expect(run.stdout).toMatch(/server processes left: 0/);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

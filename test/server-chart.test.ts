@@ -1,6 +1,6 @@
 import { createActor, fromCallback, fromPromise, type AnyActorRef } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { serverMachine, type RequestOutput } from '../machines/server.machine.js';
+import { serverMachine, type RequestInput, type RequestOutput } from '../machines/server.machine.js';
 import type { McpReply } from '../machines/types.js';
 import { createFakeSession } from '../src/testing/index.js';
 import { settle } from './support/fixtures.js';
@@ -15,7 +15,7 @@ function chart() {
         connect: fromPromise(async () => createFakeSession()),
         closeSession: fromPromise(async () => {}),
         watchSession: fromCallback(() => () => {}),
-        request: fromPromise<RequestOutput>(() => new Promise(() => {})),
+        request: fromPromise<RequestOutput, RequestInput>(() => new Promise(() => {})),
       },
     }),
     { input: { name: 'chart', config: { command: 'fake' } } },

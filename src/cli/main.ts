@@ -14,6 +14,31 @@ function globalOptions(command: Command): GlobalOptions {
   return command.optsWithGlobals() as GlobalOptions;
 }
 
+type Inspect = NonNullable<import('../manager.js').McpConnectionManagerOptions['inspect']>;
+
+/**
+ * `--inspect`: the relay runs on 127.0.0.1 for as long as the command. What to open goes to
+ * stderr (stdout is the protocol for `serve`); on a terminal the demo waits for Enter, so the
+ * page can be opened before the session starts.
+ */
+async function withInspector(enabled: boolean | undefined, waitForEnter: boolean, run: (inspect?: Inspect) => Promise<void>) {
+  if (!enabled) return run();
+  const { startInspector } = await import('../inspect.js');
+  const inspector = await startInspector();
+  process.stderr.write(`${inspector.instructions}\n`);
+  try {
+    if (waitForEnter && process.stdin.isTTY) {
+      const { createInterface } = await import('node:readline/promises');
+      const prompt = createInterface({ input: process.stdin, output: process.stderr });
+      await prompt.question('Press Enter once the inspector page is open. ');
+      prompt.close();
+    }
+    await run(inspector.inspect);
+  } finally {
+    await inspector.stop();
+  }
+}
+
 export function buildProgram(): Command {
   const program = new Command('mcp-statechart')
     .description('Lazy, reliable access to many MCP servers: each connection is a statechart; the model sees three loader tools.')
@@ -35,9 +60,9 @@ export function buildProgram(): Command {
     .command('demo')
     .description('a scripted agent session on the built-in config: two demo servers, every lifecycle step printed live')
     .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 and print what to open'))
-    .action(async (_options, command: Command) => {
+    .action(async (options: { inspect?: boolean }, command: Command) => {
       const { runDemo } = await import('./commands/demo.js');
-      await runDemo(globalOptions(command));
+      await withInspector(options.inspect, true, (inspect) => runDemo(globalOptions(command), { inspect }));
     });
 
   program
@@ -90,9 +115,9 @@ export function buildProgram(): Command {
     .command('serve')
     .description('run an MCP server over stdio that exposes the three loader tools (for Claude Desktop, IDEs, any MCP host)')
     .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 (its address goes to stderr)'))
-    .action(async (_options, command: Command) => {
+    .action(async (options: { inspect?: boolean }, command: Command) => {
       const { runServe } = await import('./commands/serve.js');
-      await runServe(globalOptions(command));
+      await withInspector(options.inspect, false, (inspect) => runServe(globalOptions(command), { inspect }));
     });
 
   return program;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { discoverMcpServers, enabledServers } from '../../config/index.js';
@@ -137,9 +138,20 @@ export async function runDemo(options: GlobalOptions, managerOptions: McpConnect
     await manager.dispose();
     await weather.close();
   }
-  const children = process.platform === 'linux' ? livingProcesses().filter((entry) => entry.ppid === process.pid).length : 0;
-  event(`all servers disconnected; child processes left: ${children}`);
+  event(`all servers disconnected; server processes left: ${serverProcessesLeft(join(root, 'examples', 'servers'))}`);
   say(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s. Enabled servers in this config: ${Object.keys(enabledServers(discovery.servers)).join(', ')}.`);
+}
+
+/** Processes still running a demo server, found by command line (an orphan has no parent to find it by). */
+function serverProcessesLeft(serversFolder: string): number | string {
+  if (process.platform !== 'linux') return 'not checked on this platform';
+  return livingProcesses().filter((entry) => {
+    try {
+      return readFileSync(`/proc/${entry.pid}/cmdline`, 'utf8').includes(serversFolder);
+    } catch {
+      return false;
+    }
+  }).length;
 }
 
 function waitForState(manager: { on: ReturnType<typeof openLoaderSession>['manager']['on'] }, server: string, state: string): Promise<void> {
