@@ -117,8 +117,8 @@ export async function runDemo(options: GlobalOptions, managerOptions: McpConnect
       (manager.getManifest(name)?.tools ?? []).map((entry) => ({ name: entry.name, description: entry.description, parameters: entry.inputSchema })),
     );
     const eagerBytes = JSON.stringify(eagerTools).length;
-    say(`   registering these ${eagerTools.length} tools up front would cost ${eagerBytes} bytes; the loader tools cost a flat ${loaderBytes}`);
-    say('   however many servers and tools are configured (larger setups: see BENCHMARKS.md).');
+    say(`   registering these ${eagerTools.length} tools up front would cost ${eagerBytes} bytes; the loader tools cost ${loaderBytes},`);
+    say('   plus one line per configured server, however many tools those servers have (larger setups: BENCHMARKS.md).');
 
     step('7. The notes server is killed (kill -9): the chart sees the loss and reconnects after its 1 s backoff');
     const info = await call.execute({ server: 'notes', tool: 'server_info', arguments: {} });
