@@ -4,9 +4,8 @@
  *
  * Public state = the top-level state key: disconnected | connecting | connected | error.
  */
-import { assign, enqueueActions, fromCallback, fromPromise, raise, setup } from 'xstate';
-import type { ActorRefFrom, AnyActorRef, DoneActorEvent, ErrorActorEvent, SnapshotFrom, StateValue } from 'xstate';
-import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { assign, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup } from 'xstate';
+import type { ActorRefFrom, AnyActorRef, SnapshotFrom, StateValue } from 'xstate';
 import {
   backoffDelay,
   diffManifests,
@@ -25,6 +24,7 @@ import type {
   McpConnectOptions,
   McpServerConfig,
   McpServerManifest,
+  McpReply,
   McpSession,
   PublicServerState,
 } from './types.js';
@@ -47,13 +47,12 @@ export type RequestSpec =
   | { kind: 'tool'; tool: string; arguments?: Record<string, unknown>; timeoutMs?: number }
   | { kind: 'resource'; uri: string };
 
-export interface RequestInput {
-  name: string;
-  session: McpSession;
-  request: RequestSpec;
+/** A request and where its answer goes. */
+export interface PendingRequest {
+  replyTo: AnyActorRef;
+  requestId: string;
+  spec: RequestSpec;
 }
-
-export type RequestOutput = CallToolResult | ReadResourceResult;
 
 interface Waiter {
   replyTo: AnyActorRef;
@@ -62,9 +61,19 @@ interface Waiter {
   retry?: RequestSpec;
 }
 
-interface PendingRequest extends Waiter {
-  spec: RequestSpec;
+/**
+ * The input of the `session` actor, invoked while connected: it watches the session and runs
+ * the requests the chart hands it (`RUN`), sending each answer back (`REQUEST_SETTLED`) for
+ * the chart to deliver. `carried` are reads to send again from an expired session.
+ */
+export interface SessionActorInput {
+  name: string;
+  session: McpSession;
+  carried: PendingRequest[];
 }
+
+/** What the chart sends the `session` actor. */
+export type SessionActorEvent = { type: 'RUN'; request: PendingRequest };
 
 export interface ServerContext {
   name: string;
@@ -78,9 +87,10 @@ export interface ServerContext {
   lastError?: Error;
   /** Load requests waiting for `connected` (answered `mcp.loaded`) or `error.failed` (`mcp.failed`). */
   waiters: Waiter[];
-  /** Requests in flight, by the id of their `request.<n>` child. */
-  requests: Record<string, PendingRequest>;
-  requestSeq: number;
+  /** Requests the session actor is running: only counted here, so a request costs the chart O(1). */
+  inFlight: number;
+  /** Reads from an expired session, handed to the next session actor when it starts. */
+  carried: PendingRequest[];
   connectAfterClose: boolean;
   /** An expired HTTP session was renewed and the connection has not been healthy since: the next expiry backs off. */
   sessionRenewed: boolean;
@@ -93,13 +103,9 @@ export type ServerEvent =
   | { type: 'RECONFIGURE'; config: McpServerConfig; options?: McpConnectOptions }
   | { type: 'CALL_TOOL'; requestId: string; replyTo: AnyActorRef; tool: string; arguments?: Record<string, unknown>; timeoutMs?: number }
   | { type: 'READ_RESOURCE'; requestId: string; replyTo: AnyActorRef; uri: string }
-  | { type: 'CONNECTION_LOST'; error: Error; sessionExpired?: boolean }
+  | { type: 'CONNECTION_LOST'; error: Error; sessionExpired?: boolean; unfinishedReads?: PendingRequest[] }
+  | { type: 'REQUEST_SETTLED'; replyTo: AnyActorRef; reply: McpReply }
   | { type: 'MANIFEST_CHANGED'; manifest: McpServerManifest };
-
-/** `request.7` from `xstate.done.actor.request.7` or `xstate.error.actor.request.7`. */
-function requestChildIdOf(eventType: string): string {
-  return eventType.replace(/^xstate\.(done|error)\.actor\./, '');
-}
 
 function notProvided(what: string): never {
   throw new Error(`The server chart's "${what}" actor was not provided; use createServerLogic() from src/connection.`);
@@ -133,8 +139,7 @@ export const serverMachine = setup({
   actors: {
     connect: fromPromise<McpSession, ConnectInput>(async () => notProvided('connect')),
     closeSession: fromPromise<void, { session?: McpSession }>(async () => notProvided('closeSession')),
-    watchSession: fromCallback<ServerEvent, { session: McpSession }>(() => notProvided('watchSession')),
-    request: fromPromise<RequestOutput, RequestInput>(async () => notProvided('request')),
+    session: fromCallback<SessionActorEvent, SessionActorInput, ServerEvent>(() => notProvided('session')),
   },
   delays: {
     backoff: ({ context }) => backoffDelay(context.retries, context.options.backoff),
@@ -151,10 +156,8 @@ export const serverMachine = setup({
     'can retry': ({ context }) => context.options.autoReconnect && context.retries < context.options.maxRetries,
     'idle timer enabled': ({ context }) => idleTimerEnabled(context.options.idleTimeoutMs),
     'connect requested while closing': ({ context }) => context.connectAfterClose,
-    'is a request in flight': ({ context, event }) => Object.hasOwn(context.requests, requestChildIdOf(event.type)),
-    'is one of several requests in flight': ({ context, event }) =>
-      Object.hasOwn(context.requests, requestChildIdOf(event.type)) && Object.keys(context.requests).length > 1,
-    'requests in flight': ({ context }) => Object.keys(context.requests).length > 0,
+    'other requests in flight': ({ context }) => context.inFlight > 1,
+    'requests in flight': ({ context }) => context.inFlight > 0,
     'session expired and renewable': ({ context, event }) => isRenewableExpiry(context, event),
   },
   actions: {
@@ -199,13 +202,10 @@ export const serverMachine = setup({
       },
     }),
     'answer waiters: loaded': enqueueActions(({ context, enqueue }) => {
-      let { requestSeq } = context;
-      const requests = { ...context.requests };
+      const carried: PendingRequest[] = [];
       for (const waiter of context.waiters) {
-        if (waiter.retry && context.session) {
-          const childId = `request.${requestSeq++}`;
-          enqueue.spawnChild('request', { id: childId, input: { name: context.name, session: context.session, request: waiter.retry } });
-          requests[childId] = { replyTo: waiter.replyTo, requestId: waiter.requestId, spec: waiter.retry };
+        if (waiter.retry) {
+          carried.push({ replyTo: waiter.replyTo, requestId: waiter.requestId, spec: waiter.retry });
           continue;
         }
         enqueue.sendTo(waiter.replyTo, {
@@ -215,7 +215,7 @@ export const serverMachine = setup({
           manifest: context.manifest,
         });
       }
-      enqueue.assign({ waiters: [], requests, requestSeq });
+      enqueue.assign({ waiters: [], carried, inFlight: carried.length });
     }),
     'answer waiters: failed': enqueueActions(({ context, enqueue }, params: { error: Error }) => {
       for (const waiter of context.waiters) {
@@ -247,76 +247,33 @@ export const serverMachine = setup({
         error: notConnectedError(context.name, state),
       });
     }),
-    'start request': enqueueActions(({ context, event, enqueue }) => {
-      if ((event.type !== 'CALL_TOOL' && event.type !== 'READ_RESOURCE') || !context.session) return;
-      const childId = `request.${context.requestSeq}`;
-      const spec = requestSpecOf(event);
-      enqueue.spawnChild('request', { id: childId, input: { name: context.name, session: context.session, request: spec } });
-      enqueue.assign({
-        requestSeq: context.requestSeq + 1,
-        requests: { ...context.requests, [childId]: { replyTo: event.replyTo, requestId: event.requestId, spec } },
-      });
+    'run request': sendTo('session', ({ event }) => {
+      const request = event as Extract<ServerEvent, { type: 'CALL_TOOL' | 'READ_RESOURCE' }>;
+      return { type: 'RUN' as const, request: { replyTo: request.replyTo, requestId: request.requestId, spec: requestSpecOf(request) } };
     }),
-    'deliver request result': enqueueActions(({ context, event, enqueue }) => {
-      const childId = requestChildIdOf(event.type);
-      const pending = context.requests[childId];
-      if (!pending) return;
-      const output = (event as unknown as DoneActorEvent<RequestOutput>).output;
-      enqueue.sendTo(
-        pending.replyTo,
-        pending.spec.kind === 'tool'
-          ? { type: 'mcp.toolResult', requestId: pending.requestId, server: context.name, result: output }
-          : {
-              type: 'mcp.resource',
-              requestId: pending.requestId,
-              server: context.name,
-              contents: (output as ReadResourceResult).contents,
-            },
-      );
-      enqueue.stopChild(childId);
-      const { [childId]: _settled, ...requests } = context.requests;
-      enqueue.assign({ requests });
+    'count request in flight': assign({ inFlight: ({ context }) => context.inFlight + 1 }),
+    'count request settled': assign({ inFlight: ({ context }) => Math.max(context.inFlight - 1, 0) }),
+    'deliver the answer': sendTo(
+      ({ event }) => (event as Extract<ServerEvent, { type: 'REQUEST_SETTLED' }>).replyTo,
+      ({ event }) => (event as Extract<ServerEvent, { type: 'REQUEST_SETTLED' }>).reply,
+    ),
+    'forget requests in flight': assign({ inFlight: 0, carried: [] }),
+    'wait to send unfinished reads again': assign({
+      waiters: ({ context, event }) => {
+        const reads = event.type === 'CONNECTION_LOST' ? (event.unfinishedReads ?? []) : [];
+        return [...context.waiters, ...reads.map((read) => ({ replyTo: read.replyTo, requestId: read.requestId, retry: read.spec }))];
+      },
     }),
-    'deliver request failure': enqueueActions(({ context, event, enqueue }) => {
-      const childId = requestChildIdOf(event.type);
-      const pending = context.requests[childId];
-      if (!pending) return;
-      enqueue.sendTo(pending.replyTo, {
-        type: 'mcp.failed',
-        requestId: pending.requestId,
-        server: context.name,
-        error: toError((event as unknown as ErrorActorEvent).error),
-      });
-      enqueue.stopChild(childId);
-      const { [childId]: _settled, ...requests } = context.requests;
-      enqueue.assign({ requests });
-    }),
-    'fail requests in flight': enqueueActions(({ context, event, enqueue }) => {
-      // After a session expiry, reads are safe to send again; tool calls may have had effects.
-      const renewing = isRenewableExpiry(context, event);
-      const reason = renewing
-        ? 'expired'
-        : event.type === 'CONNECTION_LOST'
-          ? 'lost'
-          : event.type === 'RECONFIGURE'
-            ? 'reconfigured'
-            : 'disconnected';
-      const cause = event.type === 'CONNECTION_LOST' ? event.error : undefined;
-      const retries: Waiter[] = [];
-      for (const [childId, pending] of Object.entries(context.requests)) {
-        enqueue.stopChild(childId);
-        if (renewing && pending.spec.kind === 'resource') {
-          retries.push({ replyTo: pending.replyTo, requestId: pending.requestId, retry: pending.spec });
-          continue;
-        }
-        enqueue.sendTo(pending.replyTo, {
+    'fail unfinished reads': enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'CONNECTION_LOST') return;
+      for (const read of event.unfinishedReads ?? []) {
+        enqueue.sendTo(read.replyTo, {
           type: 'mcp.failed',
-          requestId: pending.requestId,
+          requestId: read.requestId,
           server: context.name,
-          error: requestAbandonedError(context.name, reason, cause),
+          error: requestAbandonedError(context.name, 'lost', event.error),
         });
       }
-      enqueue.assign({ requests: {}, waiters: [...context.waiters, ...retries] });
     }),
     'store manifest and report it': enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'MANIFEST_CHANGED') return;
@@ -345,8 +302,8 @@ export const serverMachine = setup({
     parent: input.parent,
     retries: 0,
     waiters: [],
-    requests: {},
-    requestSeq: 0,
+    inFlight: 0,
+    carried: [],
     connectAfterClose: false,
     sessionRenewed: false,
   }),
@@ -431,11 +388,11 @@ export const serverMachine = setup({
     },
     connected: {
       entry: [{ type: 'report state to registry', params: { state: 'connected' } }, 'answer waiters: loaded'],
-      exit: 'fail requests in flight',
+      exit: 'forget requests in flight',
       invoke: {
-        id: 'watchSession',
-        src: 'watchSession',
-        input: ({ context }) => ({ session: context.session! }),
+        id: 'session',
+        src: 'session',
+        input: ({ context }) => ({ name: context.name, session: context.session!, carried: context.carried }),
       },
       after: {
         healthyConnection: { actions: ['reset retries', 'forget session renewal'] },
@@ -456,20 +413,20 @@ export const serverMachine = setup({
       },
       on: {
         CONNECT: { actions: ['answer loaded now', 'touch'] },
-        CALL_TOOL: { target: '.busy', actions: 'start request' },
-        READ_RESOURCE: { target: '.busy', actions: 'start request' },
-        'xstate.done.actor.request.*': [
-          { guard: 'is one of several requests in flight', actions: 'deliver request result' },
-          { guard: 'is a request in flight', target: '.idle', actions: 'deliver request result' },
-        ],
-        'xstate.error.actor.request.*': [
-          { guard: 'is one of several requests in flight', actions: 'deliver request failure' },
-          { guard: 'is a request in flight', target: '.idle', actions: 'deliver request failure' },
+        CALL_TOOL: { target: '.busy', actions: ['count request in flight', 'run request'] },
+        READ_RESOURCE: { target: '.busy', actions: ['count request in flight', 'run request'] },
+        REQUEST_SETTLED: [
+          { guard: 'other requests in flight', actions: ['deliver the answer', 'count request settled'] },
+          { guard: 'requests in flight', target: '.idle', actions: ['deliver the answer', 'count request settled'] },
         ],
         MANIFEST_CHANGED: { actions: 'store manifest and report it' },
         CONNECTION_LOST: [
-          { guard: 'session expired and renewable', target: 'connecting', actions: 'note session renewal' },
-          { target: 'error.releasing', actions: 'store lost connection' },
+          {
+            guard: 'session expired and renewable',
+            target: 'connecting',
+            actions: ['note session renewal', 'wait to send unfinished reads again'],
+          },
+          { target: 'error.releasing', actions: ['store lost connection', 'fail unfinished reads'] },
         ],
         DISCONNECT: { target: 'disconnected.closing' },
         RECONFIGURE: { target: 'disconnected.closing', actions: ['apply new definition', 'request connect after close'] },

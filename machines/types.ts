@@ -83,9 +83,9 @@ export interface McpSession {
   callTool(
     tool: string,
     args: Record<string, unknown> | undefined,
-    options: { signal: AbortSignal; timeoutMs?: number },
+    options?: { timeoutMs?: number },
   ): Promise<CallToolResult>;
-  readResource(uri: string, options: { signal: AbortSignal }): Promise<ReadResourceResult>;
+  readResource(uri: string): Promise<ReadResourceResult>;
   /** The last lines the server wrote to stderr (stdio only). */
   stderrTail(): string;
   /** Idempotent: every call returns the same promise. Ends the whole process group for stdio. */

@@ -1,11 +1,11 @@
 import { createActor, fromCallback, fromPromise, type AnyActorRef } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { serverMachine, type RequestInput, type RequestOutput } from '../machines/server.machine.js';
+import { serverMachine, type ServerEvent } from '../machines/server.machine.js';
 import type { McpReply } from '../machines/types.js';
 import { createFakeSession } from '../src/testing/index.js';
 import { settle } from './support/fixtures.js';
 
-/** The chart with effects that never touch a server: connect succeeds, requests hang until told. */
+/** The chart with effects that never touch a server: connect succeeds, requests are never answered. */
 function chart() {
   const replies: McpReply[] = [];
   const inbox = createActor(fromCallback<McpReply>(({ receive }) => receive((reply) => replies.push(reply)))).start();
@@ -14,8 +14,7 @@ function chart() {
       actors: {
         connect: fromPromise(async () => createFakeSession()),
         closeSession: fromPromise(async () => {}),
-        watchSession: fromCallback(() => () => {}),
-        request: fromPromise<RequestOutput, RequestInput>(() => new Promise(() => {})),
+        session: fromCallback(() => () => {}),
       },
     }),
     { input: { name: 'chart', config: { command: 'fake' } } },
@@ -24,14 +23,24 @@ function chart() {
 }
 
 describe('the server chart', () => {
-  it('ignores a done event for a request it is not running: a stray event cannot end "busy"', async () => {
+  it('stays busy until the last request in flight has settled, then re-arms the idle timer', async () => {
     const { actor, inbox } = chart();
     actor.send({ type: 'CONNECT' });
     await settle();
+    const settled: ServerEvent = {
+      type: 'REQUEST_SETTLED',
+      replyTo: inbox,
+      reply: { type: 'mcp.toolResult', requestId: '1', server: 'chart', result: { content: [] } },
+    };
+    actor.send(settled);
+    expect(actor.getSnapshot().context.inFlight).toBe(0);
     actor.send({ type: 'CALL_TOOL', requestId: '1', replyTo: inbox, tool: 'echo' });
+    actor.send({ type: 'READ_RESOURCE', requestId: '2', replyTo: inbox, uri: 'fake://x' });
     expect(actor.getSnapshot().value).toEqual({ connected: 'busy' });
-    actor.send({ type: 'xstate.done.actor.request.99', output: { content: [] } } as never);
+    actor.send(settled);
     expect(actor.getSnapshot().value).toEqual({ connected: 'busy' });
+    actor.send(settled);
+    expect(actor.getSnapshot().value).toEqual({ connected: 'idle' });
     actor.stop();
   });
 

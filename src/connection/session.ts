@@ -123,10 +123,9 @@ export class Session implements McpSession {
     return this.parts.stderr?.text() ?? '';
   }
 
-  async callTool(tool: string, args: Record<string, unknown> | undefined, options: { signal: AbortSignal; timeoutMs?: number }) {
+  async callTool(tool: string, args: Record<string, unknown> | undefined, options: { timeoutMs?: number } = {}) {
     try {
       return (await this.client.callTool({ name: tool, arguments: args }, undefined, {
-        signal: options.signal,
         timeout: options.timeoutMs,
       })) as Awaited<ReturnType<McpSession['callTool']>>;
     } catch (error) {
@@ -134,9 +133,9 @@ export class Session implements McpSession {
     }
   }
 
-  async readResource(uri: string, options: { signal: AbortSignal }) {
+  async readResource(uri: string) {
     try {
-      return await this.client.readResource({ uri }, { signal: options.signal });
+      return await this.client.readResource({ uri });
     } catch (error) {
       throw this.requestFailure(`reading resource "${uri}"`, error);
     }

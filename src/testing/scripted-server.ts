@@ -8,8 +8,8 @@ import { createActor, fromCallback, fromPromise, SimulatedClock, type Inspection
 import {
   serverMachine,
   type ConnectInput,
-  type RequestInput,
-  type RequestOutput,
+  type SessionActorEvent,
+  type SessionActorInput,
   type ServerEvent,
   type ServerInput,
   type ServerSnapshot,
@@ -112,7 +112,6 @@ export function createScriptedServer(input: ServerInput, options: ScriptedServer
   const clock = new ReplayClock();
   const connects = new Attempts<McpSession>();
   const closes = new Attempts<void>();
-  const requests = new Attempts<RequestOutput>();
   let watcher: ((event: ServerEvent) => void) | undefined;
 
   const logic = serverMachine.provide({
@@ -120,13 +119,13 @@ export function createScriptedServer(input: ServerInput, options: ScriptedServer
     actors: {
       connect: fromPromise<McpSession, ConnectInput>(({ self, signal }) => connects.start(self.sessionId, signal)),
       closeSession: fromPromise<void, { session?: McpSession }>(({ self, signal }) => closes.start(self.sessionId, signal)),
-      watchSession: fromCallback<ServerEvent, { session: McpSession }>(({ sendBack }) => {
+      // Requests handed to it are left unanswered: the model says when one settles (REQUEST_SETTLED).
+      session: fromCallback<SessionActorEvent, SessionActorInput, ServerEvent>(({ sendBack }) => {
         watcher = sendBack;
         return () => {
           if (watcher === sendBack) watcher = undefined;
         };
       }),
-      request: fromPromise<RequestOutput, RequestInput>(({ self, signal }) => requests.start(self.sessionId, signal)),
     },
   });
 
@@ -148,8 +147,7 @@ export function createScriptedServer(input: ServerInput, options: ScriptedServer
     const after = /^xstate\.after\.([^.]+)\./.exec(type);
     if (outcome) {
       const [, kind, child] = outcome as unknown as [string, 'done' | 'error', string];
-      // A request outcome in the model means: the oldest request in flight settles.
-      const attempts = child === 'connect' ? connects : child === 'close' ? closes : requests;
+      const attempts = child === 'connect' ? connects : closes;
       const settlement =
         kind === 'done'
           ? { done: true as const, output: (event as { output?: unknown }).output }
@@ -157,7 +155,7 @@ export function createScriptedServer(input: ServerInput, options: ScriptedServer
       attempts.settle(`${child} (state ${JSON.stringify(actor.getSnapshot().value)})`, settlement);
     } else if (after) {
       clock.fire(delayOf(after[1]!));
-    } else if ((type === 'CONNECTION_LOST' || type === 'MANIFEST_CHANGED') && watcher) {
+    } else if ((type === 'CONNECTION_LOST' || type === 'MANIFEST_CHANGED' || type === 'REQUEST_SETTLED') && watcher) {
       watcher(event as ServerEvent);
     } else {
       actor.send(event as ServerEvent);

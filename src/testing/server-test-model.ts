@@ -9,7 +9,7 @@ import { getStateNodes, TestModel } from 'xstate/graph';
 import { McpServerError } from '../../machines/errors.js';
 import { serverMachine, type ServerEvent, type ServerInput, type ServerSnapshot } from '../../machines/server.machine.js';
 import type { McpServerManifest, McpSession } from '../../machines/types.js';
-import { createFakeSession, FAKE_MANIFEST, FAKE_RESOURCE_RESULT, FAKE_TOOL_RESULT } from './fake-session.js';
+import { createFakeSession, FAKE_MANIFEST } from './fake-session.js';
 
 /** Events from the chart's own actors and timers, which the chart's event type leaves out. */
 export type ServerActorEvent =
@@ -81,20 +81,18 @@ export function transientError(server: string): McpServerError {
 /**
  * The abstract state: the state value plus what the guards and actions branch on, capped so
  * that traversal ends (an uncapped counter never stops growing). Retries beyond the limit
- * behave alike; one load waiter is like many; requests matter up to "more than one in flight",
- * by kind, since a session expiry sends reads again but fails tool calls.
+ * behave alike; one load waiter is like many; requests in flight matter up to "more than one";
+ * reads waiting to be sent again after a session expiry up to two.
  */
 export function serializeServerState(snapshot: ServerSnapshot): string {
   const { context } = snapshot;
-  const pending = Object.values(context.requests);
   const rereads = context.waiters.filter((waiter) => waiter.retry !== undefined).length;
   return JSON.stringify({
     value: snapshot.value,
     retries: Math.min(context.retries, context.options.maxRetries),
     waiters: Math.min(context.waiters.length - rereads, 1),
     rereads: Math.min(rereads, 2),
-    toolCalls: Math.min(pending.filter((request) => request.spec.kind === 'tool').length, 2),
-    reads: Math.min(pending.filter((request) => request.spec.kind === 'resource').length, 2),
+    inFlight: Math.min(context.inFlight, 2),
     connectAfterClose: context.connectAfterClose,
     sessionRenewed: context.sessionRenewed,
   });
@@ -104,16 +102,8 @@ export function serializeServerState(snapshot: ServerSnapshot): string {
 function serializeEvent(event: ServerModelEvent): string {
   const error = 'error' in event && event.error instanceof McpServerError ? event.error.code : undefined;
   const sessionExpired = 'sessionExpired' in event ? event.sessionExpired : undefined;
-  return JSON.stringify({ type: event.type, error, sessionExpired });
-}
-
-/**
- * The chart's "refuse request: not connected" reads the live actor's state through `self`,
- * which graph traversal only has as an inert stand-in (it throws there). The action only
- * sends a reply, so the model leaves it out; replays on a real actor run the real one.
- */
-function chartForTraversal(): typeof serverMachine {
-  return serverMachine.provide({ actions: { 'refuse request: not connected': () => {} } });
+  const unfinishedReads = 'unfinishedReads' in event ? event.unfinishedReads?.length : undefined;
+  return JSON.stringify({ type: event.type, error, sessionExpired, unfinishedReads });
 }
 
 /**
@@ -137,6 +127,13 @@ export function createServerTestModel(options: ServerTestModelOptions = {}): Ser
     { type: 'RECONFIGURE', config: input.config, options: input.options },
     { type: 'CONNECTION_LOST', error: new Error('the server closed the connection') },
     { type: 'CONNECTION_LOST', error: new Error('the HTTP session expired (404)'), sessionExpired: true },
+    {
+      type: 'CONNECTION_LOST',
+      error: new Error('the HTTP session expired (404)'),
+      sessionExpired: true,
+      unfinishedReads: [{ replyTo, requestId: 'read', spec: { kind: 'resource', uri: 'fake://greeting' } }],
+    },
+    { type: 'REQUEST_SETTLED', replyTo, reply: { type: 'mcp.toolResult', requestId: 'call', server: input.name, result: { content: [] } } },
     { type: 'MANIFEST_CHANGED', manifest: changedManifest },
     { type: 'xstate.done.actor.connect', output: session },
     { type: 'xstate.error.actor.connect', error: configError(input.name) },
@@ -146,22 +143,11 @@ export function createServerTestModel(options: ServerTestModelOptions = {}): Ser
     ...delayed,
   ];
 
-  /** The oldest request in flight can finish or fail (`request.0` first). */
-  const requestEvents = (snapshot: ServerSnapshot): ServerModelEvent[] => {
-    const [childId, pending] = Object.entries(snapshot.context.requests)[0] ?? [];
-    if (!childId || !pending) return [];
-    const output = pending.spec.kind === 'tool' ? FAKE_TOOL_RESULT : FAKE_RESOURCE_RESULT;
-    return [
-      { type: `xstate.done.actor.${childId}`, output },
-      { type: `xstate.error.actor.${childId}`, error: new Error('the request failed') },
-    ];
-  };
-
   return new TestModel<ServerSnapshot, ServerModelEvent, ServerInput>(
-    chartForTraversal() as unknown as ActorLogic<ServerSnapshot, ServerModelEvent, ServerInput>,
+    serverMachine as unknown as ActorLogic<ServerSnapshot, ServerModelEvent, ServerInput>,
     {
       input,
-      events: (snapshot) => [...fixedEvents, ...requestEvents(snapshot)],
+      events: fixedEvents,
       serializeState: serializeServerState,
       serializeEvent,
     },
