@@ -22,7 +22,7 @@ export function callMcpToolTool({ manager, catalog, resultBudget }: LoaderToolCo
     {
       name: 'call_mcp_tool',
       description: DESCRIPTION,
-      inputSchema: callMcpToolSchema(catalog.names),
+      inputSchema: callMcpToolSchema(),
       async run({ server, tool, arguments: args }) {
         const notConnected = notConnectedResult(manager, server);
         if (notConnected) return notConnected;

@@ -16,7 +16,7 @@ export function readMcpResourceTool({ manager, catalog, resultBudget }: LoaderTo
     {
       name: 'read_mcp_resource',
       description: DESCRIPTION,
-      inputSchema: readMcpResourceSchema(catalog.names),
+      inputSchema: readMcpResourceSchema(),
       async run({ server, uri }) {
         const notConnected = notConnectedResult(manager, server);
         if (notConnected) return notConnected;

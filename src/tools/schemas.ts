@@ -13,9 +13,16 @@ export function loadMcpSchema(servers: string[]) {
   return z.object({ server: serverField(servers) });
 }
 
-export function callMcpToolSchema(servers: string[]) {
+/**
+ * call_mcp_tool and read_mcp_resource name the server as a plain string: the enum is load_mcp's
+ * alone, so a large config is not listed three times in the model's context (and a server the
+ * model may not use is refused at run time all the same).
+ */
+const loadedServerField = z.string().min(1).describe('The MCP server, as passed to load_mcp.');
+
+export function callMcpToolSchema() {
   return z.object({
-    server: serverField(servers),
+    server: loadedServerField,
     tool: z.string().min(1).describe('The tool name, as load_mcp listed it.'),
     // A loose object rather than a record: its JSON Schema has no `propertyNames`, which some function-calling APIs reject.
     arguments: z
@@ -25,9 +32,9 @@ export function callMcpToolSchema(servers: string[]) {
   });
 }
 
-export function readMcpResourceSchema(servers: string[]) {
+export function readMcpResourceSchema() {
   return z.object({
-    server: serverField(servers),
+    server: loadedServerField,
     uri: z.string().min(1).describe('The resource URI, as load_mcp listed it (or filled in from a resource template).'),
   });
 }
