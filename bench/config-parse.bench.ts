@@ -8,33 +8,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { discoverMcpServers } from '../src/config/index.js';
+import { configEntries } from './lib/config-entries.js';
 
 const SERVERS = 10_000;
 const RUNS = 5;
 
-/** A realistic mix: stdio with args and env (some with ${VAR}), http with headers, a few disabled. */
-function entry(index: number): Record<string, unknown> {
-  if (index % 3 === 0) {
-    return {
-      url: `https://mcp${index}.example.com/mcp`,
-      headers: { Authorization: 'Bearer ${API_TOKEN}', 'X-Index': String(index) },
-      description: `Remote server number ${index}`,
-    };
-  }
-  return {
-    command: 'npx',
-    args: ['-y', `@example/server-${index}`, '--root', '${HOME_DIR:-/tmp}'],
-    env: { API_TOKEN: '${API_TOKEN}', LEVEL: 'info' },
-    description: `Local server number ${index}`,
-    disabled: index % 50 === 0,
-  };
-}
-
 async function main(): Promise<void> {
   const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'mcp-config-bench-'));
   try {
-    const mcpServers: Record<string, unknown> = {};
-    for (let index = 0; index < SERVERS; index++) mcpServers[`server-${index}`] = entry(index);
+    const mcpServers = configEntries(SERVERS);
     const file = path.join(folder, '.mcp.json');
     const text = JSON.stringify({ mcpServers }, null, 2);
     await fs.writeFile(file, text);

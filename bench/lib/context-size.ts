@@ -1,0 +1,103 @@
+/**
+ * What the loader tools save in the model's context: the three loader tool definitions against
+ * registering every tool of the same servers up front (the "eager" way). Shared by
+ * bench/context-size.bench.ts (prints) and bench/parts/context.ts (table rows).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  createLoaderTools,
+  McpConnectionManager,
+  silentLogger,
+  toFunctionDefinitions,
+  type LoaderServers,
+} from '../../src/index.js';
+import { projectBin, stdioFixture } from './paths.js';
+
+export interface ContextScenario {
+  label: string;
+  servers: LoaderServers;
+  /** Removes what the scenario made (temporary folders). */
+  cleanup?: () => void;
+}
+
+export interface ContextMeasurement {
+  label: string;
+  servers: number;
+  tools: number;
+  eagerBytes: number;
+  eagerTokens: number;
+  loaderBytes: number;
+  loaderTokens: number;
+  /** 100 · (1 − loader / eager). */
+  reductionPercent: number;
+}
+
+const FIXTURE = { config: stdioFixture(), description: 'The test fixture server: echo, add, media, resources' };
+const WIDE = { config: stdioFixture('--name', 'wide', '--extra-tools', '40'), description: 'A fixture server with 40 extra tools' };
+
+/** The project's own fixture servers. */
+export function fixtureScenarios(): ContextScenario[] {
+  return [
+    { label: 'one fixture server', servers: { fixture: FIXTURE } },
+    { label: 'fixture + wide fixture', servers: { fixture: FIXTURE, wide: WIDE } },
+  ];
+}
+
+/** The MCP reference servers installed as dev dependencies: server-everything, server-memory and server-filesystem together. */
+export function referenceServersScenario(): ContextScenario {
+  const folder = mkdtempSync(path.join(os.tmpdir(), 'mcp-bench-context-'));
+  const node = (bin: string, ...args: string[]) => ({ command: process.execPath, args: [projectBin(bin), ...args] });
+  return {
+    label: 'server-everything + server-memory + server-filesystem',
+    servers: {
+      everything: { config: node('mcp-server-everything', 'stdio'), description: 'The MCP reference server that exercises every protocol feature' },
+      memory: {
+        config: { ...node('mcp-server-memory'), env: { MEMORY_FILE_PATH: path.join(folder, 'memory.jsonl') } },
+        description: 'A knowledge-graph memory: entities, relations, observations',
+      },
+      filesystem: { config: node('mcp-server-filesystem', folder), description: 'Read, write and search files under one folder' },
+    },
+    cleanup: () => rmSync(folder, { recursive: true, force: true }),
+  };
+}
+
+function sizeOf(definitions: unknown): { bytes: number; tokens: number } {
+  const json = JSON.stringify(definitions);
+  return { bytes: Buffer.byteLength(json, 'utf8'), tokens: Math.round(json.length / 4) };
+}
+
+export async function measureContext({ label, servers }: ContextScenario): Promise<ContextMeasurement> {
+  const manager = new McpConnectionManager({ logger: silentLogger });
+  try {
+    const loader = sizeOf(toFunctionDefinitions(createLoaderTools({ manager, servers })));
+    const eagerDefinitions = [];
+    for (const server of Object.keys(servers)) {
+      const { tools } = await manager.connect(server);
+      eagerDefinitions.push(...tools.map(({ name, description, inputSchema }) => ({ name, description, parameters: inputSchema })));
+    }
+    const eager = sizeOf(eagerDefinitions);
+    return {
+      label,
+      servers: Object.keys(servers).length,
+      tools: eagerDefinitions.length,
+      eagerBytes: eager.bytes,
+      eagerTokens: eager.tokens,
+      loaderBytes: loader.bytes,
+      loaderTokens: loader.tokens,
+      reductionPercent: 100 * (1 - loader.bytes / eager.bytes),
+    };
+  } finally {
+    await manager.dispose();
+  }
+}
+
+export function formatContextMeasurement(measurement: ContextMeasurement): string {
+  return [
+    `${measurement.label} (${measurement.servers} servers, ${measurement.tools} MCP tools)`,
+    `  eager, every tool:     ${measurement.eagerBytes} bytes ≈ ${measurement.eagerTokens} tokens`,
+    `  loader, three tools:   ${measurement.loaderBytes} bytes ≈ ${measurement.loaderTokens} tokens`,
+    `  reduction:             ${measurement.reductionPercent.toFixed(1)}%`,
+  ].join('\n');
+}

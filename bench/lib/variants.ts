@@ -1,0 +1,122 @@
+/**
+ * The three ways to call a fixture tool that the call benchmarks compare: the raw SDK client,
+ * `McpConnectionManager.callTool` (registry → server actor → request actor → SDK client), and the
+ * `call_mcp_tool` loader tool on top of the manager. Each gets its own fixture server of the same
+ * kind: in memory (a linked pair to `createFixtureServer()`) or over stdio (`node stdio-server.mjs`).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool } from '../../src/index.js';
+import { createFixtureServer } from '../../test/fixtures/fixture-server.mjs';
+import { stdioFixture, STDIO_FIXTURE } from './paths.js';
+
+export type TransportKind = 'memory' | 'stdio';
+export type VariantKey = 'raw' | 'manager' | 'loader';
+
+export interface CallVariant {
+  key: VariantKey;
+  /** One echo call; rejects if the answer is not the echo. */
+  call(): Promise<void>;
+}
+
+export interface CallSetup {
+  variants: Record<VariantKey, CallVariant>;
+  manager: McpConnectionManager;
+  close(): Promise<void>;
+}
+
+const SERVER = 'fixture';
+const ARGS = { text: 'hello' };
+
+/** The client side of a linked pair whose other side a fresh fixture server holds. */
+export function inMemoryFixtureTransport(): Transport {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  void createFixtureServer().connect(serverSide);
+  return clientSide;
+}
+
+export async function rawClient(kind: TransportKind): Promise<Client> {
+  const client = new Client({ name: 'bench-raw', version: '1.0.0' }, { capabilities: {} });
+  const transport =
+    kind === 'memory'
+      ? inMemoryFixtureTransport()
+      : new StdioClientTransport({ command: process.execPath, args: [STDIO_FIXTURE], stderr: 'ignore' });
+  await client.connect(transport);
+  // The manager lists tools on connect, and the SDK then checks results against output schemas: do the same.
+  await client.listTools();
+  return client;
+}
+
+export function benchManager(kind: TransportKind): McpConnectionManager {
+  return new McpConnectionManager({
+    logger: silentLogger,
+    ...(kind === 'memory' ? { transportFactory: inMemoryFixtureTransport } : {}),
+  });
+}
+
+function expectEcho(text: string | undefined): void {
+  if (text !== ARGS.text) throw new Error(`expected the echo "${ARGS.text}", got ${JSON.stringify(text)}`);
+}
+
+function firstText(result: unknown): string | undefined {
+  const content = (result as { content?: Array<{ type: string; text?: string }> }).content;
+  return content?.[0]?.type === 'text' ? content[0].text : undefined;
+}
+
+/** Connects what `keys` asks for and checks one call of each. */
+export async function setUpCalls(kind: TransportKind, keys: readonly VariantKey[] = ['raw', 'manager', 'loader']): Promise<CallSetup> {
+  const config = kind === 'memory' ? { command: 'in-memory-fixture' } : stdioFixture();
+  const manager = benchManager(kind);
+  const closers: Array<() => Promise<void>> = [() => manager.dispose()];
+  const variants = {} as Record<VariantKey, CallVariant>;
+
+  if (keys.includes('raw')) {
+    const client = await rawClient(kind);
+    closers.push(() => client.close());
+    expectEcho(firstText(await client.callTool({ name: 'echo', arguments: ARGS })));
+    variants.raw = {
+      key: 'raw',
+      call: async () => {
+        const result = await client.callTool({ name: 'echo', arguments: ARGS });
+        if (result.isError) expectEcho(undefined);
+      },
+    };
+  }
+
+  if (keys.includes('manager') || keys.includes('loader')) {
+    const tools: LoaderTool[] = createLoaderTools({
+      manager,
+      servers: { [SERVER]: { config, description: 'The fixture server: echo, add, slow, …' } },
+    });
+    const load = tools.find((tool) => tool.name === 'load_mcp')!;
+    const callTool = tools.find((tool) => tool.name === 'call_mcp_tool')!;
+    const loaded = await load.execute({ server: SERVER });
+    if (loaded.isError) throw new Error(`load_mcp failed: ${loaded.text}`);
+    variants.manager = {
+      key: 'manager',
+      call: async () => {
+        const result = await manager.callTool(SERVER, 'echo', ARGS);
+        if (result.isError) expectEcho(undefined);
+      },
+    };
+    variants.loader = {
+      key: 'loader',
+      call: async () => {
+        const result = await callTool.execute({ server: SERVER, tool: 'echo', arguments: ARGS });
+        if (result.isError) throw new Error(`call_mcp_tool failed: ${result.text}`);
+      },
+    };
+    expectEcho(firstText(await manager.callTool(SERVER, 'echo', ARGS)));
+    const viaLoader = await callTool.execute({ server: SERVER, tool: 'echo', arguments: ARGS });
+    expectEcho(viaLoader.isError ? undefined : viaLoader.text);
+  }
+  return {
+    variants,
+    manager,
+    close: async () => {
+      for (const close of closers.reverse()) await close();
+    },
+  };
+}

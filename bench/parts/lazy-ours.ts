@@ -1,0 +1,44 @@
+/**
+ * Lazy child, ours: 50 (or 10,000) configured servers, the agent loads one and calls its echo tool
+ * through the loader tools (load_mcp + call_mcp_tool). With --manager-only: the same through
+ * `manager.configure` + `connect` + `callTool`, without the loader tools.
+ */
+import { performance } from 'node:perf_hooks';
+import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderServers } from '../../src/index.js';
+import { readJob, reportFirstResult, startWindowProfile } from '../lib/lazy-protocol.js';
+
+const job = readJob();
+const managerOnly = process.argv.includes('--manager-only');
+const servers: LoaderServers = {};
+for (const [name, config] of Object.entries(job.servers)) servers[name] = { config, description: `Fixture server ${name}` };
+
+async function throughLoaderTools(manager: McpConnectionManager, startedAt: number) {
+  const tools = createLoaderTools({ manager, servers });
+  const load = tools.find((tool) => tool.name === 'load_mcp')!;
+  const call = tools.find((tool) => tool.name === 'call_mcp_tool')!;
+  const toolsReadyMs = performance.now() - startedAt;
+  const loaded = await load.execute({ server: job.use });
+  if (loaded.isError) throw new Error(loaded.text);
+  const loadedMs = performance.now() - startedAt;
+  const result = await call.execute({ server: job.use, tool: 'echo', arguments: { text: 'first result' } });
+  if (result.isError) throw new Error(result.text);
+  return { text: result.text, phases: { toolsReadyMs, loadedMs } };
+}
+
+async function throughManager(manager: McpConnectionManager, startedAt: number) {
+  manager.configure(job.servers);
+  const configuredMs = performance.now() - startedAt;
+  await manager.connect(job.use);
+  const loadedMs = performance.now() - startedAt;
+  const result = await manager.callTool(job.use, 'echo', { text: 'first result' });
+  const content = result.content as Array<{ type: string; text?: string }>;
+  return { text: content[0]?.text ?? '', phases: { configuredMs, loadedMs } };
+}
+
+const stopProfile = await startWindowProfile();
+const startedAt = performance.now();
+const manager = new McpConnectionManager({ logger: silentLogger });
+const { text, phases } = managerOnly ? await throughManager(manager, startedAt) : await throughLoaderTools(manager, startedAt);
+await stopProfile();
+await reportFirstResult(startedAt, text, phases);
+await manager.dispose();

@@ -1,0 +1,220 @@
+/**
+ * Part 3: lazy against eager. 50 configured stdio fixture servers, the agent uses one: time to the
+ * first tool result, peak memory of the whole process tree and processes running, for
+ *  - ours: the loader tools (load_mcp + call_mcp_tool) over McpConnectionManager;
+ *  - ours with 10,000 configured servers (the first result must not depend on that number), through
+ *    the loader tools and through the manager alone;
+ *  - the reference: one raw SDK client connecting to that one server and calling it;
+ *  - the peer: LangChain's MultiServerMCPClient, which connects every configured server.
+ * Each run is a child process of its own; rounds interleave the sides (LangChain, at ~10–25 s a
+ * run, only in the first PEER_ROUNDS rounds).
+ *
+ * Run alone: npx tsx bench/parts/lazy.ts [--quick]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { benchModuleCommand } from '../lib/children.js';
+import { FIRST_RESULT_MARKER, type FirstResult, type LazyJob } from '../lib/lazy-protocol.js';
+import { PEERS_DIR, REPO_ROOT, stdioFixture } from '../lib/paths.js';
+import { ensurePeers } from '../lib/peers.js';
+import { TreeSampler, treeUsage } from '../lib/proc-tree.js';
+import { absoluteTarget, emitRows, hasFlag, isMet, progress, ratioTarget, type BenchRow } from '../lib/report.js';
+import { formatBytes, formatMs, median, roundOrder } from '../lib/stats.js';
+
+const quick = hasFlag('quick');
+const ROUNDS = quick ? 1 : 7;
+/** LangChain takes ~10 s (quiet machine) to ~25 s (busy) a run: it joins the first rounds only. */
+const PEER_ROUNDS = quick ? 1 : 3;
+const CONFIGURED = 50;
+const MANY_CONFIGURED = 10_000;
+const CHILD_TIMEOUT_MS = 120_000;
+
+type SideKey = 'ours' | 'oursMany' | 'managerMany' | 'raw' | 'langchain';
+
+interface ChildRun {
+  first: FirstResult;
+  /** Living descendants of the child when the first result came. */
+  processes: number;
+  /** Peak of the tree's summed RSS: sampled every 50 ms, and measured at the first result. */
+  peakRssBytes: number;
+  wallMs: number;
+}
+
+function job(servers: number, folder: string, name: string): string {
+  const config: LazyJob = { servers: {}, use: 's0' };
+  for (let index = 0; index < servers; index++) config.servers[`s${index}`] = stdioFixture('--name', `s${index}`);
+  const file = path.join(folder, `${name}.json`);
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+function runChild(command: string, args: string[]): Promise<ChildRun> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(command, args, { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const sampler = new TreeSampler(child.pid!, 50);
+    let first: FirstResult | undefined;
+    let processes = 0;
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const at = stdout.indexOf(FIRST_RESULT_MARKER);
+      const end = at >= 0 ? stdout.indexOf('\n', at) : -1;
+      if (first || end < 0) return;
+      first = JSON.parse(stdout.slice(at + FIRST_RESULT_MARKER.length, end)) as FirstResult;
+      const usage = treeUsage(child.pid!);
+      processes = usage.processes;
+      sampler.sample();
+      sampler.peakRssBytes = Math.max(sampler.peakRssBytes, usage.rssBytes);
+      child.stdin.write('measured\n');
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      sampler.stop();
+      if (!first) {
+        reject(new Error(`${path.basename(args.at(-3) ?? command)} gave no first result (exit ${code ?? signal}): ${stderr}`));
+        return;
+      }
+      if (!first.text.includes('first result')) {
+        reject(new Error(`${path.basename(args.at(-3) ?? command)} answered ${JSON.stringify(first.text)}, not the echo`));
+        return;
+      }
+      if (code !== 0) progress(`warning: ${args.join(' ')} exited with ${code ?? signal} after its first result: ${stderr.slice(-500)}`);
+      resolve({ first, processes, peakRssBytes: sampler.peakRssBytes, wallMs: Date.now() - started });
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  ensurePeers();
+  const folder = mkdtempSync(path.join(os.tmpdir(), 'mcp-bench-lazy-'));
+  try {
+    const jobs = { few: job(CONFIGURED, folder, 'few'), many: job(MANY_CONFIGURED, folder, 'many') };
+    const ours = benchModuleCommand('lazy-ours');
+    const raw = benchModuleCommand('lazy-raw');
+    const sides: Record<SideKey, { command: string; args: string[] }> = {
+      ours: { command: ours.command, args: [...ours.args, '--job', jobs.few] },
+      oursMany: { command: ours.command, args: [...ours.args, '--job', jobs.many] },
+      managerMany: { command: ours.command, args: [...ours.args, '--job', jobs.many, '--manager-only'] },
+      raw: { command: raw.command, args: [...raw.args, '--job', jobs.few] },
+      langchain: { command: process.execPath, args: [path.join(PEERS_DIR, 'lazy-langchain.mjs'), '--job', jobs.few] },
+    };
+    const runs: Record<SideKey, ChildRun[]> = { ours: [], oursMany: [], managerMany: [], raw: [], langchain: [] };
+    const keys = Object.keys(sides) as SideKey[];
+    // Warm-up: the OS file cache for node, the SDK and the fixture; not counted.
+    await runChild(sides.raw.command, sides.raw.args);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const key of roundOrder(keys, round)) {
+        if (key === 'langchain' && round >= PEER_ROUNDS) continue;
+        const run = await runChild(sides[key].command, sides[key].args);
+        runs[key].push(run);
+        progress(
+          `lazy round ${round + 1}/${ROUNDS} ${key}: first result ${formatMs(run.first.firstResultMs)}, ` +
+            `${run.processes} processes, peak tree RSS ${formatBytes(run.peakRssBytes)}`,
+        );
+      }
+    }
+    emitRows(rowsOf(runs));
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+function medianOf(runs: ChildRun[], pick: (run: ChildRun) => number): number {
+  return median(runs.map(pick));
+}
+
+function rowsOf(runs: Record<SideKey, ChildRun[]>): BenchRow[] {
+  const first = (key: SideKey) => medianOf(runs[key], (run) => run.first.firstResultMs);
+  const fromStart = (key: SideKey) => medianOf(runs[key], (run) => run.first.sinceProcessStartMs);
+  const rss = (key: SideKey) => medianOf(runs[key], (run) => run.peakRssBytes);
+  const processes = (key: SideKey) => medianOf(runs[key], (run) => run.processes);
+  /** Median of the per-round ratios, over the rounds both sides ran. */
+  const pairedRatios = (a: SideKey, b: SideKey, pick: (run: ChildRun) => number) =>
+    median(runs[a].slice(0, runs[b].length).map((run, index) => pick(run) / pick(runs[b][index]!)));
+  const firstTarget = ratioTarget('<=', 1.2);
+  const rows: BenchRow[] = [];
+  for (const [key, configured] of [['ours', CONFIGURED], ['oursMany', MANY_CONFIGURED]] as const) {
+    const ratio = pairedRatios(key, 'raw', (run) => run.first.firstResultMs);
+    rows.push({
+      part: 'lazy',
+      id: `lazy.first-result.${configured}`,
+      benchmark: `Lazy: time to first tool result, ${configured.toLocaleString('en-US')} configured (load_mcp + call_mcp_tool) vs one raw SDK connect + call`,
+      ours: formatMs(first(key)),
+      baseline: formatMs(first('raw')),
+      ratio,
+      target: firstTarget,
+      met: isMet(firstTarget, first(key), ratio),
+      data: {
+        firstResultMs: runs[key].map((run) => run.first.firstResultMs),
+        rawFirstResultMs: runs.raw.map((run) => run.first.firstResultMs),
+        phases: runs[key].map((run) => run.first.phases),
+        sinceProcessStartMs: fromStart(key),
+        rawSinceProcessStartMs: fromStart('raw'),
+      },
+      note: `createLoaderTools done after ${formatMs(medianOf(runs[key], (run) => run.first.phases?.toolsReadyMs ?? Number.NaN))}, load_mcp after ${formatMs(medianOf(runs[key], (run) => run.first.phases?.loadedMs ?? Number.NaN))}`,
+      profile: { part: 'lazy-ours', args: ['--servers', String(configured)], window: true },
+    });
+  }
+  const managerRatio = pairedRatios('managerMany', 'raw', (run) => run.first.firstResultMs);
+  rows.push({
+    part: 'lazy',
+    id: 'lazy.first-result.10000.manager',
+    benchmark: `Lazy: time to first tool result, ${MANY_CONFIGURED.toLocaleString('en-US')} configured, manager.configure + connect + callTool (no loader tools) vs raw`,
+    ours: formatMs(first('managerMany')),
+    baseline: formatMs(first('raw')),
+    ratio: managerRatio,
+    target: firstTarget,
+    met: isMet(firstTarget, first('managerMany'), managerRatio),
+    data: {
+      firstResultMs: runs.managerMany.map((run) => run.first.firstResultMs),
+      rawFirstResultMs: runs.raw.map((run) => run.first.firstResultMs),
+      phases: runs.managerMany.map((run) => run.first.phases),
+    },
+    note: `configure done after ${formatMs(medianOf(runs.managerMany, (run) => run.first.phases?.configuredMs ?? Number.NaN))}, connected after ${formatMs(medianOf(runs.managerMany, (run) => run.first.phases?.loadedMs ?? Number.NaN))}`,
+  });
+  rows.push({
+    part: 'lazy',
+    id: 'lazy.first-result.langchain',
+    benchmark: `Lazy: time to first tool result, ${CONFIGURED} configured, ours vs LangChain MultiServerMCPClient`,
+    ours: formatMs(first('ours')),
+    baseline: formatMs(first('langchain')),
+    ratio: pairedRatios('ours', 'langchain', (run) => run.first.firstResultMs),
+    data: { firstResultMs: runs.ours.map((run) => run.first.firstResultMs), langchainFirstResultMs: runs.langchain.map((run) => run.first.firstResultMs), langchainSinceProcessStartMs: fromStart('langchain') },
+    note: `from process start: ours ${formatMs(fromStart('ours'))}, LangChain ${formatMs(fromStart('langchain'))}`,
+  });
+  rows.push({
+    part: 'lazy',
+    id: 'lazy.peak-rss',
+    benchmark: `Lazy: peak RSS of the process tree, ${CONFIGURED} configured, ours vs LangChain`,
+    ours: formatBytes(rss('ours')),
+    baseline: formatBytes(rss('langchain')),
+    ratio: pairedRatios('ours', 'langchain', (run) => run.peakRssBytes),
+    data: { peakRssBytes: runs.ours.map((run) => run.peakRssBytes), langchainPeakRssBytes: runs.langchain.map((run) => run.peakRssBytes), rawPeakRssBytes: runs.raw.map((run) => run.peakRssBytes), oursManyPeakRssBytes: runs.oursMany.map((run) => run.peakRssBytes) },
+    note: `one raw SDK client: ${formatBytes(rss('raw'))}; ours with ${MANY_CONFIGURED.toLocaleString('en-US')} configured: ${formatBytes(rss('oursMany'))}`,
+  });
+  const processTarget = absoluteTarget('<=', 1, '1 process');
+  rows.push({
+    part: 'lazy',
+    id: 'lazy.processes',
+    benchmark: `Lazy: server processes running at the first result, ${CONFIGURED} configured, ours vs LangChain`,
+    ours: String(processes('ours')),
+    baseline: String(processes('langchain')),
+    ratio: processes('ours') / processes('langchain'),
+    target: processTarget,
+    met: isMet(processTarget, Math.max(processes('ours'), processes('oursMany')), undefined) && processes('langchain') === CONFIGURED,
+    data: { processes: runs.ours.map((run) => run.processes), oursManyProcesses: runs.oursMany.map((run) => run.processes), langchainProcesses: runs.langchain.map((run) => run.processes) },
+    note: `ours with ${MANY_CONFIGURED.toLocaleString('en-US')} configured: ${processes('oursMany')}; one raw SDK client: ${processes('raw')}`,
+  });
+  return rows;
+}
+
+await main();
