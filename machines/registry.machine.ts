@@ -41,6 +41,7 @@ export type RegistryEvent = McpRegistryInput | ChildReport;
 type ServerEventOf<T extends RegistryEvent['type']> = Extract<RegistryEvent, { type: T }>;
 type AddressedEvent = Extract<RegistryEvent, { server: string }>;
 type RequestEvent = Extract<RegistryEvent, { replyTo: AnyActorRef }>;
+type RefusalReason = 'unknown' | 'disabled' | 'not connected';
 
 /** Records keyed by server name have no prototype, so a server named `__proto__` is just a name. */
 export function nameRecord<T>(...sources: Array<Record<string, T> | undefined>): Record<string, T> {
@@ -160,32 +161,15 @@ export const registryMachine = setup({
     'disconnect every server': enqueueActions(({ context, enqueue }) => {
       for (const actor of Object.values(context.actors)) enqueue.sendTo(actor, { type: 'DISCONNECT' });
     }),
-    'answer: unknown server': enqueueActions(({ context, event, enqueue }) => {
+    'refuse request': enqueueActions(({ context, event, enqueue }, { reason }: { reason: RefusalReason }) => {
       const request = event as RequestEvent;
-      enqueue.sendTo(request.replyTo, {
-        type: 'mcp.failed',
-        requestId: request.requestId,
-        server: request.server,
-        error: unknownServerError(request.server, Object.keys(context.servers)),
-      });
-    }),
-    'answer: disabled server': enqueueActions(({ event, enqueue }) => {
-      const request = event as RequestEvent;
-      enqueue.sendTo(request.replyTo, {
-        type: 'mcp.failed',
-        requestId: request.requestId,
-        server: request.server,
-        error: disabledServerError(request.server),
-      });
-    }),
-    'answer: not connected': enqueueActions(({ event, enqueue }) => {
-      const request = event as RequestEvent;
-      enqueue.sendTo(request.replyTo, {
-        type: 'mcp.failed',
-        requestId: request.requestId,
-        server: request.server,
-        error: notConnectedError(request.server, 'disconnected'),
-      });
+      const error =
+        reason === 'unknown'
+          ? unknownServerError(request.server, Object.keys(context.servers))
+          : reason === 'disabled'
+            ? disabledServerError(request.server)
+            : notConnectedError(request.server, 'disconnected');
+      enqueue.sendTo(request.replyTo, { type: 'mcp.failed', requestId: request.requestId, server: request.server, error });
     }),
     'emit state change': emit(({ event }) => {
       const report = event as ServerEventOf<'mcp.server.stateChanged'>;
@@ -223,21 +207,22 @@ export const registryMachine = setup({
       on: {
         'mcp.configure': { actions: 'apply configuration' },
         'mcp.load': [
-          { guard: 'is unknown server', actions: 'answer: unknown server' },
-          { guard: 'is disabled server', actions: 'answer: disabled server' },
+          { guard: 'is unknown server', actions: { type: 'refuse request', params: { reason: 'unknown' } } },
+          { guard: 'is disabled server', actions: { type: 'refuse request', params: { reason: 'disabled' } } },
           { actions: ['spawn server if needed', 'forward to server'] },
         ],
+        // Calls and reads go to a spawned server; a server never loaded is not connected.
         'mcp.callTool': [
-          { guard: 'is unknown server', actions: 'answer: unknown server' },
-          { guard: 'is disabled server', actions: 'answer: disabled server' },
+          { guard: 'is unknown server', actions: { type: 'refuse request', params: { reason: 'unknown' } } },
+          { guard: 'is disabled server', actions: { type: 'refuse request', params: { reason: 'disabled' } } },
           { guard: 'is spawned server', actions: 'forward to server' },
-          { actions: 'answer: not connected' },
+          { actions: { type: 'refuse request', params: { reason: 'not connected' } } },
         ],
         'mcp.readResource': [
-          { guard: 'is unknown server', actions: 'answer: unknown server' },
-          { guard: 'is disabled server', actions: 'answer: disabled server' },
+          { guard: 'is unknown server', actions: { type: 'refuse request', params: { reason: 'unknown' } } },
+          { guard: 'is disabled server', actions: { type: 'refuse request', params: { reason: 'disabled' } } },
           { guard: 'is spawned server', actions: 'forward to server' },
-          { actions: 'answer: not connected' },
+          { actions: { type: 'refuse request', params: { reason: 'not connected' } } },
         ],
         'mcp.touch': { actions: 'forward to server' },
         'mcp.disconnect': { actions: 'forward to server' },

@@ -1,7 +1,7 @@
 import { SimulatedClock } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpConnectionManager, silentLogger } from '../src/index.js';
+import { McpConnectionManager, silentLogger, type McpConnectOptions } from '../src/index.js';
 import { backoffDelay, DEFAULT_BACKOFF } from '../machines/options.js';
 import { rejectionOf, settle, stdioFixture } from './support/fixtures.js';
 
@@ -68,7 +68,8 @@ describe('backoff between connect attempts', () => {
     await manager.dispose();
   });
 
-  it('gives up after the default 3 retries', async () => {
+  /** Connect attempts a refusing server gets within `seconds` of simulated time, and how connect() ends. */
+  async function attemptsWithin(seconds: number, options?: McpConnectOptions) {
     const clock = new SimulatedClock();
     let attempts = 0;
     const manager = new McpConnectionManager({
@@ -79,30 +80,23 @@ describe('backoff between connect attempts', () => {
         return refusingTransport();
       },
     });
-    const outcome = rejectionOf(manager.connect('flaky', { url: 'http://127.0.0.1:1/mcp' }));
-    await runFor(clock, 60);
-    expect(attempts).toBe(4);
-    expect(await outcome).toBeInstanceOf(Error);
+    const outcome = rejectionOf(manager.connect('flaky', { url: 'http://127.0.0.1:1/mcp' }, options));
+    await runFor(clock, seconds);
+    const error = await outcome;
     await manager.dispose();
+    return { attempts, error };
+  }
+
+  it('gives up after the default 3 retries', async () => {
+    const { attempts, error } = await attemptsWithin(60);
+    expect(attempts).toBe(4);
+    expect(error).toMatchObject({ code: 'CONNECT_FAILED' });
   });
 
   it('does not retry at all with autoReconnect: false', async () => {
-    const clock = new SimulatedClock();
-    let attempts = 0;
-    const manager = new McpConnectionManager({
-      clock,
-      logger: silentLogger,
-      transportFactory: () => {
-        attempts++;
-        return refusingTransport();
-      },
-    });
-    const outcome = rejectionOf(manager
-      .connect('flaky', { url: 'http://127.0.0.1:1/mcp' }, { autoReconnect: false }));
-    await runFor(clock, 60);
+    const { attempts, error } = await attemptsWithin(60, { autoReconnect: false });
     expect(attempts).toBe(1);
-    expect(await outcome).toBeInstanceOf(Error);
-    await manager.dispose();
+    expect(error).toMatchObject({ code: 'CONNECT_FAILED' });
   });
 
   it('computes the delay table 1 s, 2 s, 4 s, 8 s, 16 s, then the 30 s cap', () => {
