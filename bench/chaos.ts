@@ -1,0 +1,386 @@
+/**
+ * The heavy fault and load scenarios, against real processes and real HTTP servers on 127.0.0.1.
+ * Run: npm run chaos   — prints a Markdown table and exits non-zero if any scenario failed.
+ *
+ * A run fails when it throws (an assertion, or a promise that did not settle in time) or leaves a
+ * process behind. "Leaked handles" counts the active handles (process.getActiveResourcesInfo())
+ * a scenario leaves that were not there before it, after a short grace period for closes to finish.
+ * Backoff timing runs on a SimulatedClock: no scenario sleeps to wait out a backoff.
+ */
+import assert from 'node:assert/strict';
+import { SimulatedClock } from 'xstate';
+import { defaultTransportFactory, McpConnectionManager, silentLogger, type McpConnectionManagerOptions } from '../src/index.js';
+import { startHttpFixture } from '../test/fixtures/http-server.js';
+import { descendantsOfThisProcess, settle, stdioFixture } from '../test/support/fixtures.js';
+import {
+  activeResources,
+  advanceWhile,
+  closedPort,
+  killGroup,
+  newResources,
+  outcomeWithin,
+  seededRandom,
+  stateOf,
+  textOf,
+  waitForState,
+} from '../test/support/chaos-helpers.js';
+
+/** Processes this script started before any scenario (tsx runs an esbuild service as a child): not ours to count. */
+const harnessProcesses = new Set(descendantsOfThisProcess());
+
+/** Living descendants of this process that a scenario started (MCP servers and their children). */
+function serverProcesses(): number[] {
+  return descendantsOfThisProcess().filter((pid) => !harnessProcesses.has(pid));
+}
+
+interface Scenario {
+  name: string;
+  runs: number;
+  /** One run; throws on failure. Everything it starts, it stops. */
+  run(index: number): Promise<void>;
+  /** Per-run limit (real time). */
+  timeoutMs?: number;
+}
+
+interface Row {
+  scenario: string;
+  runs: number;
+  passed: number;
+  leakedProcesses: number;
+  leakedHandles: number;
+  handleTypes: Record<string, number>;
+  seconds: number;
+  failures: string[];
+}
+
+function newManager(options: McpConnectionManagerOptions = {}) {
+  const counter = { transports: 0 };
+  const manager = new McpConnectionManager({
+    logger: silentLogger,
+    transportFactory: (spec) => {
+      counter.transports++;
+      return defaultTransportFactory(spec);
+    },
+    ...options,
+  });
+  return Object.assign(counter, { manager });
+}
+
+async function pidOf(manager: McpConnectionManager, name: string): Promise<number> {
+  return Number(textOf(await manager.callTool(name, 'pid', {})));
+}
+
+/** Simulated time the server waits in `error.retrying` before its next attempt starts (to 100 ms). */
+async function retryDelay(clock: SimulatedClock, manager: McpConnectionManager, name: string): Promise<number> {
+  await waitForState(manager, name, ['error.retrying']);
+  let started = false;
+  const stop = manager.on('mcp.stateChanged', (event) => {
+    if (event.server === name && event.state === 'connecting') started = true;
+  });
+  try {
+    return await advanceWhile(clock, () => !started, { stepMs: 100 });
+  } finally {
+    stop();
+  }
+}
+
+const scenarios: Scenario[] = [
+  {
+    name: '1,000 concurrent callTool() on one stdio server',
+    runs: 2,
+    timeoutMs: 120_000,
+    async run() {
+      const counted = newManager();
+      const { manager } = counted;
+      try {
+        await manager.connect('busy', stdioFixture());
+        const results = await Promise.all(
+          Array.from({ length: 1_000 }, (_, index) =>
+            outcomeWithin(manager.callTool('busy', 'echo', { text: `call ${index}` }), 90_000, `call ${index}`),
+          ),
+        );
+        results.forEach((result, index) => assert.equal(result.ok && textOf(result.value), `call ${index}`));
+        assert.equal(counted.transports, 1);
+        assert.equal(serverProcesses().length, 1);
+      } finally {
+        await manager.dispose();
+      }
+    },
+  },
+  {
+    name: '200 stdio servers connected at once, then disconnectAll()',
+    runs: 1,
+    timeoutMs: 240_000,
+    async run() {
+      const { manager } = newManager();
+      try {
+        const names = Array.from({ length: 200 }, (_, index) => `server-${index}`);
+        const outcomes = await Promise.all(
+          names.map((name) =>
+            outcomeWithin(manager.connect(name, stdioFixture('--name', name), { connectTimeoutMs: 150_000, autoReconnect: false }), 170_000, name),
+          ),
+        );
+        assert.deepEqual(outcomes.filter((outcome) => !outcome.ok), []);
+        assert.equal(manager.openSessionCount(), 200);
+        assert.equal(serverProcesses().length, 200);
+        assert.equal((await outcomeWithin(manager.disconnectAll(), 60_000, 'disconnectAll')).ok, true);
+        assert.equal(manager.openSessionCount(), 0);
+        assert.deepEqual(serverProcesses(), []);
+      } finally {
+        await manager.dispose();
+      }
+    },
+  },
+  {
+    name: 'crash loop (real processes): backoff climbs 1, 2, 4, 8, 16, 30 s',
+    runs: 3,
+    async run() {
+      const clock = new SimulatedClock();
+      const { manager } = newManager({ clock });
+      try {
+        void manager.connect('looper', stdioFixture('--mode', 'crash-after-connect'), { maxRetries: 20 }).catch(() => {});
+        const delays: number[] = [];
+        for (let cycle = 0; cycle < 6; cycle++) delays.push(await retryDelay(clock, manager, 'looper'));
+        assert.deepEqual(delays, [1_000, 2_000, 4_000, 8_000, 16_000, 30_000]);
+      } finally {
+        await manager.dispose();
+      }
+    },
+  },
+  {
+    name: 'kill -9 while idle: error "connection lost", reconnect after 1 s',
+    runs: 20,
+    async run() {
+      const clock = new SimulatedClock();
+      const { manager } = newManager({ clock });
+      try {
+        await manager.connect('victim', stdioFixture());
+        const pid = await pidOf(manager, 'victim');
+        killGroup(pid);
+        await waitForState(manager, 'victim', ['error.retrying']);
+        assert.match(manager.getError('victim')?.message ?? '', /was lost/);
+        clock.increment(999);
+        await settle();
+        assert.equal(stateOf(manager, 'victim'), 'error.retrying');
+        clock.increment(1);
+        await waitForState(manager, 'victim', ['connected.idle']);
+        assert.notEqual(await pidOf(manager, 'victim'), pid);
+      } finally {
+        await manager.dispose();
+      }
+    },
+  },
+  {
+    name: 'disconnect()/connect() races with random real delays',
+    runs: 40,
+    async run(index) {
+      const random = seededRandom(1_000 + index);
+      const { manager } = newManager();
+      try {
+        const pending: Array<ReturnType<typeof outcomeWithin>> = [];
+        const steps = 2 + Math.floor(random() * 5);
+        for (let step = 0; step < steps; step++) {
+          const last = step === steps - 1;
+          const operation: Promise<unknown> = step === 0 || (!last && random() < 0.55) ? manager.connect('racer', stdioFixture()) : manager.disconnect('racer');
+          pending.push(outcomeWithin(operation, 15_000, `step ${step}`));
+          await new Promise((done) => setTimeout(done, Math.floor(random() * (random() < 0.5 ? 15 : 400))));
+        }
+        for (const outcome of await Promise.all(pending)) {
+          if (!outcome.ok) assert.equal((outcome.error as { code?: string }).code, 'DISCONNECTED');
+        }
+        assert.equal(stateOf(manager, 'racer'), 'disconnected.idle');
+        assert.equal(manager.openSessionCount(), 0);
+      } finally {
+        await manager.dispose();
+      }
+    },
+  },
+  {
+    name: 'never answers initialize: fails after connectTimeoutMs (300 ms)',
+    runs: 10,
+    async run() {
+      const { manager } = newManager();
+      try {
+        const outcome = await outcomeWithin(
+          manager.connect('mute', stdioFixture('--mode', 'never-initialize'), { connectTimeoutMs: 300, autoReconnect: false }),
+          10_000,
+          'connect',
+        );
+        assert.equal(outcome.ok, false);
+        assert.match(outcome.ok ? '' : outcome.error.message, /timed out/i);
+      } finally {
+        await manager.dispose();
+      }
+    },
+  },
+  {
+    name: 'HTTP session expiry: renewed once, the read sent again',
+    runs: 20,
+    async run() {
+      const fixture = await startHttpFixture({ expireSessionsAfter: 6, expiringSessions: 1 });
+      const { manager } = newManager();
+      try {
+        await manager.connect('remote', { url: fixture.url });
+        const resource = await manager.readResource('remote', 'fixture://greeting');
+        assert.equal((resource.contents[0] as { text?: string }).text, 'Hello from the fixture server');
+        assert.equal(fixture.requests.filter((request) => request.rpcMethod === 'initialize').length, 2);
+        assert.equal(manager.getState('remote'), 'connected');
+      } finally {
+        await manager.dispose();
+        await fixture.close();
+      }
+    },
+  },
+  {
+    name: 'HTTP 503 / refused are retried, 401 / 404 are not',
+    runs: 5,
+    async run() {
+      const clock = new SimulatedClock();
+      const { manager } = newManager({ clock });
+      const unavailable = await startHttpFixture({ mode: 'status', status: 503 });
+      const unauthorized = await startHttpFixture({ mode: 'status', status: 401 });
+      const missing = await startHttpFixture({ mode: 'status', status: 404 });
+      const refusedPort = await closedPort();
+      try {
+        const transient = [
+          manager.connect('unavailable', { url: unavailable.url }, { maxRetries: 1 }),
+          manager.connect('refused', { url: `http://127.0.0.1:${refusedPort}/mcp` }, { maxRetries: 1 }),
+        ].map((promise) => outcomeWithin(promise, 15_000, 'transient'));
+        const permanent = [
+          manager.connect('unauthorized', { url: unauthorized.url }, { maxRetries: 5 }),
+          manager.connect('missing', { url: missing.url }, { maxRetries: 5 }),
+        ].map((promise) => outcomeWithin(promise, 15_000, 'config error'));
+        for (const outcome of await Promise.all(permanent)) {
+          assert.equal(!outcome.ok && (outcome.error as { code?: string }).code, 'CONFIG_ERROR');
+        }
+        for (const name of ['unavailable', 'refused']) await waitForState(manager, name, ['error.retrying']);
+        clock.increment(1_000);
+        for (const outcome of await Promise.all(transient)) {
+          assert.equal(!outcome.ok && (outcome.error as { code?: string }).code, 'CONNECT_FAILED');
+        }
+        const initializes = (fixture: { requests: Array<{ method: string; rpcMethod?: string }> }) =>
+          fixture.requests.filter((request) => request.method === 'POST' && request.rpcMethod === 'initialize').length;
+        assert.equal(initializes(unavailable), 2);
+        assert.equal(initializes(unauthorized), 1);
+        assert.equal(initializes(missing), 1);
+      } finally {
+        await manager.dispose();
+        await Promise.all([unavailable, unauthorized, missing].map((fixture) => fixture.close()));
+      }
+    },
+  },
+];
+
+/** Waits (bounded) for closes to finish, then returns the processes left. */
+async function leftoverProcesses(): Promise<number[]> {
+  const deadline = Date.now() + 5_000;
+  let left = serverProcesses();
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((done) => setTimeout(done, 20));
+    left = serverProcesses();
+  }
+  return left;
+}
+
+/** Waits (bounded) for sockets and pipes to close, then returns the handles that are new. */
+async function leftoverHandles(before: Map<string, number>): Promise<Record<string, number>> {
+  const deadline = Date.now() + 3_000;
+  let added = newResources(before);
+  while (Object.keys(added).length > 0 && Date.now() < deadline) {
+    await new Promise((done) => setTimeout(done, 50));
+    added = newResources(before);
+  }
+  return added;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${label}: did not finish within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+async function runScenario(scenario: Scenario): Promise<Row> {
+  const row: Row = {
+    scenario: scenario.name,
+    runs: scenario.runs,
+    passed: 0,
+    leakedProcesses: 0,
+    leakedHandles: 0,
+    handleTypes: {},
+    seconds: 0,
+    failures: [],
+  };
+  const started = Date.now();
+  const handlesBefore = activeResources();
+  for (let index = 0; index < scenario.runs; index++) {
+    let ok = true;
+    try {
+      await withTimeout(scenario.run(index), scenario.timeoutMs ?? 60_000, `run ${index}`);
+    } catch (error) {
+      ok = false;
+      row.failures.push(`run ${index}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const left = await leftoverProcesses();
+    if (left.length > 0) {
+      ok = false;
+      row.leakedProcesses += left.length;
+      row.failures.push(`run ${index}: left ${left.length} process(es): ${left.join(', ')}`);
+      for (const pid of left) {
+        killGroup(pid);
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    if (ok) row.passed++;
+  }
+  row.handleTypes = await leftoverHandles(handlesBefore);
+  row.leakedHandles = Object.values(row.handleTypes).reduce((sum, count) => sum + count, 0);
+  row.seconds = (Date.now() - started) / 1_000;
+  return row;
+}
+
+let finished = false;
+process.on('exit', () => {
+  if (!finished) {
+    process.stderr.write('chaos: the event loop ran dry before every scenario finished (a promise that can never settle?)\n');
+    process.exitCode = 1;
+  }
+});
+
+async function main(): Promise<void> {
+  const unhandled: unknown[] = [];
+  process.on('unhandledRejection', (reason) => unhandled.push(reason));
+  const only = process.argv.slice(2);
+  const chosen = only.length > 0 ? scenarios.filter((scenario) => only.some((word) => scenario.name.includes(word))) : scenarios;
+
+  const rows: Row[] = [];
+  for (const scenario of chosen) {
+    process.stderr.write(`chaos: ${scenario.name} × ${scenario.runs} …\n`);
+    const row = await runScenario(scenario);
+    process.stderr.write(`chaos:   ${row.passed}/${row.runs} passed in ${row.seconds.toFixed(1)} s\n`);
+    rows.push(row);
+  }
+
+  console.log('| scenario | runs | passed | leaked processes | leaked handles | time |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const row of rows) {
+    const handles = row.leakedHandles === 0 ? '0' : `${row.leakedHandles} (${Object.entries(row.handleTypes).map(([type, count]) => `${type} ×${count}`).join(', ')})`;
+    console.log(`| ${row.scenario} | ${row.runs} | ${row.passed} | ${row.leakedProcesses} | ${handles} | ${row.seconds.toFixed(1)} s |`);
+  }
+  console.log(`\nunhandled rejections: ${unhandled.length}`);
+  for (const row of rows) for (const failure of row.failures) console.log(`- ${row.scenario}: ${failure}`);
+  for (const reason of unhandled) console.log(`- unhandled rejection: ${reason instanceof Error ? reason.stack : String(reason)}`);
+
+  const failed = rows.some((row) => row.passed < row.runs || row.leakedProcesses > 0 || row.leakedHandles > 0) || unhandled.length > 0;
+  process.exitCode = failed ? 1 : 0;
+  finished = true;
+}
+
+await main();

@@ -1,0 +1,91 @@
+/**
+ * Load against real stdio fixture processes: many calls on one server, many servers at once.
+ * Nothing here asserts timing; the durations are printed for the README (and `npm run chaos`).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { defaultTransportFactory, McpConnectionManager, silentLogger } from '../src/index.js';
+import { descendantsOfThisProcess, stdioFixture } from './support/fixtures.js';
+import { descendantsAfter, outcomeWithin, textOf } from './support/chaos-helpers.js';
+
+const unhandledRejection = vi.fn();
+beforeAll(() => {
+  process.on('unhandledRejection', unhandledRejection);
+});
+afterAll(() => {
+  process.off('unhandledRejection', unhandledRejection);
+  expect(unhandledRejection).not.toHaveBeenCalled();
+});
+
+const managers: McpConnectionManager[] = [];
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
+  expect(await descendantsAfter()).toEqual([]);
+});
+
+function countingManager() {
+  const counter = { transports: 0 };
+  const manager = new McpConnectionManager({
+    logger: silentLogger,
+    transportFactory: (spec) => {
+      counter.transports++;
+      return defaultTransportFactory(spec);
+    },
+  });
+  managers.push(manager);
+  return Object.assign(counter, { manager });
+}
+
+describe('load on real stdio servers', () => {
+  it('answers 1,000 concurrent callTool() on one server, all through one process', async () => {
+    const counted = countingManager();
+    const { manager } = counted;
+    await manager.connect('busy', stdioFixture());
+    const pid = Number(textOf(await manager.callTool('busy', 'pid', {})));
+
+    const started = Date.now();
+    const results = await Promise.all(
+      Array.from({ length: 1_000 }, (_, index) =>
+        outcomeWithin(manager.callTool('busy', 'echo', { text: `call ${index}` }), 60_000, `call ${index}`),
+      ),
+    );
+    const elapsed = Date.now() - started;
+
+    const failures = results.filter((result) => !result.ok);
+    expect(failures).toEqual([]);
+    expect(results.map((result) => (result.ok ? textOf(result.value) : ''))).toEqual(
+      Array.from({ length: 1_000 }, (_, index) => `call ${index}`),
+    );
+    expect(counted.transports).toBe(1);
+    expect(manager.openSessionCount('busy')).toBe(1);
+    expect(descendantsOfThisProcess()).toEqual([pid]);
+    expect(manager.getState('busy')).toBe('connected');
+    console.log(`1,000 concurrent calls on one stdio server: ${elapsed} ms`);
+  }, 90_000);
+
+  it('connects 200 stdio servers at once, then disconnectAll() ends every one of them', async () => {
+    const { manager } = countingManager();
+    const names = Array.from({ length: 200 }, (_, index) => `server-${index}`);
+    // 200 Node processes starting at once on a small machine: give initialize far more than 30 s.
+    const options = { connectTimeoutMs: 150_000, autoReconnect: false };
+
+    const started = Date.now();
+    const outcomes = await Promise.all(
+      names.map((name) => outcomeWithin(manager.connect(name, stdioFixture('--name', name), options), 170_000, name)),
+    );
+    const connectedAfter = Date.now() - started;
+
+    expect(outcomes.filter((outcome) => !outcome.ok)).toEqual([]);
+    expect(names.every((name) => manager.getState(name) === 'connected')).toBe(true);
+    expect(manager.openSessionCount()).toBe(200);
+    expect(descendantsOfThisProcess()).toHaveLength(200);
+
+    const closing = Date.now();
+    await expect(outcomeWithin(manager.disconnectAll(), 60_000, 'disconnectAll')).resolves.toMatchObject({ ok: true });
+    const closedAfter = Date.now() - closing;
+
+    expect(names.every((name) => manager.getState(name) === 'disconnected')).toBe(true);
+    expect(manager.openSessionCount()).toBe(0);
+    expect(descendantsOfThisProcess()).toEqual([]);
+    console.log(`200 stdio servers: connected in ${connectedAfter} ms, disconnectAll() in ${closedAfter} ms`);
+  }, 240_000);
+});
