@@ -9,13 +9,14 @@
  */
 import assert from 'node:assert/strict';
 import { SimulatedClock } from 'xstate';
-import { defaultTransportFactory, McpConnectionManager, silentLogger, type McpConnectionManagerOptions } from '../src/index.js';
+import type { McpConnectionManager } from '../src/index.js';
 import { startHttpFixture } from '../test/fixtures/http-server.js';
 import { descendantsOfThisProcess, settle, stdioFixture } from '../test/support/fixtures.js';
 import {
   activeResources,
   advanceWhile,
   closedPort,
+  countingManager,
   killGroup,
   newResources,
   outcomeWithin,
@@ -53,18 +54,6 @@ interface Row {
   failures: string[];
 }
 
-function newManager(options: McpConnectionManagerOptions = {}) {
-  const counter = { transports: 0 };
-  const manager = new McpConnectionManager({
-    logger: silentLogger,
-    transportFactory: (spec) => {
-      counter.transports++;
-      return defaultTransportFactory(spec);
-    },
-    ...options,
-  });
-  return Object.assign(counter, { manager });
-}
 
 async function pidOf(manager: McpConnectionManager, name: string): Promise<number> {
   return Number(textOf(await manager.callTool(name, 'pid', {})));
@@ -90,7 +79,7 @@ const scenarios: Scenario[] = [
     runs: 2,
     timeoutMs: 120_000,
     async run() {
-      const counted = newManager();
+      const counted = countingManager();
       const { manager } = counted;
       try {
         await manager.connect('busy', stdioFixture());
@@ -112,7 +101,7 @@ const scenarios: Scenario[] = [
     runs: 1,
     timeoutMs: 240_000,
     async run() {
-      const { manager } = newManager();
+      const { manager } = countingManager();
       try {
         const names = Array.from({ length: 200 }, (_, index) => `server-${index}`);
         const outcomes = await Promise.all(
@@ -136,7 +125,7 @@ const scenarios: Scenario[] = [
     runs: 3,
     async run() {
       const clock = new SimulatedClock();
-      const { manager } = newManager({ clock });
+      const { manager } = countingManager({ clock });
       try {
         void manager.connect('looper', stdioFixture('--mode', 'crash-after-connect'), { maxRetries: 20 }).catch(() => {});
         const delays: number[] = [];
@@ -152,7 +141,7 @@ const scenarios: Scenario[] = [
     runs: 20,
     async run() {
       const clock = new SimulatedClock();
-      const { manager } = newManager({ clock });
+      const { manager } = countingManager({ clock });
       try {
         await manager.connect('victim', stdioFixture());
         const pid = await pidOf(manager, 'victim');
@@ -175,7 +164,7 @@ const scenarios: Scenario[] = [
     runs: 40,
     async run(index) {
       const random = seededRandom(1_000 + index);
-      const { manager } = newManager();
+      const { manager } = countingManager();
       try {
         const pending: Array<ReturnType<typeof outcomeWithin>> = [];
         const steps = 2 + Math.floor(random() * 5);
@@ -199,7 +188,7 @@ const scenarios: Scenario[] = [
     name: 'never answers initialize: fails after connectTimeoutMs (300 ms)',
     runs: 10,
     async run() {
-      const { manager } = newManager();
+      const { manager } = countingManager();
       try {
         const outcome = await outcomeWithin(
           manager.connect('mute', stdioFixture('--mode', 'never-initialize'), { connectTimeoutMs: 300, autoReconnect: false }),
@@ -218,7 +207,7 @@ const scenarios: Scenario[] = [
     runs: 20,
     async run() {
       const fixture = await startHttpFixture({ expireSessionsAfter: 6, expiringSessions: 1 });
-      const { manager } = newManager();
+      const { manager } = countingManager();
       try {
         await manager.connect('remote', { url: fixture.url });
         const resource = await manager.readResource('remote', 'fixture://greeting');
@@ -236,7 +225,7 @@ const scenarios: Scenario[] = [
     runs: 5,
     async run() {
       const clock = new SimulatedClock();
-      const { manager } = newManager({ clock });
+      const { manager } = countingManager({ clock });
       const unavailable = await startHttpFixture({ mode: 'status', status: 503 });
       const unauthorized = await startHttpFixture({ mode: 'status', status: 401 });
       const missing = await startHttpFixture({ mode: 'status', status: 404 });

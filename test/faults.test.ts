@@ -9,7 +9,7 @@
  */
 import { SimulatedClock } from 'xstate';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { defaultTransportFactory, McpConnectionManager, silentLogger, type McpConnectionManagerOptions } from '../src/index.js';
+import type { McpConnectionManager, McpConnectionManagerOptions } from '../src/index.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
 import { descendantsOfThisProcess, inMemoryFixture, isRunning, rejectionOf, settle, stdioFixture } from './support/fixtures.js';
 import {
@@ -17,6 +17,7 @@ import {
   closedPort,
   descendantsAfter,
   killGroup,
+  countingManager,
   outcomeWithin,
   RecordingClock,
   seededRandom,
@@ -26,32 +27,18 @@ import {
   waitForState,
   waitUntil,
 } from './support/chaos-helpers.js';
+import { failOnUnhandledRejections } from './support/unhandled-rejections.js';
 
-const unhandledRejection = vi.fn();
-beforeAll(() => {
-  process.on('unhandledRejection', unhandledRejection);
-});
-afterAll(() => {
-  process.off('unhandledRejection', unhandledRejection);
-  expect(unhandledRejection).not.toHaveBeenCalled();
-});
+const unhandledRejection = failOnUnhandledRejections();
 
 const managers: McpConnectionManager[] = [];
 const httpFixtures: HttpFixture[] = [];
 
 /** A manager that is disposed after the test; `transports` counts the transports it built. */
 function managerWith(options: McpConnectionManagerOptions = {}) {
-  const counter = { transports: 0 };
-  const manager = new McpConnectionManager({
-    logger: silentLogger,
-    transportFactory: (spec) => {
-      counter.transports++;
-      return defaultTransportFactory(spec);
-    },
-    ...options,
-  });
-  managers.push(manager);
-  return Object.assign(counter, { manager });
+  const counted = countingManager(options);
+  managers.push(counted.manager);
+  return counted;
 }
 
 async function serveHttp(options: Parameters<typeof startHttpFixture>[0] = {}) {

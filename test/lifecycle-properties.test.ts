@@ -21,7 +21,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import fc from 'fast-check';
 import { SimulatedClock } from 'xstate';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultTransportFactory, McpConnectionManager, silentLogger, type McpServerConfig } from '../src/index.js';
 import { createFixtureServer } from './fixtures/fixture-server.mjs';
 import { descendantsOfThisProcess, isRunning, settle, stdioFixture } from './support/fixtures.js';
@@ -33,15 +33,9 @@ import {
   textOf,
   waitUntil,
 } from './support/chaos-helpers.js';
+import { failOnUnhandledRejections } from './support/unhandled-rejections.js';
 
-const unhandledRejection = vi.fn();
-beforeAll(() => {
-  process.on('unhandledRejection', unhandledRejection);
-});
-afterAll(() => {
-  process.off('unhandledRejection', unhandledRejection);
-  expect(unhandledRejection).not.toHaveBeenCalled();
-});
+const unhandledRejection = failOnUnhandledRejections();
 
 /**
  * What happens before the next step: `settle` waits for every promise and for the servers to come

@@ -2,19 +2,13 @@
  * Load against real stdio fixture processes: many calls on one server, many servers at once.
  * Nothing here asserts timing; the durations are printed for the README (and `npm run chaos`).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { defaultTransportFactory, McpConnectionManager, silentLogger } from '../src/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { McpConnectionManager } from '../src/index.js';
 import { descendantsOfThisProcess, stdioFixture } from './support/fixtures.js';
-import { descendantsAfter, outcomeWithin, textOf } from './support/chaos-helpers.js';
+import { countingManager, descendantsAfter, outcomeWithin, textOf } from './support/chaos-helpers.js';
+import { failOnUnhandledRejections } from './support/unhandled-rejections.js';
 
-const unhandledRejection = vi.fn();
-beforeAll(() => {
-  process.on('unhandledRejection', unhandledRejection);
-});
-afterAll(() => {
-  process.off('unhandledRejection', unhandledRejection);
-  expect(unhandledRejection).not.toHaveBeenCalled();
-});
+const unhandledRejection = failOnUnhandledRejections();
 
 const managers: McpConnectionManager[] = [];
 afterEach(async () => {
@@ -22,22 +16,15 @@ afterEach(async () => {
   expect(await descendantsAfter()).toEqual([]);
 });
 
-function countingManager() {
-  const counter = { transports: 0 };
-  const manager = new McpConnectionManager({
-    logger: silentLogger,
-    transportFactory: (spec) => {
-      counter.transports++;
-      return defaultTransportFactory(spec);
-    },
-  });
-  managers.push(manager);
-  return Object.assign(counter, { manager });
+function disposedAfterTest() {
+  const counted = countingManager();
+  managers.push(counted.manager);
+  return counted;
 }
 
 describe('load on real stdio servers', () => {
   it('answers 1,000 concurrent callTool() on one server, all through one process', async () => {
-    const counted = countingManager();
+    const counted = disposedAfterTest();
     const { manager } = counted;
     await manager.connect('busy', stdioFixture());
     const pid = Number(textOf(await manager.callTool('busy', 'pid', {})));
@@ -63,7 +50,7 @@ describe('load on real stdio servers', () => {
   }, 90_000);
 
   it('connects 200 stdio servers at once, then disconnectAll() ends every one of them', async () => {
-    const { manager } = countingManager();
+    const { manager } = disposedAfterTest();
     const names = Array.from({ length: 200 }, (_, index) => `server-${index}`);
     // 200 Node processes starting at once on a small machine: give initialize far more than 30 s.
     const options = { connectTimeoutMs: 150_000, autoReconnect: false };

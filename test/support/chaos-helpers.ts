@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:net';
 import { SimulatedClock } from 'xstate';
-import type { McpConnectionManager } from '../../src/manager.js';
+import { defaultTransportFactory, McpConnectionManager, silentLogger, type McpConnectionManagerOptions } from '../../src/index.js';
 import type { ServerSnapshot } from '../../machines/server.machine.js';
 import { descendantsOfThisProcess, settle } from './fixtures.js';
 
@@ -169,4 +169,18 @@ export function newResources(before: Map<string, number>, after = activeResource
     if (extra > 0) added[type] = extra;
   }
   return added;
+}
+
+/** A manager whose `transports` counts the transports it built (at most one live per server is the rule). */
+export function countingManager(options: McpConnectionManagerOptions = {}) {
+  const counter = { transports: 0 };
+  const manager = new McpConnectionManager({
+    logger: silentLogger,
+    transportFactory: (spec) => {
+      counter.transports++;
+      return defaultTransportFactory(spec);
+    },
+    ...options,
+  });
+  return Object.assign(counter, { manager });
 }
