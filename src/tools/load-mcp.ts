@@ -12,8 +12,8 @@ import type { LoaderTool, LoaderToolsManager } from './types.js';
 function describeLoadMcp(servers: AvailableServer[]): string {
   const lines = servers.map((server) => (server.description ? `- ${server.name}: ${server.description}` : `- ${server.name}`));
   return [
-    'Connects to an MCP server (if it is not connected yet) and returns, as JSON, what it offers: its tools with their ' +
-      'input schemas, its resources, resource templates and prompts. Call it before call_mcp_tool or read_mcp_resource on that server.',
+    'Connects an MCP server (if not connected yet) and returns what it offers as JSON: tools with their input schemas, ' +
+      'resources, resource templates, prompts. Call it before call_mcp_tool or read_mcp_resource on that server.',
     lines.length > 0 ? `Servers:\n${lines.join('\n')}` : 'No MCP server is available.',
   ].join('\n');
 }

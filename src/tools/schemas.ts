@@ -35,17 +35,25 @@ export function callMcpToolSchema() {
 export function readMcpResourceSchema() {
   return z.object({
     server: loadedServerField,
-    uri: z.string().min(1).describe('The resource URI, as load_mcp listed it (or filled in from a resource template).'),
+    uri: z.string().min(1).describe('The resource URI, as load_mcp listed it or from a resource template.'),
   });
 }
 
 /** JSON Schema without the `$schema` key, which OpenAI and Anthropic function definitions do not take. */
 export function toParameters(schema: z.ZodType): LoaderToolParameters {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema) as Record<string, unknown>;
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { override: dropEmptyObjectKeywords }) as Record<string, unknown>;
   return {
     ...json,
     type: 'object',
     properties: (json.properties as Record<string, unknown> | undefined) ?? {},
     required: (json.required as string[] | undefined) ?? [],
   };
+}
+
+/** `{}` for `properties` and `additionalProperties` says nothing an `object` type does not: bytes the model reads for nothing. */
+function dropEmptyObjectKeywords({ jsonSchema }: { jsonSchema: Record<string, unknown> }): void {
+  for (const keyword of ['properties', 'additionalProperties'] as const) {
+    const value = jsonSchema[keyword];
+    if (value && typeof value === 'object' && Object.keys(value).length === 0) delete jsonSchema[keyword];
+  }
 }
