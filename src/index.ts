@@ -43,3 +43,20 @@ export {
 } from './config/index.js';
 export { startInspector, sanitizeInspectionEvent, sanitizedObserver } from './inspect.js';
 export { applyProjectTrust, serverFingerprint, type ProjectServerPolicy, type ProjectTrustOptions } from './config/index.js';
+export {
+  login,
+  logout,
+  createHttpAuthFactory,
+  StoredOAuthProvider,
+  OAuthTokenStore,
+  defaultOAuthDir,
+  OAuthLoginRequiredError,
+  OAuthScopeRefusedError,
+  isOAuthLoginRequired,
+  type LoginOptions,
+  type LoginResult,
+  type LogoutResult,
+  type HttpAuth,
+  type HttpAuthFactory,
+  type McpOAuthOptions,
+} from './auth/index.js';

@@ -15,6 +15,7 @@ import type {
 } from '../machines/types.js';
 import type { ClientFactory, TransportFactory } from './connection/open-session.js';
 import { createServerLogic } from './connection/server-logic.js';
+import { createHttpAuthFactory, type McpOAuthOptions } from './auth/http-auth.js';
 import { SessionTracker } from './connection/session-tracker.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { sanitizedObserver } from './inspect.js';
@@ -34,6 +35,8 @@ export interface McpConnectionManagerOptions {
   defaults?: McpConnectOptions;
   /** How this client introduces itself in `initialize`. */
   clientInfo?: { name: string; version: string };
+  /** OAuth for http/sse servers. Default: the logins `login()` stored in ~/.ai-zen/mcp-oauth, never interactive. `false`: none. */
+  oauth?: McpOAuthOptions | false;
 }
 
 export interface CallToolOptions {
@@ -73,6 +76,7 @@ export class McpConnectionManager {
       logger,
       tracker: this.tracker,
       clientInfo: options.clientInfo ?? { name: 'mcp-statechart', version: '0.1.0' },
+      authFactory: createHttpAuthFactory(options.oauth),
     });
     this.actor = createActor(registryMachine.provide({ actors: { server: serverLogic } }), {
       input: { defaults: options.defaults },

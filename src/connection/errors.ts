@@ -1,7 +1,9 @@
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { OAuthError, ServerError, TemporarilyUnavailableError, TooManyRequestsError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServerError } from '../../machines/errors.js';
 import { redact, redactError } from '../redact.js';
+import { OAuthLoginRequiredError, OAuthScopeRefusedError } from '../auth/errors.js';
 
 /** A server entry that cannot work as written: retrying will not help. */
 export class ConfigInvalidError extends Error {
@@ -24,13 +26,25 @@ function httpStatusOf(error: unknown): number | undefined {
 }
 
 /**
+ * OAuth said no in a way a retry cannot change: a login is needed, a scope is refused, or the
+ * authorization server rejected the client or grant (its outages and rate limits stay transient).
+ */
+function isOAuthRefusal(error: unknown): boolean {
+  if (error instanceof OAuthLoginRequiredError || error instanceof OAuthScopeRefusedError) return true;
+  const passing = error instanceof ServerError || error instanceof TemporarilyUnavailableError || error instanceof TooManyRequestsError;
+  return error instanceof OAuthError && !passing;
+}
+
+/**
  * The default `isConfigError`: a missing or forbidden command, a bad URL, an invalid entry,
- * HTTP 401/403 (no auth provider), 404/405 on initialize, an unsupported protocol version.
+ * HTTP 401/403 (no auth provider), an OAuth login that is needed or refused, 404/405 on
+ * initialize, an unsupported protocol version.
  * Everything else (timeouts, refused connections, 5xx, crashes) is transient.
  */
 export function isConfigError(error: unknown): boolean {
   if (error instanceof ConfigInvalidError) return true;
   if (error instanceof Error && error.name === 'UnauthorizedError') return true;
+  if (isOAuthRefusal(error)) return true;
   const code = (error as { code?: unknown } | undefined)?.code;
   if (typeof code === 'string' && CONFIG_ERRNO.has(code)) return true;
   const status = httpStatusOf(error);
@@ -50,11 +64,13 @@ export function connectFailure(
   // A server may echo a header or its environment back in an error: those never go further.
   const reason = redact(error instanceof Error ? error.message : String(error), secrets);
   const status = httpStatusOf(error);
-  const hint = configError
-    ? status === 401 || status === 403
-      ? ' The server refused the credentials: check the entry\'s "headers", or log in.'
-      : ' Fix the server entry; it will not be retried.'
-    : '';
+  const hint = !configError
+    ? ''
+    : isOAuthRefusal(error)
+      ? ' The server refused the credentials; it will not be retried.'
+      : status === 401 || status === 403
+        ? ' The server refused the credentials: check the entry\'s "headers", or log in.'
+        : ' Fix the server entry; it will not be retried.';
   return new McpServerError(
     configError ? 'CONFIG_ERROR' : 'CONNECT_FAILED',
     server,

@@ -4,6 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { inferTransport, type ResolvedConnectOptions } from '../../machines/options.js';
 import type { McpServerConfig, McpTransportKind } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
+import type { HttpAuth, HttpAuthFactory } from '../auth/http-auth.js';
 import { createHttpTransport, shouldFallBackToSse } from '../transports/http.js';
 import { StderrTail } from '../transports/stderr-tail.js';
 import { createStdioTransport, processGroupOf } from '../transports/stdio.js';
@@ -19,14 +20,16 @@ export interface ServerSpec {
   config: McpServerConfig;
   /** The transport to build; `sse` also when an `http` server fell back to SSE. */
   transport: McpTransportKind;
+  /** OAuth for an http/sse server (the manager's `oauth` option); pass it to the transport. */
+  auth?: HttpAuth;
 }
 
 /** Builds the transport for a server. The default builds the SDK's stdio, Streamable HTTP or SSE transport. */
 export type TransportFactory = (server: ServerSpec) => Transport;
 
 /** The SDK's stdio transport (in its own process group, stderr piped), Streamable HTTP or SSE. */
-export const defaultTransportFactory: TransportFactory = ({ name, config, transport }) =>
-  transport === 'stdio' ? createStdioTransport(name, config) : createHttpTransport(name, config, transport);
+export const defaultTransportFactory: TransportFactory = ({ name, config, transport, auth }) =>
+  transport === 'stdio' ? createStdioTransport(name, config) : createHttpTransport(name, config, transport, auth);
 /** Builds the SDK Client for a server. */
 export type ClientFactory = (server: ServerSpec) => Client;
 
@@ -36,6 +39,8 @@ export interface ConnectionDeps {
   logger: Logger;
   tracker: SessionTracker;
   clientInfo: { name: string; version: string };
+  /** Builds each http/sse server's OAuth provider, per attempt. */
+  authFactory?: HttpAuthFactory;
 }
 
 export interface OpenSessionRequest {
@@ -84,7 +89,8 @@ async function attempt(
   diagnostics: { stderrTail: string },
   secrets: readonly string[],
 ): Promise<Session> {
-  const spec: ServerSpec = { name: request.name, config: request.config, transport: kind };
+  const auth = kind === 'stdio' ? undefined : deps.authFactory?.({ name: request.name, config: request.config });
+  const spec: ServerSpec = { name: request.name, config: request.config, transport: kind, auth };
   const transport = (deps.transportFactory ?? defaultTransportFactory)(spec);
   const stderr =
     transport instanceof StdioClientTransport
@@ -110,12 +116,14 @@ async function attempt(
     // No signal here: an abort closes the session, which fails these requests anyway.
     session.manifest = await listManifest(request.name, client, { timeout: request.options.connectTimeoutMs }, deps.logger);
     session.followListChanges();
+    // The abort listener stays on: a DISCONNECT that lands after this return but before the chart
+    // has taken the session (a few microtask turns) aborts the signal, and nobody else would close
+    // it. Once the chart has the result, XState never aborts the signal again.
     return session;
   } catch (error) {
+    request.signal.removeEventListener('abort', onAbort);
     await session.close();
     diagnostics.stderrTail = session.stderrTail();
     throw error;
-  } finally {
-    request.signal.removeEventListener('abort', onAbort);
   }
 }

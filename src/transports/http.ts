@@ -1,10 +1,11 @@
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { HttpAuth } from '../auth/http-auth.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../connection/errors.js';
 
-function parseUrl(server: string, config: McpServerConfig): URL {
+export function parseUrl(server: string, config: McpServerConfig): URL {
   if (typeof config.url !== 'string') throw new ConfigInvalidError(server, 'url', 'an http or sse server needs a "url"');
   try {
     const url = new URL(config.url);
@@ -15,19 +16,22 @@ function parseUrl(server: string, config: McpServerConfig): URL {
   }
 }
 
-export function createHttpTransport(server: string, config: McpServerConfig, kind: 'http' | 'sse'): Transport {
+/** `auth`: the OAuth provider (the SDK's transports run discovery, refresh and step-up with it) and the fetch to use. */
+export function createHttpTransport(server: string, config: McpServerConfig, kind: 'http' | 'sse', auth?: HttpAuth): Transport {
   const url = parseUrl(server, config);
   const requestInit: RequestInit = { headers: { ...config.headers } };
+  const oauth = auth ? { authProvider: auth.provider, fetch: auth.fetch } : {};
   return kind === 'sse'
-    ? new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: withHeaders(config.headers) } })
-    : new StreamableHTTPClientTransport(url, { requestInit });
+    ? new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: withHeaders(config.headers, auth?.fetch) }, ...oauth })
+    : new StreamableHTTPClientTransport(url, { requestInit, ...oauth });
 }
 
-function withHeaders(headers: Record<string, string> | undefined): typeof fetch {
+function withHeaders(headers: Record<string, string> | undefined, base?: FetchLike): typeof fetch {
   return (input, init) => {
     const merged = new Headers(init?.headers);
     for (const [name, value] of Object.entries(headers ?? {})) merged.set(name, value);
-    return fetch(input, { ...init, headers: merged });
+    const next = { ...init, headers: merged };
+    return base && !(input instanceof Request) ? base(input, next) : fetch(input, next);
   };
 }
 

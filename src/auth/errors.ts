@@ -1,0 +1,51 @@
+/**
+ * The two ways an OAuth-protected server can refuse us that a retry cannot fix. Both name the
+ * server and say what the user can do; neither ever carries a token.
+ */
+
+export type LoginReason = 'none' | 'expired' | 'scope';
+
+/**
+ * The server wants an OAuth login that this process cannot do by itself (the manager never opens
+ * a browser): no login is stored, the stored one could not be renewed, or the server wants a
+ * wider scope than the stored login has. The user runs `mcp-statechart login <server>`.
+ */
+export class OAuthLoginRequiredError extends Error {
+  override name = 'OAuthLoginRequiredError';
+  constructor(
+    readonly server: string,
+    readonly reason: LoginReason,
+    /** The scope the next login should ask for, when the server named one. */
+    readonly scope?: string,
+  ) {
+    super(`${describe(reason, scope)}; run \`mcp-statechart login ${server}\``);
+  }
+}
+
+function describe(reason: LoginReason, scope: string | undefined): string {
+  if (reason === 'scope') return `it needs a wider OAuth scope${scope ? ` ("${scope}")` : ''} than the stored login has`;
+  if (reason === 'expired') return 'its OAuth login expired and could not be renewed';
+  return 'it needs an OAuth login and none is stored for it';
+}
+
+/**
+ * The server answered 403 insufficient_scope for scopes the stored token already has: logging in
+ * again would ask for the same scopes and get the same answer, so we stop instead of looping.
+ */
+export class OAuthScopeRefusedError extends Error {
+  override name = 'OAuthScopeRefusedError';
+  constructor(
+    readonly server: string,
+    readonly scope: string,
+  ) {
+    super(`it refuses the OAuth scope "${scope}" although the stored login has it; logging in again will not help`);
+  }
+}
+
+/** True when `error`, or one of its causes, says the user has to log in (errors may be wrapped and copied, so by name). */
+export function isOAuthLoginRequired(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (current.name === 'OAuthLoginRequiredError') return true;
+  }
+  return false;
+}

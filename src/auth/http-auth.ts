@@ -1,0 +1,54 @@
+/**
+ * What the manager gives each http/sse transport for OAuth: the SDK auth provider and the fetch
+ * the transport uses. By default the provider reads the login that `login()` stored and never
+ * asks the user anything (see stored-provider.ts).
+ */
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpServerConfig } from '../../machines/types.js';
+import { hasStaticAuthorization, readOAuthEntry } from './oauth-config.js';
+import { StoredOAuthProvider } from './stored-provider.js';
+import { OAuthTokenStore } from './token-store.js';
+
+export interface HttpAuth {
+  provider: OAuthClientProvider;
+  /** The fetch the transport uses (for requests and for the SDK's OAuth requests). */
+  fetch?: FetchLike;
+}
+
+/** Builds a server's OAuth wiring for one connect attempt; `undefined`: no OAuth for it. */
+export type HttpAuthFactory = (server: { name: string; config: McpServerConfig }) => HttpAuth | undefined;
+
+export interface McpOAuthOptions {
+  /** Folder of the stored logins. Default `~/.ai-zen/mcp-oauth`. */
+  dir?: string;
+  /**
+   * Your own provider for a server, e.g. the SDK's `ClientCredentialsProvider` for a
+   * machine-to-machine client. Return `undefined` to use the stored login.
+   */
+  providerFor?: (server: { name: string; config: McpServerConfig }) => OAuthClientProvider | undefined;
+}
+
+/**
+ * The manager's factory: no OAuth when `options` is `false`, for an entry with `"oauth": false`,
+ * or for one that sends its own `Authorization` header; otherwise the stored login.
+ */
+export function createHttpAuthFactory(options: McpOAuthOptions | false = {}): HttpAuthFactory | undefined {
+  if (options === false) return undefined;
+  return ({ name, config }) => {
+    const custom = options.providerFor?.({ name, config });
+    if (custom) return { provider: custom };
+    const serverUrl = httpUrlOf(config);
+    const entry = readOAuthEntry(name, config);
+    // A bad URL is left to the transport, which reports it as a config error.
+    if (!serverUrl || entry === false || hasStaticAuthorization(config)) return undefined;
+    const provider = new StoredOAuthProvider({ server: name, serverUrl, entry, store: new OAuthTokenStore(name, options.dir) });
+    return { provider, fetch: provider.fetch };
+  };
+}
+
+function httpUrlOf(config: McpServerConfig): URL | undefined {
+  if (typeof config.url !== 'string' || !URL.canParse(config.url)) return undefined;
+  const url = new URL(config.url);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
+}

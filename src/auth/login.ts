@@ -1,0 +1,190 @@
+/**
+ * `login`: the browser flow for one http/sse server, and `logout`. What a login stores is what the
+ * manager's connections use afterwards (see stored-provider.ts).
+ *
+ * One login: ask the server without a token (its 401 names the resource metadata and the scope
+ * it wants), start the SDK's `auth()` — discovery, registration, PKCE — with a loopback redirect,
+ * show the authorization URL, wait for the browser to come back, `finishAuth(code)`, then connect
+ * with a new transport to check the new login works. When that check meets a 403 asking for a
+ * wider scope, one more authorization asks for it, up to `maxAuthorizations` in all.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { inferTransport } from '../../machines/options.js';
+import type { McpServerConfig } from '../../machines/types.js';
+import { ConfigInvalidError } from '../connection/errors.js';
+import { listManifest } from '../connection/manifest.js';
+import { silentLogger, type Logger } from '../logger.js';
+import { createHttpTransport, parseUrl } from '../transports/http.js';
+import { OAuthLoginRequiredError } from './errors.js';
+import { startLoopbackReceiver } from './loopback.js';
+import { hasStaticAuthorization, readOAuthEntry, type OAuthEntry } from './oauth-config.js';
+import { openInBrowser } from './open-browser.js';
+import { joinScopes } from './scopes.js';
+import { StoredOAuthProvider } from './stored-provider.js';
+import { OAuthTokenStore } from './token-store.js';
+
+export interface LoginOptions {
+  /** Folder of the stored logins. Default `~/.ai-zen/mcp-oauth`. */
+  dir?: string;
+  /**
+   * `true` (default): open the authorization URL with `xdg-open` / `open`. `false`: only print it.
+   * A function: hand the URL to it instead (tests play the browser there).
+   */
+  openBrowser?: boolean | ((authorizationUrl: URL) => void | Promise<void>);
+  /** Where the lines for the user go (the authorization URL). Default: stderr. */
+  print?: (line: string) => void;
+  /** How long to wait for the browser to come back. Default 5 minutes. */
+  timeoutMs?: number;
+  /** Cancels the wait (Ctrl-C). */
+  signal?: AbortSignal;
+  /** Authorizations one login may run when the server keeps asking for a wider scope. Default 3. */
+  maxAuthorizations?: number;
+  /** How the client names itself when it registers. Default `mcp-statechart`. */
+  clientName?: string;
+  /** The fetch for every request of the login (tests). */
+  fetch?: FetchLike;
+  logger?: Logger;
+}
+
+export interface LoginResult {
+  server: string;
+  /** The file the login is stored in. */
+  file: string;
+  /** The scope the last authorization asked for, if any. */
+  scope?: string;
+  /** How many authorizations it took. */
+  authorizations: number;
+}
+
+const CHECK_TIMEOUT_MS = 30_000;
+
+export async function login(server: string, config: McpServerConfig, options: LoginOptions = {}): Promise<LoginResult> {
+  const serverUrl = parseUrl(server, config);
+  const kind = inferTransport(config);
+  if (kind !== 'http' && kind !== 'sse') throw new ConfigInvalidError(server, 'url', 'only http and sse servers can log in');
+  const entry = readOAuthEntry(server, config);
+  if (entry === false) throw new ConfigInvalidError(server, 'oauth', 'OAuth is turned off for this server ("oauth": false)');
+  // Such an entry's own header would win over the login's token: a login could never be used.
+  if (hasStaticAuthorization(config)) throw new ConfigInvalidError(server, 'headers', 'the entry sends its own "Authorization" header; remove it to use an OAuth login');
+  const store = new OAuthTokenStore(server, options.dir);
+  const target: Target = { server, config, serverUrl, kind, entry, store };
+  const maxAuthorizations = options.maxAuthorizations ?? 3;
+
+  for (let authorizations = 1; ; authorizations++) {
+    const scope = await authorizeOnce(target, options);
+    try {
+      await checkLogin(target, options);
+      return { server, file: store.file, scope, authorizations };
+    } catch (error) {
+      // The check met a 403 insufficient_scope: the wider scope is stored; the next round asks for it.
+      const wantsMore = error instanceof OAuthLoginRequiredError && error.reason === 'scope';
+      if (!wantsMore || authorizations >= maxAuthorizations) throw error;
+    }
+  }
+}
+
+export interface LogoutResult {
+  server: string;
+  file: string;
+  /** False when there was no stored login. */
+  removed: boolean;
+}
+
+/** Deletes the server's stored login (tokens and registered client). */
+export async function logout(server: string, options: { dir?: string } = {}): Promise<LogoutResult> {
+  const store = new OAuthTokenStore(server, options.dir);
+  return { server, file: store.file, removed: store.delete() };
+}
+
+interface Target {
+  server: string;
+  config: McpServerConfig;
+  serverUrl: URL;
+  kind: 'http' | 'sse';
+  entry: OAuthEntry;
+  store: OAuthTokenStore;
+}
+
+/** One browser round trip; resolves with the scope it asked for once the tokens are stored. */
+async function authorizeOnce(target: Target, options: LoginOptions): Promise<string | undefined> {
+  const { server, config, serverUrl, kind, entry, store } = target;
+  const receiver = await startLoopbackReceiver(entry.callbackPort);
+  try {
+    const provider = new StoredOAuthProvider({
+      server,
+      serverUrl,
+      entry,
+      store,
+      clientName: options.clientName,
+      baseFetch: options.fetch,
+      interaction: { redirectUrl: receiver.redirectUrl, authorize: (url) => showAuthorizationUrl(server, url, options) },
+    });
+    const challenge = await askWithoutToken(target, options.fetch ?? fetch);
+    const scope = joinScopes(challenge.scope, store.read().requiredScope, entry.scope);
+    const fetchFn = provider.fetch;
+    const started = await auth(provider, { serverUrl, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, fetchFn });
+    // A provider with a user never refreshes, so auth() always ends in an authorization here.
+    if (started !== 'REDIRECT') return scope;
+    const code = await receiver.waitForCode(provider.expectedState, { timeoutMs: options.timeoutMs, signal: options.signal });
+    // The code exchange through a transport, as the SDK intends; it reuses what auth() discovered.
+    const transport = createHttpTransport(server, config, kind, { provider, fetch: fetchFn }) as unknown as {
+      finishAuth(code: string): Promise<void>;
+    };
+    await transport.finishAuth(code);
+    return scope;
+  } finally {
+    await receiver.close();
+  }
+}
+
+/**
+ * The server's answer to a request without a token: on 401/403 its `WWW-Authenticate` names the
+ * resource metadata URL and the scope to ask for (RFC 9728 §5.1). A `ping` opens no session.
+ */
+async function askWithoutToken(target: Target, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+  const headers = new Headers(target.config.headers);
+  let request: RequestInit;
+  if (target.kind === 'sse') {
+    headers.set('accept', 'text/event-stream');
+    request = { method: 'GET', headers };
+  } else {
+    headers.set('content-type', 'application/json');
+    headers.set('accept', 'application/json, text/event-stream');
+    request = { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 'login', method: 'ping' }) };
+  }
+  let response: Response;
+  try {
+    response = await fetchFn(target.serverUrl, { ...request, signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) });
+  } catch (error) {
+    throw new Error(`could not reach MCP server "${target.server}": ${(error as Error).message}`, { cause: error });
+  }
+  await response.body?.cancel().catch(() => {});
+  if (response.status !== 401 && response.status !== 403) return {};
+  const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
+  return { resourceMetadataUrl, scope };
+}
+
+/** Connects with the stored login, a new transport and Client, as the manager will, and lists what the server declares. */
+async function checkLogin(target: Target, options: LoginOptions): Promise<void> {
+  const { server, config, serverUrl, kind, entry, store } = target;
+  const provider = new StoredOAuthProvider({ server, serverUrl, entry, store, baseFetch: options.fetch });
+  const transport = createHttpTransport(server, config, kind, { provider, fetch: provider.fetch });
+  const client = new Client({ name: options.clientName ?? 'mcp-statechart', version: '0.1.0' }, { capabilities: {} });
+  try {
+    await client.connect(transport, { timeout: CHECK_TIMEOUT_MS });
+    await listManifest(server, client, { timeout: CHECK_TIMEOUT_MS }, options.logger ?? silentLogger);
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+async function showAuthorizationUrl(server: string, url: URL, options: LoginOptions): Promise<void> {
+  const print = options.print ?? ((line: string) => process.stderr.write(`${line}\n`));
+  print(`To authorize MCP server "${server}", open this URL in a browser:`);
+  print(`  ${url.href}`);
+  const { openBrowser = true } = options;
+  if (typeof openBrowser === 'function') await openBrowser(url);
+  else if (openBrowser && openInBrowser(url)) print('(Opening it in your browser.)');
+}

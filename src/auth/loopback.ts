@@ -1,0 +1,76 @@
+/**
+ * The redirect target of a login (RFC 8252 §7.3): a one-shot HTTP listener on 127.0.0.1. It
+ * answers the first request to /callback and stops listening; a `state` other than the one this
+ * login sent ends the login (it is not our authorization, maybe a forged one).
+ */
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const CALLBACK_PATH = '/callback';
+
+export interface LoopbackReceiver {
+  /** `http://127.0.0.1:<port>/callback` */
+  redirectUrl: string;
+  /** The authorization code, once the browser comes back with `expectedState`. */
+  waitForCode(expectedState: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<string>;
+  close(): Promise<void>;
+}
+
+type Callback = { code: string; state: string | null } | { error: Error };
+
+/** Starts the listener; `port` 0 (the default) picks a free one. */
+export async function startLoopbackReceiver(port = 0): Promise<LoopbackReceiver> {
+  let deliver!: (callback: Callback) => void;
+  const arrived = new Promise<Callback>((resolve) => (deliver = resolve));
+  let answered = false;
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (req.method !== 'GET' || url.pathname !== CALLBACK_PATH) return page(res, 404, 'Not found.');
+    if (answered) return page(res, 409, 'This login has already been answered. You can close this tab.');
+    answered = true;
+    const error = url.searchParams.get('error');
+    const code = url.searchParams.get('code');
+    if (error || !code) {
+      const description = url.searchParams.get('error_description');
+      deliver({ error: new Error(`the authorization server refused: ${error ?? 'no code'}${description ? ` (${description})` : ''}`) });
+      page(res, 400, 'Authorization failed. You can close this tab and look at the terminal.');
+    } else {
+      deliver({ code, state: url.searchParams.get('state') });
+      page(res, 200, 'Authorization received. You can close this tab and return to the terminal.');
+    }
+    // One answer is all a login needs: stop accepting connections.
+    server.close();
+  });
+  server.listen(port, '127.0.0.1');
+  await once(server, 'listening');
+  const { port: actualPort } = server.address() as AddressInfo;
+
+  return {
+    redirectUrl: `http://127.0.0.1:${actualPort}${CALLBACK_PATH}`,
+    async waitForCode(expectedState, { timeoutMs = 300_000, signal } = {}) {
+      let timer: NodeJS.Timeout | undefined;
+      const stop = new Promise<Callback>((resolve) => {
+        timer = setTimeout(() => resolve({ error: new Error(`no authorization arrived within ${Math.round(timeoutMs / 1000)} s`) }), timeoutMs);
+        signal?.addEventListener('abort', () => resolve({ error: new Error('the login was cancelled') }), { once: true });
+      });
+      try {
+        const callback = await Promise.race([arrived, stop]);
+        if ('error' in callback) throw callback.error;
+        if (callback.state !== expectedState) throw new Error('the authorization response did not carry this login\'s "state"; it was ignored');
+        return callback.code;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      server.closeAllConnections();
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function page(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(`${text}\n`);
+}

@@ -1,0 +1,225 @@
+/**
+ * The SDK's `OAuthClientProvider`, backed by the per-server login file. Two modes:
+ *
+ * - without `interaction` (the manager): it never starts an authorization. It lets the SDK
+ *   refresh a stored token, and otherwise makes the request fail at once with
+ *   `OAuthLoginRequiredError` — no waiting for a browser nobody will open.
+ * - with `interaction` (`login`): it starts exactly one authorization, shows its URL, and keeps
+ *   the PKCE verifier and `state` for the code exchange.
+ *
+ * The SDK's `auth()` calls `discoveryState()` before anything else, so that is where a provider
+ * without a user refuses, before any discovery or registration request is made.
+ */
+import { randomBytes } from 'node:crypto';
+import { extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { OAuthLoginRequiredError, OAuthScopeRefusedError } from './errors.js';
+import type { OAuthEntry } from './oauth-config.js';
+import { coversScope, joinScopes } from './scopes.js';
+import type { OAuthTokenStore, StoredLogin } from './token-store.js';
+
+export interface LoginInteraction {
+  /** The loopback URL the browser comes back to. */
+  redirectUrl: string;
+  /** Shows the authorization URL to the user (prints it, opens a browser). */
+  authorize(url: URL): void | Promise<void>;
+}
+
+export interface StoredOAuthProviderOptions {
+  server: string;
+  serverUrl: URL;
+  entry: OAuthEntry;
+  store: OAuthTokenStore;
+  /** Only while `login` runs. */
+  interaction?: LoginInteraction;
+  clientName?: string;
+  /** The fetch under `fetch` (tests). */
+  baseFetch?: FetchLike;
+}
+
+/** A 403 insufficient_scope just seen: a scope the login lacks, or one it already has (`refused`). */
+type ScopeChallenge = { scope: string; refused: boolean };
+
+/** The redirect URI of a provider that never starts an authorization; it is never visited. */
+const UNUSED_REDIRECT = 'http://127.0.0.1/callback';
+
+export class StoredOAuthProvider implements OAuthClientProvider {
+  readonly clientMetadataUrl?: string;
+  /** The `state` of this provider's authorization; `login` compares it with the callback's. */
+  readonly expectedState = randomBytes(16).toString('base64url');
+  #verifier?: string;
+  private authorizationUrl?: URL;
+  private challenge?: ScopeChallenge;
+  private discovered?: OAuthDiscoveryState;
+  private tokensDropped = false;
+
+  /** An ES private field: inspectors and loggers that walk the transport never see the entry's client secret. */
+  readonly #options: StoredOAuthProviderOptions;
+
+  constructor(options: StoredOAuthProviderOptions) {
+    this.#options = options;
+    this.clientMetadataUrl = options.entry.clientMetadataUrl;
+  }
+
+  get redirectUrl(): string {
+    return this.#options.interaction?.redirectUrl ?? UNUSED_REDIRECT;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const { entry, clientName } = this.#options;
+    return {
+      client_name: clientName ?? 'mcp-statechart',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      // Only a self-registered client uses this: a native app, a public client (RFC 8252) whose code PKCE protects.
+      token_endpoint_auth_method: 'none',
+      scope: entry.scope,
+    };
+  }
+
+  state(): string {
+    return this.expectedState;
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    const { entry } = this.#options;
+    if (entry.clientId) return { client_id: entry.clientId, client_secret: entry.clientSecret };
+    const registered = this.current().clientInformation;
+    // Each login listens on a new loopback port; a client registered for another one cannot
+    // receive this redirect (authorization servers compare redirect URIs exactly), so register again.
+    if (this.#options.interaction && registered && 'redirect_uris' in registered && !registered.redirect_uris.includes(this.redirectUrl)) {
+      return undefined;
+    }
+    return registered;
+  }
+
+  saveClientInformation(clientInformation: OAuthClientInformationMixed): void {
+    // A pre-registered client lives in the config, which stays the one source for it.
+    if (this.#options.entry.clientId) return;
+    this.save({ clientInformation });
+  }
+
+  tokens(): OAuthTokens | undefined {
+    // A login always asks the user anew (to widen a scope, to switch accounts): it never refreshes.
+    if (this.#options.interaction) return undefined;
+    return this.current().tokens;
+  }
+
+  saveTokens(tokens: OAuthTokens): void {
+    const login = this.current();
+    // After an authorization, what it asked for; after a refresh, the scope stays what it was.
+    const requestedScope = this.authorizationUrl ? (this.authorizationUrl.searchParams.get('scope') ?? undefined) : login.requestedScope;
+    const granted = tokens.scope ?? requestedScope;
+    this.tokensDropped = false;
+    this.save({
+      tokens,
+      requestedScope,
+      requiredScope: coversScope(granted, login.requiredScope) ? undefined : login.requiredScope,
+    });
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    const { interaction, server } = this.#options;
+    // Reached without a user when a refresh failed for a reason that is not an OAuth error.
+    if (!interaction) throw new OAuthLoginRequiredError(server, 'expired');
+    if (this.authorizationUrl) throw new Error(`MCP server "${server}": a second authorization was started during one login`);
+    this.authorizationUrl = authorizationUrl;
+    await interaction.authorize(authorizationUrl);
+  }
+
+  saveCodeVerifier(codeVerifier: string): void {
+    this.#verifier = codeVerifier;
+  }
+
+  codeVerifier(): string {
+    if (!this.#verifier) throw new Error(`MCP server "${this.#options.server}": no PKCE verifier, this login did not start the authorization`);
+    return this.#verifier;
+  }
+
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+    if (scope === 'verifier') {
+      this.#verifier = undefined;
+      return;
+    }
+    if (scope === 'all' || scope === 'tokens') this.tokensDropped = true;
+    const dropped: ReadonlyArray<keyof StoredLogin> = {
+      all: ['tokens', 'clientInformation', 'discoveryState'] as const,
+      client: ['clientInformation'] as const,
+      tokens: ['tokens'] as const,
+      discovery: ['discoveryState'] as const,
+    }[scope];
+    this.save(Object.fromEntries(dropped.map((key) => [key, undefined])));
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovered = state;
+    this.save({ discoveryState: state });
+  }
+
+  /** The first thing `auth()` asks: the gate described at the top of this file. */
+  discoveryState(): OAuthDiscoveryState | undefined {
+    const { server, interaction } = this.#options;
+    const challenge = this.challenge;
+    this.challenge = undefined;
+    if (challenge?.refused) throw new OAuthScopeRefusedError(server, challenge.scope);
+    // A login discovers afresh (the authorization server may have moved), then reuses what it found for the code exchange.
+    if (interaction) return this.discovered;
+    const login = this.current();
+    if (challenge) throw new OAuthLoginRequiredError(server, 'scope', login.requiredScope ?? challenge.scope);
+    // Without a user, the one thing auth() may do is refresh.
+    if (!login.tokens?.refresh_token || !this.clientInformation()) {
+      throw new OAuthLoginRequiredError(server, login.tokens || this.tokensDropped ? 'expired' : 'none');
+    }
+    return login.discoveryState;
+  }
+
+  /**
+   * The fetch to give the transport. It shows each answer of the MCP server to the provider
+   * before the SDK acts on it: on 403 insufficient_scope the SDK calls `auth()`, which would
+   * refresh the token — and a refresh cannot widen a scope (RFC 6749 §6), so the retry would meet
+   * the same 403. Seen here first, the wider scope is stored for the next login instead.
+   */
+  readonly fetch: FetchLike = async (input, init) => {
+    const response = await (this.#options.baseFetch ?? fetch)(input, init);
+    if (sameResource(input, this.#options.serverUrl)) this.noteAnswer(response);
+    return response;
+  };
+
+  private noteAnswer(response: Response): void {
+    const { error, scope } = response.status === 403 ? extractWWWAuthenticateParams(response) : {};
+    if (error !== 'insufficient_scope' || !scope) {
+      this.challenge = undefined;
+      return;
+    }
+    const login = this.current();
+    const granted = login.tokens ? (login.tokens.scope ?? login.requestedScope) : undefined;
+    if (login.tokens && coversScope(granted, scope)) {
+      this.challenge = { scope, refused: true };
+      return;
+    }
+    this.challenge = { scope, refused: false };
+    this.save({ requiredScope: joinScopes(granted, login.requiredScope, scope) });
+  }
+
+  /** The stored login, without tokens saved for another URL (the entry was edited): those are never sent here. */
+  private current(): StoredLogin {
+    const stored = this.#options.store.read();
+    if (stored.serverUrl === undefined || stored.serverUrl === this.#options.serverUrl.href) return stored;
+    return { clientInformation: stored.clientInformation };
+  }
+
+  private save(changes: Partial<StoredLogin>): void {
+    this.#options.store.write({ ...this.current(), ...changes, serverUrl: this.#options.serverUrl.href });
+  }
+}
+
+function sameResource(input: string | URL, serverUrl: URL): boolean {
+  try {
+    const url = new URL(input);
+    return url.origin === serverUrl.origin && url.pathname === serverUrl.pathname;
+  } catch {
+    return false;
+  }
+}

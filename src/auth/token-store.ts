@@ -1,0 +1,132 @@
+/**
+ * One JSON file per server holding what an OAuth login leaves behind: tokens, the registered
+ * client, the discovery results. The file is created with mode 0600 inside a 0700 folder and
+ * replaced atomically (write a temporary file, rename), so a reader in another process — the
+ * CLI's `login` while `serve` runs — sees the old file or the new one, never half of one.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  OAuthClientInformationFullSchema,
+  OAuthClientInformationSchema,
+  OAuthTokensSchema,
+  type OAuthClientInformationMixed,
+  type OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { z } from 'zod';
+
+export interface StoredLogin {
+  /** The MCP server URL the tokens were obtained for: they are never sent to another one. */
+  serverUrl?: string;
+  tokens?: OAuthTokens;
+  /** From dynamic registration or a client ID metadata document; a pre-registered client lives in the config. */
+  clientInformation?: OAuthClientInformationMixed;
+  discoveryState?: OAuthDiscoveryState;
+  /** What the last authorization asked for: the granted scope when the token response names none. */
+  requestedScope?: string;
+  /** A wider scope the server asked for (403 insufficient_scope); the next login asks for it. */
+  requiredScope?: string;
+}
+
+/** `~/.ai-zen/mcp-oauth`, read when called so a changed HOME (tests) is honoured. */
+export function defaultOAuthDir(): string {
+  return join(homedir(), '.ai-zen', 'mcp-oauth');
+}
+
+/**
+ * A file name that is the server name, made safe: anything but letters, digits, `.`, `_` and `-`
+ * is percent-encoded, so `../x` or `a/b` cannot leave the folder and two names never share a file.
+ */
+export function loginFileName(server: string): string {
+  const safe = [...Buffer.from(server, 'utf8')]
+    .map((byte) => {
+      const char = String.fromCharCode(byte);
+      return /[A-Za-z0-9_-]/.test(char) || (char === '.' && server !== '.' && server !== '..')
+        ? char
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    })
+    .join('');
+  return `${safe}.json`;
+}
+
+// The SDK's own schemas for its values; the rest is ours. An unreadable part is dropped, not fatal.
+const fileSchema = z.looseObject({
+  serverUrl: z.string().optional(),
+  tokens: z.unknown().optional(),
+  clientInformation: z.unknown().optional(),
+  discoveryState: z.looseObject({ authorizationServerUrl: z.string() }).optional().catch(undefined),
+  requestedScope: z.string().optional().catch(undefined),
+  requiredScope: z.string().optional().catch(undefined),
+});
+
+export class OAuthTokenStore {
+  readonly file: string;
+
+  constructor(
+    readonly server: string,
+    readonly dir: string = defaultOAuthDir(),
+  ) {
+    this.file = join(dir, loginFileName(server));
+  }
+
+  /** What is stored; `{}` when nothing is, or when the file is not a login (a broken file counts as logged out). */
+  read(): StoredLogin {
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch {
+      return {};
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return {};
+    }
+    const parsed = fileSchema.safeParse(json);
+    if (!parsed.success) return {};
+    const { serverUrl, tokens, clientInformation, discoveryState, requestedScope, requiredScope } = parsed.data;
+    const login: StoredLogin = { serverUrl, requestedScope, requiredScope };
+    const parsedTokens = OAuthTokensSchema.safeParse(tokens);
+    if (parsedTokens.success) login.tokens = parsedTokens.data;
+    // A registered client has its metadata (redirect URIs…); a client ID metadata document client has only an ID.
+    const fullClient = OAuthClientInformationFullSchema.safeParse(clientInformation);
+    const bareClient = OAuthClientInformationSchema.safeParse(clientInformation);
+    if (fullClient.success) login.clientInformation = fullClient.data;
+    else if (bareClient.success) login.clientInformation = bareClient.data;
+    if (discoveryState) login.discoveryState = discoveryState as unknown as OAuthDiscoveryState;
+    return dropUndefined(login);
+  }
+
+  /** Replaces the stored login. */
+  write(login: StoredLogin): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const temporary = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      // `wx`: never write through a file (or link) someone else put there; the mode applies on creation.
+      writeFileSync(temporary, `${JSON.stringify(dropUndefined(login), null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+      renameSync(temporary, this.file);
+    } catch (error) {
+      rmSync(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  /** Removes the stored login; true when there was one. */
+  delete(): boolean {
+    try {
+      rmSync(this.file);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+  }
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
+}

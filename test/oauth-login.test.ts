@@ -1,0 +1,167 @@
+import { readFileSync, statSync } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
+import { isOAuthLoginRequired, login, logout, McpConnectionManager, OAuthTokenStore } from '../src/index.js';
+import { openInBrowser } from '../src/auth/open-browser.js';
+import { afterThisTest, loginDir, oauthFixture, recordingLogger } from './fixtures/oauth-helpers.js';
+import { rejectionOf } from './support/fixtures.js';
+
+// The browser opener is checked for what it would run; no browser starts during tests.
+const spawned = vi.hoisted(() => [] as Array<{ command: string; args: string[]; options: Record<string, unknown> }>);
+vi.mock('node:child_process', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:child_process')>();
+  return {
+    ...real,
+    spawn: (command: string, args: string[], options: Record<string, unknown>) => {
+      spawned.push({ command, args, options });
+      return { on: () => {}, unref: () => {} };
+    },
+  };
+});
+
+function textOf(result: { content?: unknown }): string {
+  return (result.content as Array<{ text?: string }>).map((part) => part.text ?? '').join('');
+}
+
+function manager(dir: string) {
+  const { logger, lines } = recordingLogger();
+  const instance = new McpConnectionManager({ logger, oauth: { dir } });
+  afterThisTest(() => instance.dispose());
+  return { manager: instance, lines };
+}
+
+describe('login and the stored login', () => {
+  it('stores tokens in a 0600 file inside a 0700 folder, and a connect uses them', async () => {
+    const fixture = await oauthFixture();
+    const dir = loginDir();
+    const printed: string[] = [];
+    const result = await login('remote', { url: fixture.url }, { dir, openBrowser: fixture.browse, print: (line) => printed.push(line) });
+
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(result.file).mode & 0o777).toBe(0o600);
+    const stored = JSON.parse(readFileSync(result.file, 'utf8')) as { tokens: { access_token: string }; serverUrl: string };
+    expect(fixture.issuedTokens).toContain(stored.tokens.access_token);
+    expect(stored.serverUrl).toBe(fixture.url);
+    expect(result).toMatchObject({ server: 'remote', scope: 'mcp:read', authorizations: 1 });
+    expect(printed.join('\n')).toContain('/authorize?');
+
+    // The authorization request: a registered client, PKCE S256, the loopback redirect.
+    expect(fixture.registrations).toHaveLength(1);
+    expect(fixture.authorizations[0]?.redirectUri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    expect(fixture.tokenRequests.map((request) => request.grantType)).toEqual(['authorization_code']);
+
+    const { manager: connected } = manager(dir);
+    await connected.connect('remote', { url: fixture.url });
+    expect(textOf(await connected.callTool('remote', 'echo', { text: 'with a token' }))).toBe('with a token');
+  });
+
+  it('never prints a token: not in the lines for the user, the log, or error messages', async () => {
+    const fixture = await oauthFixture({ scopes: { '*': ['mcp:read'], 'tools/call': ['mcp:read', 'mcp:write'] } });
+    const dir = loginDir();
+    const printed: string[] = [];
+    await login('remote', { url: fixture.url }, { dir, openBrowser: fixture.browse, print: (line) => printed.push(line) });
+    const { manager: connected, lines } = manager(dir);
+    await connected.connect('remote', { url: fixture.url });
+    fixture.expireAccessTokens();
+    const stepUp = await rejectionOf(connected.callTool('remote', 'echo', { text: 'more scope' }));
+    await connected.disconnect('remote');
+    await logout('remote', { dir });
+    const noLogin = await rejectionOf(connected.connect('remote', { url: fixture.url }));
+
+    const everything = [...printed, ...lines, stepUp.message, String(stepUp.cause), noLogin.message, String(noLogin.cause)].join('\n');
+    expect(fixture.issuedTokens.length).toBeGreaterThanOrEqual(4);
+    for (const token of fixture.issuedTokens) expect(everything).not.toContain(token);
+  });
+
+  it('logout deletes the file; the next connect fails at once as a config error that says to log in', async () => {
+    const fixture = await oauthFixture();
+    const dir = loginDir();
+    const { file } = await login('remote', { url: fixture.url }, { dir, openBrowser: fixture.browse, print: () => {} });
+    expect(await logout('remote', { dir })).toEqual({ server: 'remote', file, removed: true });
+    expect(() => statSync(file)).toThrow();
+    expect(await logout('remote', { dir })).toMatchObject({ removed: false });
+
+    const { manager: connected } = manager(dir);
+    const requestsBefore = fixture.mcpRequests.length;
+    const error = await rejectionOf(connected.connect('remote', { url: fixture.url }, { maxRetries: 3 }));
+    expect(error).toMatchObject({ code: 'CONFIG_ERROR', server: 'remote' });
+    expect(error.message).toContain('run `mcp-statechart login remote`');
+    expect(isOAuthLoginRequired(error)).toBe(true);
+    expect(connected.getState('remote')).toBe('error');
+    // One refused initialize, no retry, and the manager itself never starts an authorization.
+    expect(fixture.mcpRequests.slice(requestsBefore)).toEqual([{ method: 'initialize', status: 401 }]);
+    expect(fixture.authorizations).toHaveLength(1);
+  });
+
+  it('refuses a callback whose state is not the one it sent', async () => {
+    const fixture = await oauthFixture();
+    const dir = loginDir();
+    const forged = async (url: URL) => {
+      const response = await fetch(url, { redirect: 'manual' });
+      const callback = new URL(response.headers.get('location') ?? '');
+      callback.searchParams.set('state', 'forged');
+      await (await fetch(callback)).body?.cancel();
+    };
+    await expect(login('remote', { url: fixture.url }, { dir, openBrowser: forged, print: () => {} })).rejects.toThrow(/state/);
+    expect(new OAuthTokenStore('remote', dir).read().tokens).toBeUndefined();
+    expect(fixture.tokenRequests).toHaveLength(0);
+  });
+
+  it('uses a pre-registered client from the entry: no registration, its secret sent with Basic, its scopes asked for', async () => {
+    const fixture = await oauthFixture({ dynamicRegistration: false, clients: [{ client_id: 'pre-registered', client_secret: 'pre-registered-secret' }] });
+    const dir = loginDir();
+    const config = { url: fixture.url, oauth: { clientId: 'pre-registered', clientSecret: 'pre-registered-secret', scopes: ['mcp:read', 'profile'] } };
+    await login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} });
+    expect(fixture.registrations).toHaveLength(0);
+    expect(fixture.authorizations[0]).toMatchObject({ clientId: 'pre-registered', scope: 'mcp:read profile' });
+    expect(fixture.tokenRequests[0]).toEqual({ grantType: 'authorization_code', clientAuth: 'basic' });
+    // The secret stays in the config; the file holds no client of its own.
+    expect(readFileSync(new OAuthTokenStore('remote', dir).file, 'utf8')).not.toContain('pre-registered-secret');
+  });
+
+  it('reports an invalid "oauth" field as a config error naming it', async () => {
+    const fixture = await oauthFixture();
+    const { manager: connected } = manager(loginDir());
+    const error = await rejectionOf(connected.connect('remote', { url: fixture.url, oauth: { clientID: 'typo', clientSecret: 'a-secret-value' } }));
+    expect(error).toMatchObject({ code: 'CONFIG_ERROR' });
+    expect(error.message).toContain('"clientID"');
+    expect(error.message).not.toContain('a-secret-value');
+  });
+
+  it('leaves OAuth out for an entry with its own Authorization header, or "oauth": false', async () => {
+    const fixture = await oauthFixture();
+    const { manager: connected } = manager(loginDir());
+    for (const config of [{ url: fixture.url, headers: { Authorization: 'Bearer static-token-value' } }, { url: fixture.url, oauth: false }]) {
+      const error = await rejectionOf(connected.connect('remote', config));
+      expect(error.message).toMatch(/invalid_token.*refused the credentials: check the entry's "headers"/);
+      expect(isOAuthLoginRequired(error)).toBe(false);
+    }
+  });
+});
+
+describe('opening the browser', () => {
+  it('runs xdg-open/open with the URL as one argument and no shell, for http(s) URLs only', () => {
+    spawned.length = 0;
+    expect(openInBrowser(new URL('file:///etc/passwd'))).toBe(false);
+    expect(openInBrowser(new URL('javascript:alert(1)'))).toBe(false);
+    expect(spawned).toHaveLength(0);
+
+    const url = new URL('https://auth.example/authorize?state=a;b&scope=x y');
+    expect(openInBrowser(url)).toBe(process.platform !== 'win32');
+    if (process.platform === 'win32') return;
+    expect(spawned).toEqual([{ command: process.platform === 'darwin' ? 'open' : 'xdg-open', args: [url.href], options: expect.objectContaining({ shell: false }) }]);
+  });
+
+  it('login prints the URL and opens it when openBrowser is true', async () => {
+    spawned.length = 0;
+    const fixture = await oauthFixture();
+    const printed: string[] = [];
+    const controller = new AbortController();
+    const pending = login('remote', { url: fixture.url }, { dir: loginDir(), print: (line) => printed.push(line), signal: controller.signal });
+    await vi.waitFor(() => expect(spawned).toHaveLength(1));
+    const opened = new URL(spawned[0]!.args[0]!);
+    expect(printed.join('\n')).toContain(opened.href);
+    // Nobody comes back in this test: cancelling ends the wait.
+    controller.abort();
+    await expect(pending).rejects.toThrow(/cancelled/);
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { isOAuthLoginRequired, login, McpConnectionManager, OAuthTokenStore, silentLogger } from '../src/index.js';
+import { afterThisTest, loginDir, oauthFixture } from './fixtures/oauth-helpers.js';
+import type { OAuthFixtureOptions } from './fixtures/oauth-server.js';
+import { rejectionOf } from './support/fixtures.js';
+
+async function loggedIn(options: OAuthFixtureOptions = {}) {
+  const fixture = await oauthFixture(options);
+  const dir = loginDir();
+  await login('remote', { url: fixture.url }, { dir, openBrowser: fixture.browse, print: () => {} });
+  const manager = new McpConnectionManager({ logger: silentLogger, oauth: { dir } });
+  afterThisTest(() => manager.dispose());
+  return { fixture, dir, manager, store: new OAuthTokenStore('remote', dir) };
+}
+
+function grantTypes(fixture: { tokenRequests: Array<{ grantType: string }> }): string[] {
+  return fixture.tokenRequests.map((request) => request.grantType);
+}
+
+describe('token refresh', () => {
+  it('refreshes an expired access token on connect and stores the rotated tokens', async () => {
+    const { fixture, manager, store } = await loggedIn();
+    const before = store.read().tokens;
+    fixture.expireAccessTokens();
+
+    await manager.connect('remote', { url: fixture.url });
+    expect(grantTypes(fixture)).toEqual(['authorization_code', 'refresh_token']);
+    const after = store.read().tokens;
+    expect(after?.access_token).not.toBe(before?.access_token);
+    expect(after?.refresh_token).not.toBe(before?.refresh_token);
+    // No user was asked: the only authorization is the login's.
+    expect(fixture.authorizations).toHaveLength(1);
+  });
+
+  it('refreshes when the token expires mid-session, and the call goes through', async () => {
+    const { fixture, manager } = await loggedIn();
+    await manager.connect('remote', { url: fixture.url });
+    fixture.expireAccessTokens();
+    const result = await manager.callTool('remote', 'add', { a: 2, b: 3 });
+    expect(result.structuredContent).toEqual({ sum: 5 });
+    expect(grantTypes(fixture)).toEqual(['authorization_code', 'refresh_token']);
+  });
+
+  it('a refused refresh fails the connect at once as a config error asking for a login', async () => {
+    const { fixture, manager, store } = await loggedIn({ refresh: 'fail' });
+    fixture.expireAccessTokens();
+    const requestsBefore = fixture.mcpRequests.length;
+
+    const error = await rejectionOf(manager.connect('remote', { url: fixture.url }, { maxRetries: 3 }));
+    expect(error).toMatchObject({ code: 'CONFIG_ERROR', server: 'remote' });
+    expect(error.message).toMatch(/expired and could not be renewed; run `mcp-statechart login remote`/);
+    expect(isOAuthLoginRequired(error)).toBe(true);
+    expect(fixture.mcpRequests.slice(requestsBefore)).toEqual([{ method: 'initialize', status: 401 }]);
+    expect(grantTypes(fixture)).toEqual(['authorization_code', 'refresh_token']);
+    expect(fixture.authorizations).toHaveLength(1);
+    // The refused tokens are dropped (invalid_grant); the registered client stays for the next login.
+    expect(store.read().tokens).toBeUndefined();
+    expect(store.read().clientInformation).toBeDefined();
+  });
+
+  it('a server without refresh tokens: an expired login asks for a new one', async () => {
+    const { fixture, manager } = await loggedIn({ refresh: 'none' });
+    fixture.expireAccessTokens();
+    const error = await rejectionOf(manager.connect('remote', { url: fixture.url }));
+    expect(error.message).toMatch(/expired and could not be renewed/);
+    expect(grantTypes(fixture)).toEqual(['authorization_code']);
+  });
+
+  it('never sends tokens stored for another URL (the entry was edited)', async () => {
+    const { fixture, manager } = await loggedIn();
+    const moved = `${fixture.url}?tenant=other`;
+    const error = await rejectionOf(manager.connect('remote', { url: moved }));
+    expect(error.message).toMatch(/needs an OAuth login and none is stored/);
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { isOAuthLoginRequired, login, McpConnectionManager, OAuthTokenStore, silentLogger } from '../src/index.js';
+import { afterThisTest, loginDir, oauthFixture } from './fixtures/oauth-helpers.js';
+import { rejectionOf } from './support/fixtures.js';
+
+function textOf(result: { content?: unknown }): string {
+  return (result.content as Array<{ text?: string }>).map((part) => part.text ?? '').join('');
+}
+
+describe('scope step-up (403 insufficient_scope)', () => {
+  it('a call that needs a wider scope asks for a login with it; after that login the same session goes on', async () => {
+    const fixture = await oauthFixture({ scopes: { '*': ['mcp:read'], 'tools/call': ['mcp:read', 'mcp:write'] } });
+    const dir = loginDir();
+    const config = { url: fixture.url };
+    await login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} });
+    expect(fixture.authorizations[0]?.scope).toBe('mcp:read');
+
+    const manager = new McpConnectionManager({ logger: silentLogger, oauth: { dir } });
+    afterThisTest(() => manager.dispose());
+    await manager.connect('remote', config);
+    const error = await rejectionOf(manager.callTool('remote', 'echo', { text: 'write' }));
+    expect(isOAuthLoginRequired(error)).toBe(true);
+    expect(error.message).toContain('needs a wider OAuth scope ("mcp:read mcp:write")');
+    expect(error.message).toContain('run `mcp-statechart login remote`');
+    // A refresh cannot widen a scope: none was attempted.
+    expect(fixture.tokenRequests.map((request) => request.grantType)).toEqual(['authorization_code']);
+    expect(new OAuthTokenStore('remote', dir).read().requiredScope).toBe('mcp:read mcp:write');
+    expect(manager.getState('remote')).toBe('connected');
+
+    await login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} });
+    expect(fixture.authorizations[1]?.scope?.split(' ').sort()).toEqual(['mcp:read', 'mcp:write']);
+    expect(new OAuthTokenStore('remote', dir).read().requiredScope).toBeUndefined();
+    expect(textOf(await manager.callTool('remote', 'echo', { text: 'write' }))).toBe('write');
+  });
+
+  it('login asks again by itself when its check meets a wider scope, and remembers both', async () => {
+    const fixture = await oauthFixture({ scopes: { '*': ['mcp:read'], 'tools/list': ['mcp:read', 'mcp:list'] } });
+    const result = await login('remote', { url: fixture.url }, { dir: loginDir(), openBrowser: fixture.browse, print: () => {} });
+    expect(result.authorizations).toBe(2);
+    expect(fixture.authorizations.map((request) => request.scope)).toEqual(['mcp:read', 'mcp:read mcp:list']);
+    expect(result.scope).toBe('mcp:read mcp:list');
+  });
+});

@@ -1,0 +1,63 @@
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loginFileName, OAuthTokenStore } from '../src/auth/token-store.js';
+import { readOAuthEntry } from '../src/auth/oauth-config.js';
+import { loginDir } from './fixtures/oauth-helpers.js';
+
+describe('the login file', () => {
+  it('is named after the server, and no name leaves the folder or shares a file', () => {
+    const names = ['remote', '../etc/passwd', 'a/b', '..', '.', 'a%2Fb', 'Ünïcode', '__proto__'];
+    const files = names.map(loginFileName);
+    expect(files[0]).toBe('remote.json');
+    for (const file of files) expect(file).not.toMatch(/[/\\]/);
+    expect(files).not.toContain('..json');
+    expect(new Set(files).size).toBe(names.length);
+  });
+
+  it('is written 0600 in a 0700 folder, replaced whole, and deleted', () => {
+    const dir = loginDir();
+    const store = new OAuthTokenStore('remote', dir);
+    store.write({ serverUrl: 'http://127.0.0.1/mcp', tokens: { access_token: 'a', token_type: 'Bearer' } });
+    store.write({ serverUrl: 'http://127.0.0.1/mcp', tokens: { access_token: 'b', token_type: 'Bearer' } });
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(store.file).mode & 0o777).toBe(0o600);
+    expect(store.read().tokens?.access_token).toBe('b');
+    expect(readdirSync(dir)).toEqual(['remote.json']);
+    expect(store.delete()).toBe(true);
+    expect(store.read()).toEqual({});
+  });
+
+  it('reads a broken or foreign file as no login', () => {
+    const dir = loginDir();
+    mkdirSync(dir, { recursive: true });
+    const store = new OAuthTokenStore('remote', dir);
+    writeFileSync(store.file, '{ not json');
+    expect(store.read()).toEqual({});
+    writeFileSync(store.file, JSON.stringify({ serverUrl: 'http://x/mcp', tokens: { nope: true }, requiredScope: 7 }));
+    expect(store.read()).toEqual({ serverUrl: 'http://x/mcp' });
+  });
+});
+
+describe('the "oauth" field of an entry', () => {
+  it('accepts a client, scopes as an array or a string, and false', () => {
+    expect(readOAuthEntry('s', { url: 'http://x' })).toEqual({ scope: undefined });
+    expect(readOAuthEntry('s', { url: 'http://x', oauth: false })).toBe(false);
+    expect(readOAuthEntry('s', { url: 'http://x', oauth: { clientId: 'id', scopes: ['a', 'b', 'a'] } })).toEqual({ clientId: 'id', scope: 'a b' });
+    expect(readOAuthEntry('s', { url: 'http://x', oauth: { scopes: 'a  b' } })).toEqual({ scope: 'a b' });
+  });
+
+  it.each([
+    [{ clientSecret: 'secret-value' }, 'oauth.clientId'],
+    [{ clientId: 5 }, 'oauth.clientId'],
+    [{ scope: 'a' }, 'oauth'],
+    [{ clientMetadataUrl: 'http://not-https.example/client.json' }, 'oauth.clientMetadataUrl'],
+    ['yes', 'oauth'],
+  ])('rejects %j naming %s, never quoting a value', (oauth, field) => {
+    expect(() => readOAuthEntry('s', { url: 'http://x', oauth })).toThrow(expect.objectContaining({ field }));
+    try {
+      readOAuthEntry('s', { url: 'http://x', oauth });
+    } catch (error) {
+      expect((error as Error).message).not.toContain('secret-value');
+    }
+  });
+});
