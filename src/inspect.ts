@@ -11,10 +11,14 @@ import { createServer, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ActorRefLike, InspectionEvent, Observer } from 'xstate';
 
-export const REDACTED = '[redacted]';
+import { REDACTED } from './redact.js';
+
+export { REDACTED };
 
 /** Config fields whose values are secrets (DESIGN §6); their keys (variable and header names) stay visible. */
 const SECRET_FIELDS = new Set(['env', 'headers']);
+/** Fields that are secrets themselves (an OAuth entry's `clientSecret`). */
+const SECRET_VALUES = new Set(['clientSecret']);
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object') return false;
@@ -55,7 +59,14 @@ function redact(value: unknown, seen: WeakMap<object, unknown>): unknown {
   seen.set(value, copy);
   for (const [key, item] of Object.entries(value)) {
     if (isLiveSession(item)) continue;
-    copy[key] = SECRET_FIELDS.has(key) && item !== undefined ? redactValues(item) : redact(item, seen);
+    copy[key] =
+      item === undefined
+        ? item
+        : SECRET_FIELDS.has(key)
+          ? redactValues(item)
+          : SECRET_VALUES.has(key)
+            ? REDACTED
+            : redact(item, seen);
   }
   return copy;
 }

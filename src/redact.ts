@@ -6,10 +6,13 @@ export const REDACTED = '[redacted]';
 
 /**
  * The values of a server entry that must never be printed: every `env` value and every
- * `headers` value, and the credential part of `Authorization: Bearer <token>`.
+ * `headers` value, the credential part of `Authorization: Bearer <token>`, and an OAuth
+ * client secret.
  */
 export function secretsOf(config: McpServerConfig): string[] {
   const values = [...Object.values(config.env ?? {}), ...Object.values(config.headers ?? {})];
+  const clientSecret = (config.oauth as { clientSecret?: unknown } | undefined)?.clientSecret;
+  if (typeof clientSecret === 'string') values.push(clientSecret);
   for (const header of Object.values(config.headers ?? {})) {
     const credential = /^\S+\s+(\S+)$/.exec(header)?.[1];
     if (credential) values.push(credential);

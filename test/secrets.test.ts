@@ -10,6 +10,7 @@ import { rejectionOf, settle, stdioFixture } from './support/fixtures.js';
 
 const ENV_CANARY = 'canary-env-5e1f0c2a';
 const HEADER_CANARY = 'canary-header-9b7d3e41';
+const CLIENT_SECRET_CANARY = 'canary-client-secret-77aa01';
 
 /** Everything an error can show: message, stack, stderr tail, and the whole cause chain. */
 function errorText(error: unknown): string {
@@ -83,6 +84,14 @@ describe('secrets (env and header values) never leave the library', () => {
     expect(refused.message).toContain('[redacted]');
     outputs.push(errorText(refused));
 
+    // An OAuth entry with a client secret, refused for want of a login.
+    const oauthFixture = await startHttpFixture({ mode: 'status', status: 401 });
+    const needsLogin = await rejectionOf(
+      manager.connect('oauthy', { url: oauthFixture.url, oauth: { clientId: 'client', clientSecret: CLIENT_SECRET_CANARY } }),
+    );
+    outputs.push(errorText(needsLogin));
+    await oauthFixture.close();
+
     // The loader tools' text for both.
     const tools = createLoaderTools({ manager, servers: { careless: careless(), echoing: echoing() } });
     for (const server of ['careless', 'echoing']) {
@@ -96,6 +105,7 @@ describe('secrets (env and header values) never leave the library', () => {
     const everything = outputs.join('\n');
     expect(everything).not.toContain(ENV_CANARY);
     expect(everything).not.toContain(HEADER_CANARY);
+    expect(everything).not.toContain(CLIENT_SECRET_CANARY);
     // The search is not vacuous: the events and logs are there.
     expect(inspected.length).toBeGreaterThan(10);
     expect(lines.some((line) => line.includes('careless'))).toBe(true);

@@ -120,6 +120,25 @@ export function buildProgram(): Command {
       await withInspector(options.inspect, false, (inspect) => runServe(globalOptions(command), { inspect }));
     });
 
+  program
+    .command('login')
+    .description('log in to an http/sse server that needs OAuth: opens the authorization page, stores the tokens (0600)')
+    .argument('<server>', 'server name')
+    .option('--no-browser', 'only print the authorization URL; do not open a browser')
+    .action(async (server: string, options: { browser: boolean }, command: Command) => {
+      const { runLogin } = await import('./commands/login.js');
+      process.exitCode = await runLogin(globalOptions(command), server, options);
+    });
+
+  program
+    .command('logout')
+    .description("forget a server's stored OAuth tokens")
+    .argument('<server>', 'server name')
+    .action(async (server: string) => {
+      const { runLogout } = await import('./commands/login.js');
+      process.exitCode = await runLogout(server);
+    });
+
   return program;
 }
 

@@ -4,8 +4,6 @@
  * alone afterwards because it measures reconnection timing. A scenario passes when the CLI exits 0
  * and prints "OVERALL: PASSED" (it exits 1 on any failed or warning check, a client timeout, or a
  * client that exits non-zero where the scenario does not allow it).
- *
- * Set MCP_SKIP_CONFORMANCE=1 to skip (it takes a few minutes).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

@@ -1,0 +1,92 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
+import { CLI_COMMAND, runCli } from './support/cli.js';
+import { stdioFixture } from './support/fixtures.js';
+
+let home: string;
+let config: string;
+let fixture: OAuthFixture;
+
+beforeAll(async () => {
+  fixture = await startOAuthFixture();
+  home = mkdtempSync(join(tmpdir(), 'mcp-cli-login-'));
+  mkdirSync(join(home, '.ai-zen'));
+  config = join(home, 'mcp.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { remote: { url: fixture.url }, local: stdioFixture() } }));
+});
+afterAll(async () => {
+  await fixture.close();
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** Runs `login`, plays the browser with the URL it prints, and returns what it wrote. */
+function loginAndBrowse(): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, '--config', config, 'login', 'remote', '--no-browser'], {
+    cwd: home,
+    env: { ...process.env, HOME: home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let browsed = false;
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+    const url = /^\s+(http:\/\/127\.0\.0\.1:\d+\/\S+)$/m.exec(stderr)?.[1];
+    if (url && !browsed) {
+      browsed = true;
+      void fixture.browse(new URL(url));
+    }
+  });
+  const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      clearTimeout(guard);
+      resolve({ code, stderr, stdout });
+    });
+  });
+}
+
+describe('mcp-statechart login / logout', () => {
+  it('logs in through the printed URL, stores the tokens 0600 without printing them, and logout forgets them', async () => {
+    const run = await loginAndBrowse();
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/To authorize MCP server "remote", open this URL/);
+    expect(run.stderr).toMatch(/Logged in to "remote"/);
+    const file = join(home, '.ai-zen', 'mcp-oauth', 'remote.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const stored = readFileSync(file, 'utf8');
+    const token = /"access_token":\s*"([^"]+)"/.exec(stored)?.[1];
+    expect(token).toBeTruthy();
+    expect(run.stdout + run.stderr).not.toContain(token!);
+
+    const loaded = await runCli(['--config', config, 'call', 'remote', 'echo', '{"text":"with a token"}'], { cwd: home, env: { HOME: home } });
+    expect(loaded.code).toBe(0);
+    expect(loaded.stdout).toContain('with a token');
+    expect(loaded.stdout + loaded.stderr).not.toContain(token!);
+
+    const out = await runCli(['logout', 'remote'], { cwd: home, env: { HOME: home } });
+    expect(out.code).toBe(0);
+    expect(out.stderr).toMatch(/Logged out of "remote"/);
+    expect(existsSync(file)).toBe(false);
+
+    const refused = await runCli(['--config', config, 'load', 'remote'], { cwd: home, env: { HOME: home } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/mcp-statechart login remote/);
+  }, 60_000);
+
+  it('refuses an unknown server and a stdio server with a clear message', async () => {
+    const [unknown, local] = await Promise.all([
+      runCli(['--config', config, 'login', 'ghost'], { cwd: home, env: { HOME: home } }),
+      runCli(['--config', config, 'login', 'local'], { cwd: home, env: { HOME: home } }),
+    ]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/Unknown MCP server "ghost"/);
+    expect(local.code).toBe(1);
+    expect(local.stderr).toMatch(/runs over stdio: there is nothing to log in to/);
+  });
+});
