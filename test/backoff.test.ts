@@ -1,20 +1,9 @@
 import { SimulatedClock } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpConnectionManager, silentLogger, type McpConnectOptions } from '../src/index.js';
 import { backoffDelay, DEFAULT_BACKOFF } from '../machines/options.js';
-import { rejectionOf, settle, stdioFixture } from './support/fixtures.js';
+import { refusingTransport, rejectionOf, settle, stdioFixture } from './support/fixtures.js';
 
-/** A transport whose every start fails the way an unreachable server does. */
-function refusingTransport(): Transport {
-  return {
-    start: async () => {
-      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
-    },
-    send: async () => {},
-    close: async () => {},
-  };
-}
 
 /** Runs the simulated clock second by second for `seconds`, letting the connect attempts settle between ticks. */
 async function runFor(clock: SimulatedClock, seconds: number) {

@@ -24,7 +24,7 @@ import { SimulatedClock } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { defaultTransportFactory, McpConnectionManager, silentLogger, type McpServerConfig } from '../src/index.js';
 import { createFixtureServer } from './fixtures/fixture-server.mjs';
-import { descendantsOfThisProcess, isRunning, settle, stdioFixture } from './support/fixtures.js';
+import { descendantsOfThisProcess, isRunning, refusingTransport, settle, stdioFixture } from './support/fixtures.js';
 import {
   killGroup,
   outcomeWithin,
@@ -87,13 +87,7 @@ const IDLE_TIMEOUT_MS = 20_000;
 const SETTLE_MS = Number(process.env.PROPS_SETTLE_MS ?? 20_000);
 
 function unreachableTransport(): Transport {
-  return {
-    start: async () => {
-      throw Object.assign(new Error('connect ECONNREFUSED (the definition is marked unhealthy)'), { code: 'ECONNREFUSED' });
-    },
-    send: async () => {},
-    close: async () => {},
-  };
+  return refusingTransport('connect ECONNREFUSED (the definition is marked unhealthy)');
 }
 
 function inMemoryHarness(names: string[]): Harness {

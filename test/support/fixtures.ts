@@ -62,3 +62,14 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<Error & { 
   }
   throw new Error('expected the promise to reject, but it resolved');
 }
+
+/** A transport whose every start fails the way an unreachable server does: a transient error. */
+export function refusingTransport(message = 'connect ECONNREFUSED 127.0.0.1:1'): Transport {
+  return {
+    start: async () => {
+      throw Object.assign(new Error(message), { code: 'ECONNREFUSED' });
+    },
+    send: async () => {},
+    close: async () => {},
+  };
+}
