@@ -1,8 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
-
-type Clock = NonNullable<ActorOptions<RegistryMachine>['clock']>;
 import { registryMachine, type RegistryMachine } from '../machines/registry.machine.js';
 import { publicServerState, type ServerActorRef, type ServerSnapshot } from '../machines/server.machine.js';
 import type {
@@ -19,6 +17,8 @@ import { createHttpAuthFactory, type McpOAuthOptions } from './auth/http-auth.js
 import { SessionTracker } from './connection/session-tracker.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { sanitizedObserver } from './inspect.js';
+
+type Clock = NonNullable<ActorOptions<RegistryMachine>['clock']>;
 
 export interface McpConnectionManagerOptions {
   /** Builds each server's transport (tests: scripted or in-memory transports). */
