@@ -1,6 +1,6 @@
 /**
  * The lifecycle of one MCP server connection. Pure: the effects (`connect`, `closeSession`,
- * `watchSession`, `request`) are placeholders here and provided by src/connection.
+ * `session`) are placeholders here and provided by src/connection.
  *
  * Public state = the top-level state key: disconnected | connecting | connected | error.
  */
