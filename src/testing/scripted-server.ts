@@ -1,5 +1,5 @@
 /**
- * The real server chart with scripted effects: `connect`, `closeSession` and `request` are
+ * The real server chart with scripted effects: `connect` and `closeSession` are
  * promises the test settles, `session` hands its `sendBack` to the test, and timers run
  * on a clock the test fires. `perform(event)` makes the event of a model step happen the way
  * it would in production: a settled promise, a watcher report, a timer, or a plain `send`.
