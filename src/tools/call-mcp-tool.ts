@@ -8,7 +8,7 @@ import { callMcpToolSchema } from './schemas.js';
 import { notConnectedResult, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool } from './types.js';
 
-const DESCRIPTION = 'Calls a tool of an MCP server loaded with load_mcp and returns its result as text.';
+const DESCRIPTION = 'Calls a tool of a server loaded with load_mcp; returns its result as text.';
 
 function unknownToolText(server: string, tool: string, tools: Tool[]): string {
   return (

@@ -8,7 +8,7 @@ import { notConnectedResult, requestFailureResult, type LoaderToolContext } from
 import type { LoaderTool } from './types.js';
 
 const DESCRIPTION =
-  'Reads a resource of an MCP server loaded with load_mcp and returns its text (binary contents are described, not returned).';
+  'Reads a resource of a server loaded with load_mcp: its text (binary contents are described, not returned).';
 
 export function readMcpResourceTool({ manager, catalog, resultBudget }: LoaderToolContext): LoaderTool {
   return defineLoaderTool(

@@ -6,7 +6,7 @@ import type { LoaderToolParameters } from './types.js';
 function serverField(servers: string[]) {
   const [first, ...rest] = servers;
   if (first === undefined) return z.string().describe('No MCP server is available to this agent.');
-  return z.enum([first, ...rest]).describe('The MCP server, by name.');
+  return z.enum([first, ...rest]).describe('The MCP server.');
 }
 
 export function loadMcpSchema(servers: string[]) {
