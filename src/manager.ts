@@ -17,6 +17,7 @@ import { createHttpAuthFactory, type McpOAuthOptions } from './auth/http-auth.js
 import { SessionTracker } from './connection/session-tracker.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { sanitizedObserver } from './inspect.js';
+import { KeepAlive } from './keep-alive.js';
 
 type Clock = NonNullable<ActorOptions<RegistryMachine>['clock']>;
 
@@ -65,6 +66,7 @@ export class McpConnectionManager {
   readonly actor: Actor<RegistryMachine>;
   private readonly tracker = new SessionTracker();
   private readonly pending = new Map<string, PendingReply>();
+  private readonly keepAlive = new KeepAlive();
   private readonly inbox: AnyActorRef;
   private nextRequestId = 0;
 
@@ -175,6 +177,11 @@ export class McpConnectionManager {
     await this.disconnectAll();
     this.actor.stop();
     this.inbox.stop();
+    // Nobody is left to answer what is still pending (a load of a server configured meanwhile).
+    for (const [requestId, waiting] of this.pending) {
+      waiting.resolve({ type: 'mcp.failed', requestId, server: '', error: new Error('This McpConnectionManager was disposed.') });
+    }
+    this.pending.clear();
     await this.tracker.closeAll();
   }
 
@@ -228,8 +235,14 @@ export class McpConnectionManager {
       return Promise.reject(new Error('This McpConnectionManager was disposed; create a new one.'));
     }
     const requestId = String(this.nextRequestId++);
+    const release = this.keepAlive.hold();
     return new Promise<McpReply>((resolve) => {
-      this.pending.set(requestId, { resolve });
+      this.pending.set(requestId, {
+        resolve: (reply) => {
+          release();
+          resolve(reply);
+        },
+      });
       this.actor.send(build(this.inbox, requestId));
     });
   }

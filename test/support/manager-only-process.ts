@@ -1,24 +1,47 @@
-// A process whose only work is a manager: it connects, then disconnects everything and
-// returns without calling process.exit. The test checks that it exits by itself.
-import { McpConnectionManager, silentLogger } from '../../src/index.js';
+// A process whose only work is a manager. It never calls process.exit: the test checks that it
+// exits by itself, with code 0, once it has printed what it awaited.
+import { createLoaderTools, McpConnectionManager, silentLogger } from '../../src/index.js';
 import { stdioFixture } from './fixtures.js';
 
 const mode = process.argv[2] ?? 'disconnect-all';
 const manager = new McpConnectionManager({ logger: silentLogger });
-await manager.connect('fixture', stdioFixture(), { idleTimeoutMs: 60 * 60_000 });
+/** A server that exits as soon as it starts: every connect attempt fails, after the backoff. */
+const exitsAtStart = { command: process.execPath, args: ['-e', 'process.exit(1)'] };
+/** Nothing listens on port 9 (discard): every connect is refused. */
+const refusingUrl = { url: 'http://127.0.0.1:9/mcp' };
+const oneRetry = { maxRetries: 1 };
+
 if (mode === 'disconnect-all') {
+  await manager.connect('fixture', stdioFixture(), { idleTimeoutMs: 60 * 60_000 });
   await manager.disconnectAll();
-} else if (mode === 'retrying') {
-  // A server left waiting for its next retry: the backoff timer alone must not hold the process.
-  void manager.connect('unreachable', { url: 'http://127.0.0.1:9/mcp' }, { maxRetries: 5 }).catch(() => {});
-  await new Promise<void>((waiting) => {
+} else if (mode === 'retrying-without-waiter') {
+  // A server whose connection was lost waits for its next retry with nobody awaiting it: that
+  // backoff timer alone must not hold the process (else it would reconnect and stay up an hour).
+  await manager.connect('crashing', stdioFixture(), { idleTimeoutMs: 60 * 60_000 });
+  const inError = new Promise<void>((reached) => {
     const unsubscribe = manager.on('mcp.stateChanged', (event) => {
-      if (event.server === 'unreachable' && event.state === 'error') {
+      if (event.server === 'crashing' && event.state === 'error') {
         unsubscribe();
-        waiting();
+        reached();
       }
     });
   });
-  await manager.disconnect('fixture');
+  await manager.callTool('crashing', 'crash').catch(() => {});
+  await inError;
+} else if (mode === 'connect-exits-at-start') {
+  await manager.connect('exits', exitsAtStart, oneRetry).then(
+    () => process.stdout.write('connected?\n'),
+    (error: Error) => process.stdout.write(`rejected: ${error.message}\n`),
+  );
+} else if (mode === 'connect-refused-url') {
+  await manager.connect('refused', refusingUrl, oneRetry).then(
+    () => process.stdout.write('connected?\n'),
+    (error: Error) => process.stdout.write(`rejected: ${error.message}\n`),
+  );
+} else if (mode === 'load-mcp-exits-at-start') {
+  manager.configure({ exits: exitsAtStart }, { exits: oneRetry });
+  const loadMcp = createLoaderTools({ manager, servers: { exits: exitsAtStart } }).find((tool) => tool.name === 'load_mcp')!;
+  const result = await loadMcp.execute({ server: 'exits' });
+  process.stdout.write(`load_mcp answered: ${JSON.stringify(result).slice(0, 300)}\n`);
 }
 process.stdout.write(`finished ${mode}\n`);
