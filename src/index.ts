@@ -12,6 +12,7 @@ export {
   toAiSdkTools,
   toFunctionDefinitions,
   isServerAllowed,
+  isToolAllowed,
   isToolEnabled,
   matchesPattern,
   DEFAULT_RESULT_BUDGET,

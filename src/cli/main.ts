@@ -47,6 +47,8 @@ export function buildProgram(): Command {
     .option('-p, --project <dir>', 'the project folder whose .mcp.json to read (default: nearest one above the working folder)')
     .option('--allow <pattern>', 'only these servers may be used (repeatable; * wildcards)', collect, [])
     .option('--deny <pattern>', 'these servers may not be used; deny wins (repeatable; * wildcards)', collect, [])
+    .option('--allow-tool <pattern>', 'only these tools may be used, as server/tool (repeatable; * wildcards)', collect, [])
+    .option('--deny-tool <pattern>', "these tools are hidden and refused, as server/tool, e.g. 'fs/write_*' (repeatable)", collect, [])
     .option('-v, --verbose', 'log lifecycle and debug lines to stderr', false)
     .addOption(
       new Option('--project-servers <policy>', "servers from the project's .mcp.json: ask once per definition, trust, or deny")

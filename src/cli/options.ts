@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { discoverMcpServers, type DiscoveredServer, type DiscoveryResult, type ProjectServerPolicy } from '../config/index.js';
 import type { Logger } from '../logger.js';
+import type { LoaderPermissions } from '../tools/index.js';
 
 /** The flags every command shares. */
 export interface GlobalOptions {
@@ -9,6 +10,8 @@ export interface GlobalOptions {
   project?: string;
   allow: string[];
   deny: string[];
+  allowTool: string[];
+  denyTool: string[];
   verbose: boolean;
   projectServers: ProjectServerPolicy;
 }
@@ -46,11 +49,14 @@ Allow it? [y/N] `);
   }
 }
 
-export function permissionsFrom(options: GlobalOptions) {
+/** A repeatable flag given no times means "no list", which is not the same as an empty allow list. */
+function patternList(patterns: string[]): string[] | undefined {
+  return patterns.length > 0 ? patterns : undefined;
+}
+
+export function permissionsFrom(options: GlobalOptions): LoaderPermissions {
   return {
-    mcps: {
-      allow: options.allow.length > 0 ? options.allow : undefined,
-      deny: options.deny.length > 0 ? options.deny : undefined,
-    },
+    mcps: { allow: patternList(options.allow), deny: patternList(options.deny) },
+    mcpTools: { allow: patternList(options.allowTool), deny: patternList(options.denyTool) },
   };
 }

@@ -17,6 +17,11 @@ function unknownToolText(server: string, tool: string, tools: Tool[]): string {
   );
 }
 
+/** Whether or not the server has such a tool: a denied name gets the same answer either way. */
+function deniedToolText(server: string, tool: string): string {
+  return `Tool "${tool}" of MCP server "${server}" is not allowed for this agent; do not try it again. Tell the user if the task needs it.`;
+}
+
 export function callMcpToolTool({ manager, catalog, resultBudget }: LoaderToolContext): LoaderTool {
   return defineLoaderTool(
     {
@@ -26,7 +31,8 @@ export function callMcpToolTool({ manager, catalog, resultBudget }: LoaderToolCo
       async run({ server, tool, arguments: args }) {
         const notConnected = notConnectedResult(manager, server);
         if (notConnected) return notConnected;
-        const tools = manager.getManifest(server)?.tools ?? [];
+        if (!catalog.allowsTool(server, tool)) return errorResult(deniedToolText(server, tool));
+        const tools = (manager.getManifest(server)?.tools ?? []).filter((known) => catalog.allowsTool(server, known.name));
         if (!tools.some((known) => known.name === tool)) return errorResult(unknownToolText(server, tool, tools));
 
         let result: CallToolResult;

@@ -1,7 +1,7 @@
 /** The loader tools: load_mcp, call_mcp_tool, read_mcp_resource, and adapters for LLM SDKs. */
 export { createLoaderTools } from './create-loader-tools.js';
 export { toAiSdkTools, toFunctionDefinitions, type AiSdkTool, type FunctionDefinition } from './adapters.js';
-export { isServerAllowed, isToolEnabled, matchesPattern } from './permissions.js';
+export { isServerAllowed, isToolAllowed, isToolEnabled, matchesPattern } from './permissions.js';
 export { DEFAULT_RESULT_BUDGET } from './results.js';
 export type {
   CreateLoaderToolsOptions,

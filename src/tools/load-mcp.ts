@@ -39,7 +39,8 @@ export function loadMcpTool({ manager, catalog }: LoaderToolContext): LoaderTool
         } catch (error) {
           return errorResult(loadFailureText(server, manager.getState(server), error));
         }
-        const summary = summarizeManifest(server, manager.getState(server), manifest);
+        const allowed = { ...manifest, tools: manifest.tools.filter((tool) => catalog.allowsTool(server, tool.name)) };
+        const summary = summarizeManifest(server, manager.getState(server), allowed);
         return okResult(JSON.stringify(summary), summary);
       },
     },

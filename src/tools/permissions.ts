@@ -14,9 +14,20 @@ export function matchesPattern(pattern: string, name: string): boolean {
   return new RegExp(`^${source}$`, 's').test(name);
 }
 
-/** Deny wins over allow; no allow list means every server not denied. */
+/** Deny wins over allow; no allow list means every name not denied. */
+function isAllowedBy(lists: { allow?: string[]; deny?: string[] } | undefined, name: string): boolean {
+  if (lists?.deny?.some((pattern) => matchesPattern(pattern, name))) return false;
+  return lists?.allow === undefined || lists.allow.some((pattern) => matchesPattern(pattern, name));
+}
+
 export function isServerAllowed(permissions: LoaderPermissions | undefined, server: string): boolean {
-  const { allow, deny } = permissions?.mcps ?? {};
-  if (deny?.some((pattern) => matchesPattern(pattern, server))) return false;
-  return allow === undefined || allow.some((pattern) => matchesPattern(pattern, server));
+  return isAllowedBy(permissions?.mcps, server);
+}
+
+/**
+ * May the model see and call this tool of this server? The server must be allowed, and
+ * `server/tool` must pass the `mcpTools` patterns (deny wins; no allow list means every tool).
+ */
+export function isToolAllowed(permissions: LoaderPermissions | undefined, server: string, tool: string): boolean {
+  return isServerAllowed(permissions, server) && isAllowedBy(permissions?.mcpTools, `${server}/${tool}`);
 }

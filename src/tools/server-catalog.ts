@@ -5,7 +5,7 @@
 import type { McpServerConfig } from '../../machines/types.js';
 import { nameRecord } from '../../machines/registry.machine.js';
 import { listNames } from './list-names.js';
-import { isServerAllowed } from './permissions.js';
+import { isServerAllowed, isToolAllowed } from './permissions.js';
 import type { DescribedServerEntry, LoaderPermissions, LoaderServers } from './types.js';
 
 export interface AvailableServer {
@@ -23,6 +23,8 @@ export interface ServerCatalog {
   configs: Record<string, McpServerConfig>;
   /** Why the model may not use this server, or undefined when it may. */
   refusal(server: string): string | undefined;
+  /** Whether the model may see and call this tool of an allowed server (the `mcpTools` patterns). */
+  allowsTool(server: string, tool: string): boolean;
 }
 
 function isDescribedEntry(entry: DescribedServerEntry | McpServerConfig): entry is DescribedServerEntry {
@@ -71,6 +73,9 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
         return `MCP server "${server}" is disabled in its config. Tell the user if you need it: they can enable it. ${choices}`;
       }
       return undefined;
+    },
+    allowsTool(server, tool) {
+      return isToolAllowed(permissions, server, tool);
     },
   };
 }

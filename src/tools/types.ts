@@ -37,6 +37,12 @@ export interface LoaderPermissions {
   tools?: Partial<Record<LoaderToolName, boolean>>;
   /** Server-level trust by name; patterns may use `*`. Deny wins; no `allow` list means every server. */
   mcps?: { allow?: string[]; deny?: string[] };
+  /**
+   * Tool-level trust: patterns on `server/tool` (e.g. `fs/write_*`). Deny wins; no
+   * `allow` list means every tool of an allowed server. A tool not allowed is left out of
+   * load_mcp's answer and refused by call_mcp_tool.
+   */
+  mcpTools?: { allow?: string[]; deny?: string[] };
 }
 
 /** A server as config discovery reports it (`DiscoveredServer` fits). */
