@@ -9,6 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { ProcessGroupStdioTransport } from '../../src/transports/stdio.js';
 import { McpConnectionManager, silentLogger } from '../../src/index.js';
 import { STDIO_FIXTURE, stdioFixture } from '../lib/paths.js';
 import { emitRows, hasFlag, isMet, progress, ratioTarget, type BenchRow } from '../lib/report.js';
@@ -37,10 +38,10 @@ interface Recovery {
 }
 
 function processGroupOfServer(): number {
-  const transport = manager.getClient(SERVER)?.transport as StdioClientTransport | undefined;
+  const transport = manager.getClient(SERVER)?.transport as ProcessGroupStdioTransport | undefined;
   const pid = transport?.pid;
   if (!pid) throw new Error('the fixture server has no process');
-  return pid; // started through setsid: the server leads its own process group
+  return pid; // spawned detached: the server leads its own process group
 }
 
 async function crashAndRecover(): Promise<Recovery> {

@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import type { HttpAuth, HttpAuthFactory } from '../auth/http-auth.js';
 import { createHttpTransport, shouldFallBackToSse } from '../transports/http.js';
 import { StderrTail } from '../transports/stderr-tail.js';
-import { createStdioTransport, processGroupOf } from '../transports/stdio.js';
+import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport } from '../transports/stdio.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ConfigInvalidError, connectFailure, isConfigError } from './errors.js';
 import { listManifest } from './manifest.js';
@@ -93,7 +93,8 @@ async function attempt(
   const spec: ServerSpec = { name: request.name, config: request.config, transport: kind, auth };
   const transport = (deps.transportFactory ?? defaultTransportFactory)(spec);
   const stderr =
-    transport instanceof StdioClientTransport
+    // The SDK's own transport too, when an embedder's factory returns one.
+    transport instanceof ProcessGroupStdioTransport || transport instanceof StdioClientTransport
       ? new StderrTail(transport.stderr as Readable | null, secrets, 50, (line) => deps.logger.debug(`[${request.name} stderr] ${line}`))
       : undefined;
   const processGroup = processGroupOf(transport);

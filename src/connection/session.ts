@@ -31,7 +31,7 @@ export interface SessionParts {
   secrets: readonly string[];
   /** Called once the close has finished. */
   onClosed?: () => void;
-  /** The process group to end on close (stdio servers started through setsid). */
+  /** The process group to end on close (stdio servers: see transports/stdio.ts). */
   processGroup?: () => number | undefined;
 }
 

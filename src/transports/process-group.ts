@@ -1,12 +1,18 @@
 /**
- * Stdio servers run in a process group of their own (through `setsid`), so closing one ends
- * every process it started, even those a shell or `npx` left behind (SDK issue #2023).
+ * Stdio servers run in a process group of their own (spawned `detached`, which calls `setsid`
+ * on Linux and macOS), so closing one ends every process it started, even those a shell or
+ * `npx` left behind (SDK issue #2023). Windows has no process groups to signal: there the tree
+ * is ended with `taskkill /T /F`.
  */
+import { spawn } from 'node:child_process';
 import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { extname, isAbsolute, join, resolve } from 'node:path';
 
-const SETSID = '/usr/bin/setsid';
-const setsidAvailable = process.platform === 'linux' && isExecutable(SETSID);
+/** Whether a detached child leads a process group that `kill(-pgid)` reaches. */
+export const GROUPS_SUPPORTED = process.platform !== 'win32';
+
+/** Bounds the wait for `taskkill`, which can hang on a wedged system. */
+const TASKKILL_TIMEOUT_MS = 5_000;
 
 function isExecutable(path: string): boolean {
   try {
@@ -17,23 +23,47 @@ function isExecutable(path: string): boolean {
   }
 }
 
+/**
+ * The names Windows tries for a command without an extension: `npx` is `npx.cmd` there (the
+ * extensionless `npx` beside it is a shell script Windows cannot run). The rule of `which`, which
+ * cross-spawn (what the SDK spawns with) uses; elsewhere the name is used as given.
+ */
+function candidateNames(path: string, pathExt: string | undefined, platform: NodeJS.Platform): string[] {
+  if (platform !== 'win32' || extname(path) !== '') return [path];
+  const extensions = (pathExt ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean);
+  return extensions.map((extension) => path + extension.toLowerCase());
+}
+
 /** The command's path as `spawn` would find it, or undefined when it cannot be run. */
-export function resolveCommand(command: string, pathVariable: string | undefined, cwd?: string): string | undefined {
-  if (command.includes('/')) {
-    const path = isAbsolute(command) ? command : resolve(cwd ?? process.cwd(), command);
-    return isExecutable(path) ? path : undefined;
-  }
-  for (const folder of (pathVariable ?? '').split(delimiter)) {
-    if (!folder) continue;
-    const candidate = join(folder, command);
-    if (isExecutable(candidate)) return candidate;
+export function resolveCommand(
+  command: string,
+  pathVariable: string | undefined,
+  cwd?: string,
+  pathExt?: string,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
+  const hasFolder = command.includes('/') || (platform === 'win32' && command.includes('\\'));
+  const folders = hasFolder ? [undefined] : (pathVariable ?? '').split(platform === 'win32' ? ';' : ':').filter(Boolean);
+  for (const folder of folders) {
+    const base = folder === undefined ? (isAbsolute(command) ? command : resolve(cwd ?? process.cwd(), command)) : join(folder, command);
+    const found = candidateNames(base, pathExt, platform).find(isExecutable);
+    if (found) return found;
   }
   return undefined;
 }
 
-/** Wraps a command so it starts as the leader of a new process group (pgid = its pid). */
-export function inOwnProcessGroup(command: string, args: string[]): { command: string; args: string[]; grouped: boolean } {
-  return setsidAvailable ? { command: SETSID, args: [command, ...args], grouped: true } : { command, args, grouped: false };
+/** Ends a process and all its descendants on Windows. Resolves once `taskkill` is done (or gave up). */
+export function killTree(pid: number): Promise<void> {
+  return new Promise((done) => {
+    const taskkill = spawn('taskkill', ['/T', '/F', '/PID', String(pid)], { stdio: 'ignore', windowsHide: true });
+    const timer = setTimeout(() => taskkill.kill(), TASKKILL_TIMEOUT_MS);
+    const finish = () => {
+      clearTimeout(timer);
+      done();
+    };
+    taskkill.once('error', finish);
+    taskkill.once('close', finish);
+  });
 }
 
 const liveGroups = new Set<number>();

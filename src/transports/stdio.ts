@@ -1,52 +1,172 @@
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { ChildProcess } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import spawn from 'cross-spawn';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../connection/errors.js';
-import { inOwnProcessGroup, resolveCommand, trackGroup } from './process-group.js';
+import { GROUPS_SUPPORTED, killTree, resolveCommand, trackGroup } from './process-group.js';
 
-/** The process group of each transport this module launched, once it has started. */
-const processGroups = new WeakMap<object, () => number | undefined>();
+/** How long a server gets to exit by itself once its stdin is closed, and again after SIGTERM (as the SDK waits). */
+const EXIT_GRACE_MS = 2_000;
+
+/**
+ * The SDK's stdio transport, rebuilt from the SDK's own pieces (`ReadBuffer`, `serializeMessage`,
+ * `getDefaultEnvironment`, `cross-spawn`) for one difference: on Linux and macOS the server is
+ * spawned `detached`, which makes it the leader of a new process group (the `setsid` system
+ * call), so closing it can end every process it started, even those a shell or `npx` left
+ * behind (SDK issue #2023). On Windows, where a group cannot be signalled, the process tree is
+ * ended with `taskkill /T /F`. stderr is always piped, for the error tail.
+ */
+export class ProcessGroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private child?: ChildProcess;
+  private readonly readBuffer = new ReadBuffer();
+  private readonly stderrStream = new PassThrough();
+  private startedPid?: number;
+
+  constructor(
+    private readonly command: string,
+    private readonly args: readonly string[],
+    private readonly env: Record<string, string>,
+    private readonly cwd?: string,
+  ) {}
+
+  /** Readable before `start()`, so the first lines a failing server writes are kept. */
+  get stderr(): PassThrough {
+    return this.stderrStream;
+  }
+
+  /** The pid the server was started with; on Linux and macOS also its process group id. Kept after it exits. */
+  get pid(): number | undefined {
+    return this.startedPid;
+  }
+
+  /** True when `pid` leads a process group this transport can signal as a whole. */
+  get grouped(): boolean {
+    return GROUPS_SUPPORTED && this.startedPid !== undefined;
+  }
+
+  async start(): Promise<void> {
+    if (this.child || this.startedPid !== undefined) throw new Error('ProcessGroupStdioTransport already started');
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(this.command, [...this.args], {
+        env: this.env,
+        cwd: this.cwd,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        shell: false,
+        detached: GROUPS_SUPPORTED,
+        windowsHide: true,
+      });
+      this.child = child;
+      child.on('error', (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.on('spawn', () => {
+        this.startedPid = child.pid;
+        if (GROUPS_SUPPORTED && child.pid !== undefined) trackGroup(child.pid);
+        resolve();
+      });
+      child.on('close', () => {
+        this.child = undefined;
+        this.onclose?.();
+      });
+      child.stdin?.on('error', (error) => this.onerror?.(error));
+      child.stdout?.on('data', (chunk: Buffer) => {
+        try {
+          this.readBuffer.append(chunk);
+          this.deliverMessages();
+        } catch (error) {
+          this.onerror?.(error as Error);
+          void this.close();
+        }
+      });
+      child.stdout?.on('error', (error) => this.onerror?.(error));
+      child.stderr?.pipe(this.stderrStream);
+    });
+  }
+
+  private deliverMessages(): void {
+    for (;;) {
+      try {
+        const message = this.readBuffer.readMessage();
+        if (message === null) return;
+        this.onmessage?.(message);
+      } catch (error) {
+        // A line that is not JSON-RPC is reported and skipped; the connection keeps working.
+        this.onerror?.(error as Error);
+      }
+    }
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const stdin = this.child?.stdin;
+      if (!stdin) return reject(new Error('Not connected'));
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  /**
+   * Like the SDK: end stdin, give the server time to exit, then SIGTERM, then SIGKILL. On Windows
+   * the whole tree is ended at once, since its members cannot be found once the server is gone.
+   * The rest of a process group is ended by `terminateGroup`, after this.
+   */
+  async close(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (child) {
+      const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+      const exitedWithin = (ms: number) => Promise.race([exited, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+      if (process.platform === 'win32' && child.pid !== undefined) {
+        await killTree(child.pid);
+      } else {
+        try {
+          child.stdin?.end();
+        } catch {
+          // already closed
+        }
+        await exitedWithin(EXIT_GRACE_MS);
+        for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+          if (child.exitCode !== null || child.signalCode !== null) break;
+          child.kill(signal);
+          if (signal === 'SIGTERM') await exitedWithin(EXIT_GRACE_MS);
+        }
+      }
+    }
+    this.readBuffer.clear();
+  }
+}
 
 /** The process group a transport's server leads, if this module launched it in one. */
 export function processGroupOf(transport: object): (() => number | undefined) | undefined {
-  return processGroups.get(transport);
+  if (!(transport instanceof ProcessGroupStdioTransport)) return undefined;
+  return () => (transport.grouped ? transport.pid : undefined);
 }
 
 /**
- * The SDK's stdio transport with stderr piped (for the error tail) and, where the platform
- * allows, the server started as the leader of its own process group. The child gets only the
- * SDK's default environment plus the entry's `env`.
+ * A stdio transport for a config entry. The child gets only the SDK's default environment plus
+ * the entry's `env`. A command that cannot be found is an ENOENT before anything is spawned, so
+ * it is classified as a config error everywhere.
  */
-export function createStdioTransport(server: string, config: McpServerConfig): StdioClientTransport {
+export function createStdioTransport(server: string, config: McpServerConfig): ProcessGroupStdioTransport {
   if (typeof config.command !== 'string' || config.command.trim() === '') {
     throw new ConfigInvalidError(server, 'command', 'a stdio server needs a "command"');
   }
-  const env = { ...getDefaultEnvironment(), ...config.env };
-  const resolved = resolveCommand(config.command, env.PATH, config.cwd);
+  const env: Record<string, string> = { ...getDefaultEnvironment(), ...config.env };
+  const resolved = resolveCommand(config.command, env.PATH ?? env.Path, config.cwd, env.PATHEXT);
   if (!resolved) {
     throw Object.assign(
       new Error(`command "${config.command}" was not found or is not executable (looked in PATH and ${config.cwd ?? 'the working folder'})`),
       { code: 'ENOENT' },
     );
   }
-  const launch = inOwnProcessGroup(resolved, config.args ?? []);
-  const transport = new StdioClientTransport({
-    command: launch.command,
-    args: launch.args,
-    env,
-    cwd: config.cwd,
-    stderr: 'pipe',
-  });
-  let processGroup: number | undefined;
-  if (launch.grouped) {
-    // The pid must be caught at spawn: the SDK forgets it once the process exits, and its
-    // orphaned children still need ending.
-    const start = transport.start.bind(transport);
-    transport.start = async () => {
-      await start();
-      processGroup = transport.pid ?? undefined;
-      if (processGroup !== undefined) trackGroup(processGroup);
-    };
-  }
-  processGroups.set(transport, () => processGroup);
-  return transport;
+  return new ProcessGroupStdioTransport(resolved, config.args ?? [], env, config.cwd);
 }
