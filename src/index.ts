@@ -1,6 +1,15 @@
 export { McpConnectionManager, type McpConnectionManagerOptions, type CallToolOptions } from './manager.js';
 export { defaultTransportFactory, type ClientFactory, type TransportFactory, type ServerSpec } from './connection/open-session.js';
 export { isConfigError, ConfigInvalidError } from './connection/errors.js';
+export type {
+  HostRequestContext,
+  McpHostEmitted,
+  McpHostHandlers,
+  McpLogEmitted,
+  McpLogMessage,
+  McpResourceUpdatedEmitted,
+  RootsSource,
+} from './connection/host-handlers.js';
 export { silentLogger, stderrLogger, type Logger } from './logger.js';
 export { McpServerError, type McpErrorCode } from '../machines/errors.js';
 export { serverMachine, publicServerState } from '../machines/server.machine.js';

@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, LoggingLevel, ReadResourceResult, Root } from '@modelcontextprotocol/sdk/types.js';
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import { registryMachine, type RegistryMachine } from '../machines/registry.machine.js';
 import { publicServerState, type ServerActorRef, type ServerSnapshot } from '../machines/server.machine.js';
@@ -18,6 +18,9 @@ import { SessionTracker } from './connection/session-tracker.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { sanitizedObserver } from './inspect.js';
 import { KeepAlive } from './keep-alive.js';
+import { HostBridge, type McpHostEmitted, type McpHostHandlers } from './connection/host-handlers.js';
+import { HostEvents } from './host-events.js';
+import { HostControls } from './host-controls.js';
 
 type Clock = NonNullable<ActorOptions<RegistryMachine>['clock']>;
 
@@ -38,6 +41,8 @@ export interface McpConnectionManagerOptions {
   clientInfo?: { name: string; version: string };
   /** OAuth for http/sse servers. Default: the logins `login()` stored in ~/.ai-zen/mcp-oauth, never interactive. `false`: none. */
   oauth?: McpOAuthOptions | false;
+  /** Answers servers' sampling, elicitation and roots requests and takes their log messages; each client capability is declared only when its handler is given. */
+  handlers?: McpHostHandlers;
 }
 
 export interface CallToolOptions {
@@ -69,9 +74,14 @@ export class McpConnectionManager {
   private readonly keepAlive = new KeepAlive();
   private readonly inbox: AnyActorRef;
   private nextRequestId = 0;
+  private readonly hostEvents: HostEvents;
+  private readonly host: HostControls;
 
   constructor(options: McpConnectionManagerOptions = {}) {
     const logger = options.logger ?? stderrLogger;
+    this.hostEvents = new HostEvents(logger);
+    const bridge = new HostBridge(options.handlers ?? {}, (event) => this.hostEvents.emit(event));
+    this.host = new HostControls(bridge, (name) => this.getClient(name), () => this.connectedServerNames(), logger);
     const serverLogic = createServerLogic({
       transportFactory: options.transportFactory,
       clientFactory: options.clientFactory,
@@ -79,6 +89,7 @@ export class McpConnectionManager {
       tracker: this.tracker,
       clientInfo: options.clientInfo ?? { name: 'mcp-statechart', version: '0.1.0' },
       authFactory: createHttpAuthFactory(options.oauth),
+      host: bridge,
     });
     this.actor = createActor(registryMachine.provide({ actors: { server: serverLogic } }), {
       input: { defaults: options.defaults },
@@ -87,6 +98,9 @@ export class McpConnectionManager {
       inspect: options.inspect && sanitizedObserver(options.inspect),
     });
     this.actor.start();
+    this.actor.on('mcp.stateChanged', ({ server, state }) => {
+      if (state === 'connected') void this.host.reapply(server);
+    });
     this.inbox = createActor(
       fromCallback<McpReply>(({ receive }) => {
         receive((reply) => {
@@ -211,18 +225,46 @@ export class McpConnectionManager {
     return Object.keys(this.actor.getSnapshot().context.servers);
   }
 
-  /** Listens to `mcp.stateChanged` / `mcp.manifestChanged`; returns an unsubscribe. */
-  on<T extends McpRegistryEmitted['type']>(
+  /**
+   * Listens to the registry's `mcp.stateChanged` / `mcp.manifestChanged` and the host events
+   * `mcp.log` / `mcp.resourceUpdated` (emitted by the manager, not the registry actor: see
+   * src/host-events.ts); returns an unsubscribe.
+   */
+  on<T extends McpRegistryEmitted['type'] | McpHostEmitted['type']>(
     type: T,
-    handler: (event: Extract<McpRegistryEmitted, { type: T }>) => void,
+    handler: (event: Extract<McpRegistryEmitted | McpHostEmitted, { type: T }>) => void,
   ): () => void {
-    const subscription = this.actor.on(type, handler as never);
+    if (type === 'mcp.log' || type === 'mcp.resourceUpdated') return this.hostEvents.on(type, handler as never);
+    const subscription = this.actor.on(type as McpRegistryEmitted['type'], handler as never);
     return () => subscription.unsubscribe();
+  }
+
+  /** Replaces the roots servers get from `roots/list` and tells every connected server (`notifications/roots/list_changed`). */
+  setRoots(roots: Root[]): Promise<void> {
+    return this.host.setRoots(roots);
+  }
+
+  /** `logging/setLevel` on every connected server that declares logging, and on each that connects later. */
+  setLoggingLevel(level: LoggingLevel): Promise<void> {
+    return this.host.setLoggingLevel(level);
+  }
+
+  /** `resources/subscribe` on a connected server that declares `subscribe`; updates arrive as `mcp.resourceUpdated`, and survive reconnects. */
+  subscribeResource(name: string, uri: string): Promise<void> {
+    return this.host.subscribeResource(name, uri);
+  }
+
+  unsubscribeResource(name: string, uri: string): Promise<void> {
+    return this.host.unsubscribeResource(name, uri);
   }
 
   /** Live sessions (opened and not yet fully closed), for leak checks. */
   openSessionCount(name?: string): number {
     return this.tracker.openCount(name);
+  }
+
+  private connectedServerNames(): string[] {
+    return this.serverNames.filter((name) => this.getState(name) === 'connected');
   }
 
   private serverActor(name: string): ServerActorRef | undefined {

@@ -14,6 +14,7 @@ import { listManifest } from './manifest.js';
 import { secretsOf } from '../redact.js';
 import { Session } from './session.js';
 import type { SessionTracker } from './session-tracker.js';
+import type { HostBridge } from './host-handlers.js';
 
 export interface ServerSpec {
   name: string;
@@ -41,6 +42,8 @@ export interface ConnectionDeps {
   clientInfo: { name: string; version: string };
   /** Builds each http/sse server's OAuth provider, per attempt. */
   authFactory?: HttpAuthFactory;
+  /** Sampling, elicitation, roots and logging for every client: capabilities and handlers. */
+  host?: HostBridge;
 }
 
 export interface OpenSessionRequest {
@@ -99,6 +102,7 @@ async function attempt(
       : undefined;
   const processGroup = processGroupOf(transport);
   const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, { capabilities: {} });
+  deps.host?.attach(client, request.name);
   const session: Session = new Session({
     server: request.name,
     client,

@@ -1,0 +1,174 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ResourceUpdatedNotificationSchema,
+  type ClientCapabilities,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
+  type LoggingLevel,
+  type Root,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** What a host handler learns about the request besides its params. */
+export interface HostRequestContext {
+  /** The configured name of the server that asked. */
+  server: string;
+  /** Aborted when the server cancels its request or the handler's time is up. */
+  signal: AbortSignal;
+}
+
+/** A log message a server sent (`notifications/message`). */
+export interface McpLogMessage {
+  server: string;
+  level: LoggingLevel;
+  logger?: string;
+  data: unknown;
+}
+
+/** Answers `roots/list`: a fixed list, or a function asked each time. */
+export type RootsSource = Root[] | ((context: HostRequestContext) => Root[] | Promise<Root[]>);
+
+/**
+ * What the manager does for servers that ask the client something. Each of `sampling`,
+ * `elicitation` and `roots` declares its client capability only when given; `logging` has no
+ * capability (servers send log messages regardless) and is only a listener.
+ */
+export interface McpHostHandlers {
+  sampling?: (params: CreateMessageRequest['params'], context: HostRequestContext) => CreateMessageResult | Promise<CreateMessageResult>;
+  elicitation?: (params: ElicitRequest['params'], context: HostRequestContext) => ElicitResult | Promise<ElicitResult>;
+  roots?: RootsSource;
+  logging?: (message: McpLogMessage) => void;
+  /** How long a sampling/elicitation/roots handler may take before the server gets a timeout error. Default 10 minutes (a person may be answering). */
+  timeoutMs?: number;
+}
+
+/** Events the host side of the manager emits, served by `manager.on()` beside the registry's. */
+export interface McpLogEmitted extends McpLogMessage {
+  type: 'mcp.log';
+}
+export interface McpResourceUpdatedEmitted {
+  type: 'mcp.resourceUpdated';
+  server: string;
+  uri: string;
+}
+export type McpHostEmitted = McpLogEmitted | McpResourceUpdatedEmitted;
+
+export const DEFAULT_HOST_HANDLER_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * The manager's side of server→client traffic for every connection: the client capabilities
+ * to declare, the request handlers behind them, the current roots, and where log messages and
+ * resource updates go.
+ */
+export class HostBridge {
+  private roots?: RootsSource;
+  /** Clients that declared roots when they connected: only they are told the roots changed. */
+  private readonly rootsClients = new WeakSet<Client>();
+  private readonly handlers: McpHostHandlers;
+  private readonly emit: (event: McpHostEmitted) => void;
+
+  constructor(handlers: McpHostHandlers, emit: (event: McpHostEmitted) => void) {
+    this.handlers = handlers;
+    this.roots = handlers.roots;
+    this.emit = emit;
+  }
+
+  /** Replaces the roots; servers connected from now on declare the roots capability. */
+  setRoots(roots: Root[]): void {
+    this.roots = [...roots];
+  }
+
+  declaredRoots(client: Client): boolean {
+    return this.rootsClients.has(client);
+  }
+
+  /** Client capabilities: only for what a handler exists. */
+  capabilities(): ClientCapabilities {
+    const capabilities: ClientCapabilities = {};
+    if (this.handlers.sampling) capabilities.sampling = {};
+    // `applyDefaults`: the SDK fills in the schema's defaults the person left out (see NOTES on elicitation).
+    if (this.handlers.elicitation) capabilities.elicitation = { form: { applyDefaults: true } };
+    if (this.roots !== undefined) capabilities.roots = { listChanged: true };
+    return capabilities;
+  }
+
+  /** Declares the capabilities on a not-yet-connected client and installs the handlers behind them. */
+  attach(client: Client, server: string): void {
+    const capabilities = this.capabilities();
+    client.registerCapabilities(capabilities);
+    if (capabilities.roots) this.rootsClients.add(client);
+    const { sampling, elicitation } = this.handlers;
+    if (sampling) {
+      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+        this.answer('sampling', server, extra.signal, (context) => sampling(request.params, context)),
+      );
+    }
+    if (elicitation) {
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+        this.answer('elicitation', server, extra.signal, (context) => elicitation(request.params, context)),
+      );
+    }
+    if (capabilities.roots) {
+      client.setRequestHandler(ListRootsRequestSchema, (_request, extra) =>
+        this.answer('roots', server, extra.signal, async (context) => ({ roots: await this.currentRoots(context) })),
+      );
+    }
+    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+      const message: McpLogMessage = { server, level: params.level, data: params.data };
+      if (params.logger !== undefined) message.logger = params.logger;
+      this.handlers.logging?.(message);
+      this.emit({ type: 'mcp.log', ...message });
+    });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => {
+      this.emit({ type: 'mcp.resourceUpdated', server, uri: params.uri });
+    });
+  }
+
+  private async currentRoots(context: HostRequestContext): Promise<Root[]> {
+    const roots = this.roots;
+    if (roots === undefined) return [];
+    return typeof roots === 'function' ? roots(context) : roots;
+  }
+
+  /**
+   * Runs one handler for a server's request. A throw becomes an MCP error the server receives
+   * (the SDK answers with it); running past `timeoutMs` aborts the handler's signal and answers
+   * a timeout error. Nothing here can take the connection down.
+   */
+  private async answer<T>(
+    kind: 'sampling' | 'elicitation' | 'roots',
+    server: string,
+    requestSignal: AbortSignal,
+    run: (context: HostRequestContext) => T | Promise<T>,
+  ): Promise<T> {
+    const timeoutMs = this.handlers.timeoutMs ?? DEFAULT_HOST_HANDLER_TIMEOUT_MS;
+    const controller = new AbortController();
+    const onRequestAbort = () => controller.abort(requestSignal.reason);
+    requestSignal.addEventListener('abort', onRequestAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new McpError(ErrorCode.RequestTimeout, `The host's ${kind} handler did not answer within ${timeoutMs} ms.`);
+        controller.abort(error);
+        reject(error);
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([Promise.resolve().then(() => run({ server, signal: controller.signal })), timedOut]);
+    } catch (error) {
+      if (error instanceof McpError) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      throw new McpError(ErrorCode.InternalError, `The host's ${kind} handler failed: ${message}`);
+    } finally {
+      clearTimeout(timer);
+      requestSignal.removeEventListener('abort', onRequestAbort);
+    }
+  }
+}
