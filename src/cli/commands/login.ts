@@ -13,6 +13,12 @@ export async function runLogin(options: GlobalOptions, server: string, flags: { 
     process.stderr.write(`Unknown MCP server "${server}". Run \`mcp-statechart servers\` to see the configured ones.\n`);
     return 1;
   }
+  if (entry.disabled) {
+    // Logging in sends the entry's URL and headers a request: a server that may not run may not be asked either.
+    const why = discovery.problems.find((problem) => problem.server === server && problem.file === entry.source);
+    process.stderr.write(`MCP server "${server}" is disabled${why ? ` (${why.message})` : ''}: nothing was sent to it.\n`);
+    return 1;
+  }
   if (entry.transport === 'stdio') {
     process.stderr.write(`MCP server "${server}" runs over stdio: there is nothing to log in to.\n`);
     return 1;
