@@ -14,7 +14,11 @@ import type { ConfigProblem, DiscoverMcpServersOptions, DiscoveredServer, Discov
  * an unreadable or invalid one becomes a problem and the other files still load.
  */
 export async function discoverMcpServers(options: DiscoverMcpServersOptions = {}): Promise<DiscoveryResult> {
-  const files = await locateConfigFiles(options);
+  return discoverIn(await locateConfigFiles(options), options);
+}
+
+/** Discovery over files already located: what `discoverMcpServers` and every re-read of a watcher give. */
+export async function discoverIn(files: readonly ConfigFileLocation[], options: DiscoverMcpServersOptions): Promise<DiscoveryResult> {
   const logger = options.logger ?? silentLogger;
   const merged = await loadAndMerge(files, options.env ?? process.env, logger);
   const trusted = await applyProjectTrust(merged, options);

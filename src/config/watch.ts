@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { watch } from 'chokidar';
 import { silentLogger } from '../logger.js';
-import { loadAndMerge } from './discover.js';
+import { discoverIn } from './discover.js';
 import { enabledServers } from './enabled-servers.js';
 import { locateConfigFiles } from './locate-config-files.js';
 import type {
@@ -27,7 +27,6 @@ export async function watchMcpServers(
   onChange: (result: DiscoveryResult) => void,
 ): Promise<ConfigWatcher> {
   const logger = options.logger ?? silentLogger;
-  const env = options.env ?? process.env;
   const debounceMs = options.debounceMs ?? DEFAULT_WATCH_DEBOUNCE_MS;
   const files = await locateConfigFiles(options);
   const watchedFiles = new Set(files.map((file) => file.path));
@@ -68,7 +67,8 @@ export async function watchMcpServers(
       try {
         do {
           readAgain = false;
-          const result = await loadAndMerge(files, env, logger);
+          // Project trust applies on every read, exactly as in discovery: an edited definition needs approval again.
+          const result = await discoverIn(files, options);
           if (closed) return;
           deliver(result);
         } while (readAgain && !closed);
