@@ -154,7 +154,8 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version end here too, with exit code 0.
       return error.exitCode;
     }
-    process.stderr.write(`mcp-statechart: ${(error as Error).message}\n`);
+    const { errorText } = await import('./terminal-text.js');
+    process.stderr.write(`mcp-statechart: ${errorText(error)}\n`);
     return 1;
   }
 }

@@ -89,7 +89,7 @@ function copyConfig(raw: Record<string, unknown>): McpServerConfig {
 }
 
 /**
- * Expands `${VAR}` in place in command, args, env values, url and header values.
+ * Expands `${VAR}` in place in command, args, env values, url, header values and the strings of `oauth`.
  * Returns each unset variable (without a default) once, with the first field that used it.
  */
 function expandConfig(config: McpServerConfig, env: VariableSource): Map<string, string> {
@@ -104,6 +104,19 @@ function expandConfig(config: McpServerConfig, env: VariableSource): Map<string,
   if (config.url !== undefined) config.url = expand(config.url, 'url');
   for (const [mapName, map] of [['env', config.env] as const, ['headers', config.headers] as const]) {
     if (map) for (const key of Object.keys(map)) map[key] = expand(map[key] as string, `${mapName}.${key}`);
+  }
+  // The `oauth` entry (clientId, clientSecret, scopes…) is checked where it is used (src/auth/oauth-config.ts);
+  // its strings expand here like every other field, so a secret can live in the environment.
+  if (isJsonObject(config.oauth)) {
+    const oauth = nullProtoCopy(config.oauth);
+    for (const key of Object.keys(oauth)) {
+      const value = oauth[key];
+      if (typeof value === 'string') oauth[key] = expand(value, `oauth.${key}`);
+      else if (Array.isArray(value)) {
+        oauth[key] = value.map((item: unknown, index) => (typeof item === 'string' ? expand(item, `oauth.${key}[${index}]`) : item));
+      }
+    }
+    config.oauth = oauth;
   }
   return unset;
 }
