@@ -68,9 +68,18 @@ describe('project servers: trust, ask or deny', () => {
     expect(problems).toContainEqual(expect.objectContaining({ message: expect.stringMatching(/since its definition changed/) }));
   });
 
-  it('ask: a changed description alone keeps the approval', async () => {
+  it('ask: a changed description needs approval again (the model reads it verbatim)', async () => {
     await discover({ projectServers: 'ask', approveProjectServer: async () => true });
     writeProject({ cloned: { command: 'cloned-server', args: ['--port', '1'], env: { TOKEN: 'secret-value-123' }, description: 'new words' } });
+    const refuse = vi.fn(async () => false);
+    const { servers } = await discover({ projectServers: 'ask', approveProjectServer: refuse });
+    expect(refuse).toHaveBeenCalledTimes(1);
+    expect(servers.cloned?.disabled).toBe(true);
+  });
+
+  it('ask: toggling disabled alone keeps the approval', async () => {
+    await discover({ projectServers: 'ask', approveProjectServer: async () => true });
+    writeProject({ cloned: { command: 'cloned-server', args: ['--port', '1'], env: { TOKEN: 'secret-value-123' }, disabled: false } });
     const approve = vi.fn(async () => false);
     const { servers } = await discover({ projectServers: 'ask', approveProjectServer: approve });
     expect(approve).not.toHaveBeenCalled();

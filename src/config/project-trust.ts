@@ -26,9 +26,12 @@ export function defaultApprovalsPath(): string {
   return join(homedir(), '.ai-zen', 'mcp-approvals.json');
 }
 
-/** A hash of everything that decides what runs and where it connects; description and disabled do not count. */
+/**
+ * A hash of everything that decides what runs, where it connects and what the model is told
+ * about it (`description` goes to the model verbatim); only `disabled` does not count.
+ */
 export function serverFingerprint(server: DiscoveredServer): string {
-  const { description: _description, disabled: _disabled, ...definition } = server.config;
+  const { disabled: _disabled, ...definition } = server.config;
   const canonical = JSON.stringify([server.transport, sortKeys(definition)]);
   return createHash('sha256').update(canonical).digest('hex');
 }
