@@ -16,6 +16,24 @@ export interface LoaderToolSpec<Schema extends z.ZodType> {
   run(args: z.output<Schema>): Promise<LoaderToolResult>;
 }
 
+/**
+ * The longest `server`, `tool` and `uri` a model may pass. Longer ones are refused before any
+ * lookup or pattern match, and never echoed back: a made-up megabyte name would otherwise cost
+ * time in every check and come back into the model's context.
+ */
+export const ARGUMENT_LENGTH_LIMITS = { server: 1024, tool: 1024, uri: 16_384 } as const;
+
+function overLongArgument(args: unknown): string | undefined {
+  if (typeof args !== 'object' || args === null) return undefined;
+  for (const [field, limit] of Object.entries(ARGUMENT_LENGTH_LIMITS)) {
+    const value = (args as Record<string, unknown>)[field];
+    if (typeof value === 'string' && value.length > limit) {
+      return `The "${field}" argument is ${value.length} characters long; at most ${limit} are accepted. Use a name load_mcp listed.`;
+    }
+  }
+  return undefined;
+}
+
 function serverNamed(args: unknown): string | undefined {
   const server = typeof args === 'object' && args !== null ? (args as { server?: unknown }).server : undefined;
   return typeof server === 'string' ? server : undefined;
@@ -37,6 +55,8 @@ export function defineLoaderTool<Schema extends z.ZodType>(spec: LoaderToolSpec<
     parameters: toParameters(spec.inputSchema),
     async execute(args) {
       try {
+        const overLong = overLongArgument(args);
+        if (overLong !== undefined) return errorResult(overLong);
         // Before the schema check: a denied name must read "not allowed", not "invalid option".
         const server = serverNamed(args);
         const refusal = server === undefined ? undefined : catalog.refusal(server);

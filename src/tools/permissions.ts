@@ -1,4 +1,5 @@
 /** Which loader tools exist and which servers the model may reach, from `LoaderPermissions`. */
+import { globMatches } from './glob.js';
 import type { LoaderPermissions, LoaderToolName } from './types.js';
 
 export function isToolEnabled(permissions: LoaderPermissions | undefined, tool: LoaderToolName): boolean {
@@ -6,18 +7,12 @@ export function isToolEnabled(permissions: LoaderPermissions | undefined, tool: 
 }
 
 /** `*` matches any run of characters; everything else, dots included, matches only itself. */
-export function matchesPattern(pattern: string, name: string): boolean {
-  const source = pattern
-    .split('*')
-    .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}$`, 's').test(name);
-}
+export { globMatches as matchesPattern };
 
 /** Deny wins over allow; no allow list means every name not denied. */
 function isAllowedBy(lists: { allow?: string[]; deny?: string[] } | undefined, name: string): boolean {
-  if (lists?.deny?.some((pattern) => matchesPattern(pattern, name))) return false;
-  return lists?.allow === undefined || lists.allow.some((pattern) => matchesPattern(pattern, name));
+  if (lists?.deny?.some((pattern) => globMatches(pattern, name))) return false;
+  return lists?.allow === undefined || lists.allow.some((pattern) => globMatches(pattern, name));
 }
 
 export function isServerAllowed(permissions: LoaderPermissions | undefined, server: string): boolean {
