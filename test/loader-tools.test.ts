@@ -108,7 +108,7 @@ describe('load_mcp', () => {
   it('refuses a disabled server without starting it, and says the user can enable it', async () => {
     const { manager, load } = setUp(undefined, { fixture: stdioFixture(), off: { config: stdioFixture(), disabled: true } });
     const result = await load.execute({ server: 'off' });
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       isError: true,
       text: 'MCP server "off" is disabled in its config. Tell the user if you need it: they can enable it. Servers you can use: fixture.',
     });
@@ -130,7 +130,7 @@ describe('call_mcp_tool', () => {
   it('asks the model to call load_mcp first when the server is not connected, and does not connect it', async () => {
     const { manager, call } = setUp();
     const result = await call.execute({ server: 'fixture', tool: 'echo', arguments: { text: 'hi' } });
-    expect(result).toEqual({
+    expect(result).toMatchObject({
       isError: true,
       text: 'MCP server "fixture" is not connected (state: disconnected). Call load_mcp with server "fixture" first, then try again.',
     });
@@ -148,24 +148,38 @@ describe('call_mcp_tool', () => {
   it("gives back an isError result's error text with isError true", async () => {
     const { load, call } = setUp();
     await load.execute({ server: 'fixture' });
-    expect(await call.execute({ server: 'fixture', tool: 'fail' })).toEqual({ isError: true, text: 'the tool failed on purpose' });
+    expect(await call.execute({ server: 'fixture', tool: 'fail' })).toEqual({
+      isError: true,
+      text: 'the tool failed on purpose',
+      content: [{ type: 'text', text: 'the tool failed on purpose' }],
+    });
   });
 
   it('returns the text content and the structuredContent as JSON (also as data)', async () => {
     const { load, call } = setUp();
     await load.execute({ server: 'fixture' });
     const result = await call.execute({ server: 'fixture', tool: 'add', arguments: { a: 2, b: 3 } });
-    expect(result).toEqual({ isError: false, text: '5\nStructured content: {"sum":5}', data: { sum: 5 } });
+    expect(result).toEqual({
+      isError: false,
+      text: '5\nStructured content: {"sum":5}',
+      content: [
+        { type: 'text', text: '5' },
+        { type: 'text', text: 'Structured content: {"sum":5}' },
+      ],
+      data: { sum: 5 },
+    });
   });
 
-  it('describes images, audio and resource links (type, size in bytes, uri, name) instead of dumping them', async () => {
+  it('passes images and audio as media parts, described in the text (type, size in bytes); resource links by uri and name', async () => {
     const { load, call } = setUp();
     await load.execute({ server: 'fixture' });
     const result = await call.execute({ server: 'fixture', tool: 'media' });
     expect(result.isError).toBe(false);
+    expect(result.content.map((part) => part.type)).toEqual(['image', 'audio', 'text']);
+    expect(result.content[0]).toMatchObject({ mimeType: 'image/png', data: expect.any(String) });
     expect(result.text.split('\n')).toEqual([
-      '[image: image/png, 70 bytes, not shown]',
-      '[audio: audio/wav, 46 bytes, not shown]',
+      '[image: image/png, 70 bytes]',
+      '[audio: audio/wav, 46 bytes]',
       '[resource link: fixture://greeting (name: greeting, text/plain); read it with read_mcp_resource]',
     ]);
   });
@@ -174,7 +188,7 @@ describe('call_mcp_tool', () => {
     const { load, call } = setUp();
     await load.execute({ server: 'fixture' });
     const result = await call.execute({ server: 'fixture', tool: 'big', arguments: { chars: 30_000 } });
-    expect(result.text.startsWith('x'.repeat(25_000) + '\n\n[Cut: 5000 of 30000 characters')).toBe(true);
+    expect(result.text.startsWith('x'.repeat(25_000) + '\n[Cut: 5000 of 30000 characters')).toBe(true);
     expect(result.text).toContain('25000-character result budget');
   });
 
@@ -183,7 +197,7 @@ describe('call_mcp_tool', () => {
     await load.execute({ server: 'fixture' });
     const result = await call.execute({ server: 'fixture', tool: 'big', arguments: { chars: 150 } });
     expect(result.text).toBe(
-      'x'.repeat(100) + '\n\n[Cut: 50 of 150 characters were left out to stay within the 100-character result budget.]',
+      'x'.repeat(100) + '\n[Cut: 50 of 150 characters were left out to stay within the 100-character result budget.]',
     );
   });
 });
@@ -192,7 +206,7 @@ describe('read_mcp_resource', () => {
   it('returns the text contents of a resource', async () => {
     const { load, read } = setUp();
     await load.execute({ server: 'fixture' });
-    expect(await read.execute({ server: 'fixture', uri: 'fixture://greeting' })).toEqual({
+    expect(await read.execute({ server: 'fixture', uri: 'fixture://greeting' })).toMatchObject({
       isError: false,
       text: 'Hello from the fixture server',
     });
@@ -201,7 +215,7 @@ describe('read_mcp_resource', () => {
   it('describes binary contents (uri, mime type, size) instead of dumping them', async () => {
     const { load, read } = setUp();
     await load.execute({ server: 'fixture' });
-    expect(await read.execute({ server: 'fixture', uri: 'fixture://blob' })).toEqual({
+    expect(await read.execute({ server: 'fixture', uri: 'fixture://blob' })).toMatchObject({
       isError: false,
       text: '[binary resource fixture://blob: application/octet-stream, 1024 bytes, not shown]',
     });
@@ -211,7 +225,7 @@ describe('read_mcp_resource', () => {
     const { load, read } = setUp({ resultBudget: 5 });
     await load.execute({ server: 'fixture' });
     const result = await read.execute({ server: 'fixture', uri: 'fixture://greeting' });
-    expect(result.text).toMatch(/^Hello\n\n\[Cut: 24 of 29 characters/);
+    expect(result.text).toMatch(/^Hello\n\[Cut: 24 of 29 characters/);
   });
 
   it('asks the model to call load_mcp first when the server is not connected', async () => {

@@ -2,15 +2,29 @@
  * The loader tools in the shapes LLM SDKs take. Built structurally: `ai` is not a runtime
  * dependency of this library, so nothing here imports it.
  */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import type { LoaderTool, LoaderToolParameters } from './types.js';
+import type { LoaderTool, LoaderToolParameters, LoaderToolResult } from './types.js';
 
-/** The shape of a Vercel AI SDK v5 `tool()`; AI SDK v5 takes a zod 4 schema as `inputSchema`. */
+/**
+ * What the model is shown of a result: plain text, or text and media parts in order. The shape
+ * both AI SDK 5 and 6 take (`media` parts; AI SDK 6 turns them into its `image-data` / `file-data`).
+ */
+export type AiSdkModelOutput =
+  | { type: 'text'; value: string }
+  | { type: 'content'; value: Array<{ type: 'text'; text: string } | { type: 'media'; data: string; mediaType: string }> };
+
+/**
+ * The shape of a Vercel AI SDK `tool()` (v5 and v6): AI SDK takes a zod 4 schema as `inputSchema`.
+ * `execute` resolves with the loader result; `toModelOutput` turns it into what the model reads,
+ * with images and audio as media parts.
+ */
 export interface AiSdkTool {
   description: string;
   inputSchema: z.ZodType;
-  /** Resolves with the text for the model; failures start with "Error:". */
-  execute: (input: unknown) => Promise<string>;
+  execute: (input: unknown) => Promise<LoaderToolResult>;
+  /** AI SDK 5 passes the result itself; AI SDK 6 passes `{ toolCallId, input, output }`. */
+  toModelOutput: (resultOrCall: unknown) => AiSdkModelOutput;
 }
 
 export interface FunctionDefinition {
@@ -19,19 +33,43 @@ export interface FunctionDefinition {
   parameters: LoaderToolParameters;
 }
 
+function isLoaderToolResult(value: unknown): value is LoaderToolResult {
+  return typeof value === 'object' && value !== null && Array.isArray((value as LoaderToolResult).content);
+}
+
+/** Failures start with "Error:", so the model tells them from results. */
+export function toModelOutput(result: LoaderToolResult): AiSdkModelOutput {
+  if (result.content.every((part) => part.type === 'text')) {
+    return { type: 'text', value: result.isError ? `Error: ${result.text}` : result.text };
+  }
+  const value = result.content.map((part) =>
+    part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'media' as const, data: part.data, mediaType: part.mimeType },
+  );
+  return { type: 'content', value: result.isError ? [{ type: 'text', text: 'Error:' }, ...value] : value };
+}
+
 export function toAiSdkTools(tools: readonly LoaderTool[]): Record<string, AiSdkTool> {
   const record: Record<string, AiSdkTool> = {};
   for (const tool of tools) {
     record[tool.name] = {
       description: tool.description,
       inputSchema: tool.inputSchema,
-      async execute(input) {
-        const result = await tool.execute(input);
-        return result.isError ? `Error: ${result.text}` : result.text;
+      execute: (input) => tool.execute(input),
+      toModelOutput(resultOrCall) {
+        const result = isLoaderToolResult(resultOrCall) ? resultOrCall : (resultOrCall as { output?: unknown }).output;
+        return isLoaderToolResult(result) ? toModelOutput(result) : { type: 'text', value: String(result) };
       },
     };
   }
   return record;
+}
+
+/** An MCP `tools/call` answer (what `serve` gives its host): text blocks, and images and audio as their own blocks. */
+export function toMcpToolResult(result: LoaderToolResult): CallToolResult {
+  const content = result.content.map((part) =>
+    part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: part.type, data: part.data, mimeType: part.mimeType },
+  );
+  return { isError: result.isError, content };
 }
 
 /** Plain JSON-Schema function definitions (OpenAI `tools[].function`, Anthropic `tools[]` with `parameters` as `input_schema`). */

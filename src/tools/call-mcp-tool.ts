@@ -1,9 +1,9 @@
 /** call_mcp_tool: run one tool of a loaded server and give the model its result as text. */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { defineLoaderTool } from './define-tool.js';
-import { describeToolResult } from './describe-content.js';
+import { toolResultParts } from './describe-content.js';
 import { listNames } from './list-names.js';
-import { errorResult, fitToBudget, okResult } from './results.js';
+import { errorResult, partsResult } from './results.js';
 import { callMcpToolSchema } from './schemas.js';
 import { notConnectedResult, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool } from './types.js';
@@ -22,7 +22,8 @@ function deniedToolText(server: string, tool: string): string {
   return `Tool "${tool}" of MCP server "${server}" is not allowed for this agent; do not try it again. Tell the user if the task needs it.`;
 }
 
-export function callMcpToolTool({ manager, catalog, resultBudget }: LoaderToolContext): LoaderTool {
+export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
+  const { manager, catalog } = context;
   return defineLoaderTool(
     {
       name: 'call_mcp_tool',
@@ -41,10 +42,9 @@ export function callMcpToolTool({ manager, catalog, resultBudget }: LoaderToolCo
         } catch (error) {
           return requestFailureResult(manager, server, error);
         }
-        const text = fitToBudget(describeToolResult(result), resultBudget);
-        return result.isError ? errorResult(text) : okResult(text, result.structuredContent);
+        return partsResult(toolResultParts(result), result.isError === true, result.isError ? undefined : result.structuredContent);
       },
     },
-    catalog,
+    context,
   );
 }

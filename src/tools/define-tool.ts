@@ -1,12 +1,13 @@
 /**
  * What every loader tool does around its own work: refuse servers the model may not use, check
- * the arguments, and turn anything thrown into text, so `execute` never rejects.
+ * the arguments, turn anything thrown into text, so `execute` never rejects, and keep every
+ * answer within the one result budget.
  */
 import type { z } from 'zod';
 import { messageOf } from './failure-text.js';
-import { errorResult } from './results.js';
+import { errorResult, fitResultToBudget } from './results.js';
 import { toParameters } from './schemas.js';
-import type { ServerCatalog } from './server-catalog.js';
+import type { LoaderToolContext } from './tool-context.js';
 import type { LoaderTool, LoaderToolName, LoaderToolResult } from './types.js';
 
 export interface LoaderToolSpec<Schema extends z.ZodType> {
@@ -47,26 +48,32 @@ function invalidArgumentsText(tool: LoaderToolName, error: z.ZodError): string {
   return `Invalid arguments for ${tool}: ${problems.join('; ')}. Fix them and call ${tool} again.`;
 }
 
-export function defineLoaderTool<Schema extends z.ZodType>(spec: LoaderToolSpec<Schema>, catalog: ServerCatalog): LoaderTool {
+export function defineLoaderTool<Schema extends z.ZodType>(
+  spec: LoaderToolSpec<Schema>,
+  { catalog, resultBudget }: Pick<LoaderToolContext, 'catalog' | 'resultBudget'>,
+): LoaderTool {
+  const run = async (args: unknown): Promise<LoaderToolResult> => {
+    try {
+      const overLong = overLongArgument(args);
+      if (overLong !== undefined) return errorResult(overLong);
+      // Before the schema check: a denied name must read "not allowed", not "invalid option".
+      const server = serverNamed(args);
+      const refusal = server === undefined ? undefined : catalog.refusal(server);
+      if (refusal !== undefined) return errorResult(refusal);
+      const parsed = spec.inputSchema.safeParse(args);
+      if (!parsed.success) return errorResult(invalidArgumentsText(spec.name, parsed.error));
+      return await spec.run(parsed.data);
+    } catch (error) {
+      return errorResult(`${spec.name} failed: ${messageOf(error)}`);
+    }
+  };
   return {
     name: spec.name,
     description: spec.description,
     inputSchema: spec.inputSchema,
     parameters: toParameters(spec.inputSchema),
     async execute(args) {
-      try {
-        const overLong = overLongArgument(args);
-        if (overLong !== undefined) return errorResult(overLong);
-        // Before the schema check: a denied name must read "not allowed", not "invalid option".
-        const server = serverNamed(args);
-        const refusal = server === undefined ? undefined : catalog.refusal(server);
-        if (refusal !== undefined) return errorResult(refusal);
-        const parsed = spec.inputSchema.safeParse(args);
-        if (!parsed.success) return errorResult(invalidArgumentsText(spec.name, parsed.error));
-        return await spec.run(parsed.data);
-      } catch (error) {
-        return errorResult(`${spec.name} failed: ${messageOf(error)}`);
-      }
+      return fitResultToBudget(await run(args), resultBudget);
     },
   };
 }

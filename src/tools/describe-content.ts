@@ -1,11 +1,18 @@
 /**
- * MCP content as text for the model. Binary data (images, audio, blobs) is described by type and
- * size, never dumped: base64 costs the context a lot and tells a text model nothing.
+ * MCP content as result parts. Images and audio become media parts (described where only text
+ * goes); base64 never reaches a text part, whether it came as a blob, inside a text block or
+ * inside structured content: it costs the context a lot and tells a text model nothing.
  */
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { LoaderResultPart } from './types.js';
 
 type ContentBlock = CallToolResult['content'][number];
 type ResourceContents = ReadResourceResult['contents'][number];
+
+/** Runs this long of the base64 alphabet are taken for binary data; shorter ones are ordinary words, ids and hashes. */
+const BASE64_RUN = /[A-Za-z0-9+/]{100,}={0,2}/g;
+/** JSON texts longer than this are not parsed just to see whether they repeat the structured content. */
+const MAX_JSON_TO_COMPARE = 1024 * 1024;
 
 function decodedSize(base64: string): number {
   return Buffer.byteLength(base64, 'base64');
@@ -13,44 +20,96 @@ function decodedSize(base64: string): number {
 
 function describeBinary(kind: string, mimeType: string | undefined, base64: string, uri?: string): string {
   const where = uri ? ` ${uri}` : '';
-  return `[${kind}${where}: ${mimeType ?? 'unknown type'}, ${decodedSize(base64)} bytes, not shown]`;
+  return `[${kind}${where}: ${mimeType ?? 'unknown type'}, ${decodedSize(base64)} bytes]`;
 }
 
-/** One item of a resource read (or of an embedded resource). */
-export function describeResourceContents(contents: ResourceContents): string {
-  if ('text' in contents && typeof contents.text === 'string') return contents.text;
+/**
+ * Replaces each run that looks like base64 with its size. A run must mix upper case, lower case
+ * and digits: a long hex digest or a word in capitals stays.
+ */
+export function withoutBase64(text: string): string {
+  return text.replace(BASE64_RUN, (run) =>
+    /[A-Z]/.test(run) && /[a-z]/.test(run) && /[0-9]/.test(run) ? `[base64 data, ${decodedSize(run)} bytes, not shown]` : run,
+  );
+}
+
+function textPart(text: string): LoaderResultPart {
+  return { type: 'text', text: withoutBase64(text) };
+}
+
+function mediaPart(type: 'image' | 'audio', data: string, mimeType: string, uri?: string): LoaderResultPart {
+  return { type, data, mimeType, description: describeBinary(type, mimeType, data, uri) };
+}
+
+function isMediaType(mimeType: string | undefined): mimeType is string {
+  return mimeType !== undefined && /^(image|audio)\//.test(mimeType);
+}
+
+/** One item of a resource read (or of an embedded resource): text, media, or a described blob. */
+function resourceContentsPart(contents: ResourceContents): LoaderResultPart {
+  if ('text' in contents && typeof contents.text === 'string') return textPart(contents.text);
   if ('blob' in contents && typeof contents.blob === 'string') {
-    return describeBinary('binary resource', contents.mimeType, contents.blob, contents.uri);
+    const { blob, mimeType, uri } = contents;
+    if (isMediaType(mimeType)) return mediaPart(mimeType.startsWith('image/') ? 'image' : 'audio', blob, mimeType, uri);
+    return { type: 'text', text: `${describeBinary('binary resource', mimeType, blob, uri).slice(0, -1)}, not shown]` };
   }
-  return `[resource ${contents.uri}: no text or blob]`;
+  return { type: 'text', text: `[resource ${contents.uri}: no text or blob]` };
 }
 
-export function describeContentBlock(block: ContentBlock): string {
+function contentBlockPart(block: ContentBlock): LoaderResultPart {
   switch (block.type) {
     case 'text':
-      return block.text;
+      return textPart(block.text);
     case 'image':
-      return describeBinary('image', block.mimeType, block.data);
     case 'audio':
-      return describeBinary('audio', block.mimeType, block.data);
+      return mediaPart(block.type, block.data, block.mimeType);
     case 'resource_link': {
       const type = block.mimeType ? `, ${block.mimeType}` : '';
-      return `[resource link: ${block.uri} (name: ${block.name}${type}); read it with read_mcp_resource]`;
+      return { type: 'text', text: `[resource link: ${block.uri} (name: ${block.name}${type}); read it with read_mcp_resource]` };
     }
     case 'resource':
-      return describeResourceContents(block.resource);
+      return resourceContentsPart(block.resource);
     default:
-      return `[${(block as { type: string }).type} content, not shown]`;
+      return { type: 'text', text: `[${(block as { type: string }).type} content, not shown]` };
   }
 }
 
-/** The content blocks joined, then `structuredContent` as JSON. */
-export function describeToolResult(result: CallToolResult): string {
-  const parts = (result.content ?? []).map(describeContentBlock);
-  if (result.structuredContent !== undefined) parts.push(`Structured content: ${JSON.stringify(result.structuredContent)}`);
-  return parts.length > 0 ? parts.join('\n') : '(the tool returned no content)';
+function parsedJson(text: string): unknown {
+  const start = text.trimStart()[0];
+  if (text.length > MAX_JSON_TO_COMPARE || (start !== '{' && start !== '[')) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
-export function describeResource(contents: ReadResourceResult['contents']): string {
-  return contents.length > 0 ? contents.map(describeResourceContents).join('\n\n') : '(the resource is empty)';
+/**
+ * Whether the content blocks already say what `structuredContent` says: a text block holding the
+ * same JSON (server-memory), or an object whose one field is the text or the blocks themselves
+ * (server-filesystem).
+ */
+function repeatsContent(structured: Record<string, unknown>, content: ContentBlock[], json: string): boolean {
+  const texts = content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
+  if (texts.some((text) => JSON.stringify(parsedJson(text)) === json)) return true;
+  const fields = Object.values(structured);
+  if (fields.length !== 1) return false;
+  const [only] = fields;
+  return only === texts.join('\n') || JSON.stringify(only) === JSON.stringify(content);
+}
+
+/** The content blocks in order, then `structuredContent` as JSON unless the blocks already carry it. */
+export function toolResultParts(result: CallToolResult): LoaderResultPart[] {
+  const content = result.content ?? [];
+  const parts = content.map(contentBlockPart);
+  const structured = result.structuredContent;
+  if (structured !== undefined) {
+    const json = JSON.stringify(structured);
+    if (!repeatsContent(structured, content, json)) parts.push(textPart(`Structured content: ${json}`));
+  }
+  return parts.length > 0 ? parts : [{ type: 'text', text: '(the tool returned no content)' }];
+}
+
+export function resourceParts(contents: ReadResourceResult['contents']): LoaderResultPart[] {
+  return contents.length > 0 ? contents.map(resourceContentsPart) : [{ type: 'text', text: '(the resource is empty)' }];
 }

@@ -1,8 +1,16 @@
 /** The loader tools: load_mcp, call_mcp_tool, read_mcp_resource, and adapters for LLM SDKs. */
 export { createLoaderTools } from './create-loader-tools.js';
-export { toAiSdkTools, toFunctionDefinitions, type AiSdkTool, type FunctionDefinition } from './adapters.js';
+export {
+  toAiSdkTools,
+  toFunctionDefinitions,
+  toMcpToolResult,
+  toModelOutput,
+  type AiSdkModelOutput,
+  type AiSdkTool,
+  type FunctionDefinition,
+} from './adapters.js';
 export { isServerAllowed, isToolAllowed, isToolEnabled, matchesPattern } from './permissions.js';
-export { DEFAULT_RESULT_BUDGET } from './results.js';
+export { DEFAULT_RESULT_BUDGET, MEDIA_BUDGET } from './results.js';
 export type {
   CreateLoaderToolsOptions,
   DescribedServerEntry,
@@ -11,6 +19,9 @@ export type {
   LoaderTool,
   LoaderToolName,
   LoaderToolParameters,
+  LoaderMediaPart,
+  LoaderResultPart,
+  LoaderTextPart,
   LoaderToolResult,
   LoaderToolsManager,
 } from './types.js';

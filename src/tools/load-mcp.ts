@@ -26,7 +26,8 @@ async function manifestOf(manager: LoaderToolsManager, server: string): Promise<
   return manifest;
 }
 
-export function loadMcpTool({ manager, catalog }: LoaderToolContext): LoaderTool {
+export function loadMcpTool(context: LoaderToolContext): LoaderTool {
+  const { manager, catalog } = context;
   return defineLoaderTool(
     {
       name: 'load_mcp',
@@ -44,6 +45,6 @@ export function loadMcpTool({ manager, catalog }: LoaderToolContext): LoaderTool
         return okResult(JSON.stringify(summary), summary);
       },
     },
-    catalog,
+    context,
   );
 }

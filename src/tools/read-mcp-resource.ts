@@ -1,16 +1,17 @@
 /** read_mcp_resource: the text of a resource of a loaded server. */
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { defineLoaderTool } from './define-tool.js';
-import { describeResource } from './describe-content.js';
-import { fitToBudget, okResult } from './results.js';
+import { resourceParts } from './describe-content.js';
+import { partsResult } from './results.js';
 import { readMcpResourceSchema } from './schemas.js';
 import { notConnectedResult, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool } from './types.js';
 
 const DESCRIPTION =
-  'Reads a resource of a server loaded with load_mcp: its text (binary contents are described, not returned).';
+  'Reads a resource of a server loaded with load_mcp: its text (images and audio as media where supported; other binary contents are described).';
 
-export function readMcpResourceTool({ manager, catalog, resultBudget }: LoaderToolContext): LoaderTool {
+export function readMcpResourceTool(context: LoaderToolContext): LoaderTool {
+  const { manager, catalog } = context;
   return defineLoaderTool(
     {
       name: 'read_mcp_resource',
@@ -25,9 +26,9 @@ export function readMcpResourceTool({ manager, catalog, resultBudget }: LoaderTo
         } catch (error) {
           return requestFailureResult(manager, server, error);
         }
-        return okResult(fitToBudget(describeResource(resource.contents), resultBudget));
+        return partsResult(resourceParts(resource.contents), false);
       },
     },
-    catalog,
+    context,
   );
 }

@@ -5,10 +5,34 @@ import type { McpConnectionManager } from '../manager.js';
 
 export type LoaderToolName = 'load_mcp' | 'call_mcp_tool' | 'read_mcp_resource';
 
-/** What a loader tool hands back to the model: always text, never a thrown error for expected failures. */
+/** One piece of a result, in the order the server gave it. */
+export type LoaderResultPart = LoaderTextPart | LoaderMediaPart;
+
+export interface LoaderTextPart {
+  type: 'text';
+  text: string;
+}
+
+/** An image or audio clip for consumers that pass media to the model (the AI SDK adapter, `serve`). */
+export interface LoaderMediaPart {
+  type: 'image' | 'audio';
+  /** Base64, as the server sent it. */
+  data: string;
+  mimeType: string;
+  /** What stands in for it where only text goes, e.g. `[image: image/png, 1234 bytes, not shown as text]`. */
+  description: string;
+}
+
+/**
+ * What a loader tool hands back, the same for every surface: never a thrown error for expected
+ * failures, text within the result budget, and never base64 inside text.
+ */
 export interface LoaderToolResult {
+  /** The whole result as text: the text parts, each media part replaced by its description. */
   text: string;
   isError: boolean;
+  /** Text and media parts in order; the text parts together stay within the result budget. */
+  content: LoaderResultPart[];
   /** The structured value behind `text`, when there is one (load_mcp: the manifest; call_mcp_tool: `structuredContent`). */
   data?: unknown;
 }

@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnectionManagerOptions } from '../../manager.js';
+import { toMcpToolResult } from '../../tools/index.js';
 import { cliLogger } from '../logger.js';
 import { discover, type GlobalOptions } from '../options.js';
 import { packageVersion } from '../package-root.js';
@@ -31,8 +32,7 @@ export async function runServe(options: GlobalOptions, managerOptions: McpConnec
         content: [{ type: 'text', text: `Unknown tool "${request.params.name}". Tools: ${tools.map((t) => t.name).join(', ')}.` }],
       };
     }
-    const result = await tool.execute(request.params.arguments ?? {});
-    return { isError: result.isError, content: [{ type: 'text', text: result.text }] };
+    return toMcpToolResult(await tool.execute(request.params.arguments ?? {}));
   });
 
   let stopping: Promise<void> | undefined;

@@ -1,0 +1,251 @@
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { generateText as generateText5, stepCountIs as stepCountIs5 } from 'ai';
+import { MockLanguageModelV2 } from 'ai/test';
+import { generateText as generateText6, stepCountIs as stepCountIs6 } from 'ai6';
+import { MockLanguageModelV3 } from 'ai6/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createLoaderTools,
+  McpConnectionManager,
+  silentLogger,
+  toAiSdkTools,
+  type LoaderTool,
+  type LoaderToolResult,
+} from '../src/index.js';
+import { toolResultParts } from '../src/tools/describe-content.js';
+import { fitResultToBudget, partsResult } from '../src/tools/results.js';
+import { CLI_COMMAND } from './support/cli.js';
+import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
+
+const BASE64_RUN_OVER_100 = /[A-Za-z0-9+/]{101,}/;
+const PHOTO_BYTES = 30 * 1024;
+
+let reference: ReferenceServers;
+let manager: McpConnectionManager;
+let tools: LoaderTool[];
+let photo: string;
+
+beforeAll(async () => {
+  reference = referenceServers();
+  photo = path.join(reference.folder, 'photo.png');
+  writeFileSync(photo, randomBytes(PHOTO_BYTES));
+  manager = new McpConnectionManager({ logger: silentLogger });
+  tools = createLoaderTools({
+    manager,
+    servers: { everything: reference.everything, memory: reference.memory, fs: reference.filesystem },
+  });
+  for (const server of ['everything', 'memory', 'fs']) expect((await tools[0]!.execute({ server })).isError).toBe(false);
+}, 60_000);
+afterAll(async () => {
+  await manager.dispose();
+  reference.cleanup();
+});
+
+function call(server: string, tool: string, args: Record<string, unknown> = {}): Promise<LoaderToolResult> {
+  return tools[1]!.execute({ server, tool, arguments: args });
+}
+
+function textParts(result: LoaderToolResult): string[] {
+  return result.content.flatMap((part) => (part.type === 'text' ? [part.text] : []));
+}
+
+function occurrences(text: string, needle: string): number {
+  return text.split(needle).length - 1;
+}
+
+describe('tool results from the reference servers', () => {
+  it("server-everything's get-tiny-image: the image is a media part, described in the text, never base64 in text", async () => {
+    const result = await call('everything', 'get-tiny-image');
+    expect(result.isError).toBe(false);
+    const media = result.content.filter((part) => part.type === 'image');
+    expect(media).toHaveLength(1);
+    expect(media[0]).toMatchObject({ mimeType: 'image/png', description: expect.stringMatching(/^\[image: image\/png, \d+ bytes\]$/) });
+    expect(Buffer.from((media[0] as { data: string }).data, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    expect(result.text).toContain("Here's the image you requested:");
+    expect(result.text).toMatch(/\[image: image\/png, \d+ bytes\]/);
+    for (const text of [...textParts(result), result.text]) expect(text).not.toMatch(BASE64_RUN_OVER_100);
+  });
+
+  it("server-everything's get-resource-links: each link is described with its URI, name and MIME type", async () => {
+    const result = await call('everything', 'get-resource-links', { count: 2 });
+    expect(result.isError).toBe(false);
+    expect(result.content.every((part) => part.type === 'text')).toBe(true);
+    expect(result.text).toMatch(/\[resource link: demo:\/\/resource\/dynamic\/blob\/1 \(name: Blob Resource 1, text\/plain\); read it with read_mcp_resource\]/);
+    expect(result.text).toMatch(/\[resource link: demo:\/\/resource\/dynamic\/text\/2 \(name: Text Resource 2, text\/plain\)/);
+  });
+
+  it("server-memory's read_graph: the graph appears once, not as text and again as structured content", async () => {
+    const created = await call('memory', 'create_entities', {
+      entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program-7f3a'] }],
+    });
+    expect(created.isError).toBe(false);
+    const graph = await call('memory', 'read_graph');
+    expect(graph.isError).toBe(false);
+    expect(occurrences(graph.text, 'wrote the first program-7f3a')).toBe(1);
+    expect(graph.text).not.toContain('Structured content');
+    expect(graph.data).toMatchObject({ entities: [{ name: 'Ada' }] });
+  });
+
+  it("server-filesystem's read_media_file: a 30 KB PNG is one media part, and its 40 KB of base64 reach no text", async () => {
+    const result = await call('fs', 'read_media_file', { path: photo });
+    expect(result.isError).toBe(false);
+    const [image, ...rest] = result.content;
+    expect(rest).toEqual([]);
+    expect(image).toMatchObject({ type: 'image', mimeType: 'image/png', description: `[image: image/png, ${PHOTO_BYTES} bytes]` });
+    expect(Buffer.from((image as { data: string }).data, 'base64')).toHaveLength(PHOTO_BYTES);
+    expect(result.text).toBe(`[image: image/png, ${PHOTO_BYTES} bytes]`);
+  });
+
+  it('a non-media binary file is described, not dumped', async () => {
+    const blob = path.join(reference.folder, 'data.bin');
+    writeFileSync(blob, randomBytes(2000));
+    const result = await call('fs', 'read_media_file', { path: blob });
+    expect(result.content).toEqual([{ type: 'text', text: expect.stringMatching(/^\[binary resource file:\/\/\S+data\.bin: application\/octet-stream, 2000 bytes, not shown\]$/) }]);
+  });
+});
+
+describe('the result parts of a tool result', () => {
+  const base64 = randomBytes(600).toString('base64');
+
+  it('prints structured content once, after the blocks, when they do not already carry it', () => {
+    const parts = toolResultParts({ content: [{ type: 'text', text: 'total: 5' }], structuredContent: { sum: 5 } });
+    expect(parts).toEqual([
+      { type: 'text', text: 'total: 5' },
+      { type: 'text', text: 'Structured content: {"sum":5}' },
+    ]);
+    const same = toolResultParts({ content: [{ type: 'text', text: '{\n  "sum": 5\n}' }], structuredContent: { sum: 5 } });
+    expect(same).toEqual([{ type: 'text', text: '{\n  "sum": 5\n}' }]);
+  });
+
+  it('describes base64 inside text blocks and structured content, and keeps hex digests and ordinary text', () => {
+    const hex = 'ab12'.repeat(40);
+    const parts = toolResultParts({
+      content: [{ type: 'text', text: `data:image/png;base64,${base64} digest ${hex}` }],
+      structuredContent: { thumbnail: base64, note: 'kept' },
+    });
+    const text = parts.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+    expect(text).not.toContain(base64.slice(0, 40));
+    expect(occurrences(text, '[base64 data, 600 bytes, not shown]')).toBe(2);
+    expect(text).toContain(hex);
+    expect(text).toContain('"note":"kept"');
+  });
+});
+
+describe('the result budget', () => {
+  it('cuts text parts in order and says how much was left out', () => {
+    const result = fitResultToBudget(
+      partsResult(
+        [
+          { type: 'text', text: 'a'.repeat(60) },
+          { type: 'text', text: 'b'.repeat(60) },
+          { type: 'image', data: 'AAAA', mimeType: 'image/png', description: '[image: image/png, 3 bytes]' },
+        ],
+        false,
+      ),
+      100,
+    );
+    expect(result.content.map((part) => part.type)).toEqual(['text', 'text', 'text']);
+    expect(result.text.startsWith(`${'a'.repeat(60)}\n${'b'.repeat(39)}\n[Cut:`)).toBe(true);
+    expect(result.text).toContain('100-character result budget');
+  });
+
+  it('never splits a surrogate pair', () => {
+    for (let budget = 1; budget <= 12; budget++) {
+      const result = fitResultToBudget(partsResult([{ type: 'text', text: '😀'.repeat(10) }], false), budget);
+      const kept = (result.content[0] as { text: string }).text;
+      expect(kept.startsWith('[Cut') ? '' : kept).toMatch(/^(😀)*$/u);
+      expect(Buffer.from(result.text, 'utf8').toString('utf8')).toBe(result.text);
+    }
+  });
+
+  it('applies to every loader tool answer, load_mcp and errors included', async () => {
+    const small = createLoaderTools({ manager, servers: { everything: reference.everything }, resultBudget: 300 });
+    const results = [await small[0]!.execute({ server: 'everything' }), await small[1]!.execute({ server: 'everything', tool: 'nope' })];
+    for (const result of results) expect(result.text.length).toBeLessThanOrEqual(300 + 200);
+  });
+});
+
+/** The tool result a model was shown in the last step's prompt. */
+function lastToolOutput(prompt: ReadonlyArray<{ role: string; content: unknown }>): unknown {
+  const parts = prompt.filter((message) => message.role === 'tool').flatMap((message) => message.content as Array<{ output: unknown }>);
+  return parts.at(-1)?.output;
+}
+
+const TINY_IMAGE_CALL = { server: 'everything', tool: 'get-tiny-image', arguments: {} };
+
+describe('the AI SDK adapter passes images as media', () => {
+  it('AI SDK 5: the model receives a media part for the image and the text parts around it', async () => {
+    const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
+    const model = new MockLanguageModelV2({
+      doGenerate: [
+        {
+          content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'call_mcp_tool', input: JSON.stringify(TINY_IMAGE_CALL) }],
+          finishReason: 'tool-calls',
+          usage,
+          warnings: [],
+        },
+        { content: [{ type: 'text', text: 'It is the MCP logo.' }], finishReason: 'stop', usage, warnings: [] },
+      ],
+    });
+    await generateText5({ model, tools: toAiSdkTools(tools), stopWhen: stepCountIs5(3), prompt: 'Show me the tiny image.' });
+    const output = lastToolOutput(model.doGenerateCalls[1]!.prompt) as { type: string; value: Array<Record<string, string>> };
+    expect(output.type).toBe('content');
+    expect(output.value.map((part) => part.type)).toEqual(['text', 'media', 'text']);
+    expect(output.value[1]).toMatchObject({ mediaType: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) });
+    for (const part of output.value.filter((part) => part.type === 'text')) expect(part.text).not.toMatch(BASE64_RUN_OVER_100);
+  });
+
+  it('AI SDK 6: the model receives an image-data part for the image', async () => {
+    const usage = {
+      inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 1, text: 1, reasoning: 0 },
+    };
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        {
+          content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'call_mcp_tool', input: JSON.stringify(TINY_IMAGE_CALL) }],
+          finishReason: { unified: 'tool-calls', raw: undefined },
+          usage,
+          warnings: [],
+        },
+        { content: [{ type: 'text', text: 'It is the MCP logo.' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] },
+      ],
+    });
+    await generateText6({ model, tools: toAiSdkTools(tools), stopWhen: stepCountIs6(3), prompt: 'Show me the tiny image.' });
+    const output = lastToolOutput(model.doGenerateCalls[1]!.prompt) as { type: string; value: Array<Record<string, string>> };
+    expect(output.type).toBe('content');
+    expect(output.value.map((part) => part.type)).toEqual(['text', 'image-data', 'text']);
+    expect(output.value[1]).toMatchObject({ mediaType: 'image/png', data: expect.stringMatching(/^iVBORw0KGgo/) });
+  });
+});
+
+describe('serve', () => {
+  it('returns the image as an MCP image block and no base64 in its text blocks', async () => {
+    const config = path.join(reference.folder, 'serve.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: reference.everything, fs: reference.filesystem } }));
+    const transport = new StdioClientTransport({
+      command: CLI_COMMAND.command,
+      args: [...CLI_COMMAND.args, '--config', config, 'serve'],
+      env: { HOME: reference.folder, PATH: process.env.PATH ?? '' },
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      for (const server of ['everything', 'fs']) await client.callTool({ name: 'load_mcp', arguments: { server } });
+      const tiny = await client.callTool({ name: 'call_mcp_tool', arguments: TINY_IMAGE_CALL });
+      const media = await client.callTool({ name: 'call_mcp_tool', arguments: { server: 'fs', tool: 'read_media_file', arguments: { path: photo } } });
+      for (const result of [tiny, media]) {
+        const blocks = result.content as Array<{ type: string; text?: string; mimeType?: string }>;
+        expect(blocks.filter((block) => block.type === 'image').map((block) => block.mimeType)).toEqual(['image/png']);
+        for (const block of blocks) if (block.type === 'text') expect(block.text).not.toMatch(BASE64_RUN_OVER_100);
+      }
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
