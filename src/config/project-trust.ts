@@ -36,7 +36,8 @@ export function serverFingerprint(server: DiscoveredServer): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-function sortKeys(value: unknown): unknown {
+/** JSON values with object keys in order, so equal definitions serialize equally. */
+export function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (!isJsonObject(value)) return value;
   return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys(value[key])]));

@@ -1,0 +1,61 @@
+/**
+ * Fills or refreshes the index: each server connected once, listed, recorded and closed, a few
+ * at a time. What `mcp-statechart index` runs.
+ */
+import type { McpServerConfig } from '../../machines/types.js';
+import { McpConnectionManager, type McpConnectionManagerOptions } from '../manager.js';
+import type { ManifestIndex } from './manifest-index.js';
+
+export interface IndexServersOptions {
+  /** The servers to index (enabled and allowed: the caller decides). */
+  servers: Record<string, McpServerConfig>;
+  index: ManifestIndex;
+  /** Servers connecting at the same time. Default 4. */
+  concurrency?: number;
+  /** How long one server may take to start and answer `initialize`. Default 30 s. */
+  connectTimeoutMs?: number;
+  managerOptions?: McpConnectionManagerOptions;
+  /** Called as each server is done, in the order they finish. */
+  onServer?: (outcome: ServerIndexOutcome, done: number, total: number) => void;
+}
+
+export type ServerIndexOutcome =
+  | { server: string; ok: true; tools: number; ms: number }
+  | { server: string; ok: false; error: string; ms: number };
+
+export async function indexServers(options: IndexServersOptions): Promise<ServerIndexOutcome[]> {
+  const names = Object.keys(options.servers);
+  const manager = new McpConnectionManager(options.managerOptions);
+  const outcomes: ServerIndexOutcome[] = [];
+  // Once, with no retries: a server that cannot start is reported, not waited for.
+  const connectOptions = { autoReconnect: false, maxRetries: 0, connectTimeoutMs: options.connectTimeoutMs ?? 30_000 };
+  let next = 0;
+
+  const indexOne = async (server: string): Promise<ServerIndexOutcome> => {
+    const started = Date.now();
+    try {
+      const manifest = await manager.connect(server, options.servers[server]!, connectOptions);
+      options.index.record(server, options.servers[server]!, manifest);
+      return { server, ok: true, tools: manifest.tools.length, ms: Date.now() - started };
+    } catch (error) {
+      return { server, ok: false, error: error instanceof Error ? error.message : String(error), ms: Date.now() - started };
+    } finally {
+      await manager.disconnect(server);
+    }
+  };
+
+  const worker = async () => {
+    while (next < names.length) {
+      const outcome = await indexOne(names[next++]!);
+      outcomes.push(outcome);
+      options.onServer?.(outcome, outcomes.length, names.length);
+    }
+  };
+  try {
+    const workers = Math.max(1, Math.min(options.concurrency ?? 4, names.length));
+    await Promise.all(Array.from({ length: workers }, worker));
+  } finally {
+    await manager.dispose();
+  }
+  return outcomes;
+}

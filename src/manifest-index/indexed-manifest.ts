@@ -1,0 +1,38 @@
+/**
+ * What the index keeps of a manifest: what a model needs to find and call a tool, and nothing
+ * a server did not publish itself (no config, no session data).
+ */
+import type { McpServerManifest } from '../../machines/types.js';
+
+/** Tools beyond this many per server are not kept: one server cannot fill the index. */
+export const MAX_INDEXED_TOOLS = 5_000;
+
+export function indexedManifest(manifest: McpServerManifest): McpServerManifest {
+  return {
+    tools: manifest.tools
+      .slice(0, MAX_INDEXED_TOOLS)
+      .map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations })),
+    resources: manifest.resources.map(({ uri, name, title, description, mimeType }) => ({ uri, name, title, description, mimeType })),
+    resourceTemplates: manifest.resourceTemplates.map(({ uriTemplate, name, title, description, mimeType }) => ({
+      uriTemplate,
+      name,
+      title,
+      description,
+      mimeType,
+    })),
+    prompts: manifest.prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args })),
+  };
+}
+
+function isList(value: unknown): value is Array<Record<string, unknown>> {
+  return Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null);
+}
+
+/** A manifest read back from the file, or undefined when the entry is not one (hand-edited, another version). */
+export function parseIndexedManifest(value: unknown): McpServerManifest | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { tools, resources, resourceTemplates, prompts } = value as Record<string, unknown>;
+  if (!isList(tools) || !isList(resources) || !isList(resourceTemplates) || !isList(prompts)) return undefined;
+  if (!tools.every((tool) => typeof tool.name === 'string')) return undefined;
+  return { tools, resources, resourceTemplates, prompts } as unknown as McpServerManifest;
+}

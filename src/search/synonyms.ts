@@ -1,0 +1,70 @@
+/**
+ * Words people use for what tool names call otherwise ("bug" for issue, "remove" for delete).
+ * A query term also looks for its group's other words, at a lower weight than the word itself.
+ * General software vocabulary only: no group names a particular server or tool.
+ */
+import { stem } from './tokenize.js';
+
+const GROUPS = [
+  'add sum plus total',
+  'create make new add open start',
+  'delete remove erase drop destroy trash',
+  'get fetch retrieve read show view open',
+  'list show enumerate browse',
+  'update edit modify change set patch',
+  'search find query lookup look',
+  'send post message notify',
+  'write save store put',
+  'move rename',
+  'copy duplicate clone',
+  'issue bug ticket task',
+  'message chat dm',
+  'email mail inbox',
+  'file document doc',
+  'folder directory dir',
+  'repo repository project',
+  'pr pull merge',
+  'user member person people account',
+  'image picture photo',
+  'weather forecast temperature',
+  'translate translation language',
+  'event meeting appointment calendar',
+  'error exception crash',
+  'deploy release ship',
+  'run execute launch invoke',
+  'stop kill terminate halt cancel',
+  'remember memory memorize knowledge',
+  'relation relationship link connection',
+  'info metadata detail stat',
+  'echo repeat',
+  'env environment variable',
+  'log logging',
+  'alert incident page',
+  'pay charge payment invoice bill refund',
+  'customer client contact',
+  'sheet spreadsheet row cell',
+  'table row record',
+  'database db sql',
+  'tree hierarchy recursive',
+  'comment reply note',
+];
+
+function buildSynonyms(): Map<string, string[]> {
+  const synonyms = new Map<string, Set<string>>();
+  for (const group of GROUPS) {
+    const words = group.split(' ').map(stem);
+    for (const word of words) {
+      const related = synonyms.get(word) ?? new Set<string>();
+      for (const other of words) if (other !== word) related.add(other);
+      synonyms.set(word, related);
+    }
+  }
+  return new Map([...synonyms].map(([word, related]) => [word, [...related]]));
+}
+
+const SYNONYMS = buildSynonyms();
+
+/** The stemmed words related to a stemmed word. */
+export function synonymsOf(token: string): readonly string[] {
+  return SYNONYMS.get(token) ?? [];
+}

@@ -1,0 +1,50 @@
+/**
+ * Words for ranking: identifiers split across camelCase, snake_case, kebab-case and dots,
+ * lower-cased, common filler words dropped, and a light suffix stemming so "files", "listing"
+ * and "created" meet "file", "list" and "create".
+ */
+
+const STOPWORDS = new Set(
+  (
+    'a an the to of for in on at by with from into onto and or but is are be was were been it its this that these those ' +
+    'i me my we us our you your he she they them their please can could would should will shall do does did done ' +
+    'what which who whom how when where why there here some any all each every one via as if so than then just also ' +
+    'want need like let lets get some thing things about over up out'
+  ).split(' '),
+);
+// "get" is filler in a sentence ("get me the weather") but a verb in tool names: kept in names by `identifierTokens`.
+
+/** Splits an identifier or a sentence into lower-case words: getUserById → get user by id, list_issues → list issues. */
+export function splitWords(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 0);
+}
+
+/** A light stemmer: plural and verb endings, and a final "e", so forms of one word meet. */
+export function stem(word: string): string {
+  let stemmed = word;
+  if (stemmed.length > 4 && stemmed.endsWith('ies')) stemmed = `${stemmed.slice(0, -3)}y`;
+  else if (stemmed.length > 4 && /(ss|x|z|ch|sh)es$/.test(stemmed)) stemmed = stemmed.slice(0, -2);
+  else if (stemmed.length > 3 && stemmed.endsWith('s') && !/(ss|us|is)$/.test(stemmed)) stemmed = stemmed.slice(0, -1);
+  if (stemmed.length > 5 && stemmed.endsWith('ing')) stemmed = stemmed.slice(0, -3);
+  else if (stemmed.length > 4 && stemmed.endsWith('ed')) stemmed = stemmed.slice(0, -2);
+  if (stemmed.length > 4 && /([b-df-hj-np-tv-z])\1$/.test(stemmed)) stemmed = stemmed.slice(0, -1);
+  if (stemmed.length > 4 && stemmed.endsWith('e')) stemmed = stemmed.slice(0, -1);
+  return stemmed;
+}
+
+/** Words of free text (a query, a description): filler dropped. */
+export function textTokens(text: string): string[] {
+  return splitWords(text)
+    .filter((word) => !STOPWORDS.has(word))
+    .map(stem);
+}
+
+/** Words of an identifier (a tool, server or parameter name): every part counts, filler-looking ones too. */
+export function identifierTokens(name: string): string[] {
+  return splitWords(name).map(stem);
+}
