@@ -58,6 +58,15 @@ export {
   type DiscoveryResult,
   type WatchMcpServersOptions,
 } from './config/index.js';
+export {
+  ManifestIndex,
+  defaultManifestIndexPath,
+  recordManifests,
+  type IndexEntry,
+  type IndexLookup,
+  type ManifestIndexOptions,
+} from './manifest-index/index.js';
+export { indexServers, type IndexServersOptions, type ServerIndexOutcome } from './manifest-index/index-servers.js';
 export { startInspector, sanitizeInspectionEvent, sanitizedObserver } from './inspect.js';
 export { applyProjectTrust, serverFingerprint, type ProjectServerPolicy, type ProjectTrustOptions } from './config/index.js';
 export {

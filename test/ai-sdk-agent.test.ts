@@ -58,7 +58,7 @@ describe('an AI SDK agent loop over the loader tools', () => {
 
     expect(model.doGenerateCalls).toHaveLength(4);
     const offered = model.doGenerateCalls[0]!.tools!.map((tool) => tool.name);
-    expect(offered).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource']);
+    expect(offered).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource', 'search_mcp_tools']);
     expect(model.doGenerateCalls[0]!.tools![0]).toMatchObject({
       inputSchema: { properties: { server: { enum: ['fixture'] } } },
     });

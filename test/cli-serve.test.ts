@@ -37,7 +37,7 @@ describe('mcp-statechart serve', () => {
     await client.connect(transport);
 
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource']);
+    expect(tools.map((tool) => tool.name)).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource', 'search_mcp_tools']);
     const serverParameter = (tools[0]!.inputSchema.properties as Record<string, { enum?: string[] }>).server;
     expect(serverParameter?.enum).toEqual(['fixture']);
     expect(tools[0]!.description).toContain('the test fixture');

@@ -34,15 +34,19 @@ function serverEnum(tool: LoaderTool): unknown {
 }
 
 describe('tools permissions', () => {
-  it('returns all three tools when nothing is switched off', () => {
-    expect(toolsWith({})[0].map((tool) => tool.name)).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource']);
+  it('returns all four tools when nothing is switched off', () => {
+    expect(toolsWith({})[0].map((tool) => tool.name)).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource', 'search_mcp_tools']);
   });
 
   it('does not return a tool whose permission is false', () => {
-    expect(toolsWith({ tools: { call_mcp_tool: false } })[0].map((tool) => tool.name)).toEqual(['load_mcp', 'read_mcp_resource']);
-    expect(toolsWith({ tools: { load_mcp: false, read_mcp_resource: false } })[0].map((tool) => tool.name)).toEqual([
-      'call_mcp_tool',
+    expect(toolsWith({ tools: { call_mcp_tool: false } })[0].map((tool) => tool.name)).toEqual([
+      'load_mcp',
+      'read_mcp_resource',
+      'search_mcp_tools',
     ]);
+    expect(
+      toolsWith({ tools: { load_mcp: false, read_mcp_resource: false, search_mcp_tools: false } })[0].map((tool) => tool.name),
+    ).toEqual(['call_mcp_tool']);
   });
 });
 

@@ -27,17 +27,18 @@ function setUp(
 }
 
 describe('createLoaderTools', () => {
-  it('returns load_mcp, call_mcp_tool and read_mcp_resource with JSON-Schema parameters fit for function calling', () => {
+  it('returns load_mcp, call_mcp_tool, read_mcp_resource and search_mcp_tools with JSON-Schema parameters fit for function calling', () => {
     const { tools } = setUp();
-    expect(tools.map((tool) => tool.name)).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource']);
+    expect(tools.map((tool) => tool.name)).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource', 'search_mcp_tools']);
     for (const tool of tools) {
       expect(tool.parameters).toMatchObject({ type: 'object', properties: expect.any(Object), required: expect.any(Array) });
       expect(tool.parameters).not.toHaveProperty('$schema');
-      expect(tool.parameters.required).toContain('server');
       expect(tool.description.length).toBeGreaterThan(20);
     }
+    expect(tools[0]!.parameters.required).toEqual(['server']);
     expect(tools[1]!.parameters.required).toEqual(['server', 'tool']);
     expect(tools[2]!.parameters.required).toEqual(['server', 'uri']);
+    expect(tools[3]!.parameters.required).toEqual(['query']);
   });
 
   it('configures the manager with every enabled server, from discovery entries or plain configs', () => {
@@ -127,7 +128,7 @@ describe('load_mcp', () => {
 });
 
 describe('call_mcp_tool', () => {
-  it('asks the model to call load_mcp first when the server is not connected, and does not connect it', async () => {
+  it('asks the model to call load_mcp first when the server is not connected (nor indexed), and does not connect it', async () => {
     const { manager, call } = setUp();
     const result = await call.execute({ server: 'fixture', tool: 'echo', arguments: { text: 'hi' } });
     expect(result).toMatchObject({

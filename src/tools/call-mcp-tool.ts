@@ -1,20 +1,17 @@
 /** call_mcp_tool: run one tool of a loaded server and give the model its result as text. */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { defineLoaderTool } from './define-tool.js';
 import { toolResultParts } from './describe-content.js';
-import { listNames } from './list-names.js';
 import { errorResult, partsResult } from './results.js';
 import { callMcpToolSchema } from './schemas.js';
-import { notConnectedResult, requestFailureResult, type LoaderToolContext } from './tool-context.js';
+import { connectIfIndexed, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool } from './types.js';
+import { unknownToolText } from './unknown-tool.js';
 
-const DESCRIPTION = 'Calls a tool of a server loaded with load_mcp; returns its result as text.';
-
-function unknownToolText(server: string, tool: string, tools: Tool[]): string {
-  return (
-    `MCP server "${server}" has no tool "${tool}". Its tools: ${listNames(tools.map((known) => known.name), 100)}. ` +
-    `See load_mcp's answer for their input schemas.`
-  );
+function describeCallMcpTool(searchOffered: boolean): string {
+  return searchOffered
+    ? 'Calls a tool of a server loaded with load_mcp or found with search_mcp_tools (connecting it if needed); returns its result as text.'
+    : 'Calls a tool of a server loaded with load_mcp; returns its result as text.';
 }
 
 /** Whether or not the server has such a tool: a denied name gets the same answer either way. */
@@ -27,12 +24,13 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
   return defineLoaderTool(
     {
       name: 'call_mcp_tool',
-      description: DESCRIPTION,
+      description: describeCallMcpTool(context.searchOffered),
       inputSchema: callMcpToolSchema(),
       async run({ server, tool, arguments: args }) {
-        const notConnected = notConnectedResult(manager, server);
-        if (notConnected) return notConnected;
+        // Before connecting: a denied tool must not start its server.
         if (!catalog.allowsTool(server, tool)) return errorResult(deniedToolText(server, tool));
+        const notReady = await connectIfIndexed(context, server, tool);
+        if (notReady) return notReady;
         const tools = (manager.getManifest(server)?.tools ?? []).filter((known) => catalog.allowsTool(server, known.name));
         if (!tools.some((known) => known.name === tool)) return errorResult(unknownToolText(server, tool, tools));
 

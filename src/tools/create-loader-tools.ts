@@ -1,9 +1,12 @@
 /** The entry point: the loader tools the permissions allow, over servers the manager now knows. */
+import { ManifestIndex, recordManifests } from '../manifest-index/index.js';
 import { callMcpToolTool } from './call-mcp-tool.js';
 import { loadMcpTool } from './load-mcp.js';
 import { isToolEnabled } from './permissions.js';
 import { readMcpResourceTool } from './read-mcp-resource.js';
 import { DEFAULT_RESULT_BUDGET } from './results.js';
+import { SearchableTools } from './searchable-tools.js';
+import { searchMcpToolsTool } from './search-mcp-tools.js';
 import { buildServerCatalog } from './server-catalog.js';
 import type { LoaderToolContext } from './tool-context.js';
 import type { CreateLoaderToolsOptions, LoaderTool, LoaderToolName } from './types.js';
@@ -12,22 +15,28 @@ const TOOL_FACTORIES: Record<LoaderToolName, (context: LoaderToolContext) => Loa
   load_mcp: loadMcpTool,
   call_mcp_tool: callMcpToolTool,
   read_mcp_resource: readMcpResourceTool,
+  search_mcp_tools: searchMcpToolsTool,
 };
 
 /**
- * Adds every allowed, enabled server to the manager (servers it already knew stay) and
- * returns the permitted tools.
+ * Adds every allowed, enabled server to the manager (servers it already knew stay), records
+ * their manifests in the index as they connect, and returns the permitted tools.
  */
 export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTool[] {
   const catalog = buildServerCatalog(options.servers, options.permissions);
   // Servers the model may not use are never configured, so nothing can connect them by mistake.
   options.manager.configure(catalog.configs, undefined, 'merge');
+  const index = options.manifestIndex === false ? undefined : (options.manifestIndex ?? new ManifestIndex());
+  if (index) recordManifests(options.manager, index, catalog.configs);
+  const searchable = index && new SearchableTools(options.manager, catalog, index);
+  const offered = (name: LoaderToolName) =>
+    isToolEnabled(options.permissions, name) && (name !== 'search_mcp_tools' || searchable !== undefined);
   const context: LoaderToolContext = {
     manager: options.manager,
     catalog,
     resultBudget: options.resultBudget ?? DEFAULT_RESULT_BUDGET,
+    searchable,
+    searchOffered: offered('search_mcp_tools'),
   };
-  return (Object.keys(TOOL_FACTORIES) as LoaderToolName[])
-    .filter((name) => isToolEnabled(options.permissions, name))
-    .map((name) => TOOL_FACTORIES[name](context));
+  return (Object.keys(TOOL_FACTORIES) as LoaderToolName[]).filter(offered).map((name) => TOOL_FACTORIES[name](context));
 }

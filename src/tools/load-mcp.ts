@@ -5,17 +5,34 @@ import { loadFailureText } from './failure-text.js';
 import { summarizeManifest } from './manifest-summary.js';
 import { errorResult, okResult } from './results.js';
 import { loadMcpSchema } from './schemas.js';
-import type { AvailableServer } from './server-catalog.js';
 import type { LoaderToolContext } from './tool-context.js';
 import type { LoaderTool, LoaderToolsManager } from './types.js';
 
-function describeLoadMcp(servers: AvailableServer[]): string {
-  const lines = servers.map((server) => (server.description ? `- ${server.name}: ${server.description}` : `- ${server.name}`));
-  return [
-    'Connects an MCP server (if not connected yet) and returns what it offers as JSON: tools with their input schemas, ' +
-      'resources, resource templates, prompts. Call it before call_mcp_tool or read_mcp_resource on that server.',
-    lines.length > 0 ? `Servers:\n${lines.join('\n')}` : 'No MCP server is available.',
-  ].join('\n');
+const PURPOSE =
+  'Connects an MCP server (if not connected yet) and returns what it offers as JSON: tools with their input schemas, ' +
+  'resources, resource templates, prompts.';
+
+/** One line per server, with its tool count when search knows it. */
+function serverLines({ catalog, searchable }: LoaderToolContext): string {
+  if (catalog.available.length === 0) return 'No MCP server is available.';
+  const lines = catalog.available.map(({ name, description }) => {
+    const count = searchable?.toolsOf(name)?.length;
+    const label = count === undefined ? name : `${name} (${count} tools)`;
+    return description ? `- ${label}: ${description}` : `- ${label}`;
+  });
+  return `Servers:\n${lines.join('\n')}`;
+}
+
+function describeLoadMcp(context: LoaderToolContext): string {
+  const { catalog, searchOffered } = context;
+  const order = searchOffered
+    ? 'Call it before call_mcp_tool or read_mcp_resource on that server, unless search_mcp_tools found the tool you call.'
+    : 'Call it before call_mcp_tool or read_mcp_resource on that server.';
+  if (catalog.listed) return [`${PURPOSE} ${order}`, serverLines(context)].join('\n');
+  const finding = searchOffered
+    ? 'search_mcp_tools finds them by what they do (server names and descriptions too)'
+    : 'ask the user which one to use';
+  return `${PURPOSE} ${order} ${catalog.names.length} servers are configured, too many to list: ${finding}; an unknown name is answered with the closest names.`;
 }
 
 /** A connected server is only touched (its idle timer re-armed); asking for a connection again would be a no-op round trip. */
@@ -31,8 +48,8 @@ export function loadMcpTool(context: LoaderToolContext): LoaderTool {
   return defineLoaderTool(
     {
       name: 'load_mcp',
-      description: describeLoadMcp(catalog.available),
-      inputSchema: loadMcpSchema(catalog.names),
+      description: describeLoadMcp(context),
+      inputSchema: loadMcpSchema(catalog.names, catalog.listed),
       async run({ server }) {
         let manifest: McpServerManifest;
         try {

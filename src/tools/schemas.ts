@@ -1,4 +1,4 @@
-/** The zod schemas of the three loader tools' arguments, and their JSON Schema for function calling. */
+/** The zod schemas of the loader tools' arguments, and their JSON Schema for function calling. */
 import { z } from 'zod';
 import type { LoaderToolParameters } from './types.js';
 
@@ -9,8 +9,22 @@ function serverField(servers: string[]) {
   return z.enum([first, ...rest]).describe('The MCP server.');
 }
 
-export function loadMcpSchema(servers: string[]) {
-  return z.object({ server: serverField(servers) });
+/** Too many servers to list: any name as a string, checked at run time (an unknown one gets the closest names). */
+const searchedServerField = z.string().min(1).describe('The MCP server name, as search_mcp_tools or the user named it.');
+
+export function loadMcpSchema(servers: string[], listed: boolean) {
+  return z.object({ server: listed ? serverField(servers) : searchedServerField });
+}
+
+export const SEARCH_LIMIT_DEFAULT = 5;
+export const SEARCH_LIMIT_MAX = 20;
+
+export function searchMcpToolsSchema() {
+  return z.object({
+    query: z.string().min(1).max(500).describe('What you want to do, in plain words, or an exact tool name.'),
+    server: z.string().min(1).optional().describe('Only tools of this server.'),
+    limit: z.number().int().min(1).max(SEARCH_LIMIT_MAX).optional().describe(`How many tools (default ${SEARCH_LIMIT_DEFAULT}).`),
+  });
 }
 
 /**
@@ -18,17 +32,17 @@ export function loadMcpSchema(servers: string[]) {
  * alone, so a large config is not listed three times in the model's context (and a server the
  * model may not use is refused at run time all the same).
  */
-const loadedServerField = z.string().min(1).describe('The MCP server, as passed to load_mcp.');
+const loadedServerField = z.string().min(1).describe('The MCP server, as passed to load_mcp or found by search_mcp_tools.');
 
 export function callMcpToolSchema() {
   return z.object({
     server: loadedServerField,
-    tool: z.string().min(1).describe('The tool name, as load_mcp listed it.'),
+    tool: z.string().min(1).describe('The tool name, as load_mcp or search_mcp_tools listed it.'),
     // A loose object rather than a record: its JSON Schema has no `propertyNames`, which some function-calling APIs reject.
     arguments: z
       .looseObject({})
       .optional()
-      .describe("The tool's arguments, matching the inputSchema load_mcp listed for it."),
+      .describe("The tool's arguments, matching its inputSchema."),
   });
 }
 

@@ -4,6 +4,7 @@
  */
 import type { McpServerConfig } from '../../machines/types.js';
 import { nameRecord } from '../../machines/registry.machine.js';
+import { closestNames } from '../search/index.js';
 import { listNames } from './list-names.js';
 import { isServerAllowed, isToolAllowed } from './permissions.js';
 import type { DescribedServerEntry, LoaderPermissions, LoaderServers } from './types.js';
@@ -14,11 +15,20 @@ export interface AvailableServer {
   description?: string;
 }
 
+/**
+ * Up to this many servers, load_mcp lists each (an enum and a line per server); above it the
+ * loader definitions would grow with the config (~87 bytes a server: 87 KB at 1,000), so the model
+ * finds servers through search_mcp_tools instead and load_mcp takes any name as a string.
+ */
+export const SERVER_LIST_LIMIT = 30;
+
 export interface ServerCatalog {
   /** Allowed and enabled, in the caller's order. */
   available: AvailableServer[];
-  /** The names of `available`: the enum the model chooses from. */
+  /** The names of `available`: the enum the model chooses from while they are `listed`. */
   names: string[];
+  /** At most SERVER_LIST_LIMIT servers: load_mcp names each; else the model searches for them. */
+  listed: boolean;
   /** `available` as the record `manager.configure` takes. */
   configs: Record<string, McpServerConfig>;
   /** Why the model may not use this server, or undefined when it may. */
@@ -56,21 +66,29 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
   const names = available.map((server) => server.name);
   const configs = nameRecord<McpServerConfig>();
   for (const server of available) configs[server.name] = server.config;
+  const listed = names.length <= SERVER_LIST_LIMIT;
   const choices = `Servers you can use: ${listNames(names)}.`;
+  const suggestions = (server: string) => {
+    if (listed) return choices;
+    const closest = closestNames(server, names);
+    const searchHint = 'search_mcp_tools finds servers by what they do.';
+    return closest.length > 0 ? `Closest names: ${closest.join(', ')}. ${searchHint}` : searchHint;
+  };
 
   return {
     available,
     names,
+    listed,
     configs,
     refusal(server) {
       // Permissions first: a denied name gets the same answer whether or not it exists.
       if (!isServerAllowed(permissions, server)) {
-        return `MCP server "${server}" is not allowed for this agent; do not try it again. ${choices}`;
+        return `MCP server "${server}" is not allowed for this agent; do not try it again. ${suggestions(server)}`;
       }
       const entry = known.get(server);
-      if (!entry) return `Unknown MCP server "${server}". ${choices}`;
+      if (!entry) return `Unknown MCP server "${server}". ${suggestions(server)}`;
       if (entry.disabled) {
-        return `MCP server "${server}" is disabled in its config. Tell the user if you need it: they can enable it. ${choices}`;
+        return `MCP server "${server}" is disabled in its config. Tell the user if you need it: they can enable it. ${suggestions(server)}`;
       }
       return undefined;
     },

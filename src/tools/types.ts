@@ -2,8 +2,9 @@
 import type { z } from 'zod';
 import type { McpServerConfig } from '../../machines/types.js';
 import type { McpConnectionManager } from '../manager.js';
+import type { ManifestIndex } from '../manifest-index/index.js';
 
-export type LoaderToolName = 'load_mcp' | 'call_mcp_tool' | 'read_mcp_resource';
+export type LoaderToolName = 'load_mcp' | 'call_mcp_tool' | 'read_mcp_resource' | 'search_mcp_tools';
 
 /** One piece of a result, in the order the server gave it. */
 export type LoaderResultPart = LoaderTextPart | LoaderMediaPart;
@@ -82,7 +83,7 @@ export type LoaderServers = Record<string, DescribedServerEntry | McpServerConfi
 /** The manager methods the loader tools use; every one of them sends a DESIGN §4 event to the registry. */
 export type LoaderToolsManager = Pick<
   McpConnectionManager,
-  'configure' | 'connect' | 'callTool' | 'readResource' | 'getState' | 'getManifest' | 'getError' | 'touch'
+  'configure' | 'connect' | 'callTool' | 'readResource' | 'getState' | 'getManifest' | 'getError' | 'touch' | 'on'
 >;
 
 export interface CreateLoaderToolsOptions {
@@ -91,4 +92,10 @@ export interface CreateLoaderToolsOptions {
   permissions?: LoaderPermissions;
   /** Characters of a tool result or resource text the model gets before the rest is cut. Default 25,000. */
   resultBudget?: number;
+  /**
+   * The manifest index search reads and connects fill. Default: `new ManifestIndex()`, the file
+   * `~/.ai-zen/mcp-index.json`; pass `new ManifestIndex({ path })` for another place, `false` for
+   * none (then search_mcp_tools is not offered, and a tool can be called only after load_mcp).
+   */
+  manifestIndex?: ManifestIndex | false;
 }

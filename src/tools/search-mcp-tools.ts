@@ -1,0 +1,117 @@
+/**
+ * search_mcp_tools: the tools of every allowed server, connected or only indexed, ranked by
+ * relevance to what the model wants to do. Reads memory only: it starts no server.
+ */
+import { defineLoaderTool } from './define-tool.js';
+import { listNames } from './list-names.js';
+import { okResult } from './results.js';
+import { SEARCH_LIMIT_DEFAULT, searchMcpToolsSchema } from './schemas.js';
+import type { SearchableTools, SearchSnapshot } from './searchable-tools.js';
+import type { LoaderToolContext } from './tool-context.js';
+import type { LoaderTool } from './types.js';
+
+const DESCRIPTION =
+  'Finds tools across all MCP servers, running or not, by what they do. Returns the best matches with server, tool, ' +
+  'description and input schema, and servers whose name or description match. Use it first when you do not know which ' +
+  'server has the tool you need, then call_mcp_tool (it starts the server when needed). Starts no server itself.';
+
+/** Servers listed by name in one answer; the rest are counted. */
+const NAMES_SHOWN = 20;
+const SERVERS_SHOWN = 5;
+
+export interface FoundTool {
+  server: string;
+  tool: string;
+  description?: string;
+  inputSchema: unknown;
+  annotations?: unknown;
+  /** False: the server is not running; call_mcp_tool starts it. */
+  connected: boolean;
+}
+
+export interface SearchAnswer {
+  query: string;
+  tools: FoundTool[];
+  servers: Array<{ server: string; description?: string; tools?: number }>;
+  /** What search could not see, and what to do about it. */
+  notes: string[];
+}
+
+function coverageNotes(snapshot: SearchSnapshot, server: string | undefined): string[] {
+  const only = (names: string[]) => (server === undefined ? names : names.filter((name) => name === server));
+  const notIndexed = only(snapshot.notIndexed);
+  const stale = only(snapshot.stale);
+  const notes: string[] = [];
+  if (stale.length > 0) {
+    notes.push(
+      `Not searched, their definition changed since they were indexed (stale): ${listNames(stale, NAMES_SHOWN)}. ` +
+        'load_mcp shows their tools now.',
+    );
+  }
+  if (notIndexed.length > 0) {
+    notes.push(
+      `Not searched, not indexed yet (${notIndexed.length}): ${listNames(notIndexed, NAMES_SHOWN)}. load_mcp shows their tools.`,
+    );
+  }
+  return notes;
+}
+
+/** Adds found tools one by one while the answer stays within the budget; says so when some were left out. */
+function withinBudget(answer: SearchAnswer, found: FoundTool[], budget: number): SearchAnswer {
+  let size = JSON.stringify(answer).length;
+  for (const [position, tool] of found.entries()) {
+    const added = JSON.stringify(tool).length + 1;
+    if (size + added > budget) {
+      answer.notes.push(`${found.length - position} more matching tools were left out to stay within the result budget; ask for fewer or narrow the query.`);
+      break;
+    }
+    answer.tools.push(tool);
+    size += added;
+  }
+  return answer;
+}
+
+export function search(
+  searchable: SearchableTools,
+  args: { query: string; server?: string; limit?: number },
+  budget: number,
+): SearchAnswer {
+  const snapshot = searchable.current();
+  const limit = args.limit ?? SEARCH_LIMIT_DEFAULT;
+  const found = snapshot.search.searchTools(args.query, limit, args.server).map(({ server, tool }) => ({
+    server,
+    tool: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    annotations: tool.annotations,
+    connected: snapshot.sources.get(server) === 'connected',
+  }));
+  const servers =
+    args.server === undefined
+      ? snapshot.search.searchServers(args.query, SERVERS_SHOWN).map(({ name, description }) => ({
+          server: name,
+          description,
+          tools: snapshot.toolCounts.get(name),
+        }))
+      : [];
+  const notes = coverageNotes(snapshot, args.server);
+  if (found.length === 0) notes.unshift('No tool matched: try other words, or a server from "servers" with load_mcp.');
+  return withinBudget({ query: args.query, tools: [], servers, notes }, found, budget);
+}
+
+export function searchMcpToolsTool(context: LoaderToolContext): LoaderTool {
+  const { searchable, resultBudget } = context;
+  if (!searchable) throw new Error('search_mcp_tools needs the manifest index; createLoaderTools offers it only with one.');
+  return defineLoaderTool(
+    {
+      name: 'search_mcp_tools',
+      description: DESCRIPTION,
+      inputSchema: searchMcpToolsSchema(),
+      async run(args) {
+        const answer = search(searchable, args, resultBudget);
+        return okResult(JSON.stringify(answer), answer);
+      },
+    },
+    context,
+  );
+}

@@ -1,0 +1,92 @@
+/**
+ * The tools search ranks: those of every allowed server that is connected (its live manifest)
+ * or indexed for its current definition (the index's manifest). The ranking is built once and
+ * rebuilt only when a connection or the index changes, so a search costs the query alone.
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ManifestIndex } from '../manifest-index/index.js';
+import { ToolSearch, type SearchableTool } from '../search/index.js';
+import type { ServerCatalog } from './server-catalog.js';
+import type { LoaderToolsManager } from './types.js';
+
+export type ToolSource = 'connected' | 'index';
+
+export interface SearchSnapshot {
+  search: ToolSearch;
+  /** Where each searchable server's tools came from. */
+  sources: Map<string, ToolSource>;
+  /** Tool counts of the servers search knows. */
+  toolCounts: Map<string, number>;
+  /** Allowed servers with no manifest for their current definition: never indexed … */
+  notIndexed: string[];
+  /** … or indexed for a definition that has changed since. */
+  stale: string[];
+}
+
+export class SearchableTools {
+  private liveChanges = 0;
+  private built?: { key: string; snapshot: SearchSnapshot };
+
+  constructor(
+    private readonly manager: LoaderToolsManager,
+    private readonly catalog: ServerCatalog,
+    private readonly index: ManifestIndex,
+  ) {
+    const changed = () => {
+      this.liveChanges++;
+    };
+    manager.on('mcp.stateChanged', changed);
+    manager.on('mcp.manifestChanged', changed);
+  }
+
+  current(): SearchSnapshot {
+    const key = `${this.liveChanges}:${this.index.version}`;
+    if (this.built?.key !== key) this.built = { key, snapshot: this.build() };
+    return this.built.snapshot;
+  }
+
+  /** The tools of a server as search knows them: live when connected, else from the index for its current definition. */
+  toolsOf(server: string): Tool[] | undefined {
+    const snapshot = this.current();
+    if (!snapshot.sources.has(server)) return undefined;
+    return this.liveTools(server) ?? this.indexedTools(server);
+  }
+
+  /** Tools the permissions deny are never searched, listed or counted. */
+  private allowed(server: string, tools: Tool[] | undefined): Tool[] | undefined {
+    return tools?.filter((tool) => this.catalog.allowsTool(server, tool.name));
+  }
+
+  private liveTools(server: string): Tool[] | undefined {
+    return this.manager.getState(server) === 'connected' ? this.allowed(server, this.manager.getManifest(server)?.tools) : undefined;
+  }
+
+  private indexedTools(server: string): Tool[] | undefined {
+    const lookup = this.index.lookup(server, this.catalog.configs[server]!);
+    return lookup.status === 'fresh' ? this.allowed(server, lookup.entry.manifest.tools) : undefined;
+  }
+
+  private build(): SearchSnapshot {
+    const tools: SearchableTool[] = [];
+    const sources = new Map<string, ToolSource>();
+    const toolCounts = new Map<string, number>();
+    const notIndexed: string[] = [];
+    const stale: string[] = [];
+    for (const { name, config } of this.catalog.available) {
+      const live = this.liveTools(name);
+      const lookup = live ? undefined : this.index.lookup(name, config);
+      const found = live ?? (lookup?.status === 'fresh' ? this.allowed(name, lookup.entry.manifest.tools) : undefined);
+      if (found) {
+        sources.set(name, live ? 'connected' : 'index');
+        toolCounts.set(name, found.length);
+        for (const tool of found) tools.push({ server: name, tool });
+      } else if (lookup?.status === 'stale') {
+        stale.push(name);
+      } else {
+        notIndexed.push(name);
+      }
+    }
+    const servers = this.catalog.available.map(({ name, description }) => ({ name, description }));
+    return { search: new ToolSearch(servers, tools), sources, toolCounts, notIndexed, stale };
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The manifest index: filled by connects and list_changed refreshes, keyed by a salted
+ * fingerprint of the definition, written atomically with mode 0600, free of secrets.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createLoaderTools,
+  ManifestIndex,
+  McpConnectionManager,
+  silentLogger,
+  type LoaderServers,
+  type LoaderTool,
+  type McpServerConfig,
+} from '../src/index.js';
+import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
+import { stdioFixture } from './support/fixtures.js';
+
+let folder: string;
+let indexPath: string;
+const managers: McpConnectionManager[] = [];
+const httpServers: HttpFixture[] = [];
+beforeEach(() => {
+  folder = mkdtempSync(path.join(os.tmpdir(), 'mcp-manifest-index-'));
+  indexPath = path.join(folder, 'ai-zen', 'mcp-index.json');
+});
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
+  await Promise.all(httpServers.splice(0).map((server) => server.close()));
+  rmSync(folder, { recursive: true, force: true });
+});
+
+function agent(servers: LoaderServers, manifestIndex: ManifestIndex | false = new ManifestIndex({ path: indexPath })) {
+  const manager = new McpConnectionManager({ logger: silentLogger });
+  managers.push(manager);
+  const tools = createLoaderTools({ manager, servers, manifestIndex });
+  const tool = (name: string) => tools.find((candidate) => candidate.name === name) as LoaderTool;
+  return { manager, tools, load: tool('load_mcp'), call: tool('call_mcp_tool'), search: tool('search_mcp_tools') };
+}
+
+function toolNamesInIndex(server: string, config: McpServerConfig): string[] | undefined {
+  const lookup = new ManifestIndex({ path: indexPath }).lookup(server, config);
+  return lookup.status === 'fresh' ? lookup.entry.manifest.tools.map((tool) => tool.name) : undefined;
+}
+
+type SearchAnswer = { tools: Array<{ server: string; tool: string }>; notes: string[] };
+
+describe('recording', () => {
+  it('records the manifest when a server connects, and again after a list_changed refresh', async () => {
+    const config = stdioFixture();
+    const { manager, load, call } = agent({ fixture: config });
+    expect(toolNamesInIndex('fixture', config)).toBeUndefined();
+
+    await load.execute({ server: 'fixture' });
+    expect(toolNamesInIndex('fixture', config)).toEqual(expect.arrayContaining(['echo', 'add']));
+
+    const refreshed = new Promise<void>((done) => manager.on('mcp.manifestChanged', () => done()));
+    await call.execute({ server: 'fixture', tool: 'add_tool', arguments: { name: 'translate_text' } });
+    await refreshed;
+    expect(toolNamesInIndex('fixture', config)).toContain('translate_text');
+  });
+
+  it('keeps name, description, input schema and annotations of tools, and resources, templates and prompts', async () => {
+    const config = stdioFixture();
+    const { load } = agent({ fixture: config });
+    await load.execute({ server: 'fixture' });
+    const lookup = new ManifestIndex({ path: indexPath }).lookup('fixture', config);
+    if (lookup.status !== 'fresh') throw new Error(`expected a fresh entry, got ${lookup.status}`);
+    const { manifest } = lookup.entry;
+    expect(manifest.tools.find((tool) => tool.name === 'add')).toMatchObject({
+      description: expect.any(String),
+      inputSchema: { type: 'object', properties: { a: expect.any(Object), b: expect.any(Object) } },
+    });
+    expect(manifest.resources.length).toBeGreaterThan(0);
+    expect(manifest.resourceTemplates.length).toBeGreaterThan(0);
+    expect(manifest.prompts.length).toBeGreaterThan(0);
+  });
+
+  it('writes nothing and offers no search when the index is turned off', async () => {
+    const { load, tools } = agent({ fixture: stdioFixture() }, false);
+    await load.execute({ server: 'fixture' });
+    expect(tools.map((tool) => tool.name)).not.toContain('search_mcp_tools');
+    expect(() => statSync(path.dirname(indexPath))).toThrow();
+  });
+});
+
+describe('an edited definition', () => {
+  it('makes the entry stale: search leaves its tools out and says so, call_mcp_tool asks for load_mcp, load_mcp indexes it again', async () => {
+    const first = agent({ fixture: stdioFixture('--name', 'before') });
+    await first.load.execute({ server: 'fixture' });
+    const before = (await first.search.execute({ query: 'echo' })).data as SearchAnswer;
+    expect(before.tools[0]).toMatchObject({ server: 'fixture', tool: 'echo' });
+
+    const edited = agent({ fixture: stdioFixture('--name', 'after') });
+    const stale = (await edited.search.execute({ query: 'echo' })).data as SearchAnswer;
+    expect(stale.tools).toEqual([]);
+    expect(stale.notes.join(' ')).toMatch(/definition changed since they were indexed \(stale\): fixture/);
+    const call = await edited.call.execute({ server: 'fixture', tool: 'echo', arguments: { text: 'hi' } });
+    expect(call.text).toContain('Call load_mcp with server "fixture" first');
+    expect(edited.manager.openSessionCount()).toBe(0);
+
+    await edited.load.execute({ server: 'fixture' });
+    await edited.manager.disconnect('fixture');
+    const again = (await edited.search.execute({ query: 'echo' })).data as SearchAnswer;
+    expect(again.tools[0]).toMatchObject({ server: 'fixture', tool: 'echo' });
+  });
+
+  it('does not count a changed description as a new definition', () => {
+    const index = new ManifestIndex({ path: indexPath });
+    const config = stdioFixture();
+    expect(index.fingerprint({ ...config, description: 'one' })).toBe(index.fingerprint({ ...config, description: 'two' }));
+    expect(index.fingerprint(config)).not.toBe(index.fingerprint({ ...config, env: { A: '1' } }));
+  });
+});
+
+describe('the file', () => {
+  it('holds no secret planted in env, headers or URL, and is mode 0600 (its key too)', async () => {
+    const canaries = ['canary-env-7f3a9c', 'canary-header-b81d2e', 'canary-url-4c6e1f'];
+    const http = await startHttpFixture();
+    httpServers.push(http);
+    const servers = {
+      local: { ...stdioFixture(), env: { API_TOKEN: canaries[0]! } },
+      remote: { url: `${http.url}?key=${canaries[2]}`, headers: { Authorization: `Bearer ${canaries[1]}` } },
+    };
+    const { load } = agent(servers);
+    expect((await load.execute({ server: 'local' })).isError).toBe(false);
+    expect((await load.execute({ server: 'remote' })).isError).toBe(false);
+
+    for (const file of [indexPath, `${indexPath}.key`]) {
+      const text = readFileSync(file, 'utf8');
+      for (const canary of canaries) expect(text).not.toContain(canary);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    }
+    const index = JSON.parse(readFileSync(indexPath, 'utf8')) as { servers: Record<string, unknown> };
+    expect(Object.keys(index.servers).sort()).toEqual(['local', 'remote']);
+  });
+
+  it('keys the fingerprint: without the key file, a guessed definition cannot be checked against it', () => {
+    const config = { ...stdioFixture(), env: { API_TOKEN: 'guess-me' } };
+    const mine = new ManifestIndex({ path: indexPath }).fingerprint(config);
+    const unkeyed = createHash('sha256').update(JSON.stringify(config)).digest('hex');
+    expect(unkeyed.startsWith(mine)).toBe(false);
+    const elsewhere = new ManifestIndex({ path: path.join(folder, 'other', 'mcp-index.json') }).fingerprint(config);
+    expect(elsewhere).not.toBe(mine);
+    expect(new ManifestIndex({ path: indexPath }).fingerprint(config)).toBe(mine);
+  });
+
+  it('is replaced atomically, leaving no temporary file, and keeps what another process recorded meanwhile', () => {
+    const manifest = { tools: [{ name: 't', inputSchema: { type: 'object' as const } }], resources: [], resourceTemplates: [], prompts: [] };
+    const one = new ManifestIndex({ path: indexPath });
+    const two = new ManifestIndex({ path: indexPath });
+    one.record('a', stdioFixture('--name', 'a'), manifest);
+    two.record('b', stdioFixture('--name', 'b'), manifest);
+    expect(readdirSync(path.dirname(indexPath)).sort()).toEqual(['mcp-index.json', 'mcp-index.json.key']);
+    expect(one.lookup('b', stdioFixture('--name', 'b')).status).toBe('fresh');
+    expect(two.lookup('a', stdioFixture('--name', 'a')).status).toBe('fresh');
+  });
+
+  it('starts empty from a file that is not an index, and replaces it on the next record', () => {
+    new ManifestIndex({ path: indexPath });
+    writeFileSync(indexPath, '{ not json');
+    const index = new ManifestIndex({ path: indexPath });
+    expect(index.lookup('a', stdioFixture()).status).toBe('missing');
+    index.record('a', stdioFixture(), { tools: [], resources: [], resourceTemplates: [], prompts: [] });
+    expect(new ManifestIndex({ path: indexPath }).lookup('a', stdioFixture()).status).toBe('fresh');
+  });
+});

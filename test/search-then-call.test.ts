@@ -1,0 +1,76 @@
+/**
+ * Tool search over servers that are not running: index the reference servers once, then a
+ * fresh agent finds a tool with no process started, and calling it starts exactly that server.
+ */
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLoaderTools, indexServers, ManifestIndex, McpConnectionManager, silentLogger, type LoaderTool } from '../src/index.js';
+import { descendantsOfThisProcess } from './support/fixtures.js';
+import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
+
+let reference: ReferenceServers;
+const managers: McpConnectionManager[] = [];
+beforeEach(() => {
+  reference = referenceServers();
+});
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
+  reference.cleanup();
+});
+
+function servers() {
+  const { everything, memory, filesystem } = reference;
+  return { everything, memory, filesystem };
+}
+
+function freshAgent(indexPath: string) {
+  const manager = new McpConnectionManager({ logger: silentLogger });
+  managers.push(manager);
+  const tools = createLoaderTools({ manager, servers: servers(), manifestIndex: new ManifestIndex({ path: indexPath }) });
+  const tool = (name: string) => tools.find((candidate) => candidate.name === name) as LoaderTool;
+  return { manager, search: tool('search_mcp_tools'), call: tool('call_mcp_tool') };
+}
+
+describe('search, then call, on servers that are not running', () => {
+  it('finds get-sum for "add two numbers" with no process started, then starts exactly one server to call it', async () => {
+    const indexPath = path.join(reference.folder, 'index', 'mcp-index.json');
+    const outcomes = await indexServers({
+      servers: servers(),
+      index: new ManifestIndex({ path: indexPath }),
+      managerOptions: { logger: silentLogger },
+    });
+    expect(outcomes.map(({ server, ok }) => [server, ok]).sort()).toEqual([
+      ['everything', true],
+      ['filesystem', true],
+      ['memory', true],
+    ]);
+    expect(descendantsOfThisProcess()).toEqual([]);
+
+    const { manager, search, call } = freshAgent(indexPath);
+    const found = await search.execute({ query: 'add two numbers' });
+    expect(found.isError).toBe(false);
+    const answer = found.data as { tools: Array<{ server: string; tool: string; connected: boolean; inputSchema: unknown }> };
+    expect(answer.tools[0]).toMatchObject({ server: 'everything', tool: 'get-sum', connected: false });
+    expect(answer.tools[0]!.inputSchema).toMatchObject({ properties: { a: { type: 'number' }, b: { type: 'number' } } });
+    expect(descendantsOfThisProcess()).toEqual([]);
+    expect(manager.openSessionCount()).toBe(0);
+
+    const result = await call.execute({ server: 'everything', tool: 'get-sum', arguments: { a: 19, b: 23 } });
+    expect(result.isError).toBe(false);
+    expect(result.text).toContain('42');
+    expect(manager.openSessionCount()).toBe(1);
+    expect(manager.getState('everything')).toBe('connected');
+    expect(manager.getState('memory')).toBe('disconnected');
+    expect(manager.getState('filesystem')).toBe('disconnected');
+  });
+
+  it('still asks for load_mcp on a server that is configured but not indexed, and starts nothing', async () => {
+    const { manager, search, call } = freshAgent(path.join(reference.folder, 'empty-index.json'));
+    const found = (await search.execute({ query: 'add two numbers' })).data as { tools: unknown[]; notes: string[] };
+    expect(found.tools).toEqual([]);
+    expect(found.notes.join(' ')).toMatch(/not indexed yet \(3\): everything, memory, filesystem/);
+    const result = await call.execute({ server: 'everything', tool: 'get-sum', arguments: { a: 1, b: 2 } });
+    expect(result).toMatchObject({ isError: true, text: expect.stringContaining('Call load_mcp with server "everything" first') });
+    expect(manager.openSessionCount()).toBe(0);
+  });
+});
