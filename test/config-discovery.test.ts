@@ -106,14 +106,6 @@ describe('where servers come from', () => {
     expect(problems).toEqual([]);
   });
 
-  it('walks up to the filesystem root when there is no git root', async () => {
-    const plain = path.join(root, 'plain', 'deep');
-    await fs.mkdir(plain, { recursive: true });
-    await write(path.join(root, 'plain', '.mcp.json'), servers({ found: { command: 'x' } }));
-    const { servers: found } = await discover({ cwd: plain });
-    expect(found.found?.scope).toBe('project');
-  });
-
   it('treats missing files as empty, with no problem', async () => {
     const run = await discover();
     expect(Object.keys(run.servers)).toEqual([]);

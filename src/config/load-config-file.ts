@@ -1,5 +1,6 @@
 /** One config file → its servers, in file order, and its problems. Never throws. */
-import { parseJson } from './parse-json.js';
+import { findDuplicateKeys } from './duplicate-keys.js';
+import { lineAndColumn, parseJson } from './parse-json.js';
 import { parseServerEntry } from './parse-server-entry.js';
 import type { VariableSource } from './expand-variables.js';
 import type { ConfigFileLocation } from './locate-config-files.js';
@@ -21,7 +22,7 @@ export async function loadConfigFile(location: ConfigFileLocation, env: Variable
     problems: [{ severity: 'error', file, message, ...extra }],
   });
 
-  const read = await readConfigFile(file);
+  const read = await readConfigFile(file, { requireOwnLocation: location.scope === 'project' });
   if (read.kind === 'missing') return location.required ? fileProblem('file not found') : { servers: [], problems: [] };
   if (read.kind === 'unreadable') return fileProblem(`cannot load: ${read.reason}`);
 
@@ -39,7 +40,7 @@ export async function loadConfigFile(location: ConfigFileLocation, env: Variable
     return fileProblem(`"mcpServers" must be an object keyed by server name; ${NOTHING_LOADED}`, { field: 'mcpServers' });
   }
 
-  const result: LoadedConfigFile = { servers: [], problems: [] };
+  const result: LoadedConfigFile = { servers: [], problems: duplicateKeyProblems(file, read.text) };
   const context = { file, scope: location.scope, env };
   for (const name of Object.keys(entries)) {
     const outcome = parseServerEntry(name, entries[name], context);
@@ -47,4 +48,22 @@ export async function loadConfigFile(location: ConfigFileLocation, env: Variable
     result.problems.push(...outcome.problems);
   }
   return result;
+}
+
+/** A key written twice: JSON keeps the last one, a reviewer reads the first. */
+function duplicateKeyProblems(file: string, text: string): ConfigProblem[] {
+  return findDuplicateKeys(text).map(({ path, key, offset }) => {
+    const { line, column } = lineAndColumn(text, offset);
+    const where = path.length > 0 ? ` in "${path.join('.')}"` : '';
+    const problem: ConfigProblem = {
+      severity: 'warning',
+      file,
+      line,
+      column,
+      message: `key "${key}" is written twice${where}; the last one is used: remove the other`,
+    };
+    // mcpServers.<name>.… is about that server; a key right under mcpServers is a server name.
+    if (path[0] === 'mcpServers') problem.server = path[1] ?? key;
+    return problem;
+  });
 }

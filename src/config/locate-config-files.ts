@@ -29,19 +29,28 @@ async function entryExists(target: string): Promise<boolean> {
 }
 
 /**
- * The nearest `.mcp.json` from `startDir` upwards, not above the git root (a folder holding `.git`,
- * which may be a file in worktrees) nor the filesystem root. When there is none, the place where one
- * would belong (the git root, else `startDir`), so a watcher can wait for it to appear.
+ * The nearest `.mcp.json` from `startDir` upwards, up to a ceiling: the git root (a folder holding
+ * `.git`, which may be a file in worktrees) or the home folder, whichever comes first. With
+ * neither above it, only `startDir` itself is looked at: outside a repository and outside home,
+ * the folders above (a shared temp folder, `/`) may hold a file anyone planted. When there is
+ * none, the place where one would belong (the ceiling, else `startDir`), so a watcher can wait
+ * for it to appear.
  */
-export async function findProjectConfig(startDir: string): Promise<{ path: string; found: boolean }> {
-  let dir = path.resolve(startDir);
-  for (;;) {
+export async function findProjectConfig(startDir: string, home: string = os.homedir()): Promise<{ path: string; found: boolean }> {
+  const start = path.resolve(startDir);
+  const ceiling = await findCeiling(start, path.resolve(home));
+  for (let dir = start; ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, PROJECT_CONFIG_NAME);
     if (await entryExists(candidate)) return { path: candidate, found: true };
-    if (await entryExists(path.join(dir, '.git'))) return { path: candidate, found: false };
-    const parent = path.dirname(dir);
-    if (parent === dir) return { path: path.join(path.resolve(startDir), PROJECT_CONFIG_NAME), found: false };
-    dir = parent;
+    if (dir === ceiling) return { path: candidate, found: false };
+  }
+}
+
+/** The git root or home folder at or above `start` (the nearer one), else `start` itself. */
+async function findCeiling(start: string, home: string): Promise<string> {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (dir === home || (await entryExists(path.join(dir, '.git')))) return dir;
+    if (path.dirname(dir) === dir) return start;
   }
 }
 

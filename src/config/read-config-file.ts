@@ -2,7 +2,8 @@
  * Reads one config file without ever hanging or throwing. A config path is user input: it may be
  * missing, a directory, a symlink loop, a FIFO (reading one blocks forever) or a device.
  */
-import { constants, promises as fs } from 'node:fs';
+import { constants, promises as fs, type Stats } from 'node:fs';
+import { dirname } from 'node:path';
 
 export type ConfigFileRead =
   | { kind: 'text'; text: string }
@@ -13,7 +14,19 @@ export type ConfigFileRead =
 // below then rejects it. Windows has no such flag (and no FIFOs at ordinary paths).
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
-export async function readConfigFile(path: string): Promise<ConfigFileRead> {
+/** A config file larger than this is refused: even 10,000 servers take a few megabytes. */
+export const MAX_CONFIG_FILE_BYTES = 16 * 1024 * 1024;
+
+export interface ReadConfigFileOptions {
+  /**
+   * Refuse a file that someone else could have put there: one not owned by this user (or root),
+   * or writable by others, or in a folder that is. For project files, which discovery finds by
+   * walking up from the working folder. Not checked on Windows (no owners or modes).
+   */
+  requireOwnLocation?: boolean;
+}
+
+export async function readConfigFile(path: string, options: ReadConfigFileOptions = {}): Promise<ConfigFileRead> {
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(path, OPEN_FLAGS);
@@ -24,7 +37,18 @@ export async function readConfigFile(path: string): Promise<ConfigFileRead> {
     const stats = await handle.stat();
     if (stats.isDirectory()) return { kind: 'unreadable', reason: 'is a directory, not a file' };
     if (!stats.isFile()) return { kind: 'unreadable', reason: 'is not a regular file' };
-    return { kind: 'text', text: await handle.readFile({ encoding: 'utf8' }) };
+    if (options.requireOwnLocation) {
+      const refusal = foreignLocation(stats, await fs.stat(dirname(path)));
+      if (refusal) return { kind: 'unreadable', reason: refusal };
+    }
+    if (stats.size > MAX_CONFIG_FILE_BYTES) {
+      return { kind: 'unreadable', reason: `is ${megabytes(stats.size)} MB; the limit is ${megabytes(MAX_CONFIG_FILE_BYTES)} MB` };
+    }
+    // At most one byte past the limit, should the file grow after the check.
+    const buffer = Buffer.alloc(Math.min(stats.size, MAX_CONFIG_FILE_BYTES) + 1);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    if (bytesRead > MAX_CONFIG_FILE_BYTES) return { kind: 'unreadable', reason: `is larger than the limit of ${megabytes(MAX_CONFIG_FILE_BYTES)} MB` };
+    return { kind: 'text', text: buffer.toString('utf8', 0, bytesRead) };
   } catch (error) {
     return { kind: 'unreadable', reason: describeCode(error) };
   } finally {
@@ -53,4 +77,22 @@ function describeCode(error: unknown): string {
     default:
       return `cannot be read (${code ?? 'unknown error'})`;
   }
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '');
+}
+
+const WRITABLE_BY_OTHERS = 0o002;
+
+/** Why a file or its folder may hold something this user did not write, or undefined. */
+function foreignLocation(file: Stats, folder: Stats): string | undefined {
+  const me = process.getuid?.();
+  if (me === undefined) return undefined;
+  const trusted = (owner: number) => owner === me || owner === 0;
+  if (!trusted(folder.uid)) return 'is ignored: its folder belongs to another user';
+  if (folder.mode & WRITABLE_BY_OTHERS) return 'is ignored: its folder is writable by other users';
+  if (!trusted(file.uid)) return 'is ignored: it belongs to another user';
+  if (file.mode & WRITABLE_BY_OTHERS) return 'is ignored: it is writable by other users';
+  return undefined;
 }

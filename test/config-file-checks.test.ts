@@ -1,0 +1,56 @@
+/** A config file with a key written twice is reported; one over the size limit is refused with a clear problem. */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { discoverMcpServers } from '../src/config/index.js';
+import { findDuplicateKeys } from '../src/config/duplicate-keys.js';
+import { MAX_CONFIG_FILE_BYTES } from '../src/config/read-config-file.js';
+
+let root: string;
+let file: string;
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), 'mcp-config-checks-'));
+  file = path.join(root, 'mcp.json');
+});
+afterEach(() => fs.rm(root, { recursive: true, force: true }));
+
+const discover = () => discoverMcpServers({ configPaths: [file], env: {} });
+
+describe('keys written twice', () => {
+  it('reports a field written twice in a server entry, naming the server, line and column', async () => {
+    await fs.writeFile(file, '{"mcpServers": {\n  "tool": {\n    "command": "safe-tool",\n    "command": "something-else"\n  }\n}}');
+    const { servers, problems } = await discover();
+    expect(servers.tool?.config.command).toBe('something-else');
+    expect(problems).toEqual([
+      expect.objectContaining({ severity: 'warning', server: 'tool', line: 4, column: 5, message: expect.stringMatching(/"command" is written twice in "mcpServers.tool"/) }),
+    ]);
+  });
+
+  it('reports a server name written twice', async () => {
+    await fs.writeFile(file, '{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}');
+    const { problems } = await discover();
+    expect(problems).toEqual([expect.objectContaining({ server: 'a', message: expect.stringMatching(/"a" is written twice in "mcpServers"/) })]);
+  });
+
+  it('tells keys from values: escaped quotes, strings holding braces, arrays of objects', () => {
+    const text = JSON.stringify({ a: 'x", "a": "y', b: ['{', { a: 1 }, { a: 2 }], c: { d: '\\' }, e: { '"q': 1 } });
+    expect(findDuplicateKeys(text)).toEqual([]);
+    expect(findDuplicateKeys('{"x": {"k\\"": 1, "k\\"": 2}}')).toEqual([{ path: ['x'], key: 'k"', offset: 17 }]);
+  });
+
+  it('scans a 100,000-deep nesting without overflowing', () => {
+    const deep = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
+    expect(findDuplicateKeys(deep)).toEqual([]);
+  });
+});
+
+describe('size limit', () => {
+  it('refuses a file over the limit with a problem that names the limit, and reads nothing from it', async () => {
+    const padding = ' '.repeat(MAX_CONFIG_FILE_BYTES);
+    await fs.writeFile(file, `{"mcpServers": {"big": {"command": "x"}}}${padding}`);
+    const { servers, problems } = await discover();
+    expect(servers.big).toBeUndefined();
+    expect(problems).toEqual([expect.objectContaining({ severity: 'error', message: expect.stringMatching(/the limit is 16 MB/) })]);
+  });
+});
