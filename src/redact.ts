@@ -5,12 +5,27 @@ const MIN_SECRET_LENGTH = 6;
 export const REDACTED = '[redacted]';
 
 /**
+ * Where a config carries the values its `${VAR}`s expanded to (a symbol key: not serialized, not
+ * part of any fingerprint, kept by spreads). A variable's value may be a token even in `args` or
+ * a URL, where nothing else marks it as one.
+ */
+const EXPANDED_VALUES = Symbol('mcp-statechart.expandedValues');
+
+export function rememberExpandedValues(config: McpServerConfig, values: readonly string[]): void {
+  Object.defineProperty(config, EXPANDED_VALUES, { value: [...values], enumerable: true, configurable: true });
+}
+
+function expandedValues(config: McpServerConfig): readonly string[] {
+  return (config as { [EXPANDED_VALUES]?: string[] })[EXPANDED_VALUES] ?? [];
+}
+
+/**
  * The values of a server entry that must never be printed: every `env` value and every
- * `headers` value, the credential part of `Authorization: Bearer <token>`, and an OAuth
- * client secret.
+ * `headers` value, the credential part of `Authorization: Bearer <token>`, an OAuth client
+ * secret, and every value a `${VAR}` expanded to.
  */
 export function secretsOf(config: McpServerConfig): string[] {
-  const values = [...Object.values(config.env ?? {}), ...Object.values(config.headers ?? {})];
+  const values = [...Object.values(config.env ?? {}), ...Object.values(config.headers ?? {}), ...expandedValues(config)];
   const clientSecret = (config.oauth as { clientSecret?: unknown } | undefined)?.clientSecret;
   if (typeof clientSecret === 'string') values.push(clientSecret);
   for (const header of Object.values(config.headers ?? {})) {

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { discoverMcpServers, type DiscoveredServer, type DiscoveryResult, type ProjectServerPolicy } from '../config/index.js';
 import type { Logger } from '../logger.js';
+import { describeServerDefinition } from './approval-prompt.js';
 import type { LoaderPermissions } from '../tools/index.js';
 
 /** The flags every command shares. */
@@ -36,13 +37,11 @@ function isInteractive(): boolean {
   return Boolean(process.stdin.isTTY && process.stderr.isTTY);
 }
 
-/** Shows what would run (command or URL, never env or header values) and asks. */
+/** Shows the whole definition (see approval-prompt.ts) and asks. */
 async function askOnTerminal(server: DiscoveredServer): Promise<boolean> {
-  const target = server.transport === 'stdio' ? `runs: ${server.config.command}` : `connects to: ${server.config.url}`;
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = await prompt.question(`Project server "${server.name}" from ${server.source} ${target}
-Allow it? [y/N] `);
+    const answer = await prompt.question(`${describeServerDefinition(server)}\nAllow it? [y/N] `);
     return /^y(es)?$/i.test(answer.trim());
   } finally {
     prompt.close();

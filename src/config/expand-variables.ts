@@ -10,22 +10,31 @@ export interface Expansion {
   value: string;
   /** Variables that were unset and had no default; they expanded to ''. Names only, never values. */
   unset: string[];
+  /** The values taken from the environment (not defaults written in the file): secrets to keep out of any output. */
+  substituted: string[];
 }
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 export function expandVariables(text: string, env: VariableSource): Expansion {
   // Fast path: most strings reference nothing, and 10,000-server files must stay cheap.
-  if (!text.includes('${')) return { value: text, unset: [] };
+  if (!text.includes('${')) return { value: text, unset: [], substituted: [] };
   const unset: string[] = [];
+  const substituted: string[] = [];
   const value = text.replace(REFERENCE, (_match, name: string, fallback: string | undefined) => {
     // Own properties only: `${constructor}` must not reach Object.prototype.constructor.
     const current = Object.hasOwn(env, name) ? env[name] : undefined;
     const isSet = typeof current === 'string';
+    if (isSet && current !== '') substituted.push(current);
     if (fallback !== undefined) return isSet && current !== '' ? current : fallback;
     if (isSet) return current;
     unset.push(name);
     return '';
   });
-  return { value, unset };
+  return { value, unset, substituted };
+}
+
+/** The names of the variables `text` reads, in order, each once. */
+export function referencedVariables(text: string): string[] {
+  return [...new Set(Array.from(text.matchAll(REFERENCE), (match) => match[1] as string))];
 }

@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { McpServerConfig, McpTransportKind } from '../../machines/types.js';
 import { inferTransport, parseTransport } from '../../machines/options.js';
+import { rememberExpandedValues } from '../redact.js';
 import { expandVariables, type VariableSource } from './expand-variables.js';
 import { isJsonObject, nullProtoCopy, ownValue } from './null-proto.js';
 import { fieldName, remoteRequirements, serverEntryShape, stdioRequirements } from './server-schema.js';
@@ -46,6 +47,8 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   problems.push(...ignoredTransportDeclarations(config, transport, name, context));
 
   const disabled = config.disabled === true;
+  // Kept before expansion: an approval prompt shows what the file says, never what a variable holds.
+  const written = copyConfig(raw);
   const unset = expandConfig(config, context.env);
   // A disabled server is never started, so its missing variables (often the reason it is
   // disabled) are not worth a warning.
@@ -74,6 +77,7 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
     scope: context.scope,
     source: context.file,
     disabled,
+    written,
   };
   if (typeof config.description === 'string') server.description = config.description;
   return { server, problems };
@@ -94,9 +98,11 @@ function copyConfig(raw: Record<string, unknown>): McpServerConfig {
  */
 function expandConfig(config: McpServerConfig, env: VariableSource): Map<string, string> {
   const unset = new Map<string, string>();
+  const substituted: string[] = [];
   const expand = (value: string, field: string): string => {
     const result = expandVariables(value, env);
     for (const variable of result.unset) if (!unset.has(variable)) unset.set(variable, field);
+    for (const secret of result.substituted) substituted.push(secret);
     return result.value;
   };
   if (config.command !== undefined) config.command = expand(config.command, 'command');
@@ -118,6 +124,7 @@ function expandConfig(config: McpServerConfig, env: VariableSource): Map<string,
     }
     config.oauth = oauth;
   }
+  if (substituted.length > 0) rememberExpandedValues(config, substituted);
   return unset;
 }
 

@@ -17,6 +17,11 @@ export interface DiscoveredServer {
   description?: string;
   /** Disabled servers are listed (a CLI shows them) but must not be connected; see `enabledServers`. */
   disabled: boolean;
+  /**
+   * The entry as the file writes it, before `${VAR}` expansion: what an approval prompt shows
+   * (the CLI's is in src/cli/approval-prompt.ts). Holds whatever the file holds: print names, not values.
+   */
+  written?: McpServerConfig;
 }
 
 /**
