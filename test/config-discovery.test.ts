@@ -452,6 +452,7 @@ describe('what a discovered server holds', () => {
       source: projectFile,
       description: 'GitHub repositories and issues',
       disabled: false,
+      written: entry,
     });
     expect(Object.getPrototypeOf(found)).toBeNull();
   });
