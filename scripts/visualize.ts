@@ -1,17 +1,22 @@
 /**
  * `npm run visualize`: regenerates visualizations/ from the charts in machines/ — per machine a
- * Mermaid state diagram (.mmd), its SVG (rendered in Node by beautiful-mermaid, no browser),
- * the machine JSON (.json), and a README that shows them. Everything is a pure function of the
- * charts, so test/visualizations.test.ts can regenerate in memory and catch drift.
+ * Mermaid state diagram (.mmd), an SVG laid out by ELK (scripts/diagram, no browser), the
+ * machine JSON (.json), a README that shows them, and a PNG of each SVG drawn by Chromium at
+ * 1600 px wide. The text files are a pure function of the charts, so
+ * test/visualizations.test.ts regenerates them in memory and catches drift.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { renderMermaidSVG } from 'beautiful-mermaid';
 import type { AnyStateMachine } from 'xstate';
 import { toDirectedGraph, type DirectedGraphEdge, type DirectedGraphNode } from 'xstate/graph';
 import { registryMachine } from '../machines/registry.machine.js';
 import { serverMachine } from '../machines/server.machine.js';
+import { actionsOf, guardOf, readChart, triggerOf } from './diagram/chart-model.js';
+import { layoutChart } from './diagram/layout.js';
+import { renderChartSvg } from './diagram/svg.js';
+import { screenshotSvg, SCREENSHOT_WIDTH } from './diagram/screenshot.js';
+import { launchChromium } from './chromium.js';
 
 export interface ChartSource {
   /** The base name of the generated files. */
@@ -27,13 +32,13 @@ export const CHARTS: ChartSource[] = [
     name: 'server',
     file: 'machines/server.machine.ts',
     machine: serverMachine,
-    summary: 'The lifecycle of one MCP server connection (DESIGN §3).',
+    summary: 'The lifecycle of one MCP server connection.',
   },
   {
     name: 'registry',
     file: 'machines/registry.machine.ts',
     machine: registryMachine,
-    summary: 'The registry that spawns server actors lazily and routes the DESIGN §4 events.',
+    summary: 'The registry that spawns server actors lazily and routes the `mcp.*` events to them.',
   },
 ];
 
@@ -44,47 +49,18 @@ export const VISUALIZATIONS_DIR = fileURLToPath(new URL('../visualizations/', im
 type StateNode = DirectedGraphNode['stateNode'];
 type Transition = DirectedGraphEdge['transition'];
 
-/** Mermaid state ids allow word characters only (beautiful-mermaid: `[\w]` for composites). */
+/** Mermaid state ids allow word characters only. */
 function mermaidId(node: StateNode): string {
   return node.path.join('__');
 }
 
-function nameOf(reference: unknown, fallback: string): string {
-  if (typeof reference === 'string') return reference;
-  if (reference && typeof reference === 'object' && 'type' in reference && typeof reference.type === 'string') {
-    return reference.type;
-  }
-  return fallback;
-}
-
-function actorName(id: string): string {
-  return id === '*' ? 'any child' : id;
-}
-
-/** The event that triggers a transition, in words: delays and invoke outcomes read as such. */
-function triggerOf(transition: Transition): string {
-  const type = transition.eventType;
-  if (!type) return 'always';
-  // Only the delayed transitions (`after`) carry their delay: a name, milliseconds or an inline function.
-  const delay = (transition as { delay?: unknown }).delay;
-  if (delay !== undefined) {
-    return typeof delay === 'number' ? `after ${delay} ms` : typeof delay === 'string' ? `after ${delay}` : 'after inline delay';
-  }
-  const done = /^xstate\.done\.actor\.(.+)$/.exec(type);
-  if (done) return `${actorName(done[1]!)} done`;
-  const error = /^xstate\.error\.actor\.(.+)$/.exec(type);
-  if (error) return `${actorName(error[1]!)} error`;
-  return type === '*' ? 'any event' : type;
-}
-
 /** `trigger [guard] / actions`, the UML transition label. */
 export function edgeLabel(transition: Transition): string {
-  const guard = transition.guard === undefined ? '' : ` [${nameOf(transition.guard, 'inline guard')}]`;
-  const actions = transition.actions.map((action) => nameOf(action, 'inline action'));
+  const actions = actionsOf(transition);
   const effect = actions.length > 0 ? ` / ${actions.join(', ')}` : '';
   const reenter = transition.reenter ? ' (reenter)' : '';
   // Mermaid ends a statement at ';' and reads '#' as an entity: keep labels free of them.
-  return `${triggerOf(transition)}${guard}${effect}${reenter}`.replace(/[;#]/g, ' ');
+  return `${triggerOf(transition)}${guardOf(transition)}${effect}${reenter}`.replace(/[;#]/g, ' ');
 }
 
 function allNodes(graph: DirectedGraphNode): DirectedGraphNode[] {
@@ -104,7 +80,7 @@ function declareStates(graph: DirectedGraphNode, indent: string): string[] {
     lines.push(...declareStates(child, `${indent}  `));
     lines.push(`${indent}}`);
   }
-  // After the declarations: beautiful-mermaid names a state after its first mention.
+  // After the declarations: a Mermaid renderer may name a state after its first mention.
   const initial = graph.stateNode.initial?.target[0];
   if (initial) lines.push(`${indent}[*] --> ${mermaidId(initial)}`);
   return lines;
@@ -144,9 +120,10 @@ export function toMermaid(machine: AnyStateMachine): string {
 
 // ---- SVG ---------------------------------------------------------------------------------
 
-export function toSvg(mermaid: string): string {
-  const svg = renderMermaidSVG(mermaid, { bg: '#ffffff', fg: '#1f2328', font: 'Inter' });
-  return svg.endsWith('\n') ? svg : `${svg}\n`;
+/** The chart drawn by ELK (scripts/diagram): compound states hold their children, transitions that stay are listed inside. */
+export async function toSvg(chart: ChartSource): Promise<string> {
+  const layout = await layoutChart(readChart(chart.machine));
+  return renderChartSvg(layout, `${chart.name} chart`);
 }
 
 // ---- JSON --------------------------------------------------------------------------------
@@ -186,10 +163,11 @@ function readme(diagrams: Array<{ chart: ChartSource; mermaid: string }>): strin
     ({ chart, mermaid }) => `## ${chart.name}
 
 ${chart.summary} Source: [\`${chart.file}\`](../${chart.file}).
-Files: [\`${chart.name}.svg\`](./${chart.name}.svg) (rendered without a browser),
+Files: [\`${chart.name}.svg\`](./${chart.name}.svg) (laid out by ELK, drawn without a browser),
+[\`${chart.name}.png\`](./${chart.name}.png) (that SVG in Chromium, 1600 px wide),
 [\`${chart.name}.mmd\`](./${chart.name}.mmd), [\`${chart.name}.json\`](./${chart.name}.json) (\`machine.toJSON()\`).
 
-![${chart.name} chart](./${chart.name}.svg)
+![${chart.name} chart](./${chart.name}.png)
 
 \`\`\`mermaid
 ${mermaid.trimEnd()}
@@ -199,16 +177,22 @@ ${mermaid.trimEnd()}
   return `# Visualizations
 
 Generated from [\`machines/\`](../machines) by \`npm run visualize\` (scripts/visualize.ts); never
-edit by hand. \`test/visualizations.test.ts\` fails when these files and the charts disagree.
+edit by hand. \`test/visualizations.test.ts\` fails when these files and the charts disagree;
+\`test/visualizations-geometry.test.ts\` checks that nothing in the SVGs is cut off or overlaps.
 
-Reading the diagrams: an edge label is \`trigger [guard] / actions\`. \`after backoff\` is a named
-delay, \`always\` an eventless transition (taken as soon as its guard holds), \`connect done\` /
-\`connect error\` are the outcomes of the invoked actor \`connect\`, and \`(reenter)\` restarts the
-target state. An edge from a state to itself without \`(reenter)\` is a targetless transition: it
-runs its actions and leaves the state (and its timers) alone. Transitions that share a source and
-a target share one arrow, one per line of its label. Where one event has several guarded
-transitions, the first in the chart file whose guard passes is taken. "any state (unless handled)"
-stands for the machine root: its events apply in every state that does not handle them itself.
+Reading the pictures: a compound state is a box that holds its children; the black dot marks the
+initial child. Under a state's title come its description, what it invokes, its entry/exit
+actions and the transitions that stay in it (\`EVENT [guard] / actions\`; \`↻\` marks one that
+targets the state itself, \`↻ reenter\` one that restarts it). Arrows carry \`EVENT [guard]\`, one
+line per transition between the same two states; the actions of arrows are in the Mermaid text
+below. A transition written on a parent state applies in every child that does not handle the
+event itself, so it is shown once, on the parent. \`after backoff\` is a named delay, \`always\` an
+eventless transition (taken as soon as its guard holds), \`connect done\` / \`connect error\` are
+the outcomes of the invoked actor \`connect\`. Where one event has several guarded transitions, the
+first in the chart file whose guard passes is taken.
+
+In the Mermaid text, an edge label is \`trigger [guard] / actions\`, \`(reenter)\` restarts the
+target state, and "any state (unless handled)" stands for the machine root.
 
 ${sections.join('\n')}
 ## Open in Stately Studio
@@ -241,26 +225,37 @@ are scrubbed first. Graphs, paths and model-based tests use \`xstate/graph\` (\`
 // ---- All files ---------------------------------------------------------------------------
 
 /** Every file of visualizations/, by name, exactly as `npm run visualize` writes it. */
-export function renderVisualizations(): Record<string, string> {
+export async function renderVisualizations(): Promise<Record<string, string>> {
   const files: Record<string, string> = {};
   const diagrams = CHARTS.map((chart) => ({ chart, mermaid: toMermaid(chart.machine) }));
   for (const { chart, mermaid } of diagrams) {
     files[`${chart.name}.mmd`] = mermaid;
-    files[`${chart.name}.svg`] = toSvg(mermaid);
+    files[`${chart.name}.svg`] = await toSvg(chart);
     files[`${chart.name}.json`] = toMachineJson(chart.machine);
   }
   files['README.md'] = readme(diagrams);
   return files;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   mkdirSync(VISUALIZATIONS_DIR, { recursive: true });
-  for (const [name, content] of Object.entries(renderVisualizations())) {
+  const files = await renderVisualizations();
+  for (const [name, content] of Object.entries(files)) {
     const path = join(VISUALIZATIONS_DIR, name);
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, content);
     console.log(`wrote visualizations/${name}`);
   }
+  // The PNGs are what the repository page shows; Chromium draws them from the SVGs just written.
+  const browser = await launchChromium();
+  try {
+    for (const chart of CHARTS) {
+      writeFileSync(join(VISUALIZATIONS_DIR, `${chart.name}.png`), await screenshotSvg(browser.context, files[`${chart.name}.svg`]!));
+      console.log(`wrote visualizations/${chart.name}.png (${SCREENSHOT_WIDTH} px wide)`);
+    }
+  } finally {
+    await browser.close();
+  }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main();
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

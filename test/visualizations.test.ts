@@ -5,6 +5,7 @@ import { readFileSync as readSource } from 'node:fs';
 import type { AnyStateMachine } from 'xstate';
 import { getStateNodes, toDirectedGraph } from 'xstate/graph';
 import { serverMachine } from '../machines/server.machine.js';
+import { screenshotSize, SCREENSHOT_WIDTH } from '../scripts/diagram/screenshot.js';
 import { CHARTS, renderVisualizations, toMermaid, VISUALIZATIONS_DIR } from '../scripts/visualize.js';
 
 /** Where two texts part, so a drift message points at the changed line instead of dumping an SVG. */
@@ -18,9 +19,14 @@ function firstDifference(committed: string, generated: string): string {
 
 const RERUN = 'visualizations/ is out of date with machines/: run `npm run visualize` and commit the result.';
 
-describe('visualizations/', () => {
-  const expected = renderVisualizations();
+const expected = await renderVisualizations();
 
+/** Width and height from a PNG's IHDR chunk. */
+function pngSize(png: Buffer): { width: number; height: number } {
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
+}
+
+describe('visualizations/', () => {
   it('holds a Mermaid diagram, an SVG and the machine JSON for every chart, plus a README', () => {
     const names = CHARTS.flatMap((chart) => [`${chart.name}.mmd`, `${chart.name}.svg`, `${chart.name}.json`]);
     expect(Object.keys(expected).sort()).toEqual([...names, 'README.md'].sort());
@@ -33,8 +39,15 @@ describe('visualizations/', () => {
     expect(committed === expected[name], `${name} differs ${firstDifference(committed, expected[name]!)}. ${RERUN}`).toBe(true);
   });
 
-  it('generates byte-identical output on every run', () => {
-    expect(renderVisualizations()).toEqual(expected);
+  it('generates byte-identical output on every run', async () => {
+    expect(await renderVisualizations()).toEqual(expected);
+  });
+
+  it.each(CHARTS)('$name.png is the current $name.svg drawn 1600 px wide', ({ name }) => {
+    const path = join(VISUALIZATIONS_DIR, `${name}.png`);
+    expect(existsSync(path), `${name}.png is missing. ${RERUN}`).toBe(true);
+    const size = screenshotSize(expected[`${name}.svg`]!);
+    expect(pngSize(readFileSync(path)), `${name}.png does not match ${name}.svg. ${RERUN}`).toEqual({ width: SCREENSHOT_WIDTH, height: size.height });
   });
 });
 

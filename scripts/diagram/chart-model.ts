@@ -1,0 +1,143 @@
+/**
+ * What a statechart diagram shows, read from any XState v5 machine (`machine.root` and its
+ * state nodes): boxes for states (compound states hold their children), the lines written
+ * inside each box (its description, what it invokes, its entry/exit actions, the transitions
+ * that stay in it), and arrows for the transitions that go somewhere else. Nothing here is
+ * specific to one chart, so a redesigned chart draws without changes to this file.
+ */
+import type { AnyStateMachine } from 'xstate';
+
+type StateNode = AnyStateMachine['root'];
+type Transition = NonNullable<StateNode['always']>[number];
+
+export interface ChartState {
+  /** The state's path, dot-separated (`connected.idle`); '' for the machine itself. */
+  path: string;
+  /** What the box is titled with: the state key, or the machine id for the root. */
+  title: string;
+  description?: string;
+  kind: 'machine' | 'compound' | 'parallel' | 'atomic' | 'final' | 'history';
+  /** Lines written inside the box under its title: invokes, entry/exit, transitions that stay. */
+  notes: ChartNote[];
+  children: ChartState[];
+  /** The path of the initial child, for compound states. */
+  initial?: string;
+}
+
+/** One line inside a state box: what happens in bold-ish text, its effect in grey. */
+export interface ChartNote {
+  what: string;
+  effect?: string;
+}
+
+/** One arrow: every transition from `source` to `target`, one label line each. */
+export interface ChartEdge {
+  source: string;
+  target: string;
+  labels: string[];
+}
+
+export interface ChartModel {
+  root: ChartState;
+  edges: ChartEdge[];
+}
+
+function pathOf(node: StateNode): string {
+  return node.path.join('.');
+}
+
+function nameOf(reference: unknown, fallback: string): string {
+  if (typeof reference === 'string') return reference;
+  if (reference && typeof reference === 'object' && 'type' in reference && typeof reference.type === 'string') return reference.type;
+  return fallback;
+}
+
+function actorName(id: string): string {
+  return id === '*' ? 'any child' : id;
+}
+
+/** The event that triggers a transition, in words: delays and invoke outcomes read as such. */
+export function triggerOf(transition: Transition): string {
+  const type = transition.eventType;
+  if (!type) return 'always';
+  const delay = (transition as { delay?: unknown }).delay;
+  if (delay !== undefined) {
+    return typeof delay === 'number' ? `after ${delay} ms` : typeof delay === 'string' ? `after ${delay}` : 'after inline delay';
+  }
+  const done = /^xstate\.done\.actor\.(.+)$/.exec(type);
+  if (done) return `${actorName(done[1]!)} done`;
+  const error = /^xstate\.error\.actor\.(.+)$/.exec(type);
+  if (error) return `${actorName(error[1]!)} error`;
+  return type === '*' ? 'any event' : type;
+}
+
+export function guardOf(transition: Transition): string {
+  return transition.guard === undefined ? '' : ` [${nameOf(transition.guard, 'inline guard')}]`;
+}
+
+export function actionsOf(transition: Transition): string[] {
+  return transition.actions.map((action) => nameOf(action, 'inline action'));
+}
+
+/** XState adds these itself to run `after` timers; they are not the chart's actions. */
+const TIMER_ACTIONS = new Set(['xstate.raise', 'xstate.cancel']);
+
+function ownActions(actions: readonly unknown[], hasTimers: boolean): string[] {
+  return actions.map((action) => nameOf(action, 'inline action')).filter((name) => !(hasTimers && TIMER_ACTIONS.has(name)));
+}
+
+/** Every transition of a state node, in chart order: events, delays, invoke outcomes, then eventless ones. */
+function transitionsOf(node: StateNode): Transition[] {
+  return [...[...node.transitions.values()].flat(), ...(node.always ?? [])];
+}
+
+function kindOf(node: StateNode): ChartState['kind'] {
+  if (node.parent === undefined) return 'machine';
+  return node.type === 'compound' ? 'compound' : node.type;
+}
+
+function readState(node: StateNode, edges: Map<string, ChartEdge>): ChartState {
+  const notes: ChartNote[] = [];
+  for (const invoke of node.invoke) notes.push({ what: `invoke ${nameOf(invoke.src, 'inline actor')}`, effect: invoke.id ? `as ${invoke.id}` : undefined });
+  const hasTimers = node.after.length > 0;
+  const entry = ownActions(node.entry, hasTimers);
+  const exit = ownActions(node.exit, hasTimers);
+  if (entry.length > 0) notes.push({ what: 'entry', effect: entry.join(', ') });
+  if (exit.length > 0) notes.push({ what: 'exit', effect: exit.join(', ') });
+
+  for (const transition of transitionsOf(node)) {
+    const label = `${triggerOf(transition)}${guardOf(transition)}`;
+    const actions = actionsOf(transition);
+    const targets = transition.target ?? [];
+    // Targetless, or back to the state itself: written inside the box, not drawn as a loop.
+    if (targets.length === 0 || targets.every((target) => target === node)) {
+      const reenter = targets.length > 0 ? (transition.reenter ? ' ↻ reenter' : ' ↻') : '';
+      notes.push({ what: `${label}${reenter}`, effect: actions.length > 0 ? actions.join(', ') : undefined });
+      continue;
+    }
+    for (const target of targets) {
+      const key = `${pathOf(node)} -> ${pathOf(target)}`;
+      const edge = edges.get(key) ?? { source: pathOf(node), target: pathOf(target), labels: [] };
+      if (!edge.labels.includes(label)) edge.labels.push(label);
+      edges.set(key, edge);
+    }
+  }
+
+  const children = Object.values(node.states).map((child) => readState(child, edges));
+  const initial = node.initial?.target[0];
+  return {
+    path: pathOf(node),
+    title: node.parent === undefined ? node.id : node.key,
+    description: node.description,
+    kind: kindOf(node),
+    notes,
+    children,
+    initial: initial && node.type === 'compound' ? pathOf(initial) : undefined,
+  };
+}
+
+export function readChart(machine: AnyStateMachine): ChartModel {
+  const edges = new Map<string, ChartEdge>();
+  const root = readState(machine.root, edges);
+  return { root, edges: [...edges.values()] };
+}
