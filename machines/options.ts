@@ -7,6 +7,7 @@ import type {
   McpServerManifest,
   McpTransportKind,
 } from './types.js';
+import { jsonFingerprint } from './json-fingerprint.js';
 
 const TRANSPORT_SPELLINGS: Record<string, McpTransportKind> = {
   stdio: 'stdio',
@@ -93,21 +94,27 @@ export function idleTimerEnabled(idleTimeoutMs: number): boolean {
 
 export const EMPTY_MANIFEST: McpServerManifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
 
-function keyed<T>(items: T[], key: (item: T) => string): Map<string, string> {
-  return new Map(items.map((item) => [key(item), JSON.stringify(item)]));
+/** Each entry of a manifest under its key, with a fingerprint of its definition (no recursion: see json-fingerprint.ts). */
+function entriesOf(manifest: McpServerManifest): Map<string, string> {
+  const entries = new Map<string, string>();
+  const add = <T>(items: readonly T[], key: (item: T) => string) => {
+    for (const item of items) entries.set(key(item), jsonFingerprint(item));
+  };
+  add(manifest.tools, (tool) => `tool:${tool.name}`);
+  add(manifest.resources, (resource) => `resource:${resource.uri}`);
+  add(manifest.resourceTemplates, (template) => `resourceTemplate:${template.uriTemplate}`);
+  add(manifest.prompts, (prompt) => `prompt:${prompt.name}`);
+  return entries;
 }
 
-/** Added, removed and changed entries by tool name, resource URI, template and prompt name. */
+/**
+ * Added, removed and changed entries by tool name, resource URI, template and prompt name.
+ * Linear in the size of both manifests and safe at any nesting depth, so src/connection can
+ * call it on whatever a server sent.
+ */
 export function diffManifests(before: McpServerManifest | undefined, after: McpServerManifest): McpManifestChanges {
-  const entries = (manifest: McpServerManifest) =>
-    new Map([
-      ...keyed(manifest.tools, (tool) => `tool:${tool.name}`),
-      ...keyed(manifest.resources, (resource) => `resource:${resource.uri}`),
-      ...keyed(manifest.resourceTemplates, (template) => `resourceTemplate:${template.uriTemplate}`),
-      ...keyed(manifest.prompts, (prompt) => `prompt:${prompt.name}`),
-    ]);
-  const old = entries(before ?? EMPTY_MANIFEST);
-  const next = entries(after);
+  const old = entriesOf(before ?? EMPTY_MANIFEST);
+  const next = entriesOf(after);
   const changes: McpManifestChanges = { added: [], removed: [], changed: [] };
   for (const [key, value] of next) {
     if (!old.has(key)) changes.added.push(key);
@@ -115,4 +122,9 @@ export function diffManifests(before: McpServerManifest | undefined, after: McpS
   }
   for (const key of old.keys()) if (!next.has(key)) changes.removed.push(key);
   return changes;
+}
+
+/** True when a diff found nothing: nobody needs to hear about it. */
+export function isEmptyDiff(changes: McpManifestChanges): boolean {
+  return changes.added.length === 0 && changes.removed.length === 0 && changes.changed.length === 0;
 }

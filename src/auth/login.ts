@@ -14,6 +14,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { inferTransport } from '../../machines/options.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../connection/errors.js';
+import { Deadline } from '../connection/deadline.js';
 import { listManifest } from '../connection/manifest.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { createHttpTransport, parseUrl } from '../transports/http.js';
@@ -172,10 +173,12 @@ async function checkLogin(target: Target, options: LoginOptions): Promise<void> 
   const provider = new StoredOAuthProvider({ server, serverUrl, entry, store, baseFetch: options.fetch });
   const transport = createHttpTransport(server, config, kind, { provider, fetch: provider.fetch });
   const client = new Client({ name: options.clientName ?? 'mcp-statechart', version: '0.1.0' }, { capabilities: {} });
+  const deadline = new Deadline(CHECK_TIMEOUT_MS, () => new Error(`connecting and listing took longer than ${CHECK_TIMEOUT_MS} ms`));
   try {
-    await client.connect(transport, { timeout: CHECK_TIMEOUT_MS });
-    await listManifest(server, client, { timeout: CHECK_TIMEOUT_MS }, options.logger ?? silentLogger);
+    await client.connect(transport, { timeout: deadline.remainingMs(), signal: deadline.signal });
+    await listManifest({ server, client, logger: options.logger ?? silentLogger, deadline });
   } finally {
+    deadline.dispose();
     await client.close().catch(() => {});
   }
 }

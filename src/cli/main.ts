@@ -21,7 +21,7 @@ type Inspect = NonNullable<import('../manager.js').McpConnectionManagerOptions['
  * stderr (stdout is the protocol for `serve`); on a terminal the demo waits for Enter, so the
  * page can be opened before the session starts.
  */
-async function withInspector(enabled: boolean | undefined, waitForEnter: boolean, run: (inspect?: Inspect) => Promise<void>) {
+async function withInspector<T>(enabled: boolean | undefined, waitForEnter: boolean, run: (inspect?: Inspect) => Promise<T>): Promise<T> {
   if (!enabled) return run();
   const { startInspector } = await import('../inspect.js');
   const inspector = await startInspector();
@@ -33,7 +33,7 @@ async function withInspector(enabled: boolean | undefined, waitForEnter: boolean
       await prompt.question('Press Enter once the inspector page is open. ');
       prompt.close();
     }
-    await run(inspector.inspect);
+    return await run(inspector.inspect);
   } finally {
     await inspector.stop();
   }
@@ -119,7 +119,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 (its address goes to stderr)'))
     .action(async (options: { inspect?: boolean }, command: Command) => {
       const { runServe } = await import('./commands/serve.js');
-      await withInspector(options.inspect, false, (inspect) => runServe(globalOptions(command), { inspect }));
+      process.exitCode = await withInspector(options.inspect, false, (inspect) => runServe(globalOptions(command), { inspect }));
     });
 
   program

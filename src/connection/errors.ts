@@ -3,6 +3,8 @@ import { OAuthError, ServerError, TemporarilyUnavailableError, TooManyRequestsEr
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServerError } from '../../machines/errors.js';
 import { redact, redactError } from '../redact.js';
+import { capErrorText } from '../text-limits.js';
+import { MessageTooLargeError } from '../transports/message-size.js';
 import { OAuthLoginRequiredError, OAuthScopeRefusedError } from '../auth/errors.js';
 
 /** A server entry that cannot work as written: retrying will not help. */
@@ -15,6 +17,25 @@ export class ConfigInvalidError extends Error {
   ) {
     super(`MCP server "${server}": ${problem} (field "${field}").`);
   }
+}
+
+/**
+ * A server sent more than a listing accepts (src/connection/manifest.ts): it would do so again,
+ * so it is not retried.
+ */
+export class ListingLimitError extends Error {
+  override name = 'ListingLimitError';
+  constructor(
+    readonly server: string,
+    what: string,
+  ) {
+    super(`the server ${what}, more than mcp-statechart accepts`);
+  }
+}
+
+/** The server sent more than is accepted: too many entries, or a message over the size limit. */
+function isOverLimit(error: unknown): boolean {
+  return error instanceof ListingLimitError || error instanceof MessageTooLargeError;
 }
 
 const CONFIG_ERRNO = new Set(['ENOENT', 'EACCES', 'ENOTDIR', 'ERR_INVALID_URL']);
@@ -42,7 +63,7 @@ function isOAuthRefusal(error: unknown): boolean {
  * Everything else (timeouts, refused connections, 5xx, crashes) is transient.
  */
 export function isConfigError(error: unknown): boolean {
-  if (error instanceof ConfigInvalidError) return true;
+  if (error instanceof ConfigInvalidError || isOverLimit(error)) return true;
   if (error instanceof Error && error.name === 'UnauthorizedError') return true;
   if (isOAuthRefusal(error)) return true;
   const code = (error as { code?: unknown } | undefined)?.code;
@@ -62,11 +83,13 @@ export function connectFailure(
 ): McpServerError {
   const configError = classify(error);
   // A server may echo a header or its environment back in an error: those never go further.
-  const reason = redact(error instanceof Error ? error.message : String(error), secrets);
+  const reason = capErrorText(redact(error instanceof Error ? error.message : String(error), secrets));
   const status = httpStatusOf(error);
   const hint = !configError
     ? ''
-    : isOAuthRefusal(error)
+    : isOverLimit(error)
+      ? ' It will not be retried.'
+      : isOAuthRefusal(error)
       ? ' The server refused the credentials; it will not be retried.'
       : status === 401 || status === 403
         ? ' The server refused the credentials: check the entry\'s "headers", or log in.'

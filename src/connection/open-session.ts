@@ -10,6 +10,7 @@ import { StderrTail } from '../transports/stderr-tail.js';
 import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport } from '../transports/stdio.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ConfigInvalidError, connectFailure, isConfigError } from './errors.js';
+import { Deadline } from './deadline.js';
 import { listManifest } from './manifest.js';
 import { secretsOf } from '../redact.js';
 import { Session } from './session.js';
@@ -55,30 +56,46 @@ export interface OpenSessionRequest {
 
 /**
  * One connect attempt: a new transport and a new Client (the SDK's transports cannot be
- * restarted, and a kept session id would skip `initialize`), `initialize` within
- * `connectTimeoutMs`, then the declared lists. An `http` server whose first POST gets
- * 400/404/405 is tried once more over SSE. Whatever fails or is aborted is closed.
+ * restarted, and a kept session id would skip `initialize`), `initialize`, then the declared
+ * lists, all of it within `connectTimeoutMs`. An `http` server whose first POST gets
+ * 400/404/405 is tried once more over SSE, within the same time. Whatever fails or is aborted
+ * is closed.
  */
 export async function openSession(request: OpenSessionRequest, deps: ConnectionDeps): Promise<Session> {
   const classify = request.options.isConfigError ?? isConfigError;
   const transport = inferTransport(request.config);
   const diagnostics = { stderrTail: '' };
   const secrets = secretsOf(request.config);
+  const { connectTimeoutMs } = request.options;
+  const deadline = new Deadline(
+    connectTimeoutMs,
+    () => new Error(`timed out: initialize and listing did not finish within ${connectTimeoutMs} ms (connectTimeoutMs)`),
+    request.signal,
+  );
   try {
     if (!transport) {
       throw new ConfigInvalidError(request.name, 'type', 'no transport: give "command" (stdio), "url" (http) or a known "type"');
     }
     try {
-      return await attempt(request, transport, deps, diagnostics, secrets);
+      return await attempt(request, transport, deps, { diagnostics, secrets, deadline });
     } catch (error) {
-      if (transport !== 'http' || !shouldFallBackToSse(error) || request.signal.aborted) throw error;
+      if (transport !== 'http' || !shouldFallBackToSse(error) || deadline.signal.aborted) throw error;
       deps.logger.info(`MCP server "${request.name}" refused Streamable HTTP; trying the SSE transport.`);
-      return await attempt(request, 'sse', deps, diagnostics, secrets);
+      return await attempt(request, 'sse', deps, { diagnostics, secrets, deadline });
     }
   } catch (error) {
-    const cause = request.signal.aborted ? abortReason(request.signal) : error;
+    const cause = request.signal.aborted ? abortReason(request.signal) : deadline.signal.aborted ? deadline.signal.reason : error;
     throw connectFailure(request.name, cause, classify, diagnostics.stderrTail, secrets);
+  } finally {
+    deadline.dispose();
   }
+}
+
+interface AttemptScope {
+  diagnostics: { stderrTail: string };
+  secrets: readonly string[];
+  /** The whole connect's time: initialize and every page of every list. */
+  deadline: Deadline;
 }
 
 function abortReason(signal: AbortSignal): Error {
@@ -89,8 +106,7 @@ async function attempt(
   request: OpenSessionRequest,
   kind: McpTransportKind,
   deps: ConnectionDeps,
-  diagnostics: { stderrTail: string },
-  secrets: readonly string[],
+  { diagnostics, secrets, deadline }: AttemptScope,
 ): Promise<Session> {
   const auth = kind === 'stdio' ? undefined : deps.authFactory?.({ name: request.name, config: request.config });
   const spec: ServerSpec = { name: request.name, config: request.config, transport: kind, auth };
@@ -117,10 +133,9 @@ async function attempt(
   const onAbort = () => void session.close();
   request.signal.addEventListener('abort', onAbort, { once: true });
   try {
-    await client.connect(transport, { timeout: request.options.connectTimeoutMs, signal: request.signal });
-    // No signal here: an abort closes the session, which fails these requests anyway.
-    session.manifest = await listManifest(request.name, client, { timeout: request.options.connectTimeoutMs }, deps.logger);
-    session.followListChanges();
+    await client.connect(transport, { timeout: deadline.remainingMs(), signal: deadline.signal });
+    session.manifest = await listManifest({ server: request.name, client, logger: deps.logger, deadline });
+    session.goLive(request.options.connectTimeoutMs);
     // The abort listener stays on: a DISCONNECT that lands after this return but before the chart
     // has taken the session (a few microtask turns) aborts the signal, and nobody else would close
     // it. Once the chart has the result, XState never aborts the signal again.

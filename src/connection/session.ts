@@ -9,16 +9,22 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpServerError, requestAbandonedError } from '../../machines/errors.js';
-import type { McpServerManifest, McpSession } from '../../machines/types.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, diffManifests, isEmptyDiff } from '../../machines/options.js';
+import type { McpManifestChanges, McpServerManifest, McpSession } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
 import { terminateGroup } from '../transports/process-group.js';
 import type { StderrTail } from '../transports/stderr-tail.js';
+import { isOversizedMessage, MAX_MESSAGE_MIB } from '../transports/message-size.js';
 import { redact, redactError } from '../redact.js';
-import { listKind, type ListKind } from './manifest.js';
+import { capErrorText } from '../text-limits.js';
+import { Deadline } from './deadline.js';
+import { listManifest, type ListKind } from './manifest.js';
+import { RefreshQueue } from './refresh-queue.js';
 
 interface SessionListeners {
   onLost: (error: Error, sessionExpired: boolean) => void;
-  onManifest: (manifest: McpServerManifest) => void;
+  /** Only when something changed; `changes` says what. */
+  onManifest: (manifest: McpServerManifest, changes: McpManifestChanges) => void;
 }
 
 export interface SessionParts {
@@ -47,24 +53,57 @@ export class Session implements McpSession {
   private listeners?: SessionListeners;
   private lostWith?: { error: Error; sessionExpired: boolean };
   private closing?: Promise<void>;
-  private refreshing: Promise<unknown> = Promise.resolve();
+  /** Set once `initialize` and the first listing are done: from then on transport errors are news. */
+  private live = false;
+  /** The transport closed: only now is a -32000 "Connection closed" a lost connection. */
+  private transportClosed = false;
+  /** Why the client closed the transport itself (an oversized message), to tell instead of "the server closed". */
+  private closedBecause?: Error;
+  private readonly refreshes = new RefreshQueue<ListKind>((due) => this.refreshNow(due));
+  private refreshTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
+  /** Aborted on close: ends a refresh in progress. */
+  private readonly closeSignal = new AbortController();
 
   constructor(parts: SessionParts) {
     this.parts = parts;
     this.client = parts.client;
-    parts.client.onclose = () => this.lose(new Error('the server closed the connection'), false);
-    parts.client.onerror = (error) => {
-      if (this.closing) return;
-      parts.logger.warn(`MCP server "${parts.server}": ${redact(error.message, parts.secrets)} (the connection stays up)`);
+    parts.client.onclose = () => {
+      this.transportClosed = true;
+      this.lose(this.closedBecause ?? new Error('the server closed the connection'), false);
     };
+    parts.client.onerror = (error) => this.onTransportError(error);
   }
 
   get isClosed(): boolean {
     return this.closing !== undefined;
   }
 
-  /** After `initialize`: install list_changed handlers for what the server declares. */
-  followListChanges(): void {
+  private onTransportError(error: Error): void {
+    if (this.closing) return;
+    const { server, logger, secrets } = this.parts;
+    const message = capErrorText(redact(error.message, secrets));
+    if (isOversizedMessage(error)) {
+      // The SDK closes its stdio transport right after reporting this; onclose follows.
+      this.closedBecause = new Error(
+        `the server sent a message over ${MAX_MESSAGE_MIB} MiB, so the client closed the connection (${message})`,
+      );
+      logger.warn(`MCP server "${server}": ${this.closedBecause.message}`);
+    } else if (!this.live) {
+      // While connecting, the connect's own error says what failed; a warning here would promise
+      // a connection that may never come.
+      logger.debug(`MCP server "${server}" while connecting: ${message}`);
+    } else {
+      logger.warn(`MCP server "${server}": ${message} (the connection stays up)`);
+    }
+  }
+
+  /**
+   * After `initialize` and the first listing: follow list_changed for what the server declares,
+   * each refresh bounded by `refreshTimeoutMs`.
+   */
+  goLive(refreshTimeoutMs: number): void {
+    this.live = true;
+    this.refreshTimeoutMs = refreshTimeoutMs;
     const capabilities = this.client.getServerCapabilities() ?? {};
     const follow = (kinds: ListKind[]) => () => this.refresh(kinds);
     if (capabilities.tools?.listChanged) {
@@ -78,30 +117,37 @@ export class Session implements McpSession {
     }
   }
 
-  /** Re-reads the given lists (every page), one refresh at a time, and reports the new manifest. */
+  /**
+   * Re-reads the given lists (every page, within the refresh timeout) and reports the manifest
+   * when something really changed. Notifications that arrive while a refresh runs are folded
+   * into one more refresh: a storm of list_changed costs a few listings, not one each.
+   */
   private refresh(kinds: ListKind[]): Promise<void> {
-    const next = this.refreshing.then(async () => {
-      if (this.closing) return;
-      try {
-        const lists = await Promise.all(
-          kinds.map((kind) => listKind(this.parts.server, this.client, kind, {}, this.parts.logger)),
+    return this.refreshes.request(kinds);
+  }
+
+  private async refreshNow(due: ListKind[]): Promise<void> {
+    if (this.closing) return;
+    const { server, logger, secrets } = this.parts;
+    const deadline = new Deadline(
+      this.refreshTimeoutMs,
+      () => new Error(`the listing did not finish within ${this.refreshTimeoutMs} ms`),
+      this.closeSignal.signal,
+    );
+    try {
+      const manifest = await listManifest({ server, client: this.client, logger, deadline }, this.manifest, due);
+      const changes = diffManifests(this.manifest, manifest);
+      this.manifest = manifest;
+      if (!isEmptyDiff(changes)) this.listeners?.onManifest(manifest, changes);
+    } catch (error) {
+      if (!this.closing) {
+        logger.warn(
+          `MCP server "${server}": refreshing ${due.join(', ')} after list_changed failed: ${capErrorText(redact((error as Error).message, secrets))}`,
         );
-        const manifest = { ...this.manifest };
-        kinds.forEach((kind, index) => {
-          (manifest[kind] as unknown[]) = lists[index]!;
-        });
-        this.manifest = manifest;
-        this.listeners?.onManifest(manifest);
-      } catch (error) {
-        if (!this.closing) {
-          this.parts.logger.warn(
-            `MCP server "${this.parts.server}": refreshing ${kinds.join(', ')} after list_changed failed: ${redact((error as Error).message, this.parts.secrets)}`,
-          );
-        }
       }
-    });
-    this.refreshing = next;
-    return next;
+    } finally {
+      deadline.dispose();
+    }
   }
 
   private lose(raw: Error, sessionExpired: boolean): void {
@@ -148,7 +194,7 @@ export class Session implements McpSession {
       this.lose(clean, this.sessionExpired(error));
       return requestAbandonedError(server, 'lost', clean);
     }
-    return new McpServerError('REQUEST_FAILED', server, `MCP server "${server}" failed ${what}: ${clean.message}`, {
+    return new McpServerError('REQUEST_FAILED', server, `MCP server "${server}" failed ${what}: ${capErrorText(clean.message)}`, {
       cause: clean,
     });
   }
@@ -159,7 +205,9 @@ export class Session implements McpSession {
    * longer answers at all.
    */
   private connectionIsGone(error: unknown): boolean {
-    if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
+    // -32000 is also a common "server error" code in error responses: only the SDK's own
+    // "Connection closed", raised as the transport closes, means the connection is gone.
+    if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed && this.transportClosed;
     if (this.sessionExpired(error)) return true;
     if (!(error instanceof Error)) return false;
     return error.message === 'Not connected' || (error instanceof TypeError && error.message === 'fetch failed');
@@ -176,6 +224,7 @@ export class Session implements McpSession {
 
   private async shutDown(): Promise<void> {
     this.listeners = undefined;
+    this.closeSignal.abort(new Error('the session closed'));
     const group = this.parts.processGroup?.();
     try {
       await this.client.close();

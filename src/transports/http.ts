@@ -4,6 +4,7 @@ import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/tran
 import type { HttpAuth } from '../auth/http-auth.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../connection/errors.js';
+import { sizeLimitedFetch } from './message-size.js';
 
 export function parseUrl(server: string, config: McpServerConfig): URL {
   if (typeof config.url !== 'string') throw new ConfigInvalidError(server, 'url', 'an http or sse server needs a "url"');
@@ -20,10 +21,12 @@ export function parseUrl(server: string, config: McpServerConfig): URL {
 export function createHttpTransport(server: string, config: McpServerConfig, kind: 'http' | 'sse', auth?: HttpAuth): Transport {
   const url = parseUrl(server, config);
   const requestInit: RequestInit = { headers: { ...config.headers } };
-  const oauth = auth ? { authProvider: auth.provider, fetch: auth.fetch } : {};
+  // Every response is read within MAX_MESSAGE_BYTES, as the SDK's stdio transport reads its lines.
+  const limited = sizeLimitedFetch(auth?.fetch);
+  const options = { requestInit, fetch: limited, ...(auth ? { authProvider: auth.provider } : {}) };
   return kind === 'sse'
-    ? new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: withHeaders(config.headers, auth?.fetch) }, ...oauth })
-    : new StreamableHTTPClientTransport(url, { requestInit, ...oauth });
+    ? new SSEClientTransport(url, { ...options, eventSourceInit: { fetch: sizeLimitedFetch(withHeaders(config.headers, auth?.fetch)) } })
+    : new StreamableHTTPClientTransport(url, options);
 }
 
 function withHeaders(headers: Record<string, string> | undefined, base?: FetchLike): typeof fetch {

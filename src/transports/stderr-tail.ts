@@ -1,37 +1,75 @@
 import type { Readable } from 'node:stream';
 
 import { redact } from '../redact.js';
+import { sliceWithinBudget } from '../text-limits.js';
 
-/** Keeps the last `maxLines` lines a server wrote to stderr, secrets redacted, to attach to its errors. */
+/** Each kept line is cut to this many characters; so is a line still waiting for its newline. */
+export const MAX_STDERR_LINE = 1_000;
+
+/**
+ * Keeps the last `maxLines` lines a server wrote to stderr, secrets redacted, to attach to its
+ * errors. Memory is bounded whatever the server writes: a line is cut at `MAX_STDERR_LINE`
+ * characters and the rest of it only counted, and a chunk is never joined to more than the
+ * short start of its line, so a gigabyte without a newline costs a scan, not a gigabyte.
+ */
 export class StderrTail {
   private readonly lines: string[] = [];
-  private partial = '';
+  /** The start of the line being written (raw bytes, at most MAX_STDERR_LINE of them kept). */
+  private partial: Buffer[] = [];
+  private partialBytes = 0;
+  /** Bytes of the current line past what is kept. */
+  private dropped = 0;
 
   constructor(
     stream: Readable | null,
     private readonly secrets: readonly string[],
     private readonly maxLines = 50,
-    onLine?: (line: string) => void,
+    private readonly onLine?: (line: string) => void,
   ) {
-    stream?.setEncoding('utf8');
-    stream?.on('data', (chunk: string) => {
-      const parts = (this.partial + chunk).split('\n');
-      this.partial = parts.pop() ?? '';
-      for (const raw of parts) {
-        const line = redact(raw.replace(/\r$/, ''), this.secrets);
-        this.push(line);
-        onLine?.(line);
-      }
-    });
+    stream?.on('data', (chunk: Buffer | string) => this.take(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
   }
 
-  private push(line: string): void {
+  private take(chunk: Buffer): void {
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(10, start);
+      this.keep(chunk.subarray(start, newline === -1 ? chunk.length : newline));
+      if (newline === -1) return;
+      this.endLine();
+      start = newline + 1;
+    }
+  }
+
+  /** Keeps up to MAX_STDERR_LINE bytes of a line (a character is at least one byte); counts the rest. */
+  private keep(piece: Buffer): void {
+    const room = Math.max(MAX_STDERR_LINE - this.partialBytes, 0);
+    if (room > 0 && piece.length > 0) {
+      const kept = piece.subarray(0, room);
+      // A copy: a subarray would hold the whole 64 KB chunk alive.
+      this.partial.push(Buffer.from(kept));
+      this.partialBytes += kept.length;
+    }
+    this.dropped += Math.max(piece.length - room, 0);
+  }
+
+  private currentLine(): string {
+    const text = Buffer.concat(this.partial).toString('utf8').replace(/\r$/, '');
+    const line = redact(sliceWithinBudget(text, MAX_STDERR_LINE), this.secrets);
+    return this.dropped > 0 ? `${line}… [${this.dropped} more bytes]` : line;
+  }
+
+  private endLine(): void {
+    const line = this.currentLine();
+    this.partial = [];
+    this.partialBytes = 0;
+    this.dropped = 0;
     this.lines.push(line);
     if (this.lines.length > this.maxLines) this.lines.shift();
+    this.onLine?.(line);
   }
 
   text(): string {
-    const partial = this.partial ? [redact(this.partial, this.secrets)] : [];
+    const partial = this.partialBytes > 0 || this.dropped > 0 ? [this.currentLine()] : [];
     return [...this.lines, ...partial].slice(-this.maxLines).join('\n');
   }
 }

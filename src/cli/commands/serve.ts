@@ -6,6 +6,7 @@ import { toMcpToolResult } from '../../tools/index.js';
 import { cliLogger } from '../logger.js';
 import { discover, type GlobalOptions } from '../options.js';
 import { packageVersion } from '../package-root.js';
+import { endServe, whenServeEnds } from '../serve-lifecycle.js';
 import { openLoaderSession } from '../session.js';
 
 /**
@@ -13,7 +14,8 @@ import { openLoaderSession } from '../session.js';
  * registry, so an MCP host gets lazy loading of every configured server from one entry.
  * stdout carries the protocol; every log line goes to stderr.
  */
-export async function runServe(options: GlobalOptions, managerOptions: McpConnectionManagerOptions = {}): Promise<void> {
+/** Resolves with the exit code once serve has stopped (see serve-lifecycle.ts for when that is). */
+export async function runServe(options: GlobalOptions, managerOptions: McpConnectionManagerOptions = {}): Promise<number> {
   const logger = cliLogger(options.verbose);
   // stdin carries the protocol: nobody can be asked, only earlier approvals count.
   const discovery = await discover(options, logger, false);
@@ -35,20 +37,12 @@ export async function runServe(options: GlobalOptions, managerOptions: McpConnec
     return toMcpToolResult(await tool.execute(request.params.arguments ?? {}));
   });
 
-  let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      await manager.dispose();
-      await server.close();
-    })();
-    return stopping;
+  const stop = async () => {
+    await manager.dispose();
+    await server.close();
   };
+  const ended = whenServeEnds(server);
   await server.connect(new StdioServerTransport());
   logger.info(`serving ${tools.map((tool) => tool.name).join(', ')} over stdio for ${Object.keys(discovery.servers).length} configured servers`);
-  await new Promise<void>((done) => {
-    process.stdin.once('end', done);
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
-  await stop();
+  return endServe(await ended, stop, logger);
 }

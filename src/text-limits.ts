@@ -1,0 +1,21 @@
+/** Caps on text that comes from servers, so one answer can never flood a log, an error or the model. */
+
+/** Error texts (JSON-RPC error messages, HTTP error bodies) are cut to this many characters. */
+export const MAX_ERROR_TEXT = 2_000;
+
+/**
+ * The first `max` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair
+ * (half an emoji would turn into a lone surrogate, which is not valid Unicode).
+ */
+export function sliceWithinBudget(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  const end = last >= 0xd800 && last <= 0xdbff ? max - 1 : max;
+  return text.slice(0, Math.max(end, 0));
+}
+
+/** A server's error text within `max` characters, saying how much was left out. */
+export function capErrorText(text: string, max = MAX_ERROR_TEXT): string {
+  if (text.length <= max) return text;
+  return `${sliceWithinBudget(text, max)}… [${text.length - max} more characters not shown]`;
+}

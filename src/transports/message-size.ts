@@ -1,0 +1,123 @@
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+
+/**
+ * The largest message a server may send: the SDK's stdio transport stops at 10 MiB, and the
+ * HTTP and SSE transports here stop at the same size (the SDK sets no limit there).
+ */
+export const MAX_MESSAGE_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
+export const MAX_MESSAGE_MIB = MAX_MESSAGE_BYTES / 1024 / 1024;
+
+/** How much of an HTTP error body is read: enough for any error text worth showing. */
+export const MAX_ERROR_BODY_BYTES = 16 * 1024;
+
+/** The SDK's stdio transport reports a message over its buffer size this way, then closes itself. */
+export function isOversizedMessage(error: Error): boolean {
+  return error instanceof MessageTooLargeError || /^ReadBuffer exceeded maximum size/.test(error.message);
+}
+
+export class MessageTooLargeError extends Error {
+  override name = 'MessageTooLargeError';
+  constructor() {
+    super(`the server sent a message over ${MAX_MESSAGE_MIB} MiB; the client stopped reading it`);
+  }
+}
+
+/**
+ * `base` with every response body bounded: a JSON body at `MAX_MESSAGE_BYTES` in total, an
+ * event stream at `MAX_MESSAGE_BYTES` per event, an error body cut at `MAX_ERROR_BODY_BYTES`.
+ * Past the limit the download is cancelled, so a 300 MB answer costs 10 MiB, not 300 MB.
+ */
+export function sizeLimitedFetch(base: FetchLike = fetch): FetchLike {
+  return async (url, init) => {
+    const response = await base(url, init);
+    if (!response.body || response.status < 200) return response;
+    if (!response.ok) return withCutErrorBody(response);
+    const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
+    return sameResponseWithBody(response, limitedStream(response.body, eventStream ? new EventMeter() : new TotalMeter()));
+  };
+}
+
+async function withCutErrorBody(response: Response): Promise<Response> {
+  const reader = response.body!.getReader();
+  const parts: Uint8Array[] = [];
+  let length = 0;
+  try {
+    while (length < MAX_ERROR_BODY_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      length += value.length;
+    }
+  } catch {
+    // What arrived before the failure is the error text there is.
+  }
+  void reader.cancel().catch(() => {});
+  const bytes = Buffer.concat(parts).subarray(0, MAX_ERROR_BODY_BYTES);
+  return sameResponseWithBody(response, bytes);
+}
+
+function sameResponseWithBody(response: Response, body: ConstructorParameters<typeof Response>[0]): Response {
+  const copy = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  // The SDK compares the final URL to the one it asked for (redirects stay within the origin).
+  Object.defineProperty(copy, 'url', { value: response.url });
+  Object.defineProperty(copy, 'redirected', { value: response.redirected });
+  return copy;
+}
+
+interface Meter {
+  /** The size of the current message after this chunk. */
+  add(chunk: Uint8Array): number;
+}
+
+class TotalMeter implements Meter {
+  private total = 0;
+  add(chunk: Uint8Array): number {
+    return (this.total += chunk.length);
+  }
+}
+
+/** Bytes since the last blank line, which ends an SSE event; found with indexOf, not byte by byte. */
+class EventMeter implements Meter {
+  private eventBytes = 0;
+  private lineBytes = 0;
+  private lastByte = -1;
+
+  add(chunk: Uint8Array): number {
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(10, start);
+      if (newline === -1) break;
+      const line = this.lineBytes + (newline - start);
+      const before = newline > 0 ? chunk[newline - 1] : this.lastByte;
+      const blank = line === 0 || (line === 1 && before === 13);
+      this.eventBytes = blank ? 0 : this.eventBytes + newline - start + 1;
+      this.lineBytes = 0;
+      start = newline + 1;
+    }
+    this.lineBytes += chunk.length - start;
+    this.eventBytes += chunk.length - start;
+    if (chunk.length > 0) this.lastByte = chunk[chunk.length - 1]!;
+    return this.eventBytes;
+  }
+}
+
+function limitedStream(body: ReadableStream<Uint8Array>, meter: Meter): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        return;
+      }
+      if (meter.add(value) > MAX_MESSAGE_BYTES) {
+        void reader.cancel().catch(() => {});
+        controller.error(new MessageTooLargeError());
+        return;
+      }
+      controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
