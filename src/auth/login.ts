@@ -175,7 +175,7 @@ async function checkLogin(target: Target, options: LoginOptions): Promise<void> 
   const client = new Client({ name: options.clientName ?? 'mcp-statechart', version: '0.1.0' }, { capabilities: {} });
   const deadline = new Deadline(CHECK_TIMEOUT_MS, () => new Error(`connecting and listing took longer than ${CHECK_TIMEOUT_MS} ms`));
   try {
-    await client.connect(transport, { timeout: deadline.remainingMs(), signal: deadline.signal });
+    await client.connect(transport, deadline.requestOptions());
     await listManifest({ server, client, logger: options.logger ?? silentLogger, deadline });
   } finally {
     deadline.dispose();

@@ -25,9 +25,13 @@ export class Deadline {
     return this.controller.signal;
   }
 
-  /** What is left, at least 1 ms (the SDK reads 0 as "no timeout"). */
-  remainingMs(): number {
-    return Math.max(this.endsAt - Date.now(), 1);
+  /**
+   * A request's options under this deadline. The SDK's own timeout is set a little past the
+   * deadline so that the deadline's clearer error comes first; each request gets a signal of its
+   * own, because the SDK leaves its abort listener on the signal it is given.
+   */
+  requestOptions(): { signal: AbortSignal; timeout: number } {
+    return { signal: AbortSignal.any([this.controller.signal]), timeout: Math.max(this.endsAt - Date.now(), 0) + 1_000 };
   }
 
   /** Throws the abort reason once the time is up or the parent was aborted. */

@@ -132,7 +132,7 @@ export function listKind<K extends ListKind>(context: ListingContext, kind: K): 
   const { client, deadline } = context;
   const fetchPage = PAGE_FETCHERS[kind] as (client: Client, params: PageParams, options: RequestOptions) => Promise<Page<McpServerManifest[K][number]>>;
   return listAllPages(
-    (cursor) => fetchPage(client, cursor === undefined ? {} : { cursor }, { signal: deadline.signal, timeout: deadline.remainingMs() }),
+    (cursor) => fetchPage(client, cursor === undefined ? {} : { cursor }, deadline.requestOptions()),
     { server: context.server, kind, limits: context.limits ?? LISTING_LIMITS, logger: context.logger, deadline },
   ) as Promise<McpServerManifest[K]>;
 }

@@ -133,7 +133,7 @@ async function attempt(
   const onAbort = () => void session.close();
   request.signal.addEventListener('abort', onAbort, { once: true });
   try {
-    await client.connect(transport, { timeout: deadline.remainingMs(), signal: deadline.signal });
+    await client.connect(transport, deadline.requestOptions());
     session.manifest = await listManifest({ server: request.name, client, logger: deps.logger, deadline });
     session.goLive(request.options.connectTimeoutMs);
     // The abort listener stays on: a DISCONNECT that lands after this return but before the chart

@@ -42,14 +42,15 @@ export class StderrTail {
 
   /** Keeps up to MAX_STDERR_LINE bytes of a line (a character is at least one byte); counts the rest. */
   private keep(piece: Buffer): void {
-    const room = Math.max(MAX_STDERR_LINE - this.partialBytes, 0);
-    if (room > 0 && piece.length > 0) {
-      const kept = piece.subarray(0, room);
+    // Once part of a line was left out, the rest goes too: what is kept stays one piece.
+    const room = this.dropped > 0 ? 0 : Math.max(MAX_STDERR_LINE - this.partialBytes, 0);
+    const keeping = characterBoundary(piece, room);
+    if (keeping > 0) {
       // A copy: a subarray would hold the whole 64 KB chunk alive.
-      this.partial.push(Buffer.from(kept));
-      this.partialBytes += kept.length;
+      this.partial.push(Buffer.from(piece.subarray(0, keeping)));
+      this.partialBytes += keeping;
     }
-    this.dropped += Math.max(piece.length - room, 0);
+    this.dropped += piece.length - keeping;
   }
 
   private currentLine(): string {
@@ -72,4 +73,12 @@ export class StderrTail {
     const partial = this.partialBytes > 0 || this.dropped > 0 ? [this.currentLine()] : [];
     return [...this.lines, ...partial].slice(-this.maxLines).join('\n');
   }
+}
+
+/** `at`, moved back to the start of a UTF-8 character if it falls inside one (continuation bytes are 10xxxxxx). */
+function characterBoundary(bytes: Buffer, at: number): number {
+  if (at >= bytes.length) return bytes.length;
+  let boundary = at;
+  while (boundary > 0 && (bytes[boundary]! & 0xc0) === 0x80) boundary--;
+  return boundary;
 }

@@ -1,0 +1,104 @@
+/**
+ * Listing a hostile server is bounded: one deadline (connectTimeoutMs) covers initialize and
+ * every page of every list, a refresh after list_changed has a deadline too, and pages, entries
+ * and size are capped, ending in an error that names the server. Real processes: the hostile
+ * fixture server (test/fixtures/hostile-server.mjs).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpConnectionManager } from '../src/index.js';
+import { Deadline } from '../src/connection/deadline.js';
+import { listAllPages, LISTING_LIMITS } from '../src/connection/manifest.js';
+import { silentLogger } from '../src/logger.js';
+import { descendantsAfter, textOf, waitUntil } from './support/chaos-helpers.js';
+import { rejectionOf } from './support/fixtures.js';
+import { hostileServer, recordingLogger, withPeakHeap } from './support/hostile.js';
+
+const MB = 1024 * 1024;
+const managers: McpConnectionManager[] = [];
+
+function manager(logger = silentLogger) {
+  const created = new McpConnectionManager({ logger });
+  managers.push(created);
+  return created;
+}
+
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((each) => each.dispose()));
+  expect(await descendantsAfter()).toEqual([]);
+});
+
+describe('a server that pages forever', () => {
+  it('fails the connect within connectTimeoutMs + 1 s, naming the server, with heap growth under 100 MB', async () => {
+    const connectTimeoutMs = 2_000;
+    const before = process.memoryUsage().heapUsed;
+    const started = Date.now();
+    const { value: error, peakHeap } = await withPeakHeap(() =>
+      rejectionOf(manager().connect('pager', hostileServer('--pages-forever', '200'), { connectTimeoutMs, autoReconnect: false })),
+    );
+    const elapsed = Date.now() - started;
+
+    expect(elapsed).toBeLessThan(connectTimeoutMs + 1_000);
+    expect(error.message).toMatch(/Could not connect to MCP server "pager": .*(timed out|more than 1000 pages)/);
+    expect(peakHeap - before).toBeLessThan(100 * MB);
+  });
+
+  it('stops a listing at the page cap even when every page comes at once', async () => {
+    const deadline = new Deadline(60_000, () => new Error('late'));
+    let page = 0;
+    const listing = listAllPages(async () => ({ items: [{ n: page }], nextCursor: `c${++page}` }), {
+      server: 'pager',
+      kind: 'tools',
+      limits: { ...LISTING_LIMITS, maxPages: 50 },
+      logger: silentLogger,
+      deadline,
+    });
+    await expect(listing).rejects.toThrow(/the server listed tools over more than 50 pages/);
+    deadline.dispose();
+    expect(page).toBe(50);
+  });
+});
+
+describe('a list past the caps', () => {
+  it('lists 200,000 tools in one page without overflowing the stack', async () => {
+    const manifest = await manager().connect('crowd', hostileServer('--tools', '200000'), { connectTimeoutMs: 60_000 });
+    expect(manifest.tools).toHaveLength(200_000);
+    expect(manifest.tools.at(-1)?.name).toBe('t199999');
+  }, 90_000);
+
+  it('ends a list with more entries than the cap in an error that names the server and is not retried', async () => {
+    const error = await rejectionOf(
+      manager().connect('crowd', hostileServer('--tools', String(LISTING_LIMITS.maxItems + 1)), { connectTimeoutMs: 60_000 }),
+    );
+    expect(error).toMatchObject({ code: 'CONFIG_ERROR', server: 'crowd' });
+    expect(error.message).toMatch(/"crowd": the server listed more than 200000 tools, more than mcp-statechart accepts\. It will not be retried\./);
+    expect(error.message).not.toMatch(/call stack/);
+  }, 90_000);
+
+  it('ends a list past the size cap with an error', async () => {
+    const deadline = new Deadline(60_000, () => new Error('late'));
+    const listing = listAllPages(async () => ({ items: [{ text: 'x'.repeat(2_000) }, { text: 'y'.repeat(2_000) }] }), {
+      server: 'big',
+      kind: 'prompts',
+      limits: { ...LISTING_LIMITS, maxChars: 3_000 },
+      logger: silentLogger,
+      deadline,
+    });
+    await expect(listing).rejects.toThrow(/the server sent more than 0 MB of prompts/);
+    deadline.dispose();
+  });
+});
+
+describe('a refresh after list_changed', () => {
+  it('gives up after the refresh timeout with a warning; the connection and its manifest stay', async () => {
+    const { logger, lines } = recordingLogger();
+    const mcp = manager(logger);
+    const manifest = await mcp.connect('mute', hostileServer('--mute-relist'), { connectTimeoutMs: 500 });
+    await mcp.callTool('mute', 'change', {});
+    await waitUntil(() => lines.warn.some((line) => /refreshing tools after list_changed failed/.test(line)), 5_000, () => lines.warn.join('\n'));
+
+    expect(lines.warn.join('\n')).toMatch(/"mute": refreshing tools after list_changed failed: .*within 500 ms/);
+    expect(mcp.getState('mute')).toBe('connected');
+    expect(mcp.getManifest('mute')?.tools).toEqual(manifest.tools);
+    expect(textOf(await mcp.callTool('mute', 'echo', { text: 'still here' }))).toBe('still here');
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * One server's stderr can never stall or crash the process that hosts the others: the tail
+ * keeps a bounded number of bytes however the server writes. Real processes: the hostile
+ * fixture floods its stderr without a newline while a healthy server answers calls.
+ */
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpConnectionManager } from '../src/index.js';
+import { silentLogger } from '../src/logger.js';
+import { MAX_STDERR_LINE, StderrTail } from '../src/transports/stderr-tail.js';
+import { descendantsAfter, textOf } from './support/chaos-helpers.js';
+import { stdioFixture } from './support/fixtures.js';
+import { hostileServer } from './support/hostile.js';
+
+const MB = 1024 * 1024;
+const managers: McpConnectionManager[] = [];
+
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((each) => each.dispose()));
+  expect(await descendantsAfter()).toEqual([]);
+});
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+describe('a server flooding stderr without a newline', () => {
+  it('1 GB of it leaves the heap under 200 MB and a healthy server answering in under 50 ms (median)', async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    await manager.connect('healthy', stdioFixture());
+    await manager.connect('flood', hostileServer('--stderr-flood', '1024'));
+
+    const latencies: number[] = [];
+    let peakHeap = 0;
+    let flooded = 0;
+    // Bounded: 1 GB through a pipe takes seconds, not minutes, even on a loaded machine.
+    for (let round = 0; round < 2_000 && flooded < 1024; round++) {
+      for (let call = 0; call < 10; call++) {
+        const started = performance.now();
+        expect(textOf(await manager.callTool('healthy', 'echo', { text: 'ping' }))).toBe('ping');
+        latencies.push(performance.now() - started);
+        peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+      }
+      flooded = Number(textOf(await manager.callTool('flood', 'flooded', {})));
+    }
+
+    expect(flooded).toBe(1024);
+    expect(peakHeap).toBeLessThan(200 * MB);
+    expect(median(latencies)).toBeLessThan(50);
+    expect(manager.getState('flood')).toBe('connected');
+  }, 120_000);
+});
+
+describe('the stderr tail', () => {
+  it('keeps the start of an endless line, cut, and says how much was left out', () => {
+    const stream = new Readable({ read() {} });
+    const tail = new StderrTail(stream, []);
+    for (let chunk = 0; chunk < 100; chunk++) stream.emit('data', Buffer.alloc(64 * 1024, 'z'));
+    const text = tail.text();
+    expect(text.length).toBeLessThan(MAX_STDERR_LINE + 100);
+    expect(text).toMatch(new RegExp(`^z{${MAX_STDERR_LINE}}… \\[${100 * 64 * 1024 - MAX_STDERR_LINE} more bytes\\]$`));
+  });
+
+  it('keeps the last lines, each cut, secrets redacted, a line split across chunks joined', () => {
+    const stream = new Readable({ read() {} });
+    const tail = new StderrTail(stream, ['hunter2-secret'], 3);
+    stream.emit('data', Buffer.from('one\ntwo hunter2-'));
+    stream.emit('data', Buffer.from('secret\r\n'));
+    stream.emit('data', Buffer.from(`${'y'.repeat(5_000)}\nfour\npart`));
+    expect(tail.text().split('\n')).toEqual([`${'y'.repeat(MAX_STDERR_LINE)}… [4000 more bytes]`, 'four', 'part']);
+    stream.emit('data', Buffer.from('\nfive\n'));
+    expect(tail.text()).not.toContain('hunter2');
+    expect(tail.text().split('\n')).toEqual(['four', 'part', 'five']);
+  });
+
+  it('keeps two-byte characters whole at the cut', () => {
+    const stream = new Readable({ read() {} });
+    const tail = new StderrTail(stream, []);
+    // One byte, then two-byte characters: the cut at MAX_STDERR_LINE bytes falls inside one.
+    stream.emit('data', Buffer.from(`a${'é'.repeat(MAX_STDERR_LINE)}\n`));
+    expect(tail.text()).toBe(`a${'é'.repeat(MAX_STDERR_LINE / 2 - 1)}… [${MAX_STDERR_LINE + 2} more bytes]`);
+  });
+});
