@@ -46,7 +46,7 @@ describe.concurrent('mcp-statechart servers', () => {
   it('lists every discovered server with scope, transport, status and description, and the problems', async () => {
     const run = await cli('--config', config, 'servers');
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/NAME\s+SCOPE\s+TRANSPORT\s+STATUS\s+DESCRIPTION/);
+    expect(run.stdout).toMatch(/NAME\s+SCOPE\s+TRANSPORT\s+STATUS\s+INDEXED\s+DESCRIPTION/);
     expect(run.stdout).toMatch(/fixture\s+explicit\s+stdio\s+enabled\s+the test fixture/);
     expect(run.stdout).toMatch(/remote\s+explicit\s+http\s+enabled/);
     expect(run.stdout).toMatch(/off\s+explicit\s+stdio\s+disabled/);

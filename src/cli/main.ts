@@ -69,17 +69,28 @@ export function buildProgram(): Command {
 
   program
     .command('servers')
-    .description('list the discovered servers: scope, transport, description, disabled, problems')
+    .description('list the discovered servers: scope, transport, description, disabled, indexed tools, problems')
     .option('--json', 'print JSON for scripts', false)
     .action(async (options: { json: boolean }, command: Command) => {
-      const [{ discover }, { silentLogger }, { formatServersTable, serversReport }] = await Promise.all([
+      const [{ discover }, { silentLogger }, { formatServersTable, serversReport }, { ManifestIndex }] = await Promise.all([
         import('./options.js'),
         import('../logger.js'),
         import('./commands/servers.js'),
+        import('../manifest-index/index.js'),
       ]);
       // Problems are part of the listing itself, so they are not logged a second time.
       const result = await discover(globalOptions(command), silentLogger);
-      process.stdout.write(`${options.json ? JSON.stringify(serversReport(result), null, 2) : formatServersTable(result)}\n`);
+      const index = new ManifestIndex();
+      process.stdout.write(`${options.json ? JSON.stringify(serversReport(result, index), null, 2) : formatServersTable(result, index)}\n`);
+    });
+
+  program
+    .command('index')
+    .description('connect each enabled, allowed server once and record its tools in ~/.ai-zen/mcp-index.json, for search_mcp_tools')
+    .option('--concurrency <n>', 'servers connecting at the same time', (value) => Math.max(1, Number.parseInt(value, 10) || 1), 4)
+    .action(async (options: { concurrency: number }, command: Command) => {
+      const { runIndex } = await import('./commands/index-servers.js');
+      process.exitCode = await runIndex(globalOptions(command), options);
     });
 
   program

@@ -4,6 +4,7 @@
  */
 import type { McpServerConfig } from '../../machines/types.js';
 import { McpConnectionManager, type McpConnectionManagerOptions } from '../manager.js';
+import { redact, secretsOf } from '../redact.js';
 import type { ManifestIndex } from './manifest-index.js';
 
 export interface IndexServersOptions {
@@ -38,7 +39,9 @@ export async function indexServers(options: IndexServersOptions): Promise<Server
       options.index.record(server, options.servers[server]!, manifest);
       return { server, ok: true, tools: manifest.tools.length, ms: Date.now() - started };
     } catch (error) {
-      return { server, ok: false, error: error instanceof Error ? error.message : String(error), ms: Date.now() - started };
+      // The connection layer already redacts its errors; this also covers whatever else could be thrown.
+      const message = redact(error instanceof Error ? error.message : String(error), secretsOf(options.servers[server]!));
+      return { server, ok: false, error: message, ms: Date.now() - started };
     } finally {
       await manager.disconnect(server);
     }

@@ -67,14 +67,14 @@ function fileStamp(file: string): string {
 
 export class ManifestIndex {
   readonly path: string;
-  private readonly key: Buffer;
+  /** Read (or made) on first use: a command that only lists servers creates no key when nothing is indexed. */
+  private key?: Buffer;
   private entries: Record<string, IndexEntry>;
   private stamp: string;
   private changes = 0;
 
   constructor(options: ManifestIndexOptions = {}) {
     this.path = options.path ?? defaultManifestIndexPath();
-    this.key = loadOrCreateKey(`${this.path}.key`);
     this.stamp = fileStamp(this.path);
     this.entries = readEntries(this.path);
   }
@@ -86,6 +86,7 @@ export class ManifestIndex {
   }
 
   fingerprint(config: McpServerConfig): string {
+    this.key ??= loadOrCreateKey(`${this.path}.key`);
     return definitionFingerprint(this.key, config);
   }
 

@@ -1,0 +1,64 @@
+/**
+ * `index`: connect each enabled, allowed server once, a few at a time, record its manifest in the
+ * index and close it, so search_mcp_tools knows every server's tools without starting them.
+ * A line per server as it finishes, then a summary; exit code 1 when any server failed.
+ */
+import type { McpServerConfig } from '../../../machines/types.js';
+import { emptyRecord } from '../../config/null-proto.js';
+import { indexServers, type ServerIndexOutcome } from '../../manifest-index/index-servers.js';
+import { ManifestIndex } from '../../manifest-index/index.js';
+import { isServerAllowed } from '../../tools/index.js';
+import { cliLogger } from '../logger.js';
+import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
+
+export interface IndexCommandOptions {
+  concurrency: number;
+  /** The index file; default ~/.ai-zen/mcp-index.json. */
+  indexPath?: string;
+}
+
+function progressLine(outcome: ServerIndexOutcome, done: number, total: number): string {
+  const position = `[${String(done).padStart(String(total).length)}/${total}]`;
+  const seconds = `${(outcome.ms / 1000).toFixed(1)} s`;
+  return outcome.ok
+    ? `${position} ${outcome.server}: ${outcome.tools} tools (${seconds})`
+    : `${position} ${outcome.server}: failed (${seconds}): ${outcome.error.split('\n')[0]}`;
+}
+
+function summaryLines(outcomes: ServerIndexOutcome[], indexPath: string): string[] {
+  const indexed = outcomes.filter((outcome) => outcome.ok);
+  const failed = outcomes.filter((outcome) => !outcome.ok);
+  const tools = indexed.reduce((sum, outcome) => sum + (outcome.ok ? outcome.tools : 0), 0);
+  const lines = [`Indexed ${indexed.length} of ${outcomes.length} servers (${tools} tools) in ${indexPath}.`];
+  if (failed.length > 0) {
+    lines.push(`Failed (${failed.length}):`);
+    for (const outcome of failed) if (!outcome.ok) lines.push(`  ${outcome.server}: ${outcome.error.split('\n')[0]}`);
+  }
+  return lines;
+}
+
+export async function runIndex(options: GlobalOptions, command: IndexCommandOptions): Promise<number> {
+  const logger = cliLogger(options.verbose);
+  const discovery = await discover(options, logger);
+  const permissions = permissionsFrom(options);
+  const servers = emptyRecord<McpServerConfig>();
+  for (const server of Object.values(discovery.servers)) {
+    if (!server.disabled && isServerAllowed(permissions, server.name)) servers[server.name] = server.config;
+  }
+  const total = Object.keys(servers).length;
+  if (total === 0) {
+    process.stdout.write('No enabled, allowed servers to index.\n');
+    return 0;
+  }
+  const index = new ManifestIndex({ path: command.indexPath });
+  process.stdout.write(`Indexing ${total} servers, ${Math.min(command.concurrency, total)} at a time…\n`);
+  const outcomes = await indexServers({
+    servers,
+    index,
+    concurrency: command.concurrency,
+    managerOptions: { logger },
+    onServer: (outcome, done) => process.stdout.write(`${progressLine(outcome, done, total)}\n`),
+  });
+  process.stdout.write(`${summaryLines(outcomes, index.path).join('\n')}\n`);
+  return outcomes.every((outcome) => outcome.ok) ? 0 : 1;
+}

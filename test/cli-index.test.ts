@@ -1,0 +1,66 @@
+/**
+ * `mcp-statechart index`: each enabled, allowed server connected once, a progress line per
+ * server, a summary of failures; `servers` then shows what is indexed and how many tools.
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+import { descendantsOfThisProcess, stdioFixture } from './support/fixtures.js';
+
+const SECRET_ENV = 'canary-index-env-5d2c';
+let home: string;
+let config: string;
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'mcp-cli-index-'));
+  config = join(home, 'mcp.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        fixture: { ...stdioFixture(), env: { API_TOKEN: SECRET_ENV }, description: 'the test fixture' },
+        wide: { ...stdioFixture('--name', 'wide', '--extra-tools', '5') },
+        missing: { command: join(home, 'no-such-server'), env: { API_TOKEN: SECRET_ENV } },
+        off: { command: 'nothing-here', disabled: true },
+        hidden: stdioFixture('--name', 'hidden'),
+      },
+    }),
+  );
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+const cli = (...args: string[]) => runCli(['--config', config, ...args], { cwd: home, env: { HOME: home }, timeoutMs: 60_000 });
+
+describe('mcp-statechart index', () => {
+  it('indexes each enabled, allowed server with a line per server and a summary of failures, then servers shows the tool counts', async () => {
+    const run = await cli('--deny', 'hidden', 'index', '--concurrency', '2');
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Indexing 3 servers, 2 at a time');
+    expect(run.stdout).toMatch(/\[\d\/3\] fixture: \d+ tools/);
+    expect(run.stdout).toMatch(/\[\d\/3\] wide: \d+ tools/);
+    expect(run.stdout).toMatch(/\[\d\/3\] missing: failed/);
+    expect(run.stdout).toMatch(/Indexed 2 of 3 servers \(\d+ tools\)/);
+    expect(run.stdout).toMatch(/Failed \(1\):\n {2}missing: /);
+    expect(run.stdout).not.toMatch(/hidden|\boff\b/);
+    expect(`${run.stdout}${run.stderr}`).not.toContain(SECRET_ENV);
+    expect(descendantsOfThisProcess()).toEqual([]);
+
+    const indexFile = join(home, '.ai-zen', 'mcp-index.json');
+    expect(statSync(indexFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(indexFile, 'utf8')).not.toContain(SECRET_ENV);
+
+    const table = await cli('servers');
+    expect(table.stdout).toMatch(/NAME\s+SCOPE\s+TRANSPORT\s+STATUS\s+INDEXED\s+DESCRIPTION/);
+    const rows = Object.fromEntries(table.stdout.split('\n').map((line) => [line.split(/\s+/)[0], line]));
+    const fixtureTools = Number(/fixture: (\d+) tools/.exec(run.stdout)![1]);
+    expect(rows.fixture).toContain(`${fixtureTools} tools`);
+    expect(rows.wide).toContain(`${fixtureTools + 5} tools`);
+    expect(rows.missing).toMatch(/enabled\s+no/);
+    expect(rows.hidden).toMatch(/enabled\s+no/);
+
+    const json = JSON.parse((await cli('servers', '--json')).stdout) as { servers: Array<{ name: string; indexed: string; tools?: number }> };
+    expect(json.servers.find((server) => server.name === 'wide')).toMatchObject({ indexed: 'yes', tools: fixtureTools + 5 });
+  });
+});
