@@ -16,12 +16,12 @@ function editDistance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
-/** Up to `limit` names, nearest first: a name containing the typed one (or contained in it) counts as near. */
+/** Up to `limit` names, nearest first: a name that contains the typed one (a partial name) counts as near. */
 export function closestNames(typed: string, names: readonly string[], limit = 5): string[] {
   const wanted = typed.toLowerCase().slice(0, MAX_COMPARED_LENGTH);
   const scored = names.map((name) => {
     const candidate = name.toLowerCase().slice(0, MAX_COMPARED_LENGTH);
-    const contains = wanted.length > 0 && (candidate.includes(wanted) || wanted.includes(candidate));
+    const contains = wanted.length > 0 && candidate.includes(wanted);
     const distance = contains ? Math.abs(candidate.length - wanted.length) / 4 : editDistance(wanted, candidate);
     return { name, distance };
   });

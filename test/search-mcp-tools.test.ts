@@ -1,0 +1,201 @@
+/**
+ * search_mcp_tools: relevance ranking over indexed and connected servers, the server filter,
+ * the limit and the budget, per-tool permissions; and load_mcp past the listing threshold.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createLoaderTools,
+  ManifestIndex,
+  McpConnectionManager,
+  silentLogger,
+  toFunctionDefinitions,
+  type LoaderPermissions,
+  type LoaderServers,
+  type LoaderTool,
+  type McpServerConfig,
+} from '../src/index.js';
+import { splitWords } from '../src/search/index.js';
+
+let folder: string;
+let index: ManifestIndex;
+const managers: McpConnectionManager[] = [];
+beforeEach(() => {
+  folder = mkdtempSync(path.join(os.tmpdir(), 'mcp-search-tool-'));
+  index = new ManifestIndex({ path: path.join(folder, 'mcp-index.json') });
+});
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
+  rmSync(folder, { recursive: true, force: true });
+});
+
+/** A config that is never started here: these tests read the index only. */
+const config = (name: string): McpServerConfig => ({ command: 'never-started', args: [name] });
+
+function tool(name: string, description: string, parameters: string[] = []) {
+  return {
+    name,
+    description,
+    inputSchema: { type: 'object' as const, properties: Object.fromEntries(parameters.map((parameter) => [parameter, { type: 'string' }])) },
+  };
+}
+
+const CATALOGUE = {
+  github: { description: 'GitHub: repositories, issues and pull requests', tools: [
+    tool('create_issue', 'Create a new issue in a repository', ['owner', 'repo', 'title', 'body']),
+    tool('list_pull_requests', 'List the pull requests of a repository', ['owner', 'repo', 'state']),
+    tool('search_code', 'Search code across repositories', ['query']),
+  ] },
+  gitlab: { description: 'GitLab projects, issues and merge requests', tools: [
+    tool('create_issue', 'Create a new issue in a project', ['projectId', 'title']),
+    tool('list_merge_requests', 'List the merge requests of a project', ['projectId']),
+  ] },
+  weather: { description: 'Weather forecasts', tools: [
+    tool('getForecast', 'Get the weather forecast for a city for the next days', ['city', 'days']),
+    tool('get-current-conditions', 'Current temperature, wind and rain at a place', ['latitude', 'longitude']),
+  ] },
+  files: { description: 'Files under one folder', tools: [
+    tool('read_file', 'Read the complete contents of a file', ['path']),
+    tool('read_file_lines', 'Read lines of a file: read a file partly, reading only the lines you need from the file', ['path', 'from', 'to']),
+    tool('search', 'Search, search, search for files whose names match, search everywhere', ['pattern']),
+  ] },
+};
+
+function agent(options: { permissions?: LoaderPermissions; resultBudget?: number; servers?: LoaderServers } = {}) {
+  const servers: LoaderServers = options.servers ?? {};
+  if (!options.servers) {
+    for (const [name, { description, tools }] of Object.entries(CATALOGUE)) {
+      servers[name] = { config: config(name), description };
+      index.record(name, config(name), { tools, resources: [], resourceTemplates: [], prompts: [] });
+    }
+  }
+  const manager = new McpConnectionManager({ logger: silentLogger });
+  managers.push(manager);
+  const tools = createLoaderTools({ manager, servers, manifestIndex: index, ...options });
+  const named = (name: string) => tools.find((candidate) => candidate.name === name) as LoaderTool;
+  return { manager, tools, search: named('search_mcp_tools'), load: named('load_mcp') };
+}
+
+type Answer = {
+  tools: Array<{ server: string; tool: string; connected: boolean }>;
+  servers: Array<{ server: string; tools?: number }>;
+  notes: string[];
+};
+
+async function ask(search: LoaderTool, args: Record<string, unknown>): Promise<Answer> {
+  const result = await search.execute(args);
+  expect(result.isError).toBe(false);
+  return result.data as Answer;
+}
+
+const found = (answer: Answer) => answer.tools.map(({ server, tool: name }) => `${server}/${name}`);
+
+describe('tokenizing names', () => {
+  it('splits camelCase, snake_case, kebab-case, dots and acronyms into words', () => {
+    expect(splitWords('getForecast')).toEqual(['get', 'forecast']);
+    expect(splitWords('list_pull_requests')).toEqual(['list', 'pull', 'requests']);
+    expect(splitWords('get-current-conditions')).toEqual(['get', 'current', 'conditions']);
+    expect(splitWords('HTTPServer.statusCode')).toEqual(['http', 'server', 'status', 'code']);
+  });
+});
+
+describe('ranking', () => {
+  it('finds tools by what they do, in words the names do not use as such', async () => {
+    const { search } = agent();
+    expect(found(await ask(search, { query: 'what will the weather be like in Paris this weekend' }))[0]).toBe('weather/getForecast');
+    expect(found(await ask(search, { query: 'is it raining right now and how windy is it' }))[0]).toBe('weather/get-current-conditions');
+    expect(found(await ask(search, { query: 'open a bug in our GitLab project' }))[0]).toBe('gitlab/create_issue');
+    expect(found(await ask(search, { query: 'file a github issue' }))[0]).toBe('github/create_issue');
+    expect(found(await ask(search, { query: 'which merge requests are open' }))[0]).toBe('gitlab/list_merge_requests');
+  });
+
+  it('puts a tool whose exact name is the query first, whatever the other descriptions say', async () => {
+    const { search } = agent();
+    expect(found(await ask(search, { query: 'read_file' }))[0]).toBe('files/read_file');
+    expect(found(await ask(search, { query: 'search' }))[0]).toBe('files/search');
+    expect(found(await ask(search, { query: 'GitLab/create_issue' }))[0]).toBe('gitlab/create_issue');
+  });
+
+  it('keeps to the limit (default 5), to one server when asked, and says which tools are not running', async () => {
+    const { search } = agent();
+    expect((await ask(search, { query: 'create list search read' })).tools).toHaveLength(5);
+    expect((await ask(search, { query: 'create list search read', limit: 2 })).tools).toHaveLength(2);
+    const onlyGitlab = await ask(search, { query: 'create an issue', server: 'gitlab' });
+    expect(new Set(onlyGitlab.tools.map((entry) => entry.server))).toEqual(new Set(['gitlab']));
+    expect(onlyGitlab.tools.every((entry) => entry.connected === false)).toBe(true);
+  });
+
+  it('finds servers by name and description too, with their tool counts', async () => {
+    const { search } = agent();
+    const answer = await ask(search, { query: 'merge requests on gitlab' });
+    expect(answer.servers[0]).toEqual({ server: 'gitlab', description: 'GitLab projects, issues and merge requests', tools: 2 });
+  });
+
+  it('refuses an unknown server filter instead of searching nothing', async () => {
+    const { search } = agent();
+    const result = await search.execute({ query: 'issue', server: 'gitlib' });
+    expect(result).toMatchObject({ isError: true, text: expect.stringContaining('Unknown MCP server "gitlib"') });
+  });
+});
+
+describe('permissions and budget', () => {
+  it('never returns a tool the permissions deny, nor a server that is not allowed', async () => {
+    const { search } = agent({ permissions: { mcps: { deny: ['gitlab'] }, mcpTools: { deny: ['github/create_issue'] } } });
+    const answer = await ask(search, { query: 'create an issue', limit: 20 });
+    expect(found(answer)).not.toContain('github/create_issue');
+    expect(found(answer).some((name) => name.startsWith('gitlab/'))).toBe(false);
+    expect(answer.servers.map((server) => server.server)).not.toContain('gitlab');
+  });
+
+  it('is offered unless switched off in permissions.tools', () => {
+    expect(agent({ permissions: { tools: { search_mcp_tools: false } } }).tools.map((entry) => entry.name)).not.toContain('search_mcp_tools');
+  });
+
+  it('leaves tools out rather than cut one in half when the answer would pass the result budget, and says so', async () => {
+    const { search } = agent({ resultBudget: 700 });
+    const result = await search.execute({ query: 'create list search read', limit: 10 });
+    const answer = JSON.parse(result.text) as Answer;
+    expect(result.text.length).toBeLessThanOrEqual(700);
+    expect(answer.tools.length).toBeGreaterThan(0);
+    expect(answer.tools.length).toBeLessThan(10);
+    expect(answer.notes.join(' ')).toMatch(/more matching tools were left out to stay within the result budget/);
+  });
+});
+
+describe('load_mcp with many servers', () => {
+  const many = (count: number): LoaderServers =>
+    Object.fromEntries(
+      Array.from({ length: count }, (_, at) => [`server-${at}`, { config: config(`s${at}`), description: `Synthetic server number ${at} for a long catalogue` }]),
+    );
+
+  it('lists each server with its indexed tool count up to the threshold', () => {
+    const { load } = agent();
+    expect(load.description).toContain('- github (3 tools): GitHub: repositories, issues and pull requests');
+    expect((load.parameters.properties.server as { enum?: string[] }).enum).toEqual(['github', 'gitlab', 'weather', 'files']);
+  });
+
+  it('above it takes any name as a string, lists none, and points to search', () => {
+    const { load } = agent({ servers: many(31) });
+    expect((load.parameters.properties.server as { enum?: string[]; type: string }).enum).toBeUndefined();
+    expect(load.description).not.toContain('server-7');
+    expect(load.description).toContain('31 servers are configured, too many to list: search_mcp_tools finds them');
+  });
+
+  it('refuses an unknown name with the closest names', async () => {
+    const { load, manager } = agent({ servers: many(200) });
+    const result = await load.execute({ server: 'server-1O7' });
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/^Unknown MCP server "server-1O7"\. Closest names: server-107, /);
+    expect(manager.openSessionCount()).toBe(0);
+  });
+
+  it('keeps the four loader definitions under 4 KB at 10, 100, 1,000 and 10,000 servers', () => {
+    for (const count of [10, 100, 1_000, 10_000]) {
+      const { tools } = agent({ servers: many(count) });
+      const bytes = Buffer.byteLength(JSON.stringify(toFunctionDefinitions(tools)));
+      expect(bytes, `${count} servers`).toBeLessThanOrEqual(4096);
+    }
+  });
+});
