@@ -3,7 +3,7 @@
  * fingerprint of the definition, written atomically with mode 0600, free of secrets.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -160,7 +160,7 @@ describe('the file', () => {
   });
 
   it('starts empty from a file that is not an index, and replaces it on the next record', () => {
-    new ManifestIndex({ path: indexPath });
+    mkdirSync(path.dirname(indexPath), { recursive: true });
     writeFileSync(indexPath, '{ not json');
     const index = new ManifestIndex({ path: indexPath });
     expect(index.lookup('a', stdioFixture()).status).toBe('missing');
