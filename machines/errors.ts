@@ -1,3 +1,4 @@
+import type { RequestSpec } from './server.machine.js';
 /** The errors the charts answer with. Each names the server and says what the caller can do. */
 
 export type McpErrorCode =
@@ -8,7 +9,8 @@ export type McpErrorCode =
   | 'DISCONNECTED'
   | 'CONFIG_ERROR'
   | 'CONNECT_FAILED'
-  | 'REQUEST_FAILED';
+  | 'REQUEST_FAILED'
+  | 'ABORTED';
 
 export class McpServerError extends Error {
   override name = 'McpServerError';
@@ -73,4 +75,23 @@ export function requestAbandonedError(
 
 export function disconnectedWhileConnectingError(server: string): McpServerError {
   return new McpServerError('DISCONNECTED', server, `MCP server "${server}" was disconnected before it finished connecting.`);
+}
+
+/** A request in words, for error messages: `calling tool "x"`. */
+export function describeRequest(spec: RequestSpec): string {
+  if (spec.kind === 'tool') return `calling tool "${spec.tool}"`;
+  if (spec.kind === 'resource') return `reading resource "${spec.uri}"`;
+  return `getting prompt "${spec.name}"`;
+}
+
+/** A request its caller cancelled. Named `AbortError`, like the DOM's, so `error.name === 'AbortError'` checks work. */
+export function abortError(server: string, what: string, reason?: unknown): McpServerError {
+  const why = reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : undefined;
+  const error = new McpServerError(
+    'ABORTED',
+    server,
+    `MCP server "${server}": ${what} was cancelled${why && why !== 'This operation was aborted' ? ` (${why})` : ''}.`,
+  );
+  error.name = 'AbortError';
+  return error;
 }

@@ -42,6 +42,7 @@ export interface ResolvedConnectOptions {
   maxRetries: number;
   isConfigError?: (error: unknown) => boolean;
   connectTimeoutMs: number;
+  requestTimeoutMs: number;
   healthyAfterMs: number;
   backoff: Required<BackoffOptions>;
 }
@@ -53,9 +54,15 @@ export const DEFAULT_IDLE_TIMEOUT_MS: Record<McpTransportKind, number> = {
   sse: 5 * MINUTE,
 };
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** The SDK's own default request timeout. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_HEALTHY_AFTER_MS = 30_000;
 export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_BACKOFF: Required<BackoffOptions> = { initialDelayMs: 1_000, maxDelayMs: 30_000, jitter: 0 };
+
+function positiveNumber(value: unknown): number | undefined {
+  return typeof value === 'number' && value > 0 ? value : undefined;
+}
 
 export function resolveConnectOptions(
   config: McpServerConfig,
@@ -68,6 +75,8 @@ export function resolveConnectOptions(
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
     isConfigError: options.isConfigError,
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    // The entry in mcp.json is the most specific place a user sets it, so it wins over `defaults`.
+    requestTimeoutMs: positiveNumber(config.timeoutMs) ?? options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     healthyAfterMs: options.healthyAfterMs ?? DEFAULT_HEALTHY_AFTER_MS,
     backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
   };

@@ -6,8 +6,11 @@
 import { assign, emit, enqueueActions, setup } from 'xstate';
 import type { AnyActorRef } from 'xstate';
 import { disabledServerError, notConnectedError, unknownServerError } from './errors.js';
-import { serverMachine, type ServerActorRef } from './server.machine.js';
+import { serverMachine, type PendingRequest, type RequestSpec, type ServerActorRef } from './server.machine.js';
 import type {
+  McpCallToolEvent,
+  McpGetPromptEvent,
+  McpReadResourceEvent,
   McpConnectOptions,
   McpManifestChanges,
   McpRegistryEmitted,
@@ -54,6 +57,26 @@ function serverChildId(server: string): string {
 
 export function serverSystemId(server: string): string {
   return `mcp.server.${server}`;
+}
+
+/** What a request event of the protocol asks the server to do. */
+export function requestSpecOf(event: McpCallToolEvent | McpReadResourceEvent | McpGetPromptEvent): RequestSpec {
+  return event.type === 'mcp.callTool'
+    ? { kind: 'tool', tool: event.tool, arguments: event.arguments }
+    : event.type === 'mcp.readResource'
+      ? { kind: 'resource', uri: event.uri }
+      : { kind: 'prompt', name: event.name, arguments: event.arguments };
+}
+
+/** A request event of the protocol as the server chart's request: what to run, how, and where the answer goes. */
+function pendingRequestOf(event: McpCallToolEvent | McpReadResourceEvent | McpGetPromptEvent): PendingRequest {
+  const { timeoutMs, progress, resetTimeoutOnProgress, maxTotalTimeoutMs } = event;
+  return {
+    replyTo: event.replyTo,
+    requestId: event.requestId,
+    spec: requestSpecOf(event),
+    options: { timeoutMs, progress, resetTimeoutOnProgress, maxTotalTimeoutMs },
+  };
 }
 
 function definitionFingerprint(config: McpServerConfig | undefined, options: McpConnectOptions | undefined): string {
@@ -138,17 +161,12 @@ export const registryMachine = setup({
           enqueue.sendTo(actor, { type: 'CONNECT', replyTo: event.replyTo, requestId: event.requestId });
           break;
         case 'mcp.callTool':
-          enqueue.sendTo(actor, {
-            type: 'CALL_TOOL',
-            requestId: event.requestId,
-            replyTo: event.replyTo,
-            tool: event.tool,
-            arguments: event.arguments,
-            timeoutMs: event.timeoutMs,
-          });
-          break;
         case 'mcp.readResource':
-          enqueue.sendTo(actor, { type: 'READ_RESOURCE', requestId: event.requestId, replyTo: event.replyTo, uri: event.uri });
+        case 'mcp.getPrompt':
+          enqueue.sendTo(actor, { type: 'REQUEST', request: pendingRequestOf(event) });
+          break;
+        case 'mcp.cancel':
+          enqueue.sendTo(actor, { type: 'CANCEL', requestId: event.requestId, reason: event.reason });
           break;
         case 'mcp.touch':
           enqueue.sendTo(actor, { type: 'TOUCH' });
@@ -224,6 +242,14 @@ export const registryMachine = setup({
           { guard: 'is spawned server', actions: 'forward to server' },
           { actions: { type: 'refuse request', params: { reason: 'not connected' } } },
         ],
+        'mcp.getPrompt': [
+          { guard: 'is unknown server', actions: { type: 'refuse request', params: { reason: 'unknown' } } },
+          { guard: 'is disabled server', actions: { type: 'refuse request', params: { reason: 'disabled' } } },
+          { guard: 'is spawned server', actions: 'forward to server' },
+          { actions: { type: 'refuse request', params: { reason: 'not connected' } } },
+        ],
+        // A cancel for a server never used has nothing to cancel.
+        'mcp.cancel': { guard: 'is spawned server', actions: 'forward to server' },
         'mcp.touch': { actions: 'forward to server' },
         'mcp.disconnect': { actions: 'forward to server' },
         'mcp.disconnectAll': { actions: 'disconnect every server' },

@@ -4,7 +4,7 @@
  *
  * Public state = the top-level state key: disconnected | connecting | connected | error.
  */
-import { assign, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup } from 'xstate';
+import { assertEvent, assign, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup } from 'xstate';
 import type { ActorRefFrom, AnyActorRef, SnapshotFrom, StateValue } from 'xstate';
 import {
   backoffDelay,
@@ -19,9 +19,12 @@ import {
   McpServerError,
   notConnectedError,
   requestAbandonedError,
+  abortError,
+  describeRequest,
 } from './errors.js';
 import type {
   McpConnectOptions,
+  McpRequestFields,
   McpServerConfig,
   McpServerManifest,
   McpReply,
@@ -44,14 +47,16 @@ export interface ConnectInput {
 }
 
 export type RequestSpec =
-  | { kind: 'tool'; tool: string; arguments?: Record<string, unknown>; timeoutMs?: number }
-  | { kind: 'resource'; uri: string };
+  | { kind: 'tool'; tool: string; arguments?: Record<string, unknown> }
+  | { kind: 'resource'; uri: string }
+  | { kind: 'prompt'; name: string; arguments?: Record<string, string> };
 
-/** A request and where its answer goes. */
+/** A request, how it runs, and where its answer goes. */
 export interface PendingRequest {
   replyTo: AnyActorRef;
   requestId: string;
   spec: RequestSpec;
+  options?: McpRequestFields;
 }
 
 interface Waiter {
@@ -59,6 +64,7 @@ interface Waiter {
   requestId: string;
   /** A read that met an expired HTTP session: sent again once the new session is up. */
   retry?: RequestSpec;
+  retryOptions?: McpRequestFields;
 }
 
 /**
@@ -70,10 +76,14 @@ export interface SessionActorInput {
   name: string;
   session: McpSession;
   carried: PendingRequest[];
+  /** The timeout of a request that sets none. */
+  requestTimeoutMs: number;
 }
 
 /** What the chart sends the `session` actor. */
-export type SessionActorEvent = { type: 'RUN'; request: PendingRequest };
+export type SessionActorEvent =
+  | { type: 'RUN'; request: PendingRequest }
+  | { type: 'CANCEL'; requestId: string; reason?: string };
 
 export interface ServerContext {
   name: string;
@@ -101,8 +111,8 @@ export type ServerEvent =
   | { type: 'DISCONNECT' }
   | { type: 'TOUCH' }
   | { type: 'RECONFIGURE'; config: McpServerConfig; options?: McpConnectOptions }
-  | { type: 'CALL_TOOL'; requestId: string; replyTo: AnyActorRef; tool: string; arguments?: Record<string, unknown>; timeoutMs?: number }
-  | { type: 'READ_RESOURCE'; requestId: string; replyTo: AnyActorRef; uri: string }
+  | { type: 'REQUEST'; request: PendingRequest }
+  | { type: 'CANCEL'; requestId: string; reason?: string }
   | { type: 'CONNECTION_LOST'; error: Error; sessionExpired?: boolean; unfinishedReads?: PendingRequest[] }
   | { type: 'REQUEST_SETTLED'; replyTo: AnyActorRef; reply: McpReply }
   | { type: 'MANIFEST_CHANGED'; manifest: McpServerManifest };
@@ -118,12 +128,6 @@ function publicStateOf(value: StateValue): PublicServerState {
 /** A lost connection that is only an expired HTTP session, renewed at once (once) rather than after a backoff. */
 function isRenewableExpiry(context: ServerContext, event: ServerEvent): boolean {
   return event.type === 'CONNECTION_LOST' && event.sessionExpired === true && !context.sessionRenewed;
-}
-
-function requestSpecOf(event: Extract<ServerEvent, { type: 'CALL_TOOL' | 'READ_RESOURCE' }>): RequestSpec {
-  return event.type === 'CALL_TOOL'
-    ? { kind: 'tool', tool: event.tool, arguments: event.arguments, timeoutMs: event.timeoutMs }
-    : { kind: 'resource', uri: event.uri };
 }
 
 function toError(error: unknown): Error {
@@ -205,7 +209,7 @@ export const serverMachine = setup({
       const carried: PendingRequest[] = [];
       for (const waiter of context.waiters) {
         if (waiter.retry) {
-          carried.push({ replyTo: waiter.replyTo, requestId: waiter.requestId, spec: waiter.retry });
+          carried.push({ replyTo: waiter.replyTo, requestId: waiter.requestId, spec: waiter.retry, options: waiter.retryOptions });
           continue;
         }
         enqueue.sendTo(waiter.replyTo, {
@@ -239,17 +243,35 @@ export const serverMachine = setup({
     }),
     'touch': raise({ type: 'TOUCH' }),
     'refuse request: not connected': enqueueActions(({ context, event, enqueue }, { state }: { state: PublicServerState }) => {
-      if (event.type !== 'CALL_TOOL' && event.type !== 'READ_RESOURCE') return;
-      enqueue.sendTo(event.replyTo, {
+      if (event.type !== 'REQUEST') return;
+      enqueue.sendTo(event.request.replyTo, {
         type: 'mcp.failed',
-        requestId: event.requestId,
+        requestId: event.request.requestId,
         server: context.name,
         error: notConnectedError(context.name, state),
       });
     }),
     'run request': sendTo('session', ({ event }) => {
-      const request = event as Extract<ServerEvent, { type: 'CALL_TOOL' | 'READ_RESOURCE' }>;
-      return { type: 'RUN' as const, request: { replyTo: request.replyTo, requestId: request.requestId, spec: requestSpecOf(request) } };
+      assertEvent(event, 'REQUEST');
+      return { type: 'RUN' as const, request: event.request };
+    }),
+    'pass cancel to session': sendTo('session', ({ event }) => {
+      assertEvent(event, 'CANCEL');
+      return { type: 'CANCEL' as const, requestId: event.requestId, reason: event.reason };
+    }),
+    'cancel read waiting to be sent again': enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'CANCEL');
+      const cancelled = context.waiters.filter((waiter) => waiter.retry !== undefined && waiter.requestId === event.requestId);
+      if (cancelled.length === 0) return;
+      for (const waiter of cancelled) {
+        enqueue.sendTo(waiter.replyTo, {
+          type: 'mcp.failed',
+          requestId: waiter.requestId,
+          server: context.name,
+          error: abortError(context.name, describeRequest(waiter.retry!), event.reason),
+        });
+      }
+      enqueue.assign({ waiters: context.waiters.filter((waiter) => !cancelled.includes(waiter)) });
     }),
     'count request in flight': assign({ inFlight: ({ context }) => context.inFlight + 1 }),
     'count request settled': assign({ inFlight: ({ context }) => Math.max(context.inFlight - 1, 0) }),
@@ -261,7 +283,10 @@ export const serverMachine = setup({
     'wait to send unfinished reads again': assign({
       waiters: ({ context, event }) => {
         const reads = event.type === 'CONNECTION_LOST' ? (event.unfinishedReads ?? []) : [];
-        return [...context.waiters, ...reads.map((read) => ({ replyTo: read.replyTo, requestId: read.requestId, retry: read.spec }))];
+        return [
+          ...context.waiters,
+          ...reads.map((read) => ({ replyTo: read.replyTo, requestId: read.requestId, retry: read.spec, retryOptions: read.options })),
+        ];
       },
     }),
     'fail unfinished reads': enqueueActions(({ context, event, enqueue }) => {
@@ -310,13 +335,13 @@ export const serverMachine = setup({
   initial: 'disconnected',
   on: {
     RECONFIGURE: { actions: 'apply new definition' },
+    CANCEL: { actions: 'cancel read waiting to be sent again' },
   },
   states: {
     disconnected: {
       entry: { type: 'report state to registry', params: { state: 'disconnected' } },
       on: {
-        CALL_TOOL: { actions: { type: 'refuse request: not connected', params: { state: 'disconnected' } } },
-        READ_RESOURCE: { actions: { type: 'refuse request: not connected', params: { state: 'disconnected' } } },
+        REQUEST: { actions: { type: 'refuse request: not connected', params: { state: 'disconnected' } } },
       },
       initial: 'idle',
       states: {
@@ -376,8 +401,7 @@ export const serverMachine = setup({
         ],
       },
       on: {
-        CALL_TOOL: { actions: { type: 'refuse request: not connected', params: { state: 'connecting' } } },
-        READ_RESOURCE: { actions: { type: 'refuse request: not connected', params: { state: 'connecting' } } },
+        REQUEST: { actions: { type: 'refuse request: not connected', params: { state: 'connecting' } } },
         CONNECT: { actions: 'add waiter' },
         DISCONNECT: {
           target: 'disconnected',
@@ -392,7 +416,12 @@ export const serverMachine = setup({
       invoke: {
         id: 'session',
         src: 'session',
-        input: ({ context }) => ({ name: context.name, session: context.session!, carried: context.carried }),
+        input: ({ context }) => ({
+          name: context.name,
+          session: context.session!,
+          carried: context.carried,
+          requestTimeoutMs: context.options.requestTimeoutMs,
+        }),
       },
       after: {
         healthyConnection: { actions: ['reset retries', 'forget session renewal'] },
@@ -413,8 +442,8 @@ export const serverMachine = setup({
       },
       on: {
         CONNECT: { actions: ['answer loaded now', 'touch'] },
-        CALL_TOOL: { target: '.busy', actions: ['count request in flight', 'run request'] },
-        READ_RESOURCE: { target: '.busy', actions: ['count request in flight', 'run request'] },
+        REQUEST: { target: '.busy', actions: ['count request in flight', 'run request'] },
+        CANCEL: { actions: 'pass cancel to session' },
         REQUEST_SETTLED: [
           { guard: 'other requests in flight', actions: ['deliver the answer', 'count request settled'] },
           { guard: 'requests in flight', target: '.idle', actions: ['deliver the answer', 'count request settled'] },
@@ -435,8 +464,7 @@ export const serverMachine = setup({
     error: {
       entry: { type: 'report state to registry', params: { state: 'error' } },
       on: {
-        CALL_TOOL: { actions: { type: 'refuse request: not connected', params: { state: 'error' } } },
-        READ_RESOURCE: { actions: { type: 'refuse request: not connected', params: { state: 'error' } } },
+        REQUEST: { actions: { type: 'refuse request: not connected', params: { state: 'error' } } },
       },
       initial: 'failed',
       states: {

@@ -5,6 +5,7 @@
 import type { AnyActorRef } from 'xstate';
 import type {
   CallToolResult,
+  GetPromptResult,
   Prompt,
   ReadResourceResult,
   Resource,
@@ -28,6 +29,8 @@ export interface McpServerConfig {
   headers?: Record<string, string>;
   description?: string;
   disabled?: boolean;
+  /** The request timeout for this server's calls, reads and prompts. Default: the manager's `defaults`, else 60 s. */
+  timeoutMs?: number;
   [unknownField: string]: unknown;
 }
 
@@ -49,6 +52,8 @@ export interface McpConnectOptions {
   maxRetries?: number;
   /** Errors for which retrying cannot help. Default: see `isConfigError` in src/connection/errors.ts. */
   isConfigError?: (error: unknown) => boolean;
+  /** How long a request (tool call, read, prompt) may take unless the request says otherwise. The entry's `timeoutMs` wins over this; default 60 000 ms. */
+  requestTimeoutMs?: number;
   /** How long `initialize` may take. Default 30 000 ms. */
   connectTimeoutMs?: number;
   /** A connection that stays up this long resets the retry count. Default 30 000 ms. */
@@ -70,6 +75,25 @@ export interface McpManifestChanges {
   changed: string[];
 }
 
+/** A progress notification of a request in flight. */
+export interface McpProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** How one request runs: passed down to the SDK's own request options. */
+export interface McpRequestOptions {
+  signal?: AbortSignal;
+  /** Milliseconds before the request fails with a timeout (the SDK's `timeout`). */
+  timeoutMs?: number;
+  onProgress?: (progress: McpProgress) => void;
+  /** A progress notification restarts the timeout. */
+  resetTimeoutOnProgress?: boolean;
+  /** A cap on the whole request, whatever progress says. */
+  maxTotalTimeoutMs?: number;
+}
+
 /** A live connection: an SDK Client over one transport. Built by src/connection, held by the chart. */
 export interface McpSession {
   readonly client: Client;
@@ -80,12 +104,9 @@ export interface McpSession {
     onLost: (error: Error, sessionExpired: boolean) => void;
     onManifest: (manifest: McpServerManifest) => void;
   }): () => void;
-  callTool(
-    tool: string,
-    args: Record<string, unknown> | undefined,
-    options?: { timeoutMs?: number },
-  ): Promise<CallToolResult>;
-  readResource(uri: string): Promise<ReadResourceResult>;
+  callTool(tool: string, args: Record<string, unknown> | undefined, options?: McpRequestOptions): Promise<CallToolResult>;
+  readResource(uri: string, options?: McpRequestOptions): Promise<ReadResourceResult>;
+  getPrompt(name: string, args: Record<string, string> | undefined, options?: McpRequestOptions): Promise<GetPromptResult>;
   /** The last lines the server wrote to stderr (stdio only). */
   stderrTail(): string;
   /** Idempotent: every call returns the same promise. Ends the whole process group for stdio. */
@@ -110,21 +131,44 @@ export interface McpLoadEvent {
   replyTo: AnyActorRef;
   requestId: string;
 }
-export interface McpCallToolEvent {
+/** How a request through the registry runs. Every field is optional. */
+export interface McpRequestFields {
+  /** Milliseconds before the request fails. Default: the server's `requestTimeoutMs`. */
+  timeoutMs?: number;
+  /** Progress notifications go to `replyTo` as `mcp.progress` events. */
+  progress?: boolean;
+  resetTimeoutOnProgress?: boolean;
+  maxTotalTimeoutMs?: number;
+}
+export interface McpCallToolEvent extends McpRequestFields {
   type: 'mcp.callTool';
   server: string;
   tool: string;
   arguments?: Record<string, unknown>;
-  timeoutMs?: number;
   replyTo: AnyActorRef;
   requestId: string;
 }
-export interface McpReadResourceEvent {
+export interface McpReadResourceEvent extends McpRequestFields {
   type: 'mcp.readResource';
   server: string;
   uri: string;
   replyTo: AnyActorRef;
   requestId: string;
+}
+export interface McpGetPromptEvent extends McpRequestFields {
+  type: 'mcp.getPrompt';
+  server: string;
+  name: string;
+  arguments?: Record<string, string>;
+  replyTo: AnyActorRef;
+  requestId: string;
+}
+/** Cancels a request sent earlier with this `requestId`: it is answered `mcp.failed` (an `AbortError`) at once. */
+export interface McpCancelEvent {
+  type: 'mcp.cancel';
+  server: string;
+  requestId: string;
+  reason?: string;
 }
 export interface McpTouchEvent {
   type: 'mcp.touch';
@@ -143,6 +187,8 @@ export type McpRegistryInput =
   | McpLoadEvent
   | McpCallToolEvent
   | McpReadResourceEvent
+  | McpGetPromptEvent
+  | McpCancelEvent
   | McpTouchEvent
   | McpDisconnectEvent
   | McpDisconnectAllEvent;
@@ -165,13 +211,26 @@ export interface McpResourceReply {
   server: string;
   contents: ReadResourceResult['contents'];
 }
+export interface McpPromptReply {
+  type: 'mcp.prompt';
+  requestId: string;
+  server: string;
+  prompt: GetPromptResult;
+}
+/** Sent to `replyTo` for each progress notification of a request that asked for `progress`. Not a final reply. */
+export interface McpProgressEvent extends McpProgress {
+  type: 'mcp.progress';
+  requestId: string;
+  server: string;
+}
 export interface McpFailedReply {
   type: 'mcp.failed';
   requestId: string;
   server: string;
   error: Error;
 }
-export type McpReply = McpLoadedReply | McpToolResultReply | McpResourceReply | McpFailedReply;
+/** The final answer to a request: exactly one per `requestId`. */
+export type McpReply = McpLoadedReply | McpToolResultReply | McpResourceReply | McpPromptReply | McpFailedReply;
 
 /** Emitted by the registry for hosts (`registry.on(...)`). */
 export interface McpStateChangedEmitted {

@@ -1,4 +1,4 @@
-export { McpConnectionManager, type McpConnectionManagerOptions, type CallToolOptions } from './manager.js';
+export { McpConnectionManager, type McpConnectionManagerOptions, type CallToolOptions, type RequestOptions } from './manager.js';
 export { defaultTransportFactory, type ClientFactory, type TransportFactory, type ServerSpec } from './connection/open-session.js';
 export { isConfigError, ConfigInvalidError } from './connection/errors.js';
 export type {

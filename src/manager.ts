@@ -1,10 +1,17 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, LoggingLevel, ReadResourceResult, Root } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, GetPromptResult, LoggingLevel, ReadResourceResult, Root } from '@modelcontextprotocol/sdk/types.js';
+import { abortError, describeRequest } from '../machines/errors.js';
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
-import { registryMachine, type RegistryMachine } from '../machines/registry.machine.js';
+import { registryMachine, requestSpecOf, type RegistryMachine } from '../machines/registry.machine.js';
 import { publicServerState, type ServerActorRef, type ServerSnapshot } from '../machines/server.machine.js';
 import type {
+  McpCallToolEvent,
   McpConnectOptions,
+  McpGetPromptEvent,
+  McpLoadEvent,
+  McpProgress,
+  McpProgressEvent,
+  McpReadResourceEvent,
   McpRegistryEmitted,
   McpReply,
   McpServerConfig,
@@ -45,9 +52,21 @@ export interface McpConnectionManagerOptions {
   handlers?: McpHostHandlers;
 }
 
-export interface CallToolOptions {
-  /** Request timeout; the SDK's default is 60 s. */
+/** How one request runs. */
+export interface RequestOptions {
+  /** Aborting rejects the call at once with an error named `AbortError`; the server is sent notifications/cancelled and the connection stays up. */
+  signal?: AbortSignal;
+  /** Milliseconds before the request fails. Default: the server entry's `timeoutMs`, else the manager's `defaults.requestTimeoutMs`, else 60 s. */
   timeoutMs?: number;
+}
+
+export interface CallToolOptions extends RequestOptions {
+  /** Called with each progress notification the server sends for this call. */
+  onProgress?: (progress: McpProgress) => void;
+  /** A progress notification restarts the timeout. */
+  resetTimeoutOnProgress?: boolean;
+  /** A cap on the whole call, whatever progress says. */
+  maxTotalTimeoutMs?: number;
 }
 
 /** Timers that never hold the process open: an idle manager lets Node exit. */
@@ -60,7 +79,9 @@ const unrefClock: Clock = {
   clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout),
 };
 
-type PendingReply = { resolve: (reply: McpReply) => void };
+type PendingReply = { resolve: (reply: McpReply) => void; onProgress?: (progress: McpProgress) => void };
+type RequestEvent = McpLoadEvent | McpCallToolEvent | McpReadResourceEvent | McpGetPromptEvent;
+type InboxEvent = McpReply | McpProgressEvent;
 
 /**
  * A thin promise façade over the registry actor: every method sends a DESIGN §4 event and,
@@ -102,11 +123,16 @@ export class McpConnectionManager {
       if (state === 'connected') void this.host.reapply(server);
     });
     this.inbox = createActor(
-      fromCallback<McpReply>(({ receive }) => {
-        receive((reply) => {
-          const waiting = this.pending.get(reply.requestId);
-          this.pending.delete(reply.requestId);
-          waiting?.resolve(reply);
+      fromCallback<InboxEvent>(({ receive }) => {
+        receive((event) => {
+          const waiting = this.pending.get(event.requestId);
+          if (event.type === 'mcp.progress') {
+            const { type: _type, requestId: _id, server: _server, ...progress } = event;
+            waiting?.onProgress?.(progress);
+            return;
+          }
+          this.pending.delete(event.requestId);
+          waiting?.resolve(event);
         });
       }),
     ).start();
@@ -145,23 +171,43 @@ export class McpConnectionManager {
     throw unexpected(reply);
   }
 
+  /** Calls a tool of a connected server. Progress, cancellation and timeouts: see `CallToolOptions`. */
   async callTool(name: string, tool: string, args?: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
-    const reply = await this.request((replyTo, requestId) => ({
-      type: 'mcp.callTool',
-      server: name,
-      tool,
-      arguments: args,
-      timeoutMs: options.timeoutMs,
-      replyTo,
-      requestId,
-    }));
+    const reply = await this.request(
+      (replyTo, requestId) => ({
+        type: 'mcp.callTool',
+        server: name,
+        tool,
+        arguments: args,
+        ...requestFields(options),
+        progress: options.onProgress !== undefined,
+        resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+        maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+        replyTo,
+        requestId,
+      }),
+      options,
+    );
     if (reply.type === 'mcp.toolResult') return reply.result;
     throw unexpected(reply);
   }
 
-  async readResource(name: string, uri: string): Promise<ReadResourceResult> {
-    const reply = await this.request((replyTo, requestId) => ({ type: 'mcp.readResource', server: name, uri, replyTo, requestId }));
+  async readResource(name: string, uri: string, options: RequestOptions = {}): Promise<ReadResourceResult> {
+    const reply = await this.request(
+      (replyTo, requestId) => ({ type: 'mcp.readResource', server: name, uri, ...requestFields(options), replyTo, requestId }),
+      options,
+    );
     if (reply.type === 'mcp.resource') return { contents: reply.contents };
+    throw unexpected(reply);
+  }
+
+  /** Gets a prompt of a connected server (one that declares the prompts capability). */
+  async getPrompt(name: string, prompt: string, args?: Record<string, string>, options: RequestOptions = {}): Promise<GetPromptResult> {
+    const reply = await this.request(
+      (replyTo, requestId) => ({ type: 'mcp.getPrompt', server: name, name: prompt, arguments: args, ...requestFields(options), replyTo, requestId }),
+      options,
+    );
+    if (reply.type === 'mcp.prompt') return reply.prompt;
     throw unexpected(reply);
   }
 
@@ -272,22 +318,51 @@ export class McpConnectionManager {
     return Object.hasOwn(actors, name) ? actors[name] : undefined;
   }
 
-  private request(build: (replyTo: AnyActorRef, requestId: string) => Parameters<Actor<RegistryMachine>['send']>[0]): Promise<McpReply> {
+  private request(
+    build: (replyTo: AnyActorRef, requestId: string) => RequestEvent,
+    options: { signal?: AbortSignal; onProgress?: (progress: McpProgress) => void } = {},
+  ): Promise<McpReply> {
     if (this.actor.getSnapshot().status !== 'active') {
       return Promise.reject(new Error('This McpConnectionManager was disposed; create a new one.'));
     }
     const requestId = String(this.nextRequestId++);
+    const event = build(this.inbox, requestId);
+    const { signal } = options;
+    if (signal?.aborted) return Promise.resolve(abortedReply(event, signal.reason));
     const release = this.keepAlive.hold();
     return new Promise<McpReply>((resolve) => {
+      const onAbort = () => {
+        // Answer the caller at once; the cancel tells the server (notifications/cancelled).
+        this.pending.delete(requestId);
+        release();
+        resolve(abortedReply(event, signal?.reason));
+        if (event.type !== 'mcp.load') this.actor.send({ type: 'mcp.cancel', server: event.server, requestId, reason: reasonText(signal?.reason) });
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.pending.set(requestId, {
         resolve: (reply) => {
+          signal?.removeEventListener('abort', onAbort);
           release();
           resolve(reply);
         },
+        onProgress: options.onProgress,
       });
-      this.actor.send(build(this.inbox, requestId));
+      this.actor.send(event);
     });
   }
+}
+
+function requestFields(options: RequestOptions): { timeoutMs?: number } {
+  return options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+}
+
+function reasonText(reason: unknown): string | undefined {
+  return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : undefined;
+}
+
+function abortedReply(event: RequestEvent, reason: unknown): McpReply {
+  const what = event.type === 'mcp.load' ? 'connecting' : describeRequest(requestSpecOf(event));
+  return { type: 'mcp.failed', requestId: event.requestId, server: event.server, error: abortError(event.server, what, reason) };
 }
 
 /**

@@ -27,7 +27,7 @@ type RegistryPath = StatePath<RegistrySnapshot, RegistryModelEvent>;
 type RequestEvent = Extract<RegistryModelEvent, { replyTo: AnyActorRef }>;
 
 const CONFIG = { command: 'memory' };
-const PROTOCOL = ['mcp.configure', 'mcp.load', 'mcp.callTool', 'mcp.readResource', 'mcp.touch', 'mcp.disconnect', 'mcp.disconnectAll'];
+const PROTOCOL = ['mcp.configure', 'mcp.load', 'mcp.callTool', 'mcp.readResource', 'mcp.getPrompt', 'mcp.cancel', 'mcp.touch', 'mcp.disconnect', 'mcp.disconnectAll'];
 const model = createRegistryTestModel({ config: CONFIG });
 const coverage = new CoverageRecorder(registryMachine);
 const fast = { interval: 2, timeout: 5_000 };
@@ -78,7 +78,8 @@ function expectedReply({ actor }: Registry, request: RequestEvent): { type: stri
   if (request.type === 'mcp.load') return { type: 'mcp.loaded' };
   const server = actor.getSnapshot().context.actors[request.server];
   if (!server?.getSnapshot().matches('connected')) return failed('NOT_CONNECTED');
-  return { type: request.type === 'mcp.callTool' ? 'mcp.toolResult' : 'mcp.resource' };
+  const success = { 'mcp.callTool': 'mcp.toolResult', 'mcp.readResource': 'mcp.resource', 'mcp.getPrompt': 'mcp.prompt' } as const;
+  return { type: success[request.type] };
 }
 
 function describeReply(reply: McpReply): { type: string; code?: string } {

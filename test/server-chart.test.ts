@@ -34,8 +34,8 @@ describe('the server chart', () => {
     };
     actor.send(settled);
     expect(actor.getSnapshot().context.inFlight).toBe(0);
-    actor.send({ type: 'CALL_TOOL', requestId: '1', replyTo: inbox, tool: 'echo' });
-    actor.send({ type: 'READ_RESOURCE', requestId: '2', replyTo: inbox, uri: 'fake://x' });
+    actor.send({ type: 'REQUEST', request: { requestId: '1', replyTo: inbox, spec: { kind: 'tool', tool: 'echo' } } });
+    actor.send({ type: 'REQUEST', request: { requestId: '2', replyTo: inbox, spec: { kind: 'resource', uri: 'fake://x' } } });
     expect(actor.getSnapshot().value).toEqual({ connected: 'busy' });
     actor.send(settled);
     expect(actor.getSnapshot().value).toEqual({ connected: 'busy' });
@@ -46,9 +46,9 @@ describe('the server chart', () => {
 
   it('refuses requests with the state it is in when not connected', async () => {
     const { actor, replies, inbox } = chart();
-    actor.send({ type: 'CALL_TOOL', requestId: 'a', replyTo: inbox, tool: 'echo' });
+    actor.send({ type: 'REQUEST', request: { requestId: 'a', replyTo: inbox, spec: { kind: 'tool', tool: 'echo' } } });
     actor.send({ type: 'CONNECT' });
-    actor.send({ type: 'READ_RESOURCE', requestId: 'b', replyTo: inbox, uri: 'fake://x' });
+    actor.send({ type: 'REQUEST', request: { requestId: 'b', replyTo: inbox, spec: { kind: 'resource', uri: 'fake://x' } } });
     expect(replies.map((reply) => reply.type === 'mcp.failed' && reply.error.message)).toEqual([
       expect.stringMatching(/not connected \(state: disconnected\)/),
       expect.stringMatching(/not connected \(state: connecting\)/),

@@ -1,7 +1,12 @@
 import { fromCallback } from 'xstate';
-import { requestAbandonedError } from '../../machines/errors.js';
+import { abortError, describeRequest, requestAbandonedError } from '../../machines/errors.js';
 import type { PendingRequest, ServerEvent, SessionActorEvent, SessionActorInput } from '../../machines/server.machine.js';
-import type { McpReply } from '../../machines/types.js';
+import type { McpReply, McpRequestOptions } from '../../machines/types.js';
+import { toError } from '../to-error.js';
+
+interface RunningRequest extends PendingRequest {
+  controller: AbortController;
+}
 
 type Reply = McpReply extends infer R ? (R extends { requestId: string } ? Omit<R, 'requestId' | 'server'> : never) : never;
 
@@ -14,30 +19,48 @@ type Reply = McpReply extends infer R ? (R extends { requestId: string } ? Omit<
  */
 export const sessionActor = fromCallback<SessionActorEvent, SessionActorInput, ServerEvent>(({ input, sendBack, receive }) => {
   const { name, session } = input;
-  const inFlight = new Set<PendingRequest>();
+  const inFlight = new Set<RunningRequest>();
 
   const replyFor = (request: PendingRequest, reply: Reply) => ({ ...reply, requestId: request.requestId, server: name }) as McpReply;
   const settle = (request: PendingRequest, reply: Reply) =>
     sendBack({ type: 'REQUEST_SETTLED', replyTo: request.replyTo, reply: replyFor(request, reply) });
 
   const run = (request: PendingRequest) => {
-    inFlight.add(request);
-    const { spec } = request;
-    const operation =
+    const running: RunningRequest = { ...request, controller: new AbortController() };
+    inFlight.add(running);
+    const { spec, options = {}, replyTo, requestId } = request;
+    const requestOptions: McpRequestOptions = {
+      signal: running.controller.signal,
+      timeoutMs: options.timeoutMs ?? input.requestTimeoutMs,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+      maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+      onProgress: options.progress ? (progress) => replyTo.send({ type: 'mcp.progress', requestId, server: name, ...progress }) : undefined,
+    };
+    const operation: Promise<Reply> =
       spec.kind === 'tool'
-        ? session.callTool(spec.tool, spec.arguments, { timeoutMs: spec.timeoutMs }).then(
-            (result): Reply => ({ type: 'mcp.toolResult', result }),
-          )
-        : session.readResource(spec.uri).then((result): Reply => ({ type: 'mcp.resource', contents: result.contents }));
+        ? session.callTool(spec.tool, spec.arguments, requestOptions).then((result) => ({ type: 'mcp.toolResult', result }))
+        : spec.kind === 'resource'
+          ? session.readResource(spec.uri, requestOptions).then((result) => ({ type: 'mcp.resource', contents: result.contents }))
+          : session.getPrompt(spec.name, spec.arguments, requestOptions).then((prompt) => ({ type: 'mcp.prompt', prompt }));
     operation
-      .catch((error: unknown): Reply => ({ type: 'mcp.failed', error: error instanceof Error ? error : new Error(String(error)) }))
+      .catch((error: unknown): Reply => ({ type: 'mcp.failed', error: toError(error) }))
       .then((reply) => {
-        // Already answered when the connection was lost or the chart moved on.
-        if (inFlight.delete(request)) settle(request, reply);
+        // Already answered when it was cancelled, the connection was lost or the chart moved on.
+        if (inFlight.delete(running)) settle(request, reply);
       });
   };
 
-  receive((event) => run(event.request));
+  /** The caller gave up: answer at once; the abort makes the SDK send notifications/cancelled. */
+  const cancel = (requestId: string, reason?: string) => {
+    for (const running of inFlight) {
+      if (running.requestId !== requestId) continue;
+      inFlight.delete(running);
+      running.controller.abort(reason);
+      settle(running, { type: 'mcp.failed', error: abortError(name, describeRequest(running.spec), reason) });
+    }
+  };
+
+  receive((event) => (event.type === 'RUN' ? run(event.request) : cancel(event.requestId, event.reason)));
   for (const request of input.carried) run(request);
 
   const unwatch = session.watch({
@@ -57,6 +80,7 @@ export const sessionActor = fromCallback<SessionActorEvent, SessionActorInput, S
   return () => {
     unwatch();
     for (const request of inFlight) {
+      request.controller.abort();
       request.replyTo.send(replyFor(request, { type: 'mcp.failed', error: requestAbandonedError(name, 'disconnected') }));
     }
     inFlight.clear();

@@ -9,8 +9,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpServerError, requestAbandonedError } from '../../machines/errors.js';
+import { abortError } from '../../machines/errors.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, diffManifests, isEmptyDiff } from '../../machines/options.js';
-import type { McpManifestChanges, McpServerManifest, McpSession } from '../../machines/types.js';
+import type { McpManifestChanges, McpRequestOptions, McpServerManifest, McpSession } from '../../machines/types.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Logger } from '../logger.js';
 import { terminateGroup } from '../transports/process-group.js';
 import type { StderrTail } from '../transports/stderr-tail.js';
@@ -169,26 +171,36 @@ export class Session implements McpSession {
     return this.parts.stderr?.text() ?? '';
   }
 
-  async callTool(tool: string, args: Record<string, unknown> | undefined, options: { timeoutMs?: number } = {}) {
+  async callTool(tool: string, args: Record<string, unknown> | undefined, options: McpRequestOptions = {}) {
     try {
-      return (await this.client.callTool({ name: tool, arguments: args }, undefined, {
-        timeout: options.timeoutMs,
-      })) as Awaited<ReturnType<McpSession['callTool']>>;
+      return (await this.client.callTool({ name: tool, arguments: args }, undefined, sdkRequestOptions(options))) as Awaited<
+        ReturnType<McpSession['callTool']>
+      >;
     } catch (error) {
-      throw this.requestFailure(`calling tool "${tool}"`, error);
+      throw this.requestFailure(`calling tool "${tool}"`, error, options.signal);
     }
   }
 
-  async readResource(uri: string) {
+  async readResource(uri: string, options: McpRequestOptions = {}) {
     try {
-      return await this.client.readResource({ uri });
+      return await this.client.readResource({ uri }, sdkRequestOptions(options));
     } catch (error) {
-      throw this.requestFailure(`reading resource "${uri}"`, error);
+      throw this.requestFailure(`reading resource "${uri}"`, error, options.signal);
     }
   }
 
-  private requestFailure(what: string, error: unknown): Error {
+  async getPrompt(name: string, args: Record<string, string> | undefined, options: McpRequestOptions = {}) {
+    try {
+      return await this.client.getPrompt({ name, arguments: args }, sdkRequestOptions(options));
+    } catch (error) {
+      throw this.requestFailure(`getting prompt "${name}"`, error, options.signal);
+    }
+  }
+
+  private requestFailure(what: string, error: unknown, signal?: AbortSignal): Error {
     const { server } = this.parts;
+    // The caller gave up: the SDK has told the server (notifications/cancelled); the connection stays.
+    if (signal?.aborted) return abortError(server, what, signal.reason);
     const clean = redactError(error instanceof Error ? error : new Error(String(error)), this.parts.secrets);
     if (this.connectionIsGone(error)) {
       this.lose(clean, this.sessionExpired(error));
@@ -234,4 +246,16 @@ export class Session implements McpSession {
     if (group !== undefined) await terminateGroup(group);
     this.parts.onClosed?.();
   }
+}
+
+/** Our request options in the SDK's words: it sends notifications/cancelled on abort and handles the timeouts. */
+function sdkRequestOptions(options: McpRequestOptions): RequestOptions {
+  const { onProgress } = options;
+  return {
+    signal: options.signal,
+    timeout: options.timeoutMs,
+    resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+    maxTotalTimeout: options.maxTotalTimeoutMs,
+    onprogress: onProgress && ((progress) => onProgress({ progress: progress.progress, total: progress.total, message: progress.message })),
+  };
 }

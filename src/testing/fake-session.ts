@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerManifest, McpSession } from '../../machines/types.js';
 
 export const FAKE_MANIFEST: McpServerManifest = {
@@ -10,6 +10,7 @@ export const FAKE_MANIFEST: McpServerManifest = {
 };
 
 export const FAKE_TOOL_RESULT: CallToolResult = { content: [{ type: 'text', text: 'echo' }] };
+export const FAKE_PROMPT_RESULT: GetPromptResult = { messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }] };
 export const FAKE_RESOURCE_RESULT: ReadResourceResult = { contents: [{ uri: 'fake://greeting', text: 'hello' }] };
 
 /**
@@ -23,6 +24,7 @@ export function createFakeSession(manifest: McpServerManifest = FAKE_MANIFEST): 
     watch: () => () => {},
     callTool: async () => FAKE_TOOL_RESULT,
     readResource: async () => FAKE_RESOURCE_RESULT,
+    getPrompt: async () => FAKE_PROMPT_RESULT,
     stderrTail: () => '',
     close: async () => {},
   };

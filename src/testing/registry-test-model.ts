@@ -59,11 +59,13 @@ export function createRegistryTestModel(options: RegistryTestModelOptions = {}):
     { type: 'mcp.load', server, replyTo, requestId: 'load' },
     { type: 'mcp.callTool', server, tool: 'echo', arguments: { text: 'hi' }, replyTo, requestId: 'call' },
     { type: 'mcp.readResource', server, uri: 'fixture://greeting', replyTo, requestId: 'read' },
+    { type: 'mcp.getPrompt', server, name: 'greet', arguments: { name: 'model' }, replyTo, requestId: 'prompt' },
   ]);
   const enabled = MODEL_SERVERS.enabled;
   const events: RegistryModelEvent[] = [
     ...requests,
     { type: 'mcp.touch', server: enabled },
+    { type: 'mcp.cancel', server: enabled, requestId: 'call' },
     { type: 'mcp.touch', server: MODEL_SERVERS.unknown },
     { type: 'mcp.disconnect', server: enabled },
     { type: 'mcp.disconnect', server: MODEL_SERVERS.unknown },

@@ -1,0 +1,132 @@
+/**
+ * What a caller can say about one request: cancel it, bound it in time, follow its progress;
+ * and prompts. Against the real fixture server over stdio, through the manager and through the
+ * registry's event protocol.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createActor, fromCallback } from 'xstate';
+import { McpConnectionManager, silentLogger, type McpProgress } from '../src/index.js';
+import type { McpProgressEvent, McpReply } from '../machines/types.js';
+import { textOf } from './support/chaos-helpers.js';
+import { rejectionOf, stdioFixture } from './support/fixtures.js';
+
+const managers: McpConnectionManager[] = [];
+function managerWithFixture() {
+  const manager = new McpConnectionManager({ logger: silentLogger });
+  managers.push(manager);
+  return manager;
+}
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
+});
+
+const progressFixture = () => stdioFixture('--progress-tools');
+
+/** The in-flight count the server chart keeps for this server. */
+function inFlightOf(manager: McpConnectionManager, server: string): number {
+  return manager.actor.getSnapshot().context.actors[server]!.getSnapshot().context.inFlight;
+}
+
+describe('progress', () => {
+  it('reaches onProgress in order, with total and message', async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', progressFixture());
+    const updates: McpProgress[] = [];
+    const result = await manager.callTool('fixture', 'progress', { steps: 3, intervalMs: 20 }, { onProgress: (update) => updates.push(update) });
+    expect(textOf(result)).toBe('done in 3 steps');
+    expect(updates).toEqual([1, 2, 3].map((step) => ({ progress: step, total: 3, message: `step ${step} of 3` })));
+  });
+});
+
+describe('cancellation', () => {
+  it('an abort rejects at once with an AbortError, the server is told, and the connection stays up', async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', progressFixture());
+    const controller = new AbortController();
+    const call = manager.callTool('fixture', 'progress', { steps: 100, intervalMs: 50 }, {
+      signal: controller.signal,
+      onProgress: () => controller.abort(),
+    });
+    const error = await rejectionOf(call);
+    expect(error.name).toBe('AbortError');
+    expect(error.message).toMatch(/"fixture".*calling tool "progress" was cancelled/);
+    // notifications/cancelled aborted the handler on the server.
+    await vi.waitFor(async () => expect(textOf(await manager.callTool('fixture', 'cancelled_calls'))).toBe('1'));
+    expect(manager.getState('fixture')).toBe('connected');
+    expect(inFlightOf(manager, 'fixture')).toBe(0);
+  });
+
+  it('an already aborted signal rejects without sending anything', async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', progressFixture());
+    const error = await rejectionOf(manager.callTool('fixture', 'echo', { text: 'x' }, { signal: AbortSignal.abort() }));
+    expect(error.name).toBe('AbortError');
+    expect(inFlightOf(manager, 'fixture')).toBe(0);
+  });
+});
+
+describe('timeouts', () => {
+  it('a call past its timeoutMs fails with a timeout naming the server and the tool', async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', progressFixture());
+    const error = await rejectionOf(manager.callTool('fixture', 'progress', { steps: 20, intervalMs: 50 }, { timeoutMs: 200 }));
+    expect(error.message).toMatch(/MCP server "fixture" failed calling tool "progress".*timed out/i);
+    expect(manager.getState('fixture')).toBe('connected');
+  });
+
+  it('progress restarts the timeout when asked, and maxTotalTimeoutMs caps it either way', async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', progressFixture());
+    const slowButAlive = { steps: 8, intervalMs: 60 };
+    const reset = { timeoutMs: 200, resetTimeoutOnProgress: true, onProgress: () => {} };
+    expect(textOf(await manager.callTool('fixture', 'progress', slowButAlive, reset))).toBe('done in 8 steps');
+    const capped = await rejectionOf(manager.callTool('fixture', 'progress', slowButAlive, { ...reset, maxTotalTimeoutMs: 250 }));
+    expect(capped.message).toMatch(/"progress".*(timed out|total timeout)/i);
+  });
+
+  it("the server entry's timeoutMs is the default, and a call's own timeoutMs wins over it", async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', { ...progressFixture(), timeoutMs: 150 });
+    const error = await rejectionOf(manager.callTool('fixture', 'progress', { steps: 10, intervalMs: 50 }));
+    expect(error.message).toMatch(/timed out/i);
+    expect(textOf(await manager.callTool('fixture', 'progress', { steps: 4, intervalMs: 50 }, { timeoutMs: 5_000 }))).toBe('done in 4 steps');
+  });
+});
+
+describe('prompts', () => {
+  it('getPrompt returns the messages of a server prompt', async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', progressFixture());
+    const prompt = await manager.getPrompt('fixture', 'greet', { name: 'Ada' });
+    expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Please greet Ada.' } }]);
+  });
+});
+
+describe('the same through the registry protocol', () => {
+  it('progress: true sends mcp.progress to replyTo, mcp.cancel answers the request mcp.failed (AbortError) at once', async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', progressFixture());
+    const received: Array<McpReply | McpProgressEvent> = [];
+    const inbox = createActor(fromCallback<McpReply | McpProgressEvent>(({ receive }) => receive((event) => received.push(event)))).start();
+    manager.actor.send({
+      type: 'mcp.callTool',
+      server: 'fixture',
+      tool: 'progress',
+      arguments: { steps: 100, intervalMs: 30 },
+      progress: true,
+      replyTo: inbox,
+      requestId: 'long',
+    });
+    await vi.waitFor(() => expect(received.filter((event) => event.type === 'mcp.progress').length).toBeGreaterThanOrEqual(2));
+    expect(received[0]).toMatchObject({ type: 'mcp.progress', requestId: 'long', server: 'fixture', progress: 1, total: 100 });
+    manager.actor.send({ type: 'mcp.cancel', server: 'fixture', requestId: 'long', reason: 'the user pressed stop' });
+    const failed = received.find((event): event is Extract<McpReply, { type: 'mcp.failed' }> => event.type === 'mcp.failed');
+    expect(failed?.requestId).toBe('long');
+    expect(failed?.error.name).toBe('AbortError');
+    expect(failed?.error.message).toContain('the user pressed stop');
+
+    manager.actor.send({ type: 'mcp.getPrompt', server: 'fixture', name: 'greet', arguments: { name: 'Bo' }, replyTo: inbox, requestId: 'p' });
+    await vi.waitFor(() => expect(received.some((event) => event.type === 'mcp.prompt')).toBe(true));
+    inbox.stop();
+  });
+});
