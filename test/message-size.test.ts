@@ -1,0 +1,184 @@
+/**
+ * Sizes are capped: a message over 10 MiB is refused over HTTP and SSE as the SDK refuses it
+ * over stdio, error texts (HTTP error bodies, JSON-RPC error messages) are cut, and a cut never
+ * splits a surrogate pair. Real HTTP servers on 127.0.0.1 and real processes.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpConnectionManager } from '../src/index.js';
+import { silentLogger } from '../src/logger.js';
+import { capErrorText, MAX_ERROR_TEXT, sliceWithinBudget } from '../src/text-limits.js';
+import { MAX_MESSAGE_BYTES, MessageTooLargeError, sizeLimitedFetch } from '../src/transports/message-size.js';
+import { descendantsAfter } from './support/chaos-helpers.js';
+import { runCli } from './support/cli.js';
+import { rejectionOf } from './support/fixtures.js';
+import { hostileServer, recordingLogger, withPeakHeap } from './support/hostile.js';
+
+const MB = 1024 * 1024;
+const managers: McpConnectionManager[] = [];
+const servers: Server[] = [];
+
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((each) => each.dispose()));
+  await Promise.all(servers.splice(0).map((server) => new Promise((done) => server.close(done))));
+  expect(await descendantsAfter()).toEqual([]);
+});
+
+function manager(logger = silentLogger) {
+  const created = new McpConnectionManager({ logger });
+  managers.push(created);
+  return created;
+}
+
+async function listen(handle: (request: IncomingMessage, response: ServerResponse, body: string) => void): Promise<string> {
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => handle(request, response, body));
+  });
+  servers.push(server);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+/** Writes `total` bytes in 1 MB pieces as fast as the client reads, stopping when it hangs up; resolves with what was sent. */
+function stream(response: ServerResponse, piece: string, total: number, end = ''): Promise<number> {
+  return new Promise((done) => {
+    let sent = 0;
+    const next = () => {
+      while (sent < total && !response.destroyed) {
+        sent += piece.length;
+        if (!response.write(piece)) return void response.once('drain', next);
+      }
+      response.end(end);
+      done(sent);
+    };
+    response.on('close', () => done(sent));
+    next();
+  });
+}
+
+/** A Streamable HTTP server whose tools/list answer is `listBytes` bytes of JSON. */
+async function serverWithHugeList(listBytes: number) {
+  let sent: Promise<number> = Promise.resolve(0);
+  const url = await listen((request, response, body) => {
+    if (request.method !== 'POST') return void response.writeHead(405).end();
+    const message = JSON.parse(body);
+    if (message.id === undefined) return void response.writeHead(202).end();
+    response.writeHead(200, { 'content-type': 'application/json' });
+    if (message.method === 'initialize') {
+      return void response.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: message.id,
+          result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'big', version: '1' } },
+        }),
+      );
+    }
+    response.write(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"tools":[`);
+    const tool = '{"name":"t","inputSchema":{"type":"object"}},';
+    sent = stream(response, tool.repeat(Math.ceil(MB / tool.length)), listBytes, '{"name":"last","inputSchema":{"type":"object"}}]}}');
+  });
+  return { url, sent: () => sent };
+}
+
+describe('over HTTP', () => {
+  it('a 300 MB tools/list is refused after 10 MiB, not read whole', async () => {
+    const big = await serverWithHugeList(300 * MB);
+    const before = process.memoryUsage().heapUsed;
+    const { value: error, peakHeap } = await withPeakHeap(() => rejectionOf(manager().connect('big', { url: big.url }, { autoReconnect: false })));
+
+    expect(error).toMatchObject({ code: 'CONFIG_ERROR', server: 'big' });
+    expect(error.message).toMatch(/"big": the server sent a message over 10 MiB; the client stopped reading it\. It will not be retried\./);
+    expect(await big.sent()).toBeLessThan(100 * MB);
+    expect(peakHeap - before).toBeLessThan(150 * MB);
+  }, 60_000);
+
+  it('a 20 MB error body comes back cut to a few thousand characters', async () => {
+    const url = await listen((_request, response) => {
+      response.writeHead(500, { 'content-type': 'text/plain' });
+      void stream(response, 'e'.repeat(MB), 20 * MB);
+    });
+    const error = await rejectionOf(manager().connect('loud', { url }, { autoReconnect: false }));
+    expect(error.message).toMatch(/"loud": .*Error POSTing to endpoint: e+… \[\d+ more characters not shown\]/);
+    expect(error.message.length).toBeLessThan(MAX_ERROR_TEXT + 500);
+  });
+
+  it('the CLI prints a cut error body once', async () => {
+    const url = await listen((_request, response) => {
+      response.writeHead(500, { 'content-type': 'text/plain' });
+      void stream(response, `unique-marker ${'e'.repeat(MB)}`, 20 * MB);
+    });
+    const home = mkdtempSync(join(tmpdir(), 'mcp-size-'));
+    try {
+      const config = join(home, 'mcp.json');
+      writeFileSync(config, JSON.stringify({ mcpServers: { loud: { url } } }));
+      const run = await runCli(['--config', config, 'load', 'loud'], { cwd: home, env: { HOME: home } });
+      expect(run.code).toBe(1);
+      expect(run.stderr.match(/unique-marker/g)).toHaveLength(1);
+      expect(run.stderr.length).toBeLessThan(MAX_ERROR_TEXT + 2_000);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('an SSE stream may carry any number of events, but not one over 10 MiB', async () => {
+    const event = (size: number) => `data: ${'d'.repeat(size)}\n\n`;
+    const url = await listen((request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (request.url?.endsWith('many')) void stream(response, event(MB / 4).repeat(4), 30 * MB);
+      else void stream(response, 'data: ' + 'x'.repeat(MB), 12 * MB);
+    });
+    const read = async (path: string) => {
+      const response = await sizeLimitedFetch()(`${url}/${path}`);
+      let bytes = 0;
+      for await (const chunk of response.body!) bytes += chunk.length;
+      return bytes;
+    };
+    expect(await read('many')).toBeGreaterThan(30 * MB);
+    await expect(read('one')).rejects.toBeInstanceOf(MessageTooLargeError);
+    expect(MAX_MESSAGE_BYTES).toBe(10 * MB);
+  });
+});
+
+describe('over stdio', () => {
+  it('a 5 MB JSON-RPC error message comes back cut to a few thousand characters', async () => {
+    const mcp = manager();
+    await mcp.connect('wordy', hostileServer());
+    const error = await rejectionOf(mcp.callTool('wordy', 'fail', { mb: 5 }));
+    expect(error).toMatchObject({ code: 'REQUEST_FAILED', server: 'wordy' });
+    expect(error.message).toMatch(/^MCP server "wordy" failed calling tool "fail": MCP error -32000: x+… \[\d+ more characters not shown\]$/);
+    expect(error.message.length).toBeLessThan(MAX_ERROR_TEXT + 200);
+  });
+
+  it('a message over 10 MiB: the error says the client closed the connection, and no warning says it stays up', async () => {
+    const { logger, lines } = recordingLogger();
+    const mcp = manager(logger);
+    await mcp.connect('huge', hostileServer('--huge', '11'), { autoReconnect: false });
+    const error = await rejectionOf(mcp.callTool('huge', 'huge', {}));
+    expect(error.message).toMatch(/the server sent a message over 10 MiB, so the client closed the connection/);
+    expect(error.message).not.toMatch(/the server closed the connection/);
+    expect(lines.warn.join('\n')).not.toMatch(/stays up/);
+  });
+
+  it('no "(the connection stays up)" warning before a connect that fails', async () => {
+    const { logger, lines } = recordingLogger();
+    const config = { command: process.execPath, args: ['-e', 'console.log("this is not JSON"); setTimeout(() => process.exit(1), 100)'] };
+    const error = await rejectionOf(manager(logger).connect('garbled', config, { autoReconnect: false }));
+    expect(error.message).toMatch(/Could not connect to MCP server "garbled"/);
+    expect(lines.warn.join('\n')).not.toMatch(/stays up/);
+  });
+});
+
+describe('cutting text', () => {
+  it('never splits a surrogate pair', () => {
+    const emoji = '😀';
+    expect(sliceWithinBudget(`ab${emoji}`, 3)).toBe('ab');
+    expect(sliceWithinBudget(`ab${emoji}`, 4)).toBe(`ab${emoji}`);
+    expect(capErrorText(emoji.repeat(10), 5)).toBe(`${emoji.repeat(2)}… [15 more characters not shown]`);
+  });
+});
