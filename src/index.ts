@@ -68,6 +68,8 @@ export {
 } from './manifest-index/index.js';
 export { indexServers, type IndexServersOptions, type ServerIndexOutcome } from './manifest-index/index-servers.js';
 export { startInspector, sanitizeInspectionEvent, sanitizedObserver } from './inspect.js';
+export { startLifecycleView, type LifecycleView, type LifecycleViewOptions } from './view/lifecycle-view.js';
+export type { ServerRow, ViewTimer, ViewTransition } from './view/server-rows.js';
 export { applyProjectTrust, serverFingerprint, type ProjectServerPolicy, type ProjectTrustOptions } from './config/index.js';
 export {
   login,

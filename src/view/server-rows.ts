@@ -1,0 +1,221 @@
+/**
+ * What the live lifecycle view shows for each configured server, kept current from the
+ * manager: the active states of its chart, the last transitions with their times, retries and
+ * the next timer, requests in flight, the tool count, and the last error with its stderr tail.
+ * Read from the server actors' own snapshots (every sub-state change, not only the public ones)
+ * and from `mcp.stateChanged`, whose `substate`, `attempt` and `retryInMs` are used when the
+ * registry sends them. Nothing from a server's config is copied except its transport kind, and
+ * error texts pass through the same redaction as the logs (src/redact.ts).
+ */
+import type { AnyActorRef, StateValue } from 'xstate';
+import type { McpServerConfig } from '../../machines/types.js';
+import type { McpConnectionManager } from '../manager.js';
+import { redact, secretsOf } from '../redact.js';
+
+/** Enough history to see a reconnect and what led to it; older entries are dropped. */
+const MAX_TRANSITIONS = 24;
+/** The stderr tail shown under an error, in characters (the newest part). */
+const MAX_STDERR = 4_000;
+const MAX_MESSAGE = 2_000;
+
+export interface ViewTransition {
+  /** Milliseconds since the epoch. */
+  at: number;
+  /** The public state (disconnected | connecting | connected | error). */
+  state: string;
+  /** The deepest active state, dot-separated (`error.retrying`). */
+  path: string;
+}
+
+export interface ViewTimer {
+  /** The chart's name for the delay (`backoff`, `idleTimeout`). */
+  delay: string;
+  /** When it fires, milliseconds since the epoch. */
+  at: number;
+}
+
+export interface ServerRow {
+  name: string;
+  transport: string;
+  description?: string;
+  state: string;
+  /** Every active state node, dot-separated: what the chart highlights. */
+  active: string[];
+  /** Retries since the connection was last healthy. */
+  attempt?: number;
+  /** When the next connect attempt is due, while waiting for one. */
+  retryAt?: number;
+  timers: ViewTimer[];
+  inFlight?: number;
+  tools?: number;
+  lastError?: { message: string; stderrTail?: string };
+  transitions: ViewTransition[];
+}
+
+/** `{ error: 'retrying' }` → `['error', 'error.retrying']`. */
+export function activePaths(value: StateValue, prefix = ''): string[] {
+  if (typeof value === 'string') return [`${prefix}${value}`];
+  return Object.entries(value).flatMap(([key, child]) => [`${prefix}${key}`, ...(child ? activePaths(child, `${prefix}${key}.`) : [])]);
+}
+
+interface ServerSnapshotLike {
+  value: StateValue;
+  status: string;
+  context: {
+    name?: unknown;
+    config?: McpServerConfig;
+    retries?: unknown;
+    inFlight?: unknown;
+    manifest?: { tools?: unknown[] };
+    lastError?: unknown;
+  };
+}
+
+/** The fields `mcp.stateChanged` carries once the registry reports sub-states (older registries send only `state`). */
+interface StateChangedReport {
+  server: string;
+  state: string;
+  substate?: unknown;
+  attempt?: unknown;
+  retryInMs?: unknown;
+}
+
+/** The same precedence as the config loader: a declared transport first, else command → stdio, url → http. */
+function transportOf(config: McpServerConfig): string {
+  const declared = config.type ?? config.transport ?? config.transportType;
+  if (typeof declared === 'string') return declared;
+  return config.command ? 'stdio' : config.url ? 'http' : 'unknown';
+}
+
+function errorOf(error: unknown, config: McpServerConfig | undefined): ServerRow['lastError'] {
+  if (!(error instanceof Error)) return undefined;
+  const secrets = config ? secretsOf(config) : [];
+  const tail = (error as { stderrTail?: unknown }).stderrTail;
+  const [message] = error.message.split('\nLast stderr lines:');
+  return {
+    message: redact(message!, secrets).slice(0, MAX_MESSAGE),
+    stderrTail: typeof tail === 'string' && tail ? redact(tail, secrets).slice(-MAX_STDERR) : undefined,
+  };
+}
+
+/** `xstate.after.backoff.server.error.retrying` → `backoff`. */
+function delayName(eventType: string): string | undefined {
+  return /^xstate\.after\.([^.]+)\./.exec(eventType)?.[1];
+}
+
+export class ServerRows {
+  private readonly rows = new Map<string, ServerRow>();
+  private readonly watched = new Map<AnyActorRef, () => void>();
+  private readonly stops: Array<() => void> = [];
+  private seen: { servers?: object; children?: object } = {};
+
+  constructor(
+    private readonly manager: McpConnectionManager,
+    /** Called with a server's name whenever its row changed. */
+    private readonly changed: (name: string) => void,
+  ) {
+    const registry = manager.actor.subscribe(() => this.refreshServers());
+    this.stops.push(() => registry.unsubscribe());
+    this.stops.push(manager.on('mcp.stateChanged', (event) => this.reported(event as StateChangedReport)));
+    this.refreshServers();
+  }
+
+  all(): ServerRow[] {
+    return [...this.rows.values()];
+  }
+
+  get(name: string): ServerRow | undefined {
+    return this.rows.get(name);
+  }
+
+  stop(): void {
+    for (const stop of [...this.stops, ...this.watched.values()]) stop();
+    this.stops.length = 0;
+    this.watched.clear();
+  }
+
+  /** Rows for the configured servers; a newly spawned server actor is watched from its first snapshot. */
+  private refreshServers(): void {
+    const snapshot = this.manager.actor.getSnapshot();
+    // The registry's snapshot changes with every event it handles; its servers and children only now and then.
+    if (snapshot.context.servers === this.seen.servers && snapshot.children === this.seen.children) return;
+    this.seen = { servers: snapshot.context.servers, children: snapshot.children };
+    const configured = snapshot.context.servers;
+    for (const [name, config] of Object.entries(configured)) {
+      if (this.rows.has(name)) continue;
+      this.rows.set(name, {
+        name,
+        transport: transportOf(config),
+        description: typeof config.description === 'string' ? config.description : undefined,
+        state: 'disconnected',
+        active: ['disconnected'],
+        timers: [],
+        transitions: [],
+      });
+      this.changed(name);
+    }
+    for (const name of [...this.rows.keys()]) {
+      if (!Object.hasOwn(configured, name)) {
+        this.rows.delete(name);
+        this.changed(name);
+      }
+    }
+    for (const [child, stop] of this.watched) {
+      if (child.getSnapshot()?.status !== 'active') {
+        stop();
+        this.watched.delete(child);
+      }
+    }
+    for (const child of Object.values(snapshot.children as Record<string, AnyActorRef | undefined>)) {
+      if (!child || this.watched.has(child)) continue;
+      const name = (child.getSnapshot() as ServerSnapshotLike | undefined)?.context?.name;
+      if (typeof name !== 'string') continue;
+      const subscription = child.subscribe({ next: (next: ServerSnapshotLike) => this.observed(name, child, next), error: () => {} });
+      this.watched.set(child, () => subscription.unsubscribe());
+      this.observed(name, child, child.getSnapshot() as ServerSnapshotLike);
+    }
+  }
+
+  private observed(name: string, actor: AnyActorRef, snapshot: ServerSnapshotLike): void {
+    const row = this.rows.get(name);
+    if (!row || snapshot.status !== 'active') return;
+    const active = activePaths(snapshot.value);
+    const path = active[active.length - 1]!;
+    const { context } = snapshot;
+    if (row.transitions.at(-1)?.path !== path) {
+      row.transitions.push({ at: Date.now(), state: active[0]!, path });
+      if (row.transitions.length > MAX_TRANSITIONS) row.transitions.shift();
+    }
+    row.state = active[0]!;
+    row.active = active;
+    row.attempt = typeof context.retries === 'number' ? context.retries : row.attempt;
+    row.inFlight = typeof context.inFlight === 'number' ? context.inFlight : undefined;
+    row.tools = Array.isArray(context.manifest?.tools) ? context.manifest.tools.length : row.tools;
+    row.lastError = errorOf(context.lastError, context.config) ?? row.lastError;
+    row.timers = this.timersOf(actor);
+    const backoff = row.timers.find((timer) => timer.delay === 'backoff');
+    row.retryAt = backoff?.at ?? (row.state === 'error' ? row.retryAt : undefined);
+    this.changed(name);
+  }
+
+  /** The delayed transitions the actor is waiting on, from the actor system's scheduler. */
+  private timersOf(actor: AnyActorRef): ViewTimer[] {
+    const scheduled = Object.values(this.manager.actor.system.getSnapshot()._scheduledEvents ?? {});
+    return scheduled
+      .filter((entry) => entry.source === actor)
+      .flatMap((entry) => {
+        const delay = delayName(entry.event.type);
+        return delay ? [{ delay, at: entry.startedAt + entry.delay }] : [];
+      })
+      .sort((a, b) => a.at - b.at);
+  }
+
+  /** `mcp.stateChanged`: its `attempt` and `retryInMs` win over what the snapshot lets us infer. */
+  private reported(event: StateChangedReport): void {
+    const row = this.rows.get(event.server);
+    if (!row) return;
+    if (typeof event.attempt === 'number') row.attempt = event.attempt;
+    if (typeof event.retryInMs === 'number') row.retryAt = Date.now() + event.retryInMs;
+    this.changed(event.server);
+  }
+}

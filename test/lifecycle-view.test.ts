@@ -1,0 +1,158 @@
+/// <reference lib="dom" />
+/**
+ * The live lifecycle view (`startLifecycleView`), tested as a user sees it: the demo's servers
+ * run for real (the notes server over stdio, the weather server over Streamable HTTP), the page
+ * is opened in headless Chromium, and a server process is killed. The screenshot is saved under
+ * test-artifacts/ (gitignored).
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, type Browser } from '../scripts/chromium.js';
+import { McpConnectionManager } from '../src/manager.js';
+import { startLifecycleView, type LifecycleView } from '../src/view/lifecycle-view.js';
+import { withoutChromium } from './support/chromium.js';
+
+const EXAMPLES = new URL('../examples/servers/', import.meta.url);
+const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
+const SECRET = 'view-secret-4f9a2c';
+
+interface WeatherServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+let weather: WeatherServer;
+let manager: McpConnectionManager;
+let view: LifecycleView;
+
+beforeAll(async () => {
+  const { startWeatherServer } = (await import(pathToFileURL(fileURLToPath(new URL('weather-server.mjs', EXAMPLES))).href)) as {
+    startWeatherServer(port?: number): Promise<WeatherServer>;
+  };
+  weather = await startWeatherServer(0);
+  manager = new McpConnectionManager({ logger: { debug() {}, info() {}, warn() {}, error() {} } });
+  manager.configure({
+    notes: {
+      command: process.execPath,
+      args: [fileURLToPath(new URL('notes-server.mjs', EXAMPLES))],
+      env: { NOTES_TOKEN: SECRET },
+      description: 'Personal notes',
+    },
+    weather: { url: weather.url, description: 'Weather forecasts' },
+  });
+  view = await startLifecycleView(manager);
+});
+
+afterAll(async () => {
+  await view?.stop();
+  await manager?.dispose();
+  await weather?.close();
+});
+
+describe('the lifecycle view server', () => {
+  const withoutToken = () => {
+    const url = new URL(view.url);
+    url.searchParams.delete('token');
+    return url;
+  };
+
+  it('answers 403 to a request without the token, with a wrong token, or from another origin', async () => {
+    expect((await fetch(withoutToken())).status).toBe(403);
+    const wrong = new URL(view.url);
+    wrong.searchParams.set('token', 'x'.repeat(32));
+    expect((await fetch(wrong)).status).toBe(403);
+    const events = new URL('events', view.url);
+    events.search = new URL(view.url).search;
+    expect((await fetch(events, { headers: { Origin: 'https://example.com' } })).status).toBe(403);
+    expect((await fetch(view.url)).status).toBe(200);
+  });
+
+  it('answers 403 to a request addressed to another host name (DNS rebinding)', async () => {
+    const { request } = await import('node:http');
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const url = new URL(view.url);
+      request({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers: { Host: `attacker.example:${url.port}` } }, (response) => {
+        response.resume();
+        resolve(response.statusCode);
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(status).toBe(403);
+  });
+
+  it('serves a page that loads nothing from elsewhere', async () => {
+    const response = await fetch(view.url);
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await response.text()).not.toMatch(/(src|href)="https?:|@import|url\(http/);
+  });
+});
+
+/** Public states as the page lists them for a server, oldest first. */
+function shownStates(page: Page, server: string): Promise<string[]> {
+  return page.$$eval(`section[data-server="${server}"] ol.transitions li`, (items) => items.map((item) => (item as HTMLElement).dataset.state!).reverse());
+}
+
+/** Collapses repeats: connected.idle → connected.busy both read "connected". */
+function changes(states: string[]): string[] {
+  return states.filter((state, index) => state !== states[index - 1]);
+}
+
+describe.skipIf(withoutChromium)('the lifecycle view in headless Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await browser.context.newPage();
+    await page.setViewportSize({ width: 1400, height: 900 });
+  }, 30_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('shows each configured server as a row, its state on the chart and its tool count', async () => {
+    await page.goto(view.url);
+    await expect.poll(() => page.locator('#status').getAttribute('data-live')).toBe('true');
+    await Promise.all([manager.connect('notes'), manager.connect('weather')]);
+    const notes = page.locator('section[data-server="notes"]');
+    await expect.poll(() => notes.getAttribute('data-state')).toBe('connected');
+    await expect.poll(() => page.locator('section[data-server="weather"]').getAttribute('data-state')).toBe('connected');
+    const tools = manager.getManifest('notes')!.tools.length;
+    await expect.poll(() => notes.locator('dt:text-is("tools") + dd').textContent()).toBe(String(tools));
+    // The chart highlights the active states: connected and its child.
+    const active = await notes.locator('.chart g.state.active').evaluateAll((groups) => groups.map((group) => (group as SVGGElement).dataset.state));
+    expect(active).toContain('connected');
+    expect(active.some((path) => path?.startsWith('connected.'))).toBe(true);
+  });
+
+  it('shows connected → error → connecting → connected when the server process is killed, within the backoff', async () => {
+    const info = await manager.callTool('notes', 'server_info', {});
+    const { pid } = JSON.parse((info.content[0] as { text: string }).text) as { pid: number };
+    const before = (await shownStates(page, 'notes')).length;
+    process.kill(pid, 'SIGKILL');
+
+    // While it waits, the row tells when the next attempt comes.
+    const notes = page.locator('section[data-server="notes"]');
+    await expect.poll(() => notes.locator('.path').textContent(), { timeout: 5_000 }).toBe('error.retrying');
+    await expect.poll(() => notes.locator('dt:text-is("next retry") + dd').textContent()).toMatch(/^in \d+\.\d s|^now$/);
+    await expect.poll(() => notes.locator('.error .message').textContent()).toContain('notes');
+
+    // The first backoff is 1 s; the reconnect and the page's update follow within a few more.
+    await expect.poll(async () => changes((await shownStates(page, 'notes')).slice(before - 1)), { timeout: 8_000 }).toEqual([
+      'connected',
+      'error',
+      'connecting',
+      'connected',
+    ]);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: `${ARTIFACTS}lifecycle-view.png`, fullPage: true });
+  });
+
+  it('never shows a secret from the config', async () => {
+    const html = await page.content();
+    expect(html).not.toContain(SECRET);
+    expect(html).not.toContain(process.execPath);
+  });
+});
