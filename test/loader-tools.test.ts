@@ -77,6 +77,7 @@ describe('load_mcp', () => {
       name: 'add',
       description: 'Adds two numbers',
       inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      hasOutputSchema: true,
     });
     expect(manifest.resources).toEqual([
       { uri: 'fixture://greeting', name: 'greeting', mimeType: 'text/plain' },

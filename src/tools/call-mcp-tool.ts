@@ -10,8 +10,8 @@ import { unknownToolText } from './unknown-tool.js';
 
 function describeCallMcpTool(searchOffered: boolean): string {
   return searchOffered
-    ? 'Calls a tool of a server loaded with load_mcp or found with search_mcp_tools (connecting it if needed); returns its result as text.'
-    : 'Calls a tool of a server loaded with load_mcp; returns its result as text.';
+    ? 'Calls a tool of a server loaded with load_mcp or found with search_mcp_tools (connecting it if needed).'
+    : 'Calls a tool of a server loaded with load_mcp.';
 }
 
 /** Whether or not the server has such a tool: a denied name gets the same answer either way. */

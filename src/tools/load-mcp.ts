@@ -1,12 +1,14 @@
 /** load_mcp: connect a server (or keep a connected one alive) and show the model what it offers. */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerManifest } from '../../machines/types.js';
 import { defineLoaderTool } from './define-tool.js';
 import { loadFailureText } from './failure-text.js';
-import { summarizeManifest } from './manifest-summary.js';
+import { manifestJson, summarizeManifest, toolSummary } from './manifest-summary.js';
 import { errorResult, okResult } from './results.js';
 import { loadMcpSchema } from './schemas.js';
 import type { LoaderToolContext } from './tool-context.js';
-import type { LoaderTool, LoaderToolsManager } from './types.js';
+import type { LoaderTool, LoaderToolResult, LoaderToolsManager } from './types.js';
+import { unknownToolText } from './unknown-tool.js';
 
 const PURPOSE =
   'Connects an MCP server (if not connected yet) and returns what it offers as JSON: tools with their input schemas, ' +
@@ -43,23 +45,35 @@ async function manifestOf(manager: LoaderToolsManager, server: string): Promise<
   return manifest;
 }
 
+/** One tool's full entry, for a manifest that came in its short form. A denied tool reads as unknown. */
+function oneToolResult(server: string, name: string, tools: Tool[]): LoaderToolResult {
+  const tool = tools.find((known) => known.name === name);
+  if (!tool) return errorResult(unknownToolText(server, name, tools));
+  const text = manifestJson({ server, tool: toolSummary(tool, true) });
+  return okResult(text, JSON.parse(text));
+}
+
 export function loadMcpTool(context: LoaderToolContext): LoaderTool {
-  const { manager, catalog } = context;
+  const { manager, catalog, resultBudget } = context;
   return defineLoaderTool(
     {
       name: 'load_mcp',
       description: describeLoadMcp(context),
       inputSchema: loadMcpSchema(catalog.names, catalog.listed),
-      async run({ server }) {
+      async run({ server, tool }) {
         let manifest: McpServerManifest;
         try {
           manifest = await manifestOf(manager, server);
         } catch (error) {
           return errorResult(loadFailureText(server, manager.getState(server), error));
         }
-        const allowed = { ...manifest, tools: manifest.tools.filter((tool) => catalog.allowsTool(server, tool.name)) };
-        const summary = summarizeManifest(server, manager.getState(server), allowed);
-        return okResult(JSON.stringify(summary), summary);
+        const allowed = { ...manifest, tools: manifest.tools.filter((known) => catalog.allowsTool(server, known.name)) };
+        if (tool !== undefined) return oneToolResult(server, tool, allowed.tools);
+        const { text } = summarizeManifest(server, manager.getState(server), allowed, {
+          instructions: manager.getClient(server)?.getInstructions(),
+          budget: resultBudget,
+        });
+        return okResult(text, JSON.parse(text));
       },
     },
     context,

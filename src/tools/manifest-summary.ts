@@ -1,20 +1,88 @@
-/** The manifest as load_mcp returns it: what the model needs to call tools and read resources, nothing more. */
+/**
+ * The manifest as load_mcp returns it: what the model needs to use a server well (tool
+ * annotations, whether a tool returns structured content, the server's instructions) and
+ * nothing else (no `$schema` dialect keys), within the result budget. A manifest over the
+ * budget gives way to names and one-line descriptions, as many as fit, and the model asks for
+ * one tool's full entry when it needs it.
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerManifest, PublicServerState } from '../../machines/types.js';
+import { sliceWithinBudget } from './results.js';
+
+/** The server's `instructions` from `initialize` get at most this many characters. */
+export const INSTRUCTIONS_BUDGET = 2_000;
+/** A one-line description in the short form is cut here. */
+const ONE_LINE = 160;
+
+const ANNOTATION_KEYS = ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+export interface ToolSummary {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: unknown;
+  annotations?: Partial<Record<(typeof ANNOTATION_KEYS)[number], unknown>>;
+  /** Present when the tool declares an output schema: its results carry structured content. */
+  hasOutputSchema?: true;
+}
 
 export interface ManifestSummary {
   server: string;
   state: PublicServerState;
-  tools: Array<{ name: string; description?: string; inputSchema: unknown }>;
+  instructions?: string;
+  /** `short` when the full manifest was over the budget: tools without input schemas, lists cut to what fits. */
+  form?: 'short';
+  note?: string;
+  tools: ToolSummary[];
   resources: Array<{ uri: string; name: string; description?: string; mimeType?: string }>;
   resourceTemplates: Array<{ uriTemplate: string; name: string; description?: string; mimeType?: string }>;
   prompts: Array<{ name: string; description?: string; arguments?: unknown }>;
+  /** Entries left out of each list in the short form. */
+  omitted?: { tools: number; resources: number; resourceTemplates: number; prompts: number };
 }
 
-export function summarizeManifest(server: string, state: PublicServerState, manifest: McpServerManifest): ManifestSummary {
+/** The annotations a model can act on, and only those: a server may put anything in the object. */
+function annotationsOf(tool: Tool): ToolSummary['annotations'] {
+  const given = tool.annotations as Record<string, unknown> | undefined;
+  if (!given) return undefined;
+  const kept: NonNullable<ToolSummary['annotations']> = {};
+  for (const key of ANNOTATION_KEYS) if (given[key] !== undefined) kept[key] = given[key];
+  return Object.keys(kept).length > 0 ? kept : undefined;
+}
+
+function oneLine(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const [first = ''] = text.trim().split('\n', 1);
+  return first.length > ONE_LINE ? `${sliceWithinBudget(first, ONE_LINE - 1)}…` : first;
+}
+
+export function toolSummary(tool: Tool, full: boolean): ToolSummary {
+  const summary: ToolSummary = { name: tool.name };
+  if (tool.title !== undefined) summary.title = tool.title;
+  const description = full ? tool.description : oneLine(tool.description);
+  if (description !== undefined) summary.description = description;
+  if (full) summary.inputSchema = tool.inputSchema;
+  const annotations = annotationsOf(tool);
+  if (annotations) summary.annotations = annotations;
+  if (tool.outputSchema !== undefined) summary.hasOutputSchema = true;
+  return summary;
+}
+
+/** `$schema` names a JSON Schema dialect: noise for the model. A property that happens to be called `$schema` is an object and stays. */
+function withoutDialect(key: string, value: unknown): unknown {
+  return key === '$schema' && typeof value === 'string' ? undefined : value;
+}
+
+export function manifestJson(value: unknown): string {
+  return JSON.stringify(value, withoutDialect);
+}
+
+function fullSummary(server: string, state: PublicServerState, manifest: McpServerManifest, instructions: string | undefined): ManifestSummary {
   return {
     server,
     state,
-    tools: manifest.tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+    ...(instructions ? { instructions: fitInstructions(instructions) } : {}),
+    tools: manifest.tools.map((tool) => toolSummary(tool, true)),
     resources: manifest.resources.map(({ uri, name, description, mimeType }) => ({ uri, name, description, mimeType })),
     resourceTemplates: manifest.resourceTemplates.map(({ uriTemplate, name, description, mimeType }) => ({
       uriTemplate,
@@ -24,4 +92,68 @@ export function summarizeManifest(server: string, state: PublicServerState, mani
     })),
     prompts: manifest.prompts.map(({ name, description, arguments: args }) => ({ name, description, arguments: args })),
   };
+}
+
+function fitInstructions(instructions: string): string {
+  return instructions.length <= INSTRUCTIONS_BUDGET
+    ? instructions
+    : `${sliceWithinBudget(instructions, INSTRUCTIONS_BUDGET)} [instructions cut at ${INSTRUCTIONS_BUDGET} characters]`;
+}
+
+/** Takes entries while their JSON fits in `room`; returns what was taken and the room left. */
+function takeWhileFits<T>(entries: readonly T[], room: number): { taken: T[]; room: number } {
+  const taken: T[] = [];
+  for (const entry of entries) {
+    const cost = manifestJson(entry).length + 1;
+    if (cost > room) break;
+    taken.push(entry);
+    room -= cost;
+  }
+  return { taken, room };
+}
+
+/** Room kept for the fixed fields, the note and the counts of the short form. */
+const SHORT_FORM_OVERHEAD = 700;
+
+function shortSummary(full: ManifestSummary, manifest: McpServerManifest, budget: number): ManifestSummary {
+  let room = budget - SHORT_FORM_OVERHEAD - (full.instructions?.length ?? 0) - full.server.length;
+  const tools = takeWhileFits(manifest.tools.map((tool) => toolSummary(tool, false)), room);
+  const resources = takeWhileFits(full.resources, (room = tools.room));
+  const resourceTemplates = takeWhileFits(full.resourceTemplates, (room = resources.room));
+  const prompts = takeWhileFits(full.prompts, resourceTemplates.room);
+  const omitted = {
+    tools: full.tools.length - tools.taken.length,
+    resources: full.resources.length - resources.taken.length,
+    resourceTemplates: full.resourceTemplates.length - resourceTemplates.taken.length,
+    prompts: full.prompts.length - prompts.taken.length,
+  };
+  const more = omitted.tools > 0 ? ` ${omitted.tools} more tools are not listed.` : '';
+  return {
+    server: full.server,
+    state: full.state,
+    ...(full.instructions ? { instructions: full.instructions } : {}),
+    form: 'short',
+    note:
+      `The full manifest (${full.tools.length} tools) is over the ${budget}-character result budget, so tools are listed by name ` +
+      `and one-line description.${more} Call load_mcp with "server" and "tool" to get one tool's input schema before calling it.`,
+    tools: tools.taken,
+    resources: resources.taken,
+    resourceTemplates: resourceTemplates.taken,
+    prompts: prompts.taken,
+    omitted,
+  };
+}
+
+/** The whole manifest when its JSON fits the budget, else the short form. Returns the summary and its JSON text. */
+export function summarizeManifest(
+  server: string,
+  state: PublicServerState,
+  manifest: McpServerManifest,
+  { instructions, budget }: { instructions?: string; budget: number },
+): { summary: ManifestSummary; text: string } {
+  const full = fullSummary(server, state, manifest, instructions);
+  const fullText = manifestJson(full);
+  if (fullText.length <= budget) return { summary: full, text: fullText };
+  const short = shortSummary(full, manifest, budget);
+  return { summary: short, text: manifestJson(short) };
 }

@@ -7,8 +7,7 @@ import { readMcpResourceSchema } from './schemas.js';
 import { notConnectedResult, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool } from './types.js';
 
-const DESCRIPTION =
-  'Reads a resource of a server loaded with load_mcp: its text (images and audio as media where supported; other binary contents are described).';
+const DESCRIPTION = 'Reads a resource of a server loaded with load_mcp.';
 
 export function readMcpResourceTool(context: LoaderToolContext): LoaderTool {
   const { manager, catalog } = context;

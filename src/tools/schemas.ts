@@ -13,7 +13,10 @@ function serverField(servers: string[]) {
 const searchedServerField = z.string().min(1).describe('The MCP server name, as search_mcp_tools or the user named it.');
 
 export function loadMcpSchema(servers: string[], listed: boolean) {
-  return z.object({ server: listed ? serverField(servers) : searchedServerField });
+  return z.object({
+    server: listed ? serverField(servers) : searchedServerField,
+    tool: z.string().optional().describe('Only this tool, in full.'),
+  });
 }
 
 export const SEARCH_LIMIT_DEFAULT = 5;

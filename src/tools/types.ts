@@ -83,7 +83,7 @@ export type LoaderServers = Record<string, DescribedServerEntry | McpServerConfi
 /** The manager methods the loader tools use; every one of them sends a DESIGN §4 event to the registry. */
 export type LoaderToolsManager = Pick<
   McpConnectionManager,
-  'configure' | 'connect' | 'callTool' | 'readResource' | 'getState' | 'getManifest' | 'getError' | 'touch' | 'on'
+  'configure' | 'connect' | 'callTool' | 'readResource' | 'getState' | 'getManifest' | 'getError' | 'touch' | 'on' | 'getClient'
 >;
 
 export interface CreateLoaderToolsOptions {
