@@ -7,7 +7,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerManifest, PublicServerState } from '../../machines/types.js';
-import { sliceWithinBudget } from './results.js';
+import { sliceWithinBudget } from '../text-limits.js';
 
 /** The server's `instructions` from `initialize` get at most this many characters. */
 export const INSTRUCTIONS_BUDGET = 2_000;
