@@ -1,8 +1,9 @@
 import type { Logger } from '../logger.js';
+import { writeError } from './terminal-text.js';
 
-/** The CLI's logger: everything to stderr (stdout carries results, or the MCP protocol for `serve`). */
+/** The CLI's logger: everything to stderr (stdout carries results, or the MCP protocol for `serve`), control characters escaped. */
 export function cliLogger(verbose: boolean): Logger {
-  const write = (level: string) => (message: string) => process.stderr.write(`[${level}] ${message}\n`);
+  const write = (level: string) => (message: string) => writeError(`[${level}] ${message}`);
   const ignore = () => {};
   return {
     debug: verbose ? write('debug') : ignore,

@@ -72,16 +72,19 @@ export function buildProgram(): Command {
     .description('list the discovered servers: scope, transport, description, disabled, indexed tools, problems')
     .option('--json', 'print JSON for scripts', false)
     .action(async (options: { json: boolean }, command: Command) => {
-      const [{ discover }, { silentLogger }, { formatServersTable, serversReport }, { ManifestIndex }] = await Promise.all([
-        import('./options.js'),
-        import('../logger.js'),
-        import('./commands/servers.js'),
-        import('../manifest-index/index.js'),
-      ]);
+      const [{ discover }, { silentLogger }, { formatServersTable, serversReport }, { ManifestIndex }, { terminalJson, writeListing }] =
+        await Promise.all([
+          import('./options.js'),
+          import('../logger.js'),
+          import('./commands/servers.js'),
+          import('../manifest-index/index.js'),
+          import('./terminal-text.js'),
+        ]);
       // Problems are part of the listing itself, so they are not logged a second time.
       const result = await discover(globalOptions(command), silentLogger);
       const index = new ManifestIndex();
-      process.stdout.write(`${options.json ? JSON.stringify(serversReport(result, index), null, 2) : formatServersTable(result, index)}\n`);
+      if (options.json) process.stdout.write(`${terminalJson(serversReport(result, index))}\n`);
+      else writeListing(formatServersTable(result, index));
     });
 
   program
@@ -165,8 +168,8 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version end here too, with exit code 0.
       return error.exitCode;
     }
-    const { errorText } = await import('./terminal-text.js');
-    process.stderr.write(`mcp-statechart: ${errorText(error)}\n`);
+    const { errorText, writeError } = await import('./terminal-text.js');
+    writeError(`mcp-statechart: ${errorText(error)}`);
     return 1;
   }
 }

@@ -31,10 +31,28 @@ export function terminalLine(text: string): string {
  * errors — its OAuth error code, else its name. Never an empty line.
  */
 export function errorText(error: unknown): string {
-  if (!(error instanceof Error)) return terminalText(String(error));
+  if (!(error instanceof Error)) return String(error);
   const message = error.message.trim();
-  if (message !== '') return terminalText(message);
+  if (message !== '') return message;
   const code = (error as { errorCode?: unknown }).errorCode;
-  if (typeof code === 'string' && code !== '') return terminalLine(code);
-  return terminalLine(error.name || 'unknown error');
+  if (typeof code === 'string' && code !== '') return code;
+  return error.name || 'unknown error';
+}
+
+/** A line on stderr: everything there is escaped (messages carry names, stderr tails, error bodies). */
+export function writeError(text: string): void {
+  process.stderr.write(`${terminalText(text)}\n`);
+}
+
+/** A listing on stdout (servers, a manifest): escaped like stderr. Tool results are written as they are. */
+export function writeListing(text: string): void {
+  process.stdout.write(`${terminalText(text)}\n`);
+}
+
+// JSON.stringify escapes C0 but leaves DEL, C1 and the bidi marks raw; `\uXXXX` keeps the JSON valid.
+const RAW_IN_JSON = /[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/** JSON for scripts, with no raw control character: the same data, safe to `cat`. */
+export function terminalJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(RAW_IN_JSON, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -10,6 +10,7 @@ import { cliLogger } from '../logger.js';
 import { packageRoot } from '../package-root.js';
 import { openLoaderSession } from '../session.js';
 import type { GlobalOptions } from '../options.js';
+import { writeListing } from '../terminal-text.js';
 
 /** Short enough that the demo shows an idle disconnect within seconds. */
 const DEMO_IDLE_TIMEOUT_MS = 2_500;
@@ -28,7 +29,7 @@ interface WeatherServer {
 export async function runDemo(options: GlobalOptions, managerOptions: McpConnectionManagerOptions = {}): Promise<void> {
   const started = Date.now();
   const stamp = () => `+${((Date.now() - started) / 1000).toFixed(3)}s`.padStart(9);
-  const say = (line = '') => process.stdout.write(`${line}\n`);
+  const say = (line = '') => writeListing(line);
   const event = (line: string) => say(`${stamp()}  ${line}`);
   const step = (title: string) => say(`\n${title}`);
   const show = (label: string, result: LoaderToolResult, maxLines = 6) => {

@@ -10,6 +10,7 @@ import { ManifestIndex } from '../../manifest-index/index.js';
 import { isServerAllowed } from '../../tools/index.js';
 import { cliLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
+import { writeListing } from '../terminal-text.js';
 
 export interface IndexCommandOptions {
   concurrency: number;
@@ -47,18 +48,18 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
   }
   const total = Object.keys(servers).length;
   if (total === 0) {
-    process.stdout.write('No enabled, allowed servers to index.\n');
+    writeListing('No enabled, allowed servers to index.');
     return 0;
   }
   const index = new ManifestIndex({ path: command.indexPath });
-  process.stdout.write(`Indexing ${total} servers, ${Math.min(command.concurrency, total)} at a time…\n`);
+  writeListing(`Indexing ${total} servers, ${Math.min(command.concurrency, total)} at a time…`);
   const outcomes = await indexServers({
     servers,
     index,
     concurrency: command.concurrency,
     managerOptions: { logger },
-    onServer: (outcome, done) => process.stdout.write(`${progressLine(outcome, done, total)}\n`),
+    onServer: (outcome, done) => writeListing(progressLine(outcome, done, total)),
   });
-  process.stdout.write(`${summaryLines(outcomes, index.path).join('\n')}\n`);
+  writeListing(summaryLines(outcomes, index.path).join('\n'));
   return outcomes.every((outcome) => outcome.ok) ? 0 : 1;
 }

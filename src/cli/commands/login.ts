@@ -1,4 +1,5 @@
 import { cliLogger } from '../logger.js';
+import { writeError } from '../terminal-text.js';
 import { discover, type GlobalOptions } from '../options.js';
 
 /**
@@ -10,17 +11,17 @@ export async function runLogin(options: GlobalOptions, server: string, flags: { 
   const discovery = await discover(options, logger);
   const entry = Object.hasOwn(discovery.servers, server) ? discovery.servers[server] : undefined;
   if (!entry) {
-    process.stderr.write(`Unknown MCP server "${server}". Run \`mcp-statechart servers\` to see the configured ones.\n`);
+    writeError(`Unknown MCP server "${server}". Run \`mcp-statechart servers\` to see the configured ones.`);
     return 1;
   }
   if (entry.disabled) {
     // Logging in sends the entry's URL and headers a request: a server that may not run may not be asked either.
     const why = discovery.problems.find((problem) => problem.server === server && problem.file === entry.source);
-    process.stderr.write(`MCP server "${server}" is disabled${why ? ` (${why.message})` : ''}: nothing was sent to it.\n`);
+    writeError(`MCP server "${server}" is disabled${why ? ` (${why.message})` : ''}: nothing was sent to it.`);
     return 1;
   }
   if (entry.transport === 'stdio') {
-    process.stderr.write(`MCP server "${server}" runs over stdio: there is nothing to log in to.\n`);
+    writeError(`MCP server "${server}" runs over stdio: there is nothing to log in to.`);
     return 1;
   }
   const { login } = await import('../../auth/index.js');
@@ -29,10 +30,10 @@ export async function runLogin(options: GlobalOptions, server: string, flags: { 
   const result = await login(server, entry.config, {
     signal: cancel.signal,
     openBrowser: flags.browser,
-    print: (line) => process.stderr.write(`${line}\n`),
+    print: (line) => writeError(`${line}`),
     logger,
   });
-  process.stderr.write(`Logged in to "${server}"${result.scope ? ` (scope: ${result.scope})` : ''}. Stored in ${result.file}\n`);
+  writeError(`Logged in to "${server}"${result.scope ? ` (scope: ${result.scope})` : ''}. Stored in ${result.file}`);
   return 0;
 }
 
@@ -40,6 +41,6 @@ export async function runLogin(options: GlobalOptions, server: string, flags: { 
 export async function runLogout(server: string): Promise<number> {
   const { logout } = await import('../../auth/index.js');
   const { removed, file } = await logout(server);
-  process.stderr.write(removed ? `Logged out of "${server}" (${file} deleted).\n` : `No stored login for "${server}".\n`);
+  writeError(removed ? `Logged out of "${server}" (${file} deleted).` : `No stored login for "${server}".`);
   return 0;
 }

@@ -1,11 +1,12 @@
 import type { LoaderToolName } from '../../tools/index.js';
 import { cliLogger } from '../logger.js';
+import { writeError, writeListing } from '../terminal-text.js';
 import { discover, type GlobalOptions } from '../options.js';
 import { openLoaderSession } from '../session.js';
 
 /**
  * `load`, `call` and `read`: one loader tool call, its text on stdout; on failure the text on
- * stderr and exit code 1. The servers are disconnected before the command returns.
+ * stderr and exit code 1. Only a tool result or resource is printed raw; everything else is escaped. The servers are disconnected before the command returns.
  */
 export async function runOneShot(options: GlobalOptions, tool: LoaderToolName, args: Record<string, unknown>): Promise<number> {
   const logger = cliLogger(options.verbose);
@@ -14,19 +15,22 @@ export async function runOneShot(options: GlobalOptions, tool: LoaderToolName, a
   try {
     const loader = find(tool);
     if (!loader) {
-      process.stderr.write(`${tool} is switched off by the permissions.\n`);
+      writeError(`${tool} is switched off by the permissions.`);
       return 1;
     }
     if (tool !== 'load_mcp') {
       // A one-shot command is its own whole session: it loads the server the model would have loaded first.
       const loaded = await find('load_mcp')!.execute({ server: args.server });
       if (loaded.isError) {
-        process.stderr.write(`${loaded.text}\n`);
+        writeError(loaded.text);
         return 1;
       }
     }
     const result = await loader.execute(args);
-    (result.isError ? process.stderr : process.stdout).write(`${result.text}\n`);
+    // A tool result or resource goes out as the server sent it; a manifest is a listing, and errors go to stderr.
+    if (result.isError) writeError(result.text);
+    else if (tool === 'load_mcp') writeListing(result.text);
+    else process.stdout.write(`${result.text}\n`);
     return result.isError ? 1 : 0;
   } finally {
     await manager.dispose();

@@ -8,6 +8,7 @@ function indexState(server: DiscoveredServer, index: ManifestIndex | undefined):
   if (lookup?.status === 'fresh') return { indexed: 'yes', tools: lookup.entry.manifest.tools.length };
   return { indexed: lookup?.status === 'stale' ? 'stale' : 'no' };
 }
+import { terminalLine } from '../terminal-text.js';
 
 /**
  * The discovered servers. Shows where each came from and how it connects, never its env,
@@ -32,6 +33,17 @@ function indexedCell(server: { indexed: string; tools?: number }): string {
   return server.indexed === 'yes' ? `${server.tools} tools` : server.indexed;
 }
 
+/** The widest a column gets; longer cells are cut with `…`, so one long name cannot widen every row. */
+const MAX_COLUMN_WIDTH = { name: 48, description: 80 };
+/** A problem line quoting a huge name stays readable. */
+const MAX_PROBLEM_LENGTH = 500;
+
+/** One table cell: on one line (a `\n` in a name must not forge a row), at most `width` characters. */
+function cell(text: string, width: number): string {
+  const line = terminalLine(text);
+  return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+}
+
 export function formatServersTable(result: DiscoveryResult, index?: ManifestIndex): string {
   const { servers, problems } = serversReport(result, index);
   const lines: string[] = [];
@@ -41,20 +53,22 @@ export function formatServersTable(result: DiscoveryResult, index?: ManifestInde
     const rows = [
       ['NAME', 'SCOPE', 'TRANSPORT', 'STATUS', 'INDEXED', 'DESCRIPTION'],
       ...servers.map((server) => [
-        server.name,
+        cell(server.name, MAX_COLUMN_WIDTH.name),
         server.scope,
         server.transport,
         server.disabled ? 'disabled' : 'enabled',
         indexedCell(server),
-        server.description,
+        cell(server.description, MAX_COLUMN_WIDTH.description),
       ]),
     ];
-    const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-    for (const row of rows) lines.push(row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+    // A loop, not Math.max(...rows): a spread of 200,000 rows overflows the call stack.
+    const widths = rows[0]!.map(() => 0);
+    for (const row of rows) row.forEach((text, column) => (widths[column] = Math.max(widths[column]!, text.length)));
+    for (const row of rows) lines.push(row.map((text, column) => text.padEnd(widths[column]!)).join('  ').trimEnd());
   }
   if (problems.length > 0) {
     lines.push('', `Problems (${problems.length}):`);
-    for (const problem of problems) lines.push(`  ${formatProblem(problem)}`);
+    for (const problem of problems) lines.push(`  ${cell(formatProblem(problem), MAX_PROBLEM_LENGTH)}`);
   }
   return lines.join('\n');
 }

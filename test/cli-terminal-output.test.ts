@@ -1,0 +1,107 @@
+/**
+ * Nothing from a config file or a server reaches the terminal raw: names, descriptions, tool
+ * names, server stderr, HTTP error bodies and error results are escaped in every CLI listing and
+ * on stderr. A tool result printed on stdout is the one exception: it is the user's data.
+ */
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+
+const HOSTILE_SERVER = fileURLToPath(new URL('./fixtures/hostile-text-server.mjs', import.meta.url));
+const HOSTILE = '\u001b[2J\u001b]0;pwned\u0007\u001b]52;c;cm0gLXJmIH4=\u0007\r\u009b31m\u007f\nforged row';
+
+/** Any byte below 0x20 but \n and \t, DEL, or a C1 control. */
+const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+
+let home: string;
+let config: string;
+let web: Server;
+
+beforeAll(async () => {
+  web = createServer((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`upstream broke ${HOSTILE}`));
+  await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+  const address = web.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+
+  home = mkdtempSync(join(tmpdir(), 'mcp-terminal-'));
+  config = join(home, 'mcp.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        [`named${HOSTILE}`]: { command: 'x', description: `described ${HOSTILE}` },
+        hostile: { command: process.execPath, args: [HOSTILE_SERVER] },
+        dies: { command: process.execPath, args: [HOSTILE_SERVER, '--exit-at-start'] },
+        web: { url: `http://127.0.0.1:${address.port}/mcp` },
+        unsetVariable: { command: 'x', args: [`\${UNSET_${'\u001b'}X}`], env: { [`K${HOSTILE}`]: '${NOT_SET_ANYWHERE}' } },
+      },
+    }),
+  );
+});
+afterAll(async () => {
+  await new Promise((resolve) => web.close(resolve));
+  rmSync(home, { recursive: true, force: true });
+});
+
+const cli = (...args: string[]) => runCli(['--config', config, ...args], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+
+function expectClean(text: string) {
+  const at = text.search(RAW_CONTROL);
+  expect(at === -1 ? '' : JSON.stringify(text.slice(Math.max(0, at - 40), at + 10))).toBe('');
+}
+
+describe('terminal output', () => {
+  it('servers: names, descriptions and problems are escaped, one row per server', async () => {
+    const run = await cli('servers');
+    expectClean(run.stdout);
+    expectClean(run.stderr);
+    expect(run.stdout).toContain('named\\x1b[2J');
+    expect(run.stdout).not.toMatch(/^forged row/m);
+  }, 40_000);
+
+  it('servers --json: valid JSON with every control character escaped', async () => {
+    const run = await cli('servers', '--json');
+    expectClean(run.stdout);
+    const report = JSON.parse(run.stdout) as { servers: Array<{ name: string }> };
+    expect(report.servers.map((server) => server.name)).toContain(`named${HOSTILE}`);
+  }, 40_000);
+
+  it('load: the manifest listing (tool names and descriptions) and the server’s stderr are escaped', async () => {
+    const run = await cli('--verbose', 'load', 'hostile');
+    expect(run.code).toBe(0);
+    expectClean(run.stdout);
+    expectClean(run.stderr);
+    expect(run.stdout).toContain('echo\\u001b[2J');
+  }, 40_000);
+
+  it('call: an error result on stderr is escaped', async () => {
+    const run = await cli('call', 'hostile', 'fail');
+    expect(run.code).toBe(1);
+    expectClean(run.stderr);
+    expect(run.stderr).toContain('failed \\x1b[2J');
+  }, 40_000);
+
+  it('call: a tool result on stdout is passed through as the server sent it', async () => {
+    const run = await cli('call', 'hostile', 'echo');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`result ${HOSTILE}`);
+    expectClean(run.stderr);
+  }, 40_000);
+
+  it('a server that exits at start: its stderr tail in the error is escaped', async () => {
+    const run = await cli('load', 'dies');
+    expect(run.code).toBe(1);
+    expectClean(run.stderr);
+    expect(run.stderr).toContain('starting \\x1b[2J');
+  }, 40_000);
+
+  it('an HTTP error body is escaped', async () => {
+    const run = await cli('load', 'web');
+    expect(run.code).toBe(1);
+    expectClean(run.stderr);
+  }, 40_000);
+});
