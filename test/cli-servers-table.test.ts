@@ -26,7 +26,7 @@ describe('the servers table', () => {
     const run = await runCli(['--config', config, 'servers'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines.find((line) => line.startsWith('short'))).toMatch(/^short\s+explicit\s+stdio\s+enabled\s+fine$/);
+    expect(lines.find((line) => line.startsWith('short'))).toMatch(/^short\s+explicit\s+stdio\s+enabled\s+no\s+fine$/);
     for (const line of lines) expect(line.length).toBeLessThan(200);
     expect(run.stdout).toContain(`${'n'.repeat(47)}…`);
   }, 40_000);
