@@ -5,7 +5,10 @@
  * is opened in headless Chromium, and a server process is killed. The screenshot is saved under
  * test-artifacts/ (gitignored).
  */
-import { mkdirSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +16,7 @@ import { launchChromium, type Browser } from '../scripts/chromium.js';
 import { McpConnectionManager } from '../src/manager.js';
 import { startLifecycleView, type LifecycleView } from '../src/view/lifecycle-view.js';
 import { withoutChromium } from './support/chromium.js';
+import { CLI_COMMAND } from './support/cli.js';
 
 const EXAMPLES = new URL('../examples/servers/', import.meta.url);
 const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
@@ -155,4 +159,64 @@ describe.skipIf(withoutChromium)('the lifecycle view in headless Chromium', () =
     expect(html).not.toContain(SECRET);
     expect(html).not.toContain(process.execPath);
   });
+});
+
+/** Starts `mcp-statechart <args>`, waits for the view's address on stderr, checks it, then ends the command. */
+async function viewOfCommand(args: string[], home: string): Promise<{ page: number; tokenless: number; html: string; stdout: string }> {
+  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...args], {
+    env: { HOME: home, PATH: process.env.PATH ?? '' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let stderr = '';
+      const timer = setTimeout(() => reject(new Error(`no view address on stderr: ${stderr}`)), 15_000);
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        const match = /Lifecycle view: open (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(stderr);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+    });
+    const response = await fetch(url);
+    const html = await response.text();
+    const tokenless = (await fetch(url.replace(/\?token=.*/, ''))).status;
+    child.stdin.end();
+    await exited;
+    return { page: response.status, tokenless, html, stdout };
+  } finally {
+    child.stdin.end();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+describe('the --view flag', () => {
+  let home: string;
+  beforeAll(() => {
+    home = mkdtempSync(join(tmpdir(), 'mcp-view-'));
+  });
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  it('mcp-statechart demo --view prints the page to open, which the token unlocks', async () => {
+    const { page, tokenless, html } = await viewOfCommand(['demo', '--view'], home);
+    expect(page).toBe(200);
+    expect(html).toContain('live lifecycle');
+    expect(tokenless).toBe(403);
+  }, 60_000);
+
+  it('mcp-statechart serve --view prints it to stderr and keeps stdout for the protocol', async () => {
+    const config = join(home, 'mcp.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [fileURLToPath(new URL('notes-server.mjs', EXAMPLES))] } } }));
+    const { page, tokenless, stdout } = await viewOfCommand(['--config', config, 'serve', '--view'], home);
+    expect(page).toBe(200);
+    expect(tokenless).toBe(403);
+    expect(stdout).toBe('');
+  }, 60_000);
 });

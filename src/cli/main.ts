@@ -28,10 +28,8 @@ async function withInspector<T>(enabled: boolean | undefined, waitForEnter: bool
   process.stderr.write(`${inspector.instructions}\n`);
   try {
     if (waitForEnter && process.stdin.isTTY) {
-      const { createInterface } = await import('node:readline/promises');
-      const prompt = createInterface({ input: process.stdin, output: process.stderr });
-      await prompt.question('Press Enter once the inspector page is open. ');
-      prompt.close();
+      const { pressEnter } = await import('./press-enter.js');
+      await pressEnter('Press Enter once the inspector page is open. ');
     }
     return await run(inspector.inspect);
   } finally {
@@ -62,9 +60,10 @@ export function buildProgram(): Command {
     .command('demo')
     .description('a scripted agent session on the built-in config: two demo servers, every lifecycle step printed live')
     .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 and print what to open'))
-    .action(async (options: { inspect?: boolean }, command: Command) => {
+    .addOption(new Option('--view', 'also serve the live lifecycle page on 127.0.0.1 (needs no internet) and print its address'))
+    .action(async (options: { inspect?: boolean; view?: boolean }, command: Command) => {
       const { runDemo } = await import('./commands/demo.js');
-      await withInspector(options.inspect, true, (inspect) => runDemo(globalOptions(command), { inspect }));
+      await withInspector(options.inspect, true, (inspect) => runDemo(globalOptions(command), { inspect }, { view: options.view }));
     });
 
   program
@@ -131,9 +130,12 @@ export function buildProgram(): Command {
     .command('serve')
     .description('run an MCP server over stdio that exposes the three loader tools (for Claude Desktop, IDEs, any MCP host)')
     .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 (its address goes to stderr)'))
-    .action(async (options: { inspect?: boolean }, command: Command) => {
+    .addOption(new Option('--view', 'also serve the live lifecycle page on 127.0.0.1 (its address goes to stderr)'))
+    .action(async (options: { inspect?: boolean; view?: boolean }, command: Command) => {
       const { runServe } = await import('./commands/serve.js');
-      process.exitCode = await withInspector(options.inspect, false, (inspect) => runServe(globalOptions(command), { inspect }));
+      process.exitCode = await withInspector(options.inspect, false, (inspect) =>
+        runServe(globalOptions(command), { inspect }, { view: options.view }),
+      );
     });
 
   program

@@ -6,6 +6,7 @@ import type { McpConnectionManagerOptions } from '../../manager.js';
 import type { LoaderToolResult } from '../../tools/index.js';
 import { toFunctionDefinitions } from '../../tools/index.js';
 import { livingProcesses } from '../../transports/process-group.js';
+import { openLifecycleView } from '../lifecycle-view.js';
 import { cliLogger } from '../logger.js';
 import { packageRoot } from '../package-root.js';
 import { openLoaderSession } from '../session.js';
@@ -26,7 +27,11 @@ interface WeatherServer {
  * one stdio server and one Streamable HTTP server started here on 127.0.0.1. It goes through
  * the loader tools as a model would, and prints every lifecycle transition as it happens.
  */
-export async function runDemo(options: GlobalOptions, managerOptions: McpConnectionManagerOptions = {}): Promise<void> {
+export async function runDemo(
+  options: GlobalOptions,
+  managerOptions: McpConnectionManagerOptions = {},
+  { view = false }: { view?: boolean } = {},
+): Promise<void> {
   const started = Date.now();
   const stamp = () => `+${((Date.now() - started) / 1000).toFixed(3)}s`.padStart(9);
   const say = (line = '') => writeListing(line);
@@ -80,6 +85,8 @@ export async function runDemo(options: GlobalOptions, managerOptions: McpConnect
     const parts = [...changes.added.map((key) => `+${key}`), ...changes.removed.map((key) => `-${key}`), ...changes.changed.map((key) => `~${key}`)];
     event(`[${server}] manifest changed: ${parts.join(' ')}`);
   });
+
+  const lifecycleView = view ? await openLifecycleView(manager, process.stdin.isTTY === true) : undefined;
 
   const load = tool('load_mcp')!;
   const call = tool('call_mcp_tool')!;
@@ -138,6 +145,7 @@ export async function runDemo(options: GlobalOptions, managerOptions: McpConnect
   } finally {
     await manager.dispose();
     await weather.close();
+    await lifecycleView?.close();
   }
   event(`all servers disconnected; server processes left: ${serverProcessesLeft(join(root, 'examples', 'servers'))}`);
   say(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s. Enabled servers in this config: ${Object.keys(enabledServers(discovery.servers)).join(', ')}.`);

@@ -3,6 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnectionManagerOptions } from '../../manager.js';
 import { toMcpToolResult } from '../../tools/index.js';
+import { openLifecycleView } from '../lifecycle-view.js';
 import { cliLogger } from '../logger.js';
 import { discover, type GlobalOptions } from '../options.js';
 import { packageVersion } from '../package-root.js';
@@ -15,12 +16,17 @@ import { openLoaderSession } from '../session.js';
  * stdout carries the protocol; every log line goes to stderr.
  */
 /** Resolves with the exit code once serve has stopped (see serve-lifecycle.ts for when that is). */
-export async function runServe(options: GlobalOptions, managerOptions: McpConnectionManagerOptions = {}): Promise<number> {
+export async function runServe(
+  options: GlobalOptions,
+  managerOptions: McpConnectionManagerOptions = {},
+  { view = false }: { view?: boolean } = {},
+): Promise<number> {
   const logger = cliLogger(options.verbose);
   // stdin carries the protocol: nobody can be asked, only earlier approvals count.
   const discovery = await discover(options, logger, false);
   const { manager, tools } = openLoaderSession(discovery, options, logger, managerOptions);
   manager.on('mcp.stateChanged', (event) => logger.info(`${event.server}: ${event.state}`));
+  const lifecycleView = view ? await openLifecycleView(manager, false) : undefined;
 
   const server = new Server({ name: 'mcp-statechart', version: packageVersion() }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -40,6 +46,7 @@ export async function runServe(options: GlobalOptions, managerOptions: McpConnec
   const stop = async () => {
     await manager.dispose();
     await server.close();
+    await lifecycleView?.close();
   };
   const ended = whenServeEnds(server);
   await server.connect(new StdioServerTransport());
