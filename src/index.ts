@@ -18,6 +18,13 @@ export { inferTransport, resolveConnectOptions, backoffDelay } from '../machines
 export type * from '../machines/types.js';
 export {
   createLoaderTools,
+  APPROVAL_POLICIES,
+  needsApproval,
+  type ApprovalDecision,
+  type ApprovalOptions,
+  type ApprovalPolicy,
+  type ApproveToolCall,
+  type ToolCallApprovalRequest,
   toAiSdkTools,
   toFunctionDefinitions,
   toMcpToolResult,

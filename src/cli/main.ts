@@ -47,6 +47,10 @@ export function buildProgram(): Command {
     .option('--deny <pattern>', 'these servers may not be used; deny wins (repeatable; * wildcards)', collect, [])
     .option('--allow-tool <pattern>', 'only these tools may be used, as server/tool (repeatable; * wildcards)', collect, [])
     .option('--deny-tool <pattern>', "these tools are hidden and refused, as server/tool, e.g. 'fs/write_*' (repeatable)", collect, [])
+    .addOption(
+      new Option('--approve <policy>', 'which tool calls need approval: never, destructive (not read-only), always (default: destructive when someone can be asked)')
+        .choices(['never', 'destructive', 'always']),
+    )
     .option('-v, --verbose', 'log lifecycle and debug lines to stderr', false)
     .addOption(
       new Option('--project-servers <policy>', "servers from the project's .mcp.json: ask once per definition, trust, or deny")

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import { discoverMcpServers, type DiscoveredServer, type DiscoveryResult, type ProjectServerPolicy } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import { describeServerDefinition } from './approval-prompt.js';
-import type { LoaderPermissions } from '../tools/index.js';
+import type { ApprovalPolicy, LoaderPermissions } from '../tools/index.js';
 
 /** The flags every command shares. */
 export interface GlobalOptions {
@@ -13,6 +13,8 @@ export interface GlobalOptions {
   deny: string[];
   allowTool: string[];
   denyTool: string[];
+  /** `--approve`: which tool calls need a person's approval; unset: see tool-call-approval.ts and serve-approval.ts. */
+  approve?: ApprovalPolicy;
   verbose: boolean;
   projectServers: ProjectServerPolicy;
 }
@@ -33,7 +35,7 @@ export function discover(options: GlobalOptions, logger: Logger, interactive = i
   });
 }
 
-function isInteractive(): boolean {
+export function isInteractive(): boolean {
   return Boolean(process.stdin.isTTY && process.stderr.isTTY);
 }
 

@@ -2,7 +2,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { defineLoaderTool } from './define-tool.js';
 import { toolResultParts } from './describe-content.js';
-import { errorResult, partsResult } from './results.js';
+import { errorResult, okResult, partsResult } from './results.js';
 import { callMcpToolSchema } from './schemas.js';
 import { connectIfIndexed, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool } from './types.js';
@@ -20,7 +20,7 @@ function deniedToolText(server: string, tool: string): string {
 }
 
 export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
-  const { manager, catalog } = context;
+  const { manager, catalog, approver } = context;
   return defineLoaderTool(
     {
       name: 'call_mcp_tool',
@@ -32,7 +32,10 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
         const notReady = await connectIfIndexed(context, server, tool);
         if (notReady) return notReady;
         const tools = (manager.getManifest(server)?.tools ?? []).filter((known) => catalog.allowsTool(server, known.name));
-        if (!tools.some((known) => known.name === tool)) return errorResult(unknownToolText(server, tool, tools));
+        const known = tools.find((candidate) => candidate.name === tool);
+        if (!known) return errorResult(unknownToolText(server, tool, tools));
+        const refusal = await approver.refusal({ server, tool, arguments: args ?? {}, annotations: known.annotations });
+        if (refusal !== undefined) return okResult(refusal);
 
         let result: CallToolResult;
         try {

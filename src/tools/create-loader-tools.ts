@@ -1,5 +1,6 @@
 /** The entry point: the loader tools the permissions allow, over servers the manager now knows. */
 import { ManifestIndex, recordManifests } from '../manifest-index/index.js';
+import { ToolCallApprover } from './approval.js';
 import { callMcpToolTool } from './call-mcp-tool.js';
 import { loadMcpTool } from './load-mcp.js';
 import { isToolEnabled } from './permissions.js';
@@ -37,6 +38,7 @@ export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTool
     resultBudget: options.resultBudget ?? DEFAULT_RESULT_BUDGET,
     searchable,
     searchOffered: offered('search_mcp_tools'),
+    approver: new ToolCallApprover(options),
   };
   return (Object.keys(TOOL_FACTORIES) as LoaderToolName[]).filter(offered).map((name) => TOOL_FACTORIES[name](context));
 }

@@ -1,6 +1,15 @@
 /** The loader tools: load_mcp, call_mcp_tool, read_mcp_resource, and adapters for LLM SDKs. */
 export { createLoaderTools } from './create-loader-tools.js';
 export {
+  APPROVAL_POLICIES,
+  needsApproval,
+  type ApprovalDecision,
+  type ApprovalOptions,
+  type ApprovalPolicy,
+  type ApproveToolCall,
+  type ToolCallApprovalRequest,
+} from './approval.js';
+export {
   toAiSdkTools,
   toFunctionDefinitions,
   toMcpToolResult,

@@ -2,6 +2,7 @@
 import type { LoaderToolResult, LoaderToolsManager } from './types.js';
 import type { ServerCatalog } from './server-catalog.js';
 import type { SearchableTools } from './searchable-tools.js';
+import type { ToolCallApprover } from './approval.js';
 import { loadFailureText, loadFirstText, requestFailureText } from './failure-text.js';
 import { errorResult } from './results.js';
 import { unknownToolText } from './unknown-tool.js';
@@ -14,6 +15,8 @@ export interface LoaderToolContext {
   searchable?: SearchableTools;
   /** Whether search_mcp_tools is offered: the other tools' descriptions point to it only then. */
   searchOffered: boolean;
+  /** Asks before the calls the approval policy names. */
+  approver: ToolCallApprover;
 }
 
 /** Requests never connect on their own: the model decides when to pay for a connection, through load_mcp. */

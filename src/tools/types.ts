@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { McpServerConfig } from '../../machines/types.js';
 import type { McpConnectionManager } from '../manager.js';
+import type { ApprovalOptions } from './approval.js';
 import type { ManifestIndex } from '../manifest-index/index.js';
 
 export type LoaderToolName = 'load_mcp' | 'call_mcp_tool' | 'read_mcp_resource' | 'search_mcp_tools';
@@ -86,7 +87,7 @@ export type LoaderToolsManager = Pick<
   'configure' | 'connect' | 'callTool' | 'readResource' | 'getState' | 'getManifest' | 'getError' | 'touch' | 'on' | 'getClient'
 >;
 
-export interface CreateLoaderToolsOptions {
+export interface CreateLoaderToolsOptions extends ApprovalOptions {
   manager: LoaderToolsManager;
   servers: LoaderServers;
   permissions?: LoaderPermissions;

@@ -1,8 +1,9 @@
 import type { LoaderToolName } from '../../tools/index.js';
 import { cliLogger } from '../logger.js';
 import { writeError, writeListing } from '../terminal-text.js';
-import { discover, type GlobalOptions } from '../options.js';
+import { discover, isInteractive, type GlobalOptions } from '../options.js';
 import { openLoaderSession } from '../session.js';
+import { terminalApproval } from '../tool-call-approval.js';
 
 /**
  * `load`, `call` and `read`: one loader tool call, its text on stdout; on failure the text on
@@ -11,7 +12,8 @@ import { openLoaderSession } from '../session.js';
 export async function runOneShot(options: GlobalOptions, tool: LoaderToolName, args: Record<string, unknown>): Promise<number> {
   const logger = cliLogger(options.verbose);
   const discovery = await discover(options, logger);
-  const { manager, tool: find } = openLoaderSession(discovery, options, logger, { defaults: { maxRetries: 0 } });
+  const approval = terminalApproval(options.approve, isInteractive());
+  const { manager, tool: find } = openLoaderSession(discovery, options, logger, { defaults: { maxRetries: 0 } }, approval);
   try {
     const loader = find(tool);
     if (!loader) {

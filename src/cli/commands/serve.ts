@@ -8,6 +8,7 @@ import { cliLogger } from '../logger.js';
 import { discover, type GlobalOptions } from '../options.js';
 import { packageVersion } from '../package-root.js';
 import { endServe, whenServeEnds } from '../serve-lifecycle.js';
+import { hostApproval } from '../serve-approval.js';
 import { openLoaderSession } from '../session.js';
 
 /**
@@ -24,11 +25,11 @@ export async function runServe(
   const logger = cliLogger(options.verbose);
   // stdin carries the protocol: nobody can be asked, only earlier approvals count.
   const discovery = await discover(options, logger, false);
-  const { manager, tools } = openLoaderSession(discovery, options, logger, managerOptions);
+  const server = new Server({ name: 'mcp-statechart', version: packageVersion() }, { capabilities: { tools: {} } });
+  const { manager, tools } = openLoaderSession(discovery, options, logger, managerOptions, hostApproval(server, options.approve));
   manager.on('mcp.stateChanged', (event) => logger.info(`${event.server}: ${event.state}`));
   const lifecycleView = view ? await openLifecycleView(manager, false) : undefined;
 
-  const server = new Server({ name: 'mcp-statechart', version: packageVersion() }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters })),
   }));

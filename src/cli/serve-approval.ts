@@ -1,0 +1,37 @@
+/**
+ * `serve` asks its host's user before a tool call, through MCP elicitation: a confirmation form
+ * naming the server, the tool and the arguments. A host that does not declare elicitation
+ * cannot be asked: without `--approve` the calls run as before; with it, the calls the policy
+ * names are refused.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { ApprovalDecision, ApprovalOptions, ApprovalPolicy, ToolCallApprovalRequest } from '../tools/index.js';
+import { describeToolCall } from './tool-call-approval.js';
+
+async function askHost(host: Server, request: ToolCallApprovalRequest, refuseWhenUnasked: boolean): Promise<ApprovalDecision> {
+  if (!host.getClientCapabilities()?.elicitation) return refuseWhenUnasked ? 'deny' : 'allow';
+  const answer = await host.elicitInput({
+    mode: 'form',
+    message: `Allow this MCP tool call?\n${describeToolCall(request)}`,
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        always: {
+          type: 'boolean',
+          title: `Allow ${request.server}/${request.tool} without asking again this session`,
+          default: false,
+        },
+      },
+    },
+  });
+  if (answer.action !== 'accept') return 'deny';
+  return answer.content?.always === true ? 'allow-always' : 'allow';
+}
+
+/** `policy` from `--approve`; without it, `destructive` when the host can be asked. */
+export function hostApproval(host: Server, policy: ApprovalPolicy | undefined): ApprovalOptions {
+  return {
+    approvalPolicy: policy ?? 'destructive',
+    approveToolCall: (request) => askHost(host, request, policy !== undefined),
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Approval before a tool call: which calls need one (the policy, read from the tool's
+ * annotations), asking the caller's `approveToolCall`, and remembering "allow always" for the
+ * session. A call that is not approved comes back to the model as a refusal it can explain.
+ */
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { messageOf } from './failure-text.js';
+
+/**
+ * `never`: no call is asked about. `destructive`: calls of tools not marked `readOnlyHint: true`
+ * are (MCP takes an unannotated tool as destructive and open-world). `always`: every call is.
+ */
+export type ApprovalPolicy = 'never' | 'destructive' | 'always';
+export const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ['never', 'destructive', 'always'];
+
+/** `allow-always`: this tool of this server runs without asking for the rest of the session. */
+export type ApprovalDecision = 'allow' | 'deny' | 'allow-always';
+
+export interface ToolCallApprovalRequest {
+  server: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** The tool's annotations as the server declared them (`title`, `readOnlyHint`, `destructiveHint`, …). */
+  annotations?: ToolAnnotations;
+}
+
+export type ApproveToolCall = (request: ToolCallApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+
+export interface ApprovalOptions {
+  /** Default `never`; `destructive` when only `approveToolCall` is given. */
+  approvalPolicy?: ApprovalPolicy;
+  /** Asked before each call the policy names. Without it, such calls are refused: nobody can approve them. */
+  approveToolCall?: ApproveToolCall;
+}
+
+export function needsApproval(policy: ApprovalPolicy, annotations: ToolAnnotations | undefined): boolean {
+  if (policy === 'always') return true;
+  return policy === 'destructive' && annotations?.readOnlyHint !== true;
+}
+
+function refusalText(server: string, tool: string, why: string): string {
+  return (
+    `The call of tool "${tool}" on MCP server "${server}" did not run: ${why}. Do not call it again on your own; ` +
+    `tell the user what you wanted it to do, and go on without it unless they approve.`
+  );
+}
+
+/** One per set of loader tools: its "allow always" answers last as long as the tools. */
+export class ToolCallApprover {
+  readonly policy: ApprovalPolicy;
+  private readonly allowedAlways = new Set<string>();
+
+  constructor(private readonly options: ApprovalOptions = {}) {
+    this.policy = options.approvalPolicy ?? (options.approveToolCall ? 'destructive' : 'never');
+  }
+
+  /** Undefined when the call may run; otherwise the refusal text for the model. */
+  async refusal(request: ToolCallApprovalRequest): Promise<string | undefined> {
+    if (!needsApproval(this.policy, request.annotations)) return undefined;
+    const key = JSON.stringify([request.server, request.tool]);
+    if (this.allowedAlways.has(key)) return undefined;
+    const ask = this.options.approveToolCall;
+    if (!ask) return refusalText(request.server, request.tool, `it needs approval (policy "${this.policy}") and nobody can be asked here`);
+    let decision: ApprovalDecision;
+    try {
+      decision = await ask(request);
+    } catch (error) {
+      return refusalText(request.server, request.tool, `asking for approval failed (${messageOf(error)})`);
+    }
+    if (decision === 'allow-always') this.allowedAlways.add(key);
+    return decision === 'allow' || decision === 'allow-always' ? undefined : refusalText(request.server, request.tool, 'the user declined it');
+  }
+}
