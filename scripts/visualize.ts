@@ -17,6 +17,7 @@ import { layoutChart } from './diagram/layout.js';
 import { renderChartSvg } from './diagram/svg.js';
 import { screenshotSvg, SCREENSHOT_WIDTH } from './diagram/screenshot.js';
 import { launchChromium } from './chromium.js';
+import { screenshotLifecycleView, VIEW_SCREENSHOT_WIDTH } from './lifecycle-view-screenshot.js';
 
 export interface ChartSource {
   /** The base name of the generated files. */
@@ -179,6 +180,8 @@ ${mermaid.trimEnd()}
 Generated from [\`machines/\`](../machines) by \`npm run visualize\` (scripts/visualize.ts); never
 edit by hand. \`test/visualizations.test.ts\` fails when these files and the charts disagree;
 \`test/visualizations-geometry.test.ts\` checks that nothing in the SVGs is cut off or overlaps.
+[\`lifecycle-view.png\`](./lifecycle-view.png) is the live lifecycle view (\`mcp-statechart demo --view\`)
+of the demo's servers, taken while the killed notes server waits for its retry.
 
 Reading the pictures: a compound state is a box that holds its children; the black dot marks the
 initial child. Under a state's title come its description, what it invokes, its entry/exit
@@ -253,6 +256,8 @@ async function main(): Promise<void> {
       writeFileSync(join(VISUALIZATIONS_DIR, `${chart.name}.png`), await screenshotSvg(browser.context, files[`${chart.name}.svg`]!));
       console.log(`wrote visualizations/${chart.name}.png (${SCREENSHOT_WIDTH} px wide)`);
     }
+    writeFileSync(join(VISUALIZATIONS_DIR, 'lifecycle-view.png'), await screenshotLifecycleView(browser.context));
+    console.log(`wrote visualizations/lifecycle-view.png (the live view of the demo's servers, ${VIEW_SCREENSHOT_WIDTH} px wide)`);
   } finally {
     await browser.close();
   }

@@ -9,10 +9,12 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, type Browser } from '../scripts/chromium.js';
+import { killNotesServer, startDemoServers, type DemoServers } from '../scripts/demo-servers.js';
+import { silentLogger } from '../src/logger.js';
 import { McpConnectionManager } from '../src/manager.js';
 import { startLifecycleView, type LifecycleView } from '../src/view/lifecycle-view.js';
 import { withoutChromium } from './support/chromium.js';
@@ -22,37 +24,21 @@ const EXAMPLES = new URL('../examples/servers/', import.meta.url);
 const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
 const SECRET = 'view-secret-4f9a2c';
 
-interface WeatherServer {
-  url: string;
-  close(): Promise<void>;
-}
-
-let weather: WeatherServer;
+let demo: DemoServers;
 let manager: McpConnectionManager;
 let view: LifecycleView;
 
 beforeAll(async () => {
-  const { startWeatherServer } = (await import(pathToFileURL(fileURLToPath(new URL('weather-server.mjs', EXAMPLES))).href)) as {
-    startWeatherServer(port?: number): Promise<WeatherServer>;
-  };
-  weather = await startWeatherServer(0);
-  manager = new McpConnectionManager({ logger: { debug() {}, info() {}, warn() {}, error() {} } });
-  manager.configure({
-    notes: {
-      command: process.execPath,
-      args: [fileURLToPath(new URL('notes-server.mjs', EXAMPLES))],
-      env: { NOTES_TOKEN: SECRET },
-      description: 'Personal notes',
-    },
-    weather: { url: weather.url, description: 'Weather forecasts' },
-  });
+  demo = await startDemoServers();
+  manager = new McpConnectionManager({ logger: silentLogger });
+  manager.configure({ ...demo.servers, notes: { ...demo.servers.notes, env: { NOTES_TOKEN: SECRET } } });
   view = await startLifecycleView(manager);
 });
 
 afterAll(async () => {
   await view?.stop();
   await manager?.dispose();
-  await weather?.close();
+  await demo?.close();
 });
 
 describe('the lifecycle view server', () => {
@@ -132,10 +118,8 @@ describe.skipIf(withoutChromium)('the lifecycle view in headless Chromium', () =
   });
 
   it('shows connected → error → connecting → connected when the server process is killed, within the backoff', async () => {
-    const info = await manager.callTool('notes', 'server_info', {});
-    const { pid } = JSON.parse((info.content[0] as { text: string }).text) as { pid: number };
     const before = (await shownStates(page, 'notes')).length;
-    process.kill(pid, 'SIGKILL');
+    await killNotesServer(manager);
 
     // While it waits, the row tells when the next attempt comes.
     const notes = page.locator('section[data-server="notes"]');

@@ -22,7 +22,7 @@ h1 { font-size: 18px; margin: 0 0 4px; }
 [data-state="error"] > header .badge { background: #cf222e; }
 .path, .transport, .description { font-size: 13px; color: #59636e; }
 .body { display: flex; gap: 20px; align-items: flex-start; margin-top: 8px; flex-wrap: wrap; }
-.chart { flex: 0 0 auto; width: 560px; }
+.chart { flex: 0 0 auto; width: 640px; }
 .chart svg { width: 100%; height: auto; display: block; }
 .chart g.state > rect.box { transition: fill 0.3s, stroke 0.3s; }
 .chart g.state.active > rect.box { stroke: #1a7f37; stroke-width: 4; }
