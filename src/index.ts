@@ -74,7 +74,8 @@ export {
   type ManifestIndexOptions,
 } from './manifest-index/index.js';
 export { indexServers, type IndexServersOptions, type ServerIndexOutcome } from './manifest-index/index-servers.js';
-export { startInspector, sanitizeInspectionEvent, sanitizedObserver } from './inspect.js';
+export { sanitizeInspectionEvent, sanitizedObserver } from './inspection/sanitize.js';
+export { startInspector, type InspectorHandle, type StartInspectorOptions } from './inspection/relay.js';
 export { startLifecycleView, type LifecycleView, type LifecycleViewOptions } from './view/lifecycle-view.js';
 export type { ServerRow, ViewTimer, ViewTransition } from './view/server-rows.js';
 export { applyProjectTrust, serverFingerprint, type ProjectServerPolicy, type ProjectTrustOptions } from './config/index.js';

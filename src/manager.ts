@@ -23,7 +23,7 @@ import { createServerLogic } from './connection/server-logic.js';
 import { createHttpAuthFactory, type McpOAuthOptions } from './auth/http-auth.js';
 import { SessionTracker } from './connection/session-tracker.js';
 import { stderrLogger, type Logger } from './logger.js';
-import { sanitizedObserver } from './inspect.js';
+import { sanitizedObserver } from './inspection/sanitize.js';
 import { KeepAlive } from './keep-alive.js';
 import { HostBridge, type McpHostEmitted, type McpHostHandlers } from './connection/host-handlers.js';
 import { HostEvents } from './host-events.js';

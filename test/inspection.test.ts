@@ -1,21 +1,14 @@
 import { networkInterfaces } from 'node:os';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createRequire } from 'node:module';
 import { createActor, type InspectionEvent } from 'xstate';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
-import { REDACTED, redactSecrets, sanitizeInspectionEvent, startInspector, type InspectorHandle } from '../src/inspect.js';
+import { REDACTED, redactSecrets, sanitizeInspectionEvent } from '../src/inspection/sanitize.js';
+import { startInspector, type InspectorHandle } from '../src/inspection/relay.js';
+import { WebSocket } from 'ws';
 import { serverMachine } from '../machines/server.machine.js';
 import type { McpServerConfig, McpSession } from '../machines/types.js';
 import { stdioFixture } from './support/fixtures.js';
-
-/** The `ws` client (a dependency of @statelyai/inspect); it ships no types and @types/ws is not installed. */
-interface WebSocketClient {
-  on(event: 'message', listener: (data: Buffer) => void): this;
-  once(event: 'open' | 'error', listener: (value?: unknown) => void): this;
-  close(): void;
-}
-const { WebSocket } = createRequire(import.meta.url)('ws') as { WebSocket: new (url: string) => WebSocketClient };
 
 const ENV_SECRET = 'canary-secret-env-123';
 const HEADER_SECRET = 'canary-secret-header-456';
@@ -131,7 +124,7 @@ describe('an inspect observer given to McpConnectionManager', () => {
 describe('startInspector', () => {
   let inspector: InspectorHandle | undefined;
   let manager: McpConnectionManager | undefined;
-  let client: WebSocketClient | undefined;
+  let client: WebSocket | undefined;
 
   afterEach(async () => {
     await manager?.dispose();
@@ -144,12 +137,13 @@ describe('startInspector', () => {
 
   it('relays sanitized inspection events over WebSocket on 127.0.0.1 and prints what to open', async () => {
     inspector = await startInspector({ port: 0 });
-    expect(inspector.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(inspector.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{32}$/);
     expect(inspector.relayUrl).toBe(inspector.url.replace('http', 'ws'));
     expect(inspector.instructions).toContain(inspector.url);
 
     const messages: string[] = [];
-    client = new WebSocket(inspector.relayUrl);
+    // As the relay's own page connects: its Origin, the token in the URL.
+    client = new WebSocket(inspector.relayUrl, { origin: new URL(inspector.url).origin });
     client.on('message', (data: Buffer) => messages.push(data.toString()));
     await new Promise((resolve, reject) => client!.once('open', resolve).once('error', reject));
 
@@ -194,7 +188,7 @@ describe('startInspector', () => {
   it('stops cleanly: the relay refuses new connections afterwards', async () => {
     const started = await startInspector();
     await started.stop();
-    const socket = new WebSocket(started.relayUrl);
+    const socket = new WebSocket(started.relayUrl, { origin: new URL(started.url).origin });
     const outcome = await new Promise((resolve) => socket.once('open', () => resolve('open')).once('error', () => resolve('refused')));
     expect(outcome).toBe('refused');
   });

@@ -23,7 +23,7 @@ type Inspect = NonNullable<import('../manager.js').McpConnectionManagerOptions['
  */
 async function withInspector<T>(enabled: boolean | undefined, waitForEnter: boolean, run: (inspect?: Inspect) => Promise<T>): Promise<T> {
   if (!enabled) return run();
-  const { startInspector } = await import('../inspect.js');
+  const { startInspector } = await import('../inspection/relay.js');
   const inspector = await startInspector();
   process.stderr.write(`${inspector.instructions}\n`);
   try {

@@ -1,0 +1,227 @@
+/**
+ * The Stately inspector relay, on 127.0.0.1 only: a page that embeds https://stately.ai/inspect,
+ * and a WebSocket that carries the (sanitized) inspection events to it.
+ *
+ * A WebSocket on localhost is reachable from any web page the user has open (browsers apply no
+ * same-origin policy to WebSockets), and the events hold tool arguments and results. So:
+ * - the page and the viewer socket require a random token, carried in the URL printed for the user;
+ * - a viewer socket must come from the relay's own page (its `Origin`), and the `Host` must be
+ *   the loopback address (no DNS rebinding);
+ * - only this process's inspector — holding a second token, never printed — may send events;
+ *   a client that fails any check is refused before the upgrade and gets nothing, not even the
+ *   replay buffer.
+ * `@statelyai/inspect/server` offers none of this, so the relay is ours; the sending side is
+ * still `@statelyai/inspect`'s `createWebSocketInspector`.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { InspectionEvent, Observer } from 'xstate';
+import { redactSecrets, sanitizeInspectionEvent } from './sanitize.js';
+
+const LOOPBACK = '127.0.0.1';
+const STATELY_INSPECT = 'https://stately.ai/inspect';
+const STATELY_ORIGIN = new URL(STATELY_INSPECT).origin;
+/** Events kept for a page opened late. */
+const REPLAY_BUFFER = 200;
+/** One inspection event; larger ones (a huge manifest) are dropped by the socket. */
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+export interface StartInspectorOptions {
+  /** Port of the relay (HTTP page + WebSocket) on 127.0.0.1. Default or 0: a free port. */
+  port?: number;
+}
+
+export interface InspectorHandle {
+  /** Pass as `new McpConnectionManager({ inspect })` or `createActor(logic, { inspect })`. */
+  inspect: Observer<InspectionEvent>;
+  /** The page to open in a browser, with its token: it embeds https://stately.ai/inspect and feeds it the events. */
+  url: string;
+  /** The WebSocket a viewer reads the events from (token included); only the relay's own page may use it. */
+  relayUrl: string;
+  /** One line to print for the user: what to open. */
+  instructions: string;
+  /** Stops sending, closes the relay and every connection to it. */
+  stop(): Promise<void>;
+}
+
+function sameSecret(given: string | null, expected: string): boolean {
+  if (given === null) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function bridgePage(socketUrl: string): string {
+  return `<!DOCTYPE html>
+<html>
+<head>
+  <title>Stately Inspector (mcp-statechart)</title>
+  <style>* { margin: 0; padding: 0; } html, body { height: 100%; } iframe { width: 100%; height: 100%; border: none; }</style>
+</head>
+<body>
+  <iframe id="inspector" src="${STATELY_INSPECT}"></iframe>
+  <script>
+    const iframe = document.getElementById('inspector');
+    const target = ${JSON.stringify(STATELY_ORIGIN)};
+    const buffer = [];
+    let connected = false;
+    window.addEventListener('message', (e) => {
+      if (e.origin !== target || !e.data || e.data.type !== '@statelyai.connected') return;
+      connected = true;
+      for (const event of buffer.splice(0)) iframe.contentWindow.postMessage(event, target);
+    });
+    const ws = new WebSocket(${JSON.stringify(socketUrl)});
+    ws.onmessage = (event) => {
+      const data = JSON.parse(event.data);
+      if (connected) iframe.contentWindow.postMessage(data, target);
+      else buffer.push(data);
+    };
+  </script>
+</body>
+</html>`;
+}
+
+async function listen(server: Server, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, LOOPBACK, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the inspector relay has no port');
+  return address.port;
+}
+
+/**
+ * Starts the relay on 127.0.0.1 (no browser is opened) and a WebSocket inspector that sends it
+ * sanitized events. Open `url` in a browser to watch the actors live.
+ */
+export async function startInspector(options: StartInspectorOptions = {}): Promise<InspectorHandle> {
+  const [{ WebSocketServer, WebSocket }, { createWebSocketInspector }] = await Promise.all([import('ws'), import('@statelyai/inspect')]);
+  const viewerToken = randomBytes(24).toString('base64url');
+  const producerToken = randomBytes(24).toString('base64url');
+
+  const server = createServer();
+  const port = await listen(server, options.port ?? 0);
+  const origin = `http://${LOOPBACK}:${port}`;
+  const hosts = new Set([`${LOOPBACK}:${port}`, `localhost:${port}`]);
+  const url = `${origin}/?token=${viewerToken}`;
+  const relayUrl = `ws://${LOOPBACK}:${port}/?token=${viewerToken}`;
+
+  const requestUrl = (request: IncomingMessage) => new URL(request.url ?? '/', origin);
+  server.on('request', (request, response) => {
+    const ok = hosts.has(request.headers.host ?? '') && request.method === 'GET' && sameSecret(requestUrl(request).searchParams.get('token'), viewerToken);
+    if (!ok) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    response.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      // The page's URL holds the token: it must not travel to stately.ai as a Referer.
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+    });
+    response.end(bridgePage(relayUrl));
+  });
+
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const viewers = new Set<InstanceType<typeof WebSocket>>();
+  const buffer: string[] = [];
+  server.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => {
+    const params = requestUrl(request).searchParams;
+    const isProducer = request.headers.origin === undefined && sameSecret(params.get('producer'), producerToken);
+    const isViewer = request.headers.origin === origin && sameSecret(params.get('token'), viewerToken);
+    if (!hosts.has(request.headers.host ?? '') || (!isProducer && !isViewer)) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    sockets.handleUpgrade(request, socket, head, (client) => {
+      if (isProducer) {
+        client.on('message', (data) => {
+          const message = data.toString();
+          buffer.push(message);
+          if (buffer.length > REPLAY_BUFFER) buffer.shift();
+          for (const viewer of viewers) if (viewer.readyState === WebSocket.OPEN) viewer.send(message);
+        });
+        return;
+      }
+      viewers.add(client);
+      client.once('close', () => viewers.delete(client));
+      for (const message of buffer) client.send(message);
+    });
+  });
+
+  const connections = new Set<Socket>();
+  server.on('connection', (connection: Socket) => {
+    connections.add(connection);
+    connection.once('close', () => connections.delete(connection));
+  });
+  const closeRelay = async () => {
+    const closed = new Promise((resolve) => server.close(resolve));
+    for (const client of sockets.clients) client.terminate();
+    sockets.close();
+    // Open browser tabs would keep the server open forever.
+    for (const connection of connections) connection.destroy();
+    await closed;
+  };
+
+  // Events are sanitized by `inspect` below; the options scrub again should the adapter be fed directly.
+  const inspector = createWebSocketInspector({
+    url: `ws://${LOOPBACK}:${port}/?producer=${producerToken}`,
+    sanitizeContext: (context) => redactSecrets(context),
+    sanitizeEvent: (event) => redactSecrets(event),
+  });
+  const adapterSocket = adapterSocketOf(inspector.adapter);
+  try {
+    await settled(adapterSocket, 'open');
+  } catch (error) {
+    inspector.stop();
+    await closeRelay();
+    throw error;
+  }
+  const forward = inspector.inspect.next?.bind(inspector.inspect);
+
+  return {
+    inspect: { next: (event) => forward?.(sanitizeInspectionEvent(event)) },
+    url,
+    relayUrl,
+    instructions: `Stately inspector: open ${url} in a browser (it loads https://stately.ai/inspect; the token in the address keeps other pages out).`,
+    async stop() {
+      inspector.stop();
+      await settled(adapterSocket, 'close');
+      await closeRelay();
+    },
+  };
+}
+
+/** The part of the `ws` WebSocket the adapter uses that we wait on. */
+interface AdapterSocket {
+  readyState: number;
+  once(event: 'open' | 'close' | 'error', listener: () => void): unknown;
+}
+const CONNECTING = 0;
+const CLOSED = 3;
+
+/**
+ * The adapter's socket. `@statelyai/inspect` 0.7 offers no "connected" signal, and a socket
+ * closed while still connecting makes the adapter retry every 5 s forever; so start and stop
+ * wait on the socket itself.
+ */
+function adapterSocketOf(adapter: unknown): AdapterSocket | undefined {
+  const socket = (adapter as { ws?: Partial<AdapterSocket> } | undefined)?.ws;
+  return typeof socket?.readyState === 'number' && typeof socket.once === 'function' ? (socket as AdapterSocket) : undefined;
+}
+
+function settled(socket: AdapterSocket | undefined, event: 'open' | 'close'): Promise<void> {
+  if (!socket) return Promise.resolve();
+  if (event === 'open' && socket.readyState !== CONNECTING) return Promise.resolve();
+  if (event === 'close' && socket.readyState === CLOSED) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    socket.once(event, () => resolve());
+    if (event === 'open') socket.once('error', () => reject(new Error('could not connect to the inspector relay')));
+  });
+}

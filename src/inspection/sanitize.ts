@@ -1,0 +1,181 @@
+/**
+ * Inspection without leaking secrets. XState hands inspectors whole snapshots and events:
+ * server configs with their `env` and `headers`, `mcp.configure` events, the inputs of the
+ * `connect` actors, and the live session (whose transport holds the env again). Everything an
+ * inspector receives goes through `sanitizeInspectionEvent` first.
+ *
+ * Redacted: every `env` and `headers` value, an OAuth `clientSecret`, the user and password of a
+ * URL and every query value, and — anywhere in a server config, `args` included — every value a
+ * `${VAR}` expanded to (see `secretsOf` in src/redact.ts).
+ *
+ * Cheap enough to leave on: snapshots share most of their data with the one before (an `assign`
+ * replaces only what changed), so sanitized copies are cached by the identity of the object they
+ * copy; an unchanged config or manifest is copied once, not at every event. Walks are bounded:
+ * data nested deeper than `MAX_DEPTH` (a hostile tool schema) is cut, never a stack overflow.
+ */
+import type { ActorRefLike, InspectionEvent, Observer } from 'xstate';
+import type { McpServerConfig } from '../../machines/types.js';
+import { REDACTED, redact, secretsOf } from '../redact.js';
+
+export { REDACTED };
+
+/** Config fields whose values are secrets; their keys (variable and header names) stay visible. */
+const SECRET_FIELDS = new Set(['env', 'headers']);
+/** Fields that are secrets themselves (an OAuth entry's `clientSecret`). */
+const SECRET_VALUES = new Set(['clientSecret']);
+/** Deeper than this, a value is replaced by a note: an inspector needs no 5,000-level schema. */
+export const MAX_DEPTH = 64;
+export const TOO_DEEP = `[nested deeper than ${MAX_DEPTH} levels]`;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** The session a connected server holds: a live client and transport, not data (McpSession). */
+function isLiveSession(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const candidate = value as Record<string, unknown>;
+  return (
+    typeof candidate.watch === 'function' &&
+    typeof candidate.close === 'function' &&
+    typeof candidate.callTool === 'function' &&
+    'manifest' in candidate
+  );
+}
+
+/** A server entry: the only place `${VAR}` values and URLs with credentials live. */
+function isServerConfig(value: Record<string, unknown>): value is McpServerConfig {
+  return typeof value.command === 'string' || typeof value.url === 'string';
+}
+
+/** `https://user:pw@host/p?token=abc` → `https://[redacted]@host/p?token=[redacted]`; not a URL → as it is. */
+export function redactUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return text;
+  }
+  if (url.username === '' && url.password === '' && url.search === '') return text;
+  const credentials = url.username !== '' || url.password !== '' ? `${REDACTED}@` : '';
+  const query = [...url.searchParams.keys()].map((key) => `${encodeURIComponent(key)}=${REDACTED}`).join('&');
+  return `${url.protocol}//${credentials}${url.host}${url.pathname}${query ? `?${query}` : ''}${url.hash}`;
+}
+
+function redactValues(secrets: unknown): unknown {
+  if (!isPlainObject(secrets)) return REDACTED;
+  return Object.fromEntries(Object.keys(secrets).map((key) => [key, REDACTED]));
+}
+
+/** Copies made here: met again (the adapter's own sanitize hooks), they are returned as they are. */
+const sanitizedCopies = new WeakSet<object>();
+/** Original → its sanitized copy. Snapshots are immutable, so a copy stays right for its original. */
+const copies = new WeakMap<object, unknown>();
+
+/** Replaces the config's secrets inside every string of its copy (command, args, url, cwd, nested oauth). */
+function scrubStrings(value: unknown, secrets: readonly string[], depth: number): unknown {
+  if (typeof value === 'string') return redact(value, secrets);
+  if (depth > 3 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => scrubStrings(item, secrets, depth + 1));
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) record[key] = scrubStrings(record[key], secrets, depth + 1);
+  return record;
+}
+
+function sanitize(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (sanitizedCopies.has(value)) return value;
+  // Class instances (actor refs, errors, state nodes) are kept as they are: they are either
+  // live handles an inspector serializes by their own toJSON, or carry no config.
+  if (!Array.isArray(value) && !isPlainObject(value)) return value;
+  const cached = copies.get(value);
+  if (cached !== undefined) return cached;
+  if (depth >= MAX_DEPTH) return TOO_DEEP;
+
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    copies.set(value, copy);
+    sanitizedCopies.add(copy);
+    for (const item of value) copy.push(isLiveSession(item) ? undefined : sanitize(item, depth + 1));
+    return copy;
+  }
+  const copy: Record<string, unknown> = {};
+  copies.set(value, copy);
+  sanitizedCopies.add(copy);
+  for (const key of Object.keys(value)) {
+    const item = value[key];
+    if (isLiveSession(item)) continue;
+    copy[key] =
+      item === undefined
+        ? item
+        : SECRET_FIELDS.has(key)
+          ? redactValues(item)
+          : SECRET_VALUES.has(key)
+            ? REDACTED
+            : sanitize(item, depth + 1);
+  }
+  if (isServerConfig(value)) {
+    const secrets = secretsOf(value);
+    if (secrets.length > 0) {
+      for (const key of Object.keys(copy)) if (!SECRET_FIELDS.has(key)) copy[key] = scrubStrings(copy[key], secrets, 0);
+    }
+    if (typeof copy.url === 'string') copy.url = redactUrl(copy.url);
+  }
+  return copy;
+}
+
+/**
+ * A copy of `value` with every secret redacted (see the top of this file) and every live session
+ * left out. Plain objects and arrays are copied (functions on them, such as a snapshot's
+ * `matches` and `toJSON`, keep working on the copy); anything else is shared.
+ */
+export function redactSecrets<T>(value: T): T {
+  if (isLiveSession(value)) return undefined as T;
+  return sanitize(value, 0) as T;
+}
+
+/**
+ * A stand-in for a newly created actor: inspectors read its first state through `getSnapshot()`
+ * (an `@xstate.actor` event carries no snapshot), so that read is scrubbed too.
+ */
+function redactedActorView<T extends ActorRefLike>(actorRef: T): T {
+  return Object.create(actorRef, {
+    getSnapshot: { value: () => redactSecrets(actorRef.getSnapshot()), enumerable: false },
+  }) as T;
+}
+
+/** The inspection event with its snapshot, event and action parameters scrubbed by `redactSecrets`. */
+export function sanitizeInspectionEvent(event: InspectionEvent): InspectionEvent {
+  switch (event.type) {
+    case '@xstate.snapshot':
+    case '@xstate.transition':
+    case '@xstate.microstep':
+      return { ...event, snapshot: redactSecrets(event.snapshot), event: redactSecrets(event.event) };
+    case '@xstate.event':
+      return { ...event, event: redactSecrets(event.event) };
+    case '@xstate.action':
+      return { ...event, action: redactSecrets(event.action) };
+    case '@xstate.actor':
+      return { ...event, actorRef: redactedActorView(event.actorRef) };
+    default:
+      return event;
+  }
+}
+
+export type InspectionObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
+
+/** Wraps an inspection observer so it only ever sees sanitized events. A throw inside it never reaches the actors. */
+export function sanitizedObserver(observer: InspectionObserver): Observer<InspectionEvent> {
+  const next = typeof observer === 'function' ? observer : observer.next?.bind(observer);
+  return {
+    next: (event) => {
+      try {
+        next?.(sanitizeInspectionEvent(event));
+      } catch {
+        // An inspector is a window on the actors; its failure must not become theirs.
+      }
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * What an inspector sees of a server config: no URL credentials or query values, nothing a
+ * `${VAR}` expanded to (args included); deep server data is cut, not a stack overflow; and
+ * unchanged parts of successive snapshots are sanitized once.
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { InspectionEvent } from 'xstate';
+import { discoverMcpServers, enabledServers } from '../src/config/index.js';
+import { McpConnectionManager, silentLogger } from '../src/index.js';
+import { redactSecrets, redactUrl, REDACTED, sanitizedObserver, TOO_DEEP } from '../src/inspection/sanitize.js';
+import { STDIO_FIXTURE } from './support/fixtures.js';
+
+const API_KEY = 'expanded-api-key-0123456789';
+
+let manager: McpConnectionManager | undefined;
+let root: string | undefined;
+afterEach(async () => {
+  await manager?.dispose();
+  if (root) await fs.rm(root, { recursive: true, force: true });
+  manager = root = undefined;
+});
+
+describe('URLs', () => {
+  it('redacts the user, the password and every query value; keeps host, path and query names', () => {
+    expect(redactUrl('https://alice:pw-secret@mcp.example.com/v1/mcp?token=q-secret&mode=fast#x')).toBe(
+      `https://${REDACTED}@mcp.example.com/v1/mcp?token=${REDACTED}&mode=${REDACTED}#x`,
+    );
+    expect(redactUrl('http://127.0.0.1:8080/mcp')).toBe('http://127.0.0.1:8080/mcp');
+    expect(redactUrl('not a url')).toBe('not a url');
+  });
+
+  it('a server config seen by an inspector carries the redacted URL', () => {
+    const config = { type: 'http', url: 'https://alice:pw-secret@mcp.example.com/mcp?token=q-secret' };
+    expect(JSON.stringify(redactSecrets({ servers: { remote: config } }))).not.toMatch(/pw-secret|q-secret|alice/);
+  });
+});
+
+describe('values from ${VAR}', () => {
+  it('are redacted wherever they landed in a config, args included, and never reach an inspector', async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'mcp-inspect-vars-'));
+    const file = path.join(root, 'mcp.json');
+    await fs.writeFile(
+      file,
+      JSON.stringify({ mcpServers: { local: { command: process.execPath, args: [STDIO_FIXTURE, '--print-env', 'X_${API_KEY}'] } } }),
+    );
+    const { servers } = await discoverMcpServers({ configPaths: [file], env: { API_KEY } });
+    const config = servers.local!.config;
+    expect(config.args).toContain(`X_${API_KEY}`);
+    expect(redactSecrets(config).args).toContain(`X_${REDACTED}`);
+
+    const seen: string[] = [];
+    const record = (event: InspectionEvent) => {
+      const parts: unknown[] = [];
+      if ('snapshot' in event) parts.push(event.snapshot);
+      if ('event' in event) parts.push(event.event);
+      if (event.type === '@xstate.actor') parts.push(event.actorRef.getSnapshot());
+      seen.push(JSON.stringify(parts, (_key, value: unknown) => (typeof value === 'object' && value !== null && 'sessionId' in value ? '[ref]' : value)));
+    };
+    manager = new McpConnectionManager({ logger: silentLogger, inspect: record });
+    manager.configure(enabledServers(servers));
+    await manager.connect('local');
+    expect(seen.length).toBeGreaterThan(5);
+    expect(seen.join('\n')).not.toContain(API_KEY);
+  });
+});
+
+describe('deep and repeated data', () => {
+  it('cuts a 100,000-deep tool schema instead of overflowing the stack', () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let level = 0; level < 100_000; level++) schema = { type: 'object', properties: { next: schema } };
+    const copy = redactSecrets({ manifest: { tools: [{ name: 'deep', inputSchema: schema }] } });
+    expect(JSON.stringify(copy)).toContain(TOO_DEEP);
+  });
+
+  it('an observer that throws does not reach the actors', () => {
+    const observer = sanitizedObserver(() => {
+      throw new Error('inspector broke');
+    });
+    expect(() => observer.next?.({ type: '@xstate.event', event: { type: 'x' } } as unknown as InspectionEvent)).not.toThrow();
+  });
+
+  it('sanitizes an unchanged part of a new snapshot once: the same copy is reused', () => {
+    const manifest = { tools: Array.from({ length: 100 }, (_, index) => ({ name: `t${index}`, inputSchema: { type: 'object' } })) };
+    const config = { command: 'x', env: { TOKEN: 'env-secret-value' } };
+    const first = redactSecrets({ value: 'connected', context: { manifest, config, count: 1 } });
+    const second = redactSecrets({ value: 'connected', context: { manifest, config, count: 2 } });
+    expect(second.context.manifest).toBe(first.context.manifest);
+    expect(second.context.config).toBe(first.context.config);
+    expect(second.context.config.env.TOKEN).toBe(REDACTED);
+    expect(redactSecrets(first)).toBe(first);
+  });
+});
