@@ -11,6 +11,9 @@ import assert from 'node:assert/strict';
 import { SimulatedClock } from 'xstate';
 import type { McpConnectionManager } from '../src/index.js';
 import { startHttpFixture } from '../test/fixtures/http-server.js';
+import { hostileServer } from '../test/support/hostile.js';
+import { hugeListServer } from '../test/fixtures/hostile-http.js';
+import { loadFixture, OVERSIZED_REQUEST, startServe } from '../test/support/serve-host.js';
 import { descendantsOfThisProcess, settle, stdioFixture } from '../test/support/fixtures.js';
 import {
   activeResources,
@@ -26,6 +29,10 @@ import {
   waitForState,
 } from '../test/support/chaos-helpers.js';
 
+function mb(bytes: number): string {
+  return `${Math.round(bytes / 1024 / 1024)} MB`;
+}
+
 /** Processes this script started before any scenario (tsx runs an esbuild service as a child): not ours to count. */
 const harnessProcesses = new Set(descendantsOfThisProcess());
 
@@ -37,8 +44,8 @@ function serverProcesses(): number[] {
 interface Scenario {
   name: string;
   runs: number;
-  /** One run; throws on failure. Everything it starts, it stops. */
-  run(index: number): Promise<void>;
+  /** One run; throws on failure, may return what it measured. Everything it starts, it stops. */
+  run(index: number): Promise<void | string>;
   /** Per-run limit (real time). */
   timeoutMs?: number;
 }
@@ -52,6 +59,8 @@ interface Row {
   handleTypes: Record<string, number>;
   seconds: number;
   failures: string[];
+  /** What the runs measured, as they said it. */
+  measured: string[];
 }
 
 
@@ -258,6 +267,171 @@ const scenarios: Scenario[] = [
       }
     },
   },
+  {
+    name: 'pages forever: connect fails within connectTimeoutMs (2 s)',
+    runs: 3,
+    async run() {
+      const { manager } = countingManager();
+      try {
+        const before = process.memoryUsage().heapUsed;
+        const started = Date.now();
+        const outcome = await outcomeWithin(
+          manager.connect('pager', hostileServer('--pages-forever', '200'), { connectTimeoutMs: 2_000, autoReconnect: false }),
+          10_000,
+          'connect',
+        );
+        const elapsed = Date.now() - started;
+        const growth = process.memoryUsage().heapUsed - before;
+        assert.equal(outcome.ok, false);
+        assert.ok(elapsed < 3_000, `failed after ${elapsed} ms`);
+        return `failed after ${(elapsed / 1_000).toFixed(2)} s, heap +${mb(growth)}`;
+      } finally {
+        await manager.dispose();
+      }
+    },
+  },
+  {
+    name: 'stderr flood: 1 GB without a newline beside a healthy server',
+    runs: 1,
+    timeoutMs: 180_000,
+    async run() {
+      const { manager } = countingManager();
+      try {
+        await manager.connect('healthy', stdioFixture());
+        await manager.connect('flood', hostileServer('--stderr-flood', '1024'));
+        const latencies: number[] = [];
+        let peakHeap = 0;
+        let flooded = 0;
+        const started = Date.now();
+        while (flooded < 1024 && Date.now() - started < 150_000) {
+          for (let call = 0; call < 10; call++) {
+            const callStarted = performance.now();
+            await manager.callTool('healthy', 'echo', { text: 'ping' });
+            latencies.push(performance.now() - callStarted);
+            peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+          }
+          flooded = Number(textOf(await manager.callTool('flood', 'flooded', {})));
+        }
+        latencies.sort((a, b) => a - b);
+        const median = latencies[Math.floor(latencies.length / 2)]!;
+        assert.equal(flooded, 1024);
+        assert.ok(peakHeap < 200 * 1024 * 1024, `heap peaked at ${mb(peakHeap)}`);
+        assert.ok(median < 50, `median call ${median} ms`);
+        return `${latencies.length} calls, median ${median.toFixed(1)} ms, heap peak ${mb(peakHeap)}, ${((Date.now() - started) / 1_000).toFixed(1)} s for 1 GB`;
+      } finally {
+        await manager.dispose();
+      }
+    },
+  },
+  {
+    name: '100,000-deep tool schema after list_changed',
+    runs: 3,
+    async run() {
+      const { manager } = countingManager();
+      try {
+        const before = await manager.connect('deep', hostileServer('--deep', '100000'));
+        const calls = await Promise.allSettled([manager.callTool('deep', 'change', {}), manager.callTool('deep', 'echo', { text: 'x' })]);
+        assert.deepEqual(calls.map((call) => call.status), ['fulfilled', 'fulfilled']);
+        // The refresh has been answered once tools/list came twice (connect, list_changed), and one more call went through.
+        for (let look = 0; look < 100 && Number(textOf(await manager.callTool('deep', 'listings', {}))) < 2; look++) {
+          await new Promise((done) => setTimeout(done, 50));
+        }
+        await manager.callTool('deep', 'echo', { text: 'after' });
+        assert.equal(manager.getState('deep'), 'connected');
+        assert.equal(manager.getManifest('deep')?.tools.length, before.tools.length);
+        assert.equal(serverProcesses().length, 1);
+      } finally {
+        await manager.dispose();
+      }
+    },
+  },
+  {
+    name: '20,000 list_changed in a burst, nothing changed',
+    runs: 2,
+    async run() {
+      const { manager } = countingManager();
+      const events: unknown[] = [];
+      const stop = manager.on('mcp.manifestChanged', (event) => events.push(event));
+      try {
+        await manager.connect('storm', hostileServer());
+        await manager.callTool('storm', 'storm', { count: 20_000 });
+        let listed = -1;
+        for (let look = 0; look < 50; look++) {
+          const now = Number(textOf(await manager.callTool('storm', 'listings', {})));
+          if (now === listed) break;
+          listed = now;
+          await new Promise((done) => setTimeout(done, 200));
+        }
+        const relists = listed - 1;
+        assert.ok(relists <= 5, `${relists} re-lists`);
+        assert.equal(events.length, 0);
+        return `${relists} re-lists, ${events.length} manifestChanged`;
+      } finally {
+        stop();
+        await manager.dispose();
+      }
+    },
+  },
+  {
+    name: '-32000 error responses beside calls in flight',
+    runs: 5,
+    async run() {
+      const { manager } = countingManager();
+      try {
+        await manager.connect('busy', hostileServer());
+        const calls = await Promise.allSettled([
+          ...Array.from({ length: 4 }, () => manager.callTool('busy', 'fail', {})),
+          ...Array.from({ length: 5 }, (_, n) => manager.callTool('busy', 'echo', { text: String(n) })),
+        ]);
+        assert.deepEqual(
+          calls.map((call) => call.status),
+          [...Array(4).fill('rejected'), ...Array(5).fill('fulfilled')],
+        );
+        assert.equal(manager.getState('busy'), 'connected');
+      } finally {
+        await manager.dispose();
+      }
+    },
+  },
+  {
+    name: '300 MB tools/list over HTTP: refused after 10 MiB',
+    runs: 2,
+    async run() {
+      const big = await hugeListServer(300 * 1024 * 1024);
+      const { manager } = countingManager();
+      try {
+        const before = process.memoryUsage().rss;
+        const outcome = await outcomeWithin(manager.connect('big', { url: big.url }, { autoReconnect: false }), 30_000, 'connect');
+        const growth = process.memoryUsage().rss - before;
+        assert.equal(outcome.ok, false);
+        assert.match(outcome.ok ? '' : outcome.error.message, /over 10 MiB/);
+        return `server sent ${mb(await big.sent())} before the client hung up, RSS +${mb(growth)}`;
+      } finally {
+        await manager.dispose();
+        await big.close();
+      }
+    },
+  },
+  {
+    name: 'serve fed an 11 MB request: exits 1, no child left',
+    runs: 2,
+    async run() {
+      const serve = startServe();
+      try {
+        await loadFixture(serve);
+        const sent = Date.now();
+        serve.write(OVERSIZED_REQUEST);
+        const { code, at } = await serve.exited;
+        const seconds = (at - sent) / 1_000;
+        assert.equal(code, 1);
+        assert.ok(seconds < 5, `exited after ${seconds} s`);
+        assert.match(serve.stderr(), /over 10 MiB/);
+        return `exit ${code} after ${seconds.toFixed(1)} s`;
+      } finally {
+        serve.cleanUp();
+      }
+    },
+  },
 ];
 
 /** Waits (bounded) for closes to finish, then returns the processes left. */
@@ -302,13 +476,15 @@ async function runScenario(scenario: Scenario): Promise<Row> {
     handleTypes: {},
     seconds: 0,
     failures: [],
+    measured: [],
   };
   const started = Date.now();
   const handlesBefore = activeResources();
   for (let index = 0; index < scenario.runs; index++) {
     let ok = true;
     try {
-      await withTimeout(scenario.run(index), scenario.timeoutMs ?? 60_000, `run ${index}`);
+      const measured = await withTimeout(scenario.run(index), scenario.timeoutMs ?? 60_000, `run ${index}`);
+      if (measured) row.measured.push(measured);
     } catch (error) {
       ok = false;
       row.failures.push(`run ${index}: ${error instanceof Error ? error.message : String(error)}`);
@@ -357,11 +533,13 @@ async function main(): Promise<void> {
     rows.push(row);
   }
 
-  console.log('| scenario | runs | passed | leaked processes | leaked handles | time |');
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log('| scenario | runs | passed | leaked processes | leaked handles | time | measured (last run) |');
+  console.log('|---|---:|---:|---:|---:|---:|---|');
   for (const row of rows) {
     const handles = row.leakedHandles === 0 ? '0' : `${row.leakedHandles} (${Object.entries(row.handleTypes).map(([type, count]) => `${type} ×${count}`).join(', ')})`;
-    console.log(`| ${row.scenario} | ${row.runs} | ${row.passed} | ${row.leakedProcesses} | ${handles} | ${row.seconds.toFixed(1)} s |`);
+    console.log(
+      `| ${row.scenario} | ${row.runs} | ${row.passed} | ${row.leakedProcesses} | ${handles} | ${row.seconds.toFixed(1)} s | ${row.measured.at(-1) ?? ''} |`,
+    );
   }
   console.log(`\nunhandled rejections: ${unhandled.length}`);
   for (const row of rows) for (const failure of row.failures) console.log(`- ${row.scenario}: ${failure}`);

@@ -3,8 +3,6 @@
  * over stdio, error texts (HTTP error bodies, JSON-RPC error messages) are cut, and a cut never
  * splits a surrogate pair. Real HTTP servers on 127.0.0.1 and real processes.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +11,7 @@ import { McpConnectionManager } from '../src/index.js';
 import { silentLogger } from '../src/logger.js';
 import { capErrorText, MAX_ERROR_TEXT, sliceWithinBudget } from '../src/text-limits.js';
 import { MAX_MESSAGE_BYTES, MessageTooLargeError, sizeLimitedFetch } from '../src/transports/message-size.js';
+import { hugeListServer, listen, stream, type PlainHttpServer } from './fixtures/hostile-http.js';
 import { descendantsAfter } from './support/chaos-helpers.js';
 import { runCli } from './support/cli.js';
 import { rejectionOf } from './support/fixtures.js';
@@ -20,11 +19,11 @@ import { hostileServer, recordingLogger, withPeakHeap } from './support/hostile.
 
 const MB = 1024 * 1024;
 const managers: McpConnectionManager[] = [];
-const servers: Server[] = [];
+const servers: PlainHttpServer[] = [];
 
 afterEach(async () => {
   await Promise.all(managers.splice(0).map((each) => each.dispose()));
-  await Promise.all(servers.splice(0).map((server) => new Promise((done) => server.close(done))));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
   expect(await descendantsAfter()).toEqual([]);
 });
 
@@ -34,61 +33,16 @@ function manager(logger = silentLogger) {
   return created;
 }
 
-async function listen(handle: (request: IncomingMessage, response: ServerResponse, body: string) => void): Promise<string> {
-  const server = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => handle(request, response, body));
-  });
+async function serve(handle: Parameters<typeof listen>[0]): Promise<string> {
+  const server = await listen(handle);
   servers.push(server);
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
-}
-
-/** Writes `total` bytes in 1 MB pieces as fast as the client reads, stopping when it hangs up; resolves with what was sent. */
-function stream(response: ServerResponse, piece: string, total: number, end = ''): Promise<number> {
-  return new Promise((done) => {
-    let sent = 0;
-    const next = () => {
-      while (sent < total && !response.destroyed) {
-        sent += piece.length;
-        if (!response.write(piece)) return void response.once('drain', next);
-      }
-      response.end(end);
-      done(sent);
-    };
-    response.on('close', () => done(sent));
-    next();
-  });
-}
-
-/** A Streamable HTTP server whose tools/list answer is `listBytes` bytes of JSON. */
-async function serverWithHugeList(listBytes: number) {
-  let sent: Promise<number> = Promise.resolve(0);
-  const url = await listen((request, response, body) => {
-    if (request.method !== 'POST') return void response.writeHead(405).end();
-    const message = JSON.parse(body);
-    if (message.id === undefined) return void response.writeHead(202).end();
-    response.writeHead(200, { 'content-type': 'application/json' });
-    if (message.method === 'initialize') {
-      return void response.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: message.id,
-          result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'big', version: '1' } },
-        }),
-      );
-    }
-    response.write(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"tools":[`);
-    const tool = '{"name":"t","inputSchema":{"type":"object"}},';
-    sent = stream(response, tool.repeat(Math.ceil(MB / tool.length)), listBytes, '{"name":"last","inputSchema":{"type":"object"}}]}}');
-  });
-  return { url, sent: () => sent };
+  return server.url;
 }
 
 describe('over HTTP', () => {
   it('a 300 MB tools/list is refused after 10 MiB, not read whole', async () => {
-    const big = await serverWithHugeList(300 * MB);
+    const big = await hugeListServer(300 * MB);
+    servers.push(big);
     const before = process.memoryUsage().heapUsed;
     const { value: error, peakHeap } = await withPeakHeap(() => rejectionOf(manager().connect('big', { url: big.url }, { autoReconnect: false })));
 
@@ -99,7 +53,7 @@ describe('over HTTP', () => {
   }, 60_000);
 
   it('a 20 MB error body comes back cut to a few thousand characters', async () => {
-    const url = await listen((_request, response) => {
+    const url = await serve((_request, response) => {
       response.writeHead(500, { 'content-type': 'text/plain' });
       void stream(response, 'e'.repeat(MB), 20 * MB);
     });
@@ -109,7 +63,7 @@ describe('over HTTP', () => {
   });
 
   it('the CLI prints a cut error body once', async () => {
-    const url = await listen((_request, response) => {
+    const url = await serve((_request, response) => {
       response.writeHead(500, { 'content-type': 'text/plain' });
       void stream(response, `unique-marker ${'e'.repeat(MB)}`, 20 * MB);
     });
@@ -128,7 +82,7 @@ describe('over HTTP', () => {
 
   it('an SSE stream may carry any number of events, but not one over 10 MiB', async () => {
     const event = (size: number) => `data: ${'d'.repeat(size)}\n\n`;
-    const url = await listen((request, response) => {
+    const url = await serve((request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       if (request.url?.endsWith('many')) void stream(response, event(MB / 4).repeat(4), 30 * MB);
       else void stream(response, 'data: ' + 'x'.repeat(MB), 12 * MB);

@@ -1,0 +1,66 @@
+/** `mcp-statechart serve` run as an MCP host runs it: a child process spoken to line by line over stdio. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI_COMMAND } from './cli.js';
+import { stdioFixture } from './fixtures.js';
+
+export interface ServeHost {
+  send(message: object): void;
+  /** The raw write, for what a host should never send. */
+  write(text: string): void;
+  end(): void;
+  /** Waits (bounded) for the response with this id. */
+  answer(id: number): Promise<{ result?: { isError?: boolean } }>;
+  exited: Promise<{ code: number | null; at: number }>;
+  stderr(): string;
+  /** Removes the temporary home; call once serve has exited. */
+  cleanUp(): void;
+}
+
+/** Starts serve with one configured server, `fixture`, in a temporary home. */
+export function startServe(): ServeHost {
+  const home = mkdtempSync(join(tmpdir(), 'mcp-serve-host-'));
+  const config = join(home, 'mcp.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
+  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, '--config', config, 'serve'], {
+    env: { HOME: home, PATH: process.env.PATH ?? '' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  // serve may exit before it has read a large write: the broken pipe is expected.
+  child.stdin.on('error', () => {});
+  const exited = new Promise<{ code: number | null; at: number }>((done) => child.on('exit', (code) => done({ code, at: Date.now() })));
+  return {
+    send: (message) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`),
+    write: (text) => child.stdin.write(text),
+    end: () => child.stdin.end(),
+    async answer(id) {
+      for (let wait = 0; wait < 600; wait++) {
+        const line = stdout.split('\n').find((candidate) => candidate.includes(`"id":${id}`));
+        if (line) return JSON.parse(line);
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      throw new Error(`no answer to request ${id}; stderr: ${stderr}`);
+    },
+    exited,
+    stderr: () => stderr,
+    cleanUp: () => rmSync(home, { recursive: true, force: true }),
+  };
+}
+
+/** Initializes and loads the fixture through load_mcp, so serve has a child process to end. */
+export async function loadFixture(serve: ServeHost): Promise<void> {
+  serve.send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host', version: '1' } } });
+  await serve.answer(1);
+  serve.send({ method: 'notifications/initialized' });
+  serve.send({ id: 2, method: 'tools/call', params: { name: 'load_mcp', arguments: { server: 'fixture' } } });
+  const loaded = await serve.answer(2);
+  if (!loaded.result || loaded.result.isError) throw new Error(`load_mcp failed: ${JSON.stringify(loaded)}`);
+}
+
+/** A request of 11 MB: over the 10 MiB the SDK's stdio transport reads. */
+export const OVERSIZED_REQUEST = `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"${'x'.repeat(11 * 1024 * 1024)}"}}\n`;
