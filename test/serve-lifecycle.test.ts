@@ -5,7 +5,10 @@
  * started and exits, non-zero when the connection broke. Real processes: the CLI and the
  * fixture server.
  */
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { hostInput } from '../src/cli/serve-lifecycle.js';
+import { MAX_MESSAGE_BYTES, MessageTooLargeError } from '../src/transports/message-size.js';
 import { descendantsAfter } from './support/chaos-helpers.js';
 import { loadFixture, OVERSIZED_REQUEST, startServe } from './support/serve-host.js';
 
@@ -20,7 +23,7 @@ describe('mcp-statechart serve', () => {
 
       expect(code).toBe(1);
       expect(at - sent).toBeLessThan(5_000);
-      expect(serve.stderr()).toMatch(/serve stops: the host sent a message over 10 MiB, so the stdio transport closed/);
+      expect(serve.stderr()).toMatch(/serve stops: the host sent a message over 10 MiB; serve stopped reading it/);
       expect(await descendantsAfter()).toEqual([]);
     } finally {
       serve.cleanUp();
@@ -43,4 +46,33 @@ describe('mcp-statechart serve', () => {
       serve.cleanUp();
     }
   }, 30_000);
+});
+
+describe('hostInput', () => {
+  it('passes whole lines on, a line split over chunks joined once', async () => {
+    const stdin = new PassThrough();
+    const input = hostInput(stdin);
+    const seen: string[] = [];
+    input.on('data', (chunk: Buffer) => seen.push(chunk.toString()));
+    stdin.write('{"a":1}\n{"b"');
+    stdin.write(':2');
+    stdin.write('}\n{"c":3}\n');
+    stdin.end();
+    await new Promise((done) => input.once('end', done));
+    expect(seen).toEqual(['{"a":1}\n', '{"b":2}\n{"c":3}\n']);
+  });
+
+  it('fails as soon as a line passes the size limit, without passing any of it on', async () => {
+    const stdin = new PassThrough();
+    const input = hostInput(stdin);
+    let passed = 0;
+    input.on('data', (chunk: Buffer) => (passed += chunk.length));
+    const failed = new Promise<Error>((done) => input.once('error', done));
+    const piece = Buffer.alloc(1024 * 1024, 'x');
+    for (let written = 0; written <= MAX_MESSAGE_BYTES; written += piece.length) stdin.write(piece);
+    const error = await failed;
+    expect(error).toBeInstanceOf(MessageTooLargeError);
+    expect(error.message).toBe('the host sent a message over 10 MiB; serve stopped reading it');
+    expect(passed).toBe(0);
+  });
 });

@@ -1,7 +1,8 @@
+import { Transform, type Readable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Logger } from '../logger.js';
 import { capErrorText } from '../text-limits.js';
-import { isOversizedMessage, MAX_MESSAGE_MIB } from '../transports/message-size.js';
+import { isOversizedMessage, MAX_MESSAGE_BYTES, MAX_MESSAGE_MIB, MessageTooLargeError } from '../transports/message-size.js';
 
 /** How long stopping (every server disconnected, every process ended) may take before serve exits anyway. */
 export const SHUTDOWN_LIMIT_MS = 4_000;
@@ -14,20 +15,61 @@ export interface ServeEnd {
 }
 
 /**
- * Settles when `serve` must stop: the host closed stdin, a signal came, or the stdio transport
- * closed by itself (the SDK closes it after a message over 10 MiB, and then stops reading stdin,
- * so without this serve would stay alive but deaf).
+ * The host's stdin in whole lines: the SDK's stdio transport joins every chunk to what it holds
+ * (a copy of up to 10 MiB per 64 KB chunk, seconds of CPU on a busy machine before it refuses an
+ * oversized message). Here the chunks of a line are joined once, and a line over
+ * MAX_MESSAGE_BYTES fails the stream as soon as it gets there.
  */
-export function whenServeEnds(server: Server, stdin: NodeJS.ReadableStream = process.stdin): Promise<ServeEnd> {
+export function hostInput(stdin: Readable = process.stdin): Readable {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const lines = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const firstNewline = chunk.indexOf(10);
+      if (pendingBytes + (firstNewline === -1 ? chunk.length : firstNewline) > MAX_MESSAGE_BYTES) {
+        done(new MessageTooLargeError('the host', 'serve'));
+        return;
+      }
+      if (firstNewline === -1) {
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        done();
+        return;
+      }
+      const lastNewline = chunk.lastIndexOf(10);
+      pending.push(chunk.subarray(0, lastNewline + 1));
+      const whole = Buffer.concat(pending);
+      const rest = chunk.subarray(lastNewline + 1);
+      pending = rest.length > 0 ? [rest] : [];
+      pendingBytes = rest.length;
+      done(null, whole);
+    },
+    flush(done) {
+      done(null, pending.length > 0 ? Buffer.concat(pending) : undefined);
+    },
+  });
+  stdin.pipe(lines);
+  // The pipe does not pass errors on: an unreadable stdin ends serve like an ended one.
+  stdin.once('error', (error) => lines.destroy(error));
+  return lines;
+}
+
+/**
+ * Settles when `serve` must stop: the host closed stdin (`input` from `hostInput` ended), a
+ * signal came, a message was too large, or the stdio transport closed by itself (the SDK closes
+ * it after a message over its buffer, and then stops reading stdin, so without this serve would
+ * stay alive but deaf).
+ */
+export function whenServeEnds(server: Server, input: Readable): Promise<ServeEnd> {
   return new Promise((settle) => {
     let lastError: Error | undefined;
     server.onerror = (error) => {
       lastError = error;
     };
     server.onclose = () => settle({ exitCode: 1, reason: closeReason(lastError) });
+    input.once('error', (error) => settle({ exitCode: 1, reason: closeReason(error) }));
     const ordinary = () => settle({ exitCode: 0 });
-    stdin.once('end', ordinary);
-    stdin.once('close', ordinary);
+    input.once('end', ordinary);
     process.once('SIGINT', ordinary);
     process.once('SIGTERM', ordinary);
   });
@@ -35,6 +77,7 @@ export function whenServeEnds(server: Server, stdin: NodeJS.ReadableStream = pro
 
 function closeReason(error: Error | undefined): string {
   if (!error) return 'the connection to the host closed';
+  if (error instanceof MessageTooLargeError) return error.message;
   if (isOversizedMessage(error)) {
     return `the host sent a message over ${MAX_MESSAGE_MIB} MiB, so the stdio transport closed (${capErrorText(error.message, 200)})`;
   }

@@ -18,8 +18,8 @@ export function isOversizedMessage(error: Error): boolean {
 
 export class MessageTooLargeError extends Error {
   override name = 'MessageTooLargeError';
-  constructor() {
-    super(`the server sent a message over ${MAX_MESSAGE_MIB} MiB; the client stopped reading it`);
+  constructor(sender = 'the server', reader = 'the client') {
+    super(`${sender} sent a message over ${MAX_MESSAGE_MIB} MiB; ${reader} stopped reading it`);
   }
 }
 

@@ -7,16 +7,16 @@ import { openLifecycleView } from '../lifecycle-view.js';
 import { cliLogger } from '../logger.js';
 import { discover, type GlobalOptions } from '../options.js';
 import { packageVersion } from '../package-root.js';
-import { endServe, whenServeEnds } from '../serve-lifecycle.js';
 import { hostApproval } from '../serve-approval.js';
+import { endServe, hostInput, whenServeEnds } from '../serve-lifecycle.js';
 import { openLoaderSession } from '../session.js';
 
 /**
  * `serve`: an MCP server over stdio whose tools are the three loader tools, backed by the
  * registry, so an MCP host gets lazy loading of every configured server from one entry.
- * stdout carries the protocol; every log line goes to stderr.
+ * stdout carries the protocol; every log line goes to stderr. Resolves with the exit code once
+ * serve has stopped (see serve-lifecycle.ts for when that is).
  */
-/** Resolves with the exit code once serve has stopped (see serve-lifecycle.ts for when that is). */
 export async function runServe(
   options: GlobalOptions,
   managerOptions: McpConnectionManagerOptions = {},
@@ -49,8 +49,9 @@ export async function runServe(
     await server.close();
     await lifecycleView?.close();
   };
-  const ended = whenServeEnds(server);
-  await server.connect(new StdioServerTransport());
+  const input = hostInput();
+  const ended = whenServeEnds(server, input);
+  await server.connect(new StdioServerTransport(input));
   logger.info(`serving ${tools.map((tool) => tool.name).join(', ')} over stdio for ${Object.keys(discovery.servers).length} configured servers`);
   return endServe(await ended, stop, logger);
 }
