@@ -6,6 +6,7 @@
  *   npm run bench                   full run (well under 10 minutes; installs bench/peers first if needed)
  *   npm run bench -- --quick        smoke run: fewer rounds and calls, no profiles
  *   npm run bench -- --only calls,reconnect
+ *   npm run bench -- --only search   relevance, latency, context and first-result figures of search_mcp_tools
  *   npm run bench -- --no-profile   skip the profiles of missed targets
  *   npm run bench -- --write        also rewrite the measured section of BENCHMARKS.md
  *   npm run bench -- --build-only   only bundle (to profile a part by hand, see BENCHMARKS.md)
@@ -39,6 +40,7 @@ const PARTS: PartSpec[] = [
   { name: 'scale', title: '4. scale', nodeFlags: ['--expose-gc'] },
   { name: 'context', title: '5. context size', nodeFlags: [] },
   { name: 'reconnect', title: '6. reconnect', nodeFlags: [] },
+  { name: 'search', title: '7. tool search', nodeFlags: [] },
 ];
 /** Modules the parts start as children of their own, or that profiles run alone. */
 const PROFILED_MODULES = ['lazy-ours', 'lazy-raw'];

@@ -53,34 +53,43 @@ export class Bm25Index {
     return this.lengths.length;
   }
 
-  /** Documents that share at least one word with the query (or a synonym of one), best first; `accept` filters documents. */
+  /**
+   * Documents that share at least one word with the query (or a synonym of one), best first;
+   * `accept` filters documents. A document that matches more of the query's words gains over one
+   * that matches one word many times (the coordination factor of classic Lucene scoring).
+   */
   search(query: string, limit: number, accept: (doc: number) => boolean = () => true): Scored[] {
     const scores = new Map<number, number>();
-    for (const [token, weight] of queryWeights(query)) {
-      const list = this.postings.get(token);
-      if (!list) continue;
-      const idf = Math.log(1 + (this.size - list.length + 0.5) / (list.length + 0.5));
-      for (const { doc, frequency } of list) {
-        const norm = K1 * (1 - B + (B * this.lengths[doc]!) / this.averageLength);
-        const gain = (weight * idf * frequency * (K1 + 1)) / (frequency + norm);
-        scores.set(doc, (scores.get(doc) ?? 0) + gain);
+    const coverage = new Map<number, number>();
+    const groups = queryGroups(query);
+    for (const group of groups) {
+      const matched = new Map<number, number>();
+      for (const [token, weight] of group) {
+        const list = this.postings.get(token);
+        if (!list) continue;
+        const idf = Math.log(1 + (this.size - list.length + 0.5) / (list.length + 0.5));
+        for (const { doc, frequency } of list) {
+          const norm = K1 * (1 - B + (B * this.lengths[doc]!) / this.averageLength);
+          const gain = (weight * idf * frequency * (K1 + 1)) / (frequency + norm);
+          scores.set(doc, (scores.get(doc) ?? 0) + gain);
+          matched.set(doc, Math.max(matched.get(doc) ?? 0, weight));
+        }
       }
+      for (const [doc, weight] of matched) coverage.set(doc, (coverage.get(doc) ?? 0) + weight);
     }
+    for (const [doc, score] of scores) scores.set(doc, score * Math.sqrt((coverage.get(doc) ?? 0) / groups.length));
     return topScored(scores, limit, accept);
   }
 }
 
-/** Each query word at weight 1, its synonyms at a lower weight (a word both typed and a synonym keeps weight 1). */
-function queryWeights(query: string): Map<string, number> {
-  const weights = new Map<string, number>();
-  const typed = textTokens(query);
-  for (const token of typed) weights.set(token, 1);
-  for (const token of typed) {
-    for (const synonym of synonymsOf(token)) {
-      if ((weights.get(synonym) ?? 0) < SYNONYM_WEIGHT) weights.set(synonym, SYNONYM_WEIGHT);
-    }
-  }
-  return weights;
+/** One group per query word: the word at weight 1, its synonyms at a lower weight. */
+function queryGroups(query: string): Array<Map<string, number>> {
+  const typed = [...new Set(textTokens(query))];
+  return typed.map((token) => {
+    const group = new Map<string, number>([[token, 1]]);
+    for (const synonym of synonymsOf(token)) if (!group.has(synonym)) group.set(synonym, SYNONYM_WEIGHT);
+    return group;
+  });
 }
 
 function topScored(scores: Map<number, number>, limit: number, accept: (doc: number) => boolean): Scored[] {
