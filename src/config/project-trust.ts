@@ -4,11 +4,12 @@
  * `deny`, or `ask` once per definition, remembered by a fingerprint of the definition, so an
  * edited command or URL has to be approved again.
  */
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import type { ConfigProblem, DiscoveredServer, DiscoveryResult } from './types.js';
+import { withFileLock } from './file-lock.js';
 import { emptyRecord, isJsonObject, nullProtoCopy } from './null-proto.js';
 
 export type ProjectServerPolicy = 'trust' | 'ask' | 'deny';
@@ -56,11 +57,26 @@ async function readApprovals(path: string): Promise<Record<string, string>> {
   }
 }
 
-async function writeApprovals(path: string, approvals: Record<string, string>): Promise<void> {
+/**
+ * Adds approvals to the file. Another process may approve at the same time, so under a lock the
+ * file is read again and only then replaced: both approvals are kept. The new content goes to a
+ * temporary file created with O_EXCL (a symlink planted at that name is never written through)
+ * and is renamed over the old one, so a reader sees the old file or the new one.
+ */
+async function addApprovals(path: string, additions: Record<string, string>): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(approvals, null, 2)}\n`, { mode: 0o600 });
-  await rename(temporary, path);
+  await withFileLock(`${path}.lock`, async () => {
+    const approvals = await readApprovals(path);
+    for (const key of Object.keys(additions)) approvals[key] = additions[key] as string;
+    const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      await writeFile(temporary, `${JSON.stringify(approvals, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+      await rename(temporary, path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  });
 }
 
 /** Project servers that are not trusted stay listed, disabled, with a problem saying why and what to do. */
@@ -74,14 +90,13 @@ export async function applyProjectTrust(result: DiscoveryResult, options: Projec
   const approvals = await readApprovals(path);
   const servers = nullProtoCopy(result.servers);
   const problems: ConfigProblem[] = [...result.problems];
-  let approvalsChanged = false;
+  const approved = emptyRecord<string>();
   for (const server of project) {
     const fingerprint = serverFingerprint(server);
     if (policy === 'ask') {
       if (approvals[approvalKey(server)] === fingerprint) continue;
       if (await options.approveProjectServer?.(server, fingerprint)) {
-        approvals[approvalKey(server)] = fingerprint;
-        approvalsChanged = true;
+        approved[approvalKey(server)] = fingerprint;
         continue;
       }
     }
@@ -96,6 +111,6 @@ export async function applyProjectTrust(result: DiscoveryResult, options: Projec
           : `project server "${server.name}" is not approved${approvals[approvalKey(server)] ? ' since its definition changed' : ''}: approve it when asked, or trust project servers`,
     });
   }
-  if (approvalsChanged) await writeApprovals(path, approvals);
+  if (Object.keys(approved).length > 0) await addApprovals(path, approved);
   return { servers, problems };
 }
