@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loginFileName, OAuthTokenStore } from '../src/auth/token-store.js';
 import { readOAuthEntry } from '../src/auth/oauth-config.js';
@@ -12,6 +12,26 @@ describe('the login file', () => {
     for (const file of files) expect(file).not.toMatch(/[/\\]/);
     expect(files).not.toContain('..json');
     expect(new Set(files).size).toBe(names.length);
+  });
+
+  it('keeps Docs and docs apart on a case-insensitive file system, and fits a 1,000-character name in a file name', () => {
+    const files = ['docs', 'Docs', 'DOCS', 'n'.repeat(1000), `${'n'.repeat(1000)}x`].map(loginFileName);
+    expect(files[0]).toBe('docs.json');
+    expect(new Set(files.map((file) => file.toLowerCase())).size).toBe(files.length);
+    for (const file of files) expect(Buffer.byteLength(file)).toBeLessThanOrEqual(255);
+
+    const dir = loginDir();
+    for (const name of ['Docs', 'docs', 'n'.repeat(1000)]) new OAuthTokenStore(name, dir).write({ serverUrl: `http://127.0.0.1/${name.length}` });
+    expect(new OAuthTokenStore('Docs', dir).read().serverUrl).toBe('http://127.0.0.1/4');
+    expect(new OAuthTokenStore('n'.repeat(1000), dir).read().serverUrl).toBe('http://127.0.0.1/1000');
+  });
+
+  it('closes a folder that already existed open to others (0700)', () => {
+    const dir = loginDir();
+    mkdirSync(dir, { recursive: true, mode: 0o777 });
+    chmodSync(dir, 0o777);
+    new OAuthTokenStore('remote', dir).write({ serverUrl: 'http://127.0.0.1/mcp' });
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
   });
 
   it('is written 0600 in a 0700 folder, replaced whole, and deleted', () => {

@@ -4,8 +4,8 @@
  * replaced atomically (write a temporary file, rename), so a reader in another process — the
  * CLI's `login` while `serve` runs — sees the old file or the new one, never half of one.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -36,20 +36,30 @@ export function defaultOAuthDir(): string {
   return join(homedir(), '.ai-zen', 'mcp-oauth');
 }
 
+/** Past this, a file name gets short: most file systems allow 255 bytes. */
+const MAX_READABLE_NAME = 120;
+
 /**
  * A file name that is the server name, made safe: anything but letters, digits, `.`, `_` and `-`
  * is percent-encoded, so `../x` or `a/b` cannot leave the folder and two names never share a file.
+ * Two more cases get a hash of the exact name appended (after `~`, which the encoding never
+ * produces): a name with capitals, since `Docs` and `docs` are one file on a case-insensitive file
+ * system (macOS, Windows); and a long name, which would not fit a file name (ENAMETOOLONG).
  */
 export function loginFileName(server: string): string {
   const safe = [...Buffer.from(server, 'utf8')]
     .map((byte) => {
       const char = String.fromCharCode(byte);
-      return /[A-Za-z0-9_-]/.test(char) || (char === '.' && server !== '.' && server !== '..')
+      return /[a-z0-9_-]/.test(char) || (char === '.' && server !== '.' && server !== '..')
         ? char
-        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+        : /[A-Z]/.test(char)
+          ? char.toLowerCase()
+          : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
     })
     .join('');
-  return `${safe}.json`;
+  if (safe.length <= MAX_READABLE_NAME && !/[A-Z]/.test(server)) return `${safe}.json`;
+  const hash = createHash('sha256').update(server, 'utf8').digest('hex').slice(0, 32);
+  return `${safe.slice(0, MAX_READABLE_NAME)}~${hash}.json`;
 }
 
 // The SDK's own schemas for its values; the rest is ours. An unreadable part is dropped, not fatal.
@@ -104,6 +114,8 @@ export class OAuthTokenStore {
   /** Replaces the stored login. */
   write(login: StoredLogin): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    // The mode above applies only to a folder created now; one made earlier (or by hand) may be open to others.
+    chmodSync(this.dir, 0o700);
     const temporary = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       // `wx`: never write through a file (or link) someone else put there; the mode applies on creation.
