@@ -23,6 +23,8 @@ import { CLI_COMMAND } from './support/cli.js';
 const EXAMPLES = new URL('../examples/servers/', import.meta.url);
 const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/', import.meta.url));
 const SECRET = 'view-secret-4f9a2c';
+/** Long enough that a loaded machine's page still catches the server between its loss and the retry. */
+const FIRST_BACKOFF_MS = 2_500;
 
 let demo: DemoServers;
 let manager: McpConnectionManager;
@@ -30,7 +32,7 @@ let view: LifecycleView;
 
 beforeAll(async () => {
   demo = await startDemoServers();
-  manager = new McpConnectionManager({ logger: silentLogger });
+  manager = new McpConnectionManager({ logger: silentLogger, defaults: { backoff: { initialDelayMs: FIRST_BACKOFF_MS } } });
   manager.configure({ ...demo.servers, notes: { ...demo.servers.notes, env: { NOTES_TOKEN: SECRET } } });
   view = await startLifecycleView(manager);
 });
@@ -117,18 +119,20 @@ describe.skipIf(withoutChromium)('the lifecycle view in headless Chromium', () =
     expect(active.some((path) => path?.startsWith('connected.'))).toBe(true);
   });
 
-  it('shows connected → error → connecting → connected when the server process is killed, within the backoff', async () => {
+  it('shows connected → error → connecting → connected when the server process is killed, within the backoff', { timeout: 30_000 }, async () => {
     const before = (await shownStates(page, 'notes')).length;
     await killNotesServer(manager);
 
     // While it waits, the row tells when the next attempt comes.
     const notes = page.locator('section[data-server="notes"]');
-    await expect.poll(() => notes.locator('.path').textContent(), { timeout: 5_000 }).toBe('error.retrying');
+    await expect.poll(() => notes.locator('.path').textContent(), { timeout: FIRST_BACKOFF_MS }).toBe('error.retrying');
     await expect.poll(() => notes.locator('dt:text-is("next retry") + dd').textContent()).toMatch(/^in \d+\.\d s|^now$/);
     await expect.poll(() => notes.locator('.error .message').textContent()).toContain('notes');
+    // The notes server writes its pid to stderr when it starts: the tail comes with the error.
+    await expect.poll(() => notes.locator('.error pre.stderr').textContent()).toMatch(/notes server ready \(pid \d+\)/);
 
-    // The first backoff is 1 s; the reconnect and the page's update follow within a few more.
-    await expect.poll(async () => changes((await shownStates(page, 'notes')).slice(before - 1)), { timeout: 8_000 }).toEqual([
+    // After the backoff, the reconnect and the page's update follow within a few seconds.
+    await expect.poll(async () => changes((await shownStates(page, 'notes')).slice(before - 1)), { timeout: FIRST_BACKOFF_MS + 8_000 }).toEqual([
       'connected',
       'error',
       'connecting',
