@@ -13,10 +13,10 @@
  * `@statelyai/inspect/server` offers none of this, so the relay is ours; the sending side is
  * still `@statelyai/inspect`'s `createWebSocketInspector`.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { InspectionEvent, Observer } from 'xstate';
+import { newSecretToken, sameSecret } from '../secret-token.js';
 import { redactSecrets, sanitizeInspectionEvent } from './sanitize.js';
 
 const LOOPBACK = '127.0.0.1';
@@ -43,13 +43,6 @@ export interface InspectorHandle {
   instructions: string;
   /** Stops sending, closes the relay and every connection to it. */
   stop(): Promise<void>;
-}
-
-function sameSecret(given: string | null, expected: string): boolean {
-  if (given === null) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function bridgePage(socketUrl: string): string {
@@ -101,8 +94,8 @@ async function listen(server: Server, port: number): Promise<number> {
  */
 export async function startInspector(options: StartInspectorOptions = {}): Promise<InspectorHandle> {
   const [{ WebSocketServer, WebSocket }, { createWebSocketInspector }] = await Promise.all([import('ws'), import('@statelyai/inspect')]);
-  const viewerToken = randomBytes(24).toString('base64url');
-  const producerToken = randomBytes(24).toString('base64url');
+  const viewerToken = newSecretToken();
+  const producerToken = newSecretToken();
 
   const server = createServer();
   const port = await listen(server, options.port ?? 0);

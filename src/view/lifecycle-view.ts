@@ -6,11 +6,11 @@
  * address it prints, come to 127.0.0.1 or localhost by name (no DNS rebinding) and, when a
  * browser says where it comes from, from the page itself (no other site's script): else 403.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { McpConnectionManager } from '../manager.js';
+import { newSecretToken, sameSecret } from '../secret-token.js';
 import { lifecyclePage } from './page.js';
 import { ServerRows } from './server-rows.js';
 
@@ -46,15 +46,8 @@ function serverChartSvg(): string | undefined {
   return undefined;
 }
 
-function sameToken(given: string | null, token: string): boolean {
-  if (given === null) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 export async function startLifecycleView(manager: McpConnectionManager, options: LifecycleViewOptions = {}): Promise<LifecycleView> {
-  const token = randomBytes(24).toString('base64url');
+  const token = newSecretToken();
   const page = lifecyclePage(serverChartSvg());
   const clients = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
@@ -90,7 +83,7 @@ export async function startLifecycleView(manager: McpConnectionManager, options:
   const allowed = (request: IncomingMessage, url: URL) => {
     const origin = request.headers.origin;
     return (
-      sameToken(url.searchParams.get('token'), token) &&
+      sameSecret(url.searchParams.get('token'), token) &&
       hosts.includes(request.headers.host ?? '') &&
       (origin === undefined || origins.includes(origin))
     );
