@@ -22,6 +22,7 @@ import { capErrorText } from '../text-limits.js';
 import { Deadline } from './deadline.js';
 import { listManifest, type ListKind } from './manifest.js';
 import { RefreshQueue } from './refresh-queue.js';
+import { callToolAsTask, requiresTask } from './tool-task.js';
 
 interface SessionListeners {
   onLost: (error: Error, sessionExpired: boolean) => void;
@@ -173,6 +174,11 @@ export class Session implements McpSession {
 
   async callTool(tool: string, args: Record<string, unknown> | undefined, options: McpRequestOptions = {}) {
     try {
+      if (requiresTask(this.manifest.tools.find((known) => known.name === tool))) {
+        // Progress here is the task's status; the requests themselves carry no progress token.
+        const request = { ...sdkRequestOptions(options), onprogress: undefined };
+        return await callToolAsTask(this.client, this.parts.server, tool, args, { request, onProgress: options.onProgress, signal: options.signal });
+      }
       return (await this.client.callTool({ name: tool, arguments: args }, undefined, sdkRequestOptions(options))) as Awaited<
         ReturnType<McpSession['callTool']>
       >;

@@ -22,7 +22,8 @@ export type AiSdkModelOutput =
 export interface AiSdkTool {
   description: string;
   inputSchema: z.ZodType;
-  execute: (input: unknown) => Promise<LoaderToolResult>;
+  /** The AI SDK's `abortSignal` cancels the MCP request; the call then rejects at once with an `AbortError`. */
+  execute: (input: unknown, options?: { abortSignal?: AbortSignal }) => Promise<LoaderToolResult>;
   /** AI SDK 5 passes the result itself; AI SDK 6 passes `{ toolCallId, input, output }`. */
   toModelOutput: (resultOrCall: unknown) => AiSdkModelOutput;
 }
@@ -54,7 +55,7 @@ export function toAiSdkTools(tools: readonly LoaderTool[]): Record<string, AiSdk
     record[tool.name] = {
       description: tool.description,
       inputSchema: tool.inputSchema,
-      execute: (input) => tool.execute(input),
+      execute: (input, options) => tool.execute(input, { signal: options?.abortSignal }),
       toModelOutput(resultOrCall) {
         const result = isLoaderToolResult(resultOrCall) ? resultOrCall : (resultOrCall as { output?: unknown }).output;
         return isLoaderToolResult(result) ? toModelOutput(result) : { type: 'text', value: String(result) };

@@ -26,7 +26,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
       name: 'call_mcp_tool',
       description: describeCallMcpTool(context.searchOffered),
       inputSchema: callMcpToolSchema(),
-      async run({ server, tool, arguments: args }) {
+      async run({ server, tool, arguments: args }, { signal, onProgress, timeoutMs }) {
         // Before connecting: a denied tool must not start its server.
         if (!catalog.allowsTool(server, tool)) return errorResult(deniedToolText(server, tool));
         const notReady = await connectIfIndexed(context, server, tool);
@@ -39,8 +39,9 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
 
         let result: CallToolResult;
         try {
-          result = await manager.callTool(server, tool, args);
+          result = await manager.callTool(server, tool, args, { signal, onProgress, timeoutMs });
         } catch (error) {
+          if (signal?.aborted) throw error;
           return requestFailureResult(manager, server, error);
         }
         return partsResult(toolResultParts(result), result.isError === true, result.isError ? undefined : result.structuredContent);

@@ -1,20 +1,20 @@
 /**
  * What every loader tool does around its own work: refuse servers the model may not use, check
- * the arguments, turn anything thrown into text, so `execute` never rejects, and keep every
- * answer within the one result budget.
+ * the arguments, turn anything thrown into text, so `execute` rejects only when its caller
+ * aborted it, and keep every answer within the one result budget.
  */
 import type { z } from 'zod';
 import { messageOf } from './failure-text.js';
 import { errorResult, fitResultToBudget } from './results.js';
 import { toParameters } from './schemas.js';
 import type { LoaderToolContext } from './tool-context.js';
-import type { LoaderTool, LoaderToolName, LoaderToolResult } from './types.js';
+import type { LoaderTool, LoaderToolCallOptions, LoaderToolName, LoaderToolResult } from './types.js';
 
 export interface LoaderToolSpec<Schema extends z.ZodType> {
   name: LoaderToolName;
   description: string;
   inputSchema: Schema;
-  run(args: z.output<Schema>): Promise<LoaderToolResult>;
+  run(args: z.output<Schema>, options: LoaderToolCallOptions): Promise<LoaderToolResult>;
 }
 
 /**
@@ -52,7 +52,7 @@ export function defineLoaderTool<Schema extends z.ZodType>(
   spec: LoaderToolSpec<Schema>,
   { catalog, resultBudget }: Pick<LoaderToolContext, 'catalog' | 'resultBudget'>,
 ): LoaderTool {
-  const run = async (args: unknown): Promise<LoaderToolResult> => {
+  const run = async (args: unknown, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {
     try {
       const overLong = overLongArgument(args);
       if (overLong !== undefined) return errorResult(overLong);
@@ -62,8 +62,10 @@ export function defineLoaderTool<Schema extends z.ZodType>(
       if (refusal !== undefined) return errorResult(refusal);
       const parsed = spec.inputSchema.safeParse(args);
       if (!parsed.success) return errorResult(invalidArgumentsText(spec.name, parsed.error));
-      return await spec.run(parsed.data);
+      return await spec.run(parsed.data, options);
     } catch (error) {
+      // The caller gave up: nobody is waiting for text, and an agent loop must stop now.
+      if (options.signal?.aborted) throw error;
       return errorResult(`${spec.name} failed: ${messageOf(error)}`);
     }
   };
@@ -72,8 +74,8 @@ export function defineLoaderTool<Schema extends z.ZodType>(
     description: spec.description,
     inputSchema: spec.inputSchema,
     parameters: toParameters(spec.inputSchema),
-    async execute(args) {
-      return fitResultToBudget(await run(args), resultBudget);
+    async execute(args, options = {}) {
+      return fitResultToBudget(await run(args, options), resultBudget);
     },
   };
 }

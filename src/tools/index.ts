@@ -26,6 +26,7 @@ export type {
   LoaderPermissions,
   LoaderServers,
   LoaderTool,
+  LoaderToolCallOptions,
   LoaderToolName,
   LoaderToolParameters,
   LoaderMediaPart,

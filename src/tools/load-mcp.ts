@@ -1,6 +1,7 @@
 /** load_mcp: connect a server (or keep a connected one alive) and show the model what it offers. */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerManifest } from '../../machines/types.js';
+import { abortError } from '../../machines/errors.js';
 import { defineLoaderTool } from './define-tool.js';
 import { loadFailureText } from './failure-text.js';
 import { manifestJson, summarizeManifest, toolSummary } from './manifest-summary.js';
@@ -53,6 +54,20 @@ function oneToolResult(server: string, name: string, tools: Tool[]): LoaderToolR
   return okResult(text, JSON.parse(text));
 }
 
+/**
+ * Stops waiting for the connect when the caller aborts. The connect itself goes on: other
+ * callers may share it, and a server that comes up stays ready for the next load.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, server: string): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(abortError(server, 'loading the server', signal.reason));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(server, 'loading the server', signal.reason));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 export function loadMcpTool(context: LoaderToolContext): LoaderTool {
   const { manager, catalog, resultBudget } = context;
   return defineLoaderTool(
@@ -60,11 +75,12 @@ export function loadMcpTool(context: LoaderToolContext): LoaderTool {
       name: 'load_mcp',
       description: describeLoadMcp(context),
       inputSchema: loadMcpSchema(catalog.names, catalog.listed),
-      async run({ server, tool }) {
+      async run({ server, tool }, { signal }) {
         let manifest: McpServerManifest;
         try {
-          manifest = await manifestOf(manager, server);
+          manifest = await untilAborted(manifestOf(manager, server), signal, server);
         } catch (error) {
+          if (signal?.aborted) throw error;
           return errorResult(loadFailureText(server, manager.getState(server), error));
         }
         const allowed = { ...manifest, tools: manifest.tools.filter((known) => catalog.allowsTool(server, known.name)) };

@@ -16,13 +16,14 @@ export function readMcpResourceTool(context: LoaderToolContext): LoaderTool {
       name: 'read_mcp_resource',
       description: DESCRIPTION,
       inputSchema: readMcpResourceSchema(),
-      async run({ server, uri }) {
+      async run({ server, uri }, { signal, timeoutMs }) {
         const notConnected = notConnectedResult(manager, server);
         if (notConnected) return notConnected;
         let resource: ReadResourceResult;
         try {
-          resource = await manager.readResource(server, uri);
+          resource = await manager.readResource(server, uri, { signal, timeoutMs });
         } catch (error) {
+          if (signal?.aborted) throw error;
           return requestFailureResult(manager, server, error);
         }
         return partsResult(resourceParts(resource.contents), false);

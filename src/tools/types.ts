@@ -54,8 +54,24 @@ export interface LoaderTool {
   inputSchema: z.ZodType;
   /** `inputSchema` as JSON Schema, for function-calling APIs. */
   parameters: LoaderToolParameters;
-  /** Never rejects: failures come back as `{ isError: true, text }` the model can act on. */
-  execute(args: unknown): Promise<LoaderToolResult>;
+  /**
+   * Failures come back as `{ isError: true, text }` the model can act on; it rejects only when
+   * `options.signal` aborts (with the abort's `AbortError`).
+   */
+  execute(args: unknown, options?: LoaderToolCallOptions): Promise<LoaderToolResult>;
+}
+
+/** What the caller of a loader tool may pass besides the model's arguments. */
+export interface LoaderToolCallOptions {
+  /** Cancels the request (the server is sent `notifications/cancelled`, a task `tasks/cancel`). */
+  signal?: AbortSignal;
+  /** Progress the server reports (and a task's status changes). */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /**
+   * The request timeout, for the program calling the tool (the CLI's `--timeout`); the model
+   * cannot set it. Default: the server's configured timeout.
+   */
+  timeoutMs?: number;
 }
 
 export interface LoaderPermissions {

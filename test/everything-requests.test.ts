@@ -1,0 +1,187 @@
+/**
+ * The request path against the reference server, end to end: progress, cancel, timeouts that
+ * progress resets, tasks and prompts — over stdio, and the cancel case over Streamable HTTP.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { McpConnectionManager } from '../src/manager.js';
+import { silentLogger } from '../src/logger.js';
+import type { McpServerConfig } from '../machines/types.js';
+import { everythingStdio, recordingTransports, startEverythingHttp, textOf } from './support/everything.js';
+import { rejectionOf } from './support/fixtures.js';
+import { failOnUnhandledRejections } from './support/unhandled-rejections.js';
+
+failOnUnhandledRejections();
+
+type Progress = { progress: number; total?: number; message?: string };
+
+let manager: McpConnectionManager | undefined;
+afterEach(async () => {
+  await manager?.dispose();
+  manager = undefined;
+});
+
+/** A manager whose transports record every message the client sends. */
+function recordingManager(handlers = {}) {
+  const { transportFactory, sentMethods } = recordingTransports();
+  manager = new McpConnectionManager({ logger: silentLogger, transportFactory, handlers });
+  return { manager, sentMethods };
+}
+
+/** Progress updates as they come, and a promise for the n-th. */
+function progressLog() {
+  const updates: Progress[] = [];
+  const waiting: Array<{ count: number; resolve: () => void }> = [];
+  return {
+    updates,
+    onProgress: (progress: Progress) => {
+      updates.push(progress);
+      for (const wait of waiting.filter((entry) => updates.length >= entry.count)) wait.resolve();
+    },
+    reached: (count: number) => new Promise<void>((resolve) => (updates.length >= count ? resolve() : waiting.push({ count, resolve }))),
+  };
+}
+
+/** Starts a call, aborts it after its first progress update, and times the rejection from the abort. */
+async function abortAfterFirstUpdate(start: (options: { signal: AbortSignal; onProgress: (progress: Progress) => void }) => Promise<unknown>) {
+  const controller = new AbortController();
+  const progress = progressLog();
+  const call = start({ signal: controller.signal, onProgress: progress.onProgress });
+  await progress.reached(1);
+  const abortedAt = performance.now();
+  controller.abort();
+  const error = await rejectionOf(call);
+  return { error, elapsed: performance.now() - abortedAt };
+}
+
+async function abortAfterFirstProgress(server: McpServerConfig) {
+  const { manager, sentMethods } = recordingManager();
+  await manager.connect('everything', server);
+  const { error, elapsed } = await abortAfterFirstUpdate((options) =>
+    manager.callTool('everything', 'trigger-long-running-operation', { duration: 10, steps: 20 }, options),
+  );
+
+  expect(error.name).toBe('AbortError');
+  expect(elapsed).toBeLessThan(100);
+  const callRequest = sentMethods('tools/call')[0] as unknown as { id: number };
+  expect(sentMethods('notifications/cancelled').map((message) => message.params?.requestId)).toEqual([callRequest.id]);
+  expect(manager.getState('everything')).toBe('connected');
+  expect(textOf(await manager.callTool('everything', 'echo', { message: 'next' }))).toContain('next');
+}
+
+describe('progress and cancel (stdio)', () => {
+  it('trigger-long-running-operation reports every step, in order, through onProgress', async () => {
+    manager = new McpConnectionManager({ logger: silentLogger });
+    await manager.connect('everything', everythingStdio());
+    const progress = progressLog();
+    const result = await manager.callTool('everything', 'trigger-long-running-operation', { duration: 1, steps: 4 }, { onProgress: progress.onProgress });
+    expect(textOf(result)).toContain('Long running operation completed');
+    // The last update can lose a race with the result inside the SDK (it dispatches notifications a
+    // microtask later than responses), so at least the first three, in order.
+    expect(progress.updates.length).toBeGreaterThanOrEqual(3);
+    expect(progress.updates).toEqual([1, 2, 3, 4].slice(0, progress.updates.length).map((step) => ({ progress: step, total: 4 })));
+  });
+
+  it('an abort after the first update rejects within 100 ms with an AbortError, the server is sent notifications/cancelled, and the next call works', async () => {
+    await abortAfterFirstProgress(everythingStdio());
+  });
+});
+
+describe('progress and cancel (Streamable HTTP)', () => {
+  let http: Awaited<ReturnType<typeof startEverythingHttp>>;
+  beforeAll(async () => {
+    http = await startEverythingHttp();
+  });
+  afterAll(() => http?.stop());
+
+  it('the same abort over Streamable HTTP: AbortError within 100 ms, notifications/cancelled sent, the connection kept', async () => {
+    await abortAfterFirstProgress({ url: http.url });
+  });
+});
+
+describe('timeouts that progress resets (a 2 s request timeout from the config, a 5 s tool reporting every 0.5 s)', () => {
+  const slow = { duration: 5, steps: 10 };
+  const connectWithTimeout = async () => {
+    manager = new McpConnectionManager({ logger: silentLogger });
+    await manager.connect('everything', { ...everythingStdio(), timeoutMs: 2000 });
+    return manager;
+  };
+
+  it('succeeds when progress resets the timeout', async () => {
+    const manager = await connectWithTimeout();
+    const progress = progressLog();
+    const result = await manager.callTool('everything', 'trigger-long-running-operation', slow, {
+      onProgress: progress.onProgress,
+      resetTimeoutOnProgress: true,
+    });
+    expect(textOf(result)).toContain('Long running operation completed');
+    expect(progress.updates.length).toBeGreaterThanOrEqual(9);
+  });
+
+  it('without progress it fails at about 2 s with a timeout error naming the server and the tool', async () => {
+    const manager = await connectWithTimeout();
+    const started = performance.now();
+    const error = await rejectionOf(manager.callTool('everything', 'trigger-long-running-operation', slow));
+    const elapsed = performance.now() - started;
+    expect(error.message).toMatch(/everything/);
+    expect(error.message).toMatch(/trigger-long-running-operation/);
+    expect(error.message).toMatch(/time(d)? ?out/i);
+    // About 2 s: after the timeout, well before the tool would have finished.
+    expect(elapsed).toBeGreaterThanOrEqual(1900);
+    expect(elapsed).toBeLessThan(4500);
+    expect(manager.getState('everything')).toBe('connected');
+  });
+
+  it('maxTotalTimeoutMs caps the call even while progress keeps resetting the timeout', async () => {
+    const manager = await connectWithTimeout();
+    const started = performance.now();
+    const error = await rejectionOf(
+      manager.callTool('everything', 'trigger-long-running-operation', slow, {
+        onProgress: () => {},
+        resetTimeoutOnProgress: true,
+        maxTotalTimeoutMs: 3000,
+      }),
+    );
+    const elapsed = performance.now() - started;
+    expect(error.message).toMatch(/trigger-long-running-operation/);
+    expect(elapsed).toBeGreaterThanOrEqual(2900);
+    expect(elapsed).toBeLessThan(4900);
+  });
+});
+
+describe('tasks: simulate-research-query (execution.taskSupport "required")', () => {
+  it('completes through callTool, its status changes arriving as progress', async () => {
+    const { manager, sentMethods } = recordingManager({ elicitation: () => ({ action: 'decline' as const }) });
+    await manager.connect('everything', everythingStdio());
+    const progress = progressLog();
+    const result = await manager.callTool('everything', 'simulate-research-query', { topic: 'statecharts' }, { onProgress: progress.onProgress });
+    expect(textOf(result)).toContain('# Research Report: statecharts');
+    expect(progress.updates.length).toBeGreaterThanOrEqual(3);
+    expect(progress.updates.map((update) => update.progress)).toEqual(progress.updates.map((_, index) => index + 1));
+    expect(progress.updates.some((update) => update.message?.includes('Gathering sources'))).toBe(true);
+    expect(sentMethods('tools/call')[0]?.params).toMatchObject({ task: {} });
+  });
+
+  it('can be cancelled: the call rejects at once with an AbortError and the server is sent tasks/cancel', async () => {
+    const { manager, sentMethods } = recordingManager({ elicitation: () => ({ action: 'decline' as const }) });
+    await manager.connect('everything', everythingStdio());
+    const { error, elapsed } = await abortAfterFirstUpdate((options) =>
+      manager.callTool('everything', 'simulate-research-query', { topic: 'statecharts' }, options),
+    );
+    expect(elapsed).toBeLessThan(100);
+    expect(error.name).toBe('AbortError');
+    await expect.poll(() => sentMethods('tasks/cancel').length).toBe(1);
+    expect(manager.getState('everything')).toBe('connected');
+  });
+});
+
+describe('prompts', () => {
+  it("getPrompt returns server-everything's prompt messages, arguments filled in", async () => {
+    manager = new McpConnectionManager({ logger: silentLogger });
+    const manifest = await manager.connect('everything', everythingStdio());
+    expect(manifest.prompts.map((prompt) => prompt.name)).toEqual(expect.arrayContaining(['simple-prompt', 'args-prompt']));
+    const simple = await manager.getPrompt('everything', 'simple-prompt');
+    expect(simple.messages[0]?.content).toMatchObject({ type: 'text' });
+    const withArgs = await manager.getPrompt('everything', 'args-prompt', { city: 'Lisbon' });
+    expect(withArgs.messages[0]?.content).toEqual({ type: 'text', text: "What's weather in Lisbon?" });
+  });
+});
