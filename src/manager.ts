@@ -215,34 +215,53 @@ export class McpConnectionManager {
     this.actor.send({ type: 'mcp.touch', server: name });
   }
 
-  /** Resolves once the server is disconnected and its process (group) is gone. */
+  /**
+   * Resolves once the server is disconnected and its process (group) is gone. Like every wait
+   * on the manager, it holds the process open: the close's grace timers are unref'd, and a
+   * server that outlives its stdin would otherwise be left behind by an exiting Node.
+   */
   async disconnect(name: string): Promise<void> {
-    this.actor.send({ type: 'mcp.disconnect', server: name });
-    const server = this.serverActor(name);
-    if (server) await waitFor(server, closeFinished);
-    await this.tracker.settled(name);
+    const release = this.keepAlive.hold();
+    try {
+      this.actor.send({ type: 'mcp.disconnect', server: name });
+      const server = this.serverActor(name);
+      if (server) await waitFor(server, closeFinished);
+      await this.tracker.settled(name);
+    } finally {
+      release();
+    }
   }
 
   async disconnectAll(): Promise<void> {
-    this.actor.send({ type: 'mcp.disconnectAll' });
-    const servers = Object.values(this.actor.getSnapshot().context.actors);
-    await Promise.all(
-      servers.map((server) => waitFor(server, closeFinished)),
-    );
-    await this.tracker.allSettled();
+    const release = this.keepAlive.hold();
+    try {
+      this.actor.send({ type: 'mcp.disconnectAll' });
+      const servers = Object.values(this.actor.getSnapshot().context.actors);
+      await Promise.all(
+        servers.map((server) => waitFor(server, closeFinished)),
+      );
+      await this.tracker.allSettled();
+    } finally {
+      release();
+    }
   }
 
   /** Disconnects everything and stops the registry. The manager cannot be used afterwards. */
   async dispose(): Promise<void> {
-    await this.disconnectAll();
-    this.actor.stop();
-    this.inbox.stop();
-    // Nobody is left to answer what is still pending (a load of a server configured meanwhile).
-    for (const [requestId, waiting] of this.pending) {
-      waiting.resolve({ type: 'mcp.failed', requestId, server: '', error: new Error('This McpConnectionManager was disposed.') });
+    const release = this.keepAlive.hold();
+    try {
+      await this.disconnectAll();
+      this.actor.stop();
+      this.inbox.stop();
+      // Nobody is left to answer what is still pending (a load of a server configured meanwhile).
+      for (const [requestId, waiting] of this.pending) {
+        waiting.resolve({ type: 'mcp.failed', requestId, server: '', error: new Error('This McpConnectionManager was disposed.') });
+      }
+      this.pending.clear();
+      await this.tracker.closeAll();
+    } finally {
+      release();
     }
-    this.pending.clear();
-    await this.tracker.closeAll();
   }
 
   getState(name: string): PublicServerState {

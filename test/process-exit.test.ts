@@ -51,4 +51,10 @@ describe('a waiting caller is always answered before the process ends', () => {
     expect(result.output).toContain('finished load-mcp-exits-at-start');
     expect(result).toMatchObject({ code: 0, signal: null });
   });
+
+  it('dispose() of a server still busy after its stdin closes: the process waits for the close (terminate included), then exits 0', async () => {
+    const result = await runToExit('dispose-with-call-in-flight');
+    expect(result.output).toContain('finished dispose-with-call-in-flight');
+    expect(result).toMatchObject({ code: 0, signal: null });
+  });
 });

@@ -1,6 +1,8 @@
 // A process whose only work is a manager. It never calls process.exit: the test checks that it
 // exits by itself, with code 0, once it has printed what it awaited.
+import { devNull } from 'node:os';
 import { createLoaderTools, McpConnectionManager, silentLogger } from '../../src/index.js';
+import { everythingBehindRelay } from './everything.js';
 import { stdioFixture } from './fixtures.js';
 
 const mode = process.argv[2] ?? 'disconnect-all';
@@ -43,5 +45,16 @@ if (mode === 'disconnect-all') {
   const loadMcp = createLoaderTools({ manager, servers: { exits: exitsAtStart } }).find((tool) => tool.name === 'load_mcp')!;
   const result = await loadMcp.execute({ server: 'exits' });
   process.stdout.write(`load_mcp answered: ${JSON.stringify(result).slice(0, 300)}\n`);
+} else if (mode === 'dispose-with-call-in-flight') {
+  // server-everything keeps running a 30 s operation after its stdin closes (the cancelled call's
+  // timer), so the close has to wait and then signal it: with nobody else waiting, dispose() must
+  // hold the process until that is done.
+  // Behind a relay, as `mcp-statechart call` tests run it: the server is a grandchild in the group.
+  await manager.connect('everything', everythingBehindRelay(devNull));
+  const cancel = new AbortController();
+  const call = manager.callTool('everything', 'trigger-long-running-operation', { duration: 30, steps: 30 }, { signal: cancel.signal });
+  cancel.abort();
+  await call.catch(() => {});
+  await manager.dispose();
 }
 process.stdout.write(`finished ${mode}\n`);
