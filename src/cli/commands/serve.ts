@@ -2,14 +2,15 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnectionManagerOptions } from '../../manager.js';
-import { toMcpToolResult } from '../../tools/index.js';
+import { isServerAllowed, toMcpToolResult } from '../../tools/index.js';
 import { openLifecycleView } from '../lifecycle-view.js';
 import { cliLogger } from '../logger.js';
-import { discover, type GlobalOptions } from '../options.js';
+import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { packageVersion } from '../package-root.js';
 import { hostApproval } from '../serve-approval.js';
 import { endServe, hostInput, whenServeEnds } from '../serve-lifecycle.js';
 import { openLoaderSession } from '../session.js';
+import { hostRequestHandlers, installProxy, relayedCallOptions, SERVE_CAPABILITIES } from '../../serve/proxy.js';
 
 /**
  * `serve`: an MCP server over stdio whose tools are the three loader tools, backed by the
@@ -25,15 +26,24 @@ export async function runServe(
   const logger = cliLogger(options.verbose);
   // stdin carries the protocol: nobody can be asked, only earlier approvals count.
   const discovery = await discover(options, logger, false);
-  const server = new Server({ name: 'mcp-statechart', version: packageVersion() }, { capabilities: { tools: {} } });
-  const { manager, tools } = openLoaderSession(discovery, options, logger, managerOptions, hostApproval(server, options.approve));
+  const server = new Server({ name: 'mcp-statechart', version: packageVersion() }, { capabilities: SERVE_CAPABILITIES });
+  // Downstream servers' sampling, elicitation and roots requests go up to this host.
+  const { manager, tools } = openLoaderSession(
+    discovery,
+    options,
+    logger,
+    { handlers: hostRequestHandlers(server), ...managerOptions },
+    hostApproval(server, options.approve),
+  );
   manager.on('mcp.stateChanged', (event) => logger.info(`${event.server}: ${event.state}`));
   const lifecycleView = view ? await openLifecycleView(manager, false) : undefined;
+  const permissions = permissionsFrom(options);
+  installProxy(server, manager, { isAllowed: (name) => isServerAllowed(permissions, name), logger });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = tools.find((candidate) => candidate.name === request.params.name);
     if (!tool) {
       return {
@@ -41,7 +51,7 @@ export async function runServe(
         content: [{ type: 'text', text: `Unknown tool "${request.params.name}". Tools: ${tools.map((t) => t.name).join(', ')}.` }],
       };
     }
-    return toMcpToolResult(await tool.execute(request.params.arguments ?? {}));
+    return toMcpToolResult(await tool.execute(request.params.arguments ?? {}, relayedCallOptions(request, extra)));
   });
 
   const stop = async () => {

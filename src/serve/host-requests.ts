@@ -1,0 +1,36 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ErrorCode, McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { HostRequestContext, McpHostHandlers } from '../connection/host-handlers.js';
+
+/**
+ * `serve`'s answers to downstream servers' requests: each goes up to the MCP host that runs
+ * `serve`, when that host declared the capability, and is refused with a clear error when it
+ * did not. Downstream servers are offered sampling, elicitation and roots in any case, since
+ * they connect before `serve` knows which host will ask (the host's `initialize` comes first,
+ * but a server loaded earlier keeps what it was told).
+ */
+export function hostRequestHandlers(upstream: Server): McpHostHandlers {
+  const requireHost = (capability: keyof ClientCapabilities, context: HostRequestContext) => {
+    if (upstream.getClientCapabilities()?.[capability] === undefined) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `MCP server "${context.server}" asked for ${capability}, but the MCP host running mcp-statechart serve does not offer ${capability}.`,
+      );
+    }
+  };
+  return {
+    sampling: (params, context) => {
+      requireHost('sampling', context);
+      return upstream.createMessage(params, { signal: context.signal });
+    },
+    elicitation: (params, context) => {
+      requireHost('elicitation', context);
+      return upstream.elicitInput(params, { signal: context.signal });
+    },
+    // The host's roots, asked each time until it announces a list (see followHostRoots).
+    roots: async (context) => {
+      if (upstream.getClientCapabilities()?.roots === undefined) return [];
+      return (await upstream.listRoots(undefined, { signal: context.signal })).roots;
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type GetPromptResult,
+  type ReadResourceResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerManifest } from '../../machines/types.js';
+import type { McpRegistryEmitted } from '../../machines/types.js';
+
+/** What the prompt and resource relay needs of the manager. */
+export interface ServedServers {
+  getManifest(name: string): McpServerManifest | undefined;
+  getState(name: string): string;
+  connect(name: string): Promise<McpServerManifest>;
+  getPrompt(name: string, prompt: string, args?: Record<string, string>, options?: { signal?: AbortSignal }): Promise<GetPromptResult>;
+  readResource(name: string, uri: string, options?: { signal?: AbortSignal }): Promise<ReadResourceResult>;
+  on<T extends McpRegistryEmitted['type']>(type: T, handler: (event: Extract<McpRegistryEmitted, { type: T }>) => void): () => void;
+}
+
+/**
+ * `prompts/list`, `prompts/get`, `resources/list` and `resources/read` for the host: the
+ * prompts and resources of the servers loaded so far (and allowed), each prompt named
+ * `server/prompt`, with `list_changed` sent as servers load or change their lists. A prompt of
+ * a server that has since gone idle connects it again.
+ */
+export function offerPromptsAndResources(upstream: Server, servers: ServedServers, isAllowed: (server: string) => boolean): () => void {
+  const loaded = new Set<string>();
+  const offered = () => [...loaded].filter(isAllowed).map((name) => ({ name, manifest: servers.getManifest(name) }));
+
+  upstream.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: offered().flatMap(({ name, manifest }) =>
+      (manifest?.prompts ?? []).map((prompt) => ({ ...prompt, name: `${name}/${prompt.name}` })),
+    ),
+  }));
+  upstream.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+    const { server, prompt } = splitPromptName(request.params.name, offered().map(({ name }) => name));
+    await ensureConnected(servers, server);
+    return servers.getPrompt(server, prompt, request.params.arguments, { signal: extra.signal });
+  });
+  upstream.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: offered().flatMap(({ name, manifest }) =>
+      (manifest?.resources ?? []).map((resource) => ({ ...resource, name: `${name}/${resource.name}` })),
+    ),
+  }));
+  upstream.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const { uri } = request.params;
+    const owner = offered().find(({ manifest }) => manifest?.resources.some((resource) => resource.uri === uri))?.name;
+    if (owner === undefined) {
+      throw new McpError(ErrorCode.InvalidParams, `No loaded server lists the resource "${uri}". Use read_mcp_resource with the server's name.`);
+    }
+    await ensureConnected(servers, owner);
+    return servers.readResource(owner, uri, { signal: extra.signal });
+  });
+
+  const listsChanged = () => {
+    void upstream.sendPromptListChanged().catch(() => {});
+    void upstream.sendResourceListChanged().catch(() => {});
+  };
+  const stopState = servers.on('mcp.stateChanged', ({ server, state }) => {
+    if (state !== 'connected' || loaded.has(server)) return;
+    loaded.add(server);
+    if (isAllowed(server)) listsChanged();
+  });
+  const stopManifest = servers.on('mcp.manifestChanged', ({ server }) => {
+    if (loaded.has(server) && isAllowed(server)) listsChanged();
+  });
+  return () => {
+    stopState();
+    stopManifest();
+  };
+}
+
+/** `server/prompt`, where the server name may itself hold a `/`: the longest loaded name that prefixes it wins. */
+function splitPromptName(name: string, servers: string[]): { server: string; prompt: string } {
+  const server = servers
+    .filter((candidate) => name.startsWith(`${candidate}/`))
+    .sort((a, b) => b.length - a.length)[0];
+  if (server === undefined) {
+    throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${name}". Prompts are named "server/prompt" after the server is loaded with load_mcp.`);
+  }
+  return { server, prompt: name.slice(server.length + 1) };
+}
+
+async function ensureConnected(servers: ServedServers, server: string): Promise<void> {
+  if (servers.getState(server) !== 'connected') await servers.connect(server);
+}

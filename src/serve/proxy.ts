@@ -1,0 +1,56 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolRequest, ServerCapabilities, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../logger.js';
+import type { McpConnectionManager } from '../manager.js';
+import type { LoaderToolCallOptions } from '../tools/index.js';
+import { relayLogs } from './host-logging.js';
+import { followHostRoots } from './host-roots.js';
+import { offerPromptsAndResources } from './prompts-and-resources.js';
+
+export { hostRequestHandlers } from './host-requests.js';
+
+/** What `serve` offers its host: the loader tools, the loaded servers' prompts and resources, and their log messages. */
+export const SERVE_CAPABILITIES: ServerCapabilities = {
+  tools: {},
+  prompts: { listChanged: true },
+  resources: { listChanged: true },
+  logging: {},
+};
+
+/**
+ * Makes `serve` a faithful proxy for everything but the tool calls themselves: log messages
+ * up, `logging/setLevel` and roots down, prompts and resources of loaded servers. (Requests
+ * from the servers go up through the manager's handlers: see hostRequestHandlers.) Returns a
+ * stop function.
+ */
+export function installProxy(
+  upstream: Server,
+  manager: McpConnectionManager,
+  options: { isAllowed: (server: string) => boolean; logger: Logger },
+): () => void {
+  followHostRoots(upstream, manager, options.logger);
+  const stops = [relayLogs(upstream, manager), offerPromptsAndResources(upstream, manager, options.isAllowed)];
+  return () => stops.forEach((stop) => stop());
+}
+
+/**
+ * A host's `tools/call` as the loader tool sees it: the host's cancel (`notifications/cancelled`
+ * aborts `extra.signal`) stops the downstream call, and downstream progress goes up under the
+ * host's own `progressToken` (only when the host sent one).
+ */
+export function relayedCallOptions(
+  request: CallToolRequest,
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+): LoaderToolCallOptions {
+  const progressToken = request.params._meta?.progressToken;
+  return {
+    signal: extra.signal,
+    onProgress:
+      progressToken === undefined
+        ? undefined
+        : (progress) => {
+            extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...progress } }).catch(() => {});
+          },
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * `serve` as a faithful proxy, driven by an SDK Client as the MCP host, with server-everything
+ * downstream behind a relay that records what the server receives.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  CreateMessageRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  type ClientCapabilities,
+  type LoggingMessageNotification,
+} from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_COMMAND } from './support/cli.js';
+import { everythingConfigHome, receivedByServer, textOf } from './support/everything.js';
+
+let setup: ReturnType<typeof everythingConfigHome>;
+beforeAll(() => {
+  setup = everythingConfigHome('mcp-serve-proxy-');
+});
+afterAll(() => setup.remove());
+
+async function startHost(capabilities: ClientCapabilities) {
+  const transport = new StdioClientTransport({
+    command: CLI_COMMAND.command,
+    args: [...CLI_COMMAND.args, '--config', setup.config, 'serve'],
+    env: { HOME: setup.home, PATH: process.env.PATH ?? '' },
+    stderr: 'pipe',
+  });
+  (transport.stderr as NodeJS.ReadableStream | null)?.resume();
+  const host = new Client({ name: 'host', version: '1.0.0' }, { capabilities });
+  const logs: LoggingMessageNotification['params'][] = [];
+  host.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => void logs.push(params));
+  return { host, transport, logs };
+}
+
+const callDownstream = (host: Client, tool: string, args: Record<string, unknown>, options = {}) =>
+  host.callTool({ name: 'call_mcp_tool', arguments: { server: 'everything', tool, arguments: args } }, undefined, options);
+
+describe('serve, for a host that offers sampling, elicitation and roots', () => {
+  let host: Client;
+  let transport: StdioClientTransport;
+  let logs: LoggingMessageNotification['params'][];
+  let hostRoots = [{ uri: 'file:///host/project', name: 'project' }];
+  const samplingRequests: unknown[] = [];
+
+  beforeAll(async () => {
+    ({ host, transport, logs } = await startHost({ sampling: {}, elicitation: {}, roots: { listChanged: true } }));
+    host.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      samplingRequests.push(request.params);
+      return { role: 'assistant', model: 'host-model', content: { type: 'text', text: 'the host model answers' } };
+    });
+    host.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: hostRoots }));
+    await host.connect(transport);
+    const loaded = await host.callTool({ name: 'load_mcp', arguments: { server: 'everything' } });
+    expect(loaded.isError).toBeFalsy();
+  }, 30_000);
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it('downstream progress reaches the host under its own progressToken', async () => {
+    const progress: Array<{ progress: number; total?: number }> = [];
+    const result = await callDownstream(host, 'trigger-long-running-operation', { duration: 1, steps: 4 }, {
+      onprogress: ({ progress: value, total }: { progress: number; total?: number }) => progress.push({ progress: value, total }),
+    });
+    expect(textOf(result)).toContain('Long running operation completed');
+    // At least three in order: the last can lose a race with the result in the SDK (see everything-requests.test.ts).
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+    expect(progress).toEqual([1, 2, 3, 4].slice(0, progress.length).map((step) => ({ progress: step, total: 4 })));
+  });
+
+  it("the host's cancel stops the downstream call: server-everything receives notifications/cancelled", async () => {
+    const controller = new AbortController();
+    let first: () => void;
+    const firstProgress = new Promise<void>((resolve) => (first = resolve));
+    const call = callDownstream(host, 'trigger-long-running-operation', { duration: 10, steps: 20 }, {
+      signal: controller.signal,
+      onprogress: () => first(),
+    });
+    await firstProgress;
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await expect.poll(() => receivedByServer(setup.received).filter((line) => line.startsWith('notifications/cancelled')).length, { timeout: 5000 }).toBe(1);
+    // The connection is still good for the next call.
+    expect(textOf(await callDownstream(host, 'echo', { message: 'after cancel' }))).toContain('after cancel');
+  });
+
+  it("a downstream sampling request reaches the host's handler, and its answer the tool result", async () => {
+    const result = await callDownstream(host, 'trigger-sampling-request', { prompt: 'haiku', maxTokens: 20 });
+    expect(samplingRequests).toHaveLength(1);
+    expect(JSON.stringify(samplingRequests[0])).toContain('haiku');
+    expect(textOf(result)).toContain('the host model answers');
+  });
+
+  it("the host's roots reach server-everything, and follow the host's roots/list_changed", async () => {
+    expect(textOf(await callDownstream(host, 'get-roots-list', {}))).toContain('file:///host/project');
+
+    hostRoots = [{ uri: 'file:///host/other', name: 'other' }];
+    const updatesBefore = logs.filter((log) => String(log.data).startsWith('Roots updated')).length;
+    await host.sendRootsListChanged();
+    // server-everything re-reads the roots and says so in a log message, which serve passes up.
+    await expect.poll(() => logs.filter((log) => String(log.data).startsWith('Roots updated')).length, { timeout: 5000 }).toBeGreaterThan(updatesBefore);
+    expect(textOf(await callDownstream(host, 'get-roots-list', {}))).toContain('file:///host/other');
+  });
+
+  it('downstream log messages come up as logging notifications, named after the server', async () => {
+    await host.setLoggingLevel('debug');
+    await callDownstream(host, 'toggle-simulated-logging', {});
+    await expect.poll(() => logs.some((log) => log.logger?.startsWith('everything') && /level/i.test(String(log.data))), { timeout: 8000 }).toBe(true);
+    await callDownstream(host, 'toggle-simulated-logging', {});
+  });
+
+  it('prompts/list offers the loaded server prompts as server/prompt, and prompts/get forwards', async () => {
+    const { prompts } = await host.listPrompts();
+    expect(prompts.map((prompt) => prompt.name)).toEqual(expect.arrayContaining(['everything/simple-prompt', 'everything/args-prompt']));
+    const prompt = await host.getPrompt({ name: 'everything/args-prompt', arguments: { city: 'Porto' } });
+    expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: "What's weather in Porto?" });
+  });
+
+  it("resources/list answers with the loaded servers' resources, and resources/read forwards", async () => {
+    const { resources } = await host.listResources();
+    expect(resources.length).toBeGreaterThan(0);
+    expect(resources.every((resource) => resource.name.startsWith('everything/'))).toBe(true);
+    const read = await host.readResource({ uri: resources[0]!.uri });
+    expect(read.contents.length).toBeGreaterThan(0);
+  });
+});
+
+describe('serve, for a host that offers no sampling', () => {
+  it('refuses a downstream sampling request clearly, and before anything is loaded prompts/list and resources/list answer empty', async () => {
+    const { host, transport } = await startHost({});
+    await host.connect(transport);
+    try {
+      expect((await host.listPrompts()).prompts).toEqual([]);
+      expect((await host.listResources()).resources).toEqual([]);
+      await host.callTool({ name: 'load_mcp', arguments: { server: 'everything' } });
+      const result = await callDownstream(host, 'trigger-sampling-request', { prompt: 'x' });
+      expect(textOf(result)).toMatch(/asked for sampling, but the MCP host running mcp-statechart serve does not offer sampling/);
+    } finally {
+      await host.close();
+    }
+  }, 30_000);
+});
