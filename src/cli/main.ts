@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { GlobalOptions } from './options.js';
 import { packageVersion } from './package-root.js';
 
@@ -8,6 +8,15 @@ import { packageVersion } from './package-root.js';
 /** Commander's reducer for repeatable flags. */
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+/** `--timeout <ms>`: a positive whole number of milliseconds. */
+function timeoutOption(): Option {
+  return new Option('--timeout <ms>', 'request timeout in milliseconds (default: the server\'s configured timeout, else 60000)').argParser((value) => {
+    const ms = Number(value);
+    if (!Number.isInteger(ms) || ms <= 0) throw new InvalidArgumentError('give a positive whole number of milliseconds, e.g. --timeout 120000');
+    return ms;
+  });
 }
 
 function globalOptions(command: Command): GlobalOptions {
@@ -114,10 +123,11 @@ export function buildProgram(): Command {
     .argument('<server>', 'server name')
     .argument('<tool>', 'tool name')
     .argument('[json-arguments]', 'the tool arguments as a JSON object, e.g. \'{"text":"hi"}\'')
-    .action(async (server: string, tool: string, json: string | undefined, _options, command: Command) => {
+    .addOption(timeoutOption())
+    .action(async (server: string, tool: string, json: string | undefined, options: { timeout?: number }, command: Command) => {
       const { parseJsonArguments, runOneShot } = await import('./commands/one-shot.js');
       const args = parseJsonArguments(json);
-      process.exitCode = await runOneShot(globalOptions(command), 'call_mcp_tool', { server, tool, arguments: args });
+      process.exitCode = await runOneShot(globalOptions(command), 'call_mcp_tool', { server, tool, arguments: args }, { timeoutMs: options.timeout });
     });
 
   program
@@ -125,9 +135,10 @@ export function buildProgram(): Command {
     .description('read a resource from a server and print it (read_mcp_resource)')
     .argument('<server>', 'server name')
     .argument('<uri>', 'resource URI')
-    .action(async (server: string, uri: string, _options, command: Command) => {
+    .addOption(timeoutOption())
+    .action(async (server: string, uri: string, options: { timeout?: number }, command: Command) => {
       const { runOneShot } = await import('./commands/one-shot.js');
-      process.exitCode = await runOneShot(globalOptions(command), 'read_mcp_resource', { server, uri });
+      process.exitCode = await runOneShot(globalOptions(command), 'read_mcp_resource', { server, uri }, { timeoutMs: options.timeout });
     });
 
   program
@@ -135,10 +146,13 @@ export function buildProgram(): Command {
     .description('run an MCP server over stdio that exposes the three loader tools (for Claude Desktop, IDEs, any MCP host)')
     .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 (its address goes to stderr)'))
     .addOption(new Option('--view', 'also serve the live lifecycle page on 127.0.0.1 (its address goes to stderr)'))
-    .action(async (options: { inspect?: boolean; view?: boolean }, command: Command) => {
+    .addOption(timeoutOption())
+    .action(async (options: { inspect?: boolean; view?: boolean; timeout?: number }, command: Command) => {
       const { runServe } = await import('./commands/serve.js');
+      // --timeout: the default for every server whose entry sets none.
+      const defaults = options.timeout === undefined ? undefined : { requestTimeoutMs: options.timeout };
       process.exitCode = await withInspector(options.inspect, false, (inspect) =>
-        runServe(globalOptions(command), { inspect }, { view: options.view }),
+        runServe(globalOptions(command), { inspect, defaults }, { view: options.view }),
       );
     });
 
