@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
   CreateMessageRequestSchema,
+  ElicitRequestSchema,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   type ClientCapabilities,
@@ -52,6 +53,11 @@ describe('serve, for a host that offers sampling, elicitation and roots', () => 
       return { role: 'assistant', model: 'host-model', content: { type: 'text', text: 'the host model answers' } };
     });
     host.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: hostRoots }));
+    // The user approves every tool call serve asks about (serve asks hosts that offer elicitation).
+    host.setRequestHandler(ElicitRequestSchema, async (request) => {
+      expect(request.params.message).toMatch(/^Allow this MCP tool call\?/);
+      return { action: 'accept', content: { always: true } };
+    });
     await host.connect(transport);
     const loaded = await host.callTool({ name: 'load_mcp', arguments: { server: 'everything' } });
     expect(loaded.isError).toBeFalsy();
