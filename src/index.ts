@@ -63,6 +63,7 @@ export {
   type DiscoverMcpServersOptions,
   type DiscoveredServer,
   type DiscoveryResult,
+  type ToolPatterns,
   type WatchMcpServersOptions,
 } from './config/index.js';
 export {

@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLoaderTools, isToolAllowed, McpConnectionManager, silentLogger, type LoaderPermissions } from '../src/index.js';
+import { createLoaderTools, discoverMcpServers, isToolAllowed, McpConnectionManager, silentLogger, type LoaderPermissions } from '../src/index.js';
 import { runCli } from './support/cli.js';
 import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
 
@@ -98,5 +98,45 @@ describe("the CLI's --deny-tool", () => {
     const read = await runCli(['--config', config, '--deny-tool', 'fs/write_*', 'call', 'fs', 'read_text_file', JSON.stringify({ path: target })]);
     expect(read.code).toBe(0);
     expect(read.stdout).toContain('kept safe');
+  }, 60_000);
+});
+
+describe('tool patterns in a config file', () => {
+  function writeConfig(name: string, content: unknown): string {
+    const file = path.join(reference.folder, name);
+    writeFileSync(file, JSON.stringify(content));
+    return file;
+  }
+
+  it('are read from "permissions.mcpTools" and merged: deny lists add up', async () => {
+    const first = writeConfig('first.json', { mcpServers: { fs: reference.filesystem }, permissions: { mcpTools: { allow: ['fs/*'], deny: ['fs/write_*'] } } });
+    const second = writeConfig('second.json', { mcpServers: {}, permissions: { mcpTools: { deny: ['fs/move_file'] } } });
+    const discovery = await discoverMcpServers({ configPaths: [first, second] });
+    expect(discovery.toolPermissions).toEqual({ allow: ['fs/*'], deny: ['fs/write_*', 'fs/move_file'] });
+    expect(discovery.problems).toEqual([]);
+  });
+
+  it("ignores a project file's allow list, with a warning, but keeps its deny list", async () => {
+    const project = path.join(reference.folder, 'project');
+    mkdirSync(project, { recursive: true });
+    writeFileSync(path.join(project, '.mcp.json'), JSON.stringify({ mcpServers: {}, permissions: { mcpTools: { allow: ['*'], deny: ['fs/edit_file'] } } }));
+    const discovery = await discoverMcpServers({ projectRoot: project, userConfigPath: path.join(reference.folder, 'no-user.json') });
+    expect(discovery.toolPermissions).toEqual({ allow: undefined, deny: ['fs/edit_file'] });
+    expect(discovery.problems).toContainEqual(expect.objectContaining({ severity: 'warning', field: 'permissions.mcpTools.allow' }));
+  });
+
+  it('reports a malformed list and ignores it', async () => {
+    const file = writeConfig('bad.json', { mcpServers: {}, permissions: { mcpTools: { deny: 'fs/write_*' } } });
+    const discovery = await discoverMcpServers({ configPaths: [file] });
+    expect(discovery.toolPermissions?.deny).toBeUndefined();
+    expect(discovery.problems).toContainEqual(expect.objectContaining({ severity: 'error', field: 'permissions.mcpTools.deny' }));
+  });
+
+  it('hide and refuse tools in the CLI as --deny-tool does', async () => {
+    const config = writeConfig('denying.json', { mcpServers: { fs: reference.filesystem }, permissions: { mcpTools: { deny: ['fs/write_*'] } } });
+    const loaded = await runCli(['--config', config, 'load', 'fs']);
+    expect(loaded.code).toBe(0);
+    expect(loaded.stdout).toContain('read_text_file');
+    expect(loaded.stdout).not.toContain('write_file');
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { discoverMcpServers, type DiscoveredServer, type DiscoveryResult, type ProjectServerPolicy } from '../config/index.js';
+import { discoverMcpServers, type DiscoveredServer, type DiscoveryResult, type ProjectServerPolicy, type ToolPatterns } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import { describeServerDefinition } from './approval-prompt.js';
 import type { ApprovalPolicy, LoaderPermissions } from '../tools/index.js';
@@ -55,9 +55,13 @@ function patternList(patterns: string[]): string[] | undefined {
   return patterns.length > 0 ? patterns : undefined;
 }
 
-export function permissionsFrom(options: GlobalOptions): LoaderPermissions {
+/** The flags, and the config files' tool patterns: their deny lists add to `--deny-tool`; `--allow-tool` replaces their allow list. */
+export function permissionsFrom(options: GlobalOptions, fromFiles: ToolPatterns = {}): LoaderPermissions {
   return {
     mcps: { allow: patternList(options.allow), deny: patternList(options.deny) },
-    mcpTools: { allow: patternList(options.allowTool), deny: patternList(options.denyTool) },
+    mcpTools: {
+      allow: patternList(options.allowTool) ?? fromFiles.allow,
+      deny: patternList([...(fromFiles.deny ?? []), ...options.denyTool]),
+    },
   };
 }

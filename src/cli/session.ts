@@ -13,7 +13,7 @@ export function openLoaderSession(
   approval: ApprovalOptions = {},
 ) {
   const manager = new McpConnectionManager({ logger, ...managerOptions });
-  const tools = createLoaderTools({ manager, servers: discovery.servers, permissions: permissionsFrom(options), ...approval });
+  const tools = createLoaderTools({ manager, servers: discovery.servers, permissions: permissionsFrom(options, discovery.toolPermissions), ...approval });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return {
     manager,

@@ -6,6 +6,7 @@ import { loadConfigFile } from './load-config-file.js';
 import { locateConfigFiles, type ConfigFileLocation } from './locate-config-files.js';
 import { emptyRecord } from './null-proto.js';
 import { applyProjectTrust } from './project-trust.js';
+import { mergeToolPatterns } from './tool-permissions.js';
 import { reportProblems } from './report-problems.js';
 import type { ConfigProblem, DiscoverMcpServersOptions, DiscoveredServer, DiscoveryResult } from './types.js';
 
@@ -47,7 +48,7 @@ export async function loadAndMerge(
   }
 
   reportProblems(problems, logger);
-  return { servers, problems };
+  return { servers, problems, toolPermissions: mergeToolPatterns(loaded.map((file) => file.toolPatterns ?? {})) };
 }
 
 function clashWarning(winner: DiscoveredServer, loser: DiscoveredServer): ConfigProblem {

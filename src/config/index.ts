@@ -19,5 +19,6 @@ export type {
   DiscoverMcpServersOptions,
   DiscoveredServer,
   DiscoveryResult,
+  ToolPatterns,
   WatchMcpServersOptions,
 } from './types.js';

@@ -6,11 +6,13 @@ import type { VariableSource } from './expand-variables.js';
 import type { ConfigFileLocation } from './locate-config-files.js';
 import { isJsonObject } from './null-proto.js';
 import { readConfigFile } from './read-config-file.js';
-import type { ConfigProblem, DiscoveredServer } from './types.js';
+import { parseToolPermissions } from './tool-permissions.js';
+import type { ConfigProblem, DiscoveredServer, ToolPatterns } from './types.js';
 
 export interface LoadedConfigFile {
   servers: DiscoveredServer[];
   problems: ConfigProblem[];
+  toolPatterns?: ToolPatterns;
 }
 
 const NOTHING_LOADED = 'nothing in this file was loaded';
@@ -40,7 +42,12 @@ export async function loadConfigFile(location: ConfigFileLocation, env: Variable
     return fileProblem(`"mcpServers" must be an object keyed by server name; ${NOTHING_LOADED}`, { field: 'mcpServers' });
   }
 
-  const result: LoadedConfigFile = { servers: [], problems: duplicateKeyProblems(file, read.text) };
+  const permissions = parseToolPermissions(file, location.scope, Object.hasOwn(parsed.value, 'permissions') ? parsed.value.permissions : undefined);
+  const result: LoadedConfigFile = {
+    servers: [],
+    problems: [...duplicateKeyProblems(file, read.text), ...permissions.problems],
+    toolPatterns: permissions.patterns,
+  };
   const context = { file, scope: location.scope, env };
   for (const name of Object.keys(entries)) {
     const outcome = parseServerEntry(name, entries[name], context);

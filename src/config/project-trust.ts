@@ -112,5 +112,5 @@ export async function applyProjectTrust(result: DiscoveryResult, options: Projec
     });
   }
   if (Object.keys(approved).length > 0) await addApprovals(path, approved);
-  return { servers, problems };
+  return { ...result, servers, problems };
 }

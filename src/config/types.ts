@@ -40,10 +40,18 @@ export interface ConfigProblem {
   column?: number;
 }
 
+/** Patterns on `server/tool`; the shape of the loader tools' `permissions.mcpTools`. */
+export interface ToolPatterns {
+  allow?: string[];
+  deny?: string[];
+}
+
 export interface DiscoveryResult {
   /** Null-prototype: a server may be called `__proto__` without harm. */
   servers: Record<string, DiscoveredServer>;
   problems: ConfigProblem[];
+  /** The files' `permissions.mcpTools`, merged (see src/config/tool-permissions.ts); pass it on as `permissions.mcpTools`. */
+  toolPermissions?: ToolPatterns;
 }
 
 export interface DiscoverMcpServersOptions extends ProjectTrustOptions {

@@ -41,7 +41,7 @@ function summaryLines(outcomes: ServerIndexOutcome[], indexPath: string): string
 export async function runIndex(options: GlobalOptions, command: IndexCommandOptions): Promise<number> {
   const logger = cliLogger(options.verbose);
   const discovery = await discover(options, logger);
-  const permissions = permissionsFrom(options);
+  const permissions = permissionsFrom(options, discovery.toolPermissions);
   const servers = emptyRecord<McpServerConfig>();
   for (const server of Object.values(discovery.servers)) {
     if (!server.disabled && isServerAllowed(permissions, server.name)) servers[server.name] = server.config;
