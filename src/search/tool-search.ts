@@ -41,12 +41,13 @@ function serverFields(server: SearchableServer, weight: number): WeightedFields 
   ];
 }
 
-function toolFields(tool: Tool, server: SearchableServer): WeightedFields {
+/** `server`: the server's own fields, tokenized once for all its tools. */
+function toolFields(tool: Tool, server: WeightedFields): WeightedFields {
   return [
     { tokens: identifierTokens(tool.name), weight: NAME_WEIGHT },
     { tokens: textTokens(`${tool.title ?? ''} ${tool.description ?? ''}`), weight: DESCRIPTION_WEIGHT },
     { tokens: parameterNames(tool).flatMap(identifierTokens), weight: PARAMETER_WEIGHT },
-    ...serverFields(server, SERVER_WEIGHT / NAME_WEIGHT),
+    ...server,
   ];
 }
 
@@ -62,7 +63,16 @@ export class ToolSearch {
     this.servers = [...servers];
     this.tools = [...tools];
     const serverByName = new Map(servers.map((server) => [server.name, server]));
-    this.toolIndex = new Bm25Index(this.tools.map(({ server, tool }) => toolFields(tool, serverByName.get(server) ?? { name: server })));
+    const serverFieldsByName = new Map<string, WeightedFields>();
+    const fieldsOf = (name: string) => {
+      let fields = serverFieldsByName.get(name);
+      if (!fields) {
+        fields = serverFields(serverByName.get(name) ?? { name }, SERVER_WEIGHT / NAME_WEIGHT);
+        serverFieldsByName.set(name, fields);
+      }
+      return fields;
+    };
+    this.toolIndex = new Bm25Index(this.tools.map(({ server, tool }) => toolFields(tool, fieldsOf(server))));
     this.tools.forEach(({ server, tool }, doc) => {
       for (const key of [tool.name.toLowerCase(), `${server}/${tool.name}`.toLowerCase()]) {
         const docs = this.byExactName.get(key);

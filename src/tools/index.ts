@@ -1,4 +1,4 @@
-/** The loader tools: load_mcp, call_mcp_tool, read_mcp_resource, and adapters for LLM SDKs. */
+/** The loader tools: load_mcp, call_mcp_tool, read_mcp_resource, search_mcp_tools, and adapters for LLM SDKs. */
 export { createLoaderTools } from './create-loader-tools.js';
 export {
   APPROVAL_POLICIES,
