@@ -86,6 +86,20 @@ describe('progress and cancel (stdio)', () => {
   });
 });
 
+describe('progress that arrives after a cancel', () => {
+  it('is logged at debug level, not as a warning: the server may go on reporting a call it was told to stop', async () => {
+    const lines: Array<{ level: string; message: string }> = [];
+    const record = (level: string) => (message: string) => void lines.push({ level, message });
+    const logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+    manager = new McpConnectionManager({ logger });
+    await manager.connect('everything', everythingStdio());
+    await abortAfterFirstUpdate((options) => manager!.callTool('everything', 'trigger-long-running-operation', { duration: 10, steps: 20 }, options));
+    // server-everything keeps sending progress every 0.5 s for the cancelled call.
+    await expect.poll(() => lines.some((line) => line.message.includes('unknown token')), { timeout: 5000 }).toBe(true);
+    expect(lines.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([]);
+  });
+});
+
 describe('progress and cancel (Streamable HTTP)', () => {
   let http: Awaited<ReturnType<typeof startEverythingHttp>>;
   beforeAll(async () => {

@@ -45,6 +45,7 @@ describe('serve, for a host that offers sampling, elicitation and roots', () => 
   let logs: LoggingMessageNotification['params'][];
   let hostRoots = [{ uri: 'file:///host/project', name: 'project' }];
   const samplingRequests: unknown[] = [];
+  const elicitations: string[] = [];
 
   beforeAll(async () => {
     ({ host, transport, logs } = await startHost({ sampling: {}, elicitation: {}, roots: { listChanged: true } }));
@@ -54,9 +55,12 @@ describe('serve, for a host that offers sampling, elicitation and roots', () => 
     });
     host.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: hostRoots }));
     // The user approves every tool call serve asks about (serve asks hosts that offer elicitation).
+    // The user approves every tool call serve asks about (serve asks hosts that offer elicitation),
+    // and fills in the forms downstream servers send up.
     host.setRequestHandler(ElicitRequestSchema, async (request) => {
-      expect(request.params.message).toMatch(/^Allow this MCP tool call\?/);
-      return { action: 'accept', content: { always: true } };
+      if (request.params.message.startsWith('Allow this MCP tool call?')) return { action: 'accept', content: { always: true } };
+      elicitations.push(request.params.message);
+      return { action: 'accept', content: { name: 'Host User' } };
     });
     await host.connect(transport);
     const loaded = await host.callTool({ name: 'load_mcp', arguments: { server: 'everything' } });
@@ -98,6 +102,12 @@ describe('serve, for a host that offers sampling, elicitation and roots', () => 
     expect(samplingRequests).toHaveLength(1);
     expect(JSON.stringify(samplingRequests[0])).toContain('haiku');
     expect(textOf(result)).toContain('the host model answers');
+  });
+
+  it("a downstream elicitation request reaches the host's user, and the answer the tool result", async () => {
+    const result = await callDownstream(host, 'trigger-elicitation-request', {});
+    expect(elicitations).toEqual([expect.stringContaining('Please provide inputs')]);
+    expect(textOf(result)).toContain('Host User');
   });
 
   it("the host's roots reach server-everything, and follow the host's roots/list_changed", async () => {

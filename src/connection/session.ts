@@ -24,6 +24,9 @@ import { listManifest, type ListKind } from './manifest.js';
 import { RefreshQueue } from './refresh-queue.js';
 import { callToolAsTask, requiresTask } from './tool-task.js';
 
+/** How the SDK reports a progress notification whose request it no longer tracks. */
+const LATE_PROGRESS = 'Received a progress notification for an unknown token';
+
 interface SessionListeners {
   onLost: (error: Error, sessionExpired: boolean) => void;
   /** Only when something changed; `changes` says what. */
@@ -91,6 +94,10 @@ export class Session implements McpSession {
         `the server sent a message over ${MAX_MESSAGE_MIB} MiB, so the client closed the connection (${message})`,
       );
       logger.warn(`MCP server "${server}": ${this.closedBecause.message}`);
+    } else if (error.message.startsWith(LATE_PROGRESS)) {
+      // Normal, not a fault: progress for a call already cancelled, or (an SDK race: it runs
+      // notification handlers a microtask after responses) the last update of one that just ended.
+      logger.debug(`MCP server "${server}": ${message}`);
     } else if (!this.live) {
       // While connecting, the connect's own error says what failed; a warning here would promise
       // a connection that may never come.

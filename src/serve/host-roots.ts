@@ -3,24 +3,35 @@ import { RootsListChangedNotificationSchema } from '@modelcontextprotocol/sdk/ty
 import type { Logger } from '../logger.js';
 import type { McpConnectionManager } from '../manager.js';
 
+const rootsListeners = new WeakMap<Server, Set<() => void>>();
+
+/**
+ * Calls `listener` whenever the host says its roots changed. The SDK keeps one handler per
+ * notification, so every part of `serve` that follows the host's roots registers here.
+ */
+export function onHostRootsChanged(upstream: Server, listener: () => void): () => void {
+  let listeners = rootsListeners.get(upstream);
+  if (!listeners) {
+    const created = new Set<() => void>();
+    listeners = created;
+    rootsListeners.set(upstream, created);
+    upstream.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+      for (const notify of created) notify();
+    });
+  }
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 /**
  * Keeps every downstream server's roots equal to the host's: when the host announces
  * `roots/list_changed`, its new list is read and `setRoots` tells each connected server.
- * `onRoots` lets other parts of `serve` follow the same list.
  */
-export function followHostRoots(
-  upstream: Server,
-  manager: Pick<McpConnectionManager, 'setRoots'>,
-  logger: Logger,
-  onRoots?: (roots: { uri: string; name?: string }[]) => void,
-): void {
-  upstream.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
-    try {
-      const { roots } = await upstream.listRoots();
-      await manager.setRoots(roots);
-      onRoots?.(roots);
-    } catch (error) {
-      logger.warn(`reading the host's roots after roots/list_changed failed: ${(error as Error).message}`);
-    }
+export function followHostRoots(upstream: Server, manager: Pick<McpConnectionManager, 'setRoots'>, logger: Logger): () => void {
+  return onHostRootsChanged(upstream, () => {
+    upstream
+      .listRoots()
+      .then(({ roots }) => manager.setRoots(roots))
+      .catch((error: Error) => logger.warn(`reading the host's roots after roots/list_changed failed: ${error.message}`));
   });
 }

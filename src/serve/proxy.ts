@@ -29,8 +29,11 @@ export function installProxy(
   manager: McpConnectionManager,
   options: { isAllowed: (server: string) => boolean; logger: Logger },
 ): () => void {
-  followHostRoots(upstream, manager, options.logger);
-  const stops = [relayLogs(upstream, manager), offerPromptsAndResources(upstream, manager, options.isAllowed)];
+  const stops = [
+    followHostRoots(upstream, manager, options.logger),
+    relayLogs(upstream, manager),
+    offerPromptsAndResources(upstream, manager, options.isAllowed),
+  ];
   return () => stops.forEach((stop) => stop());
 }
 
