@@ -9,6 +9,7 @@ import {
   ElicitRequestSchema,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
   type ClientCapabilities,
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -22,10 +23,10 @@ beforeAll(() => {
 });
 afterAll(() => setup.remove());
 
-async function startHost(capabilities: ClientCapabilities) {
+async function startHost(capabilities: ClientCapabilities, serveFlags: string[] = []) {
   const transport = new StdioClientTransport({
     command: CLI_COMMAND.command,
-    args: [...CLI_COMMAND.args, '--config', setup.config, 'serve'],
+    args: [...CLI_COMMAND.args, '--config', setup.config, 'serve', ...serveFlags],
     env: { HOME: setup.home, PATH: process.env.PATH ?? '' },
     stderr: 'pipe',
   });
@@ -46,6 +47,7 @@ describe('serve, for a host that offers sampling, elicitation and roots', () => 
   let hostRoots = [{ uri: 'file:///host/project', name: 'project' }];
   const samplingRequests: unknown[] = [];
   const elicitations: string[] = [];
+  let promptListChanges = 0;
 
   beforeAll(async () => {
     ({ host, transport, logs } = await startHost({ sampling: {}, elicitation: {}, roots: { listChanged: true } }));
@@ -54,6 +56,7 @@ describe('serve, for a host that offers sampling, elicitation and roots', () => 
       return { role: 'assistant', model: 'host-model', content: { type: 'text', text: 'the host model answers' } };
     });
     host.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: hostRoots }));
+    host.setNotificationHandler(PromptListChangedNotificationSchema, () => void (promptListChanges += 1));
     // The user approves every tool call serve asks about (serve asks hosts that offer elicitation).
     // The user approves every tool call serve asks about (serve asks hosts that offer elicitation),
     // and fills in the forms downstream servers send up.
@@ -128,7 +131,8 @@ describe('serve, for a host that offers sampling, elicitation and roots', () => 
     await callDownstream(host, 'toggle-simulated-logging', {});
   });
 
-  it('prompts/list offers the loaded server prompts as server/prompt, and prompts/get forwards', async () => {
+  it('prompts/list offers the loaded server prompts as server/prompt (list_changed sent when it loaded), and prompts/get forwards', async () => {
+    expect(promptListChanges).toBeGreaterThanOrEqual(1);
     const { prompts } = await host.listPrompts();
     expect(prompts.map((prompt) => prompt.name)).toEqual(expect.arrayContaining(['everything/simple-prompt', 'everything/args-prompt']));
     const prompt = await host.getPrompt({ name: 'everything/args-prompt', arguments: { city: 'Porto' } });
@@ -154,6 +158,21 @@ describe('serve, for a host that offers no sampling', () => {
       await host.callTool({ name: 'load_mcp', arguments: { server: 'everything' } });
       const result = await callDownstream(host, 'trigger-sampling-request', { prompt: 'x' });
       expect(textOf(result)).toMatch(/asked for sampling, but the MCP host running mcp-statechart serve does not offer sampling/);
+    } finally {
+      await host.close();
+    }
+  }, 30_000);
+});
+
+describe('serve --timeout', () => {
+  it('is the request timeout of every server whose entry sets none', async () => {
+    const { host, transport } = await startHost({}, ['--timeout', '1000']);
+    await host.connect(transport);
+    try {
+      await host.callTool({ name: 'load_mcp', arguments: { server: 'everything' } });
+      const result = await callDownstream(host, 'trigger-long-running-operation', { duration: 3, steps: 1 });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/time(d)? ?out/i);
     } finally {
       await host.close();
     }
