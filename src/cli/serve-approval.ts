@@ -8,7 +8,12 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ApprovalDecision, ApprovalOptions, ApprovalPolicy, ToolCallApprovalRequest } from '../tools/index.js';
 import { describeToolCall } from './tool-call-approval.js';
 
-async function askHost(host: Server, request: ToolCallApprovalRequest, refuseWhenUnasked: boolean): Promise<ApprovalDecision> {
+async function askHost(
+  host: Server,
+  request: ToolCallApprovalRequest,
+  signal: AbortSignal | undefined,
+  refuseWhenUnasked: boolean,
+): Promise<ApprovalDecision> {
   if (!host.getClientCapabilities()?.elicitation) return refuseWhenUnasked ? 'deny' : 'allow';
   const answer = await host.elicitInput({
     mode: 'form',
@@ -23,7 +28,7 @@ async function askHost(host: Server, request: ToolCallApprovalRequest, refuseWhe
         },
       },
     },
-  });
+  }, { signal });
   if (answer.action !== 'accept') return 'deny';
   return answer.content?.always === true ? 'allow-always' : 'allow';
 }
@@ -32,6 +37,6 @@ async function askHost(host: Server, request: ToolCallApprovalRequest, refuseWhe
 export function hostApproval(host: Server, policy: ApprovalPolicy | undefined): ApprovalOptions {
   return {
     approvalPolicy: policy ?? 'destructive',
-    approveToolCall: (request) => askHost(host, request, policy !== undefined),
+    approveToolCall: (request, { signal }) => askHost(host, request, signal, policy !== undefined),
   };
 }

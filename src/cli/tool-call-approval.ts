@@ -30,10 +30,12 @@ export function describeToolCall(request: ToolCallApprovalRequest): string {
   ].join('\n');
 }
 
-async function askOnTerminal(request: ToolCallApprovalRequest): Promise<ApprovalDecision> {
+async function askOnTerminal(request: ToolCallApprovalRequest, { signal }: { signal?: AbortSignal }): Promise<ApprovalDecision> {
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    const answer = await prompt.question(`Run this MCP tool call?\n${describeToolCall(request)}\n[y]es / [a]lways this session / [N]o: `);
+    const answer = await prompt.question(`Run this MCP tool call?\n${describeToolCall(request)}\n[y]es / [a]lways this session / [N]o: `, {
+      signal,
+    });
     if (/^a(lways)?$/i.test(answer.trim())) return 'allow-always';
     return /^y(es)?$/i.test(answer.trim()) ? 'allow' : 'deny';
   } finally {

@@ -24,7 +24,11 @@ export interface ToolCallApprovalRequest {
   annotations?: ToolAnnotations;
 }
 
-export type ApproveToolCall = (request: ToolCallApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+/** `signal` aborts when the call itself is cancelled: stop asking then. */
+export type ApproveToolCall = (
+  request: ToolCallApprovalRequest,
+  options: { signal?: AbortSignal },
+) => ApprovalDecision | Promise<ApprovalDecision>;
 
 export interface ApprovalOptions {
   /** Default `never`; `destructive` when only `approveToolCall` is given. */
@@ -55,7 +59,7 @@ export class ToolCallApprover {
   }
 
   /** Undefined when the call may run; otherwise the refusal text for the model. */
-  async refusal(request: ToolCallApprovalRequest): Promise<string | undefined> {
+  async refusal(request: ToolCallApprovalRequest, signal?: AbortSignal): Promise<string | undefined> {
     if (!needsApproval(this.policy, request.annotations)) return undefined;
     const key = JSON.stringify([request.server, request.tool]);
     if (this.allowedAlways.has(key)) return undefined;
@@ -63,8 +67,9 @@ export class ToolCallApprover {
     if (!ask) return refusalText(request.server, request.tool, `it needs approval (policy "${this.policy}") and nobody can be asked here`);
     let decision: ApprovalDecision;
     try {
-      decision = await ask(request);
+      decision = await ask(request, { signal });
     } catch (error) {
+      signal?.throwIfAborted();
       return refusalText(request.server, request.tool, `asking for approval failed (${messageOf(error)})`);
     }
     if (decision === 'allow-always') this.allowedAlways.add(key);

@@ -34,7 +34,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
         const tools = (manager.getManifest(server)?.tools ?? []).filter((known) => catalog.allowsTool(server, known.name));
         const known = tools.find((candidate) => candidate.name === tool);
         if (!known) return errorResult(unknownToolText(server, tool, tools));
-        const refusal = await approver.refusal({ server, tool, arguments: args ?? {}, annotations: known.annotations });
+        const refusal = await approver.refusal({ server, tool, arguments: args ?? {}, annotations: known.annotations }, signal);
         if (refusal !== undefined) return okResult(refusal);
 
         let result: CallToolResult;
