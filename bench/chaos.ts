@@ -12,8 +12,8 @@ import { SimulatedClock } from 'xstate';
 import type { McpConnectionManager } from '../src/index.js';
 import { startHttpFixture } from '../test/fixtures/http-server.js';
 import { hostileServer } from '../test/support/hostile.js';
-import { hugeListServer } from '../test/fixtures/hostile-http.js';
-import { loadFixture, OVERSIZED_REQUEST, startServe } from '../test/support/serve-host.js';
+import { hugeAnswerServer } from '../test/fixtures/hostile-http.js';
+import { feedOversizedRequest, startServe } from '../test/support/serve-host.js';
 import { descendantsOfThisProcess, settle, stdioFixture } from '../test/support/fixtures.js';
 import {
   activeResources,
@@ -397,7 +397,7 @@ const scenarios: Scenario[] = [
     name: '300 MB tools/list over HTTP: refused after 10 MiB',
     runs: 2,
     async run() {
-      const big = await hugeListServer(300 * 1024 * 1024);
+      const big = await hugeAnswerServer('tools/list', 300 * 1024 * 1024);
       const { manager } = countingManager();
       try {
         const before = process.memoryUsage().rss;
@@ -421,11 +421,8 @@ const scenarios: Scenario[] = [
     async run() {
       const serve = startServe();
       try {
-        await loadFixture(serve);
-        const sent = Date.now();
-        serve.write(OVERSIZED_REQUEST);
-        const { code, at } = await serve.exited;
-        const seconds = (at - sent) / 1_000;
+        const { code, ms } = await feedOversizedRequest(serve);
+        const seconds = ms / 1_000;
         assert.equal(code, 1);
         assert.ok(seconds < 5, `exited after ${seconds} s`);
         assert.match(serve.stderr(), /over 10 MiB/);

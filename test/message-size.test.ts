@@ -11,8 +11,8 @@ import { McpConnectionManager } from '../src/index.js';
 import { silentLogger } from '../src/logger.js';
 import { capErrorText, MAX_ERROR_TEXT, sliceWithinBudget } from '../src/text-limits.js';
 import { MAX_MESSAGE_BYTES, MessageTooLargeError, sizeLimitedFetch } from '../src/transports/message-size.js';
-import { hugeListServer, listen, stream, type PlainHttpServer } from './fixtures/hostile-http.js';
-import { descendantsAfter } from './support/chaos-helpers.js';
+import { hugeAnswerServer, listen, stream, type PlainHttpServer } from './fixtures/hostile-http.js';
+import { descendantsAfter, textOf } from './support/chaos-helpers.js';
 import { runCli } from './support/cli.js';
 import { rejectionOf } from './support/fixtures.js';
 import { hostileServer, recordingLogger, withPeakHeap } from './support/hostile.js';
@@ -41,7 +41,7 @@ async function serve(handle: Parameters<typeof listen>[0]): Promise<string> {
 
 describe('over HTTP', () => {
   it('a 300 MB tools/list is refused after 10 MiB, not read whole', async () => {
-    const big = await hugeListServer(300 * MB);
+    const big = await hugeAnswerServer('tools/list', 300 * MB);
     servers.push(big);
     const before = process.memoryUsage().heapUsed;
     const { value: error, peakHeap } = await withPeakHeap(() => rejectionOf(manager().connect('big', { url: big.url }, { autoReconnect: false })));
@@ -51,6 +51,20 @@ describe('over HTTP', () => {
     expect(await big.sent()).toBeLessThan(100 * MB);
     expect(peakHeap - before).toBeLessThan(150 * MB);
   }, 60_000);
+
+  it('a 20 MB tool result fails that call; the connection stays and the next call works', async () => {
+    const big = await hugeAnswerServer('tools/call', 20 * MB);
+    servers.push(big);
+    const { logger, lines } = recordingLogger();
+    const mcp = manager(logger);
+    await mcp.connect('big', { url: big.url });
+    const error = await rejectionOf(mcp.callTool('big', 'huge', {}));
+    expect(error).toMatchObject({ code: 'REQUEST_FAILED', server: 'big' });
+    expect(error.message).toMatch(/the server sent a message over 10 MiB; the client stopped reading it/);
+    expect(mcp.getState('big')).toBe('connected');
+    expect(textOf(await mcp.callTool('big', 'echo', { text: 'next' }))).toBe('next');
+    expect(lines.warn.join('\n')).not.toMatch(/closed the connection/);
+  });
 
   it('a 20 MB error body comes back cut to a few thousand characters', async () => {
     const url = await serve((_request, response) => {

@@ -10,19 +10,16 @@ import { describe, expect, it } from 'vitest';
 import { hostInput } from '../src/cli/serve-lifecycle.js';
 import { MAX_MESSAGE_BYTES, MessageTooLargeError } from '../src/transports/message-size.js';
 import { descendantsAfter } from './support/chaos-helpers.js';
-import { loadFixture, OVERSIZED_REQUEST, startServe } from './support/serve-host.js';
+import { feedOversizedRequest, loadFixture, startServe } from './support/serve-host.js';
 
 describe('mcp-statechart serve', () => {
   it('fed an 11 MB request, exits non-zero within 5 s with the reason on stderr and no child left', async () => {
     const serve = startServe();
     try {
-      await loadFixture(serve);
-      const sent = Date.now();
-      serve.write(OVERSIZED_REQUEST);
-      const { code, at } = await serve.exited;
+      const { code, ms } = await feedOversizedRequest(serve);
 
       expect(code).toBe(1);
-      expect(at - sent).toBeLessThan(5_000);
+      expect(ms).toBeLessThan(5_000);
       expect(serve.stderr()).toMatch(/serve stops: the host sent a message over 10 MiB; serve stopped reading it/);
       expect(await descendantsAfter()).toEqual([]);
     } finally {

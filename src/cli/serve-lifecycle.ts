@@ -2,7 +2,7 @@ import { Transform, type Readable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Logger } from '../logger.js';
 import { capErrorText } from '../text-limits.js';
-import { isOversizedMessage, MAX_MESSAGE_BYTES, MAX_MESSAGE_MIB, MessageTooLargeError } from '../transports/message-size.js';
+import { isStdioBufferOverflow, MAX_MESSAGE_BYTES, MAX_MESSAGE_MIB, MessageTooLargeError } from '../transports/message-size.js';
 
 /** How long stopping (every server disconnected, every process ended) may take before serve exits anyway. */
 export const SHUTDOWN_LIMIT_MS = 4_000;
@@ -78,7 +78,7 @@ export function whenServeEnds(server: Server, input: Readable): Promise<ServeEnd
 function closeReason(error: Error | undefined): string {
   if (!error) return 'the connection to the host closed';
   if (error instanceof MessageTooLargeError) return error.message;
-  if (isOversizedMessage(error)) {
+  if (isStdioBufferOverflow(error)) {
     return `the host sent a message over ${MAX_MESSAGE_MIB} MiB, so the stdio transport closed (${capErrorText(error.message, 200)})`;
   }
   return `the connection to the host failed: ${capErrorText(error.message, 500)}`;

@@ -16,7 +16,7 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import type { Logger } from '../logger.js';
 import { terminateGroup } from '../transports/process-group.js';
 import type { StderrTail } from '../transports/stderr-tail.js';
-import { isOversizedMessage, MAX_MESSAGE_MIB } from '../transports/message-size.js';
+import { isStdioBufferOverflow, MAX_MESSAGE_MIB } from '../transports/message-size.js';
 import { redact, redactError } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import { Deadline } from './deadline.js';
@@ -88,7 +88,7 @@ export class Session implements McpSession {
     if (this.closing) return;
     const { server, logger, secrets } = this.parts;
     const message = capErrorText(redact(error.message, secrets));
-    if (isOversizedMessage(error)) {
+    if (isStdioBufferOverflow(error)) {
       // The SDK closes its stdio transport right after reporting this; onclose follows.
       this.closedBecause = new Error(
         `the server sent a message over ${MAX_MESSAGE_MIB} MiB, so the client closed the connection (${message})`,

@@ -11,9 +11,9 @@ export const MAX_MESSAGE_MIB = MAX_MESSAGE_BYTES / 1024 / 1024;
 /** How much of an HTTP error body is read: enough for any error text worth showing. */
 export const MAX_ERROR_BODY_BYTES = 16 * 1024;
 
-/** The SDK's stdio transport reports a message over its buffer size this way, then closes itself. */
-export function isOversizedMessage(error: Error): boolean {
-  return error instanceof MessageTooLargeError || /^ReadBuffer exceeded maximum size/.test(error.message);
+/** The SDK's stdio transports report a message over their buffer size this way, then close themselves. */
+export function isStdioBufferOverflow(error: Error): boolean {
+  return /^ReadBuffer exceeded maximum size/.test(error.message);
 }
 
 export class MessageTooLargeError extends Error {

@@ -63,4 +63,13 @@ export async function loadFixture(serve: ServeHost): Promise<void> {
 }
 
 /** A request of 11 MB: over the 10 MiB the SDK's stdio transport reads. */
-export const OVERSIZED_REQUEST = `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"${'x'.repeat(11 * 1024 * 1024)}"}}\n`;
+const OVERSIZED_REQUEST = `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"${'x'.repeat(11 * 1024 * 1024)}"}}\n`;
+
+/** Sends serve an 11 MB request once it has a server loaded; resolves with its exit code and how long it took to exit. */
+export async function feedOversizedRequest(serve: ServeHost): Promise<{ code: number | null; ms: number }> {
+  await loadFixture(serve);
+  const sent = Date.now();
+  serve.write(OVERSIZED_REQUEST);
+  const { code, at } = await serve.exited;
+  return { code, ms: at - sent };
+}
