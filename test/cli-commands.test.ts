@@ -43,9 +43,9 @@ function expectNoSecrets(...outputs: string[]) {
 }
 
 describe.concurrent('mcp-statechart servers', () => {
-  it('lists every discovered server with scope, transport, status and description, and the problems', async () => {
+  it('lists every discovered server with scope, transport, status and description, and the problems; exit 1 for an entry with errors', async () => {
     const run = await cli('--config', config, 'servers');
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/NAME\s+SCOPE\s+TRANSPORT\s+STATUS\s+INDEXED\s+DESCRIPTION/);
     expect(run.stdout).toMatch(/fixture\s+explicit\s+stdio\s+enabled\s+no\s+the test fixture/);
     expect(run.stdout).toMatch(/remote\s+explicit\s+http\s+enabled/);
@@ -54,9 +54,9 @@ describe.concurrent('mcp-statechart servers', () => {
     expectNoSecrets(run.stdout, run.stderr);
   });
 
-  it('prints JSON for scripts with --json, without env or header values', async () => {
+  it('prints JSON for scripts with --json, without env or header values, and keeps the problems (exit 1)', async () => {
     const run = await cli('--config', config, 'servers', '--json');
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(1);
     const report = JSON.parse(run.stdout) as { servers: Array<{ name: string; disabled: boolean }>; problems: unknown[] };
     expect(report.servers.map((server) => [server.name, server.disabled])).toEqual([
       ['fixture', false],
@@ -67,9 +67,23 @@ describe.concurrent('mcp-statechart servers', () => {
     expectNoSecrets(run.stdout, run.stderr);
   });
 
-  it('reports a config file that is not JSON with its line and column', async () => {
+  it('marks the servers --allow/--deny keep out as denied', async () => {
+    const run = await cli('--config', config, '--deny', 'rem*', 'servers');
+    expect(run.stdout).toMatch(/fixture\s+explicit\s+stdio\s+enabled/);
+    expect(run.stdout).toMatch(/remote\s+explicit\s+http\s+denied/);
+    const json = JSON.parse((await cli('--config', config, '--allow', 'fixture', 'servers', '--json')).stdout) as {
+      servers: Array<{ name: string; allowed: boolean }>;
+    };
+    expect(json.servers.map((server) => [server.name, server.allowed])).toEqual([
+      ['fixture', true],
+      ['remote', false],
+      ['off', false],
+    ]);
+  });
+
+  it('reports a config file that is not JSON with its line and column, and exits 1', async () => {
     const run = await cli('--config', badJson, 'servers');
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(1);
     expect(run.stdout).toContain(`${badJson}:3:`);
   });
 
@@ -117,14 +131,14 @@ describe.concurrent('mcp-statechart load / call / read', () => {
   it('exits 1 with a clear message for an unknown server', async () => {
     const run = await cli('--config', config, 'load', 'ghost');
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/ghost/);
-    expect(run.stderr).toMatch(/fixture/);
+    expect(run.stderr).toMatch(/no server named "ghost" \(configured: fixture, remote, off\)/);
   });
 
   it('refuses a server that --deny names', async () => {
     const run = await cli('--config', config, '--deny', 'fix*', 'load', 'fixture');
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/MCP server "fixture" is not allowed/);
+    expect(run.stderr).toMatch(/server "fixture" is not allowed here/);
+    expect(run.stderr).toMatch(/Hint: check the --allow and --deny flags/);
   });
 
   it('reports a server that cannot connect without printing its header values', async () => {

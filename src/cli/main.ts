@@ -19,6 +19,12 @@ function timeoutOption(): Option {
   });
 }
 
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw new InvalidArgumentError('expected a whole number above 0');
+  return number;
+}
+
 function globalOptions(command: Command): GlobalOptions {
   return command.optsWithGlobals() as GlobalOptions;
 }
@@ -67,6 +73,8 @@ export function buildProgram(): Command {
         .default('ask'),
     )
     .showHelpAfterError('(run with --help for usage)')
+    // Subcommands inherit this: each one's --help also lists the flags above.
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride();
 
   program
@@ -81,10 +89,10 @@ export function buildProgram(): Command {
 
   program
     .command('servers')
-    .description('list the discovered servers: scope, transport, description, disabled, indexed tools, problems')
+    .description('list the discovered servers: scope, transport, status (enabled, disabled, denied), indexed tools, description, problems; exit 1 if a file or entry has errors')
     .option('--json', 'print JSON for scripts', false)
     .action(async (options: { json: boolean }, command: Command) => {
-      const [{ discover }, { silentLogger }, { formatServersTable, serversReport }, { ManifestIndex }, { terminalJson, writeListing }] =
+      const [{ discover, permissionsFrom }, { silentLogger }, { formatServersTable, hasErrors, serversReport }, { ManifestIndex }, { terminalJson, writeListing }] =
         await Promise.all([
           import('./options.js'),
           import('../logger.js'),
@@ -95,8 +103,10 @@ export function buildProgram(): Command {
       // Problems are part of the listing itself, so they are not logged a second time.
       const result = await discover(globalOptions(command), silentLogger);
       const index = new ManifestIndex();
-      if (options.json) process.stdout.write(`${terminalJson(serversReport(result, index))}\n`);
-      else writeListing(formatServersTable(result, index));
+      const permissions = permissionsFrom(globalOptions(command));
+      if (options.json) process.stdout.write(`${terminalJson(serversReport(result, index, permissions))}\n`);
+      else writeListing(formatServersTable(result, index, permissions));
+      process.exitCode = hasErrors(result) ? 1 : 0;
     });
 
   program
@@ -112,9 +122,10 @@ export function buildProgram(): Command {
     .command('load')
     .description('connect to a server and print its tools and resources (load_mcp)')
     .argument('<server>', 'server name')
-    .action(async (server: string, _options, command: Command) => {
+    .option('--json', 'print one JSON object for scripts: {ok, server, text, data} or {ok: false, server, error}', false)
+    .action(async (server: string, options: { json: boolean }, command: Command) => {
       const { runOneShot } = await import('./commands/one-shot.js');
-      process.exitCode = await runOneShot(globalOptions(command), 'load_mcp', { server });
+      process.exitCode = await runOneShot(globalOptions(command), 'load_mcp', { server }, options);
     });
 
   program
@@ -122,23 +133,42 @@ export function buildProgram(): Command {
     .description('call a tool on a server and print the result (call_mcp_tool)')
     .argument('<server>', 'server name')
     .argument('<tool>', 'tool name')
-    .argument('[json-arguments]', 'the tool arguments as a JSON object, e.g. \'{"text":"hi"}\'')
+    .argument('[json-arguments]', 'the tool arguments as a JSON object, e.g. \'{"text":"hi"}\', or - to read them from stdin')
+    .option('--args-file <file>', 'read the tool arguments (a JSON object) from this file; - is stdin')
+    .option('--json', 'print one JSON object for scripts: {ok, server, text, data} or {ok: false, server, error}', false)
     .addOption(timeoutOption())
-    .action(async (server: string, tool: string, json: string | undefined, options: { timeout?: number }, command: Command) => {
-      const { parseJsonArguments, runOneShot } = await import('./commands/one-shot.js');
-      const args = parseJsonArguments(json);
-      process.exitCode = await runOneShot(globalOptions(command), 'call_mcp_tool', { server, tool, arguments: args }, { timeoutMs: options.timeout });
-    });
+    .action(
+      async (server: string, tool: string, json: string | undefined, options: { argsFile?: string; json: boolean; timeout?: number }, command: Command) => {
+        const { readCallArguments, runOneShot } = await import('./commands/one-shot.js');
+        const args = await readCallArguments(json, options.argsFile);
+        process.exitCode = await runOneShot(globalOptions(command), 'call_mcp_tool', { server, tool, arguments: args }, {
+          json: options.json,
+          timeoutMs: options.timeout,
+        });
+      },
+    );
 
   program
     .command('read')
     .description('read a resource from a server and print it (read_mcp_resource)')
     .argument('<server>', 'server name')
     .argument('<uri>', 'resource URI')
+    .option('--json', 'print one JSON object for scripts: {ok, server, text} or {ok: false, server, error}', false)
     .addOption(timeoutOption())
-    .action(async (server: string, uri: string, options: { timeout?: number }, command: Command) => {
+    .action(async (server: string, uri: string, options: { json: boolean; timeout?: number }, command: Command) => {
       const { runOneShot } = await import('./commands/one-shot.js');
-      process.exitCode = await runOneShot(globalOptions(command), 'read_mcp_resource', { server, uri }, { timeoutMs: options.timeout });
+      process.exitCode = await runOneShot(globalOptions(command), 'read_mcp_resource', { server, uri }, { json: options.json, timeoutMs: options.timeout });
+    });
+
+  program
+    .command('doctor')
+    .description('connect every enabled, allowed server and report what works: state, connect time, counts, errors and hints (exit 1 if any fails)')
+    .option('--json', 'print JSON for scripts', false)
+    .option('--concurrency <n>', 'how many servers to connect at once', positiveInteger, 4)
+    .option('--timeout <ms>', 'give each server this long to connect', positiveInteger, 30_000)
+    .action(async (options: { json: boolean; concurrency: number; timeout: number }, command: Command) => {
+      const { runDoctor } = await import('./commands/doctor.js');
+      process.exitCode = await runDoctor(globalOptions(command), options);
     });
 
   program

@@ -81,7 +81,7 @@ export function loadMcpTool(context: LoaderToolContext): LoaderTool {
           manifest = await untilAborted(manifestOf(manager, server), signal, server);
         } catch (error) {
           if (signal?.aborted) throw error;
-          return errorResult(loadFailureText(server, manager.getState(server), error));
+          return errorResult(loadFailureText(server, manager.getState(server), error), error);
         }
         const allowed = { ...manifest, tools: manifest.tools.filter((known) => catalog.allowsTool(server, known.name)) };
         if (tool !== undefined) return oneToolResult(server, tool, allowed.tools);

@@ -22,8 +22,11 @@ export function okResult(text: string, data?: unknown): LoaderToolResult {
   return partsResult([{ type: 'text', text }], false, data);
 }
 
-export function errorResult(text: string): LoaderToolResult {
-  return partsResult([{ type: 'text', text }], true);
+/** `error`: the error behind the text, when there is one, for callers that word it for another audience (the CLI). */
+export function errorResult(text: string, error?: unknown): LoaderToolResult {
+  const result = partsResult([{ type: 'text', text }], true);
+  if (error !== undefined) result.error = error;
+  return result;
 }
 
 function cutNote(leftOut: number, total: number, budget: number): string {

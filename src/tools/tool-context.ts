@@ -49,5 +49,5 @@ export async function connectIfIndexed(
 }
 
 export function requestFailureResult(manager: LoaderToolsManager, server: string, error: unknown): LoaderToolResult {
-  return errorResult(requestFailureText(server, manager.getState(server), error));
+  return errorResult(requestFailureText(server, manager.getState(server), error), error);
 }

@@ -37,6 +37,11 @@ export interface LoaderToolResult {
   content: LoaderResultPart[];
   /** The structured value behind `text`, when there is one (load_mcp: the manifest; call_mcp_tool: `structuredContent`). */
   data?: unknown;
+  /**
+   * The error behind a failure, when the manager raised one (usually an `McpServerError`: code,
+   * server, cause, stderr tail). `text` words it for the model; the CLI words it for a person.
+   */
+  error?: unknown;
 }
 
 /** A JSON Schema object as OpenAI and Anthropic function calling accept it (no `$schema` key). */

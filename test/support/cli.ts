@@ -17,17 +17,22 @@ export interface CliRun {
 }
 
 /** Runs `mcp-statechart <args>` as a real subprocess; kills it after `timeoutMs`. */
-export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRun> {
+/** `input`: written to the CLI's stdin, which is then closed (otherwise stdin is empty). */
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string } = {},
+): Promise<CliRun> {
   const started = Date.now();
   const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...args], {
     cwd: options.cwd,
     env: { ...process.env, HOME: options.env?.HOME ?? process.env.HOME, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  child.stdin?.end(options.input);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 15_000);
   return new Promise((resolve) => {
     child.on('close', (code) => {

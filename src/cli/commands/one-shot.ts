@@ -1,7 +1,12 @@
-import type { LoaderToolName } from '../../tools/index.js';
+import { readFile, stat } from 'node:fs/promises';
+import type { DiscoveryResult } from '../../config/index.js';
+import { isServerAllowed } from '../../tools/permissions.js';
+import type { LoaderToolName, LoaderToolResult } from '../../tools/index.js';
+import { explainFailure, formatFailure, type FailureExplanation } from '../failure-text.js';
+import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
-import { writeError, writeListing } from '../terminal-text.js';
-import { discover, isInteractive, type GlobalOptions } from '../options.js';
+import { terminalJson, writeError, writeListing } from '../terminal-text.js';
+import { discover, isInteractive, permissionsFrom, type GlobalOptions } from '../options.js';
 import { ProgressDisplay } from '../progress-display.js';
 import { openLoaderSession } from '../session.js';
 import { terminalApproval } from '../tool-call-approval.js';
@@ -12,25 +17,72 @@ export const INTERRUPTED_EXIT_CODE = 130;
 export interface OneShotOptions {
   /** `--timeout`: milliseconds the request may take, whatever the server's config says. */
   timeoutMs?: number;
+  /** Print one JSON object on stdout (success or failure) instead of text. */
+  json?: boolean;
+}
+
+/** What `--json` prints: the same shape for every command, so a script checks `ok` first. */
+type JsonReport =
+  | { ok: true; server: string; text: string; data?: unknown }
+  | { ok: false; server: string; error: FailureExplanation };
+
+/**
+ * Why a person cannot use this server from here, in their words, before anything is started:
+ * unknown, disabled, or not allowed by --allow/--deny.
+ */
+function refusal(discovery: DiscoveryResult, options: GlobalOptions, server: string): FailureExplanation | undefined {
+  if (!isServerAllowed(permissionsFrom(options), server)) {
+    return { code: 'NOT_ALLOWED', message: `server "${server}" is not allowed here`, hint: 'check the --allow and --deny flags' };
+  }
+  const entry = Object.hasOwn(discovery.servers, server) ? discovery.servers[server] : undefined;
+  if (!entry) {
+    const names = Object.keys(discovery.servers);
+    const known = names.length === 0 ? 'no server is configured' : `configured: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}`;
+    return { code: 'UNKNOWN_SERVER', message: `there is no server named "${server}" (${known})`, hint: 'run `mcp-statechart servers` for the whole list' };
+  }
+  if (entry.disabled) {
+    return { code: 'SERVER_DISABLED', message: `server "${server}" is disabled`, hint: `remove "disabled": true from its entry in ${entry.source}` };
+  }
+  return undefined;
 }
 
 /**
- * `load`, `call` and `read`: one loader tool call, its text on stdout; on failure the text on
- * stderr and exit code 1. Only a tool result or resource is printed raw; everything else is
- * escaped. `call` shows the server's progress on stderr. Ctrl-C cancels the request (the server
- * is sent notifications/cancelled) and exits 130. The servers are disconnected before the
- * command returns.
+ * `load`, `call` and `read`: one loader tool call, its text on stdout; on failure an explanation
+ * for a person on stderr (what failed, why, what to do) and exit code 1; `--json` prints either
+ * as one object. Only a tool result or resource is printed raw; everything else is escaped.
+ * `call` shows the server's progress on stderr. Ctrl-C cancels the request (the server is sent
+ * notifications/cancelled) and exits 130. The servers are disconnected before the command returns.
  */
 export async function runOneShot(
   options: GlobalOptions,
   tool: LoaderToolName,
-  args: Record<string, unknown>,
-  { timeoutMs }: OneShotOptions = {},
+  args: Record<string, unknown> & { server: string },
+  { timeoutMs, json = false }: OneShotOptions = {},
 ): Promise<number> {
   const logger = cliLogger(options.verbose);
   const discovery = await discover(options, logger);
+  const report = (result: JsonReport): number => {
+    if (json) process.stdout.write(`${terminalJson(result)}\n`);
+    else if (!result.ok) process.stderr.write(`${formatFailure(result.error)}\n`);
+    // A tool result or resource goes out as the server sent it; a manifest is a listing, escaped.
+    else if (tool === 'load_mcp') writeListing(result.text);
+    else process.stdout.write(`${result.text}\n`);
+    return result.ok ? 0 : 1;
+  };
+  const failed = (result: LoaderToolResult): number =>
+    report({
+      ok: false,
+      server: args.server,
+      // A failure without an error object (bad arguments, a tool's own isError) is already plain words.
+      error: result.error === undefined ? { message: result.text } : explainFailure(args.server, result.error, discovery.servers[args.server]),
+    });
+
+  const refused = refusal(discovery, options, args.server);
+  if (refused) return report({ ok: false, server: args.server, error: refused });
+
   const approval = terminalApproval(options.approve, isInteractive());
   const { manager, tool: find } = openLoaderSession(discovery, options, logger, { defaults: { maxRetries: 0 } }, approval);
+  if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort();
   process.once('SIGINT', onInterrupt);
@@ -38,25 +90,16 @@ export async function runOneShot(
   const callOptions = { signal: interrupt.signal, timeoutMs, onProgress: progress && ((update: Parameters<ProgressDisplay['update']>[0]) => progress.update(update)) };
   try {
     const loader = find(tool);
-    if (!loader) {
-      writeError(`${tool} is switched off by the permissions.`);
-      return 1;
-    }
+    if (!loader) return report({ ok: false, server: args.server, error: { message: `${tool} is switched off by the permissions` } });
     if (tool !== 'load_mcp') {
       // A one-shot command is its own whole session: it loads the server the model would have loaded first.
       const loaded = await find('load_mcp')!.execute({ server: args.server }, { signal: interrupt.signal });
-      if (loaded.isError) {
-        writeError(loaded.text);
-        return 1;
-      }
+      if (loaded.isError) return failed(loaded);
     }
     const result = await loader.execute(args, callOptions);
     progress?.finish();
-    // A tool result or resource goes out as the server sent it; a manifest is a listing, and errors go to stderr.
-    if (result.isError) writeError(result.text);
-    else if (tool === 'load_mcp') writeListing(result.text);
-    else process.stdout.write(`${result.text}\n`);
-    return result.isError ? 1 : 0;
+    if (result.isError) return failed(result);
+    return report({ ok: true, server: args.server, text: result.text, ...(result.data === undefined ? {} : { data: result.data }) });
   } catch (error) {
     if (!interrupt.signal.aborted) throw error;
     progress?.finish();
@@ -69,16 +112,48 @@ export async function runOneShot(
 }
 
 /** The `[json-arguments]` of `call`: a JSON object, or a clear error naming what is wrong. */
-export function parseJsonArguments(text: string | undefined): Record<string, unknown> {
+export function parseJsonArguments(text: string | undefined, origin = 'The tool arguments'): Record<string, unknown> {
   if (text === undefined || text.trim() === '') return {};
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`The tool arguments are not valid JSON: ${(error as Error).message}. Example: '{"text": "hello"}'`);
+    throw new Error(`${origin} are not valid JSON: ${(error as Error).message}. Example: '{"text": "hello"}'`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new Error(`The tool arguments must be a JSON object, like '{"text": "hello"}'.`);
+    throw new Error(`${origin} must be a JSON object, like '{"text": "hello"}'.`);
   }
   return value as Record<string, unknown>;
+}
+
+/** Arguments of `call` are bounded: a tool call is not a file transfer. */
+const MAX_ARGUMENTS_BYTES = 16 * 1024 * 1024;
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_ARGUMENTS_BYTES) throw new Error(`The tool arguments on stdin are over ${MAX_ARGUMENTS_BYTES} bytes.`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * `call`'s arguments: inline JSON, `-` for stdin, or `--args-file <file>` (`-` there is stdin
+ * too). Giving both an inline value and a file is an error, not a silent choice.
+ */
+export async function readCallArguments(inline: string | undefined, argsFile: string | undefined): Promise<Record<string, unknown>> {
+  if (inline !== undefined && argsFile !== undefined) {
+    throw new Error('Give the tool arguments either inline or with --args-file, not both.');
+  }
+  const source = argsFile ?? inline;
+  if (source === '-') return parseJsonArguments(await readStdin(), 'The tool arguments on stdin');
+  if (argsFile !== undefined) {
+    const { size } = await stat(argsFile);
+    if (size > MAX_ARGUMENTS_BYTES) throw new Error(`${argsFile} is over ${MAX_ARGUMENTS_BYTES} bytes.`);
+    return parseJsonArguments(await readFile(argsFile, 'utf8'), `The tool arguments in ${argsFile}`);
+  }
+  return parseJsonArguments(inline);
 }

@@ -1,6 +1,9 @@
 import type { DiscoveredServer, DiscoveryResult } from '../../config/index.js';
 import { formatProblem } from '../../config/index.js';
 import type { ManifestIndex } from '../../manifest-index/index.js';
+import { isServerAllowed } from '../../tools/permissions.js';
+import type { LoaderPermissions } from '../../tools/index.js';
+import { terminalLine } from '../terminal-text.js';
 
 /** `yes` with its tool count, `stale` (indexed for an earlier definition) or `no`. */
 function indexState(server: DiscoveredServer, index: ManifestIndex | undefined): { indexed: 'yes' | 'stale' | 'no'; tools?: number } {
@@ -8,25 +11,36 @@ function indexState(server: DiscoveredServer, index: ManifestIndex | undefined):
   if (lookup?.status === 'fresh') return { indexed: 'yes', tools: lookup.entry.manifest.tools.length };
   return { indexed: lookup?.status === 'stale' ? 'stale' : 'no' };
 }
-import { terminalLine } from '../terminal-text.js';
 
 /**
  * The discovered servers. Shows where each came from and how it connects, never its env,
  * headers, args or URL: those may hold secrets.
  */
-export function serversReport(result: DiscoveryResult, index?: ManifestIndex) {
+export function serversReport(result: DiscoveryResult, index?: ManifestIndex, permissions?: LoaderPermissions) {
   return {
     servers: Object.values(result.servers).map((server) => ({
       name: server.name,
       scope: server.scope,
       transport: server.transport,
       disabled: server.disabled,
+      /** False when --allow/--deny keep it from being used. */
+      allowed: isServerAllowed(permissions, server.name),
       ...indexState(server, index),
       description: server.description ?? '',
       source: server.source,
     })),
     problems: result.problems,
   };
+}
+
+/** A file or an entry that could not be loaded (warnings, such as a name clash, do not count). */
+export function hasErrors(result: DiscoveryResult): boolean {
+  return result.problems.some((problem) => problem.severity === 'error');
+}
+
+function status(server: { disabled: boolean; allowed: boolean }): string {
+  if (server.disabled) return 'disabled';
+  return server.allowed ? 'enabled' : 'denied';
 }
 
 function indexedCell(server: { indexed: string; tools?: number }): string {
@@ -44,8 +58,8 @@ function cell(text: string, width: number): string {
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
 }
 
-export function formatServersTable(result: DiscoveryResult, index?: ManifestIndex): string {
-  const { servers, problems } = serversReport(result, index);
+export function formatServersTable(result: DiscoveryResult, index?: ManifestIndex, permissions?: LoaderPermissions): string {
+  const { servers, problems } = serversReport(result, index, permissions);
   const lines: string[] = [];
   if (servers.length === 0) {
     lines.push('No MCP servers found. Add some to ~/.ai-zen/mcp.json or .mcp.json, or pass --config <file>.');
@@ -56,7 +70,7 @@ export function formatServersTable(result: DiscoveryResult, index?: ManifestInde
         cell(server.name, MAX_COLUMN_WIDTH.name),
         server.scope,
         server.transport,
-        server.disabled ? 'disabled' : 'enabled',
+        status(server),
         indexedCell(server),
         cell(server.description, MAX_COLUMN_WIDTH.description),
       ]),

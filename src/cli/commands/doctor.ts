@@ -1,0 +1,159 @@
+import type { DiscoveredServer, DiscoveryResult } from '../../config/index.js';
+import { formatProblem } from '../../config/index.js';
+import { silentLogger } from '../../logger.js';
+import { McpConnectionManager } from '../../manager.js';
+import { isServerAllowed } from '../../tools/permissions.js';
+import { explainFailure, type FailureExplanation } from '../failure-text.js';
+import { logLifecycle } from '../lifecycle-log.js';
+import { cliLogger } from '../logger.js';
+import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
+import { progressRows, type ProgressRows } from '../progress-rows.js';
+import { hasErrors } from './servers.js';
+
+export interface DoctorOptions {
+  json: boolean;
+  /** Servers connected at the same time. */
+  concurrency: number;
+  /** How long each server gets to connect (initialize and every list). */
+  timeout: number;
+}
+
+/** One server's check. Counts are there only when it connected. */
+export interface ServerCheck {
+  name: string;
+  transport: string;
+  source: string;
+  state: 'connected' | 'error';
+  connectMs: number;
+  tools?: number;
+  resources?: number;
+  prompts?: number;
+  error?: FailureExplanation;
+}
+
+export interface DoctorReport {
+  servers: ServerCheck[];
+  /** Servers not checked, and why: disabled in their file, or kept out by --allow/--deny. */
+  skipped: Array<{ name: string; reason: 'disabled' | 'denied' }>;
+  problems: DiscoveryResult['problems'];
+}
+
+/** Connects one server (no retries: a doctor wants the first answer), then lets it go. */
+async function checkServer(manager: McpConnectionManager, server: DiscoveredServer, timeoutMs: number, rows: ProgressRows): Promise<ServerCheck> {
+  const started = performance.now();
+  const base = { name: server.name, transport: server.transport, source: server.source };
+  rows.update(server.name, 'connecting…');
+  try {
+    const manifest = await manager.connect(server.name, server.config, { maxRetries: 0, autoReconnect: false, connectTimeoutMs: timeoutMs });
+    const connectMs = Math.round(performance.now() - started);
+    rows.update(server.name, `connected in ${connectMs} ms`, true);
+    return {
+      ...base,
+      state: 'connected',
+      connectMs,
+      tools: manifest.tools.length,
+      resources: manifest.resources.length,
+      prompts: manifest.prompts.length,
+    };
+  } catch (error) {
+    const connectMs = Math.round(performance.now() - started);
+    const explanation = explainFailure(server.name, error, server);
+    rows.update(server.name, `failed after ${connectMs} ms`, true);
+    return { ...base, state: 'error', connectMs, error: explanation };
+  } finally {
+    // One server's processes at a time per worker, however many are configured.
+    await manager.disconnect(server.name);
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` at a time; results keep the order of `items`. */
+async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+export async function checkServers(options: GlobalOptions, doctor: DoctorOptions, discovery: DiscoveryResult): Promise<DoctorReport> {
+  const permissions = permissionsFrom(options);
+  const all = Object.values(discovery.servers);
+  const skipped: DoctorReport['skipped'] = [];
+  const checked: DiscoveredServer[] = [];
+  for (const server of all) {
+    if (server.disabled) skipped.push({ name: server.name, reason: 'disabled' });
+    else if (!isServerAllowed(permissions, server.name)) skipped.push({ name: server.name, reason: 'denied' });
+    else checked.push(server);
+  }
+  // Every failure is in the report; the manager's own warnings only with --verbose.
+  const manager = new McpConnectionManager({ logger: options.verbose ? cliLogger(true) : silentLogger });
+  if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
+  const rows = progressRows(checked.map((server) => server.name));
+  try {
+    const servers = await mapBounded(checked, doctor.concurrency, (server) => checkServer(manager, server, doctor.timeout, rows));
+    return { servers, skipped, problems: discovery.problems };
+  } finally {
+    rows.finish();
+    await manager.dispose();
+  }
+}
+
+function count(value: number | undefined): string {
+  return value === undefined ? '-' : String(value);
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+}
+
+export function formatDoctorReport(report: DoctorReport): string {
+  const lines: string[] = [];
+  if (report.servers.length === 0) {
+    lines.push('No server to check. Run `mcp-statechart servers` to see what is configured.');
+  } else {
+    lines.push(
+      ...table([
+        ['NAME', 'TRANSPORT', 'STATE', 'CONNECT', 'TOOLS', 'RESOURCES', 'PROMPTS'],
+        ...report.servers.map((check) => [
+          check.name,
+          check.transport,
+          check.state,
+          `${check.connectMs} ms`,
+          count(check.tools),
+          count(check.resources),
+          count(check.prompts),
+        ]),
+      ]),
+    );
+  }
+  for (const check of report.servers) {
+    if (!check.error) continue;
+    lines.push('', `${check.name}: ${check.error.message}`);
+    if (check.error.stderrTail) lines.push('  stderr:', ...check.error.stderrTail.split('\n').map((line) => `    ${line}`));
+    if (check.error.hint) lines.push(`  hint: ${check.error.hint}`);
+  }
+  if (report.skipped.length > 0) {
+    lines.push('', `Not checked: ${report.skipped.map((entry) => `${entry.name} (${entry.reason})`).join(', ')}`);
+  }
+  if (report.problems.length > 0) {
+    lines.push('', `Config problems (${report.problems.length}):`, ...report.problems.map((problem) => `  ${formatProblem(problem)}`));
+  }
+  const failed = report.servers.filter((check) => check.state === 'error').length;
+  lines.push('', failed === 0 ? `All ${report.servers.length} checked servers work.` : `${failed} of ${report.servers.length} servers failed.`);
+  return lines.join('\n');
+}
+
+/** `doctor`: exit 1 when a server fails or a config file or entry has errors. */
+export async function runDoctor(options: GlobalOptions, doctor: DoctorOptions): Promise<number> {
+  // The report lists the config problems; they are not logged a second time.
+  const discovery = await discover(options, silentLogger);
+  const report = await checkServers(options, doctor, discovery);
+  process.stdout.write(`${doctor.json ? JSON.stringify(report, null, 2) : formatDoctorReport(report)}\n`);
+  return report.servers.some((check) => check.state === 'error') || hasErrors(discovery) ? 1 : 0;
+}

@@ -1,0 +1,118 @@
+/**
+ * Failures worded for a person at a terminal: what failed, why, and what to do. The loader tools
+ * word the same errors for a model (src/tools/failure-text.ts); both read one structured error,
+ * `McpServerError` (code, server, cause, stderr tail).
+ */
+import { McpServerError } from '../../machines/errors.js';
+import type { DiscoveredServer } from '../config/index.js';
+
+export interface FailureExplanation {
+  /** `McpServerError.code`, or the errno / HTTP status of a plain error, when known. */
+  code?: string;
+  /** One line: what failed and why. */
+  message: string;
+  /** The last lines the server wrote to stderr, when it wrote any. */
+  stderrTail?: string;
+  /** What the person can do about it, when we can tell. */
+  hint?: string;
+}
+
+/** Long enough for any useful reason, short enough that a 20 MB error body cannot flood a terminal. */
+const MAX_REASON_CHARS = 500;
+const MAX_STDERR_LINES = 10;
+
+function firstLine(text: string): string {
+  const line = text.split('\n').find((candidate) => candidate.trim() !== '') ?? text;
+  return line.length > MAX_REASON_CHARS ? `${line.slice(0, MAX_REASON_CHARS)}…` : line;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The error that says why: the cause an `McpServerError` wraps, else the error itself. */
+function rootCause(error: unknown): unknown {
+  return error instanceof McpServerError && error.cause !== undefined ? error.cause : error;
+}
+
+function propertyOf(error: unknown, key: string): unknown {
+  return typeof error === 'object' && error !== null ? (error as Record<string, unknown>)[key] : undefined;
+}
+
+/** The HTTP status the SDK's transports put in `code` (StreamableHTTPError, SseError). */
+function httpStatusOf(error: unknown): number | undefined {
+  const code = propertyOf(error, 'code');
+  return typeof code === 'number' && code >= 100 && code < 600 ? code : undefined;
+}
+
+function where(entry: DiscoveredServer | undefined): string {
+  return entry ? ` in ${entry.source}` : '';
+}
+
+function hintFor(server: string, error: unknown, cause: unknown, entry: DiscoveredServer | undefined): string | undefined {
+  const code = error instanceof McpServerError ? error.code : undefined;
+  const errno = propertyOf(cause, 'code');
+  const status = httpStatusOf(cause);
+  const command = entry?.config.command;
+  const url = entry?.config.url;
+  const reason = messageOf(cause);
+
+  if (code === 'UNKNOWN_SERVER') return 'run `mcp-statechart servers` to see the configured names';
+  if (code === 'SERVER_DISABLED') return `remove "disabled": true from its entry${where(entry)} to use it`;
+  if (code === 'CONNECTION_LOST' || code === 'DISCONNECTED') {
+    return 'the request may or may not have taken effect; run the command again (it reconnects)';
+  }
+  if (propertyOf(cause, 'name') === 'OAuthLoginRequiredError' || status === 401) return `run \`mcp-statechart login ${server}\``;
+  if (propertyOf(cause, 'name') === 'ConfigInvalidError') return `fix the entry "${server}"${where(entry)}`;
+  if (errno === 'ENOENT') {
+    return command ? `check that \`${command}\` is installed and on PATH, or fix "command"${where(entry)}` : `fix the entry${where(entry)}`;
+  }
+  if (errno === 'EACCES') return `\`${command ?? 'the command'}\` is not executable: check its permissions`;
+  if (status === 403) return `the server refused the credentials: check the "headers"${where(entry)}, or run \`mcp-statechart login ${server}\``;
+  if (status === 404 || status === 405) return `nothing answers MCP at ${url ?? 'that URL'}: check the "url"${where(entry)}`;
+  if (status !== undefined && status >= 500) return `the server is up but failing (HTTP ${status}): check its logs, or try again later`;
+  if (errno === 'ECONNREFUSED' || /fetch failed|ECONNREFUSED/.test(reason)) {
+    return `nothing is listening at ${url ?? 'its address'}: is the server running?`;
+  }
+  if (/timed out|timeout/i.test(reason)) {
+    return 'it did not answer in time; a first `npx`/`uvx` run may still be downloading: try again';
+  }
+  if (/protocol version is not supported/i.test(reason)) return 'the server speaks an MCP version this client does not; update the server';
+  if (/connection closed/i.test(reason) && entry?.transport === 'stdio') {
+    return 'the server exited while starting: its stderr says why';
+  }
+  return undefined;
+}
+
+/**
+ * Reads any error the manager or the loader tools report. `entry` (the server's config, as
+ * discovery found it) lets the hint name the command, URL and file to fix; it is never printed
+ * as a whole, since its env and headers may hold secrets.
+ */
+export function explainFailure(server: string, error: unknown, entry?: DiscoveredServer): FailureExplanation {
+  const cause = rootCause(error);
+  const structured = error instanceof McpServerError ? error : undefined;
+  const stderrTail = structured?.stderrTail?.trim().split('\n').slice(-MAX_STDERR_LINES).join('\n');
+  const connecting = structured?.code === 'CONFIG_ERROR' || structured?.code === 'CONNECT_FAILED';
+  const reason = firstLine(messageOf(connecting ? cause : error));
+  const errno = propertyOf(cause, 'code');
+  const code = structured?.code ?? (typeof errno === 'string' || typeof errno === 'number' ? String(errno) : undefined);
+  const explanation: FailureExplanation = {
+    message: connecting ? `could not connect to "${server}": ${reason}` : reason,
+  };
+  if (code !== undefined) explanation.code = code;
+  if (stderrTail) explanation.stderrTail = stderrTail;
+  const hint = hintFor(server, error, cause, entry);
+  if (hint) explanation.hint = hint;
+  return explanation;
+}
+
+/** The explanation as lines for stderr. */
+export function formatFailure(explanation: FailureExplanation): string {
+  const lines = [`Error: ${explanation.message}`];
+  if (explanation.stderrTail) {
+    lines.push('Last lines the server wrote to stderr:', ...explanation.stderrTail.split('\n').map((line) => `  ${line}`));
+  }
+  if (explanation.hint) lines.push(`Hint: ${explanation.hint}`);
+  return lines.join('\n');
+}

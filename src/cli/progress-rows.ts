@@ -1,0 +1,71 @@
+/**
+ * A live view of a few named tasks. On a terminal each task has one row, redrawn in place (with
+ * a ticking elapsed time); elsewhere (a pipe, a CI log) every change is one plain line, so logs
+ * stay readable.
+ */
+export interface ProgressRows {
+  /** Sets a row's status text; `done` rows stop showing the elapsed time. */
+  update(name: string, status: string, done?: boolean): void;
+  /** Draws the last state once more and stops the ticking. */
+  finish(): void;
+}
+
+interface Row {
+  status: string;
+  started: number;
+  done: boolean;
+}
+
+/** Redraws often enough for a running clock to look alive, rarely enough to cost nothing. */
+const REDRAW_MS = 100;
+
+export function progressRows(
+  names: readonly string[],
+  stream: NodeJS.WriteStream = process.stderr,
+  now: () => number = () => performance.now(),
+): ProgressRows {
+  const rows = new Map<string, Row>(names.map((name) => [name, { status: 'waiting', started: now(), done: false }]));
+  if (!stream.isTTY) {
+    return {
+      update(name, status, done = false) {
+        const row = rows.get(name);
+        if (!row || row.status === status) return;
+        Object.assign(row, { status, done });
+        stream.write(`${name}: ${status}\n`);
+      },
+      finish() {},
+    };
+  }
+
+  const width = Math.max(0, ...names.map((name) => name.length));
+  let drawn = 0;
+  const draw = () => {
+    const lines = names.map((name) => {
+      const row = rows.get(name)!;
+      const clock = row.done || row.status === 'waiting' ? '' : ` ${((now() - row.started) / 1000).toFixed(1)}s`;
+      const columns = stream.columns ?? 80;
+      return `${name.padEnd(width)}  ${row.status}${clock}`.slice(0, Math.max(columns - 1, 10));
+    });
+    // Up to the first row, then rewrite each row and clear whatever was left of the old one.
+    const up = drawn > 0 ? `\x1b[${drawn}A` : '';
+    stream.write(`${up}${lines.map((line) => `\r\x1b[2K${line}`).join('\n')}\n`);
+    drawn = lines.length;
+  };
+  draw();
+  const ticker = setInterval(draw, REDRAW_MS);
+  ticker.unref();
+  return {
+    update(name, status, done = false) {
+      const row = rows.get(name);
+      if (!row) return;
+      // The clock of a row starts when it leaves "waiting", not when the command started.
+      if (row.status === 'waiting' && status !== 'waiting') row.started = now();
+      Object.assign(row, { status, done });
+      draw();
+    },
+    finish() {
+      clearInterval(ticker);
+      draw();
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+
+const NOTES_SERVER = fileURLToPath(new URL('../examples/servers/notes-server.mjs', import.meta.url));
+
+let home: string;
+let config: string;
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'mcp-one-shot-'));
+  config = join(home, 'mcp.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        notes: { command: process.execPath, args: [NOTES_SERVER] },
+        missing: { command: 'uvx-not-installed-here' },
+      },
+    }),
+  );
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+const cli = (args: string[], input?: string) => runCli(['--config', config, ...args], { cwd: home, env: { HOME: home }, input, timeoutMs: 30_000 });
+
+describe('call: where the arguments come from', () => {
+  it('reads them from stdin with -', async () => {
+    const run = await cli(['call', 'notes', 'search_notes', '-'], '{"query": "coffee"}');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('#2 Groceries: Coffee, oat milk, rice.');
+  });
+
+  it('reads them from a file with --args-file', async () => {
+    const file = join(home, 'args.json');
+    writeFileSync(file, '{"query": "standup"}');
+    const run = await cli(['call', 'notes', 'search_notes', '--args-file', file]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('#1 Standup');
+  });
+
+  it('says which source is not valid JSON', async () => {
+    const run = await cli(['call', 'notes', 'search_notes', '-'], '{query: coffee}');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/The tool arguments on stdin are not valid JSON/);
+  });
+
+  it('refuses inline arguments and a file at once', async () => {
+    const run = await cli(['call', 'notes', 'search_notes', '{}', '--args-file', join(home, 'args.json')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/either inline or with --args-file, not both/);
+  });
+});
+
+describe('--json on load, call and read', () => {
+  it('load: the manifest under data', async () => {
+    const run = await cli(['load', 'notes', '--json']);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as { ok: boolean; server: string; data: { tools: Array<{ name: string }> } };
+    expect(report).toMatchObject({ ok: true, server: 'notes' });
+    expect(report.data.tools.map((tool) => tool.name)).toContain('search_notes');
+  });
+
+  it('call: the text and the structured content', async () => {
+    const run = await cli(['call', 'notes', 'search_notes', '{"query": "rice"}', '--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, server: 'notes', data: { count: 1 } });
+  });
+
+  it('read: the resource text', async () => {
+    const run = await cli(['read', 'notes', 'notes://all', '--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).text).toContain('Standup');
+  });
+
+  it('a failure is JSON too, on stdout, with exit 1', async () => {
+    const run = await cli(['load', 'missing', '--json']);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ok: false,
+      server: 'missing',
+      error: { code: 'CONFIG_ERROR', hint: expect.stringMatching(/`uvx-not-installed-here` is installed/) },
+    });
+  });
+});
+
+describe('errors worded for a person', () => {
+  it('says what failed, why and what to do, without the instructions meant for a model', async () => {
+    const run = await cli(['call', 'missing', 'anything']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^Error: could not connect to "missing": command "uvx-not-installed-here" was not found/m);
+    expect(run.stderr).toMatch(/^Hint: check that `uvx-not-installed-here` is installed and on PATH, or fix "command" in .*mcp\.json$/m);
+    expect(run.stderr).not.toMatch(/load_mcp|tell the user/);
+  });
+
+  it('an unknown server: the configured names and where to look', async () => {
+    const run = await cli(['load', 'ghost']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/there is no server named "ghost" \(configured: notes, missing\)/);
+    expect(run.stderr).toMatch(/Hint: run `mcp-statechart servers`/);
+  });
+});
+
+describe('--verbose', () => {
+  it('prints each lifecycle transition of load with its time', async () => {
+    const run = await cli(['--verbose', 'load', 'notes']);
+    expect(run.code).toBe(0);
+    const transitions = run.stderr.split('\n').filter((line) => line.includes(' → '));
+    expect(transitions[0]).toMatch(/^\[\+\d+\.\d{3}s\] notes: disconnected → connecting \(\d+ ms\)$/);
+    expect(transitions[1]).toMatch(/^\[\+\d+\.\d{3}s\] notes: connecting → connected \(\d+ ms\)$/);
+    // The one-shot command ends its session before it exits.
+    expect(transitions[2]).toMatch(/^\[\+\d+\.\d{3}s\] notes: connected → disconnected \(\d+ ms\)$/);
+  });
+
+  it('works on call and read as well', async () => {
+    for (const args of [['call', 'notes', 'search_notes', '{"query": "x"}'], ['read', 'notes', 'notes://all']]) {
+      const run = await cli(['-v', ...args]);
+      expect(run.stderr).toMatch(/notes: connecting → connected/);
+    }
+  });
+});
+
+describe('help', () => {
+  it.each(['call', 'doctor', 'serve'])('%s --help lists the global flags too', async (command) => {
+    const run = await cli([command, '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Global Options:[\s\S]*--config <file>[\s\S]*--deny <pattern>[\s\S]*--verbose/);
+  });
+});
