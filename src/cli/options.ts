@@ -1,6 +1,13 @@
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { discoverMcpServers, type DiscoveredServer, type DiscoveryResult, type ProjectServerPolicy, type ToolPatterns } from '../config/index.js';
+import {
+  discoverMcpServers,
+  type DiscoverMcpServersOptions,
+  type DiscoveredServer,
+  type DiscoveryResult,
+  type ProjectServerPolicy,
+  type ToolPatterns,
+} from '../config/index.js';
 import type { Logger } from '../logger.js';
 import { describeServerDefinition } from './approval-prompt.js';
 import type { ApprovalPolicy, LoaderPermissions } from '../tools/index.js';
@@ -25,14 +32,19 @@ export interface GlobalOptions {
  * without one (scripts, `serve`) it stays disabled.
  */
 export function discover(options: GlobalOptions, logger: Logger, interactive = isInteractive()): Promise<DiscoveryResult> {
-  return discoverMcpServers({
+  return discoverMcpServers(discoveryOptions(options, logger, interactive));
+}
+
+/** What `discover` reads with; `serve` watches with the same, so a re-read applies the same trust. */
+export function discoveryOptions(options: GlobalOptions, logger: Logger, interactive: boolean): DiscoverMcpServersOptions {
+  return {
     configPaths: options.config.length > 0 ? options.config.map((file) => resolve(file)) : undefined,
     projectRoot: options.project ? resolve(options.project) : undefined,
     env: process.env,
     logger,
     projectServers: options.projectServers,
     approveProjectServer: interactive ? askOnTerminal : undefined,
-  });
+  };
 }
 
 export function isInteractive(): boolean {

@@ -12,7 +12,8 @@ export { hostRequestHandlers } from './host-requests.js';
 
 /** What `serve` offers its host: the loader tools, the loaded servers' prompts and resources, and their log messages. */
 export const SERVE_CAPABILITIES: ServerCapabilities = {
-  tools: {},
+  // load_mcp's list of servers follows the config while serve runs (src/cli/serve-config.ts).
+  tools: { listChanged: true },
   prompts: { listChanged: true },
   resources: { listChanged: true },
   logging: {},

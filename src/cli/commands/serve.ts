@@ -4,9 +4,11 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { McpConnectionManagerOptions } from '../../manager.js';
 import { isServerAllowed, toMcpToolResult } from '../../tools/index.js';
 import { openLifecycleView } from '../lifecycle-view.js';
+import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { packageVersion } from '../package-root.js';
+import { followServeConfig } from '../serve-config.js';
 import { hostApproval } from '../serve-approval.js';
 import { endServe, hostInput, whenServeEnds } from '../serve-lifecycle.js';
 import { openLoaderSession } from '../session.js';
@@ -35,7 +37,7 @@ export async function runServe(
     { handlers: hostRequestHandlers(server), ...managerOptions },
     hostApproval(server, options.approve),
   );
-  manager.on('mcp.stateChanged', (event) => logger.info(`${event.server}: ${event.state}`));
+  if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
   const lifecycleView = view ? await openLifecycleView(manager, false) : undefined;
   const permissions = permissionsFrom(options);
   installProxy(server, manager, { isAllowed: (name) => isServerAllowed(permissions, name), logger });
@@ -54,7 +56,9 @@ export async function runServe(
     return toMcpToolResult(await tool.execute(request.params.arguments ?? {}, relayedCallOptions(request, extra)));
   });
 
+  const config = await followServeConfig({ options, server, manager, tools, logger });
   const stop = async () => {
+    await config.close();
     await manager.dispose();
     await server.close();
     await lifecycleView?.close();

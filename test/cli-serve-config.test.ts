@@ -1,0 +1,102 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CLI_COMMAND } from './support/cli.js';
+import { stdioFixture } from './support/fixtures.js';
+
+let home: string;
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'mcp-serve-config-'));
+  mkdirSync(join(home, 'elsewhere'));
+});
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+function writeConfig(file: string, servers: Record<string, unknown>) {
+  writeFileSync(file, JSON.stringify({ mcpServers: servers }));
+}
+
+/** A host: an SDK client running `mcp-statechart serve`, counting tools/list_changed. */
+async function startHost(args: string[], roots?: string[]) {
+  const transport = new StdioClientTransport({
+    command: CLI_COMMAND.command,
+    args: [...CLI_COMMAND.args, ...args, 'serve'],
+    env: { HOME: home, PATH: process.env.PATH ?? '' },
+    // Started from a folder with no .mcp.json, as hosts usually do.
+    cwd: join(home, 'elsewhere'),
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk) => (stderr += chunk));
+  const client = new Client({ name: 'host', version: '1.0.0' }, { capabilities: roots ? { roots: { listChanged: true } } : {} });
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((folder) => ({ uri: pathToFileURL(folder).href })) }));
+  const listChanged = { count: 0 };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void listChanged.count++);
+  await client.connect(transport);
+  const loadEnum = async () => {
+    const { tools } = await client.listTools();
+    const load = tools.find((tool) => tool.name === 'load_mcp')!;
+    return ((load.inputSchema.properties as Record<string, { enum?: string[] }>).server?.enum ?? []).slice().sort();
+  };
+  return { client, listChanged, loadEnum, stderr: () => stderr };
+}
+
+const slow = { timeout: 30_000, interval: 100 };
+
+describe('serve follows its config while it runs', () => {
+  it('a server added to the config file appears in load_mcp, and the host is told with tools/list_changed', async () => {
+    const config = join(home, 'mcp.json');
+    writeConfig(config, { first: stdioFixture() });
+    const host = await startHost(['--config', config]);
+    try {
+      expect(await host.loadEnum()).toEqual(['first']);
+
+      writeConfig(config, { first: stdioFixture(), second: { ...stdioFixture('--name', 'second'), description: 'added while serving' } });
+
+      await vi.waitFor(() => expect(host.listChanged.count).toBeGreaterThan(0), slow);
+      expect(await host.loadEnum()).toEqual(['first', 'second']);
+      const loaded = await host.client.callTool({ name: 'load_mcp', arguments: { server: 'second' } });
+      expect(loaded.isError).toBeFalsy();
+
+      // Removing it takes it away again.
+      const before = host.listChanged.count;
+      writeConfig(config, { first: stdioFixture() });
+      await vi.waitFor(() => expect(host.listChanged.count).toBeGreaterThan(before), slow);
+      expect(await host.loadEnum()).toEqual(['first']);
+    } finally {
+      await host.client.close();
+    }
+  });
+
+  it("a host root whose folder holds a .mcp.json brings that project's servers, when project servers are trusted", async () => {
+    const project = join(home, 'project');
+    mkdirSync(project);
+    writeConfig(join(project, '.mcp.json'), { cloned: stdioFixture() });
+    const host = await startHost(['--project-servers', 'trust'], [join(home, 'no-config-here'), project]);
+    try {
+      await vi.waitFor(async () => expect(await host.loadEnum()).toEqual(['cloned']), slow);
+      expect(host.listChanged.count).toBeGreaterThan(0);
+      const loaded = await host.client.callTool({ name: 'load_mcp', arguments: { server: 'cloned' } });
+      expect(loaded.isError).toBeFalsy();
+    } finally {
+      await host.client.close();
+    }
+  });
+
+  it('under the default trust policy an unapproved project server from a root stays unavailable', async () => {
+    const project = join(home, 'project');
+    mkdirSync(project);
+    writeConfig(join(project, '.mcp.json'), { cloned: stdioFixture() });
+    const host = await startHost([], [project]);
+    try {
+      await vi.waitFor(() => expect(host.stderr()).toMatch(/not approved/), slow);
+      expect(await host.loadEnum()).toEqual([]);
+    } finally {
+      await host.client.close();
+    }
+  });
+});
