@@ -1,7 +1,7 @@
 /**
  * Embedding the MCP registry in your own agent statechart.
  *
- * The agent invokes the registry as a child (`mcp`) and talks to it only with the DESIGN §4
+ * The agent invokes the registry as a child (`mcp`) and talks to it only with the registry protocol's
  * events: it sends `mcp.load` / `mcp.callTool` with `replyTo: self`, and the answers
  * (`mcp.loaded`, `mcp.toolResult`, `mcp.failed`) arrive as its own events. The chart is pure
  * data, like the ones in machines/: `createAgent(deps)` provides the registry with its effects.

@@ -52,7 +52,7 @@ describe('an agent statechart that embeds the registry', () => {
     expect(started.agent.getSnapshot().value).toBe('done');
   });
 
-  it('talks to the registry only with the DESIGN §4 events, and gets its answers through replyTo', async () => {
+  it('talks to the registry only with the events of the registry protocol, and gets its answers through replyTo', async () => {
     const messages: Array<Extract<InspectionEvent, { type: '@xstate.event' }>> = [];
     started = startAgent({ servers: { fixture: stdioFixture() }, task: echoTask() }, (event) => {
       if (event.type === '@xstate.event') messages.push(event);

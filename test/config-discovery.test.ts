@@ -1,5 +1,5 @@
 /**
- * discoverMcpServers, as a specification: every rule of DESIGN §6 over real files in temp folders.
+ * discoverMcpServers, as a specification: every config rule (docs/ARCHITECTURE.md, README "Config") over real files in temp folders.
  *
  * Layout of each test's temp folder:
  *   home/.ai-zen/mcp.json          the user file (passed as userConfigPath)

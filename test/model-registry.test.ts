@@ -1,5 +1,5 @@
 /**
- * Model-based tests of the registry's routing (DESIGN §4): every event of the protocol, for an
+ * Model-based tests of the registry's routing (the protocol in docs/ARCHITECTURE.md): every event of the protocol, for an
  * enabled, a disabled and an unknown server, from every abstract state (nothing spawned, the
  * server spawned; first or changed definition), replayed on a real registry whose servers
  * connect to in-memory fixture servers. Every request must be answered at its `replyTo`.
@@ -162,7 +162,7 @@ describe('the registry chart, tested from its model', () => {
   }, 120_000);
 
 
-  it('sends every DESIGN §4 event both while the server is not spawned and once it is', () => {
+  it('sends every event of the protocol both while the server is not spawned and once it is', () => {
     const sourceOf = (path: RegistryPath) => path.steps[path.steps.length - 2]!.state;
     for (const type of PROTOCOL) {
       const from = tours.filter((path) => path.steps.at(-1)!.event.type === type).map(sourceOf);

@@ -1,5 +1,5 @@
 /**
- * Model-based tests of the server chart (DESIGN §9): paths generated from the chart by
+ * Model-based tests of the server chart (docs/ARCHITECTURE.md): paths generated from the chart by
  * `xstate/graph`, replayed on a real server actor whose effects are scripted, with state and
  * transition coverage measured on those actors.
  */

@@ -1,4 +1,4 @@
-/** Model-based testing helpers for the charts (DESIGN §9), for this project's tests and for users'. */
+/** Model-based testing helpers for the charts (docs/ARCHITECTURE.md, "Testing from the charts"), for this project's tests and for users'. */
 export {
   createServerTestModel,
   delayedEventsOf,

@@ -1,7 +1,7 @@
 /**
  * A model of the registry chart: its one state never changes, so the abstract state is what
  * its routing guards read — which servers are spawned, and which definition is configured.
- * The events are the DESIGN §4 protocol for an enabled, a disabled and an unknown server, the
+ * The events are the registry protocol (docs/ARCHITECTURE.md) for an enabled, a disabled and an unknown server, the
  * reports of a child, and a child crash.
  */
 import { createEmptyActor, initialTransition, transition, type ActorLogic, type AnyActorRef } from 'xstate';

@@ -1,6 +1,6 @@
 /**
  * A model of the server chart for model-based tests: `xstate/graph`'s `TestModel` over the
- * chart itself, with the events its environment can produce (DESIGN §9). `createTestModel`
+ * chart itself, with the events its environment can produce (docs/ARCHITECTURE.md). `createTestModel`
  * refuses charts with `invoke` and `after`, so the invoke outcomes and timer events are listed
  * explicitly: `xstate.done.actor.connect`, `xstate.error.actor.connect`, `xstate.after.…`.
  */

@@ -102,7 +102,7 @@ export interface DescribedServerEntry {
 /** Either discovery's record or a plain `mcpServers` record. */
 export type LoaderServers = Record<string, DescribedServerEntry | McpServerConfig>;
 
-/** The manager methods the loader tools use; every one of them sends a DESIGN §4 event to the registry. */
+/** The manager methods the loader tools use; every one of them sends an event of the registry protocol (docs/ARCHITECTURE.md). */
 export type LoaderToolsManager = Pick<
   McpConnectionManager,
   'configure' | 'connect' | 'callTool' | 'readResource' | 'getState' | 'getManifest' | 'getError' | 'touch' | 'on' | 'getClient'

@@ -1,0 +1,65 @@
+/** What a user gets from the npm package: the license, the architecture doc comments point to, and require(). */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  files: string[];
+  exports: Record<string, Record<string, string>>;
+};
+
+/** The files `npm pack` would put in the tarball (no build: the list comes from "files"). */
+function packedFiles(): string[] {
+  const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8' });
+  return (JSON.parse(output) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((file) => file.path);
+}
+
+describe('the package contents', () => {
+  it('carries an MIT LICENSE, the architecture doc and the require() stub', () => {
+    expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+    const files = packedFiles();
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'docs/ARCHITECTURE.md', 'cjs/index.cjs', 'README.md']));
+  });
+});
+
+describe('require("mcp-statechart")', () => {
+  let project: string;
+  beforeAll(async () => {
+    // An installed copy: package.json, the stub and the library bundled as the ES module dist would hold.
+    project = mkdtempSync(join(tmpdir(), 'mcp-require-'));
+    const installed = join(project, 'node_modules', 'mcp-statechart');
+    mkdirSync(installed, { recursive: true });
+    cpSync(join(ROOT, 'package.json'), join(installed, 'package.json'));
+    cpSync(join(ROOT, 'cjs'), join(installed, 'cjs'), { recursive: true });
+    await build({
+      entryPoints: [join(ROOT, 'src/index.ts')],
+      outfile: join(installed, manifest.exports['.']!.import!),
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      packages: 'external',
+      logLevel: 'silent',
+    });
+    // Its dependencies resolve from the repository's node_modules.
+    symlinkSync(join(ROOT, 'node_modules'), join(installed, 'node_modules'));
+    writeFileSync(join(project, 'main.cjs'), "const m = require('mcp-statechart'); console.log(typeof m.McpConnectionManager);\n");
+  }, 60_000);
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  it('works on this Node (≥ 20.19 loads ES modules from require)', () => {
+    const run = spawnSync(process.execPath, ['main.cjs'], { cwd: project, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe('function');
+  });
+
+  it('where require() cannot load ES modules, says the package is ESM-only and what to do', () => {
+    const run = spawnSync(process.execPath, ['--no-experimental-require-module', 'main.cjs'], { cwd: project, encoding: 'utf8' });
+    expect(run.status).not.toBe(0);
+    expect(run.stderr).toMatch(/mcp-statechart is an ES module package \(ESM-only\)\. Use `import/);
+  });
+});
