@@ -5,6 +5,7 @@
  */
 import { McpServerError } from '../../machines/errors.js';
 import type { DiscoveredServer } from '../config/index.js';
+import { terminalLine } from './terminal-text.js';
 
 export interface FailureExplanation {
   /** `McpServerError.code`, or the errno / HTTP status of a plain error, when known. */
@@ -107,12 +108,15 @@ export function explainFailure(server: string, error: unknown, entry?: Discovere
   return explanation;
 }
 
-/** The explanation as lines for stderr. */
+/** The explanation as lines for stderr, every control character from a config or server escaped. */
 export function formatFailure(explanation: FailureExplanation): string {
-  const lines = [`Error: ${explanation.message}`];
-  if (explanation.stderrTail) {
-    lines.push('Last lines the server wrote to stderr:', ...explanation.stderrTail.split('\n').map((line) => `  ${line}`));
-  }
-  if (explanation.hint) lines.push(`Hint: ${explanation.hint}`);
+  const lines = [`Error: ${terminalLine(explanation.message)}`];
+  if (explanation.stderrTail) lines.push('Last lines the server wrote to stderr:', ...indentedLines(explanation.stderrTail, '  '));
+  if (explanation.hint) lines.push(`Hint: ${terminalLine(explanation.hint)}`);
   return lines.join('\n');
+}
+
+/** A server's stderr tail, one escaped line each, indented under its heading. */
+export function indentedLines(text: string, indent: string): string[] {
+  return text.split('\n').map((line) => `${indent}${terminalLine(line)}`);
 }

@@ -1,4 +1,5 @@
 import type { McpConnectionManager } from '../manager.js';
+import { terminalLine } from './terminal-text.js';
 
 /**
  * `--verbose`: one stderr line per lifecycle transition of a server, with the time since the
@@ -20,7 +21,7 @@ export function logLifecycle(
     last.set(event.server, { state: event.state, since: at });
     const stamp = `[+${((at - started) / 1000).toFixed(3)}s]`;
     const stayed = `${Math.round(at - previous.since)} ms`;
-    const why = event.error ? `: ${event.error.message.split('\n')[0]}` : '';
-    write(`${stamp} ${event.server}: ${previous.state} → ${event.state} (${stayed})${why}`);
+    const why = event.error ? `: ${terminalLine(event.error.message.split('\n')[0] ?? '')}` : '';
+    write(`${stamp} ${terminalLine(event.server)}: ${previous.state} → ${event.state} (${stayed})${why}`);
   });
 }

@@ -1,3 +1,5 @@
+import { terminalLine } from './terminal-text.js';
+
 /**
  * A live view of a few named tasks. On a terminal each task has one row, redrawn in place (with
  * a ticking elapsed time); elsewhere (a pipe, a CI log) every change is one plain line, so logs
@@ -20,14 +22,18 @@ interface Row {
 const REDRAW_MS = 100;
 
 export function progressRows(
-  names: readonly string[],
+  rawNames: readonly string[],
   stream: NodeJS.WriteStream = process.stderr,
   now: () => number = () => performance.now(),
 ): ProgressRows {
+  // Names come from config files: shown escaped, so none can move the cursor or forge a row.
+  const names = rawNames.map(terminalLine);
+  const shown = new Map(rawNames.map((name, index) => [name, names[index]!]));
   const rows = new Map<string, Row>(names.map((name) => [name, { status: 'waiting', started: now(), done: false }]));
   if (!stream.isTTY) {
     return {
-      update(name, status, done = false) {
+      update(raw, status, done = false) {
+        const name = shown.get(raw) ?? terminalLine(raw);
         const row = rows.get(name);
         if (!row || row.status === status) return;
         Object.assign(row, { status, done });
@@ -55,8 +61,8 @@ export function progressRows(
   const ticker = setInterval(draw, REDRAW_MS);
   ticker.unref();
   return {
-    update(name, status, done = false) {
-      const row = rows.get(name);
+    update(raw, status, done = false) {
+      const row = rows.get(shown.get(raw) ?? terminalLine(raw));
       if (!row) return;
       // The clock of a row starts when it leaves "waiting", not when the command started.
       if (row.status === 'waiting' && status !== 'waiting') row.started = now();

@@ -13,15 +13,14 @@ import { watchMcpServers, type ConfigWatcher, type DiscoveryResult } from '../co
 import { emptyRecord } from '../config/null-proto.js';
 import type { Logger } from '../logger.js';
 import { onHostRootsChanged } from '../serve/host-roots.js';
-import type { McpConnectionManager } from '../manager.js';
-import { createLoaderTools, type LoaderTool } from '../tools/index.js';
+import { createLoaderTools, type LoaderTool, type LoaderToolsManager } from '../tools/index.js';
 import { isServerAllowed } from '../tools/permissions.js';
 import { discoveryOptions, permissionsFrom, type GlobalOptions } from './options.js';
 
 export interface ServeConfigContext {
   options: GlobalOptions;
   server: Server;
-  manager: Pick<McpConnectionManager, 'configure' | 'connect' | 'callTool' | 'readResource' | 'getState' | 'getManifest' | 'getError' | 'touch'>;
+  manager: LoaderToolsManager;
   /** The list serve's handlers read: replaced in place, so they always see the current tools. */
   tools: LoaderTool[];
   logger: Logger;

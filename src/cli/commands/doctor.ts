@@ -3,11 +3,12 @@ import { formatProblem } from '../../config/index.js';
 import { silentLogger } from '../../logger.js';
 import { McpConnectionManager } from '../../manager.js';
 import { isServerAllowed } from '../../tools/permissions.js';
-import { explainFailure, type FailureExplanation } from '../failure-text.js';
+import { explainFailure, indentedLines, type FailureExplanation } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { progressRows, type ProgressRows } from '../progress-rows.js';
+import { terminalLine } from '../terminal-text.js';
 import { hasErrors } from './servers.js';
 
 export interface DoctorOptions {
@@ -121,7 +122,7 @@ export function formatDoctorReport(report: DoctorReport): string {
       ...table([
         ['NAME', 'TRANSPORT', 'STATE', 'CONNECT', 'TOOLS', 'RESOURCES', 'PROMPTS'],
         ...report.servers.map((check) => [
-          check.name,
+          terminalLine(check.name),
           check.transport,
           check.state,
           `${check.connectMs} ms`,
@@ -134,12 +135,12 @@ export function formatDoctorReport(report: DoctorReport): string {
   }
   for (const check of report.servers) {
     if (!check.error) continue;
-    lines.push('', `${check.name}: ${check.error.message}`);
-    if (check.error.stderrTail) lines.push('  stderr:', ...check.error.stderrTail.split('\n').map((line) => `    ${line}`));
-    if (check.error.hint) lines.push(`  hint: ${check.error.hint}`);
+    lines.push('', `${terminalLine(check.name)}: ${terminalLine(check.error.message)}`);
+    if (check.error.stderrTail) lines.push('  stderr:', ...indentedLines(check.error.stderrTail, '    '));
+    if (check.error.hint) lines.push(`  hint: ${terminalLine(check.error.hint)}`);
   }
   if (report.skipped.length > 0) {
-    lines.push('', `Not checked: ${report.skipped.map((entry) => `${entry.name} (${entry.reason})`).join(', ')}`);
+    lines.push('', `Not checked: ${report.skipped.map((entry) => `${terminalLine(entry.name)} (${entry.reason})`).join(', ')}`);
   }
   if (report.problems.length > 0) {
     lines.push('', `Config problems (${report.problems.length}):`, ...report.problems.map((problem) => `  ${formatProblem(problem)}`));

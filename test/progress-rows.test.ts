@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { progressRows } from '../src/cli/progress-rows.js';
+
+function fakeStream(isTTY: boolean) {
+  const writes: string[] = [];
+  const stream = { isTTY, columns: 80, write: (chunk: string) => writes.push(chunk) > 0 } as unknown as NodeJS.WriteStream;
+  return { stream, writes };
+}
+
+describe("doctor's live progress", () => {
+  it('on a terminal: one row per server, redrawn in place with the cursor moved back up', () => {
+    const { stream, writes } = fakeStream(true);
+    let clock = 0;
+    const rows = progressRows(['notes', 'web'], stream, () => clock);
+    rows.update('notes', 'connecting…');
+    clock = 1_500;
+    rows.update('web', 'connecting…');
+    rows.update('notes', 'connected in 1500 ms', true);
+    rows.finish();
+
+    // The first frame draws both rows; every later frame starts by moving up two lines.
+    expect(writes[0]).toBe('\r\x1b[2Knotes  waiting\n\r\x1b[2Kweb    waiting\n');
+    expect(writes.slice(1).every((frame) => frame.startsWith('\x1b[2A'))).toBe(true);
+    expect(writes.at(-1)).toBe('\x1b[2A\r\x1b[2Knotes  connected in 1500 ms\n\r\x1b[2Kweb    connecting… 0.0s\n');
+  });
+
+  it('elsewhere: one plain line per change, no escape sequences', () => {
+    const { stream, writes } = fakeStream(false);
+    const rows = progressRows(['notes'], stream);
+    rows.update('notes', 'connecting…');
+    rows.update('notes', 'connecting…');
+    rows.update('notes', 'connected in 12 ms', true);
+    rows.finish();
+    expect(writes).toEqual(['notes: connecting…\n', 'notes: connected in 12 ms\n']);
+  });
+
+  it('a name with control characters cannot move the cursor', () => {
+    const { stream, writes } = fakeStream(false);
+    const rows = progressRows(['evil\x1b[2J'], stream);
+    rows.update('evil\x1b[2J', 'connecting…');
+    expect(writes).toEqual(['evil\\x1b[2J: connecting…\n']);
+  });
+});
