@@ -67,20 +67,6 @@ describe.concurrent('mcp-statechart servers', () => {
     expectNoSecrets(run.stdout, run.stderr);
   });
 
-  it('marks the servers --allow/--deny keep out as denied', async () => {
-    const run = await cli('--config', config, '--deny', 'rem*', 'servers');
-    expect(run.stdout).toMatch(/fixture\s+explicit\s+stdio\s+enabled/);
-    expect(run.stdout).toMatch(/remote\s+explicit\s+http\s+denied/);
-    const json = JSON.parse((await cli('--config', config, '--allow', 'fixture', 'servers', '--json')).stdout) as {
-      servers: Array<{ name: string; allowed: boolean }>;
-    };
-    expect(json.servers.map((server) => [server.name, server.allowed])).toEqual([
-      ['fixture', true],
-      ['remote', false],
-      ['off', false],
-    ]);
-  });
-
   it('reports a config file that is not JSON with its line and column, and exits 1', async () => {
     const run = await cli('--config', badJson, 'servers');
     expect(run.code).toBe(1);
