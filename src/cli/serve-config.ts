@@ -10,19 +10,22 @@ import { fileURLToPath } from 'node:url';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { watchMcpServers, type ConfigWatcher, type DiscoveryResult } from '../config/index.js';
+import type { ConfigurableManager } from '../config/types.js';
 import { emptyRecord } from '../config/null-proto.js';
 import type { Logger } from '../logger.js';
 import { onHostRootsChanged } from '../serve/host-roots.js';
-import { createLoaderTools, type LoaderTool, type LoaderToolsManager } from '../tools/index.js';
+import type { LoaderTool } from '../tools/index.js';
 import { isServerAllowed } from '../tools/permissions.js';
 import { discoveryOptions, permissionsFrom, type GlobalOptions } from './options.js';
 
 export interface ServeConfigContext {
   options: GlobalOptions;
   server: Server;
-  manager: LoaderToolsManager;
+  manager: Pick<ConfigurableManager, 'configure'>;
   /** The list serve's handlers read: replaced in place, so they always see the current tools. */
   tools: LoaderTool[];
+  /** Builds the loader tools over a discovery result (see session.ts), with serve's permissions and approval. */
+  toolsFor: (result: DiscoveryResult) => LoaderTool[];
   logger: Logger;
 }
 
@@ -54,7 +57,7 @@ function toolDefinitions(tools: readonly LoaderTool[]): string {
  * asked for as soon as it has initialized. `close()` stops the watching.
  */
 export async function followServeConfig(context: ServeConfigContext): Promise<ConfigWatcher> {
-  const { options, server, manager, tools, logger } = context;
+  const { options, server, manager, tools, toolsFor, logger } = context;
   const permissions = permissionsFrom(options);
 
   const apply = (result: DiscoveryResult) => {
@@ -62,9 +65,9 @@ export async function followServeConfig(context: ServeConfigContext): Promise<Co
     for (const entry of Object.values(result.servers)) {
       if (!entry.disabled && isServerAllowed(permissions, entry.name)) allowed[entry.name] = entry.config;
     }
-    // The whole set: removed servers disconnect, changed ones reconnect, the others stay as they are.
-    manager.configure(allowed, undefined, 'replace');
-    const next = createLoaderTools({ manager, servers: result.servers, permissions });
+    // The whole set (configure replaces by default): removed servers disconnect, changed ones reconnect, the others stay as they are.
+    manager.configure(allowed);
+    const next = toolsFor(result);
     const changed = toolDefinitions(next) !== toolDefinitions(tools);
     tools.splice(0, tools.length, ...next);
     logger.info(`config changed: ${Object.keys(allowed).length} servers available`);

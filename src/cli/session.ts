@@ -13,11 +13,18 @@ export function openLoaderSession(
   approval: ApprovalOptions = {},
 ) {
   const manager = new McpConnectionManager({ logger, ...managerOptions });
-  const tools = createLoaderTools({ manager, servers: discovery.servers, permissions: permissionsFrom(options, discovery.toolPermissions), ...approval });
+  /**
+   * The loader tools over a discovery result, with the same flags and approval (serve rebuilds
+   * them when the config changes; the files' tool patterns may have changed too).
+   */
+  const toolsFor = (result: DiscoveryResult) =>
+    createLoaderTools({ manager, servers: result.servers, permissions: permissionsFrom(options, result.toolPermissions), ...approval });
+  const tools = toolsFor(discovery);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return {
     manager,
     tools,
+    toolsFor,
     tool(name: LoaderToolName): LoaderTool | undefined {
       return byName.get(name);
     },

@@ -30,7 +30,7 @@ export async function runServe(
   const discovery = await discover(options, logger, false);
   const server = new Server({ name: 'mcp-statechart', version: packageVersion() }, { capabilities: SERVE_CAPABILITIES });
   // Downstream servers' sampling, elicitation and roots requests go up to this host.
-  const { manager, tools } = openLoaderSession(
+  const { manager, tools, toolsFor } = openLoaderSession(
     discovery,
     options,
     logger,
@@ -56,7 +56,7 @@ export async function runServe(
     return toMcpToolResult(await tool.execute(request.params.arguments ?? {}, relayedCallOptions(request, extra)));
   });
 
-  const config = await followServeConfig({ options, server, manager, tools, logger });
+  const config = await followServeConfig({ options, server, manager, tools, toolsFor, logger });
   const stop = async () => {
     await config.close();
     await manager.dispose();
