@@ -62,7 +62,7 @@ describe.skipIf(process.platform === 'win32')('stdio servers in their own proces
     const manager = new McpConnectionManager({ logger: silentLogger });
     const pidFile = join(folder, 'stuck.pid');
     const connecting = rejectionOf(manager.connect('stuck', shellServer(pidFile, '--mode', 'never-initialize')));
-    await vi.waitFor(() => expect(readPid(pidFile)).toBeGreaterThan(0));
+    await vi.waitFor(() => expect(readPid(pidFile)).toBeGreaterThan(0), { timeout: 15_000, interval: 50 });
     const grandchildPid = readPid(pidFile);
 
     await manager.disconnect('stuck');
