@@ -20,6 +20,14 @@ function writeConfig(file: string, servers: Record<string, unknown>) {
   writeFileSync(file, JSON.stringify({ mcpServers: servers }));
 }
 
+/** A project folder whose .mcp.json defines one server, "cloned". */
+function clonedProject(): string {
+  const project = join(home, 'project');
+  mkdirSync(project);
+  writeConfig(join(project, '.mcp.json'), { cloned: stdioFixture() });
+  return project;
+}
+
 /** A host: an SDK client running `mcp-statechart serve`, counting tools/list_changed. */
 async function startHost(args: string[], roots?: string[]) {
   const transport = new StdioClientTransport({
@@ -73,9 +81,7 @@ describe('serve follows its config while it runs', () => {
   });
 
   it("a host root whose folder holds a .mcp.json brings that project's servers, when project servers are trusted", async () => {
-    const project = join(home, 'project');
-    mkdirSync(project);
-    writeConfig(join(project, '.mcp.json'), { cloned: stdioFixture() });
+    const project = clonedProject();
     const host = await startHost(['--project-servers', 'trust'], [join(home, 'no-config-here'), project]);
     try {
       await vi.waitFor(async () => expect(await host.loadEnum()).toEqual(['cloned']), slow);
@@ -88,9 +94,7 @@ describe('serve follows its config while it runs', () => {
   });
 
   it('under the default trust policy an unapproved project server from a root stays unavailable', async () => {
-    const project = join(home, 'project');
-    mkdirSync(project);
-    writeConfig(join(project, '.mcp.json'), { cloned: stdioFixture() });
+    const project = clonedProject();
     const host = await startHost([], [project]);
     try {
       await vi.waitFor(() => expect(host.stderr()).toMatch(/not approved/), slow);

@@ -10,19 +10,22 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** `--timeout <ms>`: a positive whole number of milliseconds. */
-function timeoutOption(): Option {
-  return new Option('--timeout <ms>', 'request timeout in milliseconds (default: the server\'s configured timeout, else 60000)').argParser((value) => {
-    const ms = Number(value);
-    if (!Number.isInteger(ms) || ms <= 0) throw new InvalidArgumentError('give a positive whole number of milliseconds, e.g. --timeout 120000');
-    return ms;
-  });
+/** A parser for a flag that takes a whole number above 0; `hint` says what to give instead. */
+function positiveWholeNumber(hint: string): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number <= 0) throw new InvalidArgumentError(hint);
+    return number;
+  };
 }
 
-function positiveInteger(value: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) throw new InvalidArgumentError('expected a whole number above 0');
-  return number;
+/** `--timeout <ms>`: a positive whole number of milliseconds. */
+function timeoutOption(
+  description = "request timeout in milliseconds (default: the server's configured timeout, else 60000)",
+): Option {
+  return new Option('--timeout <ms>', description).argParser(
+    positiveWholeNumber('give a positive whole number of milliseconds, e.g. --timeout 120000'),
+  );
 }
 
 function globalOptions(command: Command): GlobalOptions {
@@ -164,8 +167,8 @@ export function buildProgram(): Command {
     .command('doctor')
     .description('connect every enabled, allowed server and report what works: state, connect time, counts, errors and hints (exit 1 if any fails)')
     .option('--json', 'print JSON for scripts', false)
-    .option('--concurrency <n>', 'how many servers to connect at once', positiveInteger, 4)
-    .option('--timeout <ms>', 'give each server this long to connect', positiveInteger, 30_000)
+    .option('--concurrency <n>', 'how many servers to connect at once', positiveWholeNumber('give a positive whole number, e.g. --concurrency 8'), 4)
+    .addOption(timeoutOption('give each server this long to connect, in milliseconds').default(30_000))
     .action(async (options: { json: boolean; concurrency: number; timeout: number }, command: Command) => {
       const { runDoctor } = await import('./commands/doctor.js');
       process.exitCode = await runDoctor(globalOptions(command), options);
