@@ -114,7 +114,8 @@ export class ServerRows {
     /** Called with a server's name whenever its row changed. */
     private readonly changed: (name: string) => void,
   ) {
-    const registry = manager.actor.subscribe(() => this.refreshServers());
+    // A registry that stops with an error is the manager's to report; the view just stops updating.
+    const registry = manager.actor.subscribe({ next: () => this.refreshServers(), error: () => {} });
     this.stops.push(() => registry.unsubscribe());
     this.stops.push(manager.on('mcp.stateChanged', (event) => this.reported(event as StateChangedReport)));
     this.refreshServers();
