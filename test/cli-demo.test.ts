@@ -59,7 +59,7 @@ describe('mcp-statechart demo --inspect', () => {
     try {
       const run = await runCli(['demo', '--inspect'], { cwd: folder, env: { HOME: folder }, timeoutMs: 20_000 });
       expect(run.code).toBe(0);
-      expect(run.stderr).toMatch(/Stately inspector: open http:\/\/127\.0\.0\.1:\d+ in a browser/);
+      expect(run.stderr).toMatch(/Stately inspector: open http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{32} in a browser/);
       expect(run.stdout).toMatch(/server processes left: 0/);
     } finally {
       rmSync(folder, { recursive: true, force: true });
