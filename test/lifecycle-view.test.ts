@@ -161,7 +161,8 @@ async function viewOfCommand(args: string[], home: string): Promise<{ page: numb
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let stderr = '';
-      const timer = setTimeout(() => reject(new Error(`no view address on stderr: ${stderr}`)), 15_000);
+      // Generous: starting the CLI through tsx takes seconds on a loaded machine.
+      const timer = setTimeout(() => reject(new Error(`no view address on stderr: ${stderr}`)), 60_000);
       child.stderr.on('data', (chunk) => {
         stderr += chunk;
         const match = /Lifecycle view: open (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(stderr);
@@ -179,7 +180,7 @@ async function viewOfCommand(args: string[], home: string): Promise<{ page: numb
     return { page: response.status, tokenless, html, stdout };
   } finally {
     child.stdin.end();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
     await exited;
     clearTimeout(timer);
   }
@@ -197,7 +198,7 @@ describe('the --view flag', () => {
     expect(page).toBe(200);
     expect(html).toContain('live lifecycle');
     expect(tokenless).toBe(403);
-  }, 60_000);
+  }, 180_000);
 
   it('mcp-statechart serve --view prints it to stderr and keeps stdout for the protocol', async () => {
     const config = join(home, 'mcp.json');
@@ -206,5 +207,5 @@ describe('the --view flag', () => {
     expect(page).toBe(200);
     expect(tokenless).toBe(403);
     expect(stdout).toBe('');
-  }, 60_000);
+  }, 180_000);
 });
