@@ -80,6 +80,24 @@ describe('serve follows its config while it runs', () => {
     }
   });
 
+  it('a half-saved config file keeps the servers it defined until it loads again', async () => {
+    const config = join(home, 'mcp.json');
+    writeConfig(config, { first: stdioFixture() });
+    const host = await startHost(['--config', config]);
+    try {
+      writeFileSync(config, '{"mcpServers": {"first": {"command": ');
+      await vi.waitFor(() => expect(host.stderr()).toMatch(/kept the current servers until .*mcp\.json loads again/), slow);
+      expect(host.listChanged.count).toBe(0);
+      expect(await host.loadEnum()).toEqual(['first']);
+
+      writeConfig(config, { first: stdioFixture(), second: stdioFixture('--name', 'second') });
+      await vi.waitFor(() => expect(host.listChanged.count).toBeGreaterThan(0), slow);
+      expect(await host.loadEnum()).toEqual(['first', 'second']);
+    } finally {
+      await host.client.close();
+    }
+  });
+
   it("a host root whose folder holds a .mcp.json brings that project's servers, when project servers are trusted", async () => {
     const project = clonedProject();
     const host = await startHost(['--project-servers', 'trust'], [join(home, 'no-config-here'), project]);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { watchMcpServers, type ConfigWatcher, type DiscoveryResult } from '../config/index.js';
+import { holdWhileFilesBreak } from '../config/watch.js';
 import type { ConfigurableManager } from '../config/types.js';
 import { emptyRecord } from '../config/null-proto.js';
 import type { Logger } from '../logger.js';
@@ -24,6 +25,8 @@ export interface ServeConfigContext {
   manager: Pick<ConfigurableManager, 'configure'>;
   /** The list serve's handlers read: replaced in place, so they always see the current tools. */
   tools: LoaderTool[];
+  /** What serve started with: the baseline for telling a half-saved file from one that was broken already. */
+  discovery: DiscoveryResult;
   /** Builds the loader tools over a discovery result (see session.ts), with serve's permissions and approval. */
   toolsFor: (result: DiscoveryResult) => LoaderTool[];
   logger: Logger;
@@ -57,10 +60,11 @@ function toolDefinitions(tools: readonly LoaderTool[]): string {
  * asked for as soon as it has initialized. `close()` stops the watching.
  */
 export async function followServeConfig(context: ServeConfigContext): Promise<ConfigWatcher> {
-  const { options, server, manager, tools, toolsFor, logger } = context;
+  const { options, server, manager, tools, toolsFor, discovery, logger } = context;
   const permissions = permissionsFrom(options);
 
-  const apply = (result: DiscoveryResult) => {
+  // A half-saved file keeps the servers it defined until it loads again (see config/watch.ts).
+  const apply = holdWhileFilesBreak((result: DiscoveryResult) => {
     const allowed = emptyRecord<McpServerConfig>();
     for (const entry of Object.values(result.servers)) {
       if (!entry.disabled && isServerAllowed(permissions, entry.name)) allowed[entry.name] = entry.config;
@@ -72,7 +76,7 @@ export async function followServeConfig(context: ServeConfigContext): Promise<Co
     tools.splice(0, tools.length, ...next);
     logger.info(`config changed: ${Object.keys(allowed).length} servers available`);
     if (changed) server.sendToolListChanged().catch((error: Error) => logger.warn(`could not tell the host the tools changed: ${error.message}`));
-  };
+  }, logger, discovery);
 
   let watcher: ConfigWatcher | undefined;
   let projectRoot = options.project ? resolve(options.project) : undefined;

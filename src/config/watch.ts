@@ -2,7 +2,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { watch } from 'chokidar';
-import { silentLogger } from '../logger.js';
+import { silentLogger, type Logger } from '../logger.js';
 import { discoverIn } from './discover.js';
 import { enabledServers } from './enabled-servers.js';
 import { locateConfigFiles } from './locate-config-files.js';
@@ -144,8 +144,23 @@ export async function watchIntoManager(
   options: WatchMcpServersOptions = {},
 ): Promise<ConfigWatcher> {
   const logger = options.logger ?? silentLogger;
-  let brokenBefore: ReadonlySet<string> | undefined;
-  return watchMcpServers({ emitInitial: true, ...options }, (result) => {
+  const apply = holdWhileFilesBreak((result) => manager.configure(enabledServers(result.servers)), logger);
+  return watchMcpServers({ emitInitial: true, ...options }, apply);
+}
+
+/**
+ * Wraps a re-read listener so that a half-saved file does not take away everything it defines:
+ * when a file that loaded before now fails as a whole (invalid JSON, unreadable), `onChange` is
+ * not called and a warning is logged, until the file loads again or is removed. `before`: the
+ * result already in use, if any; without it the first result is taken as it is.
+ */
+export function holdWhileFilesBreak(
+  onChange: (result: DiscoveryResult) => void,
+  logger: Logger,
+  before?: DiscoveryResult,
+): (result: DiscoveryResult) => void {
+  let brokenBefore: ReadonlySet<string> | undefined = before && filesThatFailedWhole(before);
+  return (result) => {
     const broken = filesThatFailedWhole(result);
     const newlyBroken = brokenBefore ? [...broken].filter((file) => !brokenBefore?.has(file)) : [];
     if (newlyBroken.length > 0) {
@@ -153,8 +168,8 @@ export async function watchIntoManager(
       return;
     }
     brokenBefore = broken;
-    manager.configure(enabledServers(result.servers));
-  });
+    onChange(result);
+  };
 }
 
 /** Files with an error that is not about one server: nothing in them was loaded. */

@@ -56,7 +56,7 @@ export async function runServe(
     return toMcpToolResult(await tool.execute(request.params.arguments ?? {}, relayedCallOptions(request, extra)));
   });
 
-  const config = await followServeConfig({ options, server, manager, tools, toolsFor, logger });
+  const config = await followServeConfig({ options, server, manager, tools, toolsFor, discovery, logger });
   const stop = async () => {
     await config.close();
     await manager.dispose();
