@@ -97,9 +97,11 @@ export class ManifestIndex {
     return entry.fingerprint === this.fingerprint(config) ? { status: 'fresh', entry } : { status: 'stale', entry };
   }
 
-  /** Stores the manifest under this definition and writes the file (entries other processes wrote meanwhile are kept). */
+  /** Stores the manifest under this definition and writes the file (entries another process wrote since we read it are kept). */
   record(server: string, config: McpServerConfig, manifest: McpServerManifest): void {
-    const entries = readEntries(this.path);
+    this.reloadIfReplaced();
+    // A copy that keeps the other entries as they are: search's cached words for them stay valid.
+    const entries = nameRecord(this.entries);
     entries[server] = { fingerprint: this.fingerprint(config), indexedAt: new Date().toISOString(), manifest: indexedManifest(manifest) };
     this.write(entries);
   }

@@ -41,14 +41,34 @@ function serverFields(server: SearchableServer, weight: number): WeightedFields 
   ];
 }
 
-/** `server`: the server's own fields, tokenized once for all its tools. */
-function toolFields(tool: Tool, server: WeightedFields): WeightedFields {
-  return [
-    { tokens: identifierTokens(tool.name), weight: NAME_WEIGHT },
-    { tokens: textTokens(`${tool.title ?? ''} ${tool.description ?? ''}`), weight: DESCRIPTION_WEIGHT },
-    { tokens: parameterNames(tool).flatMap(identifierTokens), weight: PARAMETER_WEIGHT },
-    ...server,
-  ];
+/**
+ * Words are cached per tool and server object: a ranking rebuilt after one server connects
+ * tokenizes that server's tools only (the index and the live manifests keep the others' objects).
+ */
+const ownFieldsCache = new WeakMap<Tool, WeightedFields>();
+const serverFieldsCache = new WeakMap<SearchableServer, WeightedFields>();
+
+function ownFields(tool: Tool): WeightedFields {
+  let fields = ownFieldsCache.get(tool);
+  if (!fields) {
+    fields = [
+      { tokens: identifierTokens(tool.name), weight: NAME_WEIGHT },
+      { tokens: textTokens(`${tool.title ?? ''} ${tool.description ?? ''}`), weight: DESCRIPTION_WEIGHT },
+      { tokens: parameterNames(tool).flatMap(identifierTokens), weight: PARAMETER_WEIGHT },
+    ];
+    ownFieldsCache.set(tool, fields);
+  }
+  return fields;
+}
+
+/** A server's words as part of each of its tools: they count less than the tool's own name. */
+function serverFieldsOfTools(server: SearchableServer): WeightedFields {
+  let fields = serverFieldsCache.get(server);
+  if (!fields) {
+    fields = serverFields(server, SERVER_WEIGHT / NAME_WEIGHT);
+    serverFieldsCache.set(server, fields);
+  }
+  return fields;
 }
 
 /** Builds once over a set of servers' tools; ranks many queries. */
@@ -63,16 +83,9 @@ export class ToolSearch {
     this.servers = [...servers];
     this.tools = [...tools];
     const serverByName = new Map(servers.map((server) => [server.name, server]));
-    const serverFieldsByName = new Map<string, WeightedFields>();
-    const fieldsOf = (name: string) => {
-      let fields = serverFieldsByName.get(name);
-      if (!fields) {
-        fields = serverFields(serverByName.get(name) ?? { name }, SERVER_WEIGHT / NAME_WEIGHT);
-        serverFieldsByName.set(name, fields);
-      }
-      return fields;
-    };
-    this.toolIndex = new Bm25Index(this.tools.map(({ server, tool }) => toolFields(tool, fieldsOf(server))));
+    this.toolIndex = new Bm25Index(
+      this.tools.map(({ server, tool }) => [...ownFields(tool), ...serverFieldsOfTools(serverByName.get(server) ?? { name: server })]),
+    );
     this.tools.forEach(({ server, tool }, doc) => {
       for (const key of [tool.name.toLowerCase(), `${server}/${tool.name}`.toLowerCase()]) {
         const docs = this.byExactName.get(key);

@@ -86,7 +86,7 @@ export class SearchableTools {
         notIndexed.push(name);
       }
     }
-    const servers = this.catalog.available.map(({ name, description }) => ({ name, description }));
-    return { search: new ToolSearch(servers, tools), sources, toolCounts, notIndexed, stale };
+    // The catalog's own objects, so the ranking's cache of their words survives a rebuild.
+    return { search: new ToolSearch(this.catalog.available, tools), sources, toolCounts, notIndexed, stale };
   }
 }
