@@ -2,6 +2,8 @@ import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { waitForServerState } from '../src/cli/wait-for-state.js';
+import { McpConnectionManager } from '../src/manager.js';
 import { livingProcesses } from '../src/transports/process-group.js';
 import { runCli } from './support/cli.js';
 
@@ -65,4 +67,44 @@ describe('mcp-statechart demo --inspect', () => {
       rmSync(folder, { recursive: true, force: true });
     }
   }, 30_000);
+});
+
+/** Whether `promise` has settled once every already-queued callback has run (no clock involved). */
+async function settledNow(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void promise.then(() => (settled = true));
+  await new Promise((flush) => setImmediate(flush));
+  return settled;
+}
+
+describe('the demo waits for a server state, not for a transition into it', () => {
+  it('returns at once when the server is already in that state (an idle timeout that fired during earlier steps)', async () => {
+    const manager = new McpConnectionManager();
+    try {
+      expect(manager.getState('weather')).toBe('disconnected');
+      expect(await settledNow(waitForServerState(manager, 'weather', 'disconnected'))).toBe(true);
+    } finally {
+      await manager.dispose();
+    }
+  });
+
+  it('otherwise waits for the mcp.stateChanged that brings that server there', async () => {
+    const listeners: Array<(event: { server: string; state: string }) => void> = [];
+    let current = 'connected';
+    const source = {
+      getState: () => current,
+      on: (_type: string, listener: (event: { server: string; state: string }) => void) => {
+        listeners.push(listener);
+        return () => listeners.splice(listeners.indexOf(listener), 1);
+      },
+    } as unknown as Parameters<typeof waitForServerState>[0];
+    const waiting = waitForServerState(source, 'weather', 'disconnected');
+    expect(await settledNow(waiting)).toBe(false);
+    for (const listener of [...listeners]) listener({ server: 'notes', state: 'disconnected' });
+    expect(await settledNow(waiting)).toBe(false);
+    current = 'disconnected';
+    for (const listener of [...listeners]) listener({ server: 'weather', state: 'disconnected' });
+    expect(await settledNow(waiting)).toBe(true);
+    expect(listeners).toEqual([]);
+  });
 });

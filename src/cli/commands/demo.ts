@@ -12,6 +12,7 @@ import { packageRoot } from '../package-root.js';
 import { openLoaderSession } from '../session.js';
 import type { GlobalOptions } from '../options.js';
 import { writeListing } from '../terminal-text.js';
+import { waitForServerState } from '../wait-for-state.js';
 
 /** Short enough that the demo shows an idle disconnect within seconds. */
 const DEMO_IDLE_TIMEOUT_MS = 2_500;
@@ -131,14 +132,15 @@ export async function runDemo(
     step('7. The notes server is killed (kill -9): the chart sees the loss and reconnects after its 1 s backoff');
     const info = await call.execute({ server: 'notes', tool: 'server_info', arguments: {} });
     const { pid } = JSON.parse(info.text) as { pid: number };
-    const reconnected = waitForState(manager, 'notes', 'connected');
+    const lost = waitForServerState(manager, 'notes', 'error');
     event(`kill -9 ${pid}`);
     process.kill(pid, 'SIGKILL');
-    await reconnected;
+    await lost;
+    await waitForServerState(manager, 'notes', 'connected');
     show('search_notes after the reconnect', await call.execute({ server: 'notes', tool: 'search_notes', arguments: { query: 'coffee' } }));
 
     step(`8. Idle timeout (shortened to ${DEMO_IDLE_TIMEOUT_MS / 1000} s for the demo): unused servers disconnect by themselves`);
-    await Promise.all([waitForState(manager, 'notes', 'disconnected'), waitForState(manager, 'weather', 'disconnected')]);
+    await Promise.all([waitForServerState(manager, 'notes', 'disconnected'), waitForServerState(manager, 'weather', 'disconnected')]);
     show('call_mcp_tool on an idle server', await call.execute({ server: 'weather', tool: 'list_cities', arguments: {} }), 2);
 
     step('9. disconnectAll()');
@@ -161,15 +163,4 @@ function serverProcessesLeft(serversFolder: string): number | string {
       return false;
     }
   }).length;
-}
-
-function waitForState(manager: { on: ReturnType<typeof openLoaderSession>['manager']['on'] }, server: string, state: string): Promise<void> {
-  return new Promise((done) => {
-    const stop = manager.on('mcp.stateChanged', (event) => {
-      if (event.server === server && event.state === state) {
-        stop();
-        done();
-      }
-    });
-  });
 }
