@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createLoaderTools,
   ManifestIndex,
@@ -77,6 +77,21 @@ describe('recording', () => {
     expect(manifest.resources.length).toBeGreaterThan(0);
     expect(manifest.resourceTemplates.length).toBeGreaterThan(0);
     expect(manifest.prompts.length).toBeGreaterThan(0);
+  });
+
+  it('records a connect once, under the current definition, however often the loader tools were rebuilt (as serve does on a config change)', async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const before = stdioFixture('--name', 'before');
+    const after = stdioFixture('--name', 'after');
+    createLoaderTools({ manager, servers: { fixture: before }, manifestIndex: new ManifestIndex({ path: indexPath }) });
+    const tools = createLoaderTools({ manager, servers: { fixture: after }, manifestIndex: new ManifestIndex({ path: indexPath }) });
+    const record = vi.spyOn(ManifestIndex.prototype, 'record');
+    await tools.find((tool) => tool.name === 'load_mcp')!.execute({ server: 'fixture' });
+    expect(record).toHaveBeenCalledTimes(1);
+    expect(record.mock.calls[0]![1]).toEqual(after);
+    expect(new ManifestIndex({ path: indexPath }).lookup('fixture', after).status).toBe('fresh');
+    record.mockRestore();
   });
 
   it('writes nothing and offers no search when the index is turned off', async () => {

@@ -3,11 +3,25 @@
  * list_changed refresh of a server whose definition we know is recorded.
  */
 import type { McpServerConfig } from '../../machines/types.js';
+import { nameRecord } from '../../machines/registry.machine.js';
 import type { McpConnectionManager } from '../manager.js';
 import type { Logger } from '../logger.js';
 import type { ManifestIndex } from './manifest-index.js';
 
 export type RecordingManager = Pick<McpConnectionManager, 'on' | 'getManifest'>;
+
+interface Recorder {
+  /** The latest definitions the manager was given; a server is recorded under its current one. */
+  configs: Record<string, McpServerConfig>;
+  stop: () => void;
+}
+
+/**
+ * One recorder per manager and index file: loader tools rebuilt after a config change (as `serve`
+ * does) update its definitions instead of adding a second recorder that would file a new
+ * manifest under an old definition.
+ */
+const recorders = new WeakMap<RecordingManager, Map<string, Recorder>>();
 
 /** Returns a function that stops the recording. */
 export function recordManifests(
@@ -16,10 +30,18 @@ export function recordManifests(
   configs: Record<string, McpServerConfig>,
   logger?: Logger,
 ): () => void {
+  const byPath = recorders.get(manager) ?? new Map<string, Recorder>();
+  recorders.set(manager, byPath);
+  const existing = byPath.get(index.path);
+  if (existing) {
+    Object.assign(existing.configs, configs);
+    return existing.stop;
+  }
+  const recorder: Recorder = { configs: nameRecord(configs), stop: () => {} };
   const record = (server: string, manifest = manager.getManifest(server)) => {
-    if (!manifest || !Object.hasOwn(configs, server)) return;
+    if (!manifest || !Object.hasOwn(recorder.configs, server)) return;
     try {
-      index.record(server, configs[server]!, manifest);
+      index.record(server, recorder.configs[server]!, manifest);
     } catch (error) {
       // A full disk or a read-only home must not break the connection that just worked.
       logger?.warn(`Could not record the manifest of MCP server "${server}" in ${index.path}: ${(error as Error).message}`);
@@ -29,8 +51,11 @@ export function recordManifests(
     if (event.state === 'connected') record(event.server);
   });
   const stopManifests = manager.on('mcp.manifestChanged', (event) => record(event.server, event.manifest));
-  return () => {
+  recorder.stop = () => {
     stopStates();
     stopManifests();
+    byPath.delete(index.path);
   };
+  byPath.set(index.path, recorder);
+  return recorder.stop;
 }
