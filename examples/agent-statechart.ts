@@ -10,8 +10,9 @@
  *        ↘            ↘           ↘
  *                  failed
  *
- * Run it: `npx tsx examples/agent-statechart.ts` (the fixture server of the tests), or
- * `npx tsx examples/agent-statechart.ts <command> [args…]` for a stdio server with an `echo` tool.
+ * Run it: `npx tsx examples/agent-statechart.ts` (the demo's notes server, examples/servers/, shipped
+ * in the package), or `npx tsx examples/agent-statechart.ts <command> [args…]` for a stdio server
+ * with an `echo` tool.
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -163,15 +164,18 @@ export async function disconnectAll(agent: AgentActor, tracker?: SessionTracker)
   await tracker?.allSettled();
 }
 
-const FIXTURE_SERVER = fileURLToPath(new URL('../test/fixtures/stdio-server.mjs', import.meta.url));
+const NOTES_SERVER = fileURLToPath(new URL('./servers/notes-server.mjs', import.meta.url));
 
 /** Runs the agent once against one stdio server and prints what it got. Returns the exit code. */
 export async function main(argv: string[] = process.argv.slice(2), print: (line: string) => void = console.log): Promise<number> {
   const [command, ...args] = argv;
-  const server: McpServerConfig = command ? { command, args } : { command: process.execPath, args: [FIXTURE_SERVER] };
+  const server: McpServerConfig = command ? { command, args } : { command: process.execPath, args: [NOTES_SERVER] };
+  const task: AgentPlan = command
+    ? { server: 'demo', tool: 'echo', arguments: { text: 'hello from an agent statechart' } }
+    : { server: 'demo', tool: 'add_note', arguments: { title: 'agent', body: 'hello from an agent statechart' } };
   const tracker = new SessionTracker();
   const agent = createActor(createAgent({ logger: stderrLogger, tracker, clientInfo: { name: 'agent-statechart', version: '0.1.0' } }), {
-    input: { servers: { demo: server }, task: { server: 'demo', tool: 'echo', arguments: { text: 'hello from an agent statechart' } } },
+    input: { servers: { demo: server }, task },
   });
   agent.start();
   try {

@@ -213,8 +213,11 @@ does no I/O. The real effects are supplied later with \`.provide()\`
 States, transitions, guards, delays and invokes come in by name. The few inline functions (the
 \`context\` factory, invoke \`input\`, computed action \`params\`) are code, not chart structure.
 
-Paste a chart file, not this folder's JSON: \`*.json\` is XState's \`machine.toJSON()\` (for
-tooling and diffs), not Studio's import format.
+Paste a chart file, not this folder's JSON: \`*.json\` is XState's \`machine.toJSON()\`, for
+viewers, tooling and diffs only. It is not Studio's import format, and it cannot be turned back
+into a machine: \`createMachine\` does not accept it (\`initial\` is serialized as an object,
+implementations are names without code). To run or test a chart, import it from
+\`mcp-statechart/machines\`; its TypeScript source ships in the package (\`machines/*.ts\`).
 
 Why these tools: the project runs XState v5. The older \`@xstate/inspect\` and \`@xstate/test\`
 only work with XState v4, and \`@xstate/graph\` is deprecated. So live inspection uses

@@ -103,12 +103,12 @@ describe('an agent statechart that embeds the registry', () => {
     agent.stop();
   });
 
-  it('runs from the command line against the fixture server and prints the tool result', async () => {
+  it('runs from the command line against the notes server shipped in examples/servers and prints the tool result', async () => {
     const before = descendantsOfThisProcess();
     const lines: string[] = [];
     const exitCode = await main([], (line) => lines.push(line));
     expect(exitCode).toBe(0);
-    expect(lines).toEqual(['done: hello from an agent statechart']);
+    expect(lines).toEqual(['done: Saved note #3 "agent".']);
     await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual(before), { timeout: 5_000, interval: 20 });
   });
 });

@@ -27,6 +27,27 @@ describe('the package contents', () => {
   });
 });
 
+describe('what users read is in the package', () => {
+  it('ships the chart sources the source maps point to, and every visualization', () => {
+    const files = packedFiles();
+    expect(files).toEqual(
+      expect.arrayContaining(['machines/server.machine.ts', 'machines/registry.machine.ts', 'machines/types.ts', 'visualizations/README.md']),
+    );
+    for (const chart of ['server', 'registry']) {
+      for (const extension of ['json', 'mmd', 'svg', 'png']) expect(files).toContain(`visualizations/${chart}.${extension}`);
+    }
+    const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
+    expect(build.compilerOptions.inlineSources).toBe(true);
+  });
+
+  it('ships the stdio server the agent example runs by default', () => {
+    const example = readFileSync(join(ROOT, 'examples/agent-statechart.ts'), 'utf8');
+    const local = [...example.matchAll(/new URL\('\.\/([^']+)', import\.meta\.url\)/g)].map((match) => `examples/${match[1]}`);
+    expect(local).toEqual(['examples/servers/notes-server.mjs']);
+    expect(packedFiles()).toEqual(expect.arrayContaining(local));
+  });
+});
+
 describe('require("mcp-statechart")', () => {
   let project: string;
   beforeAll(async () => {
