@@ -161,7 +161,7 @@ const scenarios: Scenario[] = [
         await settle();
         assert.equal(stateOf(manager, 'victim'), 'error.retrying');
         clock.increment(1);
-        await waitForState(manager, 'victim', ['connected.idle']);
+        await waitForState(manager, 'victim', ['connected.ready']);
         assert.notEqual(await pidOf(manager, 'victim'), pid);
       } finally {
         await manager.dispose();

@@ -21,7 +21,7 @@ import { registryMachine, type RegistryInput } from '../machines/registry.machin
 import type { ServerActorRef } from '../machines/server.machine.js';
 import type { McpReply, McpServerConfig, McpServerManifest } from '../machines/types.js';
 import type { ConnectionDeps } from '../src/connection/open-session.js';
-import { createServerLogic } from '../src/connection/server-logic.js';
+import { createRegistryLogic } from '../src/registry-logic.js';
 import { SessionTracker } from '../src/connection/session-tracker.js';
 import { stderrLogger } from '../src/logger.js';
 
@@ -146,7 +146,7 @@ export const agentMachine = setup({
 /** The agent with a working registry: servers connect through the MCP SDK. */
 export function createAgent(deps: ConnectionDeps) {
   return agentMachine.provide({
-    actors: { mcp: registryMachine.provide({ actors: { server: createServerLogic(deps) } }) },
+    actors: { mcp: createRegistryLogic(deps) },
   });
 }
 

@@ -10,7 +10,8 @@ export type McpErrorCode =
   | 'CONFIG_ERROR'
   | 'CONNECT_FAILED'
   | 'REQUEST_FAILED'
-  | 'ABORTED';
+  | 'ABORTED'
+  | 'SERVER_CRASHED';
 
 export class McpServerError extends Error {
   override name = 'McpServerError';
@@ -94,4 +95,15 @@ export function abortError(server: string, what: string, reason?: unknown): McpS
   );
   error.name = 'AbortError';
   return error;
+}
+
+/** The server's actor threw (a bug, or server data it could not handle): what it held is answered with this. */
+export function serverCrashedError(server: string, cause: unknown): McpServerError {
+  const why = cause instanceof Error ? cause.message : String(cause);
+  return new McpServerError(
+    'SERVER_CRASHED',
+    server,
+    `MCP server "${server}" stopped unexpectedly inside this client (${why}); its connection was closed. Call load_mcp with server "${server}" to start it again.`,
+    { cause },
+  );
 }

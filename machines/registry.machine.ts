@@ -3,21 +3,19 @@
  * systemId `mcp.server.<name>`, and routes the DESIGN §4 events to them. Replies go straight
  * from the server actor to the `replyTo` carried in the event; the registry never waits.
  */
-import { assign, emit, enqueueActions, setup } from 'xstate';
+import { assertEvent, assign, enqueueActions, setup } from 'xstate';
 import type { AnyActorRef } from 'xstate';
-import { disabledServerError, notConnectedError, unknownServerError } from './errors.js';
-import { serverMachine, type PendingRequest, type RequestSpec, type ServerActorRef } from './server.machine.js';
+import { disabledServerError, notConnectedError, serverCrashedError, unknownServerError } from './errors.js';
+import { serverMachine, type ChildReport, type PendingRequest, type RequestSpec, type ServerActorRef } from './server.machine.js';
 import type {
   McpCallToolEvent,
   McpGetPromptEvent,
   McpReadResourceEvent,
   McpConnectOptions,
-  McpManifestChanges,
   McpRegistryEmitted,
   McpRegistryInput,
+  McpReply,
   McpServerConfig,
-  McpServerManifest,
-  PublicServerState,
 } from './types.js';
 
 export interface RegistryInput {
@@ -33,26 +31,58 @@ export interface RegistryContext {
   defaults: McpConnectOptions;
   /** Spawned server actors by server name; a name is here only once it was used. */
   actors: Record<string, ServerActorRef>;
+  /** Actors that asked (`mcp.subscribe`) to receive state and manifest changes as events. */
+  subscribers: AnyActorRef[];
 }
 
-type ChildReport =
-  | { type: 'mcp.server.stateChanged'; server: string; state: PublicServerState; error?: Error }
-  | { type: 'mcp.server.manifestChanged'; server: string; manifest: McpServerManifest; changes: McpManifestChanges };
+/** A child actor that threw (`xstate.error.actor.<id>`): the registry answers what it held and forgets it. */
+export interface ChildCrash {
+  actorId: string;
+  error: unknown;
+}
 
 export type RegistryEvent = McpRegistryInput | ChildReport;
 
-type ServerEventOf<T extends RegistryEvent['type']> = Extract<RegistryEvent, { type: T }>;
 type AddressedEvent = Extract<RegistryEvent, { server: string }>;
-type RequestEvent = Extract<RegistryEvent, { replyTo: AnyActorRef }>;
-type RefusalReason = 'unknown' | 'disabled' | 'not connected';
+type RequestEvent = Extract<RegistryEvent, { replyTo: AnyActorRef; server: string }>;
+
+function isAddressed(event: RegistryEvent): event is AddressedEvent {
+  return 'server' in event && typeof event.server === 'string';
+}
+
+function isServerRequest(event: RegistryEvent): event is RequestEvent {
+  return isAddressed(event) && 'replyTo' in event && 'requestId' in event;
+}
+
+/** The crash an `xstate.error.actor.*` event reports (XState's own event type, outside the protocol union). */
+function crashOf(event: object): ChildCrash | undefined {
+  if (!('type' in event) || typeof event.type !== 'string' || !event.type.startsWith('xstate.error.actor.')) return undefined;
+  if (!('actorId' in event) || typeof event.actorId !== 'string') return undefined;
+  return { actorId: event.actorId, error: 'error' in event ? event.error : undefined };
+}
+
+/** The server an addressed event names ('' for any other event, which no guard here receives). */
+function serverOf(event: RegistryEvent): string {
+  return isAddressed(event) ? event.server : '';
+}
+
+function refusal(request: RequestEvent, error: Error): McpReply {
+  return { type: 'mcp.failed', requestId: request.requestId, server: request.server, error };
+}
 
 /** Records keyed by server name have no prototype, so a server named `__proto__` is just a name. */
 export function nameRecord<T>(...sources: Array<Record<string, T> | undefined>): Record<string, T> {
   return Object.assign(Object.create(null) as Record<string, T>, ...sources);
 }
 
-function serverChildId(server: string): string {
+export function serverChildId(server: string): string {
   return `server.${server}`;
+}
+
+/** The server a crashed child was for, from its error event; undefined for another child. */
+export function crashedServerName(event: object): string | undefined {
+  const crash = crashOf(event);
+  return crash?.actorId.startsWith('server.') ? crash.actorId.slice('server.'.length) : undefined;
 }
 
 export function serverSystemId(server: string): string {
@@ -69,7 +99,7 @@ export function requestSpecOf(event: McpCallToolEvent | McpReadResourceEvent | M
 }
 
 /** A request event of the protocol as the server chart's request: what to run, how, and where the answer goes. */
-function pendingRequestOf(event: McpCallToolEvent | McpReadResourceEvent | McpGetPromptEvent): PendingRequest {
+export function pendingRequestOf(event: McpCallToolEvent | McpReadResourceEvent | McpGetPromptEvent): PendingRequest {
   const { timeoutMs, progress, resetTimeoutOnProgress, maxTotalTimeoutMs } = event;
   return {
     replyTo: event.replyTo,
@@ -94,12 +124,11 @@ export const registryMachine = setup({
     server: serverMachine,
   },
   guards: {
-    'is unknown server': ({ context, event }) => !Object.hasOwn(context.servers, (event as AddressedEvent).server),
-    'is disabled server': ({ context, event }) => context.servers[(event as AddressedEvent).server]?.disabled === true,
-    'is spawned server': ({ context, event }) => Object.hasOwn(context.actors, (event as AddressedEvent).server),
+    'is unknown server': ({ context, event }) => !Object.hasOwn(context.servers, serverOf(event)),
+    'is disabled server': ({ context, event }) => context.servers[serverOf(event)]?.disabled === true,
+    'is spawned server': ({ context, event }) => Object.hasOwn(context.actors, serverOf(event)),
     'is a removed server now disconnected': ({ context, event }) => {
-      const report = event as ServerEventOf<'mcp.server.stateChanged'>;
-      return report.state === 'disconnected' && !Object.hasOwn(context.servers, report.server);
+      return event.type === 'mcp.server.stateChanged' && event.state === 'disconnected' && !Object.hasOwn(context.servers, event.server);
     },
   },
   actions: {
@@ -130,7 +159,8 @@ export const registryMachine = setup({
       enqueue.assign({ servers, options, actors });
     }),
     'stop removed server': enqueueActions(({ context, event, enqueue }) => {
-      const { server } = event as ServerEventOf<'mcp.server.stateChanged'>;
+      assertEvent(event, 'mcp.server.stateChanged');
+      const { server } = event;
       const actor = context.actors[server];
       if (!actor) return;
       enqueue.stopChild(actor);
@@ -138,8 +168,8 @@ export const registryMachine = setup({
       delete actors[server];
       enqueue.assign({ actors });
     }),
-    'spawn server if needed': assign(({ context, event, spawn, self }) => {
-      const { server } = event as AddressedEvent;
+    'spawn server if needed': assign(({ context, event, spawn }) => {
+      const server = serverOf(event);
       if (Object.hasOwn(context.actors, server)) return {};
       const actor = spawn('server', {
         id: serverChildId(server),
@@ -148,14 +178,14 @@ export const registryMachine = setup({
           name: server,
           config: context.servers[server]!,
           options: context.options[server] ?? context.defaults,
-          parent: self,
+          reportsToParent: true,
         },
       });
       return { actors: nameRecord(context.actors, { [server]: actor }) };
     }),
     'forward to server': enqueueActions(({ context, event, enqueue }) => {
-      const actor = context.actors[(event as AddressedEvent).server];
-      if (!actor) return;
+      if (!isAddressed(event) || !Object.hasOwn(context.actors, event.server)) return;
+      const actor = context.actors[event.server]!;
       switch (event.type) {
         case 'mcp.load':
           enqueue.sendTo(actor, { type: 'CONNECT', replyTo: event.replyTo, requestId: event.requestId });
@@ -179,37 +209,65 @@ export const registryMachine = setup({
     'disconnect every server': enqueueActions(({ context, enqueue }) => {
       for (const actor of Object.values(context.actors)) enqueue.sendTo(actor, { type: 'DISCONNECT' });
     }),
-    'refuse request': enqueueActions(({ context, event, enqueue }, { reason }: { reason: RefusalReason }) => {
-      const request = event as RequestEvent;
-      const error =
-        reason === 'unknown'
-          ? unknownServerError(request.server, Object.keys(context.servers))
-          : reason === 'disabled'
-            ? disabledServerError(request.server)
-            : notConnectedError(request.server, 'disconnected');
-      enqueue.sendTo(request.replyTo, { type: 'mcp.failed', requestId: request.requestId, server: request.server, error });
+    'refuse: unknown server': enqueueActions(({ context, event, enqueue }) => {
+      if (!isServerRequest(event)) return;
+      enqueue.sendTo(event.replyTo, refusal(event, unknownServerError(event.server, Object.keys(context.servers))));
     }),
-    'emit state change': emit(({ event }) => {
-      const report = event as ServerEventOf<'mcp.server.stateChanged'>;
-      return { type: 'mcp.stateChanged' as const, server: report.server, state: report.state, error: report.error };
+    'refuse: disabled server': enqueueActions(({ event, enqueue }) => {
+      if (!isServerRequest(event)) return;
+      enqueue.sendTo(event.replyTo, refusal(event, disabledServerError(event.server)));
     }),
-    'emit manifest change': emit(({ event }) => {
-      const report = event as ServerEventOf<'mcp.server.manifestChanged'>;
-      return {
-        type: 'mcp.manifestChanged' as const,
-        server: report.server,
-        manifest: report.manifest,
-        changes: report.changes,
-      };
+    'refuse: not connected': enqueueActions(({ event, enqueue }) => {
+      if (!isServerRequest(event)) return;
+      enqueue.sendTo(event.replyTo, refusal(event, notConnectedError(event.server, 'disconnected')));
     }),
-    'forget crashed server': enqueueActions(({ context, event, enqueue }) => {
-      const childId = event.type.slice('xstate.error.actor.'.length);
-      const entry = Object.entries(context.actors).find(([name]) => serverChildId(name) === childId);
-      if (!entry) return;
-      enqueue.stopChild(childId);
-      const { [entry[0]]: _crashed, ...actors } = context.actors;
+    'report state change': enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'mcp.server.stateChanged');
+      const { type: _type, ...report } = event;
+      const change = { type: 'mcp.stateChanged' as const, ...report } satisfies McpRegistryEmitted;
+      enqueue.emit(change);
+      for (const subscriber of context.subscribers) enqueue.sendTo(subscriber, change);
+    }),
+    'report manifest change': enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'mcp.server.manifestChanged');
+      const { server, manifest, changes } = event;
+      const change = { type: 'mcp.manifestChanged' as const, server, manifest, changes } satisfies McpRegistryEmitted;
+      enqueue.emit(change);
+      for (const subscriber of context.subscribers) enqueue.sendTo(subscriber, change);
+    }),
+    'add subscriber': assign({
+      subscribers: ({ context, event }) => {
+        assertEvent(event, 'mcp.subscribe');
+        return context.subscribers.includes(event.replyTo) ? context.subscribers : [...context.subscribers, event.replyTo];
+      },
+    }),
+    'remove subscriber': assign({
+      subscribers: ({ context, event }) => {
+        assertEvent(event, 'mcp.unsubscribe');
+        return context.subscribers.filter((subscriber) => subscriber !== event.replyTo);
+      },
+    }),
+    /**
+     * A server actor that threw is stopped for good, and its children are not: answer the loads
+     * and reads it held (its last snapshot has them) and have its sessions closed, which fails
+     * the requests its session actor was running. Then forget it; the next use spawns it anew.
+     */
+    'answer for crashed server': enqueueActions(({ context, event, enqueue }) => {
+      const crash = crashOf(event);
+      const server = crashedServerName(event);
+      if (!crash || server === undefined || !Object.hasOwn(context.actors, server)) return;
+      const actor = context.actors[server]!;
+      const held = actor.getSnapshot().context;
+      const error = serverCrashedError(server, crash.error);
+      for (const waiter of [...held.loadWaiters, ...held.rereads]) {
+        enqueue.sendTo(waiter.replyTo, { type: 'mcp.failed', requestId: waiter.requestId, server, error } satisfies McpReply);
+      }
+      enqueue.stopChild(crash.actorId);
+      const { [server]: _crashed, ...actors } = context.actors;
       enqueue.assign({ actors: nameRecord(actors) });
     }),
+    /** Provided by src (createRegistryLogic): closes the sessions of the crashed server (`crashedServerName(event)`). */
+    'close sessions of crashed server': () => {},
   },
 }).createMachine({
   id: 'registry',
@@ -218,6 +276,7 @@ export const registryMachine = setup({
     options: nameRecord(input.options),
     defaults: input.defaults ?? {},
     actors: nameRecord<ServerActorRef>(),
+    subscribers: [],
   }),
   initial: 'running',
   states: {
@@ -225,40 +284,42 @@ export const registryMachine = setup({
       on: {
         'mcp.configure': { actions: 'apply configuration' },
         'mcp.load': [
-          { guard: 'is unknown server', actions: { type: 'refuse request', params: { reason: 'unknown' } } },
-          { guard: 'is disabled server', actions: { type: 'refuse request', params: { reason: 'disabled' } } },
+          { guard: 'is unknown server', actions: 'refuse: unknown server' },
+          { guard: 'is disabled server', actions: 'refuse: disabled server' },
           { actions: ['spawn server if needed', 'forward to server'] },
         ],
         // Calls and reads go to a spawned server; a server never loaded is not connected.
         'mcp.callTool': [
-          { guard: 'is unknown server', actions: { type: 'refuse request', params: { reason: 'unknown' } } },
-          { guard: 'is disabled server', actions: { type: 'refuse request', params: { reason: 'disabled' } } },
+          { guard: 'is unknown server', actions: 'refuse: unknown server' },
+          { guard: 'is disabled server', actions: 'refuse: disabled server' },
           { guard: 'is spawned server', actions: 'forward to server' },
-          { actions: { type: 'refuse request', params: { reason: 'not connected' } } },
+          { actions: 'refuse: not connected' },
         ],
         'mcp.readResource': [
-          { guard: 'is unknown server', actions: { type: 'refuse request', params: { reason: 'unknown' } } },
-          { guard: 'is disabled server', actions: { type: 'refuse request', params: { reason: 'disabled' } } },
+          { guard: 'is unknown server', actions: 'refuse: unknown server' },
+          { guard: 'is disabled server', actions: 'refuse: disabled server' },
           { guard: 'is spawned server', actions: 'forward to server' },
-          { actions: { type: 'refuse request', params: { reason: 'not connected' } } },
+          { actions: 'refuse: not connected' },
         ],
         'mcp.getPrompt': [
-          { guard: 'is unknown server', actions: { type: 'refuse request', params: { reason: 'unknown' } } },
-          { guard: 'is disabled server', actions: { type: 'refuse request', params: { reason: 'disabled' } } },
+          { guard: 'is unknown server', actions: 'refuse: unknown server' },
+          { guard: 'is disabled server', actions: 'refuse: disabled server' },
           { guard: 'is spawned server', actions: 'forward to server' },
-          { actions: { type: 'refuse request', params: { reason: 'not connected' } } },
+          { actions: 'refuse: not connected' },
         ],
         // A cancel for a server never used has nothing to cancel.
         'mcp.cancel': { guard: 'is spawned server', actions: 'forward to server' },
         'mcp.touch': { actions: 'forward to server' },
         'mcp.disconnect': { actions: 'forward to server' },
         'mcp.disconnectAll': { actions: 'disconnect every server' },
+        'mcp.subscribe': { actions: 'add subscriber' },
+        'mcp.unsubscribe': { actions: 'remove subscriber' },
         'mcp.server.stateChanged': [
-          { guard: 'is a removed server now disconnected', actions: ['emit state change', 'stop removed server'] },
-          { actions: 'emit state change' },
+          { guard: 'is a removed server now disconnected', actions: ['report state change', 'stop removed server'] },
+          { actions: 'report state change' },
         ],
-        'mcp.server.manifestChanged': { actions: 'emit manifest change' },
-        'xstate.error.actor.*': { actions: 'forget crashed server' },
+        'mcp.server.manifestChanged': { actions: 'report manifest change' },
+        'xstate.error.actor.*': { actions: ['close sessions of crashed server', 'answer for crashed server'] },
       },
     },
   },

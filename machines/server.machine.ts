@@ -1,34 +1,34 @@
 /**
  * The lifecycle of one MCP server connection. Pure: the effects (`connect`, `closeSession`,
- * `session`) are placeholders here and provided by src/connection.
+ * `session`) are placeholders here and provided by src/connection/server-logic.ts.
  *
- * Public state = the top-level state key: disconnected | connecting | connected | error.
+ * Public state = the top-level state key: disconnected | connecting | connected | error
+ * (`publicServerState`). The chart holds data only: the live session lives in the `session`
+ * actor and the effects' own map, so `getPersistedSnapshot()` always works.
+ *
+ * A request costs the chart nothing while connected: the `session` actor runs it, keeps the
+ * in-flight count and the time of the last activity, and answers the caller itself. When the
+ * idle delay runs out, the chart asks the session actor whether it is idle and since when.
  */
-import { assertEvent, assign, enqueueActions, fromCallback, fromPromise, raise, sendTo, setup } from 'xstate';
-import type { ActorRefFrom, AnyActorRef, SnapshotFrom, StateValue } from 'xstate';
+import { assertEvent, assign, enqueueActions, fromCallback, fromPromise, raise, sendParent, sendTo, setup } from 'xstate';
+import type { ActorRefFrom, AnyActorRef, SnapshotFrom } from 'xstate';
+import { backoffDelay, idleTimerEnabled, LONGEST_TIMER_MS, resolveConnectOptions, type ResolvedConnectOptions } from './options.js';
 import {
-  backoffDelay,
-  diffManifests,
-  idleTimerEnabled,
-  LONGEST_TIMER_MS,
-  resolveConnectOptions,
-  type ResolvedConnectOptions,
-} from './options.js';
-import {
+  abortError,
+  describeRequest,
   disconnectedWhileConnectingError,
   McpServerError,
   notConnectedError,
   requestAbandonedError,
-  abortError,
-  describeRequest,
 } from './errors.js';
 import type {
   McpConnectOptions,
+  McpManifestChanges,
+  McpProgressEvent,
+  McpReply,
   McpRequestFields,
   McpServerConfig,
   McpServerManifest,
-  McpReply,
-  McpSession,
   PublicServerState,
 } from './types.js';
 
@@ -36,14 +36,19 @@ export interface ServerInput {
   name: string;
   config: McpServerConfig;
   options?: McpConnectOptions;
-  /** The registry, told of state and manifest changes. Absent when the chart runs on its own. */
-  parent?: AnyActorRef;
+  /** True when a registry spawned this server: state and manifest changes are reported to it (`ChildReport`). */
+  reportsToParent?: boolean;
 }
 
 export interface ConnectInput {
   name: string;
   config: McpServerConfig;
   options: ResolvedConnectOptions;
+}
+
+/** What a successful connect yields to the chart: data only (the live session stays with the effects). */
+export interface ConnectOutput {
+  manifest: McpServerManifest;
 }
 
 export type RequestSpec =
@@ -59,51 +64,54 @@ export interface PendingRequest {
   options?: McpRequestFields;
 }
 
-interface Waiter {
+/** A caller waiting for `connected` (answered `mcp.loaded`) or for `error.failed` (`mcp.failed`). */
+export interface LoadWaiter {
   replyTo: AnyActorRef;
   requestId: string;
-  /** A read that met an expired HTTP session: sent again once the new session is up. */
-  retry?: RequestSpec;
-  retryOptions?: McpRequestFields;
 }
 
-/**
- * The input of the `session` actor, invoked while connected: it watches the session and runs
- * the requests the chart hands it (`RUN`), sending each answer back (`REQUEST_SETTLED`) for
- * the chart to deliver. `carried` are reads to send again from an expired session.
- */
+/** The input of the `session` actor, invoked while connected. `rereads` are reads from an expired session, sent again. */
 export interface SessionActorInput {
   name: string;
-  session: McpSession;
-  carried: PendingRequest[];
+  rereads: PendingRequest[];
   /** The timeout of a request that sets none. */
   requestTimeoutMs: number;
 }
 
-/** What the chart sends the `session` actor. */
+/** Answers a request on the direct route (the façade's own callback) instead of `replyTo`. */
+export type DirectAnswer = (event: McpReply | McpProgressEvent) => void;
+
+/** What the chart (and, on the direct route, the façade) sends the `session` actor. */
 export type SessionActorEvent =
-  | { type: 'RUN'; request: PendingRequest }
-  | { type: 'CANCEL'; requestId: string; reason?: string };
+  | { type: 'RUN'; request: PendingRequest; answer?: DirectAnswer }
+  | { type: 'CANCEL'; requestId: string; reason?: string }
+  | { type: 'IDLE_QUESTION' };
+
+/** What the `session` actor reports to the chart. */
+export type SessionReport =
+  | { type: 'CONNECTION_LOST'; error: Error; sessionExpired?: boolean; unfinishedReads?: PendingRequest[]; stderrTail?: string }
+  | { type: 'MANIFEST_CHANGED'; manifest: McpServerManifest; changes: McpManifestChanges }
+  /** The answer to IDLE_QUESTION: requests still running, and milliseconds since the last one began or ended. */
+  | { type: 'IDLE_ANSWER'; inFlight: number; idleForMs: number }
+  /** An answer or progress update for a request that came by the event route: the chart sends it, so inspection sees it. */
+  | { type: 'DELIVER'; replyTo: AnyActorRef; event: McpReply | McpProgressEvent };
 
 export interface ServerContext {
   name: string;
   config: McpServerConfig;
   options: ResolvedConnectOptions;
-  parent?: AnyActorRef;
-  session?: McpSession;
+  reportsToParent: boolean;
   manifest?: McpServerManifest;
   /** Failed connects and lost connections since the connection was last healthy. */
   retries: number;
-  lastError?: Error;
-  /** Load requests waiting for `connected` (answered `mcp.loaded`) or `error.failed` (`mcp.failed`). */
-  waiters: Waiter[];
-  /** Requests the session actor is running: only counted here, so a request costs the chart O(1). */
-  inFlight: number;
-  /** Reads from an expired session, handed to the next session actor when it starts. */
-  carried: PendingRequest[];
-  connectAfterClose: boolean;
+  lastError?: McpServerError;
+  loadWaiters: LoadWaiter[];
+  /** Reads in flight when an HTTP session expired: sent again once the new session is up. */
+  rereads: PendingRequest[];
   /** An expired HTTP session was renewed and the connection has not been healthy since: the next expiry backs off. */
   sessionRenewed: boolean;
+  /** The idle delay the next `connected.ready` waits: the full timeout, or what is left of it after a check. */
+  idleDelayMs: number;
 }
 
 export type ServerEvent =
@@ -113,400 +121,412 @@ export type ServerEvent =
   | { type: 'RECONFIGURE'; config: McpServerConfig; options?: McpConnectOptions }
   | { type: 'REQUEST'; request: PendingRequest }
   | { type: 'CANCEL'; requestId: string; reason?: string }
-  | { type: 'CONNECTION_LOST'; error: Error; sessionExpired?: boolean; unfinishedReads?: PendingRequest[] }
-  | { type: 'REQUEST_SETTLED'; replyTo: AnyActorRef; reply: McpReply }
-  | { type: 'MANIFEST_CHANGED'; manifest: McpServerManifest };
+  | SessionReport;
+
+/** How the `connect` actor ends: typed here so that guards and actions can `assertEvent` them. */
+export type ConnectOutcome =
+  | { type: 'xstate.done.actor.connect'; output: ConnectOutput }
+  | { type: 'xstate.error.actor.connect'; error: unknown };
+
+/** What a server reports to its registry (a parent chart). */
+export type ChildReport =
+  | { type: 'mcp.server.stateChanged'; server: string; state: PublicServerState; substate: string; attempt: number; retryInMs?: number; error?: McpServerError }
+  | { type: 'mcp.server.manifestChanged'; server: string; manifest: McpServerManifest; changes: McpManifestChanges };
+
+/** Tags the façade and embedders may read instead of the chart's structure. */
+export const SERVER_TAGS = {
+  /** A close is running: the process (group) is not gone yet. */
+  closing: 'closing',
+} as const;
 
 function notProvided(what: string): never {
   throw new Error(`The server chart's "${what}" actor was not provided; use createServerLogic() from src/connection.`);
 }
 
-function publicStateOf(value: StateValue): PublicServerState {
-  return (typeof value === 'string' ? value : Object.keys(value)[0]) as PublicServerState;
+function asServerError(name: string, error: unknown): McpServerError {
+  if (error instanceof McpServerError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new McpServerError('CONNECT_FAILED', name, `Could not connect to MCP server "${name}": ${message}`, { cause: error });
 }
 
-/** A lost connection that is only an expired HTTP session, renewed at once (once) rather than after a backoff. */
-function isRenewableExpiry(context: ServerContext, event: ServerEvent): boolean {
-  return event.type === 'CONNECTION_LOST' && event.sessionExpired === true && !context.sessionRenewed;
-}
-
-function toError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
+function failedReply(context: ServerContext, requestId: string, error: Error): McpReply {
+  return { type: 'mcp.failed', requestId, server: context.name, error };
 }
 
 export const serverMachine = setup({
   types: {
     context: {} as ServerContext,
-    events: {} as ServerEvent,
+    events: {} as ServerEvent | ConnectOutcome,
     input: {} as ServerInput,
+    children: {} as { connect: 'connect'; close: 'closeSession'; session: 'session' },
   },
   actors: {
-    connect: fromPromise<McpSession, ConnectInput>(async () => notProvided('connect')),
-    closeSession: fromPromise<void, { session?: McpSession }>(async () => notProvided('closeSession')),
-    session: fromCallback<SessionActorEvent, SessionActorInput, ServerEvent>(() => notProvided('session')),
+    connect: fromPromise<ConnectOutput, ConnectInput>(async () => notProvided('connect')),
+    /** Resolves once every close begun for this server has finished; never rejects. */
+    closeSession: fromPromise<void, { name: string }>(async () => notProvided('closeSession')),
+    session: fromCallback<SessionActorEvent, SessionActorInput, SessionReport>(() => notProvided('session')),
   },
   delays: {
     backoff: ({ context }) => backoffDelay(context.retries, context.options.backoff),
-    idleTimeout: ({ context }) => Math.min(context.options.idleTimeoutMs, LONGEST_TIMER_MS),
+    idleTimeout: ({ context }) => Math.min(context.idleDelayMs, LONGEST_TIMER_MS),
     healthyConnection: ({ context }) => Math.min(context.options.healthyAfterMs, LONGEST_TIMER_MS),
   },
   guards: {
-    'is config error': ({ context }, { error }: { error: unknown }) => {
-      const raw = error instanceof McpServerError && error.cause !== undefined ? error.cause : error;
-      return context.options.isConfigError
-        ? context.options.isConfigError(raw)
-        : error instanceof McpServerError && error.code === 'CONFIG_ERROR';
+    // The connect effect classifies (with the user's isConfigError) and says so in the code: one place.
+    'is config error': ({ event }) => {
+      assertEvent(event, 'xstate.error.actor.connect');
+      return event.error instanceof McpServerError && event.error.code === 'CONFIG_ERROR';
     },
     'can retry': ({ context }) => context.options.autoReconnect && context.retries < context.options.maxRetries,
     'idle timer enabled': ({ context }) => idleTimerEnabled(context.options.idleTimeoutMs),
-    'connect requested while closing': ({ context }) => context.connectAfterClose,
-    'other requests in flight': ({ context }) => context.inFlight > 1,
-    'requests in flight': ({ context }) => context.inFlight > 0,
-    'session expired and renewable': ({ context, event }) => isRenewableExpiry(context, event),
+    'idle long enough': ({ context, event }) => {
+      assertEvent(event, 'IDLE_ANSWER');
+      return event.inFlight === 0 && event.idleForMs >= context.options.idleTimeoutMs;
+    },
+    'session expired and renewable': ({ context, event }) => {
+      assertEvent(event, 'CONNECTION_LOST');
+      return event.sessionExpired === true && !context.sessionRenewed;
+    },
   },
   actions: {
-    'report state to registry': enqueueActions(({ context, enqueue }, { state }: { state: PublicServerState }) => {
-      if (!context.parent) return;
-      enqueue.sendTo(context.parent, {
-        type: 'mcp.server.stateChanged',
-        server: context.name,
-        state,
-        error: state === 'error' ? context.lastError : undefined,
-      });
+    'report state to registry': enqueueActions(({ context, enqueue }, { state, substate }: { state: PublicServerState; substate: string }) => {
+      if (!context.reportsToParent) return;
+      const retrying = substate === 'retrying';
+      enqueue(
+        sendParent({
+          type: 'mcp.server.stateChanged',
+          server: context.name,
+          state,
+          substate,
+          attempt: context.retries + (retrying ? 1 : 0),
+          retryInMs: retrying ? backoffDelay(context.retries, context.options.backoff) : undefined,
+          error: state === 'error' ? context.lastError : undefined,
+        } satisfies ChildReport),
+      );
     }),
     'reset retries': assign({ retries: 0 }),
     'forget session renewal': assign({ sessionRenewed: false }),
     'note session renewal': assign({ sessionRenewed: true }),
     'count retry': assign({ retries: ({ context }) => context.retries + 1 }),
-    'store session': assign((_, { session }: { session: McpSession }) => ({
-      session,
-      manifest: session.manifest,
-      lastError: undefined,
-    })),
-    'forget session': assign({ session: undefined }),
-    'store error': assign({ lastError: (_, params: { error: unknown }) => toError(params.error) }),
-    'store lost connection': assign({
-      lastError: ({ context, event }) => {
-        const cause = (event as Extract<ServerEvent, { type: 'CONNECTION_LOST' }>).error;
-        const tail = context.session?.stderrTail();
-        return new McpServerError(
+    'store manifest': assign(({ event }) => {
+      assertEvent(event, 'xstate.done.actor.connect');
+      return { manifest: event.output.manifest, lastError: undefined };
+    }),
+    'store connect error': assign(({ context, event }) => {
+      assertEvent(event, 'xstate.error.actor.connect');
+      return { lastError: asServerError(context.name, event.error) };
+    }),
+    'store lost connection': assign(({ context, event }) => {
+      assertEvent(event, 'CONNECTION_LOST');
+      const stderrTail = event.stderrTail || undefined;
+      return {
+        lastError: new McpServerError(
           'CONNECTION_LOST',
           context.name,
-          `The connection to MCP server "${context.name}" was lost: ${cause.message}`,
-          { cause, stderrTail: tail },
-        );
+          `The connection to MCP server "${context.name}" was lost: ${event.error.message}`,
+          { cause: event.error, stderrTail },
+        ),
+      };
+    }),
+    'add load waiter': assign({
+      loadWaiters: ({ context, event }) => {
+        assertEvent(event, 'CONNECT');
+        if (!event.replyTo || event.requestId === undefined) return context.loadWaiters;
+        return [...context.loadWaiters, { replyTo: event.replyTo, requestId: event.requestId }];
       },
     }),
-    'request connect after close': assign({ connectAfterClose: true }),
-    'clear connect request': assign({ connectAfterClose: false }),
-    'add waiter': assign({
-      waiters: ({ context, event }) => {
-        if (event.type !== 'CONNECT' || !event.replyTo || event.requestId === undefined) return context.waiters;
-        return [...context.waiters, { replyTo: event.replyTo, requestId: event.requestId }];
-      },
-    }),
-    'answer waiters: loaded': enqueueActions(({ context, enqueue }) => {
-      const carried: PendingRequest[] = [];
-      for (const waiter of context.waiters) {
-        if (waiter.retry) {
-          carried.push({ replyTo: waiter.replyTo, requestId: waiter.requestId, spec: waiter.retry, options: waiter.retryOptions });
-          continue;
-        }
+    'answer load waiters: loaded': enqueueActions(({ context, enqueue }) => {
+      for (const waiter of context.loadWaiters) {
         enqueue.sendTo(waiter.replyTo, {
           type: 'mcp.loaded',
           requestId: waiter.requestId,
           server: context.name,
-          manifest: context.manifest,
-        });
+          manifest: context.manifest!,
+        } satisfies McpReply);
       }
-      enqueue.assign({ waiters: [], carried, inFlight: carried.length });
+      enqueue.assign({ loadWaiters: [] });
     }),
-    'answer waiters: failed': enqueueActions(({ context, enqueue }, params: { error: Error }) => {
-      for (const waiter of context.waiters) {
-        enqueue.sendTo(waiter.replyTo, {
-          type: 'mcp.failed',
-          requestId: waiter.requestId,
-          server: context.name,
-          error: params.error,
-        });
-      }
-      enqueue.assign({ waiters: [] });
+    'answer load waiters: failed': enqueueActions(({ context, enqueue }, { reason }: { reason: 'disconnected' | 'last error' }) => {
+      const error = reason === 'disconnected' || !context.lastError ? disconnectedWhileConnectingError(context.name) : context.lastError;
+      for (const waiter of context.loadWaiters) enqueue.sendTo(waiter.replyTo, failedReply(context, waiter.requestId, error));
+      enqueue.assign({ loadWaiters: [] });
     }),
     'answer loaded now': enqueueActions(({ context, event, enqueue }) => {
-      if (event.type !== 'CONNECT' || !event.replyTo || event.requestId === undefined) return;
+      assertEvent(event, 'CONNECT');
+      if (!event.replyTo || event.requestId === undefined) return;
       enqueue.sendTo(event.replyTo, {
         type: 'mcp.loaded',
         requestId: event.requestId,
         server: context.name,
-        manifest: context.manifest,
-      });
+        manifest: context.manifest!,
+      } satisfies McpReply);
     }),
     'touch': raise({ type: 'TOUCH' }),
     'refuse request: not connected': enqueueActions(({ context, event, enqueue }, { state }: { state: PublicServerState }) => {
-      if (event.type !== 'REQUEST') return;
-      enqueue.sendTo(event.request.replyTo, {
-        type: 'mcp.failed',
-        requestId: event.request.requestId,
-        server: context.name,
-        error: notConnectedError(context.name, state),
-      });
+      assertEvent(event, 'REQUEST');
+      const { replyTo, requestId } = event.request;
+      enqueue.sendTo(replyTo, failedReply(context, requestId, notConnectedError(context.name, state)));
     }),
     'run request': sendTo('session', ({ event }) => {
       assertEvent(event, 'REQUEST');
-      return { type: 'RUN' as const, request: event.request };
+      return { type: 'RUN' as const, request: event.request } satisfies SessionActorEvent;
     }),
     'pass cancel to session': sendTo('session', ({ event }) => {
       assertEvent(event, 'CANCEL');
-      return { type: 'CANCEL' as const, requestId: event.requestId, reason: event.reason };
+      return { type: 'CANCEL' as const, requestId: event.requestId, reason: event.reason } satisfies SessionActorEvent;
     }),
-    'cancel read waiting to be sent again': enqueueActions(({ context, event, enqueue }) => {
+    'cancel reread': enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'CANCEL');
-      const cancelled = context.waiters.filter((waiter) => waiter.retry !== undefined && waiter.requestId === event.requestId);
+      const cancelled = context.rereads.filter((read) => read.requestId === event.requestId);
       if (cancelled.length === 0) return;
-      for (const waiter of cancelled) {
-        enqueue.sendTo(waiter.replyTo, {
-          type: 'mcp.failed',
-          requestId: waiter.requestId,
-          server: context.name,
-          error: abortError(context.name, describeRequest(waiter.retry!), event.reason),
-        });
+      for (const read of cancelled) {
+        enqueue.sendTo(read.replyTo, failedReply(context, read.requestId, abortError(context.name, describeRequest(read.spec), event.reason)));
       }
-      enqueue.assign({ waiters: context.waiters.filter((waiter) => !cancelled.includes(waiter)) });
+      enqueue.assign({ rereads: context.rereads.filter((read) => !cancelled.includes(read)) });
     }),
-    'count request in flight': assign({ inFlight: ({ context }) => context.inFlight + 1 }),
-    'count request settled': assign({ inFlight: ({ context }) => Math.max(context.inFlight - 1, 0) }),
-    'deliver the answer': sendTo(
-      ({ event }) => (event as Extract<ServerEvent, { type: 'REQUEST_SETTLED' }>).replyTo,
-      ({ event }) => (event as Extract<ServerEvent, { type: 'REQUEST_SETTLED' }>).reply,
+    'deliver to replyTo': sendTo(
+      ({ event }) => {
+        assertEvent(event, 'DELIVER');
+        return event.replyTo;
+      },
+      ({ event }) => {
+        assertEvent(event, 'DELIVER');
+        return event.event;
+      },
     ),
-    'forget requests in flight': assign({ inFlight: 0, carried: [] }),
-    'wait to send unfinished reads again': assign({
-      waiters: ({ context, event }) => {
-        const reads = event.type === 'CONNECTION_LOST' ? (event.unfinishedReads ?? []) : [];
-        return [
-          ...context.waiters,
-          ...reads.map((read) => ({ replyTo: read.replyTo, requestId: read.requestId, retry: read.spec, retryOptions: read.options })),
-        ];
+    'ask session if idle': sendTo('session', { type: 'IDLE_QUESTION' } satisfies SessionActorEvent),
+    'arm full idle timeout': assign({ idleDelayMs: ({ context }) => context.options.idleTimeoutMs }),
+    'arm remaining idle timeout': assign({
+      idleDelayMs: ({ context, event }) => {
+        assertEvent(event, 'IDLE_ANSWER');
+        // Busy: wait a whole period again. Idle for a while: only what is left of the period.
+        return event.inFlight > 0 ? context.options.idleTimeoutMs : Math.max(context.options.idleTimeoutMs - event.idleForMs, 1);
+      },
+    }),
+    'forget rereads': assign({ rereads: [] }),
+    'keep unfinished reads to send again': assign({
+      rereads: ({ context, event }) => {
+        assertEvent(event, 'CONNECTION_LOST');
+        return [...context.rereads, ...(event.unfinishedReads ?? [])];
       },
     }),
     'fail unfinished reads': enqueueActions(({ context, event, enqueue }) => {
-      if (event.type !== 'CONNECTION_LOST') return;
+      assertEvent(event, 'CONNECTION_LOST');
       for (const read of event.unfinishedReads ?? []) {
-        enqueue.sendTo(read.replyTo, {
-          type: 'mcp.failed',
-          requestId: read.requestId,
-          server: context.name,
-          error: requestAbandonedError(context.name, 'lost', event.error),
-        });
+        enqueue.sendTo(read.replyTo, failedReply(context, read.requestId, requestAbandonedError(context.name, 'lost', event.error)));
       }
     }),
+    'fail rereads': enqueueActions(({ context, enqueue }) => {
+      for (const read of context.rereads) {
+        enqueue.sendTo(read.replyTo, failedReply(context, read.requestId, requestAbandonedError(context.name, 'disconnected')));
+      }
+      enqueue.assign({ rereads: [] });
+    }),
     'store manifest and report it': enqueueActions(({ context, event, enqueue }) => {
-      if (event.type !== 'MANIFEST_CHANGED') return;
-      const changes = diffManifests(context.manifest, event.manifest);
+      assertEvent(event, 'MANIFEST_CHANGED');
       enqueue.assign({ manifest: event.manifest });
-      if (context.parent) {
-        enqueue.sendTo(context.parent, {
+      if (!context.reportsToParent) return;
+      enqueue(
+        sendParent({
           type: 'mcp.server.manifestChanged',
           server: context.name,
           manifest: event.manifest,
-          changes,
-        });
-      }
+          changes: event.changes,
+        } satisfies ChildReport),
+      );
     }),
-    'apply new definition': assign(({ event, context }) => {
-      if (event.type !== 'RECONFIGURE') return {};
-      return { config: event.config, options: resolveConnectOptions(event.config, event.options), retries: 0, lastError: context.lastError };
+    'apply new definition': assign(({ event }) => {
+      assertEvent(event, 'RECONFIGURE');
+      return { config: event.config, options: resolveConnectOptions(event.config, event.options), retries: 0 };
     }),
   },
 }).createMachine({
   id: 'server',
-  context: ({ input }) => ({
-    name: input.name,
-    config: input.config,
-    options: resolveConnectOptions(input.config, input.options),
-    parent: input.parent,
-    retries: 0,
-    waiters: [],
-    inFlight: 0,
-    carried: [],
-    connectAfterClose: false,
-    sessionRenewed: false,
-  }),
+  description: 'One MCP server connection: connect on demand, serve requests, close when idle, reconnect with backoff.',
+  context: ({ input }) => {
+    const options = resolveConnectOptions(input.config, input.options);
+    return {
+      name: input.name,
+      config: input.config,
+      options,
+      reportsToParent: input.reportsToParent ?? false,
+      retries: 0,
+      loadWaiters: [],
+      rereads: [],
+      sessionRenewed: false,
+      idleDelayMs: options.idleTimeoutMs,
+    };
+  },
   initial: 'disconnected',
   on: {
     RECONFIGURE: { actions: 'apply new definition' },
-    CANCEL: { actions: 'cancel read waiting to be sent again' },
+    CANCEL: { actions: 'cancel reread' },
   },
   states: {
     disconnected: {
-      entry: { type: 'report state to registry', params: { state: 'disconnected' } },
+      description: 'No connection and no process. A load (CONNECT) starts one; requests are refused.',
+      entry: { type: 'report state to registry', params: { state: 'disconnected', substate: 'disconnected' } },
       on: {
         REQUEST: { actions: { type: 'refuse request: not connected', params: { state: 'disconnected' } } },
       },
       initial: 'idle',
       states: {
         idle: {
+          description: 'Nothing running.',
           on: {
-            CONNECT: { target: '#server.connecting', actions: ['reset retries', 'add waiter'] },
+            CONNECT: { target: '#server.connecting', actions: ['reset retries', 'add load waiter'] },
           },
         },
         closing: {
-          invoke: {
-            id: 'close',
-            src: 'closeSession',
-            input: ({ context }) => ({ session: context.session }),
-            onDone: [
-              { guard: 'connect requested while closing', target: '#server.connecting', actions: ['forget session', 'clear connect request'] },
-              { target: 'idle', actions: 'forget session' },
-            ],
-            onError: [
-              { guard: 'connect requested while closing', target: '#server.connecting', actions: ['forget session', 'clear connect request'] },
-              { target: 'idle', actions: 'forget session' },
-            ],
-          },
+          description: 'The last session is closing (for stdio: its whole process group is ending).',
+          tags: [SERVER_TAGS.closing],
+          invoke: { id: 'close', src: 'closeSession', input: ({ context }) => ({ name: context.name }), onDone: 'idle' },
           on: {
-            CONNECT: { actions: ['request connect after close', 'add waiter'] },
-            DISCONNECT: {
-              actions: [
-                'clear connect request',
-                { type: 'answer waiters: failed', params: ({ context }) => ({ error: disconnectedWhileConnectingError(context.name) }) },
-              ],
-            },
+            CONNECT: { target: 'reopening', actions: 'add load waiter' },
+          },
+        },
+        reopening: {
+          description: 'Closing, with a load waiting: connects again once the close has finished.',
+          tags: [SERVER_TAGS.closing],
+          invoke: { id: 'close', src: 'closeSession', input: ({ context }) => ({ name: context.name }), onDone: '#server.connecting' },
+          on: {
+            CONNECT: { actions: 'add load waiter' },
+            DISCONNECT: { target: 'closing', actions: { type: 'answer load waiters: failed', params: { reason: 'disconnected' } } },
           },
         },
       },
     },
     connecting: {
-      entry: { type: 'report state to registry', params: { state: 'connecting' } },
+      description: 'A new transport and SDK Client: initialize, then list what the server declares. Loads wait here.',
+      entry: { type: 'report state to registry', params: { state: 'connecting', substate: 'connecting' } },
       invoke: {
         id: 'connect',
         src: 'connect',
         input: ({ context }) => ({ name: context.name, config: context.config, options: context.options }),
-        onDone: { target: 'connected', actions: { type: 'store session', params: ({ event }) => ({ session: event.output }) } },
+        onDone: { target: 'connected', actions: 'store manifest' },
         onError: [
-          {
-            guard: { type: 'is config error', params: ({ event }) => ({ error: event.error }) },
-            target: 'error.failed',
-            actions: { type: 'store error', params: ({ event }) => ({ error: event.error }) },
-          },
-          {
-            guard: 'can retry',
-            target: 'error.retrying',
-            actions: { type: 'store error', params: ({ event }) => ({ error: event.error }) },
-          },
-          {
-            target: 'error.failed',
-            actions: { type: 'store error', params: ({ event }) => ({ error: event.error }) },
-          },
+          { guard: 'is config error', target: 'error.failed', actions: 'store connect error' },
+          { guard: 'can retry', target: 'error.retrying', actions: 'store connect error' },
+          { target: 'error.failed', actions: 'store connect error' },
         ],
       },
       on: {
         REQUEST: { actions: { type: 'refuse request: not connected', params: { state: 'connecting' } } },
-        CONNECT: { actions: 'add waiter' },
+        CONNECT: { actions: 'add load waiter' },
+        // The connect's abort signal closes what it opened; disconnect() waits for that close.
         DISCONNECT: {
           target: 'disconnected',
-          actions: { type: 'answer waiters: failed', params: ({ context }) => ({ error: disconnectedWhileConnectingError(context.name) }) },
+          actions: [{ type: 'answer load waiters: failed', params: { reason: 'disconnected' } }, 'fail rereads'],
         },
         RECONFIGURE: { target: 'connecting', reenter: true, actions: 'apply new definition' },
       },
     },
     connected: {
-      entry: [{ type: 'report state to registry', params: { state: 'connected' } }, 'answer waiters: loaded'],
-      exit: 'forget requests in flight',
+      description: 'Serving requests through the session actor, which counts them; closes after the idle timeout.',
+      entry: [{ type: 'report state to registry', params: { state: 'connected', substate: 'connected' } }, 'answer load waiters: loaded'],
       invoke: {
         id: 'session',
         src: 'session',
         input: ({ context }) => ({
           name: context.name,
-          session: context.session!,
-          carried: context.carried,
+          rereads: context.rereads,
           requestTimeoutMs: context.options.requestTimeoutMs,
         }),
       },
       after: {
         healthyConnection: { actions: ['reset retries', 'forget session renewal'] },
       },
-      initial: 'idle',
+      initial: 'ready',
       states: {
-        idle: {
-          // Reads carried over from an expired session are already in flight on entry.
-          always: { guard: 'requests in flight', target: 'busy' },
+        ready: {
+          description: 'The idle timer runs; TOUCH and loads restart it.',
+          // The session actor took the reads to send again as its input (entered just before).
+          entry: 'forget rereads',
           after: {
-            idleTimeout: { guard: 'idle timer enabled', target: '#server.disconnected.closing' },
+            idleTimeout: { guard: 'idle timer enabled', target: 'checking' },
           },
           on: {
-            TOUCH: { target: 'idle', reenter: true },
+            TOUCH: { target: 'ready', reenter: true, actions: 'arm full idle timeout' },
           },
         },
-        busy: {},
+        checking: {
+          description: 'The idle delay ran out: asks the session actor whether a request ran since, or still runs.',
+          entry: 'ask session if idle',
+          on: {
+            IDLE_ANSWER: [
+              { guard: 'idle long enough', target: '#server.disconnected.closing' },
+              { target: 'ready', actions: 'arm remaining idle timeout' },
+            ],
+            TOUCH: { target: 'ready', actions: 'arm full idle timeout' },
+          },
+        },
       },
       on: {
         CONNECT: { actions: ['answer loaded now', 'touch'] },
-        REQUEST: { target: '.busy', actions: ['count request in flight', 'run request'] },
+        REQUEST: { actions: 'run request' },
+        DELIVER: { actions: 'deliver to replyTo' },
         CANCEL: { actions: 'pass cancel to session' },
-        REQUEST_SETTLED: [
-          { guard: 'other requests in flight', actions: ['deliver the answer', 'count request settled'] },
-          { guard: 'requests in flight', target: '.idle', actions: ['deliver the answer', 'count request settled'] },
-        ],
         MANIFEST_CHANGED: { actions: 'store manifest and report it' },
         CONNECTION_LOST: [
           {
             guard: 'session expired and renewable',
             target: 'connecting',
-            actions: ['note session renewal', 'wait to send unfinished reads again'],
+            actions: ['note session renewal', 'keep unfinished reads to send again'],
           },
           { target: 'error.releasing', actions: ['store lost connection', 'fail unfinished reads'] },
         ],
         DISCONNECT: { target: 'disconnected.closing' },
-        RECONFIGURE: { target: 'disconnected.closing', actions: ['apply new definition', 'request connect after close'] },
+        RECONFIGURE: { target: 'disconnected.reopening', actions: 'apply new definition' },
       },
     },
     error: {
-      entry: { type: 'report state to registry', params: { state: 'error' } },
+      description: 'The last connect failed or the connection was lost: retrying after a backoff, or given up.',
       on: {
         REQUEST: { actions: { type: 'refuse request: not connected', params: { state: 'error' } } },
       },
       initial: 'failed',
       states: {
         releasing: {
+          // Not reported: it lasts only until the close is done, then `retrying` or `failed` reports `error`.
+          description: 'The lost session is closing before a retry is decided.',
           invoke: {
             id: 'close',
             src: 'closeSession',
-            input: ({ context }) => ({ session: context.session }),
-            onDone: [
-              { guard: 'can retry', target: 'retrying', actions: 'forget session' },
-              { target: 'failed', actions: 'forget session' },
-            ],
-            onError: [
-              { guard: 'can retry', target: 'retrying', actions: 'forget session' },
-              { target: 'failed', actions: 'forget session' },
-            ],
+            input: ({ context }) => ({ name: context.name }),
+            onDone: [{ guard: 'can retry', target: 'retrying' }, { target: 'failed' }],
           },
           on: {
-            CONNECT: { actions: 'add waiter' },
+            CONNECT: { actions: 'add load waiter' },
             DISCONNECT: {
               target: '#server.disconnected.closing',
-              actions: { type: 'answer waiters: failed', params: ({ context }) => ({ error: disconnectedWhileConnectingError(context.name) }) },
+              actions: { type: 'answer load waiters: failed', params: { reason: 'disconnected' } },
             },
           },
         },
         retrying: {
+          description: 'Waits the backoff delay (1, 2, 4, 8, 16, then 30 s), then connects again.',
+          entry: { type: 'report state to registry', params: { state: 'error', substate: 'retrying' } },
           after: {
             backoff: { target: '#server.connecting', actions: 'count retry' },
           },
           on: {
-            CONNECT: { actions: 'add waiter' },
+            CONNECT: { actions: 'add load waiter' },
             DISCONNECT: {
               target: '#server.disconnected',
-              actions: { type: 'answer waiters: failed', params: ({ context }) => ({ error: disconnectedWhileConnectingError(context.name) }) },
+              actions: [{ type: 'answer load waiters: failed', params: { reason: 'disconnected' } }, 'fail rereads'],
             },
             RECONFIGURE: { target: '#server.connecting', actions: 'apply new definition' },
           },
         },
         failed: {
-          entry: { type: 'answer waiters: failed', params: ({ context }) => ({ error: context.lastError ?? new Error('failed') }) },
+          description: 'Given up (a config error, or retries used up): waiting loads get the last error; a new load starts over.',
+          entry: [
+            { type: 'report state to registry', params: { state: 'error', substate: 'failed' } },
+            { type: 'answer load waiters: failed', params: { reason: 'last error' } },
+            'fail rereads',
+          ],
           on: {
-            CONNECT: { target: '#server.connecting', actions: ['reset retries', 'add waiter'] },
+            CONNECT: { target: '#server.connecting', actions: ['reset retries', 'add load waiter'] },
             DISCONNECT: { target: '#server.disconnected' },
           },
         },
@@ -519,7 +539,14 @@ export type ServerMachine = typeof serverMachine;
 export type ServerActorRef = ActorRefFrom<ServerMachine>;
 export type ServerSnapshot = SnapshotFrom<ServerMachine>;
 
+const PUBLIC_STATES: readonly PublicServerState[] = ['disconnected', 'connecting', 'connected', 'error'];
+
 /** The public state of a server snapshot: its top-level state. */
 export function publicServerState(snapshot: ServerSnapshot): PublicServerState {
-  return publicStateOf(snapshot.value);
+  return PUBLIC_STATES.find((state) => snapshot.matches(state)) ?? 'disconnected';
+}
+
+/** True while a close runs: the server's process (group) may still be alive. */
+export function isClosing(snapshot: ServerSnapshot): boolean {
+  return snapshot.status === 'active' && snapshot.hasTag(SERVER_TAGS.closing);
 }

@@ -102,7 +102,8 @@ export interface McpSession {
   watch(listeners: {
     /** `sessionExpired`: the HTTP server forgot the session (404 to a request carrying its id). */
     onLost: (error: Error, sessionExpired: boolean) => void;
-    onManifest: (manifest: McpServerManifest) => void;
+    /** Only when something changed; `changes` says what. */
+    onManifest: (manifest: McpServerManifest, changes: McpManifestChanges) => void;
   }): () => void;
   callTool(tool: string, args: Record<string, unknown> | undefined, options?: McpRequestOptions): Promise<CallToolResult>;
   readResource(uri: string, options?: McpRequestOptions): Promise<ReadResourceResult>;
@@ -170,6 +171,15 @@ export interface McpCancelEvent {
   requestId: string;
   reason?: string;
 }
+/** From now on, `mcp.stateChanged` and `mcp.manifestChanged` are also sent to `replyTo` as plain events (for a parent chart). */
+export interface McpSubscribeEvent {
+  type: 'mcp.subscribe';
+  replyTo: AnyActorRef;
+}
+export interface McpUnsubscribeEvent {
+  type: 'mcp.unsubscribe';
+  replyTo: AnyActorRef;
+}
 export interface McpTouchEvent {
   type: 'mcp.touch';
   server: string;
@@ -189,6 +199,8 @@ export type McpRegistryInput =
   | McpReadResourceEvent
   | McpGetPromptEvent
   | McpCancelEvent
+  | McpSubscribeEvent
+  | McpUnsubscribeEvent
   | McpTouchEvent
   | McpDisconnectEvent
   | McpDisconnectAllEvent;
@@ -237,6 +249,12 @@ export interface McpStateChangedEmitted {
   type: 'mcp.stateChanged';
   server: string;
   state: PublicServerState;
+  /** The step within the state: e.g. `retrying` or `failed` in `error`, `releasing` while a lost session closes. */
+  substate: string;
+  /** Connect attempts since the connection was last healthy (the one about to start, while retrying). */
+  attempt: number;
+  /** While `retrying`: the backoff before the next attempt. */
+  retryInMs?: number;
   error?: Error;
 }
 export interface McpManifestChangedEmitted {

@@ -12,8 +12,11 @@ export type {
 } from './connection/host-handlers.js';
 export { silentLogger, stderrLogger, type Logger } from './logger.js';
 export { McpServerError, type McpErrorCode } from '../machines/errors.js';
-export { serverMachine, publicServerState } from '../machines/server.machine.js';
+export { serverMachine, publicServerState, isClosing, SERVER_TAGS, type ChildReport } from '../machines/server.machine.js';
 export { registryMachine, serverSystemId } from '../machines/registry.machine.js';
+export { createRegistryLogic } from './registry-logic.js';
+export { SessionTracker } from './connection/session-tracker.js';
+export type { ServerLogicDeps } from './connection/server-logic.js';
 export { inferTransport, resolveConnectOptions, backoffDelay } from '../machines/options.js';
 export type * from '../machines/types.js';
 export {

@@ -2,8 +2,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, GetPromptResult, LoggingLevel, ReadResourceResult, Root } from '@modelcontextprotocol/sdk/types.js';
 import { abortError, describeRequest } from '../machines/errors.js';
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
-import { registryMachine, requestSpecOf, type RegistryMachine } from '../machines/registry.machine.js';
-import { publicServerState, type ServerActorRef, type ServerSnapshot } from '../machines/server.machine.js';
+import { pendingRequestOf, requestSpecOf, type RegistryMachine } from '../machines/registry.machine.js';
+import { isClosing, publicServerState, type ServerActorRef } from '../machines/server.machine.js';
 import type {
   McpCallToolEvent,
   McpConnectOptions,
@@ -19,7 +19,7 @@ import type {
   PublicServerState,
 } from '../machines/types.js';
 import type { ClientFactory, TransportFactory } from './connection/open-session.js';
-import { createServerLogic } from './connection/server-logic.js';
+import { createRegistryLogic } from './registry-logic.js';
 import { createHttpAuthFactory, type McpOAuthOptions } from './auth/http-auth.js';
 import { SessionTracker } from './connection/session-tracker.js';
 import { stderrLogger, type Logger } from './logger.js';
@@ -95,6 +95,20 @@ export class McpConnectionManager {
   private readonly keepAlive = new KeepAlive();
   private readonly inbox: AnyActorRef;
   private nextRequestId = 0;
+  /** Calls go straight to a connected server's session actor, unless an inspector must see every call. */
+  private readonly routeDirectly: boolean;
+
+  /** Where every answer and progress update arrives, by either route. */
+  private readonly deliver = (event: InboxEvent): void => {
+    const waiting = this.pending.get(event.requestId);
+    if (event.type === 'mcp.progress') {
+      const { type: _type, requestId: _id, server: _server, ...progress } = event;
+      waiting?.onProgress?.(progress);
+      return;
+    }
+    this.pending.delete(event.requestId);
+    waiting?.resolve(event);
+  };
   private readonly hostEvents: HostEvents;
   private readonly host: HostControls;
 
@@ -103,7 +117,9 @@ export class McpConnectionManager {
     this.hostEvents = new HostEvents(logger);
     const bridge = new HostBridge(options.handlers ?? {}, (event) => this.hostEvents.emit(event));
     this.host = new HostControls(bridge, (name) => this.getClient(name), () => this.connectedServerNames(), logger);
-    const serverLogic = createServerLogic({
+    const clock = options.clock ?? unrefClock;
+    this.routeDirectly = options.inspect === undefined;
+    const logic = createRegistryLogic({
       transportFactory: options.transportFactory,
       clientFactory: options.clientFactory,
       logger,
@@ -111,10 +127,11 @@ export class McpConnectionManager {
       clientInfo: options.clientInfo ?? { name: 'mcp-statechart', version: '0.1.0' },
       authFactory: createHttpAuthFactory(options.oauth),
       host: bridge,
+      now: () => clockNow(clock),
     });
-    this.actor = createActor(registryMachine.provide({ actors: { server: serverLogic } }), {
+    this.actor = createActor(logic, {
       input: { defaults: options.defaults },
-      clock: options.clock ?? unrefClock,
+      clock,
       // Inspectors get scrubbed copies: no env/headers values, no live sessions (DESIGN §6).
       inspect: options.inspect && sanitizedObserver(options.inspect),
     });
@@ -124,16 +141,7 @@ export class McpConnectionManager {
     });
     this.inbox = createActor(
       fromCallback<InboxEvent>(({ receive }) => {
-        receive((event) => {
-          const waiting = this.pending.get(event.requestId);
-          if (event.type === 'mcp.progress') {
-            const { type: _type, requestId: _id, server: _server, ...progress } = event;
-            waiting?.onProgress?.(progress);
-            return;
-          }
-          this.pending.delete(event.requestId);
-          waiting?.resolve(event);
-        });
+        receive(this.deliver);
       }),
     ).start();
   }
@@ -225,7 +233,7 @@ export class McpConnectionManager {
     try {
       this.actor.send({ type: 'mcp.disconnect', server: name });
       const server = this.serverActor(name);
-      if (server) await waitFor(server, closeFinished);
+      if (server) await waitFor(server, (snapshot) => !isClosing(snapshot));
       await this.tracker.settled(name);
     } finally {
       release();
@@ -238,7 +246,7 @@ export class McpConnectionManager {
       this.actor.send({ type: 'mcp.disconnectAll' });
       const servers = Object.values(this.actor.getSnapshot().context.actors);
       await Promise.all(
-        servers.map((server) => waitFor(server, closeFinished)),
+        servers.map((server) => waitFor(server, (snapshot) => !isClosing(snapshot))),
       );
       await this.tracker.allSettled();
     } finally {
@@ -276,7 +284,7 @@ export class McpConnectionManager {
   /** The SDK Client of a connected server. */
   getClient(name: string): Client | undefined {
     const snapshot = this.serverActor(name)?.getSnapshot();
-    return snapshot?.matches('connected') ? snapshot.context.session?.client : undefined;
+    return snapshot?.matches('connected') ? this.tracker.liveSession(name)?.client : undefined;
   }
 
   /** The error that put the server in `error`, if it is there. */
@@ -366,9 +374,28 @@ export class McpConnectionManager {
         },
         onProgress: options.onProgress,
       });
-      this.actor.send(event);
+      if (!this.sendDirectly(event)) this.actor.send(event);
     });
   }
+
+  /**
+   * The direct route: when the server is connected, its session actor runs the request and
+   * answers through `deliver`, with no registry or server macrostep. The check and the send are
+   * one synchronous step, so no state change can fall between them. False: use the event route.
+   */
+  private sendDirectly(event: RequestEvent): boolean {
+    if (!this.routeDirectly || event.type === 'mcp.load') return false;
+    const snapshot = this.serverActor(event.server)?.getSnapshot();
+    const session = snapshot?.status === 'active' && snapshot.matches('connected') ? snapshot.children.session : undefined;
+    if (!session) return false;
+    session.send({ type: 'RUN', request: pendingRequestOf(event), answer: this.deliver });
+    return true;
+  }
+}
+
+/** Now on the clock the charts' timers run on (a SimulatedClock in tests). */
+function clockNow(clock: Clock): number {
+  return 'now' in clock && typeof clock.now === 'function' ? Number(clock.now()) : Date.now();
 }
 
 function requestFields(options: RequestOptions): { timeoutMs?: number } {
@@ -382,15 +409,6 @@ function reasonText(reason: unknown): string | undefined {
 function abortedReply(event: RequestEvent, reason: unknown): McpReply {
   const what = event.type === 'mcp.load' ? 'connecting' : describeRequest(requestSpecOf(event));
   return { type: 'mcp.failed', requestId: event.requestId, server: event.server, error: abortError(event.server, what, reason) };
-}
-
-/**
- * The close a DISCONNECT began is over. DISCONNECT is handled at once (the server is then in
- * `disconnected.closing` or `disconnected.idle`); a connect() that arrives during the close takes
- * the server on to `connecting` instead of `disconnected.idle`, which also means the close is done.
- */
-function closeFinished(snapshot: ServerSnapshot): boolean {
-  return snapshot.status !== 'active' || !snapshot.matches({ disconnected: 'closing' });
 }
 
 function unexpected(reply: McpReply): Error {

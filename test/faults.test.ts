@@ -181,7 +181,7 @@ describe('a server killed with SIGKILL while idle', () => {
     await settle();
     expect(stateOf(manager, 'victim')).toBe('error.retrying');
     clock.increment(1);
-    await waitForState(manager, 'victim', ['connected.idle']);
+    await waitForState(manager, 'victim', ['connected.ready']);
 
     const newPid = await pidOf(manager, 'victim');
     expect(newPid).not.toBe(pid);
@@ -213,7 +213,7 @@ describe('a server in a crash loop (it dies right after every connect)', () => {
     const killAndMeasure = async () => {
       killGroup(await pidOf(manager, 'phoenix'));
       const delay = await retryDelay(clock, manager, 'phoenix');
-      await waitForState(manager, 'phoenix', ['connected.idle']);
+      await waitForState(manager, 'phoenix', ['connected.ready']);
       return delay;
     };
 

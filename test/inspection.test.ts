@@ -69,7 +69,7 @@ describe('sanitizeInspectionEvent', () => {
 
   it('drops the live session from a server context and from a connect result', () => {
     const context = { name: 'fixture', config: stdioWithSecret(), session: fakeSession, retries: 0 };
-    const snapshot = redactSecrets({ status: 'active', value: { connected: 'idle' }, context });
+    const snapshot = redactSecrets({ status: 'active', value: { connected: 'ready' }, context });
     expect(snapshot.context).not.toHaveProperty('session');
     expect(snapshot.context.config.env).toEqual({ CANARY: REDACTED });
     expect(redactSecrets({ type: 'xstate.done.actor.connect', output: fakeSession })).toEqual({ type: 'xstate.done.actor.connect' });
@@ -156,7 +156,7 @@ describe('startInspector', () => {
     const parsed = () => messages.map((message) => JSON.parse(message) as { type: string; snapshot?: { value?: unknown; context?: { name?: string } } });
     await vi.waitFor(() => {
       const serverSnapshots = parsed().filter((message) => message.type === '@xstate.snapshot' && message.snapshot?.context?.name === 'local');
-      expect(serverSnapshots.map((message) => message.snapshot?.value)).toContainEqual({ connected: 'idle' });
+      expect(serverSnapshots.map((message) => message.snapshot?.value)).toContainEqual({ connected: 'ready' });
       expect(serverSnapshots.map((message) => message.snapshot?.value)).toContainEqual({ disconnected: 'idle' });
     });
     expect(parsed().some((message) => message.type === '@xstate.actor')).toBe(true);

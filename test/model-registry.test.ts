@@ -24,7 +24,7 @@ import {
 import { inMemoryFixture } from './support/fixtures.js';
 
 type RegistryPath = StatePath<RegistrySnapshot, RegistryModelEvent>;
-type RequestEvent = Extract<RegistryModelEvent, { replyTo: AnyActorRef }>;
+type RequestEvent = Extract<RegistryModelEvent, { replyTo: AnyActorRef; requestId: string }>;
 
 const CONFIG = { command: 'memory' };
 const PROTOCOL = ['mcp.configure', 'mcp.load', 'mcp.callTool', 'mcp.readResource', 'mcp.getPrompt', 'mcp.cancel', 'mcp.touch', 'mcp.disconnect', 'mcp.disconnectAll'];
@@ -66,7 +66,7 @@ type Registry = ReturnType<typeof realRegistry>;
 function atRest({ actor }: Registry): boolean {
   return Object.values(actor.getSnapshot().context.actors).every((server) => {
     const snapshot = server.getSnapshot();
-    return snapshot.matches({ disconnected: 'idle' }) || snapshot.matches({ connected: 'idle' }) || snapshot.matches({ error: 'failed' });
+    return snapshot.matches({ disconnected: 'idle' }) || snapshot.matches({ connected: 'ready' }) || snapshot.matches({ error: 'failed' });
   });
 }
 
@@ -92,7 +92,7 @@ async function replay(path: RegistryPath): Promise<void> {
   let step = 0;
   const perform = async ({ event: modelEvent }: { event: { type: string } }) => {
     const event = modelEvent as RegistryModelEvent;
-    if ('replyTo' in event) {
+    if ('replyTo' in event && 'requestId' in event) {
       const requestId = `step-${++step}`;
       const expected = expectedReply(registry, event);
       registry.actor.send({ ...event, replyTo: replies.ref, requestId });

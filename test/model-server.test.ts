@@ -87,7 +87,7 @@ describe('the server chart, tested from its model', () => {
     expect(delayedEventsOf(serverMachine).map((event) => event.type).sort()).toEqual([
       'xstate.after.backoff.server.error.retrying',
       'xstate.after.healthyConnection.server.connected',
-      'xstate.after.idleTimeout.server.connected.idle',
+      'xstate.after.idleTimeout.server.connected.ready',
     ]);
   });
 

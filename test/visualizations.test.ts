@@ -56,13 +56,13 @@ describe('the Mermaid diagram of a chart', () => {
 
   it('draws nested states as composite states with their initial state', () => {
     expect(mermaid).toContain('state "connected" as connected {');
-    expect(mermaid).toMatch(/state "connected" as connected \{\n(?:.*\n)*?\s+\[\*\] --> connected__idle\n\s+\}/);
+    expect(mermaid).toMatch(/state "connected" as connected \{\n(?:.*\n)*?\s+\[\*\] --> connected__ready\n\s+\}/);
   });
 
   it('labels delays, guards and invoke outcomes', () => {
     expect(mermaid).toContain('after backoff / count retry');
-    expect(mermaid).toContain('connect error [is config error] / store error');
-    expect(mermaid).toContain('connecting --> connected : connect done / store session\n');
+    expect(mermaid).toContain('connect error [is config error] / store connect error');
+    expect(mermaid).toContain('connecting --> connected : connect done / store manifest\n');
     expect(mermaid).toContain('after idleTimeout [idle timer enabled]');
   });
 

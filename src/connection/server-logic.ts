@@ -1,16 +1,30 @@
 import { fromPromise } from 'xstate';
-import { serverMachine, type ConnectInput } from '../../machines/server.machine.js';
-import type { McpSession } from '../../machines/types.js';
+import { serverMachine, type ConnectInput, type ConnectOutput } from '../../machines/server.machine.js';
 import { openSession, type ConnectionDeps } from './open-session.js';
-import { sessionActor } from './session-actor.js';
+import { createSessionActor } from './session-actor.js';
 
-/** The server chart with its effects: connect through the SDK, run the session, close it. */
-export function createServerLogic(deps: ConnectionDeps) {
+export interface ServerLogicDeps extends ConnectionDeps {
+  /** Milliseconds on the clock the chart's timers run on (idle accounting). Default: Date.now. */
+  now?: () => number;
+}
+
+/** The server chart with its effects: connect through the SDK, run the session, wait for closes. */
+export function createServerLogic(deps: ServerLogicDeps) {
+  const { tracker } = deps;
   return serverMachine.provide({
     actors: {
-      connect: fromPromise<McpSession, ConnectInput>(({ input, signal }) => openSession({ ...input, signal }, deps)),
-      closeSession: fromPromise<void, { session?: McpSession }>(async ({ input }) => input.session?.close()),
-      session: sessionActor,
+      connect: fromPromise<ConnectOutput, ConnectInput>(async ({ input, signal }) => {
+        const session = await openSession({ ...input, signal }, deps);
+        tracker.setLive(input.name, session);
+        return { manifest: session.manifest };
+      }),
+      // The session actor's stop began the close; this waits for it (and never rejects).
+      closeSession: fromPromise<void, { name: string }>(({ input }) => tracker.settled(input.name)),
+      session: createSessionActor({
+        liveSession: (name) => tracker.liveSession(name),
+        now: deps.now ?? Date.now,
+        onAbandon: (name, abandon) => tracker.onAbandon(name, abandon),
+      }),
     },
   });
 }

@@ -1,90 +1,135 @@
 import { fromCallback } from 'xstate';
 import { abortError, describeRequest, requestAbandonedError } from '../../machines/errors.js';
-import type { PendingRequest, ServerEvent, SessionActorEvent, SessionActorInput } from '../../machines/server.machine.js';
-import type { McpReply, McpRequestOptions } from '../../machines/types.js';
+import type { DirectAnswer, PendingRequest, SessionActorEvent, SessionActorInput, SessionReport } from '../../machines/server.machine.js';
+import type { McpProgressEvent, McpReply, McpRequestOptions, McpSession } from '../../machines/types.js';
 import { toError } from '../to-error.js';
 
 interface RunningRequest extends PendingRequest {
   controller: AbortController;
+  deliver: DirectAnswer;
 }
 
 type Reply = McpReply extends infer R ? (R extends { requestId: string } ? Omit<R, 'requestId' | 'server'> : never) : never;
 
+export interface SessionActorDeps {
+  /** The live session of a connected server (kept outside the chart, which holds data only). */
+  liveSession(server: string): McpSession | undefined;
+  /** Milliseconds on the clock the chart's timers run on. */
+  now(): number;
+  /** Registers what to do if the chart dies without stopping this actor (a crash); returns an unregister. */
+  onAbandon(server: string, abandon: () => void): () => void;
+}
+
 /**
- * The chart's `session` actor, alive while connected. It runs each request the chart hands it
- * and sends the answer back for the chart to deliver, so a request in flight costs the chart
- * a counter, not an actor of its own. Loss and list_changed go back to the chart as events.
- * Whatever is still in flight when it stops (the chart left `connected`) is failed at once,
- * straight to its `replyTo` since the chart no longer listens: no request is replayed silently.
+ * The chart's `session` actor, alive while connected. It runs each request, keeps the count of
+ * those in flight and the time of the last activity, and answers each caller itself: on the
+ * direct route through the façade's callback, on the event route at `replyTo`. The chart asks
+ * it (IDLE_QUESTION) only when its idle delay runs out. Loss and list_changed go back to the
+ * chart as events. Whatever is still in flight when it stops (the chart left `connected`) is
+ * failed at once: no request is replayed silently.
  */
-export const sessionActor = fromCallback<SessionActorEvent, SessionActorInput, ServerEvent>(({ input, sendBack, receive }) => {
-  const { name, session } = input;
-  const inFlight = new Set<RunningRequest>();
+export function createSessionActor(deps: SessionActorDeps) {
+  return fromCallback<SessionActorEvent, SessionActorInput, SessionReport>(({ input, sendBack, receive }) => {
+    const { name } = input;
+    const session = deps.liveSession(name);
+    const inFlight = new Set<RunningRequest>();
+    let lastActivity = deps.now();
 
-  const replyFor = (request: PendingRequest, reply: Reply) => ({ ...reply, requestId: request.requestId, server: name }) as McpReply;
-  const settle = (request: PendingRequest, reply: Reply) =>
-    sendBack({ type: 'REQUEST_SETTLED', replyTo: request.replyTo, reply: replyFor(request, reply) });
-
-  const run = (request: PendingRequest) => {
-    const running: RunningRequest = { ...request, controller: new AbortController() };
-    inFlight.add(running);
-    const { spec, options = {}, replyTo, requestId } = request;
-    const requestOptions: McpRequestOptions = {
-      signal: running.controller.signal,
-      timeoutMs: options.timeoutMs ?? input.requestTimeoutMs,
-      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
-      maxTotalTimeoutMs: options.maxTotalTimeoutMs,
-      onProgress: options.progress ? (progress) => replyTo.send({ type: 'mcp.progress', requestId, server: name, ...progress }) : undefined,
+    const answer = (running: RunningRequest, reply: Reply) => {
+      lastActivity = deps.now();
+      running.deliver({ ...reply, requestId: running.requestId, server: name } as McpReply);
     };
-    const operation: Promise<Reply> =
-      spec.kind === 'tool'
-        ? session.callTool(spec.tool, spec.arguments, requestOptions).then((result) => ({ type: 'mcp.toolResult', result }))
-        : spec.kind === 'resource'
-          ? session.readResource(spec.uri, requestOptions).then((result) => ({ type: 'mcp.resource', contents: result.contents }))
-          : session.getPrompt(spec.name, spec.arguments, requestOptions).then((prompt) => ({ type: 'mcp.prompt', prompt }));
-    operation
-      .catch((error: unknown): Reply => ({ type: 'mcp.failed', error: toError(error) }))
-      .then((reply) => {
-        // Already answered when it was cancelled, the connection was lost or the chart moved on.
-        if (inFlight.delete(running)) settle(request, reply);
-      });
-  };
 
-  /** The caller gave up: answer at once; the abort makes the SDK send notifications/cancelled. */
-  const cancel = (requestId: string, reason?: string) => {
-    for (const running of inFlight) {
-      if (running.requestId !== requestId) continue;
-      inFlight.delete(running);
-      running.controller.abort(reason);
-      settle(running, { type: 'mcp.failed', error: abortError(name, describeRequest(running.spec), reason) });
+    let stopped = false;
+    const run = (request: PendingRequest, direct?: DirectAnswer) => {
+      // The event route answers through the chart (inspection shows it) while it listens; after that, straight.
+      const deliver: DirectAnswer =
+        direct ?? ((event) => (stopped ? request.replyTo.send(event) : sendBack({ type: 'DELIVER', replyTo: request.replyTo, event })));
+      const running: RunningRequest = { ...request, controller: new AbortController(), deliver };
+      if (!session) {
+        answer(running, { type: 'mcp.failed', error: requestAbandonedError(name, 'disconnected') });
+        return;
+      }
+      lastActivity = deps.now();
+      inFlight.add(running);
+      const { spec, options = {}, requestId } = request;
+      const requestOptions: McpRequestOptions = {
+        signal: running.controller.signal,
+        timeoutMs: options.timeoutMs ?? input.requestTimeoutMs,
+        resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+        maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+        onProgress: options.progress
+          ? (progress) => deliver({ type: 'mcp.progress', requestId, server: name, ...progress } satisfies McpProgressEvent)
+          : undefined,
+      };
+      const operation: Promise<Reply> =
+        spec.kind === 'tool'
+          ? session.callTool(spec.tool, spec.arguments, requestOptions).then((result) => ({ type: 'mcp.toolResult', result }))
+          : spec.kind === 'resource'
+            ? session.readResource(spec.uri, requestOptions).then((result) => ({ type: 'mcp.resource', contents: result.contents }))
+            : session.getPrompt(spec.name, spec.arguments, requestOptions).then((prompt) => ({ type: 'mcp.prompt', prompt }));
+      operation
+        .catch((error: unknown): Reply => ({ type: 'mcp.failed', error: toError(error) }))
+        .then((reply) => {
+          // Already answered when it was cancelled, the connection was lost or the chart moved on.
+          if (inFlight.delete(running)) answer(running, reply);
+        });
+    };
+
+    /** The caller gave up: answer at once; the abort makes the SDK send notifications/cancelled. */
+    const cancel = (requestId: string, reason?: string) => {
+      for (const running of inFlight) {
+        if (running.requestId !== requestId) continue;
+        inFlight.delete(running);
+        running.controller.abort(reason);
+        answer(running, { type: 'mcp.failed', error: abortError(name, describeRequest(running.spec), reason) });
+      }
+    };
+
+    receive((event) => {
+      if (event.type === 'RUN') run(event.request, event.answer);
+      else if (event.type === 'CANCEL') cancel(event.requestId, event.reason);
+      else sendBack({ type: 'IDLE_ANSWER', inFlight: inFlight.size, idleForMs: inFlight.size > 0 ? 0 : deps.now() - lastActivity });
+    });
+    for (const request of input.rereads) run(request);
+
+    const unwatch = session?.watch({
+      onLost: (error, sessionExpired) => {
+        // Reads are safe to send again on a renewed session; a tool call may have had effects.
+        const unfinishedReads: PendingRequest[] = [];
+        for (const running of inFlight) {
+          if (sessionExpired && running.spec.kind === 'resource') {
+            const { controller: _controller, deliver: _deliver, ...read } = running;
+            unfinishedReads.push(read);
+          } else {
+            answer(running, { type: 'mcp.failed', error: requestAbandonedError(name, sessionExpired ? 'expired' : 'lost', error) });
+          }
+        }
+        inFlight.clear();
+        sendBack({ type: 'CONNECTION_LOST', error, sessionExpired, unfinishedReads, stderrTail: session?.stderrTail() });
+      },
+      onManifest: (manifest, changes) => sendBack({ type: 'MANIFEST_CHANGED', manifest, changes }),
+    });
+    if (!session) {
+      sendBack({ type: 'CONNECTION_LOST', error: new Error('the session is gone (a restored snapshot, or closed meanwhile)') });
     }
-  };
 
-  receive((event) => (event.type === 'RUN' ? run(event.request) : cancel(event.requestId, event.reason)));
-  for (const request of input.carried) run(request);
-
-  const unwatch = session.watch({
-    onLost: (error, sessionExpired) => {
-      // Reads are safe to send again on a renewed session; a tool call may have had effects.
-      const unfinishedReads: PendingRequest[] = [];
-      for (const request of inFlight) {
-        if (sessionExpired && request.spec.kind === 'resource') unfinishedReads.push(request);
-        else settle(request, { type: 'mcp.failed', error: requestAbandonedError(name, sessionExpired ? 'expired' : 'lost', error) });
+    /** Fails what is in flight, straight to each caller, and ends the session. */
+    const stop = () => {
+      stopped = true;
+      unwatch?.();
+      for (const running of inFlight) {
+        running.controller.abort();
+        answer(running, { type: 'mcp.failed', error: requestAbandonedError(name, 'disconnected') });
       }
       inFlight.clear();
-      sendBack({ type: 'CONNECTION_LOST', error, sessionExpired, unfinishedReads });
-    },
-    onManifest: (manifest) => sendBack({ type: 'MANIFEST_CHANGED', manifest }),
-  });
-
-  return () => {
-    unwatch();
-    for (const request of inFlight) {
-      request.controller.abort();
-      request.replyTo.send(replyFor(request, { type: 'mcp.failed', error: requestAbandonedError(name, 'disconnected') }));
-    }
-    inFlight.clear();
+      void session?.close();
+    };
+    const unregister = deps.onAbandon(name, stop);
     // Leaving `connected` by any path, including the actor being stopped, ends the session.
-    void session.close();
-  };
-});
+    return () => {
+      unregister();
+      stop();
+    };
+  });
+}

@@ -1,3 +1,5 @@
+import type { McpSession } from '../../machines/types.js';
+
 interface Closable {
   readonly isClosed: boolean;
   close(): Promise<void>;
@@ -10,6 +12,36 @@ interface Closable {
  */
 export class SessionTracker {
   private readonly sessions = new Map<string, Set<Closable>>();
+  /** The session each connected server runs on: the chart holds data only, the `session` actor looks it up here. */
+  private readonly live = new Map<string, McpSession & Closable>();
+
+  /** A connect finished: this is the server's session now. */
+  setLive(server: string, session: McpSession & Closable): void {
+    this.live.set(server, session);
+  }
+
+  /** The server's live session, unless it is closing or closed. */
+  liveSession(server: string): McpSession | undefined {
+    const session = this.live.get(server);
+    return session && !session.isClosed ? session : undefined;
+  }
+
+  private readonly abandons = new Map<string, () => void>();
+
+  /** The running session actor's way to answer everything it holds at once: for when its chart crashed. */
+  onAbandon(server: string, abandon: () => void): () => void {
+    this.abandons.set(server, abandon);
+    return () => {
+      if (this.abandons.get(server) === abandon) this.abandons.delete(server);
+    };
+  }
+
+  /** Answers what the server's session actor holds and closes every session of this server (a server actor that crashed cannot). */
+  async closeServer(server: string): Promise<void> {
+    this.abandons.get(server)?.();
+    this.abandons.delete(server);
+    await Promise.allSettled([...(this.sessions.get(server) ?? [])].map((session) => session.close()));
+  }
 
   add(server: string, session: Closable): void {
     const sessions = this.sessions.get(server) ?? new Set();
@@ -22,6 +54,7 @@ export class SessionTracker {
     const sessions = this.sessions.get(server);
     sessions?.delete(session);
     if (sessions?.size === 0) this.sessions.delete(server);
+    if (this.live.get(server) === session) this.live.delete(server);
   }
 
   /** Resolves once every close already begun for this server has finished. */

@@ -1,3 +1,4 @@
+import { McpServerError } from '../../machines/errors.js';
 /**
  * A model of the registry chart: its one state never changes, so the abstract state is what
  * its routing guards read — which servers are spawned, and which definition is configured.
@@ -66,6 +67,8 @@ export function createRegistryTestModel(options: RegistryTestModelOptions = {}):
     ...requests,
     { type: 'mcp.touch', server: enabled },
     { type: 'mcp.cancel', server: enabled, requestId: 'call' },
+    { type: 'mcp.subscribe', replyTo },
+    { type: 'mcp.unsubscribe', replyTo },
     { type: 'mcp.touch', server: MODEL_SERVERS.unknown },
     { type: 'mcp.disconnect', server: enabled },
     { type: 'mcp.disconnect', server: MODEL_SERVERS.unknown },
@@ -73,8 +76,8 @@ export function createRegistryTestModel(options: RegistryTestModelOptions = {}):
     { type: 'mcp.configure', servers: modelServers(config, 'A') },
     { type: 'mcp.configure', servers: modelServers(config, 'B') },
     { type: 'mcp.configure', servers: modelServers(config, 'removed') },
-    { type: 'mcp.server.stateChanged', server: enabled, state: 'error', error: new Error('reported by the child') },
-    { type: 'mcp.server.stateChanged', server: enabled, state: 'disconnected' },
+    { type: 'mcp.server.stateChanged', server: enabled, state: 'error', substate: 'failed', attempt: 1, error: new McpServerError('CONNECT_FAILED', enabled, 'reported by the child') },
+    { type: 'mcp.server.stateChanged', server: enabled, state: 'disconnected', substate: 'disconnected', attempt: 0 },
     { type: 'mcp.server.manifestChanged', server: enabled, manifest: FAKE_MANIFEST, changes: { added: [], removed: [], changed: [] } },
     { type: `xstate.error.actor.server.${enabled}`, error: new Error('the server actor crashed') },
   ];

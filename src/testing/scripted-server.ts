@@ -8,14 +8,18 @@ import { createActor, fromCallback, fromPromise, SimulatedClock, type Inspection
 import {
   serverMachine,
   type ConnectInput,
+  type ConnectOutput,
   type SessionActorEvent,
   type SessionActorInput,
-  type ServerEvent,
+  type SessionReport,
   type ServerInput,
   type ServerSnapshot,
 } from '../../machines/server.machine.js';
-import type { McpSession } from '../../machines/types.js';
-import type { ServerModelEvent } from './server-test-model.js';
+import type { ServerActorEvent, ServerModelEvent } from './server-test-model.js';
+
+function isSessionReport(event: ServerModelEvent): event is SessionReport {
+  return event.type === 'CONNECTION_LOST' || event.type === 'MANIFEST_CHANGED' || event.type === 'IDLE_ANSWER' || event.type === 'DELIVER';
+}
 
 interface Deferred<T> {
   promise: Promise<T>;
@@ -110,17 +114,17 @@ class Attempts<T> {
 
 export function createScriptedServer(input: ServerInput, options: ScriptedServerOptions = {}) {
   const clock = new ReplayClock();
-  const connects = new Attempts<McpSession>();
+  const connects = new Attempts<ConnectOutput>();
   const closes = new Attempts<void>();
-  let watcher: ((event: ServerEvent) => void) | undefined;
+  let watcher: ((event: SessionReport) => void) | undefined;
 
   const logic = serverMachine.provide({
     ...(options.actions ? { actions: options.actions } : {}),
     actors: {
-      connect: fromPromise<McpSession, ConnectInput>(({ self, signal }) => connects.start(self.sessionId, signal)),
-      closeSession: fromPromise<void, { session?: McpSession }>(({ self, signal }) => closes.start(self.sessionId, signal)),
-      // Requests handed to it are left unanswered: the model says when one settles (REQUEST_SETTLED).
-      session: fromCallback<SessionActorEvent, SessionActorInput, ServerEvent>(({ sendBack }) => {
+      connect: fromPromise<ConnectOutput, ConnectInput>(({ self, signal }) => connects.start(self.sessionId, signal)),
+      closeSession: fromPromise<void, { name: string }>(({ self, signal }) => closes.start(self.sessionId, signal)),
+      // Requests handed to it are left unanswered; the model says what it reports (loss, list_changed, idle answers).
+      session: fromCallback<SessionActorEvent, SessionActorInput, SessionReport>(({ sendBack }) => {
         watcher = sendBack;
         return () => {
           if (watcher === sendBack) watcher = undefined;
@@ -155,10 +159,10 @@ export function createScriptedServer(input: ServerInput, options: ScriptedServer
       attempts.settle(`${child} (state ${JSON.stringify(actor.getSnapshot().value)})`, settlement);
     } else if (after) {
       clock.fire(delayOf(after[1]!));
-    } else if ((type === 'CONNECTION_LOST' || type === 'MANIFEST_CHANGED' || type === 'REQUEST_SETTLED') && watcher) {
-      watcher(event as ServerEvent);
-    } else {
-      actor.send(event as ServerEvent);
+    } else if (isSessionReport(event) && watcher) {
+      watcher(event);
+    } else if (!isSessionReport(event)) {
+      actor.send(event as Exclude<ServerModelEvent, ServerActorEvent>);
     }
     await flush();
   }

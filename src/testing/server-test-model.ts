@@ -7,6 +7,7 @@
 import { createEmptyActor, type ActorLogic, type AnyActorRef, type AnyStateMachine } from 'xstate';
 import { getStateNodes, TestModel } from 'xstate/graph';
 import { McpServerError } from '../../machines/errors.js';
+import { resolveConnectOptions } from '../../machines/options.js';
 import { serverMachine, type ServerEvent, type ServerInput, type ServerSnapshot } from '../../machines/server.machine.js';
 import type { McpServerManifest, McpSession } from '../../machines/types.js';
 import { createFakeSession, FAKE_MANIFEST } from './fake-session.js';
@@ -68,6 +69,10 @@ export function delayedEventsOf(machine: AnyStateMachine): DelayedEvent[] {
   );
 }
 
+function idleTimeoutOf(input: ServerInput): number {
+  return resolveConnectOptions(input.config, input.options).idleTimeoutMs;
+}
+
 /** An error the default `isConfigError` classifies as a config error: never retried. */
 export function configError(server: string): McpServerError {
   return new McpServerError('CONFIG_ERROR', server, `MCP server "${server}" cannot start: command not found.`);
@@ -81,20 +86,18 @@ export function transientError(server: string): McpServerError {
 /**
  * The abstract state: the state value plus what the guards and actions branch on, capped so
  * that traversal ends (an uncapped counter never stops growing). Retries beyond the limit
- * behave alike; one load waiter is like many; requests in flight matter up to "more than one";
- * reads waiting to be sent again after a session expiry up to two.
+ * behave alike; one load waiter is like many; reads waiting to be sent again after a session
+ * expiry matter up to two; the idle delay only as "full" or "what is left".
  */
 export function serializeServerState(snapshot: ServerSnapshot): string {
   const { context } = snapshot;
-  const rereads = context.waiters.filter((waiter) => waiter.retry !== undefined).length;
   return JSON.stringify({
     value: snapshot.value,
     retries: Math.min(context.retries, context.options.maxRetries),
-    waiters: Math.min(context.waiters.length - rereads, 1),
-    rereads: Math.min(rereads, 2),
-    inFlight: Math.min(context.inFlight, 2),
-    connectAfterClose: context.connectAfterClose,
+    loadWaiters: Math.min(context.loadWaiters.length, 1),
+    rereads: Math.min(context.rereads.length, 2),
     sessionRenewed: context.sessionRenewed,
+    idleDelay: context.idleDelayMs === context.options.idleTimeoutMs ? 'full' : 'rest',
   });
 }
 
@@ -103,7 +106,8 @@ function serializeEvent(event: ServerModelEvent): string {
   const error = 'error' in event && event.error instanceof McpServerError ? event.error.code : undefined;
   const sessionExpired = 'sessionExpired' in event ? event.sessionExpired : undefined;
   const unfinishedReads = 'unfinishedReads' in event ? event.unfinishedReads?.length : undefined;
-  return JSON.stringify({ type: event.type, error, sessionExpired, unfinishedReads });
+  const idle = event.type === 'IDLE_ANSWER' ? [event.inFlight, event.idleForMs] : undefined;
+  return JSON.stringify({ type: event.type, error, sessionExpired, unfinishedReads, idle });
 }
 
 /**
@@ -133,13 +137,17 @@ export function createServerTestModel(options: ServerTestModelOptions = {}): Ser
       sessionExpired: true,
       unfinishedReads: [{ replyTo, requestId: 'read', spec: { kind: 'resource', uri: 'fake://greeting' } }],
     },
-    { type: 'REQUEST_SETTLED', replyTo, reply: { type: 'mcp.toolResult', requestId: 'call', server: input.name, result: { content: [] } } },
-    { type: 'MANIFEST_CHANGED', manifest: changedManifest },
+    { type: 'MANIFEST_CHANGED', manifest: changedManifest, changes: { added: [], removed: ['tool:echo'], changed: [] } },
+    { type: 'DELIVER', replyTo, event: { type: 'mcp.toolResult', requestId: 'call', server: input.name, result: { content: [] } } },
+    // The session actor's answers when the idle delay ran out: idle for the whole timeout, busy, idle for part of it.
+    { type: 'IDLE_ANSWER', inFlight: 0, idleForMs: idleTimeoutOf(input) },
+    { type: 'IDLE_ANSWER', inFlight: 1, idleForMs: 0 },
+    // (a quarter: what is left, 45 s, differs from every other timer of the model)
+    { type: 'IDLE_ANSWER', inFlight: 0, idleForMs: idleTimeoutOf(input) / 4 },
     { type: 'xstate.done.actor.connect', output: session },
     { type: 'xstate.error.actor.connect', error: configError(input.name) },
     { type: 'xstate.error.actor.connect', error: transientError(input.name) },
     { type: 'xstate.done.actor.close' },
-    { type: 'xstate.error.actor.close', error: new Error('close failed') },
     ...delayed,
   ];
 

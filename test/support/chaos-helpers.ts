@@ -14,7 +14,7 @@ export function serverSnapshot(manager: McpConnectionManager, name: string): Ser
   return Object.hasOwn(actors, name) ? actors[name]!.getSnapshot() : undefined;
 }
 
-/** `error.retrying`, `connected.idle`, … — the full state path of a server, for assertions and messages. */
+/** `error.retrying`, `connected.ready`, … — the full state path of a server, for assertions and messages. */
 export function stateOf(manager: McpConnectionManager, name: string): string {
   const snapshot = serverSnapshot(manager, name);
   if (!snapshot) return 'unspawned';
@@ -25,7 +25,7 @@ export function stateOf(manager: McpConnectionManager, name: string): string {
 }
 
 /** The states in which a server waits for something outside it: a user event, a timer, or nothing at all. */
-export const RESTING_STATES = ['disconnected.idle', 'connected.idle', 'error.retrying', 'error.failed'];
+export const RESTING_STATES = ['disconnected.idle', 'connected.ready', 'error.retrying', 'error.failed'];
 
 /**
  * Polls (in real time, every few ms) until `predicate` holds; throws with `describe()` after
