@@ -31,6 +31,11 @@ export class McpServerError extends Error {
     this.server = server;
     if (options.stderrTail) this.stderrTail = options.stderrTail;
   }
+
+  /** JSON-safe (persisted snapshots, logs): what happened, never the cause object. */
+  toJSON(): { name: string; code: McpErrorCode; server: string; message: string } {
+    return { name: this.name, code: this.code, server: this.server, message: this.message };
+  }
 }
 
 export function unknownServerError(server: string, known: string[]): McpServerError {

@@ -2,13 +2,14 @@ import { SimulatedClock } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { inMemoryFixture, settle } from './support/fixtures.js';
+import { ROUTES, routeOptions, type Route } from './support/routes.js';
 
 const IDLE_MS = 10_000;
 
-async function connectedManager() {
+async function connectedManager(route: Route) {
   const clock = new SimulatedClock();
   const fixture = inMemoryFixture();
-  const manager = new McpConnectionManager({ clock, logger: silentLogger, transportFactory: fixture.factory });
+  const manager = new McpConnectionManager({ ...routeOptions(route), clock, logger: silentLogger, transportFactory: fixture.factory });
   await manager.connect('memory', { command: 'in-memory' }, { idleTimeoutMs: IDLE_MS });
   return { clock, manager };
 }
@@ -18,9 +19,9 @@ async function advance(clock: SimulatedClock, ms: number) {
   await settle();
 }
 
-describe('idle timeout', () => {
+describe.each(ROUTES)('idle timeout (%s route)', (route) => {
   it('disconnects a server that sees no activity for idleTimeoutMs', async () => {
-    const { clock, manager } = await connectedManager();
+    const { clock, manager } = await connectedManager(route);
     await advance(clock, IDLE_MS - 1);
     expect(manager.getState('memory')).toBe('connected');
     await advance(clock, 1);
@@ -30,7 +31,7 @@ describe('idle timeout', () => {
   });
 
   it('re-arms on touch()', async () => {
-    const { clock, manager } = await connectedManager();
+    const { clock, manager } = await connectedManager(route);
     await advance(clock, IDLE_MS - 1_000);
     manager.touch('memory');
     await advance(clock, IDLE_MS - 1_000);
@@ -41,7 +42,7 @@ describe('idle timeout', () => {
   });
 
   it('re-arms on every call', async () => {
-    const { clock, manager } = await connectedManager();
+    const { clock, manager } = await connectedManager(route);
     await advance(clock, IDLE_MS - 1_000);
     await manager.callTool('memory', 'echo', { text: 'still here' });
     await advance(clock, IDLE_MS - 1_000);
@@ -55,7 +56,7 @@ describe('idle timeout', () => {
   });
 
   it('re-arms when the server is loaded again', async () => {
-    const { clock, manager } = await connectedManager();
+    const { clock, manager } = await connectedManager(route);
     await advance(clock, IDLE_MS - 1_000);
     await manager.connect('memory');
     await advance(clock, IDLE_MS - 1_000);
@@ -64,7 +65,7 @@ describe('idle timeout', () => {
   });
 
   it('never cuts a call that outlasts the idle timeout', async () => {
-    const { clock, manager } = await connectedManager();
+    const { clock, manager } = await connectedManager(route);
     const call = manager.callTool('memory', 'slow', { ms: 300 });
     await advance(clock, IDLE_MS * 5);
     expect(manager.getState('memory')).toBe('connected');
@@ -89,7 +90,7 @@ describe('idle timeout', () => {
   it('never disconnects with idleTimeoutMs 0', async () => {
     const clock = new SimulatedClock();
     const fixture = inMemoryFixture();
-    const manager = new McpConnectionManager({ clock, logger: silentLogger, transportFactory: fixture.factory });
+    const manager = new McpConnectionManager({ ...routeOptions(route), clock, logger: silentLogger, transportFactory: fixture.factory });
     await manager.connect('memory', { command: 'in-memory' }, { idleTimeoutMs: 0 });
     await advance(clock, 2 ** 31);
     expect(manager.getState('memory')).toBe('connected');

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
 import { rejectionOf } from './support/fixtures.js';
+import { ROUTES, routeOptions, type Route } from './support/routes.js';
 
 let fixture: HttpFixture | undefined;
 afterEach(async () => {
@@ -16,10 +17,10 @@ function initializeCount(server: HttpFixture): number {
   return server.requests.filter((request) => request.rpcMethod === 'initialize').length;
 }
 
-describe('Streamable HTTP session expiry (404 to a request carrying Mcp-Session-Id)', () => {
+describe.each(ROUTES)('Streamable HTTP session expiry (404 to a request carrying Mcp-Session-Id) (%s route)', (route) => {
   it('opens a new session once and sends the read again, without a backoff wait', async () => {
     fixture = await startHttpFixture({ expireSessionsAfter: CONNECT_POSTS, expiringSessions: 1 });
-    const manager = new McpConnectionManager({ logger: silentLogger });
+    const manager = new McpConnectionManager({ ...routeOptions(route), logger: silentLogger });
     await manager.connect('remote', { url: fixture.url });
     const states: string[] = [];
     manager.on('mcp.stateChanged', (event) => states.push(event.state));
@@ -34,7 +35,7 @@ describe('Streamable HTTP session expiry (404 to a request carrying Mcp-Session-
 
   it('reports the loss of a tool call instead of repeating it, and is connected again', async () => {
     fixture = await startHttpFixture({ expireSessionsAfter: CONNECT_POSTS, expiringSessions: 1 });
-    const manager = new McpConnectionManager({ logger: silentLogger });
+    const manager = new McpConnectionManager({ ...routeOptions(route), logger: silentLogger });
     await manager.connect('remote', { url: fixture.url });
 
     const error = await rejectionOf(manager.callTool('remote', 'echo', { text: 'once' }));
@@ -49,7 +50,7 @@ describe('Streamable HTTP session expiry (404 to a request carrying Mcp-Session-
 
   it('renews only once: a session that expires again at once falls back to the normal backoff', async () => {
     fixture = await startHttpFixture({ expireSessionsAfter: CONNECT_POSTS });
-    const manager = new McpConnectionManager({ logger: silentLogger });
+    const manager = new McpConnectionManager({ ...routeOptions(route), logger: silentLogger });
     await manager.connect('remote', { url: fixture.url });
 
     // The renewed session expires on its first read as well.

@@ -8,8 +8,8 @@ import { createEmptyActor, type ActorLogic, type AnyActorRef, type AnyStateMachi
 import { getStateNodes, TestModel } from 'xstate/graph';
 import { McpServerError } from '../../machines/errors.js';
 import { resolveConnectOptions } from '../../machines/options.js';
-import { serverMachine, type ServerEvent, type ServerInput, type ServerSnapshot } from '../../machines/server.machine.js';
-import type { McpServerManifest, McpSession } from '../../machines/types.js';
+import { serverMachine, type ConnectOutput, type ServerEvent, type ServerInput, type ServerSnapshot } from '../../machines/server.machine.js';
+import type { McpServerManifest } from '../../machines/types.js';
 import { createFakeSession, FAKE_MANIFEST } from './fake-session.js';
 
 /** Events from the chart's own actors and timers, which the chart's event type leaves out. */
@@ -45,8 +45,8 @@ export interface ServerTestModelOptions {
   input?: ServerInput;
   /** Where CONNECT, CALL_TOOL and READ_RESOURCE ask for their replies. Default: an inert actor. */
   replyTo?: AnyActorRef;
-  /** What a successful connect yields. Default: `createFakeSession()`. */
-  session?: McpSession;
+  /** What a successful connect yields (the real effect keeps the live session to itself). Default: `createFakeSession()`. */
+  session?: ConnectOutput;
   /** What a list_changed refresh yields. */
   changedManifest?: McpServerManifest;
 }
