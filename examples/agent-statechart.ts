@@ -50,8 +50,9 @@ export interface AgentContext {
 
 /** The registry's id and systemId in the agent, so a host can reach it: `agent.system.get('mcp')`. */
 export const MCP_CHILD = 'mcp';
-const LOAD_REQUEST = 'agent.load';
-const CALL_REQUEST = 'agent.call';
+/** The `requestId`s of the agent's two requests: its guards pick out the replies to them. */
+export const LOAD_REQUEST = 'agent.load';
+export const CALL_REQUEST = 'agent.call';
 
 type Failed = Extract<McpReply, { type: 'mcp.failed' }>;
 

@@ -25,3 +25,13 @@ export {
   type RegistryTestModel,
   type RegistryTestModelOptions,
 } from './registry-test-model.js';
+export {
+  createChartTestModel,
+  invokeOutcomesOf,
+  replayPath,
+  transitionTours,
+  type ChartTestModelOptions,
+  type InvokeOutcomeEvent,
+  type ReplayOptions,
+} from './chart-model.js';
+export { registryReplies, type RegistryRepliesOptions } from './registry-replies.js';

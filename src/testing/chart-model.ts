@@ -1,0 +1,154 @@
+/**
+ * Model-based testing of any XState v5 chart, invokes and delays included: the model, the
+ * events its invoked actors and timers produce, the transition tour that takes every transition
+ * the model knows, and the replay of a path on a real actor with a clock that fires timers on cue.
+ * The project's own model tests (test/model-*.test.ts) and users' charts use the same helpers.
+ */
+import { createActor, type ActorLogic, type AnyActorLogic, type AnyStateMachine, type EventObject, type InspectionEvent, type Observer, type Snapshot } from 'xstate';
+import { getStateNodes, TestModel, type AdjacencyValue, type StatePath, type TestParam } from 'xstate/graph';
+import { flush, ReplayClock } from './scripted-server.js';
+
+/** The outcomes of an invoked actor as its parent receives them. */
+export type InvokeOutcomeEvent =
+  | { type: `xstate.done.actor.${string}`; output?: unknown }
+  | { type: `xstate.error.actor.${string}`; error: unknown };
+
+/**
+ * For every actor the chart invokes (`invoke: { src, id? }`, ids XState generates included):
+ * its done event with `outputs[id]` (or `outputs[src]`) and its error event with `errors[…]`,
+ * default `new Error('<id> failed')`. Pass `only` to leave out invokes whose outcomes the chart ignores.
+ */
+export function invokeOutcomesOf(
+  machine: AnyStateMachine,
+  options: { outputs?: Record<string, unknown>; errors?: Record<string, unknown>; only?: (id: string, src: string) => boolean } = {},
+): InvokeOutcomeEvent[] {
+  return [machine.root, ...getStateNodes(machine.root)].flatMap((node) =>
+    node.invoke
+      .filter((invoke) => options.only?.(invoke.id, String(invoke.src)) ?? true)
+      .flatMap((invoke): InvokeOutcomeEvent[] => {
+        const src = String(invoke.src);
+        return [
+          { type: `xstate.done.actor.${invoke.id}`, output: options.outputs?.[invoke.id] ?? options.outputs?.[src] },
+          { type: `xstate.error.actor.${invoke.id}`, error: options.errors?.[invoke.id] ?? options.errors?.[src] ?? new Error(`${invoke.id} failed`) },
+        ];
+      }),
+  );
+}
+
+export interface ChartTestModelOptions<TSnapshot, TEvent, TInput> {
+  /** Every event the chart's environment can send: protocol replies, invoke outcomes, `xstate.after.…`. */
+  events: TEvent[];
+  /** The abstract state. It must stay finite: cap counters, drop actor refs. Default: the state value. */
+  serializeState?: (snapshot: TSnapshot) => string;
+  /** Tells events apart. Default: the type plus every field that is plain data. */
+  serializeEvent?: (event: TEvent) => string;
+  input?: TInput;
+}
+
+function plainDataOf(event: EventObject): string {
+  return JSON.stringify(event, (_key, value: unknown) =>
+    value && typeof value === 'object' && !Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype
+      ? (value as { constructor?: { name?: string } }).constructor?.name ?? 'object'
+      : value,
+  );
+}
+
+/**
+ * A `TestModel` of any chart. `createTestModel` refuses charts that invoke; this takes the chart
+ * as it is and lets `events` stand for what its actors and timers would produce.
+ */
+export function createChartTestModel<TSnapshot extends Snapshot<unknown>, TEvent extends EventObject, TInput = unknown>(
+  machine: AnyStateMachine,
+  options: ChartTestModelOptions<TSnapshot, TEvent, TInput>,
+): TestModel<TSnapshot, TEvent, TInput> {
+  return new TestModel<TSnapshot, TEvent, TInput>(machine as unknown as ActorLogic<TSnapshot, TEvent, TInput>, {
+    events: options.events,
+    serializeState: options.serializeState ?? ((snapshot) => JSON.stringify((snapshot as { value?: unknown }).value)),
+    serializeEvent: options.serializeEvent ?? plainDataOf,
+    ...(options.input === undefined ? {} : { input: options.input }),
+  });
+}
+
+/**
+ * For every transition the model can take: the shortest path to its source state, then its
+ * event. Shortest paths alone reach every state but skip most transitions; these tours take
+ * each one. Events the chart ignores in a state are left out (they would repeat the head path).
+ */
+export function transitionTours<TSnapshot extends Snapshot<unknown>, TEvent extends EventObject, TInput>(
+  model: TestModel<TSnapshot, TEvent, TInput>,
+  machine: AnyStateMachine,
+  shortest: Array<StatePath<TSnapshot, TEvent>> = model.getShortestPaths({ allowDuplicatePaths: true }),
+): Array<StatePath<TSnapshot, TEvent>> {
+  const serializeState = model.options.serializeState ?? ((snapshot: TSnapshot) => JSON.stringify((snapshot as { value?: unknown }).value));
+  const serialize = (snapshot: TSnapshot) => serializeState(snapshot, undefined);
+  const toState = new Map(shortest.map((path) => [serialize(path.state), path]));
+  const tours: Array<StatePath<TSnapshot, TEvent>> = [];
+  for (const { state, transitions } of Object.values(model.getAdjacencyMap()) as Array<AdjacencyValue<TSnapshot, TEvent>>) {
+    const head = toState.get(serialize(state));
+    if (!head) continue;
+    for (const { event, state: next } of Object.values(transitions)) {
+      if (machine.getTransitionData(state as never, event as never).length === 0) continue;
+      tours.push({ state: next, steps: [...head.steps, { state: next, event }], weight: head.weight + 1 });
+    }
+  }
+  return tours;
+}
+
+/** The milliseconds of an `xstate.after.<delay>.<state id>` event whose delay is a number in the chart. */
+function literalDelayOf(type: string): number {
+  const delay = Number(type.split('.')[2]);
+  if (!Number.isFinite(delay)) throw new Error(`${type}: a named delay; pass delayOf to say how many milliseconds it is`);
+  return delay;
+}
+
+export interface ReplayOptions<TSnapshot extends Snapshot<unknown>, TEvent extends EventObject, TInput> {
+  model: TestModel<TSnapshot, TEvent, TInput>;
+  /** The chart with its effects replaced: invoked actors that never settle on their own, so the path decides. */
+  logic: AnyActorLogic;
+  input?: TInput;
+  /** Compares the actor's snapshot with the model's after every step; throw (e.g. `expect`) on a difference. */
+  check: (actual: TSnapshot, expected: TSnapshot) => void;
+  /** How a step's event reaches the actor. Default: `xstate.after.…` fires that timer, anything else is sent. */
+  perform?: (event: TEvent, actor: ReturnType<typeof createActor>, clock: ReplayClock) => void | Promise<void>;
+  /** Milliseconds of a named delay, for `xstate.after.<name>.…` events. */
+  delayOf?: (eventType: string) => number;
+  inspect?: Observer<InspectionEvent>;
+  /** Receives the actor before it starts (e.g. for a `CoverageRecorder` observer). */
+  onActor?: (actor: ReturnType<typeof createActor>) => void;
+}
+
+/**
+ * Replays one path on a real actor of `logic` driven by a `ReplayClock` (a `SimulatedClock`
+ * that fires the one timer a step names); the model checks every state on the way.
+ */
+export async function replayPath<TSnapshot extends Snapshot<unknown>, TEvent extends EventObject, TInput>(
+  path: StatePath<TSnapshot, TEvent>,
+  options: ReplayOptions<TSnapshot, TEvent, TInput>,
+): Promise<void> {
+  const clock = new ReplayClock();
+  const actor = createActor(options.logic, {
+    clock,
+    ...(options.input === undefined ? {} : { input: options.input }),
+    ...(options.inspect ? { inspect: options.inspect } : {}),
+  });
+  options.onActor?.(actor);
+  actor.start();
+  const perform = async (step: { event: EventObject }) => {
+    const event = step.event as TEvent;
+    if (options.perform) await options.perform(event, actor, clock);
+    else if (event.type.startsWith('xstate.after.')) clock.fire(options.delayOf?.(event.type) ?? literalDelayOf(event.type));
+    else actor.send(event);
+    await flush();
+  };
+  // The first step is the start (`xstate.init`), which `start()` already did.
+  const types = path.steps.slice(1).map((step) => step.event.type);
+  const events = Object.fromEntries(types.map((type) => [type, perform])) as unknown as TestParam<TSnapshot, TEvent>['events'];
+  try {
+    await options.model.testPath(path, {
+      events,
+      states: { '*': (expected) => options.check(actor.getSnapshot() as TSnapshot, expected) },
+    });
+  } finally {
+    actor.stop();
+  }
+}

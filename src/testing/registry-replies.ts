@@ -1,0 +1,45 @@
+/**
+ * The answers a chart that talks to the registry can receive, as events for an `xstate/graph`
+ * model of that chart: every reply kind for every request id it uses.
+ */
+import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpServerError, type McpErrorCode } from '../../machines/errors.js';
+import type { McpReply, McpServerManifest } from '../../machines/types.js';
+
+export interface RegistryRepliesOptions {
+  /** The server the replies come from. */
+  server: string;
+  /** The `requestId`s the chart sends; each gets every reply below. */
+  requestIds: string[];
+  /** Manifests `mcp.loaded` may carry (give one per case the chart's guards tell apart). Default: one with no tools. */
+  manifests?: McpServerManifest[];
+  /** Results `mcp.toolResult` may carry. Default: one empty result. */
+  toolResults?: CallToolResult[];
+  /** Contents `mcp.resource` may carry. Default: one text content. */
+  resourceContents?: Array<ReadResourceResult['contents']>;
+  /** Error codes `mcp.failed` may carry. Default: `CONNECTION_LOST`. */
+  errorCodes?: McpErrorCode[];
+}
+
+const EMPTY_MANIFEST: McpServerManifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
+
+/** `mcp.loaded`, `mcp.toolResult`, `mcp.resource` and `mcp.failed` for every request id and variant given. */
+export function registryReplies(options: RegistryRepliesOptions): McpReply[] {
+  const { server } = options;
+  return options.requestIds.flatMap((requestId): McpReply[] => [
+    ...(options.manifests ?? [EMPTY_MANIFEST]).map((manifest) => ({ type: 'mcp.loaded' as const, requestId, server, manifest })),
+    ...(options.toolResults ?? [{ content: [] }]).map((result) => ({ type: 'mcp.toolResult' as const, requestId, server, result })),
+    ...(options.resourceContents ?? [[{ uri: 'scripted://resource', text: '' }]]).map((contents) => ({
+      type: 'mcp.resource' as const,
+      requestId,
+      server,
+      contents,
+    })),
+    ...(options.errorCodes ?? ['CONNECTION_LOST' as const]).map((code) => ({
+      type: 'mcp.failed' as const,
+      requestId,
+      server,
+      error: new McpServerError(code, server, `MCP server "${server}": ${code} (scripted).`),
+    })),
+  ]);
+}
