@@ -12,22 +12,19 @@ export class KeepAlive {
 
   /** Marks one more waiter; call the returned function (once) when it has its answer. */
   hold(): () => void {
-    this.holders++;
-    // The interval never fires in practice; it exists only to be a ref'd handle.
-    this.handle ??= setInterval(() => {}, 2 ** 31 - 1);
+    // One interval for the manager's life, ref'd only while someone waits: toggling is cheaper
+    // than creating a timer per call. It never fires in practice; it exists to be a handle.
+    this.handle ??= setInterval(() => {}, 2 ** 31 - 1).unref();
+    if (this.holders++ === 0) this.handle.ref();
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.holders--;
-      if (this.holders === 0) this.stop();
+      if (--this.holders === 0) this.handle?.unref();
     };
   }
 
-  get waiting(): number {
-    return this.holders;
-  }
-
+  /** The manager is disposed: nothing will wait any more. */
   stop(): void {
     if (this.handle) clearInterval(this.handle);
     this.handle = undefined;

@@ -266,6 +266,7 @@ export class McpConnectionManager {
         waiting.resolve({ type: 'mcp.failed', requestId, server: '', error: new Error('This McpConnectionManager was disposed.') });
       }
       this.pending.clear();
+    this.keepAlive.stop();
       await this.tracker.closeAll();
     } finally {
       release();
