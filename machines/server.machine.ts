@@ -83,7 +83,8 @@ export type DirectAnswer = (event: McpReply | McpProgressEvent) => void;
 
 /** What the chart (and, on the direct route, the façade) sends the `session` actor. */
 export type SessionActorEvent =
-  | { type: 'RUN'; request: PendingRequest; answer?: DirectAnswer }
+  /** `answer` and `signal`: the direct route's own callback and the caller's AbortSignal (the SDK cancels with it). */
+  | { type: 'RUN'; request: PendingRequest; answer?: DirectAnswer; signal?: AbortSignal }
   | { type: 'CANCEL'; requestId: string; reason?: string }
   | { type: 'IDLE_QUESTION' };
 

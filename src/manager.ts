@@ -375,7 +375,7 @@ export class McpConnectionManager {
         },
         onProgress: options.onProgress,
       });
-      if (!this.sendDirectly(event)) this.actor.send(event);
+      if (!this.sendDirectly(event, signal)) this.actor.send(event);
     });
   }
 
@@ -384,12 +384,12 @@ export class McpConnectionManager {
    * answers through `deliver`, with no registry or server macrostep. The check and the send are
    * one synchronous step, so no state change can fall between them. False: use the event route.
    */
-  private sendDirectly(event: RequestEvent): boolean {
+  private sendDirectly(event: RequestEvent, signal: AbortSignal | undefined): boolean {
     if (!this.routeDirectly || event.type === 'mcp.load') return false;
     const snapshot = this.serverActor(event.server)?.getSnapshot();
     const session = snapshot?.status === 'active' && snapshot.matches('connected') ? snapshot.children.session : undefined;
     if (!session) return false;
-    session.send({ type: 'RUN', request: pendingRequestOf(event), answer: this.deliver });
+    session.send({ type: 'RUN', request: pendingRequestOf(event), answer: this.deliver, signal });
     return true;
   }
 }

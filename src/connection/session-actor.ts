@@ -5,7 +5,8 @@ import type { McpProgressEvent, McpReply, McpRequestOptions, McpSession } from '
 import { toError } from '../to-error.js';
 
 interface RunningRequest extends PendingRequest {
-  controller: AbortController;
+  /** Event route: cancelled by CANCEL. The direct route passes the caller's own signal instead (or none). */
+  controller?: AbortController;
   deliver: DirectAnswer;
 }
 
@@ -41,11 +42,12 @@ export function createSessionActor(deps: SessionActorDeps) {
     };
 
     let stopped = false;
-    const run = (request: PendingRequest, direct?: DirectAnswer) => {
+    const run = (request: PendingRequest, direct?: DirectAnswer, callerSignal?: AbortSignal) => {
       // The event route answers through the chart (inspection shows it) while it listens; after that, straight.
       const deliver: DirectAnswer =
         direct ?? ((event) => (stopped ? request.replyTo.send(event) : sendBack({ type: 'DELIVER', replyTo: request.replyTo, event })));
-      const running: RunningRequest = { ...request, controller: new AbortController(), deliver };
+      const controller = direct ? undefined : new AbortController();
+      const running: RunningRequest = { ...request, controller, deliver };
       if (!session) {
         answer(running, { type: 'mcp.failed', error: requestAbandonedError(name, 'disconnected') });
         return;
@@ -54,7 +56,7 @@ export function createSessionActor(deps: SessionActorDeps) {
       inFlight.add(running);
       const { spec, options = {}, requestId } = request;
       const requestOptions: McpRequestOptions = {
-        signal: running.controller.signal,
+        signal: controller?.signal ?? callerSignal,
         timeoutMs: options.timeoutMs ?? input.requestTimeoutMs,
         resetTimeoutOnProgress: options.resetTimeoutOnProgress,
         maxTotalTimeoutMs: options.maxTotalTimeoutMs,
@@ -81,13 +83,13 @@ export function createSessionActor(deps: SessionActorDeps) {
       for (const running of inFlight) {
         if (running.requestId !== requestId) continue;
         inFlight.delete(running);
-        running.controller.abort(reason);
+        running.controller?.abort(reason);
         answer(running, { type: 'mcp.failed', error: abortError(name, describeRequest(running.spec), reason) });
       }
     };
 
     receive((event) => {
-      if (event.type === 'RUN') run(event.request, event.answer);
+      if (event.type === 'RUN') run(event.request, event.answer, event.signal);
       else if (event.type === 'CANCEL') cancel(event.requestId, event.reason);
       else sendBack({ type: 'IDLE_ANSWER', inFlight: inFlight.size, idleForMs: inFlight.size > 0 ? 0 : deps.now() - lastActivity });
     });
@@ -119,7 +121,7 @@ export function createSessionActor(deps: SessionActorDeps) {
       stopped = true;
       unwatch?.();
       for (const running of inFlight) {
-        running.controller.abort();
+        running.controller?.abort();
         answer(running, { type: 'mcp.failed', error: requestAbandonedError(name, 'disconnected') });
       }
       inFlight.clear();
