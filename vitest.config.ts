@@ -1,6 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+/** The package's entry points by name (the examples import them so), mapped to the sources as in tsconfig.json "paths". */
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^mcp-statechart$/, replacement: source('./src/index.ts') },
+      { find: /^mcp-statechart\/machines$/, replacement: source('./machines/index.ts') },
+      { find: /^mcp-statechart\/testing$/, replacement: source('./src/testing/index.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/support/temporary-home.ts'],

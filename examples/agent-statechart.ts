@@ -14,16 +14,24 @@
  * in the package), or `npx tsx examples/agent-statechart.ts <command> [args…]` for a stdio server
  * with an `echo` tool.
  */
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { assign, createActor, fromPromise, sendTo, setup, waitFor, type Actor, type AnyActorRef } from 'xstate';
-import { registryMachine, type RegistryInput } from '../machines/registry.machine.js';
-import type { ServerActorRef } from '../machines/server.machine.js';
-import type { McpReply, McpServerConfig, McpServerManifest } from '../machines/types.js';
-import type { ConnectionDeps } from '../src/connection/open-session.js';
-import { createRegistryLogic } from '../src/registry-logic.js';
-import { SessionTracker } from '../src/connection/session-tracker.js';
-import { stderrLogger } from '../src/logger.js';
+// Only the package's public entry points, as in a project that installed it (inside this
+// repository, tsconfig.json "paths" and vitest.config.ts map them to the sources).
+import {
+  createRegistryLogic,
+  registryMachine,
+  SessionTracker,
+  stderrLogger,
+  type McpReply,
+  type McpServerConfig,
+  type McpServerManifest,
+  type ServerLogicDeps,
+} from 'mcp-statechart';
+import type { RegistryInput, ServerActorRef } from 'mcp-statechart/machines';
 
 /** What the agent decided to do: one tool call. */
 export interface AgentPlan {
@@ -145,7 +153,7 @@ export const agentMachine = setup({
 });
 
 /** The agent with a working registry: servers connect through the MCP SDK. */
-export function createAgent(deps: ConnectionDeps) {
+export function createAgent(deps: ServerLogicDeps) {
   return agentMachine.provide({
     actors: { mcp: createRegistryLogic(deps) },
   });
@@ -165,7 +173,8 @@ export async function disconnectAll(agent: AgentActor, tracker?: SessionTracker)
   await tracker?.allSettled();
 }
 
-const NOTES_SERVER = fileURLToPath(new URL('./servers/notes-server.mjs', import.meta.url));
+/** The demo's notes server, found through the package (so the example also runs as dist/examples/*.js or copied into a project). */
+const NOTES_SERVER = join(dirname(createRequire(import.meta.url).resolve('mcp-statechart/package.json')), 'examples', 'servers', 'notes-server.mjs');
 
 /** Runs the agent once against one stdio server and prints what it got. Returns the exit code. */
 export async function main(argv: string[] = process.argv.slice(2), print: (line: string) => void = console.log): Promise<number> {

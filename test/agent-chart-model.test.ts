@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromCallback, fromPromise, type AnyActorRef, type SnapshotFrom } from 'xstate';
-import { registryMachine, type McpReply, type McpServerManifest } from '../src/index.js';
+import { registryMachine, type McpReply, type McpServerManifest } from 'mcp-statechart';
 import type { StatePath } from 'xstate/graph';
 import {
   CoverageRecorder,
@@ -16,7 +16,7 @@ import {
   replayPath,
   transitionTours,
   type InvokeOutcomeEvent,
-} from '../src/testing/index.js';
+} from 'mcp-statechart/testing';
 import { agentMachine, CALL_REQUEST, LOAD_REQUEST, type AgentInput, type AgentPlan } from '../examples/agent-statechart.js';
 
 type AgentSnapshot = SnapshotFrom<typeof agentMachine>;

@@ -42,7 +42,7 @@ describe('what users read is in the package', () => {
 
   it('ships the stdio server the agent example runs by default', () => {
     const example = readFileSync(join(ROOT, 'examples/agent-statechart.ts'), 'utf8');
-    const local = [...example.matchAll(/new URL\('\.\/([^']+)', import\.meta\.url\)/g)].map((match) => `examples/${match[1]}`);
+    const local = [...example.matchAll(/'examples', 'servers', '([^']+)'/g)].map((match) => `examples/servers/${match[1]}`);
     expect(local).toEqual(['examples/servers/notes-server.mjs']);
     expect(packedFiles()).toEqual(expect.arrayContaining(local));
   });
