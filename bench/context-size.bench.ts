@@ -1,5 +1,5 @@
 /**
- * What the loader tools save in the model's context: the three loader tool definitions against
+ * What the loader tools save in the model's context: the loader tool definitions against
  * registering every tool of the same servers up front (the "eager" way).
  * Run: npx tsx bench/context-size.bench.ts   — prints sizes, asserts nothing.
  * The same measurement is part 5 of `npm run bench` (bench/parts/context.ts).

@@ -3,6 +3,7 @@ import { MockLanguageModelV2 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLoaderTools, McpConnectionManager, silentLogger, toAiSdkTools } from '../src/index.js';
 import { stdioFixture } from './support/fixtures.js';
+import { seedManifestIndex } from './support/seeded-index.js';
 
 // The provider types, taken from the mock so the test depends only on `ai` itself.
 type ModelCall = MockLanguageModelV2['doGenerateCalls'][number];
@@ -17,6 +18,7 @@ afterEach(async () => {
 function agentTools() {
   const manager = new McpConnectionManager({ logger: silentLogger });
   managers.push(manager);
+  seedManifestIndex();
   return toAiSdkTools(createLoaderTools({ manager, servers: { fixture: { config: stdioFixture(), description: 'Test fixture' } } }));
 }
 

@@ -6,12 +6,15 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_COMMAND } from './support/cli.js';
 import { descendantsOfThisProcess, stdioFixture } from './support/fixtures.js';
+import { seedManifestIndex } from './support/seeded-index.js';
 
 let home: string;
 let config: string;
 beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'mcp-serve-'));
   config = join(home, 'mcp.json');
+  // An index that holds a manifest: serve then offers search_mcp_tools too.
+  seedManifestIndex(join(home, '.ai-zen', 'mcp-index.json'));
   writeFileSync(
     config,
     JSON.stringify({ mcpServers: { fixture: { ...stdioFixture(), description: 'the test fixture' }, hidden: stdioFixture() } }),
@@ -24,7 +27,7 @@ function textOf(result: Awaited<ReturnType<Client['callTool']>>): string {
 }
 
 describe('mcp-statechart serve', () => {
-  it('gives an MCP host the three loader tools: load_mcp → call_mcp_tool → read_mcp_resource against a real server', async () => {
+  it('gives an MCP host the four loader tools (an index exists): load_mcp → call_mcp_tool → read_mcp_resource against a real server', async () => {
     const transport = new StdioClientTransport({
       command: CLI_COMMAND.command,
       args: [...CLI_COMMAND.args, '--config', config, '--deny', 'hidden', 'serve'],

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createLoaderTools,
   isServerAllowed,
@@ -8,6 +8,7 @@ import {
   type LoaderTool,
 } from '../src/index.js';
 import { stdioFixture } from './support/fixtures.js';
+import { seedManifestIndex } from './support/seeded-index.js';
 
 const managers: McpConnectionManager[] = [];
 afterEach(async () => {
@@ -34,6 +35,10 @@ function serverEnum(tool: LoaderTool): unknown {
 }
 
 describe('tools permissions', () => {
+  beforeEach(() => {
+    seedManifestIndex();
+  });
+
   it('returns all four tools when nothing is switched off', () => {
     expect(toolsWith({})[0].map((tool) => tool.name)).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource', 'search_mcp_tools']);
   });

@@ -9,6 +9,7 @@ import {
   type McpConnectionManagerOptions,
 } from '../src/index.js';
 import { stdioFixture } from './support/fixtures.js';
+import { seedManifestIndex } from './support/seeded-index.js';
 
 const managers: McpConnectionManager[] = [];
 afterEach(async () => {
@@ -28,6 +29,7 @@ function setUp(
 
 describe('createLoaderTools', () => {
   it('returns load_mcp, call_mcp_tool, read_mcp_resource and search_mcp_tools with JSON-Schema parameters fit for function calling', () => {
+    seedManifestIndex();
     const { tools } = setUp();
     expect(tools.map((tool) => tool.name)).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource', 'search_mcp_tools']);
     for (const tool of tools) {

@@ -17,6 +17,7 @@ import {
   type McpServerConfig,
 } from '../src/index.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
+import { SERVER_LIST_LIMIT } from '../src/tools/server-catalog.js';
 import { stdioFixture } from './support/fixtures.js';
 
 let folder: string;
@@ -100,13 +101,26 @@ describe('recording', () => {
     expect(tools.map((tool) => tool.name)).not.toContain('search_mcp_tools');
     expect(() => statSync(path.dirname(indexPath))).toThrow();
   });
+
+  it('offers search only once the index holds a manifest, or when there are too many servers to list', async () => {
+    const names = (tools: LoaderTool[]) => tools.map((tool) => tool.name);
+    const empty = agent({ fixture: stdioFixture() });
+    expect(names(empty.tools)).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource']);
+    expect(empty.load.description).not.toContain('search_mcp_tools');
+
+    await empty.load.execute({ server: 'fixture' });
+    expect(names(agent({ fixture: stdioFixture() }).tools)).toContain('search_mcp_tools');
+
+    rmSync(indexPath);
+    const many = Object.fromEntries(Array.from({ length: SERVER_LIST_LIMIT + 1 }, (_, n) => [`server${n}`, stdioFixture()]));
+    expect(names(agent(many).tools)).toContain('search_mcp_tools');
+  });
 });
 
 describe('an edited definition', () => {
   it('makes the entry stale: search leaves its tools out and says so, call_mcp_tool asks for load_mcp, load_mcp indexes it again', async () => {
-    const first = agent({ fixture: stdioFixture('--name', 'before') });
-    await first.load.execute({ server: 'fixture' });
-    const before = (await first.search.execute({ query: 'echo' })).data as SearchAnswer;
+    await agent({ fixture: stdioFixture('--name', 'before') }).load.execute({ server: 'fixture' });
+    const before = (await agent({ fixture: stdioFixture('--name', 'before') }).search.execute({ query: 'echo' })).data as SearchAnswer;
     expect(before.tools[0]).toMatchObject({ server: 'fixture', tool: 'echo' });
 
     const edited = agent({ fixture: stdioFixture('--name', 'after') });

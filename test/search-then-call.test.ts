@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLoaderTools, indexServers, ManifestIndex, McpConnectionManager, silentLogger, type LoaderTool } from '../src/index.js';
 import { descendantsOfThisProcess } from './support/fixtures.js';
+import { seedManifestIndex } from './support/seeded-index.js';
 import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
 
 let reference: ReferenceServers;
@@ -65,7 +66,9 @@ describe('search, then call, on servers that are not running', () => {
   });
 
   it('still asks for load_mcp on a server that is configured but not indexed, and starts nothing', async () => {
-    const { manager, search, call } = freshAgent(path.join(reference.folder, 'empty-index.json'));
+    const indexPath = path.join(reference.folder, 'other-servers-index.json');
+    seedManifestIndex(indexPath);
+    const { manager, search, call } = freshAgent(indexPath);
     const found = (await search.execute({ query: 'add two numbers' })).data as { tools: unknown[]; notes: string[] };
     expect(found.tools).toEqual([]);
     expect(found.notes.join(' ')).toMatch(/not indexed yet \(3\): everything, memory, filesystem/);

@@ -1,13 +1,17 @@
 /**
- * What the loader tools save in the model's context: the three loader tool definitions against
- * registering every tool of the same servers up front (the "eager" way). Shared by
- * bench/context-size.bench.ts (prints) and bench/parts/context.ts (table rows).
+ * What the loader tools save in the model's context: the loader tool definitions against
+ * registering every tool of the same servers up front (the "eager" way). Measured twice, with a
+ * manifest index of its own in a temporary folder (never the user's ~/.ai-zen index): before any
+ * server is indexed (three tools: search_mcp_tools is offered only over a non-empty index) and
+ * after the eager listing has indexed them all (four tools, and each server line with its tool
+ * count). Shared by bench/context-size.bench.ts (prints) and bench/parts/context.ts (table rows).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
   createLoaderTools,
+  ManifestIndex,
   McpConnectionManager,
   silentLogger,
   toFunctionDefinitions,
@@ -28,10 +32,18 @@ export interface ContextMeasurement {
   tools: number;
   eagerBytes: number;
   eagerTokens: number;
+  /** Before any server is indexed. */
   loaderBytes: number;
   loaderTokens: number;
-  /** 100 · (1 − loader / eager). */
+  loaderTools: number;
+  /** Once every server is indexed. */
+  indexedLoaderBytes: number;
+  indexedLoaderTokens: number;
+  indexedLoaderTools: number;
+  /** 100 · (1 − loader / eager), before indexing. */
   reductionPercent: number;
+  /** 100 · (1 − indexed loader / eager). */
+  indexedReductionPercent: number;
 }
 
 const FIXTURE = { config: stdioFixture(), description: 'The test fixture server: echo, add, media, resources' };
@@ -69,15 +81,20 @@ function sizeOf(definitions: unknown): { bytes: number; tokens: number } {
 }
 
 export async function measureContext({ label, servers }: ContextScenario): Promise<ContextMeasurement> {
+  const indexFolder = mkdtempSync(path.join(os.tmpdir(), 'mcp-bench-context-index-'));
+  const manifestIndex = () => new ManifestIndex({ path: path.join(indexFolder, 'mcp-index.json') });
   const manager = new McpConnectionManager({ logger: silentLogger });
   try {
-    const loader = sizeOf(toFunctionDefinitions(createLoaderTools({ manager, servers })));
+    const loaderTools = createLoaderTools({ manager, servers, manifestIndex: manifestIndex() });
+    const loader = sizeOf(toFunctionDefinitions(loaderTools));
     const eagerDefinitions = [];
     for (const server of Object.keys(servers)) {
       const { tools } = await manager.connect(server);
       eagerDefinitions.push(...tools.map(({ name, description, inputSchema }) => ({ name, description, parameters: inputSchema })));
     }
     const eager = sizeOf(eagerDefinitions);
+    const indexedTools = createLoaderTools({ manager, servers, manifestIndex: manifestIndex() });
+    const indexed = sizeOf(toFunctionDefinitions(indexedTools));
     return {
       label,
       servers: Object.keys(servers).length,
@@ -86,10 +103,16 @@ export async function measureContext({ label, servers }: ContextScenario): Promi
       eagerTokens: eager.tokens,
       loaderBytes: loader.bytes,
       loaderTokens: loader.tokens,
+      loaderTools: loaderTools.length,
+      indexedLoaderBytes: indexed.bytes,
+      indexedLoaderTokens: indexed.tokens,
+      indexedLoaderTools: indexedTools.length,
       reductionPercent: 100 * (1 - loader.bytes / eager.bytes),
+      indexedReductionPercent: 100 * (1 - indexed.bytes / eager.bytes),
     };
   } finally {
     await manager.dispose();
+    rmSync(indexFolder, { recursive: true, force: true });
   }
 }
 
@@ -97,7 +120,9 @@ export function formatContextMeasurement(measurement: ContextMeasurement): strin
   return [
     `${measurement.label} (${measurement.servers} servers, ${measurement.tools} MCP tools)`,
     `  eager, every tool:     ${measurement.eagerBytes} bytes ≈ ${measurement.eagerTokens} tokens`,
-    `  loader, three tools:   ${measurement.loaderBytes} bytes ≈ ${measurement.loaderTokens} tokens`,
-    `  reduction:             ${measurement.reductionPercent.toFixed(1)}%`,
+    `  loader, not indexed:   ${measurement.loaderBytes} bytes ≈ ${measurement.loaderTokens} tokens (${measurement.loaderTools} tools), ` +
+      `${measurement.reductionPercent.toFixed(1)}% smaller`,
+    `  loader, indexed:       ${measurement.indexedLoaderBytes} bytes ≈ ${measurement.indexedLoaderTokens} tokens ` +
+      `(${measurement.indexedLoaderTools} tools), ${measurement.indexedReductionPercent.toFixed(1)}% smaller`,
   ].join('\n');
 }

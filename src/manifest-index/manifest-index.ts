@@ -85,6 +85,12 @@ export class ManifestIndex {
     return this.changes;
   }
 
+  /** Whether any server has been indexed (by this process or another): tool search is offered by default only then. */
+  get isEmpty(): boolean {
+    this.reloadIfReplaced();
+    return Object.keys(this.entries).length === 0;
+  }
+
   fingerprint(config: McpServerConfig): string {
     this.key ??= loadOrCreateKey(`${this.path}.key`);
     return definitionFingerprint(this.key, config);

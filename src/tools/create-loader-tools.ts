@@ -30,8 +30,11 @@ export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTool
   const index = options.manifestIndex === false ? undefined : (options.manifestIndex ?? new ManifestIndex());
   if (index) recordManifests(options.manager, index, catalog.configs);
   const searchable = index && new SearchableTools(options.manager, catalog, index);
+  // Search is offered when it has something to rank: an index that holds manifests, or more
+  // servers than load_mcp lists (search then finds them by name and description).
+  const searchUseful = index !== undefined && (!index.isEmpty || !catalog.listed);
   const offered = (name: LoaderToolName) =>
-    isToolEnabled(options.permissions, name) && (name !== 'search_mcp_tools' || searchable !== undefined);
+    isToolEnabled(options.permissions, name) && (name !== 'search_mcp_tools' || searchUseful);
   const context: LoaderToolContext = {
     manager: options.manager,
     catalog,

@@ -12,8 +12,7 @@ import type { LoaderTool, LoaderToolResult, LoaderToolsManager } from './types.j
 import { unknownToolText } from './unknown-tool.js';
 
 const PURPOSE =
-  'Connects an MCP server (if not connected yet) and returns what it offers as JSON: tools with their input schemas, ' +
-  'resources, resource templates, prompts.';
+  'Connects an MCP server if needed and returns as JSON its tools with input schemas, resources, resource templates and prompts.';
 
 /** One line per server, with its tool count when search knows it. */
 function serverLines({ catalog, searchable }: LoaderToolContext): string {

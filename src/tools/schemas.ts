@@ -33,14 +33,15 @@ export function searchMcpToolsSchema() {
 /**
  * call_mcp_tool and read_mcp_resource name the server as a plain string: the enum is load_mcp's
  * alone, so a large config is not listed three times in the model's context (and a server the
- * model may not use is refused at run time all the same).
+ * model may not use is refused at run time all the same). Where the names come from is said once,
+ * in the tools' descriptions.
  */
-const loadedServerField = z.string().min(1).describe('The MCP server, as passed to load_mcp or found by search_mcp_tools.');
+const loadedServerField = z.string().min(1).describe('The MCP server.');
 
 export function callMcpToolSchema() {
   return z.object({
     server: loadedServerField,
-    tool: z.string().min(1).describe('The tool name, as load_mcp or search_mcp_tools listed it.'),
+    tool: z.string().min(1).describe('The tool name.'),
     // A loose object rather than a record: its JSON Schema has no `propertyNames`, which some function-calling APIs reject.
     arguments: z
       .looseObject({})

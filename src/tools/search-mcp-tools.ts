@@ -11,9 +11,8 @@ import type { LoaderToolContext } from './tool-context.js';
 import type { LoaderTool } from './types.js';
 
 const DESCRIPTION =
-  'Finds tools across all MCP servers, running or not, by what they do. Returns the best matches with server, tool, ' +
-  'description and input schema, and servers whose name or description match. Use it first when you do not know which ' +
-  'server has the tool you need, then call_mcp_tool (it starts the server when needed). Starts no server itself.';
+  'Finds tools of all MCP servers, running or not, by what they do: the best matches with input schemas, and matching ' +
+  'servers. Use it first when unsure which server has the tool you need, then call_mcp_tool. Starts no server.';
 
 /** Servers listed by name in one answer; the rest are counted. */
 const NAMES_SHOWN = 20;

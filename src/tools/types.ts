@@ -118,6 +118,8 @@ export interface CreateLoaderToolsOptions extends ApprovalOptions {
    * The manifest index search reads and connects fill. Default: `new ManifestIndex()`, the file
    * `~/.ai-zen/mcp-index.json`; pass `new ManifestIndex({ path })` for another place, `false` for
    * none (then search_mcp_tools is not offered, and a tool can be called only after load_mcp).
+   * search_mcp_tools is offered only while the index holds a manifest (e.g. after `mcp-statechart
+   * index` or one connect) or there are more servers than load_mcp lists.
    */
   manifestIndex?: ManifestIndex | false;
 }
