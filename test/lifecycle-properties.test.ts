@@ -18,6 +18,7 @@
  */
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ProcessGroupStdioTransport } from '../src/transports/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import fc from 'fast-check';
 import { SimulatedClock } from 'xstate';
@@ -34,6 +35,7 @@ import {
   waitUntil,
 } from './support/chaos-helpers.js';
 import { failOnUnhandledRejections } from './support/unhandled-rejections.js';
+import { ROUTES, routeOptions, type Route } from './support/routes.js';
 
 const unhandledRejection = failOnUnhandledRejections();
 
@@ -90,10 +92,11 @@ function unreachableTransport(): Transport {
   return refusingTransport('connect ECONNREFUSED (the definition is marked unhealthy)');
 }
 
-function inMemoryHarness(names: string[]): Harness {
+function inMemoryHarness(names: string[], route: Route): Harness {
   const clock = new SimulatedClock();
   const servers = new Map<string, Array<ReturnType<typeof createFixtureServer>>>();
   const manager = new McpConnectionManager({
+    ...routeOptions(route),
     clock,
     logger: silentLogger,
     defaults: { idleTimeoutMs: IDLE_TIMEOUT_MS },
@@ -120,20 +123,22 @@ function inMemoryHarness(names: string[]): Harness {
   };
 }
 
-function stdioHarness(names: string[]): Harness {
+function stdioHarness(names: string[], route: Route): Harness {
   const clock = new SimulatedClock();
   const pids = new Map<string, number[]>();
   const manager = new McpConnectionManager({
+    ...routeOptions(route),
     clock,
     logger: silentLogger,
     defaults: { idleTimeoutMs: IDLE_TIMEOUT_MS },
     transportFactory: (spec) => {
       const transport = defaultTransportFactory(spec);
-      if (transport instanceof StdioClientTransport) {
+      // The default factory builds ProcessGroupStdioTransport now; an embedder's may return the SDK's own.
+      if (transport instanceof StdioClientTransport || transport instanceof ProcessGroupStdioTransport) {
         const start = transport.start.bind(transport);
         transport.start = async () => {
           await start();
-          if (transport.pid !== null) pids.set(spec.name, [...(pids.get(spec.name) ?? []), transport.pid]);
+          if (transport.pid != null) pids.set(spec.name, [...(pids.get(spec.name) ?? []), transport.pid]);
         };
       }
       return transport;
@@ -308,17 +313,17 @@ async function property(makeHarness: () => Harness, steps: Step[]): Promise<void
   }
 }
 
-describe('lifecycle invariants under random operation sequences', () => {
+describe.each(ROUTES)('lifecycle invariants under random operation sequences (%s route)', (route) => {
   it('hold for two in-memory servers (many runs)', async () => {
     await fc.assert(
-      fc.asyncProperty(stepsFor(2, 30), (steps) => property(() => inMemoryHarness(['alpha', 'beta']), steps)),
+      fc.asyncProperty(stepsFor(2, 30), (steps) => property(() => inMemoryHarness(['alpha', 'beta'], route), steps)),
       { numRuns: Number(process.env.PROPS_RUNS_MEM ?? 200), endOnFailure: process.env.PROPS_NO_SHRINK === '1' },
     );
   }, 120_000);
 
   it('hold for a real stdio server, its process killed or crashing (a few runs)', async () => {
     await fc.assert(
-      fc.asyncProperty(stepsFor(1, 10), (steps) => property(() => stdioHarness(['real']), steps)),
+      fc.asyncProperty(stepsFor(1, 10), (steps) => property(() => stdioHarness(['real'], route), steps)),
       // Shrinking would replay real processes for minutes: report the first failing sequence as it is.
       { numRuns: Number(process.env.PROPS_RUNS_STDIO ?? 8), endOnFailure: true },
     );
