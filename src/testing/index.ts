@@ -35,3 +35,10 @@ export {
   type ReplayOptions,
 } from './chart-model.js';
 export { registryReplies, type RegistryRepliesOptions } from './registry-replies.js';
+export {
+  createScriptedRegistry,
+  type RegistryScript,
+  type ScriptedOutcome,
+  type ScriptedRegistry,
+  type ScriptedServerScript,
+} from './scripted-registry.js';

@@ -1,0 +1,114 @@
+/**
+ * The scripted registry of mcp-statechart/testing: the example agent chart runs against it with
+ * no server process, and the script decides delays, failures, crashes and manifest changes.
+ */
+import { describe, expect, it } from 'vitest';
+import { createActor, fromCallback, SimulatedClock, type AnyActorRef, type EventObject } from 'xstate';
+import { registryMachine, type McpServerManifest } from 'mcp-statechart';
+import { createScriptedRegistry, type RegistryScript } from 'mcp-statechart/testing';
+import { agentMachine, type AgentInput } from '../examples/agent-statechart.js';
+
+const withTools = (...tools: string[]): McpServerManifest => ({
+  tools: tools.map((name) => ({ name, inputSchema: { type: 'object' as const } })),
+  resources: [],
+  resourceTemplates: [],
+  prompts: [],
+});
+const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+const input: AgentInput = { servers: { demo: { command: 'not-started' } }, task: { server: 'demo', tool: 'echo', arguments: { text: 'hi' } } };
+
+function runAgent(script: RegistryScript, clock = new SimulatedClock()) {
+  const registry = createScriptedRegistry(script);
+  // The agent declares the registry machine as `mcp`; the scripted one speaks the same protocol.
+  const logic = agentMachine.provide({ actors: { mcp: registry.logic as unknown as typeof registryMachine } });
+  const agent = createActor(logic, { input, clock }).start();
+  return { agent, registry, clock };
+}
+
+/** A registry run directly, with an inbox that records every event it is sent. */
+function runRegistry(script: RegistryScript) {
+  const clock = new SimulatedClock();
+  const registry = createActor(createScriptedRegistry(script).logic, { clock }).start();
+  const inbox: EventObject[] = [];
+  const replyTo = createActor(fromCallback<EventObject>(({ receive }) => receive((event) => inbox.push(event)))).start() as AnyActorRef;
+  return { registry, replyTo, inbox, clock };
+}
+
+const settle = () => new Promise((done) => setImmediate(done));
+
+describe('the scripted registry', () => {
+  it('lets the example agent load and call a tool from the script, and records what the agent sent', async () => {
+    const { agent, registry } = runAgent({ servers: { demo: { manifest: withTools('echo'), tools: { echo: [{ answer: text('hi') }] } } } });
+    await settle();
+    expect(agent.getSnapshot().value).toBe('done');
+    expect(agent.getSnapshot().context.result).toEqual(text('hi'));
+    expect(registry.received.map((event) => event.type)).toEqual(['mcp.load', 'mcp.callTool']);
+  });
+
+  it('answers after the scripted delay on the actor system clock', async () => {
+    const { agent, clock } = runAgent({
+      servers: { demo: { manifest: withTools('echo'), loads: [{ answer: undefined, delayMs: 2_000 }], tools: { echo: [{ answer: text('hi'), delayMs: 500 }] } } },
+    });
+    await settle();
+    expect(agent.getSnapshot().value).toBe('loadingTools');
+    clock.increment(1_999);
+    expect(agent.getSnapshot().value).toBe('loadingTools');
+    clock.increment(1);
+    expect(agent.getSnapshot().value).toBe('calling');
+    clock.increment(500);
+    expect(agent.getSnapshot().value).toBe('done');
+  });
+
+  it('fails a call with the scripted error code, and a load of a server missing the planned tool', async () => {
+    const failing = runAgent({ servers: { demo: { manifest: withTools('echo'), tools: { echo: [{ fail: 'REQUEST_FAILED', message: 'boom' }] } } } });
+    await settle();
+    expect(failing.agent.getSnapshot().value).toBe('failed');
+    expect(failing.agent.getSnapshot().context.error).toMatchObject({ code: 'REQUEST_FAILED', message: 'boom' });
+    const missing = runAgent({ servers: { demo: { manifest: withTools('other') } } });
+    await settle();
+    expect(missing.agent.getSnapshot().context.error?.message).toMatch(/offers no tool "echo"/);
+  });
+
+  it('a crash fails the request with CONNECTION_LOST, reports error, and the next load connects again', async () => {
+    const { registry, replyTo, inbox } = runRegistry({
+      servers: { demo: { manifest: withTools('echo'), tools: { echo: [{ crash: 'killed' }, { answer: text('back') }] } } },
+    });
+    const states: string[] = [];
+    registry.on('mcp.stateChanged', (event) => states.push(`${event.state}/${event.substate}`));
+    registry.send({ type: 'mcp.load', server: 'demo', replyTo, requestId: 'l1' });
+    registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'echo', replyTo, requestId: 'c1' });
+    registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'echo', replyTo, requestId: 'c2' });
+    registry.send({ type: 'mcp.load', server: 'demo', replyTo, requestId: 'l2' });
+    registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'echo', replyTo, requestId: 'c3' });
+    expect(inbox.map((event) => [event.type, (event as { requestId?: string }).requestId, (event as { error?: { code?: string } }).error?.code])).toEqual([
+      ['mcp.loaded', 'l1', undefined],
+      ['mcp.failed', 'c1', 'CONNECTION_LOST'],
+      ['mcp.failed', 'c2', 'NOT_CONNECTED'],
+      ['mcp.loaded', 'l2', undefined],
+      ['mcp.toolResult', 'c3', undefined],
+    ]);
+    expect(states).toEqual(['connecting/connecting', 'connected/connected', 'error/failed', 'connecting/connecting', 'connected/connected']);
+  });
+
+  it('sends state and manifest changes to subscribers as events, until they unsubscribe', () => {
+    const { registry, replyTo, inbox } = runRegistry({
+      servers: { demo: { manifest: withTools('enable'), tools: { enable: [{ answer: text('ok'), thenManifest: withTools('enable', 'archive') }] } } },
+    });
+    registry.send({ type: 'mcp.subscribe', replyTo });
+    registry.send({ type: 'mcp.load', server: 'demo', replyTo, requestId: 'l1' });
+    registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'enable', replyTo, requestId: 'c1' });
+    registry.send({ type: 'mcp.unsubscribe', replyTo });
+    registry.send({ type: 'mcp.disconnect', server: 'demo' });
+    registry.send({ type: 'mcp.load', server: 'nope', replyTo, requestId: 'l2' });
+    expect(inbox.map((event) => event.type)).toEqual([
+      'mcp.stateChanged',
+      'mcp.stateChanged',
+      'mcp.loaded',
+      'mcp.toolResult',
+      'mcp.manifestChanged',
+      'mcp.failed',
+    ]);
+    expect(inbox[4]).toMatchObject({ changes: { added: ['tool:archive'], removed: [], changed: [] } });
+    expect(inbox[5]).toMatchObject({ requestId: 'l2', error: { code: 'UNKNOWN_SERVER' } });
+  });
+});
