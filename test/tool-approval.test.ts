@@ -65,7 +65,7 @@ describe('approval with the policy "destructive"', () => {
     const approver = recordingApprover('deny');
     const call = await loaded({ approvalPolicy: 'destructive', approveToolCall: approver.approveToolCall });
     const refused = await call('fs', 'write_file', { path: notes, content: 'overwritten' });
-    expect(refused.isError).toBe(false);
+    expect(refused).toMatchObject({ isError: false, refused: true });
     expect(refused.text).toMatch(/^The call of tool "write_file" on MCP server "fs" did not run: the user declined it\. .*tell the user/);
     expect(readFileSync(notes, 'utf8')).toBe('original');
     expect(approver.asked[0]?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
@@ -161,12 +161,18 @@ describe('serve asks the host through MCP elicitation', () => {
 });
 
 describe("the CLI's call", () => {
-  it('refuses a call --approve names when there is no terminal to ask on, and runs it without the flag', async () => {
+  it('refuses a call --approve names when there is no terminal to ask on (exit 1, the refusal on stderr), and runs it without the flag', async () => {
     const config = path.join(reference.folder, 'cli.json');
     writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
     const refused = await runCli(['--config', config, '--approve', 'destructive', 'call', 'fixture', 'echo', '{"text":"hi"}']);
-    expect(refused.stdout).toMatch(/did not run: it needs approval \(policy "destructive"\) and nobody can be asked here/);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toMatch(/did not run: it needs approval \(policy "destructive"\) and nobody can be asked here/);
+    const asJson = await runCli(['--config', config, '--approve', 'destructive', 'call', '--json', 'fixture', 'echo', '{"text":"hi"}']);
+    expect(asJson.code).toBe(1);
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ ok: false, server: 'fixture', error: { message: expect.stringMatching(/did not run/) } });
     const ran = await runCli(['--config', config, 'call', 'fixture', 'echo', '{"text":"hi"}']);
+    expect(ran.code).toBe(0);
     expect(ran.stdout.trim()).toBe('hi');
   }, 60_000);
 });

@@ -35,7 +35,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
         const known = tools.find((candidate) => candidate.name === tool);
         if (!known) return errorResult(unknownToolText(server, tool, tools));
         const refusal = await approver.refusal({ server, tool, arguments: args ?? {}, annotations: known.annotations }, signal);
-        if (refusal !== undefined) return okResult(refusal);
+        if (refusal !== undefined) return { ...okResult(refusal), refused: true };
 
         let result: CallToolResult;
         try {

@@ -42,6 +42,12 @@ export interface LoaderToolResult {
    * server, cause, stderr tail). `text` words it for the model; the CLI words it for a person.
    */
   error?: unknown;
+  /**
+   * True when the call did not run because its approval was refused. `isError` stays false: for
+   * the model a refusal is an answer to explain to the user, not a failure; a script (the CLI's
+   * `call`) treats it as one.
+   */
+  refused?: true;
 }
 
 /** A JSON Schema object as OpenAI and Anthropic function calling accept it (no `$schema` key). */

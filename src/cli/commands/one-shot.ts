@@ -98,7 +98,8 @@ export async function runOneShot(
     }
     const result = await loader.execute(args, callOptions);
     progress?.finish();
-    if (result.isError) return failed(result);
+    // A refused approval reads as an answer to the model; to a script, the call failed.
+    if (result.isError || result.refused) return failed(result);
     return report({ ok: true, server: args.server, text: result.text, ...(result.data === undefined ? {} : { data: result.data }) });
   } catch (error) {
     if (!interrupt.signal.aborted) throw error;
