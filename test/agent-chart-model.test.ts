@@ -66,7 +66,7 @@ const shortestPaths = model.getShortestPaths({ allowDuplicatePaths: true });
 describe('the example agent chart, tested from its model with the public testing kit', () => {
   const recorder = new CoverageRecorder(agentMachine);
   const shortest = shortestPaths;
-  const tours = transitionTours(model, agentMachine, shortest);
+  const tours = transitionTours(model, agentMachine, { shortest });
   const failures: string[] = [];
 
   beforeAll(async () => {

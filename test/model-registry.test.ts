@@ -6,12 +6,13 @@
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback, type AnyActorRef } from 'xstate';
-import type { AdjacencyValue, StatePath, TestParam } from 'xstate/graph';
+import type { StatePath, TestParam } from 'xstate/graph';
 import { registryMachine } from '../machines/registry.machine.js';
 import type { McpRegistryEmitted, McpReply } from '../machines/types.js';
 import { silentLogger } from '../src/index.js';
 import { createServerLogic } from '../src/connection/server-logic.js';
 import { SessionTracker } from '../src/connection/session-tracker.js';
+import { transitionTours } from '../src/testing/chart-model.js';
 import { CoverageRecorder } from '../src/testing/coverage.js';
 import {
   createRegistryTestModel,
@@ -132,23 +133,9 @@ async function replay(path: RegistryPath): Promise<void> {
   }
 }
 
-/** Every event from every abstract state: the shortest path to the state, then the event. */
-function transitionTours(): RegistryPath[] {
-  const shortest = model.getShortestPaths({ allowDuplicatePaths: true });
-  const toState = new Map(shortest.map((path) => [serializeRegistryState(path.state), path]));
-  const adjacency = Object.values(model.getAdjacencyMap()) as Array<AdjacencyValue<RegistrySnapshot, RegistryModelEvent>>;
-  return adjacency.flatMap(({ state, transitions }) => {
-    const head = toState.get(serializeRegistryState(state))!;
-    return Object.values(transitions).map(({ event, state: next }) => ({
-      state: next,
-      steps: [...head.steps, { state: next, event }],
-      weight: head.weight + 1,
-    }));
-  });
-}
-
 describe('the registry chart, tested from its model', () => {
-  const tours = transitionTours();
+  // Every event from every abstract state, ignored ones too: the registry must answer each request.
+  const tours = transitionTours(model, registryMachine, { includeIgnored: true });
   const failures: string[] = [];
 
   beforeAll(async () => {

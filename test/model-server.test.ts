@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActor, fromCallback, type AnyActorRef } from 'xstate';
-import type { AdjacencyValue, StatePath, TestParam } from 'xstate/graph';
+import type { StatePath, TestParam } from 'xstate/graph';
 import { serverMachine, type ServerSnapshot } from '../machines/server.machine.js';
 import {
   CoverageRecorder,
@@ -14,6 +14,7 @@ import {
   delayedEventsOf,
   serializeServerState,
   SERVER_MODEL_INPUT,
+  transitionTours,
   type ScriptedServerOptions,
   type ServerModelEvent,
 } from '../src/testing/index.js';
@@ -50,25 +51,9 @@ async function replay(path: ServerPath, options: { coverage?: CoverageRecorder; 
   }
 }
 
-/** For every transition the model can take: the shortest path to its source state, then its event. */
-function transitionTours(shortest: ServerPath[]): ServerPath[] {
-  const toState = new Map(shortest.map((path) => [serializeServerState(path.state), path]));
-  const tours: ServerPath[] = [];
-  const adjacency = Object.values(model.getAdjacencyMap()) as Array<AdjacencyValue<ServerSnapshot, ServerModelEvent>>;
-  for (const { state, transitions } of adjacency) {
-    const head = toState.get(serializeServerState(state))!;
-    for (const { event, state: next } of Object.values(transitions)) {
-      // An event the chart ignores in this state leads nowhere new: replaying it would repeat the head path.
-      if (serverMachine.getTransitionData(state, event as never).length === 0) continue;
-      tours.push({ state: next, steps: [...head.steps, { state: next, event }], weight: head.weight + 1 });
-    }
-  }
-  return tours;
-}
-
 describe('the server chart, tested from its model', () => {
   const shortest = model.getShortestPaths({ allowDuplicatePaths: true });
-  const tours = transitionTours(shortest);
+  const tours = transitionTours(model, serverMachine, { shortest });
   const failures: string[] = [];
 
   beforeAll(async () => {

@@ -72,12 +72,16 @@ export function createChartTestModel<TSnapshot extends Snapshot<unknown>, TEvent
 /**
  * For every transition the model can take: the shortest path to its source state, then its
  * event. Shortest paths alone reach every state but skip most transitions; these tours take
- * each one. Events the chart ignores in a state are left out (they would repeat the head path).
+ * each one. Events the chart ignores in a state are left out (they would repeat the head path)
+ * unless `includeIgnored` (to check that ignoring them is harmless).
  */
 export function transitionTours<TSnapshot extends Snapshot<unknown>, TEvent extends EventObject, TInput>(
   model: TestModel<TSnapshot, TEvent, TInput>,
   machine: AnyStateMachine,
-  shortest: Array<StatePath<TSnapshot, TEvent>> = model.getShortestPaths({ allowDuplicatePaths: true }),
+  {
+    shortest = model.getShortestPaths({ allowDuplicatePaths: true }),
+    includeIgnored = false,
+  }: { shortest?: Array<StatePath<TSnapshot, TEvent>>; includeIgnored?: boolean } = {},
 ): Array<StatePath<TSnapshot, TEvent>> {
   const serializeState = model.options.serializeState ?? ((snapshot: TSnapshot) => JSON.stringify((snapshot as { value?: unknown }).value));
   const serialize = (snapshot: TSnapshot) => serializeState(snapshot, undefined);
@@ -87,7 +91,7 @@ export function transitionTours<TSnapshot extends Snapshot<unknown>, TEvent exte
     const head = toState.get(serialize(state));
     if (!head) continue;
     for (const { event, state: next } of Object.values(transitions)) {
-      if (machine.getTransitionData(state as never, event as never).length === 0) continue;
+      if (!includeIgnored && machine.getTransitionData(state as never, event as never).length === 0) continue;
       tours.push({ state: next, steps: [...head.steps, { state: next, event }], weight: head.weight + 1 });
     }
   }
