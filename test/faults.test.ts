@@ -28,6 +28,10 @@ import {
   waitUntil,
 } from './support/chaos-helpers.js';
 import { failOnUnhandledRejections } from './support/unhandled-rejections.js';
+import { ROUTES, routeOptions, type Route } from './support/routes.js';
+
+/** The route of the block running now: every suite below runs once per route. */
+let currentRoute: Route = 'direct';
 
 const unhandledRejection = failOnUnhandledRejections();
 
@@ -36,7 +40,7 @@ const httpFixtures: HttpFixture[] = [];
 
 /** A manager that is disposed after the test; `transports` counts the transports it built. */
 function managerWith(options: McpConnectionManagerOptions = {}) {
-  const counted = countingManager(options);
+  const counted = countingManager({ ...routeOptions(currentRoute), ...options });
   managers.push(counted.manager);
   return counted;
 }
@@ -82,353 +86,360 @@ function initializePosts(fixture: HttpFixture): number {
   return fixture.requests.filter((request) => request.method === 'POST' && request.rpcMethod === 'initialize').length;
 }
 
-describe('a server that never answers initialize', () => {
-  it('fails the connect after connectTimeoutMs, says it timed out, and leaves no process', async () => {
-    const { manager } = managerWith();
-    const started = Date.now();
-    const error = await rejectionOf(
-      manager.connect('mute', stdioFixture('--mode', 'never-initialize'), { connectTimeoutMs: 300, autoReconnect: false }),
-    );
-    const waited = Date.now() - started;
-
-    expect(error).toMatchObject({ code: 'CONNECT_FAILED', server: 'mute' });
-    expect(error.message).toMatch(/Could not connect to MCP server "mute": .*timed out/i);
-    expect(waited).toBeGreaterThanOrEqual(300);
-    expect(waited).toBeLessThan(20_000); // far from the 30 s default
-    expect(manager.getState('mute')).toBe('error');
-    expect(manager.openSessionCount('mute')).toBe(0);
-    expect(descendantsOfThisProcess()).toEqual([]);
+describe.each(ROUTES)('%s route', (route) => {
+  beforeAll(() => {
+    currentRoute = route;
   });
 
-  it('waits 30 s for initialize by default', () => {
-    const { manager } = managerWith();
-    manager.configure({ mute: stdioFixture('--mode', 'never-initialize') });
-    manager.touch('mute'); // does not spawn: touching is not using
-    expect(serverSnapshot(manager, 'mute')).toBeUndefined();
-    void manager.connect('mute').catch(() => {});
-    expect(serverSnapshot(manager, 'mute')?.context.options.connectTimeoutMs).toBe(30_000);
-  });
-
-  it('with autoReconnect, starts a new attempt after the 1 s backoff, not before', async () => {
-    const clock = new SimulatedClock();
-    const spawned = managerWith({ clock });
-    const { manager } = spawned;
-    const outcome = rejectionOf(
-      manager.connect('mute', stdioFixture('--mode', 'never-initialize'), { connectTimeoutMs: 300, maxRetries: 1 }),
-    );
-
-    await waitForState(manager, 'mute', ['error.retrying']);
-    expect(spawned.transports).toBe(1);
-    expect(descendantsOfThisProcess()).toEqual([]); // the timed-out process is gone while we wait
-    clock.increment(999);
-    await settle();
-    expect(stateOf(manager, 'mute')).toBe('error.retrying');
-    expect(spawned.transports).toBe(1);
-    clock.increment(1);
-    await settle();
-    expect(stateOf(manager, 'mute')).toBe('connecting');
-    expect(spawned.transports).toBe(2);
-
-    const error = await outcome;
-    expect(error.message).toMatch(/timed out/i);
-    expect(stateOf(manager, 'mute')).toBe('error.failed');
-  });
-});
-
-describe('a server that exits during initialize', () => {
-  it('fails the connect saying the connection closed, with the server\'s last stderr lines, and leaves no process', async () => {
-    const { manager } = managerWith();
-    const error = await rejectionOf(
-      manager.connect('quitter', stdioFixture('--mode', 'exit-on-initialize'), { autoReconnect: false }),
-    );
-    expect(error).toMatchObject({ code: 'CONNECT_FAILED', server: 'quitter' });
-    expect(error.message).toMatch(/Could not connect to MCP server "quitter": .*Connection closed/);
-    expect(error.message).toMatch(/Last stderr lines:\n(.*\n)*fixture: refusing to initialize/);
-    expect((error as { stderrTail?: string }).stderrTail).toContain('fixture: refusing to initialize');
-    expect(manager.openSessionCount()).toBe(0);
-    expect(descendantsOfThisProcess()).toEqual([]);
-  });
-
-  it('is a transient failure: retried after the backoff', async () => {
-    const clock = new SimulatedClock();
-    const spawned = managerWith({ clock });
-    const outcome = rejectionOf(spawned.manager.connect('quitter', stdioFixture('--mode', 'exit-on-initialize'), { maxRetries: 1 }));
-    expect(await retryDelay(clock, spawned.manager, 'quitter')).toBe(1_000);
-    expect((await outcome).message).toContain('fixture: refusing to initialize');
-    expect(spawned.transports).toBe(2);
-  });
-});
-
-describe('a server killed with SIGKILL while idle', () => {
-  it('goes to error saying the connection was lost, with the stderr tail, then reconnects after 1 s and not before', async () => {
-    const clock = new SimulatedClock();
-    const { manager } = managerWith({ clock });
-    await manager.connect('victim', stdioFixture('--name', 'victim'));
-    const pid = await pidOf(manager, 'victim');
-
-    killGroup(pid, 'SIGKILL');
-
-    await waitForState(manager, 'victim', ['error.retrying']);
-    expect(manager.getState('victim')).toBe('error');
-    const lost = manager.getError('victim') as Error & { code?: string; stderrTail?: string };
-    expect(lost).toMatchObject({ code: 'CONNECTION_LOST', server: 'victim' });
-    expect(lost.message).toMatch(/The connection to MCP server "victim" was lost/);
-    expect(lost.stderrTail).toContain(`fixture victim started pid=${pid}`);
-    expect(isRunning(pid)).toBe(false);
-    expect(manager.openSessionCount('victim')).toBe(0);
-
-    clock.increment(999);
-    await settle();
-    expect(stateOf(manager, 'victim')).toBe('error.retrying');
-    clock.increment(1);
-    await waitForState(manager, 'victim', ['connected.ready']);
-
-    const newPid = await pidOf(manager, 'victim');
-    expect(newPid).not.toBe(pid);
-    expect(descendantsOfThisProcess()).toEqual([newPid]);
-    expect(textOf(await manager.callTool('victim', 'echo', { text: 'back' }))).toBe('back');
-  });
-});
-
-describe('a server in a crash loop (it dies right after every connect)', () => {
-  it('waits 1, 2, 4, 8, 16, 30, 30 s between reconnects: it climbs to the cap instead of restarting every second', async () => {
-    const clock = new SimulatedClock();
-    const spawned = managerWith({ clock });
-    const { manager } = spawned;
-    void manager.connect('looper', stdioFixture('--mode', 'crash-after-connect'), { maxRetries: 20 }).catch(() => {});
-
-    const delays: number[] = [];
-    for (let cycle = 0; cycle < 7; cycle++) delays.push(await retryDelay(clock, manager, 'looper'));
-
-    expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
-    expect(spawned.transports).toBe(8);
-    await manager.disconnect('looper');
-    expect(descendantsOfThisProcess()).toEqual([]);
-  });
-
-  it('resets the retry count only once a connection stayed healthy for healthyAfterMs (30 s)', async () => {
-    const clock = new SimulatedClock();
-    const { manager } = managerWith({ clock });
-    await manager.connect('phoenix', stdioFixture(), { maxRetries: 20 });
-    const killAndMeasure = async () => {
-      killGroup(await pidOf(manager, 'phoenix'));
-      const delay = await retryDelay(clock, manager, 'phoenix');
-      await waitForState(manager, 'phoenix', ['connected.ready']);
-      return delay;
-    };
-
-    expect(await killAndMeasure()).toBe(1_000);
-    expect(await killAndMeasure()).toBe(2_000); // died at once: climbs
-    clock.increment(29_999);
-    expect(await killAndMeasure()).toBe(4_000); // up 29.999 s: still climbing
-    clock.increment(30_000);
-    await settle();
-    expect(await killAndMeasure()).toBe(1_000); // up 30 s: healthy, starts again at 1 s
-  });
-
-  it('with backoff.jitter, spreads the reconnect times of many managers, each delay within [(1 - jitter)·delay, delay] and never above the cap', async () => {
-    const port = await closedPort();
-    const jitter = 0.5;
-    const retries = 7;
-    const nominal = [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000];
-    const runs = Array.from({ length: 12 }, async (_, index) => {
-      const clock = new RecordingClock();
-      const { manager } = managerWith({ clock });
-      const name = `jittery-${index}`;
-      const attempts = attemptsOf(manager, name);
-      const outcome = rejectionOf(
-        manager.connect(name, { url: `http://127.0.0.1:${port}/mcp` }, { maxRetries: retries, backoff: { jitter } }),
+  describe('a server that never answers initialize', () => {
+    it('fails the connect after connectTimeoutMs, says it timed out, and leaves no process', async () => {
+      const { manager } = managerWith();
+      const started = Date.now();
+      const error = await rejectionOf(
+        manager.connect('mute', stdioFixture('--mode', 'never-initialize'), { connectTimeoutMs: 300, autoReconnect: false }),
       );
-      const delays: number[] = [];
-      for (let retry = 0; retry < retries; retry++) {
-        await waitForState(manager, name, ['error.retrying']);
-        const delay = clock.delays.at(-1)!;
-        delays.push(delay);
-        clock.increment(delay - 1);
-        await settle();
-        expect(attempts.count).toBe(retry + 1);
-        clock.increment(1);
-        expect(attempts.count).toBe(retry + 2);
-      }
-      expect(await outcome).toMatchObject({ code: 'CONNECT_FAILED' });
-      return delays;
+      const waited = Date.now() - started;
+
+      expect(error).toMatchObject({ code: 'CONNECT_FAILED', server: 'mute' });
+      expect(error.message).toMatch(/Could not connect to MCP server "mute": .*timed out/i);
+      expect(waited).toBeGreaterThanOrEqual(300);
+      expect(waited).toBeLessThan(20_000); // far from the 30 s default
+      expect(manager.getState('mute')).toBe('error');
+      expect(manager.openSessionCount('mute')).toBe(0);
+      expect(descendantsOfThisProcess()).toEqual([]);
     });
-    const delaysByManager = await Promise.all(runs);
 
-    for (let retry = 0; retry < retries; retry++) {
-      const delays = delaysByManager.map((delays) => delays[retry]!);
-      for (const delay of delays) {
-        expect(delay).toBeLessThanOrEqual(Math.min(nominal[retry]!, 30_000));
-        expect(delay).toBeGreaterThanOrEqual((1 - jitter) * nominal[retry]!);
+    it('waits 30 s for initialize by default', () => {
+      const { manager } = managerWith();
+      manager.configure({ mute: stdioFixture('--mode', 'never-initialize') });
+      manager.touch('mute'); // does not spawn: touching is not using
+      expect(serverSnapshot(manager, 'mute')).toBeUndefined();
+      void manager.connect('mute').catch(() => {});
+      expect(serverSnapshot(manager, 'mute')?.context.options.connectTimeoutMs).toBe(30_000);
+    });
+
+    it('with autoReconnect, starts a new attempt after the 1 s backoff, not before', async () => {
+      const clock = new SimulatedClock();
+      const spawned = managerWith({ clock });
+      const { manager } = spawned;
+      const outcome = rejectionOf(
+        manager.connect('mute', stdioFixture('--mode', 'never-initialize'), { connectTimeoutMs: 300, maxRetries: 1 }),
+      );
+
+      await waitForState(manager, 'mute', ['error.retrying']);
+      expect(spawned.transports).toBe(1);
+      expect(descendantsOfThisProcess()).toEqual([]); // the timed-out process is gone while we wait
+      clock.increment(999);
+      await settle();
+      expect(stateOf(manager, 'mute')).toBe('error.retrying');
+      expect(spawned.transports).toBe(1);
+      clock.increment(1);
+      await settle();
+      expect(stateOf(manager, 'mute')).toBe('connecting');
+      expect(spawned.transports).toBe(2);
+
+      const error = await outcome;
+      expect(error.message).toMatch(/timed out/i);
+      expect(stateOf(manager, 'mute')).toBe('error.failed');
+    });
+  });
+
+  describe('a server that exits during initialize', () => {
+    it('fails the connect saying the connection closed, with the server\'s last stderr lines, and leaves no process', async () => {
+      const { manager } = managerWith();
+      const error = await rejectionOf(
+        manager.connect('quitter', stdioFixture('--mode', 'exit-on-initialize'), { autoReconnect: false }),
+      );
+      expect(error).toMatchObject({ code: 'CONNECT_FAILED', server: 'quitter' });
+      expect(error.message).toMatch(/Could not connect to MCP server "quitter": .*Connection closed/);
+      expect(error.message).toMatch(/Last stderr lines:\n(.*\n)*fixture: refusing to initialize/);
+      expect((error as { stderrTail?: string }).stderrTail).toContain('fixture: refusing to initialize');
+      expect(manager.openSessionCount()).toBe(0);
+      expect(descendantsOfThisProcess()).toEqual([]);
+    });
+
+    it('is a transient failure: retried after the backoff', async () => {
+      const clock = new SimulatedClock();
+      const spawned = managerWith({ clock });
+      const outcome = rejectionOf(spawned.manager.connect('quitter', stdioFixture('--mode', 'exit-on-initialize'), { maxRetries: 1 }));
+      expect(await retryDelay(clock, spawned.manager, 'quitter')).toBe(1_000);
+      expect((await outcome).message).toContain('fixture: refusing to initialize');
+      expect(spawned.transports).toBe(2);
+    });
+  });
+
+  describe('a server killed with SIGKILL while idle', () => {
+    it('goes to error saying the connection was lost, with the stderr tail, then reconnects after 1 s and not before', async () => {
+      const clock = new SimulatedClock();
+      const { manager } = managerWith({ clock });
+      await manager.connect('victim', stdioFixture('--name', 'victim'));
+      const pid = await pidOf(manager, 'victim');
+
+      killGroup(pid, 'SIGKILL');
+
+      await waitForState(manager, 'victim', ['error.retrying']);
+      expect(manager.getState('victim')).toBe('error');
+      const lost = manager.getError('victim') as Error & { code?: string; stderrTail?: string };
+      expect(lost).toMatchObject({ code: 'CONNECTION_LOST', server: 'victim' });
+      expect(lost.message).toMatch(/The connection to MCP server "victim" was lost/);
+      expect(lost.stderrTail).toContain(`fixture victim started pid=${pid}`);
+      expect(isRunning(pid)).toBe(false);
+      expect(manager.openSessionCount('victim')).toBe(0);
+
+      clock.increment(999);
+      await settle();
+      expect(stateOf(manager, 'victim')).toBe('error.retrying');
+      clock.increment(1);
+      await waitForState(manager, 'victim', ['connected.ready']);
+
+      const newPid = await pidOf(manager, 'victim');
+      expect(newPid).not.toBe(pid);
+      expect(descendantsOfThisProcess()).toEqual([newPid]);
+      expect(textOf(await manager.callTool('victim', 'echo', { text: 'back' }))).toBe('back');
+    });
+  });
+
+  describe('a server in a crash loop (it dies right after every connect)', () => {
+    it('waits 1, 2, 4, 8, 16, 30, 30 s between reconnects: it climbs to the cap instead of restarting every second', async () => {
+      const clock = new SimulatedClock();
+      const spawned = managerWith({ clock });
+      const { manager } = spawned;
+      void manager.connect('looper', stdioFixture('--mode', 'crash-after-connect'), { maxRetries: 20 }).catch(() => {});
+
+      const delays: number[] = [];
+      for (let cycle = 0; cycle < 7; cycle++) delays.push(await retryDelay(clock, manager, 'looper'));
+
+      expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
+      expect(spawned.transports).toBe(8);
+      await manager.disconnect('looper');
+      expect(descendantsOfThisProcess()).toEqual([]);
+    });
+
+    it('resets the retry count only once a connection stayed healthy for healthyAfterMs (30 s)', async () => {
+      const clock = new SimulatedClock();
+      const { manager } = managerWith({ clock });
+      await manager.connect('phoenix', stdioFixture(), { maxRetries: 20 });
+      const killAndMeasure = async () => {
+        killGroup(await pidOf(manager, 'phoenix'));
+        const delay = await retryDelay(clock, manager, 'phoenix');
+        await waitForState(manager, 'phoenix', ['connected.ready']);
+        return delay;
+      };
+
+      expect(await killAndMeasure()).toBe(1_000);
+      expect(await killAndMeasure()).toBe(2_000); // died at once: climbs
+      clock.increment(29_999);
+      expect(await killAndMeasure()).toBe(4_000); // up 29.999 s: still climbing
+      clock.increment(30_000);
+      await settle();
+      expect(await killAndMeasure()).toBe(1_000); // up 30 s: healthy, starts again at 1 s
+    });
+
+    it('with backoff.jitter, spreads the reconnect times of many managers, each delay within [(1 - jitter)·delay, delay] and never above the cap', async () => {
+      const port = await closedPort();
+      const jitter = 0.5;
+      const retries = 7;
+      const nominal = [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000];
+      const runs = Array.from({ length: 12 }, async (_, index) => {
+        const clock = new RecordingClock();
+        const { manager } = managerWith({ clock });
+        const name = `jittery-${index}`;
+        const attempts = attemptsOf(manager, name);
+        const outcome = rejectionOf(
+          manager.connect(name, { url: `http://127.0.0.1:${port}/mcp` }, { maxRetries: retries, backoff: { jitter } }),
+        );
+        const delays: number[] = [];
+        for (let retry = 0; retry < retries; retry++) {
+          await waitForState(manager, name, ['error.retrying']);
+          const delay = clock.delays.at(-1)!;
+          delays.push(delay);
+          clock.increment(delay - 1);
+          await settle();
+          expect(attempts.count).toBe(retry + 1);
+          clock.increment(1);
+          expect(attempts.count).toBe(retry + 2);
+        }
+        expect(await outcome).toMatchObject({ code: 'CONNECT_FAILED' });
+        return delays;
+      });
+      const delaysByManager = await Promise.all(runs);
+
+      for (let retry = 0; retry < retries; retry++) {
+        const delays = delaysByManager.map((delays) => delays[retry]!);
+        for (const delay of delays) {
+          expect(delay).toBeLessThanOrEqual(Math.min(nominal[retry]!, 30_000));
+          expect(delay).toBeGreaterThanOrEqual((1 - jitter) * nominal[retry]!);
+        }
+        expect(new Set(delays).size).toBeGreaterThanOrEqual(6);
       }
-      expect(new Set(delays).size).toBeGreaterThanOrEqual(6);
-    }
-    const reconnectTimes = delaysByManager.map((delays) => delays.reduce((sum, delay) => sum + delay, 0));
-    expect(new Set(reconnectTimes).size).toBe(reconnectTimes.length);
-  });
-});
-
-describe('HTTP failures on initialize', () => {
-  it.each([500, 503])('HTTP %i is transient: retried after the backoff', async (status) => {
-    const fixture = await serveHttp({ mode: 'status', status });
-    const clock = new SimulatedClock();
-    const { manager } = managerWith({ clock });
-    const outcome = rejectionOf(manager.connect('flaky', { url: fixture.url }, { maxRetries: 2 }));
-
-    expect(await retryDelay(clock, manager, 'flaky')).toBe(1_000);
-    expect(await retryDelay(clock, manager, 'flaky')).toBe(2_000);
-    expect(await outcome).toMatchObject({ code: 'CONNECT_FAILED', server: 'flaky' });
-    expect(initializePosts(fixture)).toBe(3);
-    expect(stateOf(manager, 'flaky')).toBe('error.failed');
+      const reconnectTimes = delaysByManager.map((delays) => delays.reduce((sum, delay) => sum + delay, 0));
+      expect(new Set(reconnectTimes).size).toBe(reconnectTimes.length);
+    });
   });
 
-  it('a refused connection is transient: a server that comes up later is connected at the next retry', async () => {
-    const port = await closedPort();
-    const clock = new SimulatedClock();
-    const { manager } = managerWith({ clock });
-    const connecting = manager.connect('late', { url: `http://127.0.0.1:${port}/mcp` }, { maxRetries: 3 });
+  describe('HTTP failures on initialize', () => {
+    it.each([500, 503])('HTTP %i is transient: retried after the backoff', async (status) => {
+      const fixture = await serveHttp({ mode: 'status', status });
+      const clock = new SimulatedClock();
+      const { manager } = managerWith({ clock });
+      const outcome = rejectionOf(manager.connect('flaky', { url: fixture.url }, { maxRetries: 2 }));
 
-    await waitForState(manager, 'late', ['error.retrying']);
-    expect(manager.getError('late')).toMatchObject({ code: 'CONNECT_FAILED' });
-    await serveHttp({ port });
-    clock.increment(1_000);
+      expect(await retryDelay(clock, manager, 'flaky')).toBe(1_000);
+      expect(await retryDelay(clock, manager, 'flaky')).toBe(2_000);
+      expect(await outcome).toMatchObject({ code: 'CONNECT_FAILED', server: 'flaky' });
+      expect(initializePosts(fixture)).toBe(3);
+      expect(stateOf(manager, 'flaky')).toBe('error.failed');
+    });
 
-    const manifest = await connecting;
-    expect(manifest.tools.map((tool) => tool.name)).toContain('echo');
-    expect(manager.getState('late')).toBe('connected');
+    it('a refused connection is transient: a server that comes up later is connected at the next retry', async () => {
+      const port = await closedPort();
+      const clock = new SimulatedClock();
+      const { manager } = managerWith({ clock });
+      const connecting = manager.connect('late', { url: `http://127.0.0.1:${port}/mcp` }, { maxRetries: 3 });
+
+      await waitForState(manager, 'late', ['error.retrying']);
+      expect(manager.getError('late')).toMatchObject({ code: 'CONNECT_FAILED' });
+      await serveHttp({ port });
+      clock.increment(1_000);
+
+      const manifest = await connecting;
+      expect(manifest.tools.map((tool) => tool.name)).toContain('echo');
+      expect(manager.getState('late')).toBe('connected');
+    });
+
+    it.each([401, 403, 404, 405])('HTTP %i is a config error: never retried', async (status) => {
+      const fixture = await serveHttp({ mode: 'status', status });
+      const clock = new SimulatedClock();
+      const { manager } = managerWith({ clock });
+      const error = await rejectionOf(manager.connect('misconfigured', { url: fixture.url }, { maxRetries: 5 }));
+
+      expect(error).toMatchObject({ code: 'CONFIG_ERROR', server: 'misconfigured' });
+      expect(error.message).toMatch(/Could not connect to MCP server "misconfigured"/);
+      expect(stateOf(manager, 'misconfigured')).toBe('error.failed');
+      await advanceWhile(clock, () => true, { limitMs: 120_000, stepMs: 10_000 });
+      expect(initializePosts(fixture)).toBe(1);
+      expect(stateOf(manager, 'misconfigured')).toBe('error.failed');
+    });
   });
 
-  it.each([401, 403, 404, 405])('HTTP %i is a config error: never retried', async (status) => {
-    const fixture = await serveHttp({ mode: 'status', status });
-    const clock = new SimulatedClock();
-    const { manager } = managerWith({ clock });
-    const error = await rejectionOf(manager.connect('misconfigured', { url: fixture.url }, { maxRetries: 5 }));
-
-    expect(error).toMatchObject({ code: 'CONFIG_ERROR', server: 'misconfigured' });
-    expect(error.message).toMatch(/Could not connect to MCP server "misconfigured"/);
-    expect(stateOf(manager, 'misconfigured')).toBe('error.failed');
-    await advanceWhile(clock, () => true, { limitMs: 120_000, stepMs: 10_000 });
-    expect(initializePosts(fixture)).toBe(1);
-    expect(stateOf(manager, 'misconfigured')).toBe('error.failed');
-  });
-});
-
-describe('disconnect() racing connect()', () => {
-  it('settles every promise and leaves no process, in 20 random interleavings with small real delays', async () => {
-    const random = seededRandom(20_240_607);
-    const { manager } = managerWith();
-    const config = stdioFixture();
-    for (let round = 0; round < 20; round++) {
-      // Each promise gets its handler the moment it exists: a rejection is an outcome, never unhandled.
-      const pending: Array<ReturnType<typeof outcomeWithin>> = [];
-      const steps = 2 + Math.floor(random() * 4);
-      for (let step = 0; step < steps; step++) {
-        const last = step === steps - 1;
-        const operation: Promise<unknown> =
-          step === 0 || (!last && random() < 0.55) ? manager.connect('racer', config) : manager.disconnect('racer');
-        pending.push(outcomeWithin(operation, 15_000, `round ${round}, step ${step}`));
-        await new Promise((done) => setTimeout(done, Math.floor(random() * (random() < 0.5 ? 15 : 400))));
+  describe('disconnect() racing connect()', () => {
+    it('settles every promise and leaves no process, in 20 random interleavings with small real delays', async () => {
+      const random = seededRandom(20_240_607);
+      const { manager } = managerWith();
+      const config = stdioFixture();
+      for (let round = 0; round < 20; round++) {
+        // Each promise gets its handler the moment it exists: a rejection is an outcome, never unhandled.
+        const pending: Array<ReturnType<typeof outcomeWithin>> = [];
+        const steps = 2 + Math.floor(random() * 4);
+        for (let step = 0; step < steps; step++) {
+          const last = step === steps - 1;
+          const operation: Promise<unknown> =
+            step === 0 || (!last && random() < 0.55) ? manager.connect('racer', config) : manager.disconnect('racer');
+          pending.push(outcomeWithin(operation, 15_000, `round ${round}, step ${step}`));
+          await new Promise((done) => setTimeout(done, Math.floor(random() * (random() < 0.5 ? 15 : 400))));
+        }
+        const outcomes = await Promise.all(pending);
+        for (const outcome of outcomes) {
+          if (!outcome.ok) expect(outcome.error).toMatchObject({ code: 'DISCONNECTED', server: 'racer' });
+        }
+        expect(stateOf(manager, 'racer'), `round ${round}`).toBe('disconnected.idle');
+        expect(manager.openSessionCount('racer'), `round ${round}`).toBe(0);
+        expect(await descendantsAfter(), `round ${round}`).toEqual([]);
       }
-      const outcomes = await Promise.all(pending);
-      for (const outcome of outcomes) {
-        if (!outcome.ok) expect(outcome.error).toMatchObject({ code: 'DISCONNECTED', server: 'racer' });
+    });
+
+    it('disconnect() resolves even when a connect() follows it at once: the old process ends, one new one runs', async () => {
+      const { manager } = managerWith();
+      await manager.connect('phoenix', stdioFixture());
+      const oldPid = await pidOf(manager, 'phoenix');
+      const disconnecting = manager.disconnect('phoenix');
+      const reconnecting = manager.connect('phoenix');
+      await Promise.all([settlesAll(disconnecting), settlesAll(reconnecting)]);
+      expect(manager.getState('phoenix')).toBe('connected');
+      expect(isRunning(oldPid)).toBe(false);
+      expect(manager.openSessionCount('phoenix')).toBe(1);
+      expect(descendantsOfThisProcess()).toEqual([await pidOf(manager, 'phoenix')]);
+    });
+  });
+
+  describe('disconnect() landing at any moment of a connect (in-memory, turn by turn)', () => {
+    it('leaves no session open, whichever microtask turn of the connect it interrupts', async () => {
+      // An in-memory connect runs entirely in microtasks, so every point of it can be hit exactly:
+      // including the turns between the session being opened and the chart receiving it.
+      const leaks: number[] = [];
+      for (let turns = 0; turns <= 80; turns++) {
+        const fixture = inMemoryFixture();
+        const { manager } = managerWith({ transportFactory: fixture.factory });
+        manager.configure({ memory: { command: 'in-memory' } });
+        const connecting = outcomeWithin(manager.connect('memory'), 5_000, `connect, ${turns} turns`);
+        for (let turn = 0; turn < turns; turn++) await Promise.resolve();
+        await settlesAll(manager.disconnect('memory'));
+        await connecting;
+        await waitUntil(() => manager.openSessionCount('memory') === 0, 1_000, () => '').catch(() => leaks.push(turns));
+        expect(manager.getState('memory')).toBe('disconnected');
       }
-      expect(stateOf(manager, 'racer'), `round ${round}`).toBe('disconnected.idle');
-      expect(manager.openSessionCount('racer'), `round ${round}`).toBe(0);
-      expect(await descendantsAfter(), `round ${round}`).toEqual([]);
-    }
+      expect(leaks, 'microtask turns at which a disconnect() left a session open').toEqual([]);
+    });
   });
 
-  it('disconnect() resolves even when a connect() follows it at once: the old process ends, one new one runs', async () => {
-    const { manager } = managerWith();
-    await manager.connect('phoenix', stdioFixture());
-    const oldPid = await pidOf(manager, 'phoenix');
-    const disconnecting = manager.disconnect('phoenix');
-    const reconnecting = manager.connect('phoenix');
-    await Promise.all([settlesAll(disconnecting), settlesAll(reconnecting)]);
-    expect(manager.getState('phoenix')).toBe('connected');
-    expect(isRunning(oldPid)).toBe(false);
-    expect(manager.openSessionCount('phoenix')).toBe(1);
-    expect(descendantsOfThisProcess()).toEqual([await pidOf(manager, 'phoenix')]);
-  });
-});
+  async function settlesAll(promise: Promise<unknown>) {
+    const outcome = await outcomeWithin(promise, 10_000, 'the operation');
+    expect(outcome.ok).toBe(true);
+  }
 
-describe('disconnect() landing at any moment of a connect (in-memory, turn by turn)', () => {
-  it('leaves no session open, whichever microtask turn of the connect it interrupts', async () => {
-    // An in-memory connect runs entirely in microtasks, so every point of it can be hit exactly:
-    // including the turns between the session being opened and the chart receiving it.
-    const leaks: number[] = [];
-    for (let turns = 0; turns <= 80; turns++) {
-      const fixture = inMemoryFixture();
-      const { manager } = managerWith({ transportFactory: fixture.factory });
-      manager.configure({ memory: { command: 'in-memory' } });
-      const connecting = outcomeWithin(manager.connect('memory'), 5_000, `connect, ${turns} turns`);
-      for (let turn = 0; turn < turns; turn++) await Promise.resolve();
-      await settlesAll(manager.disconnect('memory'));
-      await connecting;
-      await waitUntil(() => manager.openSessionCount('memory') === 0, 1_000, () => '').catch(() => leaks.push(turns));
-      expect(manager.getState('memory')).toBe('disconnected');
-    }
-    expect(leaks, 'microtask turns at which a disconnect() left a session open').toEqual([]);
-  });
-});
-
-async function settlesAll(promise: Promise<unknown>) {
-  const outcome = await outcomeWithin(promise, 10_000, 'the operation');
-  expect(outcome.ok).toBe(true);
-}
-
-describe('touch() on a server that is not there', () => {
-  it('does nothing and throws nothing, for an unknown name or a configured server never used', async () => {
-    const { manager } = managerWith();
-    manager.configure({ configured: stdioFixture() });
-    expect(() => manager.touch('nobody-by-this-name')).not.toThrow();
-    expect(() => manager.touch('configured')).not.toThrow();
-    expect(() => manager.touch('__proto__')).not.toThrow();
-    await settle();
-    expect(manager.actor.getSnapshot().status).toBe('active');
-    expect(manager.getState('nobody-by-this-name')).toBe('disconnected');
-    expect(serverSnapshot(manager, 'configured')).toBeUndefined();
-    expect(descendantsOfThisProcess()).toEqual([]);
-    expect(await rejectionOf(manager.connect('nobody-by-this-name'))).toMatchObject({ code: 'UNKNOWN_SERVER' });
-    await expect(manager.disconnect('nobody-by-this-name')).resolves.toBeUndefined();
-  });
-});
-
-describe('disconnectAll() during a backoff wait', () => {
-  it('cancels the pending retry, answers the waiting connect, and leaves no process', async () => {
-    const clock = new SimulatedClock();
-    const spawned = managerWith({ clock });
-    const { manager } = spawned;
-    await manager.connect('doomed', stdioFixture(), { maxRetries: 5 });
-    killGroup(await pidOf(manager, 'doomed'));
-    await waitForState(manager, 'doomed', ['error.retrying']);
-    const waiting = manager.connect('doomed');
-
-    await manager.disconnectAll();
-
-    expect(await rejectionOf(waiting)).toMatchObject({ code: 'DISCONNECTED', server: 'doomed' });
-    expect(stateOf(manager, 'doomed')).toBe('disconnected.idle');
-    await advanceWhile(clock, () => true, { limitMs: 120_000, stepMs: 10_000 });
-    expect(spawned.transports).toBe(1);
-    expect(stateOf(manager, 'doomed')).toBe('disconnected.idle');
-    expect(manager.openSessionCount()).toBe(0);
-    expect(descendantsOfThisProcess()).toEqual([]);
+  describe('touch() on a server that is not there', () => {
+    it('does nothing and throws nothing, for an unknown name or a configured server never used', async () => {
+      const { manager } = managerWith();
+      manager.configure({ configured: stdioFixture() });
+      expect(() => manager.touch('nobody-by-this-name')).not.toThrow();
+      expect(() => manager.touch('configured')).not.toThrow();
+      expect(() => manager.touch('__proto__')).not.toThrow();
+      await settle();
+      expect(manager.actor.getSnapshot().status).toBe('active');
+      expect(manager.getState('nobody-by-this-name')).toBe('disconnected');
+      expect(serverSnapshot(manager, 'configured')).toBeUndefined();
+      expect(descendantsOfThisProcess()).toEqual([]);
+      expect(await rejectionOf(manager.connect('nobody-by-this-name'))).toMatchObject({ code: 'UNKNOWN_SERVER' });
+      await expect(manager.disconnect('nobody-by-this-name')).resolves.toBeUndefined();
+    });
   });
 
-  it('also ends a connect in progress and a server in a crash loop at the same time', async () => {
-    const clock = new SimulatedClock();
-    const { manager } = managerWith({ clock });
-    void manager.connect('looper', stdioFixture('--mode', 'crash-after-connect'), { maxRetries: 20 }).catch(() => {});
-    const stuck = rejectionOf(manager.connect('stuck', stdioFixture('--mode', 'never-initialize')));
-    await manager.connect('fine', stdioFixture());
-    await waitForState(manager, 'looper', ['error.retrying']);
+  describe('disconnectAll() during a backoff wait', () => {
+    it('cancels the pending retry, answers the waiting connect, and leaves no process', async () => {
+      const clock = new SimulatedClock();
+      const spawned = managerWith({ clock });
+      const { manager } = spawned;
+      await manager.connect('doomed', stdioFixture(), { maxRetries: 5 });
+      killGroup(await pidOf(manager, 'doomed'));
+      await waitForState(manager, 'doomed', ['error.retrying']);
+      const waiting = manager.connect('doomed');
 
-    await manager.disconnectAll();
+      await manager.disconnectAll();
 
-    expect(await stuck).toMatchObject({ code: 'DISCONNECTED' });
-    for (const name of ['looper', 'stuck', 'fine']) expect(stateOf(manager, name)).toBe('disconnected.idle');
-    expect(manager.openSessionCount()).toBe(0);
-    expect(descendantsOfThisProcess()).toEqual([]);
+      expect(await rejectionOf(waiting)).toMatchObject({ code: 'DISCONNECTED', server: 'doomed' });
+      expect(stateOf(manager, 'doomed')).toBe('disconnected.idle');
+      await advanceWhile(clock, () => true, { limitMs: 120_000, stepMs: 10_000 });
+      expect(spawned.transports).toBe(1);
+      expect(stateOf(manager, 'doomed')).toBe('disconnected.idle');
+      expect(manager.openSessionCount()).toBe(0);
+      expect(descendantsOfThisProcess()).toEqual([]);
+    });
+
+    it('also ends a connect in progress and a server in a crash loop at the same time', async () => {
+      const clock = new SimulatedClock();
+      const { manager } = managerWith({ clock });
+      void manager.connect('looper', stdioFixture('--mode', 'crash-after-connect'), { maxRetries: 20 }).catch(() => {});
+      const stuck = rejectionOf(manager.connect('stuck', stdioFixture('--mode', 'never-initialize')));
+      await manager.connect('fine', stdioFixture());
+      await waitForState(manager, 'looper', ['error.retrying']);
+
+      await manager.disconnectAll();
+
+      expect(await stuck).toMatchObject({ code: 'DISCONNECTED' });
+      for (const name of ['looper', 'stuck', 'fine']) expect(stateOf(manager, name)).toBe('disconnected.idle');
+      expect(manager.openSessionCount()).toBe(0);
+      expect(descendantsOfThisProcess()).toEqual([]);
+    });
   });
+
 });

@@ -2,11 +2,15 @@
  * Load against real stdio fixture processes: many calls on one server, many servers at once.
  * Nothing here asserts timing; the durations are printed for the README (and `npm run chaos`).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { McpConnectionManager } from '../src/index.js';
 import { descendantsOfThisProcess, stdioFixture } from './support/fixtures.js';
 import { countingManager, descendantsAfter, outcomeWithin, textOf } from './support/chaos-helpers.js';
 import { failOnUnhandledRejections } from './support/unhandled-rejections.js';
+import { ROUTES, routeOptions, type Route } from './support/routes.js';
+
+/** The route of the block running now: every suite below runs once per route. */
+let currentRoute: Route = 'direct';
 
 const unhandledRejection = failOnUnhandledRejections();
 
@@ -17,62 +21,69 @@ afterEach(async () => {
 });
 
 function disposedAfterTest() {
-  const counted = countingManager();
+  const counted = countingManager(routeOptions(currentRoute));
   managers.push(counted.manager);
   return counted;
 }
 
-describe('load on real stdio servers', () => {
-  it('answers 1,000 concurrent callTool() on one server, all through one process', async () => {
-    const counted = disposedAfterTest();
-    const { manager } = counted;
-    await manager.connect('busy', stdioFixture());
-    const pid = Number(textOf(await manager.callTool('busy', 'pid', {})));
+describe.each(ROUTES)('%s route', (route) => {
+  beforeAll(() => {
+    currentRoute = route;
+  });
 
-    const started = Date.now();
-    const results = await Promise.all(
-      Array.from({ length: 1_000 }, (_, index) =>
-        outcomeWithin(manager.callTool('busy', 'echo', { text: `call ${index}` }), 60_000, `call ${index}`),
-      ),
-    );
-    const elapsed = Date.now() - started;
+  describe('load on real stdio servers', () => {
+    it('answers 1,000 concurrent callTool() on one server, all through one process', async () => {
+      const counted = disposedAfterTest();
+      const { manager } = counted;
+      await manager.connect('busy', stdioFixture());
+      const pid = Number(textOf(await manager.callTool('busy', 'pid', {})));
 
-    const failures = results.filter((result) => !result.ok);
-    expect(failures).toEqual([]);
-    expect(results.map((result) => (result.ok ? textOf(result.value) : ''))).toEqual(
-      Array.from({ length: 1_000 }, (_, index) => `call ${index}`),
-    );
-    expect(counted.transports).toBe(1);
-    expect(manager.openSessionCount('busy')).toBe(1);
-    expect(descendantsOfThisProcess()).toEqual([pid]);
-    expect(manager.getState('busy')).toBe('connected');
-    console.log(`1,000 concurrent calls on one stdio server: ${elapsed} ms`);
-  }, 90_000);
+      const started = Date.now();
+      const results = await Promise.all(
+        Array.from({ length: 1_000 }, (_, index) =>
+          outcomeWithin(manager.callTool('busy', 'echo', { text: `call ${index}` }), 60_000, `call ${index}`),
+        ),
+      );
+      const elapsed = Date.now() - started;
 
-  it('connects 200 stdio servers at once, then disconnectAll() ends every one of them', async () => {
-    const { manager } = disposedAfterTest();
-    const names = Array.from({ length: 200 }, (_, index) => `server-${index}`);
-    // 200 Node processes starting at once on a small machine: give initialize far more than 30 s.
-    const options = { connectTimeoutMs: 150_000, autoReconnect: false };
+      const failures = results.filter((result) => !result.ok);
+      expect(failures).toEqual([]);
+      expect(results.map((result) => (result.ok ? textOf(result.value) : ''))).toEqual(
+        Array.from({ length: 1_000 }, (_, index) => `call ${index}`),
+      );
+      expect(counted.transports).toBe(1);
+      expect(manager.openSessionCount('busy')).toBe(1);
+      expect(descendantsOfThisProcess()).toEqual([pid]);
+      expect(manager.getState('busy')).toBe('connected');
+      console.log(`1,000 concurrent calls on one stdio server: ${elapsed} ms`);
+    }, 90_000);
 
-    const started = Date.now();
-    const outcomes = await Promise.all(
-      names.map((name) => outcomeWithin(manager.connect(name, stdioFixture('--name', name), options), 170_000, name)),
-    );
-    const connectedAfter = Date.now() - started;
+    it('connects 200 stdio servers at once, then disconnectAll() ends every one of them', async () => {
+      const { manager } = disposedAfterTest();
+      const names = Array.from({ length: 200 }, (_, index) => `server-${index}`);
+      // 200 Node processes starting at once on a small machine: give initialize far more than 30 s.
+      const options = { connectTimeoutMs: 150_000, autoReconnect: false };
 
-    expect(outcomes.filter((outcome) => !outcome.ok)).toEqual([]);
-    expect(names.every((name) => manager.getState(name) === 'connected')).toBe(true);
-    expect(manager.openSessionCount()).toBe(200);
-    expect(descendantsOfThisProcess()).toHaveLength(200);
+      const started = Date.now();
+      const outcomes = await Promise.all(
+        names.map((name) => outcomeWithin(manager.connect(name, stdioFixture('--name', name), options), 170_000, name)),
+      );
+      const connectedAfter = Date.now() - started;
 
-    const closing = Date.now();
-    await expect(outcomeWithin(manager.disconnectAll(), 60_000, 'disconnectAll')).resolves.toMatchObject({ ok: true });
-    const closedAfter = Date.now() - closing;
+      expect(outcomes.filter((outcome) => !outcome.ok)).toEqual([]);
+      expect(names.every((name) => manager.getState(name) === 'connected')).toBe(true);
+      expect(manager.openSessionCount()).toBe(200);
+      expect(descendantsOfThisProcess()).toHaveLength(200);
 
-    expect(names.every((name) => manager.getState(name) === 'disconnected')).toBe(true);
-    expect(manager.openSessionCount()).toBe(0);
-    expect(descendantsOfThisProcess()).toEqual([]);
-    console.log(`200 stdio servers: connected in ${connectedAfter} ms, disconnectAll() in ${closedAfter} ms`);
-  }, 240_000);
+      const closing = Date.now();
+      await expect(outcomeWithin(manager.disconnectAll(), 60_000, 'disconnectAll')).resolves.toMatchObject({ ok: true });
+      const closedAfter = Date.now() - closing;
+
+      expect(names.every((name) => manager.getState(name) === 'disconnected')).toBe(true);
+      expect(manager.openSessionCount()).toBe(0);
+      expect(descendantsOfThisProcess()).toEqual([]);
+      console.log(`200 stdio servers: connected in ${connectedAfter} ms, disconnectAll() in ${closedAfter} ms`);
+    }, 240_000);
+  });
+
 });
