@@ -57,7 +57,7 @@ async function withInspector<T>(enabled: boolean | undefined, waitForEnter: bool
 
 export function buildProgram(): Command {
   const program = new Command('mcp-statechart')
-    .description('Lazy, reliable access to many MCP servers: each connection is a statechart; the model sees three loader tools.')
+    .description('Lazy, reliable access to many MCP servers: each connection is a statechart; the model sees the loader tools (load_mcp, call_mcp_tool, read_mcp_resource, search_mcp_tools).')
     .version(packageVersion())
     .option('-c, --config <file>', 'read servers from this mcp.json instead of discovery (repeatable; later files win)', collect, [])
     .option('-p, --project <dir>', 'the project folder whose .mcp.json to read (default: nearest one above the working folder)')
@@ -176,7 +176,7 @@ export function buildProgram(): Command {
 
   program
     .command('serve')
-    .description('run an MCP server over stdio that exposes the three loader tools (for Claude Desktop, IDEs, any MCP host)')
+    .description('run an MCP server over stdio that exposes the loader tools (for Claude Desktop, IDEs, any MCP host)')
     .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 (its address goes to stderr)'))
     .addOption(new Option('--view', 'also serve the live lifecycle page on 127.0.0.1 (its address goes to stderr)'))
     .addOption(timeoutOption())

@@ -64,14 +64,14 @@ export async function runDemo(
     logger,
   });
 
-  say('mcp-statechart demo: a scripted agent session through the three loader tools');
+  say('mcp-statechart demo: a scripted agent session through the loader tools');
   say(`config: ${configFile}`);
   for (const server of Object.values(discovery.servers)) {
     say(`   ${server.name.padEnd(9)} ${server.transport.padEnd(6)} ${server.disabled ? 'disabled' : 'enabled '}  ${server.description ?? ''}`);
   }
   event(`weather server listening on ${weather.url} (Streamable HTTP, 127.0.0.1)`);
 
-  const { manager, tool } = openLoaderSession(discovery, options, logger, {
+  const { manager, tool, tools } = openLoaderSession(discovery, options, logger, {
     ...managerOptions,
     defaults: { idleTimeoutMs: DEMO_IDLE_TIMEOUT_MS },
   });
@@ -93,9 +93,10 @@ export async function runDemo(
   const call = tool('call_mcp_tool')!;
   const read = tool('read_mcp_resource')!;
   try {
-    const loaderBytes = JSON.stringify(toFunctionDefinitions([load, call, read])).length;
-    step('1. What the model sees: three loader tools instead of every tool of every server');
-    say(`   ${[load, call, read].map((loader) => loader.name).join(', ')}: ${loaderBytes} bytes (~${Math.round(loaderBytes / 4)} tokens)`);
+    // Three tools, or four once a manifest index exists (search_mcp_tools).
+    const loaderBytes = JSON.stringify(toFunctionDefinitions(tools)).length;
+    step('1. What the model sees: the loader tools instead of every tool of every server');
+    say(`   ${tools.map((loader) => loader.name).join(', ')}: ${loaderBytes} bytes (~${Math.round(loaderBytes / 4)} tokens)`);
 
     step('2. The model calls load_mcp { server: "notes" }: the stdio server starts only now');
     const notes = await load.execute({ server: 'notes' });

@@ -15,7 +15,7 @@ import { openLoaderSession } from '../session.js';
 import { hostRequestHandlers, installProxy, relayedCallOptions, SERVE_CAPABILITIES } from '../../serve/proxy.js';
 
 /**
- * `serve`: an MCP server over stdio whose tools are the three loader tools, backed by the
+ * `serve`: an MCP server over stdio whose tools are the loader tools, backed by the
  * registry, so an MCP host gets lazy loading of every configured server from one entry.
  * stdout carries the protocol; every log line goes to stderr. Resolves with the exit code once
  * serve has stopped (see serve-lifecycle.ts for when that is).
