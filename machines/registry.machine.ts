@@ -1,6 +1,7 @@
 /**
  * The registry: owns one server actor per configured name, spawned lazily on first use with
- * systemId `mcp.server.<name>`, and routes the DESIGN §4 events to them. Replies go straight
+ * systemId `mcp.server.<name>`, and routes the registry protocol events to them (see
+ * docs/ARCHITECTURE.md, "The registry chart and its event protocol"). Replies go straight
  * from the server actor to the `replyTo` carried in the event; the registry never waits.
  */
 import { assertEvent, assign, enqueueActions, setup } from 'xstate';

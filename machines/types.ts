@@ -1,6 +1,7 @@
 /**
  * Types shared by the charts and the code that drives them: the server config, the live
- * session the charts hold, and the event protocol of DESIGN §4. Type-only: no runtime code.
+ * session the charts hold, and the registry's event protocol (docs/ARCHITECTURE.md, "The
+ * registry chart and its event protocol"). Type-only: no runtime code.
  */
 import type { AnyActorRef } from 'xstate';
 import type {
@@ -116,7 +117,7 @@ export interface McpSession {
 
 export type PublicServerState = 'disconnected' | 'connecting' | 'connected' | 'error';
 
-// ---- The registry protocol (DESIGN §4) -------------------------------------------------
+// ---- The registry protocol (docs/ARCHITECTURE.md) -------------------------------------
 
 export interface McpConfigureEvent {
   type: 'mcp.configure';

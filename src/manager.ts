@@ -84,8 +84,8 @@ type RequestEvent = McpLoadEvent | McpCallToolEvent | McpReadResourceEvent | Mcp
 type InboxEvent = McpReply | McpProgressEvent;
 
 /**
- * A thin promise façade over the registry actor: every method sends a DESIGN §4 event and,
- * where there is an answer, waits for the reply addressed to its own inbox.
+ * A thin promise façade over the registry actor: every method sends a registry protocol event
+ * (docs/ARCHITECTURE.md, "The registry chart and its event protocol") and, where there is an answer, waits for the reply addressed to its own inbox.
  */
 export class McpConnectionManager {
   /** The registry actor, for inspection and embedding. */
@@ -132,7 +132,8 @@ export class McpConnectionManager {
     this.actor = createActor(logic, {
       input: { defaults: options.defaults },
       clock,
-      // Inspectors get scrubbed copies: no env/headers values, no live sessions (DESIGN §6).
+      // Inspectors get scrubbed copies: no env/headers values, no live sessions
+      // (docs/ARCHITECTURE.md, "Config and secrets").
       inspect: options.inspect && sanitizedObserver(options.inspect),
     });
     this.actor.start();
