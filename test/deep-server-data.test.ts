@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { diffManifests } from '../machines/options.js';
 import { jsonFingerprint, measureJson } from '../machines/json-fingerprint.js';
 import type { McpServerManifest } from '../machines/types.js';
-import { McpConnectionManager } from '../src/index.js';
+import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool } from '../src/index.js';
 import { LISTING_LIMITS } from '../src/connection/manifest.js';
 import { descendantsAfter, textOf, waitUntil } from './support/chaos-helpers.js';
 import { descendantsOfThisProcess } from './support/fixtures.js';
@@ -75,4 +75,21 @@ describe('walks over server data', () => {
     expect(measureJson(deepSchema(100_000), 64, Infinity).depth).toBe(65);
     expect(measureJson({ a: [1, 2] }, 64, Infinity)).toEqual({ depth: 2, chars: 2 + 5 + 2 + 5 + 5 });
   });
+});
+
+describe('a tool result whose structured content nests 100,000 levels deep', () => {
+  it('comes back to the model with its text and the structured content described, not a stack overflow', async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const tools = createLoaderTools({ manager, servers: { deep: hostileServer() }, manifestIndex: false });
+    const tool = (name: string) => tools.find((candidate) => candidate.name === name) as LoaderTool;
+    await tool('load_mcp').execute({ server: 'deep' });
+
+    const deep = await tool('call_mcp_tool').execute({ server: 'deep', tool: 'deep_result', arguments: { levels: 100_000 } });
+    expect(deep.isError).toBe(false);
+    expect(deep.text).toBe('nested 100000 levels\nStructured content: [nested more than 64 levels deep, not shown]');
+
+    const shallow = await tool('call_mcp_tool').execute({ server: 'deep', tool: 'deep_result', arguments: { levels: 3 } });
+    expect(shallow.text).toBe('nested 3 levels\nStructured content: {"x":{"x":{"x":"bottom"}}}');
+  }, 60_000);
 });

@@ -4,6 +4,7 @@
  * inside structured content: it costs the context a lot and tells a text model nothing.
  */
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { jsonFingerprint, measureJson } from '../../machines/json-fingerprint.js';
 import type { LoaderResultPart } from './types.js';
 
 type ContentBlock = CallToolResult['content'][number];
@@ -13,6 +14,12 @@ type ResourceContents = ReadResourceResult['contents'][number];
 const BASE64_RUN = /[A-Za-z0-9+/]{100,}={0,2}/g;
 /** JSON texts longer than this are not parsed just to see whether they repeat the structured content. */
 const MAX_JSON_TO_COMPARE = 1024 * 1024;
+/**
+ * Structured content nested deeper is described, not printed: JSON.stringify recurses and a
+ * server's 100,000 levels would overflow the stack; no model reads that deep anyway. The same
+ * bound as a listed tool's definition (src/connection/manifest.ts).
+ */
+const MAX_STRUCTURED_DEPTH = 64;
 
 function decodedSize(base64: string): number {
   return Buffer.byteLength(base64, 'base64');
@@ -89,13 +96,21 @@ function parsedJson(text: string): unknown {
  * same JSON (server-memory), or an object whose one field is the text or the blocks themselves
  * (server-filesystem).
  */
-function repeatsContent(structured: Record<string, unknown>, content: ContentBlock[], json: string): boolean {
+function repeatsContent(structured: Record<string, unknown>, content: ContentBlock[]): boolean {
+  // Compared by their iterative canonical text: either side may be nested too deep for JSON.stringify.
+  const fingerprint = jsonFingerprint(structured);
   const texts = content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
-  if (texts.some((text) => JSON.stringify(parsedJson(text)) === json)) return true;
+  if (texts.some((text) => jsonFingerprint(parsedJson(text)) === fingerprint)) return true;
   const fields = Object.values(structured);
   if (fields.length !== 1) return false;
   const [only] = fields;
-  return only === texts.join('\n') || JSON.stringify(only) === JSON.stringify(content);
+  return only === texts.join('\n') || jsonFingerprint(only) === jsonFingerprint(content);
+}
+
+function structuredText(structured: Record<string, unknown>): string {
+  const { depth } = measureJson(structured, MAX_STRUCTURED_DEPTH, Number.POSITIVE_INFINITY);
+  if (depth > MAX_STRUCTURED_DEPTH) return `Structured content: [nested more than ${MAX_STRUCTURED_DEPTH} levels deep, not shown]`;
+  return `Structured content: ${JSON.stringify(structured)}`;
 }
 
 /** The content blocks in order, then `structuredContent` as JSON unless the blocks already carry it. */
@@ -103,10 +118,7 @@ export function toolResultParts(result: CallToolResult): LoaderResultPart[] {
   const content = result.content ?? [];
   const parts = content.map(contentBlockPart);
   const structured = result.structuredContent;
-  if (structured !== undefined) {
-    const json = JSON.stringify(structured);
-    if (!repeatsContent(structured, content, json)) parts.push(textPart(`Structured content: ${json}`));
-  }
+  if (structured !== undefined && !repeatsContent(structured, content)) parts.push(textPart(structuredText(structured)));
   return parts.length > 0 ? parts : [{ type: 'text', text: '(the tool returned no content)' }];
 }
 
