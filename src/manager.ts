@@ -308,9 +308,15 @@ export class McpConnectionManager {
   on<T extends McpRegistryEmitted['type'] | McpHostEmitted['type']>(
     type: T,
     handler: (event: Extract<McpRegistryEmitted | McpHostEmitted, { type: T }>) => void,
+  ): () => void;
+  // The implementation signature is the non-generic view of the overload above: each source only
+  // ever calls the handler with events of the type it was subscribed to.
+  on(
+    type: McpRegistryEmitted['type'] | McpHostEmitted['type'],
+    handler: (event: McpRegistryEmitted | McpHostEmitted) => void,
   ): () => void {
-    if (type === 'mcp.log' || type === 'mcp.resourceUpdated') return this.hostEvents.on(type, handler as never);
-    const subscription = this.actor.on(type as McpRegistryEmitted['type'], handler as never);
+    if (type === 'mcp.log' || type === 'mcp.resourceUpdated') return this.hostEvents.on(type, handler);
+    const subscription = this.actor.on(type, handler);
     return () => subscription.unsubscribe();
   }
 
