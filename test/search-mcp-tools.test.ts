@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createLoaderTools,
   ManifestIndex,
@@ -18,6 +18,7 @@ import {
   type McpServerConfig,
 } from '../src/index.js';
 import { splitWords } from '../src/search/index.js';
+import { stdioFixture } from './support/fixtures.js';
 
 let folder: string;
 let index: ManifestIndex;
@@ -198,4 +199,27 @@ describe('load_mcp with many servers', () => {
       expect(bytes, `${count} servers`).toBeLessThanOrEqual(4096);
     }
   });
+});
+
+describe('loader tools rebuilt on a config change (as serve does)', () => {
+  it('add no listener to the manager, and search still sees a server connect', async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const servers = { fixture: stdioFixture() };
+    index.record('indexed-elsewhere', config('indexed-elsewhere'), { tools: [], resources: [], resourceTemplates: [], prompts: [] });
+    const subscribe = vi.spyOn(manager, 'on');
+    createLoaderTools({ manager, servers, manifestIndex: index });
+    const afterFirstBuild = subscribe.mock.calls.length;
+    let tools: LoaderTool[] = [];
+    for (let rebuild = 0; rebuild < 5; rebuild++) tools = createLoaderTools({ manager, servers, manifestIndex: index });
+    expect(subscribe.mock.calls.length).toBe(afterFirstBuild);
+
+    const named = (name: string) => tools.find((candidate) => candidate.name === name) as LoaderTool;
+    const before = await ask(named('search_mcp_tools'), { query: 'echo' });
+    expect(before.tools).toEqual([]);
+    await named('load_mcp').execute({ server: 'fixture' });
+    const after = await ask(named('search_mcp_tools'), { query: 'echo' });
+    expect(after.tools[0]).toMatchObject({ server: 'fixture', tool: 'echo', connected: true });
+    subscribe.mockRestore();
+  }, 30_000);
 });

@@ -23,8 +23,28 @@ export interface SearchSnapshot {
   stale: string[];
 }
 
+/**
+ * How often a manager's connections or manifests changed. One counter, and one pair of listeners,
+ * per manager: loader tools rebuilt on every config change (serve) share it instead of each
+ * adding listeners the manager keeps for as long as it lives.
+ */
+const liveChangeCounters = new WeakMap<LoaderToolsManager, { count: number }>();
+
+function liveChangesOf(manager: LoaderToolsManager): { readonly count: number } {
+  const known = liveChangeCounters.get(manager);
+  if (known) return known;
+  const counter = { count: 0 };
+  const changed = () => {
+    counter.count++;
+  };
+  manager.on('mcp.stateChanged', changed);
+  manager.on('mcp.manifestChanged', changed);
+  liveChangeCounters.set(manager, counter);
+  return counter;
+}
+
 export class SearchableTools {
-  private liveChanges = 0;
+  private readonly liveChanges: { readonly count: number };
   private built?: { key: string; snapshot: SearchSnapshot };
 
   constructor(
@@ -32,15 +52,11 @@ export class SearchableTools {
     private readonly catalog: ServerCatalog,
     private readonly index: ManifestIndex,
   ) {
-    const changed = () => {
-      this.liveChanges++;
-    };
-    manager.on('mcp.stateChanged', changed);
-    manager.on('mcp.manifestChanged', changed);
+    this.liveChanges = liveChangesOf(manager);
   }
 
   current(): SearchSnapshot {
-    const key = `${this.liveChanges}:${this.index.version}`;
+    const key = `${this.liveChanges.count}:${this.index.version}`;
     if (this.built?.key !== key) this.built = { key, snapshot: this.build() };
     return this.built.snapshot;
   }
