@@ -1,4 +1,5 @@
 import type { RequestSpec } from './server.machine.js';
+import { errorMessage } from './to-error.js';
 /** The errors the charts answer with. Each names the server and says what the caller can do. */
 
 export type McpErrorCode =
@@ -104,7 +105,7 @@ export function abortError(server: string, what: string, reason?: unknown): McpS
 
 /** The server's actor threw (a bug, or server data it could not handle): what it held is answered with this. */
 export function serverCrashedError(server: string, cause: unknown): McpServerError {
-  const why = cause instanceof Error ? cause.message : String(cause);
+  const why = errorMessage(cause);
   return new McpServerError(
     'SERVER_CRASHED',
     server,

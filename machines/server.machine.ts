@@ -31,6 +31,7 @@ import type {
   McpServerManifest,
   PublicServerState,
 } from './types.js';
+import { errorMessage } from './to-error.js';
 
 export interface ServerInput {
   name: string;
@@ -146,7 +147,7 @@ function notProvided(what: string): never {
 
 function asServerError(name: string, error: unknown): McpServerError {
   if (error instanceof McpServerError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return new McpServerError('CONNECT_FAILED', name, `Could not connect to MCP server "${name}": ${message}`, { cause: error });
 }
 

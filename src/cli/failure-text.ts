@@ -6,6 +6,7 @@
 import { McpServerError } from '../../machines/errors.js';
 import type { DiscoveredServer } from '../config/index.js';
 import { terminalLine } from './terminal-text.js';
+import { errorMessage } from '../../machines/to-error.js';
 
 export interface FailureExplanation {
   /** `McpServerError.code`, or the errno / HTTP status of a plain error, when known. */
@@ -25,10 +26,6 @@ const MAX_STDERR_LINES = 10;
 function firstLine(text: string): string {
   const line = text.split('\n').find((candidate) => candidate.trim() !== '') ?? text;
   return line.length > MAX_REASON_CHARS ? `${line.slice(0, MAX_REASON_CHARS)}…` : line;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The error that says why: the cause an `McpServerError` wraps, else the error itself. */
@@ -56,7 +53,7 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   const status = httpStatusOf(cause);
   const command = entry?.config.command;
   const url = entry?.config.url;
-  const reason = messageOf(cause);
+  const reason = errorMessage(cause);
 
   if (code === 'UNKNOWN_SERVER') return 'run `mcp-statechart servers` to see the configured names';
   if (code === 'SERVER_DISABLED') return `remove "disabled": true from its entry${where(entry)} to use it`;
@@ -95,7 +92,7 @@ export function explainFailure(server: string, error: unknown, entry?: Discovere
   const structured = error instanceof McpServerError ? error : undefined;
   const stderrTail = structured?.stderrTail?.trim().split('\n').slice(-MAX_STDERR_LINES).join('\n');
   const connecting = structured?.code === 'CONFIG_ERROR' || structured?.code === 'CONNECT_FAILED';
-  const reason = firstLine(messageOf(connecting ? cause : error));
+  const reason = firstLine(errorMessage(connecting ? cause : error));
   const errno = propertyOf(cause, 'code');
   const code = structured?.code ?? (typeof errno === 'string' || typeof errno === 'number' ? String(errno) : undefined);
   const explanation: FailureExplanation = {

@@ -12,6 +12,7 @@ import type {
   DiscoveryResult,
   WatchMcpServersOptions,
 } from './types.js';
+import { errorMessage } from '../../machines/to-error.js';
 
 export const DEFAULT_WATCH_DEBOUNCE_MS = 100;
 
@@ -53,7 +54,7 @@ export async function watchMcpServers(
       onChange(result);
     } catch (error) {
       // A throwing listener must not stop the watching.
-      logger.error('mcp config watcher: onChange threw', { error: error instanceof Error ? error.message : String(error) });
+      logger.error('mcp config watcher: onChange threw', { error: errorMessage(error) });
     }
   };
 
@@ -92,7 +93,7 @@ export async function watchMcpServers(
     if (watchedFiles.has(path.resolve(changed))) schedule();
   });
   watcher.on('error', (error) => {
-    logger.warn('mcp config watcher error', { error: error instanceof Error ? error.message : String(error) });
+    logger.warn('mcp config watcher error', { error: errorMessage(error) });
   });
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
 

@@ -6,6 +6,7 @@ import { redact, redactError } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import { MessageTooLargeError } from '../transports/message-size.js';
 import { OAuthLoginRequiredError, OAuthScopeRefusedError } from '../auth/errors.js';
+import { errorMessage } from '../../machines/to-error.js';
 
 /** A server entry that cannot work as written: retrying will not help. */
 export class ConfigInvalidError extends Error {
@@ -83,7 +84,7 @@ export function connectFailure(
 ): McpServerError {
   const configError = classify(error);
   // A server may echo a header or its environment back in an error: those never go further.
-  const reason = capErrorText(redact(error instanceof Error ? error.message : String(error), secrets));
+  const reason = capErrorText(redact(errorMessage(error), secrets));
   const status = httpStatusOf(error);
   const hint = !configError
     ? ''

@@ -15,6 +15,7 @@ import {
   type LoggingLevel,
   type Root,
 } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage } from '../../machines/to-error.js';
 
 /** What a host handler learns about the request besides its params. */
 export interface HostRequestContext {
@@ -164,7 +165,7 @@ export class HostBridge {
       return await Promise.race([Promise.resolve().then(() => run({ server, signal: controller.signal })), timedOut]);
     } catch (error) {
       if (error instanceof McpError) throw error;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       throw new McpError(ErrorCode.InternalError, `The host's ${kind} handler failed: ${message}`);
     } finally {
       clearTimeout(timer);

@@ -2,7 +2,7 @@ import { fromCallback } from 'xstate';
 import { abortError, describeRequest, requestAbandonedError } from '../../machines/errors.js';
 import type { DirectAnswer, PendingRequest, SessionActorEvent, SessionActorInput, SessionReport } from '../../machines/server.machine.js';
 import type { McpProgressEvent, McpReply, McpRequestOptions, McpSession } from '../../machines/types.js';
-import { toError } from '../to-error.js';
+import { toError } from '../../machines/to-error.js';
 
 interface RunningRequest extends PendingRequest {
   /** Event route: cancelled by CANCEL. The direct route passes the caller's own signal instead (or none). */

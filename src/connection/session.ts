@@ -23,6 +23,7 @@ import { Deadline } from './deadline.js';
 import { listManifest, type ListKind } from './manifest.js';
 import { RefreshQueue } from './refresh-queue.js';
 import { callToolAsTask, requiresTask } from './tool-task.js';
+import { toError } from '../../machines/to-error.js';
 
 /** How the SDK reports a progress notification whose request it no longer tracks. */
 const LATE_PROGRESS = 'Received a progress notification for an unknown token';
@@ -214,7 +215,7 @@ export class Session implements McpSession {
     const { server } = this.parts;
     // The caller gave up: the SDK has told the server (notifications/cancelled); the connection stays.
     if (signal?.aborted) return abortError(server, what, signal.reason);
-    const clean = redactError(error instanceof Error ? error : new Error(String(error)), this.parts.secrets);
+    const clean = redactError(toError(error), this.parts.secrets);
     if (this.connectionIsGone(error)) {
       this.lose(clean, this.sessionExpired(error));
       return requestAbandonedError(server, 'lost', clean);

@@ -6,6 +6,7 @@ import type { McpServerConfig } from '../../machines/types.js';
 import { McpConnectionManager, type McpConnectionManagerOptions } from '../manager.js';
 import { redact, secretsOf } from '../redact.js';
 import type { ManifestIndex } from './manifest-index.js';
+import { errorMessage } from '../../machines/to-error.js';
 
 export interface IndexServersOptions {
   /** The servers to index (enabled and allowed: the caller decides). */
@@ -40,7 +41,7 @@ export async function indexServers(options: IndexServersOptions): Promise<Server
       return { server, ok: true, tools: manifest.tools.length, ms: Date.now() - started };
     } catch (error) {
       // The connection layer already redacts its errors; this also covers whatever else could be thrown.
-      const message = redact(error instanceof Error ? error.message : String(error), secretsOf(options.servers[server]!));
+      const message = redact(errorMessage(error), secretsOf(options.servers[server]!));
       return { server, ok: false, error: message, ms: Date.now() - started };
     } finally {
       await manager.disconnect(server);

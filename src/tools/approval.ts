@@ -4,7 +4,7 @@
  * session. A call that is not approved comes back to the model as a refusal it can explain.
  */
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { messageOf } from './failure-text.js';
+import { errorMessage } from '../../machines/to-error.js';
 
 /**
  * `never`: no call is asked about. `destructive`: calls of tools not marked `readOnlyHint: true`
@@ -70,7 +70,7 @@ export class ToolCallApprover {
       decision = await ask(request, { signal });
     } catch (error) {
       signal?.throwIfAborted();
-      return refusalText(request.server, request.tool, `asking for approval failed (${messageOf(error)})`);
+      return refusalText(request.server, request.tool, `asking for approval failed (${errorMessage(error)})`);
     }
     if (decision === 'allow-always') this.allowedAlways.add(key);
     return decision === 'allow' || decision === 'allow-always' ? undefined : refusalText(request.server, request.tool, 'the user declined it');

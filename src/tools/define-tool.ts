@@ -4,7 +4,7 @@
  * aborted it, and keep every answer within the one result budget.
  */
 import type { z } from 'zod';
-import { messageOf } from './failure-text.js';
+import { errorMessage } from '../../machines/to-error.js';
 import { errorResult, fitResultToBudget } from './results.js';
 import { toParameters } from './schemas.js';
 import type { LoaderToolContext } from './tool-context.js';
@@ -66,7 +66,7 @@ export function defineLoaderTool<Schema extends z.ZodType>(
     } catch (error) {
       // The caller gave up: nobody is waiting for text, and an agent loop must stop now.
       if (options.signal?.aborted) throw error;
-      return errorResult(`${spec.name} failed: ${messageOf(error)}`);
+      return errorResult(`${spec.name} failed: ${errorMessage(error)}`);
     }
   };
   return {

@@ -1,10 +1,7 @@
 /** Errors from the manager, turned into text that tells the model what happened and what it can do. */
 import { McpServerError } from '../../machines/errors.js';
 import type { PublicServerState } from '../../machines/types.js';
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+import { errorMessage } from '../../machines/to-error.js';
 
 export function loadFirstText(server: string, state: PublicServerState): string {
   return `MCP server "${server}" is not connected (state: ${state}). Call load_mcp with server "${server}" first, then try again.`;
@@ -13,7 +10,7 @@ export function loadFirstText(server: string, state: PublicServerState): string 
 /** The stderr tail unless the message already carries it (connect failures do). */
 function stderrSection(error: unknown): string {
   const tail = error instanceof McpServerError ? error.stderrTail?.trim() : undefined;
-  if (!tail || messageOf(error).includes(tail)) return '';
+  if (!tail || errorMessage(error).includes(tail)) return '';
   return `\nLast stderr lines of the server:\n${tail}`;
 }
 
@@ -27,14 +24,14 @@ function nextStepAfterLoadFailure(error: unknown): string {
 
 export function loadFailureText(server: string, state: PublicServerState, error: unknown): string {
   return (
-    `Could not load MCP server "${server}" (state: ${state}).\nError: ${messageOf(error)}${stderrSection(error)}\n` +
+    `Could not load MCP server "${server}" (state: ${state}).\nError: ${errorMessage(error)}${stderrSection(error)}\n` +
     `What you can do: ${nextStepAfterLoadFailure(error)}`
   );
 }
 
 /** For a tool call or a resource read that the manager rejected. */
 export function requestFailureText(server: string, state: PublicServerState, error: unknown): string {
-  if (!(error instanceof McpServerError)) return messageOf(error);
+  if (!(error instanceof McpServerError)) return errorMessage(error);
   switch (error.code) {
     case 'NOT_CONNECTED':
       return loadFirstText(server, state);
