@@ -5,6 +5,7 @@
  * from the server actor to the `replyTo` carried in the event; the registry never waits.
  */
 import { assertEvent, assign, enqueueActions, setup } from 'xstate';
+import { nameRecord } from './name-record.js';
 import type { AnyActorRef } from 'xstate';
 import { disabledServerError, notConnectedError, serverCrashedError, unknownServerError } from './errors.js';
 import { serverMachine, type ChildReport, type PendingRequest, type RequestSpec, type ServerActorRef } from './server.machine.js';
@@ -71,10 +72,6 @@ function refusal(request: RequestEvent, error: Error): McpReply {
   return { type: 'mcp.failed', requestId: request.requestId, server: request.server, error };
 }
 
-/** Records keyed by server name have no prototype, so a server named `__proto__` is just a name. */
-export function nameRecord<T>(...sources: Array<Record<string, T> | undefined>): Record<string, T> {
-  return Object.assign(Object.create(null) as Record<string, T>, ...sources);
-}
 
 export function serverChildId(server: string): string {
   return `server.${server}`;

@@ -12,7 +12,7 @@ import type { McpServerConfig } from '../../machines/types.js';
 import { watchMcpServers, type ConfigWatcher, type DiscoveryResult } from '../config/index.js';
 import { holdWhileFilesBreak } from '../config/watch.js';
 import type { ConfigurableManager } from '../config/types.js';
-import { emptyRecord } from '../config/null-proto.js';
+import { nameRecord } from '../../machines/name-record.js';
 import type { Logger } from '../logger.js';
 import { onHostRootsChanged } from '../serve/host-roots.js';
 import type { LoaderTool } from '../tools/index.js';
@@ -65,7 +65,7 @@ export async function followServeConfig(context: ServeConfigContext): Promise<Co
 
   // A half-saved file keeps the servers it defined until it loads again (see config/watch.ts).
   const apply = holdWhileFilesBreak((result: DiscoveryResult) => {
-    const allowed = emptyRecord<McpServerConfig>();
+    const allowed = nameRecord<McpServerConfig>();
     for (const entry of Object.values(result.servers)) {
       if (!entry.disabled && isServerAllowed(permissions, entry.name)) allowed[entry.name] = entry.config;
     }

@@ -4,7 +4,7 @@ import { silentLogger } from '../logger.js';
 import type { VariableSource } from './expand-variables.js';
 import { loadConfigFile } from './load-config-file.js';
 import { locateConfigFiles, type ConfigFileLocation } from './locate-config-files.js';
-import { emptyRecord } from './null-proto.js';
+import { nameRecord } from '../../machines/name-record.js';
 import { applyProjectTrust } from './project-trust.js';
 import { mergeToolPatterns } from './tool-permissions.js';
 import { reportProblems } from './report-problems.js';
@@ -35,7 +35,7 @@ export async function loadAndMerge(
 ): Promise<DiscoveryResult> {
   const loaded = await Promise.all(files.map((location) => loadConfigFile(location, env)));
 
-  const servers = emptyRecord<DiscoveredServer>();
+  const servers = nameRecord<DiscoveredServer>();
   const problems: ConfigProblem[] = [];
   for (const file of loaded) {
     // A loop, not push(...spread): a hostile file with 200,000 bad entries would overflow the call stack.

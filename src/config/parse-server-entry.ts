@@ -8,7 +8,8 @@ import type { McpServerConfig, McpTransportKind } from '../../machines/types.js'
 import { inferTransport, parseTransport } from '../../machines/options.js';
 import { rememberExpandedValues } from '../redact.js';
 import { expandVariables, type VariableSource } from './expand-variables.js';
-import { isJsonObject, nullProtoCopy, ownValue } from './null-proto.js';
+import { isJsonObject, ownValue } from './null-proto.js';
+import { nameRecord } from '../../machines/name-record.js';
 import { fieldName, remoteRequirements, serverEntryShape, stdioRequirements } from './server-schema.js';
 import type { ConfigProblem, ConfigScope, DiscoveredServer } from './types.js';
 
@@ -85,10 +86,10 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
 
 /** Prototype-free copies of the entry and of its maps, so no key written in the file is special. */
 function copyConfig(raw: Record<string, unknown>): McpServerConfig {
-  const config = nullProtoCopy(raw) as McpServerConfig;
+  const config = nameRecord(raw) as McpServerConfig;
   if (Array.isArray(config.args)) config.args = [...config.args];
-  if (isJsonObject(config.env)) config.env = nullProtoCopy(config.env);
-  if (isJsonObject(config.headers)) config.headers = nullProtoCopy(config.headers);
+  if (isJsonObject(config.env)) config.env = nameRecord(config.env);
+  if (isJsonObject(config.headers)) config.headers = nameRecord(config.headers);
   return config;
 }
 
@@ -114,7 +115,7 @@ function expandConfig(config: McpServerConfig, env: VariableSource): Map<string,
   // The `oauth` entry (clientId, clientSecret, scopes…) is checked where it is used (src/auth/oauth-config.ts);
   // its strings expand here like every other field, so a secret can live in the environment.
   if (isJsonObject(config.oauth)) {
-    const oauth = nullProtoCopy(config.oauth);
+    const oauth = nameRecord(config.oauth);
     for (const key of Object.keys(oauth)) {
       const value = oauth[key];
       if (typeof value === 'string') oauth[key] = expand(value, `oauth.${key}`);

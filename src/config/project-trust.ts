@@ -10,7 +10,8 @@ import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import type { ConfigProblem, DiscoveredServer, DiscoveryResult } from './types.js';
 import { withFileLock } from './file-lock.js';
-import { emptyRecord, isJsonObject, nullProtoCopy } from './null-proto.js';
+import { isJsonObject } from './null-proto.js';
+import { nameRecord } from '../../machines/name-record.js';
 
 export type ProjectServerPolicy = 'trust' | 'ask' | 'deny';
 
@@ -51,9 +52,9 @@ function approvalKey(server: DiscoveredServer): string {
 async function readApprovals(path: string): Promise<Record<string, string>> {
   try {
     const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
-    return isJsonObject(parsed) ? (nullProtoCopy(parsed) as Record<string, string>) : emptyRecord();
+    return isJsonObject(parsed) ? (nameRecord(parsed) as Record<string, string>) : nameRecord();
   } catch {
-    return emptyRecord();
+    return nameRecord();
   }
 }
 
@@ -88,9 +89,9 @@ export async function applyProjectTrust(result: DiscoveryResult, options: Projec
 
   const path = options.approvalsPath ?? defaultApprovalsPath();
   const approvals = await readApprovals(path);
-  const servers = nullProtoCopy(result.servers);
+  const servers = nameRecord(result.servers);
   const problems: ConfigProblem[] = [...result.problems];
-  const approved = emptyRecord<string>();
+  const approved = nameRecord<string>();
   for (const server of project) {
     const fingerprint = serverFingerprint(server);
     if (policy === 'ask') {

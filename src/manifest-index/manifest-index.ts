@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'no
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { McpServerConfig, McpServerManifest } from '../../machines/types.js';
-import { nameRecord } from '../../machines/registry.machine.js';
+import { nameRecord } from '../../machines/name-record.js';
 import { definitionFingerprint, loadOrCreateKey } from './fingerprint.js';
 import { indexedManifest, parseIndexedManifest } from './indexed-manifest.js';
 

@@ -3,7 +3,7 @@
  * list_changed refresh of a server whose definition we know is recorded.
  */
 import type { McpServerConfig } from '../../machines/types.js';
-import { nameRecord } from '../../machines/registry.machine.js';
+import { nameRecord } from '../../machines/name-record.js';
 import type { McpConnectionManager } from '../manager.js';
 import type { Logger } from '../logger.js';
 import type { ManifestIndex } from './manifest-index.js';

@@ -3,7 +3,7 @@
  * the words for refusing any other name. The one place that decides "may the model use X?".
  */
 import type { McpServerConfig } from '../../machines/types.js';
-import { nameRecord } from '../../machines/registry.machine.js';
+import { nameRecord } from '../../machines/name-record.js';
 import { closestNames } from '../search/index.js';
 import { listNames } from './list-names.js';
 import { isServerAllowed, isToolAllowed } from './permissions.js';

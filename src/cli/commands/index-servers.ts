@@ -4,7 +4,7 @@
  * A line per server as it finishes, then a summary; exit code 1 when any server failed.
  */
 import type { McpServerConfig } from '../../../machines/types.js';
-import { emptyRecord } from '../../config/null-proto.js';
+import { nameRecord } from '../../../machines/name-record.js';
 import { indexServers, type ServerIndexOutcome } from '../../manifest-index/index-servers.js';
 import { ManifestIndex } from '../../manifest-index/index.js';
 import { isServerAllowed } from '../../tools/index.js';
@@ -42,7 +42,7 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
   const logger = cliLogger(options.verbose);
   const discovery = await discover(options, logger);
   const permissions = permissionsFrom(options, discovery.toolPermissions);
-  const servers = emptyRecord<McpServerConfig>();
+  const servers = nameRecord<McpServerConfig>();
   for (const server of Object.values(discovery.servers)) {
     if (!server.disabled && isServerAllowed(permissions, server.name)) servers[server.name] = server.config;
   }
