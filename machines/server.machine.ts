@@ -11,7 +11,7 @@
  * idle delay runs out, the chart asks the session actor whether it is idle and since when.
  */
 import { assertEvent, assign, enqueueActions, fromCallback, fromPromise, raise, sendParent, sendTo, setup } from 'xstate';
-import type { ActorRefFrom, AnyActorRef, SnapshotFrom } from 'xstate';
+import type { ActorRefFrom, AnyActorRef, Snapshot, SnapshotFrom } from 'xstate';
 import { backoffDelay, idleTimerEnabled, LONGEST_TIMER_MS, resolveConnectOptions, type ResolvedConnectOptions } from './options.js';
 import {
   abortError,
@@ -551,4 +551,39 @@ export function publicServerState(snapshot: ServerSnapshot): PublicServerState {
 /** True while a close runs: the server's process (group) may still be alive. */
 export function isClosing(snapshot: ServerSnapshot): boolean {
   return snapshot.status === 'active' && snapshot.hasTag(SERVER_TAGS.closing);
+}
+
+/** The parts of a persisted server snapshot (`getPersistedSnapshot()`) a restore rewrites. */
+type PersistedServerSnapshot = Snapshot<unknown> & {
+  value: unknown;
+  context: ServerContext;
+  children: Record<string, unknown>;
+};
+
+/**
+ * How a persisted server snapshot comes back: `disconnected.idle`, ready to connect on the next
+ * load. No session survives a snapshot (the live client stays with the effects), and XState runs
+ * no entry actions and restarts no timers on restore (xstate #5331), so any other state would be
+ * a zombie: a restored `connected` would ask a session that is gone, a restored `error.retrying`
+ * would wait for a timer that never fires. Loads and reads that were waiting belong to the old run
+ * (their callers' refs do not survive a snapshot either): they are dropped, never replayed.
+ * Config, options, manifest and last error are kept. A stopped or finished snapshot is left as is.
+ */
+export function restoredAsDisconnected(persisted: Snapshot<unknown>): Snapshot<unknown> {
+  if (persisted.status !== 'active') return persisted;
+  const snapshot = persisted as PersistedServerSnapshot;
+  const restored: PersistedServerSnapshot = {
+    ...snapshot,
+    value: { disconnected: 'idle' },
+    children: {},
+    context: {
+      ...snapshot.context,
+      retries: 0,
+      loadWaiters: [],
+      rereads: [],
+      sessionRenewed: false,
+      idleDelayMs: snapshot.context.options.idleTimeoutMs,
+    },
+  };
+  return restored;
 }

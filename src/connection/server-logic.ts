@@ -1,5 +1,5 @@
 import { fromPromise } from 'xstate';
-import { serverMachine, type ConnectInput, type ConnectOutput } from '../../machines/server.machine.js';
+import { restoredAsDisconnected, serverMachine, type ConnectInput, type ConnectOutput } from '../../machines/server.machine.js';
 import { openSession, type ConnectionDeps } from './open-session.js';
 import { createSessionActor } from './session-actor.js';
 
@@ -8,8 +8,19 @@ export interface ServerLogicDeps extends ConnectionDeps {
   now?: () => number;
 }
 
-/** The server chart with its effects: connect through the SDK, run the session, wait for closes. */
+/**
+ * The server chart with its effects: connect through the SDK, run the session, wait for closes.
+ * A restored snapshot comes back `disconnected` (`restoredAsDisconnected`): the session it had is
+ * not in the snapshot. A registry restores its servers through this, so the rule holds for it too.
+ */
 export function createServerLogic(deps: ServerLogicDeps) {
+  const logic = serverLogicWithEffects(deps);
+  const restore = logic.restoreSnapshot.bind(logic);
+  logic.restoreSnapshot = (snapshot, scope) => restore(restoredAsDisconnected(snapshot), scope);
+  return logic;
+}
+
+function serverLogicWithEffects(deps: ServerLogicDeps) {
   const { tracker } = deps;
   return serverMachine.provide({
     actors: {

@@ -1,0 +1,94 @@
+/**
+ * Restoring a persisted registry: every server comes back `disconnected` — no session, no
+ * process, no timer, nothing replayed — and the next load or call connects it again.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createActor, fromCallback, SimulatedClock, type Actor } from 'xstate';
+import { createRegistryLogic, serverSystemId, SessionTracker, silentLogger } from '../src/index.js';
+import type { McpProgressEvent, McpReply } from '../machines/types.js';
+import type { ServerActorRef } from '../machines/server.machine.js';
+import { descendantsOfThisProcess, settle, stdioFixture } from './support/fixtures.js';
+
+const tracker = new SessionTracker();
+const deps = { logger: silentLogger, tracker, clientInfo: { name: 'restore-test', version: '0' } };
+const actors: Array<Actor<ReturnType<typeof createRegistryLogic>>> = [];
+
+afterEach(async () => {
+  for (const actor of actors.splice(0)) actor.stop();
+  await tracker.closeAll();
+  await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
+});
+
+function inbox() {
+  const replies: Array<McpReply | McpProgressEvent> = [];
+  const ref = createActor(fromCallback<McpReply>(({ receive }) => receive((reply) => replies.push(reply)))).start();
+  return { ref, reply: (requestId: string) => replies.find((reply) => reply.requestId === requestId) };
+}
+
+function serverOf(registry: Actor<ReturnType<typeof createRegistryLogic>>): ServerActorRef {
+  return registry.system.get(serverSystemId('fixture')) as ServerActorRef;
+}
+
+/** Persists the running registry through JSON, stops it, and waits until its processes are gone. */
+async function persistAndStop(registry: Actor<ReturnType<typeof createRegistryLogic>>): Promise<unknown> {
+  const json = JSON.stringify(registry.getPersistedSnapshot());
+  registry.stop();
+  await tracker.closeAll();
+  await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
+  return JSON.parse(json);
+}
+
+function restore(snapshot: unknown, options: { clock?: SimulatedClock } = {}) {
+  const registry = createActor(createRegistryLogic(deps), { snapshot: snapshot as never, input: undefined, ...options }).start();
+  actors.push(registry);
+  return registry;
+}
+
+describe('restoring a persisted registry', () => {
+  it('brings a server persisted while connected back disconnected, with no process, and a load or call reconnects it', async () => {
+    const original = createActor(createRegistryLogic(deps), { input: { servers: { fixture: stdioFixture() } } }).start();
+    actors.push(original);
+    const first = inbox();
+    original.send({ type: 'mcp.load', server: 'fixture', replyTo: first.ref, requestId: 'load' });
+    await vi.waitFor(() => expect(first.reply('load')?.type).toBe('mcp.loaded'), { timeout: 10_000 });
+    expect(serverOf(original).getSnapshot().value).toEqual({ connected: 'ready' });
+
+    const restored = restore(await persistAndStop(original));
+    await settle();
+    expect(serverOf(restored).getSnapshot().value).toEqual({ disconnected: 'idle' });
+    expect(serverOf(restored).getSnapshot().context.loadWaiters).toEqual([]);
+    // The restore itself started nothing.
+    expect(tracker.openCount('fixture')).toBe(0);
+    expect(descendantsOfThisProcess()).toEqual([]);
+
+    const { ref, reply } = inbox();
+    restored.send({ type: 'mcp.callTool', server: 'fixture', tool: 'echo', arguments: { text: 'before load' }, replyTo: ref, requestId: 'early' });
+    await vi.waitFor(() => expect(reply('early')?.type).toBe('mcp.failed'));
+    restored.send({ type: 'mcp.load', server: 'fixture', replyTo: ref, requestId: 'reload' });
+    await vi.waitFor(() => expect(reply('reload')?.type).toBe('mcp.loaded'), { timeout: 10_000 });
+    restored.send({ type: 'mcp.callTool', server: 'fixture', tool: 'echo', arguments: { text: 'after restore' }, replyTo: ref, requestId: 'call' });
+    await vi.waitFor(() => expect(reply('call')?.type).toBe('mcp.toolResult'), { timeout: 10_000 });
+    expect(reply('call')).toMatchObject({ result: { content: [{ type: 'text', text: 'after restore' }] } });
+  });
+
+  it('brings a server persisted while retrying back disconnected: no backoff timer fires, nothing connects by itself', async () => {
+    const original = createActor(createRegistryLogic(deps), {
+      input: { servers: { fixture: stdioFixture('--mode', 'exit-on-initialize') } },
+    }).start();
+    actors.push(original);
+    const { ref } = inbox();
+    original.send({ type: 'mcp.load', server: 'fixture', replyTo: ref, requestId: 'load' });
+    await vi.waitFor(() => expect(serverOf(original).getSnapshot().value).toEqual({ error: 'retrying' }), { timeout: 10_000 });
+
+    const clock = new SimulatedClock();
+    const restored = restore(await persistAndStop(original), { clock });
+    expect(serverOf(restored).getSnapshot().value).toEqual({ disconnected: 'idle' });
+    expect(serverOf(restored).getSnapshot().context.retries).toBe(0);
+    // Longer than the longest backoff (30 s): a live retry timer would have connected by now.
+    clock.increment(60_000);
+    await settle();
+    expect(serverOf(restored).getSnapshot().value).toEqual({ disconnected: 'idle' });
+    expect(tracker.openCount('fixture')).toBe(0);
+    expect(descendantsOfThisProcess()).toEqual([]);
+  });
+});
