@@ -1,6 +1,7 @@
 export { McpConnectionManager, type McpConnectionManagerOptions, type CallToolOptions, type RequestOptions } from './manager.js';
 export { defaultTransportFactory, type ClientFactory, type TransportFactory, type ServerSpec } from './connection/open-session.js';
-export { isConfigError, ConfigInvalidError } from './connection/errors.js';
+export { isConfigError } from './connection/errors.js';
+export { ConfigInvalidError } from './errors/config-invalid.js';
 export type {
   HostRequestContext,
   McpHostEmitted,

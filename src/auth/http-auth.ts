@@ -4,20 +4,15 @@
  * asks the user anything (see stored-provider.ts).
  */
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { HttpAuthFactory } from '../connection/open-session.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { hasStaticAuthorization, readOAuthEntry } from './oauth-config.js';
 import { StoredOAuthProvider } from './stored-provider.js';
 import { OAuthTokenStore } from './token-store.js';
 
-export interface HttpAuth {
-  provider: OAuthClientProvider;
-  /** The fetch the transport uses (for requests and for the SDK's OAuth requests). */
-  fetch?: FetchLike;
-}
-
-/** Builds a server's OAuth wiring for one connect attempt; `undefined`: no OAuth for it. */
-export type HttpAuthFactory = (server: { name: string; config: McpServerConfig }) => HttpAuth | undefined;
+// The types live with their consumers (the http transport, the connect) so those folders never import auth/.
+export type { HttpAuth } from '../transports/http.js';
+export type { HttpAuthFactory } from '../connection/open-session.js';
 
 export interface McpOAuthOptions {
   /** Folder of the stored logins. Default `~/.ai-zen/mcp-oauth`. */

@@ -13,12 +13,12 @@ import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/cl
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { inferTransport } from '../../machines/options.js';
 import type { McpServerConfig } from '../../machines/types.js';
-import { ConfigInvalidError } from '../connection/errors.js';
+import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { Deadline } from '../connection/deadline.js';
 import { listManifest } from '../connection/manifest.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { createHttpTransport, parseUrl } from '../transports/http.js';
-import { OAuthLoginRequiredError } from './errors.js';
+import { OAuthLoginRequiredError } from '../errors/oauth.js';
 import { startLoopbackReceiver } from './loopback.js';
 import { hasStaticAuthorization, readOAuthEntry, type OAuthEntry } from './oauth-config.js';
 import { openInBrowser } from './open-browser.js';

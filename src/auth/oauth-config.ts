@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import type { McpServerConfig } from '../../machines/types.js';
-import { ConfigInvalidError } from '../connection/errors.js';
+import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { joinScopes } from './scopes.js';
 
 const oauthEntrySchema = z.strictObject({

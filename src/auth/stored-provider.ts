@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { OAuthLoginRequiredError, OAuthScopeRefusedError } from './errors.js';
+import { OAuthLoginRequiredError, OAuthScopeRefusedError } from '../errors/oauth.js';
 import type { OAuthEntry } from './oauth-config.js';
 import { coversScope, joinScopes } from './scopes.js';
 import type { OAuthTokenStore, StoredLogin } from './token-store.js';

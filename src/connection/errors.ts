@@ -5,20 +5,10 @@ import { McpServerError } from '../../machines/errors.js';
 import { redact, redactError } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import { MessageTooLargeError } from '../transports/message-size.js';
-import { OAuthLoginRequiredError, OAuthScopeRefusedError } from '../auth/errors.js';
+import { OAuthLoginRequiredError, OAuthScopeRefusedError } from '../errors/oauth.js';
+import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { errorMessage } from '../../machines/to-error.js';
 
-/** A server entry that cannot work as written: retrying will not help. */
-export class ConfigInvalidError extends Error {
-  override name = 'ConfigInvalidError';
-  constructor(
-    readonly server: string,
-    readonly field: string,
-    problem: string,
-  ) {
-    super(`MCP server "${server}": ${problem} (field "${field}").`);
-  }
-}
 
 /**
  * A server sent more than a listing accepts (src/connection/manifest.ts): it would do so again,

@@ -4,18 +4,21 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { inferTransport, type ResolvedConnectOptions } from '../../machines/options.js';
 import type { McpServerConfig, McpTransportKind } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
-import type { HttpAuth, HttpAuthFactory } from '../auth/http-auth.js';
-import { createHttpTransport, shouldFallBackToSse } from '../transports/http.js';
+import { createHttpTransport, shouldFallBackToSse, type HttpAuth } from '../transports/http.js';
 import { StderrTail } from '../transports/stderr-tail.js';
 import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport } from '../transports/stdio.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ConfigInvalidError, connectFailure, isConfigError } from './errors.js';
+import { ConfigInvalidError } from '../errors/config-invalid.js';
+import { connectFailure, isConfigError } from './errors.js';
 import { Deadline } from './deadline.js';
 import { listManifest } from './manifest.js';
 import { secretsOf } from '../redact.js';
 import { Session } from './session.js';
 import type { SessionTracker } from './session-tracker.js';
 import type { HostBridge } from './host-handlers.js';
+
+/** Builds a server's OAuth wiring for one connect attempt (src/auth/http-auth.ts); `undefined`: no OAuth for it. */
+export type HttpAuthFactory = (server: { name: string; config: McpServerConfig }) => HttpAuth | undefined;
 
 export interface ServerSpec {
   name: string;

@@ -1,10 +1,17 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { HttpAuth } from '../auth/http-auth.js';
 import type { McpServerConfig } from '../../machines/types.js';
-import { ConfigInvalidError } from '../connection/errors.js';
+import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { sizeLimitedFetch } from './message-size.js';
+
+/** What the transport needs for OAuth (built by src/auth/http-auth.ts): the SDK auth provider and the fetch it uses. */
+export interface HttpAuth {
+  provider: OAuthClientProvider;
+  /** The fetch the transport uses (for requests and for the SDK's OAuth requests). */
+  fetch?: FetchLike;
+}
 
 export function parseUrl(server: string, config: McpServerConfig): URL {
   if (typeof config.url !== 'string') throw new ConfigInvalidError(server, 'url', 'an http or sse server needs a "url"');

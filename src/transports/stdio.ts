@@ -6,7 +6,7 @@ import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/s
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../machines/types.js';
-import { ConfigInvalidError } from '../connection/errors.js';
+import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { GROUPS_SUPPORTED, killTree, resolveCommand, trackGroup } from './process-group.js';
 
 /** How long a server gets to exit by itself once its stdin is closed, and again after SIGTERM (as the SDK waits). */

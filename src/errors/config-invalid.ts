@@ -1,0 +1,16 @@
+/**
+ * A leaf module: the transports, the connection and the OAuth code all reject a bad entry with
+ * this error, so it lives outside all three folders (no import cycle between them).
+ */
+
+/** A server entry that cannot work as written: retrying will not help. */
+export class ConfigInvalidError extends Error {
+  override name = 'ConfigInvalidError';
+  constructor(
+    readonly server: string,
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`MCP server "${server}": ${problem} (field "${field}").`);
+  }
+}
