@@ -346,7 +346,8 @@ describe.each(ROUTES)('%s route', (route) => {
         expect(manager.openSessionCount('racer'), `round ${round}`).toBe(0);
         expect(await descendantsAfter(), `round ${round}`).toEqual([]);
       }
-    });
+      // 20 rounds of real process starts: a loaded 2-core machine needs more than the default 20 s.
+    }, 60_000);
 
     it('disconnect() resolves even when a connect() follows it at once: the old process ends, one new one runs', async () => {
       const { manager } = managerWith();
