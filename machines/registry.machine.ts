@@ -8,7 +8,7 @@ import { assertEvent, assign, enqueueActions, setup } from 'xstate';
 import { nameRecord } from './name-record.js';
 import type { AnyActorRef } from 'xstate';
 import { disabledServerError, notConnectedError, serverCrashedError, unknownServerError } from './errors.js';
-import { serverMachine, type ChildReport, type PendingRequest, type RequestSpec, type ServerActorRef } from './server.machine.js';
+import { serverMachine, type ChildReport, type PendingRequest, type ServerActorRef } from './server.machine.js';
 import type {
   McpCallToolEvent,
   McpGetPromptEvent,
@@ -18,6 +18,7 @@ import type {
   McpRegistryInput,
   McpReply,
   McpServerConfig,
+  RequestSpec,
 } from './types.js';
 
 export interface RegistryInput {

@@ -30,6 +30,7 @@ import type {
   McpServerConfig,
   McpServerManifest,
   PublicServerState,
+  RequestSpec,
 } from './types.js';
 import { errorMessage } from './to-error.js';
 
@@ -51,11 +52,6 @@ export interface ConnectInput {
 export interface ConnectOutput {
   manifest: McpServerManifest;
 }
-
-export type RequestSpec =
-  | { kind: 'tool'; tool: string; arguments?: Record<string, unknown> }
-  | { kind: 'resource'; uri: string }
-  | { kind: 'prompt'; name: string; arguments?: Record<string, string> };
 
 /** A request, how it runs, and where its answer goes. */
 export interface PendingRequest {

@@ -142,6 +142,11 @@ export interface McpRequestFields {
   resetTimeoutOnProgress?: boolean;
   maxTotalTimeoutMs?: number;
 }
+/** What a server is asked to run: a tool call, a resource read or a prompt (the server chart's pending requests, and their error texts). */
+export type RequestSpec =
+  | { kind: 'tool'; tool: string; arguments?: Record<string, unknown> }
+  | { kind: 'resource'; uri: string }
+  | { kind: 'prompt'; name: string; arguments?: Record<string, string> };
 export interface McpCallToolEvent extends McpRequestFields {
   type: 'mcp.callTool';
   server: string;

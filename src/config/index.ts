@@ -3,13 +3,7 @@ export { discoverMcpServers } from './discover.js';
 export { enabledServers } from './enabled-servers.js';
 export { watchMcpServers, watchIntoManager, DEFAULT_WATCH_DEBOUNCE_MS } from './watch.js';
 export { formatProblem } from './report-problems.js';
-export {
-  applyProjectTrust,
-  defaultApprovalsPath,
-  serverFingerprint,
-  type ProjectServerPolicy,
-  type ProjectTrustOptions,
-} from './project-trust.js';
+export { applyProjectTrust, defaultApprovalsPath, serverFingerprint } from './project-trust.js';
 export { defaultUserConfigPath, findProjectConfig, PROJECT_CONFIG_NAME } from './locate-config-files.js';
 export type {
   ConfigProblem,
@@ -19,6 +13,8 @@ export type {
   DiscoverMcpServersOptions,
   DiscoveredServer,
   DiscoveryResult,
+  ProjectServerPolicy,
+  ProjectTrustOptions,
   ToolPatterns,
   WatchMcpServersOptions,
 } from './types.js';

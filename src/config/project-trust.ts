@@ -8,21 +8,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
-import type { ConfigProblem, DiscoveredServer, DiscoveryResult } from './types.js';
+import type { ConfigProblem, DiscoveredServer, DiscoveryResult, ProjectTrustOptions } from './types.js';
 import { withFileLock } from './file-lock.js';
 import { isJsonObject } from './null-proto.js';
 import { nameRecord } from '../../machines/name-record.js';
-
-export type ProjectServerPolicy = 'trust' | 'ask' | 'deny';
-
-export interface ProjectTrustOptions {
-  /** Default `trust`. */
-  projectServers?: ProjectServerPolicy;
-  /** `ask`: called for each project server not approved in its current form; resolve true to approve it. */
-  approveProjectServer?: (server: DiscoveredServer, fingerprint: string) => boolean | Promise<boolean>;
-  /** Where approvals (fingerprints only, never values) are kept. Default `~/.ai-zen/mcp-approvals.json`. */
-  approvalsPath?: string;
-}
 
 export function defaultApprovalsPath(): string {
   return join(homedir(), '.ai-zen', 'mcp-approvals.json');

@@ -1,7 +1,6 @@
 /** The public shapes of config discovery. Type-only. */
 import type { McpServerConfig, McpTransportKind } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
-import type { ProjectTrustOptions } from './project-trust.js';
 
 /** Where a server definition came from: `~/.ai-zen/mcp.json`, a project `.mcp.json`, or a file named explicitly (`--config`). */
 export type ConfigScope = 'user' | 'project' | 'explicit';
@@ -52,6 +51,18 @@ export interface DiscoveryResult {
   problems: ConfigProblem[];
   /** The files' `permissions.mcpTools`, merged (see src/config/tool-permissions.ts); pass it on as `permissions.mcpTools`. */
   toolPermissions?: ToolPatterns;
+}
+
+/** What to do with servers from a project's `.mcp.json` (src/config/project-trust.ts applies it). */
+export type ProjectServerPolicy = 'trust' | 'ask' | 'deny';
+
+export interface ProjectTrustOptions {
+  /** Default `trust`. */
+  projectServers?: ProjectServerPolicy;
+  /** `ask`: called for each project server not approved in its current form; resolve true to approve it. */
+  approveProjectServer?: (server: DiscoveredServer, fingerprint: string) => boolean | Promise<boolean>;
+  /** Where approvals (fingerprints only, never values) are kept. Default `~/.ai-zen/mcp-approvals.json`. */
+  approvalsPath?: string;
 }
 
 export interface DiscoverMcpServersOptions extends ProjectTrustOptions {
