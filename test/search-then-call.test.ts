@@ -1,6 +1,7 @@
 /**
  * Tool search over servers that are not running: index the reference servers once, then a
- * fresh agent finds a tool with no process started, and calling it starts exactly that server.
+ * fresh agent finds a tool with no process started, and calling it (or reading one of the
+ * server's resources) starts exactly that server.
  */
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -29,23 +30,27 @@ function freshAgent(indexPath: string) {
   managers.push(manager);
   const tools = createLoaderTools({ manager, servers: servers(), manifestIndex: new ManifestIndex({ path: indexPath }) });
   const tool = (name: string) => tools.find((candidate) => candidate.name === name) as LoaderTool;
-  return { manager, search: tool('search_mcp_tools'), call: tool('call_mcp_tool') };
+  return { manager, search: tool('search_mcp_tools'), call: tool('call_mcp_tool'), read: tool('read_mcp_resource') };
+}
+
+async function indexReferenceServers(indexPath: string) {
+  const outcomes = await indexServers({
+    servers: servers(),
+    index: new ManifestIndex({ path: indexPath }),
+    managerOptions: { logger: silentLogger },
+  });
+  expect(outcomes.map(({ server, ok }) => [server, ok]).sort()).toEqual([
+    ['everything', true],
+    ['filesystem', true],
+    ['memory', true],
+  ]);
+  expect(descendantsOfThisProcess()).toEqual([]);
 }
 
 describe('search, then call, on servers that are not running', () => {
   it('finds get-sum for "add two numbers" with no process started, then starts exactly one server to call it', async () => {
     const indexPath = path.join(reference.folder, 'index', 'mcp-index.json');
-    const outcomes = await indexServers({
-      servers: servers(),
-      index: new ManifestIndex({ path: indexPath }),
-      managerOptions: { logger: silentLogger },
-    });
-    expect(outcomes.map(({ server, ok }) => [server, ok]).sort()).toEqual([
-      ['everything', true],
-      ['filesystem', true],
-      ['memory', true],
-    ]);
-    expect(descendantsOfThisProcess()).toEqual([]);
+    await indexReferenceServers(indexPath);
 
     const { manager, search, call } = freshAgent(indexPath);
     const found = await search.execute({ query: 'add two numbers' });
@@ -65,15 +70,30 @@ describe('search, then call, on servers that are not running', () => {
     expect(manager.getState('filesystem')).toBe('disconnected');
   });
 
+  it('reads a resource of an indexed server that is not running by starting exactly that server, as call_mcp_tool does', async () => {
+    const indexPath = path.join(reference.folder, 'index', 'mcp-index.json');
+    await indexReferenceServers(indexPath);
+
+    const { manager, read } = freshAgent(indexPath);
+    const result = await read.execute({ server: 'everything', uri: 'demo://resource/dynamic/text/1' });
+    expect(result.isError).toBe(false);
+    expect(result.text).toContain('Resource 1');
+    expect(manager.openSessionCount()).toBe(1);
+    expect(manager.getState('everything')).toBe('connected');
+    expect(manager.getState('memory')).toBe('disconnected');
+  });
+
   it('still asks for load_mcp on a server that is configured but not indexed, and starts nothing', async () => {
     const indexPath = path.join(reference.folder, 'other-servers-index.json');
     seedManifestIndex(indexPath);
-    const { manager, search, call } = freshAgent(indexPath);
+    const { manager, search, call, read } = freshAgent(indexPath);
     const found = (await search.execute({ query: 'add two numbers' })).data as { tools: unknown[]; notes: string[] };
     expect(found.tools).toEqual([]);
     expect(found.notes.join(' ')).toMatch(/not indexed yet \(3\): everything, memory, filesystem/);
     const result = await call.execute({ server: 'everything', tool: 'get-sum', arguments: { a: 1, b: 2 } });
     expect(result).toMatchObject({ isError: true, text: expect.stringContaining('Call load_mcp with server "everything" first') });
+    const resource = await read.execute({ server: 'everything', uri: 'demo://resource/dynamic/text/1' });
+    expect(resource).toMatchObject({ isError: true, text: expect.stringContaining('Call load_mcp with server "everything" first') });
     expect(manager.openSessionCount()).toBe(0);
   });
 });

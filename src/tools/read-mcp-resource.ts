@@ -4,21 +4,21 @@ import { defineLoaderTool } from './define-tool.js';
 import { resourceParts } from './describe-content.js';
 import { partsResult } from './results.js';
 import { readMcpResourceSchema } from './schemas.js';
-import { notConnectedResult, requestFailureResult, type LoaderToolContext } from './tool-context.js';
+import { connectIfIndexed, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool } from './types.js';
 
 const DESCRIPTION = 'Reads a resource of a server loaded with load_mcp.';
 
 export function readMcpResourceTool(context: LoaderToolContext): LoaderTool {
-  const { manager, catalog } = context;
+  const { manager } = context;
   return defineLoaderTool(
     {
       name: 'read_mcp_resource',
       description: DESCRIPTION,
       inputSchema: readMcpResourceSchema(),
       async run({ server, uri }, { signal, timeoutMs }) {
-        const notConnected = notConnectedResult(manager, server);
-        if (notConnected) return notConnected;
+        const notReady = await connectIfIndexed(context, server);
+        if (notReady) return notReady;
         let resource: ReadResourceResult;
         try {
           resource = await manager.readResource(server, uri, { signal, timeoutMs });

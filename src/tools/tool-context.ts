@@ -19,27 +19,24 @@ export interface LoaderToolContext {
   approver: ToolCallApprover;
 }
 
-/** Requests never connect on their own: the model decides when to pay for a connection, through load_mcp. */
-export function notConnectedResult(manager: LoaderToolsManager, server: string): LoaderToolResult | undefined {
-  const state = manager.getState(server);
-  return state === 'connected' ? undefined : errorResult(loadFirstText(server, state));
-}
-
 /**
- * A call to a tool search could have found: a server that is indexed for its current definition
- * is connected first (the model chose the tool from the index, so the connection is what it asked
- * for); any other server that is not connected still needs load_mcp.
+ * A request to a server that is not connected. A server indexed for its current definition is
+ * connected first: the model chose it from what search or an earlier load_mcp showed it, so the
+ * connection is what it asked for. Any other server still needs load_mcp, which is where the
+ * model decides to pay for a connection. `tool`, when given, must be one the index knows: an
+ * unknown name is answered without starting the server.
  */
 export async function connectIfIndexed(
   context: LoaderToolContext,
   server: string,
-  tool: string,
+  tool?: string,
 ): Promise<LoaderToolResult | undefined> {
   const { manager, searchable } = context;
-  if (manager.getState(server) === 'connected') return undefined;
+  const state = manager.getState(server);
+  if (state === 'connected') return undefined;
   const indexed = searchable?.toolsOf(server);
-  if (!indexed) return notConnectedResult(manager, server);
-  if (!indexed.some((known) => known.name === tool)) return errorResult(unknownToolText(server, tool, indexed));
+  if (!indexed) return errorResult(loadFirstText(server, state));
+  if (tool !== undefined && !indexed.some((known) => known.name === tool)) return errorResult(unknownToolText(server, tool, indexed));
   try {
     await manager.connect(server);
     return undefined;
