@@ -1,8 +1,9 @@
-/** Model-supplied `server`, `tool` and `uri` arguments have a length limit, and an over-long one is never echoed back. */
+/** Model-supplied `server`, `tool`, `uri` and `query` arguments have a length limit, and an over-long one is never echoed back. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool } from '../src/index.js';
 import { ARGUMENT_LENGTH_LIMITS } from '../src/tools/define-tool.js';
 import { stdioFixture } from './support/fixtures.js';
+import { seedManifestIndex } from './support/seeded-index.js';
 
 let manager: McpConnectionManager | undefined;
 afterEach(async () => {
@@ -11,6 +12,7 @@ afterEach(async () => {
 });
 
 function tools(): Map<string, LoaderTool> {
+  seedManifestIndex(); // search_mcp_tools is offered over a non-empty index only
   manager = new McpConnectionManager({ logger: silentLogger });
   const loader = createLoaderTools({
     manager,
@@ -28,6 +30,7 @@ describe('argument length limits', () => {
     ['call_mcp_tool', { server: 'fixture', tool: long(ARGUMENT_LENGTH_LIMITS.tool) }, 'tool'],
     ['read_mcp_resource', { server: 'fixture', uri: long(ARGUMENT_LENGTH_LIMITS.uri) }, 'uri'],
     ['call_mcp_tool', { server: long(ARGUMENT_LENGTH_LIMITS.server), tool: 'echo' }, 'server'],
+    ['search_mcp_tools', { query: long(ARGUMENT_LENGTH_LIMITS.query) }, 'query'],
   ])('%s refuses an over-long %j without quoting it', async (name, args, field) => {
     const result = await tools().get(name)!.execute(args);
     expect(result.isError).toBe(true);

@@ -128,6 +128,14 @@ describe('ranking', () => {
     expect(onlyGitlab.tools.every((entry) => entry.connected === false)).toBe(true);
   });
 
+  it('keeps a limit out of range within 1 and 20 instead of refusing it', async () => {
+    const tools = Array.from({ length: 30 }, (_, at) => tool(`create_record_${at}`, `Create record number ${at}`));
+    index.record('records', config('records'), { tools, resources: [], resourceTemplates: [], prompts: [] });
+    const { search } = agent({ servers: { records: { config: config('records'), description: 'Records' } } });
+    expect((await ask(search, { query: 'create a record', limit: 1000 })).tools).toHaveLength(20);
+    expect((await ask(search, { query: 'create a record', limit: 0 })).tools).toHaveLength(1);
+  });
+
   it('finds servers by name and description too, with their tool counts', async () => {
     const { search } = agent();
     const answer = await ask(search, { query: 'merge requests on gitlab' });

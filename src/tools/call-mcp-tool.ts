@@ -10,8 +10,8 @@ import { unknownToolText } from './unknown-tool.js';
 
 function describeCallMcpTool(searchOffered: boolean): string {
   return searchOffered
-    ? 'Calls a tool of a server loaded with load_mcp or found with search_mcp_tools (connecting it if needed).'
-    : 'Calls a tool of a server loaded with load_mcp.';
+    ? 'Calls a tool load_mcp or search_mcp_tools showed, with arguments per its inputSchema.'
+    : 'Calls a tool load_mcp showed, with arguments per its inputSchema.';
 }
 
 /** Whether or not the server has such a tool: a denied name gets the same answer either way. */

@@ -18,18 +18,20 @@ export interface LoaderToolSpec<Schema extends z.ZodType> {
 }
 
 /**
- * The longest `server`, `tool` and `uri` a model may pass. Longer ones are refused before any
- * lookup or pattern match, and never echoed back: a made-up megabyte name would otherwise cost
- * time in every check and come back into the model's context.
+ * The longest `server`, `tool`, `uri` and search `query` a model may pass. Longer ones are refused
+ * before any lookup, pattern match or ranking, and never echoed back: a made-up megabyte name
+ * would otherwise cost time in every check and come back into the model's context. Checked here
+ * rather than in the schemas, whose every byte the model reads.
  */
-export const ARGUMENT_LENGTH_LIMITS = { server: 1024, tool: 1024, uri: 16_384 } as const;
+export const ARGUMENT_LENGTH_LIMITS = { server: 1024, tool: 1024, uri: 16_384, query: 500 } as const;
 
 function overLongArgument(args: unknown): string | undefined {
   if (typeof args !== 'object' || args === null) return undefined;
   for (const [field, limit] of Object.entries(ARGUMENT_LENGTH_LIMITS)) {
     const value = (args as Record<string, unknown>)[field];
     if (typeof value === 'string' && value.length > limit) {
-      return `The "${field}" argument is ${value.length} characters long; at most ${limit} are accepted. Use a name load_mcp listed.`;
+      const advice = field === 'query' ? 'Say what you want to do in fewer words.' : 'Use what load_mcp or search_mcp_tools listed.';
+      return `The "${field}" argument is ${value.length} characters long; at most ${limit} are accepted. ${advice}`;
     }
   }
   return undefined;

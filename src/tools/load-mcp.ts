@@ -11,8 +11,7 @@ import type { LoaderToolContext } from './tool-context.js';
 import type { LoaderTool, LoaderToolResult, LoaderToolsManager } from './types.js';
 import { unknownToolText } from './unknown-tool.js';
 
-const PURPOSE =
-  'Connects an MCP server if needed and returns as JSON its tools with input schemas, resources, resource templates and prompts.';
+const PURPOSE = 'Connects an MCP server; returns its tools with input schemas, resources and prompts.';
 
 /** One line per server, with its tool count when search knows it. */
 function serverLines({ catalog, searchable }: LoaderToolContext): string {
@@ -25,16 +24,16 @@ function serverLines({ catalog, searchable }: LoaderToolContext): string {
   return `Servers:\n${lines.join('\n')}`;
 }
 
+/**
+ * What it does and the servers to choose from; nothing about the order of work, which each
+ * other definition says once: call_mcp_tool and read_mcp_resource name where their tools and
+ * URIs come from, search_mcp_tools says to search first when unsure.
+ */
 function describeLoadMcp(context: LoaderToolContext): string {
   const { catalog, searchOffered } = context;
-  const order = searchOffered
-    ? 'Call it before call_mcp_tool or read_mcp_resource on that server, unless search_mcp_tools found the tool you call.'
-    : 'Call it before call_mcp_tool or read_mcp_resource on that server.';
-  if (catalog.listed) return [`${PURPOSE} ${order}`, serverLines(context)].join('\n');
-  const finding = searchOffered
-    ? 'search_mcp_tools finds them by what they do (server names and descriptions too)'
-    : 'ask the user which one to use';
-  return `${PURPOSE} ${order} ${catalog.names.length} servers are configured, too many to list: ${finding}; an unknown name is answered with the closest names.`;
+  if (catalog.listed) return `${PURPOSE} ${serverLines(context)}`;
+  const finding = searchOffered ? 'search_mcp_tools finds them' : 'ask the user which one';
+  return `${PURPOSE} ${catalog.names.length} servers are configured, too many to list: ${finding}; an unknown name gets the closest names.`;
 }
 
 /** A connected server is only touched (its idle timer re-armed); asking for a connection again would be a no-op round trip. */

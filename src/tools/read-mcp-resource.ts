@@ -7,7 +7,7 @@ import { readMcpResourceSchema } from './schemas.js';
 import { connectIfIndexed, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool } from './types.js';
 
-const DESCRIPTION = 'Reads a resource of a server loaded with load_mcp.';
+const DESCRIPTION = 'Reads a resource by a URI load_mcp listed or built from a template.';
 
 export function readMcpResourceTool(context: LoaderToolContext): LoaderTool {
   const { manager } = context;

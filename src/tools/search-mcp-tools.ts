@@ -5,15 +5,18 @@
 import { defineLoaderTool } from './define-tool.js';
 import { listNames } from './list-names.js';
 import { okResult } from './results.js';
-import { SEARCH_LIMIT_DEFAULT, searchMcpToolsSchema } from './schemas.js';
+import { searchMcpToolsSchema } from './schemas.js';
 import type { SearchableTools, SearchSnapshot } from './searchable-tools.js';
 import type { LoaderToolContext } from './tool-context.js';
 import type { LoaderTool } from './types.js';
 
 const DESCRIPTION =
-  'Finds tools of all MCP servers, running or not, by what they do: the best matches with input schemas, and matching ' +
-  'servers. Use it first when unsure which server has the tool you need, then call_mcp_tool. Starts no server.';
+  'Finds tools of all MCP servers, running or not, by what they do; returns the best with input schemas. ' +
+  'Use it first when unsure which server has a tool, then call_mcp_tool.';
 
+/** Tools in one answer unless the model asks for another number, which is kept within 1 to the maximum. */
+const SEARCH_LIMIT_DEFAULT = 5;
+const SEARCH_LIMIT_MAX = 20;
 /** Servers listed by name in one answer; the rest are counted. */
 const NAMES_SHOWN = 20;
 const SERVERS_SHOWN = 5;
@@ -76,7 +79,7 @@ export function search(
   budget: number,
 ): SearchAnswer {
   const snapshot = searchable.current();
-  const limit = args.limit ?? SEARCH_LIMIT_DEFAULT;
+  const limit = Math.min(Math.max(args.limit ?? SEARCH_LIMIT_DEFAULT, 1), SEARCH_LIMIT_MAX);
   const found = snapshot.search.searchTools(args.query, limit, args.server).map(({ server, tool }) => ({
     server,
     tool: tool.name,
