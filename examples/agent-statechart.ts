@@ -23,13 +23,13 @@ import { assign, createActor, fromPromise, sendTo, setup, waitFor, type Actor, t
 // repository, tsconfig.json "paths" and vitest.config.ts map them to the sources).
 import {
   createRegistryLogic,
-  registryMachine,
+  pureRegistryLogic,
   SessionTracker,
   stderrLogger,
   type McpReply,
   type McpServerConfig,
   type McpServerManifest,
-  type ServerLogicDeps,
+  type RegistryLogicOptions,
 } from 'mcp-statechart';
 import type { RegistryInput, ServerActorRef } from 'mcp-statechart/machines';
 
@@ -71,8 +71,9 @@ export const agentMachine = setup({
     input: {} as AgentInput,
   },
   actors: {
-    // Provided by `createAgent`: this one has no effects (its servers cannot connect).
-    mcp: registryMachine,
+    // No effects here (its servers cannot connect): `createAgent(options)` provides a working
+    // registry, a test the testing kit's scripted one (the same type: no cast needed).
+    mcp: pureRegistryLogic,
     // Where an LLM would pick the next step; the default takes the task as the plan.
     think: fromPromise<AgentPlan, { task: AgentPlan }>(async ({ input }) => input.task),
   },
@@ -152,17 +153,17 @@ export const agentMachine = setup({
   },
 });
 
-/** The agent with a working registry: servers connect through the MCP SDK. */
-export function createAgent(deps: ServerLogicDeps) {
+/** The agent with a registry built from `options` (the manager's: factories, logger, handlers, OAuth, client info). */
+export function createAgent(options: RegistryLogicOptions) {
   return agentMachine.provide({
-    actors: { mcp: createRegistryLogic(deps) },
+    actors: { mcp: createRegistryLogic(options) },
   });
 }
 
 type AgentActor = Actor<ReturnType<typeof createAgent>>;
 
 /** Sends `mcp.disconnectAll` to the agent's registry and resolves once every server is disconnected. */
-export async function disconnectAll(agent: AgentActor, tracker?: SessionTracker): Promise<void> {
+export async function disconnectAll(agent: AgentActor, sessions?: SessionTracker): Promise<void> {
   const registry = agent.system.get(MCP_CHILD) as AnyActorRef | undefined;
   if (!registry) return;
   registry.send({ type: 'mcp.disconnectAll' });
@@ -170,7 +171,7 @@ export async function disconnectAll(agent: AgentActor, tracker?: SessionTracker)
   await Promise.all(
     servers.map((server) => waitFor(server, (snapshot) => snapshot.matches({ disconnected: 'idle' }) || snapshot.status !== 'active')),
   );
-  await tracker?.allSettled();
+  await sessions?.allSettled();
 }
 
 /** The demo's notes server, found through the package (so the example also runs as dist/examples/*.js or copied into a project). */
@@ -183,8 +184,8 @@ export async function main(argv: string[] = process.argv.slice(2), print: (line:
   const task: AgentPlan = command
     ? { server: 'demo', tool: 'echo', arguments: { text: 'hello from an agent statechart' } }
     : { server: 'demo', tool: 'add_note', arguments: { title: 'agent', body: 'hello from an agent statechart' } };
-  const tracker = new SessionTracker();
-  const agent = createActor(createAgent({ logger: stderrLogger, tracker, clientInfo: { name: 'agent-statechart', version: '0.1.0' } }), {
+  const sessions = new SessionTracker();
+  const agent = createActor(createAgent({ logger: stderrLogger, sessions, clientInfo: { name: 'agent-statechart', version: '0.1.0' } }), {
     input: { servers: { demo: server }, task },
   });
   agent.start();
@@ -198,7 +199,7 @@ export async function main(argv: string[] = process.argv.slice(2), print: (line:
     print(`done: ${texts.join('\n')}`);
     return 0;
   } finally {
-    await disconnectAll(agent, tracker);
+    await disconnectAll(agent, sessions);
     agent.stop();
   }
 }

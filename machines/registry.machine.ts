@@ -234,6 +234,11 @@ export const registryMachine = setup({
       enqueue.emit(change);
       for (const subscriber of context.subscribers) enqueue.sendTo(subscriber, change);
     }),
+    // Log messages and resource updates are emitted only: subscribers get state and manifest changes.
+    'report notification': enqueueActions(({ event, enqueue }) => {
+      assertEvent(event, 'mcp.server.notification');
+      enqueue.emit(event.event);
+    }),
     'add subscriber': assign({
       subscribers: ({ context, event }) => {
         assertEvent(event, 'mcp.subscribe');
@@ -318,6 +323,7 @@ export const registryMachine = setup({
           { actions: 'report state change' },
         ],
         'mcp.server.manifestChanged': { actions: 'report manifest change' },
+        'mcp.server.notification': { actions: 'report notification' },
         'xstate.error.actor.*': { actions: ['close sessions of crashed server', 'answer for crashed server'] },
       },
     },

@@ -23,6 +23,7 @@ import {
 } from './errors.js';
 import type {
   McpConnectOptions,
+  McpHostEmitted,
   McpManifestChanges,
   McpProgressEvent,
   McpReply,
@@ -89,6 +90,8 @@ export type SessionActorEvent =
 export type SessionReport =
   | { type: 'CONNECTION_LOST'; error: Error; sessionExpired?: boolean; unfinishedReads?: PendingRequest[]; stderrTail?: string }
   | { type: 'MANIFEST_CHANGED'; manifest: McpServerManifest; changes: McpManifestChanges }
+  /** A log message or resource update the server sent: reported to the registry, which emits it. */
+  | { type: 'NOTIFICATION'; event: McpHostEmitted }
   /** The answer to IDLE_QUESTION: requests still running, and milliseconds since the last one began or ended. */
   | { type: 'IDLE_ANSWER'; inFlight: number; idleForMs: number }
   /** An answer or progress update for a request that came by the event route: the chart sends it, so inspection sees it. */
@@ -129,7 +132,8 @@ export type ConnectOutcome =
 /** What a server reports to its registry (a parent chart). */
 export type ChildReport =
   | { type: 'mcp.server.stateChanged'; server: string; state: PublicServerState; substate: string; attempt: number; retryInMs?: number; error?: McpServerError }
-  | { type: 'mcp.server.manifestChanged'; server: string; manifest: McpServerManifest; changes: McpManifestChanges };
+  | { type: 'mcp.server.manifestChanged'; server: string; manifest: McpServerManifest; changes: McpManifestChanges }
+  | { type: 'mcp.server.notification'; server: string; event: McpHostEmitted };
 
 /** Tags the façade and embedders may read instead of the chart's structure. */
 export const SERVER_TAGS = {
@@ -333,6 +337,11 @@ export const serverMachine = setup({
         } satisfies ChildReport),
       );
     }),
+    'report notification to registry': enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'NOTIFICATION');
+      if (!context.reportsToParent) return;
+      enqueue(sendParent({ type: 'mcp.server.notification', server: context.name, event: event.event } satisfies ChildReport));
+    }),
     'apply new definition': assign(({ event }) => {
       assertEvent(event, 'RECONFIGURE');
       return { config: event.config, options: resolveConnectOptions(event.config, event.options), retries: 0 };
@@ -465,6 +474,7 @@ export const serverMachine = setup({
         DELIVER: { actions: 'deliver to replyTo' },
         CANCEL: { actions: 'pass cancel to session' },
         MANIFEST_CHANGED: { actions: 'store manifest and report it' },
+        NOTIFICATION: { actions: 'report notification to registry' },
         CONNECTION_LOST: [
           {
             guard: 'session expired and renewable',

@@ -7,6 +7,7 @@ import type { AnyActorRef } from 'xstate';
 import type {
   CallToolResult,
   GetPromptResult,
+  LoggingLevel,
   Prompt,
   ReadResourceResult,
   Resource,
@@ -105,6 +106,8 @@ export interface McpSession {
     onLost: (error: Error, sessionExpired: boolean) => void;
     /** Only when something changed; `changes` says what. */
     onManifest: (manifest: McpServerManifest, changes: McpManifestChanges) => void;
+    /** A log message or resource update the server sent (see McpHostEmitted). */
+    onNotification: (event: McpHostEmitted) => void;
   }): () => void;
   callTool(tool: string, args: Record<string, unknown> | undefined, options?: McpRequestOptions): Promise<CallToolResult>;
   readResource(uri: string, options?: McpRequestOptions): Promise<ReadResourceResult>;
@@ -269,4 +272,22 @@ export interface McpManifestChangedEmitted {
   manifest: McpServerManifest;
   changes: McpManifestChanges;
 }
-export type McpRegistryEmitted = McpStateChangedEmitted | McpManifestChangedEmitted;
+/** A log message a server sent (`notifications/message`). */
+export interface McpLogMessage {
+  server: string;
+  level: LoggingLevel;
+  logger?: string;
+  data: unknown;
+}
+export interface McpLogEmitted extends McpLogMessage {
+  type: 'mcp.log';
+}
+/** A subscribed resource changed (`notifications/resources/updated`). */
+export interface McpResourceUpdatedEmitted {
+  type: 'mcp.resourceUpdated';
+  server: string;
+  uri: string;
+}
+/** What a connected server tells the host on its own: passed from its session through the server chart to the registry, which emits it. */
+export type McpHostEmitted = McpLogEmitted | McpResourceUpdatedEmitted;
+export type McpRegistryEmitted = McpStateChangedEmitted | McpManifestChangedEmitted | McpHostEmitted;

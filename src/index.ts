@@ -2,22 +2,13 @@ export { McpConnectionManager, type McpConnectionManagerOptions, type CallToolOp
 export { defaultTransportFactory, type ClientFactory, type TransportFactory, type ServerSpec } from './connection/open-session.js';
 export { isConfigError } from './connection/errors.js';
 export { ConfigInvalidError } from './errors/config-invalid.js';
-export type {
-  HostRequestContext,
-  McpHostEmitted,
-  McpHostHandlers,
-  McpLogEmitted,
-  McpLogMessage,
-  McpResourceUpdatedEmitted,
-  RootsSource,
-} from './connection/host-handlers.js';
+export type { HostRequestContext, McpHostHandlers, RootsSource } from './connection/host-handlers.js';
 export { silentLogger, stderrLogger, type Logger } from './logger.js';
 export { McpServerError, type McpErrorCode } from '../machines/errors.js';
 export { serverMachine, publicServerState, isClosing, SERVER_TAGS, type ChildReport } from '../machines/server.machine.js';
 export { registryMachine, serverSystemId } from '../machines/registry.machine.js';
-export { createRegistryLogic } from './registry-logic.js';
+export { createRegistryLogic, pureRegistryLogic, type RegistryLogic, type RegistryLogicOptions } from './registry-logic.js';
 export { SessionTracker } from './connection/session-tracker.js';
-export type { ServerLogicDeps } from './connection/server-logic.js';
 export { inferTransport, resolveConnectOptions, backoffDelay } from '../machines/options.js';
 export type * from '../machines/types.js';
 export {

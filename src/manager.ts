@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, GetPromptResult, LoggingLevel, ReadResourceResult, Root } from '@modelcontextprotocol/sdk/types.js';
 import { abortError, describeRequest } from '../machines/errors.js';
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
-import { pendingRequestOf, requestSpecOf, type RegistryMachine } from '../machines/registry.machine.js';
+import { pendingRequestOf, requestSpecOf } from '../machines/registry.machine.js';
 import { isClosing, publicServerState, type ServerActorRef } from '../machines/server.machine.js';
 import type {
   McpCallToolEvent,
@@ -18,38 +18,23 @@ import type {
   McpServerManifest,
   PublicServerState,
 } from '../machines/types.js';
-import type { ClientFactory, TransportFactory } from './connection/open-session.js';
-import { createRegistryLogic } from './registry-logic.js';
-import { createHttpAuthFactory, type McpOAuthOptions } from './auth/http-auth.js';
-import { SessionTracker } from './connection/session-tracker.js';
-import { stderrLogger, type Logger } from './logger.js';
+import { createRegistryParts, type RegistryLogic, type RegistryLogicOptions } from './registry-logic.js';
+import type { SessionTracker } from './connection/session-tracker.js';
+import { stderrLogger } from './logger.js';
 import { sanitizedObserver } from './inspection/sanitize.js';
 import { KeepAlive } from './keep-alive.js';
-import { HostBridge, type McpHostEmitted, type McpHostHandlers } from './connection/host-handlers.js';
-import { HostEvents } from './host-events.js';
 import { HostControls } from './host-controls.js';
 
-type Clock = NonNullable<ActorOptions<RegistryMachine>['clock']>;
+type Clock = NonNullable<ActorOptions<RegistryLogic>['clock']>;
 
-export interface McpConnectionManagerOptions {
-  /** Builds each server's transport (tests: scripted or in-memory transports). */
-  transportFactory?: TransportFactory;
-  /** Builds each server's SDK Client. */
-  clientFactory?: ClientFactory;
-  /** Default: warnings and errors to stderr. */
-  logger?: Logger;
+/** The registry's options (`createRegistryLogic`), plus how the manager runs it. */
+export interface McpConnectionManagerOptions extends RegistryLogicOptions {
   /** Any XState inspection observer, e.g. from `@statelyai/inspect`. */
   inspect?: Observer<InspectionEvent> | ((event: InspectionEvent) => void);
   /** The clock for backoff and idle timers (tests: `new SimulatedClock()`). Default: real timers that never keep the process alive. */
   clock?: Clock;
   /** Connect options for every server that has none of its own. */
   defaults?: McpConnectOptions;
-  /** How this client introduces itself in `initialize`. */
-  clientInfo?: { name: string; version: string };
-  /** OAuth for http/sse servers. Default: the logins `login()` stored in ~/.ai-zen/mcp-oauth, never interactive. `false`: none. */
-  oauth?: McpOAuthOptions | false;
-  /** Answers servers' sampling, elicitation and roots requests and takes their log messages; each client capability is declared only when its handler is given. */
-  handlers?: McpHostHandlers;
 }
 
 /** How one request runs. */
@@ -89,8 +74,8 @@ type InboxEvent = McpReply | McpProgressEvent;
  */
 export class McpConnectionManager {
   /** The registry actor, for inspection and embedding. */
-  readonly actor: Actor<RegistryMachine>;
-  private readonly tracker = new SessionTracker();
+  readonly actor: Actor<RegistryLogic>;
+  private readonly tracker: SessionTracker;
   private readonly pending = new Map<string, PendingReply>();
   private readonly keepAlive = new KeepAlive();
   private readonly inbox: AnyActorRef;
@@ -109,32 +94,22 @@ export class McpConnectionManager {
     this.pending.delete(event.requestId);
     waiting?.resolve(event);
   };
-  private readonly hostEvents: HostEvents;
   private readonly host: HostControls;
 
   constructor(options: McpConnectionManagerOptions = {}) {
+    const { inspect, clock: givenClock, defaults, ...registryOptions } = options;
     const logger = options.logger ?? stderrLogger;
-    this.hostEvents = new HostEvents(logger);
-    const bridge = new HostBridge(options.handlers ?? {}, (event) => this.hostEvents.emit(event));
-    this.host = new HostControls(bridge, (name) => this.getClient(name), () => this.connectedServerNames(), logger);
-    const clock = options.clock ?? unrefClock;
-    this.routeDirectly = options.inspect === undefined;
-    const logic = createRegistryLogic({
-      transportFactory: options.transportFactory,
-      clientFactory: options.clientFactory,
-      logger,
-      tracker: this.tracker,
-      clientInfo: options.clientInfo ?? { name: 'mcp-statechart', version: '0.1.0' },
-      authFactory: createHttpAuthFactory(options.oauth),
-      host: bridge,
-      now: () => clockNow(clock),
-    });
+    const clock = givenClock ?? unrefClock;
+    this.routeDirectly = inspect === undefined;
+    const { logic, sessions, host } = createRegistryParts({ ...registryOptions, logger, now: () => clockNow(clock) });
+    this.tracker = sessions;
+    this.host = new HostControls(host, (name) => this.getClient(name), () => this.connectedServerNames(), logger);
     this.actor = createActor(logic, {
-      input: { defaults: options.defaults },
+      input: { defaults },
       clock,
       // Inspectors get scrubbed copies: no env/headers values, no live sessions
       // (docs/ARCHITECTURE.md, "Config and secrets").
-      inspect: options.inspect && sanitizedObserver(options.inspect),
+      inspect: inspect && sanitizedObserver(inspect),
     });
     this.actor.start();
     this.actor.on('mcp.stateChanged', ({ server, state }) => {
@@ -301,21 +276,13 @@ export class McpConnectionManager {
   }
 
   /**
-   * Listens to the registry's `mcp.stateChanged` / `mcp.manifestChanged` and the host events
-   * `mcp.log` / `mcp.resourceUpdated` (emitted by the manager, not the registry actor: see
-   * src/host-events.ts); returns an unsubscribe.
+   * Listens to what the registry emits: `mcp.stateChanged`, `mcp.manifestChanged`, and the
+   * servers' `mcp.log` / `mcp.resourceUpdated`; returns an unsubscribe.
    */
-  on<T extends McpRegistryEmitted['type'] | McpHostEmitted['type']>(
-    type: T,
-    handler: (event: Extract<McpRegistryEmitted | McpHostEmitted, { type: T }>) => void,
-  ): () => void;
-  // The implementation signature is the non-generic view of the overload above: each source only
+  on<T extends McpRegistryEmitted['type']>(type: T, handler: (event: Extract<McpRegistryEmitted, { type: T }>) => void): () => void;
+  // The implementation signature is the non-generic view of the overload above: the actor only
   // ever calls the handler with events of the type it was subscribed to.
-  on(
-    type: McpRegistryEmitted['type'] | McpHostEmitted['type'],
-    handler: (event: McpRegistryEmitted | McpHostEmitted) => void,
-  ): () => void {
-    if (type === 'mcp.log' || type === 'mcp.resourceUpdated') return this.hostEvents.on(type, handler);
+  on(type: McpRegistryEmitted['type'], handler: (event: McpRegistryEmitted) => void): () => void {
     const subscription = this.actor.on(type, handler);
     return () => subscription.unsubscribe();
   }

@@ -1,18 +1,105 @@
-import { registryMachine, crashedServerName } from '../machines/registry.machine.js';
-import { createServerLogic, type ServerLogicDeps } from './connection/server-logic.js';
+import type { StateMachine } from 'xstate';
+import { registryMachine, crashedServerName, type RegistryMachine } from '../machines/registry.machine.js';
+import type { McpRegistryInput } from '../machines/types.js';
+import { createServerLogic } from './connection/server-logic.js';
+import { SessionTracker } from './connection/session-tracker.js';
+import { HostBridge, type McpHostHandlers } from './connection/host-handlers.js';
+import type { ClientFactory, TransportFactory } from './connection/open-session.js';
+import { createHttpAuthFactory, type McpOAuthOptions } from './auth/http-auth.js';
+import { stderrLogger, type Logger } from './logger.js';
+
+/** How the registry's servers connect and what the client does for them: the manager takes the same options. */
+export interface RegistryLogicOptions {
+  /** Builds each server's transport (tests: scripted or in-memory transports). */
+  transportFactory?: TransportFactory;
+  /** Builds each server's SDK Client. */
+  clientFactory?: ClientFactory;
+  /** Default: warnings and errors to stderr. */
+  logger?: Logger;
+  /** How this client introduces itself in `initialize`. */
+  clientInfo?: { name: string; version: string };
+  /** OAuth for http/sse servers. Default: the logins `login()` stored in ~/.ai-zen/mcp-oauth, never interactive. `false`: none. */
+  oauth?: McpOAuthOptions | false;
+  /** Answers servers' sampling, elicitation and roots requests and takes their log messages; each client capability is declared only when its handler is given. */
+  handlers?: McpHostHandlers;
+  /**
+   * Where the open sessions are tracked. Pass your own to wait until every process is gone
+   * (`await sessions.allSettled()` after `mcp.disconnectAll`) or to count open sessions.
+   */
+  sessions?: SessionTracker;
+}
+
+/** The registry logic and the parts of it the manager drives besides events. */
+export interface RegistryParts {
+  logic: RegistryLogic;
+  sessions: SessionTracker;
+  host: HostBridge;
+}
+
+/** `M` with its event type replaced: what may be sent to an actor of it. */
+type WithEvents<M, TEvent extends McpRegistryInput> =
+  M extends StateMachine<infer C, infer _E, infer Ch, infer A, infer Ac, infer G, infer D, infer SV, infer T, infer I, infer O, infer Em, infer Me, infer S, infer TM>
+    ? StateMachine<C, TEvent, Ch, A, Ac, G, D, SV, T, I, O, Em, Me, S, TM>
+    : never;
 
 /**
- * The registry chart with every effect provided: spawn it in any chart (`invoke: { src:
- * createRegistryLogic(deps) }`) or run it with `createActor`. McpConnectionManager uses it too.
+ * The registry as embedders and the manager see it: it accepts the registry protocol
+ * (`McpRegistryInput`) and nothing else. The chart also handles its server actors' reports
+ * (`ChildReport`, `mcp.server.*`), but only they send those; a user's `send`/`sendTo` must not.
  */
-export function createRegistryLogic(deps: ServerLogicDeps) {
-  return registryMachine.provide({
-    actors: { server: createServerLogic(deps) },
+export type RegistryLogic = WithEvents<RegistryMachine, McpRegistryInput>;
+
+/** What the manager adds: a clock for the session actors' idle accounting. */
+export interface RegistryPartsOptions extends RegistryLogicOptions {
+  /** Milliseconds on the clock the chart's timers run on. Default: Date.now. */
+  now?: () => number;
+}
+
+/** The registry with every effect provided, plus its session tracker and host bridge (for the manager). */
+export function createRegistryParts(options: RegistryPartsOptions = {}): RegistryParts {
+  const logger = options.logger ?? stderrLogger;
+  const sessions = options.sessions ?? new SessionTracker();
+  const host = new HostBridge(options.handlers ?? {});
+  const full = registryMachine.provide({
+    actors: {
+      server: createServerLogic({
+        transportFactory: options.transportFactory,
+        clientFactory: options.clientFactory,
+        logger,
+        tracker: sessions,
+        clientInfo: options.clientInfo ?? { name: 'mcp-statechart', version: '0.1.0' },
+        authFactory: createHttpAuthFactory(options.oauth),
+        host,
+        now: options.now,
+      }),
+    },
     actions: {
       'close sessions of crashed server': ({ event }) => {
         const server = crashedServerName(event);
-        if (server !== undefined) void deps.tracker.closeServer(server);
+        if (server !== undefined) void sessions.closeServer(server);
       },
     },
   });
+  return { logic: asPublicRegistry(full), sessions, host };
+}
+
+/** The one narrowing of the chart's event type to the public protocol (see RegistryLogic): the chart is unchanged, only what others may send it is. */
+function asPublicRegistry(chart: RegistryMachine): RegistryLogic {
+  return chart as unknown as RegistryLogic;
+}
+
+/**
+ * The registry chart with no effects provided (its servers cannot connect), typed as the
+ * public RegistryLogic: declare it in a chart's `setup({ actors })` to keep that chart pure
+ * data, and provide `createRegistryLogic(options)` (or the testing kit's scripted registry) later.
+ */
+export const pureRegistryLogic: RegistryLogic = asPublicRegistry(registryMachine);
+
+/**
+ * The registry chart with every effect provided: invoke or spawn it in any chart
+ * (`setup({ actors: { mcp: createRegistryLogic(options) } })`) or run it with `createActor`.
+ * It takes the manager's options; McpConnectionManager is built on it.
+ */
+export function createRegistryLogic(options: RegistryLogicOptions = {}): RegistryLogic {
+  return createRegistryParts(options).logic;
 }

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromCallback, fromPromise, type AnyActorRef, type SnapshotFrom } from 'xstate';
-import { registryMachine, type McpReply, type McpServerManifest } from 'mcp-statechart';
+import { type RegistryLogic, type McpReply, type McpServerManifest } from 'mcp-statechart';
 import type { StatePath } from 'xstate/graph';
 import {
   CoverageRecorder,
@@ -45,7 +45,7 @@ const model = createChartTestModel<AgentSnapshot, AgentModelEvent, AgentInput>(a
 const replayable = agentMachine.provide({
   actors: {
     // The chart declares the registry machine as `mcp`; this stand-in only receives (never answers).
-    mcp: fromCallback(() => {}) as unknown as typeof registryMachine,
+    mcp: fromCallback(() => {}) as unknown as RegistryLogic,
     think: fromPromise<AgentPlan, { task: AgentPlan }>(() => new Promise<never>(() => {})),
   },
 });

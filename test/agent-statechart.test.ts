@@ -12,7 +12,7 @@ const echoTask = (server = 'fixture'): AgentInput['task'] => ({ server, tool: 'e
 
 function startAgent(input: AgentInput, inspect?: (event: InspectionEvent) => void) {
   const tracker = new SessionTracker();
-  const logic = createAgent({ logger: silentLogger, tracker, clientInfo: { name: 'agent-test', version: '0' } });
+  const logic = createAgent({ logger: silentLogger, sessions: tracker, clientInfo: { name: 'agent-test', version: '0' } });
   const agent = createActor(logic, { input, inspect }).start();
   return { agent, tracker };
 }

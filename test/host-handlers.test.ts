@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 import { McpConnectionManager, type McpConnectionManagerOptions } from '../src/manager.js';
-import type { HostRequestContext, McpLogEmitted } from '../src/connection/host-handlers.js';
+import type { HostRequestContext } from '../src/connection/host-handlers.js';
+import type { McpLogEmitted } from '../machines/types.js';
 import { silentLogger } from '../src/logger.js';
 import { everythingStdio, textOf } from './support/everything.js';
 import { failOnUnhandledRejections } from './support/unhandled-rejections.js';

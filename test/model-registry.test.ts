@@ -57,6 +57,7 @@ function realRegistry() {
   const emitted: McpRegistryEmitted[] = [];
   actor.on('mcp.stateChanged', (event) => emitted.push(event));
   actor.on('mcp.manifestChanged', (event) => emitted.push(event));
+  actor.on('mcp.log', (event) => emitted.push(event));
   actor.start();
   return { actor, emitted };
 }
@@ -103,6 +104,10 @@ async function replay(path: RegistryPath): Promise<void> {
         return found[0]!;
       }, fast);
       expect(describeReply(reply), `${event.type} for "${event.server}"`).toEqual(expected);
+    } else if (event.type === 'mcp.server.notification') {
+      const before = registry.emitted.length;
+      registry.actor.send(event);
+      expect(registry.emitted.slice(before)).toEqual([event.event]);
     } else if (event.type === 'mcp.server.stateChanged' || event.type === 'mcp.server.manifestChanged') {
       const before = registry.emitted.length;
       registry.actor.send(event);

@@ -30,12 +30,15 @@ beforeAll(() => {
   symlinkSync(join(ROOT, 'node_modules'), join(installed, 'node_modules'));
   for (const dependency of ['xstate', '@types']) symlinkSync(join(ROOT, 'node_modules', dependency), join(project, 'node_modules', dependency));
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { 'mcp-statechart': `file:${tarball}` } }));
-  for (const file of ['agent.ts', 'typo.ts', 'tsconfig.json']) cpSync(join(FIXTURE, file), join(project, file));
+  for (const file of ['agent.ts', 'public-events.ts', 'typo.ts', 'internal-event.ts', 'tsconfig.json']) cpSync(join(FIXTURE, file), join(project, file));
 }, 240_000);
 
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 const tsc = (...args: string[]) => spawnSync(process.execPath, [TSC, ...args], { cwd: project, encoding: 'utf8' });
+/** Strict tsc of one file of the consumer, outside its tsconfig (for files that must not compile). */
+const tscFile = (file: string) =>
+  tsc('--strict', '--noEmit', '--skipLibCheck', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--types', 'node', file);
 
 describe('a consumer project with the packed package installed', () => {
   it('type-checks its agent chart under strict tsc --noEmit, from the shipped declarations', () => {
@@ -46,9 +49,18 @@ describe('a consumer project with the packed package installed', () => {
   }, 180_000);
 
   it('does not compile a misspelt registry event type (mcp.laod)', () => {
-    const run = tsc('--strict', '--noEmit', '--skipLibCheck', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--types', 'node', 'typo.ts');
+    const run = tscFile('typo.ts');
     expect(run.status).not.toBe(0);
     expect(run.stdout).toMatch(/typo\.ts.*error TS\d+:.*"mcp\.laod"/s);
+  }, 180_000);
+
+  it("does not compile a server actor's internal report sent to the registry or to manager.actor (public events do: public-events.ts)", () => {
+    const run = tscFile('internal-event.ts');
+    expect(run.status).not.toBe(0);
+    const errors = run.stdout.split('\n').filter((line) => /^internal-event\.ts\(\d+,\d+\): error TS\d+/.test(line));
+    // One error on each of the two sends, both about the internal event type.
+    expect(errors.map((line) => /\((\d+),/.exec(line)![1])).toEqual(['8', '12']);
+    expect(run.stdout).toMatch(/"mcp\.server\.stateChanged"/);
   }, 180_000);
 
   it('runs an agent chart that invokes createRegistryLogic: loads a stdio server, calls a tool, survives kill -9 and hears the sub-states', () => {

@@ -10,7 +10,7 @@ import type { ServerActorRef } from '../machines/server.machine.js';
 import { descendantsOfThisProcess, settle, stdioFixture } from './support/fixtures.js';
 
 const tracker = new SessionTracker();
-const deps = { logger: silentLogger, tracker, clientInfo: { name: 'restore-test', version: '0' } };
+const registryOptions = { logger: silentLogger, sessions: tracker, clientInfo: { name: 'restore-test', version: '0' } };
 const actors: Array<Actor<ReturnType<typeof createRegistryLogic>>> = [];
 
 afterEach(async () => {
@@ -39,14 +39,14 @@ async function persistAndStop(registry: Actor<ReturnType<typeof createRegistryLo
 }
 
 function restore(snapshot: unknown, options: { clock?: SimulatedClock } = {}) {
-  const registry = createActor(createRegistryLogic(deps), { snapshot: snapshot as never, input: undefined, ...options }).start();
+  const registry = createActor(createRegistryLogic(registryOptions), { snapshot: snapshot as never, input: undefined, ...options }).start();
   actors.push(registry);
   return registry;
 }
 
 describe('restoring a persisted registry', () => {
   it('brings a server persisted while connected back disconnected, with no process, and a load or call reconnects it', async () => {
-    const original = createActor(createRegistryLogic(deps), { input: { servers: { fixture: stdioFixture() } } }).start();
+    const original = createActor(createRegistryLogic(registryOptions), { input: { servers: { fixture: stdioFixture() } } }).start();
     actors.push(original);
     const first = inbox();
     original.send({ type: 'mcp.load', server: 'fixture', replyTo: first.ref, requestId: 'load' });
@@ -72,7 +72,7 @@ describe('restoring a persisted registry', () => {
   });
 
   it('brings a server persisted while retrying back disconnected: no backoff timer fires, nothing connects by itself', async () => {
-    const original = createActor(createRegistryLogic(deps), {
+    const original = createActor(createRegistryLogic(registryOptions), {
       input: { servers: { fixture: stdioFixture('--mode', 'exit-on-initialize') } },
     }).start();
     actors.push(original);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, SimulatedClock, type AnyActorRef, type EventObject } from 'xstate';
-import { registryMachine, type McpServerManifest } from 'mcp-statechart';
+import { type RegistryLogic, type McpServerManifest } from 'mcp-statechart';
 import { createScriptedRegistry, type RegistryScript } from 'mcp-statechart/testing';
 import { agentMachine, type AgentInput } from '../examples/agent-statechart.js';
 
@@ -20,7 +20,7 @@ const input: AgentInput = { servers: { demo: { command: 'not-started' } }, task:
 function runAgent(script: RegistryScript, clock = new SimulatedClock()) {
   const registry = createScriptedRegistry(script);
   // The agent declares the registry machine as `mcp`; the scripted one speaks the same protocol.
-  const logic = agentMachine.provide({ actors: { mcp: registry.logic as unknown as typeof registryMachine } });
+  const logic = agentMachine.provide({ actors: { mcp: registry.logic as unknown as RegistryLogic } });
   const agent = createActor(logic, { input, clock }).start();
   return { agent, registry, clock };
 }

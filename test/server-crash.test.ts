@@ -28,7 +28,7 @@ function crashingRegistry() {
       },
     },
   });
-  return createActor(createRegistryLogic(deps).provide({ actors: { server } }), {
+  return createActor(createRegistryLogic({ ...deps, sessions: tracker }).provide({ actors: { server } }), {
     input: { servers: { fixture: stdioFixture() } },
   }).start();
 }

@@ -12,10 +12,10 @@ import {
   type CreateMessageResult,
   type ElicitRequest,
   type ElicitResult,
-  type LoggingLevel,
   type Root,
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../machines/to-error.js';
+import type { McpHostEmitted, McpLogMessage } from '../../machines/types.js';
 
 /** What a host handler learns about the request besides its params. */
 export interface HostRequestContext {
@@ -23,14 +23,6 @@ export interface HostRequestContext {
   server: string;
   /** Aborted when the server cancels its request or the handler's time is up. */
   signal: AbortSignal;
-}
-
-/** A log message a server sent (`notifications/message`). */
-export interface McpLogMessage {
-  server: string;
-  level: LoggingLevel;
-  logger?: string;
-  data: unknown;
 }
 
 /** Answers `roots/list`: a fixed list, or a function asked each time. */
@@ -50,35 +42,23 @@ export interface McpHostHandlers {
   timeoutMs?: number;
 }
 
-/** Events the host side of the manager emits, served by `manager.on()` beside the registry's. */
-export interface McpLogEmitted extends McpLogMessage {
-  type: 'mcp.log';
-}
-export interface McpResourceUpdatedEmitted {
-  type: 'mcp.resourceUpdated';
-  server: string;
-  uri: string;
-}
-export type McpHostEmitted = McpLogEmitted | McpResourceUpdatedEmitted;
-
 export const DEFAULT_HOST_HANDLER_TIMEOUT_MS = 10 * 60_000;
 
 /**
- * The manager's side of server→client traffic for every connection: the client capabilities
- * to declare, the request handlers behind them, the current roots, and where log messages and
- * resource updates go.
+ * The client's side of server→client traffic for every connection: the client capabilities
+ * to declare, the request handlers behind them and the current roots. Log messages also go to
+ * `handlers.logging` here; they and resource updates are passed on to each connection's
+ * `notify`, which takes them to the registry (it emits `mcp.log` / `mcp.resourceUpdated`).
  */
 export class HostBridge {
   private roots?: RootsSource;
   /** Clients that declared roots when they connected: only they are told the roots changed. */
   private readonly rootsClients = new WeakSet<Client>();
   private readonly handlers: McpHostHandlers;
-  private readonly emit: (event: McpHostEmitted) => void;
 
-  constructor(handlers: McpHostHandlers, emit: (event: McpHostEmitted) => void) {
+  constructor(handlers: McpHostHandlers) {
     this.handlers = handlers;
     this.roots = handlers.roots;
-    this.emit = emit;
   }
 
   /** Replaces the roots; servers connected from now on declare the roots capability. */
@@ -100,8 +80,8 @@ export class HostBridge {
     return capabilities;
   }
 
-  /** Declares the capabilities on a not-yet-connected client and installs the handlers behind them. */
-  attach(client: Client, server: string): void {
+  /** Declares the capabilities on a not-yet-connected client and installs the handlers behind them; `notify` gets its log messages and resource updates. */
+  attach(client: Client, server: string, notify: (event: McpHostEmitted) => void): void {
     const capabilities = this.capabilities();
     client.registerCapabilities(capabilities);
     if (capabilities.roots) this.rootsClients.add(client);
@@ -125,10 +105,10 @@ export class HostBridge {
       const message: McpLogMessage = { server, level: params.level, data: params.data };
       if (params.logger !== undefined) message.logger = params.logger;
       this.handlers.logging?.(message);
-      this.emit({ type: 'mcp.log', ...message });
+      notify({ type: 'mcp.log', ...message });
     });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => {
-      this.emit({ type: 'mcp.resourceUpdated', server, uri: params.uri });
+      notify({ type: 'mcp.resourceUpdated', server, uri: params.uri });
     });
   }
 

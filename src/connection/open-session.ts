@@ -121,7 +121,6 @@ async function attempt(
       : undefined;
   const processGroup = processGroupOf(transport);
   const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, { capabilities: {} });
-  deps.host?.attach(client, request.name);
   const session: Session = new Session({
     server: request.name,
     client,
@@ -132,6 +131,8 @@ async function attempt(
     processGroup,
     onClosed: () => deps.tracker.remove(request.name, session),
   });
+  // Log messages and resource updates go through the session to the chart, which reports them to the registry.
+  deps.host?.attach(client, request.name, (event) => session.notify(event));
   deps.tracker.add(request.name, session);
   const onAbort = () => void session.close();
   request.signal.addEventListener('abort', onAbort, { once: true });

@@ -111,6 +111,7 @@ export function createSessionActor(deps: SessionActorDeps) {
         sendBack({ type: 'CONNECTION_LOST', error, sessionExpired, unfinishedReads, stderrTail: session?.stderrTail() });
       },
       onManifest: (manifest, changes) => sendBack({ type: 'MANIFEST_CHANGED', manifest, changes }),
+      onNotification: (event) => sendBack({ type: 'NOTIFICATION', event }),
     });
     if (!session) {
       sendBack({ type: 'CONNECTION_LOST', error: new Error('the session is gone (a restored snapshot, or closed meanwhile)') });

@@ -11,7 +11,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpServerError, requestAbandonedError } from '../../machines/errors.js';
 import { abortError } from '../../machines/errors.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, diffManifests, isEmptyDiff } from '../../machines/options.js';
-import type { McpManifestChanges, McpRequestOptions, McpServerManifest, McpSession } from '../../machines/types.js';
+import type { McpHostEmitted, McpManifestChanges, McpRequestOptions, McpServerManifest, McpSession } from '../../machines/types.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Logger } from '../logger.js';
 import { terminateGroup } from '../transports/process-group.js';
@@ -28,11 +28,13 @@ import { toError } from '../../machines/to-error.js';
 /** How the SDK reports a progress notification whose request it no longer tracks. */
 const LATE_PROGRESS = 'Received a progress notification for an unknown token';
 
-interface SessionListeners {
-  onLost: (error: Error, sessionExpired: boolean) => void;
-  /** Only when something changed; `changes` says what. */
-  onManifest: (manifest: McpServerManifest, changes: McpManifestChanges) => void;
-}
+type SessionListeners = Parameters<McpSession['watch']>[0];
+
+/**
+ * Log messages and resource updates kept from before the chart watches (a server may log while
+ * it initializes); past this many, the oldest are dropped, so a flooding server grows nothing.
+ */
+export const EARLY_NOTIFICATIONS_KEPT = 50;
 
 export interface SessionParts {
   server: string;
@@ -59,6 +61,8 @@ export class Session implements McpSession {
   private readonly parts: SessionParts;
   private listeners?: SessionListeners;
   private lostWith?: { error: Error; sessionExpired: boolean };
+  /** Notifications that came before `watch` (at most EARLY_NOTIFICATIONS_KEPT). */
+  private early: McpHostEmitted[] = [];
   private closing?: Promise<void>;
   /** Set once `initialize` and the first listing are done: from then on transport errors are news. */
   private live = false;
@@ -168,8 +172,19 @@ export class Session implements McpSession {
     this.listeners?.onLost(error, sessionExpired);
   }
 
+  /** A log message or resource update from the server (src/connection/host-handlers.ts): to the watcher, or kept until there is one. */
+  notify(event: McpHostEmitted): void {
+    if (this.closing) return;
+    if (this.listeners) return this.listeners.onNotification(event);
+    if (this.early.length === EARLY_NOTIFICATIONS_KEPT) this.early.shift();
+    this.early.push(event);
+  }
+
   watch(listeners: SessionListeners): () => void {
     this.listeners = listeners;
+    const early = this.early;
+    this.early = [];
+    for (const event of early) listeners.onNotification(event);
     if (this.lostWith) listeners.onLost(this.lostWith.error, this.lostWith.sessionExpired);
     return () => {
       if (this.listeners === listeners) this.listeners = undefined;

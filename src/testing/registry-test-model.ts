@@ -79,6 +79,7 @@ export function createRegistryTestModel(options: RegistryTestModelOptions = {}):
     { type: 'mcp.server.stateChanged', server: enabled, state: 'error', substate: 'failed', attempt: 1, error: new McpServerError('CONNECT_FAILED', enabled, 'reported by the child') },
     { type: 'mcp.server.stateChanged', server: enabled, state: 'disconnected', substate: 'disconnected', attempt: 0 },
     { type: 'mcp.server.manifestChanged', server: enabled, manifest: FAKE_MANIFEST, changes: { added: [], removed: [], changed: [] } },
+    { type: 'mcp.server.notification', server: enabled, event: { type: 'mcp.log', server: enabled, level: 'info', data: 'a log message' } },
     { type: `xstate.error.actor.server.${enabled}`, error: new Error('the server actor crashed') },
   ];
   return new TestModel<RegistrySnapshot, RegistryModelEvent, RegistryInput>(chartForTraversal(), {

@@ -18,7 +18,13 @@ import {
 import type { ServerActorEvent, ServerModelEvent } from './server-test-model.js';
 
 function isSessionReport(event: ServerModelEvent): event is SessionReport {
-  return event.type === 'CONNECTION_LOST' || event.type === 'MANIFEST_CHANGED' || event.type === 'IDLE_ANSWER' || event.type === 'DELIVER';
+  return (
+    event.type === 'CONNECTION_LOST' ||
+    event.type === 'MANIFEST_CHANGED' ||
+    event.type === 'NOTIFICATION' ||
+    event.type === 'IDLE_ANSWER' ||
+    event.type === 'DELIVER'
+  );
 }
 
 interface Deferred<T> {
