@@ -84,6 +84,15 @@ export function disconnectedWhileConnectingError(server: string): McpServerError
   return new McpServerError('DISCONNECTED', server, `MCP server "${server}" was disconnected before it finished connecting.`);
 }
 
+/** A load that was waiting when its server was persisted, answered once the snapshot is restored. */
+export function restoredWhileLoadingError(server: string): McpServerError {
+  return new McpServerError(
+    'DISCONNECTED',
+    server,
+    `MCP server "${server}" was restored from a persisted snapshot while this load waited; nothing is replayed after a restore: load it again.`,
+  );
+}
+
 /** A request in words, for error messages: `calling tool "x"`. */
 export function describeRequest(spec: RequestSpec): string {
   if (spec.kind === 'tool') return `calling tool "${spec.tool}"`;

@@ -6,7 +6,7 @@
  */
 import { assertEvent, assign, enqueueActions, setup } from 'xstate';
 import { nameRecord } from './name-record.js';
-import type { AnyActorRef } from 'xstate';
+import type { AnyActorRef, Snapshot } from 'xstate';
 import { disabledServerError, notConnectedError, serverCrashedError, unknownServerError } from './errors.js';
 import { serverMachine, type ChildReport, type PendingRequest, type ServerActorRef } from './server.machine.js';
 import type {
@@ -331,3 +331,19 @@ export const registryMachine = setup({
 });
 
 export type RegistryMachine = typeof registryMachine;
+
+/** The parts of a persisted registry snapshot a restore rewrites. */
+type PersistedRegistrySnapshot = Snapshot<unknown> & { context: RegistryContext };
+
+/**
+ * How a persisted registry snapshot comes back: without its subscribers. They are actor refs
+ * outside the registry, which a snapshot cannot carry (XState would revive each as `undefined`);
+ * a subscriber that outlives the restore subscribes again. Its servers come back through the
+ * server logic's own restore (src/connection/server-logic.ts).
+ */
+export function restoredWithoutSubscribers(persisted: Snapshot<unknown>): Snapshot<unknown> {
+  if (persisted.status !== 'active') return persisted;
+  const snapshot = persisted as PersistedRegistrySnapshot;
+  const restored: PersistedRegistrySnapshot = { ...snapshot, context: { ...snapshot.context, subscribers: [] } };
+  return restored;
+}

@@ -17,6 +17,7 @@ import {
   abortError,
   describeRequest,
   disconnectedWhileConnectingError,
+  restoredWhileLoadingError,
   McpServerError,
   notConnectedError,
   requestAbandonedError,
@@ -66,6 +67,14 @@ export interface PendingRequest {
 export interface LoadWaiter {
   replyTo: AnyActorRef;
   requestId: string;
+  /** The caller's system id, when it has one: what still finds it after a restore (its ref does not survive a snapshot). */
+  replyToSystemId?: string;
+}
+
+/** A load that was waiting when the snapshot was taken: answered `mcp.failed` once the restored actor starts (`RESTORED`). */
+export interface StaleLoad {
+  systemId: string;
+  requestId: string;
 }
 
 /** The input of the `session` actor, invoked while connected. `rereads` are reads from an expired session, sent again. */
@@ -107,6 +116,8 @@ export interface ServerContext {
   retries: number;
   lastError?: McpServerError;
   loadWaiters: LoadWaiter[];
+  /** Loads from before a restore, still to be answered (see `restoredAsDisconnected`). */
+  staleLoads: StaleLoad[];
   /** Reads in flight when an HTTP session expired: sent again once the new session is up. */
   rereads: PendingRequest[];
   /** An expired HTTP session was renewed and the connection has not been healthy since: the next expiry backs off. */
@@ -122,6 +133,8 @@ export type ServerEvent =
   | { type: 'RECONFIGURE'; config: McpServerConfig; options?: McpConnectOptions }
   | { type: 'REQUEST'; request: PendingRequest }
   | { type: 'CANCEL'; requestId: string; reason?: string }
+  /** Sent to itself by a restored server actor as it starts (src/connection/server-logic.ts): XState runs no entry action on a restore. */
+  | { type: 'RESTORED' }
   | SessionReport;
 
 /** How the `connect` actor ends: typed here so that guards and actions can `assertEvent` them. */
@@ -149,6 +162,11 @@ function asServerError(name: string, error: unknown): McpServerError {
   if (error instanceof McpServerError) return error;
   const message = errorMessage(error);
   return new McpServerError('CONNECT_FAILED', name, `Could not connect to MCP server "${name}": ${message}`, { cause: error });
+}
+
+/** The system id of an actor ref, if it was given one (XState's refs carry it, their type does not say so). */
+function systemIdOf(ref: AnyActorRef): string | undefined {
+  return 'systemId' in ref && typeof ref.systemId === 'string' ? ref.systemId : undefined;
 }
 
 function failedReply(context: ServerContext, requestId: string, error: Error): McpReply {
@@ -234,7 +252,7 @@ export const serverMachine = setup({
       loadWaiters: ({ context, event }) => {
         assertEvent(event, 'CONNECT');
         if (!event.replyTo || event.requestId === undefined) return context.loadWaiters;
-        return [...context.loadWaiters, { replyTo: event.replyTo, requestId: event.requestId }];
+        return [...context.loadWaiters, { replyTo: event.replyTo, requestId: event.requestId, replyToSystemId: systemIdOf(event.replyTo) }];
       },
     }),
     'answer load waiters: loaded': enqueueActions(({ context, enqueue }) => {
@@ -252,6 +270,15 @@ export const serverMachine = setup({
       const error = reason === 'disconnected' || !context.lastError ? disconnectedWhileConnectingError(context.name) : context.lastError;
       for (const waiter of context.loadWaiters) enqueue.sendTo(waiter.replyTo, failedReply(context, waiter.requestId, error));
       enqueue.assign({ loadWaiters: [] });
+    }),
+    'answer loads from before the restore': enqueueActions(({ context, system, enqueue }) => {
+      const error = restoredWhileLoadingError(context.name);
+      for (const stale of context.staleLoads) {
+        // A caller not in this system (not restored with it) has nobody to answer.
+        const replyTo: AnyActorRef | undefined = system.get(stale.systemId);
+        if (replyTo) enqueue.sendTo(replyTo, failedReply(context, stale.requestId, error));
+      }
+      enqueue.assign({ staleLoads: [] });
     }),
     'answer loaded now': enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'CONNECT');
@@ -359,6 +386,7 @@ export const serverMachine = setup({
       reportsToParent: input.reportsToParent ?? false,
       retries: 0,
       loadWaiters: [],
+      staleLoads: [],
       rereads: [],
       sessionRenewed: false,
       idleDelayMs: options.idleTimeoutMs,
@@ -368,6 +396,7 @@ export const serverMachine = setup({
   on: {
     RECONFIGURE: { actions: 'apply new definition' },
     CANCEL: { actions: 'cancel reread' },
+    RESTORED: { actions: 'answer loads from before the restore' },
   },
   states: {
     disconnected: {
@@ -572,9 +601,15 @@ type PersistedServerSnapshot = Snapshot<unknown> & {
  * no entry actions and restarts no timers on restore (xstate #5331), so any other state would be
  * a zombie: a restored `connected` would ask a session that is gone, a restored `error.retrying`
  * would wait for a timer that never fires. Loads and reads that were waiting belong to the old run
- * (their callers' refs do not survive a snapshot either): they are dropped, never replayed.
+ * and are never replayed. Their callers' refs do not survive a snapshot, but a caller with a system
+ * id can still be found: its load becomes a `staleLoads` entry, answered `mcp.failed` when the
+ * restored actor starts (`RESTORED`); the others, and the reads, are dropped.
  * Config, options, manifest and last error are kept. A stopped or finished snapshot is left as is.
  */
+function staleLoadOf(waiter: LoadWaiter): StaleLoad[] {
+  return waiter.replyToSystemId === undefined ? [] : [{ systemId: waiter.replyToSystemId, requestId: waiter.requestId }];
+}
+
 export function restoredAsDisconnected(persisted: Snapshot<unknown>): Snapshot<unknown> {
   if (persisted.status !== 'active') return persisted;
   const snapshot = persisted as PersistedServerSnapshot;
@@ -586,6 +621,8 @@ export function restoredAsDisconnected(persisted: Snapshot<unknown>): Snapshot<u
       ...snapshot.context,
       retries: 0,
       loadWaiters: [],
+      // `?? []`: a snapshot persisted before staleLoads existed.
+      staleLoads: [...(snapshot.context.staleLoads ?? []), ...snapshot.context.loadWaiters.flatMap(staleLoadOf)],
       rereads: [],
       sessionRenewed: false,
       idleDelayMs: snapshot.context.options.idleTimeoutMs,

@@ -1,5 +1,5 @@
 import type { StateMachine } from 'xstate';
-import { registryMachine, crashedServerName, type RegistryMachine } from '../machines/registry.machine.js';
+import { registryMachine, crashedServerName, restoredWithoutSubscribers, type RegistryMachine } from '../machines/registry.machine.js';
 import type { McpRegistryInput } from '../machines/types.js';
 import { createServerLogic } from './connection/server-logic.js';
 import { SessionTracker } from './connection/session-tracker.js';
@@ -80,6 +80,8 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
       },
     },
   });
+  const restore = full.restoreSnapshot.bind(full);
+  full.restoreSnapshot = (snapshot, scope) => restore(restoredWithoutSubscribers(snapshot), scope);
   return { logic: asPublicRegistry(full), sessions, host };
 }
 

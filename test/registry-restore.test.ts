@@ -1,11 +1,13 @@
 /**
  * Restoring a persisted registry: every server comes back `disconnected` — no session, no
- * process, no timer, nothing replayed — and the next load or call connects it again.
+ * process, no timer, nothing replayed — and the next load or call connects it again. A load
+ * that was waiting is answered `mcp.failed` where its caller can be found (by system id);
+ * subscribers are dropped.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createActor, fromCallback, SimulatedClock, type Actor } from 'xstate';
+import { assertEvent, assign, createActor, fromCallback, sendTo, setup, SimulatedClock, type Actor } from 'xstate';
 import { createRegistryLogic, serverSystemId, SessionTracker, silentLogger } from '../src/index.js';
-import type { McpProgressEvent, McpReply } from '../machines/types.js';
+import type { McpProgressEvent, McpRegistryInput, McpReply, McpStateChangedEmitted } from '../machines/types.js';
 import type { ServerActorRef } from '../machines/server.machine.js';
 import { descendantsOfThisProcess, settle, stdioFixture } from './support/fixtures.js';
 
@@ -90,5 +92,65 @@ describe('restoring a persisted registry', () => {
     expect(serverOf(restored).getSnapshot().value).toEqual({ disconnected: 'idle' });
     expect(tracker.openCount('fixture')).toBe(0);
     expect(descendantsOfThisProcess()).toEqual([]);
+  });
+});
+
+describe('restoring a registry embedded in a chart', () => {
+  type Ask = { type: 'ask'; request: McpRegistryInput };
+  /** A parent chart that invokes the registry, subscribes to it and keeps its replies. */
+  const parentChart = setup({
+    types: {
+      events: {} as Ask | McpReply | McpStateChangedEmitted,
+      context: {} as { replies: McpReply[] },
+      children: {} as { mcp: 'mcp' },
+    },
+    actors: { mcp: createRegistryLogic(registryOptions) },
+  }).createMachine({
+    context: { replies: [] },
+    // The server never answers initialize: a load waits in `connecting` for as long as the test likes.
+    invoke: { id: 'mcp', src: 'mcp', input: { servers: { fixture: stdioFixture('--mode', 'never-initialize') } } },
+    entry: sendTo('mcp', ({ self }) => ({ type: 'mcp.subscribe' as const, replyTo: self })),
+    on: {
+      ask: {
+        actions: sendTo('mcp', ({ event }) => {
+          assertEvent(event, 'ask');
+          return event.request;
+        }),
+      },
+      'mcp.failed': { actions: assign({ replies: ({ context, event }) => [...context.replies, event] }) },
+      'mcp.loaded': { actions: assign({ replies: ({ context, event }) => [...context.replies, event] }) },
+    },
+  });
+
+  it('answers a load that waited when persisted with mcp.failed at a caller with a system id, and drops the subscribers', async () => {
+    const original = createActor(parentChart, { systemId: 'agent' }).start();
+    actors.push(original as never);
+    original.send({ type: 'ask', request: { type: 'mcp.load', server: 'fixture', replyTo: original, requestId: 'load' } });
+    // A caller outside the chart's actor system: nothing can find it after a restore.
+    const outsider = inbox();
+    original.getSnapshot().children.mcp!.send({ type: 'mcp.load', server: 'fixture', replyTo: outsider.ref, requestId: 'outsider' });
+    await vi.waitFor(() => expect(original.system.get(serverSystemId('fixture'))?.getSnapshot().value).toBe('connecting'));
+    expect(original.getSnapshot().children.mcp!.getSnapshot().context.subscribers).toEqual([original]);
+
+    const json = JSON.stringify(original.getPersistedSnapshot());
+    original.stop();
+    await tracker.closeAll();
+    await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
+    expect(original.getSnapshot().context.replies).toEqual([]);
+
+    const restored = createActor(parentChart, { snapshot: JSON.parse(json) as never, systemId: 'agent' }).start();
+    actors.push(restored as never);
+    await settle();
+    const [answer, ...more] = restored.getSnapshot().context.replies;
+    expect(more).toEqual([]);
+    expect(answer).toMatchObject({ type: 'mcp.failed', requestId: 'load', server: 'fixture' });
+    expect(answer?.type === 'mcp.failed' && answer.error.message).toMatch(/restored from a persisted snapshot while this load waited.*load it again/);
+    expect(outsider.reply('outsider')).toBeUndefined();
+    const server = restored.system.get(serverSystemId('fixture')) as ServerActorRef;
+    expect(server.getSnapshot().value).toEqual({ disconnected: 'idle' });
+    expect(server.getSnapshot().context).toMatchObject({ loadWaiters: [], staleLoads: [] });
+    // The subscriber's ref did not survive the snapshot: it is gone, not an undefined entry.
+    expect(restored.getSnapshot().children.mcp!.getSnapshot().context.subscribers).toEqual([]);
+    expect(tracker.openCount('fixture')).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
-import { fromPromise } from 'xstate';
-import { restoredAsDisconnected, serverMachine, type ConnectInput, type ConnectOutput } from '../../machines/server.machine.js';
+import { fromPromise, type AnyActorScope } from 'xstate';
+import { restoredAsDisconnected, serverMachine, type ConnectInput, type ConnectOutput, type ServerEvent } from '../../machines/server.machine.js';
 import { openSession, type ConnectionDeps } from './open-session.js';
 import { createSessionActor } from './session-actor.js';
 
@@ -11,12 +11,21 @@ export interface ServerLogicDeps extends ConnectionDeps {
 /**
  * The server chart with its effects: connect through the SDK, run the session, wait for closes.
  * A restored snapshot comes back `disconnected` (`restoredAsDisconnected`): the session it had is
- * not in the snapshot. A registry restores its servers through this, so the rule holds for it too.
+ * not in the snapshot, and the loads it held are answered `mcp.failed` where their callers can be
+ * found. A registry restores its servers through this, so the rule holds for it too.
  */
 export function createServerLogic(deps: ServerLogicDeps) {
   const logic = serverLogicWithEffects(deps);
   const restore = logic.restoreSnapshot.bind(logic);
   logic.restoreSnapshot = (snapshot, scope) => restore(restoredAsDisconnected(snapshot), scope);
+  const start = logic.start.bind(logic);
+  // StateMachine.start declares the snapshot only; the actor passes its scope too (ActorLogic['start']).
+  logic.start = (snapshot, scope?: AnyActorScope) => {
+    start(snapshot);
+    // XState runs no entry action on a restored snapshot: this event has the chart answer the
+    // loads that waited before it (processed once the actor's mailbox opens, right after).
+    if (snapshot.context.staleLoads.length > 0) scope?.self.send({ type: 'RESTORED' } satisfies ServerEvent);
+  };
   return logic;
 }
 

@@ -140,6 +140,7 @@ export function createServerTestModel(options: ServerTestModelOptions = {}): Ser
     { type: 'MANIFEST_CHANGED', manifest: changedManifest, changes: { added: [], removed: ['tool:echo'], changed: [] } },
     { type: 'DELIVER', replyTo, event: { type: 'mcp.toolResult', requestId: 'call', server: input.name, result: { content: [] } } },
     { type: 'NOTIFICATION', event: { type: 'mcp.log', server: input.name, level: 'info', data: 'a log message' } },
+    { type: 'RESTORED' },
     // The session actor's answers when the idle delay ran out: idle for the whole timeout, busy, idle for part of it.
     { type: 'IDLE_ANSWER', inFlight: 0, idleForMs: idleTimeoutOf(input) },
     { type: 'IDLE_ANSWER', inFlight: 1, idleForMs: 0 },
