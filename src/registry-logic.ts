@@ -85,8 +85,12 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
   return { logic: asPublicRegistry(full), sessions, host };
 }
 
-/** The one narrowing of the chart's event type to the public protocol (see RegistryLogic): the chart is unchanged, only what others may send it is. */
-function asPublicRegistry(chart: RegistryMachine): RegistryLogic {
+/**
+ * The one narrowing of the chart's event type to the public protocol (see RegistryLogic): the
+ * chart is unchanged, only what others may send it is. For the registry chart with any effects
+ * provided (here, and the testing kit's scripted registry).
+ */
+export function asPublicRegistry(chart: RegistryMachine): RegistryLogic {
   return chart as unknown as RegistryLogic;
 }
 

@@ -5,8 +5,8 @@
  * shortest paths plus transition tours, each replayed on a real agent actor.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fromCallback, fromPromise, type AnyActorRef, type SnapshotFrom } from 'xstate';
-import { type RegistryLogic, type McpReply, type McpServerManifest } from 'mcp-statechart';
+import { fromPromise, type AnyActorRef, type SnapshotFrom } from 'xstate';
+import type { McpReply, McpServerManifest } from 'mcp-statechart';
 import type { StatePath } from 'xstate/graph';
 import {
   CoverageRecorder,
@@ -14,6 +14,7 @@ import {
   invokeOutcomesOf,
   registryReplies,
   replayPath,
+  silentRegistryLogic,
   transitionTours,
   type InvokeOutcomeEvent,
 } from 'mcp-statechart/testing';
@@ -44,8 +45,8 @@ const model = createChartTestModel<AgentSnapshot, AgentModelEvent, AgentInput>(a
 /** The agent with effects that never act on their own: every reply and outcome comes from the path. */
 const replayable = agentMachine.provide({
   actors: {
-    // The chart declares the registry machine as `mcp`; this stand-in only receives (never answers).
-    mcp: fromCallback(() => {}) as unknown as RegistryLogic,
+    // The registry with its actions turned off: it receives, never answers (the path's replies do).
+    mcp: silentRegistryLogic,
     think: fromPromise<AgentPlan, { task: AgentPlan }>(() => new Promise<never>(() => {})),
   },
 });

@@ -1,10 +1,11 @@
 /**
- * The scripted registry of mcp-statechart/testing: the example agent chart runs against it with
- * no server process, and the script decides delays, failures, crashes and manifest changes.
+ * The scripted registry of mcp-statechart/testing: the real registry and server charts with
+ * scripted effects. The example agent chart runs against it with no server process, provided
+ * without a cast, and the script decides delays, failures, crashes and manifest changes.
  */
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, SimulatedClock, type AnyActorRef, type EventObject } from 'xstate';
-import { type RegistryLogic, type McpServerManifest } from 'mcp-statechart';
+import type { McpServerManifest } from 'mcp-statechart';
 import { createScriptedRegistry, type RegistryScript } from 'mcp-statechart/testing';
 import { agentMachine, type AgentInput } from '../examples/agent-statechart.js';
 
@@ -19,8 +20,8 @@ const input: AgentInput = { servers: { demo: { command: 'not-started' } }, task:
 
 function runAgent(script: RegistryScript, clock = new SimulatedClock()) {
   const registry = createScriptedRegistry(script);
-  // The agent declares the registry machine as `mcp`; the scripted one speaks the same protocol.
-  const logic = agentMachine.provide({ actors: { mcp: registry.logic as unknown as RegistryLogic } });
+  // The agent declares the registry as `mcp` (pureRegistryLogic, a RegistryLogic): the scripted one is of that type too.
+  const logic = agentMachine.provide({ actors: { mcp: registry.logic } });
   const agent = createActor(logic, { input, clock }).start();
   return { agent, registry, clock };
 }
@@ -28,13 +29,15 @@ function runAgent(script: RegistryScript, clock = new SimulatedClock()) {
 /** A registry run directly, with an inbox that records every event it is sent. */
 function runRegistry(script: RegistryScript) {
   const clock = new SimulatedClock();
-  const registry = createActor(createScriptedRegistry(script).logic, { clock }).start();
+  const registry = createActor(createScriptedRegistry(script).logic, { clock, input: {} }).start();
   const inbox: EventObject[] = [];
   const replyTo = createActor(fromCallback<EventObject>(({ receive }) => receive((event) => inbox.push(event)))).start() as AnyActorRef;
   return { registry, replyTo, inbox, clock };
 }
 
 const settle = () => new Promise((done) => setImmediate(done));
+const described = (events: EventObject[]) =>
+  events.map((event) => [event.type, (event as { requestId?: string }).requestId, (event as { error?: { code?: string } }).error?.code]);
 
 describe('the scripted registry', () => {
   it('lets the example agent load and call a tool from the script, and records what the agent sent', async () => {
@@ -54,6 +57,7 @@ describe('the scripted registry', () => {
     clock.increment(1_999);
     expect(agent.getSnapshot().value).toBe('loadingTools');
     clock.increment(1);
+    await settle();
     expect(agent.getSnapshot().value).toBe('calling');
     clock.increment(500);
     expect(agent.getSnapshot().value).toBe('done');
@@ -76,39 +80,72 @@ describe('the scripted registry', () => {
     const states: string[] = [];
     registry.on('mcp.stateChanged', (event) => states.push(`${event.state}/${event.substate}`));
     registry.send({ type: 'mcp.load', server: 'demo', replyTo, requestId: 'l1' });
+    await settle();
     registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'echo', replyTo, requestId: 'c1' });
+    await settle();
     registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'echo', replyTo, requestId: 'c2' });
     registry.send({ type: 'mcp.load', server: 'demo', replyTo, requestId: 'l2' });
+    await settle();
     registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'echo', replyTo, requestId: 'c3' });
-    expect(inbox.map((event) => [event.type, (event as { requestId?: string }).requestId, (event as { error?: { code?: string } }).error?.code])).toEqual([
+    await settle();
+    expect(described(inbox)).toEqual([
       ['mcp.loaded', 'l1', undefined],
       ['mcp.failed', 'c1', 'CONNECTION_LOST'],
       ['mcp.failed', 'c2', 'NOT_CONNECTED'],
       ['mcp.loaded', 'l2', undefined],
       ['mcp.toolResult', 'c3', undefined],
     ]);
-    expect(states).toEqual(['connecting/connecting', 'connected/connected', 'error/failed', 'connecting/connecting', 'connected/connected']);
+    // The real server chart's reports: spawned disconnected, and no retry after the crash.
+    expect(states).toEqual([
+      'disconnected/disconnected',
+      'connecting/connecting',
+      'connected/connected',
+      'error/failed',
+      'connecting/connecting',
+      'connected/connected',
+    ]);
   });
 
-  it('sends state and manifest changes to subscribers as events, until they unsubscribe', () => {
+  it('refuses as the real registry does: a call before the load finished, an unknown server, a tool not in the script', async () => {
+    const { registry, replyTo, inbox, clock } = runRegistry({ servers: { demo: { manifest: withTools('echo'), loads: [{ answer: undefined, delayMs: 1_000 }] } } });
+    registry.send({ type: 'mcp.load', server: 'demo', replyTo, requestId: 'load' });
+    registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'echo', replyTo, requestId: 'early' });
+    registry.send({ type: 'mcp.load', server: 'nope', replyTo, requestId: 'unknown' });
+    await settle();
+    expect(described(inbox)).toEqual([
+      ['mcp.failed', 'early', 'NOT_CONNECTED'],
+      ['mcp.failed', 'unknown', 'UNKNOWN_SERVER'],
+    ]);
+    clock.increment(1_000);
+    await settle();
+    registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'unscripted', replyTo, requestId: 'unscripted' });
+    expect(described(inbox.slice(2))).toEqual([
+      ['mcp.loaded', 'load', undefined],
+      ['mcp.failed', 'unscripted', 'REQUEST_FAILED'],
+    ]);
+  });
+
+  it('sends state and manifest changes to subscribers as events, until they unsubscribe', async () => {
     const { registry, replyTo, inbox } = runRegistry({
       servers: { demo: { manifest: withTools('enable'), tools: { enable: [{ answer: text('ok'), thenManifest: withTools('enable', 'archive') }] } } },
     });
     registry.send({ type: 'mcp.subscribe', replyTo });
     registry.send({ type: 'mcp.load', server: 'demo', replyTo, requestId: 'l1' });
+    await settle();
     registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'enable', replyTo, requestId: 'c1' });
+    await settle();
     registry.send({ type: 'mcp.unsubscribe', replyTo });
     registry.send({ type: 'mcp.disconnect', server: 'demo' });
-    registry.send({ type: 'mcp.load', server: 'nope', replyTo, requestId: 'l2' });
-    expect(inbox.map((event) => event.type)).toEqual([
-      'mcp.stateChanged',
-      'mcp.stateChanged',
+    await settle();
+    expect(inbox.map((event) => (event.type === 'mcp.stateChanged' ? `state ${(event as { state?: string }).state}` : event.type))).toEqual([
+      'state disconnected',
+      'state connecting',
+      'state connected',
       'mcp.loaded',
       'mcp.toolResult',
       'mcp.manifestChanged',
-      'mcp.failed',
     ]);
-    expect(inbox[4]).toMatchObject({ changes: { added: ['tool:archive'], removed: [], changed: [] } });
-    expect(inbox[5]).toMatchObject({ requestId: 'l2', error: { code: 'UNKNOWN_SERVER' } });
+    expect(inbox[5]).toMatchObject({ changes: { added: ['tool:archive'], removed: [], changed: [] } });
+    expect(registry.getSnapshot().context.actors.demo?.getSnapshot().value).toEqual({ disconnected: 'idle' });
   });
 });

@@ -42,3 +42,4 @@ export {
   type ScriptedRegistry,
   type ScriptedServerScript,
 } from './scripted-registry.js';
+export { silentRegistryLogic } from './silent-registry.js';

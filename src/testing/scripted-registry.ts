@@ -1,15 +1,29 @@
 /**
- * A stand-in for the registry that answers from a script: for testing a chart that invokes the
- * registry without starting servers. It speaks the registry protocol (machines/types.ts): it
- * answers `mcp.load`, `mcp.callTool` and `mcp.readResource` at `replyTo`, takes `mcp.subscribe` /
- * `mcp.unsubscribe`, and reports `mcp.stateChanged` / `mcp.manifestChanged` to subscribers and to
- * `actor.on(...)`. Delays run on the actor system's clock, so a `SimulatedClock` drives them.
+ * A registry that answers from a script: for testing a chart that invokes the registry without
+ * starting servers. It is the real registry chart, with the real server chart under it, whose
+ * effects (connect, session, close) come from the script instead of the MCP SDK: refusals,
+ * state and manifest reports, `mcp.subscribe` and the rest behave as in production, and its
+ * type is the public `RegistryLogic`, so it can be provided where a chart declared
+ * `createRegistryLogic(...)` without a cast. Delays run on the actor system's clock, so a
+ * `SimulatedClock` drives them.
  */
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { fromCallback, type AnyActorRef } from 'xstate';
-import { McpServerError, type McpErrorCode } from '../../machines/errors.js';
+import { fromCallback, fromPromise, type ActorSystem } from 'xstate';
+import { abortError, describeRequest, McpServerError, requestAbandonedError, type McpErrorCode } from '../../machines/errors.js';
 import { diffManifests } from '../../machines/options.js';
-import type { McpRegistryEmitted, McpRegistryInput, McpReply, McpServerManifest, PublicServerState } from '../../machines/types.js';
+import { registryMachine } from '../../machines/registry.machine.js';
+import {
+  serverMachine,
+  type ConnectInput,
+  type ConnectOutput,
+  type DirectAnswer,
+  type PendingRequest,
+  type SessionActorEvent,
+  type SessionActorInput,
+  type SessionReport,
+} from '../../machines/server.machine.js';
+import type { McpRegistryInput, McpReply, McpServerConfig, McpServerManifest } from '../../machines/types.js';
+import { asPublicRegistry, type RegistryLogic } from '../registry-logic.js';
 
 /** One scripted answer. `delayMs` (system clock) passes before it is given. */
 export type ScriptedOutcome<T> =
@@ -32,16 +46,19 @@ export interface ScriptedServerScript {
 }
 
 export interface RegistryScript {
-  /** The configured servers by name; any other name is answered `UNKNOWN_SERVER`. */
+  /** The configured servers by name (whatever servers the chart's input names); any other name is answered `UNKNOWN_SERVER`. */
   servers: Record<string, ScriptedServerScript>;
 }
 
 export interface ScriptedRegistry {
   /** The logic to provide for the registry your chart invokes, or to run with `createActor`. */
-  logic: ReturnType<typeof scriptedRegistryLogic>;
+  logic: RegistryLogic;
   /** Every protocol event the registry received, in order (all actors of this logic). */
   received: McpRegistryInput[];
 }
+
+/** Any actor system, as XState hands it to an actor's logic. */
+type AnyActorSystem = ActorSystem<any>;
 
 const EMPTY_MANIFEST: McpServerManifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
 
@@ -56,146 +73,36 @@ class Outcomes<T> {
   }
 }
 
+/** Where one scripted server is, within one actor system: the outcomes left and its manifest. */
 interface ServerRun {
-  state: PublicServerState;
   manifest: McpServerManifest;
   loads: Outcomes<McpServerManifest | undefined>;
   tools: Map<string, Outcomes<CallToolResult>>;
   resources: Map<string, Outcomes<ReadResourceResult['contents']>>;
 }
 
-type Due = { type: 'scripted.due'; id: string };
-
-function scriptedRegistryLogic(script: RegistryScript, received: McpRegistryInput[]) {
-  return fromCallback<McpRegistryInput | Due, unknown, McpRegistryEmitted>(({ receive, self, system, emit }) => {
-    const runs = new Map<string, ServerRun>(
-      Object.entries(script.servers).map(([name, server]) => [
-        name,
-        {
-          state: 'disconnected',
-          manifest: server.manifest ?? EMPTY_MANIFEST,
-          loads: new Outcomes(server.loads ?? [{ answer: undefined }]),
-          tools: new Map(Object.entries(server.tools ?? {}).map(([tool, outcomes]) => [tool, new Outcomes(outcomes)])),
-          resources: new Map(Object.entries(server.resources ?? {}).map(([uri, outcomes]) => [uri, new Outcomes(outcomes)])),
-        },
-      ]),
-    );
-    const subscribers = new Set<AnyActorRef>();
-    const due = new Map<string, () => void>();
-    let nextDue = 0;
-
-    const report = (event: McpRegistryEmitted) => {
-      emit(event);
-      for (const subscriber of subscribers) subscriber.send(event);
-    };
-    const enter = (server: string, run: ServerRun, state: PublicServerState, error?: Error) => {
-      run.state = state;
-      report({ type: 'mcp.stateChanged', server, state, substate: state === 'error' ? 'failed' : state, attempt: 0, ...(error ? { error } : {}) });
-    };
-    const later = (delayMs: number | undefined, act: () => void) => {
-      if (!delayMs) return act();
-      const id = `scripted-${nextDue++}`;
-      due.set(id, act);
-      const event: Due = { type: 'scripted.due', id };
-      system.scheduler.schedule(self, self, event, delayMs, id);
-    };
-    const failed = (request: { replyTo: AnyActorRef; requestId: string; server: string }, code: McpErrorCode, message: string) =>
-      request.replyTo.send({
-        type: 'mcp.failed',
-        requestId: request.requestId,
-        server: request.server,
-        error: new McpServerError(code, request.server, message),
-      } satisfies McpReply);
-
-    /** Runs one scripted outcome of a request on a connected server. */
-    const settle = <T>(
-      request: { replyTo: AnyActorRef; requestId: string; server: string },
-      run: ServerRun,
-      outcome: ScriptedOutcome<T> | undefined,
-      what: string,
-      reply: (value: T) => McpReply,
-    ) => {
-      if (!outcome) return failed(request, 'REQUEST_FAILED', `MCP server "${request.server}": no scripted answer for ${what}.`);
-      later(outcome.delayMs, () => {
-        if ('crash' in outcome) {
-          const error = new McpServerError('CONNECTION_LOST', request.server, outcome.crash);
-          enter(request.server, run, 'error', error);
-          return request.replyTo.send({ type: 'mcp.failed', requestId: request.requestId, server: request.server, error } satisfies McpReply);
-        }
-        if ('fail' in outcome) return failed(request, outcome.fail, outcome.message ?? `MCP server "${request.server}": ${what} failed (scripted).`);
-        request.replyTo.send(reply(outcome.answer));
-        if (outcome.thenManifest) {
-          const changes = diffManifests(run.manifest, outcome.thenManifest);
-          run.manifest = outcome.thenManifest;
-          report({ type: 'mcp.manifestChanged', server: request.server, manifest: run.manifest, changes });
-        }
-      });
-    };
-
-    receive((event) => {
-      if (event.type === 'scripted.due') {
-        const act = due.get(event.id);
-        due.delete(event.id);
-        return act?.();
-      }
-      received.push(event);
-      switch (event.type) {
-        case 'mcp.subscribe':
-          subscribers.add(event.replyTo);
-          return;
-        case 'mcp.unsubscribe':
-          subscribers.delete(event.replyTo);
-          return;
-        case 'mcp.disconnectAll':
-          for (const [server, run] of runs) if (run.state !== 'disconnected') enter(server, run, 'disconnected');
-          return;
-        case 'mcp.disconnect': {
-          const run = runs.get(event.server);
-          if (run && run.state !== 'disconnected') enter(event.server, run, 'disconnected');
-          return;
-        }
-        case 'mcp.load':
-        case 'mcp.callTool':
-        case 'mcp.readResource': {
-          const run = runs.get(event.server);
-          if (!run) return failed(event, 'UNKNOWN_SERVER', `Unknown MCP server "${event.server}" (not in the script).`);
-          if (event.type === 'mcp.load') {
-            if (run.state === 'connected') return event.replyTo.send({ type: 'mcp.loaded', requestId: event.requestId, server: event.server, manifest: run.manifest });
-            enter(event.server, run, 'connecting');
-            const outcome = run.loads.take()!;
-            return later(outcome.delayMs, () => {
-              if ('answer' in outcome) {
-                run.manifest = outcome.answer ?? run.manifest;
-                enter(event.server, run, 'connected');
-                return event.replyTo.send({ type: 'mcp.loaded', requestId: event.requestId, server: event.server, manifest: run.manifest });
-              }
-              const error = new McpServerError('fail' in outcome ? outcome.fail : 'CONNECT_FAILED', event.server, 'fail' in outcome ? (outcome.message ?? 'connect failed (scripted)') : outcome.crash);
-              enter(event.server, run, 'error', error);
-              event.replyTo.send({ type: 'mcp.failed', requestId: event.requestId, server: event.server, error });
-            });
-          }
-          if (run.state !== 'connected') return failed(event, 'NOT_CONNECTED', `MCP server "${event.server}" is not connected (state: ${run.state}).`);
-          if (event.type === 'mcp.callTool') {
-            return settle(event, run, run.tools.get(event.tool)?.take(), `tool "${event.tool}"`, (result) => ({
-              type: 'mcp.toolResult',
-              requestId: event.requestId,
-              server: event.server,
-              result,
-            }));
-          }
-          return settle(event, run, run.resources.get(event.uri)?.take(), `resource "${event.uri}"`, (contents) => ({
-            type: 'mcp.resource',
-            requestId: event.requestId,
-            server: event.server,
-            contents,
-          }));
-        }
-        default:
-          return;
-      }
-    });
-  });
+function startRun(server: ScriptedServerScript): ServerRun {
+  return {
+    manifest: server.manifest ?? EMPTY_MANIFEST,
+    loads: new Outcomes(server.loads ?? [{ answer: undefined }]),
+    tools: new Map(Object.entries(server.tools ?? {}).map(([tool, outcomes]) => [tool, new Outcomes(outcomes)])),
+    resources: new Map(Object.entries(server.resources ?? {}).map(([uri, outcomes]) => [uri, new Outcomes(outcomes)])),
+  };
 }
+
+/** Runs `act` after `delayMs` on the system's clock (at once for none); returns a cancel. */
+function later(system: AnyActorSystem, delayMs: number | undefined, act: () => void): () => void {
+  if (!delayMs) {
+    act();
+    return () => {};
+  }
+  // The clock the actors' own timers run on: a SimulatedClock in tests.
+  const timer = system._clock.setTimeout(act, delayMs);
+  return () => system._clock.clearTimeout(timer);
+}
+
+const isProtocolEvent = (event: { type: string }): event is McpRegistryInput =>
+  event.type.startsWith('mcp.') && !event.type.startsWith('mcp.server.');
 
 /**
  * A registry that answers from `script`. Provide its `logic` where your chart invokes the
@@ -204,5 +111,134 @@ function scriptedRegistryLogic(script: RegistryScript, received: McpRegistryInpu
  */
 export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry {
   const received: McpRegistryInput[] = [];
-  return { logic: scriptedRegistryLogic(script, received), received };
+  // Each actor system (each test's actor) starts the script from the top.
+  const runs = new WeakMap<AnyActorSystem, Map<string, ServerRun>>();
+  const runOf = (system: AnyActorSystem, name: string): ServerRun | undefined => {
+    const server = script.servers[name];
+    if (!server) return undefined;
+    const inSystem = runs.get(system) ?? new Map<string, ServerRun>();
+    runs.set(system, inSystem);
+    const run = inSystem.get(name) ?? startRun(server);
+    inSystem.set(name, run);
+    return run;
+  };
+
+  const scriptedServer = serverMachine.provide({
+    actors: {
+      connect: fromPromise<ConnectOutput, ConnectInput>(({ input, system, signal }) => {
+        const run = runOf(system, input.name);
+        const outcome = run?.loads.take();
+        return new Promise<ConnectOutput>((resolve, reject) => {
+          const cancel = later(system, outcome?.delayMs, () => {
+            if (!run || !outcome) return reject(new McpServerError('CONNECT_FAILED', input.name, `MCP server "${input.name}": no scripted load.`));
+            if ('answer' in outcome) {
+              run.manifest = outcome.answer ?? run.manifest;
+              return resolve({ manifest: run.manifest });
+            }
+            const code = 'fail' in outcome ? outcome.fail : 'CONNECT_FAILED';
+            const message = 'fail' in outcome ? (outcome.message ?? `MCP server "${input.name}": connect failed (scripted).`) : outcome.crash;
+            reject(new McpServerError(code, input.name, message));
+          });
+          signal.addEventListener('abort', cancel, { once: true });
+        });
+      }),
+      closeSession: fromPromise<void, { name: string }>(async () => {}),
+      session: fromCallback<SessionActorEvent, SessionActorInput, SessionReport>(({ input, system, sendBack, receive }) => {
+        const { name } = input;
+        const run = runOf(system, name);
+        let stopped = false;
+        /** Requests in flight: what answers each, and the cancel of its scripted delay. */
+        const inFlight = new Map<string, { request: PendingRequest; deliver: DirectAnswer; cancel: () => void }>();
+        const finish = (requestId: string, reply: McpReply) => {
+          const running = inFlight.get(requestId);
+          if (!running) return;
+          inFlight.delete(requestId);
+          running.deliver(reply);
+        };
+        const fail = (requestId: string, error: Error): McpReply => ({ type: 'mcp.failed', requestId, server: name, error });
+
+        const unscripted = ({ requestId, spec }: PendingRequest) =>
+          fail(requestId, new McpServerError('REQUEST_FAILED', name, `MCP server "${name}": no scripted answer for ${describeRequest(spec)}.`));
+
+        /** Gives a request its scripted outcome, after its delay. */
+        const settle = <T>(
+          request: PendingRequest,
+          deliver: DirectAnswer,
+          outcome: ScriptedOutcome<T> | undefined,
+          reply: (value: T) => McpReply,
+        ) => {
+          const { requestId } = request;
+          const what = describeRequest(request.spec);
+          if (!outcome) return deliver(unscripted(request));
+          const running = { request, deliver, cancel: () => {} };
+          inFlight.set(requestId, running);
+          running.cancel = later(system, outcome.delayMs, () => {
+            if ('crash' in outcome) {
+              const error = new McpServerError('CONNECTION_LOST', name, outcome.crash);
+              finish(requestId, fail(requestId, error));
+              for (const other of [...inFlight.keys()]) finish(other, fail(other, requestAbandonedError(name, 'lost', error)));
+              return sendBack({ type: 'CONNECTION_LOST', error: new Error(outcome.crash) });
+            }
+            if ('fail' in outcome) {
+              return finish(requestId, fail(requestId, new McpServerError(outcome.fail, name, outcome.message ?? `MCP server "${name}": ${what} failed (scripted).`)));
+            }
+            finish(requestId, reply(outcome.answer));
+            if (outcome.thenManifest && run) {
+              const changes = diffManifests(run.manifest, outcome.thenManifest);
+              run.manifest = outcome.thenManifest;
+              sendBack({ type: 'MANIFEST_CHANGED', manifest: run.manifest, changes });
+            }
+          });
+        };
+
+        const start = (request: PendingRequest, answer?: DirectAnswer) => {
+          const { spec, requestId, replyTo } = request;
+          // The event route answers through the chart (inspection shows it) while it listens; after that, straight.
+          const deliver: DirectAnswer = answer ?? ((event) => (stopped ? replyTo.send(event) : sendBack({ type: 'DELIVER', replyTo, event })));
+          if (spec.kind === 'tool') {
+            return settle(request, deliver, run?.tools.get(spec.tool)?.take(), (result) => ({ type: 'mcp.toolResult', requestId, server: name, result }));
+          }
+          if (spec.kind === 'resource') {
+            return settle(request, deliver, run?.resources.get(spec.uri)?.take(), (contents) => ({ type: 'mcp.resource', requestId, server: name, contents }));
+          }
+          // Prompts are not scripted.
+          return deliver(unscripted(request));
+        };
+
+        receive((event) => {
+          if (event.type === 'RUN') return start(event.request, event.answer);
+          if (event.type === 'CANCEL') {
+            const running = inFlight.get(event.requestId);
+            running?.cancel();
+            return finish(event.requestId, fail(event.requestId, abortError(name, running ? describeRequest(running.request.spec) : 'the request', event.reason)));
+          }
+          // A scripted server is idle whenever no request runs.
+          sendBack({ type: 'IDLE_ANSWER', inFlight: inFlight.size, idleForMs: inFlight.size > 0 ? 0 : Number.MAX_SAFE_INTEGER });
+        });
+        for (const request of input.rereads) start(request);
+        return () => {
+          stopped = true;
+          for (const [requestId, running] of inFlight) {
+            running.cancel();
+            finish(requestId, fail(requestId, requestAbandonedError(name, 'disconnected')));
+          }
+        };
+      }),
+    },
+  });
+  // A scripted server never reconnects by itself: a failed connect or a crash ends in `error.failed`.
+  const initialServer = scriptedServer.getInitialSnapshot.bind(scriptedServer);
+  scriptedServer.getInitialSnapshot = (scope, input) => initialServer(scope, input && { ...input, options: { ...input.options, autoReconnect: false } });
+
+  const chart = registryMachine.provide({ actors: { server: scriptedServer } });
+  // The script, not the chart's input, says which servers exist.
+  const servers = Object.fromEntries(Object.keys(script.servers).map((name): [string, McpServerConfig] => [name, { command: 'scripted' }]));
+  const initialRegistry = chart.getInitialSnapshot.bind(chart);
+  chart.getInitialSnapshot = (scope, input) => initialRegistry(scope, { ...input, servers });
+  const transition = chart.transition.bind(chart);
+  chart.transition = (snapshot, event, scope) => {
+    if (isProtocolEvent(event)) received.push(event);
+    return transition(snapshot, event, scope);
+  };
+  return { logic: asPublicRegistry(chart), received };
 }
