@@ -1,7 +1,9 @@
 /**
- * The three ways to call a fixture tool that the call benchmarks compare: the raw SDK client,
- * `McpConnectionManager.callTool` (registry → server actor → request actor → SDK client), and the
- * `call_mcp_tool` loader tool on top of the manager. Each gets its own fixture server of the same
+ * The ways to call a fixture tool that the call benchmarks compare: the raw SDK client,
+ * `McpConnectionManager.callTool` (straight to the connected server's session actor), the
+ * `call_mcp_tool` loader tool on top of the manager, and `manager.callTool` with an inspector
+ * attached (every call then takes the event route through the registry, and the inspector gets
+ * sanitized copies of every snapshot). Each gets its own fixture server of the same
  * kind: in memory (a linked pair to `createFixtureServer()`) or over stdio (`node stdio-server.mjs`).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,10 +12,11 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool } from '../../src/index.js';
 import { createFixtureServer } from '../../test/fixtures/fixture-server.mjs';
+import type { InspectionEvent } from 'xstate';
 import { stdioFixture, STDIO_FIXTURE } from './paths.js';
 
 export type TransportKind = 'memory' | 'stdio';
-export type VariantKey = 'raw' | 'manager' | 'loader';
+export type VariantKey = 'raw' | 'manager' | 'loader' | 'inspected';
 
 export interface CallVariant {
   key: VariantKey;
@@ -49,9 +52,10 @@ export async function rawClient(kind: TransportKind): Promise<Client> {
   return client;
 }
 
-export function benchManager(kind: TransportKind): McpConnectionManager {
+export function benchManager(kind: TransportKind, inspect?: (event: InspectionEvent) => void): McpConnectionManager {
   return new McpConnectionManager({
     logger: silentLogger,
+    ...(inspect ? { inspect } : {}),
     ...(kind === 'memory' ? { transportFactory: inMemoryFixtureTransport } : {}),
   });
 }
@@ -65,10 +69,12 @@ function firstText(result: unknown): string | undefined {
   return content?.[0]?.type === 'text' ? content[0].text : undefined;
 }
 
-/** Connects what `keys` asks for and checks one call of each. */
+/** Connects what `keys` asks for and checks one call of each. `inspected` attaches the inspector to the one manager every non-raw variant shares: ask for it alone. */
 export async function setUpCalls(kind: TransportKind, keys: readonly VariantKey[] = ['raw', 'manager', 'loader']): Promise<CallSetup> {
   const config = kind === 'memory' ? { command: 'in-memory-fixture' } : stdioFixture();
-  const manager = benchManager(kind);
+  // An inspector that keeps only a count: what it costs is ours (the event route, the sanitized copies), not a viewer's.
+  let inspected = 0;
+  const manager = benchManager(kind, keys.includes('inspected') ? () => void inspected++ : undefined);
   const closers: Array<() => Promise<void>> = [() => manager.dispose()];
   const variants = {} as Record<VariantKey, CallVariant>;
 
@@ -85,7 +91,7 @@ export async function setUpCalls(kind: TransportKind, keys: readonly VariantKey[
     };
   }
 
-  if (keys.includes('manager') || keys.includes('loader')) {
+  if (keys.some((key) => key !== 'raw')) {
     const tools: LoaderTool[] = createLoaderTools({
       manager,
       servers: { [SERVER]: { config, description: 'The fixture server: echo, add, slow, …' } },
@@ -101,6 +107,13 @@ export async function setUpCalls(kind: TransportKind, keys: readonly VariantKey[
         if (result.isError) expectEcho(undefined);
       },
     };
+    variants.inspected = {
+      key: 'inspected',
+      call: async () => {
+        const result = await manager.callTool(SERVER, 'echo', ARGS);
+        if (result.isError) expectEcho(undefined);
+      },
+    };
     variants.loader = {
       key: 'loader',
       call: async () => {
@@ -111,6 +124,7 @@ export async function setUpCalls(kind: TransportKind, keys: readonly VariantKey[
     expectEcho(firstText(await manager.callTool(SERVER, 'echo', ARGS)));
     const viaLoader = await callTool.execute({ server: SERVER, tool: 'echo', arguments: ARGS });
     expectEcho(viaLoader.isError ? undefined : viaLoader.text);
+    if (keys.includes('inspected') && inspected === 0) throw new Error('the inspector attached to the manager saw nothing');
   }
   return {
     variants,
