@@ -588,6 +588,11 @@ export function isClosing(snapshot: ServerSnapshot): boolean {
   return snapshot.status === 'active' && snapshot.hasTag(SERVER_TAGS.closing);
 }
 
+/** The session actor of a connected server, which runs requests straight away; undefined in every other state. */
+export function sessionActorOf(snapshot: ServerSnapshot) {
+  return snapshot.status === 'active' ? snapshot.children.session : undefined;
+}
+
 /** The parts of a persisted server snapshot (`getPersistedSnapshot()`) a restore rewrites. */
 type PersistedServerSnapshot = Snapshot<unknown> & {
   value: unknown;

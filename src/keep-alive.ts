@@ -12,16 +12,25 @@ export class KeepAlive {
 
   /** Marks one more waiter; call the returned function (once) when it has its answer. */
   hold(): () => void {
-    // One interval for the manager's life, ref'd only while someone waits: toggling is cheaper
-    // than creating a timer per call. It never fires in practice; it exists to be a handle.
-    this.handle ??= setInterval(() => {}, 2 ** 31 - 1).unref();
-    if (this.holders++ === 0) this.handle.ref();
+    this.acquire();
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      if (--this.holders === 0) this.handle?.unref();
+      this.release();
     };
+  }
+
+  /** `hold` without the guard, for callers that already release exactly once (every manager request). */
+  acquire(): void {
+    // One interval for the manager's life, ref'd only while someone waits: toggling is cheaper
+    // than creating a timer per call. It never fires in practice; it exists to be a handle.
+    this.handle ??= setInterval(() => {}, 2 ** 31 - 1).unref();
+    if (this.holders++ === 0) this.handle.ref();
+  }
+
+  release(): void {
+    if (--this.holders === 0) this.handle?.unref();
   }
 
   /** The manager is disposed: nothing will wait any more. */

@@ -2,13 +2,14 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, GetPromptResult, LoggingLevel, ReadResourceResult, Root } from '@modelcontextprotocol/sdk/types.js';
 import { abortError, describeRequest } from '../machines/errors.js';
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
-import { pendingRequestOf, requestSpecOf } from '../machines/registry.machine.js';
-import { isClosing, publicServerState, type ServerActorRef } from '../machines/server.machine.js';
+import { isClosing, publicServerState, sessionActorOf, type PendingRequest, type ServerActorRef } from '../machines/server.machine.js';
 import type {
   McpCallToolEvent,
   McpConnectOptions,
   McpGetPromptEvent,
   McpLoadEvent,
+  McpRequestFields,
+  RequestSpec,
   McpProgress,
   McpProgressEvent,
   McpReadResourceEvent,
@@ -64,9 +65,16 @@ const unrefClock: Clock = {
   clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout),
 };
 
-type PendingReply = { resolve: (reply: McpReply) => void; onProgress?: (progress: McpProgress) => void };
-type RequestEvent = McpLoadEvent | McpCallToolEvent | McpReadResourceEvent | McpGetPromptEvent;
+/** A caller waiting for its answer. Settled once: whoever takes it out of `pending` answers it. */
+interface PendingReply {
+  resolve: (reply: McpReply) => void;
+  onProgress?: (progress: McpProgress) => void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
 type InboxEvent = McpReply | McpProgressEvent;
+/** How a request runs, as the caller asked (`CallToolOptions` without the callbacks). */
+type RequestRun = { signal?: AbortSignal; onProgress?: (progress: McpProgress) => void };
 
 /**
  * A thin promise façade over the registry actor: every method sends a registry protocol event
@@ -85,14 +93,12 @@ export class McpConnectionManager {
 
   /** Where every answer and progress update arrives, by either route. */
   private readonly deliver = (event: InboxEvent): void => {
-    const waiting = this.pending.get(event.requestId);
     if (event.type === 'mcp.progress') {
       const { type: _type, requestId: _id, server: _server, ...progress } = event;
-      waiting?.onProgress?.(progress);
+      this.pending.get(event.requestId)?.onProgress?.(progress);
       return;
     }
-    this.pending.delete(event.requestId);
-    waiting?.resolve(event);
+    this.settle(event.requestId, event);
   };
   private readonly host: HostControls;
 
@@ -150,47 +156,34 @@ export class McpConnectionManager {
         mode: 'merge',
       });
     }
-    const reply = await this.request((replyTo, requestId) => ({ type: 'mcp.load', server: name, replyTo, requestId }));
+    const reply = await this.awaitReply(name, 'connecting', (requestId) =>
+      this.actor.send({ type: 'mcp.load', server: name, replyTo: this.inbox, requestId } satisfies McpLoadEvent),
+    );
     if (reply.type === 'mcp.loaded') return reply.manifest;
     throw unexpected(reply);
   }
 
   /** Calls a tool of a connected server. Progress, cancellation and timeouts: see `CallToolOptions`. */
   async callTool(name: string, tool: string, args?: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
-    const reply = await this.request(
-      (replyTo, requestId) => ({
-        type: 'mcp.callTool',
-        server: name,
-        tool,
-        arguments: args,
-        ...requestFields(options),
-        progress: options.onProgress !== undefined,
-        resetTimeoutOnProgress: options.resetTimeoutOnProgress,
-        maxTotalTimeoutMs: options.maxTotalTimeoutMs,
-        replyTo,
-        requestId,
-      }),
-      options,
-    );
+    const reply = await this.run(name, { kind: 'tool', tool, arguments: args }, options, {
+      ...requestFields(options),
+      progress: options.onProgress !== undefined,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+      maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+    });
     if (reply.type === 'mcp.toolResult') return reply.result;
     throw unexpected(reply);
   }
 
   async readResource(name: string, uri: string, options: RequestOptions = {}): Promise<ReadResourceResult> {
-    const reply = await this.request(
-      (replyTo, requestId) => ({ type: 'mcp.readResource', server: name, uri, ...requestFields(options), replyTo, requestId }),
-      options,
-    );
+    const reply = await this.run(name, { kind: 'resource', uri }, options, requestFields(options));
     if (reply.type === 'mcp.resource') return { contents: reply.contents };
     throw unexpected(reply);
   }
 
   /** Gets a prompt of a connected server (one that declares the prompts capability). */
   async getPrompt(name: string, prompt: string, args?: Record<string, string>, options: RequestOptions = {}): Promise<GetPromptResult> {
-    const reply = await this.request(
-      (replyTo, requestId) => ({ type: 'mcp.getPrompt', server: name, name: prompt, arguments: args, ...requestFields(options), replyTo, requestId }),
-      options,
-    );
+    const reply = await this.run(name, { kind: 'prompt', name: prompt, arguments: args }, options, requestFields(options));
     if (reply.type === 'mcp.prompt') return reply.prompt;
     throw unexpected(reply);
   }
@@ -320,51 +313,78 @@ export class McpConnectionManager {
     return Object.hasOwn(actors, name) ? actors[name] : undefined;
   }
 
-  private request(
-    build: (replyTo: AnyActorRef, requestId: string) => RequestEvent,
-    options: { signal?: AbortSignal; onProgress?: (progress: McpProgress) => void } = {},
-  ): Promise<McpReply> {
+  /**
+   * A tool call, read or prompt. The direct route: when the server is connected, its session
+   * actor runs the request and answers through `deliver`, with no registry or server macrostep;
+   * the check and the send are one synchronous step, so no state change can fall between them.
+   * Otherwise (or with an inspector attached, which must see every call) the event route.
+   */
+  private run(server: string, spec: RequestSpec, how: RequestRun, options: McpRequestFields): Promise<McpReply> {
+    return this.awaitReply(
+      server,
+      () => describeRequest(spec),
+      (requestId) => {
+        const request: PendingRequest = { replyTo: this.inbox, requestId, spec, options };
+        const snapshot = this.routeDirectly ? this.serverActor(server)?.getSnapshot() : undefined;
+        const session = snapshot && sessionActorOf(snapshot);
+        if (session) session.send({ type: 'RUN', request, answer: this.deliver, signal: how.signal });
+        else this.actor.send(protocolEvent(server, request));
+      },
+      how,
+    );
+  }
+
+  /** Registers the caller under a new request id, sends, and resolves with the reply (or at once on abort). */
+  private awaitReply(server: string, what: string | (() => string), send: (requestId: string) => void, how: RequestRun = {}): Promise<McpReply> {
     if (this.actor.getSnapshot().status !== 'active') {
       return Promise.reject(new Error('This McpConnectionManager was disposed; create a new one.'));
     }
     const requestId = String(this.nextRequestId++);
-    const event = build(this.inbox, requestId);
-    const { signal } = options;
-    if (signal?.aborted) return Promise.resolve(abortedReply(event, signal.reason));
-    const release = this.keepAlive.hold();
+    const { signal } = how;
+    const aborted = (): McpReply => ({
+      type: 'mcp.failed',
+      requestId,
+      server,
+      error: abortError(server, typeof what === 'string' ? what : what(), signal?.reason),
+    });
+    if (signal?.aborted) return Promise.resolve(aborted());
     return new Promise<McpReply>((resolve) => {
-      const onAbort = () => {
-        // Answer the caller at once; the cancel tells the server (notifications/cancelled).
-        this.pending.delete(requestId);
-        release();
-        resolve(abortedReply(event, signal?.reason));
-        if (event.type !== 'mcp.load') this.actor.send({ type: 'mcp.cancel', server: event.server, requestId, reason: reasonText(signal?.reason) });
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.pending.set(requestId, {
-        resolve: (reply) => {
-          signal?.removeEventListener('abort', onAbort);
-          release();
-          resolve(reply);
-        },
-        onProgress: options.onProgress,
-      });
-      if (!this.sendDirectly(event, signal)) this.actor.send(event);
+      const waiting: PendingReply = { resolve, onProgress: how.onProgress, signal };
+      if (signal) {
+        waiting.onAbort = () => {
+          // Answer the caller at once; the cancel tells the server (notifications/cancelled).
+          this.settle(requestId, aborted());
+          if (what !== 'connecting') this.actor.send({ type: 'mcp.cancel', server, requestId, reason: reasonText(signal.reason) });
+        };
+        signal.addEventListener('abort', waiting.onAbort, { once: true });
+      }
+      this.keepAlive.acquire();
+      this.pending.set(requestId, waiting);
+      send(requestId);
     });
   }
 
-  /**
-   * The direct route: when the server is connected, its session actor runs the request and
-   * answers through `deliver`, with no registry or server macrostep. The check and the send are
-   * one synchronous step, so no state change can fall between them. False: use the event route.
-   */
-  private sendDirectly(event: RequestEvent, signal: AbortSignal | undefined): boolean {
-    if (!this.routeDirectly || event.type === 'mcp.load') return false;
-    const snapshot = this.serverActor(event.server)?.getSnapshot();
-    const session = snapshot?.status === 'active' && snapshot.matches('connected') ? snapshot.children.session : undefined;
-    if (!session) return false;
-    session.send({ type: 'RUN', request: pendingRequestOf(event), answer: this.deliver, signal });
-    return true;
+  /** Answers a waiting caller, once. */
+  private settle(requestId: string, reply: McpReply): void {
+    const waiting = this.pending.get(requestId);
+    if (!waiting) return;
+    this.pending.delete(requestId);
+    if (waiting.onAbort) waiting.signal?.removeEventListener('abort', waiting.onAbort);
+    this.keepAlive.release();
+    waiting.resolve(reply);
+  }
+}
+
+/** A request as the registry protocol event an embedder would send. */
+function protocolEvent(server: string, { replyTo, requestId, spec, options }: PendingRequest): McpCallToolEvent | McpReadResourceEvent | McpGetPromptEvent {
+  const common = { server, replyTo, requestId, ...options };
+  switch (spec.kind) {
+    case 'tool':
+      return { type: 'mcp.callTool', tool: spec.tool, arguments: spec.arguments, ...common };
+    case 'resource':
+      return { type: 'mcp.readResource', uri: spec.uri, ...common };
+    case 'prompt':
+      return { type: 'mcp.getPrompt', name: spec.name, arguments: spec.arguments, ...common };
   }
 }
 
@@ -379,11 +399,6 @@ function requestFields(options: RequestOptions): { timeoutMs?: number } {
 
 function reasonText(reason: unknown): string | undefined {
   return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : undefined;
-}
-
-function abortedReply(event: RequestEvent, reason: unknown): McpReply {
-  const what = event.type === 'mcp.load' ? 'connecting' : describeRequest(requestSpecOf(event));
-  return { type: 'mcp.failed', requestId: event.requestId, server: event.server, error: abortError(event.server, what, reason) };
 }
 
 function unexpected(reply: McpReply): Error {

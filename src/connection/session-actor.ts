@@ -4,13 +4,12 @@ import type { DirectAnswer, PendingRequest, SessionActorEvent, SessionActorInput
 import type { McpProgressEvent, McpReply, McpRequestOptions, McpSession } from '../../machines/types.js';
 import { toError } from '../../machines/to-error.js';
 
-interface RunningRequest extends PendingRequest {
+interface RunningRequest {
+  request: PendingRequest;
   /** Event route: cancelled by CANCEL. The direct route passes the caller's own signal instead (or none). */
   controller?: AbortController;
   deliver: DirectAnswer;
 }
-
-type Reply = McpReply extends infer R ? (R extends { requestId: string } ? Omit<R, 'requestId' | 'server'> : never) : never;
 
 export interface SessionActorDeps {
   /** The live session of a connected server (kept outside the chart, which holds data only). */
@@ -36,10 +35,17 @@ export function createSessionActor(deps: SessionActorDeps) {
     const inFlight = new Set<RunningRequest>();
     let lastActivity = deps.now();
 
-    const answer = (running: RunningRequest, reply: Reply) => {
+    /** Every answer goes out here, once: the request leaves the count. */
+    const answer = (running: RunningRequest, reply: McpReply) => {
       lastActivity = deps.now();
-      running.deliver({ ...reply, requestId: running.requestId, server: name } as McpReply);
+      running.deliver(reply);
     };
+    const failure = (running: RunningRequest, error: Error): McpReply => ({
+      type: 'mcp.failed',
+      requestId: running.request.requestId,
+      server: name,
+      error,
+    });
 
     let stopped = false;
     const run = (request: PendingRequest, direct?: DirectAnswer, callerSignal?: AbortSignal) => {
@@ -47,44 +53,45 @@ export function createSessionActor(deps: SessionActorDeps) {
       const deliver: DirectAnswer =
         direct ?? ((event) => (stopped ? request.replyTo.send(event) : sendBack({ type: 'DELIVER', replyTo: request.replyTo, event })));
       const controller = direct ? undefined : new AbortController();
-      const running: RunningRequest = { ...request, controller, deliver };
+      const running: RunningRequest = { request, controller, deliver };
       if (!session) {
-        answer(running, { type: 'mcp.failed', error: requestAbandonedError(name, 'disconnected') });
+        answer(running, failure(running, requestAbandonedError(name, 'disconnected')));
         return;
       }
       lastActivity = deps.now();
       inFlight.add(running);
-      const { spec, options = {}, requestId } = request;
+      const { spec, options, requestId } = request;
       const requestOptions: McpRequestOptions = {
         signal: controller?.signal ?? callerSignal,
-        timeoutMs: options.timeoutMs ?? input.requestTimeoutMs,
-        resetTimeoutOnProgress: options.resetTimeoutOnProgress,
-        maxTotalTimeoutMs: options.maxTotalTimeoutMs,
-        onProgress: options.progress
+        timeoutMs: options?.timeoutMs ?? input.requestTimeoutMs,
+        resetTimeoutOnProgress: options?.resetTimeoutOnProgress,
+        maxTotalTimeoutMs: options?.maxTotalTimeoutMs,
+        onProgress: options?.progress
           ? (progress) => deliver({ type: 'mcp.progress', requestId, server: name, ...progress } satisfies McpProgressEvent)
           : undefined,
       };
-      const operation: Promise<Reply> =
-        spec.kind === 'tool'
-          ? session.callTool(spec.tool, spec.arguments, requestOptions).then((result) => ({ type: 'mcp.toolResult', result }))
-          : spec.kind === 'resource'
-            ? session.readResource(spec.uri, requestOptions).then((result) => ({ type: 'mcp.resource', contents: result.contents }))
-            : session.getPrompt(spec.name, spec.arguments, requestOptions).then((prompt) => ({ type: 'mcp.prompt', prompt }));
-      operation
-        .catch((error: unknown): Reply => ({ type: 'mcp.failed', error: toError(error) }))
-        .then((reply) => {
-          // Already answered when it was cancelled, the connection was lost or the chart moved on.
-          if (inFlight.delete(running)) answer(running, reply);
-        });
+      // Already answered when it was cancelled, the connection was lost or the chart moved on.
+      const settle = (reply: McpReply) => {
+        if (inFlight.delete(running)) answer(running, reply);
+      };
+      const fail = (error: unknown) => settle(failure(running, toError(error)));
+      // One promise per request, answered in its own handlers: this is every call's path.
+      if (spec.kind === 'tool') {
+        session.callTool(spec.tool, spec.arguments, requestOptions).then((result) => settle({ type: 'mcp.toolResult', requestId, server: name, result }), fail);
+      } else if (spec.kind === 'resource') {
+        session.readResource(spec.uri, requestOptions).then((result) => settle({ type: 'mcp.resource', requestId, server: name, contents: result.contents }), fail);
+      } else {
+        session.getPrompt(spec.name, spec.arguments, requestOptions).then((prompt) => settle({ type: 'mcp.prompt', requestId, server: name, prompt }), fail);
+      }
     };
 
     /** The caller gave up: answer at once; the abort makes the SDK send notifications/cancelled. */
     const cancel = (requestId: string, reason?: string) => {
       for (const running of inFlight) {
-        if (running.requestId !== requestId) continue;
+        if (running.request.requestId !== requestId) continue;
         inFlight.delete(running);
         running.controller?.abort(reason);
-        answer(running, { type: 'mcp.failed', error: abortError(name, describeRequest(running.spec), reason) });
+        answer(running, failure(running, abortError(name, describeRequest(running.request.spec), reason)));
       }
     };
 
@@ -100,11 +107,10 @@ export function createSessionActor(deps: SessionActorDeps) {
         // Reads are safe to send again on a renewed session; a tool call may have had effects.
         const unfinishedReads: PendingRequest[] = [];
         for (const running of inFlight) {
-          if (sessionExpired && running.spec.kind === 'resource') {
-            const { controller: _controller, deliver: _deliver, ...read } = running;
-            unfinishedReads.push(read);
+          if (sessionExpired && running.request.spec.kind === 'resource') {
+            unfinishedReads.push(running.request);
           } else {
-            answer(running, { type: 'mcp.failed', error: requestAbandonedError(name, sessionExpired ? 'expired' : 'lost', error) });
+            answer(running, failure(running, requestAbandonedError(name, sessionExpired ? 'expired' : 'lost', error)));
           }
         }
         inFlight.clear();
@@ -123,7 +129,7 @@ export function createSessionActor(deps: SessionActorDeps) {
       unwatch?.();
       for (const running of inFlight) {
         running.controller?.abort();
-        answer(running, { type: 'mcp.failed', error: requestAbandonedError(name, 'disconnected') });
+        answer(running, failure(running, requestAbandonedError(name, 'disconnected')));
       }
       inFlight.clear();
       void session?.close();

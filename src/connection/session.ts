@@ -57,7 +57,9 @@ export interface SessionParts {
  */
 export class Session implements McpSession {
   readonly client: Client;
-  manifest: McpServerManifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
+  private listed: McpServerManifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
+  /** The tools the server runs only as tasks, looked up at every call. */
+  private taskTools = new Set<string>();
   private readonly parts: SessionParts;
   private listeners?: SessionListeners;
   private lostWith?: { error: Error; sessionExpired: boolean };
@@ -74,6 +76,15 @@ export class Session implements McpSession {
   private refreshTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
   /** Aborted on close: ends a refresh in progress. */
   private readonly closeSignal = new AbortController();
+
+  get manifest(): McpServerManifest {
+    return this.listed;
+  }
+
+  set manifest(manifest: McpServerManifest) {
+    this.listed = manifest;
+    this.taskTools = new Set(manifest.tools.filter(requiresTask).map((tool) => tool.name));
+  }
 
   constructor(parts: SessionParts) {
     this.parts = parts;
@@ -195,35 +206,29 @@ export class Session implements McpSession {
     return this.parts.stderr?.text() ?? '';
   }
 
-  async callTool(tool: string, args: Record<string, unknown> | undefined, options: McpRequestOptions = {}) {
-    try {
-      if (requiresTask(this.manifest.tools.find((known) => known.name === tool))) {
-        // Progress here is the task's status; the requests themselves carry no progress token.
-        const request = { ...sdkRequestOptions(options), onprogress: undefined };
-        return await callToolAsTask(this.client, this.parts.server, tool, args, { request, onProgress: options.onProgress, signal: options.signal });
-      }
-      return (await this.client.callTool({ name: tool, arguments: args }, undefined, sdkRequestOptions(options))) as Awaited<
-        ReturnType<McpSession['callTool']>
-      >;
-    } catch (error) {
-      throw this.requestFailure(`calling tool "${tool}"`, error, options.signal);
+  // Not async: a call costs one promise, the SDK's own, plus the failure handler.
+  callTool(tool: string, args: Record<string, unknown> | undefined, options: McpRequestOptions = {}): ReturnType<McpSession['callTool']> {
+    const fail = (error: unknown) => Promise.reject(this.requestFailure(`calling tool "${tool}"`, error, options.signal));
+    if (this.taskTools.has(tool)) {
+      // Progress here is the task's status; the requests themselves carry no progress token.
+      const request = { ...sdkRequestOptions(options), onprogress: undefined };
+      return callToolAsTask(this.client, this.parts.server, tool, args, { request, onProgress: options.onProgress, signal: options.signal }).catch(fail);
     }
+    return (this.client.callTool({ name: tool, arguments: args }, undefined, sdkRequestOptions(options)) as ReturnType<McpSession['callTool']>).catch(
+      fail,
+    );
   }
 
-  async readResource(uri: string, options: McpRequestOptions = {}) {
-    try {
-      return await this.client.readResource({ uri }, sdkRequestOptions(options));
-    } catch (error) {
-      throw this.requestFailure(`reading resource "${uri}"`, error, options.signal);
-    }
+  readResource(uri: string, options: McpRequestOptions = {}): ReturnType<McpSession['readResource']> {
+    return this.client.readResource({ uri }, sdkRequestOptions(options)).catch((error: unknown) =>
+      Promise.reject(this.requestFailure(`reading resource "${uri}"`, error, options.signal)),
+    );
   }
 
-  async getPrompt(name: string, args: Record<string, string> | undefined, options: McpRequestOptions = {}) {
-    try {
-      return await this.client.getPrompt({ name, arguments: args }, sdkRequestOptions(options));
-    } catch (error) {
-      throw this.requestFailure(`getting prompt "${name}"`, error, options.signal);
-    }
+  getPrompt(name: string, args: Record<string, string> | undefined, options: McpRequestOptions = {}): ReturnType<McpSession['getPrompt']> {
+    return this.client.getPrompt({ name, arguments: args }, sdkRequestOptions(options)).catch((error: unknown) =>
+      Promise.reject(this.requestFailure(`getting prompt "${name}"`, error, options.signal)),
+    );
   }
 
   private requestFailure(what: string, error: unknown, signal?: AbortSignal): Error {

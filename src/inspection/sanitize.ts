@@ -9,9 +9,12 @@
  * `${VAR}` expanded to (see `secretsOf` in src/redact.ts).
  *
  * Cheap enough to leave on: snapshots share most of their data with the one before (an `assign`
- * replaces only what changed), so sanitized copies are cached by the identity of the object they
- * copy; an unchanged config or manifest is copied once, not at every event. Walks are bounded:
- * data nested deeper than `MAX_DEPTH` (a hostile tool schema) is cut, never a stack overflow.
+ * replaces only what changed), so sanitized copies of snapshots are cached by the identity of the
+ * object they copy; an unchanged config or manifest is copied once, not at every event. Events and
+ * action parameters are new at every step and seen once: they are copied without being remembered
+ * (a cache entry per call would only feed the garbage collector's weak tables), reusing the cached
+ * copy of anything a snapshot already carried. Walks are bounded: data nested deeper than
+ * `MAX_DEPTH` (a hostile tool schema) is cut, never a stack overflow.
  */
 import type { ActorRefLike, InspectionEvent, Observer } from 'xstate';
 import type { McpServerConfig } from '../../machines/types.js';
@@ -84,7 +87,8 @@ function scrubStrings(value: unknown, secrets: readonly string[], depth: number)
   return record;
 }
 
-function sanitize(value: unknown, depth: number): unknown {
+/** `remember`: cache the copy by its original (snapshot data, which later snapshots share). */
+function sanitize(value: unknown, depth: number, remember: boolean): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (sanitizedCopies.has(value)) return value;
   // Class instances (actor refs, errors, state nodes) are kept as they are: they are either
@@ -96,14 +100,18 @@ function sanitize(value: unknown, depth: number): unknown {
 
   if (Array.isArray(value)) {
     const copy: unknown[] = [];
-    copies.set(value, copy);
-    sanitizedCopies.add(copy);
-    for (const item of value) copy.push(isLiveSession(item) ? undefined : sanitize(item, depth + 1));
+    if (remember) {
+      copies.set(value, copy);
+      sanitizedCopies.add(copy);
+    }
+    for (const item of value) copy.push(isLiveSession(item) ? undefined : sanitize(item, depth + 1, remember));
     return copy;
   }
   const copy: Record<string, unknown> = {};
-  copies.set(value, copy);
-  sanitizedCopies.add(copy);
+  if (remember) {
+    copies.set(value, copy);
+    sanitizedCopies.add(copy);
+  }
   for (const key of Object.keys(value)) {
     const item = value[key];
     if (isLiveSession(item)) continue;
@@ -114,7 +122,7 @@ function sanitize(value: unknown, depth: number): unknown {
           ? redactValues(item)
           : SECRET_VALUES.has(key)
             ? REDACTED
-            : sanitize(item, depth + 1);
+            : sanitize(item, depth + 1, remember);
   }
   if (isServerConfig(value)) {
     const secrets = secretsOf(value);
@@ -133,7 +141,13 @@ function sanitize(value: unknown, depth: number): unknown {
  */
 export function redactSecrets<T>(value: T): T {
   if (isLiveSession(value)) return undefined as T;
-  return sanitize(value, 0) as T;
+  return sanitize(value, 0, true) as T;
+}
+
+/** `redactSecrets` for what is seen once (an event, an action's parameters): the copy is not cached. */
+function redactOnce<T>(value: T): T {
+  if (isLiveSession(value)) return undefined as T;
+  return sanitize(value, 0, false) as T;
 }
 
 /**
@@ -152,11 +166,11 @@ export function sanitizeInspectionEvent(event: InspectionEvent): InspectionEvent
     case '@xstate.snapshot':
     case '@xstate.transition':
     case '@xstate.microstep':
-      return { ...event, snapshot: redactSecrets(event.snapshot), event: redactSecrets(event.event) };
+      return { ...event, snapshot: redactSecrets(event.snapshot), event: redactOnce(event.event) };
     case '@xstate.event':
-      return { ...event, event: redactSecrets(event.event) };
+      return { ...event, event: redactOnce(event.event) };
     case '@xstate.action':
-      return { ...event, action: redactSecrets(event.action) };
+      return { ...event, action: redactOnce(event.action) };
     case '@xstate.actor':
       return { ...event, actorRef: redactedActorView(event.actorRef) };
     default:
