@@ -109,9 +109,15 @@ export interface McpSession {
     /** A log message or resource update the server sent (see McpHostEmitted). */
     onNotification: (event: McpHostEmitted) => void;
   }): () => void;
+  /** The three requests reject with what the SDK threw: `failure` says what that means. */
   callTool(tool: string, args: Record<string, unknown> | undefined, options?: McpRequestOptions): Promise<CallToolResult>;
   readResource(uri: string, options?: McpRequestOptions): Promise<ReadResourceResult>;
   getPrompt(name: string, args: Record<string, string> | undefined, options?: McpRequestOptions): Promise<GetPromptResult>;
+  /**
+   * The error to answer a failed request with (`what`: e.g. `calling tool "x"`): an abort, a lost
+   * connection (reported to `watch`'s `onLost` too) or the server's own failure, secrets redacted.
+   */
+  failure(what: string, error: unknown, signal?: AbortSignal): Error;
   /** The last lines the server wrote to stderr (stdio only). */
   stderrTail(): string;
   /** Idempotent: every call returns the same promise. Ends the whole process group for stdio. */

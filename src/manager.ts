@@ -65,12 +65,13 @@ const unrefClock: Clock = {
   clearTimeout: (timer) => clearTimeout(timer as NodeJS.Timeout),
 };
 
-/** A caller waiting for its answer. Settled once: whoever takes it out of `pending` answers it. */
+/** A caller waiting for its answer: answered once, by the reply or by its abort, whichever comes first. */
 interface PendingReply {
   resolve: (reply: McpReply) => void;
   onProgress?: (progress: McpProgress) => void;
   signal?: AbortSignal;
   onAbort?: () => void;
+  answered?: boolean;
 }
 type InboxEvent = McpReply | McpProgressEvent;
 /** How a request runs, as the caller asked (`CallToolOptions` without the callbacks). */
@@ -93,12 +94,8 @@ export class McpConnectionManager {
 
   /** Where every answer and progress update arrives, by either route. */
   private readonly deliver = (event: InboxEvent): void => {
-    if (event.type === 'mcp.progress') {
-      const { type: _type, requestId: _id, server: _server, ...progress } = event;
-      this.pending.get(event.requestId)?.onProgress?.(progress);
-      return;
-    }
-    this.settle(event.requestId, event);
+    const waiting = this.pending.get(event.requestId);
+    if (waiting) this.answer(waiting, event);
   };
   private readonly host: HostControls;
 
@@ -156,7 +153,7 @@ export class McpConnectionManager {
         mode: 'merge',
       });
     }
-    const reply = await this.awaitReply(name, 'connecting', (requestId) =>
+    const reply = await this.awaitReply(name, undefined, {}, (requestId) =>
       this.actor.send({ type: 'mcp.load', server: name, replyTo: this.inbox, requestId } satisfies McpLoadEvent),
     );
     if (reply.type === 'mcp.loaded') return reply.manifest;
@@ -165,12 +162,7 @@ export class McpConnectionManager {
 
   /** Calls a tool of a connected server. Progress, cancellation and timeouts: see `CallToolOptions`. */
   async callTool(name: string, tool: string, args?: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
-    const reply = await this.run(name, { kind: 'tool', tool, arguments: args }, options, {
-      ...requestFields(options),
-      progress: options.onProgress !== undefined,
-      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
-      maxTotalTimeoutMs: options.maxTotalTimeoutMs,
-    });
+    const reply = await this.run(name, { kind: 'tool', tool, arguments: args }, options, callFields(options));
     if (reply.type === 'mcp.toolResult') return reply.result;
     throw unexpected(reply);
   }
@@ -232,10 +224,9 @@ export class McpConnectionManager {
       this.inbox.stop();
       // Nobody is left to answer what is still pending (a load of a server configured meanwhile).
       for (const [requestId, waiting] of this.pending) {
-        waiting.resolve({ type: 'mcp.failed', requestId, server: '', error: new Error('This McpConnectionManager was disposed.') });
+        this.answer(waiting, { type: 'mcp.failed', requestId, server: '', error: new Error('This McpConnectionManager was disposed.') });
       }
-      this.pending.clear();
-    this.keepAlive.stop();
+      this.keepAlive.stop();
       await this.tracker.closeAll();
     } finally {
       release();
@@ -319,42 +310,36 @@ export class McpConnectionManager {
    * the check and the send are one synchronous step, so no state change can fall between them.
    * Otherwise (or with an inspector attached, which must see every call) the event route.
    */
-  private run(server: string, spec: RequestSpec, how: RequestRun, options: McpRequestFields): Promise<McpReply> {
-    return this.awaitReply(
-      server,
-      () => describeRequest(spec),
-      (requestId) => {
-        const request: PendingRequest = { replyTo: this.inbox, requestId, spec, options };
-        const snapshot = this.routeDirectly ? this.serverActor(server)?.getSnapshot() : undefined;
-        const session = snapshot && sessionActorOf(snapshot);
-        if (session) session.send({ type: 'RUN', request, answer: this.deliver, signal: how.signal });
-        else this.actor.send(protocolEvent(server, request));
-      },
-      how,
-    );
+  private run(server: string, spec: RequestSpec, how: RequestRun, options: McpRequestFields | undefined): Promise<McpReply> {
+    return this.awaitReply(server, spec, how, (requestId) => {
+      const request: PendingRequest = { replyTo: this.inbox, requestId, spec, options };
+      const snapshot = this.routeDirectly ? this.serverActor(server)?.getSnapshot() : undefined;
+      const session = snapshot && sessionActorOf(snapshot);
+      if (session) session.send({ type: 'RUN', request, answer: this.deliver, signal: how.signal });
+      else this.actor.send(protocolEvent(server, request));
+    });
   }
 
-  /** Registers the caller under a new request id, sends, and resolves with the reply (or at once on abort). */
-  private awaitReply(server: string, what: string | (() => string), send: (requestId: string) => void, how: RequestRun = {}): Promise<McpReply> {
+  /**
+   * Registers the caller under a new request id, sends, and resolves with the reply, or at once
+   * when `how.signal` aborts. `spec`: what runs (for the abort's message); undefined for a load.
+   * The answer may come by the direct route even for a request sent by events (a read resent on a
+   * renewed session): every caller is found by its request id.
+   */
+  private awaitReply(server: string, spec: RequestSpec | undefined, how: RequestRun, send: (requestId: string) => void): Promise<McpReply> {
     if (this.actor.getSnapshot().status !== 'active') {
       return Promise.reject(new Error('This McpConnectionManager was disposed; create a new one.'));
     }
     const requestId = String(this.nextRequestId++);
     const { signal } = how;
-    const aborted = (): McpReply => ({
-      type: 'mcp.failed',
-      requestId,
-      server,
-      error: abortError(server, typeof what === 'string' ? what : what(), signal?.reason),
-    });
-    if (signal?.aborted) return Promise.resolve(aborted());
+    if (signal?.aborted) return Promise.resolve(abortedReply(server, requestId, spec, signal.reason));
     return new Promise<McpReply>((resolve) => {
       const waiting: PendingReply = { resolve, onProgress: how.onProgress, signal };
       if (signal) {
         waiting.onAbort = () => {
           // Answer the caller at once; the cancel tells the server (notifications/cancelled).
-          this.settle(requestId, aborted());
-          if (what !== 'connecting') this.actor.send({ type: 'mcp.cancel', server, requestId, reason: reasonText(signal.reason) });
+          this.answer(waiting, abortedReply(server, requestId, spec, signal.reason));
+          if (spec) this.actor.send({ type: 'mcp.cancel', server, requestId, reason: reasonText(signal.reason) });
         };
         signal.addEventListener('abort', waiting.onAbort, { once: true });
       }
@@ -364,14 +349,19 @@ export class McpConnectionManager {
     });
   }
 
-  /** Answers a waiting caller, once. */
-  private settle(requestId: string, reply: McpReply): void {
-    const waiting = this.pending.get(requestId);
-    if (!waiting) return;
-    this.pending.delete(requestId);
+  /** A progress update goes to the caller's `onProgress`; the reply answers it, once. */
+  private answer(waiting: PendingReply, event: InboxEvent): void {
+    if (waiting.answered) return;
+    if (event.type === 'mcp.progress') {
+      const { type: _type, requestId: _id, server: _server, ...progress } = event;
+      waiting.onProgress?.(progress);
+      return;
+    }
+    waiting.answered = true;
+    this.pending.delete(event.requestId);
     if (waiting.onAbort) waiting.signal?.removeEventListener('abort', waiting.onAbort);
     this.keepAlive.release();
-    waiting.resolve(reply);
+    waiting.resolve(event);
   }
 }
 
@@ -393,8 +383,22 @@ function clockNow(clock: Clock): number {
   return 'now' in clock && typeof clock.now === 'function' ? Number(clock.now()) : Date.now();
 }
 
-function requestFields(options: RequestOptions): { timeoutMs?: number } {
-  return options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs };
+/** The request's fields for the session actor; undefined when the caller set none (the usual call). */
+function requestFields({ timeoutMs }: RequestOptions): McpRequestFields | undefined {
+  return timeoutMs === undefined ? undefined : { timeoutMs };
+}
+
+function callFields(options: CallToolOptions): McpRequestFields | undefined {
+  const { timeoutMs, onProgress, resetTimeoutOnProgress, maxTotalTimeoutMs } = options;
+  if (timeoutMs === undefined && onProgress === undefined && resetTimeoutOnProgress === undefined && maxTotalTimeoutMs === undefined) {
+    return undefined;
+  }
+  return { timeoutMs, progress: onProgress !== undefined, resetTimeoutOnProgress, maxTotalTimeoutMs };
+}
+
+function abortedReply(server: string, requestId: string, spec: RequestSpec | undefined, reason: unknown): McpReply {
+  const error = abortError(server, spec ? describeRequest(spec) : 'connecting', reason);
+  return { type: 'mcp.failed', requestId, server, error };
 }
 
 function reasonText(reason: unknown): string | undefined {

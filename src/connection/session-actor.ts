@@ -2,7 +2,6 @@ import { fromCallback } from 'xstate';
 import { abortError, describeRequest, requestAbandonedError } from '../../machines/errors.js';
 import type { DirectAnswer, PendingRequest, SessionActorEvent, SessionActorInput, SessionReport } from '../../machines/server.machine.js';
 import type { McpProgressEvent, McpReply, McpRequestOptions, McpSession } from '../../machines/types.js';
-import { toError } from '../../machines/to-error.js';
 
 interface RunningRequest {
   request: PendingRequest;
@@ -74,7 +73,7 @@ export function createSessionActor(deps: SessionActorDeps) {
       const settle = (reply: McpReply) => {
         if (inFlight.delete(running)) answer(running, reply);
       };
-      const fail = (error: unknown) => settle(failure(running, toError(error)));
+      const fail = (error: unknown) => settle(failure(running, session.failure(describeRequest(spec), error, requestOptions.signal)));
       // One promise per request, answered in its own handlers: this is every call's path.
       if (spec.kind === 'tool') {
         session.callTool(spec.tool, spec.arguments, requestOptions).then((result) => settle({ type: 'mcp.toolResult', requestId, server: name, result }), fail);

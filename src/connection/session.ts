@@ -206,32 +206,25 @@ export class Session implements McpSession {
     return this.parts.stderr?.text() ?? '';
   }
 
-  // Not async: a call costs one promise, the SDK's own, plus the failure handler.
+  // Not async, and failures mapped by the caller through `failure`: a call costs the SDK's own promise only.
   callTool(tool: string, args: Record<string, unknown> | undefined, options: McpRequestOptions = {}): ReturnType<McpSession['callTool']> {
-    const fail = (error: unknown) => Promise.reject(this.requestFailure(`calling tool "${tool}"`, error, options.signal));
     if (this.taskTools.has(tool)) {
       // Progress here is the task's status; the requests themselves carry no progress token.
       const request = { ...sdkRequestOptions(options), onprogress: undefined };
-      return callToolAsTask(this.client, this.parts.server, tool, args, { request, onProgress: options.onProgress, signal: options.signal }).catch(fail);
+      return callToolAsTask(this.client, this.parts.server, tool, args, { request, onProgress: options.onProgress, signal: options.signal });
     }
-    return (this.client.callTool({ name: tool, arguments: args }, undefined, sdkRequestOptions(options)) as ReturnType<McpSession['callTool']>).catch(
-      fail,
-    );
+    return this.client.callTool({ name: tool, arguments: args }, undefined, sdkRequestOptions(options)) as ReturnType<McpSession['callTool']>;
   }
 
   readResource(uri: string, options: McpRequestOptions = {}): ReturnType<McpSession['readResource']> {
-    return this.client.readResource({ uri }, sdkRequestOptions(options)).catch((error: unknown) =>
-      Promise.reject(this.requestFailure(`reading resource "${uri}"`, error, options.signal)),
-    );
+    return this.client.readResource({ uri }, sdkRequestOptions(options));
   }
 
   getPrompt(name: string, args: Record<string, string> | undefined, options: McpRequestOptions = {}): ReturnType<McpSession['getPrompt']> {
-    return this.client.getPrompt({ name, arguments: args }, sdkRequestOptions(options)).catch((error: unknown) =>
-      Promise.reject(this.requestFailure(`getting prompt "${name}"`, error, options.signal)),
-    );
+    return this.client.getPrompt({ name, arguments: args }, sdkRequestOptions(options));
   }
 
-  private requestFailure(what: string, error: unknown, signal?: AbortSignal): Error {
+  failure(what: string, error: unknown, signal?: AbortSignal): Error {
     const { server } = this.parts;
     // The caller gave up: the SDK has told the server (notifications/cancelled); the connection stays.
     if (signal?.aborted) return abortError(server, what, signal.reason);

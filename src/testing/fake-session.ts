@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerManifest, McpSession } from '../../machines/types.js';
+import { toError } from '../../machines/to-error.js';
 
 export const FAKE_MANIFEST: McpServerManifest = {
   tools: [{ name: 'echo', description: 'Returns its text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }],
@@ -25,6 +26,7 @@ export function createFakeSession(manifest: McpServerManifest = FAKE_MANIFEST): 
     callTool: async () => FAKE_TOOL_RESULT,
     readResource: async () => FAKE_RESOURCE_RESULT,
     getPrompt: async () => FAKE_PROMPT_RESULT,
+    failure: (_what, error) => toError(error),
     stderrTail: () => '',
     close: async () => {},
   };
