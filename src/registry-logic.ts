@@ -7,6 +7,7 @@ import { HostBridge, type McpHostHandlers } from './connection/host-handlers.js'
 import type { ClientFactory, TransportFactory } from './connection/open-session.js';
 import { createHttpAuthFactory, type McpOAuthOptions } from './auth/http-auth.js';
 import { stderrLogger, type Logger } from './logger.js';
+import { withOverrides } from './provide-overrides.js';
 
 /** How the registry's servers connect and what the client does for them: the manager takes the same options. */
 export interface RegistryLogicOptions {
@@ -60,7 +61,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
   const logger = options.logger ?? stderrLogger;
   const sessions = options.sessions ?? new SessionTracker();
   const host = new HostBridge(options.handlers ?? {});
-  const full = registryMachine.provide({
+  const full = withOverrides(registryMachine.provide({
     actors: {
       server: createServerLogic({
         transportFactory: options.transportFactory,
@@ -79,10 +80,14 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
         if (server !== undefined) void sessions.closeServer(server);
       },
     },
-  });
-  const restore = full.restoreSnapshot.bind(full);
-  full.restoreSnapshot = (snapshot, scope) => restore(restoredWithoutSubscribers(snapshot), scope);
+  }), restoreWithoutSubscribers);
   return { logic: asPublicRegistry(full), sessions, host };
+}
+
+/** The restore rule of the registry (`restoredWithoutSubscribers`), kept by every `.provide()` of it. */
+function restoreWithoutSubscribers(chart: RegistryMachine): void {
+  const restore = chart.restoreSnapshot;
+  chart.restoreSnapshot = (snapshot, scope) => restore(restoredWithoutSubscribers(snapshot), scope);
 }
 
 /**

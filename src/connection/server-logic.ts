@@ -2,6 +2,7 @@ import { fromPromise, type AnyActorScope } from 'xstate';
 import { restoredAsDisconnected, serverMachine, type ConnectInput, type ConnectOutput, type ServerEvent } from '../../machines/server.machine.js';
 import { openSession, type ConnectionDeps } from './open-session.js';
 import { createSessionActor } from './session-actor.js';
+import { withOverrides } from '../provide-overrides.js';
 
 export interface ServerLogicDeps extends ConnectionDeps {
   /** Milliseconds on the clock the chart's timers run on (idle accounting). Default: Date.now. */
@@ -12,13 +13,17 @@ export interface ServerLogicDeps extends ConnectionDeps {
  * The server chart with its effects: connect through the SDK, run the session, wait for closes.
  * A restored snapshot comes back `disconnected` (`restoredAsDisconnected`): the session it had is
  * not in the snapshot, and the loads it held are answered `mcp.failed` where their callers can be
- * found. A registry restores its servers through this, so the rule holds for it too.
+ * found. A registry restores its servers through this, so the rule holds for it too, and so does
+ * every `.provide()` of the result (an embedder swapping an action keeps the rule).
  */
 export function createServerLogic(deps: ServerLogicDeps) {
-  const logic = serverLogicWithEffects(deps);
-  const restore = logic.restoreSnapshot.bind(logic);
+  return withOverrides(serverLogicWithEffects(deps), restoreAsDisconnected);
+}
+
+function restoreAsDisconnected(logic: ReturnType<typeof serverLogicWithEffects>): void {
+  const restore = logic.restoreSnapshot;
   logic.restoreSnapshot = (snapshot, scope) => restore(restoredAsDisconnected(snapshot), scope);
-  const start = logic.start.bind(logic);
+  const start = logic.start;
   // StateMachine.start declares the snapshot only; the actor passes its scope too (ActorLogic['start']).
   logic.start = (snapshot, scope?: AnyActorScope) => {
     start(snapshot);
@@ -26,7 +31,6 @@ export function createServerLogic(deps: ServerLogicDeps) {
     // loads that waited before it (processed once the actor's mailbox opens, right after).
     if (snapshot.context.staleLoads.length > 0) scope?.self.send({ type: 'RESTORED' } satisfies ServerEvent);
   };
-  return logic;
 }
 
 function serverLogicWithEffects(deps: ServerLogicDeps) {

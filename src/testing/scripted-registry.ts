@@ -24,6 +24,7 @@ import {
 } from '../../machines/server.machine.js';
 import type { McpRegistryInput, McpReply, McpServerConfig, McpServerManifest } from '../../machines/types.js';
 import { asPublicRegistry, type RegistryLogic } from '../registry-logic.js';
+import { withOverrides } from '../provide-overrides.js';
 
 /** One scripted answer. `delayMs` (system clock) passes before it is given. */
 export type ScriptedOutcome<T> =
@@ -227,18 +228,21 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
     },
   });
   // A scripted server never reconnects by itself: a failed connect or a crash ends in `error.failed`.
-  const initialServer = scriptedServer.getInitialSnapshot.bind(scriptedServer);
-  scriptedServer.getInitialSnapshot = (scope, input) => initialServer(scope, input && { ...input, options: { ...input.options, autoReconnect: false } });
+  const server = withOverrides(scriptedServer, (logic) => {
+    const initial = logic.getInitialSnapshot;
+    logic.getInitialSnapshot = (scope, input) => initial(scope, input && { ...input, options: { ...input.options, autoReconnect: false } });
+  });
 
-  const chart = registryMachine.provide({ actors: { server: scriptedServer } });
-  // The script, not the chart's input, says which servers exist.
+  // The script, not the chart's input, says which servers exist; every protocol event is recorded.
   const servers = Object.fromEntries(Object.keys(script.servers).map((name): [string, McpServerConfig] => [name, { command: 'scripted' }]));
-  const initialRegistry = chart.getInitialSnapshot.bind(chart);
-  chart.getInitialSnapshot = (scope, input) => initialRegistry(scope, { ...input, servers });
-  const transition = chart.transition.bind(chart);
-  chart.transition = (snapshot, event, scope) => {
-    if (isProtocolEvent(event)) received.push(event);
-    return transition(snapshot, event, scope);
-  };
+  const chart = withOverrides(registryMachine.provide({ actors: { server } }), (logic) => {
+    const initial = logic.getInitialSnapshot;
+    logic.getInitialSnapshot = (scope, input) => initial(scope, { ...input, servers });
+    const transition = logic.transition;
+    logic.transition = (snapshot, event, scope) => {
+      if (isProtocolEvent(event)) received.push(event);
+      return transition(snapshot, event, scope);
+    };
+  });
   return { logic: asPublicRegistry(chart), received };
 }
