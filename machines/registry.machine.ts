@@ -14,6 +14,7 @@ import type {
   McpGetPromptEvent,
   McpReadResourceEvent,
   McpConnectOptions,
+  McpHostEmitted,
   McpRegistryEmitted,
   McpRegistryInput,
   McpReply,
@@ -35,7 +36,13 @@ export interface RegistryContext {
   /** Spawned server actors by server name; a name is here only once it was used. */
   actors: Record<string, ServerActorRef>;
   /** Actors that asked (`mcp.subscribe`) to receive state and manifest changes as events. */
-  subscribers: AnyActorRef[];
+  subscribers: RegistrySubscriber[];
+}
+
+/** An actor that subscribed, and the server notifications it asked for besides state and manifest changes. */
+export interface RegistrySubscriber {
+  replyTo: AnyActorRef;
+  include: McpHostEmitted['type'][];
 }
 
 /** A child actor that threw (`xstate.error.actor.<id>`): the registry answers what it held and forgets it. */
@@ -225,30 +232,34 @@ export const registryMachine = setup({
       const { type: _type, ...report } = event;
       const change = { type: 'mcp.stateChanged' as const, ...report } satisfies McpRegistryEmitted;
       enqueue.emit(change);
-      for (const subscriber of context.subscribers) enqueue.sendTo(subscriber, change);
+      for (const { replyTo } of context.subscribers) enqueue.sendTo(replyTo, change);
     }),
     'report manifest change': enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'mcp.server.manifestChanged');
       const { server, manifest, changes } = event;
       const change = { type: 'mcp.manifestChanged' as const, server, manifest, changes } satisfies McpRegistryEmitted;
       enqueue.emit(change);
-      for (const subscriber of context.subscribers) enqueue.sendTo(subscriber, change);
+      for (const { replyTo } of context.subscribers) enqueue.sendTo(replyTo, change);
     }),
-    // Log messages and resource updates are emitted only: subscribers get state and manifest changes.
-    'report notification': enqueueActions(({ event, enqueue }) => {
+    // Passed on, never kept: a server that floods log messages grows nothing here.
+    'report notification': enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'mcp.server.notification');
       enqueue.emit(event.event);
+      for (const { replyTo, include } of context.subscribers) {
+        if (include.includes(event.event.type)) enqueue.sendTo(replyTo, event.event);
+      }
     }),
     'add subscriber': assign({
       subscribers: ({ context, event }) => {
         assertEvent(event, 'mcp.subscribe');
-        return context.subscribers.includes(event.replyTo) ? context.subscribers : [...context.subscribers, event.replyTo];
+        const others = context.subscribers.filter((subscriber) => subscriber.replyTo !== event.replyTo);
+        return [...others, { replyTo: event.replyTo, include: [...new Set(event.include ?? [])] }];
       },
     }),
     'remove subscriber': assign({
       subscribers: ({ context, event }) => {
         assertEvent(event, 'mcp.unsubscribe');
-        return context.subscribers.filter((subscriber) => subscriber !== event.replyTo);
+        return context.subscribers.filter((subscriber) => subscriber.replyTo !== event.replyTo);
       },
     }),
     /**

@@ -186,10 +186,16 @@ export interface McpCancelEvent {
   requestId: string;
   reason?: string;
 }
-/** From now on, `mcp.stateChanged` and `mcp.manifestChanged` are also sent to `replyTo` as plain events (for a parent chart). */
+/**
+ * From now on, `mcp.stateChanged` and `mcp.manifestChanged` are also sent to `replyTo` as plain
+ * events (for a parent chart), and so are the server notifications named in `include`.
+ * Subscribing again with the same `replyTo` replaces its `include`.
+ */
 export interface McpSubscribeEvent {
   type: 'mcp.subscribe';
   replyTo: AnyActorRef;
+  /** Server notifications to send too: `mcp.log` (log messages), `mcp.resourceUpdated` (subscribed resources). Default: none. */
+  include?: McpHostEmitted['type'][];
 }
 export interface McpUnsubscribeEvent {
   type: 'mcp.unsubscribe';

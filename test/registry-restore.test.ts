@@ -130,7 +130,7 @@ describe('restoring a registry embedded in a chart', () => {
     const outsider = inbox();
     original.getSnapshot().children.mcp!.send({ type: 'mcp.load', server: 'fixture', replyTo: outsider.ref, requestId: 'outsider' });
     await vi.waitFor(() => expect(original.system.get(serverSystemId('fixture'))?.getSnapshot().value).toBe('connecting'));
-    expect(original.getSnapshot().children.mcp!.getSnapshot().context.subscribers).toEqual([original]);
+    expect(original.getSnapshot().children.mcp!.getSnapshot().context.subscribers).toEqual([{ replyTo: original, include: [] }]);
 
     const json = JSON.stringify(original.getPersistedSnapshot());
     original.stop();
