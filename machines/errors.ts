@@ -97,6 +97,8 @@ export function restoredWhileLoadingError(server: string): McpServerError {
 export function describeRequest(spec: RequestSpec): string {
   if (spec.kind === 'tool') return `calling tool "${spec.tool}"`;
   if (spec.kind === 'resource') return `reading resource "${spec.uri}"`;
+  if (spec.kind === 'subscribe') return `subscribing to resource "${spec.uri}"`;
+  if (spec.kind === 'unsubscribe') return `unsubscribing from resource "${spec.uri}"`;
   return `getting prompt "${spec.name}"`;
 }
 

@@ -10,14 +10,12 @@ import type { AnyActorRef, Snapshot } from 'xstate';
 import { disabledServerError, notConnectedError, serverCrashedError, unknownServerError } from './errors.js';
 import { serverMachine, type ChildReport, type PendingRequest, type ServerActorRef } from './server.machine.js';
 import type {
-  McpCallToolEvent,
-  McpGetPromptEvent,
-  McpReadResourceEvent,
   McpConnectOptions,
   McpHostEmitted,
   McpRegistryEmitted,
   McpRegistryInput,
   McpReply,
+  McpRequestEvent,
   McpServerConfig,
   RequestSpec,
 } from './types.js';
@@ -96,16 +94,23 @@ export function serverSystemId(server: string): string {
 }
 
 /** What a request event of the protocol asks the server to do. */
-export function requestSpecOf(event: McpCallToolEvent | McpReadResourceEvent | McpGetPromptEvent): RequestSpec {
-  return event.type === 'mcp.callTool'
-    ? { kind: 'tool', tool: event.tool, arguments: event.arguments }
-    : event.type === 'mcp.readResource'
-      ? { kind: 'resource', uri: event.uri }
-      : { kind: 'prompt', name: event.name, arguments: event.arguments };
+export function requestSpecOf(event: McpRequestEvent): RequestSpec {
+  switch (event.type) {
+    case 'mcp.callTool':
+      return { kind: 'tool', tool: event.tool, arguments: event.arguments };
+    case 'mcp.readResource':
+      return { kind: 'resource', uri: event.uri };
+    case 'mcp.getPrompt':
+      return { kind: 'prompt', name: event.name, arguments: event.arguments };
+    case 'mcp.subscribeResource':
+      return { kind: 'subscribe', uri: event.uri };
+    case 'mcp.unsubscribeResource':
+      return { kind: 'unsubscribe', uri: event.uri };
+  }
 }
 
 /** A request event of the protocol as the server chart's request: what to run, how, and where the answer goes. */
-export function pendingRequestOf(event: McpCallToolEvent | McpReadResourceEvent | McpGetPromptEvent): PendingRequest {
+export function pendingRequestOf(event: McpRequestEvent): PendingRequest {
   const { timeoutMs, progress, resetTimeoutOnProgress, maxTotalTimeoutMs } = event;
   return {
     replyTo: event.replyTo,
@@ -199,6 +204,8 @@ export const registryMachine = setup({
         case 'mcp.callTool':
         case 'mcp.readResource':
         case 'mcp.getPrompt':
+        case 'mcp.subscribeResource':
+        case 'mcp.unsubscribeResource':
           enqueue.sendTo(actor, { type: 'REQUEST', request: pendingRequestOf(event) });
           break;
         case 'mcp.cancel':
@@ -321,6 +328,18 @@ export const registryMachine = setup({
           { guard: 'is disabled server', actions: 'refuse: disabled server' },
           { guard: 'is spawned server', actions: 'forward to server' },
           { actions: 'refuse: not connected' },
+        ],
+        'mcp.subscribeResource': [
+          { guard: 'is unknown server', actions: 'refuse: unknown server' },
+          { guard: 'is disabled server', actions: 'refuse: disabled server' },
+          { guard: 'is spawned server', actions: 'forward to server' },
+          { actions: 'refuse: not connected' },
+        ],
+        // A server not connected answers by forgetting the subscription (one never used has none).
+        'mcp.unsubscribeResource': [
+          { guard: 'is unknown server', actions: 'refuse: unknown server' },
+          { guard: 'is disabled server', actions: 'refuse: disabled server' },
+          { actions: ['spawn server if needed', 'forward to server'] },
         ],
         // A cancel for a server never used has nothing to cancel.
         'mcp.cancel': { guard: 'is spawned server', actions: 'forward to server' },

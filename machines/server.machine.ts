@@ -83,6 +83,8 @@ export interface SessionActorInput {
   rereads: PendingRequest[];
   /** The timeout of a request that sets none. */
   requestTimeoutMs: number;
+  /** The resources the server was asked to keep the host informed about: subscribed again on this new session. */
+  subscriptions: string[];
 }
 
 /** Answers a request on the direct route (the façade's own callback) instead of `replyTo`. */
@@ -124,6 +126,11 @@ export interface ServerContext {
   sessionRenewed: boolean;
   /** The idle delay the next `connected.ready` waits: the full timeout, or what is left of it after a check. */
   idleDelayMs: number;
+  /**
+   * Resource URIs the server confirmed a subscription to (`mcp.subscribeResource`), once each:
+   * every new session subscribes to them again. Data, so it survives reconnects and snapshots.
+   */
+  subscriptions: string[];
 }
 
 export type ServerEvent =
@@ -206,6 +213,14 @@ export const serverMachine = setup({
     'session expired and renewable': ({ context, event }) => {
       assertEvent(event, 'CONNECTION_LOST');
       return event.sessionExpired === true && !context.sessionRenewed;
+    },
+    'answers a subscription change': ({ event }) => {
+      assertEvent(event, 'DELIVER');
+      return event.event.type === 'mcp.resourceSubscribed' || event.event.type === 'mcp.resourceUnsubscribed';
+    },
+    'is an unsubscribe': ({ event }) => {
+      assertEvent(event, 'REQUEST');
+      return event.request.spec.kind === 'unsubscribe';
     },
   },
   actions: {
@@ -323,6 +338,23 @@ export const serverMachine = setup({
         return event.event;
       },
     ),
+    'record subscription change': assign({
+      subscriptions: ({ context, event }) => {
+        assertEvent(event, 'DELIVER');
+        const answer = event.event;
+        if (answer.type === 'mcp.resourceSubscribed') return context.subscriptions.includes(answer.uri) ? context.subscriptions : [...context.subscriptions, answer.uri];
+        if (answer.type === 'mcp.resourceUnsubscribed') return context.subscriptions.filter((uri) => uri !== answer.uri);
+        return context.subscriptions;
+      },
+    }),
+    // Not connected: no session holds the subscription, so forgetting it is the whole unsubscribe.
+    'forget subscription': enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'REQUEST');
+      const { replyTo, requestId, spec } = event.request;
+      if (spec.kind !== 'unsubscribe') return;
+      enqueue.assign({ subscriptions: context.subscriptions.filter((uri) => uri !== spec.uri) });
+      enqueue.sendTo(replyTo, { type: 'mcp.resourceUnsubscribed', requestId, server: context.name, uri: spec.uri } satisfies McpReply);
+    }),
     'ask session if idle': sendTo('session', { type: 'IDLE_QUESTION' } satisfies SessionActorEvent),
     'arm full idle timeout': assign({ idleDelayMs: ({ context }) => context.options.idleTimeoutMs }),
     'arm remaining idle timeout': assign({
@@ -390,6 +422,7 @@ export const serverMachine = setup({
       rereads: [],
       sessionRenewed: false,
       idleDelayMs: options.idleTimeoutMs,
+      subscriptions: [],
     };
   },
   initial: 'disconnected',
@@ -403,7 +436,10 @@ export const serverMachine = setup({
       description: 'No connection and no process. A load (CONNECT) starts one; requests are refused.',
       entry: { type: 'report state to registry', params: { state: 'disconnected', substate: 'disconnected' } },
       on: {
-        REQUEST: { actions: { type: 'refuse request: not connected', params: { state: 'disconnected' } } },
+        REQUEST: [
+          { guard: 'is an unsubscribe', actions: 'forget subscription' },
+          { actions: { type: 'refuse request: not connected', params: { state: 'disconnected' } } },
+        ],
       },
       initial: 'idle',
       states: {
@@ -447,7 +483,10 @@ export const serverMachine = setup({
         ],
       },
       on: {
-        REQUEST: { actions: { type: 'refuse request: not connected', params: { state: 'connecting' } } },
+        REQUEST: [
+          { guard: 'is an unsubscribe', actions: 'forget subscription' },
+          { actions: { type: 'refuse request: not connected', params: { state: 'connecting' } } },
+        ],
         CONNECT: { actions: 'add load waiter' },
         // The connect's abort signal closes what it opened; disconnect() waits for that close.
         DISCONNECT: {
@@ -467,6 +506,7 @@ export const serverMachine = setup({
           name: context.name,
           rereads: context.rereads,
           requestTimeoutMs: context.options.requestTimeoutMs,
+          subscriptions: context.subscriptions,
         }),
       },
       after: {
@@ -500,7 +540,11 @@ export const serverMachine = setup({
       on: {
         CONNECT: { actions: ['answer loaded now', 'touch'] },
         REQUEST: { actions: 'run request' },
-        DELIVER: { actions: 'deliver to replyTo' },
+        // The event route's answers pass here: a subscription the server confirmed is recorded.
+        DELIVER: [
+          { guard: 'answers a subscription change', actions: ['record subscription change', 'deliver to replyTo'] },
+          { actions: 'deliver to replyTo' },
+        ],
         CANCEL: { actions: 'pass cancel to session' },
         MANIFEST_CHANGED: { actions: 'store manifest and report it' },
         NOTIFICATION: { actions: 'report notification to registry' },
@@ -519,7 +563,10 @@ export const serverMachine = setup({
     error: {
       description: 'The last connect failed or the connection was lost: retrying after a backoff, or given up.',
       on: {
-        REQUEST: { actions: { type: 'refuse request: not connected', params: { state: 'error' } } },
+        REQUEST: [
+          { guard: 'is an unsubscribe', actions: 'forget subscription' },
+          { actions: { type: 'refuse request: not connected', params: { state: 'error' } } },
+        ],
       },
       initial: 'failed',
       states: {
@@ -609,7 +656,8 @@ type PersistedServerSnapshot = Snapshot<unknown> & {
  * and are never replayed. Their callers' refs do not survive a snapshot, but a caller with a system
  * id can still be found: its load becomes a `staleLoads` entry, answered `mcp.failed` when the
  * restored actor starts (`RESTORED`); the others, and the reads, are dropped.
- * Config, options, manifest and last error are kept. A stopped or finished snapshot is left as is.
+ * Config, options, manifest, last error and resource subscriptions are kept (the next session
+ * subscribes again). A stopped or finished snapshot is left as is.
  */
 function staleLoadOf(waiter: LoadWaiter): StaleLoad[] {
   return waiter.replyToSystemId === undefined ? [] : [{ systemId: waiter.replyToSystemId, requestId: waiter.requestId }];
@@ -631,6 +679,8 @@ export function restoredAsDisconnected(persisted: Snapshot<unknown>): Snapshot<u
       rereads: [],
       sessionRenewed: false,
       idleDelayMs: snapshot.context.options.idleTimeoutMs,
+      // `?? []`: a snapshot persisted before subscriptions existed.
+      subscriptions: snapshot.context.subscriptions ?? [],
     },
   };
   return restored;

@@ -113,6 +113,11 @@ export interface McpSession {
   callTool(tool: string, args: Record<string, unknown> | undefined, options?: McpRequestOptions): Promise<CallToolResult>;
   readResource(uri: string, options?: McpRequestOptions): Promise<ReadResourceResult>;
   getPrompt(name: string, args: Record<string, string> | undefined, options?: McpRequestOptions): Promise<GetPromptResult>;
+  /** `resources/subscribe`; rejects, without asking, a server whose capabilities lack `resources.subscribe`. */
+  subscribeResource(uri: string, options?: McpRequestOptions): Promise<void>;
+  unsubscribeResource(uri: string, options?: McpRequestOptions): Promise<void>;
+  /** A new session has no subscriptions: subscribes to each of these again, logging (not throwing) a refusal. */
+  resubscribe(uris: readonly string[]): void;
   /**
    * The error to answer a failed request with (`what`: e.g. `calling tool "x"`): an abort, a lost
    * connection (reported to `watch`'s `onLost` too) or the server's own failure, secrets redacted.
@@ -155,7 +160,9 @@ export interface McpRequestFields {
 export type RequestSpec =
   | { kind: 'tool'; tool: string; arguments?: Record<string, unknown> }
   | { kind: 'resource'; uri: string }
-  | { kind: 'prompt'; name: string; arguments?: Record<string, string> };
+  | { kind: 'prompt'; name: string; arguments?: Record<string, string> }
+  | { kind: 'subscribe'; uri: string }
+  | { kind: 'unsubscribe'; uri: string };
 export interface McpCallToolEvent extends McpRequestFields {
   type: 'mcp.callTool';
   server: string;
@@ -176,6 +183,26 @@ export interface McpGetPromptEvent extends McpRequestFields {
   server: string;
   name: string;
   arguments?: Record<string, string>;
+  replyTo: AnyActorRef;
+  requestId: string;
+}
+/**
+ * `resources/subscribe` on a connected server that declares `resources.subscribe`: from then on
+ * its `notifications/resources/updated` for `uri` arrive as `mcp.resourceUpdated` (emitted, and
+ * sent to subscribers that include it), on this connection and every later one of the server.
+ */
+export interface McpSubscribeResourceEvent extends McpRequestFields {
+  type: 'mcp.subscribeResource';
+  server: string;
+  uri: string;
+  replyTo: AnyActorRef;
+  requestId: string;
+}
+/** Ends a subscription (`resources/unsubscribe` when connected; a server not connected just forgets it). */
+export interface McpUnsubscribeResourceEvent extends McpRequestFields {
+  type: 'mcp.unsubscribeResource';
+  server: string;
+  uri: string;
   replyTo: AnyActorRef;
   requestId: string;
 }
@@ -213,12 +240,17 @@ export interface McpDisconnectAllEvent {
   type: 'mcp.disconnectAll';
 }
 
+/** The protocol's events that a connected server's session runs as a request. */
+export type McpRequestEvent = McpCallToolEvent | McpReadResourceEvent | McpGetPromptEvent | McpSubscribeResourceEvent | McpUnsubscribeResourceEvent;
+
 export type McpRegistryInput =
   | McpConfigureEvent
   | McpLoadEvent
   | McpCallToolEvent
   | McpReadResourceEvent
   | McpGetPromptEvent
+  | McpSubscribeResourceEvent
+  | McpUnsubscribeResourceEvent
   | McpCancelEvent
   | McpSubscribeEvent
   | McpUnsubscribeEvent
@@ -250,6 +282,20 @@ export interface McpPromptReply {
   server: string;
   prompt: GetPromptResult;
 }
+/** The answer to `mcp.subscribeResource`: the server accepted the subscription. */
+export interface McpResourceSubscribedReply {
+  type: 'mcp.resourceSubscribed';
+  requestId: string;
+  server: string;
+  uri: string;
+}
+/** The answer to `mcp.unsubscribeResource`. */
+export interface McpResourceUnsubscribedReply {
+  type: 'mcp.resourceUnsubscribed';
+  requestId: string;
+  server: string;
+  uri: string;
+}
 /** Sent to `replyTo` for each progress notification of a request that asked for `progress`. Not a final reply. */
 export interface McpProgressEvent extends McpProgress {
   type: 'mcp.progress';
@@ -263,7 +309,14 @@ export interface McpFailedReply {
   error: Error;
 }
 /** The final answer to a request: exactly one per `requestId`. */
-export type McpReply = McpLoadedReply | McpToolResultReply | McpResourceReply | McpPromptReply | McpFailedReply;
+export type McpReply =
+  | McpLoadedReply
+  | McpToolResultReply
+  | McpResourceReply
+  | McpPromptReply
+  | McpResourceSubscribedReply
+  | McpResourceUnsubscribedReply
+  | McpFailedReply;
 
 /** Emitted by the registry for hosts (`registry.on(...)`). */
 export interface McpStateChangedEmitted {

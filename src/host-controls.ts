@@ -1,6 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { LoggingLevel, Root } from '@modelcontextprotocol/sdk/types.js';
-import { McpServerError, notConnectedError } from '../machines/errors.js';
 import type { HostBridge } from './connection/host-handlers.js';
 import type { Logger } from './logger.js';
 
@@ -8,9 +7,10 @@ import type { Logger } from './logger.js';
 export type ClientLookup = (server: string) => Client | undefined;
 
 /**
- * The host settings the manager keeps across connections: roots, the log level asked of
- * servers, and resource subscriptions. Each is sent to the servers connected now and again to
- * every server that (re)connects, since a new session starts with none of them.
+ * The host settings the manager keeps across connections: roots and the log level asked of
+ * servers. Each is sent to the servers connected now; the log level again to every server that
+ * (re)connects, since a new session starts without it. (Resource subscriptions are the server
+ * chart's: see `subscriptions` in machines/server.machine.ts.)
  */
 export class HostControls {
   private readonly bridge: HostBridge;
@@ -18,7 +18,6 @@ export class HostControls {
   private readonly connectedServers: () => string[];
   private readonly logger: Logger;
   private loggingLevel?: LoggingLevel;
-  private readonly subscriptions = new Map<string, Set<string>>();
 
   constructor(bridge: HostBridge, clientOf: ClientLookup, connectedServers: () => string[], logger: Logger) {
     this.bridge = bridge;
@@ -41,47 +40,16 @@ export class HostControls {
     await this.forEachConnected((server, client) => this.applyLoggingLevel(server, client));
   }
 
-  async subscribeResource(server: string, uri: string): Promise<void> {
-    const client = this.subscribable(server);
-    await client.subscribeResource({ uri });
-    const uris = this.subscriptions.get(server) ?? new Set();
-    uris.add(uri);
-    this.subscriptions.set(server, uris);
-  }
-
-  async unsubscribeResource(server: string, uri: string): Promise<void> {
-    this.subscriptions.get(server)?.delete(uri);
-    const client = this.clientOf(server);
-    if (client) await client.unsubscribeResource({ uri });
-  }
-
-  /** A server (re)connected: give its new session the level and subscriptions the host asked for. */
+  /** A server (re)connected: give its new session the level the host asked for. */
   async reapply(server: string): Promise<void> {
     const client = this.clientOf(server);
-    if (!client) return;
-    await this.applyLoggingLevel(server, client);
-    for (const uri of this.subscriptions.get(server) ?? []) {
-      await this.quietly(server, `resources/subscribe ${uri}`, () => client.subscribeResource({ uri }));
-    }
+    if (client) await this.applyLoggingLevel(server, client);
   }
 
   private async applyLoggingLevel(server: string, client: Client): Promise<void> {
     const level = this.loggingLevel;
     if (level === undefined || !client.getServerCapabilities()?.logging) return;
     await this.quietly(server, 'logging/setLevel', () => client.setLoggingLevel(level));
-  }
-
-  private subscribable(server: string): Client {
-    const client = this.clientOf(server);
-    if (!client) throw notConnectedError(server, 'not connected');
-    if (!client.getServerCapabilities()?.resources?.subscribe) {
-      throw new McpServerError(
-        'REQUEST_FAILED',
-        server,
-        `MCP server "${server}" does not offer resource subscriptions (its capabilities lack resources.subscribe).`,
-      );
-    }
-    return client;
   }
 
   private async forEachConnected(run: (server: string, client: Client) => Promise<void>): Promise<void> {

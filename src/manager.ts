@@ -4,15 +4,13 @@ import { abortError, describeRequest } from '../machines/errors.js';
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import { isClosing, publicServerState, sessionActorOf, type PendingRequest, type ServerActorRef } from '../machines/server.machine.js';
 import type {
-  McpCallToolEvent,
   McpConnectOptions,
-  McpGetPromptEvent,
   McpLoadEvent,
   McpRequestFields,
   RequestSpec,
   McpProgress,
   McpProgressEvent,
-  McpReadResourceEvent,
+  McpRequestEvent,
   McpRegistryEmitted,
   McpReply,
   McpServerConfig,
@@ -281,13 +279,19 @@ export class McpConnectionManager {
     return this.host.setLoggingLevel(level);
   }
 
-  /** `resources/subscribe` on a connected server that declares `subscribe`; updates arrive as `mcp.resourceUpdated`, and survive reconnects. */
-  subscribeResource(name: string, uri: string): Promise<void> {
-    return this.host.subscribeResource(name, uri);
+  /**
+   * `resources/subscribe` on a connected server that declares `subscribe` (`mcp.subscribeResource`);
+   * updates arrive as `mcp.resourceUpdated`, and the subscription is made again on every reconnect.
+   */
+  async subscribeResource(name: string, uri: string, options: RequestOptions = {}): Promise<void> {
+    const reply = await this.changeSubscription(name, { kind: 'subscribe', uri }, options);
+    if (reply.type !== 'mcp.resourceSubscribed') throw unexpected(reply);
   }
 
-  unsubscribeResource(name: string, uri: string): Promise<void> {
-    return this.host.unsubscribeResource(name, uri);
+  /** Ends a subscription (`mcp.unsubscribeResource`): `resources/unsubscribe` when connected; a server not connected just forgets it. */
+  async unsubscribeResource(name: string, uri: string, options: RequestOptions = {}): Promise<void> {
+    const reply = await this.changeSubscription(name, { kind: 'unsubscribe', uri }, options);
+    if (reply.type !== 'mcp.resourceUnsubscribed') throw unexpected(reply);
   }
 
   /** Live sessions (opened and not yet fully closed), for leak checks. */
@@ -318,6 +322,13 @@ export class McpConnectionManager {
       if (session) session.send({ type: 'RUN', request, answer: this.deliver, signal: how.signal });
       else this.actor.send(protocolEvent(server, request));
     });
+  }
+
+  /** Always the event route: the server chart records what the server confirmed, to subscribe again on the next session. */
+  private changeSubscription(server: string, spec: RequestSpec, options: RequestOptions): Promise<McpReply> {
+    return this.awaitReply(server, spec, options, (requestId) =>
+      this.actor.send(protocolEvent(server, { replyTo: this.inbox, requestId, spec, options: requestFields(options) })),
+    );
   }
 
   /**
@@ -366,7 +377,7 @@ export class McpConnectionManager {
 }
 
 /** A request as the registry protocol event an embedder would send. */
-function protocolEvent(server: string, { replyTo, requestId, spec, options }: PendingRequest): McpCallToolEvent | McpReadResourceEvent | McpGetPromptEvent {
+function protocolEvent(server: string, { replyTo, requestId, spec, options }: PendingRequest): McpRequestEvent {
   const common = { server, replyTo, requestId, ...options };
   switch (spec.kind) {
     case 'tool':
@@ -375,6 +386,10 @@ function protocolEvent(server: string, { replyTo, requestId, spec, options }: Pe
       return { type: 'mcp.readResource', uri: spec.uri, ...common };
     case 'prompt':
       return { type: 'mcp.getPrompt', name: spec.name, arguments: spec.arguments, ...common };
+    case 'subscribe':
+      return { type: 'mcp.subscribeResource', uri: spec.uri, ...common };
+    case 'unsubscribe':
+      return { type: 'mcp.unsubscribeResource', uri: spec.uri, ...common };
   }
 }
 

@@ -28,7 +28,19 @@ type RegistryPath = StatePath<RegistrySnapshot, RegistryModelEvent>;
 type RequestEvent = Extract<RegistryModelEvent, { replyTo: AnyActorRef; requestId: string }>;
 
 const CONFIG = { command: 'memory' };
-const PROTOCOL = ['mcp.configure', 'mcp.load', 'mcp.callTool', 'mcp.readResource', 'mcp.getPrompt', 'mcp.cancel', 'mcp.touch', 'mcp.disconnect', 'mcp.disconnectAll'];
+const PROTOCOL = [
+  'mcp.configure',
+  'mcp.load',
+  'mcp.callTool',
+  'mcp.readResource',
+  'mcp.getPrompt',
+  'mcp.subscribeResource',
+  'mcp.unsubscribeResource',
+  'mcp.cancel',
+  'mcp.touch',
+  'mcp.disconnect',
+  'mcp.disconnectAll',
+];
 const model = createRegistryTestModel({ config: CONFIG });
 const coverage = new CoverageRecorder(registryMachine);
 const fast = { interval: 2, timeout: 5_000 };
@@ -79,7 +91,11 @@ function expectedReply({ actor }: Registry, request: RequestEvent): { type: stri
   if (request.server === MODEL_SERVERS.disabled) return failed('SERVER_DISABLED');
   if (request.type === 'mcp.load') return { type: 'mcp.loaded' };
   const server = actor.getSnapshot().context.actors[request.server];
-  if (!server?.getSnapshot().matches('connected')) return failed('NOT_CONNECTED');
+  const connected = server?.getSnapshot().matches('connected') === true;
+  // The fixture declares resources without `subscribe`: a connected server refuses both; one not connected forgets.
+  if (request.type === 'mcp.unsubscribeResource') return connected ? failed('REQUEST_FAILED') : { type: 'mcp.resourceUnsubscribed' };
+  if (!connected) return failed('NOT_CONNECTED');
+  if (request.type === 'mcp.subscribeResource') return failed('REQUEST_FAILED');
   const success = { 'mcp.callTool': 'mcp.toolResult', 'mcp.readResource': 'mcp.resource', 'mcp.getPrompt': 'mcp.prompt' } as const;
   return { type: success[request.type] };
 }

@@ -79,8 +79,12 @@ export function createSessionActor(deps: SessionActorDeps) {
         session.callTool(spec.tool, spec.arguments, requestOptions).then((result) => settle({ type: 'mcp.toolResult', requestId, server: name, result }), fail);
       } else if (spec.kind === 'resource') {
         session.readResource(spec.uri, requestOptions).then((result) => settle({ type: 'mcp.resource', requestId, server: name, contents: result.contents }), fail);
-      } else {
+      } else if (spec.kind === 'prompt') {
         session.getPrompt(spec.name, spec.arguments, requestOptions).then((prompt) => settle({ type: 'mcp.prompt', requestId, server: name, prompt }), fail);
+      } else if (spec.kind === 'subscribe') {
+        session.subscribeResource(spec.uri, requestOptions).then(() => settle({ type: 'mcp.resourceSubscribed', requestId, server: name, uri: spec.uri }), fail);
+      } else {
+        session.unsubscribeResource(spec.uri, requestOptions).then(() => settle({ type: 'mcp.resourceUnsubscribed', requestId, server: name, uri: spec.uri }), fail);
       }
     };
 
@@ -100,6 +104,8 @@ export function createSessionActor(deps: SessionActorDeps) {
       else sendBack({ type: 'IDLE_ANSWER', inFlight: inFlight.size, idleForMs: inFlight.size > 0 ? 0 : deps.now() - lastActivity });
     });
     for (const request of input.rereads) run(request);
+    // The chart's subscriptions, on this new session (a first connect has none).
+    if (input.subscriptions.length > 0) session?.resubscribe(input.subscriptions);
 
     const unwatch = session?.watch({
       onLost: (error, sessionExpired) => {

@@ -36,6 +36,11 @@ type SessionListeners = Parameters<McpSession['watch']>[0];
  */
 export const EARLY_NOTIFICATIONS_KEPT = 50;
 
+/** What a server without `resources.subscribe` is refused with (the request's failure says which server and resource). */
+function noSubscriptionsError(): Error {
+  return new Error('the server does not offer resource subscriptions (its capabilities lack resources.subscribe)');
+}
+
 export interface SessionParts {
   server: string;
   client: Client;
@@ -222,6 +227,31 @@ export class Session implements McpSession {
 
   getPrompt(name: string, args: Record<string, string> | undefined, options: McpRequestOptions = {}): ReturnType<McpSession['getPrompt']> {
     return this.client.getPrompt({ name, arguments: args }, sdkRequestOptions(options));
+  }
+
+  subscribeResource(uri: string, options: McpRequestOptions = {}): Promise<void> {
+    if (!this.offersSubscriptions()) return Promise.reject(noSubscriptionsError());
+    return this.client.subscribeResource({ uri }, sdkRequestOptions(options)).then(() => undefined);
+  }
+
+  unsubscribeResource(uri: string, options: McpRequestOptions = {}): Promise<void> {
+    if (!this.offersSubscriptions()) return Promise.reject(noSubscriptionsError());
+    return this.client.unsubscribeResource({ uri }, sdkRequestOptions(options)).then(() => undefined);
+  }
+
+  private offersSubscriptions(): boolean {
+    return this.client.getServerCapabilities()?.resources?.subscribe === true;
+  }
+
+  resubscribe(uris: readonly string[]): void {
+    const { server, logger } = this.parts;
+    for (const uri of uris) {
+      this.subscribeResource(uri).catch((error: unknown) => {
+        if (this.closing) return;
+        const message = capErrorText(redactError(toError(error), this.parts.secrets).message);
+        logger.warn(`MCP server "${server}" refused resources/subscribe ${uri} on the new connection: ${message}`);
+      });
+    }
   }
 
   failure(what: string, error: unknown, signal?: AbortSignal): Error {

@@ -61,6 +61,8 @@ export function createRegistryTestModel(options: RegistryTestModelOptions = {}):
     { type: 'mcp.callTool', server, tool: 'echo', arguments: { text: 'hi' }, replyTo, requestId: 'call' },
     { type: 'mcp.readResource', server, uri: 'fixture://greeting', replyTo, requestId: 'read' },
     { type: 'mcp.getPrompt', server, name: 'greet', arguments: { name: 'model' }, replyTo, requestId: 'prompt' },
+    { type: 'mcp.subscribeResource', server, uri: 'fixture://greeting', replyTo, requestId: 'subscribe' },
+    { type: 'mcp.unsubscribeResource', server, uri: 'fixture://greeting', replyTo, requestId: 'unsubscribe' },
   ]);
   const enabled = MODEL_SERVERS.enabled;
   const events: RegistryModelEvent[] = [

@@ -107,7 +107,9 @@ function serializeEvent(event: ServerModelEvent): string {
   const sessionExpired = 'sessionExpired' in event ? event.sessionExpired : undefined;
   const unfinishedReads = 'unfinishedReads' in event ? event.unfinishedReads?.length : undefined;
   const idle = event.type === 'IDLE_ANSWER' ? [event.inFlight, event.idleForMs] : undefined;
-  return JSON.stringify({ type: event.type, error, sessionExpired, unfinishedReads, idle });
+  const request = event.type === 'REQUEST' ? event.request.spec.kind : undefined;
+  const delivered = event.type === 'DELIVER' ? event.event.type : undefined;
+  return JSON.stringify({ type: event.type, error, sessionExpired, unfinishedReads, idle, request, delivered });
 }
 
 /**
@@ -127,6 +129,7 @@ export function createServerTestModel(options: ServerTestModelOptions = {}): Ser
     { type: 'DISCONNECT' },
     { type: 'TOUCH' },
     { type: 'REQUEST', request: { replyTo, requestId: 'call', spec: { kind: 'tool', tool: 'echo', arguments: { text: 'hi' } } } },
+    { type: 'REQUEST', request: { replyTo, requestId: 'unsubscribe', spec: { kind: 'unsubscribe', uri: 'fake://greeting' } } },
     { type: 'CANCEL', requestId: 'read' },
     { type: 'RECONFIGURE', config: input.config, options: input.options },
     { type: 'CONNECTION_LOST', error: new Error('the server closed the connection') },
@@ -139,6 +142,7 @@ export function createServerTestModel(options: ServerTestModelOptions = {}): Ser
     },
     { type: 'MANIFEST_CHANGED', manifest: changedManifest, changes: { added: [], removed: ['tool:echo'], changed: [] } },
     { type: 'DELIVER', replyTo, event: { type: 'mcp.toolResult', requestId: 'call', server: input.name, result: { content: [] } } },
+    { type: 'DELIVER', replyTo, event: { type: 'mcp.resourceSubscribed', requestId: 'subscribe', server: input.name, uri: 'fake://greeting' } },
     { type: 'NOTIFICATION', event: { type: 'mcp.log', server: input.name, level: 'info', data: 'a log message' } },
     { type: 'RESTORED' },
     // The session actor's answers when the idle delay ran out: idle for the whole timeout, busy, idle for part of it.
