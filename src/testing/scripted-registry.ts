@@ -202,7 +202,7 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
           if (spec.kind === 'resource') {
             return settle(request, deliver, run?.resources.get(spec.uri)?.take(), (contents) => ({ type: 'mcp.resource', requestId, server: name, contents }));
           }
-          // Prompts are not scripted.
+          // Prompts and resource subscriptions are not scripted.
           return deliver(unscripted(request));
         };
 
