@@ -4,7 +4,7 @@
  * servers' log messages (`mcp.log`), which inspection shows on their way up — also when a server
  * floods them, without anything growing. Real stdio servers.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { assertEvent, assign, createActor, sendTo, setup, waitFor, type AnyActorRef, type InspectionEvent } from 'xstate';
 import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -22,18 +22,11 @@ import {
 import { EARLY_NOTIFICATIONS_KEPT } from '../src/connection/session.js';
 import { everythingStdio, textOf } from './support/everything.js';
 import { hostileServer } from './support/hostile.js';
-import { descendantsOfThisProcess } from './support/fixtures.js';
+import { cleanUpAfterEach, type Ask } from './support/embedder.js';
 
 const sessions = new SessionTracker();
-const stops: Array<() => void> = [];
+const stops = cleanUpAfterEach(sessions);
 
-afterEach(async () => {
-  for (const stop of stops.splice(0)) stop();
-  await sessions.closeAll();
-  await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
-});
-
-type Ask = { type: 'ask'; request: McpRegistryInput };
 
 /** A user's chart that invokes the registry and keeps every reply it gets. */
 function startEmbedder(options: RegistryLogicOptions, servers: Record<string, McpServerConfig>) {

@@ -5,52 +5,22 @@
  * waiting loads are answered once the restored actor starts, and whose subscribers are dropped;
  * a provided scripted registry still answers from its script. Real stdio fixture server.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { assertEvent, assign, createActor, fromCallback, sendTo, setup, type AnyActorRef, type EventObject } from 'xstate';
+import { describe, expect, it, vi } from 'vitest';
+import { createActor, fromCallback, type AnyActorRef, type EventObject } from 'xstate';
 import { createRegistryLogic, serverSystemId, SessionTracker, silentLogger, type RegistryLogic } from '../src/index.js';
 import { createScriptedRegistry } from '../src/testing/index.js';
 import { createServerLogic } from '../src/connection/server-logic.js';
-import type { McpRegistryInput, McpReply, McpStateChangedEmitted } from '../machines/types.js';
 import type { ServerActorRef } from '../machines/server.machine.js';
-import { descendantsOfThisProcess, settle, stdioFixture } from './support/fixtures.js';
+import { descendantsOfThisProcess, settle } from './support/fixtures.js';
+import { cleanUpAfterEach, waitingLoadAgent } from './support/embedder.js';
 
 const tracker = new SessionTracker();
 const options = { logger: silentLogger, sessions: tracker, clientInfo: { name: 'provide-test', version: '0' } };
-const stops: Array<() => void> = [];
-
-afterEach(async () => {
-  for (const stop of stops.splice(0)) stop();
-  await tracker.closeAll();
-  await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
-});
-
-type Ask = { type: 'ask'; request: McpRegistryInput };
-
-/** An agent chart that invokes `registry`, subscribes to it and keeps its replies. */
-function agentChart(registry: RegistryLogic) {
-  return setup({
-    types: { events: {} as Ask | McpReply | McpStateChangedEmitted, context: {} as { replies: McpReply[] }, children: {} as { mcp: 'mcp' } },
-    actors: { mcp: registry },
-  }).createMachine({
-    context: { replies: [] },
-    // The server never answers initialize: a load waits in `connecting` for as long as the test likes.
-    invoke: { id: 'mcp', src: 'mcp', input: { servers: { fixture: stdioFixture('--mode', 'never-initialize') } } },
-    entry: sendTo('mcp', ({ self }) => ({ type: 'mcp.subscribe' as const, replyTo: self })),
-    on: {
-      ask: {
-        actions: sendTo('mcp', ({ event }) => {
-          assertEvent(event, 'ask');
-          return event.request;
-        }),
-      },
-      'mcp.failed': { actions: assign({ replies: ({ context, event }) => [...context.replies, event] }) },
-    },
-  });
-}
+const stops = cleanUpAfterEach(tracker);
 
 /** Runs the agent until its load waits, persists it through JSON, stops it, and restores it. */
 async function persistWhileLoadingAndRestore(registry: RegistryLogic) {
-  const chart = agentChart(registry);
+  const chart = waitingLoadAgent(registry);
   const original = createActor(chart, { systemId: 'agent' }).start();
   stops.push(() => original.stop());
   original.send({ type: 'ask', request: { type: 'mcp.load', server: 'fixture', replyTo: original, requestId: 'load' } });

@@ -5,11 +5,12 @@
  * subscribers are dropped.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { assertEvent, assign, createActor, fromCallback, sendTo, setup, SimulatedClock, type Actor } from 'xstate';
+import { createActor, fromCallback, SimulatedClock, type Actor } from 'xstate';
 import { createRegistryLogic, serverSystemId, SessionTracker, silentLogger } from '../src/index.js';
-import type { McpProgressEvent, McpRegistryInput, McpReply, McpStateChangedEmitted } from '../machines/types.js';
+import type { McpProgressEvent, McpReply } from '../machines/types.js';
 import type { ServerActorRef } from '../machines/server.machine.js';
 import { descendantsOfThisProcess, settle, stdioFixture } from './support/fixtures.js';
+import { waitingLoadAgent } from './support/embedder.js';
 
 const tracker = new SessionTracker();
 const registryOptions = { logger: silentLogger, sessions: tracker, clientInfo: { name: 'restore-test', version: '0' } };
@@ -96,31 +97,7 @@ describe('restoring a persisted registry', () => {
 });
 
 describe('restoring a registry embedded in a chart', () => {
-  type Ask = { type: 'ask'; request: McpRegistryInput };
-  /** A parent chart that invokes the registry, subscribes to it and keeps its replies. */
-  const parentChart = setup({
-    types: {
-      events: {} as Ask | McpReply | McpStateChangedEmitted,
-      context: {} as { replies: McpReply[] },
-      children: {} as { mcp: 'mcp' },
-    },
-    actors: { mcp: createRegistryLogic(registryOptions) },
-  }).createMachine({
-    context: { replies: [] },
-    // The server never answers initialize: a load waits in `connecting` for as long as the test likes.
-    invoke: { id: 'mcp', src: 'mcp', input: { servers: { fixture: stdioFixture('--mode', 'never-initialize') } } },
-    entry: sendTo('mcp', ({ self }) => ({ type: 'mcp.subscribe' as const, replyTo: self })),
-    on: {
-      ask: {
-        actions: sendTo('mcp', ({ event }) => {
-          assertEvent(event, 'ask');
-          return event.request;
-        }),
-      },
-      'mcp.failed': { actions: assign({ replies: ({ context, event }) => [...context.replies, event] }) },
-      'mcp.loaded': { actions: assign({ replies: ({ context, event }) => [...context.replies, event] }) },
-    },
-  });
+  const parentChart = waitingLoadAgent(createRegistryLogic(registryOptions));
 
   it('answers a load that waited when persisted with mcp.failed at a caller with a system id, and drops the subscribers', async () => {
     const original = createActor(parentChart, { systemId: 'agent' }).start();

@@ -6,7 +6,7 @@
  * after a `kill -9`), `mcp.unsubscribeResource` ends it, connected or not, and a server without
  * `resources.subscribe` is refused clearly. server-everything and the fixture server over stdio.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { assertEvent, assign, createActor, sendTo, setup, waitFor } from 'xstate';
 import {
   createRegistryLogic,
@@ -21,19 +21,13 @@ import {
 } from '../src/index.js';
 import { everythingStdio } from './support/everything.js';
 import { descendantsOfThisProcess, stdioFixture } from './support/fixtures.js';
+import { cleanUpAfterEach, type Ask } from './support/embedder.js';
 
 const sessions = new SessionTracker();
-const stops: Array<() => void> = [];
-
-afterEach(async () => {
-  for (const stop of stops.splice(0)) stop();
-  await sessions.closeAll();
-  await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
-});
+const stops = cleanUpAfterEach(sessions);
 
 const URI = 'demo://resource/static/document/architecture.md';
 
-type Ask = { type: 'ask'; request: McpRegistryInput };
 /** A protocol request without its reply address, which `ask` fills in. */
 type Unaddressed = McpRegistryInput extends infer E ? (E extends { replyTo: unknown; requestId: string } ? Omit<E, 'replyTo' | 'requestId'> : never) : never;
 interface EmbedderContext {
@@ -102,23 +96,27 @@ function startEmbedder(servers: Record<string, McpServerConfig>) {
     return done.context.replies.find((reply) => reply.requestId === requestId)!;
   };
   const serverContext = (name: string) => agent.getSnapshot().children.mcp!.getSnapshot().context.actors[name]!.getSnapshot().context;
-  return { agent, ask, serverContext };
+  /** server-everything's toggle-subscriber-updates starts sending updates (at once, then every 5 s): the first must reach the chart. */
+  const expectUpdatesAfterToggle = async () => {
+    expect((await ask({ type: 'mcp.callTool', server: 'everything', tool: 'toggle-subscriber-updates', arguments: {} })).type).toBe('mcp.toolResult');
+    const updated = await waitFor(agent, (snapshot) => snapshot.context.updates.length > 0, { timeout: 15_000 });
+    expect(updated.context.updates[0]).toEqual({ type: 'mcp.resourceUpdated', server: 'everything', uri: URI });
+  };
+  return { agent, ask, serverContext, expectUpdatesAfterToggle };
 }
 
 describe('mcp.subscribeResource through an embedder chart', () => {
   it('is answered mcp.resourceSubscribed, and the server-everything updates reach the chart as mcp.resourceUpdated events', async () => {
-    const { agent, ask, serverContext } = startEmbedder({ everything: everythingStdio() });
+    const { ask, serverContext, expectUpdatesAfterToggle } = startEmbedder({ everything: everythingStdio() });
     expect((await ask({ type: 'mcp.load', server: 'everything' })).type).toBe('mcp.loaded');
 
     expect(await ask({ type: 'mcp.subscribeResource', server: 'everything', uri: URI })).toMatchObject({ type: 'mcp.resourceSubscribed', server: 'everything', uri: URI });
     expect(serverContext('everything').subscriptions).toEqual([URI]);
-    expect((await ask({ type: 'mcp.callTool', server: 'everything', tool: 'toggle-subscriber-updates', arguments: {} })).type).toBe('mcp.toolResult');
-    const updated = await waitFor(agent, (snapshot) => snapshot.context.updates.length > 0, { timeout: 15_000 });
-    expect(updated.context.updates[0]).toEqual({ type: 'mcp.resourceUpdated', server: 'everything', uri: URI });
+    await expectUpdatesAfterToggle();
   }, 60_000);
 
   it('survives a kill -9 of the server: the new connection subscribes again and its updates reach the chart', async () => {
-    const { agent, ask, serverContext } = startEmbedder({ everything: everythingStdio() });
+    const { agent, ask, serverContext, expectUpdatesAfterToggle } = startEmbedder({ everything: everythingStdio() });
     await ask({ type: 'mcp.load', server: 'everything' });
     await ask({ type: 'mcp.subscribeResource', server: 'everything', uri: URI });
     await waitFor(agent, (snapshot) => snapshot.context.subscribeLogs.length === 1);
@@ -134,9 +132,7 @@ describe('mcp.subscribeResource through an embedder chart', () => {
     expect(serverContext('everything').subscriptions).toEqual([URI]);
 
     expect(agent.getSnapshot().context.updates).toEqual([]);
-    await ask({ type: 'mcp.callTool', server: 'everything', tool: 'toggle-subscriber-updates', arguments: {} });
-    const updated = await waitFor(agent, (snapshot) => snapshot.context.updates.length > 0, { timeout: 15_000 });
-    expect(updated.context.updates[0]).toEqual({ type: 'mcp.resourceUpdated', server: 'everything', uri: URI });
+    await expectUpdatesAfterToggle();
   }, 60_000);
 
   it('mcp.unsubscribeResource ends a subscription while connected, and one while disconnected is forgotten: the next connection does not subscribe', async () => {

@@ -5,22 +5,16 @@
  * Without `include` a subscriber gets state and manifest changes only; subscribing again
  * replaces what it gets, `mcp.unsubscribe` ends it. Real stdio hostile server.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { assertEvent, assign, createActor, sendTo, setup, waitFor } from 'xstate';
 import { createRegistryLogic, SessionTracker, silentLogger, type McpHostEmitted, type McpLogEmitted, type McpRegistryInput, type McpReply, type McpStateChangedEmitted } from '../src/index.js';
 import { hostileServer } from './support/hostile.js';
-import { descendantsOfThisProcess, settle } from './support/fixtures.js';
+import { settle } from './support/fixtures.js';
+import { cleanUpAfterEach, type Ask } from './support/embedder.js';
 
 const sessions = new SessionTracker();
-const stops: Array<() => void> = [];
+const stops = cleanUpAfterEach(sessions);
 
-afterEach(async () => {
-  for (const stop of stops.splice(0)) stop();
-  await sessions.closeAll();
-  await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
-});
-
-type Ask = { type: 'ask'; request: McpRegistryInput };
 interface ParentContext {
   /** Log messages received, counted (a flood must not grow the parent either). */
   logs: number;
