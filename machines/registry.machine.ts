@@ -234,6 +234,11 @@ export const registryMachine = setup({
       if (!isServerRequest(event)) return;
       enqueue.sendTo(event.replyTo, refusal(event, notConnectedError(event.server, 'disconnected')));
     }),
+    'answer: nothing to unsubscribe': enqueueActions(({ event, enqueue }) => {
+      assertEvent(event, 'mcp.unsubscribeResource');
+      const { replyTo, requestId, server, uri } = event;
+      enqueue.sendTo(replyTo, { type: 'mcp.resourceUnsubscribed', requestId, server, uri } satisfies McpReply);
+    }),
     'report state change': enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'mcp.server.stateChanged');
       const { type: _type, ...report } = event;
@@ -335,11 +340,12 @@ export const registryMachine = setup({
           { guard: 'is spawned server', actions: 'forward to server' },
           { actions: 'refuse: not connected' },
         ],
-        // A server not connected answers by forgetting the subscription (one never used has none).
+        // A server not connected answers by forgetting the subscription; one never used has none.
         'mcp.unsubscribeResource': [
           { guard: 'is unknown server', actions: 'refuse: unknown server' },
           { guard: 'is disabled server', actions: 'refuse: disabled server' },
-          { actions: ['spawn server if needed', 'forward to server'] },
+          { guard: 'is spawned server', actions: 'forward to server' },
+          { actions: 'answer: nothing to unsubscribe' },
         ],
         // A cancel for a server never used has nothing to cancel.
         'mcp.cancel': { guard: 'is spawned server', actions: 'forward to server' },

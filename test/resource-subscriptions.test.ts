@@ -159,10 +159,13 @@ describe('mcp.subscribeResource through an embedder chart', () => {
     expect(acknowledged.context.subscribeLogs.slice(logsBefore)).toEqual([expect.stringContaining(URI)]);
   }, 60_000);
 
-  it('is refused clearly by a server without resources.subscribe, and by one not connected', async () => {
-    const { ask, serverContext } = startEmbedder({ fixture: stdioFixture() });
+  it('is refused clearly by a server without resources.subscribe, and by one not connected; a server never used has nothing to unsubscribe', async () => {
+    const { agent, ask, serverContext } = startEmbedder({ fixture: stdioFixture() });
     const early = await ask({ type: 'mcp.subscribeResource', server: 'fixture', uri: 'fixture://greeting' });
     expect(early).toMatchObject({ type: 'mcp.failed', server: 'fixture', error: { code: 'NOT_CONNECTED' } });
+    expect(await ask({ type: 'mcp.unsubscribeResource', server: 'fixture', uri: 'fixture://greeting' })).toMatchObject({ type: 'mcp.resourceUnsubscribed' });
+    // Answered by the registry: no server actor was spawned for it.
+    expect(agent.getSnapshot().children.mcp!.getSnapshot().context.actors).toEqual({});
 
     await ask({ type: 'mcp.load', server: 'fixture' });
     const refused = await ask({ type: 'mcp.subscribeResource', server: 'fixture', uri: 'fixture://greeting' });
