@@ -11,9 +11,9 @@
  * Cheap enough to leave on: snapshots share most of their data with the one before (an `assign`
  * replaces only what changed), so sanitized copies of snapshots are cached by the identity of the
  * object they copy; an unchanged config or manifest is copied once, not at every event. Events and
- * action parameters are new at every step and seen once: they are copied without being remembered
- * (a cache entry per call would only feed the garbage collector's weak tables), reusing the cached
- * copy of anything a snapshot already carried. Walks are bounded: data nested deeper than
+ * action parameters are new at every step: they are copied without entering that cache (an entry
+ * per call would only feed the garbage collector's weak tables), an event's copy reused while
+ * XState still reports it (`redactEvent`). Walks are bounded: data nested deeper than
  * `MAX_DEPTH` (a hostile tool schema) is cut, never a stack overflow.
  */
 import type { ActorRefLike, InspectionEvent, Observer } from 'xstate';
@@ -144,10 +144,25 @@ export function redactSecrets<T>(value: T): T {
   return sanitize(value, 0, true) as T;
 }
 
-/** `redactSecrets` for what is seen once (an event, an action's parameters): the copy is not cached. */
+/** `redactSecrets` for what is seen once (an action's parameters): the copy is not cached. */
 function redactOnce<T>(value: T): T {
   if (isLiveSession(value)) return undefined as T;
   return sanitize(value, 0, false) as T;
+}
+
+/**
+ * XState reports one event in up to three inspection events in a row (event, microstep,
+ * snapshot): its copy is kept for the next few, held strongly and briefly (a weak table or a
+ * longer memory keeps more alive across garbage collections and costs more than it saves).
+ */
+const RECENT_EVENTS = 4;
+const recentEvents: Array<{ original: unknown; copy: unknown }> = [];
+
+function redactEvent<T>(event: T): T {
+  for (const recent of recentEvents) if (recent.original === event) return recent.copy as T;
+  const copy = redactOnce(event);
+  if (recentEvents.unshift({ original: event, copy }) > RECENT_EVENTS) recentEvents.pop();
+  return copy;
 }
 
 /**
@@ -166,9 +181,9 @@ export function sanitizeInspectionEvent(event: InspectionEvent): InspectionEvent
     case '@xstate.snapshot':
     case '@xstate.transition':
     case '@xstate.microstep':
-      return { ...event, snapshot: redactSecrets(event.snapshot), event: redactOnce(event.event) };
+      return { ...event, snapshot: redactSecrets(event.snapshot), event: redactEvent(event.event) };
     case '@xstate.event':
-      return { ...event, event: redactOnce(event.event) };
+      return { ...event, event: redactEvent(event.event) };
     case '@xstate.action':
       return { ...event, action: redactOnce(event.action) };
     case '@xstate.actor':
