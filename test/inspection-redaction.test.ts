@@ -93,3 +93,28 @@ describe('deep and repeated data', () => {
     expect(redactSecrets(first)).toBe(first);
   });
 });
+
+describe('events seen by an inspector', () => {
+  const seen = (event: object) => {
+    let received: unknown;
+    sanitizedObserver((inspection) => (received = inspection)).next?.({ type: '@xstate.event', event } as unknown as InspectionEvent);
+    return (received as { event: unknown }).event;
+  };
+
+  it('an event with nothing to redact reaches the inspector as it is, not copied', () => {
+    const event = { type: 'mcp.callTool', server: 'fs', tool: 'read', arguments: { path: '/tmp/a', nested: [{ depth: 1 }] } };
+    expect(seen(event)).toBe(event);
+  });
+
+  it('an event with a secret field, a server config or nesting deeper than the limit is copied and cleaned', () => {
+    const withEnv = { type: 'x', config: { command: 'node', env: { TOKEN: 'env-secret-value' } } };
+    expect(JSON.stringify(seen(withEnv))).not.toContain('env-secret-value');
+    expect(withEnv.config.env.TOKEN).toBe('env-secret-value');
+
+    let deep: Record<string, unknown> = { leaf: true };
+    for (let level = 0; level < 100; level++) deep = { inner: deep };
+    const deepEvent = { type: 'mcp.toolResult', result: deep };
+    expect(seen(deepEvent)).not.toBe(deepEvent);
+    expect(JSON.stringify(seen(deepEvent))).toContain(TOO_DEEP);
+  });
+});

@@ -11,9 +11,10 @@
  * Cheap enough to leave on: snapshots share most of their data with the one before (an `assign`
  * replaces only what changed), so sanitized copies of snapshots are cached by the identity of the
  * object they copy; an unchanged config or manifest is copied once, not at every event. Events and
- * action parameters are new at every step: they are copied without entering that cache (an entry
- * per call would only feed the garbage collector's weak tables), an event's copy reused while
- * XState still reports it (`redactEvent`). Walks are bounded: data nested deeper than
+ * action parameters are new at every step: one with nothing to redact (a call's arguments, its
+ * result) is passed as it is after a walk that allocates nothing (`isClean`); any other is copied
+ * without entering that cache (an entry per call would only feed the garbage collector's weak
+ * tables), its copy reused while XState still reports the same event (`redactEvent`). Walks are bounded: data nested deeper than
  * `MAX_DEPTH` (a hostile tool schema) is cut, never a stack overflow.
  */
 import type { ActorRefLike, InspectionEvent, Observer } from 'xstate';
@@ -144,10 +145,31 @@ export function redactSecrets<T>(value: T): T {
   return sanitize(value, 0, true) as T;
 }
 
-/** `redactSecrets` for what is seen once (an action's parameters): the copy is not cached. */
+/**
+ * True when `sanitize` would change nothing: no secret field, live session, server config or
+ * over-deep nesting anywhere in it. Cheaper than a copy (no allocation), and the usual case for
+ * events and action parameters (a call's arguments and result).
+ */
+function isClean(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) {
+    if (depth >= MAX_DEPTH) return false;
+    for (const item of value) if (isLiveSession(item) || !isClean(item, depth + 1)) return false;
+    return true;
+  }
+  if (!isPlainObject(value)) return true;
+  if (depth >= MAX_DEPTH || isServerConfig(value)) return false;
+  for (const key of Object.keys(value)) {
+    const item = value[key];
+    if (SECRET_FIELDS.has(key) || SECRET_VALUES.has(key) || isLiveSession(item) || !isClean(item, depth + 1)) return false;
+  }
+  return true;
+}
+
+/** `redactSecrets` for what is seen once (an action's parameters): the copy is not cached, and not made when nothing needs redacting. */
 function redactOnce<T>(value: T): T {
   if (isLiveSession(value)) return undefined as T;
-  return sanitize(value, 0, false) as T;
+  return isClean(value, 0) ? value : (sanitize(value, 0, false) as T);
 }
 
 /**
