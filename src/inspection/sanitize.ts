@@ -159,9 +159,11 @@ function isClean(value: unknown, depth: number): boolean {
   }
   if (!isPlainObject(value)) return true;
   if (depth >= MAX_DEPTH || isServerConfig(value)) return false;
-  for (const key of Object.keys(value)) {
+  // for-in over a plain object (no inherited keys): no key array per object on every call's path.
+  for (const key in value) {
+    if (SECRET_FIELDS.has(key) || SECRET_VALUES.has(key)) return false;
     const item = value[key];
-    if (SECRET_FIELDS.has(key) || SECRET_VALUES.has(key) || isLiveSession(item) || !isClean(item, depth + 1)) return false;
+    if (item !== null && typeof item === 'object' && (isLiveSession(item) || !isClean(item, depth + 1))) return false;
   }
   return true;
 }
@@ -204,10 +206,14 @@ export function sanitizeInspectionEvent(event: InspectionEvent): InspectionEvent
     case '@xstate.transition':
     case '@xstate.microstep':
       return { ...event, snapshot: redactSecrets(event.snapshot), event: redactEvent(event.event) };
-    case '@xstate.event':
-      return { ...event, event: redactEvent(event.event) };
-    case '@xstate.action':
-      return { ...event, action: redactOnce(event.action) };
+    case '@xstate.event': {
+      const sanitized = redactEvent(event.event);
+      return sanitized === event.event ? event : { ...event, event: sanitized };
+    }
+    case '@xstate.action': {
+      const sanitized = redactOnce(event.action);
+      return sanitized === event.action ? event : { ...event, action: sanitized };
+    }
     case '@xstate.actor':
       return { ...event, actorRef: redactedActorView(event.actorRef) };
     default:
