@@ -216,7 +216,7 @@ export const serverMachine = setup({
     },
     'answers a subscription change': ({ event }) => {
       assertEvent(event, 'DELIVER');
-      return event.event.type === 'mcp.resourceSubscribed' || event.event.type === 'mcp.resourceUnsubscribed';
+      return changesSubscriptions(event.event);
     },
     'is an unsubscribe': ({ event }) => {
       assertEvent(event, 'REQUEST');
@@ -628,6 +628,11 @@ const PUBLIC_STATES: readonly PublicServerState[] = ['disconnected', 'connecting
 /** The public state of a server snapshot: its top-level state. */
 export function publicServerState(snapshot: ServerSnapshot): PublicServerState {
   return PUBLIC_STATES.find((state) => snapshot.matches(state)) ?? 'disconnected';
+}
+
+/** An answer the chart must see on its way to the caller: it records the server's subscriptions. */
+export function changesSubscriptions(answer: McpReply | McpProgressEvent): boolean {
+  return answer.type === 'mcp.resourceSubscribed' || answer.type === 'mcp.resourceUnsubscribed';
 }
 
 /** True while a close runs: the server's process (group) may still be alive. */

@@ -1,6 +1,6 @@
-import { fromCallback } from 'xstate';
+import { fromCallback, type AnyActorRef } from 'xstate';
 import { abortError, describeRequest, requestAbandonedError } from '../../machines/errors.js';
-import type { DirectAnswer, PendingRequest, SessionActorEvent, SessionActorInput, SessionReport } from '../../machines/server.machine.js';
+import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
 import type { McpProgressEvent, McpReply, McpRequestOptions, McpSession } from '../../machines/types.js';
 
 interface RunningRequest {
@@ -8,6 +8,15 @@ interface RunningRequest {
   /** Event route: cancelled by CANCEL. The direct route passes the caller's own signal instead (or none). */
   controller?: AbortController;
   deliver: DirectAnswer;
+}
+
+/**
+ * How the session actor answers a request of the event route: with an event to `replyTo`, which
+ * an inspector sees. An answer that changes the server's subscriptions goes through the chart,
+ * which records it, while the chart listens.
+ */
+export function answerByEvent(replyTo: AnyActorRef, sendBack: (report: SessionReport) => void, chartListens: () => boolean): DirectAnswer {
+  return (event) => (chartListens() && changesSubscriptions(event) ? sendBack({ type: 'DELIVER', replyTo, event }) : replyTo.send(event));
 }
 
 export interface SessionActorDeps {
@@ -48,9 +57,7 @@ export function createSessionActor(deps: SessionActorDeps) {
 
     let stopped = false;
     const run = (request: PendingRequest, direct?: DirectAnswer, callerSignal?: AbortSignal) => {
-      // The event route answers through the chart (inspection shows it) while it listens; after that, straight.
-      const deliver: DirectAnswer =
-        direct ?? ((event) => (stopped ? request.replyTo.send(event) : sendBack({ type: 'DELIVER', replyTo: request.replyTo, event })));
+      const deliver = direct ?? answerByEvent(request.replyTo, sendBack, () => !stopped);
       const controller = direct ? undefined : new AbortController();
       const running: RunningRequest = { request, controller, deliver };
       if (!session) {

@@ -25,6 +25,7 @@ import {
 import type { McpRegistryInput, McpReply, McpServerConfig, McpServerManifest } from '../../machines/types.js';
 import { asPublicRegistry, type RegistryLogic } from '../registry-logic.js';
 import { withOverrides } from '../provide-overrides.js';
+import { answerByEvent } from '../connection/session-actor.js';
 
 /** One scripted answer. `delayMs` (system clock) passes before it is given. */
 export type ScriptedOutcome<T> =
@@ -194,8 +195,7 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
 
         const start = (request: PendingRequest, answer?: DirectAnswer) => {
           const { spec, requestId, replyTo } = request;
-          // The event route answers through the chart (inspection shows it) while it listens; after that, straight.
-          const deliver: DirectAnswer = answer ?? ((event) => (stopped ? replyTo.send(event) : sendBack({ type: 'DELIVER', replyTo, event })));
+          const deliver = answer ?? answerByEvent(replyTo, sendBack, () => !stopped);
           if (spec.kind === 'tool') {
             return settle(request, deliver, run?.tools.get(spec.tool)?.take(), (result) => ({ type: 'mcp.toolResult', requestId, server: name, result }));
           }
