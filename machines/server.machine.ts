@@ -627,7 +627,10 @@ const PUBLIC_STATES: readonly PublicServerState[] = ['disconnected', 'connecting
 
 /** The public state of a server snapshot: its top-level state. */
 export function publicServerState(snapshot: ServerSnapshot): PublicServerState {
-  return PUBLIC_STATES.find((state) => snapshot.matches(state)) ?? 'disconnected';
+  // The top-level key of the state value; read on every loader call, so no `matches` per state.
+  const value: unknown = snapshot.value;
+  const top = typeof value === 'string' ? value : value !== null && typeof value === 'object' ? Object.keys(value)[0] : undefined;
+  return PUBLIC_STATES.find((state) => state === top) ?? 'disconnected';
 }
 
 /** An answer the chart must see on its way to the caller: it records the server's subscriptions. */

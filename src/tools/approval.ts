@@ -58,9 +58,14 @@ export class ToolCallApprover {
     this.policy = options.approvalPolicy ?? (options.approveToolCall ? 'destructive' : 'never');
   }
 
+  /** Whether the policy asks about a call of a tool with these annotations (else `refusal` is always undefined). */
+  asks(annotations: ToolAnnotations | undefined): boolean {
+    return needsApproval(this.policy, annotations);
+  }
+
   /** Undefined when the call may run; otherwise the refusal text for the model. */
   async refusal(request: ToolCallApprovalRequest, signal?: AbortSignal): Promise<string | undefined> {
-    if (!needsApproval(this.policy, request.annotations)) return undefined;
+    if (!this.asks(request.annotations)) return undefined;
     const key = JSON.stringify([request.server, request.tool]);
     if (this.allowedAlways.has(key)) return undefined;
     const ask = this.options.approveToolCall;

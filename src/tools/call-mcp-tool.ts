@@ -29,13 +29,18 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
       async run({ server, tool, arguments: args }, { signal, onProgress, timeoutMs }) {
         // Before connecting: a denied tool must not start its server.
         if (!catalog.allowsTool(server, tool)) return errorResult(deniedToolText(server, tool));
-        const notReady = await connectIfIndexed(context, server, tool);
-        if (notReady) return notReady;
-        const tools = (manager.getManifest(server)?.tools ?? []).filter((known) => catalog.allowsTool(server, known.name));
-        const known = tools.find((candidate) => candidate.name === tool);
-        if (!known) return errorResult(unknownToolText(server, tool, tools));
-        const refusal = await approver.refusal({ server, tool, arguments: args ?? {}, annotations: known.annotations }, signal);
-        if (refusal !== undefined) return { ...okResult(refusal), refused: true };
+        if (manager.getState(server) !== 'connected') {
+          const notReady = await connectIfIndexed(context, server, tool);
+          if (notReady) return notReady;
+        }
+        const listed = manager.getManifest(server)?.tools ?? [];
+        // Allowed already (checked above): only the unknown-tool answer needs the allowed list.
+        const known = listed.find((candidate) => candidate.name === tool);
+        if (!known) return errorResult(unknownToolText(server, tool, listed.filter((other) => catalog.allowsTool(server, other.name))));
+        if (approver.asks(known.annotations)) {
+          const refusal = await approver.refusal({ server, tool, arguments: args ?? {}, annotations: known.annotations }, signal);
+          if (refusal !== undefined) return { ...okResult(refusal), refused: true };
+        }
 
         let result: CallToolResult;
         try {
