@@ -7,7 +7,7 @@
  * state: one variant's garbage or megamorphic SDK call sites never land on another's time). The
  * parent runs the workers' batches one at a time, interleaved round by round in a rotating order,
  * and takes the median of the per-round ratios.
- *  - sequential: ROUNDS rounds of CALLS awaited one after the other (10 × 1,000 = 10,000 calls each).
+ *  - sequential: ROUNDS rounds of CALLS awaited one after the other (15 × 1,000 = 15,000 calls each).
  *  - concurrent: WAVES waves of 1,000 calls started at once per round, throughput.
  *
  * Run alone: npx tsx bench/parts/calls.ts [--quick] [--transport memory|stdio]
@@ -20,9 +20,9 @@ import { collectGarbage, formatMicros, formatRate, median, roundOrder } from '..
 import { setUpCalls, type CallVariant, type TransportKind, type VariantKey } from '../lib/variants.js';
 
 const quick = hasFlag('quick');
-const SEQUENTIAL_ROUNDS = quick ? 3 : 10;
+const SEQUENTIAL_ROUNDS = quick ? 3 : 15;
 const CALLS_PER_ROUND = quick ? 300 : 1_000;
-const CONCURRENT_ROUNDS = quick ? 3 : 7;
+const CONCURRENT_ROUNDS = quick ? 3 : 11;
 const CONCURRENT_CALLS = 1_000;
 const WAVES_PER_ROUND = quick ? 2 : 5;
 
