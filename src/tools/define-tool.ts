@@ -56,21 +56,29 @@ export function defineLoaderTool<Schema extends z.ZodType>(
   spec: LoaderToolSpec<Schema>,
   { catalog, resultBudget }: Pick<LoaderToolContext, 'catalog' | 'resultBudget'>,
 ): LoaderTool {
-  const run = async (args: unknown, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {
+  /** What went wrong, as text for the model; an abort stays an abort (nobody is waiting for text, and an agent loop must stop now). */
+  const failure = (error: unknown, options: LoaderToolCallOptions): Promise<LoaderToolResult> =>
+    options.signal?.aborted ? Promise.reject(error) : Promise.resolve(errorResult(`${spec.name} failed: ${errorMessage(error)}`));
+  /** The checks before the tool runs: a result when they refuse the call, else the parsed arguments. */
+  const check = (args: unknown): { refused: LoaderToolResult } | { arguments: z.output<Schema> } => {
+    const overLong = overLongArgument(args);
+    if (overLong !== undefined) return { refused: errorResult(overLong) };
+    // Before the schema check: a denied name must read "not allowed", not "invalid option".
+    const server = serverNamed(args);
+    const refusal = server === undefined ? undefined : catalog.refusal(server);
+    if (refusal !== undefined) return { refused: errorResult(refusal) };
+    const parsed = spec.inputSchema.safeParse(args);
+    if (!parsed.success) return { refused: errorResult(invalidArgumentsText(spec.name, parsed.error)) };
+    return { arguments: parsed.data };
+  };
+  // Not async functions: every call of a loader tool passes here, and a promise chain costs less than nested awaits.
+  const run = (args: unknown, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {
     try {
-      const overLong = overLongArgument(args);
-      if (overLong !== undefined) return errorResult(overLong);
-      // Before the schema check: a denied name must read "not allowed", not "invalid option".
-      const server = serverNamed(args);
-      const refusal = server === undefined ? undefined : catalog.refusal(server);
-      if (refusal !== undefined) return errorResult(refusal);
-      const parsed = spec.inputSchema.safeParse(args);
-      if (!parsed.success) return errorResult(invalidArgumentsText(spec.name, parsed.error));
-      return await spec.run(parsed.data, options);
+      const checked = check(args);
+      if ('refused' in checked) return Promise.resolve(checked.refused);
+      return spec.run(checked.arguments, options).catch((error: unknown) => failure(error, options));
     } catch (error) {
-      // The caller gave up: nobody is waiting for text, and an agent loop must stop now.
-      if (options.signal?.aborted) throw error;
-      return errorResult(`${spec.name} failed: ${errorMessage(error)}`);
+      return failure(error, options);
     }
   };
   return {
@@ -78,8 +86,8 @@ export function defineLoaderTool<Schema extends z.ZodType>(
     description: spec.description,
     inputSchema: spec.inputSchema,
     parameters: toParameters(spec.inputSchema),
-    async execute(args, options = {}) {
-      return fitResultToBudget(await run(args, options), resultBudget);
+    execute(args, options = {}) {
+      return run(args, options).then((result) => fitResultToBudget(result, resultBudget));
     },
   };
 }
