@@ -1,11 +1,10 @@
 /** call_mcp_tool: run one tool of a loaded server and give the model its result as text. */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { defineLoaderTool } from './define-tool.js';
 import { toolResultParts } from './describe-content.js';
 import { errorResult, okResult, partsResult } from './results.js';
 import { callMcpToolSchema } from './schemas.js';
 import { connectIfIndexed, requestFailureResult, type LoaderToolContext } from './tool-context.js';
-import type { LoaderTool } from './types.js';
+import type { LoaderTool, LoaderToolCallOptions, LoaderToolResult } from './types.js';
 import { unknownToolText } from './unknown-tool.js';
 
 function describeCallMcpTool(searchOffered: boolean): string {
@@ -19,37 +18,51 @@ function deniedToolText(server: string, tool: string): string {
   return `Tool "${tool}" of MCP server "${server}" is not allowed for this agent; do not try it again. Tell the user if the task needs it.`;
 }
 
+type CallInput = { server: string; tool: string; arguments?: Record<string, unknown> };
+
 export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
   const { manager, catalog, approver } = context;
+  const knownTool = (server: string, tool: string) => manager.getManifest(server)?.tools.find((candidate) => candidate.name === tool);
+
+  const call = ({ server, tool, arguments: args }: CallInput, { signal, onProgress, timeoutMs }: LoaderToolCallOptions): Promise<LoaderToolResult> =>
+    manager.callTool(server, tool, args, { signal, onProgress, timeoutMs }).then(
+      (result) => partsResult(toolResultParts(result), result.isError === true, result.isError ? undefined : result.structuredContent),
+      (error: unknown) => {
+        if (signal?.aborted) throw error;
+        return requestFailureResult(manager, server, error);
+      },
+    );
+
+  /** Connects an indexed server first, answers an unknown tool, asks for approval: then calls. */
+  const prepareAndCall = async (input: CallInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {
+    const { server, tool } = input;
+    if (manager.getState(server) !== 'connected') {
+      const notReady = await connectIfIndexed(context, server, tool);
+      if (notReady) return notReady;
+    }
+    const known = knownTool(server, tool);
+    if (!known) {
+      const allowed = (manager.getManifest(server)?.tools ?? []).filter((other) => catalog.allowsTool(server, other.name));
+      return errorResult(unknownToolText(server, tool, allowed));
+    }
+    const refusal = await approver.refusal({ server, tool, arguments: input.arguments ?? {}, annotations: known.annotations }, options.signal);
+    if (refusal !== undefined) return { ...okResult(refusal), refused: true };
+    return call(input, options);
+  };
+
   return defineLoaderTool(
     {
       name: 'call_mcp_tool',
       description: describeCallMcpTool(context.searchOffered),
       inputSchema: callMcpToolSchema(),
-      async run({ server, tool, arguments: args }, { signal, onProgress, timeoutMs }) {
+      run(input, options) {
+        const { server, tool } = input;
         // Before connecting: a denied tool must not start its server.
-        if (!catalog.allowsTool(server, tool)) return errorResult(deniedToolText(server, tool));
-        if (manager.getState(server) !== 'connected') {
-          const notReady = await connectIfIndexed(context, server, tool);
-          if (notReady) return notReady;
-        }
-        const listed = manager.getManifest(server)?.tools ?? [];
-        // Allowed already (checked above): only the unknown-tool answer needs the allowed list.
-        const known = listed.find((candidate) => candidate.name === tool);
-        if (!known) return errorResult(unknownToolText(server, tool, listed.filter((other) => catalog.allowsTool(server, other.name))));
-        if (approver.asks(known.annotations)) {
-          const refusal = await approver.refusal({ server, tool, arguments: args ?? {}, annotations: known.annotations }, signal);
-          if (refusal !== undefined) return { ...okResult(refusal), refused: true };
-        }
-
-        let result: CallToolResult;
-        try {
-          result = await manager.callTool(server, tool, args, { signal, onProgress, timeoutMs });
-        } catch (error) {
-          if (signal?.aborted) throw error;
-          return requestFailureResult(manager, server, error);
-        }
-        return partsResult(toolResultParts(result), result.isError === true, result.isError ? undefined : result.structuredContent);
+        if (!catalog.allowsTool(server, tool)) return Promise.resolve(errorResult(deniedToolText(server, tool)));
+        // The usual call (a connected server, a known tool, a policy that does not ask) is one promise chain.
+        const known = manager.getState(server) === 'connected' ? knownTool(server, tool) : undefined;
+        if (known && !approver.asks(known.annotations)) return call(input, options);
+        return prepareAndCall(input, options);
       },
     },
     context,
