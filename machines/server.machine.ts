@@ -628,9 +628,9 @@ const PUBLIC_STATES: readonly PublicServerState[] = ['disconnected', 'connecting
 /** The public state of a server snapshot: its top-level state. */
 export function publicServerState(snapshot: ServerSnapshot): PublicServerState {
   // The top-level key of the state value; read on every loader call, so no `matches` per state.
-  const value: unknown = snapshot.value;
-  const top = typeof value === 'string' ? value : value !== null && typeof value === 'object' ? Object.keys(value)[0] : undefined;
-  return PUBLIC_STATES.find((state) => state === top) ?? 'disconnected';
+  const { value } = snapshot;
+  for (const state of PUBLIC_STATES) if (value === state || (typeof value === 'object' && state in value)) return state;
+  return 'disconnected';
 }
 
 /** An answer the chart must see on its way to the caller: it records the server's subscriptions. */

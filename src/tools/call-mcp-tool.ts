@@ -22,7 +22,10 @@ type CallInput = { server: string; tool: string; arguments?: Record<string, unkn
 
 export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
   const { manager, catalog, approver } = context;
-  const knownTool = (server: string, tool: string) => manager.getManifest(server)?.tools.find((candidate) => candidate.name === tool);
+  const knownTool = (server: string, tool: string) => {
+    for (const candidate of manager.getManifest(server)?.tools ?? []) if (candidate.name === tool) return candidate;
+    return undefined;
+  };
 
   const call = ({ server, tool, arguments: args }: CallInput, { signal, onProgress, timeoutMs }: LoaderToolCallOptions): Promise<LoaderToolResult> =>
     manager.callTool(server, tool, args, { signal, onProgress, timeoutMs }).then(
