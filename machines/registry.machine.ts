@@ -4,11 +4,11 @@
  * docs/ARCHITECTURE.md, "The registry chart and its event protocol"). Replies go straight
  * from the server actor to the `replyTo` carried in the event; the registry never waits.
  */
-import { assertEvent, assign, enqueueActions, setup } from 'xstate';
+import { assertEvent, assign, enqueueActions, sendTo, setup } from 'xstate';
 import { nameRecord } from './name-record.js';
 import type { AnyActorRef, Snapshot } from 'xstate';
 import { disabledServerError, notConnectedError, serverCrashedError, unknownServerError } from './errors.js';
-import { serverMachine, type ChildReport, type PendingRequest, type ServerActorRef } from './server.machine.js';
+import { serverMachine, type ChildReport, type PendingRequest, type ServerActorRef, type ServerEvent } from './server.machine.js';
 import type {
   McpConnectOptions,
   McpHostEmitted,
@@ -109,6 +109,9 @@ export function requestSpecOf(event: McpRequestEvent): RequestSpec {
   }
 }
 
+/** The protocol's requests that run on a connected server's session. */
+const REQUEST_EVENTS = ['mcp.callTool', 'mcp.readResource', 'mcp.getPrompt', 'mcp.subscribeResource', 'mcp.unsubscribeResource'] as const;
+
 /** A request event of the protocol as the server chart's request: what to run, how, and where the answer goes. */
 export function pendingRequestOf(event: McpRequestEvent): PendingRequest {
   const { timeoutMs, progress, resetTimeoutOnProgress, maxTotalTimeoutMs } = event;
@@ -201,13 +204,6 @@ export const registryMachine = setup({
         case 'mcp.load':
           enqueue.sendTo(actor, { type: 'CONNECT', replyTo: event.replyTo, requestId: event.requestId });
           break;
-        case 'mcp.callTool':
-        case 'mcp.readResource':
-        case 'mcp.getPrompt':
-        case 'mcp.subscribeResource':
-        case 'mcp.unsubscribeResource':
-          enqueue.sendTo(actor, { type: 'REQUEST', request: pendingRequestOf(event) });
-          break;
         case 'mcp.cancel':
           enqueue.sendTo(actor, { type: 'CANCEL', requestId: event.requestId, reason: event.reason });
           break;
@@ -219,6 +215,17 @@ export const registryMachine = setup({
           break;
       }
     }),
+    // Every call of the event route passes here: one plain sendTo, no enqueue closures.
+    'forward request to server': sendTo(
+      ({ context, event }) => {
+        assertEvent(event, REQUEST_EVENTS);
+        return context.actors[event.server]!;
+      },
+      ({ event }) => {
+        assertEvent(event, REQUEST_EVENTS);
+        return { type: 'REQUEST', request: pendingRequestOf(event) } satisfies ServerEvent;
+      },
+    ),
     'disconnect every server': enqueueActions(({ context, enqueue }) => {
       for (const actor of Object.values(context.actors)) enqueue.sendTo(actor, { type: 'DISCONNECT' });
     }),
@@ -319,32 +326,32 @@ export const registryMachine = setup({
         'mcp.callTool': [
           { guard: 'is unknown server', actions: 'refuse: unknown server' },
           { guard: 'is disabled server', actions: 'refuse: disabled server' },
-          { guard: 'is spawned server', actions: 'forward to server' },
+          { guard: 'is spawned server', actions: 'forward request to server' },
           { actions: 'refuse: not connected' },
         ],
         'mcp.readResource': [
           { guard: 'is unknown server', actions: 'refuse: unknown server' },
           { guard: 'is disabled server', actions: 'refuse: disabled server' },
-          { guard: 'is spawned server', actions: 'forward to server' },
+          { guard: 'is spawned server', actions: 'forward request to server' },
           { actions: 'refuse: not connected' },
         ],
         'mcp.getPrompt': [
           { guard: 'is unknown server', actions: 'refuse: unknown server' },
           { guard: 'is disabled server', actions: 'refuse: disabled server' },
-          { guard: 'is spawned server', actions: 'forward to server' },
+          { guard: 'is spawned server', actions: 'forward request to server' },
           { actions: 'refuse: not connected' },
         ],
         'mcp.subscribeResource': [
           { guard: 'is unknown server', actions: 'refuse: unknown server' },
           { guard: 'is disabled server', actions: 'refuse: disabled server' },
-          { guard: 'is spawned server', actions: 'forward to server' },
+          { guard: 'is spawned server', actions: 'forward request to server' },
           { actions: 'refuse: not connected' },
         ],
         // A server not connected answers by forgetting the subscription; one never used has none.
         'mcp.unsubscribeResource': [
           { guard: 'is unknown server', actions: 'refuse: unknown server' },
           { guard: 'is disabled server', actions: 'refuse: disabled server' },
-          { guard: 'is spawned server', actions: 'forward to server' },
+          { guard: 'is spawned server', actions: 'forward request to server' },
           { actions: 'answer: nothing to unsubscribe' },
         ],
         // A cancel for a server never used has nothing to cancel.

@@ -7,7 +7,8 @@
  * state: one variant's garbage or megamorphic SDK call sites never land on another's time). The
  * parent runs the workers' batches one at a time, interleaved round by round in a rotating order,
  * and takes the median of the per-round ratios.
- *  - sequential: ROUNDS rounds of CALLS awaited one after the other (15 × 1,000 = 15,000 calls each).
+ *  - sequential: ROUNDS rounds of CALLS awaited one after the other (15 × 3,000 = 45,000 calls each;
+ *    a round of 1,000 in-memory calls lasts ~50 ms, short enough for one hiccup to move its ratio by 30 %).
  *  - concurrent: WAVES waves of 1,000 calls started at once per round, throughput.
  *
  * Run alone: npx tsx bench/parts/calls.ts [--quick] [--transport memory|stdio]
@@ -21,10 +22,10 @@ import { setUpCalls, type CallVariant, type TransportKind, type VariantKey } fro
 
 const quick = hasFlag('quick');
 const SEQUENTIAL_ROUNDS = quick ? 3 : 15;
-const CALLS_PER_ROUND = quick ? 300 : 1_000;
+const CALLS_PER_ROUND = quick ? 300 : 3_000;
 const CONCURRENT_ROUNDS = quick ? 3 : 11;
 const CONCURRENT_CALLS = 1_000;
-const WAVES_PER_ROUND = quick ? 2 : 5;
+const WAVES_PER_ROUND = quick ? 2 : 10;
 
 /** The targets of issue #13: our own cost is a larger share of a call in memory than over a pipe. */
 const TARGETS: Record<TransportKind, { sequential: Target; concurrent: Target }> = {
