@@ -1,6 +1,6 @@
 import { fromCallback, type AnyActorRef } from 'xstate';
 import { abortError, describeRequest, requestAbandonedError } from '../../machines/errors.js';
-import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
+import { type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
 import type { McpProgressEvent, McpReply, McpRequestOptions, McpSession } from '../../machines/types.js';
 
 interface RunningRequest {
@@ -11,12 +11,12 @@ interface RunningRequest {
 }
 
 /**
- * How the session actor answers a request of the event route: with an event to `replyTo`, which
- * an inspector sees. An answer that changes the server's subscriptions goes through the chart,
- * which records it, while the chart listens.
+ * How the session actor answers a request of the event route: through the chart while it
+ * listens, so an inspector sees the answer sent by the server actor (and the chart records what
+ * changes the server's subscriptions); after that, straight to `replyTo`.
  */
 export function answerByEvent(replyTo: AnyActorRef, sendBack: (report: SessionReport) => void, chartListens: () => boolean): DirectAnswer {
-  return (event) => (chartListens() && changesSubscriptions(event) ? sendBack({ type: 'DELIVER', replyTo, event }) : replyTo.send(event));
+  return (event) => (chartListens() ? sendBack({ type: 'DELIVER', replyTo, event }) : replyTo.send(event));
 }
 
 export interface SessionActorDeps {

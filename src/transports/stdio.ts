@@ -79,6 +79,8 @@ export class ProcessGroupStdioTransport implements Transport {
       });
       child.stdin?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('data', (chunk: Buffer) => {
+        // Closing (an oversized message, or the client's close): what the pipe still holds is not read.
+        if (this.child !== child) return;
         try {
           this.readBuffer.append(chunk);
           this.deliverMessages();
