@@ -216,7 +216,7 @@ export const serverMachine = setup({
     },
     'answers a subscription change': ({ event }) => {
       assertEvent(event, 'DELIVER');
-      return event.event.type === 'mcp.resourceSubscribed' || event.event.type === 'mcp.resourceUnsubscribed';
+      return changesSubscriptions(event.event);
     },
     'is an unsubscribe': ({ event }) => {
       assertEvent(event, 'REQUEST');
@@ -631,6 +631,11 @@ export function publicServerState(snapshot: ServerSnapshot): PublicServerState {
   const { value } = snapshot;
   for (const state of PUBLIC_STATES) if (value === state || (typeof value === 'object' && state in value)) return state;
   return 'disconnected';
+}
+
+/** An answer the chart must see on its way to the caller: it records the server's subscriptions. */
+export function changesSubscriptions(answer: McpReply | McpProgressEvent): boolean {
+  return answer.type === 'mcp.resourceSubscribed' || answer.type === 'mcp.resourceUnsubscribed';
 }
 
 /** True while a close runs: the server's process (group) may still be alive. */

@@ -66,9 +66,11 @@ describe('an agent statechart that embeds the registry', () => {
     const sent = messages.filter(
       (message) => message.sourceRef === agent && message.actorRef === registry && !message.event.type.startsWith('xstate.'),
     );
-    // Replies come straight from the server actors, addressed to the replyTo the agent gave.
+    // Replies come from the server's actors, addressed to the replyTo the agent gave: the load's
+    // from the server actor, the call's from its session actor, which ran it.
     const received = messages.filter((message) => message.actorRef === agent && message.sourceRef && message.sourceRef !== agent);
     const protocolReplies = received.map((message) => message.event.type).filter((type) => !type.startsWith('xstate.'));
+    expect(received.find((message) => message.event.type === 'mcp.toolResult')?.sourceRef?.id).toBe('session');
     expect(sent.map((message) => message.event.type)).toEqual(['mcp.load', 'mcp.callTool']);
     expect(sent.every((message) => PROTOCOL_IN.includes(message.event.type))).toBe(true);
     expect(protocolReplies).toEqual(['mcp.loaded', 'mcp.toolResult']);

@@ -1,6 +1,6 @@
-import { fromCallback, type AnyActorRef } from 'xstate';
+import { fromCallback, type AnyActorRef, type EventObject } from 'xstate';
 import { abortError, describeRequest, requestAbandonedError } from '../../machines/errors.js';
-import { type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
+import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
 import type { McpProgressEvent, McpReply, McpRequestOptions, McpSession } from '../../machines/types.js';
 
 interface RunningRequest {
@@ -10,13 +10,37 @@ interface RunningRequest {
   deliver: DirectAnswer;
 }
 
+/** What `sendTo` runs inside XState: sends with a sender an inspector sees. Not in XState's public types. */
+type Relay = (source: AnyActorRef, target: AnyActorRef, event: EventObject) => void;
+
+function relayOf(system: unknown): Relay | undefined {
+  const relay: unknown = system !== null && typeof system === 'object' ? Reflect.get(system, '_relay') : undefined;
+  return typeof relay === 'function' ? (source, target, event) => Reflect.apply(relay, system, [source, target, event]) : undefined;
+}
+
+/** Where a session actor's event-route answers go: see `answerByEvent`. */
+export interface EventRouteAnswers {
+  self: AnyActorRef;
+  system: unknown;
+  sendBack: (report: SessionReport) => void;
+  /** False once the chart has left `connected` (the actor is stopping). */
+  chartListens: () => boolean;
+}
+
 /**
- * How the session actor answers a request of the event route: through the chart while it
- * listens, so an inspector sees the answer sent by the server actor (and the chart records what
- * changes the server's subscriptions); after that, straight to `replyTo`.
+ * How the session actor answers a request of the event route: an event to `replyTo` sent as the
+ * session actor, so an inspector sees who answered, without a macrostep of the server chart per
+ * call (XState's own relay, what `sendTo` runs; a plain send without a sender if it is ever gone,
+ * which test/agent-statechart.test.ts would report). An answer that changes the server's
+ * subscriptions goes through the chart, which records it, while the chart listens.
  */
-export function answerByEvent(replyTo: AnyActorRef, sendBack: (report: SessionReport) => void, chartListens: () => boolean): DirectAnswer {
-  return (event) => (chartListens() ? sendBack({ type: 'DELIVER', replyTo, event }) : replyTo.send(event));
+export function answerByEvent(replyTo: AnyActorRef, { self, system, sendBack, chartListens }: EventRouteAnswers): DirectAnswer {
+  const relay = relayOf(system);
+  return (event) => {
+    if (changesSubscriptions(event) && chartListens()) sendBack({ type: 'DELIVER', replyTo, event });
+    else if (relay) relay(self, replyTo, event);
+    else replyTo.send(event);
+  };
 }
 
 export interface SessionActorDeps {
@@ -37,7 +61,7 @@ export interface SessionActorDeps {
  * failed at once: no request is replayed silently.
  */
 export function createSessionActor(deps: SessionActorDeps) {
-  return fromCallback<SessionActorEvent, SessionActorInput, SessionReport>(({ input, sendBack, receive }) => {
+  return fromCallback<SessionActorEvent, SessionActorInput, SessionReport>(({ input, self, system, sendBack, receive }) => {
     const { name } = input;
     const session = deps.liveSession(name);
     const inFlight = new Set<RunningRequest>();
@@ -56,8 +80,9 @@ export function createSessionActor(deps: SessionActorDeps) {
     });
 
     let stopped = false;
+    const answers: EventRouteAnswers = { self, system, sendBack, chartListens: () => !stopped };
     const run = (request: PendingRequest, direct?: DirectAnswer, callerSignal?: AbortSignal) => {
-      const deliver = direct ?? answerByEvent(request.replyTo, sendBack, () => !stopped);
+      const deliver = direct ?? answerByEvent(request.replyTo, answers);
       const controller = direct ? undefined : new AbortController();
       const running: RunningRequest = { request, controller, deliver };
       if (!session) {

@@ -145,7 +145,7 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
         });
       }),
       closeSession: fromPromise<void, { name: string }>(async () => {}),
-      session: fromCallback<SessionActorEvent, SessionActorInput, SessionReport>(({ input, system, sendBack, receive }) => {
+      session: fromCallback<SessionActorEvent, SessionActorInput, SessionReport>(({ input, self, system, sendBack, receive }) => {
         const { name } = input;
         const run = runOf(system, name);
         let stopped = false;
@@ -195,7 +195,7 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
 
         const start = (request: PendingRequest, answer?: DirectAnswer) => {
           const { spec, requestId, replyTo } = request;
-          const deliver = answer ?? answerByEvent(replyTo, sendBack, () => !stopped);
+          const deliver = answer ?? answerByEvent(replyTo, { self, system, sendBack, chartListens: () => !stopped });
           if (spec.kind === 'tool') {
             return settle(request, deliver, run?.tools.get(spec.tool)?.take(), (result) => ({ type: 'mcp.toolResult', requestId, server: name, result }));
           }
