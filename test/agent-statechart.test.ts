@@ -70,7 +70,8 @@ describe('an agent statechart that embeds the registry', () => {
     // from the server actor, the call's from its session actor, which ran it.
     const received = messages.filter((message) => message.actorRef === agent && message.sourceRef && message.sourceRef !== agent);
     const protocolReplies = received.map((message) => message.event.type).filter((type) => !type.startsWith('xstate.'));
-    expect(received.find((message) => message.event.type === 'mcp.toolResult')?.sourceRef?.id).toBe('session');
+    const callAnswerer = received.find((message) => message.event.type === 'mcp.toolResult')?.sourceRef;
+    expect(callAnswerer && 'id' in callAnswerer ? callAnswerer.id : undefined).toBe('session');
     expect(sent.map((message) => message.event.type)).toEqual(['mcp.load', 'mcp.callTool']);
     expect(sent.every((message) => PROTOCOL_IN.includes(message.event.type))).toBe(true);
     expect(protocolReplies).toEqual(['mcp.loaded', 'mcp.toolResult']);
