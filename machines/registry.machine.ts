@@ -74,6 +74,11 @@ function serverOf(event: RegistryEvent): string {
   return isAddressed(event) ? event.server : '';
 }
 
+/** Whether a subscriber can still receive events: an actor that stopped (or finished) cannot. */
+function isListening(subscriber: RegistrySubscriber): boolean {
+  return subscriber.replyTo.getSnapshot().status === 'active';
+}
+
 function refusal(request: RequestEvent, error: Error): McpReply {
   return { type: 'mcp.failed', requestId: request.requestId, server: request.server, error };
 }
@@ -271,9 +276,16 @@ export const registryMachine = setup({
     'add subscriber': assign({
       subscribers: ({ context, event }) => {
         assertEvent(event, 'mcp.subscribe');
-        const others = context.subscribers.filter((subscriber) => subscriber.replyTo !== event.replyTo);
+        const others = context.subscribers.filter((subscriber) => subscriber.replyTo !== event.replyTo && isListening(subscriber));
         return [...others, { replyTo: event.replyTo, include: [...new Set(event.include ?? [])] }];
       },
+    }),
+    // An actor that subscribed and stopped without `mcp.unsubscribe` is dropped before the next
+    // report, so nothing is sent to a stopped actor and the list holds no more than the live
+    // subscribers (and 'add subscriber' drops them too). The context is left as it is while all listen.
+    'forget stopped subscribers': enqueueActions(({ context, enqueue }) => {
+      if (context.subscribers.every(isListening)) return;
+      enqueue.assign({ subscribers: context.subscribers.filter(isListening) });
     }),
     'remove subscriber': assign({
       subscribers: ({ context, event }) => {
@@ -362,11 +374,11 @@ export const registryMachine = setup({
         'mcp.subscribe': { actions: 'add subscriber' },
         'mcp.unsubscribe': { actions: 'remove subscriber' },
         'mcp.server.stateChanged': [
-          { guard: 'is a removed server now disconnected', actions: ['report state change', 'stop removed server'] },
-          { actions: 'report state change' },
+          { guard: 'is a removed server now disconnected', actions: ['forget stopped subscribers', 'report state change', 'stop removed server'] },
+          { actions: ['forget stopped subscribers', 'report state change'] },
         ],
-        'mcp.server.manifestChanged': { actions: 'report manifest change' },
-        'mcp.server.notification': { actions: 'report notification' },
+        'mcp.server.manifestChanged': { actions: ['forget stopped subscribers', 'report manifest change'] },
+        'mcp.server.notification': { actions: ['forget stopped subscribers', 'report notification'] },
         'xstate.error.actor.*': { actions: ['close sessions of crashed server', 'answer for crashed server'] },
       },
     },
