@@ -2,7 +2,7 @@
  * The answers a chart that talks to the registry can receive, as events for an `xstate/graph`
  * model of that chart: every reply kind for every request id it uses.
  */
-import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpServerError, type McpErrorCode } from '../../machines/errors.js';
 import type { McpReply, McpServerManifest } from '../../machines/types.js';
 
@@ -17,15 +17,32 @@ export interface RegistryRepliesOptions {
   toolResults?: CallToolResult[];
   /** Contents `mcp.resource` may carry. Default: one text content. */
   resourceContents?: Array<ReadResourceResult['contents']>;
-  /** Error codes `mcp.failed` may carry. Default: `CONNECTION_LOST`. */
+  /** Prompts `mcp.prompt` may carry. Default: one with no messages. */
+  prompts?: GetPromptResult[];
+  /**
+   * The URIs `mcp.resourceSubscribed` and `mcp.resourceUnsubscribed` may name (the registry
+   * names the request's `uri`: give the chart's own and another if its guards check it).
+   * Default: one.
+   */
+  subscriptionUris?: string[];
+  /**
+   * Error codes `mcp.failed` may carry. Default: `CONNECTION_LOST`. The registry refuses with
+   * `NOT_CONNECTED` a server not connected, with `REQUEST_FAILED` a subscription to a server
+   * without the `resources.subscribe` capability, with `UNKNOWN_SERVER` / `SERVER_DISABLED` a
+   * server not configured or disabled.
+   */
   errorCodes?: McpErrorCode[];
 }
 
 const EMPTY_MANIFEST: McpServerManifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
 
-/** `mcp.loaded`, `mcp.toolResult`, `mcp.resource` and `mcp.failed` for every request id and variant given. */
+/**
+ * `mcp.loaded`, `mcp.toolResult`, `mcp.resource`, `mcp.prompt`, `mcp.resourceSubscribed`,
+ * `mcp.resourceUnsubscribed` and `mcp.failed` for every request id and variant given.
+ */
 export function registryReplies(options: RegistryRepliesOptions): McpReply[] {
   const { server } = options;
+  const uris = options.subscriptionUris ?? ['scripted://resource'];
   return options.requestIds.flatMap((requestId): McpReply[] => [
     ...(options.manifests ?? [EMPTY_MANIFEST]).map((manifest) => ({ type: 'mcp.loaded' as const, requestId, server, manifest })),
     ...(options.toolResults ?? [{ content: [] }]).map((result) => ({ type: 'mcp.toolResult' as const, requestId, server, result })),
@@ -35,6 +52,9 @@ export function registryReplies(options: RegistryRepliesOptions): McpReply[] {
       server,
       contents,
     })),
+    ...(options.prompts ?? [{ messages: [] }]).map((prompt) => ({ type: 'mcp.prompt' as const, requestId, server, prompt })),
+    ...uris.map((uri) => ({ type: 'mcp.resourceSubscribed' as const, requestId, server, uri })),
+    ...uris.map((uri) => ({ type: 'mcp.resourceUnsubscribed' as const, requestId, server, uri })),
     ...(options.errorCodes ?? ['CONNECTION_LOST' as const]).map((code) => ({
       type: 'mcp.failed' as const,
       requestId,
