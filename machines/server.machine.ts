@@ -92,8 +92,8 @@ export type DirectAnswer = (event: McpReply | McpProgressEvent) => void;
 
 /** What the chart (and, on the direct route, the façade) sends the `session` actor. */
 export type SessionActorEvent =
-  /** `answer` and `signal`: the direct route's own callback and the caller's AbortSignal (the SDK cancels with it). */
-  | { type: 'RUN'; request: PendingRequest; answer?: DirectAnswer; signal?: AbortSignal }
+  /** `answer`: the direct route's own callback. A caller that gives up sends CANCEL, on either route. */
+  | { type: 'RUN'; request: PendingRequest; answer?: DirectAnswer }
   | { type: 'CANCEL'; requestId: string; reason?: string }
   | { type: 'IDLE_QUESTION' };
 

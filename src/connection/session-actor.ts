@@ -1,12 +1,13 @@
 import { fromCallback, type AnyActorRef, type EventObject } from 'xstate';
 import { abortError, describeRequest, requestAbandonedError } from '../../machines/errors.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
+import { CancelSignal } from './cancel-signal.js';
 import type { McpProgressEvent, McpReply, McpRequestOptions, McpSession } from '../../machines/types.js';
 
 interface RunningRequest {
   request: PendingRequest;
-  /** Event route: cancelled by CANCEL. The direct route passes the caller's own signal instead (or none). */
-  controller?: AbortController;
+  /** Aborted by CANCEL, on either route: the SDK then tells the server. */
+  cancelSignal: CancelSignal;
   deliver: DirectAnswer;
 }
 
@@ -81,10 +82,9 @@ export function createSessionActor(deps: SessionActorDeps) {
 
     let stopped = false;
     const answers: EventRouteAnswers = { self, system, sendBack, chartListens: () => !stopped };
-    const run = (request: PendingRequest, direct?: DirectAnswer, callerSignal?: AbortSignal) => {
+    const run = (request: PendingRequest, direct?: DirectAnswer) => {
       const deliver = direct ?? answerByEvent(request.replyTo, answers);
-      const controller = direct ? undefined : new AbortController();
-      const running: RunningRequest = { request, controller, deliver };
+      const running: RunningRequest = { request, cancelSignal: new CancelSignal(), deliver };
       if (!session) {
         answer(running, failure(running, requestAbandonedError(name, 'disconnected')));
         return;
@@ -93,7 +93,7 @@ export function createSessionActor(deps: SessionActorDeps) {
       inFlight.add(running);
       const { spec, options, requestId } = request;
       const requestOptions: McpRequestOptions = {
-        signal: controller?.signal ?? callerSignal,
+        signal: running.cancelSignal,
         timeoutMs: options?.timeoutMs ?? input.requestTimeoutMs,
         resetTimeoutOnProgress: options?.resetTimeoutOnProgress,
         maxTotalTimeoutMs: options?.maxTotalTimeoutMs,
@@ -125,13 +125,13 @@ export function createSessionActor(deps: SessionActorDeps) {
       for (const running of inFlight) {
         if (running.request.requestId !== requestId) continue;
         inFlight.delete(running);
-        running.controller?.abort(reason);
+        running.cancelSignal.abort(reason);
         answer(running, failure(running, abortError(name, describeRequest(running.request.spec), reason)));
       }
     };
 
     receive((event) => {
-      if (event.type === 'RUN') run(event.request, event.answer, event.signal);
+      if (event.type === 'RUN') run(event.request, event.answer);
       else if (event.type === 'CANCEL') cancel(event.requestId, event.reason);
       else sendBack({ type: 'IDLE_ANSWER', inFlight: inFlight.size, idleForMs: inFlight.size > 0 ? 0 : deps.now() - lastActivity });
     });
@@ -165,7 +165,7 @@ export function createSessionActor(deps: SessionActorDeps) {
       stopped = true;
       unwatch?.();
       for (const running of inFlight) {
-        running.controller?.abort();
+        running.cancelSignal.abort();
         answer(running, failure(running, requestAbandonedError(name, 'disconnected')));
       }
       inFlight.clear();

@@ -1,0 +1,59 @@
+/**
+ * The abort signal of one request the session actor runs: aborted when its caller cancels
+ * (`mcp.cancel`, or the façade's caller aborting its own signal), and then the SDK sends
+ * notifications/cancelled and rejects, as with any AbortSignal.
+ *
+ * Why not Node's AbortSignal: it is an EventTarget, and making one with a listener costs about
+ * 4 µs of CPU and young garbage, more than our whole direct call (BENCHMARKS.md), on every request
+ * though almost none is ever cancelled. And a caller's own signal cannot be handed to the SDK: the
+ * SDK never removes the listener it adds, so a signal shared by many calls (an agent's whole run)
+ * would collect one per call, and cancel every finished call again when it aborts.
+ *
+ * It implements the AbortSignal interface the SDK and src/connection/tool-task.ts use (`aborted`,
+ * `reason`, `throwIfAborted`, abort listeners). Node's own functions that require a real signal
+ * (`AbortSignal.any`, `events.addAbortListener`) refuse it: it is never passed to them.
+ * test/request-cancel-signal.test.ts cancels through it on a real server.
+ */
+export class CancelSignal implements AbortSignal {
+  aborted = false;
+  reason: unknown = undefined;
+  onabort: ((this: AbortSignal, event: Event) => unknown) | null = null;
+  /** Usually one: the SDK's, for this request. */
+  private listeners: Array<{ listener: EventListenerOrEventListenerObject; once: boolean }> = [];
+
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: AddEventListenerOptions | boolean): void {
+    if (type !== 'abort' || listener === null || this.aborted) return;
+    if (this.listeners.some((entry) => entry.listener === listener)) return;
+    this.listeners.push({ listener, once: typeof options === 'object' && options.once === true });
+  }
+
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject | null): void {
+    if (type !== 'abort') return;
+    this.listeners = this.listeners.filter((entry) => entry.listener !== listener);
+  }
+
+  dispatchEvent(event: Event): boolean {
+    if (event.type !== 'abort') return true;
+    const listeners = this.listeners;
+    this.listeners = listeners.filter((entry) => !entry.once);
+    this.onabort?.call(this, event);
+    for (const { listener } of listeners) {
+      if (typeof listener === 'function') listener.call(this, event);
+      else listener.handleEvent(event);
+    }
+    return true;
+  }
+
+  throwIfAborted(): void {
+    if (this.aborted) throw this.reason;
+  }
+
+  /** Aborts once, as `AbortController.abort` does: with `reason`, or an AbortError. */
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
+    this.dispatchEvent(new Event('abort'));
+    this.listeners = [];
+  }
+}
