@@ -8,7 +8,15 @@ import { assertEvent, assign, enqueueActions, sendTo, setup } from 'xstate';
 import { nameRecord } from './name-record.js';
 import type { AnyActorRef, Snapshot } from 'xstate';
 import { disabledServerError, notConnectedError, serverCrashedError, unknownServerError } from './errors.js';
-import { serverMachine, type ChildReport, type PendingRequest, type ServerActorRef, type ServerEvent } from './server.machine.js';
+import {
+  serverMachine,
+  sessionActorOf,
+  type ChildReport,
+  type PendingRequest,
+  type ServerActorRef,
+  type ServerEvent,
+  type SessionActorEvent,
+} from './server.machine.js';
 import type {
   McpConnectOptions,
   McpHostEmitted,
@@ -117,6 +125,15 @@ export function requestSpecOf(event: McpRequestEvent): RequestSpec {
 /** The protocol's requests that run on a connected server's session. */
 const REQUEST_EVENTS = ['mcp.callTool', 'mcp.readResource', 'mcp.getPrompt', 'mcp.subscribeResource', 'mcp.unsubscribeResource'] as const;
 
+/**
+ * The session actor of a connected server, which runs its requests; undefined while the server
+ * is not connected (or never spawned). Read where the request is sent, in the same step.
+ */
+function connectedSession(context: RegistryContext, server: string) {
+  const actor = Object.hasOwn(context.actors, server) ? context.actors[server] : undefined;
+  return actor && sessionActorOf(actor.getSnapshot());
+}
+
 /** A request event of the protocol as the server chart's request: what to run, how, and where the answer goes. */
 export function pendingRequestOf(event: McpRequestEvent): PendingRequest {
   const { timeoutMs, progress, resetTimeoutOnProgress, maxTotalTimeoutMs } = event;
@@ -146,6 +163,7 @@ export const registryMachine = setup({
     'is unknown server': ({ context, event }) => !Object.hasOwn(context.servers, serverOf(event)),
     'is disabled server': ({ context, event }) => context.servers[serverOf(event)]?.disabled === true,
     'is spawned server': ({ context, event }) => Object.hasOwn(context.actors, serverOf(event)),
+    'is connected server': ({ context, event }) => connectedSession(context, serverOf(event)) !== undefined,
     'is a removed server now disconnected': ({ context, event }) => {
       return event.type === 'mcp.server.stateChanged' && event.state === 'disconnected' && !Object.hasOwn(context.servers, event.server);
     },
@@ -220,7 +238,20 @@ export const registryMachine = setup({
           break;
       }
     }),
-    // Every call of the event route passes here: one plain sendTo, no enqueue closures.
+    // Every call of the event route to a connected server passes here: its session actor runs it,
+    // as on the manager's direct route; the server chart, which would only pass it on, takes no
+    // step per call (it keeps no count: the session actor does, see docs/ARCHITECTURE.md).
+    'run request on session': sendTo(
+      ({ context, event }) => {
+        assertEvent(event, REQUEST_EVENTS);
+        return connectedSession(context, event.server)!;
+      },
+      ({ event }) => {
+        assertEvent(event, REQUEST_EVENTS);
+        return { type: 'RUN', request: pendingRequestOf(event) } satisfies SessionActorEvent;
+      },
+    ),
+    // A server not connected decides: refuse, or forget an unsubscribed resource.
     'forward request to server': sendTo(
       ({ context, event }) => {
         assertEvent(event, REQUEST_EVENTS);
@@ -338,24 +369,28 @@ export const registryMachine = setup({
         'mcp.callTool': [
           { guard: 'is unknown server', actions: 'refuse: unknown server' },
           { guard: 'is disabled server', actions: 'refuse: disabled server' },
+          { guard: 'is connected server', actions: 'run request on session' },
           { guard: 'is spawned server', actions: 'forward request to server' },
           { actions: 'refuse: not connected' },
         ],
         'mcp.readResource': [
           { guard: 'is unknown server', actions: 'refuse: unknown server' },
           { guard: 'is disabled server', actions: 'refuse: disabled server' },
+          { guard: 'is connected server', actions: 'run request on session' },
           { guard: 'is spawned server', actions: 'forward request to server' },
           { actions: 'refuse: not connected' },
         ],
         'mcp.getPrompt': [
           { guard: 'is unknown server', actions: 'refuse: unknown server' },
           { guard: 'is disabled server', actions: 'refuse: disabled server' },
+          { guard: 'is connected server', actions: 'run request on session' },
           { guard: 'is spawned server', actions: 'forward request to server' },
           { actions: 'refuse: not connected' },
         ],
         'mcp.subscribeResource': [
           { guard: 'is unknown server', actions: 'refuse: unknown server' },
           { guard: 'is disabled server', actions: 'refuse: disabled server' },
+          { guard: 'is connected server', actions: 'run request on session' },
           { guard: 'is spawned server', actions: 'forward request to server' },
           { actions: 'refuse: not connected' },
         ],
@@ -363,6 +398,7 @@ export const registryMachine = setup({
         'mcp.unsubscribeResource': [
           { guard: 'is unknown server', actions: 'refuse: unknown server' },
           { guard: 'is disabled server', actions: 'refuse: disabled server' },
+          { guard: 'is connected server', actions: 'run request on session' },
           { guard: 'is spawned server', actions: 'forward request to server' },
           { actions: 'answer: nothing to unsubscribe' },
         ],

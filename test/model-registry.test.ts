@@ -1,11 +1,12 @@
 /**
  * Model-based tests of the registry's routing (the protocol in docs/ARCHITECTURE.md): every event of the protocol, for an
  * enabled, a disabled and an unknown server, from every abstract state (nothing spawned, the
- * server spawned; first or changed definition), replayed on a real registry whose servers
- * connect to in-memory fixture servers. Every request must be answered at its `replyTo`.
+ * server spawned; first or changed definition), and each request to a spawned server that is not
+ * connected, replayed on a real registry whose servers connect to in-memory fixture servers.
+ * Every request must be answered at its `replyTo`.
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { createActor, fromCallback, type AnyActorRef } from 'xstate';
+import { createActor, createEmptyActor, fromCallback, type AnyActorRef } from 'xstate';
 import type { StatePath, TestParam } from 'xstate/graph';
 import { registryMachine } from '../machines/registry.machine.js';
 import type { McpRegistryEmitted, McpReply } from '../machines/types.js';
@@ -157,10 +158,26 @@ async function replay(path: RegistryPath): Promise<void> {
 describe('the registry chart, tested from its model', () => {
   // Every event from every abstract state, ignored ones too: the registry must answer each request.
   const tours = transitionTours(model, registryMachine, { includeIgnored: true });
+  // The model's abstract state cannot see a child's connection, and its tours reach a spawned
+  // server by loading it, so connected: these paths add each request to a spawned server that
+  // is not connected (loaded, then disconnected), which its chart answers.
+  const server = MODEL_SERVERS.enabled;
+  const replyTo = createEmptyActor();
+  const enabledRequests: RegistryModelEvent[] = [
+    { type: 'mcp.callTool', server, tool: 'echo', arguments: { text: 'hi' }, replyTo, requestId: 'call' },
+    { type: 'mcp.readResource', server, uri: 'fixture://greeting', replyTo, requestId: 'read' },
+    { type: 'mcp.getPrompt', server, name: 'greet', arguments: { name: 'model' }, replyTo, requestId: 'prompt' },
+    { type: 'mcp.subscribeResource', server, uri: 'fixture://greeting', replyTo, requestId: 'subscribe' },
+    { type: 'mcp.unsubscribeResource', server, uri: 'fixture://greeting', replyTo, requestId: 'unsubscribe' },
+  ];
+  const loadThenDisconnect: RegistryModelEvent[] = [{ type: 'mcp.load', server, replyTo, requestId: 'load' }, { type: 'mcp.disconnect', server }];
+  const notConnected = enabledRequests.flatMap((request) =>
+    model.getPathsFromEvents([...loadThenDisconnect, request], { fromState: tours[0]!.steps[0]!.state, serializeState: serializeRegistryState }),
+  );
   const failures: string[] = [];
 
   beforeAll(async () => {
-    for (const path of tours) {
+    for (const path of [...tours, ...notConnected]) {
       try {
         await replay(path);
       } catch (error) {
@@ -177,6 +194,12 @@ describe('the registry chart, tested from its model', () => {
       expect(from.some((state) => Object.keys(state.context.actors).length === 0), `${type} with nothing spawned`).toBe(true);
       expect(from.some((state) => Object.keys(state.context.actors).length === 1), `${type} with the server spawned`).toBe(true);
     }
+  });
+
+  it('sends each request also to a spawned server that is not connected', () => {
+    expect(notConnected.map((path) => path.steps.at(-1)!.event.type).sort()).toEqual(
+      ['mcp.callTool', 'mcp.getPrompt', 'mcp.readResource', 'mcp.subscribeResource', 'mcp.unsubscribeResource'],
+    );
   });
 
   it('asks about an enabled, a disabled and an unknown server', () => {
