@@ -1,4 +1,5 @@
 /** call_mcp_tool: run one tool of a loaded server and give the model its result as text. */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { defineLoaderTool } from './define-tool.js';
 import { toolResultParts } from './describe-content.js';
 import { errorResult, okResult, partsResult } from './results.js';
@@ -19,6 +20,20 @@ function deniedToolText(server: string, tool: string): string {
 }
 
 type CallInput = { server: string; tool: string; arguments?: Record<string, unknown> };
+type CallOptions = Parameters<LoaderToolContext['manager']['callTool']>[3];
+
+/** What the manager is given when the caller set no options (the usual call): one shared object, not a new one per call. */
+const NO_CALL_OPTIONS: CallOptions = Object.freeze({});
+
+/** Only what a loader caller may set reaches the manager. */
+function callOptions({ signal, onProgress, timeoutMs }: LoaderToolCallOptions): CallOptions {
+  return signal === undefined && onProgress === undefined && timeoutMs === undefined ? NO_CALL_OPTIONS : { signal, onProgress, timeoutMs };
+}
+
+/** The tool's answer as result parts; structured content goes along as `data` unless the call failed. */
+function callResult(result: CallToolResult): LoaderToolResult {
+  return partsResult(toolResultParts(result), result.isError === true, result.isError ? undefined : result.structuredContent);
+}
 
 export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
   const { manager, catalog, approver } = context;
@@ -27,14 +42,11 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
     return undefined;
   };
 
-  const call = ({ server, tool, arguments: args }: CallInput, { signal, onProgress, timeoutMs }: LoaderToolCallOptions): Promise<LoaderToolResult> =>
-    manager.callTool(server, tool, args, { signal, onProgress, timeoutMs }).then(
-      (result) => partsResult(toolResultParts(result), result.isError === true, result.isError ? undefined : result.structuredContent),
-      (error: unknown) => {
-        if (signal?.aborted) throw error;
-        return requestFailureResult(manager, server, error);
-      },
-    );
+  const call = ({ server, tool, arguments: args }: CallInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> =>
+    manager.callTool(server, tool, args, callOptions(options)).then(callResult, (error: unknown) => {
+      if (options.signal?.aborted) throw error;
+      return requestFailureResult(manager, server, error);
+    });
 
   /** Connects an indexed server first, answers an unknown tool, asks for approval: then calls. */
   const prepareAndCall = async (input: CallInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {

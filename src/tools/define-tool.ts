@@ -52,33 +52,39 @@ function invalidArgumentsText(tool: LoaderToolName, error: z.ZodError): string {
   return `Invalid arguments for ${tool}: ${problems.join('; ')}. Fix them and call ${tool} again.`;
 }
 
+/** What `execute` passes on when its caller gave no options: one shared object rather than a new one per call. */
+const NO_OPTIONS: LoaderToolCallOptions = Object.freeze({});
+
 export function defineLoaderTool<Schema extends z.ZodType>(
   spec: LoaderToolSpec<Schema>,
   { catalog, resultBudget }: Pick<LoaderToolContext, 'catalog' | 'resultBudget'>,
 ): LoaderTool {
+  const fitToBudget = (result: LoaderToolResult): LoaderToolResult => fitResultToBudget(result, resultBudget);
   /** What went wrong, as text for the model; an abort stays an abort (nobody is waiting for text, and an agent loop must stop now). */
-  const failure = (error: unknown, options: LoaderToolCallOptions): Promise<LoaderToolResult> =>
-    options.signal?.aborted ? Promise.reject(error) : Promise.resolve(errorResult(`${spec.name} failed: ${errorMessage(error)}`));
-  /** The checks before the tool runs: a result when they refuse the call, else the parsed arguments. */
-  const check = (args: unknown): { refused: LoaderToolResult } | { arguments: z.output<Schema> } => {
+  const failure = (error: unknown, options: LoaderToolCallOptions): LoaderToolResult => {
+    if (options.signal?.aborted) throw error;
+    return fitToBudget(errorResult(`${spec.name} failed: ${errorMessage(error)}`));
+  };
+  /** The checks before the tool runs: a result when they refuse the call, else undefined. */
+  const refusalBeforeParsing = (args: unknown): LoaderToolResult | undefined => {
     const overLong = overLongArgument(args);
-    if (overLong !== undefined) return { refused: errorResult(overLong) };
+    if (overLong !== undefined) return errorResult(overLong);
     // Before the schema check: a denied name must read "not allowed", not "invalid option".
     const server = serverNamed(args);
     const refusal = server === undefined ? undefined : catalog.refusal(server);
-    if (refusal !== undefined) return { refused: errorResult(refusal) };
-    const parsed = spec.inputSchema.safeParse(args);
-    if (!parsed.success) return { refused: errorResult(invalidArgumentsText(spec.name, parsed.error)) };
-    return { arguments: parsed.data };
+    return refusal === undefined ? undefined : errorResult(refusal);
   };
   // Not async functions: every call of a loader tool passes here, and a promise chain costs less than nested awaits.
   const run = (args: unknown, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {
     try {
-      const checked = check(args);
-      if ('refused' in checked) return Promise.resolve(checked.refused);
-      return spec.run(checked.arguments, options).catch((error: unknown) => failure(error, options));
+      const refused = refusalBeforeParsing(args);
+      if (refused !== undefined) return Promise.resolve(refused);
+      const parsed = spec.inputSchema.safeParse(args);
+      if (!parsed.success) return Promise.resolve(errorResult(invalidArgumentsText(spec.name, parsed.error)));
+      return spec.run(parsed.data, options);
     } catch (error) {
-      return failure(error, options);
+      // Handled with the run's own rejections, in execute.
+      return Promise.reject(error);
     }
   };
   return {
@@ -86,8 +92,9 @@ export function defineLoaderTool<Schema extends z.ZodType>(
     description: spec.description,
     inputSchema: spec.inputSchema,
     parameters: toParameters(spec.inputSchema),
-    execute(args, options = {}) {
-      return run(args, options).then((result) => fitResultToBudget(result, resultBudget));
+    execute(args, options = NO_OPTIONS) {
+      // One `then` for both outcomes: a failure's text is fitted to the budget as well (an error message may be long).
+      return run(args, options).then(fitToBudget, (error: unknown) => failure(error, options));
     },
   };
 }

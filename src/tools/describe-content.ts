@@ -11,7 +11,8 @@ type ContentBlock = CallToolResult['content'][number];
 type ResourceContents = ReadResourceResult['contents'][number];
 
 /** Runs this long of the base64 alphabet are taken for binary data; shorter ones are ordinary words, ids and hashes. */
-const BASE64_RUN = /[A-Za-z0-9+/]{100,}={0,2}/g;
+const BASE64_RUN_LENGTH = 100;
+const BASE64_RUN = new RegExp(`[A-Za-z0-9+/]{${BASE64_RUN_LENGTH},}={0,2}`, 'g');
 /** JSON texts longer than this are not parsed just to see whether they repeat the structured content. */
 const MAX_JSON_TO_COMPARE = 1024 * 1024;
 /**
@@ -35,6 +36,8 @@ function describeBinary(kind: string, mimeType: string | undefined, base64: stri
  * and digits: a long hex digest or a word in capitals stays.
  */
 export function withoutBase64(text: string): string {
+  // A text shorter than one run has none: most tool results, spared the regular expression's match state.
+  if (text.length < BASE64_RUN_LENGTH) return text;
   return text.replace(BASE64_RUN, (run) =>
     /[A-Z]/.test(run) && /[a-z]/.test(run) && /[0-9]/.test(run) ? `[base64 data, ${decodedSize(run)} bytes, not shown]` : run,
   );

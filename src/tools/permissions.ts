@@ -24,5 +24,8 @@ export function isServerAllowed(permissions: LoaderPermissions | undefined, serv
  * `server/tool` must pass the `mcpTools` patterns (deny wins; no allow list means every tool).
  */
 export function isToolAllowed(permissions: LoaderPermissions | undefined, server: string, tool: string): boolean {
-  return isServerAllowed(permissions, server) && isAllowedBy(permissions?.mcpTools, `${server}/${tool}`);
+  if (!isServerAllowed(permissions, server)) return false;
+  // Checked on every call_mcp_tool call: no "server/tool" string without patterns to match it against.
+  const patterns = permissions?.mcpTools;
+  return patterns === undefined || isAllowedBy(patterns, `${server}/${tool}`);
 }

@@ -7,9 +7,18 @@ export const DEFAULT_RESULT_BUDGET = 25_000;
 /** Base64 characters of images and audio one result may pass as media; more is described instead. */
 export const MEDIA_BUDGET = 10 * 1024 * 1024;
 
-/** The whole result as text: what a consumer that takes no media shows. */
+function visibleText(part: LoaderResultPart): string {
+  return part.type === 'text' ? part.text : part.description;
+}
+
+/**
+ * The whole result as text: what a consumer that takes no media shows. A loop rather than
+ * map/join: most results are one part, whose text is the answer as it is, with no array or copy.
+ */
 export function textOf(parts: readonly LoaderResultPart[]): string {
-  return parts.map((part) => (part.type === 'text' ? part.text : part.description)).join('\n');
+  let text = parts.length > 0 ? visibleText(parts[0]!) : '';
+  for (let index = 1; index < parts.length; index++) text += `\n${visibleText(parts[index]!)}`;
+  return text;
 }
 
 export function partsResult(parts: LoaderResultPart[], isError: boolean, data?: unknown): LoaderToolResult {
@@ -43,35 +52,37 @@ function overMediaBudget(part: LoaderMediaPart): LoaderResultPart {
  * beyond the media budget is described instead of passed.
  */
 export function fitResultToBudget(result: LoaderToolResult, budget: number): LoaderToolResult {
+  const { content } = result;
   // Every part costs its length plus the newline that joins it to the one before (the first has none).
   let room = budget + 1;
   let mediaRoom = MEDIA_BUDGET;
   let leftOut = 0;
   let total = 0;
-  let changed = false;
-  const kept: LoaderResultPart[] = [];
-  for (const part of result.content) {
-    const visible = part.type === 'text' ? part.text : part.description;
+  // Made only at the first part that changes: a result within both budgets (most are) comes back as it is, with no copy.
+  let kept: LoaderResultPart[] | undefined;
+  for (let index = 0; index < content.length; index++) {
+    const part = content[index]!;
+    const visible = visibleText(part);
     total += visible.length;
     if (visible.length + 1 > room) {
+      kept ??= content.slice(0, index);
       // A text part is cut where the budget ends; a media part is all or nothing.
       const head = part.type === 'text' ? sliceWithinBudget(visible, room - 1) : '';
       if (head.length > 0) kept.push({ type: 'text', text: head });
       leftOut += visible.length - head.length;
       room = 0;
-      changed = true;
       continue;
     }
     room -= visible.length + 1;
     if (part.type !== 'text' && part.data.length > mediaRoom) {
+      kept ??= content.slice(0, index);
       kept.push(overMediaBudget(part));
-      changed = true;
       continue;
     }
     if (part.type !== 'text') mediaRoom -= part.data.length;
-    kept.push(part);
+    kept?.push(part);
   }
-  if (!changed) return result;
+  if (kept === undefined) return result;
   if (leftOut > 0) kept.push({ type: 'text', text: cutNote(leftOut, total, budget) });
   return partsResult(kept, result.isError, result.data);
 }
