@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { defineLoaderTool } from './define-tool.js';
 import { toolResultParts } from './describe-content.js';
 import { errorResult, okResult, partsResult } from './results.js';
-import { callMcpToolSchema } from './schemas.js';
+import { callMcpToolSchema, usualCallMcpToolInput, type CallMcpToolInput } from './schemas.js';
 import { connectIfIndexed, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool, LoaderToolCallOptions, LoaderToolResult } from './types.js';
 import { unknownToolText } from './unknown-tool.js';
@@ -19,7 +19,6 @@ function deniedToolText(server: string, tool: string): string {
   return `Tool "${tool}" of MCP server "${server}" is not allowed for this agent; do not try it again. Tell the user if the task needs it.`;
 }
 
-type CallInput = { server: string; tool: string; arguments?: Record<string, unknown> };
 type CallOptions = Parameters<LoaderToolContext['manager']['callTool']>[3];
 
 /** What the manager is given when the caller set no options (the usual call): one shared object, not a new one per call. */
@@ -42,14 +41,14 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
     return undefined;
   };
 
-  const call = ({ server, tool, arguments: args }: CallInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> =>
+  const call = ({ server, tool, arguments: args }: CallMcpToolInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> =>
     manager.callTool(server, tool, args, callOptions(options)).then(callResult, (error: unknown) => {
       if (options.signal?.aborted) throw error;
       return requestFailureResult(manager, server, error);
     });
 
   /** Connects an indexed server first, answers an unknown tool, asks for approval: then calls. */
-  const prepareAndCall = async (input: CallInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {
+  const prepareAndCall = async (input: CallMcpToolInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {
     const { server, tool } = input;
     if (manager.getState(server) !== 'connected') {
       const notReady = await connectIfIndexed(context, server, tool);
@@ -70,6 +69,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
       name: 'call_mcp_tool',
       description: describeCallMcpTool(context.searchOffered),
       inputSchema: callMcpToolSchema(),
+      usualInput: usualCallMcpToolInput,
       run(input, options) {
         const { server, tool } = input;
         // Before connecting: a denied tool must not start its server.

@@ -14,6 +14,12 @@ export interface LoaderToolSpec<Schema extends z.ZodType> {
   name: LoaderToolName;
   description: string;
   inputSchema: Schema;
+  /**
+   * Optional: the arguments as `inputSchema` would parse them, when they have the usual shape and
+   * can be told without zod, else undefined (the schema then parses them). For the tools called
+   * most often; it must accept nothing the schema refuses.
+   */
+  usualInput?: (args: unknown) => z.output<Schema> | undefined;
   run(args: z.output<Schema>, options: LoaderToolCallOptions): Promise<LoaderToolResult>;
 }
 
@@ -79,6 +85,8 @@ export function defineLoaderTool<Schema extends z.ZodType>(
     try {
       const refused = refusalBeforeParsing(args);
       if (refused !== undefined) return Promise.resolve(refused);
+      const usual = spec.usualInput?.(args);
+      if (usual !== undefined) return spec.run(usual, options);
       const parsed = spec.inputSchema.safeParse(args);
       if (!parsed.success) return Promise.resolve(errorResult(invalidArgumentsText(spec.name, parsed.error)));
       return spec.run(parsed.data, options);

@@ -47,6 +47,32 @@ export function callMcpToolSchema() {
   });
 }
 
+export type CallMcpToolInput = z.output<ReturnType<typeof callMcpToolSchema>>;
+
+/** An object literal or JSON object: what zod's loose object copies key for key, with no key it would drop. */
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  // An own `__proto__` key (JSON.parse makes one) is left out of zod's copy: such arguments take the schema's way.
+  return (prototype === Object.prototype || prototype === null) && !Object.hasOwn(value, '__proto__');
+}
+
+/**
+ * call_mcp_tool's arguments as its schema parses them, when they have the usual shape (two
+ * strings and, if any, a plain arguments object); undefined for anything else, which the schema
+ * then parses and words the error for. Every call passes here: a zod parse of these three fields
+ * costs more than the rest of the loader's work on a call. It accepts nothing the schema refuses
+ * (test/loader-usual-arguments.test.ts compares them). `arguments` is passed on as given rather
+ * than copied: nothing on the way to the server changes it.
+ */
+export function usualCallMcpToolInput(args: unknown): CallMcpToolInput | undefined {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
+  const { server, tool, arguments: toolArguments } = args as Record<string, unknown>;
+  if (typeof server !== 'string' || typeof tool !== 'string') return undefined;
+  if (toolArguments === undefined) return { server, tool };
+  return isPlainRecord(toolArguments) ? { server, tool, arguments: toolArguments } : undefined;
+}
+
 export function readMcpResourceSchema() {
   return z.object({ server: z.string(), uri: z.string() });
 }
