@@ -7,20 +7,26 @@
  * the difference. So no position is ever tried twice.
  */
 export function globMatches(pattern: string, name: string): boolean {
+  return compileGlob(pattern)(name);
+}
+
+/** The pattern split once, for names checked on every call (the loader's permission patterns). */
+export function compileGlob(pattern: string): (name: string) => boolean {
   const pieces = pattern.split('*');
-  if (pieces.length === 1) return pattern === name;
+  if (pieces.length === 1) return (name) => name === pattern;
   const first = pieces[0] as string;
   const last = pieces[pieces.length - 1] as string;
-  // The fixed ends must fit without overlapping each other.
-  if (name.length < first.length + last.length || !name.startsWith(first) || !name.endsWith(last)) return false;
-  let at = first.length;
-  const end = name.length - last.length;
-  for (let index = 1; index < pieces.length - 1; index++) {
-    const piece = pieces[index] as string;
-    if (piece === '') continue;
-    const found = name.indexOf(piece, at);
-    if (found === -1 || found + piece.length > end) return false;
-    at = found + piece.length;
-  }
-  return true;
+  const middle = pieces.slice(1, -1).filter((piece) => piece !== '');
+  return (name) => {
+    // The fixed ends must fit without overlapping each other.
+    if (name.length < first.length + last.length || !name.startsWith(first) || !name.endsWith(last)) return false;
+    let at = first.length;
+    const end = name.length - last.length;
+    for (const piece of middle) {
+      const found = name.indexOf(piece, at);
+      if (found === -1 || found + piece.length > end) return false;
+      at = found + piece.length;
+    }
+    return true;
+  };
 }

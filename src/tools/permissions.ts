@@ -1,5 +1,5 @@
 /** Which loader tools exist and which servers the model may reach, from `LoaderPermissions`. */
-import { globMatches } from './glob.js';
+import { compileGlob, globMatches } from './glob.js';
 import type { LoaderPermissions, LoaderToolName } from './types.js';
 
 export function isToolEnabled(permissions: LoaderPermissions | undefined, tool: LoaderToolName): boolean {
@@ -9,14 +9,42 @@ export function isToolEnabled(permissions: LoaderPermissions | undefined, tool: 
 /** `*` matches any run of characters; everything else, dots included, matches only itself. */
 export { globMatches as matchesPattern };
 
-/** Deny wins over allow; no allow list means every name not denied. */
-function isAllowedBy(lists: { allow?: string[]; deny?: string[] } | undefined, name: string): boolean {
-  if (lists?.deny?.some((pattern) => globMatches(pattern, name))) return false;
-  return lists?.allow === undefined || lists.allow.some((pattern) => globMatches(pattern, name));
+type NameCheck = (name: string) => boolean;
+
+const ANY_NAME: NameCheck = () => true;
+
+/** Deny wins over allow; no allow list means every name not denied. The patterns are split here, once. */
+function compileLists(lists: { allow?: string[]; deny?: string[] } | undefined): NameCheck {
+  if (lists?.allow === undefined && lists?.deny === undefined) return ANY_NAME;
+  const deny = (lists.deny ?? []).map(compileGlob);
+  const allow = lists.allow?.map(compileGlob);
+  return (name) => {
+    for (const denied of deny) if (denied(name)) return false;
+    if (allow === undefined) return true;
+    for (const allowed of allow) if (allowed(name)) return true;
+    return false;
+  };
+}
+
+/** The permission checks with their patterns compiled once: the loader makes them on every call. */
+export interface PermissionChecks {
+  allowsServer(server: string): boolean;
+  /** The server must be allowed, and `server/tool` must pass the `mcpTools` patterns. */
+  allowsTool(server: string, tool: string): boolean;
+}
+
+export function compilePermissions(permissions: LoaderPermissions | undefined): PermissionChecks {
+  const allowsServer = compileLists(permissions?.mcps);
+  const allowsToolName = compileLists(permissions?.mcpTools);
+  return {
+    allowsServer,
+    // No "server/tool" string without patterns to match it against.
+    allowsTool: (server, tool) => allowsServer(server) && (allowsToolName === ANY_NAME || allowsToolName(`${server}/${tool}`)),
+  };
 }
 
 export function isServerAllowed(permissions: LoaderPermissions | undefined, server: string): boolean {
-  return isAllowedBy(permissions?.mcps, server);
+  return compileLists(permissions?.mcps)(server);
 }
 
 /**
@@ -24,8 +52,5 @@ export function isServerAllowed(permissions: LoaderPermissions | undefined, serv
  * `server/tool` must pass the `mcpTools` patterns (deny wins; no allow list means every tool).
  */
 export function isToolAllowed(permissions: LoaderPermissions | undefined, server: string, tool: string): boolean {
-  if (!isServerAllowed(permissions, server)) return false;
-  // Checked on every call_mcp_tool call: no "server/tool" string without patterns to match it against.
-  const patterns = permissions?.mcpTools;
-  return patterns === undefined || isAllowedBy(patterns, `${server}/${tool}`);
+  return compilePermissions(permissions).allowsTool(server, tool);
 }

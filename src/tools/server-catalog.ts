@@ -6,7 +6,7 @@ import type { McpServerConfig } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
 import { closestNames } from '../search/index.js';
 import { listNames } from './list-names.js';
-import { isServerAllowed, isToolAllowed } from './permissions.js';
+import { compilePermissions } from './permissions.js';
 import type { DescribedServerEntry, LoaderPermissions, LoaderServers } from './types.js';
 
 export interface AvailableServer {
@@ -58,9 +58,11 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
   const known = new Map<string, DescribedServerEntry>();
   for (const name of Object.keys(servers)) known.set(name, normalize(servers[name]!));
 
+  // Compiled once: refusal and allowsTool run on every loader call.
+  const { allowsServer, allowsTool } = compilePermissions(permissions);
   const available: AvailableServer[] = [];
   for (const [name, entry] of known) {
-    if (entry.disabled || !isServerAllowed(permissions, name)) continue;
+    if (entry.disabled || !allowsServer(name)) continue;
     available.push({ name, config: entry.config, description: entry.description });
   }
   const names = available.map((server) => server.name);
@@ -82,7 +84,7 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
     configs,
     refusal(server) {
       // Permissions first: a denied name gets the same answer whether or not it exists.
-      if (!isServerAllowed(permissions, server)) {
+      if (!allowsServer(server)) {
         return `MCP server "${server}" is not allowed for this agent; do not try it again. ${suggestions(server)}`;
       }
       const entry = known.get(server);
@@ -92,8 +94,6 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
       }
       return undefined;
     },
-    allowsTool(server, tool) {
-      return isToolAllowed(permissions, server, tool);
-    },
+    allowsTool,
   };
 }
