@@ -52,22 +52,21 @@ function refusalText(server: string, tool: string, why: string): string {
 /** One per set of loader tools: its "allow always" answers last as long as the tools. */
 export class ToolCallApprover {
   readonly policy: ApprovalPolicy;
-  private readonly allowedAlways = new Set<string>();
+  /** Tool names by server: no key string is built to look a call up (every call of an asked-about tool does). */
+  private readonly allowedAlways = new Map<string, Set<string>>();
 
   constructor(private readonly options: ApprovalOptions = {}) {
     this.policy = options.approvalPolicy ?? (options.approveToolCall ? 'destructive' : 'never');
   }
 
-  /** Whether the policy asks about a call of a tool with these annotations (else `refusal` is always undefined). */
-  asks(annotations: ToolAnnotations | undefined): boolean {
-    return needsApproval(this.policy, annotations);
+  /** Whether a call of this tool is asked about (else `refusal` is always undefined): the policy names it, and no "allow always" covers it. */
+  asks(server: string, tool: string, annotations: ToolAnnotations | undefined): boolean {
+    return needsApproval(this.policy, annotations) && this.allowedAlways.get(server)?.has(tool) !== true;
   }
 
   /** Undefined when the call may run; otherwise the refusal text for the model. */
   async refusal(request: ToolCallApprovalRequest, signal?: AbortSignal): Promise<string | undefined> {
-    if (!this.asks(request.annotations)) return undefined;
-    const key = JSON.stringify([request.server, request.tool]);
-    if (this.allowedAlways.has(key)) return undefined;
+    if (!this.asks(request.server, request.tool, request.annotations)) return undefined;
     const ask = this.options.approveToolCall;
     if (!ask) return refusalText(request.server, request.tool, `it needs approval (policy "${this.policy}") and nobody can be asked here`);
     let decision: ApprovalDecision;
@@ -77,7 +76,13 @@ export class ToolCallApprover {
       signal?.throwIfAborted();
       return refusalText(request.server, request.tool, `asking for approval failed (${errorMessage(error)})`);
     }
-    if (decision === 'allow-always') this.allowedAlways.add(key);
+    if (decision === 'allow-always') this.allowAlways(request.server, request.tool);
     return decision === 'allow' || decision === 'allow-always' ? undefined : refusalText(request.server, request.tool, 'the user declined it');
+  }
+
+  private allowAlways(server: string, tool: string): void {
+    const tools = this.allowedAlways.get(server);
+    if (tools) tools.add(tool);
+    else this.allowedAlways.set(server, new Set([tool]));
   }
 }

@@ -74,9 +74,9 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
         const { server, tool } = input;
         // Before connecting: a denied tool must not start its server.
         if (!catalog.allowsTool(server, tool)) return Promise.resolve(errorResult(deniedToolText(server, tool)));
-        // The usual call (a connected server, a known tool, a policy that does not ask) is one promise chain.
+        // The usual call (a connected server, a known tool, a policy that does not ask or an "allow always") is one promise chain.
         const known = manager.getState(server) === 'connected' ? knownTool(server, tool) : undefined;
-        if (known && !approver.asks(known.annotations)) return call(input, options);
+        if (known && !approver.asks(server, tool, known.annotations)) return call(input, options);
         return prepareAndCall(input, options);
       },
     },
