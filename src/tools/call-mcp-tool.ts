@@ -1,5 +1,5 @@
 /** call_mcp_tool: run one tool of a loaded server and give the model its result as text. */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { defineLoaderTool } from './define-tool.js';
 import { toolResultParts } from './describe-content.js';
 import { errorResult, okResult, partsResult } from './results.js';
@@ -17,6 +17,24 @@ function describeCallMcpTool(searchOffered: boolean): string {
 /** Whether or not the server has such a tool: a denied name gets the same answer either way. */
 function deniedToolText(server: string, tool: string): string {
   return `Tool "${tool}" of MCP server "${server}" is not allowed for this agent; do not try it again. Tell the user if the task needs it.`;
+}
+
+/**
+ * Each listed manifest's tools by name, made on the first call after a listing (a new listing
+ * is a new array, so the entry goes with the old one): call_mcp_tool looks its tool up on every
+ * call, and a server may list hundreds.
+ */
+const toolsByName = new WeakMap<readonly Tool[], Map<string, Tool>>();
+
+function toolNamed(tools: readonly Tool[], name: string): Tool | undefined {
+  let byName = toolsByName.get(tools);
+  if (byName === undefined) {
+    byName = new Map();
+    // The first of two tools with one name, as a search of the list finds.
+    for (const tool of tools) if (!byName.has(tool.name)) byName.set(tool.name, tool);
+    toolsByName.set(tools, byName);
+  }
+  return byName.get(name);
 }
 
 type CallOptions = Parameters<LoaderToolContext['manager']['callTool']>[3];
@@ -37,8 +55,8 @@ function callResult(result: CallToolResult): LoaderToolResult {
 export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
   const { manager, catalog, approver } = context;
   const knownTool = (server: string, tool: string) => {
-    for (const candidate of manager.getManifest(server)?.tools ?? []) if (candidate.name === tool) return candidate;
-    return undefined;
+    const tools = manager.getManifest(server)?.tools;
+    return tools && toolNamed(tools, tool);
   };
 
   const call = ({ server, tool, arguments: args }: CallMcpToolInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> =>

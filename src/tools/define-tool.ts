@@ -31,12 +31,13 @@ export interface LoaderToolSpec<Schema extends z.ZodType> {
  */
 export const ARGUMENT_LENGTH_LIMITS = { server: 1024, tool: 1024, uri: 16_384, query: 500 } as const;
 
-const LIMITED_ARGUMENTS = Object.entries(ARGUMENT_LENGTH_LIMITS);
+const LIMITED_ARGUMENTS = Object.keys(ARGUMENT_LENGTH_LIMITS) as Array<keyof typeof ARGUMENT_LENGTH_LIMITS>;
 
 function overLongArgument(args: unknown): string | undefined {
   if (typeof args !== 'object' || args === null) return undefined;
-  for (const [field, limit] of LIMITED_ARGUMENTS) {
+  for (const field of LIMITED_ARGUMENTS) {
     const value = (args as Record<string, unknown>)[field];
+    const limit = ARGUMENT_LENGTH_LIMITS[field];
     if (typeof value === 'string' && value.length > limit) {
       const advice = field === 'query' ? 'Say what you want to do in fewer words.' : 'Use what load_mcp or search_mcp_tools listed.';
       return `The "${field}" argument is ${value.length} characters long; at most ${limit} are accepted. ${advice}`;
