@@ -50,10 +50,13 @@ describe('glob patterns', () => {
     const permissions = { mcps: { deny: ['prod-*-*-*-db', '*-*-*-*-*-x'] } };
     const name = `prod-${'-'.repeat(64 * 1024)}`;
     isServerAllowed(permissions, 'warm-up');
-    const started = performance.now();
-    const allowed = isServerAllowed(permissions, name);
-    const elapsed = performance.now() - started;
-    expect(allowed).toBe(true);
-    expect(elapsed).toBeLessThan(5);
+    // The best of five: a busy machine (a preemption, a GC pause) only ever adds time, while a
+    // backtracking matcher is slow on every run (seconds on this name).
+    const runs = Array.from({ length: 5 }, () => {
+      const started = performance.now();
+      expect(isServerAllowed(permissions, name)).toBe(true);
+      return performance.now() - started;
+    });
+    expect(Math.min(...runs)).toBeLessThan(5);
   });
 });
