@@ -50,10 +50,36 @@ const DOC = path.join(REPO_ROOT, 'BENCHMARKS.md');
 const DOC_START = '<!-- bench:results:start -->';
 const DOC_END = '<!-- bench:results:end -->';
 
+const USAGE = `npm run bench -- [options]
+
+  (no option)      every part (well under 10 minutes; installs bench/peers first if needed)
+  --quick          smoke run: fewer rounds and calls, no profiles
+  --only a,b       only these parts: ${PARTS.map((part) => part.name).join(', ')}
+  --no-profile     skip the profiles of missed targets
+  --write          also rewrite the measured section of BENCHMARKS.md
+  --build-only     only bundle the parts into bench/.cache/build (to profile one by hand)
+  --help           this text
+`;
+
 const argv = process.argv.slice(2);
-const quick = argv.includes('--quick');
+const FLAGS = new Set(['--quick', '--only', '--no-profile', '--write', '--build-only', '--help', '-h']);
 const onlyAt = argv.indexOf('--only');
+const unknownFlag = argv.find((arg, index) => !FLAGS.has(arg) && index !== onlyAt + 1);
+if (argv.includes('--help') || argv.includes('-h') || unknownFlag !== undefined) {
+  if (unknownFlag === undefined) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  process.stderr.write(`unknown option ${JSON.stringify(unknownFlag)}\n\n${USAGE}`);
+  process.exit(2);
+}
+const quick = argv.includes('--quick');
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? '').split(',')) : undefined;
+const unknownParts = [...(only ?? [])].filter((name) => !PARTS.some((part) => part.name === name));
+if (unknownParts.length > 0) {
+  process.stderr.write(`unknown part ${unknownParts.join(', ')}: the parts are ${PARTS.map((part) => part.name).join(', ')}\n`);
+  process.exit(2);
+}
 const profile = !quick && !argv.includes('--no-profile');
 const write = argv.includes('--write');
 
