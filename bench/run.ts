@@ -64,7 +64,7 @@ const USAGE = `npm run bench -- [options]
 const argv = process.argv.slice(2);
 const FLAGS = new Set(['--quick', '--only', '--no-profile', '--write', '--build-only', '--help', '-h']);
 const onlyAt = argv.indexOf('--only');
-const unknownFlag = argv.find((arg, index) => !FLAGS.has(arg) && index !== onlyAt + 1);
+const unknownFlag = argv.find((arg, index) => !FLAGS.has(arg) && (onlyAt < 0 || index !== onlyAt + 1));
 if (argv.includes('--help') || argv.includes('-h') || unknownFlag !== undefined) {
   if (unknownFlag === undefined) {
     process.stdout.write(USAGE);
@@ -77,7 +77,7 @@ const quick = argv.includes('--quick');
 const only = onlyAt >= 0 ? new Set((argv[onlyAt + 1] ?? '').split(',')) : undefined;
 const unknownParts = [...(only ?? [])].filter((name) => !PARTS.some((part) => part.name === name));
 if (unknownParts.length > 0) {
-  process.stderr.write(`unknown part ${unknownParts.join(', ')}: the parts are ${PARTS.map((part) => part.name).join(', ')}\n`);
+  process.stderr.write(`unknown part ${unknownParts.map((name) => JSON.stringify(name)).join(', ')}: --only takes one or more of ${PARTS.map((part) => part.name).join(',')}\n`);
   process.exit(2);
 }
 const profile = !quick && !argv.includes('--no-profile');
