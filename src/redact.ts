@@ -43,6 +43,26 @@ export function redact(text: string, secrets: readonly string[]): string {
   return clean;
 }
 
+/**
+ * `redact` for a text cut short (a line cut at its length limit, or still being written): where
+ * the cut went through a secret, only the secret's start is left, which `redact` cannot
+ * recognize. So a cut text that ends in the start of a secret loses that end as well.
+ */
+export function redactCut(text: string, secrets: readonly string[]): string {
+  const clean = redact(text, secrets);
+  let cutAt = clean.length;
+  for (const secret of secrets) {
+    // The longest end of the text that begins the secret: try each place its first character occurs.
+    for (let at = clean.indexOf(secret[0]!, Math.max(clean.length - secret.length + 1, 0)); at !== -1 && at < cutAt; at = clean.indexOf(secret[0]!, at + 1)) {
+      if (secret.startsWith(clean.slice(at))) {
+        cutAt = at;
+        break;
+      }
+    }
+  }
+  return cutAt === clean.length ? clean : `${clean.slice(0, cutAt)}${REDACTED}`;
+}
+
 /** The same error, or a copy with a redacted message (name, code and status kept) when it held a secret. */
 export function redactError<T>(error: T, secrets: readonly string[]): T | Error {
   if (!(error instanceof Error) || secrets.length === 0) return error;

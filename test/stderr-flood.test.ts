@@ -75,6 +75,27 @@ describe('the stderr tail', () => {
     expect(tail.text().split('\n')).toEqual(['four', 'part', 'five']);
   });
 
+  it('shows no part of a secret that the cut goes through', () => {
+    const secret = 'tok-9f3a77c1e2';
+    const stream = new Readable({ read() {} });
+    const tail = new StderrTail(stream, [secret]);
+    // The cut at MAX_STDERR_LINE falls after the secret's first 6 characters.
+    stream.emit('data', Buffer.from(`${'x'.repeat(MAX_STDERR_LINE - 6)}${secret} and more\n`));
+    const line = tail.text();
+    expect(line).not.toContain(secret.slice(0, 3));
+    expect(line).toBe(`${'x'.repeat(MAX_STDERR_LINE - 6)}[redacted]… [${secret.length - 6 + ' and more'.length} more bytes]`);
+  });
+
+  it('shows no part of a secret at the end of a line still being written', () => {
+    const secret = 'tok-9f3a77c1e2';
+    const stream = new Readable({ read() {} });
+    const tail = new StderrTail(stream, [secret]);
+    stream.emit('data', Buffer.from('Authorization: Bearer tok-9f3a'));
+    expect(tail.text()).toBe('Authorization: Bearer [redacted]');
+    stream.emit('data', Buffer.from('77c1e2 accepted\n'));
+    expect(tail.text()).toBe('Authorization: Bearer [redacted] accepted');
+  });
+
   it('keeps two-byte characters whole at the cut', () => {
     const stream = new Readable({ read() {} });
     const tail = new StderrTail(stream, []);

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 
-import { redact } from '../redact.js';
+import { redact, redactCut } from '../redact.js';
 import { sliceWithinBudget } from '../text-limits.js';
 
 /** Each kept line is cut to this many characters; so is a line still waiting for its newline. */
@@ -53,14 +53,16 @@ export class StderrTail {
     this.dropped += piece.length - keeping;
   }
 
-  private currentLine(): string {
-    const text = Buffer.concat(this.partial).toString('utf8').replace(/\r$/, '');
-    const line = redact(sliceWithinBudget(text, MAX_STDERR_LINE), this.secrets);
+  /** `ended`: the line's newline came; otherwise it may still go on (and a secret with it). */
+  private currentLine(ended: boolean): string {
+    const text = sliceWithinBudget(Buffer.concat(this.partial).toString('utf8').replace(/\r$/, ''), MAX_STDERR_LINE);
+    const cut = !ended || this.dropped > 0;
+    const line = cut ? redactCut(text, this.secrets) : redact(text, this.secrets);
     return this.dropped > 0 ? `${line}… [${this.dropped} more bytes]` : line;
   }
 
   private endLine(): void {
-    const line = this.currentLine();
+    const line = this.currentLine(true);
     this.partial = [];
     this.partialBytes = 0;
     this.dropped = 0;
@@ -70,7 +72,7 @@ export class StderrTail {
   }
 
   text(): string {
-    const partial = this.partialBytes > 0 || this.dropped > 0 ? [this.currentLine()] : [];
+    const partial = this.partialBytes > 0 || this.dropped > 0 ? [this.currentLine(false)] : [];
     return [...this.lines, ...partial].slice(-this.maxLines).join('\n');
   }
 }
