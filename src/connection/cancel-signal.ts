@@ -14,20 +14,24 @@
  * (`AbortSignal.any`, `events.addAbortListener`) refuse it: it is never passed to them.
  * test/request-cancel-signal.test.ts cancels through it on a real server.
  */
+/** A listener as EventTarget takes it: a function or an object with `handleEvent`. */
+type Listener = Parameters<EventTarget['addEventListener']>[1];
+type ListenerOptions = Parameters<EventTarget['addEventListener']>[2];
+
 export class CancelSignal implements AbortSignal {
   aborted = false;
   reason: unknown = undefined;
   onabort: ((this: AbortSignal, event: Event) => unknown) | null = null;
   /** Usually one: the SDK's, for this request. */
-  private listeners: Array<{ listener: EventListenerOrEventListenerObject; once: boolean }> = [];
+  private listeners: Array<{ listener: NonNullable<Listener>; once: boolean }> = [];
 
-  addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: AddEventListenerOptions | boolean): void {
+  addEventListener(type: string, listener: Listener, options?: ListenerOptions): void {
     if (type !== 'abort' || listener === null || this.aborted) return;
     if (this.listeners.some((entry) => entry.listener === listener)) return;
     this.listeners.push({ listener, once: typeof options === 'object' && options.once === true });
   }
 
-  removeEventListener(type: string, listener: EventListenerOrEventListenerObject | null): void {
+  removeEventListener(type: string, listener: Listener): void {
     if (type !== 'abort') return;
     this.listeners = this.listeners.filter((entry) => entry.listener !== listener);
   }
