@@ -34,7 +34,7 @@ interface PartSpec {
 }
 
 const PARTS: PartSpec[] = [
-  // The SDK's stdio transport adds a 'drain' listener per write under backpressure (raw and ours alike): Node warns at 11.
+  // The SDK's stdio transport (the raw baseline) adds a 'drain' listener per write under backpressure: Node warns at 11. Ours shares one wait.
   { name: 'calls', title: '1–2. call overhead and concurrency', nodeFlags: ['--expose-gc', '--disable-warning=MaxListenersExceededWarning'] },
   { name: 'lazy', title: '3. lazy against eager', nodeFlags: [] },
   { name: 'scale', title: '4. scale', nodeFlags: ['--expose-gc'] },

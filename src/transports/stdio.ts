@@ -29,6 +29,8 @@ export class ProcessGroupStdioTransport implements Transport {
   private readonly readBuffer = new ReadBuffer();
   private readonly stderrStream = new PassThrough();
   private startedPid?: number;
+  /** The one wait for the pipe to drain, while it is full. */
+  private drained?: Promise<void>;
 
   constructor(
     private readonly command: string,
@@ -107,13 +109,30 @@ export class ProcessGroupStdioTransport implements Transport {
     }
   }
 
+  /**
+   * Resolves once the message is written, or, when the pipe is full, once it has drained. Every
+   * write waiting meanwhile shares one wait (a listener per write would pile up: 1,000 calls in
+   * flight, 1,000 'drain' listeners and Node's MaxListenersExceededWarning). A pipe that closes
+   * before it drains fails the waiting writes instead of leaving them pending for ever.
+   */
   send(message: JSONRPCMessage): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const stdin = this.child?.stdin;
-      if (!stdin) return reject(new Error('Not connected'));
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once('drain', resolve);
+    const stdin = this.child?.stdin;
+    if (!stdin) return Promise.reject(new Error('Not connected'));
+    if (stdin.write(serializeMessage(message)) && !this.drained) return Promise.resolve();
+    this.drained ??= new Promise<void>((resolve, reject) => {
+      const settle = (error?: Error) => {
+        stdin.off('drain', onDrain);
+        stdin.off('close', onClose);
+        this.drained = undefined;
+        if (error) reject(error);
+        else resolve();
+      };
+      const onDrain = () => settle();
+      const onClose = () => settle(new Error('Not connected'));
+      stdin.on('drain', onDrain);
+      stdin.on('close', onClose);
     });
+    return this.drained;
   }
 
   /**
