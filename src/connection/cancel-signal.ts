@@ -22,23 +22,24 @@ export class CancelSignal implements AbortSignal {
   aborted = false;
   reason: unknown = undefined;
   onabort: ((this: AbortSignal, event: Event) => unknown) | null = null;
-  /** Usually one: the SDK's, for this request. */
-  private listeners: Array<{ listener: NonNullable<Listener>; once: boolean }> = [];
+  /** Usually one, the SDK's for this request: made when the first is added. */
+  private listeners: Array<{ listener: NonNullable<Listener>; once: boolean }> | undefined;
 
   addEventListener(type: string, listener: Listener, options?: ListenerOptions): void {
-    if (type !== 'abort' || listener === null || this.aborted) return;
-    if (this.listeners.some((entry) => entry.listener === listener)) return;
-    this.listeners.push({ listener, once: typeof options === 'object' && options.once === true });
+    if (type !== 'abort' || !listener || this.aborted || this.has(listener)) return;
+    const entry = { listener, once: typeof options === 'object' && options.once === true };
+    if (this.listeners) this.listeners.push(entry);
+    else this.listeners = [entry];
   }
 
   removeEventListener(type: string, listener: Listener): void {
-    if (type !== 'abort') return;
+    if (type !== 'abort' || !this.listeners) return;
     this.listeners = this.listeners.filter((entry) => entry.listener !== listener);
   }
 
   dispatchEvent(event: Event): boolean {
     if (event.type !== 'abort') return true;
-    const listeners = this.listeners;
+    const listeners = this.listeners ?? [];
     this.listeners = listeners.filter((entry) => !entry.once);
     this.onabort?.call(this, event);
     for (const { listener } of listeners) {
@@ -46,6 +47,11 @@ export class CancelSignal implements AbortSignal {
       else listener.handleEvent(event);
     }
     return true;
+  }
+
+  private has(listener: NonNullable<Listener>): boolean {
+    for (const entry of this.listeners ?? []) if (entry.listener === listener) return true;
+    return false;
   }
 
   throwIfAborted(): void {
@@ -58,6 +64,6 @@ export class CancelSignal implements AbortSignal {
     this.aborted = true;
     this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
     this.dispatchEvent(new Event('abort'));
-    this.listeners = [];
+    this.listeners = undefined;
   }
 }

@@ -19,7 +19,7 @@ function relayOf(system: unknown): Relay | undefined {
   return typeof relay === 'function' ? (source, target, event) => Reflect.apply(relay, system, [source, target, event]) : undefined;
 }
 
-/** Where a session actor's event-route answers go: see `answerByEvent`. */
+/** Where a session actor's event-route answers go: see `eventRouteAnswers`. */
 export interface EventRouteAnswers {
   self: AnyActorRef;
   system: unknown;
@@ -29,15 +29,16 @@ export interface EventRouteAnswers {
 }
 
 /**
- * How the session actor answers a request of the event route: an event to `replyTo` sent as the
- * session actor, so an inspector sees who answered, without a macrostep of the server chart per
- * call (XState's own relay, what `sendTo` runs; a plain send without a sender if it is ever gone,
- * which test/agent-statechart.test.ts would report). An answer that changes the server's
- * subscriptions goes through the chart, which records it, while the chart listens.
+ * How a session actor answers the requests of the event route, made once per actor: an event to
+ * the request's `replyTo` sent as the session actor, so an inspector sees who answered, without a
+ * macrostep of the server chart per call (XState's own relay, what `sendTo` runs; a plain send
+ * without a sender if it is ever gone, which test/agent-statechart.test.ts would report). An
+ * answer that changes the server's subscriptions goes through the chart, which records it, while
+ * the chart listens.
  */
-export function answerByEvent(replyTo: AnyActorRef, { self, system, sendBack, chartListens }: EventRouteAnswers): DirectAnswer {
+export function eventRouteAnswers({ self, system, sendBack, chartListens }: EventRouteAnswers): (replyTo: AnyActorRef) => DirectAnswer {
   const relay = relayOf(system);
-  return (event) => {
+  return (replyTo) => (event) => {
     if (changesSubscriptions(event) && chartListens()) sendBack({ type: 'DELIVER', replyTo, event });
     else if (relay) relay(self, replyTo, event);
     else replyTo.send(event);
@@ -81,9 +82,9 @@ export function createSessionActor(deps: SessionActorDeps) {
     });
 
     let stopped = false;
-    const answers: EventRouteAnswers = { self, system, sendBack, chartListens: () => !stopped };
+    const answerAt = eventRouteAnswers({ self, system, sendBack, chartListens: () => !stopped });
     const run = (request: PendingRequest, direct?: DirectAnswer) => {
-      const deliver = direct ?? answerByEvent(request.replyTo, answers);
+      const deliver = direct ?? answerAt(request.replyTo);
       const running: RunningRequest = { request, cancelSignal: new CancelSignal(), deliver };
       if (!session) {
         answer(running, failure(running, requestAbandonedError(name, 'disconnected')));

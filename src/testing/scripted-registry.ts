@@ -25,7 +25,7 @@ import {
 import type { McpRegistryInput, McpReply, McpServerConfig, McpServerManifest } from '../../machines/types.js';
 import { asPublicRegistry, type RegistryLogic } from '../registry-logic.js';
 import { withOverrides } from '../provide-overrides.js';
-import { answerByEvent } from '../connection/session-actor.js';
+import { eventRouteAnswers } from '../connection/session-actor.js';
 
 /** One scripted answer. `delayMs` (system clock) passes before it is given. */
 export type ScriptedOutcome<T> =
@@ -193,9 +193,10 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
           });
         };
 
+        const answerAt = eventRouteAnswers({ self, system, sendBack, chartListens: () => !stopped });
         const start = (request: PendingRequest, answer?: DirectAnswer) => {
           const { spec, requestId, replyTo } = request;
-          const deliver = answer ?? answerByEvent(replyTo, { self, system, sendBack, chartListens: () => !stopped });
+          const deliver = answer ?? answerAt(replyTo);
           if (spec.kind === 'tool') {
             return settle(request, deliver, run?.tools.get(spec.tool)?.take(), (result) => ({ type: 'mcp.toolResult', requestId, server: name, result }));
           }
