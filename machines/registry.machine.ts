@@ -137,12 +137,12 @@ function connectedSession(context: RegistryContext, server: string) {
 /** A request event of the protocol as the server chart's request: what to run, how, and where the answer goes. */
 export function pendingRequestOf(event: McpRequestEvent): PendingRequest {
   const { timeoutMs, progress, resetTimeoutOnProgress, maxTotalTimeoutMs } = event;
-  return {
-    replyTo: event.replyTo,
-    requestId: event.requestId,
-    spec: requestSpecOf(event),
-    options: { timeoutMs, progress, resetTimeoutOnProgress, maxTotalTimeoutMs },
-  };
+  const request: PendingRequest = { replyTo: event.replyTo, requestId: event.requestId, spec: requestSpecOf(event) };
+  // The usual request sets none of these: no options object for it.
+  if (timeoutMs !== undefined || progress !== undefined || resetTimeoutOnProgress !== undefined || maxTotalTimeoutMs !== undefined) {
+    request.options = { timeoutMs, progress, resetTimeoutOnProgress, maxTotalTimeoutMs };
+  }
+  return request;
 }
 
 function definitionFingerprint(config: McpServerConfig | undefined, options: McpConnectOptions | undefined): string {
