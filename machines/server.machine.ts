@@ -92,8 +92,12 @@ export type DirectAnswer = (event: McpReply | McpProgressEvent) => void;
 
 /** What the chart (and, on the direct route, the façade) sends the `session` actor. */
 export type SessionActorEvent =
-  /** `answer`: the direct route's own callback. A caller that gives up sends CANCEL, on either route. */
-  | { type: 'RUN'; request: PendingRequest; answer?: DirectAnswer }
+  /**
+   * `answer`: the direct route's own callback, and `cancellable: false` when its caller gave no
+   * signal (nobody can cancel it, so it gets no cancel signal). A caller that gives up sends
+   * CANCEL, on either route.
+   */
+  | { type: 'RUN'; request: PendingRequest; answer?: DirectAnswer; cancellable?: boolean }
   | { type: 'CANCEL'; requestId: string; reason?: string }
   | { type: 'IDLE_QUESTION' };
 

@@ -314,7 +314,7 @@ export class McpConnectionManager {
       const request: PendingRequest = { replyTo: this.inbox, requestId, spec, options };
       const snapshot = this.routeDirectly ? this.serverActor(server)?.getSnapshot() : undefined;
       const session = snapshot && sessionActorOf(snapshot);
-      if (session) session.send({ type: 'RUN', request, answer: this.deliver });
+      if (session) session.send({ type: 'RUN', request, answer: this.deliver, cancellable: how.signal !== undefined });
       else this.actor.send(protocolEvent(server, request));
     });
   }

@@ -6,8 +6,8 @@ import type { McpProgressEvent, McpReply, McpRequestOptions, McpSession } from '
 
 interface RunningRequest {
   request: PendingRequest;
-  /** Aborted by CANCEL, on either route: the SDK then tells the server. */
-  cancelSignal: CancelSignal;
+  /** Aborted by CANCEL, on either route: the SDK then tells the server. None when nobody can cancel. */
+  cancelSignal?: CancelSignal;
   deliver: DirectAnswer;
 }
 
@@ -83,9 +83,9 @@ export function createSessionActor(deps: SessionActorDeps) {
 
     let stopped = false;
     const answerAt = eventRouteAnswers({ self, system, sendBack, chartListens: () => !stopped });
-    const run = (request: PendingRequest, direct?: DirectAnswer) => {
+    const run = (request: PendingRequest, direct?: DirectAnswer, cancellable = true) => {
       const deliver = direct ?? answerAt(request.replyTo);
-      const running: RunningRequest = { request, cancelSignal: new CancelSignal(), deliver };
+      const running: RunningRequest = { request, cancelSignal: cancellable ? new CancelSignal() : undefined, deliver };
       if (!session) {
         answer(running, failure(running, requestAbandonedError(name, 'disconnected')));
         return;
@@ -126,13 +126,13 @@ export function createSessionActor(deps: SessionActorDeps) {
       for (const running of inFlight) {
         if (running.request.requestId !== requestId) continue;
         inFlight.delete(running);
-        running.cancelSignal.abort(reason);
+        running.cancelSignal?.abort(reason);
         answer(running, failure(running, abortError(name, describeRequest(running.request.spec), reason)));
       }
     };
 
     receive((event) => {
-      if (event.type === 'RUN') run(event.request, event.answer);
+      if (event.type === 'RUN') run(event.request, event.answer, event.cancellable);
       else if (event.type === 'CANCEL') cancel(event.requestId, event.reason);
       else sendBack({ type: 'IDLE_ANSWER', inFlight: inFlight.size, idleForMs: inFlight.size > 0 ? 0 : deps.now() - lastActivity });
     });
@@ -166,7 +166,7 @@ export function createSessionActor(deps: SessionActorDeps) {
       stopped = true;
       unwatch?.();
       for (const running of inFlight) {
-        running.cancelSignal.abort();
+        running.cancelSignal?.abort();
         answer(running, failure(running, requestAbandonedError(name, 'disconnected')));
       }
       inFlight.clear();
