@@ -14,6 +14,7 @@ import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool 
 import { createFixtureServer } from '../../test/fixtures/fixture-server.mjs';
 import type { InspectionEvent } from 'xstate';
 import { stdioFixture, STDIO_FIXTURE } from './paths.js';
+import { temporaryManifestIndex } from './temporary-index.js';
 
 export type TransportKind = 'memory' | 'stdio';
 export type VariantKey = 'raw' | 'manager' | 'loader' | 'inspected';
@@ -95,6 +96,7 @@ export async function setUpCalls(kind: TransportKind, keys: readonly VariantKey[
     const tools: LoaderTool[] = createLoaderTools({
       manager,
       servers: { [SERVER]: { config, description: 'The fixture server: echo, add, slow, …' } },
+      manifestIndex: temporaryManifestIndex(),
     });
     const load = tools.find((tool) => tool.name === 'load_mcp')!;
     const callTool = tools.find((tool) => tool.name === 'call_mcp_tool')!;

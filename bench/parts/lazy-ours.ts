@@ -6,14 +6,16 @@
 import { performance } from 'node:perf_hooks';
 import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderServers } from '../../src/index.js';
 import { readJob, reportFirstResult, startWindowProfile } from '../lib/lazy-protocol.js';
+import { temporaryManifestIndex } from '../lib/temporary-index.js';
 
 const job = readJob();
 const managerOnly = process.argv.includes('--manager-only');
+const manifestIndex = temporaryManifestIndex();
 const servers: LoaderServers = {};
 for (const [name, config] of Object.entries(job.servers)) servers[name] = { config, description: `Fixture server ${name}` };
 
 async function throughLoaderTools(manager: McpConnectionManager, startedAt: number) {
-  const tools = createLoaderTools({ manager, servers });
+  const tools = createLoaderTools({ manager, servers, manifestIndex });
   const load = tools.find((tool) => tool.name === 'load_mcp')!;
   const call = tools.find((tool) => tool.name === 'call_mcp_tool')!;
   const toolsReadyMs = performance.now() - startedAt;
