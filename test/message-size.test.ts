@@ -66,6 +66,19 @@ describe('over HTTP', () => {
     expect(lines.warn.join('\n')).not.toMatch(/closed the connection/);
   });
 
+  it('a 20 MB tool result in one event of an event stream fails that call at once, not at its timeout; the connection stays', async () => {
+    const big = await hugeAnswerServer('tools/call', 20 * MB, { as: 'sse' });
+    servers.push(big);
+    const mcp = manager();
+    await mcp.connect('big', { url: big.url, timeoutMs: 120_000 });
+    const error = await rejectionOf(mcp.callTool('big', 'huge', {}));
+    expect(error).toMatchObject({ code: 'REQUEST_FAILED', server: 'big' });
+    expect(error.message).toMatch(/the server sent a message over 10 MiB; the client stopped reading it/);
+    expect(await big.sent()).toBeLessThan(20 * MB);
+    expect(mcp.getState('big')).toBe('connected');
+    expect(textOf(await mcp.callTool('big', 'echo', { text: 'next' }))).toBe('next');
+  }, 20_000);
+
   it('a 20 MB error body comes back cut to a few thousand characters', async () => {
     const url = await serve((_request, response) => {
       response.writeHead(500, { 'content-type': 'text/plain' });

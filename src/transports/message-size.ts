@@ -1,5 +1,6 @@
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * The largest message a server may send: the SDK's stdio transport stops at 10 MiB, and the
@@ -34,8 +35,40 @@ export function sizeLimitedFetch(base: FetchLike = fetch): FetchLike {
     if (!response.body || response.status < 200) return response;
     if (!response.ok) return withCutErrorBody(response);
     const eventStream = (response.headers.get('content-type') ?? '').toLowerCase().includes('text/event-stream');
-    return sameResponseWithBody(response, limitedStream(response.body, eventStream ? new EventMeter() : new TotalMeter()));
+    if (!eventStream) return sameResponseWithBody(response, limitedStream(response.body, new TotalMeter()));
+    return sameResponseWithBody(response, limitedStream(response.body, new EventMeter(), () => failedAnswers(init?.body)));
   };
+}
+
+/**
+ * The stream that answers a POST carries the answers to the requests it posted. Once it is cut,
+ * those answers can no longer come, and the SDK would wait for each until its timeout (it only
+ * resumes a stream whose events have ids): so the cut stream ends with an error answer for each
+ * of them, in the server's stead, saying why. Undefined when the body names no request (a GET
+ * stream, a notification): the stream then fails as before.
+ */
+function failedAnswers(body: unknown): Uint8Array | undefined {
+  if (typeof body !== 'string') return undefined;
+  let posted: unknown;
+  try {
+    posted = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const ids = (Array.isArray(posted) ? posted : [posted]).flatMap((message: unknown) =>
+    isRequest(message) ? [message.id] : [],
+  );
+  if (ids.length === 0) return undefined;
+  const error = { code: ErrorCode.InternalError, message: new MessageTooLargeError().message };
+  const events = ids.map((id) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
+  // A blank line first ends the event that was cut, whatever it had written.
+  return new TextEncoder().encode(`\n\n${events.join('')}`);
+}
+
+function isRequest(message: unknown): message is { id: string | number } {
+  if (message === null || typeof message !== 'object') return false;
+  const { id, method } = message as { id?: unknown; method?: unknown };
+  return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number');
 }
 
 async function withCutErrorBody(response: Response): Promise<Response> {
@@ -102,7 +135,8 @@ class EventMeter implements Meter {
   }
 }
 
-function limitedStream(body: ReadableStream<Uint8Array>, meter: Meter): ReadableStream<Uint8Array> {
+/** `ending`: what to end the stream with when it is cut, instead of failing it. */
+function limitedStream(body: ReadableStream<Uint8Array>, meter: Meter, ending?: () => Uint8Array | undefined): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -113,7 +147,10 @@ function limitedStream(body: ReadableStream<Uint8Array>, meter: Meter): Readable
       }
       if (meter.add(value) > MAX_MESSAGE_BYTES) {
         void reader.cancel().catch(() => {});
-        controller.error(new MessageTooLargeError());
+        const last = ending?.();
+        if (!last) return controller.error(new MessageTooLargeError());
+        controller.enqueue(last);
+        controller.close();
         return;
       }
       controller.enqueue(value);
