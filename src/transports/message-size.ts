@@ -61,9 +61,13 @@ function failedAnswers(body: unknown): Uint8Array | undefined {
   if (ids.length === 0) return undefined;
   const error = { code: ErrorCode.InternalError, message: new MessageTooLargeError().message };
   const events = ids.map((id) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
-  // A blank line first ends the event that was cut, whatever it had written.
-  return new TextEncoder().encode(`\n\n${events.join('')}`);
+  // First the event that was cut is ended under a type of its own, which the SDK skips (it reads
+  // only `message` events) instead of failing to parse what is left of it.
+  return new TextEncoder().encode(`\nevent: ${CUT_EVENT}\n\n${events.join('')}`);
 }
+
+/** The type given to an event cut at the size limit. */
+const CUT_EVENT = 'mcp-statechart-cut';
 
 function isRequest(message: unknown): message is { id: string | number } {
   if (message === null || typeof message !== 'object') return false;
