@@ -9,6 +9,7 @@ import type { McpServerConfig } from '../machines/types.js';
 import { everythingStdio, recordingTransports, startEverythingHttp, textOf } from './support/everything.js';
 import { rejectionOf } from './support/fixtures.js';
 import { failOnUnhandledRejections } from './support/unhandled-rejections.js';
+import { ROUTES, routeOptions } from './support/routes.js';
 
 failOnUnhandledRejections();
 
@@ -159,6 +160,18 @@ describe('timeouts that progress resets (a 2 s request timeout from the config, 
     expect(error.message).toMatch(/trigger-long-running-operation/);
     expect(elapsed).toBeGreaterThanOrEqual(2900);
     expect(elapsed).toBeLessThan(4900);
+  });
+});
+
+describe.each(ROUTES)('resetTimeoutOnProgress on its own, without onProgress (%s route)', (route) => {
+  it('progress still restarts the timeout: a 1 s timeout, a 2.5 s tool reporting every 0.25 s, and the call completes', async () => {
+    manager = new McpConnectionManager({ ...routeOptions(route), logger: silentLogger });
+    await manager.connect('everything', everythingStdio());
+    const result = await manager.callTool('everything', 'trigger-long-running-operation', { duration: 2.5, steps: 10 }, {
+      timeoutMs: 1000,
+      resetTimeoutOnProgress: true,
+    });
+    expect(textOf(result)).toContain('Long running operation completed');
   });
 });
 

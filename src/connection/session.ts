@@ -307,12 +307,22 @@ export class Session implements McpSession {
 
 /** Our request options in the SDK's words: it sends notifications/cancelled on abort and handles the timeouts. */
 function sdkRequestOptions(options: McpRequestOptions): RequestOptions {
-  const { onProgress } = options;
+  const { onProgress, resetTimeoutOnProgress } = options;
   return {
     signal: options.signal,
     timeout: options.timeoutMs,
-    resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+    resetTimeoutOnProgress,
     maxTotalTimeout: options.maxTotalTimeoutMs,
-    onprogress: onProgress && ((progress) => onProgress({ progress: progress.progress, total: progress.total, message: progress.message })),
+    onprogress: onProgress
+      ? (progress) => onProgress({ progress: progress.progress, total: progress.total, message: progress.message })
+      : resetTimeoutOnProgress
+        ? ignoreProgress
+        : undefined,
   };
 }
+
+/**
+ * The SDK asks for progress (sends a progressToken) only when there is an `onprogress`: without
+ * one, no progress arrives and `resetTimeoutOnProgress` has nothing to reset on.
+ */
+function ignoreProgress(): void {}
