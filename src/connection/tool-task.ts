@@ -1,7 +1,12 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { CallToolResultSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Progress, type Task, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { McpServerError } from '../../machines/errors.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
+import { Deadline } from './deadline.js';
+
+/** The shortest wait between two polls of a task, whatever `pollInterval` the server asks for (0 would poll hundreds of times a second). */
+export const MIN_TASK_POLL_INTERVAL_MS = 250;
 
 /** True for a tool the server runs only as an MCP task (`execution.taskSupport: "required"`). */
 export function requiresTask(tool: Pick<Tool, 'execution'> | undefined): boolean {
@@ -9,7 +14,10 @@ export function requiresTask(tool: Pick<Tool, 'execution'> | undefined): boolean
 }
 
 export interface ToolTaskOptions {
-  /** The SDK request options for each request of the task (create, poll, result): timeout, signal, onprogress. */
+  /**
+   * The SDK request options for each request of the task (create, poll, result): timeout, signal,
+   * onprogress. Their `maxTotalTimeout`, else their `timeout`, also bounds the whole task.
+   */
   request: RequestOptions;
   /** Status changes as progress: a count that grows by one per status, and the server's status message. */
   onProgress?: (progress: Progress) => void;
@@ -19,9 +27,11 @@ export interface ToolTaskOptions {
 
 /**
  * Runs a task-required tool through the SDK's experimental tasks client: `tools/call` with a
- * `task`, then `tasks/get` until the task ends, then `tasks/result`. An abort sends
- * `tasks/cancel` for a task already created and rejects without waiting for the poll loop.
- * A server that lists such a tool but lacks the tasks capability gets a clear error up front.
+ * `task`, then `tasks/get` until the task ends, then `tasks/result`. The whole task has one time
+ * limit (`maxTotalTimeout`, else `timeout`: a per-request limit alone lets a task that stays
+ * `working` be polled for ever); when it runs out, or the caller aborts, a task already created is
+ * sent `tasks/cancel` and the call rejects at once, without waiting for the poll loop. A server
+ * that lists such a tool but lacks the tasks capability gets a clear error up front.
  */
 export async function callToolAsTask(
   client: Client,
@@ -39,8 +49,13 @@ export async function callToolAsTask(
   }
   let taskId: string | undefined;
   let statuses = 0;
-  const { signal } = options;
-  signal?.throwIfAborted();
+  options.signal?.throwIfAborted();
+  const totalMs = options.request.maxTotalTimeout ?? options.request.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const deadline = new Deadline(
+    totalMs,
+    () => new McpError(ErrorCode.RequestTimeout, `the task for tool "${tool}" was still working after ${totalMs} ms (its time limit for the whole task), so it was cancelled`),
+    options.signal,
+  );
   const stream = client.experimental.tasks.callToolStream({ name: tool, arguments: args }, CallToolResultSchema, {
     ...options.request,
     task: {},
@@ -53,6 +68,7 @@ export async function callToolAsTask(
           break;
         case 'taskStatus':
           statuses += 1;
+          floorPollInterval(message.task);
           options.onProgress?.({ progress: statuses, message: message.task.statusMessage ?? message.task.status });
           break;
         case 'result':
@@ -63,19 +79,27 @@ export async function callToolAsTask(
     }
     throw new Error(`the task for tool "${tool}" ended without a result`);
   };
-  if (!signal) return run();
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => {
+  let onEnd: (() => void) | undefined;
+  const ended = new Promise<never>((_, reject) => {
+    onEnd = () => {
       if (taskId !== undefined) client.experimental.tasks.cancelTask(taskId).catch(() => {});
       void stream.return(undefined);
-      reject(signal.reason);
+      reject(deadline.signal.reason);
     };
-    signal.addEventListener('abort', onAbort, { once: true });
+    deadline.signal.addEventListener('abort', onEnd, { once: true });
   });
   try {
-    return await Promise.race([run(), aborted]);
+    return await Promise.race([run(), ended]);
   } finally {
-    signal.removeEventListener('abort', onAbort!);
+    deadline.signal.removeEventListener('abort', onEnd!);
+    deadline.dispose();
   }
+}
+
+/**
+ * The SDK's poll loop waits the `pollInterval` of the status it has just yielded, read after the
+ * yield: raising it on that object here is what the next wait uses.
+ */
+function floorPollInterval(task: Task): void {
+  if (task.pollInterval !== undefined && task.pollInterval < MIN_TASK_POLL_INTERVAL_MS) task.pollInterval = MIN_TASK_POLL_INTERVAL_MS;
 }
