@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createLoaderTools,
+  discoverMcpServers,
   ManifestIndex,
   McpConnectionManager,
   silentLogger,
@@ -142,6 +143,41 @@ describe('an edited definition', () => {
     const config = stdioFixture();
     expect(index.fingerprint({ ...config, description: 'one' })).toBe(index.fingerprint({ ...config, description: 'two' }));
     expect(index.fingerprint(config)).not.toBe(index.fingerprint({ ...config, env: { A: '1' } }));
+  });
+});
+
+describe('project servers', () => {
+  /** A project folder whose `.mcp.json` holds exactly this text, discovered with the user's file `user.json` in the test folder. */
+  async function discoveredIn(project: string, configText: string) {
+    const root = path.join(folder, project);
+    mkdirSync(root, { recursive: true });
+    writeFileSync(path.join(root, '.mcp.json'), configText);
+    return (await discoverMcpServers({ projectRoot: root, userConfigPath: path.join(folder, 'user.json') })).servers;
+  }
+  const sameText = JSON.stringify({ mcpServers: { fixture: stdioFixture() } });
+
+  it('are indexed for their own project file: a second project with the same entry text does not find the first one’s tools', async () => {
+    const first = await discoveredIn('first', sameText);
+    expect(first.fixture).toMatchObject({ scope: 'project', source: path.join(folder, 'first', '.mcp.json') });
+    await agent(first).load.execute({ server: 'fixture' });
+    const again = (await agent(first).search.execute({ query: 'echo' })).data as SearchAnswer;
+    expect(again.tools[0]).toMatchObject({ server: 'fixture', tool: 'echo' });
+
+    const second = (await agent(await discoveredIn('second', sameText)).search.execute({ query: 'echo' })).data as SearchAnswer;
+    expect(second.tools).toEqual([]);
+    expect(second.notes.join(' ')).toMatch(/not indexed yet.*fixture/);
+  });
+
+  it('do not fill in the entry of a user server with the same name and definition, and user servers stay shared by name', async () => {
+    await agent(await discoveredIn('project', sameText)).load.execute({ server: 'fixture' });
+    writeFileSync(path.join(folder, 'user.json'), sameText);
+    const userOnly = await discoverMcpServers({ projectRoot: path.join(folder, 'elsewhere'), userConfigPath: path.join(folder, 'user.json') });
+    expect(userOnly.servers.fixture).toMatchObject({ scope: 'user' });
+    expect(((await agent(userOnly.servers).search.execute({ query: 'echo' })).data as SearchAnswer).tools).toEqual([]);
+
+    await agent(userOnly.servers).load.execute({ server: 'fixture' });
+    const plainConfig = (await agent({ fixture: stdioFixture() }).search.execute({ query: 'echo' })).data as SearchAnswer;
+    expect(plainConfig.tools[0]).toMatchObject({ server: 'fixture', tool: 'echo' });
   });
 });
 

@@ -11,6 +11,8 @@ import { errorMessage } from '../../machines/to-error.js';
 export interface IndexServersOptions {
   /** The servers to index (enabled and allowed: the caller decides). */
   servers: Record<string, McpServerConfig>;
+  /** The `.mcp.json` of each project server among them (`projectFileOf`): its entry is its project's own. */
+  projectFiles?: Record<string, string>;
   index: ManifestIndex;
   /** Servers connecting at the same time. Default 4. */
   concurrency?: number;
@@ -37,7 +39,7 @@ export async function indexServers(options: IndexServersOptions): Promise<Server
     const started = Date.now();
     try {
       const manifest = await manager.connect(server, options.servers[server]!, connectOptions);
-      options.index.record(server, options.servers[server]!, manifest);
+      options.index.record(server, options.servers[server]!, manifest, options.projectFiles?.[server]);
       return { server, ok: true, tools: manifest.tools.length, ms: Date.now() - started };
     } catch (error) {
       // The connection layer already redacts its errors; this also covers whatever else could be thrown.

@@ -13,7 +13,16 @@ export type RecordingManager = Pick<McpConnectionManager, 'on' | 'getManifest'>;
 interface Recorder {
   /** The latest definitions the manager was given; a server is recorded under its current one. */
   configs: Record<string, McpServerConfig>;
+  /** The `.mcp.json` of each project server among them. */
+  projectFiles: Record<string, string>;
   stop: () => void;
+}
+
+export interface RecordManifestsOptions {
+  /** Told when a manifest could not be recorded. */
+  logger?: Logger;
+  /** The `.mcp.json` of each project server (`projectFileOf`): its entry is its project's own. */
+  projectFiles?: Record<string, string>;
 }
 
 /**
@@ -28,22 +37,28 @@ export function recordManifests(
   manager: RecordingManager,
   index: ManifestIndex,
   configs: Record<string, McpServerConfig>,
-  logger?: Logger,
+  options: RecordManifestsOptions = {},
 ): () => void {
+  const { logger } = options;
+  const projectFiles = options.projectFiles ?? nameRecord<string>();
   const byPath = recorders.get(manager) ?? new Map<string, Recorder>();
   recorders.set(manager, byPath);
   const existing = byPath.get(index.path);
   if (existing) {
     // A rebuild after a config change: merged into a new record, the caller's left as it is.
     existing.configs = nameRecord(existing.configs, configs);
+    const kept = nameRecord(existing.projectFiles);
+    // A server that moved to the user's config is no longer its project's.
+    for (const server of Object.keys(configs)) delete kept[server];
+    existing.projectFiles = nameRecord(kept, projectFiles);
     return existing.stop;
   }
   // The caller's record, only read: a copy of 10,000 definitions cost ~9 ms of every start.
-  const recorder: Recorder = { configs, stop: () => {} };
+  const recorder: Recorder = { configs, projectFiles, stop: () => {} };
   const record = (server: string, manifest = manager.getManifest(server)) => {
     if (!manifest || !Object.hasOwn(recorder.configs, server)) return;
     try {
-      index.record(server, recorder.configs[server]!, manifest);
+      index.record(server, recorder.configs[server]!, manifest, recorder.projectFiles[server]);
     } catch (error) {
       // A full disk or a read-only home must not break the connection that just worked.
       logger?.warn(`Could not record the manifest of MCP server "${server}" in ${index.path}: ${(error as Error).message}`);

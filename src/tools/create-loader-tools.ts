@@ -28,7 +28,7 @@ export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTool
   // Servers the model may not use are never configured, so nothing can connect them by mistake.
   options.manager.configure(catalog.configs, undefined, 'merge');
   const index = options.manifestIndex === false ? undefined : (options.manifestIndex ?? new ManifestIndex());
-  if (index) recordManifests(options.manager, index, catalog.configs);
+  if (index) recordManifests(options.manager, index, catalog.configs, { projectFiles: catalog.projectFiles });
   const searchable = index && new SearchableTools(options.manager, catalog, index);
   // Search is offered when it has something to rank: an index that holds manifests, or more
   // servers than load_mcp lists (search then finds them by name and description).

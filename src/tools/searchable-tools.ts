@@ -78,7 +78,7 @@ export class SearchableTools {
   }
 
   private indexedTools(server: string): Tool[] | undefined {
-    const lookup = this.index.lookup(server, this.catalog.configs[server]!);
+    const lookup = this.index.lookup(server, this.catalog.configs[server]!, this.catalog.projectFiles[server]);
     return lookup.status === 'fresh' ? this.allowed(server, lookup.entry.manifest.tools) : undefined;
   }
 
@@ -88,9 +88,9 @@ export class SearchableTools {
     const toolCounts = new Map<string, number>();
     const notIndexed: string[] = [];
     const stale: string[] = [];
-    for (const { name, config } of this.catalog.available) {
+    for (const { name, config, projectFile } of this.catalog.available) {
       const live = this.liveTools(name);
-      const lookup = live ? undefined : this.index.lookup(name, config);
+      const lookup = live ? undefined : this.index.lookup(name, config, projectFile);
       const found = live ?? (lookup?.status === 'fresh' ? this.allowed(name, lookup.entry.manifest.tools) : undefined);
       if (found) {
         sources.set(name, live ? 'connected' : 'index');

@@ -4,6 +4,7 @@
  */
 import type { McpServerConfig } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
+import { projectFileOf } from '../manifest-index/index.js';
 import { closestNames } from '../search/index.js';
 import { listNames } from './list-names.js';
 import { compilePermissions } from './permissions.js';
@@ -13,6 +14,8 @@ export interface AvailableServer {
   name: string;
   config: McpServerConfig;
   description?: string;
+  /** A project server's `.mcp.json`: its index entry is its project's own (see src/manifest-index). */
+  projectFile?: string;
 }
 
 /**
@@ -31,6 +34,8 @@ export interface ServerCatalog {
   listed: boolean;
   /** `available` as the record `manager.configure` takes. */
   configs: Record<string, McpServerConfig>;
+  /** The `projectFile` of each available project server. */
+  projectFiles: Record<string, string>;
   /** Why the model may not use this server, or undefined when it may. */
   refusal(server: string): string | undefined;
   /** Whether the model may see and call this tool of an allowed server (the `mcpTools` patterns). */
@@ -49,6 +54,8 @@ function normalize(entry: DescribedServerEntry | McpServerConfig): DescribedServ
       config: entry.config,
       description: entry.description ?? entry.config.description,
       disabled: entry.disabled === true || entry.config.disabled === true,
+      scope: entry.scope,
+      source: entry.source,
     };
   }
   return { config: entry, description: entry.description, disabled: entry.disabled === true };
@@ -63,11 +70,15 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
   const available: AvailableServer[] = [];
   for (const [name, entry] of known) {
     if (entry.disabled || !allowsServer(name)) continue;
-    available.push({ name, config: entry.config, description: entry.description });
+    available.push({ name, config: entry.config, description: entry.description, projectFile: projectFileOf(entry) });
   }
   const names = available.map((server) => server.name);
   const configs = nameRecord<McpServerConfig>();
-  for (const server of available) configs[server.name] = server.config;
+  const projectFiles = nameRecord<string>();
+  for (const server of available) {
+    configs[server.name] = server.config;
+    if (server.projectFile !== undefined) projectFiles[server.name] = server.projectFile;
+  }
   const listed = names.length <= SERVER_LIST_LIMIT;
   const choices = `Servers you can use: ${listNames(names)}.`;
   const suggestions = (server: string) => {
@@ -82,6 +93,7 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
     names,
     listed,
     configs,
+    projectFiles,
     refusal(server) {
       // Permissions first: a denied name gets the same answer whether or not it exists.
       if (!allowsServer(server)) {

@@ -103,6 +103,9 @@ export interface DescribedServerEntry {
   config: McpServerConfig;
   description?: string;
   disabled?: boolean;
+  /** Where the entry came from (discovery's `scope` and `source`): a project server's index entry is filed under its `.mcp.json`. */
+  scope?: string;
+  source?: string;
 }
 
 /** Either discovery's record or a plain `mcpServers` record. */

@@ -6,7 +6,7 @@
 import type { McpServerConfig } from '../../../machines/types.js';
 import { nameRecord } from '../../../machines/name-record.js';
 import { indexServers, type ServerIndexOutcome } from '../../manifest-index/index-servers.js';
-import { ManifestIndex } from '../../manifest-index/index.js';
+import { ManifestIndex, projectFileOf } from '../../manifest-index/index.js';
 import { isServerAllowed } from '../../tools/index.js';
 import { cliLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
@@ -43,8 +43,12 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
   const discovery = await discover(options, logger);
   const permissions = permissionsFrom(options, discovery.toolPermissions);
   const servers = nameRecord<McpServerConfig>();
+  const projectFiles = nameRecord<string>();
   for (const server of Object.values(discovery.servers)) {
-    if (!server.disabled && isServerAllowed(permissions, server.name)) servers[server.name] = server.config;
+    if (server.disabled || !isServerAllowed(permissions, server.name)) continue;
+    servers[server.name] = server.config;
+    const projectFile = projectFileOf(server);
+    if (projectFile !== undefined) projectFiles[server.name] = projectFile;
   }
   const total = Object.keys(servers).length;
   if (total === 0) {
@@ -55,6 +59,7 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
   writeListing(`Indexing ${total} servers, ${Math.min(command.concurrency, total)} at a time…`);
   const outcomes = await indexServers({
     servers,
+    projectFiles,
     index,
     concurrency: command.concurrency,
     managerOptions: { logger },

@@ -1,13 +1,13 @@
 import type { DiscoveredServer, DiscoveryResult } from '../../config/index.js';
 import { formatProblem } from '../../config/index.js';
-import type { ManifestIndex } from '../../manifest-index/index.js';
+import { projectFileOf, type ManifestIndex } from '../../manifest-index/index.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import type { LoaderPermissions } from '../../tools/index.js';
 import { terminalLine } from '../terminal-text.js';
 
 /** `yes` with its tool count, `stale` (indexed for an earlier definition) or `no`. */
 function indexState(server: DiscoveredServer, index: ManifestIndex | undefined): { indexed: 'yes' | 'stale' | 'no'; tools?: number } {
-  const lookup = index?.lookup(server.name, server.config);
+  const lookup = index?.lookup(server.name, server.config, projectFileOf(server));
   if (lookup?.status === 'fresh') return { indexed: 'yes', tools: lookup.entry.manifest.tools.length };
   return { indexed: lookup?.status === 'stale' ? 'stale' : 'no' };
 }
