@@ -289,6 +289,11 @@ export class McpConnectionManager {
     if (reply.type !== 'mcp.resourceUnsubscribed') throw unexpected(reply);
   }
 
+  /** Requests running on a connected server now (what the lifecycle view shows); undefined when it is not connected. */
+  requestsInFlight(name: string): number | undefined {
+    return this.serverActor(name)?.getSnapshot().matches('connected') ? this.tracker.requestsInFlight(name) : undefined;
+  }
+
   /** Live sessions (opened and not yet fully closed), for leak checks. */
   openSessionCount(name?: string): number {
     return this.tracker.openCount(name);

@@ -17,6 +17,8 @@ import { killNotesServer, startDemoServers, type DemoServers } from '../scripts/
 import { silentLogger } from '../src/logger.js';
 import { McpConnectionManager } from '../src/manager.js';
 import { startLifecycleView, type LifecycleView } from '../src/view/lifecycle-view.js';
+import type { ServerRow } from '../src/view/server-rows.js';
+import { everythingStdio } from './support/everything.js';
 import { withoutChromium } from './support/chromium.js';
 import { CLI_COMMAND } from './support/cli.js';
 
@@ -79,6 +81,58 @@ describe('the lifecycle view server', () => {
     const response = await fetch(view.url);
     expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(await response.text()).not.toMatch(/(src|href)="https?:|@import|url\(http/);
+  });
+});
+
+/** The rows the page is sent (`/events`), until one of `server` passes `test`; bounded by `timeoutMs`. */
+async function streamedRowUntil(view: LifecycleView, server: string, test: (row: ServerRow) => boolean, timeoutMs = 15_000): Promise<ServerRow> {
+  const events = new URL('events', view.url);
+  events.search = new URL(view.url).search;
+  const response = await fetch(events, { signal: AbortSignal.timeout(timeoutMs) });
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended before ${server} showed what was expected`);
+      buffered += value;
+      const messages = buffered.split('\n\n');
+      buffered = messages.pop()!;
+      for (const message of messages) {
+        if (!message.startsWith('data: ')) continue;
+        const data = JSON.parse(message.slice('data: '.length)) as { type: string; row?: ServerRow; rows?: ServerRow[] };
+        const rows = data.rows ?? (data.row ? [data.row] : []);
+        const match = rows.find((row) => row.name === server && test(row));
+        if (match) return match;
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+describe('requests in flight', () => {
+  let everything: McpConnectionManager;
+  let everythingView: LifecycleView;
+  beforeAll(async () => {
+    everything = new McpConnectionManager({ logger: silentLogger });
+    everything.configure({ everything: everythingStdio() });
+    everythingView = await startLifecycleView(everything);
+  });
+  afterAll(async () => {
+    await everythingView?.stop();
+    await everything?.dispose();
+  });
+
+  it('a connected server shows how many requests are running on it: 0, then 1 while a call runs, then 0 again', async () => {
+    await everything.connect('everything');
+    expect((await streamedRowUntil(everythingView, 'everything', (row) => row.state === 'connected')).inFlight).toBe(0);
+    const controller = new AbortController();
+    const call = everything.callTool('everything', 'trigger-long-running-operation', { duration: 30, steps: 1 }, { signal: controller.signal });
+    expect((await streamedRowUntil(everythingView, 'everything', (row) => row.inFlight !== 0)).inFlight).toBe(1);
+    controller.abort();
+    await call.catch(() => {});
+    expect((await streamedRowUntil(everythingView, 'everything', (row) => row.inFlight !== 1)).inFlight).toBe(0);
   });
 });
 

@@ -48,6 +48,7 @@ function serverLogicWithEffects(deps: ServerLogicDeps) {
         liveSession: (name) => tracker.liveSession(name),
         now: deps.now ?? Date.now,
         onAbandon: (name, abandon) => tracker.onAbandon(name, abandon),
+        countsRequests: (name, count) => tracker.countsRequests(name, count),
       }),
     },
   });

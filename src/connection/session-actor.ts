@@ -52,6 +52,8 @@ export interface SessionActorDeps {
   now(): number;
   /** Registers what to do if the chart dies without stopping this actor (a crash); returns an unregister. */
   onAbandon(server: string, abandon: () => void): () => void;
+  /** Registers how many requests are in flight, asked only by whoever shows it (the lifecycle view); returns an unregister. */
+  countsRequests(server: string, count: () => number): () => void;
 }
 
 /**
@@ -173,9 +175,11 @@ export function createSessionActor(deps: SessionActorDeps) {
       void session?.close();
     };
     const unregister = deps.onAbandon(name, stop);
+    const uncount = deps.countsRequests(name, () => inFlight.size);
     // Leaving `connected` by any path, including the actor being stopped, ends the session.
     return () => {
       unregister();
+      uncount();
       stop();
     };
   });

@@ -27,6 +27,20 @@ export class SessionTracker {
   }
 
   private readonly abandons = new Map<string, () => void>();
+  private readonly counters = new Map<string, () => number>();
+
+  /** The running session actor's count of its requests in flight, for views; returns an unregister. */
+  countsRequests(server: string, count: () => number): () => void {
+    this.counters.set(server, count);
+    return () => {
+      if (this.counters.get(server) === count) this.counters.delete(server);
+    };
+  }
+
+  /** Requests running on the server's session now; undefined when no session actor runs. */
+  requestsInFlight(server: string): number | undefined {
+    return this.counters.get(server)?.();
+  }
 
   /** The running session actor's way to answer everything it holds at once: for when its chart crashed. */
   onAbandon(server: string, abandon: () => void): () => void {

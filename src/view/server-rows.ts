@@ -4,7 +4,9 @@
  * the next timer, requests in flight, the tool count, and the last error with its stderr tail.
  * Read from the server actors' own snapshots (every sub-state change, not only the public ones)
  * and from `mcp.stateChanged`, whose `substate`, `attempt` and `retryInMs` are used when the
- * registry sends them. Nothing from a server's config is copied except its transport kind, and
+ * registry sends them. Requests in flight are counted by each server's session actor, not the
+ * chart (calls change no snapshot), so connected servers' counts are asked for every
+ * `IN_FLIGHT_POLL_MS`. Nothing from a server's config is copied except its transport kind, and
  * error texts pass through the same redaction as the logs (src/redact.ts).
  */
 import type { AnyActorRef, StateValue } from 'xstate';
@@ -17,6 +19,8 @@ const MAX_TRANSITIONS = 24;
 /** The stderr tail shown under an error, in characters (the newest part). */
 const MAX_STDERR = 4_000;
 const MAX_MESSAGE = 2_000;
+/** How often the requests in flight of connected servers are read again. */
+const IN_FLIGHT_POLL_MS = 250;
 
 export interface ViewTransition {
   /** Milliseconds since the epoch. */
@@ -65,7 +69,6 @@ interface ServerSnapshotLike {
     name?: unknown;
     config?: McpServerConfig;
     retries?: unknown;
-    inFlight?: unknown;
     manifest?: { tools?: unknown[] };
     lastError?: unknown;
   };
@@ -118,6 +121,9 @@ export class ServerRows {
     const registry = manager.actor.subscribe({ next: () => this.refreshServers(), error: () => {} });
     this.stops.push(() => registry.unsubscribe());
     this.stops.push(manager.on('mcp.stateChanged', (event) => this.reported(event as StateChangedReport)));
+    const counting = setInterval(() => this.countRequests(), IN_FLIGHT_POLL_MS);
+    counting.unref();
+    this.stops.push(() => clearInterval(counting));
     this.refreshServers();
   }
 
@@ -190,13 +196,23 @@ export class ServerRows {
     row.state = active[0]!;
     row.active = active;
     row.attempt = typeof context.retries === 'number' ? context.retries : row.attempt;
-    row.inFlight = typeof context.inFlight === 'number' ? context.inFlight : undefined;
+    row.inFlight = this.manager.requestsInFlight(name);
     row.tools = Array.isArray(context.manifest?.tools) ? context.manifest.tools.length : row.tools;
     row.lastError = errorOf(context.lastError, context.config) ?? row.lastError;
     row.timers = this.timersOf(actor);
     const backoff = row.timers.find((timer) => timer.delay === 'backoff');
     row.retryAt = backoff?.at ?? (row.state === 'error' ? row.retryAt : undefined);
     this.changed(name);
+  }
+
+  private countRequests(): void {
+    for (const row of this.rows.values()) {
+      if (row.state !== 'connected') continue;
+      const inFlight = this.manager.requestsInFlight(row.name);
+      if (inFlight === row.inFlight) continue;
+      row.inFlight = inFlight;
+      this.changed(row.name);
+    }
   }
 
   /** The delayed transitions the actor is waiting on, from the actor system's scheduler. */
