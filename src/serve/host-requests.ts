@@ -1,6 +1,12 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import type { HostRequestContext, McpHostHandlers } from '../connection/host-handlers.js';
+import { DEFAULT_HOST_HANDLER_TIMEOUT_MS, type HostRequestContext, type McpHostHandlers } from '../connection/host-handlers.js';
+
+/**
+ * A relayed request's own limit, as long as the handler's (the manager's 10 minutes, which end it
+ * through `context.signal`): the SDK's default of 60 s would cut off a person still answering.
+ */
+const relayed = (context: HostRequestContext) => ({ signal: context.signal, timeout: DEFAULT_HOST_HANDLER_TIMEOUT_MS });
 
 /**
  * `serve`'s answers to downstream servers' requests: each goes up to the MCP host that runs
@@ -21,16 +27,16 @@ export function hostRequestHandlers(upstream: Server): McpHostHandlers {
   return {
     sampling: (params, context) => {
       requireHost('sampling', context);
-      return upstream.createMessage(params, { signal: context.signal });
+      return upstream.createMessage(params, relayed(context));
     },
     elicitation: (params, context) => {
       requireHost('elicitation', context);
-      return upstream.elicitInput(params, { signal: context.signal });
+      return upstream.elicitInput(params, relayed(context));
     },
     // The host's roots, asked each time until it announces a list (see followHostRoots).
     roots: async (context) => {
       if (upstream.getClientCapabilities()?.roots === undefined) return [];
-      return (await upstream.listRoots(undefined, { signal: context.signal })).roots;
+      return (await upstream.listRoots(undefined, relayed(context))).roots;
     },
   };
 }
