@@ -3,7 +3,10 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { hostApproval } from '../src/cli/serve-approval.js';
 import {
   createLoaderTools,
   McpConnectionManager,
@@ -58,7 +61,9 @@ describe('approval with the policy "destructive"', () => {
 
     const echoed = await call('fixture', 'echo', { text: 'asked first' });
     expect(echoed).toMatchObject({ isError: false, text: 'asked first' });
-    expect(approver.asked).toEqual([{ server: 'fixture', tool: 'echo', arguments: { text: 'asked first' }, annotations: undefined }]);
+    expect(approver.asked).toEqual([
+      { server: 'fixture', tool: 'echo', arguments: { text: 'asked first' }, annotations: undefined, inputSchema: expect.objectContaining({ type: 'object' }) },
+    ]);
   }, 60_000);
 
   it('answers a denied call with a refusal the model can explain, and the tool does not run', async () => {
@@ -80,10 +85,26 @@ describe('approval with the policy "destructive"', () => {
     expect(approver.asked.map((request) => request.tool)).toEqual(['echo', 'add']);
   }, 60_000);
 
-  it('refuses, without running it, a call that needs approval when nobody can be asked', async () => {
+  it('refuses, without running it, a call that needs approval when nobody can be asked, saying so', async () => {
     const call = await loaded({ approvalPolicy: 'always' });
     const refused = await call('everything', 'get-sum', { a: 1, b: 2 });
-    expect(refused.text).toMatch(/did not run: it needs approval \(policy "always"\) and nobody can be asked here/);
+    expect(refused.text).toMatch(/did not run: it needs approval \(policy "always"\) and no one could be asked: no approveToolCall callback is set\. The policy refuses/);
+  }, 60_000);
+
+  it('refuses, without asking, a call whose arguments the form cannot show whole; keys outside the schema do not count', async () => {
+    const approver = recordingApprover('allow');
+    const call = await loaded({ approvalPolicy: 'destructive', approveToolCall: approver.approveToolCall });
+    const tooLong = await call('fs', 'write_file', { path: notes, content: 'y'.repeat(5_000) });
+    expect(tooLong).toMatchObject({ refused: true });
+    expect(tooLong.text).toMatch(/cannot be shown whole on an approval form: its argument "content" is 5,002 characters long/);
+    expect(approver.asked).toEqual([]);
+    expect(readFileSync(notes, 'utf8')).toBe('original');
+
+    // A long value under a key the server ignores is not shown, so it does not stop the form.
+    const padded = await call('fs', 'write_file', { pad: 'z'.repeat(5_000), path: notes, content: 'short' });
+    expect(padded.refused).toBeUndefined();
+    expect(approver.asked).toHaveLength(1);
+    writeFileSync(notes, 'original');
   }, 60_000);
 
   it('asks nothing with the library default, the policy "never"', async () => {
@@ -95,7 +116,7 @@ describe('approval with the policy "destructive"', () => {
 describe('serve asks the host through MCP elicitation', () => {
   async function host(options: { elicitation: boolean; answer?: ElicitResult['action']; flags?: string[] }) {
     const config = path.join(reference.folder, 'serve.json');
-    writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture(), everything: reference.everything } }));
+    writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture(), everything: reference.everything, fs: reference.filesystem } }));
     const transport = new StdioClientTransport({
       command: CLI_COMMAND.command,
       args: [...CLI_COMMAND.args, '--config', config, ...(options.flags ?? []), 'serve'],
@@ -111,7 +132,7 @@ describe('serve asks the host through MCP elicitation', () => {
       });
     }
     await client.connect(transport);
-    for (const server of ['fixture', 'everything']) await client.callTool({ name: 'load_mcp', arguments: { server } });
+    for (const server of ['fixture', 'everything', 'fs']) await client.callTool({ name: 'load_mcp', arguments: { server } });
     const call = async (server: string, tool: string, args: Record<string, unknown>) => {
       const result = await client.callTool({ name: 'call_mcp_tool', arguments: { server, tool, arguments: args } });
       return (result.content as Array<{ text?: string }>).map((block) => block.text ?? '').join('\n');
@@ -126,7 +147,7 @@ describe('serve asks the host through MCP elicitation', () => {
       expect(requests).toHaveLength(1);
       expect(requests[0]!.message).toContain('server: fixture');
       expect(requests[0]!.message).toContain('tool: echo');
-      expect(requests[0]!.message).toContain('arguments: {"text":"please"}');
+      expect(requests[0]!.message).toContain('text (8 characters): "please"');
       expect(await call('everything', 'get-sum', { a: 1, b: 2 })).toContain('3');
       expect(requests).toHaveLength(1);
     } finally {
@@ -144,7 +165,7 @@ describe('serve asks the host through MCP elicitation', () => {
     }
   }, 60_000);
 
-  it('a host without elicitation: calls run as before, or are refused under an explicit --approve', async () => {
+  it('a host without elicitation: calls run as before, or are refused under an explicit --approve, saying nobody was asked', async () => {
     const asBefore = await host({ elicitation: false });
     try {
       expect(await asBefore.call('fixture', 'echo', { text: 'as before' })).toBe('as before');
@@ -153,11 +174,83 @@ describe('serve asks the host through MCP elicitation', () => {
     }
     const strict = await host({ elicitation: false, flags: ['--approve', 'destructive'] });
     try {
-      expect(await strict.call('fixture', 'echo', { text: 'no' })).toMatch(/did not run/);
+      const refused = await strict.call('fixture', 'echo', { text: 'no' });
+      expect(refused).toMatch(/did not run: it needs approval \(policy "destructive"\) and no one could be asked: the MCP host running mcp-statechart serve cannot show an approval form/);
+      expect(refused).toMatch(/start serve with another --approve policy/);
+      expect(refused).not.toMatch(/declined/);
     } finally {
       await strict.client.close();
     }
   }, 60_000);
+
+  it("the form shows the schema's arguments first, each on its own with its length, and keys outside the schema by name only", async () => {
+    const { client, requests, call } = await host({ elicitation: true, answer: 'decline' });
+    try {
+      // The model puts a long key the server ignores first, to push path and content out of view.
+      await call('fs', 'write_file', { pad: 'p'.repeat(3_000), path: notes, content: 'overwritten' });
+      const form = requests[0]!.message;
+      expect(form).toContain(`path (${JSON.stringify(notes).length} characters): ${JSON.stringify(notes)}`);
+      expect(form).toContain('content (13 characters): "overwritten"');
+      expect(form).toMatch(/not in the tool's schema \(the server ignores them; values not shown\): pad$/m);
+      expect(form).not.toContain('ppp');
+      expect(form.indexOf('path (')).toBeLessThan(form.indexOf('content ('));
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('a call whose arguments the form cannot show whole is refused without asking, and does not run', async () => {
+    const { client, requests, call } = await host({ elicitation: true, answer: 'accept' });
+    try {
+      const refused = await call('fs', 'write_file', { path: notes, content: 'q'.repeat(20_000) });
+      expect(refused).toMatch(/did not run: .*cannot be shown whole on an approval form: its argument "content" is 20,002 characters long/);
+      expect(requests).toEqual([]);
+      expect(readFileSync(notes, 'utf8')).toBe('original');
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it("the form states the server's annotations as its claims: \"the server says: read-only\"", async () => {
+    const { client, requests, call } = await host({ elicitation: true, answer: 'decline', flags: ['--approve', 'always'] });
+    try {
+      await call('everything', 'get-sum', { a: 1, b: 2 });
+      expect(requests[0]!.message).toMatch(/^tool: get-sum.*: the server says: read-only$/m);
+      await call('fixture', 'echo', { text: 'x' });
+      expect(requests[1]!.message).toMatch(/^tool: echo: not annotated, so taken as: may change or delete data, may reach outside systems$/m);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+});
+
+describe("serve's approval form waits for the person", () => {
+  it('gives the host 10 minutes to answer, not the SDK default of 60 s, then refuses saying no answer came', async () => {
+    vi.useFakeTimers();
+    try {
+      const server = new Server({ name: 'serve', version: '1' }, { capabilities: {} });
+      const host = new Client({ name: 'host', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+      // The person reads the form and does not answer (yet).
+      host.setRequestHandler(ElicitRequestSchema, () => new Promise<ElicitResult>(() => {}));
+      const [hostSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await Promise.all([server.connect(serverSide), host.connect(hostSide)]);
+      const approval = hostApproval(server, 'destructive');
+      let settled: unknown;
+      const asked = Promise.resolve(approval.approveToolCall!({ server: 'fs', tool: 'write_file', arguments: {} }, {})).then(
+        (decision) => (settled = decision),
+        (error: Error) => (settled = error),
+      );
+      await vi.advanceTimersByTimeAsync(61_000);
+      expect(settled).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(10 * 60_000 - 61_000 + 1);
+      await asked;
+      expect(settled).toBeInstanceOf(Error);
+      expect((settled as Error).message).toBe('no answer came within 10 minutes');
+      await host.close();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
 
 describe("the CLI's call", () => {
@@ -167,7 +260,7 @@ describe("the CLI's call", () => {
     const refused = await runCli(['--config', config, '--approve', 'destructive', 'call', 'fixture', 'echo', '{"text":"hi"}']);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toMatch(/did not run: it needs approval \(policy "destructive"\) and nobody can be asked here/);
+    expect(refused.stderr).toMatch(/did not run: it needs approval \(policy "destructive"\) and no one could be asked: there is no terminal to ask on/);
     const asJson = await runCli(['--config', config, '--approve', 'destructive', 'call', '--json', 'fixture', 'echo', '{"text":"hi"}']);
     expect(asJson.code).toBe(1);
     expect(JSON.parse(asJson.stdout)).toMatchObject({ ok: false, server: 'fixture', error: { message: expect.stringMatching(/did not run/) } });

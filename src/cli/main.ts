@@ -66,7 +66,7 @@ export function buildProgram(): Command {
     .option('--allow-tool <pattern>', 'only these tools may be used, as server/tool (repeatable; * wildcards)', collect, [])
     .option('--deny-tool <pattern>', "these tools are hidden and refused, as server/tool, e.g. 'fs/write_*' (repeatable)", collect, [])
     .addOption(
-      new Option('--approve <policy>', 'which tool calls need approval: never, destructive (not read-only), always (default: destructive when someone can be asked)')
+      new Option('--approve <policy>', 'which tool calls need approval: never; destructive (tools the server does not claim read-only: trusts its annotations); always (every call: the setting for servers you do not trust). Default: destructive when someone can be asked')
         .choices(['never', 'destructive', 'always']),
     )
     .option('-v, --verbose', 'log lifecycle and debug lines to stderr', false)

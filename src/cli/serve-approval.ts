@@ -2,11 +2,15 @@
  * `serve` asks its host's user before a tool call, through MCP elicitation: a confirmation form
  * naming the server, the tool and the arguments. A host that does not declare elicitation
  * cannot be asked: without `--approve` the calls run as before; with it, the calls the policy
- * names are refused.
+ * names are refused, and the model is told that nobody was asked.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalDecision, ApprovalOptions, ApprovalPolicy, ToolCallApprovalRequest } from '../tools/index.js';
 import { describeToolCall } from './tool-call-approval.js';
+
+/** A person may take a while to read the form: the SDK's 60 s default would refuse while they read. */
+export const APPROVAL_TIMEOUT_MS = 10 * 60_000;
 
 async function askHost(
   host: Server,
@@ -14,7 +18,7 @@ async function askHost(
   signal: AbortSignal | undefined,
   refuseWhenUnasked: boolean,
 ): Promise<ApprovalDecision> {
-  if (!host.getClientCapabilities()?.elicitation) return refuseWhenUnasked ? 'deny' : 'allow';
+  if (!host.getClientCapabilities()?.elicitation) return refuseWhenUnasked ? 'unasked' : 'allow';
   const answer = await host.elicitInput({
     mode: 'form',
     message: `Allow this MCP tool call?\n${describeToolCall(request)}`,
@@ -28,7 +32,10 @@ async function askHost(
         },
       },
     },
-  }, { signal });
+  }, { signal, timeout: APPROVAL_TIMEOUT_MS }).catch((error: unknown) => {
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) throw new Error('no answer came within 10 minutes');
+    throw error;
+  });
   if (answer.action !== 'accept') return 'deny';
   return answer.content?.always === true ? 'allow-always' : 'allow';
 }
@@ -38,5 +45,8 @@ export function hostApproval(host: Server, policy: ApprovalPolicy | undefined): 
   return {
     approvalPolicy: policy ?? 'destructive',
     approveToolCall: (request, { signal }) => askHost(host, request, signal, policy !== undefined),
+    unaskedReason:
+      'the MCP host running mcp-statechart serve cannot show an approval form (it does not declare MCP elicitation). ' +
+      'The user can approve such calls in a host that supports elicitation, or start serve with another --approve policy',
   };
 }

@@ -5,29 +5,33 @@
  */
 import { createInterface } from 'node:readline/promises';
 import type { ApprovalDecision, ApprovalOptions, ApprovalPolicy, ToolCallApprovalRequest } from '../tools/index.js';
-import { sliceWithinBudget } from '../text-limits.js';
+import { argumentsForApproval } from '../tools/approval-form.js';
 import { terminalLine } from './terminal-text.js';
 
-/** The arguments are shown up to this many characters. */
-const MAX_SHOWN_ARGUMENTS = 2_000;
-
+/** What the server's annotations claim about the tool: a server may claim anything, so the form says who says it. */
 function hints(request: ToolCallApprovalRequest): string {
   const { readOnlyHint, destructiveHint, openWorldHint } = request.annotations ?? {};
-  if (readOnlyHint === true) return 'read-only';
+  if (readOnlyHint === true) return 'the server says: read-only';
   const said = [destructiveHint === false ? 'not destructive' : 'may change or delete data', openWorldHint === false ? 'closed world' : 'may reach outside systems'];
-  return request.annotations ? said.join(', ') : `${said.join(', ')} (not annotated)`;
+  return request.annotations ? `the server says: ${said.join(', ')}` : `not annotated, so taken as: ${said.join(', ')}`;
 }
 
-/** Server, tool, what its annotations say, and the arguments as JSON; control characters escaped. */
+/**
+ * Server, tool, what its annotations claim, and the arguments the server acts on, one per line
+ * in the schema's order, each with its length; keys outside the schema by name. Control
+ * characters escaped.
+ */
 export function describeToolCall(request: ToolCallApprovalRequest): string {
-  const json = JSON.stringify(request.arguments);
-  const args = json.length > MAX_SHOWN_ARGUMENTS ? `${sliceWithinBudget(json, MAX_SHOWN_ARGUMENTS)}… (${json.length - MAX_SHOWN_ARGUMENTS} more characters)` : json;
+  const { shown, unknown } = argumentsForApproval(request.arguments, request.inputSchema);
   const title = request.annotations?.title ? ` (${request.annotations.title})` : '';
-  return [
-    `server: ${terminalLine(request.server)}`,
-    `tool: ${terminalLine(request.tool)}${terminalLine(title)}: ${hints(request)}`,
-    `arguments: ${terminalLine(args)}`,
-  ].join('\n');
+  const lines = [`server: ${terminalLine(request.server)}`, `tool: ${terminalLine(request.tool)}${terminalLine(title)}: ${hints(request)}`];
+  lines.push(shown.length === 0 ? 'arguments: none' : 'arguments:');
+  for (const { key, json, length, cut } of shown) {
+    const size = cut ? `${length} characters, cut` : `${length} characters`;
+    lines.push(`  ${terminalLine(key)} (${size}): ${terminalLine(json)}${cut ? '…' : ''}`);
+  }
+  if (unknown.length > 0) lines.push(`not in the tool's schema (the server ignores them; values not shown): ${unknown.map(terminalLine).join(', ')}`);
+  return lines.join('\n');
 }
 
 async function askOnTerminal(request: ToolCallApprovalRequest, { signal }: { signal?: AbortSignal }): Promise<ApprovalDecision> {
@@ -48,5 +52,6 @@ export function terminalApproval(policy: ApprovalPolicy | undefined, interactive
   return {
     approvalPolicy: policy ?? (interactive ? 'destructive' : 'never'),
     approveToolCall: interactive ? askOnTerminal : undefined,
+    unaskedReason: 'there is no terminal to ask on (run the command on a terminal, or choose another --approve policy)',
   };
 }

@@ -3,8 +3,9 @@
  * annotations), asking the caller's `approveToolCall`, and remembering "allow always" for the
  * session. A call that is not approved comes back to the model as a refusal it can explain.
  */
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../../machines/to-error.js';
+import { argumentsForApproval } from './approval-form.js';
 
 /**
  * `never`: no call is asked about. `destructive`: calls of tools not marked `readOnlyHint: true`
@@ -13,15 +14,20 @@ import { errorMessage } from '../../machines/to-error.js';
 export type ApprovalPolicy = 'never' | 'destructive' | 'always';
 export const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ['never', 'destructive', 'always'];
 
-/** `allow-always`: this tool of this server runs without asking for the rest of the session. */
-export type ApprovalDecision = 'allow' | 'deny' | 'allow-always';
+/**
+ * `allow-always`: this tool of this server runs without asking for the rest of the session.
+ * `unasked`: no one could be asked (say why in `ApprovalOptions.unaskedReason`); the call is refused.
+ */
+export type ApprovalDecision = 'allow' | 'deny' | 'allow-always' | 'unasked';
 
 export interface ToolCallApprovalRequest {
   server: string;
   tool: string;
   arguments: Record<string, unknown>;
-  /** The tool's annotations as the server declared them (`title`, `readOnlyHint`, `destructiveHint`, …). */
+  /** The tool's annotations as the server declared them (`title`, `readOnlyHint`, `destructiveHint`, …): claims, not facts. */
   annotations?: ToolAnnotations;
+  /** The tool's input schema as the server listed it: which arguments it acts on (see approval-form.ts). */
+  inputSchema?: Tool['inputSchema'];
 }
 
 /** `signal` aborts when the call itself is cancelled: stop asking then. */
@@ -35,6 +41,11 @@ export interface ApprovalOptions {
   approvalPolicy?: ApprovalPolicy;
   /** Asked before each call the policy names. Without it, such calls are refused: nobody can approve them. */
   approveToolCall?: ApproveToolCall;
+  /**
+   * Why no one can be asked when `approveToolCall` is missing or answers `unasked`, and what the
+   * person can change: the model is told this, to pass it on.
+   */
+  unaskedReason?: string;
 }
 
 export function needsApproval(policy: ApprovalPolicy, annotations: ToolAnnotations | undefined): boolean {
@@ -68,7 +79,11 @@ export class ToolCallApprover {
   async refusal(request: ToolCallApprovalRequest, signal?: AbortSignal): Promise<string | undefined> {
     if (!this.asks(request.server, request.tool, request.annotations)) return undefined;
     const ask = this.options.approveToolCall;
-    if (!ask) return refusalText(request.server, request.tool, `it needs approval (policy "${this.policy}") and nobody can be asked here`);
+    if (!ask) return this.unasked(request);
+    const { notWhole } = argumentsForApproval(request.arguments, request.inputSchema);
+    if (notWhole !== undefined) {
+      return refusalText(request.server, request.tool, `it needs approval (policy "${this.policy}") and it cannot be shown whole on an approval form: ${notWhole}`);
+    }
     let decision: ApprovalDecision;
     try {
       decision = await ask(request, { signal });
@@ -76,8 +91,19 @@ export class ToolCallApprover {
       signal?.throwIfAborted();
       return refusalText(request.server, request.tool, `asking for approval failed (${errorMessage(error)})`);
     }
+    if (decision === 'unasked') return this.unasked(request);
     if (decision === 'allow-always') this.allowAlways(request.server, request.tool);
     return decision === 'allow' || decision === 'allow-always' ? undefined : refusalText(request.server, request.tool, 'the user declined it');
+  }
+
+  /** Nobody said no: say that nobody was asked, why, and that the policy is what refuses. */
+  private unasked(request: ToolCallApprovalRequest): string {
+    const why = this.options.unaskedReason ?? 'no approveToolCall callback is set';
+    return refusalText(
+      request.server,
+      request.tool,
+      `it needs approval (policy "${this.policy}") and no one could be asked: ${why}. The policy refuses calls it cannot ask about`,
+    );
   }
 
   private allowAlways(server: string, tool: string): void {

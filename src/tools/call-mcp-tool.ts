@@ -77,7 +77,10 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
       const allowed = (manager.getManifest(server)?.tools ?? []).filter((other) => catalog.allowsTool(server, other.name));
       return errorResult(unknownToolText(server, tool, allowed));
     }
-    const refusal = await approver.refusal({ server, tool, arguments: input.arguments ?? {}, annotations: known.annotations }, options.signal);
+    const refusal = await approver.refusal(
+      { server, tool, arguments: input.arguments ?? {}, annotations: known.annotations, inputSchema: known.inputSchema },
+      options.signal,
+    );
     if (refusal !== undefined) return { ...okResult(refusal), refused: true };
     return call(input, options);
   };
