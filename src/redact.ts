@@ -1,4 +1,5 @@
 import type { McpServerConfig } from '../machines/types.js';
+import { headerCredential, literalSecretsOf } from './literal-secrets.js';
 
 /** Shorter values are too common to hunt for ("1", "dev") and are not credentials. */
 const MIN_SECRET_LENGTH = 6;
@@ -22,16 +23,18 @@ function expandedValues(config: McpServerConfig): readonly string[] {
 /**
  * The values of a server entry that must never be printed: every `env` value and every
  * `headers` value, the credential part of `Authorization: Bearer <token>`, an OAuth client
- * secret, and every value a `${VAR}` expanded to.
+ * secret, every value a `${VAR}` expanded to, and the credentials written literally in `url`
+ * and `args` (src/literal-secrets.ts says which).
  */
 export function secretsOf(config: McpServerConfig): string[] {
   const values = [...Object.values(config.env ?? {}), ...Object.values(config.headers ?? {}), ...expandedValues(config)];
   const clientSecret = (config.oauth as { clientSecret?: unknown } | undefined)?.clientSecret;
   if (typeof clientSecret === 'string') values.push(clientSecret);
   for (const header of Object.values(config.headers ?? {})) {
-    const credential = /^\S+\s+(\S+)$/.exec(header)?.[1];
+    const credential = headerCredential(header);
     if (credential) values.push(credential);
   }
+  for (const literal of literalSecretsOf(config)) values.push(literal);
   const secrets = values.filter((value) => typeof value === 'string' && value.length >= MIN_SECRET_LENGTH);
   // Longest first, so a token inside a longer header value does not leave the rest behind.
   return [...new Set(secrets)].sort((a, b) => b.length - a.length);

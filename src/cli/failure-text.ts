@@ -5,6 +5,7 @@
  */
 import { McpServerError } from '../../machines/errors.js';
 import type { DiscoveredServer } from '../config/index.js';
+import { redact, secretsOf } from '../redact.js';
 import { terminalLine } from './terminal-text.js';
 import { errorMessage } from '../../machines/to-error.js';
 
@@ -101,7 +102,8 @@ export function explainFailure(server: string, error: unknown, entry?: Discovere
   if (code !== undefined) explanation.code = code;
   if (stderrTail) explanation.stderrTail = stderrTail;
   const hint = hintFor(server, error, cause, entry);
-  if (hint) explanation.hint = hint;
+  // The hint quotes the entry's URL and command, which may carry a token.
+  if (hint) explanation.hint = entry ? redact(hint, secretsOf(entry.config)) : hint;
   return explanation;
 }
 

@@ -1,0 +1,96 @@
+/**
+ * Secrets written literally in a server entry, where no `${VAR}` or field name marks them: the
+ * rule for what of `url` and `args` is never shown (src/redact.ts adds these to `secretsOf`, so
+ * the logs, the lifecycle view, errors and the inspector all apply it).
+ *
+ * - A URL (the `url`, or any argument that is one): its query string and its `user:password`,
+ *   each as a whole, and every query value and the password on their own.
+ * - The argument after a flag that names a secret (`--token`, `--api-key`, `--password`,
+ *   `--client-secret`, `--auth`, …), and the value of `--flag=value` for such a flag.
+ * - The value of an environment-style assignment `NAME=value` (as `env` and `docker run -e` take):
+ *   env values are secrets wherever they are written.
+ * - The value of a header given as an argument (`--header "Authorization: Bearer <token>"`, `-H`),
+ *   and the credential part of it.
+ */
+import type { McpServerConfig } from '../machines/types.js';
+
+/** Flag names (without their dashes) whose value is a credential. */
+const SECRET_FLAG = /token|secret|passw|pwd|api[-_]?key|access[-_]?key|private[-_]?key|auth|credential|bearer|cookie|session/i;
+const HEADER_FLAG = /^(-H|--header)$/;
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=(.+)$/s;
+const FLAG_WITH_VALUE = /^--?([^=\s]+)=(.+)$/s;
+/** What follows a secret flag and is another flag, not its value. */
+const LONE_FLAG = /^--?[A-Za-z][\w-]*$/;
+const HEADER_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:\s*(.+)$/s;
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return text;
+  }
+}
+
+/** The parts of a URL that are credentials, as written and as a parsed URL prints them; none when it is not a URL. */
+export function urlSecrets(text: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  const question = text.indexOf('?');
+  if (question !== -1) found.push(text.slice(question + 1).split('#')[0]!);
+  if (url.search.length > 1) found.push(url.search.slice(1));
+  for (const [, value] of url.searchParams) found.push(value);
+  for (const raw of url.search.slice(1).split('&')) {
+    const equals = raw.indexOf('=');
+    if (equals !== -1) found.push(raw.slice(equals + 1));
+  }
+  const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^@/?#]*)@/i.exec(text)?.[1];
+  if (userinfo) found.push(userinfo, decoded(userinfo));
+  if (url.username || url.password) found.push(`${url.username}:${url.password}`, url.password, decoded(url.password));
+  return found;
+}
+
+/** The credential of a header value with a scheme (`Bearer <token>`), which a text may show without the scheme. */
+export function headerCredential(value: string): string | undefined {
+  return /^\S+\s+(\S+)$/.exec(value)?.[1];
+}
+
+function headerSecrets(header: string): string[] {
+  const value = HEADER_LINE.exec(header)?.[1]?.trim();
+  if (!value) return [];
+  const credential = headerCredential(value);
+  return credential ? [value, credential] : [value];
+}
+
+function argumentSecrets(args: readonly unknown[]): string[] {
+  const found: string[] = [];
+  args.forEach((arg, at) => {
+    if (typeof arg !== 'string') return;
+    found.push(...urlSecrets(arg));
+    const next = args[at + 1];
+    if (typeof next === 'string' && !LONE_FLAG.test(next) && arg.startsWith('-') && !arg.includes('=')) {
+      if (HEADER_FLAG.test(arg)) found.push(...headerSecrets(next));
+      else if (SECRET_FLAG.test(arg.replace(/^-+/, ''))) found.push(next);
+    }
+    const flag = FLAG_WITH_VALUE.exec(arg);
+    if (flag) {
+      if (HEADER_FLAG.test(`--${flag[1]}`)) found.push(...headerSecrets(flag[2]!));
+      else if (SECRET_FLAG.test(flag[1]!)) found.push(flag[2]!);
+      return;
+    }
+    const assignment = ASSIGNMENT.exec(arg)?.[1];
+    if (assignment) found.push(assignment);
+  });
+  return found;
+}
+
+/** The literal secrets of `url` and `args` (see the top of this file); short ones are left to `secretsOf`'s length floor. */
+export function literalSecretsOf(config: McpServerConfig): string[] {
+  const found = typeof config.url === 'string' ? urlSecrets(config.url) : [];
+  if (Array.isArray(config.args)) found.push(...argumentSecrets(config.args));
+  return found;
+}

@@ -1,0 +1,159 @@
+/**
+ * Credentials written literally in a server entry — a URL's query and `user:password`, the value
+ * after `--token`, `--api-key=…`, `API_KEY=…`, a `--header` — are never shown: not in the live
+ * lifecycle view, not in the CLI's log and lifecycle lines, not in its failure text. The servers
+ * here print their whole command line to stderr, or answer with the URL they were asked for, as
+ * real ones do.
+ */
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { McpConnectionManager, type McpServerConfig } from '../src/index.js';
+import { redact, REDACTED, secretsOf } from '../src/redact.js';
+import { startLifecycleView, type LifecycleView } from '../src/view/lifecycle-view.js';
+import { runCli } from './support/cli.js';
+
+const CANARY = {
+  flag: 'canary-flag-3e81f0',
+  flagEquals: 'canary-flag-equals-77a2c4',
+  assignment: 'canary-assignment-b5d913',
+  header: 'canary-header-0c6e2a',
+  argUrl: 'canary-arg-url-9d4b17',
+  query: 'canary-query-61f0ad',
+  password: 'canary-password-2a7c58',
+};
+const CANARIES = Object.values(CANARY);
+
+/** Writes its command line to stderr and exits: the connect fails with that line in the stderr tail. */
+const ECHO_ARGUMENTS = "process.stderr.write(process.argv.slice(1).join(' ') + '\\n'); process.exit(1)";
+
+/**
+ * A web server that names the address it was asked for: `/mcp` answers `initialize` with a
+ * JSON-RPC error quoting it (an "invalid key in …" answer), any other path is a 404 quoting it.
+ */
+async function startEchoingServer(): Promise<{ url: string; server: Server }> {
+  const server = createServer((request, response) => {
+    if (!request.url?.startsWith('/mcp?') || request.method !== 'POST') {
+      response.writeHead(404, { 'Content-Type': 'text/plain' }).end(`Cannot ${request.method} ${request.url}`);
+      return;
+    }
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const { id } = JSON.parse(body) as { id?: unknown };
+      const error = { code: -32602, message: `no such key in ${request.url}` };
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error }));
+    });
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+let folder: string;
+let web: { url: string; server: Server };
+let servers: Record<string, McpServerConfig>;
+beforeEach(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'mcp-literal-secrets-'));
+  web = await startEchoingServer();
+  servers = {
+    arguments: {
+      command: process.execPath,
+      args: [
+        '-e',
+        ECHO_ARGUMENTS,
+        '--',
+        '--token',
+        CANARY.flag,
+        `--api-key=${CANARY.flagEquals}`,
+        `API_KEY=${CANARY.assignment}`,
+        '--header',
+        `Authorization: Bearer ${CANARY.header}`,
+        `https://example.test/feed?key=${CANARY.argUrl}`,
+      ],
+    },
+    query: { url: `${web.url}/mcp?api_key=${CANARY.query}` },
+    'not-found': { url: `${web.url}/nothing?api_key=${CANARY.query}` },
+    userinfo: { url: `${web.url.replace('http://', `http://someone:${CANARY.password}@`)}/mcp` },
+  };
+});
+afterEach(async () => {
+  await new Promise((closed) => web.server.close(closed));
+  rmSync(folder, { recursive: true, force: true });
+});
+
+function expectNoCanary(text: string): void {
+  for (const canary of CANARIES) expect(text).not.toContain(canary);
+}
+
+describe('the rule', () => {
+  it('redacts the query and user:password of a URL, values after secret flags, env-style assignments and header arguments', () => {
+    const shown = (config: McpServerConfig, text: string) => redact(text, secretsOf(config));
+    const query = 'https://api.example.test/mcp?api_key=abc123def&region=eu-west-1';
+    expect(shown({ url: query }, `GET ${query} failed`)).toBe(`GET https://api.example.test/mcp?${REDACTED} failed`);
+    expect(shown({ url: query }, 'the server echoed abc123def')).toBe(`the server echoed ${REDACTED}`);
+    const userinfo = 'https://me:hunter2-long@example.test/mcp';
+    expect(shown({ url: userinfo }, userinfo)).toBe(`https://${REDACTED}@example.test/mcp`);
+
+    const args = ['server.js', '--token', 'tok-123456', '--client-secret=sec-123456', 'GITHUB_TOKEN=ghp-123456', '-H', 'X-Key: key-123456', '--verbose'];
+    expect(shown({ command: 'node', args }, args.join(' '))).toBe(
+      `server.js --token ${REDACTED} --client-secret=${REDACTED} GITHUB_TOKEN=${REDACTED} -H X-Key: ${REDACTED} --verbose`,
+    );
+    // A flag that names no secret keeps its value, and a secret flag followed by another flag takes nothing from it.
+    const plain = ['--root', '/srv/projects', '--auth', '--verbose'];
+    expect(shown({ command: 'node', args: plain }, plain.join(' '))).toBe(plain.join(' '));
+  });
+});
+
+describe('the live lifecycle view', () => {
+  let view: LifecycleView | undefined;
+  afterEach(async () => {
+    await view?.stop();
+    view = undefined;
+  });
+
+  it('shows the failed connects with their errors and stderr tails, and no literal secret', async () => {
+    const logged: string[] = [];
+    const log = (line: string) => logged.push(line);
+    const manager = new McpConnectionManager({ logger: { debug: log, info: log, warn: log, error: log } });
+    try {
+      view = await startLifecycleView(manager);
+      manager.configure(servers);
+      for (const name of Object.keys(servers)) {
+        await expect(manager.connect(name, servers[name]!, { autoReconnect: false, maxRetries: 0 })).rejects.toThrow();
+      }
+      const events = await fetch(view.url.replace('/?', '/events?'));
+      const reader = events.body!.getReader();
+      let stream = '';
+      while (!stream.includes('"type":"rows"')) stream += new TextDecoder().decode((await reader.read()).value);
+      await reader.cancel();
+      const rows = JSON.parse(/data: (.*)\n/.exec(stream)![1]!).rows as Array<{ name: string; lastError?: { message: string; stderrTail?: string } }>;
+      const row = (name: string) => rows.find((candidate) => candidate.name === name)!;
+      expect(row('arguments').lastError?.stderrTail).toContain(`--token ${REDACTED}`);
+      expect(row('query').lastError?.message).toContain(`/mcp?${REDACTED}`);
+      expect(row('userinfo').lastError?.message).toContain(`${REDACTED}@127.0.0.1`);
+      expectNoCanary(stream);
+      expect(logged.join('\n')).toContain(`--token ${REDACTED}`);
+      expectNoCanary(logged.join('\n'));
+    } finally {
+      await manager.dispose();
+    }
+  });
+});
+
+describe('the CLI', () => {
+  it('writes no literal secret in --verbose log and lifecycle lines, nor in the failure and its hint', async () => {
+    const config = join(folder, 'mcp.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: servers }));
+    for (const name of Object.keys(servers)) {
+      const run = await runCli(['--config', config, '--verbose', 'load', name], { cwd: folder, timeoutMs: 60_000 });
+      const output = `${run.stdout}${run.stderr}`;
+      expect(run.code).not.toBe(0);
+      expect(run.stderr).toMatch(new RegExp(`${name}: connecting → error`));
+      expect(output).toContain(REDACTED);
+      expectNoCanary(output);
+    }
+  }, 180_000);
+});
