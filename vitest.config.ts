@@ -14,6 +14,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/real-home-guard.ts'],
     setupFiles: ['test/support/temporary-home.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,

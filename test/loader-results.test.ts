@@ -37,6 +37,8 @@ beforeAll(async () => {
   tools = createLoaderTools({
     manager,
     servers: { everything: reference.everything, memory: reference.memory, fs: reference.filesystem },
+    // Built once for the file, outside any test's home: with the default index it would write ~/.ai-zen.
+    manifestIndex: false,
   });
   for (const server of ['everything', 'memory', 'fs']) expect((await tools[0]!.execute({ server })).isError).toBe(false);
 }, 60_000);
