@@ -1,11 +1,13 @@
-import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waitForServerState } from '../src/cli/wait-for-state.js';
 import { McpConnectionManager } from '../src/manager.js';
+import { ManifestIndex } from '../src/manifest-index/index.js';
 import { livingProcesses } from '../src/transports/process-group.js';
 import { runCli } from './support/cli.js';
+import { projectFilesUnder } from './support/home-files.js';
 
 /** Living processes whose working folder is `folder` (the demo's servers inherit it). */
 function processesIn(folder: string): number[] {
@@ -22,10 +24,23 @@ function processesIn(folder: string): number[] {
     .map(Number);
 }
 
+/** Every file under `<home>/.ai-zen` with its bytes. */
+function projectFilesWithContents(home: string): Record<string, string> {
+  return Object.fromEntries([...projectFilesUnder(home).keys()].filter((file) => !statSync(join(home, file)).isDirectory()).map((file) => [file, readFileSync(join(home, file), 'hex')]));
+}
+
 describe('mcp-statechart demo', () => {
-  it('walks through a whole agent session on the built-in config, exits 0 within 20 s and leaves no process', async () => {
+  it('walks through a whole agent session on the built-in config, exits 0 within 20 s, leaves no process and leaves the home as it was', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'mcp-demo-'));
     try {
+      // The user's own index already holds a server named like a demo server.
+      new ManifestIndex({ path: join(folder, '.ai-zen', 'mcp-index.json') }).record('notes', { command: 'my-own-notes-server' }, {
+        tools: [{ name: 'my_note', inputSchema: { type: 'object' } }],
+        resources: [],
+        resourceTemplates: [],
+        prompts: [],
+      });
+      const home = projectFilesWithContents(folder);
       const run = await runCli(['demo'], { cwd: folder, env: { HOME: folder }, timeoutMs: 20_000 });
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
@@ -49,6 +64,8 @@ describe('mcp-statechart demo', () => {
       }
       expect(out).toMatch(/^\s+\+\d+\.\d{3}s {2}\[notes\]/m);
       expect(processesIn(folder)).toEqual([]);
+      expect(out).toMatch(/manifest index: a temporary one for this demo/);
+      expect(projectFilesWithContents(folder)).toEqual(home);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

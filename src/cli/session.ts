@@ -1,8 +1,11 @@
 import type { DiscoveryResult } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import { McpConnectionManager, type McpConnectionManagerOptions } from '../manager.js';
-import { createLoaderTools, type ApprovalOptions, type LoaderTool, type LoaderToolName } from '../tools/index.js';
+import { createLoaderTools, type ApprovalOptions, type CreateLoaderToolsOptions, type LoaderTool, type LoaderToolName } from '../tools/index.js';
 import { permissionsFrom, type GlobalOptions } from './options.js';
+
+/** How the loader tools ask before a call, and which manifest index they use (default: the user's). */
+export type LoaderSessionOptions = ApprovalOptions & Pick<CreateLoaderToolsOptions, 'manifestIndex'>;
 
 /** A manager and the loader tools over the discovered servers, as every command that talks to servers needs them. */
 export function openLoaderSession(
@@ -10,7 +13,7 @@ export function openLoaderSession(
   options: GlobalOptions,
   logger: Logger,
   managerOptions: McpConnectionManagerOptions = {},
-  approval: ApprovalOptions = {},
+  toolOptions: LoaderSessionOptions = {},
 ) {
   const manager = new McpConnectionManager({ logger, ...managerOptions });
   /**
@@ -18,7 +21,7 @@ export function openLoaderSession(
    * them when the config changes; the files' tool patterns may have changed too).
    */
   const toolsFor = (result: DiscoveryResult) =>
-    createLoaderTools({ manager, servers: result.servers, permissions: permissionsFrom(options, result.toolPermissions), ...approval });
+    createLoaderTools({ manager, servers: result.servers, permissions: permissionsFrom(options, result.toolPermissions), ...toolOptions });
   const tools = toolsFor(discovery);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return {

@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { discoverMcpServers, enabledServers } from '../../config/index.js';
+import { ManifestIndex } from '../../manifest-index/index.js';
 import type { McpConnectionManagerOptions } from '../../manager.js';
 import type { LoaderToolResult } from '../../tools/index.js';
 import { toFunctionDefinitions } from '../../tools/index.js';
@@ -26,7 +28,9 @@ interface WeatherServer {
 /**
  * `demo`: a scripted agent session on the config shipped in the package (examples/mcp.json):
  * one stdio server and one Streamable HTTP server started here on 127.0.0.1. It goes through
- * the loader tools as a model would, and prints every lifecycle transition as it happens.
+ * the loader tools as a model would, and prints every lifecycle transition as it happens. Its
+ * manifest index is a temporary one, removed at the end: the demo's servers never enter the
+ * user's index (~/.ai-zen/mcp-index.json), whose entries of the same names stay as they are.
  */
 export async function runDemo(
   options: GlobalOptions,
@@ -64,17 +68,24 @@ export async function runDemo(
     logger,
   });
 
+  const indexFolder = mkdtempSync(join(tmpdir(), 'mcp-statechart-demo-index-'));
+  const manifestIndex = new ManifestIndex({ path: join(indexFolder, 'mcp-index.json') });
+
   say('mcp-statechart demo: a scripted agent session through the loader tools');
   say(`config: ${configFile}`);
+  say('manifest index: a temporary one for this demo, removed at the end (your ~/.ai-zen is left alone)');
   for (const server of Object.values(discovery.servers)) {
     say(`   ${server.name.padEnd(9)} ${server.transport.padEnd(6)} ${server.disabled ? 'disabled' : 'enabled '}  ${server.description ?? ''}`);
   }
   event(`weather server listening on ${weather.url} (Streamable HTTP, 127.0.0.1)`);
 
-  const { manager, tool, tools } = openLoaderSession(discovery, options, logger, {
-    ...managerOptions,
-    defaults: { idleTimeoutMs: DEMO_IDLE_TIMEOUT_MS },
-  });
+  const { manager, tool, tools } = openLoaderSession(
+    discovery,
+    options,
+    logger,
+    { ...managerOptions, defaults: { idleTimeoutMs: DEMO_IDLE_TIMEOUT_MS } },
+    { manifestIndex },
+  );
   const lastState = new Map<string, string>();
   manager.on('mcp.stateChanged', ({ server, state, error }) => {
     const before = lastState.get(server);
@@ -93,7 +104,7 @@ export async function runDemo(
   const call = tool('call_mcp_tool')!;
   const read = tool('read_mcp_resource')!;
   try {
-    // Three tools, or four once a manifest index exists (search_mcp_tools).
+    // Three tools: search_mcp_tools comes once an index holds manifests, and the demo's starts empty.
     const loaderBytes = JSON.stringify(toFunctionDefinitions(tools)).length;
     step('1. What the model sees: the loader tools instead of every tool of every server');
     say(`   ${tools.map((loader) => loader.name).join(', ')}: ${loaderBytes} bytes (~${Math.round(loaderBytes / 4)} tokens)`);
@@ -149,6 +160,7 @@ export async function runDemo(
     await manager.dispose();
     await weather.close();
     await lifecycleView?.close();
+    rmSync(indexFolder, { recursive: true, force: true });
   }
   event(`all servers disconnected; server processes left: ${serverProcessesLeft(join(root, 'examples', 'servers'))}`);
   say(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s. Enabled servers in this config: ${Object.keys(enabledServers(discovery.servers)).join(', ')}.`);
