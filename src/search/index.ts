@@ -1,4 +1,4 @@
-/** Relevance ranking for tool search: tokenizer, BM25F, and the tool/server search built on them. */
+/** Relevance ranking for tool search: tokenizer, BM25F fields, and the tool/server search built on them. */
 export { ToolSearch, type RankedTool, type SearchableServer, type SearchableTool } from './tool-search.js';
 export { closestNames } from './closest-names.js';
 export { identifierTokens, splitWords, stem, textTokens } from './tokenize.js';

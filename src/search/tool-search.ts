@@ -1,122 +1,179 @@
 /**
- * Ranking tools (and servers) by relevance to a natural-language query. A tool is its name (the
- * weightiest words), its title and description, its parameter names, and its server's name and
- * description (so "in our GitLab" tells apart two servers' `create_issue`). A query that is
- * exactly a tool's name (or `server/tool`) puts that tool first whatever the words say.
+ * Ranking tools (and servers) by relevance to a natural-language query, over BM25F fields (see
+ * documents.ts): the tool's own words weigh most, its server's name and purpose tell apart two
+ * servers' `create_issue` ("in our GitLab") and answer words only the server uses ("remember" →
+ * the memory server). Adjacent query words found adjacent in a tool add a phrase bonus. A query
+ * that is exactly a tool's name (or `server/tool`) puts that tool first whatever the words say.
+ *
+ * Servers come and go one at a time (`setServer`, `removeServer`): a change re-indexes that
+ * server's tools only.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { Bm25Index, type WeightedFields } from './bm25.js';
+import { serverDocument, serverPurposeTokens, SERVER_FIELDS, toolDocument, TOOL_FIELDS, wordPairs, type SearchableServer } from './documents.js';
+import { FieldIndex, type QueryGroup } from './field-index.js';
+import { synonymsOf } from './synonyms.js';
 import { identifierTokens, textTokens } from './tokenize.js';
+
+export type { SearchableServer } from './documents.js';
 
 export interface SearchableTool {
   server: string;
   tool: Tool;
 }
 
-export interface SearchableServer {
-  name: string;
-  description?: string;
-}
-
 export interface RankedTool extends SearchableTool {
   score: number;
 }
 
-const NAME_WEIGHT = 3;
-const PARAMETER_WEIGHT = 1;
-const DESCRIPTION_WEIGHT = 1;
-const SERVER_WEIGHT = 1;
-/** Above any BM25 score: an exact name wins. */
+/** A query word's synonyms count this much of the word itself. */
+const SYNONYM_WEIGHT = 0.35;
+/** Two query words found next to each other count this much on top of the words alone. */
+const PAIR_WEIGHT = 0.5;
+/** Above any BM25F score: an exact name wins. */
 const EXACT_NAME_SCORE = 1e9;
 
-function parameterNames(tool: Tool): string[] {
-  const properties = (tool.inputSchema as { properties?: unknown } | undefined)?.properties;
-  return typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
+interface IndexedServer {
+  server: SearchableServer;
+  tools: readonly Tool[];
+  docs: number[];
+  serverDoc: number;
 }
 
-function serverFields(server: SearchableServer, weight: number): WeightedFields {
-  return [
-    { tokens: identifierTokens(server.name), weight: weight * NAME_WEIGHT },
-    { tokens: textTokens(server.description ?? ''), weight },
-  ];
+export interface ParsedQuery {
+  groups: QueryGroup[];
+  pairs: QueryGroup[];
 }
 
-/**
- * Words are cached per tool and server object: a ranking rebuilt after one server connects
- * tokenizes that server's tools only (the index and the live manifests keep the others' objects).
- */
-const ownFieldsCache = new WeakMap<Tool, WeightedFields>();
-const serverFieldsCache = new WeakMap<SearchableServer, WeightedFields>();
-
-function ownFields(tool: Tool): WeightedFields {
-  let fields = ownFieldsCache.get(tool);
-  if (!fields) {
-    fields = [
-      { tokens: identifierTokens(tool.name), weight: NAME_WEIGHT },
-      { tokens: textTokens(`${tool.title ?? ''} ${tool.description ?? ''}`), weight: DESCRIPTION_WEIGHT },
-      { tokens: parameterNames(tool).flatMap(identifierTokens), weight: PARAMETER_WEIGHT },
-    ];
-    ownFieldsCache.set(tool, fields);
-  }
-  return fields;
+/** One group per query word (the word at weight 1, its synonyms lower), and the pairs of adjacent words. */
+export function parseQuery(query: string): ParsedQuery {
+  const words = textTokens(query);
+  const groups = [...new Set(words)].map((token) => {
+    const group = new Map<string, number>([[token, 1]]);
+    for (const synonym of synonymsOf(token)) if (!group.has(synonym)) group.set(synonym, SYNONYM_WEIGHT);
+    return group;
+  });
+  const pairs = [...new Set(wordPairs(words))].map((pair) => new Map([[pair, PAIR_WEIGHT]]));
+  return { groups, pairs };
 }
 
-/** A server's words as part of each of its tools: they count less than the tool's own name. */
-function serverFieldsOfTools(server: SearchableServer): WeightedFields {
-  let fields = serverFieldsCache.get(server);
-  if (!fields) {
-    fields = serverFields(server, SERVER_WEIGHT / NAME_WEIGHT);
-    serverFieldsCache.set(server, fields);
-  }
-  return fields;
-}
-
-/** Builds once over a set of servers' tools; ranks many queries. */
 export class ToolSearch {
-  private readonly tools: SearchableTool[];
-  private readonly toolIndex: Bm25Index;
-  private readonly byExactName = new Map<string, number[]>();
-  private readonly servers: SearchableServer[];
-  private readonly serverIndex: Bm25Index;
+  private readonly toolIndex = new FieldIndex(TOOL_FIELDS);
+  private readonly serverIndex = new FieldIndex(SERVER_FIELDS);
+  private readonly servers = new Map<string, IndexedServer>();
+  /** Document number → its tool. */
+  private readonly tools: Array<SearchableTool | undefined> = [];
+  private readonly serverOfDoc: Array<SearchableServer | undefined> = [];
+  private readonly byExactName = new Map<string, Set<number>>();
+  private toolTotal = 0;
 
-  constructor(servers: readonly SearchableServer[], tools: readonly SearchableTool[]) {
-    this.servers = [...servers];
-    this.tools = [...tools];
-    const serverByName = new Map(servers.map((server) => [server.name, server]));
-    this.toolIndex = new Bm25Index(
-      this.tools.map(({ server, tool }) => [...ownFields(tool), ...serverFieldsOfTools(serverByName.get(server) ?? { name: server })]),
-    );
-    this.tools.forEach(({ server, tool }, doc) => {
-      for (const key of [tool.name.toLowerCase(), `${server}/${tool.name}`.toLowerCase()]) {
-        const docs = this.byExactName.get(key);
-        if (docs) docs.push(doc);
-        else this.byExactName.set(key, [doc]);
-      }
-    });
-    this.serverIndex = new Bm25Index(this.servers.map((server) => serverFields(server, 1)));
+  constructor(servers: readonly SearchableServer[] = [], tools: readonly SearchableTool[] = []) {
+    const byServer = new Map<string, Tool[]>();
+    for (const { server, tool } of tools) {
+      const list = byServer.get(server);
+      if (list) list.push(tool);
+      else byServer.set(server, [tool]);
+    }
+    const known = new Map(servers.map((server) => [server.name, server]));
+    for (const server of servers) this.setServer(server, byServer.get(server.name) ?? []);
+    for (const [name, list] of byServer) if (!known.has(name)) this.setServer({ name }, list);
   }
 
   get toolCount(): number {
-    return this.tools.length;
+    return this.toolTotal;
+  }
+
+  /** The tools and server record search holds for a server, as last set. */
+  indexed(name: string): { server: SearchableServer; tools: readonly Tool[] } | undefined {
+    return this.servers.get(name);
+  }
+
+  /** Replaces what search knows of one server: its description and its tools. */
+  setServer(server: SearchableServer, tools: readonly Tool[]): void {
+    this.removeServer(server.name);
+    const nameTokens = identifierTokens(server.name);
+    const purpose = serverPurposeTokens(server);
+    const docs = tools.map((tool) => {
+      const { fields, pairs } = toolDocument(tool, nameTokens, purpose);
+      const doc = this.toolIndex.add(fields, pairs);
+      this.tools[doc] = { server: server.name, tool };
+      for (const key of [tool.name.toLowerCase(), `${server.name}/${tool.name}`.toLowerCase()]) {
+        let docs = this.byExactName.get(key);
+        if (!docs) this.byExactName.set(key, (docs = new Set()));
+        docs.add(doc);
+      }
+      return doc;
+    });
+    const serverDoc = this.serverIndex.add(serverDocument(server, tools));
+    this.serverOfDoc[serverDoc] = server;
+    this.servers.set(server.name, { server, tools, docs, serverDoc });
+    this.toolTotal += docs.length;
+  }
+
+  removeServer(name: string): void {
+    const known = this.servers.get(name);
+    if (!known) return;
+    for (const doc of known.docs) {
+      const { tool } = this.tools[doc]!;
+      for (const key of [tool.name.toLowerCase(), `${name}/${tool.name}`.toLowerCase()]) {
+        const docs = this.byExactName.get(key);
+        if (docs?.delete(doc) && docs.size === 0) this.byExactName.delete(key);
+      }
+      this.toolIndex.remove(doc);
+      this.tools[doc] = undefined;
+    }
+    this.serverIndex.remove(known.serverDoc);
+    this.serverOfDoc[known.serverDoc] = undefined;
+    this.servers.delete(name);
+    this.toolTotal -= known.docs.length;
   }
 
   /** The best `limit` tools, of one server when `server` is given. */
   searchTools(query: string, limit: number, server?: string): RankedTool[] {
-    const accept = server === undefined ? undefined : (doc: number) => this.tools[doc]!.server === server;
-    const exact = (this.byExactName.get(query.trim().toLowerCase()) ?? []).filter((doc) => !accept || accept(doc));
-    const ranked = this.toolIndex
-      .search(query, limit + exact.length, accept)
-      .filter(({ doc }) => !exact.includes(doc))
-      .map(({ doc, score }) => ({ ...this.tools[doc]!, score }));
-    return [...exact.map((doc) => ({ ...this.tools[doc]!, score: EXACT_NAME_SCORE })), ...ranked].slice(0, limit);
+    const accept = (doc: number) => server === undefined || this.tools[doc]!.server === server;
+    const exact = [...(this.byExactName.get(query.trim().toLowerCase()) ?? [])].filter(accept).sort((a, b) => this.order(a, b));
+    const scored = this.scoreTools(query);
+    const ranked: RankedTool[] = [];
+    for (const [doc, score] of scored) if (accept(doc) && !exact.includes(doc)) ranked.push({ ...this.tools[doc]!, score });
+    ranked.sort((a, b) => b.score - a.score || a.server.localeCompare(b.server) || a.tool.name.localeCompare(b.tool.name));
+    return [...exact.map((doc) => ({ ...this.tools[doc]!, score: EXACT_NAME_SCORE })), ...ranked.slice(0, limit)].slice(0, limit);
   }
 
-  /** Servers whose name or description matches the query, best first; an exact name first of all. */
+  /** Scores of every tool that shares a word with the query: BM25F, times the share of the query's words it matched, plus phrase bonus. */
+  scoreTools(query: string): Map<number, number> {
+    const { groups, pairs } = parseQuery(query);
+    const scores = new Map<number, number>();
+    const coverage = new Map<number, number>();
+    this.toolIndex.score(groups, scores, coverage);
+    for (const [doc, score] of scores) scores.set(doc, score * Math.sqrt((coverage.get(doc) ?? 0) / groups.length));
+    const bonus = new Map<number, number>();
+    this.toolIndex.score(pairs, bonus);
+    for (const [doc, gain] of bonus) scores.set(doc, (scores.get(doc) ?? 0) + gain);
+    return scores;
+  }
+
+  /** The tool behind a document number of `scoreTools`. */
+  toolOf(doc: number): SearchableTool {
+    return this.tools[doc]!;
+  }
+
+  /** Servers whose name or purpose matches the query, best first; an exact name first of all. */
   searchServers(query: string, limit: number): SearchableServer[] {
-    const wanted = query.trim().toLowerCase();
-    const exact = this.servers.findIndex((server) => server.name.toLowerCase() === wanted);
-    const ranked = this.serverIndex.search(query, limit + 1).filter(({ doc }) => doc !== exact);
-    const docs = [...(exact >= 0 ? [exact] : []), ...ranked.map(({ doc }) => doc)];
-    return docs.slice(0, limit).map((doc) => this.servers[doc]!);
+    const exact = this.servers.get(query.trim()) ?? [...this.servers.values()].find(({ server }) => server.name.toLowerCase() === query.trim().toLowerCase());
+    const { groups } = parseQuery(query);
+    const scores = new Map<number, number>();
+    const coverage = new Map<number, number>();
+    this.serverIndex.score(groups, scores, coverage);
+    const ranked = [...scores]
+      .map(([doc, score]) => ({ server: this.serverOfDoc[doc]!, score: score * Math.sqrt((coverage.get(doc) ?? 0) / groups.length) }))
+      .filter(({ server }) => server !== exact?.server)
+      .sort((a, b) => b.score - a.score || a.server.name.localeCompare(b.server.name))
+      .map(({ server }) => server);
+    return [...(exact ? [exact.server] : []), ...ranked].slice(0, limit);
+  }
+
+  private order(a: number, b: number): number {
+    const first = this.tools[a]!;
+    const second = this.tools[b]!;
+    return first.server.localeCompare(second.server) || first.tool.name.localeCompare(second.tool.name);
   }
 }

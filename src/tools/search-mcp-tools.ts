@@ -58,16 +58,26 @@ function coverageNotes(snapshot: SearchSnapshot, server: string | undefined): st
   return notes;
 }
 
-/** Adds found tools one by one while the answer stays within the budget; says so when some were left out. */
-function withinBudget(answer: SearchAnswer, found: FoundTool[], budget: number): SearchAnswer {
+/**
+ * Adds found tools, then matching servers, one by one while the answer stays within the budget
+ * (tools first: they are what the model asked for); says so when tools were left out.
+ */
+function withinBudget(answer: SearchAnswer, found: FoundTool[], servers: SearchAnswer['servers'], budget: number): SearchAnswer {
   let size = JSON.stringify(answer).length;
   for (const [position, tool] of found.entries()) {
     const added = JSON.stringify(tool).length + 1;
     if (size + added > budget) {
       answer.notes.push(`${found.length - position} more matching tools were left out to stay within the result budget; ask for fewer or narrow the query.`);
+      size += answer.notes.at(-1)!.length + 3;
       break;
     }
     answer.tools.push(tool);
+    size += added;
+  }
+  for (const server of servers) {
+    const added = JSON.stringify(server).length + 1;
+    if (size + added > budget) break;
+    answer.servers.push(server);
     size += added;
   }
   return answer;
@@ -98,7 +108,7 @@ export function search(
       : [];
   const notes = coverageNotes(snapshot, args.server);
   if (found.length === 0) notes.unshift('No tool matched: try other words, or a server from "servers" with load_mcp.');
-  return withinBudget({ query: args.query, tools: [], servers, notes }, found, budget);
+  return withinBudget({ query: args.query, tools: [], servers: [], notes }, found, servers, budget);
 }
 
 export function searchMcpToolsTool(context: LoaderToolContext): LoaderTool {

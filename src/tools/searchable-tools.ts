@@ -1,11 +1,12 @@
 /**
  * The tools search ranks: those of every allowed server that is connected (its live manifest)
- * or indexed for its current definition (the index's manifest). The ranking is built once and
- * rebuilt only when a connection or the index changes, so a search costs the query alone.
+ * or indexed for its current definition (the index's manifest). The ranking is kept up to date
+ * server by server: a connection or an index write re-indexes the servers whose tools changed,
+ * so a search costs the query alone and the first one after a change little more.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ManifestIndex } from '../manifest-index/index.js';
-import { ToolSearch, type SearchableTool } from '../search/index.js';
+import { ToolSearch } from '../search/index.js';
 import type { ServerCatalog } from './server-catalog.js';
 import type { LoaderToolsManager } from './types.js';
 
@@ -43,8 +44,17 @@ function liveChangesOf(manager: LoaderToolsManager): { readonly count: number } 
   return counter;
 }
 
+/** Where a server's tools came from last time: the same list from the same place means nothing to re-index. */
+interface SourcedTools {
+  source: ToolSource;
+  listed: readonly Tool[];
+  instructions?: string;
+}
+
 export class SearchableTools {
   private readonly liveChanges: { readonly count: number };
+  private readonly search = new ToolSearch();
+  private readonly sourced = new Map<string, SourcedTools>();
   private built?: { key: string; snapshot: SearchSnapshot };
 
   constructor(
@@ -55,9 +65,10 @@ export class SearchableTools {
     this.liveChanges = liveChangesOf(manager);
   }
 
+  /** Brought up to date first when a connection or the index changed: only the servers whose tools changed are re-indexed. */
   current(): SearchSnapshot {
     const key = `${this.liveChanges.count}:${this.index.version}`;
-    if (this.built?.key !== key) this.built = { key, snapshot: this.build() };
+    if (this.built?.key !== key) this.built = { key, snapshot: this.update() };
     return this.built.snapshot;
   }
 
@@ -69,7 +80,7 @@ export class SearchableTools {
   }
 
   /** Tools the permissions deny are never searched, listed or counted. */
-  private allowed(server: string, tools: Tool[] | undefined): Tool[] | undefined {
+  private allowed(server: string, tools: readonly Tool[] | undefined): Tool[] | undefined {
     return tools?.filter((tool) => this.catalog.allowsTool(server, tool.name));
   }
 
@@ -82,27 +93,37 @@ export class SearchableTools {
     return lookup.status === 'fresh' ? this.allowed(server, lookup.entry.manifest.tools) : undefined;
   }
 
-  private build(): SearchSnapshot {
-    const tools: SearchableTool[] = [];
+  private update(): SearchSnapshot {
     const sources = new Map<string, ToolSource>();
     const toolCounts = new Map<string, number>();
     const notIndexed: string[] = [];
     const stale: string[] = [];
-    for (const { name, config, projectFile } of this.catalog.available) {
-      const live = this.liveTools(name);
-      const lookup = live ? undefined : this.index.lookup(name, config, projectFile);
-      const found = live ?? (lookup?.status === 'fresh' ? this.allowed(name, lookup.entry.manifest.tools) : undefined);
-      if (found) {
-        sources.set(name, live ? 'connected' : 'index');
-        toolCounts.set(name, found.length);
-        for (const tool of found) tools.push({ server: name, tool });
-      } else if (lookup?.status === 'stale') {
-        stale.push(name);
-      } else {
-        notIndexed.push(name);
+    for (const server of this.catalog.available) {
+      const { name, config, projectFile } = server;
+      const liveList = this.manager.getState(name) === 'connected' ? this.manager.getManifest(name)?.tools : undefined;
+      const lookup = liveList ? undefined : this.index.lookup(name, config, projectFile);
+      const listed = liveList ?? (lookup?.status === 'fresh' ? lookup.entry.manifest.tools : undefined);
+      if (!listed) {
+        this.forget(name);
+        if (lookup?.status === 'stale') stale.push(name);
+        else notIndexed.push(name);
+        continue;
       }
+      const source: ToolSource = liveList ? 'connected' : 'index';
+      const instructions = liveList ? this.manager.getClient(name)?.getInstructions() : undefined;
+      const before = this.sourced.get(name);
+      if (before?.listed !== listed || before.source !== source || before.instructions !== instructions) {
+        this.search.setServer({ name, description: server.description, instructions }, this.allowed(name, listed)!);
+        this.sourced.set(name, { source, listed, instructions });
+      }
+      sources.set(name, source);
+      toolCounts.set(name, this.search.indexed(name)!.tools.length);
     }
-    // The catalog's own objects, so the ranking's cache of their words survives a rebuild.
-    return { search: new ToolSearch(this.catalog.available, tools), sources, toolCounts, notIndexed, stale };
+    return { search: this.search, sources, toolCounts, notIndexed, stale };
+  }
+
+  private forget(name: string): void {
+    if (!this.sourced.delete(name)) return;
+    this.search.removeServer(name);
   }
 }

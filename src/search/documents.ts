@@ -1,0 +1,90 @@
+/**
+ * What a tool and a server say about themselves, as fields of words for the ranking: the tool's
+ * name split into words, its title, description, parameters (names and descriptions) and
+ * annotations, and its server's name and purpose (description, title, instructions). Each field
+ * keeps at most MAX_FIELD_TOKENS words, so no manifest can make indexing slow.
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { FieldSpec } from './field-index.js';
+import { identifierTokens, textTokens } from './tokenize.js';
+
+export interface SearchableServer {
+  name: string;
+  /** The configured description: what the server is for, in the user's words. */
+  description?: string;
+  /** What the server said of itself in `initialize`, when it is known. */
+  title?: string;
+  instructions?: string;
+}
+
+const MAX_FIELD_TOKENS = 300;
+
+/** The tool fields in order: the weights are where "a word in the name counts more" is decided. */
+export const TOOL_FIELDS: readonly FieldSpec[] = [
+  { weight: 3, b: 0.3 }, // tool name
+  { weight: 2, b: 0.3 }, // title
+  { weight: 1, b: 0.75 }, // description
+  { weight: 0.4, b: 0.75 }, // parameter names and descriptions
+  { weight: 0.5, b: 0 }, // annotations
+  { weight: 1.5, b: 0 }, // server name
+  { weight: 0.6, b: 0.75 }, // server purpose
+];
+
+export const SERVER_FIELDS: readonly FieldSpec[] = [
+  { weight: 3, b: 0 }, // server name
+  { weight: 1, b: 0.75 }, // purpose: description, title, instructions
+  { weight: 0.5, b: 0.75 }, // its tools' names
+];
+
+const capped = (tokens: string[]) => (tokens.length > MAX_FIELD_TOKENS ? tokens.slice(0, MAX_FIELD_TOKENS) : tokens);
+
+/** Adjacent word pairs: "pull request" in a description answers "open a pull request" better than "pull" and "request" apart. */
+export function wordPairs(tokens: readonly string[]): string[] {
+  const pairs: string[] = [];
+  for (let at = 1; at < tokens.length; at++) pairs.push(`${tokens[at - 1]} ${tokens[at]}`);
+  return pairs;
+}
+
+function parameterTokens(tool: Tool): string[] {
+  const properties = (tool.inputSchema as { properties?: unknown } | undefined)?.properties;
+  if (typeof properties !== 'object' || properties === null) return [];
+  const tokens: string[] = [];
+  for (const [name, schema] of Object.entries(properties)) {
+    tokens.push(...identifierTokens(name));
+    const description = (schema as { description?: unknown } | null)?.description;
+    if (typeof description === 'string') tokens.push(...textTokens(description));
+    if (tokens.length >= MAX_FIELD_TOKENS) break;
+  }
+  return tokens;
+}
+
+function annotationTokens(tool: Tool): string[] {
+  const hints = tool.annotations;
+  if (!hints) return [];
+  return [...(hints.readOnlyHint === true ? ['read', 'only'] : []), ...(hints.destructiveHint === true && hints.readOnlyHint !== true ? ['destructive'] : [])];
+}
+
+export function serverPurpose(server: SearchableServer): string {
+  return [server.description, server.title, server.instructions].filter(Boolean).join(' ');
+}
+
+/** A tool's fields and the word pairs of its name, title and description. */
+export function toolDocument(tool: Tool, serverNameTokens: string[], purposeTokens: string[]): { fields: string[][]; pairs: string[][] } {
+  const name = identifierTokens(tool.name);
+  const title = capped(textTokens(tool.title ?? tool.annotations?.title ?? ''));
+  const description = capped(textTokens(tool.description ?? ''));
+  return {
+    fields: [name, title, description, parameterTokens(tool), annotationTokens(tool), serverNameTokens, purposeTokens],
+    pairs: [wordPairs(name), wordPairs(title), wordPairs(description)],
+  };
+}
+
+export function serverDocument(server: SearchableServer, tools: readonly Tool[]): string[][] {
+  return [
+    identifierTokens(server.name),
+    capped(textTokens(serverPurpose(server))),
+    capped(tools.flatMap((tool) => identifierTokens(tool.name))),
+  ];
+}
+
+export const serverPurposeTokens = (server: SearchableServer): string[] => capped(textTokens(serverPurpose(server)));

@@ -1,0 +1,135 @@
+/**
+ * The ranking under search_mcp_tools, on its own: what a tool says about itself counts by field,
+ * keyword stuffing gains nothing, the server tells near-duplicates apart, adjacent words count as
+ * a phrase, and a ranking updated server by server ranks exactly as one built at once.
+ */
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { ToolSearch, type SearchableServer } from '../src/search/index.js';
+
+function tool(name: string, description: string, parameters: string[] = []): Tool {
+  return { name, description, inputSchema: { type: 'object', properties: Object.fromEntries(parameters.map((parameter) => [parameter, { type: 'string' }])) } };
+}
+
+const top = (search: ToolSearch, query: string, limit = 3) => search.searchTools(query, limit).map(({ server, tool }) => `${server}/${tool.name}`);
+
+/** Two servers that describe themselves alike: only their tools differ. */
+const MAIL = { name: 'mail', description: 'Email account' };
+// Named to sort first, and listed first: a tie would put the stuffed tool on top.
+const PROMO = { name: 'deals', description: 'Email account' };
+const SEND_EMAIL: Tool = {
+  name: 'send_email',
+  description: 'Send an email message to one or more recipients',
+  inputSchema: { type: 'object', properties: { to: { type: 'string', description: 'Email address to send to' }, subject: { type: 'string' }, body: { type: 'string' } } },
+};
+const FILLER = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango'.split(' ');
+
+/** Forty ordinary tools of usual length, as any catalogue has: what "a long description" means is measured against them. */
+const BACKGROUND = Array.from({ length: 40 }, (_, at) => ({
+  server: 'misc',
+  tool: tool(`${FILLER[at % 20]}_${FILLER[(at * 3) % 20]}`, Array.from({ length: 8 }, (_, word) => FILLER[(at + word * 7) % 20]).join(' '), [FILLER[(at + 1) % 20]!]),
+}));
+const MISC = { name: 'misc', description: 'Assorted tools' };
+
+describe('keyword stuffing', () => {
+  it('a description that repeats the query words many times does not outrank a tool of the same name that says it once', () => {
+    const search = new ToolSearch([MAIL, PROMO, MISC], [
+      ...BACKGROUND,
+      { server: 'deals', tool: tool('send_email', `${'send email '.repeat(60)}message recipients`, ['to', 'subject', 'body']) },
+      { server: 'mail', tool: SEND_EMAIL },
+    ]);
+    expect(top(search, 'send an email')[0]).toBe('mail/send_email');
+    expect(top(search, 'email someone a message')[0]).toBe('mail/send_email');
+  });
+
+  it('a catch-all description naming every popular word, three times over, ranks below every tool whose own words match', () => {
+    const vocabulary =
+      'file folder email calendar meeting issue pull request repository branch commit slack channel message search web page browser ' +
+      'screenshot database query table weather forecast city map directions route memory remember note task todo project deploy build ' +
+      'test log error alert invoice payment customer order product price stock news translate image video audio transcript document';
+    const search = new ToolSearch([MISC, { name: 'helper', description: 'Helpful tools' }, { name: 'weather', description: 'Weather service' }], [
+      ...BACKGROUND,
+      { server: 'helper', tool: tool('assist', `Use for anything: ${vocabulary}. ${vocabulary} ${vocabulary}`, ['input']) },
+      { server: 'weather', tool: tool('get_forecast', 'Get the weather forecast for a city for the next days', ['city', 'days']) },
+      { server: 'weather', tool: tool('get_alerts', 'Active severe weather alerts for a region', ['region']) },
+    ]);
+    for (const query of ['weather alerts', 'weather forecast for my city', 'what is the forecast']) {
+      expect(top(search, query).at(-1), query).toBe('helper/assist');
+    }
+  });
+
+  it('a description listing hundreds of keywords weighs each of them little', () => {
+    const keywords = Array.from({ length: 400 }, (_, at) => `${FILLER[at % FILLER.length]}${Math.floor(at / FILLER.length)}`);
+    keywords.splice(200, 0, 'email', 'send', 'message');
+    const search = new ToolSearch([MAIL, PROMO, MISC], [
+      ...BACKGROUND,
+      { server: 'deals', tool: tool('send_email', keywords.join(' '), ['to', 'subject', 'body']) },
+      { server: 'mail', tool: SEND_EMAIL },
+    ]);
+    expect(top(search, 'send an email message')[0]).toBe('mail/send_email');
+  });
+
+  it('parameters named after the query words again and again do not outrank a tool of the same name', () => {
+    const search = new ToolSearch([MAIL, PROMO, MISC], [
+      ...BACKGROUND,
+      { server: 'deals', tool: tool('send_email', SEND_EMAIL.description!, Array.from({ length: 30 }, (_, at) => `send_email_${at}`)) },
+      { server: 'mail', tool: SEND_EMAIL },
+    ]);
+    expect(top(search, 'send an email')[0]).toBe('mail/send_email');
+  });
+});
+
+describe('fields and servers', () => {
+  const servers: SearchableServer[] = [
+    { name: 'github', description: 'GitHub repositories, issues and pull requests' },
+    { name: 'gitlab', description: 'GitLab projects, issues and merge requests' },
+    { name: 'memory', description: 'Knowledge graph memory: entities, relations and observations' },
+    { name: 'files', description: 'Files under one folder' },
+  ];
+  const search = new ToolSearch(servers, [
+    { server: 'github', tool: tool('create_issue', 'Create a new issue', ['owner', 'repo', 'title']) },
+    { server: 'gitlab', tool: tool('create_issue', 'Create a new issue', ['project_id', 'title']) },
+    { server: 'memory', tool: tool('create_entities', 'Create multiple new entities in the knowledge graph', ['entities']) },
+    { server: 'files', tool: tool('write_file', 'Create a new file or overwrite a file with new content', ['path', 'content']) },
+    { server: 'files', tool: tool('request_pull', 'Pull the latest copy of a file from a request', ['path']) },
+    { server: 'github', tool: tool('create_pull_request', 'Open a new pull request from a branch', ['head', 'base']) },
+  ]);
+
+  it('tells two servers\u2019 tools of one name apart by the server the query names', () => {
+    expect(top(search, 'create an issue in gitlab')[0]).toBe('gitlab/create_issue');
+    expect(top(search, 'create an issue on github')[0]).toBe('github/create_issue');
+  });
+
+  it('answers words only the server uses with that server\u2019s tools', () => {
+    expect(top(search, 'add an entity to the knowledge graph')[0]).toBe('memory/create_entities');
+  });
+
+  it('counts adjacent query words found adjacent as a phrase', () => {
+    expect(top(search, 'pull request')[0]).toBe('github/create_pull_request');
+  });
+});
+
+describe('updated server by server', () => {
+  const catalogue: Array<{ server: SearchableServer; tools: Tool[] }> = Array.from({ length: 12 }, (_, at) => ({
+    server: { name: `server-${at}`, description: `${FILLER[at]} service for ${FILLER[(at * 7) % FILLER.length]} records` },
+    tools: Array.from({ length: 5 }, (_, index) =>
+      tool(`${FILLER[(at + index) % FILLER.length]}_${FILLER[(at * 3 + index) % FILLER.length]}`, `${FILLER[(index * 5 + at) % FILLER.length]} the ${FILLER[(at + 2 * index) % FILLER.length]} records of a ${FILLER[index]} list`, [FILLER[(at + index + 1) % FILLER.length]!]),
+    ),
+  }));
+  const queries = ['alpha records', 'bravo the charlie list', 'delta service', 'echo foxtrot', 'golf hotel india records', 'kilo'];
+  const rankings = (search: ToolSearch) => queries.map((query) => search.searchTools(query, 10).map(({ server, tool, score }) => [server, tool.name, score.toFixed(9)]));
+
+  it('ranks as a ranking built at once after servers were added, changed and removed', () => {
+    const atOnce = new ToolSearch(
+      catalogue.map(({ server }) => server),
+      catalogue.flatMap(({ server, tools }) => tools.map((entry) => ({ server: server.name, tool: entry }))),
+    );
+    const step = new ToolSearch();
+    for (const { server, tools } of [...catalogue].reverse()) step.setServer(server, tools.slice(0, 2));
+    step.removeServer('server-3');
+    step.removeServer('server-8');
+    for (const { server, tools } of catalogue) step.setServer(server, tools);
+    expect(step.toolCount).toBe(atOnce.toolCount);
+    expect(rankings(step)).toEqual(rankings(atOnce));
+  });
+});
