@@ -68,6 +68,7 @@ export {
   type IndexEntry,
   type IndexLookup,
   type ManifestIndexOptions,
+  type RecordOutcome,
 } from './manifest-index/index.js';
 export { indexServers, type IndexServersOptions, type ServerIndexOutcome } from './manifest-index/index-servers.js';
 export { sanitizeInspectionEvent, sanitizedObserver } from './inspection/sanitize.js';

@@ -10,11 +10,11 @@ import { seedManifestIndex } from './support/seeded-index.js';
 
 let home: string;
 let config: string;
-beforeAll(() => {
+beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'mcp-serve-'));
   config = join(home, 'mcp.json');
   // An index that holds a manifest: serve then offers search_mcp_tools too.
-  seedManifestIndex(join(home, '.ai-zen', 'mcp-index.json'));
+  await seedManifestIndex(join(home, '.ai-zen', 'mcp-index.json')).flush();
   writeFileSync(
     config,
     JSON.stringify({ mcpServers: { fixture: { ...stdioFixture(), description: 'the test fixture' }, hidden: stdioFixture() } }),

@@ -112,6 +112,7 @@ describe('recording', () => {
     await empty.load.execute({ server: 'fixture' });
     expect(names(agent({ fixture: stdioFixture() }).tools)).toContain('search_mcp_tools');
 
+    await new ManifestIndex({ path: indexPath }).flush();
     rmSync(indexPath);
     const many = Object.fromEntries(Array.from({ length: SERVER_LIST_LIMIT + 1 }, (_, n) => [`server${n}`, stdioFixture()]));
     expect(names(agent(many).tools)).toContain('search_mcp_tools');
@@ -193,6 +194,7 @@ describe('the file', () => {
     const { load } = agent(servers);
     expect((await load.execute({ server: 'local' })).isError).toBe(false);
     expect((await load.execute({ server: 'remote' })).isError).toBe(false);
+    await new ManifestIndex({ path: indexPath }).flush();
 
     for (const file of [indexPath, `${indexPath}.key`]) {
       const text = readFileSync(file, 'utf8');
@@ -213,23 +215,26 @@ describe('the file', () => {
     expect(new ManifestIndex({ path: indexPath }).fingerprint(config)).toBe(mine);
   });
 
-  it('is replaced atomically, leaving no temporary file, and keeps what another process recorded meanwhile', () => {
+  it('is replaced atomically, leaving no temporary or lock file, and every index of the file in a process sees what the others recorded', async () => {
     const manifest = { tools: [{ name: 't', inputSchema: { type: 'object' as const } }], resources: [], resourceTemplates: [], prompts: [] };
     const one = new ManifestIndex({ path: indexPath });
     const two = new ManifestIndex({ path: indexPath });
     one.record('a', stdioFixture('--name', 'a'), manifest);
     two.record('b', stdioFixture('--name', 'b'), manifest);
+    await one.flush();
     expect(readdirSync(path.dirname(indexPath)).sort()).toEqual(['mcp-index.json', 'mcp-index.json.key']);
     expect(one.lookup('b', stdioFixture('--name', 'b')).status).toBe('fresh');
     expect(two.lookup('a', stdioFixture('--name', 'a')).status).toBe('fresh');
   });
 
-  it('starts empty from a file that is not an index, and replaces it on the next record', () => {
+  it('starts empty from a file that is not an index, and replaces it on the next record', async () => {
     mkdirSync(path.dirname(indexPath), { recursive: true });
     writeFileSync(indexPath, '{ not json');
     const index = new ManifestIndex({ path: indexPath });
     expect(index.lookup('a', stdioFixture()).status).toBe('missing');
     index.record('a', stdioFixture(), { tools: [], resources: [], resourceTemplates: [], prompts: [] });
     expect(new ManifestIndex({ path: indexPath }).lookup('a', stdioFixture()).status).toBe('fresh');
+    await index.flush();
+    expect(Object.keys((JSON.parse(readFileSync(indexPath, 'utf8')) as { servers: object }).servers)).toEqual(['a']);
   });
 });

@@ -27,6 +27,7 @@ export type ServerIndexOutcome =
   | { server: string; ok: true; tools: number; ms: number }
   | { server: string; ok: false; error: string; ms: number };
 
+/** Resolves once the index file holds every manifest recorded; rejects when it could not be written. */
 export async function indexServers(options: IndexServersOptions): Promise<ServerIndexOutcome[]> {
   const names = Object.keys(options.servers);
   const manager = new McpConnectionManager(options.managerOptions);
@@ -39,7 +40,8 @@ export async function indexServers(options: IndexServersOptions): Promise<Server
     const started = Date.now();
     try {
       const manifest = await manager.connect(server, options.servers[server]!, connectOptions);
-      options.index.record(server, options.servers[server]!, manifest, options.projectFiles?.[server]);
+      const recorded = options.index.record(server, options.servers[server]!, manifest, options.projectFiles?.[server]);
+      if (!recorded.stored) return { server, ok: false, error: `not indexed: ${recorded.reason}`, ms: Date.now() - started };
       return { server, ok: true, tools: manifest.tools.length, ms: Date.now() - started };
     } catch (error) {
       // The connection layer already redacts its errors; this also covers whatever else could be thrown.
@@ -63,5 +65,6 @@ export async function indexServers(options: IndexServersOptions): Promise<Server
   } finally {
     await manager.dispose();
   }
+  await options.index.flush();
   return outcomes;
 }

@@ -6,6 +6,11 @@ import type { McpServerManifest } from '../../machines/types.js';
 
 /** Tools beyond this many per server are not kept: one server cannot fill the index. */
 export const MAX_INDEXED_TOOLS = 5_000;
+/**
+ * Bytes (as JSON) of what is kept of one server's manifest; a bigger one is not stored. Real
+ * servers' manifests are far smaller (server-everything's whole manifest is a few tens of KB).
+ */
+export const MAX_INDEXED_BYTES = 1024 * 1024;
 
 export function indexedManifest(manifest: McpServerManifest): McpServerManifest {
   return {

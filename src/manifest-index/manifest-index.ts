@@ -6,15 +6,23 @@
  * programs (`node server.mjs` in each folder), so they never share an entry, and a project
  * cannot fill in the entry of a user server. Search reads it in memory; it is re-read only when
  * another process has replaced the file.
+ *
+ * Writes leave the caller at once: what is recorded is seen by every `ManifestIndex` of the file
+ * in this process straight away, and written in the background, everything recorded meanwhile in
+ * one write. Each write holds a lock beside the file (src/config/file-lock.ts), re-reads the file
+ * when another process replaced it, and puts this process's changes over it, so two processes
+ * recording at once lose nothing. `flush()` waits for the writes.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, type Stats } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { McpServerConfig, McpServerManifest } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
+import { withFileLock } from '../config/file-lock.js';
 import { definitionFingerprint, loadOrCreateKey } from './fingerprint.js';
-import { indexedManifest, parseIndexedManifest } from './indexed-manifest.js';
+import { indexedManifest, MAX_INDEXED_BYTES, parseIndexedManifest } from './indexed-manifest.js';
 
 const FORMAT_VERSION = 1;
 /** A bigger file is not read (someone else's file, or a runaway): the index starts empty instead. */
@@ -30,10 +38,20 @@ export interface IndexEntry {
 /** `fresh`: indexed for this very definition; `stale`: indexed for an earlier one; `missing`: never indexed. */
 export type IndexLookup = { status: 'fresh'; entry: IndexEntry } | { status: 'stale'; entry: IndexEntry } | { status: 'missing' };
 
+/** What `record` did: a manifest over MAX_INDEXED_BYTES is not kept (and the server's earlier entry goes), with the reason. */
+export type RecordOutcome = { stored: true } | { stored: false; reason: string };
+
 /** The file's servers: those of the user's config (and plain configs) by name, and each project's by its `.mcp.json`. */
 interface IndexContents {
   servers: Record<string, IndexEntry>;
   projects: Record<string, Record<string, IndexEntry>>;
+}
+
+/** One server's entry set (or taken out: `entry` undefined) by this process, not yet on disk. */
+interface Change {
+  server: string;
+  projectFile?: string;
+  entry?: IndexEntry;
 }
 
 export interface ManifestIndexOptions {
@@ -61,12 +79,11 @@ function parseEntries(servers: unknown): Record<string, IndexEntry> {
   return entries;
 }
 
-function readContents(file: string): IndexContents {
+function parseContents(text: string): IndexContents {
   const contents = emptyContents();
   let parsed: unknown;
   try {
-    if (statSync(file).size > MAX_FILE_BYTES) return contents;
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = JSON.parse(text);
   } catch {
     return contents;
   }
@@ -79,11 +96,43 @@ function readContents(file: string): IndexContents {
   return contents;
 }
 
-/** A copy with one entry set; the other entries are the same objects (search's cached words for them stay valid). */
-function withEntry(contents: IndexContents, server: string, projectFile: string | undefined, entry: IndexEntry): IndexContents {
-  if (projectFile === undefined) return { servers: nameRecord(contents.servers, { [server]: entry }), projects: contents.projects };
-  const project = nameRecord(contents.projects[projectFile], { [server]: entry });
-  return { servers: contents.servers, projects: nameRecord(contents.projects, { [projectFile]: project }) };
+function readContents(file: string): IndexContents {
+  try {
+    return statSync(file).size > MAX_FILE_BYTES ? emptyContents() : parseContents(readFileSync(file, 'utf8'));
+  } catch {
+    return emptyContents();
+  }
+}
+
+async function readContentsAsync(file: string): Promise<IndexContents> {
+  try {
+    return (await stat(file)).size > MAX_FILE_BYTES ? emptyContents() : parseContents(await readFile(file, 'utf8'));
+  } catch {
+    return emptyContents();
+  }
+}
+
+/** A copy with the changes made; entries they do not touch are the same objects (search's cached words for them stay valid). */
+function applyChanges(contents: IndexContents, changes: Iterable<Change>): IndexContents {
+  let servers: Record<string, IndexEntry> | undefined;
+  let projects: Record<string, Record<string, IndexEntry>> | undefined;
+  const copied = new Set<string>();
+  for (const { server, projectFile, entry } of changes) {
+    let entries: Record<string, IndexEntry>;
+    if (projectFile === undefined) {
+      entries = servers ??= nameRecord(contents.servers);
+    } else {
+      projects ??= nameRecord(contents.projects);
+      if (!copied.has(projectFile)) {
+        projects[projectFile] = nameRecord(projects[projectFile]);
+        copied.add(projectFile);
+      }
+      entries = projects[projectFile]!;
+    }
+    if (entry) entries[server] = entry;
+    else delete entries[server];
+  }
+  return { servers: servers ?? contents.servers, projects: projects ?? contents.projects };
 }
 
 function entryOf(contents: IndexContents, server: string, projectFile: string | undefined): IndexEntry | undefined {
@@ -99,77 +148,186 @@ export function projectFileOf(server: { scope?: string; source?: string }): stri
   return server.scope === 'project' ? server.source : undefined;
 }
 
+function stampOf(stats: Stats): string {
+  return `${stats.mtimeMs}:${stats.size}:${stats.ino}`;
+}
+
 function fileStamp(file: string): string {
   try {
-    const stat = statSync(file);
-    return `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+    return stampOf(statSync(file));
   } catch {
     return 'none';
   }
 }
 
+async function fileStampAsync(file: string): Promise<string> {
+  try {
+    return stampOf(await stat(file));
+  } catch {
+    return 'none';
+  }
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** What one index file holds in this process, shared by every `ManifestIndex` of that file. */
+class IndexFile {
+  key?: Buffer;
+  contents: IndexContents;
+  /** Grows whenever `contents` may have changed. */
+  changes = 0;
+  /** The file as we last read or wrote it: another stamp means another process replaced it. */
+  private stamp: string;
+  /** Changes not yet written, by server and project file; those of the write under way. */
+  private pending = new Map<string, Change>();
+  private writing = new Map<string, Change>();
+  private written?: Promise<void>;
+
+  constructor(readonly path: string) {
+    this.stamp = fileStamp(path);
+    this.contents = readContents(path);
+  }
+
+  reloadIfReplaced(): void {
+    const stamp = fileStamp(this.path);
+    if (stamp === this.stamp) return;
+    this.stamp = stamp;
+    this.contents = applyChanges(readContents(this.path), [...this.writing.values(), ...this.pending.values()]);
+    this.changes++;
+  }
+
+  change(change: Change): void {
+    this.reloadIfReplaced();
+    this.contents = applyChanges(this.contents, [change]);
+    this.changes++;
+    this.pending.set(JSON.stringify([change.projectFile ?? null, change.server]), change);
+    this.written ??= this.startWriting();
+  }
+
+  flush(): Promise<void> {
+    if (this.pending.size > 0) this.written ??= this.startWriting();
+    return this.written ?? Promise.resolve();
+  }
+
+  private startWriting(): Promise<void> {
+    const written = this.writeAll();
+    // Whoever awaits flush() hears of a failure; nobody awaiting is not an unhandled rejection.
+    written.catch(() => {});
+    return written;
+  }
+
+  private async writeAll(): Promise<void> {
+    try {
+      // Everything recorded in this turn of the event loop goes into the first write.
+      await new Promise((next) => setImmediate(next));
+      await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+      while (this.pending.size > 0) await withFileLock(`${this.path}.lock`, () => this.writeUnderLock());
+    } catch (error) {
+      // Kept for the next write, unless recorded again since.
+      for (const [slot, change] of this.writing) if (!this.pending.has(slot)) this.pending.set(slot, change);
+      throw error;
+    } finally {
+      this.writing = new Map();
+      this.written = undefined;
+    }
+  }
+
+  private async writeUnderLock(): Promise<void> {
+    for (const [slot, change] of this.pending) this.writing.set(slot, change);
+    this.pending = new Map();
+    // Nobody else wrote since we last read or wrote: what we hold is the file plus our changes.
+    const reread = (await fileStampAsync(this.path)) !== this.stamp;
+    const merged = reread ? applyChanges(await readContentsAsync(this.path), this.writing.values()) : this.contents;
+    const temporary = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    const file = await open(temporary, 'wx', 0o600);
+    let stats: Stats;
+    try {
+      await file.writeFile(JSON.stringify({ version: FORMAT_VERSION, ...merged }));
+      stats = await file.stat();
+    } finally {
+      await file.close();
+    }
+    try {
+      await rename(temporary, this.path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    this.stamp = stampOf(stats);
+    this.writing = new Map();
+    if (reread) {
+      this.contents = applyChanges(merged, this.pending.values());
+      this.changes++;
+    }
+  }
+}
+
+/** One per file and process: every `ManifestIndex` of a file sees what the others recorded, and their writes are one. */
+const files = new Map<string, IndexFile>();
+
 export class ManifestIndex {
   readonly path: string;
-  /** Read (or made) on first use: a command that only lists servers creates no key when nothing is indexed. */
-  private key?: Buffer;
-  private contents: IndexContents;
-  private stamp: string;
-  private changes = 0;
+  private readonly file: IndexFile;
 
   constructor(options: ManifestIndexOptions = {}) {
     this.path = options.path ?? defaultManifestIndexPath();
-    this.stamp = fileStamp(this.path);
-    this.contents = readContents(this.path);
+    const absolute = resolve(this.path);
+    let file = files.get(absolute);
+    if (!file) files.set(absolute, (file = new IndexFile(absolute)));
+    this.file = file;
   }
 
   /** Grows whenever what the index holds may have changed; search rebuilds its ranking when it does. */
   get version(): number {
-    this.reloadIfReplaced();
-    return this.changes;
+    this.file.reloadIfReplaced();
+    return this.file.changes;
   }
 
   /** Whether any server has been indexed (by this process or another): tool search is offered by default only then. */
   get isEmpty(): boolean {
-    this.reloadIfReplaced();
-    const { servers, projects } = this.contents;
+    this.file.reloadIfReplaced();
+    const { servers, projects } = this.file.contents;
     return Object.keys(servers).length === 0 && Object.values(projects).every((entries) => Object.keys(entries).length === 0);
   }
 
+  /** Read (or made) on first use: a command that only lists servers creates no key when nothing is indexed. */
   fingerprint(config: McpServerConfig): string {
-    this.key ??= loadOrCreateKey(`${this.path}.key`);
-    return definitionFingerprint(this.key, config);
+    this.file.key ??= loadOrCreateKey(`${this.file.path}.key`);
+    return definitionFingerprint(this.file.key, config);
   }
 
   /** `projectFile`: the `.mcp.json` of a project server (`projectFileOf`); without it, the entry shared by name. */
   lookup(server: string, config: McpServerConfig, projectFile?: string): IndexLookup {
-    this.reloadIfReplaced();
-    const entry = entryOf(this.contents, server, projectFile);
+    this.file.reloadIfReplaced();
+    const entry = entryOf(this.file.contents, server, projectFile);
     if (!entry) return { status: 'missing' };
     return entry.fingerprint === this.fingerprint(config) ? { status: 'fresh', entry } : { status: 'stale', entry };
   }
 
-  /** Stores the manifest under this definition and writes the file (entries another process wrote since we read it are kept). */
-  record(server: string, config: McpServerConfig, manifest: McpServerManifest, projectFile?: string): void {
-    this.reloadIfReplaced();
-    const entry = { fingerprint: this.fingerprint(config), indexedAt: new Date().toISOString(), manifest: indexedManifest(manifest) };
-    this.write(withEntry(this.contents, server, projectFile, entry));
+  /**
+   * Stores the manifest under this definition: seen by lookups at once, written to the file in
+   * the background (`flush` waits for it). A manifest whose kept part is over MAX_INDEXED_BYTES
+   * is not stored, and the server's earlier entry is taken out (it no longer says what the
+   * server offers): search then reports the server as not indexed, and load_mcp shows its tools.
+   */
+  record(server: string, config: McpServerConfig, manifest: McpServerManifest, projectFile?: string): RecordOutcome {
+    const kept = indexedManifest(manifest);
+    const bytes = Buffer.byteLength(JSON.stringify(kept));
+    if (bytes > MAX_INDEXED_BYTES) {
+      if (entryOf(this.file.contents, server, projectFile)) this.file.change({ server, projectFile });
+      return {
+        stored: false,
+        reason: `its manifest takes ${megabytes(bytes)}, over the ${megabytes(MAX_INDEXED_BYTES)} the index keeps of one server`,
+      };
+    }
+    this.file.change({ server, projectFile, entry: { fingerprint: this.fingerprint(config), indexedAt: new Date().toISOString(), manifest: kept } });
+    return { stored: true };
   }
 
-  private write(contents: IndexContents): void {
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const temporary = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    writeFileSync(temporary, JSON.stringify({ version: FORMAT_VERSION, ...contents }), { mode: 0o600, flag: 'wx' });
-    renameSync(temporary, this.path);
-    this.contents = contents;
-    this.stamp = fileStamp(this.path);
-    this.changes++;
-  }
-
-  private reloadIfReplaced(): void {
-    const stamp = fileStamp(this.path);
-    if (stamp === this.stamp) return;
-    this.stamp = stamp;
-    this.contents = readContents(this.path);
-    this.changes++;
+  /** Resolves once everything recorded so far (by any `ManifestIndex` of this file in this process) is on disk; rejects when a write failed. */
+  flush(): Promise<void> {
+    return this.file.flush();
   }
 }

@@ -57,12 +57,10 @@ export function recordManifests(
   const recorder: Recorder = { configs, projectFiles, stop: () => {} };
   const record = (server: string, manifest = manager.getManifest(server)) => {
     if (!manifest || !Object.hasOwn(recorder.configs, server)) return;
-    try {
-      index.record(server, recorder.configs[server]!, manifest, recorder.projectFiles[server]);
-    } catch (error) {
-      // A full disk or a read-only home must not break the connection that just worked.
-      logger?.warn(`Could not record the manifest of MCP server "${server}" in ${index.path}: ${(error as Error).message}`);
-    }
+    const outcome = index.record(server, recorder.configs[server]!, manifest, recorder.projectFiles[server]);
+    if (!outcome.stored) logger?.warn(`The manifest of MCP server "${server}" is not kept in ${index.path}: ${outcome.reason}.`);
+    // A full disk or a read-only home must not break the connection that just worked.
+    index.flush().catch((error: Error) => logger?.warn(`Could not write the manifest index ${index.path}: ${error.message}`));
   };
   const stopStates = manager.on('mcp.stateChanged', (event) => {
     if (event.state === 'connected') record(event.server);

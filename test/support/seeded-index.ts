@@ -1,6 +1,7 @@
 /**
  * An index that holds one manifest, of a server the test does not configure: search_mcp_tools is
  * offered only over a non-empty index, and this one adds nothing the test's servers would match.
+ * Seen by this process at once; `await seedManifestIndex(…).flush()` before another process reads it.
  */
 import { defaultManifestIndexPath, ManifestIndex } from '../../src/index.js';
 

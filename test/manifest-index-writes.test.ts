@@ -1,0 +1,123 @@
+/**
+ * Writing the manifest index: two processes recording at once lose nothing (a lock beside the
+ * file, re-read and merged under it); what a process records in one go is one write, in the
+ * background; a manifest over the size the index keeps of one server is not kept, and says why.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { indexServers, ManifestIndex, silentLogger, type McpServerManifest } from '../src/index.js';
+import { MAX_INDEXED_BYTES } from '../src/manifest-index/indexed-manifest.js';
+import { hostileServer } from './support/hostile.js';
+
+const INDEX_WRITER = fileURLToPath(new URL('./fixtures/index-writer.ts', import.meta.url));
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+let folder: string;
+let indexPath: string;
+beforeEach(() => {
+  folder = mkdtempSync(path.join(os.tmpdir(), 'mcp-index-writes-'));
+  indexPath = path.join(folder, 'ai-zen', 'mcp-index.json');
+});
+afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+const manifest = (description = 'does nothing'): McpServerManifest => ({
+  tools: [{ name: 'noop', description, inputSchema: { type: 'object' } }],
+  resources: [],
+  resourceTemplates: [],
+  prompts: [],
+});
+
+function serversOnDisk(): string[] {
+  return Object.keys((JSON.parse(readFileSync(indexPath, 'utf8')) as { servers: object }).servers).sort();
+}
+
+/** An index-writer process (test/fixtures/index-writer.ts), started and waiting for its go. */
+function writerProcess(prefix: string, count: number) {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, INDEX_WRITER, indexPath, prefix, String(count)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const said = (line: string) =>
+    new Promise<void>((heard, failed) => {
+      lines.on('line', (text) => text === line && heard());
+      child.once('exit', (code) => failed(new Error(`index writer ${prefix} exited with ${code} before saying "${line}"`)));
+    });
+  const ready = said('ready');
+  const done = said('done');
+  const exited = new Promise((exit) => child.once('exit', exit));
+  return { ready, done, exited, go: () => child.stdin!.end('go\n') };
+}
+
+describe('two processes writing one index at once', () => {
+  it('keep every entry both recorded: nothing is lost between a read and a write, and no lock or temporary file is left', async () => {
+    const count = 40;
+    const writers = [writerProcess('first-', count), writerProcess('second-', count)];
+    await Promise.all(writers.map((writer) => writer.ready));
+    for (const writer of writers) writer.go();
+    await Promise.all(writers.map((writer) => writer.done));
+    await Promise.all(writers.map((writer) => writer.exited));
+
+    const expected = ['first-', 'second-'].flatMap((prefix) => Array.from({ length: count }, (_, n) => `${prefix}${n}`)).sort();
+    expect(serversOnDisk()).toEqual(expected);
+    const index = new ManifestIndex({ path: indexPath });
+    for (const name of expected) expect(index.lookup(name, { command: name }).status).toBe('fresh');
+    expect(readdirSync(path.dirname(indexPath)).sort()).toEqual(['mcp-index.json', 'mcp-index.json.key']);
+  }, 120_000);
+});
+
+describe('writes within a process', () => {
+  it('are coalesced: fifty records in one go, through two indexes of the file, are one write, made after record returned', async () => {
+    mkdirSync(path.dirname(indexPath), { recursive: true });
+    const temporaryFiles = new Set<string>();
+    const sentinel = 'sentinel';
+    let sawSentinel: () => void = () => {};
+    const sentinelSeen = new Promise<void>((seen) => (sawSentinel = seen));
+    // Every write goes through a temporary file of its own: counting them counts the writes.
+    const watcher = watch(path.dirname(indexPath), (_event, name) => {
+      if (name?.endsWith('.tmp')) temporaryFiles.add(name);
+      if (name === sentinel) sawSentinel();
+    });
+    try {
+      const one = new ManifestIndex({ path: indexPath });
+      const two = new ManifestIndex({ path: indexPath });
+      for (let n = 0; n < 50; n++) (n % 2 === 0 ? one : two).record(`server-${n}`, { command: `server-${n}` }, manifest());
+      expect(readdirSync(path.dirname(indexPath))).not.toContain('mcp-index.json');
+      expect(two.lookup('server-0', { command: 'server-0' }).status).toBe('fresh');
+      await one.flush();
+      // Events of one folder arrive in order: once the sentinel's is in, every write's is.
+      writeFileSync(path.join(path.dirname(indexPath), sentinel), '');
+      await sentinelSeen;
+    } finally {
+      watcher.close();
+    }
+    expect(temporaryFiles.size).toBe(1);
+    expect(serversOnDisk()).toHaveLength(50);
+  });
+});
+
+describe('a manifest over the size the index keeps of one server', () => {
+  it('is not kept, with the reason, and the server’s earlier entry is taken out (a real server whose tools have long descriptions)', async () => {
+    // Eight tools with 200 KB descriptions: 1.6 MB, over the 1 MB kept of one server.
+    const config = hostileServer('--long-descriptions', '200');
+    const index = new ManifestIndex({ path: indexPath });
+    expect(index.record('wordy', config, manifest('the manifest it had before')).stored).toBe(true);
+
+    const [outcome] = await indexServers({ servers: { wordy: config }, index, managerOptions: { logger: silentLogger } });
+    expect(outcome).toMatchObject({ server: 'wordy', ok: false });
+    expect(outcome!.ok === false && outcome!.error).toMatch(/^not indexed: its manifest takes 1\.\d MB, over the 1\.0 MB the index keeps of one server$/);
+    expect(index.lookup('wordy', config).status).toBe('missing');
+    expect(serversOnDisk()).toEqual([]);
+    expect(readFileSync(indexPath, 'utf8').length).toBeLessThan(MAX_INDEXED_BYTES);
+
+    const small = hostileServer();
+    const [kept] = await indexServers({ servers: { wordy: small }, index, managerOptions: { logger: silentLogger } });
+    expect(kept).toMatchObject({ server: 'wordy', ok: true });
+    expect(index.lookup('wordy', small).status).toBe('fresh');
+  }, 60_000);
+});
