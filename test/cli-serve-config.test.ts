@@ -6,6 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { discoverMcpServers } from '../src/config/index.js';
+import { approveServers } from '../src/config/project-trust.js';
 import { CLI_COMMAND } from './support/cli.js';
 import { stdioFixture } from './support/fixtures.js';
 
@@ -55,8 +57,17 @@ async function startHost(args: string[], roots?: string[]) {
 
 const slow = { timeout: 30_000, interval: 100 };
 
+/** What a person running `mcp-statechart approve <name>` on a terminal records, for serve's home. */
+async function approveAsPerson(config: string, name: string) {
+  const { servers } = await discoverMcpServers({ configPaths: [config], env: {} });
+  await approveServers(
+    { approvalsPath: join(home, '.ai-zen', 'mcp-approvals.json'), approvalKeyPath: join(home, '.local', 'state', 'mcp-statechart', 'approval-key') },
+    [servers[name]!],
+  );
+}
+
 describe('serve follows its config while it runs', () => {
-  it('a server added to the config file appears in load_mcp, and the host is told with tools/list_changed', async () => {
+  it('a server added to the config file is held until a person approves it; then it appears in load_mcp, and the host is told with tools/list_changed', async () => {
     const config = join(home, 'mcp.json');
     writeConfig(config, { first: stdioFixture() });
     const host = await startHost(['--config', config]);
@@ -64,7 +75,10 @@ describe('serve follows its config while it runs', () => {
       expect(await host.loadEnum()).toEqual(['first']);
 
       writeConfig(config, { first: stdioFixture(), second: { ...stdioFixture('--name', 'second'), description: 'added while serving' } });
+      await vi.waitFor(() => expect(host.stderr()).toMatch(/server "second" is off: its entry appeared/), slow);
+      expect(await host.loadEnum()).toEqual(['first']);
 
+      await approveAsPerson(config, 'second');
       await vi.waitFor(() => expect(host.listChanged.count).toBeGreaterThan(0), slow);
       expect(await host.loadEnum()).toEqual(['first', 'second']);
       const loaded = await host.client.callTool({ name: 'load_mcp', arguments: { server: 'second' } });
@@ -90,9 +104,9 @@ describe('serve follows its config while it runs', () => {
       expect(host.listChanged.count).toBe(0);
       expect(await host.loadEnum()).toEqual(['first']);
 
-      writeConfig(config, { first: stdioFixture(), second: stdioFixture('--name', 'second') });
+      writeConfig(config, { first: { ...stdioFixture(), description: 'loaded again' } });
       await vi.waitFor(() => expect(host.listChanged.count).toBeGreaterThan(0), slow);
-      expect(await host.loadEnum()).toEqual(['first', 'second']);
+      expect(await host.loadEnum()).toEqual(['first']);
     } finally {
       await host.client.close();
     }

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { discoverMcpServers, type DiscoveredServer } from '../src/config/index.js';
+import { discoverMcpServers, serverFingerprint, type DiscoveredServer } from '../src/config/index.js';
 
 let root: string;
 let project: string;
@@ -84,6 +84,23 @@ describe('project servers: trust, ask or deny', () => {
     const { servers } = await discover({ projectServers: 'ask', approveProjectServer: approve });
     expect(approve).not.toHaveBeenCalled();
     expect(servers.cloned?.disabled).toBe(false);
+  });
+
+  it('ask: an approval written into the file without the key does not count, so whoever can write the file cannot approve', async () => {
+    const { servers } = await discover({});
+    const cloned = servers.cloned!;
+    mkdirSync(dirname(approvalsPath), { recursive: true });
+    writeFileSync(approvalsPath, JSON.stringify({ [`${cloned.source}#cloned`]: serverFingerprint(cloned) }));
+    const { servers: after } = await discover({ projectServers: 'ask' });
+    expect(after.cloned?.disabled).toBe(true);
+  });
+
+  it('keys the approvals with a 0600 key outside ~/.ai-zen, made on the first approval', async () => {
+    await discover({ projectServers: 'ask', approveProjectServer: async () => true });
+    const key = join(homedir(), '.local', 'state', 'mcp-statechart', 'approval-key');
+    expect(statSync(key).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(key)).mode & 0o777).toBe(0o700);
+    expect(readFileSync(key)).toHaveLength(32);
   });
 
   it('keeps approvals in a 0600 file that holds fingerprints, never values', async () => {

@@ -41,7 +41,7 @@ function stringsOf(config: McpServerConfig): string[] {
 
 export function describeServerDefinition(server: DiscoveredServer): string {
   const config = server.written ?? server.config;
-  const lines = [`Project server "${terminalLine(server.name)}" from ${terminalLine(server.source)} (${server.transport}):`];
+  const lines = [`${server.scope === 'project' ? 'Project server' : 'Server'} "${terminalLine(server.name)}" from ${terminalLine(server.source)} (${server.transport}):`];
   const add = (label: string, text: string) => lines.push(`  ${`${label}:`.padEnd(14)}${text}`);
   if (server.transport === 'stdio') {
     add('runs', [config.command ?? '', ...(config.args ?? [])].map(shellWord).join(' '));

@@ -190,6 +190,15 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('approve')
+    .description('confirm servers on a terminal (each shown whole): one added or changed while serve runs starts only then; also approves project servers')
+    .argument('<servers...>', 'server names')
+    .action(async (servers: string[], _options: object, command: Command) => {
+      const { runApprove } = await import('./commands/approve.js');
+      process.exitCode = await runApprove(globalOptions(command), servers);
+    });
+
+  program
     .command('login')
     .description('log in to an http/sse server that needs OAuth: opens the authorization page, stores the tokens (0600)')
     .argument('<server>', 'server name')

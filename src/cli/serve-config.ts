@@ -5,11 +5,12 @@
  * what it sees (load_mcp's enum and description) changed.
  */
 import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServerConfig } from '../../machines/types.js';
-import { watchMcpServers, type ConfigWatcher, type DiscoveryResult } from '../config/index.js';
+import { defaultApprovalsPath, watchMcpServers, type ConfigWatcher, type DiscoveryResult } from '../config/index.js';
 import { holdWhileFilesBreak } from '../config/watch.js';
 import type { ConfigurableManager } from '../config/types.js';
 import { nameRecord } from '../../machines/name-record.js';
@@ -18,6 +19,7 @@ import { onHostRootsChanged } from '../serve/host-roots.js';
 import type { LoaderTool } from '../tools/index.js';
 import { isServerAllowed } from '../tools/permissions.js';
 import { discoveryOptions, permissionsFrom, type GlobalOptions } from './options.js';
+import { holdNewServers } from './serve-new-servers.js';
 
 export interface ServeConfigContext {
   options: GlobalOptions;
@@ -35,6 +37,8 @@ export interface ServeConfigContext {
 /** Roots a host may send; more are ignored (a root list is a handful of folders). */
 const MAX_ROOTS = 100;
 const LIST_ROOTS_TIMEOUT_MS = 10_000;
+/** While a server waits for a person's confirmation, the approvals file is looked at this often. */
+const APPROVALS_POLL_MS = 1_000;
 
 /** The first `file://` root that holds a `.mcp.json`: the project the host has open. */
 export function projectFromRoots(roots: ReadonlyArray<{ uri: string }>): string | undefined {
@@ -62,9 +66,14 @@ function toolDefinitions(tools: readonly LoaderTool[]): string {
 export async function followServeConfig(context: ServeConfigContext): Promise<ConfigWatcher> {
   const { options, server, manager, tools, toolsFor, discovery, logger } = context;
   const permissions = permissionsFrom(options);
+  // One change at a time: a roots answer, a file event and an approval never interleave.
+  let queue: Promise<void> = Promise.resolve();
+  const enqueue = (task: () => Promise<void>) => {
+    queue = queue.then(task).catch((error: Error) => logger.warn(`serve config: ${error.message}`));
+    return queue;
+  };
 
-  // A half-saved file keeps the servers it defined until it loads again (see config/watch.ts).
-  const apply = holdWhileFilesBreak((result: DiscoveryResult) => {
+  const applyNow = (result: DiscoveryResult) => {
     const allowed = nameRecord<McpServerConfig>();
     for (const entry of Object.values(result.servers)) {
       if (!entry.disabled && isServerAllowed(permissions, entry.name)) allowed[entry.name] = entry.config;
@@ -76,19 +85,43 @@ export async function followServeConfig(context: ServeConfigContext): Promise<Co
     tools.splice(0, tools.length, ...next);
     logger.info(`config changed: ${Object.keys(allowed).length} servers available`);
     if (changed) server.sendToolListChanged().catch((error: Error) => logger.warn(`could not tell the host the tools changed: ${error.message}`));
-  }, logger, discovery);
+  };
+
+  // Servers added or changed while serving wait for a person (see serve-new-servers.ts); the
+  // approvals file is looked at while any waits, so a confirmation applies without a restart.
+  const hold = holdNewServers(discovery, {});
+  let latest = discovery;
+  let poll: NodeJS.Timeout | undefined;
+  let approvalsSeen: number | undefined;
+  const approvalsChanged = async () => {
+    const mtime = (await stat(defaultApprovalsPath()).catch(() => undefined))?.mtimeMs;
+    const changed = mtime !== approvalsSeen;
+    approvalsSeen = mtime;
+    return changed;
+  };
+  const applyHeld = async (result: DiscoveryResult) => {
+    latest = result;
+    await approvalsChanged();
+    const checked = await hold(result);
+    for (const problem of checked.problems.slice(result.problems.length)) logger.warn(problem.message);
+    applyNow(checked);
+    const waiting = Object.values(checked.servers).some((entry) => entry.disabledBecause !== undefined);
+    clearInterval(poll);
+    poll = waiting
+      ? setInterval(() => void enqueue(async () => {
+          if (await approvalsChanged()) await applyHeld(latest);
+        }), APPROVALS_POLL_MS).unref()
+      : undefined;
+  };
+
+  // A half-saved file keeps the servers it defined until it loads again (see config/watch.ts).
+  const apply = holdWhileFilesBreak((result: DiscoveryResult) => void enqueue(() => applyHeld(result)), logger, discovery);
 
   let watcher: ConfigWatcher | undefined;
   let projectRoot = options.project ? resolve(options.project) : undefined;
   const watchFrom = async (root: string | undefined, readNow: boolean) => {
     await watcher?.close();
     watcher = await watchMcpServers({ ...discoveryOptions(options, logger, false), projectRoot: root, emitInitial: readNow }, apply);
-  };
-  // One change at a time: a roots answer and a file event never interleave their watchers.
-  let queue: Promise<void> = Promise.resolve();
-  const enqueue = (task: () => Promise<void>) => {
-    queue = queue.then(task).catch((error: Error) => logger.warn(`serve config: ${error.message}`));
-    return queue;
   };
 
   await enqueue(() => watchFrom(projectRoot, false));
@@ -115,6 +148,7 @@ export async function followServeConfig(context: ServeConfigContext): Promise<Co
 
   return {
     async close() {
+      clearInterval(poll);
       await queue;
       await watcher?.close();
     },

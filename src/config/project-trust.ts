@@ -2,13 +2,15 @@
  * Project servers come from a `.mcp.json` inside code you may have just cloned: running them
  * is running that code. `projectServers` says what to do with them: `trust` (the default),
  * `deny`, or `ask` once per definition, remembered by a fingerprint of the definition, so an
- * edited command or URL has to be approved again.
+ * edited command or URL has to be approved again. The file holds the fingerprints keyed with a
+ * key kept elsewhere (see approval-key.ts), so whoever can write the file cannot approve.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import type { ConfigProblem, DiscoveredServer, DiscoveryResult, ProjectTrustOptions } from './types.js';
+import { defaultApprovalKeyPath, ensureApprovalKey, keyedFingerprint, readApprovalKey } from './approval-key.js';
 import { withFileLock } from './file-lock.js';
 import { isJsonObject } from './null-proto.js';
 import { nameRecord } from '../../machines/name-record.js';
@@ -47,6 +49,37 @@ async function readApprovals(path: string): Promise<Record<string, string>> {
   }
 }
 
+/** The approvals file and its key, as read once for a discovery. */
+export interface ApprovalRecord {
+  approvals: Record<string, string>;
+  key: Buffer | undefined;
+}
+
+type ApprovalPaths = Pick<ProjectTrustOptions, 'approvalsPath' | 'approvalKeyPath'>;
+
+export async function readApprovalRecord(options: ApprovalPaths): Promise<ApprovalRecord> {
+  const [approvals, key] = await Promise.all([
+    readApprovals(options.approvalsPath ?? defaultApprovalsPath()),
+    readApprovalKey(options.approvalKeyPath ?? defaultApprovalKeyPath()),
+  ]);
+  return { approvals, key };
+}
+
+/** Whether this definition of the server, as it is now, was approved (with the key: an entry written without it never counts). */
+export function isApproved(record: ApprovalRecord, server: DiscoveredServer): boolean {
+  const written = record.approvals[approvalKey(server)];
+  return record.key !== undefined && written === keyedFingerprint(record.key, serverFingerprint(server));
+}
+
+/** Records approvals of these servers as they are defined now; the key is made on the first one. */
+export async function approveServers(options: ApprovalPaths, servers: readonly DiscoveredServer[]): Promise<void> {
+  if (servers.length === 0) return;
+  const key = await ensureApprovalKey(options.approvalKeyPath ?? defaultApprovalKeyPath());
+  const additions = nameRecord<string>();
+  for (const server of servers) additions[approvalKey(server)] = keyedFingerprint(key, serverFingerprint(server));
+  await addApprovals(options.approvalsPath ?? defaultApprovalsPath(), additions);
+}
+
 /**
  * Adds approvals to the file. Another process may approve at the same time, so under a lock the
  * file is read again and only then replaced: both approvals are kept. The new content goes to a
@@ -76,17 +109,15 @@ export async function applyProjectTrust(result: DiscoveryResult, options: Projec
   const project = Object.values(result.servers).filter((server) => server.scope === 'project' && !server.disabled);
   if (project.length === 0) return result;
 
-  const path = options.approvalsPath ?? defaultApprovalsPath();
-  const approvals = await readApprovals(path);
+  const record = await readApprovalRecord(options);
   const servers = nameRecord(result.servers);
   const problems: ConfigProblem[] = [...result.problems];
-  const approved = nameRecord<string>();
+  const approved: DiscoveredServer[] = [];
   for (const server of project) {
-    const fingerprint = serverFingerprint(server);
     if (policy === 'ask') {
-      if (approvals[approvalKey(server)] === fingerprint) continue;
-      if (await options.approveProjectServer?.(server, fingerprint)) {
-        approved[approvalKey(server)] = fingerprint;
+      if (isApproved(record, server)) continue;
+      if (await options.approveProjectServer?.(server, serverFingerprint(server))) {
+        approved.push(server);
         continue;
       }
     }
@@ -98,9 +129,9 @@ export async function applyProjectTrust(result: DiscoveryResult, options: Projec
       message:
         policy === 'deny'
           ? `project server "${server.name}" is not used: project servers are denied (projectServers: "deny")`
-          : `project server "${server.name}" is not approved${approvals[approvalKey(server)] ? ' since its definition changed' : ''}: approve it when asked, or trust project servers`,
+          : `project server "${server.name}" is not approved${record.approvals[approvalKey(server)] ? ' since its definition changed' : ''}: approve it when asked, or trust project servers`,
     });
   }
-  if (Object.keys(approved).length > 0) await addApprovals(path, approved);
+  await approveServers(options, approved);
   return { ...result, servers, problems };
 }

@@ -16,6 +16,8 @@ export interface DiscoveredServer {
   description?: string;
   /** Disabled servers are listed (a CLI shows them) but must not be connected; see `enabledServers`. */
   disabled: boolean;
+  /** Why a server the file enables is off anyway (told to the model, which passes it on). */
+  disabledBecause?: string;
   /**
    * The entry as the file writes it, before `${VAR}` expansion: what an approval prompt shows
    * (the CLI's is in src/cli/approval-prompt.ts). Holds whatever the file holds: print names, not values.
@@ -63,6 +65,8 @@ export interface ProjectTrustOptions {
   approveProjectServer?: (server: DiscoveredServer, fingerprint: string) => boolean | Promise<boolean>;
   /** Where approvals (fingerprints only, never values) are kept. Default `~/.ai-zen/mcp-approvals.json`. */
   approvalsPath?: string;
+  /** The key the approvals are keyed with (see src/config/approval-key.ts). Default `~/.local/state/mcp-statechart/approval-key`. */
+  approvalKeyPath?: string;
 }
 
 export interface DiscoverMcpServersOptions extends ProjectTrustOptions {

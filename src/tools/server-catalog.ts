@@ -54,6 +54,7 @@ function normalize(entry: DescribedServerEntry | McpServerConfig): DescribedServ
       config: entry.config,
       description: entry.description ?? entry.config.description,
       disabled: entry.disabled === true || entry.config.disabled === true,
+      disabledBecause: entry.disabledBecause,
       scope: entry.scope,
       source: entry.source,
     };
@@ -101,6 +102,9 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
       }
       const entry = known.get(server);
       if (!entry) return `Unknown MCP server "${server}". ${suggestions(server)}`;
+      if (entry.disabled && entry.disabledBecause !== undefined) {
+        return `MCP server "${server}" is off: ${entry.disabledBecause} Do not try it again now; tell the user. ${suggestions(server)}`;
+      }
       if (entry.disabled) {
         return `MCP server "${server}" is disabled in its config. Tell the user if you need it: they can enable it. ${suggestions(server)}`;
       }

@@ -103,6 +103,8 @@ export interface DescribedServerEntry {
   config: McpServerConfig;
   description?: string;
   disabled?: boolean;
+  /** Why the server is off when its config does not say `disabled` (told to the model instead of "disabled in its config"). */
+  disabledBecause?: string;
   /** Where the entry came from (discovery's `scope` and `source`): a project server's index entry is filed under its `.mcp.json`. */
   scope?: string;
   source?: string;

@@ -24,7 +24,13 @@ export function startServe(): ServeHost {
   const home = mkdtempSync(join(tmpdir(), 'mcp-serve-host-'));
   const config = join(home, 'mcp.json');
   writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
-  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, '--config', config, 'serve'], {
+  return startServeIn(home, ['--config', config]);
+}
+
+/** Starts `serve` with these global flags, HOME `home` and working folder `home` (cleanUp removes it). */
+export function startServeIn(home: string, flags: string[] = []): ServeHost {
+  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...flags, 'serve'], {
+    cwd: home,
     env: { HOME: home, PATH: process.env.PATH ?? '' },
   });
   let stdout = '';

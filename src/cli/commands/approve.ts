@@ -1,0 +1,42 @@
+import { createInterface } from 'node:readline/promises';
+import { approveServers } from '../../config/project-trust.js';
+import { describeServerDefinition } from '../approval-prompt.js';
+import { cliLogger } from '../logger.js';
+import { discover, isInteractive, type GlobalOptions } from '../options.js';
+import { writeError } from '../terminal-text.js';
+
+/**
+ * `approve <server...>`: a person confirms servers on a terminal, each shown whole as its file
+ * defines it now; the approval (a keyed fingerprint) lets a server added or changed while
+ * `serve` runs start, and a project server run under `--project-servers ask`. Refused without
+ * a terminal: a script, or a model, must not be able to confirm.
+ */
+export async function runApprove(options: GlobalOptions, names: string[]): Promise<number> {
+  if (!isInteractive()) {
+    writeError('mcp-statechart approve asks a person: run it on a terminal. Nothing was approved.');
+    return 1;
+  }
+  const discovery = await discover(options, cliLogger(options.verbose), false);
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  let code = 0;
+  try {
+    for (const name of names) {
+      const server = Object.hasOwn(discovery.servers, name) ? discovery.servers[name] : undefined;
+      if (!server) {
+        writeError(`Unknown MCP server "${name}". Run \`mcp-statechart servers\` to see the configured ones.`);
+        code = 1;
+        continue;
+      }
+      const answer = await prompt.question(`${describeServerDefinition(server)}\nAllow it? [y/N] `);
+      if (!/^y(es)?$/i.test(answer.trim())) {
+        writeError(`"${name}" was not approved.`);
+        continue;
+      }
+      await approveServers({}, [server]);
+      writeError(`Approved "${name}" as defined now in ${server.source}; an edit of its definition needs approval again.`);
+    }
+  } finally {
+    prompt.close();
+  }
+  return code;
+}

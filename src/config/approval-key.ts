@@ -1,0 +1,49 @@
+/**
+ * The key the approvals file's fingerprints are keyed with (HMAC-SHA256), so a process that can
+ * write `~/.ai-zen/mcp-approvals.json` (a filesystem MCP server the model drives, say) cannot
+ * write an approval that counts: it would need this key. The key lives outside `~/.ai-zen` (the
+ * folder such a server is given so the model can edit the MCP config), under
+ * `~/.local/state/mcp-statechart/`, created on the first approval with mode 0600 in a folder of
+ * mode 0700. It is no protection against a server that can read the whole home folder.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+const KEY_BYTES = 32;
+
+export function defaultApprovalKeyPath(): string {
+  return join(homedir(), '.local', 'state', 'mcp-statechart', 'approval-key');
+}
+
+/** The key, or undefined when none was made yet (then no approval counts). A short or unreadable file is no key. */
+export async function readApprovalKey(path: string): Promise<Buffer | undefined> {
+  const key = await readFile(path).catch(() => undefined);
+  return key !== undefined && key.length === KEY_BYTES ? key : undefined;
+}
+
+/** The key, made now when there is none; two processes making it at once end up with the same one. */
+export async function ensureApprovalKey(path: string): Promise<Buffer> {
+  const existing = await readApprovalKey(path);
+  if (existing) return existing;
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  // Written whole under another name, then linked: a reader never sees half a key, and link fails if one is there.
+  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, randomBytes(KEY_BYTES), { mode: 0o600, flag: 'wx' });
+    await link(temporary, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await rm(temporary, { force: true });
+  }
+  const made = await readApprovalKey(path);
+  if (!made) throw new Error(`the approval key at ${path} is not usable (expected ${KEY_BYTES} bytes)`);
+  return made;
+}
+
+/** What the approvals file holds for a definition: its fingerprint, keyed. */
+export function keyedFingerprint(key: Buffer, fingerprint: string): string {
+  return createHmac('sha256', key).update(fingerprint).digest('hex');
+}
