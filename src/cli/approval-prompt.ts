@@ -45,7 +45,9 @@ export function describeServerDefinition(server: DiscoveredServer): string {
   const add = (label: string, text: string) => lines.push(`  ${`${label}:`.padEnd(14)}${text}`);
   if (server.transport === 'stdio') {
     add('runs', [config.command ?? '', ...(config.args ?? [])].map(shellWord).join(' '));
-    if (config.cwd !== undefined) add('in folder', shown(config.cwd));
+    // Where it runs, resolved: a project's server runs in the project folder (or its cwd there).
+    const folder = server.config.cwd ?? config.cwd;
+    if (folder !== undefined) add('in folder', shown(folder));
   } else {
     add('connects to', shown(config.url ?? ''));
   }

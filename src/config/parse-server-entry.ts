@@ -3,6 +3,7 @@
  * Order matters: check field types, pick the transport, expand `${VAR}`s, then check what the
  * transport needs (on expanded values).
  */
+import path from 'node:path';
 import type { z } from 'zod';
 import type { McpServerConfig, McpTransportKind } from '../../machines/types.js';
 import { inferTransport, parseTransport } from '../../machines/options.js';
@@ -70,6 +71,9 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   const requirements = transport === 'stdio' ? stdioRequirements : remoteRequirements;
   const needs = requirements.safeParse(config);
   if (!needs.success) return { problems: [...problems, ...issuesToProblems(needs.error.issues, name, context)] };
+  // `node server.mjs` in a project's file means the project's server.mjs, wherever the command
+  // that reads the file was started: a project's stdio server runs in the project folder.
+  if (transport === 'stdio' && context.scope === 'project') config.cwd = path.resolve(path.dirname(context.file), config.cwd ?? '.');
 
   const server: DiscoveredServer = {
     name,
