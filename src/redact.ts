@@ -21,12 +21,45 @@ function expandedValues(config: McpServerConfig): readonly string[] {
 }
 
 /**
+ * A config read from a file whose `${VAR}`s changed something → the entry as the file writes it.
+ * A table, like the one below: the written entry (which may hold literal values) hangs on nothing
+ * that is walked or compared.
+ */
+const writtenDefinitions = new WeakMap<McpServerConfig, McpServerConfig>();
+
+export function rememberWrittenDefinition(config: McpServerConfig, written: McpServerConfig): void {
+  writtenDefinitions.set(config, written);
+}
+
+/** The entry as its file writes it, for a config discovery expanded; undefined for any other. */
+export function writtenDefinitionOf(config: McpServerConfig): McpServerConfig | undefined {
+  return writtenDefinitions.get(config);
+}
+
+/**
+ * A sealed definition (src/sealed-config.ts) → the config it stands for. A table, not a property:
+ * nothing that walks or serializes the sealed definition can reach the values it hides.
+ */
+const expandedBySealed = new WeakMap<McpServerConfig, McpServerConfig>();
+
+export function rememberSealed(sealed: McpServerConfig, expanded: McpServerConfig): void {
+  expandedBySealed.set(sealed, expanded);
+}
+
+/** The config a sealed definition stands for, while this process holds it; undefined for one restored from a snapshot (or never sealed). */
+export function expandedOfSealed(sealed: McpServerConfig): McpServerConfig | undefined {
+  return expandedBySealed.get(sealed);
+}
+
+/**
  * The values of a server entry that must never be printed: every `env` value and every
  * `headers` value, the credential part of `Authorization: Bearer <token>`, an OAuth client
  * secret, every value a `${VAR}` expanded to, and the credentials written literally in `url`
- * and `args` (src/literal-secrets.ts says which).
+ * and `args` (src/literal-secrets.ts says which). Of a sealed
+ * definition: those of the config it stands for.
  */
-export function secretsOf(config: McpServerConfig): string[] {
+export function secretsOf(sealedOrExpanded: McpServerConfig): string[] {
+  const config = expandedBySealed.get(sealedOrExpanded) ?? sealedOrExpanded;
   const values = [...Object.values(config.env ?? {}), ...Object.values(config.headers ?? {}), ...expandedValues(config)];
   const clientSecret = (config.oauth as { clientSecret?: unknown } | undefined)?.clientSecret;
   if (typeof clientSecret === 'string') values.push(clientSecret);

@@ -1,5 +1,5 @@
-import type { StateMachine } from 'xstate';
-import { registryMachine, crashedServerName, restoredWithoutSubscribers, type RegistryMachine } from '../machines/registry.machine.js';
+import type { Snapshot, StateMachine } from 'xstate';
+import { registryMachine, crashedServerName, restoredWithoutSubscribers, type RegistryContext, type RegistryMachine } from '../machines/registry.machine.js';
 import type { McpRegistryInput } from '../machines/types.js';
 import { createServerLogic } from './connection/server-logic.js';
 import { SessionTracker } from './connection/session-tracker.js';
@@ -8,6 +8,8 @@ import type { ClientFactory, TransportFactory } from './connection/open-session.
 import { createHttpAuthFactory, type McpOAuthOptions } from './auth/http-auth.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { withOverrides } from './provide-overrides.js';
+import { restoredDefinitions, sealServers } from './sealed-config.js';
+import type { VariableSource } from './config/expand-variables.js';
 
 /** How the registry's servers connect and what the client does for them: the manager takes the same options. */
 export interface RegistryLogicOptions {
@@ -28,6 +30,12 @@ export interface RegistryLogicOptions {
    * (`await sessions.allSettled()` after `mcp.disconnectAll`) or to count open sessions.
    */
   sessions?: SessionTracker;
+  /**
+   * Where a server definition restored from a persisted snapshot reads its `${VAR}`s again (a
+   * snapshot holds them unexpanded): pass what you passed `discoverMcpServers` as `env`. Default:
+   * `process.env`, read at each connect.
+   */
+  variables?: VariableSource;
 }
 
 /** The registry logic and the parts of it the manager drives besides events. */
@@ -72,6 +80,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
         authFactory: createHttpAuthFactory(options.oauth),
         host,
         now: options.now,
+        variables: options.variables,
       }),
     },
     actions: {
@@ -80,7 +89,10 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
         if (server !== undefined) void sessions.closeServer(server);
       },
     },
-  }), restoreWithoutSubscribers);
+  }), (chart) => {
+    restoreWithoutSubscribers(chart);
+    sealConfigsOnEntry(chart);
+  });
   return { logic: asPublicRegistry(full), sessions, host };
 }
 
@@ -88,6 +100,33 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
 function restoreWithoutSubscribers(chart: RegistryMachine): void {
   const restore = chart.restoreSnapshot;
   chart.restoreSnapshot = (snapshot, scope) => restore(restoredWithoutSubscribers(snapshot), scope);
+}
+
+/**
+ * Server configs enter the chart sealed (src/sealed-config.ts), however they were given (the
+ * input's `servers`, `mcp.configure`): no actor context, event between the actors or persisted
+ * snapshot holds a secret value. Configs sealed already (`enabledServers`, the manager) pass as
+ * they are. Every other event goes through untouched.
+ */
+function sealConfigsOnEntry(chart: RegistryMachine): void {
+  const getInitialSnapshot = chart.getInitialSnapshot;
+  chart.getInitialSnapshot = (scope, input) =>
+    getInitialSnapshot(scope, input?.servers ? { ...input, servers: sealServers(input.servers) } : input);
+  const transition = chart.transition;
+  chart.transition = (snapshot, event, scope) =>
+    transition(snapshot, event.type === 'mcp.configure' ? { ...event, servers: sealServers(event.servers) } : event, scope);
+  const restore = chart.restoreSnapshot;
+  chart.restoreSnapshot = (snapshot, scope) => restore(withRestoredDefinitions(snapshot), scope);
+}
+
+type PersistedRegistry = Snapshot<unknown> & { context: RegistryContext };
+
+/** A persisted registry snapshot with its definitions as restored (`restoredDefinitions`). */
+function withRestoredDefinitions(persisted: Snapshot<unknown>): Snapshot<unknown> {
+  if (persisted.status !== 'active') return persisted;
+  const snapshot = persisted as PersistedRegistry;
+  const restored: PersistedRegistry = { ...snapshot, context: { ...snapshot.context, servers: restoredDefinitions(snapshot.context.servers) } };
+  return restored;
 }
 
 /**

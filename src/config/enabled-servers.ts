@@ -1,13 +1,18 @@
-/** The servers a caller may connect: the shape `McpConnectionManager.configure` and `mcp.configure` take. */
+/**
+ * The servers a caller may connect: the shape `McpConnectionManager.configure` and `mcp.configure`
+ * take, sealed (src/sealed-config.ts): an agent chart may hold them, send them and persist them,
+ * and no secret value goes with them.
+ */
 import type { McpServerConfig } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
 import type { DiscoveredServer } from './types.js';
+import { sealServerConfig } from '../sealed-config.js';
 
 export function enabledServers(servers: Record<string, DiscoveredServer>): Record<string, McpServerConfig> {
   const enabled = nameRecord<McpServerConfig>();
   for (const name of Object.keys(servers)) {
     const server = servers[name] as DiscoveredServer;
-    if (!server.disabled) enabled[name] = server.config;
+    if (!server.disabled) enabled[name] = sealServerConfig(server.config);
   }
   return enabled;
 }

@@ -38,3 +38,8 @@ export function expandVariables(text: string, env: VariableSource): Expansion {
 export function referencedVariables(text: string): string[] {
   return [...new Set(Array.from(text.matchAll(REFERENCE), (match) => match[1] as string))];
 }
+
+/** What `text` says besides its references: each `${VAR}` removed, each `${VAR:-default}` replaced by its default (written in the file). */
+export function literalText(text: string): string {
+  return text.includes('${') ? text.replace(REFERENCE, (_match, _name: string, fallback: string | undefined) => fallback ?? '') : text;
+}

@@ -7,10 +7,10 @@ import path from 'node:path';
 import type { z } from 'zod';
 import type { McpServerConfig, McpTransportKind } from '../../machines/types.js';
 import { inferTransport, parseTransport } from '../../machines/options.js';
-import { rememberExpandedValues } from '../redact.js';
-import { expandVariables, type VariableSource } from './expand-variables.js';
+import { rememberWrittenDefinition } from '../redact.js';
+import type { VariableSource } from './expand-variables.js';
+import { copyConfig, expandConfig } from './expand-config.js';
 import { isJsonObject, ownValue } from './null-proto.js';
-import { nameRecord } from '../../machines/name-record.js';
 import { fieldName, remoteRequirements, serverEntryShape, stdioRequirements } from './server-schema.js';
 import type { ConfigProblem, ConfigScope, DiscoveredServer } from './types.js';
 
@@ -51,7 +51,9 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   const disabled = config.disabled === true;
   // Kept before expansion: an approval prompt shows what the file says, never what a variable holds.
   const written = copyConfig(raw);
-  const unset = expandConfig(config, context.env);
+  const { unset, changed } = expandConfig(config, context.env);
+  // What a chart holds of the entry (src/sealed-config.ts): the file's words, not the variables' values.
+  if (changed) rememberWrittenDefinition(config, written);
   // A disabled server is never started, so its missing variables (often the reason it is
   // disabled) are not worth a warning.
   if (!disabled) {
@@ -86,51 +88,6 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   };
   if (typeof config.description === 'string') server.description = config.description;
   return { server, problems };
-}
-
-/** Prototype-free copies of the entry and of its maps, so no key written in the file is special. */
-function copyConfig(raw: Record<string, unknown>): McpServerConfig {
-  const config = nameRecord(raw) as McpServerConfig;
-  if (Array.isArray(config.args)) config.args = [...config.args];
-  if (isJsonObject(config.env)) config.env = nameRecord(config.env);
-  if (isJsonObject(config.headers)) config.headers = nameRecord(config.headers);
-  return config;
-}
-
-/**
- * Expands `${VAR}` in place in command, args, env values, url, header values and the strings of `oauth`.
- * Returns each unset variable (without a default) once, with the first field that used it.
- */
-function expandConfig(config: McpServerConfig, env: VariableSource): Map<string, string> {
-  const unset = new Map<string, string>();
-  const substituted: string[] = [];
-  const expand = (value: string, field: string): string => {
-    const result = expandVariables(value, env);
-    for (const variable of result.unset) if (!unset.has(variable)) unset.set(variable, field);
-    for (const secret of result.substituted) substituted.push(secret);
-    return result.value;
-  };
-  if (config.command !== undefined) config.command = expand(config.command, 'command');
-  if (config.args) config.args = config.args.map((arg, index) => expand(arg, `args[${index}]`));
-  if (config.url !== undefined) config.url = expand(config.url, 'url');
-  for (const [mapName, map] of [['env', config.env] as const, ['headers', config.headers] as const]) {
-    if (map) for (const key of Object.keys(map)) map[key] = expand(map[key] as string, `${mapName}.${key}`);
-  }
-  // The `oauth` entry (clientId, clientSecret, scopes…) is checked where it is used (src/auth/oauth-config.ts);
-  // its strings expand here like every other field, so a secret can live in the environment.
-  if (isJsonObject(config.oauth)) {
-    const oauth = nameRecord(config.oauth);
-    for (const key of Object.keys(oauth)) {
-      const value = oauth[key];
-      if (typeof value === 'string') oauth[key] = expand(value, `oauth.${key}`);
-      else if (Array.isArray(value)) {
-        oauth[key] = value.map((item: unknown, index) => (typeof item === 'string' ? expand(item, `oauth.${key}[${index}]`) : item));
-      }
-    }
-    config.oauth = oauth;
-  }
-  if (substituted.length > 0) rememberExpandedValues(config, substituted);
-  return unset;
 }
 
 /** `type` wins over `transport`, which wins over `transportType`; say so when a later one disagrees. */

@@ -13,6 +13,8 @@ import { connectFailure, isConfigError } from './errors.js';
 import { Deadline } from './deadline.js';
 import { listManifest } from './manifest.js';
 import { secretsOf } from '../redact.js';
+import { unsealServerConfig } from '../sealed-config.js';
+import type { VariableSource } from '../config/expand-variables.js';
 import { Session } from './session.js';
 import type { SessionTracker } from './session-tracker.js';
 import type { HostBridge } from './host-handlers.js';
@@ -48,10 +50,13 @@ export interface ConnectionDeps {
   authFactory?: HttpAuthFactory;
   /** Sampling, elicitation, roots and logging for every client: capabilities and handlers. */
   host?: HostBridge;
+  /** Where a definition restored from a snapshot reads its `${VAR}`s again. Default: process.env, read at each connect. */
+  variables?: VariableSource;
 }
 
 export interface OpenSessionRequest {
   name: string;
+  /** The server's sealed definition, as the chart holds it (src/sealed-config.ts); the transport gets the config it stands for. */
   config: McpServerConfig;
   options: ResolvedConnectOptions;
   signal: AbortSignal;
@@ -64,21 +69,25 @@ export interface OpenSessionRequest {
  * 400/404/405 is tried once more over SSE, within the same time. Whatever fails or is aborted
  * is closed.
  */
-export async function openSession(request: OpenSessionRequest, deps: ConnectionDeps): Promise<Session> {
-  const classify = request.options.isConfigError ?? isConfigError;
-  const transport = inferTransport(request.config);
+export async function openSession(sealedRequest: OpenSessionRequest, deps: ConnectionDeps): Promise<Session> {
+  const classify = sealedRequest.options.isConfigError ?? isConfigError;
+  const transport = inferTransport(sealedRequest.config);
   const diagnostics = { stderrTail: '' };
-  const secrets = secretsOf(request.config);
-  const { connectTimeoutMs } = request.options;
+  // The sealed definition's own secrets; those of the config it stands for once that is known.
+  let secrets = secretsOf(sealedRequest.config);
+  const { connectTimeoutMs } = sealedRequest.options;
   const deadline = new Deadline(
     connectTimeoutMs,
     () => new Error(`timed out: initialize and listing did not finish within ${connectTimeoutMs} ms (connectTimeoutMs)`),
-    request.signal,
+    sealedRequest.signal,
   );
   try {
     if (!transport) {
-      throw new ConfigInvalidError(request.name, 'type', 'no transport: give "command" (stdio), "url" (http) or a known "type"');
+      throw new ConfigInvalidError(sealedRequest.name, 'type', 'no transport: give "command" (stdio), "url" (http) or a known "type"');
     }
+    // The only place the config's secret values are taken out (src/sealed-config.ts).
+    const request = { ...sealedRequest, config: unsealServerConfig(sealedRequest.name, sealedRequest.config, deps.variables ?? process.env) };
+    secrets = secretsOf(request.config);
     try {
       return await attempt(request, transport, deps, { diagnostics, secrets, deadline });
     } catch (error) {
@@ -87,8 +96,8 @@ export async function openSession(request: OpenSessionRequest, deps: ConnectionD
       return await attempt(request, 'sse', deps, { diagnostics, secrets, deadline });
     }
   } catch (error) {
-    const cause = request.signal.aborted ? abortReason(request.signal) : deadline.signal.aborted ? deadline.signal.reason : error;
-    throw connectFailure(request.name, cause, classify, diagnostics.stderrTail, secrets);
+    const cause = sealedRequest.signal.aborted ? abortReason(sealedRequest.signal) : deadline.signal.aborted ? deadline.signal.reason : error;
+    throw connectFailure(sealedRequest.name, cause, classify, diagnostics.stderrTail, secrets);
   } finally {
     deadline.dispose();
   }

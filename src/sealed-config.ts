@@ -1,0 +1,142 @@
+/**
+ * Server definitions without their secrets, for the charts. The registry and its server actors
+ * hold each server as a *sealed* definition: the entry as its file writes it (`${VAR}` references
+ * unexpanded), with every `env` and `headers` value and OAuth `clientSecret` written literally
+ * replaced by SEALED. So actor context, events between the actors, connect inputs and persisted
+ * snapshots hold no secret value, and an inspector sees none whatever it is given.
+ *
+ * The config a sealed definition stands for stays in a table of this process (`rememberSealed`),
+ * which the connect effect reads (`unsealServerConfig`). A definition restored from a snapshot is
+ * not in it: its `${VAR}`s are expanded again from the variables the registry was given, and a
+ * value written literally is not there to take; configuring the server again hands it back.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import type { McpServerConfig } from '../machines/types.js';
+import { nameRecord } from '../machines/name-record.js';
+import { copyConfig, expandConfig } from './config/expand-config.js';
+import { literalText, type VariableSource } from './config/expand-variables.js';
+import { isJsonObject } from './config/null-proto.js';
+import { ConfigInvalidError } from './errors/config-invalid.js';
+import { expandedOfSealed, rememberSealed, writtenDefinitionOf } from './redact.js';
+
+/** What a sealed definition shows in place of a value written literally in `env`, `headers` or `oauth.clientSecret`. */
+export const SEALED = '[sealed]';
+
+/**
+ * The field of a sealed definition that changes when the values it hides change (an edited token,
+ * a variable set to something else), so a new definition is told from the old one and reconnects.
+ * A keyed hash whose key never leaves this process: it tells nothing about the values.
+ */
+export const SECRETS_DIGEST_FIELD = 'sealedSecrets';
+const digestKey = randomBytes(32);
+
+/**
+ * Kept as written: a value that is only references (`${TOKEN}`), with at most an auth scheme
+ * before them (`Bearer ${TOKEN}`) or punctuation between them. Anything else written there may be
+ * a secret.
+ */
+function isOnlyReferences(value: string): boolean {
+  return /^(?:[A-Za-z][\w-]*\s+)?[^A-Za-z0-9]*$/.test(literalText(value));
+}
+
+function sealValue(value: unknown): unknown {
+  return typeof value === 'string' && isOnlyReferences(value) ? value : SEALED;
+}
+
+function sealValues(values: unknown): unknown {
+  if (!isJsonObject(values)) return values;
+  const sealed = nameRecord<unknown>();
+  for (const key of Object.keys(values)) sealed[key] = sealValue(values[key]);
+  return sealed;
+}
+
+/** Nothing in it to hide: no env, headers or OAuth entry, and no `${VAR}` took a value. The usual case, and kept cheap for 10,000 servers. */
+function hasNothingToSeal(config: McpServerConfig): boolean {
+  return config.env === undefined && config.headers === undefined && config.oauth === undefined && writtenDefinitionOf(config) === undefined;
+}
+
+/**
+ * The sealed definition of `config` (see the top of this file): a config read by discovery is
+ * sealed from the entry as its file writes it, any other from itself. A sealed definition is
+ * returned as it is, and so is a config with nothing to hide.
+ */
+export function sealServerConfig(config: McpServerConfig): McpServerConfig {
+  if (expandedOfSealed(config) !== undefined) return config;
+  if (hasNothingToSeal(config)) {
+    rememberSealed(config, config);
+    return config;
+  }
+  const sealed = copyConfig(writtenDefinitionOf(config) ?? config);
+  if (sealed.env !== undefined) sealed.env = sealValues(sealed.env) as Record<string, string>;
+  if (sealed.headers !== undefined) sealed.headers = sealValues(sealed.headers) as Record<string, string>;
+  if (isJsonObject(sealed.oauth) && sealed.oauth.clientSecret !== undefined) {
+    sealed.oauth = nameRecord(sealed.oauth, { clientSecret: sealValue(sealed.oauth.clientSecret) });
+  }
+  const whole = JSON.stringify(config);
+  if (JSON.stringify(sealed) !== whole) sealed[SECRETS_DIGEST_FIELD] = createHmac('sha256', digestKey).update(whole).digest('hex').slice(0, 32);
+  rememberSealed(sealed, config);
+  return sealed;
+}
+
+/** `sealServerConfig` for every server of a record (a new record, unless every one was sealed already). */
+export function sealServers(servers: Record<string, McpServerConfig>): Record<string, McpServerConfig> {
+  let allSealed = true;
+  for (const name of Object.keys(servers)) {
+    if (expandedOfSealed(servers[name]!) === undefined) {
+      allSealed = false;
+      break;
+    }
+  }
+  if (allSealed) return servers;
+  const sealed = nameRecord<McpServerConfig>();
+  for (const name of Object.keys(servers)) sealed[name] = sealServerConfig(servers[name]!);
+  return sealed;
+}
+
+/**
+ * The definitions of a registry restored from a snapshot: their digests dropped, since the values
+ * they stood for are not here. So the same definition configured again (`mcp.configure`) differs
+ * from the restored one and reaches its server actor, which then connects with its values.
+ */
+export function restoredDefinitions(servers: Record<string, McpServerConfig>): Record<string, McpServerConfig> {
+  const restored = nameRecord<McpServerConfig>();
+  for (const name of Object.keys(servers)) {
+    const { [SECRETS_DIGEST_FIELD]: _digest, ...definition } = servers[name]!;
+    restored[name] = _digest === undefined ? servers[name]! : definition;
+  }
+  return restored;
+}
+
+/** The fields of a restored definition whose values were written literally, and so are not in it. */
+function sealedFields(definition: McpServerConfig): string[] {
+  const fields: string[] = [];
+  for (const map of ['env', 'headers'] as const) {
+    const values = definition[map];
+    if (isJsonObject(values)) for (const key of Object.keys(values)) if (values[key] === SEALED) fields.push(`${map}.${key}`);
+  }
+  if (isJsonObject(definition.oauth) && definition.oauth.clientSecret === SEALED) fields.push('oauth.clientSecret');
+  return fields;
+}
+
+/**
+ * The config to connect with. A definition sealed in this process gives back the config it stands
+ * for; one restored from a snapshot is expanded again from `variables` (its `${VAR}`s), and fails
+ * as a config error naming the fields whose values were written literally and so were not kept.
+ */
+export function unsealServerConfig(server: string, definition: McpServerConfig, variables: VariableSource): McpServerConfig {
+  const expanded = expandedOfSealed(definition);
+  if (expanded !== undefined) return expanded;
+  const missing = sealedFields(definition);
+  if (missing.length > 0) {
+    throw new ConfigInvalidError(
+      server,
+      missing[0]!,
+      `${missing.join(', ')} ${missing.length === 1 ? 'was' : 'were'} written literally, and a persisted snapshot does not hold such values: ` +
+        'after restoring, send mcp.configure with the server\'s definition again (from discoverMcpServers, or your own)',
+    );
+  }
+  const { [SECRETS_DIGEST_FIELD]: _digest, ...written } = definition;
+  const config = copyConfig(written);
+  expandConfig(config, variables);
+  return config;
+}

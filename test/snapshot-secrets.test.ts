@@ -1,0 +1,182 @@
+/**
+ * A persisted registry snapshot holds each server's definition as its file writes it — `${VAR}`
+ * references unexpanded, values written literally in `env` and `headers` left out — and never a
+ * secret value. A restored server expands its `${VAR}`s again from the registry's `variables`
+ * (the same source discovery read), so it connects with the right values and its stderr is still
+ * redacted; the values written literally come back by configuring the server again.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createActor, fromCallback, type Actor } from 'xstate';
+import { createRegistryLogic, discoverMcpServers, enabledServers, SessionTracker, type Logger } from '../src/index.js';
+import type { McpReply, McpServerConfig } from '../machines/types.js';
+import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
+import { descendantsOfThisProcess, STDIO_FIXTURE } from './support/fixtures.js';
+
+/** What `${SECRET}` and `${ARG_SECRET}` hold in the environment; the second only ever lands in args. */
+const VARIABLE_CANARY = 'canary-variable-3c9e51d7';
+const ARG_CANARY = 'canary-argument-6f02a4e8';
+/** Values written literally in the file. */
+const ENV_CANARY = 'canary-literal-env-84b2f0';
+const HEADER_CANARY = 'canary-literal-header-1d6a9c';
+const CANARIES = [VARIABLE_CANARY, ARG_CANARY, ENV_CANARY, HEADER_CANARY];
+const variables = { SECRET: VARIABLE_CANARY, ARG_SECRET: ARG_CANARY };
+
+const tracker = new SessionTracker();
+const actors: Array<Actor<ReturnType<typeof createRegistryLogic>>> = [];
+let folder: string;
+let http: HttpFixture;
+
+beforeAll(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'mcp-snapshot-secrets-'));
+  // It answers 401 unless both headers hold exactly the right values.
+  http = await startHttpFixture({ requireHeaders: { Authorization: `Bearer ${VARIABLE_CANARY}`, 'X-Api-Key': HEADER_CANARY } });
+});
+afterEach(async () => {
+  for (const actor of actors.splice(0)) actor.stop();
+  await tracker.closeAll();
+  await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
+});
+afterAll(async () => {
+  await http.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+/** A stdio server that prints its arguments and two variables to stderr, and reports them in `reportFile`. */
+function printingServer(reportFile: string, env: Record<string, string>) {
+  return {
+    command: process.execPath,
+    args: [STDIO_FIXTURE, '--api-key=${ARG_SECRET}', '--print-argv', '--print-env', 'TOKEN', '--print-env', 'LITERAL', '--report-file', reportFile],
+    env,
+  };
+}
+
+/** Writes the config file and discovers it, as an embedder does in each process. */
+async function discover(mcpServers: Record<string, unknown>) {
+  const file = join(folder, 'mcp.json');
+  writeFileSync(file, JSON.stringify({ mcpServers }));
+  const { servers, problems } = await discoverMcpServers({ configPaths: [file], env: variables, cwd: folder });
+  expect(problems).toEqual([]);
+  return enabledServers(servers);
+}
+
+function collectingLogger() {
+  const lines: string[] = [];
+  const sink = (message: string) => lines.push(message);
+  const logger: Logger = { debug: sink, info: sink, warn: sink, error: sink };
+  return { lines, logger };
+}
+
+function inbox() {
+  const replies: McpReply[] = [];
+  const ref = createActor(fromCallback<McpReply>(({ receive }) => receive((reply) => replies.push(reply)))).start();
+  return { ref, reply: (requestId: string) => replies.find((reply) => reply.requestId === requestId) };
+}
+
+function start(logger: Logger, options: { snapshot?: unknown; servers?: Record<string, unknown> }) {
+  const logic = createRegistryLogic({ logger, sessions: tracker, variables });
+  const registry = options.snapshot
+    ? createActor(logic, { snapshot: options.snapshot as never, input: undefined })
+    : createActor(logic, { input: { servers: options.servers as Record<string, McpServerConfig> } });
+  actors.push(registry.start());
+  return registry;
+}
+
+async function load(registry: Actor<ReturnType<typeof createRegistryLogic>>, server: string): Promise<McpReply> {
+  const { ref, reply } = inbox();
+  registry.send({ type: 'mcp.load', server, replyTo: ref, requestId: server });
+  await vi.waitFor(() => expect(reply(server)).toBeDefined(), { timeout: 15_000 });
+  return reply(server)!;
+}
+
+/** The process is gone with the actor: what a new process would find is the JSON alone. */
+async function persistThroughJson(registry: Actor<ReturnType<typeof createRegistryLogic>>): Promise<string> {
+  const json = JSON.stringify(registry.getPersistedSnapshot());
+  registry.stop();
+  await tracker.closeAll();
+  return json;
+}
+
+function report(file: string): { argv: string[]; env: Record<string, string> } {
+  return JSON.parse(readFileSync(file, 'utf8')) as { argv: string[]; env: Record<string, string> };
+}
+
+describe('a persisted registry snapshot', () => {
+  it('holds no secret value: not a ${VAR} value in args, env or headers, nor an env or header value written literally', async () => {
+    const reportFile = join(folder, 'persisted.json');
+    const servers = await discover({
+      tool: printingServer(reportFile, { TOKEN: '${SECRET}', LITERAL: ENV_CANARY }),
+      remote: { url: http.url, headers: { Authorization: 'Bearer ${SECRET}', 'X-Api-Key': HEADER_CANARY } },
+    });
+    const { lines, logger } = collectingLogger();
+    const registry = start(logger, { servers });
+    expect(await load(registry, 'tool')).toMatchObject({ type: 'mcp.loaded' });
+    expect(await load(registry, 'remote')).toMatchObject({ type: 'mcp.loaded' });
+    // The servers got the real values…
+    expect(report(reportFile)).toEqual({
+      argv: expect.arrayContaining([`--api-key=${ARG_CANARY}`]),
+      env: { TOKEN: VARIABLE_CANARY, LITERAL: ENV_CANARY },
+    });
+
+    const json = await persistThroughJson(registry);
+    // …and the snapshot holds none of them: the definition as written, with the variable's name.
+    for (const canary of CANARIES) expect(json).not.toContain(canary);
+    expect(json).toContain('--api-key=${ARG_SECRET}');
+    expect(json).toContain('Bearer ${SECRET}');
+    expect(lines.join('\n')).toContain('argv: --api-key=[redacted]');
+  });
+
+  it('restored, expands its ${VAR}s again: the server connects with the right values and its stderr tail stays redacted', async () => {
+    const reportFile = join(folder, 'variables-only.json');
+    const servers = await discover({ tool: printingServer(reportFile, { TOKEN: '${SECRET}', LITERAL: 'Bearer ${SECRET}' }) });
+    const first = collectingLogger();
+    const original = start(first.logger, { servers });
+    expect(await load(original, 'tool')).toMatchObject({ type: 'mcp.loaded' });
+    const json = await persistThroughJson(original);
+    rmSync(reportFile);
+
+    const { lines, logger } = collectingLogger();
+    const restored = start(logger, { snapshot: JSON.parse(json) });
+    expect(await load(restored, 'tool')).toMatchObject({ type: 'mcp.loaded' });
+    expect(report(reportFile)).toEqual({
+      argv: expect.arrayContaining([`--api-key=${ARG_CANARY}`]),
+      env: { TOKEN: VARIABLE_CANARY, LITERAL: `Bearer ${VARIABLE_CANARY}` },
+    });
+    const stderr = lines.filter((line) => line.startsWith('[tool stderr]'));
+    expect(stderr).toContain('[tool stderr] argv: --api-key=[redacted] --print-argv --print-env TOKEN --print-env LITERAL --report-file ' + reportFile);
+    expect(stderr).toContain('[tool stderr] TOKEN=[redacted]');
+    for (const canary of CANARIES) expect(lines.join('\n')).not.toContain(canary);
+  });
+
+  it('restored, refuses to connect without the values written literally, naming their fields only; configured again, connects with them', async () => {
+    const reportFile = join(folder, 'literal.json');
+    const definitions = {
+      tool: printingServer(reportFile, { TOKEN: '${SECRET}', LITERAL: ENV_CANARY }),
+      remote: { url: http.url, headers: { Authorization: 'Bearer ${SECRET}', 'X-Api-Key': HEADER_CANARY } },
+    };
+    const first = collectingLogger();
+    const original = start(first.logger, { servers: await discover(definitions) });
+    expect(await load(original, 'tool')).toMatchObject({ type: 'mcp.loaded' });
+    const json = await persistThroughJson(original);
+    rmSync(reportFile);
+
+    const { lines, logger } = collectingLogger();
+    const restored = start(logger, { snapshot: JSON.parse(json) });
+    const refused = await load(restored, 'tool');
+    expect(refused.type).toBe('mcp.failed');
+    const error = refused.type === 'mcp.failed' ? refused.error : undefined;
+    expect(error).toMatchObject({ code: 'CONFIG_ERROR' });
+    expect(error?.message).toMatch(/env\.LITERAL was written literally.*send mcp\.configure with the server's definition again/);
+    expect(descendantsOfThisProcess()).toEqual([]);
+
+    // What an embedder restoring in a new process has: the file and the environment.
+    restored.send({ type: 'mcp.configure', servers: await discover(definitions) });
+    expect(await load(restored, 'tool')).toMatchObject({ type: 'mcp.loaded' });
+    expect(await load(restored, 'remote')).toMatchObject({ type: 'mcp.loaded' });
+    expect(report(reportFile).env).toEqual({ TOKEN: VARIABLE_CANARY, LITERAL: ENV_CANARY });
+    const everything = [...lines, error?.message, JSON.stringify(restored.getPersistedSnapshot())].join('\n');
+    for (const canary of CANARIES) expect(everything).not.toContain(canary);
+  });
+});
