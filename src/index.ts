@@ -4,6 +4,7 @@ export { isConfigError } from './connection/errors.js';
 export { ConfigInvalidError } from './errors/config-invalid.js';
 export type { HostRequestContext, McpHostHandlers, RootsSource } from './connection/host-handlers.js';
 export { silentLogger, stderrLogger, type Logger } from './logger.js';
+export { sealServerConfig } from './sealed-config.js';
 export { McpServerError, type McpErrorCode } from '../machines/errors.js';
 export { serverMachine, publicServerState, isClosing, SERVER_TAGS, type ChildReport } from '../machines/server.machine.js';
 export { registryMachine, serverSystemId } from '../machines/registry.machine.js';

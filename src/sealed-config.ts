@@ -10,7 +10,7 @@
  * not in it: its `${VAR}`s are expanded again from the variables the registry was given, and a
  * value written literally is not there to take; configuring the server again hands it back.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { McpServerConfig } from '../machines/types.js';
 import { nameRecord } from '../machines/name-record.js';
 import { copyConfig, expandConfig } from './config/expand-config.js';
@@ -25,7 +25,8 @@ export const SEALED = '[sealed]';
 /**
  * The field of a sealed definition that changes when the values it hides change (an edited token,
  * a variable set to something else), so a new definition is told from the old one and reconnects.
- * A keyed hash whose key never leaves this process: it tells nothing about the values.
+ * A hash keyed by a random prefix that never leaves this process, so it tells nothing about the
+ * values (a prefix rather than an HMAC: a third of the time, and nothing here is a signature).
  */
 export const SECRETS_DIGEST_FIELD = 'sealedSecrets';
 const digestKey = randomBytes(32);
@@ -55,17 +56,19 @@ function hasNothingToSeal(config: McpServerConfig): boolean {
   return config.env === undefined && config.headers === undefined && config.oauth === undefined && writtenDefinitionOf(config) === undefined;
 }
 
+/** A definition the charts may hold as it is: sealed in this process, or with nothing to hide. */
+function isSealed(config: McpServerConfig): boolean {
+  return hasNothingToSeal(config) || expandedOfSealed(config) !== undefined;
+}
+
 /**
  * The sealed definition of `config` (see the top of this file): a config read by discovery is
  * sealed from the entry as its file writes it, any other from itself. A sealed definition is
- * returned as it is, and so is a config with nothing to hide.
+ * returned as it is, and so is a config with nothing to hide (it is its own sealed definition,
+ * and costs nothing: no copy, no table entry).
  */
 export function sealServerConfig(config: McpServerConfig): McpServerConfig {
-  if (expandedOfSealed(config) !== undefined) return config;
-  if (hasNothingToSeal(config)) {
-    rememberSealed(config, config);
-    return config;
-  }
+  if (isSealed(config)) return config;
   const sealed = copyConfig(writtenDefinitionOf(config) ?? config);
   if (sealed.env !== undefined) sealed.env = sealValues(sealed.env) as Record<string, string>;
   if (sealed.headers !== undefined) sealed.headers = sealValues(sealed.headers) as Record<string, string>;
@@ -73,7 +76,12 @@ export function sealServerConfig(config: McpServerConfig): McpServerConfig {
     sealed.oauth = nameRecord(sealed.oauth, { clientSecret: sealValue(sealed.oauth.clientSecret) });
   }
   const whole = JSON.stringify(config);
-  if (JSON.stringify(sealed) !== whole) sealed[SECRETS_DIGEST_FIELD] = createHmac('sha256', digestKey).update(whole).digest('hex').slice(0, 32);
+  if (JSON.stringify(sealed) === whole) {
+    // Nothing was hidden after all (say, env values made only of references and never expanded).
+    rememberSealed(config, config);
+    return config;
+  }
+  sealed[SECRETS_DIGEST_FIELD] = createHash('sha256').update(digestKey).update(whole).digest('hex').slice(0, 32);
   rememberSealed(sealed, config);
   return sealed;
 }
@@ -82,7 +90,7 @@ export function sealServerConfig(config: McpServerConfig): McpServerConfig {
 export function sealServers(servers: Record<string, McpServerConfig>): Record<string, McpServerConfig> {
   let allSealed = true;
   for (const name of Object.keys(servers)) {
-    if (expandedOfSealed(servers[name]!) === undefined) {
+    if (!isSealed(servers[name]!)) {
       allSealed = false;
       break;
     }
@@ -93,16 +101,19 @@ export function sealServers(servers: Record<string, McpServerConfig>): Record<st
   return sealed;
 }
 
+/** What a restored definition's digest says: the values it stood for are not in this process. */
+const RESTORED_DIGEST = 'restored';
+
 /**
- * The definitions of a registry restored from a snapshot: their digests dropped, since the values
- * they stood for are not here. So the same definition configured again (`mcp.configure`) differs
- * from the restored one and reaches its server actor, which then connects with its values.
+ * The definitions of a registry restored from a snapshot: a digest becomes RESTORED_DIGEST, since
+ * the values it stood for are not here. So the same definition configured again (`mcp.configure`)
+ * differs from the restored one and reaches its server actor, which then connects with its values.
  */
 export function restoredDefinitions(servers: Record<string, McpServerConfig>): Record<string, McpServerConfig> {
   const restored = nameRecord<McpServerConfig>();
   for (const name of Object.keys(servers)) {
-    const { [SECRETS_DIGEST_FIELD]: _digest, ...definition } = servers[name]!;
-    restored[name] = _digest === undefined ? servers[name]! : definition;
+    const definition = servers[name]!;
+    restored[name] = definition[SECRETS_DIGEST_FIELD] === undefined ? definition : { ...definition, [SECRETS_DIGEST_FIELD]: RESTORED_DIGEST };
   }
   return restored;
 }
@@ -120,12 +131,14 @@ function sealedFields(definition: McpServerConfig): string[] {
 
 /**
  * The config to connect with. A definition sealed in this process gives back the config it stands
- * for; one restored from a snapshot is expanded again from `variables` (its `${VAR}`s), and fails
+ * for, one that hides nothing is the config; one restored from a snapshot is expanded again from `variables` (its `${VAR}`s), and fails
  * as a config error naming the fields whose values were written literally and so were not kept.
  */
 export function unsealServerConfig(server: string, definition: McpServerConfig, variables: VariableSource): McpServerConfig {
   const expanded = expandedOfSealed(definition);
   if (expanded !== undefined) return expanded;
+  // Without a digest, nothing was hidden: the definition is the config.
+  if (definition[SECRETS_DIGEST_FIELD] === undefined) return definition;
   const missing = sealedFields(definition);
   if (missing.length > 0) {
     throw new ConfigInvalidError(

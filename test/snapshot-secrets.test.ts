@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback, type Actor } from 'xstate';
-import { createRegistryLogic, discoverMcpServers, enabledServers, SessionTracker, type Logger } from '../src/index.js';
+import { createRegistryLogic, discoverMcpServers, enabledServers, sealServerConfig, SessionTracker, type Logger } from '../src/index.js';
 import type { McpReply, McpServerConfig } from '../machines/types.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
 import { descendantsOfThisProcess, STDIO_FIXTURE } from './support/fixtures.js';
@@ -178,5 +178,18 @@ describe('a persisted registry snapshot', () => {
     expect(report(reportFile).env).toEqual({ TOKEN: VARIABLE_CANARY, LITERAL: ENV_CANARY });
     const everything = [...lines, error?.message, JSON.stringify(restored.getPersistedSnapshot())].join('\n');
     for (const canary of CANARIES) expect(everything).not.toContain(canary);
+  });
+
+  it('tells a changed hidden value from an unchanged one without holding either: the definition changes, so the server reconnects', () => {
+    const definition = (token: string) => ({ command: 'node', args: ['server.js'], env: { API_KEY: token } });
+    const sealed = sealServerConfig(definition(ENV_CANARY));
+    expect(JSON.stringify(sealed)).not.toContain(ENV_CANARY);
+    expect(sealed.env).toEqual({ API_KEY: '[sealed]' });
+    expect(JSON.stringify(sealServerConfig(definition(ENV_CANARY)))).toBe(JSON.stringify(sealed));
+    expect(JSON.stringify(sealServerConfig(definition(`${ENV_CANARY}-rotated`)))).not.toBe(JSON.stringify(sealed));
+    // Sealing is idempotent, and a config with nothing to hide is its own sealed definition.
+    expect(sealServerConfig(sealed)).toBe(sealed);
+    const plain = { command: 'node', args: ['server.js'] };
+    expect(sealServerConfig(plain)).toBe(plain);
   });
 });
