@@ -44,11 +44,15 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-/** A stdio server that prints its arguments and two variables to stderr, and reports them in `reportFile`. */
+/**
+ * A stdio server that prints its arguments and two variables to stderr, and reports them in
+ * `reportFile`. `${ARG_SECRET}` lands in an argument nothing marks as a secret (not after a
+ * secret-naming flag): only knowing what the variable held redacts it.
+ */
 function printingServer(reportFile: string, env: Record<string, string>) {
   return {
     command: process.execPath,
-    args: [STDIO_FIXTURE, '--api-key=${ARG_SECRET}', '--print-argv', '--print-env', 'TOKEN', '--print-env', 'LITERAL', '--report-file', reportFile],
+    args: [STDIO_FIXTURE, '--name=${ARG_SECRET}', '--print-argv', '--print-env', 'TOKEN', '--print-env', 'LITERAL', '--report-file', reportFile],
     env,
   };
 }
@@ -116,16 +120,16 @@ describe('a persisted registry snapshot', () => {
     expect(await load(registry, 'remote')).toMatchObject({ type: 'mcp.loaded' });
     // The servers got the real values…
     expect(report(reportFile)).toEqual({
-      argv: expect.arrayContaining([`--api-key=${ARG_CANARY}`]),
+      argv: expect.arrayContaining([`--name=${ARG_CANARY}`]),
       env: { TOKEN: VARIABLE_CANARY, LITERAL: ENV_CANARY },
     });
 
     const json = await persistThroughJson(registry);
     // …and the snapshot holds none of them: the definition as written, with the variable's name.
     for (const canary of CANARIES) expect(json).not.toContain(canary);
-    expect(json).toContain('--api-key=${ARG_SECRET}');
+    expect(json).toContain('--name=${ARG_SECRET}');
     expect(json).toContain('Bearer ${SECRET}');
-    expect(lines.join('\n')).toContain('argv: --api-key=[redacted]');
+    expect(lines.join('\n')).toContain('argv: --name=[redacted]');
   });
 
   it('restored, expands its ${VAR}s again: the server connects with the right values and its stderr tail stays redacted', async () => {
@@ -141,11 +145,11 @@ describe('a persisted registry snapshot', () => {
     const restored = start(logger, { snapshot: JSON.parse(json) });
     expect(await load(restored, 'tool')).toMatchObject({ type: 'mcp.loaded' });
     expect(report(reportFile)).toEqual({
-      argv: expect.arrayContaining([`--api-key=${ARG_CANARY}`]),
+      argv: expect.arrayContaining([`--name=${ARG_CANARY}`]),
       env: { TOKEN: VARIABLE_CANARY, LITERAL: `Bearer ${VARIABLE_CANARY}` },
     });
     const stderr = lines.filter((line) => line.startsWith('[tool stderr]'));
-    expect(stderr).toContain('[tool stderr] argv: --api-key=[redacted] --print-argv --print-env TOKEN --print-env LITERAL --report-file ' + reportFile);
+    expect(stderr).toContain('[tool stderr] argv: --name=[redacted] --print-argv --print-env TOKEN --print-env LITERAL --report-file ' + reportFile);
     expect(stderr).toContain('[tool stderr] TOKEN=[redacted]');
     for (const canary of CANARIES) expect(lines.join('\n')).not.toContain(canary);
   });
