@@ -34,12 +34,14 @@ describe('mcp-statechart demo', () => {
     const folder = mkdtempSync(join(tmpdir(), 'mcp-demo-'));
     try {
       // The user's own index already holds a server named like a demo server.
-      new ManifestIndex({ path: join(folder, '.ai-zen', 'mcp-index.json') }).record('notes', { command: 'my-own-notes-server' }, {
+      const usersIndex = new ManifestIndex({ path: join(folder, '.ai-zen', 'mcp-index.json') });
+      usersIndex.record('notes', { command: 'my-own-notes-server' }, {
         tools: [{ name: 'my_note', inputSchema: { type: 'object' } }],
         resources: [],
         resourceTemplates: [],
         prompts: [],
       });
+      await usersIndex.flush();
       const home = projectFilesWithContents(folder);
       const run = await runCli(['demo'], { cwd: folder, env: { HOME: folder }, timeoutMs: 20_000 });
       expect(run.stderr).toBe('');

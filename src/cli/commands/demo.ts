@@ -160,6 +160,8 @@ export async function runDemo(
     await manager.dispose();
     await weather.close();
     await lifecycleView?.close();
+    // Index writes run in the background: one still under way would create the folder again.
+    await manifestIndex.flush().catch(() => {});
     rmSync(indexFolder, { recursive: true, force: true });
   }
   event(`all servers disconnected; server processes left: ${serverProcessesLeft(join(root, 'examples', 'servers'))}`);
