@@ -209,6 +209,7 @@ export const serverMachine = setup({
       return event.error instanceof McpServerError && event.error.code === 'CONFIG_ERROR';
     },
     'can retry': ({ context }) => context.options.autoReconnect && context.retries < context.options.maxRetries,
+    'has load waiters': ({ context }) => context.loadWaiters.length > 0,
     'idle timer enabled': ({ context }) => idleTimerEnabled(context.options.idleTimeoutMs),
     'idle long enough': ({ context, event }) => {
       assertEvent(event, 'IDLE_ANSWER');
@@ -576,12 +577,17 @@ export const serverMachine = setup({
       states: {
         releasing: {
           // Not reported: it lasts only until the close is done, then `retrying` or `failed` reports `error`.
-          description: 'The lost session is closing before a retry is decided.',
+          description: 'The lost session is closing before a retry is decided; a load that came meanwhile connects again (retries or not).',
           invoke: {
             id: 'close',
             src: 'closeSession',
             input: ({ context }) => ({ name: context.name }),
-            onDone: [{ guard: 'can retry', target: 'retrying' }, { target: 'failed' }],
+            onDone: [
+              { guard: 'can retry', target: 'retrying' },
+              // A load that came after the loss is a new load, as in `failed`: it starts over.
+              { guard: 'has load waiters', target: '#server.connecting', actions: 'reset retries' },
+              { target: 'failed' },
+            ],
           },
           on: {
             CONNECT: { actions: 'add load waiter' },

@@ -8,6 +8,7 @@ import { createActor, fromCallback, SimulatedClock, type AnyActorRef, type Event
 import type { McpServerManifest } from 'mcp-statechart';
 import { createScriptedRegistry, type RegistryScript } from 'mcp-statechart/testing';
 import { agentMachine, type AgentInput } from '../examples/agent-statechart.js';
+import { ask, repliesById, startReactingCaller, type Reaction } from './support/reacting-caller.js';
 
 const withTools = (...tools: string[]): McpServerManifest => ({
   tools: tools.map((name) => ({ name, inputSchema: { type: 'object' as const } })),
@@ -147,5 +148,61 @@ describe('the scripted registry', () => {
     ]);
     expect(inbox[5]).toMatchObject({ changes: { added: ['tool:archive'], removed: [], changed: [] } });
     expect(registry.getSnapshot().context.actors.demo?.getSnapshot().value).toEqual({ disconnected: 'idle' });
+  });
+});
+
+describe('a scripted crash, heard by a caller that reacts in the same step (as a real crash is)', () => {
+  const again = { server: 'demo', tool: 'echo', arguments: { text: 'again' } };
+  /** Loads answer a first manifest, then a second: a load answered by the dead session would carry the first. */
+  const crashingServer = (delayMs: number) => ({
+    servers: {
+      demo: {
+        loads: [{ answer: withTools('echo', 'first') }, { answer: withTools('echo', 'second') }],
+        tools: { echo: [{ answer: text('started') }, { crash: 'killed', delayMs }, { answer: text('again') }] },
+      },
+    },
+  });
+
+  async function runCaller(reaction: Reaction, delayMs: number) {
+    const clock = new SimulatedClock();
+    const caller = startReactingCaller(createScriptedRegistry(crashingServer(delayMs)).logic, { servers: {}, reaction, again }, { clock });
+    ask(caller, { type: 'mcp.load', server: 'demo', replyTo: caller, requestId: 'load' });
+    await settle();
+    ask(caller, { type: 'mcp.callTool', ...again, replyTo: caller, requestId: 'first' });
+    ask(caller, { type: 'mcp.callTool', ...again, replyTo: caller, requestId: 'dies' });
+    return { caller, clock };
+  }
+
+  const settleClock = async (clock: SimulatedClock) => {
+    await settle();
+    clock.increment(1_000);
+    await settle();
+  };
+
+  it.each([0, 500])('a reloader (crash after %i ms) hears it once the chart left connected, loads a new session and calls again', async (delayMs) => {
+    const { caller, clock } = await runCaller('reload', delayMs);
+    await settleClock(clock);
+    expect(caller.getSnapshot().context.serverStateWhenLost).toEqual([{ error: 'releasing' }]);
+    expect(described(caller.getSnapshot().context.replies)).toEqual([
+      ['mcp.loaded', 'load', undefined],
+      ['mcp.toolResult', 'first', undefined],
+      ['mcp.failed', 'dies', 'CONNECTION_LOST'],
+      ['mcp.loaded', 'reload-1', undefined],
+      ['mcp.toolResult', 'again-reload-1', undefined],
+    ]);
+    expect(repliesById(caller).get('reload-1')).toMatchObject([{ manifest: withTools('echo', 'second') }]);
+    caller.stop();
+  });
+
+  it.each([0, 500])('a disconnector (crash after %i ms) gets one reply for the call that died', async (delayMs) => {
+    const { caller, clock } = await runCaller('disconnect', delayMs);
+    await settleClock(clock);
+    expect(described(caller.getSnapshot().context.replies)).toEqual([
+      ['mcp.loaded', 'load', undefined],
+      ['mcp.toolResult', 'first', undefined],
+      ['mcp.failed', 'dies', 'CONNECTION_LOST'],
+    ]);
+    expect(caller.system.get('mcp.server.demo')?.getSnapshot().value).toEqual({ disconnected: 'idle' });
+    caller.stop();
   });
 });

@@ -63,6 +63,12 @@ export interface SessionActorDeps {
  * it (IDLE_QUESTION) only when its idle delay runs out. Loss and list_changed go back to the
  * chart as events. Whatever is still in flight when it stops (the chart left `connected`) is
  * failed at once: no request is replayed silently.
+ *
+ * A lost connection is reported to the chart before any caller hears of it: the requests in
+ * flight are answered only as this actor stops, when the chart has left `connected`. So a caller
+ * that reacts to `CONNECTION_LOST` at once (loads again, disconnects, calls again) finds the
+ * server no longer connected, and each request is answered once (`inFlight` is emptied before
+ * any answer goes out, by every path).
  */
 export function createSessionActor(deps: SessionActorDeps) {
   return fromCallback<SessionActorEvent, SessionActorInput, SessionReport>(({ input, self, system, sendBack, receive }) => {
@@ -84,12 +90,19 @@ export function createSessionActor(deps: SessionActorDeps) {
     });
 
     let stopped = false;
+    /** What the requests in flight get once the connection is lost: they are answered as this actor stops. */
+    let lostWith: Error | undefined;
     const answerAt = eventRouteAnswers({ self, system, sendBack, chartListens: () => !stopped });
     const run = (request: PendingRequest, direct?: DirectAnswer, cancellable = true) => {
       const deliver = direct ?? answerAt(request.replyTo);
       const running: RunningRequest = { request, cancelSignal: cancellable ? new CancelSignal() : undefined, deliver };
       if (!session) {
         answer(running, failure(running, requestAbandonedError(name, 'disconnected')));
+        return;
+      }
+      if (lostWith) {
+        // The chart has yet to take in the loss (it was busy): answered with the others as it does.
+        inFlight.add(running);
         return;
       }
       lastActivity = deps.now();
@@ -144,16 +157,17 @@ export function createSessionActor(deps: SessionActorDeps) {
 
     const unwatch = session?.watch({
       onLost: (error, sessionExpired) => {
+        lostWith = requestAbandonedError(name, sessionExpired ? 'expired' : 'lost', error);
         // Reads are safe to send again on a renewed session; a tool call may have had effects.
         const unfinishedReads: PendingRequest[] = [];
-        for (const running of inFlight) {
-          if (sessionExpired && running.request.spec.kind === 'resource') {
+        if (sessionExpired) {
+          for (const running of inFlight) {
+            if (running.request.spec.kind !== 'resource') continue;
+            inFlight.delete(running);
             unfinishedReads.push(running.request);
-          } else {
-            answer(running, failure(running, requestAbandonedError(name, sessionExpired ? 'expired' : 'lost', error)));
           }
         }
-        inFlight.clear();
+        // The chart leaves `connected` on this report and stops this actor, which answers the rest.
         sendBack({ type: 'CONNECTION_LOST', error, sessionExpired, unfinishedReads, stderrTail: session?.stderrTail() });
       },
       onManifest: (manifest, changes) => sendBack({ type: 'MANIFEST_CHANGED', manifest, changes }),
@@ -163,15 +177,18 @@ export function createSessionActor(deps: SessionActorDeps) {
       sendBack({ type: 'CONNECTION_LOST', error: new Error('the session is gone (a restored snapshot, or closed meanwhile)') });
     }
 
-    /** Fails what is in flight, straight to each caller, and ends the session. */
+    /** Fails what is in flight (lost with the connection, or disconnected), straight to each caller, and ends the session. */
     const stop = () => {
       stopped = true;
       unwatch?.();
-      for (const running of inFlight) {
-        running.cancelSignal?.abort();
-        answer(running, failure(running, requestAbandonedError(name, 'disconnected')));
-      }
+      const error = lostWith ?? requestAbandonedError(name, 'disconnected');
+      // Emptied first: a caller that reacts to its answer by cancelling or calling again finds nothing left to answer twice.
+      const unanswered = [...inFlight];
       inFlight.clear();
+      for (const running of unanswered) {
+        if (!lostWith) running.cancelSignal?.abort();
+        answer(running, failure(running, error));
+      }
       void session?.close();
     };
     const unregister = deps.onAbandon(name, stop);

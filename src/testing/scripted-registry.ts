@@ -149,6 +149,8 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
         const { name } = input;
         const run = runOf(system, name);
         let stopped = false;
+        /** Set by a scripted crash: the answers of what is in flight, given as this actor stops (see below). */
+        let crashed: { requestId: string; error: Error } | undefined;
         /** Requests in flight: what answers each, and the cancel of its scripted delay. */
         const inFlight = new Map<string, { request: PendingRequest; deliver: DirectAnswer; cancel: () => void }>();
         const finish = (requestId: string, reply: McpReply) => {
@@ -176,9 +178,10 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
           inFlight.set(requestId, running);
           running.cancel = later(system, outcome.delayMs, () => {
             if ('crash' in outcome) {
-              const error = new McpServerError('CONNECTION_LOST', name, outcome.crash);
-              finish(requestId, fail(requestId, error));
-              for (const other of [...inFlight.keys()]) finish(other, fail(other, requestAbandonedError(name, 'lost', error)));
+              // As a real session actor does: the chart hears of the loss first and leaves
+              // `connected`, stopping this actor, which then answers every request in flight.
+              crashed = { requestId, error: new McpServerError('CONNECTION_LOST', name, outcome.crash) };
+              for (const other of inFlight.values()) other.cancel();
               return sendBack({ type: 'CONNECTION_LOST', error: new Error(outcome.crash) });
             }
             if ('fail' in outcome) {
@@ -197,6 +200,8 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
         const start = (request: PendingRequest, answer?: DirectAnswer) => {
           const { spec, requestId, replyTo } = request;
           const deliver = answer ?? answerAt(replyTo);
+          // The server is dead and the chart has yet to take it in: answered with the others as it does.
+          if (crashed) return void inFlight.set(requestId, { request, deliver, cancel: () => {} });
           if (spec.kind === 'tool') {
             return settle(request, deliver, run?.tools.get(spec.tool)?.take(), (result) => ({ type: 'mcp.toolResult', requestId, server: name, result }));
           }
@@ -220,9 +225,14 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
         for (const request of input.rereads) start(request);
         return () => {
           stopped = true;
-          for (const [requestId, running] of inFlight) {
+          const lost = crashed && requestAbandonedError(name, 'lost', crashed.error);
+          // Emptied first, as by a real session actor: a caller that reacts to its answer finds nothing left to answer twice.
+          const unanswered = [...inFlight];
+          inFlight.clear();
+          for (const [requestId, running] of unanswered) {
             running.cancel();
-            finish(requestId, fail(requestId, requestAbandonedError(name, 'disconnected')));
+            const error = requestId === crashed?.requestId ? crashed.error : (lost ?? requestAbandonedError(name, 'disconnected'));
+            running.deliver(fail(requestId, error));
           }
         };
       }),
