@@ -93,6 +93,14 @@ export function restoredWhileLoadingError(server: string): McpServerError {
   );
 }
 
+export function restoredWhileRunningError(server: string, request: string): McpServerError {
+  return new McpServerError(
+    'DISCONNECTED',
+    server,
+    `MCP server "${server}" was restored from a persisted snapshot while ${request} was in flight; nothing is replayed after a restore: load it again and ask again.`,
+  );
+}
+
 /** A request in words, for error messages: `calling tool "x"`. */
 export function describeRequest(spec: RequestSpec): string {
   if (spec.kind === 'tool') return `calling tool "${spec.tool}"`;

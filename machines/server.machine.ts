@@ -18,6 +18,7 @@ import {
   describeRequest,
   disconnectedWhileConnectingError,
   restoredWhileLoadingError,
+  restoredWhileRunningError,
   McpServerError,
   notConnectedError,
   requestAbandonedError,
@@ -71,10 +72,15 @@ export interface LoadWaiter {
   replyToSystemId?: string;
 }
 
-/** A load that was waiting when the snapshot was taken: answered `mcp.failed` once the restored actor starts (`RESTORED`). */
-export interface StaleLoad {
+/**
+ * A load that was waiting, or a request that was in flight, when the snapshot was taken: answered
+ * `mcp.failed` (`DISCONNECTED`) once the restored actor starts (`RESTORED`).
+ */
+export interface StaleRequest {
   systemId: string;
   requestId: string;
+  /** What was in flight (`calling tool "x"`); none for a load. */
+  request?: string;
 }
 
 /** The input of the `session` actor, invoked while connected. `rereads` are reads from an expired session, sent again. */
@@ -122,8 +128,8 @@ export interface ServerContext {
   retries: number;
   lastError?: McpServerError;
   loadWaiters: LoadWaiter[];
-  /** Loads from before a restore, still to be answered (see `restoredAsDisconnected`). */
-  staleLoads: StaleLoad[];
+  /** Loads and requests from before a restore, still to be answered (see `restoredAsDisconnected`). */
+  staleRequests: StaleRequest[];
   /** Reads in flight when an HTTP session expired: sent again once the new session is up. */
   rereads: PendingRequest[];
   /** An expired HTTP session was renewed and the connection has not been healthy since: the next expiry backs off. */
@@ -291,14 +297,14 @@ export const serverMachine = setup({
       for (const waiter of context.loadWaiters) enqueue.sendTo(waiter.replyTo, failedReply(context, waiter.requestId, error));
       enqueue.assign({ loadWaiters: [] });
     }),
-    'answer loads from before the restore': enqueueActions(({ context, system, enqueue }) => {
-      const error = restoredWhileLoadingError(context.name);
-      for (const stale of context.staleLoads) {
+    'answer requests from before the restore': enqueueActions(({ context, system, enqueue }) => {
+      for (const stale of context.staleRequests) {
         // A caller not in this system (not restored with it) has nobody to answer.
         const replyTo: AnyActorRef | undefined = system.get(stale.systemId);
+        const error = stale.request === undefined ? restoredWhileLoadingError(context.name) : restoredWhileRunningError(context.name, stale.request);
         if (replyTo) enqueue.sendTo(replyTo, failedReply(context, stale.requestId, error));
       }
-      enqueue.assign({ staleLoads: [] });
+      enqueue.assign({ staleRequests: [] });
     }),
     'answer loaded now': enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'CONNECT');
@@ -423,7 +429,7 @@ export const serverMachine = setup({
       reportsToParent: input.reportsToParent ?? false,
       retries: 0,
       loadWaiters: [],
-      staleLoads: [],
+      staleRequests: [],
       rereads: [],
       sessionRenewed: false,
       idleDelayMs: options.idleTimeoutMs,
@@ -434,7 +440,7 @@ export const serverMachine = setup({
   on: {
     RECONFIGURE: { actions: 'apply new definition' },
     CANCEL: { actions: 'cancel reread' },
-    RESTORED: { actions: 'answer loads from before the restore' },
+    RESTORED: { actions: 'answer requests from before the restore' },
   },
   states: {
     disconnected: {
@@ -670,14 +676,15 @@ type PersistedServerSnapshot = Snapshot<unknown> & {
  * load. No session survives a snapshot (the live client stays with the effects), and XState runs
  * no entry actions and restarts no timers on restore (xstate #5331), so any other state would be
  * a zombie: a restored `connected` would ask a session that is gone, a restored `error.retrying`
- * would wait for a timer that never fires. Loads and reads that were waiting belong to the old run
- * and are never replayed. Their callers' refs do not survive a snapshot, but a caller with a system
- * id can still be found: its load becomes a `staleLoads` entry, answered `mcp.failed` when the
- * restored actor starts (`RESTORED`); the others, and the reads, are dropped.
+ * would wait for a timer that never fires. Loads that were waiting and requests that were in
+ * flight belong to the old run and are never replayed. Their callers' refs do not survive a
+ * snapshot, but a caller with a system id can still be found: each becomes a `staleRequests`
+ * entry (requests already as the snapshot is taken, `persistedWithRequestsInFlight`), answered
+ * `mcp.failed` when the restored actor starts (`RESTORED`); the others are dropped.
  * Config, options, manifest, last error and resource subscriptions are kept (the next session
  * subscribes again). A stopped or finished snapshot is left as is.
  */
-function staleLoadOf(waiter: LoadWaiter): StaleLoad[] {
+function staleLoadOf(waiter: LoadWaiter): StaleRequest[] {
   return waiter.replyToSystemId === undefined ? [] : [{ systemId: waiter.replyToSystemId, requestId: waiter.requestId }];
 }
 
@@ -692,8 +699,8 @@ export function restoredAsDisconnected(persisted: Snapshot<unknown>): Snapshot<u
       ...snapshot.context,
       retries: 0,
       loadWaiters: [],
-      // `?? []`: a snapshot persisted before staleLoads existed.
-      staleLoads: [...(snapshot.context.staleLoads ?? []), ...snapshot.context.loadWaiters.flatMap(staleLoadOf)],
+      // `?? []`: a snapshot persisted before staleRequests existed.
+      staleRequests: [...(snapshot.context.staleRequests ?? []), ...snapshot.context.loadWaiters.flatMap(staleLoadOf)],
       rereads: [],
       sessionRenewed: false,
       idleDelayMs: snapshot.context.options.idleTimeoutMs,
@@ -702,4 +709,21 @@ export function restoredAsDisconnected(persisted: Snapshot<unknown>): Snapshot<u
     },
   };
   return restored;
+}
+
+/**
+ * A persisted server snapshot that also names the requests in flight (`running`, which the
+ * session actor holds, not the chart) and the reads waiting to be sent again, by their callers'
+ * system ids, since their refs do not survive JSON: a restore answers them (`restoredAsDisconnected`).
+ */
+export function persistedWithRequestsInFlight(persisted: Snapshot<unknown>, context: ServerContext, running: readonly PendingRequest[]): Snapshot<unknown> {
+  const stale: StaleRequest[] = [];
+  for (const { replyTo, requestId, spec } of [...running, ...context.rereads]) {
+    const systemId = systemIdOf(replyTo);
+    if (systemId !== undefined) stale.push({ systemId, requestId, request: describeRequest(spec) });
+  }
+  if (persisted.status !== 'active' || stale.length === 0) return persisted;
+  const snapshot = persisted as PersistedServerSnapshot;
+  const withStale: PersistedServerSnapshot = { ...snapshot, context: { ...snapshot.context, staleRequests: [...snapshot.context.staleRequests, ...stale] } };
+  return withStale;
 }

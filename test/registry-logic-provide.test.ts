@@ -40,7 +40,7 @@ function expectRestoredRules(restored: Awaited<ReturnType<typeof persistWhileLoa
   // The server chart's restore: disconnected, nothing waiting, no process.
   const server = restored.system.get(serverSystemId('fixture')) as ServerActorRef;
   expect(server.getSnapshot().value).toEqual({ disconnected: 'idle' });
-  expect(server.getSnapshot().context).toMatchObject({ loadWaiters: [], staleLoads: [] });
+  expect(server.getSnapshot().context).toMatchObject({ loadWaiters: [], staleRequests: [] });
   expect(tracker.openCount('fixture')).toBe(0);
   // The server logic's start: the load that waited is answered.
   expect(restored.getSnapshot().context.replies).toEqual([expect.objectContaining({ type: 'mcp.failed', requestId: 'load', server: 'fixture' })]);

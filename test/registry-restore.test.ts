@@ -11,6 +11,7 @@ import type { McpProgressEvent, McpReply } from '../machines/types.js';
 import type { ServerActorRef } from '../machines/server.machine.js';
 import { descendantsOfThisProcess, settle, stdioFixture } from './support/fixtures.js';
 import { waitingLoadAgent } from './support/embedder.js';
+import { ask, repliesById, startReactingCaller } from './support/reacting-caller.js';
 
 const tracker = new SessionTracker();
 const registryOptions = { logger: silentLogger, sessions: tracker, clientInfo: { name: 'restore-test', version: '0' } };
@@ -125,9 +126,32 @@ describe('restoring a registry embedded in a chart', () => {
     expect(outsider.reply('outsider')).toBeUndefined();
     const server = restored.system.get(serverSystemId('fixture')) as ServerActorRef;
     expect(server.getSnapshot().value).toEqual({ disconnected: 'idle' });
-    expect(server.getSnapshot().context).toMatchObject({ loadWaiters: [], staleLoads: [] });
+    expect(server.getSnapshot().context).toMatchObject({ loadWaiters: [], staleRequests: [] });
     // The subscriber's ref did not survive the snapshot: it is gone, not an undefined entry.
     expect(restored.getSnapshot().children.mcp!.getSnapshot().context.subscribers).toEqual([]);
     expect(tracker.openCount('fixture')).toBe(0);
+  });
+
+  it('answers a call that was in flight when persisted with mcp.failed DISCONNECTED at a caller with a system id', async () => {
+    const registry = createRegistryLogic(registryOptions);
+    const input = { servers: { fixture: stdioFixture() }, reaction: 'none' as const, again: { server: 'fixture', tool: 'echo' } };
+    const original = startReactingCaller(registry, input, { systemId: 'agent' });
+    actors.push(original as never);
+    ask(original, { type: 'mcp.load', server: 'fixture', replyTo: original, requestId: 'load' });
+    await vi.waitFor(() => expect(repliesById(original).get('load')).toMatchObject([{ type: 'mcp.loaded' }]), { timeout: 10_000 });
+    ask(original, { type: 'mcp.callTool', server: 'fixture', tool: 'slow', arguments: { ms: 60_000 }, replyTo: original, requestId: 'slow' });
+
+    const json = JSON.stringify(original.getPersistedSnapshot());
+    original.stop();
+    await tracker.closeAll();
+    await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
+
+    const restored = startReactingCaller(registry, input, { snapshot: JSON.parse(json) as never, systemId: 'agent' });
+    actors.push(restored as never);
+    await settle();
+    const answers = repliesById(restored).get('slow');
+    expect(answers).toMatchObject([{ type: 'mcp.failed', server: 'fixture', error: { code: 'DISCONNECTED' } }]);
+    expect(answers?.[0]?.type === 'mcp.failed' && answers[0].error.message).toMatch(/restored from a persisted snapshot while calling tool "slow" was in flight.*load it again/);
+    expect((restored.system.get(serverSystemId('fixture')) as ServerActorRef).getSnapshot().context.staleRequests).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 import { fromPromise, type AnyActorScope } from 'xstate';
-import { restoredAsDisconnected, serverMachine, type ConnectInput, type ConnectOutput, type ServerEvent } from '../../machines/server.machine.js';
+import { persistedWithRequestsInFlight, restoredAsDisconnected, serverMachine, type ConnectInput, type ConnectOutput, type ServerEvent } from '../../machines/server.machine.js';
 import { openSession, type ConnectionDeps } from './open-session.js';
 import { createSessionActor } from './session-actor.js';
 import { withOverrides } from '../provide-overrides.js';
+import type { SessionTracker } from './session-tracker.js';
 
 export interface ServerLogicDeps extends ConnectionDeps {
   /** Milliseconds on the clock the chart's timers run on (idle accounting). Default: Date.now. */
@@ -17,10 +18,18 @@ export interface ServerLogicDeps extends ConnectionDeps {
  * every `.provide()` of the result (an embedder swapping an action keeps the rule).
  */
 export function createServerLogic(deps: ServerLogicDeps) {
-  return withOverrides(serverLogicWithEffects(deps), restoreAsDisconnected);
+  return withOverrides(serverLogicWithEffects(deps), (logic) => persistAndRestore(logic, deps.tracker));
 }
 
-function restoreAsDisconnected(logic: ReturnType<typeof serverLogicWithEffects>): void {
+/**
+ * A persisted snapshot names the requests in flight (held by the session actor, which the tracker
+ * reaches by server name); a restored one comes back disconnected and answers them, and the loads
+ * that waited, as it starts.
+ */
+function persistAndRestore(logic: ReturnType<typeof serverLogicWithEffects>, tracker: SessionTracker): void {
+  const persist = logic.getPersistedSnapshot;
+  logic.getPersistedSnapshot = (snapshot, options) =>
+    persistedWithRequestsInFlight(persist(snapshot, options), snapshot.context, tracker.pendingRequests(snapshot.context.name));
   const restore = logic.restoreSnapshot;
   logic.restoreSnapshot = (snapshot, scope) => restore(restoredAsDisconnected(snapshot), scope);
   const start = logic.start;
@@ -29,7 +38,7 @@ function restoreAsDisconnected(logic: ReturnType<typeof serverLogicWithEffects>)
     start(snapshot);
     // XState runs no entry action on a restored snapshot: this event has the chart answer the
     // loads that waited before it (processed once the actor's mailbox opens, right after).
-    if (snapshot.context.staleLoads.length > 0) scope?.self.send({ type: 'RESTORED' } satisfies ServerEvent);
+    if (snapshot.context.staleRequests.length > 0) scope?.self.send({ type: 'RESTORED' } satisfies ServerEvent);
   };
 }
 
@@ -47,8 +56,7 @@ function serverLogicWithEffects(deps: ServerLogicDeps) {
       session: createSessionActor({
         liveSession: (name) => tracker.liveSession(name),
         now: deps.now ?? Date.now,
-        onAbandon: (name, abandon) => tracker.onAbandon(name, abandon),
-        countsRequests: (name, count) => tracker.countsRequests(name, count),
+        attach: (name, handle) => tracker.attach(name, handle),
       }),
     },
   });

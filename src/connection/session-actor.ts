@@ -2,6 +2,7 @@ import { fromCallback, type AnyActorRef, type EventObject } from 'xstate';
 import { abortError, describeRequest, requestAbandonedError } from '../../machines/errors.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
 import { CancelSignal } from './cancel-signal.js';
+import type { SessionActorHandle } from './session-tracker.js';
 import type { McpProgressEvent, McpReply, McpRequestOptions, McpSession } from '../../machines/types.js';
 
 interface RunningRequest {
@@ -50,10 +51,8 @@ export interface SessionActorDeps {
   liveSession(server: string): McpSession | undefined;
   /** Milliseconds on the clock the chart's timers run on. */
   now(): number;
-  /** Registers what to do if the chart dies without stopping this actor (a crash); returns an unregister. */
-  onAbandon(server: string, abandon: () => void): () => void;
-  /** Registers how many requests are in flight, asked only by whoever shows it (the lifecycle view); returns an unregister. */
-  countsRequests(server: string, count: () => number): () => void;
+  /** Makes the running actor reachable by its server's name (a crashed chart, a persisted snapshot, a view of the requests in flight); returns a detach. */
+  attach(server: string, handle: SessionActorHandle): () => void;
 }
 
 /**
@@ -191,12 +190,14 @@ export function createSessionActor(deps: SessionActorDeps) {
       }
       void session?.close();
     };
-    const unregister = deps.onAbandon(name, stop);
-    const uncount = deps.countsRequests(name, () => inFlight.size);
+    const detach = deps.attach(name, {
+      abandon: stop,
+      countInFlight: () => inFlight.size,
+      requestsInFlight: () => [...inFlight].map((running) => running.request),
+    });
     // Leaving `connected` by any path, including the actor being stopped, ends the session.
     return () => {
-      unregister();
-      uncount();
+      detach();
       stop();
     };
   });

@@ -1,8 +1,17 @@
 import type { McpSession } from '../../machines/types.js';
+import type { PendingRequest } from '../../machines/server.machine.js';
 
 interface Closable {
   readonly isClosed: boolean;
   close(): Promise<void>;
+}
+
+/** What the tracker may ask of a running session actor. */
+export interface SessionActorHandle {
+  /** Answers everything it holds at once: for when its chart crashed. */
+  abandon(): void;
+  countInFlight(): number;
+  requestsInFlight(): PendingRequest[];
 }
 
 /**
@@ -26,34 +35,30 @@ export class SessionTracker {
     return session && !session.isClosed ? session : undefined;
   }
 
-  private readonly abandons = new Map<string, () => void>();
-  private readonly counters = new Map<string, () => number>();
+  private readonly sessionActors = new Map<string, SessionActorHandle>();
 
-  /** The running session actor's count of its requests in flight, for views; returns an unregister. */
-  countsRequests(server: string, count: () => number): () => void {
-    this.counters.set(server, count);
+  /** The running session actor of a server, while it runs; returns a detach. */
+  attach(server: string, handle: SessionActorHandle): () => void {
+    this.sessionActors.set(server, handle);
     return () => {
-      if (this.counters.get(server) === count) this.counters.delete(server);
+      if (this.sessionActors.get(server) === handle) this.sessionActors.delete(server);
     };
   }
 
-  /** Requests running on the server's session now; undefined when no session actor runs. */
+  /** Requests running on the server's session now, for views; undefined when no session actor runs. */
   requestsInFlight(server: string): number | undefined {
-    return this.counters.get(server)?.();
+    return this.sessionActors.get(server)?.countInFlight();
   }
 
-  /** The running session actor's way to answer everything it holds at once: for when its chart crashed. */
-  onAbandon(server: string, abandon: () => void): () => void {
-    this.abandons.set(server, abandon);
-    return () => {
-      if (this.abandons.get(server) === abandon) this.abandons.delete(server);
-    };
+  /** The requests the server's session actor is running (what a persisted snapshot names, to answer them after a restore). */
+  pendingRequests(server: string): PendingRequest[] {
+    return this.sessionActors.get(server)?.requestsInFlight() ?? [];
   }
 
   /** Answers what the server's session actor holds and closes every session of this server (a server actor that crashed cannot). */
   async closeServer(server: string): Promise<void> {
-    this.abandons.get(server)?.();
-    this.abandons.delete(server);
+    this.sessionActors.get(server)?.abandon();
+    this.sessionActors.delete(server);
     await Promise.allSettled([...(this.sessions.get(server) ?? [])].map((session) => session.close()));
   }
 
