@@ -8,8 +8,10 @@
  * Backoff timing runs on a SimulatedClock: no scenario sleeps to wait out a backoff.
  */
 import assert from 'node:assert/strict';
-import { SimulatedClock } from 'xstate';
-import type { McpConnectionManager } from '../src/index.js';
+import { SimulatedClock, waitFor } from 'xstate';
+import { createRegistryLogic, SessionTracker, silentLogger, type McpConnectionManager } from '../src/index.js';
+import { everythingStdio } from '../test/support/everything.js';
+import { ask, repliesById, startReactingCaller, type Reaction } from '../test/support/reacting-caller.js';
 import { startHttpFixture } from '../test/fixtures/http-server.js';
 import { hostileServer } from '../test/support/hostile.js';
 import { hugeAnswerServer } from '../test/fixtures/hostile-http.js';
@@ -80,6 +82,34 @@ async function retryDelay(clock: SimulatedClock, manager: McpConnectionManager, 
   } finally {
     stop();
   }
+}
+
+/** A call server-everything runs for a minute: in flight when the server is killed. */
+const LONG_CALL = { tool: 'trigger-long-running-operation', arguments: { duration: 60, steps: 1 } };
+
+/**
+ * An agent chart embedding `createRegistryLogic` with server-everything loaded and `calls` long
+ * calls in flight, which reacts to `CONNECTION_LOST` in the same step (see test/support/reacting-caller.ts).
+ */
+async function agentWithCallsInFlight(reaction: Reaction, calls: number) {
+  const sessions = new SessionTracker();
+  const again = { server: 'everything', tool: 'echo', arguments: { message: 'again' } };
+  const caller = startReactingCaller(createRegistryLogic({ logger: silentLogger, sessions }), { servers: { everything: everythingStdio() }, reaction, again });
+  const stop = async () => {
+    caller.stop();
+    await sessions.closeAll();
+  };
+  try {
+    ask(caller, { type: 'mcp.load', server: 'everything', replyTo: caller, requestId: 'load' });
+    await waitFor(caller, () => repliesById(caller).has('load'), { timeout: 20_000 });
+    for (let call = 0; call < calls; call++) {
+      ask(caller, { type: 'mcp.callTool', server: 'everything', ...LONG_CALL, replyTo: caller, requestId: `call-${call}` });
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { caller, stop };
 }
 
 const scenarios: Scenario[] = [
@@ -165,6 +195,51 @@ const scenarios: Scenario[] = [
         assert.notEqual(await pidOf(manager, 'victim'), pid);
       } finally {
         await manager.dispose();
+      }
+    },
+  },
+  {
+    name: 'kill -9 under a call, an embedding agent loads again at once: a new session answers the call again',
+    runs: 10,
+    async run() {
+      const { caller, stop } = await agentWithCallsInFlight('reload', 1);
+      try {
+        const [pid] = serverProcesses();
+        const killed = performance.now();
+        killGroup(pid!);
+        await waitFor(caller, () => repliesById(caller).has('again-reload-1'), { timeout: 20_000 });
+        const ms = performance.now() - killed;
+        const replies = repliesById(caller);
+        const [stateWhenLost] = caller.getSnapshot().context.serverStateWhenLost;
+        assert.deepEqual(stateWhenLost, { error: 'releasing' });
+        assert.equal(replies.get('reload-1')?.[0]?.type, 'mcp.loaded');
+        assert.equal(replies.get('again-reload-1')?.[0]?.type, 'mcp.toolResult');
+        assert.ok([...replies.values()].every((answers) => answers.length === 1));
+        assert.notEqual(serverProcesses()[0], pid);
+        return `heard in ${JSON.stringify(stateWhenLost)}; loaded again and answered by a new process ${(ms / 1_000).toFixed(2)} s after the kill (1 s backoff)`;
+      } finally {
+        await stop();
+      }
+    },
+  },
+  {
+    name: 'kill -9 under 5 calls, the agent disconnects / calls again / loads again at once: one reply per requestId',
+    runs: 15,
+    async run(index) {
+      const reaction = (['disconnect', 'retry', 'reload'] as const)[index % 3]!;
+      const { caller, stop } = await agentWithCallsInFlight(reaction, 5);
+      try {
+        const expected = ['load', ...Array.from({ length: 5 }, (_, call) => `call-${call}`), ...{ disconnect: [], retry: ['retry-1'], reload: ['reload-1', 'again-reload-1'] }[reaction]];
+        killGroup(serverProcesses()[0]!);
+        await waitFor(caller, () => expected.every((requestId) => repliesById(caller).has(requestId)), { timeout: 20_000 });
+        await settle();
+        const replies = repliesById(caller);
+        const counts = [...replies.values()].map((answers) => answers.length);
+        assert.deepEqual([...replies.keys()].sort(), [...expected].sort());
+        assert.ok(counts.every((count) => count === 1), `replies per id: ${counts.join(', ')}`);
+        return `${reaction}: ${replies.size} request ids, ${counts.reduce((sum, count) => sum + count, 0)} final replies`;
+      } finally {
+        await stop();
       }
     },
   },
