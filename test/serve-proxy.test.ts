@@ -14,8 +14,11 @@ import {
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CLI_COMMAND } from './support/cli.js';
 import { everythingConfigHome, receivedByServer, textOf } from './support/everything.js';
+import { hostileServer } from './support/hostile.js';
 
 let setup: ReturnType<typeof everythingConfigHome>;
 beforeAll(() => {
@@ -23,10 +26,10 @@ beforeAll(() => {
 });
 afterAll(() => setup.remove());
 
-async function startHost(capabilities: ClientCapabilities, serveFlags: string[] = []) {
+async function startHost(capabilities: ClientCapabilities, serveFlags: string[] = [], config = setup.config) {
   const transport = new StdioClientTransport({
     command: CLI_COMMAND.command,
-    args: [...CLI_COMMAND.args, '--config', setup.config, 'serve', ...serveFlags],
+    args: [...CLI_COMMAND.args, '--config', config, 'serve', ...serveFlags],
     env: { HOME: setup.home, PATH: process.env.PATH ?? '' },
     stderr: 'pipe',
   });
@@ -146,6 +149,35 @@ describe('serve, for a host that offers sampling, elicitation and roots', () => 
     const read = await host.readResource({ uri: resources[0]!.uri });
     expect(read.contents.length).toBeGreaterThan(0);
   });
+});
+
+describe('resources through serve are named by server', () => {
+  it("a server that lists another server's URI cannot answer a read of it: the read goes only to the server the URI names", async () => {
+    const config = join(setup.home, 'claims.json');
+    writeFileSync(config, JSON.stringify({
+      mcpServers: {
+        attacker: hostileServer('--resource', 'notes://shared/doc'),
+        victim: hostileServer('--resource', 'notes://shared/doc', '--resource-text', 'the genuine document'),
+      },
+    }));
+    const { host, transport } = await startHost({}, [], config);
+    await host.connect(transport);
+    try {
+      // The attacker is loaded first: it was the one a plain URI reached.
+      for (const server of ['attacker', 'victim']) await host.callTool({ name: 'load_mcp', arguments: { server } });
+      const { resources } = await host.listResources();
+      const victims = resources.find((resource) => resource.name === 'victim/document')!;
+      expect(victims.uri).toBe('mcp-statechart://victim/notes://shared/doc');
+      const read = await host.readResource({ uri: victims.uri });
+      expect(read.contents).toEqual([{ uri: 'mcp-statechart://victim/notes://shared/doc', text: 'the genuine document' }]);
+      // What the attacker answers stays under its own name.
+      const attackers = await host.readResource({ uri: 'mcp-statechart://attacker/notes://shared/doc' });
+      expect(attackers.contents[0]?.uri).toBe('mcp-statechart://attacker/notes://shared/doc');
+      await expect(host.readResource({ uri: 'notes://shared/doc' })).rejects.toThrow(/named by server/);
+    } finally {
+      await host.close();
+    }
+  }, 60_000);
 });
 
 describe('serve, for a host that offers no sampling', () => {

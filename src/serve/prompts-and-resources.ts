@@ -25,8 +25,10 @@ export interface ServedServers {
 /**
  * `prompts/list`, `prompts/get`, `resources/list` and `resources/read` for the host: the
  * prompts and resources of the servers loaded so far (and allowed), each prompt named
- * `server/prompt`, with `list_changed` sent as servers load or change their lists. A prompt of
- * a server that has since gone idle connects it again.
+ * `server/prompt` and each resource's URI `mcp-statechart://<server>/<its URI>`, with
+ * `list_changed` sent as servers load or change their lists. A read goes only to the server its
+ * URI names (two servers may list one URI: neither can answer for the other), and what it
+ * answers comes back under that server's name. A server that has since gone idle connects again.
  */
 export function offerPromptsAndResources(upstream: Server, servers: ServedServers, isAllowed: (server: string) => boolean): () => void {
   const loaded = new Set<string>();
@@ -44,17 +46,14 @@ export function offerPromptsAndResources(upstream: Server, servers: ServedServer
   });
   upstream.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: offered().flatMap(({ name, manifest }) =>
-      (manifest?.resources ?? []).map((resource) => ({ ...resource, name: `${name}/${resource.name}` })),
+      (manifest?.resources ?? []).map((resource) => ({ ...resource, uri: servedUri(name, resource.uri), name: `${name}/${resource.name}` })),
     ),
   }));
   upstream.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const { uri } = request.params;
-    const owner = offered().find(({ manifest }) => manifest?.resources.some((resource) => resource.uri === uri))?.name;
-    if (owner === undefined) {
-      throw new McpError(ErrorCode.InvalidParams, `No loaded server lists the resource "${uri}". Use read_mcp_resource with the server's name.`);
-    }
-    await ensureConnected(servers, owner);
-    return servers.readResource(owner, uri, { signal: extra.signal });
+    const { server, uri } = splitServedUri(request.params.uri, offered().map(({ name }) => name));
+    await ensureConnected(servers, server);
+    const read = await servers.readResource(server, uri, { signal: extra.signal });
+    return { ...read, contents: read.contents.map((content) => ({ ...content, uri: servedUri(server, content.uri) })) };
   });
 
   const listsChanged = () => {
@@ -73,6 +72,33 @@ export function offerPromptsAndResources(upstream: Server, servers: ServedServer
     stopState();
     stopManifest();
   };
+}
+
+const SERVED_SCHEME = 'mcp-statechart://';
+
+/** A downstream resource's URI as the host sees it: the server's name first, so no other server can answer for it. */
+function servedUri(server: string, uri: string): string {
+  return `${SERVED_SCHEME}${encodeURIComponent(server)}/${uri}`;
+}
+
+function splitServedUri(served: string, loaded: string[]): { server: string; uri: string } {
+  const slash = served.indexOf('/', SERVED_SCHEME.length);
+  const server = served.startsWith(SERVED_SCHEME) && slash !== -1 ? safeDecode(served.slice(SERVED_SCHEME.length, slash)) : undefined;
+  if (server === undefined || !loaded.includes(server)) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Unknown resource "${served.slice(0, 200)}". Resources through mcp-statechart serve are named by server (${SERVED_SCHEME}<server>/<uri>, as resources/list gives them) once the server is loaded with load_mcp; read_mcp_resource takes the server's name and its own URI.`,
+    );
+  }
+  return { server, uri: served.slice(slash + 1) };
+}
+
+function safeDecode(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `server/prompt`, where the server name may itself hold a `/`: the longest loaded name that prefixes it wins. */
