@@ -3,27 +3,46 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { McpServerConfig } from '../../machines/types.js';
 import { CLI_COMMAND } from './cli.js';
 import { stdioFixture } from './fixtures.js';
+
+/** A JSON-RPC message serve wrote to its stdout. */
+export interface ServeMessage {
+  id?: string | number;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: { isError?: boolean; content?: Array<{ text?: string }> };
+  error?: { message: string };
+}
 
 export interface ServeHost {
   send(message: object): void;
   /** The raw write, for what a host should never send. */
   write(text: string): void;
   end(): void;
-  /** Waits (bounded) for the response with this id. */
-  answer(id: number): Promise<{ result?: { isError?: boolean } }>;
+  /** Waits (bounded) for the response with this id (serve's own requests to the host are not responses). */
+  answer(id: number): Promise<ServeMessage>;
+  /** Every message serve has written so far, in order. */
+  messages(): ServeMessage[];
+  /** Stops reading serve's stdout, as a host busy elsewhere would: the pipe fills and serve's writes wait. */
+  pauseReading(): void;
+  resumeReading(): void;
+  /** serve's process id. */
+  pid: number;
+  /** The temporary home (a place for files a test shares with its servers). */
+  home: string;
   exited: Promise<{ code: number | null; at: number }>;
   stderr(): string;
   /** Removes the temporary home; call once serve has exited. */
   cleanUp(): void;
 }
 
-/** Starts serve with one configured server, `fixture`, in a temporary home. */
-export function startServe(): ServeHost {
+/** Starts serve in a temporary home with these configured servers (by default one, `fixture`). */
+export function startServe(servers: Record<string, McpServerConfig> = { fixture: stdioFixture() }): ServeHost {
   const home = mkdtempSync(join(tmpdir(), 'mcp-serve-host-'));
   const config = join(home, 'mcp.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
+  writeFileSync(config, JSON.stringify({ mcpServers: servers }));
   return startServeIn(home, ['--config', config]);
 }
 
@@ -33,9 +52,14 @@ export function startServeIn(home: string, flags: string[] = []): ServeHost {
     cwd: home,
     env: { HOME: home, PATH: process.env.PATH ?? '' },
   });
-  let stdout = '';
+  let partial = '';
+  const messages: ServeMessage[] = [];
   let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (line.trim()) messages.push(JSON.parse(line) as ServeMessage);
+  });
   child.stderr.on('data', (chunk) => (stderr += chunk));
   // serve may exit before it has read a large write: the broken pipe is expected.
   child.stdin.on('error', () => {});
@@ -46,12 +70,17 @@ export function startServeIn(home: string, flags: string[] = []): ServeHost {
     end: () => child.stdin.end(),
     async answer(id) {
       for (let wait = 0; wait < 600; wait++) {
-        const line = stdout.split('\n').find((candidate) => candidate.includes(`"id":${id}`));
-        if (line) return JSON.parse(line);
+        const found = messages.find((message) => message.id === id && message.method === undefined);
+        if (found) return found;
         await new Promise((done) => setTimeout(done, 50));
       }
       throw new Error(`no answer to request ${id}; stderr: ${stderr}`);
     },
+    messages: () => messages,
+    pauseReading: () => child.stdout.pause(),
+    resumeReading: () => child.stdout.resume(),
+    pid: child.pid!,
+    home,
     exited,
     stderr: () => stderr,
     cleanUp: () => rmSync(home, { recursive: true, force: true }),

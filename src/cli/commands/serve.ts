@@ -1,5 +1,4 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnectionManagerOptions } from '../../manager.js';
 import { isServerAllowed, toMcpToolResult } from '../../tools/index.js';
@@ -13,6 +12,8 @@ import { hostApproval } from '../serve-approval.js';
 import { endServe, hostInput, whenServeEnds } from '../serve-lifecycle.js';
 import { openLoaderSession } from '../session.js';
 import { hostRequestHandlers, installProxy, relayedCallOptions, SERVE_CAPABILITIES } from '../../serve/proxy.js';
+import { HostStdioTransport } from '../../serve/host-output.js';
+import { capRelayedRequests } from '../../serve/relay-limits.js';
 
 /**
  * `serve`: an MCP server over stdio whose tools are the loader tools, backed by the
@@ -29,12 +30,12 @@ export async function runServe(
   // stdin carries the protocol: nobody can be asked, only earlier approvals count.
   const discovery = await discover(options, logger, false);
   const server = new Server({ name: 'mcp-statechart', version: packageVersion() }, { capabilities: SERVE_CAPABILITIES });
-  // Downstream servers' sampling, elicitation and roots requests go up to this host.
+  // Downstream servers' sampling, elicitation and roots requests go up to this host, a few per server at a time.
   const { manager, tools, toolsFor } = openLoaderSession(
     discovery,
     options,
     logger,
-    { handlers: hostRequestHandlers(server), ...managerOptions },
+    { handlers: capRelayedRequests(hostRequestHandlers(server)), ...managerOptions },
     hostApproval(server, options.approve),
   );
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
@@ -65,7 +66,7 @@ export async function runServe(
   };
   const input = hostInput();
   const ended = whenServeEnds(server, input);
-  await server.connect(new StdioServerTransport(input));
+  await server.connect(new HostStdioTransport(input));
   logger.info(`serving ${tools.map((tool) => tool.name).join(', ')} over stdio for ${Object.keys(discovery.servers).length} configured servers`);
   return endServe(await ended, stop, logger);
 }

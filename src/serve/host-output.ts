@@ -1,0 +1,167 @@
+import type { Readable, Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** How much may wait for the host before log messages are dropped: whichever bound comes first. */
+export const HOST_QUEUE_LIMITS = { messages: 1_000, bytes: 4 * 1024 * 1024 };
+
+interface Queued {
+  text: string;
+  /** Set on a progress notification: a newer one for the same token replaces its text in place. */
+  progressToken?: string | number;
+  /** Set on other notifications: the same notification already waiting is not queued twice. */
+  notification?: string;
+}
+
+/**
+ * Everything `serve` sends its host, written through one queue. While the host reads, messages
+ * go straight to stdout; once stdout's buffer is full, they wait here, with one `drain` listener
+ * for all of them. What waits is bounded where it can be without losing meaning: progress keeps
+ * only the latest value per token, a notification already waiting is not queued again, and log
+ * messages past HOST_QUEUE_LIMITS are dropped and counted (the host is told how many once it has
+ * caught up). Responses and requests always wait their turn: the host's own requests bound the
+ * responses, and each server's requests to the host are capped (relay-limits.ts).
+ */
+export class HostOutput {
+  private readonly queue: Array<Queued | undefined> = [];
+  /** Index of the first message in `queue` not yet written: removing from the front is free. */
+  private head = 0;
+  private queuedBytes = 0;
+  private readonly progress = new Map<string | number, Queued>();
+  private readonly notifications = new Set<string>();
+  private waitingForDrain = false;
+  private closed = false;
+  private droppedLogs = 0;
+
+  constructor(
+    private readonly output: Writable,
+    private readonly limits = HOST_QUEUE_LIMITS,
+  ) {
+    output.on('drain', () => {
+      this.waitingForDrain = false;
+      this.flush();
+    });
+    // A host that went away (EPIPE) reads nothing more: stop writing and forget what waits.
+    output.on('error', () => this.close());
+    output.on('close', () => this.close());
+  }
+
+  /** How many messages wait for the host. */
+  get waiting(): number {
+    return this.queue.length - this.head;
+  }
+
+  send(message: JSONRPCMessage): void {
+    if (this.closed) return;
+    if (!('method' in message) || 'id' in message) {
+      this.enqueue({ text: serializeMessage(message) });
+      return;
+    }
+    if (message.method === 'notifications/progress') {
+      const token = message.params?.progressToken;
+      if (typeof token !== 'string' && typeof token !== 'number') return;
+      const waiting = this.progress.get(token);
+      if (waiting) {
+        const text = serializeMessage(message);
+        this.queuedBytes += text.length - waiting.text.length;
+        waiting.text = text;
+        return;
+      }
+      const queued: Queued = { text: serializeMessage(message), progressToken: token };
+      if (this.enqueue(queued)) this.progress.set(token, queued);
+      return;
+    }
+    if (message.method === 'notifications/message') {
+      if (this.full()) this.droppedLogs += 1;
+      else this.enqueue({ text: serializeMessage(message) });
+      return;
+    }
+    const text = serializeMessage(message);
+    if (this.notifications.has(text)) return;
+    if (this.enqueue({ text, notification: text })) this.notifications.add(text);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.queue.length = 0;
+    this.head = 0;
+    this.queuedBytes = 0;
+    this.progress.clear();
+    this.notifications.clear();
+  }
+
+  private full(): boolean {
+    return this.waiting >= this.limits.messages || this.queuedBytes >= this.limits.bytes;
+  }
+
+  /** Writes at once when nothing waits and stdout takes it; else queues. False when it was written at once. */
+  private enqueue(queued: Queued): boolean {
+    if (this.waiting === 0 && !this.waitingForDrain) {
+      this.write(queued.text);
+      return false;
+    }
+    this.queue.push(queued);
+    this.queuedBytes += queued.text.length;
+    return true;
+  }
+
+  private write(text: string): void {
+    if (!this.output.write(text)) this.waitingForDrain = true;
+  }
+
+  private flush(): void {
+    while (!this.waitingForDrain && !this.closed && this.head < this.queue.length) {
+      const next = this.queue[this.head];
+      this.queue[this.head] = undefined;
+      this.head += 1;
+      if (!next) continue;
+      this.queuedBytes -= next.text.length;
+      if (next.progressToken !== undefined) this.progress.delete(next.progressToken);
+      if (next.notification !== undefined) this.notifications.delete(next.notification);
+      this.write(next.text);
+    }
+    if (this.head === this.queue.length) {
+      this.queue.length = 0;
+      this.head = 0;
+      if (this.droppedLogs > 0 && !this.closed) this.reportDroppedLogs();
+    } else if (this.head > 1_024 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  private reportDroppedLogs(): void {
+    const dropped = this.droppedLogs;
+    this.droppedLogs = 0;
+    this.send({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: {
+        level: 'warning',
+        logger: 'mcp-statechart',
+        data: `${dropped} log messages from servers were dropped: the host read them slower than they came.`,
+      },
+    });
+  }
+}
+
+/** The SDK's stdio server transport, reading as before, writing through a HostOutput. */
+export class HostStdioTransport extends StdioServerTransport {
+  readonly output: HostOutput;
+
+  constructor(input: Readable, stdout: Writable = process.stdout) {
+    super(input, stdout);
+    this.output = new HostOutput(stdout);
+  }
+
+  override send(message: JSONRPCMessage): Promise<void> {
+    this.output.send(message);
+    return Promise.resolve();
+  }
+
+  override async close(): Promise<void> {
+    this.output.close();
+    await super.close();
+  }
+}

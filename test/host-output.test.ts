@@ -1,0 +1,74 @@
+/**
+ * The queue between serve and its host (src/serve/host-output.ts), as a unit: a stdout that
+ * takes a few messages and then never drains, or drains when the test says so.
+ */
+import { Writable } from 'node:stream';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { HostOutput } from '../src/serve/host-output.js';
+
+/** A stdout whose buffer fills after `highWaterMark` bytes and drains only when `drain()` is called. */
+function slowStdout() {
+  const written: string[] = [];
+  const pending: Array<() => void> = [];
+  const stream = new Writable({
+    highWaterMark: 1_024,
+    write(chunk: Buffer, _encoding, done) {
+      written.push(chunk.toString());
+      pending.push(done);
+    },
+  });
+  const drain = () => {
+    while (pending.length > 0) pending.shift()!();
+  };
+  const messages = () => written.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { method?: string; id?: number; params?: Record<string, unknown> });
+  return { stream, drain, messages };
+}
+
+const log = (n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'flood', data: `log ${n}` } });
+const progress = (token: string, n: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: n } });
+const limits = { messages: 100, bytes: 64 * 1024 };
+
+describe('the queue to the host', () => {
+  it('holds at most its limit of log messages while the host does not read, and then says how many it dropped', async () => {
+    const stdout = slowStdout();
+    const output = new HostOutput(stdout.stream, limits);
+    for (let n = 1; n <= 100_000; n++) output.send(log(n));
+    expect(output.waiting).toBeLessThanOrEqual(limits.messages);
+    for (let round = 0; round < 100 && (output.waiting > 0 || stdout.messages().every((message) => message.params?.logger !== 'mcp-statechart')); round++) {
+      stdout.drain();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const messages = stdout.messages();
+    const relayed = messages.filter((message) => message.params?.logger === 'flood').length;
+    const report = messages.find((message) => message.params?.logger === 'mcp-statechart');
+    expect(relayed).toBeLessThan(1_000);
+    expect(report?.params?.data).toBe(`${100_000 - relayed} log messages from servers were dropped: the host read them slower than they came.`);
+  });
+
+  it('keeps only the latest progress per token, in the place of the first, and never drops a response or a request', async () => {
+    const stdout = slowStdout();
+    const output = new HostOutput(stdout.stream, limits);
+    for (let n = 1; n <= 50; n++) output.send(log(n));
+    for (let n = 1; n <= 10_000; n++) {
+      output.send(progress('a', n));
+      output.send(progress('b', n));
+    }
+    for (let id = 1; id <= 500; id++) output.send({ jsonrpc: '2.0', id, result: {} });
+    output.send({ jsonrpc: '2.0', id: 'ask', method: 'sampling/createMessage', params: {} });
+    for (let n = 1; n <= 1_000; n++) output.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    expect(output.waiting).toBeLessThan(limits.messages + 510);
+    for (let round = 0; round < 100 && output.waiting > 0; round++) {
+      stdout.drain();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const messages = stdout.messages();
+    const progressOf = (token: string) => messages.filter((message) => message.params?.progressToken === token).map((message) => message.params?.progress);
+    expect(progressOf('a').at(-1)).toBe(10_000);
+    expect(progressOf('b').at(-1)).toBe(10_000);
+    expect(progressOf('a').length).toBeLessThan(100);
+    expect(messages.filter((message) => message.id !== undefined && message.method === undefined)).toHaveLength(500);
+    expect(messages.filter((message) => message.method === 'sampling/createMessage')).toHaveLength(1);
+    expect(messages.filter((message) => message.method === 'notifications/tools/list_changed').length).toBeLessThanOrEqual(2);
+  });
+});
