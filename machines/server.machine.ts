@@ -583,7 +583,7 @@ export const serverMachine = setup({
       states: {
         releasing: {
           // Not reported: it lasts only until the close is done, then `retrying` or `failed` reports `error`.
-          description: 'The lost session is closing before a retry is decided; a load that came meanwhile connects again (retries or not).',
+          description: 'The lost session is closing before a retry is decided; a load that came meanwhile is a new load: it connects even with no retries left.',
           invoke: {
             id: 'close',
             src: 'closeSession',
