@@ -241,15 +241,16 @@ class IndexFile {
     const reread = (await fileStampAsync(this.path)) !== this.stamp;
     const merged = reread ? applyChanges(await readContentsAsync(this.path), this.writing.values()) : this.contents;
     const temporary = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    const file = await open(temporary, 'wx', 0o600);
     let stats: Stats;
     try {
-      await file.writeFile(JSON.stringify({ version: FORMAT_VERSION, ...merged }));
-      stats = await file.stat();
-    } finally {
-      await file.close();
-    }
-    try {
+      const file = await open(temporary, 'wx', 0o600);
+      try {
+        await file.writeFile(JSON.stringify({ version: FORMAT_VERSION, ...merged }));
+        // The renamed file keeps this inode, size and time: it is the stamp of what we wrote.
+        stats = await file.stat();
+      } finally {
+        await file.close();
+      }
       await rename(temporary, this.path);
     } catch (error) {
       await rm(temporary, { force: true });
@@ -316,6 +317,7 @@ export class ManifestIndex {
     const kept = indexedManifest(manifest);
     const bytes = Buffer.byteLength(JSON.stringify(kept));
     if (bytes > MAX_INDEXED_BYTES) {
+      this.file.reloadIfReplaced();
       if (entryOf(this.file.contents, server, projectFile)) this.file.change({ server, projectFile });
       return {
         stored: false,
