@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpConnectionManager, type McpServerConfig } from '../src/index.js';
+import { redactSecrets } from '../src/inspection/sanitize.js';
 import { redact, REDACTED, secretsOf } from '../src/redact.js';
 import { startLifecycleView, type LifecycleView } from '../src/view/lifecycle-view.js';
 import { runCli } from './support/cli.js';
@@ -104,6 +105,14 @@ describe('the rule', () => {
     // A flag that names no secret keeps its value, and a secret flag followed by another flag takes nothing from it.
     const plain = ['--root', '/srv/projects', '--auth', '--verbose'];
     expect(shown({ command: 'node', args: plain }, plain.join(' '))).toBe(plain.join(' '));
+  });
+});
+
+describe('inspection', () => {
+  it('gets server configs with the literal credentials of their args redacted', () => {
+    const seen = JSON.stringify(redactSecrets({ servers }));
+    expect(seen).toContain(`--token","${REDACTED}"`);
+    expectNoCanary(seen);
   });
 });
 
