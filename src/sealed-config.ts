@@ -1,8 +1,8 @@
 /**
  * Server definitions without their secrets, for the charts. The registry and its server actors
  * hold each server as a *sealed* definition: the entry as its file writes it (`${VAR}` references
- * unexpanded), with every `env` and `headers` value and OAuth `clientSecret` written literally
- * replaced by SEALED. So actor context, events between the actors, connect inputs and persisted
+ * unexpanded), with every `env` and `headers` value and OAuth `clientSecret` written literally,
+ * and every credential written literally in `url` and `args`, replaced by SEALED. So actor context, events between the actors, connect inputs and persisted
  * snapshots hold no secret value, and an inspector sees none whatever it is given.
  *
  * The config a sealed definition stands for stays in a table of this process (`rememberSealed`),
@@ -17,6 +17,7 @@ import { copyConfig, expandConfig } from './config/expand-config.js';
 import { literalText, type VariableSource } from './config/expand-variables.js';
 import { isJsonObject } from './config/null-proto.js';
 import { ConfigInvalidError } from './errors/config-invalid.js';
+import { literalSecretsOf } from './literal-secrets.js';
 import { expandedOfSealed, rememberSealed, writtenDefinitionOf } from './redact.js';
 
 /** What a sealed definition shows in place of a value written literally in `env`, `headers` or `oauth.clientSecret`. */
@@ -51,9 +52,40 @@ function sealValues(values: unknown): unknown {
   return sealed;
 }
 
-/** Nothing in it to hide: no env, headers or OAuth entry, and no `${VAR}` took a value. The usual case, and kept cheap for 10,000 servers. */
+/** Shorter values are left alone, as `secretsOf` leaves them ("1", "dev" are not credentials). */
+const MIN_CREDENTIAL_LENGTH = 6;
+
+/**
+ * Credentials written literally in `url` and `args` (src/literal-secrets.ts says which: a URL's
+ * query and password, the value after `--token`, `NAME=value`, …) become SEALED where they stand.
+ * An argument or URL that holds a `${VAR}` is kept as written: its secret is the variable.
+ */
+function sealLiteralCredentials(definition: McpServerConfig): void {
+  const hasReference = (text: string) => text.includes('${');
+  const url = typeof definition.url === 'string' && !hasReference(definition.url) ? definition.url : undefined;
+  const args = Array.isArray(definition.args) ? definition.args : undefined;
+  // References blanked, not dropped, so a flag still pairs with the argument after it.
+  const credentials = literalSecretsOf({ url, args: args?.map((arg) => (hasReference(arg) ? '' : arg)) })
+    .filter((credential) => credential.length >= MIN_CREDENTIAL_LENGTH)
+    .sort((a, b) => b.length - a.length);
+  if (credentials.length === 0) return;
+  const seal = (text: string) => (hasReference(text) ? text : credentials.reduce((sealed, credential) => sealed.replaceAll(credential, SEALED), text));
+  if (url !== undefined) definition.url = seal(url);
+  if (args !== undefined) definition.args = args.map(seal);
+}
+
+/**
+ * Nothing in it to hide: no env, headers or OAuth entry, no `${VAR}` took a value, and no
+ * credential is written in its url or args. The usual case, and kept cheap for 10,000 servers.
+ */
 function hasNothingToSeal(config: McpServerConfig): boolean {
-  return config.env === undefined && config.headers === undefined && config.oauth === undefined && writtenDefinitionOf(config) === undefined;
+  return (
+    config.env === undefined &&
+    config.headers === undefined &&
+    config.oauth === undefined &&
+    writtenDefinitionOf(config) === undefined &&
+    (config.url === undefined && config.args === undefined ? true : literalSecretsOf(config).length === 0)
+  );
 }
 
 /** A definition the charts may hold as it is: sealed in this process, or with nothing to hide. */
@@ -70,6 +102,7 @@ function isSealed(config: McpServerConfig): boolean {
 export function sealServerConfig(config: McpServerConfig): McpServerConfig {
   if (isSealed(config)) return config;
   const sealed = copyConfig(writtenDefinitionOf(config) ?? config);
+  sealLiteralCredentials(sealed);
   if (sealed.env !== undefined) sealed.env = sealValues(sealed.env) as Record<string, string>;
   if (sealed.headers !== undefined) sealed.headers = sealValues(sealed.headers) as Record<string, string>;
   if (isJsonObject(sealed.oauth) && sealed.oauth.clientSecret !== undefined) {
@@ -126,6 +159,10 @@ function sealedFields(definition: McpServerConfig): string[] {
     if (isJsonObject(values)) for (const key of Object.keys(values)) if (values[key] === SEALED) fields.push(`${map}.${key}`);
   }
   if (isJsonObject(definition.oauth) && definition.oauth.clientSecret === SEALED) fields.push('oauth.clientSecret');
+  if (typeof definition.url === 'string' && definition.url.includes(SEALED)) fields.push('url');
+  definition.args?.forEach((arg, index) => {
+    if (typeof arg === 'string' && arg.includes(SEALED)) fields.push(`args[${index}]`);
+  });
   return fields;
 }
 

@@ -19,7 +19,8 @@ const VARIABLE_CANARY = 'canary-inspected-variable-5b8d12';
 const ARG_CANARY = 'canary-inspected-argument-c47e09';
 const ENV_CANARY = 'canary-inspected-env-90af3d';
 const HEADER_CANARY = 'canary-inspected-header-2e61b7';
-const CANARIES = [VARIABLE_CANARY, ARG_CANARY, ENV_CANARY, HEADER_CANARY];
+const API_KEY_CANARY = 'canary-inspected-api-key-4f7d20';
+const CANARIES = [VARIABLE_CANARY, ARG_CANARY, ENV_CANARY, HEADER_CANARY, API_KEY_CANARY];
 const variables = { SECRET: VARIABLE_CANARY, ARG_SECRET: ARG_CANARY };
 
 const tracker = new SessionTracker();
@@ -101,7 +102,7 @@ async function discoveredServers() {
       mcpServers: {
         tool: {
           command: process.execPath,
-          args: [STDIO_FIXTURE, '--name=${ARG_SECRET}', '--print-env', 'TOKEN', '--print-env', 'LITERAL'],
+          args: [STDIO_FIXTURE, '--name=${ARG_SECRET}', '--api-key', API_KEY_CANARY, '--print-env', 'TOKEN', '--print-env', 'LITERAL'],
           env: { TOKEN: '${SECRET}', LITERAL: ENV_CANARY },
         },
         remote: { url: http.url, headers: { Authorization: 'Bearer ${SECRET}', 'X-Api-Key': HEADER_CANARY } },

@@ -21,7 +21,10 @@ const ARG_CANARY = 'canary-argument-6f02a4e8';
 /** Values written literally in the file. */
 const ENV_CANARY = 'canary-literal-env-84b2f0';
 const HEADER_CANARY = 'canary-literal-header-1d6a9c';
-const CANARIES = [VARIABLE_CANARY, ARG_CANARY, ENV_CANARY, HEADER_CANARY];
+/** Credentials written literally where src/literal-secrets.ts finds them: after `--api-key`, in a URL's query. */
+const API_KEY_CANARY = 'canary-literal-api-key-7e3b55';
+const QUERY_CANARY = 'canary-literal-query-a90c2f';
+const CANARIES = [VARIABLE_CANARY, ARG_CANARY, ENV_CANARY, HEADER_CANARY, API_KEY_CANARY, QUERY_CANARY];
 const variables = { SECRET: VARIABLE_CANARY, ARG_SECRET: ARG_CANARY };
 
 const tracker = new SessionTracker();
@@ -49,10 +52,10 @@ afterAll(async () => {
  * `reportFile`. `${ARG_SECRET}` lands in an argument nothing marks as a secret (not after a
  * secret-naming flag): only knowing what the variable held redacts it.
  */
-function printingServer(reportFile: string, env: Record<string, string>) {
+function printingServer(reportFile: string, env: Record<string, string>, literalArgs = ['--api-key', API_KEY_CANARY]) {
   return {
     command: process.execPath,
-    args: [STDIO_FIXTURE, '--name=${ARG_SECRET}', '--print-argv', '--print-env', 'TOKEN', '--print-env', 'LITERAL', '--report-file', reportFile],
+    args: [STDIO_FIXTURE, '--name=${ARG_SECRET}', ...literalArgs, '--print-argv', '--print-env', 'TOKEN', '--print-env', 'LITERAL', '--report-file', reportFile],
     env,
   };
 }
@@ -112,7 +115,7 @@ describe('a persisted registry snapshot', () => {
     const reportFile = join(folder, 'persisted.json');
     const servers = await discover({
       tool: printingServer(reportFile, { TOKEN: '${SECRET}', LITERAL: ENV_CANARY }),
-      remote: { url: http.url, headers: { Authorization: 'Bearer ${SECRET}', 'X-Api-Key': HEADER_CANARY } },
+      remote: { url: `${http.url}?key=${QUERY_CANARY}`, headers: { Authorization: 'Bearer ${SECRET}', 'X-Api-Key': HEADER_CANARY } },
     });
     const { lines, logger } = collectingLogger();
     const registry = start(logger, { servers });
@@ -120,7 +123,7 @@ describe('a persisted registry snapshot', () => {
     expect(await load(registry, 'remote')).toMatchObject({ type: 'mcp.loaded' });
     // The servers got the real values…
     expect(report(reportFile)).toEqual({
-      argv: expect.arrayContaining([`--name=${ARG_CANARY}`]),
+      argv: expect.arrayContaining([`--name=${ARG_CANARY}`, API_KEY_CANARY]),
       env: { TOKEN: VARIABLE_CANARY, LITERAL: ENV_CANARY },
     });
 
@@ -129,12 +132,14 @@ describe('a persisted registry snapshot', () => {
     for (const canary of CANARIES) expect(json).not.toContain(canary);
     expect(json).toContain('--name=${ARG_SECRET}');
     expect(json).toContain('Bearer ${SECRET}');
-    expect(lines.join('\n')).toContain('argv: --name=[redacted]');
+    expect(lines.join('\n')).toContain('argv: --name=[redacted] --api-key [redacted]');
+    expect(json).toContain('"--api-key","[sealed]"');
+    expect(json).toContain('/mcp?[sealed]');
   });
 
   it('restored, expands its ${VAR}s again: the server connects with the right values and its stderr tail stays redacted', async () => {
     const reportFile = join(folder, 'variables-only.json');
-    const servers = await discover({ tool: printingServer(reportFile, { TOKEN: '${SECRET}', LITERAL: 'Bearer ${SECRET}' }) });
+    const servers = await discover({ tool: printingServer(reportFile, { TOKEN: '${SECRET}', LITERAL: 'Bearer ${SECRET}' }, []) });
     const first = collectingLogger();
     const original = start(first.logger, { servers });
     expect(await load(original, 'tool')).toMatchObject({ type: 'mcp.loaded' });
@@ -158,7 +163,7 @@ describe('a persisted registry snapshot', () => {
     const reportFile = join(folder, 'literal.json');
     const definitions = {
       tool: printingServer(reportFile, { TOKEN: '${SECRET}', LITERAL: ENV_CANARY }),
-      remote: { url: http.url, headers: { Authorization: 'Bearer ${SECRET}', 'X-Api-Key': HEADER_CANARY } },
+      remote: { url: `${http.url}?key=${QUERY_CANARY}`, headers: { Authorization: 'Bearer ${SECRET}', 'X-Api-Key': HEADER_CANARY } },
     };
     const first = collectingLogger();
     const original = start(first.logger, { servers: await discover(definitions) });
@@ -172,7 +177,8 @@ describe('a persisted registry snapshot', () => {
     expect(refused.type).toBe('mcp.failed');
     const error = refused.type === 'mcp.failed' ? refused.error : undefined;
     expect(error).toMatchObject({ code: 'CONFIG_ERROR' });
-    expect(error?.message).toMatch(/env\.LITERAL was written literally.*send mcp\.configure with the server's definition again/);
+    expect(error?.message).toMatch(/env\.LITERAL, args\[3\] were written literally.*send mcp\.configure with the server's definition again/);
+    expect(await load(restored, 'remote')).toMatchObject({ error: { message: expect.stringMatching(/headers\.X-Api-Key, url were written literally/) } });
     expect(descendantsOfThisProcess()).toEqual([]);
 
     // What an embedder restoring in a new process has: the file and the environment.
