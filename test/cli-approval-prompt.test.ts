@@ -106,7 +106,7 @@ function inTerminal(args: string[], cwd: string, env: Record<string, string>, an
 }
 
 describe('the prompt on a real terminal', () => {
-  it('shows the definition with escapes, no secret, and a refusal leaves the server disabled', async () => {
+  it('shows the definition with escapes, no secret, and a refusal leaves the server awaiting approval', async () => {
     const home = path.join(root, 'home');
     await fs.mkdir(home);
     await fs.writeFile(
@@ -124,6 +124,6 @@ describe('the prompt on a real terminal', () => {
     expect(output).not.toContain('\u001b]0;pwned');
     expect(output).not.toContain(ENV.USER_TOKEN);
     expect(output).not.toContain('inline-env-secret-42');
-    expect(output).toMatch(/cloned\s+project\s+stdio\s+disabled/);
+    expect(output).toMatch(/cloned\s+project\s+stdio\s+awaiting approval/);
   }, 40_000);
 });

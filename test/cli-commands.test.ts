@@ -165,13 +165,13 @@ describe.concurrent('flags and help', () => {
 });
 
 describe.concurrent('project servers from the CLI', () => {
-  it('asks by default: without a terminal an unapproved project server is listed as disabled, with a hint', async () => {
+  it('asks by default: without a terminal an unapproved project server is listed as awaiting approval, with a hint', async () => {
     const project = mkdtempSync(join(tmpdir(), 'mcp-cli-project-'));
     writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { cloned: stdioFixture() } }));
     try {
       const asked = await runCli(['--project', project, 'servers'], { cwd: project, env: { HOME: home } });
-      expect(asked.stdout).toMatch(/cloned\s+project\s+stdio\s+disabled/);
-      expect(asked.stdout).toMatch(/project server "cloned" is not approved/);
+      expect(asked.stdout).toMatch(/cloned\s+project\s+stdio\s+awaiting approval/);
+      expect(asked.stdout).toMatch(/project server "cloned" is waiting for approval: it is not approved yet; .*mcp-statechart approve cloned/);
       const trusted = await runCli(['--project', project, '--project-servers', 'trust', 'load', 'cloned'], { cwd: project, env: { HOME: home } });
       expect(trusted.code).toBe(0);
       const refused = await runCli(['--project', project, '--project-servers', 'sometimes', 'servers'], { cwd: project, env: { HOME: home } });

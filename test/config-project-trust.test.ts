@@ -111,3 +111,38 @@ describe('project servers: trust, ask or deny', () => {
     expect(Object.values(JSON.parse(text) as Record<string, string>)[0]).toMatch(/^[0-9a-f]{64}$/);
   });
 });
+
+describe('a project server kept off by the trust policy', () => {
+  it('says what it is: waiting for approval, and how a person approves it (no "disabled" it does not have)', async () => {
+    const { servers, problems } = await discover({ projectServers: 'ask' });
+    expect(servers.cloned).toMatchObject({ disabled: true, trust: 'awaiting approval' });
+    expect(servers.cloned?.disabledBecause).toMatch(/waiting for approval.*mcp-statechart approve cloned/);
+    const problem = problems.find((entry) => entry.server === 'cloned');
+    expect(problem?.message).toMatch(/project server "cloned" is waiting for approval.*mcp-statechart approve cloned/);
+    expect(problem?.message).not.toMatch(/disabled/);
+  });
+
+  it.each(['ask', 'deny'] as const)(
+    '%s: does not switch off the user\'s server of the same name, which stays as it is; the problem is on the project entry',
+    async (policy) => {
+      writeProject({ mine: { command: 'cloned-mine' } });
+      const { servers, problems, shadowed } = await discover({ projectServers: policy });
+      expect(servers.mine).toMatchObject({ scope: 'user', source: userFile, disabled: false, config: { command: 'my-server' } });
+      expect(shadowed).toEqual([expect.objectContaining({ name: 'mine', scope: 'project', disabled: true, config: expect.objectContaining({ command: 'cloned-mine' }) })]);
+      const onProject = problems.filter((problem) => problem.server === 'mine');
+      expect(onProject.every((problem) => problem.file === join(project, '.mcp.json'))).toBe(true);
+      expect(onProject.map((problem) => problem.message)).toContainEqual(
+        expect.stringMatching(new RegExp(`does not replace the server "mine" of ${userFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(user\\), which stays in use`)),
+      );
+      expect(onProject.some((problem) => /overrides/.test(problem.message))).toBe(false);
+    },
+  );
+
+  it('once approved, it overrides the user\'s server of the same name, as a trusted one does', async () => {
+    writeProject({ mine: { command: 'cloned-mine' } });
+    const { servers, problems, shadowed } = await discover({ projectServers: 'ask', approveProjectServer: async () => true });
+    expect(servers.mine).toMatchObject({ scope: 'project', disabled: false });
+    expect(shadowed ?? []).toEqual([]);
+    expect(problems).toContainEqual(expect.objectContaining({ server: 'mine', message: expect.stringMatching(/overrides/) }));
+  });
+});

@@ -57,7 +57,7 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   const reason = errorMessage(cause);
 
   if (code === 'UNKNOWN_SERVER') return 'run `mcp-statechart servers` to see the configured names';
-  if (code === 'SERVER_DISABLED') return `remove "disabled": true from its entry${where(entry)} to use it`;
+  if (code === 'SERVER_DISABLED') return entry ? offExplanation(server, entry).hint : 'remove "disabled": true from its entry to use it';
   if (code === 'CONNECTION_LOST' || code === 'DISCONNECTED') {
     return 'the request may or may not have taken effect; run the command again (it reconnects)';
   }
@@ -104,6 +104,20 @@ export function explainFailure(server: string, error: unknown, entry?: Discovere
   const hint = hintFor(server, error, cause, entry);
   // The hint quotes the entry's URL and command, which may carry a token.
   if (hint) explanation.hint = entry ? redact(hint, secretsOf(entry.config)) : hint;
+  return explanation;
+}
+
+/**
+ * Why a person cannot use a server that is off, and what to do: its own `"disabled": true`, or
+ * the reason discovery keeps it off (a project server waiting for approval, or denied).
+ */
+export function offExplanation(server: string, entry: DiscoveredServer): FailureExplanation {
+  if (entry.disabledBecause === undefined) {
+    return { code: 'SERVER_DISABLED', message: `server "${server}" is disabled`, hint: `remove "disabled": true from its entry${where(entry)} to use it` };
+  }
+  const explanation: FailureExplanation = { code: 'SERVER_DISABLED', message: `server "${server}" is off: ${entry.disabledBecause}` };
+  if (entry.trust === 'awaiting approval') explanation.hint = `run \`mcp-statechart approve ${server}\` on a terminal, or pass --project-servers trust`;
+  if (entry.trust === 'denied') explanation.hint = 'project servers run only with --project-servers ask (once approved) or trust';
   return explanation;
 }
 

@@ -1,5 +1,4 @@
 /** discoverMcpServers: read the user and project files (or the explicit ones) and merge them. */
-import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import type { VariableSource } from './expand-variables.js';
 import { loadConfigFile } from './load-config-file.js';
@@ -20,35 +19,68 @@ export async function discoverMcpServers(options: DiscoverMcpServersOptions = {}
 
 /** Discovery over files already located: what `discoverMcpServers` and every re-read of a watcher give. */
 export async function discoverIn(files: readonly ConfigFileLocation[], options: DiscoverMcpServersOptions): Promise<DiscoveryResult> {
-  const logger = options.logger ?? silentLogger;
-  const merged = await loadAndMerge(files, options.env ?? process.env, logger);
-  const trusted = await applyProjectTrust(merged, options);
-  reportProblems(trusted.problems.slice(merged.problems.length), logger);
+  const { replaced, ...merged } = await loadAndMerge(files, options.env ?? process.env);
+  const trusted = keepShadowedServers(await applyProjectTrust(merged, options), replaced);
+  reportProblems(trusted.problems, options.logger ?? silentLogger);
   return trusted;
 }
 
+/** A server a later file's entry of the same name replaced, and the warning that says so. */
+interface Replaced {
+  server: DiscoveredServer;
+  warning: ConfigProblem;
+}
+
 /** Reads the files (in parallel) and merges them in precedence order: a later file wins a name clash. */
-export async function loadAndMerge(
-  files: readonly ConfigFileLocation[],
-  env: VariableSource,
-  logger: Logger,
-): Promise<DiscoveryResult> {
+async function loadAndMerge(files: readonly ConfigFileLocation[], env: VariableSource): Promise<DiscoveryResult & { replaced: Map<string, Replaced> }> {
   const loaded = await Promise.all(files.map((location) => loadConfigFile(location, env)));
 
   const servers = nameRecord<DiscoveredServer>();
   const problems: ConfigProblem[] = [];
+  const replaced = new Map<string, Replaced>();
   for (const file of loaded) {
     // A loop, not push(...spread): a hostile file with 200,000 bad entries would overflow the call stack.
     for (const problem of file.problems) problems.push(problem);
     for (const server of file.servers) {
       const earlier = Object.hasOwn(servers, server.name) ? servers[server.name] : undefined;
-      if (earlier) problems.push(clashWarning(server, earlier));
+      if (earlier) {
+        const warning = clashWarning(server, earlier);
+        problems.push(warning);
+        replaced.set(server.name, { server: earlier, warning });
+      }
       servers[server.name] = server;
     }
   }
+  return { servers, problems, toolPermissions: mergeToolPatterns(loaded.map((file) => file.toolPatterns ?? {})), replaced };
+}
 
-  reportProblems(problems, logger);
-  return { servers, problems, toolPermissions: mergeToolPatterns(loaded.map((file) => file.toolPatterns ?? {})) };
+/**
+ * A project entry the trust policy keeps off never switches off the server of the same name it
+ * would replace: that one stays in use, as it is, and the project entry is listed in `shadowed`,
+ * with the problem on it. Once approved, it replaces the other as a trusted one does.
+ */
+function keepShadowedServers(result: DiscoveryResult, replaced: ReadonlyMap<string, Replaced>): DiscoveryResult {
+  const kept = [...replaced].filter(([name]) => result.servers[name]?.trust !== undefined);
+  if (kept.length === 0) return result;
+  const servers = nameRecord(result.servers);
+  const shadowed: DiscoveredServer[] = [];
+  // The clash warning ("overrides …") is not true of these: each is replaced, in place, by what is.
+  const instead = new Map<ConfigProblem, ConfigProblem>();
+  for (const [name, { server, warning }] of kept) {
+    const project = servers[name] as DiscoveredServer;
+    shadowed.push(project);
+    servers[name] = server;
+    instead.set(warning, {
+      severity: 'warning',
+      file: project.source,
+      server: name,
+      message:
+        `project server "${name}" does not replace the server "${name}" of ${server.source} (${server.scope}), which stays in use as it is, ` +
+        `while the project's ${project.trust === 'denied' ? 'servers are denied' : 'entry waits for approval'}`,
+    });
+  }
+  const problems = result.problems.map((problem) => instead.get(problem) ?? problem);
+  return { ...result, servers, problems, shadowed };
 }
 
 function clashWarning(winner: DiscoveredServer, loser: DiscoveredServer): ConfigProblem {

@@ -102,7 +102,7 @@ async function addApprovals(path: string, additions: Record<string, string>): Pr
   });
 }
 
-/** Project servers that are not trusted stay listed, disabled, with a problem saying why and what to do. */
+/** Project servers that are not trusted stay listed, off (`trust`, `disabledBecause`), with a problem saying why and what to do. */
 export async function applyProjectTrust(result: DiscoveryResult, options: ProjectTrustOptions): Promise<DiscoveryResult> {
   const policy = options.projectServers ?? 'trust';
   if (policy === 'trust') return result;
@@ -121,15 +121,18 @@ export async function applyProjectTrust(result: DiscoveryResult, options: Projec
         continue;
       }
     }
-    servers[server.name] = { ...server, disabled: true };
+    const denied = 'project servers are denied here (projectServers: "deny"), so it is not used.';
+    const waiting =
+      `it is not approved${record.approvals[approvalKey(server)] ? ' since its definition changed' : ' yet'}; ` +
+      `a person approves it on a terminal with "mcp-statechart approve ${server.name}" (or when asked), or trusts project servers.`;
+    const trust = policy === 'deny' ? 'denied' : 'awaiting approval';
+    const because = trust === 'denied' ? denied : `it is a project server waiting for approval: ${waiting}`;
+    servers[server.name] = { ...server, disabled: true, trust, disabledBecause: because };
     problems.push({
       severity: 'warning',
       file: server.source,
       server: server.name,
-      message:
-        policy === 'deny'
-          ? `project server "${server.name}" is not used: project servers are denied (projectServers: "deny")`
-          : `project server "${server.name}" is not approved${record.approvals[approvalKey(server)] ? ' since its definition changed' : ''}: approve it when asked, or trust project servers`,
+      message: `project server "${server.name}" ${trust === 'denied' ? `is not used: ${denied}` : `is waiting for approval: ${waiting}`}`,
     });
   }
   await approveServers(options, approved);

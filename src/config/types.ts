@@ -19,6 +19,11 @@ export interface DiscoveredServer {
   /** Why a server the file enables is off anyway (told to the model, which passes it on). */
   disabledBecause?: string;
   /**
+   * A project entry the trust policy keeps off (`disabled`, and `disabledBecause` says why): not
+   * approved in its current form yet under `ask`, or project servers `denied`.
+   */
+  trust?: 'awaiting approval' | 'denied';
+  /**
    * The entry as the file writes it, before `${VAR}` expansion: what an approval prompt shows
    * (the CLI's is in src/cli/approval-prompt.ts). Holds whatever the file holds: print names, not values.
    */
@@ -53,6 +58,12 @@ export interface DiscoveryResult {
   problems: ConfigProblem[];
   /** The files' `permissions.mcpTools`, merged (see src/config/tool-permissions.ts); pass it on as `permissions.mcpTools`. */
   toolPermissions?: ToolPatterns;
+  /**
+   * Project entries the trust policy keeps off whose name a server of another file (the user's)
+   * also has: that one stays in `servers` as it is, in use; these are only listed (the CLI's
+   * `servers` shows them). Once approved, a project entry overrides the other, as a trusted one does.
+   */
+  shadowed?: DiscoveredServer[];
 }
 
 /** What to do with servers from a project's `.mcp.json` (src/config/project-trust.ts applies it). */

@@ -21,19 +21,23 @@ export async function runApprove(options: GlobalOptions, names: string[]): Promi
   let code = 0;
   try {
     for (const name of names) {
-      const server = Object.hasOwn(discovery.servers, name) ? discovery.servers[name] : undefined;
-      if (!server) {
+      // A project entry waiting behind the user's server of the same name is asked about too.
+      const inUse = Object.hasOwn(discovery.servers, name) ? discovery.servers[name] : undefined;
+      const definitions = [...(discovery.shadowed ?? []).filter((server) => server.name === name), ...(inUse ? [inUse] : [])];
+      if (definitions.length === 0) {
         writeError(`Unknown MCP server "${name}". Run \`mcp-statechart servers\` to see the configured ones.`);
         code = 1;
         continue;
       }
-      const answer = await prompt.question(`${describeServerDefinition(server)}\nAllow it? [y/N] `);
-      if (!/^y(es)?$/i.test(answer.trim())) {
-        writeError(`"${name}" was not approved.`);
-        continue;
+      for (const server of definitions) {
+        const answer = await prompt.question(`${describeServerDefinition(server)}\nAllow it? [y/N] `);
+        if (!/^y(es)?$/i.test(answer.trim())) {
+          writeError(`"${name}" from ${server.source} was not approved.`);
+          continue;
+        }
+        await approveServers({}, [server]);
+        writeError(`Approved "${name}" as defined now in ${server.source}; an edit of its definition needs approval again.`);
       }
-      await approveServers({}, [server]);
-      writeError(`Approved "${name}" as defined now in ${server.source}; an edit of its definition needs approval again.`);
     }
   } finally {
     prompt.close();

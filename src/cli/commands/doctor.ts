@@ -35,7 +35,7 @@ export interface ServerCheck {
 export interface DoctorReport {
   servers: ServerCheck[];
   /** Servers not checked, and why: disabled in their file, or kept out by --allow/--deny. */
-  skipped: Array<{ name: string; reason: 'disabled' | 'denied' }>;
+  skipped: Array<{ name: string; reason: 'disabled' | 'awaiting approval' | 'denied' }>;
   problems: DiscoveryResult['problems'];
 }
 
@@ -87,7 +87,7 @@ export async function checkServers(options: GlobalOptions, doctor: DoctorOptions
   const skipped: DoctorReport['skipped'] = [];
   const checked: DiscoveredServer[] = [];
   for (const server of all) {
-    if (server.disabled) skipped.push({ name: server.name, reason: 'disabled' });
+    if (server.disabled) skipped.push({ name: server.name, reason: server.trust === 'awaiting approval' ? server.trust : 'disabled' });
     else if (!isServerAllowed(permissions, server.name)) skipped.push({ name: server.name, reason: 'denied' });
     else checked.push(server);
   }

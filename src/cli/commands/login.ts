@@ -1,4 +1,5 @@
 import { cliLogger } from '../logger.js';
+import { offExplanation } from '../failure-text.js';
 import { writeError } from '../terminal-text.js';
 import { discover, type GlobalOptions } from '../options.js';
 
@@ -16,8 +17,9 @@ export async function runLogin(options: GlobalOptions, server: string, flags: { 
   }
   if (entry.disabled) {
     // Logging in sends the entry's URL and headers a request: a server that may not run may not be asked either.
-    const why = discovery.problems.find((problem) => problem.server === server && problem.file === entry.source);
-    writeError(`MCP server "${server}" is disabled${why ? ` (${why.message})` : ''}: nothing was sent to it.`);
+    const { message, hint } = offExplanation(server, entry);
+    writeError(`MCP ${message.endsWith('.') ? message : `${message}.`} Nothing was sent to it.`);
+    if (hint) writeError(`Hint: ${hint}`);
     return 1;
   }
   if (entry.transport === 'stdio') {

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { DiscoveryResult } from '../../config/index.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import type { LoaderToolName, LoaderToolResult } from '../../tools/index.js';
-import { explainFailure, formatFailure, type FailureExplanation } from '../failure-text.js';
+import { explainFailure, formatFailure, offExplanation, type FailureExplanation } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
 import { terminalJson, writeError, writeListing } from '../terminal-text.js';
@@ -40,9 +40,7 @@ function refusal(discovery: DiscoveryResult, options: GlobalOptions, server: str
     const known = names.length === 0 ? 'no server is configured' : `configured: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}`;
     return { code: 'UNKNOWN_SERVER', message: `there is no server named "${server}" (${known})`, hint: 'run `mcp-statechart servers` for the whole list' };
   }
-  if (entry.disabled) {
-    return { code: 'SERVER_DISABLED', message: `server "${server}" is disabled`, hint: `remove "disabled": true from its entry in ${entry.source}` };
-  }
+  if (entry.disabled) return offExplanation(server, entry);
   return undefined;
 }
 

@@ -18,11 +18,13 @@ function indexState(server: DiscoveredServer, index: ManifestIndex | undefined):
  */
 export function serversReport(result: DiscoveryResult, index?: ManifestIndex, permissions?: LoaderPermissions) {
   return {
-    servers: Object.values(result.servers).map((server) => ({
+    servers: listedServers(result).map((server) => ({
       name: server.name,
       scope: server.scope,
       transport: server.transport,
       disabled: server.disabled,
+      /** A project entry the trust policy keeps off: `awaiting approval` or `denied`. */
+      ...(server.trust ? { trust: server.trust } : {}),
       /** False when --allow/--deny keep it from being used. */
       allowed: isServerAllowed(permissions, server.name),
       ...indexState(server, index),
@@ -33,12 +35,22 @@ export function serversReport(result: DiscoveryResult, index?: ManifestIndex, pe
   };
 }
 
+/** Every server in use or kept off, a project entry that waits behind a server of the same name right after it. */
+function listedServers(result: DiscoveryResult): DiscoveredServer[] {
+  const shadowed = new Map((result.shadowed ?? []).map((server) => [server.name, server]));
+  return Object.values(result.servers).flatMap((server) => {
+    const behind = shadowed.get(server.name);
+    return behind ? [server, behind] : [server];
+  });
+}
+
 /** A file or an entry that could not be loaded (warnings, such as a name clash, do not count). */
 export function hasErrors(result: DiscoveryResult): boolean {
   return result.problems.some((problem) => problem.severity === 'error');
 }
 
-function status(server: { disabled: boolean; allowed: boolean }): string {
+function status(server: { disabled: boolean; allowed: boolean; trust?: DiscoveredServer['trust'] }): string {
+  if (server.trust === 'awaiting approval') return server.trust;
   if (server.disabled) return 'disabled';
   return server.allowed ? 'enabled' : 'denied';
 }
