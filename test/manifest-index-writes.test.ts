@@ -11,8 +11,9 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { indexServers, ManifestIndex, silentLogger, type McpServerManifest } from '../src/index.js';
+import { createLoaderTools, indexServers, ManifestIndex, McpConnectionManager, silentLogger, type McpServerManifest } from '../src/index.js';
 import { MAX_INDEXED_BYTES } from '../src/manifest-index/indexed-manifest.js';
+import { stdioFixture } from './support/fixtures.js';
 import { hostileServer } from './support/hostile.js';
 
 const INDEX_WRITER = fileURLToPath(new URL('./fixtures/index-writer.ts', import.meta.url));
@@ -120,4 +121,30 @@ describe('a manifest over the size the index keeps of one server', () => {
     expect(kept).toMatchObject({ server: 'wordy', ok: true });
     expect(index.lookup('wordy', small).status).toBe('fresh');
   }, 60_000);
+});
+
+describe('an index that cannot be written', () => {
+  async function loadsWith(index: ManifestIndex): Promise<void> {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    try {
+      const load = createLoaderTools({ manager, servers: { fixture: stdioFixture() }, manifestIndex: index }).find((tool) => tool.name === 'load_mcp')!;
+      expect((await load.execute({ server: 'fixture' })).isError).toBe(false);
+    } finally {
+      await manager.dispose();
+    }
+  }
+
+  it('when the write fails: the connection works, lookups see the entry, flush() says what failed', async () => {
+    // A folder stands where the index file would be: the key can be made, the file cannot be replaced.
+    mkdirSync(indexPath, { recursive: true });
+    const index = new ManifestIndex({ path: indexPath });
+    await loadsWith(index);
+    expect(index.lookup('fixture', stdioFixture()).status).toBe('fresh');
+    await expect(index.flush()).rejects.toThrow(/EISDIR|ENOTEMPTY|EEXIST/);
+  });
+
+  it('when nothing can be made (a file stands where its folder would be): the connection still works, and nothing is thrown unhandled', async () => {
+    writeFileSync(path.join(folder, 'ai-zen'), 'not a folder');
+    await loadsWith(new ManifestIndex({ path: indexPath }));
+  });
 });

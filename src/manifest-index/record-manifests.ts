@@ -57,10 +57,16 @@ export function recordManifests(
   const recorder: Recorder = { configs, projectFiles, stop: () => {} };
   const record = (server: string, manifest = manager.getManifest(server)) => {
     if (!manifest || !Object.hasOwn(recorder.configs, server)) return;
-    const outcome = index.record(server, recorder.configs[server]!, manifest, recorder.projectFiles[server]);
-    if (!outcome.stored) logger?.warn(`The manifest of MCP server "${server}" is not kept in ${index.path}: ${outcome.reason}.`);
-    // A full disk or a read-only home must not break the connection that just worked.
-    index.flush().catch((error: Error) => logger?.warn(`Could not write the manifest index ${index.path}: ${error.message}`));
+    const failed = (error: Error) => logger?.warn(`Could not record the manifest of MCP server "${server}" in ${index.path}: ${error.message}`);
+    // A full disk or a read-only home must not break the connection that just worked: neither
+    // now (the fingerprint's key cannot be made) nor when the write runs.
+    try {
+      const outcome = index.record(server, recorder.configs[server]!, manifest, recorder.projectFiles[server]);
+      if (!outcome.stored) logger?.warn(`The manifest of MCP server "${server}" is not kept in ${index.path}: ${outcome.reason}.`);
+      index.flush().catch(failed);
+    } catch (error) {
+      failed(error as Error);
+    }
   };
   const stopStates = manager.on('mcp.stateChanged', (event) => {
     if (event.state === 'connected') record(event.server);
