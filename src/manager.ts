@@ -22,7 +22,6 @@ import type { SessionTracker } from './connection/session-tracker.js';
 import { stderrLogger } from './logger.js';
 import { sanitizedObserver } from './inspection/sanitize.js';
 import { KeepAlive } from './keep-alive.js';
-import { sealServerConfig, sealServers } from './sealed-config.js';
 import { HostControls } from './host-controls.js';
 
 type Clock = NonNullable<ActorOptions<RegistryLogic>['clock']>;
@@ -134,7 +133,7 @@ export class McpConnectionManager {
     options?: Record<string, McpConnectOptions>,
     mode: 'replace' | 'merge' = 'replace',
   ): void {
-    this.actor.send({ type: 'mcp.configure', servers: sealServers(servers), options, mode });
+    this.actor.send({ type: 'mcp.configure', servers, options, mode });
   }
 
   /**
@@ -147,7 +146,7 @@ export class McpConnectionManager {
     if (config) {
       this.actor.send({
         type: 'mcp.configure',
-        servers: { [name]: sealServerConfig(config) },
+        servers: { [name]: config },
         options: options ? { [name]: options } : undefined,
         mode: 'merge',
       });
