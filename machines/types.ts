@@ -33,6 +33,10 @@ export interface McpServerConfig {
   disabled?: boolean;
   /** The request timeout for this server's calls, reads and prompts. Default: the manager's `defaults`, else 60 s. */
   timeoutMs?: number;
+  /** `false`: under `serve`, this server's sampling requests are refused instead of going up to the host. */
+  sampling?: boolean;
+  /** `false`: under `serve`, this server's elicitation requests are refused instead of going up to the host. */
+  elicitation?: boolean;
   [unknownField: string]: unknown;
 }
 

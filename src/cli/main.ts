@@ -180,12 +180,13 @@ export function buildProgram(): Command {
     .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 (its address goes to stderr)'))
     .addOption(new Option('--view', 'also serve the live lifecycle page on 127.0.0.1 (its address goes to stderr)'))
     .addOption(timeoutOption())
-    .action(async (options: { inspect?: boolean; view?: boolean; timeout?: number }, command: Command) => {
+    .option('--no-sampling', "refuse every downstream server's sampling requests instead of passing them to the host (per server: \"sampling\": false in its entry)")
+    .action(async (options: { inspect?: boolean; view?: boolean; timeout?: number; sampling: boolean }, command: Command) => {
       const { runServe } = await import('./commands/serve.js');
       // --timeout: the default for every server whose entry sets none.
       const defaults = options.timeout === undefined ? undefined : { requestTimeoutMs: options.timeout };
       process.exitCode = await withInspector(options.inspect, false, (inspect) =>
-        runServe(globalOptions(command), { inspect, defaults }, { view: options.view }),
+        runServe(globalOptions(command), { inspect, defaults }, { view: options.view, sampling: options.sampling }),
       );
     });
 

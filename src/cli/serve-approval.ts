@@ -7,6 +7,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ApprovalDecision, ApprovalOptions, ApprovalPolicy, ToolCallApprovalRequest } from '../tools/index.js';
+import { SERVE_APPROVAL_TITLE } from '../serve/host-requests.js';
 import { describeToolCall } from './tool-call-approval.js';
 
 /** A person may take a while to read the form: the SDK's 60 s default would refuse while they read. */
@@ -21,7 +22,7 @@ async function askHost(
   if (!host.getClientCapabilities()?.elicitation) return refuseWhenUnasked ? 'unasked' : 'allow';
   const answer = await host.elicitInput({
     mode: 'form',
-    message: `Allow this MCP tool call?\n${describeToolCall(request)}`,
+    message: `${SERVE_APPROVAL_TITLE}\n${describeToolCall(request)}`,
     requestedSchema: {
       type: 'object',
       properties: {

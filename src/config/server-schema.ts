@@ -32,6 +32,8 @@ export const serverEntryShape = z.looseObject({
   headers: stringMap.optional(),
   description: text.optional(),
   disabled: z.boolean({ error: 'must be true or false' }).optional(),
+  sampling: z.boolean({ error: 'must be true or false' }).optional(),
+  elicitation: z.boolean({ error: 'must be true or false' }).optional(),
   timeoutMs: z.number({ error: 'must be a number of milliseconds' }).int('must be a whole number').positive('must be above 0').optional(),
 });
 

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type ClientCapabilities, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerConfig } from '../../machines/types.js';
 import { DEFAULT_HOST_HANDLER_TIMEOUT_MS, type HostRequestContext, type McpHostHandlers } from '../connection/host-handlers.js';
 
 /**
@@ -9,14 +10,87 @@ import { DEFAULT_HOST_HANDLER_TIMEOUT_MS, type HostRequestContext, type McpHostH
 const relayed = (context: HostRequestContext) => ({ signal: context.signal, timeout: DEFAULT_HOST_HANDLER_TIMEOUT_MS });
 
 /**
+ * The first line of serve's own approval form. A downstream server's form never starts with it
+ * (each starts by naming its server) and never holds it (it is rewritten), so a server cannot
+ * dress its form up as serve's to get an answer meant for serve.
+ */
+export const SERVE_APPROVAL_TITLE = 'Allow this MCP tool call? (asked by mcp-statechart serve)';
+
+/** Where serve says which downstream server a relayed request comes from, in the request's `_meta`. */
+export const RELAYED_FROM_META = 'io.github.mcp-statechart/server';
+
+/** Which downstream servers may ask the host for sampling or elicitation (a config entry's `"sampling": false`, `serve --no-sampling`). */
+export interface RelaySwitches {
+  allows(server: string, capability: 'sampling' | 'elicitation'): boolean;
+}
+
+/**
+ * The switches as the config says them: an entry's `"sampling": false` / `"elicitation": false`,
+ * and `sampling: false` for every server (`serve --no-sampling`). `follow` takes the servers of a
+ * re-read config.
+ */
+export function relaySwitches(servers: Readonly<Record<string, { config: McpServerConfig }>>, options: { sampling: boolean }) {
+  let current = servers;
+  return {
+    allows(server: string, capability: 'sampling' | 'elicitation'): boolean {
+      if (capability === 'sampling' && !options.sampling) return false;
+      const entry = Object.hasOwn(current, server) ? current[server] : undefined;
+      return entry?.config[capability] !== false;
+    },
+    follow(next: Readonly<Record<string, { config: McpServerConfig }>>): void {
+      current = next;
+    },
+  };
+}
+
+const IMITATION = /allow\s+this\s+mcp\s+tool\s+call\??(\s*\(asked by mcp-statechart serve\))?/gi;
+
+/** A downstream text as it goes up: anything that reads like serve's own approval title is rewritten. */
+function withoutServeTitle(text: string): string {
+  return text.replace(IMITATION, '[text imitating mcp-statechart\'s approval form]');
+}
+
+function attributed(params: ElicitRequest['params'], server: string): ElicitRequest['params'] {
+  const message = `MCP server "${server}" asks (relayed by mcp-statechart serve):\n${withoutServeTitle(params.message)}`;
+  const schema = 'requestedSchema' in params ? params.requestedSchema : undefined;
+  const properties = schema
+    ? Object.fromEntries(
+        Object.entries(schema.properties).map(([key, property]) => [
+          key,
+          { ...property, ...(typeof property.title === 'string' ? { title: withoutServeTitle(property.title) } : {}) },
+        ]),
+      )
+    : undefined;
+  return {
+    ...params,
+    message,
+    ...(schema && properties ? { requestedSchema: { ...schema, properties } } : {}),
+    _meta: { ...params._meta, [RELAYED_FROM_META]: server },
+  };
+}
+
+/** `includeContext` asks the host to add its own conversation: passed up only to a host that declared it can (`sampling.context`). */
+function sampled(params: CreateMessageRequest['params'], server: string, hostTakesContext: boolean): CreateMessageRequest['params'] {
+  const includeContext = hostTakesContext ? params.includeContext : params.includeContext === undefined ? undefined : 'none';
+  return { ...params, ...(includeContext === undefined ? {} : { includeContext }), _meta: { ...params._meta, [RELAYED_FROM_META]: server } };
+}
+
+/**
  * `serve`'s answers to downstream servers' requests: each goes up to the MCP host that runs
  * `serve`, when that host declared the capability, and is refused with a clear error when it
- * did not. Downstream servers are offered sampling, elicitation and roots in any case, since
- * they connect before `serve` knows which host will ask (the host's `initialize` comes first,
- * but a server loaded earlier keeps what it was told).
+ * did not or when the server may not ask (`switches`). Downstream servers are offered sampling,
+ * elicitation and roots in any case, since they connect before `serve` knows which host will
+ * ask (the host's `initialize` comes first, but a server loaded earlier keeps what it was told).
+ * What goes up names the server that asks (`_meta`, and an elicitation's message).
  */
-export function hostRequestHandlers(upstream: Server): McpHostHandlers {
+export function hostRequestHandlers(upstream: Server, switches: RelaySwitches = { allows: () => true }): McpHostHandlers {
   const requireHost = (capability: keyof ClientCapabilities, context: HostRequestContext) => {
+    if ((capability === 'sampling' || capability === 'elicitation') && !switches.allows(context.server, capability)) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `MCP server "${context.server}" asked for ${capability}, but mcp-statechart serve is set not to pass its ${capability} requests to the host.`,
+      );
+    }
     if (upstream.getClientCapabilities()?.[capability] === undefined) {
       throw new McpError(
         ErrorCode.InvalidRequest,
@@ -27,11 +101,12 @@ export function hostRequestHandlers(upstream: Server): McpHostHandlers {
   return {
     sampling: (params, context) => {
       requireHost('sampling', context);
-      return upstream.createMessage(params, relayed(context));
+      const hostTakesContext = upstream.getClientCapabilities()?.sampling?.context !== undefined;
+      return upstream.createMessage(sampled(params, context.server, hostTakesContext), relayed(context));
     },
     elicitation: (params, context) => {
       requireHost('elicitation', context);
-      return upstream.elicitInput(params, relayed(context));
+      return upstream.elicitInput(attributed(params, context.server), relayed(context));
     },
     // The host's roots, asked each time until it announces a list (see followHostRoots).
     roots: async (context) => {

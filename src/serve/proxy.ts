@@ -8,7 +8,7 @@ import { relayLogs } from './host-logging.js';
 import { followHostRoots } from './host-roots.js';
 import { offerPromptsAndResources } from './prompts-and-resources.js';
 
-export { hostRequestHandlers } from './host-requests.js';
+export { hostRequestHandlers, relaySwitches } from './host-requests.js';
 
 /** What `serve` offers its host: the loader tools, the loaded servers' prompts and resources, and their log messages. */
 export const SERVE_CAPABILITIES: ServerCapabilities = {

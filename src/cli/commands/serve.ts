@@ -11,7 +11,8 @@ import { followServeConfig } from '../serve-config.js';
 import { hostApproval } from '../serve-approval.js';
 import { endServe, hostInput, whenServeEnds } from '../serve-lifecycle.js';
 import { openLoaderSession } from '../session.js';
-import { hostRequestHandlers, installProxy, relayedCallOptions, SERVE_CAPABILITIES } from '../../serve/proxy.js';
+import type { DiscoveryResult } from '../../config/index.js';
+import { hostRequestHandlers, installProxy, relayedCallOptions, relaySwitches, SERVE_CAPABILITIES } from '../../serve/proxy.js';
 import { HostStdioTransport } from '../../serve/host-output.js';
 import { capRelayedRequests } from '../../serve/relay-limits.js';
 
@@ -24,18 +25,19 @@ import { capRelayedRequests } from '../../serve/relay-limits.js';
 export async function runServe(
   options: GlobalOptions,
   managerOptions: McpConnectionManagerOptions = {},
-  { view = false }: { view?: boolean } = {},
+  { view = false, sampling = true }: { view?: boolean; sampling?: boolean } = {},
 ): Promise<number> {
   const logger = cliLogger(options.verbose);
   // stdin carries the protocol: nobody can be asked, only earlier approvals count.
   const discovery = await discover(options, logger, false);
   const server = new Server({ name: 'mcp-statechart', version: packageVersion() }, { capabilities: SERVE_CAPABILITIES });
-  // Downstream servers' sampling, elicitation and roots requests go up to this host, a few per server at a time.
+  // Downstream servers' sampling, elicitation and roots requests go up to this host, a few per server at a time, unless the config or --no-sampling says not.
+  const switches = relaySwitches(discovery.servers, { sampling });
   const { manager, tools, toolsFor } = openLoaderSession(
     discovery,
     options,
     logger,
-    { handlers: capRelayedRequests(hostRequestHandlers(server)), ...managerOptions },
+    { handlers: capRelayedRequests(hostRequestHandlers(server, switches)), ...managerOptions },
     hostApproval(server, options.approve),
   );
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
@@ -57,7 +59,8 @@ export async function runServe(
     return toMcpToolResult(await tool.execute(request.params.arguments ?? {}, relayedCallOptions(request, extra)));
   });
 
-  const config = await followServeConfig({ options, server, manager, tools, toolsFor, discovery, logger });
+  const followed = (result: DiscoveryResult) => (switches.follow(result.servers), toolsFor(result));
+  const config = await followServeConfig({ options, server, manager, tools, toolsFor: followed, discovery, logger });
   const stop = async () => {
     await config.close();
     await manager.dispose();
