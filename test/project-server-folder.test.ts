@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discoverMcpServers } from '../src/config/index.js';
+import { discoverMcpServers, enabledServers } from '../src/config/index.js';
 import { runCli } from './support/cli.js';
 import { STDIO_FIXTURE } from './support/fixtures.js';
 
@@ -65,5 +65,11 @@ describe("a project's stdio servers run in the project folder", () => {
     const { servers } = await discoverMcpServers({ projectRoot: project, userConfigPath: join(root, 'none.json'), cwd: elsewhere });
     expect(servers.here?.config.cwd).toBe(project);
     expect(servers.nested?.config.cwd).toBe(join(project, 'tools'));
+  });
+
+  it('the definition a chart holds (sealed, as written) keeps that folder, also for an entry that reads a variable', async () => {
+    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { token: { command: process.execPath, args: ['server.mjs'], env: { TOKEN: '${TOKEN}' } } } }));
+    const { servers } = await discoverMcpServers({ projectRoot: project, userConfigPath: join(root, 'none.json'), cwd: elsewhere, env: { TOKEN: 'x' } });
+    expect(enabledServers(servers).token?.cwd).toBe(project);
   });
 });

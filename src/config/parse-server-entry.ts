@@ -51,6 +51,12 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   const disabled = config.disabled === true;
   // Kept before expansion: an approval prompt shows what the file says, never what a variable holds.
   const written = copyConfig(raw);
+  // `node server.mjs` in a project's file means the project's server.mjs, wherever the command
+  // that reads the file was started: a project's stdio server runs in the project folder. The
+  // written definition (what a chart holds, and a restored one expands again) says so too.
+  if (transport === 'stdio' && context.scope === 'project') {
+    config.cwd = written.cwd = path.resolve(path.dirname(context.file), typeof config.cwd === 'string' ? config.cwd : '.');
+  }
   const { unset, changed } = expandConfig(config, context.env);
   // What a chart holds of the entry (src/sealed-config.ts): the file's words, not the variables' values.
   if (changed) rememberWrittenDefinition(config, written);
@@ -73,9 +79,6 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   const requirements = transport === 'stdio' ? stdioRequirements : remoteRequirements;
   const needs = requirements.safeParse(config);
   if (!needs.success) return { problems: [...problems, ...issuesToProblems(needs.error.issues, name, context)] };
-  // `node server.mjs` in a project's file means the project's server.mjs, wherever the command
-  // that reads the file was started: a project's stdio server runs in the project folder.
-  if (transport === 'stdio' && context.scope === 'project') config.cwd = path.resolve(path.dirname(context.file), config.cwd ?? '.');
 
   const server: DiscoveredServer = {
     name,
