@@ -15,7 +15,18 @@ import { ask, repliesById, startReactingCaller, type Reaction } from '../test/su
 import { startHttpFixture } from '../test/fixtures/http-server.js';
 import { hostileServer } from '../test/support/hostile.js';
 import { hugeAnswerServer } from '../test/fixtures/hostile-http.js';
-import { feedOversizedRequest, startServe } from '../test/support/serve-host.js';
+import {
+  answerText,
+  callThroughServe,
+  feedOversizedRequest,
+  fileAppears,
+  initializeAndLoad,
+  quiet,
+  residentMb,
+  startServe,
+  type ServeHost,
+} from '../test/support/serve-host.js';
+import { SHUTDOWN_LIMIT_MS } from '../src/cli/serve-lifecycle.js';
 import { descendantsOfThisProcess, settle, stdioFixture } from '../test/support/fixtures.js';
 import {
   activeResources,
@@ -65,6 +76,34 @@ interface Row {
   measured: string[];
 }
 
+
+/**
+ * One kind of flood from the hostile server to serve while the host does not read: serve's memory
+ * growth, then how long the host waits, once it reads again, for a call to the other server and a
+ * ping sent during the flood. Request ids from 10 up.
+ */
+async function floodServe(serve: ServeHost, kind: 'progress' | 'log' | 'sampling', count: number, id: number) {
+  const before = residentMb(serve.pid);
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, residentMb(serve.pid))), 100);
+  try {
+    serve.pauseReading();
+    const doneFile = `${serve.home}/${kind}-sent`;
+    callThroughServe(serve, id, 'hostile', 'flood', { kind, count, doneFile }, { progressToken: kind });
+    assert.ok(await fileAppears(doneFile, 120_000), `the ${kind} flood was not taken in within 120 s`);
+    callThroughServe(serve, id + 1, 'fixture', 'echo', { text: 'still here' });
+    serve.send({ id: id + 2, method: 'ping' });
+    await quiet(serve.pid);
+    const resumed = Date.now();
+    serve.resumeReading();
+    assert.equal(answerText(await serve.answer(id + 1)), 'still here');
+    const echoMs = Date.now() - resumed;
+    assert.deepEqual((await serve.answer(id + 2)).result, {});
+    return { grownMb: Math.round(peak - before), echoMs, pingMs: Date.now() - resumed };
+  } finally {
+    clearInterval(sampler);
+  }
+}
 
 async function pidOf(manager: McpConnectionManager, name: string): Promise<number> {
   return Number(textOf(await manager.callTool(name, 'pid', {})));
@@ -487,6 +526,45 @@ const scenarios: Scenario[] = [
       } finally {
         await manager.dispose();
         await big.close();
+      }
+    },
+  },
+  {
+    name: 'serve, a host that stops reading: 100,000 progress, 100,000 log messages, 1,000 sampling requests from one server',
+    runs: 1,
+    timeoutMs: 600_000,
+    async run() {
+      const serve = startServe({ hostile: hostileServer(), fixture: stdioFixture() });
+      try {
+        await initializeAndLoad(serve, ['hostile', 'fixture'], { sampling: {} });
+        const progress = await floodServe(serve, 'progress', 100_000, 10);
+        const logs = await floodServe(serve, 'log', 100_000, 20);
+        const sampling = await floodServe(serve, 'sampling', 1_000, 30);
+        const messages = serve.messages();
+        const progressSeen = messages.filter((message) => message.method === 'notifications/progress').length;
+        const logsSeen = messages.filter((message) => message.params?.logger === 'hostile/hostile').length;
+        const asked = messages.filter((message) => message.method === 'sampling/createMessage').length;
+        assert.ok(asked <= 4, `${asked} sampling requests reached the host`);
+        serve.pauseReading();
+        const closed = Date.now();
+        serve.end();
+        const { code, at } = await serve.exited;
+        assert.equal(code, 0);
+        assert.ok(at - closed < SHUTDOWN_LIMIT_MS + 1_500, `exited ${at - closed} ms after stdin closed`);
+        const figures = (name: string, flood: typeof progress) => `${name}: +${flood.grownMb} MB, echo ${flood.echoMs} ms, ping ${flood.pingMs} ms`;
+        return [
+          figures('progress', progress),
+          `${progressSeen} of 100,000 sent up`,
+          figures('logs', logs),
+          `${logsSeen} relayed`,
+          figures('sampling', sampling),
+          `${asked} of 1,000 asked the host`,
+          `exit ${at - closed} ms after stdin closed`,
+        ].join('; ');
+      } finally {
+        serve.end();
+        await serve.exited;
+        serve.cleanUp();
       }
     },
   },

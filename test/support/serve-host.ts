@@ -1,6 +1,6 @@
 /** `mcp-statechart serve` run as an MCP host runs it: a child process spoken to line by line over stdio. */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { McpServerConfig } from '../../machines/types.js';
@@ -87,14 +87,60 @@ export function startServeIn(home: string, flags: string[] = []): ServeHost {
   };
 }
 
-/** Initializes and loads the fixture through load_mcp, so serve has a child process to end. */
-export async function loadFixture(serve: ServeHost): Promise<void> {
-  serve.send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host', version: '1' } } });
+/** Initializes serve as a host declaring `capabilities`, then loads each server through load_mcp (request ids 1, 2, …). */
+export async function initializeAndLoad(serve: ServeHost, servers: string[], capabilities: object = {}): Promise<void> {
+  serve.send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'host', version: '1' } } });
   await serve.answer(1);
   serve.send({ method: 'notifications/initialized' });
-  serve.send({ id: 2, method: 'tools/call', params: { name: 'load_mcp', arguments: { server: 'fixture' } } });
-  const loaded = await serve.answer(2);
-  if (!loaded.result || loaded.result.isError) throw new Error(`load_mcp failed: ${JSON.stringify(loaded)}`);
+  for (const [index, server] of servers.entries()) {
+    serve.send({ id: index + 2, method: 'tools/call', params: { name: 'load_mcp', arguments: { server } } });
+    const loaded = await serve.answer(index + 2);
+    if (!loaded.result || loaded.result.isError) throw new Error(`load_mcp failed: ${JSON.stringify(loaded)}`);
+  }
+}
+
+/** Initializes and loads the fixture through load_mcp, so serve has a child process to end. */
+export function loadFixture(serve: ServeHost): Promise<void> {
+  return initializeAndLoad(serve, ['fixture']);
+}
+
+/** Sends `call_mcp_tool` for `server`/`tool` as request `id`, with `_meta` if given (a progressToken). */
+export function callThroughServe(serve: ServeHost, id: number, server: string, tool: string, args: object, meta?: object): void {
+  serve.send({ id, method: 'tools/call', params: { name: 'call_mcp_tool', arguments: { server, tool, arguments: args }, ...(meta && { _meta: meta }) } });
+}
+
+/** The text of an answer to call_mcp_tool. */
+export function answerText(message: ServeMessage): string {
+  return message.result?.content?.map((part) => part.text ?? '').join('') ?? '';
+}
+
+/** Waits (bounded) until `path` exists; true if it does. */
+export async function fileAppears(path: string, timeoutMs = 60_000): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; !existsSync(path) && Date.now() < deadline; ) await new Promise((done) => setTimeout(done, 50));
+  return existsSync(path);
+}
+
+/** A process's resident memory, in MB. */
+export function residentMb(pid: number): number {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  return kb / 1024;
+}
+
+/** CPU time (user + system) `pid` has used, in clock ticks. */
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Waits (bounded, 18 s) until `pid` has taken in what it was sent: under 30 ms of CPU in 300 ms. */
+export async function quiet(pid: number): Promise<void> {
+  let before = cpuTicks(pid);
+  for (let wait = 0; wait < 60; wait++) {
+    await new Promise((done) => setTimeout(done, 300));
+    const now = cpuTicks(pid);
+    if (now - before < 3) return;
+    before = now;
+  }
 }
 
 /** A request of 11 MB: over the 10 MiB the SDK's stdio transport reads. */
