@@ -47,6 +47,7 @@ export {
   type LoaderToolResult,
   type LoaderToolsManager,
 } from './tools/index.js';
+export type { EmbedFunction, SemanticSearchOptions } from './search/index.js';
 export {
   discoverMcpServers,
   enabledServers,

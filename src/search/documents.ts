@@ -88,3 +88,11 @@ export function serverDocument(server: SearchableServer, tools: readonly Tool[])
 }
 
 export const serverPurposeTokens = (server: SearchableServer): string[] => capped(textTokens(serverPurpose(server)));
+
+/** Characters of a tool's text given to an embedding function at most. */
+const EMBEDDED_TEXT_LIMIT = 1_000;
+
+/** What the semantic stage embeds for a tool: its server, name or title, and description. */
+export function embeddingText(server: string, tool: Tool): string {
+  return `${server}: ${tool.title ?? tool.annotations?.title ?? tool.name}. ${tool.description ?? ''}`.slice(0, EMBEDDED_TEXT_LIMIT);
+}

@@ -12,6 +12,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { serverDocument, serverPurposeTokens, SERVER_FIELDS, toolDocument, TOOL_FIELDS, wordPairs, type SearchableServer } from './documents.js';
 import { FieldIndex, type QueryGroup } from './field-index.js';
 import { synonymsOf } from './synonyms.js';
+import { cosine } from './vector-store.js';
 import { identifierTokens, textTokens } from './tokenize.js';
 
 export type { SearchableServer } from './documents.js';
@@ -31,6 +32,11 @@ const SYNONYM_WEIGHT = 0.35;
 const PAIR_WEIGHT = 0.5;
 /** Above any BM25F score: an exact name wins. */
 const EXACT_NAME_SCORE = 1e9;
+/** Reciprocal rank fusion: the usual constant, and how deep into each list it looks. */
+const RRF_K = 60;
+const FUSION_DEPTH = 100;
+
+const byScore = (a: RankedTool, b: RankedTool) => b.score - a.score || a.server.localeCompare(b.server) || a.tool.name.localeCompare(b.tool.name);
 
 interface IndexedServer {
   server: SearchableServer;
@@ -129,12 +135,44 @@ export class ToolSearch {
 
   /** The best `limit` tools, of one server when `server` is given. */
   searchTools(query: string, limit: number, server?: string): RankedTool[] {
+    return this.withExactNames(query, limit, server, (accept) => {
+      const ranked: RankedTool[] = [];
+      for (const [doc, score] of this.scoreTools(query)) if (accept(doc)) ranked.push({ ...this.tools[doc]!, score });
+      return ranked.sort(byScore);
+    });
+  }
+
+  /**
+   * The lexical ranking fused with the ranking by vector similarity to the query (reciprocal rank
+   * fusion): a tool near the top of either list comes near the top. Tools with no vector yet are
+   * ranked by their words alone.
+   */
+  searchToolsHybrid(query: string, limit: number, server: string | undefined, queryVector: Float32Array, vectorOf: (tool: SearchableTool) => Float32Array | undefined): RankedTool[] {
+    return this.withExactNames(query, limit, server, (accept) => {
+      const lexical = [...this.scoreTools(query)].filter(([doc]) => accept(doc)).sort((a, b) => b[1] - a[1] || this.order(a[0], b[0]));
+      const semantic: Array<[number, number]> = [];
+      this.tools.forEach((entry, doc) => {
+        const vector = entry && accept(doc) ? vectorOf(entry) : undefined;
+        if (vector) semantic.push([doc, cosine(queryVector, vector)]);
+      });
+      semantic.sort((a, b) => b[1] - a[1] || this.order(a[0], b[0]));
+      const fused = new Map<number, number>();
+      for (const list of [lexical, semantic]) {
+        list.slice(0, FUSION_DEPTH).forEach(([doc], rank) => fused.set(doc, (fused.get(doc) ?? 0) + 1 / (RRF_K + rank + 1)));
+      }
+      return [...fused].map(([doc, score]) => ({ ...this.tools[doc]!, score })).sort(byScore);
+    });
+  }
+
+  /** Every tool search holds, with its server. */
+  *allTools(): Iterable<SearchableTool> {
+    for (const entry of this.tools) if (entry) yield entry;
+  }
+
+  private withExactNames(query: string, limit: number, server: string | undefined, rank: (accept: (doc: number) => boolean) => RankedTool[]): RankedTool[] {
     const accept = (doc: number) => server === undefined || this.tools[doc]!.server === server;
     const exact = [...(this.byExactName.get(query.trim().toLowerCase()) ?? [])].filter(accept).sort((a, b) => this.order(a, b));
-    const scored = this.scoreTools(query);
-    const ranked: RankedTool[] = [];
-    for (const [doc, score] of scored) if (accept(doc) && !exact.includes(doc)) ranked.push({ ...this.tools[doc]!, score });
-    ranked.sort((a, b) => b.score - a.score || a.server.localeCompare(b.server) || a.tool.name.localeCompare(b.tool.name));
+    const ranked = rank((doc) => accept(doc) && !exact.includes(doc));
     return [...exact.map((doc) => ({ ...this.tools[doc]!, score: EXACT_NAME_SCORE })), ...ranked.slice(0, limit)].slice(0, limit);
   }
 

@@ -29,7 +29,7 @@ export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTool
   options.manager.configure(catalog.configs, undefined, 'merge');
   const index = options.manifestIndex === false ? undefined : (options.manifestIndex ?? new ManifestIndex());
   if (index) recordManifests(options.manager, index, catalog.configs, { projectFiles: catalog.projectFiles });
-  const searchable = index && new SearchableTools(options.manager, catalog, index);
+  const searchable = index && new SearchableTools(options.manager, catalog, index, options.search);
   // Search is offered when it has something to rank: an index that holds manifests, or more
   // servers than load_mcp lists (search then finds them by name and description).
   const searchUseful = index !== undefined && (!index.isEmpty || !catalog.listed);

@@ -83,14 +83,15 @@ function withinBudget(answer: SearchAnswer, found: FoundTool[], servers: SearchA
   return answer;
 }
 
-export function search(
+export async function search(
   searchable: SearchableTools,
   args: { query: string; server?: string; limit?: number },
   budget: number,
-): SearchAnswer {
-  const snapshot = searchable.current();
+): Promise<SearchAnswer> {
   const limit = Math.min(Math.max(args.limit ?? SEARCH_LIMIT_DEFAULT, 1), SEARCH_LIMIT_MAX);
-  const found = snapshot.search.searchTools(args.query, limit, args.server).map(({ server, tool }) => ({
+  const ranked = await searchable.rank(args.query, limit, args.server);
+  const snapshot = searchable.current();
+  const found = ranked.tools.map(({ server, tool }) => ({
     server,
     tool: tool.name,
     description: tool.description,
@@ -106,7 +107,7 @@ export function search(
           tools: snapshot.toolCounts.get(name),
         }))
       : [];
-  const notes = coverageNotes(snapshot, args.server);
+  const notes = [...(ranked.note ? [ranked.note] : []), ...coverageNotes(snapshot, args.server)];
   if (found.length === 0) notes.unshift('No tool matched: try other words, or a server from "servers" with load_mcp.');
   return withinBudget({ query: args.query, tools: [], servers: [], notes }, found, servers, budget);
 }
@@ -120,7 +121,7 @@ export function searchMcpToolsTool(context: LoaderToolContext): LoaderTool {
       description: DESCRIPTION,
       inputSchema: searchMcpToolsSchema(),
       async run(args) {
-        const answer = search(searchable, args, resultBudget);
+        const answer = await search(searchable, args, resultBudget);
         return okResult(JSON.stringify(answer), answer);
       },
     },

@@ -6,7 +6,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ManifestIndex } from '../manifest-index/index.js';
-import { ToolSearch } from '../search/index.js';
+import { embeddingText, ToolSearch, VectorStore, type RankedTool, type SearchableTool, type SemanticSearchOptions } from '../search/index.js';
 import type { ServerCatalog } from './server-catalog.js';
 import type { LoaderToolsManager } from './types.js';
 
@@ -56,13 +56,48 @@ export class SearchableTools {
   private readonly search = new ToolSearch();
   private readonly sourced = new Map<string, SourcedTools>();
   private built?: { key: string; snapshot: SearchSnapshot };
+  /** The semantic stage, when the application gave an embedding function. */
+  private readonly vectors?: VectorStore;
+  private readonly vectorOfTool = new WeakMap<Tool, Float32Array>();
+  /** Embedding of the tools the last updates brought in; a search waits for it. */
+  private embedding: Promise<void> = Promise.resolve();
+  private embeddingFailure?: string;
 
   constructor(
     private readonly manager: LoaderToolsManager,
     private readonly catalog: ServerCatalog,
     private readonly index: ManifestIndex,
+    semantic?: SemanticSearchOptions,
   ) {
     this.liveChanges = liveChangesOf(manager);
+    // Beside the index: a restart embeds only tools whose text changed.
+    if (semantic) this.vectors = new VectorStore(semantic, `${index.path}.vectors.json`);
+  }
+
+  /**
+   * The best tools for a query: by their words, fused with vector similarity when the semantic
+   * stage is on (it falls back to words alone, with a note, when the embedding function fails).
+   */
+  async rank(query: string, limit: number, server?: string): Promise<{ tools: RankedTool[]; note?: string }> {
+    const { search } = this.current();
+    const vectors = this.vectors;
+    if (!vectors) return { tools: search.searchTools(query, limit, server) };
+    await this.embedding;
+    try {
+      if (this.embeddingFailure) throw new Error(this.embeddingFailure);
+      const queryVector = await vectors.embedQuery(query);
+      const vectorOf = ({ server: name, tool }: SearchableTool) => {
+        let vector = this.vectorOfTool.get(tool);
+        if (!vector) {
+          vector = vectors.get(embeddingText(name, tool));
+          if (vector) this.vectorOfTool.set(tool, vector);
+        }
+        return vector;
+      };
+      return { tools: search.searchToolsHybrid(query, limit, server, queryVector, vectorOf) };
+    } catch (error) {
+      return { tools: search.searchTools(query, limit, server), note: `Ranked by words only: the embedding function failed (${(error as Error).message.slice(0, 200)}).` };
+    }
   }
 
   /** Brought up to date first when a connection or the index changed: only the servers whose tools changed are re-indexed. */
@@ -98,6 +133,7 @@ export class SearchableTools {
     const toolCounts = new Map<string, number>();
     const notIndexed: string[] = [];
     const stale: string[] = [];
+    const toEmbed: string[] = [];
     for (const server of this.catalog.available) {
       const { name, config, projectFile } = server;
       const liveList = this.manager.getState(name) === 'connected' ? this.manager.getManifest(name)?.tools : undefined;
@@ -113,13 +149,29 @@ export class SearchableTools {
       const instructions = liveList ? this.manager.getClient(name)?.getInstructions() : undefined;
       const before = this.sourced.get(name);
       if (before?.listed !== listed || before.source !== source || before.instructions !== instructions) {
-        this.search.setServer({ name, description: server.description, instructions }, this.allowed(name, listed)!);
+        const tools = this.allowed(name, listed)!;
+        this.search.setServer({ name, description: server.description, instructions }, tools);
         this.sourced.set(name, { source, listed, instructions });
+        if (this.vectors) for (const tool of tools) toEmbed.push(embeddingText(name, tool));
       }
       sources.set(name, source);
       toolCounts.set(name, this.search.indexed(name)!.tools.length);
     }
+    if (this.vectors && toEmbed.length > 0) this.embed(this.vectors, toEmbed);
     return { search: this.search, sources, toolCounts, notIndexed, stale };
+  }
+
+  private embed(vectors: VectorStore, texts: string[]): void {
+    this.embedding = this.embedding.then(() =>
+      vectors.ensure(texts).then(
+        () => {
+          this.embeddingFailure = undefined;
+        },
+        (error: unknown) => {
+          this.embeddingFailure = (error as Error).message;
+        },
+      ),
+    );
   }
 
   private forget(name: string): void {

@@ -4,6 +4,7 @@ import type { McpServerConfig } from '../../machines/types.js';
 import type { McpConnectionManager } from '../manager.js';
 import type { ApprovalOptions } from './approval.js';
 import type { ManifestIndex } from '../manifest-index/index.js';
+import type { SemanticSearchOptions } from '../search/index.js';
 
 export type LoaderToolName = 'load_mcp' | 'call_mcp_tool' | 'read_mcp_resource' | 'search_mcp_tools';
 
@@ -133,4 +134,11 @@ export interface CreateLoaderToolsOptions extends ApprovalOptions {
    * index` or one connect) or there are more servers than load_mcp lists.
    */
   manifestIndex?: ManifestIndex | false;
+  /**
+   * The optional semantic stage of search_mcp_tools: `embed` turns texts into vectors (any
+   * function, e.g. the AI SDK's `embedMany` with a model the application already uses; nothing is
+   * downloaded). Tool vectors are kept beside the manifest index; the ranking fuses word and
+   * vector rankings by reciprocal rank. Without it search ranks by words alone.
+   */
+  search?: SemanticSearchOptions;
 }
