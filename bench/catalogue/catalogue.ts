@@ -1,0 +1,53 @@
+/**
+ * The captured catalogue (servers.json, written by refresh.ts) and the labelled queries over it
+ * (queries-held-out.json, queries-dev.json), for the search benchmark and tests.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+export interface CatalogueServer {
+  name: string;
+  /** What a user would write as the server's description in a config: the package's own. */
+  description: string;
+  instructions?: string;
+  tools: Tool[];
+}
+
+export interface LabelledQuery {
+  query: string;
+  /** `server/tool` names that answer it; found at k when one of them is among the first k. */
+  relevant: string[];
+}
+
+interface CapturedFile {
+  servers: Array<{ name: string; package: string; version: string; description: string; instructions?: string; tools: Tool[] }>;
+}
+
+let captured: CapturedFile | undefined;
+
+function capturedFile(): CapturedFile {
+  captured ??= JSON.parse(readFileSync(path.join(HERE, 'servers.json'), 'utf8')) as CapturedFile;
+  return captured;
+}
+
+/** The captured servers; with `copy` > 0 under names of their own (`github~3`), to grow the catalogue for latency. */
+export function catalogueServers(copy = 0): CatalogueServer[] {
+  return capturedFile().servers.map(({ name, description, instructions, tools }) => ({
+    name: copy === 0 ? name : `${name}~${copy}`,
+    description,
+    ...(instructions ? { instructions } : {}),
+    tools,
+  }));
+}
+
+export function catalogueSummary(): Array<{ name: string; package: string; version: string; tools: number }> {
+  return capturedFile().servers.map(({ name, package: packageName, version, tools }) => ({ name, package: packageName, version, tools: tools.length }));
+}
+
+export function labelledQueries(set: 'held-out' | 'dev'): LabelledQuery[] {
+  return JSON.parse(readFileSync(path.join(HERE, `queries-${set}.json`), 'utf8')) as LabelledQuery[];
+}

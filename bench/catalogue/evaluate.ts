@@ -1,0 +1,28 @@
+/**
+ * Ranks one query set over the catalogue with the ranking alone (as search_mcp_tools does for
+ * indexed servers: each server with its configured description) and prints recall@1/@5 and every
+ * query whose tool was not first. For tuning, on the development set only:
+ *
+ * npx tsx bench/catalogue/evaluate.ts [--set dev|held-out]   (default dev)
+ */
+import { ToolSearch } from '../../src/search/index.js';
+import { catalogueServers, labelledQueries } from './catalogue.js';
+
+const at = process.argv.indexOf('--set');
+const set = at >= 0 ? process.argv[at + 1] : 'dev';
+if (set !== 'dev' && set !== 'held-out') throw new Error('--set takes dev or held-out');
+
+const search = new ToolSearch();
+for (const { name, description, tools } of catalogueServers()) search.setServer({ name, description }, tools);
+const queries = labelledQueries(set);
+let first = 0;
+let inFive = 0;
+for (const { query, relevant } of queries) {
+  const found = search.searchTools(query, 5).map(({ server, tool }) => `${server}/${tool.name}`);
+  const rank = found.findIndex((name) => relevant.includes(name));
+  if (rank === 0) first++;
+  if (rank >= 0) inFive++;
+  else console.log(`MISS  "${query}" → ${found.slice(0, 3).join(', ')} (wanted ${relevant.join(' | ')})`);
+  if (rank > 0) console.log(`#${rank + 1}    "${query}" → ${found[0]} (wanted ${relevant.join(' | ')})`);
+}
+console.log(`${set}: ${queries.length} queries over ${search.toolCount} tools: recall@1 ${(first / queries.length).toFixed(3)}, recall@5 ${(inFive / queries.length).toFixed(3)}`);
