@@ -26,7 +26,7 @@ export const TOOL_FIELDS: readonly FieldSpec[] = [
   { weight: 1, b: 0.75 }, // description
   { weight: 0.4, b: 0.75 }, // parameter names and descriptions
   { weight: 0.5, b: 0 }, // annotations
-  { weight: 1.5, b: 0 }, // server name
+  { weight: 3, b: 0 }, // server name
   { weight: 0.6, b: 0.75 }, // server purpose
 ];
 

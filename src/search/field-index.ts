@@ -100,6 +100,12 @@ export class FieldIndex {
     }
   }
 
+  /** Whether any document holds any word of the group. */
+  knows(group: QueryGroup): boolean {
+    for (const term of group.keys()) if (this.documentFrequency.has(term)) return true;
+    return false;
+  }
+
   /**
    * Scores every document holding a word of the query. Each group adds its best word's BM25F
    * score; `coverage` gets, per document, the summed weight of the groups it matched.

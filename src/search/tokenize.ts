@@ -37,14 +37,36 @@ export function stem(word: string): string {
   return stemmed;
 }
 
+/** Short forms read as the word they stand for, in tool texts and queries alike: "repo" meets "repository". */
+const SHORT_FORMS = new Map(
+  Object.entries({
+    repo: 'repository',
+    dir: 'directory',
+    db: 'database',
+    env: 'environment',
+    info: 'information',
+    msg: 'message',
+    img: 'image',
+    pic: 'picture',
+    config: 'configuration',
+    js: 'javascript',
+    auth: 'authentication',
+  }).flatMap(([short, long]) => [[stem(short), stem(long)]]),
+);
+
+function normalized(word: string): string {
+  const stemmed = stem(word);
+  return SHORT_FORMS.get(stemmed) ?? stemmed;
+}
+
 /** Words of free text (a query, a description): filler dropped. */
 export function textTokens(text: string): string[] {
   return splitWords(text)
     .filter((word) => !STOPWORDS.has(word))
-    .map(stem);
+    .map(normalized);
 }
 
 /** Words of an identifier (a tool, server or parameter name): every part counts, filler-looking ones too. */
 export function identifierTokens(name: string): string[] {
-  return splitWords(name).map(stem);
+  return splitWords(name).map(normalized);
 }

@@ -182,7 +182,9 @@ export class ToolSearch {
     const scores = new Map<number, number>();
     const coverage = new Map<number, number>();
     this.toolIndex.score(groups, scores, coverage);
-    for (const [doc, score] of scores) scores.set(doc, score * Math.sqrt((coverage.get(doc) ?? 0) / groups.length));
+    // Words no tool uses ("Dave", "tea") say nothing about which tool: only the others count in the share.
+    const known = groups.filter((group) => this.toolIndex.knows(group)).length;
+    for (const [doc, score] of scores) scores.set(doc, score * Math.sqrt((coverage.get(doc) ?? 0) / known));
     const bonus = new Map<number, number>();
     this.toolIndex.score(pairs, bonus);
     for (const [doc, gain] of bonus) scores.set(doc, (scores.get(doc) ?? 0) + gain);
@@ -201,8 +203,9 @@ export class ToolSearch {
     const scores = new Map<number, number>();
     const coverage = new Map<number, number>();
     this.serverIndex.score(groups, scores, coverage);
+    const known = groups.filter((group) => this.serverIndex.knows(group)).length;
     const ranked = [...scores]
-      .map(([doc, score]) => ({ server: this.serverOfDoc[doc]!, score: score * Math.sqrt((coverage.get(doc) ?? 0) / groups.length) }))
+      .map(([doc, score]) => ({ server: this.serverOfDoc[doc]!, score: score * Math.sqrt((coverage.get(doc) ?? 0) / known) }))
       .filter(({ server }) => server !== exact?.server)
       .sort((a, b) => b.score - a.score || a.server.name.localeCompare(b.server.name))
       .map(({ server }) => server);
