@@ -4,14 +4,18 @@
  * URL values a definition holds.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { McpServerConfig } from '../../machines/types.js';
 import { sortKeys } from '../config/project-trust.js';
 
 const KEY_BYTES = 32;
 
-/** Reads the key, or makes one (written exclusively, so two processes that race agree on the first one). */
+/**
+ * Reads the key, or makes one. A new key is written whole to a file of its own and then linked
+ * into place, which fails if a key is there: two processes that race agree on the first one, and
+ * none reads a key half written (and, taking it for a broken one, replaces it).
+ */
 export function loadOrCreateKey(file: string): Buffer {
   try {
     const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
@@ -21,8 +25,10 @@ export function loadOrCreateKey(file: string): Buffer {
   }
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const key = randomBytes(KEY_BYTES);
+  const whole = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    writeFileSync(whole, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    linkSync(whole, file);
     return key;
   } catch {
     // Another process wrote it first (or an unreadable key is in the way: then it is replaced).
@@ -30,6 +36,8 @@ export function loadOrCreateKey(file: string): Buffer {
     if (existing.length === KEY_BYTES) return existing;
     writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600 });
     return key;
+  } finally {
+    rmSync(whole, { force: true });
   }
 }
 
