@@ -1,8 +1,8 @@
 /**
  * What this project keeps under a home folder (`~/.ai-zen`: configs, the manifest index and its
- * key, approvals, OAuth logins), described by path, size and modification time, so two looks at
- * one home tell whether anything was written there in between. Only names and sizes: no content
- * is read.
+ * key, approvals, OAuth logins; `~/.local/state/mcp-statechart`: the approvals' key), described
+ * by path, size and modification time, so two looks at one home tell whether anything was
+ * written there in between. Only names and sizes: no content is read.
  */
 import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -10,7 +10,10 @@ import path from 'node:path';
 /** A home with more entries than this under `.ai-zen` is described by the first ones only. */
 const MAX_ENTRIES = 10_000;
 
-/** `relative path → "size mtime"` for every file and folder under `<home>/.ai-zen`; empty when there is none. */
+/** The folders this project writes under a home, relative to it. */
+const PROJECT_FOLDERS = ['.ai-zen', path.join('.local', 'state', 'mcp-statechart')];
+
+/** `relative path → "size mtime"` for every file and folder under the project's folders of `home`; empty when there is none. */
 export function projectFilesUnder(home: string): Map<string, string> {
   const files = new Map<string, string>();
   const visit = (folder: string) => {
@@ -29,10 +32,11 @@ export function projectFilesUnder(home: string): Map<string, string> {
       if (stats.isDirectory()) visit(file);
     }
   };
-  const root = path.join(home, '.ai-zen');
-  const stats = lstatSync(root, { throwIfNoEntry: false });
-  if (stats) {
-    files.set('.ai-zen', `${stats.size} ${stats.mtimeMs}`);
+  for (const folder of PROJECT_FOLDERS) {
+    const root = path.join(home, folder);
+    const stats = lstatSync(root, { throwIfNoEntry: false });
+    if (!stats) continue;
+    files.set(folder, `${stats.size} ${stats.mtimeMs}`);
     if (stats.isDirectory()) visit(root);
   }
   return files;

@@ -2,9 +2,10 @@
  * Vitest's global setup: the test run never sees the real home. Before any worker starts (so
  * before any test module loads), HOME points at a temporary folder for the whole run, which every
  * worker and every process a test starts inherits; each test then gets a home of its own
- * (test/support/temporary-home.ts). At the end the real home's `~/.ai-zen` must be exactly as it
- * was, and nothing may have landed in the run's folder: otherwise the run fails (exit code 1)
- * and says which files changed.
+ * (test/support/temporary-home.ts). At the end the real home's `~/.ai-zen` and
+ * `~/.local/state/mcp-statechart` (the approvals' key) must be exactly as they were, and nothing
+ * may have landed in the run's folder: otherwise the run fails (exit code 1) and says which
+ * files changed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

@@ -2,9 +2,9 @@
  * Every test runs with HOME in a fresh temporary folder, so nothing a test does by default (the
  * manifest index, approvals, OAuth logins under ~/.ai-zen) touches the real home folder or
  * carries over to the next test. Outside the tests (while the file's modules load, and in
- * beforeAll / afterAll hooks) HOME is a folder of the file's own that must stay free of
- * `.ai-zen`: a hook that writes there would have written the real home before the per-test swap,
- * so the file fails, naming what was written. A hook that needs a home makes its own folder and
+ * beforeAll / afterAll hooks) HOME is a folder of the file's own that must stay free of the
+ * project's files (test/support/home-files.ts): a hook that writes there would have written the
+ * real home before the per-test swap, so the file fails, naming what was written. A hook that needs a home makes its own folder and
  * passes it on (a path, or `env: { HOME }` for a process).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,7 +32,7 @@ afterAll(() => {
   if (written.length > 0) {
     throw new Error(
       `This file wrote under HOME outside a test (at import, or in a beforeAll / afterAll): ${written.join(', ')}. ` +
-        'Run without the per-test home, that is the real ~/.ai-zen: give the hook a folder of its own.',
+        'Run without the per-test home, that is the real home: give the hook a folder of its own.',
     );
   }
 });
