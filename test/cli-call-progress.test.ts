@@ -84,6 +84,9 @@ describe('mcp-statechart call on a long tool', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/trigger-long-running-operation/);
     expect(run.stderr).toMatch(/time(d)? ?out/i);
+    // The call itself ran too long: nothing was downloading.
+    expect(run.stderr).not.toMatch(/downloading/);
+    expect(run.stderr).toMatch(/^Hint: the server did not answer within the time limit: give it longer with --timeout <ms>/m);
   });
 
   it('--timeout must be a positive number of milliseconds', async () => {

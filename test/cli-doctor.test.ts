@@ -75,6 +75,12 @@ describe('mcp-statechart doctor', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/working\s+stdio\s+connected/);
     expect(run.stdout).toMatch(/Not checked: .*missing \(denied\)/);
-    expect(run.stdout).toMatch(/All 1 checked servers work/);
+    expect(run.stdout).toMatch(/^The 1 checked server works\.$/m);
+  });
+
+  it('says that no server was checked when every one is kept out, not "All 0 checked servers work"', async () => {
+    const run = await doctor('--deny', '*');
+    expect(run.stdout).toMatch(/^No server was checked\.$/m);
+    expect(run.stdout).not.toMatch(/All 0/);
   });
 });

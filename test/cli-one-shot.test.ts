@@ -48,6 +48,13 @@ describe('call: where the arguments come from', () => {
     expect(run.stderr).toMatch(/The tool arguments on stdin are not valid JSON/);
   });
 
+  it('says that the --args-file does not exist, not a raw ENOENT', async () => {
+    const missing = join(home, 'no-such-args.json');
+    const run = await cli(['call', 'notes', 'search_notes', '--args-file', missing]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`Error: Cannot read the tool arguments from --args-file ${missing}: there is no such file.\n`);
+  });
+
   it('refuses inline arguments and a file at once', async () => {
     const run = await cli(['call', 'notes', 'search_notes', '{}', '--args-file', join(home, 'args.json')]);
     expect(run.code).toBe(1);

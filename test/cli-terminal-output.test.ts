@@ -83,6 +83,9 @@ describe('terminal output', () => {
     expect(run.code).toBe(1);
     expectClean(run.stderr);
     expect(run.stderr).toContain('failed \\x1b[2J');
+    // The server's newline is a line break, indented under the error; not `\x0a`.
+    expect(run.stderr).not.toContain('\\x0a');
+    expect(run.stderr).toMatch(/^ {2}forged row$/m);
   }, 40_000);
 
   it('call: a tool result on stdout is passed through as the server sent it', async () => {

@@ -77,8 +77,8 @@ describe('${VAR} in the oauth entry', () => {
   it('a refused client secret ends with the OAuth error code, never an empty message', async () => {
     const run = await login({ OAUTH_CLIENT_ID: 'registered-app', OAUTH_CLIENT_SECRET: 'a-wrong-secret' });
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/mcp-statechart: invalid_client/);
-    expect(run.stderr).not.toMatch(/mcp-statechart: *\n/);
+    expect(run.stderr).toMatch(/^Error: invalid_client/m);
+    expect(run.stderr).not.toMatch(/Error: *\n/);
     expect(run.stderr).not.toContain('a-wrong-secret');
   }, 30_000);
 });

@@ -48,6 +48,22 @@ function where(entry: DiscoveredServer | undefined): string {
   return entry ? ` in ${entry.source}` : '';
 }
 
+/** Launchers that download the server on their first run. */
+const DOWNLOADING_LAUNCHER = /(^|[/\\])(npx|uvx|bunx|pnpx|pipx)(\.cmd|\.exe)?$/;
+
+/**
+ * A slow start may be a launcher still downloading; a request that ran past its limit was
+ * slow at the request, and the limit is what the person can change.
+ */
+function timeoutHint(code: string | undefined, command: string | undefined, entry: DiscoveredServer | undefined): string {
+  const longer = `give it longer with --timeout <ms>, or set "timeoutMs"${where(entry)}`;
+  if (code !== 'CONNECT_FAILED' && code !== 'CONFIG_ERROR') return `the server did not answer within the time limit: ${longer}`;
+  if (command !== undefined && DOWNLOADING_LAUNCHER.test(command)) {
+    return `it did not finish starting in time; a first \`${command}\` run may still be downloading: try again`;
+  }
+  return `it did not finish starting in time: ${longer}`;
+}
+
 function hintFor(server: string, error: unknown, cause: unknown, entry: DiscoveredServer | undefined): string | undefined {
   const code = error instanceof McpServerError ? error.code : undefined;
   const errno = propertyOf(cause, 'code');
@@ -73,9 +89,7 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   if (errno === 'ECONNREFUSED' || /fetch failed|ECONNREFUSED/.test(reason)) {
     return `nothing is listening at ${url ?? 'its address'}: is the server running?`;
   }
-  if (/timed out|timeout/i.test(reason)) {
-    return 'it did not answer in time; a first `npx`/`uvx` run may still be downloading: try again';
-  }
+  if (/timed out|timeout/i.test(reason)) return timeoutHint(code, command, entry);
   if (/protocol version is not supported/i.test(reason)) return 'the server speaks an MCP version this client does not; update the server';
   if (/connection closed/i.test(reason) && entry?.transport === 'stdio') {
     return 'the server exited while starting: its stderr says why';
@@ -123,7 +137,10 @@ export function offExplanation(server: string, entry: DiscoveredServer): Failure
 
 /** The explanation as lines for stderr, every control character from a config or server escaped. */
 export function formatFailure(explanation: FailureExplanation): string {
-  const lines = [`Error: ${terminalLine(explanation.message)}`];
+  // A server's line breaks stay line breaks, indented so no line can pass for one of ours.
+  const [first = '', ...rest] = explanation.message.split(/\r?\n/);
+  const lines = [`Error: ${terminalLine(first)}`];
+  if (rest.length > 0) lines.push(...indentedLines(rest.join('\n'), '  '));
   if (explanation.stderrTail) lines.push('Last lines the server wrote to stderr:', ...indentedLines(explanation.stderrTail, '  '));
   if (explanation.hint) lines.push(`Hint: ${terminalLine(explanation.hint)}`);
   return lines.join('\n');

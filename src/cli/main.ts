@@ -232,7 +232,7 @@ export async function main(argv: string[]): Promise<number> {
       return error.exitCode;
     }
     const { errorText, writeError } = await import('./terminal-text.js');
-    writeError(`mcp-statechart: ${errorText(error)}`);
+    writeError(`Error: ${errorText(error)}`);
     return 1;
   }
 }

@@ -146,8 +146,15 @@ export function formatDoctorReport(report: DoctorReport): string {
     lines.push('', `Config problems (${report.problems.length}):`, ...report.problems.map((problem) => `  ${formatProblem(problem)}`));
   }
   const failed = report.servers.filter((check) => check.state === 'error').length;
-  lines.push('', failed === 0 ? `All ${report.servers.length} checked servers work.` : `${failed} of ${report.servers.length} servers failed.`);
+  lines.push('', summary(report.servers.length, failed));
   return lines.join('\n');
+}
+
+/** The last line, its numbers agreeing with their nouns. */
+function summary(checked: number, failed: number): string {
+  if (checked === 0) return 'No server was checked.';
+  if (failed > 0) return `${failed} of ${checked} ${checked === 1 ? 'server' : 'servers'} failed.`;
+  return checked === 1 ? 'The 1 checked server works.' : `All ${checked} checked servers work.`;
 }
 
 /** `doctor`: exit 1 when a server fails or a config file or entry has errors. */

@@ -139,6 +139,25 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Why a file cannot be read, in words, for the errors a person makes most. */
+const UNREADABLE: Record<string, string> = {
+  ENOENT: 'there is no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'it is a folder, not a file',
+};
+
+async function readArgumentsFile(file: string): Promise<string> {
+  try {
+    const { size } = await stat(file);
+    if (size > MAX_ARGUMENTS_BYTES) throw new Error(`${file} is over ${MAX_ARGUMENTS_BYTES} bytes.`);
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const reason = UNREADABLE[String((error as NodeJS.ErrnoException).code)];
+    if (reason === undefined) throw error;
+    throw new Error(`Cannot read the tool arguments from --args-file ${file}: ${reason}.`);
+  }
+}
+
 /**
  * `call`'s arguments: inline JSON, `-` for stdin, or `--args-file <file>` (`-` there is stdin
  * too). Giving both an inline value and a file is an error, not a silent choice.
@@ -149,10 +168,6 @@ export async function readCallArguments(inline: string | undefined, argsFile: st
   }
   const source = argsFile ?? inline;
   if (source === '-') return parseJsonArguments(await readStdin(), 'The tool arguments on stdin');
-  if (argsFile !== undefined) {
-    const { size } = await stat(argsFile);
-    if (size > MAX_ARGUMENTS_BYTES) throw new Error(`${argsFile} is over ${MAX_ARGUMENTS_BYTES} bytes.`);
-    return parseJsonArguments(await readFile(argsFile, 'utf8'), `The tool arguments in ${argsFile}`);
-  }
+  if (argsFile !== undefined) return parseJsonArguments(await readArgumentsFile(argsFile), `The tool arguments in ${argsFile}`);
   return parseJsonArguments(inline);
 }
