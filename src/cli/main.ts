@@ -218,6 +218,88 @@ export function buildProgram(): Command {
       process.exitCode = await runLogout(server);
     });
 
+  const scopeOption = () => new Option('-s, --scope <scope>', 'which file: user (~/.ai-zen/mcp.json) or project (.mcp.json)').choices(['user', 'project']);
+
+  program
+    .command('add')
+    .description("add a server to ~/.ai-zen/mcp.json (or the project's .mcp.json with --scope project; an entry you add there counts as approved by you)")
+    .argument('<name>', 'server name')
+    .argument('<command-or-url>', 'the command to run (stdio), or the http(s) URL to connect to')
+    .argument('[args...]', "the server's own arguments, after --")
+    .addOption(scopeOption().default('user'))
+    .addOption(new Option('-t, --transport <transport>', 'stdio, http or sse (default: http for a URL, else stdio)').choices(['stdio', 'http', 'sse']))
+    .option('-e, --env <KEY=VALUE>', 'an environment variable for a stdio server (repeatable); write ${VAR} to read it from your environment', collect, [])
+    .option('-H, --header <"Name: value">', 'an HTTP header for an http/sse server (repeatable)', collect, [])
+    .option('--force', 'replace an entry of the same name in that file', false)
+    .option('--json', 'print one JSON object for scripts: {ok, name, scope, file} or {ok: false, code, error}', false)
+    .addHelpText(
+      'after',
+      "\nExamples:\n  mcp-statechart add memory -- npx -y @modelcontextprotocol/server-memory\n  mcp-statechart add --scope project -e API_KEY='${API_KEY}' search -- uvx search-server --port 0\n  mcp-statechart add -H 'Authorization: Bearer ${TOKEN}' docs https://example.com/mcp",
+    )
+    .action(async (name: string, target: string, args: string[], options: import('./commands/add.js').AddFlags, command: Command) => {
+      const { runAdd } = await import('./commands/add.js');
+      process.exitCode = await runAdd(name, target, args, { ...options, project: globalOptions(command).project });
+    });
+
+  program
+    .command('add-json')
+    .description('add a server from its JSON definition, as an mcpServers entry is written')
+    .argument('<name>', 'server name')
+    .argument('<json>', 'the entry as one JSON object')
+    .addOption(scopeOption().default('user'))
+    .option('--force', 'replace an entry of the same name in that file', false)
+    .option('--json', 'print one JSON object for scripts: {ok, name, scope, file} or {ok: false, code, error}', false)
+    .addHelpText('after', '\nExample:\n  mcp-statechart add-json weather \'{"command":"npx","args":["-y","weather-mcp"],"env":{"KEY":"${WEATHER_KEY}"}}\'')
+    .action(async (name: string, json: string, options: { scope: 'user' | 'project'; force: boolean; json: boolean }, command: Command) => {
+      const { runAddJson } = await import('./commands/add.js');
+      process.exitCode = await runAddJson(name, json, { ...options, project: globalOptions(command).project });
+    });
+
+  program
+    .command('get')
+    .description('show a server as its file defines it (values of env and headers hidden) and whether it is in use')
+    .argument('<name>', 'server name')
+    .option('--json', 'print one JSON object for scripts: {ok, name, definitions} or {ok: false, code, error}', false)
+    .addHelpText('after', '\nExample:\n  mcp-statechart get memory')
+    .action(async (name: string, options: { json: boolean }, command: Command) => {
+      const { runGet } = await import('./commands/get.js');
+      process.exitCode = await runGet(globalOptions(command), name, options);
+    });
+
+  program
+    .command('remove')
+    .description('remove a server from the user or the project file (the rest of the file stays as it is)')
+    .argument('<name>', 'server name')
+    .addOption(scopeOption())
+    .option('--json', 'print one JSON object for scripts: {ok, name, scope, file} or {ok: false, code, error}', false)
+    .addHelpText('after', '\nExample:\n  mcp-statechart remove memory --scope user')
+    .action(async (name: string, options: { scope?: 'user' | 'project'; json: boolean }, command: Command) => {
+      const { runRemove } = await import('./commands/remove.js');
+      process.exitCode = await runRemove(name, { ...options, project: globalOptions(command).project });
+    });
+
+  const approvals = program
+    .command('approvals')
+    .description('list the approved project servers, and whether each definition is still the one approved')
+    .option('--json', 'print one JSON object for scripts: {ok, approvals}, {ok, revoked} or {ok: false, code, error}', false)
+    .addHelpText('after', '\nExamples:\n  mcp-statechart approvals\n  mcp-statechart approvals revoke my-server')
+    .action(async (options: { json: boolean }) => {
+      const { runApprovalsList } = await import('./commands/approvals.js');
+      process.exitCode = await runApprovalsList(options);
+    });
+  approvals
+    .command('revoke')
+    .description('take back the approval of a project server (it is asked about again before it runs)')
+    .argument('[name]', 'server name')
+    .option('--all', 'revoke every approval', false)
+    .addHelpText('after', '\nExamples:\n  mcp-statechart approvals revoke my-server\n  mcp-statechart approvals revoke --all --json')
+    .action(async (name: string | undefined, options: { all: boolean }, command: Command) => {
+      const { runApprovalsRevoke } = await import('./commands/approvals.js');
+      // `--json` belongs to `approvals`, which parses it wherever it is written.
+      const { json } = command.optsWithGlobals() as { json: boolean };
+      process.exitCode = await runApprovalsRevoke(name, { ...options, json });
+    });
+
   return program;
 }
 

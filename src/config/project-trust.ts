@@ -81,16 +81,16 @@ export async function approveServers(options: ApprovalPaths, servers: readonly D
 }
 
 /**
- * Adds approvals to the file. Another process may approve at the same time, so under a lock the
- * file is read again and only then replaced: both approvals are kept. The new content goes to a
- * temporary file created with O_EXCL (a symlink planted at that name is never written through)
- * and is renamed over the old one, so a reader sees the old file or the new one.
+ * Changes the approvals file. Another process may approve at the same time, so under a lock the
+ * file is read again, changed, and only then replaced: both changes are kept. The new content goes
+ * to a temporary file created with O_EXCL (a symlink planted at that name is never written
+ * through) and is renamed over the old one, so a reader sees the old file or the new one.
  */
-async function addApprovals(path: string, additions: Record<string, string>): Promise<void> {
+async function updateApprovals(path: string, change: (approvals: Record<string, string>) => void): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await withFileLock(`${path}.lock`, async () => {
     const approvals = await readApprovals(path);
-    for (const key of Object.keys(additions)) approvals[key] = additions[key] as string;
+    change(approvals);
     const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     try {
       await writeFile(temporary, `${JSON.stringify(approvals, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
@@ -100,6 +100,44 @@ async function addApprovals(path: string, additions: Record<string, string>): Pr
       throw error;
     }
   });
+}
+
+async function addApprovals(path: string, additions: Record<string, string>): Promise<void> {
+  await updateApprovals(path, (approvals) => {
+    for (const key of Object.keys(additions)) approvals[key] = additions[key] as string;
+  });
+}
+
+/** One recorded approval: the project file and the server name it was given for. */
+export interface RecordedApproval {
+  source: string;
+  name: string;
+}
+
+/** `source#name` → its parts; the name is after the last `#` (a path may hold one, a name may not). */
+function recordedApproval(key: string): RecordedApproval {
+  const at = key.lastIndexOf('#');
+  return { source: key.slice(0, at), name: key.slice(at + 1) };
+}
+
+/** Every approval in the file, in the order it holds them. */
+export async function listApprovals(options: ApprovalPaths): Promise<RecordedApproval[]> {
+  const approvals = await readApprovals(options.approvalsPath ?? defaultApprovalsPath());
+  return Object.keys(approvals).map(recordedApproval);
+}
+
+/** Removes the approvals `revoke` picks; returns those removed. */
+export async function revokeApprovals(options: ApprovalPaths, revoke: (approval: RecordedApproval) => boolean): Promise<RecordedApproval[]> {
+  const removed: RecordedApproval[] = [];
+  await updateApprovals(options.approvalsPath ?? defaultApprovalsPath(), (approvals) => {
+    for (const key of Object.keys(approvals)) {
+      const approval = recordedApproval(key);
+      if (!revoke(approval)) continue;
+      delete approvals[key];
+      removed.push(approval);
+    }
+  });
+  return removed;
 }
 
 /** Project servers that are not trusted stay listed, off (`trust`, `disabledBecause`), with a problem saying why and what to do. */

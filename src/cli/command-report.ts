@@ -1,0 +1,36 @@
+/**
+ * How the config commands finish: on a terminal, sentences for a person (what was done on
+ * stdout, a failure on stderr); with `--json`, one object on stdout with `ok` and, on failure,
+ * a stable `code`. The exit code is what the command returns.
+ */
+import { ConfigCommandError } from './config-file-edit.js';
+import { errorText, terminalJson, writeError, writeListing } from './terminal-text.js';
+
+export interface ReportOptions {
+  json?: boolean;
+}
+
+/** Success: `text` for a person, `data` (merged with `ok: true`) for `--json`. */
+export function reportDone(options: ReportOptions, text: string, data: Record<string, unknown>): number {
+  if (options.json) process.stdout.write(`${terminalJson({ ok: true, ...data })}\n`);
+  else writeListing(text);
+  return 0;
+}
+
+/** Failure: the message for a person, or `{ ok: false, code, error }`. */
+export function reportFailure(options: ReportOptions, error: unknown): number {
+  const code = error instanceof ConfigCommandError ? error.code : 'failed';
+  const message = errorText(error);
+  if (options.json) process.stdout.write(`${terminalJson({ ok: false, code, error: message })}\n`);
+  else writeError(`mcp-statechart: ${message}`);
+  return 1;
+}
+
+/** Runs a command body, turning any failure into a report. */
+export async function reported(options: ReportOptions, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (error) {
+    return reportFailure(options, error);
+  }
+}

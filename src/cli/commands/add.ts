@@ -1,0 +1,137 @@
+/**
+ * `add` and `add-json`: write a server entry into the user's `~/.ai-zen/mcp.json` or the
+ * project's `.mcp.json`, the shapes Claude Code's `claude mcp add` uses. A project entry added
+ * here is approved as written: the person who typed it is the one who would be asked.
+ */
+import { dirname } from 'node:path';
+import { discoverMcpServers, type DiscoveredServer } from '../../config/index.js';
+import { approveServers } from '../../config/project-trust.js';
+import { serverEntryShape } from '../../config/server-schema.js';
+import { isJsonObject } from '../../config/null-proto.js';
+import { parseJson } from '../../config/parse-json.js';
+import { silentLogger } from '../../logger.js';
+import { ConfigCommandError, configPathForScope, editServerEntries, type WritableScope } from '../config-file-edit.js';
+import { reportDone, reported } from '../command-report.js';
+import { terminalLine } from '../terminal-text.js';
+
+export interface AddOptions {
+  scope: WritableScope;
+  project?: string;
+  json?: boolean;
+  force?: boolean;
+}
+
+export interface AddFlags extends AddOptions {
+  env: string[];
+  header: string[];
+  transport?: 'stdio' | 'http' | 'sse';
+}
+
+/** Names the loader, the index and every host handle the same way. */
+const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+export function checkServerName(name: string): void {
+  if (!SERVER_NAME.test(name)) {
+    throw new ConfigCommandError(
+      'invalid-name',
+      `"${terminalLine(name)}" is not a usable server name: use letters, digits, "_", "." and "-" (up to 64, starting with a letter or digit).`,
+    );
+  }
+}
+
+function keyValue(flag: string, text: string, separator: string, example: string): [string, string] {
+  const at = text.indexOf(separator);
+  const key = at > 0 ? text.slice(0, at).trim() : '';
+  if (key === '') throw new ConfigCommandError('invalid-argument', `${flag} needs ${example}; got something without a name. Nothing was written.`);
+  return [key, text.slice(at + separator.length).trim()];
+}
+
+/** The entry `add` writes: stdio `{command, args, env}`, or `{type, url, headers}`. */
+export function entryFromFlags(flags: AddFlags, target: string, args: string[]): Record<string, unknown> {
+  const looksLikeUrl = /^https?:\/\//i.test(target);
+  const transport = flags.transport ?? (looksLikeUrl ? 'http' : 'stdio');
+  const env = Object.fromEntries(flags.env.map((pair) => keyValue('-e', pair, '=', 'KEY=VALUE, e.g. -e API_KEY=${API_KEY}')));
+  const headers = Object.fromEntries(flags.header.map((pair) => keyValue('-H', pair, ':', "'Name: value', e.g. -H 'Authorization: Bearer ${TOKEN}'")));
+  if (transport === 'stdio') {
+    if (flags.header.length > 0) throw new ConfigCommandError('invalid-argument', '-H sets HTTP headers, which a stdio server has none of; use --transport http with a URL. Nothing was written.');
+    return { command: target, ...(args.length > 0 ? { args } : {}), ...(flags.env.length > 0 ? { env } : {}) };
+  }
+  if (!looksLikeUrl) throw new ConfigCommandError('invalid-argument', `--transport ${transport} needs an http:// or https:// URL, e.g. https://example.com/mcp. Nothing was written.`);
+  if (args.length > 0) throw new ConfigCommandError('invalid-argument', `an ${transport} server takes no arguments after its URL. Nothing was written.`);
+  if (flags.env.length > 0) throw new ConfigCommandError('invalid-argument', `-e sets a process environment, which an ${transport} server has none of; use -H for headers. Nothing was written.`);
+  return { type: transport, url: target, ...(flags.header.length > 0 ? { headers } : {}) };
+}
+
+/** `add-json`'s argument: one JSON object that is a valid entry. */
+export function entryFromJson(text: string): Record<string, unknown> {
+  const parsed = parseJson(text);
+  if (!parsed.ok) throw new ConfigCommandError('invalid-json', `the definition is not valid JSON (column ${parsed.column}: ${parsed.reason}). Nothing was written.`);
+  if (!isJsonObject(parsed.value)) throw new ConfigCommandError('invalid-json', 'the definition must be a JSON object, e.g. \'{"command":"npx","args":["-y","pkg"]}\'. Nothing was written.');
+  const checked = serverEntryShape.safeParse(parsed.value);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    throw new ConfigCommandError('invalid-entry', `the definition's "${issue.path.join('.')}" ${issue.message}. Nothing was written.`);
+  }
+  if (typeof parsed.value.command !== 'string' && typeof parsed.value.url !== 'string') {
+    throw new ConfigCommandError('invalid-entry', 'the definition needs a "command" (stdio) or a "url" (http, sse). Nothing was written.');
+  }
+  return parsed.value;
+}
+
+/** The project's definition of `name` in `file`, as discovery sees it (so its fingerprint is the one checked later). */
+async function projectDefinition(file: string, name: string): Promise<DiscoveredServer | undefined> {
+  const result = await discoverMcpServers({ projectRoot: dirname(file), env: process.env, logger: silentLogger, projectServers: 'trust' });
+  const candidates = [...Object.values(result.servers), ...(result.shadowed ?? [])];
+  return candidates.find((server) => server.name === name && server.source === file && server.scope === 'project');
+}
+
+/** Writes the entry (refusing to replace one without `--force`); approves a project entry. */
+export async function writeServerEntry(name: string, entry: Record<string, unknown>, options: AddOptions): Promise<{ file: string; replaced: boolean; approved: boolean }> {
+  checkServerName(name);
+  const file = await configPathForScope(options.scope, options.project);
+  let replaced = false;
+  await editServerEntries(file, (servers) => {
+    replaced = Object.hasOwn(servers, name);
+    if (replaced && !options.force) {
+      throw new ConfigCommandError(
+        'already-exists',
+        `"${name}" is already defined in ${file}. Run \`mcp-statechart remove ${name} --scope ${options.scope}\` first, or add --force to replace it.`,
+      );
+    }
+    servers[name] = entry;
+    return true;
+  });
+  let approved = false;
+  if (options.scope === 'project') {
+    const definition = await projectDefinition(file, name);
+    if (definition) {
+      await approveServers({}, [definition]);
+      approved = true;
+    }
+  }
+  return { file, replaced, approved };
+}
+
+function addedText(name: string, scope: WritableScope, result: { file: string; replaced: boolean; approved: boolean }, entry: Record<string, unknown>): string {
+  const kind = typeof entry.url === 'string' ? String(entry.type ?? 'http') : 'stdio';
+  const lines = [`${result.replaced ? 'Replaced' : 'Added'} ${kind} server "${name}" in ${result.file} (${scope} scope).`];
+  if (result.approved) lines.push('As you added it, it counts as approved by you; an edit of its definition needs approval again.');
+  lines.push(`Check it with \`mcp-statechart get ${name}\`.`);
+  return lines.join('\n');
+}
+
+export function runAdd(name: string, target: string, args: string[], flags: AddFlags): Promise<number> {
+  return reported(flags, async () => {
+    const entry = entryFromFlags(flags, target, args);
+    const result = await writeServerEntry(name, entry, flags);
+    return reportDone(flags, addedText(name, flags.scope, result, entry), { name, scope: flags.scope, ...result });
+  });
+}
+
+export function runAddJson(name: string, json: string, options: AddOptions): Promise<number> {
+  return reported(options, async () => {
+    const entry = entryFromJson(json);
+    const result = await writeServerEntry(name, entry, options);
+    return reportDone(options, addedText(name, options.scope, result, entry), { name, scope: options.scope, ...result });
+  });
+}

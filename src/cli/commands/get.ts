@@ -1,0 +1,49 @@
+/** `get <name>`: a server's definition as its file writes it, values of env and headers hidden, and whether it is in use. */
+import type { DiscoveredServer } from '../../config/index.js';
+import { silentLogger } from '../../logger.js';
+import { describeServerDefinition } from '../approval-prompt.js';
+import { reportDone, reported, type ReportOptions } from '../command-report.js';
+import { ConfigCommandError } from '../config-file-edit.js';
+import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
+import { isServerAllowed } from '../../tools/permissions.js';
+
+const HIDDEN = '(hidden)';
+
+/** The entry with every env, header and oauth value replaced, keys kept in order. */
+export function hiddenValues(entry: Record<string, unknown>): Record<string, unknown> {
+  const hide = (map: unknown) =>
+    typeof map === 'object' && map !== null ? Object.fromEntries(Object.keys(map).map((key) => [key, HIDDEN])) : HIDDEN;
+  return Object.fromEntries(
+    Object.entries(entry).map(([field, value]) => [field, field === 'env' || field === 'headers' || field === 'oauth' ? hide(value) : value]),
+  );
+}
+
+function statusOf(server: DiscoveredServer, allowed: boolean, inUse: boolean): string {
+  if (!inUse) return 'not used: a server of the same name in another file wins';
+  if (server.trust === 'awaiting approval') return `pending approval: run \`mcp-statechart approve ${server.name}\` on a terminal`;
+  if (server.trust === 'denied') return 'denied: project servers are denied (--project-servers deny)';
+  if (server.disabled) return server.disabledBecause ? `disabled: ${server.disabledBecause}` : 'disabled ("disabled": true in its entry)';
+  return allowed ? 'enabled' : 'denied by --allow/--deny';
+}
+
+export function runGet(global: GlobalOptions, name: string, options: ReportOptions): Promise<number> {
+  return reported(options, async () => {
+    const discovery = await discover(global, silentLogger, false);
+    const inUse = Object.hasOwn(discovery.servers, name) ? discovery.servers[name] : undefined;
+    const definitions = [...(inUse ? [inUse] : []), ...(discovery.shadowed ?? []).filter((server) => server.name === name)];
+    if (definitions.length === 0) {
+      throw new ConfigCommandError('unknown-server', `No server named "${name}" is configured. Run \`mcp-statechart servers\` to see the configured ones, or add it with \`mcp-statechart add\`.`);
+    }
+    const allowed = isServerAllowed(permissionsFrom(global), name);
+    const shown = definitions.map((server) => ({
+      server,
+      status: statusOf(server, allowed, server === inUse),
+      definition: hiddenValues({ ...(server.written ?? server.config) }),
+    }));
+    const text = shown.map(({ server, status }) => `${describeServerDefinition(server)}\n  ${'status:'.padEnd(14)}${status}`).join('\n\n');
+    return reportDone(options, text, {
+      name,
+      definitions: shown.map(({ server, status, definition }) => ({ scope: server.scope, source: server.source, transport: server.transport, status, definition })),
+    });
+  });
+}

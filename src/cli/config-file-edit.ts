@@ -1,0 +1,97 @@
+/**
+ * Changes one server entry of an mcp.json the CLI writes (`add`, `remove`, `import`, `install`).
+ * The file's other content and its key order stay as they are; the new text goes to a temporary
+ * file created with O_EXCL and is renamed over the old one under a lock beside it, so two
+ * commands writing at once both land and a reader sees the old file or the new one.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { withFileLock } from '../config/file-lock.js';
+import { defaultUserConfigPath, findProjectConfig, PROJECT_CONFIG_NAME } from '../config/locate-config-files.js';
+import { isJsonObject } from '../config/null-proto.js';
+import { parseJson } from '../config/parse-json.js';
+
+export type WritableScope = 'user' | 'project';
+
+/** A failure a person can act on: `code` is stable for `--json`, the message says what to do. */
+export class ConfigCommandError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type JsonObject = Record<string, unknown>;
+
+/** `~/.ai-zen/mcp.json`, or the project's `.mcp.json`: the nearest one, else one in the working folder (or `--project`). */
+export async function configPathForScope(scope: WritableScope, projectDir: string | undefined): Promise<string> {
+  if (scope === 'user') return defaultUserConfigPath();
+  if (projectDir !== undefined) return join(resolve(projectDir), PROJECT_CONFIG_NAME);
+  const nearest = await findProjectConfig(process.cwd());
+  return nearest.found ? nearest.path : join(process.cwd(), PROJECT_CONFIG_NAME);
+}
+
+/** The file as an object; a missing file is an empty one. Anything else that is not a JSON object is refused, never overwritten. */
+export async function readConfigObject(path: string): Promise<JsonObject> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new ConfigCommandError('config-unreadable', `Could not read ${path}: ${(error as Error).message}. Nothing was changed.`);
+  }
+  if (text.trim() === '') return {};
+  const parsed = parseJson(text);
+  if (!parsed.ok) {
+    throw new ConfigCommandError(
+      'config-invalid',
+      `${path} is not valid JSON (line ${parsed.line}, column ${parsed.column}: ${parsed.reason}). Fix it by hand first; nothing was changed.`,
+    );
+  }
+  if (!isJsonObject(parsed.value)) throw new ConfigCommandError('config-invalid', `${path} does not hold a JSON object. Fix it by hand first; nothing was changed.`);
+  const servers = Object.hasOwn(parsed.value, 'mcpServers') ? parsed.value.mcpServers : undefined;
+  if (servers !== undefined && !isJsonObject(servers)) {
+    throw new ConfigCommandError('config-invalid', `"mcpServers" in ${path} is not an object keyed by server name. Fix it by hand first; nothing was changed.`);
+  }
+  return parsed.value;
+}
+
+/** The `mcpServers` entries of a file read with readConfigObject. */
+export function serverEntries(config: JsonObject): JsonObject {
+  const servers = Object.hasOwn(config, 'mcpServers') ? config.mcpServers : undefined;
+  return isJsonObject(servers) ? servers : {};
+}
+
+/** The indentation the file uses (two spaces when it has none), so a rewrite does not reformat it. */
+function indentationOf(text: string): string | number {
+  const match = /^[{[]\s*\n([ \t]+)\S/.exec(text);
+  return match ? match[1]! : 2;
+}
+
+/**
+ * Under the file's lock: reads it again, lets `edit` change the `mcpServers` object, and writes it
+ * back when `edit` returns true. Returns what `edit` returned.
+ */
+export async function editServerEntries(path: string, edit: (servers: JsonObject) => boolean): Promise<boolean> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  return withFileLock(`${path}.lock`, async () => {
+    const config = await readConfigObject(path);
+    const text = await readFile(path, 'utf8').catch(() => '');
+    const servers = serverEntries(config);
+    if (!edit(servers)) return false;
+    config.mcpServers = servers;
+    const mode = ((await stat(path).catch(() => undefined))?.mode ?? 0o600) & 0o777;
+    const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      await writeFile(temporary, `${JSON.stringify(config, null, indentationOf(text))}\n`, { mode, flag: 'wx' });
+      await rename(temporary, path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    return true;
+  });
+}

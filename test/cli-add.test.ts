@@ -1,0 +1,111 @@
+/** `add` and `add-json` write an entry and leave everything else in the file as it was. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { configHome, USER_FILE_TEXT } from './support/config-command-home.js';
+
+describe('add', () => {
+  it('adds a stdio server to the user file, keeping its other content, key order and indentation', async () => {
+    const { cli, userFile, read } = configHome();
+    const run = await cli('add', 'memory', '-e', 'API_KEY=${MEMORY_KEY}', '--', 'npx', '-y', '@modelcontextprotocol/server-memory');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Added stdio server "memory" in ${userFile} (user scope).`);
+    const written = read(userFile);
+    expect(Object.keys(written)).toEqual(['theme', 'mcpServers', 'zzz']);
+    expect(written.zzz).toEqual([1, 2]);
+    expect(Object.keys(written.mcpServers as object)).toEqual(['first', 'last', 'memory']);
+    expect((written.mcpServers as Record<string, unknown>).memory).toEqual({
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-memory'],
+      env: { API_KEY: '${MEMORY_KEY}' },
+    });
+    expect(readFileSync(userFile, 'utf8')).toMatch(/^{\n {4}"theme"/);
+  }, 40_000);
+
+  it('adds an http server with a header, and never prints the header value', async () => {
+    const { cli, userFile, read } = configHome();
+    const run = await cli('add', '--json', '-H', 'Authorization: Bearer s3cr3t-value', 'docs', 'https://docs.example/mcp');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, name: 'docs', scope: 'user', file: userFile, replaced: false });
+    expect(run.stdout + run.stderr).not.toContain('s3cr3t-value');
+    expect((read(userFile).mcpServers as Record<string, unknown>).docs).toEqual({
+      type: 'http',
+      url: 'https://docs.example/mcp',
+      headers: { Authorization: 'Bearer s3cr3t-value' },
+    });
+  }, 40_000);
+
+  it('refuses to replace an entry without --force, saying what to do, and leaves the file untouched', async () => {
+    const { cli, userFile } = configHome();
+    const refused = await cli('add', 'first', '--json', '--', 'other');
+    expect(refused.code).toBe(1);
+    const report = JSON.parse(refused.stdout);
+    expect(report).toMatchObject({ ok: false, code: 'already-exists' });
+    expect(report.error).toContain('--force');
+    expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
+    const forced = await cli('add', 'first', '--force', '--', 'other');
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain('Replaced stdio server "first"');
+  }, 40_000);
+
+  it('refuses a file that is not valid JSON instead of overwriting it', async () => {
+    const { cli, userFile } = configHome();
+    writeFileSync(userFile, '{ "mcpServers": { ');
+    const run = await cli('add', 'x', '--', 'cmd');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/is not valid JSON \(line 1, column \d+/);
+    expect(readFileSync(userFile, 'utf8')).toBe('{ "mcpServers": { ');
+  }, 40_000);
+
+  it('adds a project server that then runs under --project-servers ask without asking: the person who added it approved it', async () => {
+    const { cli, projectFile, read } = configHome();
+    const run = await cli('add', '--scope', 'project', 'tool', '--', 'node', 'tool.js');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('counts as approved by you');
+    expect(read(projectFile)).toEqual({ mcpServers: { tool: { command: 'node', args: ['tool.js'] } } });
+    const listing = await cli('--project-servers', 'ask', 'servers', '--json');
+    const tool = JSON.parse(listing.stdout).servers.find((server: { name: string }) => server.name === 'tool');
+    expect(tool).toMatchObject({ scope: 'project', disabled: false });
+    expect(tool.trust).toBeUndefined();
+  }, 60_000);
+
+  it('a project entry edited by hand after it was added needs approval again', async () => {
+    const { cli, projectFile } = configHome();
+    await cli('add', '--scope', 'project', 'tool', '--', 'node', 'tool.js');
+    writeFileSync(projectFile, JSON.stringify({ mcpServers: { tool: { command: 'node', args: ['evil.js'] } } }));
+    const listing = await cli('--project-servers', 'ask', 'servers', '--json');
+    expect(JSON.parse(listing.stdout).servers.find((server: { name: string }) => server.name === 'tool').trust).toBe('awaiting approval');
+  }, 60_000);
+
+  it('two adds at once both land (the write is locked and atomic)', async () => {
+    const { cli, userFile, read } = configHome();
+    const runs = await Promise.all(['one', 'two', 'three'].map((name) => cli('add', name, '--', `${name}-server`)));
+    for (const run of runs) expect(run.code).toBe(0);
+    expect(Object.keys(read(userFile).mcpServers as object).sort()).toEqual(['first', 'last', 'one', 'three', 'two']);
+  }, 60_000);
+
+  it('says why a stdio server cannot take -H', async () => {
+    const { cli } = configHome();
+    const run = await cli('add', 'x', '-H', 'A: b', '--json', '--', 'cmd');
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'invalid-argument' });
+    expect(JSON.parse(run.stdout).error).toContain('--transport http');
+  }, 40_000);
+});
+
+describe('add-json', () => {
+  it('adds the entry as given, fields in the order written', async () => {
+    const { cli, userFile, read } = configHome();
+    const run = await cli('add-json', 'weather', '{"url":"https://w.example/mcp","type":"sse","description":"weather"}');
+    expect(run.code).toBe(0);
+    expect(Object.keys((read(userFile).mcpServers as Record<string, object>).weather!)).toEqual(['url', 'type', 'description']);
+  }, 40_000);
+
+  it('refuses an entry the loader would refuse, naming the field', async () => {
+    const { cli, userFile } = configHome();
+    const run = await cli('add-json', 'bad', '{"command":"x","env":{"K":1}}', '--json');
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'invalid-entry' });
+    expect(JSON.parse(run.stdout).error).toContain('"env.K"');
+    expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
+  }, 40_000);
+});

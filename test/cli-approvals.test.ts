@@ -1,0 +1,51 @@
+/** `approvals` lists the approved project servers and whether each is still as approved; `revoke` takes them back. */
+import { writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { configHome } from './support/config-command-home.js';
+
+const trustOf = async (cli: ReturnType<typeof configHome>['cli'], name: string) =>
+  JSON.parse((await cli('--project-servers', 'ask', 'servers', '--json')).stdout).servers.find((server: { name: string }) => server.name === name).trust;
+
+describe('approvals', () => {
+  it('lists an approval, marks it changed once the definition is edited', async () => {
+    const { cli, projectFile } = configHome();
+    await cli('add', '--scope', 'project', 'tool', '--', 'node', 'tool.js');
+    const listed = await cli('approvals');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain('1 approved project server:');
+    expect(listed.stdout).toContain(`tool  ${projectFile}  (approved)`);
+    writeFileSync(projectFile, JSON.stringify({ mcpServers: { tool: { command: 'node', args: ['other.js'] } } }));
+    expect(JSON.parse((await cli('approvals', '--json')).stdout)).toEqual({
+      ok: true,
+      approvals: [{ source: projectFile, name: 'tool', state: 'changed since' }],
+    });
+  }, 60_000);
+
+  it('revoke <name> makes the server wait for approval again; the others stay approved', async () => {
+    const { cli } = configHome();
+    await cli('add', '--scope', 'project', 'one', '--', 'node', 'one.js');
+    await cli('add', '--scope', 'project', 'two', '--', 'node', 'two.js');
+    const run = await cli('approvals', 'revoke', 'one');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Revoked 1 approval: "one" \(.*\)\. Each is asked about again before it runs\./);
+    expect(await trustOf(cli, 'one')).toBe('awaiting approval');
+    expect(await trustOf(cli, 'two')).toBeUndefined();
+  }, 90_000);
+
+  it('revoke --all takes back every approval', async () => {
+    const { cli } = configHome();
+    await cli('add', '--scope', 'project', 'one', '--', 'node', 'one.js');
+    await cli('add', '--scope', 'project', 'two', '--', 'node', 'two.js');
+    const run = await cli('approvals', 'revoke', '--all', '--json');
+    expect(JSON.parse(run.stdout).revoked.map((approval: { name: string }) => approval.name)).toEqual(['one', 'two']);
+    expect(JSON.parse((await cli('approvals', '--json')).stdout).approvals).toEqual([]);
+  }, 90_000);
+
+  it('revoke with neither a name nor --all, or an unknown name, fails with a code', async () => {
+    const { cli } = configHome();
+    expect(JSON.parse((await cli('approvals', 'revoke', '--json')).stdout)).toMatchObject({ ok: false, code: 'invalid-argument' });
+    const unknown = await cli('approvals', 'revoke', 'ghost');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No approval for "ghost". Run `mcp-statechart approvals`');
+  }, 60_000);
+});
