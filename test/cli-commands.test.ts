@@ -123,8 +123,8 @@ describe.concurrent('mcp-statechart load / call / read', () => {
   it('refuses a server that --deny names', async () => {
     const run = await cli('--config', config, '--deny', 'fix*', 'load', 'fixture');
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/server "fixture" is not allowed here/);
-    expect(run.stderr).toMatch(/Hint: check the --allow and --deny flags/);
+    expect(run.stderr).toMatch(/server "fixture" is not allowed here: --deny 'fix\*' denies it/);
+    expect(run.stderr).toMatch(/Hint: change the --allow \/ --deny flags to use it/);
   });
 
   it('reports a server that cannot connect without printing its header values', async () => {

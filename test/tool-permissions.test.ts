@@ -93,7 +93,9 @@ describe("the CLI's --deny-tool", () => {
     const target = path.join(reference.folder, 'notes.txt');
     const refused = await runCli(['--config', config, '--deny-tool', 'fs/write_*', 'call', 'fs', 'write_file', JSON.stringify({ path: target, content: 'x' })]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('is not allowed for this agent');
+    // Worded for the person: which flag denied it, not the model's "not allowed for this agent".
+    expect(refused.stderr).toMatch(/^Error: tool "write_file" of server "fs" is not allowed here: --deny-tool 'fs\/write_\*' denies it$/m);
+    expect(refused.stderr).not.toContain('for this agent');
 
     const read = await runCli(['--config', config, '--deny-tool', 'fs/write_*', 'call', 'fs', 'read_text_file', JSON.stringify({ path: target })]);
     expect(read.code).toBe(0);
@@ -138,5 +140,8 @@ describe('tool patterns in a config file', () => {
     expect(loaded.code).toBe(0);
     expect(loaded.stdout).toContain('read_text_file');
     expect(loaded.stdout).not.toContain('write_file');
+    const refused = await runCli(['--config', config, 'call', 'fs', 'write_file', '{}']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/is not allowed here: the config's "permissions.mcpTools.deny" pattern 'fs\/write_\*' denies it/);
   }, 60_000);
 });

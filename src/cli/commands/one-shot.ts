@@ -7,6 +7,7 @@ import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
 import { terminalJson, writeError, writeListing } from '../terminal-text.js';
 import { discover, isInteractive, permissionsFrom, type GlobalOptions } from '../options.js';
+import { serverDenial, toolDenial } from '../permission-text.js';
 import { ProgressDisplay } from '../progress-display.js';
 import { openLoaderSession } from '../session.js';
 import { terminalApproval } from '../tool-call-approval.js';
@@ -30,9 +31,10 @@ type JsonReport =
  * Why a person cannot use this server from here, in their words, before anything is started:
  * unknown, disabled, or not allowed by --allow/--deny.
  */
-function refusal(discovery: DiscoveryResult, options: GlobalOptions, server: string): FailureExplanation | undefined {
+function refusal(discovery: DiscoveryResult, options: GlobalOptions, server: string, tool: string | undefined): FailureExplanation | undefined {
   if (!isServerAllowed(permissionsFrom(options), server)) {
-    return { code: 'NOT_ALLOWED', message: `server "${server}" is not allowed here`, hint: 'check the --allow and --deny flags' };
+    const why = serverDenial(options, server);
+    return { code: 'NOT_ALLOWED', message: `server "${server}" is not allowed here${why ? `: ${why}` : ''}`, hint: 'change the --allow / --deny flags to use it' };
   }
   const entry = Object.hasOwn(discovery.servers, server) ? discovery.servers[server] : undefined;
   if (!entry) {
@@ -41,6 +43,14 @@ function refusal(discovery: DiscoveryResult, options: GlobalOptions, server: str
     return { code: 'UNKNOWN_SERVER', message: `there is no server named "${server}" (${known})`, hint: 'run `mcp-statechart servers` for the whole list' };
   }
   if (entry.disabled) return offExplanation(server, entry);
+  const toolWhy = tool === undefined ? undefined : toolDenial(options, discovery.toolPermissions ?? {}, server, tool);
+  if (toolWhy !== undefined) {
+    return {
+      code: 'TOOL_NOT_ALLOWED',
+      message: `tool "${tool}" of server "${server}" is not allowed here: ${toolWhy}`,
+      hint: 'change that flag or pattern to use it',
+    };
+  }
   return undefined;
 }
 
@@ -75,7 +85,7 @@ export async function runOneShot(
       error: result.error === undefined ? { message: result.text } : explainFailure(args.server, result.error, discovery.servers[args.server]),
     });
 
-  const refused = refusal(discovery, options, args.server);
+  const refused = refusal(discovery, options, args.server, tool === 'call_mcp_tool' && typeof args.tool === 'string' ? args.tool : undefined);
   if (refused) return report({ ok: false, server: args.server, error: refused });
 
   const approval = terminalApproval(options.approve, isInteractive());
