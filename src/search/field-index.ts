@@ -11,6 +11,8 @@
 const K1 = 1.2;
 /** Occurrences of one word in one field counted at most: the fifth "email" in a description adds nothing. */
 export const TERM_CAP = 2;
+/** Documents beyond which common synonyms are skipped (see score). */
+const PRUNE_ABOVE = 2_000;
 
 export interface FieldSpec {
   weight: number;
@@ -39,6 +41,8 @@ export class FieldIndex {
   private readonly free: number[] = [];
   private readonly totalLengths: Float64Array;
   private count = 0;
+  /** Made on the first query after a change (see fieldNorms). */
+  private norms?: Float64Array[];
 
   constructor(private readonly fields: readonly FieldSpec[]) {
     this.postings = fields.map(() => new Map());
@@ -66,6 +70,7 @@ export class FieldIndex {
     for (const term of terms) this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
     this.documents[doc] = { lengths, terms: [...terms] };
     this.count++;
+    this.norms = undefined;
     return doc;
   }
 
@@ -87,6 +92,7 @@ export class FieldIndex {
     this.documents[doc] = undefined;
     this.free.push(doc);
     this.count--;
+    this.norms = undefined;
   }
 
   private post(field: number, doc: number, tokens: readonly string[], terms: Set<string>): void {
@@ -108,34 +114,61 @@ export class FieldIndex {
 
   /**
    * Scores every document holding a word of the query. Each group adds its best word's BM25F
-   * score; `coverage` gets, per document, the summed weight of the groups it matched.
+   * score; `coverage` gets, per document, the summed weight of the groups it matched. Past 2,000
+   * documents, a synonym held by over an eighth of them is skipped: it would cost a pass over much of the
+   * index and tell little.
    */
   score(groups: readonly QueryGroup[], scores: Map<number, number>, coverage?: Map<number, number>): void {
-    const averages = this.fields.map((_, field) => (this.count > 0 ? this.totalLengths[field]! / this.count || 1 : 1));
+    const norms = this.fieldNorms();
+    const size = this.documents.length;
+    const pseudo = new Float64Array(size);
+    const best = new Float64Array(size);
+    const matched = new Float64Array(size);
     for (const group of groups) {
-      const best = new Map<number, number>();
-      const matched = new Map<number, number>();
+      const touched: number[] = [];
       for (const [term, weight] of group) {
         const frequency = this.documentFrequency.get(term);
-        if (!frequency) continue;
+        if (!frequency || (weight < 1 && this.count > PRUNE_ABOVE && frequency * 8 > this.count)) continue;
         const idf = Math.log(1 + (this.count - frequency + 0.5) / (frequency + 0.5));
-        const pseudo = new Map<number, number>();
-        this.fields.forEach(({ weight: fieldWeight, b }, field) => {
+        const termDocs: number[] = [];
+        for (let field = 0; field < this.fields.length; field++) {
           const list = this.postings[field]!.get(term);
-          if (!list) return;
+          if (!list) continue;
+          const fieldNorms = norms[field]!;
           for (const [doc, occurrences] of list) {
-            const normalised = 1 - b + (b * this.documents[doc]!.lengths[field]!) / averages[field]!;
-            pseudo.set(doc, (pseudo.get(doc) ?? 0) + (fieldWeight * occurrences) / normalised);
+            if (pseudo[doc] === 0) termDocs.push(doc);
+            pseudo[doc]! += occurrences * fieldNorms[doc]!;
           }
-        });
-        for (const [doc, tf] of pseudo) {
+        }
+        for (const doc of termDocs) {
+          const tf = pseudo[doc]!;
+          pseudo[doc] = 0;
           const gain = (weight * idf * tf * (K1 + 1)) / (tf + K1);
-          if (gain > (best.get(doc) ?? 0)) best.set(doc, gain);
-          if (weight > (matched.get(doc) ?? 0)) matched.set(doc, weight);
+          if (best[doc] === 0 && matched[doc] === 0) touched.push(doc);
+          if (gain > best[doc]!) best[doc] = gain;
+          if (weight > matched[doc]!) matched[doc] = weight;
         }
       }
-      for (const [doc, gain] of best) scores.set(doc, (scores.get(doc) ?? 0) + gain);
-      if (coverage) for (const [doc, weight] of matched) coverage.set(doc, (coverage.get(doc) ?? 0) + weight);
+      for (const doc of touched) {
+        scores.set(doc, (scores.get(doc) ?? 0) + best[doc]!);
+        if (coverage) coverage.set(doc, (coverage.get(doc) ?? 0) + matched[doc]!);
+        best[doc] = 0;
+        matched[doc] = 0;
+      }
     }
+  }
+
+  /** Per field and document: the field's weight over its length normalisation, made again after a change. */
+  private fieldNorms(): Float64Array[] {
+    if (this.norms) return this.norms;
+    const averages = this.fields.map((_, field) => (this.count > 0 ? this.totalLengths[field]! / this.count || 1 : 1));
+    this.norms = this.fields.map(({ weight, b }, field) => {
+      const norms = new Float64Array(this.documents.length);
+      this.documents.forEach((stored, doc) => {
+        if (stored) norms[doc] = weight / (1 - b + (b * stored.lengths[field]!) / averages[field]!);
+      });
+      return norms;
+    });
+    return this.norms;
   }
 }

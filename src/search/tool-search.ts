@@ -13,7 +13,7 @@ import { serverDocument, serverPurposeTokens, SERVER_FIELDS, toolDocument, TOOL_
 import { FieldIndex, type QueryGroup } from './field-index.js';
 import { synonymsOf } from './synonyms.js';
 import { cosine } from './vector-store.js';
-import { identifierTokens, textTokens } from './tokenize.js';
+import { identifierTokens, stem, textTokens } from './tokenize.js';
 
 export type { SearchableServer } from './documents.js';
 
@@ -30,6 +30,8 @@ export interface RankedTool extends SearchableTool {
 const SYNONYM_WEIGHT = 0.35;
 /** Two query words found next to each other count this much on top of the words alone. */
 const PAIR_WEIGHT = 0.5;
+/** How much a question's reading verbs count, on top of its words. */
+const QUESTION_WEIGHT = 0.5;
 /** Above any BM25F score: an exact name wins. */
 const EXACT_NAME_SCORE = 1e9;
 /** Reciprocal rank fusion: the usual constant, and how deep into each list it looks. */
@@ -58,9 +60,14 @@ export function parseQuery(query: string): ParsedQuery {
     for (const synonym of synonymsOf(token)) if (!group.has(synonym)) group.set(synonym, SYNONYM_WEIGHT);
     return group;
   });
-  const pairs = [...new Set(wordPairs(words))].map((pair) => new Map([[pair, PAIR_WEIGHT]]));
+  const pairs: QueryGroup[] = [...new Set(wordPairs(words))].map((pair) => new Map([[pair, PAIR_WEIGHT]]));
+  // A question asks to read: "what tables are in this base" wants list_tables, not create_table.
+  if (QUESTION.test(query)) pairs.push(READING);
   return { groups, pairs };
 }
+
+const QUESTION = /^\s*(what|which|who|where|when|how many|is|are|do|does|did)\b|\?\s*$/i;
+const READING: QueryGroup = new Map(['list', 'get', 'read', 'search', 'show', 'find'].map((word) => [stem(word), QUESTION_WEIGHT]));
 
 export class ToolSearch {
   private readonly toolIndex = new FieldIndex(TOOL_FIELDS);
@@ -135,11 +142,24 @@ export class ToolSearch {
 
   /** The best `limit` tools, of one server when `server` is given. */
   searchTools(query: string, limit: number, server?: string): RankedTool[] {
-    return this.withExactNames(query, limit, server, (accept) => {
-      const ranked: RankedTool[] = [];
-      for (const [doc, score] of this.scoreTools(query)) if (accept(doc)) ranked.push({ ...this.tools[doc]!, score });
-      return ranked.sort(byScore);
-    });
+    return this.withExactNames(query, limit, server, (accept) =>
+      this.top(this.scoreTools(query), limit, accept).map(([doc, score]) => ({ ...this.tools[doc]!, score })),
+    );
+  }
+
+  /** The `limit` best of many scores, kept in a short sorted list: no sort of every matching tool. */
+  private top(scores: Iterable<[number, number]>, limit: number, accept: (doc: number) => boolean): Array<[number, number]> {
+    const kept: Array<[number, number]> = [];
+    const before = (a: [number, number], b: [number, number]) => a[1] > b[1] || (a[1] === b[1] && this.order(a[0], b[0]) < 0);
+    for (const entry of scores) {
+      if (kept.length === limit && !before(entry, kept[limit - 1]!)) continue;
+      if (!accept(entry[0])) continue;
+      let at = kept.length;
+      while (at > 0 && before(entry, kept[at - 1]!)) at--;
+      kept.splice(at, 0, entry);
+      if (kept.length > limit) kept.pop();
+    }
+    return kept;
   }
 
   /**
