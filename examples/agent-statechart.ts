@@ -17,7 +17,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { assign, createActor, fromPromise, sendTo, setup, waitFor, type Actor, type AnyActorRef } from 'xstate';
 // Only the package's public entry points, as in a project that installed it (inside this
 // repository, tsconfig.json "paths" and vitest.config.ts map them to the sources).

@@ -3,6 +3,7 @@ import type {
   BackoffOptions,
   McpConnectOptions,
   McpManifestChanges,
+  McpProtocolPreference,
   McpServerConfig,
   McpServerManifest,
   McpTransportKind,
@@ -20,6 +21,9 @@ const TRANSPORT_SPELLINGS: Record<string, McpTransportKind> = {
 
 /** The transport spellings accepted in `type` / `transport` / `transportType`. */
 export const ACCEPTED_TRANSPORTS = ['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse'] as const;
+
+/** The values of a server entry's `protocol` field; `auto` when it has none. */
+export const PROTOCOL_PREFERENCES = ['auto', 'modern', 'legacy'] as const satisfies readonly McpProtocolPreference[];
 
 export function parseTransport(spelling: string): McpTransportKind | undefined {
   return Object.hasOwn(TRANSPORT_SPELLINGS, spelling.toLowerCase())

@@ -11,10 +11,10 @@ import type {
   Prompt,
   ReadResourceResult,
   Resource,
-  ResourceTemplate,
+  ResourceTemplateType,
   Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+  Client,
+} from '@modelcontextprotocol/client';
 
 export type McpTransportKind = 'stdio' | 'http' | 'sse';
 
@@ -37,8 +37,17 @@ export interface McpServerConfig {
   sampling?: boolean;
   /** `false`: under `serve`, this server's elicitation requests are refused instead of going up to the host. */
   elicitation?: boolean;
+  /**
+   * Which protocol era to speak. `auto` (the default) asks the server (`server/discover`, then
+   * `initialize` if it does not know it); `modern` speaks only 2026-07-28; `legacy` only the
+   * `initialize` revisions, with no probe.
+   */
+  protocol?: McpProtocolPreference;
   [unknownField: string]: unknown;
 }
+
+/** A server entry's `protocol` field. */
+export type McpProtocolPreference = 'auto' | 'modern' | 'legacy';
 
 export interface BackoffOptions {
   /** First retry delay; doubles on every further retry. Default 1000 ms. */
@@ -70,7 +79,7 @@ export interface McpConnectOptions {
 export interface McpServerManifest {
   tools: Tool[];
   resources: Resource[];
-  resourceTemplates: ResourceTemplate[];
+  resourceTemplates: ResourceTemplateType[];
   prompts: Prompt[];
 }
 

@@ -1,5 +1,5 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { LoggingLevel, Root } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { LoggingLevel, Root } from '@modelcontextprotocol/client';
 import type { HostBridge } from './connection/host-handlers.js';
 import type { Logger } from './logger.js';
 

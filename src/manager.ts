@@ -1,5 +1,5 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, GetPromptResult, LoggingLevel, ReadResourceResult, Root } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult, GetPromptResult, LoggingLevel, ReadResourceResult, Root } from '@modelcontextprotocol/client';
 import { abortError, describeRequest } from '../machines/errors.js';
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import { isClosing, publicServerState, sessionActorOf, type PendingRequest, type ServerActorRef } from '../machines/server.machine.js';

@@ -3,6 +3,7 @@ import { registryMachine, crashedServerName, restoredWithoutSubscribers, type Re
 import type { McpRegistryInput } from '../machines/types.js';
 import { createServerLogic } from './connection/server-logic.js';
 import { SessionTracker } from './connection/session-tracker.js';
+import { EraMemo } from './connection/era-memo.js';
 import { HostBridge, type McpHostHandlers } from './connection/host-handlers.js';
 import type { ClientFactory, TransportFactory } from './connection/open-session.js';
 import { createHttpAuthFactory, type McpOAuthOptions } from './auth/http-auth.js';
@@ -79,6 +80,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
         clientInfo: options.clientInfo ?? { name: 'mcp-statechart', version: '0.1.0' },
         authFactory: createHttpAuthFactory(options.oauth),
         host,
+        eras: new EraMemo(),
         now: options.now,
         variables: options.variables,
       }),

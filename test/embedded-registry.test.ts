@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { assertEvent, assign, createActor, sendTo, setup, waitFor, type AnyActorRef, type InspectionEvent } from 'xstate';
-import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageRequest } from '@modelcontextprotocol/client';
 import {
   createRegistryLogic,
   SessionTracker,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CreateMessageRequest } from '@modelcontextprotocol/client';
 import { McpConnectionManager, type McpConnectionManagerOptions } from '../src/manager.js';
 import type { HostRequestContext } from '../src/connection/host-handlers.js';
 import type { McpLogEmitted } from '../machines/types.js';

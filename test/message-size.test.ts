@@ -88,7 +88,8 @@ describe('over HTTP', () => {
       void stream(response, 'e'.repeat(MB), 20 * MB);
     });
     const error = await rejectionOf(manager().connect('loud', { url }, { autoReconnect: false }));
-    expect(error.message).toMatch(/"loud": .*Error POSTing to endpoint: e+… \[\d+ more characters not shown\]/);
+    // The first POST of a connect is the era probe (server/discover), so its failure is the one told.
+    expect(error.message).toMatch(/"loud": .*HTTP 500: e+… \[\d+ more characters not shown\]/);
     expect(error.message.length).toBeLessThan(MAX_ERROR_TEXT + 500);
   });
 

@@ -4,7 +4,7 @@
  * such servers really use. Servers of one kind share tool names (github and gitlab both have
  * `create_issue`), so the catalogue is full of near-duplicates that only the server tells apart.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 
 type ToolTemplate = [name: string, description: string, parameters: string[]];
 

@@ -6,10 +6,10 @@
  * sanitized copies of every snapshot). Each gets its own fixture server of the same
  * kind: in memory (a linked pair to `createFixtureServer()`) or over stdio (`node stdio-server.mjs`).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+// The fixture server is a v1 SDK server: its half of the linked pair comes from the v1 package.
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool } from '../../src/index.js';
 import { createFixtureServer } from '../../test/fixtures/fixture-server.mjs';
 import type { InspectionEvent } from 'xstate';
@@ -42,7 +42,7 @@ export function inMemoryFixtureTransport(): Transport {
 }
 
 export async function rawClient(kind: TransportKind): Promise<Client> {
-  const client = new Client({ name: 'bench-raw', version: '1.0.0' }, { capabilities: {} });
+  const client = new Client({ name: 'bench-raw', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
   const transport =
     kind === 'memory'
       ? inMemoryFixtureTransport()

@@ -9,7 +9,7 @@
  * Run alone: npx tsx --expose-gc bench/parts/scale.ts [--quick]  (npx tsx passes node flags on)
  */
 import { performance } from 'node:perf_hooks';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { McpConnectionManager, silentLogger } from '../../src/index.js';
 import { configEntries } from '../lib/config-entries.js';
 import { absoluteTarget, emitRows, hasFlag, isMet, progress, type BenchRow } from '../lib/report.js';

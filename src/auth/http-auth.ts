@@ -3,7 +3,7 @@
  * the transport uses. By default the provider reads the login that `login()` stored and never
  * asks the user anything (see stored-provider.ts).
  */
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { HttpAuthFactory } from '../connection/open-session.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { hasStaticAuthorization, readOAuthEntry } from './oauth-config.js';

@@ -8,9 +8,9 @@
  * with a new transport to check the new login works. When that check meets a 403 asking for a
  * wider scope, one more authorization asks for it, up to `maxAuthorizations` in all.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { Client } from '@modelcontextprotocol/client';
+import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { inferTransport } from '../../machines/options.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';

@@ -11,9 +11,9 @@
  * without a user refuses, before any discovery or registration request is made.
  */
 import { randomBytes } from 'node:crypto';
-import { extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/client';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/client';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { OAuthLoginRequiredError, OAuthScopeRefusedError } from '../errors/oauth.js';
 import type { OAuthEntry } from './oauth-config.js';
 import { coversScope, joinScopes } from './scopes.js';

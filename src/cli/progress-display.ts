@@ -1,4 +1,4 @@
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '@modelcontextprotocol/client';
 
 const BAR_WIDTH = 24;
 /** Status messages are the server's text: cut long ones and strip control characters so a line stays one line. */

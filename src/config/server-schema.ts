@@ -8,7 +8,7 @@
  * often carry tokens.
  */
 import { z } from 'zod';
-import { ACCEPTED_TRANSPORTS, parseTransport } from '../../machines/options.js';
+import { ACCEPTED_TRANSPORTS, parseTransport, PROTOCOL_PREFERENCES } from '../../machines/options.js';
 
 const text = z.string({ error: 'must be a string' });
 const stringMap = z.record(z.string(), z.string({ error: 'must be a string' }), {
@@ -35,6 +35,7 @@ export const serverEntryShape = z.looseObject({
   sampling: z.boolean({ error: 'must be true or false' }).optional(),
   elicitation: z.boolean({ error: 'must be true or false' }).optional(),
   timeoutMs: z.number({ error: 'must be a number of milliseconds' }).int('must be a whole number').positive('must be above 0').optional(),
+  protocol: z.enum(PROTOCOL_PREFERENCES, { error: `must be one of ${PROTOCOL_PREFERENCES.map((value) => `"${value}"`).join(', ')}` }).optional(),
 });
 
 export const stdioRequirements = z.looseObject({

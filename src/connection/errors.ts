@@ -1,6 +1,4 @@
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { OAuthError, ServerError, TemporarilyUnavailableError, TooManyRequestsError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { OAuthError, OAuthErrorCode, ProtocolError, SdkHttpError, SseError } from '@modelcontextprotocol/client';
 import { McpServerError } from '../../machines/errors.js';
 import { redact, redactError } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
@@ -29,13 +27,19 @@ function isOverLimit(error: unknown): boolean {
   return error instanceof ListingLimitError || error instanceof MessageTooLargeError;
 }
 
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 const CONFIG_ERRNO = new Set(['ENOENT', 'EACCES', 'ENOTDIR', 'ERR_INVALID_URL']);
 const CONFIG_HTTP_STATUS = new Set([401, 403, 404, 405]);
 
+/** The HTTP status an error carries: the Streamable HTTP transport's `SdkHttpError`, or the SSE transport's `SseError`. */
 function httpStatusOf(error: unknown): number | undefined {
-  if (error instanceof StreamableHTTPError || error instanceof SseError) return error.code;
+  if (error instanceof SdkHttpError) return error.status;
+  if (error instanceof SseError) return error.code;
   return undefined;
 }
+
+/** The authorization server's outages and rate limits: worth another try, unlike its other refusals. */
+const PASSING_OAUTH_CODES = new Set<string>([OAuthErrorCode.ServerError, OAuthErrorCode.TemporarilyUnavailable, OAuthErrorCode.TooManyRequests]);
 
 /**
  * OAuth said no in a way a retry cannot change: a login is needed, a scope is refused, or the
@@ -43,8 +47,7 @@ function httpStatusOf(error: unknown): number | undefined {
  */
 function isOAuthRefusal(error: unknown): boolean {
   if (error instanceof OAuthLoginRequiredError || error instanceof OAuthScopeRefusedError) return true;
-  const passing = error instanceof ServerError || error instanceof TemporarilyUnavailableError || error instanceof TooManyRequestsError;
-  return error instanceof OAuthError && !passing;
+  return error instanceof OAuthError && !PASSING_OAUTH_CODES.has(error.code);
 }
 
 /**
@@ -61,7 +64,21 @@ export function isConfigError(error: unknown): boolean {
   if (typeof code === 'string' && CONFIG_ERRNO.has(code)) return true;
   const status = httpStatusOf(error);
   if (status !== undefined && CONFIG_HTTP_STATUS.has(status)) return true;
+  // -32022: the server speaks none of the revisions offered (2026-07-28's UnsupportedProtocolVersion).
+  if (error instanceof ProtocolError && error.code === UNSUPPORTED_PROTOCOL_VERSION) return true;
   return error instanceof Error && /protocol version is not supported/i.test(error.message);
+}
+
+/**
+ * A server's error answer with its JSON-RPC code in front, as the v1 SDK wrote it ("MCP error
+ * -32000: …"): the v2 SDK passes the server's words alone, and the code tells a person (and a
+ * log search) what kind of refusal it was.
+ */
+export function withErrorCode(error: unknown, message: string): string {
+  if (error instanceof ProtocolError && !message.startsWith('MCP error ')) return `MCP error ${error.code}: ${message}`;
+  // The era probe's HTTP failure keeps the server's error body aside, in `data.text`.
+  const body = error instanceof SdkHttpError ? error.data.text : undefined;
+  return typeof body === 'string' && body !== '' && !message.includes(body.slice(0, 64)) ? `${message}: ${body}` : message;
 }
 
 /** What went wrong while connecting, in words, with the stderr tail where there is one. */
@@ -74,7 +91,7 @@ export function connectFailure(
 ): McpServerError {
   const configError = classify(error);
   // A server may echo a header or its environment back in an error: those never go further.
-  const reason = capErrorText(redact(errorMessage(error), secrets));
+  const reason = capErrorText(redact(withErrorCode(error, errorMessage(error)), secrets));
   const status = httpStatusOf(error);
   const hint = !configError
     ? ''

@@ -1,19 +1,14 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  McpError,
-  ResourceUpdatedNotificationSchema,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Client,
   type ClientCapabilities,
   type CreateMessageRequest,
   type CreateMessageResult,
   type ElicitRequest,
   type ElicitResult,
   type Root,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import { errorMessage } from '../../machines/to-error.js';
 import type { McpHostEmitted, McpLogMessage } from '../../machines/types.js';
 
@@ -41,6 +36,9 @@ export interface McpHostHandlers {
   /** How long a sampling/elicitation/roots handler may take before the server gets a timeout error. Default 10 minutes (a person may be answering). */
   timeoutMs?: number;
 }
+
+/** The error code a handler past its time answers with: -32001, as the SDK's own request timeouts were numbered. */
+const REQUEST_TIMEOUT = -32001;
 
 export const DEFAULT_HOST_HANDLER_TIMEOUT_MS = 10 * 60_000;
 
@@ -87,27 +85,27 @@ export class HostBridge {
     if (capabilities.roots) this.rootsClients.add(client);
     const { sampling, elicitation } = this.handlers;
     if (sampling) {
-      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-        this.answer('sampling', server, extra.signal, (context) => sampling(request.params, context)),
+      client.setRequestHandler('sampling/createMessage', (request, context) =>
+        this.answer('sampling', server, context.mcpReq.signal, (context) => sampling(request.params, context)),
       );
     }
     if (elicitation) {
-      client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-        this.answer('elicitation', server, extra.signal, (context) => elicitation(request.params, context)),
+      client.setRequestHandler('elicitation/create', (request, context) =>
+        this.answer('elicitation', server, context.mcpReq.signal, (context) => elicitation(request.params, context)),
       );
     }
     if (capabilities.roots) {
-      client.setRequestHandler(ListRootsRequestSchema, (_request, extra) =>
-        this.answer('roots', server, extra.signal, async (context) => ({ roots: await this.currentRoots(context) })),
+      client.setRequestHandler('roots/list', (_request, context) =>
+        this.answer('roots', server, context.mcpReq.signal, async (context) => ({ roots: await this.currentRoots(context) })),
       );
     }
-    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+    client.setNotificationHandler('notifications/message', ({ params }) => {
       const message: McpLogMessage = { server, level: params.level, data: params.data };
       if (params.logger !== undefined) message.logger = params.logger;
       this.handlers.logging?.(message);
       notify({ type: 'mcp.log', ...message });
     });
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => {
+    client.setNotificationHandler('notifications/resources/updated', ({ params }) => {
       notify({ type: 'mcp.resourceUpdated', server, uri: params.uri });
     });
   }
@@ -136,7 +134,7 @@ export class HostBridge {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const error = new McpError(ErrorCode.RequestTimeout, `The host's ${kind} handler did not answer within ${timeoutMs} ms.`);
+        const error = new ProtocolError(REQUEST_TIMEOUT, `The host's ${kind} handler did not answer within ${timeoutMs} ms.`);
         controller.abort(error);
         reject(error);
       }, timeoutMs);
@@ -144,9 +142,9 @@ export class HostBridge {
     try {
       return await Promise.race([Promise.resolve().then(() => run({ server, signal: controller.signal })), timedOut]);
     } catch (error) {
-      if (error instanceof McpError) throw error;
+      if (error instanceof ProtocolError) throw error;
       const message = errorMessage(error);
-      throw new McpError(ErrorCode.InternalError, `The host's ${kind} handler failed: ${message}`);
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `The host's ${kind} handler failed: ${message}`);
     } finally {
       clearTimeout(timer);
       requestSignal.removeEventListener('abort', onRequestAbort);

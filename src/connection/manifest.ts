@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { measureJson } from '../../machines/json-fingerprint.js';
 import type { McpServerManifest } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
@@ -103,19 +103,21 @@ export async function listAllPages<T>(fetchPage: (cursor: string | undefined) =>
 type RequestOptions = { signal: AbortSignal; timeout: number };
 type PageParams = { cursor?: string };
 
+// `request`, not `listTools()` and its kin: without a cursor those fetch every page themselves
+// (at most 64), out of reach of the page, size and repeated-cursor guards above.
 const PAGE_FETCHERS: {
   [K in ListKind]: (client: Client, params: PageParams, options: RequestOptions) => Promise<Page<McpServerManifest[K][number]>>;
 } = {
   tools: (client, params, options) =>
-    client.listTools(params, options).then((page) => ({ items: page.tools, nextCursor: page.nextCursor })),
+    client.request({ method: 'tools/list', params }, options).then((page) => ({ items: page.tools, nextCursor: page.nextCursor })),
   resources: (client, params, options) =>
-    client.listResources(params, options).then((page) => ({ items: page.resources, nextCursor: page.nextCursor })),
+    client.request({ method: 'resources/list', params }, options).then((page) => ({ items: page.resources, nextCursor: page.nextCursor })),
   resourceTemplates: (client, params, options) =>
     client
-      .listResourceTemplates(params, options)
+      .request({ method: 'resources/templates/list', params }, options)
       .then((page) => ({ items: page.resourceTemplates, nextCursor: page.nextCursor })),
   prompts: (client, params, options) =>
-    client.listPrompts(params, options).then((page) => ({ items: page.prompts, nextCursor: page.nextCursor })),
+    client.request({ method: 'prompts/list', params }, options).then((page) => ({ items: page.prompts, nextCursor: page.nextCursor })),
 };
 
 export interface ListingContext {

@@ -1,13 +1,12 @@
 import type { Readable } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { Client, type ClientOptions, type PriorDiscovery, type Transport, type VersionNegotiationMode } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { inferTransport, type ResolvedConnectOptions } from '../../machines/options.js';
-import type { McpServerConfig, McpTransportKind } from '../../machines/types.js';
+import type { McpProtocolPreference, McpServerConfig, McpTransportKind } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
 import { createHttpTransport, shouldFallBackToSse, type HttpAuth } from '../transports/http.js';
 import { StderrTail } from '../transports/stderr-tail.js';
 import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport } from '../transports/stdio.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { connectFailure, isConfigError } from './errors.js';
 import { Deadline } from './deadline.js';
@@ -18,6 +17,29 @@ import type { VariableSource } from '../config/expand-variables.js';
 import { Session } from './session.js';
 import type { SessionTracker } from './session-tracker.js';
 import type { HostBridge } from './host-handlers.js';
+import { MODERN_REVISION, probeStdioEra, STDIO_PROBE_TIMEOUT_MS } from './era-probe.js';
+import type { EraMemo } from './era-memo.js';
+
+/**
+ * At most this many rounds of a 2026-07-28 multi round-trip request (an `input_required` answer
+ * fulfilled by the host handlers, then the request again) before it fails.
+ */
+export const MAX_INPUT_ROUNDS = 8;
+
+const NEGOTIATION: Record<McpProtocolPreference, VersionNegotiationMode> = {
+  auto: 'auto',
+  modern: { pin: MODERN_REVISION },
+  legacy: 'legacy',
+};
+
+/** How a server's Client is built: both eras negotiated, unless its entry pins one (`protocol`). */
+export function clientOptions(config: McpServerConfig): ClientOptions {
+  return {
+    capabilities: {},
+    versionNegotiation: { mode: NEGOTIATION[config.protocol ?? 'auto'] },
+    inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
+  };
+}
 
 /** Builds a server's OAuth wiring for one connect attempt (src/auth/http-auth.ts); `undefined`: no OAuth for it. */
 export type HttpAuthFactory = (server: { name: string; config: McpServerConfig }) => HttpAuth | undefined;
@@ -52,6 +74,8 @@ export interface ConnectionDeps {
   host?: HostBridge;
   /** Where a definition restored from a snapshot reads its `${VAR}`s again. Default: process.env, read at each connect. */
   variables?: VariableSource;
+  /** The era each server spoke last time: a reconnect does not probe again. */
+  eras?: EraMemo;
 }
 
 export interface OpenSessionRequest {
@@ -110,6 +134,28 @@ interface AttemptScope {
   deadline: Deadline;
 }
 
+/**
+ * Our stdio transport is not the SDK's, so the SDK would probe on the session's own process,
+ * which some servers answer by exiting: the probe runs on a sibling here instead.
+ */
+function probeSibling(request: OpenSessionRequest, deps: ConnectionDeps, deadline: Deadline): Promise<PriorDiscovery> {
+  const { signal, timeout } = deadline.requestOptions();
+  return probeStdioEra({
+    name: request.name,
+    config: request.config,
+    clientInfo: deps.clientInfo,
+    capabilities: deps.host?.capabilities() ?? {},
+    signal,
+    timeoutMs: Math.min(timeout, STDIO_PROBE_TIMEOUT_MS),
+  });
+}
+
+/** What the connect found out, in the form the next connect can start from. */
+function eraOf(client: Client): PriorDiscovery {
+  const discover = client.getDiscoverResult();
+  return client.getProtocolEra() === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' };
+}
+
 function abortReason(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('the connect was cancelled');
 }
@@ -129,7 +175,7 @@ async function attempt(
       ? new StderrTail(transport.stderr as Readable | null, secrets, 50, (line) => deps.logger.debug(`[${request.name} stderr] ${line}`))
       : undefined;
   const processGroup = processGroupOf(transport);
-  const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, { capabilities: {} });
+  const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, clientOptions(request.config));
   const session: Session = new Session({
     server: request.name,
     client,
@@ -146,7 +192,17 @@ async function attempt(
   const onAbort = () => void session.close();
   request.signal.addEventListener('abort', onAbort, { once: true });
   try {
-    await client.connect(transport, deadline.requestOptions());
+    const remembered = deps.eras?.recall(request.name, request.config);
+    const probeOnSibling = transport instanceof ProcessGroupStdioTransport && (request.config.protocol ?? 'auto') === 'auto';
+    const prior = remembered ?? (probeOnSibling ? await probeSibling(request, deps, deadline) : undefined);
+    try {
+      await client.connect(transport, { ...deadline.requestOptions(), prior });
+    } catch (error) {
+      // The server may have moved to the other era: the next attempt asks again.
+      if (remembered) deps.eras?.forget(request.name);
+      throw error;
+    }
+    deps.eras?.remember(request.name, request.config, eraOf(client));
     session.manifest = await listManifest({ server: request.name, client, logger: deps.logger, deadline });
     session.goLive(request.options.connectTimeoutMs);
     // The abort listener stays on: a DISCONNECT that lands after this return but before the chart

@@ -1,18 +1,8 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  ErrorCode,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { SdkError, SdkErrorCode, SdkHttpError, type Client, type RequestOptions, type Transport } from '@modelcontextprotocol/client';
 import { McpServerError, requestAbandonedError } from '../../machines/errors.js';
 import { abortError } from '../../machines/errors.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, diffManifests, isEmptyDiff } from '../../machines/options.js';
 import type { McpHostEmitted, McpManifestChanges, McpRequestOptions, McpServerManifest, McpSession } from '../../machines/types.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Logger } from '../logger.js';
 import { terminateGroup } from '../transports/process-group.js';
 import type { StderrTail } from '../transports/stderr-tail.js';
@@ -24,6 +14,7 @@ import { listManifest, type ListKind } from './manifest.js';
 import { RefreshQueue } from './refresh-queue.js';
 import { callToolAsTask, requiresTask } from './tool-task.js';
 import { toError } from '../../machines/to-error.js';
+import { withErrorCode } from './errors.js';
 
 /** How the SDK reports a progress notification whose request it no longer tracks. */
 const LATE_PROGRESS = 'Received a progress notification for an unknown token';
@@ -138,13 +129,13 @@ export class Session implements McpSession {
     const capabilities = this.client.getServerCapabilities() ?? {};
     const follow = (kinds: ListKind[]) => () => this.refresh(kinds);
     if (capabilities.tools?.listChanged) {
-      this.client.setNotificationHandler(ToolListChangedNotificationSchema, follow(['tools']));
+      this.client.setNotificationHandler('notifications/tools/list_changed', follow(['tools']));
     }
     if (capabilities.resources?.listChanged) {
-      this.client.setNotificationHandler(ResourceListChangedNotificationSchema, follow(['resources', 'resourceTemplates']));
+      this.client.setNotificationHandler('notifications/resources/list_changed', follow(['resources', 'resourceTemplates']));
     }
     if (capabilities.prompts?.listChanged) {
-      this.client.setNotificationHandler(PromptListChangedNotificationSchema, follow(['prompts']));
+      this.client.setNotificationHandler('notifications/prompts/list_changed', follow(['prompts']));
     }
   }
 
@@ -218,7 +209,9 @@ export class Session implements McpSession {
       const request = { ...sdkRequestOptions(options), onprogress: undefined };
       return callToolAsTask(this.client, this.parts.server, tool, args, { request, onProgress: options.onProgress, signal: options.signal });
     }
-    return this.client.callTool({ name: tool, arguments: args }, undefined, sdkRequestOptions(options)) as ReturnType<McpSession['callTool']>;
+    // `request`, not `callTool`: the SDK's `callTool` awaits a cache look-up before it sends, which
+    // costs every call and lets an abort in the same tick skip notifications/cancelled.
+    return this.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, sdkRequestOptions(options));
   }
 
   readResource(uri: string, options: McpRequestOptions = {}): ReturnType<McpSession['readResource']> {
@@ -263,7 +256,7 @@ export class Session implements McpSession {
       this.lose(clean, this.sessionExpired(error));
       return requestAbandonedError(server, 'lost', clean);
     }
-    return new McpServerError('REQUEST_FAILED', server, `MCP server "${server}" failed ${what}: ${capErrorText(clean.message)}`, {
+    return new McpServerError('REQUEST_FAILED', server, `MCP server "${server}" failed ${what}: ${capErrorText(withErrorCode(error, clean.message))}`, {
       cause: clean,
     });
   }
@@ -276,14 +269,15 @@ export class Session implements McpSession {
   private connectionIsGone(error: unknown): boolean {
     // -32000 is also a common "server error" code in error responses: only the SDK's own
     // "Connection closed", raised as the transport closes, means the connection is gone.
-    if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed && this.transportClosed;
+    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return this.transportClosed;
+    if (error instanceof SdkError && error.code === SdkErrorCode.NotConnected) return true;
     if (this.sessionExpired(error)) return true;
     if (!(error instanceof Error)) return false;
     return error.message === 'Not connected' || (error instanceof TypeError && error.message === 'fetch failed');
   }
 
   private sessionExpired(error: unknown): boolean {
-    return error instanceof StreamableHTTPError && error.code === 404 && this.parts.transport.sessionId !== undefined;
+    return error instanceof SdkHttpError && error.status === 404 && this.parts.transport.sessionId !== undefined;
   }
 
   close(): Promise<void> {

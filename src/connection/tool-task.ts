@@ -1,12 +1,17 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Progress, type Task, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/core';
+import { SdkError, SdkErrorCode, type CallToolResult, type Client, type Progress, type RequestOptions, type Tool } from '@modelcontextprotocol/client';
 import { McpServerError } from '../../machines/errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { Deadline } from './deadline.js';
 
 /** The shortest wait between two polls of a task, whatever `pollInterval` the server asks for (0 would poll hundreds of times a second). */
 export const MIN_TASK_POLL_INTERVAL_MS = 250;
+
+/** The wait between two polls when the server names no `pollInterval`. */
+const DEFAULT_TASK_POLL_INTERVAL_MS = 1_000;
+
+/** Statuses after which `tasks/result` answers (`input_required` too: the result request carries the input). */
+const RESULT_READY = new Set(['completed', 'failed', 'cancelled', 'input_required']);
 
 /** True for a tool the server runs only as an MCP task (`execution.taskSupport: "required"`). */
 export function requiresTask(tool: Pick<Tool, 'execution'> | undefined): boolean {
@@ -15,8 +20,8 @@ export function requiresTask(tool: Pick<Tool, 'execution'> | undefined): boolean
 
 export interface ToolTaskOptions {
   /**
-   * The SDK request options for each request of the task (create, poll, result): timeout, signal,
-   * onprogress. Their `maxTotalTimeout`, else their `timeout`, also bounds the whole task.
+   * The SDK request options for each request of the task (create, poll, result): timeout, signal.
+   * Their `maxTotalTimeout`, else their `timeout`, also bounds the whole task.
    */
   request: RequestOptions;
   /** Status changes as progress: a count that grows by one per status, and the server's status message. */
@@ -26,12 +31,14 @@ export interface ToolTaskOptions {
 }
 
 /**
- * Runs a task-required tool through the SDK's experimental tasks client: `tools/call` with a
- * `task`, then `tasks/get` until the task ends, then `tasks/result`. The whole task has one time
- * limit (`maxTotalTimeout`, else `timeout`: a per-request limit alone lets a task that stays
- * `working` be polled for ever); when it runs out, or the caller aborts, a task already created is
- * sent `tasks/cancel` and the call rejects at once, without waiting for the poll loop. A server
- * that lists such a tool but lacks the tasks capability gets a clear error up front.
+ * Runs a task-required tool (the 2025-11-25 tasks): `tools/call` with a `task`, then `tasks/get`
+ * at the server's `pollInterval` (at least MIN_TASK_POLL_INTERVAL_MS) until the task is done or
+ * needs input, then `tasks/result`. The v2 SDK keeps only the wire vocabulary of these tasks, so
+ * each request is sent with its result schema. The whole task has one time limit
+ * (`maxTotalTimeout`, else `timeout`: a per-request limit alone lets a task that stays `working`
+ * be polled for ever); when it runs out, or the caller aborts, a task already created is sent
+ * `tasks/cancel` and the call rejects at once, without waiting for the poll loop. A server that
+ * lists such a tool but lacks the tasks capability gets a clear error up front.
  */
 export async function callToolAsTask(
   client: Client,
@@ -47,43 +54,42 @@ export async function callToolAsTask(
       `MCP server "${server}" marks tool "${tool}" as task-only (execution.taskSupport "required") but does not declare the tasks capability for tools/call, so it cannot be called.`,
     );
   }
-  let taskId: string | undefined;
-  let statuses = 0;
   options.signal?.throwIfAborted();
   const totalMs = options.request.maxTotalTimeout ?? options.request.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const deadline = new Deadline(
     totalMs,
-    () => new McpError(ErrorCode.RequestTimeout, `the task for tool "${tool}" was still working after ${totalMs} ms (its time limit for the whole task), so it was cancelled`),
+    () =>
+      new SdkError(
+        SdkErrorCode.RequestTimeout,
+        `the task for tool "${tool}" was still working after ${totalMs} ms (its time limit for the whole task), so it was cancelled`,
+      ),
     options.signal,
   );
-  const stream = client.experimental.tasks.callToolStream({ name: tool, arguments: args }, CallToolResultSchema, {
-    ...options.request,
-    task: {},
-  });
+  let taskId: string | undefined;
   const run = async (): Promise<CallToolResult> => {
-    for await (const message of stream) {
-      switch (message.type) {
-        case 'taskCreated':
-          taskId = message.task.taskId;
-          break;
-        case 'taskStatus':
-          statuses += 1;
-          floorPollInterval(message.task);
-          options.onProgress?.({ progress: statuses, message: message.task.statusMessage ?? message.task.status });
-          break;
-        case 'result':
-          return message.result as CallToolResult;
-        case 'error':
-          throw message.error;
-      }
+    const created = await client.request(
+      { method: 'tools/call', params: { name: tool, arguments: args, task: {} } },
+      CreateTaskResultSchema,
+      options.request,
+    );
+    taskId = created.task.taskId;
+    let task = created.task;
+    let statuses = 0;
+    while (!RESULT_READY.has(task.status)) {
+      await pause(Math.max(MIN_TASK_POLL_INTERVAL_MS, task.pollInterval ?? DEFAULT_TASK_POLL_INTERVAL_MS), deadline.signal);
+      task = await client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, options.request);
+      statuses += 1;
+      options.onProgress?.({ progress: statuses, message: task.statusMessage ?? task.status });
     }
-    throw new Error(`the task for tool "${tool}" ended without a result`);
+    if (task.status === 'failed' || task.status === 'cancelled') {
+      throw new Error(`the task for tool "${tool}" ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`);
+    }
+    return client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema, options.request);
   };
   let onEnd: (() => void) | undefined;
   const ended = new Promise<never>((_, reject) => {
     onEnd = () => {
-      if (taskId !== undefined) client.experimental.tasks.cancelTask(taskId).catch(() => {});
-      void stream.return(undefined);
+      if (taskId !== undefined) client.request({ method: 'tasks/cancel', params: { taskId } }, CancelTaskResultSchema).catch(() => {});
       reject(deadline.signal.reason);
     };
     deadline.signal.addEventListener('abort', onEnd, { once: true });
@@ -96,10 +102,18 @@ export async function callToolAsTask(
   }
 }
 
-/**
- * The SDK's poll loop waits the `pollInterval` of the status it has just yielded, read after the
- * yield: raising it on that object here is what the next wait uses.
- */
-function floorPollInterval(task: Task): void {
-  if (task.pollInterval !== undefined && task.pollInterval < MIN_TASK_POLL_INTERVAL_MS) task.pollInterval = MIN_TASK_POLL_INTERVAL_MS;
+/** Waits `ms`, or less when `signal` aborts (the poll loop then ends with the abort's reason). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }

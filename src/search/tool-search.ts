@@ -8,7 +8,7 @@
  * Servers come and go one at a time (`setServer`, `removeServer`): a change re-indexes that
  * server's tools only.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { serverDocument, serverPurposeTokens, SERVER_FIELDS, toolDocument, TOOL_FIELDS, wordPairs, type SearchableServer } from './documents.js';
 import { FieldIndex, type QueryGroup } from './field-index.js';
 import { synonymsOf } from './synonyms.js';

@@ -1,5 +1,5 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import type { McpServerManifest, McpSession } from '../../machines/types.js';
 import { toError } from '../../machines/to-error.js';
 

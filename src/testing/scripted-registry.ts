@@ -7,7 +7,7 @@
  * `createRegistryLogic(...)` without a cast. Delays run on the actor system's clock, so a
  * `SimulatedClock` drives them.
  */
-import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import { fromCallback, fromPromise, type ActorSystem } from 'xstate';
 import { abortError, describeRequest, McpServerError, requestAbandonedError, type McpErrorCode } from '../../machines/errors.js';
 import { diffManifests } from '../../machines/options.js';

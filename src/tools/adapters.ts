@@ -2,7 +2,7 @@
  * The loader tools in the shapes LLM SDKs take. Built structurally: `ai` is not a runtime
  * dependency of this library, so nothing here imports it.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { z } from 'zod';
 import type { LoaderTool, LoaderToolParameters, LoaderToolResult } from './types.js';
 

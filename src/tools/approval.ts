@@ -3,7 +3,7 @@
  * annotations), asking the caller's `approveToolCall`, and remembering "allow always" for the
  * session. A call that is not approved comes back to the model as a refusal it can explain.
  */
-import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool, ToolAnnotations } from '@modelcontextprotocol/client';
 import { errorMessage } from '../../machines/to-error.js';
 import { argumentsForApproval } from './approval-form.js';
 

@@ -1,5 +1,5 @@
 /** call_mcp_tool: run one tool of a loaded server and give the model its result as text. */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { defineLoaderTool } from './define-tool.js';
 import { toolResultParts } from './describe-content.js';
 import { errorResult, okResult, partsResult } from './results.js';

@@ -3,7 +3,7 @@
  * goes); base64 never reaches a text part, whether it came as a blob, inside a text block or
  * inside structured content: it costs the context a lot and tells a text model nothing.
  */
-import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import { jsonFingerprint, measureJson } from '../../machines/json-fingerprint.js';
 import type { LoaderResultPart } from './types.js';
 
@@ -99,18 +99,20 @@ function parsedJson(text: string): unknown {
  * same JSON (server-memory), or an object whose one field is the text or the blocks themselves
  * (server-filesystem).
  */
-function repeatsContent(structured: Record<string, unknown>, content: ContentBlock[]): boolean {
+function repeatsContent(structured: unknown, content: ContentBlock[]): boolean {
   // Compared by their iterative canonical text: either side may be nested too deep for JSON.stringify.
   const fingerprint = jsonFingerprint(structured);
   const texts = content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
   if (texts.some((text) => jsonFingerprint(parsedJson(text)) === fingerprint)) return true;
+  // Since 2026-07-28 structured content may be any JSON value, not only an object.
+  if (structured === null || typeof structured !== 'object') return false;
   const fields = Object.values(structured);
   if (fields.length !== 1) return false;
   const [only] = fields;
   return only === texts.join('\n') || jsonFingerprint(only) === jsonFingerprint(content);
 }
 
-function structuredText(structured: Record<string, unknown>): string {
+function structuredText(structured: unknown): string {
   const { depth } = measureJson(structured, MAX_STRUCTURED_DEPTH, Number.POSITIVE_INFINITY);
   if (depth > MAX_STRUCTURED_DEPTH) return `Structured content: [nested more than ${MAX_STRUCTURED_DEPTH} levels deep, not shown]`;
   return `Structured content: ${JSON.stringify(structured)}`;

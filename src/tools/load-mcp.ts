@@ -1,5 +1,5 @@
 /** load_mcp: connect a server (or keep a connected one alive) and show the model what it offers. */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerManifest } from '../../machines/types.js';
 import { abortError } from '../../machines/errors.js';
 import { defineLoaderTool } from './define-tool.js';

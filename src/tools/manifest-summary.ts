@@ -5,7 +5,7 @@
  * budget gives way to names and one-line descriptions, as many as fit, and the model asks for
  * one tool's full entry when it needs it.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerManifest, PublicServerState } from '../../machines/types.js';
 import { sliceWithinBudget } from '../text-limits.js';
 

@@ -1,5 +1,5 @@
 /** read_mcp_resource: the text of a resource of a loaded server. */
-import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ReadResourceResult } from '@modelcontextprotocol/client';
 import { defineLoaderTool } from './define-tool.js';
 import { resourceParts } from './describe-content.js';
 import { partsResult } from './results.js';

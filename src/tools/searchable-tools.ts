@@ -4,7 +4,7 @@
  * server by server: a connection or an index write re-indexes the servers whose tools changed,
  * so a search costs the query alone and the first one after a change little more.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { ManifestIndex } from '../manifest-index/index.js';
 import { embeddingText, ToolSearch, VectorStore, type RankedTool, type SearchableTool, type SemanticSearchOptions } from '../search/index.js';
 import type { ServerCatalog } from './server-catalog.js';

@@ -1,5 +1,5 @@
 /** The answer to a tool name a server does not have: its real tool names, so the model can correct itself. */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { listNames } from './list-names.js';
 
 export function unknownToolText(server: string, tool: string, tools: readonly Tool[]): string {

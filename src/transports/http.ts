@@ -1,7 +1,11 @@
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type FetchLike,
+  type OAuthClientProvider,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { sizeLimitedFetch } from './message-size.js';
@@ -47,5 +51,5 @@ function withHeaders(headers: Record<string, string> | undefined, base?: FetchLi
 
 /** A Streamable HTTP server that answers the first POST with 400, 404 or 405 may be an old SSE-only server. */
 export function shouldFallBackToSse(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0);
+  return error instanceof SdkHttpError && [400, 404, 405].includes(error.status);
 }

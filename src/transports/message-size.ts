@@ -1,6 +1,4 @@
-import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, STDIO_DEFAULT_MAX_BUFFER_SIZE, type FetchLike } from '@modelcontextprotocol/client';
 
 /**
  * The largest message a server may send: the SDK's stdio transport stops at 10 MiB, and the
@@ -59,7 +57,7 @@ function failedAnswers(body: unknown): Uint8Array | undefined {
     isRequest(message) ? [message.id] : [],
   );
   if (ids.length === 0) return undefined;
-  const error = { code: ErrorCode.InternalError, message: new MessageTooLargeError().message };
+  const error = { code: ProtocolErrorCode.InternalError, message: new MessageTooLargeError().message };
   const events = ids.map((id) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
   // First the event that was cut is ended under a type of its own, which the SDK skips (it reads
   // only `message` events) instead of failing to parse what is left of it.

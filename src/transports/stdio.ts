@@ -1,10 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import spawn from 'cross-spawn';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { GROUPS_SUPPORTED, killTree, resolveCommand, trackGroup } from './process-group.js';
@@ -26,7 +24,7 @@ export class ProcessGroupStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child?: ChildProcess;
-  private readonly readBuffer = new ReadBuffer();
+  private readonly readBuffer = new LineBuffer(STDIO_DEFAULT_MAX_BUFFER_SIZE);
   private readonly stderrStream = new PassThrough();
   private startedPid?: number;
   /** The one wait for the pipe to drain, while it is full. */
@@ -97,13 +95,12 @@ export class ProcessGroupStdioTransport implements Transport {
   }
 
   private deliverMessages(): void {
-    for (;;) {
+    for (let line = this.readBuffer.nextLine(); line !== null; line = this.readBuffer.nextLine()) {
       try {
-        const message = this.readBuffer.readMessage();
-        if (message === null) return;
-        this.onmessage?.(message);
+        this.onmessage?.(deserializeMessage(line));
       } catch (error) {
-        // A line that is not JSON-RPC is reported and skipped; the connection keeps working.
+        // A line that is not JSON-RPC is reported and skipped; the connection keeps working. (The
+        // v2 SDK's ReadBuffer skips non-JSON lines without a word; a person debugging wants one.)
         this.onerror?.(error as Error);
       }
     }
@@ -163,6 +160,36 @@ export class ProcessGroupStdioTransport implements Transport {
       }
     }
     this.readBuffer.clear();
+  }
+}
+
+/**
+ * Stdout split into lines, at most `maxBytes` held: past that, `append` throws the error the
+ * SDK's ReadBuffer throws (see isStdioBufferOverflow) and the transport closes.
+ */
+class LineBuffer {
+  private buffer?: Buffer;
+
+  constructor(private readonly maxBytes: number) {}
+
+  append(chunk: Buffer): void {
+    if ((this.buffer?.length ?? 0) + chunk.length > this.maxBytes) {
+      this.clear();
+      throw new Error(`ReadBuffer exceeded maximum size of ${this.maxBytes} bytes`);
+    }
+    this.buffer = this.buffer ? Buffer.concat([this.buffer, chunk]) : chunk;
+  }
+
+  nextLine(): string | null {
+    const end = this.buffer?.indexOf('\n') ?? -1;
+    if (!this.buffer || end === -1) return null;
+    const line = this.buffer.toString('utf8', 0, end).replace(/\r$/, '');
+    this.buffer = this.buffer.subarray(end + 1);
+    return line;
+  }
+
+  clear(): void {
+    this.buffer = undefined;
   }
 }
 

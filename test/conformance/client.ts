@@ -14,10 +14,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ClientCredentialsProvider, PrivateKeyJwtProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Client, ClientCredentialsProvider, PrivateKeyJwtProvider, type OAuthClientProvider, type Tool } from '@modelcontextprotocol/client';
 import { isOAuthLoginRequired, login, McpConnectionManager, type Logger, type McpServerConfig } from '../../src/index.js';
 
 const SERVER = 'conformance';
@@ -63,7 +60,7 @@ function createClient(): Client {
     { name: 'mcp-statechart-conformance', version: '0.1.0' },
     { capabilities: { elicitation: { form: { applyDefaults: true } } } },
   );
-  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: {} }));
+  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: {} }));
   return client;
 }
 

@@ -1,0 +1,69 @@
+import { Client, SdkError, SdkErrorCode, type ClientCapabilities, type PriorDiscovery } from '@modelcontextprotocol/client';
+import type { McpServerConfig } from '../../machines/types.js';
+import { terminateGroup } from '../transports/process-group.js';
+import { createStdioTransport, type ProcessGroupStdioTransport } from '../transports/stdio.js';
+
+/** The 2026-07-28 revision: the first without `initialize`. */
+export const MODERN_REVISION = '2026-07-28';
+
+/**
+ * How long a stdio server gets to answer `server/discover` before it counts as legacy: some
+ * legacy servers never answer a request that comes before `initialize`.
+ */
+export const STDIO_PROBE_TIMEOUT_MS = 10_000;
+
+export interface StdioProbeRequest {
+  name: string;
+  config: McpServerConfig;
+  clientInfo: { name: string; version: string };
+  capabilities: ClientCapabilities;
+  /** Bounds the probe; also ends it early (a DISCONNECT, the connect's deadline). */
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+/**
+ * Which era a stdio server speaks, asked of a throw-away sibling process started from the same
+ * entry: some servers exit on any request before `initialize`, so the probe must not spend the
+ * process the connection will use. The SDK does this itself for its own stdio transport only;
+ * ours keeps each server in a process group, so the sibling is ended with its whole group.
+ * The answer feeds `client.connect(transport, { prior })`, which then neither probes nor asks
+ * the session's process anything twice.
+ */
+export async function probeStdioEra(request: StdioProbeRequest): Promise<PriorDiscovery> {
+  request.signal.throwIfAborted();
+  const sibling = createStdioTransport(request.name, request.config);
+  // Nobody reads the sibling's stderr: let it flow away instead of filling the pipe.
+  sibling.stderr.resume();
+  const client = new Client(request.clientInfo, {
+    capabilities: request.capabilities,
+    versionNegotiation: { mode: { pin: MODERN_REVISION }, probe: { timeoutMs: request.timeoutMs } },
+  });
+  try {
+    await client.connect(sibling, { signal: request.signal, timeout: request.timeoutMs });
+    const discover = client.getDiscoverResult();
+    return discover ? { kind: 'modern', discover } : { kind: 'legacy' };
+  } catch (error) {
+    // No modern answer (an error, a timeout, or the sibling exited on the probe): a legacy server.
+    if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && !request.signal.aborted) {
+      return { kind: 'legacy' };
+    }
+    throw error;
+  } finally {
+    await endSibling(sibling, client);
+  }
+}
+
+/**
+ * Ends the sibling and everything it started. Its group first (quick: no grace for stdin), then
+ * the client's close, which also ends a process an abort caught while it was still starting;
+ * then the group once more, for what that one started meanwhile.
+ */
+async function endSibling(sibling: ProcessGroupStdioTransport, client: Client): Promise<void> {
+  const group = () => (sibling.grouped ? sibling.pid : undefined);
+  const before = group();
+  if (before !== undefined) await terminateGroup(before);
+  await client.close().catch(() => {});
+  const after = group();
+  if (after !== undefined) await terminateGroup(after);
+}
