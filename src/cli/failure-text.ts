@@ -38,8 +38,10 @@ function propertyOf(error: unknown, key: string): unknown {
   return typeof error === 'object' && error !== null ? (error as Record<string, unknown>)[key] : undefined;
 }
 
-/** The HTTP status the SDK's transports put in `code` (StreamableHTTPError, SseError). */
+/** The HTTP status the SDK's transports report: `status` (SdkHttpError), or `code` (SseError). */
 function httpStatusOf(error: unknown): number | undefined {
+  const status = propertyOf(error, 'status');
+  if (typeof status === 'number') return status;
   const code = propertyOf(error, 'code');
   return typeof code === 'number' && code >= 100 && code < 600 ? code : undefined;
 }

@@ -63,6 +63,8 @@ async function endSibling(sibling: ProcessGroupStdioTransport, client: Client): 
   const group = () => (sibling.grouped ? sibling.pid : undefined);
   const before = group();
   if (before !== undefined) await terminateGroup(before);
+  // The client may not have taken the transport yet (an abort while it was starting): close both.
+  await sibling.close();
   await client.close().catch(() => {});
   const after = group();
   if (after !== undefined) await terminateGroup(after);

@@ -75,10 +75,19 @@ export function isConfigError(error: unknown): boolean {
  * log search) what kind of refusal it was.
  */
 export function withErrorCode(error: unknown, message: string): string {
-  if (error instanceof ProtocolError && !message.startsWith('MCP error ')) return `MCP error ${error.code}: ${message}`;
-  // The era probe's HTTP failure keeps the server's error body aside, in `data.text`.
+  return error instanceof ProtocolError && !message.startsWith('MCP error ') ? `MCP error ${error.code}: ${message}` : message;
+}
+
+/**
+ * The era probe's HTTP failure keeps the server's error body aside (`data.text`), where nothing
+ * shows or redacts it: this copy says it in its message, keeping the name, code and status.
+ */
+function withHttpBody(error: unknown): unknown {
   const body = error instanceof SdkHttpError ? error.data.text : undefined;
-  return typeof body === 'string' && body !== '' && !message.includes(body.slice(0, 64)) ? `${message}: ${body}` : message;
+  if (!(error instanceof SdkHttpError) || typeof body !== 'string' || body === '' || error.message.includes(body.slice(0, 64))) return error;
+  const copy = new Error(`${error.message}: ${body}`);
+  copy.name = error.name;
+  return Object.assign(copy, { code: error.code, status: error.status });
 }
 
 /** What went wrong while connecting, in words, with the stderr tail where there is one. */
@@ -90,9 +99,10 @@ export function connectFailure(
   secrets: readonly string[],
 ): McpServerError {
   const configError = classify(error);
-  // A server may echo a header or its environment back in an error: those never go further.
-  const reason = capErrorText(redact(withErrorCode(error, errorMessage(error)), secrets));
   const status = httpStatusOf(error);
+  const told = withHttpBody(error);
+  // A server may echo a header or its environment back in an error: those never go further.
+  const reason = capErrorText(redact(withErrorCode(told, errorMessage(told)), secrets));
   const hint = !configError
     ? ''
     : isOverLimit(error)
@@ -106,6 +116,6 @@ export function connectFailure(
     configError ? 'CONFIG_ERROR' : 'CONNECT_FAILED',
     server,
     `Could not connect to MCP server "${server}": ${reason}.${hint}` + (stderrTail ? `\nLast stderr lines:\n${stderrTail}` : ''),
-    { cause: redactError(error, secrets), stderrTail },
+    { cause: redactError(told, secrets), stderrTail },
   );
 }

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Client, type ClientOptions, type PriorDiscovery, type Transport, type VersionNegotiationMode } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, type ClientOptions, type PriorDiscovery, type Transport, type VersionNegotiationMode } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { inferTransport, type ResolvedConnectOptions } from '../../machines/options.js';
 import type { McpProtocolPreference, McpServerConfig, McpTransportKind } from '../../machines/types.js';
@@ -195,11 +195,13 @@ async function attempt(
     const remembered = deps.eras?.recall(request.name, request.config);
     const probeOnSibling = transport instanceof ProcessGroupStdioTransport && (request.config.protocol ?? 'auto') === 'auto';
     const prior = remembered ?? (probeOnSibling ? await probeSibling(request, deps, deadline) : undefined);
+    // The probe's answer stands even if this attempt fails: a server in a crash loop is not probed every time.
+    if (prior && !remembered) deps.eras?.remember(request.name, request.config, prior);
     try {
       await client.connect(transport, { ...deadline.requestOptions(), prior });
     } catch (error) {
-      // The server may have moved to the other era: the next attempt asks again.
-      if (remembered) deps.eras?.forget(request.name);
+      // The server refused the era it was addressed in (it may have moved): the next attempt asks again.
+      if (prior && error instanceof ProtocolError) deps.eras?.forget(request.name);
       throw error;
     }
     deps.eras?.remember(request.name, request.config, eraOf(client));
