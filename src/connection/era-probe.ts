@@ -39,6 +39,9 @@ export async function probeStdioEra(request: StdioProbeRequest): Promise<PriorDi
     capabilities: request.capabilities,
     versionNegotiation: { mode: { pin: MODERN_REVISION }, probe: { timeoutMs: request.timeoutMs } },
   });
+  // An abort (a DISCONNECT, the connect's deadline) ends the sibling at once, which ends the probe.
+  const onAbort = () => void sibling.close();
+  request.signal.addEventListener('abort', onAbort, { once: true });
   try {
     await client.connect(sibling, { signal: request.signal, timeout: request.timeoutMs });
     const discover = client.getDiscoverResult();
@@ -50,6 +53,7 @@ export async function probeStdioEra(request: StdioProbeRequest): Promise<PriorDi
     }
     throw error;
   } finally {
+    request.signal.removeEventListener('abort', onAbort);
     await endSibling(sibling, client);
   }
 }

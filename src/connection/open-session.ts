@@ -194,7 +194,8 @@ async function attempt(
   try {
     const remembered = deps.eras?.recall(request.name, request.config);
     const probeOnSibling = transport instanceof ProcessGroupStdioTransport && (request.config.protocol ?? 'auto') === 'auto';
-    const prior = remembered ?? (probeOnSibling ? await probeSibling(request, deps, deadline) : undefined);
+    // The session owns the probe too: a close (a DISCONNECT, dispose) waits until its sibling is gone.
+    const prior = remembered ?? (probeOnSibling ? await session.waitOnClose(probeSibling(request, deps, deadline)) : undefined);
     // The probe's answer stands even if this attempt fails: a server in a crash loop is not probed every time.
     if (prior && !remembered) deps.eras?.remember(request.name, request.config, prior);
     try {

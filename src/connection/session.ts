@@ -72,6 +72,8 @@ export class Session implements McpSession {
   private refreshTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
   /** Aborted on close: ends a refresh in progress. */
   private readonly closeSignal = new AbortController();
+  /** Work the close waits for besides the client's own (the era probe's sibling process). */
+  private readonly alsoClosing: Promise<unknown>[] = [];
 
   get manifest(): McpServerManifest {
     return this.listed;
@@ -285,6 +287,12 @@ export class Session implements McpSession {
     return this.closing;
   }
 
+  /** Has `close()` also wait for `work` (it never rejects the close). */
+  waitOnClose<T>(work: Promise<T>): Promise<T> {
+    this.alsoClosing.push(work.catch(() => {}));
+    return work;
+  }
+
   private async shutDown(): Promise<void> {
     this.listeners = undefined;
     this.closeSignal.abort(new Error('the session closed'));
@@ -295,6 +303,7 @@ export class Session implements McpSession {
       this.parts.logger.debug(`closing MCP server "${this.parts.server}": ${(error as Error).message}`);
     }
     if (group !== undefined) await terminateGroup(group);
+    await Promise.all(this.alsoClosing);
     this.parts.onClosed?.();
   }
 }
