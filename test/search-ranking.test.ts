@@ -3,7 +3,7 @@
  * keyword stuffing gains nothing, the server tells near-duplicates apart, adjacent words count as
  * a phrase, and a ranking updated server by server ranks exactly as one built at once.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { ToolSearch, type SearchableServer } from '../src/search/index.js';
 

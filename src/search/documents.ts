@@ -4,7 +4,7 @@
  * annotations, and its server's name and purpose (description, title, instructions). Each field
  * keeps at most MAX_FIELD_TOKENS words, so no manifest can make indexing slow.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { FieldSpec } from './field-index.js';
 import { identifierTokens, textTokens } from './tokenize.js';
 

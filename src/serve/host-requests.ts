@@ -102,7 +102,9 @@ export function hostRequestHandlers(upstream: Server, switches: RelaySwitches = 
     sampling: (params, context) => {
       requireHost('sampling', context);
       const hostTakesContext = upstream.getClientCapabilities()?.sampling?.context !== undefined;
-      return upstream.createMessage(sampled(params, context.server, hostTakesContext), relayed(context));
+      // The host side of serve is still the v1 SDK (issue 25, item 5): the same JSON, typed by both SDKs.
+      const upward = params as CreateMessageRequest['params'];
+      return upstream.createMessage(sampled(upward, context.server, hostTakesContext), relayed(context));
     },
     elicitation: (params, context) => {
       requireHost('elicitation', context);
