@@ -74,11 +74,10 @@ export async function callToolAsTask(
     );
     taskId = created.task.taskId;
     let task = created.task;
-    let statuses = 0;
-    while (!RESULT_READY.has(task.status)) {
-      await pause(Math.max(MIN_TASK_POLL_INTERVAL_MS, task.pollInterval ?? DEFAULT_TASK_POLL_INTERVAL_MS), deadline.signal);
+    // The first poll at once, as the v1 SDK's task client did; then the server's interval between polls.
+    for (let statuses = 1; !RESULT_READY.has(task.status); statuses++) {
+      if (statuses > 1) await pause(Math.max(MIN_TASK_POLL_INTERVAL_MS, task.pollInterval ?? DEFAULT_TASK_POLL_INTERVAL_MS), deadline.signal);
       task = await client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, options.request);
-      statuses += 1;
       options.onProgress?.({ progress: statuses, message: task.statusMessage ?? task.status });
     }
     if (task.status === 'failed' || task.status === 'cancelled') {
