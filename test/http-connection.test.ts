@@ -85,7 +85,8 @@ describe('a real Streamable HTTP server on 127.0.0.1', () => {
     await settle();
     clock.increment(1_000);
     expect(await outcome).toMatchObject({ code: 'CONNECT_FAILED' });
-    expect(fixture.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(2);
+    // Each attempt begins with the era probe, which the 500 answers: two attempts, two probes.
+    expect(fixture.requests.filter((request) => request.rpcMethod === 'server/discover')).toHaveLength(2);
     await manager.dispose();
   });
 
