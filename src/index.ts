@@ -10,6 +10,7 @@ export { serverMachine, publicServerState, isClosing, SERVER_TAGS, type ChildRep
 export { registryMachine, serverSystemId } from '../machines/registry.machine.js';
 export { createRegistryLogic, pureRegistryLogic, type RegistryLogic, type RegistryLogicOptions } from './registry-logic.js';
 export { SessionTracker } from './connection/session-tracker.js';
+export type { TelemetryOptions } from './telemetry/client-telemetry.js';
 export { inferTransport, resolveConnectOptions, backoffDelay } from '../machines/options.js';
 export type * from '../machines/types.js';
 export {

@@ -11,9 +11,10 @@ import { stderrLogger, type Logger } from './logger.js';
 import { withOverrides } from './provide-overrides.js';
 import { restoredDefinitions, sealServers } from './sealed-config.js';
 import type { VariableSource } from './config/expand-variables.js';
+import { ClientTelemetry, type TelemetryOptions } from './telemetry/client-telemetry.js';
 
 /** How the registry's servers connect and what the client does for them: the manager takes the same options. */
-export interface RegistryLogicOptions {
+export interface RegistryLogicOptions extends TelemetryOptions {
   /** Builds each server's transport (tests: scripted or in-memory transports). */
   transportFactory?: TransportFactory;
   /** Builds each server's SDK Client. */
@@ -81,6 +82,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
         authFactory: createHttpAuthFactory(options.oauth),
         host,
         eras: new EraMemo(),
+        telemetry: new ClientTelemetry({ tracerProvider: options.tracerProvider, meterProvider: options.meterProvider }),
         now: options.now,
         variables: options.variables,
       }),

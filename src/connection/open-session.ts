@@ -19,6 +19,7 @@ import type { SessionTracker } from './session-tracker.js';
 import type { HostBridge } from './host-handlers.js';
 import { MODERN_REVISION, probeStdioEra, STDIO_PROBE_TIMEOUT_MS } from './era-probe.js';
 import type { EraMemo } from './era-memo.js';
+import type { ClientTelemetry } from '../telemetry/client-telemetry.js';
 
 /**
  * At most this many rounds of a 2026-07-28 multi round-trip request (an `input_required` answer
@@ -76,6 +77,8 @@ export interface ConnectionDeps {
   variables?: VariableSource;
   /** The era each server spoke last time: a reconnect does not probe again. */
   eras?: EraMemo;
+  /** OpenTelemetry spans and metrics for every request (src/telemetry/client-telemetry.ts). */
+  telemetry?: ClientTelemetry;
 }
 
 export interface OpenSessionRequest {
@@ -176,6 +179,13 @@ async function attempt(
       : undefined;
   const processGroup = processGroupOf(transport);
   const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, clientOptions(request.config));
+  deps.telemetry?.instrument(transport, {
+    name: request.name,
+    kind,
+    url: request.config.url,
+    protocolVersion: () => client.getNegotiatedProtocolVersion(),
+    secrets,
+  });
   const session: Session = new Session({
     server: request.name,
     client,

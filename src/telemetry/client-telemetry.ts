@@ -1,0 +1,264 @@
+import {
+  context,
+  metrics,
+  propagation,
+  ProxyTracerProvider,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Histogram,
+  type MeterProvider,
+  type Span,
+  type Tracer,
+  type TracerProvider,
+} from '@opentelemetry/api';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { redact } from '../redact.js';
+
+/** Where the telemetry goes: the application's providers, or the globals it registered with its OpenTelemetry SDK. */
+export interface TelemetryOptions {
+  /** Default: the global tracer provider (`trace.setGlobalTracerProvider`, which an OpenTelemetry SDK's `start()` calls). */
+  tracerProvider?: TracerProvider;
+  /** Default: the global meter provider. */
+  meterProvider?: MeterProvider;
+}
+
+/** The instrumentation scope our spans and metrics are reported under. */
+export const INSTRUMENTATION_SCOPE = 'mcp-statechart';
+
+/** The conventions' advisory buckets for `mcp.client.operation.duration`, in seconds. */
+export const OPERATION_DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+
+/**
+ * Requests traced at once per connection; past this many (a server that answers nothing while
+ * the caller sets no timeout) new requests still carry trace context but get no span of their own.
+ */
+export const MAX_TRACED_REQUESTS = 4096;
+
+/** What a session's spans say about where the server is. */
+export interface TracedServer {
+  name: string;
+  /** The transport's kind: stdio is a pipe, anything over HTTP is TCP. */
+  kind: 'stdio' | 'http' | 'sse';
+  url?: string;
+  /** The negotiated MCP revision, once known. */
+  protocolVersion: () => string | undefined;
+  /** Values never to record (src/redact.ts). */
+  secrets: readonly string[];
+}
+
+interface InFlight {
+  span: Span;
+  /** False when the span is the caller's own `execute_tool` span: we add to it, the caller ends it. */
+  owned: boolean;
+  started: number;
+  measured: Attributes;
+}
+
+/**
+ * OpenTelemetry for the connections, per the MCP semantic conventions (docs/gen-ai/mcp.md of
+ * open-telemetry/semantic-conventions-genai): one CLIENT span per request, the
+ * `mcp.client.operation.duration` histogram, trace context in every request's and notification's
+ * `params._meta`. Only `@opentelemetry/api` is used: with no SDK registered and no provider
+ * given, `instrument` leaves the transport alone, so a call costs nothing extra.
+ */
+export class ClientTelemetry {
+  private readonly options: TelemetryOptions;
+  private tracerOnce?: Tracer;
+  private durationOnce?: Histogram;
+
+  constructor(options: TelemetryOptions = {}) {
+    this.options = options;
+  }
+
+  /** True when something would record: a provider was given, or an SDK registered a global one. */
+  get active(): boolean {
+    return (
+      this.options.tracerProvider !== undefined ||
+      this.options.meterProvider !== undefined ||
+      globalTracerRegistered() ||
+      metrics.getMeterProvider() !== NOOP_METER_PROVIDER
+    );
+  }
+
+  private get tracer(): Tracer {
+    this.tracerOnce ??= (this.options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE);
+    return this.tracerOnce;
+  }
+
+  private get duration(): Histogram {
+    this.durationOnce ??= (this.options.meterProvider ?? metrics.getMeterProvider())
+      .getMeter(INSTRUMENTATION_SCOPE)
+      .createHistogram('mcp.client.operation.duration', {
+        unit: 's',
+        description: 'The duration of the MCP request as observed on the sender from the time it was sent until the response is received.',
+        advice: { explicitBucketBoundaries: OPERATION_DURATION_BUCKETS },
+      });
+    return this.durationOnce;
+  }
+
+  /**
+   * Traces what the client sends on `transport` (before `client.connect`, which keeps the
+   * `onmessage`/`onclose` found on it and calls them first). Does nothing when nothing records.
+   */
+  instrument(transport: Transport, server: TracedServer): void {
+    if (!this.active) return;
+    const inFlight = new Map<string | number, InFlight>();
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => send(this.outgoing(message, server, inFlight, transport.sessionId), options);
+    const onmessage = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      this.incoming(message, inFlight);
+      onmessage?.(message, extra);
+    };
+    const onclose = transport.onclose;
+    transport.onclose = () => {
+      for (const request of inFlight.values()) this.finish(request, 'connection_closed');
+      inFlight.clear();
+      onclose?.();
+    };
+  }
+
+  private outgoing(message: JSONRPCMessage, server: TracedServer, inFlight: Map<string | number, InFlight>, sessionId: string | undefined): JSONRPCMessage {
+    if (!('method' in message)) return message;
+    const parent = context.active();
+    if (!('id' in message)) {
+      if (message.method === 'notifications/cancelled') this.cancelled(message.params, inFlight);
+      return withTraceContext(message, parent);
+    }
+    if (inFlight.size >= MAX_TRACED_REQUESTS) return withTraceContext(message, parent);
+    const measured = operationAttributes(message.method, message.params, server);
+    const attributes: Attributes = { ...measured, 'jsonrpc.request.id': String(message.id), 'mcp.server.name': server.name };
+    if (sessionId !== undefined) attributes['mcp.session.id'] = sessionId;
+    const uri = message.params?.uri;
+    if (typeof uri === 'string' && isResourceMethod(message.method)) attributes['mcp.resource.uri'] = redact(uri, server.secrets);
+    const outer = message.method === 'tools/call' ? executeToolSpan(parent) : undefined;
+    let span: Span;
+    let spanContext: Context;
+    if (outer) {
+      outer.setAttributes(attributes);
+      span = outer;
+      spanContext = parent;
+    } else {
+      const target = targetOf(message.method, message.params);
+      span = this.tracer.startSpan(target ? `${message.method} ${target}` : message.method, { kind: SpanKind.CLIENT, attributes }, parent);
+      spanContext = trace.setSpan(parent, span);
+    }
+    inFlight.set(message.id, { span, owned: outer === undefined, started: performance.now(), measured });
+    return withTraceContext(message, spanContext);
+  }
+
+  private incoming(message: JSONRPCMessage, inFlight: Map<string | number, InFlight>): void {
+    if ('method' in message || !('id' in message) || message.id === undefined) return;
+    const request = inFlight.get(message.id);
+    if (!request) return;
+    inFlight.delete(message.id);
+    if ('error' in message) return this.finish(request, String(message.error.code), String(message.error.code));
+    const failed = request.measured['mcp.method.name'] === 'tools/call' && message.result.isError === true;
+    this.finish(request, failed ? 'tool_error' : undefined);
+  }
+
+  /** The SDK cancels a request it gave up on (the caller's abort, a timeout): no answer will end its span. */
+  private cancelled(params: Record<string, unknown> | undefined, inFlight: Map<string | number, InFlight>): void {
+    const id = params?.requestId;
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const request = inFlight.get(id);
+    if (!request) return;
+    inFlight.delete(id);
+    this.finish(request, /timed? ?out|timeout/i.test(String(params?.reason ?? '')) ? 'timeout' : 'cancelled');
+  }
+
+  /**
+   * Ends a request: `error.type` and status ERROR together or neither. The error's message is
+   * not the status description: servers echo the offending argument in it, and arguments are
+   * never recorded.
+   */
+  private finish(request: InFlight, errorType?: string, statusCode?: string): void {
+    const measured: Attributes = errorType === undefined ? request.measured : { ...request.measured, 'error.type': errorType };
+    if (statusCode !== undefined) measured['rpc.response.status_code'] = statusCode;
+    if (errorType !== undefined) {
+      request.span.setAttribute('error.type', errorType);
+      if (statusCode !== undefined) request.span.setAttribute('rpc.response.status_code', statusCode);
+      request.span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    if (request.owned) request.span.end();
+    this.duration.record((performance.now() - request.started) / 1000, measured);
+  }
+}
+
+const NOOP_METER_PROVIDER = metrics.getMeterProvider();
+/** A fresh proxy's delegate is the API's no-op provider: the global one delegates elsewhere once an SDK registered. */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+function globalTracerRegistered(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_TRACER_PROVIDER;
+}
+
+/** The attributes both the span and the duration metric carry (low cardinality: no ids, no URIs). */
+function operationAttributes(method: string, params: Record<string, unknown> | undefined, server: TracedServer): Attributes {
+  const attributes: Attributes = { 'mcp.method.name': method, 'network.transport': server.kind === 'stdio' ? 'pipe' : 'tcp' };
+  const version = server.protocolVersion();
+  if (version !== undefined) attributes['mcp.protocol.version'] = version;
+  const target = targetOf(method, params);
+  if (method === 'tools/call' && target) {
+    attributes['gen_ai.tool.name'] = target;
+    attributes['gen_ai.operation.name'] = 'execute_tool';
+  }
+  if (method === 'prompts/get' && target) attributes['gen_ai.prompt.name'] = target;
+  const address = server.url === undefined ? undefined : addressOf(server.url);
+  if (address) {
+    attributes['server.address'] = address.host;
+    attributes['server.port'] = address.port;
+  }
+  return attributes;
+}
+
+/** The tool's or prompt's name: the low-cardinality part of a span name. */
+function targetOf(method: string, params: Record<string, unknown> | undefined): string | undefined {
+  if (method !== 'tools/call' && method !== 'prompts/get') return undefined;
+  return typeof params?.name === 'string' ? params.name : undefined;
+}
+
+function isResourceMethod(method: string): boolean {
+  return method === 'resources/read' || method === 'resources/subscribe' || method === 'resources/unsubscribe';
+}
+
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
+
+function addressOf(url: string): { host: string; port: number } | undefined {
+  try {
+    const parsed = new URL(url);
+    const port = parsed.port === '' ? DEFAULT_PORTS[parsed.protocol] : Number(parsed.port);
+    return port === undefined ? undefined : { host: parsed.hostname.replace(/^\[|\]$/g, ''), port };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The caller's own tool-execution span (the GenAI conventions' `execute_tool`, as agent
+ * frameworks make it), which a tool call adds its attributes to instead of a second span. Seen
+ * through what an SDK span exposes; one of ours (it has `mcp.method.name`) is never taken.
+ */
+function executeToolSpan(parent: Context): Span | undefined {
+  const span = trace.getSpan(parent);
+  if (!span?.isRecording()) return undefined;
+  const attributes: unknown = Reflect.get(span, 'attributes');
+  const name: unknown = Reflect.get(span, 'name');
+  const record = typeof attributes === 'object' && attributes !== null ? attributes : {};
+  if ('mcp.method.name' in record) return undefined;
+  const operation: unknown = Reflect.get(record, 'gen_ai.operation.name');
+  return operation === 'execute_tool' || (typeof name === 'string' && name.startsWith('execute_tool')) ? span : undefined;
+}
+
+/** The message with `traceparent`, `tracestate` and `baggage` (as the configured propagator writes them) in `params._meta`. */
+function withTraceContext<M extends JSONRPCMessage & { params?: Record<string, unknown> }>(message: M, from: Context): M {
+  const carrier: Record<string, string> = {};
+  propagation.inject(from, carrier);
+  if (Object.keys(carrier).length === 0) return message;
+  const meta = message.params?._meta;
+  return { ...message, params: { ...message.params, _meta: { ...(typeof meta === 'object' && meta !== null ? meta : {}), ...carrier } } };
+}

@@ -1,0 +1,190 @@
+/**
+ * OpenTelemetry spans per the MCP semantic conventions (open-telemetry/semantic-conventions-genai,
+ * docs/gen-ai/mcp.md), recorded by the SDK's in-memory exporter against server-everything over
+ * stdio and Streamable HTTP, and a fixture server that answers with the `_meta` it got.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { McpConnectionManager } from '../src/manager.js';
+import { silentLogger } from '../src/logger.js';
+import { ClientTelemetry } from '../src/telemetry/client-telemetry.js';
+import type { McpServerConfig } from '../machines/types.js';
+import { everythingStdio, startEverythingHttp, textOf } from './support/everything.js';
+
+const CANARY = 'canary-7f3e1c-never-recorded';
+const META_ECHO = fileURLToPath(new URL('./fixtures/meta-echo-server.mjs', import.meta.url));
+
+const exporter = new InMemorySpanExporter();
+const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const tracer = tracerProvider.getTracer('test-agent');
+let manager: McpConnectionManager | undefined;
+
+beforeAll(() => {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
+});
+afterAll(() => {
+  context.disable();
+  propagation.disable();
+});
+afterEach(async () => {
+  await manager?.dispose();
+  manager = undefined;
+  exporter.reset();
+});
+
+async function connected(config: McpServerConfig, name = 'everything'): Promise<McpConnectionManager> {
+  manager = new McpConnectionManager({ logger: silentLogger, tracerProvider });
+  await manager.connect(name, config);
+  return manager;
+}
+
+function spansNamed(name: string): ReadableSpan[] {
+  return exporter.getFinishedSpans().filter((span) => span.name === name);
+}
+
+/** The one finished span of that name. */
+function onlySpan(name: string): ReadableSpan {
+  const spans = spansNamed(name);
+  expect(spans.map((span) => span.name)).toEqual([name]);
+  return spans[0]!;
+}
+
+/** Runs `work` with `span` active, as an agent framework runs a tool. */
+function within<T>(span: ReturnType<typeof tracer.startSpan>, work: () => Promise<T>, from: Context = context.active()): Promise<T> {
+  return context.with(trace.setSpan(from, span), work);
+}
+
+describe('one CLIENT span per request, named and attributed as the conventions spell it', () => {
+  it('a tool call over stdio: "tools/call echo" with the MCP attributes, no argument or result value', async () => {
+    const mcp = await connected(everythingStdio());
+    await mcp.callTool('everything', 'echo', { message: CANARY });
+    await mcp.callTool('everything', 'echo', { message: CANARY });
+
+    const calls = spansNamed('tools/call echo');
+    expect(calls).toHaveLength(2);
+    const version = mcp.getClient('everything')!.getNegotiatedProtocolVersion();
+    for (const span of calls) {
+      expect(span.kind).toBe(SpanKind.CLIENT);
+      expect(span.attributes).toEqual({
+        'mcp.method.name': 'tools/call',
+        'gen_ai.tool.name': 'echo',
+        'gen_ai.operation.name': 'execute_tool',
+        'jsonrpc.request.id': expect.stringMatching(/^\d+$/),
+        'mcp.protocol.version': version,
+        'network.transport': 'pipe',
+        'mcp.server.name': 'everything',
+      });
+      expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    }
+    expect(new Set(calls.map((span) => span.attributes['jsonrpc.request.id'])).size).toBe(2);
+    expect(spansNamed('initialize').length + spansNamed('server/discover').length).toBeGreaterThan(0);
+    expect(spansNamed('tools/list').length).toBeGreaterThan(0);
+    expect(JSON.stringify(exporter.getFinishedSpans().map(({ name, attributes, events, status }) => ({ name, attributes, events, status })))).not.toContain(CANARY);
+  });
+
+  it('a prompt: "prompts/get simple-prompt" with gen_ai.prompt.name and no gen_ai.operation.name', async () => {
+    const mcp = await connected(everythingStdio());
+    await mcp.getPrompt('everything', 'simple-prompt');
+    const span = onlySpan('prompts/get simple-prompt');
+    expect(span.attributes['gen_ai.prompt.name']).toBe('simple-prompt');
+    expect(span.attributes['mcp.method.name']).toBe('prompts/get');
+    expect(span.attributes).not.toHaveProperty('gen_ai.operation.name');
+  });
+
+  it('error.type and status ERROR come together: the JSON-RPC code for an error response, tool_error for isError', async () => {
+    const mcp = await connected(everythingStdio());
+    await expect(mcp.getPrompt('everything', 'no-such-prompt')).rejects.toThrow();
+    const refused = await mcp.callTool('everything', 'echo', { message: 42 });
+    expect(refused.isError).toBe(true);
+    await mcp.callTool('everything', 'echo', { message: 'fine' });
+
+    const prompt = onlySpan('prompts/get no-such-prompt');
+    expect(prompt.attributes['error.type']).toMatch(/^-32\d{3}$/);
+    expect(prompt.attributes['rpc.response.status_code']).toBe(prompt.attributes['error.type']);
+    expect(prompt.status.code).toBe(SpanStatusCode.ERROR);
+    const [toolError, fine] = spansNamed('tools/call echo');
+    if (!toolError || !fine) throw new Error('expected two tool call spans');
+    expect(toolError.attributes['error.type']).toBe('tool_error');
+    expect(toolError.status.code).toBe(SpanStatusCode.ERROR);
+    expect(fine.attributes).not.toHaveProperty('error.type');
+    for (const span of exporter.getFinishedSpans()) {
+      expect(span.status.code === SpanStatusCode.ERROR, span.name).toBe(span.attributes['error.type'] !== undefined);
+    }
+  });
+
+  it('over Streamable HTTP: network.transport tcp, server.address and server.port', async () => {
+    const http = await startEverythingHttp();
+    try {
+      const mcp = await connected({ type: 'http', url: http.url });
+      await mcp.callTool('everything', 'echo', { message: 'over http' });
+      const span = onlySpan('tools/call echo');
+      expect(span.attributes).toMatchObject({
+        'network.transport': 'tcp',
+        'server.address': '127.0.0.1',
+        'server.port': Number(new URL(http.url).port),
+        'mcp.server.name': 'everything',
+      });
+    } finally {
+      await manager?.dispose();
+      manager = undefined;
+      await http.stop();
+    }
+  });
+});
+
+describe("the caller's spans", () => {
+  it('an active execute_tool span gets the MCP attributes instead of a second span', async () => {
+    const mcp = await connected(everythingStdio());
+    const outer = tracer.startSpan('execute_tool echo', { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'echo' } });
+    await within(outer, () => mcp.callTool('everything', 'echo', { message: 'inside' }));
+    outer.end();
+
+    expect(spansNamed('tools/call echo')).toEqual([]);
+    const tool = onlySpan('execute_tool echo');
+    expect(tool.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo', 'network.transport': 'pipe' });
+  });
+
+  it('any other active span is the parent of the request span', async () => {
+    const mcp = await connected(everythingStdio());
+    const outer = tracer.startSpan('agent step');
+    await within(outer, () => mcp.callTool('everything', 'echo', { message: 'child' }));
+    outer.end();
+
+    const call = onlySpan('tools/call echo');
+    expect(call.spanContext().traceId).toBe(outer.spanContext().traceId);
+    expect(call.parentSpanContext?.spanId).toBe(outer.spanContext().spanId);
+  });
+});
+
+describe('trace context in _meta', () => {
+  for (const [era, args] of [
+    ['negotiated (auto)', []],
+    ['2026-07-28 only', ['--modern']],
+  ] as const) {
+    it(`traceparent names the request's span and baggage travels with it (${era})`, async () => {
+      const mcp = await connected({ command: process.execPath, args: [META_ECHO, ...args] }, 'echo-meta');
+      const outer = tracer.startSpan('agent step');
+      const withBaggage = propagation.setBaggage(context.active(), propagation.createBaggage({ tenant: { value: 'blue' } }));
+      const result = await within(outer, () => mcp.callTool('echo-meta', 'meta', {}), withBaggage);
+      outer.end();
+
+      const meta = JSON.parse(textOf(result)) as Record<string, unknown>;
+      const call = onlySpan('tools/call meta');
+      const { traceId, spanId } = call.spanContext();
+      expect(meta.traceparent).toBe(`00-${traceId}-${spanId}-01`);
+      expect(meta.baggage).toBe('tenant=blue');
+    });
+  }
+});
+
+describe('with no SDK', () => {
+  it('nothing records: no provider given and none registered, so the transport is left alone', () => {
+    expect(new ClientTelemetry().active).toBe(false);
+    expect(new ClientTelemetry({ tracerProvider }).active).toBe(true);
+  });
+});
