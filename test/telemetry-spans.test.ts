@@ -117,6 +117,14 @@ describe('one CLIENT span per request, named and attributed as the conventions s
     }
   });
 
+  it('a request the client gave up on ends its span with error.type timeout, status ERROR', async () => {
+    const mcp = await connected(everythingStdio());
+    await expect(mcp.callTool('everything', 'trigger-long-running-operation', { duration: 30, steps: 3 }, { timeoutMs: 300 })).rejects.toThrow();
+    const span = onlySpan('tools/call trigger-long-running-operation');
+    expect(span.attributes['error.type']).toBe('timeout');
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
   it('over Streamable HTTP: network.transport tcp, server.address and server.port', async () => {
     const http = await startEverythingHttp();
     try {
