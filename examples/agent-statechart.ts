@@ -18,20 +18,23 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { assign, createActor, fromPromise, sendTo, setup, waitFor, type Actor, type AnyActorRef } from 'xstate';
+import { assign, createActor, fromPromise, setup, waitFor, type Actor, type AnyActorRef } from 'xstate';
 // Only the package's public entry points, as in a project that installed it (inside this
 // repository, tsconfig.json "paths" and vitest.config.ts map them to the sources).
 import {
   createRegistryLogic,
   pureRegistryLogic,
+  sendToRegistry,
   SessionTracker,
   stderrLogger,
   type McpReply,
   type McpServerConfig,
+  type McpServerError,
   type McpServerManifest,
+  type RegistryInput,
   type RegistryLogicOptions,
+  type ServerActorRef,
 } from 'mcp-statechart';
-import type { RegistryInput, ServerActorRef } from 'mcp-statechart/machines';
 
 /** What the agent decided to do: one tool call. */
 export interface AgentPlan {
@@ -53,7 +56,8 @@ export interface AgentContext {
   plan?: AgentPlan;
   manifest?: McpServerManifest;
   result?: CallToolResult;
-  error?: Error;
+  /** The registry's failure (its `code` says what happened), or the agent's own. */
+  error?: McpServerError | Error;
 }
 
 /** The registry's id and systemId in the agent, so a host can reach it: `agent.system.get('mcp')`. */
@@ -61,8 +65,6 @@ export const MCP_CHILD = 'mcp';
 /** The `requestId`s of the agent's two requests: its guards pick out the replies to them. */
 export const LOAD_REQUEST = 'agent.load';
 export const CALL_REQUEST = 'agent.call';
-
-type Failed = Extract<McpReply, { type: 'mcp.failed' }>;
 
 export const agentMachine = setup({
   types: {
@@ -84,14 +86,16 @@ export const agentMachine = setup({
       event.type === 'mcp.loaded' && event.manifest.tools.some((tool) => tool.name === context.plan?.tool),
   },
   actions: {
-    'ask to load the server': sendTo(MCP_CHILD, ({ context, self }) => ({
-      type: 'mcp.load' as const,
+    // sendToRegistry checks the event against the registry's protocol: a misspelt type or a
+    // missing requestId does not compile (sendTo with an id checks nothing).
+    'ask to load the server': sendToRegistry(MCP_CHILD, ({ context, self }) => ({
+      type: 'mcp.load',
       server: context.plan!.server,
       replyTo: self,
       requestId: LOAD_REQUEST,
     })),
-    'ask to call the tool': sendTo(MCP_CHILD, ({ context, self }) => ({
-      type: 'mcp.callTool' as const,
+    'ask to call the tool': sendToRegistry(MCP_CHILD, ({ context, self }) => ({
+      type: 'mcp.callTool',
       server: context.plan!.server,
       tool: context.plan!.tool,
       arguments: context.plan!.arguments,
@@ -104,7 +108,7 @@ export const agentMachine = setup({
     'remember the result': assign({
       result: ({ event }) => (event.type === 'mcp.toolResult' ? event.result : undefined),
     }),
-    'remember the failure': assign({ error: ({ event }) => (event as Failed).error }),
+    'remember the failure': assign({ error: ({ event }) => (event.type === 'mcp.failed' ? event.error : undefined) }),
     'note the missing tool': assign({
       error: ({ context }) =>
         new Error(`MCP server "${context.plan?.server}" offers no tool "${context.plan?.tool}".`),

@@ -7,7 +7,7 @@
 import { assertEvent, assign, enqueueActions, sendTo, setup } from 'xstate';
 import { nameRecord } from './name-record.js';
 import type { AnyActorRef, Snapshot } from 'xstate';
-import { disabledServerError, notConnectedError, serverCrashedError, unknownServerError } from './errors.js';
+import { disabledServerError, notConnectedError, serverCrashedError, unknownServerError, type McpServerError } from './errors.js';
 import {
   serverMachine,
   sessionActorOf,
@@ -22,7 +22,7 @@ import type {
   McpHostEmitted,
   McpRegistryEmitted,
   McpRegistryInput,
-  McpReply,
+  McpFinalReply,
   McpRequestEvent,
   McpServerConfig,
   RequestSpec,
@@ -87,7 +87,7 @@ function isListening(subscriber: RegistrySubscriber): boolean {
   return subscriber.replyTo.getSnapshot().status === 'active';
 }
 
-function refusal(request: RequestEvent, error: Error): McpReply {
+function refusal(request: RequestEvent, error: McpServerError): McpFinalReply {
   return { type: 'mcp.failed', requestId: request.requestId, server: request.server, error };
 }
 
@@ -280,7 +280,7 @@ export const registryMachine = setup({
     'answer: nothing to unsubscribe': enqueueActions(({ event, enqueue }) => {
       assertEvent(event, 'mcp.unsubscribeResource');
       const { replyTo, requestId, server, uri } = event;
-      enqueue.sendTo(replyTo, { type: 'mcp.resourceUnsubscribed', requestId, server, uri } satisfies McpReply);
+      enqueue.sendTo(replyTo, { type: 'mcp.resourceUnsubscribed', requestId, server, uri } satisfies McpFinalReply);
     }),
     'report state change': enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'mcp.server.stateChanged');
@@ -337,7 +337,7 @@ export const registryMachine = setup({
       const held = actor.getSnapshot().context;
       const error = serverCrashedError(server, crash.error);
       for (const waiter of [...held.loadWaiters, ...held.rereads]) {
-        enqueue.sendTo(waiter.replyTo, { type: 'mcp.failed', requestId: waiter.requestId, server, error } satisfies McpReply);
+        enqueue.sendTo(waiter.replyTo, { type: 'mcp.failed', requestId: waiter.requestId, server, error } satisfies McpFinalReply);
       }
       enqueue.stopChild(crash.actorId);
       const { [server]: _crashed, ...actors } = context.actors;

@@ -27,8 +27,8 @@ import type {
   McpConnectOptions,
   McpHostEmitted,
   McpManifestChanges,
-  McpProgressEvent,
   McpReply,
+  McpFinalReply,
   McpRequestFields,
   McpServerConfig,
   McpServerManifest,
@@ -94,7 +94,7 @@ export interface SessionActorInput {
 }
 
 /** Answers a request on the direct route (the façade's own callback) instead of `replyTo`. */
-export type DirectAnswer = (event: McpReply | McpProgressEvent) => void;
+export type DirectAnswer = (event: McpReply) => void;
 
 /** What the chart (and, on the direct route, the façade) sends the `session` actor. */
 export type SessionActorEvent =
@@ -116,7 +116,7 @@ export type SessionReport =
   /** The answer to IDLE_QUESTION: requests still running, and milliseconds since the last one began or ended. */
   | { type: 'IDLE_ANSWER'; inFlight: number; idleForMs: number }
   /** An answer or progress update for a request that came by the event route: the chart sends it, so inspection sees it. */
-  | { type: 'DELIVER'; replyTo: AnyActorRef; event: McpReply | McpProgressEvent };
+  | { type: 'DELIVER'; replyTo: AnyActorRef; event: McpReply };
 
 export interface ServerContext {
   name: string;
@@ -186,7 +186,7 @@ function systemIdOf(ref: AnyActorRef): string | undefined {
   return 'systemId' in ref && typeof ref.systemId === 'string' ? ref.systemId : undefined;
 }
 
-function failedReply(context: ServerContext, requestId: string, error: Error): McpReply {
+function failedReply(context: ServerContext, requestId: string, error: McpServerError): McpFinalReply {
   return { type: 'mcp.failed', requestId, server: context.name, error };
 }
 
@@ -288,7 +288,7 @@ export const serverMachine = setup({
           requestId: waiter.requestId,
           server: context.name,
           manifest: context.manifest!,
-        } satisfies McpReply);
+        } satisfies McpFinalReply);
       }
       enqueue.assign({ loadWaiters: [] });
     }),
@@ -314,7 +314,7 @@ export const serverMachine = setup({
         requestId: event.requestId,
         server: context.name,
         manifest: context.manifest!,
-      } satisfies McpReply);
+      } satisfies McpFinalReply);
     }),
     'touch': raise({ type: 'TOUCH' }),
     'refuse request: not connected': enqueueActions(({ context, event, enqueue }, { state }: { state: PublicServerState }) => {
@@ -364,7 +364,7 @@ export const serverMachine = setup({
       const { replyTo, requestId, spec } = event.request;
       if (spec.kind !== 'unsubscribe') return;
       enqueue.assign({ subscriptions: context.subscriptions.filter((uri) => uri !== spec.uri) });
-      enqueue.sendTo(replyTo, { type: 'mcp.resourceUnsubscribed', requestId, server: context.name, uri: spec.uri } satisfies McpReply);
+      enqueue.sendTo(replyTo, { type: 'mcp.resourceUnsubscribed', requestId, server: context.name, uri: spec.uri } satisfies McpFinalReply);
     }),
     'ask session if idle': sendTo('session', { type: 'IDLE_QUESTION' } satisfies SessionActorEvent),
     'arm full idle timeout': assign({ idleDelayMs: ({ context }) => context.options.idleTimeoutMs }),
@@ -650,7 +650,7 @@ export function publicServerState(snapshot: ServerSnapshot): PublicServerState {
 }
 
 /** An answer the chart must see on its way to the caller: it records the server's subscriptions. */
-export function changesSubscriptions(answer: McpReply | McpProgressEvent): boolean {
+export function changesSubscriptions(answer: McpReply): boolean {
   return answer.type === 'mcp.resourceSubscribed' || answer.type === 'mcp.resourceUnsubscribed';
 }
 

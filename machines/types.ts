@@ -15,6 +15,7 @@ import type {
   Tool,
   Client,
 } from '@modelcontextprotocol/client';
+import type { McpServerError } from './errors.js';
 
 export type McpTransportKind = 'stdio' | 'http' | 'sse';
 
@@ -135,7 +136,7 @@ export interface McpSession {
    * The error to answer a failed request with (`what`: e.g. `calling tool "x"`): an abort, a lost
    * connection (reported to `watch`'s `onLost` too) or the server's own failure, secrets redacted.
    */
-  failure(what: string, error: unknown, signal?: AbortSignal): Error;
+  failure(what: string, error: unknown, signal?: AbortSignal): McpServerError;
   /** The last lines the server wrote to stderr (stdio only). */
   stderrTail(): string;
   /** Idempotent: every call returns the same promise. Ends the whole process group for stdio. */
@@ -319,10 +320,11 @@ export interface McpFailedReply {
   type: 'mcp.failed';
   requestId: string;
   server: string;
-  error: Error;
+  /** Always the package's own error: `error.code` says what happened (`McpErrorCode`). */
+  error: McpServerError;
 }
 /** The final answer to a request: exactly one per `requestId`. */
-export type McpReply =
+export type McpFinalReply =
   | McpLoadedReply
   | McpToolResultReply
   | McpResourceReply
@@ -330,6 +332,13 @@ export type McpReply =
   | McpResourceSubscribedReply
   | McpResourceUnsubscribedReply
   | McpFailedReply;
+
+/**
+ * Everything a request's `replyTo` receives, discriminated by `type`: the final reply (exactly one
+ * per `requestId`) and, for a request that asked for `progress`, `mcp.progress` before it.
+ * An embedding chart declares it among its events: `setup({ types: { events: {} as McpReply } })`.
+ */
+export type McpReply = McpFinalReply | McpProgressEvent;
 
 /** Emitted by the registry for hosts (`registry.on(...)`). */
 export interface McpStateChangedEmitted {
@@ -342,7 +351,7 @@ export interface McpStateChangedEmitted {
   attempt: number;
   /** While `retrying`: the backoff before the next attempt. */
   retryInMs?: number;
-  error?: Error;
+  error?: McpServerError;
 }
 export interface McpManifestChangedEmitted {
   type: 'mcp.manifestChanged';
@@ -369,3 +378,9 @@ export interface McpResourceUpdatedEmitted {
 /** What a connected server tells the host on its own: passed from its session through the server chart to the registry, which emits it. */
 export type McpHostEmitted = McpLogEmitted | McpResourceUpdatedEmitted;
 export type McpRegistryEmitted = McpStateChangedEmitted | McpManifestChangedEmitted | McpHostEmitted;
+/**
+ * Everything a subscriber (`mcp.subscribe`) receives, discriminated by `type`: state and manifest
+ * changes always, `mcp.log` and `mcp.resourceUpdated` when its `include` names them. The same
+ * events the registry emits to `registry.on(...)`.
+ */
+export type McpReport = McpRegistryEmitted;

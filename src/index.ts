@@ -6,8 +6,9 @@ export type { HostRequestContext, McpHostHandlers, RootsSource } from './connect
 export { silentLogger, stderrLogger, type Logger } from './logger.js';
 export { sealServerConfig } from './sealed-config.js';
 export { McpServerError, type McpErrorCode } from '../machines/errors.js';
-export { serverMachine, publicServerState, isClosing, SERVER_TAGS, type ChildReport } from '../machines/server.machine.js';
-export { registryMachine, serverSystemId } from '../machines/registry.machine.js';
+export { serverMachine, publicServerState, isClosing, SERVER_TAGS, type ChildReport, type ServerActorRef } from '../machines/server.machine.js';
+export { registryMachine, serverSystemId, type RegistryInput } from '../machines/registry.machine.js';
+export { sendToRegistry, type RegistryTarget, type RegistryRequestExpr } from './send-to-registry.js';
 export { createRegistryLogic, pureRegistryLogic, type RegistryLogic, type RegistryLogicOptions } from './registry-logic.js';
 export { SessionTracker } from './connection/session-tracker.js';
 export type { TelemetryOptions } from './telemetry/client-telemetry.js';

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult, GetPromptResult, LoggingLevel, ReadResourceResult, Root } from '@modelcontextprotocol/client';
-import { abortError, describeRequest } from '../machines/errors.js';
+import { abortError, describeRequest, McpServerError } from '../machines/errors.js';
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import { isClosing, publicServerState, sessionActorOf, type PendingRequest, type ServerActorRef } from '../machines/server.machine.js';
 import type {
@@ -9,10 +9,10 @@ import type {
   McpRequestFields,
   RequestSpec,
   McpProgress,
-  McpProgressEvent,
+  McpReply,
   McpRequestEvent,
   McpRegistryEmitted,
-  McpReply,
+  McpFinalReply,
   McpServerConfig,
   McpServerManifest,
   PublicServerState,
@@ -65,13 +65,12 @@ const unrefClock: Clock = {
 
 /** A caller waiting for its answer: answered once, by the reply or by its abort, whichever comes first. */
 interface PendingReply {
-  resolve: (reply: McpReply) => void;
+  resolve: (reply: McpFinalReply) => void;
   onProgress?: (progress: McpProgress) => void;
   signal?: AbortSignal;
   onAbort?: () => void;
   answered?: boolean;
 }
-type InboxEvent = McpReply | McpProgressEvent;
 /** How a request runs, as the caller asked (`CallToolOptions` without the callbacks). */
 type RequestRun = { signal?: AbortSignal; onProgress?: (progress: McpProgress) => void };
 
@@ -91,7 +90,7 @@ export class McpConnectionManager {
   private readonly routeDirectly: boolean;
 
   /** Where every answer and progress update arrives, by either route. */
-  private readonly deliver = (event: InboxEvent): void => {
+  private readonly deliver = (event: McpReply): void => {
     const waiting = this.pending.get(event.requestId);
     if (waiting) this.answer(waiting, event);
   };
@@ -117,7 +116,7 @@ export class McpConnectionManager {
       if (state === 'connected') void this.host.reapply(server);
     });
     this.inbox = createActor(
-      fromCallback<InboxEvent>(({ receive }) => {
+      fromCallback<McpReply>(({ receive }) => {
         receive(this.deliver);
       }),
     ).start();
@@ -217,7 +216,7 @@ export class McpConnectionManager {
       this.inbox.stop();
       // Nobody is left to answer what is still pending (a load of a server configured meanwhile).
       for (const [requestId, waiting] of this.pending) {
-        this.answer(waiting, { type: 'mcp.failed', requestId, server: '', error: new Error('This McpConnectionManager was disposed.') });
+        this.answer(waiting, { type: 'mcp.failed', requestId, server: '', error: new McpServerError('DISCONNECTED', '', 'This McpConnectionManager was disposed.') });
       }
       this.keepAlive.stop();
       await this.tracker.closeAll();
@@ -314,7 +313,7 @@ export class McpConnectionManager {
    * the check and the send are one synchronous step, so no state change can fall between them.
    * Otherwise (or with an inspector attached, which must see every call) the event route.
    */
-  private run(server: string, spec: RequestSpec, how: RequestRun, options: McpRequestFields | undefined): Promise<McpReply> {
+  private run(server: string, spec: RequestSpec, how: RequestRun, options: McpRequestFields | undefined): Promise<McpFinalReply> {
     return this.awaitReply(server, spec, how, (requestId) => {
       const request: PendingRequest = { replyTo: this.inbox, requestId, spec, options };
       const snapshot = this.routeDirectly ? this.serverActor(server)?.getSnapshot() : undefined;
@@ -325,7 +324,7 @@ export class McpConnectionManager {
   }
 
   /** Always the event route: the server chart records what the server confirmed, to subscribe again on the next session. */
-  private changeSubscription(server: string, spec: RequestSpec, options: RequestOptions): Promise<McpReply> {
+  private changeSubscription(server: string, spec: RequestSpec, options: RequestOptions): Promise<McpFinalReply> {
     return this.awaitReply(server, spec, options, (requestId) =>
       this.actor.send(protocolEvent(server, { replyTo: this.inbox, requestId, spec, options: requestFields(options) })),
     );
@@ -337,14 +336,14 @@ export class McpConnectionManager {
    * The answer may come by the direct route even for a request sent by events (a read resent on a
    * renewed session): every caller is found by its request id.
    */
-  private awaitReply(server: string, spec: RequestSpec | undefined, how: RequestRun, send: (requestId: string) => void): Promise<McpReply> {
+  private awaitReply(server: string, spec: RequestSpec | undefined, how: RequestRun, send: (requestId: string) => void): Promise<McpFinalReply> {
     if (this.actor.getSnapshot().status !== 'active') {
       return Promise.reject(new Error('This McpConnectionManager was disposed; create a new one.'));
     }
     const requestId = String(this.nextRequestId++);
     const { signal } = how;
     if (signal?.aborted) return Promise.resolve(abortedReply(server, requestId, spec, signal.reason));
-    return new Promise<McpReply>((resolve) => {
+    return new Promise<McpFinalReply>((resolve) => {
       const waiting: PendingReply = { resolve, onProgress: how.onProgress, signal };
       if (signal) {
         waiting.onAbort = () => {
@@ -361,7 +360,7 @@ export class McpConnectionManager {
   }
 
   /** A progress update goes to the caller's `onProgress`; the reply answers it, once. */
-  private answer(waiting: PendingReply, event: InboxEvent): void {
+  private answer(waiting: PendingReply, event: McpReply): void {
     if (waiting.answered) return;
     if (event.type === 'mcp.progress') {
       const { type: _type, requestId: _id, server: _server, ...progress } = event;
@@ -411,7 +410,7 @@ function callFields(options: CallToolOptions): McpRequestFields | undefined {
   return { timeoutMs, progress: onProgress !== undefined, resetTimeoutOnProgress, maxTotalTimeoutMs };
 }
 
-function abortedReply(server: string, requestId: string, spec: RequestSpec | undefined, reason: unknown): McpReply {
+function abortedReply(server: string, requestId: string, spec: RequestSpec | undefined, reason: unknown): McpFinalReply {
   const error = abortError(server, spec ? describeRequest(spec) : 'connecting', reason);
   return { type: 'mcp.failed', requestId, server, error };
 }
@@ -420,21 +419,21 @@ function reasonText(reason: unknown): string | undefined {
   return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : undefined;
 }
 
-function toolResultOf(reply: McpReply): CallToolResult {
+function toolResultOf(reply: McpFinalReply): CallToolResult {
   if (reply.type === 'mcp.toolResult') return reply.result;
   throw unexpected(reply);
 }
 
-function resourceOf(reply: McpReply): ReadResourceResult {
+function resourceOf(reply: McpFinalReply): ReadResourceResult {
   if (reply.type === 'mcp.resource') return { contents: reply.contents };
   throw unexpected(reply);
 }
 
-function promptOf(reply: McpReply): GetPromptResult {
+function promptOf(reply: McpFinalReply): GetPromptResult {
   if (reply.type === 'mcp.prompt') return reply.prompt;
   throw unexpected(reply);
 }
 
-function unexpected(reply: McpReply): Error {
+function unexpected(reply: McpFinalReply): Error {
   return reply.type === 'mcp.failed' ? reply.error : new Error(`unexpected reply ${reply.type}`);
 }

@@ -1,9 +1,9 @@
 import { fromCallback, type AnyActorRef, type EventObject } from 'xstate';
-import { abortError, describeRequest, requestAbandonedError } from '../../machines/errors.js';
+import { abortError, describeRequest, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
 import { CancelSignal } from './cancel-signal.js';
 import type { SessionActorHandle } from './session-tracker.js';
-import type { McpProgressEvent, McpReply, McpRequestOptions, McpSession } from '../../machines/types.js';
+import type { McpProgressEvent, McpFinalReply, McpRequestOptions, McpSession } from '../../machines/types.js';
 
 interface RunningRequest {
   request: PendingRequest;
@@ -77,11 +77,11 @@ export function createSessionActor(deps: SessionActorDeps) {
     let lastActivity = deps.now();
 
     /** Every answer goes out here, once: the request leaves the count. */
-    const answer = (running: RunningRequest, reply: McpReply) => {
+    const answer = (running: RunningRequest, reply: McpFinalReply) => {
       lastActivity = deps.now();
       running.deliver(reply);
     };
-    const failure = (running: RunningRequest, error: Error): McpReply => ({
+    const failure = (running: RunningRequest, error: McpServerError): McpFinalReply => ({
       type: 'mcp.failed',
       requestId: running.request.requestId,
       server: name,
@@ -90,7 +90,7 @@ export function createSessionActor(deps: SessionActorDeps) {
 
     let stopped = false;
     /** What the requests in flight get once the connection is lost: they are answered as this actor stops. */
-    let lostWith: Error | undefined;
+    let lostWith: McpServerError | undefined;
     const answerAt = eventRouteAnswers({ self, system, sendBack, chartListens: () => !stopped });
     const run = (request: PendingRequest, direct?: DirectAnswer, cancellable = true) => {
       const deliver = direct ?? answerAt(request.replyTo);
@@ -117,7 +117,7 @@ export function createSessionActor(deps: SessionActorDeps) {
           : undefined,
       };
       // Already answered when it was cancelled, the connection was lost or the chart moved on.
-      const settle = (reply: McpReply) => {
+      const settle = (reply: McpFinalReply) => {
         if (inFlight.delete(running)) answer(running, reply);
       };
       const fail = (error: unknown) => settle(failure(running, session.failure(describeRequest(spec), error, requestOptions.signal)));

@@ -249,7 +249,7 @@ export class Session implements McpSession {
     }
   }
 
-  failure(what: string, error: unknown, signal?: AbortSignal): Error {
+  failure(what: string, error: unknown, signal?: AbortSignal): McpServerError {
     const { server } = this.parts;
     // The caller gave up: the SDK has told the server (notifications/cancelled); the connection stays.
     if (signal?.aborted) return abortError(server, what, signal.reason);

@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import type { McpServerManifest, McpSession } from '../../machines/types.js';
 import { toError } from '../../machines/to-error.js';
+import { McpServerError } from '../../machines/errors.js';
 
 export const FAKE_MANIFEST: McpServerManifest = {
   tools: [{ name: 'echo', description: 'Returns its text', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }],
@@ -29,7 +30,7 @@ export function createFakeSession(manifest: McpServerManifest = FAKE_MANIFEST): 
     subscribeResource: async () => {},
     unsubscribeResource: async () => {},
     resubscribe: () => {},
-    failure: (_what, error) => toError(error),
+    failure: (what, error) => new McpServerError('REQUEST_FAILED', 'fake', `fake session failed ${what}: ${toError(error).message}`, { cause: error }),
     stderrTail: () => '',
     close: async () => {},
   };

@@ -4,7 +4,7 @@
  */
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import { McpServerError, type McpErrorCode } from '../../machines/errors.js';
-import type { McpReply, McpServerManifest } from '../../machines/types.js';
+import type { McpFinalReply, McpServerManifest } from '../../machines/types.js';
 
 export interface RegistryRepliesOptions {
   /** The server the replies come from. */
@@ -40,10 +40,10 @@ const EMPTY_MANIFEST: McpServerManifest = { tools: [], resources: [], resourceTe
  * `mcp.loaded`, `mcp.toolResult`, `mcp.resource`, `mcp.prompt`, `mcp.resourceSubscribed`,
  * `mcp.resourceUnsubscribed` and `mcp.failed` for every request id and variant given.
  */
-export function registryReplies(options: RegistryRepliesOptions): McpReply[] {
+export function registryReplies(options: RegistryRepliesOptions): McpFinalReply[] {
   const { server } = options;
   const uris = options.subscriptionUris ?? ['scripted://resource'];
-  return options.requestIds.flatMap((requestId): McpReply[] => [
+  return options.requestIds.flatMap((requestId): McpFinalReply[] => [
     ...(options.manifests ?? [EMPTY_MANIFEST]).map((manifest) => ({ type: 'mcp.loaded' as const, requestId, server, manifest })),
     ...(options.toolResults ?? [{ content: [] }]).map((result) => ({ type: 'mcp.toolResult' as const, requestId, server, result })),
     ...(options.resourceContents ?? [[{ uri: 'scripted://resource', text: '' }]]).map((contents) => ({

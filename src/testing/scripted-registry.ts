@@ -22,7 +22,7 @@ import {
   type SessionActorInput,
   type SessionReport,
 } from '../../machines/server.machine.js';
-import type { McpRegistryInput, McpReply, McpServerConfig, McpServerManifest } from '../../machines/types.js';
+import type { McpRegistryInput, McpFinalReply, McpServerConfig, McpServerManifest } from '../../machines/types.js';
 import { asPublicRegistry, type RegistryLogic } from '../registry-logic.js';
 import { withOverrides } from '../provide-overrides.js';
 import { eventRouteAnswers } from '../connection/session-actor.js';
@@ -150,16 +150,16 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
         const run = runOf(system, name);
         let stopped = false;
         /** Set by a scripted crash: the answers of what is in flight, given as this actor stops (see below). */
-        let crashed: { requestId: string; error: Error } | undefined;
+        let crashed: { requestId: string; error: McpServerError } | undefined;
         /** Requests in flight: what answers each, and the cancel of its scripted delay. */
         const inFlight = new Map<string, { request: PendingRequest; deliver: DirectAnswer; cancel: () => void }>();
-        const finish = (requestId: string, reply: McpReply) => {
+        const finish = (requestId: string, reply: McpFinalReply) => {
           const running = inFlight.get(requestId);
           if (!running) return;
           inFlight.delete(requestId);
           running.deliver(reply);
         };
-        const fail = (requestId: string, error: Error): McpReply => ({ type: 'mcp.failed', requestId, server: name, error });
+        const fail = (requestId: string, error: McpServerError): McpFinalReply => ({ type: 'mcp.failed', requestId, server: name, error });
 
         const unscripted = ({ requestId, spec }: PendingRequest) =>
           fail(requestId, new McpServerError('REQUEST_FAILED', name, `MCP server "${name}": no scripted answer for ${describeRequest(spec)}.`));
@@ -169,7 +169,7 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
           request: PendingRequest,
           deliver: DirectAnswer,
           outcome: ScriptedOutcome<T> | undefined,
-          reply: (value: T) => McpReply,
+          reply: (value: T) => McpFinalReply,
         ) => {
           const { requestId } = request;
           const what = describeRequest(request.spec);
