@@ -22,7 +22,7 @@ export function reportFailure(options: ReportOptions, error: unknown): number {
   const code = error instanceof ConfigCommandError ? error.code : 'failed';
   const message = errorText(error);
   if (options.json) process.stdout.write(`${terminalJson({ ok: false, code, error: message })}\n`);
-  else writeError(`mcp-statechart: ${message}`);
+  else writeError(`Error: ${message}`);
   return 1;
 }
 

@@ -300,6 +300,20 @@ export function buildProgram(): Command {
       process.exitCode = await runApprovalsRevoke(name, { ...options, json });
     });
 
+  program
+    .command('import')
+    .description("copy the servers another client is configured with (its usual files on this platform, or a file you name) into ~/.ai-zen/mcp.json; shows them and asks first")
+    .requiredOption('--from <client-or-file>', 'claude-desktop, claude-code (user, local and project scopes), vscode (its "servers", ${input:…} become ${VARS}), cursor, or a path to an mcp.json')
+    .addOption(scopeOption().default('user'))
+    .option('-y, --yes', 'import without asking (for scripts)', false)
+    .option('--force', 'replace servers of the same name already in the target file', false)
+    .option('--json', 'print one JSON object for scripts: {ok, file, added, skipped} or {ok: false, code, error}', false)
+    .addHelpText('after', '\nExamples:\n  mcp-statechart import --from claude-desktop\n  mcp-statechart import --from vscode --scope project --yes\n  mcp-statechart import --from ./team-mcp.json --force')
+    .action(async (options: { from: string; scope: 'user' | 'project'; yes: boolean; force: boolean; json: boolean }, command: Command) => {
+      const { runImport } = await import('./commands/import.js');
+      process.exitCode = await runImport({ ...options, project: globalOptions(command).project });
+    });
+
   return program;
 }
 

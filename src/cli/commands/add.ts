@@ -79,7 +79,7 @@ export function entryFromJson(text: string): Record<string, unknown> {
 }
 
 /** The project's definition of `name` in `file`, as discovery sees it (so its fingerprint is the one checked later). */
-async function projectDefinition(file: string, name: string): Promise<DiscoveredServer | undefined> {
+export async function projectDefinition(file: string, name: string): Promise<DiscoveredServer | undefined> {
   const result = await discoverMcpServers({ projectRoot: dirname(file), env: process.env, logger: silentLogger, projectServers: 'trust' });
   const candidates = [...Object.values(result.servers), ...(result.shadowed ?? [])];
   return candidates.find((server) => server.name === name && server.source === file && server.scope === 'project');

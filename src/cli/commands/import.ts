@@ -1,0 +1,189 @@
+/**
+ * `import --from claude-desktop|claude-code|vscode|cursor|<file>`: copies the servers another
+ * client is configured with into this one's user (or project) file. Shows every definition
+ * first (values of env and headers never shown) and asks; `--yes` for scripts. A name already
+ * defined in the target is left alone unless `--force`.
+ */
+import { createInterface } from 'node:readline/promises';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { DiscoveredServer } from '../../config/index.js';
+import { isJsonObject } from '../../config/null-proto.js';
+import { approveServers } from '../../config/project-trust.js';
+import { parseTransport } from '../../../machines/options.js';
+import { describeServerDefinition } from '../approval-prompt.js';
+import { reportDone, reported } from '../command-report.js';
+import { ConfigCommandError, configPathForScope, editServerEntries, readConfigObject, serverEntries, type WritableScope } from '../config-file-edit.js';
+import { isInteractive } from '../options.js';
+import { checkServerName, projectDefinition } from './add.js';
+
+export const CLIENTS = ['claude-desktop', 'claude-code', 'vscode', 'cursor'] as const;
+
+export interface ImportOptions {
+  from: string;
+  scope: WritableScope;
+  project?: string;
+  yes?: boolean;
+  force?: boolean;
+  json?: boolean;
+}
+
+/** One file another client reads, and where in it the servers are. */
+interface ClientFile {
+  path: string;
+  /** The object holding the servers: `mcpServers` or VS Code's `servers`, maybe under `projects[<folder>]`. */
+  servers: (config: Record<string, unknown>) => unknown;
+}
+
+/** The per-platform folder applications keep settings in. */
+function appSettingsFolder(): string {
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support');
+  if (process.platform === 'win32') return process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming');
+  return process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config');
+}
+
+const mcpServersKey = (config: Record<string, unknown>) => config.mcpServers;
+const vscodeServersKey = (config: Record<string, unknown>) => config.servers;
+
+/** Where each client keeps its servers: the user's file first, then the working folder's. */
+function clientFiles(from: string, cwd: string): ClientFile[] {
+  switch (from) {
+    case 'claude-desktop':
+      return [{ path: join(appSettingsFolder(), 'Claude', 'claude_desktop_config.json'), servers: mcpServersKey }];
+    case 'claude-code':
+      return [
+        { path: join(homedir(), '.claude.json'), servers: mcpServersKey },
+        // Claude Code's local scope: servers of one project, kept in ~/.claude.json under its folder.
+        { path: join(homedir(), '.claude.json'), servers: (config) => (isJsonObject(config.projects) && isJsonObject(config.projects[cwd]) ? config.projects[cwd].mcpServers : undefined) },
+        { path: join(cwd, '.mcp.json'), servers: mcpServersKey },
+      ];
+    case 'vscode':
+      return [
+        { path: join(appSettingsFolder(), 'Code', 'User', 'mcp.json'), servers: vscodeServersKey },
+        { path: join(cwd, '.vscode', 'mcp.json'), servers: vscodeServersKey },
+      ];
+    case 'cursor':
+      return [
+        { path: join(homedir(), '.cursor', 'mcp.json'), servers: mcpServersKey },
+        { path: join(cwd, '.cursor', 'mcp.json'), servers: mcpServersKey },
+      ];
+    default:
+      return [{ path: resolve(cwd, from), servers: (config) => config.mcpServers ?? config.servers }];
+  }
+}
+
+/**
+ * VS Code's `${input:id}` (asked for by VS Code) and `${env:NAME}` (VS Code, Cursor) become
+ * `${NAME}` references read from the environment; `id` is turned into a variable name.
+ */
+function asVariableReferences(text: string): string {
+  return text
+    .replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, '${$1}')
+    .replace(/\$\{input:([^}]+)\}/g, (_match, id: string) => `\${${id.replace(/[^A-Za-z0-9]+/g, '_').replace(/^(\d)/, '_$1').toUpperCase()}}`);
+}
+
+function convertStrings(value: unknown): unknown {
+  if (typeof value === 'string') return asVariableReferences(value);
+  if (Array.isArray(value)) return value.map(convertStrings);
+  if (isJsonObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, convertStrings(item)]));
+  return value;
+}
+
+interface Candidate {
+  name: string;
+  entry: Record<string, unknown>;
+  from: string;
+}
+
+async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candidate[]; read: string[] }> {
+  const candidates: Candidate[] = [];
+  const read: string[] = [];
+  for (const file of files) {
+    const config = await readConfigObject(file.path).catch((error: unknown) => {
+      if (error instanceof ConfigCommandError) throw new ConfigCommandError(error.code, error.message.replace('Fix it by hand first; nothing was changed.', 'Nothing was imported.'));
+      throw error;
+    });
+    const servers = file.servers(config);
+    if (!isJsonObject(servers)) continue;
+    if (!read.includes(file.path)) read.push(file.path);
+    for (const [name, entry] of Object.entries(servers)) {
+      if (isJsonObject(entry)) candidates.push({ name, entry: convertStrings(entry) as Record<string, unknown>, from: file.path });
+    }
+  }
+  return { candidates, read };
+}
+
+function asDiscovered(candidate: Candidate, scope: WritableScope): DiscoveredServer {
+  const spelled = candidate.entry.type ?? candidate.entry.transport;
+  const transport = (typeof spelled === 'string' ? parseTransport(spelled) : undefined) ?? (typeof candidate.entry.url === 'string' ? 'http' : 'stdio');
+  return { name: candidate.name, config: candidate.entry, written: candidate.entry, transport, scope, source: candidate.from, disabled: false };
+}
+
+async function confirmed(question: string): Promise<boolean> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await prompt.question(question)).trim());
+  } finally {
+    prompt.close();
+  }
+}
+
+export function runImport(options: ImportOptions): Promise<number> {
+  return reported(options, async () => {
+    const { candidates, read } = await candidatesFrom(clientFiles(options.from, process.cwd()));
+    if (read.length === 0) {
+      const looked = clientFiles(options.from, process.cwd()).map((file) => file.path);
+      throw new ConfigCommandError('nothing-to-import', `No servers found for ${options.from}: looked in ${[...new Set(looked)].join(', ')}. Name the file instead: --from <file>.`);
+    }
+    const target = await configPathForScope(options.scope, options.project);
+    const existing = serverEntries(await readConfigObject(target));
+    const skipped: { name: string; reason: string }[] = [];
+    const chosen = new Map<string, Candidate>();
+    for (const candidate of candidates) {
+      try {
+        checkServerName(candidate.name);
+      } catch (error) {
+        skipped.push({ name: candidate.name, reason: (error as Error).message });
+        continue;
+      }
+      if (Object.hasOwn(existing, candidate.name) && !options.force) {
+        skipped.push({ name: candidate.name, reason: `already defined in ${target} (--force replaces it)` });
+        continue;
+      }
+      // The same name in two of the client's files: the later (more specific) one wins, as in the client.
+      chosen.set(candidate.name, candidate);
+    }
+    const plan = [...chosen.values()];
+    const skippedText = skipped.map((skip) => `Skipped "${skip.name}": ${skip.reason}.`);
+    if (plan.length === 0) {
+      return reportDone(options, ['Nothing to import.', ...skippedText].join('\n'), { file: target, added: [], skipped });
+    }
+    const shown = [
+      `${plan.length === 1 ? 'This server' : `These ${plan.length} servers`} would be added to ${target} (${options.scope} scope):`,
+      ...plan.map((candidate) => describeServerDefinition(asDiscovered(candidate, options.scope))),
+      ...skippedText,
+    ].join('\n');
+    if (!options.yes) {
+      if (!isInteractive() || options.json) {
+        throw new ConfigCommandError('needs-confirmation', `${options.json ? '' : `${shown}\n`}Nothing was imported: confirm on a terminal, or add --yes to import without asking.`);
+      }
+      process.stderr.write(`${shown}\n`);
+      if (!(await confirmed('Import them? [y/N] '))) throw new ConfigCommandError('declined', 'You declined; nothing was imported.');
+    }
+    await editServerEntries(target, (servers) => {
+      for (const candidate of plan) servers[candidate.name] = candidate.entry;
+      return true;
+    });
+    if (options.scope === 'project') {
+      const definitions = await Promise.all(plan.map((candidate) => projectDefinition(target, candidate.name)));
+      await approveServers({}, definitions.filter((definition) => definition !== undefined));
+    }
+    const added = plan.map((candidate) => candidate.name);
+    const text = [
+      `Imported ${added.length} server${added.length === 1 ? '' : 's'} from ${read.join(', ')} into ${target}: ${added.join(', ')}.`,
+      ...skippedText,
+      'See them with `mcp-statechart servers`.',
+    ].join('\n');
+    return reportDone(options, text, { file: target, added, skipped });
+  });
+}

@@ -1,0 +1,120 @@
+/** `import --from` reads other clients' config files, in their own formats, at their usual places (under the test's HOME). */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+import { configHome, USER_FILE_TEXT } from './support/config-command-home.js';
+
+function place(file: string, content: unknown): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(content, null, 2));
+}
+
+/** The CLI with XDG_CONFIG_HOME inside the test's home, where Linux clients keep their settings. */
+function importer() {
+  const setup = configHome();
+  const cli = (...args: string[]) =>
+    runCli(args, { cwd: setup.project, env: { HOME: setup.home, XDG_CONFIG_HOME: join(setup.home, '.config') }, timeoutMs: 30_000 });
+  const servers = () => setup.read(setup.userFile).mcpServers as Record<string, unknown>;
+  return { ...setup, cli, servers };
+}
+
+describe('import', () => {
+  it('from Claude Desktop: its mcpServers are added after the existing ones; other content and secrets stay out of the output', async () => {
+    const { cli, home, userFile, read, servers } = importer();
+    place(join(home, '.config', 'Claude', 'claude_desktop_config.json'), {
+      globalShortcut: 'Ctrl+Space',
+      mcpServers: {
+        filesystem: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me/docs'] },
+        github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_desktopsecret' } },
+      },
+    });
+    const run = await cli('import', '--from', 'claude-desktop', '--yes');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Imported 2 servers from');
+    expect(run.stdout + run.stderr).not.toContain('ghp_desktopsecret');
+    expect(Object.keys(read(userFile))).toEqual(['theme', 'mcpServers', 'zzz']);
+    expect(Object.keys(servers())).toEqual(['first', 'last', 'filesystem', 'github']);
+    expect(servers().filesystem).toEqual({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me/docs'] });
+  }, 40_000);
+
+  it("from VS Code: the user's and the workspace's servers, inputs and ${env:…} turned into ${VAR} references", async () => {
+    const { cli, home, project, servers } = importer();
+    place(join(home, '.config', 'Code', 'User', 'mcp.json'), {
+      inputs: [{ type: 'promptString', id: 'perplexity-key', description: 'Perplexity API Key', password: true }],
+      servers: {
+        perplexity: { type: 'stdio', command: 'npx', args: ['-y', 'server-perplexity-ask'], env: { PERPLEXITY_API_KEY: '${input:perplexity-key}' } },
+      },
+    });
+    place(join(project, '.vscode', 'mcp.json'), {
+      servers: { github: { type: 'http', url: 'https://api.githubcopilot.com/mcp/', headers: { Authorization: 'Bearer ${env:GITHUB_TOKEN}' } } },
+    });
+    const run = await cli('import', '--from', 'vscode', '--yes', '--json');
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, added: ['perplexity', 'github'], skipped: [] });
+    expect(servers().perplexity).toEqual({ type: 'stdio', command: 'npx', args: ['-y', 'server-perplexity-ask'], env: { PERPLEXITY_API_KEY: '${PERPLEXITY_KEY}' } });
+    expect(servers().github).toEqual({ type: 'http', url: 'https://api.githubcopilot.com/mcp/', headers: { Authorization: 'Bearer ${GITHUB_TOKEN}' } });
+    // What was imported loads: the loader reads every entry without a problem.
+    const listing = JSON.parse((await cli('servers', '--json')).stdout);
+    expect(listing.problems.filter((problem: { server?: string }) => problem.server === 'perplexity' || problem.server === 'github')).toEqual([
+      expect.objectContaining({ severity: 'warning', message: expect.stringContaining('PERPLEXITY_KEY') }),
+      expect.objectContaining({ severity: 'warning', message: expect.stringContaining('GITHUB_TOKEN') }),
+    ]);
+  }, 60_000);
+
+  it("from Claude Code: its user scope, this folder's local scope and the project's .mcp.json", async () => {
+    const { cli, home, project, servers } = importer();
+    place(join(home, '.claude.json'), {
+      numStartups: 12,
+      mcpServers: { 'user-one': { type: 'stdio', command: 'user-server', args: [], env: {} } },
+      projects: {
+        [project]: { allowedTools: [], mcpServers: { 'local-one': { type: 'sse', url: 'https://local.example/sse' } } },
+        '/somewhere/else': { mcpServers: { 'not-this-folder': { command: 'x' } } },
+      },
+    });
+    place(join(project, '.mcp.json'), { mcpServers: { 'project-one': { command: 'project-server' } } });
+    const run = await cli('import', '--from', 'claude-code', '--yes', '--json');
+    expect(JSON.parse(run.stdout).added).toEqual(['user-one', 'local-one', 'project-one']);
+    expect(servers()['local-one']).toEqual({ type: 'sse', url: 'https://local.example/sse' });
+    expect(servers()['not-this-folder']).toBeUndefined();
+  }, 40_000);
+
+  it("from Cursor: ~/.cursor/mcp.json", async () => {
+    const { cli, home, servers } = importer();
+    place(join(home, '.cursor', 'mcp.json'), { mcpServers: { 'cursor-one': { url: 'https://cursor.example/mcp', headers: { 'X-Key': '${env:CURSOR_KEY}' } } } });
+    expect((await cli('import', '--from', 'cursor', '--yes')).code).toBe(0);
+    expect(servers()['cursor-one']).toEqual({ url: 'https://cursor.example/mcp', headers: { 'X-Key': '${CURSOR_KEY}' } });
+  }, 40_000);
+
+  it('without a terminal and without --yes it shows what it would add and imports nothing; a name already there needs --force', async () => {
+    const { cli, home, userFile, servers } = importer();
+    place(join(home, 'team.json'), { mcpServers: { first: { command: 'team-first' }, extra: { command: 'team-extra', env: { TOKEN: 'team-secret' } } } });
+    const refused = await cli('import', '--from', join(home, 'team.json'));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`This server would be added to ${userFile} (user scope):`);
+    expect(refused.stderr).toMatch(/Server "extra" from .*team\.json \(stdio\):\n\s+runs:\s+team-extra\n\s+env:\s+TOKEN \(values not shown\)/);
+    expect(refused.stderr).toContain('Skipped "first": already defined in');
+    expect(refused.stderr).toContain('add --yes to import without asking');
+    expect(refused.stderr).not.toContain('team-secret');
+    expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
+    const json = await cli('import', '--from', join(home, 'team.json'), '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, code: 'needs-confirmation' });
+    const forced = await cli('import', '--from', join(home, 'team.json'), '--yes', '--force');
+    expect(forced.code).toBe(0);
+    expect(servers().first).toEqual({ command: 'team-first' });
+  }, 60_000);
+
+  it('into the project scope, the imported servers count as approved by the person who confirmed', async () => {
+    const { cli, home } = importer();
+    place(join(home, 'team.json'), { mcpServers: { shared: { command: 'node', args: ['shared.js'] } } });
+    expect((await cli('import', '--from', join(home, 'team.json'), '--scope', 'project', '--yes')).code).toBe(0);
+    const listed = JSON.parse((await cli('--project-servers', 'ask', 'servers', '--json')).stdout);
+    expect(listed.servers.find((server: { name: string }) => server.name === 'shared')).toMatchObject({ scope: 'project', disabled: false });
+  }, 60_000);
+
+  it('a client with no config file says where it looked', async () => {
+    const { cli, home } = importer();
+    const run = await cli('import', '--from', 'cursor', '--json');
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'nothing-to-import' });
+    expect(JSON.parse(run.stdout).error).toContain(join(home, '.cursor', 'mcp.json'));
+  }, 40_000);
+});
