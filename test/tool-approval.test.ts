@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -253,17 +254,54 @@ describe("serve's approval form waits for the person", () => {
   });
 });
 
+/** Runs the CLI on a pseudo-terminal (util-linux `script`), answering `answer` when the approval form asks. */
+function callOnTerminal(args: string[], answer: string): Promise<string> {
+  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+  const child = spawn('script', ['-q', '-e', '-c', [CLI_COMMAND.command, ...CLI_COMMAND.args, ...args].map(quote).join(' '), '/dev/null'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let screen = '';
+  let answered = false;
+  child.stdout.on('data', (chunk: Buffer) => {
+    screen += chunk.toString();
+    if (!answered && /\[N\]o: /.test(screen)) {
+      answered = true;
+      child.stdin.write(`${answer}\r`);
+    }
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
+  return new Promise((resolve) =>
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve(screen);
+    }),
+  );
+}
+
 describe("the CLI's call", () => {
+  it('on a terminal, a person who answers n is told that they declined it, without the instructions meant for a model', async () => {
+    const config = path.join(reference.folder, 'cli-terminal.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
+    const screen = await callOnTerminal(['--config', config, 'call', 'fixture', 'echo', '{"text":"hi"}'], 'n');
+    expect(screen).toMatch(/Run this MCP tool call\?/);
+    expect(screen).toMatch(/^Error: you declined the call of tool "echo" of server "fixture"; it did not run\r?$/m);
+    expect(screen).not.toMatch(/the user declined|Do not call it again|tell the user/);
+  }, 60_000);
+
   it('refuses a call --approve names when there is no terminal to ask on (exit 1, the refusal on stderr), and runs it without the flag', async () => {
     const config = path.join(reference.folder, 'cli.json');
     writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
     const refused = await runCli(['--config', config, '--approve', 'destructive', 'call', 'fixture', 'echo', '{"text":"hi"}']);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toMatch(/did not run: it needs approval \(policy "destructive"\) and no one could be asked: there is no terminal to ask on/);
+    expect(refused.stderr).toMatch(
+      /^Error: the call of tool "echo" of server "fixture" did not run: --approve destructive asks about it, and there is no terminal to ask on$/m,
+    );
+    expect(refused.stderr).toMatch(/^Hint: run the command on a terminal to answer, or choose another --approve policy$/m);
+    expect(refused.stderr).not.toMatch(/Do not call it again|tell the user/);
     const asJson = await runCli(['--config', config, '--approve', 'destructive', 'call', '--json', 'fixture', 'echo', '{"text":"hi"}']);
     expect(asJson.code).toBe(1);
-    expect(JSON.parse(asJson.stdout)).toMatchObject({ ok: false, server: 'fixture', error: { message: expect.stringMatching(/did not run/) } });
+    expect(JSON.parse(asJson.stdout)).toMatchObject({ ok: false, server: 'fixture', error: { code: 'APPROVAL_REQUIRED', message: expect.stringMatching(/did not run/) } });
     const ran = await runCli(['--config', config, 'call', 'fixture', 'echo', '{"text":"hi"}']);
     expect(ran.code).toBe(0);
     expect(ran.stdout.trim()).toBe('hi');

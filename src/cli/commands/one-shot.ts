@@ -54,6 +54,20 @@ function refusal(discovery: DiscoveryResult, options: GlobalOptions, server: str
   return undefined;
 }
 
+/** A call that did not run for want of approval: the person's own "no", or a policy nobody could be asked about. */
+function refusedCall(args: Record<string, unknown> & { server: string }, declined: boolean, interactive: boolean, policy: string | undefined): FailureExplanation {
+  const call = `tool "${String(args.tool)}" of server "${args.server}"`;
+  if (declined) return { code: 'DECLINED', message: `you declined the call of ${call}; it did not run` };
+  if (!interactive) {
+    return {
+      code: 'APPROVAL_REQUIRED',
+      message: `the call of ${call} did not run: --approve ${policy ?? 'destructive'} asks about it, and there is no terminal to ask on`,
+      hint: 'run the command on a terminal to answer, or choose another --approve policy',
+    };
+  }
+  return { code: 'APPROVAL_REQUIRED', message: `the call of ${call} did not run: it needs approval and its arguments cannot be shown whole on the form` };
+}
+
 /**
  * `load`, `call` and `read`: one loader tool call, its text on stdout; on failure an explanation
  * for a person on stderr (what failed, why, what to do) and exit code 1; `--json` prints either
@@ -88,7 +102,21 @@ export async function runOneShot(
   const refused = refusal(discovery, options, args.server, tool === 'call_mcp_tool' && typeof args.tool === 'string' ? args.tool : undefined);
   if (refused) return report({ ok: false, server: args.server, error: refused });
 
-  const approval = terminalApproval(options.approve, isInteractive());
+  const interactive = isInteractive();
+  const terminal = terminalApproval(options.approve, interactive);
+  // The refusal text is worded for a model; the person is told what they did, or what refused.
+  let declined = false;
+  const ask = terminal.approveToolCall;
+  const approval = {
+    ...terminal,
+    approveToolCall:
+      ask &&
+      (async (...request: Parameters<typeof ask>) => {
+        const decision = await ask(...request);
+        declined = decision === 'deny';
+        return decision;
+      }),
+  };
   const { manager, tool: find } = openLoaderSession(discovery, options, logger, { defaults: { maxRetries: 0 } }, approval);
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
   const interrupt = new AbortController();
@@ -107,7 +135,8 @@ export async function runOneShot(
     const result = await loader.execute(args, callOptions);
     progress?.finish();
     // A refused approval reads as an answer to the model; to a script, the call failed.
-    if (result.isError || result.refused) return failed(result);
+    if (result.refused) return report({ ok: false, server: args.server, error: refusedCall(args, declined, interactive, options.approve) });
+    if (result.isError) return failed(result);
     return report({ ok: true, server: args.server, text: result.text, ...(result.data === undefined ? {} : { data: result.data }) });
   } catch (error) {
     if (!interrupt.signal.aborted) throw error;
