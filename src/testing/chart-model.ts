@@ -85,10 +85,21 @@ export function transitionTours<TSnapshot extends Snapshot<unknown>, TEvent exte
 ): Array<StatePath<TSnapshot, TEvent>> {
   const serializeState = model.options.serializeState ?? ((snapshot: TSnapshot) => JSON.stringify((snapshot as { value?: unknown }).value));
   const serialize = (snapshot: TSnapshot) => serializeState(snapshot, undefined);
-  const toState = new Map(shortest.map((path) => [serialize(path.state), path]));
+  // With duplicate paths a state has several: the tour starts from its shortest one.
+  const toState = new Map<string, StatePath<TSnapshot, TEvent>>();
+  for (const path of shortest) {
+    const key = serialize(path.state);
+    const known = toState.get(key);
+    if (!known || path.weight < known.weight) toState.set(key, path);
+  }
   const tours: Array<StatePath<TSnapshot, TEvent>> = [];
+  // The adjacency map can hold a state more than once (reached by different events): toured once.
+  const toured = new Set<string>();
   for (const { state, transitions } of Object.values(model.getAdjacencyMap()) as Array<AdjacencyValue<TSnapshot, TEvent>>) {
-    const head = toState.get(serialize(state));
+    const key = serialize(state);
+    if (toured.has(key)) continue;
+    toured.add(key);
+    const head = toState.get(key);
     if (!head) continue;
     for (const { event, state: next } of Object.values(transitions)) {
       if (!includeIgnored && machine.getTransitionData(state as never, event as never).length === 0) continue;
