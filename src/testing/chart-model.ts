@@ -109,11 +109,11 @@ export function transitionTours<TSnapshot extends Snapshot<unknown>, TEvent exte
   return tours;
 }
 
-/** The milliseconds of an `xstate.after.<delay>.<state id>` event whose delay is a number in the chart. */
-function literalDelayOf(type: string): number {
-  const delay = Number(type.split('.')[2]);
-  if (!Number.isFinite(delay)) throw new Error(`${type}: a named delay; pass delayOf to say how many milliseconds it is`);
-  return delay;
+/** The milliseconds of the `xstate.after.…` timer the actor's system has scheduled (named delays resolved by the chart itself). */
+function scheduledDelayOf(actor: ReturnType<typeof createActor>, type: string): number {
+  const scheduled = Object.values(actor.system.getSnapshot()._scheduledEvents).filter((entry) => entry.event.type === type);
+  if (scheduled.length !== 1) throw new Error(`${type}: ${scheduled.length} timers scheduled for it; pass delayOf to say how many milliseconds it is`);
+  return scheduled[0]!.delay;
 }
 
 export interface ReplayOptions<TSnapshot extends Snapshot<unknown>, TEvent extends EventObject, TInput> {
@@ -125,7 +125,7 @@ export interface ReplayOptions<TSnapshot extends Snapshot<unknown>, TEvent exten
   check: (actual: TSnapshot, expected: TSnapshot) => void;
   /** How a step's event reaches the actor. Default: `xstate.after.…` fires that timer, anything else is sent. */
   perform?: (event: TEvent, actor: ReturnType<typeof createActor>, clock: ReplayClock) => void | Promise<void>;
-  /** Milliseconds of a named delay, for `xstate.after.<name>.…` events. */
+  /** Milliseconds of a delay, for `xstate.after.<name>.…` events. Default: the delay of the one timer the actor has scheduled for that event (named delays included). */
   delayOf?: (eventType: string) => number;
   inspect?: Observer<InspectionEvent>;
   /** Receives the actor before it starts (e.g. for a `CoverageRecorder` observer). */
@@ -151,7 +151,7 @@ export async function replayPath<TSnapshot extends Snapshot<unknown>, TEvent ext
   const perform = async (step: { event: EventObject }) => {
     const event = step.event as TEvent;
     if (options.perform) await options.perform(event, actor, clock);
-    else if (event.type.startsWith('xstate.after.')) clock.fire(options.delayOf?.(event.type) ?? literalDelayOf(event.type));
+    else if (event.type.startsWith('xstate.after.')) clock.fire(options.delayOf?.(event.type) ?? scheduledDelayOf(actor, event.type));
     else actor.send(event);
     await flush();
   };
