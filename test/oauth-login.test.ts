@@ -87,8 +87,9 @@ describe('login and the stored login', () => {
     expect(error.message).toContain('run `mcp-statechart login remote`');
     expect(isOAuthLoginRequired(error)).toBe(true);
     expect(connected.getState('remote')).toBe('error');
-    // One refused initialize, no retry, and the manager itself never starts an authorization.
-    expect(fixture.mcpRequests.slice(requestsBefore)).toEqual([{ method: 'initialize', status: 401 }]);
+    // One refused request (the era probe, server/discover, comes first), no retry, and the manager
+    // itself never starts an authorization.
+    expect(fixture.mcpRequests.slice(requestsBefore)).toEqual([{ method: 'server/discover', status: 401 }]);
     expect(fixture.authorizations).toHaveLength(1);
   });
 

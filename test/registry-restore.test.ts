@@ -77,7 +77,9 @@ describe('restoring a persisted registry', () => {
 
   it('brings a server persisted while retrying back disconnected: no backoff timer fires, nothing connects by itself', async () => {
     const original = createActor(createRegistryLogic(registryOptions), {
-      input: { servers: { fixture: stdioFixture('--mode', 'exit-on-initialize') } },
+      // Pinned to the legacy era: this fixture never answers server/discover, and the era probe's
+      // wait is not what this test is about.
+      input: { servers: { fixture: { ...stdioFixture('--mode', 'exit-on-initialize'), protocol: 'legacy' } } },
     }).start();
     actors.push(original);
     const { ref } = inbox();
