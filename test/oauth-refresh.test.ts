@@ -50,7 +50,7 @@ describe('token refresh', () => {
     expect(error).toMatchObject({ code: 'CONFIG_ERROR', server: 'remote' });
     expect(error.message).toMatch(/expired and could not be renewed; run `mcp-statechart login remote`/);
     expect(isOAuthLoginRequired(error)).toBe(true);
-    expect(fixture.mcpRequests.slice(requestsBefore)).toEqual([{ method: 'initialize', status: 401 }]);
+    expect(fixture.mcpRequests.slice(requestsBefore)).toEqual([{ method: 'server/discover', status: 401 }]);
     expect(grantTypes(fixture)).toEqual(['authorization_code', 'refresh_token']);
     expect(fixture.authorizations).toHaveLength(1);
     // The refused tokens are dropped (invalid_grant); the registered client stays for the next login.
