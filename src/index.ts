@@ -11,7 +11,7 @@ export { registryMachine, serverSystemId, type RegistryInput } from '../machines
 export { sendToRegistry, type RegistryTarget, type RegistryRequestExpr } from './send-to-registry.js';
 export { createRegistryLogic, pureRegistryLogic, type RegistryLogic, type RegistryLogicOptions } from './registry-logic.js';
 export { SessionTracker } from './connection/session-tracker.js';
-export type { TelemetryOptions } from './telemetry/client-telemetry.js';
+export type { TelemetryOptions } from './telemetry/providers.js';
 export { inferTransport, resolveConnectOptions, backoffDelay } from '../machines/options.js';
 export type * from '../machines/types.js';
 export {

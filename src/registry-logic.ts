@@ -11,7 +11,9 @@ import { stderrLogger, type Logger } from './logger.js';
 import { withOverrides } from './provide-overrides.js';
 import { restoredDefinitions, sealServers } from './sealed-config.js';
 import type { VariableSource } from './config/expand-variables.js';
-import { ClientTelemetry, type TelemetryOptions } from './telemetry/client-telemetry.js';
+import { ClientTelemetry } from './telemetry/client-telemetry.js';
+import { LifecycleTelemetry } from './telemetry/lifecycle-telemetry.js';
+import type { TelemetryOptions } from './telemetry/providers.js';
 
 /** How the registry's servers connect and what the client does for them: the manager takes the same options. */
 export interface RegistryLogicOptions extends TelemetryOptions {
@@ -71,6 +73,8 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
   const logger = options.logger ?? stderrLogger;
   const sessions = options.sessions ?? new SessionTracker();
   const host = new HostBridge(options.handlers ?? {});
+  const providers = { tracerProvider: options.tracerProvider, meterProvider: options.meterProvider };
+  const lifecycle = new LifecycleTelemetry(providers);
   const full = withOverrides(registryMachine.provide({
     actors: {
       server: createServerLogic({
@@ -79,10 +83,11 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
         logger,
         tracker: sessions,
         clientInfo: options.clientInfo ?? { name: 'mcp-statechart', version: '0.1.0' },
-        authFactory: createHttpAuthFactory(options.oauth),
+        authFactory: createHttpAuthFactory(options.oauth, (server) => lifecycle.oauthRefreshed(server)),
         host,
         eras: new EraMemo(),
-        telemetry: new ClientTelemetry({ tracerProvider: options.tracerProvider, meterProvider: options.meterProvider }),
+        telemetry: new ClientTelemetry(providers),
+        lifecycle,
         now: options.now,
         variables: options.variables,
       }),

@@ -28,7 +28,7 @@ export interface McpOAuthOptions {
  * The manager's factory: no OAuth when `options` is `false`, for an entry with `"oauth": false`,
  * or for one that sends its own `Authorization` header; otherwise the stored login.
  */
-export function createHttpAuthFactory(options: McpOAuthOptions | false = {}): HttpAuthFactory | undefined {
+export function createHttpAuthFactory(options: McpOAuthOptions | false = {}, onRefreshed?: (server: string) => void): HttpAuthFactory | undefined {
   if (options === false) return undefined;
   return ({ name, config }) => {
     const custom = options.providerFor?.({ name, config });
@@ -37,7 +37,7 @@ export function createHttpAuthFactory(options: McpOAuthOptions | false = {}): Ht
     const entry = readOAuthEntry(name, config);
     // A bad URL is left to the transport, which reports it as a config error.
     if (!serverUrl || entry === false || hasStaticAuthorization(config)) return undefined;
-    const provider = new StoredOAuthProvider({ server: name, serverUrl, entry, store: new OAuthTokenStore(name, options.dir) });
+    const provider = new StoredOAuthProvider({ server: name, serverUrl, entry, store: new OAuthTokenStore(name, options.dir), onRefreshed });
     return { provider, fetch: provider.fetch };
   };
 }

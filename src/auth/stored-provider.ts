@@ -33,6 +33,8 @@ export interface StoredOAuthProviderOptions {
   store: OAuthTokenStore;
   /** Only while `login` runs. */
   interaction?: LoginInteraction;
+  /** Told each time a stored token was refreshed (without a user): the lifecycle telemetry. */
+  onRefreshed?: (server: string) => void;
   clientName?: string;
   /** The fetch under `fetch` (tests). */
   baseFetch?: FetchLike;
@@ -118,6 +120,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       requestedScope,
       requiredScope: coversScope(granted, login.requiredScope) ? undefined : login.requiredScope,
     });
+    // Without a user, auth() saves tokens only after a refresh.
+    if (!this.#options.interaction) this.#options.onRefreshed?.(this.#options.server);
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {

@@ -20,6 +20,7 @@ import type { HostBridge } from './host-handlers.js';
 import { MODERN_REVISION, probeStdioEra, STDIO_PROBE_TIMEOUT_MS } from './era-probe.js';
 import type { EraMemo } from './era-memo.js';
 import type { ClientTelemetry } from '../telemetry/client-telemetry.js';
+import type { LifecycleTelemetry } from '../telemetry/lifecycle-telemetry.js';
 
 /**
  * At most this many rounds of a 2026-07-28 multi round-trip request (an `input_required` answer
@@ -79,6 +80,8 @@ export interface ConnectionDeps {
   eras?: EraMemo;
   /** OpenTelemetry spans and metrics for every request (src/telemetry/client-telemetry.ts). */
   telemetry?: ClientTelemetry;
+  /** The connection's lifecycle as spans and metrics (src/telemetry/lifecycle-telemetry.ts). */
+  lifecycle?: LifecycleTelemetry;
 }
 
 export interface OpenSessionRequest {
@@ -205,6 +208,7 @@ async function attempt(
     const remembered = deps.eras?.recall(request.name, request.config);
     const probeOnSibling = transport instanceof ProcessGroupStdioTransport && (request.config.protocol ?? 'auto') === 'auto';
     // The session owns the probe too: a close (a DISCONNECT, dispose) waits until its sibling is gone.
+    if (!remembered && probeOnSibling) deps.lifecycle?.probed(request.name);
     const prior = remembered ?? (probeOnSibling ? await session.waitOnClose(probeSibling(request, deps, deadline)) : undefined);
     // The probe's answer stands even if this attempt fails: a server in a crash loop is not probed every time.
     if (prior && !remembered) deps.eras?.remember(request.name, request.config, prior);
@@ -216,6 +220,7 @@ async function attempt(
       throw error;
     }
     deps.eras?.remember(request.name, request.config, eraOf(client));
+    deps.lifecycle?.negotiated(request.name, client.getNegotiatedProtocolVersion(), client.getProtocolEra());
     session.manifest = await listManifest({ server: request.name, client, logger: deps.logger, deadline });
     session.goLive(request.options.connectTimeoutMs);
     // The abort listener stays on: a DISCONNECT that lands after this return but before the chart

@@ -1,9 +1,11 @@
+import { context } from '@opentelemetry/api';
 import { fromPromise, type AnyActorScope } from 'xstate';
 import { persistedWithRequestsInFlight, restoredAsDisconnected, serverMachine, type ConnectInput, type ConnectOutput, type ServerEvent } from '../../machines/server.machine.js';
 import { openSession, type ConnectionDeps } from './open-session.js';
 import { createSessionActor } from './session-actor.js';
 import { withOverrides } from '../provide-overrides.js';
 import type { SessionTracker } from './session-tracker.js';
+import type { LifecycleTelemetry } from '../telemetry/lifecycle-telemetry.js';
 
 export interface ServerLogicDeps extends ConnectionDeps {
   /** Milliseconds on the clock the chart's timers run on (idle accounting). Default: Date.now. */
@@ -18,7 +20,10 @@ export interface ServerLogicDeps extends ConnectionDeps {
  * every `.provide()` of the result (an embedder swapping an action keeps the rule).
  */
 export function createServerLogic(deps: ServerLogicDeps) {
-  return withOverrides(serverLogicWithEffects(deps), (logic) => persistAndRestore(logic, deps.tracker));
+  return withOverrides(serverLogicWithEffects(deps), (logic) => {
+    persistAndRestore(logic, deps.tracker);
+    if (deps.lifecycle) observeLifecycle(logic, deps.lifecycle);
+  });
 }
 
 /**
@@ -42,12 +47,24 @@ function persistAndRestore(logic: ReturnType<typeof serverLogicWithEffects>, tra
   };
 }
 
+/** Each transition goes past the lifecycle telemetry, which records the changes of state (calls never pass here). */
+function observeLifecycle(logic: ReturnType<typeof serverLogicWithEffects>, lifecycle: LifecycleTelemetry): void {
+  const transition = logic.transition;
+  logic.transition = (snapshot, event, scope) => {
+    const next = transition(snapshot, event, scope);
+    lifecycle.transitioned(snapshot, next, scope.self);
+    return next;
+  };
+}
+
 function serverLogicWithEffects(deps: ServerLogicDeps) {
   const { tracker } = deps;
   return serverMachine.provide({
     actors: {
       connect: fromPromise<ConnectOutput, ConnectInput>(async ({ input, signal }) => {
-        const session = await openSession({ ...input, signal }, deps);
+        // Under the connection's span (when telemetry records): initialize and the listings are its children.
+        const parent = deps.lifecycle?.contextOf(input.name) ?? context.active();
+        const session = await context.with(parent, () => openSession({ ...input, signal }, deps));
         tracker.setLive(input.name, session);
         return { manifest: session.manifest };
       }),

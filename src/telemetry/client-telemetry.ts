@@ -1,32 +1,20 @@
 import {
   context,
-  metrics,
   propagation,
-  ProxyTracerProvider,
   SpanKind,
   SpanStatusCode,
   trace,
   type Attributes,
   type Context,
   type Histogram,
-  type MeterProvider,
   type Span,
   type Tracer,
-  type TracerProvider,
+  type UpDownCounter,
 } from '@opentelemetry/api';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { redact } from '../redact.js';
+import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
 
-/** Where the telemetry goes: the application's providers, or the globals it registered with its OpenTelemetry SDK. */
-export interface TelemetryOptions {
-  /** Default: the global tracer provider (`trace.setGlobalTracerProvider`, which an OpenTelemetry SDK's `start()` calls). */
-  tracerProvider?: TracerProvider;
-  /** Default: the global meter provider. */
-  meterProvider?: MeterProvider;
-}
-
-/** The instrumentation scope our spans and metrics are reported under. */
-export const INSTRUMENTATION_SCOPE = 'mcp-statechart';
 
 /** The conventions' advisory buckets for `mcp.client.operation.duration`, in seconds. */
 export const OPERATION_DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -75,23 +63,16 @@ export class ClientTelemetry {
 
   /** True when something would record: a provider was given, or an SDK registered a global one. */
   get active(): boolean {
-    return (
-      this.options.tracerProvider !== undefined ||
-      this.options.meterProvider !== undefined ||
-      globalTracerRegistered() ||
-      metrics.getMeterProvider() !== NOOP_METER_PROVIDER
-    );
+    return recording(this.options);
   }
 
   private get tracer(): Tracer {
-    this.tracerOnce ??= (this.options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE);
+    this.tracerOnce ??= tracerOf(this.options);
     return this.tracerOnce;
   }
 
   private get duration(): Histogram {
-    this.durationOnce ??= (this.options.meterProvider ?? metrics.getMeterProvider())
-      .getMeter(INSTRUMENTATION_SCOPE)
-      .createHistogram('mcp.client.operation.duration', {
+    this.durationOnce ??= meterOf(this.options).createHistogram('mcp.client.operation.duration', {
         unit: 's',
         description: 'The duration of the MCP request as observed on the sender from the time it was sent until the response is received.',
         advice: { explicitBucketBoundaries: OPERATION_DURATION_BUCKETS },
@@ -186,15 +167,6 @@ export class ClientTelemetry {
     if (request.owned) request.span.end();
     this.duration.record((performance.now() - request.started) / 1000, measured);
   }
-}
-
-const NOOP_METER_PROVIDER = metrics.getMeterProvider();
-/** A fresh proxy's delegate is the API's no-op provider: the global one delegates elsewhere once an SDK registered. */
-const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
-
-function globalTracerRegistered(): boolean {
-  const provider = trace.getTracerProvider();
-  return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NOOP_TRACER_PROVIDER;
 }
 
 /** The attributes both the span and the duration metric carry (low cardinality: no ids, no URIs). */
