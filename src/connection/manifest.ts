@@ -1,4 +1,5 @@
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { PromptSchema, ResourceSchema, ResourceTemplateSchema, ToolSchema } from '@modelcontextprotocol/core';
 import { measureJson } from '../../machines/json-fingerprint.js';
 import type { McpServerManifest } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
@@ -53,9 +54,12 @@ interface ListingWatch {
  * Reads every page within the limits and the deadline, stopping (with a warning) if the server
  * repeats a cursor instead of looping forever.
  */
-export async function listAllPages<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>, watch: ListingWatch): Promise<T[]> {
+export async function listAllPages<K extends ListKind>(
+  fetchPage: (cursor: string | undefined) => Promise<Page<unknown>>,
+  watch: ListingWatch & { kind: K },
+): Promise<McpServerManifest[K]> {
   const { server, kind, limits, logger, deadline } = watch;
-  const items: T[] = [];
+  const items: McpServerManifest[K][number][] = [];
   const seen = new Set<string>();
   let chars = 0;
   let tooDeep = 0;
@@ -81,7 +85,7 @@ export async function listAllPages<T>(fetchPage: (cursor: string | undefined) =>
       if (items.length === limits.maxItems) {
         throw new ListingLimitError(server, `listed more than ${limits.maxItems} ${kind}`);
       }
-      items.push(item);
+      items.push(await checkedEntry(server, kind, item));
     }
     cursor = page.nextCursor;
     if (cursor !== undefined && seen.has(cursor)) {
@@ -97,27 +101,60 @@ export async function listAllPages<T>(fetchPage: (cursor: string | undefined) =>
       `MCP server "${server}": skipped ${tooDeep} ${SINGULAR[kind]}${tooDeep === 1 ? '' : 's'} whose definition nests deeper than ${limits.maxDepth} levels.`,
     );
   }
-  return items;
+  return items as McpServerManifest[K];
 }
 
-type RequestOptions = { signal: AbortSignal; timeout: number };
-type PageParams = { cursor?: string };
+/** One shallow entry checked against the SDK's schema for its kind, as the SDK checked whole pages. */
+async function checkedEntry<K extends ListKind>(server: string, kind: K, item: unknown): Promise<McpServerManifest[K][number]> {
+  const checked = await KIND_PROTOCOL[kind].entry['~standard'].validate(item);
+  if (checked.issues === undefined) return checked.value;
+  const [issue] = checked.issues;
+  const where = (issue?.path ?? []).map((part) => String(typeof part === 'object' ? part.key : part)).join('.');
+  throw new Error(
+    `MCP server "${server}" listed a ${SINGULAR[kind]} that does not follow the MCP schema (${capErrorText(`${where ? `${where}: ` : ''}${issue?.message}`, 200)}).`,
+  );
+}
 
-// `request`, not `listTools()` and its kin: without a cursor those fetch every page themselves
-// (at most 64), out of reach of the page, size and repeated-cursor guards above.
-const PAGE_FETCHERS: {
-  [K in ListKind]: (client: Client, params: PageParams, options: RequestOptions) => Promise<Page<McpServerManifest[K][number]>>;
-} = {
-  tools: (client, params, options) =>
-    client.request({ method: 'tools/list', params }, options).then((page) => ({ items: page.tools, nextCursor: page.nextCursor })),
-  resources: (client, params, options) =>
-    client.request({ method: 'resources/list', params }, options).then((page) => ({ items: page.resources, nextCursor: page.nextCursor })),
-  resourceTemplates: (client, params, options) =>
-    client
-      .request({ method: 'resources/templates/list', params }, options)
-      .then((page) => ({ items: page.resourceTemplates, nextCursor: page.nextCursor })),
-  prompts: (client, params, options) =>
-    client.request({ method: 'prompts/list', params }, options).then((page) => ({ items: page.prompts, nextCursor: page.nextCursor })),
+type PageParams = { cursor?: string };
+type Validation<T> = { value: T; issues?: undefined } | { issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }> };
+type ItemSchema<T> = { '~standard': { validate(value: unknown): Validation<T> | Promise<Validation<T>> } };
+
+/**
+ * A page checked only one level deep. The SDK's own result schemas walk every tool's JSON Schema
+ * recursively and overflow the stack on one nested a few thousand levels; here each entry is
+ * measured first (listAllPages) and checked against the SDK's entry schema only when it is shallow.
+ */
+function shallowPage(key: string): StandardSchemaV1<unknown, Page<unknown>> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'mcp-statechart',
+      validate(value) {
+        const page = value as Record<string, unknown> | null;
+        if (typeof page !== 'object' || page === null || !Array.isArray(page[key])) {
+          return { issues: [{ message: `the result has no ${key} list`, path: [key] }] };
+        }
+        const { nextCursor } = page;
+        if (nextCursor !== undefined && typeof nextCursor !== 'string') {
+          return { issues: [{ message: 'nextCursor is not a string', path: ['nextCursor'] }] };
+        }
+        return { value: { items: page[key] as unknown[], ...(nextCursor === undefined ? {} : { nextCursor }) } };
+      },
+    },
+  };
+}
+
+interface KindProtocol<T> {
+  method: string;
+  page: ReturnType<typeof shallowPage>;
+  entry: ItemSchema<T>;
+}
+
+const KIND_PROTOCOL: { [K in ListKind]: KindProtocol<McpServerManifest[K][number]> } = {
+  tools: { method: 'tools/list', page: shallowPage('tools'), entry: ToolSchema },
+  resources: { method: 'resources/list', page: shallowPage('resources'), entry: ResourceSchema },
+  resourceTemplates: { method: 'resources/templates/list', page: shallowPage('resourceTemplates'), entry: ResourceTemplateSchema },
+  prompts: { method: 'prompts/list', page: shallowPage('prompts'), entry: PromptSchema },
 };
 
 export interface ListingContext {
@@ -132,11 +169,12 @@ export interface ListingContext {
 /** Lists one kind of entry, all pages. */
 export function listKind<K extends ListKind>(context: ListingContext, kind: K): Promise<McpServerManifest[K]> {
   const { client, deadline } = context;
-  const fetchPage = PAGE_FETCHERS[kind] as (client: Client, params: PageParams, options: RequestOptions) => Promise<Page<McpServerManifest[K][number]>>;
+  const { method, page } = KIND_PROTOCOL[kind];
+  const params: (cursor: string | undefined) => PageParams = (cursor) => (cursor === undefined ? {} : { cursor });
   return listAllPages(
-    (cursor) => fetchPage(client, cursor === undefined ? {} : { cursor }, deadline.requestOptions()),
+    (cursor) => client.request({ method, params: params(cursor) }, page, deadline.requestOptions()),
     { server: context.server, kind, limits: context.limits ?? LISTING_LIMITS, logger: context.logger, deadline },
-  ) as Promise<McpServerManifest[K]>;
+  );
 }
 
 /** The kinds a server's capabilities declare: a server without `resources` is never asked for them. */
