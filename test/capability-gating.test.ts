@@ -16,7 +16,8 @@ describe('capability gating', () => {
       expect(manifest.resources).toEqual([]);
       expect(manifest.prompts).toEqual([]);
       const methods = readFileSync(log, 'utf8').trim().split('\n');
-      expect(methods).toEqual(['initialize', 'tools/list']);
+      // server/discover is the era probe (a legacy server answers it with an error, then initialize).
+      expect(methods).toEqual(['server/discover', 'initialize', 'tools/list']);
     } finally {
       await manager.dispose();
       rmSync(folder, { recursive: true, force: true });
@@ -30,7 +31,7 @@ describe('capability gating', () => {
     try {
       await manager.connect('full', stdioFixture('--log-requests', log));
       const methods = readFileSync(log, 'utf8').trim().split('\n').sort();
-      expect(methods).toEqual(['initialize', 'prompts/list', 'resources/list', 'resources/templates/list', 'tools/list']);
+      expect(methods).toEqual(['initialize', 'prompts/list', 'resources/list', 'resources/templates/list', 'server/discover', 'tools/list']);
     } finally {
       await manager.dispose();
       rmSync(folder, { recursive: true, force: true });
