@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 
 /** `login` sends the entry's URL and headers a request: it must apply the same trust as every other command. */
@@ -31,6 +31,10 @@ beforeAll(async () => {
     join(project, '.mcp.json'),
     JSON.stringify({ mcpServers: { remote: { url, headers: { 'X-Api-Key': '${LOGIN_TRUST_SECRET}' } }, shared: { url: `${url}?cloned` } } }),
   );
+});
+// Each test counts only the requests its own command sent.
+beforeEach(() => {
+  requests = 0;
 });
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
@@ -70,7 +74,7 @@ describe('login applies project trust', () => {
     const run = await runCli(['--project-servers', 'trust', 'login', 'remote', '--no-browser'], {
       cwd: project,
       env: { HOME: home },
-      timeoutMs: 5_000,
+      timeoutMs: 20_000,
     });
     expect(run.code).not.toBe(0);
     expect(requests).toBeGreaterThan(0);
