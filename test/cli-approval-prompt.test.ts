@@ -3,14 +3,13 @@
  * env and header names, the variables it reads — never a value from the environment, never an
  * env or header value, and no raw control character.
  */
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeServerDefinition } from '../src/cli/approval-prompt.js';
 import { discoverMcpServers, type DiscoveredServer } from '../src/config/index.js';
-import { CLI_COMMAND } from './support/cli.js';
+import { cliInTerminal } from './support/terminal.js';
 
 let root: string;
 beforeEach(async () => {
@@ -83,28 +82,6 @@ describe('the approval prompt', () => {
   });
 });
 
-/** `script` (util-linux) gives the CLI a real terminal, as a user running `mcp-statechart servers` has. */
-function inTerminal(args: string[], cwd: string, env: Record<string, string>, answer: string): Promise<string> {
-  const command = [CLI_COMMAND.command, ...CLI_COMMAND.args, ...args].map((part) => `'${part.replaceAll("'", `'\\''`)}'`).join(' ');
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let output = '';
-  let answered = false;
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-    if (!answered && output.includes('Allow it? [y/N]')) {
-      answered = true;
-      child.stdin.write(`${answer}\n`);
-    }
-  });
-  const guard = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  return new Promise((resolve) =>
-    child.on('close', () => {
-      clearTimeout(guard);
-      resolve(output);
-    }),
-  );
-}
-
 describe('the prompt on a real terminal', () => {
   it('shows the definition with escapes, no secret, and a refusal leaves the server awaiting approval', async () => {
     const home = path.join(root, 'home');
@@ -117,7 +94,7 @@ describe('the prompt on a real terminal', () => {
         },
       }),
     );
-    const output = await inTerminal(['--project', root, 'servers'], root, { HOME: home, USER_TOKEN: ENV.USER_TOKEN }, 'n');
+    const output = await cliInTerminal(['--project', root, 'servers'], { cwd: root, env: { HOME: home, USER_TOKEN: ENV.USER_TOKEN }, question: 'Allow it? [y/N]', answer: 'n' });
     expect(output).toContain('npx -y @evil/pkg --key=${USER_TOKEN}');
     expect(output).toMatch(/env: +API_KEY \(values not shown\)/);
     expect(output).toContain('\\x1b]0;pwned\\x07');

@@ -314,6 +314,39 @@ export function buildProgram(): Command {
       process.exitCode = await runImport({ ...options, project: globalOptions(command).project });
     });
 
+  program
+    .command('install')
+    .description('add a server from an MCP Registry (the official one unless --registry or "mcpRegistry.url" in ~/.ai-zen/settings.json says otherwise): shows what would run or where it connects, and asks')
+    .argument('<name[@version]>', 'the registry name, e.g. io.github.owner/server, optionally @1.2.3 (default: the latest version)')
+    .option('--registry <url>', 'the registry to read (an MCP Registry API v0.1)')
+    .option('--name <server>', "the name to give it here (default: the part after the registry name's /)")
+    .addOption(scopeOption().default('user'))
+    .option('--remote', 'use the hosted (http/sse) endpoint when the server has both a package and a remote', false)
+    .option('-y, --yes', 'install without asking (for scripts); what is installed still goes to stderr', false)
+    .option('--force', 'replace an entry of the same name in that file', false)
+    .option('--json', 'print one JSON object for scripts: {ok, name, registryName, version, file, entry} or {ok: false, code, error}', false)
+    .addOption(timeoutOption('give the registry this long to answer, in milliseconds').default(30_000))
+    .addHelpText('after', '\nExamples:\n  mcp-statechart install io.github.owner/weather\n  mcp-statechart install io.github.owner/weather@1.2.0 --scope project --yes\n  mcp-statechart install com.example/docs --registry https://registry.example.com --remote')
+    .action(async (wanted: string, options: Omit<import('./commands/install.js').InstallOptions, 'project'>, command: Command) => {
+      const { runInstall } = await import('./commands/install.js');
+      process.exitCode = await runInstall(wanted, { ...options, project: globalOptions(command).project });
+    });
+
+  program
+    .command('search')
+    .description('find servers by name in an MCP Registry (--registry)')
+    .argument('<words...>', 'what to look for')
+    .requiredOption('--registry', 'search the MCP Registry (the official one unless --registry-url or "mcpRegistry.url" in ~/.ai-zen/settings.json)')
+    .option('--registry-url <url>', 'the registry to search (an MCP Registry API v0.1)')
+    .option('--limit <n>', 'show at most this many servers', positiveWholeNumber('give a positive whole number, e.g. --limit 50'), 20)
+    .option('--json', 'print one JSON object for scripts: {ok, registry, servers, complete} or {ok: false, code, error}', false)
+    .addOption(timeoutOption('give the registry this long to answer (all pages), in milliseconds').default(30_000))
+    .addHelpText('after', '\nExamples:\n  mcp-statechart search --registry weather\n  mcp-statechart search --registry github --registry-url https://registry.example.com --json')
+    .action(async (words: string[], options: { registryUrl?: string; limit: number; json: boolean; timeout: number }) => {
+      const { runRegistrySearch } = await import('./commands/registry-search.js');
+      process.exitCode = await runRegistrySearch(words, options);
+    });
+
   return program;
 }
 

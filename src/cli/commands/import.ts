@@ -4,7 +4,6 @@
  * first (values of env and headers never shown) and asks; `--yes` for scripts. A name already
  * defined in the target is left alone unless `--force`.
  */
-import { createInterface } from 'node:readline/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DiscoveredServer } from '../../config/index.js';
@@ -14,7 +13,7 @@ import { parseTransport } from '../../../machines/options.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { reportDone, reported } from '../command-report.js';
 import { ConfigCommandError, configPathForScope, editServerEntries, readConfigObject, serverEntries, type WritableScope } from '../config-file-edit.js';
-import { isInteractive } from '../options.js';
+import { confirmChange } from '../confirm-change.js';
 import { checkServerName, projectDefinition } from './add.js';
 
 export const CLIENTS = ['claude-desktop', 'claude-code', 'vscode', 'cursor'] as const;
@@ -119,15 +118,6 @@ function asDiscovered(candidate: Candidate, scope: WritableScope): DiscoveredSer
   return { name: candidate.name, config: candidate.entry, written: candidate.entry, transport, scope, source: candidate.from, disabled: false };
 }
 
-async function confirmed(question: string): Promise<boolean> {
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await prompt.question(question)).trim());
-  } finally {
-    prompt.close();
-  }
-}
-
 export function runImport(options: ImportOptions): Promise<number> {
   return reported(options, async () => {
     const { candidates, read } = await candidatesFrom(clientFiles(options.from, process.cwd()));
@@ -163,13 +153,7 @@ export function runImport(options: ImportOptions): Promise<number> {
       ...plan.map((candidate) => describeServerDefinition(asDiscovered(candidate, options.scope))),
       ...skippedText,
     ].join('\n');
-    if (!options.yes) {
-      if (!isInteractive() || options.json) {
-        throw new ConfigCommandError('needs-confirmation', `${options.json ? '' : `${shown}\n`}Nothing was imported: confirm on a terminal, or add --yes to import without asking.`);
-      }
-      process.stderr.write(`${shown}\n`);
-      if (!(await confirmed('Import them? [y/N] '))) throw new ConfigCommandError('declined', 'You declined; nothing was imported.');
-    }
+    await confirmChange(options, shown, 'Import them?', { base: 'import', done: 'imported' });
     await editServerEntries(target, (servers) => {
       for (const candidate of plan) servers[candidate.name] = candidate.entry;
       return true;

@@ -1,0 +1,30 @@
+/**
+ * How `import` and `install` ask before they write: the person reads what would change on a
+ * terminal and answers; with `--yes` nobody is asked; without a terminal (or with `--json`)
+ * nothing is written and the failure says how to confirm.
+ */
+import { createInterface } from 'node:readline/promises';
+import { ConfigCommandError } from './config-file-edit.js';
+import { isInteractive } from './options.js';
+
+async function answeredYes(question: string): Promise<boolean> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await prompt.question(question)).trim());
+  } finally {
+    prompt.close();
+  }
+}
+
+/** `verb`: what is done, e.g. `import` (and `imported`). Throws `needs-confirmation` or `declined` when it must not go on. */
+export async function confirmChange(options: { yes?: boolean; json?: boolean }, shown: string, question: string, verb: { base: string; done: string }): Promise<void> {
+  if (options.yes) return;
+  if (!isInteractive() || options.json) {
+    throw new ConfigCommandError(
+      'needs-confirmation',
+      `${options.json ? '' : `${shown}\n`}Nothing was ${verb.done}: confirm on a terminal, or add --yes to ${verb.base} without asking.`,
+    );
+  }
+  process.stderr.write(`${shown}\n`);
+  if (!(await answeredYes(`${question} [y/N] `))) throw new ConfigCommandError('declined', `You declined; nothing was ${verb.done}.`);
+}
