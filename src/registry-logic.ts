@@ -101,8 +101,23 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
   }), (chart) => {
     restoreWithoutSubscribers(chart);
     sealConfigsOnEntry(chart);
+    countServersByState(chart, lifecycle);
   });
   return { logic: asPublicRegistry(full), sessions, host };
+}
+
+/** The servers-by-state gauge reads each running registry (src/telemetry/lifecycle-telemetry.ts). */
+function countServersByState(chart: RegistryMachine, lifecycle: LifecycleTelemetry): void {
+  const getInitialSnapshot = chart.getInitialSnapshot;
+  chart.getInitialSnapshot = (scope, input) => {
+    lifecycle.registryStarted(scope.self);
+    return getInitialSnapshot(scope, input);
+  };
+  const restore = chart.restoreSnapshot;
+  chart.restoreSnapshot = (snapshot, scope) => {
+    lifecycle.registryStarted(scope.self);
+    return restore(snapshot, scope);
+  };
 }
 
 /** The restore rule of the registry (`restoredWithoutSubscribers`), kept by every `.provide()` of it. */

@@ -1,13 +1,16 @@
 /**
- * The conventions' `mcp.client.operation.duration` histogram (seconds, the advisory buckets),
- * read through the SDK's in-memory metric exporter after calls to server-everything over stdio.
+ * The conventions' `mcp.client.operation.duration` and `mcp.client.session.duration` histograms
+ * (seconds, the advisory buckets) and ours under `mcp_statechart.*`, read through the SDK's
+ * in-memory metric exporter or a reader's collect after calls to real server processes.
  */
 import { afterEach, expect, it } from 'vitest';
-import { AggregationTemporality, DataPointType, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
+import { AggregationTemporality, DataPointType, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type HistogramMetricData, type MetricData } from '@opentelemetry/sdk-metrics';
 import { McpConnectionManager } from '../src/manager.js';
 import { silentLogger } from '../src/logger.js';
 import { OPERATION_DURATION_BUCKETS } from '../src/telemetry/client-telemetry.js';
+import { SESSION_DURATION_BUCKETS } from '../src/telemetry/lifecycle-telemetry.js';
 import { everythingStdio } from './support/everything.js';
+import { stdioFixture } from './support/fixtures.js';
 
 let manager: McpConnectionManager | undefined;
 afterEach(async () => {
@@ -49,5 +52,88 @@ it('mcp.client.operation.duration: one histogram in seconds with the advisory bu
   expect(refused).toHaveLength(1);
   expect(refused[0]!.attributes['error.type']).toMatch(/^-32\d{3}$/);
   expect(refused[0]!.attributes['gen_ai.prompt.name']).toBe('no-such-prompt');
+  await meterProvider.shutdown();
+});
+
+/** A meter provider whose reader exports only when asked (the interval is far beyond the test). */
+function meteredManager() {
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+  const meterProvider = new MeterProvider({ readers: [reader] });
+  manager = new McpConnectionManager({ logger: silentLogger, meterProvider });
+  const metric = async (name: string): Promise<MetricData | undefined> => {
+    const { resourceMetrics } = await reader.collect();
+    return resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((found) => found.descriptor.name === name);
+  };
+  return { mcp: manager, metric, meterProvider };
+}
+
+function pointsOf(metric: MetricData | undefined): Array<{ attributes: Record<string, unknown>; value: unknown }> {
+  return (metric?.dataPoints ?? []).map(({ attributes, value }) => ({ attributes, value }));
+}
+
+/** Resolves once the server reaches `substate` (after having left `disconnected`). */
+function until(mcp: McpConnectionManager, server: string, substate: string): Promise<void> {
+  return new Promise((resolve) => {
+    let started = false;
+    mcp.on('mcp.stateChanged', (event) => {
+      if (event.server !== server) return;
+      started ||= event.state !== 'disconnected';
+      if (started && event.substate === substate) resolve();
+    });
+  });
+}
+
+it('mcp.client.session.duration: one point per session in seconds with the advisory buckets, error.type on a session that was lost', async () => {
+  const { mcp, metric, meterProvider } = meteredManager();
+  await mcp.connect('fixture', stdioFixture());
+  await mcp.disconnect('fixture');
+  const gaveUp = until(mcp, 'looper', 'failed');
+  await mcp.connect('looper', stdioFixture('--mode', 'crash-after-connect'), { maxRetries: 1, backoff: { initialDelayMs: 25, jitter: 0 } }).catch(() => {});
+  await gaveUp;
+
+  const session = (await metric('mcp.client.session.duration')) as HistogramMetricData;
+  expect(session.descriptor.unit).toBe('s');
+  const points = session.dataPoints.map(({ attributes, value }) => ({ attributes, count: value.count, boundaries: value.buckets.boundaries }));
+  const version = expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/);
+  expect(points).toEqual([
+    { attributes: { 'mcp.protocol.version': version, 'network.transport': 'pipe', 'mcp.server.name': 'fixture' }, count: 1, boundaries: SESSION_DURATION_BUCKETS },
+    { attributes: { 'mcp.protocol.version': version, 'network.transport': 'pipe', 'mcp.server.name': 'looper', 'error.type': 'CONNECTION_LOST' }, count: 2, boundaries: SESSION_DURATION_BUCKETS },
+  ]);
+  expect(pointsOf(await metric('mcp_statechart.reconnects'))).toEqual([{ attributes: { 'mcp.server.name': 'looper', 'error.type': 'CONNECTION_LOST' }, value: 1 }]);
+  expect(pointsOf(await metric('mcp_statechart.probes'))).toContainEqual({ attributes: { 'mcp.server.name': 'fixture' }, value: 1 });
+  await meterProvider.shutdown();
+});
+
+it('mcp_statechart.servers: an observable gauge of the servers by state', async () => {
+  const { mcp, metric, meterProvider } = meteredManager();
+  mcp.configure({ one: stdioFixture(), two: stdioFixture(), three: stdioFixture() });
+  const byState = async () => Object.fromEntries(pointsOf(await metric('mcp_statechart.servers')).map((point) => [point.attributes['mcp_statechart.server.state'], point.value]));
+  // Configured and never connected: counted too.
+  expect(await byState()).toEqual({ disconnected: 3, connecting: 0, connected: 0, error: 0 });
+
+  await mcp.connect('one');
+  await mcp.connect('two');
+  await mcp.connect('broken', { command: '/nonexistent/mcp-server-7f3e' }).catch(() => {});
+  expect(await byState()).toEqual({ disconnected: 1, connecting: 0, connected: 2, error: 1 });
+  await mcp.disconnect('two');
+  expect(await byState()).toEqual({ disconnected: 2, connecting: 0, connected: 1, error: 1 });
+  await meterProvider.shutdown();
+});
+
+it('mcp_statechart.calls.in_flight: counts a request while it runs, and not once it was given up', async () => {
+  const { mcp, metric, meterProvider } = meteredManager();
+  await mcp.connect('fixture', stdioFixture());
+  const inFlight = async () => pointsOf(await metric('mcp_statechart.calls.in_flight')).find((point) => point.attributes['mcp.method.name'] === 'tools/call')?.value;
+  const giveUp = new AbortController();
+  const call = mcp.callTool('fixture', 'slow', { ms: 60_000 }, { signal: giveUp.signal }).catch(() => {});
+
+  // Bounded: the request is on the wire within a few turns of the event loop.
+  for (let turn = 0; turn < 500 && (await inFlight()) !== 1; turn++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(await inFlight()).toBe(1);
+  giveUp.abort();
+  await call;
+  expect(await inFlight()).toBe(0);
+  expect(pointsOf(await metric('mcp_statechart.calls.in_flight')).map((point) => point.attributes)).toContainEqual({ 'mcp.server.name': 'fixture', 'mcp.method.name': 'tools/call' });
   await meterProvider.shutdown();
 });

@@ -52,7 +52,7 @@ function observeLifecycle(logic: ReturnType<typeof serverLogicWithEffects>, life
   const transition = logic.transition;
   logic.transition = (snapshot, event, scope) => {
     const next = transition(snapshot, event, scope);
-    lifecycle.transitioned(snapshot, next, scope.self);
+    lifecycle.transitioned(snapshot, next);
     return next;
   };
 }

@@ -43,6 +43,8 @@ interface InFlight {
   owned: boolean;
   started: number;
   measured: Attributes;
+  /** The attributes of its `mcp_statechart.calls.in_flight` count. */
+  counted: Attributes;
 }
 
 /**
@@ -56,6 +58,7 @@ export class ClientTelemetry {
   private readonly options: TelemetryOptions;
   private tracerOnce?: Tracer;
   private durationOnce?: Histogram;
+  private inFlightOnce?: UpDownCounter;
 
   constructor(options: TelemetryOptions = {}) {
     this.options = options;
@@ -78,6 +81,15 @@ export class ClientTelemetry {
         advice: { explicitBucketBoundaries: OPERATION_DURATION_BUCKETS },
       });
     return this.durationOnce;
+  }
+
+  /** Ours: requests sent and not yet answered, given up or closed. */
+  private get inFlightCount(): UpDownCounter {
+    this.inFlightOnce ??= meterOf(this.options).createUpDownCounter('mcp_statechart.calls.in_flight', {
+      unit: '{request}',
+      description: 'MCP requests sent to servers and not yet answered.',
+    });
+    return this.inFlightOnce;
   }
 
   /**
@@ -127,7 +139,9 @@ export class ClientTelemetry {
       span = this.tracer.startSpan(target ? `${message.method} ${target}` : message.method, { kind: SpanKind.CLIENT, attributes }, parent);
       spanContext = trace.setSpan(parent, span);
     }
-    inFlight.set(message.id, { span, owned: outer === undefined, started: performance.now(), measured });
+    const counted: Attributes = { 'mcp.server.name': server.name, 'mcp.method.name': message.method };
+    inFlight.set(message.id, { span, owned: outer === undefined, started: performance.now(), measured, counted });
+    this.inFlightCount.add(1, counted);
     return withTraceContext(message, spanContext);
   }
 
@@ -165,6 +179,7 @@ export class ClientTelemetry {
       request.span.setStatus({ code: SpanStatusCode.ERROR });
     }
     if (request.owned) request.span.end();
+    this.inFlightCount.add(-1, request.counted);
     this.duration.record((performance.now() - request.started) / 1000, measured);
   }
 }

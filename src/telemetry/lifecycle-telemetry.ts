@@ -3,10 +3,13 @@ import type { AnyActorRef } from 'xstate';
 import { backoffDelay } from '../../machines/options.js';
 import { publicServerState, type ServerSnapshot } from '../../machines/server.machine.js';
 import type { PublicServerState } from '../../machines/types.js';
+import type { RegistryContext } from '../../machines/registry.machine.js';
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
 
 /** The conventions' advisory buckets for `mcp.client.session.duration`, in seconds. */
 export const SESSION_DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+
+type RegistrySnapshot = { status: string; context: RegistryContext };
 
 /** Where a server is in its lifecycle, as far as telemetry tells them apart. */
 type Phase = 'disconnected' | 'connecting' | 'connected' | 'error.releasing' | 'error.retrying' | 'error.failed';
@@ -33,8 +36,8 @@ interface ConnectionSpan {
 export class LifecycleTelemetry {
   private readonly options: TelemetryOptions;
   private readonly connections = new Map<string, ConnectionSpan>();
-  /** The server actors seen, read by the servers-by-state gauge when a reader collects; stopped ones drop out then. */
-  private readonly servers = new Set<AnyActorRef>();
+  /** The registries, read by the servers-by-state gauge when a reader collects; stopped ones drop out then. */
+  private readonly registries = new Set<AnyActorRef>();
   private instruments?: { session: Histogram; reconnects: Counter; probes: Counter };
 
   constructor(options: TelemetryOptions = {}) {
@@ -45,7 +48,8 @@ export class LifecycleTelemetry {
     return recording(this.options);
   }
 
-  private get meters(): NonNullable<LifecycleTelemetry['instruments']> {
+  /** The instruments, made on first use (the servers-by-state gauge then starts reporting). */
+  private meters(): NonNullable<LifecycleTelemetry['instruments']> {
     if (this.instruments) return this.instruments;
     const meter = meterOf(this.options);
     const servers = meter.createObservableGauge('mcp_statechart.servers', {
@@ -54,14 +58,13 @@ export class LifecycleTelemetry {
     });
     servers.addCallback((result) => {
       const counts = new Map<PublicServerState, number>([['disconnected', 0], ['connecting', 0], ['connected', 0], ['error', 0]]);
-      for (const server of this.servers) {
-        const snapshot: ServerSnapshot = server.getSnapshot();
+      for (const registry of this.registries) {
+        const snapshot: RegistrySnapshot = registry.getSnapshot();
         if (snapshot.status !== 'active') {
-          this.servers.delete(server);
+          this.registries.delete(registry);
           continue;
         }
-        const state = publicServerState(snapshot);
-        counts.set(state, (counts.get(state) ?? 0) + 1);
+        for (const state of serverStates(snapshot.context)) counts.set(state, (counts.get(state) ?? 0) + 1);
       }
       for (const [state, count] of counts) result.observe(count, { 'mcp_statechart.server.state': state });
     });
@@ -83,12 +86,18 @@ export class LifecycleTelemetry {
     return this.instruments;
   }
 
+  /** A registry started: the servers-by-state gauge counts its configured servers from now on. */
+  registryStarted(registry: AnyActorRef): void {
+    if (!this.active) return;
+    this.meters();
+    this.registries.add(registry);
+  }
+
   /** Called with each transition of a server actor (src/connection/server-logic.ts). */
-  transitioned(before: ServerSnapshot, after: ServerSnapshot, actor: AnyActorRef): void {
+  transitioned(before: ServerSnapshot, after: ServerSnapshot): void {
     const from = phaseOf(before);
     const to = phaseOf(after);
     if (from === to || !this.active) return;
-    this.servers.add(actor);
     const server = after.context.name;
     if (to === 'connecting' && from !== 'connected' && from !== 'error.retrying') return this.opened(server, after);
     const connection = this.connections.get(server);
@@ -109,7 +118,7 @@ export class LifecycleTelemetry {
     if (to === 'error.retrying') {
       const delayMs = backoffDelay(after.context.retries, after.context.options.backoff);
       connection.span.addEvent('reconnect', withDefined({ 'mcp_statechart.reconnect.attempt': after.context.retries + 1, 'mcp_statechart.reconnect.delay_ms': delayMs, 'error.type': errorType }));
-      this.meters.reconnects.add(1, withDefined({ 'mcp.server.name': server, 'error.type': errorType }));
+      this.meters().reconnects.add(1, withDefined({ 'mcp.server.name': server, 'error.type': errorType }));
     }
     if (to === 'error.failed') {
       if (errorType !== undefined) connection.span.setAttribute('error.type', errorType);
@@ -130,7 +139,7 @@ export class LifecycleTelemetry {
   /** A stdio connect probed the server's protocol era. */
   probed(server: string): void {
     if (!this.active) return;
-    this.meters.probes.add(1, { 'mcp.server.name': server });
+    this.meters().probes.add(1, { 'mcp.server.name': server });
   }
 
   /** The OAuth access token of an HTTP server was refreshed without the user. */
@@ -164,7 +173,7 @@ export class LifecycleTelemetry {
       'mcp.server.name': after.context.name,
       'error.type': errorType,
     });
-    this.meters.session.record((performance.now() - connection.connectedAt) / 1000, attributes);
+    this.meters().session.record((performance.now() - connection.connectedAt) / 1000, attributes);
     connection.connectedAt = undefined;
   }
 
@@ -172,6 +181,14 @@ export class LifecycleTelemetry {
     connection.span.end();
     if (this.connections.get(server) === connection) this.connections.delete(server);
   }
+}
+
+/** Each configured server's public state; one never used has no actor yet and is disconnected. */
+function serverStates(registry: RegistryContext): PublicServerState[] {
+  return Object.keys(registry.servers).map((name) => {
+    const actor = registry.actors[name];
+    return actor ? publicServerState(actor.getSnapshot()) : 'disconnected';
+  });
 }
 
 function phaseOf(snapshot: ServerSnapshot): Phase {
