@@ -26,23 +26,55 @@ export type FieldTokens = ReadonlyArray<readonly string[]>;
 /** Query words with their weights; a document gets credit for the group once, for its best word. */
 export type QueryGroup = ReadonlyMap<string, number>;
 
-interface StoredDocument {
-  lengths: Float64Array;
-  /** Every distinct term, for taking the document out again. */
-  terms: string[];
+/**
+ * Per-document sums of one query, in arrays kept from query to query: a query at 10,000 tools
+ * allocates nothing per matching document (the garbage of per-query maps cost more than the
+ * scoring on a busy machine).
+ */
+export class ScoreSheet {
+  score = new Float64Array(0);
+  coverage = new Float64Array(0);
+  /** The documents with a non-zero score, in the order they were first scored. */
+  readonly docs: number[] = [];
+
+  /** Empties the sheet for documents numbered below `size`. */
+  clear(size: number): void {
+    for (const doc of this.docs) {
+      this.score[doc] = 0;
+      this.coverage[doc] = 0;
+    }
+    this.docs.length = 0;
+    if (this.score.length < size) {
+      this.score = new Float64Array(grown(size));
+      this.coverage = new Float64Array(this.score.length);
+    }
+  }
+
+  add(doc: number, gain: number, coverage: number): void {
+    if (this.score[doc] === 0) this.docs.push(doc);
+    this.score[doc]! += gain;
+    this.coverage[doc]! += coverage;
+  }
 }
+
+const grown = (size: number) => Math.max(64, 2 ** Math.ceil(Math.log2(size)));
 
 export class FieldIndex {
   /** Per field: term → (document → occurrences, capped). */
   private readonly postings: Array<Map<string, Map<number, number>>>;
   /** Term → documents holding it in any field. */
   private readonly documentFrequency = new Map<string, number>();
-  private readonly documents: Array<StoredDocument | undefined> = [];
+  /** Per document, every distinct term, for taking it out again; undefined for a free number. */
+  private readonly terms: Array<string[] | undefined> = [];
   private readonly free: number[] = [];
+  /** Field lengths, document by document (`doc * fields + field`). */
+  private lengths = new Float64Array(0);
   private readonly totalLengths: Float64Array;
   private count = 0;
-  /** Made on the first query after a change (see fieldNorms). */
-  private norms?: Float64Array[];
+  /** Scratch per document for one query, zero between queries. */
+  private pseudo = new Float64Array(0);
+  private best = new Float64Array(0);
+  private matched = new Float64Array(0);
 
   constructor(private readonly fields: readonly FieldSpec[]) {
     this.postings = fields.map(() => new Map());
@@ -53,31 +85,40 @@ export class FieldIndex {
     return this.count;
   }
 
+  /** Documents are numbered below this. */
+  get capacity(): number {
+    return this.terms.length;
+  }
+
   /**
    * Adds a document and returns its number. `extraTerms` per field are indexed without counting
    * in the field's length (the word pairs that phrase matching looks up).
    */
   add(fields: FieldTokens, extraTerms: FieldTokens = []): number {
-    const doc = this.free.pop() ?? this.documents.length;
-    const lengths = new Float64Array(this.fields.length);
+    const doc = this.free.pop() ?? this.terms.length;
+    const width = this.fields.length;
+    if (this.lengths.length < (doc + 1) * width) {
+      const lengths = new Float64Array(grown(doc + 1) * width);
+      lengths.set(this.lengths);
+      this.lengths = lengths;
+    }
     const terms = new Set<string>();
     fields.forEach((tokens, field) => {
-      lengths[field] = tokens.length;
+      this.lengths[doc * width + field] = tokens.length;
       this.totalLengths[field]! += tokens.length;
       this.post(field, doc, tokens, terms);
       this.post(field, doc, extraTerms[field] ?? [], terms);
     });
     for (const term of terms) this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
-    this.documents[doc] = { lengths, terms: [...terms] };
+    this.terms[doc] = [...terms];
     this.count++;
-    this.norms = undefined;
     return doc;
   }
 
   remove(doc: number): void {
-    const stored = this.documents[doc];
-    if (!stored) return;
-    for (const term of stored.terms) {
+    const terms = this.terms[doc];
+    if (!terms) return;
+    for (const term of terms) {
       for (const field of this.postings) {
         const list = field.get(term);
         if (list?.delete(doc) && list.size === 0) field.delete(term);
@@ -86,13 +127,14 @@ export class FieldIndex {
       if (frequency === 0) this.documentFrequency.delete(term);
       else this.documentFrequency.set(term, frequency);
     }
-    stored.lengths.forEach((length, field) => {
-      this.totalLengths[field]! -= length;
-    });
-    this.documents[doc] = undefined;
+    const width = this.fields.length;
+    for (let field = 0; field < width; field++) {
+      this.totalLengths[field]! -= this.lengths[doc * width + field]!;
+      this.lengths[doc * width + field] = 0;
+    }
+    this.terms[doc] = undefined;
     this.free.push(doc);
     this.count--;
-    this.norms = undefined;
   }
 
   private post(field: number, doc: number, tokens: readonly string[], terms: Set<string>): void {
@@ -113,32 +155,41 @@ export class FieldIndex {
   }
 
   /**
-   * Scores every document holding a word of the query. Each group adds its best word's BM25F
-   * score; `coverage` gets, per document, the summed weight of the groups it matched. Past 2,000
-   * documents, a synonym held by over an eighth of them is skipped: it would cost a pass over much of the
-   * index and tell little.
+   * Adds to `sheet`, per document holding a word of the query, each group's best word's BM25F
+   * score, and as coverage the summed weight of the groups it matched. Only the postings of the
+   * query's words are read; length norms are worked out for the documents they name, so a change
+   * to the index leaves nothing to rebuild. Past 2,000 documents, a synonym held by over an eighth
+   * of them is skipped: it would cost a pass over much of the index and tell little.
    */
-  score(groups: readonly QueryGroup[], scores: Map<number, number>, coverage?: Map<number, number>): void {
-    const norms = this.fieldNorms();
-    const size = this.documents.length;
-    const pseudo = new Float64Array(size);
-    const best = new Float64Array(size);
-    const matched = new Float64Array(size);
+  score(groups: readonly QueryGroup[], sheet: ScoreSheet): void {
+    const size = this.terms.length;
+    if (this.pseudo.length < size) {
+      this.pseudo = new Float64Array(grown(size));
+      this.best = new Float64Array(this.pseudo.length);
+      this.matched = new Float64Array(this.pseudo.length);
+    }
+    const { pseudo, best, matched, lengths } = this;
+    const width = this.fields.length;
+    // A field's norm for a document is weight / (1 - b + b * length / average): `base` and `slope` per field.
+    const base = this.fields.map(({ weight, b }) => (1 - b) / weight);
+    const slope = this.fields.map(({ weight, b }, field) => b / weight / (this.count > 0 ? this.totalLengths[field]! / this.count || 1 : 1));
+    const touched: number[] = [];
+    const termDocs: number[] = [];
     for (const group of groups) {
-      const touched: number[] = [];
       for (const [term, weight] of group) {
         const frequency = this.documentFrequency.get(term);
         if (!frequency || (weight < 1 && this.count > PRUNE_ABOVE && frequency * 8 > this.count)) continue;
         const idf = Math.log(1 + (this.count - frequency + 0.5) / (frequency + 0.5));
-        const termDocs: number[] = [];
-        for (let field = 0; field < this.fields.length; field++) {
+        for (let field = 0; field < width; field++) {
           const list = this.postings[field]!.get(term);
           if (!list) continue;
-          const fieldNorms = norms[field]!;
-          for (const [doc, occurrences] of list) {
+          const fieldBase = base[field]!;
+          const fieldSlope = slope[field]!;
+          // forEach rather than for…of: no [doc, occurrences] array made per posting.
+          list.forEach((occurrences, doc) => {
             if (pseudo[doc] === 0) termDocs.push(doc);
-            pseudo[doc]! += occurrences * fieldNorms[doc]!;
-          }
+            pseudo[doc]! += occurrences / (fieldBase + fieldSlope * lengths[doc * width + field]!);
+          });
         }
         for (const doc of termDocs) {
           const tf = pseudo[doc]!;
@@ -148,27 +199,14 @@ export class FieldIndex {
           if (gain > best[doc]!) best[doc] = gain;
           if (weight > matched[doc]!) matched[doc] = weight;
         }
+        termDocs.length = 0;
       }
       for (const doc of touched) {
-        scores.set(doc, (scores.get(doc) ?? 0) + best[doc]!);
-        if (coverage) coverage.set(doc, (coverage.get(doc) ?? 0) + matched[doc]!);
+        sheet.add(doc, best[doc]!, matched[doc]!);
         best[doc] = 0;
         matched[doc] = 0;
       }
+      touched.length = 0;
     }
-  }
-
-  /** Per field and document: the field's weight over its length normalisation, made again after a change. */
-  private fieldNorms(): Float64Array[] {
-    if (this.norms) return this.norms;
-    const averages = this.fields.map((_, field) => (this.count > 0 ? this.totalLengths[field]! / this.count || 1 : 1));
-    this.norms = this.fields.map(({ weight, b }, field) => {
-      const norms = new Float64Array(this.documents.length);
-      this.documents.forEach((stored, doc) => {
-        if (stored) norms[doc] = weight / (1 - b + (b * stored.lengths[field]!) / averages[field]!);
-      });
-      return norms;
-    });
-    return this.norms;
   }
 }

@@ -10,7 +10,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { serverDocument, serverPurposeTokens, SERVER_FIELDS, toolDocument, TOOL_FIELDS, wordPairs, type SearchableServer } from './documents.js';
-import { FieldIndex, type QueryGroup } from './field-index.js';
+import { FieldIndex, ScoreSheet, type QueryGroup } from './field-index.js';
 import { synonymsOf } from './synonyms.js';
 import { cosine } from './vector-store.js';
 import { identifierTokens, stem, textTokens } from './tokenize.js';
@@ -78,6 +78,9 @@ export class ToolSearch {
   private readonly serverOfDoc: Array<SearchableServer | undefined> = [];
   private readonly byExactName = new Map<string, Set<number>>();
   private toolTotal = 0;
+  /** One query's word scores and phrase bonus, reused by the next query. */
+  private readonly words = new ScoreSheet();
+  private readonly phrases = new ScoreSheet();
 
   constructor(servers: readonly SearchableServer[] = [], tools: readonly SearchableTool[] = []) {
     const byServer = new Map<string, Tool[]>();
@@ -148,15 +151,16 @@ export class ToolSearch {
   }
 
   /** The `limit` best of many scores, kept in a short sorted list: no sort of every matching tool. */
-  private top(scores: Iterable<[number, number]>, limit: number, accept: (doc: number) => boolean): Array<[number, number]> {
+  private top(sheet: ScoreSheet, limit: number, accept: (doc: number) => boolean): Array<[number, number]> {
     const kept: Array<[number, number]> = [];
-    const before = (a: [number, number], b: [number, number]) => a[1] > b[1] || (a[1] === b[1] && this.order(a[0], b[0]) < 0);
-    for (const entry of scores) {
-      if (kept.length === limit && !before(entry, kept[limit - 1]!)) continue;
-      if (!accept(entry[0])) continue;
+    const before = (doc: number, score: number, other: [number, number]) => score > other[1] || (score === other[1] && this.order(doc, other[0]) < 0);
+    for (const doc of sheet.docs) {
+      const score = sheet.score[doc]!;
+      if (kept.length === limit && !before(doc, score, kept[limit - 1]!)) continue;
+      if (!accept(doc)) continue;
       let at = kept.length;
-      while (at > 0 && before(entry, kept[at - 1]!)) at--;
-      kept.splice(at, 0, entry);
+      while (at > 0 && before(doc, score, kept[at - 1]!)) at--;
+      kept.splice(at, 0, [doc, score]);
       if (kept.length > limit) kept.pop();
     }
     return kept;
@@ -169,7 +173,8 @@ export class ToolSearch {
    */
   searchToolsHybrid(query: string, limit: number, server: string | undefined, queryVector: Float32Array, vectorOf: (tool: SearchableTool) => Float32Array | undefined): RankedTool[] {
     return this.withExactNames(query, limit, server, (accept) => {
-      const lexical = [...this.scoreTools(query)].filter(([doc]) => accept(doc)).sort((a, b) => b[1] - a[1] || this.order(a[0], b[0]));
+      const sheet = this.scoreTools(query);
+      const lexical = this.top(sheet, FUSION_DEPTH, accept);
       const semantic: Array<[number, number]> = [];
       this.tools.forEach((entry, doc) => {
         const vector = entry && accept(doc) ? vectorOf(entry) : undefined;
@@ -196,36 +201,34 @@ export class ToolSearch {
     return [...exact.map((doc) => ({ ...this.tools[doc]!, score: EXACT_NAME_SCORE })), ...ranked.slice(0, limit)].slice(0, limit);
   }
 
-  /** Scores of every tool that shares a word with the query: BM25F, times the share of the query's words it matched, plus phrase bonus. */
-  scoreTools(query: string): Map<number, number> {
+  /**
+   * Scores of every tool that shares a word with the query: BM25F, times the share of the query's
+   * words it matched, plus phrase bonus. The sheet is valid until the next query.
+   */
+  private scoreTools(query: string): ScoreSheet {
     const { groups, pairs } = parseQuery(query);
-    const scores = new Map<number, number>();
-    const coverage = new Map<number, number>();
-    this.toolIndex.score(groups, scores, coverage);
+    const { words, phrases } = this;
+    words.clear(this.toolIndex.capacity);
+    phrases.clear(this.toolIndex.capacity);
+    this.toolIndex.score(groups, words);
     // Words no tool uses ("Dave", "tea") say nothing about which tool: only the others count in the share.
     const known = groups.filter((group) => this.toolIndex.knows(group)).length;
-    for (const [doc, score] of scores) scores.set(doc, score * Math.sqrt((coverage.get(doc) ?? 0) / known));
-    const bonus = new Map<number, number>();
-    this.toolIndex.score(pairs, bonus);
-    for (const [doc, gain] of bonus) scores.set(doc, (scores.get(doc) ?? 0) + gain);
-    return scores;
-  }
-
-  /** The tool behind a document number of `scoreTools`. */
-  toolOf(doc: number): SearchableTool {
-    return this.tools[doc]!;
+    for (const doc of words.docs) words.score[doc]! *= Math.sqrt(words.coverage[doc]! / known);
+    this.toolIndex.score(pairs, phrases);
+    for (const doc of phrases.docs) words.add(doc, phrases.score[doc]!, 0);
+    return words;
   }
 
   /** Servers whose name or purpose matches the query, best first; an exact name first of all. */
   searchServers(query: string, limit: number): SearchableServer[] {
     const exact = this.servers.get(query.trim()) ?? [...this.servers.values()].find(({ server }) => server.name.toLowerCase() === query.trim().toLowerCase());
     const { groups } = parseQuery(query);
-    const scores = new Map<number, number>();
-    const coverage = new Map<number, number>();
-    this.serverIndex.score(groups, scores, coverage);
+    const sheet = new ScoreSheet();
+    sheet.clear(this.serverIndex.capacity);
+    this.serverIndex.score(groups, sheet);
     const known = groups.filter((group) => this.serverIndex.knows(group)).length;
-    const ranked = [...scores]
-      .map(([doc, score]) => ({ server: this.serverOfDoc[doc]!, score: score * Math.sqrt((coverage.get(doc) ?? 0) / known) }))
+    const ranked = sheet.docs
+      .map((doc) => ({ server: this.serverOfDoc[doc]!, score: sheet.score[doc]! * Math.sqrt(sheet.coverage[doc]! / known) }))
       .filter(({ server }) => server !== exact?.server)
       .sort((a, b) => b.score - a.score || a.server.name.localeCompare(b.server.name))
       .map(({ server }) => server);
