@@ -4,10 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Tool } from '@modelcontextprotocol/client';
+import { BENCH_DIR } from '../lib/paths.js';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+// From the repository root: the bench runs this file bundled into bench/.cache/build.
+const HERE = path.join(BENCH_DIR, 'catalogue');
 
 export interface CatalogueServer {
   name: string;

@@ -105,10 +105,14 @@ interface Latency {
   tools: number;
   medianMs: number;
   p95Ms: number;
+  /** CPU time of this process per query (user + system): on a busy machine the wall time also holds the waits for a core. */
+  cpuMedianMs: number;
+  cpuP95Ms: number;
   firstMs: number;
   /** The first query after one server's manifest changed in the index (median, max of the rounds). */
   afterChangeMs: number;
   afterChangeMaxMs: number;
+  afterChangeCpuMs: number;
 }
 
 async function searchLatency(folder: string): Promise<Latency> {
@@ -123,31 +127,43 @@ async function searchLatency(folder: string): Promise<Latency> {
     await search.execute({ query: queries[0]!.query });
     const firstMs = performance.now() - started;
     const times: number[] = [];
+    const cpuTimes: number[] = [];
     for (let pass = 0; pass < LATENCY_PASSES; pass++) {
       for (const { query } of queries) {
+        const cpuBefore = process.cpuUsage();
         const before = performance.now();
         await search.execute({ query });
         times.push(performance.now() - before);
+        const cpu = process.cpuUsage(cpuBefore);
+        cpuTimes.push((cpu.user + cpu.system) / 1000);
       }
     }
     times.sort((a, b) => a - b);
+    cpuTimes.sort((a, b) => a - b);
     const afterChange: number[] = [];
+    const afterChangeCpu: number[] = [];
     for (let round = 0; round < CHANGE_ROUNDS; round++) {
       // One server's tools change (a new version of it was indexed): the next query pays for re-indexing that server only.
       const changed = catalogue[(round * 37) % catalogue.length]!;
       const tools = changed.tools.map((tool, at) => (at === 0 ? { ...tool, description: `${tool.description ?? ''} (revision ${round})` } : tool));
       index.record(changed.name, unstarted(changed.name), { tools, resources: [], resourceTemplates: [], prompts: [] });
+      const cpuBefore = process.cpuUsage();
       const before = performance.now();
       await search.execute({ query: queries[round % queries.length]!.query });
       afterChange.push(performance.now() - before);
+      const cpu = process.cpuUsage(cpuBefore);
+      afterChangeCpu.push((cpu.user + cpu.system) / 1000);
     }
     return {
       tools: catalogue.reduce((sum, server) => sum + server.tools.length, 0),
       medianMs: median(times),
       p95Ms: times[Math.floor(times.length * 0.95)]!,
+      cpuMedianMs: median(cpuTimes),
+      cpuP95Ms: cpuTimes[Math.floor(cpuTimes.length * 0.95)]!,
       firstMs,
       afterChangeMs: median(afterChange),
       afterChangeMaxMs: Math.max(...afterChange),
+      afterChangeCpuMs: median(afterChangeCpu),
     };
   } finally {
     await manager.dispose();
@@ -266,7 +282,8 @@ async function main(): Promise<void> {
     const latency = await searchLatency(folder);
     progress(
       `search latency at ${latency.tools} tools: median ${latency.medianMs.toFixed(2)} ms, p95 ${latency.p95Ms.toFixed(2)} ms, ` +
-        `first search ${formatMs(latency.firstMs)}, first after a one-server change ${formatMs(latency.afterChangeMs)} (max ${formatMs(latency.afterChangeMaxMs)})`,
+        `CPU time per query median ${latency.cpuMedianMs.toFixed(2)} ms, p95 ${latency.cpuP95Ms.toFixed(2)} ms, ` +
+        `first search ${formatMs(latency.firstMs)}, first after a one-server change ${formatMs(latency.afterChangeMs)} (max ${formatMs(latency.afterChangeMaxMs)}, CPU time ${formatMs(latency.afterChangeCpuMs)})`,
     );
     const medianTarget = absoluteTarget('<=', 2, '2 ms');
     const p95Target = absoluteTarget('<=', 10, '10 ms');
@@ -292,7 +309,8 @@ async function main(): Promise<void> {
         baseline: '—',
         target: p95Target,
         met: isMet(p95Target, latency.p95Ms, undefined),
-        data: { p95Ms: latency.p95Ms },
+        data: { p95Ms: latency.p95Ms, cpuMedianMs: latency.cpuMedianMs, cpuP95Ms: latency.cpuP95Ms },
+        note: `CPU time of the process per query: median ${latency.cpuMedianMs.toFixed(2)} ms, p95 ${latency.cpuP95Ms.toFixed(2)} ms (the wall time also holds waits for a core)`,
       },
       {
         part: 'search',
@@ -302,8 +320,8 @@ async function main(): Promise<void> {
         baseline: '—',
         target: changeTarget,
         met: isMet(changeTarget, latency.afterChangeMs, undefined),
-        data: { afterChangeMs: latency.afterChangeMs, afterChangeMaxMs: latency.afterChangeMaxMs },
-        note: `max ${formatMs(latency.afterChangeMaxMs)}`,
+        data: { afterChangeMs: latency.afterChangeMs, afterChangeMaxMs: latency.afterChangeMaxMs, afterChangeCpuMs: latency.afterChangeCpuMs },
+        note: `max ${formatMs(latency.afterChangeMaxMs)}; CPU time of the process, median ${formatMs(latency.afterChangeCpuMs)}`,
       },
     );
 

@@ -302,7 +302,20 @@ export class ManifestIndex {
   /** `projectFile`: the `.mcp.json` of a project server (`projectFileOf`); without it, the entry shared by name. */
   lookup(server: string, config: McpServerConfig, projectFile?: string): IndexLookup {
     this.file.reloadIfReplaced();
-    const entry = entryOf(this.file.contents, server, projectFile);
+    return this.lookupEntry(entryOf(this.file.contents, server, projectFile), config);
+  }
+
+  /**
+   * The entry of a server as last read, without looking at the file again (`version` does) or
+   * working out a fingerprint: an entry not replaced since is the same object, so a caller that
+   * looked it up for the same definition already knows whether it is fresh.
+   */
+  entry(server: string, projectFile?: string): IndexEntry | undefined {
+    return entryOf(this.file.contents, server, projectFile);
+  }
+
+  /** Whether an entry was recorded for this definition. */
+  lookupEntry(entry: IndexEntry | undefined, config: McpServerConfig): IndexLookup {
     if (!entry) return { status: 'missing' };
     return entry.fingerprint === this.fingerprint(config) ? { status: 'fresh', entry } : { status: 'stale', entry };
   }

@@ -5,7 +5,8 @@
  * so a search costs the query alone and the first one after a change little more.
  */
 import type { Tool } from '@modelcontextprotocol/client';
-import type { ManifestIndex } from '../manifest-index/index.js';
+import type { McpServerConfig } from '../../machines/types.js';
+import type { IndexEntry, IndexLookup, ManifestIndex } from '../manifest-index/index.js';
 import { embeddingText, ToolSearch, VectorStore, type RankedTool, type SearchableTool, type SemanticSearchOptions } from '../search/index.js';
 import type { ServerCatalog } from './server-catalog.js';
 import type { LoaderToolsManager } from './types.js';
@@ -55,6 +56,12 @@ export class SearchableTools {
   private readonly liveChanges: { readonly count: number };
   private readonly search = new ToolSearch();
   private readonly sourced = new Map<string, SourcedTools>();
+  /**
+   * Each server's last index lookup: while its entry and definition are the same objects, it
+   * stands (a lookup works out a keyed hash of the definition: at 10,000 tools, done for every
+   * server after each change, that was most of the first search's time).
+   */
+  private readonly looked = new Map<string, { entry: IndexEntry; config: McpServerConfig; lookup: IndexLookup }>();
   private built?: { key: string; snapshot: SearchSnapshot };
   /** The semantic stage, when the application gave an embedding function. */
   private readonly vectors?: VectorStore;
@@ -124,8 +131,19 @@ export class SearchableTools {
   }
 
   private indexedTools(server: string): Tool[] | undefined {
-    const lookup = this.index.lookup(server, this.catalog.configs[server]!, this.catalog.projectFiles[server]);
+    const lookup = this.lookup(server, this.catalog.configs[server]!, this.catalog.projectFiles[server]);
     return lookup.status === 'fresh' ? this.allowed(server, lookup.entry.manifest.tools) : undefined;
+  }
+
+  /** The index's lookup, remembered per server until its entry or definition is another object. */
+  private lookup(server: string, config: McpServerConfig, projectFile: string | undefined): IndexLookup {
+    const entry = this.index.entry(server, projectFile);
+    const known = this.looked.get(server);
+    if (known && known.entry === entry && known.config === config) return known.lookup;
+    const lookup = this.index.lookupEntry(entry, config);
+    if (entry) this.looked.set(server, { entry, config, lookup });
+    else this.looked.delete(server);
+    return lookup;
   }
 
   private update(): SearchSnapshot {
@@ -137,7 +155,7 @@ export class SearchableTools {
     for (const server of this.catalog.available) {
       const { name, config, projectFile } = server;
       const liveList = this.manager.getState(name) === 'connected' ? this.manager.getManifest(name)?.tools : undefined;
-      const lookup = liveList ? undefined : this.index.lookup(name, config, projectFile);
+      const lookup = liveList ? undefined : this.lookup(name, config, projectFile);
       const listed = liveList ?? (lookup?.status === 'fresh' ? lookup.entry.manifest.tools : undefined);
       if (!listed) {
         this.forget(name);
