@@ -1,0 +1,13 @@
+/** The team gateway's parts that do not depend on serve's transport; `serve --http` builds on them. Not exported from the package root yet. */
+export { digestOf, findTokenOwner, parseTokenDigest, TokenDigest } from './bearer-token.js';
+export {
+  DEFAULT_ALGORITHMS,
+  loadGatewayFile,
+  parseGatewayConfig,
+  type AccessRules,
+  type GatewayConfig,
+  type GatewayFileResult,
+  type GatewayIdentity,
+  type GatewayOAuth,
+} from './gateway-file.js';
+export { watchGatewayFile, type GatewayFileWatcher, type WatchGatewayFileOptions } from './watch-gateway-file.js';
