@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^mcp-statechart$/, replacement: source('./src/index.ts') },
       { find: /^mcp-statechart\/machines$/, replacement: source('./machines/index.ts') },
       { find: /^mcp-statechart\/testing$/, replacement: source('./src/testing/index.ts') },
+      ...['oauth', 'config', 'view', 'inspect', 'ai-sdk'].map((subpath) => ({ find: new RegExp(`^mcp-statechart/${subpath}$`), replacement: source(`./src/entries/${subpath}.ts`) })),
     ],
   },
   test: {

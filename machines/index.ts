@@ -1,5 +1,79 @@
-export * from './server.machine.js';
-export * from './registry.machine.js';
-export * from './errors.js';
-export * from './options.js';
-export type * from './types.js';
+/**
+ * `mcp-statechart/machines`: the two charts, pure data, with the types and helpers a chart author
+ * needs to invoke, restore or read them. The charts' internal helpers (error builders, request
+ * bookkeeping, restore rewrites) are not part of it. api/machines.api.md is the report of this surface.
+ */
+export {
+  serverMachine,
+  publicServerState,
+  isClosing,
+  SERVER_TAGS,
+  type ServerMachine,
+  type ServerActorRef,
+  type ServerSnapshot,
+  type ServerInput,
+  type ServerContext,
+  type ServerEvent,
+  type ChildReport,
+  type SessionReport,
+} from './server.machine.js';
+export { registryMachine, serverSystemId, serverChildId, type RegistryMachine, type RegistryInput, type RegistryContext, type RegistryEvent } from './registry.machine.js';
+export { McpServerError, type McpErrorCode } from './errors.js';
+export {
+  inferTransport,
+  resolveConnectOptions,
+  backoffDelay,
+  DEFAULT_BACKOFF,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_HEALTHY_AFTER_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type ResolvedConnectOptions,
+} from './options.js';
+export type {
+  BackoffOptions,
+  McpCallToolEvent,
+  McpCancelEvent,
+  McpConfigureEvent,
+  McpConnectOptions,
+  McpDisconnectAllEvent,
+  McpDisconnectEvent,
+  McpFailedReply,
+  McpFinalReply,
+  McpGetPromptEvent,
+  McpHostEmitted,
+  McpLoadEvent,
+  McpLoadedReply,
+  McpLogEmitted,
+  McpLogMessage,
+  McpManifestChangedEmitted,
+  McpManifestChanges,
+  McpProgress,
+  McpProgressEvent,
+  McpPromptReply,
+  McpProtocolPreference,
+  McpReadResourceEvent,
+  McpRegistryEmitted,
+  McpRegistryInput,
+  McpReply,
+  McpReport,
+  McpRequestEvent,
+  McpRequestOptions,
+  McpResourceReply,
+  McpResourceSubscribedReply,
+  McpResourceUnsubscribedReply,
+  McpResourceUpdatedEmitted,
+  McpServerConfig,
+  McpServerManifest,
+  McpSession,
+  McpStateChangedEmitted,
+  McpSubscribeEvent,
+  McpSubscribeResourceEvent,
+  McpToolResultReply,
+  McpTouchEvent,
+  McpTransportKind,
+  McpUnsubscribeEvent,
+  McpUnsubscribeResourceEvent,
+  PublicServerState,
+} from './types.js';

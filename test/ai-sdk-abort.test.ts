@@ -1,7 +1,8 @@
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV2 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLoaderTools, McpConnectionManager, silentLogger, toAiSdkTools } from '../src/index.js';
+import { createLoaderTools, McpConnectionManager, silentLogger } from '../src/index.js';
+import { toAiSdkTools } from '../src/entries/ai-sdk.js';
 import { everythingStdio, recordingTransports } from './support/everything.js';
 
 type ModelStep = Awaited<ReturnType<MockLanguageModelV2['doGenerate']>>;

@@ -1,12 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createLoaderTools,
-  isServerAllowed,
-  McpConnectionManager,
-  silentLogger,
-  type LoaderPermissions,
-  type LoaderTool,
-} from '../src/index.js';
+import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderPermissions, type LoaderTool } from '../src/index.js';
+import { isServerAllowed } from '../src/entries/config.js';
 import { stdioFixture } from './support/fixtures.js';
 import { seedManifestIndex } from './support/seeded-index.js';
 

@@ -8,14 +8,8 @@ import { MockLanguageModelV2 } from 'ai/test';
 import { generateText as generateText6, stepCountIs as stepCountIs6 } from 'ai6';
 import { MockLanguageModelV3 } from 'ai6/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createLoaderTools,
-  McpConnectionManager,
-  silentLogger,
-  toAiSdkTools,
-  type LoaderTool,
-  type LoaderToolResult,
-} from '../src/index.js';
+import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool, type LoaderToolResult } from '../src/index.js';
+import { toAiSdkTools } from '../src/entries/ai-sdk.js';
 import { toolResultParts } from '../src/tools/describe-content.js';
 import { fitResultToBudget, partsResult } from '../src/tools/results.js';
 import { CLI_COMMAND } from './support/cli.js';

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { isOAuthLoginRequired, login, logout, McpConnectionManager, OAuthTokenStore } from '../src/index.js';
+import { McpConnectionManager } from '../src/index.js';
+import { isOAuthLoginRequired, login, logout, OAuthTokenStore } from '../src/entries/oauth.js';
 import { openInBrowser } from '../src/auth/open-browser.js';
 import { afterThisTest, loginDir, oauthFixture, recordingLogger } from './fixtures/oauth-helpers.js';
 import { rejectionOf } from './support/fixtures.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { login, McpConnectionManager, OAuthLoginRequiredError, OAuthScopeRefusedError, silentLogger } from '../src/index.js';
+import { McpConnectionManager, silentLogger } from '../src/index.js';
+import { login, OAuthLoginRequiredError, OAuthScopeRefusedError } from '../src/entries/oauth.js';
 import { afterThisTest, loginDir, oauthFixture } from './fixtures/oauth-helpers.js';
 import { rejectionOf } from './support/fixtures.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isOAuthLoginRequired, login, McpConnectionManager, OAuthTokenStore, silentLogger } from '../src/index.js';
+import { McpConnectionManager, silentLogger } from '../src/index.js';
+import { isOAuthLoginRequired, login, OAuthTokenStore } from '../src/entries/oauth.js';
 import { afterThisTest, loginDir, oauthFixture } from './fixtures/oauth-helpers.js';
 import { rejectionOf } from './support/fixtures.js';
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   files: string[];
-  exports: Record<string, Record<string, string>>;
+  exports: Record<string, string | Record<string, string>>;
 };
 
 /** The files `npm pack` would put in the tarball (no build: the list comes from "files"). */
@@ -23,7 +23,8 @@ describe('the package contents', () => {
   it('carries an MIT LICENSE, the architecture doc and the require() stub', () => {
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
     const files = packedFiles();
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'docs/ARCHITECTURE.md', 'cjs/index.cjs', 'README.md']));
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'docs/ARCHITECTURE.md', 'cjs/index.cjs', 'cjs/require-esm.cjs', 'README.md']));
+    for (const target of Object.values(manifest.exports)) if (typeof target === 'object') expect(files).toContain(target.require!.slice(2));
   });
 });
 
@@ -48,6 +49,17 @@ describe('what users read is in the package', () => {
   });
 });
 
+/** One export of each subpath, to see that require() of it loads the module. */
+const SUBPATH_EXAMPLES = {
+  machines: 'publicServerState',
+  testing: 'createScriptedRegistry',
+  oauth: 'login',
+  config: 'discoverMcpServers',
+  view: 'startLifecycleView',
+  inspect: 'startInspector',
+  'ai-sdk': 'toAiSdkTools',
+};
+
 describe('require("mcp-statechart")', () => {
   let project: string;
   beforeAll(async () => {
@@ -57,18 +69,27 @@ describe('require("mcp-statechart")', () => {
     mkdirSync(installed, { recursive: true });
     cpSync(join(ROOT, 'package.json'), join(installed, 'package.json'));
     cpSync(join(ROOT, 'cjs'), join(installed, 'cjs'), { recursive: true });
-    await build({
-      entryPoints: [join(ROOT, 'src/index.ts')],
-      outfile: join(installed, manifest.exports['.']!.import!),
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      packages: 'external',
-      logLevel: 'silent',
-    });
+    for (const target of Object.values(manifest.exports)) {
+      if (typeof target !== 'object') continue;
+      await build({
+        entryPoints: [join(ROOT, target.types!.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts'))],
+        outfile: join(installed, target.import!),
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        packages: 'external',
+        logLevel: 'silent',
+      });
+    }
     // Its dependencies resolve from the repository's node_modules.
     symlinkSync(join(ROOT, 'node_modules'), join(installed, 'node_modules'));
     writeFileSync(join(project, 'main.cjs'), "const m = require('mcp-statechart'); console.log(typeof m.McpConnectionManager);\n");
+    writeFileSync(
+      join(project, 'subpaths.cjs'),
+      Object.entries(SUBPATH_EXAMPLES)
+        .map(([subpath, name]) => `console.log('${subpath}', typeof require('mcp-statechart/${subpath}').${name});`)
+        .join('\n'),
+    );
   }, 60_000);
   afterAll(() => rmSync(project, { recursive: true, force: true }));
 
@@ -76,6 +97,12 @@ describe('require("mcp-statechart")', () => {
     const run = spawnSync(process.execPath, ['main.cjs'], { cwd: project, encoding: 'utf8' });
     expect(run.stderr).toBe('');
     expect(run.stdout.trim()).toBe('function');
+  });
+
+  it('works for every subpath too', () => {
+    const run = spawnSync(process.execPath, ['subpaths.cjs'], { cwd: project, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim().split('\n')).toEqual(Object.keys(SUBPATH_EXAMPLES).map((subpath) => `${subpath} function`));
   });
 
   it('where require() cannot load ES modules, says the package is ESM-only and what to do', () => {

@@ -7,7 +7,8 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback, type AnyActorRef, type EventObject } from 'xstate';
-import { createRegistryLogic, serverSystemId, SessionTracker, silentLogger, type RegistryLogic } from '../src/index.js';
+import { createRegistryLogic, SessionTracker, silentLogger, type RegistryLogic } from '../src/index.js';
+import { serverSystemId } from '../machines/index.js';
 import { createScriptedRegistry } from '../src/testing/index.js';
 import { createServerLogic } from '../src/connection/server-logic.js';
 import type { ServerActorRef } from '../machines/server.machine.js';

@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback, SimulatedClock, type Actor } from 'xstate';
-import { createRegistryLogic, serverSystemId, SessionTracker, silentLogger } from '../src/index.js';
+import { createRegistryLogic, SessionTracker, silentLogger } from '../src/index.js';
+import { serverSystemId } from '../machines/index.js';
 import type { McpProgressEvent, McpReply } from '../machines/types.js';
 import type { ServerActorRef } from '../machines/server.machine.js';
 import { descendantsOfThisProcess, settle, stdioFixture } from './support/fixtures.js';

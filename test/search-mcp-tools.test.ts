@@ -6,17 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  createLoaderTools,
-  ManifestIndex,
-  McpConnectionManager,
-  silentLogger,
-  toFunctionDefinitions,
-  type LoaderPermissions,
-  type LoaderServers,
-  type LoaderTool,
-  type McpServerConfig,
-} from '../src/index.js';
+import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type LoaderPermissions, type LoaderServers, type LoaderTool, type McpServerConfig } from '../src/index.js';
+import { toFunctionDefinitions } from '../src/entries/ai-sdk.js';
 import { splitWords } from '../src/search/index.js';
 import { stdioFixture } from './support/fixtures.js';
 

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLoaderTools, indexServers, ManifestIndex, McpConnectionManager, silentLogger, type LoaderTool } from '../src/index.js';
+import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type LoaderTool } from '../src/index.js';
+import { indexServers } from '../src/entries/config.js';
 import { descendantsOfThisProcess } from './support/fixtures.js';
 import { seedManifestIndex } from './support/seeded-index.js';
 import { referenceServers, type ReferenceServers } from './support/reference-servers.js';

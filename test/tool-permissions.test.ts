@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLoaderTools, discoverMcpServers, isToolAllowed, McpConnectionManager, silentLogger, type LoaderPermissions } from '../src/index.js';
+import { createLoaderTools, discoverMcpServers, McpConnectionManager, silentLogger, type LoaderPermissions } from '../src/index.js';
+import { isToolAllowed } from '../src/entries/config.js';
 import { runCli } from './support/cli.js';
 import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
 

@@ -9,14 +9,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  createLoaderTools,
-  ManifestIndex,
-  McpConnectionManager,
-  silentLogger,
-  toFunctionDefinitions,
-  type LoaderServers,
-} from '../../src/index.js';
+import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type LoaderServers } from '../../src/index.js';
+import { toFunctionDefinitions } from '../../src/entries/ai-sdk.js';
 import { projectBin, stdioFixture } from './paths.js';
 
 export interface ContextScenario {

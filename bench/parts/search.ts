@@ -16,17 +16,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import {
-  createLoaderTools,
-  indexServers,
-  ManifestIndex,
-  McpConnectionManager,
-  silentLogger,
-  toFunctionDefinitions,
-  type LoaderServers,
-  type LoaderTool,
-  type McpServerConfig,
-} from '../../src/index.js';
+import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type LoaderServers, type LoaderTool, type McpServerConfig } from '../../src/index.js';
+import { indexServers } from '../../src/entries/config.js';
+import { toFunctionDefinitions } from '../../src/entries/ai-sdk.js';
 import { SERVER_LIST_LIMIT } from '../../src/tools/server-catalog.js';
 import { referenceServersScenario } from '../lib/context-size.js';
 import { absoluteTarget, emitRows, hasFlag, isMet, progress, ratioTarget, type BenchRow } from '../lib/report.js';

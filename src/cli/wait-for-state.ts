@@ -1,5 +1,5 @@
 import type { McpConnectionManager } from '../manager.js';
-import type { PublicServerState } from '../../machines/index.js';
+import type { PublicServerState } from '../../machines/types.js';
 
 type StateSource = Pick<McpConnectionManager, 'on' | 'getState'>;
 

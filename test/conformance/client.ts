@@ -15,7 +15,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, ClientCredentialsProvider, PrivateKeyJwtProvider, type OAuthClientProvider, type Tool } from '@modelcontextprotocol/client';
-import { isOAuthLoginRequired, login, McpConnectionManager, type Logger, type McpServerConfig } from '../../src/index.js';
+import { McpConnectionManager, type Logger, type McpServerConfig } from '../../src/index.js';
+import { isOAuthLoginRequired, login } from '../../src/entries/oauth.js';
 
 const SERVER = 'conformance';
 /** Like a person: a few logins for one session, then give up (auth/scope-retry-limit counts them). */
