@@ -3,10 +3,8 @@
  * request may wait for the host's answer. The host here is an SDK `Client` over an in-memory
  * pair whose handlers never answer (a person who has not answered yet); time is vitest's fake clock.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport, Server } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_HOST_HANDLER_TIMEOUT_MS } from '../src/connection/host-handlers.js';
 import { hostRequestHandlers, SERVE_CAPABILITIES } from '../src/serve/proxy.js';
@@ -27,9 +25,9 @@ async function hostThatNeverAnswers() {
   const upstream = new Server({ name: 'mcp-statechart', version: '1' }, { capabilities: SERVE_CAPABILITIES });
   const host = new Client({ name: 'host', version: '1' }, { capabilities: { sampling: {}, elicitation: { form: {} }, roots: {} } });
   const never = () => new Promise<never>(() => {});
-  host.setRequestHandler(CreateMessageRequestSchema, never);
-  host.setRequestHandler(ElicitRequestSchema, never);
-  host.setRequestHandler(ListRootsRequestSchema, never);
+  host.setRequestHandler('sampling/createMessage', never);
+  host.setRequestHandler('elicitation/create', never);
+  host.setRequestHandler('roots/list', never);
   const [hostSide, serveSide] = InMemoryTransport.createLinkedPair();
   await Promise.all([upstream.connect(serveSide), host.connect(hostSide)]);
   closers.push(() => host.close());

@@ -3,9 +3,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { Client as V2Client, type ElicitResult } from '@modelcontextprotocol/client';
+import { InMemoryTransport, Server } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hostApproval } from '../src/cli/serve-approval.js';
 import {
@@ -230,9 +230,9 @@ describe("serve's approval form waits for the person", () => {
     vi.useFakeTimers();
     try {
       const server = new Server({ name: 'serve', version: '1' }, { capabilities: {} });
-      const host = new Client({ name: 'host', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+      const host = new V2Client({ name: 'host', version: '1' }, { capabilities: { elicitation: { form: {} } } });
       // The person reads the form and does not answer (yet).
-      host.setRequestHandler(ElicitRequestSchema, () => new Promise<ElicitResult>(() => {}));
+      host.setRequestHandler('elicitation/create', () => new Promise<ElicitResult>(() => {}));
       const [hostSide, serverSide] = InMemoryTransport.createLinkedPair();
       await Promise.all([server.connect(serverSide), host.connect(hostSide)]);
       const approval = hostApproval(server, 'destructive');

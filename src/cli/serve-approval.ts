@@ -4,8 +4,8 @@
  * cannot be asked: without `--approve` the calls run as before; with it, the calls the policy
  * names are refused, and the model is told that nobody was asked.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+import type { HostPeer } from '../serve/host.js';
 import type { ApprovalDecision, ApprovalOptions, ApprovalPolicy, ToolCallApprovalRequest } from '../tools/index.js';
 import { SERVE_APPROVAL_TITLE } from '../serve/host-requests.js';
 import { describeToolCall } from './tool-call-approval.js';
@@ -14,7 +14,7 @@ import { describeToolCall } from './tool-call-approval.js';
 export const APPROVAL_TIMEOUT_MS = 10 * 60_000;
 
 async function askHost(
-  host: Server,
+  host: HostPeer,
   request: ToolCallApprovalRequest,
   signal: AbortSignal | undefined,
   refuseWhenUnasked: boolean,
@@ -34,7 +34,7 @@ async function askHost(
       },
     },
   }, { signal, timeout: APPROVAL_TIMEOUT_MS }).catch((error: unknown) => {
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) throw new Error('no answer came within 10 minutes');
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) throw new Error('no answer came within 10 minutes');
     throw error;
   });
   if (answer.action !== 'accept') return 'deny';
@@ -42,7 +42,7 @@ async function askHost(
 }
 
 /** `policy` from `--approve`; without it, `destructive` when the host can be asked. */
-export function hostApproval(host: Server, policy: ApprovalPolicy | undefined): ApprovalOptions {
+export function hostApproval(host: HostPeer, policy: ApprovalPolicy | undefined): ApprovalOptions {
   return {
     approvalPolicy: policy ?? 'destructive',
     approveToolCall: (request, { signal }) => askHost(host, request, signal, policy !== undefined),

@@ -8,13 +8,13 @@ import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { defaultApprovalsPath, watchMcpServers, type ConfigWatcher, type DiscoveryResult } from '../config/index.js';
 import { holdWhileFilesBreak } from '../config/watch.js';
 import type { ConfigurableManager } from '../config/types.js';
 import { nameRecord } from '../../machines/name-record.js';
 import type { Logger } from '../logger.js';
+import type { ServeHost } from '../serve/host.js';
 import { onHostRootsChanged } from '../serve/host-roots.js';
 import type { LoaderTool } from '../tools/index.js';
 import { isServerAllowed } from '../tools/permissions.js';
@@ -23,7 +23,7 @@ import { holdNewServers } from './serve-new-servers.js';
 
 export interface ServeConfigContext {
   options: GlobalOptions;
-  server: Server;
+  host: ServeHost;
   manager: Pick<ConfigurableManager, 'configure'>;
   /** The list serve's handlers read: replaced in place, so they always see the current tools. */
   tools: LoaderTool[];
@@ -64,7 +64,7 @@ function toolDefinitions(tools: readonly LoaderTool[]): string {
  * asked for as soon as it has initialized. `close()` stops the watching.
  */
 export async function followServeConfig(context: ServeConfigContext): Promise<ConfigWatcher> {
-  const { options, server, manager, tools, toolsFor, discovery, logger } = context;
+  const { options, host, manager, tools, toolsFor, discovery, logger } = context;
   const permissions = permissionsFrom(options);
   // One change at a time: a roots answer, a file event and an approval never interleave.
   let queue: Promise<void> = Promise.resolve();
@@ -84,7 +84,7 @@ export async function followServeConfig(context: ServeConfigContext): Promise<Co
     const changed = toolDefinitions(next) !== toolDefinitions(tools);
     tools.splice(0, tools.length, ...next);
     logger.info(`config changed: ${Object.keys(allowed).length} servers available`);
-    if (changed) server.sendToolListChanged().catch((error: Error) => logger.warn(`could not tell the host the tools changed: ${error.message}`));
+    if (changed) host.sendToolListChanged().catch((error: Error) => logger.warn(`could not tell the host the tools changed: ${error.message}`));
   };
 
   // Servers added or changed while serving wait for a person (see serve-new-servers.ts); the
@@ -130,20 +130,18 @@ export async function followServeConfig(context: ServeConfigContext): Promise<Co
   if (!options.project && options.config.length === 0) {
     const lookAtRoots = () =>
       enqueue(async () => {
-        if (!server.getClientCapabilities()?.roots) return;
-        const { roots } = await server.listRoots(undefined, { timeout: LIST_ROOTS_TIMEOUT_MS });
+        if (host.era !== 'legacy' || !host.getClientCapabilities()?.roots) return;
+        const { roots } = await host.listRoots(undefined, { timeout: LIST_ROOTS_TIMEOUT_MS });
         const found = projectFromRoots(roots);
         if (found === projectRoot) return;
         logger.info(found ? `project from the host's roots: ${found}` : 'the host has no root with a .mcp.json any more');
         projectRoot = found;
         await watchFrom(found, true);
       });
-    const initialized = server.oninitialized;
-    server.oninitialized = () => {
-      initialized?.();
-      void lookAtRoots();
-    };
-    onHostRootsChanged(server, () => void lookAtRoots());
+    host.onInstance((server, era) => {
+      if (era === 'legacy') server.oninitialized = () => void lookAtRoots();
+    });
+    onHostRootsChanged(host, () => void lookAtRoots());
   }
 
   return {

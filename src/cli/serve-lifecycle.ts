@@ -1,5 +1,4 @@
 import { Transform, type Readable } from 'node:stream';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Logger } from '../logger.js';
 import { capErrorText } from '../text-limits.js';
 import { isStdioBufferOverflow, MAX_MESSAGE_BYTES, MAX_MESSAGE_MIB, MessageTooLargeError } from '../transports/message-size.js';
@@ -54,25 +53,31 @@ export function hostInput(stdin: Readable = process.stdin): Readable {
   return lines;
 }
 
+/** What `whenServeEnds` watches of the host connection: its close, and the errors reported before it. */
+export interface HostConnection {
+  onClosed(listener: () => void): void;
+}
+
 /**
  * Settles when `serve` must stop: the host closed stdin (`input` from `hostInput` ended), a
  * signal came, a message was too large, or the stdio transport closed by itself (the SDK closes
  * it after a message over its buffer, and then stops reading stdin, so without this serve would
- * stay alive but deaf).
+ * stay alive but deaf). `onerror` is what the transport's owner reports errors to.
  */
-export function whenServeEnds(server: Server, input: Readable): Promise<ServeEnd> {
-  return new Promise((settle) => {
-    let lastError: Error | undefined;
-    server.onerror = (error) => {
-      lastError = error;
-    };
-    server.onclose = () => settle({ exitCode: 1, reason: closeReason(lastError) });
+export function whenServeEnds(connection: HostConnection, input: Readable): { ended: Promise<ServeEnd>; onerror: (error: Error) => void } {
+  let lastError: Error | undefined;
+  const onerror = (error: Error) => {
+    lastError = error;
+  };
+  const ended = new Promise<ServeEnd>((settle) => {
+    connection.onClosed(() => settle({ exitCode: 1, reason: closeReason(lastError) }));
     input.once('error', (error) => settle({ exitCode: 1, reason: closeReason(error) }));
     const ordinary = () => settle({ exitCode: 0 });
     input.once('end', ordinary);
     process.once('SIGINT', ordinary);
     process.once('SIGTERM', ordinary);
   });
+  return { ended, onerror };
 }
 
 function closeReason(error: Error | undefined): string {

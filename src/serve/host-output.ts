@@ -1,7 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { serializeMessage, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 
 /** How much may wait for the host before log messages are dropped: whichever bound comes first. */
 export const HOST_QUEUE_LIMITS = { messages: 1_000, bytes: 4 * 1024 * 1024 };
@@ -146,13 +145,22 @@ export class HostOutput {
   }
 }
 
-/** The SDK's stdio server transport, reading as before, writing through a HostOutput. */
+/**
+ * The SDK's stdio server transport, reading as before, writing through a HostOutput. `serveStdio`
+ * owns it (its own close handler replaces any other), so `onClosed` is how serve learns that
+ * the connection to the host closed, however it closed.
+ */
 export class HostStdioTransport extends StdioServerTransport {
   readonly output: HostOutput;
+  private readonly closedListeners: Array<() => void> = [];
 
   constructor(input: Readable, stdout: Writable = process.stdout) {
     super(input, stdout);
     this.output = new HostOutput(stdout);
+  }
+
+  onClosed(listener: () => void): void {
+    this.closedListeners.push(listener);
   }
 
   override send(message: JSONRPCMessage): Promise<void> {
@@ -163,5 +171,6 @@ export class HostStdioTransport extends StdioServerTransport {
   override async close(): Promise<void> {
     this.output.close();
     await super.close();
+    for (const listener of this.closedListeners.splice(0)) listener();
   }
 }

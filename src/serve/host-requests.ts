@@ -1,7 +1,7 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError, type ClientCapabilities, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type ClientCapabilities, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/server';
 import type { McpServerConfig } from '../../machines/types.js';
 import { DEFAULT_HOST_HANDLER_TIMEOUT_MS, type HostRequestContext, type McpHostHandlers } from '../connection/host-handlers.js';
+import type { HostPeer } from './host.js';
 
 /**
  * A relayed request's own limit, as long as the handler's (the manager's 10 minutes, which end it
@@ -83,17 +83,17 @@ function sampled(params: CreateMessageRequest['params'], server: string, hostTak
  * ask (the host's `initialize` comes first, but a server loaded earlier keeps what it was told).
  * What goes up names the server that asks (`_meta`, and an elicitation's message).
  */
-export function hostRequestHandlers(upstream: Server, switches: RelaySwitches = { allows: () => true }): McpHostHandlers {
+export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches = { allows: () => true }): McpHostHandlers {
   const requireHost = (capability: keyof ClientCapabilities, context: HostRequestContext) => {
     if ((capability === 'sampling' || capability === 'elicitation') && !switches.allows(context.server, capability)) {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
         `MCP server "${context.server}" asked for ${capability}, but mcp-statechart serve is set not to pass its ${capability} requests to the host.`,
       );
     }
     if (upstream.getClientCapabilities()?.[capability] === undefined) {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
         `MCP server "${context.server}" asked for ${capability}, but the MCP host running mcp-statechart serve does not offer ${capability}.`,
       );
     }
@@ -102,9 +102,7 @@ export function hostRequestHandlers(upstream: Server, switches: RelaySwitches = 
     sampling: (params, context) => {
       requireHost('sampling', context);
       const hostTakesContext = upstream.getClientCapabilities()?.sampling?.context !== undefined;
-      // The host side of serve is still the v1 SDK (issue 25, item 5): the same JSON, typed by both SDKs.
-      const upward = params as CreateMessageRequest['params'];
-      return upstream.createMessage(sampled(upward, context.server, hostTakesContext), relayed(context));
+      return upstream.createMessage(sampled(params, context.server, hostTakesContext), relayed(context));
     },
     elicitation: (params, context) => {
       requireHost('elicitation', context);

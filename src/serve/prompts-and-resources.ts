@@ -1,16 +1,7 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  type GetPromptResult,
-  type ReadResourceResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/server';
 import type { McpServerManifest } from '../../machines/types.js';
 import type { McpRegistryEmitted } from '../../machines/types.js';
+import type { ServeHost } from './host.js';
 
 /** What the prompt and resource relay needs of the manager. */
 export interface ServedServers {
@@ -30,35 +21,37 @@ export interface ServedServers {
  * URI names (two servers may list one URI: neither can answer for the other), and what it
  * answers comes back under that server's name. A server that has since gone idle connects again.
  */
-export function offerPromptsAndResources(upstream: Server, servers: ServedServers, isAllowed: (server: string) => boolean): () => void {
+export function offerPromptsAndResources(host: ServeHost, servers: ServedServers, isAllowed: (server: string) => boolean): () => void {
   const loaded = new Set<string>();
   const offered = () => [...loaded].filter(isAllowed).map((name) => ({ name, manifest: servers.getManifest(name) }));
 
-  upstream.setRequestHandler(ListPromptsRequestSchema, async () => ({
-    prompts: offered().flatMap(({ name, manifest }) =>
-      (manifest?.prompts ?? []).map((prompt) => ({ ...prompt, name: `${name}/${prompt.name}` })),
-    ),
-  }));
-  upstream.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-    const { server, prompt } = splitPromptName(request.params.name, offered().map(({ name }) => name));
-    await ensureConnected(servers, server);
-    return servers.getPrompt(server, prompt, request.params.arguments, { signal: extra.signal });
-  });
-  upstream.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: offered().flatMap(({ name, manifest }) =>
-      (manifest?.resources ?? []).map((resource) => ({ ...resource, uri: servedUri(name, resource.uri), name: `${name}/${resource.name}` })),
-    ),
-  }));
-  upstream.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-    const { server, uri } = splitServedUri(request.params.uri, offered().map(({ name }) => name));
-    await ensureConnected(servers, server);
-    const read = await servers.readResource(server, uri, { signal: extra.signal });
-    return { ...read, contents: read.contents.map((content) => ({ ...content, uri: servedUri(server, content.uri) })) };
+  host.onInstance((instance) => {
+    instance.setRequestHandler('prompts/list', async () => ({
+      prompts: offered().flatMap(({ name, manifest }) =>
+        (manifest?.prompts ?? []).map((prompt) => ({ ...prompt, name: `${name}/${prompt.name}` })),
+      ),
+    }));
+    instance.setRequestHandler('prompts/get', async (request, ctx) => {
+      const { server, prompt } = splitPromptName(request.params.name, offered().map(({ name }) => name));
+      await ensureConnected(servers, server);
+      return servers.getPrompt(server, prompt, request.params.arguments, { signal: ctx.mcpReq.signal });
+    });
+    instance.setRequestHandler('resources/list', async () => ({
+      resources: offered().flatMap(({ name, manifest }) =>
+        (manifest?.resources ?? []).map((resource) => ({ ...resource, uri: servedUri(name, resource.uri), name: `${name}/${resource.name}` })),
+      ),
+    }));
+    instance.setRequestHandler('resources/read', async (request, ctx) => {
+      const { server, uri } = splitServedUri(request.params.uri, offered().map(({ name }) => name));
+      await ensureConnected(servers, server);
+      const read = await servers.readResource(server, uri, { signal: ctx.mcpReq.signal });
+      return { ...read, contents: read.contents.map((content) => ({ ...content, uri: servedUri(server, content.uri) })) };
+    });
   });
 
   const listsChanged = () => {
-    void upstream.sendPromptListChanged().catch(() => {});
-    void upstream.sendResourceListChanged().catch(() => {});
+    void host.sendPromptListChanged().catch(() => {});
+    void host.sendResourceListChanged().catch(() => {});
   };
   const stopState = servers.on('mcp.stateChanged', ({ server, state }) => {
     if (state !== 'connected' || loaded.has(server)) return;
@@ -85,8 +78,8 @@ function splitServedUri(served: string, loaded: string[]): { server: string; uri
   const slash = served.indexOf('/', SERVED_SCHEME.length);
   const server = served.startsWith(SERVED_SCHEME) && slash !== -1 ? safeDecode(served.slice(SERVED_SCHEME.length, slash)) : undefined;
   if (server === undefined || !loaded.includes(server)) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
       `Unknown resource "${served.slice(0, 200)}". Resources through mcp-statechart serve are named by server (${SERVED_SCHEME}<server>/<uri>, as resources/list gives them) once the server is loaded with load_mcp; read_mcp_resource takes the server's name and its own URI.`,
     );
   }
@@ -107,7 +100,7 @@ function splitPromptName(name: string, servers: string[]): { server: string; pro
     .filter((candidate) => name.startsWith(`${candidate}/`))
     .sort((a, b) => b.length - a.length)[0];
   if (server === undefined) {
-    throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${name}". Prompts are named "server/prompt" after the server is loaded with load_mcp.`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${name}". Prompts are named "server/prompt" after the server is loaded with load_mcp.`);
   }
   return { server, prompt: name.slice(server.length + 1) };
 }

@@ -1,9 +1,8 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolRequest, ServerCapabilities, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolRequest, ServerCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
 import type { McpConnectionManager } from '../manager.js';
 import type { LoaderToolCallOptions } from '../tools/index.js';
+import type { ServeHost } from './host.js';
 import { relayLogs } from './host-logging.js';
 import { followHostRoots } from './host-roots.js';
 import { offerPromptsAndResources } from './prompts-and-resources.js';
@@ -26,35 +25,32 @@ export const SERVE_CAPABILITIES: ServerCapabilities = {
  * stop function.
  */
 export function installProxy(
-  upstream: Server,
+  host: ServeHost,
   manager: McpConnectionManager,
   options: { isAllowed: (server: string) => boolean; logger: Logger },
 ): () => void {
   const stops = [
-    followHostRoots(upstream, manager, options.logger),
-    relayLogs(upstream, manager),
-    offerPromptsAndResources(upstream, manager, options.isAllowed),
+    followHostRoots(host, manager, options.logger),
+    relayLogs(host, manager),
+    offerPromptsAndResources(host, manager, options.isAllowed),
   ];
   return () => stops.forEach((stop) => stop());
 }
 
 /**
  * A host's `tools/call` as the loader tool sees it: the host's cancel (`notifications/cancelled`
- * aborts `extra.signal`) stops the downstream call, and downstream progress goes up under the
- * host's own `progressToken` (only when the host sent one).
+ * aborts the request's signal) stops the downstream call, and downstream progress goes up under
+ * the host's own `progressToken` (only when the host sent one).
  */
-export function relayedCallOptions(
-  request: CallToolRequest,
-  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
-): LoaderToolCallOptions {
+export function relayedCallOptions(request: CallToolRequest, ctx: ServerContext): LoaderToolCallOptions {
   const progressToken = request.params._meta?.progressToken;
   return {
-    signal: extra.signal,
+    signal: ctx.mcpReq.signal,
     onProgress:
       progressToken === undefined
         ? undefined
         : (progress) => {
-            extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...progress } }).catch(() => {});
+            ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }).catch(() => {});
           },
   };
 }

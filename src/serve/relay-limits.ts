@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { McpHostHandlers } from '../connection/host-handlers.js';
 
 /** How many of one server's requests (sampling, elicitation, roots) may wait for the host at a time. */
@@ -14,8 +14,8 @@ export function capRelayedRequests(handlers: McpHostHandlers, limit = MAX_RELAYE
   const gate = async <R>(kind: string, server: string, run: () => R | Promise<R>): Promise<R> => {
     const count = waiting.get(server) ?? 0;
     if (count >= limit) {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
         `MCP server "${server}" already has ${limit} requests waiting for the host; mcp-statechart serve refuses its ${kind} request until one is answered.`,
       );
     }

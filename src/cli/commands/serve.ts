@@ -1,7 +1,7 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { McpConnectionManagerOptions } from '../../manager.js';
-import { isServerAllowed, toMcpToolResult } from '../../tools/index.js';
+import { isServerAllowed, toMcpToolResult, type LoaderTool } from '../../tools/index.js';
 import { openLifecycleView } from '../lifecycle-view.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
@@ -13,6 +13,7 @@ import { endServe, hostInput, whenServeEnds } from '../serve-lifecycle.js';
 import { openLoaderSession } from '../session.js';
 import type { DiscoveryResult } from '../../config/index.js';
 import { hostRequestHandlers, installProxy, relayedCallOptions, relaySwitches, SERVE_CAPABILITIES } from '../../serve/proxy.js';
+import { ServeHost } from '../../serve/host.js';
 import { HostStdioTransport } from '../../serve/host-output.js';
 import { capRelayedRequests } from '../../serve/relay-limits.js';
 
@@ -30,46 +31,55 @@ export async function runServe(
   const logger = cliLogger(options.verbose);
   // stdin carries the protocol: nobody can be asked, only earlier approvals count.
   const discovery = await discover(options, logger, false);
-  const server = new Server({ name: 'mcp-statechart', version: packageVersion() }, { capabilities: SERVE_CAPABILITIES });
+  // One instance per host connection, built for the era the host opens with (see ServeHost).
+  const host = new ServeHost({ name: 'mcp-statechart', version: packageVersion() }, SERVE_CAPABILITIES);
   // Downstream servers' sampling, elicitation and roots requests go up to this host, a few per server at a time, unless the config or --no-sampling says not.
   const switches = relaySwitches(discovery.servers, { sampling });
   const { manager, tools, toolsFor } = openLoaderSession(
     discovery,
     options,
     logger,
-    { handlers: capRelayedRequests(hostRequestHandlers(server, switches)), ...managerOptions },
-    hostApproval(server, options.approve),
+    { handlers: capRelayedRequests(hostRequestHandlers(host, switches)), ...managerOptions },
+    hostApproval(host, options.approve),
   );
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
   const lifecycleView = view ? await openLifecycleView(manager, false) : undefined;
   const permissions = permissionsFrom(options);
-  installProxy(server, manager, { isAllowed: (name) => isServerAllowed(permissions, name), logger });
+  installProxy(host, manager, { isAllowed: (name) => isServerAllowed(permissions, name), logger });
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: tools.map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.parameters })),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const tool = tools.find((candidate) => candidate.name === request.params.name);
-    if (!tool) {
-      return {
-        isError: true,
-        content: [{ type: 'text', text: `Unknown tool "${request.params.name}". Tools: ${tools.map((t) => t.name).join(', ')}.` }],
-      };
-    }
-    return toMcpToolResult(await tool.execute(request.params.arguments ?? {}, relayedCallOptions(request, extra)));
+  host.onInstance((server) => {
+    server.setRequestHandler('tools/list', async () => ({
+      tools: tools.map(listedTool),
+    }));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const tool = tools.find((candidate) => candidate.name === request.params.name);
+      if (!tool) {
+        return {
+          isError: true,
+          content: [{ type: 'text', text: `Unknown tool "${request.params.name}". Tools: ${tools.map((t) => t.name).join(', ')}.` }],
+        };
+      }
+      return toMcpToolResult(await tool.execute(request.params.arguments ?? {}, relayedCallOptions(request, ctx)));
+    });
   });
 
   const followed = (result: DiscoveryResult) => (switches.follow(result.servers), toolsFor(result));
-  const config = await followServeConfig({ options, server, manager, tools, toolsFor: followed, discovery, logger });
+  const config = await followServeConfig({ options, host, manager, tools, toolsFor: followed, discovery, logger });
+  const input = hostInput();
+  const transport = new HostStdioTransport(input);
+  const { ended, onerror } = whenServeEnds(transport, input);
+  const connection = serveStdio(host.factory, { transport, onerror });
   const stop = async () => {
     await config.close();
     await manager.dispose();
-    await server.close();
+    await connection.close();
     await lifecycleView?.close();
   };
-  const input = hostInput();
-  const ended = whenServeEnds(server, input);
-  await server.connect(new HostStdioTransport(input));
   logger.info(`serving ${tools.map((tool) => tool.name).join(', ')} over stdio for ${Object.keys(discovery.servers).length} configured servers`);
   return endServe(await ended, stop, logger);
+}
+
+/** A loader tool as `tools/list` gives it: its parameters are JSON Schema built from zod, so plain JSON, read back as the SDK's JSON type. */
+function listedTool(tool: LoaderTool): Tool {
+  return { name: tool.name, description: tool.description, inputSchema: JSON.parse(JSON.stringify(tool.parameters)) };
 }

@@ -1,0 +1,107 @@
+import {
+  Server,
+  type ClientCapabilities,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequestFormParams,
+  type ElicitRequestURLParams,
+  type ElicitResult,
+  type Implementation,
+  type ListRootsResult,
+  type LoggingMessageNotification,
+  type McpServerFactory,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/server';
+
+/** Which protocol the host opened with: `legacy` (2025 `initialize`) or `modern` (2026-07-28, per-request envelopes). */
+export type HostEra = 'legacy' | 'modern';
+
+/** Options of a relayed request to the host: the manager's signal and serve's own limit. */
+export interface HostRequestOptions {
+  signal?: AbortSignal;
+  timeout?: number;
+}
+
+/** What serve asks of the host it serves: its capabilities, and the requests that only a 2025-era host takes unasked. */
+export interface HostPeer {
+  getClientCapabilities(): ClientCapabilities | undefined;
+  elicitInput(params: ElicitRequestFormParams | ElicitRequestURLParams, options?: HostRequestOptions): Promise<ElicitResult>;
+  createMessage(params: CreateMessageRequest['params'], options?: HostRequestOptions): Promise<CreateMessageResult>;
+  listRoots(params?: undefined, options?: HostRequestOptions): Promise<ListRootsResult>;
+}
+
+/** Sets up one server instance: its request and notification handlers, for the era it serves. */
+export type HostInstaller = (server: Server, era: HostEra) => void;
+
+/**
+ * The host side of `serve`. The SDK's `serveStdio` decides the era from the host's opening
+ * message and builds the server instance for it from `factory` (twice when a host probes with
+ * `server/discover` and then falls back to `initialize`: the probe's instance is dropped). Every
+ * part of serve registers how it sets up an instance (`onInstance`) and reaches the host through
+ * the instance serving it now, whichever era that is.
+ */
+export class ServeHost implements HostPeer {
+  private readonly installers: HostInstaller[] = [];
+  private serving?: { server: Server; era: HostEra };
+
+  constructor(
+    private readonly info: Implementation,
+    private readonly capabilities: ServerCapabilities,
+  ) {}
+
+  /** Builds the instance for the era the host opened with: what `serveStdio` is given. */
+  readonly factory: McpServerFactory = ({ era }) => {
+    const server = new Server(this.info, { capabilities: this.capabilities });
+    for (const install of this.installers) install(server, era);
+    this.serving = { server, era };
+    return server;
+  };
+
+  /** Runs `install` on every instance built from now on (and on the one serving, if any). */
+  onInstance(install: HostInstaller): void {
+    this.installers.push(install);
+    if (this.serving) install(this.serving.server, this.serving.era);
+  }
+
+  /** The era of the instance serving the host; undefined until the host's first message. */
+  get era(): HostEra | undefined {
+    return this.serving?.era;
+  }
+
+  getClientCapabilities(): ClientCapabilities | undefined {
+    return this.serving?.server.getClientCapabilities();
+  }
+
+  elicitInput(params: ElicitRequestFormParams | ElicitRequestURLParams, options?: HostRequestOptions): Promise<ElicitResult> {
+    return this.server().elicitInput(params, options);
+  }
+
+  createMessage(params: CreateMessageRequest['params'], options?: HostRequestOptions): Promise<CreateMessageResult> {
+    return this.server().createMessage(params, options);
+  }
+
+  listRoots(params?: undefined, options?: HostRequestOptions): Promise<ListRootsResult> {
+    return this.server().listRoots(params, options);
+  }
+
+  sendToolListChanged(): Promise<void> {
+    return this.serving?.server.sendToolListChanged() ?? Promise.resolve();
+  }
+
+  sendPromptListChanged(): Promise<void> {
+    return this.serving?.server.sendPromptListChanged() ?? Promise.resolve();
+  }
+
+  sendResourceListChanged(): Promise<void> {
+    return this.serving?.server.sendResourceListChanged() ?? Promise.resolve();
+  }
+
+  sendLoggingMessage(params: LoggingMessageNotification['params']): Promise<void> {
+    return this.serving?.server.sendLoggingMessage(params) ?? Promise.resolve();
+  }
+
+  private server(): Server {
+    if (!this.serving) throw new Error('the MCP host has not opened its connection to mcp-statechart serve yet');
+    return this.serving.server;
+  }
+}
