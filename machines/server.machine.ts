@@ -161,7 +161,16 @@ export type ConnectOutcome =
 
 /** What a server reports to its registry (a parent chart). */
 export type ChildReport =
-  | { type: 'mcp.server.stateChanged'; server: string; state: PublicServerState; substate: string; attempt: number; retryInMs?: number; error?: McpServerError }
+  | {
+      type: 'mcp.server.stateChanged';
+      server: string;
+      state: PublicServerState;
+      substate: string;
+      attempt: number;
+      retryInMs?: number;
+      protocolVersion?: string;
+      error?: McpServerError;
+    }
   | { type: 'mcp.server.manifestChanged'; server: string; manifest: McpServerManifest; changes: McpManifestChanges }
   | { type: 'mcp.server.notification'; server: string; event: McpHostEmitted };
 
@@ -246,6 +255,7 @@ export const serverMachine = setup({
           substate,
           attempt: context.retries + (retrying ? 1 : 0),
           retryInMs: retrying ? backoffDelay(context.retries, context.options.backoff) : undefined,
+          protocolVersion: state === 'connected' ? context.manifest?.protocolVersion : undefined,
           error: state === 'error' ? context.lastError : undefined,
         } satisfies ChildReport),
       );

@@ -82,6 +82,8 @@ export interface McpServerManifest {
   resources: Resource[];
   resourceTemplates: ResourceTemplateType[];
   prompts: Prompt[];
+  /** The protocol revision negotiated with the server (`2026-07-28`, `2025-11-25`, …); absent when not known (a manifest from an older index). */
+  protocolVersion?: string;
 }
 
 /** What changed between two manifests, by tool/prompt name and resource URI. */
@@ -351,6 +353,8 @@ export interface McpStateChangedEmitted {
   attempt: number;
   /** While `retrying`: the backoff before the next attempt. */
   retryInMs?: number;
+  /** While `connected`: the protocol revision negotiated with the server. */
+  protocolVersion?: string;
   error?: McpServerError;
 }
 export interface McpManifestChangedEmitted {

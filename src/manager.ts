@@ -19,6 +19,7 @@ import type {
 } from '../machines/types.js';
 import { createRegistryParts, type RegistryLogic, type RegistryLogicOptions } from './registry-logic.js';
 import type { SessionTracker } from './connection/session-tracker.js';
+import type { EraMemo } from './connection/era-memo.js';
 import { stderrLogger } from './logger.js';
 import { sanitizedObserver } from './inspection/sanitize.js';
 import { KeepAlive } from './keep-alive.js';
@@ -81,6 +82,8 @@ type RequestRun = { signal?: AbortSignal; onProgress?: (progress: McpProgress) =
 export class McpConnectionManager {
   /** The registry actor, for inspection and embedding. */
   readonly actor: Actor<RegistryLogic>;
+  /** The era each server speaks, so a reconnect does not probe again; `recordManifests` adds the manifest index as its store, so a new process does not either. */
+  readonly eras: EraMemo;
   private readonly tracker: SessionTracker;
   private readonly pending = new Map<string, PendingReply>();
   private readonly keepAlive = new KeepAlive();
@@ -101,8 +104,9 @@ export class McpConnectionManager {
     const logger = options.logger ?? stderrLogger;
     const clock = givenClock ?? unrefClock;
     this.routeDirectly = inspect === undefined;
-    const { logic, sessions, host } = createRegistryParts({ ...registryOptions, logger, now: () => clockNow(clock) });
+    const { logic, sessions, host, eras } = createRegistryParts({ ...registryOptions, logger, now: () => clockNow(clock) });
     this.tracker = sessions;
+    this.eras = eras;
     this.host = new HostControls(host, (name) => this.getClient(name), () => this.connectedServerNames(), logger);
     this.actor = createActor(logic, {
       input: { defaults },

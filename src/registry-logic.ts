@@ -47,6 +47,8 @@ export interface RegistryParts {
   logic: RegistryLogic;
   sessions: SessionTracker;
   host: HostBridge;
+  /** The era each server speaks, remembered across reconnects; the manifest index adds itself as a store (recordManifests). */
+  eras: EraMemo;
 }
 
 /** `M` with its event type replaced: what may be sent to an actor of it. */
@@ -75,6 +77,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
   const host = new HostBridge(options.handlers ?? {});
   const providers = { tracerProvider: options.tracerProvider, meterProvider: options.meterProvider };
   const lifecycle = new LifecycleTelemetry(providers);
+  const eras = new EraMemo();
   const full = withOverrides(registryMachine.provide({
     actors: {
       server: createServerLogic({
@@ -85,7 +88,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
         clientInfo: options.clientInfo ?? { name: 'mcp-statechart', version: '0.1.0' },
         authFactory: createHttpAuthFactory(options.oauth, (server) => lifecycle.oauthRefreshed(server)),
         host,
-        eras: new EraMemo(),
+        eras,
         telemetry: new ClientTelemetry(providers),
         lifecycle,
         now: options.now,
@@ -103,7 +106,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
     sealConfigsOnEntry(chart);
     countServersByState(chart, lifecycle);
   });
-  return { logic: asPublicRegistry(full), sessions, host };
+  return { logic: asPublicRegistry(full), sessions, host, eras };
 }
 
 /** The servers-by-state gauge reads each running registry (src/telemetry/lifecycle-telemetry.ts). */

@@ -118,12 +118,13 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
     // The only place the config's secret values are taken out (src/sealed-config.ts).
     const request = { ...sealedRequest, config: unsealServerConfig(sealedRequest.name, sealedRequest.config, deps.variables ?? process.env) };
     secrets = secretsOf(request.config);
+    const scope: AttemptScope = { diagnostics, secrets, deadline, eraRefused: false };
     try {
-      return await attempt(request, transport, deps, { diagnostics, secrets, deadline });
+      return await attemptOnKnownEra(request, transport, deps, scope);
     } catch (error) {
       if (transport !== 'http' || !shouldFallBackToSse(error) || deadline.signal.aborted) throw error;
       deps.logger.info(`MCP server "${request.name}" refused Streamable HTTP; trying the SSE transport.`);
-      return await attempt(request, 'sse', deps, { diagnostics, secrets, deadline });
+      return await attemptOnKnownEra(request, 'sse', deps, scope);
     }
   } catch (error) {
     const cause = sealedRequest.signal.aborted ? abortReason(sealedRequest.signal) : deadline.signal.aborted ? deadline.signal.reason : error;
@@ -138,6 +139,25 @@ interface AttemptScope {
   secrets: readonly string[];
   /** The whole connect's time: initialize and every page of every list. */
   deadline: Deadline;
+  /** Set when the server refused the era it was remembered to speak (here or in the manifest index). */
+  eraRefused: boolean;
+}
+
+/**
+ * An attempt on the era the server spoke last time; when the server refuses it (it moved to
+ * another SDK, another version), that era is forgotten and the attempt made once more, probing,
+ * within the same time.
+ */
+async function attemptOnKnownEra(request: OpenSessionRequest, kind: McpTransportKind, deps: ConnectionDeps, scope: AttemptScope): Promise<Session> {
+  scope.eraRefused = false;
+  try {
+    return await attempt(request, kind, deps, scope);
+  } catch (error) {
+    if (!scope.eraRefused || scope.deadline.signal.aborted) throw error;
+    deps.logger.info(`MCP server "${request.name}" refused the protocol era it spoke last time; asking it again.`);
+    scope.eraRefused = false;
+    return await attempt(request, kind, deps, scope);
+  }
 }
 
 /**
@@ -170,8 +190,9 @@ async function attempt(
   request: OpenSessionRequest,
   kind: McpTransportKind,
   deps: ConnectionDeps,
-  { diagnostics, secrets, deadline }: AttemptScope,
+  scope: AttemptScope,
 ): Promise<Session> {
+  const { diagnostics, secrets, deadline } = scope;
   const auth = kind === 'stdio' ? undefined : deps.authFactory?.({ name: request.name, config: request.config });
   const spec: ServerSpec = { name: request.name, config: request.config, transport: kind, auth };
   const transport = (deps.transportFactory ?? defaultTransportFactory)(spec);
@@ -212,16 +233,23 @@ async function attempt(
     const prior = remembered ?? (probeOnSibling ? await session.waitOnClose(probeSibling(request, deps, deadline)) : undefined);
     // The probe's answer stands even if this attempt fails: a server in a crash loop is not probed every time.
     if (prior && !remembered) deps.eras?.remember(request.name, request.config, prior);
+    let connected = false;
     try {
       await client.connect(transport, { ...deadline.requestOptions(), prior });
+      connected = true;
+      deps.eras?.remember(request.name, request.config, eraOf(client));
+      deps.lifecycle?.negotiated(request.name, client.getNegotiatedProtocolVersion(), client.getProtocolEra());
+      const lists = await listManifest({ server: request.name, client, logger: deps.logger, deadline });
+      session.manifest = { ...lists, protocolVersion: client.getNegotiatedProtocolVersion() };
     } catch (error) {
-      // The server refused the era it was addressed in (it may have moved): the next attempt asks again.
-      if (prior && error instanceof ProtocolError) deps.eras?.forget(request.name);
+      // The server refused the era it was addressed in (it may have moved): asked again. A remembered
+      // modern era costs no round trip at connect, so its refusal may come with the first list.
+      if (prior && error instanceof ProtocolError && (!connected || remembered)) {
+        deps.eras?.forget(request.name, request.config);
+        if (remembered) scope.eraRefused = true;
+      }
       throw error;
     }
-    deps.eras?.remember(request.name, request.config, eraOf(client));
-    deps.lifecycle?.negotiated(request.name, client.getNegotiatedProtocolVersion(), client.getProtocolEra());
-    session.manifest = await listManifest({ server: request.name, client, logger: deps.logger, deadline });
     session.goLive(request.options.connectTimeoutMs);
     // The abort listener stays on: a DISCONNECT that lands after this return but before the chart
     // has taken the session (a few microtask turns) aborts the signal, and nobody else would close

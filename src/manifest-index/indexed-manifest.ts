@@ -26,6 +26,7 @@ export function indexedManifest(manifest: McpServerManifest): McpServerManifest 
       mimeType,
     })),
     prompts: manifest.prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args })),
+    ...(manifest.protocolVersion === undefined ? {} : { protocolVersion: manifest.protocolVersion }),
   };
 }
 
@@ -36,8 +37,9 @@ function isList(value: unknown): value is Array<Record<string, unknown>> {
 /** A manifest read back from the file, or undefined when the entry is not one (hand-edited, another version). */
 export function parseIndexedManifest(value: unknown): McpServerManifest | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { tools, resources, resourceTemplates, prompts } = value as Record<string, unknown>;
+  const { tools, resources, resourceTemplates, prompts, protocolVersion } = value as Record<string, unknown>;
   if (!isList(tools) || !isList(resources) || !isList(resourceTemplates) || !isList(prompts)) return undefined;
   if (!tools.every((tool) => typeof tool.name === 'string')) return undefined;
-  return { tools, resources, resourceTemplates, prompts } as unknown as McpServerManifest;
+  const lists = { tools, resources, resourceTemplates, prompts } as unknown as McpServerManifest;
+  return typeof protocolVersion === 'string' ? { ...lists, protocolVersion } : lists;
 }

@@ -18,6 +18,7 @@ import { readFileSync, statSync, type Stats } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import type { PriorDiscovery } from '@modelcontextprotocol/client';
 import type { McpServerConfig, McpServerManifest } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
 import { withFileLock } from '../config/file-lock.js';
@@ -33,6 +34,11 @@ export interface IndexEntry {
   /** ISO time of the listing. */
   indexedAt: string;
   manifest: McpServerManifest;
+  /**
+   * The era the server spoke (its `server/discover` answer when modern), so a connect in another
+   * process addresses it at once instead of probing. Only what the server published.
+   */
+  era?: PriorDiscovery;
 }
 
 /** `fresh`: indexed for this very definition; `stale`: indexed for an earlier one; `missing`: never indexed. */
@@ -71,12 +77,25 @@ function parseEntries(servers: unknown): Record<string, IndexEntry> {
   const entries = nameRecord<IndexEntry>();
   if (typeof servers !== 'object' || servers === null) return entries;
   for (const [name, value] of Object.entries(servers as Record<string, unknown>)) {
-    const { fingerprint, indexedAt, manifest } = (value ?? {}) as Record<string, unknown>;
+    const { fingerprint, indexedAt, manifest, era } = (value ?? {}) as Record<string, unknown>;
     const parsedManifest = parseIndexedManifest(manifest);
     if (typeof fingerprint !== 'string' || typeof indexedAt !== 'string' || !parsedManifest) continue;
-    entries[name] = { fingerprint, indexedAt, manifest: parsedManifest };
+    const parsedEra = parseEra(era);
+    entries[name] = parsedEra ? { fingerprint, indexedAt, manifest: parsedManifest, era: parsedEra } : { fingerprint, indexedAt, manifest: parsedManifest };
   }
   return entries;
+}
+
+/** An era read back from the file; anything else (hand-edited, another version) is no era: the server is probed. */
+function parseEra(value: unknown): PriorDiscovery | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { kind, discover } = value as Record<string, unknown>;
+  if (kind === 'legacy') return { kind };
+  if (kind !== 'modern' || typeof discover !== 'object' || discover === null) return undefined;
+  const { supportedVersions, capabilities } = discover as Record<string, unknown>;
+  if (!Array.isArray(supportedVersions) || !supportedVersions.every((version) => typeof version === 'string')) return undefined;
+  if (typeof capabilities !== 'object' || capabilities === null) return undefined;
+  return { kind, discover } as PriorDiscovery;
 }
 
 function parseContents(text: string): IndexContents {
@@ -326,7 +345,7 @@ export class ManifestIndex {
    * is not stored, and the server's earlier entry is taken out (it no longer says what the
    * server offers): search then reports the server as not indexed, and load_mcp shows its tools.
    */
-  record(server: string, config: McpServerConfig, manifest: McpServerManifest, projectFile?: string): RecordOutcome {
+  record(server: string, config: McpServerConfig, manifest: McpServerManifest, projectFile?: string, era?: PriorDiscovery): RecordOutcome {
     const kept = indexedManifest(manifest);
     const bytes = Buffer.byteLength(JSON.stringify(kept));
     if (bytes > MAX_INDEXED_BYTES) {
@@ -337,8 +356,23 @@ export class ManifestIndex {
         reason: `its manifest takes ${megabytes(bytes)}, over the ${megabytes(MAX_INDEXED_BYTES)} the index keeps of one server`,
       };
     }
-    this.file.change({ server, projectFile, entry: { fingerprint: this.fingerprint(config), indexedAt: new Date().toISOString(), manifest: kept } });
+    const entry: IndexEntry = { fingerprint: this.fingerprint(config), indexedAt: new Date().toISOString(), manifest: kept };
+    this.file.change({ server, projectFile, entry: era ? { ...entry, era } : entry });
     return { stored: true };
+  }
+
+  /** The era recorded with this very definition's manifest, if any. */
+  recallEra(server: string, config: McpServerConfig, projectFile?: string): PriorDiscovery | undefined {
+    const lookup = this.lookup(server, config, projectFile);
+    return lookup.status === 'fresh' ? lookup.entry.era : undefined;
+  }
+
+  /** Drops the era recorded for this definition (the server refused it), keeping the manifest. */
+  forgetEra(server: string, config: McpServerConfig, projectFile?: string): void {
+    const lookup = this.lookup(server, config, projectFile);
+    if (lookup.status !== 'fresh' || !lookup.entry.era) return;
+    const { era: _forgotten, ...entry } = lookup.entry;
+    this.file.change({ server, projectFile, entry });
   }
 
   /** Resolves once everything recorded so far (by any `ManifestIndex` of this file in this process) is on disk; rejects when a write failed. */

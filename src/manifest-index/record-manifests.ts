@@ -8,7 +8,7 @@ import type { McpConnectionManager } from '../manager.js';
 import type { Logger } from '../logger.js';
 import type { ManifestIndex } from './manifest-index.js';
 
-export type RecordingManager = Pick<McpConnectionManager, 'on' | 'getManifest'>;
+export type RecordingManager = Pick<McpConnectionManager, 'on' | 'getManifest'> & Partial<Pick<McpConnectionManager, 'eras'>>;
 
 interface Recorder {
   /** The latest definitions the manager was given; a server is recorded under its current one. */
@@ -61,7 +61,8 @@ export function recordManifests(
     // A full disk or a read-only home must not break the connection that just worked: neither
     // now (the fingerprint's key cannot be made) nor when the write runs.
     try {
-      const outcome = index.record(server, recorder.configs[server]!, manifest, recorder.projectFiles[server]);
+      const config = recorder.configs[server]!;
+      const outcome = index.record(server, config, manifest, recorder.projectFiles[server], manager.eras?.learnt(server, config));
       if (!outcome.stored) logger?.warn(`The manifest of MCP server "${server}" is not kept in ${index.path}: ${outcome.reason}.`);
       index.flush().catch(failed);
     } catch (error) {
@@ -72,9 +73,29 @@ export function recordManifests(
     if (event.state === 'connected') record(event.server);
   });
   const stopManifests = manager.on('mcp.manifestChanged', (event) => record(event.server, event.manifest));
+  // The era recorded with a server's manifest spares the next process the probe (src/connection/era-memo.ts).
+  const stopEras = manager.eras?.addStore({
+    recall: (server, config) => {
+      try {
+        return index.recallEra(server, config, recorder.projectFiles[server]);
+      } catch {
+        // An index that cannot be read (no key can be made) only costs a probe.
+        return undefined;
+      }
+    },
+    forget: (server, config) => {
+      try {
+        index.forgetEra(server, config, recorder.projectFiles[server]);
+        index.flush().catch(() => {});
+      } catch {
+        // An index that cannot be read or written only costs the next process a probe.
+      }
+    },
+  });
   recorder.stop = () => {
     stopStates();
     stopManifests();
+    stopEras?.();
     byPath.delete(index.path);
   };
   byPath.set(index.path, recorder);

@@ -29,6 +29,8 @@ export interface ToolSummary {
 export interface ManifestSummary {
   server: string;
   state: PublicServerState;
+  /** The protocol revision negotiated with the server. */
+  protocolVersion?: string;
   instructions?: string;
   /** `short` when the full manifest was over the budget: tools without input schemas, lists cut to what fits. */
   form?: 'short';
@@ -81,6 +83,7 @@ function fullSummary(server: string, state: PublicServerState, manifest: McpServ
   return {
     server,
     state,
+    ...(manifest.protocolVersion ? { protocolVersion: manifest.protocolVersion } : {}),
     ...(instructions ? { instructions: fitInstructions(instructions) } : {}),
     tools: manifest.tools.map((tool) => toolSummary(tool, true)),
     resources: manifest.resources.map(({ uri, name, description, mimeType }) => ({ uri, name, description, mimeType })),
@@ -131,6 +134,7 @@ function shortSummary(full: ManifestSummary, manifest: McpServerManifest, budget
   return {
     server: full.server,
     state: full.state,
+    ...(full.protocolVersion ? { protocolVersion: full.protocolVersion } : {}),
     ...(full.instructions ? { instructions: full.instructions } : {}),
     form: 'short',
     note:

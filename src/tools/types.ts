@@ -118,7 +118,9 @@ export type LoaderServers = Record<string, DescribedServerEntry | McpServerConfi
 export type LoaderToolsManager = Pick<
   McpConnectionManager,
   'configure' | 'connect' | 'callTool' | 'readResource' | 'getState' | 'getManifest' | 'getError' | 'touch' | 'on' | 'getClient'
->;
+> &
+  /** Where the manifest index keeps the era of each server (a manager's own); without it, each process probes again. */
+  Partial<Pick<McpConnectionManager, 'eras'>>;
 
 export interface CreateLoaderToolsOptions extends ApprovalOptions {
   manager: LoaderToolsManager;

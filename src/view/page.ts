@@ -95,6 +95,7 @@ function facts(view) {
   const row = view.row;
   const now = Date.now();
   view.dl.replaceChildren();
+  fact(view.dl, 'protocol', row.protocolVersion ?? '—');
   fact(view.dl, 'tools', row.tools === undefined ? '—' : String(row.tools));
   fact(view.dl, 'requests in flight', row.inFlight === undefined ? '—' : String(row.inFlight));
   fact(view.dl, 'retries', row.attempt === undefined ? '—' : String(row.attempt));

@@ -52,6 +52,8 @@ export interface ServerRow {
   timers: ViewTimer[];
   inFlight?: number;
   tools?: number;
+  /** The protocol revision negotiated with the server, once it has connected. */
+  protocolVersion?: string;
   lastError?: { message: string; stderrTail?: string };
   transitions: ViewTransition[];
 }
@@ -69,7 +71,7 @@ interface ServerSnapshotLike {
     name?: unknown;
     config?: McpServerConfig;
     retries?: unknown;
-    manifest?: { tools?: unknown[] };
+    manifest?: { tools?: unknown[]; protocolVersion?: unknown };
     lastError?: unknown;
   };
 }
@@ -198,6 +200,7 @@ export class ServerRows {
     row.attempt = typeof context.retries === 'number' ? context.retries : row.attempt;
     row.inFlight = this.manager.requestsInFlight(name);
     row.tools = Array.isArray(context.manifest?.tools) ? context.manifest.tools.length : row.tools;
+    row.protocolVersion = typeof context.manifest?.protocolVersion === 'string' ? context.manifest.protocolVersion : row.protocolVersion;
     row.lastError = errorOf(context.lastError, context.config) ?? row.lastError;
     row.timers = this.timersOf(actor);
     const backoff = row.timers.find((timer) => timer.delay === 'backoff');

@@ -26,6 +26,8 @@ export interface ServerCheck {
   source: string;
   state: 'connected' | 'error';
   connectMs: number;
+  /** The protocol revision negotiated with the server. */
+  protocolVersion?: string;
   tools?: number;
   resources?: number;
   prompts?: number;
@@ -52,6 +54,7 @@ async function checkServer(manager: McpConnectionManager, server: DiscoveredServ
       ...base,
       state: 'connected',
       connectMs,
+      ...(manifest.protocolVersion ? { protocolVersion: manifest.protocolVersion } : {}),
       tools: manifest.tools.length,
       resources: manifest.resources.length,
       prompts: manifest.prompts.length,

@@ -6,9 +6,15 @@ import type { LoaderPermissions } from '../../tools/index.js';
 import { terminalLine } from '../terminal-text.js';
 
 /** `yes` with its tool count, `stale` (indexed for an earlier definition) or `no`. */
-function indexState(server: DiscoveredServer, index: ManifestIndex | undefined): { indexed: 'yes' | 'stale' | 'no'; tools?: number } {
+function indexState(
+  server: DiscoveredServer,
+  index: ManifestIndex | undefined,
+): { indexed: 'yes' | 'stale' | 'no'; tools?: number; protocolVersion?: string } {
   const lookup = index?.lookup(server.name, server.config, projectFileOf(server));
-  if (lookup?.status === 'fresh') return { indexed: 'yes', tools: lookup.entry.manifest.tools.length };
+  if (lookup?.status === 'fresh') {
+    const { tools, protocolVersion } = lookup.entry.manifest;
+    return { indexed: 'yes', tools: tools.length, ...(protocolVersion ? { protocolVersion } : {}) };
+  }
   return { indexed: lookup?.status === 'stale' ? 'stale' : 'no' };
 }
 
