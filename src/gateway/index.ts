@@ -11,3 +11,13 @@ export {
   type GatewayOAuth,
 } from './gateway-file.js';
 export { watchGatewayFile, type GatewayFileWatcher, type WatchGatewayFileOptions } from './watch-gateway-file.js';
+export { createAuthenticator, type Authenticate, type AuthenticatedIdentity, type Authentication } from './authenticate.js';
+export { createJwtVerifier, type JwtVerdict, type JwtVerifier, type JwtVerifierOptions } from './jwt-verifier.js';
+export {
+  bearerChallenge,
+  metadataPaths,
+  metadataUrl,
+  protectedResourceMetadata,
+  type ChallengeError,
+  type ProtectedResourceMetadata,
+} from './resource-metadata.js';
