@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
+import { stdioFixture } from './support/fixtures.js';
 
 const NOTES_SERVER = fileURLToPath(new URL('../examples/servers/notes-server.mjs', import.meta.url));
 
@@ -136,4 +137,18 @@ describe('help', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Global Options:[\s\S]*--config <file>[\s\S]*--deny <pattern>[\s\S]*--verbose/);
   });
+});
+
+describe('load --timeout', () => {
+  it('gives up on a server that never answers after that long, with code TIMEOUT and what to do', async () => {
+    const silentConfig = join(home, 'silent.json');
+    writeFileSync(silentConfig, JSON.stringify({ mcpServers: { silent: stdioFixture('--mode', 'never-initialize') } }));
+    const run = await runCli(['--config', silentConfig, 'load', 'silent', '--timeout', '1500', '--json'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ok: false,
+      server: 'silent',
+      error: { code: 'TIMEOUT', message: '"silent" did not load within 1500 ms', hint: expect.stringContaining('--timeout') },
+    });
+  }, 40_000);
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_COMMAND } from './support/cli.js';
 import { descendantsOfThisProcess, stdioFixture } from './support/fixtures.js';
 import { seedManifestIndex } from './support/seeded-index.js';
+import { cliInTerminal } from './support/terminal.js';
 
 let home: string;
 let config: string;
@@ -67,4 +68,13 @@ describe('mcp-statechart serve', () => {
     expect(descendantsOfThisProcess()).toEqual([]);
     expect(stderr).not.toMatch(/error/i);
   });
+});
+
+describe('serve on a terminal', () => {
+  it('says it waits for a host on stdin and how to add it to one; end of input stops it', async () => {
+    const home = process.env.HOME!;
+    const output = await cliInTerminal(['serve'], { cwd: home, env: { HOME: home }, question: 'Press Ctrl-C to stop.', answer: '\u0004' });
+    expect(output).toContain('mcp-statechart serve is an MCP server: it waits for a host (Claude Desktop, Claude Code, an IDE) to talk to it on stdin.');
+    expect(output).toContain('claude mcp add statechart -- mcp-statechart serve');
+  }, 40_000);
 });

@@ -123,6 +123,7 @@ export async function runOneShot(
   const onInterrupt = () => interrupt.abort();
   process.once('SIGINT', onInterrupt);
   const progress = tool === 'call_mcp_tool' ? new ProgressDisplay(process.stderr) : undefined;
+  const loadDeadline = tool === 'load_mcp' && timeoutMs !== undefined ? AbortSignal.timeout(timeoutMs) : undefined;
   const callOptions = { signal: interrupt.signal, timeoutMs, onProgress: progress && ((update: Parameters<ProgressDisplay['update']>[0]) => progress.update(update)) };
   try {
     const loader = find(tool);
@@ -132,13 +133,21 @@ export async function runOneShot(
       const loaded = await find('load_mcp')!.execute({ server: args.server }, { signal: interrupt.signal });
       if (loaded.isError) return failed(loaded);
     }
-    const result = await loader.execute(args, callOptions);
+    // load_mcp takes no request timeout: `load --timeout` bounds the whole load instead.
+    const result = await loader.execute(args, tool === 'load_mcp' && loadDeadline ? { ...callOptions, signal: AbortSignal.any([interrupt.signal, loadDeadline]) } : callOptions);
     progress?.finish();
     // A refused approval reads as an answer to the model; to a script, the call failed.
     if (result.refused) return report({ ok: false, server: args.server, error: refusedCall(args, declined, interactive, options.approve) });
     if (result.isError) return failed(result);
     return report({ ok: true, server: args.server, text: result.text, ...(result.data === undefined ? {} : { data: result.data }) });
   } catch (error) {
+    if (loadDeadline?.aborted && !interrupt.signal.aborted) {
+      return report({
+        ok: false,
+        server: args.server,
+        error: { code: 'TIMEOUT', message: `"${args.server}" did not load within ${timeoutMs} ms`, hint: 'give it more time with --timeout <ms>, or run `mcp-statechart doctor` to see why' },
+      });
+    }
     if (!interrupt.signal.aborted) throw error;
     progress?.finish();
     writeError('Cancelled.');

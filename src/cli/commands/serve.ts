@@ -23,12 +23,22 @@ import { capRelayedRequests } from '../../serve/relay-limits.js';
  * stdout carries the protocol; every log line goes to stderr. Resolves with the exit code once
  * serve has stopped (see serve-lifecycle.ts for when that is).
  */
+export const SERVE_ON_TERMINAL = [
+  'mcp-statechart serve is an MCP server: it waits for a host (Claude Desktop, Claude Code, an IDE) to talk to it on stdin.',
+  'Add it to a host instead of running it here, e.g.:',
+  '  claude mcp add statechart -- mcp-statechart serve',
+  '  or in claude_desktop_config.json: "mcpServers": { "statechart": { "command": "mcp-statechart", "args": ["serve"] } }',
+  'Press Ctrl-C to stop.',
+].join('\n');
+
 export async function runServe(
   options: GlobalOptions,
   managerOptions: McpConnectionManagerOptions = {},
   { view = false, sampling = true }: { view?: boolean; sampling?: boolean } = {},
 ): Promise<number> {
   const logger = cliLogger(options.verbose);
+  // A person who typed `serve` sees a silent command otherwise: it speaks MCP on stdin/stdout.
+  if (process.stdin.isTTY) process.stderr.write(`${SERVE_ON_TERMINAL}\n`);
   // stdin carries the protocol: nobody can be asked, only earlier approvals count.
   const discovery = await discover(options, logger, false);
   // One instance per host connection, built for the era the host opens with (see ServeHost).

@@ -1,0 +1,373 @@
+/** The command line's commands and flags; main.ts runs it. */
+import { Command, Help, InvalidArgumentError, Option } from 'commander';
+import type { GlobalOptions } from './options.js';
+import { packageVersion } from './package-root.js';
+
+// Each command loads its own modules when it runs, so `--help` stays fast.
+
+/** Commander's reducer for repeatable flags. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** A parser for a flag that takes a whole number above 0; `hint` says what to give instead. */
+function positiveWholeNumber(hint: string): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number <= 0) throw new InvalidArgumentError(hint);
+    return number;
+  };
+}
+
+/** `--timeout <ms>`: a positive whole number of milliseconds. */
+function timeoutOption(
+  description = "request timeout in milliseconds (default: the server's configured timeout, else 60000)",
+): Option {
+  return new Option('--timeout <ms>', description).argParser(
+    positiveWholeNumber('give a positive whole number of milliseconds, e.g. --timeout 120000'),
+  );
+}
+
+/** An option's help without the defaults that say nothing: `(default: [])` on a repeatable flag, `(default: false)` on a switch. */
+function quietDefaults(this: Help, option: Option): string {
+  return Help.prototype.optionDescription.call(this, option).replace(/ \(default: (\[\]|false)\)/, '');
+}
+
+/** The help's closing lines: one example per line, as typed. */
+function examples(...lines: string[]): string {
+  return `\n${lines.length === 1 ? 'Example' : 'Examples'}:\n${lines.map((line) => `  ${line}`).join('\n')}`;
+}
+
+function globalOptions(command: Command): GlobalOptions {
+  return command.optsWithGlobals() as GlobalOptions;
+}
+
+type Inspect = NonNullable<import('../manager.js').McpConnectionManagerOptions['inspect']>;
+
+/**
+ * `--inspect`: the relay runs on 127.0.0.1 for as long as the command. What to open goes to
+ * stderr (stdout is the protocol for `serve`); on a terminal the demo waits for Enter, so the
+ * page can be opened before the session starts.
+ */
+async function withInspector<T>(enabled: boolean | undefined, waitForEnter: boolean, run: (inspect?: Inspect) => Promise<T>): Promise<T> {
+  if (!enabled) return run();
+  const { startInspector } = await import('../inspection/relay.js');
+  const inspector = await startInspector();
+  process.stderr.write(`${inspector.instructions}\n`);
+  try {
+    if (waitForEnter && process.stdin.isTTY) {
+      const { pressEnter } = await import('./press-enter.js');
+      await pressEnter('Press Enter once the inspector page is open. ');
+    }
+    return await run(inspector.inspect);
+  } finally {
+    await inspector.stop();
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command('mcp-statechart')
+    .description('Lazy, reliable access to many MCP servers: each connection is a statechart; the model sees the loader tools (load_mcp, call_mcp_tool, read_mcp_resource, search_mcp_tools).')
+    .version(packageVersion())
+    .option('-c, --config <file>', 'read servers from this mcp.json instead of discovery (repeatable; later files win)', collect, [])
+    .option('-p, --project <dir>', 'the project folder whose .mcp.json to read (default: nearest one above the working folder)')
+    .option('--allow <pattern>', 'only these servers may be used (repeatable; * wildcards)', collect, [])
+    .option('--deny <pattern>', 'these servers may not be used; deny wins (repeatable; * wildcards)', collect, [])
+    .option('--allow-tool <pattern>', 'only these tools may be used, as server/tool (repeatable; * wildcards)', collect, [])
+    .option('--deny-tool <pattern>', "these tools are hidden and refused, as server/tool, e.g. 'fs/write_*' (repeatable)", collect, [])
+    .addOption(
+      new Option('--approve <policy>', 'which tool calls need approval: never; destructive (tools the server does not claim read-only: trusts its annotations); always (every call: the setting for servers you do not trust). Default: destructive when someone can be asked')
+        .choices(['never', 'destructive', 'always']),
+    )
+    .option('-v, --verbose', 'log lifecycle and debug lines to stderr', false)
+    .addOption(
+      new Option('--project-servers <policy>', "servers from the project's .mcp.json: ask once per definition, trust, or deny")
+        .choices(['ask', 'trust', 'deny'])
+        .default('ask'),
+    )
+    .showHelpAfterError('(run with --help for usage)')
+    // Subcommands inherit this: each one's --help also lists the flags above.
+    .configureHelp({ showGlobalOptions: true, optionDescription: quietDefaults })
+    .exitOverride();
+
+  program
+    .command('demo')
+    .description('a scripted agent session on the built-in config: two demo servers, every lifecycle step printed live')
+    .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 and print what to open'))
+    .addOption(new Option('--view', 'also serve the live lifecycle page on 127.0.0.1 (needs no internet) and print its address'))
+    .addHelpText('after', examples('mcp-statechart demo', 'mcp-statechart demo --view'))
+    .action(async (options: { inspect?: boolean; view?: boolean }, command: Command) => {
+      const { runDemo } = await import('./commands/demo.js');
+      await withInspector(options.inspect, true, (inspect) => runDemo(globalOptions(command), { inspect }, { view: options.view }));
+    });
+
+  program
+    .command('servers')
+    .description('list the discovered servers: scope, transport, status (enabled, disabled, denied), indexed tools, description, problems; exit 1 if a file or entry has errors')
+    .option('--json', 'print JSON for scripts', false)
+    .addHelpText('after', examples('mcp-statechart servers', 'mcp-statechart servers --json --config ./team-mcp.json'))
+    .action(async (options: { json: boolean }, command: Command) => {
+      const [{ discover, permissionsFrom }, { silentLogger }, { formatServersTable, hasErrors, serversReport }, { ManifestIndex }, { terminalJson, writeListing }] =
+        await Promise.all([
+          import('./options.js'),
+          import('../logger.js'),
+          import('./commands/servers.js'),
+          import('../manifest-index/index.js'),
+          import('./terminal-text.js'),
+        ]);
+      // Problems are part of the listing itself, so they are not logged a second time.
+      const result = await discover(globalOptions(command), silentLogger);
+      const index = new ManifestIndex();
+      const permissions = permissionsFrom(globalOptions(command));
+      if (options.json) process.stdout.write(`${terminalJson(serversReport(result, index, permissions))}\n`);
+      else writeListing(formatServersTable(result, index, permissions));
+      process.exitCode = hasErrors(result) ? 1 : 0;
+    });
+
+  program
+    .command('index')
+    .description('connect each enabled, allowed server once and record its tools in ~/.ai-zen/mcp-index.json, for search_mcp_tools')
+    .option('--concurrency <n>', 'servers connecting at the same time', (value) => Math.max(1, Number.parseInt(value, 10) || 1), 4)
+    .addHelpText('after', examples('mcp-statechart index', 'mcp-statechart index --concurrency 8'))
+    .action(async (options: { concurrency: number }, command: Command) => {
+      const { runIndex } = await import('./commands/index-servers.js');
+      process.exitCode = await runIndex(globalOptions(command), options);
+    });
+
+  program
+    .command('load')
+    .description('connect to a server and print its tools and resources (load_mcp)')
+    .argument('<server>', 'server name')
+    .option('--json', 'print one JSON object for scripts: {ok, server, text, data} or {ok: false, server, error}', false)
+    .addOption(timeoutOption('give the server this long to connect and list what it has, in milliseconds (default: its connect timeout)'))
+    .addHelpText('after', examples('mcp-statechart load memory', 'mcp-statechart load memory --json --timeout 10000'))
+    .action(async (server: string, options: { json: boolean; timeout?: number }, command: Command) => {
+      const { runOneShot } = await import('./commands/one-shot.js');
+      process.exitCode = await runOneShot(globalOptions(command), 'load_mcp', { server }, { json: options.json, timeoutMs: options.timeout });
+    });
+
+  program
+    .command('call')
+    .description('call a tool on a server and print the result (call_mcp_tool)')
+    .argument('<server>', 'server name')
+    .argument('<tool>', 'tool name')
+    .argument('[json-arguments]', 'the tool arguments as a JSON object, e.g. \'{"text":"hi"}\', or - to read them from stdin')
+    .option('--args-file <file>', 'read the tool arguments (a JSON object) from this file; - is stdin')
+    .option('--json', 'print one JSON object for scripts: {ok, server, text, data} or {ok: false, server, error}', false)
+    .addOption(timeoutOption())
+    .addHelpText('after', examples('mcp-statechart call memory read_graph', 'mcp-statechart call memory search_nodes \'{"query":"coffee"}\'', 'echo \'{"query":"coffee"}\' | mcp-statechart call memory search_nodes -'))
+    .action(
+      async (server: string, tool: string, json: string | undefined, options: { argsFile?: string; json: boolean; timeout?: number }, command: Command) => {
+        const { readCallArguments, runOneShot } = await import('./commands/one-shot.js');
+        const args = await readCallArguments(json, options.argsFile);
+        process.exitCode = await runOneShot(globalOptions(command), 'call_mcp_tool', { server, tool, arguments: args }, {
+          json: options.json,
+          timeoutMs: options.timeout,
+        });
+      },
+    );
+
+  program
+    .command('read')
+    .description('read a resource from a server and print it (read_mcp_resource)')
+    .argument('<server>', 'server name')
+    .argument('<uri>', 'resource URI')
+    .option('--json', 'print one JSON object for scripts: {ok, server, text} or {ok: false, server, error}', false)
+    .addOption(timeoutOption())
+    .addHelpText('after', examples('mcp-statechart read everything demo://resource/static/document/architecture.md'))
+    .action(async (server: string, uri: string, options: { json: boolean; timeout?: number }, command: Command) => {
+      const { runOneShot } = await import('./commands/one-shot.js');
+      process.exitCode = await runOneShot(globalOptions(command), 'read_mcp_resource', { server, uri }, { json: options.json, timeoutMs: options.timeout });
+    });
+
+  program
+    .command('doctor')
+    .description('connect every enabled, allowed server and report what works: state, connect time, counts, errors and hints (exit 1 if any fails)')
+    .option('--json', 'print JSON for scripts', false)
+    .option('--concurrency <n>', 'how many servers to connect at once', positiveWholeNumber('give a positive whole number, e.g. --concurrency 8'), 4)
+    .addOption(timeoutOption('give each server this long to connect, in milliseconds').default(30_000))
+    .addHelpText('after', examples('mcp-statechart doctor', 'mcp-statechart doctor --json --timeout 60000'))
+    .action(async (options: { json: boolean; concurrency: number; timeout: number }, command: Command) => {
+      const { runDoctor } = await import('./commands/doctor.js');
+      process.exitCode = await runDoctor(globalOptions(command), options);
+    });
+
+  program
+    .command('serve')
+    .description('run an MCP server over stdio that exposes the loader tools (for Claude Desktop, IDEs, any MCP host)')
+    .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 (its address goes to stderr)'))
+    .addOption(new Option('--view', 'also serve the live lifecycle page on 127.0.0.1 (its address goes to stderr)'))
+    .addOption(timeoutOption())
+    .option('--no-sampling', "refuse every downstream server's sampling requests instead of passing them to the host (per server: \"sampling\": false in its entry)")
+    .addHelpText('after', examples('mcp-statechart serve', 'claude mcp add statechart -- mcp-statechart serve'))
+    .action(async (options: { inspect?: boolean; view?: boolean; timeout?: number; sampling: boolean }, command: Command) => {
+      const { runServe } = await import('./commands/serve.js');
+      // --timeout: the default for every server whose entry sets none.
+      const defaults = options.timeout === undefined ? undefined : { requestTimeoutMs: options.timeout };
+      process.exitCode = await withInspector(options.inspect, false, (inspect) =>
+        runServe(globalOptions(command), { inspect, defaults }, { view: options.view, sampling: options.sampling }),
+      );
+    });
+
+  program
+    .command('approve')
+    .description('confirm servers on a terminal (each shown whole): one added or changed while serve runs starts only then; also approves project servers')
+    .argument('<servers...>', 'server names')
+    .addHelpText('after', examples('mcp-statechart approve notes'))
+    .action(async (servers: string[], _options: object, command: Command) => {
+      const { runApprove } = await import('./commands/approve.js');
+      process.exitCode = await runApprove(globalOptions(command), servers);
+    });
+
+  program
+    .command('login')
+    .description('log in to an http/sse server that needs OAuth: opens the authorization page, stores the tokens (0600)')
+    .argument('<server>', 'server name')
+    .option('--no-browser', 'only print the authorization URL; do not open a browser')
+    .addHelpText('after', examples('mcp-statechart login docs', 'mcp-statechart login docs --no-browser'))
+    .action(async (server: string, options: { browser: boolean }, command: Command) => {
+      const { runLogin } = await import('./commands/login.js');
+      process.exitCode = await runLogin(globalOptions(command), server, options);
+    });
+
+  program
+    .command('logout')
+    .description("forget a server's stored OAuth tokens")
+    .argument('<server>', 'server name')
+    .addHelpText('after', examples('mcp-statechart logout docs'))
+    .action(async (server: string) => {
+      const { runLogout } = await import('./commands/login.js');
+      process.exitCode = await runLogout(server);
+    });
+
+  const scopeOption = () => new Option('-s, --scope <scope>', 'which file: user (~/.ai-zen/mcp.json) or project (.mcp.json)').choices(['user', 'project']);
+
+  program
+    .command('add')
+    .description("add a server to ~/.ai-zen/mcp.json (or the project's .mcp.json with --scope project; an entry you add there counts as approved by you)")
+    .argument('<name>', 'server name')
+    .argument('<command-or-url>', 'the command to run (stdio), or the http(s) URL to connect to')
+    .argument('[args...]', "the server's own arguments, after --")
+    .addOption(scopeOption().default('user'))
+    .addOption(new Option('-t, --transport <transport>', 'stdio, http or sse (default: http for a URL, else stdio)').choices(['stdio', 'http', 'sse']))
+    .option('-e, --env <KEY=VALUE>', 'an environment variable for a stdio server (repeatable); write ${VAR} to read it from your environment', collect, [])
+    .option('-H, --header <"Name: value">', 'an HTTP header for an http/sse server (repeatable)', collect, [])
+    .option('--force', 'replace an entry of the same name in that file', false)
+    .option('--json', 'print one JSON object for scripts: {ok, name, scope, file} or {ok: false, code, error}', false)
+    .addHelpText(
+      'after',
+      "\nExamples:\n  mcp-statechart add memory -- npx -y @modelcontextprotocol/server-memory\n  mcp-statechart add --scope project -e API_KEY='${API_KEY}' search -- uvx search-server --port 0\n  mcp-statechart add -H 'Authorization: Bearer ${TOKEN}' docs https://example.com/mcp",
+    )
+    .action(async (name: string, target: string, args: string[], options: import('./commands/add.js').AddFlags, command: Command) => {
+      const { runAdd } = await import('./commands/add.js');
+      process.exitCode = await runAdd(name, target, args, { ...options, project: globalOptions(command).project });
+    });
+
+  program
+    .command('add-json')
+    .description('add a server from its JSON definition, as an mcpServers entry is written')
+    .argument('<name>', 'server name')
+    .argument('<json>', 'the entry as one JSON object')
+    .addOption(scopeOption().default('user'))
+    .option('--force', 'replace an entry of the same name in that file', false)
+    .option('--json', 'print one JSON object for scripts: {ok, name, scope, file} or {ok: false, code, error}', false)
+    .addHelpText('after', '\nExample:\n  mcp-statechart add-json weather \'{"command":"npx","args":["-y","weather-mcp"],"env":{"KEY":"${WEATHER_KEY}"}}\'')
+    .action(async (name: string, json: string, options: { scope: 'user' | 'project'; force: boolean; json: boolean }, command: Command) => {
+      const { runAddJson } = await import('./commands/add.js');
+      process.exitCode = await runAddJson(name, json, { ...options, project: globalOptions(command).project });
+    });
+
+  program
+    .command('get')
+    .description('show a server as its file defines it (values of env and headers hidden) and whether it is in use')
+    .argument('<name>', 'server name')
+    .option('--json', 'print one JSON object for scripts: {ok, name, definitions} or {ok: false, code, error}', false)
+    .addHelpText('after', '\nExample:\n  mcp-statechart get memory')
+    .action(async (name: string, options: { json: boolean }, command: Command) => {
+      const { runGet } = await import('./commands/get.js');
+      process.exitCode = await runGet(globalOptions(command), name, options);
+    });
+
+  program
+    .command('remove')
+    .description('remove a server from the user or the project file (the rest of the file stays as it is)')
+    .argument('<name>', 'server name')
+    .addOption(scopeOption())
+    .option('--json', 'print one JSON object for scripts: {ok, name, scope, file} or {ok: false, code, error}', false)
+    .addHelpText('after', '\nExample:\n  mcp-statechart remove memory --scope user')
+    .action(async (name: string, options: { scope?: 'user' | 'project'; json: boolean }, command: Command) => {
+      const { runRemove } = await import('./commands/remove.js');
+      process.exitCode = await runRemove(name, { ...options, project: globalOptions(command).project });
+    });
+
+  const approvals = program
+    .command('approvals')
+    .description('list the approved project servers, and whether each definition is still the one approved')
+    .option('--json', 'print one JSON object for scripts: {ok, approvals}, {ok, revoked} or {ok: false, code, error}', false)
+    .addHelpText('after', '\nExamples:\n  mcp-statechart approvals\n  mcp-statechart approvals revoke my-server')
+    .action(async (options: { json: boolean }) => {
+      const { runApprovalsList } = await import('./commands/approvals.js');
+      process.exitCode = await runApprovalsList(options);
+    });
+  approvals
+    .command('revoke')
+    .description('take back the approval of a project server (it is asked about again before it runs)')
+    .argument('[name]', 'server name')
+    .option('--all', 'revoke every approval', false)
+    .addHelpText('after', '\nExamples:\n  mcp-statechart approvals revoke my-server\n  mcp-statechart approvals revoke --all --json')
+    .action(async (name: string | undefined, options: { all: boolean }, command: Command) => {
+      const { runApprovalsRevoke } = await import('./commands/approvals.js');
+      // `--json` belongs to `approvals`, which parses it wherever it is written.
+      const { json } = command.optsWithGlobals() as { json: boolean };
+      process.exitCode = await runApprovalsRevoke(name, { ...options, json });
+    });
+
+  program
+    .command('import')
+    .description("copy the servers another client is configured with (its usual files on this platform, or a file you name) into ~/.ai-zen/mcp.json; shows them and asks first")
+    .requiredOption('--from <client-or-file>', 'claude-desktop, claude-code (user, local and project scopes), vscode (its "servers", ${input:…} become ${VARS}), cursor, or a path to an mcp.json')
+    .addOption(scopeOption().default('user'))
+    .option('-y, --yes', 'import without asking (for scripts)', false)
+    .option('--force', 'replace servers of the same name already in the target file', false)
+    .option('--json', 'print one JSON object for scripts: {ok, file, added, skipped} or {ok: false, code, error}', false)
+    .addHelpText('after', '\nExamples:\n  mcp-statechart import --from claude-desktop\n  mcp-statechart import --from vscode --scope project --yes\n  mcp-statechart import --from ./team-mcp.json --force')
+    .action(async (options: { from: string; scope: 'user' | 'project'; yes: boolean; force: boolean; json: boolean }, command: Command) => {
+      const { runImport } = await import('./commands/import.js');
+      process.exitCode = await runImport({ ...options, project: globalOptions(command).project });
+    });
+
+  program
+    .command('install')
+    .description('add a server from an MCP Registry (the official one unless --registry or "mcpRegistry.url" in ~/.ai-zen/settings.json says otherwise): shows what would run or where it connects, and asks')
+    .argument('<name[@version]>', 'the registry name, e.g. io.github.owner/server, optionally @1.2.3 (default: the latest version)')
+    .option('--registry <url>', 'the registry to read (an MCP Registry API v0.1)')
+    .option('--name <server>', "the name to give it here (default: the part after the registry name's /)")
+    .addOption(scopeOption().default('user'))
+    .option('--remote', 'use the hosted (http/sse) endpoint when the server has both a package and a remote', false)
+    .option('-y, --yes', 'install without asking (for scripts); what is installed still goes to stderr', false)
+    .option('--force', 'replace an entry of the same name in that file', false)
+    .option('--json', 'print one JSON object for scripts: {ok, name, registryName, version, file, entry} or {ok: false, code, error}', false)
+    .addOption(timeoutOption('give the registry this long to answer, in milliseconds').default(30_000))
+    .addHelpText('after', '\nExamples:\n  mcp-statechart install io.github.owner/weather\n  mcp-statechart install io.github.owner/weather@1.2.0 --scope project --yes\n  mcp-statechart install com.example/docs --registry https://registry.example.com --remote')
+    .action(async (wanted: string, options: Omit<import('./commands/install.js').InstallOptions, 'project'>, command: Command) => {
+      const { runInstall } = await import('./commands/install.js');
+      process.exitCode = await runInstall(wanted, { ...options, project: globalOptions(command).project });
+    });
+
+  program
+    .command('search')
+    .description('find servers by name in an MCP Registry (--registry)')
+    .argument('<words...>', 'what to look for')
+    .requiredOption('--registry', 'search the MCP Registry (the official one unless --registry-url or "mcpRegistry.url" in ~/.ai-zen/settings.json)')
+    .option('--registry-url <url>', 'the registry to search (an MCP Registry API v0.1)')
+    .option('--limit <n>', 'show at most this many servers', positiveWholeNumber('give a positive whole number, e.g. --limit 50'), 20)
+    .option('--json', 'print one JSON object for scripts: {ok, registry, servers, complete} or {ok: false, code, error}', false)
+    .addOption(timeoutOption('give the registry this long to answer (all pages), in milliseconds').default(30_000))
+    .addHelpText('after', '\nExamples:\n  mcp-statechart search --registry weather\n  mcp-statechart search --registry github --registry-url https://registry.example.com --json')
+    .action(async (words: string[], options: { registryUrl?: string; limit: number; json: boolean; timeout: number }) => {
+      const { runRegistrySearch } = await import('./commands/registry-search.js');
+      process.exitCode = await runRegistrySearch(words, options);
+    });
+
+  return program;
+}

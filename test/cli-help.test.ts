@@ -1,0 +1,39 @@
+/** Every command's `--help` ends with an example of it, and says nothing about empty defaults. */
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../src/cli/program.js';
+
+function everyCommand(command: Command): Command[] {
+  return [command, ...command.commands.flatMap(everyCommand)];
+}
+
+function helpOf(command: Command): string {
+  let text = '';
+  command.configureOutput({ writeOut: (chunk) => (text += chunk), writeErr: (chunk) => (text += chunk) });
+  command.outputHelp();
+  return text;
+}
+
+function pathOf(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
+
+describe('--help', () => {
+  const commands = everyCommand(buildProgram()).filter((command) => command.parent !== null);
+
+  it('covers the commands a person uses every day', () => {
+    expect(commands.map(pathOf)).toEqual(
+      expect.arrayContaining(['mcp-statechart load', 'mcp-statechart call', 'mcp-statechart install', 'mcp-statechart search', 'mcp-statechart approvals revoke']),
+    );
+  });
+
+  it.each(commands.map((command) => [pathOf(command), command] as const))('%s: an example of the command, no "(default: [])" or "(default: false)"', (path, command) => {
+    const help = helpOf(command);
+    const example = new RegExp(`\\nExamples?:\\n(  .*\\n)*  ${path.replace(/ /g, ' ')}( |\\n)`);
+    expect(help).toMatch(example);
+    expect(help).not.toContain('(default: [])');
+    expect(help).not.toContain('(default: false)');
+  });
+});
