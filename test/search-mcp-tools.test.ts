@@ -71,8 +71,8 @@ function agent(options: { permissions?: LoaderPermissions; resultBudget?: number
 }
 
 type Answer = {
-  tools: Array<{ server: string; tool: string; connected: boolean }>;
-  servers: Array<{ server: string; tools?: number }>;
+  tools: Array<{ server: string; tool: string; description?: string; inputSchema?: unknown }>;
+  servers: Array<{ server: string; description?: string; tools?: number; connected: boolean }>;
   notes: string[];
 };
 
@@ -116,7 +116,7 @@ describe('ranking', () => {
     expect((await ask(search, { query: 'create list search read', limit: 2 })).tools).toHaveLength(2);
     const onlyGitlab = await ask(search, { query: 'create an issue', server: 'gitlab' });
     expect(new Set(onlyGitlab.tools.map((entry) => entry.server))).toEqual(new Set(['gitlab']));
-    expect(onlyGitlab.tools.every((entry) => entry.connected === false)).toBe(true);
+    expect(onlyGitlab.servers).toEqual([{ server: 'gitlab', description: 'GitLab projects, issues and merge requests', tools: 2, connected: false }]);
   });
 
   it('keeps a limit out of range within 1 and 20 instead of refusing it', async () => {
@@ -130,7 +130,7 @@ describe('ranking', () => {
   it('finds servers by name and description too, with their tool counts', async () => {
     const { search } = agent();
     const answer = await ask(search, { query: 'merge requests on gitlab' });
-    expect(answer.servers[0]).toEqual({ server: 'gitlab', description: 'GitLab projects, issues and merge requests', tools: 2 });
+    expect(answer.servers[0]).toEqual({ server: 'gitlab', description: 'GitLab projects, issues and merge requests', tools: 2, connected: false });
   });
 
   it('refuses an unknown server filter instead of searching nothing', async () => {
@@ -155,7 +155,7 @@ describe('permissions and budget', () => {
 
   it('leaves tools out rather than cut one in half when the answer would pass the result budget, and says so', async () => {
     const { search } = agent({ resultBudget: 700 });
-    const result = await search.execute({ query: 'create list search read', limit: 10 });
+    const result = await search.execute({ query: 'create list search read', limit: 10, detail: 'full' });
     const answer = JSON.parse(result.text) as Answer;
     expect(result.text.length).toBeLessThanOrEqual(700);
     expect(answer.tools.length).toBeGreaterThan(0);
@@ -218,7 +218,62 @@ describe('loader tools rebuilt on a config change (as serve does)', () => {
     expect(before.tools).toEqual([]);
     await named('load_mcp').execute({ server: 'fixture' });
     const after = await ask(named('search_mcp_tools'), { query: 'echo' });
-    expect(after.tools[0]).toMatchObject({ server: 'fixture', tool: 'echo', connected: true });
+    expect(after.tools[0]).toMatchObject({ server: 'fixture', tool: 'echo' });
+    expect(after.servers[0]).toMatchObject({ server: 'fixture', connected: true });
     subscribe.mockRestore();
+  }, 30_000);
+});
+
+describe('progressive discovery: detail levels, servers by purpose, stable definitions', () => {
+  it('gives names only, names with descriptions (the default), or everything call_mcp_tool needs', async () => {
+    const { search } = agent();
+    const query = { query: 'weather forecast for a city', limit: 1 };
+    expect((await ask(search, { ...query, detail: 'name' })).tools).toEqual([{ server: 'weather', tool: 'getForecast' }]);
+    const summary = { server: 'weather', tool: 'getForecast', description: 'Get the weather forecast for a city for the next days' };
+    expect((await ask(search, query)).tools).toEqual([summary]);
+    expect((await ask(search, { ...query, detail: 'summary' })).tools).toEqual([summary]);
+    const [full] = (await ask(search, { ...query, detail: 'full' })).tools;
+    expect(full).toEqual({ ...summary, inputSchema: CATALOGUE.weather.tools[0]!.inputSchema });
+  });
+
+  it('describes each server of the tools found once, with its one-line purpose, before other matching servers', async () => {
+    const { search } = agent();
+    const answer = await ask(search, { query: 'create an issue', limit: 3 });
+    const serversOfTools = [...new Set(answer.tools.map((entry) => entry.server))];
+    expect(answer.servers.slice(0, serversOfTools.length).map((entry) => entry.server)).toEqual(serversOfTools);
+    expect(answer.servers[0]).toEqual({ server: answer.tools[0]!.server, description: CATALOGUE[answer.tools[0]!.server as keyof typeof CATALOGUE].description, tools: expect.any(Number), connected: false });
+    expect(new Set(answer.servers.map((entry) => entry.server)).size).toBe(answer.servers.length);
+  });
+
+  it('returns a server whose purpose the query names, though none of its tools uses those words', async () => {
+    const tools = [tool('create_entities', 'Create multiple new entities in the knowledge graph', ['entities']), tool('read_graph', 'Read the entire knowledge graph')];
+    index.record('memory', config('memory'), { tools, resources: [], resourceTemplates: [], prompts: [] });
+    index.record('files', config('files'), { tools: CATALOGUE.files.tools, resources: [], resourceTemplates: [], prompts: [] });
+    const { search } = agent({
+      servers: {
+        memory: { config: config('memory'), description: 'Remembers facts about people and projects between conversations' },
+        files: { config: config('files'), description: CATALOGUE.files.description },
+      },
+    });
+    const answer = await ask(search, { query: 'remember facts about people', detail: 'name' });
+    expect(answer.servers[0]).toMatchObject({ server: 'memory', description: 'Remembers facts about people and projects between conversations', tools: 2 });
+    expect(answer.tools[0]?.server).toBe('memory');
+  });
+
+  it('keeps the loader definitions byte for byte the same across connects, disconnects and index updates', async () => {
+    index.record('weather', config('weather'), { tools: CATALOGUE.weather.tools, resources: [], resourceTemplates: [], prompts: [] });
+    const { manager, tools, search, load } = agent({ servers: { fixture: { config: stdioFixture() }, weather: { config: config('weather'), description: 'Weather' } } });
+    const definitions = () => JSON.stringify(toFunctionDefinitions(tools));
+    const first = definitions();
+    await ask(search, { query: 'echo' });
+    await load.execute({ server: 'fixture' });
+    expect((await ask(search, { query: 'echo' })).tools[0]).toMatchObject({ server: 'fixture', tool: 'echo' });
+    expect(definitions()).toBe(first);
+    index.record('weather', config('weather'), { tools: [...CATALOGUE.weather.tools, tool('get_alerts', 'Severe weather alerts')], resources: [], resourceTemplates: [], prompts: [] });
+    expect((await ask(search, { query: 'severe weather alerts' })).tools[0]).toMatchObject({ server: 'weather', tool: 'get_alerts' });
+    expect(definitions()).toBe(first);
+    await manager.disconnect('fixture');
+    await ask(search, { query: 'echo' });
+    expect(definitions()).toBe(first);
   }, 30_000);
 });

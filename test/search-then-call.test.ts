@@ -54,10 +54,11 @@ describe('search, then call, on servers that are not running', () => {
     await indexReferenceServers(indexPath);
 
     const { manager, search, call } = freshAgent(indexPath);
-    const found = await search.execute({ query: 'add two numbers' });
+    const found = await search.execute({ query: 'add two numbers', detail: 'full' });
     expect(found.isError).toBe(false);
-    const answer = found.data as { tools: Array<{ server: string; tool: string; connected: boolean; inputSchema: unknown }> };
-    expect(answer.tools[0]).toMatchObject({ server: 'everything', tool: 'get-sum', connected: false });
+    const answer = found.data as { tools: Array<{ server: string; tool: string; inputSchema: unknown }>; servers: Array<{ server: string; connected: boolean }> };
+    expect(answer.tools[0]).toMatchObject({ server: 'everything', tool: 'get-sum' });
+    expect(answer.servers[0]).toMatchObject({ server: 'everything', connected: false });
     expect(answer.tools[0]!.inputSchema).toMatchObject({ properties: { a: { type: 'number' }, b: { type: 'number' } } });
     expect(descendantsOfThisProcess()).toEqual([]);
     expect(manager.openSessionCount()).toBe(0);

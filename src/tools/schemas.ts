@@ -30,6 +30,7 @@ export function searchMcpToolsSchema() {
     query: z.string().describe('Plain words, or a tool name'),
     server: z.string().optional(),
     limit: z.number().int().optional(),
+    detail: z.enum(['name', 'summary', 'full']).optional(),
   });
 }
 

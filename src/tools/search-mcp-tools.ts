@@ -2,6 +2,8 @@
  * search_mcp_tools: the tools of every allowed server, connected or only indexed, ranked by
  * relevance to what the model wants to do. Reads memory only: it starts no server.
  */
+import type { Tool } from '@modelcontextprotocol/client';
+import { serverPurpose, type SearchableServer } from '../search/index.js';
 import { defineLoaderTool } from './define-tool.js';
 import { listNames } from './list-names.js';
 import { okResult } from './results.js';
@@ -11,30 +13,50 @@ import type { LoaderToolContext } from './tool-context.js';
 import type { LoaderTool } from './types.js';
 
 const DESCRIPTION =
-  'Finds tools of all MCP servers, running or not, by what they do; returns the best with input schemas. ' +
-  'Use it first when unsure which server has a tool, then call_mcp_tool.';
+  'Finds tools and servers of all MCP servers, running or not, by what they do. detail: name, summary (default: with descriptions) ' +
+  'or full (with input schemas; load_mcp with a tool gives one). Use it first when unsure which server has a tool, then call_mcp_tool.';
 
 /** Tools in one answer unless the model asks for another number, which is kept within 1 to the maximum. */
 const SEARCH_LIMIT_DEFAULT = 5;
 const SEARCH_LIMIT_MAX = 20;
 /** Servers listed by name in one answer; the rest are counted. */
 const NAMES_SHOWN = 20;
+/** Servers found by name or purpose, beyond those of the tools found. */
 const SERVERS_SHOWN = 5;
+/** A server's purpose in an answer: its first line, at most this long. */
+const PURPOSE_CHARACTERS = 160;
+
+/**
+ * How much of each tool an answer gives: its name only, its description too (the default), or
+ * everything call_mcp_tool needs (input schema and annotations). The model looks wide at low
+ * detail and narrows down; load_mcp with a tool returns one tool in full.
+ */
+export type SearchDetail = 'name' | 'summary' | 'full';
 
 export interface FoundTool {
   server: string;
   tool: string;
   description?: string;
-  inputSchema: unknown;
+  inputSchema?: unknown;
   annotations?: unknown;
+}
+
+/** A server of the answer: each server of the tools found, in their order, then servers whose name or purpose matched. */
+export interface FoundServer {
+  server: string;
+  /** Its one-line purpose: the configured description, else the first line of its instructions. */
+  description?: string;
+  /** Its tools, as many as search knows. */
+  tools?: number;
   /** False: the server is not running; call_mcp_tool starts it. */
   connected: boolean;
 }
 
 export interface SearchAnswer {
   query: string;
+  /** Best first; each names its server, described once in `servers`. */
   tools: FoundTool[];
-  servers: Array<{ server: string; description?: string; tools?: number }>;
+  servers: FoundServer[];
   /** What search could not see, and what to do about it. */
   notes: string[];
 }
@@ -58,16 +80,22 @@ function coverageNotes(snapshot: SearchSnapshot, server: string | undefined): st
   return notes;
 }
 
+const leftOutNote = (count: number) =>
+  `${count} more matching tools were left out to stay within the result budget; ask for fewer, a lower detail, or narrow the query.`;
+
 /**
  * Adds found tools, then matching servers, one by one while the answer stays within the budget
- * (tools first: they are what the model asked for); says so when tools were left out.
+ * (tools first: they are what the model asked for); says so when tools were left out, in room
+ * kept for saying it.
  */
-function withinBudget(answer: SearchAnswer, found: FoundTool[], servers: SearchAnswer['servers'], budget: number): SearchAnswer {
+function withinBudget(answer: SearchAnswer, found: FoundTool[], servers: FoundServer[], budget: number): SearchAnswer {
   let size = JSON.stringify(answer).length;
   for (const [position, tool] of found.entries()) {
     const added = JSON.stringify(tool).length + 1;
-    if (size + added > budget) {
-      answer.notes.push(`${found.length - position} more matching tools were left out to stay within the result budget; ask for fewer or narrow the query.`);
+    const after = found.length - position - 1;
+    const noteRoom = after === 0 ? 0 : leftOutNote(after).length + 3;
+    if (size + added + noteRoom > budget) {
+      answer.notes.push(leftOutNote(found.length - position));
       size += answer.notes.at(-1)!.length + 3;
       break;
     }
@@ -83,30 +111,38 @@ function withinBudget(answer: SearchAnswer, found: FoundTool[], servers: SearchA
   return answer;
 }
 
+function foundTool(server: string, tool: Tool, detail: SearchDetail): FoundTool {
+  if (detail === 'name') return { server, tool: tool.name };
+  if (detail === 'summary') return { server, tool: tool.name, description: tool.description };
+  return { server, tool: tool.name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations };
+}
+
+/** The first line of what a server says it is for, cut to PURPOSE_CHARACTERS. */
+export function oneLinePurpose(server: SearchableServer): string | undefined {
+  const line = serverPurpose(server).trim().split('\n')[0]?.trim();
+  if (!line) return undefined;
+  return line.length > PURPOSE_CHARACTERS ? `${line.slice(0, PURPOSE_CHARACTERS - 1)}…` : line;
+}
+
 export async function search(
   searchable: SearchableTools,
-  args: { query: string; server?: string; limit?: number },
+  args: { query: string; server?: string; limit?: number; detail?: SearchDetail },
   budget: number,
 ): Promise<SearchAnswer> {
   const limit = Math.min(Math.max(args.limit ?? SEARCH_LIMIT_DEFAULT, 1), SEARCH_LIMIT_MAX);
+  const detail = args.detail ?? 'summary';
   const ranked = await searchable.rank(args.query, limit, args.server);
   const snapshot = searchable.current();
-  const found = ranked.tools.map(({ server, tool }) => ({
-    server,
-    tool: tool.name,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    annotations: tool.annotations,
-    connected: snapshot.sources.get(server) === 'connected',
-  }));
-  const servers =
-    args.server === undefined
-      ? snapshot.search.searchServers(args.query, SERVERS_SHOWN).map(({ name, description }) => ({
-          server: name,
-          description,
-          tools: snapshot.toolCounts.get(name),
-        }))
-      : [];
+  const found = ranked.tools.map(({ server, tool }) => foundTool(server, tool, detail));
+  const serverOf = (server: SearchableServer): FoundServer => ({
+    server: server.name,
+    description: oneLinePurpose(server),
+    tools: snapshot.toolCounts.get(server.name),
+    connected: snapshot.sources.get(server.name) === 'connected',
+  });
+  const ofTools = [...new Set(found.map(({ server }) => server))].map((name) => snapshot.search.indexed(name)!.server);
+  const matching = args.server === undefined ? snapshot.search.searchServers(args.query, SERVERS_SHOWN + ofTools.length) : [];
+  const servers = [...ofTools, ...matching.filter((server) => !ofTools.includes(server)).slice(0, SERVERS_SHOWN)].map(serverOf);
   const notes = [...(ranked.note ? [ranked.note] : []), ...coverageNotes(snapshot, args.server)];
   if (found.length === 0) notes.unshift('No tool matched: try other words, or a server from "servers" with load_mcp.');
   return withinBudget({ query: args.query, tools: [], servers: [], notes }, found, servers, budget);
