@@ -21,3 +21,5 @@ export {
   type ChallengeError,
   type ProtectedResourceMetadata,
 } from './resource-metadata.js';
+export { policyFor, type IdentityPolicy } from './identity-policy.js';
+export { RateLimiter, rateLimitText, type RateLimiterOptions, type RateVerdict } from './rate-limit.js';

@@ -1,0 +1,61 @@
+/**
+ * What one identity may reach: its own rules and its groups' rules, evaluated by the loader's own
+ * permission code (compilePermissions: `*` globs, deny wins, no allow list means everything not
+ * denied), on top of the rules serve already has (--allow/--deny, --deny-tool, the config files'
+ * permissions). Lists add up as the config files' do (mergeToolPatterns). Someone the file does
+ * not know, in no group it knows (a JWT subject, say), may reach nothing.
+ */
+import { mergeToolPatterns } from '../config/tool-permissions.js';
+import type { ToolPatterns } from '../config/types.js';
+import type { ApprovalPolicy } from '../tools/approval.js';
+import { compilePermissions, type PermissionChecks } from '../tools/permissions.js';
+import type { LoaderPermissions } from '../tools/types.js';
+import type { AuthenticatedIdentity } from './authenticate.js';
+import type { AccessRules, GatewayConfig } from './gateway-file.js';
+
+export interface IdentityPolicy extends PermissionChecks {
+  /** The identity's own server and tool patterns, as the loader tools take them. */
+  permissions: LoaderPermissions;
+  /** The strictest of its rules'; undefined when none says (serve's own policy applies). */
+  approve?: ApprovalPolicy;
+  /** Its own limit, else the lowest of its groups'; undefined: no limit. */
+  callsPerMinute?: number;
+}
+
+const STRICTNESS: readonly ApprovalPolicy[] = ['never', 'destructive', 'always'];
+const NOTHING: LoaderPermissions = { mcps: { allow: [] } };
+
+/** The identity's rules (its own, then its groups' that the file defines) within `base`, serve's own permissions. */
+export function policyFor(config: GatewayConfig, identity: AuthenticatedIdentity, base?: LoaderPermissions): IdentityPolicy {
+  const own = config.identities.get(identity.name);
+  const groupNames = new Set([...(own?.groups ?? []), ...identity.groups]);
+  const groupRules = [...groupNames].flatMap((name) => config.groups.get(name) ?? []);
+  const all: AccessRules[] = own ? [own, ...groupRules] : groupRules;
+
+  const permissions: LoaderPermissions =
+    all.length === 0
+      ? NOTHING
+      : {
+          mcps: definedLists(mergeToolPatterns(all.map((rules) => ({ allow: rules.allow, deny: rules.deny })))),
+          mcpTools: definedLists(mergeToolPatterns(all.map((rules) => ({ allow: rules.allowTools, deny: rules.denyTools })))),
+        };
+  const mine = compilePermissions(permissions);
+  const serves = compilePermissions(base);
+  const approvals = all.flatMap((rules) => rules.approve ?? []);
+  const limits = own?.callsPerMinute !== undefined ? [own.callsPerMinute] : groupRules.flatMap((rules) => rules.callsPerMinute ?? []);
+  return {
+    permissions,
+    allowsServer: (server) => serves.allowsServer(server) && mine.allowsServer(server),
+    allowsTool: (server, tool) => serves.allowsTool(server, tool) && mine.allowsTool(server, tool),
+    ...(approvals.length > 0 && { approve: strictest(approvals) }),
+    ...(limits.length > 0 && { callsPerMinute: Math.min(...limits) }),
+  };
+}
+
+function definedLists(patterns: ToolPatterns): ToolPatterns {
+  return { ...(patterns.allow && { allow: patterns.allow }), ...(patterns.deny && { deny: patterns.deny }) };
+}
+
+function strictest(policies: readonly ApprovalPolicy[]): ApprovalPolicy {
+  return policies.reduce((a, b) => (STRICTNESS.indexOf(b) > STRICTNESS.indexOf(a) ? b : a));
+}
