@@ -14,6 +14,17 @@ export type McpErrorCode =
   | 'ABORTED'
   | 'SERVER_CRASHED';
 
+/**
+ * @example
+ * ```ts
+ * import { McpServerError, type McpReply } from 'mcp-statechart';
+ *
+ * declare const reply: McpReply;
+ * if (reply.type === 'mcp.failed' && reply.error instanceof McpServerError && reply.error.code === 'CONFIG_ERROR') {
+ *   console.error(`${reply.error.server}: ${reply.error.message}`);
+ * }
+ * ```
+ */
 export class McpServerError extends Error {
   override name = 'McpServerError';
   readonly code: McpErrorCode;

@@ -31,7 +31,17 @@ export function parseTransport(spelling: string): McpTransportKind | undefined {
     : undefined;
 }
 
-/** `type` / `transport` / `transportType` first; else `command` → stdio, `url` → http. */
+/**
+ * `type` / `transport` / `transportType` first; else `command` → stdio, `url` → http.
+ *
+ * @example
+ * ```ts
+ * import { inferTransport } from 'mcp-statechart/machines';
+ *
+ * inferTransport({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] }); // 'stdio'
+ * inferTransport({ url: 'https://example.com/mcp' }); // 'http'
+ * ```
+ */
 export function inferTransport(config: McpServerConfig): McpTransportKind | undefined {
   const declared = config.type ?? config.transport ?? config.transportType;
   if (typeof declared === 'string') return parseTransport(declared);
@@ -68,6 +78,15 @@ function positiveNumber(value: unknown): number | undefined {
   return typeof value === 'number' && value > 0 ? value : undefined;
 }
 
+/**
+ * @example
+ * ```ts
+ * import { resolveConnectOptions } from 'mcp-statechart/machines';
+ *
+ * const options = resolveConnectOptions({ command: 'notes-server' }, { maxRetries: 5 });
+ * console.log(options.idleTimeoutMs, options.maxRetries); // the stdio default, then 5
+ * ```
+ */
 export function resolveConnectOptions(
   config: McpServerConfig,
   options: McpConnectOptions = {},
@@ -86,7 +105,17 @@ export function resolveConnectOptions(
   };
 }
 
-/** Delay before retry number `retriesSoFar + 1`: initial · 2^retriesSoFar, capped; jitter scales it down by up to `jitter`. */
+/**
+ * Delay before retry number `retriesSoFar + 1`: initial · 2^retriesSoFar, capped; jitter scales it down by up to `jitter`.
+ *
+ * @example
+ * ```ts
+ * import { backoffDelay, DEFAULT_BACKOFF } from 'mcp-statechart/machines';
+ *
+ * backoffDelay(0, DEFAULT_BACKOFF); // 1000 ms before the first retry
+ * backoffDelay(3, DEFAULT_BACKOFF); // 8000 ms before the fourth
+ * ```
+ */
 export function backoffDelay(
   retriesSoFar: number,
   backoff: Required<BackoffOptions>,

@@ -92,6 +92,16 @@ function refusal(request: RequestEvent, error: McpServerError): McpFinalReply {
 }
 
 
+/**
+ * @example
+ * ```ts
+ * import type { AnyActorRef } from 'xstate';
+ * import { serverChildId } from 'mcp-statechart/machines';
+ *
+ * declare const registry: AnyActorRef;
+ * const notes = registry.getSnapshot().children[serverChildId('notes')];
+ * ```
+ */
 export function serverChildId(server: string): string {
   return `server.${server}`;
 }
@@ -102,6 +112,16 @@ export function crashedServerName(event: object): string | undefined {
   return crash?.actorId.startsWith('server.') ? crash.actorId.slice('server.'.length) : undefined;
 }
 
+/**
+ * @example
+ * ```ts
+ * import type { AnyActorRef } from 'xstate';
+ * import { serverSystemId } from 'mcp-statechart/machines';
+ *
+ * declare const registry: AnyActorRef;
+ * const notes = registry.system.get(serverSystemId('notes')); // the notes server's actor, while it runs
+ * ```
+ */
 export function serverSystemId(server: string): string {
   return `mcp.server.${server}`;
 }

@@ -651,7 +651,18 @@ export type ServerSnapshot = SnapshotFrom<ServerMachine>;
 
 const PUBLIC_STATES: readonly PublicServerState[] = ['disconnected', 'connecting', 'connected', 'error'];
 
-/** The public state of a server snapshot: its top-level state. */
+/**
+ * The public state of a server snapshot: its top-level state.
+ *
+ * @example
+ * ```ts
+ * import { createActor } from 'xstate';
+ * import { publicServerState, serverMachine } from 'mcp-statechart/machines';
+ *
+ * const server = createActor(serverMachine, { input: { name: 'notes', config: { command: 'notes-server' } } });
+ * publicServerState(server.getSnapshot()); // 'disconnected'
+ * ```
+ */
 export function publicServerState(snapshot: ServerSnapshot): PublicServerState {
   // The top-level key of the state value; read on every loader call, so no `matches` per state.
   const { value } = snapshot;
@@ -664,7 +675,18 @@ export function changesSubscriptions(answer: McpReply): boolean {
   return answer.type === 'mcp.resourceSubscribed' || answer.type === 'mcp.resourceUnsubscribed';
 }
 
-/** True while a close runs: the server's process (group) may still be alive. */
+/**
+ * True while a close runs: the server's process (group) may still be alive.
+ *
+ * @example
+ * ```ts
+ * import { createActor } from 'xstate';
+ * import { isClosing, serverMachine } from 'mcp-statechart/machines';
+ *
+ * const server = createActor(serverMachine, { input: { name: 'notes', config: { command: 'notes-server' } } });
+ * if (isClosing(server.getSnapshot())) console.log('the process is still being stopped');
+ * ```
+ */
 export function isClosing(snapshot: ServerSnapshot): boolean {
   return snapshot.status === 'active' && snapshot.hasTag(SERVER_TAGS.closing);
 }

@@ -5,7 +5,7 @@
  * from the checked-in ones, so a change to the public surface is a reviewed change to api/.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
@@ -117,6 +117,43 @@ export function exportedNames(program: ts.Program, entry: EntryPoint, root = ROO
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/** A public function or class, where it is declared, and the code of its `@example` tags. */
+export interface DocumentedDeclaration {
+  name: string;
+  specifier: string;
+  /** `path:line`, relative to the repository root. */
+  location: string;
+  examples: string[];
+}
+
+/** Every function and class the entry points export (each declaration once, under the first entry point that exports it), with its `@example` code. */
+export function functionsAndClasses(program: ts.Program, entries: EntryPoint[], root = ROOT): DocumentedDeclaration[] {
+  const checker = program.getTypeChecker();
+  const found = new Map<ts.Declaration, DocumentedDeclaration>();
+  for (const entry of entries) {
+    const module = checker.getSymbolAtLocation(program.getSourceFile(join(root, entry.source))!);
+    for (const exported of module ? checker.getExportsOfModule(module) : []) {
+      const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+      const declaration = symbol.declarations?.[0];
+      if (!declaration || !(ts.isFunctionDeclaration(declaration) || ts.isClassDeclaration(declaration)) || found.has(declaration)) continue;
+      const file = declaration.getSourceFile();
+      found.set(declaration, {
+        name: exported.name,
+        specifier: entry.specifier,
+        location: `${relative(root, file.fileName)}:${file.getLineAndCharacterOfPosition(declaration.getStart(file)).line + 1}`,
+        examples: ts
+          .getJSDocTags(declaration)
+          .filter((tag) => tag.tagName.text === 'example')
+          .map((tag) => exampleCode(ts.getTextOfJSDocComment(tag.comment) ?? '')),
+      });
+    }
+  }
+  return [...found.values()];
+}
+
+/** The code of an `@example`: the inside of its ```ts fence, or the whole text when it has none. */
+const exampleCode = (text: string): string => /```(?:ts|typescript)?\n([\s\S]*?)```/.exec(text)?.[1] ?? text;
+
 export function renderReport(entry: EntryPoint, names: ExportedName[]): string {
   const lines = [
     `# \`${entry.specifier}\``,
@@ -131,10 +168,8 @@ export function renderReport(entry: EntryPoint, names: ExportedName[]): string {
 }
 
 /** The reports by file name (`index.api.md`, …), as `npm run api` writes them. */
-export function buildReports(root = ROOT): Map<string, string> {
-  const entries = entryPoints(root);
-  const program = createSurfaceProgram(entries, root);
-  return new Map(entries.map((entry) => [`${entry.reportName}.api.md`, renderReport(entry, exportedNames(program, entry, root))]));
+export function buildReports(root = ROOT, program = createSurfaceProgram(entryPoints(root), root)): Map<string, string> {
+  return new Map(entryPoints(root).map((entry) => [`${entry.reportName}.api.md`, renderReport(entry, exportedNames(program, entry, root))]));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -78,6 +78,18 @@ type RequestRun = { signal?: AbortSignal; onProgress?: (progress: McpProgress) =
 /**
  * A thin promise façade over the registry actor: every method sends a registry protocol event
  * (docs/ARCHITECTURE.md, "The registry chart and its event protocol") and, where there is an answer, waits for the reply addressed to its own inbox.
+ *
+ * @example
+ * ```ts
+ * import { McpConnectionManager } from 'mcp-statechart';
+ *
+ * const manager = new McpConnectionManager();
+ * const manifest = await manager.connect('memory', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] });
+ * console.log(manifest.tools.map((tool) => tool.name));
+ * const result = await manager.callTool('memory', 'read_graph', {}, { timeoutMs: 10_000 });
+ * console.log(result.content);
+ * await manager.disconnectAll();
+ * ```
  */
 export class McpConnectionManager {
   /** The registry actor, for inspection and embedding. */

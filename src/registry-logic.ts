@@ -176,6 +176,19 @@ export const pureRegistryLogic: RegistryLogic = asPublicRegistry(registryMachine
  * The registry chart with every effect provided: invoke or spawn it in any chart
  * (`setup({ actors: { mcp: createRegistryLogic(options) } })`) or run it with `createActor`.
  * It takes the manager's options; McpConnectionManager is built on it.
+ *
+ * @example
+ * ```ts
+ * import { setup } from 'xstate';
+ * import { createRegistryLogic, stderrLogger, type McpReply } from 'mcp-statechart';
+ *
+ * const agent = setup({
+ *   types: { events: {} as McpReply },
+ *   actors: { mcp: createRegistryLogic({ logger: stderrLogger }) },
+ * }).createMachine({
+ *   invoke: { id: 'mcp', src: 'mcp', input: { servers: { notes: { command: 'notes-server' } } } },
+ * });
+ * ```
  */
 export function createRegistryLogic(options: RegistryLogicOptions = {}): RegistryLogic {
   return createRegistryParts(options).logic;

@@ -98,6 +98,15 @@ function isSealed(config: McpServerConfig): boolean {
  * sealed from the entry as its file writes it, any other from itself. A sealed definition is
  * returned as it is, and so is a config with nothing to hide (it is its own sealed definition,
  * and costs nothing: no copy, no table entry).
+ *
+ * @example
+ * ```ts
+ * import { McpConnectionManager, sealServerConfig } from 'mcp-statechart';
+ *
+ * const manager = new McpConnectionManager();
+ * // The token stays out of snapshots, inspector events and logs; the transport still sends it.
+ * manager.configure({ api: sealServerConfig({ url: 'https://example.com/mcp', headers: { Authorization: `Bearer ${process.env.API_TOKEN}` } }) });
+ * ```
  */
 export function sealServerConfig(config: McpServerConfig): McpServerConfig {
   if (isSealed(config)) return config;

@@ -23,13 +23,16 @@ export type RegistryRequestExpr<TContext extends MachineContext, TExpressionEven
  *
  * @example
  * ```ts
+ * import { setup } from 'xstate';
+ * import { pureRegistryLogic, sendToRegistry, type McpReply } from 'mcp-statechart';
+ *
  * const agent = setup({
  *   types: { events: {} as McpReply },
  *   actors: { mcp: pureRegistryLogic },
  *   actions: {
  *     'ask to load': sendToRegistry('mcp', ({ self }) => ({ type: 'mcp.load', server: 'notes', replyTo: self, requestId: 'load' })),
  *   },
- * }).createMachine({ invoke: { id: 'mcp', src: 'mcp' }, entry: 'ask to load' });
+ * }).createMachine({ invoke: { id: 'mcp', src: 'mcp', input: { servers: { notes: { command: 'notes-server' } } } }, entry: 'ask to load' });
  * ```
  */
 export function sendToRegistry<

@@ -9,16 +9,59 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildReports, entryPoints } from '../scripts/api-report.js';
+import { buildReports, createSurfaceProgram, entryPoints, functionsAndClasses, type DocumentedDeclaration } from '../scripts/api-report.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const entries = entryPoints();
 const namesIn = (report: string) => [...report.matchAll(/^## (\S+) \(/gm)].map((match) => match[1]!);
 
+let program: ts.Program;
 let reports: Map<string, string>;
+let declarations: DocumentedDeclaration[];
 beforeAll(() => {
-  reports = buildReports();
+  program = createSurfaceProgram(entries);
+  reports = buildReports(ROOT, program);
+  declarations = functionsAndClasses(program, entries);
 }, 120_000);
+
+/**
+ * Each example as a module of its own next to the sources (so the package's "paths" resolve
+ * `mcp-statechart/...`), compiled in one program that reuses the surface program's files;
+ * the diagnostics of the examples, by example.
+ */
+function compileExamples(): Map<string, string[]> {
+  const files = new Map<string, { label: string; text: string }>();
+  for (const declaration of declarations) {
+    declaration.examples.forEach((text, index) =>
+      files.set(join(ROOT, 'src', `example.${declaration.name}.${index}.ts`), { label: `${declaration.name} (${declaration.location}) example ${index + 1}`, text }),
+    );
+  }
+  const options = program.getCompilerOptions();
+  const host = ts.createCompilerHost(options);
+  const readFile = host.readFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.readFile = (path) => files.get(path)?.text ?? readFile(path);
+  host.fileExists = (path) => files.has(path) || fileExists(path);
+  host.getSourceFile = (path, language, ...rest) =>
+    files.has(path) ? ts.createSourceFile(path, files.get(path)!.text, language, true) : getSourceFile(path, language, ...rest);
+  const examples = ts.createProgram({ rootNames: [...files.keys()], options, host, oldProgram: program });
+  const problems = new Map<string, string[]>();
+  for (const [path, { label }] of files) {
+    const file = examples.getSourceFile(path)!;
+    const diagnostics = [...examples.getSyntacticDiagnostics(file), ...examples.getSemanticDiagnostics(file)];
+    if (diagnostics.length > 0) {
+      problems.set(
+        label,
+        diagnostics.map((diagnostic) => {
+          const line = diagnostic.start === undefined ? 0 : file.getLineAndCharacterOfPosition(diagnostic.start).line + 1;
+          return `line ${line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
+        }),
+      );
+    }
+  }
+  return problems;
+}
 
 describe('the entry points', () => {
   it('are the root and the subpaths oauth, config, view, inspect, ai-sdk, machines and testing, each with types, an ES module and a require() stub', () => {
@@ -75,4 +118,16 @@ describe('the API report (api/*.api.md)', () => {
     expect(root).toMatch(/## createLoaderTools \(function\)\n\n```ts\n\(options: CreateLoaderToolsOptions\) => LoaderTool\[\]\n```/);
     expect(root).toMatch(/## ApprovalPolicy \(type\)\n\n```ts\n"always" \| "never" \| "destructive"\n```/);
   });
+});
+
+describe('@example on every public function and class', () => {
+  it('is there', () => {
+    const missing = declarations.filter((declaration) => declaration.examples.length === 0).map((declaration) => `${declaration.name} (${declaration.location})`);
+    expect(declarations.length).toBeGreaterThan(60);
+    expect(missing).toEqual([]);
+  });
+
+  it('compiles: each example imports what it uses from the package entry points and type-checks under the strict tsconfig', () => {
+    expect(Object.fromEntries(compileExamples())).toEqual({});
+  }, 120_000);
 });

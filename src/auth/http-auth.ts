@@ -27,6 +27,17 @@ export interface McpOAuthOptions {
 /**
  * The manager's factory: no OAuth when `options` is `false`, for an entry with `"oauth": false`,
  * or for one that sends its own `Authorization` header; otherwise the stored login.
+ *
+ * @example
+ * ```ts
+ * import { McpConnectionManager } from 'mcp-statechart';
+ * import { createHttpAuthFactory } from 'mcp-statechart/oauth';
+ *
+ * // The manager does this itself; build one to share a token directory with other tools.
+ * const auth = createHttpAuthFactory({ dir: '/var/lib/my-agent/oauth' });
+ * const manager = new McpConnectionManager({ oauth: { dir: '/var/lib/my-agent/oauth' } });
+ * console.log(auth !== undefined, manager.getState('notes'));
+ * ```
  */
 export function createHttpAuthFactory(options: McpOAuthOptions | false = {}, onRefreshed?: (server: string) => void): HttpAuthFactory | undefined {
   if (options === false) return undefined;

@@ -61,6 +61,15 @@ export interface LoginResult {
 
 const CHECK_TIMEOUT_MS = 30_000;
 
+/**
+ * @example
+ * ```ts
+ * import { login } from 'mcp-statechart/oauth';
+ *
+ * const result = await login('linear', { url: 'https://mcp.linear.app/mcp' }, { openBrowser: true });
+ * console.log(`logged in to ${result.server}; tokens in ${result.file}`);
+ * ```
+ */
 export async function login(server: string, config: McpServerConfig, options: LoginOptions = {}): Promise<LoginResult> {
   const serverUrl = parseUrl(server, config);
   const kind = inferTransport(config);
@@ -93,7 +102,16 @@ export interface LogoutResult {
   removed: boolean;
 }
 
-/** Deletes the server's stored login (tokens and registered client). */
+/**
+ * Deletes the server's stored login (tokens and registered client).
+ *
+ * @example
+ * ```ts
+ * import { logout } from 'mcp-statechart/oauth';
+ *
+ * await logout('linear'); // forgets the stored tokens and client registration
+ * ```
+ */
 export async function logout(server: string, options: { dir?: string } = {}): Promise<LogoutResult> {
   const store = new OAuthTokenStore(server, options.dir);
   return { server, file: store.file, removed: store.delete() };

@@ -46,6 +46,20 @@ type ScopeChallenge = { scope: string; refused: boolean };
 /** The redirect URI of a provider that never starts an authorization; it is never visited. */
 const UNUSED_REDIRECT = 'http://127.0.0.1/callback';
 
+/**
+ * @example
+ * ```ts
+ * import { OAuthTokenStore, StoredOAuthProvider } from 'mcp-statechart/oauth';
+ *
+ * const provider = new StoredOAuthProvider({
+ *   server: 'linear',
+ *   serverUrl: new URL('https://mcp.linear.app/mcp'),
+ *   entry: {},
+ *   store: new OAuthTokenStore('linear'),
+ * });
+ * console.log(await provider.tokens());
+ * ```
+ */
 export class StoredOAuthProvider implements OAuthClientProvider {
   readonly clientMetadataUrl?: string;
   /** The `state` of this provider's authorization; `login` compares it with the callback's. */

@@ -25,7 +25,16 @@ export interface StoredLogin {
   requiredScope?: string;
 }
 
-/** `~/.ai-zen/mcp-oauth`, read when called so a changed HOME (tests) is honoured. */
+/**
+ * `~/.ai-zen/mcp-oauth`, read when called so a changed HOME (tests) is honoured.
+ *
+ * @example
+ * ```ts
+ * import { defaultOAuthDir } from 'mcp-statechart/oauth';
+ *
+ * console.log(`tokens are kept under ${defaultOAuthDir()}`);
+ * ```
+ */
 export function defaultOAuthDir(): string {
   return join(homedir(), '.ai-zen', 'mcp-oauth');
 }
@@ -66,6 +75,15 @@ const fileSchema = z.looseObject({
   requiredScope: z.string().optional().catch(undefined),
 });
 
+/**
+ * @example
+ * ```ts
+ * import { OAuthTokenStore } from 'mcp-statechart/oauth';
+ *
+ * const store = new OAuthTokenStore('linear');
+ * console.log(await store.read());
+ * ```
+ */
 export class OAuthTokenStore {
   readonly file: string;
 

@@ -12,6 +12,15 @@ import type { ConfigProblem, DiscoverMcpServersOptions, DiscoveredServer, Discov
 /**
  * Never rejects for bad input: a missing file is skipped silently (unless named in `configPaths`),
  * an unreadable or invalid one becomes a problem and the other files still load.
+ *
+ * @example
+ * ```ts
+ * import { discoverMcpServers } from 'mcp-statechart';
+ *
+ * const { servers, problems } = await discoverMcpServers({ projectRoot: process.cwd() });
+ * for (const problem of problems) console.warn(problem.message);
+ * console.log(Object.keys(servers));
+ * ```
  */
 export async function discoverMcpServers(options: DiscoverMcpServersOptions = {}): Promise<DiscoveryResult> {
   return discoverIn(await locateConfigFiles(options), options);

@@ -8,6 +8,16 @@ import { nameRecord } from '../../machines/name-record.js';
 import type { DiscoveredServer } from './types.js';
 import { sealServerConfig } from '../sealed-config.js';
 
+/**
+ * @example
+ * ```ts
+ * import { discoverMcpServers, enabledServers, McpConnectionManager } from 'mcp-statechart';
+ *
+ * const { servers } = await discoverMcpServers();
+ * const manager = new McpConnectionManager();
+ * manager.configure(enabledServers(servers)); // the servers not disabled, sealed
+ * ```
+ */
 export function enabledServers(servers: Record<string, DiscoveredServer>): Record<string, McpServerConfig> {
   const enabled = nameRecord<McpServerConfig>();
   for (const name of Object.keys(servers)) {

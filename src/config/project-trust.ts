@@ -22,6 +22,15 @@ export function defaultApprovalsPath(): string {
 /**
  * A hash of everything that decides what runs, where it connects and what the model is told
  * about it (`description` goes to the model verbatim); only `disabled` does not count.
+ *
+ * @example
+ * ```ts
+ * import { discoverMcpServers } from 'mcp-statechart';
+ * import { serverFingerprint } from 'mcp-statechart/config';
+ *
+ * const { servers } = await discoverMcpServers();
+ * for (const [name, server] of Object.entries(servers)) console.log(name, serverFingerprint(server));
+ * ```
  */
 export function serverFingerprint(server: DiscoveredServer): string {
   const { disabled: _disabled, ...definition } = server.config;
@@ -140,7 +149,19 @@ export async function revokeApprovals(options: ApprovalPaths, revoke: (approval:
   return removed;
 }
 
-/** Project servers that are not trusted stay listed, off (`trust`, `disabledBecause`), with a problem saying why and what to do. */
+/**
+ * Project servers that are not trusted stay listed, off (`trust`, `disabledBecause`), with a problem saying why and what to do.
+ *
+ * @example
+ * ```ts
+ * import { discoverMcpServers } from 'mcp-statechart';
+ * import { applyProjectTrust } from 'mcp-statechart/config';
+ *
+ * const discovered = await discoverMcpServers({ projectServers: 'trust' });
+ * const trusted = await applyProjectTrust(discovered, { projectServers: 'ask', approveProjectServer: (server) => server.scope === 'project' });
+ * console.log(Object.keys(trusted.servers));
+ * ```
+ */
 export async function applyProjectTrust(result: DiscoveryResult, options: ProjectTrustOptions): Promise<DiscoveryResult> {
   const policy = options.projectServers ?? 'trust';
   if (policy === 'trust') return result;

@@ -2,7 +2,18 @@
 import type { Logger } from '../logger.js';
 import type { ConfigProblem } from './types.js';
 
-/** `/path/mcp.json:3:5: message` — the shape editors and terminals turn into links. */
+/**
+ * `/path/mcp.json:3:5: message` — the shape editors and terminals turn into links.
+ *
+ * @example
+ * ```ts
+ * import { discoverMcpServers } from 'mcp-statechart';
+ * import { formatProblem } from 'mcp-statechart/config';
+ *
+ * const { problems } = await discoverMcpServers();
+ * for (const problem of problems) console.warn(formatProblem(problem));
+ * ```
+ */
 export function formatProblem(problem: ConfigProblem): string {
   const position = problem.line !== undefined ? `:${problem.line}:${problem.column ?? 1}` : '';
   return `${problem.file}${position}: ${problem.message}`;

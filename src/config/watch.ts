@@ -22,6 +22,16 @@ export const DEFAULT_WATCH_DEBOUNCE_MS = 100;
  *
  * The files are located once, at start: later re-reads look at exactly the files being watched,
  * even if a nearer `.mcp.json` appears in the meantime.
+ *
+ * @example
+ * ```ts
+ * import { watchMcpServers } from 'mcp-statechart/config';
+ *
+ * const watcher = await watchMcpServers({ projectRoot: process.cwd() }, ({ servers, problems }) => {
+ *   console.log(Object.keys(servers), problems.length);
+ * });
+ * await watcher.close();
+ * ```
  */
 export async function watchMcpServers(
   options: WatchMcpServersOptions,
@@ -139,6 +149,16 @@ function outermost(dirs: readonly string[]): string[] {
  * One exception, so a half-saved file does not disconnect everything it defines: when a file that
  * loaded before now fails as a whole (invalid JSON, unreadable), the current set is kept and a
  * warning logged until the file is fixed or removed.
+ *
+ * @example
+ * ```ts
+ * import { McpConnectionManager } from 'mcp-statechart';
+ * import { watchIntoManager } from 'mcp-statechart/config';
+ *
+ * const manager = new McpConnectionManager();
+ * const watcher = await watchIntoManager(manager, { projectRoot: process.cwd() }); // configures it now and on every change
+ * await watcher.close();
+ * ```
  */
 export async function watchIntoManager(
   manager: ConfigurableManager,

@@ -55,6 +55,18 @@ function isOAuthRefusal(error: unknown): boolean {
  * HTTP 401/403 (no auth provider), an OAuth login that is needed or refused, 404/405 on
  * initialize, an unsupported protocol version.
  * Everything else (timeouts, refused connections, 5xx, crashes) is transient.
+ *
+ * @example
+ * ```ts
+ * import { isConfigError, McpConnectionManager } from 'mcp-statechart';
+ *
+ * const manager = new McpConnectionManager();
+ * try {
+ *   await manager.connect('notes', { command: 'notes-server' });
+ * } catch (error) {
+ *   console.error(isConfigError(error) ? 'fix the config entry' : 'try again later', error);
+ * }
+ * ```
  */
 export function isConfigError(error: unknown): boolean {
   if (error instanceof ConfigInvalidError || isOverLimit(error)) return true;

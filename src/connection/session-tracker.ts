@@ -18,6 +18,17 @@ export interface SessionActorHandle {
  * Every session opened and not yet fully closed. `disconnect()` and `disconnectAll()` wait
  * here, so they resolve only once the processes are gone, including those of a connect that
  * was aborted half-way.
+ *
+ * @example
+ * ```ts
+ * import { createActor } from 'xstate';
+ * import { createRegistryLogic, SessionTracker } from 'mcp-statechart';
+ *
+ * const sessions = new SessionTracker();
+ * const registry = createActor(createRegistryLogic({ sessions }), { input: { servers: { notes: { command: 'notes-server' } } } }).start();
+ * registry.stop();
+ * await sessions.allSettled(); // every server process has exited
+ * ```
  */
 export class SessionTracker {
   private readonly sessions = new Map<string, Set<Closable>>();

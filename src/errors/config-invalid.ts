@@ -3,7 +3,19 @@
  * this error, so it lives outside all three folders (no import cycle between them).
  */
 
-/** A server entry that cannot work as written: retrying will not help. */
+/**
+ * A server entry that cannot work as written: retrying will not help.
+ *
+ * @example
+ * ```ts
+ * import { ConfigInvalidError, McpConnectionManager } from 'mcp-statechart';
+ *
+ * const manager = new McpConnectionManager();
+ * await manager.connect('notes', { url: 'not a url' }).catch((error: unknown) => {
+ *   if (error instanceof ConfigInvalidError) console.error(error.message);
+ * });
+ * ```
+ */
 export class ConfigInvalidError extends Error {
   override name = 'ConfigInvalidError';
   constructor(

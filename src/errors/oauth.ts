@@ -9,6 +9,17 @@ export type LoginReason = 'none' | 'expired' | 'scope';
  * The server wants an OAuth login that this process cannot do by itself (the manager never opens
  * a browser): no login is stored, the stored one could not be renewed, or the server wants a
  * wider scope than the stored login has. The user runs `mcp-statechart login <server>`.
+ *
+ * @example
+ * ```ts
+ * import { McpConnectionManager } from 'mcp-statechart';
+ * import { OAuthLoginRequiredError } from 'mcp-statechart/oauth';
+ *
+ * const manager = new McpConnectionManager();
+ * await manager.connect('linear', { url: 'https://mcp.linear.app/mcp' }).catch((error: unknown) => {
+ *   if (error instanceof OAuthLoginRequiredError) console.error(`run: mcp-statechart login ${error.server}`);
+ * });
+ * ```
  */
 export class OAuthLoginRequiredError extends Error {
   override name = 'OAuthLoginRequiredError';
@@ -31,6 +42,15 @@ function describe(reason: LoginReason, scope: string | undefined): string {
 /**
  * The server answered 403 insufficient_scope for scopes the stored token already has: logging in
  * again would ask for the same scopes and get the same answer, so we stop instead of looping.
+ *
+ * @example
+ * ```ts
+ * import { login, OAuthScopeRefusedError } from 'mcp-statechart/oauth';
+ *
+ * await login('linear', { url: 'https://mcp.linear.app/mcp' }).catch((error: unknown) => {
+ *   if (error instanceof OAuthScopeRefusedError) console.error(error.message);
+ * });
+ * ```
  */
 export class OAuthScopeRefusedError extends Error {
   override name = 'OAuthScopeRefusedError';
@@ -42,7 +62,20 @@ export class OAuthScopeRefusedError extends Error {
   }
 }
 
-/** True when `error`, or one of its causes, says the user has to log in (errors may be wrapped and copied, so by name). */
+/**
+ * True when `error`, or one of its causes, says the user has to log in (errors may be wrapped and copied, so by name).
+ *
+ * @example
+ * ```ts
+ * import { McpConnectionManager } from 'mcp-statechart';
+ * import { isOAuthLoginRequired } from 'mcp-statechart/oauth';
+ *
+ * const manager = new McpConnectionManager();
+ * await manager.connect('linear', { url: 'https://mcp.linear.app/mcp' }).catch((error: unknown) => {
+ *   if (isOAuthLoginRequired(error)) console.error('log in first: mcp-statechart login linear');
+ * });
+ * ```
+ */
 export function isOAuthLoginRequired(error: unknown): boolean {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
     if (current.name === 'OAuthLoginRequiredError') return true;

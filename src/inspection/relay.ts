@@ -91,6 +91,18 @@ async function listen(server: Server, port: number): Promise<number> {
 /**
  * Starts the relay on 127.0.0.1 (no browser is opened) and a WebSocket inspector that sends it
  * sanitized events. Open `url` in a browser to watch the actors live.
+ *
+ * @example
+ * ```ts
+ * import { McpConnectionManager } from 'mcp-statechart';
+ * import { startInspector } from 'mcp-statechart/inspect';
+ *
+ * const inspector = await startInspector();
+ * console.error(inspector.instructions); // the page to open, with its token
+ * const manager = new McpConnectionManager({ inspect: inspector.inspect });
+ * await manager.disconnectAll();
+ * await inspector.stop();
+ * ```
  */
 export async function startInspector(options: StartInspectorOptions = {}): Promise<InspectorHandle> {
   const [{ WebSocketServer, WebSocket }, { createWebSocketInspector }] = await Promise.all([import('ws'), import('@statelyai/inspect')]);

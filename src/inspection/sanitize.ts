@@ -199,7 +199,18 @@ function redactedActorView<T extends ActorRefLike>(actorRef: T): T {
   }) as T;
 }
 
-/** The inspection event with its snapshot, event and action parameters scrubbed by `redactSecrets`. */
+/**
+ * The inspection event with its snapshot, event and action parameters scrubbed by `redactSecrets`.
+ *
+ * @example
+ * ```ts
+ * import { createActor } from 'xstate';
+ * import { pureRegistryLogic } from 'mcp-statechart';
+ * import { sanitizeInspectionEvent } from 'mcp-statechart/inspect';
+ *
+ * createActor(pureRegistryLogic, { input: {}, inspect: (event) => console.log(sanitizeInspectionEvent(event).type) }).start();
+ * ```
+ */
 export function sanitizeInspectionEvent(event: InspectionEvent): InspectionEvent {
   switch (event.type) {
     case '@xstate.snapshot':
@@ -223,7 +234,19 @@ export function sanitizeInspectionEvent(event: InspectionEvent): InspectionEvent
 
 export type InspectionObserver = Observer<InspectionEvent> | ((event: InspectionEvent) => void);
 
-/** Wraps an inspection observer so it only ever sees sanitized events. A throw inside it never reaches the actors. */
+/**
+ * Wraps an inspection observer so it only ever sees sanitized events. A throw inside it never reaches the actors.
+ *
+ * @example
+ * ```ts
+ * import { createActor } from 'xstate';
+ * import { pureRegistryLogic } from 'mcp-statechart';
+ * import { sanitizedObserver } from 'mcp-statechart/inspect';
+ *
+ * // Env and header values, OAuth secrets and URL credentials never reach the observer.
+ * createActor(pureRegistryLogic, { input: {}, inspect: sanitizedObserver((event) => console.log(event.type)) }).start();
+ * ```
+ */
 export function sanitizedObserver(observer: InspectionObserver): Observer<InspectionEvent> {
   const next = typeof observer === 'function' ? observer : observer.next?.bind(observer);
   return {

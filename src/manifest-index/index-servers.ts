@@ -27,7 +27,20 @@ export type ServerIndexOutcome =
   | { server: string; ok: true; tools: number; ms: number }
   | { server: string; ok: false; error: string; ms: number };
 
-/** Resolves once the index file holds every manifest recorded; rejects when it could not be written. */
+/**
+ * Resolves once the index file holds every manifest recorded; rejects when it could not be written.
+ *
+ * @example
+ * ```ts
+ * import { discoverMcpServers, enabledServers, ManifestIndex } from 'mcp-statechart';
+ * import { indexServers } from 'mcp-statechart/config';
+ *
+ * const { servers } = await discoverMcpServers();
+ * const index = new ManifestIndex();
+ * const outcomes = await indexServers({ servers: enabledServers(servers), index, concurrency: 4 });
+ * console.log(outcomes.filter((outcome) => outcome.ok).length, 'servers indexed');
+ * ```
+ */
 export async function indexServers(options: IndexServersOptions): Promise<ServerIndexOutcome[]> {
   const names = Object.keys(options.servers);
   const manager = new McpConnectionManager(options.managerOptions);

@@ -65,6 +65,14 @@ export interface ManifestIndexOptions {
   path?: string;
 }
 
+/**
+ * @example
+ * ```ts
+ * import { defaultManifestIndexPath } from 'mcp-statechart';
+ *
+ * console.log(`search reads ${defaultManifestIndexPath()}`);
+ * ```
+ */
 export function defaultManifestIndexPath(): string {
   return join(homedir(), '.ai-zen', 'mcp-index.json');
 }
@@ -287,6 +295,17 @@ class IndexFile {
 /** One per file and process: every `ManifestIndex` of a file sees what the others recorded, and their writes are one. */
 const files = new Map<string, IndexFile>();
 
+/**
+ * @example
+ * ```ts
+ * import { createLoaderTools, McpConnectionManager, ManifestIndex } from 'mcp-statechart';
+ *
+ * const manager = new McpConnectionManager();
+ * const manifestIndex = new ManifestIndex({ path: '/tmp/mcp-index.json' });
+ * const tools = createLoaderTools({ manager, servers: {}, manifestIndex });
+ * console.log(tools.map((tool) => tool.name));
+ * ```
+ */
 export class ManifestIndex {
   readonly path: string;
   private readonly file: IndexFile;

@@ -32,7 +32,20 @@ export interface RecordManifestsOptions {
  */
 const recorders = new WeakMap<RecordingManager, Map<string, Recorder>>();
 
-/** Returns a function that stops the recording. */
+/**
+ * Returns a function that stops the recording.
+ *
+ * @example
+ * ```ts
+ * import { McpConnectionManager, ManifestIndex, type McpServerConfig } from 'mcp-statechart';
+ * import { recordManifests } from 'mcp-statechart/config';
+ *
+ * const configs: Record<string, McpServerConfig> = { notes: { command: 'notes-server' } };
+ * const manager = new McpConnectionManager();
+ * const stopRecording = recordManifests(manager, new ManifestIndex(), configs); // each connect's manifest goes into the index
+ * stopRecording();
+ * ```
+ */
 export function recordManifests(
   manager: RecordingManager,
   index: ManifestIndex,

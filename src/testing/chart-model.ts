@@ -17,6 +17,16 @@ export type InvokeOutcomeEvent =
  * For every actor the chart invokes (`invoke: { src, id? }`, ids XState generates included):
  * its done event with `outputs[id]` (or `outputs[src]`) and its error event with `errors[…]`,
  * default `new Error('<id> failed')`. Pass `only` to leave out invokes whose outcomes the chart ignores.
+ *
+ * @example
+ * ```ts
+ * import { createChartTestModel, invokeOutcomesOf } from 'mcp-statechart/testing';
+ * import { serverMachine } from 'mcp-statechart/machines';
+ *
+ * // Every invoked actor's done and error event, as events the model may take.
+ * const model = createChartTestModel(serverMachine, { events: invokeOutcomesOf(serverMachine, { errors: { connect: new Error('refused') } }) });
+ * console.log(model.getShortestPaths().length);
+ * ```
  */
 export function invokeOutcomesOf(
   machine: AnyStateMachine,
@@ -56,6 +66,15 @@ function plainDataOf(event: EventObject): string {
 /**
  * A `TestModel` of any chart. `createTestModel` refuses charts that invoke; this takes the chart
  * as it is and lets `events` stand for what its actors and timers would produce.
+ *
+ * @example
+ * ```ts
+ * import { createChartTestModel } from 'mcp-statechart/testing';
+ * import { serverMachine } from 'mcp-statechart/machines';
+ *
+ * const model = createChartTestModel(serverMachine, { events: [{ type: 'CONNECT' }, { type: 'TOUCH' }, { type: 'DISCONNECT' }] });
+ * console.log(model.getShortestPaths().map((path) => path.steps.length));
+ * ```
  */
 export function createChartTestModel<TSnapshot extends Snapshot<unknown>, TEvent extends EventObject, TInput = unknown>(
   machine: AnyStateMachine,
@@ -74,6 +93,15 @@ export function createChartTestModel<TSnapshot extends Snapshot<unknown>, TEvent
  * event. Shortest paths alone reach every state but skip most transitions; these tours take
  * each one. Events the chart ignores in a state are left out (they would repeat the head path)
  * unless `includeIgnored` (to check that ignoring them is harmless).
+ *
+ * @example
+ * ```ts
+ * import { createChartTestModel, transitionTours } from 'mcp-statechart/testing';
+ * import { serverMachine } from 'mcp-statechart/machines';
+ *
+ * const model = createChartTestModel(serverMachine, { events: [{ type: 'CONNECT' }, { type: 'DISCONNECT' }] });
+ * console.log(`${transitionTours(model, serverMachine).length} tours, each transition once`);
+ * ```
  */
 export function transitionTours<TSnapshot extends Snapshot<unknown>, TEvent extends EventObject, TInput>(
   model: TestModel<TSnapshot, TEvent, TInput>,
@@ -135,6 +163,20 @@ export interface ReplayOptions<TSnapshot extends Snapshot<unknown>, TEvent exten
 /**
  * Replays one path on a real actor of `logic` driven by a `ReplayClock` (a `SimulatedClock`
  * that fires the one timer a step names); the model checks every state on the way.
+ *
+ * @example
+ * ```ts
+ * import { createActor } from 'xstate';
+ * import { expect } from 'vitest';
+ * import { createChartTestModel, replayPath, transitionTours } from 'mcp-statechart/testing';
+ * import { serverMachine } from 'mcp-statechart/machines';
+ *
+ * const model = createChartTestModel(serverMachine, { events: [{ type: 'CONNECT' }, { type: 'DISCONNECT' }] });
+ * for (const path of transitionTours(model, serverMachine)) {
+ *   await replayPath(path, { model, logic: serverMachine, check: (actual, expected) => expect(actual).toEqual(expected) });
+ * }
+ * console.log(createActor);
+ * ```
  */
 export async function replayPath<TSnapshot extends Snapshot<unknown>, TEvent extends EventObject, TInput>(
   path: StatePath<TSnapshot, TEvent>,

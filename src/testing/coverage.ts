@@ -24,6 +24,15 @@ function transitionsOf(node: StateNode): Transition[] {
 /**
  * `<source state id>:<index>`, the edge id of `toDirectedGraph` without its target index. It
  * names the same transition in a chart and in the same chart after `.provide()`.
+ *
+ * @example
+ * ```ts
+ * import { chartTransitions, transitionKey } from 'mcp-statechart/testing';
+ * import { serverMachine } from 'mcp-statechart/machines';
+ *
+ * const first = serverMachine.root.states.disconnected!.transitions.get('CONNECT')![0]!;
+ * console.log(transitionKey(first), chartTransitions(serverMachine).size);
+ * ```
  */
 export function transitionKey(transition: Transition): string | undefined {
   const index = transitionsOf(transition.source).indexOf(transition);
@@ -43,6 +52,14 @@ function describeTransition(transition: Transition): string {
 /**
  * Every transition of the chart: the edges of `toDirectedGraph`, plus the eventless (`always`)
  * transitions it leaves out. Key → readable description.
+ *
+ * @example
+ * ```ts
+ * import { chartTransitions } from 'mcp-statechart/testing';
+ * import { serverMachine } from 'mcp-statechart/machines';
+ *
+ * for (const [key, label] of chartTransitions(serverMachine)) console.log(key, label);
+ * ```
  */
 export function chartTransitions(machine: AnyStateMachine): Map<string, string> {
   const transitions = new Map<string, string>();
@@ -58,7 +75,17 @@ export function chartTransitions(machine: AnyStateMachine): Map<string, string> 
   return transitions;
 }
 
-/** Every state node id of the chart, the root included. */
+/**
+ * Every state node id of the chart, the root included.
+ *
+ * @example
+ * ```ts
+ * import { chartStateIds } from 'mcp-statechart/testing';
+ * import { serverMachine } from 'mcp-statechart/machines';
+ *
+ * console.log(chartStateIds(serverMachine)); // every state of the chart, nested ones included
+ * ```
+ */
 export function chartStateIds(machine: AnyStateMachine): string[] {
   return [machine.root.id, ...getStateNodes(machine.root).map((node) => node.id)];
 }
@@ -69,7 +96,22 @@ export interface CoverageReport {
   missing: string[];
 }
 
-/** Collects, across any number of actors of one chart, the states they were in and the transitions they took. */
+/**
+ * Collects, across any number of actors of one chart, the states they were in and the transitions they took.
+ *
+ * @example
+ * ```ts
+ * import { createActor } from 'xstate';
+ * import { CoverageRecorder } from 'mcp-statechart/testing';
+ * import { serverMachine } from 'mcp-statechart/machines';
+ *
+ * const coverage = new CoverageRecorder(serverMachine);
+ * let server: ReturnType<typeof createActor<typeof serverMachine>> | undefined;
+ * server = createActor(serverMachine, { input: { name: 'notes', config: { command: 'notes-server' } }, inspect: coverage.observer(() => server) });
+ * server.start();
+ * console.log(coverage.stateCoverage().missing);
+ * ```
+ */
 export class CoverageRecorder {
   readonly states = new Set<string>();
   readonly transitions = new Set<string>();

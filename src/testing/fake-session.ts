@@ -18,6 +18,14 @@ export const FAKE_RESOURCE_RESULT: ReadResourceResult = { contents: [{ uri: 'fak
 /**
  * A session that is only data: what a scripted `connect` resolves with when the chart is run
  * without a server. Its methods answer at once; the chart's own actors are scripted anyway.
+ *
+ * @example
+ * ```ts
+ * import { createFakeSession, FAKE_MANIFEST } from 'mcp-statechart/testing';
+ *
+ * const session = createFakeSession(FAKE_MANIFEST); // a session that answers from memory, for unit tests of logic
+ * console.log(session.manifest.tools.length, await session.callTool('echo', { text: 'hi' }));
+ * ```
  */
 export function createFakeSession(manifest: McpServerManifest = FAKE_MANIFEST): McpSession {
   return {

@@ -39,6 +39,16 @@ const EMPTY_MANIFEST: McpServerManifest = { tools: [], resources: [], resourceTe
 /**
  * `mcp.loaded`, `mcp.toolResult`, `mcp.resource`, `mcp.prompt`, `mcp.resourceSubscribed`,
  * `mcp.resourceUnsubscribed` and `mcp.failed` for every request id and variant given.
+ *
+ * @example
+ * ```ts
+ * import { createChartTestModel, registryReplies } from 'mcp-statechart/testing';
+ * import { serverMachine } from 'mcp-statechart/machines';
+ *
+ * // Every final reply the registry can send for these requests, as events a model of your chart takes.
+ * const replies = registryReplies({ server: 'notes', requestIds: ['load', 'call'] });
+ * console.log(replies.map((reply) => reply.type), createChartTestModel, serverMachine);
+ * ```
  */
 export function registryReplies(options: RegistryRepliesOptions): McpFinalReply[] {
   const { server } = options;

@@ -25,13 +25,33 @@ export interface RegistryTestModelOptions {
   replyTo?: AnyActorRef;
 }
 
-/** The configured servers under definition "A" (the initial one), "B" (a changed definition), or with the enabled server removed. */
+/**
+ * The configured servers under definition "A" (the initial one), "B" (a changed definition), or with the enabled server removed.
+ *
+ * @example
+ * ```ts
+ * import { MODEL_SERVERS, modelServers } from 'mcp-statechart/testing';
+ *
+ * console.log(modelServers({ command: 'notes-server' }, 'B'), MODEL_SERVERS);
+ * ```
+ */
 export function modelServers(config: McpServerConfig, definition: 'A' | 'B' | 'removed'): Record<string, McpServerConfig> {
   const disabled = { [MODEL_SERVERS.disabled]: { ...config, disabled: true } };
   if (definition === 'removed') return disabled;
   return { [MODEL_SERVERS.enabled]: { ...config, description: `definition ${definition}` }, ...disabled };
 }
 
+/**
+ * @example
+ * ```ts
+ * import { createActor } from 'xstate';
+ * import { registryMachine } from 'mcp-statechart/machines';
+ * import { serializeRegistryState } from 'mcp-statechart/testing';
+ *
+ * const registry = createActor(registryMachine, { input: { servers: { notes: { command: 'notes-server' } } } }).start();
+ * console.log(serializeRegistryState(registry.getSnapshot()));
+ * ```
+ */
 export function serializeRegistryState(snapshot: RegistrySnapshot): string {
   return JSON.stringify({
     value: snapshot.value,
@@ -52,6 +72,15 @@ function chartForTraversal(): ActorLogic<RegistrySnapshot, RegistryModelEvent, R
   }) as ActorLogic<RegistrySnapshot, RegistryModelEvent, RegistryInput>;
 }
 
+/**
+ * @example
+ * ```ts
+ * import { createRegistryTestModel } from 'mcp-statechart/testing';
+ *
+ * const model = createRegistryTestModel();
+ * console.log(`${model.getShortestPaths().length} paths through the registry`);
+ * ```
+ */
 export function createRegistryTestModel(options: RegistryTestModelOptions = {}): RegistryTestModel {
   const config = options.config ?? { command: 'model-server' };
   const replyTo = options.replyTo ?? createEmptyActor();

@@ -110,6 +110,21 @@ const isProtocolEvent = (event: { type: string }): event is McpRegistryInput =>
  * A registry that answers from `script`. Provide its `logic` where your chart invokes the
  * registry (`chart.provide({ actors: { mcp: registry.logic } })`); `received` records what
  * your chart sent it. A scripted `crash` does not reconnect by itself: the next `mcp.load` does.
+ *
+ * @example
+ * ```ts
+ * import { setup } from 'xstate';
+ * import type { McpReply } from 'mcp-statechart';
+ * import { createScriptedRegistry } from 'mcp-statechart/testing';
+ *
+ * // A registry that answers from a script: no process, no network.
+ * const scripted = createScriptedRegistry({
+ *   servers: { notes: { tools: { search_notes: [{ answer: { content: [{ type: 'text', text: 'Groceries' }] } }, { fail: 'REQUEST_FAILED' }] } } },
+ * });
+ * const agent = setup({ types: { events: {} as McpReply }, actors: { mcp: scripted.logic } }).createMachine({
+ *   invoke: { id: 'mcp', src: 'mcp', input: { servers: { notes: { command: 'never-started' } } } },
+ * });
+ * ```
  */
 export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry {
   const received: McpRegistryInput[] = [];

@@ -48,6 +48,18 @@ function deferred<T>(): Deferred<T> {
  * as an event of its own, in any order; real time would fire the shortest first. So a replay
  * fires exactly the timer a step names, after checking that the chart scheduled it with the
  * delay it should have.
+ *
+ * @example
+ * ```ts
+ * import { createActor } from 'xstate';
+ * import { ReplayClock } from 'mcp-statechart/testing';
+ * import { serverMachine } from 'mcp-statechart/machines';
+ *
+ * const clock = new ReplayClock();
+ * const server = createActor(serverMachine, { input: { name: 'notes', config: { command: 'notes-server' } }, clock }).start();
+ * clock.increment(30_000); // timers due by then fire, in order
+ * console.log(clock.pendingDelays(), server.getSnapshot().value);
+ * ```
  */
 export class ReplayClock extends SimulatedClock {
   private readonly pending = new Map<number, { fn: () => void; delay: number }>();
@@ -83,7 +95,18 @@ export class ReplayClock extends SimulatedClock {
   }
 }
 
-/** Lets settled promises deliver their results (their reactions run before the next macrotask). */
+/**
+ * Lets settled promises deliver their results (their reactions run before the next macrotask).
+ *
+ * @example
+ * ```ts
+ * import { createScriptedServer, flush } from 'mcp-statechart/testing';
+ *
+ * const server = createScriptedServer({ name: 'notes', config: { command: 'notes-server' } });
+ * server.actor.send({ type: 'CONNECT' });
+ * await flush(); // the scripted connect's promise has settled
+ * ```
+ */
 export function flush(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
@@ -118,6 +141,17 @@ class Attempts<T> {
   }
 }
 
+/**
+ * @example
+ * ```ts
+ * import { createScriptedServer, flush } from 'mcp-statechart/testing';
+ *
+ * const server = createScriptedServer({ name: 'notes', config: { command: 'notes-server' } });
+ * server.actor.send({ type: 'CONNECT' });
+ * await flush();
+ * console.log(server.snapshot().value);
+ * ```
+ */
 export function createScriptedServer(input: ServerInput, options: ScriptedServerOptions = {}) {
   const clock = new ReplayClock();
   const connects = new Attempts<ConnectOutput>();

@@ -58,7 +58,17 @@ export interface DelayedEvent {
   stateId: string;
 }
 
-/** The `xstate.after.<delay>.<stateId>` events of a chart, read from its state nodes. */
+/**
+ * The `xstate.after.<delay>.<stateId>` events of a chart, read from its state nodes.
+ *
+ * @example
+ * ```ts
+ * import { delayedEventsOf } from 'mcp-statechart/testing';
+ * import { serverMachine } from 'mcp-statechart/machines';
+ *
+ * console.log(delayedEventsOf(serverMachine)); // the chart's `after` timers, as events a model can take
+ * ```
+ */
 export function delayedEventsOf(machine: AnyStateMachine): DelayedEvent[] {
   return [machine.root, ...getStateNodes(machine.root)].flatMap((node) =>
     node.after.map((transition) => ({
@@ -73,12 +83,32 @@ function idleTimeoutOf(input: ServerInput): number {
   return resolveConnectOptions(input.config, input.options).idleTimeoutMs;
 }
 
-/** An error the default `isConfigError` classifies as a config error: never retried. */
+/**
+ * An error the default `isConfigError` classifies as a config error: never retried.
+ *
+ * @example
+ * ```ts
+ * import { configError, transientError } from 'mcp-statechart/testing';
+ *
+ * const refused = configError('notes'); // never retried
+ * const lost = transientError('notes'); // retried with backoff
+ * console.log(refused.code, lost.code);
+ * ```
+ */
 export function configError(server: string): McpServerError {
   return new McpServerError('CONFIG_ERROR', server, `MCP server "${server}" cannot start: command not found.`);
 }
 
-/** Any other connect failure: retried with backoff. */
+/**
+ * Any other connect failure: retried with backoff.
+ *
+ * @example
+ * ```ts
+ * import { transientError } from 'mcp-statechart/testing';
+ *
+ * console.log(transientError('notes').code);
+ * ```
+ */
 export function transientError(server: string): McpServerError {
   return new McpServerError('CONNECT_FAILED', server, `Could not connect to MCP server "${server}": connection refused.`);
 }
@@ -88,6 +118,16 @@ export function transientError(server: string): McpServerError {
  * that traversal ends (an uncapped counter never stops growing). Retries beyond the limit
  * behave alike; one load waiter is like many; reads waiting to be sent again after a session
  * expiry matter up to two; the idle delay only as "full" or "what is left".
+ *
+ * @example
+ * ```ts
+ * import { createActor } from 'xstate';
+ * import { serverMachine } from 'mcp-statechart/machines';
+ * import { serializeServerState } from 'mcp-statechart/testing';
+ *
+ * const server = createActor(serverMachine, { input: { name: 'notes', config: { command: 'notes-server' } } });
+ * console.log(serializeServerState(server.getSnapshot()));
+ * ```
  */
 export function serializeServerState(snapshot: ServerSnapshot): string {
   const { context } = snapshot;
@@ -116,6 +156,14 @@ function serializeEvent(event: ServerModelEvent): string {
  * A `TestModel` of the server chart. Generate paths with `getShortestPaths()` (one per
  * abstract state) or `getSimplePaths()`, replay them on a real actor (see `createScriptedServer`),
  * and compare each step with `serializeServerState`.
+ *
+ * @example
+ * ```ts
+ * import { createServerTestModel } from 'mcp-statechart/testing';
+ *
+ * const model = createServerTestModel();
+ * console.log(`${model.getShortestPaths().length} shortest paths through the server chart`);
+ * ```
  */
 export function createServerTestModel(options: ServerTestModelOptions = {}): ServerTestModel {
   const input = options.input ?? SERVER_MODEL_INPUT;

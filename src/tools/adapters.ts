@@ -38,7 +38,19 @@ function isLoaderToolResult(value: unknown): value is LoaderToolResult {
   return typeof value === 'object' && value !== null && Array.isArray((value as LoaderToolResult).content);
 }
 
-/** Failures start with "Error:", so the model tells them from results. */
+/**
+ * Failures start with "Error:", so the model tells them from results.
+ *
+ * @example
+ * ```ts
+ * import { createLoaderTools, McpConnectionManager } from 'mcp-statechart';
+ * import { toModelOutput } from 'mcp-statechart/ai-sdk';
+ *
+ * const [load] = createLoaderTools({ manager: new McpConnectionManager(), servers: {} });
+ * const result = await load!.execute({ server: 'notes' });
+ * console.log(toModelOutput(result)); // { type: 'text', value } or { type: 'content', value: [...] }
+ * ```
+ */
 export function toModelOutput(result: LoaderToolResult): AiSdkModelOutput {
   if (result.content.every((part) => part.type === 'text')) {
     return { type: 'text', value: result.isError ? `Error: ${result.text}` : result.text };
@@ -49,6 +61,18 @@ export function toModelOutput(result: LoaderToolResult): AiSdkModelOutput {
   return { type: 'content', value: result.isError ? [{ type: 'text', text: 'Error:' }, ...value] : value };
 }
 
+/**
+ * @example
+ * ```ts
+ * import { createLoaderTools, McpConnectionManager } from 'mcp-statechart';
+ * import { toAiSdkTools } from 'mcp-statechart/ai-sdk';
+ *
+ * const manager = new McpConnectionManager();
+ * const tools = toAiSdkTools(createLoaderTools({ manager, servers: {} }));
+ * // generateText({ model, tools, prompt }) with the AI SDK 5 or 6
+ * console.log(Object.keys(tools)); // ['load_mcp', 'call_mcp_tool', 'read_mcp_resource', 'search_mcp_tools']
+ * ```
+ */
 export function toAiSdkTools(tools: readonly LoaderTool[]): Record<string, AiSdkTool> {
   const record: Record<string, AiSdkTool> = {};
   for (const tool of tools) {
@@ -65,7 +89,19 @@ export function toAiSdkTools(tools: readonly LoaderTool[]): Record<string, AiSdk
   return record;
 }
 
-/** An MCP `tools/call` answer (what `serve` gives its host): text blocks, and images and audio as their own blocks. */
+/**
+ * An MCP `tools/call` answer (what `serve` gives its host): text blocks, and images and audio as their own blocks.
+ *
+ * @example
+ * ```ts
+ * import { createLoaderTools, McpConnectionManager } from 'mcp-statechart';
+ * import { toMcpToolResult } from 'mcp-statechart/ai-sdk';
+ *
+ * const [load] = createLoaderTools({ manager: new McpConnectionManager(), servers: {} });
+ * const answer = toMcpToolResult(await load!.execute({ server: 'notes' })); // what an MCP tools/call returns
+ * console.log(answer.isError, answer.content.length);
+ * ```
+ */
 export function toMcpToolResult(result: LoaderToolResult): CallToolResult {
   const content = result.content.map((part) =>
     part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: part.type, data: part.data, mimeType: part.mimeType },
@@ -73,7 +109,18 @@ export function toMcpToolResult(result: LoaderToolResult): CallToolResult {
   return { isError: result.isError, content };
 }
 
-/** Plain JSON-Schema function definitions (OpenAI `tools[].function`, Anthropic `tools[]` with `parameters` as `input_schema`). */
+/**
+ * Plain JSON-Schema function definitions (OpenAI `tools[].function`, Anthropic `tools[]` with `parameters` as `input_schema`).
+ *
+ * @example
+ * ```ts
+ * import { createLoaderTools, McpConnectionManager } from 'mcp-statechart';
+ * import { toFunctionDefinitions } from 'mcp-statechart/ai-sdk';
+ *
+ * const definitions = toFunctionDefinitions(createLoaderTools({ manager: new McpConnectionManager(), servers: {} }));
+ * console.log(JSON.stringify(definitions)); // [{ type: 'function', function: { name, description, parameters } }, …]
+ * ```
+ */
 export function toFunctionDefinitions(tools: readonly LoaderTool[]): FunctionDefinition[] {
   return tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
 }

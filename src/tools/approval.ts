@@ -48,6 +48,15 @@ export interface ApprovalOptions {
   unaskedReason?: string;
 }
 
+/**
+ * @example
+ * ```ts
+ * import { needsApproval } from 'mcp-statechart';
+ *
+ * needsApproval('destructive', { destructiveHint: true }); // true: ask before calling it
+ * needsApproval('destructive', { readOnlyHint: true }); // false
+ * ```
+ */
 export function needsApproval(policy: ApprovalPolicy, annotations: ToolAnnotations | undefined): boolean {
   if (policy === 'always') return true;
   return policy === 'destructive' && annotations?.readOnlyHint !== true;

@@ -22,6 +22,17 @@ const TOOL_FACTORIES: Record<LoaderToolName, (context: LoaderToolContext) => Loa
 /**
  * Adds every allowed, enabled server to the manager (servers it already knew stay), records
  * their manifests in the index as they connect, and returns the permitted tools.
+ *
+ * @example
+ * ```ts
+ * import { createLoaderTools, discoverMcpServers, McpConnectionManager } from 'mcp-statechart';
+ *
+ * const { servers } = await discoverMcpServers();
+ * const manager = new McpConnectionManager();
+ * const tools = createLoaderTools({ manager, servers, permissions: { mcps: { deny: ['prod-*'] } } });
+ * const loaded = await tools.find((tool) => tool.name === 'load_mcp')!.execute({ server: 'notes' });
+ * console.log(loaded.text);
+ * ```
  */
 export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTool[] {
   const catalog = buildServerCatalog(options.servers, options.permissions);

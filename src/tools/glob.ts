@@ -5,6 +5,14 @@
  * the model made up. Here each literal piece is searched for once, left to right: the leftmost
  * place a piece fits is always as good as any later one, because the `*` after it can absorb
  * the difference. So no position is ever tried twice.
+ *
+ * @example
+ * ```ts
+ * import { matchesPattern } from 'mcp-statechart/config';
+ *
+ * matchesPattern('prod-*', 'prod-db'); // true
+ * matchesPattern('github/*', 'gitlab/issues'); // false
+ * ```
  */
 export function globMatches(pattern: string, name: string): boolean {
   return compileGlob(pattern)(name);

@@ -2,6 +2,14 @@
 import { compileGlob, globMatches } from './glob.js';
 import type { LoaderPermissions, LoaderToolName } from './types.js';
 
+/**
+ * @example
+ * ```ts
+ * import { isToolEnabled } from 'mcp-statechart/config';
+ *
+ * isToolEnabled({ tools: { call_mcp_tool: false } }, 'call_mcp_tool'); // false: the model gets no call tool
+ * ```
+ */
 export function isToolEnabled(permissions: LoaderPermissions | undefined, tool: LoaderToolName): boolean {
   return permissions?.tools?.[tool] !== false;
 }
@@ -43,6 +51,14 @@ export function compilePermissions(permissions: LoaderPermissions | undefined): 
   };
 }
 
+/**
+ * @example
+ * ```ts
+ * import { isServerAllowed } from 'mcp-statechart/config';
+ *
+ * isServerAllowed({ mcps: { deny: ['prod-*'] } }, 'prod-db'); // false
+ * ```
+ */
 export function isServerAllowed(permissions: LoaderPermissions | undefined, server: string): boolean {
   return compileLists(permissions?.mcps)(server);
 }
@@ -50,6 +66,13 @@ export function isServerAllowed(permissions: LoaderPermissions | undefined, serv
 /**
  * May the model see and call this tool of this server? The server must be allowed, and
  * `server/tool` must pass the `mcpTools` patterns (deny wins; no allow list means every tool).
+ *
+ * @example
+ * ```ts
+ * import { isToolAllowed } from 'mcp-statechart/config';
+ *
+ * isToolAllowed({ mcpTools: { deny: ['filesystem/write_*'] } }, 'filesystem', 'write_file'); // false
+ * ```
  */
 export function isToolAllowed(permissions: LoaderPermissions | undefined, server: string, tool: string): boolean {
   return compilePermissions(permissions).allowsTool(server, tool);

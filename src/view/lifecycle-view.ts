@@ -46,6 +46,18 @@ function serverChartSvg(): string | undefined {
   return undefined;
 }
 
+/**
+ * @example
+ * ```ts
+ * import { McpConnectionManager } from 'mcp-statechart';
+ * import { startLifecycleView } from 'mcp-statechart/view';
+ *
+ * const manager = new McpConnectionManager();
+ * const view = await startLifecycleView(manager);
+ * console.error(view.instructions); // the address to open, on 127.0.0.1 with its token
+ * await view.stop();
+ * ```
+ */
 export async function startLifecycleView(manager: McpConnectionManager, options: LifecycleViewOptions = {}): Promise<LifecycleView> {
   const token = newSecretToken();
   const page = lifecyclePage(serverChartSvg());
