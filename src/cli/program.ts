@@ -356,18 +356,30 @@ export function buildProgram(): Command {
 
   program
     .command('search')
-    .description('find servers by name in an MCP Registry (--registry)')
+    .description("find tools by what they do in the servers' indexed manifests (no server is started), or servers in an MCP Registry (--registry)")
     .argument('<words...>', 'what to look for')
-    .requiredOption('--registry', 'search the MCP Registry (the official one unless --registry-url or "mcpRegistry.url" in ~/.ai-zen/settings.json)')
+    .option('--server <name>', 'only the tools of this server')
+    .option('--registry', 'search an MCP Registry instead (the official one unless --registry-url or "mcpRegistry.url" in ~/.ai-zen/settings.json)')
     .option('--registry-url <url>', 'the registry to search (an MCP Registry API v0.1)')
-    .option('--limit <n>', 'show at most this many servers', positiveWholeNumber('give a positive whole number, e.g. --limit 50'), 20)
-    .option('--json', 'print one JSON object for scripts: {ok, registry, servers, complete} or {ok: false, code, error}', false)
+    .option('--limit <n>', 'show at most this many (default: 5 tools, 20 registry servers)', positiveWholeNumber('give a positive whole number, e.g. --limit 50'))
+    .option('--json', 'print one JSON object for scripts: {ok, query, tools, servers, notes} ({ok, registry, servers, complete} with --registry) or {ok: false, code, error}', false)
     .addOption(timeoutOption('give the registry this long to answer (all pages), in milliseconds').default(30_000))
-    .addHelpText('after', '\nExamples:\n  mcp-statechart search --registry weather\n  mcp-statechart search --registry github --registry-url https://registry.example.com --json')
-    .action(async (words: string[], options: { registryUrl?: string; limit: number; json: boolean; timeout: number }) => {
-      const { runRegistrySearch } = await import('./commands/registry-search.js');
-      process.exitCode = await runRegistrySearch(words, options);
-    });
+    .addHelpText('after', examples('mcp-statechart search read a file', 'mcp-statechart search --server memory relations', 'mcp-statechart search --registry weather', 'mcp-statechart search --registry github --registry-url https://registry.example.com --json'))
+    .action(
+      async (
+        words: string[],
+        options: { server?: string; registry?: boolean; registryUrl?: string; limit?: number; json: boolean; timeout: number },
+        command: Command,
+      ) => {
+        if (options.registry || options.registryUrl !== undefined) {
+          const { runRegistrySearch } = await import('./commands/registry-search.js');
+          process.exitCode = await runRegistrySearch(words, { ...options, limit: options.limit ?? 20 });
+        } else {
+          const { runIndexSearch } = await import('./commands/search-index.js');
+          process.exitCode = await runIndexSearch(globalOptions(command), words, { ...options, limit: options.limit ?? 5 });
+        }
+      },
+    );
 
   return program;
 }

@@ -1,0 +1,66 @@
+/**
+ * `search <words>`: the tools of every allowed server that the manifest index knows, ranked by
+ * what they do (search_mcp_tools, read from memory: no server is started), printed for a person.
+ */
+import type { FoundTool, SearchAnswer } from '../../tools/search-mcp-tools.js';
+import { silentLogger } from '../../logger.js';
+import { reportDone, reported } from '../command-report.js';
+import { ConfigCommandError } from '../config-file-edit.js';
+import { discover, type GlobalOptions } from '../options.js';
+import { openLoaderSession } from '../session.js';
+
+export interface IndexSearchOptions {
+  server?: string;
+  limit: number;
+  json?: boolean;
+}
+
+const DESCRIPTION_SHOWN = 100;
+
+function firstLine(text: string | undefined): string {
+  const line = (text ?? '').split('\n', 1)[0]!.trim();
+  return line.length > DESCRIPTION_SHOWN ? `${line.slice(0, DESCRIPTION_SHOWN)}…` : line;
+}
+
+/** The search's notes speak of load_mcp to a model; a person runs `load`. */
+function forAPerson(note: string): string {
+  return note.replace(/No tool matched: try other words, or a server from "servers" with load_mcp\./, 'No tool matched: try other words, or see one server\'s tools with `mcp-statechart load <server>`.').replace(/load_mcp/g, '`mcp-statechart load <server>`');
+}
+
+function listing(answer: SearchAnswer): string {
+  const tools: FoundTool[] = answer.tools;
+  const lines: string[] = [];
+  if (tools.length > 0) {
+    lines.push(`${tools.length === 1 ? '1 tool matches' : `${tools.length} tools match`} "${answer.query}":`);
+    const width = Math.min(50, Math.max(...tools.map((tool) => tool.server.length + tool.tool.length + 1)));
+    for (const tool of tools) lines.push(`  ${`${tool.server}/${tool.tool}`.padEnd(width)}  ${firstLine(tool.description)}`);
+  }
+  if (answer.servers.length > 0) {
+    lines.push(`${answer.servers.length === 1 ? 'Server' : 'Servers'} that match by name or description:`);
+    for (const server of answer.servers) lines.push(`  ${server.server}${server.tools === undefined ? '' : ` (${server.tools === 1 ? '1 tool' : `${server.tools} tools`})`}  ${firstLine(server.description)}`);
+  }
+  lines.push(...answer.notes.map(forAPerson));
+  if (tools.length > 0) lines.push(`Call one with \`mcp-statechart call ${tools[0]!.server} ${tools[0]!.tool} '{…}'\`; \`mcp-statechart load ${tools[0]!.server}\` shows its arguments.`);
+  return lines.join('\n');
+}
+
+export function runIndexSearch(global: GlobalOptions, words: string[], options: IndexSearchOptions): Promise<number> {
+  return reported(options, async () => {
+    const query = words.join(' ').trim();
+    if (query === '') throw new ConfigCommandError('invalid-argument', 'Say what to look for, e.g. `mcp-statechart search read a file`.');
+    const discovery = await discover(global, silentLogger);
+    const { manager, tool } = openLoaderSession(discovery, global, silentLogger);
+    try {
+      const search = tool('search_mcp_tools');
+      if (!search) {
+        throw new ConfigCommandError('not-indexed', 'No server is indexed yet, so there is nothing to search: run `mcp-statechart index` (or `doctor`) first.');
+      }
+      const result = await search.execute({ query, limit: options.limit, ...(options.server ? { server: options.server } : {}) });
+      if (result.isError) throw new ConfigCommandError('invalid-argument', result.text);
+      const answer = result.data as SearchAnswer;
+      return reportDone(options, listing(answer), { query, tools: answer.tools, servers: answer.servers, notes: answer.notes.map(forAPerson) });
+    } finally {
+      await manager.dispose();
+    }
+  });
+}

@@ -1,0 +1,56 @@
+/** `search <words>`: the indexed tools ranked for a person, without starting a server. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ManifestIndex } from '../src/index.js';
+import { runCli } from './support/cli.js';
+
+const NOTES = { command: 'notes-server-not-installed' };
+const WEATHER = { command: 'weather-server-not-installed' };
+
+async function indexedHome(): Promise<{ cli: (...args: string[]) => ReturnType<typeof runCli> }> {
+  const home = process.env.HOME!;
+  mkdirSync(join(home, '.ai-zen'), { recursive: true });
+  writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { notes: NOTES, weather: WEATHER } }));
+  const index = new ManifestIndex({ path: join(home, '.ai-zen', 'mcp-index.json') });
+  const manifest = (tools: Array<{ name: string; description: string }>) => ({
+    tools: tools.map((tool) => ({ ...tool, inputSchema: { type: 'object' as const } })),
+    resources: [],
+    resourceTemplates: [],
+    prompts: [],
+  });
+  index.record('notes', NOTES, manifest([
+    { name: 'search_notes', description: 'Finds notes that mention the given words\nSecond line not shown' },
+    { name: 'add_note', description: 'Adds a note' },
+  ]));
+  index.record('weather', WEATHER, manifest([{ name: 'forecast', description: 'The weather forecast for a city' }]));
+  await index.flush();
+  return { cli: (...args) => runCli(args, { cwd: home, env: { HOME: home }, timeoutMs: 30_000 }) };
+}
+
+describe('search <words>', () => {
+  it('lists the matching tools as server/tool with the first line of their description, and how to call one; no server is started', async () => {
+    const { cli } = await indexedHome();
+    const run = await cli('search', 'find', 'notes');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^\d+ tools? match(es)? "find notes":/);
+    expect(run.stdout).toMatch(/\n  notes\/search_notes\s+Finds notes that mention the given words\n/);
+    expect(run.stdout).not.toContain('Second line');
+    expect(run.stdout).toContain("Call one with `mcp-statechart call notes search_notes '{…}'`");
+    // The configured commands do not exist: a search that started a server would have failed.
+    expect(run.stderr).toBe('');
+  }, 40_000);
+
+  it('--json: one object with ok, the tools and notes; --server keeps to one server', async () => {
+    const { cli } = await indexedHome();
+    const run = await cli('search', '--server', 'weather', '--json', 'forecast');
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, query: 'forecast', tools: [{ server: 'weather', tool: 'forecast' }] });
+  }, 40_000);
+
+  it('with nothing indexed it says to run index first (code not-indexed)', async () => {
+    const home = process.env.HOME!;
+    const run = await runCli(['search', '--json', 'anything'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'not-indexed', error: expect.stringContaining('mcp-statechart index') });
+  }, 40_000);
+});
