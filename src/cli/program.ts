@@ -38,6 +38,11 @@ function examples(...lines: string[]): string {
   return `\n${lines.length === 1 ? 'Example' : 'Examples'}:\n${lines.map((line) => `  ${line}`).join('\n')}`;
 }
 
+/** `--otel`: the OpenTelemetry SDK (optional dependencies) from the standard OTEL_* variables. */
+function otelOption(): Option {
+  return new Option('--otel', 'export traces and metrics with the OpenTelemetry SDK, set up from the OTEL_* environment variables (OTLP/HTTP to localhost:4318 by default)');
+}
+
 function globalOptions(command: Command): GlobalOptions {
   return command.optsWithGlobals() as GlobalOptions;
 }
@@ -95,10 +100,11 @@ export function buildProgram(): Command {
     .description('a scripted agent session on the built-in config: two demo servers, every lifecycle step printed live')
     .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 and print what to open'))
     .addOption(new Option('--view', 'also serve the live lifecycle page on 127.0.0.1 (needs no internet) and print its address'))
+    .addOption(otelOption())
     .addHelpText('after', examples('mcp-statechart demo', 'mcp-statechart demo --view'))
-    .action(async (options: { inspect?: boolean; view?: boolean }, command: Command) => {
-      const { runDemo } = await import('./commands/demo.js');
-      await withInspector(options.inspect, true, (inspect) => runDemo(globalOptions(command), { inspect }, { view: options.view }));
+    .action(async (options: { inspect?: boolean; view?: boolean; otel?: boolean }, command: Command) => {
+      const [{ runDemo }, { withTelemetry }] = await Promise.all([import('./commands/demo.js'), import('./otel.js')]);
+      await withTelemetry(options, () => withInspector(options.inspect, true, (inspect) => runDemo(globalOptions(command), { inspect }, { view: options.view })));
     });
 
   program
@@ -140,10 +146,13 @@ export function buildProgram(): Command {
     .argument('<server>', 'server name')
     .option('--json', 'print one JSON object for scripts: {ok, server, text, data} or {ok: false, server, error}', false)
     .addOption(timeoutOption('give the server this long to connect and list what it has, in milliseconds (default: its connect timeout)'))
+    .addOption(otelOption())
     .addHelpText('after', examples('mcp-statechart load memory', 'mcp-statechart load memory --json --timeout 10000'))
-    .action(async (server: string, options: { json: boolean; timeout?: number }, command: Command) => {
-      const { runOneShot } = await import('./commands/one-shot.js');
-      process.exitCode = await runOneShot(globalOptions(command), 'load_mcp', { server }, { json: options.json, timeoutMs: options.timeout });
+    .action(async (server: string, options: { json: boolean; timeout?: number; otel?: boolean }, command: Command) => {
+      const [{ runOneShot }, { withTelemetry }] = await Promise.all([import('./commands/one-shot.js'), import('./otel.js')]);
+      process.exitCode = await withTelemetry(options, () =>
+        runOneShot(globalOptions(command), 'load_mcp', { server }, { json: options.json, timeoutMs: options.timeout }),
+      );
     });
 
   program
@@ -155,15 +164,15 @@ export function buildProgram(): Command {
     .option('--args-file <file>', 'read the tool arguments (a JSON object) from this file; - is stdin')
     .option('--json', 'print one JSON object for scripts: {ok, server, text, data} or {ok: false, server, error}', false)
     .addOption(timeoutOption())
+    .addOption(otelOption())
     .addHelpText('after', examples('mcp-statechart call memory read_graph', 'mcp-statechart call memory search_nodes \'{"query":"coffee"}\'', 'echo \'{"query":"coffee"}\' | mcp-statechart call memory search_nodes -'))
     .action(
-      async (server: string, tool: string, json: string | undefined, options: { argsFile?: string; json: boolean; timeout?: number }, command: Command) => {
-        const { readCallArguments, runOneShot } = await import('./commands/one-shot.js');
+      async (server: string, tool: string, json: string | undefined, options: { argsFile?: string; json: boolean; timeout?: number; otel?: boolean }, command: Command) => {
+        const [{ readCallArguments, runOneShot }, { withTelemetry }] = await Promise.all([import('./commands/one-shot.js'), import('./otel.js')]);
         const args = await readCallArguments(json, options.argsFile);
-        process.exitCode = await runOneShot(globalOptions(command), 'call_mcp_tool', { server, tool, arguments: args }, {
-          json: options.json,
-          timeoutMs: options.timeout,
-        });
+        process.exitCode = await withTelemetry(options, () =>
+          runOneShot(globalOptions(command), 'call_mcp_tool', { server, tool, arguments: args }, { json: options.json, timeoutMs: options.timeout }),
+        );
       },
     );
 
@@ -186,10 +195,11 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON for scripts', false)
     .option('--concurrency <n>', 'how many servers to connect at once', positiveWholeNumber('give a positive whole number, e.g. --concurrency 8'), 4)
     .addOption(timeoutOption('give each server this long to connect, in milliseconds').default(30_000))
+    .addOption(otelOption())
     .addHelpText('after', examples('mcp-statechart doctor', 'mcp-statechart doctor --json --timeout 60000'))
-    .action(async (options: { json: boolean; concurrency: number; timeout: number }, command: Command) => {
-      const { runDoctor } = await import('./commands/doctor.js');
-      process.exitCode = await runDoctor(globalOptions(command), options);
+    .action(async (options: { json: boolean; concurrency: number; timeout: number; otel?: boolean }, command: Command) => {
+      const [{ runDoctor }, { withTelemetry }] = await Promise.all([import('./commands/doctor.js'), import('./otel.js')]);
+      process.exitCode = await withTelemetry(options, () => runDoctor(globalOptions(command), options));
     });
 
   program
@@ -199,14 +209,20 @@ export function buildProgram(): Command {
     .addOption(new Option('--view', 'also serve the live lifecycle page on 127.0.0.1 (its address goes to stderr)'))
     .addOption(timeoutOption())
     .option('--no-sampling', "refuse every downstream server's sampling requests instead of passing them to the host (per server: \"sampling\": false in its entry)")
-    .addHelpText('after', examples('mcp-statechart serve', 'claude mcp add statechart -- mcp-statechart serve'))
-    .action(async (options: { inspect?: boolean; view?: boolean; timeout?: number; sampling: boolean }, command: Command) => {
-      const { runServe } = await import('./commands/serve.js');
+    .addOption(otelOption())
+    .option('--metrics <[host:]port>', 'serve Prometheus metrics at http://[host:]port/metrics on a listener of its own (host default 127.0.0.1)')
+    .addHelpText('after', examples('mcp-statechart serve', 'claude mcp add statechart -- mcp-statechart serve', 'mcp-statechart serve --otel --metrics 9464'))
+    .action(async (options: { inspect?: boolean; view?: boolean; timeout?: number; sampling: boolean; otel?: boolean; metrics?: string }, command: Command) => {
+      const [{ runServe }, { withTelemetry }] = await Promise.all([import('./commands/serve.js'), import('./otel.js')]);
       // --timeout: the default for every server whose entry sets none.
       const defaults = options.timeout === undefined ? undefined : { requestTimeoutMs: options.timeout };
-      process.exitCode = await withInspector(options.inspect, false, (inspect) =>
-        runServe(globalOptions(command), { inspect, defaults }, { view: options.view, sampling: options.sampling }),
-      );
+      process.exitCode = await withTelemetry(options, (telemetry) => {
+        // stdout carries the protocol: the address goes to stderr.
+        if (telemetry?.metricsUrl) process.stderr.write(`metrics: ${telemetry.metricsUrl}\n`);
+        return withInspector(options.inspect, false, (inspect) =>
+          runServe(globalOptions(command), { inspect, defaults }, { view: options.view, sampling: options.sampling }),
+        );
+      });
     });
 
   program

@@ -38,19 +38,25 @@ export interface ServeHost {
   cleanUp(): void;
 }
 
+/** What else a test gives serve: flags of the serve command itself, more environment variables. */
+export interface ServeExtras {
+  serveFlags?: string[];
+  env?: Record<string, string>;
+}
+
 /** Starts serve in a temporary home with these configured servers (by default one, `fixture`). */
-export function startServe(servers: Record<string, McpServerConfig> = { fixture: stdioFixture() }): ServeHost {
+export function startServe(servers: Record<string, McpServerConfig> = { fixture: stdioFixture() }, extras: ServeExtras = {}): ServeHost {
   const home = mkdtempSync(join(tmpdir(), 'mcp-serve-host-'));
   const config = join(home, 'mcp.json');
   writeFileSync(config, JSON.stringify({ mcpServers: servers }));
-  return startServeIn(home, ['--config', config]);
+  return startServeIn(home, ['--config', config], extras);
 }
 
 /** Starts `serve` with these global flags, HOME `home` and working folder `home` (cleanUp removes it). */
-export function startServeIn(home: string, flags: string[] = []): ServeHost {
-  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...flags, 'serve'], {
+export function startServeIn(home: string, flags: string[] = [], { serveFlags = [], env = {} }: ServeExtras = {}): ServeHost {
+  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...flags, 'serve', ...serveFlags], {
     cwd: home,
-    env: { HOME: home, PATH: process.env.PATH ?? '' },
+    env: { ...env, HOME: home, PATH: process.env.PATH ?? '' },
   });
   let partial = '';
   const messages: ServeMessage[] = [];

@@ -16,6 +16,7 @@ import { hostRequestHandlers, installProxy, relayedCallOptions, relaySwitches, S
 import { ServeHost } from '../../serve/host.js';
 import { HostStdioTransport } from '../../serve/host-output.js';
 import { capRelayedRequests } from '../../serve/relay-limits.js';
+import { instrumentHostTransport } from '../../telemetry/server-telemetry.js';
 
 /**
  * `serve`: an MCP server over stdio whose tools are the loader tools, backed by the
@@ -79,6 +80,8 @@ export async function runServe(
   const transport = new HostStdioTransport(input);
   const { ended, onerror } = whenServeEnds(transport, input);
   const connection = serveStdio(host.factory, { transport, onerror });
+  // After serveStdio, which set the transport's onmessage: the hook sees each request enter and its answer leave.
+  instrumentHostTransport(transport);
   const stop = async () => {
     await config.close();
     await manager.dispose();

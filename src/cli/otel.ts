@@ -1,0 +1,177 @@
+/**
+ * `--otel` and `serve --metrics`: the OpenTelemetry SDK for the CLI's own process, set up from the
+ * standard `OTEL_*` environment variables. The SDK packages are optional dependencies, loaded here
+ * on demand only; the library itself uses `@opentelemetry/api` alone.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { context, metrics, propagation, trace } from '@opentelemetry/api';
+
+/** What the command line asked for. */
+export interface TelemetryFlags {
+  /** `--otel`: traces and metrics over OTLP/HTTP (or what `OTEL_TRACES_EXPORTER` / `OTEL_METRICS_EXPORTER` say). */
+  otel?: boolean;
+  /** `--metrics [host:]port`: a Prometheus scrape endpoint on a listener of its own. */
+  metrics?: string;
+}
+
+/** The packages `--otel` and `--metrics` load, at the versions the package pins. */
+export const SDK_PACKAGES = [
+  '@opentelemetry/context-async-hooks',
+  '@opentelemetry/core',
+  '@opentelemetry/resources',
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/sdk-metrics',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/exporter-metrics-otlp-http',
+  '@opentelemetry/exporter-prometheus',
+];
+
+/** Flushing what is left at exit waits at most this long (an unreachable collector must not hold the exit). */
+const SHUTDOWN_TIMEOUT_MS = 5_000;
+
+/** A running SDK: `address` is the Prometheus endpoint when `--metrics` was given. */
+export interface RunningTelemetry {
+  metricsUrl?: string;
+  shutdown(): Promise<void>;
+}
+
+/** Runs `work` with the SDK set up as `flags` ask (nothing when neither is given), and shuts it down after. */
+export async function withTelemetry<T>(flags: TelemetryFlags, work: (running?: RunningTelemetry) => Promise<T>): Promise<T> {
+  if (!flags.otel && flags.metrics === undefined) return work();
+  const running = await startTelemetry(flags);
+  try {
+    return await work(running);
+  } finally {
+    await running.shutdown();
+  }
+}
+
+/** `[host:]port`, loopback unless a host is named. */
+export function parseMetricsAddress(text: string): { host: string; port: number } {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(text.trim());
+  const port = match ? Number(match[2]) : Number.NaN;
+  if (!match || port > 65_535) throw new Error(`--metrics takes [host:]port, e.g. --metrics 9464 or --metrics 127.0.0.1:9464 (got "${text}")`);
+  return { host: match[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
+}
+
+async function startTelemetry(flags: TelemetryFlags): Promise<RunningTelemetry> {
+  const address = flags.metrics === undefined ? undefined : parseMetricsAddress(flags.metrics);
+  const sdk = await loadSdk();
+  const env = process.env;
+  if (env.OTEL_SDK_DISABLED === 'true' && !address) return { shutdown: async () => {} };
+  const resource = sdk.resources.defaultResource().merge(sdk.resources.detectResources({ detectors: [sdk.resources.envDetector] })).merge(
+    env.OTEL_SERVICE_NAME ? sdk.resources.emptyResource() : sdk.resources.resourceFromAttributes({ 'service.name': 'mcp-statechart' }),
+  );
+  context.setGlobalContextManager(new sdk.contextAsyncHooks.AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new sdk.core.CompositePropagator({ propagators: [new sdk.core.W3CTraceContextPropagator(), new sdk.core.W3CBaggagePropagator()] }));
+
+  const traces = flags.otel ? (env.OTEL_TRACES_EXPORTER ?? 'otlp') : 'none';
+  const spanExporter = traces === 'otlp' ? new sdk.traceOtlp.OTLPTraceExporter() : traces === 'console' ? new sdk.trace.ConsoleSpanExporter() : undefined;
+  const tracerProvider = spanExporter ? new sdk.trace.BasicTracerProvider({ resource, spanProcessors: [new sdk.trace.BatchSpanProcessor(spanExporter)] }) : undefined;
+  if (tracerProvider) trace.setGlobalTracerProvider(tracerProvider);
+
+  const readers: InstanceType<typeof sdk.metrics.MetricReader>[] = [];
+  const pushed = flags.otel ? (env.OTEL_METRICS_EXPORTER ?? 'otlp') : 'none';
+  const metricExporter = pushed === 'otlp' ? new sdk.metricsOtlp.OTLPMetricExporter() : pushed === 'console' ? new sdk.metrics.ConsoleMetricExporter() : undefined;
+  const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL ?? 60_000);
+  if (metricExporter) readers.push(new sdk.metrics.PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: interval > 0 ? interval : 60_000 }));
+  const prometheus = address ? new sdk.prometheus.PrometheusExporter({ preventServerStart: true }) : undefined;
+  if (prometheus) readers.push(prometheus);
+  const meterProvider = readers.length > 0 ? new sdk.metrics.MeterProvider({ resource, readers }) : undefined;
+  if (meterProvider) metrics.setGlobalMeterProvider(meterProvider);
+
+  const scrape = prometheus && address ? await serveScrapes(prometheus, new sdk.prometheus.PrometheusSerializer(), address) : undefined;
+  return {
+    metricsUrl: scrape?.url,
+    async shutdown() {
+      await withTimeout(Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown(), scrape?.close()]), SHUTDOWN_TIMEOUT_MS);
+      trace.disable();
+      metrics.disable();
+      propagation.disable();
+      context.disable();
+    },
+  };
+}
+
+type Sdk = Awaited<ReturnType<typeof importSdk>>;
+
+function importSdk() {
+  return Promise.all([
+    import('@opentelemetry/context-async-hooks'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/sdk-metrics'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/exporter-metrics-otlp-http'),
+    import('@opentelemetry/exporter-prometheus'),
+  ]).then(([contextAsyncHooks, core, resources, trace, metrics, traceOtlp, metricsOtlp, prometheus]) => ({
+    contextAsyncHooks, core, resources, trace, metrics, traceOtlp, metricsOtlp, prometheus,
+  }));
+}
+
+async function loadSdk(): Promise<Sdk> {
+  try {
+    return await importSdk();
+  } catch (error) {
+    if (!(error instanceof Error) || !('code' in error) || (error.code !== 'ERR_MODULE_NOT_FOUND' && error.code !== 'MODULE_NOT_FOUND')) throw error;
+    throw new Error(
+      `--otel and --metrics need the OpenTelemetry SDK, which is not installed (optional dependencies of mcp-statechart). Install it next to mcp-statechart: npm install ${SDK_PACKAGES.join(' ')}`,
+      { cause: error },
+    );
+  }
+}
+
+type Prometheus = InstanceType<Sdk['prometheus']['PrometheusExporter']>;
+type Serializer = InstanceType<Sdk['prometheus']['PrometheusSerializer']>;
+type Collected = Awaited<ReturnType<Prometheus['collect']>>['resourceMetrics'];
+
+/**
+ * The scrape endpoint (`/metrics`) on its own listener. Names follow OpenTelemetry's Prometheus
+ * compatibility rules, unit suffix included (`mcp.client.operation.duration`, unit `s`, becomes
+ * `mcp_client_operation_duration_seconds`), which the exporter 0.223 leaves out.
+ */
+async function serveScrapes(exporter: Prometheus, serializer: Serializer, { host, port }: { host: string; port: number }): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((request, response) => {
+    if (request.method !== 'GET' || (request.url ?? '').split('?')[0] !== '/metrics') {
+      response.writeHead(404).end('not found; scrape /metrics\n');
+      return;
+    }
+    exporter.collect().then(
+      ({ resourceMetrics }) => response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(serializer.serialize(withUnitSuffixes(resourceMetrics))),
+      () => response.writeHead(500).end('collect failed\n'),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) => reject(new Error(`--metrics could not listen on ${host}:${port}: ${error.message}`)));
+    server.listen(port, host, resolve);
+  });
+  const { address, port: bound } = server.address() as AddressInfo;
+  const shown = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${shown}:${bound}/metrics`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const UNIT_SUFFIXES: Record<string, string> = { s: 'seconds', ms: 'milliseconds', By: 'bytes' };
+
+function withUnitSuffixes(resourceMetrics: Collected): Collected {
+  return {
+    ...resourceMetrics,
+    scopeMetrics: resourceMetrics.scopeMetrics.map((scope) => ({
+      ...scope,
+      metrics: scope.metrics.map((metric) => {
+        const suffix = UNIT_SUFFIXES[metric.descriptor.unit];
+        return suffix && !metric.descriptor.name.endsWith(suffix) ? { ...metric, descriptor: { ...metric.descriptor, name: `${metric.descriptor.name}_${suffix}` } } : metric;
+      }),
+    })),
+  };
+}
+
+async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms).unref()))]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,77 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Histogram, type Span } from '@opentelemetry/api';
+import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
+import { MAX_TRACED_REQUESTS, OPERATION_DURATION_BUCKETS } from './client-telemetry.js';
+
+/** The JSON-RPC shape this needs of what a host sends and what serve answers. */
+interface Message {
+  id?: string | number;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: { code: number };
+}
+
+/** A transport as the v1 and v2 SDKs both have it, after `server.connect` set its handlers. */
+interface HostTransport {
+  onmessage?: (message: never, extra?: never) => void;
+  send(message: never, options?: never): Promise<void>;
+}
+
+interface Handling {
+  span: Span;
+  started: number;
+  measured: Attributes;
+}
+
+/**
+ * `serve`'s side of the MCP conventions: a SERVER span per request from the host (child of the
+ * trace context the host put in `params._meta`, so the gateway's own requests to its servers join
+ * the host's trace) and the `mcp.server.operation.duration` histogram. Hooks where a request
+ * enters (`onmessage`, which the SDK set in `connect`) and where its answer leaves (`send`); does
+ * nothing when nothing records.
+ */
+export function instrumentHostTransport(transport: HostTransport, options: TelemetryOptions = {}): void {
+  if (!recording(options)) return;
+  const tracer = tracerOf(options);
+  const duration: Histogram = meterOf(options).createHistogram('mcp.server.operation.duration', {
+    unit: 's',
+    description: 'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
+    advice: { explicitBucketBoundaries: OPERATION_DURATION_BUCKETS },
+  });
+  const handling = new Map<string | number, Handling>();
+  const onmessage = transport.onmessage;
+  if (!onmessage) return;
+  transport.onmessage = ((message: Message, extra?: never) => {
+    const meta = message.params?._meta;
+    const parent = typeof meta === 'object' && meta !== null ? propagation.extract(context.active(), meta) : context.active();
+    if (message.method === undefined || message.id === undefined || handling.size >= MAX_TRACED_REQUESTS) {
+      return context.with(parent, () => onmessage(message as never, extra));
+    }
+    const target = message.method === 'tools/call' || message.method === 'prompts/get' ? message.params?.name : undefined;
+    const measured: Attributes = { 'mcp.method.name': message.method, 'network.transport': 'pipe' };
+    if (message.method === 'tools/call' && typeof target === 'string') Object.assign(measured, { 'gen_ai.tool.name': target, 'gen_ai.operation.name': 'execute_tool' });
+    if (message.method === 'prompts/get' && typeof target === 'string') measured['gen_ai.prompt.name'] = target;
+    const span = tracer.startSpan(typeof target === 'string' ? `${message.method} ${target}` : message.method, {
+      kind: SpanKind.SERVER,
+      attributes: { ...measured, 'jsonrpc.request.id': String(message.id) },
+    }, parent);
+    handling.set(message.id, { span, started: performance.now(), measured });
+    return context.with(trace.setSpan(parent, span), () => onmessage(message as never, extra));
+  }) as HostTransport['onmessage'];
+  const send = transport.send.bind(transport);
+  transport.send = ((message: Message, sendOptions?: never) => {
+    const request = message.method === undefined && message.id !== undefined ? handling.get(message.id) : undefined;
+    if (request && message.id !== undefined) {
+      handling.delete(message.id);
+      const errorType = message.error ? String(message.error.code) : message.result?.isError === true ? 'tool_error' : undefined;
+      const measured = errorType === undefined ? request.measured : { ...request.measured, 'error.type': errorType };
+      if (errorType !== undefined) {
+        request.span.setAttribute('error.type', errorType);
+        request.span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      request.span.end();
+      duration.record((performance.now() - request.started) / 1000, measured);
+    }
+    return send(message as never, sendOptions);
+  }) as HostTransport['send'];
+}
