@@ -128,7 +128,7 @@ describe('an edited definition', () => {
     const edited = agent({ fixture: stdioFixture('--name', 'after') });
     const stale = (await edited.search.execute({ query: 'echo' })).data as SearchAnswer;
     expect(stale.tools).toEqual([]);
-    expect(stale.notes.join(' ')).toMatch(/definition changed since they were indexed \(stale\): fixture/);
+    expect(stale.notes.join(' ')).toMatch(/definition changed since they were indexed \(stale\): fixture \(indexed under a minute ago\)/);
     const call = await edited.call.execute({ server: 'fixture', tool: 'echo', arguments: { text: 'hi' } });
     expect(call.text).toContain('Call load_mcp with server "fixture" first');
     expect(edited.manager.openSessionCount()).toBe(0);

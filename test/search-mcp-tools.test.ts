@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type LoaderPermissions, type LoaderServers, type LoaderTool, type McpServerConfig } from '../src/index.js';
 import { toFunctionDefinitions } from '../src/entries/ai-sdk.js';
 import { splitWords } from '../src/search/index.js';
+import { ageText } from '../src/tools/age-text.js';
 import { stdioFixture } from './support/fixtures.js';
 
 let folder: string;
@@ -276,4 +277,15 @@ describe('progressive discovery: detail levels, servers by purpose, stable defin
     await ask(search, { query: 'echo' });
     expect(definitions()).toBe(first);
   }, 30_000);
+});
+
+describe('how old a stale entry is', () => {
+  it('is said in minutes, hours or days', () => {
+    const now = Date.parse('2026-12-01T12:00:00Z');
+    expect(ageText('2026-12-01T11:59:30Z', now)).toBe('under a minute');
+    expect(ageText('2026-12-01T11:15:00Z', now)).toBe('45 min');
+    expect(ageText('2026-11-30T12:00:00Z', now)).toBe('24 h');
+    expect(ageText('2026-11-21T12:00:00Z', now)).toBe('10 days');
+    expect(ageText('not a date', now)).toBe('an unknown time');
+  });
 });

@@ -4,6 +4,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { serverPurpose, type SearchableServer } from '../search/index.js';
+import { ageText } from './age-text.js';
 import { defineLoaderTool } from './define-tool.js';
 import { listNames } from './list-names.js';
 import { okResult } from './results.js';
@@ -64,7 +65,7 @@ export interface SearchAnswer {
 function coverageNotes(snapshot: SearchSnapshot, server: string | undefined): string[] {
   const only = (names: string[]) => (server === undefined ? names : names.filter((name) => name === server));
   const notIndexed = only(snapshot.notIndexed);
-  const stale = only(snapshot.stale);
+  const stale = snapshot.stale.filter(({ name }) => server === undefined || name === server).map(({ name, indexedAt }) => `${name} (indexed ${ageText(indexedAt)} ago)`);
   const notes: string[] = [];
   if (stale.length > 0) {
     notes.push(

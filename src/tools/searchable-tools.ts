@@ -21,8 +21,8 @@ export interface SearchSnapshot {
   toolCounts: Map<string, number>;
   /** Allowed servers with no manifest for their current definition: never indexed … */
   notIndexed: string[];
-  /** … or indexed for a definition that has changed since. */
-  stale: string[];
+  /** … or indexed for a definition that has changed since (when it was indexed). */
+  stale: Array<{ name: string; indexedAt: string }>;
 }
 
 /**
@@ -150,7 +150,7 @@ export class SearchableTools {
     const sources = new Map<string, ToolSource>();
     const toolCounts = new Map<string, number>();
     const notIndexed: string[] = [];
-    const stale: string[] = [];
+    const stale: SearchSnapshot['stale'] = [];
     const toEmbed: string[] = [];
     for (const server of this.catalog.available) {
       const { name, config, projectFile } = server;
@@ -159,7 +159,7 @@ export class SearchableTools {
       const listed = liveList ?? (lookup?.status === 'fresh' ? lookup.entry.manifest.tools : undefined);
       if (!listed) {
         this.forget(name);
-        if (lookup?.status === 'stale') stale.push(name);
+        if (lookup?.status === 'stale') stale.push({ name, indexedAt: lookup.entry.indexedAt });
         else notIndexed.push(name);
         continue;
       }
