@@ -23,3 +23,15 @@ export {
 } from './resource-metadata.js';
 export { policyFor, type IdentityPolicy } from './identity-policy.js';
 export { RateLimiter, rateLimitText, type RateLimiterOptions, type RateVerdict } from './rate-limit.js';
+export {
+  audited,
+  AuditLog,
+  fileSink,
+  openAuditLog,
+  streamSink,
+  toolOutcome,
+  type AuditEntry,
+  type AuditLogOptions,
+  type AuditOutcome,
+  type AuditSink,
+} from './audit-log.js';

@@ -1,0 +1,133 @@
+/**
+ * The audit log: one JSON line per call with exactly the named fields, never an argument, a
+ * result or an error message (a canary); writes that fail or fall behind never hold a call up and
+ * are reported once; a file survives logrotate's copytruncate.
+ */
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { audited, AuditLog, fileSink, streamSink, toolOutcome, type AuditSink } from '../src/gateway/audit-log.js';
+import type { Logger } from '../src/logger.js';
+
+const CANARY = 'canary-7d1e-never-in-the-audit-log';
+
+let folder: string;
+let file: string;
+beforeEach(async () => {
+  folder = await fs.mkdtemp(path.join(os.tmpdir(), 'gateway-audit-'));
+  file = path.join(folder, 'audit.jsonl');
+});
+afterEach(async () => {
+  await fs.rm(folder, { recursive: true, force: true });
+});
+
+function recordingLogger() {
+  const messages: string[] = [];
+  const logger: Logger = {
+    debug() {},
+    info() {},
+    warn: (message) => messages.push(`warn: ${message}`),
+    error: (message) => messages.push(`error: ${message}`),
+  };
+  return { logger, messages };
+}
+
+const lines = async () => (await fs.readFile(file, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line));
+const call = { identity: 'bob', server: 'fs', kind: 'tool' as const, name: 'write_file', traceId: '4bf92f3577b34da6a3ce929d0e0e4736' };
+
+describe('the audit log', () => {
+  it('writes one line per call with time, identity, server, tool or URI or prompt, outcome, duration and trace id', async () => {
+    const log = new AuditLog(fileSink(file));
+    const time = new Date('2026-12-01T19:30:00.000Z');
+    log.record({ ...call, outcome: 'ok', durationMs: 12.4, time });
+    log.record({ identity: 'bob', server: 'docs', kind: 'resource', name: 'file:///readme.md', outcome: 'refused:policy', durationMs: 0, time });
+    log.record({ identity: 'carol', server: 'memory', kind: 'prompt', name: 'summarize', outcome: 'failed:-32001', durationMs: 30_000, time });
+    await log.close();
+    expect(await lines()).toEqual([
+      { time: '2026-12-01T19:30:00.000Z', identity: 'bob', server: 'fs', tool: 'write_file', outcome: 'ok', durationMs: 12, traceId: call.traceId },
+      { time: '2026-12-01T19:30:00.000Z', identity: 'bob', server: 'docs', uri: 'file:///readme.md', outcome: 'refused:policy', durationMs: 0 },
+      { time: '2026-12-01T19:30:00.000Z', identity: 'carol', server: 'memory', prompt: 'summarize', outcome: 'failed:-32001', durationMs: 30000 },
+    ]);
+  });
+
+  it('never holds an argument, a result or an error message (canary)', async () => {
+    const log = new AuditLog(fileSink(file));
+    const args = { path: '/tmp/x', content: CANARY };
+    const ok = await audited(log, call, async () => ({ content: [{ type: 'text', text: `wrote ${args.content}` }] }), toolOutcome);
+    expect(JSON.stringify(ok)).toContain(CANARY);
+    await audited(log, call, async () => ({ isError: true, content: [{ type: 'text', text: `cannot write ${CANARY}` }] }), toolOutcome);
+    const failure = Object.assign(new Error(`timed out writing ${CANARY}`), { code: -32001, data: args });
+    await expect(audited(log, call, () => Promise.reject(failure))).rejects.toBe(failure);
+    await expect(audited(log, call, () => Promise.reject(new Error(CANARY)))).rejects.toThrow(CANARY);
+    // Whatever else the caller's object carries is not written either.
+    const withArguments = { ...call, arguments: args, result: ok, outcome: 'ok' as const, durationMs: 1 };
+    log.record(withArguments);
+    await log.close();
+
+    const text = await fs.readFile(file, 'utf8');
+    expect(text).not.toContain(CANARY);
+    expect((await lines()).map((line) => line.outcome)).toEqual(['ok', 'tool_error', 'failed:-32001', 'failed:error', 'ok']);
+  });
+
+  it('reports a full disk once, holds no call up, and keeps recording', async () => {
+    const { logger, messages } = recordingLogger();
+    const log = new AuditLog(fileSink('/dev/full'), { logger });
+    for (let index = 0; index < 50; index += 1) {
+      await audited(log, call, async () => ({ content: [] }), toolOutcome);
+      await log.flush();
+    }
+    await log.close();
+    expect(messages).toEqual(['error: audit log: writing failed (ENOSPC); lines are lost until it works again']);
+  });
+
+  it('reports a closed stdout once (EPIPE), and the calls go on', async () => {
+    const reader = spawn('true', [], { stdio: ['pipe', 'ignore', 'ignore'] });
+    await new Promise((resolve) => reader.once('exit', resolve));
+    const { logger, messages } = recordingLogger();
+    const log = new AuditLog(streamSink(reader.stdin), { logger });
+    for (let index = 0; index < 20; index += 1) {
+      log.record({ ...call, outcome: 'ok', durationMs: 1 });
+      await log.flush();
+    }
+    await log.close();
+    expect(messages).toEqual(['error: audit log: writing failed (EPIPE); lines are lost until it works again']);
+  });
+
+  it('drops lines past its queue when writes fall behind, reports it once, and tells how many were lost when writing resumes', async () => {
+    const writes: { text: string; done: () => void }[] = [];
+    const slowSink: AuditSink = {
+      write: (text) => new Promise<void>((resolve) => writes.push({ text, done: resolve })),
+      close: async () => {},
+    };
+    const { logger, messages } = recordingLogger();
+    const log = new AuditLog(slowSink, { logger, maxPendingBytes: 1_000 });
+    for (let index = 0; index < 100; index += 1) log.record({ ...call, outcome: 'ok', durationMs: index });
+    expect(writes).toHaveLength(1);
+    expect(messages).toEqual(['error: audit log: lines come faster than they can be written; dropping lines until it catches up']);
+
+    writes[0]?.done();
+    await new Promise((resolve) => setImmediate(resolve));
+    writes[1]?.done();
+    await log.flush();
+    const written = writes.map((write) => write.text.trimEnd().split('\n').length).reduce((a, b) => a + b, 0);
+    expect(messages[1]).toBe(`warn: audit log: writing again; ${100 - written} lines were lost`);
+    expect(written).toBeLessThan(100);
+  });
+
+  it('keeps appending at the end after logrotate copytruncate, reopening nothing', async () => {
+    const log = new AuditLog(fileSink(file));
+    log.record({ ...call, outcome: 'ok', durationMs: 1 });
+    log.record({ ...call, outcome: 'ok', durationMs: 2 });
+    await log.flush();
+    await fs.copyFile(file, `${file}.1`);
+    await fs.truncate(file, 0);
+    log.record({ ...call, outcome: 'ok', durationMs: 3 });
+    await log.close();
+    const text = await fs.readFile(file, 'utf8');
+    expect(text.startsWith('{')).toBe(true);
+    expect((await lines()).map((line) => line.durationMs)).toEqual([3]);
+    expect((await fs.readFile(`${file}.1`, 'utf8')).trimEnd().split('\n')).toHaveLength(2);
+  });
+});
