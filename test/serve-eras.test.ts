@@ -12,9 +12,11 @@ import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as LegacyStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_COMMAND } from './support/cli.js';
 import { everythingBehindRelay, everythingConfigHome, receivedByServer } from './support/everything.js';
+import { SERVE_APPROVAL_TITLE } from '../src/serve/host-requests.js';
 
 const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
 
@@ -55,8 +57,37 @@ interface EraHost {
 
 const textOf = (content: unknown) => (Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : '');
 
-async function modernHost(): Promise<EraHost> {
-  const client = new ModernClient({ name: 'modern-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+/** A person at the host: approves serve's forms, gives a name to other forms, and has one project folder open. */
+interface HostUser {
+  forms: string[];
+  answer(message: string): { action: 'accept'; content: Record<string, string | boolean> };
+  roots: Array<{ uri: string; name: string }>;
+}
+
+function hostUser(): HostUser {
+  const forms: string[] = [];
+  return {
+    forms,
+    answer: (message) => {
+      forms.push(message);
+      const content: Record<string, string | boolean> = message.startsWith(SERVE_APPROVAL_TITLE) ? { always: false } : { name: 'Host User' };
+      return { action: 'accept', content };
+    },
+    roots: [{ uri: 'file:///host/project', name: 'project' }],
+  };
+}
+
+const ASKABLE = { elicitation: { form: {} }, roots: {} };
+
+async function modernHost(user?: HostUser): Promise<EraHost> {
+  const client = new ModernClient(
+    { name: 'modern-host', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } }, ...(user ? { capabilities: ASKABLE } : {}) },
+  );
+  if (user) {
+    client.setRequestHandler('elicitation/create', async (request) => user.answer(request.params.message));
+    client.setRequestHandler('roots/list', async () => ({ roots: user.roots }));
+  }
   await client.connect(new OneProcessStdioTransport(serveParameters()));
   return {
     protocolVersion: () => client.getNegotiatedProtocolVersion(),
@@ -69,8 +100,12 @@ async function modernHost(): Promise<EraHost> {
   };
 }
 
-async function legacyHost(): Promise<EraHost> {
-  const client = new LegacyClient({ name: 'legacy-host', version: '1.0.0' });
+async function legacyHost(user?: HostUser): Promise<EraHost> {
+  const client = new LegacyClient({ name: 'legacy-host', version: '1.0.0' }, user ? { capabilities: ASKABLE } : {});
+  if (user) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => user.answer(request.params.message));
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: user.roots }));
+  }
   await client.connect(new LegacyStdioTransport(serveParameters()));
   return {
     // The v1 client speaks only the 2025 handshake: nothing to ask it.
@@ -137,5 +172,47 @@ describe.each([
     await expect(call).rejects.toThrow();
     await expect.poll(cancelsReceived, { timeout: 5_000 }).toBe(before + 1);
     expect((await callOn(host, 'everything', 'echo', { message: 'after cancel' })).text).toContain('after cancel');
+  }, 30_000);
+});
+
+describe.each([
+  { era: 'a 2026-07-28 host (input_required on its pending call)', start: modernHost },
+  { era: 'a 2025 host (requests sent to it)', start: legacyHost },
+])('serve asks $era', ({ start }) => {
+  let host: EraHost;
+  let user: HostUser;
+  beforeAll(async () => {
+    user = hostUser();
+    host = await start(user);
+    for (const server of ['modern', 'everything']) expect(await host.call('load_mcp', { server })).toMatchObject({ isError: false });
+  }, 60_000);
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it('for approval by elicitation: the form names server and tool, and the approved call runs', async () => {
+    user.forms.length = 0;
+    expect(await callOn(host, 'modern', 'echo', { text: 'approved' })).toEqual({ isError: false, text: 'approved' });
+    expect(user.forms).toHaveLength(1);
+    expect(user.forms[0]!.startsWith(`${SERVE_APPROVAL_TITLE}\n`)).toBe(true);
+    expect(user.forms[0]).toMatch(/server: modern[\s\S]*tool: echo/);
+  }, 30_000);
+
+  it("for the modern server's multi round-trip elicitation, named as that server's", async () => {
+    user.forms.length = 0;
+    expect(await callOn(host, 'modern', 'ask-name', {})).toEqual({ isError: false, text: 'hello Host User' });
+    expect(user.forms).toEqual([expect.stringMatching(/^MCP server "modern" asks \(relayed by mcp-statechart serve\):\nYour name\?/)]);
+  }, 30_000);
+
+  it("for server-everything's elicitation request (a 2025 server→client request)", async () => {
+    user.forms.length = 0;
+    expect((await callOn(host, 'everything', 'trigger-elicitation-request', {})).text).toContain('Host User');
+    // After serve's own approval form (the tool is not read-only), the server's form.
+    expect(user.forms).toEqual([expect.stringContaining(SERVE_APPROVAL_TITLE), expect.stringMatching(/^MCP server "everything" asks[\s\S]*Please provide inputs/)]);
+  }, 30_000);
+
+  it('for its roots, from either server', async () => {
+    expect((await callOn(host, 'modern', 'list-roots', {})).text).toBe('file:///host/project');
+    expect((await callOn(host, 'everything', 'get-roots-list', {})).text).toContain('file:///host/project');
   }, 30_000);
 });

@@ -7,7 +7,7 @@ import type { HostPeer } from './host.js';
  * A relayed request's own limit, as long as the handler's (the manager's 10 minutes, which end it
  * through `context.signal`): the SDK's default of 60 s would cut off a person still answering.
  */
-const relayed = (context: HostRequestContext) => ({ signal: context.signal, timeout: DEFAULT_HOST_HANDLER_TIMEOUT_MS });
+const relayed = (context: HostRequestContext) => ({ signal: context.signal, timeout: DEFAULT_HOST_HANDLER_TIMEOUT_MS, server: context.server });
 
 /**
  * The first line of serve's own approval form. A downstream server's form never starts with it

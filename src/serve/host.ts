@@ -11,7 +11,9 @@ import {
   type LoggingMessageNotification,
   type McpServerFactory,
   type ServerCapabilities,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
+import { HostInputRounds } from './host-rounds.js';
 
 /** Which protocol the host opened with: `legacy` (2025 `initialize`) or `modern` (2026-07-28, per-request envelopes). */
 export type HostEra = 'legacy' | 'modern';
@@ -20,6 +22,8 @@ export type HostEra = 'legacy' | 'modern';
 export interface HostRequestOptions {
   signal?: AbortSignal;
   timeout?: number;
+  /** The downstream server the request is for: a 2026-07-28 host is asked through a call to it (see HostInputRounds). */
+  server?: string;
 }
 
 /** What serve asks of the host it serves: its capabilities, and the requests that only a 2025-era host takes unasked. */
@@ -43,6 +47,10 @@ export type HostInstaller = (server: Server, era: HostEra) => void;
 export class ServeHost implements HostPeer {
   private readonly installers: HostInstaller[] = [];
   private serving?: { server: Server; era: HostEra };
+  /** The tool calls of a 2026-07-28 host that wait for its input (it cannot be sent requests). */
+  readonly rounds = new HostInputRounds();
+  /** What a 2026-07-28 host declared on its latest request (it declares on every request, not once). */
+  private declared?: ClientCapabilities;
 
   constructor(
     private readonly info: Implementation,
@@ -69,18 +77,27 @@ export class ServeHost implements HostPeer {
   }
 
   getClientCapabilities(): ClientCapabilities | undefined {
-    return this.serving?.server.getClientCapabilities();
+    return this.era === 'modern' ? this.declared : this.serving?.server.getClientCapabilities();
   }
 
-  elicitInput(params: ElicitRequestFormParams | ElicitRequestURLParams, options?: HostRequestOptions): Promise<ElicitResult> {
+  /** Reads what a 2026-07-28 host declares in a request's `_meta` envelope (the SDK keeps it per request on stdio). */
+  heard(ctx: ServerContext): void {
+    const envelope: Record<string, unknown> = { ...ctx.mcpReq.envelope };
+    this.declared = declaredCapabilities(envelope[CLIENT_CAPABILITIES]);
+  }
+
+  elicitInput(params: ElicitRequestFormParams | ElicitRequestURLParams, options: HostRequestOptions = {}): Promise<ElicitResult> {
+    if (this.era === 'modern') return this.rounds.elicit(params, options);
     return this.server().elicitInput(params, options);
   }
 
-  createMessage(params: CreateMessageRequest['params'], options?: HostRequestOptions): Promise<CreateMessageResult> {
+  createMessage(params: CreateMessageRequest['params'], options: HostRequestOptions = {}): Promise<CreateMessageResult> {
+    if (this.era === 'modern') return this.rounds.sample(params, options);
     return this.server().createMessage(params, options);
   }
 
-  listRoots(params?: undefined, options?: HostRequestOptions): Promise<ListRootsResult> {
+  listRoots(params?: undefined, options: HostRequestOptions = {}): Promise<ListRootsResult> {
+    if (this.era === 'modern') return this.rounds.roots(options);
     return this.server().listRoots(params, options);
   }
 
@@ -104,4 +121,19 @@ export class ServeHost implements HostPeer {
     if (!this.serving) throw new Error('the MCP host has not opened its connection to mcp-statechart serve yet');
     return this.serving.server;
   }
+}
+
+const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The capabilities serve asks about, from an envelope's declaration (the SDK validated its shape). */
+function declaredCapabilities(declared: unknown): ClientCapabilities {
+  if (!isObject(declared)) return {};
+  const capabilities: ClientCapabilities = {};
+  const { elicitation, sampling, roots } = declared;
+  if (isObject(elicitation)) capabilities.elicitation = { form: {}, ...(isObject(elicitation.url) ? { url: {} } : {}) };
+  if (isObject(sampling)) capabilities.sampling = isObject(sampling.context) ? { context: {} } : {};
+  if (isObject(roots)) capabilities.roots = {};
+  return capabilities;
 }

@@ -58,7 +58,7 @@ export async function runServe(
   const permissions = permissionsFrom(options);
   installProxy(host, manager, { isAllowed: (name) => isServerAllowed(permissions, name), logger });
 
-  host.onInstance((server) => {
+  host.onInstance((server, era) => {
     server.setRequestHandler('tools/list', async () => ({
       tools: tools.map(listedTool),
     }));
@@ -70,7 +70,13 @@ export async function runServe(
           content: [{ type: 'text', text: `Unknown tool "${request.params.name}". Tools: ${tools.map((t) => t.name).join(', ')}.` }],
         };
       }
-      return toMcpToolResult(await tool.execute(request.params.arguments ?? {}, relayedCallOptions(request, ctx)));
+      const args = request.params.arguments ?? {};
+      // A 2026-07-28 host is asked for input (approval, relayed requests) on this call itself: see HostInputRounds.
+      if (era === 'modern') {
+        host.heard(ctx);
+        return host.rounds.run(request, ctx, async (options) => toMcpToolResult(await tool.execute(args, options)));
+      }
+      return toMcpToolResult(await tool.execute(args, relayedCallOptions(request, ctx)));
     });
   });
 

@@ -1,0 +1,278 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import {
+  inputRequired,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  type CallToolRequest,
+  type CallToolResult,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
+  type InputRequest,
+  type InputRequiredResult,
+  type ListRootsResult,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { DEFAULT_HOST_HANDLER_TIMEOUT_MS } from '../connection/host-handlers.js';
+import type { LoaderToolCallOptions } from '../tools/index.js';
+import type { HostRequestOptions } from './host.js';
+
+/** How many tool calls of a 2026-07-28 host may wait for its input at once; past it a new call is refused. */
+export const MAX_WAITING_CALLS = 32;
+/** How many input rounds one call may take (each retry of the host is a round). */
+export const MAX_INPUT_ROUNDS = 16;
+/** How long a call waits for the host to retry with its answers before it is given up (a person may be answering). */
+export const ROUND_LIMIT_MS = DEFAULT_HOST_HANDLER_TIMEOUT_MS;
+
+interface Asked {
+  request: InputRequest;
+  answer: (response: Record<string, unknown>) => void;
+  fail: (error: Error) => void;
+}
+
+type Step = { kind: 'done'; result: CallToolResult } | { kind: 'input'; requests: Record<string, InputRequest> };
+
+/** One tool call of a 2026-07-28 host, running across the host's retries. */
+class WaitingCall {
+  readonly token = randomUUID();
+  readonly controller = new AbortController();
+  rounds = 0;
+  private next = 0;
+  private readonly unsent = new Map<string, Asked>();
+  private readonly sent = new Map<string, Asked>();
+  private wake?: () => void;
+  private round?: { progressToken?: string | number; ctx: ServerContext };
+  private expiry?: NodeJS.Timeout;
+  outcome!: Promise<CallToolResult>;
+
+  constructor(readonly server: string | undefined) {}
+
+  /** Something the call needs from the host: sent with the next `input_required`, answered by the retry. */
+  ask(request: InputRequest, options: HostRequestOptions = {}): Promise<Record<string, unknown>> {
+    const key = `mcp-statechart-${++this.next}`;
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        this.unsent.delete(key);
+        this.sent.delete(key);
+      };
+      const onAbort = () => {
+        settle();
+        reject(options.signal?.reason instanceof Error ? options.signal.reason : new Error('the request was cancelled'));
+      };
+      if (options.timeout !== undefined) {
+        timer = setTimeout(() => {
+          settle();
+          reject(new SdkError(SdkErrorCode.RequestTimeout, `the MCP host did not answer within ${options.timeout} ms`));
+        }, options.timeout);
+      }
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.unsent.set(key, {
+        request,
+        answer: (response) => (settle(), resolve(response)),
+        fail: (error) => (settle(), reject(error)),
+      });
+      this.wake?.();
+    });
+  }
+
+  /** A round of the host (the first call or a retry): its progress token, its cancel, and the answers it carries. */
+  begin(request: CallToolRequest, ctx: ServerContext): () => void {
+    clearTimeout(this.expiry);
+    this.rounds += 1;
+    this.round = { progressToken: request.params._meta?.progressToken, ctx };
+    const responses = ctx.mcpReq.inputResponses ?? {};
+    for (const [key, asked] of [...this.sent]) {
+      if (Object.hasOwn(responses, key)) asked.answer(toRecord(responses[key]));
+      else asked.fail(new ProtocolError(ProtocolErrorCode.InvalidParams, `the MCP host retried without an answer to "${key}"`));
+    }
+    const cancel = () => this.controller.abort(ctx.mcpReq.signal.reason);
+    ctx.mcpReq.signal.addEventListener('abort', cancel, { once: true });
+    return () => {
+      ctx.mcpReq.signal.removeEventListener('abort', cancel);
+      this.round = undefined;
+    };
+  }
+
+  /** Progress goes up while a round of the host is open (between rounds nobody listens). */
+  progress(progress: { progress: number; total?: number; message?: string }): void {
+    const round = this.round;
+    if (round?.progressToken === undefined) return;
+    round.ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: round.progressToken, ...progress } }).catch(() => {});
+  }
+
+  /** Waits until the call ends or needs the host; what it needs moves to `sent`. */
+  async step(): Promise<Step> {
+    for (;;) {
+      if (this.unsent.size > 0) {
+        const requests: Record<string, InputRequest> = {};
+        for (const [key, asked] of this.unsent) {
+          requests[key] = asked.request;
+          this.sent.set(key, asked);
+        }
+        this.unsent.clear();
+        return { kind: 'input', requests };
+      }
+      const woken = new Promise<'woken'>((resolve) => (this.wake = () => resolve('woken')));
+      const ended = await Promise.race([this.outcome.then((result) => ({ kind: 'done' as const, result })), woken]);
+      this.wake = undefined;
+      if (ended !== 'woken') return ended;
+    }
+  }
+
+  /** The host did not come back in time: the call stops, and what it asked fails. */
+  expireAfter(ms: number, onExpired: () => void): void {
+    this.expiry = setTimeout(() => {
+      const error = new SdkError(SdkErrorCode.RequestTimeout, `the MCP host did not retry the call within ${ms} ms`);
+      for (const asked of [...this.sent.values(), ...this.unsent.values()]) asked.fail(error);
+      this.controller.abort(error);
+      onExpired();
+    }, ms);
+    this.expiry.unref();
+  }
+
+  stop(): void {
+    clearTimeout(this.expiry);
+  }
+}
+
+/** What a host's answers may be: its retry is untrusted input, read through these before anything uses it. */
+const ElicitAnswer = z.object({
+  action: z.enum(['accept', 'decline', 'cancel']),
+  content: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())])).optional(),
+});
+const SamplingAnswer = z.object({
+  role: z.enum(['user', 'assistant']),
+  model: z.string(),
+  stopReason: z.string().optional(),
+  content: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('text'), text: z.string() }),
+    z.object({ type: z.literal('image'), data: z.string(), mimeType: z.string() }),
+    z.object({ type: z.literal('audio'), data: z.string(), mimeType: z.string() }),
+  ]),
+});
+const RootsAnswer = z.object({ roots: z.array(z.object({ uri: z.string().startsWith('file://'), name: z.string().optional() })) });
+
+function answerAs<T>(schema: z.ZodType<T>, answer: Record<string, unknown>, what: string): T {
+  const parsed = schema.safeParse(answer);
+  if (!parsed.success) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `the MCP host's answer to the ${what} is not one: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return parsed.data;
+}
+
+function toRecord(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value)) : {};
+}
+
+/**
+ * A 2026-07-28 host cannot be sent requests: what `serve` needs from it (the approval form, a
+ * downstream server's elicitation, sampling or roots request) goes back as `input_required` on
+ * the host's pending `tools/call`, and the host's retry carries the answers (multi round-trip
+ * requests). The call keeps running inside serve between the rounds, found again by the
+ * `requestState` the host echoes (a random token: the host cannot name another call). Bounded:
+ * MAX_WAITING_CALLS calls, MAX_INPUT_ROUNDS rounds each, ROUND_LIMIT_MS for the host to retry.
+ */
+export class HostInputRounds {
+  private readonly waiting = new Map<string, WaitingCall>();
+  private readonly current = new AsyncLocalStorage<WaitingCall>();
+
+  /** Runs a host's `tools/call` (first round or retry) until it ends or needs the host. */
+  async run(
+    request: CallToolRequest,
+    ctx: ServerContext,
+    start: (options: LoaderToolCallOptions) => Promise<CallToolResult>,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const call = this.callFor(request, ctx, start);
+    const end = call.begin(request, ctx);
+    try {
+      const step = await call.step().catch((error: unknown) => {
+        this.forget(call);
+        throw error;
+      });
+      if (step.kind === 'done') {
+        this.forget(call);
+        return step.result;
+      }
+      if (call.rounds >= MAX_INPUT_ROUNDS) {
+        this.forget(call);
+        call.controller.abort();
+        throw new ProtocolError(ProtocolErrorCode.InternalError, `the call needed the host's input more than ${MAX_INPUT_ROUNDS} times; mcp-statechart serve stopped it`);
+      }
+      call.expireAfter(ROUND_LIMIT_MS, () => this.forget(call));
+      return inputRequired({ inputRequests: step.requests, requestState: call.token });
+    } finally {
+      end();
+    }
+  }
+
+  /**
+   * Asks the host through the call this belongs to: the call running here (the approval form),
+   * or for a downstream server's request, the latest waiting call to that server. (The async
+   * context alone would mislead there: a server's pipes keep the context of the call that
+   * started it, often a load_mcp long over.)
+   */
+  ask(request: InputRequest, options: HostRequestOptions): Promise<Record<string, unknown>> {
+    const here = this.current.getStore();
+    const running = here !== undefined && this.waiting.get(here.token) === here ? here : undefined;
+    const call =
+      options.server === undefined
+        ? running
+        : running?.server === options.server
+          ? running
+          : [...this.waiting.values()].reverse().find((candidate) => candidate.server === options.server);
+    if (!call) {
+      const whose = options.server === undefined ? '' : ` to MCP server "${options.server}"`;
+      return Promise.reject(
+        new ProtocolError(
+          ProtocolErrorCode.InvalidRequest,
+          `the MCP host speaks MCP 2026-07-28, which it can only be asked through a tool call it is waiting on, and no call${whose} is waiting`,
+        ),
+      );
+    }
+    return call.ask(request, options);
+  }
+
+  async elicit(params: ElicitRequest['params'], options: HostRequestOptions): Promise<ElicitResult> {
+    return answerAs(ElicitAnswer, await this.ask({ method: 'elicitation/create', params }, options), 'form');
+  }
+
+  async sample(params: CreateMessageRequest['params'], options: HostRequestOptions): Promise<CreateMessageResult> {
+    return answerAs(SamplingAnswer, await this.ask({ method: 'sampling/createMessage', params }, options), 'sampling request');
+  }
+
+  async roots(options: HostRequestOptions): Promise<ListRootsResult> {
+    return answerAs(RootsAnswer, await this.ask({ method: 'roots/list' }, options), 'roots request');
+  }
+
+  private callFor(request: CallToolRequest, ctx: ServerContext, start: (options: LoaderToolCallOptions) => Promise<CallToolResult>): WaitingCall {
+    const state = ctx.mcpReq.requestState();
+    if (state !== undefined) {
+      const known = typeof state === 'string' ? this.waiting.get(state) : undefined;
+      if (!known) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'this call is no longer waiting for input (it ended or its time ran out); call the tool again');
+      }
+      return known;
+    }
+    if (this.waiting.size >= MAX_WAITING_CALLS) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${MAX_WAITING_CALLS} calls already wait for the host's input; mcp-statechart serve refuses another until one ends`);
+    }
+    const server = request.params.arguments?.server;
+    const call = new WaitingCall(typeof server === 'string' ? server : undefined);
+    this.waiting.set(call.token, call);
+    call.outcome = this.current.run(call, () => start({ signal: call.controller.signal, onProgress: (progress) => call.progress(progress) }));
+    // Seen by step(); an unhandled rejection of a call given up must not end serve.
+    call.outcome.catch(() => {});
+    return call;
+  }
+
+  private forget(call: WaitingCall): void {
+    call.stop();
+    this.waiting.delete(call.token);
+  }
+}
