@@ -152,6 +152,8 @@ export type ServerEvent =
   | { type: 'CANCEL'; requestId: string; reason?: string }
   /** Sent to itself by a restored server actor as it starts (src/connection/server-logic.ts): XState runs no entry action on a restore. */
   | { type: 'RESTORED' }
+  /** Sent by the connect effect once the era is settled and the session open on it: the lists come next. */
+  | { type: 'NEGOTIATED'; protocolVersion?: string }
   | SessionReport;
 
 /** How the `connect` actor ends: typed here so that guards and actions can `assertEvent` them. */
@@ -490,7 +492,7 @@ export const serverMachine = setup({
       },
     },
     connecting: {
-      description: 'A new transport and SDK Client: initialize, then list what the server declares. Loads wait here.',
+      description: 'A new transport and SDK Client on the era the server speaks, then the lists it declares. Loads wait here.',
       entry: { type: 'report state to registry', params: { state: 'connecting', substate: 'connecting' } },
       invoke: {
         id: 'connect',
@@ -515,6 +517,17 @@ export const serverMachine = setup({
           actions: [{ type: 'answer load waiters: failed', params: { reason: 'disconnected' } }, 'fail rereads'],
         },
         RECONFIGURE: { target: 'connecting', reenter: true, actions: 'apply new definition' },
+      },
+      initial: 'negotiating',
+      states: {
+        negotiating: {
+          description:
+            'Settles the protocol era: the one the server spoke last time (this process or the manifest index), else asked with server/discover (stdio: on a throw-away sibling process), then initialize on a legacy server.',
+          on: { NEGOTIATED: 'listing' },
+        },
+        listing: {
+          description: 'The era is settled: lists the tools, resources and prompts the server declares, page by page.',
+        },
       },
     },
     connected: {
@@ -664,9 +677,10 @@ const PUBLIC_STATES: readonly PublicServerState[] = ['disconnected', 'connecting
  * ```
  */
 export function publicServerState(snapshot: ServerSnapshot): PublicServerState {
-  // The top-level key of the state value; read on every loader call, so no `matches` per state.
+  // The top-level key of the state value (every top-level state has children); read on every
+  // loader call, so no `matches` per state.
   const { value } = snapshot;
-  for (const state of PUBLIC_STATES) if (value === state || (typeof value === 'object' && state in value)) return state;
+  for (const state of PUBLIC_STATES) if (state in value) return state;
   return 'disconnected';
 }
 

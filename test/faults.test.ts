@@ -138,7 +138,7 @@ describe.each(ROUTES)('%s route', (route) => {
       expect(spawned.transports).toBe(1);
       clock.increment(1);
       await settle();
-      expect(stateOf(manager, 'mute')).toBe('connecting');
+      expect(stateOf(manager, 'mute')).toBe('connecting.negotiating'); // initialize never answered
       expect(spawned.transports).toBe(2);
 
       const error = await outcome;

@@ -90,6 +90,8 @@ export interface OpenSessionRequest {
   config: McpServerConfig;
   options: ResolvedConnectOptions;
   signal: AbortSignal;
+  /** Called once the era is settled and the session open on it (before the lists). */
+  onNegotiated?: (protocolVersion: string | undefined) => void;
 }
 
 /**
@@ -238,6 +240,7 @@ async function attempt(
       await client.connect(transport, { ...deadline.requestOptions(), prior });
       connected = true;
       deps.eras?.remember(request.name, request.config, eraOf(client));
+      request.onNegotiated?.(client.getNegotiatedProtocolVersion());
       deps.lifecycle?.negotiated(request.name, client.getNegotiatedProtocolVersion(), client.getProtocolEra());
       const lists = await listManifest({ server: request.name, client, logger: deps.logger, deadline });
       session.manifest = { ...lists, protocolVersion: client.getNegotiatedProtocolVersion() };

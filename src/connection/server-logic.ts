@@ -61,10 +61,14 @@ function serverLogicWithEffects(deps: ServerLogicDeps) {
   const { tracker } = deps;
   return serverMachine.provide({
     actors: {
-      connect: fromPromise<ConnectOutput, ConnectInput>(async ({ input, signal }) => {
+      connect: fromPromise<ConnectOutput, ConnectInput>(async ({ input, signal, self }) => {
         // Under the connection's span (when telemetry records): initialize and the listings are its children.
         const parent = deps.lifecycle?.contextOf(input.name) ?? context.active();
-        const session = await context.with(parent, () => openSession({ ...input, signal }, deps));
+        // The chart shows the step: connecting.negotiating, then connecting.listing.
+        const onNegotiated = (protocolVersion: string | undefined) => {
+          if (!signal.aborted) self._parent?.send({ type: 'NEGOTIATED', protocolVersion } satisfies ServerEvent);
+        };
+        const session = await context.with(parent, () => openSession({ ...input, signal, onNegotiated }, deps));
         tracker.setLive(input.name, session);
         return { manifest: session.manifest };
       }),

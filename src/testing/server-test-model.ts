@@ -193,6 +193,7 @@ export function createServerTestModel(options: ServerTestModelOptions = {}): Ser
     { type: 'DELIVER', replyTo, event: { type: 'mcp.resourceSubscribed', requestId: 'subscribe', server: input.name, uri: 'fake://greeting' } },
     { type: 'NOTIFICATION', event: { type: 'mcp.log', server: input.name, level: 'info', data: 'a log message' } },
     { type: 'RESTORED' },
+    { type: 'NEGOTIATED', protocolVersion: '2026-07-28' },
     // The session actor's answers when the idle delay ran out: idle for the whole timeout, busy, idle for part of it.
     { type: 'IDLE_ANSWER', inFlight: 0, idleForMs: idleTimeoutOf(input) },
     { type: 'IDLE_ANSWER', inFlight: 1, idleForMs: 0 },
