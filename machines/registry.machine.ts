@@ -145,12 +145,18 @@ export function requestSpecOf(event: McpRequestEvent): RequestSpec {
 /** The protocol's requests that run on a connected server's session. */
 const REQUEST_EVENTS = ['mcp.callTool', 'mcp.readResource', 'mcp.getPrompt', 'mcp.subscribeResource', 'mcp.unsubscribeResource'] as const;
 
+/** The server actor the registry spawned for `server`, if it did. */
+export function serverActorOf(context: RegistryContext, server: string) {
+  return Object.hasOwn(context.actors, server) ? context.actors[server] : undefined;
+}
+
 /**
  * The session actor of a connected server, which runs its requests; undefined while the server
- * is not connected (or never spawned). Read where the request is sent, in the same step.
+ * is not connected (or never spawned). Read where the request is sent, in the same step: the
+ * registry's guard and the manager's direct route both look it up here.
  */
-function connectedSession(context: RegistryContext, server: string) {
-  const actor = Object.hasOwn(context.actors, server) ? context.actors[server] : undefined;
+export function connectedSession(context: RegistryContext, server: string) {
+  const actor = serverActorOf(context, server);
   return actor && sessionActorOf(actor.getSnapshot());
 }
 

@@ -2,7 +2,8 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult, GetPromptResult, LoggingLevel, ReadResourceResult, Root } from '@modelcontextprotocol/client';
 import { abortError, describeRequest, McpServerError } from '../machines/errors.js';
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
-import { isClosing, publicServerState, sessionActorOf, type PendingRequest, type ServerActorRef } from '../machines/server.machine.js';
+import { isClosing, publicServerState, type PendingRequest, type ServerActorRef } from '../machines/server.machine.js';
+import { connectedSession, serverActorOf } from '../machines/registry.machine.js';
 import type {
   McpConnectOptions,
   McpLoadEvent,
@@ -319,8 +320,7 @@ export class McpConnectionManager {
   }
 
   private serverActor(name: string): ServerActorRef | undefined {
-    const actors = this.actor.getSnapshot().context.actors;
-    return Object.hasOwn(actors, name) ? actors[name] : undefined;
+    return serverActorOf(this.actor.getSnapshot().context, name);
   }
 
   /**
@@ -332,8 +332,7 @@ export class McpConnectionManager {
   private run(server: string, spec: RequestSpec, how: RequestRun, options: McpRequestFields | undefined): Promise<McpFinalReply> {
     return this.awaitReply(server, spec, how, (requestId) => {
       const request: PendingRequest = { replyTo: this.inbox, requestId, spec, options };
-      const snapshot = this.routeDirectly ? this.serverActor(server)?.getSnapshot() : undefined;
-      const session = snapshot && sessionActorOf(snapshot);
+      const session = this.routeDirectly ? connectedSession(this.actor.getSnapshot().context, server) : undefined;
       if (session) session.send({ type: 'RUN', request, answer: this.deliver, cancellable: how.signal !== undefined });
       else this.actor.send(protocolEvent(server, request));
     });
