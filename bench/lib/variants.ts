@@ -3,10 +3,14 @@
  * `McpConnectionManager.callTool` (straight to the connected server's session actor), the
  * `call_mcp_tool` loader tool on top of the manager, and `manager.callTool` with an inspector
  * attached (every call then takes the event route through the registry, and the inspector gets
- * sanitized copies of every snapshot). Each gets its own fixture server of the same
+ * sanitized copies of every snapshot), and `manager.callTool` with the OpenTelemetry SDK recording
+ * (`traced`: spans to an in-memory exporter, metrics to a reader). Each gets its own fixture server of the same
  * kind: in memory (a linked pair to `createFixtureServer()`) or over stdio (`node stdio-server.mjs`).
  */
 import { Client, type Transport } from '@modelcontextprotocol/client';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
+import type { TelemetryOptions } from '../../src/telemetry/providers.js';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 // The fixture server is a v1 SDK server: its half of the linked pair comes from the v1 package.
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -17,7 +21,7 @@ import { stdioFixture, STDIO_FIXTURE } from './paths.js';
 import { temporaryManifestIndex } from './temporary-index.js';
 
 export type TransportKind = 'memory' | 'stdio';
-export type VariantKey = 'raw' | 'manager' | 'loader' | 'inspected';
+export type VariantKey = 'raw' | 'manager' | 'loader' | 'inspected' | 'traced';
 
 export interface CallVariant {
   key: VariantKey;
@@ -53,10 +57,11 @@ export async function rawClient(kind: TransportKind): Promise<Client> {
   return client;
 }
 
-export function benchManager(kind: TransportKind, inspect?: (event: InspectionEvent) => void): McpConnectionManager {
+export function benchManager(kind: TransportKind, inspect?: (event: InspectionEvent) => void, telemetry?: TelemetryOptions): McpConnectionManager {
   return new McpConnectionManager({
     logger: silentLogger,
     ...(inspect ? { inspect } : {}),
+    ...telemetry,
     ...(kind === 'memory' ? { transportFactory: inMemoryFixtureTransport } : {}),
   });
 }
@@ -70,12 +75,32 @@ function firstText(result: unknown): string | undefined {
   return content?.[0]?.type === 'text' ? content[0].text : undefined;
 }
 
+/**
+ * The OpenTelemetry SDK as an application would run it, exporting to memory: spans through a
+ * simple processor to an in-memory exporter (emptied every 1,000 spans, so the bench's memory
+ * stays flat), metrics into a reader that is never collected.
+ */
+function inMemoryTelemetry(): TelemetryOptions {
+  const exporter = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({
+    spanProcessors: [new SimpleSpanProcessor({
+      export: (spans, done) => {
+        if (exporter.getFinishedSpans().length >= 1_000) exporter.reset();
+        exporter.export(spans, done);
+      },
+      shutdown: () => exporter.shutdown(),
+    })],
+  });
+  const meterProvider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 3_600_000 })] });
+  return { tracerProvider, meterProvider };
+}
+
 /** Connects what `keys` asks for and checks one call of each. `inspected` attaches the inspector to the one manager every non-raw variant shares: ask for it alone. */
 export async function setUpCalls(kind: TransportKind, keys: readonly VariantKey[] = ['raw', 'manager', 'loader']): Promise<CallSetup> {
   const config = kind === 'memory' ? { command: 'in-memory-fixture' } : stdioFixture();
   // An inspector that keeps only a count: what it costs is ours (the event route, the sanitized copies), not a viewer's.
   let inspected = 0;
-  const manager = benchManager(kind, keys.includes('inspected') ? () => void inspected++ : undefined);
+  const manager = benchManager(kind, keys.includes('inspected') ? () => void inspected++ : undefined, keys.includes('traced') ? inMemoryTelemetry() : undefined);
   const closers: Array<() => Promise<void>> = [() => manager.dispose()];
   const variants = {} as Record<VariantKey, CallVariant>;
 
@@ -111,6 +136,13 @@ export async function setUpCalls(kind: TransportKind, keys: readonly VariantKey[
     };
     variants.inspected = {
       key: 'inspected',
+      call: async () => {
+        const result = await manager.callTool(SERVER, 'echo', ARGS);
+        if (result.isError) expectEcho(undefined);
+      },
+    };
+    variants.traced = {
+      key: 'traced',
       call: async () => {
         const result = await manager.callTool(SERVER, 'echo', ARGS);
         if (result.isError) expectEcho(undefined);
