@@ -190,6 +190,32 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('prompts')
+    .description("connect to a server and list its prompts with their arguments")
+    .argument('<server>', 'server name')
+    .option('--json', 'print one JSON object for scripts: {ok, server, prompts} or {ok: false, server, error}', false)
+    .addOption(timeoutOption('give the server this long to connect and answer, in milliseconds'))
+    .addHelpText('after', examples('mcp-statechart prompts everything', 'mcp-statechart prompts everything --json'))
+    .action(async (server: string, options: { json: boolean; timeout?: number }, command: Command) => {
+      const { runPrompts } = await import('./commands/prompts.js');
+      process.exitCode = await runPrompts(globalOptions(command), server, options);
+    });
+
+  program
+    .command('prompt')
+    .description("get one of a server's prompts, filled in with the arguments, and print its messages")
+    .argument('<server>', 'server name')
+    .argument('<name>', 'prompt name')
+    .argument('[arguments...]', 'the prompt arguments as name=value')
+    .option('--json', 'print one JSON object for scripts: {ok, server, prompt, messages} or {ok: false, server, error}', false)
+    .addOption(timeoutOption())
+    .addHelpText('after', examples("mcp-statechart prompt everything args-prompt city=Paris state=''", 'mcp-statechart prompt everything simple-prompt --json'))
+    .action(async (server: string, name: string, pairs: string[], options: { json: boolean; timeout?: number }, command: Command) => {
+      const { runPrompt } = await import('./commands/prompts.js');
+      process.exitCode = await runPrompt(globalOptions(command), server, name, pairs, options);
+    });
+
+  program
     .command('doctor')
     .description('connect every enabled, allowed server and report what works: state, connect time, counts, errors and hints (exit 1 if any fails)')
     .option('--json', 'print JSON for scripts', false)

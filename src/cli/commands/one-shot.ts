@@ -31,7 +31,7 @@ type JsonReport =
  * Why a person cannot use this server from here, in their words, before anything is started:
  * unknown, disabled, or not allowed by --allow/--deny.
  */
-function refusal(discovery: DiscoveryResult, options: GlobalOptions, server: string, tool: string | undefined): FailureExplanation | undefined {
+export function refusal(discovery: DiscoveryResult, options: GlobalOptions, server: string, tool: string | undefined): FailureExplanation | undefined {
   if (!isServerAllowed(permissionsFrom(options), server)) {
     const why = serverDenial(options, server);
     return { code: 'NOT_ALLOWED', message: `server "${server}" is not allowed here${why ? `: ${why}` : ''}`, hint: 'change the --allow / --deny flags to use it' };

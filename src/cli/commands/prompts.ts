@@ -1,0 +1,97 @@
+/**
+ * `prompts <server>` lists a server's prompts with their arguments; `prompt <server> <name>
+ * [key=value…]` gets one and prints its messages. Same refusals, failure wording and `--json`
+ * shape as `load`/`call`/`read`.
+ */
+import type { FailureExplanation } from '../failure-text.js';
+import { explainFailure, formatFailure } from '../failure-text.js';
+import { cliLogger } from '../logger.js';
+import { discover, type GlobalOptions } from '../options.js';
+import { openLoaderSession } from '../session.js';
+import { terminalJson, terminalLine, writeListing } from '../terminal-text.js';
+import { refusal } from './one-shot.js';
+
+export interface PromptOptions {
+  json?: boolean;
+  timeout?: number;
+}
+
+type Outcome = { ok: true; text: string; data: Record<string, unknown> } | { ok: false; error: FailureExplanation };
+
+/** `name=Ada` pairs; anything else is refused in words. */
+export function promptArguments(pairs: string[]): Record<string, string> {
+  const args: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`Prompt arguments are written name=value, e.g. name=Ada; got "${terminalLine(pair)}".`);
+    args[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return args;
+}
+
+async function withServer(global: GlobalOptions, server: string, options: PromptOptions, work: (session: ReturnType<typeof openLoaderSession>) => Promise<Outcome>): Promise<number> {
+  const logger = cliLogger(global.verbose);
+  const discovery = await discover(global, logger);
+  const report = (outcome: Outcome): number => {
+    if (options.json) process.stdout.write(`${terminalJson(outcome.ok ? { ok: true, server, ...outcome.data } : { ok: false, server, error: outcome.error })}\n`);
+    else if (outcome.ok) writeListing(outcome.text);
+    else process.stderr.write(`${formatFailure(outcome.error)}\n`);
+    return outcome.ok ? 0 : 1;
+  };
+  const refused = refusal(discovery, global, server, undefined);
+  if (refused) return report({ ok: false, error: refused });
+  const session = openLoaderSession(discovery, global, logger, { defaults: { maxRetries: 0 } });
+  try {
+    const deadline = options.timeout === undefined ? undefined : AbortSignal.timeout(options.timeout);
+    const loaded = await session.tool('load_mcp')!.execute({ server }, { signal: deadline });
+    if (loaded.isError) {
+      const error = loaded.error === undefined ? { message: loaded.text } : explainFailure(server, loaded.error, discovery.servers[server]);
+      return report({ ok: false, error });
+    }
+    return report(await work(session));
+  } catch (error) {
+    if (options.timeout !== undefined && error instanceof Error && error.name === 'AbortError') {
+      return report({ ok: false, error: { code: 'TIMEOUT', message: `"${server}" did not answer within ${options.timeout} ms`, hint: 'give it more time with --timeout <ms>' } });
+    }
+    return report({ ok: false, error: explainFailure(server, error, discovery.servers[server]) });
+  } finally {
+    await session.manager.dispose();
+  }
+}
+
+export function runPrompts(global: GlobalOptions, server: string, options: PromptOptions): Promise<number> {
+  return withServer(global, server, options, async ({ manager }) => {
+    const prompts = manager.getManifest(server)?.prompts ?? [];
+    const lines = [prompts.length === 0 ? `"${server}" offers no prompts.` : `"${server}" offers ${prompts.length === 1 ? '1 prompt' : `${prompts.length} prompts`}:`];
+    for (const prompt of prompts) {
+      const args = (prompt.arguments ?? []).map((argument) => (argument.required ? argument.name : `[${argument.name}]`));
+      lines.push(`  ${[prompt.name, ...args.map((name) => `${name}=…`)].join(' ')}${prompt.description ? `  ${prompt.description.split('\n', 1)[0]}` : ''}`);
+    }
+    if (prompts.length > 0) lines.push(`Get one with \`mcp-statechart prompt ${server} ${prompts[0]!.name}${(prompts[0]!.arguments ?? []).filter((a) => a.required).map((a) => ` ${a.name}=…`).join('')}\`.`);
+    return { ok: true, text: lines.map(terminalLine).join('\n'), data: { prompts } };
+  });
+}
+
+export async function runPrompt(global: GlobalOptions, server: string, name: string, pairs: string[], options: PromptOptions): Promise<number> {
+  let args: Record<string, string>;
+  try {
+    args = promptArguments(pairs);
+  } catch (error) {
+    const explanation: FailureExplanation = { code: 'INVALID_ARGUMENTS', message: (error as Error).message };
+    if (options.json) process.stdout.write(`${terminalJson({ ok: false, server, error: explanation })}\n`);
+    else process.stderr.write(`${formatFailure(explanation)}\n`);
+    return 1;
+  }
+  return withServer(global, server, options, async ({ manager }) => {
+    const result = await manager.getPrompt(server, name, args, { timeoutMs: options.timeout });
+    const lines: string[] = [];
+    if (result.description) lines.push(terminalLine(result.description), '');
+    for (const message of result.messages) {
+      const content = message.content as { type: string; text?: string; mimeType?: string; resource?: { uri?: string; text?: string } };
+      if (content.type === 'text') lines.push(`[${message.role}] ${content.text ?? ''}`);
+      else if (content.type === 'resource') lines.push(`[${message.role}] (resource ${terminalLine(content.resource?.uri ?? '')})${content.resource?.text ? `\n${content.resource.text}` : ''}`);
+      else lines.push(`[${message.role}] (${terminalLine(content.type)}${content.mimeType ? `, ${terminalLine(content.mimeType)}` : ''}; --json has it whole)`);
+    }
+    return { ok: true, text: lines.join('\n'), data: { prompt: name, ...result } };
+  });
+}

@@ -1,0 +1,45 @@
+/** `prompts <server>` and `prompt <server> <name> [name=value…]` against the fixture server over stdio. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+import { stdioFixture } from './support/fixtures.js';
+
+function fixtureHome() {
+  const home = process.env.HOME!;
+  mkdirSync(join(home, '.ai-zen'), { recursive: true });
+  writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
+  return (...args: string[]) => runCli(args, { cwd: home, env: { HOME: home }, timeoutMs: 40_000 });
+}
+
+describe('prompts', () => {
+  it('lists each prompt with its arguments (required ones bare, optional ones in brackets) and how to get one', async () => {
+    const cli = fixtureHome();
+    const run = await cli('prompts', 'fixture');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('"fixture" offers 1 prompt:');
+    expect(run.stdout).toContain('  greet name=…  Asks the model to greet someone');
+    expect(run.stdout).toContain('Get one with `mcp-statechart prompt fixture greet name=…`.');
+  }, 50_000);
+});
+
+describe('prompt', () => {
+  it('prints the messages of a prompt filled in with name=value arguments; --json has them whole', async () => {
+    const cli = fixtureHome();
+    const run = await cli('prompt', 'fixture', 'greet', 'name=Ada');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('[user] Please greet Ada.\n');
+    const json = await cli('prompt', 'fixture', 'greet', 'name=Ada', '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, server: 'fixture', prompt: 'greet', messages: [{ role: 'user', content: { type: 'text', text: 'Please greet Ada.' } }] });
+  }, 50_000);
+
+  it('an argument not written name=value, or an unknown prompt: one JSON object with ok false and a code', async () => {
+    const cli = fixtureHome();
+    const bad = await cli('prompt', 'fixture', 'greet', 'Ada', '--json');
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ ok: false, server: 'fixture', error: { code: 'INVALID_ARGUMENTS', message: expect.stringContaining('name=value') } });
+    const unknown = await cli('prompt', 'fixture', 'nope', '--json');
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ ok: false, server: 'fixture', error: { message: expect.stringContaining('Unknown prompt: nope') } });
+  }, 80_000);
+});
