@@ -35,3 +35,14 @@ export {
   type AuditOutcome,
   type AuditSink,
 } from './audit-log.js';
+export {
+  DEFAULT_SESSION_TTL_MS,
+  loadSessionKeys,
+  MAX_SESSION_ID_LENGTH,
+  openSession,
+  parseSessionKeys,
+  sealSession,
+  type LegacySession,
+  type OpenedSession,
+  type SessionKeys,
+} from './sealed-session.js';
