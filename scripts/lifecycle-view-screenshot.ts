@@ -22,9 +22,10 @@ export async function screenshotLifecycleView(context: BrowserContext): Promise<
     await page.goto(view.url);
     await Promise.all([manager.connect('notes'), manager.connect('weather')]);
     await killNotesServer(manager);
-    await page.waitForFunction(() => document.querySelector('section[data-server="notes"] .path')?.textContent === 'error.retrying', undefined, {
+    await page.waitForFunction(() => document.querySelector('tr[data-server="notes"] .pill')?.textContent === 'error.retrying', undefined, {
       timeout: 10_000,
     });
+    await page.locator('tr[data-server="notes"]').click();
     return await page.screenshot({ fullPage: true, type: 'png' });
   } finally {
     await page.close();

@@ -138,7 +138,7 @@ describe('requests in flight', () => {
 
 /** Public states as the page lists them for a server, oldest first. */
 function shownStates(page: Page, server: string): Promise<string[]> {
-  return page.$$eval(`section[data-server="${server}"] ol.transitions li`, (items) => items.map((item) => (item as HTMLElement).dataset.state!).reverse());
+  return page.$$eval(`#detail[data-server="${server}"] ol.transitions li`, (items) => items.map((item) => (item as HTMLElement).dataset.state!).reverse());
 }
 
 /** Collapses repeats: connected.idle → connected.busy both read "connected". */
@@ -162,12 +162,14 @@ describe.skipIf(withoutChromium)('the lifecycle view in headless Chromium', () =
     await page.goto(view.url);
     await expect.poll(() => page.locator('#status').getAttribute('data-live')).toBe('true');
     await Promise.all([manager.connect('notes'), manager.connect('weather')]);
-    const notes = page.locator('section[data-server="notes"]');
-    await expect.poll(() => notes.getAttribute('data-state')).toBe('connected');
-    await expect.poll(() => page.locator('section[data-server="weather"]').getAttribute('data-state')).toBe('connected');
+    await expect.poll(() => page.locator('tr[data-server="notes"]').getAttribute('data-state')).toBe('connected');
+    await expect.poll(() => page.locator('tr[data-server="weather"]').getAttribute('data-state')).toBe('connected');
     const tools = manager.getManifest('notes')!.tools.length;
+    await expect.poll(() => page.locator('tr[data-server="notes"] td.tools').textContent()).toBe(String(tools));
+    // A click opens the server's chart, which highlights the active states: connected and its child.
+    await page.locator('tr[data-server="notes"]').click();
+    const notes = page.locator('#detail[data-server="notes"]');
     await expect.poll(() => notes.locator('dt:text-is("tools") + dd').textContent()).toBe(String(tools));
-    // The chart highlights the active states: connected and its child.
     const active = await notes.locator('.chart g.state.active').evaluateAll((groups) => groups.map((group) => (group as SVGGElement).dataset.state));
     expect(active).toContain('connected');
     expect(active.some((path) => path?.startsWith('connected.'))).toBe(true);
@@ -178,7 +180,7 @@ describe.skipIf(withoutChromium)('the lifecycle view in headless Chromium', () =
     await killNotesServer(manager);
 
     // While it waits, the row tells when the next attempt comes.
-    const notes = page.locator('section[data-server="notes"]');
+    const notes = page.locator('#detail[data-server="notes"]');
     await expect.poll(() => notes.locator('.path').textContent(), { timeout: FIRST_BACKOFF_MS }).toBe('error.retrying');
     await expect.poll(() => notes.locator('dt:text-is("next retry") + dd').textContent()).toMatch(/^in \d+\.\d s|^now$/);
     await expect.poll(() => notes.locator('.error .message').textContent()).toContain('notes');

@@ -1,3 +1,4 @@
+import type { DiscoveredServer } from '../config/types.js';
 import type { McpConnectionManager } from '../manager.js';
 import { pressEnter } from './press-enter.js';
 
@@ -7,9 +8,13 @@ import { pressEnter } from './press-enter.js';
  * `interactive` (the demo on a terminal), it waits for Enter before the session starts, so the
  * page shows it from the first step, and again before closing, so the end can be looked at.
  */
-export async function openLifecycleView(manager: McpConnectionManager, interactive: boolean): Promise<{ close(): Promise<void> }> {
+export async function openLifecycleView(
+  manager: McpConnectionManager,
+  interactive: boolean,
+  servers: Record<string, DiscoveredServer>,
+): Promise<{ close(): Promise<void> }> {
   const { startLifecycleView } = await import('../view/lifecycle-view.js');
-  const view = await startLifecycleView(manager);
+  const view = await startLifecycleView(manager, { servers });
   process.stderr.write(`${view.instructions}\n`);
   if (interactive) await pressEnter('Press Enter once the page is open. ');
   return {

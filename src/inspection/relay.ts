@@ -50,9 +50,13 @@ function bridgePage(socketUrl: string): string {
 <html>
 <head>
   <title>Stately Inspector (mcp-statechart)</title>
-  <style>* { margin: 0; padding: 0; } html, body { height: 100%; } iframe { width: 100%; height: 100%; border: none; }</style>
+  <style>* { margin: 0; padding: 0; } html, body { height: 100%; } iframe { width: 100%; height: 100%; border: none; }
+    #offline { position: fixed; top: 16px; left: 16px; right: 16px; padding: 12px 16px; font: 14px sans-serif; background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; }
+    #offline[hidden] { display: none; }</style>
 </head>
 <body>
+  <div id="offline">Waiting for the inspector page from ${STATELY_INSPECT}. If this stays blank, this browser cannot reach stately.ai (offline, or behind a proxy):
+    run the command with <code>--view</code> instead, for a live view served from this machine that needs no internet.</div>
   <iframe id="inspector" src="${STATELY_INSPECT}"></iframe>
   <script>
     const iframe = document.getElementById('inspector');
@@ -62,6 +66,7 @@ function bridgePage(socketUrl: string): string {
     window.addEventListener('message', (e) => {
       if (e.origin !== target || !e.data || e.data.type !== '@statelyai.connected') return;
       connected = true;
+      document.getElementById('offline').hidden = true;
       for (const event of buffer.splice(0)) iframe.contentWindow.postMessage(event, target);
     });
     const ws = new WebSocket(${JSON.stringify(socketUrl)});
@@ -194,7 +199,7 @@ export async function startInspector(options: StartInspectorOptions = {}): Promi
     inspect: { next: (event) => forward?.(sanitizeInspectionEvent(event)) },
     url,
     relayUrl,
-    instructions: `Stately inspector: open ${url} in a browser (it loads https://stately.ai/inspect; the token in the address keeps other pages out).`,
+    instructions: `Stately inspector: open ${url} in a browser (it loads https://stately.ai/inspect, so it needs the internet: offline, use --view instead; the token in the address keeps other pages out).`,
     async stop() {
       inspector.stop();
       await settled(adapterSocket, 'close');

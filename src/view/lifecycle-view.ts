@@ -12,6 +12,7 @@ import type { Socket } from 'node:net';
 import type { McpConnectionManager } from '../manager.js';
 import { newSecretToken, sameSecret } from '../secret-token.js';
 import { lifecyclePage } from './page.js';
+import type { DiscoveredServer } from '../config/types.js';
 import { ServerRows } from './server-rows.js';
 
 const LOOPBACK = '127.0.0.1';
@@ -26,6 +27,11 @@ const HEARTBEAT_MS = 15_000;
 export interface LifecycleViewOptions {
   /** Port on 127.0.0.1. Default or 0: a free port. */
   port?: number;
+  /**
+   * The discovered servers (`discoverMcpServers().servers`): those the config keeps off
+   * (disabled, awaiting approval, denied) are listed too, with why; the manager never sees them.
+   */
+  servers?: Record<string, DiscoveredServer>;
 }
 
 export interface LifecycleView {
@@ -85,10 +91,14 @@ export async function startLifecycleView(manager: McpConnectionManager, options:
     }
     pending.clear();
   };
-  const rows = new ServerRows(manager, (name) => {
-    pending.add(name);
-    flushTimer ??= setTimeout(flush, COALESCE_MS);
-  });
+  const rows = new ServerRows(
+    manager,
+    (name) => {
+      pending.add(name);
+      flushTimer ??= setTimeout(flush, COALESCE_MS);
+    },
+    options.servers,
+  );
 
   let origins: string[] = [];
   let hosts: string[] = [];

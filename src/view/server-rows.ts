@@ -11,6 +11,7 @@
  */
 import type { AnyActorRef, StateValue } from 'xstate';
 import type { McpServerConfig } from '../../machines/types.js';
+import type { DiscoveredServer } from '../config/types.js';
 import type { McpConnectionManager } from '../manager.js';
 import { redact, secretsOf } from '../redact.js';
 
@@ -21,6 +22,8 @@ const MAX_STDERR = 4_000;
 const MAX_MESSAGE = 2_000;
 /** How often the requests in flight of connected servers are read again. */
 const IN_FLIGHT_POLL_MS = 250;
+/** The sparkline: the peak of requests in flight in each second, for this many seconds. */
+export const ACTIVITY_SECONDS = 30;
 
 export interface ViewTransition {
   /** Milliseconds since the epoch. */
@@ -42,15 +45,22 @@ export interface ServerRow {
   name: string;
   transport: string;
   description?: string;
+  /** The public state, or `disabled` / `awaiting approval` / `denied` for a server the config keeps off (it has no actor). */
   state: string;
+  /** The deepest active state, dot-separated (`error.retrying`), as `mcp.stateChanged` reports it. */
+  substate: string;
+  /** Why a server that is off is off (the config's `disabledBecause`). */
+  offBecause?: string;
   /** Every active state node, dot-separated: what the chart highlights. */
   active: string[];
-  /** Retries since the connection was last healthy. */
+  /** The connect attempt, numbered as `mcp.stateChanged` numbers it (`attempt`): retries so far, plus the one a retrying server waits for. */
   attempt?: number;
   /** When the next connect attempt is due, while waiting for one. */
   retryAt?: number;
   timers: ViewTimer[];
   inFlight?: number;
+  /** Peak requests in flight in each of the last ACTIVITY_SECONDS seconds, oldest first. */
+  activity: number[];
   tools?: number;
   /** The protocol revision negotiated with the server, once it has connected. */
   protocolVersion?: string;
@@ -64,7 +74,7 @@ export function activePaths(value: StateValue, prefix = ''): string[] {
   return Object.entries(value).flatMap(([key, child]) => [`${prefix}${key}`, ...(child ? activePaths(child, `${prefix}${key}.`) : [])]);
 }
 
-interface ServerSnapshotLike {
+export interface ServerSnapshotLike {
   value: StateValue;
   status: string;
   context: {
@@ -83,6 +93,23 @@ interface StateChangedReport {
   substate?: unknown;
   attempt?: unknown;
   retryInMs?: unknown;
+}
+
+/**
+ * What the row says about a server's state, read from its actor's snapshot: the one place the
+ * view reads a server's status (a read model of the server can replace it). `attempt` is
+ * numbered as the chart's `mcp.stateChanged` report numbers it.
+ */
+export function statusOf(snapshot: ServerSnapshotLike): { state: string; substate: string; active: string[]; attempt?: number } {
+  const active = activePaths(snapshot.value);
+  const substate = active[active.length - 1]!;
+  const retries = snapshot.context.retries;
+  return {
+    state: active[0]!,
+    substate,
+    active,
+    attempt: typeof retries === 'number' ? retries + (substate === 'error.retrying' ? 1 : 0) : undefined,
+  };
 }
 
 /** The same precedence as the config loader: a declared transport first, else command → stdio, url → http. */
@@ -108,17 +135,41 @@ function delayName(eventType: string): string | undefined {
   return /^xstate\.after\.([^.]+)\./.exec(eventType)?.[1];
 }
 
+function offRow(server: DiscoveredServer): ServerRow {
+  const state = server.trust ?? 'disabled';
+  return {
+    name: server.name,
+    transport: server.transport,
+    description: server.description,
+    state,
+    substate: state,
+    offBecause: server.disabledBecause,
+    active: [],
+    timers: [],
+    activity: [],
+    transitions: [],
+  };
+}
+
 export class ServerRows {
   private readonly rows = new Map<string, ServerRow>();
   private readonly watched = new Map<AnyActorRef, () => void>();
   private readonly stops: Array<() => void> = [];
   private seen: { servers?: object; children?: object } = {};
+  private second = 0;
+
+  /** Rows of the servers the config keeps off (disabled, awaiting approval, denied): listed, never started. */
+  private readonly offRows: ServerRow[];
 
   constructor(
     private readonly manager: McpConnectionManager,
     /** Called with a server's name whenever its row changed. */
     private readonly changed: (name: string) => void,
+    discovered: Record<string, DiscoveredServer> = {},
   ) {
+    this.offRows = Object.values(discovered)
+      .filter((server) => server.disabled)
+      .map((server) => offRow(server));
     // A registry that stops with an error is the manager's to report; the view just stops updating.
     const registry = manager.actor.subscribe({ next: () => this.refreshServers(), error: () => {} });
     this.stops.push(() => registry.unsubscribe());
@@ -130,11 +181,11 @@ export class ServerRows {
   }
 
   all(): ServerRow[] {
-    return [...this.rows.values()];
+    return [...this.rows.values(), ...this.offRows.filter((row) => !this.rows.has(row.name))];
   }
 
   get(name: string): ServerRow | undefined {
-    return this.rows.get(name);
+    return this.rows.get(name) ?? this.offRows.find((row) => row.name === name);
   }
 
   stop(): void {
@@ -157,8 +208,10 @@ export class ServerRows {
         transport: transportOf(config),
         description: typeof config.description === 'string' ? config.description : undefined,
         state: 'disconnected',
+        substate: 'disconnected',
         active: ['disconnected'],
         timers: [],
+        activity: [],
         transitions: [],
       });
       this.changed(name);
@@ -188,16 +241,16 @@ export class ServerRows {
   private observed(name: string, actor: AnyActorRef, snapshot: ServerSnapshotLike): void {
     const row = this.rows.get(name);
     if (!row || snapshot.status !== 'active') return;
-    const active = activePaths(snapshot.value);
-    const path = active[active.length - 1]!;
+    const status = statusOf(snapshot);
     const { context } = snapshot;
-    if (row.transitions.at(-1)?.path !== path) {
-      row.transitions.push({ at: Date.now(), state: active[0]!, path });
+    if (row.transitions.at(-1)?.path !== status.substate) {
+      row.transitions.push({ at: Date.now(), state: status.state, path: status.substate });
       if (row.transitions.length > MAX_TRANSITIONS) row.transitions.shift();
     }
-    row.state = active[0]!;
-    row.active = active;
-    row.attempt = typeof context.retries === 'number' ? context.retries : row.attempt;
+    row.state = status.state;
+    row.substate = status.substate;
+    row.active = status.active;
+    row.attempt = status.attempt ?? row.attempt;
     row.inFlight = this.manager.requestsInFlight(name);
     row.tools = Array.isArray(context.manifest?.tools) ? context.manifest.tools.length : row.tools;
     row.protocolVersion = typeof context.manifest?.protocolVersion === 'string' ? context.manifest.protocolVersion : row.protocolVersion;
@@ -209,12 +262,20 @@ export class ServerRows {
   }
 
   private countRequests(): void {
+    const second = Math.floor(Date.now() / 1000);
+    const newSecond = second !== this.second;
+    this.second = second;
     for (const row of this.rows.values()) {
-      if (row.state !== 'connected') continue;
-      const inFlight = this.manager.requestsInFlight(row.name);
-      if (inFlight === row.inFlight) continue;
+      const inFlight = row.state === 'connected' ? this.manager.requestsInFlight(row.name) : undefined;
+      const changed = inFlight !== row.inFlight;
       row.inFlight = inFlight;
-      this.changed(row.name);
+      if (newSecond) {
+        row.activity.push(inFlight ?? 0);
+        if (row.activity.length > ACTIVITY_SECONDS) row.activity.shift();
+      } else if ((inFlight ?? 0) > (row.activity.at(-1) ?? 0)) {
+        row.activity[row.activity.length - 1] = inFlight!;
+      }
+      if (changed || newSecond) this.changed(row.name);
     }
   }
 

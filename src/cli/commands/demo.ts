@@ -98,7 +98,7 @@ export async function runDemo(
     event(`[${server}] manifest changed: ${parts.join(' ')}`);
   });
 
-  const lifecycleView = view ? await openLifecycleView(manager, process.stdin.isTTY === true) : undefined;
+  const lifecycleView = view ? await openLifecycleView(manager, process.stdin.isTTY === true, discovery.servers) : undefined;
 
   const load = tool('load_mcp')!;
   const call = tool('call_mcp_tool')!;

@@ -54,7 +54,7 @@ export async function runServe(
     hostApproval(host, options.approve),
   );
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
-  const lifecycleView = view ? await openLifecycleView(manager, false) : undefined;
+  const lifecycleView = view ? await openLifecycleView(manager, false, discovery.servers) : undefined;
   const permissions = permissionsFrom(options);
   installProxy(host, manager, { isAllowed: (name) => isServerAllowed(permissions, name), logger });
 
