@@ -12,7 +12,7 @@ import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as LegacyStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_COMMAND } from './support/cli.js';
 import { everythingBehindRelay, everythingConfigHome, receivedByServer } from './support/everything.js';
@@ -62,6 +62,8 @@ interface HostUser {
   forms: string[];
   answer(message: string): { action: 'accept'; content: Record<string, string | boolean> };
   roots: Array<{ uri: string; name: string }>;
+  prompts: string[];
+  sample(prompt: string): { role: 'assistant'; model: string; content: { type: 'text'; text: string } };
 }
 
 function hostUser(): HostUser {
@@ -74,10 +76,15 @@ function hostUser(): HostUser {
       return { action: 'accept', content };
     },
     roots: [{ uri: 'file:///host/project', name: 'project' }],
+    prompts: [],
+    sample(prompt) {
+      this.prompts.push(prompt);
+      return { role: 'assistant', model: 'host-model', content: { type: 'text', text: 'the host model answers' } };
+    },
   };
 }
 
-const ASKABLE = { elicitation: { form: {} }, roots: {} };
+const ASKABLE = { elicitation: { form: {} }, roots: {}, sampling: {} };
 
 async function modernHost(user?: HostUser): Promise<EraHost> {
   const client = new ModernClient(
@@ -87,6 +94,7 @@ async function modernHost(user?: HostUser): Promise<EraHost> {
   if (user) {
     client.setRequestHandler('elicitation/create', async (request) => user.answer(request.params.message));
     client.setRequestHandler('roots/list', async () => ({ roots: user.roots }));
+    client.setRequestHandler('sampling/createMessage', async (request) => user.sample(JSON.stringify(request.params.messages)));
   }
   await client.connect(new OneProcessStdioTransport(serveParameters()));
   return {
@@ -105,6 +113,7 @@ async function legacyHost(user?: HostUser): Promise<EraHost> {
   if (user) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => user.answer(request.params.message));
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: user.roots }));
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => user.sample(JSON.stringify(request.params.messages)));
   }
   await client.connect(new LegacyStdioTransport(serveParameters()));
   return {
@@ -209,6 +218,11 @@ describe.each([
     expect((await callOn(host, 'everything', 'trigger-elicitation-request', {})).text).toContain('Host User');
     // After serve's own approval form (the tool is not read-only), the server's form.
     expect(user.forms).toEqual([expect.stringContaining(SERVE_APPROVAL_TITLE), expect.stringMatching(/^MCP server "everything" asks[\s\S]*Please provide inputs/)]);
+  }, 30_000);
+
+  it("for sampling, from server-everything's sampling request", async () => {
+    expect((await callOn(host, 'everything', 'trigger-sampling-request', { prompt: 'haiku', maxTokens: 20 })).text).toContain('the host model answers');
+    expect(user.prompts).toEqual([expect.stringContaining('haiku')]);
   }, 30_000);
 
   it('for its roots, from either server', async () => {
