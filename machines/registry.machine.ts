@@ -6,6 +6,7 @@
  */
 import { assertEvent, assign, enqueueActions, sendTo, setup } from 'xstate';
 import { nameRecord } from './name-record.js';
+import { REQUEST_EVENTS, requestSpecOf } from './request-kinds.js';
 import type { AnyActorRef, Snapshot } from 'xstate';
 import { disabledServerError, notConnectedError, serverCrashedError, unknownServerError, type McpServerError } from './errors.js';
 import {
@@ -126,24 +127,6 @@ export function serverSystemId(server: string): string {
   return `mcp.server.${server}`;
 }
 
-/** What a request event of the protocol asks the server to do. */
-export function requestSpecOf(event: McpRequestEvent): RequestSpec {
-  switch (event.type) {
-    case 'mcp.callTool':
-      return { kind: 'tool', tool: event.tool, arguments: event.arguments };
-    case 'mcp.readResource':
-      return { kind: 'resource', uri: event.uri };
-    case 'mcp.getPrompt':
-      return { kind: 'prompt', name: event.name, arguments: event.arguments };
-    case 'mcp.subscribeResource':
-      return { kind: 'subscribe', uri: event.uri };
-    case 'mcp.unsubscribeResource':
-      return { kind: 'unsubscribe', uri: event.uri };
-  }
-}
-
-/** The protocol's requests that run on a connected server's session. */
-const REQUEST_EVENTS = ['mcp.callTool', 'mcp.readResource', 'mcp.getPrompt', 'mcp.subscribeResource', 'mcp.unsubscribeResource'] as const;
 
 /** The server actor the registry spawned for `server`, if it did. */
 export function serverActorOf(context: RegistryContext, server: string) {

@@ -4,6 +4,7 @@ import { abortError, describeRequest, McpServerError } from '../machines/errors.
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import { isClosing, publicServerState, type PendingRequest, type ServerActorRef } from '../machines/server.machine.js';
 import { connectedSession, serverActorOf } from '../machines/registry.machine.js';
+import { requestEventOf } from '../machines/request-kinds.js';
 import type {
   McpConnectOptions,
   McpLoadEvent,
@@ -334,14 +335,14 @@ export class McpConnectionManager {
       const request: PendingRequest = { replyTo: this.inbox, requestId, spec, options };
       const session = this.routeDirectly ? connectedSession(this.actor.getSnapshot().context, server) : undefined;
       if (session) session.send({ type: 'RUN', request, answer: this.deliver, cancellable: how.signal !== undefined });
-      else this.actor.send(protocolEvent(server, request));
+      else this.actor.send(requestEventOf(server, request));
     });
   }
 
   /** Always the event route: the server chart records what the server confirmed, to subscribe again on the next session. */
   private changeSubscription(server: string, spec: RequestSpec, options: RequestOptions): Promise<McpFinalReply> {
     return this.awaitReply(server, spec, options, (requestId) =>
-      this.actor.send(protocolEvent(server, { replyTo: this.inbox, requestId, spec, options: requestFields(options) })),
+      this.actor.send(requestEventOf(server, { replyTo: this.inbox, requestId, spec, options: requestFields(options) })),
     );
   }
 
@@ -387,23 +388,6 @@ export class McpConnectionManager {
     if (waiting.onAbort) waiting.signal?.removeEventListener('abort', waiting.onAbort);
     this.keepAlive.release();
     waiting.resolve(event);
-  }
-}
-
-/** A request as the registry protocol event an embedder would send. */
-function protocolEvent(server: string, { replyTo, requestId, spec, options }: PendingRequest): McpRequestEvent {
-  const common = { server, replyTo, requestId, ...options };
-  switch (spec.kind) {
-    case 'tool':
-      return { type: 'mcp.callTool', tool: spec.tool, arguments: spec.arguments, ...common };
-    case 'resource':
-      return { type: 'mcp.readResource', uri: spec.uri, ...common };
-    case 'prompt':
-      return { type: 'mcp.getPrompt', name: spec.name, arguments: spec.arguments, ...common };
-    case 'subscribe':
-      return { type: 'mcp.subscribeResource', uri: spec.uri, ...common };
-    case 'unsubscribe':
-      return { type: 'mcp.unsubscribeResource', uri: spec.uri, ...common };
   }
 }
 
