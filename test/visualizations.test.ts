@@ -102,6 +102,17 @@ function inlineImplementations(machine: AnyStateMachine): string[] {
   return problems;
 }
 
+describe('what the diagrams draw', () => {
+  it("draws only the charts' own actions: none of XState's timer actions (as 'inline action' or by their xstate.* names)", () => {
+    for (const chart of CHARTS) {
+      for (const extension of ['svg', 'mmd']) {
+        const drawn = readFileSync(join(VISUALIZATIONS_DIR, `${chart.name}.${extension}`), 'utf8');
+        expect(drawn, `${chart.name}.${extension}`).not.toMatch(/inline action|xstate\.(raise|cancel)/);
+      }
+    }
+  });
+});
+
 describe('the chart files, as Stately Studio imports them', () => {
   it.each(CHARTS)('$file is one setup({...}).createMachine({...}) and does no I/O', ({ file }) => {
     const source = readFileSync(new URL(`../${file}`, import.meta.url), 'utf8');

@@ -48,7 +48,8 @@ function pathOf(node: StateNode): string {
 
 function nameOf(reference: unknown, fallback: string): string {
   if (typeof reference === 'string') return reference;
-  if (reference && typeof reference === 'object' && 'type' in reference && typeof reference.type === 'string') return reference.type;
+  // XState's own timer actions are functions carrying a `type` (xstate.raise, xstate.cancel).
+  if (reference && (typeof reference === 'object' || typeof reference === 'function') && 'type' in reference && typeof reference.type === 'string') return reference.type;
   return fallback;
 }
 
