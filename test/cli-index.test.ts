@@ -64,3 +64,14 @@ describe('mcp-statechart index', () => {
     expect(json.servers.find((server) => server.name === 'wide')).toMatchObject({ indexed: 'yes', tools: fixtureTools + 5 });
   });
 });
+
+describe('index --timeout', () => {
+  it("gives each server that long to connect, and counts one server as one", async () => {
+    const home = process.env.HOME!;
+    const config = join(home, 'silent.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { silent: stdioFixture('--mode', 'never-initialize') } }));
+    const run = await runCli(['--config', config, 'index', '--timeout', '1500'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    expect(run.stdout).toContain('Indexing 1 server, 1 at a time…');
+    expect(run.stdout).toContain('did not finish within 1500 ms');
+  }, 40_000);
+});

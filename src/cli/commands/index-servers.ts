@@ -16,6 +16,8 @@ export interface IndexCommandOptions {
   concurrency: number;
   /** The index file; default ~/.ai-zen/mcp-index.json. */
   indexPath?: string;
+  /** `--timeout`: how long each server may take to connect. */
+  timeoutMs?: number;
 }
 
 function progressLine(outcome: ServerIndexOutcome, done: number, total: number): string {
@@ -56,12 +58,13 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
     return 0;
   }
   const index = new ManifestIndex({ path: command.indexPath });
-  writeListing(`Indexing ${total} servers, ${Math.min(command.concurrency, total)} at a time…`);
+  writeListing(`Indexing ${total === 1 ? '1 server' : `${total} servers`}, ${Math.min(command.concurrency, total)} at a time…`);
   const outcomes = await indexServers({
     servers,
     projectFiles,
     index,
     concurrency: command.concurrency,
+    connectTimeoutMs: command.timeoutMs,
     managerOptions: { logger },
     onServer: (outcome, done) => writeListing(progressLine(outcome, done, total)),
   });
