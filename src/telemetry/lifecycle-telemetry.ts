@@ -195,6 +195,8 @@ function phaseOf(snapshot: ServerSnapshot): Phase {
   const { value } = snapshot;
   if (typeof value === 'string') return value === 'connecting' ? 'connecting' : 'disconnected';
   if ('connected' in value) return 'connected';
+  // `connecting` has steps of its own (negotiating, listing): one phase for telemetry.
+  if ('connecting' in value) return 'connecting';
   if (!('error' in value)) return 'disconnected';
   return value.error === 'releasing' ? 'error.releasing' : value.error === 'retrying' ? 'error.retrying' : 'error.failed';
 }
