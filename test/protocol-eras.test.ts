@@ -55,7 +55,7 @@ async function modernHttp(): Promise<string> {
 describe('a server that speaks only 2026-07-28', () => {
   it('is reached over stdio: connect, list and call, on the modern era', async () => {
     const manifest = await manager.connect('modern', { command: process.execPath, args: [MODERN_SERVER] });
-    expect(manifest.tools.map((tool) => tool.name)).toEqual(['echo', 'pid']);
+    expect(manifest.tools.map((tool) => tool.name)).toEqual(['echo', 'ask-name', 'list-roots', 'pid']);
     expect(textOf(await manager.callTool('modern', 'echo', { text: 'hello' }))).toBe('hello');
     expect(manager.getClient('modern')?.getProtocolEra()).toBe('modern');
     expect(manager.getClient('modern')?.getNegotiatedProtocolVersion()).toBe('2026-07-28');
@@ -63,7 +63,7 @@ describe('a server that speaks only 2026-07-28', () => {
 
   it('is reached over Streamable HTTP: connect, list and call, on the modern era', async () => {
     const manifest = await manager.connect('modern', { url: await modernHttp() });
-    expect(manifest.tools.map((tool) => tool.name)).toEqual(['echo', 'pid']);
+    expect(manifest.tools.map((tool) => tool.name)).toEqual(['echo', 'ask-name', 'list-roots', 'pid']);
     expect(textOf(await manager.callTool('modern', 'echo', { text: 'over http' }))).toBe('over http');
     expect(manager.getClient('modern')?.getNegotiatedProtocolVersion()).toBe('2026-07-28');
   });
