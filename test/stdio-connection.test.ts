@@ -6,6 +6,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { rejectionOf, isRunning, readPid, settle, STDIO_FIXTURE, stdioFixture } from './support/fixtures.js';
 
+/** A real process starts, probes its era and lists in well under a second on a quiet machine; vi.waitFor's 1 s default failed under load. */
+const PROCESS_WAIT = { timeout: 10_000 };
+
 let folder: string;
 beforeEach(() => {
   folder = mkdtempSync(join(tmpdir(), 'mcp-stdio-'));
@@ -58,7 +61,7 @@ describe('a real stdio server', () => {
     manager.on('mcp.manifestChanged', (event) => changes.push(event.changes));
     await manager.connect('fixture', stdioFixture('--page-size', '4'));
     await manager.callTool('fixture', 'add_tool', { name: 'fresh_tool' });
-    await vi.waitFor(() => expect(manager.getManifest('fixture')?.tools.map((tool) => tool.name)).toContain('fresh_tool'));
+    await vi.waitFor(() => expect(manager.getManifest('fixture')?.tools.map((tool) => tool.name)).toContain('fresh_tool'), PROCESS_WAIT);
     expect(manager.getManifest('fixture')?.tools).toHaveLength(11);
     expect(changes).toEqual([{ added: ['tool:fresh_tool'], removed: [], changed: [] }]);
     await manager.dispose();
@@ -75,14 +78,14 @@ describe('a real stdio server', () => {
     expect(error).toMatchObject({ code: 'CONNECTION_LOST', server: 'fixture' });
     expect(error.message).toMatch(/the connection was lost while it was in flight\. It was not retried/);
 
-    await vi.waitFor(() => expect(manager.getError('fixture')?.message).toMatch(/connection to MCP server "fixture" was lost/));
+    await vi.waitFor(() => expect(manager.getError('fixture')?.message).toMatch(/connection to MCP server "fixture" was lost/), PROCESS_WAIT);
     expect((manager.getError('fixture') as { stderrTail?: string }).stderrTail).toContain('crashing on purpose');
     await settle();
     clock.increment(999);
     await settle();
     expect(manager.getState('fixture')).toBe('error');
     clock.increment(1);
-    await vi.waitFor(() => expect(manager.getState('fixture')).toBe('connected'));
+    await vi.waitFor(() => expect(manager.getState('fixture')).toBe('connected'), PROCESS_WAIT);
     expect(states).toEqual(['disconnected', 'connecting', 'connected', 'error', 'connecting', 'connected']);
     expect(textOf(await manager.callTool('fixture', 'echo', { text: 'back' }))).toBe('back');
     await manager.dispose();
@@ -113,7 +116,7 @@ describe('a real stdio server', () => {
     const pidFile = join(folder, 'stuck.pid');
     const connecting = rejectionOf(manager
       .connect('stuck', stdioFixture('--mode', 'never-initialize', '--grandchild-pid-file', pidFile)));
-    await vi.waitFor(() => expect(readPid(pidFile)).toBeGreaterThan(0));
+    await vi.waitFor(() => expect(readPid(pidFile)).toBeGreaterThan(0), PROCESS_WAIT);
     const grandchildPid = readPid(pidFile);
 
     await manager.disconnect('stuck');
