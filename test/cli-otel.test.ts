@@ -78,3 +78,32 @@ it('serve --otel: the host trace id from _meta.traceparent comes back on the gat
   // The load before it was another trace: the host sent no traceparent then.
   expect(receiver.spans.some((span) => span.name === 'tools/call load_mcp' && span.traceId !== HOST_TRACE)).toBe(true);
 });
+
+it('serve --otel: requests that arrive together each join their own host trace', async () => {
+  receiver = await startReceiver();
+  serve = startServe(undefined, {
+    serveFlags: ['--otel'],
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' },
+  });
+  await loadFixture(serve);
+  const traces = ['11111111111111111111111111111111', '22222222222222222222222222222222', '33333333333333333333333333333333'];
+  // One write: serve reads the three requests from one chunk and handles them while each is in flight.
+  serve.write(traces.map((traceId, index) => JSON.stringify({
+    jsonrpc: '2.0',
+    id: 20 + index,
+    method: 'tools/call',
+    params: { name: 'call_mcp_tool', arguments: { server: 'fixture', tool: 'slow', arguments: { ms: 300 - index * 100 } }, _meta: { traceparent: `00-${traceId}-${HOST_SPAN}-01` } },
+  })).join('\n') + '\n');
+  for (const index of traces.keys()) expect((await serve.answer(20 + index)).error).toBeUndefined();
+  serve.end();
+  expect((await serve.exited).code).toBe(0);
+
+  for (const traceId of traces) {
+    const joined = receiver.spans.filter((span) => span.traceId === traceId);
+    const gateway = joined.filter((span) => span.name === 'tools/call call_mcp_tool');
+    const downstream = joined.filter((span) => span.name === 'tools/call slow');
+    expect(gateway, `trace ${traceId}: ${joined.map((span) => span.name).join(', ')}`).toHaveLength(1);
+    expect(downstream).toHaveLength(1);
+    expect(downstream[0]!.parentSpanId).toBe(gateway[0]!.spanId);
+  }
+});

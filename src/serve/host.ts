@@ -12,6 +12,7 @@ import {
   type McpServerFactory,
   type ServerCapabilities,
   type ServerContext,
+  type Transport,
 } from '@modelcontextprotocol/server';
 import { HostInputRounds } from './host-rounds.js';
 
@@ -38,6 +39,23 @@ export interface HostPeer {
 export type HostInstaller = (server: Server, era: HostEra) => void;
 
 /**
+ * A server instance that says which transport it was connected to. `serveStdio` connects each
+ * instance to a channel of its own and hands it the host's messages one at a time from a single
+ * queue: a hook on the channel sees each request in the async context of its own handler, which a
+ * hook on the host's stdio transport (read by that queue) does not.
+ */
+class HostServer extends Server {
+  constructor(info: Implementation, capabilities: ServerCapabilities, private readonly connected: (transport: Transport) => void) {
+    super(info, { capabilities });
+  }
+
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    this.connected(transport);
+  }
+}
+
+/**
  * The host side of `serve`. The SDK's `serveStdio` decides the era from the host's opening
  * message and builds the server instance for it from `factory` (twice when a host probes with
  * `server/discover` and then falls back to `initialize`: the probe's instance is dropped). Every
@@ -46,6 +64,7 @@ export type HostInstaller = (server: Server, era: HostEra) => void;
  */
 export class ServeHost implements HostPeer {
   private readonly installers: HostInstaller[] = [];
+  private readonly connectHooks: Array<(transport: Transport) => void> = [];
   private serving?: { server: Server; era: HostEra };
   /** The tool calls of a 2026-07-28 host that wait for its input (it cannot be sent requests). */
   readonly rounds = new HostInputRounds();
@@ -59,7 +78,9 @@ export class ServeHost implements HostPeer {
 
   /** Builds the instance for the era the host opened with: what `serveStdio` is given. */
   readonly factory: McpServerFactory = ({ era }) => {
-    const server = new Server(this.info, { capabilities: this.capabilities });
+    const server = new HostServer(this.info, this.capabilities, (transport) => {
+      for (const hook of this.connectHooks) hook(transport);
+    });
     for (const install of this.installers) install(server, era);
     this.serving = { server, era };
     return server;
@@ -69,6 +90,11 @@ export class ServeHost implements HostPeer {
   onInstance(install: HostInstaller): void {
     this.installers.push(install);
     if (this.serving) install(this.serving.server, this.serving.era);
+  }
+
+  /** Runs `hook` with the transport of every instance connected from now on, once its handlers are set. */
+  onConnected(hook: (transport: Transport) => void): void {
+    this.connectHooks.push(hook);
   }
 
   /** The era of the instance serving the host; undefined until the host's first message. */

@@ -85,9 +85,9 @@ export async function runServe(
   const input = hostInput();
   const transport = new HostStdioTransport(input);
   const { ended, onerror } = whenServeEnds(transport, input);
+  // On each instance's own channel, once connected: the hook sees each request enter its handler and its answer leave.
+  host.onConnected((instanceTransport) => instrumentHostTransport(instanceTransport));
   const connection = serveStdio(host.factory, { transport, onerror });
-  // After serveStdio, which set the transport's onmessage: the hook sees each request enter and its answer leave.
-  instrumentHostTransport(transport);
   const stop = async () => {
     await config.close();
     await manager.dispose();
