@@ -8,6 +8,7 @@ import type { DiscoveredServer } from '../config/index.js';
 import { redact, secretsOf } from '../redact.js';
 import { terminalLine } from './terminal-text.js';
 import { errorMessage } from '../../machines/to-error.js';
+import { isOAuthLoginRequired } from '../errors/oauth.js';
 
 export interface FailureExplanation {
   /** `McpServerError.code`, or the errno / HTTP status of a plain error, when known. */
@@ -18,6 +19,8 @@ export interface FailureExplanation {
   stderrTail?: string;
   /** What the person can do about it, when we can tell. */
   hint?: string;
+  /** The server wants an OAuth login first (`mcp-statechart login <server>`): not broken, just not logged in. */
+  needsLogin?: true;
 }
 
 /** Long enough for any useful reason, short enough that a 20 MB error body cannot flood a terminal. */
@@ -117,6 +120,7 @@ export function explainFailure(server: string, error: unknown, entry?: Discovere
   };
   if (code !== undefined) explanation.code = code;
   if (stderrTail) explanation.stderrTail = stderrTail;
+  if (isOAuthLoginRequired(error)) explanation.needsLogin = true;
   const hint = hintFor(server, error, cause, entry);
   // The hint quotes the entry's URL and command, which may carry a token.
   if (hint) explanation.hint = entry ? redact(hint, secretsOf(entry.config)) : hint;

@@ -109,25 +109,30 @@ export function buildProgram(): Command {
 
   program
     .command('servers')
-    .description('list the discovered servers: scope, transport, status (enabled, disabled, denied), indexed tools, description, problems; exit 1 if a file or entry has errors')
+    .description('list the discovered servers: scope, transport, status (enabled, disabled, denied), indexed tools, description, problems; with --check, connect each and add its health; exit 1 if a file or entry has errors (or, with --check, a server does not work)')
     .option('--json', 'print JSON for scripts', false)
-    .addHelpText('after', examples('mcp-statechart servers', 'mcp-statechart servers --json --config ./team-mcp.json'))
-    .action(async (options: { json: boolean }, command: Command) => {
-      const [{ discover, permissionsFrom }, { silentLogger }, { formatServersTable, hasErrors, serversReport }, { ManifestIndex }, { terminalJson, writeListing }] =
+    .option('--check', 'connect each enabled, allowed server once and add a health column: connected, needs login, failed and why, pending approval, disabled, denied', false)
+    .option('--concurrency <n>', 'with --check: how many servers to connect at once', positiveWholeNumber('give a positive whole number, e.g. --concurrency 8'), 4)
+    .addOption(timeoutOption('with --check: give each server this long to connect, in milliseconds').default(30_000))
+    .addHelpText('after', examples('mcp-statechart servers', 'mcp-statechart servers --check --timeout 10000', 'mcp-statechart servers --json --config ./team-mcp.json'))
+    .action(async (options: { json: boolean; check: boolean; concurrency: number; timeout: number }, command: Command) => {
+      const [{ discover, permissionsFrom }, { silentLogger }, { formatServersTable, hasErrors, serversReport }, { checkHealth, anyUnhealthy }, { ManifestIndex }, { terminalJson, writeListing }] =
         await Promise.all([
           import('./options.js'),
           import('../logger.js'),
           import('./commands/servers.js'),
+          import('./commands/server-health.js'),
           import('../manifest-index/index.js'),
           import('./terminal-text.js'),
         ]);
       // Problems are part of the listing itself, so they are not logged a second time.
       const result = await discover(globalOptions(command), silentLogger);
+      const health = options.check ? await checkHealth(globalOptions(command), result, options) : undefined;
       const index = new ManifestIndex();
       const permissions = permissionsFrom(globalOptions(command));
-      if (options.json) process.stdout.write(`${terminalJson(serversReport(result, index, permissions))}\n`);
-      else writeListing(formatServersTable(result, index, permissions));
-      process.exitCode = hasErrors(result) ? 1 : 0;
+      if (options.json) process.stdout.write(`${terminalJson(serversReport(result, index, permissions, health))}\n`);
+      else writeListing(formatServersTable(result, index, permissions, health));
+      process.exitCode = hasErrors(result) || (health !== undefined && anyUnhealthy(health)) ? 1 : 0;
     });
 
   program

@@ -4,6 +4,7 @@ import { projectFileOf, type ManifestIndex } from '../../manifest-index/index.js
 import { isServerAllowed } from '../../tools/permissions.js';
 import type { LoaderPermissions } from '../../tools/index.js';
 import { terminalLine } from '../terminal-text.js';
+import { healthCell, healthDetails, healthSummary, type ServerHealth } from './server-health.js';
 
 /** `yes` with its tool count, `stale` (indexed for an earlier definition) or `no`. */
 function indexState(
@@ -20,9 +21,11 @@ function indexState(
 
 /**
  * The discovered servers. Shows where each came from and how it connects, never its env,
- * headers, args or URL: those may hold secrets.
+ * headers, args or URL: those may hold secrets. With `health` (`servers --check`), each server
+ * in use has its health; one hidden by a server of the same name has none.
  */
-export function serversReport(result: DiscoveryResult, index?: ManifestIndex, permissions?: LoaderPermissions) {
+export function serversReport(result: DiscoveryResult, index?: ManifestIndex, permissions?: LoaderPermissions, health?: ReadonlyMap<string, ServerHealth>) {
+  const healthOf = (server: DiscoveredServer) => (health && result.servers[server.name] === server ? health.get(server.name) : undefined);
   return {
     servers: listedServers(result).map((server) => ({
       name: server.name,
@@ -36,6 +39,7 @@ export function serversReport(result: DiscoveryResult, index?: ManifestIndex, pe
       ...indexState(server, index),
       description: server.description ?? '',
       source: server.source,
+      ...(healthOf(server) ? { health: healthOf(server) } : {}),
     })),
     problems: result.problems,
   };
@@ -76,20 +80,21 @@ function cell(text: string, width: number): string {
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
 }
 
-export function formatServersTable(result: DiscoveryResult, index?: ManifestIndex, permissions?: LoaderPermissions): string {
-  const { servers, problems } = serversReport(result, index, permissions);
+export function formatServersTable(result: DiscoveryResult, index?: ManifestIndex, permissions?: LoaderPermissions, health?: ReadonlyMap<string, ServerHealth>): string {
+  const { servers, problems } = serversReport(result, index, permissions, health);
   const lines: string[] = [];
   if (servers.length === 0) {
     lines.push('No MCP servers found. Add some to ~/.ai-zen/mcp.json or .mcp.json, or pass --config <file>.');
   } else {
     const rows = [
-      ['NAME', 'SCOPE', 'TRANSPORT', 'STATUS', 'INDEXED', 'DESCRIPTION'],
+      ['NAME', 'SCOPE', 'TRANSPORT', 'STATUS', 'INDEXED', ...(health ? ['HEALTH'] : []), 'DESCRIPTION'],
       ...servers.map((server) => [
         cell(server.name, MAX_COLUMN_WIDTH.name),
         server.scope,
         server.transport,
         status(server),
         indexedCell(server),
+        ...(health ? [healthCell(server.health)] : []),
         cell(server.description, MAX_COLUMN_WIDTH.description),
       ]),
     ];
@@ -98,9 +103,12 @@ export function formatServersTable(result: DiscoveryResult, index?: ManifestInde
     for (const row of rows) row.forEach((text, column) => (widths[column] = Math.max(widths[column]!, text.length)));
     for (const row of rows) lines.push(row.map((text, column) => text.padEnd(widths[column]!)).join('  ').trimEnd());
   }
+  const details = health ? healthDetails(health) : [];
+  if (details.length > 0) lines.push('', ...details);
   if (problems.length > 0) {
     lines.push('', `Problems (${problems.length}):`);
     for (const problem of problems) lines.push(`  ${cell(formatProblem(problem), MAX_PROBLEM_LENGTH)}`);
   }
+  if (health && servers.length > 0) lines.push('', healthSummary(health));
   return lines.join('\n');
 }

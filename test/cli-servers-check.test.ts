@@ -1,0 +1,99 @@
+/**
+ * `servers --check`: the listing with a HEALTH column, each enabled server connected once
+ * (bounded by --timeout): connected, needs login, failed with the reason, pending approval,
+ * disabled, denied.
+ */
+import { writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
+import { configHome } from './support/config-command-home.js';
+import { everythingStdio } from './support/everything.js';
+
+let oauth: OAuthFixture;
+
+beforeAll(async () => {
+  oauth = await startOAuthFixture();
+});
+afterAll(async () => {
+  await oauth.close();
+});
+
+/** A user file with one server in each state, and a project file whose server waits for approval. */
+function homeWithEveryHealth() {
+  const home = configHome();
+  writeFileSync(
+    home.userFile,
+    JSON.stringify({
+      mcpServers: {
+        everything: everythingStdio(),
+        missing: { command: 'no-such-mcp-server-binary' },
+        remote: { url: oauth.url },
+        off: { command: 'never-run', disabled: true },
+      },
+    }),
+  );
+  writeFileSync(home.projectFile, JSON.stringify({ mcpServers: { 'from-repo': { command: 'never-run-either' } } }));
+  return home;
+}
+
+interface Health {
+  state: string;
+  reason?: string;
+  hint?: string;
+  tools?: number;
+}
+
+describe('mcp-statechart servers --check', () => {
+  it('adds a health column: connected, needs login, failed with the reason, pending approval, disabled; exit 1', async () => {
+    const { cli } = homeWithEveryHealth();
+    const run = await cli('servers', '--check', '--timeout', '20000');
+    expect(run.code).toBe(1);
+    const rows = run.stdout.split('\n');
+    const row = (name: string) => rows.find((line) => line.startsWith(`${name} `)) ?? '';
+    expect(rows[0]).toMatch(/^NAME\s+SCOPE\s+TRANSPORT\s+STATUS\s+INDEXED\s+HEALTH\s+DESCRIPTION$/);
+    expect(row('everything')).toMatch(/\s+enabled\s+\S+\s+connected \(\d+ tools\)/);
+    expect(row('remote')).toMatch(/\s+enabled\s+\S+\s+needs login/);
+    expect(row('missing')).toMatch(/\s+enabled\s+\S+\s+failed: command "no-such-mcp-server-binary" was not found/);
+    expect(row('off')).toMatch(/\s+disabled\s+\S+\s+disabled$/);
+    expect(row('from-repo')).toMatch(/\s+awaiting approval\s+\S+\s+pending approval$/);
+    // What to do about each one that does not work, under the table.
+    expect(run.stdout).toMatch(/^remote: .*OAuth login.*\n\s+hint: run `mcp-statechart login remote`$/m);
+    expect(run.stdout).toMatch(/^missing: .*\n\s+hint: check that `no-such-mcp-server-binary` is installed and on PATH/m);
+    expect(run.stdout).toMatch(/^from-repo: .*\n\s+hint: run `mcp-statechart approve from-repo` on a terminal/m);
+    expect(run.stdout).toMatch(/^Checked 3 servers: 1 connected, 1 needs login, 1 failed\.$/m);
+    // Progress goes to stderr (one plain line per change in a pipe), never into the listing.
+    expect(run.stderr).toMatch(/^everything: connecting…$/m);
+    expect(run.stderr).toMatch(/^everything: connected in \d+ ms$/m);
+    expect(run.stdout).not.toContain('connecting…');
+  }, 90_000);
+
+  it('gives the same health in --json, one object per server, and no check without --check', async () => {
+    const { cli } = homeWithEveryHealth();
+    const run = await cli('servers', '--check', '--json', '--deny', 'missing');
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout) as { servers: Array<{ name: string; health?: Health }> };
+    const health = Object.fromEntries(report.servers.map((server) => [server.name, server.health]));
+    expect(health.everything).toMatchObject({ state: 'connected' });
+    expect(health.everything!.tools).toBeGreaterThan(0);
+    expect(health.remote).toMatchObject({ state: 'needs login', hint: 'run `mcp-statechart login remote`' });
+    expect(health.missing).toEqual({ state: 'denied', reason: 'kept out by --allow/--deny' });
+    expect(health.off).toEqual({ state: 'disabled', reason: '"disabled": true in its entry' });
+    expect(health['from-repo']).toMatchObject({ state: 'pending approval', hint: expect.stringContaining('mcp-statechart approve from-repo') });
+    // No token was asked for: nobody logged in, so the fixture issued none.
+    expect(oauth.issuedTokens).toEqual([]);
+
+    const unchecked = JSON.parse((await cli('servers', '--json')).stdout) as { servers: Array<{ health?: Health }> };
+    expect(unchecked.servers.every((server) => server.health === undefined)).toBe(true);
+  }, 90_000);
+
+  it('reports a server that does not answer within --timeout as failed, within the bound', async () => {
+    const { cli, userFile } = configHome();
+    // A process that starts and never speaks MCP.
+    writeFileSync(userFile, JSON.stringify({ mcpServers: { silent: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } } }));
+    const run = await cli('servers', '--check', '--json', '--timeout', '1500');
+    expect(run.code).toBe(1);
+    const [silent] = (JSON.parse(run.stdout) as { servers: Array<{ name: string; health: Health }> }).servers;
+    expect(silent!.health).toMatchObject({ state: 'failed', reason: expect.stringMatching(/timed out|time/i) });
+    expect(run.elapsed).toBeLessThan(20_000);
+  }, 40_000);
+});
