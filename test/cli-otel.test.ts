@@ -1,10 +1,17 @@
 /**
- * `serve --otel`: the gateway's spans exported over OTLP/HTTP (JSON) to a receiver this test runs
- * on 127.0.0.1, joined to the host's trace through `_meta.traceparent`.
+ * `--otel`: spans exported over OTLP/HTTP (JSON) to a receiver this test runs on 127.0.0.1 — from
+ * `serve` (joined to the host's trace through `_meta.traceparent`), `call`, `load`, `doctor` and
+ * `demo` — and what the flag says when the SDK is not installed.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+import { stdioFixture } from './support/fixtures.js';
 import { answerText, callThroughServe, loadFixture, startServe, type ServeHost } from './support/serve-host.js';
 
 interface ExportedSpan {
@@ -41,14 +48,27 @@ async function startReceiver(): Promise<{ url: string; spans: ExportedSpan[]; cl
 
 let serve: ServeHost | undefined;
 let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
+let home: string | undefined;
 afterEach(async () => {
   serve?.end();
   await serve?.exited;
   serve?.cleanUp();
   await receiver?.close();
+  if (home) rmSync(home, { recursive: true, force: true });
   serve = undefined;
   receiver = undefined;
+  home = undefined;
 });
+
+const attribute = (span: ExportedSpan, key: string) => span.attributes.find((entry) => entry.key === key)?.value;
+
+/** A home with a config naming the stdio fixture as `fixture`; returns the global flags that use it. */
+function fixtureHome(): string[] {
+  home = mkdtempSync(join(tmpdir(), 'mcp-cli-otel-'));
+  const config = join(home, 'mcp.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
+  return ['--config', config];
+}
 
 const HOST_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const HOST_SPAN = '00f067aa0ba902b7';
@@ -77,7 +97,7 @@ it('serve --otel: the host trace id from _meta.traceparent comes back on the gat
   expect(downstream!.attributes).toContainEqual({ key: 'mcp.server.name', value: { stringValue: 'fixture' } });
   // The load before it was another trace: the host sent no traceparent then.
   expect(receiver.spans.some((span) => span.name === 'tools/call load_mcp' && span.traceId !== HOST_TRACE)).toBe(true);
-});
+}, 40_000);
 
 it('serve --otel: requests that arrive together each join their own host trace', async () => {
   receiver = await startReceiver();
@@ -106,4 +126,75 @@ it('serve --otel: requests that arrive together each join their own host trace',
     expect(downstream).toHaveLength(1);
     expect(downstream[0]!.parentSpanId).toBe(gateway[0]!.spanId);
   }
+}, 40_000);
+
+describe('--otel on the one-shot commands: their spans reach the OTLP receiver before the process exits', () => {
+  const exporting = (url: string) => ({ HOME: home!, OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_METRICS_EXPORTER: 'none', OTEL_SERVICE_NAME: 'cli-under-test' });
+
+  it('call: the connect span and the tools/call span, named and attributed as for the library', async () => {
+    receiver = await startReceiver();
+    const flags = fixtureHome();
+    const run = await runCli([...flags, 'call', 'fixture', 'echo', '{"text":"otel-canary-argument"}', '--otel'], { env: exporting(receiver.url), timeoutMs: 30_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('otel-canary-argument');
+    const call = receiver.spans.find((span) => span.name === 'tools/call echo');
+    expect(call, `spans received: ${receiver.spans.map((span) => span.name).join(', ')}`).toBeDefined();
+    expect(call!.kind).toBe(3); // CLIENT
+    expect(attribute(call!, 'mcp.server.name')).toEqual({ stringValue: 'fixture' });
+    expect(attribute(call!, 'gen_ai.operation.name')).toEqual({ stringValue: 'execute_tool' });
+    expect(receiver.spans.some((span) => span.name === 'connect fixture')).toBe(true);
+    expect(JSON.stringify(receiver.spans)).not.toContain('otel-canary-argument');
+  }, 40_000);
+
+  it('load: the connect span with the listings as its children', async () => {
+    receiver = await startReceiver();
+    const flags = fixtureHome();
+    const run = await runCli([...flags, 'load', 'fixture', '--otel'], { env: exporting(receiver.url), timeoutMs: 30_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const connect = receiver.spans.find((span) => span.name === 'connect fixture');
+    expect(connect, `spans received: ${receiver.spans.map((span) => span.name).join(', ')}`).toBeDefined();
+    const list = receiver.spans.find((span) => span.name === 'tools/list');
+    expect(list?.parentSpanId).toBe(connect!.spanId);
+  }, 40_000);
+
+  it('doctor: a connect span per server it checks', async () => {
+    receiver = await startReceiver();
+    const flags = fixtureHome();
+    const run = await runCli([...flags, 'doctor', '--otel'], { env: exporting(receiver.url), timeoutMs: 30_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(receiver.spans.map((span) => span.name), run.stdout).toContain('connect fixture');
+  }, 40_000);
+
+  it("demo: the demo servers' connects and tool calls, the crash it shows as an event on a connect span", async () => {
+    receiver = await startReceiver();
+    home = mkdtempSync(join(tmpdir(), 'mcp-cli-otel-demo-'));
+    const run = await runCli(['demo', '--otel'], { cwd: home, env: exporting(receiver.url), timeoutMs: 40_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const names = receiver.spans.map((span) => span.name);
+    expect(names).toContain('connect notes');
+    expect(names).toContain('connect weather');
+    expect(names.filter((name) => name.startsWith('tools/call ')).length).toBeGreaterThanOrEqual(2);
+    const events = receiver.spans.flatMap((span) => (span as ExportedSpan & { events?: Array<{ name: string }> }).events ?? []).map((event) => event.name);
+    expect(events).toContain('crash');
+  }, 50_000);
+});
+
+describe('without the SDK installed (npm install --omit=optional)', () => {
+  const withoutSdk = () => ({ HOME: home!, NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, 'fixtures', 'hide-otel-sdk.mjs')).href}` });
+
+  it('--otel says what to install and runs nothing', async () => {
+    const flags = fixtureHome();
+    const run = await runCli([...flags, 'call', 'fixture', 'echo', '{"text":"hi"}', '--otel'], { env: withoutSdk(), timeoutMs: 30_000 });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/--otel and --metrics need the OpenTelemetry SDK, which is not installed/);
+    expect(run.stderr).toMatch(/npm install @opentelemetry\/context-async-hooks .*@opentelemetry\/sdk-trace-base .*@opentelemetry\/exporter-prometheus/);
+  }, 40_000);
+
+  it('the same command without --otel does not need it', async () => {
+    const flags = fixtureHome();
+    const run = await runCli([...flags, 'call', 'fixture', 'echo', '{"text":"hi"}'], { env: withoutSdk(), timeoutMs: 30_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('hi');
+  }, 40_000);
 });
