@@ -9,7 +9,7 @@
  * wider scope, one more authorization asks for it, up to `maxAuthorizations` in all.
  */
 import { Client } from '@modelcontextprotocol/client';
-import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
+import { auth, extractWWWAuthenticateParams, IssuerMismatchError, OAuthError } from '@modelcontextprotocol/client';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { inferTransport } from '../../machines/options.js';
 import type { McpServerConfig } from '../../machines/types.js';
@@ -18,7 +18,7 @@ import { Deadline } from '../connection/deadline.js';
 import { listManifest } from '../connection/manifest.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { createHttpTransport, parseUrl } from '../transports/http.js';
-import { OAuthLoginRequiredError } from '../errors/oauth.js';
+import { OAuthLoginRequiredError, OAuthMixUpError } from '../errors/oauth.js';
 import { startLoopbackReceiver } from './loopback.js';
 import { hasStaticAuthorization, readOAuthEntry, type OAuthEntry } from './oauth-config.js';
 import { openInBrowser } from './open-browser.js';
@@ -146,15 +146,33 @@ async function authorizeOnce(target: Target, options: LoginOptions): Promise<str
     const started = await auth(provider, { serverUrl, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, fetchFn });
     // A provider with a user never refreshes, so auth() always ends in an authorization here.
     if (started !== 'REDIRECT') return scope;
-    const code = await receiver.waitForCode(provider.expectedState, { timeoutMs: options.timeoutMs, signal: options.signal });
+    const response = await receiver.waitForResponse(provider.expectedState, { timeoutMs: options.timeoutMs, signal: options.signal });
     // The code exchange through a transport, as the SDK intends; it reuses what auth() discovered.
     const transport = createHttpTransport(server, config, kind, { provider, fetch: fetchFn }) as unknown as {
-      finishAuth(code: string): Promise<void>;
+      finishAuth(response: URLSearchParams): Promise<void>;
     };
-    await transport.finishAuth(code);
+    await finishAuthorization(server, response, () => transport.finishAuth(response));
     return scope;
   } finally {
     await receiver.close();
+  }
+}
+
+/**
+ * Redeems the code of the authorization response, or reports its error. The SDK first compares the
+ * response's `iss` with the issuer this login asked (RFC 9207): a code or an error text from
+ * another authorization server is never used or shown (a mix-up attack).
+ */
+async function finishAuthorization(server: string, response: URLSearchParams, finish: () => Promise<void>): Promise<void> {
+  try {
+    await finish();
+  } catch (error) {
+    if (IssuerMismatchError.isInstance(error)) throw new OAuthMixUpError(server);
+    if (response.has('error') && OAuthError.isInstance(error)) {
+      const description = error.message && error.message !== error.code ? ` (${error.message})` : '';
+      throw new Error(`the authorization server refused: ${error.code}${description}`, { cause: error });
+    }
+    throw error;
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * The redirect target of a login (RFC 8252 §7.3): a one-shot HTTP listener on 127.0.0.1. It
- * answers the first request to /callback and stops listening; a `state` other than the one this
- * login sent ends the login (it is not our authorization, maybe a forged one).
+ * answers the first request to /callback and stops listening; a code with a `state` other than the
+ * one this login sent ends the login (it is not our authorization, maybe a forged one). What the
+ * response says (its code or error, its `iss`) is for the login to check, not for this listener.
  */
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
@@ -12,12 +13,12 @@ export const CALLBACK_PATH = '/callback';
 export interface LoopbackReceiver {
   /** `http://127.0.0.1:<port>/callback` */
   redirectUrl: string;
-  /** The authorization code, once the browser comes back with `expectedState`. */
-  waitForCode(expectedState: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<string>;
+  /** The authorization response's parameters: a `code` that came back with `expectedState`, or an `error`. */
+  waitForResponse(expectedState: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<URLSearchParams>;
   close(): Promise<void>;
 }
 
-type Callback = { code: string; state: string | null } | { error: Error };
+type Callback = { response: URLSearchParams } | { error: Error };
 
 /** Starts the listener; `port` 0 (the default) picks a free one. */
 export async function startLoopbackReceiver(port = 0): Promise<LoopbackReceiver> {
@@ -30,16 +31,9 @@ export async function startLoopbackReceiver(port = 0): Promise<LoopbackReceiver>
     if (req.method !== 'GET' || url.pathname !== CALLBACK_PATH) return page(res, 404, 'Not found.');
     if (answered) return page(res, 409, 'This login has already been answered. You can close this tab.');
     answered = true;
-    const error = url.searchParams.get('error');
-    const code = url.searchParams.get('code');
-    if (error || !code) {
-      const description = url.searchParams.get('error_description');
-      deliver({ error: new Error(`the authorization server refused: ${error ?? 'no code'}${description ? ` (${description})` : ''}`) });
-      page(res, 400, 'Authorization failed. You can close this tab and look at the terminal.');
-    } else {
-      deliver({ code, state: url.searchParams.get('state') });
-      page(res, 200, 'Authorization received. You can close this tab and return to the terminal.');
-    }
+    deliver({ response: url.searchParams });
+    if (url.searchParams.has('code')) page(res, 200, 'Authorization received. You can close this tab and return to the terminal.');
+    else page(res, 400, 'Authorization failed. You can close this tab and look at the terminal.');
     // One answer is all a login needs: stop accepting connections.
     server.close();
   });
@@ -49,7 +43,7 @@ export async function startLoopbackReceiver(port = 0): Promise<LoopbackReceiver>
 
   return {
     redirectUrl: `http://127.0.0.1:${actualPort}${CALLBACK_PATH}`,
-    async waitForCode(expectedState, { timeoutMs = 300_000, signal } = {}) {
+    async waitForResponse(expectedState, { timeoutMs = 300_000, signal } = {}) {
       let timer: NodeJS.Timeout | undefined;
       const stop = new Promise<Callback>((resolve) => {
         timer = setTimeout(() => resolve({ error: new Error(`no authorization arrived within ${Math.round(timeoutMs / 1000)} s`) }), timeoutMs);
@@ -58,8 +52,11 @@ export async function startLoopbackReceiver(port = 0): Promise<LoopbackReceiver>
       try {
         const callback = await Promise.race([arrived, stop]);
         if ('error' in callback) throw callback.error;
-        if (callback.state !== expectedState) throw new Error('the authorization response did not carry this login\'s "state"; it was ignored');
-        return callback.code;
+        const { response } = callback;
+        if (response.has('code') && response.get('state') !== expectedState) {
+          throw new Error('the authorization response did not carry this login\'s "state"; it was ignored');
+        }
+        return response;
       } finally {
         clearTimeout(timer);
       }

@@ -63,6 +63,29 @@ export class OAuthScopeRefusedError extends Error {
 }
 
 /**
+ * The authorization response did not come from the authorization server the login sent the user
+ * to: its `iss` (RFC 9207) is another issuer's, or missing where the server promised one. Its code
+ * is not redeemed, and nothing it carries is shown: a mix-up attack chooses those values.
+ *
+ * @example
+ * ```ts
+ * import { login, OAuthMixUpError } from 'mcp-statechart/oauth';
+ *
+ * await login('linear', { url: 'https://mcp.linear.app/mcp' }).catch((error: unknown) => {
+ *   if (error instanceof OAuthMixUpError) console.error(error.message);
+ * });
+ * ```
+ */
+export class OAuthMixUpError extends Error {
+  override name = 'OAuthMixUpError';
+  constructor(readonly server: string) {
+    super(
+      `MCP server "${server}": the authorization response names another authorization server than the one this login asked, or none where it promised one (its "iss", RFC 9207); its code was not used, since this is how a mix-up attack steals one`,
+    );
+  }
+}
+
+/**
  * True when `error`, or one of its causes, says the user has to log in (errors may be wrapped and copied, so by name).
  *
  * @example
