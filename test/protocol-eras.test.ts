@@ -1,32 +1,45 @@
 /**
  * Both protocol eras behind the same API: a server that speaks only 2026-07-28 (built with the v2
- * SDK, `legacy: 'reject'`), a legacy server, and a legacy server that exits on any request before
- * `initialize` are all reached by `connect` and `callTool`; the era learnt at the first connect is
- * reused when the server comes back, without a second probe.
+ * SDK, `legacy: 'reject'`, over stdio and Streamable HTTP), legacy server-everything, and a legacy
+ * server that exits on any request before `initialize` are all reached by `connect` and
+ * `callTool`, with progress, cancel, timeouts, input requests answered by the manager's handlers
+ * (multi round-trip on the modern server, server→client requests on the legacy ones), list
+ * changes and the idle close. The era learnt at the first connect is reused when the server comes
+ * back, without a second probe.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SimulatedClock } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { McpConnectionManager, silentLogger } from '../src/index.js';
-import { rejectionOf, stdioFixture } from './support/fixtures.js';
+import { McpConnectionManager, silentLogger, type McpConnectionManagerOptions } from '../src/index.js';
+import type { McpServerConfig } from '../machines/types.js';
+import { MAX_INPUT_ROUNDS } from '../src/connection/open-session.js';
+import { everythingStdio } from './support/everything.js';
+import { rejectionOf, settle, stdioFixture } from './support/fixtures.js';
 
 const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
+const MODERN_TOOLS = ['echo', 'ask-name', 'list-roots', 'pid', 'ask-forever', 'progress', 'cancelled-calls', 'add-tool'];
 
 let folder: string;
-let manager: McpConnectionManager;
+let manager: McpConnectionManager | undefined;
 const children: ChildProcess[] = [];
 beforeEach(() => {
   folder = mkdtempSync(join(tmpdir(), 'mcp-eras-'));
-  manager = new McpConnectionManager({ logger: silentLogger });
 });
 afterEach(async () => {
-  await manager.dispose();
+  await manager?.dispose();
+  manager = undefined;
   for (const child of children.splice(0)) child.kill('SIGKILL');
   rmSync(folder, { recursive: true, force: true });
 });
+
+function managerWith(options: McpConnectionManagerOptions = {}): McpConnectionManager {
+  manager = new McpConnectionManager({ logger: silentLogger, ...options });
+  return manager;
+}
 
 function textOf(result: { content?: unknown }): string {
   return (result.content as Array<{ type: string; text?: string }>).map((part) => part.text ?? '').join('');
@@ -37,7 +50,7 @@ function probesIn(log: string): number {
 }
 
 /** The modern server over Streamable HTTP on 127.0.0.1, on a port of its choosing. */
-async function modernHttp(): Promise<string> {
+async function modernHttp(): Promise<McpServerConfig> {
   const child = spawn(process.execPath, [MODERN_SERVER, '--http'], { stdio: ['pipe', 'pipe', 'ignore'] });
   children.push(child);
   const port = await new Promise<number>((resolve, reject) => {
@@ -49,59 +62,237 @@ async function modernHttp(): Promise<string> {
     });
     child.once('exit', (code) => reject(new Error(`the modern server exited with ${code}`)));
   });
-  return `http://127.0.0.1:${port}/mcp`;
+  return { url: `http://127.0.0.1:${port}/mcp` };
 }
 
-describe('a server that speaks only 2026-07-28', () => {
-  it('is reached over stdio: connect, list and call, on the modern era', async () => {
-    const manifest = await manager.connect('modern', { command: process.execPath, args: [MODERN_SERVER] });
-    expect(manifest.tools.map((tool) => tool.name)).toEqual(['echo', 'ask-name', 'list-roots', 'pid']);
-    expect(textOf(await manager.callTool('modern', 'echo', { text: 'hello' }))).toBe('hello');
-    expect(manager.getClient('modern')?.getProtocolEra()).toBe('modern');
-    expect(manager.getClient('modern')?.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+type ToolCall = [tool: string, args: Record<string, unknown>];
+
+/** A server the same scenarios run against, and which of its tools play each part. */
+interface EraTarget {
+  label: string;
+  era: 'modern' | 'legacy';
+  start: () => Promise<McpServerConfig>;
+  /** The arguments of its `echo` tool for this text. */
+  echoArgs: (text: string) => Record<string, unknown>;
+  /** Reports three progress steps, then answers. */
+  threeSteps: ToolCall;
+  /** Reports progress now and then for a minute: cancelled or timed out long before it ends. */
+  minute: ToolCall;
+  /** How many calls of `minute` the server saw cancelled (where the server counts them). */
+  cancelledCalls?: string;
+  /** Asks for a name through elicitation; the answer shows in its text. */
+  askName?: { tool: string; answered: RegExp };
+  /** Asks for the roots; their URIs show in its text. */
+  listRoots?: string;
+  /** Adds a tool of the given name and tells the client the tool list changed. */
+  addTool?: (name: string) => ToolCall;
+}
+
+const modernTools = {
+  era: 'modern',
+  echoArgs: (text) => ({ text }),
+  threeSteps: ['progress', { steps: 3, intervalMs: 20 }],
+  minute: ['progress', { steps: 600, intervalMs: 100 }],
+  cancelledCalls: 'cancelled-calls',
+  askName: { tool: 'ask-name', answered: /hello Ada/ },
+  listRoots: 'list-roots',
+} satisfies Partial<EraTarget>;
+
+const TARGETS: EraTarget[] = [
+  { label: 'the modern-only server over stdio', start: async () => ({ command: process.execPath, args: [MODERN_SERVER] }), ...modernTools },
+  { label: 'the modern-only server over Streamable HTTP', start: modernHttp, ...modernTools },
+  {
+    label: 'legacy server-everything',
+    era: 'legacy',
+    start: async () => everythingStdio(),
+    echoArgs: (message) => ({ message }),
+    threeSteps: ['trigger-long-running-operation', { duration: 0.3, steps: 3 }],
+    minute: ['trigger-long-running-operation', { duration: 60, steps: 600 }],
+    askName: { tool: 'trigger-elicitation-request', answered: /Name: Ada/ },
+    listRoots: 'get-roots-list',
+  },
+  {
+    label: 'a legacy server that exits on any request before initialize',
+    era: 'legacy',
+    start: async () => stdioFixture('--mode', 'exit-before-initialize', '--progress-tools'),
+    echoArgs: (text) => ({ text }),
+    threeSteps: ['progress', { steps: 3, intervalMs: 20 }],
+    minute: ['progress', { steps: 600, intervalMs: 100 }],
+    cancelledCalls: 'cancelled_calls',
+    addTool: (name) => ['add_tool', { name }],
+  },
+];
+
+const ANSWER_ADA = { action: 'accept' as const, content: { name: 'Ada' } };
+
+describe.each(TARGETS)('$label', (target) => {
+  const echo = (client: McpConnectionManager) => client.callTool('server', 'echo', target.echoArgs('still here')).then(textOf);
+
+  it(`connects on the ${target.era} era, lists and calls`, async () => {
+    const client = managerWith();
+    const manifest = await client.connect('server', await target.start(), { maxRetries: 0 });
+    expect(manifest.tools.map((tool) => tool.name)).toContain(target.threeSteps[0]);
+    expect(client.getClient('server')?.getProtocolEra()).toBe(target.era);
+    expect(await echo(client)).toMatch('still here');
   });
 
-  it('is reached over Streamable HTTP: connect, list and call, on the modern era', async () => {
-    const manifest = await manager.connect('modern', { url: await modernHttp() });
-    expect(manifest.tools.map((tool) => tool.name)).toEqual(['echo', 'ask-name', 'list-roots', 'pid']);
-    expect(textOf(await manager.callTool('modern', 'echo', { text: 'over http' }))).toBe('over http');
-    expect(manager.getClient('modern')?.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+  it('passes progress to onProgress, in order', async () => {
+    const client = managerWith();
+    await client.connect('server', await target.start(), { maxRetries: 0 });
+    const updates: number[] = [];
+    await client.callTool('server', ...target.threeSteps, { onProgress: ({ progress }) => updates.push(progress) });
+    // The last update may lose a race with the result inside the SDK (it dispatches notifications a
+    // microtask later than responses; server-everything sends its last one right before the result).
+    expect(updates.length).toBeGreaterThanOrEqual(2);
+    expect(updates).toEqual([1, 2, 3].slice(0, updates.length));
+  });
+
+  it('cancels a call: it rejects as aborted, the server is told, the connection stays', async () => {
+    const client = managerWith();
+    await client.connect('server', await target.start(), { maxRetries: 0 });
+    const controller = new AbortController();
+    let firstUpdate!: () => void;
+    const started = new Promise<void>((resolve) => (firstUpdate = resolve));
+    const call = client.callTool('server', ...target.minute, { signal: controller.signal, onProgress: () => firstUpdate() });
+    await started;
+    controller.abort();
+    expect((await rejectionOf(call)).name).toBe('AbortError');
+    if (target.cancelledCalls) {
+      const cancelled = () => client.callTool('server', target.cancelledCalls!, {}).then(textOf);
+      await expect.poll(cancelled, { timeout: 10_000 }).toBe('1');
+    }
+    expect(await echo(client)).toMatch('still here');
+  });
+
+  it('times a call out after timeoutMs, and the connection stays', async () => {
+    const client = managerWith();
+    await client.connect('server', await target.start(), { maxRetries: 0 });
+    const error = await rejectionOf(client.callTool('server', ...target.minute, { timeoutMs: 300 }));
+    expect(error.message).toMatch(/timed out|timeout/i);
+    expect(client.getState('server')).toBe('connected');
+    expect(await echo(client)).toMatch('still here');
+  });
+
+  const { askName, listRoots, addTool } = target;
+  // Each server plays only the parts it has tools for.
+  if (askName) it('answers an elicitation with handlers.elicitation', async () => {
+    const asked: string[] = [];
+    const client = managerWith({
+      handlers: {
+        elicitation: (params) => {
+          asked.push(params.message);
+          return ANSWER_ADA;
+        },
+      },
+    });
+    await client.connect('server', await target.start(), { maxRetries: 0 });
+    expect(textOf(await client.callTool('server', askName.tool, {}))).toMatch(askName.answered);
+    expect(asked).toHaveLength(1);
+  });
+
+  if (listRoots) it('answers a roots request with handlers.roots, then with what setRoots gave', async () => {
+    const client = managerWith({ handlers: { roots: [{ uri: 'file:///first/project', name: 'first' }] } });
+    await client.connect('server', await target.start(), { maxRetries: 0 });
+    const roots = () => client.callTool('server', listRoots, {}).then(textOf);
+    expect(await roots()).toMatch('file:///first/project');
+    await client.setRoots([{ uri: 'file:///second/project', name: 'second' }]);
+    await expect.poll(roots, { timeout: 10_000 }).toMatch('file:///second/project');
+    expect(await roots()).not.toMatch('file:///first/project');
+  });
+
+  if (addTool) it('follows a list change: the new tool is in the manifest', async () => {
+    const client = managerWith();
+    await client.connect('server', await target.start(), { maxRetries: 0 });
+    await client.callTool('server', ...addTool('shout'));
+    const toolNames = () => client.getManifest('server')?.tools.map((tool) => tool.name);
+    await expect.poll(toolNames, { timeout: 10_000 }).toContain('shout');
+    expect(textOf(await client.callTool('server', 'shout', target.echoArgs('new')))).toBe('new');
+  });
+
+  it('closes after idleTimeoutMs without activity', async () => {
+    const clock = new SimulatedClock();
+    const client = managerWith({ clock });
+    await client.connect('server', await target.start(), { maxRetries: 0, idleTimeoutMs: 60_000 });
+    await echo(client);
+    clock.increment(59_999);
+    await settle();
+    expect(client.getState('server')).toBe('connected');
+    clock.increment(1);
+    await expect.poll(() => client.getState('server'), { timeout: 10_000 }).toBe('disconnected');
+    await expect.poll(() => client.openSessionCount('server'), { timeout: 10_000 }).toBe(0);
+  });
+});
+
+describe('a server that speaks only 2026-07-28', () => {
+  const modern = (...flags: string[]): McpServerConfig => ({ command: process.execPath, args: [MODERN_SERVER, ...flags] });
+
+  it('lists its tools and reports the revision it negotiated', async () => {
+    const client = managerWith();
+    const manifest = await client.connect('modern', modern());
+    expect(manifest.tools.map((tool) => tool.name)).toEqual(MODERN_TOOLS);
+    expect(client.getClient('modern')?.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+  });
+
+  it(`gives up on a request still asking for input after ${MAX_INPUT_ROUNDS} rounds, with an error that says so`, async () => {
+    let asked = 0;
+    const client = managerWith({
+      handlers: {
+        elicitation: () => {
+          asked++;
+          return ANSWER_ADA;
+        },
+      },
+    });
+    await client.connect('modern', modern());
+    const error = await rejectionOf(client.callTool('modern', 'ask-forever', {}));
+    expect(error.message).toMatch(new RegExp(`still required input after ${MAX_INPUT_ROUNDS} rounds`));
+    expect(asked).toBe(MAX_INPUT_ROUNDS);
+    expect(client.getState('modern')).toBe('connected');
+  });
+
+  it("fails a round whose handler does not answer within the handlers' timeoutMs", async () => {
+    const client = managerWith({
+      handlers: {
+        timeoutMs: 200,
+        elicitation: (_params, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+      },
+    });
+    await client.connect('modern', modern());
+    const error = await rejectionOf(client.callTool('modern', 'ask-name', {}));
+    expect(error.message).toMatch(/elicitation handler did not answer within 200 ms/);
+    expect(client.getState('modern')).toBe('connected');
   });
 
   it('after a kill -9, reconnects on the era it learnt: no second probe', async () => {
+    const client = managerWith();
     const probeLog = join(folder, 'probes.log');
     writeFileSync(probeLog, '');
-    const config = { command: process.execPath, args: [MODERN_SERVER, '--probe-log', probeLog] };
-    await manager.connect('modern', config, { maxRetries: 0 });
+    const config = modern('--probe-log', probeLog);
+    await client.connect('modern', config, { maxRetries: 0 });
     expect(probesIn(probeLog)).toBe(1);
-    const pid = Number(textOf(await manager.callTool('modern', 'pid', {})));
+    const pid = Number(textOf(await client.callTool('modern', 'pid', {})));
     process.kill(pid, 'SIGKILL');
-    await expect.poll(() => manager.getState('modern'), { timeout: 10_000 }).not.toBe('connected');
-    await manager.disconnect('modern');
+    await expect.poll(() => client.getState('modern'), { timeout: 10_000 }).not.toBe('connected');
+    await client.disconnect('modern');
 
-    await manager.connect('modern', config);
-    expect(textOf(await manager.callTool('modern', 'echo', { text: 'back' }))).toBe('back');
-    expect(Number(textOf(await manager.callTool('modern', 'pid', {})))).not.toBe(pid);
+    await client.connect('modern', config);
+    expect(textOf(await client.callTool('modern', 'echo', { text: 'back' }))).toBe('back');
+    expect(Number(textOf(await client.callTool('modern', 'pid', {})))).not.toBe(pid);
     expect(probesIn(probeLog)).toBe(1);
   });
 
   it("pinned to legacy by the entry's protocol field, it is refused as a config error", async () => {
-    const error = await rejectionOf(manager.connect('modern', { command: process.execPath, args: [MODERN_SERVER], protocol: 'legacy' }));
+    const error = await rejectionOf(managerWith().connect('modern', { ...modern(), protocol: 'legacy' }));
     expect(error).toMatchObject({ code: 'CONFIG_ERROR', server: 'modern' });
     expect(error.message).toMatch(/-32022/);
   });
 });
 
 describe('legacy servers', () => {
-  it('a legacy server is reached on the initialize era', async () => {
-    await manager.connect('legacy', stdioFixture());
-    expect(textOf(await manager.callTool('legacy', 'echo', { text: 'old' }))).toBe('old');
-    expect(manager.getClient('legacy')?.getProtocolEra()).toBe('legacy');
-  });
-
   it('a server that exits on any request before initialize survives the probe: it ran on a sibling process', async () => {
-    await manager.connect('strict', stdioFixture('--mode', 'exit-before-initialize'), { maxRetries: 0 });
-    expect(textOf(await manager.callTool('strict', 'echo', { text: 'still here' }))).toBe('still here');
-    expect(manager.getClient('strict')?.getProtocolEra()).toBe('legacy');
+    const client = managerWith();
+    await client.connect('strict', stdioFixture('--mode', 'exit-before-initialize'), { maxRetries: 0 });
+    expect(textOf(await client.callTool('strict', 'echo', { text: 'still here' }))).toBe('still here');
+    expect(client.getClient('strict')?.getProtocolEra()).toBe('legacy');
   });
 });
