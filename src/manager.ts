@@ -26,6 +26,7 @@ import { stderrLogger } from './logger.js';
 import { sanitizedObserver } from './inspection/sanitize.js';
 import { KeepAlive } from './keep-alive.js';
 import { HostControls } from './host-controls.js';
+import { scheduledTimers, serverStatus, type ServerStatus } from './server-status.js';
 
 type Clock = NonNullable<ActorOptions<RegistryLogic>['clock']>;
 
@@ -260,8 +261,17 @@ export class McpConnectionManager {
 
   /** The error that put the server in `error`, if it is there. */
   getError(name: string): Error | undefined {
-    const snapshot = this.serverActor(name)?.getSnapshot();
-    return snapshot?.matches('error') ? snapshot.context.lastError : undefined;
+    const status = this.serverStatus(name);
+    return status?.state === 'error' ? status.lastError : undefined;
+  }
+
+  /** Where a configured server is: its (sub)state, era, requests in flight, timers and last error; undefined for a server not configured. */
+  serverStatus(name: string): ServerStatus | undefined {
+    const server = this.serverActor(name);
+    if (!server) return undefined;
+    const snapshot = server.getSnapshot();
+    const inFlight = snapshot.matches('connected') ? this.tracker.requestsInFlight(name) : undefined;
+    return serverStatus(snapshot, { inFlight, timers: scheduledTimers(server) });
   }
 
   /** The configured server names. */
@@ -308,6 +318,7 @@ export class McpConnectionManager {
 
   /** Requests running on a connected server now (what the lifecycle view shows); undefined when it is not connected. */
   requestsInFlight(name: string): number | undefined {
+    // Polled by the lifecycle view for every server: the count alone, without the timers of a whole status.
     return this.serverActor(name)?.getSnapshot().matches('connected') ? this.tracker.requestsInFlight(name) : undefined;
   }
 

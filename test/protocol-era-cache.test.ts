@@ -65,7 +65,7 @@ describe('a second process does not probe again', () => {
     expect(probes()).toBe(1);
 
     const listed = await cliJson(config, ['servers']);
-    expect(listed.servers).toEqual([expect.objectContaining({ name: 'modern', indexed: 'yes', protocolVersion: MODERN_REVISION })]);
+    expect(listed.servers).toEqual([expect.objectContaining({ name: 'modern', indexed: 'yes', protocolVersion: MODERN_REVISION, era: 'modern' })]);
   }, 120_000);
 
   it('server-everything (legacy): the next process skips the probe and goes straight to initialize', async () => {
@@ -101,8 +101,10 @@ describe('the negotiated revision is shown', () => {
   it('by doctor --json', async () => {
     const config = writeConfig({ modern: logged([MODERN_SERVER]), everything: logged([EVERYTHING_SCRIPT, 'stdio']) });
     const report = await cliJson(config, ['doctor'], { quiet: false });
-    const revisions = Object.fromEntries(report.servers.map((server: { name: string; protocolVersion?: string }) => [server.name, server.protocolVersion]));
-    expect(revisions).toEqual({ modern: MODERN_REVISION, everything: LEGACY_REVISION });
+    const revisions = Object.fromEntries(
+      report.servers.map((server: { name: string; protocolVersion?: string; era?: string }) => [server.name, [server.protocolVersion, server.era]]),
+    );
+    expect(revisions).toEqual({ modern: [MODERN_REVISION, 'modern'], everything: [LEGACY_REVISION, 'legacy'] });
   }, 120_000);
 
   it("by mcp.stateChanged when connected, by the manifest, and in the lifecycle view's row", async () => {

@@ -2,14 +2,15 @@
  * What the live lifecycle view shows for each configured server, kept current from the
  * manager: the active states of its chart, the last transitions with their times, retries and
  * the next timer, requests in flight, the tool count, and the last error with its stderr tail.
- * Read from the server actors' own snapshots (every sub-state change, not only the public ones)
- * and from `mcp.stateChanged`, whose `substate`, `attempt` and `retryInMs` are used when the
+ * Read through the manager's `serverStatus()` (src/server-status.ts) at every snapshot of a server
+ * actor (every sub-state change, not only the public ones) and from `mcp.stateChanged`, whose `substate`, `attempt` and `retryInMs` are used when the
  * registry sends them. Requests in flight are counted by each server's session actor, not the
  * chart (calls change no snapshot), so connected servers' counts are asked for every
  * `IN_FLIGHT_POLL_MS`. Nothing from a server's config is copied except its transport kind, and
  * error texts pass through the same redaction as the logs (src/redact.ts).
  */
-import type { AnyActorRef, StateValue } from 'xstate';
+import type { McpServerError } from '../../machines/errors.js';
+import type { ServerActorRef, ServerSnapshot } from '../../machines/server.machine.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import type { DiscoveredServer } from '../config/types.js';
 import type { McpConnectionManager } from '../manager.js';
@@ -68,24 +69,6 @@ export interface ServerRow {
   transitions: ViewTransition[];
 }
 
-/** `{ error: 'retrying' }` → `['error', 'error.retrying']`. */
-export function activePaths(value: StateValue, prefix = ''): string[] {
-  if (typeof value === 'string') return [`${prefix}${value}`];
-  return Object.entries(value).flatMap(([key, child]) => [`${prefix}${key}`, ...(child ? activePaths(child, `${prefix}${key}.`) : [])]);
-}
-
-export interface ServerSnapshotLike {
-  value: StateValue;
-  status: string;
-  context: {
-    name?: unknown;
-    config?: McpServerConfig;
-    retries?: unknown;
-    manifest?: { tools?: unknown[]; protocolVersion?: unknown };
-    lastError?: unknown;
-  };
-}
-
 /** The fields `mcp.stateChanged` carries once the registry reports sub-states (older registries send only `state`). */
 interface StateChangedReport {
   server: string;
@@ -95,23 +78,6 @@ interface StateChangedReport {
   retryInMs?: unknown;
 }
 
-/**
- * What the row says about a server's state, read from its actor's snapshot: the one place the
- * view reads a server's status (a read model of the server can replace it). `attempt` is
- * numbered as the chart's `mcp.stateChanged` report numbers it.
- */
-export function statusOf(snapshot: ServerSnapshotLike): { state: string; substate: string; active: string[]; attempt?: number } {
-  const active = activePaths(snapshot.value);
-  const substate = active[active.length - 1]!;
-  const retries = snapshot.context.retries;
-  return {
-    state: active[0]!,
-    substate,
-    active,
-    attempt: typeof retries === 'number' ? retries + (substate === 'error.retrying' ? 1 : 0) : undefined,
-  };
-}
-
 /** The same precedence as the config loader: a declared transport first, else command → stdio, url → http. */
 function transportOf(config: McpServerConfig): string {
   const declared = config.type ?? config.transport ?? config.transportType;
@@ -119,20 +85,15 @@ function transportOf(config: McpServerConfig): string {
   return config.command ? 'stdio' : config.url ? 'http' : 'unknown';
 }
 
-function errorOf(error: unknown, config: McpServerConfig | undefined): ServerRow['lastError'] {
-  if (!(error instanceof Error)) return undefined;
+function errorOf(error: McpServerError | undefined, config: McpServerConfig | undefined): ServerRow['lastError'] {
+  if (!error) return undefined;
   const secrets = config ? secretsOf(config) : [];
-  const tail = (error as { stderrTail?: unknown }).stderrTail;
+  const tail = error.stderrTail;
   const [message] = error.message.split('\nLast stderr lines:');
   return {
     message: redact(message!, secrets).slice(0, MAX_MESSAGE),
-    stderrTail: typeof tail === 'string' && tail ? redact(tail, secrets).slice(-MAX_STDERR) : undefined,
+    stderrTail: tail ? redact(tail, secrets).slice(-MAX_STDERR) : undefined,
   };
-}
-
-/** `xstate.after.backoff.server.error.retrying` → `backoff`. */
-function delayName(eventType: string): string | undefined {
-  return /^xstate\.after\.([^.]+)\./.exec(eventType)?.[1];
 }
 
 function offRow(server: DiscoveredServer): ServerRow {
@@ -153,9 +114,9 @@ function offRow(server: DiscoveredServer): ServerRow {
 
 export class ServerRows {
   private readonly rows = new Map<string, ServerRow>();
-  private readonly watched = new Map<AnyActorRef, () => void>();
+  private readonly watched = new Map<ServerActorRef, () => void>();
   private readonly stops: Array<() => void> = [];
-  private seen: { servers?: object; children?: object } = {};
+  private seen: { servers?: object; actors?: object } = {};
   private second = 0;
 
   /** Rows of the servers the config keeps off (disabled, awaiting approval, denied): listed, never started. */
@@ -197,9 +158,9 @@ export class ServerRows {
   /** Rows for the configured servers; a newly spawned server actor is watched from its first snapshot. */
   private refreshServers(): void {
     const snapshot = this.manager.actor.getSnapshot();
-    // The registry's snapshot changes with every event it handles; its servers and children only now and then.
-    if (snapshot.context.servers === this.seen.servers && snapshot.children === this.seen.children) return;
-    this.seen = { servers: snapshot.context.servers, children: snapshot.children };
+    // The registry's snapshot changes with every event it handles; its servers and actors only now and then.
+    if (snapshot.context.servers === this.seen.servers && snapshot.context.actors === this.seen.actors) return;
+    this.seen = { servers: snapshot.context.servers, actors: snapshot.context.actors };
     const configured = snapshot.context.servers;
     for (const [name, config] of Object.entries(configured)) {
       if (this.rows.has(name)) continue;
@@ -228,36 +189,34 @@ export class ServerRows {
         this.watched.delete(child);
       }
     }
-    for (const child of Object.values(snapshot.children as Record<string, AnyActorRef | undefined>)) {
+    for (const child of Object.values(snapshot.context.actors)) {
       if (!child || this.watched.has(child)) continue;
-      const name = (child.getSnapshot() as ServerSnapshotLike | undefined)?.context?.name;
-      if (typeof name !== 'string') continue;
-      const subscription = child.subscribe({ next: (next: ServerSnapshotLike) => this.observed(name, child, next), error: () => {} });
+      const name = child.getSnapshot().context.name;
+      const subscription = child.subscribe({ next: (next) => this.observed(name, next), error: () => {} });
       this.watched.set(child, () => subscription.unsubscribe());
-      this.observed(name, child, child.getSnapshot() as ServerSnapshotLike);
+      this.observed(name, child.getSnapshot());
     }
   }
 
-  private observed(name: string, actor: AnyActorRef, snapshot: ServerSnapshotLike): void {
+  private observed(name: string, snapshot: ServerSnapshot): void {
     const row = this.rows.get(name);
     if (!row || snapshot.status !== 'active') return;
-    const status = statusOf(snapshot);
-    const { context } = snapshot;
+    const status = this.manager.serverStatus(name);
+    if (!status) return;
     if (row.transitions.at(-1)?.path !== status.substate) {
       row.transitions.push({ at: Date.now(), state: status.state, path: status.substate });
       if (row.transitions.length > MAX_TRANSITIONS) row.transitions.shift();
     }
     row.state = status.state;
     row.substate = status.substate;
-    row.active = status.active;
-    row.attempt = status.attempt ?? row.attempt;
-    row.inFlight = this.manager.requestsInFlight(name);
-    row.tools = Array.isArray(context.manifest?.tools) ? context.manifest.tools.length : row.tools;
-    row.protocolVersion = typeof context.manifest?.protocolVersion === 'string' ? context.manifest.protocolVersion : row.protocolVersion;
-    row.lastError = errorOf(context.lastError, context.config) ?? row.lastError;
-    row.timers = this.timersOf(actor);
-    const backoff = row.timers.find((timer) => timer.delay === 'backoff');
-    row.retryAt = backoff?.at ?? (row.state === 'error' ? row.retryAt : undefined);
+    row.active = [...status.active];
+    row.attempt = status.attempt;
+    row.inFlight = status.inFlight;
+    row.tools = status.tools ?? row.tools;
+    row.protocolVersion = status.protocolVersion ?? row.protocolVersion;
+    row.lastError = errorOf(status.lastError, snapshot.context.config) ?? row.lastError;
+    row.timers = [...status.timers];
+    row.retryAt = status.nextRetryAt ?? (row.state === 'error' ? row.retryAt : undefined);
     this.changed(name);
   }
 
@@ -277,18 +236,6 @@ export class ServerRows {
       }
       if (changed || newSecond) this.changed(row.name);
     }
-  }
-
-  /** The delayed transitions the actor is waiting on, from the actor system's scheduler. */
-  private timersOf(actor: AnyActorRef): ViewTimer[] {
-    const scheduled = Object.values(this.manager.actor.system.getSnapshot()._scheduledEvents ?? {});
-    return scheduled
-      .filter((entry) => entry.source === actor)
-      .flatMap((entry) => {
-        const delay = delayName(entry.event.type);
-        return delay ? [{ delay, at: entry.startedAt + entry.delay }] : [];
-      })
-      .sort((a, b) => a.at - b.at);
   }
 
   /** `mcp.stateChanged`: its `attempt` and `retryInMs` win over what the snapshot lets us infer. */

@@ -2,6 +2,7 @@ import type { DiscoveredServer, DiscoveryResult } from '../../config/index.js';
 import { formatProblem } from '../../config/index.js';
 import { silentLogger } from '../../logger.js';
 import { McpConnectionManager } from '../../manager.js';
+import type { ProtocolEra } from '../../server-status.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import { explainFailure, indentedLines, type FailureExplanation } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
@@ -26,8 +27,9 @@ export interface ServerCheck {
   source: string;
   state: 'connected' | 'error';
   connectMs: number;
-  /** The protocol revision negotiated with the server. */
+  /** The protocol revision negotiated with the server, and its era. */
   protocolVersion?: string;
+  era?: ProtocolEra;
   tools?: number;
   resources?: number;
   prompts?: number;
@@ -50,11 +52,12 @@ async function checkServer(manager: McpConnectionManager, server: DiscoveredServ
     const manifest = await manager.connect(server.name, server.config, { maxRetries: 0, autoReconnect: false, connectTimeoutMs: timeoutMs });
     const connectMs = Math.round(performance.now() - started);
     rows.update(server.name, `connected in ${connectMs} ms`, true);
+    const { protocolVersion, era } = manager.serverStatus(server.name) ?? {};
     return {
       ...base,
       state: 'connected',
       connectMs,
-      ...(manifest.protocolVersion ? { protocolVersion: manifest.protocolVersion } : {}),
+      ...(protocolVersion ? { protocolVersion, era } : {}),
       tools: manifest.tools.length,
       resources: manifest.resources.length,
       prompts: manifest.prompts.length,

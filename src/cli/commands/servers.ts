@@ -2,6 +2,7 @@ import type { DiscoveredServer, DiscoveryResult } from '../../config/index.js';
 import { formatProblem } from '../../config/index.js';
 import { projectFileOf, type ManifestIndex } from '../../manifest-index/index.js';
 import { isServerAllowed } from '../../tools/permissions.js';
+import { eraOfRevision, type ProtocolEra } from '../../server-status.js';
 import type { LoaderPermissions } from '../../tools/index.js';
 import { terminalLine } from '../terminal-text.js';
 import { healthCell, healthDetails, healthSummary, type ServerHealth } from './server-health.js';
@@ -10,11 +11,11 @@ import { healthCell, healthDetails, healthSummary, type ServerHealth } from './s
 function indexState(
   server: DiscoveredServer,
   index: ManifestIndex | undefined,
-): { indexed: 'yes' | 'stale' | 'no'; tools?: number; protocolVersion?: string } {
+): { indexed: 'yes' | 'stale' | 'no'; tools?: number; protocolVersion?: string; era?: ProtocolEra } {
   const lookup = index?.lookup(server.name, server.config, projectFileOf(server));
   if (lookup?.status === 'fresh') {
     const { tools, protocolVersion } = lookup.entry.manifest;
-    return { indexed: 'yes', tools: tools.length, ...(protocolVersion ? { protocolVersion } : {}) };
+    return { indexed: 'yes', tools: tools.length, ...(protocolVersion ? { protocolVersion, era: eraOfRevision(protocolVersion) } : {}) };
   }
   return { indexed: lookup?.status === 'stale' ? 'stale' : 'no' };
 }
