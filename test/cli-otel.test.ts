@@ -4,50 +4,17 @@
  * `demo` — and what the flag says when the SDK is not installed.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startOtlpReceiver, type ExportedSpan, type OtlpReceiver } from '../scripts/otlp-receiver.js';
 import { runCli } from './support/cli.js';
 import { stdioFixture } from './support/fixtures.js';
 import { answerText, callThroughServe, loadFixture, startServe, type ServeHost } from './support/serve-host.js';
 
-interface ExportedSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: Array<{ key: string; value: Record<string, unknown> }>;
-}
-
-/** An OTLP/HTTP receiver: keeps every span posted to /v1/traces (at most 64 MB in all). */
-async function startReceiver(): Promise<{ url: string; spans: ExportedSpan[]; close(): Promise<void> }> {
-  const spans: ExportedSpan[] = [];
-  let received = 0;
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      if (received < 64 * 1024 * 1024) chunks.push(chunk);
-    });
-    request.on('end', () => {
-      if (request.url === '/v1/traces') {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: ExportedSpan[] }> }> };
-        for (const resource of body.resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans);
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, spans, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
 let serve: ServeHost | undefined;
-let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
+let receiver: OtlpReceiver | undefined;
 let home: string | undefined;
 afterEach(async () => {
   serve?.end();
@@ -74,7 +41,7 @@ const HOST_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const HOST_SPAN = '00f067aa0ba902b7';
 
 it('serve --otel: the host trace id from _meta.traceparent comes back on the gateway spans, host → gateway → server', async () => {
-  receiver = await startReceiver();
+  receiver = await startOtlpReceiver();
   serve = startServe(undefined, {
     serveFlags: ['--otel'],
     env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none', OTEL_SERVICE_NAME: 'gateway-under-test' },
@@ -100,7 +67,7 @@ it('serve --otel: the host trace id from _meta.traceparent comes back on the gat
 }, 40_000);
 
 it('serve --otel: requests that arrive together each join their own host trace', async () => {
-  receiver = await startReceiver();
+  receiver = await startOtlpReceiver();
   serve = startServe(undefined, {
     serveFlags: ['--otel'],
     env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' },
@@ -132,7 +99,7 @@ describe('--otel on the one-shot commands: their spans reach the OTLP receiver b
   const exporting = (url: string) => ({ HOME: home!, OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_METRICS_EXPORTER: 'none', OTEL_SERVICE_NAME: 'cli-under-test' });
 
   it('call: the connect span and the tools/call span, named and attributed as for the library', async () => {
-    receiver = await startReceiver();
+    receiver = await startOtlpReceiver();
     const flags = fixtureHome();
     const run = await runCli([...flags, 'call', 'fixture', 'echo', '{"text":"otel-canary-argument"}', '--otel'], { env: exporting(receiver.url), timeoutMs: 30_000 });
     expect(run.code, run.stderr).toBe(0);
@@ -147,7 +114,7 @@ describe('--otel on the one-shot commands: their spans reach the OTLP receiver b
   }, 40_000);
 
   it('load: the connect span with the listings as its children', async () => {
-    receiver = await startReceiver();
+    receiver = await startOtlpReceiver();
     const flags = fixtureHome();
     const run = await runCli([...flags, 'load', 'fixture', '--otel'], { env: exporting(receiver.url), timeoutMs: 30_000 });
     expect(run.code, run.stderr).toBe(0);
@@ -158,7 +125,7 @@ describe('--otel on the one-shot commands: their spans reach the OTLP receiver b
   }, 40_000);
 
   it('doctor: a connect span per server it checks', async () => {
-    receiver = await startReceiver();
+    receiver = await startOtlpReceiver();
     const flags = fixtureHome();
     const run = await runCli([...flags, 'doctor', '--otel'], { env: exporting(receiver.url), timeoutMs: 30_000 });
     expect(run.code, run.stderr).toBe(0);
@@ -166,7 +133,7 @@ describe('--otel on the one-shot commands: their spans reach the OTLP receiver b
   }, 40_000);
 
   it("demo: the demo servers' connects and tool calls, the crash it shows as an event on a connect span", async () => {
-    receiver = await startReceiver();
+    receiver = await startOtlpReceiver();
     home = mkdtempSync(join(tmpdir(), 'mcp-cli-otel-demo-'));
     const run = await runCli(['demo', '--otel'], { cwd: home, env: exporting(receiver.url), timeoutMs: 40_000 });
     expect(run.code, run.stderr).toBe(0);
@@ -174,7 +141,7 @@ describe('--otel on the one-shot commands: their spans reach the OTLP receiver b
     expect(names).toContain('connect notes');
     expect(names).toContain('connect weather');
     expect(names.filter((name) => name.startsWith('tools/call ')).length).toBeGreaterThanOrEqual(2);
-    const events = receiver.spans.flatMap((span) => (span as ExportedSpan & { events?: Array<{ name: string }> }).events ?? []).map((event) => event.name);
+    const events = receiver.spans.flatMap((span) => span.events ?? []).map((event) => event.name);
     expect(events).toContain('crash');
   }, 50_000);
 });
