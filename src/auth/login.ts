@@ -9,7 +9,7 @@
  * wider scope, one more authorization asks for it, up to `maxAuthorizations` in all.
  */
 import { Client } from '@modelcontextprotocol/client';
-import { auth, extractWWWAuthenticateParams, IssuerMismatchError, OAuthError } from '@modelcontextprotocol/client';
+import { auth, extractWWWAuthenticateParams, isHttpsUrl, IssuerMismatchError, OAuthError } from '@modelcontextprotocol/client';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { inferTransport } from '../../machines/options.js';
 import type { McpServerConfig } from '../../machines/types.js';
@@ -44,6 +44,12 @@ export interface LoginOptions {
   maxAuthorizations?: number;
   /** How the client names itself when it registers. Default `mcp-statechart`. */
   clientName?: string;
+  /**
+   * The https URL of your client ID metadata document, used as the client ID where the
+   * authorization server supports such documents (`client_id_metadata_document_supported`);
+   * elsewhere the client registers itself. An entry's `oauth.clientMetadataUrl` wins over it.
+   */
+  clientMetadataUrl?: string;
   /** The fetch for every request of the login (tests). */
   fetch?: FetchLike;
   logger?: Logger;
@@ -74,8 +80,11 @@ export async function login(server: string, config: McpServerConfig, options: Lo
   const serverUrl = parseUrl(server, config);
   const kind = inferTransport(config);
   if (kind !== 'http' && kind !== 'sse') throw new ConfigInvalidError(server, 'url', 'only http and sse servers can log in');
-  const entry = readOAuthEntry(server, config);
-  if (entry === false) throw new ConfigInvalidError(server, 'oauth', 'OAuth is turned off for this server ("oauth": false)');
+  const configured = readOAuthEntry(server, config);
+  if (configured === false) throw new ConfigInvalidError(server, 'oauth', 'OAuth is turned off for this server ("oauth": false)');
+  const { clientMetadataUrl } = options;
+  if (clientMetadataUrl !== undefined && !isHttpsUrl(clientMetadataUrl)) throw new TypeError('login: the clientMetadataUrl option must be an https:// URL with a path');
+  const entry = { ...configured, clientMetadataUrl: configured.clientMetadataUrl ?? clientMetadataUrl };
   // Such an entry's own header would win over the login's token: a login could never be used.
   if (hasStaticAuthorization(config)) throw new ConfigInvalidError(server, 'headers', 'the entry sends its own "Authorization" header; remove it to use an OAuth login');
   const store = new OAuthTokenStore(server, options.dir);

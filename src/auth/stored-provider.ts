@@ -89,7 +89,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       redirect_uris: [this.redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
-      // Only a self-registered client uses this: a native app, a public client (RFC 8252) whose code PKCE protects.
+      // Only a self-registered client uses these: a native app with a loopback redirect, a public
+      // client (RFC 8252) whose code PKCE protects.
+      application_type: 'native',
       token_endpoint_auth_method: 'none',
       scope: entry.scope,
     };
