@@ -291,7 +291,7 @@ describe('a file that cannot be used is one problem for that file, and the other
   it.each([
     { why: 'the top level is an array', content: [{ mcpServers: {} }], field: undefined },
     { why: 'the top level is a string', content: '"mcpServers"', field: undefined },
-    { why: 'mcpServers is missing', content: { servers: { a: { command: 'x' } } }, field: 'mcpServers' },
+    { why: 'mcpServers is missing', content: { server: { a: { command: 'x' } } }, field: 'mcpServers' },
     { why: 'mcpServers is an array', content: { mcpServers: [{ command: 'x' }] }, field: 'mcpServers' },
     { why: 'mcpServers is null', content: { mcpServers: null }, field: 'mcpServers' },
     { why: 'mcpServers is a string', content: { mcpServers: 'a' }, field: 'mcpServers' },

@@ -6,6 +6,7 @@ import type { VariableSource } from './expand-variables.js';
 import type { ConfigFileLocation } from './locate-config-files.js';
 import { isJsonObject } from './null-proto.js';
 import { readConfigFile } from './read-config-file.js';
+import { unexpandableVariables, withVariableReferences, workspaceFolderOf } from './vscode-servers.js';
 import { parseToolPermissions } from './tool-permissions.js';
 import type { ConfigProblem, DiscoveredServer, ToolPatterns } from './types.js';
 
@@ -35,30 +36,60 @@ export async function loadConfigFile(location: ConfigFileLocation, env: Variable
   }
   if (!isJsonObject(parsed.value)) return fileProblem(`the file must hold a JSON object; ${NOTHING_LOADED}`);
 
-  // Own property only: a top-level `__proto__` key must not stand in for `mcpServers`.
-  const entries = Object.hasOwn(parsed.value, 'mcpServers') ? parsed.value.mcpServers : undefined;
-  if (entries === undefined) return fileProblem(`no "mcpServers" object; ${NOTHING_LOADED}`, { field: 'mcpServers' });
+  // Own properties only: a top-level `__proto__` key must not stand in for `mcpServers`.
+  // VS Code's mcp.json keeps its servers under `servers`: read as the same entries, its variables converted.
+  const vscode = !Object.hasOwn(parsed.value, 'mcpServers') && Object.hasOwn(parsed.value, 'servers');
+  const key = vscode ? 'servers' : 'mcpServers';
+  const entries = Object.hasOwn(parsed.value, key) ? parsed.value[key] : undefined;
+  if (entries === undefined) return fileProblem(`no "mcpServers" object (nor VS Code's "servers"); ${NOTHING_LOADED}`, { field: 'mcpServers' });
   if (!isJsonObject(entries)) {
-    return fileProblem(`"mcpServers" must be an object keyed by server name; ${NOTHING_LOADED}`, { field: 'mcpServers' });
+    return fileProblem(`"${key}" must be an object keyed by server name; ${NOTHING_LOADED}`, { field: key });
   }
 
   const permissions = parseToolPermissions(file, location.scope, Object.hasOwn(parsed.value, 'permissions') ? parsed.value.permissions : undefined);
   const result: LoadedConfigFile = {
     servers: [],
-    problems: [...duplicateKeyProblems(file, read.text), ...permissions.problems],
+    problems: [...duplicateKeyProblems(file, read.text, key), ...permissions.problems],
     toolPatterns: permissions.patterns,
   };
+  if (!vscode && Object.hasOwn(parsed.value, 'servers') && isJsonObject(parsed.value.servers)) {
+    result.problems.push({ severity: 'warning', file, field: 'servers', message: 'VS Code\'s "servers" is not read: this file has "mcpServers", which is used; move the servers into one of them' });
+  }
   const context = { file, scope: location.scope, env };
+  const workspaceFolder = workspaceFolderOf(file);
   for (const name of Object.keys(entries)) {
-    const outcome = parseServerEntry(name, entries[name], context);
+    const raw = vscode ? withVariableReferences(entries[name], workspaceFolder) : entries[name];
+    if (vscode && isJsonObject(raw)) result.problems.push(...vscodeLeftovers(file, name, raw));
+    const outcome = parseServerEntry(name, raw, context);
     if (outcome.server) result.servers.push(outcome.server);
     result.problems.push(...outcome.problems);
   }
   return result;
 }
 
+/** What a VS Code entry asks of VS Code that this loader does not do, each said once, as a warning. */
+function vscodeLeftovers(file: string, server: string, entry: Record<string, unknown>): ConfigProblem[] {
+  const problems: ConfigProblem[] = unexpandableVariables(entry).map(({ variable, field }) => ({
+    severity: 'warning',
+    file,
+    server,
+    field,
+    message: `server "${server}": ${variable} (used in "${field}") is a VS Code variable this loader cannot fill in; it is passed as written: write the value, or a \${VAR} from the environment`,
+  }));
+  if (Object.hasOwn(entry, 'envFile')) {
+    problems.push({
+      severity: 'warning',
+      file,
+      server,
+      field: 'envFile',
+      message: `server "${server}": "envFile" is not read here (VS Code reads it): put the variables in "env", as \${VAR} references to the environment`,
+    });
+  }
+  return problems;
+}
+
 /** A key written twice: JSON keeps the last one, a reviewer reads the first. */
-function duplicateKeyProblems(file: string, text: string): ConfigProblem[] {
+function duplicateKeyProblems(file: string, text: string, serversKey: string): ConfigProblem[] {
   return findDuplicateKeys(text).map(({ path, key, offset }) => {
     const { line, column } = lineAndColumn(text, offset);
     const where = path.length > 0 ? ` in "${path.join('.')}"` : '';
@@ -70,7 +101,7 @@ function duplicateKeyProblems(file: string, text: string): ConfigProblem[] {
       message: `key "${key}" is written twice${where}; the last one is used: remove the other`,
     };
     // mcpServers.<name>.… is about that server; a key right under mcpServers is a server name.
-    if (path[0] === 'mcpServers') problem.server = path[1] ?? key;
+    if (path[0] === serversKey) problem.server = path[1] ?? key;
     return problem;
   });
 }

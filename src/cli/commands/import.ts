@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import type { DiscoveredServer } from '../../config/index.js';
 import { isJsonObject } from '../../config/null-proto.js';
 import { approveServers } from '../../config/project-trust.js';
+import { withVariableReferences, workspaceFolderOf } from '../../config/vscode-servers.js';
 import { parseTransport } from '../../../machines/options.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { reportDone, reported } from '../command-report.js';
@@ -71,23 +72,6 @@ function clientFiles(from: string, cwd: string): ClientFile[] {
   }
 }
 
-/**
- * VS Code's `${input:id}` (asked for by VS Code) and `${env:NAME}` (VS Code, Cursor) become
- * `${NAME}` references read from the environment; `id` is turned into a variable name.
- */
-function asVariableReferences(text: string): string {
-  return text
-    .replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, '${$1}')
-    .replace(/\$\{input:([^}]+)\}/g, (_match, id: string) => `\${${id.replace(/[^A-Za-z0-9]+/g, '_').replace(/^(\d)/, '_$1').toUpperCase()}}`);
-}
-
-function convertStrings(value: unknown): unknown {
-  if (typeof value === 'string') return asVariableReferences(value);
-  if (Array.isArray(value)) return value.map(convertStrings);
-  if (isJsonObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, convertStrings(item)]));
-  return value;
-}
-
 interface Candidate {
   name: string;
   entry: Record<string, unknown>;
@@ -106,7 +90,7 @@ async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candid
     if (!isJsonObject(servers)) continue;
     if (!read.includes(file.path)) read.push(file.path);
     for (const [name, entry] of Object.entries(servers)) {
-      if (isJsonObject(entry)) candidates.push({ name, entry: convertStrings(entry) as Record<string, unknown>, from: file.path });
+      if (isJsonObject(entry)) candidates.push({ name, entry: withVariableReferences(entry, workspaceFolderOf(file.path)) as Record<string, unknown>, from: file.path });
     }
   }
   return { candidates, read };
