@@ -33,6 +33,26 @@ function quietDefaults(this: Help, option: Option): string {
   return Help.prototype.optionDescription.call(this, option).replace(/ \(default: (\[\]|false)\)/, '');
 }
 
+/** `--max-bytes <n>`: a cap on what `call` and `read` print, for whoever wants one. */
+function maxBytesOption(): Option {
+  return new Option('--max-bytes <n>', 'print at most this many bytes of the result (default: all of it)').argParser(
+    positiveWholeNumber('give a positive whole number of bytes, e.g. --max-bytes 100000'),
+  );
+}
+
+/** The flags of `call` and `read` about the result. */
+interface ResultFlags {
+  json: boolean;
+  timeout?: number;
+  maxBytes?: number;
+  output?: string;
+  force: boolean;
+}
+
+function resultOptions({ json, timeout, maxBytes, output, force }: ResultFlags): import('./commands/one-shot.js').OneShotOptions {
+  return { json, timeoutMs: timeout, maxBytes, output: output === undefined ? undefined : { path: output, force } };
+}
+
 /** The help's closing lines: one example per line, as typed. */
 function examples(...lines: string[]): string {
   return `\n${lines.length === 1 ? 'Example' : 'Examples'}:\n${lines.map((line) => `  ${line}`).join('\n')}`;
@@ -168,16 +188,19 @@ export function buildProgram(): Command {
     .argument('<tool>', 'tool name')
     .argument('[json-arguments]', 'the tool arguments as a JSON object, e.g. \'{"text":"hi"}\', or - to read them from stdin')
     .option('--args-file <file>', 'read the tool arguments (a JSON object) from this file; - is stdin')
-    .option('--json', 'print one JSON object for scripts: {ok, server, text, data} or {ok: false, server, error}', false)
+    .option('--json', 'print one JSON object for scripts: {ok, server, text, data, saved} or {ok: false, server, error}', false)
+    .addOption(maxBytesOption())
+    .option('-o, --output <file|folder>', 'save images, audio and binary resources there (a folder: one file each, named from the content)')
+    .option('--force', 'with --output: replace files that are already there', false)
     .addOption(timeoutOption())
     .addOption(otelOption())
-    .addHelpText('after', examples('mcp-statechart call memory read_graph', 'mcp-statechart call memory search_nodes \'{"query":"coffee"}\'', 'echo \'{"query":"coffee"}\' | mcp-statechart call memory search_nodes -'))
+    .addHelpText('after', examples('mcp-statechart call memory read_graph', 'mcp-statechart call everything get-tiny-image --output ./images/', 'mcp-statechart call memory search_nodes \'{"query":"coffee"}\'', 'echo \'{"query":"coffee"}\' | mcp-statechart call memory search_nodes -'))
     .action(
-      async (server: string, tool: string, json: string | undefined, options: { argsFile?: string; json: boolean; timeout?: number; otel?: boolean }, command: Command) => {
+      async (server: string, tool: string, json: string | undefined, options: { argsFile?: string; otel?: boolean } & ResultFlags, command: Command) => {
         const [{ readCallArguments, runOneShot }, { withTelemetry }] = await Promise.all([import('./commands/one-shot.js'), import('./otel.js')]);
         const args = await readCallArguments(json, options.argsFile);
         process.exitCode = await withTelemetry(options, () =>
-          runOneShot(globalOptions(command), 'call_mcp_tool', { server, tool, arguments: args }, { json: options.json, timeoutMs: options.timeout }),
+          runOneShot(globalOptions(command), 'call_mcp_tool', { server, tool, arguments: args }, resultOptions(options)),
         );
       },
     );
@@ -187,12 +210,15 @@ export function buildProgram(): Command {
     .description('read a resource from a server and print it (read_mcp_resource)')
     .argument('<server>', 'server name')
     .argument('<uri>', 'resource URI')
-    .option('--json', 'print one JSON object for scripts: {ok, server, text} or {ok: false, server, error}', false)
+    .option('--json', 'print one JSON object for scripts: {ok, server, text, saved} or {ok: false, server, error}', false)
+    .addOption(maxBytesOption())
+    .option('-o, --output <file|folder>', 'save a binary resource there (a folder: named from its URI)')
+    .option('--force', 'with --output: replace a file that is already there', false)
     .addOption(timeoutOption())
-    .addHelpText('after', examples('mcp-statechart read everything demo://resource/static/document/architecture.md'))
-    .action(async (server: string, uri: string, options: { json: boolean; timeout?: number }, command: Command) => {
+    .addHelpText('after', examples('mcp-statechart read everything demo://resource/static/document/architecture.md', 'mcp-statechart read everything demo://resource/dynamic/blob/1 --output ./blob.txt'))
+    .action(async (server: string, uri: string, options: ResultFlags, command: Command) => {
       const { runOneShot } = await import('./commands/one-shot.js');
-      process.exitCode = await runOneShot(globalOptions(command), 'read_mcp_resource', { server, uri }, { json: options.json, timeoutMs: options.timeout });
+      process.exitCode = await runOneShot(globalOptions(command), 'read_mcp_resource', { server, uri }, resultOptions(options));
     });
 
   program

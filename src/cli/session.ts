@@ -1,11 +1,22 @@
 import type { DiscoveryResult } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import { McpConnectionManager, type McpConnectionManagerOptions } from '../manager.js';
-import { createLoaderTools, type ApprovalOptions, type CreateLoaderToolsOptions, type LoaderTool, type LoaderToolName } from '../tools/index.js';
+import {
+  createLoaderTools,
+  type ApprovalOptions,
+  type CreateLoaderToolsOptions,
+  type LoaderTool,
+  type LoaderToolName,
+  type LoaderToolsManager,
+} from '../tools/index.js';
 import { permissionsFrom, type GlobalOptions } from './options.js';
 
 /** How the loader tools ask before a call, and which manifest index they use (default: the user's). */
-export type LoaderSessionOptions = ApprovalOptions & Pick<CreateLoaderToolsOptions, 'manifestIndex'>;
+export type LoaderSessionOptions = ApprovalOptions &
+  Pick<CreateLoaderToolsOptions, 'manifestIndex'> & {
+    /** What the loader tools see of the manager (default: the manager itself), e.g. a view that keeps raw results. */
+    toolsView?: (manager: McpConnectionManager) => LoaderToolsManager;
+  };
 
 /** A manager and the loader tools over the discovered servers, as every command that talks to servers needs them. */
 export function openLoaderSession(
@@ -13,15 +24,16 @@ export function openLoaderSession(
   options: GlobalOptions,
   logger: Logger,
   managerOptions: McpConnectionManagerOptions = {},
-  toolOptions: LoaderSessionOptions = {},
+  { toolsView, ...toolOptions }: LoaderSessionOptions = {},
 ) {
   const manager = new McpConnectionManager({ logger, ...managerOptions });
+  const seen = toolsView?.(manager) ?? manager;
   /**
    * The loader tools over a discovery result, with the same flags and approval (serve rebuilds
    * them when the config changes; the files' tool patterns may have changed too).
    */
   const toolsFor = (result: DiscoveryResult) =>
-    createLoaderTools({ manager, servers: result.servers, permissions: permissionsFrom(options, result.toolPermissions), ...toolOptions });
+    createLoaderTools({ manager: seen, servers: result.servers, permissions: permissionsFrom(options, result.toolPermissions), ...toolOptions });
   const tools = toolsFor(discovery);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return {

@@ -99,7 +99,7 @@ function parsedJson(text: string): unknown {
  * same JSON (server-memory), or an object whose one field is the text or the blocks themselves
  * (server-filesystem).
  */
-function repeatsContent(structured: unknown, content: ContentBlock[]): boolean {
+export function repeatsContent(structured: unknown, content: ContentBlock[]): boolean {
   // Compared by their iterative canonical text: either side may be nested too deep for JSON.stringify.
   const fingerprint = jsonFingerprint(structured);
   const texts = content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
@@ -112,7 +112,7 @@ function repeatsContent(structured: unknown, content: ContentBlock[]): boolean {
   return only === texts.join('\n') || jsonFingerprint(only) === jsonFingerprint(content);
 }
 
-function structuredText(structured: unknown): string {
+export function structuredText(structured: unknown): string {
   const { depth } = measureJson(structured, MAX_STRUCTURED_DEPTH, Number.POSITIVE_INFINITY);
   if (depth > MAX_STRUCTURED_DEPTH) return `Structured content: [nested more than ${MAX_STRUCTURED_DEPTH} levels deep, not shown]`;
   return `Structured content: ${JSON.stringify(structured)}`;

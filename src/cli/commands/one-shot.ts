@@ -10,6 +10,9 @@ import { discover, isInteractive, permissionsFrom, type GlobalOptions } from '..
 import { serverDenial, toolDenial } from '../permission-text.js';
 import { ProgressDisplay } from '../progress-display.js';
 import { openLoaderSession } from '../session.js';
+import { CliError } from '../json-codes.js';
+import { keepRawResults, type RawResult, type RawResultKeeper } from '../raw-results.js';
+import { wholeResult, withinBytes, type OutputTarget, type SavedFile, type WholeResult } from '../whole-result.js';
 import { terminalApproval } from '../tool-call-approval.js';
 
 /** The shell's code for a command ended by Ctrl-C (128 + SIGINT). */
@@ -20,11 +23,15 @@ export interface OneShotOptions {
   timeoutMs?: number;
   /** Print one JSON object on stdout (success or failure) instead of text. */
   json?: boolean;
+  /** `--max-bytes`: print at most this many bytes of the result (call, read). */
+  maxBytes?: number;
+  /** `--output` / `--force`: where images, audio and binary resources are saved (call, read). */
+  output?: OutputTarget;
 }
 
 /** What `--json` prints: the same shape for every command, so a script checks `ok` first. */
 type JsonReport =
-  | { ok: true; server: string; text: string; data?: unknown }
+  | { ok: true; server: string; text: string; data?: unknown; saved?: SavedFile[]; cut?: { shownBytes: number; totalBytes: number } }
   | { ok: false; server: string; error: FailureExplanation };
 
 /**
@@ -79,7 +86,7 @@ export async function runOneShot(
   options: GlobalOptions,
   tool: LoaderToolName,
   args: Record<string, unknown> & { server: string },
-  { timeoutMs, json = false }: OneShotOptions = {},
+  { timeoutMs, json = false, maxBytes, output }: OneShotOptions = {},
 ): Promise<number> {
   const logger = cliLogger(options.verbose);
   const discovery = await discover(options, logger);
@@ -88,8 +95,30 @@ export async function runOneShot(
     else if (!result.ok) process.stderr.write(`${formatFailure(result.error)}\n`);
     // A tool result or resource goes out as the server sent it; a manifest is a listing, escaped.
     else if (tool === 'load_mcp') writeListing(result.text);
-    else process.stdout.write(`${result.text}\n`);
+    else {
+      process.stdout.write(`${result.text}\n`);
+      if (result.cut) writeError(`[Cut: printed ${result.cut.shownBytes} of ${result.cut.totalBytes} bytes (--max-bytes ${maxBytes}).]`);
+    }
     return result.ok ? 0 : 1;
+  };
+  /** A tool result or resource whole, as the server sent it: no model budget; files saved with --output. */
+  const reportWhole = async (raw: RawResult, data: unknown): Promise<number> => {
+    let whole: WholeResult;
+    try {
+      whole = await wholeResult(args.server, raw, output);
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      return report({ ok: false, server: args.server, error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } });
+    }
+    const fitted = maxBytes === undefined ? undefined : withinBytes(whole.text, maxBytes);
+    return report({
+      ok: true,
+      server: args.server,
+      text: fitted?.text ?? whole.text,
+      ...(data === undefined ? {} : { data }),
+      ...(whole.saved.length > 0 ? { saved: whole.saved } : {}),
+      ...(fitted?.cut ? { cut: { shownBytes: Buffer.byteLength(fitted.text), totalBytes: fitted.total } } : {}),
+    });
   };
   const failed = (result: LoaderToolResult): number =>
     report({
@@ -117,7 +146,11 @@ export async function runOneShot(
         return decision;
       }),
   };
-  const { manager, tool: find } = openLoaderSession(discovery, options, logger, { defaults: { maxRetries: 0 } }, approval);
+  let keeper: RawResultKeeper | undefined;
+  const { manager, tool: find } = openLoaderSession(discovery, options, logger, { defaults: { maxRetries: 0 } }, {
+    ...approval,
+    toolsView: tool === 'load_mcp' ? undefined : (manager) => (keeper = keepRawResults(manager)).manager,
+  });
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort();
@@ -139,6 +172,8 @@ export async function runOneShot(
     // A refused approval reads as an answer to the model; to a script, the call failed.
     if (result.refused) return report({ ok: false, server: args.server, error: refusedCall(args, declined, interactive, options.approve) });
     if (result.isError) return failed(result);
+    const whole = keeper?.last();
+    if (whole) return reportWhole(whole, result.data);
     return report({ ok: true, server: args.server, text: result.text, ...(result.data === undefined ? {} : { data: result.data }) });
   } catch (error) {
     if (loadDeadline?.aborted && !interrupt.signal.aborted) {

@@ -1,0 +1,195 @@
+/**
+ * A tool result or resource as `call` and `read` print it for a person: every text whole, in
+ * the server's order; images, audio and binary resources named in their place and, with
+ * `--output`, saved to files named from the content; structured content once (not when a text
+ * block already carries it).
+ */
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { lstat, mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { repeatsContent, structuredText } from '../tools/describe-content.js';
+import type { RawResult } from './raw-results.js';
+import { CliError } from './json-codes.js';
+
+interface BinaryPiece {
+  kind: 'image' | 'audio' | 'binary resource';
+  base64: string;
+  mimeType?: string;
+  uri?: string;
+}
+
+type Piece = { text: string } | { binary: BinaryPiece };
+
+export interface SavedFile {
+  file: string;
+  mimeType?: string;
+  bytes: number;
+}
+
+export interface OutputTarget {
+  /** `--output`: a file (one binary part) or a folder (an existing one, or a path ending in a separator). */
+  path: string;
+  /** `--force`: replace files that are there. */
+  force: boolean;
+}
+
+type ResourceContents = Extract<CallToolResult['content'][number], { type: 'resource' }>['resource'];
+
+function contentsPiece(contents: ResourceContents): Piece {
+  if ('text' in contents && typeof contents.text === 'string') return { text: contents.text };
+  if ('blob' in contents && typeof contents.blob === 'string') {
+    return { binary: { kind: 'binary resource', base64: contents.blob, mimeType: contents.mimeType, uri: contents.uri } };
+  }
+  return { text: `[resource ${contents.uri}: no text or blob]` };
+}
+
+function toolPieces(server: string, result: CallToolResult): Piece[] {
+  const content = result.content ?? [];
+  const pieces = content.map((block): Piece => {
+    switch (block.type) {
+      case 'text':
+        return { text: block.text };
+      case 'image':
+      case 'audio':
+        return { binary: { kind: block.type, base64: block.data, mimeType: block.mimeType } };
+      case 'resource_link':
+        return { text: `[resource link: ${block.uri} (${block.name}); read it with \`mcp-statechart read ${server} ${block.uri}\`]` };
+      case 'resource':
+        return contentsPiece(block.resource);
+      default:
+        return { text: `[${(block as { type: string }).type} content, not shown]` };
+    }
+  });
+  const structured = result.structuredContent;
+  if (structured !== undefined && !repeatsContent(structured, content)) pieces.push({ text: structuredText(structured) });
+  return pieces.length > 0 ? pieces : [{ text: '(the tool returned no content)' }];
+}
+
+function resultPieces(server: string, raw: RawResult): Piece[] {
+  if (raw.kind === 'tool') return toolPieces(server, raw.result);
+  return raw.result.contents.length > 0 ? raw.result.contents.map(contentsPiece) : [{ text: '(the resource is empty)' }];
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/svg+xml': 'svg',
+  'audio/wav': 'wav',
+  'audio/x-wav': 'wav',
+  'audio/mpeg': 'mp3',
+  'audio/ogg': 'ogg',
+  'audio/webm': 'webm',
+  'application/gzip': 'gz',
+  'application/zip': 'zip',
+  'application/pdf': 'pdf',
+  'application/json': 'json',
+  'text/plain': 'txt',
+};
+
+/** The longest file name taken from a server's URI. */
+const MAX_NAME = 100;
+
+/** A file name from the content: the URI's last segment, or the kind and position; never a path, a dot file or a control character. */
+function fileName(piece: BinaryPiece, position: number): string {
+  const extension = EXTENSIONS[piece.mimeType?.split(';')[0]?.trim().toLowerCase() ?? ''] ?? 'bin';
+  let segment = piece.uri?.split(/[?#]/)[0]?.split('/').filter(Boolean).pop() ?? '';
+  try {
+    segment = decodeURIComponent(segment);
+  } catch {
+    // A malformed escape stays as written; the characters are replaced below anyway.
+  }
+  const name = segment.replace(/[^\w.-]+/g, '_').replace(/^[.-]+/, '').slice(0, MAX_NAME);
+  if (name === '') return `${piece.kind === 'binary resource' ? 'resource' : piece.kind}-${position}.${extension}`;
+  return name.includes('.') ? name : `${name}.${extension}`;
+}
+
+async function kindOf(file: string): Promise<'folder' | 'file' | 'none'> {
+  try {
+    return (await lstat(file)).isDirectory() ? 'folder' : 'file';
+  } catch {
+    return 'none';
+  }
+}
+
+/** Where each binary piece goes: one file, or files named from the content in a folder (a name used twice gets -2, -3…). */
+async function plan(binaries: BinaryPiece[], target: OutputTarget): Promise<string[]> {
+  const endsInSeparator = /[/\\]$/.test(target.path);
+  const kind = await kindOf(target.path);
+  if (kind !== 'folder' && !endsInSeparator) {
+    if (binaries.length > 1) {
+      throw new CliError('OUTPUT_NEEDS_FOLDER', `the result has ${binaries.length} files to save and --output ${target.path} is not a folder`, 'give an existing folder, or a path ending in /');
+    }
+    return [target.path];
+  }
+  const used = new Set<string>();
+  return binaries.map((piece, index) => {
+    const name = fileName(piece, index + 1);
+    let unique = name;
+    for (let copy = 2; used.has(unique); copy++) unique = name.replace(/(\.[^.]*)?$/, (extension) => `-${copy}${extension}`);
+    used.add(unique);
+    return path.join(target.path, unique);
+  });
+}
+
+async function save(binaries: BinaryPiece[], target: OutputTarget): Promise<SavedFile[]> {
+  const files = await plan(binaries, target);
+  if (!target.force) {
+    const there = [];
+    for (const file of files) if ((await kindOf(file)) !== 'none') there.push(file);
+    if (there.length > 0) {
+      throw new CliError('OUTPUT_EXISTS', `not saved: ${there.join(', ')} ${there.length === 1 ? 'is' : 'are'} already there`, 'pass --force to replace, or give another --output');
+    }
+  }
+  if (/[/\\]$/.test(target.path)) await mkdir(target.path, { recursive: true });
+  return Promise.all(
+    binaries.map(async (piece, index) => {
+      const file = files[index]!;
+      const bytes = Buffer.from(piece.base64, 'base64');
+      try {
+        // Without --force: `wx` refuses a file (or link) that appeared since the check.
+        await writeFile(file, bytes, { flag: target.force ? 'w' : 'wx' });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') throw new CliError('OUTPUT_EXISTS', `not saved: ${file} is already there`, 'pass --force to replace, or give another --output');
+        throw new CliError('OUTPUT_FAILED', `could not save ${file}: ${(error as Error).message}`);
+      }
+      return { file, ...(piece.mimeType ? { mimeType: piece.mimeType } : {}), bytes: bytes.length };
+    }),
+  );
+}
+
+function describe(piece: BinaryPiece, bytes: number): string {
+  return `${piece.kind}${piece.uri ? ` ${piece.uri}` : ''}: ${piece.mimeType ?? 'unknown type'}, ${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
+}
+
+export interface WholeResult {
+  text: string;
+  saved: SavedFile[];
+}
+
+/** The text to print, and the files saved when there is an `--output`. */
+export async function wholeResult(server: string, raw: RawResult, output: OutputTarget | undefined): Promise<WholeResult> {
+  const pieces = resultPieces(server, raw);
+  const binaries = pieces.flatMap((piece) => ('binary' in piece ? [piece.binary] : []));
+  const saved = output && binaries.length > 0 ? await save(binaries, output) : [];
+  let next = 0;
+  const lines = pieces.map((piece) => {
+    if ('text' in piece) return piece.text;
+    const file = saved[next++];
+    if (file) return `[${describe(piece.binary, file.bytes)}, saved to ${file.file}]`;
+    return `[${describe(piece.binary, Buffer.byteLength(piece.binary.base64, 'base64'))}, not shown: save it with --output <file|folder>]`;
+  });
+  return { text: lines.join('\n'), saved };
+}
+
+/** `--max-bytes`: the text cut at a character boundary within `max` bytes of UTF-8. */
+export function withinBytes(text: string, max: number): { text: string; cut: boolean; total: number } {
+  const encoded = Buffer.from(text, 'utf8');
+  if (encoded.length <= max) return { text, cut: false, total: encoded.length };
+  let end = max;
+  // Back off continuation bytes (10xxxxxx) so a character is never split.
+  while (end > 0 && (encoded[end]! & 0xc0) === 0x80) end--;
+  return { text: encoded.subarray(0, end).toString('utf8'), cut: true, total: encoded.length };
+}

@@ -1,0 +1,100 @@
+/**
+ * `call` and `read` print a result whole for a person (no model budget), `--max-bytes` when they
+ * want a cap, and `--output` saves images, audio and binary resources, named from the content,
+ * never over a file that is there without `--force`. Against server-everything over real stdio.
+ */
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+import { everythingStdio } from './support/everything.js';
+
+/** The PNG server-everything's get-tiny-image sends, as base64, read from its source (the package has no types). */
+const MCP_TINY_IMAGE = /MCP_TINY_IMAGE = "([A-Za-z0-9+/=]+)"/.exec(
+  readFileSync(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js'), 'utf8'),
+)![1]!;
+
+function everythingHome() {
+  const home = process.env.HOME!;
+  mkdirSync(join(home, '.ai-zen'), { recursive: true });
+  writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
+  const cli = (...args: string[]) => runCli(args, { cwd: home, env: { HOME: home }, timeoutMs: 60_000 });
+  return { home, cli };
+}
+
+describe('call prints the whole result', () => {
+  it('a 40,000-character text comes out whole, with no cut note (the model budget is 25,000)', async () => {
+    const { cli } = everythingHome();
+    const message = 'x'.repeat(40_000);
+    const run = await cli('call', 'everything', 'echo', JSON.stringify({ message }));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`Echo: ${message}\n`);
+    expect(run.stderr).not.toContain('Cut');
+  }, 70_000);
+
+  it('--max-bytes cuts the printed text at that many bytes, never inside a character, and says so on stderr', async () => {
+    const { cli } = everythingHome();
+    const run = await cli('call', 'everything', 'echo', '{"message":"héllo"}', '--max-bytes', '9');
+    expect(run.code).toBe(0);
+    // "Echo: hé" is 9 bytes: é takes two.
+    expect(run.stdout).toBe('Echo: hé\n');
+    expect(run.stderr).toContain('[Cut: printed 9 of 12 bytes (--max-bytes 9).]');
+  }, 70_000);
+});
+
+describe('--output saves what cannot be printed', () => {
+  it('an image is named in its place on stdout and saved, byte for byte, in the folder given', async () => {
+    const { home, cli } = everythingHome();
+    const run = await cli('call', 'everything', 'get-tiny-image', '--output', 'images/');
+    expect(run.code).toBe(0);
+    const saved = join('images', 'image-1.png');
+    expect(run.stdout).toBe(
+      `Here's the image you requested:\n[image: image/png, 4033 bytes, saved to ${saved}]\nThe image above is the MCP logo.\n`,
+    );
+    expect(readFileSync(join(home, saved)).equals(Buffer.from(MCP_TINY_IMAGE, 'base64'))).toBe(true);
+  }, 70_000);
+
+  it('without --output the image is described and the way to save it is named; base64 is never printed', async () => {
+    const { cli } = everythingHome();
+    const run = await cli('call', 'everything', 'get-tiny-image');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('[image: image/png, 4033 bytes, not shown: save it with --output <file|folder>]');
+    expect(run.stdout).not.toContain(MCP_TINY_IMAGE.slice(0, 100));
+  }, 70_000);
+
+  it('a file that is there is not replaced without --force (exit 1, OUTPUT_EXISTS), and is with it', async () => {
+    const { home, cli } = everythingHome();
+    writeFileSync(join(home, 'logo.png'), 'mine');
+    const refused = await cli('call', 'everything', 'get-tiny-image', '--output', 'logo.png', '--json');
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ ok: false, server: 'everything', error: { code: 'OUTPUT_EXISTS', hint: expect.stringContaining('--force') } });
+    expect(readFileSync(join(home, 'logo.png'), 'utf8')).toBe('mine');
+    const forced = await cli('call', 'everything', 'get-tiny-image', '--output', 'logo.png', '--force', '--json');
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(forced.stdout)).toMatchObject({ ok: true, saved: [{ file: 'logo.png', mimeType: 'image/png', bytes: 4033 }] });
+    expect(readFileSync(join(home, 'logo.png')).equals(Buffer.from(MCP_TINY_IMAGE, 'base64'))).toBe(true);
+  }, 100_000);
+
+  it('an embedded binary resource is saved under the last segment of its URI, never a path the server chose', async () => {
+    const { home, cli } = everythingHome();
+    const data = `data:text/plain;base64,${Buffer.from('hello, gzip').toString('base64')}`;
+    const run = await cli('call', 'everything', 'gzip-file-as-resource', JSON.stringify({ name: '../../escape.gz', data, outputType: 'resource' }), '--output', 'out/');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`application/gzip, `);
+    expect(readdirSync(join(home, 'out'))).toEqual(['escape.gz']);
+    expect(readdirSync(home)).not.toContain('escape.gz');
+    const { gunzipSync } = await import('node:zlib');
+    expect(gunzipSync(readFileSync(join(home, 'out', 'escape.gz'))).toString()).toBe('hello, gzip');
+  }, 70_000);
+});
+
+describe('read', () => {
+  it('a binary resource is saved to the file --output names; --json lists it', async () => {
+    const { home, cli } = everythingHome();
+    const run = await cli('read', 'everything', 'demo://resource/dynamic/blob/1', '--output', 'blob.txt', '--json');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, saved: [{ file: 'blob.txt', mimeType: 'text/plain' }] });
+    expect(readFileSync(join(home, 'blob.txt'), 'utf8')).toMatch(/^Resource 1: This is a base64 blob created at /);
+  }, 70_000);
+});
