@@ -21,7 +21,7 @@ import { everythingStdio } from './support/everything.js';
 import { rejectionOf, settle, stdioFixture } from './support/fixtures.js';
 
 const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
-const MODERN_TOOLS = ['echo', 'ask-name', 'list-roots', 'pid', 'ask-forever', 'progress', 'cancelled-calls', 'add-tool'];
+const MODERN_TOOLS = ['echo', 'ask-name', 'list-roots', 'pid', 'ask-forever', 'progress', 'cancelled-calls', 'add-tool', 'open-subscriptions', 'drop-subscriptions'];
 
 let folder: string;
 let manager: McpConnectionManager | undefined;
@@ -96,6 +96,7 @@ const modernTools = {
   cancelledCalls: 'cancelled-calls',
   askName: { tool: 'ask-name', answered: /hello Ada/ },
   listRoots: 'list-roots',
+  addTool: (name) => ['add-tool', { name }],
 } satisfies Partial<EraTarget>;
 
 const TARGETS: EraTarget[] = [
@@ -279,6 +280,19 @@ describe('a server that speaks only 2026-07-28', () => {
     expect(textOf(await client.callTool('modern', 'echo', { text: 'back' }))).toBe('back');
     expect(Number(textOf(await client.callTool('modern', 'pid', {})))).not.toBe(pid);
     expect(probesIn(probeLog)).toBe(1);
+  });
+
+  it('follows list changes over HTTP after its subscriptions/listen stream dropped: the stream is opened again', async () => {
+    const client = managerWith();
+    await client.connect('modern', await modernHttp());
+    const toolNames = () => client.getManifest('modern')?.tools.map((tool) => tool.name);
+    await client.callTool('modern', 'add-tool', { name: 'first' });
+    await expect.poll(toolNames, { timeout: 10_000 }).toContain('first');
+    expect(textOf(await client.callTool('modern', 'drop-subscriptions', {}))).toBe('dropped 1');
+    // Opened again after LISTEN_REOPEN_STEP_MS: the server has a stream to tell of the next change.
+    await expect.poll(() => client.callTool('modern', 'open-subscriptions', {}).then(textOf), { timeout: 10_000 }).toBe('1');
+    await client.callTool('modern', 'add-tool', { name: 'second' });
+    await expect.poll(toolNames, { timeout: 10_000 }).toContain('second');
   });
 
   it("pinned to legacy by the entry's protocol field, it is refused as a config error", async () => {

@@ -12,6 +12,7 @@ import { capErrorText } from '../text-limits.js';
 import { Deadline } from './deadline.js';
 import { listManifest, type ListKind } from './manifest.js';
 import { RefreshQueue } from './refresh-queue.js';
+import { ListenStream } from './listen-stream.js';
 import { callToolAsTask, requiresTask } from './tool-task.js';
 import { toError } from '../../machines/to-error.js';
 import { withErrorCode } from './errors.js';
@@ -74,6 +75,8 @@ export class Session implements McpSession {
   private readonly closeSignal = new AbortController();
   /** Work the close waits for besides the client's own (the era probe's sibling process). */
   private readonly alsoClosing: Promise<unknown>[] = [];
+  /** On a 2026-07-28 server, where list changes and resource updates come (they have no other way). */
+  private listen?: ListenStream;
 
   get manifest(): McpServerManifest {
     return this.listed;
@@ -138,6 +141,24 @@ export class Session implements McpSession {
     }
     if (capabilities.prompts?.listChanged) {
       this.client.setNotificationHandler('notifications/prompts/list_changed', follow(['prompts']));
+    }
+    if (this.client.getProtocolEra() === 'modern') {
+      const { server, logger, secrets } = this.parts;
+      this.listen = new ListenStream({
+        client: this.client,
+        server,
+        logger,
+        lists: {
+          toolsListChanged: capabilities.tools?.listChanged === true,
+          resourcesListChanged: capabilities.resources?.listChanged === true,
+          promptsListChanged: capabilities.prompts?.listChanged === true,
+        },
+        signal: this.closeSignal.signal,
+        ackTimeoutMs: refreshTimeoutMs,
+        redact: (message) => redact(message, secrets),
+      });
+      // A stream that cannot be opened is logged and tried again (listen-stream.ts); the connection stands.
+      this.listen.start().catch(() => {});
     }
   }
 
@@ -226,11 +247,13 @@ export class Session implements McpSession {
 
   subscribeResource(uri: string, options: McpRequestOptions = {}): Promise<void> {
     if (!this.offersSubscriptions()) return Promise.reject(noSubscriptionsError());
+    if (this.listen) return this.listen.subscribe(uri);
     return this.client.subscribeResource({ uri }, sdkRequestOptions(options)).then(() => undefined);
   }
 
   unsubscribeResource(uri: string, options: McpRequestOptions = {}): Promise<void> {
     if (!this.offersSubscriptions()) return Promise.reject(noSubscriptionsError());
+    if (this.listen) return this.listen.unsubscribe(uri);
     return this.client.unsubscribeResource({ uri }, sdkRequestOptions(options)).then(() => undefined);
   }
 
