@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
+import { parseListenAddress } from './listen-address.js';
 
 /** What the command line asked for. */
 export interface TelemetryFlags {
@@ -49,10 +50,7 @@ export async function withTelemetry<T>(flags: TelemetryFlags, work: (running?: R
 
 /** `[host:]port`, loopback unless a host is named. */
 export function parseMetricsAddress(text: string): { host: string; port: number } {
-  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(text.trim());
-  const port = match ? Number(match[2]) : Number.NaN;
-  if (!match || port > 65_535) throw new Error(`--metrics takes [host:]port, e.g. --metrics 9464 or --metrics 127.0.0.1:9464 (got "${text}")`);
-  return { host: match[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
+  return parseListenAddress(text, '--metrics', '9464');
 }
 
 async function startTelemetry(flags: TelemetryFlags): Promise<RunningTelemetry> {

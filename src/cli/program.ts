@@ -90,6 +90,20 @@ async function withInspector<T>(enabled: boolean | undefined, waitForEnter: bool
   }
 }
 
+/** The flags of `serve`. */
+interface ServeFlags {
+  inspect?: boolean;
+  view?: boolean;
+  timeout?: number;
+  sampling: boolean;
+  otel?: boolean;
+  metrics?: string;
+  http?: string;
+  gateway?: string;
+  audit?: string;
+  sessionKeyFile?: string;
+}
+
 export function buildProgram(): Command {
   const program = new Command('mcp-statechart')
     .description('Lazy, reliable access to many MCP servers: each connection is a statechart; the model sees the loader tools (load_mcp, call_mcp_tool, read_mcp_resource, search_mcp_tools).')
@@ -269,16 +283,39 @@ export function buildProgram(): Command {
     .option('--no-sampling', "refuse every downstream server's sampling requests instead of passing them to the host (per server: \"sampling\": false in its entry)")
     .addOption(otelOption())
     .option('--metrics <[host:]port>', 'serve Prometheus metrics at http://[host:]port/metrics on a listener of its own (host default 127.0.0.1)')
-    .addHelpText('after', examples('mcp-statechart serve', 'claude mcp add statechart -- mcp-statechart serve', 'mcp-statechart serve --otel --metrics 9464'))
-    .action(async (options: { inspect?: boolean; view?: boolean; timeout?: number; sampling: boolean; otel?: boolean; metrics?: string }, command: Command) => {
-      const [{ runServe }, { withTelemetry }] = await Promise.all([import('./commands/serve.js'), import('./otel.js')]);
+    .option('--http <[host:]port>', 'serve Streamable HTTP at http://[host:]port/mcp instead of stdio, both protocol eras (host default 127.0.0.1; another address needs --gateway)')
+    .option('--gateway <file>', 'with --http: inbound auth and policy per identity from this JSON file (tokens as sha256 digests, optional OAuth issuer); watched')
+    .option('--audit <file|->', 'with --http: one JSON line per tool call, resource read and prompt get (never arguments or results); - for stdout')
+    .option('--session-key-file <file>', 'with --http: keys that seal legacy session ids, one base64 key a line (openssl rand -base64 32); the same file on every replica')
+    .addHelpText(
+      'after',
+      examples(
+        'mcp-statechart serve',
+        'claude mcp add statechart -- mcp-statechart serve',
+        'mcp-statechart serve --otel --metrics 9464',
+        'mcp-statechart serve --http 8808',
+        'mcp-statechart serve --http 0.0.0.0:8808 --gateway gateway.json --session-key-file keys.txt --audit audit.log',
+      ),
+    )
+    .action(async (options: ServeFlags, command: Command) => {
+      const [{ runServe }, { runServeHttp }, { withTelemetry }] = await Promise.all([
+        import('./commands/serve.js'),
+        import('./commands/serve-http.js'),
+        import('./otel.js'),
+      ]);
       // --timeout: the default for every server whose entry sets none.
       const defaults = options.timeout === undefined ? undefined : { requestTimeoutMs: options.timeout };
+      const { http } = options;
+      if (http === undefined && (options.gateway ?? options.audit ?? options.sessionKeyFile) !== undefined) {
+        throw new Error('--gateway, --audit and --session-key-file go with serve --http');
+      }
       process.exitCode = await withTelemetry(options, (telemetry) => {
         // stdout carries the protocol: the address goes to stderr.
         if (telemetry?.metricsUrl) process.stderr.write(`metrics: ${telemetry.metricsUrl}\n`);
         return withInspector(options.inspect, false, (inspect) =>
-          runServe(globalOptions(command), { inspect, defaults }, { view: options.view, sampling: options.sampling }),
+          http === undefined
+            ? runServe(globalOptions(command), { inspect, defaults }, { view: options.view, sampling: options.sampling })
+            : runServeHttp(globalOptions(command), { ...options, http }, { inspect, defaults }),
         );
       });
     });

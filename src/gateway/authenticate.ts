@@ -13,7 +13,8 @@ export interface AuthenticatedIdentity {
   name: string;
   /** From the identity's `groups` (bearer token) or the token's groups claim (JWT). */
   groups: string[];
-  via: 'token' | 'oauth';
+  /** `loopback`: serve --http without a gateway file, on this machine only. */
+  via: 'token' | 'oauth' | 'loopback';
 }
 
 export type Authentication =

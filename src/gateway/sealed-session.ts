@@ -115,7 +115,7 @@ function sessionFrom(payload: Record<string, unknown>): LegacySession | undefine
   if (typeof protocolVersion !== 'string' || !isJsonObject(capabilities) || !isJsonObject(identity)) return undefined;
   const { name, groups, via } = identity;
   if (typeof name !== 'string' || !Array.isArray(groups) || !groups.every((group) => typeof group === 'string')) return undefined;
-  if (via !== 'token' && via !== 'oauth') return undefined;
+  if (via !== 'token' && via !== 'oauth' && via !== 'loopback') return undefined;
   const info = isJsonObject(clientInfo) && typeof clientInfo.name === 'string' && typeof clientInfo.version === 'string'
     ? { name: clientInfo.name, version: clientInfo.version }
     : undefined;

@@ -1,4 +1,4 @@
-import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type ReadResourceResult, type Server } from '@modelcontextprotocol/server';
 import type { McpServerManifest } from '../../machines/types.js';
 import type { McpRegistryEmitted } from '../../machines/types.js';
 import type { ServeHost } from './host.js';
@@ -22,10 +22,36 @@ export interface ServedServers {
  * answers comes back under that server's name. A server that has since gone idle connects again.
  */
 export function offerPromptsAndResources(host: ServeHost, servers: ServedServers, isAllowed: (server: string) => boolean): () => void {
-  const loaded = new Set<string>();
-  const offered = () => [...loaded].filter(isAllowed).map((name) => ({ name, manifest: servers.getManifest(name) }));
+  const offer = promptsAndResourcesOffer(servers, isAllowed, () => {
+    void host.sendPromptListChanged().catch(() => {});
+    void host.sendResourceListChanged().catch(() => {});
+  });
+  host.onInstance((instance) => offer.install(instance, isAllowed));
+  return offer.stop;
+}
 
-  host.onInstance((instance) => {
+/** The offer itself: `install` sets an instance's handlers for what `isAllowed` lets it see (`serve --http` builds an instance per request and identity). */
+export interface PromptsAndResourcesOffer {
+  install(instance: Server, isAllowed: (server: string) => boolean, around?: AroundUse): void;
+  stop(): void;
+}
+
+/** Runs one prompt get or resource read (`name`: the prompt's name or the resource's URI on its server), e.g. to audit it. */
+export type AroundUse = <T>(use: { kind: 'prompt' | 'resource'; server: string; name: string }, run: () => Promise<T>) => Promise<T>;
+
+const directly: AroundUse = (_use, run) => run();
+
+/** Follows which servers have loaded; `listsChanged` runs when what a host allowed `announced` sees may have changed. */
+export function promptsAndResourcesOffer(
+  servers: ServedServers,
+  announced: (server: string) => boolean,
+  listsChanged: () => void,
+): PromptsAndResourcesOffer {
+  const loaded = new Set<string>();
+  const offeredTo = (isAllowed: (server: string) => boolean) => [...loaded].filter(isAllowed).map((name) => ({ name, manifest: servers.getManifest(name) }));
+
+  const install = (instance: Server, isAllowed: (server: string) => boolean, around: AroundUse = directly) => {
+    const offered = () => offeredTo(isAllowed);
     instance.setRequestHandler('prompts/list', async () => ({
       prompts: offered().flatMap(({ name, manifest }) =>
         (manifest?.prompts ?? []).map((prompt) => ({ ...prompt, name: `${name}/${prompt.name}` })),
@@ -33,8 +59,10 @@ export function offerPromptsAndResources(host: ServeHost, servers: ServedServers
     }));
     instance.setRequestHandler('prompts/get', async (request, ctx) => {
       const { server, prompt } = splitPromptName(request.params.name, offered().map(({ name }) => name));
-      await ensureConnected(servers, server);
-      return servers.getPrompt(server, prompt, request.params.arguments, { signal: ctx.mcpReq.signal });
+      return around({ kind: 'prompt', server, name: prompt }, async () => {
+        await ensureConnected(servers, server);
+        return servers.getPrompt(server, prompt, request.params.arguments, { signal: ctx.mcpReq.signal });
+      });
     });
     instance.setRequestHandler('resources/list', async () => ({
       resources: offered().flatMap(({ name, manifest }) =>
@@ -43,27 +71,28 @@ export function offerPromptsAndResources(host: ServeHost, servers: ServedServers
     }));
     instance.setRequestHandler('resources/read', async (request, ctx) => {
       const { server, uri } = splitServedUri(request.params.uri, offered().map(({ name }) => name));
-      await ensureConnected(servers, server);
-      const read = await servers.readResource(server, uri, { signal: ctx.mcpReq.signal });
+      const read = await around({ kind: 'resource', server, name: uri }, async () => {
+        await ensureConnected(servers, server);
+        return servers.readResource(server, uri, { signal: ctx.mcpReq.signal });
+      });
       return { ...read, contents: read.contents.map((content) => ({ ...content, uri: servedUri(server, content.uri) })) };
     });
-  });
-
-  const listsChanged = () => {
-    void host.sendPromptListChanged().catch(() => {});
-    void host.sendResourceListChanged().catch(() => {});
   };
+
   const stopState = servers.on('mcp.stateChanged', ({ server, state }) => {
     if (state !== 'connected' || loaded.has(server)) return;
     loaded.add(server);
-    if (isAllowed(server)) listsChanged();
+    if (announced(server)) listsChanged();
   });
   const stopManifest = servers.on('mcp.manifestChanged', ({ server }) => {
-    if (loaded.has(server) && isAllowed(server)) listsChanged();
+    if (loaded.has(server) && announced(server)) listsChanged();
   });
-  return () => {
-    stopState();
-    stopManifest();
+  return {
+    install,
+    stop: () => {
+      stopState();
+      stopManifest();
+    },
   };
 }
 

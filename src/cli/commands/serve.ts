@@ -1,7 +1,7 @@
-import type { Tool } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { McpConnectionManagerOptions } from '../../manager.js';
-import { isServerAllowed, toMcpToolResult, type LoaderTool } from '../../tools/index.js';
+import { isServerAllowed, toMcpToolResult } from '../../tools/index.js';
+import { listedTool } from '../../serve/listed-tool.js';
 import { openLifecycleView } from '../lifecycle-view.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
@@ -96,9 +96,4 @@ export async function runServe(
   };
   logger.info(`serving ${tools.map((tool) => tool.name).join(', ')} over stdio for ${Object.keys(discovery.servers).length} configured servers`);
   return endServe(await ended, stop, logger);
-}
-
-/** A loader tool as `tools/list` gives it: its parameters are JSON Schema built from zod, so plain JSON, read back as the SDK's JSON type. */
-function listedTool(tool: LoaderTool): Tool {
-  return { name: tool.name, description: tool.description, inputSchema: JSON.parse(JSON.stringify(tool.parameters)) };
 }

@@ -1,0 +1,144 @@
+/**
+ * `serve --http [host:]port`: the loader over Streamable HTTP at `/mcp`, for a team: both
+ * protocol eras, any request on any replica (see src/gateway/mcp-endpoint.ts), inbound auth and
+ * policy per identity from `--gateway <file>`, an audit line per call (`--audit`), `/healthz`,
+ * `/readyz`, and SIGTERM draining. Loopback unless a gateway file says who may call.
+ */
+import { randomBytes } from 'node:crypto';
+import type { McpConnectionManagerOptions } from '../../manager.js';
+import { McpConnectionManager } from '../../manager.js';
+import type { DiscoveryResult } from '../../config/index.js';
+import { openAuditLog, type AuditLog } from '../../gateway/audit-log.js';
+import { createAuthenticator } from '../../gateway/authenticate.js';
+import { createAccessResolver, type ToolsForPolicy } from '../../gateway/caller-access.js';
+import { createGatewayServer } from '../../gateway/http-gateway.js';
+import { createMcpEndpoint } from '../../gateway/mcp-endpoint.js';
+import { RateLimiter } from '../../gateway/rate-limit.js';
+import { isLoopbackAddress } from '../../gateway/request-origin.js';
+import { loadSessionKeys, parseSessionKeys } from '../../gateway/sealed-session.js';
+import { watchGatewayFile, type GatewayFileWatcher } from '../../gateway/watch-gateway-file.js';
+import { MAX_MESSAGE_BYTES } from '../../transports/message-size.js';
+import { httpInstanceFactory } from '../../serve/http-instance.js';
+import { promptsAndResourcesOffer } from '../../serve/prompts-and-resources.js';
+import type { ApprovalPolicy } from '../../tools/approval.js';
+import { compilePermissions } from '../../tools/permissions.js';
+import { createLoaderTools, type LoaderPermissions } from '../../tools/index.js';
+import { parseListenAddress } from '../listen-address.js';
+import { logLifecycle } from '../lifecycle-log.js';
+import { cliLogger } from '../logger.js';
+import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
+import { packageVersion } from '../package-root.js';
+
+export interface ServeHttpFlags {
+  /** `[host:]port`. */
+  http: string;
+  gateway?: string;
+  audit?: string;
+  sessionKeyFile?: string;
+  /** How long SIGTERM waits for calls in flight. */
+  drainMs?: number;
+}
+
+/** How long SIGTERM lets calls in flight finish before closing the servers anyway. */
+export const DRAIN_LIMIT_MS = 25_000;
+
+const UNASKED_OVER_HTTP =
+  'serve --http cannot show anyone an approval form (no host connection outlives a request). ' +
+  'An operator can change the approval policy (--approve, or "approve" in the gateway file) or approve the server with `mcp-statechart approve`';
+
+const STRICTNESS: readonly ApprovalPolicy[] = ['never', 'destructive', 'always'];
+
+/** The identity's permissions inside serve's own: serve's server rules are applied by leaving servers out; tool denies add up. */
+function within(base: LoaderPermissions, own: LoaderPermissions): LoaderPermissions {
+  const deny = [...(base.mcpTools?.deny ?? []), ...(own.mcpTools?.deny ?? [])];
+  const allow = own.mcpTools?.allow ?? base.mcpTools?.allow;
+  return {
+    ...(base.tools && { tools: base.tools }),
+    ...(own.mcps && { mcps: own.mcps }),
+    mcpTools: { ...(allow && { allow }), ...(deny.length > 0 && { deny }) },
+  };
+}
+
+export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags, managerOptions: McpConnectionManagerOptions = {}): Promise<number> {
+  const logger = cliLogger(options.verbose);
+  const address = parseListenAddress(flags.http, '--http', '8808');
+  const loopbackOnly = isLoopbackAddress(address.host);
+  if (!loopbackOnly && flags.gateway === undefined) {
+    logger.error(`serve --http refuses to listen on ${address.host} without inbound auth: give --gateway <file> (who may call, with which token), or listen on 127.0.0.1`);
+    return 2;
+  }
+  const gateway: GatewayFileWatcher | undefined = flags.gateway === undefined ? undefined : await watchGatewayFile(flags.gateway, { logger });
+  const keys = flags.sessionKeyFile ? await loadSessionKeys(flags.sessionKeyFile) : parseSessionKeys(randomBytes(32).toString('base64'));
+  const audit: AuditLog | undefined = flags.audit === undefined ? undefined : openAuditLog(flags.audit, { logger });
+
+  // Nobody is asked on this transport: only earlier approvals count.
+  const discovery = await discover(options, logger, false);
+  const manager = new McpConnectionManager({ logger, ...managerOptions });
+  if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
+  const toolsForDiscovery = (result: DiscoveryResult): ToolsForPolicy => {
+    const base = permissionsFrom(options, result.toolPermissions);
+    const serves = compilePermissions(base);
+    return (own, approve) => {
+      const servers = own ? Object.fromEntries(Object.entries(result.servers).filter(([name]) => serves.allowsServer(name))) : result.servers;
+      const policies = [options.approve ?? 'never', approve ?? 'never'];
+      return createLoaderTools({
+        manager,
+        servers,
+        permissions: own ? within(base, own) : base,
+        approvalPolicy: policies.reduce((a, b) => (STRICTNESS.indexOf(b) > STRICTNESS.indexOf(a) ? b : a)),
+        unaskedReason: UNASKED_OVER_HTTP,
+      });
+    };
+  };
+  const resolver = createAccessResolver(() => gateway?.current(), permissionsFrom(options, discovery.toolPermissions), toolsForDiscovery(discovery));
+
+  let notifyListsChanged = () => {};
+  const offer = promptsAndResourcesOffer(manager, () => true, () => notifyListsChanged());
+  const info = { name: 'mcp-statechart', version: packageVersion() };
+  const endpoint = createMcpEndpoint({
+    factory: httpInstanceFactory({ info, accessFor: ({ identity }) => resolver.accessFor(identity), offer, rateLimiter: new RateLimiter(), audit }),
+    keys,
+    maxBodyBytes: MAX_MESSAGE_BYTES,
+    onerror: (error) => logger.debug(`serve --http: ${error.message}`),
+  });
+  notifyListsChanged = () => {
+    endpoint.notify.promptsChanged();
+    endpoint.notify.resourcesChanged();
+  };
+  const server = createGatewayServer({
+    endpoint,
+    authenticate: gateway && createAuthenticator(() => gateway.current()),
+    oauth: () => gateway?.current().oauth,
+    loopbackOnly,
+    maxBodyBytes: MAX_MESSAGE_BYTES,
+    health: () => health(manager),
+    logger,
+  });
+  const bound = await server.listen(address.host, address.port);
+  const host = bound.host.includes(':') ? `[${bound.host}]` : bound.host;
+  // The address is the one line a script waits for (port 0 picks a free port).
+  process.stderr.write(`mcp-statechart serve: listening on http://${host}:${bound.port}/mcp\n`);
+  logger.info(`serving the loader tools over HTTP for ${Object.keys(discovery.servers).length} configured servers${gateway ? ', with inbound auth' : ', loopback only, no inbound auth'}`);
+
+  const signal = await new Promise<NodeJS.Signals>((done) => {
+    process.once('SIGTERM', () => done('SIGTERM'));
+    process.once('SIGINT', () => done('SIGINT'));
+  });
+  logger.info(`serve --http: ${signal}: draining (${server.inFlight} requests in flight)`);
+  const drained = await server.drain(flags.drainMs ?? DRAIN_LIMIT_MS);
+  if (!drained) logger.error(`serve --http: requests still in flight after ${flags.drainMs ?? DRAIN_LIMIT_MS} ms were cut off`);
+  offer.stop();
+  await endpoint.close();
+  await gateway?.close();
+  await manager.dispose();
+  await audit?.close();
+  setTimeout(() => process.exit(0), 1_000).unref();
+  return 0;
+}
+
+/** `/healthz`: the replica's servers by state (names only). */
+function health(manager: McpConnectionManager): { status: 'ok'; servers: Record<string, string[]> } {
+  const servers: Record<string, string[]> = {};
+  for (const name of manager.serverNames) (servers[manager.getState(name)] ??= []).push(name);
+  return { status: 'ok', servers };
+}

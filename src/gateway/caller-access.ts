@@ -1,0 +1,82 @@
+/**
+ * What one caller of `serve --http` gets: the loader tools built for its policy (so load_mcp's
+ * list, search results and call_mcp_tool know only the servers and tools it may reach: what it
+ * may not see is absent, not refused), its permission checks and its call rate. Tools are built
+ * once per distinct policy (identities with the same rules share them) and rebuilt when the
+ * gateway file or the MCP config changes.
+ */
+import type { ApprovalPolicy } from '../tools/approval.js';
+import { compilePermissions, type PermissionChecks } from '../tools/permissions.js';
+import type { LoaderPermissions, LoaderTool } from '../tools/types.js';
+import type { AuthenticatedIdentity } from './authenticate.js';
+import type { GatewayConfig } from './gateway-file.js';
+import { policyFor } from './identity-policy.js';
+
+export interface CallerAccess extends PermissionChecks {
+  identity: AuthenticatedIdentity;
+  tools: readonly LoaderTool[];
+  /** Undefined: no limit. */
+  callsPerMinute?: number;
+}
+
+/** Builds loader tools for `permissions` (within serve's own) and an approval policy (undefined: serve's own). */
+export type ToolsForPolicy = (permissions: LoaderPermissions | undefined, approve: ApprovalPolicy | undefined) => LoaderTool[];
+
+/** Distinct policies kept built at most; one more drops the oldest (it is rebuilt when next used). */
+const MAX_POLICIES = 256;
+
+export interface AccessResolver {
+  accessFor(identity: AuthenticatedIdentity): CallerAccess;
+  /** The MCP config changed: every caller's tools are rebuilt on next use. */
+  rebuild(toolsFor: ToolsForPolicy): void;
+}
+
+/**
+ * `config()` is the current gateway file (undefined: no file, everyone is serve's own caller);
+ * `base` is serve's own permissions, which every identity's rules stay within.
+ */
+export function createAccessResolver(config: () => GatewayConfig | undefined, base: LoaderPermissions, toolsFor: ToolsForPolicy): AccessResolver {
+  let build = toolsFor;
+  let builtFor: GatewayConfig | undefined;
+  let built = new Map<string, readonly LoaderTool[]>();
+  const serves = compilePermissions(base);
+  let unrestricted: readonly LoaderTool[] | undefined;
+
+  const toolsOf = (permissions: LoaderPermissions, approve: ApprovalPolicy | undefined) => {
+    const key = JSON.stringify([permissions, approve ?? null]);
+    let tools = built.get(key);
+    if (!tools) {
+      if (built.size >= MAX_POLICIES) built.delete(built.keys().next().value as string);
+      tools = build(permissions, approve);
+      built.set(key, tools);
+    }
+    return tools;
+  };
+
+  return {
+    rebuild(toolsFor) {
+      build = toolsFor;
+      built = new Map();
+      unrestricted = undefined;
+    },
+    accessFor(identity) {
+      const rules = config();
+      if (!rules) {
+        unrestricted ??= build(undefined, undefined);
+        return { identity, tools: unrestricted, ...serves };
+      }
+      if (rules !== builtFor) {
+        builtFor = rules;
+        built = new Map();
+      }
+      const policy = policyFor(rules, identity, base);
+      return {
+        identity,
+        tools: toolsOf(policy.permissions, policy.approve),
+        allowsServer: policy.allowsServer,
+        allowsTool: policy.allowsTool,
+        ...(policy.callsPerMinute !== undefined && { callsPerMinute: policy.callsPerMinute }),
+      };
+    },
+  };
+}

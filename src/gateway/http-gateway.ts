@@ -1,0 +1,149 @@
+/**
+ * The listener of `serve --http`: `/mcp` (both eras, see mcp-endpoint.ts), the Protected
+ * Resource Metadata document, `/healthz` and `/readyz`. Every `/mcp` request passes, in order:
+ * the Origin/Host check (403), inbound auth (401 with the challenge: nothing runs), the body
+ * limit (413). `drain` stops taking requests and waits, bounded, for those in flight.
+ */
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../logger.js';
+import type { Authenticate, AuthenticatedIdentity } from './authenticate.js';
+import type { GatewayOAuth } from './gateway-file.js';
+import { readBody, toWebRequest, writeJson, writeWebResponse } from './http-exchange.js';
+import type { McpEndpoint } from './mcp-endpoint.js';
+import { originRefusal } from './request-origin.js';
+import { metadataPaths, protectedResourceMetadata } from './resource-metadata.js';
+
+export const MCP_PATH = '/mcp';
+
+/** Who calls when no gateway file is given: serve --http on loopback, no inbound auth. */
+export const LOCAL_IDENTITY: AuthenticatedIdentity = { name: 'local', groups: [], via: 'loopback' };
+
+export interface GatewayServerOptions {
+  endpoint: McpEndpoint;
+  /** Inbound auth; undefined: every request is LOCAL_IDENTITY's (only allowed on loopback). */
+  authenticate?: Authenticate;
+  /** The current gateway file's `oauth` (the file is watched), for the metadata document. */
+  oauth: () => GatewayOAuth | undefined;
+  /** The listener is on a loopback address: Host must name loopback too. */
+  loopbackOnly: boolean;
+  maxBodyBytes: number;
+  /** What `/healthz` answers: no secrets. */
+  health: () => unknown;
+  logger: Logger;
+}
+
+export interface GatewayServer {
+  listen(host: string, port: number): Promise<{ host: string; port: number }>;
+  /** Stops accepting, answers 503 to new requests, and waits up to `limitMs` for the ones in flight; true when they all finished. */
+  drain(limitMs: number): Promise<boolean>;
+  /** Requests being answered now. */
+  readonly inFlight: number;
+}
+
+export function createGatewayServer(options: GatewayServerOptions): GatewayServer {
+  let draining = false;
+  let inFlight = 0;
+  const idle: Array<() => void> = [];
+  const finished = () => {
+    inFlight -= 1;
+    if (inFlight === 0) for (const wake of idle.splice(0)) wake();
+  };
+
+  const server: HttpServer = createServer((request, response) => {
+    inFlight += 1;
+    response.once('close', finished);
+    route(request, response).catch((error: unknown) => {
+      options.logger.error(`serve --http: ${request.method} ${pathOf(request)} failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!response.headersSent) writeJson(response, 500, { error: 'internal error' });
+      else response.destroy();
+    });
+  });
+  // A slow or silent client must not hold a connection forever (slowloris).
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = 5_000;
+
+  async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = pathOf(request);
+    if (draining) {
+      writeJson(response, 503, { error: 'this replica is shutting down; retry on another' }, { connection: 'close', 'retry-after': '1' });
+      return;
+    }
+    if (request.method === 'GET' && path === '/healthz') return writeJson(response, 200, options.health());
+    if (request.method === 'GET' && path === '/readyz') return writeJson(response, 200, { ready: true });
+    const oauth = options.oauth();
+    if (oauth && request.method === 'GET' && metadataPaths(oauth).includes(path)) return writeJson(response, 200, protectedResourceMetadata(oauth));
+    if (path !== MCP_PATH) return writeJson(response, 404, { error: `not found: the MCP endpoint is ${MCP_PATH}` });
+    await serveMcp(request, response);
+  }
+
+  async function serveMcp(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const refusal = originRefusal(request.headers, options.loopbackOnly);
+    if (refusal) return writeJson(response, 403, { error: refusal });
+    let identity = LOCAL_IDENTITY;
+    if (options.authenticate) {
+      const verdict = await options.authenticate(request.headers);
+      if (!verdict.ok) {
+        request.resume();
+        return writeJson(response, 401, { error: 'unauthorized', error_description: verdict.reason }, { 'www-authenticate': verdict.wwwAuthenticate });
+      }
+      identity = verdict.identity;
+    }
+    const body = request.method === 'POST' ? await readBody(request, options.maxBodyBytes) : undefined;
+    if (body === 'too-large') {
+      writeJson(response, 413, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `the request body is over ${options.maxBodyBytes} bytes` } }, { connection: 'close' });
+      return;
+    }
+    const aborted = new AbortController();
+    response.once('close', () => aborted.abort());
+    const answer = await options.endpoint.handle(toWebRequest(request, body, aborted.signal), parseJson(body), identity);
+    await writeWebResponse(answer, response);
+  }
+
+  return {
+    get inFlight() {
+      return inFlight;
+    },
+    listen: (host, port) =>
+      new Promise((done, fail) => {
+        server.once('error', fail);
+        server.listen(port, host, () => {
+          server.off('error', fail);
+          const address = server.address() as AddressInfo;
+          done({ host: address.address, port: address.port });
+        });
+      }),
+    async drain(limitMs) {
+      draining = true;
+      server.close();
+      server.closeIdleConnections();
+      if (inFlight === 0) return true;
+      let timer: NodeJS.Timeout | undefined;
+      const all = await Promise.race([
+        new Promise<true>((done) => idle.push(() => done(true))),
+        new Promise<false>((done) => {
+          timer = setTimeout(() => done(false), limitMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      server.closeAllConnections();
+      return all;
+    },
+  };
+}
+
+function pathOf(request: IncomingMessage): string {
+  const url = request.url ?? '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+function parseJson(body: Buffer | undefined): unknown {
+  if (body === undefined || body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * `/mcp` for both protocol eras with nothing shared between replicas. A 2026-07-28 request
+ * carries all it needs (stateless). A 2025-era host gets an `Mcp-Session-Id` on `initialize`
+ * that *is* its session — capabilities, protocol version, identity — sealed with the replicas'
+ * shared key, so whichever replica the balancer picks opens it and serves the request; a session
+ * id that does not open, or that another identity sealed, gets 404 (the spec's "start a new
+ * session").
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  legacyStatelessFallback,
+  type McpHttpHandler,
+  type McpRequestContext,
+  type Server,
+} from '@modelcontextprotocol/server';
+import type { AuthenticatedIdentity } from './authenticate.js';
+import { openSession, sealSession, type LegacySession, type SessionKeys } from './sealed-session.js';
+
+/** Who a server instance serves: the identity, and for a 2025-era host the session it opened. */
+export interface InstanceCaller {
+  identity: AuthenticatedIdentity;
+  era: 'legacy' | 'modern';
+  session?: LegacySession;
+}
+
+/** Builds the server instance that answers one request. */
+export type CallerServerFactory = (caller: InstanceCaller) => Server;
+
+export interface McpEndpointOptions {
+  factory: CallerServerFactory;
+  keys: SessionKeys;
+  maxBodyBytes: number;
+  onerror?: (error: Error) => void;
+}
+
+export interface McpEndpoint {
+  /** Answers one `/mcp` request of `identity`; `parsedBody` is the POST body as JSON (undefined when it is not JSON). */
+  handle(request: Request, parsedBody: unknown, identity: AuthenticatedIdentity): Promise<Response>;
+  /** The modern leg's `subscriptions/listen` streams hear list changes through this. */
+  notify: McpHttpHandler['notify'];
+  close(): Promise<void>;
+}
+
+export function createMcpEndpoint({ factory, keys, maxBodyBytes, onerror }: McpEndpointOptions): McpEndpoint {
+  // The SDK hands the factory only the request's AuthInfo: it carries a key to the caller, held for the request.
+  const callers = new Map<string, Omit<InstanceCaller, 'era'>>();
+  const build = ({ era, authInfo }: McpRequestContext) => {
+    const caller = authInfo && callers.get(authInfo.token);
+    if (!caller) throw new Error('mcp-statechart serve --http: a server instance was asked for outside a request');
+    return factory({ ...caller, era });
+  };
+  const modern = createMcpHandler(build, { legacy: 'reject', onerror, maxRequestBodySize: maxBodyBytes });
+  const legacy = legacyStatelessFallback(build, onerror, { maxRequestBodySize: maxBodyBytes });
+
+  const withCaller = async (caller: Omit<InstanceCaller, 'era'>, serve: (authInfo: { token: string; clientId: string; scopes: string[] }) => Promise<Response>) => {
+    const key = randomUUID();
+    callers.set(key, caller);
+    try {
+      return await serve({ token: key, clientId: caller.identity.name, scopes: [] });
+    } finally {
+      callers.delete(key);
+    }
+  };
+
+  return {
+    notify: modern.notify,
+    close: () => modern.close(),
+    async handle(request, parsedBody, identity) {
+      if (!(await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes }))) {
+        return withCaller({ identity }, (authInfo) => modern.fetch(request, { authInfo, parsedBody }));
+      }
+      if (isInitializeRequest(parsedBody)) {
+        const response = await withCaller({ identity }, (authInfo) => legacy(request, { authInfo, parsedBody }));
+        if (!response.ok) return response;
+        const { protocolVersion, capabilities, clientInfo } = parsedBody.params;
+        const sessionId = sealSession(keys, {
+          protocolVersion,
+          capabilities: { ...capabilities },
+          clientInfo: { name: clientInfo.name, version: clientInfo.version },
+          identity,
+        });
+        const headers = new Headers(response.headers);
+        headers.set('mcp-session-id', sessionId);
+        return new Response(response.body, { status: response.status, headers });
+      }
+      const sessionId = request.headers.get('mcp-session-id');
+      if (sessionId === null) return withCaller({ identity }, (authInfo) => legacy(request, { authInfo, parsedBody }));
+      const opened = openSession(keys, sessionId);
+      if (!opened.ok) return sessionNotFound(opened.message);
+      if (opened.session.identity.name !== identity.name) return sessionNotFound('the session was opened by another identity; start a new session (initialize)');
+      return withCaller({ identity, session: opened.session }, (authInfo) => legacy(request, { authInfo, parsedBody }));
+    },
+  };
+}
+
+function sessionNotFound(message: string): Response {
+  return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: `Session not found: ${message}` } }, { status: 404 });
+}

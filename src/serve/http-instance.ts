@@ -1,0 +1,82 @@
+/**
+ * The server instance that answers one `serve --http` request, built for its caller: the loader
+ * tools of the caller's policy, the prompts and resources of the loaded servers it may see, the
+ * caller's call rate, and an audit line for each tool call, resource read and prompt get (never
+ * an argument or a result). Downstream servers' requests (sampling, elicitation, roots) are not
+ * relayed over HTTP: no host connection outlives a request to carry them.
+ */
+import { Server, type Implementation, type ServerCapabilities } from '@modelcontextprotocol/server';
+import { audited, toolOutcome, type AuditLog, type AuditOutcome } from '../gateway/audit-log.js';
+import type { CallerAccess } from '../gateway/caller-access.js';
+import type { InstanceCaller } from '../gateway/mcp-endpoint.js';
+import { rateLimitText, type RateLimiter } from '../gateway/rate-limit.js';
+import { toMcpToolResult, type LoaderToolResult } from '../tools/index.js';
+import { listedTool } from './listed-tool.js';
+import type { PromptsAndResourcesOffer } from './prompts-and-resources.js';
+import { relayedCallOptions } from './proxy.js';
+
+export const HTTP_SERVE_CAPABILITIES: ServerCapabilities = {
+  tools: { listChanged: true },
+  prompts: { listChanged: true },
+  resources: { listChanged: true },
+};
+
+export interface HttpInstanceOptions {
+  info: Implementation;
+  accessFor: (caller: InstanceCaller) => CallerAccess;
+  offer: PromptsAndResourcesOffer;
+  rateLimiter: RateLimiter;
+  audit?: AuditLog;
+}
+
+export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit }: HttpInstanceOptions): (caller: InstanceCaller) => Server {
+  return (caller) => {
+    const access = accessFor(caller);
+    const identity = access.identity.name;
+    const server = new Server(info, { capabilities: HTTP_SERVE_CAPABILITIES });
+    server.setRequestHandler('tools/list', async () => ({ tools: access.tools.map(listedTool) }));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const tool = access.tools.find((candidate) => candidate.name === request.params.name);
+      if (!tool) {
+        return {
+          isError: true,
+          content: [{ type: 'text', text: `Unknown tool "${request.params.name}". Tools: ${access.tools.map((t) => t.name).join(', ')}.` }],
+        };
+      }
+      const args = request.params.arguments ?? {};
+      const target = auditTarget(tool.name, args);
+      const rate = rateLimiter.take(identity, access.callsPerMinute);
+      if (!rate.ok) {
+        if (target) audit?.record({ identity, ...target, outcome: 'refused:rate_limit', durationMs: 0 });
+        return {
+          isError: true,
+          content: [{ type: 'text', text: rateLimitText(identity, access.callsPerMinute ?? 0, rate.retryAfterSeconds) }],
+          _meta: { retryAfterSeconds: rate.retryAfterSeconds },
+        };
+      }
+      const run = () => tool.execute(args, relayedCallOptions(request, ctx));
+      const result = target
+        ? await audited(audit, { identity, ...target }, run, (outcome) => callOutcome(outcome, target, access))
+        : await run();
+      return toMcpToolResult(result);
+    });
+    offer.install(server, access.allowsServer, (use, run) => audited(audit, { identity, ...use }, run));
+    return server;
+  };
+}
+
+type AuditTarget = { server: string; kind: 'tool' | 'resource'; name: string };
+
+/** Which loader tool calls are audited: a downstream tool call and a resource read (loading and searching are not calls). */
+function auditTarget(tool: string, args: Record<string, unknown>): AuditTarget | undefined {
+  const server = typeof args.server === 'string' ? args.server : '';
+  if (tool === 'call_mcp_tool') return { server, kind: 'tool', name: typeof args.tool === 'string' ? args.tool : '' };
+  if (tool === 'read_mcp_resource') return { server, kind: 'resource', name: typeof args.uri === 'string' ? args.uri : '' };
+  return undefined;
+}
+
+function callOutcome(result: LoaderToolResult, target: AuditTarget, access: CallerAccess): AuditOutcome {
+  if (result.refused) return 'refused:approval';
+  if (!access.allowsServer(target.server) || (target.kind === 'tool' && !access.allowsTool(target.server, target.name))) return 'refused:policy';
+  return toolOutcome(result);
+}

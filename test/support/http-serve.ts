@@ -1,0 +1,61 @@
+/** `mcp-statechart serve --http` as a process: started in a home of the test's, its address read from stderr. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { CLI_COMMAND } from './cli.js';
+
+export interface HttpServe {
+  /** `http://127.0.0.1:<port>/mcp`. */
+  url: string;
+  /** `http://127.0.0.1:<port>`. */
+  origin: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  stderr(): string;
+  /** Sends `signal` (default SIGTERM) and waits, bounded, for the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `serve --http <listen>` (default 127.0.0.1:0) with these global and serve flags; rejects when it exits or is silent for 60 s. */
+export async function startHttpServe(
+  home: string,
+  globalFlags: string[],
+  serveFlags: string[] = [],
+  { listen = '127.0.0.1:0', env = {} }: { listen?: string; env?: Record<string, string> } = {},
+): Promise<HttpServe> {
+  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...globalFlags, 'serve', '--http', listen, ...serveFlags], {
+    cwd: home,
+    env: { HOME: home, PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stdout?.resume();
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve --http did not start within 60 s: ${stderr.slice(-1000)}`)), 60_000);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-64_000);
+      const match = /listening on (http:\/\/\S+\/mcp)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1] as string);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve --http exited with ${code}: ${stderr.slice(-1000)}`));
+    });
+  });
+  return {
+    url,
+    origin: new URL(url).origin,
+    child,
+    exited,
+    stderr: () => stderr,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
