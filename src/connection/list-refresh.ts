@@ -1,0 +1,57 @@
+import type { Client } from '@modelcontextprotocol/client';
+import { DEFAULT_CONNECT_TIMEOUT_MS, diffManifests, isEmptyDiff } from '../../machines/options.js';
+import type { McpManifestChanges, McpServerManifest } from '../../machines/types.js';
+import type { Logger } from '../logger.js';
+import { redact } from '../redact.js';
+import { capErrorText } from '../text-limits.js';
+import { Deadline } from './deadline.js';
+import { listManifest, type ListKind } from './manifest.js';
+import { RefreshQueue } from './refresh-queue.js';
+
+export interface RefreshedLists {
+  server: string;
+  client: Client;
+  logger: Logger;
+  secrets: readonly string[];
+  /** Whose manifest is read and replaced (the session: replacing it also updates what it derives from it). */
+  holder: { manifest: McpServerManifest };
+  /** Something really changed. */
+  changed(manifest: McpServerManifest, changes: McpManifestChanges): void;
+  /** Aborted as the session closes: ends a refresh in progress, and nothing is logged after it. */
+  closed: AbortSignal;
+}
+
+/**
+ * Re-reads the lists a list_changed names (every page, within the refresh timeout) and reports
+ * the manifest when something really changed. Notifications that arrive while a refresh runs are
+ * folded into one more refresh: a storm of list_changed costs a few listings, not one each.
+ */
+export class ListRefresh {
+  private readonly queue = new RefreshQueue<ListKind>((due) => this.refreshNow(due));
+  /** Each refresh's bound: the connect timeout, set as the session goes live. */
+  timeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
+
+  constructor(private readonly lists: RefreshedLists) {}
+
+  refresh(kinds: ListKind[]): Promise<void> {
+    return this.queue.request(kinds);
+  }
+
+  private async refreshNow(due: ListKind[]): Promise<void> {
+    const { server, client, logger, secrets, holder, closed } = this.lists;
+    if (closed.aborted) return;
+    const deadline = new Deadline(this.timeoutMs, () => new Error(`the listing did not finish within ${this.timeoutMs} ms`), closed);
+    try {
+      const listed = await listManifest({ server, client, logger, deadline }, holder.manifest, due);
+      const changes = diffManifests(holder.manifest, listed);
+      holder.manifest = listed;
+      if (!isEmptyDiff(changes)) this.lists.changed(listed, changes);
+    } catch (error) {
+      if (!closed.aborted) {
+        logger.warn(`MCP server "${server}": refreshing ${due.join(', ')} after list_changed failed: ${capErrorText(redact((error as Error).message, secrets))}`);
+      }
+    } finally {
+      deadline.dispose();
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import { SdkError, SdkErrorCode, SdkHttpError, type Transport } from '@modelcontextprotocol/client';
+import { abortError, McpServerError, requestAbandonedError } from '../../machines/errors.js';
+import { toError } from '../../machines/to-error.js';
+import { redactError } from '../redact.js';
+import { capErrorText } from '../text-limits.js';
+import { withErrorCode } from './errors.js';
+
+/** What a failed request is judged against: the connection it ran on. */
+export interface FailedConnection {
+  server: string;
+  /** Values never to pass on: see redact.ts. */
+  secrets: readonly string[];
+  transport: Transport;
+  /** The transport closed: only now is a -32000 "Connection closed" a lost connection. */
+  transportClosed: boolean;
+  /** The connection is gone: its watchers hear of it (once). */
+  lose(error: Error, sessionExpired: boolean): void;
+}
+
+/**
+ * What a request's rejection means, secrets redacted: the caller gave up (the SDK has told the
+ * server, notifications/cancelled; the connection stays), the connection is gone (reported as
+ * lost, the request abandoned), or the server's own failure.
+ */
+export function requestFailure(connection: FailedConnection, what: string, error: unknown, signal?: AbortSignal): McpServerError {
+  const { server } = connection;
+  if (signal?.aborted) return abortError(server, what, signal.reason);
+  const clean = redactError(toError(error), connection.secrets);
+  if (connectionIsGone(connection, error)) {
+    connection.lose(clean, sessionExpired(connection, error));
+    return requestAbandonedError(server, 'lost', clean);
+  }
+  return new McpServerError('REQUEST_FAILED', server, `MCP server "${server}" failed ${what}: ${capErrorText(withErrorCode(error, clean.message))}`, {
+    cause: clean,
+  });
+}
+
+/**
+ * Errors that mean no further request can succeed on this connection: the transport closed,
+ * the HTTP server forgot the session (404 to a request carrying its id, SDK #1708), or it no
+ * longer answers at all.
+ */
+function connectionIsGone(connection: FailedConnection, error: unknown): boolean {
+  // -32000 is also a common "server error" code in error responses: only the SDK's own
+  // "Connection closed", raised as the transport closes, means the connection is gone.
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return connection.transportClosed;
+  if (error instanceof SdkError && error.code === SdkErrorCode.NotConnected) return true;
+  if (sessionExpired(connection, error)) return true;
+  if (!(error instanceof Error)) return false;
+  return error.message === 'Not connected' || (error instanceof TypeError && error.message === 'fetch failed');
+}
+
+function sessionExpired(connection: FailedConnection, error: unknown): boolean {
+  return error instanceof SdkHttpError && error.status === 404 && connection.transport.sessionId !== undefined;
+}

@@ -1,0 +1,42 @@
+import type { Logger } from '../logger.js';
+import { redact } from '../redact.js';
+import { capErrorText } from '../text-limits.js';
+import { isStdioBufferOverflow, MAX_MESSAGE_MIB } from '../transports/message-size.js';
+
+/** How the SDK reports a progress notification whose request it no longer tracks. */
+const LATE_PROGRESS = 'Received a progress notification for an unknown token';
+
+export interface TransportErrorScene {
+  server: string;
+  logger: Logger;
+  secrets: readonly string[];
+  /** `initialize` and the first listing are done: from then on transport errors are news. */
+  live: boolean;
+}
+
+/**
+ * Logs a transport error the SDK reported (at the level it deserves) and returns why the
+ * connection is about to close, when the error says so (an oversized message), so the loss can
+ * tell that instead of "the server closed".
+ */
+export function logTransportError(error: Error, { server, logger, secrets, live }: TransportErrorScene): Error | undefined {
+  const message = capErrorText(redact(error.message, secrets));
+  if (isStdioBufferOverflow(error)) {
+    // The SDK closes its stdio transport right after reporting this; onclose follows.
+    const closedBecause = new Error(`the server sent a message over ${MAX_MESSAGE_MIB} MiB, so the client closed the connection (${message})`);
+    logger.warn(`MCP server "${server}": ${closedBecause.message}`);
+    return closedBecause;
+  }
+  if (error.message.startsWith(LATE_PROGRESS)) {
+    // Normal, not a fault: progress for a call already cancelled, or (an SDK race: it runs
+    // notification handlers a microtask after responses) the last update of one that just ended.
+    logger.debug(`MCP server "${server}": ${message}`);
+  } else if (!live) {
+    // While connecting, the connect's own error says what failed; a warning here would promise
+    // a connection that may never come.
+    logger.debug(`MCP server "${server}" while connecting: ${message}`);
+  } else {
+    logger.warn(`MCP server "${server}": ${message} (the connection stays up)`);
+  }
+  return undefined;
+}
