@@ -38,6 +38,12 @@ export interface McpConnectionManagerOptions extends RegistryLogicOptions {
   clock?: Clock;
   /** Connect options for every server that has none of its own. */
   defaults?: McpConnectOptions;
+  /**
+   * How tool calls, reads and prompts reach a connected server. `direct`: straight to its session
+   * actor, no registry or server step per call (the fastest). `events`: as registry events, so an
+   * inspector sees every call. Default: `events` when `inspect` is given, else `direct`.
+   */
+  route?: 'direct' | 'events';
 }
 
 /** How one request runs. */
@@ -104,7 +110,7 @@ export class McpConnectionManager {
   private readonly keepAlive = new KeepAlive();
   private readonly inbox: AnyActorRef;
   private nextRequestId = 0;
-  /** Calls go straight to a connected server's session actor, unless an inspector must see every call. */
+  /** Calls go straight to a connected server's session actor (`route: 'direct'`). */
   private readonly routeDirectly: boolean;
 
   /** Where every answer and progress update arrives, by either route. */
@@ -115,10 +121,10 @@ export class McpConnectionManager {
   private readonly host: HostControls;
 
   constructor(options: McpConnectionManagerOptions = {}) {
-    const { inspect, clock: givenClock, defaults, ...registryOptions } = options;
+    const { inspect, clock: givenClock, defaults, route, ...registryOptions } = options;
     const logger = options.logger ?? stderrLogger;
     const clock = givenClock ?? unrefClock;
-    this.routeDirectly = inspect === undefined;
+    this.routeDirectly = (route ?? (inspect === undefined ? 'direct' : 'events')) === 'direct';
     const { logic, sessions, host, eras } = createRegistryParts({ ...registryOptions, logger, now: () => clockNow(clock) });
     this.tracker = sessions;
     this.eras = eras;
@@ -339,7 +345,7 @@ export class McpConnectionManager {
    * A tool call, read or prompt. The direct route: when the server is connected, its session
    * actor runs the request and answers through `deliver`, with no registry or server macrostep;
    * the check and the send are one synchronous step, so no state change can fall between them.
-   * Otherwise (or with an inspector attached, which must see every call) the event route.
+   * Otherwise (or with `route: 'events'`) the event route.
    */
   private run(server: string, spec: RequestSpec, how: RequestRun, options: McpRequestFields | undefined): Promise<McpFinalReply> {
     return this.awaitReply(server, spec, how, (requestId) => {
