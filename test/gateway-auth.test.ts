@@ -12,68 +12,10 @@ import { createAuthenticator, type Authentication } from '../src/gateway/authent
 import { parseGatewayConfig, type GatewayConfig } from '../src/gateway/gateway-file.js';
 import type { JwtVerifierOptions } from '../src/gateway/jwt-verifier.js';
 import { metadataPaths, protectedResourceMetadata } from '../src/gateway/resource-metadata.js';
+import { AUDIENCE, LocalIssuer, signingKey, type SigningKey } from './support/local-issuer.js';
 
-const AUDIENCE = 'https://mcp.example.com/mcp';
 const CHALLENGE = 'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"';
 const ALICE_TOKEN = 'alice-static-token-93b1';
-
-interface SigningKey {
-  kid: string;
-  privateKey: CryptoKey;
-  jwk: JWK;
-}
-
-async function signingKey(kid: string): Promise<SigningKey> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256');
-  return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' } };
-}
-
-/** An issuer on 127.0.0.1: RFC 8414 metadata and a JWKS with the keys the test publishes. */
-class LocalIssuer {
-  published: SigningKey[] = [];
-  jwksRequests = 0;
-  hang = false;
-  private readonly server: Server = createServer((request, response) => {
-    if (request.url === '/.well-known/oauth-authorization-server') {
-      response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify({ issuer: this.url, jwks_uri: `${this.url}/jwks` }));
-    } else if (request.url === '/jwks') {
-      this.jwksRequests += 1;
-      if (this.hang) return; // never answers
-      response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify({ keys: this.published.map((key) => key.jwk) }));
-    } else {
-      response.statusCode = 404;
-      response.end();
-    }
-  });
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  token(key: SigningKey, claims: { sub?: string; aud?: string; iss?: string; exp?: number; nbf?: number; groups?: string[] } = {}): Promise<string> {
-    const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({ groups: claims.groups ?? ['admins'] })
-      .setProtectedHeader({ alg: 'ES256', kid: key.kid })
-      .setSubject(claims.sub ?? 'carol')
-      .setIssuer(claims.iss ?? this.url)
-      .setAudience(claims.aud ?? AUDIENCE)
-      .setIssuedAt(now)
-      .setNotBefore(claims.nbf ?? now)
-      .setExpirationTime(claims.exp ?? now + 300)
-      .sign(key.privateKey);
-  }
-}
 
 let issuer: LocalIssuer;
 let firstKey: SigningKey;

@@ -79,7 +79,9 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     const base = permissionsFrom(options, result.toolPermissions);
     const serves = compilePermissions(base);
     return (own, approve) => {
-      const servers = own ? Object.fromEntries(Object.entries(result.servers).filter(([name]) => serves.allowsServer(name))) : result.servers;
+      // An identity is not told of servers it may not use (not even that they exist): they are left out, not refused.
+      const its = own && compilePermissions(own);
+      const servers = its ? Object.fromEntries(Object.entries(result.servers).filter(([name]) => serves.allowsServer(name) && its.allowsServer(name))) : result.servers;
       const policies = [options.approve ?? 'never', approve ?? 'never'];
       return createLoaderTools({
         manager,
