@@ -72,7 +72,10 @@ export type {
   LoaderResultPart,
   LoaderTextPart,
   LoaderToolResult,
+  LoaderTools,
   LoaderToolsManager,
+  ExposureDecision,
+  ExposureOption,
 } from './tools/types.js';
 export type { EmbedFunction, SemanticSearchOptions } from './search/index.js';
 export { ManifestIndex, defaultManifestIndexPath, type IndexEntry, type IndexLookup, type ManifestIndexOptions } from './manifest-index/index.js';

@@ -115,7 +115,7 @@ describe('the API report (api/*.api.md)', () => {
   it('records each name with its kind and signature', () => {
     const root = reports.get('index.api.md')!;
     expect(root).toMatch(/## McpConnectionManager \(class\)\n\n```ts\nnew \(options\?: McpConnectionManagerOptions\) => McpConnectionManager\n/);
-    expect(root).toMatch(/## createLoaderTools \(function\)\n\n```ts\n\(options: CreateLoaderToolsOptions\) => LoaderTool\[\]\n```/);
+    expect(root).toMatch(/## createLoaderTools \(function\)\n\n```ts\n\(options: CreateLoaderToolsOptions\) => LoaderTools\n```/);
     expect(root).toMatch(/## ApprovalPolicy \(type\)\n\n```ts\n"always" \| "never" \| "destructive"\n```/);
   });
 });

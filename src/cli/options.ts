@@ -10,7 +10,7 @@ import {
 } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import { describeServerDefinition } from './approval-prompt.js';
-import type { ApprovalPolicy, LoaderPermissions } from '../tools/index.js';
+import type { ApprovalPolicy, ExposureOption, LoaderPermissions } from '../tools/index.js';
 
 /** The flags every command shares. */
 export interface GlobalOptions {
@@ -24,6 +24,8 @@ export interface GlobalOptions {
   approve?: ApprovalPolicy;
   verbose: boolean;
   projectServers: ProjectServerPolicy;
+  /** `--exposure`: the loader tools, the servers' own tools, or whichever fits a token threshold. */
+  exposure?: ExposureOption;
 }
 
 /**

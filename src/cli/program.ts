@@ -1,6 +1,7 @@
 /** The command line's commands and flags; main.ts runs it. */
 import { Command, Help, InvalidArgumentError, Option } from 'commander';
 import type { GlobalOptions } from './options.js';
+import type { ExposureOption } from '../tools/types.js';
 import { packageVersion } from './package-root.js';
 
 // Each command loads its own modules when it runs, so `--help` stays fast.
@@ -26,6 +27,19 @@ function timeoutOption(
   return new Option('--timeout <ms>', description).argParser(
     positiveWholeNumber('give a positive whole number of milliseconds, e.g. --timeout 120000'),
   );
+}
+
+/** `--exposure lazy|eager|<tokens>`: a number is the threshold in tokens below which the servers' tools are offered directly. */
+function exposureOption(): Option {
+  return new Option(
+    '--exposure <mode>',
+    "what the model is offered: lazy (the loader tools), eager (every server's tools, named server__tool), or a number of tokens: eager while the servers' tools fit in it and all are indexed. Default: lazy",
+  ).argParser((value): ExposureOption => {
+    if (value === 'lazy' || value === 'eager') return value;
+    const thresholdTokens = Number(value);
+    if (!Number.isInteger(thresholdTokens) || thresholdTokens <= 0) throw new InvalidArgumentError('give lazy, eager, or a positive whole number of tokens, e.g. --exposure 4000');
+    return { thresholdTokens };
+  });
 }
 
 /** An option's help without the defaults that say nothing: `(default: [])` on a repeatable flag, `(default: false)` on a switch. */
@@ -124,6 +138,7 @@ export function buildProgram(): Command {
         .choices(['ask', 'trust', 'deny'])
         .default('ask'),
     )
+    .addOption(exposureOption())
     .showHelpAfterError('(run with --help for usage)')
     // Subcommands inherit this: each one's --help also lists the flags above.
     .configureHelp({ showGlobalOptions: true, optionDescription: quietDefaults })
@@ -150,7 +165,7 @@ export function buildProgram(): Command {
     .addOption(timeoutOption('with --check: give each server this long to connect, in milliseconds').default(30_000))
     .addHelpText('after', examples('mcp-statechart servers', 'mcp-statechart servers --check --timeout 10000', 'mcp-statechart servers --json --config ./team-mcp.json'))
     .action(async (options: { json: boolean; check: boolean; concurrency: number; timeout: number }, command: Command) => {
-      const [{ discover, permissionsFrom }, { silentLogger }, { formatServersTable, hasErrors, serversReport }, { checkHealth, anyUnhealthy }, { ManifestIndex }, { terminalJson, writeListing }] =
+      const [{ discover, permissionsFrom }, { silentLogger }, { exposureDecision, formatServersTable, hasErrors, serversReport }, { checkHealth, anyUnhealthy }, { ManifestIndex }, { terminalJson, writeListing }] =
         await Promise.all([
           import('./options.js'),
           import('../logger.js'),
@@ -164,8 +179,9 @@ export function buildProgram(): Command {
       const health = options.check ? await checkHealth(globalOptions(command), result, options) : undefined;
       const index = new ManifestIndex();
       const permissions = permissionsFrom(globalOptions(command));
-      if (options.json) process.stdout.write(`${terminalJson(serversReport(result, index, permissions, health))}\n`);
-      else writeListing(formatServersTable(result, index, permissions, health));
+      const exposure = await exposureDecision(result, index, globalOptions(command));
+      if (options.json) process.stdout.write(`${terminalJson(serversReport(result, index, permissions, health, exposure))}\n`);
+      else writeListing(formatServersTable(result, index, permissions, health, exposure));
       process.exitCode = hasErrors(result) || (health !== undefined && anyUnhealthy(health)) ? 1 : 0;
     });
 

@@ -33,7 +33,13 @@ export function openLoaderSession(
    * them when the config changes; the files' tool patterns may have changed too).
    */
   const toolsFor = (result: DiscoveryResult) =>
-    createLoaderTools({ manager: seen, servers: result.servers, permissions: permissionsFrom(options, result.toolPermissions), ...toolOptions });
+    createLoaderTools({
+      manager: seen,
+      servers: result.servers,
+      permissions: permissionsFrom(options, result.toolPermissions),
+      exposure: options.exposure,
+      ...toolOptions,
+    });
   const tools = toolsFor(discovery);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return {

@@ -2,6 +2,7 @@
 import { ManifestIndex, recordManifests } from '../manifest-index/index.js';
 import { ToolCallApprover } from './approval.js';
 import { callMcpToolTool } from './call-mcp-tool.js';
+import { chooseExposure } from './exposure.js';
 import { loadMcpTool } from './load-mcp.js';
 import { isToolEnabled } from './permissions.js';
 import { readMcpResourceTool } from './read-mcp-resource.js';
@@ -10,7 +11,7 @@ import { SearchableTools } from './searchable-tools.js';
 import { searchMcpToolsTool } from './search-mcp-tools.js';
 import { buildServerCatalog } from './server-catalog.js';
 import type { LoaderToolContext } from './tool-context.js';
-import type { CreateLoaderToolsOptions, LoaderTool, LoaderToolName } from './types.js';
+import type { CreateLoaderToolsOptions, LoaderTool, LoaderToolName, LoaderTools } from './types.js';
 
 const TOOL_FACTORIES: Record<LoaderToolName, (context: LoaderToolContext) => LoaderTool> = {
   load_mcp: loadMcpTool,
@@ -34,7 +35,7 @@ const TOOL_FACTORIES: Record<LoaderToolName, (context: LoaderToolContext) => Loa
  * console.log(loaded.text);
  * ```
  */
-export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTool[] {
+export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTools {
   const catalog = buildServerCatalog(options.servers, options.permissions);
   // Servers the model may not use are never configured, so nothing can connect them by mistake.
   options.manager.configure(catalog.configs, undefined, 'merge');
@@ -54,5 +55,9 @@ export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTool
     searchOffered: offered('search_mcp_tools'),
     approver: new ToolCallApprover(options),
   };
-  return (Object.keys(TOOL_FACTORIES) as LoaderToolName[]).filter(offered).map((name) => TOOL_FACTORIES[name](context));
+  const loaderTools = (Object.keys(TOOL_FACTORIES) as LoaderToolName[]).filter(offered).map((name) => TOOL_FACTORIES[name](context));
+  const call = loaderTools.find((tool) => tool.name === 'call_mcp_tool');
+  const { tools, decision } = chooseExposure(options.exposure, context, loaderTools, call);
+  // Not enumerable: the array still reads, spreads and serializes as the tools alone.
+  return Object.defineProperty(tools, 'exposure', { value: decision, enumerable: false }) as LoaderTools;
 }

@@ -60,7 +60,8 @@ export interface LoaderToolParameters {
 }
 
 export interface LoaderTool {
-  name: LoaderToolName;
+  /** A loader tool's name (`LoaderToolName`), or under eager exposure a server tool's `server__tool`. */
+  name: string;
   description: string;
   /** Validates the model's arguments; `execute` runs it itself, so callers need not. */
   inputSchema: z.ZodType;
@@ -143,4 +144,38 @@ export interface CreateLoaderToolsOptions extends ApprovalOptions {
    * vector rankings by reciprocal rank. Without it search ranks by words alone.
    */
   search?: SemanticSearchOptions;
+  /**
+   * `lazy` (default): the loader tools. `eager`: each server's own tools, named `server__tool`
+   * (the loader tools stay beside them while some server's tools are not known). `{ thresholdTokens }`:
+   * eager while every server's tools are known (connected or indexed) and their definitions cost
+   * at most that many tokens (a quarter of their bytes), else lazy. Decided once, here: the
+   * definitions stay the same for the session. The returned array's `exposure` says what was chosen.
+   */
+  exposure?: ExposureOption;
 }
+
+/**
+ * `lazy`: the loader tools, whatever the servers hold (the default). `eager`: every tool of every
+ * server whose tools are known, under a name that starts with its server. `{ thresholdTokens }`:
+ * eager while the servers' tools cost at most that many tokens of context and every server's
+ * tools are known, else lazy.
+ */
+export type ExposureOption = 'lazy' | 'eager' | { thresholdTokens: number };
+
+/** The choice made and what it was made on; `servers --json` and the demo show it. */
+export interface ExposureDecision {
+  mode: 'lazy' | 'eager';
+  reason: string;
+  /** The loader tools' definitions as the model reads them (JSON function definitions), in bytes. */
+  loaderBytes: number;
+  /** The known servers' tools as direct definitions, in bytes. */
+  directBytes: number;
+  /** `directBytes / 4`, rounded up: the usual estimate of tokens, which the threshold is compared with. */
+  directTokens: number;
+  thresholdTokens?: number;
+  /** Allowed servers whose tools are not known (not connected, not indexed for their definition): eager cannot list them. */
+  unknownServers: string[];
+}
+
+/** What createLoaderTools returns: the tools to offer, and why these (with the byte counts of both exposures). */
+export type LoaderTools = LoaderTool[] & { readonly exposure: ExposureDecision };

@@ -6,7 +6,7 @@ import { discoverMcpServers, enabledServers } from '../../config/index.js';
 import { ManifestIndex } from '../../manifest-index/index.js';
 import type { McpConnectionManagerOptions } from '../../manager.js';
 import type { LoaderToolResult } from '../../tools/index.js';
-import { toFunctionDefinitions } from '../../tools/index.js';
+import { createLoaderTools, toFunctionDefinitions } from '../../tools/index.js';
 import { livingProcesses } from '../../transports/process-group.js';
 import { openLifecycleView } from '../lifecycle-view.js';
 import { cliLogger } from '../logger.js';
@@ -15,6 +15,9 @@ import { openLoaderSession } from '../session.js';
 import type { GlobalOptions } from '../options.js';
 import { writeListing } from '../terminal-text.js';
 import { waitForServerState } from '../wait-for-state.js';
+
+/** The token threshold the demo shows the exposure decision for, unless --exposure gives one: about twice the loader tools. */
+const DEMO_THRESHOLD_TOKENS = 1_000;
 
 /** Short enough that the demo shows an idle disconnect within seconds. */
 const DEMO_IDLE_TIMEOUT_MS = 2_500;
@@ -108,6 +111,7 @@ export async function runDemo(
     const loaderBytes = JSON.stringify(toFunctionDefinitions(tools)).length;
     step('1. What the model sees: the loader tools instead of every tool of every server');
     say(`   ${tools.map((loader) => loader.name).join(', ')}: ${loaderBytes} bytes (~${Math.round(loaderBytes / 4)} tokens)`);
+    say(`   exposure: ${tools.exposure.mode} (${tools.exposure.reason})`);
 
     step('2. The model calls load_mcp { server: "notes" }: the stdio server starts only now');
     const notes = await load.execute({ server: 'notes' });
@@ -134,12 +138,13 @@ export async function runDemo(
     step('6. A second server, over Streamable HTTP');
     await load.execute({ server: 'weather' });
     show('get_forecast', await call.execute({ server: 'weather', tool: 'get_forecast', arguments: { city: 'Lisbon' } }));
-    const eagerTools = ['notes', 'weather'].flatMap((name) =>
-      (manager.getManifest(name)?.tools ?? []).map((entry) => ({ name: entry.name, description: entry.description, parameters: entry.inputSchema })),
-    );
-    const eagerBytes = JSON.stringify(eagerTools).length;
-    say(`   registering these ${eagerTools.length} tools up front would cost ${eagerBytes} bytes; the loader tools cost ${loaderBytes},`);
-    say('   plus one line per configured server, however many tools those servers have (larger setups: BENCHMARKS.md).');
+    // Both servers' tools are known now: the threshold rule would choose between the two exposures on their byte counts.
+    const exposure = options.exposure ?? { thresholdTokens: DEMO_THRESHOLD_TOKENS };
+    const decision = createLoaderTools({ manager, servers: discovery.servers, manifestIndex, exposure }).exposure;
+    say(`   registering these servers' tools up front would cost ${decision.directBytes} bytes (~${decision.directTokens} tokens); the loader tools cost ${decision.loaderBytes}`);
+    say('   (search_mcp_tools among them now that the index holds manifests), plus one line per configured server,');
+    say('   however many tools those servers have (larger setups: BENCHMARKS.md).');
+    say(`   --exposure ${typeof exposure === 'object' ? exposure.thresholdTokens : exposure} would now choose ${decision.mode}: ${decision.reason}.`);
 
     step('7. The notes server is killed (kill -9): the chart sees the loss and reconnects after its 1 s backoff');
     const info = await call.execute({ server: 'notes', tool: 'server_info', arguments: {} });

@@ -3,7 +3,10 @@ import { formatProblem } from '../../config/index.js';
 import { projectFileOf, type ManifestIndex } from '../../manifest-index/index.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import { eraOfRevision, type ProtocolEra } from '../../server-status.js';
-import type { LoaderPermissions } from '../../tools/index.js';
+import { createLoaderTools, type ExposureDecision, type LoaderPermissions } from '../../tools/index.js';
+import { McpConnectionManager } from '../../manager.js';
+import { silentLogger } from '../../logger.js';
+import { permissionsFrom, type GlobalOptions } from '../options.js';
 import { terminalLine } from '../terminal-text.js';
 import { healthCell, healthDetails, healthSummary, type ServerHealth } from './server-health.js';
 
@@ -25,9 +28,17 @@ function indexState(
  * headers, args or URL: those may hold secrets. With `health` (`servers --check`), each server
  * in use has its health; one hidden by a server of the same name has none.
  */
-export function serversReport(result: DiscoveryResult, index?: ManifestIndex, permissions?: LoaderPermissions, health?: ReadonlyMap<string, ServerHealth>) {
+export function serversReport(
+  result: DiscoveryResult,
+  index?: ManifestIndex,
+  permissions?: LoaderPermissions,
+  health?: ReadonlyMap<string, ServerHealth>,
+  exposure?: ExposureDecision,
+) {
   const healthOf = (server: DiscoveredServer) => (health && result.servers[server.name] === server ? health.get(server.name) : undefined);
   return {
+    /** What serve would offer the model with these flags, and the bytes of both choices. */
+    ...(exposure ? { exposure } : {}),
     servers: listedServers(result).map((server) => ({
       name: server.name,
       scope: server.scope,
@@ -44,6 +55,22 @@ export function serversReport(result: DiscoveryResult, index?: ManifestIndex, pe
     })),
     problems: result.problems,
   };
+}
+
+/** What `serve` with the same flags would offer the model: the decision its loader tools make over this index (no server is started). */
+export async function exposureDecision(result: DiscoveryResult, index: ManifestIndex, options: GlobalOptions): Promise<ExposureDecision> {
+  const manager = new McpConnectionManager({ logger: silentLogger });
+  try {
+    const permissions = permissionsFrom(options, result.toolPermissions);
+    return createLoaderTools({ manager, servers: result.servers, permissions, manifestIndex: index, exposure: options.exposure }).exposure;
+  } finally {
+    await manager.dispose();
+  }
+}
+
+/** One line for a person: the choice, why, and what each choice costs. */
+export function exposureLine({ mode, reason, loaderBytes, directBytes, directTokens }: ExposureDecision): string {
+  return `Exposure: ${mode} (${reason}). Loader tools ${loaderBytes} bytes (~${Math.ceil(loaderBytes / 4)} tokens); the servers' own tools ${directBytes} bytes (~${directTokens} tokens).`;
 }
 
 /** Every server in use or kept off, a project entry that waits behind a server of the same name right after it. */
@@ -81,7 +108,13 @@ function cell(text: string, width: number): string {
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
 }
 
-export function formatServersTable(result: DiscoveryResult, index?: ManifestIndex, permissions?: LoaderPermissions, health?: ReadonlyMap<string, ServerHealth>): string {
+export function formatServersTable(
+  result: DiscoveryResult,
+  index?: ManifestIndex,
+  permissions?: LoaderPermissions,
+  health?: ReadonlyMap<string, ServerHealth>,
+  exposure?: ExposureDecision,
+): string {
   const { servers, problems } = serversReport(result, index, permissions, health);
   const lines: string[] = [];
   if (servers.length === 0) {
@@ -106,6 +139,7 @@ export function formatServersTable(result: DiscoveryResult, index?: ManifestInde
   }
   const details = health ? healthDetails(health) : [];
   if (details.length > 0) lines.push('', ...details);
+  if (exposure && servers.length > 0) lines.push('', exposureLine(exposure));
   if (problems.length > 0) {
     lines.push('', `Problems (${problems.length}):`);
     for (const problem of problems) lines.push(`  ${cell(formatProblem(problem), MAX_PROBLEM_LENGTH)}`);

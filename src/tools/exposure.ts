@@ -1,0 +1,104 @@
+/**
+ * What the model is offered: the loader tools (lazy), or the servers' own tools directly
+ * (eager), chosen once when the tools are made, on what each costs the model's context.
+ */
+import type { Tool } from '@modelcontextprotocol/client';
+import { z } from 'zod';
+import { toFunctionDefinitions } from './adapters.js';
+import type { LoaderToolContext } from './tool-context.js';
+import type { ExposureDecision, ExposureOption, LoaderTool, LoaderToolParameters } from './types.js';
+
+/** Function-calling APIs take names of at most 64 characters from this set (OpenAI's and Anthropic's rule). */
+const NAME_LENGTH = 64;
+const NOT_IN_NAMES = /[^A-Za-z0-9_-]/g;
+const SEPARATOR = '__';
+
+/** Estimated tokens of a definition text: a quarter of its bytes. */
+export const tokensOf = (bytes: number): number => Math.ceil(bytes / 4);
+
+export const definitionBytes = (tools: readonly LoaderTool[]): number => Buffer.byteLength(JSON.stringify(toFunctionDefinitions(tools)));
+
+/**
+ * `server__tool` in the characters function names allow, unique among `taken`: a name that
+ * two tools would share (servers `a.b` and `a_b`, or `a` with tool `b__c` and `a__b` with `c`)
+ * gets `_2`, `_3`… on the later one, so no tool hides another.
+ */
+export function directToolName(server: string, tool: string, taken: Set<string>): string {
+  const base = `${server}${SEPARATOR}${tool}`.replace(NOT_IN_NAMES, '_').slice(0, NAME_LENGTH);
+  let name = base;
+  for (let suffix = 2; taken.has(name); suffix++) name = `${base.slice(0, NAME_LENGTH - String(suffix).length - 1)}_${suffix}`;
+  taken.add(name);
+  return name;
+}
+
+/** A server's own input schema as a function definition's parameters (`$schema` dropped, `properties` and `required` present). */
+function directParameters(schema: Tool['inputSchema']): LoaderToolParameters {
+  const { $schema: _dialect, ...rest } = schema as Record<string, unknown>;
+  return { ...rest, type: 'object', properties: (rest.properties as Record<string, unknown> | undefined) ?? {}, required: (rest.required as string[] | undefined) ?? [] };
+}
+
+/** The server checks the arguments against its own schema; only their being an object is checked here. */
+const DIRECT_ARGUMENTS = z.looseObject({});
+
+/**
+ * One server tool offered as itself. A call goes through call_mcp_tool (permissions, approval,
+ * connecting an indexed server, the result budget), so both exposures behave the same.
+ */
+function directTool(server: string, tool: Tool, name: string, call: LoaderTool): LoaderTool {
+  return {
+    name,
+    description: tool.description ?? tool.title ?? `${tool.name} of MCP server ${server}`,
+    inputSchema: DIRECT_ARGUMENTS,
+    parameters: directParameters(tool.inputSchema),
+    execute: (args, options) => call.execute({ server, tool: tool.name, arguments: args ?? {} }, options),
+  };
+}
+
+/** Each allowed server's tools as search or the live connection knows them; undefined for a server not known. */
+function knownTools(context: LoaderToolContext, server: string): Tool[] | undefined {
+  const { manager, catalog, searchable } = context;
+  if (searchable) return searchable.toolsOf(server);
+  const live = manager.getState(server) === 'connected' ? manager.getManifest(server)?.tools : undefined;
+  return live?.filter((tool) => catalog.allowsTool(server, tool.name));
+}
+
+export interface Exposure {
+  tools: LoaderTool[];
+  decision: ExposureDecision;
+}
+
+/**
+ * The tools to offer and why. `loaderTools` are those the permissions allow; `call` is
+ * call_mcp_tool, which direct tools go through (denied, it cuts every call: then lazy).
+ */
+export function chooseExposure(
+  option: ExposureOption | undefined,
+  context: LoaderToolContext,
+  loaderTools: LoaderTool[],
+  call: LoaderTool | undefined,
+): Exposure {
+  const taken = new Set<string>(loaderTools.map((tool) => tool.name));
+  const direct: LoaderTool[] = [];
+  const unknownServers: string[] = [];
+  for (const { name: server } of context.catalog.available) {
+    const tools = knownTools(context, server);
+    if (!tools) unknownServers.push(server);
+    else if (call) for (const tool of tools) direct.push(directTool(server, tool, directToolName(server, tool.name, taken), call));
+  }
+  const directBytes = definitionBytes(direct);
+  const measured = { loaderBytes: definitionBytes(loaderTools), directBytes, directTokens: tokensOf(directBytes), unknownServers };
+  const threshold = typeof option === 'object' ? option.thresholdTokens : undefined;
+  const lazy = (reason: string): Exposure => ({ tools: loaderTools, decision: { mode: 'lazy', reason, ...measured, thresholdTokens: threshold } });
+  const eager = (reason: string, tools: LoaderTool[]): Exposure => ({ tools, decision: { mode: 'eager', reason, ...measured, thresholdTokens: threshold } });
+
+  if (option === undefined || option === 'lazy') return lazy('lazy exposure asked for');
+  if (!call) return lazy('call_mcp_tool is not allowed, and direct tools are calls');
+  if (option === 'eager') {
+    if (unknownServers.length === 0) return eager('eager exposure asked for', direct);
+    // The loader tools stay beside the direct ones: without them the servers not known yet could not be reached.
+    return eager(`eager exposure asked for; the loader tools stay for ${unknownServers.length} servers whose tools are not known`, [...direct, ...loaderTools]);
+  }
+  if (unknownServers.length > 0) return lazy(`${unknownServers.length} servers' tools are not known (not indexed): eager could not list them`);
+  if (measured.directTokens <= option.thresholdTokens) return eager(`the servers' tools (~${measured.directTokens} tokens) fit within ${option.thresholdTokens} tokens`, direct);
+  return lazy(`the servers' tools (~${measured.directTokens} tokens) exceed ${option.thresholdTokens} tokens`);
+}

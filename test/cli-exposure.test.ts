@@ -1,0 +1,84 @@
+/**
+ * `--exposure`: `servers` shows the decision and the byte counts of both choices; `serve` offers
+ * the servers' own tools (server__tool) when eager, and they run.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger } from '../src/index.js';
+import { stdioFixture } from './support/fixtures.js';
+import { startServeIn } from './support/serve-host.js';
+
+let home: string;
+let config: string;
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'mcp-cli-exposure-'));
+  config = join(home, 'mcp.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
+  const indexed = await cli('index');
+  if (indexed.code !== 0) throw new Error(`index failed: ${indexed.stdout}${indexed.stderr}`);
+}, 60_000);
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+function cli(...args: string[]) {
+  return runCli(['--config', config, ...args], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+}
+
+interface Report {
+  exposure: { mode: string; reason: string; loaderBytes: number; directBytes: number; directTokens: number; thresholdTokens?: number };
+}
+
+describe('--exposure', () => {
+  /** What the library decides over the index `index` wrote: the CLI must report the same. */
+  function libraryDecision() {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    const servers = { fixture: stdioFixture() };
+    const manifestIndex = new ManifestIndex({ path: join(home, '.ai-zen', 'mcp-index.json') });
+    const decision = createLoaderTools({ manager, servers, manifestIndex }).exposure;
+    return { decision, done: manager.dispose() };
+  }
+
+  it('servers --json: eager at a threshold of exactly the fixture\'s tools, with both byte counts', async () => {
+    const { decision, done } = libraryDecision();
+    await done;
+    expect(decision.directBytes).toBeGreaterThan(decision.loaderBytes);
+    const report = JSON.parse((await cli('--exposure', String(decision.directTokens), 'servers', '--json')).stdout) as Report;
+    expect(report.exposure).toMatchObject({ mode: 'eager', thresholdTokens: decision.directTokens, directBytes: decision.directBytes, loaderBytes: decision.loaderBytes });
+  });
+
+  it('servers: lazy one token below, and the table says so with both byte counts', async () => {
+    const { decision, done } = libraryDecision();
+    await done;
+    const run = await cli('--exposure', String(decision.directTokens - 1), 'servers');
+    expect(run.stdout).toContain(`Exposure: lazy (the servers' tools (~${decision.directTokens} tokens) exceed ${decision.directTokens - 1} tokens).`);
+    expect(run.stdout).toContain(`Loader tools ${decision.loaderBytes} bytes`);
+    expect(run.stdout).toContain(`the servers' own tools ${decision.directBytes} bytes`);
+  });
+
+  it('refuses a threshold that is not lazy, eager or a whole number', async () => {
+    const run = await cli('--exposure', 'some', 'servers');
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('give lazy, eager, or a positive whole number of tokens');
+  });
+
+  it('serve --exposure eager lists the fixture\'s tools as fixture__<tool> and runs them', async () => {
+    const serve = startServeIn(home, ['--config', config, '--exposure', 'eager']);
+    try {
+      serve.send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host', version: '1' } } });
+      await serve.answer(1);
+      serve.send({ method: 'notifications/initialized' });
+      serve.send({ id: 2, method: 'tools/list' });
+      const listed = (await serve.answer(2)).result as unknown as { tools: Array<{ name: string }> };
+      const names = listed.tools.map((tool) => tool.name);
+      expect(names).toContain('fixture__echo');
+      expect(names).not.toContain('load_mcp');
+      serve.send({ id: 3, method: 'tools/call', params: { name: 'fixture__add', arguments: { a: 2, b: 3 } } });
+      expect((await serve.answer(3)).result?.content?.[0]?.text).toBe('5');
+    } finally {
+      serve.end();
+      await serve.exited;
+    }
+  });
+});

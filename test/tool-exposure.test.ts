@@ -1,0 +1,157 @@
+/**
+ * Exposure: the loader tools (lazy), or the servers' own tools offered directly (eager), or
+ * whichever a token threshold picks on the byte counts of both; prefixed names that never collide.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type CreateLoaderToolsOptions, type LoaderServers, type McpServerConfig } from '../src/index.js';
+import { toFunctionDefinitions } from '../src/entries/ai-sdk.js';
+import { stdioFixture } from './support/fixtures.js';
+
+let folder: string;
+let index: ManifestIndex;
+const managers: McpConnectionManager[] = [];
+beforeEach(() => {
+  folder = mkdtempSync(path.join(os.tmpdir(), 'mcp-exposure-'));
+  index = new ManifestIndex({ path: path.join(folder, 'mcp-index.json') });
+});
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
+  rmSync(folder, { recursive: true, force: true });
+});
+
+/** A config that is never started: these servers are known from the index only. */
+const config = (name: string): McpServerConfig => ({ command: 'never-started', args: [name] });
+
+const tool = (name: string, description: string, parameters: string[] = []) => ({
+  name,
+  description,
+  inputSchema: { type: 'object' as const, properties: Object.fromEntries(parameters.map((parameter) => [parameter, { type: 'string' }])), required: parameters.slice(0, 1) },
+});
+
+const INDEXED = {
+  github: [tool('create_issue', 'Create a new issue in a repository', ['owner', 'repo', 'title']), tool('search_code', 'Search code across repositories', ['query'])],
+  weather: [tool('get_forecast', 'Get the weather forecast for a city', ['city'])],
+};
+
+function indexedServers(names: Array<keyof typeof INDEXED>): LoaderServers {
+  const servers: LoaderServers = {};
+  for (const name of names) {
+    servers[name] = config(name);
+    index.record(name, config(name), { tools: INDEXED[name], resources: [], resourceTemplates: [], prompts: [] });
+  }
+  return servers;
+}
+
+function toolsWith(servers: LoaderServers, options: Partial<CreateLoaderToolsOptions> = {}) {
+  const manager = new McpConnectionManager({ logger: silentLogger });
+  managers.push(manager);
+  return createLoaderTools({ manager, servers, manifestIndex: index, ...options });
+}
+
+const bytesOf = (tools: Parameters<typeof toFunctionDefinitions>[0]) => Buffer.byteLength(JSON.stringify(toFunctionDefinitions(tools)));
+const LOADER_TOOLS = ['load_mcp', 'call_mcp_tool', 'read_mcp_resource', 'search_mcp_tools'];
+const DIRECT_TOOLS = ['github__create_issue', 'github__search_code', 'weather__get_forecast'];
+
+describe('exposure', () => {
+  it('is lazy by default: the loader tools, with the byte counts of both choices', () => {
+    const tools = toolsWith(indexedServers(['github', 'weather']));
+    expect(tools.map((offered) => offered.name)).toEqual(LOADER_TOOLS);
+    const eager = toolsWith(indexedServers(['github', 'weather']), { exposure: 'eager' });
+    expect(tools.exposure).toMatchObject({ mode: 'lazy', loaderBytes: bytesOf(tools), directBytes: bytesOf(eager), unknownServers: [] });
+    expect(tools.exposure.directTokens).toBe(Math.ceil(bytesOf(eager) / 4));
+  });
+
+  it('eager offers each server tool under server__tool, with the server\'s own description and input schema', () => {
+    const tools = toolsWith(indexedServers(['github', 'weather']), { exposure: 'eager' });
+    expect(tools.map((offered) => offered.name)).toEqual(DIRECT_TOOLS);
+    const createIssue = tools.find((offered) => offered.name === 'github__create_issue')!;
+    expect(createIssue.description).toBe('Create a new issue in a repository');
+    expect(createIssue.parameters).toEqual({ type: 'object', properties: { owner: { type: 'string' }, repo: { type: 'string' }, title: { type: 'string' } }, required: ['owner'] });
+    expect(tools.exposure).toMatchObject({ mode: 'eager', directBytes: bytesOf(tools) });
+  });
+
+  describe('with a token threshold', () => {
+    const directTokens = () => toolsWith(indexedServers(['github', 'weather'])).exposure.directTokens;
+
+    it('offers the servers\' tools directly when they cost exactly the threshold', () => {
+      const threshold = directTokens();
+      const tools = toolsWith(indexedServers(['github', 'weather']), { exposure: { thresholdTokens: threshold } });
+      expect(tools.map((offered) => offered.name)).toEqual(DIRECT_TOOLS);
+      expect(tools.exposure).toMatchObject({ mode: 'eager', thresholdTokens: threshold, directTokens: threshold, directBytes: bytesOf(tools) });
+    });
+
+    it('offers the loader tools when the servers\' tools cost one token more than the threshold', () => {
+      const threshold = directTokens() - 1;
+      const tools = toolsWith(indexedServers(['github', 'weather']), { exposure: { thresholdTokens: threshold } });
+      expect(tools.map((offered) => offered.name)).toEqual(LOADER_TOOLS);
+      expect(tools.exposure).toMatchObject({ mode: 'lazy', thresholdTokens: threshold, loaderBytes: bytesOf(tools) });
+      expect(tools.exposure.reason).toContain('exceed');
+    });
+
+    it('stays lazy while a server\'s tools are not known, however small the rest', () => {
+      const servers = { ...indexedServers(['weather']), unindexed: config('unindexed') };
+      const tools = toolsWith(servers, { exposure: { thresholdTokens: 1_000_000 } });
+      expect(tools.map((offered) => offered.name)).toEqual(['load_mcp', 'call_mcp_tool', 'read_mcp_resource', 'search_mcp_tools']);
+      expect(tools.exposure).toMatchObject({ mode: 'lazy', unknownServers: ['unindexed'] });
+    });
+  });
+
+  it('eager keeps the loader tools beside the direct ones while a server is not known, so it stays reachable', () => {
+    const tools = toolsWith({ ...indexedServers(['weather']), unindexed: config('unindexed') }, { exposure: 'eager' });
+    expect(tools.map((offered) => offered.name)).toEqual(['weather__get_forecast', ...LOADER_TOOLS]);
+  });
+
+  it('offers no tool the permissions deny, and stays lazy when call_mcp_tool is denied', () => {
+    const servers = indexedServers(['github', 'weather']);
+    const tools = toolsWith(servers, { exposure: 'eager', permissions: { mcpTools: { deny: ['github/create_*'] }, mcps: { deny: ['weather'] } } });
+    expect(tools.map((offered) => offered.name)).toEqual(['github__search_code']);
+    const noCalls = toolsWith(servers, { exposure: 'eager', permissions: { tools: { call_mcp_tool: false } } });
+    expect(noCalls.exposure.mode).toBe('lazy');
+    expect(noCalls.map((offered) => offered.name)).not.toContain('github__search_code');
+  });
+
+  it('gives names that would collide a suffix: a server tool never hides another', () => {
+    const servers: LoaderServers = { a: config('a'), a__b: config('a__b') };
+    index.record('a', config('a'), { tools: [tool('b__c', 'of a')], resources: [], resourceTemplates: [], prompts: [] });
+    index.record('a__b', config('a__b'), { tools: [tool('c', 'of a__b')], resources: [], resourceTemplates: [], prompts: [] });
+    const tools = toolsWith(servers, { exposure: 'eager' });
+    expect(tools.map((offered) => [offered.name, offered.description])).toEqual([
+      ['a__b__c', 'of a'],
+      ['a__b__c_2', 'of a__b'],
+    ]);
+  });
+
+  it('routes each of two colliding names to its own server: calls start the indexed server and run its tool', async () => {
+    // "notes.v1" and "notes_v1" both become notes_v1__… in the characters function names allow.
+    const servers = { 'notes.v1': stdioFixture('--name', 'dotted'), notes_v1: stdioFixture('--name', 'underscored') };
+    // Indexed as `mcp-statechart index` would leave them (the fixture's pid tool), so only the calls start them.
+    for (const [name, definition] of Object.entries(servers)) {
+      index.record(name, definition, { tools: [tool('pid', 'Returns the server process id')], resources: [], resourceTemplates: [], prompts: [] });
+    }
+
+    const tools = toolsWith(servers, { exposure: 'eager' });
+    const names = tools.map((offered) => offered.name);
+    expect(names).toContain('notes_v1__pid');
+    expect(names).toContain('notes_v1__pid_2');
+    const [dotted, underscored] = await Promise.all(['notes_v1__pid', 'notes_v1__pid_2'].map((name) => tools.find((offered) => offered.name === name)!.execute({})));
+    const manager = managers.at(-1)!;
+    const pidOf = async (server: string) => ((await manager.callTool(server, 'pid', {})).content as Array<{ text: string }>)[0]!.text;
+    expect(dotted!.text).toBe(await pidOf('notes.v1'));
+    expect(underscored!.text).toBe(await pidOf('notes_v1'));
+    expect(dotted!.text).not.toBe(underscored!.text);
+    expect(manager.getState('notes.v1')).toBe('connected');
+    expect(manager.getState('notes_v1')).toBe('connected');
+  });
+
+  it('keeps the decision for the session: a server connected later changes no definition', async () => {
+    const servers = { ...indexedServers(['weather']), fixture: stdioFixture() };
+    const tools = toolsWith(servers, { exposure: { thresholdTokens: 1_000_000 } });
+    const before = JSON.stringify(toFunctionDefinitions(tools));
+    expect(tools.exposure.mode).toBe('lazy');
+    await tools.find((offered) => offered.name === 'load_mcp')!.execute({ server: 'fixture' });
+    expect(JSON.stringify(toFunctionDefinitions(tools))).toBe(before);
+  });
+});
