@@ -47,6 +47,15 @@ describe('the login file', () => {
     expect(store.read()).toEqual({});
   });
 
+  it('reads a file from before issuers were kept apart as the credentials of the issuer it discovered', () => {
+    const dir = loginDir();
+    mkdirSync(dir, { recursive: true });
+    const store = new OAuthTokenStore('remote', dir);
+    const discoveryState = { authorizationServerUrl: 'http://127.0.0.1/as', authorizationServerMetadata: { issuer: 'http://127.0.0.1/as' } };
+    writeFileSync(store.file, JSON.stringify({ serverUrl: 'http://x/mcp', tokens: { access_token: 'a', token_type: 'Bearer' }, discoveryState }));
+    expect(store.read()).toMatchObject({ issuer: 'http://127.0.0.1/as', tokens: { access_token: 'a' } });
+  });
+
   it('reads a broken or foreign file as no login', () => {
     const dir = loginDir();
     mkdirSync(dir, { recursive: true });

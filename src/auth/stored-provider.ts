@@ -12,12 +12,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/client';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/client';
+import type { OAuthClientInformationContext, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/client';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { OAuthLoginRequiredError, OAuthScopeRefusedError } from '../errors/oauth.js';
 import type { OAuthEntry } from './oauth-config.js';
 import { coversScope, joinScopes } from './scopes.js';
-import type { OAuthTokenStore, StoredLogin } from './token-store.js';
+import { MAX_OTHER_ISSUERS, type IssuerCredentials, type OAuthTokenStore, type StoredLogin } from './token-store.js';
 
 export interface LoginInteraction {
   /** The loopback URL the browser comes back to. */
@@ -101,10 +101,17 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     return this.expectedState;
   }
 
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    const { entry } = this.#options;
-    if (entry.clientId) return { client_id: entry.clientId, client_secret: entry.clientSecret };
-    const registered = this.current().clientInformation;
+  /**
+   * The client for the authorization server the SDK resolved (`ctx.issuer`): each one gets its own
+   * registration. Without a user, an issuer this login has nothing for ends the request: the server
+   * moved to another authorization server, and only a login can register there.
+   */
+  clientInformation(ctx?: OAuthClientInformationContext): OAuthClientInformationMixed | undefined {
+    const { entry, interaction, server } = this.#options;
+    // The config's client goes wherever the server's metadata points, as before the SDK stamped issuers.
+    if (entry.clientId) return { client_id: entry.clientId, client_secret: entry.clientSecret, issuer: ctx?.issuer };
+    const registered = this.credentialsFor(ctx?.issuer).clientInformation;
+    if (!interaction && !registered && ctx) throw new OAuthLoginRequiredError(server, 'moved');
     // Each login listens on a new loopback port; a client registered for another one cannot
     // receive this redirect (authorization servers compare redirect URIs exactly), so register again.
     if (this.#options.interaction && registered && 'redirect_uris' in registered && !registered.redirect_uris.includes(this.redirectUrl)) {
@@ -113,29 +120,27 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     return registered;
   }
 
-  saveClientInformation(clientInformation: OAuthClientInformationMixed): void {
+  saveClientInformation(clientInformation: OAuthClientInformationMixed, ctx?: OAuthClientInformationContext): void {
     // A pre-registered client lives in the config, which stays the one source for it.
     if (this.#options.entry.clientId) return;
-    this.save({ clientInformation });
+    this.saveFor(ctx?.issuer ?? clientInformation.issuer, { clientInformation });
   }
 
-  tokens(): OAuthTokens | undefined {
+  /** Without `ctx`, the transport's bearer token: that of the issuer the server named last. */
+  tokens(ctx?: OAuthClientInformationContext): OAuthTokens | undefined {
     // A login always asks the user anew (to widen a scope, to switch accounts): it never refreshes.
     if (this.#options.interaction) return undefined;
-    return this.current().tokens;
+    return this.credentialsFor(ctx?.issuer).tokens;
   }
 
-  saveTokens(tokens: OAuthTokens): void {
-    const login = this.current();
+  saveTokens(tokens: OAuthTokens, ctx?: OAuthClientInformationContext): void {
+    const issuer = ctx?.issuer ?? tokens.issuer;
+    const { requiredScope } = this.current();
     // After an authorization, what it asked for; after a refresh, the scope stays what it was.
-    const requestedScope = this.authorizationUrl ? (this.authorizationUrl.searchParams.get('scope') ?? undefined) : login.requestedScope;
+    const requestedScope = this.authorizationUrl ? (this.authorizationUrl.searchParams.get('scope') ?? undefined) : this.credentialsFor(issuer).requestedScope;
     const granted = tokens.scope ?? requestedScope;
     this.tokensDropped = false;
-    this.save({
-      tokens,
-      requestedScope,
-      requiredScope: coversScope(granted, login.requiredScope) ? undefined : login.requiredScope,
-    });
+    this.saveFor(issuer, { tokens, requestedScope }, { requiredScope: coversScope(granted, requiredScope) ? undefined : requiredScope });
     // Without a user, auth() saves tokens only after a refresh.
     if (!this.#options.interaction) this.#options.onRefreshed?.(this.#options.server);
   }
@@ -192,7 +197,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (!login.tokens?.refresh_token || !this.clientInformation()) {
       throw new OAuthLoginRequiredError(server, login.tokens || this.tokensDropped ? 'expired' : 'none');
     }
-    return login.discoveryState;
+    // Discovered afresh: the server's metadata may name another authorization server by now.
+    return undefined;
   }
 
   /**
@@ -227,12 +233,53 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   private current(): StoredLogin {
     const stored = this.#options.store.read();
     if (stored.serverUrl === undefined || stored.serverUrl === this.#options.serverUrl.href) return stored;
-    return { clientInformation: stored.clientInformation };
+    const clientOnly = ({ clientInformation }: IssuerCredentials): IssuerCredentials => ({ clientInformation });
+    const otherIssuers = stored.otherIssuers && Object.fromEntries(Object.entries(stored.otherIssuers).map(([issuer, kept]) => [issuer, clientOnly(kept)]));
+    return { ...clientOnly(stored), issuer: stored.issuer, otherIssuers };
+  }
+
+  /** What `issuer` gave; the current credentials when no issuer is named or none is recorded yet (bound on first use). */
+  private credentialsFor(issuer: string | undefined): IssuerCredentials {
+    const login = this.current();
+    if (issuer === undefined || login.issuer === undefined || sameIssuer(login.issuer, issuer)) return login;
+    const key = Object.keys(login.otherIssuers ?? {}).find((other) => sameIssuer(other, issuer));
+    return key === undefined ? {} : (login.otherIssuers?.[key] ?? {});
+  }
+
+  /**
+   * Saves credentials `issuer` gave. When that is not the current issuer, it becomes the current
+   * one (the server names it now) and the previous one's credentials wait under its issuer.
+   */
+  private saveFor(issuer: string | undefined, credentials: IssuerCredentials, changes: Partial<StoredLogin> = {}): void {
+    const login = this.current();
+    if (issuer === undefined || login.issuer === undefined || sameIssuer(login.issuer, issuer)) {
+      this.save({ ...credentials, ...changes, issuer: issuer ?? login.issuer });
+      return;
+    }
+    const others = Object.entries({ ...login.otherIssuers, [login.issuer]: pickCredentials(login) }).filter(([other]) => !sameIssuer(other, issuer));
+    const own = this.credentialsFor(issuer);
+    this.save({
+      ...pickCredentials(own),
+      ...credentials,
+      ...changes,
+      issuer,
+      otherIssuers: Object.fromEntries(others.slice(-MAX_OTHER_ISSUERS)),
+    });
   }
 
   private save(changes: Partial<StoredLogin>): void {
     this.#options.store.write({ ...this.current(), ...changes, serverUrl: this.#options.serverUrl.href });
   }
+}
+
+/** Every field named, absent ones as undefined: spread over another issuer's, nothing of that one's stays. */
+function pickCredentials({ tokens, clientInformation, requestedScope }: IssuerCredentials): IssuerCredentials {
+  return { tokens, clientInformation, requestedScope };
+}
+
+/** Issuer identity as the SDK compares it: one trailing slash makes no difference (RFC 8414 §3.3). */
+function sameIssuer(a: string, b: string): boolean {
+  return a.replace(/\/$/, '') === b.replace(/\/$/, '');
 }
 
 function sameResource(input: string | URL, serverUrl: URL): boolean {

@@ -12,18 +12,29 @@ import type { OAuthClientInformationMixed, OAuthDiscoveryState, OAuthTokens } fr
 import { OAuthClientInformationFullSchema, OAuthClientInformationSchema, OAuthTokensSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
 
-export interface StoredLogin {
-  /** The MCP server URL the tokens were obtained for: they are never sent to another one. */
-  serverUrl?: string;
+/** What one authorization server (issuer) gave: they are only ever presented to it. */
+export interface IssuerCredentials {
   tokens?: OAuthTokens;
   /** From dynamic registration or a client ID metadata document; a pre-registered client lives in the config. */
   clientInformation?: OAuthClientInformationMixed;
-  discoveryState?: OAuthDiscoveryState;
   /** What the last authorization asked for: the granted scope when the token response names none. */
   requestedScope?: string;
+}
+
+export interface StoredLogin extends IssuerCredentials {
+  /** The MCP server URL the tokens were obtained for: they are never sent to another one. */
+  serverUrl?: string;
+  /** The authorization server the top-level credentials belong to: the one the server named last. */
+  issuer?: string;
+  /** Credentials of authorization servers the server named before, by issuer (at most 8, the latest kept). */
+  otherIssuers?: Record<string, IssuerCredentials>;
+  discoveryState?: OAuthDiscoveryState;
   /** A wider scope the server asked for (403 insufficient_scope); the next login asks for it. */
   requiredScope?: string;
 }
+
+/** Past this many, the credentials of the issuer left longest ago are forgotten. */
+export const MAX_OTHER_ISSUERS = 8;
 
 /**
  * `~/.ai-zen/mcp-oauth`, read when called so a changed HOME (tests) is honoured.
@@ -66,12 +77,16 @@ export function loginFileName(server: string): string {
 }
 
 // The SDK's own schemas for its values; the rest is ours. An unreadable part is dropped, not fatal.
-const fileSchema = z.looseObject({
-  serverUrl: z.string().optional(),
+const credentialsSchema = z.looseObject({
   tokens: z.unknown().optional(),
   clientInformation: z.unknown().optional(),
-  discoveryState: z.looseObject({ authorizationServerUrl: z.string() }).optional().catch(undefined),
   requestedScope: z.string().optional().catch(undefined),
+});
+const fileSchema = credentialsSchema.extend({
+  serverUrl: z.string().optional(),
+  issuer: z.string().optional().catch(undefined),
+  otherIssuers: z.record(z.string(), credentialsSchema.catch({})).optional().catch(undefined),
+  discoveryState: z.looseObject({ authorizationServerUrl: z.string(), authorizationServerMetadata: z.looseObject({ issuer: z.string() }).optional().catch(undefined) }).optional().catch(undefined),
   requiredScope: z.string().optional().catch(undefined),
 });
 
@@ -110,16 +125,14 @@ export class OAuthTokenStore {
     }
     const parsed = fileSchema.safeParse(json);
     if (!parsed.success) return {};
-    const { serverUrl, tokens, clientInformation, discoveryState, requestedScope, requiredScope } = parsed.data;
-    const login: StoredLogin = { serverUrl, requestedScope, requiredScope };
-    const parsedTokens = OAuthTokensSchema.safeParse(tokens);
-    if (parsedTokens.success) login.tokens = parsedTokens.data;
-    // A registered client has its metadata (redirect URIs…); a client ID metadata document client has only an ID.
-    const fullClient = OAuthClientInformationFullSchema.safeParse(clientInformation);
-    const bareClient = OAuthClientInformationSchema.safeParse(clientInformation);
-    if (fullClient.success) login.clientInformation = fullClient.data;
-    else if (bareClient.success) login.clientInformation = bareClient.data;
+    const { serverUrl, issuer, otherIssuers, discoveryState, requiredScope } = parsed.data;
+    const current = readCredentials(parsed.data);
+    const login: StoredLogin = { serverUrl, ...current, requiredScope };
     if (discoveryState) login.discoveryState = discoveryState as unknown as OAuthDiscoveryState;
+    // A file from before issuers were kept apart: its credentials belong to the issuer it discovered.
+    login.issuer =
+      issuer ?? stampOf(current.tokens) ?? stampOf(current.clientInformation) ?? discoveryState?.authorizationServerMetadata?.issuer ?? discoveryState?.authorizationServerUrl;
+    if (otherIssuers) login.otherIssuers = Object.fromEntries(Object.entries(otherIssuers).map(([key, value]) => [key, readCredentials(value)]));
     return dropUndefined(login);
   }
 
@@ -149,6 +162,24 @@ export class OAuthTokenStore {
       throw error;
     }
   }
+}
+
+function readCredentials(raw: z.infer<typeof credentialsSchema>): IssuerCredentials {
+  const credentials: IssuerCredentials = { requestedScope: raw.requestedScope };
+  const parsedTokens = OAuthTokensSchema.safeParse(raw.tokens);
+  if (parsedTokens.success) credentials.tokens = parsedTokens.data;
+  // A registered client has its metadata (redirect URIs…); a client ID metadata document client has only an ID.
+  const fullClient = OAuthClientInformationFullSchema.safeParse(raw.clientInformation);
+  const bareClient = OAuthClientInformationSchema.safeParse(raw.clientInformation);
+  if (fullClient.success) credentials.clientInformation = fullClient.data;
+  else if (bareClient.success) credentials.clientInformation = bareClient.data;
+  return dropUndefined(credentials);
+}
+
+/** The issuer the SDK stamped on a value it stored (SEP-2352). */
+function stampOf(value: object | undefined): string | undefined {
+  const stamp = value && 'issuer' in value ? value.issuer : undefined;
+  return typeof stamp === 'string' ? stamp : undefined;
 }
 
 function dropUndefined<T extends object>(value: T): T {

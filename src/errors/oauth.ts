@@ -3,7 +3,7 @@
  * server and say what the user can do; neither ever carries a token.
  */
 
-export type LoginReason = 'none' | 'expired' | 'scope';
+export type LoginReason = 'none' | 'expired' | 'scope' | 'moved';
 
 /**
  * The server wants an OAuth login that this process cannot do by itself (the manager never opens
@@ -36,6 +36,7 @@ export class OAuthLoginRequiredError extends Error {
 function describe(reason: LoginReason, scope: string | undefined): string {
   if (reason === 'scope') return `it needs a wider OAuth scope${scope ? ` ("${scope}")` : ''} than the stored login has`;
   if (reason === 'expired') return 'its OAuth login expired and could not be renewed';
+  if (reason === 'moved') return 'it now names another authorization server than the one its OAuth login was made with';
   return 'it needs an OAuth login and none is stored for it';
 }
 
