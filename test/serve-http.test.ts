@@ -159,3 +159,51 @@ describe('serve --http is closed to what it should not serve', () => {
     expect(answer.status).toBe(404);
   });
 });
+
+describe('serve --http in operation: health, readiness, draining on SIGTERM', () => {
+  it('answers /healthz with the servers by state and the requests in flight, and nothing of their definitions', async () => {
+    const secretHome = mkdtempSync(join(tmpdir(), 'mcp-serve-http-health-'));
+    const secretConfig = join(secretHome, 'mcp.json');
+    writeFileSync(secretConfig, JSON.stringify({ mcpServers: { everything: { ...everythingStdio(), env: { API_TOKEN: 'health-canary-61d0' } } } }));
+    const replica = await startHttpServe(secretHome, ['--config', secretConfig]);
+    try {
+      const host = await modernHost(replica.url);
+      await host.callTool({ name: 'load_mcp', arguments: { server: 'everything' } });
+      await host.close();
+      const answer = await fetch(`${replica.origin}/healthz`);
+      const text = await answer.text();
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(text)).toEqual(expect.objectContaining({ status: 'ok', servers: { connected: ['everything'] }, inFlight: 1, draining: false }));
+      expect(text).not.toContain('health-canary-61d0');
+    } finally {
+      await replica.stop();
+      rmSync(secretHome, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('on SIGTERM fails /readyz, lets the call in flight finish, and exits 0', async () => {
+    const replica = await startHttpServe(home, ['--config', config]);
+    const host = await modernHost(replica.url);
+    await host.callTool({ name: 'load_mcp', arguments: { server: 'everything' } });
+    expect((await fetch(`${replica.origin}/readyz`)).status).toBe(200);
+    const slow = host.callTool({ name: 'call_mcp_tool', arguments: { server: 'everything', tool: 'trigger-long-running-operation', arguments: { duration: 4, steps: 2 } } });
+    // Signalled only once the call is being served (the health request counts itself).
+    for (let wait = 0; wait < 100; wait++) {
+      const { inFlight } = (await (await fetch(`${replica.origin}/healthz`)).json()) as { inFlight: number };
+      if (inFlight >= 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    replica.child.kill('SIGTERM');
+    let readiness = 200;
+    for (let wait = 0; wait < 40 && readiness === 200; wait++) {
+      readiness = (await fetch(`${replica.origin}/readyz`)).status;
+      if (readiness === 200) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(readiness).toBe(503);
+    const finished = await slow;
+    expect(finished.isError).toBeFalsy();
+    expect(textOf(finished)).toContain('Long running operation completed');
+    expect(await replica.exited).toBe(0);
+    await host.close().catch(() => {});
+  }, 90_000);
+});

@@ -2,7 +2,9 @@
  * The listener of `serve --http`: `/mcp` (both eras, see mcp-endpoint.ts), the Protected
  * Resource Metadata document, `/healthz` and `/readyz`. Every `/mcp` request passes, in order:
  * the Origin/Host check (403), inbound auth (401 with the challenge: nothing runs), the body
- * limit (413). `drain` stops taking requests and waits, bounded, for those in flight.
+ * limit (413). `drain` first only fails `/readyz` (503) for a while, still serving, so a balancer
+ * that polls it takes the replica out before it stops listening; then it stops accepting and
+ * waits, bounded, for the requests in flight.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,21 +30,26 @@ export interface GatewayServerOptions {
   /** The listener is on a loopback address: Host must name loopback too. */
   loopbackOnly: boolean;
   maxBodyBytes: number;
-  /** What `/healthz` answers: no secrets. */
-  health: () => unknown;
+  /** What `/healthz` answers besides the requests in flight: no secrets. */
+  health: () => Record<string, unknown>;
   logger: Logger;
 }
 
 export interface GatewayServer {
   listen(host: string, port: number): Promise<{ host: string; port: number }>;
-  /** Stops accepting, answers 503 to new requests, and waits up to `limitMs` for the ones in flight; true when they all finished. */
-  drain(limitMs: number): Promise<boolean>;
+  /**
+   * Answers 503 on `/readyz` for `announceMs` while serving as before, then stops accepting (a
+   * request on a connection still open gets 503) and waits up to `limitMs` for the requests in
+   * flight; true when they all finished.
+   */
+  drain(announceMs: number, limitMs: number): Promise<boolean>;
   /** Requests being answered now. */
   readonly inFlight: number;
 }
 
 export function createGatewayServer(options: GatewayServerOptions): GatewayServer {
   let draining = false;
+  let closed = false;
   let inFlight = 0;
   const idle: Array<() => void> = [];
   const finished = () => {
@@ -66,12 +73,13 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = pathOf(request);
-    if (draining) {
+    if (closed) {
       writeJson(response, 503, { error: 'this replica is shutting down; retry on another' }, { connection: 'close', 'retry-after': '1' });
       return;
     }
-    if (request.method === 'GET' && path === '/healthz') return writeJson(response, 200, options.health());
-    if (request.method === 'GET' && path === '/readyz') return writeJson(response, 200, { ready: true });
+    // The count includes this request.
+    if (request.method === 'GET' && path === '/healthz') return writeJson(response, 200, { ...options.health(), inFlight, draining });
+    if (request.method === 'GET' && path === '/readyz') return writeJson(response, draining ? 503 : 200, { ready: !draining });
     const oauth = options.oauth();
     if (oauth && request.method === 'GET' && metadataPaths(oauth).includes(path)) return writeJson(response, 200, protectedResourceMetadata(oauth));
     if (path !== MCP_PATH) return writeJson(response, 404, { error: `not found: the MCP endpoint is ${MCP_PATH}` });
@@ -114,8 +122,10 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
           done({ host: address.address, port: address.port });
         });
       }),
-    async drain(limitMs) {
+    async drain(announceMs, limitMs) {
       draining = true;
+      await new Promise((done) => setTimeout(done, announceMs));
+      closed = true;
       server.close();
       server.closeIdleConnections();
       if (inFlight === 0) return true;

@@ -35,12 +35,12 @@ export interface ServeHttpFlags {
   gateway?: string;
   audit?: string;
   sessionKeyFile?: string;
-  /** How long SIGTERM waits for calls in flight. */
-  drainMs?: number;
 }
 
 /** How long SIGTERM lets calls in flight finish before closing the servers anyway. */
 export const DRAIN_LIMIT_MS = 25_000;
+/** How long SIGTERM fails /readyz while still serving, so a balancer polling it every second or two stops sending here first. */
+export const READINESS_GRACE_MS = 3_000;
 
 const UNASKED_OVER_HTTP =
   'serve --http cannot show anyone an approval form (no host connection outlives a request). ' +
@@ -127,8 +127,8 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     process.once('SIGINT', () => done('SIGINT'));
   });
   logger.info(`serve --http: ${signal}: draining (${server.inFlight} requests in flight)`);
-  const drained = await server.drain(flags.drainMs ?? DRAIN_LIMIT_MS);
-  if (!drained) logger.error(`serve --http: requests still in flight after ${flags.drainMs ?? DRAIN_LIMIT_MS} ms were cut off`);
+  const drained = await server.drain(READINESS_GRACE_MS, DRAIN_LIMIT_MS);
+  if (!drained) logger.error(`serve --http: requests still in flight after ${DRAIN_LIMIT_MS} ms were cut off`);
   offer.stop();
   await endpoint.close();
   await gateway?.close();
