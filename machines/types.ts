@@ -84,7 +84,14 @@ export interface McpServerManifest {
   prompts: Prompt[];
   /** The protocol revision negotiated with the server (`2026-07-28`, `2025-11-25`, …); absent when not known (a manifest from an older index). */
   protocolVersion?: string;
+  /** What a 2026-07-28 server said of each list's freshness (`ttlMs`, `cacheScope` on its first page); absent when it said nothing. */
+  freshness?: McpListFreshness;
 }
+
+/** Per list, how long it stays fresh and whether it may be shared across identities (`private`: never). */
+export type McpListFreshness = Partial<
+  Record<'tools' | 'resources' | 'resourceTemplates' | 'prompts', { ttlMs?: number; cacheScope?: 'public' | 'private' }>
+>;
 
 /** What changed between two manifests, by tool/prompt name and resource URI. */
 export interface McpManifestChanges {

@@ -50,8 +50,8 @@ function probesIn(log: string): number {
 }
 
 /** The modern server over Streamable HTTP on 127.0.0.1, on a port of its choosing. */
-async function modernHttp(): Promise<McpServerConfig> {
-  const child = spawn(process.execPath, [MODERN_SERVER, '--http'], { stdio: ['pipe', 'pipe', 'ignore'] });
+async function modernHttp(...flags: string[]): Promise<McpServerConfig> {
+  const child = spawn(process.execPath, [MODERN_SERVER, '--http', ...flags], { stdio: ['pipe', 'pipe', 'ignore'] });
   children.push(child);
   const port = await new Promise<number>((resolve, reject) => {
     let seen = '';
@@ -293,6 +293,17 @@ describe('a server that speaks only 2026-07-28', () => {
     await expect.poll(() => client.callTool('modern', 'open-subscriptions', {}).then(textOf), { timeout: 10_000 }).toBe('1');
     await client.callTool('modern', 'add-tool', { name: 'second' });
     await expect.poll(toolNames, { timeout: 10_000 }).toContain('second');
+  });
+
+  it('lists again once ttlMs is up, and keeps what the server said of the list in the manifest', async () => {
+    const client = managerWith();
+    const manifest = await client.connect('modern', await modernHttp('--list-ttl-ms', '1500'));
+    expect(manifest.freshness).toEqual({ tools: { ttlMs: 1500, cacheScope: 'public' } });
+    await client.callTool('modern', 'add-tool', { name: 'unannounced' });
+    const toolNames = () => client.getManifest('modern')?.tools.map((tool) => tool.name);
+    // Not announced (no listChanged): only the re-listing after ttlMs finds it.
+    expect(toolNames()).not.toContain('unannounced');
+    await expect.poll(toolNames, { timeout: 10_000 }).toContain('unannounced');
   });
 
   it("pinned to legacy by the entry's protocol field, it is refused as a config error", async () => {

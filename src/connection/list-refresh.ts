@@ -1,12 +1,13 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { DEFAULT_CONNECT_TIMEOUT_MS, diffManifests, isEmptyDiff } from '../../machines/options.js';
-import type { McpManifestChanges, McpServerManifest } from '../../machines/types.js';
+import type { McpListFreshness, McpManifestChanges, McpServerManifest } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
 import { redact } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import { Deadline } from './deadline.js';
 import { listManifest, type ListKind } from './manifest.js';
 import { RefreshQueue } from './refresh-queue.js';
+import { ListExpiry } from './list-expiry.js';
 
 export interface RefreshedLists {
   server: string;
@@ -22,8 +23,8 @@ export interface RefreshedLists {
 }
 
 /**
- * Re-reads the lists a list_changed names (every page, within the refresh timeout) and reports
- * the manifest when something really changed. Notifications that arrive while a refresh runs are
+ * Re-reads the lists a list_changed names, or whose `ttlMs` is up (every page, within the refresh
+ * timeout), and reports the manifest when something really changed. Notifications that arrive while a refresh runs are
  * folded into one more refresh: a storm of list_changed costs a few listings, not one each.
  */
 export class ListRefresh {
@@ -31,10 +32,19 @@ export class ListRefresh {
   /** Each refresh's bound: the connect timeout, set as the session goes live. */
   timeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
 
-  constructor(private readonly lists: RefreshedLists) {}
+  private readonly expiry: ListExpiry;
+
+  constructor(private readonly lists: RefreshedLists) {
+    this.expiry = new ListExpiry((kinds) => void this.refresh(kinds), lists.closed);
+  }
 
   refresh(kinds: ListKind[]): Promise<void> {
     return this.queue.request(kinds);
+  }
+
+  /** After the given lists were read: each read again once the `ttlMs` the server gave it is up. */
+  expireAfterTtl(kinds: readonly ListKind[], freshness: McpListFreshness | undefined): void {
+    this.expiry.schedule(kinds, freshness);
   }
 
   private async refreshNow(due: ListKind[]): Promise<void> {
@@ -45,6 +55,7 @@ export class ListRefresh {
       const listed = await listManifest({ server, client, logger, deadline }, holder.manifest, due);
       const changes = diffManifests(holder.manifest, listed);
       holder.manifest = listed;
+      this.expiry.schedule(due, listed.freshness);
       if (!isEmptyDiff(changes)) this.lists.changed(listed, changes);
     } catch (error) {
       if (!closed.aborted) {

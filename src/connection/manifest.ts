@@ -1,7 +1,7 @@
 import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { PromptSchema, ResourceSchema, ResourceTemplateSchema, ToolSchema } from '@modelcontextprotocol/core';
 import { measureJson } from '../../machines/json-fingerprint.js';
-import type { McpServerManifest } from '../../machines/types.js';
+import type { McpListFreshness, McpServerManifest } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
 import type { Deadline } from './deadline.js';
 import { capErrorText } from '../text-limits.js';
@@ -12,6 +12,20 @@ export type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 interface Page<T> {
   items: T[];
   nextCursor?: string;
+  /** 2026-07-28: how long the list stays fresh, and who may share it. */
+  ttlMs?: number;
+  cacheScope?: 'public' | 'private';
+}
+
+type Freshness = NonNullable<McpListFreshness[ListKind]>;
+
+/** A page's `ttlMs` and `cacheScope`, when they are what the spec allows (anything else counts as unsaid). */
+function freshnessOf(page: Record<string, unknown>): Freshness {
+  const { ttlMs, cacheScope } = page;
+  const freshness: Freshness = {};
+  if (typeof ttlMs === 'number' && Number.isSafeInteger(ttlMs) && ttlMs >= 0) freshness.ttlMs = ttlMs;
+  if (cacheScope === 'public' || cacheScope === 'private') freshness.cacheScope = cacheScope;
+  return freshness;
 }
 
 /**
@@ -138,7 +152,7 @@ function shallowPage(key: string): StandardSchemaV1<unknown, Page<unknown>> {
         if (nextCursor !== undefined && typeof nextCursor !== 'string') {
           return { issues: [{ message: 'nextCursor is not a string', path: ['nextCursor'] }] };
         }
-        return { value: { items: page[key] as unknown[], ...(nextCursor === undefined ? {} : { nextCursor }) } };
+        return { value: { items: page[key] as unknown[], ...(nextCursor === undefined ? {} : { nextCursor }), ...freshnessOf(page) } };
       },
     },
   };
@@ -166,15 +180,24 @@ export interface ListingContext {
   limits?: ListingLimits;
 }
 
-/** Lists one kind of entry, all pages. */
-export function listKind<K extends ListKind>(context: ListingContext, kind: K): Promise<McpServerManifest[K]> {
+/** Lists one kind of entry, all pages; `freshness` is what the first page said of the whole list. */
+export async function listKind<K extends ListKind>(
+  context: ListingContext,
+  kind: K,
+): Promise<{ items: McpServerManifest[K]; freshness: Freshness }> {
   const { client, deadline } = context;
   const { method, page } = KIND_PROTOCOL[kind];
   const params: (cursor: string | undefined) => PageParams = (cursor) => (cursor === undefined ? {} : { cursor });
-  return listAllPages(
-    (cursor) => client.request({ method, params: params(cursor) }, page, deadline.requestOptions()),
+  let freshness: Freshness | undefined;
+  const items = await listAllPages(
+    async (cursor) => {
+      const fetched = await client.request({ method, params: params(cursor) }, page, deadline.requestOptions());
+      freshness ??= { ...(fetched.ttlMs === undefined ? {} : { ttlMs: fetched.ttlMs }), ...(fetched.cacheScope ? { cacheScope: fetched.cacheScope } : {}) };
+      return fetched;
+    },
     { server: context.server, kind, limits: context.limits ?? LISTING_LIMITS, logger: context.logger, deadline },
   );
+  return { items, freshness: freshness ?? {} };
 }
 
 /** The kinds a server's capabilities declare: a server without `resources` is never asked for them. */
@@ -195,8 +218,14 @@ export async function listManifest(
 ): Promise<McpServerManifest> {
   const lists = await Promise.all(kinds.map((kind) => listKind(context, kind)));
   const manifest: McpServerManifest = { ...base };
+  const freshness: McpListFreshness = { ...base.freshness };
   kinds.forEach((kind, index) => {
-    (manifest[kind] as unknown[]) = lists[index]!;
+    const listed = lists[index]!;
+    (manifest[kind] as unknown[]) = listed.items;
+    if (Object.keys(listed.freshness).length > 0) freshness[kind] = listed.freshness;
+    else delete freshness[kind];
   });
+  if (Object.keys(freshness).length > 0) manifest.freshness = freshness;
+  else delete manifest.freshness;
   return manifest;
 }

@@ -6,7 +6,7 @@ import { terminateGroup } from '../transports/process-group.js';
 import type { StderrTail } from '../transports/stderr-tail.js';
 import { redact, redactError } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
-import type { ListKind } from './manifest.js';
+import { declaredKinds, type ListKind } from './manifest.js';
 import { ListRefresh } from './list-refresh.js';
 import { ListenStream } from './listen-stream.js';
 import { requestFailure } from './request-failure.js';
@@ -116,6 +116,7 @@ export class Session implements McpSession {
     if (capabilities.prompts?.listChanged) {
       this.client.setNotificationHandler('notifications/prompts/list_changed', follow(['prompts']));
     }
+    this.lists.expireAfterTtl(declaredKinds(this.client), this.manifest.freshness);
     if (this.client.getProtocolEra() === 'modern') {
       const { server, logger, secrets } = this.parts;
       this.listen = new ListenStream({
