@@ -41,4 +41,50 @@ describe('scope step-up (403 insufficient_scope)', () => {
     expect(fixture.authorizations.map((request) => request.scope)).toEqual(['mcp:read', 'mcp:read mcp:list']);
     expect(result.scope).toBe('mcp:read mcp:list');
   });
+
+  // The 2026-07-28 spec has the server name only the scopes the operation needs (RFC 6750 §3.1);
+  // keeping what was granted before is the client's job (SEP-2350).
+  describe('a challenge that names only the new scope', () => {
+    const onlyTheNewScope = (method: string | undefined) => (method === 'tools/call' ? 'mcp:write' : 'mcp:list');
+
+    it('the next login asks for the held scope and the new one together', async () => {
+      const fixture = await oauthFixture({ scopes: { '*': ['mcp:read'], 'tools/call': ['mcp:read', 'mcp:write'] }, stepUpScope: onlyTheNewScope });
+      const dir = loginDir();
+      const config = { url: fixture.url };
+      await login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} });
+      const manager = new McpConnectionManager({ logger: silentLogger, oauth: { dir } });
+      afterThisTest(() => manager.dispose());
+      await manager.connect('remote', config);
+      const error = await rejectionOf(manager.callTool('remote', 'echo', { text: 'write' }));
+      expect(error.message).toContain('needs a wider OAuth scope ("mcp:read mcp:write")');
+
+      await login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} });
+      expect(fixture.authorizations[1]?.scope?.split(' ').sort()).toEqual(['mcp:read', 'mcp:write']);
+      expect(textOf(await manager.callTool('remote', 'echo', { text: 'write' }))).toBe('write');
+    });
+
+    it('a login that meets it during its own check asks again with both', async () => {
+      const fixture = await oauthFixture({ scopes: { '*': ['mcp:read'], 'tools/list': ['mcp:read', 'mcp:list'] }, stepUpScope: onlyTheNewScope });
+      const result = await login('remote', { url: fixture.url }, { dir: loginDir(), openBrowser: fixture.browse, print: () => {} });
+      expect(fixture.authorizations.map((request) => request.scope)).toEqual(['mcp:read', 'mcp:read mcp:list']);
+      expect(result).toMatchObject({ authorizations: 2, scope: 'mcp:read mcp:list' });
+    });
+
+    it('a step-up after an earlier one keeps both earlier scopes', async () => {
+      const fixture = await oauthFixture({
+        scopes: { '*': ['mcp:read'], 'tools/list': ['mcp:read', 'mcp:list'], 'tools/call': ['mcp:read', 'mcp:list', 'mcp:write'] },
+        stepUpScope: onlyTheNewScope,
+      });
+      const dir = loginDir();
+      const config = { url: fixture.url };
+      await login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} });
+      const manager = new McpConnectionManager({ logger: silentLogger, oauth: { dir } });
+      afterThisTest(() => manager.dispose());
+      await manager.connect('remote', config);
+      await rejectionOf(manager.callTool('remote', 'echo', { text: 'write' }));
+      await login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} });
+      expect(fixture.authorizations.at(-1)?.scope?.split(' ').sort()).toEqual(['mcp:list', 'mcp:read', 'mcp:write']);
+      expect(textOf(await manager.callTool('remote', 'echo', { text: 'write' }))).toBe('write');
+    });
+  });
 });
