@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /** The package's entry points by name (the examples import them so), mapped to the sources as in tsconfig.json "paths". */
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -15,6 +15,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // A clean install and build take minutes on 2 cores: `npm run test:new-user` (vitest.new-user.config.ts) runs it.
+    exclude: [...configDefaults.exclude, 'test/new-user-path.test.ts'],
     globalSetup: ['test/support/real-home-guard.ts'],
     setupFiles: ['test/support/temporary-home.ts'],
     testTimeout: 20_000,
