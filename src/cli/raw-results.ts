@@ -20,6 +20,7 @@ export function keepRawResults(manager: McpConnectionManager): RawResultKeeper {
   const view: LoaderToolsManager = {
     configure: (...args) => manager.configure(...args),
     connect: (...args) => manager.connect(...args),
+    disconnect: (name) => manager.disconnect(name),
     callTool: (...args) =>
       manager.callTool(...args).then((result) => {
         last = { kind: 'tool', result };

@@ -78,7 +78,7 @@ export function defineLoaderTool<Schema extends z.ZodType>(
     if (overLong !== undefined) return errorResult(overLong);
     // Before the schema check: a denied name must read "not allowed", not "invalid option".
     const server = serverNamed(args);
-    const refusal = server === undefined ? undefined : catalog.refusal(server);
+    const refusal = server === undefined ? undefined : (catalog.refusal(server) ?? (spec.name === 'load_mcp' ? undefined : catalog.offRefusal(server)));
     return refusal === undefined ? undefined : errorResult(refusal);
   };
   // Not async functions: every call of a loader tool passes here, and a promise chain costs less than nested awaits.

@@ -11,7 +11,7 @@ import type { LoaderToolContext } from './tool-context.js';
 import type { LoaderTool, LoaderToolResult, LoaderToolsManager } from './types.js';
 import { unknownToolText } from './unknown-tool.js';
 
-const PURPOSE = 'Connects an MCP server; returns its tools with input schemas, resources and prompts.';
+const PURPOSE = 'Connects an MCP server; returns its tools with input schemas, resources and prompts. enabled: false disconnects it and hides it from the other tools for this session.';
 
 /** One line per server, with its tool count when search knows it. */
 function serverLines({ catalog, searchable }: LoaderToolContext): string {
@@ -66,6 +66,13 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, serv
   });
 }
 
+/** The model turns a server off: it is disconnected, and no tool but load_mcp uses it until turned on again. */
+async function switchOff({ manager, catalog }: LoaderToolContext, server: string): Promise<LoaderToolResult> {
+  catalog.switchOff(server, true);
+  if (manager.getState(server) !== 'disconnected') await manager.disconnect(server);
+  return okResult(`MCP server "${server}" is off for this session: disconnected, left out of search and refused by call_mcp_tool. load_mcp { server: "${server}" } turns it back on.`);
+}
+
 export function loadMcpTool(context: LoaderToolContext): LoaderTool {
   const { manager, catalog, resultBudget } = context;
   return defineLoaderTool(
@@ -73,7 +80,9 @@ export function loadMcpTool(context: LoaderToolContext): LoaderTool {
       name: 'load_mcp',
       description: describeLoadMcp(context),
       inputSchema: loadMcpSchema(catalog.names, catalog.listed),
-      async run({ server, tool }, { signal }) {
+      async run({ server, tool, enabled }, { signal }) {
+        if (enabled === false) return switchOff(context, server);
+        catalog.switchOff(server, false);
         let manifest: McpServerManifest;
         try {
           manifest = await untilAborted(manifestOf(manager, server), signal, server);

@@ -22,6 +22,8 @@ export function loadMcpSchema(servers: string[], listed: boolean) {
     server: listed ? serverField(servers) : z.string(),
     // Undescribed: a manifest too large for the budget comes in a short form whose note says to ask for one tool.
     tool: z.string().optional(),
+    // false: the model turns the server off for this session; true (or a plain load) turns it back on.
+    enabled: z.boolean().optional(),
   });
 }
 

@@ -109,7 +109,7 @@ export class SearchableTools {
 
   /** Brought up to date first when a connection or the index changed: only the servers whose tools changed are re-indexed. */
   current(): SearchSnapshot {
-    const key = `${this.liveChanges.count}:${this.index.version}`;
+    const key = `${this.liveChanges.count}:${this.index.version}:${this.catalog.switches}`;
     if (this.built?.key !== key) this.built = { key, snapshot: this.update() };
     return this.built.snapshot;
   }
@@ -154,6 +154,10 @@ export class SearchableTools {
     const toEmbed: string[] = [];
     for (const server of this.catalog.available) {
       const { name, config, projectFile } = server;
+      if (this.catalog.switchedOff.has(name)) {
+        this.forget(name);
+        continue;
+      }
       const liveList = this.manager.getState(name) === 'connected' ? this.manager.getManifest(name)?.tools : undefined;
       const lookup = liveList ? undefined : this.lookup(name, config, projectFile);
       const listed = liveList ?? (lookup?.status === 'fresh' ? lookup.entry.manifest.tools : undefined);

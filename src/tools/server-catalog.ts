@@ -40,6 +40,14 @@ export interface ServerCatalog {
   refusal(server: string): string | undefined;
   /** Whether the model may see and call this tool of an allowed server (the `mcpTools` patterns). */
   allowsTool(server: string, tool: string): boolean;
+  /** Servers the model turned off for this session (load_mcp with `enabled: false`): searched, called and read by no tool but load_mcp. */
+  readonly switchedOff: ReadonlySet<string>;
+  /** Counts the model's switches, so what is built on `switchedOff` knows when to look again. */
+  readonly switches: number;
+  /** Turns an allowed server off (true) or back on (false) for this session. */
+  switchOff(server: string, off: boolean): void;
+  /** Why a tool other than load_mcp may not use this server now, or undefined. */
+  offRefusal(server: string): string | undefined;
 }
 
 function isDescribedEntry(entry: DescribedServerEntry | McpServerConfig): entry is DescribedServerEntry {
@@ -89,6 +97,8 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
     return closest.length > 0 ? `Closest names: ${closest.join(', ')}. ${searchHint}` : searchHint;
   };
 
+  const switchedOff = new Set<string>();
+  let switches = 0;
   return {
     available,
     names,
@@ -111,5 +121,20 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
       return undefined;
     },
     allowsTool,
+    switchedOff,
+    get switches() {
+      return switches;
+    },
+    switchOff(server, off) {
+      const changed = off ? !switchedOff.has(server) : switchedOff.has(server);
+      if (!changed) return;
+      if (off) switchedOff.add(server);
+      else switchedOff.delete(server);
+      switches++;
+    },
+    offRefusal(server) {
+      if (!switchedOff.has(server)) return undefined;
+      return `MCP server "${server}" is turned off for this session (load_mcp with enabled: false). load_mcp { server: "${server}", enabled: true } turns it back on.`;
+    },
   };
 }
