@@ -10,6 +10,13 @@
  *        ↘            ↘           ↘
  *                  failed
  *
+ * It also subscribes to the registry's reports (`mcp.subscribe`) and keeps the substate of its
+ * server (`connecting.negotiating`, `connected.ready`, …), and gives each request a reply timeout.
+ * Restored from a persisted snapshot, the agent gets `mcp.restored` from its registry: it
+ * subscribes again (subscribers are not kept in a snapshot), and the state it waits in is entered
+ * again: its request is sent again (the old one was for a registry that no longer runs it) and its
+ * reply timeout starts anew (XState restarts no `after` timer of a restored chart, xstate #5331).
+ *
  * Run it: `npx tsx examples/agent-statechart.ts` (the demo's notes server, examples/servers/, shipped
  * in the package), or `npx tsx examples/agent-statechart.ts <command> [args…]` for a stdio server
  * with an `echo` tool.
@@ -28,12 +35,15 @@ import {
   SessionTracker,
   stderrLogger,
   type McpReply,
+  type McpReport,
+  type McpRestored,
   type McpServerConfig,
   type McpServerError,
   type McpServerManifest,
   type RegistryInput,
   type RegistryLogicOptions,
   type ServerActorRef,
+  type ServerSubstate,
 } from 'mcp-statechart';
 
 /** What the agent decided to do: one tool call. */
@@ -56,6 +66,8 @@ export interface AgentContext {
   plan?: AgentPlan;
   manifest?: McpServerManifest;
   result?: CallToolResult;
+  /** Where the planned server is, as the registry last reported it. */
+  serverSubstate?: ServerSubstate;
   /** The registry's failure (its `code` says what happened), or the agent's own. */
   error?: McpServerError | Error;
 }
@@ -65,11 +77,13 @@ export const MCP_CHILD = 'mcp';
 /** The `requestId`s of the agent's two requests: its guards pick out the replies to them. */
 export const LOAD_REQUEST = 'agent.load';
 export const CALL_REQUEST = 'agent.call';
+/** How long the agent waits for the reply to each of its requests. */
+export const REPLY_TIMEOUT_MS = 60_000;
 
 export const agentMachine = setup({
   types: {
     context: {} as AgentContext,
-    events: {} as McpReply,
+    events: {} as McpReply | McpReport | McpRestored,
     input: {} as AgentInput,
   },
   actors: {
@@ -79,9 +93,12 @@ export const agentMachine = setup({
     // Where an LLM would pick the next step; the default takes the task as the plan.
     think: fromPromise<AgentPlan, { task: AgentPlan }>(async ({ input }) => input.task),
   },
+  delays: {
+    replyTimeout: REPLY_TIMEOUT_MS,
+  },
   guards: {
-    'answers my load': ({ event }) => event.requestId === LOAD_REQUEST,
-    'answers my call': ({ event }) => event.requestId === CALL_REQUEST,
+    'answers my load': ({ event }) => 'requestId' in event && event.requestId === LOAD_REQUEST,
+    'answers my call': ({ event }) => 'requestId' in event && event.requestId === CALL_REQUEST,
     'offers the planned tool': ({ context, event }) =>
       event.type === 'mcp.loaded' && event.manifest.tools.some((tool) => tool.name === context.plan?.tool),
   },
@@ -102,6 +119,13 @@ export const agentMachine = setup({
       replyTo: self,
       requestId: CALL_REQUEST,
     })),
+    // Subscribing again replaces the subscription: sent on start and after every restore.
+    'subscribe to the registry': sendToRegistry(MCP_CHILD, ({ self }) => ({ type: 'mcp.subscribe', replyTo: self })),
+    'remember the server state': assign({
+      serverSubstate: ({ context, event }) =>
+        event.type === 'mcp.stateChanged' && event.server === context.plan?.server ? event.substate : context.serverSubstate,
+    }),
+    'note no reply': assign({ error: () => new Error(`The MCP registry did not reply within ${REPLY_TIMEOUT_MS / 1000} s.`) }),
     'remember the manifest': assign({
       manifest: ({ event }) => (event.type === 'mcp.loaded' ? event.manifest : undefined),
     }),
@@ -123,9 +147,15 @@ export const agentMachine = setup({
     src: 'mcp',
     input: ({ context }): RegistryInput => ({ servers: context.servers }),
   },
+  on: {
+    'mcp.stateChanged': { actions: 'remember the server state' },
+    'mcp.restored': { actions: 'subscribe to the registry' },
+  },
   initial: 'thinking',
   states: {
     thinking: {
+      // Here, not on the root: the root's entry runs before its invoke has started the registry.
+      entry: 'subscribe to the registry',
       invoke: {
         src: 'think',
         input: ({ context }) => ({ task: context.task }),
@@ -135,7 +165,9 @@ export const agentMachine = setup({
     },
     loadingTools: {
       entry: 'ask to load the server',
+      after: { replyTimeout: { target: 'failed', actions: 'note no reply' } },
       on: {
+        'mcp.restored': { target: 'loadingTools', reenter: true, actions: 'subscribe to the registry' },
         'mcp.loaded': [
           { guard: 'offers the planned tool', target: 'calling', actions: 'remember the manifest' },
           { target: 'failed', actions: ['remember the manifest', 'note the missing tool'] },
@@ -145,7 +177,9 @@ export const agentMachine = setup({
     },
     calling: {
       entry: 'ask to call the tool',
+      after: { replyTimeout: { target: 'failed', actions: 'note no reply' } },
       on: {
+        'mcp.restored': { target: 'calling', reenter: true, actions: 'subscribe to the registry' },
         'mcp.toolResult': { guard: 'answers my call', target: 'done', actions: 'remember the result' },
         'mcp.failed': { guard: 'answers my call', target: 'failed', actions: 'remember the failure' },
       },

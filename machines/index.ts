@@ -58,6 +58,7 @@ export type {
   McpRegistryInput,
   McpReply,
   McpReport,
+  McpRestored,
   McpRequestEvent,
   McpRequestOptions,
   McpResourceReply,
@@ -76,4 +77,5 @@ export type {
   McpUnsubscribeEvent,
   McpUnsubscribeResourceEvent,
   PublicServerState,
+  ServerSubstate,
 } from './types.js';

@@ -32,6 +32,7 @@ import type {
   McpRequestFields,
   McpServerConfig,
   McpServerManifest,
+  ServerSubstate,
   PublicServerState,
   RequestSpec,
 } from './types.js';
@@ -161,13 +162,17 @@ export type ConnectOutcome =
   | { type: 'xstate.done.actor.connect'; output: ConnectOutput }
   | { type: 'xstate.error.actor.connect'; error: unknown };
 
+/** How a `close` actor (`closeSession`) ends: the session is closed, its process gone. */
+export type CloseOutcome = { type: 'xstate.done.actor.close'; output: void };
+
 /** What a server reports to its registry (a parent chart). */
 export type ChildReport =
   | {
       type: 'mcp.server.stateChanged';
       server: string;
       state: PublicServerState;
-      substate: string;
+      substate: ServerSubstate;
+      closed?: true;
       attempt: number;
       retryInMs?: number;
       protocolVersion?: string;
@@ -204,7 +209,7 @@ function failedReply(context: ServerContext, requestId: string, error: McpServer
 export const serverMachine = setup({
   types: {
     context: {} as ServerContext,
-    events: {} as ServerEvent | ConnectOutcome,
+    events: {} as ServerEvent | ConnectOutcome | CloseOutcome,
     input: {} as ServerInput,
     children: {} as { connect: 'connect'; close: 'closeSession'; session: 'session' },
   },
@@ -246,15 +251,18 @@ export const serverMachine = setup({
     },
   },
   actions: {
-    'report state to registry': enqueueActions(({ context, enqueue }, { state, substate }: { state: PublicServerState; substate: string }) => {
+    'report state to registry': enqueueActions(({ context, event, enqueue }, { substate }: { substate: ServerSubstate }) => {
       if (!context.reportsToParent) return;
-      const retrying = substate === 'retrying';
+      const state = publicStateOf(substate);
+      const retrying = substate === 'error.retrying';
       enqueue(
         sendParent({
           type: 'mcp.server.stateChanged',
           server: context.name,
           state,
           substate,
+          // Entered because a close finished (`closeSession` is invoked as `close` only).
+          closed: event.type === 'xstate.done.actor.close' ? true : undefined,
           attempt: context.retries + (retrying ? 1 : 0),
           retryInMs: retrying ? backoffDelay(context.retries, context.options.backoff) : undefined,
           protocolVersion: state === 'connected' ? context.manifest?.protocolVersion : undefined,
@@ -457,7 +465,6 @@ export const serverMachine = setup({
   states: {
     disconnected: {
       description: 'No connection and no process. A load (CONNECT) starts one; requests are refused.',
-      entry: { type: 'report state to registry', params: { state: 'disconnected', substate: 'disconnected' } },
       on: {
         REQUEST: [
           { guard: 'is an unsubscribe', actions: 'forget subscription' },
@@ -468,12 +475,14 @@ export const serverMachine = setup({
       states: {
         idle: {
           description: 'Nothing running.',
+          entry: { type: 'report state to registry', params: { substate: 'disconnected.idle' } },
           on: {
             CONNECT: { target: '#server.connecting', actions: ['reset retries', 'add load waiter'] },
           },
         },
         closing: {
           description: 'The last session is closing (for stdio: its whole process group is ending).',
+          entry: { type: 'report state to registry', params: { substate: 'disconnected.closing' } },
           tags: [SERVER_TAGS.closing],
           invoke: { id: 'close', src: 'closeSession', input: ({ context }) => ({ name: context.name }), onDone: 'idle' },
           on: {
@@ -482,6 +491,7 @@ export const serverMachine = setup({
         },
         reopening: {
           description: 'Closing, with a load waiting: connects again once the close has finished.',
+          entry: { type: 'report state to registry', params: { substate: 'disconnected.reopening' } },
           tags: [SERVER_TAGS.closing],
           invoke: { id: 'close', src: 'closeSession', input: ({ context }) => ({ name: context.name }), onDone: '#server.connecting' },
           on: {
@@ -493,7 +503,6 @@ export const serverMachine = setup({
     },
     connecting: {
       description: 'A new transport and SDK Client on the era the server speaks, then the lists it declares. Loads wait here.',
-      entry: { type: 'report state to registry', params: { state: 'connecting', substate: 'connecting' } },
       invoke: {
         id: 'connect',
         src: 'connect',
@@ -523,16 +532,21 @@ export const serverMachine = setup({
         negotiating: {
           description:
             'Settles the protocol era: the one the server spoke last time (this process or the manifest index), else asked with server/discover (stdio: on a throw-away sibling process), then initialize on a legacy server.',
+          entry: { type: 'report state to registry', params: { substate: 'connecting.negotiating' } },
           on: { NEGOTIATED: 'listing' },
         },
         listing: {
           description: 'The era is settled: lists the tools, resources and prompts the server declares, page by page.',
+          entry: { type: 'report state to registry', params: { substate: 'connecting.listing' } },
         },
       },
     },
     connected: {
       description: 'Serving requests through the session actor, which counts them; closes after the idle timeout.',
-      entry: [{ type: 'report state to registry', params: { state: 'connected', substate: 'connected' } }, 'answer load waiters: loaded'],
+      // Reported before the loads are answered, so a subscriber hears of `connected` before its
+      // `mcp.loaded`. Its substates are not reported: `checking` is a moment's question to the
+      // session actor between two `ready`s, and a TOUCH re-enters `ready`; neither changes anything for a host.
+      entry: [{ type: 'report state to registry', params: { substate: 'connected.ready' } }, 'answer load waiters: loaded'],
       invoke: {
         id: 'session',
         src: 'session',
@@ -605,8 +619,8 @@ export const serverMachine = setup({
       initial: 'failed',
       states: {
         releasing: {
-          // Not reported: it lasts only until the close is done, then `retrying` or `failed` reports `error`.
           description: 'The lost session is closing before a retry is decided; a load that came meanwhile is a new load: it connects even with no retries left.',
+          entry: { type: 'report state to registry', params: { substate: 'error.releasing' } },
           invoke: {
             id: 'close',
             src: 'closeSession',
@@ -628,7 +642,7 @@ export const serverMachine = setup({
         },
         retrying: {
           description: 'Waits the backoff delay (1, 2, 4, 8, 16, then 30 s), then connects again.',
-          entry: { type: 'report state to registry', params: { state: 'error', substate: 'retrying' } },
+          entry: { type: 'report state to registry', params: { substate: 'error.retrying' } },
           after: {
             backoff: { target: '#server.connecting', actions: 'count retry' },
           },
@@ -644,7 +658,7 @@ export const serverMachine = setup({
         failed: {
           description: 'Given up (a config error, or retries used up): waiting loads get the last error; a new load starts over.',
           entry: [
-            { type: 'report state to registry', params: { state: 'error', substate: 'failed' } },
+            { type: 'report state to registry', params: { substate: 'error.failed' } },
             { type: 'answer load waiters: failed', params: { reason: 'last error' } },
             'fail rereads',
           ],
@@ -663,6 +677,11 @@ export type ServerActorRef = ActorRefFrom<ServerMachine>;
 export type ServerSnapshot = SnapshotFrom<ServerMachine>;
 
 const PUBLIC_STATES: readonly PublicServerState[] = ['disconnected', 'connecting', 'connected', 'error'];
+
+/** The public state a substate is in: its first segment. */
+export function publicStateOf(substate: ServerSubstate): PublicServerState {
+  return PUBLIC_STATES.find((state) => substate.startsWith(`${state}.`)) ?? 'disconnected';
+}
 
 /**
  * The public state of a server snapshot: its top-level state.

@@ -154,6 +154,23 @@ export interface McpSession {
 
 export type PublicServerState = 'disconnected' | 'connecting' | 'connected' | 'error';
 
+/**
+ * Where a server is within its public state: the path of the server chart's active leaf state,
+ * as `mcp.stateChanged` reports it and the live view shows it. The table of what each one means
+ * is in docs/ARCHITECTURE.md ("Substates"); test/substate-table.test.ts checks it against the chart.
+ */
+export type ServerSubstate =
+  | 'disconnected.idle'
+  | 'disconnected.closing'
+  | 'disconnected.reopening'
+  | 'connecting.negotiating'
+  | 'connecting.listing'
+  | 'connected.ready'
+  | 'connected.checking'
+  | 'error.releasing'
+  | 'error.retrying'
+  | 'error.failed';
+
 // ---- The registry protocol (docs/ARCHITECTURE.md) -------------------------------------
 
 export interface McpConfigureEvent {
@@ -354,8 +371,16 @@ export interface McpStateChangedEmitted {
   type: 'mcp.stateChanged';
   server: string;
   state: PublicServerState;
-  /** The step within the state: e.g. `retrying` or `failed` in `error`, `releasing` while a lost session closes. */
-  substate: string;
+  /**
+   * The path of the state the server is in now (`connecting.negotiating`, `connected.ready`,
+   * `disconnected.closing`, …): reported each time it changes, so `state` may repeat.
+   */
+  substate: ServerSubstate;
+  /**
+   * Set on the report that ends a close (`disconnected.closing` or `.reopening`, `error.releasing`):
+   * the session is closed and, for stdio, its whole process group has exited.
+   */
+  closed?: true;
   /** Connect attempts since the connection was last healthy (the one about to start, while retrying). */
   attempt: number;
   /** While `retrying`: the backoff before the next attempt. */
@@ -395,3 +420,13 @@ export type McpRegistryEmitted = McpStateChangedEmitted | McpManifestChangedEmit
  * events the registry emits to `registry.on(...)`.
  */
 export type McpReport = McpRegistryEmitted;
+
+/**
+ * Sent by a registry restored from a persisted snapshot to the chart that invoked it, as it starts.
+ * The snapshot kept no subscriber (actor refs do not survive it) and XState restarts no `after`
+ * timer of a restored chart (xstate #5331): the chart subscribes again here, and re-enters the
+ * state it waits in to send its request again and start that state's timers anew.
+ */
+export interface McpRestored {
+  type: 'mcp.restored';
+}

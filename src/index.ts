@@ -37,6 +37,7 @@ export type {
   McpRegistryInput,
   McpReply,
   McpReport,
+  McpRestored,
   McpRequestEvent,
   McpRequestOptions,
   McpResourceUpdatedEmitted,
@@ -46,6 +47,7 @@ export type {
   McpStateChangedEmitted,
   McpTransportKind,
   PublicServerState,
+  ServerSubstate,
 } from '../machines/types.js';
 
 // The loader tools.

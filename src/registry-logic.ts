@@ -1,6 +1,6 @@
-import type { Snapshot, StateMachine } from 'xstate';
+import type { AnyActorScope, Snapshot, StateMachine } from 'xstate';
 import { registryMachine, crashedServerName, restoredWithoutSubscribers, type RegistryContext, type RegistryMachine } from '../machines/registry.machine.js';
-import type { McpRegistryInput } from '../machines/types.js';
+import type { McpRegistryInput, McpRestored } from '../machines/types.js';
 import { createServerLogic } from './connection/server-logic.js';
 import { SessionTracker } from './connection/session-tracker.js';
 import { EraMemo } from './connection/era-memo.js';
@@ -102,7 +102,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
       },
     },
   }), (chart) => {
-    restoreWithoutSubscribers(chart);
+    restoreAsDocumented(chart);
     sealConfigsOnEntry(chart);
     countServersByState(chart, lifecycle);
   });
@@ -123,10 +123,40 @@ function countServersByState(chart: RegistryMachine, lifecycle: LifecycleTelemet
   };
 }
 
+/**
+ * How every registry comes back from a persisted snapshot, the scripted one of the testing kit
+ * included: without subscribers, telling the chart that invoked it (`mcp.restored`).
+ */
+export function restoreAsDocumented(chart: RegistryMachine): void {
+  restoreWithoutSubscribers(chart);
+  tellParentWhenRestored(chart);
+}
+
 /** The restore rule of the registry (`restoredWithoutSubscribers`), kept by every `.provide()` of it. */
 function restoreWithoutSubscribers(chart: RegistryMachine): void {
   const restore = chart.restoreSnapshot;
   chart.restoreSnapshot = (snapshot, scope) => restore(restoredWithoutSubscribers(snapshot), scope);
+}
+
+/**
+ * A restored registry sends `mcp.restored` to the chart that invoked it as it starts (queued until
+ * that chart's own start): its subscribers were not kept, and the chart's own timers were not
+ * restarted, so the chart subscribes again and re-enters what it waits in (see McpRestored).
+ */
+function tellParentWhenRestored(chart: RegistryMachine): void {
+  const restoredSnapshots = new WeakSet<object>();
+  const restore = chart.restoreSnapshot;
+  chart.restoreSnapshot = (snapshot, scope) => {
+    const restored = restore(snapshot, scope);
+    restoredSnapshots.add(restored);
+    return restored;
+  };
+  const start = chart.start;
+  // StateMachine.start declares the snapshot only; the actor passes its scope too (ActorLogic['start']).
+  chart.start = (snapshot, scope?: AnyActorScope) => {
+    start(snapshot);
+    if (restoredSnapshots.has(snapshot)) scope?.self._parent?.send({ type: 'mcp.restored' } satisfies McpRestored);
+  };
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromPromise, type AnyActorRef, type SnapshotFrom } from 'xstate';
-import type { McpReply, McpServerManifest } from 'mcp-statechart';
+import type { McpReply, McpReport, McpRestored, McpServerManifest } from 'mcp-statechart';
 import type { StatePath } from 'xstate/graph';
 import {
   CoverageRecorder,
@@ -21,7 +21,7 @@ import {
 import { agentMachine, CALL_REQUEST, LOAD_REQUEST, type AgentInput, type AgentPlan } from '../examples/agent-statechart.js';
 
 type AgentSnapshot = SnapshotFrom<typeof agentMachine>;
-type AgentModelEvent = McpReply | InvokeOutcomeEvent;
+type AgentModelEvent = McpReply | McpReport | McpRestored | InvokeOutcomeEvent | { type: `xstate.after.${string}` };
 
 const plan: AgentPlan = { server: 'demo', tool: 'echo', arguments: { text: 'hi' } };
 const input: AgentInput = { servers: { demo: { command: 'never-started' } }, task: plan };
@@ -39,6 +39,11 @@ const model = createChartTestModel<AgentSnapshot, AgentModelEvent, AgentInput>(a
     ...invokeOutcomesOf(agentMachine, { outputs: { think: plan }, only: (_id, src) => src === 'think' }),
     // Replies to the agent's own requests and to someone else's, with and without the planned tool.
     ...registryReplies({ server: 'demo', requestIds: [LOAD_REQUEST, CALL_REQUEST, 'not.mine'], manifests: [manifest('echo'), manifest('other')] }),
+    // A report on its server, the registry's word that it was restored, and the reply timeouts.
+    { type: 'mcp.stateChanged', server: 'demo', state: 'connecting', substate: 'connecting.negotiating', attempt: 0 },
+    { type: 'mcp.restored' },
+    { type: 'xstate.after.replyTimeout.agent.loadingTools' },
+    { type: 'xstate.after.replyTimeout.agent.calling' },
   ],
 });
 
@@ -103,7 +108,8 @@ describe('the example agent chart, tested from its model with the public testing
     const coverage = recorder.transitionCoverage();
     expect(coverage.missing).toEqual([]);
     expect(coverage.covered).toBe(coverage.total);
-    expect(coverage.total).toBe(7);
+    // 7 of the task, plus a report kept, mcp.restored (anywhere, and re-entering each wait) and each wait's reply timeout.
+    expect(coverage.total).toBe(13);
   });
 
   it('notices when the chart stops doing what the model says (a guard that never finds the planned tool)', async () => {

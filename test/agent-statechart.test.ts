@@ -5,8 +5,9 @@ import { silentLogger } from '../src/logger.js';
 import { agentMachine, createAgent, disconnectAll, main, MCP_CHILD, type AgentInput } from '../examples/agent-statechart.js';
 import { descendantsOfThisProcess, settle, stdioFixture } from './support/fixtures.js';
 
-const PROTOCOL_IN = ['mcp.configure', 'mcp.load', 'mcp.callTool', 'mcp.readResource', 'mcp.touch', 'mcp.disconnect', 'mcp.disconnectAll'];
+const PROTOCOL_IN = ['mcp.configure', 'mcp.subscribe', 'mcp.load', 'mcp.callTool', 'mcp.readResource', 'mcp.touch', 'mcp.disconnect', 'mcp.disconnectAll'];
 const PROTOCOL_REPLIES = ['mcp.loaded', 'mcp.toolResult', 'mcp.resource', 'mcp.failed'];
+const PROTOCOL_REPORTS = ['mcp.stateChanged', 'mcp.manifestChanged'];
 
 const echoTask = (server = 'fixture'): AgentInput['task'] => ({ server, tool: 'echo', arguments: { text: 'hello agent' } });
 
@@ -69,13 +70,17 @@ describe('an agent statechart that embeds the registry', () => {
     // Replies come from the server's actors, addressed to the replyTo the agent gave: the load's
     // from the server actor, the call's from its session actor, which ran it.
     const received = messages.filter((message) => message.actorRef === agent && message.sourceRef && message.sourceRef !== agent);
-    const protocolReplies = received.map((message) => message.event.type).filter((type) => !type.startsWith('xstate.'));
+    const protocolEvents = received.map((message) => message.event.type).filter((type) => !type.startsWith('xstate.'));
+    const protocolReplies = protocolEvents.filter((type) => !PROTOCOL_REPORTS.includes(type));
     const callAnswerer = received.find((message) => message.event.type === 'mcp.toolResult')?.sourceRef;
     expect(callAnswerer && 'id' in callAnswerer ? callAnswerer.id : undefined).toBe('session');
-    expect(sent.map((message) => message.event.type)).toEqual(['mcp.load', 'mcp.callTool']);
+    expect(sent.map((message) => message.event.type)).toEqual(['mcp.subscribe', 'mcp.load', 'mcp.callTool']);
     expect(sent.every((message) => PROTOCOL_IN.includes(message.event.type))).toBe(true);
     expect(protocolReplies).toEqual(['mcp.loaded', 'mcp.toolResult']);
     expect(protocolReplies.every((type) => PROTOCOL_REPLIES.includes(type))).toBe(true);
+    // The reports it subscribed to: its server's substates, the last one the end of the close.
+    expect(protocolEvents).toContain('mcp.stateChanged');
+    expect(agent.getSnapshot().context.serverSubstate).toBe('disconnected.idle');
   });
 
   it('ends in failed, naming the server, when the server is not configured', async () => {
@@ -95,10 +100,11 @@ describe('an agent statechart that embeds the registry', () => {
   it('is pure data until effects are provided: its registry cannot connect on its own', async () => {
     const clock = new SimulatedClock();
     const agent = createActor(agentMachine, { clock, input: { servers: { fixture: stdioFixture() }, task: echoTask() } }).start();
-    // The placeholder connect fails; let the retries and their backoff run out.
+    // The placeholder connect fails; let the retries and their backoff (1, 2, 4 s) run out, well
+    // within the agent's own reply timeout.
     for (let round = 0; round < 10 && !agent.getSnapshot().hasTag('finished'); round++) {
       await settle();
-      clock.increment(30_000);
+      clock.increment(5_000);
     }
     const finished = agent.getSnapshot();
     expect(finished.value).toBe('failed');

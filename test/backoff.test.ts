@@ -44,7 +44,7 @@ describe('backoff between connect attempts', () => {
     let attempts = 0;
     const manager = new McpConnectionManager({ clock, logger: silentLogger });
     manager.on('mcp.stateChanged', (event) => {
-      if (event.state === 'connecting') attempts++;
+      if (event.substate === 'connecting.negotiating') attempts++;
     });
     const error = await rejectionOf(manager
       .connect('missing', { command: 'definitely-not-a-command-xyz' }, { maxRetries: 6 }));

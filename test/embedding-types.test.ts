@@ -71,7 +71,7 @@ describe('sendToRegistry', () => {
         type: 'mcp.server.stateChanged',
         server: 'notes',
         state: 'connected',
-        substate: 'ready',
+        substate: 'connected.ready',
         attempt: 0,
       }),
     });

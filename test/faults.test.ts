@@ -62,11 +62,11 @@ async function pidOf(manager: McpConnectionManager, name: string): Promise<numbe
   return Number(textOf(await manager.callTool(name, 'pid', {})));
 }
 
-/** Counts the connect attempts of one server as they start (its `connecting` state reports). */
+/** Counts the connect attempts of one server as they start (each begins in `connecting.negotiating`). */
 function attemptsOf(manager: McpConnectionManager, name: string) {
   const attempts = { count: 0, stop: () => {} };
   attempts.stop = manager.on('mcp.stateChanged', (event) => {
-    if (event.server === name && event.state === 'connecting') attempts.count++;
+    if (event.server === name && event.substate === 'connecting.negotiating') attempts.count++;
   });
   return attempts;
 }

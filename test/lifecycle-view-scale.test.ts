@@ -88,7 +88,7 @@ describe.skipIf(withoutChromium)('the live view at 1400×900', () => {
     await killNotesServer(manager);
     await expect.poll(() => cell('notes', 'state').textContent(), { timeout: FIRST_BACKOFF_MS }).toBe('error.retrying');
     const lastReport = reported.filter((event) => event.server === 'notes').at(-1)!;
-    expect(lastReport.substate).toBe('retrying');
+    expect(lastReport.substate).toBe('error.retrying');
     // The row's attempt is the report's (before: the chart's retries so far, 0 while the report said 1).
     expect(await cell('notes', 'attempt').textContent()).toBe(String(lastReport.attempt));
     expect(lastReport.attempt).toBe(1);

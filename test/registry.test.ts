@@ -82,10 +82,17 @@ describe('the registry', () => {
   it('emits mcp.stateChanged for hosts', async () => {
     const manager = memoryManager();
     const seen: string[] = [];
-    manager.on('mcp.stateChanged', (event) => seen.push(`${event.server}:${event.state}`));
+    manager.on('mcp.stateChanged', (event) => seen.push(`${event.server}:${event.substate}`));
     await manager.connect('memory', { command: 'memory' });
     await manager.disconnect('memory');
-    expect(seen).toEqual(['memory:disconnected', 'memory:connecting', 'memory:connected', 'memory:disconnected']);
+    expect(seen).toEqual([
+      'memory:disconnected.idle',
+      'memory:connecting.negotiating',
+      'memory:connecting.listing',
+      'memory:connected.ready',
+      'memory:disconnected.closing',
+      'memory:disconnected.idle',
+    ]);
     await manager.dispose();
   });
 

@@ -5,19 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, SimulatedClock, type AnyActorRef, type EventObject } from 'xstate';
-import type { McpServerManifest } from 'mcp-statechart';
 import { createScriptedRegistry, type RegistryScript } from 'mcp-statechart/testing';
-import { agentMachine, type AgentInput } from '../examples/agent-statechart.js';
+import { agentMachine } from '../examples/agent-statechart.js';
+import { input, text, withTools } from './support/agent-script.js';
 import { ask, repliesById, startReactingCaller, type Reaction } from './support/reacting-caller.js';
 
-const withTools = (...tools: string[]): McpServerManifest => ({
-  tools: tools.map((name) => ({ name, inputSchema: { type: 'object' as const } })),
-  resources: [],
-  resourceTemplates: [],
-  prompts: [],
-});
-const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
-const input: AgentInput = { servers: { demo: { command: 'not-started' } }, task: { server: 'demo', tool: 'echo', arguments: { text: 'hi' } } };
 
 function runAgent(script: RegistryScript, clock = new SimulatedClock()) {
   const registry = createScriptedRegistry(script);
@@ -46,7 +38,7 @@ describe('the scripted registry', () => {
     await settle();
     expect(agent.getSnapshot().value).toBe('done');
     expect(agent.getSnapshot().context.result).toEqual(text('hi'));
-    expect(registry.received.map((event) => event.type)).toEqual(['mcp.load', 'mcp.callTool']);
+    expect(registry.received.map((event) => event.type)).toEqual(['mcp.subscribe', 'mcp.load', 'mcp.callTool']);
   });
 
   it('answers after the scripted delay on the actor system clock', async () => {
@@ -79,7 +71,7 @@ describe('the scripted registry', () => {
       servers: { demo: { manifest: withTools('echo'), tools: { echo: [{ crash: 'killed' }, { answer: text('back') }] } } },
     });
     const states: string[] = [];
-    registry.on('mcp.stateChanged', (event) => states.push(`${event.state}/${event.substate}`));
+    registry.on('mcp.stateChanged', (event) => states.push(`${event.substate}${event.closed ? ' (closed)' : ''}`));
     registry.send({ type: 'mcp.load', server: 'demo', replyTo, requestId: 'l1' });
     await settle();
     registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'echo', replyTo, requestId: 'c1' });
@@ -96,14 +88,15 @@ describe('the scripted registry', () => {
       ['mcp.loaded', 'l2', undefined],
       ['mcp.toolResult', 'c3', undefined],
     ]);
-    // The real server chart's reports: spawned disconnected, and no retry after the crash.
+    // The real server chart's reports: spawned disconnected, the lost session closed, and no retry after the crash.
     expect(states).toEqual([
-      'disconnected/disconnected',
-      'connecting/connecting',
-      'connected/connected',
-      'error/failed',
-      'connecting/connecting',
-      'connected/connected',
+      'disconnected.idle',
+      'connecting.negotiating',
+      'connected.ready',
+      'error.releasing',
+      'error.failed (closed)',
+      'connecting.negotiating',
+      'connected.ready',
     ]);
   });
 

@@ -23,13 +23,13 @@ describe.each(ROUTES)('Streamable HTTP session expiry (404 to a request carrying
     const manager = new McpConnectionManager({ ...routeOptions(route), logger: silentLogger });
     await manager.connect('remote', { url: fixture.url });
     const states: string[] = [];
-    manager.on('mcp.stateChanged', (event) => states.push(event.state));
+    manager.on('mcp.stateChanged', (event) => states.push(event.substate));
 
     const resource = await manager.readResource('remote', 'fixture://greeting');
 
     expect(resource.contents[0]).toMatchObject({ text: 'Hello from the fixture server' });
     expect(initializeCount(fixture)).toBe(2);
-    expect(states).toEqual(['connecting', 'connected']);
+    expect(states).toEqual(['connecting.negotiating', 'connecting.listing', 'connected.ready']);
     await manager.dispose();
   });
 

@@ -71,7 +71,7 @@ describe('a real stdio server', () => {
     const clock = new SimulatedClock();
     const manager = new McpConnectionManager({ clock, logger: silentLogger });
     const states: string[] = [];
-    manager.on('mcp.stateChanged', (event) => states.push(event.state));
+    manager.on('mcp.stateChanged', (event) => states.push(event.substate));
     await manager.connect('fixture', stdioFixture('--name', 'crashy'));
 
     const error = await rejectionOf(manager.callTool('fixture', 'crash', {}));
@@ -86,7 +86,17 @@ describe('a real stdio server', () => {
     expect(manager.getState('fixture')).toBe('error');
     clock.increment(1);
     await vi.waitFor(() => expect(manager.getState('fixture')).toBe('connected'), PROCESS_WAIT);
-    expect(states).toEqual(['disconnected', 'connecting', 'connected', 'error', 'connecting', 'connected']);
+    expect(states).toEqual([
+      'disconnected.idle',
+      'connecting.negotiating',
+      'connecting.listing',
+      'connected.ready',
+      'error.releasing',
+      'error.retrying',
+      'connecting.negotiating',
+      'connecting.listing',
+      'connected.ready',
+    ]);
     expect(textOf(await manager.callTool('fixture', 'echo', { text: 'back' }))).toBe('back');
     await manager.dispose();
   });

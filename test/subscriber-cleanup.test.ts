@@ -33,7 +33,7 @@ function startRegistry() {
 }
 
 const statesIn = (inbox: EventObject[]) =>
-  inbox.flatMap((event) => (event.type === 'mcp.stateChanged' ? [(event as EventObject & { state: string }).state] : []));
+  inbox.flatMap((event) => (event.type === 'mcp.stateChanged' ? [(event as EventObject & { substate: string }).substate] : []));
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -49,7 +49,7 @@ describe('subscribers that stopped without mcp.unsubscribe', () => {
     registry.send({ type: 'mcp.subscribe', replyTo: live.actor });
     registry.send({ type: 'mcp.subscribe', replyTo: gone.actor });
     await change('connected');
-    expect(statesIn(gone.inbox)).toEqual(['disconnected', 'connecting', 'connected']);
+    expect(statesIn(gone.inbox)).toEqual(['disconnected.idle', 'connecting.negotiating', 'connected.ready']);
     expect(subscribers()).toEqual([live.actor.sessionId, gone.actor.sessionId]);
 
     gone.actor.stop();
@@ -57,9 +57,9 @@ describe('subscribers that stopped without mcp.unsubscribe', () => {
 
     expect(subscribers()).toEqual([live.actor.sessionId]);
     expect(warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('stopped actor'))).toEqual([]);
-    expect(statesIn(live.inbox)).toEqual(['disconnected', 'connecting', 'connected', 'disconnected']);
+    expect(statesIn(live.inbox)).toEqual(['disconnected.idle', 'connecting.negotiating', 'connected.ready', 'disconnected.closing', 'disconnected.idle']);
     await change('connected');
-    expect(statesIn(live.inbox).slice(4)).toEqual(['connecting', 'connected']);
+    expect(statesIn(live.inbox).slice(5)).toEqual(['connecting.negotiating', 'connected.ready']);
     expect(subscribers()).toEqual([live.actor.sessionId]);
   });
 
@@ -81,6 +81,6 @@ describe('subscribers that stopped without mcp.unsubscribe', () => {
     expect(subscribers()).toEqual([live.actor.sessionId]);
     expect(most).toBe(2);
     // Five connects and five disconnects, then the last connect: the live subscriber got every change.
-    expect(statesIn(live.inbox).filter((state) => state === 'connected')).toHaveLength(6);
+    expect(statesIn(live.inbox).filter((substate) => substate === 'connected.ready')).toHaveLength(6);
   });
 });

@@ -30,7 +30,7 @@ afterEach(async () => {
   exporter.reset();
 });
 
-/** Starts `server` and resolves once it reaches `substate` (`disconnected`, `failed`, …). */
+/** Starts `server` and resolves once it reaches `substate` (`disconnected.idle`, `error.failed`, …). */
 async function lifeUntil(server: string, config: McpServerConfig, options: McpConnectOptions, substate: string): Promise<McpConnectionManager> {
   const mcp = new McpConnectionManager({ logger: silentLogger, tracerProvider });
   manager = mcp;
@@ -59,7 +59,7 @@ function eventsOf(span: ReadableSpan): Array<{ name: string; attributes?: Record
 
 describe('one connect {server} span per connection', () => {
   it('a stdio server that goes idle: negotiated, connected, idle close; initialize and the listings are its children', async () => {
-    const mcp = await lifeUntil('fixture', stdioFixture(), { idleTimeoutMs: 200 }, 'disconnected');
+    const mcp = await lifeUntil('fixture', stdioFixture(), { idleTimeoutMs: 200 }, 'disconnected.idle');
 
     const connection = onlySpan('connect fixture');
     expect(connection.kind).toBe(SpanKind.CLIENT);
@@ -87,7 +87,7 @@ describe('one connect {server} span per connection', () => {
   });
 
   it('a server that crashes after each connect: crash, reconnect with its attempt and delay, then given up with error.type and ERROR', async () => {
-    await lifeUntil('looper', stdioFixture('--mode', 'crash-after-connect'), { maxRetries: 1, backoff: { initialDelayMs: 25, jitter: 0 } }, 'failed');
+    await lifeUntil('looper', stdioFixture('--mode', 'crash-after-connect'), { maxRetries: 1, backoff: { initialDelayMs: 25, jitter: 0 } }, 'error.failed');
 
     const connection = onlySpan('connect looper');
     expect(eventsOf(connection).filter((event) => event.name !== 'negotiated')).toEqual([
@@ -103,7 +103,7 @@ describe('one connect {server} span per connection', () => {
   });
 
   it('a command that does not exist: a config error, not retried, the span ended with ERROR', async () => {
-    await lifeUntil('broken', { command: '/nonexistent/mcp-server-7f3e' }, { backoff: { initialDelayMs: 25, jitter: 0 } }, 'failed');
+    await lifeUntil('broken', { command: '/nonexistent/mcp-server-7f3e' }, { backoff: { initialDelayMs: 25, jitter: 0 } }, 'error.failed');
 
     const connection = onlySpan('connect broken');
     expect(eventsOf(connection)).toEqual([{ name: 'config error', attributes: { 'error.type': 'CONFIG_ERROR' } }]);

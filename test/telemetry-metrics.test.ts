@@ -88,7 +88,7 @@ it('mcp.client.session.duration: one point per session in seconds with the advis
   const { mcp, metric, meterProvider } = meteredManager();
   await mcp.connect('fixture', stdioFixture());
   await mcp.disconnect('fixture');
-  const gaveUp = until(mcp, 'looper', 'failed');
+  const gaveUp = until(mcp, 'looper', 'error.failed');
   await mcp.connect('looper', stdioFixture('--mode', 'crash-after-connect'), { maxRetries: 1, backoff: { initialDelayMs: 25, jitter: 0 } }).catch(() => {});
   await gaveUp;
 

@@ -23,7 +23,7 @@ import {
   type SessionReport,
 } from '../../machines/server.machine.js';
 import type { McpRegistryInput, McpFinalReply, McpServerConfig, McpServerManifest } from '../../machines/types.js';
-import { asPublicRegistry, type RegistryLogic } from '../registry-logic.js';
+import { asPublicRegistry, restoreAsDocumented, type RegistryLogic } from '../registry-logic.js';
 import { withOverrides } from '../provide-overrides.js';
 import { eventRouteAnswers } from '../connection/session-actor.js';
 
@@ -262,6 +262,7 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
   // The script, not the chart's input, says which servers exist; every protocol event is recorded.
   const servers = Object.fromEntries(Object.keys(script.servers).map((name): [string, McpServerConfig] => [name, { command: 'scripted' }]));
   const chart = withOverrides(registryMachine.provide({ actors: { server } }), (logic) => {
+    restoreAsDocumented(logic);
     const initial = logic.getInitialSnapshot;
     logic.getInitialSnapshot = (scope, input) => initial(scope, { ...input, servers });
     const transition = logic.transition;

@@ -22,7 +22,7 @@ if (mode === 'disconnect-all') {
   await manager.connect('crashing', stdioFixture(), { idleTimeoutMs: 60 * 60_000 });
   const inError = new Promise<void>((reached) => {
     const unsubscribe = manager.on('mcp.stateChanged', (event) => {
-      if (event.server === 'crashing' && event.state === 'error') {
+      if (event.server === 'crashing' && event.substate === 'error.retrying') {
         unsubscribe();
         reached();
       }

@@ -93,7 +93,8 @@ export async function runDemo(
   manager.on('mcp.stateChanged', ({ server, state, error }) => {
     const before = lastState.get(server);
     lastState.set(server, state);
-    if (before === undefined) return;
+    // A change of substate within one state (connecting.negotiating → connecting.listing) is no line here.
+    if (before === undefined || before === state) return;
     event(`[${server}] ${before} → ${state}${error ? `  (${error.message.split('\n')[0]})` : ''}`);
   });
   manager.on('mcp.manifestChanged', ({ server, changes }) => {
