@@ -1,0 +1,215 @@
+/**
+ * Three `serve --http` replicas behind Debian's HAProxy, configured by docs/deploy/haproxy.cfg as
+ * it is: round-robin, no stickiness, no store shared by the replicas (only the session key file
+ * and the manifest index, as docs/deploy.md says). A 2026-07-28 host and a 2025-era host each
+ * make 200 calls through call_mcp_tool on server-everything; every call is answered and every
+ * replica serves some. A replica killed with SIGKILL mid-run: the calls in flight on it fail with
+ * a clear error, and the hosts' next calls succeed on the others. A rolling restart (SIGTERM one
+ * replica at a time, a new one in its place) loses no call. Real processes throughout.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client as ModernClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+import { everythingStdio, textOf } from './support/everything.js';
+import { startHttpServe, type HttpServe } from './support/http-serve.js';
+
+const HAPROXY_CONFIG = fileURLToPath(new URL('../docs/deploy/haproxy.cfg', import.meta.url));
+const HAPROXY = spawnSync('sh', ['-c', 'command -v haproxy'], { encoding: 'utf8' }).stdout.trim();
+if (!HAPROXY) console.warn('gateway-haproxy: skipped, the haproxy binary is not installed (apt-get install haproxy; .ci/run does)');
+
+let home: string;
+let config: string;
+let keyFile: string;
+let ports: number[];
+const replicas: Array<HttpServe | undefined> = [];
+let haproxy: ChildProcess | undefined;
+let gatewayUrl: string;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const auditOf = (index: number) => join(home, `audit-${index + 1}.log`);
+const startReplica = (index: number) =>
+  startHttpServe(home, ['--config', config], ['--session-key-file', keyFile, '--audit', auditOf(index)], { listen: `127.0.0.1:${ports[index + 1]}` });
+
+async function waitFor(check: () => Promise<boolean>, what: string, limitMs = 30_000): Promise<void> {
+  const until = Date.now() + limitMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > until) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+beforeAll(async () => {
+  if (!HAPROXY) return;
+  home = mkdtempSync(join(tmpdir(), 'mcp-gateway-haproxy-'));
+  config = join(home, 'mcp.json');
+  keyFile = join(home, 'session-keys.txt');
+  writeFileSync(config, JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
+  writeFileSync(keyFile, `${randomBytes(32).toString('base64')}\n`);
+  // The manifest index the replicas share: a call on a replica that has not loaded the server yet connects it.
+  const indexed = await runCli(['--config', config, 'index'], { env: { HOME: home }, timeoutMs: 60_000 });
+  expect(indexed.code).toBe(0);
+  ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  for (let index = 0; index < 3; index++) replicas[index] = await startReplica(index);
+  haproxy = spawn(HAPROXY, ['-db', '-f', HAPROXY_CONFIG], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      MCP_GATEWAY_BIND: `127.0.0.1:${ports[0]}`,
+      MCP_REPLICA_1: `127.0.0.1:${ports[1]}`,
+      MCP_REPLICA_2: `127.0.0.1:${ports[2]}`,
+      MCP_REPLICA_3: `127.0.0.1:${ports[3]}`,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  haproxy.stderr?.resume();
+  gatewayUrl = `http://127.0.0.1:${ports[0]}/mcp`;
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${ports[0]}/readyz`)).status === 200, 'HAProxy');
+}, 180_000);
+
+afterAll(async () => {
+  haproxy?.kill('SIGTERM');
+  await Promise.all(replicas.map((replica) => replica?.stop('SIGKILL')));
+  if (home) rmSync(home, { recursive: true, force: true });
+}, 60_000);
+
+interface Host {
+  call(message: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+async function modernHost(): Promise<Host> {
+  const client = new ModernClient({ name: 'modern-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(gatewayUrl)));
+  expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+  return {
+    call: async (message) => textOf(await client.callTool({ name: 'call_mcp_tool', arguments: { server: 'everything', tool: 'echo', arguments: { message } } })),
+    close: () => client.close(),
+  };
+}
+
+async function legacyHost(): Promise<Host> {
+  const transport = new LegacyHttpTransport(new URL(gatewayUrl));
+  const client = new LegacyClient({ name: 'legacy-host', version: '1.0.0' });
+  await client.connect(transport);
+  expect(transport.sessionId).toMatch(/^v1\./);
+  return {
+    call: async (message) => textOf(await client.callTool({ name: 'call_mcp_tool', arguments: { server: 'everything', tool: 'echo', arguments: { message } } })),
+    close: () => client.close(),
+  };
+}
+
+interface Outcome {
+  answered: number;
+  failures: string[];
+  /** Index of each call that failed. */
+  failedAt: number[];
+}
+
+/** `count` calls, `concurrency` at a time; `during(done)` runs as calls complete (done = calls settled so far). */
+async function calls(host: Host, label: string, count: number, concurrency: number, during?: (done: number) => void): Promise<Outcome> {
+  const outcome: Outcome = { answered: 0, failures: [], failedAt: [] };
+  let next = 0;
+  let settled = 0;
+  const worker = async () => {
+    while (next < count) {
+      const index = next++;
+      try {
+        const text = await host.call(`${label}-${index}`);
+        if (text === `Echo: ${label}-${index}`) outcome.answered += 1;
+        else outcome.failures.push(text.slice(0, 300));
+      } catch (error) {
+        outcome.failures.push(error instanceof Error ? error.message.slice(0, 300) : String(error));
+        outcome.failedAt.push(index);
+      }
+      settled += 1;
+      during?.(settled);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return outcome;
+}
+
+const auditLines = (index: number) => (existsSync(auditOf(index)) ? readFileSync(auditOf(index), 'utf8').split('\n').filter(Boolean).length : 0);
+
+describe.skipIf(!HAPROXY)('three serve --http replicas behind HAProxy, round-robin, no stickiness', () => {
+  it('answers 200 calls of a 2026-07-28 host and 200 of a 2025-era host, every replica serving some', async () => {
+    const [modern, legacy] = await Promise.all([modernHost(), legacyHost()]);
+    try {
+      const [modernOutcome, legacyOutcome] = await Promise.all([calls(modern, 'modern', 200, 2), calls(legacy, 'legacy', 200, 2)]);
+      expect(modernOutcome).toEqual({ answered: 200, failures: [], failedAt: [] });
+      expect(legacyOutcome).toEqual({ answered: 200, failures: [], failedAt: [] });
+    } finally {
+      await Promise.all([modern.close(), legacy.close()]);
+    }
+    for (let index = 0; index < 3; index++) expect(auditLines(index)).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('fails only the calls in flight on a replica killed with SIGKILL, clearly, and the next calls succeed on the others', async () => {
+    const [modern, legacy] = await Promise.all([modernHost(), legacyHost()]);
+    let killed = false;
+    const killAt = (done: number) => {
+      if (done < 30 || killed) return;
+      killed = true;
+      replicas[1]?.child.kill('SIGKILL');
+    };
+    try {
+      const [modernOutcome, legacyOutcome] = await Promise.all([calls(modern, 'modern-kill', 100, 3, killAt), calls(legacy, 'legacy-kill', 100, 3)]);
+      for (const outcome of [modernOutcome, legacyOutcome]) {
+        // Only calls in flight at the kill may fail (at most the concurrency), with HAProxy's or the transport's error, not a wrong answer.
+        expect(outcome.answered + outcome.failures.length).toBe(100);
+        expect(outcome.failures.length).toBeLessThanOrEqual(3);
+        for (const failure of outcome.failures) expect(failure).toMatch(/502|503|504|fetch failed|terminated|socket|ECONNRESET/i);
+        expect(outcome.failedAt.filter((index) => index >= 60)).toEqual([]);
+      }
+    } finally {
+      await Promise.all([modern.close(), legacy.close()]);
+    }
+    await replicas[1]?.exited;
+    replicas[1] = await startReplica(1);
+  }, 240_000);
+
+  it('loses no call in a rolling restart (SIGTERM one replica at a time, a new one in its place)', async () => {
+    const [modern, legacy] = await Promise.all([modernHost(), legacyHost()]);
+    let rolling = true;
+    const keepCalling = async (host: Host, label: string) => {
+      const outcomes: Outcome[] = [];
+      while (rolling) outcomes.push(await calls(host, label, 10, 2));
+      return outcomes;
+    };
+    const running = Promise.all([keepCalling(modern, 'modern-roll'), keepCalling(legacy, 'legacy-roll')]);
+    try {
+      for (let index = 0; index < 3; index++) {
+        const stopped = await replicas[index]?.stop('SIGTERM');
+        expect(stopped).toBe(0);
+        replicas[index] = await startReplica(index);
+        await waitFor(async () => (await fetch(`http://127.0.0.1:${ports[index + 1]}/readyz`)).status === 200, `replica ${index + 1} ready`);
+      }
+    } finally {
+      rolling = false;
+    }
+    const outcomes = (await running).flat();
+    const failures = outcomes.flatMap((outcome) => outcome.failures);
+    expect(failures).toEqual([]);
+    expect(outcomes.reduce((sum, outcome) => sum + outcome.answered, 0)).toBeGreaterThan(0);
+    await Promise.all([modern.close(), legacy.close()]);
+  }, 300_000);
+});
