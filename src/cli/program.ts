@@ -409,8 +409,10 @@ export function buildProgram(): Command {
     .description('show a server as its file defines it (values of env and headers hidden) and whether it is in use')
     .argument('<name>', 'server name')
     .option('--json', 'print one JSON object for scripts: {ok, name, definitions} or {ok: false, code, error}', false)
-    .addHelpText('after', '\nExample:\n  mcp-statechart get memory')
-    .action(async (name: string, options: { json: boolean }, command: Command) => {
+    .option('--check', 'also connect it once and show its health: connected, needs login, failed and why (as servers --check)', false)
+    .addOption(timeoutOption('with --check: give it this long to connect, in milliseconds (default: 30000)'))
+    .addHelpText('after', examples('mcp-statechart get memory', 'mcp-statechart get memory --check'))
+    .action(async (name: string, options: import('./commands/get.js').GetOptions, command: Command) => {
       const { runGet } = await import('./commands/get.js');
       process.exitCode = await runGet(globalOptions(command), name, options);
     });

@@ -6,6 +6,8 @@ import { reportDone, reported, type ReportOptions } from '../command-report.js';
 import { ConfigCommandError } from '../config-file-edit.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { isServerAllowed } from '../../tools/permissions.js';
+import { terminalLine } from '../terminal-text.js';
+import { checkHealth, DEFAULT_CHECK_TIMEOUT_MS, healthCell, type ServerHealth } from './server-health.js';
 
 const HIDDEN = '(hidden)';
 
@@ -26,7 +28,20 @@ function statusOf(server: DiscoveredServer, allowed: boolean, inUse: boolean): s
   return allowed ? 'enabled' : 'denied by --allow/--deny';
 }
 
-export function runGet(global: GlobalOptions, name: string, options: ReportOptions): Promise<number> {
+export interface GetOptions extends ReportOptions {
+  /** Connect the server in use once and show its health (`servers --check`'s, for one server). */
+  check?: boolean;
+  timeout?: number;
+}
+
+/** The health lines under a definition: the state, then what to do when it does not work. */
+function healthLines(health: ServerHealth): string {
+  const lines = [`  ${'health:'.padEnd(14)}${terminalLine(health.state === 'failed' || health.state === 'needs login' ? `${health.state}: ${health.reason ?? ''}` : healthCell(health))}`];
+  if (health.hint) lines.push(`  ${'hint:'.padEnd(14)}${terminalLine(health.hint)}`);
+  return lines.join('\n');
+}
+
+export function runGet(global: GlobalOptions, name: string, options: GetOptions): Promise<number> {
   return reported(options, async () => {
     const discovery = await discover(global, silentLogger, false);
     const inUse = Object.hasOwn(discovery.servers, name) ? discovery.servers[name] : undefined;
@@ -35,15 +50,22 @@ export function runGet(global: GlobalOptions, name: string, options: ReportOptio
       throw new ConfigCommandError('unknown-server', `No server named "${name}" is configured. Run \`mcp-statechart servers\` to see the configured ones, or add it with \`mcp-statechart add\`.`);
     }
     const allowed = isServerAllowed(permissionsFrom(global), name);
+    const health =
+      options.check && inUse
+        ? (await checkHealth(global, { ...discovery, servers: { [name]: inUse } }, { concurrency: 1, timeout: options.timeout ?? DEFAULT_CHECK_TIMEOUT_MS })).get(name)
+        : undefined;
     const shown = definitions.map((server) => ({
       server,
       status: statusOf(server, allowed, server === inUse),
       definition: hiddenValues({ ...(server.written ?? server.config) }),
+      ...(health && server === inUse ? { health } : {}),
     }));
-    const text = shown.map(({ server, status }) => `${describeServerDefinition(server)}\n  ${'status:'.padEnd(14)}${status}`).join('\n\n');
+    const text = shown
+      .map(({ server, status, health }) => [describeServerDefinition(server), `  ${'status:'.padEnd(14)}${status}`, ...(health ? [healthLines(health)] : [])].join('\n'))
+      .join('\n\n');
     return reportDone(options, text, {
       name,
-      definitions: shown.map(({ server, status, definition }) => ({ scope: server.scope, source: server.source, transport: server.transport, status, definition })),
+      definitions: shown.map(({ server, status, definition, health }) => ({ scope: server.scope, source: server.source, transport: server.transport, status, definition, ...(health ? { health } : {}) })),
     });
   });
 }

@@ -21,6 +21,9 @@ export interface ServerHealth {
   protocolVersion?: string;
 }
 
+/** How long a server gets to connect when --timeout is not given. */
+export const DEFAULT_CHECK_TIMEOUT_MS = 30_000;
+
 export interface HealthCheckOptions {
   concurrency: number;
   timeout: number;
