@@ -17,7 +17,6 @@ export class HostControls {
   private readonly clientOf: ClientLookup;
   private readonly connectedServers: () => string[];
   private readonly logger: Logger;
-  private loggingLevel?: LoggingLevel;
 
   constructor(bridge: HostBridge, clientOf: ClientLookup, connectedServers: () => string[], logger: Logger) {
     this.bridge = bridge;
@@ -36,7 +35,7 @@ export class HostControls {
 
   /** Asks every connected server that declares `logging` (and each that connects later) to send messages from `level` up. */
   async setLoggingLevel(level: LoggingLevel): Promise<void> {
-    this.loggingLevel = level;
+    this.bridge.loggingLevel = level;
     await this.forEachConnected((server, client) => this.applyLoggingLevel(server, client));
   }
 
@@ -47,8 +46,9 @@ export class HostControls {
   }
 
   private async applyLoggingLevel(server: string, client: Client): Promise<void> {
-    const level = this.loggingLevel;
-    if (level === undefined || !client.getServerCapabilities()?.logging) return;
+    const level = this.bridge.loggingLevel;
+    // A 2026-07-28 server has no logging/setLevel: it gets the level with each request (session.ts).
+    if (level === undefined || !client.getServerCapabilities()?.logging || client.getProtocolEra() === 'modern') return;
     await this.quietly(server, 'logging/setLevel', () => client.setLoggingLevel(level));
   }
 

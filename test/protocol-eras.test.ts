@@ -21,7 +21,7 @@ import { everythingStdio } from './support/everything.js';
 import { rejectionOf, settle, stdioFixture } from './support/fixtures.js';
 
 const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
-const MODERN_TOOLS = ['echo', 'ask-name', 'list-roots', 'pid', 'ask-forever', 'progress', 'cancelled-calls', 'add-tool', 'open-subscriptions', 'drop-subscriptions'];
+const MODERN_TOOLS = ['echo', 'ask-name', 'list-roots', 'pid', 'ask-forever', 'progress', 'log-levels', 'cancelled-calls', 'add-tool', 'open-subscriptions', 'drop-subscriptions'];
 
 let folder: string;
 let manager: McpConnectionManager | undefined;
@@ -304,6 +304,15 @@ describe('a server that speaks only 2026-07-28', () => {
     // Not announced (no listChanged): only the re-listing after ttlMs finds it.
     expect(toolNames()).not.toContain('unannounced');
     await expect.poll(toolNames, { timeout: 10_000 }).toContain('unannounced');
+  });
+
+  it('gets the log level setLoggingLevel gave with each request, and its log messages reach handlers.logging', async () => {
+    const messages: unknown[] = [];
+    const client = managerWith({ handlers: { logging: (message) => messages.push(message.data) } });
+    await client.connect('modern', modern());
+    await client.setLoggingLevel('warning');
+    expect(textOf(await client.callTool('modern', 'log-levels', {}))).toBe('asked for warning');
+    await expect.poll(() => messages, { timeout: 10_000 }).toEqual(['a warning message']);
   });
 
   it("pinned to legacy by the entry's protocol field, it is refused as a config error", async () => {

@@ -7,6 +7,7 @@ import {
   type CreateMessageResult,
   type ElicitRequest,
   type ElicitResult,
+  type LoggingLevel,
   type Root,
 } from '@modelcontextprotocol/client';
 import { errorMessage } from '../../machines/to-error.js';
@@ -50,6 +51,8 @@ export const DEFAULT_HOST_HANDLER_TIMEOUT_MS = 10 * 60_000;
  */
 export class HostBridge {
   private roots?: RootsSource;
+  /** The level the host asked servers to log from (`setLoggingLevel`); undefined until it asks. */
+  loggingLevel?: LoggingLevel;
   /** Clients that declared roots when they connected: only they are told the roots changed. */
   private readonly rootsClients = new WeakSet<Client>();
   private readonly handlers: McpHostHandlers;

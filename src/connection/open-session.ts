@@ -221,6 +221,7 @@ async function attempt(
     secrets,
     processGroup,
     onClosed: () => deps.tracker.remove(request.name, session),
+    logLevel: () => deps.host?.loggingLevel,
   });
   // Log messages and resource updates go through the session to the chart, which reports them to the registry.
   deps.host?.attach(client, request.name, (event) => session.notify(event));

@@ -1,4 +1,4 @@
-import type { Client, Transport } from '@modelcontextprotocol/client';
+import { LOG_LEVEL_META_KEY, type Client, type LoggingLevel, type Transport } from '@modelcontextprotocol/client';
 import type { McpServerError } from '../../machines/errors.js';
 import type { McpHostEmitted, McpRequestOptions, McpServerManifest, McpSession } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
@@ -35,6 +35,8 @@ export interface SessionParts {
   onClosed?: () => void;
   /** The process group to end on close (stdio servers: see transports/stdio.ts). */
   processGroup?: () => number | undefined;
+  /** The log level the host asked for (`setLoggingLevel`): a 2026-07-28 server gets it with each request. */
+  logLevel?: () => LoggingLevel | undefined;
 }
 
 /**
@@ -168,15 +170,25 @@ export class Session implements McpSession {
     }
     // `request`, not `callTool`: the SDK's `callTool` awaits a cache look-up before it sends, which
     // costs every call and lets an abort in the same tick skip notifications/cancelled.
-    return this.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, sdkRequestOptions(options));
+    return this.client.request({ method: 'tools/call', params: { name: tool, arguments: args, ...this.requestMeta() } }, sdkRequestOptions(options));
+  }
+
+  /**
+   * 2026-07-28 has no `logging/setLevel`: the level rides in each request's `_meta`, and a server
+   * sends that request's log messages from it up (none without it).
+   */
+  private requestMeta(): { _meta?: Record<string, string> } {
+    const level = this.parts.logLevel?.();
+    if (level === undefined || this.client.getProtocolEra() !== 'modern') return {};
+    return { _meta: { [LOG_LEVEL_META_KEY]: level } };
   }
 
   readResource(uri: string, options: McpRequestOptions = {}): ReturnType<McpSession['readResource']> {
-    return this.client.readResource({ uri }, sdkRequestOptions(options));
+    return this.client.readResource({ uri, ...this.requestMeta() }, sdkRequestOptions(options));
   }
 
   getPrompt(name: string, args: Record<string, string> | undefined, options: McpRequestOptions = {}): ReturnType<McpSession['getPrompt']> {
-    return this.client.getPrompt({ name, arguments: args }, sdkRequestOptions(options));
+    return this.client.getPrompt({ name, arguments: args, ...this.requestMeta() }, sdkRequestOptions(options));
   }
 
   subscribeResource(uri: string, options: McpRequestOptions = {}): Promise<void> {
