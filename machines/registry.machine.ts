@@ -158,6 +158,19 @@ function definitionFingerprint(config: McpServerConfig | undefined, options: Mcp
   return JSON.stringify([config, options ?? null]);
 }
 
+/**
+ * The one guard chain every request for a server goes through (calls, reads, prompts, resource
+ * subscriptions): unknown and disabled servers are refused, a connected server's session actor
+ * runs it, a spawned server's chart decides. What is left (a server never used) differs per
+ * request and ends each chain.
+ */
+const REQUEST_ROUTE = [
+  { guard: 'is unknown server', actions: 'refuse: unknown server' },
+  { guard: 'is disabled server', actions: 'refuse: disabled server' },
+  { guard: 'is connected server', actions: 'run request on session' },
+  { guard: 'is spawned server', actions: 'forward request to server' },
+] as const;
+
 export const registryMachine = setup({
   types: {
     context: {} as RegistryContext,
@@ -357,6 +370,7 @@ export const registryMachine = setup({
   },
 }).createMachine({
   id: 'registry',
+  description: 'Owns one server actor per configured name, spawned on first use, and routes the registry protocol to them; replies go straight to each request\'s replyTo.',
   context: ({ input }) => ({
     servers: nameRecord(input.servers),
     options: nameRecord(input.options),
@@ -367,6 +381,8 @@ export const registryMachine = setup({
   initial: 'running',
   states: {
     running: {
+      description:
+        'Routes the registry protocol without waiting: configuration (mcp.configure), requests to one server (load, calls, reads, prompts, resource subscriptions, cancel, touch, disconnect), subscriptions (mcp.subscribe and the reports passed on to subscribers), and the lifecycle of its server actors (their reports and crashes).',
       on: {
         'mcp.configure': { actions: 'apply configuration' },
         'mcp.load': [
@@ -375,42 +391,12 @@ export const registryMachine = setup({
           { actions: ['spawn server if needed', 'forward to server'] },
         ],
         // Calls and reads go to a spawned server; a server never loaded is not connected.
-        'mcp.callTool': [
-          { guard: 'is unknown server', actions: 'refuse: unknown server' },
-          { guard: 'is disabled server', actions: 'refuse: disabled server' },
-          { guard: 'is connected server', actions: 'run request on session' },
-          { guard: 'is spawned server', actions: 'forward request to server' },
-          { actions: 'refuse: not connected' },
-        ],
-        'mcp.readResource': [
-          { guard: 'is unknown server', actions: 'refuse: unknown server' },
-          { guard: 'is disabled server', actions: 'refuse: disabled server' },
-          { guard: 'is connected server', actions: 'run request on session' },
-          { guard: 'is spawned server', actions: 'forward request to server' },
-          { actions: 'refuse: not connected' },
-        ],
-        'mcp.getPrompt': [
-          { guard: 'is unknown server', actions: 'refuse: unknown server' },
-          { guard: 'is disabled server', actions: 'refuse: disabled server' },
-          { guard: 'is connected server', actions: 'run request on session' },
-          { guard: 'is spawned server', actions: 'forward request to server' },
-          { actions: 'refuse: not connected' },
-        ],
-        'mcp.subscribeResource': [
-          { guard: 'is unknown server', actions: 'refuse: unknown server' },
-          { guard: 'is disabled server', actions: 'refuse: disabled server' },
-          { guard: 'is connected server', actions: 'run request on session' },
-          { guard: 'is spawned server', actions: 'forward request to server' },
-          { actions: 'refuse: not connected' },
-        ],
+        'mcp.callTool': [...REQUEST_ROUTE, { actions: 'refuse: not connected' }],
+        'mcp.readResource': [...REQUEST_ROUTE, { actions: 'refuse: not connected' }],
+        'mcp.getPrompt': [...REQUEST_ROUTE, { actions: 'refuse: not connected' }],
+        'mcp.subscribeResource': [...REQUEST_ROUTE, { actions: 'refuse: not connected' }],
         // A server not connected answers by forgetting the subscription; one never used has none.
-        'mcp.unsubscribeResource': [
-          { guard: 'is unknown server', actions: 'refuse: unknown server' },
-          { guard: 'is disabled server', actions: 'refuse: disabled server' },
-          { guard: 'is connected server', actions: 'run request on session' },
-          { guard: 'is spawned server', actions: 'forward request to server' },
-          { actions: 'answer: nothing to unsubscribe' },
-        ],
+        'mcp.unsubscribeResource': [...REQUEST_ROUTE, { actions: 'answer: nothing to unsubscribe' }],
         // A cancel for a server never used has nothing to cancel.
         'mcp.cancel': { guard: 'is spawned server', actions: 'forward to server' },
         'mcp.touch': { actions: 'forward to server' },
