@@ -53,6 +53,8 @@ describe('the scripted registry', () => {
     await settle();
     expect(agent.getSnapshot().value).toBe('calling');
     clock.increment(500);
+    // Answered as a real session answers: once the request's promise settles.
+    await settle();
     expect(agent.getSnapshot().value).toBe('done');
   });
 
@@ -100,6 +102,18 @@ describe('the scripted registry', () => {
     ]);
   });
 
+  it('runs requests on the real session actor: a crashed call fails as any call on a lost connection does', async () => {
+    const { registry, replyTo, inbox } = runRegistry({ servers: { demo: { manifest: withTools('echo'), tools: { echo: [{ crash: 'killed' }] } } } });
+    registry.send({ type: 'mcp.load', server: 'demo', replyTo, requestId: 'l1' });
+    await settle();
+    registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'echo', replyTo, requestId: 'c1' });
+    await settle();
+    const failed = inbox.find((event) => event.type === 'mcp.failed') as { error: Error } | undefined;
+    // The wording the real session actor gives every request in flight on a lost connection (requestAbandonedError).
+    expect(failed?.error).toMatchObject({ code: 'CONNECTION_LOST', server: 'demo' });
+    expect(failed?.error.message).toBe('Request to MCP server "demo" failed: the connection was lost while it was in flight. It was not retried. (killed)');
+  });
+
   it('refuses as the real registry does: a call before the load finished, an unknown server, a tool not in the script', async () => {
     const { registry, replyTo, inbox, clock } = runRegistry({ servers: { demo: { manifest: withTools('echo'), loads: [{ answer: undefined, delayMs: 1_000 }] } } });
     registry.send({ type: 'mcp.load', server: 'demo', replyTo, requestId: 'load' });
@@ -113,6 +127,7 @@ describe('the scripted registry', () => {
     clock.increment(1_000);
     await settle();
     registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'unscripted', replyTo, requestId: 'unscripted' });
+    await settle();
     expect(described(inbox.slice(2))).toEqual([
       ['mcp.loaded', 'load', undefined],
       ['mcp.failed', 'unscripted', 'REQUEST_FAILED'],

@@ -1,4 +1,4 @@
-import { fromCallback, type AnyActorRef, type EventObject } from 'xstate';
+import { fromCallback, type ActorSystem, type AnyActorRef, type EventObject } from 'xstate';
 import { abortError, describeRequest, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
 import { CancelSignal } from './cancel-signal.js';
@@ -11,6 +11,9 @@ interface RunningRequest {
   cancelSignal?: CancelSignal;
   deliver: DirectAnswer;
 }
+
+/** Any actor system, as XState hands it to an actor's logic. */
+type AnyActorSystem = ActorSystem<any>;
 
 /** What `sendTo` runs inside XState: sends with a sender an inspector sees. Not in XState's public types. */
 type Relay = (source: AnyActorRef, target: AnyActorRef, event: EventObject) => void;
@@ -47,10 +50,10 @@ export function eventRouteAnswers({ self, system, sendBack, chartListens }: Even
 }
 
 export interface SessionActorDeps {
-  /** The live session of a connected server (kept outside the chart, which holds data only). */
-  liveSession(server: string): McpSession | undefined;
+  /** The live session of a connected server (kept outside the chart, which holds data only); `system`: the actor system it runs in (the testing kit keeps a script per system). */
+  liveSession(server: string, system: AnyActorSystem): McpSession | undefined;
   /** Milliseconds on the clock the chart's timers run on. */
-  now(): number;
+  now(system: AnyActorSystem): number;
   /** Makes the running actor reachable by its server's name (a crashed chart, a persisted snapshot, a view of the requests in flight); returns a detach. */
   attach(server: string, handle: SessionActorHandle): () => void;
 }
@@ -72,13 +75,14 @@ export interface SessionActorDeps {
 export function createSessionActor(deps: SessionActorDeps) {
   return fromCallback<SessionActorEvent, SessionActorInput, SessionReport>(({ input, self, system, sendBack, receive }) => {
     const { name } = input;
-    const session = deps.liveSession(name);
+    const session = deps.liveSession(name, system);
+    const now = () => deps.now(system);
     const inFlight = new Set<RunningRequest>();
-    let lastActivity = deps.now();
+    let lastActivity = now();
 
     /** Every answer goes out here, once: the request leaves the count. */
     const answer = (running: RunningRequest, reply: McpFinalReply) => {
-      lastActivity = deps.now();
+      lastActivity = now();
       running.deliver(reply);
     };
     const failure = (running: RunningRequest, error: McpServerError): McpFinalReply => ({
@@ -104,7 +108,7 @@ export function createSessionActor(deps: SessionActorDeps) {
         inFlight.add(running);
         return;
       }
-      lastActivity = deps.now();
+      lastActivity = now();
       inFlight.add(running);
       const { spec, options, requestId } = request;
       const requestOptions: McpRequestOptions = {
@@ -148,7 +152,7 @@ export function createSessionActor(deps: SessionActorDeps) {
     receive((event) => {
       if (event.type === 'RUN') run(event.request, event.answer, event.cancellable);
       else if (event.type === 'CANCEL') cancel(event.requestId, event.reason);
-      else sendBack({ type: 'IDLE_ANSWER', inFlight: inFlight.size, idleForMs: inFlight.size > 0 ? 0 : deps.now() - lastActivity });
+      else sendBack({ type: 'IDLE_ANSWER', inFlight: inFlight.size, idleForMs: inFlight.size > 0 ? 0 : now() - lastActivity });
     });
     for (const request of input.rereads) run(request);
     // The chart's subscriptions, on this new session (a first connect has none).

@@ -1,31 +1,25 @@
 /**
  * A registry that answers from a script: for testing a chart that invokes the registry without
  * starting servers. It is the real registry chart, with the real server chart under it, whose
- * effects (connect, session, close) come from the script instead of the MCP SDK: refusals,
+ * effects (connect, close, and the session the real session actor runs requests on) come from
+ * the script instead of the MCP SDK: refusals,
  * state and manifest reports, `mcp.subscribe` and the rest behave as in production, and its
  * type is the public `RegistryLogic`, so it can be provided where a chart declared
  * `createRegistryLogic(...)` without a cast. Delays run on the actor system's clock, so a
  * `SimulatedClock` drives them.
  */
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/client';
-import { fromCallback, fromPromise, type ActorSystem } from 'xstate';
-import { abortError, describeRequest, McpServerError, requestAbandonedError, type McpErrorCode } from '../../machines/errors.js';
+import { fromPromise, type ActorSystem } from 'xstate';
+import { abortError, describeRequest, McpServerError, type McpErrorCode } from '../../machines/errors.js';
 import { diffManifests } from '../../machines/options.js';
 import { registryMachine } from '../../machines/registry.machine.js';
-import {
-  serverMachine,
-  type ConnectInput,
-  type ConnectOutput,
-  type DirectAnswer,
-  type PendingRequest,
-  type SessionActorEvent,
-  type SessionActorInput,
-  type SessionReport,
-} from '../../machines/server.machine.js';
-import type { McpRegistryInput, McpFinalReply, McpServerConfig, McpServerManifest } from '../../machines/types.js';
+import { serverMachine, type ConnectInput, type ConnectOutput } from '../../machines/server.machine.js';
+import { toError } from '../../machines/to-error.js';
+import type { McpRegistryInput, McpServerConfig, McpServerManifest, McpSession, RequestSpec } from '../../machines/types.js';
 import { asPublicRegistry, restoreAsDocumented, type RegistryLogic } from '../registry-logic.js';
 import { withOverrides } from '../provide-overrides.js';
-import { eventRouteAnswers } from '../connection/session-actor.js';
+import { createSessionActor } from '../connection/session-actor.js';
+import { SessionWatch } from '../connection/session-watch.js';
 
 /** One scripted answer. `delayMs` (system clock) passes before it is given. */
 export type ScriptedOutcome<T> =
@@ -103,6 +97,86 @@ function later(system: AnyActorSystem, delayMs: number | undefined, act: () => v
   return () => system._clock.clearTimeout(timer);
 }
 
+/** Now on the system's clock (a SimulatedClock in tests), else the wall clock. */
+function clockNow(system: AnyActorSystem): number {
+  const clock: unknown = system._clock;
+  const now: unknown = clock !== null && typeof clock === 'object' ? Reflect.get(clock, 'now') : undefined;
+  return typeof now === 'function' ? Number(Reflect.apply(now, clock, [])) : Date.now();
+}
+
+function unscripted(name: string, spec: RequestSpec): McpServerError {
+  return new McpServerError('REQUEST_FAILED', name, `MCP server "${name}": no scripted answer for ${describeRequest(spec)}.`);
+}
+
+/**
+ * A session whose requests take their outcomes from the script, after their delays on the
+ * system's clock: what `connect` would have opened, for the real session actor to run requests
+ * on. A `crash` is the connection lost (the request is then answered by the actor, as every
+ * request in flight on a lost connection is); `thenManifest` is a list_changed refresh.
+ */
+function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | undefined): McpSession {
+  const watchers = new SessionWatch();
+  const timers = new Set<() => void>();
+  const perform = <T, R>(spec: RequestSpec, outcome: ScriptedOutcome<T> | undefined, signal: AbortSignal | undefined, answer: (value: T) => R) =>
+    new Promise<R>((resolve, reject) => {
+      if (!outcome) return reject(unscripted(name, spec));
+      let cancel = () => {};
+      const give = () => {
+        timers.delete(cancel);
+        signal?.removeEventListener('abort', cancel);
+        // The loss and a list change come after the answers already given have reached their callers (a microtask later, as from the SDK).
+        if ('crash' in outcome) return void queueMicrotask(() => watchers.lost(new Error(outcome.crash), false));
+        if ('fail' in outcome) {
+          return reject(new McpServerError(outcome.fail, name, outcome.message ?? `MCP server "${name}": ${describeRequest(spec)} failed (scripted).`));
+        }
+        resolve(answer(outcome.answer));
+        if (outcome.thenManifest && run) {
+          const changes = diffManifests(run.manifest, outcome.thenManifest);
+          run.manifest = outcome.thenManifest;
+          const manifest = run.manifest;
+          queueMicrotask(() => watchers.manifestChanged(manifest, changes));
+        }
+      };
+      // Without a delay, still after the caller took the promise: a real session never answers inside the call.
+      if (!outcome.delayMs) return queueMicrotask(give);
+      cancel = later(system, outcome.delayMs, give);
+      timers.add(cancel);
+      signal?.addEventListener('abort', cancel, { once: true });
+    });
+  const notScripted = (spec: RequestSpec) => Promise.reject(unscripted(name, spec));
+  return {
+    // The session actor never reads the SDK client: a scripted session has none.
+    client: undefined as never,
+    get manifest() {
+      return run?.manifest ?? EMPTY_MANIFEST;
+    },
+    watch: (listeners) => watchers.watch(listeners),
+    callTool: (tool, args, options = {}) => {
+      const spec: RequestSpec = { kind: 'tool', tool, arguments: args };
+      return perform(spec, run?.tools.get(tool)?.take(), options.signal, (result: CallToolResult) => result);
+    },
+    readResource: (uri, options = {}) =>
+      perform({ kind: 'resource', uri }, run?.resources.get(uri)?.take(), options.signal, (contents: ReadResourceResult['contents']) => ({ contents })),
+    // Prompts and resource subscriptions are not scripted.
+    getPrompt: (prompt, args) => notScripted({ kind: 'prompt', name: prompt, arguments: args }),
+    subscribeResource: (uri) => notScripted({ kind: 'subscribe', uri }),
+    unsubscribeResource: (uri) => notScripted({ kind: 'unsubscribe', uri }),
+    resubscribe: () => {},
+    failure: (what, error, signal) =>
+      signal?.aborted
+        ? abortError(name, what, signal.reason)
+        : error instanceof McpServerError
+          ? error
+          : new McpServerError('REQUEST_FAILED', name, `MCP server "${name}" failed ${what}: ${toError(error).message}`, { cause: error }),
+    stderrTail: () => '',
+    close: async () => {
+      watchers.stop();
+      for (const cancel of timers) cancel();
+      timers.clear();
+    },
+  };
+}
+
 const isProtocolEvent = (event: { type: string }): event is McpRegistryInput =>
   event.type.startsWith('mcp.') && !event.type.startsWith('mcp.server.');
 
@@ -160,96 +234,11 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
         });
       }),
       closeSession: fromPromise<void, { name: string }>(async () => {}),
-      session: fromCallback<SessionActorEvent, SessionActorInput, SessionReport>(({ input, self, system, sendBack, receive }) => {
-        const { name } = input;
-        const run = runOf(system, name);
-        let stopped = false;
-        /** Set by a scripted crash: the answers of what is in flight, given as this actor stops (see below). */
-        let crashed: { requestId: string; error: McpServerError } | undefined;
-        /** Requests in flight: what answers each, and the cancel of its scripted delay. */
-        const inFlight = new Map<string, { request: PendingRequest; deliver: DirectAnswer; cancel: () => void }>();
-        const finish = (requestId: string, reply: McpFinalReply) => {
-          const running = inFlight.get(requestId);
-          if (!running) return;
-          inFlight.delete(requestId);
-          running.deliver(reply);
-        };
-        const fail = (requestId: string, error: McpServerError): McpFinalReply => ({ type: 'mcp.failed', requestId, server: name, error });
-
-        const unscripted = ({ requestId, spec }: PendingRequest) =>
-          fail(requestId, new McpServerError('REQUEST_FAILED', name, `MCP server "${name}": no scripted answer for ${describeRequest(spec)}.`));
-
-        /** Gives a request its scripted outcome, after its delay. */
-        const settle = <T>(
-          request: PendingRequest,
-          deliver: DirectAnswer,
-          outcome: ScriptedOutcome<T> | undefined,
-          reply: (value: T) => McpFinalReply,
-        ) => {
-          const { requestId } = request;
-          const what = describeRequest(request.spec);
-          if (!outcome) return deliver(unscripted(request));
-          const running = { request, deliver, cancel: () => {} };
-          inFlight.set(requestId, running);
-          running.cancel = later(system, outcome.delayMs, () => {
-            if ('crash' in outcome) {
-              // As a real session actor does: the chart hears of the loss first and leaves
-              // `connected`, stopping this actor, which then answers every request in flight.
-              crashed = { requestId, error: new McpServerError('CONNECTION_LOST', name, outcome.crash) };
-              for (const other of inFlight.values()) other.cancel();
-              return sendBack({ type: 'CONNECTION_LOST', error: new Error(outcome.crash) });
-            }
-            if ('fail' in outcome) {
-              return finish(requestId, fail(requestId, new McpServerError(outcome.fail, name, outcome.message ?? `MCP server "${name}": ${what} failed (scripted).`)));
-            }
-            finish(requestId, reply(outcome.answer));
-            if (outcome.thenManifest && run) {
-              const changes = diffManifests(run.manifest, outcome.thenManifest);
-              run.manifest = outcome.thenManifest;
-              sendBack({ type: 'MANIFEST_CHANGED', manifest: run.manifest, changes });
-            }
-          });
-        };
-
-        const answerAt = eventRouteAnswers({ self, system, sendBack, chartListens: () => !stopped });
-        const start = (request: PendingRequest, answer?: DirectAnswer) => {
-          const { spec, requestId, replyTo } = request;
-          const deliver = answer ?? answerAt(replyTo);
-          // The server is dead and the chart has yet to take it in: answered with the others as it does.
-          if (crashed) return void inFlight.set(requestId, { request, deliver, cancel: () => {} });
-          if (spec.kind === 'tool') {
-            return settle(request, deliver, run?.tools.get(spec.tool)?.take(), (result) => ({ type: 'mcp.toolResult', requestId, server: name, result }));
-          }
-          if (spec.kind === 'resource') {
-            return settle(request, deliver, run?.resources.get(spec.uri)?.take(), (contents) => ({ type: 'mcp.resource', requestId, server: name, contents }));
-          }
-          // Prompts and resource subscriptions are not scripted.
-          return deliver(unscripted(request));
-        };
-
-        receive((event) => {
-          if (event.type === 'RUN') return start(event.request, event.answer);
-          if (event.type === 'CANCEL') {
-            const running = inFlight.get(event.requestId);
-            running?.cancel();
-            return finish(event.requestId, fail(event.requestId, abortError(name, running ? describeRequest(running.request.spec) : 'the request', event.reason)));
-          }
-          // A scripted server is idle whenever no request runs.
-          sendBack({ type: 'IDLE_ANSWER', inFlight: inFlight.size, idleForMs: inFlight.size > 0 ? 0 : Number.MAX_SAFE_INTEGER });
-        });
-        for (const request of input.rereads) start(request);
-        return () => {
-          stopped = true;
-          const lost = crashed && requestAbandonedError(name, 'lost', crashed.error);
-          // Emptied first, as by a real session actor: a caller that reacts to its answer finds nothing left to answer twice.
-          const unanswered = [...inFlight];
-          inFlight.clear();
-          for (const [requestId, running] of unanswered) {
-            running.cancel();
-            const error = requestId === crashed?.requestId ? crashed.error : (lost ?? requestAbandonedError(name, 'disconnected'));
-            running.deliver(fail(requestId, error));
-          }
-        };
+      // The real session actor, running requests on a session that answers from the script.
+      session: createSessionActor({
+        liveSession: (name, system) => scriptedSession(name, system, runOf(system, name)),
+        now: (system) => clockNow(system),
+        attach: () => () => {},
       }),
     },
   });
