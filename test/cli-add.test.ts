@@ -40,7 +40,7 @@ describe('add', () => {
     const refused = await cli('add', 'first', '--json', '--', 'other');
     expect(refused.code).toBe(1);
     const report = JSON.parse(refused.stdout);
-    expect(report).toMatchObject({ ok: false, code: 'already-exists' });
+    expect(report).toMatchObject({ ok: false, code: 'ALREADY_EXISTS' });
     expect(report.error).toContain('--force');
     expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
     const forced = await cli('add', 'first', '--force', '--', 'other');
@@ -87,7 +87,7 @@ describe('add', () => {
   it('says why a stdio server cannot take -H', async () => {
     const { cli } = configHome();
     const run = await cli('add', 'x', '-H', 'A: b', '--json', '--', 'cmd');
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'invalid-argument' });
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
     expect(JSON.parse(run.stdout).error).toContain('--transport http');
   }, 40_000);
 });
@@ -104,7 +104,7 @@ describe('add-json', () => {
     const { cli, userFile } = configHome();
     const run = await cli('add-json', 'bad', '{"command":"x","env":{"K":1}}', '--json');
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'invalid-entry' });
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'INVALID_ENTRY' });
     expect(JSON.parse(run.stdout).error).toContain('"env.K"');
     expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
   }, 40_000);

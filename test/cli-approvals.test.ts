@@ -43,7 +43,7 @@ describe('approvals', () => {
 
   it('revoke with neither a name nor --all, or an unknown name, fails with a code', async () => {
     const { cli } = configHome();
-    expect(JSON.parse((await cli('approvals', 'revoke', '--json')).stdout)).toMatchObject({ ok: false, code: 'invalid-argument' });
+    expect(JSON.parse((await cli('approvals', 'revoke', '--json')).stdout)).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
     const unknown = await cli('approvals', 'revoke', 'ghost');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('No approval for "ghost". Run `mcp-statechart approvals`');

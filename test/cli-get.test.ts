@@ -50,7 +50,7 @@ describe('get', () => {
     const { cli } = configHome();
     const run = await cli('get', 'nope', '--json');
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'unknown-server' });
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'UNKNOWN_SERVER' });
     expect(JSON.parse(run.stdout).error).toContain('mcp-statechart servers');
   }, 40_000);
 });

@@ -97,7 +97,7 @@ describe('import', () => {
     expect(refused.stderr).not.toContain('team-secret');
     expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
     const json = await cli('import', '--from', join(home, 'team.json'), '--json');
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, code: 'needs-confirmation' });
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, code: 'NEEDS_CONFIRMATION' });
     const forced = await cli('import', '--from', join(home, 'team.json'), '--yes', '--force');
     expect(forced.code).toBe(0);
     expect(servers().first).toEqual({ command: 'team-first' });
@@ -114,7 +114,7 @@ describe('import', () => {
   it('a client with no config file says where it looked', async () => {
     const { cli, home } = importer();
     const run = await cli('import', '--from', 'cursor', '--json');
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'nothing-to-import' });
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'NOTHING_TO_IMPORT' });
     expect(JSON.parse(run.stdout).error).toContain(join(home, '.cursor', 'mcp.json'));
   }, 40_000);
 });

@@ -242,16 +242,16 @@ describe('install', () => {
 
   it('deleted and malformed documents are refused with a code; nothing written', async () => {
     await refusals([
-      ['io.github.example/gone', 'deleted'],
-      ['io.github.example/broken', 'registry-invalid'],
+      ['io.github.example/gone', 'DELETED'],
+      ['io.github.example/broken', 'REGISTRY_INVALID'],
     ]);
   }, 40_000);
 
   it('an unknown server or version, or a name that is not a registry name: refused with a code; nothing written', async () => {
     await refusals([
-      ['io.github.example/nowhere', 'not-found'],
-      ['io.github.example/weather@9.9.9', 'not-found'],
-      ['weather', 'invalid-argument'],
+      ['io.github.example/nowhere', 'NOT_FOUND'],
+      ['io.github.example/weather@9.9.9', 'NOT_FOUND'],
+      ['weather', 'INVALID_ARGUMENTS'],
     ]);
   }, 40_000);
 
@@ -263,7 +263,7 @@ describe('install', () => {
     expect(run.stderr).toContain('Nothing was installed: confirm on a terminal, or add --yes to install without asking.');
     expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
     const clash = await cli('install', '--registry', base, 'io.github.example/notes', '--name', 'first', '--yes', '--json');
-    expect(JSON.parse(clash.stdout)).toMatchObject({ ok: false, code: 'already-exists' });
+    expect(JSON.parse(clash.stdout)).toMatchObject({ ok: false, code: 'ALREADY_EXISTS' });
   }, 40_000);
 
   it('on a terminal: n writes nothing, y installs', async () => {

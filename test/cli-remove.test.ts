@@ -29,7 +29,7 @@ describe('remove', () => {
     await cli('add', '--scope', 'project', 'first', '--', 'node', 'p.js');
     const run = await cli('remove', 'first', '--json');
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'ambiguous-scope' });
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'AMBIGUOUS_SCOPE' });
     expect(JSON.parse(run.stdout).error).toContain('--scope user or --scope project');
     expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
   }, 60_000);

@@ -51,6 +51,6 @@ describe('search <words>', () => {
     const home = process.env.HOME!;
     const run = await runCli(['search', '--json', 'anything'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'not-indexed', error: expect.stringContaining('mcp-statechart index') });
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'NOT_INDEXED', error: expect.stringContaining('mcp-statechart index') });
   }, 40_000);
 });

@@ -3,7 +3,7 @@
  * stdout, a failure on stderr); with `--json`, one object on stdout with `ok` and, on failure,
  * a stable `code`. The exit code is what the command returns.
  */
-import { ConfigCommandError } from './config-file-edit.js';
+import { CliError } from './json-codes.js';
 import { errorText, terminalJson, writeError, writeListing } from './terminal-text.js';
 
 export interface ReportOptions {
@@ -19,7 +19,7 @@ export function reportDone(options: ReportOptions, text: string, data: Record<st
 
 /** Failure: the message for a person, or `{ ok: false, code, error }`. */
 export function reportFailure(options: ReportOptions, error: unknown): number {
-  const code = error instanceof ConfigCommandError ? error.code : 'failed';
+  const code = error instanceof CliError ? error.code : 'FAILED';
   const message = errorText(error);
   if (options.json) process.stdout.write(`${terminalJson({ ok: false, code, error: message })}\n`);
   else writeError(`Error: ${message}`);

@@ -4,6 +4,7 @@
  * file created with O_EXCL and is renamed over the old one under a lock beside it, so two
  * commands writing at once both land and a reader sees the old file or the new one.
  */
+import { CliError } from './json-codes.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -15,15 +16,6 @@ import { parseJson } from '../config/parse-json.js';
 export type WritableScope = 'user' | 'project';
 
 /** A failure a person can act on: `code` is stable for `--json`, the message says what to do. */
-export class ConfigCommandError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 type JsonObject = Record<string, unknown>;
 
 /** `~/.ai-zen/mcp.json`, or the project's `.mcp.json`: the nearest one, else one in the working folder (or `--project`). */
@@ -41,20 +33,20 @@ export async function readConfigObject(path: string): Promise<JsonObject> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigCommandError('config-unreadable', `Could not read ${path}: ${(error as Error).message}. Nothing was changed.`);
+    throw new CliError('CONFIG_UNREADABLE', `Could not read ${path}: ${(error as Error).message}. Nothing was changed.`);
   }
   if (text.trim() === '') return {};
   const parsed = parseJson(text);
   if (!parsed.ok) {
-    throw new ConfigCommandError(
-      'config-invalid',
+    throw new CliError(
+      'CONFIG_INVALID',
       `${path} is not valid JSON (line ${parsed.line}, column ${parsed.column}: ${parsed.reason}). Fix it by hand first; nothing was changed.`,
     );
   }
-  if (!isJsonObject(parsed.value)) throw new ConfigCommandError('config-invalid', `${path} does not hold a JSON object. Fix it by hand first; nothing was changed.`);
+  if (!isJsonObject(parsed.value)) throw new CliError('CONFIG_INVALID', `${path} does not hold a JSON object. Fix it by hand first; nothing was changed.`);
   const servers = Object.hasOwn(parsed.value, 'mcpServers') ? parsed.value.mcpServers : undefined;
   if (servers !== undefined && !isJsonObject(servers)) {
-    throw new ConfigCommandError('config-invalid', `"mcpServers" in ${path} is not an object keyed by server name. Fix it by hand first; nothing was changed.`);
+    throw new CliError('CONFIG_INVALID', `"mcpServers" in ${path} is not an object keyed by server name. Fix it by hand first; nothing was changed.`);
   }
   return parsed.value;
 }

@@ -4,7 +4,7 @@
  * nothing is written and the failure says how to confirm.
  */
 import { createInterface } from 'node:readline/promises';
-import { ConfigCommandError } from './config-file-edit.js';
+import { CliError } from './json-codes.js';
 import { isInteractive } from './options.js';
 
 async function answeredYes(question: string): Promise<boolean> {
@@ -20,11 +20,11 @@ async function answeredYes(question: string): Promise<boolean> {
 export async function confirmChange(options: { yes?: boolean; json?: boolean }, shown: string, question: string, verb: { base: string; done: string }): Promise<void> {
   if (options.yes) return;
   if (!isInteractive() || options.json) {
-    throw new ConfigCommandError(
-      'needs-confirmation',
+    throw new CliError(
+      'NEEDS_CONFIRMATION',
       `${options.json ? '' : `${shown}\n`}Nothing was ${verb.done}: confirm on a terminal, or add --yes to ${verb.base} without asking.`,
     );
   }
   process.stderr.write(`${shown}\n`);
-  if (!(await answeredYes(`${question} [y/N] `))) throw new ConfigCommandError('declined', `You declined; nothing was ${verb.done}.`);
+  if (!(await answeredYes(`${question} [y/N] `))) throw new CliError('DECLINED', `You declined; nothing was ${verb.done}.`);
 }

@@ -180,9 +180,14 @@ export function buildProgram(): Command {
       const index = new ManifestIndex();
       const permissions = permissionsFrom(globalOptions(command));
       const exposure = await exposureDecision(result, index, globalOptions(command));
-      if (options.json) process.stdout.write(`${terminalJson(serversReport(result, index, permissions, health, exposure))}\n`);
-      else writeListing(formatServersTable(result, index, permissions, health, exposure));
-      process.exitCode = hasErrors(result) || (health !== undefined && anyUnhealthy(health)) ? 1 : 0;
+      const configProblems = hasErrors(result);
+      const unhealthy = health !== undefined && anyUnhealthy(health);
+      if (options.json) {
+        const failure = configProblems ? { code: 'CONFIG_PROBLEMS' } : unhealthy ? { code: 'CHECK_FAILED' } : {};
+        process.stdout.write(`${terminalJson({ ok: !configProblems && !unhealthy, ...failure, ...serversReport(result, index, permissions, health, exposure) })}
+`);
+      } else writeListing(formatServersTable(result, index, permissions, health, exposure));
+      process.exitCode = configProblems || unhealthy ? 1 : 0;
     });
 
   program

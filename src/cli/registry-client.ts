@@ -13,7 +13,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isJsonObject } from '../config/null-proto.js';
 import { parseJson } from '../config/parse-json.js';
-import { ConfigCommandError } from './config-file-edit.js';
+import { CliError } from './json-codes.js';
 import { parseServerList, parseServerResponse, type RegistryEntry } from './registry-document.js';
 import { terminalLine } from './terminal-text.js';
 
@@ -32,9 +32,9 @@ function checkedUrl(text: string, from: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new ConfigCommandError('invalid-argument', `${from} is not a URL; give the registry's address, e.g. ${OFFICIAL_REGISTRY}.`);
+    throw new CliError('INVALID_ARGUMENTS', `${from} is not a URL; give the registry's address, e.g. ${OFFICIAL_REGISTRY}.`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigCommandError('invalid-argument', `${from} must be an http:// or https:// URL.`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new CliError('INVALID_ARGUMENTS', `${from} must be an http:// or https:// URL.`);
   return url.href.replace(/\/+$/, '');
 }
 
@@ -45,7 +45,7 @@ export async function chooseRegistry(flag: string | undefined): Promise<{ url: s
   const text = await readFile(file, 'utf8').catch(() => undefined);
   if (text !== undefined && text.trim() !== '') {
     const parsed = parseJson(text);
-    if (!parsed.ok) throw new ConfigCommandError('config-invalid', `${file} is not valid JSON (line ${parsed.line}, column ${parsed.column}: ${parsed.reason}); fix it, or pass --registry <url>.`);
+    if (!parsed.ok) throw new CliError('CONFIG_INVALID', `${file} is not valid JSON (line ${parsed.line}, column ${parsed.column}: ${parsed.reason}); fix it, or pass --registry <url>.`);
     const setting = isJsonObject(parsed.value) && isJsonObject(parsed.value.mcpRegistry) ? parsed.value.mcpRegistry.url : undefined;
     if (typeof setting === 'string') return { url: checkedUrl(setting, `"mcpRegistry.url" in ${file}`), from: file };
   }
@@ -63,8 +63,8 @@ async function getJson(url: string, options: ReadOptions): Promise<unknown> {
   try {
     response = await fetch(url, { headers: { accept: 'application/json' }, signal: options.signal });
   } catch (error) {
-    if (options.signal.aborted) throw new ConfigCommandError('timeout', `The registry did not answer within ${options.timeoutMs} ms (${url}); try again, or give more time with --timeout.`);
-    throw new ConfigCommandError('registry-unreachable', `Could not reach the registry at ${url}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}.`);
+    if (options.signal.aborted) throw new CliError('TIMEOUT', `The registry did not answer within ${options.timeoutMs} ms (${url}); try again, or give more time with --timeout.`);
+    throw new CliError('REGISTRY_UNREACHABLE', `Could not reach the registry at ${url}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}.`);
   }
   if (response.status === 404) {
     await response.body?.cancel();
@@ -72,10 +72,10 @@ async function getJson(url: string, options: ReadOptions): Promise<unknown> {
   }
   const body = await boundedText(response, url, options);
   if (!response.ok) {
-    throw new ConfigCommandError('registry-error', `The registry answered ${response.status} to ${url}${body.trim() ? `: ${terminalLine(body.trim().slice(0, 200))}` : ''}.`);
+    throw new CliError('REGISTRY_ERROR', `The registry answered ${response.status} to ${url}${body.trim() ? `: ${terminalLine(body.trim().slice(0, 200))}` : ''}.`);
   }
   const parsed = parseJson(body);
-  if (!parsed.ok) throw new ConfigCommandError('registry-invalid', `The registry's answer to ${url} is not JSON (column ${parsed.column}: ${parsed.reason}).`);
+  if (!parsed.ok) throw new CliError('REGISTRY_INVALID', `The registry's answer to ${url} is not JSON (column ${parsed.column}: ${parsed.reason}).`);
   return parsed.value;
 }
 
@@ -91,13 +91,13 @@ async function boundedText(response: Response, url: string, options: ReadOptions
       size += value.byteLength;
       if (size > MAX_RESPONSE_BYTES) {
         await reader.cancel();
-        throw new ConfigCommandError('registry-invalid', `The registry's answer to ${url} is over ${MAX_RESPONSE_BYTES / 1024 / 1024} MB; not read.`);
+        throw new CliError('REGISTRY_INVALID', `The registry's answer to ${url} is over ${MAX_RESPONSE_BYTES / 1024 / 1024} MB; not read.`);
       }
       chunks.push(value);
     }
   } catch (error) {
-    if (error instanceof ConfigCommandError) throw error;
-    if (options.signal.aborted) throw new ConfigCommandError('timeout', `The registry did not finish answering within ${options.timeoutMs} ms (${url}); give more time with --timeout.`);
+    if (error instanceof CliError) throw error;
+    if (options.signal.aborted) throw new CliError('TIMEOUT', `The registry did not finish answering within ${options.timeoutMs} ms (${url}); give more time with --timeout.`);
     throw error;
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -109,9 +109,9 @@ export async function fetchServer(registry: string, name: string, version: strin
   const document = await getJson(url, options);
   if (document === undefined) return undefined;
   const parsed = parseServerResponse(document);
-  if (!parsed.ok) throw new ConfigCommandError('registry-invalid', `The registry's document for ${terminalLine(name)} is not a valid server.json: ${terminalLine(parsed.reason)}. Nothing was written.`);
+  if (!parsed.ok) throw new CliError('REGISTRY_INVALID', `The registry's document for ${terminalLine(name)} is not a valid server.json: ${terminalLine(parsed.reason)}. Nothing was written.`);
   if (parsed.value.server.name !== name) {
-    throw new ConfigCommandError('registry-invalid', `Asked the registry for ${terminalLine(name)}, it answered with ${terminalLine(parsed.value.server.name)}. Nothing was written.`);
+    throw new CliError('REGISTRY_INVALID', `Asked the registry for ${terminalLine(name)}, it answered with ${terminalLine(parsed.value.server.name)}. Nothing was written.`);
   }
   return parsed.value;
 }
@@ -134,9 +134,9 @@ export async function searchServers(registry: string, words: string, limit: numb
     if (cursor !== undefined) query.set('cursor', cursor);
     const url = `${registry}/v0.1/servers?${query}`;
     const document = await getJson(url, options);
-    if (document === undefined) throw new ConfigCommandError('registry-error', `The registry at ${registry} has no server list (${url} answered 404); is it an MCP Registry (API v0.1)?`);
+    if (document === undefined) throw new CliError('REGISTRY_ERROR', `The registry at ${registry} has no server list (${url} answered 404); is it an MCP Registry (API v0.1)?`);
     const parsed = parseServerList(document);
-    if (!parsed.ok) throw new ConfigCommandError('registry-invalid', `The registry's server list is not in the API's format: ${terminalLine(parsed.reason)}.`);
+    if (!parsed.ok) throw new CliError('REGISTRY_INVALID', `The registry's server list is not in the API's format: ${terminalLine(parsed.reason)}.`);
     malformed += parsed.value.malformed;
     for (const entry of parsed.value.entries) if (entry.status !== 'deleted' && entries.length < limit) entries.push(entry);
     cursor = parsed.value.nextCursor;

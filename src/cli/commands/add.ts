@@ -10,7 +10,8 @@ import { serverEntryShape } from '../../config/server-schema.js';
 import { isJsonObject } from '../../config/null-proto.js';
 import { parseJson } from '../../config/parse-json.js';
 import { silentLogger } from '../../logger.js';
-import { ConfigCommandError, configPathForScope, editServerEntries, type WritableScope } from '../config-file-edit.js';
+import { configPathForScope, editServerEntries, type WritableScope } from '../config-file-edit.js';
+import { CliError } from '../json-codes.js';
 import { reportDone, reported } from '../command-report.js';
 import { terminalLine } from '../terminal-text.js';
 
@@ -32,8 +33,8 @@ const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 export function checkServerName(name: string): void {
   if (!SERVER_NAME.test(name)) {
-    throw new ConfigCommandError(
-      'invalid-name',
+    throw new CliError(
+      'INVALID_NAME',
       `"${terminalLine(name)}" is not a usable server name: use letters, digits, "_", "." and "-" (up to 64, starting with a letter or digit).`,
     );
   }
@@ -42,7 +43,7 @@ export function checkServerName(name: string): void {
 function keyValue(flag: string, text: string, separator: string, example: string): [string, string] {
   const at = text.indexOf(separator);
   const key = at > 0 ? text.slice(0, at).trim() : '';
-  if (key === '') throw new ConfigCommandError('invalid-argument', `${flag} needs ${example}; got something without a name. Nothing was written.`);
+  if (key === '') throw new CliError('INVALID_ARGUMENTS', `${flag} needs ${example}; got something without a name. Nothing was written.`);
   return [key, text.slice(at + separator.length).trim()];
 }
 
@@ -53,27 +54,27 @@ export function entryFromFlags(flags: AddFlags, target: string, args: string[]):
   const env = Object.fromEntries(flags.env.map((pair) => keyValue('-e', pair, '=', 'KEY=VALUE, e.g. -e API_KEY=${API_KEY}')));
   const headers = Object.fromEntries(flags.header.map((pair) => keyValue('-H', pair, ':', "'Name: value', e.g. -H 'Authorization: Bearer ${TOKEN}'")));
   if (transport === 'stdio') {
-    if (flags.header.length > 0) throw new ConfigCommandError('invalid-argument', '-H sets HTTP headers, which a stdio server has none of; use --transport http with a URL. Nothing was written.');
+    if (flags.header.length > 0) throw new CliError('INVALID_ARGUMENTS', '-H sets HTTP headers, which a stdio server has none of; use --transport http with a URL. Nothing was written.');
     return { command: target, ...(args.length > 0 ? { args } : {}), ...(flags.env.length > 0 ? { env } : {}) };
   }
-  if (!looksLikeUrl) throw new ConfigCommandError('invalid-argument', `--transport ${transport} needs an http:// or https:// URL, e.g. https://example.com/mcp. Nothing was written.`);
-  if (args.length > 0) throw new ConfigCommandError('invalid-argument', `an ${transport} server takes no arguments after its URL. Nothing was written.`);
-  if (flags.env.length > 0) throw new ConfigCommandError('invalid-argument', `-e sets a process environment, which an ${transport} server has none of; use -H for headers. Nothing was written.`);
+  if (!looksLikeUrl) throw new CliError('INVALID_ARGUMENTS', `--transport ${transport} needs an http:// or https:// URL, e.g. https://example.com/mcp. Nothing was written.`);
+  if (args.length > 0) throw new CliError('INVALID_ARGUMENTS', `an ${transport} server takes no arguments after its URL. Nothing was written.`);
+  if (flags.env.length > 0) throw new CliError('INVALID_ARGUMENTS', `-e sets a process environment, which an ${transport} server has none of; use -H for headers. Nothing was written.`);
   return { type: transport, url: target, ...(flags.header.length > 0 ? { headers } : {}) };
 }
 
 /** `add-json`'s argument: one JSON object that is a valid entry. */
 export function entryFromJson(text: string): Record<string, unknown> {
   const parsed = parseJson(text);
-  if (!parsed.ok) throw new ConfigCommandError('invalid-json', `the definition is not valid JSON (column ${parsed.column}: ${parsed.reason}). Nothing was written.`);
-  if (!isJsonObject(parsed.value)) throw new ConfigCommandError('invalid-json', 'the definition must be a JSON object, e.g. \'{"command":"npx","args":["-y","pkg"]}\'. Nothing was written.');
+  if (!parsed.ok) throw new CliError('INVALID_JSON', `the definition is not valid JSON (column ${parsed.column}: ${parsed.reason}). Nothing was written.`);
+  if (!isJsonObject(parsed.value)) throw new CliError('INVALID_JSON', 'the definition must be a JSON object, e.g. \'{"command":"npx","args":["-y","pkg"]}\'. Nothing was written.');
   const checked = serverEntryShape.safeParse(parsed.value);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
-    throw new ConfigCommandError('invalid-entry', `the definition's "${issue.path.join('.')}" ${issue.message}. Nothing was written.`);
+    throw new CliError('INVALID_ENTRY', `the definition's "${issue.path.join('.')}" ${issue.message}. Nothing was written.`);
   }
   if (typeof parsed.value.command !== 'string' && typeof parsed.value.url !== 'string') {
-    throw new ConfigCommandError('invalid-entry', 'the definition needs a "command" (stdio) or a "url" (http, sse). Nothing was written.');
+    throw new CliError('INVALID_ENTRY', 'the definition needs a "command" (stdio) or a "url" (http, sse). Nothing was written.');
   }
   return parsed.value;
 }
@@ -93,8 +94,8 @@ export async function writeServerEntry(name: string, entry: Record<string, unkno
   await editServerEntries(file, (servers) => {
     replaced = Object.hasOwn(servers, name);
     if (replaced && !options.force) {
-      throw new ConfigCommandError(
-        'already-exists',
+      throw new CliError(
+        'ALREADY_EXISTS',
         `"${name}" is already defined in ${file}. Run \`mcp-statechart remove ${name} --scope ${options.scope}\` first, or add --force to replace it.`,
       );
     }

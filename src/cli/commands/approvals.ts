@@ -7,7 +7,7 @@ import { discoverMcpServers } from '../../config/index.js';
 import { isApproved, listApprovals, readApprovalRecord, revokeApprovals, type RecordedApproval } from '../../config/project-trust.js';
 import { silentLogger } from '../../logger.js';
 import { reportDone, reported, type ReportOptions } from '../command-report.js';
-import { ConfigCommandError } from '../config-file-edit.js';
+import { CliError } from '../json-codes.js';
 import { terminalLine } from '../terminal-text.js';
 import { dirname } from 'node:path';
 
@@ -49,12 +49,12 @@ export function runApprovalsList(options: ReportOptions): Promise<number> {
 export function runApprovalsRevoke(name: string | undefined, options: ReportOptions & { all?: boolean }): Promise<number> {
   return reported(options, async () => {
     if (name === undefined && !options.all) {
-      throw new ConfigCommandError('invalid-argument', 'Say which approval to revoke: `mcp-statechart approvals revoke <name>`, or `--all` for every one.');
+      throw new CliError('INVALID_ARGUMENTS', 'Say which approval to revoke: `mcp-statechart approvals revoke <name>`, or `--all` for every one.');
     }
-    if (name !== undefined && options.all) throw new ConfigCommandError('invalid-argument', 'Give a name or --all, not both; nothing was revoked.');
+    if (name !== undefined && options.all) throw new CliError('INVALID_ARGUMENTS', 'Give a name or --all, not both; nothing was revoked.');
     const removed = await revokeApprovals({}, (approval) => options.all === true || approval.name === name);
     if (removed.length === 0 && name !== undefined) {
-      throw new ConfigCommandError('unknown-approval', `No approval for "${name}". Run \`mcp-statechart approvals\` to see the approved project servers.`);
+      throw new CliError('UNKNOWN_APPROVAL', `No approval for "${name}". Run \`mcp-statechart approvals\` to see the approved project servers.`);
     }
     const text =
       removed.length === 0

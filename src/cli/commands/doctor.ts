@@ -9,7 +9,7 @@ import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { progressRows, type ProgressRows } from '../progress-rows.js';
-import { terminalLine } from '../terminal-text.js';
+import { terminalJson, terminalLine } from '../terminal-text.js';
 import { hasErrors } from './servers.js';
 
 export interface DoctorOptions {
@@ -168,6 +168,11 @@ export async function runDoctor(options: GlobalOptions, doctor: DoctorOptions): 
   // The report lists the config problems; they are not logged a second time.
   const discovery = await discover(options, silentLogger);
   const report = await checkServers(options, doctor, discovery);
-  process.stdout.write(`${doctor.json ? JSON.stringify(report, null, 2) : formatDoctorReport(report)}\n`);
-  return report.servers.some((check) => check.state === 'error') || hasErrors(discovery) ? 1 : 0;
+  const failedCheck = report.servers.some((check) => check.state === 'error');
+  const configProblems = hasErrors(discovery);
+  if (doctor.json) {
+    const failure = failedCheck ? { code: 'CHECK_FAILED' } : configProblems ? { code: 'CONFIG_PROBLEMS' } : {};
+    process.stdout.write(`${terminalJson({ ok: !failedCheck && !configProblems, ...failure, ...report })}\n`);
+  } else process.stdout.write(`${formatDoctorReport(report)}\n`);
+  return failedCheck || configProblems ? 1 : 0;
 }

@@ -3,7 +3,7 @@ import type { DiscoveredServer } from '../../config/index.js';
 import { silentLogger } from '../../logger.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { reportDone, reported, type ReportOptions } from '../command-report.js';
-import { ConfigCommandError } from '../config-file-edit.js';
+import { CliError } from '../json-codes.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import { terminalLine } from '../terminal-text.js';
@@ -47,7 +47,7 @@ export function runGet(global: GlobalOptions, name: string, options: GetOptions)
     const inUse = Object.hasOwn(discovery.servers, name) ? discovery.servers[name] : undefined;
     const definitions = [...(inUse ? [inUse] : []), ...(discovery.shadowed ?? []).filter((server) => server.name === name)];
     if (definitions.length === 0) {
-      throw new ConfigCommandError('unknown-server', `No server named "${name}" is configured. Run \`mcp-statechart servers\` to see the configured ones, or add it with \`mcp-statechart add\`.`);
+      throw new CliError('UNKNOWN_SERVER', `No server named "${name}" is configured. Run \`mcp-statechart servers\` to see the configured ones, or add it with \`mcp-statechart add\`.`);
     }
     const allowed = isServerAllowed(permissionsFrom(global), name);
     const health =

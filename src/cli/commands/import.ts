@@ -13,7 +13,8 @@ import { withVariableReferences, workspaceFolderOf } from '../../config/vscode-s
 import { parseTransport } from '../../../machines/options.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { reportDone, reported } from '../command-report.js';
-import { ConfigCommandError, configPathForScope, editServerEntries, readConfigObject, serverEntries, type WritableScope } from '../config-file-edit.js';
+import { configPathForScope, editServerEntries, readConfigObject, serverEntries, type WritableScope } from '../config-file-edit.js';
+import { CliError } from '../json-codes.js';
 import { confirmChange } from '../confirm-change.js';
 import { checkServerName, projectDefinition } from './add.js';
 
@@ -83,7 +84,7 @@ async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candid
   const read: string[] = [];
   for (const file of files) {
     const config = await readConfigObject(file.path).catch((error: unknown) => {
-      if (error instanceof ConfigCommandError) throw new ConfigCommandError(error.code, error.message.replace('Fix it by hand first; nothing was changed.', 'Nothing was imported.'));
+      if (error instanceof CliError) throw new CliError(error.code, error.message.replace('Fix it by hand first; nothing was changed.', 'Nothing was imported.'));
       throw error;
     });
     const servers = file.servers(config);
@@ -107,7 +108,7 @@ export function runImport(options: ImportOptions): Promise<number> {
     const { candidates, read } = await candidatesFrom(clientFiles(options.from, process.cwd()));
     if (read.length === 0) {
       const looked = clientFiles(options.from, process.cwd()).map((file) => file.path);
-      throw new ConfigCommandError('nothing-to-import', `No servers found for ${options.from}: looked in ${[...new Set(looked)].join(', ')}. Name the file instead: --from <file>.`);
+      throw new CliError('NOTHING_TO_IMPORT', `No servers found for ${options.from}: looked in ${[...new Set(looked)].join(', ')}. Name the file instead: --from <file>.`);
     }
     const target = await configPathForScope(options.scope, options.project);
     const existing = serverEntries(await readConfigObject(target));

@@ -6,7 +6,8 @@
 import type { DiscoveredServer } from '../../config/index.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { reportDone, reported } from '../command-report.js';
-import { ConfigCommandError, configPathForScope, type WritableScope } from '../config-file-edit.js';
+import { configPathForScope, type WritableScope } from '../config-file-edit.js';
+import { CliError } from '../json-codes.js';
 import { confirmChange } from '../confirm-change.js';
 import { chooseRegistry, fetchServer } from '../registry-client.js';
 import { REGISTRY_SERVER_NAME } from '../registry-document.js';
@@ -32,8 +33,8 @@ function parseWanted(text: string): { name: string; version: string } {
   const name = at === -1 ? text : text.slice(0, at);
   const version = at === -1 ? 'latest' : text.slice(at + 1);
   if (!REGISTRY_SERVER_NAME.test(name) || version === '') {
-    throw new ConfigCommandError(
-      'invalid-argument',
+    throw new CliError(
+      'INVALID_ARGUMENTS',
       `"${terminalLine(text)}" is not a registry server name: they look like io.github.owner/server (optionally @1.2.3). Find one with \`mcp-statechart search --registry <words>\`.`,
     );
   }
@@ -71,17 +72,17 @@ export function runInstall(wanted: string, options: InstallOptions): Promise<num
     const read = { signal: AbortSignal.timeout(options.timeout), timeoutMs: options.timeout };
     const found = await fetchServer(registry.url, name, version, read);
     if (found === undefined) {
-      throw new ConfigCommandError(
-        'not-found',
+      throw new CliError(
+        'NOT_FOUND',
         `The registry at ${registry.url} has no ${name}${version === 'latest' ? '' : ` version ${version}`}. Find the exact name with \`mcp-statechart search --registry <words>\`.`,
       );
     }
     if (found.status === 'deleted') {
-      throw new ConfigCommandError('deleted', `The registry lists ${name} ${found.server.version} as deleted${found.statusMessage ? ` (${terminalLine(found.statusMessage)})` : ''}; it is not installed.`);
+      throw new CliError('DELETED', `The registry lists ${name} ${found.server.version} as deleted${found.statusMessage ? ` (${terminalLine(found.statusMessage)})` : ''}; it is not installed.`);
     }
     const plan = planInstall(found.server, registry.url, options.remote);
     if (!('entry' in plan)) {
-      throw new ConfigCommandError('nothing-installable', [`${name} ${found.server.version} has no package or remote this CLI can use:`, ...plan.skipped.map((reason) => `  ${reason}`)].join('\n'));
+      throw new CliError('NOTHING_INSTALLABLE', [`${name} ${found.server.version} has no package or remote this CLI can use:`, ...plan.skipped.map((reason) => `  ${reason}`)].join('\n'));
     }
     const serverName = localName(name, options.name);
     checkServerName(serverName);

@@ -10,7 +10,7 @@ import { discover, isInteractive, permissionsFrom, type GlobalOptions } from '..
 import { serverDenial, toolDenial } from '../permission-text.js';
 import { ProgressDisplay } from '../progress-display.js';
 import { openLoaderSession } from '../session.js';
-import { CliError } from '../json-codes.js';
+import { CliError, failureJson } from '../json-codes.js';
 import { keepRawResults, type RawResult, type RawResultKeeper } from '../raw-results.js';
 import { wholeResult, withinBytes, type OutputTarget, type SavedFile, type WholeResult } from '../whole-result.js';
 import { terminalApproval } from '../tool-call-approval.js';
@@ -90,8 +90,10 @@ export async function runOneShot(
 ): Promise<number> {
   const logger = cliLogger(options.verbose);
   const discovery = await discover(options, logger);
+  /** Keeps the raw answer of `call` and `read`, printed whole. */
+  let keeper: RawResultKeeper | undefined;
   const report = (result: JsonReport): number => {
-    if (json) process.stdout.write(`${terminalJson(result)}\n`);
+    if (json) process.stdout.write(`${terminalJson(result.ok ? result : failureJson(result.server, result.error))}\n`);
     else if (!result.ok) process.stderr.write(`${formatFailure(result.error)}\n`);
     // A tool result or resource goes out as the server sent it; a manifest is a listing, escaped.
     else if (tool === 'load_mcp') writeListing(result.text);
@@ -124,8 +126,11 @@ export async function runOneShot(
     report({
       ok: false,
       server: args.server,
-      // A failure without an error object (bad arguments, a tool's own isError) is already plain words.
-      error: result.error === undefined ? { message: result.text } : explainFailure(args.server, result.error, discovery.servers[args.server]),
+      // A tool's own isError answer has no error object: its text is already plain words.
+      error:
+        result.error === undefined
+          ? { code: keeper?.last()?.kind === 'tool' ? 'TOOL_ERROR' : 'FAILED', message: result.text }
+          : explainFailure(args.server, result.error, discovery.servers[args.server]),
     });
 
   const refused = refusal(discovery, options, args.server, tool === 'call_mcp_tool' && typeof args.tool === 'string' ? args.tool : undefined);
@@ -146,7 +151,6 @@ export async function runOneShot(
         return decision;
       }),
   };
-  let keeper: RawResultKeeper | undefined;
   const { manager, tool: find } = openLoaderSession(discovery, options, logger, { defaults: { maxRetries: 0 } }, {
     ...approval,
     toolsView: tool === 'load_mcp' ? undefined : (manager) => (keeper = keepRawResults(manager)).manager,
@@ -160,7 +164,7 @@ export async function runOneShot(
   const callOptions = { signal: interrupt.signal, timeoutMs, onProgress: progress && ((update: Parameters<ProgressDisplay['update']>[0]) => progress.update(update)) };
   try {
     const loader = find(tool);
-    if (!loader) return report({ ok: false, server: args.server, error: { message: `${tool} is switched off by the permissions` } });
+    if (!loader) return report({ ok: false, server: args.server, error: { code: 'NOT_ALLOWED', message: `${tool} is switched off by the permissions` } });
     if (tool !== 'load_mcp') {
       // A one-shot command is its own whole session: it loads the server the model would have loaded first.
       const loaded = await find('load_mcp')!.execute({ server: args.server }, { signal: interrupt.signal });
@@ -200,10 +204,10 @@ export function parseJsonArguments(text: string | undefined, origin = 'The tool 
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${origin} are not valid JSON: ${(error as Error).message}. Example: '{"text": "hello"}'`);
+    throw new CliError('INVALID_ARGUMENTS', `${origin} are not valid JSON: ${(error as Error).message}. Example: '{"text": "hello"}'`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new Error(`${origin} must be a JSON object, like '{"text": "hello"}'.`);
+    throw new CliError('INVALID_ARGUMENTS', `${origin} must be a JSON object, like '{"text": "hello"}'.`);
   }
   return value as Record<string, unknown>;
 }
@@ -216,7 +220,7 @@ async function readStdin(): Promise<string> {
   let size = 0;
   for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_ARGUMENTS_BYTES) throw new Error(`The tool arguments on stdin are over ${MAX_ARGUMENTS_BYTES} bytes.`);
+    if (size > MAX_ARGUMENTS_BYTES) throw new CliError('INVALID_ARGUMENTS', `The tool arguments on stdin are over ${MAX_ARGUMENTS_BYTES} bytes.`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -232,12 +236,12 @@ const UNREADABLE: Record<string, string> = {
 async function readArgumentsFile(file: string): Promise<string> {
   try {
     const { size } = await stat(file);
-    if (size > MAX_ARGUMENTS_BYTES) throw new Error(`${file} is over ${MAX_ARGUMENTS_BYTES} bytes.`);
+    if (size > MAX_ARGUMENTS_BYTES) throw new CliError('INVALID_ARGUMENTS', `${file} is over ${MAX_ARGUMENTS_BYTES} bytes.`);
     return await readFile(file, 'utf8');
   } catch (error) {
     const reason = UNREADABLE[String((error as NodeJS.ErrnoException).code)];
     if (reason === undefined) throw error;
-    throw new Error(`Cannot read the tool arguments from --args-file ${file}: ${reason}.`);
+    throw new CliError('INVALID_ARGUMENTS', `Cannot read the tool arguments from --args-file ${file}: ${reason}.`);
   }
 }
 
@@ -247,7 +251,7 @@ async function readArgumentsFile(file: string): Promise<string> {
  */
 export async function readCallArguments(inline: string | undefined, argsFile: string | undefined): Promise<Record<string, unknown>> {
   if (inline !== undefined && argsFile !== undefined) {
-    throw new Error('Give the tool arguments either inline or with --args-file, not both.');
+    throw new CliError('INVALID_ARGUMENTS', 'Give the tool arguments either inline or with --args-file, not both.');
   }
   const source = argsFile ?? inline;
   if (source === '-') return parseJsonArguments(await readStdin(), 'The tool arguments on stdin');

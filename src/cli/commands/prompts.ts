@@ -10,6 +10,7 @@ import { discover, type GlobalOptions } from '../options.js';
 import { openLoaderSession } from '../session.js';
 import { terminalJson, terminalLine, writeListing } from '../terminal-text.js';
 import { refusal } from './one-shot.js';
+import { CliError, failureJson } from '../json-codes.js';
 
 export interface PromptOptions {
   json?: boolean;
@@ -23,7 +24,7 @@ export function promptArguments(pairs: string[]): Record<string, string> {
   const args: Record<string, string> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
-    if (at <= 0) throw new Error(`Prompt arguments are written name=value, e.g. name=Ada; got "${terminalLine(pair)}".`);
+    if (at <= 0) throw new CliError('INVALID_ARGUMENTS', `Prompt arguments are written name=value, e.g. name=Ada; got "${terminalLine(pair)}".`);
     args[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return args;
@@ -33,7 +34,7 @@ async function withServer(global: GlobalOptions, server: string, options: Prompt
   const logger = cliLogger(global.verbose);
   const discovery = await discover(global, logger);
   const report = (outcome: Outcome): number => {
-    if (options.json) process.stdout.write(`${terminalJson(outcome.ok ? { ok: true, server, ...outcome.data } : { ok: false, server, error: outcome.error })}\n`);
+    if (options.json) process.stdout.write(`${terminalJson(outcome.ok ? { ok: true, server, ...outcome.data } : failureJson(server, outcome.error))}\n`);
     else if (outcome.ok) writeListing(outcome.text);
     else process.stderr.write(`${formatFailure(outcome.error)}\n`);
     return outcome.ok ? 0 : 1;
@@ -78,7 +79,7 @@ export async function runPrompt(global: GlobalOptions, server: string, name: str
     args = promptArguments(pairs);
   } catch (error) {
     const explanation: FailureExplanation = { code: 'INVALID_ARGUMENTS', message: (error as Error).message };
-    if (options.json) process.stdout.write(`${terminalJson({ ok: false, server, error: explanation })}\n`);
+    if (options.json) process.stdout.write(`${terminalJson(failureJson(server, explanation))}\n`);
     else process.stderr.write(`${formatFailure(explanation)}\n`);
     return 1;
   }

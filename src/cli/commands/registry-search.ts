@@ -4,7 +4,7 @@
  * installs one.
  */
 import { reportDone, reported } from '../command-report.js';
-import { ConfigCommandError } from '../config-file-edit.js';
+import { CliError } from '../json-codes.js';
 import { chooseRegistry, searchServers } from '../registry-client.js';
 import { terminalLine } from '../terminal-text.js';
 
@@ -20,7 +20,7 @@ const DESCRIPTION_SHOWN = 100;
 export function runRegistrySearch(words: string[], options: RegistrySearchOptions): Promise<number> {
   return reported(options, async () => {
     const query = words.join(' ').trim();
-    if (query === '') throw new ConfigCommandError('invalid-argument', 'Say what to look for, e.g. `mcp-statechart search --registry weather`.');
+    if (query === '') throw new CliError('INVALID_ARGUMENTS', 'Say what to look for, e.g. `mcp-statechart search --registry weather`.');
     const registry = await chooseRegistry(options.registryUrl);
     const read = { signal: AbortSignal.timeout(options.timeout), timeoutMs: options.timeout };
     const result = await searchServers(registry.url, query, options.limit, read);

@@ -1,7 +1,8 @@
 /** `remove <name> [--scope user|project]`: deletes a server's entry, keeping the rest of the file as it is. */
 import { revokeApprovals } from '../../config/project-trust.js';
 import { reportDone, reported } from '../command-report.js';
-import { ConfigCommandError, configPathForScope, editServerEntries, readConfigObject, serverEntries, type WritableScope } from '../config-file-edit.js';
+import { configPathForScope, editServerEntries, readConfigObject, serverEntries, type WritableScope } from '../config-file-edit.js';
+import { CliError } from '../json-codes.js';
 
 export interface RemoveOptions {
   scope?: WritableScope;
@@ -24,11 +25,11 @@ export function runRemove(name: string, options: RemoveOptions): Promise<number>
     const found = await scopesDefining(name, options.scope ? [options.scope] : ['user', 'project'], options.project);
     if (found.length === 0) {
       const where = options.scope ? `the ${options.scope} scope` : 'the user or the project scope';
-      throw new ConfigCommandError('unknown-server', `No server named "${name}" in ${where}. Run \`mcp-statechart servers\` to see where each one is defined.`);
+      throw new CliError('UNKNOWN_SERVER', `No server named "${name}" in ${where}. Run \`mcp-statechart servers\` to see where each one is defined.`);
     }
     if (found.length > 1) {
-      throw new ConfigCommandError(
-        'ambiguous-scope',
+      throw new CliError(
+        'AMBIGUOUS_SCOPE',
         `"${name}" is defined in both ${found[0]!.file} and ${found[1]!.file}. Say which with --scope user or --scope project; nothing was removed.`,
       );
     }

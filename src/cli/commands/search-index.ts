@@ -5,7 +5,7 @@
 import type { FoundTool, SearchAnswer } from '../../tools/search-mcp-tools.js';
 import { silentLogger } from '../../logger.js';
 import { reportDone, reported } from '../command-report.js';
-import { ConfigCommandError } from '../config-file-edit.js';
+import { CliError } from '../json-codes.js';
 import { discover, type GlobalOptions } from '../options.js';
 import { openLoaderSession } from '../session.js';
 
@@ -47,16 +47,16 @@ function listing(answer: SearchAnswer): string {
 export function runIndexSearch(global: GlobalOptions, words: string[], options: IndexSearchOptions): Promise<number> {
   return reported(options, async () => {
     const query = words.join(' ').trim();
-    if (query === '') throw new ConfigCommandError('invalid-argument', 'Say what to look for, e.g. `mcp-statechart search read a file`.');
+    if (query === '') throw new CliError('INVALID_ARGUMENTS', 'Say what to look for, e.g. `mcp-statechart search read a file`.');
     const discovery = await discover(global, silentLogger);
     const { manager, tool } = openLoaderSession(discovery, global, silentLogger);
     try {
       const search = tool('search_mcp_tools');
       if (!search) {
-        throw new ConfigCommandError('not-indexed', 'No server is indexed yet, so there is nothing to search: run `mcp-statechart index` (or `doctor`) first.');
+        throw new CliError('NOT_INDEXED', 'No server is indexed yet, so there is nothing to search: run `mcp-statechart index` (or `doctor`) first.');
       }
       const result = await search.execute({ query, limit: options.limit, ...(options.server ? { server: options.server } : {}) });
-      if (result.isError) throw new ConfigCommandError('invalid-argument', result.text);
+      if (result.isError) throw new CliError('INVALID_ARGUMENTS', result.text);
       const answer = result.data as SearchAnswer;
       return reportDone(options, listing(answer), { query, tools: answer.tools, servers: answer.servers, notes: answer.notes.map(forAPerson) });
     } finally {
