@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
 import { runCli } from './support/cli.js';
+import { runInProcess } from './support/in-process-cli.js';
 import { stdioFixture } from './support/fixtures.js';
 
 let home: string;
@@ -83,4 +84,14 @@ describe('mcp-statechart doctor', () => {
     expect(run.stdout).toMatch(/^No server was checked\.$/m);
     expect(run.stdout).not.toMatch(/All 0/);
   });
+});
+
+describe('doctor and the manifest index', () => {
+  it('records the manifests it fetched, so search finds the tools of a server nothing else started', async () => {
+    const checked = await runInProcess(['--config', config, 'doctor']);
+    expect(checked.stdout).toMatch(/working\s+stdio\s+connected/);
+    const found = await runInProcess(['--config', config, 'search', 'echo', '--json']);
+    expect(found.code).toBe(0);
+    expect(JSON.parse(found.stdout)).toMatchObject({ ok: true, tools: expect.arrayContaining([expect.objectContaining({ server: 'working', tool: 'echo' })]) });
+  }, 30_000);
 });

@@ -5,15 +5,10 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLI_ERROR_CODES } from '../src/cli/json-codes.js';
-import { runCommandLine } from '../src/cli/run-command-line.js';
 import { stdioFixture } from './support/fixtures.js';
-
-afterEach(() => {
-  vi.restoreAllMocks();
-  process.exitCode = 0;
-});
+import { runInProcess } from './support/in-process-cli.js';
 
 /** A config with a working server, a disabled one, one whose command is not there and an entry with an error; then runs the command line. */
 async function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -24,13 +19,7 @@ async function run(...args: string[]): Promise<{ code: number; stdout: string; s
     JSON.stringify({ mcpServers: { fixture: stdioFixture(), off: { command: 'x', disabled: true }, missing: { command: 'no-such-command-4f1d' } } }),
   );
   writeFileSync(join(home, 'broken.json'), JSON.stringify({ mcpServers: { broken: { command: 'x', args: 'not-an-array' } } }));
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  const code = await runCommandLine(args.map((arg) => arg.replace('$HOME', home)));
-  vi.restoreAllMocks();
-  return { code, stdout, stderr };
+  return runInProcess(args.map((arg) => arg.replace('$HOME', home)));
 }
 
 const FAILURES: Array<[string, string[], keyof typeof CLI_ERROR_CODES]> = [

@@ -21,7 +21,25 @@ describe("doctor's live progress", () => {
     // The first frame draws both rows; every later frame starts by moving up two lines.
     expect(writes[0]).toBe('\r\x1b[2Knotes  waiting\n\r\x1b[2Kweb    waiting\n');
     expect(writes.slice(1).every((frame) => frame.startsWith('\x1b[2A'))).toBe(true);
-    expect(writes.at(-1)).toBe('\x1b[2A\r\x1b[2Knotes  connected in 1500 ms\n\r\x1b[2Kweb    connecting… 0.0s\n');
+    expect(writes.at(-2)).toBe('\x1b[2A\r\x1b[2Knotes  connected in 1500 ms\n\r\x1b[2Kweb    connecting… 0.0s\n');
+  });
+
+  it('on a terminal, finish erases the rows: the report printed next has each server once', () => {
+    const { stream, writes } = fakeStream(true);
+    const rows = progressRows(['notes', 'web'], stream, () => 0);
+    rows.update('notes', 'connected in 3 ms', true);
+    rows.finish();
+    // Up two rows, then clear to the end of the screen.
+    expect(writes.at(-1)).toBe('\x1b[2A\r\x1b[J');
+  });
+
+  it('more rows than the terminal has lines: plain lines, since rows scrolled off cannot be redrawn', () => {
+    const { stream, writes } = fakeStream(true);
+    Object.assign(stream, { rows: 3 });
+    const rows = progressRows(['a', 'b', 'c'], stream);
+    rows.update('b', 'connecting…');
+    rows.finish();
+    expect(writes).toEqual(['b: connecting…\n']);
   });
 
   it('elsewhere: one plain line per change, no escape sequences', () => {

@@ -2,13 +2,13 @@ import { terminalLine } from './terminal-text.js';
 
 /**
  * A live view of a few named tasks. On a terminal each task has one row, redrawn in place (with
- * a ticking elapsed time); elsewhere (a pipe, a CI log) every change is one plain line, so logs
- * stay readable.
+ * a ticking elapsed time) and erased at the end; elsewhere (a pipe, a CI log, more rows than the
+ * screen has) every change is one plain line, so logs stay readable.
  */
 export interface ProgressRows {
   /** Sets a row's status text; `done` rows stop showing the elapsed time. */
   update(name: string, status: string, done?: boolean): void;
-  /** Draws the last state once more and stops the ticking. */
+  /** Stops the ticking; on a terminal the rows are erased, so the report that follows shows each task once. */
   finish(): void;
 }
 
@@ -30,7 +30,8 @@ export function progressRows(
   const names = rawNames.map(terminalLine);
   const shown = new Map(rawNames.map((name, index) => [name, names[index]!]));
   const rows = new Map<string, Row>(names.map((name) => [name, { status: 'waiting', started: now(), done: false }]));
-  if (!stream.isTTY) {
+  // Rows that would not fit on the screen cannot be redrawn in place (the cursor cannot go up past the top).
+  if (!stream.isTTY || rawNames.length >= (stream.rows ?? Number.POSITIVE_INFINITY)) {
     return {
       update(raw, status, done = false) {
         const name = shown.get(raw) ?? terminalLine(raw);
@@ -71,7 +72,9 @@ export function progressRows(
     },
     finish() {
       clearInterval(ticker);
-      draw();
+      // Up to the first row and clear to the end of the screen.
+      if (drawn > 0) stream.write(`\x1b[${drawn}A\r\x1b[J`);
+      drawn = 0;
     },
   };
 }

@@ -2,6 +2,9 @@ import type { DiscoveredServer, DiscoveryResult } from '../../config/index.js';
 import { formatProblem } from '../../config/index.js';
 import { silentLogger } from '../../logger.js';
 import { McpConnectionManager } from '../../manager.js';
+import { ManifestIndex, projectFileOf, recordManifests } from '../../manifest-index/index.js';
+import { nameRecord } from '../../../machines/name-record.js';
+import type { McpServerConfig } from '../../../machines/types.js';
 import type { ProtocolEra } from '../../server-status.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import { explainFailure, indentedLines, type FailureExplanation } from '../failure-text.js';
@@ -18,6 +21,8 @@ export interface DoctorOptions {
   concurrency: number;
   /** How long each server gets to connect (initialize and every list). */
   timeout: number;
+  /** The manifest index the fetched manifests are recorded in; default ~/.ai-zen/mcp-index.json. */
+  indexPath?: string;
 }
 
 /** One server's check. Counts are there only when it connected. */
@@ -98,15 +103,28 @@ export async function checkServers(options: GlobalOptions, doctor: DoctorOptions
     else checked.push(server);
   }
   // Every failure is in the report; the manager's own warnings only with --verbose.
-  const manager = new McpConnectionManager({ logger: options.verbose ? cliLogger(true) : silentLogger });
+  const logger = options.verbose ? cliLogger(true) : silentLogger;
+  const manager = new McpConnectionManager({ logger });
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
+  // What doctor fetched is what `index` would have: recorded, so `servers` and `search` see it fresh.
+  const index = new ManifestIndex({ path: doctor.indexPath });
+  const configs = nameRecord<McpServerConfig>();
+  const projectFiles = nameRecord<string>();
+  for (const server of checked) {
+    configs[server.name] = server.config;
+    const projectFile = projectFileOf(server);
+    if (projectFile !== undefined) projectFiles[server.name] = projectFile;
+  }
+  const stopRecording = recordManifests(manager, index, configs, { logger, projectFiles });
   const rows = progressRows(checked.map((server) => server.name));
   try {
     const servers = await mapBounded(checked, doctor.concurrency, (server) => checkServer(manager, server, doctor.timeout, rows));
     return { servers, skipped, problems: discovery.problems };
   } finally {
     rows.finish();
+    stopRecording();
     await manager.dispose();
+    await index.flush().catch((error: Error) => logger.warn(`Could not write ${index.path}: ${error.message}`));
   }
 }
 
