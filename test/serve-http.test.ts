@@ -67,7 +67,10 @@ function post(url: string, body: string, headers: Record<string, string> = {}): 
       res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
     });
-    req.on('error', reject);
+    // A server may answer before it has read the whole body, and close: the answer counts, not the failed write after it.
+    let answered = false;
+    req.on('response', () => (answered = true));
+    req.on('error', (error) => (answered ? undefined : reject(error)));
     req.end(body);
   });
 }

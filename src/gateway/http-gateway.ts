@@ -100,7 +100,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     }
     const body = request.method === 'POST' ? await readBody(request, options.maxBodyBytes) : undefined;
     if (body === 'too-large') {
-      writeJson(response, 413, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `the request body is over ${options.maxBodyBytes} bytes` } }, { connection: 'close' });
+      // No Connection: close: Node would cut the socket as soon as the answer is out, and the client, still writing, would see a reset instead of the 413.
+      writeJson(response, 413, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `the request body is over ${options.maxBodyBytes} bytes` } });
       return;
     }
     const aborted = new AbortController();
