@@ -114,16 +114,19 @@ describe('secrets (env and header values) never leave the library', () => {
   it('are absent from every CLI command output, --json and --verbose included', async () => {
     const config = join(folder, 'mcp.json');
     writeFileSync(config, JSON.stringify({ mcpServers: { careless: careless(), echoing: echoing() } }));
+    // Five CLI processes at once on a 2-core machine: what is checked is their output, not their speed.
+    const cli = (args: string[]) => runCli(['--config', config, ...args], { cwd: folder, env: { HOME: folder }, timeoutMs: 45_000 });
     const runs = await Promise.all([
-      runCli(['--config', config, 'servers'], { cwd: folder, env: { HOME: folder } }),
-      runCli(['--config', config, 'servers', '--json'], { cwd: folder, env: { HOME: folder } }),
-      runCli(['--config', config, '--verbose', 'load', 'careless'], { cwd: folder, env: { HOME: folder } }),
-      runCli(['--config', config, '--verbose', 'load', 'echoing'], { cwd: folder, env: { HOME: folder } }),
-      runCli(['--config', config, '--verbose', 'call', 'careless', 'crash'], { cwd: folder, env: { HOME: folder } }),
+      cli(['servers']),
+      cli(['servers', '--json']),
+      cli(['--verbose', 'load', 'careless']),
+      cli(['--verbose', 'load', 'echoing']),
+      cli(['--verbose', 'call', 'careless', 'crash']),
     ]);
+    for (const run of runs) expect(run.elapsed, `killed at its time limit: ${run.stderr}`).toBeLessThan(45_000);
     const everything = runs.map((run) => run.stdout + run.stderr).join('\n');
     expect(everything).toContain('API_TOKEN=[redacted]');
     expect(everything).not.toContain(ENV_CANARY);
     expect(everything).not.toContain(HEADER_CANARY);
-  });
+  }, 60_000);
 });
