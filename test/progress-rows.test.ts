@@ -29,8 +29,8 @@ describe("doctor's live progress", () => {
     const rows = progressRows(['notes', 'web'], stream, () => 0);
     rows.update('notes', 'connected in 3 ms', true);
     rows.finish();
-    // Up two rows, then clear to the end of the screen.
-    expect(writes.at(-1)).toBe('\x1b[2A\r\x1b[J');
+    // Up two rows, erase each, back up to where the first was.
+    expect(writes.at(-1)).toBe('\x1b[2A\r\x1b[2K\n\r\x1b[2K\n\x1b[2A');
   });
 
   it('more rows than the terminal has lines: plain lines, since rows scrolled off cannot be redrawn', () => {

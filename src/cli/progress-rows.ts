@@ -72,8 +72,9 @@ export function progressRows(
     },
     finish() {
       clearInterval(ticker);
-      // Up to the first row and clear to the end of the screen.
-      if (drawn > 0) stream.write(`\x1b[${drawn}A\r\x1b[J`);
+      // Each row erased on its own, then back up to the first: clearing the whole screen at once
+      // (the rows at its top) would make tmux scroll them into the history instead (scroll-on-clear).
+      if (drawn > 0) stream.write(`\x1b[${drawn}A${'\r\x1b[2K\n'.repeat(drawn)}\x1b[${drawn}A`);
       drawn = 0;
     },
   };

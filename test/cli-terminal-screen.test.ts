@@ -1,0 +1,76 @@
+/**
+ * `doctor` and `call` on a real terminal (Debian's tmux: a detached session, `capture-pane`):
+ * what is left on the screen after the run shows each server once and no stale progress bar.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI_COMMAND } from './support/cli.js';
+import { everythingStdio } from './support/everything.js';
+import { stdioFixture } from './support/fixtures.js';
+
+/** A tmux server of this test's own (its own socket folder, no config file), so nothing of the person's tmux is touched. */
+const socketFolder = mkdtempSync(join(tmpdir(), 'mcp-tmux-'));
+const tmux = (...args: string[]) =>
+  execFileSync('tmux', ['-L', 'cli-screen', '-f', '/dev/null', ...args], { env: { ...process.env, TMUX_TMPDIR: socketFolder, TMUX: '' }, encoding: 'utf8', timeout: 10_000 });
+
+afterEach(() => {
+  try {
+    tmux('kill-server');
+  } catch {
+    // No server left to kill.
+  }
+});
+
+function quoted(part: string): string {
+  return `'${part.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Runs the CLI in a 120×40 terminal and returns the screen (with its scrollback) once the command has exited. */
+async function screenAfter(args: string[]): Promise<string> {
+  const home = process.env.HOME!;
+  const command = [CLI_COMMAND.command, ...CLI_COMMAND.args, ...args].map(quoted).join(' ');
+  // A shell first, at its final size; the command is typed into it, as a person would.
+  tmux('new-session', '-d', '-s', 'cli', '-x', '120', '-y', '40', '-c', home, '-e', `HOME=${home}`, 'sh');
+  tmux('send-keys', '-t', 'cli', `clear; ${command}; echo "[exit $?]"`, 'Enter');
+  const deadline = Date.now() + 100_000;
+  for (;;) {
+    const screen = tmux('capture-pane', '-p', '-S', '-', '-t', 'cli');
+    if (/^\[exit \d+\]/m.test(screen)) return screen;
+    if (Date.now() > deadline) throw new Error(`the command did not finish; the screen:\n${screen}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+function writeConfig(servers: Record<string, unknown>): void {
+  const home = process.env.HOME!;
+  mkdirSync(join(home, '.ai-zen'), { recursive: true });
+  writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: servers }));
+}
+
+/** The lines that begin with the server's name and a space: a live row or a table row (an error line is "name: …"). */
+function rowsOf(screen: string, server: string): string[] {
+  return screen.split('\n').filter((line) => line.startsWith(`${server} `));
+}
+
+describe('on a real terminal', () => {
+  it('doctor: after the run the screen has each server once, in the table, and one summary', async () => {
+    writeConfig({ alpha: stdioFixture(), beta: stdioFixture(), missing: { command: 'no-such-command-7c2e' } });
+    const screen = await screenAfter(['doctor']);
+    expect(screen).toContain('[exit 1]');
+    for (const server of ['alpha', 'beta', 'missing']) expect(rowsOf(screen, server), screen).toHaveLength(1);
+    expect(screen.match(/1 of 3 servers failed\./g)).toHaveLength(1);
+  }, 120_000);
+
+  it('call with progress: the bar is redrawn in place and gone after the run; the result is printed once', async () => {
+    writeConfig({ everything: everythingStdio() });
+    const screen = await screenAfter(['--approve', 'never', 'call', 'everything', 'trigger-long-running-operation', '{"duration":2,"steps":4}']);
+    expect(screen).toContain('[exit 0]');
+    expect(screen).not.toMatch(/\[[#-]{24}\]/);
+    expect(screen.match(/Long running operation completed/g)).toHaveLength(1);
+  }, 120_000);
+});
+
+process.on('exit', () => rmSync(socketFolder, { recursive: true, force: true }));
