@@ -3,7 +3,7 @@
  * list, search results and call_mcp_tool know only the servers and tools it may reach: what it
  * may not see is absent, not refused), its permission checks and its call rate. Tools are built
  * once per distinct policy (identities with the same rules share them) and rebuilt when the
- * gateway file or the MCP config changes.
+ * gateway file changes.
  */
 import type { ApprovalPolicy } from '../tools/approval.js';
 import { compilePermissions, type PermissionChecks } from '../tools/permissions.js';
@@ -27,8 +27,6 @@ const MAX_POLICIES = 256;
 
 export interface AccessResolver {
   accessFor(identity: AuthenticatedIdentity): CallerAccess;
-  /** The MCP config changed: every caller's tools are rebuilt on next use. */
-  rebuild(toolsFor: ToolsForPolicy): void;
 }
 
 /**
@@ -36,7 +34,7 @@ export interface AccessResolver {
  * `base` is serve's own permissions, which every identity's rules stay within.
  */
 export function createAccessResolver(config: () => GatewayConfig | undefined, base: LoaderPermissions, toolsFor: ToolsForPolicy): AccessResolver {
-  let build = toolsFor;
+  const build = toolsFor;
   let builtFor: GatewayConfig | undefined;
   let built = new Map<string, readonly LoaderTool[]>();
   const serves = compilePermissions(base);
@@ -54,11 +52,6 @@ export function createAccessResolver(config: () => GatewayConfig | undefined, ba
   };
 
   return {
-    rebuild(toolsFor) {
-      build = toolsFor;
-      built = new Map();
-      unrestricted = undefined;
-    },
     accessFor(identity) {
       const rules = config();
       if (!rules) {
