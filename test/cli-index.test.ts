@@ -2,11 +2,12 @@
  * `mcp-statechart index`: each enabled, allowed server connected once, a progress line per
  * server, a summary of failures; `servers` then shows what is indexed and how many tools.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
+import { runInProcess } from './support/in-process-cli.js';
 import { descendantsOfThisProcess, stdioFixture } from './support/fixtures.js';
 
 const SECRET_ENV = 'canary-index-env-5d2c';
@@ -74,4 +75,15 @@ describe('index --timeout', () => {
     expect(run.stdout).toContain('Indexing 1 server, 1 at a time…');
     expect(run.stdout).toContain('did not finish within 1500 ms');
   }, 40_000);
+});
+
+describe('index wording', () => {
+  it('numbers agree with their nouns: "Indexed 0 of 1 server (0 tools)"', async () => {
+    const home = process.env.HOME!;
+    mkdirSync(join(home, '.ai-zen'), { recursive: true });
+    writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { missing: { command: 'no-such-command-5e1a' } } }));
+    const run = await runInProcess(['index']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Indexed 0 of 1 server (0 tools) in ');
+  }, 30_000);
 });

@@ -20,11 +20,15 @@ export interface IndexCommandOptions {
   timeoutMs?: number;
 }
 
+function counted(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
 function progressLine(outcome: ServerIndexOutcome, done: number, total: number): string {
   const position = `[${String(done).padStart(String(total).length)}/${total}]`;
   const seconds = `${(outcome.ms / 1000).toFixed(1)} s`;
   return outcome.ok
-    ? `${position} ${outcome.server}: ${outcome.tools} tools (${seconds})`
+    ? `${position} ${outcome.server}: ${counted(outcome.tools, 'tool')} (${seconds})`
     : `${position} ${outcome.server}: failed (${seconds}): ${outcome.error.split('\n')[0]}`;
 }
 
@@ -32,7 +36,8 @@ function summaryLines(outcomes: ServerIndexOutcome[], indexPath: string): string
   const indexed = outcomes.filter((outcome) => outcome.ok);
   const failed = outcomes.filter((outcome) => !outcome.ok);
   const tools = indexed.reduce((sum, outcome) => sum + (outcome.ok ? outcome.tools : 0), 0);
-  const lines = [`Indexed ${indexed.length} of ${outcomes.length} servers (${tools} tools) in ${indexPath}.`];
+  // "of 1 server", not "of 1 servers": the noun agrees with the number it follows.
+  const lines = [`Indexed ${indexed.length} of ${counted(outcomes.length, 'server')} (${counted(tools, 'tool')}) in ${indexPath}.`];
   if (failed.length > 0) {
     lines.push(`Failed (${failed.length}):`);
     for (const outcome of failed) if (!outcome.ok) lines.push(`  ${outcome.server}: ${outcome.error.split('\n')[0]}`);
