@@ -7,16 +7,20 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type ExportedSpan, type OtlpReceiver } from '../scripts/otlp-receiver.js';
 import { runCli } from './support/cli.js';
 import { stdioFixture } from './support/fixtures.js';
+import { startHttpServe, type HttpServe } from './support/http-serve.js';
 import { answerText, callThroughServe, loadFixture, startServe, type ServeHost } from './support/serve-host.js';
 
 let serve: ServeHost | undefined;
 let receiver: OtlpReceiver | undefined;
 let home: string | undefined;
+let httpServe: HttpServe | undefined;
 afterEach(async () => {
+  await httpServe?.stop();
   serve?.end();
   await serve?.exited;
   serve?.cleanUp();
@@ -25,6 +29,7 @@ afterEach(async () => {
   serve = undefined;
   receiver = undefined;
   home = undefined;
+  httpServe = undefined;
 });
 
 const attribute = (span: ExportedSpan, key: string) => span.attributes.find((entry) => entry.key === key)?.value;
@@ -94,6 +99,28 @@ it('serve --otel: requests that arrive together each join their own host trace',
     expect(downstream[0]!.parentSpanId).toBe(gateway[0]!.spanId);
   }
 }, 40_000);
+
+it('serve --http --otel: each HTTP request is a SERVER span (network.transport tcp) under the trace context the host put in _meta', async () => {
+  receiver = await startOtlpReceiver();
+  const flags = fixtureHome();
+  httpServe = await startHttpServe(home!, flags, ['--otel'], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' } });
+  const host = new Client({ name: 'otel-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await host.connect(new StreamableHTTPClientTransport(new URL(httpServe.url)));
+  await host.callTool({ name: 'load_mcp', arguments: { server: 'fixture' } });
+  const result = await host.callTool({ name: 'call_mcp_tool', arguments: { server: 'fixture', tool: 'echo', arguments: { text: 'over http' } }, _meta: { traceparent: `00-${HOST_TRACE}-${HOST_SPAN}-01` } });
+  expect(JSON.stringify(result.content)).toContain('over http');
+  await host.close();
+  expect(await httpServe.stop()).toBe(0);
+
+  const joined = receiver.spans.filter((span) => span.traceId === HOST_TRACE);
+  const gateway = joined.find((span) => span.name === 'tools/call call_mcp_tool');
+  expect(gateway, `spans received: ${receiver.spans.map((span) => span.name).join(', ')}`).toBeDefined();
+  expect(gateway!.kind).toBe(2); // SERVER
+  expect(gateway!.parentSpanId).toBe(HOST_SPAN);
+  expect(attribute(gateway!, 'network.transport')).toEqual({ stringValue: 'tcp' });
+  const downstream = joined.find((span) => span.name === 'tools/call echo');
+  expect(downstream?.parentSpanId).toBe(gateway!.spanId);
+}, 60_000);
 
 describe('--otel on the one-shot commands: their spans reach the OTLP receiver before the process exits', () => {
   const exporting = (url: string) => ({ HOME: home!, OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_METRICS_EXPORTER: 'none', OTEL_SERVICE_NAME: 'cli-under-test' });

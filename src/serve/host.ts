@@ -14,6 +14,7 @@ import {
   type ServerContext,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { ConnectedServer } from './connected-server.js';
 import { HostInputRounds } from './host-rounds.js';
 
 /** Which protocol the host opened with: `legacy` (2025 `initialize`) or `modern` (2026-07-28, per-request envelopes). */
@@ -38,22 +39,6 @@ export interface HostPeer {
 /** Sets up one server instance: its request and notification handlers, for the era it serves. */
 export type HostInstaller = (server: Server, era: HostEra) => void;
 
-/**
- * A server instance that says which transport it was connected to. `serveStdio` connects each
- * instance to a channel of its own and hands it the host's messages one at a time from a single
- * queue: a hook on the channel sees each request in the async context of its own handler, which a
- * hook on the host's stdio transport (read by that queue) does not.
- */
-class HostServer extends Server {
-  constructor(info: Implementation, capabilities: ServerCapabilities, private readonly connected: (transport: Transport) => void) {
-    super(info, { capabilities });
-  }
-
-  override async connect(transport: Transport): Promise<void> {
-    await super.connect(transport);
-    this.connected(transport);
-  }
-}
 
 /**
  * The host side of `serve`. The SDK's `serveStdio` decides the era from the host's opening
@@ -78,7 +63,7 @@ export class ServeHost implements HostPeer {
 
   /** Builds the instance for the era the host opened with: what `serveStdio` is given. */
   readonly factory: McpServerFactory = ({ era }) => {
-    const server = new HostServer(this.info, this.capabilities, (transport) => {
+    const server = new ConnectedServer(this.info, this.capabilities, (transport) => {
       for (const hook of this.connectHooks) hook(transport);
     });
     for (const install of this.installers) install(server, era);

@@ -5,12 +5,13 @@
  * an argument or a result). Downstream servers' requests (sampling, elicitation, roots) are not
  * relayed over HTTP: no host connection outlives a request to carry them.
  */
-import { Server, type Implementation, type ServerCapabilities } from '@modelcontextprotocol/server';
+import type { Implementation, Server, ServerCapabilities, Transport } from '@modelcontextprotocol/server';
 import { audited, toolOutcome, type AuditLog, type AuditOutcome } from '../gateway/audit-log.js';
 import type { CallerAccess } from '../gateway/caller-access.js';
 import type { InstanceCaller } from '../gateway/mcp-endpoint.js';
 import { rateLimitText, type RateLimiter } from '../gateway/rate-limit.js';
 import { toMcpToolResult, type LoaderToolResult } from '../tools/index.js';
+import { ConnectedServer } from './connected-server.js';
 import { listedTool } from './listed-tool.js';
 import type { PromptsAndResourcesOffer } from './prompts-and-resources.js';
 import { relayedCallOptions } from './proxy.js';
@@ -27,13 +28,15 @@ export interface HttpInstanceOptions {
   offer: PromptsAndResourcesOffer;
   rateLimiter: RateLimiter;
   audit?: AuditLog;
+  /** Called with each request's transport once its instance is connected (serve's telemetry). */
+  onConnected?: (transport: Transport) => void;
 }
 
-export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit }: HttpInstanceOptions): (caller: InstanceCaller) => Server {
+export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit, onConnected }: HttpInstanceOptions): (caller: InstanceCaller) => Server {
   return (caller) => {
     const access = accessFor(caller);
     const identity = access.identity.name;
-    const server = new Server(info, { capabilities: HTTP_SERVE_CAPABILITIES });
+    const server = new ConnectedServer(info, HTTP_SERVE_CAPABILITIES, (transport) => onConnected?.(transport));
     server.setRequestHandler('tools/list', async () => ({ tools: access.tools.map(listedTool) }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const tool = access.tools.find((candidate) => candidate.name === request.params.name);

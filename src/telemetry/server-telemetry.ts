@@ -30,7 +30,7 @@ interface Handling {
  * enters (`onmessage`, which the SDK set in `connect`) and where its answer leaves (`send`); does
  * nothing when nothing records.
  */
-export function instrumentHostTransport(transport: HostTransport, options: TelemetryOptions = {}): void {
+export function instrumentHostTransport(transport: HostTransport, network: 'pipe' | 'tcp', options: TelemetryOptions = {}): void {
   if (!recording(options)) return;
   const tracer = tracerOf(options);
   const duration: Histogram = meterOf(options).createHistogram('mcp.server.operation.duration', {
@@ -48,7 +48,7 @@ export function instrumentHostTransport(transport: HostTransport, options: Telem
       return context.with(parent, () => onmessage(message as never, extra));
     }
     const target = message.method === 'tools/call' || message.method === 'prompts/get' ? message.params?.name : undefined;
-    const measured: Attributes = { 'mcp.method.name': message.method, 'network.transport': 'pipe' };
+    const measured: Attributes = { 'mcp.method.name': message.method, 'network.transport': network };
     if (message.method === 'tools/call' && typeof target === 'string') Object.assign(measured, { 'gen_ai.tool.name': target, 'gen_ai.operation.name': 'execute_tool' });
     if (message.method === 'prompts/get' && typeof target === 'string') measured['gen_ai.prompt.name'] = target;
     const span = tracer.startSpan(typeof target === 'string' ? `${message.method} ${target}` : message.method, {

@@ -19,6 +19,7 @@ import { loadSessionKeys, parseSessionKeys } from '../../gateway/sealed-session.
 import { watchGatewayFile, type GatewayFileWatcher } from '../../gateway/watch-gateway-file.js';
 import { MAX_MESSAGE_BYTES } from '../../transports/message-size.js';
 import { httpInstanceFactory } from '../../serve/http-instance.js';
+import { instrumentHostTransport } from '../../telemetry/server-telemetry.js';
 import { promptsAndResourcesOffer } from '../../serve/prompts-and-resources.js';
 import type { ApprovalPolicy } from '../../tools/approval.js';
 import { compilePermissions } from '../../tools/permissions.js';
@@ -98,7 +99,14 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   const offer = promptsAndResourcesOffer(manager, () => true, () => notifyListsChanged());
   const info = { name: 'mcp-statechart', version: packageVersion() };
   const endpoint = createMcpEndpoint({
-    factory: httpInstanceFactory({ info, accessFor: ({ identity }) => resolver.accessFor(identity), offer, rateLimiter: new RateLimiter(), audit }),
+    factory: httpInstanceFactory({
+      info,
+      accessFor: ({ identity }) => resolver.accessFor(identity),
+      offer,
+      rateLimiter: new RateLimiter(),
+      audit,
+      onConnected: (transport) => instrumentHostTransport(transport, 'tcp'),
+    }),
     keys,
     maxBodyBytes: MAX_MESSAGE_BYTES,
     onerror: (error) => logger.debug(`serve --http: ${error.message}`),

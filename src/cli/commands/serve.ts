@@ -86,7 +86,7 @@ export async function runServe(
   const transport = new HostStdioTransport(input);
   const { ended, onerror } = whenServeEnds(transport, input);
   // On each instance's own channel, once connected: the hook sees each request enter its handler and its answer leave.
-  host.onConnected((instanceTransport) => instrumentHostTransport(instanceTransport));
+  host.onConnected((instanceTransport) => instrumentHostTransport(instanceTransport, 'pipe'));
   const connection = serveStdio(host.factory, { transport, onerror });
   const stop = async () => {
     await config.close();
