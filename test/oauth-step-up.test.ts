@@ -47,18 +47,25 @@ describe('scope step-up (403 insufficient_scope)', () => {
   describe('a challenge that names only the new scope', () => {
     const onlyTheNewScope = (method: string | undefined) => (method === 'tools/call' ? 'mcp:write' : 'mcp:list');
 
-    it('the next login asks for the held scope and the new one together', async () => {
-      const fixture = await oauthFixture({ scopes: { '*': ['mcp:read'], 'tools/call': ['mcp:read', 'mcp:write'] }, stepUpScope: onlyTheNewScope });
+    /** Logs in to `fixture` and connects a manager with that login; `relogin` logs in again. */
+    async function loggedIn(fixture: Awaited<ReturnType<typeof oauthFixture>>) {
       const dir = loginDir();
       const config = { url: fixture.url };
-      await login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} });
+      const relogin = () => login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} });
+      await relogin();
       const manager = new McpConnectionManager({ logger: silentLogger, oauth: { dir } });
       afterThisTest(() => manager.dispose());
       await manager.connect('remote', config);
+      return { manager, relogin };
+    }
+
+    it('the next login asks for the held scope and the new one together', async () => {
+      const fixture = await oauthFixture({ scopes: { '*': ['mcp:read'], 'tools/call': ['mcp:read', 'mcp:write'] }, stepUpScope: onlyTheNewScope });
+      const { manager, relogin } = await loggedIn(fixture);
       const error = await rejectionOf(manager.callTool('remote', 'echo', { text: 'write' }));
       expect(error.message).toContain('needs a wider OAuth scope ("mcp:read mcp:write")');
 
-      await login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} });
+      await relogin();
       expect(fixture.authorizations[1]?.scope?.split(' ').sort()).toEqual(['mcp:read', 'mcp:write']);
       expect(textOf(await manager.callTool('remote', 'echo', { text: 'write' }))).toBe('write');
     });
@@ -75,14 +82,9 @@ describe('scope step-up (403 insufficient_scope)', () => {
         scopes: { '*': ['mcp:read'], 'tools/list': ['mcp:read', 'mcp:list'], 'tools/call': ['mcp:read', 'mcp:list', 'mcp:write'] },
         stepUpScope: onlyTheNewScope,
       });
-      const dir = loginDir();
-      const config = { url: fixture.url };
-      await login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} });
-      const manager = new McpConnectionManager({ logger: silentLogger, oauth: { dir } });
-      afterThisTest(() => manager.dispose());
-      await manager.connect('remote', config);
+      const { manager, relogin } = await loggedIn(fixture);
       await rejectionOf(manager.callTool('remote', 'echo', { text: 'write' }));
-      await login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} });
+      await relogin();
       expect(fixture.authorizations.at(-1)?.scope?.split(' ').sort()).toEqual(['mcp:list', 'mcp:read', 'mcp:write']);
       expect(textOf(await manager.callTool('remote', 'echo', { text: 'write' }))).toBe('write');
     });
