@@ -81,12 +81,11 @@ describe.concurrent('mcp-statechart servers', () => {
 });
 
 describe.concurrent('mcp-statechart load / call / read', () => {
-  it('load prints the manifest as JSON', async () => {
+  it('load prints the manifest as a listing (--json as data: test/cli-load-listing.test.ts)', async () => {
     const run = await cli('--config', config, 'load', 'fixture');
     expect(run.code).toBe(0);
-    const manifest = JSON.parse(run.stdout) as { server: string; tools: Array<{ name: string }> };
-    expect(manifest.server).toBe('fixture');
-    expect(manifest.tools.map((tool) => tool.name)).toContain('echo');
+    expect(run.stdout).toMatch(/^fixture: connected \(MCP [\d-]+\), \d+ tools, /);
+    expect(run.stdout).toMatch(/^ {2}echo +Returns its text argument unchanged$/m);
     expectNoSecrets(run.stdout, run.stderr);
   });
 

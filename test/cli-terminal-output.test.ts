@@ -75,7 +75,7 @@ describe('terminal output', () => {
     expect(run.code).toBe(0);
     expectClean(run.stdout);
     expectClean(run.stderr);
-    expect(run.stdout).toContain('echo\\u001b[2J');
+    expect(run.stdout).toContain('echo\\x1b[2J');
   }, 40_000);
 
   it('call: an error result on stderr is escaped', async () => {

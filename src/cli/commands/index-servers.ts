@@ -11,6 +11,7 @@ import { isServerAllowed } from '../../tools/index.js';
 import { cliLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { writeListing } from '../terminal-text.js';
+import { counted } from '../counted.js';
 
 export interface IndexCommandOptions {
   concurrency: number;
@@ -18,10 +19,6 @@ export interface IndexCommandOptions {
   indexPath?: string;
   /** `--timeout`: how long each server may take to connect. */
   timeoutMs?: number;
-}
-
-function counted(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 function progressLine(outcome: ServerIndexOutcome, done: number, total: number): string {

@@ -14,6 +14,7 @@ import { CliError, failureJson } from '../json-codes.js';
 import { keepRawResults, type RawResult, type RawResultKeeper } from '../raw-results.js';
 import { wholeResult, withinBytes, type OutputTarget, type SavedFile, type WholeResult } from '../whole-result.js';
 import { terminalApproval } from '../tool-call-approval.js';
+import { isManifestSummary, manifestListing } from '../manifest-listing.js';
 
 /** The shell's code for a command ended by Ctrl-C (128 + SIGINT). */
 export const INTERRUPTED_EXIT_CODE = 130;
@@ -95,8 +96,8 @@ export async function runOneShot(
   const report = (result: JsonReport): number => {
     if (json) process.stdout.write(`${terminalJson(result.ok ? result : failureJson(result.server, result.error))}\n`);
     else if (!result.ok) process.stderr.write(`${formatFailure(result.error)}\n`);
-    // A tool result or resource goes out as the server sent it; a manifest is a listing, escaped.
-    else if (tool === 'load_mcp') writeListing(result.text);
+    // A tool result or resource goes out as the server sent it; a manifest is a listing for a person, escaped.
+    else if (tool === 'load_mcp') writeListing(isManifestSummary(result.data) ? manifestListing(result.data) : result.text);
     else {
       process.stdout.write(`${result.text}\n`);
       if (result.cut) writeError(`[Cut: printed ${result.cut.shownBytes} of ${result.cut.totalBytes} bytes (--max-bytes ${maxBytes}).]`);
