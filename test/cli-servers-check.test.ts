@@ -51,7 +51,8 @@ describe('mcp-statechart servers --check', () => {
     const rows = run.stdout.split('\n');
     const row = (name: string) => rows.find((line) => line.startsWith(`${name} `)) ?? '';
     expect(rows[0]).toMatch(/^NAME\s+SCOPE\s+TRANSPORT\s+STATUS\s+INDEXED\s+HEALTH\s+DESCRIPTION$/);
-    expect(row('everything')).toMatch(/\s+enabled\s+\S+\s+connected \(\d+ tools\)/);
+    // The check records what it fetched in the index (as doctor does), so INDEXED already counts the tools.
+    expect(row('everything')).toMatch(/\s+enabled\s+(\d+) tools\s+connected \(\1 tools\)/);
     expect(row('remote')).toMatch(/\s+enabled\s+\S+\s+needs login/);
     expect(row('missing')).toMatch(/\s+enabled\s+\S+\s+failed: command "no-such-mcp-server-binary" was not found/);
     expect(row('off')).toMatch(/\s+disabled\s+\S+\s+disabled$/);
