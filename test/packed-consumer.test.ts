@@ -72,7 +72,7 @@ describe('a consumer project with the packed package installed', () => {
     expect(result.tools).toBeGreaterThan(0);
     expect(result.after).toMatch(/Groceries/);
     // In this order (other steps may come between): connected, lost and retrying, connected again.
-    const expected = ['connecting/connecting', 'connected/connected', 'error/retrying', 'connecting/connecting', 'connected/connected'];
+    const expected = ['connecting/connecting.negotiating', 'connected/connected.ready', 'error/error.retrying', 'connecting/connecting.negotiating', 'connected/connected.ready'];
     let next = 0;
     for (const state of result.states) if (state === expected[next]) next += 1;
     expect(next, `states heard: ${result.states.join(', ')}`).toBe(expected.length);
