@@ -3,6 +3,7 @@
  * a server did not publish itself (no config, no session data).
  */
 import type { McpServerManifest } from '../../machines/types.js';
+import { parseFreshness } from './entry-expiry.js';
 
 /** Tools beyond this many per server are not kept: one server cannot fill the index. */
 export const MAX_INDEXED_TOOLS = 5_000;
@@ -27,6 +28,8 @@ export function indexedManifest(manifest: McpServerManifest): McpServerManifest 
     })),
     prompts: manifest.prompts.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args })),
     ...(manifest.protocolVersion === undefined ? {} : { protocolVersion: manifest.protocolVersion }),
+    // How long each list stays fresh, and whether it may be shared across identities: what the server said of it.
+    ...(manifest.freshness === undefined ? {} : { freshness: manifest.freshness }),
   };
 }
 
@@ -37,9 +40,12 @@ function isList(value: unknown): value is Array<Record<string, unknown>> {
 /** A manifest read back from the file, or undefined when the entry is not one (hand-edited, another version). */
 export function parseIndexedManifest(value: unknown): McpServerManifest | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { tools, resources, resourceTemplates, prompts, protocolVersion } = value as Record<string, unknown>;
+  const { tools, resources, resourceTemplates, prompts, protocolVersion, freshness } = value as Record<string, unknown>;
   if (!isList(tools) || !isList(resources) || !isList(resourceTemplates) || !isList(prompts)) return undefined;
   if (!tools.every((tool) => typeof tool.name === 'string')) return undefined;
-  const lists = { tools, resources, resourceTemplates, prompts } as unknown as McpServerManifest;
-  return typeof protocolVersion === 'string' ? { ...lists, protocolVersion } : lists;
+  const manifest = { tools, resources, resourceTemplates, prompts } as unknown as McpServerManifest;
+  if (typeof protocolVersion === 'string') manifest.protocolVersion = protocolVersion;
+  const parsedFreshness = parseFreshness(freshness);
+  if (parsedFreshness) manifest.freshness = parsedFreshness;
+  return manifest;
 }

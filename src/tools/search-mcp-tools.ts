@@ -51,6 +51,11 @@ export interface FoundServer {
   tools?: number;
   /** False: the server is not running; call_mcp_tool starts it. */
   connected: boolean;
+  /**
+   * Present when its tools come from an index entry past the `ttlMs` the server gave the list:
+   * how old the entry is. They may have changed; the next call_mcp_tool or load_mcp reads them live.
+   */
+  stale?: string;
 }
 
 export interface SearchAnswer {
@@ -135,16 +140,26 @@ export async function search(
   const ranked = await searchable.rank(args.query, limit, args.server);
   const snapshot = searchable.current();
   const found = ranked.tools.map(({ server, tool }) => foundTool(server, tool, detail));
-  const serverOf = (server: SearchableServer): FoundServer => ({
-    server: server.name,
-    description: oneLinePurpose(server),
-    tools: snapshot.toolCounts.get(server.name),
-    connected: snapshot.sources.get(server.name) === 'connected',
-  });
+  const now = Date.now();
+  const serverOf = (server: SearchableServer): FoundServer => {
+    const found: FoundServer = {
+      server: server.name,
+      description: oneLinePurpose(server),
+      tools: snapshot.toolCounts.get(server.name),
+      connected: snapshot.sources.get(server.name) === 'connected',
+    };
+    const entry = snapshot.indexed.get(server.name);
+    if (entry && searchable.indexedPastTtl(server.name, now)) found.stale = `indexed ${ageText(entry.indexedAt, now)} ago, past the time its server said the tool list stays fresh`;
+    return found;
+  };
   const ofTools = [...new Set(found.map(({ server }) => server))].map((name) => snapshot.search.indexed(name)!.server);
   const matching = args.server === undefined ? snapshot.search.searchServers(args.query, SERVERS_SHOWN + ofTools.length) : [];
   const servers = [...ofTools, ...matching.filter((server) => !ofTools.includes(server)).slice(0, SERVERS_SHOWN)].map(serverOf);
   const notes = [...(ranked.note ? [ranked.note] : []), ...coverageNotes(snapshot, args.server)];
+  const staleServers = servers.filter(({ stale }) => stale !== undefined).map(({ server }) => server);
+  if (staleServers.length > 0) {
+    notes.push(`Answered from an index past its freshness time for ${listNames(staleServers, NAMES_SHOWN)}: call_mcp_tool and load_mcp read their tools live.`);
+  }
   if (found.length === 0) notes.unshift('No tool matched: try other words, or a server from "servers" with load_mcp.');
   return withinBudget({ query: args.query, tools: [], servers: [], notes }, found, servers, budget);
 }

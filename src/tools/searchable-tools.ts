@@ -6,7 +6,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../../machines/types.js';
-import type { IndexEntry, IndexLookup, ManifestIndex } from '../manifest-index/index.js';
+import { isPastTtl, type IndexEntry, type IndexLookup, type ManifestIndex } from '../manifest-index/index.js';
 import { embeddingText, ToolSearch, VectorStore, type RankedTool, type SearchableTool, type SemanticSearchOptions } from '../search/index.js';
 import type { ServerCatalog } from './server-catalog.js';
 import type { LoaderToolsManager } from './types.js';
@@ -19,6 +19,8 @@ export interface SearchSnapshot {
   sources: Map<string, ToolSource>;
   /** Tool counts of the servers search knows. */
   toolCounts: Map<string, number>;
+  /** The index entry of each server whose tools came from the index (past its `ttlMs` or not: that depends on when it is read). */
+  indexed: Map<string, IndexEntry>;
   /** Allowed servers with no manifest for their current definition: never indexed … */
   notIndexed: string[];
   /** … or indexed for a definition that has changed since (when it was indexed). */
@@ -121,6 +123,15 @@ export class SearchableTools {
     return this.liveTools(server) ?? this.indexedTools(server);
   }
 
+  /**
+   * Whether the tools search knows of a server come from an index entry past the `ttlMs` its
+   * server gave the list: still answered from, but the next request reads the tools live.
+   */
+  indexedPastTtl(server: string, now = Date.now()): boolean {
+    const entry = this.current().indexed.get(server);
+    return entry !== undefined && isPastTtl(entry, now);
+  }
+
   /** Tools the permissions deny are never searched, listed or counted. */
   private allowed(server: string, tools: readonly Tool[] | undefined): Tool[] | undefined {
     return tools?.filter((tool) => this.catalog.allowsTool(server, tool.name));
@@ -149,6 +160,7 @@ export class SearchableTools {
   private update(): SearchSnapshot {
     const sources = new Map<string, ToolSource>();
     const toolCounts = new Map<string, number>();
+    const indexed = new Map<string, IndexEntry>();
     const notIndexed: string[] = [];
     const stale: SearchSnapshot['stale'] = [];
     const toEmbed: string[] = [];
@@ -177,10 +189,11 @@ export class SearchableTools {
         if (this.vectors) for (const tool of tools) toEmbed.push(embeddingText(name, tool));
       }
       sources.set(name, source);
+      if (lookup?.status === 'fresh') indexed.set(name, lookup.entry);
       toolCounts.set(name, this.search.indexed(name)!.tools.length);
     }
     if (this.vectors && toEmbed.length > 0) this.embed(this.vectors, toEmbed);
-    return { search: this.search, sources, toolCounts, notIndexed, stale };
+    return { search: this.search, sources, toolCounts, indexed, notIndexed, stale };
   }
 
   private embed(vectors: VectorStore, texts: string[]): void {

@@ -24,7 +24,8 @@ export interface LoaderToolContext {
  * connected first: the model chose it from what search or an earlier load_mcp showed it, so the
  * connection is what it asked for. Any other server still needs load_mcp, which is where the
  * model decides to pay for a connection. `tool`, when given, must be one the index knows: an
- * unknown name is answered without starting the server.
+ * unknown name is answered without starting the server, unless the entry is past the `ttlMs` its
+ * server gave the tool list (then the server is started and its live list decides).
  */
 export async function connectIfIndexed(
   context: LoaderToolContext,
@@ -35,8 +36,10 @@ export async function connectIfIndexed(
   const state = manager.getState(server);
   if (state === 'connected') return undefined;
   const indexed = searchable?.toolsOf(server);
-  if (!indexed) return errorResult(loadFirstText(server, state));
-  if (tool !== undefined && !indexed.some((known) => known.name === tool)) return errorResult(unknownToolText(server, tool, indexed));
+  if (!searchable || !indexed) return errorResult(loadFirstText(server, state));
+  // Past its ttlMs the entry may lack a tool the server has now: the connection's live list decides.
+  const unknown = tool !== undefined && !indexed.some((known) => known.name === tool);
+  if (unknown && !searchable.indexedPastTtl(server)) return errorResult(unknownToolText(server, tool, indexed));
   try {
     await manager.connect(server);
     return undefined;

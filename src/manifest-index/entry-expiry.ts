@@ -1,0 +1,40 @@
+/**
+ * An indexed tool list past the `ttlMs` its server gave it. Search still answers from it (the
+ * tools rarely change, and a stale answer beats none) but says how old it is, and the next
+ * request to the server connects and reads its tools live instead of trusting the entry.
+ */
+import type { McpListFreshness } from '../../machines/types.js';
+import type { IndexEntry } from './manifest-index.js';
+
+/** A server cannot keep its entry fresh for longer than a day (as the SDK caps `ttlMs`). */
+export const MAX_INDEX_TTL_MS = 24 * 60 * 60_000;
+
+/** The time (ms since the epoch) the entry's tool list goes stale; undefined when its server gave no `ttlMs`. */
+export function toolsStaleAt(entry: Pick<IndexEntry, 'indexedAt' | 'manifest'>): number | undefined {
+  const ttlMs = entry.manifest.freshness?.tools?.ttlMs;
+  if (ttlMs === undefined) return undefined;
+  return Date.parse(entry.indexedAt) + Math.min(ttlMs, MAX_INDEX_TTL_MS);
+}
+
+export function isPastTtl(entry: Pick<IndexEntry, 'indexedAt' | 'manifest'>, now = Date.now()): boolean {
+  const staleAt = toolsStaleAt(entry);
+  return staleAt !== undefined && !(now < staleAt);
+}
+
+const LIST_KINDS = ['tools', 'resources', 'resourceTemplates', 'prompts'] as const;
+
+/** What the file says of each list's freshness, kept only where it is well-formed (a hand-edited entry loses the rest). */
+export function parseFreshness(value: unknown): McpListFreshness | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const freshness: McpListFreshness = {};
+  for (const kind of LIST_KINDS) {
+    const said = (value as Record<string, unknown>)[kind];
+    if (typeof said !== 'object' || said === null) continue;
+    const { ttlMs, cacheScope } = said as Record<string, unknown>;
+    const kept: NonNullable<McpListFreshness[typeof kind]> = {};
+    if (typeof ttlMs === 'number' && Number.isSafeInteger(ttlMs) && ttlMs >= 0) kept.ttlMs = ttlMs;
+    if (cacheScope === 'public' || cacheScope === 'private') kept.cacheScope = cacheScope;
+    if (Object.keys(kept).length > 0) freshness[kind] = kept;
+  }
+  return Object.keys(freshness).length > 0 ? freshness : undefined;
+}

@@ -1,0 +1,106 @@
+/**
+ * Freshness of the manifest index: an entry keeps the `ttlMs` and `cacheScope` its server gave
+ * each list; past the tool list's `ttlMs` search still answers from the entry but marks the
+ * server stale with the entry's age, and the next call_mcp_tool reads the tools live (a tool the
+ * entry lacks is not refused unread). Time is vitest's fake Date; the server is a real process.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type LoaderTool } from '../src/index.js';
+import { indexServers } from '../src/entries/config.js';
+import type { McpServerConfig, McpServerManifest } from '../machines/types.js';
+
+const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
+const T0 = Date.parse('2026-07-28T12:00:00Z');
+
+const managers: McpConnectionManager[] = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
+});
+
+function modernWithTtl(ttlMs: number): McpServerConfig {
+  return { command: process.execPath, args: [MODERN_SERVER, '--list-ttl-ms', String(ttlMs)] };
+}
+
+function indexPath(): string {
+  return path.join(os.homedir(), 'index', 'mcp-index.json');
+}
+
+/** What an earlier listing left in the index: only `echo`, fresh for a minute. */
+function indexedEarlier(): McpServerManifest {
+  return {
+    tools: [{ name: 'echo', description: 'Echoes its text', inputSchema: { type: 'object' } }],
+    resources: [],
+    resourceTemplates: [],
+    prompts: [],
+    freshness: { tools: { ttlMs: 60_000, cacheScope: 'public' } },
+  };
+}
+
+function agent(servers: Record<string, McpServerConfig>) {
+  const manager = new McpConnectionManager({ logger: silentLogger });
+  managers.push(manager);
+  const tools = createLoaderTools({ manager, servers, manifestIndex: new ManifestIndex({ path: indexPath() }) });
+  const tool = (name: string) => tools.find((candidate) => candidate.name === name) as LoaderTool;
+  return { manager, search: tool('search_mcp_tools'), call: tool('call_mcp_tool') };
+}
+
+type Answer = { servers: Array<{ server: string; connected: boolean; stale?: string }>; notes: string[] };
+
+describe('the manifest index keeps what a server said of its lists', () => {
+  it('stores ttlMs and cacheScope with the entry, on disk', async () => {
+    const index = new ManifestIndex({ path: indexPath() });
+    const outcomes = await indexServers({ servers: { modern: modernWithTtl(60_000) }, index, managerOptions: { logger: silentLogger } });
+    expect(outcomes.map(({ ok }) => ok)).toEqual([true]);
+    await index.flush();
+    const file = JSON.parse(readFileSync(indexPath(), 'utf8')) as { servers: Record<string, { manifest: McpServerManifest }> };
+    expect(file.servers.modern!.manifest.freshness).toEqual({ tools: { ttlMs: 60_000, cacheScope: 'public' } });
+  });
+});
+
+describe('an indexed entry past its ttlMs', () => {
+  it('is still searched but marked with its age; within the ttl it is not marked', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+    const config = modernWithTtl(60_000);
+    new ManifestIndex({ path: indexPath() }).record('modern', config, indexedEarlier());
+    const { search, manager } = agent({ modern: config });
+
+    vi.setSystemTime(T0 + 30_000);
+    const within = (await search.execute({ query: 'echo text' })).data as Answer;
+    expect(within.servers[0]).toEqual(expect.objectContaining({ server: 'modern', connected: false }));
+    expect(within.servers[0]!.stale).toBeUndefined();
+
+    vi.setSystemTime(T0 + 5 * 60_000);
+    const past = (await search.execute({ query: 'echo text' })).data as Answer;
+    expect(past.servers[0]).toMatchObject({ server: 'modern', connected: false, stale: expect.stringContaining('indexed 5 min ago') });
+    expect(past.notes.join('\n')).toMatch(/past its freshness time for modern: call_mcp_tool and load_mcp read their tools live/);
+    // Search reads memory only, stale or not.
+    expect(manager.openSessionCount()).toBe(0);
+  });
+
+  it('does not refuse a tool the entry lacks: call_mcp_tool starts the server and its live list decides', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+    const config = modernWithTtl(60_000);
+    new ManifestIndex({ path: indexPath() }).record('modern', config, indexedEarlier());
+    const { call, search, manager } = agent({ modern: config });
+
+    vi.setSystemTime(T0 + 30_000);
+    const refused = await call.execute({ server: 'modern', tool: 'pid', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/pid/);
+    expect(manager.openSessionCount()).toBe(0);
+
+    vi.setSystemTime(T0 + 5 * 60_000);
+    const called = await call.execute({ server: 'modern', tool: 'pid', arguments: {} });
+    expect(called.isError).toBe(false);
+    expect(Number(called.text)).toBeGreaterThan(0);
+    // Connected: its live tools answer, and nothing is marked stale any more.
+    const after = (await search.execute({ query: 'process id' })).data as Answer;
+    expect(after.servers.find(({ server }) => server === 'modern')).toEqual(expect.objectContaining({ connected: true }));
+    expect(after.servers.every(({ stale }) => stale === undefined)).toBe(true);
+  });
+});
