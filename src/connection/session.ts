@@ -1,27 +1,20 @@
-import { LOG_LEVEL_META_KEY, type Client, type LoggingLevel, type Transport } from '@modelcontextprotocol/client';
+import type { Client, LoggingLevel, Transport } from '@modelcontextprotocol/client';
 import type { McpServerError } from '../../machines/errors.js';
 import type { McpHostEmitted, McpRequestOptions, McpServerManifest, McpSession } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
 import { terminateGroup } from '../transports/process-group.js';
 import type { StderrTail } from '../transports/stderr-tail.js';
-import { redact, redactError } from '../redact.js';
-import { capErrorText } from '../text-limits.js';
-import { declaredKinds, type ListKind } from './manifest.js';
-import { ListRefresh } from './list-refresh.js';
-import { ListenStream } from './listen-stream.js';
+import { redactError } from '../redact.js';
+import { ListFollowing } from './list-following.js';
+import { ResourceSubscriptions } from './resource-subscriptions.js';
+import { requestMeta } from './request-meta.js';
 import { requestFailure } from './request-failure.js';
 import { sdkRequestOptions } from './sdk-request-options.js';
 import { SessionWatch, type SessionListeners } from './session-watch.js';
 import { logTransportError } from './transport-error-log.js';
 import { callToolAsTask, requiresTask } from './tool-task.js';
-import { toError } from '../../machines/to-error.js';
 
 export { EARLY_NOTIFICATIONS_KEPT } from './session-watch.js';
-
-/** What a server without `resources.subscribe` is refused with (the request's failure says which server and resource). */
-function noSubscriptionsError(): Error {
-  return new Error('the server does not offer resource subscriptions (its capabilities lack resources.subscribe)');
-}
 
 export interface SessionParts {
   server: string;
@@ -41,9 +34,10 @@ export interface SessionParts {
 
 /**
  * A live connection. It owns its client, transport and process group: `close()` ends all of
- * them, once. Its parts: who hears of its news (session-watch.ts), list_changed refreshes
- * (list-refresh.ts), what a failed request means (request-failure.ts), transport errors
- * (transport-error-log.ts) and request options in the SDK's words (sdk-request-options.ts).
+ * them, once. Its parts: who hears of its news (session-watch.ts), keeping lists current
+ * (list-following.ts), resource subscriptions (resource-subscriptions.ts), what a failed request
+ * means (request-failure.ts), transport errors (transport-error-log.ts), request options in the
+ * SDK's words (sdk-request-options.ts) and the `_meta` a request carries (request-meta.ts).
  */
 export class Session implements McpSession {
   readonly client: Client;
@@ -59,14 +53,13 @@ export class Session implements McpSession {
   private transportClosed = false;
   /** Why the client closed the transport itself (an oversized message), to tell instead of "the server closed". */
   private closedBecause?: Error;
-  /** Follows list_changed once live. */
-  private readonly lists: ListRefresh;
+  /** Keeps the lists current once live. */
+  private readonly following: ListFollowing;
+  private readonly subscriptions: ResourceSubscriptions;
   /** Aborted on close: ends a refresh in progress. */
   private readonly closeSignal = new AbortController();
   /** Work the close waits for besides the client's own (the era probe's sibling process). */
   private readonly alsoClosing: Promise<unknown>[] = [];
-  /** On a 2026-07-28 server, where list changes and resource updates come (they have no other way). */
-  private listen?: ListenStream;
 
   get manifest(): McpServerManifest {
     return this.listed;
@@ -88,59 +81,24 @@ export class Session implements McpSession {
       if (this.closing) return;
       this.closedBecause = logTransportError(error, { ...parts, live: this.live }) ?? this.closedBecause;
     };
-    this.lists = new ListRefresh({
+    const closed = this.closeSignal.signal;
+    this.following = new ListFollowing({
       ...parts,
       holder: this,
       changed: (manifest, changes) => this.watchers.manifestChanged(manifest, changes),
-      closed: this.closeSignal.signal,
+      closed,
     });
+    this.subscriptions = new ResourceSubscriptions({ ...parts, stream: () => this.following.stream, closed });
   }
 
   get isClosed(): boolean {
     return this.closing !== undefined;
   }
 
-  /**
-   * After `initialize` and the first listing: follow list_changed for what the server declares,
-   * each refresh bounded by `refreshTimeoutMs`.
-   */
+  /** After `initialize` and the first listing: lists are followed (list-following.ts), transport errors are news. */
   goLive(refreshTimeoutMs: number): void {
     this.live = true;
-    this.lists.timeoutMs = refreshTimeoutMs;
-    const capabilities = this.client.getServerCapabilities() ?? {};
-    const follow = (kinds: ListKind[]) => () => this.refresh(kinds);
-    if (capabilities.tools?.listChanged) {
-      this.client.setNotificationHandler('notifications/tools/list_changed', follow(['tools']));
-    }
-    if (capabilities.resources?.listChanged) {
-      this.client.setNotificationHandler('notifications/resources/list_changed', follow(['resources', 'resourceTemplates']));
-    }
-    if (capabilities.prompts?.listChanged) {
-      this.client.setNotificationHandler('notifications/prompts/list_changed', follow(['prompts']));
-    }
-    this.lists.expireAfterTtl(declaredKinds(this.client), this.manifest.freshness);
-    if (this.client.getProtocolEra() === 'modern') {
-      const { server, logger, secrets } = this.parts;
-      this.listen = new ListenStream({
-        client: this.client,
-        server,
-        logger,
-        lists: {
-          toolsListChanged: capabilities.tools?.listChanged === true,
-          resourcesListChanged: capabilities.resources?.listChanged === true,
-          promptsListChanged: capabilities.prompts?.listChanged === true,
-        },
-        signal: this.closeSignal.signal,
-        ackTimeoutMs: refreshTimeoutMs,
-        redact: (message) => redact(message, secrets),
-      });
-      // A stream that cannot be opened is logged and tried again (listen-stream.ts); the connection stands.
-      this.listen.start().catch(() => {});
-    }
-  }
-
-  private refresh(kinds: ListKind[]): Promise<void> {
-    return this.lists.refresh(kinds);
+    this.following.start(refreshTimeoutMs);
   }
 
   private lose(error: Error, sessionExpired: boolean): void {
@@ -173,14 +131,9 @@ export class Session implements McpSession {
     return this.client.request({ method: 'tools/call', params: { name: tool, arguments: args, ...this.requestMeta() } }, sdkRequestOptions(options));
   }
 
-  /**
-   * 2026-07-28 has no `logging/setLevel`: the level rides in each request's `_meta`, and a server
-   * sends that request's log messages from it up (none without it).
-   */
+  /** The `_meta` each request carries (request-meta.ts). */
   private requestMeta(): { _meta?: Record<string, string> } {
-    const level = this.parts.logLevel?.();
-    if (level === undefined || this.client.getProtocolEra() !== 'modern') return {};
-    return { _meta: { [LOG_LEVEL_META_KEY]: level } };
+    return requestMeta(this.client, this.parts.logLevel?.());
   }
 
   readResource(uri: string, options: McpRequestOptions = {}): ReturnType<McpSession['readResource']> {
@@ -191,31 +144,16 @@ export class Session implements McpSession {
     return this.client.getPrompt({ name, arguments: args, ...this.requestMeta() }, sdkRequestOptions(options));
   }
 
-  subscribeResource(uri: string, options: McpRequestOptions = {}): Promise<void> {
-    if (!this.offersSubscriptions()) return Promise.reject(noSubscriptionsError());
-    if (this.listen) return this.listen.subscribe(uri);
-    return this.client.subscribeResource({ uri }, sdkRequestOptions(options)).then(() => undefined);
+  subscribeResource(uri: string, options?: McpRequestOptions): Promise<void> {
+    return this.subscriptions.subscribe(uri, options);
   }
 
-  unsubscribeResource(uri: string, options: McpRequestOptions = {}): Promise<void> {
-    if (!this.offersSubscriptions()) return Promise.reject(noSubscriptionsError());
-    if (this.listen) return this.listen.unsubscribe(uri);
-    return this.client.unsubscribeResource({ uri }, sdkRequestOptions(options)).then(() => undefined);
-  }
-
-  private offersSubscriptions(): boolean {
-    return this.client.getServerCapabilities()?.resources?.subscribe === true;
+  unsubscribeResource(uri: string, options?: McpRequestOptions): Promise<void> {
+    return this.subscriptions.unsubscribe(uri, options);
   }
 
   resubscribe(uris: readonly string[]): void {
-    const { server, logger } = this.parts;
-    for (const uri of uris) {
-      this.subscribeResource(uri).catch((error: unknown) => {
-        if (this.closing) return;
-        const message = capErrorText(redactError(toError(error), this.parts.secrets).message);
-        logger.warn(`MCP server "${server}" refused resources/subscribe ${uri} on the new connection: ${message}`);
-      });
-    }
+    this.subscriptions.resubscribe(uris);
   }
 
   failure(what: string, error: unknown, signal?: AbortSignal): McpServerError {
