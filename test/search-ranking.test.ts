@@ -109,6 +109,46 @@ describe('fields and servers', () => {
   });
 });
 
+describe('a server the query names', () => {
+  const servers: SearchableServer[] = [
+    { name: 'github', description: 'GitHub API' },
+    { name: 'git', description: 'Git version control' },
+    { name: 'files', description: 'Files under one folder' },
+    { name: 'pdf', description: 'PDF documents' },
+  ];
+  const search = new ToolSearch(servers, [
+    { server: 'github', tool: tool('list_commits', 'List commits of a branch in a repository', ['owner', 'repo', 'sha']) },
+    { server: 'github', tool: tool('create_issue', 'Create a new issue in a repository', ['owner', 'repo', 'title']) },
+    { server: 'git', tool: tool('git_log', 'Show the commit history of the repository', ['path', 'max_count']) },
+    { server: 'git', tool: tool('git_show', 'Show the contents of a commit', ['path', 'revision']) },
+    { server: 'files', tool: tool('move_file', 'Move or rename a file or directory', ['source', 'destination']) },
+    { server: 'pdf', tool: tool('read_pdf', 'Read the text of a PDF file', ['url']) },
+    { server: 'pdf', tool: tool('list_pdfs', 'List the PDF files of an archive', ['limit']) },
+  ]);
+
+  it('puts the named server\u2019s tool first though another server\u2019s tool says more of the query', () => {
+    expect(top(search, 'show the commit history on github')[0]).toBe('github/list_commits');
+  });
+
+  it('hardly lifts a server whose name is a word many other tools use', () => {
+    const withLines = new ToolSearch([], [
+      { server: 'files', tool: tool('read_file', 'Read a file, or only its first or last lines', ['path', 'head', 'tail']) },
+      { server: 'files', tool: tool('edit_file', 'Replace lines of a text file', ['path', 'edits']) },
+      { server: 'files', tool: tool('search_text', 'Find the lines of files that match a pattern', ['pattern']) },
+      { server: 'editor', tool: tool('goto_line', 'Move the cursor to a line', ['line']) },
+      { server: 'editor', tool: tool('comment_line', 'Comment out a line', ['line']) },
+      { server: 'line', tool: tool('push_message', 'Push a text message to a user of your LINE Official Account', ['user_id', 'text']) },
+      { server: 'line', tool: tool('get_profile', 'Get the profile of a user', ['user_id']) },
+    ]);
+    expect(top(withLines, 'read a line of text')).not.toContain('line/push_message');
+    expect(top(withLines, 'send a text on line')[0]).toBe('line/push_message');
+  });
+
+  it('reads a file name\u2019s extension as part of the file, not as a server', () => {
+    expect(top(search, 'move report.pdf into the archive folder')[0]).toBe('files/move_file');
+  });
+});
+
 describe('updated server by server', () => {
   const catalogue: Array<{ server: SearchableServer; tools: Tool[] }> = Array.from({ length: 12 }, (_, at) => ({
     server: { name: `server-${at}`, description: `${FILLER[at]} service for ${FILLER[(at * 7) % FILLER.length]} records` },

@@ -148,6 +148,11 @@ export class FieldIndex {
     }
   }
 
+  /** How many documents hold the word, in any field. */
+  frequency(term: string): number {
+    return this.documentFrequency.get(term) ?? 0;
+  }
+
   /** Whether any document holds any word of the group. */
   knows(group: QueryGroup): boolean {
     for (const term of group.keys()) if (this.documentFrequency.has(term)) return true;

@@ -32,6 +32,8 @@ const SYNONYM_WEIGHT = 0.35;
 const PAIR_WEIGHT = 0.5;
 /** How much a question's reading verbs count, on top of its words. */
 const QUESTION_WEIGHT = 0.5;
+/** How much the tools of a server the query names for sure gain. */
+const SERVER_MENTION_WEIGHT = 1;
 /** Above any BM25F score: an exact name wins. */
 const EXACT_NAME_SCORE = 1e9;
 /** Reciprocal rank fusion: the usual constant, and how deep into each list it looks. */
@@ -66,6 +68,9 @@ export function parseQuery(query: string): ParsedQuery {
   return { groups, pairs };
 }
 
+/** A file or host name ("report.pdf", "example.com"): its words name a file, not a server. */
+const FILE_NAME = /[\w-]+(\.[\w-]+)+/g;
+
 const QUESTION = /^\s*(what|which|who|where|when|how many|is|are|do|does|did)\b|\?\s*$/i;
 const READING: QueryGroup = new Map(['list', 'get', 'read', 'search', 'show', 'find'].map((word) => [stem(word), QUESTION_WEIGHT]));
 
@@ -76,6 +81,8 @@ export class ToolSearch {
   /** Document number → its tool. */
   private readonly tools: Array<SearchableTool | undefined> = [];
   private readonly serverOfDoc: Array<SearchableServer | undefined> = [];
+  /** A word of a server's name → the servers whose names hold it. */
+  private readonly serversByNameWord = new Map<string, Set<string>>();
   private readonly byExactName = new Map<string, Set<number>>();
   private toolTotal = 0;
   /** One query's word scores and phrase bonus, reused by the next query. */
@@ -119,6 +126,11 @@ export class ToolSearch {
       }
       return doc;
     });
+    for (const word of nameTokens) {
+      let names = this.serversByNameWord.get(word);
+      if (!names) this.serversByNameWord.set(word, (names = new Set()));
+      names.add(server.name);
+    }
     const serverDoc = this.serverIndex.add(serverDocument(server, tools));
     this.serverOfDoc[serverDoc] = server;
     this.servers.set(server.name, { server, tools, docs, serverDoc });
@@ -136,6 +148,10 @@ export class ToolSearch {
       }
       this.toolIndex.remove(doc);
       this.tools[doc] = undefined;
+    }
+    for (const word of identifierTokens(name)) {
+      const names = this.serversByNameWord.get(word);
+      if (names?.delete(name) && names.size === 0) this.serversByNameWord.delete(word);
     }
     this.serverIndex.remove(known.serverDoc);
     this.serverOfDoc[known.serverDoc] = undefined;
@@ -216,7 +232,33 @@ export class ToolSearch {
     for (const doc of words.docs) words.score[doc]! *= Math.sqrt(words.coverage[doc]! / known);
     this.toolIndex.score(pairs, phrases);
     for (const doc of phrases.docs) words.add(doc, phrases.score[doc]!, 0);
+    const named = this.namedServers(query, groups);
+    for (const doc of words.docs) {
+      const mention = named.size === 0 ? 0 : (named.get(this.tools[doc]!.server) ?? 0);
+      words.score[doc]! *= 1 + SERVER_MENTION_WEIGHT * mention;
+    }
     return words;
+  }
+
+  /**
+   * The servers a query names ("on github", "in postgres"), each with how surely: the share of the
+   * tools holding the word that are that server's. A word few other tools use ("github") names its
+   * server; one many tools use ("search" of brave-search, "line" of LINE) hardly does.
+   */
+  private namedServers(query: string, groups: readonly QueryGroup[]): Map<string, number> {
+    const named = new Map<string, number>();
+    const inFileNames = new Set((query.match(FILE_NAME) ?? []).flatMap(textTokens));
+    for (const group of groups) {
+      const [word] = group.keys();
+      if (inFileNames.has(word!)) continue;
+      const holding = this.toolIndex.frequency(word!);
+      if (holding === 0) continue;
+      for (const name of this.serversByNameWord.get(word!) ?? []) {
+        const share = this.servers.get(name)!.docs.length / holding;
+        if (share > (named.get(name) ?? 0)) named.set(name, share);
+      }
+    }
+    return named;
   }
 
   /** Servers whose name or purpose matches the query, best first; an exact name first of all. */
