@@ -7,7 +7,7 @@ import { capErrorText } from '../text-limits.js';
 import { Deadline } from './deadline.js';
 import { listManifest, type ListKind } from './manifest.js';
 import { RefreshQueue } from './refresh-queue.js';
-import { ListExpiry } from './list-expiry.js';
+import { ListExpiry, MAX_RELIST_RETRIES } from './list-expiry.js';
 
 export interface RefreshedLists {
   server: string;
@@ -24,7 +24,8 @@ export interface RefreshedLists {
 
 /**
  * Re-reads the lists a list_changed names, or whose `ttlMs` is up (every page, within the refresh
- * timeout), and reports the manifest when something really changed. Notifications that arrive while a refresh runs are
+ * timeout), and reports the manifest when something really changed. A failed re-read is tried
+ * again after a growing wait, a bounded number of times (ListExpiry.retry). Notifications that arrive while a refresh runs are
  * folded into one more refresh: a storm of list_changed costs a few listings, not one each.
  */
 export class ListRefresh {
@@ -59,7 +60,9 @@ export class ListRefresh {
       if (!isEmptyDiff(changes)) this.lists.changed(listed, changes);
     } catch (error) {
       if (!closed.aborted) {
-        logger.warn(`MCP server "${server}": refreshing ${due.join(', ')} after list_changed failed: ${capErrorText(redact((error as Error).message, secrets))}`);
+        const waitMs = this.expiry.retry(due);
+        const next = waitMs === undefined ? `not tried again until a list change or a reconnect (failed ${MAX_RELIST_RETRIES + 1} times in a row)` : `trying again in ${waitMs / 1000} s`;
+        logger.warn(`MCP server "${server}": reading ${due.join(', ')} again failed: ${capErrorText(redact((error as Error).message, secrets))}; ${next}.`);
       }
     } finally {
       deadline.dispose();
