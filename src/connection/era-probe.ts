@@ -2,6 +2,7 @@ import { Client, SdkError, SdkErrorCode, type ClientCapabilities, type PriorDisc
 import type { McpServerConfig } from '../../machines/types.js';
 import { terminateGroup } from '../transports/process-group.js';
 import { createStdioTransport, type ProcessGroupStdioTransport } from '../transports/stdio.js';
+import { Slots } from './probe-slots.js';
 
 /** The 2026-07-28 revision: the first without `initialize`. */
 export const MODERN_REVISION = '2026-07-28';
@@ -11,6 +12,16 @@ export const MODERN_REVISION = '2026-07-28';
  * legacy servers never answer a request that comes before `initialize`.
  */
 export const STDIO_PROBE_TIMEOUT_MS = 10_000;
+
+/**
+ * Probe processes alive at once in this process, whatever the number of managers: 50 servers
+ * connecting together start their probes 4 at a time instead of 50 extra processes at once (each
+ * probe is a whole server process, started and ended). The wait for a slot counts against the
+ * connect's deadline.
+ */
+export const MAX_CONCURRENT_PROBES = 4;
+
+const probeSlots = new Slots(MAX_CONCURRENT_PROBES);
 
 export interface StdioProbeRequest {
   name: string;
@@ -31,7 +42,15 @@ export interface StdioProbeRequest {
  * the session's process anything twice.
  */
 export async function probeStdioEra(request: StdioProbeRequest): Promise<PriorDiscovery> {
-  request.signal.throwIfAborted();
+  const giveBack = await probeSlots.take(request.signal);
+  try {
+    return await probeOnSibling(request);
+  } finally {
+    giveBack();
+  }
+}
+
+async function probeOnSibling(request: StdioProbeRequest): Promise<PriorDiscovery> {
   const sibling = createStdioTransport(request.name, request.config);
   // Nobody reads the sibling's stderr: let it flow away instead of filling the pipe.
   sibling.stderr.resume();
