@@ -10,7 +10,7 @@ export { defaultTransportFactory, type ClientFactory, type TransportFactory, typ
 export { isConfigError } from './connection/errors.js';
 export { ConfigInvalidError } from './errors/config-invalid.js';
 export { McpServerError, type McpErrorCode } from '../machines/errors.js';
-export type { HostRequestContext, McpHostHandlers, RootsSource } from './connection/host-handlers.js';
+export type { ElicitationMode, HostRequestContext, McpHostHandlers, RootsSource, SamplingAnswer } from './connection/host-handlers.js';
 export { silentLogger, stderrLogger, type Logger } from './logger.js';
 export { sealServerConfig } from './sealed-config.js';
 export type { TelemetryOptions } from './telemetry/providers.js';

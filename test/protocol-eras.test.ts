@@ -21,7 +21,7 @@ import { everythingStdio } from './support/everything.js';
 import { rejectionOf, settle, stdioFixture } from './support/fixtures.js';
 
 const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
-const MODERN_TOOLS = ['echo', 'ask-name', 'list-roots', 'pid', 'ask-forever', 'progress', 'log-levels', 'cancelled-calls', 'add-tool', 'open-subscriptions', 'drop-subscriptions'];
+const MODERN_TOOLS = ['echo', 'ask-name', 'list-roots', 'open-page', 'sample-with-tools', 'pid', 'ask-forever', 'progress', 'log-levels', 'cancelled-calls', 'add-tool', 'open-subscriptions', 'drop-subscriptions'];
 
 let folder: string;
 let manager: McpConnectionManager | undefined;

@@ -5,6 +5,7 @@ import {
   type ClientCapabilities,
   type CreateMessageRequest,
   type CreateMessageResult,
+  type CreateMessageResultWithTools,
   type ElicitRequest,
   type ElicitResult,
   type LoggingLevel,
@@ -24,18 +25,42 @@ export interface HostRequestContext {
 /** Answers `roots/list`: a fixed list, or a function asked each time. */
 export type RootsSource = Root[] | ((context: HostRequestContext) => Root[] | Promise<Root[]>);
 
+/** A sampling handler's answer: a message, or (when it accepts tools) a message that may call them. */
+export type SamplingAnswer = CreateMessageResult | CreateMessageResultWithTools;
+
+/** An elicitation mode the host's handler can answer: `form` (fill in fields) or `url` (open a page out of band). */
+export type ElicitationMode = 'form' | 'url';
+
 /**
  * What the manager does for servers that ask the client something. Each of `sampling`,
  * `elicitation` and `roots` declares its client capability only when given; `logging` has no
  * capability (servers send log messages regardless) and is only a listener.
  */
 export interface McpHostHandlers {
-  sampling?: (params: CreateMessageRequest['params'], context: HostRequestContext) => CreateMessageResult | Promise<CreateMessageResult>;
+  /** With `samplingTools`, a request may carry `tools` / `toolChoice`, and the answer may use a tool (`CreateMessageResultWithTools`). */
+  sampling?: (params: CreateMessageRequest['params'], context: HostRequestContext) => SamplingAnswer | Promise<SamplingAnswer>;
   elicitation?: (params: ElicitRequest['params'], context: HostRequestContext) => ElicitResult | Promise<ElicitResult>;
+  /**
+   * The modes `elicitation` answers, declared as `elicitation.form` / `elicitation.url`. Default
+   * `['form']`: servers must not send URL-mode requests. With `'url'` the handler also gets
+   * requests with `mode: 'url'` and a `url`; it must show the person the URL's domain and ask
+   * before opening it (answer `accept` once opened, `decline` when they say no).
+   */
+  elicitationModes?: readonly ElicitationMode[];
+  /** The `sampling` handler accepts `tools` and `toolChoice` (declared as `sampling.tools`). Default false: servers must not send them. */
+  samplingTools?: boolean;
   roots?: RootsSource;
   logging?: (message: McpLogMessage) => void;
   /** How long a sampling/elicitation/roots handler may take before the server gets a timeout error. Default 10 minutes (a person may be answering). */
   timeoutMs?: number;
+}
+
+function elicitationCapability(modes: readonly ElicitationMode[]): NonNullable<ClientCapabilities['elicitation']> {
+  return {
+    // `applyDefaults`: the SDK fills in the schema's defaults the person left out (see NOTES on elicitation).
+    ...(modes.includes('form') ? { form: { applyDefaults: true } } : {}),
+    ...(modes.includes('url') ? { url: {} } : {}),
+  };
 }
 
 /** The error code a handler past its time answers with: -32001, as the SDK's own request timeouts were numbered. */
@@ -74,9 +99,8 @@ export class HostBridge {
   /** Client capabilities: only for what a handler exists. */
   capabilities(): ClientCapabilities {
     const capabilities: ClientCapabilities = {};
-    if (this.handlers.sampling) capabilities.sampling = {};
-    // `applyDefaults`: the SDK fills in the schema's defaults the person left out (see NOTES on elicitation).
-    if (this.handlers.elicitation) capabilities.elicitation = { form: { applyDefaults: true } };
+    if (this.handlers.sampling) capabilities.sampling = this.handlers.samplingTools ? { tools: {} } : {};
+    if (this.handlers.elicitation) capabilities.elicitation = elicitationCapability(this.handlers.elicitationModes ?? ['form']);
     if (this.roots !== undefined) capabilities.roots = { listChanged: true };
     return capabilities;
   }

@@ -1,9 +1,10 @@
 import { SdkError, SdkErrorCode, SdkHttpError, type Transport } from '@modelcontextprotocol/client';
 import { abortError, McpServerError, requestAbandonedError } from '../../machines/errors.js';
 import { toError } from '../../machines/to-error.js';
-import { redactError } from '../redact.js';
+import { redact, redactError } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import { withErrorCode } from './errors.js';
+import { pagesToOpen } from './url-elicitation.js';
 
 /** What a failed request is judged against: the connection it ran on. */
 export interface FailedConnection {
@@ -30,7 +31,9 @@ export function requestFailure(connection: FailedConnection, what: string, error
     connection.lose(clean, sessionExpired(connection, error));
     return requestAbandonedError(server, 'lost', clean);
   }
-  return new McpServerError('REQUEST_FAILED', server, `MCP server "${server}" failed ${what}: ${capErrorText(withErrorCode(error, clean.message))}`, {
+  const pages = pagesToOpen(error);
+  const told = pages === undefined ? clean.message : `${clean.message}: ${redact(pages, connection.secrets)}`;
+  return new McpServerError('REQUEST_FAILED', server, `MCP server "${server}" failed ${what}: ${capErrorText(withErrorCode(error, told))}`, {
     cause: clean,
   });
 }
