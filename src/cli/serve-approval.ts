@@ -18,6 +18,7 @@ async function askHost(
   request: ToolCallApprovalRequest,
   signal: AbortSignal | undefined,
   refuseWhenUnasked: boolean,
+  remembers: boolean,
 ): Promise<ApprovalDecision> {
   if (!host.getClientCapabilities()?.elicitation) return refuseWhenUnasked ? 'unasked' : 'allow';
   const answer = await host.elicitInput({
@@ -25,27 +26,33 @@ async function askHost(
     message: `${SERVE_APPROVAL_TITLE}\n${describeToolCall(request)}`,
     requestedSchema: {
       type: 'object',
-      properties: {
-        always: {
-          type: 'boolean',
-          title: `Allow ${request.server}/${request.tool} without asking again this session`,
-          default: false,
-        },
-      },
+      properties: remembers
+        ? {
+            always: {
+              type: 'boolean',
+              title: `Allow ${request.server}/${request.tool} without asking again this session`,
+              default: false,
+            },
+          }
+        : {},
     },
   }, { signal, timeout: APPROVAL_TIMEOUT_MS }).catch((error: unknown) => {
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) throw new Error('no answer came within 10 minutes');
     throw error;
   });
   if (answer.action !== 'accept') return 'deny';
-  return answer.content?.always === true ? 'allow-always' : 'allow';
+  return remembers && answer.content?.always === true ? 'allow-always' : 'allow';
 }
 
-/** `policy` from `--approve`; without it, `destructive` when the host can be asked. */
-export function hostApproval(host: HostPeer, policy: ApprovalPolicy | undefined): ApprovalOptions {
+/**
+ * `policy` from `--approve`; without it, `destructive` when the host can be asked. `remembers`:
+ * the form offers "allow without asking again" (not over HTTP, where tools are shared by the
+ * callers of one policy and no session holds the answer).
+ */
+export function hostApproval(host: HostPeer, policy: ApprovalPolicy | undefined, { remembers = true }: { remembers?: boolean } = {}): ApprovalOptions {
   return {
     approvalPolicy: policy ?? 'destructive',
-    approveToolCall: (request, { signal }) => askHost(host, request, signal, policy !== undefined),
+    approveToolCall: (request, { signal }) => askHost(host, request, signal, policy !== undefined, remembers),
     unaskedReason:
       'the MCP host running mcp-statechart serve cannot show an approval form (it does not declare MCP elicitation). ' +
       'The user can approve such calls in a host that supports elicitation, or start serve with another --approve policy',

@@ -32,6 +32,8 @@ export type CallerServerFactory = (caller: InstanceCaller) => Server;
 export interface McpEndpointOptions {
   factory: CallerServerFactory;
   keys: SessionKeys;
+  /** A 2025-era host's POSTed answer to a request serve sent it: true when it was one, now delivered. */
+  answers?: (identity: AuthenticatedIdentity, message: unknown) => boolean;
   maxBodyBytes: number;
   onerror?: (error: Error) => void;
 }
@@ -44,7 +46,7 @@ export interface McpEndpoint {
   close(): Promise<void>;
 }
 
-export function createMcpEndpoint({ factory, keys, maxBodyBytes, onerror }: McpEndpointOptions): McpEndpoint {
+export function createMcpEndpoint({ factory, keys, answers, maxBodyBytes, onerror }: McpEndpointOptions): McpEndpoint {
   // The SDK hands the factory only the request's AuthInfo: it carries a key to the caller, held for the request.
   const callers = new Map<string, Omit<InstanceCaller, 'era'>>();
   const build = ({ era, authInfo }: McpRequestContext) => {
@@ -91,6 +93,8 @@ export function createMcpEndpoint({ factory, keys, maxBodyBytes, onerror }: McpE
       const opened = openSession(keys, sessionId);
       if (!opened.ok) return sessionNotFound(opened.message);
       if (opened.session.identity.name !== identity.name) return sessionNotFound('the session was opened by another identity; start a new session (initialize)');
+      // Its answer to a request on a call's stream: the call waits on this replica, not in a new instance.
+      if (answers?.(identity, parsedBody)) return new Response(null, { status: 202 });
       return withCaller({ identity, session: opened.session }, (authInfo) => legacy(request, { authInfo, parsedBody }));
     },
   };

@@ -91,7 +91,7 @@ export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches 
         `MCP server "${context.server}" asked for ${capability}, but mcp-statechart serve is set not to pass its ${capability} requests to the host.`,
       );
     }
-    if (upstream.getClientCapabilities()?.[capability] === undefined) {
+    if (upstream.getClientCapabilities(context.server)?.[capability] === undefined) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
         `MCP server "${context.server}" asked for ${capability}, but the MCP host running mcp-statechart serve does not offer ${capability}.`,
@@ -101,7 +101,7 @@ export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches 
   return {
     sampling: (params, context) => {
       requireHost('sampling', context);
-      const hostTakesContext = upstream.getClientCapabilities()?.sampling?.context !== undefined;
+      const hostTakesContext = upstream.getClientCapabilities(context.server)?.sampling?.context !== undefined;
       return upstream.createMessage(sampled(params, context.server, hostTakesContext), relayed(context));
     },
     elicitation: (params, context) => {
@@ -110,7 +110,7 @@ export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches 
     },
     // The host's roots, asked each time until it announces a list (see followHostRoots).
     roots: async (context) => {
-      if (upstream.getClientCapabilities()?.roots === undefined) return [];
+      if (upstream.getClientCapabilities(context.server)?.roots === undefined) return [];
       return (await upstream.listRoots(undefined, relayed(context))).roots;
     },
   };

@@ -8,6 +8,7 @@ import {
   SdkErrorCode,
   type CallToolRequest,
   type CallToolResult,
+  type ClientCapabilities,
   type CreateMessageRequest,
   type CreateMessageResult,
   type ElicitRequest,
@@ -20,6 +21,7 @@ import {
 import { z } from 'zod';
 import { DEFAULT_HOST_HANDLER_TIMEOUT_MS } from '../connection/host-handlers.js';
 import type { LoaderToolCallOptions } from '../tools/index.js';
+import { envelopeCapabilities } from './host-capabilities.js';
 import type { HostRequestOptions } from './host.js';
 
 /** How many tool calls of a 2026-07-28 host may wait for its input at once; past it a new call is refused. */
@@ -37,8 +39,19 @@ interface Asked {
 
 type Step = { kind: 'done'; result: CallToolResult } | { kind: 'input'; requests: Record<string, InputRequest> };
 
+/** A host's tool call in flight that serve can ask the host through (over HTTP, one of many callers'). */
+export interface HostCall {
+  /** Who made the call: over HTTP the gateway identity; on stdio there is one host and no owner. */
+  readonly owner?: string;
+  /** The downstream server the call is for (`call_mcp_tool`'s `server`), if any. */
+  readonly server: string | undefined;
+  /** What the host declared it can answer. */
+  readonly capabilities: ClientCapabilities | undefined;
+  ask(request: InputRequest, options?: HostRequestOptions): Promise<Record<string, unknown>>;
+}
+
 /** One tool call of a 2026-07-28 host, running across the host's retries. */
-class WaitingCall {
+class WaitingCall implements HostCall {
   readonly token = randomUUID();
   readonly controller = new AbortController();
   rounds = 0;
@@ -50,7 +63,13 @@ class WaitingCall {
   private expiry?: NodeJS.Timeout;
   outcome!: Promise<CallToolResult>;
 
-  constructor(readonly server: string | undefined) {}
+  /** Declared again on every round (the envelope of the host's latest retry). */
+  capabilities: ClientCapabilities | undefined;
+
+  constructor(
+    readonly server: string | undefined,
+    readonly owner?: string,
+  ) {}
 
   /** Something the call needs from the host: sent with the next `input_required`, answered by the retry. */
   ask(request: InputRequest, options: HostRequestOptions = {}): Promise<Record<string, unknown>> {
@@ -87,6 +106,7 @@ class WaitingCall {
   begin(request: CallToolRequest, ctx: ServerContext): () => void {
     clearTimeout(this.expiry);
     this.rounds += 1;
+    this.capabilities = envelopeCapabilities(ctx);
     this.round = { progressToken: request.params._meta?.progressToken, ctx };
     const responses = ctx.mcpReq.inputResponses ?? {};
     for (const [key, asked] of [...this.sent]) {
@@ -160,13 +180,20 @@ const SamplingAnswer = z.object({
 });
 const RootsAnswer = z.object({ roots: z.array(z.object({ uri: z.string().startsWith('file://'), name: z.string().optional() })) });
 
+/** The host's answers, read as what was asked (over stdio's rounds and HTTP's server→client requests alike). */
+export const readAnswer = {
+  elicitation: (answer: Record<string, unknown>): ElicitResult => answerAs(ElicitAnswer, answer, 'form'),
+  sampling: (answer: Record<string, unknown>): CreateMessageResult => answerAs(SamplingAnswer, answer, 'sampling request'),
+  roots: (answer: Record<string, unknown>): ListRootsResult => answerAs(RootsAnswer, answer, 'roots request'),
+};
+
 function answerAs<T>(schema: z.ZodType<T>, answer: Record<string, unknown>, what: string): T {
   const parsed = schema.safeParse(answer);
   if (!parsed.success) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `the MCP host's answer to the ${what} is not one: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   return parsed.data;
 }
 
-function toRecord(value: unknown): Record<string, unknown> {
+export function toRecord(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value)) : {};
 }
 
@@ -187,8 +214,9 @@ export class HostInputRounds {
     request: CallToolRequest,
     ctx: ServerContext,
     start: (options: LoaderToolCallOptions) => Promise<CallToolResult>,
+    owner?: string,
   ): Promise<CallToolResult | InputRequiredResult> {
-    const call = this.callFor(request, ctx, start);
+    const call = this.callFor(request, ctx, start, owner);
     const end = call.begin(request, ctx);
     try {
       const step = await call.step().catch((error: unknown) => {
@@ -239,23 +267,35 @@ export class HostInputRounds {
   }
 
   async elicit(params: ElicitRequest['params'], options: HostRequestOptions): Promise<ElicitResult> {
-    return answerAs(ElicitAnswer, await this.ask({ method: 'elicitation/create', params }, options), 'form');
+    return readAnswer.elicitation(await this.ask({ method: 'elicitation/create', params }, options));
   }
 
   async sample(params: CreateMessageRequest['params'], options: HostRequestOptions): Promise<CreateMessageResult> {
-    return answerAs(SamplingAnswer, await this.ask({ method: 'sampling/createMessage', params }, options), 'sampling request');
+    return readAnswer.sampling(await this.ask({ method: 'sampling/createMessage', params }, options));
   }
 
   async roots(options: HostRequestOptions): Promise<ListRootsResult> {
-    return answerAs(RootsAnswer, await this.ask({ method: 'roots/list' }, options), 'roots request');
+    return readAnswer.roots(await this.ask({ method: 'roots/list' }, options));
   }
 
-  private callFor(request: CallToolRequest, ctx: ServerContext, start: (options: LoaderToolCallOptions) => Promise<CallToolResult>): WaitingCall {
+  /** The call whose async context this runs in, while it waits (serve's own approval form is asked there). */
+  here(): HostCall | undefined {
+    const here = this.current.getStore();
+    return here !== undefined && this.waiting.get(here.token) === here ? here : undefined;
+  }
+
+  /** The calls to `server` that wait, oldest first. */
+  waitingTo(server: string): HostCall[] {
+    return [...this.waiting.values()].filter((call) => call.server === server);
+  }
+
+  private callFor(request: CallToolRequest, ctx: ServerContext, start: (options: LoaderToolCallOptions) => Promise<CallToolResult>, owner?: string): WaitingCall {
     const state = ctx.mcpReq.requestState();
     if (state !== undefined) {
       const known = typeof state === 'string' ? this.waiting.get(state) : undefined;
-      if (!known) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'this call is no longer waiting for input (it ended or its time ran out); call the tool again');
+      // A token is random, so only its own caller knows it; over HTTP the owner is checked all the same.
+      if (!known || known.owner !== owner) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, "this call is not waiting for input here: it ended, its time ran out, or it waits on another replica of mcp-statechart serve (behind a load balancer); call the tool again");
       }
       return known;
     }
@@ -263,7 +303,9 @@ export class HostInputRounds {
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${MAX_WAITING_CALLS} calls already wait for the host's input; mcp-statechart serve refuses another until one ends`);
     }
     const server = request.params.arguments?.server;
-    const call = new WaitingCall(typeof server === 'string' ? server : undefined);
+    const call = new WaitingCall(typeof server === 'string' ? server : undefined, owner);
+    // Before the call starts: serve's approval form is asked at once.
+    call.capabilities = envelopeCapabilities(ctx);
     this.waiting.set(call.token, call);
     call.outcome = this.current.run(call, () => start({ signal: call.controller.signal, onProgress: (progress) => call.progress(progress) }));
     // Seen by step(); an unhandled rejection of a call given up must not end serve.

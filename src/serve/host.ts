@@ -15,6 +15,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { ConnectedServer } from './connected-server.js';
+import { envelopeCapabilities } from './host-capabilities.js';
 import { HostInputRounds } from './host-rounds.js';
 
 /** Which protocol the host opened with: `legacy` (2025 `initialize`) or `modern` (2026-07-28, per-request envelopes). */
@@ -30,7 +31,8 @@ export interface HostRequestOptions {
 
 /** What serve asks of the host it serves: its capabilities, and the requests that only a 2025-era host takes unasked. */
 export interface HostPeer {
-  getClientCapabilities(): ClientCapabilities | undefined;
+  /** `server`: the downstream server whose request is to go up (over HTTP, each caller's host declares its own). */
+  getClientCapabilities(server?: string): ClientCapabilities | undefined;
   elicitInput(params: ElicitRequestFormParams | ElicitRequestURLParams, options?: HostRequestOptions): Promise<ElicitResult>;
   createMessage(params: CreateMessageRequest['params'], options?: HostRequestOptions): Promise<CreateMessageResult>;
   listRoots(params?: undefined, options?: HostRequestOptions): Promise<ListRootsResult>;
@@ -93,8 +95,7 @@ export class ServeHost implements HostPeer {
 
   /** Reads what a 2026-07-28 host declares in a request's `_meta` envelope (the SDK keeps it per request on stdio). */
   heard(ctx: ServerContext): void {
-    const envelope: Record<string, unknown> = { ...ctx.mcpReq.envelope };
-    this.declared = declaredCapabilities(envelope[CLIENT_CAPABILITIES]);
+    this.declared = envelopeCapabilities(ctx);
   }
 
   elicitInput(params: ElicitRequestFormParams | ElicitRequestURLParams, options: HostRequestOptions = {}): Promise<ElicitResult> {
@@ -132,19 +133,4 @@ export class ServeHost implements HostPeer {
     if (!this.serving) throw new Error('the MCP host has not opened its connection to mcp-statechart serve yet');
     return this.serving.server;
   }
-}
-
-const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** The capabilities serve asks about, from an envelope's declaration (the SDK validated its shape). */
-function declaredCapabilities(declared: unknown): ClientCapabilities {
-  if (!isObject(declared)) return {};
-  const capabilities: ClientCapabilities = {};
-  const { elicitation, sampling, roots } = declared;
-  if (isObject(elicitation)) capabilities.elicitation = { form: {}, ...(isObject(elicitation.url) ? { url: {} } : {}) };
-  if (isObject(sampling)) capabilities.sampling = isObject(sampling.context) ? { context: {} } : {};
-  if (isObject(roots)) capabilities.roots = {};
-  return capabilities;
 }

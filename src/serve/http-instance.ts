@@ -2,16 +2,20 @@
  * The server instance that answers one `serve --http` request, built for its caller: the loader
  * tools of the caller's policy, the prompts and resources of the loaded servers it may see, the
  * caller's call rate, and an audit line for each tool call, resource read and prompt get (never
- * an argument or a result). Downstream servers' requests (sampling, elicitation, roots) are not
- * relayed over HTTP: no host connection outlives a request to carry them.
+ * an argument or a result). What a tool call needs from the caller's host (serve's approval form,
+ * a downstream server's elicitation, sampling or roots request) goes through `relay`: a
+ * 2026-07-28 host gets `input_required` on the call, a 2025-era host a request on the call's SSE
+ * stream.
  */
 import type { Implementation, Server, ServerCapabilities, Transport } from '@modelcontextprotocol/server';
 import { audited, toolOutcome, type AuditLog, type AuditOutcome } from '../gateway/audit-log.js';
 import type { CallerAccess } from '../gateway/caller-access.js';
 import type { InstanceCaller } from '../gateway/mcp-endpoint.js';
 import { rateLimitText, type RateLimiter } from '../gateway/rate-limit.js';
-import { toMcpToolResult, type LoaderToolResult } from '../tools/index.js';
+import { toMcpToolResult, type LoaderToolCallOptions, type LoaderToolResult } from '../tools/index.js';
 import { ConnectedServer } from './connected-server.js';
+import { declaredCapabilities } from './host-capabilities.js';
+import type { HttpHostRelay } from './http-host-relay.js';
 import { listedTool } from './listed-tool.js';
 import type { PromptsAndResourcesOffer } from './prompts-and-resources.js';
 import { relayedCallOptions } from './proxy.js';
@@ -28,15 +32,20 @@ export interface HttpInstanceOptions {
   offer: PromptsAndResourcesOffer;
   rateLimiter: RateLimiter;
   audit?: AuditLog;
+  relay: HttpHostRelay;
   /** Called with each request's transport once its instance is connected (serve's telemetry). */
   onConnected?: (transport: Transport) => void;
 }
 
-export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit, onConnected }: HttpInstanceOptions): (caller: InstanceCaller) => Server {
+export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit, relay, onConnected }: HttpInstanceOptions): (caller: InstanceCaller) => Server {
   return (caller) => {
     const access = accessFor(caller);
     const identity = access.identity.name;
-    const server = new ConnectedServer(info, HTTP_SERVE_CAPABILITIES, (transport) => onConnected?.(transport));
+    let connected: Transport | undefined;
+    const server = new ConnectedServer(info, HTTP_SERVE_CAPABILITIES, (transport) => {
+      connected = transport;
+      onConnected?.(transport);
+    });
     server.setRequestHandler('tools/list', async () => ({ tools: access.tools.map(listedTool) }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const tool = access.tools.find((candidate) => candidate.name === request.params.name);
@@ -48,7 +57,9 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
       }
       const args = request.params.arguments ?? {};
       const target = auditTarget(tool.name, args);
-      const rate = rateLimiter.take(identity, access.callsPerMinute);
+      // A 2026-07-28 host's retry with its answers continues the call it started: counted once.
+      const retry = caller.era === 'modern' && ctx.mcpReq.requestState() !== undefined;
+      const rate = retry ? { ok: true as const } : rateLimiter.take(identity, access.callsPerMinute);
       if (!rate.ok) {
         if (target) audit?.record({ identity, ...target, outcome: 'refused:rate_limit', durationMs: 0 });
         return {
@@ -57,11 +68,19 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
           _meta: { retryAfterSeconds: rate.retryAfterSeconds },
         };
       }
-      const run = () => tool.execute(args, relayedCallOptions(request, ctx));
-      const result = target
-        ? await audited(audit, { identity, ...target }, run, (outcome) => callOutcome(outcome, target, access))
-        : await run();
-      return toMcpToolResult(result);
+      const execute = async (options: LoaderToolCallOptions) => {
+        const run = () => tool.execute(args, options);
+        return toMcpToolResult(target ? await audited(audit, { identity, ...target }, run, (outcome) => callOutcome(outcome, target, access)) : await run());
+      };
+      if (caller.era === 'modern') return relay.rounds.run(request, ctx, execute, identity);
+      const call = {
+        owner: identity,
+        server: typeof args.server === 'string' ? args.server : undefined,
+        capabilities: caller.session && declaredCapabilities(caller.session.capabilities),
+        transport: connected,
+        requestId: ctx.mcpReq.id,
+      };
+      return relay.runLegacy(call, () => execute(relayedCallOptions(request, ctx)));
     });
     offer.install(server, access.allowsServer, (use, run) => audited(audit, { identity, ...use }, run));
     return server;

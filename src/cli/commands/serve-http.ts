@@ -18,7 +18,11 @@ import { isLoopbackAddress } from '../../gateway/request-origin.js';
 import { loadSessionKeys, parseSessionKeys } from '../../gateway/sealed-session.js';
 import { watchGatewayFile, type GatewayFileWatcher } from '../../gateway/watch-gateway-file.js';
 import { MAX_MESSAGE_BYTES } from '../../transports/message-size.js';
+import { HttpHostRelay } from '../../serve/http-host-relay.js';
 import { httpInstanceFactory } from '../../serve/http-instance.js';
+import { hostRequestHandlers, relaySwitches } from '../../serve/proxy.js';
+import { capRelayedRequests } from '../../serve/relay-limits.js';
+import { hostApproval } from '../serve-approval.js';
 import { instrumentHostTransport } from '../../telemetry/server-telemetry.js';
 import { promptsAndResourcesOffer } from '../../serve/prompts-and-resources.js';
 import type { ApprovalPolicy } from '../../tools/approval.js';
@@ -42,10 +46,6 @@ export interface ServeHttpFlags {
 export const DRAIN_LIMIT_MS = 25_000;
 /** How long SIGTERM fails /readyz while still serving, so a balancer polling it every second or two stops sending here first. */
 export const READINESS_GRACE_MS = 3_000;
-
-const UNASKED_OVER_HTTP =
-  'serve --http cannot show anyone an approval form (no host connection outlives a request). ' +
-  'An operator can change the approval policy (--approve, or "approve" in the gateway file) or approve the server with `mcp-statechart approve`';
 
 const STRICTNESS: readonly ApprovalPolicy[] = ['never', 'destructive', 'always'];
 
@@ -72,9 +72,12 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   const keys = flags.sessionKeyFile ? await loadSessionKeys(flags.sessionKeyFile) : parseSessionKeys(randomBytes(32).toString('base64'));
   const audit: AuditLog | undefined = flags.audit === undefined ? undefined : openAuditLog(flags.audit, { logger });
 
-  // Nobody is asked on this transport: only earlier approvals count.
+  // Nobody is asked about project servers on this transport: only earlier approvals count.
   const discovery = await discover(options, logger, false);
-  const manager = new McpConnectionManager({ logger, ...managerOptions });
+  // Downstream servers' sampling, elicitation and roots requests go up to the host of the call they belong to (see HttpHostRelay).
+  const relay = new HttpHostRelay();
+  const switches = relaySwitches(discovery.servers, { sampling: true });
+  const manager = new McpConnectionManager({ logger, handlers: capRelayedRequests(hostRequestHandlers(relay, switches)), ...managerOptions });
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
   const toolsForDiscovery = (result: DiscoveryResult): ToolsForPolicy => {
     const base = permissionsFrom(options, result.toolPermissions);
@@ -84,12 +87,13 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
       const its = own && compilePermissions(own);
       const servers = its ? Object.fromEntries(Object.entries(result.servers).filter(([name]) => serves.allowsServer(name) && its.allowsServer(name))) : result.servers;
       const policies = [options.approve ?? 'never', approve ?? 'never'];
+      const strictest = policies.reduce((a, b) => (STRICTNESS.indexOf(b) > STRICTNESS.indexOf(a) ? b : a));
       return createLoaderTools({
         manager,
         servers,
         permissions: own ? within(base, own) : base,
-        approvalPolicy: policies.reduce((a, b) => (STRICTNESS.indexOf(b) > STRICTNESS.indexOf(a) ? b : a)),
-        unaskedReason: UNASKED_OVER_HTTP,
+        // The caller's host is shown the form on its own call; a host that cannot show one is refused.
+        ...hostApproval(relay, strictest, { remembers: false }),
       });
     };
   };
@@ -105,9 +109,11 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
       offer,
       rateLimiter: new RateLimiter(),
       audit,
+      relay,
       onConnected: (transport) => instrumentHostTransport(transport, 'tcp'),
     }),
     keys,
+    answers: (identity, message) => relay.answer(identity.name, message),
     maxBodyBytes: MAX_MESSAGE_BYTES,
     onerror: (error) => logger.debug(`serve --http: ${error.message}`),
   });

@@ -1,0 +1,167 @@
+/**
+ * What `serve --http` asks of its callers' hosts: serve's own approval form and a downstream
+ * server's elicitation, sampling and roots requests. A 2026-07-28 host is asked through
+ * `input_required` on its pending `tools/call` (HostInputRounds); a 2025-era host gets the
+ * request on the SSE stream of its `tools/call` POST and POSTs its answer back, which the
+ * endpoint hands to `answer` here. Both live in this replica's memory: the answer must reach the
+ * replica that holds the call (see docs/deploy.md).
+ *
+ * Whose host is asked: serve's approval form goes to the call it is asked in. A downstream
+ * server's request names only the server, so it goes to the latest call to that server in flight,
+ * and is refused when calls of more than one identity to that server are in flight: one caller's
+ * host is never shown another caller's request.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  type ClientCapabilities,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequestFormParams,
+  type ElicitRequestURLParams,
+  type ElicitResult,
+  type InputRequest,
+  type JSONRPCMessage,
+  type ListRootsResult,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import type { HostPeer, HostRequestOptions } from './host.js';
+import { HostInputRounds, readAnswer, toRecord, type HostCall } from './host-rounds.js';
+
+/** Requests a replica's 2025-era callers may have unanswered at once; past it a new one is refused. */
+export const MAX_UNANSWERED = 256;
+
+interface Unanswered {
+  owner: string;
+  answer: (result: Record<string, unknown>) => void;
+  fail: (error: Error) => void;
+}
+
+/** A 2025-era host's `tools/call` in flight: asked on its POST's SSE stream. */
+class LegacyCall implements HostCall {
+  constructor(
+    readonly owner: string,
+    readonly server: string | undefined,
+    readonly capabilities: ClientCapabilities | undefined,
+    private readonly send: (message: JSONRPCMessage) => Promise<void>,
+    private readonly unanswered: Map<string, Unanswered>,
+  ) {}
+
+  ask(request: InputRequest, options: HostRequestOptions = {}): Promise<Record<string, unknown>> {
+    if (this.unanswered.size >= MAX_UNANSWERED) {
+      return Promise.reject(new ProtocolError(ProtocolErrorCode.InvalidRequest, `${MAX_UNANSWERED} requests already wait for hosts' answers on this replica`));
+    }
+    // A random id: the host's answer comes back in a POST of its own, and names the request only by it.
+    const id = `mcp-statechart-${randomUUID()}`;
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        this.unanswered.delete(id);
+      };
+      const onAbort = () => (settle(), reject(options.signal?.reason instanceof Error ? options.signal.reason : new Error('the request was cancelled')));
+      if (options.timeout !== undefined) {
+        timer = setTimeout(() => (settle(), reject(new SdkError(SdkErrorCode.RequestTimeout, `the MCP host did not answer within ${options.timeout} ms`))), options.timeout);
+      }
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      this.unanswered.set(id, { owner: this.owner, answer: (result) => (settle(), resolve(result)), fail: (error) => (settle(), reject(error)) });
+      this.send({ jsonrpc: '2.0', id, method: request.method, ...(request.params && { params: request.params }) }).catch((error: Error) => {
+        settle();
+        reject(error);
+      });
+    });
+  }
+}
+
+export class HttpHostRelay implements HostPeer {
+  /** The 2026-07-28 callers' tool calls that wait for their input. */
+  readonly rounds = new HostInputRounds();
+  private readonly legacyCalls = new Set<LegacyCall>();
+  private readonly legacyHere = new AsyncLocalStorage<LegacyCall>();
+  private readonly unanswered = new Map<string, Unanswered>();
+
+  /**
+   * Runs a 2025-era caller's `tools/call`; what it needs from the host goes out on `transport`
+   * (the POST's own, so on its SSE stream) as a request related to `requestId`.
+   */
+  async runLegacy<T>(
+    call: { owner: string; server: string | undefined; capabilities: ClientCapabilities | undefined; transport: Transport | undefined; requestId: string | number },
+    run: () => Promise<T>,
+  ): Promise<T> {
+    const { transport, requestId } = call;
+    const send = (message: JSONRPCMessage) =>
+      transport ? transport.send(message, { relatedRequestId: requestId }) : Promise.reject(new Error('the request has no open stream to its host'));
+    const legacy = new LegacyCall(call.owner, call.server, call.capabilities, send, this.unanswered);
+    this.legacyCalls.add(legacy);
+    try {
+      return await this.legacyHere.run(legacy, run);
+    } finally {
+      this.legacyCalls.delete(legacy);
+    }
+  }
+
+  /** A 2025-era host's POSTed answer to a request of serve: true when it was one (of this owner's), now delivered. */
+  answer(owner: string, message: unknown): boolean {
+    if (typeof message !== 'object' || message === null || Array.isArray(message) || 'method' in message || !('id' in message)) return false;
+    const { id } = message;
+    const waiting = typeof id === 'string' ? this.unanswered.get(id) : undefined;
+    if (!waiting || waiting.owner !== owner) return false;
+    if ('error' in message) {
+      const error = toRecord(message.error);
+      waiting.fail(new ProtocolError(typeof error.code === 'number' ? error.code : ProtocolErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'the MCP host answered with an error'));
+    } else {
+      waiting.answer('result' in message ? toRecord(message.result) : {});
+    }
+    return true;
+  }
+
+  /** Undefined when no call can be asked; throws when calls of several identities to `server` could be the one. */
+  getClientCapabilities(server?: string): ClientCapabilities | undefined {
+    const call = this.callFor(server);
+    if (call === 'ambiguous') throw ambiguous(server ?? '');
+    return call?.capabilities;
+  }
+
+  async elicitInput(params: ElicitRequestFormParams | ElicitRequestURLParams, options: HostRequestOptions = {}): Promise<ElicitResult> {
+    return readAnswer.elicitation(await this.target(options.server).ask({ method: 'elicitation/create', params }, options));
+  }
+
+  async createMessage(params: CreateMessageRequest['params'], options: HostRequestOptions = {}): Promise<CreateMessageResult> {
+    return readAnswer.sampling(await this.target(options.server).ask({ method: 'sampling/createMessage', params }, options));
+  }
+
+  async listRoots(_params?: undefined, options: HostRequestOptions = {}): Promise<ListRootsResult> {
+    return readAnswer.roots(await this.target(options.server).ask({ method: 'roots/list' }, options));
+  }
+
+  private callFor(server: string | undefined): HostCall | 'ambiguous' | undefined {
+    if (server === undefined) return this.rounds.here() ?? this.legacyHere.getStore();
+    const candidates = [...this.rounds.waitingTo(server), ...[...this.legacyCalls].filter((call) => call.server === server)];
+    if (new Set(candidates.map((call) => call.owner)).size > 1) return 'ambiguous';
+    return candidates.at(-1);
+  }
+
+  private target(server: string | undefined): HostCall {
+    const call = this.callFor(server);
+    if (call === 'ambiguous') throw ambiguous(server ?? '');
+    if (call) return call;
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidRequest,
+      server === undefined
+        ? 'no tool call of a host is in flight here to ask through'
+        : `MCP server "${server}" asked its host something while no call to it is in flight on this replica of mcp-statechart serve`,
+    );
+  }
+}
+
+function ambiguous(server: string): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidRequest,
+    `MCP server "${server}" asked its host something while calls of several identities to it are in flight: mcp-statechart serve --http does not show one caller's host another's request`,
+  );
+}
