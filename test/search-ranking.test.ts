@@ -109,6 +109,19 @@ describe('fields and servers', () => {
   });
 });
 
+describe('a tool\u2019s name', () => {
+  it('ranks first the tool whose name the query says whole, over tools whose descriptions say as much', () => {
+    const search = new ToolSearch([MISC, { name: 'tracker', description: 'Error tracking' }], [
+      ...BACKGROUND,
+      { server: 'tracker', tool: tool('find_organizations', 'Find the organizations you have access to', ['query']) },
+      { server: 'tracker', tool: tool('find_projects', 'Find projects in an organization you can access', ['organization_slug', 'query']) },
+      { server: 'tracker', tool: tool('find_teams', 'Find teams in an organization you can access', ['organization_slug', 'query']) },
+      { server: 'tracker', tool: tool('find_issues', 'Find issues in a project', ['organization_slug', 'project_slug']) },
+    ]);
+    expect(top(search, 'which organizations can I access')[0]).toBe('tracker/find_organizations');
+  });
+});
+
 describe('a server the query names', () => {
   const servers: SearchableServer[] = [
     { name: 'github', description: 'GitHub API' },

@@ -32,6 +32,8 @@ const SYNONYM_WEIGHT = 0.35;
 const PAIR_WEIGHT = 0.5;
 /** How much a question's reading verbs count, on top of its words. */
 const QUESTION_WEIGHT = 0.5;
+/** How much a tool whose every name word the query says gains over one whose name it does not touch. */
+const NAME_COVERAGE_WEIGHT = 0.5;
 /** How much the tools of a server the query names for sure gain. */
 const SERVER_MENTION_WEIGHT = 1;
 /** Above any BM25F score: an exact name wins. */
@@ -68,6 +70,14 @@ export function parseQuery(query: string): ParsedQuery {
   return { groups, pairs };
 }
 
+/** The share of a tool name's words the query says itself: all of `directory_tree` for "directory tree", half of `git_show`. */
+function nameCoverage(name: readonly string[], said: ReadonlySet<string>): number {
+  if (name.length === 0) return 0;
+  let covered = 0;
+  for (const word of name) if (said.has(word)) covered++;
+  return covered / name.length;
+}
+
 /** A file or host name ("report.pdf", "example.com"): its words name a file, not a server. */
 const FILE_NAME = /[\w-]+(\.[\w-]+)+/g;
 
@@ -81,6 +91,8 @@ export class ToolSearch {
   /** Document number → its tool. */
   private readonly tools: Array<SearchableTool | undefined> = [];
   private readonly serverOfDoc: Array<SearchableServer | undefined> = [];
+  /** Document number → the distinct words of its tool's name. */
+  private readonly nameWords: Array<readonly string[] | undefined> = [];
   /** A word of a server's name → the servers whose names hold it. */
   private readonly serversByNameWord = new Map<string, Set<string>>();
   private readonly byExactName = new Map<string, Set<number>>();
@@ -119,6 +131,7 @@ export class ToolSearch {
       const { fields, pairs } = toolDocument(tool, nameTokens, purpose);
       const doc = this.toolIndex.add(fields, pairs);
       this.tools[doc] = { server: server.name, tool };
+      this.nameWords[doc] = [...new Set(fields[0])];
       for (const key of [tool.name.toLowerCase(), `${server.name}/${tool.name}`.toLowerCase()]) {
         let docs = this.byExactName.get(key);
         if (!docs) this.byExactName.set(key, (docs = new Set()));
@@ -148,6 +161,7 @@ export class ToolSearch {
       }
       this.toolIndex.remove(doc);
       this.tools[doc] = undefined;
+      this.nameWords[doc] = undefined;
     }
     for (const word of identifierTokens(name)) {
       const names = this.serversByNameWord.get(word);
@@ -232,10 +246,11 @@ export class ToolSearch {
     for (const doc of words.docs) words.score[doc]! *= Math.sqrt(words.coverage[doc]! / known);
     this.toolIndex.score(pairs, phrases);
     for (const doc of phrases.docs) words.add(doc, phrases.score[doc]!, 0);
+    const said = new Set(groups.map((group) => group.keys().next().value!));
     const named = this.namedServers(query, groups);
     for (const doc of words.docs) {
       const mention = named.size === 0 ? 0 : (named.get(this.tools[doc]!.server) ?? 0);
-      words.score[doc]! *= 1 + SERVER_MENTION_WEIGHT * mention;
+      words.score[doc]! *= (1 + NAME_COVERAGE_WEIGHT * nameCoverage(this.nameWords[doc]!, said)) * (1 + SERVER_MENTION_WEIGHT * mention);
     }
     return words;
   }
