@@ -7,11 +7,10 @@
  * changes and the idle close. The era learnt at the first connect is reused when the server comes
  * back, without a second probe.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SimulatedClock } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpConnectionManager, silentLogger, type McpConnectionManagerOptions } from '../src/index.js';
@@ -19,13 +18,14 @@ import type { McpServerConfig } from '../machines/types.js';
 import { MAX_INPUT_ROUNDS } from '../src/connection/open-session.js';
 import { everythingStdio } from './support/everything.js';
 import { rejectionOf, settle, stdioFixture } from './support/fixtures.js';
+import { MODERN_SERVER, modernHttp as startModernHttp } from './support/modern-server.js';
 
-const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
-const MODERN_TOOLS = ['echo', 'ask-name', 'list-roots', 'open-page', 'sample-with-tools', 'pid', 'ask-forever', 'progress', 'log-levels', 'cancelled-calls', 'add-tool', 'open-subscriptions', 'drop-subscriptions'];
+const MODERN_TOOLS = ['echo', 'ask-name', 'list-roots', 'open-page', 'sample-with-tools', 'pid', 'ask-forever', 'progress', 'log-levels', 'cancelled-calls', 'add-tool', 'open-subscriptions', 'drop-subscriptions', 'task-steps', 'task-ask-name', 'task-forever', 'task-fails', 'task-counters'];
 
 let folder: string;
 let manager: McpConnectionManager | undefined;
 const children: ChildProcess[] = [];
+const modernHttp = (...flags: string[]) => startModernHttp(children, ...flags);
 beforeEach(() => {
   folder = mkdtempSync(join(tmpdir(), 'mcp-eras-'));
 });
@@ -47,22 +47,6 @@ function textOf(result: { content?: unknown }): string {
 
 function probesIn(log: string): number {
   return readFileSync(log, 'utf8').split('\n').filter(Boolean).length;
-}
-
-/** The modern server over Streamable HTTP on 127.0.0.1, on a port of its choosing. */
-async function modernHttp(...flags: string[]): Promise<McpServerConfig> {
-  const child = spawn(process.execPath, [MODERN_SERVER, '--http', ...flags], { stdio: ['pipe', 'pipe', 'ignore'] });
-  children.push(child);
-  const port = await new Promise<number>((resolve, reject) => {
-    let seen = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /listening (\d+)/.exec(seen);
-      if (match) resolve(Number(match[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`the modern server exited with ${code}`)));
-  });
-  return { url: `http://127.0.0.1:${port}/mcp` };
 }
 
 type ToolCall = [tool: string, args: Record<string, unknown>];

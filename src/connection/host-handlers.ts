@@ -8,6 +8,8 @@ import {
   type CreateMessageResultWithTools,
   type ElicitRequest,
   type ElicitResult,
+  type InputRequest,
+  type InputResponse,
   type LoggingLevel,
   type Root,
 } from '@modelcontextprotocol/client';
@@ -62,6 +64,12 @@ function elicitationCapability(modes: readonly ElicitationMode[]): NonNullable<C
     ...(modes.includes('url') ? { url: {} } : {}),
   };
 }
+
+const HANDLER_OF: Record<InputRequest['method'], string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
 
 /** The error code a handler past its time answers with: -32001, as the SDK's own request timeouts were numbered. */
 const REQUEST_TIMEOUT = -32001;
@@ -135,6 +143,24 @@ export class HostBridge {
     client.setNotificationHandler('notifications/resources/updated', ({ params }) => {
       notify({ type: 'mcp.resourceUpdated', server, uri: params.uri });
     });
+  }
+
+  /**
+   * Answers an input request that a task carries (the 2026-07-28 Tasks extension, `tasks/get` →
+   * `tasks/update`) with the same handlers, time limit and errors as the request itself would get.
+   */
+  answerInput(server: string, request: InputRequest, signal: AbortSignal): Promise<InputResponse | CreateMessageResultWithTools> {
+    const { sampling, elicitation } = this.handlers;
+    if (request.method === 'elicitation/create' && elicitation) {
+      return this.answer('elicitation', server, signal, (context) => elicitation(request.params, context));
+    }
+    if (request.method === 'sampling/createMessage' && sampling) {
+      return this.answer('sampling', server, signal, (context) => sampling(request.params, context));
+    }
+    if (request.method === 'roots/list' && this.roots !== undefined) {
+      return this.answer('roots', server, signal, async (context) => ({ roots: await this.currentRoots(context) }));
+    }
+    return Promise.reject(new Error(`no handler answers ${request.method} (give handlers.${HANDLER_OF[request.method]})`));
   }
 
   private async currentRoots(context: HostRequestContext): Promise<Root[]> {

@@ -21,6 +21,7 @@ import { MODERN_REVISION, probeStdioEra, STDIO_PROBE_TIMEOUT_MS } from './era-pr
 import type { EraMemo } from './era-memo.js';
 import type { ClientTelemetry } from '../telemetry/client-telemetry.js';
 import type { LifecycleTelemetry } from '../telemetry/lifecycle-telemetry.js';
+import { TASKS_EXTENSION } from './task-wire.js';
 
 /**
  * At most this many rounds of a 2026-07-28 multi round-trip request (an `input_required` answer
@@ -37,7 +38,8 @@ const NEGOTIATION: Record<McpProtocolPreference, VersionNegotiationMode> = {
 /** How a server's Client is built: both eras negotiated, unless its entry pins one (`protocol`). */
 export function clientOptions(config: McpServerConfig): ClientOptions {
   return {
-    capabilities: {},
+    // A 2026-07-28 server may then answer a tool call with a task (session.ts follows it to its end).
+    capabilities: { extensions: { [TASKS_EXTENSION]: {} } },
     versionNegotiation: { mode: NEGOTIATION[config.protocol ?? 'auto'] },
     inputRequired: { maxRounds: MAX_INPUT_ROUNDS },
   };
@@ -205,6 +207,7 @@ async function attempt(
       : undefined;
   const processGroup = processGroupOf(transport);
   const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, clientOptions(request.config));
+  const { host } = deps;
   deps.telemetry?.instrument(transport, {
     name: request.name,
     kind,
@@ -222,6 +225,7 @@ async function attempt(
     processGroup,
     onClosed: () => deps.tracker.remove(request.name, session),
     logLevel: () => deps.host?.loggingLevel,
+    answerInput: host && ((input, signal) => host.answerInput(request.name, input, signal)),
   });
   // Log messages and resource updates go through the session to the chart, which reports them to the registry.
   deps.host?.attach(client, request.name, (event) => session.notify(event));

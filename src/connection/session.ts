@@ -13,6 +13,8 @@ import { sdkRequestOptions } from './sdk-request-options.js';
 import { SessionWatch, type SessionListeners } from './session-watch.js';
 import { logTransportError } from './transport-error-log.js';
 import { callToolAsTask, requiresTask } from './tool-task.js';
+import { followIfTask, type AnswerInput } from './task-follow.js';
+import { TaskWire } from './task-wire.js';
 
 export { EARLY_NOTIFICATIONS_KEPT } from './session-watch.js';
 
@@ -30,6 +32,8 @@ export interface SessionParts {
   processGroup?: () => number | undefined;
   /** The log level the host asked for (`setLoggingLevel`): a 2026-07-28 server gets it with each request. */
   logLevel?: () => LoggingLevel | undefined;
+  /** Answers the input requests of a 2026-07-28 task (the host's handlers); none: such a task fails clearly. */
+  answerInput?: AnswerInput;
 }
 
 /**
@@ -60,6 +64,8 @@ export class Session implements McpSession {
   private readonly closeSignal = new AbortController();
   /** Work the close waits for besides the client's own (the era probe's sibling process). */
   private readonly alsoClosing: Promise<unknown>[] = [];
+  /** On a 2026-07-28 server: tool results that are tasks (the Tasks extension), followed to their end. */
+  private tasks?: TaskWire;
 
   get manifest(): McpServerManifest {
     return this.listed;
@@ -99,6 +105,7 @@ export class Session implements McpSession {
   goLive(refreshTimeoutMs: number): void {
     this.live = true;
     this.following.start(refreshTimeoutMs);
+    if (this.client.getProtocolEra() === 'modern') this.tasks = new TaskWire(this.parts.transport);
   }
 
   private lose(error: Error, sessionExpired: boolean): void {
@@ -128,7 +135,12 @@ export class Session implements McpSession {
     }
     // `request`, not `callTool`: the SDK's `callTool` awaits a cache look-up before it sends, which
     // costs every call and lets an abort in the same tick skip notifications/cancelled.
-    return this.client.request({ method: 'tools/call', params: { name: tool, arguments: args, ...this.requestMeta() } }, sdkRequestOptions(options));
+    const call = this.client.request({ method: 'tools/call', params: { name: tool, arguments: args, ...this.requestMeta() } }, sdkRequestOptions(options));
+    if (!this.tasks) return call;
+    const { server, answerInput } = this.parts;
+    const { signal, onProgress } = options;
+    const limitMs = options.maxTotalTimeoutMs ?? options.timeoutMs;
+    return followIfTask(call, this.tasks, { server, tool, limitMs, signal, onProgress, answerInput, closed: this.closeSignal.signal });
   }
 
   /** The `_meta` each request carries (request-meta.ts). */

@@ -102,7 +102,7 @@ export async function callToolAsTask(
 }
 
 /** Waits `ms`, or less when `signal` aborts (the poll loop then ends with the abort's reason). */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const onAbort = () => {

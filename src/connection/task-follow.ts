@@ -1,0 +1,162 @@
+import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/core';
+import { ProtocolError, SdkError, SdkErrorCode, type CallToolResult, type CreateMessageResultWithTools, type InputRequest, type InputResponse, type Progress } from '@modelcontextprotocol/client';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
+import { Deadline } from './deadline.js';
+import { MIN_TASK_POLL_INTERVAL_MS, pause } from './tool-task.js';
+import { isRecord, type TaskWire } from './task-wire.js';
+
+/** The longest wait between two polls, whatever `pollIntervalMs` the server asks for: the call's time limit still ends a task that stays working. */
+export const MAX_TASK_POLL_INTERVAL_MS = 30_000;
+
+/** The wait between two polls when the server names no `pollIntervalMs`. */
+const DEFAULT_TASK_POLL_INTERVAL_MS = 1_000;
+
+/** At most this many `tasks/update` answers for one task before the call fails (a server that asks for ever). */
+export const MAX_TASK_INPUT_ROUNDS = 8;
+
+/** How long the `tasks/cancel` sent for an abandoned task may take before it is given up (nobody waits on it). */
+const CANCEL_TIMEOUT_MS = 5_000;
+
+/** Answers one input request of a task with the host's handlers (src/connection/host-handlers.ts). */
+export type AnswerInput = (request: InputRequest, signal: AbortSignal) => Promise<InputResponse | CreateMessageResultWithTools>;
+
+export interface TaskCall {
+  wire: TaskWire;
+  server: string;
+  tool: string;
+  /** When the call began: its time limit counts from there, not from the task's arrival. */
+  startedAt: number;
+  /** `maxTotalTimeout`, else `timeout`, of the call: the limit of the whole call, task included. */
+  limitMs?: number;
+  signal?: AbortSignal;
+  /** Each status the task reports, as progress: a count that grows by one per poll, and the status message. */
+  onProgress?: (progress: Progress) => void;
+  /** Undefined when the host has no handlers: a task that asks for input then fails clearly. */
+  answerInput?: AnswerInput;
+}
+
+/**
+ * The call's result; when the server answered with a task instead, that task followed to its end.
+ * Costs a call that is not a task one `catch`.
+ */
+export function followIfTask(
+  call: Promise<CallToolResult>,
+  wire: TaskWire,
+  task: Omit<TaskCall, 'wire' | 'startedAt'> & { closed: AbortSignal },
+): Promise<CallToolResult> {
+  const startedAt = Date.now();
+  return call.catch((error: unknown) => {
+    const first = wire.takeTask(error);
+    if (!first) throw error;
+    const { closed, ...rest } = task;
+    // The caller's signal may be the session actor's CancelSignal, which AbortSignal.any refuses.
+    const ended = new AbortController();
+    const sources = [rest.signal, closed];
+    const end = () => ended.abort(sources.find((source) => source?.aborted)?.reason);
+    for (const source of sources) {
+      if (source?.aborted) end();
+      source?.addEventListener('abort', end, { once: true });
+    }
+    return followTask(first, { ...rest, wire, startedAt, signal: ended.signal }).finally(() => {
+      for (const source of sources) source?.removeEventListener('abort', end);
+    });
+  });
+}
+
+/**
+ * Follows a task (SEP-2663, the 2026-07-28 Tasks extension) to its end, so the caller of
+ * `callTool` gets the final result as if the server had answered at once: `tasks/get` at the
+ * server's `pollIntervalMs` (between MIN_TASK_POLL_INTERVAL_MS and MAX_TASK_POLL_INTERVAL_MS),
+ * input requests answered by the host's handlers and sent with `tasks/update` (each key once),
+ * `completed` → its result, `failed` → its JSON-RPC error, `cancelled` → an error. When the call's
+ * time is up or its caller aborts, the task is sent `tasks/cancel` and the call rejects at once.
+ */
+export async function followTask(first: Record<string, unknown>, call: TaskCall): Promise<CallToolResult> {
+  const limitMs = call.limitMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const leftMs = Math.max(0, limitMs - (Date.now() - call.startedAt));
+  const taskId = typeof first.taskId === 'string' ? first.taskId : undefined;
+  if (taskId === undefined) throw new Error(`MCP server "${call.server}" answered tool "${call.tool}" with a task without a taskId`);
+  let latest = first;
+  const deadline = new Deadline(
+    leftMs,
+    () =>
+      new SdkError(
+        SdkErrorCode.RequestTimeout,
+        `the task for tool "${call.tool}" was still ${String(latest.status)} after ${limitMs} ms (the call's time limit), so it was cancelled (tasks/cancel)`,
+      ),
+    call.signal,
+  );
+  const cancel = () => {
+    call.wire.request('tasks/cancel', { taskId }, AbortSignal.timeout(CANCEL_TIMEOUT_MS)).catch(() => {});
+  };
+  deadline.signal.addEventListener('abort', cancel, { once: true });
+  try {
+    const answered = new Set<string>();
+    let rounds = 0;
+    for (let polls = 1; ; polls++) {
+      const { status } = latest;
+      if (status === 'completed') return CallToolResultSchema.parse(latest.result);
+      if (status === 'failed') throw taskError(latest.error, call.tool);
+      if (status === 'cancelled') throw new Error(`the task for tool "${call.tool}" was cancelled by the server${statusNote(latest)}`);
+      if (status === 'input_required' && isRecord(latest.inputRequests)) {
+        const fresh = Object.entries(latest.inputRequests).filter(([key]) => !answered.has(key));
+        if (fresh.length > 0) {
+          if (++rounds > MAX_TASK_INPUT_ROUNDS) {
+            throw new Error(`the task for tool "${call.tool}" asked for input more than ${MAX_TASK_INPUT_ROUNDS} times, so it was cancelled (tasks/cancel)`);
+          }
+          const inputResponses = Object.fromEntries(
+            await Promise.all(fresh.map(async ([key, request]) => [key, await answer(call, request, deadline.signal)] as const)),
+          );
+          for (const [key] of fresh) answered.add(key);
+          await call.wire.request('tasks/update', { taskId, inputResponses }, deadline.signal);
+        }
+      }
+      await pause(pollInterval(latest), deadline.signal);
+      latest = await call.wire.request('tasks/get', { taskId }, deadline.signal);
+      call.onProgress?.({ progress: polls, message: typeof latest.statusMessage === 'string' ? latest.statusMessage : String(latest.status) });
+    }
+  } catch (error) {
+    // A failure of ours (a handler, too many rounds) leaves the task running on the server: it is told.
+    if (!deadline.signal.aborted && !isTerminal(latest.status)) cancel();
+    throw deadline.signal.aborted ? deadline.signal.reason : error;
+  } finally {
+    deadline.signal.removeEventListener('abort', cancel);
+    deadline.dispose();
+  }
+}
+
+function pollInterval(task: Record<string, unknown>): number {
+  const asked = typeof task.pollIntervalMs === 'number' && Number.isFinite(task.pollIntervalMs) ? task.pollIntervalMs : DEFAULT_TASK_POLL_INTERVAL_MS;
+  return Math.min(MAX_TASK_POLL_INTERVAL_MS, Math.max(MIN_TASK_POLL_INTERVAL_MS, asked));
+}
+
+function isTerminal(status: unknown): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+function statusNote(task: Record<string, unknown>): string {
+  return typeof task.statusMessage === 'string' ? `: ${task.statusMessage}` : '';
+}
+
+/** A `failed` task's JSON-RPC error, as the SDK would have raised it had the server answered with it. */
+function taskError(error: unknown, tool: string): Error {
+  if (isRecord(error) && typeof error.code === 'number' && typeof error.message === 'string') {
+    return ProtocolError.fromError(error.code, `the task for tool "${tool}" failed: ${error.message}`, error.data);
+  }
+  return new Error(`the task for tool "${tool}" failed without saying why`);
+}
+
+/** The input requests the host can answer: elicitation, sampling and roots, checked as the SDK checks a request of the server. */
+const INPUT_REQUEST_SCHEMAS = [ElicitRequestSchema, CreateMessageRequestSchema, ListRootsRequestSchema];
+
+function answer(call: TaskCall, request: unknown, signal: AbortSignal): ReturnType<AnswerInput> {
+  const method = isRecord(request) ? String(request.method) : 'an unknown request';
+  if (!call.answerInput) {
+    return Promise.reject(new Error(`the task for tool "${call.tool}" asked for ${method}, and this client has no handler for it`));
+  }
+  for (const schema of INPUT_REQUEST_SCHEMAS) {
+    const parsed = schema.safeParse(request);
+    if (parsed.success) return call.answerInput(parsed.data, signal);
+  }
+  return Promise.reject(new Error(`the task for tool "${call.tool}" asked for ${method}, which is not an input request this client answers`));
+}

@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  type JSONRPCMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
+
+/** The Tasks extension's identifier (SEP-2663), declared in every request's client capabilities. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** The methods of the extension this client sends. */
+export type TaskMethod = 'tasks/get' | 'tasks/update' | 'tasks/cancel';
+
+/**
+ * The code of the error a task result is handed to its caller in. Any code would do: a task is
+ * recognised by this wire's own token in the error's data, which the server cannot know.
+ */
+const TASK_HANDOFF_CODE = -32099;
+
+/** The envelope keys a 2026-07-28 request carries in `_meta`: the tasks requests carry the same. */
+const ENVELOPE_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY] as const;
+
+interface Pending {
+  resolve: (result: Record<string, unknown>) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * The Tasks extension's side of one transport. The v2 SDK refuses `tasks/*` on a 2026-07-28
+ * connection and turns a `resultType: "task"` answer into an error without the task, so this sits
+ * between the transport and the SDK:
+ * - a response whose result is a task (`resultType: "task"`) reaches the SDK as an error that
+ *   carries the task and this wire's token, so the caller of that very request gets it
+ *   (`takeTask`) and follows it;
+ * - `tasks/get`, `tasks/update` and `tasks/cancel` are sent on the transport with ids of their own,
+ *   and their answers kept from the SDK. They carry the `_meta` envelope of the client's latest
+ *   request (protocol version, client capabilities with this extension, client info); over
+ *   Streamable HTTP the SDK's transport sets `Mcp-Name` to the task id for these methods.
+ * Install it after `connect`: the SDK sets the transport's `onmessage` while connecting.
+ */
+export class TaskWire {
+  private readonly token = randomUUID();
+  private readonly pending = new Map<string, Pending>();
+  private sent = 0;
+  private envelope: Record<string, unknown> = {};
+
+  constructor(private readonly transport: Transport) {
+    const deliver = transport.onmessage;
+    const send = transport.send.bind(transport);
+    transport.onmessage = (message, extra) => {
+      const ours = this.answerFor(message);
+      if (ours) return ours();
+      deliver?.(this.handOffTask(message), extra);
+    };
+    transport.send = (message, options) => {
+      this.rememberEnvelope(message);
+      return send(message, options);
+    };
+  }
+
+  /** The task a request's rejection carries, when the server answered that request with a task. */
+  takeTask(error: unknown): Record<string, unknown> | undefined {
+    if (!(error instanceof ProtocolError) || error.code !== TASK_HANDOFF_CODE || !isRecord(error.data)) return undefined;
+    const { token, task } = error.data;
+    return token === this.token && isRecord(task) ? task : undefined;
+  }
+
+  /** Sends one request of the extension; rejects with the server's error, or with `signal`'s reason when it aborts first. */
+  request(method: TaskMethod, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    const id = `tasks-${this.token}-${++this.sent}`;
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      const onAbort = () => {
+        this.pending.delete(id);
+        reject(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      const settle = <T>(then: (value: T) => void) => (value: T) => {
+        signal.removeEventListener('abort', onAbort);
+        this.pending.delete(id);
+        then(value);
+      };
+      this.pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      const message: JSONRPCMessage = { jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...this.envelope } } };
+      this.transport.send(message).catch(settle(reject));
+    });
+  }
+
+  /** The answer to one of our requests: settles it, and the SDK never sees it. */
+  private answerFor(message: JSONRPCMessage): (() => void) | undefined {
+    if (!('id' in message) || 'method' in message || typeof message.id !== 'string') return undefined;
+    const pending = this.pending.get(message.id);
+    if (!pending) return undefined;
+    if ('error' in message) return () => pending.reject(ProtocolError.fromError(message.error.code, message.error.message, message.error.data));
+    return () => pending.resolve(message.result);
+  }
+
+  private handOffTask(message: JSONRPCMessage): JSONRPCMessage {
+    if (!('result' in message) || message.result.resultType !== 'task') return message;
+    const data = { token: this.token, task: message.result };
+    return { jsonrpc: '2.0', id: message.id, error: { code: TASK_HANDOFF_CODE, message: 'the server answered with a task', data } };
+  }
+
+  private rememberEnvelope(message: JSONRPCMessage): void {
+    if (!('method' in message) || !('id' in message) || !isRecord(message.params?._meta)) return;
+    const meta = message.params._meta;
+    if (!(PROTOCOL_VERSION_META_KEY in meta)) return;
+    this.envelope = Object.fromEntries(ENVELOPE_KEYS.filter((key) => key in meta).map((key) => [key, meta[key]]));
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

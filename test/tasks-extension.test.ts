@@ -1,0 +1,163 @@
+/**
+ * The Tasks extension of 2026-07-28 (SEP-2663): a modern server may answer any tool call with a
+ * task (`resultType: "task"`) though the caller asked for none, and `callTool` still returns the
+ * final result — polled with `tasks/get` at the server's `pollIntervalMs`, input asked mid-flight
+ * answered by `handlers.elicitation` through `tasks/update`, the task cancelled with
+ * `tasks/cancel` when the caller aborts or the call's time is up. Against the modern-only fixture
+ * (test/fixtures/task-extension.mjs answers the extension's messages), over stdio and over
+ * Streamable HTTP, where `Mcp-Name` must carry the task id.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { McpConnectionManager, silentLogger, type McpConnectionManagerOptions } from '../src/index.js';
+import type { McpServerConfig } from '../machines/types.js';
+import { MAX_TASK_POLL_INTERVAL_MS } from '../src/connection/task-follow.js';
+import { rejectionOf } from './support/fixtures.js';
+import { modernHttp, modernStdio } from './support/modern-server.js';
+
+let manager: McpConnectionManager | undefined;
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  vi.useRealTimers();
+  await manager?.dispose();
+  manager = undefined;
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+
+function managerWith(options: McpConnectionManagerOptions = {}): McpConnectionManager {
+  manager = new McpConnectionManager({ logger: silentLogger, ...options });
+  return manager;
+}
+
+function textOf(result: { content?: unknown }): string {
+  return (result.content as Array<{ type: string; text?: string }>).map((part) => part.text ?? '').join('');
+}
+
+interface TaskCounters {
+  created: number;
+  polls: number;
+  updates: number;
+  cancels: number;
+  cancelled: string[];
+  badHeaders: number;
+}
+
+async function countersOf(client: McpConnectionManager): Promise<TaskCounters> {
+  return JSON.parse(textOf(await client.callTool('server', 'task-counters', {}))) as TaskCounters;
+}
+
+const TRANSPORTS: Array<{ label: string; start: () => Promise<McpServerConfig> }> = [
+  { label: 'over stdio', start: async () => modernStdio() },
+  { label: 'over Streamable HTTP', start: () => modernHttp(children) },
+];
+
+describe.each(TRANSPORTS)('a tool call answered with a task, $label', ({ start }) => {
+  it('returns the final result, polled to completion, each poll reported as progress', async () => {
+    const client = managerWith();
+    await client.connect('server', await start(), { maxRetries: 0 });
+    const progress: Array<string | undefined> = [];
+    const result = await client.callTool('server', 'task-steps', { polls: 3, pollIntervalMs: 1 }, { onProgress: (update) => progress.push(update.message) });
+    expect(textOf(result)).toBe('done after 3 polls');
+    expect(progress).toEqual(['poll 1 of 3', 'poll 2 of 3', 'done']);
+    const counters = await countersOf(client);
+    expect(counters).toMatchObject({ created: 1, polls: 3, cancels: 0, badHeaders: 0 });
+  });
+
+  it('answers input asked mid-flight with handlers.elicitation, through tasks/update', async () => {
+    const asked: string[] = [];
+    const client = managerWith({
+      handlers: {
+        elicitation: (params) => {
+          asked.push(params.message);
+          return { action: 'accept', content: { name: 'Ada' } };
+        },
+      },
+    });
+    await client.connect('server', await start(), { maxRetries: 0 });
+    expect(textOf(await client.callTool('server', 'task-ask-name', { pollIntervalMs: 1 }))).toBe('hello Ada');
+    expect(asked).toEqual(['Your name?']);
+    expect(await countersOf(client)).toMatchObject({ updates: 1, cancels: 0 });
+  });
+
+  it('sends tasks/cancel when the caller aborts, and rejects at once', async () => {
+    const client = managerWith();
+    await client.connect('server', await start(), { maxRetries: 0 });
+    const abort = new AbortController();
+    const call = client.callTool('server', 'task-forever', { pollIntervalMs: 1 }, { signal: abort.signal, onProgress: () => abort.abort(new Error('the user gave up')) });
+    const error = await rejectionOf(call);
+    expect(error.message).toMatch(/the user gave up|abort/i);
+    await vi.waitFor(async () => expect((await countersOf(client)).cancelled).toEqual(['task-forever']), { timeout: 5_000 });
+    expect(client.getState('server')).toBe('connected');
+  });
+
+  it('ends a task that never finishes at the call\'s time limit, with a clear error and tasks/cancel', async () => {
+    const client = managerWith();
+    await client.connect('server', await start(), { maxRetries: 0 });
+    const error = await rejectionOf(client.callTool('server', 'task-forever', { pollIntervalMs: 1 }, { timeoutMs: 1_500 }));
+    expect(error.message).toMatch(/the task for tool "task-forever" was still working after 1500 ms \(the call's time limit\), so it was cancelled \(tasks\/cancel\)/);
+    await vi.waitFor(async () => expect((await countersOf(client)).cancelled).toEqual(['task-forever']), { timeout: 5_000 });
+  });
+
+  it('rejects with the JSON-RPC error of a task that failed', async () => {
+    const client = managerWith();
+    await client.connect('server', await start(), { maxRetries: 0 });
+    const error = await rejectionOf(client.callTool('server', 'task-fails', { pollIntervalMs: 1 }));
+    expect(error.message).toMatch(/the task for tool "task-fails" failed: the work broke down/);
+    expect((await countersOf(client)).cancels).toBe(0);
+  });
+});
+
+describe('the poll interval, on fake timers (over stdio, where the order of messages is the order sent)', () => {
+  /**
+   * Calls `task-steps` with the fake clock moved `stepMs` at a time, a real round trip to the server
+   * after each step so every poll due has been answered before the clock moves on; returns the
+   * fake time of the call and of each poll.
+   */
+  async function pollTimes(pollIntervalMs: number, stepMs: number): Promise<{ started: number; polls: number[] }> {
+    const client = managerWith();
+    await client.connect('server', modernStdio(), { maxRetries: 0 });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const started = Date.now();
+    const polls: number[] = [];
+    let done = false;
+    const call = client
+      .callTool('server', 'task-steps', { polls: 3, pollIntervalMs }, { timeoutMs: 3_600_000, onProgress: () => polls.push(Date.now()) })
+      .finally(() => (done = true));
+    for (let step = 0; step < 200 && !done; step++) {
+      await countersOf(client);
+      await vi.advanceTimersByTimeAsync(stepMs);
+    }
+    expect(textOf(await call)).toBe('done after 3 polls');
+    return { started, polls };
+  }
+
+  const gaps = ({ started, polls }: { started: number; polls: number[] }) => polls.map((time, index) => time - (index === 0 ? started : polls[index - 1]!));
+
+  it('waits the pollIntervalMs the server names before each tasks/get', async () => {
+    const times = await pollTimes(5_000, 500);
+    expect(times.polls).toHaveLength(3);
+    for (const gap of gaps(times)) {
+      expect(gap).toBeGreaterThanOrEqual(5_000);
+      expect(gap).toBeLessThanOrEqual(5_500);
+    }
+  });
+
+  it(`waits at most ${MAX_TASK_POLL_INTERVAL_MS} ms however long an interval the server names`, async () => {
+    const times = await pollTimes(3_600_000, 2_000);
+    for (const gap of gaps(times)) {
+      expect(gap).toBeGreaterThanOrEqual(MAX_TASK_POLL_INTERVAL_MS);
+      expect(gap).toBeLessThanOrEqual(MAX_TASK_POLL_INTERVAL_MS + 2_000);
+    }
+  });
+});
+
+describe('a server that decides on its own to answer with a task', () => {
+  it('is followed for a tool whose listing says nothing of tasks, called without asking for one', async () => {
+    const client = managerWith();
+    const manifest = await client.connect('server', modernStdio(), { maxRetries: 0 });
+    const listed = manifest.tools.find((tool) => tool.name === 'task-steps');
+    expect(listed?.execution).toBeUndefined();
+    expect(textOf(await client.callTool('server', 'task-steps', { polls: 1, pollIntervalMs: 1 }))).toBe('done after 1 polls');
+  });
+});
+
