@@ -23,6 +23,8 @@ export const PEERS_DIR = path.join(BENCH_DIR, 'peers');
 /** Bundles, profiles and the last run's JSON; git-ignored by bench/.gitignore. */
 export const CACHE_DIR = path.join(BENCH_DIR, '.cache');
 export const STDIO_FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'stdio-server.mjs');
+/** The server that speaks only MCP 2026-07-28 (v2 SDK, legacy requests refused). */
+export const MODERN_FIXTURE = path.join(REPO_ROOT, 'test', 'fixtures', 'modern-server.mjs');
 export const NOTES_SERVER = path.join(REPO_ROOT, 'examples', 'servers', 'notes-server.mjs');
 
 /** A binary of the root project's node_modules/.bin. */

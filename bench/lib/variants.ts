@@ -5,7 +5,9 @@
  * attached (every call then takes the event route through the registry, and the inspector gets
  * sanitized copies of every snapshot), and `manager.callTool` with the OpenTelemetry SDK recording
  * (`traced`: spans to an in-memory exporter, metrics to a reader). Each gets its own fixture server of the same
- * kind: in memory (a linked pair to `createFixtureServer()`) or over stdio (`node stdio-server.mjs`).
+ * kind: in memory (a linked pair to `createFixtureServer()`), over stdio (`node stdio-server.mjs`), or
+ * over stdio to a server that speaks only 2026-07-28 (`modern`: `node modern-server.mjs`), which the
+ * raw client addresses pinned to that revision (it knows the era) and the manager in `auto`.
  */
 import { Client, type Transport } from '@modelcontextprotocol/client';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -17,10 +19,10 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool } from '../../src/index.js';
 import { createFixtureServer } from '../../test/fixtures/fixture-server.mjs';
 import type { InspectionEvent } from 'xstate';
-import { stdioFixture, STDIO_FIXTURE } from './paths.js';
+import { MODERN_FIXTURE, stdioFixture, STDIO_FIXTURE } from './paths.js';
 import { temporaryManifestIndex } from './temporary-index.js';
 
-export type TransportKind = 'memory' | 'stdio';
+export type TransportKind = 'memory' | 'stdio' | 'modern';
 export type VariantKey = 'raw' | 'manager' | 'loader' | 'inspected' | 'traced';
 
 export interface CallVariant {
@@ -36,6 +38,7 @@ export interface CallSetup {
 }
 
 const SERVER = 'fixture';
+const MODERN_REVISION = '2026-07-28';
 const ARGS = { text: 'hello' };
 
 /** The client side of a linked pair whose other side a fresh fixture server holds. */
@@ -46,11 +49,12 @@ export function inMemoryFixtureTransport(): Transport {
 }
 
 export async function rawClient(kind: TransportKind): Promise<Client> {
-  const client = new Client({ name: 'bench-raw', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
+  const mode = kind === 'modern' ? { pin: MODERN_REVISION } : 'auto';
+  const client = new Client({ name: 'bench-raw', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode } });
   const transport =
     kind === 'memory'
       ? inMemoryFixtureTransport()
-      : new StdioClientTransport({ command: process.execPath, args: [STDIO_FIXTURE], stderr: 'ignore' });
+      : new StdioClientTransport({ command: process.execPath, args: [kind === 'modern' ? MODERN_FIXTURE : STDIO_FIXTURE], stderr: 'ignore' });
   await client.connect(transport);
   // The manager lists tools on connect, and the SDK then checks results against output schemas: do the same.
   await client.listTools();
@@ -97,7 +101,8 @@ function inMemoryTelemetry(): TelemetryOptions {
 
 /** Connects what `keys` asks for and checks one call of each. `inspected` attaches the inspector to the one manager every non-raw variant shares: ask for it alone. */
 export async function setUpCalls(kind: TransportKind, keys: readonly VariantKey[] = ['raw', 'manager', 'loader']): Promise<CallSetup> {
-  const config = kind === 'memory' ? { command: 'in-memory-fixture' } : stdioFixture();
+  const config =
+    kind === 'memory' ? { command: 'in-memory-fixture' } : kind === 'modern' ? { command: process.execPath, args: [MODERN_FIXTURE] } : stdioFixture();
   // An inspector that keeps only a count: what it costs is ours (the event route, the sanitized copies), not a viewer's.
   let inspected = 0;
   const manager = benchManager(kind, keys.includes('inspected') ? () => void inspected++ : undefined, keys.includes('traced') ? inMemoryTelemetry() : undefined);

@@ -1,6 +1,7 @@
 /**
  * Parts 1 and 2 of the bench: what the manager and the `call_mcp_tool` loader tool add to a tool
- * call, against the raw SDK `client.callTool` on the same kind of server, in memory and over stdio;
+ * call, against the raw SDK `client.callTool` on the same kind of server, in memory and over stdio
+ * (a legacy server, and one that speaks only 2026-07-28, `--transport modern`);
  * and what an attached inspector costs.
  *
  * Each implementation runs in a worker process of its own (its own fixture server, heap and JIT
@@ -11,7 +12,7 @@
  *    a round of 1,000 in-memory calls lasts ~50 ms, short enough for one hiccup to move its ratio by 30 %).
  *  - concurrent: WAVES waves of 1,000 calls started at once per round, throughput.
  *
- * Run alone: npx tsx bench/parts/calls.ts [--quick] [--transport memory|stdio]
+ * Run alone: npx tsx bench/parts/calls.ts [--quick] [--transport memory|stdio|modern]
  * Profile one side alone: --profile-only memory:manager:sequential
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -31,7 +32,10 @@ const WAVES_PER_ROUND = quick ? 2 : 10;
 const TARGETS: Record<TransportKind, { sequential: Target; concurrent: Target }> = {
   memory: { sequential: ratioTarget('<=', 1.1), concurrent: ratioTarget('>=', 0.9) },
   stdio: { sequential: ratioTarget('<=', 1.05), concurrent: ratioTarget('>=', 0.95) },
+  modern: { sequential: ratioTarget('<=', 1.05), concurrent: ratioTarget('>=', 0.95) },
 };
+
+const WHERE: Record<TransportKind, string> = { memory: 'in-memory', stdio: 'stdio', modern: 'stdio, 2026-07-28 server' };
 const INSPECTED_TARGET = ratioTarget('<=', 1.5);
 /** Reported, not a goal of ours: what the application's SDK costs per call (one span, two metric updates). */
 const TRACED_TARGET = ratioTarget('<=', 1.5);
@@ -146,7 +150,7 @@ function perRoundRatios(ours: number[], raw: number[], invert: boolean): number[
 async function measureTransport(kind: TransportKind): Promise<BenchRow[]> {
   const keys: VariantKey[] = ['raw', 'manager', 'loader', 'inspected', 'traced'];
   const workers: Worker[] = [];
-  const where = kind === 'memory' ? 'in-memory' : 'stdio';
+  const where = WHERE[kind];
   const rows: BenchRow[] = [];
   try {
     // One at a time: a worker's start-up must not fall on another's warm-up.
@@ -224,7 +228,7 @@ if (worker) {
 } else if (only) {
   await profileOnly(only);
 } else {
-  const transports = (argValue('transport')?.split(',') ?? ['memory', 'stdio']) as TransportKind[];
+  const transports = (argValue('transport')?.split(',') ?? ['memory', 'stdio', 'modern']) as TransportKind[];
   const rows: BenchRow[] = [];
   for (const kind of transports) rows.push(...(await measureTransport(kind)));
   emitRows(rows);
