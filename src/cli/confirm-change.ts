@@ -7,10 +7,11 @@ import { createInterface } from 'node:readline/promises';
 import { CliError } from './json-codes.js';
 import { isInteractive } from './options.js';
 
-async function answeredYes(question: string): Promise<boolean> {
+/** Asks on the terminal (stderr); only "y" or "yes" is a yes. */
+export async function answeredYes(question: string, signal?: AbortSignal): Promise<boolean> {
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    return /^y(es)?$/i.test((await prompt.question(question)).trim());
+    return /^y(es)?$/i.test((await prompt.question(question, { signal })).trim());
   } finally {
     prompt.close();
   }

@@ -14,6 +14,7 @@ import { CliError, failureJson } from '../json-codes.js';
 import { keepRawResults, type RawResult, type RawResultKeeper } from '../raw-results.js';
 import { wholeResult, withinBytes, type OutputTarget, type SavedFile, type WholeResult } from '../whole-result.js';
 import { terminalApproval } from '../tool-call-approval.js';
+import { pageOpeningHandlers } from '../page-opening.js';
 import { isManifestSummary, manifestListing } from '../manifest-listing.js';
 
 /** The shell's code for a command ended by Ctrl-C (128 + SIGINT). */
@@ -152,7 +153,9 @@ export async function runOneShot(
         return decision;
       }),
   };
-  const { manager, tool: find } = openLoaderSession(discovery, options, logger, { defaults: { maxRetries: 0 } }, {
+  // On a terminal a server may ask the person to open a page: they see its domain and say yes first.
+  const handlers = interactive ? pageOpeningHandlers() : undefined;
+  const { manager, tool: find } = openLoaderSession(discovery, options, logger, { defaults: { maxRetries: 0 }, ...(handlers ? { handlers } : {}) }, {
     ...approval,
     toolsView: tool === 'load_mcp' ? undefined : (manager) => (keeper = keepRawResults(manager)).manager,
   });

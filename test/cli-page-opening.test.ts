@@ -1,0 +1,79 @@
+/**
+ * `call` on a terminal when a server asks the person to open a page (URL-mode elicitation, both
+ * eras): the prompt names the server, the domain and the whole URL, and nothing opens without a
+ * "y". The opener is injected here; the command line's own is the platform's (xdg-open / open).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describePageRequest, pageOpeningHandlers, type PageOpening } from '../src/cli/page-opening.js';
+import type { HostRequestContext } from '../src/connection/host-handlers.js';
+import { HOST_FEATURE_SERVERS } from './support/host-feature-servers.js';
+import { cliInTerminal } from './support/terminal.js';
+
+const PAGE = { mode: 'url' as const, message: 'Pay for the order', url: 'https://pay.example.com/checkout?order=7', elicitationId: 'order-7' };
+const context: HostRequestContext = { server: 'shop', signal: new AbortController().signal };
+
+function opening(answer: boolean) {
+  const asked: string[] = [];
+  const told: string[] = [];
+  const open = vi.fn((_url: URL) => {});
+  const fake: PageOpening = { ask: async (question) => (asked.push(question), answer), open, tell: (text) => void told.push(text) };
+  return { fake, asked, told, open };
+}
+
+describe('asking before a page opens', () => {
+  it('declares only url mode: the command line shows no forms', () => {
+    expect(pageOpeningHandlers(opening(true).fake).elicitationModes).toEqual(['url']);
+  });
+
+  it('"y" opens the URL with the opener and accepts', async () => {
+    const { fake, asked, open } = opening(true);
+    expect(await pageOpeningHandlers(fake).elicitation!(PAGE, context)).toEqual({ action: 'accept' });
+    expect(open).toHaveBeenCalledWith(new URL(PAGE.url));
+    expect(asked[0]).toBe(`${describePageRequest('shop', 'pay.example.com', PAGE.url, PAGE.message)}\nOpen it in your browser? [y/N] `);
+  });
+
+  it('anything else declines and opens nothing', async () => {
+    const { fake, open } = opening(false);
+    expect(await pageOpeningHandlers(fake).elicitation!(PAGE, context)).toEqual({ action: 'decline' });
+    expect(open).not.toHaveBeenCalled();
+  });
+
+  it('an address that is not a web page is declined without asking', async () => {
+    const { fake, asked, told, open } = opening(true);
+    expect(await pageOpeningHandlers(fake).elicitation!({ ...PAGE, url: 'file:///etc/passwd' }, context)).toEqual({ action: 'decline' });
+    expect(asked).toEqual([]);
+    expect(open).not.toHaveBeenCalled();
+    expect(told[0]).toContain('not a web page; it was not opened');
+  });
+
+  it('the domain leads, the user part of a URL cannot pose as it, and control characters are escaped', async () => {
+    const { fake, asked } = opening(false);
+    await pageOpeningHandlers(fake).elicitation!({ ...PAGE, url: 'https://pay.example.com@evil.example/x', message: 'pay\u001b[2Jnow' }, context);
+    expect(asked[0]!.split('\n')[0]).toBe('MCP server "shop" asks you to open a page on evil.example');
+    expect(asked[0]).not.toContain('\u001b');
+  });
+});
+
+describe.each(HOST_FEATURE_SERVERS)('`call` on a terminal, $era', ({ config }) => {
+  let home: string;
+  beforeEach(() => {
+    home = mkdtempSync(join(tmpdir(), 'mcp-page-'));
+    writeFileSync(join(home, 'servers.json'), JSON.stringify({ mcpServers: { shop: config } }));
+  });
+  afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+  it('shows the domain and the URL, and "n" declines: the server hears the decline', async () => {
+    const output = await cliInTerminal(['--config', join(home, 'servers.json'), 'call', 'shop', 'open-page'], {
+      cwd: home,
+      env: { HOME: home },
+      question: 'Open it in your browser? [y/N]',
+      answer: 'n',
+    });
+    expect(output).toContain('MCP server "shop" asks you to open a page on pay.example.com');
+    expect(output).toContain('address: https://pay.example.com/checkout?order=7');
+    expect(output).toContain('page: decline');
+  }, 40_000);
+});
