@@ -23,14 +23,13 @@ import { holdNewServers } from './serve-new-servers.js';
 
 export interface ServeConfigContext {
   options: GlobalOptions;
-  host: ServeHost;
   manager: Pick<ConfigurableManager, 'configure'>;
-  /** The list serve's handlers read: replaced in place, so they always see the current tools. */
-  tools: LoaderTool[];
   /** What serve started with: the baseline for telling a half-saved file from one that was broken already. */
   discovery: DiscoveryResult;
-  /** Builds the loader tools over a discovery result (see session.ts), with serve's permissions and approval. */
-  toolsFor: (result: DiscoveryResult) => LoaderTool[];
+  /** Takes each re-read config once the manager has it: rebuilds the loader tools hosts see. */
+  reconfigure: (result: DiscoveryResult) => void;
+  /** The stdio host: its open folder (its roots) can name the project. Over HTTP there is none. */
+  host?: ServeHost;
   logger: Logger;
 }
 
@@ -60,11 +59,24 @@ function toolDefinitions(tools: readonly LoaderTool[]): string {
 }
 
 /**
+ * stdio serve's `reconfigure`: `tools` (the list its handlers read) is replaced in place, and the
+ * host is told `tools/list_changed` when what it sees (load_mcp's enum and description) changed.
+ */
+export function replaceTools(host: ServeHost, tools: LoaderTool[], toolsFor: (result: DiscoveryResult) => LoaderTool[], logger: Logger) {
+  return (result: DiscoveryResult): void => {
+    const next = toolsFor(result);
+    const changed = toolDefinitions(next) !== toolDefinitions(tools);
+    tools.splice(0, tools.length, ...next);
+    if (changed) host.sendToolListChanged().catch((error: Error) => logger.warn(`could not tell the host the tools changed: ${error.message}`));
+  };
+}
+
+/**
  * Starts following the config. Call it before the server connects, so the host's roots are
  * asked for as soon as it has initialized. `close()` stops the watching.
  */
 export async function followServeConfig(context: ServeConfigContext): Promise<ConfigWatcher> {
-  const { options, host, manager, tools, toolsFor, discovery, logger } = context;
+  const { options, host, manager, reconfigure, discovery, logger } = context;
   const permissions = permissionsFrom(options);
   // One change at a time: a roots answer, a file event and an approval never interleave.
   let queue: Promise<void> = Promise.resolve();
@@ -80,11 +92,8 @@ export async function followServeConfig(context: ServeConfigContext): Promise<Co
     }
     // The whole set (configure replaces by default): removed servers disconnect, changed ones reconnect, the others stay as they are.
     manager.configure(allowed);
-    const next = toolsFor(result);
-    const changed = toolDefinitions(next) !== toolDefinitions(tools);
-    tools.splice(0, tools.length, ...next);
+    reconfigure(result);
     logger.info(`config changed: ${Object.keys(allowed).length} servers available`);
-    if (changed) host.sendToolListChanged().catch((error: Error) => logger.warn(`could not tell the host the tools changed: ${error.message}`));
   };
 
   // Servers added or changed while serving wait for a person (see serve-new-servers.ts); the
@@ -127,7 +136,7 @@ export async function followServeConfig(context: ServeConfigContext): Promise<Co
   await enqueue(() => watchFrom(projectRoot, false));
 
   // Flags are the user's explicit choice; only without them does the host's open folder count.
-  if (!options.project && options.config.length === 0) {
+  if (host && !options.project && options.config.length === 0) {
     const lookAtRoots = () =>
       enqueue(async () => {
         if (host.era !== 'legacy' || !host.getClientCapabilities()?.roots) return;

@@ -27,6 +27,8 @@ const MAX_POLICIES = 256;
 
 export interface AccessResolver {
   accessFor(identity: AuthenticatedIdentity): CallerAccess;
+  /** Builds tools with `toolsFor` from now on (the MCP config changed); tools already handed out stay as they are. */
+  follow(toolsFor: ToolsForPolicy): void;
 }
 
 /**
@@ -34,7 +36,7 @@ export interface AccessResolver {
  * `base` is serve's own permissions, which every identity's rules stay within.
  */
 export function createAccessResolver(config: () => GatewayConfig | undefined, base: LoaderPermissions, toolsFor: ToolsForPolicy): AccessResolver {
-  const build = toolsFor;
+  let build = toolsFor;
   let builtFor: GatewayConfig | undefined;
   let built = new Map<string, readonly LoaderTool[]>();
   const serves = compilePermissions(base);
@@ -52,6 +54,11 @@ export function createAccessResolver(config: () => GatewayConfig | undefined, ba
   };
 
   return {
+    follow(next) {
+      build = next;
+      built = new Map();
+      unrestricted = undefined;
+    },
     accessFor(identity) {
       const rules = config();
       if (!rules) {

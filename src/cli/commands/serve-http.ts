@@ -2,7 +2,8 @@
  * `serve --http [host:]port`: the loader over Streamable HTTP at `/mcp`, for a team: both
  * protocol eras, any request on any replica (see src/gateway/mcp-endpoint.ts), inbound auth and
  * policy per identity from `--gateway <file>`, an audit line per call (`--audit`), `/healthz`,
- * `/readyz`, and SIGTERM draining. Loopback unless a gateway file says who may call.
+ * `/readyz`, and SIGTERM draining; the MCP config and the gateway file are followed while it
+ * runs. Loopback unless a gateway file says who may call.
  */
 import { randomBytes } from 'node:crypto';
 import type { McpConnectionManagerOptions } from '../../manager.js';
@@ -29,6 +30,7 @@ import type { ApprovalPolicy } from '../../tools/approval.js';
 import { compilePermissions } from '../../tools/permissions.js';
 import { createLoaderTools, type LoaderPermissions } from '../../tools/index.js';
 import { parseListenAddress } from '../listen-address.js';
+import { followServeConfig } from '../serve-config.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
@@ -121,6 +123,19 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     endpoint.notify.promptsChanged();
     endpoint.notify.resourcesChanged();
   };
+  // The MCP config is followed as stdio serve follows it (added servers wait for a person's `approve`):
+  // requests from now on get tools over the new set; calls in flight keep the tools they started with.
+  const config = await followServeConfig({
+    options,
+    manager,
+    discovery,
+    logger,
+    reconfigure: (result) => {
+      switches.follow(result.servers);
+      resolver.follow(toolsForDiscovery(result));
+      endpoint.notify.toolsChanged();
+    },
+  });
   const server = createGatewayServer({
     endpoint,
     authenticate: gateway && createAuthenticator(() => gateway.current()),
@@ -144,6 +159,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   const drained = await server.drain(READINESS_GRACE_MS, DRAIN_LIMIT_MS);
   if (!drained) logger.error(`serve --http: requests still in flight after ${DRAIN_LIMIT_MS} ms were cut off`);
   offer.stop();
+  await config.close();
   await endpoint.close();
   await gateway?.close();
   await manager.dispose();

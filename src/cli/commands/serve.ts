@@ -7,7 +7,7 @@ import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { packageVersion } from '../package-root.js';
-import { followServeConfig } from '../serve-config.js';
+import { followServeConfig, replaceTools } from '../serve-config.js';
 import { hostApproval } from '../serve-approval.js';
 import { endServe, hostInput, whenServeEnds } from '../serve-lifecycle.js';
 import { openLoaderSession } from '../session.js';
@@ -81,7 +81,7 @@ export async function runServe(
   });
 
   const followed = (result: DiscoveryResult) => (switches.follow(result.servers), toolsFor(result));
-  const config = await followServeConfig({ options, host, manager, tools, toolsFor: followed, discovery, logger });
+  const config = await followServeConfig({ options, host, manager, reconfigure: replaceTools(host, tools, followed, logger), discovery, logger });
   const input = hostInput();
   const transport = new HostStdioTransport(input);
   const { ended, onerror } = whenServeEnds(transport, input);
