@@ -36,6 +36,7 @@ const QUESTION_WEIGHT = 0.5;
 const NAME_COVERAGE_WEIGHT = 0.5;
 /** How much the tools of a server the query names for sure gain. */
 const SERVER_MENTION_WEIGHT = 1;
+const MAX_LIFT = (1 + NAME_COVERAGE_WEIGHT) * (1 + SERVER_MENTION_WEIGHT);
 /** Above any BM25F score: an exact name wins. */
 const EXACT_NAME_SCORE = 1e9;
 /** Reciprocal rank fusion: the usual constant, and how deep into each list it looks. */
@@ -176,7 +177,7 @@ export class ToolSearch {
   /** The best `limit` tools, of one server when `server` is given. */
   searchTools(query: string, limit: number, server?: string): RankedTool[] {
     return this.withExactNames(query, limit, server, (accept) =>
-      this.top(this.scoreTools(query), limit, accept).map(([doc, score]) => ({ ...this.tools[doc]!, score })),
+      this.top(this.scoreTools(query, limit, accept), limit, accept).map(([doc, score]) => ({ ...this.tools[doc]!, score })),
     );
   }
 
@@ -203,7 +204,7 @@ export class ToolSearch {
    */
   searchToolsHybrid(query: string, limit: number, server: string | undefined, queryVector: Float32Array, vectorOf: (tool: SearchableTool) => Float32Array | undefined): RankedTool[] {
     return this.withExactNames(query, limit, server, (accept) => {
-      const sheet = this.scoreTools(query);
+      const sheet = this.scoreTools(query, FUSION_DEPTH, accept);
       const lexical = this.top(sheet, FUSION_DEPTH, accept);
       const semantic: Array<[number, number]> = [];
       this.tools.forEach((entry, doc) => {
@@ -233,9 +234,10 @@ export class ToolSearch {
 
   /**
    * Scores of every tool that shares a word with the query: BM25F, times the share of the query's
-   * words it matched, plus phrase bonus. The sheet is valid until the next query.
+   * words it matched, plus phrase bonus, lifted by the name and server lifts (liftedTools). The
+   * sheet is valid until the next query.
    */
-  private scoreTools(query: string): ScoreSheet {
+  private scoreTools(query: string, depth: number, accept: (doc: number) => boolean): ScoreSheet {
     const { groups, pairs } = parseQuery(query);
     const { words, phrases } = this;
     words.clear(this.toolIndex.capacity);
@@ -246,13 +248,25 @@ export class ToolSearch {
     for (const doc of words.docs) words.score[doc]! *= Math.sqrt(words.coverage[doc]! / known);
     this.toolIndex.score(pairs, phrases);
     for (const doc of phrases.docs) words.add(doc, phrases.score[doc]!, 0);
+    this.lift(words, query, groups, depth, accept);
+    return words;
+  }
+
+  /**
+   * The name and server lifts, worked out only for tools that could still reach the best `depth`:
+   * a tool whose score, lifted the most, stays below the depth-th best score unlifted cannot (lifts
+   * only raise scores), so the ranking is the same as lifting every tool, at a fraction of the cost.
+   */
+  private lift(words: ScoreSheet, query: string, groups: readonly QueryGroup[], depth: number, accept: (doc: number) => boolean): void {
+    const unlifted = this.top(words, depth, accept);
+    const floor = unlifted.length === depth ? unlifted[depth - 1]![1] / MAX_LIFT : 0;
     const said = new Set(groups.map((group) => group.keys().next().value!));
     const named = this.namedServers(query, groups);
     for (const doc of words.docs) {
+      if (words.score[doc]! < floor) continue;
       const mention = named.size === 0 ? 0 : (named.get(this.tools[doc]!.server) ?? 0);
       words.score[doc]! *= (1 + NAME_COVERAGE_WEIGHT * nameCoverage(this.nameWords[doc]!, said)) * (1 + SERVER_MENTION_WEIGHT * mention);
     }
-    return words;
   }
 
   /**
