@@ -157,6 +157,11 @@ describe.each([
     expect((await callOn(host, 'everything', 'echo', { message: 'to the legacy server' })).text).toContain('to the legacy server');
   }, 60_000);
 
+  it("returns the final result of a modern server's task (the Tasks extension, followed by serve)", async () => {
+    expect(await host.call('load_mcp', { server: 'modern' })).toMatchObject({ isError: false });
+    expect(await callOn(host, 'modern', 'task-steps', { polls: 2, pollIntervalMs: 1 })).toEqual({ isError: false, text: 'done after 2 polls' });
+  }, 60_000);
+
   it("passes downstream progress up under the host's progressToken", async () => {
     const progress: number[] = [];
     const result = await callOn(host, 'everything', 'trigger-long-running-operation', { duration: 1, steps: 4 }, {
