@@ -7,6 +7,7 @@
  *   npm run bench -- --quick        smoke run: fewer rounds and calls, no profiles
  *   npm run bench -- --only calls,reconnect
  *   npm run bench -- --only search   relevance, latency, context and first-result figures of search_mcp_tools
+ *   npm run bench -- --only gateway  serve --http, 1 and 3 replicas behind HAProxy, 50 hosts (needs the haproxy binary)
  *   npm run bench -- --no-profile   skip the profiles of missed targets
  *   npm run bench -- --write        also rewrite the measured section of BENCHMARKS.md
  *   npm run bench -- --build-only   only bundle (to profile a part by hand, see BENCHMARKS.md)
@@ -41,9 +42,10 @@ const PARTS: PartSpec[] = [
   { name: 'context', title: '5. context size', nodeFlags: [] },
   { name: 'reconnect', title: '6. reconnect', nodeFlags: [] },
   { name: 'search', title: '7. tool search', nodeFlags: [] },
+  { name: 'gateway', title: '8. gateway: serve --http behind HAProxy', nodeFlags: [] },
 ];
 /** Modules the parts start as children of their own, or that profiles run alone. */
-const PROFILED_MODULES = ['lazy-ours', 'lazy-raw'];
+const PROFILED_MODULES = ['lazy-ours', 'lazy-raw', 'serve-cli'];
 const BUILD_DIR = path.join(CACHE_DIR, 'build');
 const PROFILE_DIR = path.join(CACHE_DIR, 'profiles');
 const DOC = path.join(REPO_ROOT, 'BENCHMARKS.md');
