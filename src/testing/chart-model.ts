@@ -92,7 +92,12 @@ export function createChartTestModel<TSnapshot extends Snapshot<unknown>, TEvent
  * For every transition the model can take: the shortest path to its source state, then its
  * event. Shortest paths alone reach every state but skip most transitions; these tours take
  * each one. Events the chart ignores in a state are left out (they would repeat the head path)
- * unless `includeIgnored` (to check that ignoring them is harmless).
+ * unless `includeIgnored` (to check that ignoring them is harmless). A state the chart has
+ * finished in (a top-level final state) starts no tour: its actor is stopped.
+ *
+ * `shortest` may be deduplicated (`getShortestPaths()`, which drops a path that is the prefix of
+ * another): every prefix of a shortest path is itself a shortest path, so each state's head is
+ * read from the prefixes as well.
  *
  * @example
  * ```ts
@@ -113,21 +118,15 @@ export function transitionTours<TSnapshot extends Snapshot<unknown>, TEvent exte
 ): Array<StatePath<TSnapshot, TEvent>> {
   const serializeState = model.options.serializeState ?? ((snapshot: TSnapshot) => JSON.stringify((snapshot as { value?: unknown }).value));
   const serialize = (snapshot: TSnapshot) => serializeState(snapshot, undefined);
-  // With duplicate paths a state has several: the tour starts from its shortest one.
-  const toState = new Map<string, StatePath<TSnapshot, TEvent>>();
-  for (const path of shortest) {
-    const key = serialize(path.state);
-    const known = toState.get(key);
-    if (!known || path.weight < known.weight) toState.set(key, path);
-  }
+  const heads = headPathsOf(shortest, serialize);
   const tours: Array<StatePath<TSnapshot, TEvent>> = [];
   // The adjacency map can hold a state more than once (reached by different events): toured once.
   const toured = new Set<string>();
   for (const { state, transitions } of Object.values(model.getAdjacencyMap()) as Array<AdjacencyValue<TSnapshot, TEvent>>) {
     const key = serialize(state);
-    if (toured.has(key)) continue;
+    if (toured.has(key) || state.status !== 'active') continue;
     toured.add(key);
-    const head = toState.get(key);
+    const head = heads.get(key);
     if (!head) continue;
     for (const { event, state: next } of Object.values(transitions)) {
       if (!includeIgnored && machine.getTransitionData(state as never, event as never).length === 0) continue;
@@ -135,6 +134,23 @@ export function transitionTours<TSnapshot extends Snapshot<unknown>, TEvent exte
     }
   }
   return tours;
+}
+
+/** The lightest path to every state the paths pass through (each prefix of a path is one). */
+function headPathsOf<TSnapshot extends Snapshot<unknown>, TEvent extends EventObject>(
+  paths: Array<StatePath<TSnapshot, TEvent>>,
+  serialize: (snapshot: TSnapshot) => string,
+): Map<string, StatePath<TSnapshot, TEvent>> {
+  const heads = new Map<string, StatePath<TSnapshot, TEvent>>();
+  for (const path of paths) {
+    // steps[0] is the start (`xstate.init`, weight 0); a prefix of i + 1 steps weighs i.
+    path.steps.forEach((step, index) => {
+      const key = serialize(step.state);
+      const known = heads.get(key);
+      if (!known || index < known.weight) heads.set(key, { state: step.state, steps: path.steps.slice(0, index + 1), weight: index });
+    });
+  }
+  return heads;
 }
 
 /** The milliseconds of the `xstate.after.…` timer the actor's system has scheduled (named delays resolved by the chart itself). */
