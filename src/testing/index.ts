@@ -38,8 +38,10 @@ export { registryReplies, type RegistryRepliesOptions } from './registry-replies
 export {
   createScriptedRegistry,
   type RegistryScript,
+  type ScriptedLoadOutcome,
   type ScriptedOutcome,
   type ScriptedRegistry,
   type ScriptedServerScript,
 } from './scripted-registry.js';
+export type { ScriptedAnswer, ScriptedAsk, ScriptedProgress } from './scripted-asks.js';
 export { silentRegistryLogic } from './silent-registry.js';

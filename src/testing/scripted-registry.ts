@@ -9,32 +9,48 @@
  * `SimulatedClock` drives them.
  */
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/client';
+import type { McpHostHandlers } from '../connection/host-handlers.js';
 import { fromPromise, type ActorSystem } from 'xstate';
 import { abortError, describeRequest, McpServerError, type McpErrorCode } from '../../machines/errors.js';
 import { diffManifests } from '../../machines/options.js';
 import { registryMachine } from '../../machines/registry.machine.js';
 import { serverMachine, type ConnectInput, type ConnectOutput } from '../../machines/server.machine.js';
 import { toError } from '../../machines/to-error.js';
-import type { McpRegistryInput, McpServerConfig, McpServerManifest, McpSession, RequestSpec } from '../../machines/types.js';
+import type { McpRegistryInput, McpRequestOptions, McpServerConfig, McpServerManifest, McpSession, RequestSpec } from '../../machines/types.js';
 import { asPublicRegistry, restoreAsDocumented, type RegistryLogic } from '../registry-logic.js';
 import { withOverrides } from '../provide-overrides.js';
 import { createSessionActor } from '../connection/session-actor.js';
 import { SessionWatch } from '../connection/session-watch.js';
+import { askHost, MAX_ASK_ROUNDS, unscriptedRounds, type ScriptedAnswer, type ScriptedAsk, type ScriptedProgress } from './scripted-asks.js';
 
 /** One scripted answer. `delayMs` (system clock) passes before it is given. */
 export type ScriptedOutcome<T> =
-  /** Answers with this value; `thenManifest` then replaces the server's manifest (as after `list_changed`). */
-  | { answer: T; delayMs?: number; thenManifest?: McpServerManifest }
+  /**
+   * Answers with this value; `thenManifest` then replaces the server's manifest (as after
+   * `list_changed`). `progress` notes reach a request that asked for progress, each `afterMs`
+   * (system clock) after this outcome began (the request, or the host's last answer after an
+   * `ask`); none comes after the answer.
+   */
+  | { answer: T; delayMs?: number; thenManifest?: McpServerManifest; progress?: ScriptedProgress[] }
+  /**
+   * Asks the host first, in order, as a server's input requests would (the `handlers` given to
+   * the scripted registry answer them, each with the request's signal); `reply` turns their
+   * answers into the next outcome. At most 8 rounds per request, as for a real server.
+   */
+  | { ask: ScriptedAsk[]; reply: (answers: ScriptedAnswer[]) => ScriptedOutcome<T>; delayMs?: number }
   /** Answers `mcp.failed` with an `McpServerError` of this code; the server stays as it was. */
   | { fail: McpErrorCode; message?: string; delayMs?: number }
   /** The server dies: the request fails with `CONNECTION_LOST` and the server goes to `error` (`failed`) until the next `mcp.load`. */
   | { crash: string; delayMs?: number };
 
+/** What a load answers: a connect asks the host nothing. */
+export type ScriptedLoadOutcome = Exclude<ScriptedOutcome<McpServerManifest | undefined>, { ask: readonly ScriptedAsk[] }>;
+
 export interface ScriptedServerScript {
   /** What a successful load answers. Default: a manifest with no tools. */
   manifest?: McpServerManifest;
   /** Outcomes of successive loads (a `fail` or `crash` is a failed connect). Default: always the manifest. */
-  loads?: Array<ScriptedOutcome<McpServerManifest | undefined>>;
+  loads?: Array<ScriptedLoadOutcome>;
   /** Outcomes of successive calls of each tool. A tool not listed fails with `REQUEST_FAILED`. */
   tools?: Record<string, Array<ScriptedOutcome<CallToolResult>>>;
   /** Outcomes of successive reads of each URI. A URI not listed fails with `REQUEST_FAILED`. */
@@ -44,6 +60,8 @@ export interface ScriptedServerScript {
 export interface RegistryScript {
   /** The configured servers by name (whatever servers the chart's input names); any other name is answered `UNKNOWN_SERVER`. */
   servers: Record<string, ScriptedServerScript>;
+  /** What answers the scripted `ask`s: the same handlers the real registry takes (`createRegistryLogic({ handlers })`). */
+  handlers?: Pick<McpHostHandlers, 'elicitation' | 'sampling' | 'roots'>;
 }
 
 export interface ScriptedRegistry {
@@ -61,8 +79,8 @@ const EMPTY_MANIFEST: McpServerManifest = { tools: [], resources: [], resourceTe
 /** The outcomes of one request kind: taken in order, the last one repeats. */
 class Outcomes<T> {
   private next = 0;
-  constructor(private readonly list: Array<ScriptedOutcome<T>>) {}
-  take(): ScriptedOutcome<T> | undefined {
+  constructor(private readonly list: T[]) {}
+  take(): T | undefined {
     const outcome = this.list[Math.min(this.next, this.list.length - 1)];
     this.next += 1;
     return outcome;
@@ -72,9 +90,9 @@ class Outcomes<T> {
 /** Where one scripted server is, within one actor system: the outcomes left and its manifest. */
 interface ServerRun {
   manifest: McpServerManifest;
-  loads: Outcomes<McpServerManifest | undefined>;
-  tools: Map<string, Outcomes<CallToolResult>>;
-  resources: Map<string, Outcomes<ReadResourceResult['contents']>>;
+  loads: Outcomes<ScriptedLoadOutcome>;
+  tools: Map<string, Outcomes<ScriptedOutcome<CallToolResult>>>;
+  resources: Map<string, Outcomes<ScriptedOutcome<ReadResourceResult['contents']>>>;
 }
 
 function startRun(server: ScriptedServerScript): ServerRun {
@@ -114,21 +132,38 @@ function unscripted(name: string, spec: RequestSpec): McpServerError {
  * on. A `crash` is the connection lost (the request is then answered by the actor, as every
  * request in flight on a lost connection is); `thenManifest` is a list_changed refresh.
  */
-function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | undefined): McpSession {
+function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | undefined, handlers: RegistryScript['handlers'] = {}): McpSession {
   const watchers = new SessionWatch();
   const timers = new Set<() => void>();
-  const perform = <T, R>(spec: RequestSpec, outcome: ScriptedOutcome<T> | undefined, signal: AbortSignal | undefined, answer: (value: T) => R) =>
+  /** Runs `act` after `delayMs` on the system's clock, unless the request is cancelled or the session closes first. */
+  const schedule = (delayMs: number | undefined, signal: AbortSignal | undefined, act: () => void) => {
+    let cancel = () => {};
+    const fire = () => {
+      timers.delete(cancel);
+      signal?.removeEventListener('abort', cancel);
+      act();
+    };
+    // Without a delay, still after the caller took the promise: a real session never answers inside the call.
+    if (!delayMs) return queueMicrotask(fire);
+    cancel = later(system, delayMs, fire);
+    timers.add(cancel);
+    signal?.addEventListener('abort', cancel, { once: true });
+  };
+  const perform = <T, R>(spec: RequestSpec, first: ScriptedOutcome<T> | undefined, options: McpRequestOptions, answer: (value: T) => R) =>
     new Promise<R>((resolve, reject) => {
-      if (!outcome) return reject(unscripted(name, spec));
-      let cancel = () => {};
-      const give = () => {
-        timers.delete(cancel);
-        signal?.removeEventListener('abort', cancel);
+      const { signal } = options;
+      let answered = false;
+      const give = (outcome: ScriptedOutcome<T>, round: number): void => {
         // The loss and a list change come after the answers already given have reached their callers (a microtask later, as from the SDK).
         if ('crash' in outcome) return void queueMicrotask(() => watchers.lost(new Error(outcome.crash), false));
         if ('fail' in outcome) {
           return reject(new McpServerError(outcome.fail, name, outcome.message ?? `MCP server "${name}": ${describeRequest(spec)} failed (scripted).`));
         }
+        if ('ask' in outcome) {
+          if (round >= MAX_ASK_ROUNDS) return reject(unscriptedRounds(name, spec));
+          return void askHost(name, outcome.ask, handlers, signal).then((answers) => begin(outcome.reply(answers), round + 1), reject);
+        }
+        answered = true;
         resolve(answer(outcome.answer));
         if (outcome.thenManifest && run) {
           const changes = diffManifests(run.manifest, outcome.thenManifest);
@@ -137,11 +172,16 @@ function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | 
           queueMicrotask(() => watchers.manifestChanged(manifest, changes));
         }
       };
-      // Without a delay, still after the caller took the promise: a real session never answers inside the call.
-      if (!outcome.delayMs) return queueMicrotask(give);
-      cancel = later(system, outcome.delayMs, give);
-      timers.add(cancel);
-      signal?.addEventListener('abort', cancel, { once: true });
+      /** An outcome's progress notes and its answer, timed from now. */
+      const begin = (outcome: ScriptedOutcome<T>, round: number) => {
+        const { onProgress } = options;
+        if ('answer' in outcome && onProgress) {
+          for (const { afterMs, ...note } of outcome.progress ?? []) schedule(afterMs, signal, () => answered || onProgress(note));
+        }
+        schedule(outcome.delayMs, signal, () => give(outcome, round));
+      };
+      if (!first) return reject(unscripted(name, spec));
+      begin(first, 0);
     });
   const notScripted = (spec: RequestSpec) => Promise.reject(unscripted(name, spec));
   return {
@@ -153,10 +193,10 @@ function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | 
     watch: (listeners) => watchers.watch(listeners),
     callTool: (tool, args, options = {}) => {
       const spec: RequestSpec = { kind: 'tool', tool, arguments: args };
-      return perform(spec, run?.tools.get(tool)?.take(), options.signal, (result: CallToolResult) => result);
+      return perform(spec, run?.tools.get(tool)?.take(), options, (result: CallToolResult) => result);
     },
     readResource: (uri, options = {}) =>
-      perform({ kind: 'resource', uri }, run?.resources.get(uri)?.take(), options.signal, (contents: ReadResourceResult['contents']) => ({ contents })),
+      perform({ kind: 'resource', uri }, run?.resources.get(uri)?.take(), options, (contents: ReadResourceResult['contents']) => ({ contents })),
     // Prompts and resource subscriptions are not scripted.
     getPrompt: (prompt, args) => notScripted({ kind: 'prompt', name: prompt, arguments: args }),
     subscribeResource: (uri) => notScripted({ kind: 'subscribe', uri }),
@@ -199,6 +239,31 @@ const isProtocolEvent = (event: { type: string }): event is McpRegistryInput =>
  *   invoke: { id: 'mcp', src: 'mcp', input: { servers: { notes: { command: 'never-started' } } } },
  * });
  * ```
+ *
+ * @example
+ * ```ts
+ * import { createScriptedRegistry } from 'mcp-statechart/testing';
+ *
+ * // A tool that reports progress, asks the person to confirm, and answers from what they said.
+ * const done = { content: [{ type: 'text' as const, text: 'Deleted' }] };
+ * const scripted = createScriptedRegistry({
+ *   servers: {
+ *     files: {
+ *       tools: {
+ *         delete_all: [{
+ *           ask: [{ elicitation: { mode: 'form', message: 'Delete everything?', requestedSchema: { type: 'object', properties: {} } } }],
+ *           reply: ([answer]) =>
+ *             answer && 'elicitation' in answer && answer.elicitation.action === 'accept'
+ *               ? { answer: done, delayMs: 2_000, progress: [{ progress: 1, total: 2, afterMs: 1_000 }] }
+ *               : { fail: 'REQUEST_FAILED', message: 'Declined' },
+ *         }],
+ *       },
+ *     },
+ *   },
+ *   handlers: { elicitation: () => ({ action: 'decline' }) },
+ * });
+ * console.log(scripted.received.length);
+ * ```
  */
 export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry {
   const received: McpRegistryInput[] = [];
@@ -236,7 +301,7 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
       closeSession: fromPromise<void, { name: string }>(async () => {}),
       // The real session actor, running requests on a session that answers from the script.
       session: createSessionActor({
-        liveSession: (name, system) => scriptedSession(name, system, runOf(system, name)),
+        liveSession: (name, system) => scriptedSession(name, system, runOf(system, name), script.handlers),
         now: (system) => clockNow(system),
         attach: () => () => {},
       }),
