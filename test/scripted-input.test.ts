@@ -157,7 +157,7 @@ describe('scripted input requests', () => {
             summarise: [
               {
                 ask: [{ sampling: { messages: [{ role: 'user', content: { type: 'text', text: 'Summarise' } }], maxTokens: 10 } }],
-                reply: ([answer]) => ({ answer: text(answer && 'sampling' in answer && answer.sampling.content.type === 'text' ? answer.sampling.content.text : '?') }),
+                reply: ([answer]) => ({ answer: text(answer && 'sampling' in answer ? JSON.stringify(answer.sampling.content) : '?') }),
               },
             ],
           },
@@ -173,7 +173,7 @@ describe('scripted input requests', () => {
     registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'summarise', replyTo, requestId: 'summarise' });
     await settle();
     expect(failureOf(inbox)).toMatchObject({ code: 'REQUEST_FAILED', message: 'declined' });
-    expect(resultOf(inbox)).toEqual(text('A short summary.'));
+    expect(resultOf(inbox)).toEqual(text(JSON.stringify({ type: 'text', text: 'A short summary.' })));
   });
 
   it('fails the request clearly when no handler answers that kind, and past 8 rounds', async () => {

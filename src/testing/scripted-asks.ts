@@ -3,10 +3,10 @@
  * answered by the handlers a test gives the scripted registry: the same handlers, with the same
  * parameters and context, that answer a real server's requests in either protocol era.
  */
-import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, Root } from '@modelcontextprotocol/client';
+import type { CreateMessageRequest, ElicitRequest, ElicitResult, Root } from '@modelcontextprotocol/client';
 import { describeRequest, McpServerError } from '../../machines/errors.js';
 import type { McpProgress, RequestSpec } from '../../machines/types.js';
-import type { McpHostHandlers } from '../connection/host-handlers.js';
+import type { McpHostHandlers, SamplingAnswer } from '../connection/host-handlers.js';
 
 /** A progress note of a scripted answer, `afterMs` (system clock) after the request began. */
 export interface ScriptedProgress extends McpProgress {
@@ -17,7 +17,7 @@ export interface ScriptedProgress extends McpProgress {
 export type ScriptedAsk = { elicitation: ElicitRequest['params'] } | { sampling: CreateMessageRequest['params'] } | { roots: true };
 
 /** The host's answer to one `ScriptedAsk`, in the same order. */
-export type ScriptedAnswer = { elicitation: ElicitResult } | { sampling: CreateMessageResult } | { roots: Root[] };
+export type ScriptedAnswer = { elicitation: ElicitResult } | { sampling: SamplingAnswer } | { roots: Root[] };
 
 /** Rounds of asking per request: what a real server gets before its request fails. */
 export const MAX_ASK_ROUNDS = 8;
