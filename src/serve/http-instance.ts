@@ -11,6 +11,7 @@ import type { Implementation, Server, ServerCapabilities, Transport } from '@mod
 import { audited, toolOutcome, type AuditLog, type AuditOutcome } from '../gateway/audit-log.js';
 import type { CallerAccess } from '../gateway/caller-access.js';
 import type { InstanceCaller } from '../gateway/mcp-endpoint.js';
+import type { PrivateLists } from '../gateway/private-lists.js';
 import { rateLimitText, type RateLimiter } from '../gateway/rate-limit.js';
 import { toMcpToolResult, type LoaderToolCallOptions, type LoaderToolResult } from '../tools/index.js';
 import { ConnectedServer } from './connected-server.js';
@@ -33,11 +34,13 @@ export interface HttpInstanceOptions {
   rateLimiter: RateLimiter;
   audit?: AuditLog;
   relay: HttpHostRelay;
+  /** `cacheScope: "private"` lists, read for each identity (the loader tools must be built with its `manager`). */
+  privateLists?: PrivateLists;
   /** Called with each request's transport once its instance is connected (serve's telemetry). */
   onConnected?: (transport: Transport) => void;
 }
 
-export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit, relay, onConnected }: HttpInstanceOptions): (caller: InstanceCaller) => Server {
+export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit, relay, privateLists, onConnected }: HttpInstanceOptions): (caller: InstanceCaller) => Server {
   return (caller) => {
     const access = accessFor(caller);
     const identity = access.identity.name;
@@ -68,8 +71,11 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
           _meta: { retryAfterSeconds: rate.retryAfterSeconds },
         };
       }
+      // Search ranks for every identity of a policy at once: it gets no identity's own copy of a private list.
+      const privateServer = typeof args.server === 'string' && tool.name !== 'search_mcp_tools' ? args.server : undefined;
       const execute = async (options: LoaderToolCallOptions) => {
-        const run = () => tool.execute(args, options);
+        const invoke = () => tool.execute(args, options);
+        const run = privateLists ? () => privateLists.asCaller(identity, privateServer, invoke) : invoke;
         return toMcpToolResult(target ? await audited(audit, { identity, ...target }, run, (outcome) => callOutcome(outcome, target, access)) : await run());
       };
       if (caller.era === 'modern') return relay.rounds.run(request, ctx, execute, identity);

@@ -33,6 +33,7 @@ import { parseListenAddress } from '../listen-address.js';
 import { followServeConfig } from '../serve-config.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
+import { PrivateLists } from '../../gateway/private-lists.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { packageVersion } from '../package-root.js';
 
@@ -81,6 +82,8 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   const switches = relaySwitches(discovery.servers, { sampling: true });
   const manager = new McpConnectionManager({ logger, handlers: capRelayedRequests(hostRequestHandlers(relay, switches)), ...managerOptions });
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
+  // A list a server calls private is read for each identity, never served from another's reading.
+  const privateLists = new PrivateLists(manager, logger);
   const toolsForDiscovery = (result: DiscoveryResult): ToolsForPolicy => {
     const base = permissionsFrom(options, result.toolPermissions);
     const serves = compilePermissions(base);
@@ -91,7 +94,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
       const policies = [options.approve ?? 'never', approve ?? 'never'];
       const strictest = policies.reduce((a, b) => (STRICTNESS.indexOf(b) > STRICTNESS.indexOf(a) ? b : a));
       return createLoaderTools({
-        manager,
+        manager: privateLists.manager,
         servers,
         permissions: own ? within(base, own) : base,
         // The caller's host is shown the form on its own call; a host that cannot show one is refused.
@@ -112,6 +115,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
       rateLimiter: new RateLimiter(),
       audit,
       relay,
+      privateLists,
       onConnected: (transport) => instrumentHostTransport(transport, 'tcp'),
     }),
     keys,
@@ -160,6 +164,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   if (!drained) logger.error(`serve --http: requests still in flight after ${DRAIN_LIMIT_MS} ms were cut off`);
   offer.stop();
   await config.close();
+  privateLists.stop();
   await endpoint.close();
   await gateway?.close();
   await manager.dispose();

@@ -1,0 +1,142 @@
+/**
+ * `cacheScope: "private"` lists in `serve --http`: a list a server calls private is never served
+ * from one caller's reading to another. Every identity that uses such a server gets a listing
+ * read for it (on the shared connection, when its request comes), kept for that identity only,
+ * until the server's lists change, it reconnects, or the listing's `ttlMs` is up. Outside a
+ * caller's request (search's shared ranking, the definitions) a private list reads as empty.
+ *
+ * The loader tools are built per policy, not per identity, so the caller rides in an
+ * AsyncLocalStorage around each request (`asCaller`), and the manager the tools are given
+ * (`manager`) answers `getManifest`/`connect` with that caller's own listing.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { DEFAULT_CONNECT_TIMEOUT_MS } from '../../machines/options.js';
+import type { McpServerManifest } from '../../machines/types.js';
+import { Deadline } from '../connection/deadline.js';
+import { listManifest, type ListKind } from '../connection/manifest.js';
+import type { Logger } from '../logger.js';
+import type { LoaderToolsManager } from '../tools/types.js';
+
+/** Listings kept at most (identity × server); one more drops the oldest, read again when next used. */
+export const MAX_PRIVATE_LISTINGS = 1_024;
+
+const LIST_KINDS: readonly ListKind[] = ['tools', 'resources', 'resourceTemplates', 'prompts'];
+
+function privateKinds(manifest: McpServerManifest | undefined): ListKind[] {
+  const freshness = manifest?.freshness;
+  return freshness ? LIST_KINDS.filter((kind) => freshness[kind]?.cacheScope === 'private') : [];
+}
+
+/** The manifest with its private lists emptied: what anyone but the identity it was read for may see. */
+function withheld(manifest: McpServerManifest, kinds: readonly ListKind[]): McpServerManifest {
+  const copy: McpServerManifest = { ...manifest };
+  for (const kind of kinds) (copy[kind] as unknown[]) = [];
+  return copy;
+}
+
+interface OwnListing {
+  manifest: McpServerManifest;
+  /** Read again from this time (ms since the epoch): the shortest `ttlMs` of its private lists. */
+  staleAt: number;
+}
+
+export class PrivateLists {
+  /** The manager to build the loader tools with. */
+  readonly manager: LoaderToolsManager;
+  private readonly caller = new AsyncLocalStorage<string>();
+  private readonly listings = new Map<string, OwnListing>();
+  private readonly stops: Array<() => void>;
+
+  constructor(
+    private readonly shared: LoaderToolsManager,
+    private readonly logger: Logger,
+  ) {
+    const forget = ({ server }: { server: string }) => this.forget(server);
+    this.stops = [shared.on('mcp.manifestChanged', forget), shared.on('mcp.stateChanged', forget)];
+    this.manager = {
+      configure: (...args) => shared.configure(...args),
+      connect: async (server, ...rest) => {
+        await shared.connect(server, ...rest);
+        await this.prepare(server);
+        return this.manifestFor(server) ?? shared.connect(server, ...rest);
+      },
+      disconnect: (server) => shared.disconnect(server),
+      callTool: (...args) => shared.callTool(...args),
+      readResource: (...args) => shared.readResource(...args),
+      getState: (server) => shared.getState(server),
+      getManifest: (server) => this.manifestFor(server),
+      getError: (server) => shared.getError(server),
+      touch: (server) => shared.touch(server),
+      on: (...args) => shared.on(...args),
+      getClient: (server) => shared.getClient(server),
+      ...(shared.eras && { eras: shared.eras }),
+    };
+  }
+
+  /**
+   * Runs one request of `identity`: a connected server it names whose lists are private is
+   * listed for it first (unless it has a listing of its own already).
+   */
+  async asCaller<T>(identity: string, server: string | undefined, run: () => Promise<T>): Promise<T> {
+    return this.caller.run(identity, async () => {
+      if (server !== undefined && this.shared.getState(server) === 'connected') await this.prepare(server);
+      return run();
+    });
+  }
+
+  /** A listing that failed leaves the caller with the private lists withheld (empty), never another's. */
+  private async prepare(server: string): Promise<void> {
+    try {
+      await this.listForCaller(server);
+    } catch (error) {
+      this.logger.warn(`MCP server "${server}": its private lists could not be read for this caller: ${(error as Error).message}`);
+    }
+  }
+
+  stop(): void {
+    for (const stop of this.stops) stop();
+    this.listings.clear();
+  }
+
+  private manifestFor(server: string): McpServerManifest | undefined {
+    const manifest = this.shared.getManifest(server);
+    const kinds = privateKinds(manifest);
+    if (!manifest || kinds.length === 0) return manifest;
+    const identity = this.caller.getStore();
+    const own = identity === undefined ? undefined : this.listings.get(slot(identity, server));
+    return own?.manifest ?? withheld(manifest, kinds);
+  }
+
+  /** The caller's own listing of a server whose lists are private, read now unless it has a fresh one. */
+  private async listForCaller(server: string): Promise<void> {
+    const identity = this.caller.getStore();
+    const kinds = privateKinds(this.shared.getManifest(server));
+    const client = this.shared.getClient(server);
+    if (identity === undefined || kinds.length === 0 || !client) return;
+    const key = slot(identity, server);
+    const known = this.listings.get(key);
+    if (known && Date.now() < known.staleAt) return;
+    const deadline = new Deadline(DEFAULT_CONNECT_TIMEOUT_MS, () => new Error(`listing "${server}" for ${identity} did not finish in time`));
+    try {
+      const manifest = await listManifest({ server, client, logger: this.logger, deadline }, this.shared.getManifest(server), kinds);
+      const oldest = this.listings.keys().next();
+      if (this.listings.size >= MAX_PRIVATE_LISTINGS && !oldest.done) this.listings.delete(oldest.value);
+      this.listings.set(key, { manifest, staleAt: staleAt(manifest, kinds) });
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  private forget(server: string): void {
+    for (const key of this.listings.keys()) if (key.endsWith(`\0${server}`)) this.listings.delete(key);
+  }
+}
+
+function slot(identity: string, server: string): string {
+  return `${identity}\0${server}`;
+}
+
+function staleAt(manifest: McpServerManifest, kinds: readonly ListKind[]): number {
+  const ttls = kinds.map((kind) => manifest.freshness?.[kind]?.ttlMs).filter((ttl): ttl is number => ttl !== undefined);
+  return ttls.length === 0 ? Number.POSITIVE_INFINITY : Date.now() + Math.min(...ttls);
+}

@@ -1,0 +1,80 @@
+/**
+ * `cacheScope: "private"` over `serve --http`: a tool list the downstream server calls private is
+ * never served from one identity's reading to another. alice's use lists the server for alice;
+ * bob's first use lists it again for bob instead of answering from alice's copy; each then keeps
+ * its own. Real processes: serve --http with a gateway file of two identities, and the modern-only
+ * fixture over stdio answering tools/list with `cacheScope: "private"` and counting the listings.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textOf } from './support/everything.js';
+import { startHttpServe, type HttpServe } from './support/http-serve.js';
+
+const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
+const TOKENS = { alice: 'alice-token-81c4', bob: 'bob-token-0f3e' };
+const sha = (token: string) => `sha256:${createHash('sha256').update(token).digest('hex')}`;
+
+let home: string;
+let gateway: HttpServe;
+const hosts: Client[] = [];
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'mcp-serve-private-'));
+  const config = join(home, 'mcp.json');
+  // Fresh for an hour: no re-listing by ttl during the test, only the ones per identity.
+  const modern = { command: process.execPath, args: [MODERN_SERVER, '--list-ttl-ms', '3600000', '--list-cache-scope', 'private'] };
+  writeFileSync(config, JSON.stringify({ mcpServers: { modern } }));
+  const gatewayFile = join(home, 'gateway.json');
+  writeFileSync(gatewayFile, JSON.stringify({ identities: { alice: { token: sha(TOKENS.alice), allow: ['*'] }, bob: { token: sha(TOKENS.bob), allow: ['*'] } } }));
+  gateway = await startHttpServe(home, ['--config', config], ['--gateway', gatewayFile]);
+}, 90_000);
+
+afterAll(async () => {
+  await Promise.all(hosts.map((host) => host.close()));
+  await gateway?.stop();
+  rmSync(home, { recursive: true, force: true });
+}, 60_000);
+
+async function hostWith(token: string): Promise<Client> {
+  const client = new Client({ name: 'team-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  hosts.push(client);
+  return client;
+}
+
+async function loadedTools(host: Client): Promise<string[]> {
+  const loaded = await host.callTool({ name: 'load_mcp', arguments: { server: 'modern' } });
+  expect(loaded.isError).toBeFalsy();
+  const { tools } = JSON.parse(textOf(loaded)) as { tools: Array<{ name: string }> };
+  return tools.map(({ name }) => name);
+}
+
+/** The tools/list requests the server's process has received so far. */
+async function listings(host: Client): Promise<number> {
+  return Number(textOf(await host.callTool({ name: 'call_mcp_tool', arguments: { server: 'modern', tool: 'listings' } })));
+}
+
+describe('a private tool list over serve --http', () => {
+  it("is listed again for a second identity, not served from the first one's copy; each keeps its own", async () => {
+    const alice = await hostWith(TOKENS.alice);
+    const bob = await hostWith(TOKENS.bob);
+
+    expect(await loadedTools(alice)).toContain('echo');
+    const afterAlice = await listings(alice);
+    expect(afterAlice).toBeGreaterThanOrEqual(1);
+
+    // bob's first use: a listing of its own on the shared connection.
+    expect(await loadedTools(bob)).toContain('echo');
+    expect(await listings(bob)).toBe(afterAlice + 1);
+
+    // Each identity's copy is its own to keep: using the server again lists nothing.
+    expect(await loadedTools(alice)).toContain('echo');
+    expect(await loadedTools(bob)).toContain('echo');
+    expect(await listings(alice)).toBe(afterAlice + 1);
+  }, 60_000);
+});
