@@ -43,7 +43,8 @@ interface OwnListing {
 export class PrivateLists {
   /** The manager to build the loader tools with. */
   readonly manager: LoaderToolsManager;
-  private readonly caller = new AsyncLocalStorage<string>();
+  /** Whose request runs, and the one server whose private lists it may see (its own copy). */
+  private readonly caller = new AsyncLocalStorage<{ identity: string; server?: string }>();
   private readonly listings = new Map<string, OwnListing>();
   private readonly stops: Array<() => void>;
 
@@ -56,9 +57,9 @@ export class PrivateLists {
     this.manager = {
       configure: (...args) => shared.configure(...args),
       connect: async (server, ...rest) => {
-        await shared.connect(server, ...rest);
+        const connected = await shared.connect(server, ...rest);
         await this.prepare(server);
-        return this.manifestFor(server) ?? shared.connect(server, ...rest);
+        return this.manifestFor(server) ?? withheld(connected, privateKinds(connected));
       },
       disconnect: (server) => shared.disconnect(server),
       callTool: (...args) => shared.callTool(...args),
@@ -74,11 +75,12 @@ export class PrivateLists {
   }
 
   /**
-   * Runs one request of `identity`: a connected server it names whose lists are private is
-   * listed for it first (unless it has a listing of its own already).
+   * Runs one request of `identity` about `server` (undefined for search, which must not see one
+   * identity's copy): a connected server whose lists are private is listed for it first (unless
+   * it has a listing of its own already).
    */
   async asCaller<T>(identity: string, server: string | undefined, run: () => Promise<T>): Promise<T> {
-    return this.caller.run(identity, async () => {
+    return this.caller.run({ identity, server }, async () => {
       if (server !== undefined && this.shared.getState(server) === 'connected') await this.prepare(server);
       return run();
     });
@@ -102,14 +104,15 @@ export class PrivateLists {
     const manifest = this.shared.getManifest(server);
     const kinds = privateKinds(manifest);
     if (!manifest || kinds.length === 0) return manifest;
-    const identity = this.caller.getStore();
-    const own = identity === undefined ? undefined : this.listings.get(slot(identity, server));
+    // Only for the server the request names: a read for anything else (search's ranking, shared by every identity of a policy) sees none.
+    const caller = this.caller.getStore();
+    const own = caller?.server === server ? this.listings.get(slot(caller.identity, server)) : undefined;
     return own?.manifest ?? withheld(manifest, kinds);
   }
 
   /** The caller's own listing of a server whose lists are private, read now unless it has a fresh one. */
   private async listForCaller(server: string): Promise<void> {
-    const identity = this.caller.getStore();
+    const identity = this.caller.getStore()?.identity;
     const kinds = privateKinds(this.shared.getManifest(server));
     const client = this.shared.getClient(server);
     if (identity === undefined || kinds.length === 0 || !client) return;
