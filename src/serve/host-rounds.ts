@@ -24,7 +24,7 @@ import type { LoaderToolCallOptions } from '../tools/index.js';
 import { envelopeCapabilities } from './host-capabilities.js';
 import type { HostRequestOptions } from './host.js';
 
-/** How many tool calls of a 2026-07-28 host may wait for its input at once; past it a new call is refused. */
+/** How many tool calls of a 2026-07-28 host may wait for its input at once; past it a call that needs input is stopped (calls that need none are not limited here). */
 export const MAX_WAITING_CALLS = 32;
 /** How many input rounds one call may take (each retry of the host is a round). */
 export const MAX_INPUT_ROUNDS = 16;
@@ -121,6 +121,11 @@ class WaitingCall implements HostCall {
     };
   }
 
+  /** Between two rounds: the host has the call's `input_required` and has not retried yet. */
+  get parked(): boolean {
+    return this.round === undefined;
+  }
+
   /** Progress goes up while a round of the host is open (between rounds nobody listens). */
   progress(progress: { progress: number; total?: number; message?: string }): void {
     const round = this.round;
@@ -203,7 +208,7 @@ export function toRecord(value: unknown): Record<string, unknown> {
  * the host's pending `tools/call`, and the host's retry carries the answers (multi round-trip
  * requests). The call keeps running inside serve between the rounds, found again by the
  * `requestState` the host echoes (a random token: the host cannot name another call). Bounded:
- * MAX_WAITING_CALLS calls, MAX_INPUT_ROUNDS rounds each, ROUND_LIMIT_MS for the host to retry.
+ * MAX_WAITING_CALLS calls waiting, MAX_INPUT_ROUNDS rounds each, ROUND_LIMIT_MS for the host to retry.
  */
 export class HostInputRounds {
   private readonly waiting = new Map<string, WaitingCall>();
@@ -231,6 +236,12 @@ export class HostInputRounds {
         this.forget(call);
         call.controller.abort();
         throw new ProtocolError(ProtocolErrorCode.InternalError, `the call needed the host's input more than ${MAX_INPUT_ROUNDS} times; mcp-statechart serve stopped it`);
+      }
+      // Only its first wait takes a place: a call that waited before keeps it across the host's retries.
+      if (call.rounds === 1 && this.parkedCount() >= MAX_WAITING_CALLS) {
+        this.forget(call);
+        call.controller.abort();
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${MAX_WAITING_CALLS} calls already wait for the host's input; mcp-statechart serve stopped this one, which needs it too, until one ends`);
       }
       call.expireAfter(ROUND_LIMIT_MS, () => this.forget(call));
       return inputRequired({ inputRequests: step.requests, requestState: call.token });
@@ -299,9 +310,6 @@ export class HostInputRounds {
       }
       return known;
     }
-    if (this.waiting.size >= MAX_WAITING_CALLS) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${MAX_WAITING_CALLS} calls already wait for the host's input; mcp-statechart serve refuses another until one ends`);
-    }
     const server = request.params.arguments?.server;
     const call = new WaitingCall(typeof server === 'string' ? server : undefined, owner);
     // Before the call starts: serve's approval form is asked at once.
@@ -311,6 +319,12 @@ export class HostInputRounds {
     // Seen by step(); an unhandled rejection of a call given up must not end serve.
     call.outcome.catch(() => {});
     return call;
+  }
+
+  private parkedCount(): number {
+    let parked = 0;
+    for (const call of this.waiting.values()) if (call.parked) parked += 1;
+    return parked;
   }
 
   private forget(call: WaitingCall): void {
