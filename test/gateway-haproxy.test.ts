@@ -10,7 +10,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 import { everythingStdio, textOf } from './support/everything.js';
 import { startHttpServe, type HttpServe } from './support/http-serve.js';
+import { freePort } from '../bench/lib/free-port.js';
 
 const HAPROXY_CONFIG = fileURLToPath(new URL('../docs/deploy/haproxy.cfg', import.meta.url));
 const HAPROXY = spawnSync('sh', ['-c', 'command -v haproxy'], { encoding: 'utf8' }).stdout.trim();
@@ -33,18 +33,6 @@ let ports: number[];
 const replicas: Array<HttpServe | undefined> = [];
 let haproxy: ChildProcess | undefined;
 let gatewayUrl: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const auditOf = (index: number) => join(home, `audit-${index + 1}.log`);
 const startReplica = (index: number) =>

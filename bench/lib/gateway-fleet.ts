@@ -5,11 +5,11 @@
  * and, as a last sweep, kills every living descendant when the bench process exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { benchModuleCommand } from './children.js';
 import { descendantsOf } from './proc-tree.js';
 import { REPO_ROOT } from './paths.js';
+import { freePort } from './free-port.js';
 
 export const HAPROXY_CONFIG = path.join(REPO_ROOT, 'docs', 'deploy', 'haproxy.cfg');
 const START_LIMIT_MS = 90_000;
@@ -28,18 +28,6 @@ export interface Balancer {
   /** The gateway's MCP endpoint: `http://127.0.0.1:<port>/mcp`. */
   url: string;
   child: ChildProcess;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function exited(child: ChildProcess): Promise<void> {
