@@ -1,6 +1,7 @@
 // A server's protected-resource metadata may name another authorization server than the one a login
 // was made with. Credentials belong to the issuer that made them: the new one gets its own
 // registration and tokens, and nothing of the old one's is sent to it.
+// An entry whose "oauth.issuer" pins one authorization server sends nothing to any other.
 import { describe, expect, it } from 'vitest';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { isOAuthLoginRequired, login } from '../src/entries/oauth.js';
@@ -55,5 +56,50 @@ describe('credentials keyed by authorization server (issuer)', () => {
     // The first issuer's own refresh token renews its login: no registration, no authorization.
     expect(fixture.issuerRequests.slice(before)).toEqual([{ issuer: fixture.issuers.first, endpoint: 'token', clientId: firstClient }]);
     expect(fixture.registrations).toHaveLength(2);
+  });
+});
+
+describe('a pre-registered client pinned to its issuer ("oauth.issuer")', () => {
+  const SECRET = 'pinned-client-secret';
+
+  async function pinnedSetup() {
+    const fixture = await oauthFixture({ dynamicRegistration: false, clients: [{ client_id: 'pinned', client_secret: SECRET }] });
+    const config = { url: fixture.url, oauth: { clientId: 'pinned', clientSecret: SECRET, issuer: fixture.issuers.first } };
+    return { fixture, config, dir: loginDir() };
+  }
+
+  const atSecond = (fixture: OAuthFixture) => fixture.issuerRequests.filter((request) => request.issuer === fixture.issuers.second);
+
+  it('logs in and connects while the server names the pinned issuer', async () => {
+    const { fixture, config, dir } = await pinnedSetup();
+    await login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} });
+    const connected = manager(dir);
+    await connected.connect('remote', config);
+    expect(connected.getState('remote')).toBe('connected');
+    expect(fixture.issuerRequests.map((request) => request.issuer)).toEqual([fixture.issuers.first, fixture.issuers.first]);
+  });
+
+  it('refuses a login at another issuer before the client or its secret reaches it', async () => {
+    const { fixture, config, dir } = await pinnedSetup();
+    fixture.moveToIssuer('second');
+    const error = await rejectionOf(login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} }));
+    expect(isOAuthLoginRequired(error)).toBe(true);
+    expect(error).toMatchObject({ reason: 'unpinned' });
+    expect(error.message).toContain('"oauth.issuer"');
+    expect(error.message).not.toContain(SECRET);
+    expect(atSecond(fixture)).toEqual([]);
+    expect(fixture.tokenRequests).toEqual([]);
+  });
+
+  it('after the server moves to another issuer, a connect fails with the login-required reason and sends nothing there', async () => {
+    const { fixture, config, dir } = await pinnedSetup();
+    await login('remote', config, { dir, openBrowser: fixture.browse, print: () => {} });
+    fixture.moveToIssuer('second');
+    fixture.expireAccessTokens();
+    const before = fixture.issuerRequests.length;
+    const error = await rejectionOf(manager(dir).connect('remote', config));
+    expect(isOAuthLoginRequired(error)).toBe(true);
+    expect(error.message).toContain('another authorization server than the one its "oauth.issuer" pins');
+    expect(fixture.issuerRequests.slice(before)).toEqual([]);
   });
 });

@@ -73,6 +73,11 @@ describe('the "oauth" field of an entry', () => {
     expect(readOAuthEntry('s', { url: 'http://x', oauth: false })).toBe(false);
     expect(readOAuthEntry('s', { url: 'http://x', oauth: { clientId: 'id', scopes: ['a', 'b', 'a'] } })).toEqual({ clientId: 'id', scope: 'a b' });
     expect(readOAuthEntry('s', { url: 'http://x', oauth: { scopes: 'a  b' } })).toEqual({ scope: 'a b' });
+    expect(readOAuthEntry('s', { url: 'http://x', oauth: { clientId: 'id', issuer: 'https://auth.example.com' } })).toEqual({
+      clientId: 'id',
+      issuer: 'https://auth.example.com',
+      scope: undefined,
+    });
   });
 
   it.each([
@@ -81,6 +86,8 @@ describe('the "oauth" field of an entry', () => {
     [{ scope: 'a' }, 'oauth'],
     [{ clientMetadataUrl: 'http://not-https.example/client.json' }, 'oauth.clientMetadataUrl'],
     ['yes', 'oauth'],
+    [{ issuer: 'auth.example.com' }, 'oauth.issuer'],
+    [{ issuer: 'ftp://auth.example.com' }, 'oauth.issuer'],
   ])('rejects %j naming %s, never quoting a value', (oauth, field) => {
     expect(() => readOAuthEntry('s', { url: 'http://x', oauth })).toThrow(expect.objectContaining({ field }));
     try {

@@ -3,6 +3,7 @@
  * through, so it is checked here):
  *
  *   "oauth": { "clientId": "…", "clientSecret": "…", "scopes": ["read", "write"] }
+ *   "oauth": { "clientId": "…", "clientSecret": "…", "issuer": "https://auth.example.com" }
  *   "oauth": false            // never use OAuth for this server
  *
  * Without `clientId` the client registers itself (dynamic client registration) or uses a client
@@ -22,6 +23,8 @@ const oauthEntrySchema = z.strictObject({
     .optional(),
   /** An https URL used as the client ID where the authorization server supports client ID metadata documents. */
   clientMetadataUrl: z.url({ protocol: /^https$/, error: 'must be an https:// URL' }).optional(),
+  /** The one authorization server (issuer) credentials go to: a server that names another one is refused. */
+  issuer: z.url({ protocol: /^https?$/, error: 'must be an http(s):// URL' }).optional(),
   /** A fixed loopback port for the login redirect, for a pre-registered client whose redirect URI names a port. */
   callbackPort: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be a port').max(65535, 'must be a port').optional(),
 });
@@ -32,6 +35,8 @@ export interface OAuthEntry {
   /** Space-separated. */
   scope?: string;
   clientMetadataUrl?: string;
+  /** The pinned authorization server: no client, secret or token is sent to any other. */
+  issuer?: string;
   callbackPort?: number;
 }
 

@@ -108,7 +108,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    */
   clientInformation(ctx?: OAuthClientInformationContext): OAuthClientInformationMixed | undefined {
     const { entry, interaction, server } = this.#options;
-    // The config's client goes wherever the server's metadata points, as before the SDK stamped issuers.
+    // Asked before any registration, authorization or token request: the pin stops them all.
+    if (entry.issuer !== undefined && ctx?.issuer !== undefined && !sameIssuer(entry.issuer, ctx.issuer)) {
+      throw new OAuthLoginRequiredError(server, 'unpinned');
+    }
+    // Unpinned, the config's client goes wherever the server's metadata points, as before the SDK stamped issuers.
     if (entry.clientId) return { client_id: entry.clientId, client_secret: entry.clientSecret, issuer: ctx?.issuer };
     const registered = this.credentialsFor(ctx?.issuer).clientInformation;
     if (!interaction && !registered && ctx) throw new OAuthLoginRequiredError(server, 'moved');

@@ -3,7 +3,7 @@
  * server and say what the user can do; neither ever carries a token.
  */
 
-export type LoginReason = 'none' | 'expired' | 'scope' | 'moved';
+export type LoginReason = 'none' | 'expired' | 'scope' | 'moved' | 'unpinned';
 
 /**
  * The server wants an OAuth login that this process cannot do by itself (the manager never opens
@@ -37,6 +37,7 @@ function describe(reason: LoginReason, scope: string | undefined): string {
   if (reason === 'scope') return `it needs a wider OAuth scope${scope ? ` ("${scope}")` : ''} than the stored login has`;
   if (reason === 'expired') return 'its OAuth login expired and could not be renewed';
   if (reason === 'moved') return 'it now names another authorization server than the one its OAuth login was made with';
+  if (reason === 'unpinned') return 'it names another authorization server than the one its "oauth.issuer" pins, so no credentials were sent to it (check the entry\'s "oauth.issuer")';
   return 'it needs an OAuth login and none is stored for it';
 }
 
