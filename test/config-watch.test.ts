@@ -3,6 +3,7 @@
  * Waiting is done with vi.waitFor (file events take a moment to arrive), never fixed sleeps.
  */
 import { promises as fs } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -142,6 +143,28 @@ describe('watchMcpServers', () => {
     await write(explicit, { one: { command: 'x' }, two: { command: 'y' } });
     await vi.waitFor(() => expect(names()).toEqual(['one', 'two']), WAIT);
     expect(latest().servers.two?.scope).toBe('explicit');
+  });
+
+  it('reads nothing when another file of a config file\'s folder changes, however often (an audit log or an index beside it)', async () => {
+    await write(projectFile, { one: { command: 'x' } });
+    const { names } = await collect();
+    const readFolder = vi.spyOn(fs, 'readdir');
+    // Modules that imported node:fs/promises by name see the spy too.
+    syncBuiltinESMExports();
+    try {
+      const neighbour = path.join(root, 'repo', 'audit.log');
+      for (let line = 0; line < 200; line++) {
+        await fs.appendFile(neighbour, `{"line":${line}}\n`);
+        if (line % 20 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      // An edit of the file itself after the burst is still delivered.
+      await write(projectFile, { one: { command: 'x' }, two: { command: 'y' } });
+      await vi.waitFor(() => expect(names()).toEqual(['one', 'two']), WAIT);
+      expect(readFolder).not.toHaveBeenCalled();
+    } finally {
+      vi.restoreAllMocks();
+      syncBuiltinESMExports();
+    }
   });
 });
 

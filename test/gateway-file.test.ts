@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
@@ -171,5 +172,30 @@ describe('watching the gateway file', () => {
     await fs.writeFile(temporary, JSON.stringify({ identities: { carol: { token: sha256('carol') } } }));
     await fs.rename(temporary, file);
     await vi.waitFor(() => expect([...(watcher?.current().identities.keys() ?? [])]).toEqual(['carol']), WAIT);
+  });
+
+  it('reads nothing when another file of its folder changes, however often (an audit log kept beside it)', async () => {
+    await fs.writeFile(file, JSON.stringify(issueShape));
+    const changes: GatewayConfig[] = [];
+    watcher = await watchGatewayFile(file, { debounceMs: 10, onChange: (config) => changes.push(config) });
+    const readFolder = vi.spyOn(fs, 'readdir');
+    const readFile = vi.spyOn(fs, 'readFile');
+    // Modules that imported node:fs/promises by name see the spies too.
+    syncBuiltinESMExports();
+    try {
+      const neighbour = path.join(folder, 'audit.log');
+      for (let line = 0; line < 200; line++) {
+        await fs.appendFile(neighbour, `{"line":${line}}\n`);
+        if (line % 20 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      // An edit of the file itself after the burst is still taken: the neighbour's events were seen, and passed over.
+      await fs.writeFile(file, JSON.stringify({ identities: { alice: issueShape.identities.alice } }));
+      await vi.waitFor(() => expect(changes).toHaveLength(1), WAIT);
+      expect(readFolder).not.toHaveBeenCalled();
+      expect(readFile.mock.calls.map(([read]) => read)).toEqual([file]);
+    } finally {
+      vi.restoreAllMocks();
+      syncBuiltinESMExports();
+    }
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { watch } from 'chokidar';
 import { silentLogger, type Logger } from '../logger.js';
 import { discoverIn } from './discover.js';
+import { watchFileEvents } from './file-events.js';
 import { enabledServers } from './enabled-servers.js';
 import { locateConfigFiles } from './locate-config-files.js';
 import type {
@@ -42,17 +43,23 @@ export async function watchMcpServers(
   const files = await locateConfigFiles(options);
   const watchedFiles = new Set(files.map((file) => file.path));
   // Folders, not files: editors save by writing a temp file and renaming it over the old one, and
-  // a file that does not exist yet cannot be watched, but its folder can.
+  // a file that does not exist yet cannot be watched, but its folder can. A folder that exists is
+  // watched for events naming its config file alone (see file-events.ts).
   const folders = [...new Set(files.map((file) => path.dirname(file.path)))];
+  const existing = await Promise.all(folders.map(async (folder) => (await nearestExistingFolder(folder)) === folder));
+  const missing = folders.filter((_, index) => !existing[index]);
+  const missingFiles = new Set([...watchedFiles].filter((file) => missing.includes(path.dirname(file))));
   // A folder that does not exist yet (no ~/.ai-zen) is watched through its nearest existing
   // ancestor: chokidar given a missing path emits 'ready' before the other paths are watched.
-  const roots = outermost(await Promise.all(folders.map(nearestExistingFolder)));
-
-  const watcher = watch(roots, {
-    ignoreInitial: true,
-    // Only the path down to each config file is ever entered, whatever the depth (see `ignored`).
-    ignored: (candidate) => !isOnTheWay(path.resolve(candidate), watchedFiles, folders),
-  });
+  const roots = outermost(await Promise.all(missing.map(nearestExistingFolder)));
+  const watcher =
+    roots.length === 0
+      ? undefined
+      : watch(roots, {
+          ignoreInitial: true,
+          // Only the path down to each config file is ever entered, whatever the depth (see `ignored`).
+          ignored: (candidate) => !isOnTheWay(path.resolve(candidate), missingFiles, missing),
+        });
 
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -99,13 +106,19 @@ export async function watchMcpServers(
     }, debounceMs);
   };
 
-  watcher.on('all', (_event, changed) => {
-    if (watchedFiles.has(path.resolve(changed))) schedule();
-  });
-  watcher.on('error', (error) => {
-    logger.warn('mcp config watcher error', { error: errorMessage(error) });
-  });
-  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  const warn = (error: unknown) => logger.warn('mcp config watcher error', { error: errorMessage(error) });
+  const fileEvents = watchFileEvents(
+    [...watchedFiles].filter((file) => !missingFiles.has(file)),
+    schedule,
+    warn,
+  );
+  if (watcher) {
+    watcher.on('all', (_event, changed) => {
+      if (watchedFiles.has(path.resolve(changed))) schedule();
+    });
+    watcher.on('error', warn);
+    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  }
 
   if (options.emitInitial) await reread();
 
@@ -113,7 +126,8 @@ export async function watchMcpServers(
     async close() {
       closed = true;
       clearTimeout(timer);
-      await watcher.close();
+      fileEvents.close();
+      await watcher?.close();
       await reading;
     },
   };

@@ -1,21 +1,17 @@
 /**
  * The gateway file, re-read when it changes, as the MCP config is (src/config/watch.ts): its
- * folder is watched (editors save by renaming a temp file over the old one), changes are
- * debounced, one read runs at a time. A file that no longer loads keeps the rules in force and
+ * folder is watched (editors save by renaming a temp file over the old one) for events naming the
+ * file (src/config/file-events.ts: an audit log beside it costs nothing), changes are debounced,
+ * one read runs at a time. A file that no longer loads keeps the rules in force and
  * says why: a half-saved file must not lock everyone out, nor let anyone in.
  */
 import path from 'node:path';
-import { watch } from 'chokidar';
 import { errorMessage } from '../../machines/to-error.js';
+import { watchFileEvents } from '../config/file-events.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { loadGatewayFile, type GatewayConfig } from './gateway-file.js';
 
 export const DEFAULT_GATEWAY_WATCH_DEBOUNCE_MS = 100;
-/**
- * chokidar 4 drops a 'change' that comes within 50 ms of the previous one on the same file. A read
- * later than that window sees what was written inside it; a write after it is an event again.
- */
-const MIN_DEBOUNCE_MS = 60;
 
 export interface GatewayFileWatcher {
   /** The rules in force: the last version of the file that loaded. */
@@ -33,17 +29,12 @@ export interface WatchGatewayFileOptions {
 /** Loads the file (rejecting with every problem when it does not load), then follows its changes. */
 export async function watchGatewayFile(file: string, options: WatchGatewayFileOptions = {}): Promise<GatewayFileWatcher> {
   const logger = options.logger ?? silentLogger;
-  const debounceMs = Math.max(options.debounceMs ?? DEFAULT_GATEWAY_WATCH_DEBOUNCE_MS, MIN_DEBOUNCE_MS);
+  const debounceMs = options.debounceMs ?? DEFAULT_GATEWAY_WATCH_DEBOUNCE_MS;
   const absolute = path.resolve(file);
   const first = await loadGatewayFile(absolute);
   if (!first.ok) throw new Error(first.problems.join('\n'));
   let config = first.config;
 
-  const watcher = watch(path.dirname(absolute), {
-    ignoreInitial: true,
-    depth: 0,
-    ignored: (candidate) => path.resolve(candidate) !== absolute && path.resolve(candidate) !== path.dirname(absolute),
-  });
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let reading: Promise<void> | undefined;
@@ -78,23 +69,25 @@ export async function watchGatewayFile(file: string, options: WatchGatewayFileOp
     return reading;
   };
 
-  watcher.on('all', (_event, changed) => {
-    if (closed || path.resolve(changed) !== absolute) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = undefined;
-      void reread();
-    }, debounceMs);
-  });
-  watcher.on('error', (error) => logger.warn('gateway file watcher error', { error: errorMessage(error) }));
-  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  const watcher = watchFileEvents(
+    [absolute],
+    () => {
+      if (closed) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timer = undefined;
+        void reread();
+      }, debounceMs);
+    },
+    (error) => logger.warn('gateway file watcher error', { error: errorMessage(error) }),
+  );
 
   return {
     current: () => config,
     async close() {
       closed = true;
       clearTimeout(timer);
-      await watcher.close();
+      watcher.close();
       await reading;
     },
   };
