@@ -4,13 +4,14 @@
  * server stale with the entry's age, and the next call_mcp_tool reads the tools live (a tool the
  * entry lacks is not refused unread). Time is vitest's fake Date; the server is a real process.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type LoaderTool } from '../src/index.js';
-import { indexServers } from '../src/entries/config.js';
+import { discoverMcpServers, indexServers, recordManifests } from '../src/entries/config.js';
+import { runInProcess } from './support/in-process-cli.js';
 import type { McpServerConfig, McpServerManifest } from '../machines/types.js';
 
 const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
@@ -103,4 +104,67 @@ describe('an indexed entry past its ttlMs', () => {
     expect(after.servers.find(({ server }) => server === 'modern')).toEqual(expect.objectContaining({ connected: true }));
     expect(after.servers.every(({ stale }) => stale === undefined)).toBe(true);
   });
+});
+
+describe('servers and index say how old a stale entry is', () => {
+  /** A config with `modern` (indexed 5 minutes ago, fresh for 1) and `fresh` (indexed 30 s ago, fresh for 1 min); both commands missing, so `index` fails on them. */
+  async function indexedFiveMinutesAgo(): Promise<string> {
+    const config = path.join(os.homedir(), 'mcp.json');
+    const missing = path.join(os.homedir(), 'no-such-server');
+    writeFileSync(config, JSON.stringify({ mcpServers: { modern: { command: missing }, fresh: { command: missing, args: ['x'] } } }));
+    const { servers } = await discoverMcpServers({ configPaths: [config], env: {} });
+    vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+    const index = new ManifestIndex();
+    index.record('modern', servers.modern!.config, indexedEarlier());
+    vi.setSystemTime(T0 + 4.5 * 60_000);
+    index.record('fresh', servers.fresh!.config, indexedEarlier());
+    await index.flush();
+    vi.setSystemTime(T0 + 5 * 60_000);
+    return config;
+  }
+
+  it('servers --json gives each entry its time, and the age of one past its ttl', async () => {
+    const config = await indexedFiveMinutesAgo();
+    const run = await runInProcess(['--config', config, 'servers', '--json']);
+    const { servers } = JSON.parse(run.stdout) as { servers: Array<{ name: string; indexed: string; indexedAt?: string; stale?: string }> };
+    const byName = new Map(servers.map((server) => [server.name, server]));
+    expect(byName.get('modern')).toMatchObject({ indexed: 'yes', indexedAt: new Date(T0).toISOString(), stale: expect.stringMatching(/^indexed 5 min ago, past the time/) });
+    expect(byName.get('fresh')).toMatchObject({ indexed: 'yes', indexedAt: new Date(T0 + 4.5 * 60_000).toISOString() });
+    expect(byName.get('fresh')!.stale).toBeUndefined();
+  });
+
+  it('the servers table marks a stale entry with its age', async () => {
+    const config = await indexedFiveMinutesAgo();
+    const { stdout } = await runInProcess(['--config', config, 'servers']);
+    expect(stdout).toMatch(/^modern\s.*\s1 tools \(stale, 5 min old\)/m);
+    expect(stdout).toMatch(/^fresh\s.*\s1 tools(\s|$)/m);
+  });
+
+  it('index says, of a server it could not list, that search keeps its entry and how old it is', async () => {
+    const config = await indexedFiveMinutesAgo();
+    const { stdout } = await runInProcess(['--config', config, 'index']);
+    expect(stdout).toMatch(/^ {2}modern: .*\(search keeps its entry, stale: indexed 5 min ago, past the time/m);
+    expect(stdout).toMatch(/^ {2}fresh: .*\(search keeps its entry, indexed under a minute ago\)$/m);
+  });
+});
+
+describe('a connected server keeps its index entry fresh', () => {
+  it('lists its tools again in the background once the entry passes its ttl, though the list did not change', async () => {
+    const config = modernWithTtl(1_000);
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const index = new ManifestIndex({ path: indexPath() });
+    const stop = recordManifests(manager, index, { modern: config });
+    try {
+      await manager.connect('modern', config);
+      const first = index.entry('modern')!.indexedAt;
+      expect(index.lookup('modern', config).status).toBe('fresh');
+      // Bounded wait for the background listing (the ttl is 1 s): the entry is written again, newer.
+      await vi.waitFor(() => expect(Date.parse(index.entry('modern')!.indexedAt)).toBeGreaterThan(Date.parse(first)), { timeout: 15_000, interval: 100 });
+      expect(index.entry('modern')!.manifest.tools.map(({ name }) => name)).toEqual(manager.getManifest('modern')!.tools.map(({ name }) => name));
+      expect(manager.openSessionCount()).toBe(1);
+    } finally {
+      stop();
+    }
+  }, 30_000);
 });

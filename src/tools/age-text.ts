@@ -7,3 +7,8 @@ export function ageText(since: string, now = Date.now()): string {
   if (seconds < 48 * 3600) return `${Math.floor(seconds / 3600)} h`;
   return `${Math.floor(seconds / 86_400)} days`;
 }
+
+/** What search, `servers` and `index` say of an index entry past the `ttlMs` its server gave the tool list. */
+export function pastTtlText(indexedAt: string, now = Date.now()): string {
+  return `indexed ${ageText(indexedAt, now)} ago, past the time its server said the tool list stays fresh`;
+}

@@ -4,7 +4,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { serverPurpose, type SearchableServer } from '../search/index.js';
-import { ageText } from './age-text.js';
+import { ageText, pastTtlText } from './age-text.js';
 import { defineLoaderTool } from './define-tool.js';
 import { listNames } from './list-names.js';
 import { okResult } from './results.js';
@@ -149,7 +149,7 @@ export async function search(
       connected: snapshot.sources.get(server.name) === 'connected',
     };
     const entry = snapshot.indexed.get(server.name);
-    if (entry && searchable.indexedPastTtl(server.name, now)) found.stale = `indexed ${ageText(entry.indexedAt, now)} ago, past the time its server said the tool list stays fresh`;
+    if (entry && searchable.indexedPastTtl(server.name, now)) found.stale = pastTtlText(entry.indexedAt, now);
     return found;
   };
   const ofTools = [...new Set(found.map(({ server }) => server))].map((name) => snapshot.search.indexed(name)!.server);

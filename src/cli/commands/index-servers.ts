@@ -6,7 +6,8 @@
 import type { McpServerConfig } from '../../../machines/types.js';
 import { nameRecord } from '../../../machines/name-record.js';
 import { indexServers, type ServerIndexOutcome } from '../../manifest-index/index-servers.js';
-import { ManifestIndex, projectFileOf } from '../../manifest-index/index.js';
+import { isPastTtl, ManifestIndex, projectFileOf } from '../../manifest-index/index.js';
+import { ageText, pastTtlText } from '../../tools/age-text.js';
 import { isServerAllowed } from '../../tools/index.js';
 import { cliLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
@@ -29,7 +30,15 @@ function progressLine(outcome: ServerIndexOutcome, done: number, total: number):
     : `${position} ${outcome.server}: failed (${seconds}): ${outcome.error.split('\n')[0]}`;
 }
 
-function summaryLines(outcomes: ServerIndexOutcome[], indexPath: string): string[] {
+/** What search keeps answering from for a server whose indexing failed: its earlier entry, with its age and whether it is past its ttl. */
+function keptEntryText(index: ManifestIndex, server: string, config: McpServerConfig, projectFile: string | undefined, now: number): string {
+  const lookup = index.lookup(server, config, projectFile);
+  if (lookup.status !== 'fresh') return '';
+  const { indexedAt } = lookup.entry;
+  return isPastTtl(lookup.entry, now) ? ` (search keeps its entry, stale: ${pastTtlText(indexedAt, now)})` : ` (search keeps its entry, indexed ${ageText(indexedAt, now)} ago)`;
+}
+
+function summaryLines(outcomes: ServerIndexOutcome[], indexPath: string, kept: (server: string) => string): string[] {
   const indexed = outcomes.filter((outcome) => outcome.ok);
   const failed = outcomes.filter((outcome) => !outcome.ok);
   const tools = indexed.reduce((sum, outcome) => sum + (outcome.ok ? outcome.tools : 0), 0);
@@ -37,7 +46,7 @@ function summaryLines(outcomes: ServerIndexOutcome[], indexPath: string): string
   const lines = [`Indexed ${indexed.length} of ${counted(outcomes.length, 'server')} (${counted(tools, 'tool')}) in ${indexPath}.`];
   if (failed.length > 0) {
     lines.push(`Failed (${failed.length}):`);
-    for (const outcome of failed) if (!outcome.ok) lines.push(`  ${outcome.server}: ${outcome.error.split('\n')[0]}`);
+    for (const outcome of failed) if (!outcome.ok) lines.push(`  ${outcome.server}: ${outcome.error.split('\n')[0]}${kept(outcome.server)}`);
   }
   return lines;
 }
@@ -70,6 +79,8 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
     managerOptions: { logger },
     onServer: (outcome, done) => writeListing(progressLine(outcome, done, total)),
   });
-  writeListing(summaryLines(outcomes, index.path).join('\n'));
+  const now = Date.now();
+  const kept = (server: string) => keptEntryText(index, server, servers[server]!, projectFiles[server], now);
+  writeListing(summaryLines(outcomes, index.path, kept).join('\n'));
   return outcomes.every((outcome) => outcome.ok) ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 import type { DiscoveredServer, DiscoveryResult } from '../../config/index.js';
 import { formatProblem } from '../../config/index.js';
-import { projectFileOf, type ManifestIndex } from '../../manifest-index/index.js';
+import { isPastTtl, projectFileOf, type ManifestIndex } from '../../manifest-index/index.js';
+import { ageText, pastTtlText } from '../../tools/age-text.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import { eraOfRevision, type ProtocolEra } from '../../server-status.js';
 import { createLoaderTools, type ExposureDecision, type LoaderPermissions } from '../../tools/index.js';
@@ -10,17 +11,29 @@ import { permissionsFrom, type GlobalOptions } from '../options.js';
 import { terminalLine } from '../terminal-text.js';
 import { healthCell, healthDetails, healthSummary, type ServerHealth } from './server-health.js';
 
-/** `yes` with its tool count, `stale` (indexed for an earlier definition) or `no`. */
+/**
+ * `yes` with its tool count and when it was listed (`stale` too when past the `ttlMs` its server
+ * gave the tool list: still searched, read live on the next call), `stale` as a whole when indexed
+ * for an earlier definition, or `no`.
+ */
 function indexState(
   server: DiscoveredServer,
   index: ManifestIndex | undefined,
-): { indexed: 'yes' | 'stale' | 'no'; tools?: number; protocolVersion?: string; era?: ProtocolEra } {
+  now: number,
+): { indexed: 'yes' | 'stale' | 'no'; tools?: number; indexedAt?: string; stale?: string; protocolVersion?: string; era?: ProtocolEra } {
   const lookup = index?.lookup(server.name, server.config, projectFileOf(server));
   if (lookup?.status === 'fresh') {
-    const { tools, protocolVersion } = lookup.entry.manifest;
-    return { indexed: 'yes', tools: tools.length, ...(protocolVersion ? { protocolVersion, era: eraOfRevision(protocolVersion) } : {}) };
+    const { manifest, indexedAt } = lookup.entry;
+    const { tools, protocolVersion } = manifest;
+    return {
+      indexed: 'yes',
+      tools: tools.length,
+      indexedAt,
+      ...(isPastTtl(lookup.entry, now) ? { stale: pastTtlText(indexedAt, now) } : {}),
+      ...(protocolVersion ? { protocolVersion, era: eraOfRevision(protocolVersion) } : {}),
+    };
   }
-  return { indexed: lookup?.status === 'stale' ? 'stale' : 'no' };
+  return { indexed: lookup?.status === 'stale' ? 'stale' : 'no', ...(lookup?.status === 'stale' ? { indexedAt: lookup.entry.indexedAt } : {}) };
 }
 
 /**
@@ -35,6 +48,7 @@ export function serversReport(
   health?: ReadonlyMap<string, ServerHealth>,
   exposure?: ExposureDecision,
 ) {
+  const now = Date.now();
   const healthOf = (server: DiscoveredServer) => (health && result.servers[server.name] === server ? health.get(server.name) : undefined);
   return {
     /** What serve would offer the model with these flags, and the bytes of both choices. */
@@ -48,7 +62,7 @@ export function serversReport(
       ...(server.trust ? { trust: server.trust } : {}),
       /** False when --allow/--deny keep it from being used. */
       allowed: isServerAllowed(permissions, server.name),
-      ...indexState(server, index),
+      ...indexState(server, index, now),
       description: server.description ?? '',
       source: server.source,
       ...(healthOf(server) ? { health: healthOf(server) } : {}),
@@ -93,8 +107,11 @@ function status(server: { disabled: boolean; allowed: boolean; trust?: Discovere
   return server.allowed ? 'enabled' : 'denied';
 }
 
-function indexedCell(server: { indexed: string; tools?: number }): string {
-  return server.indexed === 'yes' ? `${server.tools} tools` : server.indexed;
+function indexedCell(server: { indexed: string; tools?: number; indexedAt?: string; stale?: string }, now: number): string {
+  if (server.indexed === 'no') return 'no';
+  const age = server.indexedAt === undefined ? '' : `, ${ageText(server.indexedAt, now)} old`;
+  if (server.indexed === 'stale') return `stale (older definition${age})`;
+  return `${server.tools} tools${server.stale === undefined ? '' : ` (stale${age})`}`;
 }
 
 /** The widest a column gets; longer cells are cut with `…`, so one long name cannot widen every row. */
@@ -116,6 +133,7 @@ export function formatServersTable(
   exposure?: ExposureDecision,
 ): string {
   const { servers, problems } = serversReport(result, index, permissions, health);
+  const now = Date.now();
   const lines: string[] = [];
   if (servers.length === 0) {
     lines.push('No MCP servers found. Add some to ~/.ai-zen/mcp.json or .mcp.json, or pass --config <file>.');
@@ -127,7 +145,7 @@ export function formatServersTable(
         server.scope,
         server.transport,
         status(server),
-        indexedCell(server),
+        indexedCell(server, now),
         ...(health ? [healthCell(server.health)] : []),
         cell(server.description, MAX_COLUMN_WIDTH.description),
       ]),
