@@ -1,6 +1,7 @@
 /**
  * Era probes are bounded: many stdio servers connecting at once in `auto` start their probe
- * processes a few at a time (MAX_CONCURRENT_PROBES), not one each at once. Real processes: the
+ * processes a few at a time (MAX_CONCURRENT_PROBES), not one each at once, and a connect whose
+ * time is up by the time it gets a slot starts none. Real processes: the
  * modern-only fixture with a preload that, as each probe reads `server/discover`, counts the probe
  * processes still running and holds the request a while, so unbounded probes would overlap.
  */
@@ -8,9 +9,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
-import { MAX_CONCURRENT_PROBES } from '../src/connection/era-probe.js';
+import { Deadline } from '../src/connection/deadline.js';
+import { MAX_CONCURRENT_PROBES, probeStdioEra } from '../src/connection/era-probe.js';
+import { settlesWithin, waitUntil } from './support/chaos-helpers.js';
 import { descendantsOfThisProcess } from './support/fixtures.js';
 
 const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
@@ -27,6 +30,7 @@ beforeEach(() => {
   manager = new McpConnectionManager({ logger: silentLogger });
 });
 afterEach(async () => {
+  vi.useRealTimers();
   await manager.dispose();
   rmSync(folder, { recursive: true, force: true });
 });
@@ -51,4 +55,39 @@ it(`${SERVERS} servers connecting at once in auto run at most ${MAX_CONCURRENT_P
   expect(Math.max(...censusLines('live '))).toBeLessThanOrEqual(MAX_CONCURRENT_PROBES);
   // The probes are gone; what is left are the servers' own processes.
   expect(descendantsOfThisProcess()).toHaveLength(SERVERS);
+}, 180_000);
+
+it('a connect whose time ran out while it waited for a probe slot starts no probe, even before its deadline timer has run', async () => {
+  const holders = Array.from({ length: MAX_CONCURRENT_PROBES }, () => new AbortController());
+  const probe = (deadline: Deadline, name: string) =>
+    probeStdioEra({
+      name,
+      config: { command: process.execPath, args: ['--import', PROBE_CENSUS, MODERN_SERVER], env: { PROBE_CENSUS: census, PROBE_HOLD_MS: '120000' } },
+      clientInfo: { name: 'era-probe-pool-test', version: '1.0.0' },
+      capabilities: {},
+      deadline,
+    });
+  // Every slot taken by a probe whose server holds server/discover (the holders end on abort).
+  const held = holders.map((holder, index) => probe(new Deadline(120_000, () => new Error('holder timed out'), holder.signal), `holder-${index}`).catch((error: Error) => error));
+  await waitUntil(() => censusLines('pid ').length === MAX_CONCURRENT_PROBES, 60_000, () => `${MAX_CONCURRENT_PROBES} probes reading server/discover`);
+
+  const late = new Deadline(60_000, () => new Error('timed out: the late connect'));
+  const lateProbe = probe(late, 'late').then(
+    () => 'probed',
+    (error: Error) => error.message,
+  );
+  // The time is up while it waits, but the event loop has not run its timer yet (a busy machine
+  // runs timers late): only the clock moved.
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(Date.now() + 61_000);
+  holders[0]!.abort(new Error('the first holder disconnected'));
+
+  // It gives up at once with its own timeout, not when its timer runs a minute later.
+  await expect(settlesWithin(lateProbe, 20_000, 'the late probe')).resolves.toBe('timed out: the late connect');
+  expect(censusLines('pid ')).toHaveLength(MAX_CONCURRENT_PROBES);
+  vi.useRealTimers();
+  late.dispose();
+  for (const holder of holders) holder.abort(new Error('done'));
+  await Promise.all(held);
+  await waitUntil(() => descendantsOfThisProcess().length === 0, 30_000, () => 'every probe process gone');
 }, 180_000);

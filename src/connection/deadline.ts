@@ -7,6 +7,7 @@ export class Deadline {
   private readonly timer: NodeJS.Timeout;
   private readonly endsAt: number;
   private readonly stopFollowing: () => void;
+  private readonly timeoutError: () => Error;
 
   /**
    * `parent`: a signal whose abort also ends this deadline (a DISCONNECT, a closing session).
@@ -14,6 +15,7 @@ export class Deadline {
    */
   constructor(ms: number, timeoutError: () => Error, parent?: AbortSignal) {
     this.endsAt = Date.now() + ms;
+    this.timeoutError = timeoutError;
     this.timer = setTimeout(() => this.controller.abort(timeoutError()), ms);
     const follow = () => this.controller.abort(parent?.reason);
     if (parent?.aborted) follow();
@@ -34,8 +36,18 @@ export class Deadline {
     return { signal: AbortSignal.any([this.controller.signal]), timeout: Math.max(this.endsAt - Date.now(), 0) + 1_000 };
   }
 
-  /** Throws the abort reason once the time is up or the parent was aborted. */
+  /** What is left of the time, in ms (0 once it is up). */
+  remainingMs(): number {
+    return Math.max(this.endsAt - Date.now(), 0);
+  }
+
+  /**
+   * Throws the abort reason once the time is up or the parent was aborted. The clock is read
+   * too: on a busy event loop the timer runs late, and work started between the end of the time
+   * and the timer (a probe process, another page) would run on borrowed time.
+   */
   check(): void {
+    if (!this.controller.signal.aborted && Date.now() >= this.endsAt) this.controller.abort(this.timeoutError());
     this.controller.signal.throwIfAborted();
   }
 

@@ -2,6 +2,7 @@ import { Client, SdkError, SdkErrorCode, type ClientCapabilities, type PriorDisc
 import type { McpServerConfig } from '../../machines/types.js';
 import { terminateGroup } from '../transports/process-group.js';
 import { createStdioTransport, type ProcessGroupStdioTransport } from '../transports/stdio.js';
+import type { Deadline } from './deadline.js';
 import { Slots } from './probe-slots.js';
 
 /** The 2026-07-28 revision: the first without `initialize`. */
@@ -28,9 +29,11 @@ export interface StdioProbeRequest {
   config: McpServerConfig;
   clientInfo: { name: string; version: string };
   capabilities: ClientCapabilities;
-  /** Bounds the probe; also ends it early (a DISCONNECT, the connect's deadline). */
-  signal: AbortSignal;
-  timeoutMs: number;
+  /**
+   * The connect's time: the wait for a slot and the probe count against it, and its end (or a
+   * DISCONNECT) ends the probe early. The probe itself gets at most STDIO_PROBE_TIMEOUT_MS of it.
+   */
+  deadline: Deadline;
 }
 
 /**
@@ -42,8 +45,11 @@ export interface StdioProbeRequest {
  * the session's process anything twice.
  */
 export async function probeStdioEra(request: StdioProbeRequest): Promise<PriorDiscovery> {
-  const giveBack = await probeSlots.take(request.signal);
+  const giveBack = await probeSlots.take(request.deadline.signal);
   try {
+    // Under load the slot may come after the time is up but before the deadline's timer has run:
+    // then no probe process is started for a connect that is over, and the slot goes on at once.
+    request.deadline.check();
     return await probeOnSibling(request);
   } finally {
     giveBack();
@@ -51,28 +57,31 @@ export async function probeStdioEra(request: StdioProbeRequest): Promise<PriorDi
 }
 
 async function probeOnSibling(request: StdioProbeRequest): Promise<PriorDiscovery> {
+  // Measured now, after the wait for a slot, not when the connect began.
+  const timeoutMs = Math.min(request.deadline.remainingMs(), STDIO_PROBE_TIMEOUT_MS);
+  const { signal } = request.deadline.requestOptions();
   const sibling = createStdioTransport(request.name, request.config);
   // Nobody reads the sibling's stderr: let it flow away instead of filling the pipe.
   sibling.stderr.resume();
   const client = new Client(request.clientInfo, {
     capabilities: request.capabilities,
-    versionNegotiation: { mode: { pin: MODERN_REVISION }, probe: { timeoutMs: request.timeoutMs } },
+    versionNegotiation: { mode: { pin: MODERN_REVISION }, probe: { timeoutMs } },
   });
   // An abort (a DISCONNECT, the connect's deadline) ends the sibling at once, which ends the probe.
   const onAbort = () => void sibling.close();
-  request.signal.addEventListener('abort', onAbort, { once: true });
+  signal.addEventListener('abort', onAbort, { once: true });
   try {
-    await client.connect(sibling, { signal: request.signal, timeout: request.timeoutMs });
+    await client.connect(sibling, { signal, timeout: timeoutMs });
     const discover = client.getDiscoverResult();
     return discover ? { kind: 'modern', discover } : { kind: 'legacy' };
   } catch (error) {
     // No modern answer (an error, a timeout, or the sibling exited on the probe): a legacy server.
-    if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && !request.signal.aborted) {
+    if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && !signal.aborted) {
       return { kind: 'legacy' };
     }
     throw error;
   } finally {
-    request.signal.removeEventListener('abort', onAbort);
+    signal.removeEventListener('abort', onAbort);
     await endSibling(sibling, client);
   }
 }

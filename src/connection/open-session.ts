@@ -17,7 +17,7 @@ import type { VariableSource } from '../config/expand-variables.js';
 import { Session } from './session.js';
 import type { SessionTracker } from './session-tracker.js';
 import type { HostBridge } from './host-handlers.js';
-import { MODERN_REVISION, probeStdioEra, STDIO_PROBE_TIMEOUT_MS } from './era-probe.js';
+import { MODERN_REVISION, probeStdioEra } from './era-probe.js';
 import type { EraMemo } from './era-memo.js';
 import type { ClientTelemetry } from '../telemetry/client-telemetry.js';
 import type { LifecycleTelemetry } from '../telemetry/lifecycle-telemetry.js';
@@ -169,14 +169,12 @@ async function attemptOnKnownEra(request: OpenSessionRequest, kind: McpTransport
  * which some servers answer by exiting: the probe runs on a sibling here instead.
  */
 function probeSibling(request: OpenSessionRequest, deps: ConnectionDeps, deadline: Deadline): Promise<PriorDiscovery> {
-  const { signal, timeout } = deadline.requestOptions();
   return probeStdioEra({
     name: request.name,
     config: request.config,
     clientInfo: deps.clientInfo,
     capabilities: deps.host?.capabilities() ?? {},
-    signal,
-    timeoutMs: Math.min(timeout, STDIO_PROBE_TIMEOUT_MS),
+    deadline,
   });
 }
 
