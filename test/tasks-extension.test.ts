@@ -2,7 +2,7 @@
  * The Tasks extension of 2026-07-28 (SEP-2663): a modern server may answer any tool call with a
  * task (`resultType: "task"`) though the caller asked for none, and `callTool` still returns the
  * final result — polled with `tasks/get` at the server's `pollIntervalMs`, input asked mid-flight
- * answered by `handlers.elicitation` through `tasks/update`, the task cancelled with
+ * answered by `handlers.elicitation`, `handlers.sampling` and `handlers.roots` through `tasks/update`, the task cancelled with
  * `tasks/cancel` when the caller aborts or the call's time is up. Against the modern-only fixture
  * (test/fixtures/task-extension.mjs answers the extension's messages), over stdio and over
  * Streamable HTTP, where `Mcp-Name` must carry the task id.
@@ -77,6 +77,37 @@ describe.each(TRANSPORTS)('a tool call answered with a task, $label', ({ start }
     expect(textOf(await client.callTool('server', 'task-ask-name', { pollIntervalMs: 1 }))).toBe('hello Ada');
     expect(asked).toEqual(['Your name?']);
     expect(await countersOf(client)).toMatchObject({ updates: 1, cancels: 0 });
+  });
+
+  it('answers a sampling request asked mid-flight with handlers.sampling, through tasks/update', async () => {
+    const prompts: string[] = [];
+    const client = managerWith({
+      handlers: {
+        sampling: (params) => {
+          const first = params.messages[0]?.content;
+          prompts.push(first && 'text' in first ? String(first.text) : '');
+          return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'an old silent pond' } };
+        },
+      },
+    });
+    await client.connect('server', await start(), { maxRetries: 0 });
+    expect(textOf(await client.callTool('server', 'task-ask-sample', { pollIntervalMs: 1 }))).toBe('sampled: an old silent pond');
+    expect(prompts).toEqual(['Write a haiku']);
+    expect(await countersOf(client)).toMatchObject({ updates: 1, cancels: 0 });
+  });
+
+  it('answers a roots request asked mid-flight with handlers.roots, through tasks/update', async () => {
+    const client = managerWith({ handlers: { roots: () => [{ uri: 'file:///work/project', name: 'project' }] } });
+    await client.connect('server', await start(), { maxRetries: 0 });
+    expect(textOf(await client.callTool('server', 'task-ask-roots', { pollIntervalMs: 1 }))).toBe('roots: file:///work/project');
+    expect(await countersOf(client)).toMatchObject({ updates: 1, cancels: 0 });
+  });
+
+  it('answers a roots request asked mid-flight with the roots given to setRoots', async () => {
+    const client = managerWith();
+    client.setRoots([{ uri: 'file:///work/other', name: 'other' }]);
+    await client.connect('server', await start(), { maxRetries: 0 });
+    expect(textOf(await client.callTool('server', 'task-ask-roots', { pollIntervalMs: 1 }))).toBe('roots: file:///work/other');
   });
 
   it('sends tasks/cancel when the caller aborts, and rejects at once', async () => {
