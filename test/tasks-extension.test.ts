@@ -8,6 +8,9 @@
  * Streamable HTTP, where `Mcp-Name` must carry the task id.
  */
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpConnectionManager, silentLogger, type McpConnectionManagerOptions } from '../src/index.js';
 import type { McpServerConfig } from '../machines/types.js';
@@ -192,3 +195,62 @@ describe('a server that decides on its own to answer with a task', () => {
   });
 });
 
+
+describe('a task in flight when the connection drops', () => {
+  it('over stdio, the server killed (kill -9): the call fails at once as lost with its connection (a new process knows no task ids)', async () => {
+    const client = managerWith();
+    await client.connect('server', modernStdio(), { maxRetries: 0 });
+    const pid = Number(textOf(await client.callTool('server', 'pid', {})));
+    let polled = false;
+    const call = client.callTool('server', 'task-forever', { pollIntervalMs: 1 }, { timeoutMs: 600_000, onProgress: () => (polled = true) });
+    await vi.waitFor(() => expect(polled).toBe(true), { timeout: 10_000 });
+    const killedAt = Date.now();
+    process.kill(pid, 'SIGKILL');
+    const error = await rejectionOf(call);
+    expect(Date.now() - killedAt).toBeLessThan(5_000);
+    expect(error.message).toMatch(/connection was lost while it was in flight/);
+  });
+
+  it('over Streamable HTTP, the server restarted with its tasks kept: polling resumes with the same task id and the call completes', async () => {
+    const tasksFile = path.join(mkdtempSync(path.join(tmpdir(), 'durable-tasks-')), 'tasks.json');
+    const client = managerWith();
+    const config = await modernHttp(children, '--tasks-file', tasksFile);
+    await client.connect('server', config, { maxRetries: 0 });
+    const first = children.at(-1)!;
+    const progress: Array<string | undefined> = [];
+    const call = client.callTool('server', 'task-steps', { polls: 4, pollIntervalMs: 250 }, { timeoutMs: 60_000, onProgress: (update) => progress.push(update.message) });
+    await vi.waitFor(() => expect(progress).toContain('poll 1 of 4'), { timeout: 10_000 });
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    await modernHttp(children, '--port', new URL(config.url!).port, '--tasks-file', tasksFile);
+    expect(textOf(await call)).toBe('done after 4 polls');
+    expect(progress.slice(-1)).toEqual(['done']);
+    expect(client.getState('server')).toBe('connected');
+  });
+
+  it('over Streamable HTTP, the server restarted without its tasks: the call fails with the server\'s "task not found"', async () => {
+    const client = managerWith();
+    const config = await modernHttp(children);
+    await client.connect('server', config, { maxRetries: 0 });
+    const first = children.at(-1)!;
+    let polled = false;
+    const call = client.callTool('server', 'task-forever', { pollIntervalMs: 250 }, { timeoutMs: 60_000, onProgress: () => (polled = true) });
+    await vi.waitFor(() => expect(polled).toBe(true), { timeout: 10_000 });
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    await modernHttp(children, '--port', new URL(config.url!).port);
+    expect((await rejectionOf(call)).message).toMatch(/Task not found/);
+  });
+
+  it('over Streamable HTTP, a server that stays down: the call fails at its time limit, saying the server could not be reached', async () => {
+    const client = managerWith();
+    await client.connect('server', await modernHttp(children), { maxRetries: 0 });
+    const first = children.at(-1)!;
+    let polled = false;
+    const call = client.callTool('server', 'task-forever', { pollIntervalMs: 250 }, { timeoutMs: 3_000, onProgress: () => (polled = true) });
+    await vi.waitFor(() => expect(polled).toBe(true), { timeout: 3_000 });
+    first.kill('SIGKILL');
+    const error = await rejectionOf(call);
+    expect(error.message).toMatch(/the task for tool "task-forever" was last working, and its server could not be reached to ask again before the call's time limit \(3000 ms\)/);
+  });
+});

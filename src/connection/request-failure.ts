@@ -50,7 +50,12 @@ function connectionIsGone(connection: FailedConnection, error: unknown): boolean
   if (error instanceof SdkError && error.code === SdkErrorCode.NotConnected) return true;
   if (sessionExpired(connection, error)) return true;
   if (!(error instanceof Error)) return false;
-  return error.message === 'Not connected' || (error instanceof TypeError && error.message === 'fetch failed');
+  return error.message === 'Not connected' || isUnreachable(error);
+}
+
+/** An HTTP request that reached no server (refused, reset, no route): the server may be back soon. */
+export function isUnreachable(error: unknown): boolean {
+  return error instanceof TypeError && error.message === 'fetch failed';
 }
 
 function sessionExpired(connection: FailedConnection, error: unknown): boolean {

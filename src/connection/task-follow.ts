@@ -3,6 +3,7 @@ import { ProtocolError, SdkError, SdkErrorCode, type CallToolResult, type Create
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { Deadline } from './deadline.js';
 import { MIN_TASK_POLL_INTERVAL_MS, pause } from './tool-task.js';
+import { isUnreachable } from './request-failure.js';
 import { isRecord, type TaskWire } from './task-wire.js';
 
 /** The longest wait between two polls, whatever `pollIntervalMs` the server asks for: the call's time limit still ends a task that stays working. */
@@ -77,12 +78,16 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
   const taskId = typeof first.taskId === 'string' ? first.taskId : undefined;
   if (taskId === undefined) throw new Error(`MCP server "${call.server}" answered tool "${call.tool}" with a task without a taskId`);
   let latest = first;
+  /** Set while `tasks/get` reaches no server, cleared by its next answer. */
+  const reach: Reach = {};
   const deadline = new Deadline(
     leftMs,
     () =>
       new SdkError(
         SdkErrorCode.RequestTimeout,
-        `the task for tool "${call.tool}" was still ${String(latest.status)} after ${limitMs} ms (the call's time limit), so it was cancelled (tasks/cancel)`,
+        reach.unreachable
+          ? `the task for tool "${call.tool}" was last ${String(latest.status)}, and its server could not be reached to ask again before the call's time limit (${limitMs} ms): ${reach.unreachable.message}`
+          : `the task for tool "${call.tool}" was still ${String(latest.status)} after ${limitMs} ms (the call's time limit), so it was cancelled (tasks/cancel)`,
       ),
     call.signal,
   );
@@ -112,7 +117,7 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
         }
       }
       await pause(pollInterval(latest), deadline.signal);
-      latest = await call.wire.request('tasks/get', { taskId }, deadline.signal);
+      latest = await poll(call.wire, taskId, latest, reach, deadline.signal);
       call.onProgress?.({ progress: polls, message: typeof latest.statusMessage === 'string' ? latest.statusMessage : String(latest.status) });
     }
   } catch (error) {
@@ -123,6 +128,29 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
     deadline.signal.removeEventListener('abort', cancel);
     deadline.dispose();
   }
+}
+
+/**
+ * The task's state from `tasks/get`. A task id is a durable handle (SEP-2663): over HTTP, a
+ * server that cannot be reached (restarting, a network break) is asked again at the poll
+ * interval until it answers or the call's time is up, and polling goes on where it stopped.
+ */
+async function poll(wire: TaskWire, taskId: string, latest: Record<string, unknown>, reach: Reach, signal: AbortSignal): Promise<Record<string, unknown>> {
+  for (;;) {
+    try {
+      const answer = await wire.request('tasks/get', { taskId }, signal);
+      reach.unreachable = undefined;
+      return answer;
+    } catch (error) {
+      if (!isUnreachable(error) || signal.aborted) throw error;
+      reach.unreachable = error as Error;
+      await pause(pollInterval(latest), signal);
+    }
+  }
+}
+
+interface Reach {
+  unreachable?: Error;
 }
 
 function pollInterval(task: Record<string, unknown>): number {
