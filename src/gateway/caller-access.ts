@@ -2,8 +2,9 @@
  * What one caller of `serve --http` gets: the loader tools built for its policy (so load_mcp's
  * list, search results and call_mcp_tool know only the servers and tools it may reach: what it
  * may not see is absent, not refused), its permission checks and its call rate. Tools are built
- * once per distinct policy (identities with the same rules share them) and rebuilt when the
- * gateway file changes.
+ * once per distinct policy (identities with the same rules share them) and kept while the gateway
+ * file changes: a policy's tools depend on its rules alone, and a host that has them must see the
+ * same definitions byte for byte (they head its prompt cache), not ones rebuilt on a newer index.
  */
 import type { ApprovalPolicy } from '../tools/approval.js';
 import { compilePermissions, type PermissionChecks } from '../tools/permissions.js';
@@ -37,7 +38,6 @@ export interface AccessResolver {
  */
 export function createAccessResolver(config: () => GatewayConfig | undefined, base: LoaderPermissions, toolsFor: ToolsForPolicy): AccessResolver {
   let build = toolsFor;
-  let builtFor: GatewayConfig | undefined;
   let built = new Map<string, readonly LoaderTool[]>();
   const serves = compilePermissions(base);
   let unrestricted: readonly LoaderTool[] | undefined;
@@ -64,10 +64,6 @@ export function createAccessResolver(config: () => GatewayConfig | undefined, ba
       if (!rules) {
         unrestricted ??= build(undefined, undefined);
         return { identity, tools: unrestricted, ...serves };
-      }
-      if (rules !== builtFor) {
-        builtFor = rules;
-        built = new Map();
       }
       const policy = policyFor(rules, identity, base);
       return {

@@ -36,6 +36,21 @@ const TOOL_FACTORIES: Record<LoaderToolName, (context: LoaderToolContext) => Loa
  * ```
  */
 export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTools {
+  return buildLoaderTools(options, 'when-useful');
+}
+
+/**
+ * The loader tools of one policy in `serve --http`: search_mcp_tools is offered over any index,
+ * even an empty one. A gateway runs for long and builds each policy's tools when its first
+ * request comes; its index fills as servers connect. Offered only once the index held something,
+ * search would depend on which policy happened to ask first, and a policy's tools built again
+ * (the gateway file changed) would change under a host that had them.
+ */
+export function createGatewayLoaderTools(options: CreateLoaderToolsOptions): LoaderTools {
+  return buildLoaderTools(options, 'over-any-index');
+}
+
+function buildLoaderTools(options: CreateLoaderToolsOptions, search: 'when-useful' | 'over-any-index'): LoaderTools {
   const catalog = buildServerCatalog(options.servers, options.permissions);
   // Servers the model may not use are never configured, so nothing can connect them by mistake.
   options.manager.configure(catalog.configs, undefined, 'merge');
@@ -43,8 +58,8 @@ export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTool
   if (index) recordManifests(options.manager, index, catalog.configs, { projectFiles: catalog.projectFiles });
   const searchable = index && new SearchableTools(options.manager, catalog, index, options.search);
   // Search is offered when it has something to rank: an index that holds manifests, or more
-  // servers than load_mcp lists (search then finds them by name and description).
-  const searchUseful = index !== undefined && (!index.isEmpty || !catalog.listed);
+  // servers than load_mcp lists (search then finds them by name and description); in a gateway, over any index.
+  const searchUseful = index !== undefined && (search === 'over-any-index' || !index.isEmpty || !catalog.listed);
   const offered = (name: LoaderToolName) =>
     isToolEnabled(options.permissions, name) && (name !== 'search_mcp_tools' || searchUseful);
   const context: LoaderToolContext = {

@@ -28,7 +28,8 @@ import { instrumentHostTransport } from '../../telemetry/server-telemetry.js';
 import { promptsAndResourcesOffer } from '../../serve/prompts-and-resources.js';
 import type { ApprovalPolicy } from '../../tools/approval.js';
 import { compilePermissions } from '../../tools/permissions.js';
-import { createLoaderTools, type LoaderPermissions } from '../../tools/index.js';
+import type { LoaderPermissions } from '../../tools/index.js';
+import { createGatewayLoaderTools } from '../../tools/create-loader-tools.js';
 import { parseListenAddress } from '../listen-address.js';
 import { followServeConfig } from '../serve-config.js';
 import { logLifecycle } from '../lifecycle-log.js';
@@ -93,7 +94,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
       const servers = its ? Object.fromEntries(Object.entries(result.servers).filter(([name]) => serves.allowsServer(name) && its.allowsServer(name))) : result.servers;
       const policies = [options.approve ?? 'never', approve ?? 'never'];
       const strictest = policies.reduce((a, b) => (STRICTNESS.indexOf(b) > STRICTNESS.indexOf(a) ? b : a));
-      return createLoaderTools({
+      return createGatewayLoaderTools({
         manager: privateLists.manager,
         servers,
         permissions: own ? within(base, own) : base,
