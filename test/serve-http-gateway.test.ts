@@ -11,12 +11,11 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textOf } from './support/everything.js';
-import { startHttpServe, type HttpServe } from './support/http-serve.js';
+import { startHttpServe, teamHost, type HttpServe } from './support/http-serve.js';
 import { AUDIENCE, LocalIssuer, signingKey, type SigningKey } from './support/local-issuer.js';
 import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
 
@@ -64,11 +63,7 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 }, 60_000);
 
-async function hostWith(token: string) {
-  const client = new Client({ name: 'team-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  return client;
-}
+const hostWith = (token: string) => teamHost(gateway.url, token);
 
 const health = async () => ((await (await fetch(`${gateway.origin}/healthz`)).json()) as { servers: Record<string, string[]> }).servers;
 

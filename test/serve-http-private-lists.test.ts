@@ -10,10 +10,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textOf } from './support/everything.js';
-import { startHttpServe, type HttpServe } from './support/http-serve.js';
+import { startHttpServe, teamHost, type HttpServe } from './support/http-serve.js';
 
 const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
 const TOKENS = { alice: 'alice-token-81c4', bob: 'bob-token-0f3e' };
@@ -40,12 +40,7 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 }, 60_000);
 
-async function hostWith(token: string): Promise<Client> {
-  const client = new Client({ name: 'team-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  hosts.push(client);
-  return client;
-}
+const hostWith = (token: string) => teamHost(gateway.url, token, hosts);
 
 async function loadedTools(host: Client): Promise<string[]> {
   const loaded = await host.callTool({ name: 'load_mcp', arguments: { server: 'modern' } });

@@ -1,5 +1,6 @@
 /** `mcp-statechart serve --http` as a process: started in a home of the test's, its address read from stderr. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { CLI_COMMAND } from './cli.js';
 
 export interface HttpServe {
@@ -58,4 +59,12 @@ export async function startHttpServe(
       return code;
     },
   };
+}
+
+/** A 2026-07-28 host connected to `serve --http` at `url`, sending `token` as its bearer token; added to `opened` for the test to close. */
+export async function teamHost(url: string, token: string, opened: Client[] = []): Promise<Client> {
+  const client = new Client({ name: 'team-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  opened.push(client);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return client;
 }
