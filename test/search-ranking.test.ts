@@ -162,6 +162,18 @@ describe('a server the query names', () => {
   });
 });
 
+describe('what a query implies', () => {
+  it('reads a file name with an extension as speaking of a file, though the query never says "file"', () => {
+    const search = new ToolSearch([{ name: 'files', description: 'Local files' }, { name: 'wiki', description: 'Team wiki' }], [
+      { server: 'files', tool: tool('read_file', 'Read the complete contents of a file from disk') },
+      { server: 'files', tool: tool('list_directory', 'List the entries of a directory') },
+      { server: 'wiki', tool: tool('get_page_contents', 'Get the contents of a wiki page, such as the config or setup page') },
+    ]);
+    expect(top(search, 'print the contents of setup.json')[0]).toBe('files/read_file');
+    expect(top(search, 'show me config.yaml')[0]).toBe('files/read_file');
+  });
+});
+
 describe('updated server by server', () => {
   const catalogue: Array<{ server: SearchableServer; tools: Tool[] }> = Array.from({ length: 12 }, (_, at) => ({
     server: { name: `server-${at}`, description: `${FILLER[at]} service for ${FILLER[(at * 7) % FILLER.length]} records` },

@@ -9,7 +9,7 @@ const GROUPS = [
   'add sum plus total',
   'create make new add open start write compose',
   'delete remove erase drop destroy trash forget',
-  'get fetch retrieve read show view open',
+  'get fetch retrieve read show view open print display',
   'list show enumerate browse',
   'update edit modify change set patch',
   'search find query lookup look',

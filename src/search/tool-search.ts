@@ -65,6 +65,8 @@ export function parseQuery(query: string): ParsedQuery {
     for (const synonym of synonymsOf(token)) if (!group.has(synonym)) group.set(synonym, SYNONYM_WEIGHT);
     return group;
   });
+  // "package.json" or "report.pdf" is a file, though the query may not say the word.
+  if (FILE_NAME_WITH_EXTENSION.test(query) && !words.includes(FILE_WORD)) groups.push(new Map([[FILE_WORD, FILE_NAME_WEIGHT]]));
   const pairs: QueryGroup[] = [...new Set(wordPairs(words))].map((pair) => new Map([[pair, PAIR_WEIGHT]]));
   // A question asks to read: "what tables are in this base" wants list_tables, not create_table.
   if (QUESTION.test(query)) pairs.push(READING);
@@ -81,6 +83,12 @@ function nameCoverage(name: readonly string[], said: ReadonlySet<string>): numbe
 
 /** A file or host name ("report.pdf", "example.com"): its words name a file, not a server. */
 const FILE_NAME = /[\w-]+(\.[\w-]+)+/g;
+
+/** A name with a common file extension: the query speaks of a file. */
+const FILE_NAME_WITH_EXTENSION = /[\w-]\.(json|ya?ml|toml|xml|csv|tsv|txt|md|pdf|docx?|xlsx?|pptx?|html?|css|js|mjs|ts|tsx|py|rb|go|rs|java|c|h|cpp|sh|log|ini|env|lock|png|jpe?g|gif|svg|webp|mp3|mp4|wav|zip|tar|gz)\b/i;
+const FILE_WORD = stem('file');
+/** How much the implied "file" counts against a word the query says. */
+const FILE_NAME_WEIGHT = 0.5;
 
 const QUESTION = /^\s*(what|which|who|where|when|how many|is|are|do|does|did)\b|\?\s*$/i;
 const READING: QueryGroup = new Map(['list', 'get', 'read', 'search', 'show', 'find'].map((word) => [stem(word), QUESTION_WEIGHT]));
