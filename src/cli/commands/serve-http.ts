@@ -98,6 +98,8 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
         manager: privateLists.manager,
         servers,
         permissions: own ? within(base, own) : base,
+        // Decided for each policy over the tools it may see, once: its definitions stay the same from then on.
+        exposure: options.exposure,
         // The caller's host is shown the form on its own call; a host that cannot show one is refused.
         ...hostApproval(relay, strictest, { remembers: false }),
       });
