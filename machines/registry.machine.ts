@@ -158,17 +158,22 @@ function definitionFingerprint(config: McpServerConfig | undefined, options: Mcp
   return JSON.stringify([config, options ?? null]);
 }
 
-/**
- * The one guard chain every request for a server goes through (calls, reads, prompts, resource
- * subscriptions): unknown and disabled servers are refused, a connected server's session actor
- * runs it, a spawned server's chart decides. What is left (a server never used) differs per
- * request and ends each chain.
- */
-const REQUEST_ROUTE = [
+/** Unknown and disabled servers are refused, whatever is asked of them. */
+const REFUSALS = [
   { guard: 'is unknown server', actions: 'refuse: unknown server' },
   { guard: 'is disabled server', actions: 'refuse: disabled server' },
+] as const;
+
+/**
+ * The one guard chain every request for a server goes through (calls, reads, prompts, resource
+ * subscriptions): after the refusals, a connected server's session actor runs it, a spawned
+ * server's chart decides, and a server never used answers for itself.
+ */
+const REQUEST_ROUTE = [
+  ...REFUSALS,
   { guard: 'is connected server', actions: 'run request on session' },
   { guard: 'is spawned server', actions: 'forward request to server' },
+  { actions: 'answer for a server never used' },
 ] as const;
 
 export const registryMachine = setup({
@@ -295,14 +300,15 @@ export const registryMachine = setup({
       if (!isServerRequest(event)) return;
       enqueue.sendTo(event.replyTo, refusal(event, disabledServerError(event.server)));
     }),
-    'refuse: not connected': enqueueActions(({ event, enqueue }) => {
-      if (!isServerRequest(event)) return;
-      enqueue.sendTo(event.replyTo, refusal(event, notConnectedError(event.server, 'disconnected')));
-    }),
-    'answer: nothing to unsubscribe': enqueueActions(({ event, enqueue }) => {
-      assertEvent(event, 'mcp.unsubscribeResource');
-      const { replyTo, requestId, server, uri } = event;
-      enqueue.sendTo(replyTo, { type: 'mcp.resourceUnsubscribed', requestId, server, uri } satisfies McpFinalReply);
+    // A server never used is not connected, and holds no subscription to forget.
+    'answer for a server never used': enqueueActions(({ event, enqueue }) => {
+      assertEvent(event, REQUEST_EVENTS);
+      const { replyTo, requestId, server } = event;
+      const answer: McpFinalReply =
+        event.type === 'mcp.unsubscribeResource'
+          ? { type: 'mcp.resourceUnsubscribed', requestId, server, uri: event.uri }
+          : refusal(event, notConnectedError(server, 'disconnected'));
+      enqueue.sendTo(replyTo, answer);
     }),
     'report state change': enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'mcp.server.stateChanged');
@@ -370,7 +376,7 @@ export const registryMachine = setup({
   },
 }).createMachine({
   id: 'registry',
-  description: 'Owns one server actor per configured name, spawned on first use, and routes the registry protocol to them; replies go straight to each request\'s replyTo.',
+  description: 'Owns one server actor per configured name, spawned on first use, and routes the registry protocol to them; replies go straight to each request\'s replyTo. Its four regions, one per concern, are all active at once and never change state: each handles its own events of the protocol.',
   context: ({ input }) => ({
     servers: nameRecord(input.servers),
     options: nameRecord(input.options),
@@ -378,38 +384,49 @@ export const registryMachine = setup({
     actors: nameRecord<ServerActorRef>(),
     subscribers: [],
   }),
-  initial: 'running',
+  // One region per concern; each event of the protocol is handled in exactly one of them, except
+  // a server's state report, which subscribers hear and which also ends a removed server.
+  type: 'parallel',
   states: {
-    running: {
-      description:
-        'Routes the registry protocol without waiting: configuration (mcp.configure), requests to one server (load, calls, reads, prompts, resource subscriptions, cancel, touch, disconnect), subscriptions (mcp.subscribe and the reports passed on to subscribers), and the lifecycle of its server actors (their reports and crashes).',
+    configuration: {
+      description: 'Which servers exist and how each connects: mcp.configure replaces or merges the definitions; a changed server is reconfigured, a removed one disconnected, then stopped.',
       on: {
         'mcp.configure': { actions: 'apply configuration' },
-        'mcp.load': [
-          { guard: 'is unknown server', actions: 'refuse: unknown server' },
-          { guard: 'is disabled server', actions: 'refuse: disabled server' },
-          { actions: ['spawn server if needed', 'forward to server'] },
-        ],
-        // Calls and reads go to a spawned server; a server never loaded is not connected.
-        'mcp.callTool': [...REQUEST_ROUTE, { actions: 'refuse: not connected' }],
-        'mcp.readResource': [...REQUEST_ROUTE, { actions: 'refuse: not connected' }],
-        'mcp.getPrompt': [...REQUEST_ROUTE, { actions: 'refuse: not connected' }],
-        'mcp.subscribeResource': [...REQUEST_ROUTE, { actions: 'refuse: not connected' }],
-        // A server not connected answers by forgetting the subscription; one never used has none.
-        'mcp.unsubscribeResource': [...REQUEST_ROUTE, { actions: 'answer: nothing to unsubscribe' }],
+      },
+    },
+    requests: {
+      description:
+        'Requests for one server, answered at their replyTo: a load spawns the server on first use; calls, reads, prompts and resource subscriptions share one guard chain; a cancel goes to a server that was used.',
+      on: {
+        'mcp.load': [...REFUSALS, { actions: ['spawn server if needed', 'forward to server'] }],
+        'mcp.callTool': [...REQUEST_ROUTE],
+        'mcp.readResource': [...REQUEST_ROUTE],
+        'mcp.getPrompt': [...REQUEST_ROUTE],
+        'mcp.subscribeResource': [...REQUEST_ROUTE],
+        'mcp.unsubscribeResource': [...REQUEST_ROUTE],
         // A cancel for a server never used has nothing to cancel.
         'mcp.cancel': { guard: 'is spawned server', actions: 'forward to server' },
+      },
+    },
+    subscriptions: {
+      description:
+        'Who hears what: actors that subscribed get every state and manifest change, and the server notifications they asked for; all of it is emitted too. A subscriber that stopped is dropped before the next report.',
+      on: {
+        'mcp.subscribe': { actions: 'add subscriber' },
+        'mcp.unsubscribe': { actions: 'remove subscriber' },
+        'mcp.server.stateChanged': { actions: ['forget stopped subscribers', 'report state change'] },
+        'mcp.server.manifestChanged': { actions: ['forget stopped subscribers', 'report manifest change'] },
+        'mcp.server.notification': { actions: ['forget stopped subscribers', 'report notification'] },
+      },
+    },
+    lifecycle: {
+      description:
+        'The server actors themselves: kept warm (touch), disconnected one or all, stopped once a removed server has disconnected, and answered for and forgotten when one crashes (the next use spawns it anew).',
+      on: {
         'mcp.touch': { actions: 'forward to server' },
         'mcp.disconnect': { actions: 'forward to server' },
         'mcp.disconnectAll': { actions: 'disconnect every server' },
-        'mcp.subscribe': { actions: 'add subscriber' },
-        'mcp.unsubscribe': { actions: 'remove subscriber' },
-        'mcp.server.stateChanged': [
-          { guard: 'is a removed server now disconnected', actions: ['forget stopped subscribers', 'report state change', 'stop removed server'] },
-          { actions: ['forget stopped subscribers', 'report state change'] },
-        ],
-        'mcp.server.manifestChanged': { actions: ['forget stopped subscribers', 'report manifest change'] },
-        'mcp.server.notification': { actions: ['forget stopped subscribers', 'report notification'] },
+        'mcp.server.stateChanged': { guard: 'is a removed server now disconnected', actions: 'stop removed server' },
         'xstate.error.actor.*': { actions: ['close sessions of crashed server', 'answer for crashed server'] },
       },
     },

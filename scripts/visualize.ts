@@ -186,7 +186,10 @@ of the demo's servers, taken while the killed notes server waits for its retry.
 Reading the pictures: a compound state is a box that holds its children; the black dot marks the
 initial child. Under a state's title come its description, what it invokes, its entry/exit
 actions and the transitions that stay in it (\`EVENT [guard] / actions\`; \`↻\` marks one that
-targets the state itself, \`↻ reenter\` one that restarts it). Arrows carry \`EVENT [guard]\`, one
+targets the state itself, \`↻ reenter\` one that restarts it). An event with several transitions
+that stay is a guard chain: the event, then one indented line per branch, \`[else]\` for the one
+without a guard; events next to each other in the chart with the same chain share one heading.
+A dashed box is a parallel state: its children are regions, all active at once. Arrows carry \`EVENT [guard]\`, one
 line per transition between the same two states; the actions of arrows are in the Mermaid text
 below. A transition written on a parent state applies in every child that does not handle the
 event itself, so it is shown once, on the parent. \`after backoff\` is a named delay, \`always\` an

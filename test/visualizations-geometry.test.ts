@@ -52,9 +52,16 @@ function parseDiagram(svg: string) {
     texts: textBoxes(inner!, `state "${path}"`),
   }));
   const labels = [...svg.matchAll(/<g class="label" data-source="([^"]*)" data-target="([^"]*)">(.*?)<\/g>/g)].map(([, source, target, inner]) => ({
+    edge: `${source} → ${target}`,
     box: rectOf(/<rect class="label-box"[^>]*>/.exec(inner!)![0], `label ${source} → ${target}`),
     texts: textBoxes(inner!, `label ${source} → ${target}`),
   }));
+  const edges = new Map(
+    [...svg.matchAll(/<path class="edge" data-source="([^"]*)" data-target="([^"]*)"[^>]*\sd="([^"]+)"/g)].map(([, source, target, d]) => [
+      `${source} → ${target}`,
+      [...d!.matchAll(/[ML]([-\d.]+) ([-\d.]+)/g)].map(([, x, y]) => ({ x: Number(x), y: Number(y) })),
+    ]),
+  );
   const points = [...svg.matchAll(/<path class="edge"[^>]*\sd="([^"]+)"/g)].flatMap(([, d]) =>
     [...d!.matchAll(/[ML]([-\d.]+) ([-\d.]+)/g)].map(([, x, y]) => ({ x: Number(x), y: Number(y) })),
   );
@@ -62,12 +69,29 @@ function parseDiagram(svg: string) {
     const r = number(tag, 'r');
     return { x: number(tag, 'cx') - r, y: number(tag, 'cy') - r, width: 2 * r, height: 2 * r, what: 'initial dot' };
   });
-  return { width, height, states, labels, points, dots };
+  return { width, height, states, labels, edges, points, dots };
 }
 
 const intersects = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 const contains = (outer: Box, inner: Box) =>
   inner.x >= outer.x && inner.y >= outer.y && inner.x + inner.width <= outer.x + outer.width && inner.y + inner.height <= outer.y + outer.height;
+
+type Point = { x: number; y: number };
+
+/** How far a box is from a polyline: 0 when a segment touches or crosses it. */
+function distanceToPath(box: Box, path: Point[]): number {
+  const gap = (low: number, high: number, from: number, to: number) => Math.max(0, Math.min(from, to) - high, low - Math.max(from, to));
+  let nearest = Number.POSITIVE_INFINITY;
+  // The segments are orthogonal (ELK's routing), so each is its own bounding box.
+  for (let index = 1; index < path.length; index++) {
+    const [a, b] = [path[index - 1]!, path[index]!];
+    nearest = Math.min(nearest, Math.hypot(gap(box.x, box.x + box.width, a.x, b.x), gap(box.y, box.y + box.height, a.y, b.y)));
+  }
+  return nearest;
+}
+
+/** A label this close to its arrow reads as that arrow's, at a glance. */
+const LABEL_REACH = 4;
 
 const diagrams = CHARTS.map((chart) => ({ file: `${chart.name}.svg`, svg: readFileSync(join(VISUALIZATIONS_DIR, `${chart.name}.svg`), 'utf8') }));
 
@@ -107,6 +131,14 @@ describe.each(diagrams)('visualizations/$file, as written', ({ svg }) => {
       }
     });
     expect(overlaps).toEqual([]);
+  });
+
+  it(`puts every edge label on its own arrow: its box within ${LABEL_REACH} px of that arrow's path`, () => {
+    const astray = diagram.labels
+      .map((label) => ({ label, path: diagram.edges.get(label.edge) }))
+      .filter(({ label, path }) => path === undefined || distanceToPath(label.box, path) > LABEL_REACH)
+      .map(({ label, path }) => `${label.box.what}: ${path ? `${Math.round(distanceToPath(label.box, path))} px away` : 'no such arrow'}`);
+    expect(astray).toEqual([]);
   });
 
   it('writes every text inside its own state box or label', () => {

@@ -24,10 +24,14 @@ export interface ChartState {
   initial?: string;
 }
 
-/** One line inside a state box: what happens in bold-ish text, its effect in grey. */
+/**
+ * One line inside a state box: what happens in bold-ish text, its effect in grey. A `heading`
+ * names the events of the guard chain that follows it, one `branch` note per transition.
+ */
 export interface ChartNote {
   what: string;
   effect?: string;
+  kind?: 'heading' | 'branch';
 }
 
 /** One arrow: every transition from `source` to `target`, one label line each. */
@@ -92,8 +96,33 @@ function transitionsOf(node: StateNode): Transition[] {
   return [...[...node.transitions.values()].flat(), ...(node.always ?? [])];
 }
 
+/** A transition that stays in its state: its own line, or its branch under its trigger's heading. */
+interface Stay {
+  note: ChartNote;
+  branch: ChartNote;
+}
+
+/**
+ * The lines for the transitions that stay: a trigger with one transition is one line; a guard
+ * chain is a heading and one branch per guard, and triggers next to each other in the chart with
+ * the same chain share one heading, so a chain written once in the chart is drawn once.
+ */
+function stayNotes(stays: Map<string, Stay[]>): ChartNote[] {
+  const groups: Array<{ triggers: string[]; chain: Stay[] }> = [];
+  const same = (a: Stay[], b: Stay[]) => a.length === b.length && a.every((stay, index) => stay.branch.what === b[index]!.branch.what && stay.branch.effect === b[index]!.branch.effect);
+  for (const [trigger, chain] of stays) {
+    const last = groups.at(-1);
+    if (chain.length > 1 && last && same(last.chain, chain)) last.triggers.push(trigger);
+    else groups.push({ triggers: [trigger], chain });
+  }
+  return groups.flatMap(({ triggers, chain }) =>
+    chain.length === 1 ? [chain[0]!.note] : [{ what: triggers.join(', '), kind: 'heading' as const }, ...chain.map((stay) => stay.branch)],
+  );
+}
+
 function kindOf(node: StateNode): ChartState['kind'] {
-  if (node.parent === undefined) return 'machine';
+  // A parallel machine is drawn as one: its children are regions, all active at once.
+  if (node.parent === undefined) return node.type === 'parallel' ? 'parallel' : 'machine';
   return node.type === 'compound' ? 'compound' : node.type;
 }
 
@@ -106,6 +135,8 @@ function readState(node: StateNode, edges: Map<string, ChartEdge>): ChartState {
   if (entry.length > 0) notes.push({ what: 'entry', effect: entry.join(', ') });
   if (exit.length > 0) notes.push({ what: 'exit', effect: exit.join(', ') });
 
+  // Transitions that stay, by trigger, in chart order: they are written inside the box.
+  const stays = new Map<string, Stay[]>();
   for (const transition of transitionsOf(node)) {
     const label = `${triggerOf(transition)}${guardOf(transition)}`;
     const actions = actionsOf(transition);
@@ -113,7 +144,10 @@ function readState(node: StateNode, edges: Map<string, ChartEdge>): ChartState {
     // Targetless, or back to the state itself: written inside the box, not drawn as a loop.
     if (targets.length === 0 || targets.every((target) => target === node)) {
       const reenter = targets.length > 0 ? (transition.reenter ? ' ↻ reenter' : ' ↻') : '';
-      notes.push({ what: `${label}${reenter}`, effect: actions.length > 0 ? actions.join(', ') : undefined });
+      const trigger = triggerOf(transition);
+      const guard = transition.guard === undefined ? '[else]' : guardOf(transition).trim();
+      const effect = actions.length > 0 ? actions.join(', ') : undefined;
+      stays.set(trigger, [...(stays.get(trigger) ?? []), { note: { what: `${label}${reenter}`, effect }, branch: { what: `${guard}${reenter}`, effect, kind: 'branch' } }]);
       continue;
     }
     for (const target of targets) {
@@ -123,6 +157,7 @@ function readState(node: StateNode, edges: Map<string, ChartEdge>): ChartState {
       edges.set(key, edge);
     }
   }
+  notes.push(...stayNotes(stays));
 
   const children = Object.values(node.states).map((child) => readState(child, edges));
   const initial = node.initial?.target[0];

@@ -86,13 +86,19 @@ function boxLines(state: ChartState): BoxLine[] {
     lines.push({ strong: '', soft: line, kind: 'description' });
   }
   for (const note of state.notes) {
-    const whole = note.effect ? `${note.what} / ${note.effect}` : note.what;
-    if (textWidth(whole, STYLE.note) <= NOTE_WIDTH || !note.effect) {
-      lines.push({ strong: note.what, soft: note.effect ? ` / ${note.effect}` : undefined, kind: 'note' });
+    if (note.kind === 'heading') {
+      for (const part of wrap(note.what, STYLE.note, NOTE_WIDTH)) lines.push({ strong: part, kind: 'note' });
       continue;
     }
-    lines.push({ strong: note.what, kind: 'note' });
-    for (const part of wrap(`/ ${note.effect}`, STYLE.note, NOTE_WIDTH - 12)) lines.push({ strong: '', soft: `   ${part}`, kind: 'note' });
+    // A branch of a guard chain sits under its heading.
+    const indent = note.kind === 'branch' ? '   ' : '';
+    const whole = note.effect ? `${note.what} / ${note.effect}` : note.what;
+    if (textWidth(whole, STYLE.note) <= NOTE_WIDTH || !note.effect) {
+      lines.push({ strong: `${indent}${note.what}`, soft: note.effect ? ` / ${note.effect}` : undefined, kind: 'note' });
+      continue;
+    }
+    lines.push({ strong: `${indent}${note.what}`, kind: 'note' });
+    for (const part of wrap(`/ ${note.effect}`, STYLE.note, NOTE_WIDTH - 12)) lines.push({ strong: '', soft: `${indent}   ${part}`, kind: 'note' });
   }
   return lines;
 }
@@ -142,6 +148,15 @@ function toElkNode(state: ChartState, lines: Map<string, BoxLine[]>): ElkNode {
 export function labelSize(lines: string[]): { width: number; height: number } {
   const widest = Math.max(...lines.map((line) => textWidth(line, STYLE.label)));
   return { width: Math.ceil(widest + 2 * LABEL_PAD_X), height: lines.length * LABEL_LINE_HEIGHT + 2 * LABEL_PAD_Y };
+}
+
+/**
+ * Edges that are laid out but not drawn: from a parallel state's header to each region, so the
+ * regions sit side by side under the header instead of in one row with it.
+ */
+function regionEdges(state: ChartState): ElkExtendedEdge[] {
+  const own = state.kind === 'parallel' ? state.children.map((child) => ({ id: `edge:region:${child.path}`, sources: [headerId(state.path)], targets: [elkId(child.path)] })) : [];
+  return [...own, ...state.children.flatMap(regionEdges)];
 }
 
 function initialEdges(state: ChartState): ElkExtendedEdge[] {
@@ -219,6 +234,7 @@ export async function layoutChart(model: ChartModel): Promise<ChartLayout> {
   const back = backEdges(model);
   const edges: ElkExtendedEdge[] = [
     ...initialEdges(model.root),
+    ...regionEdges(model.root),
     ...model.edges.map((edge, index) => ({
       id: `edge:${index}`,
       sources: [elkId(back.has(index) ? edge.target : edge.source)],
@@ -249,7 +265,8 @@ export async function layoutChart(model: ChartModel): Promise<ChartLayout> {
   };
   place(model.root, 0);
 
-  const placedEdges: PlacedEdge[] = (placed.edges ?? []).map((edge) => {
+  const drawn = (placed.edges ?? []).filter((edge) => !edge.id.startsWith('edge:region:'));
+  const placedEdges: PlacedEdge[] = drawn.map((edge) => {
     const points: Point[] = (edge.sections ?? []).flatMap((section) => [section.startPoint, ...(section.bendPoints ?? []), section.endPoint]);
     const label = edge.labels?.[0];
     const initial = edge.id.startsWith('edge:initial:');
