@@ -1,6 +1,6 @@
 import { McpServerError } from '../../machines/errors.js';
 /**
- * A model of the registry chart: its one state never changes, so the abstract state is what
+ * A model of the registry chart: its states (one per parallel region) never change, so the abstract state is what
  * its routing guards read — which servers are spawned, and which definition is configured.
  * The events are the registry protocol (docs/ARCHITECTURE.md) for an enabled, a disabled and an unknown server, the
  * reports of a child, and a child crash.
