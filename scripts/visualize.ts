@@ -2,10 +2,11 @@
  * `npm run visualize`: regenerates visualizations/ from the charts in machines/ — per machine a
  * Mermaid state diagram (.mmd), an SVG laid out by ELK (scripts/diagram, no browser), the
  * machine JSON (.json), a README that shows them, and a PNG of each SVG drawn by Chromium at
- * 1600 px wide. The text files are a pure function of the charts, so
+ * 1600 px wide, and the `@xstate-layout` header of each chart file (scripts/diagram/studio-layout.ts).
+ * The text files are a pure function of the charts, so
  * test/visualizations.test.ts regenerates them in memory and catches drift.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AnyStateMachine } from 'xstate';
@@ -15,6 +16,7 @@ import { serverMachine } from '../machines/server.machine.js';
 import { actionsOf, guardOf, readChart, triggerOf } from './diagram/chart-model.js';
 import { layoutChart } from './diagram/layout.js';
 import { renderChartSvg } from './diagram/svg.js';
+import { encodeStudioLayout, studioLayout, withLayoutHeader } from './diagram/studio-layout.js';
 import { screenshotSvg, SCREENSHOT_WIDTH } from './diagram/screenshot.js';
 import { launchChromium } from './chromium.js';
 import { screenshotLifecycleView, VIEW_SCREENSHOT_WIDTH } from './lifecycle-view-screenshot.js';
@@ -127,6 +129,22 @@ export async function toSvg(chart: ChartSource): Promise<string> {
   return renderChartSvg(layout, `${chart.name} chart`);
 }
 
+// ---- Stately Studio layout ---------------------------------------------------------------
+
+export const REPOSITORY_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** The `@xstate-layout` header for a chart: our ELK layout, in the form Studio reads. */
+export async function layoutHeaderOf(chart: ChartSource): Promise<string> {
+  return encodeStudioLayout(studioLayout(chart.machine, await layoutChart(readChart(chart.machine))));
+}
+
+/** Every chart file, by its path from the repository root, with its `@xstate-layout` header up to date. */
+export async function chartSourcesWithLayout(): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const chart of CHARTS) files[chart.file] = withLayoutHeader(readFileSync(join(REPOSITORY_ROOT, chart.file), 'utf8'), await layoutHeaderOf(chart));
+  return files;
+}
+
 // ---- JSON --------------------------------------------------------------------------------
 
 const DROPPED = Symbol('dropped');
@@ -213,7 +231,9 @@ does no I/O. The real effects are supplied later with \`.provide()\`
 3. Paste the whole content of [\`machines/server.machine.ts\`](../machines/server.machine.ts) or
    [\`machines/registry.machine.ts\`](../machines/registry.machine.ts) as it is, imports included.
 
-States, transitions, guards, delays and invokes come in by name. The few inline functions (the
+Each chart file starts its \`createMachine\` config with an \`@xstate-layout\` comment, the layout
+Studio itself saves there, written by \`npm run visualize\` from the layout of these pictures: Studio
+opens the chart laid out as drawn here. States, transitions, guards, delays and invokes come in by name. The few inline functions (the
 \`context\` factory, invoke \`input\`, computed action \`params\`) are code, not chart structure.
 
 Paste a chart file, not this folder's JSON: \`*.json\` is XState's \`machine.toJSON()\`, for
@@ -254,6 +274,10 @@ async function main(): Promise<void> {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, content);
     console.log(`wrote visualizations/${name}`);
+  }
+  for (const [file, source] of Object.entries(await chartSourcesWithLayout())) {
+    writeFileSync(join(REPOSITORY_ROOT, file), source);
+    console.log(`wrote the @xstate-layout header of ${file}`);
   }
   // The PNGs are what the repository page shows; Chromium draws them from the SVGs just written.
   const browser = await launchChromium();

@@ -6,7 +6,8 @@ import type { AnyStateMachine } from 'xstate';
 import { getStateNodes, toDirectedGraph } from 'xstate/graph';
 import { serverMachine } from '../machines/server.machine.js';
 import { screenshotSize, SCREENSHOT_WIDTH } from '../scripts/diagram/screenshot.js';
-import { CHARTS, renderVisualizations, toMermaid, VISUALIZATIONS_DIR } from '../scripts/visualize.js';
+import { decodeStudioLayout, encodeStudioLayout, LAYOUT_HEADER } from '../scripts/diagram/studio-layout.js';
+import { CHARTS, layoutHeaderOf, renderVisualizations, toMermaid, VISUALIZATIONS_DIR } from '../scripts/visualize.js';
 
 /** Where two texts part, so a drift message points at the changed line instead of dumping an SVG. */
 function firstDifference(committed: string, generated: string): string {
@@ -123,5 +124,30 @@ describe('the chart files, as Stately Studio imports them', () => {
 
   it.each(CHARTS)('$file references every action, guard, actor and delay by its name in setup()', ({ machine }) => {
     expect(inlineImplementations(machine)).toEqual([]);
+  });
+});
+
+describe('the @xstate-layout header of each chart file, as Stately Studio writes it', () => {
+  const stateNodes = (machine: AnyStateMachine) => [machine.root, ...getStateNodes(machine.root)];
+
+  it.each(CHARTS)('$file has one, as the first line of its createMachine config, matching `npm run visualize`', async (chart) => {
+    const source = readFileSync(new URL(`../${chart.file}`, import.meta.url), 'utf8');
+    const headers = [...source.matchAll(LAYOUT_HEADER)];
+    expect(headers, `${chart.file} has no @xstate-layout header. ${RERUN}`).toHaveLength(1);
+    expect(source).toContain(`}).createMachine({\n  ${headers[0]![0]}\n`);
+    // lz-string's URI-safe alphabet; every layout Studio writes starts N4Ig, the encoding of '{"'.
+    expect(headers[0]![1]).toMatch(/^N4Ig[A-Za-z0-9+$-]+$/);
+    expect(headers[0]![1] === (await layoutHeaderOf(chart)), `the @xstate-layout header of ${chart.file} is out of date. ${RERUN}`).toBe(true);
+  });
+
+  it.each(CHARTS)("$file's header decodes to a position for every state and every transition, and encodes back to itself", ({ file, machine }) => {
+    const encoded = [...readFileSync(new URL(`../${file}`, import.meta.url), 'utf8').matchAll(LAYOUT_HEADER)][0]![1]!;
+    const layout = decodeStudioLayout(encoded);
+    expect(encodeStudioLayout(layout)).toBe(encoded);
+    expect(Object.keys(layout.nodes).sort()).toEqual(stateNodes(machine).map((node) => node.id).sort());
+    const transitions = stateNodes(machine).flatMap((node) => [...node.transitions].flatMap(([event, list]) => list.map((_, index) => `${node.id}#${event}[${index}]`)));
+    expect(Object.keys(layout.edges).sort()).toEqual(transitions.sort());
+    const positions = [...Object.values(layout.nodes), ...Object.values(layout.edges)].map(({ position }) => position);
+    expect(positions.every(({ x, y }) => Number.isFinite(x) && Number.isFinite(y))).toBe(true);
   });
 });
