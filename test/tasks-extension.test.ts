@@ -43,6 +43,7 @@ interface TaskCounters {
   cancels: number;
   cancelled: string[];
   badHeaders: number;
+  listens: number;
 }
 
 async function countersOf(client: McpConnectionManager): Promise<TaskCounters> {
@@ -195,6 +196,18 @@ describe('a server that decides on its own to answer with a task', () => {
   });
 });
 
+
+describe('task status notifications (notifications/tasks over subscriptions/listen)', () => {
+  it('a status change the server pushes ends the wait at once: no tasks/get at a 30 s interval is needed', async () => {
+    const client = managerWith();
+    await client.connect('server', modernStdio(), { maxRetries: 0 });
+    const progress: Array<string | undefined> = [];
+    const call = client.callTool('server', 'task-notified', { afterMs: 500, pollIntervalMs: 30_000 }, { timeoutMs: 10_000, onProgress: (update) => progress.push(update.message) });
+    expect(textOf(await call)).toBe('notified');
+    expect(progress).toEqual(['done']);
+    expect(await countersOf(client)).toMatchObject({ listens: 1, polls: 0, cancels: 0 });
+  });
+});
 
 describe('a task in flight when the connection drops', () => {
   it('over stdio, the server killed (kill -9): the call fails at once as lost with its connection (a new process knows no task ids)', async () => {

@@ -95,6 +95,7 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
     call.wire.request('tasks/cancel', { taskId }, AbortSignal.timeout(CANCEL_TIMEOUT_MS)).catch(() => {});
   };
   deadline.signal.addEventListener('abort', cancel, { once: true });
+  const pushed = new PushedStatus(call.wire, taskId, deadline.signal);
   try {
     const answered = new Set<string>();
     let rounds = 0;
@@ -116,8 +117,7 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
           await call.wire.request('tasks/update', { taskId, inputResponses }, deadline.signal);
         }
       }
-      await pause(pollInterval(latest), deadline.signal);
-      latest = await poll(call.wire, taskId, latest, reach, deadline.signal);
+      latest = (await pushed.orPause(pollInterval(latest))) ?? (await poll(call.wire, taskId, latest, reach, deadline.signal));
       call.onProgress?.({ progress: polls, message: typeof latest.statusMessage === 'string' ? latest.statusMessage : String(latest.status) });
     }
   } catch (error) {
@@ -125,6 +125,7 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
     if (!deadline.signal.aborted && !isTerminal(latest.status)) cancel();
     throw deadline.signal.aborted ? deadline.signal.reason : error;
   } finally {
+    pushed.stop();
     deadline.signal.removeEventListener('abort', cancel);
     deadline.dispose();
   }
@@ -151,6 +152,50 @@ async function poll(wire: TaskWire, taskId: string, latest: Record<string, unkno
 
 interface Reach {
   unreachable?: Error;
+}
+
+/**
+ * The task's status notifications (`notifications/tasks`, SEP-2663), asked for with a
+ * `subscriptions/listen` naming its id, so a change is heard at once instead of at the next poll.
+ * Polling stays the default: a server that refuses the stream, drops it or never notifies is
+ * polled as before, and the stream ends with the task.
+ */
+class PushedStatus {
+  private readonly ended = new AbortController();
+  private readonly unwatch: () => void;
+  private readonly signal: AbortSignal;
+  private heard?: Record<string, unknown>;
+  private wake?: () => void;
+
+  constructor(wire: TaskWire, taskId: string, signal: AbortSignal) {
+    this.signal = signal;
+    this.unwatch = wire.watchTask(taskId, (task) => {
+      this.heard = task;
+      this.wake?.();
+    });
+    const listen = AbortSignal.any([signal, this.ended.signal]);
+    wire.request('subscriptions/listen', { notifications: { taskIds: [taskId] } }, listen).catch(() => {});
+  }
+
+  /** The state a notification brought during a wait of `ms` (or before it), else undefined once the wait is over. */
+  async orPause(ms: number): Promise<Record<string, unknown> | undefined> {
+    if (!this.heard) {
+      const woken = new AbortController();
+      this.wake = () => woken.abort();
+      await pause(ms, AbortSignal.any([this.signal, woken.signal])).catch((error: unknown) => {
+        if (!woken.signal.aborted) throw error;
+      });
+      this.wake = undefined;
+    }
+    const heard = this.heard;
+    this.heard = undefined;
+    return heard;
+  }
+
+  stop(): void {
+    this.unwatch();
+    this.ended.abort();
+  }
 }
 
 function pollInterval(task: Record<string, unknown>): number {

@@ -11,8 +11,11 @@ import {
 /** The Tasks extension's identifier (SEP-2663), declared in every request's client capabilities. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
-/** The methods of the extension this client sends. */
-export type TaskMethod = 'tasks/get' | 'tasks/update' | 'tasks/cancel';
+/** The methods of the extension this client sends (`subscriptions/listen` with `taskIds`: its status notifications). */
+export type TaskMethod = 'tasks/get' | 'tasks/update' | 'tasks/cancel' | 'subscriptions/listen';
+
+/** Where a `notifications/subscriptions/acknowledged` names the `subscriptions/listen` request it answers. */
+const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
 
 /**
  * The code of the error a task result is handed to its caller in. Any code would do: a task is
@@ -44,6 +47,8 @@ interface Pending {
 export class TaskWire {
   private readonly token = randomUUID();
   private readonly pending = new Map<string, Pending>();
+  /** Who hears each task's `notifications/tasks`, by task id. */
+  private readonly watchers = new Map<string, (task: Record<string, unknown>) => void>();
   private sent = 0;
   private envelope: Record<string, unknown> = {};
 
@@ -51,7 +56,7 @@ export class TaskWire {
     const deliver = transport.onmessage;
     const send = transport.send.bind(transport);
     transport.onmessage = (message, extra) => {
-      const ours = this.answerFor(message);
+      const ours = this.answerFor(message) ?? this.notificationFor(message);
       if (ours) return ours();
       deliver?.(this.handOffTask(message), extra);
     };
@@ -87,6 +92,30 @@ export class TaskWire {
       const message: JSONRPCMessage = { jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...this.envelope } } };
       this.transport.send(message).catch(settle(reject));
     });
+  }
+
+  /**
+   * Hears the `notifications/tasks` of one task (each carries its whole state, as `tasks/get`
+   * answers it) until the returned function is called.
+   */
+  watchTask(taskId: string, heard: (task: Record<string, unknown>) => void): () => void {
+    this.watchers.set(taskId, heard);
+    return () => {
+      if (this.watchers.get(taskId) === heard) this.watchers.delete(taskId);
+    };
+  }
+
+  /** A task's status notification, or the acknowledgement of our own `subscriptions/listen`: never the SDK's. */
+  private notificationFor(message: JSONRPCMessage): (() => void) | undefined {
+    if (!('method' in message) || 'id' in message || !isRecord(message.params)) return undefined;
+    const { params } = message;
+    if (message.method === 'notifications/tasks') {
+      const heard = typeof params.taskId === 'string' ? this.watchers.get(params.taskId) : undefined;
+      return () => heard?.(params);
+    }
+    const listen = isRecord(params._meta) ? params._meta[SUBSCRIPTION_ID_META_KEY] : undefined;
+    if (message.method === 'notifications/subscriptions/acknowledged' && typeof listen === 'string' && this.pending.has(listen)) return () => {};
+    return undefined;
   }
 
   /** The answer to one of our requests: settles it, and the SDK never sees it. */
