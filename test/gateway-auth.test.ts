@@ -77,6 +77,20 @@ describe('authenticate', () => {
     );
   });
 
+  it('refuses a token from the request after the gateway file stopped listing it, and lets in the one it lists instead', async () => {
+    const before = gatewayConfig();
+    const carolToken = 'carol-static-token-5e27';
+    const edited = parseGatewayConfig({ identities: { carol: { token: `sha256:${createHash('sha256').update(carolToken).digest('hex')}` } } });
+    if (!edited.ok) throw new Error(edited.problems.join('\n'));
+    let current = before;
+    const authenticate = createAuthenticator(() => current);
+    expect(await authenticate(bearer(ALICE_TOKEN))).toMatchObject({ ok: true, identity: { name: 'alice' } });
+
+    current = edited.config;
+    expect(await authenticate(bearer(ALICE_TOKEN))).toMatchObject({ ok: false, status: 401, reason: 'the bearer token is not one of the gateway file' });
+    expect(await authenticate(bearer(carolToken))).toMatchObject({ ok: true, identity: { name: 'carol' } });
+  });
+
   it('lets a static bearer token in as its identity, with its groups', async () => {
     expect(await authenticator()(bearer(ALICE_TOKEN))).toEqual({ ok: true, identity: { name: 'alice', groups: ['admins'], via: 'token' } });
     expect(issuer.jwksRequests).toBe(0);

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuthenticatedIdentity } from '../src/gateway/authenticate.js';
 import { parseGatewayConfig, type GatewayConfig } from '../src/gateway/gateway-file.js';
-import { policyFor } from '../src/gateway/identity-policy.js';
+import { cachedPolicies, policyFor } from '../src/gateway/identity-policy.js';
 import { RateLimiter, rateLimitText } from '../src/gateway/rate-limit.js';
 
 const digest = (n: number) => `sha256:${n.toString(16).padStart(64, '0')}`;
@@ -80,6 +80,23 @@ describe('policy per identity', () => {
     const stranger = policyFor(config(), viaOAuth('mallory', ['no-such-group']));
     expect(stranger.allowsServer('fs')).toBe(false);
     expect(stranger.allowsTool('fs', 'read_file')).toBe(false);
+  });
+
+  it('works a caller\'s policy out once per version of the file, and from an edited file at its first request', () => {
+    const policyOf = cachedPolicies();
+    const file = config();
+    const bob = policyOf(file, viaToken('bob'));
+    expect(policyOf(file, viaToken('bob'))).toBe(bob);
+    expect(policyOf(file, viaOAuth('bob', ['ops']))).not.toBe(bob);
+    // The ops group's allow list applies to bob signed in with a token naming it, not to bob alone.
+    expect(policyOf(file, viaOAuth('bob', ['ops'])).allowsServer('fs')).toBe(false);
+    expect(bob.allowsServer('fs')).toBe(true);
+
+    const edited = parseGatewayConfig({ identities: { bob: { token: digest(2), deny: ['*'], callsPerMinute: 5 } } });
+    if (!edited.ok) throw new Error(edited.problems.join('\n'));
+    const after = policyOf(edited.config, viaToken('bob'));
+    expect(after.allowsServer('fs')).toBe(false);
+    expect(after.callsPerMinute).toBe(5);
   });
 
   it("stays within serve's own permissions (--deny, --deny-tool, the config's)", () => {

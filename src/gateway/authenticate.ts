@@ -4,7 +4,7 @@
  * token is checked as a JWT from the issuer. Nothing of the token is ever kept or told.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { findTokenOwner } from './bearer-token.js';
+import { findTokenOwner, type TokenDigest } from './bearer-token.js';
 import type { GatewayConfig, GatewayOAuth } from './gateway-file.js';
 import { createJwtVerifier, type JwtVerifier, type JwtVerifierOptions } from './jwt-verifier.js';
 import { bearerChallenge } from './resource-metadata.js';
@@ -35,6 +35,13 @@ export function createAuthenticator(config: () => GatewayConfig, options: JwtVer
     return verifier.jwt;
   };
 
+  // The owners of the current file's digests, listed once per version of the file.
+  let owners: { of: GatewayConfig; list: Array<[string, TokenDigest | undefined]> } | undefined;
+  const ownersOf = (rules: GatewayConfig) => {
+    if (owners?.of !== rules) owners = { of: rules, list: [...rules.identities].map(([name, identity]) => [name, identity.token]) };
+    return owners.list;
+  };
+
   return async (headers) => {
     const rules = config();
     const refuse = (error: 'invalid_request' | 'invalid_token' | undefined, reason: string): Authentication => ({
@@ -49,7 +56,7 @@ export function createAuthenticator(config: () => GatewayConfig, options: JwtVer
     const token = match?.[1];
     if (token === undefined) return refuse('invalid_request', 'the Authorization header must be: Bearer <token>');
 
-    const owner = findTokenOwner(token, [...rules.identities].map(([name, identity]) => [name, identity.token]));
+    const owner = findTokenOwner(token, ownersOf(rules));
     if (owner !== undefined) return { ok: true, identity: { name: owner, groups: rules.identities.get(owner)?.groups ?? [], via: 'token' } };
     if (rules.oauth === undefined) return refuse('invalid_token', 'the bearer token is not one of the gateway file');
 

@@ -11,7 +11,7 @@ import { compilePermissions, type PermissionChecks } from '../tools/permissions.
 import type { LoaderPermissions, LoaderTool } from '../tools/types.js';
 import type { AuthenticatedIdentity } from './authenticate.js';
 import type { GatewayConfig } from './gateway-file.js';
-import { policyFor } from './identity-policy.js';
+import { cachedPolicies } from './identity-policy.js';
 
 export interface CallerAccess extends PermissionChecks {
   identity: AuthenticatedIdentity;
@@ -40,6 +40,7 @@ export function createAccessResolver(config: () => GatewayConfig | undefined, ba
   let build = toolsFor;
   let built = new Map<string, readonly LoaderTool[]>();
   const serves = compilePermissions(base);
+  const policyFor = cachedPolicies(base);
   let unrestricted: readonly LoaderTool[] | undefined;
 
   const toolsOf = (permissions: LoaderPermissions, approve: ApprovalPolicy | undefined) => {
@@ -65,7 +66,7 @@ export function createAccessResolver(config: () => GatewayConfig | undefined, ba
         unrestricted ??= build(undefined, undefined);
         return { identity, tools: unrestricted, ...serves };
       }
-      const policy = policyFor(rules, identity, base);
+      const policy = policyFor(rules, identity);
       return {
         identity,
         tools: toolsOf(policy.permissions, policy.approve),

@@ -52,6 +52,33 @@ export function policyFor(config: GatewayConfig, identity: AuthenticatedIdentity
   };
 }
 
+/** Policies kept per version of the gateway file at most; one more drops the oldest (worked out again when next needed). */
+const MAX_CACHED_POLICIES = 4_096;
+
+/**
+ * policyFor, worked out once per caller (name, how it signed in, its token's groups) and version of
+ * the gateway file, not on every request. An edited file is a new config: from its first request
+ * on, every caller's policy comes from it.
+ */
+export function cachedPolicies(base?: LoaderPermissions): (config: GatewayConfig, identity: AuthenticatedIdentity) => IdentityPolicy {
+  let cachedFor: GatewayConfig | undefined;
+  let cache = new Map<string, IdentityPolicy>();
+  return (config, identity) => {
+    if (config !== cachedFor) {
+      cachedFor = config;
+      cache = new Map();
+    }
+    const key = JSON.stringify([identity.name, identity.via, identity.groups]);
+    let policy = cache.get(key);
+    if (!policy) {
+      if (cache.size >= MAX_CACHED_POLICIES) cache.delete(cache.keys().next().value as string);
+      policy = policyFor(config, identity, base);
+      cache.set(key, policy);
+    }
+    return policy;
+  };
+}
+
 function definedLists(patterns: ToolPatterns): ToolPatterns {
   return { ...(patterns.allow && { allow: patterns.allow }), ...(patterns.deny && { deny: patterns.deny }) };
 }
