@@ -46,9 +46,11 @@ export interface McpHostHandlers {
    * The modes `elicitation` answers, declared as `elicitation.form` / `elicitation.url`. Default
    * `['form']`: servers must not send URL-mode requests. With `'url'` the handler also gets
    * requests with `mode: 'url'` and a `url`; it must show the person the URL's domain and ask
-   * before opening it (answer `accept` once opened, `decline` when they say no).
+   * before opening it (answer `accept` once opened, `decline` when they say no). A function is
+   * asked for each server as it connects (`serve` declares url mode only when its host does); what
+   * it answers holds for that connection.
    */
-  elicitationModes?: readonly ElicitationMode[];
+  elicitationModes?: readonly ElicitationMode[] | ((server: string) => readonly ElicitationMode[]);
   /** The `sampling` handler accepts `tools` and `toolChoice` (declared as `sampling.tools`). Default false: servers must not send them. */
   samplingTools?: boolean;
   roots?: RootsSource;
@@ -104,18 +106,19 @@ export class HostBridge {
     return this.rootsClients.has(client);
   }
 
-  /** Client capabilities: only for what a handler exists. */
-  capabilities(): ClientCapabilities {
+  /** The client capabilities to declare to `server`: only for what a handler exists. */
+  capabilities(server: string): ClientCapabilities {
     const capabilities: ClientCapabilities = {};
     if (this.handlers.sampling) capabilities.sampling = this.handlers.samplingTools ? { tools: {} } : {};
-    if (this.handlers.elicitation) capabilities.elicitation = elicitationCapability(this.handlers.elicitationModes ?? ['form']);
+    const { elicitationModes = ['form'] } = this.handlers;
+    if (this.handlers.elicitation) capabilities.elicitation = elicitationCapability(typeof elicitationModes === 'function' ? elicitationModes(server) : elicitationModes);
     if (this.roots !== undefined) capabilities.roots = { listChanged: true };
     return capabilities;
   }
 
   /** Declares the capabilities on a not-yet-connected client and installs the handlers behind them; `notify` gets its log messages and resource updates. */
   attach(client: Client, server: string, notify: (event: McpHostEmitted) => void): void {
-    const capabilities = this.capabilities();
+    const capabilities = this.capabilities(server);
     client.registerCapabilities(capabilities);
     if (capabilities.roots) this.rootsClients.add(client);
     const { sampling, elicitation } = this.handlers;

@@ -173,7 +173,7 @@ function probeSibling(request: OpenSessionRequest, deps: ConnectionDeps, deadlin
     name: request.name,
     config: request.config,
     clientInfo: deps.clientInfo,
-    capabilities: deps.host?.capabilities() ?? {},
+    capabilities: deps.host?.capabilities(request.name) ?? {},
     deadline,
   });
 }

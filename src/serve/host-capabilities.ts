@@ -1,6 +1,11 @@
-import type { ClientCapabilities, ServerContext } from '@modelcontextprotocol/server';
+import { LOG_LEVEL_META_KEY, type ClientCapabilities, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
 
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+
+/** Log levels, least severe first (RFC 5424 as MCP orders them). */
+export const LOG_SEVERITY: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+const isLoggingLevel = (value: unknown): value is LoggingLevel => LOG_SEVERITY.some((level) => level === value);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -19,4 +24,14 @@ export function declaredCapabilities(declared: unknown): ClientCapabilities {
 export function envelopeCapabilities(ctx: ServerContext): ClientCapabilities {
   const envelope: Record<string, unknown> = { ...ctx.mcpReq.envelope };
   return declaredCapabilities(envelope[CLIENT_CAPABILITIES]);
+}
+
+/**
+ * The level a 2026-07-28 host asks a request's log messages from (`io.modelcontextprotocol/logLevel`
+ * in its `_meta`); undefined when it asks for none, and then the request gets none.
+ */
+export function envelopeLogLevel(ctx: ServerContext): LoggingLevel | undefined {
+  const envelope: Record<string, unknown> = { ...ctx.mcpReq.envelope };
+  const level = envelope[LOG_LEVEL_META_KEY];
+  return isLoggingLevel(level) ? level : undefined;
 }

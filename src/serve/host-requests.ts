@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode, type ClientCapabilities, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/server';
 import type { McpServerConfig } from '../../machines/types.js';
-import { DEFAULT_HOST_HANDLER_TIMEOUT_MS, type HostRequestContext, type McpHostHandlers } from '../connection/host-handlers.js';
+import { DEFAULT_HOST_HANDLER_TIMEOUT_MS, type ElicitationMode, type HostRequestContext, type McpHostHandlers } from '../connection/host-handlers.js';
 import type { HostPeer } from './host.js';
 
 /**
@@ -65,6 +66,8 @@ function attributed(params: ElicitRequest['params'], server: string): ElicitRequ
     ...params,
     message,
     ...(schema && properties ? { requestedSchema: { ...schema, properties } } : {}),
+    // A 2025 host requires a page's `elicitationId`; 2026-07-28 dropped it, so a modern server's page comes without one.
+    ...(params.mode === 'url' && typeof params.elicitationId !== 'string' ? { elicitationId: randomUUID() } : {}),
     _meta: { ...params._meta, [RELAYED_FROM_META]: server },
   };
 }
@@ -81,7 +84,9 @@ function sampled(params: CreateMessageRequest['params'], server: string, hostTak
  * did not or when the server may not ask (`switches`). Downstream servers are offered sampling,
  * elicitation and roots in any case, since they connect before `serve` knows which host will
  * ask (the host's `initialize` comes first, but a server loaded earlier keeps what it was told).
- * What goes up names the server that asks (`_meta`, and an elicitation's message).
+ * URL-mode elicitation is declared to a server only when the host of the call that connects it
+ * declared it, and a URL request goes up only to a host that declares it now. What goes up names
+ * the server that asks (`_meta`, and an elicitation's message).
  */
 export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches = { allows: () => true }): McpHostHandlers {
   const requireHost = (capability: keyof ClientCapabilities, context: HostRequestContext) => {
@@ -98,6 +103,7 @@ export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches 
       );
     }
   };
+  const hostOpensPages = (server: string) => upstream.getClientCapabilities(server)?.elicitation?.url !== undefined;
   return {
     sampling: (params, context) => {
       requireHost('sampling', context);
@@ -106,8 +112,15 @@ export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches 
     },
     elicitation: (params, context) => {
       requireHost('elicitation', context);
+      if (params.mode === 'url' && !hostOpensPages(context.server)) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidRequest,
+          `MCP server "${context.server}" asked the user to open a page, but the MCP host running mcp-statechart serve does not offer URL-mode elicitation.`,
+        );
+      }
       return upstream.elicitInput(attributed(params, context.server), relayed(context));
     },
+    elicitationModes: (server): ElicitationMode[] => (hostOpensPages(server) ? ['form', 'url'] : ['form']),
     // The host's roots, asked each time until it announces a list (see followHostRoots).
     roots: async (context) => {
       if (upstream.getClientCapabilities(context.server)?.roots === undefined) return [];

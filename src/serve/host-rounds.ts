@@ -16,12 +16,14 @@ import {
   type InputRequest,
   type InputRequiredResult,
   type ListRootsResult,
+  type LoggingLevel,
+  type LoggingMessageNotification,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { DEFAULT_HOST_HANDLER_TIMEOUT_MS } from '../connection/host-handlers.js';
 import type { LoaderToolCallOptions } from '../tools/index.js';
-import { envelopeCapabilities } from './host-capabilities.js';
+import { envelopeCapabilities, envelopeLogLevel } from './host-capabilities.js';
 import type { HostRequestOptions } from './host.js';
 
 /** How many tool calls of a 2026-07-28 host may wait for its input at once; past it a call that needs input is stopped (calls that need none are not limited here). */
@@ -133,6 +135,14 @@ class WaitingCall implements HostCall {
     round.ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: round.progressToken, ...progress } }).catch(() => {});
   }
 
+  /**
+   * A log message of the call's server goes up on the round open now, the SDK sending it only from
+   * the level that round's `_meta` asks (none without one); between rounds nobody listens.
+   */
+  log({ level, data, logger }: LoggingMessageNotification['params']): void {
+    this.round?.ctx.mcpReq.log(level, data, logger).catch(() => {});
+  }
+
   /** Waits until the call ends or needs the host; what it needs moves to `sent`. */
   async step(): Promise<Step> {
     for (;;) {
@@ -213,6 +223,18 @@ export function toRecord(value: unknown): Record<string, unknown> {
 export class HostInputRounds {
   private readonly waiting = new Map<string, WaitingCall>();
   private readonly current = new AsyncLocalStorage<WaitingCall>();
+  private readonly levelListeners = new Set<(level: LoggingLevel) => void>();
+
+  /** Calls `listener` with the log level of each round that asks for one, before its call goes on. */
+  onLogLevel(listener: (level: LoggingLevel) => void): () => void {
+    this.levelListeners.add(listener);
+    return () => this.levelListeners.delete(listener);
+  }
+
+  /** A downstream server's log message, to every call to that server with a round open (see WaitingCall.log). */
+  log(server: string, message: LoggingMessageNotification['params']): void {
+    for (const call of this.waiting.values()) if (call.server === server) call.log(message);
+  }
 
   /** Runs a host's `tools/call` (first round or retry) until it ends or needs the host. */
   async run(
@@ -221,6 +243,8 @@ export class HostInputRounds {
     start: (options: LoaderToolCallOptions) => Promise<CallToolResult>,
     owner?: string,
   ): Promise<CallToolResult | InputRequiredResult> {
+    const level = envelopeLogLevel(ctx);
+    if (level !== undefined) for (const listener of this.levelListeners) listener(level);
     const call = this.callFor(request, ctx, start, owner);
     const end = call.begin(request, ctx);
     try {

@@ -1,0 +1,203 @@
+/**
+ * What `serve` relays between downstream servers and its host beyond tool results, for a host on
+ * the v2 client pinned to 2026-07-28 (and, where the host's era changes the route, a v1 host):
+ * downstream log messages, on the host's own call and from the level that call asked;
+ * URL-mode elicitation, declared downstream only when the host declares it. Downstream: the
+ * modern-only fixture (v2 SDK, input_required) and a legacy v1 fixture (server→client requests).
+ * Real processes: serve (the CLI), both servers.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client as ModernClient, LOG_LEVEL_META_KEY, type LoggingLevel } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as LegacyStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/server';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hostRequestHandlers } from '../src/serve/host-requests.js';
+import type { HostPeer } from '../src/serve/host.js';
+import { CLI_COMMAND } from './support/cli.js';
+import { HOST_FEATURE_SERVERS } from './support/host-feature-servers.js';
+
+const PAGE_URL = 'https://pay.example.com/checkout?order=7';
+const [MODERN, LEGACY] = HOST_FEATURE_SERVERS;
+
+let home: string;
+let config: string;
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), 'mcp-serve-host-relays-'));
+  config = join(home, 'relays.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { modern: MODERN!.config, legacy: LEGACY!.config } }));
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+const serveParameters = () => ({
+  command: CLI_COMMAND.command,
+  args: [...CLI_COMMAND.args, '--config', config, 'serve'],
+  env: { HOME: home, PATH: process.env.PATH ?? '' },
+  stderr: 'ignore' as const,
+});
+
+/** The v2 SDK's stdio transport probes in a sibling process; a subclass probes on its own pipe, so serve starts once. */
+class OneProcessStdioTransport extends StdioClientTransport {}
+
+const textOf = (content: unknown) => (Array.isArray(content) ? content.map((part: { text?: string }) => part.text ?? '').join('') : '');
+
+interface Heard {
+  logs: Array<{ level: string; logger?: string; data: unknown }>;
+  elicitations: Array<{ mode?: string; url?: string; message: string }>;
+}
+
+interface RelayHost {
+  heard: Heard;
+  /** `call_mcp_tool` on `server`; `logLevel` rides in the call's `_meta` (2026-07-28 only). */
+  callOn(server: string, tool: string, logLevel?: LoggingLevel): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Which elicitation modes the host declares: none, or form (with url). */
+type Modes = 'none' | 'form' | 'form+url';
+
+const elicitationOf = (modes: Modes) => (modes === 'none' ? {} : { elicitation: { form: {}, ...(modes === 'form+url' ? { url: {} } : {}) } });
+
+async function modernHost(modes: Modes): Promise<RelayHost> {
+  const heard: Heard = { logs: [], elicitations: [] };
+  const client = new ModernClient({ name: 'modern-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: elicitationOf(modes) });
+  client.setNotificationHandler('notifications/message', ({ params }) => void heard.logs.push(params));
+  if (modes !== 'none') {
+    client.setRequestHandler('elicitation/create', async ({ params }) => {
+      heard.elicitations.push(params);
+      return { action: 'accept' };
+    });
+  }
+  await client.connect(new OneProcessStdioTransport(serveParameters()));
+  expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+  return relayHost(heard, (name, args, logLevel) => client.callTool({ name, arguments: args, ...(logLevel ? { _meta: { [LOG_LEVEL_META_KEY]: logLevel } } : {}) }, { timeout: 30_000 }), () => client.close());
+}
+
+async function legacyHost(modes: Modes): Promise<RelayHost> {
+  const heard: Heard = { logs: [], elicitations: [] };
+  const client = new LegacyClient({ name: 'legacy-host', version: '1.0.0' }, { capabilities: elicitationOf(modes) });
+  if (modes !== 'none') {
+    client.setRequestHandler(ElicitRequestSchema, async ({ params }) => {
+      heard.elicitations.push(params);
+      return { action: 'accept' };
+    });
+  }
+  await client.connect(new LegacyStdioTransport(serveParameters()));
+  return relayHost(heard, (name, args) => client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 }), () => client.close());
+}
+
+function relayHost(
+  heard: Heard,
+  call: (name: string, args: Record<string, unknown>, logLevel?: LoggingLevel) => Promise<Record<string, unknown>>,
+  close: () => Promise<void>,
+): RelayHost {
+  const loaded = new Set<string>();
+  const run = async (name: string, args: Record<string, unknown>, logLevel?: LoggingLevel) => {
+    const result = await call(name, args, logLevel);
+    if (result.isError === true) throw new Error(textOf(result.content));
+    return textOf(result.content);
+  };
+  const callOn = async (server: string, tool: string, logLevel?: LoggingLevel) => {
+    if (!loaded.has(server)) await run('load_mcp', { server });
+    loaded.add(server);
+    return run('call_mcp_tool', { server, tool, arguments: {} }, logLevel);
+  };
+  return {
+    heard,
+    callOn,
+    async close() {
+      await close();
+    },
+  };
+}
+
+let host: RelayHost | undefined;
+afterEach(async () => {
+  await host?.close();
+  host = undefined;
+});
+
+async function started(start: (modes: Modes) => Promise<RelayHost>, modes: Modes): Promise<RelayHost> {
+  host = await start(modes);
+  return host;
+}
+
+describe("downstream log messages, to a 2026-07-28 host: on its own call, from the level in the call's _meta", () => {
+  it.each([
+    { server: 'modern', era: MODERN!.era, logger: 'modern' },
+    { server: 'legacy', era: LEGACY!.era, logger: 'legacy/levels' },
+  ])('from the $era server', async ({ server, logger }) => {
+    const relay = await started(modernHost, 'none');
+    await relay.callOn(server, 'log-levels', 'debug');
+    expect(relay.heard.logs).toEqual([
+      { level: 'debug', logger, data: 'a debug message' },
+      { level: 'warning', logger, data: 'a warning message' },
+    ]);
+
+    relay.heard.logs.length = 0;
+    await relay.callOn(server, 'log-levels', 'warning');
+    expect(relay.heard.logs).toEqual([{ level: 'warning', logger, data: 'a warning message' }]);
+
+    // 2026-07-28: no level in the request, no log messages for it.
+    relay.heard.logs.length = 0;
+    await relay.callOn(server, 'log-levels');
+    expect(relay.heard.logs).toEqual([]);
+  }, 60_000);
+});
+
+describe.each([
+  { hostEra: 'a 2026-07-28 host (input_required on its call)', start: modernHost },
+  { hostEra: 'a 2025 host (elicitation/create sent to it)', start: legacyHost },
+])('URL-mode elicitation, to $hostEra', ({ start }) => {
+  it.each(HOST_FEATURE_SERVERS.map(({ era }, index) => ({ era, server: index === 0 ? 'modern' : 'legacy' })))(
+    'a host that opens pages gets the $era server\'s page, and its answer goes back',
+    async ({ server }) => {
+      const relay = await started(start, 'form+url');
+      expect(await relay.callOn(server, 'open-page')).toBe('page: accept');
+      expect(relay.heard.elicitations).toEqual([expect.objectContaining({ mode: 'url', url: PAGE_URL })]);
+      expect(relay.heard.elicitations[0]!.message).toMatch(new RegExp(`^MCP server "${server}" asks \\(relayed by mcp-statechart serve\\):\\nPay for the order`));
+    },
+    60_000,
+  );
+
+  it.each(HOST_FEATURE_SERVERS.map(({ era }, index) => ({ era, server: index === 0 ? 'modern' : 'legacy' })))(
+    'a host that declared only forms is never sent a page: the $era server is not offered url mode',
+    async ({ server }) => {
+      const relay = await started(start, 'form');
+      expect(await relay.callOn(server, 'open-page')).toBe('not asked: the client does not open URLs');
+      expect(relay.heard.elicitations).toEqual([]);
+    },
+    60_000,
+  );
+});
+
+describe('URL-mode elicitation, as the host declares it now (a 2026-07-28 host declares on every request; over HTTP each caller does)', () => {
+  it('a page goes up only while the host declares url mode; declared downstream likewise', async () => {
+    let declared: ClientCapabilities = { elicitation: { form: {}, url: {} } };
+    const sent: unknown[] = [];
+    const peer: HostPeer = {
+      getClientCapabilities: () => declared,
+      elicitInput: async (params) => (sent.push(params), { action: 'accept' }),
+      createMessage: () => Promise.reject(new Error('not asked here')),
+      listRoots: () => Promise.reject(new Error('not asked here')),
+    };
+    const { elicitation, elicitationModes } = hostRequestHandlers(peer);
+    const modes = () => (typeof elicitationModes === 'function' ? elicitationModes('shop') : elicitationModes);
+    const page = { mode: 'url' as const, message: 'Pay for the order', url: PAGE_URL, elicitationId: 'order-7' };
+    const context = { server: 'shop', signal: new AbortController().signal };
+    // As the manager runs a handler: a throw is the request's error.
+    const ask = async () => elicitation!(page, context);
+
+    expect(modes()).toEqual(['form', 'url']);
+    await expect(ask()).resolves.toEqual({ action: 'accept' });
+
+    declared = { elicitation: { form: {} } };
+    expect(modes()).toEqual(['form']);
+    await expect(ask()).rejects.toThrow('MCP server "shop" asked the user to open a page, but the MCP host running mcp-statechart serve does not offer URL-mode elicitation.');
+    expect(sent).toHaveLength(1);
+  });
+});
