@@ -28,6 +28,9 @@ export interface FirstResult {
 
 export const FIRST_RESULT_MARKER = '@@first-result ';
 
+/** The revision a modern-only server speaks (test/fixtures/modern-server.mjs). */
+export const MODERN_REVISION = '2026-07-28';
+
 /** The job from `--job FILE.json`, or `--servers N` fixture servers (for profiling a child alone). */
 export function readJob(): LazyJob {
   const argument = (name: string) => {

@@ -2,15 +2,20 @@
  * Lazy child, ours: 50 (or 10,000) configured servers, the agent loads one and calls its echo tool
  * through the loader tools (load_mcp + call_mcp_tool). With --manager-only: the same through
  * `manager.configure` + `connect` + `callTool`, without the loader tools.
+ * With `--index FILE` the loader tools keep their manifest index there, as a user's home keeps
+ * it between runs (an earlier run's connect recorded the server's manifest and era); without it
+ * every run starts with an empty index in a folder of its own, as on a fresh home.
  */
 import { performance } from 'node:perf_hooks';
-import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderServers } from '../../src/index.js';
+import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type LoaderServers } from '../../src/index.js';
 import { readJob, reportFirstResult, startWindowProfile } from '../lib/lazy-protocol.js';
+import { argValue } from '../lib/report.js';
 import { temporaryManifestIndex } from '../lib/temporary-index.js';
 
 const job = readJob();
 const managerOnly = process.argv.includes('--manager-only');
-const manifestIndex = temporaryManifestIndex();
+const indexFile = argValue('index');
+const manifestIndex = indexFile ? new ManifestIndex({ path: indexFile }) : temporaryManifestIndex();
 const servers: LoaderServers = {};
 for (const [name, config] of Object.entries(job.servers)) servers[name] = { config, description: `Fixture server ${name}` };
 
@@ -44,3 +49,5 @@ const { text, phases } = managerOnly ? await throughManager(manager, startedAt) 
 await stopProfile();
 await reportFirstResult(startedAt, text, phases);
 await manager.dispose();
+// What the connect recorded (manifest and era) is on disk before the process ends.
+await manifestIndex.flush();
