@@ -5,7 +5,6 @@
  * connected servers. Real processes: `index`, then serve --http with a gateway file of two
  * identities over two copies of the stdio fixture.
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,10 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 import { textOf } from './support/everything.js';
 import { stdioFixture } from './support/fixtures.js';
-import { startHttpServe, teamHost, type HttpServe } from './support/http-serve.js';
+import { gatewayTokenHash, startHttpServe, teamHost, type HttpServe } from './support/http-serve.js';
 
 const TOKENS = { alice: 'alice-token-2c8e', bob: 'bob-token-93fa' };
-const sha = (token: string) => `sha256:${createHash('sha256').update(token).digest('hex')}`;
 
 let home: string;
 let gateway: HttpServe;
@@ -35,8 +33,8 @@ beforeAll(async () => {
     gatewayFile,
     JSON.stringify({
       identities: {
-        alice: { token: sha(TOKENS.alice), allow: ['*'] },
-        bob: { token: sha(TOKENS.bob), deny: ['secret*'], denyTools: ['fixture/add'] },
+        alice: { token: gatewayTokenHash(TOKENS.alice), allow: ['*'] },
+        bob: { token: gatewayTokenHash(TOKENS.bob), deny: ['secret*'], denyTools: ['fixture/add'] },
       },
     }),
   );

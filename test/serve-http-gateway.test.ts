@@ -7,7 +7,6 @@
  * rate is enforced with a Retry-After the model reads; `--audit` writes a line per call and
  * never an argument. Real processes: serve, server-everything, server-memory.
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,13 +14,12 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textOf } from './support/everything.js';
-import { startHttpServe, teamHost, type HttpServe } from './support/http-serve.js';
+import { gatewayTokenHash, startHttpServe, teamHost, type HttpServe } from './support/http-serve.js';
 import { AUDIENCE, LocalIssuer, signingKey, type SigningKey } from './support/local-issuer.js';
 import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
 
 const TOKENS = { alice: 'alice-token-5d1f', bob: 'bob-token-77a2', dora: 'dora-token-c3e9' };
 const CANARY = 'canary-3f9a1c-never-in-the-audit-log';
-const sha = (token: string) => `sha256:${createHash('sha256').update(token).digest('hex')}`;
 
 let home: string;
 let servers: ReferenceServers;
@@ -44,9 +42,9 @@ beforeAll(async () => {
     gatewayFile,
     JSON.stringify({
       identities: {
-        alice: { token: sha(TOKENS.alice), allow: ['*'] },
-        bob: { token: sha(TOKENS.bob), deny: ['secret*'], denyTools: ['everything/get-sum'], callsPerMinute: 4 },
-        dora: { token: sha(TOKENS.dora), groups: ['readers'] },
+        alice: { token: gatewayTokenHash(TOKENS.alice), allow: ['*'] },
+        bob: { token: gatewayTokenHash(TOKENS.bob), deny: ['secret*'], denyTools: ['everything/get-sum'], callsPerMinute: 4 },
+        dora: { token: gatewayTokenHash(TOKENS.dora), groups: ['readers'] },
       },
       groups: { readers: { allow: ['everything'], denyTools: ['everything/echo'] }, admins: { allow: ['*'] } },
       oauth: { issuer: issuer.url, audience: AUDIENCE, groupsClaim: 'groups' },

@@ -5,7 +5,6 @@
  * its own. Real processes: serve --http with a gateway file of two identities, and the modern-only
  * fixture over stdio answering tools/list with `cacheScope: "private"` and counting the listings.
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,11 +12,10 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textOf } from './support/everything.js';
-import { startHttpServe, teamHost, type HttpServe } from './support/http-serve.js';
+import { gatewayTokenHash, startHttpServe, teamHost, type HttpServe } from './support/http-serve.js';
 
 const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
 const TOKENS = { alice: 'alice-token-81c4', bob: 'bob-token-0f3e' };
-const sha = (token: string) => `sha256:${createHash('sha256').update(token).digest('hex')}`;
 
 let home: string;
 let gateway: HttpServe;
@@ -30,7 +28,7 @@ beforeAll(async () => {
   const modern = { command: process.execPath, args: [MODERN_SERVER, '--list-ttl-ms', '3600000', '--list-cache-scope', 'private'] };
   writeFileSync(config, JSON.stringify({ mcpServers: { modern } }));
   const gatewayFile = join(home, 'gateway.json');
-  writeFileSync(gatewayFile, JSON.stringify({ identities: { alice: { token: sha(TOKENS.alice), allow: ['*'] }, bob: { token: sha(TOKENS.bob), allow: ['*'] } } }));
+  writeFileSync(gatewayFile, JSON.stringify({ identities: { alice: { token: gatewayTokenHash(TOKENS.alice), allow: ['*'] }, bob: { token: gatewayTokenHash(TOKENS.bob), allow: ['*'] } } }));
   gateway = await startHttpServe(home, ['--config', config], ['--gateway', gatewayFile]);
 }, 90_000);
 

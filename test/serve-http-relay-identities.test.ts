@@ -5,7 +5,6 @@
  * the other's request reaches that caller's host. Real processes: serve --http with a gateway file
  * of two identities, server-everything over stdio, two 2025-era hosts.
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,10 +13,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everythingStdio, textOf } from './support/everything.js';
-import { startHttpServe, type HttpServe } from './support/http-serve.js';
+import { gatewayTokenHash, startHttpServe, type HttpServe } from './support/http-serve.js';
 
 const TOKENS = { alice: 'alice-token-d41e', bob: 'bob-token-7c02' };
-const sha = (token: string) => `sha256:${createHash('sha256').update(token).digest('hex')}`;
 
 let home: string;
 let gateway: HttpServe;
@@ -28,7 +26,7 @@ beforeAll(async () => {
   const config = join(home, 'mcp.json');
   writeFileSync(config, JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
   const gatewayFile = join(home, 'gateway.json');
-  writeFileSync(gatewayFile, JSON.stringify({ identities: { alice: { token: sha(TOKENS.alice), allow: ['*'] }, bob: { token: sha(TOKENS.bob), allow: ['*'] } } }));
+  writeFileSync(gatewayFile, JSON.stringify({ identities: { alice: { token: gatewayTokenHash(TOKENS.alice), allow: ['*'] }, bob: { token: gatewayTokenHash(TOKENS.bob), allow: ['*'] } } }));
   gateway = await startHttpServe(home, ['--config', config], ['--gateway', gatewayFile]);
 }, 90_000);
 

@@ -6,25 +6,23 @@
  * processes: serve --http with a gateway file of three identities, server-everything and
  * server-memory, in a fresh home (no index).
  */
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textOf } from './support/everything.js';
-import { startHttpServe, teamHost, type HttpServe } from './support/http-serve.js';
+import { gatewayTokenHash, startHttpServe, teamHost, type HttpServe } from './support/http-serve.js';
 import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
 
 const TOKENS = { alice: 'alice-token-9b21', bob: 'bob-token-4e7d', dora: 'dora-token-a0c5' };
-const sha = (token: string) => `sha256:${createHash('sha256').update(token).digest('hex')}`;
 
 const ERIN = 'erin-token-61f0';
 const GATEWAY = {
   identities: {
-    alice: { token: sha(TOKENS.alice), allow: ['*'] },
-    bob: { token: sha(TOKENS.bob), deny: ['secret*'], denyTools: ['everything/get-sum'] },
-    dora: { token: sha(TOKENS.dora), groups: ['readers'] },
+    alice: { token: gatewayTokenHash(TOKENS.alice), allow: ['*'] },
+    bob: { token: gatewayTokenHash(TOKENS.bob), deny: ['secret*'], denyTools: ['everything/get-sum'] },
+    dora: { token: gatewayTokenHash(TOKENS.dora), groups: ['readers'] },
   },
   groups: { readers: { allow: ['everything'], denyTools: ['everything/echo'] } },
 };
@@ -110,7 +108,7 @@ describe('search_mcp_tools over serve --http', () => {
     const before = new Map<string, string>();
     for (const [name, token] of Object.entries(TOKENS)) before.set(name, JSON.stringify((await (await hostWith(token)).listTools()).tools));
     // Everything has connected (the test before): the index is no longer empty. A new identity joins.
-    writeFileSync(gatewayFile, JSON.stringify({ ...GATEWAY, identities: { ...GATEWAY.identities, erin: { token: sha(ERIN), allow: ['*'] } } }));
+    writeFileSync(gatewayFile, JSON.stringify({ ...GATEWAY, identities: { ...GATEWAY.identities, erin: { token: gatewayTokenHash(ERIN), allow: ['*'] } } }));
     await until(async () => {
       try {
         await hostWith(ERIN);

@@ -1,5 +1,6 @@
 /** `mcp-statechart serve --http` as a process: started in a home of the test's, its address read from stderr. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { CLI_COMMAND } from './cli.js';
 
@@ -67,4 +68,9 @@ export async function teamHost(url: string, token: string, opened: Client[] = []
   opened.push(client);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   return client;
+}
+
+/** A bearer token as the gateway file holds it: `sha256:` and the hex of its hash. */
+export function gatewayTokenHash(token: string): string {
+  return `sha256:${createHash('sha256').update(token).digest('hex')}`;
 }
