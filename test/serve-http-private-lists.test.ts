@@ -25,7 +25,7 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'mcp-serve-private-'));
   const config = join(home, 'mcp.json');
   // Fresh for an hour: no re-listing by ttl during the test, only the ones per identity.
-  const modern = { command: process.execPath, args: [MODERN_SERVER, '--list-ttl-ms', '3600000', '--list-cache-scope', 'private'] };
+  const modern = { command: process.execPath, args: [MODERN_SERVER, '--list-ttl-ms', '3600000', '--list-cache-scope', 'private', '--prompt-per-listing'] };
   writeFileSync(config, JSON.stringify({ mcpServers: { modern } }));
   const gatewayFile = join(home, 'gateway.json');
   writeFileSync(gatewayFile, JSON.stringify({ identities: { alice: { token: gatewayTokenHash(TOKENS.alice), allow: ['*'] }, bob: { token: gatewayTokenHash(TOKENS.bob), allow: ['*'] } } }));
@@ -69,5 +69,29 @@ describe('a private tool list over serve --http', () => {
     expect(await loadedTools(alice)).toContain('echo');
     expect(await loadedTools(bob)).toContain('echo');
     expect(await listings(alice)).toBe(afterAlice + 1);
+  }, 60_000);
+});
+
+/** The fixture's `reading` prompt as a host is shown it: its description names the prompts/list reading it came from. */
+async function shownReading(host: Client): Promise<string | undefined> {
+  const { prompts } = await host.listPrompts();
+  return prompts.find(({ name }) => name === 'modern/reading')?.description;
+}
+
+describe('a private prompt list over serve --http', () => {
+  it("is shown to each identity from a reading of its own, never from another identity's", async () => {
+    const alice = await hostWith(TOKENS.alice);
+    const bob = await hostWith(TOKENS.bob);
+    await loadedTools(alice);
+
+    const alicesReading = await shownReading(alice);
+    expect(alicesReading).toMatch(/^prompts\/list reading \d+$/);
+    const bobsReading = await shownReading(bob);
+    expect(bobsReading).toMatch(/^prompts\/list reading \d+$/);
+    expect(bobsReading).not.toBe(alicesReading);
+
+    // Each keeps its own until the list's time is up: asking again reads nothing new for either.
+    expect(await shownReading(alice)).toBe(alicesReading);
+    expect(await shownReading(bob)).toBe(bobsReading);
   }, 60_000);
 });

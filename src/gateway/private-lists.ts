@@ -86,6 +86,11 @@ export class PrivateLists {
     });
   }
 
+  /** What `identity` may see of `server`'s lists (its own listing of the private ones), e.g. for a prompts/list it sent. */
+  async manifestForCaller(identity: string, server: string): Promise<McpServerManifest | undefined> {
+    return this.asCaller(identity, server, async () => this.manifestFor(server));
+  }
+
   /** A listing that failed leaves the caller with the private lists withheld (empty), never another's. */
   private async prepare(server: string): Promise<void> {
     try {

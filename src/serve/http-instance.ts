@@ -88,7 +88,9 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
       };
       return relay.runLegacy(call, () => execute(relayedCallOptions(request, ctx)));
     });
-    offer.install(server, access.allowsServer, (use, run) => audited(audit, { identity, ...use }, run));
+    // A list the server calls private is shown as this identity's own reading, never another's.
+    const manifestOf = privateLists && ((name: string) => privateLists.manifestForCaller(identity, name));
+    offer.install(server, access.allowsServer, (use, run) => audited(audit, { identity, ...use }, run), manifestOf);
     return server;
   };
 }

@@ -32,7 +32,7 @@ export function offerPromptsAndResources(host: ServeHost, servers: ServedServers
 
 /** The offer itself: `install` sets an instance's handlers for what `isAllowed` lets it see (`serve --http` builds an instance per request and identity). */
 export interface PromptsAndResourcesOffer {
-  install(instance: Server, isAllowed: (server: string) => boolean, around?: AroundUse): void;
+  install(instance: Server, isAllowed: (server: string) => boolean, around?: AroundUse, manifestOf?: ManifestOf): void;
   stop(): void;
 }
 
@@ -41,6 +41,9 @@ export type AroundUse = <T>(use: { kind: 'prompt' | 'resource'; server: string; 
 
 const directly: AroundUse = (_use, run) => run();
 
+/** The manifest a host is shown of a server (`serve --http`: the caller's own reading of a list the server calls private). */
+export type ManifestOf = (server: string) => Promise<McpServerManifest | undefined>;
+
 /** Follows which servers have loaded; `listsChanged` runs when what a host allowed `announced` sees may have changed. */
 export function promptsAndResourcesOffer(
   servers: ServedServers,
@@ -48,29 +51,31 @@ export function promptsAndResourcesOffer(
   listsChanged: () => void,
 ): PromptsAndResourcesOffer {
   const loaded = new Set<string>();
-  const offeredTo = (isAllowed: (server: string) => boolean) => [...loaded].filter(isAllowed).map((name) => ({ name, manifest: servers.getManifest(name) }));
+  const shared: ManifestOf = async (server) => servers.getManifest(server);
+  const namesFor = (isAllowed: (server: string) => boolean) => [...loaded].filter(isAllowed);
 
-  const install = (instance: Server, isAllowed: (server: string) => boolean, around: AroundUse = directly) => {
-    const offered = () => offeredTo(isAllowed);
+  const install = (instance: Server, isAllowed: (server: string) => boolean, around: AroundUse = directly, manifestOf: ManifestOf = shared) => {
+    const names = () => namesFor(isAllowed);
+    const offered = () => Promise.all(names().map(async (name) => ({ name, manifest: await manifestOf(name) })));
     instance.setRequestHandler('prompts/list', async () => ({
-      prompts: offered().flatMap(({ name, manifest }) =>
+      prompts: (await offered()).flatMap(({ name, manifest }) =>
         (manifest?.prompts ?? []).map((prompt) => ({ ...prompt, name: `${name}/${prompt.name}` })),
       ),
     }));
     instance.setRequestHandler('prompts/get', async (request, ctx) => {
-      const { server, prompt } = splitPromptName(request.params.name, offered().map(({ name }) => name));
+      const { server, prompt } = splitPromptName(request.params.name, names());
       return around({ kind: 'prompt', server, name: prompt }, async () => {
         await ensureConnected(servers, server);
         return servers.getPrompt(server, prompt, request.params.arguments, { signal: ctx.mcpReq.signal });
       });
     });
     instance.setRequestHandler('resources/list', async () => ({
-      resources: offered().flatMap(({ name, manifest }) =>
+      resources: (await offered()).flatMap(({ name, manifest }) =>
         (manifest?.resources ?? []).map((resource) => ({ ...resource, uri: servedUri(name, resource.uri), name: `${name}/${resource.name}` })),
       ),
     }));
     instance.setRequestHandler('resources/read', async (request, ctx) => {
-      const { server, uri } = splitServedUri(request.params.uri, offered().map(({ name }) => name));
+      const { server, uri } = splitServedUri(request.params.uri, names());
       const read = await around({ kind: 'resource', server, name: uri }, async () => {
         await ensureConnected(servers, server);
         return servers.readResource(server, uri, { signal: ctx.mcpReq.signal });
