@@ -69,6 +69,7 @@ function buildLoaderTools(options: CreateLoaderToolsOptions, search: 'when-usefu
     searchable,
     searchOffered: offered('search_mcp_tools'),
     approver: new ToolCallApprover(options),
+    sharedByCallers: search === 'over-any-index',
   };
   const loaderTools = (Object.keys(TOOL_FACTORIES) as LoaderToolName[]).filter(offered).map((name) => TOOL_FACTORIES[name](context));
   const call = loaderTools.find((tool) => tool.name === 'call_mcp_tool');

@@ -11,7 +11,9 @@ import type { LoaderToolContext } from './tool-context.js';
 import type { LoaderTool, LoaderToolResult, LoaderToolsManager } from './types.js';
 import { unknownToolText } from './unknown-tool.js';
 
-const PURPOSE = 'Connects an MCP server; returns its tools with input schemas, resources and prompts. enabled: false disconnects it and hides it from the other tools for this session.';
+const PURPOSE = 'Connects an MCP server; returns its tools with input schemas, resources and prompts.';
+const SWITCHING_OFF = 'enabled: false disconnects it and hides it from the other tools for this session.';
+const SHARED = 'The servers are shared by every caller of this gateway: enabled: false is refused.';
 
 /** One line per server, with its tool count when search knows it. */
 function serverLines({ catalog, searchable }: LoaderToolContext): string {
@@ -30,10 +32,11 @@ function serverLines({ catalog, searchable }: LoaderToolContext): string {
  * URIs come from, search_mcp_tools says to search first when unsure.
  */
 function describeLoadMcp(context: LoaderToolContext): string {
-  const { catalog, searchOffered } = context;
-  if (catalog.listed) return `${PURPOSE} ${serverLines(context)}`;
+  const { catalog, searchOffered, sharedByCallers } = context;
+  const purpose = `${PURPOSE} ${sharedByCallers ? SHARED : SWITCHING_OFF}`;
+  if (catalog.listed) return `${purpose} ${serverLines(context)}`;
   const finding = searchOffered ? 'search_mcp_tools finds them' : 'ask the user which one';
-  return `${PURPOSE} ${catalog.names.length} servers are configured, too many to list: ${finding}; an unknown name gets the closest names.`;
+  return `${purpose} ${catalog.names.length} servers are configured, too many to list: ${finding}; an unknown name gets the closest names.`;
 }
 
 /** A connected server is only touched (its idle timer re-armed); asking for a connection again would be a no-op round trip. */
@@ -67,7 +70,11 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, serv
 }
 
 /** The model turns a server off: it is disconnected, and no tool but load_mcp uses it until turned on again. */
-async function switchOff({ manager, catalog }: LoaderToolContext, server: string): Promise<LoaderToolResult> {
+async function switchOff({ manager, catalog, sharedByCallers }: LoaderToolContext, server: string): Promise<LoaderToolResult> {
+  // One caller's switch would disconnect calls in flight of every other caller and hide the server from them.
+  if (sharedByCallers) {
+    return errorResult(`MCP server "${server}" stays on: this gateway's servers are shared by every caller, so load_mcp cannot turn one off for all of them. Leave it unused, or ask the gateway's operator to deny it in the gateway file.`);
+  }
   catalog.switchOff(server, true);
   if (manager.getState(server) !== 'disconnected') await manager.disconnect(server);
   return okResult(`MCP server "${server}" is off for this session: disconnected, left out of search and refused by call_mcp_tool. load_mcp { server: "${server}" } turns it back on.`);

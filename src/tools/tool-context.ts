@@ -17,6 +17,8 @@ export interface LoaderToolContext {
   searchOffered: boolean;
   /** Asks before the calls the approval policy names. */
   approver: ToolCallApprover;
+  /** `serve --http`: every caller of the gateway shares the servers, so no one caller's model may switch one off. */
+  sharedByCallers: boolean;
 }
 
 /**
