@@ -23,7 +23,7 @@ export interface CallerAccess extends PermissionChecks {
 /** Builds loader tools for `permissions` (within serve's own) and an approval policy (undefined: serve's own). */
 export type ToolsForPolicy = (permissions: LoaderPermissions | undefined, approve: ApprovalPolicy | undefined) => LoaderTool[];
 
-/** Distinct policies kept built at most; one more drops the oldest (it is rebuilt when next used). */
+/** Distinct policies kept built at most; one more drops the one used longest ago (it is rebuilt when next used). */
 const MAX_POLICIES = 256;
 
 export interface AccessResolver {
@@ -46,11 +46,13 @@ export function createAccessResolver(config: () => GatewayConfig | undefined, ba
   const toolsOf = (permissions: LoaderPermissions, approve: ApprovalPolicy | undefined) => {
     const key = JSON.stringify([permissions, approve ?? null]);
     let tools = built.get(key);
-    if (!tools) {
+    // Kept in the order of use: a policy in use keeps its tools, whose bytes head its hosts' prompt caches.
+    if (tools) built.delete(key);
+    else {
       if (built.size >= MAX_POLICIES) built.delete(built.keys().next().value as string);
       tools = build(permissions, approve);
-      built.set(key, tools);
     }
+    built.set(key, tools);
     return tools;
   };
 
