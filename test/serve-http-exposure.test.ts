@@ -5,49 +5,34 @@
  * connected servers. Real processes: `index`, then serve --http with a gateway file of two
  * identities over two copies of the stdio fixture.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 import { textOf } from './support/everything.js';
 import { stdioFixture } from './support/fixtures.js';
-import { gatewayTokenHash, startHttpServe, teamHost, type HttpServe } from './support/http-serve.js';
+import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
 const TOKENS = { alice: 'alice-token-2c8e', bob: 'bob-token-93fa' };
 
-let home: string;
-let gateway: HttpServe;
-const hosts: Client[] = [];
+let team: TeamGateway;
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'mcp-serve-exposure-'));
-  const config = join(home, 'mcp.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture(), 'secret-fixture': stdioFixture() } }));
   // Eager lists the servers whose tools are known: both are indexed before serve starts.
-  const indexed = await runCli(['--config', config, 'index'], { cwd: home, env: { HOME: home }, timeoutMs: 60_000 });
-  if (indexed.code !== 0) throw new Error(`index failed: ${indexed.stdout}${indexed.stderr}`);
-  const gatewayFile = join(home, 'gateway.json');
-  writeFileSync(
-    gatewayFile,
-    JSON.stringify({
-      identities: {
-        alice: { token: gatewayTokenHash(TOKENS.alice), allow: ['*'] },
-        bob: { token: gatewayTokenHash(TOKENS.bob), deny: ['secret*'], denyTools: ['fixture/add'] },
-      },
-    }),
+  const indexBoth = async (home: string, config: string) => {
+    const indexed = await runCli(['--config', config, 'index'], { cwd: home, env: { HOME: home }, timeoutMs: 60_000 });
+    if (indexed.code !== 0) throw new Error(`index failed: ${indexed.stdout}${indexed.stderr}`);
+  };
+  team = await startTeamGateway(
+    'exposure',
+    { fixture: stdioFixture(), 'secret-fixture': stdioFixture() },
+    { alice: { token: TOKENS.alice, allow: ['*'] }, bob: { token: TOKENS.bob, deny: ['secret*'], denyTools: ['fixture/add'] } },
+    { globalFlags: ['--exposure', 'eager'], beforeServe: indexBoth },
   );
-  gateway = await startHttpServe(home, ['--config', config, '--exposure', 'eager'], ['--gateway', gatewayFile]);
 }, 120_000);
 
-afterAll(async () => {
-  await Promise.all(hosts.map((host) => host.close()));
-  await gateway?.stop();
-  rmSync(home, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => team?.close(), 60_000);
 
-const hostWith = (token: string) => teamHost(gateway.url, token, hosts);
+const hostWith = (token: string) => team.host(token);
 const names = async (host: Client) => (await host.listTools()).tools.map((tool) => tool.name);
 
 describe('serve --http --exposure eager', () => {

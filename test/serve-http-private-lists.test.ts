@@ -5,40 +5,26 @@
  * its own. Real processes: serve --http with a gateway file of two identities, and the modern-only
  * fixture over stdio answering tools/list with `cacheScope: "private"` and counting the listings.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textOf } from './support/everything.js';
-import { gatewayTokenHash, startHttpServe, teamHost, type HttpServe } from './support/http-serve.js';
+import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
 const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
 const TOKENS = { alice: 'alice-token-81c4', bob: 'bob-token-0f3e' };
 
-let home: string;
-let gateway: HttpServe;
-const hosts: Client[] = [];
+let team: TeamGateway;
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'mcp-serve-private-'));
-  const config = join(home, 'mcp.json');
   // Fresh for an hour: no re-listing by ttl during the test, only the ones per identity.
   const modern = { command: process.execPath, args: [MODERN_SERVER, '--list-ttl-ms', '3600000', '--list-cache-scope', 'private', '--prompt-per-listing'] };
-  writeFileSync(config, JSON.stringify({ mcpServers: { modern } }));
-  const gatewayFile = join(home, 'gateway.json');
-  writeFileSync(gatewayFile, JSON.stringify({ identities: { alice: { token: gatewayTokenHash(TOKENS.alice), allow: ['*'] }, bob: { token: gatewayTokenHash(TOKENS.bob), allow: ['*'] } } }));
-  gateway = await startHttpServe(home, ['--config', config], ['--gateway', gatewayFile]);
+  team = await startTeamGateway('private', { modern }, { alice: { token: TOKENS.alice, allow: ['*'] }, bob: { token: TOKENS.bob, allow: ['*'] } });
 }, 90_000);
 
-afterAll(async () => {
-  await Promise.all(hosts.map((host) => host.close()));
-  await gateway?.stop();
-  rmSync(home, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => team?.close(), 60_000);
 
-const hostWith = (token: string) => teamHost(gateway.url, token, hosts);
+const hostWith = (token: string) => team.host(token);
 
 async function loadedTools(host: Client): Promise<string[]> {
   const loaded = await host.callTool({ name: 'load_mcp', arguments: { server: 'modern' } });

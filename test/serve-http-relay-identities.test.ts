@@ -5,36 +5,22 @@
  * the other's request reaches that caller's host. Real processes: serve --http with a gateway file
  * of two identities, server-everything over stdio, two 2025-era hosts.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everythingStdio, textOf } from './support/everything.js';
-import { gatewayTokenHash, startHttpServe, type HttpServe } from './support/http-serve.js';
+import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
 const TOKENS = { alice: 'alice-token-d41e', bob: 'bob-token-7c02' };
 
-let home: string;
-let gateway: HttpServe;
-const hosts: Client[] = [];
+let team: TeamGateway;
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'mcp-serve-relay-identities-'));
-  const config = join(home, 'mcp.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
-  const gatewayFile = join(home, 'gateway.json');
-  writeFileSync(gatewayFile, JSON.stringify({ identities: { alice: { token: gatewayTokenHash(TOKENS.alice), allow: ['*'] }, bob: { token: gatewayTokenHash(TOKENS.bob), allow: ['*'] } } }));
-  gateway = await startHttpServe(home, ['--config', config], ['--gateway', gatewayFile]);
+  team = await startTeamGateway('relay-identities', { everything: everythingStdio() }, { alice: { token: TOKENS.alice, allow: ['*'] }, bob: { token: TOKENS.bob, allow: ['*'] } });
 }, 90_000);
 
-afterAll(async () => {
-  await Promise.all(hosts.map((host) => host.close()));
-  await gateway?.stop();
-  rmSync(home, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => team?.close(), 60_000);
 
 /** A 2025-era host that can show forms; `asked` collects every form message it was shown. */
 async function hostWith(token: string) {
@@ -44,8 +30,8 @@ async function hostWith(token: string) {
     asked.push(request.params.message);
     return { action: 'accept', content: { name: 'Host User' } };
   });
-  hosts.push(client);
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  team.hosts.push(client);
+  await client.connect(new StreamableHTTPClientTransport(new URL(team.serve.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   const call = async (tool: string, args: Record<string, unknown>, onprogress?: () => void) =>
     client.callTool({ name: 'call_mcp_tool', arguments: { server: 'everything', tool, arguments: args } }, undefined, { timeout: 30_000, onprogress });
   return { client, asked, call };

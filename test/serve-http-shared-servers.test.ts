@@ -4,43 +4,29 @@
  * disconnect their calls and hide the server from them). Real processes: serve --http with a
  * gateway file of two identities of one policy, the stdio fixture, two 2026-07-28 hosts.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { textOf } from './support/everything.js';
 import { stdioFixture } from './support/fixtures.js';
-import { gatewayTokenHash, startHttpServe, teamHost, type HttpServe } from './support/http-serve.js';
+import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
 const TOKENS = { alice: 'alice-token-5b17', bob: 'bob-token-e9a0' };
 
-let home: string;
-let gateway: HttpServe;
-const hosts: Client[] = [];
+let team: TeamGateway;
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'mcp-serve-shared-'));
-  const config = join(home, 'mcp.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
-  const gatewayFile = join(home, 'gateway.json');
   const everything = { allow: ['*'] };
-  writeFileSync(gatewayFile, JSON.stringify({ identities: { alice: { token: gatewayTokenHash(TOKENS.alice), ...everything }, bob: { token: gatewayTokenHash(TOKENS.bob), ...everything } } }));
-  gateway = await startHttpServe(home, ['--config', config], ['--gateway', gatewayFile]);
+  team = await startTeamGateway('shared', { fixture: stdioFixture() }, { alice: { token: TOKENS.alice, ...everything }, bob: { token: TOKENS.bob, ...everything } });
 }, 90_000);
 
-afterAll(async () => {
-  await Promise.all(hosts.map((host) => host.close()));
-  await gateway?.stop();
-  rmSync(home, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => team?.close(), 60_000);
 
 const echo = (host: Client, text: string) => host.callTool({ name: 'call_mcp_tool', arguments: { server: 'fixture', tool: 'echo', arguments: { text } } });
 
 describe('a server shared by the callers of serve --http', () => {
   it("is not switched off by one caller's load_mcp: the others' calls go on", async () => {
-    const alice = await teamHost(gateway.url, TOKENS.alice, hosts);
-    const bob = await teamHost(gateway.url, TOKENS.bob, hosts);
+    const alice = await team.host(TOKENS.alice);
+    const bob = await team.host(TOKENS.bob);
     expect((await alice.callTool({ name: 'load_mcp', arguments: { server: 'fixture' } })).isError).toBeFalsy();
     expect(textOf(await echo(alice, 'before'))).toContain('before');
 

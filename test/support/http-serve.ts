@@ -1,6 +1,9 @@
 /** `mcp-statechart serve --http` as a process: started in a home of the test's, its address read from stderr. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { CLI_COMMAND } from './cli.js';
 
@@ -63,7 +66,7 @@ export async function startHttpServe(
 }
 
 /** A 2026-07-28 host connected to `serve --http` at `url`, sending `token` as its bearer token; added to `opened` for the test to close. */
-export async function teamHost(url: string, token: string, opened: Client[] = []): Promise<Client> {
+export async function teamHost(url: string, token: string, opened: Array<{ close(): Promise<void> }> = []): Promise<Client> {
   const client = new Client({ name: 'team-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   opened.push(client);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
@@ -73,4 +76,57 @@ export async function teamHost(url: string, token: string, opened: Client[] = []
 /** A bearer token as the gateway file holds it: `sha256:` and the hex of its hash. */
 export function gatewayTokenHash(token: string): string {
   return `sha256:${createHash('sha256').update(token).digest('hex')}`;
+}
+
+/** A team's `serve --http` in a home of its own: the MCP config and gateway file written there, the hosts the test opened. */
+export interface TeamGateway {
+  home: string;
+  /** The MCP config's path. */
+  config: string;
+  /** The gateway file's path. */
+  gatewayFile: string;
+  serve: HttpServe;
+  /** Hosts to close with the gateway (a test adds its own kinds). */
+  hosts: Array<{ close(): Promise<void> }>;
+  /** A 2026-07-28 host with this bearer token. */
+  host(token: string): Promise<Client>;
+  /** Closes the hosts, stops serve and removes the home. */
+  close(): Promise<void>;
+}
+
+/** Identity rules as the gateway file holds them, with the bearer token in the clear (written hashed). */
+export type TeamIdentities = Record<string, { token: string } & Record<string, unknown>>;
+
+/**
+ * Starts `serve --http --gateway` in a new home with `mcpServers` and `identities` (plus `groups`
+ * and other gateway-file fields in `gatewayExtras`); `beforeServe` runs once the config is written.
+ */
+export async function startTeamGateway(
+  name: string,
+  mcpServers: Record<string, unknown>,
+  identities: TeamIdentities,
+  { globalFlags = [], gatewayExtras = {}, beforeServe }: { globalFlags?: string[]; gatewayExtras?: Record<string, unknown>; beforeServe?: (home: string, config: string) => Promise<void> } = {},
+): Promise<TeamGateway> {
+  const home = mkdtempSync(join(tmpdir(), `mcp-serve-${name}-`));
+  const config = join(home, 'mcp.json');
+  writeFileSync(config, JSON.stringify({ mcpServers }));
+  await beforeServe?.(home, config);
+  const gatewayFile = join(home, 'gateway.json');
+  const hashed = Object.fromEntries(Object.entries(identities).map(([identity, rules]) => [identity, { ...rules, token: gatewayTokenHash(rules.token) }]));
+  writeFileSync(gatewayFile, JSON.stringify({ identities: hashed, ...gatewayExtras }));
+  const serve = await startHttpServe(home, ['--config', config, ...globalFlags], ['--gateway', gatewayFile]);
+  const hosts: Array<{ close(): Promise<void> }> = [];
+  return {
+    home,
+    config,
+    gatewayFile,
+    serve,
+    hosts,
+    host: (token) => teamHost(serve.url, token, hosts),
+    async close() {
+      await Promise.all(hosts.map((host) => host.close()));
+      await serve.stop();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
 }
