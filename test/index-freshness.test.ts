@@ -149,7 +149,7 @@ describe('servers and index say how old a stale entry is', () => {
 });
 
 describe('a connected server keeps its index entry fresh', () => {
-  it('lists its tools again in the background once the entry passes its ttl, though the list did not change', async () => {
+  it("is written afresh once the entry passes its ttl, though the list did not change", async () => {
     const config = modernWithTtl(1_000);
     const manager = new McpConnectionManager({ logger: silentLogger });
     managers.push(manager);
@@ -162,6 +162,29 @@ describe('a connected server keeps its index entry fresh', () => {
       // Bounded wait for the background listing (the ttl is 1 s): the entry is written again, newer.
       await vi.waitFor(() => expect(Date.parse(index.entry('modern')!.indexedAt)).toBeGreaterThan(Date.parse(first)), { timeout: 15_000, interval: 100 });
       expect(index.entry('modern')!.manifest.tools.map(({ name }) => name)).toEqual(manager.getManifest('modern')!.tools.map(({ name }) => name));
+      expect(manager.openSessionCount()).toBe(1);
+    } finally {
+      stop();
+    }
+  }, 30_000);
+
+  it("lists the tools once per ttl: the connection's own re-read keeps the entry fresh, no second listing beside it", async () => {
+    const config = modernWithTtl(3_000);
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const index = new ManifestIndex({ path: indexPath() });
+    const stop = recordManifests(manager, index, { modern: config });
+    const listings = async () => {
+      const result = await manager.callTool('modern', 'listings');
+      return Number((result.content[0] as { text: string }).text);
+    };
+    try {
+      await manager.connect('modern', config);
+      const first = index.entry('modern')!.indexedAt;
+      const atConnect = await listings();
+      // Bounded wait for the entry to be written again (the ttl is 3 s); the count is read well before the next ttl.
+      await vi.waitFor(() => expect(Date.parse(index.entry('modern')!.indexedAt)).toBeGreaterThan(Date.parse(first)), { timeout: 15_000, interval: 50 });
+      expect(await listings()).toBe(atConnect + 1);
       expect(manager.openSessionCount()).toBe(1);
     } finally {
       stop();

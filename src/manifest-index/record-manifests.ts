@@ -1,9 +1,9 @@
 /**
  * Keeps the index up to date from the outside of the manager: every connect and every
  * list_changed refresh of a server whose definition we know is recorded. While a server stays
- * connected, its tools are listed again in the background once the entry passes the `ttlMs` the
- * server gave the list, so the entry other processes read never goes stale because the list
- * merely stayed the same. A server not connected is never started for it.
+ * connected, its entry is written afresh once it passes the `ttlMs` the server gave the list (the
+ * connection re-reads the list then), so the entry other processes read never goes stale because
+ * the list merely stayed the same. A server not connected is never started for it.
  */
 import type { McpServerConfig } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
@@ -11,17 +11,10 @@ import type { McpConnectionManager } from '../manager.js';
 import type { Logger } from '../logger.js';
 import type { ManifestIndex } from './manifest-index.js';
 import type { McpServerManifest } from '../../machines/types.js';
-import { Deadline } from '../connection/deadline.js';
-import { listManifest } from '../connection/manifest.js';
-import { silentLogger } from '../logger.js';
-import { redact, secretsOf } from '../redact.js';
 import { MAX_INDEX_TTL_MS } from './entry-expiry.js';
-import { errorMessage } from '../../machines/to-error.js';
+import { MIN_RELIST_MS } from '../connection/list-expiry.js';
 
-export type RecordingManager = Pick<McpConnectionManager, 'on' | 'getManifest'> & Partial<Pick<McpConnectionManager, 'eras' | 'getClient'>>;
-
-/** A background listing of a connected server's tools gets this long, all pages together. */
-const RELIST_TIMEOUT_MS = 30_000;
+export type RecordingManager = Pick<McpConnectionManager, 'on' | 'getManifest'> & Partial<Pick<McpConnectionManager, 'eras'>>;
 
 interface Recorder {
   /** The latest definitions the manager was given; a server is recorded under its current one. */
@@ -90,45 +83,35 @@ export function recordManifests(
       const config = recorder.configs[server]!;
       const outcome = index.record(server, config, manifest, recorder.projectFiles[server], manager.eras?.learnt(server, config));
       if (!outcome.stored) logger?.warn(`The manifest of MCP server "${server}" is not kept in ${index.path}: ${outcome.reason}.`);
-      else relistAfterTtl(server, manifest);
+      else refreshAfterTtl(server, manifest);
       index.flush().catch(failed);
     } catch (error) {
       failed(error as Error);
     }
   };
-  const relistTimers = new Map<string, NodeJS.Timeout>();
-  const cancelRelist = (server: string) => {
-    clearTimeout(relistTimers.get(server));
-    relistTimers.delete(server);
+  const refreshTimers = new Map<string, NodeJS.Timeout>();
+  const cancelRefresh = (server: string) => {
+    clearTimeout(refreshTimers.get(server));
+    refreshTimers.delete(server);
   };
-  // A list with no ttlMs, or 0 ("stale at once"), is not polled: as the connection itself does (src/connection/list-expiry.ts).
-  const relistAfterTtl = (server: string, manifest: McpServerManifest) => {
-    cancelRelist(server);
+  // The connection re-reads a list once its ttlMs is up and reports a change as mcp.manifestChanged
+  // (src/connection/list-expiry.ts): past the ttl, the manifest the manager holds is the one just
+  // read, so the entry is written afresh from it rather than listed a second time. A list with no
+  // ttlMs, or 0 ("stale at once"), is not re-read by the connection, nor refreshed here.
+  const refreshAfterTtl = (server: string, manifest: McpServerManifest) => {
+    cancelRefresh(server);
     const ttlMs = manifest.freshness?.tools?.ttlMs;
-    if (ttlMs === undefined || ttlMs <= 0 || !manager.getClient) return;
+    if (ttlMs === undefined || ttlMs <= 0) return;
     const timer = setTimeout(() => {
-      relistTimers.delete(server);
-      void relist(server);
-    }, Math.min(ttlMs, MAX_INDEX_TTL_MS));
+      refreshTimers.delete(server);
+      record(server);
+    }, Math.min(Math.max(ttlMs, MIN_RELIST_MS), MAX_INDEX_TTL_MS));
     timer.unref();
-    relistTimers.set(server, timer);
-  };
-  const relist = async (server: string) => {
-    const client = manager.getClient?.(server);
-    const base = manager.getManifest(server);
-    if (!client || !base || !Object.hasOwn(recorder.configs, server)) return;
-    const deadline = new Deadline(RELIST_TIMEOUT_MS, () => new Error(`the listing did not finish within ${RELIST_TIMEOUT_MS} ms`));
-    try {
-      record(server, await listManifest({ server, client, logger: logger ?? silentLogger, deadline }, base, ['tools']));
-    } catch (error) {
-      logger?.warn(`Could not list the tools of MCP server "${server}" again for ${index.path}: ${redact(errorMessage(error), secretsOf(recorder.configs[server]!))}`);
-    } finally {
-      deadline.dispose();
-    }
+    refreshTimers.set(server, timer);
   };
   const stopStates = manager.on('mcp.stateChanged', (event) => {
     if (event.state === 'connected') record(event.server);
-    else cancelRelist(event.server);
+    else cancelRefresh(event.server);
   });
   const stopManifests = manager.on('mcp.manifestChanged', (event) => record(event.server, event.manifest));
   // The era recorded with a server's manifest spares the next process the probe (src/connection/era-memo.ts).
@@ -151,7 +134,7 @@ export function recordManifests(
     },
   });
   recorder.stop = () => {
-    for (const server of [...relistTimers.keys()]) cancelRelist(server);
+    for (const server of [...refreshTimers.keys()]) cancelRefresh(server);
     stopStates();
     stopManifests();
     stopEras?.();
