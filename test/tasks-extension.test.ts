@@ -44,6 +44,7 @@ interface TaskCounters {
   cancelled: string[];
   badHeaders: number;
   listens: number;
+  listensReleased: number;
 }
 
 async function countersOf(client: McpConnectionManager): Promise<TaskCounters> {
@@ -197,15 +198,34 @@ describe('a server that decides on its own to answer with a task', () => {
 });
 
 
-describe('task status notifications (notifications/tasks over subscriptions/listen)', () => {
+describe.each(TRANSPORTS)('task status notifications (notifications/tasks over subscriptions/listen), $label', ({ start }) => {
   it('a status change the server pushes ends the wait at once: no tasks/get at a 30 s interval is needed', async () => {
     const client = managerWith();
-    await client.connect('server', modernStdio(), { maxRetries: 0 });
+    await client.connect('server', await start(), { maxRetries: 0 });
     const progress: Array<string | undefined> = [];
     const call = client.callTool('server', 'task-notified', { afterMs: 500, pollIntervalMs: 30_000 }, { timeoutMs: 10_000, onProgress: (update) => progress.push(update.message) });
     expect(textOf(await call)).toBe('notified');
     expect(progress).toEqual(['done']);
     expect(await countersOf(client)).toMatchObject({ listens: 1, polls: 0, cancels: 0 });
+  });
+
+  // The spec's cancellation pattern: over HTTP the listen's stream is closed, over stdio notifications/cancelled names it.
+  it('the listen is released on the server once the task has ended', async () => {
+    const client = managerWith();
+    await client.connect('server', await start(), { maxRetries: 0 });
+    expect(textOf(await client.callTool('server', 'task-notified', { afterMs: 200, pollIntervalMs: 30_000 }, { timeoutMs: 10_000 }))).toBe('notified');
+    await vi.waitFor(async () => expect(await countersOf(client)).toMatchObject({ listens: 1, listensReleased: 1 }), { timeout: 5_000 });
+  });
+
+  it('the listen is released on the server when the caller aborts', async () => {
+    const client = managerWith();
+    await client.connect('server', await start(), { maxRetries: 0 });
+    const abort = new AbortController();
+    const call = client.callTool('server', 'task-notified', { afterMs: 600_000, pollIntervalMs: 30_000 }, { signal: abort.signal, timeoutMs: 60_000 });
+    await vi.waitFor(async () => expect((await countersOf(client)).listens).toBe(1), { timeout: 5_000 });
+    abort.abort(new Error('the user gave up'));
+    await rejectionOf(call);
+    await vi.waitFor(async () => expect(await countersOf(client)).toMatchObject({ listensReleased: 1, cancelled: ['task-notified'] }), { timeout: 5_000 });
   });
 });
 

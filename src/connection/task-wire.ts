@@ -73,13 +73,22 @@ export class TaskWire {
     return token === this.token && isRecord(task) ? task : undefined;
   }
 
-  /** Sends one request of the extension; rejects with the server's error, or with `signal`'s reason when it aborts first. */
+  /**
+   * Sends one request of the extension; rejects with the server's error, or with `signal`'s reason
+   * when it aborts first. An abort also tells the server, so it can release what the request holds
+   * (an open `subscriptions/listen` above all), as the 2026-07-28 spec's cancellation pattern asks
+   * (docs/specification/2026-07-28/basic/patterns/cancellation.mdx, "Transport-Specific Cancellation"):
+   * over Streamable HTTP the request's own stream is closed, over stdio `notifications/cancelled`
+   * names it.
+   */
   request(method: TaskMethod, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
     if (signal.aborted) return Promise.reject(signal.reason);
     const id = `tasks-${this.token}-${++this.sent}`;
+    const stream = this.transport.hasPerRequestStream === true ? new AbortController() : undefined;
     return new Promise<Record<string, unknown>>((resolve, reject) => {
       const onAbort = () => {
         this.pending.delete(id);
+        this.cancel(id, stream);
         reject(signal.reason);
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -90,8 +99,15 @@ export class TaskWire {
       };
       this.pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
       const message: JSONRPCMessage = { jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...this.envelope } } };
-      this.transport.send(message).catch(settle(reject));
+      this.transport.send(message, stream && { requestSignal: stream.signal }).catch(settle(reject));
     });
+  }
+
+  /** The server is told no reason of ours: the caller's may say more than the server should hear. */
+  private cancel(id: string, stream: AbortController | undefined): void {
+    if (stream) return stream.abort();
+    const params = { requestId: id, reason: 'the client no longer waits for it', _meta: { ...this.envelope } };
+    this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params }).catch(() => {});
   }
 
   /**
