@@ -18,6 +18,16 @@ import { metadataPaths, protectedResourceMetadata } from './resource-metadata.js
 
 export const MCP_PATH = '/mcp';
 
+/**
+ * How long an idle keep-alive connection stays open, and how long clients are told it does.
+ * A client (undici in fetch, a balancer's pool of connections to the replicas) reuses an idle
+ * connection until about the time announced; had the replica closed it at that time, a request
+ * sent just then on a busy machine (the client's event loop late by a second or two, or the
+ * answer read late) met the close: "other side closed" / ECONNRESET on a call. Closing a minute
+ * after the announced time leaves no such race, and idle sockets still end.
+ */
+export const KEEP_ALIVE = { announcedSeconds: 5, idleMs: 65_000 } as const;
+
 /** Who calls when no gateway file is given: serve --http on loopback, no inbound auth. */
 export const LOCAL_IDENTITY: AuthenticatedIdentity = { name: 'local', groups: [], via: 'loopback' };
 
@@ -60,6 +70,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const server: HttpServer = createServer((request, response) => {
     inFlight += 1;
     response.once('close', finished);
+    // Set here, Node announces ours instead of its own (which would name the time it closes at).
+    response.setHeader('keep-alive', `timeout=${KEEP_ALIVE.announcedSeconds}`);
     route(request, response).catch((error: unknown) => {
       options.logger.error(`serve --http: ${request.method} ${pathOf(request)} failed: ${error instanceof Error ? error.message : String(error)}`);
       if (!response.headersSent) writeJson(response, 500, { error: 'internal error' });
@@ -69,7 +81,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   // A slow or silent client must not hold a connection forever (slowloris).
   server.headersTimeout = 20_000;
   server.requestTimeout = 0;
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = KEEP_ALIVE.idleMs;
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = pathOf(request);
