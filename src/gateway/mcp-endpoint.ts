@@ -24,6 +24,8 @@ export interface InstanceCaller {
   identity: AuthenticatedIdentity;
   era: 'legacy' | 'modern';
   session?: LegacySession;
+  /** The 2025-era host's `Mcp-Session-Id`, with `session`: what a replica keeps about the session by (its log level). */
+  sessionId?: string;
 }
 
 /** Builds the server instance that answers one request. */
@@ -95,7 +97,7 @@ export function createMcpEndpoint({ factory, keys, answers, maxBodyBytes, onerro
       if (opened.session.identity.name !== identity.name) return sessionNotFound('the session was opened by another identity; start a new session (initialize)');
       // Its answer to a request on a call's stream: the call waits on this replica, not in a new instance.
       if (answers?.(identity, parsedBody)) return new Response(null, { status: 202 });
-      return withCaller({ identity, session: opened.session }, (authInfo) => legacy(request, { authInfo, parsedBody }));
+      return withCaller({ identity, session: opened.session, sessionId }, (authInfo) => legacy(request, { authInfo, parsedBody }));
     },
   };
 }

@@ -1,9 +1,36 @@
-import type { LoggingLevel } from '@modelcontextprotocol/server';
+import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/server';
+import type { Logger } from '../logger.js';
 import type { McpConnectionManager } from '../manager.js';
+import type { McpLogMessage } from '../../machines/types.js';
 import { LOG_SEVERITY } from './host-capabilities.js';
 import type { ServeHost } from './host.js';
+import type { HttpHostRelay } from './http-host-relay.js';
+
+type LogManager = Pick<McpConnectionManager, 'on' | 'setLoggingLevel'>;
 
 const moreVerbose = (level: LoggingLevel, than: LoggingLevel | undefined) => than === undefined || LOG_SEVERITY.indexOf(level) < LOG_SEVERITY.indexOf(than);
+
+/** A downstream log message as the host is sent it: its logger named `server` or `server/logger`. */
+const hostLogParams = (message: McpLogMessage): LoggingMessageNotification['params'] => ({
+  level: message.level,
+  logger: message.logger === undefined ? message.server : `${message.server}/${message.logger}`,
+  data: message.data,
+});
+
+/**
+ * Asks the servers for the most verbose level any call asked, so no call misses what it asked
+ * (each call's messages are filtered to its own level on the way up). Set at once for the call
+ * about to start: a 2026-07-28 server gets it in that request; legacy servers are sent
+ * logging/setLevel.
+ */
+function mostVerboseAsked(manager: LogManager): (level: LoggingLevel) => Promise<void> {
+  let asked: LoggingLevel | undefined;
+  return async (level) => {
+    if (!moreVerbose(level, asked)) return;
+    asked = level;
+    await manager.setLoggingLevel(level);
+  };
+}
 
 /**
  * Downstream log messages go up to the host as `notifications/message`, their logger named
@@ -13,9 +40,8 @@ const moreVerbose = (level: LoggingLevel, than: LoggingLevel | undefined) => tha
  * - A 2026-07-28 host asks per request (`io.modelcontextprotocol/logLevel` in a call's `_meta`)
  *   and may only get a request's messages on that request: a server's messages go to the host's
  *   calls to that server while they run, each from the level it asked (see HostInputRounds.log).
- *   Servers are asked for the most verbose level any call asked, so no call misses what it asked.
  */
-export function relayLogs(host: ServeHost, manager: Pick<McpConnectionManager, 'on' | 'setLoggingLevel'>): () => void {
+export function relayLogs(host: ServeHost, manager: LogManager): () => void {
   let threshold: LoggingLevel | undefined;
   host.onInstance((server, era) => {
     if (era !== 'legacy') return;
@@ -25,20 +51,34 @@ export function relayLogs(host: ServeHost, manager: Pick<McpConnectionManager, '
       return {};
     });
   });
-  let askedPerCall: LoggingLevel | undefined;
-  const stopLevels = host.rounds.onLogLevel((level) => {
-    if (!moreVerbose(level, askedPerCall)) return;
-    askedPerCall = level;
-    // Set at once for the call about to start (a 2026-07-28 server gets it in that request); legacy servers are sent logging/setLevel.
-    manager.setLoggingLevel(level).catch(() => {});
-  });
+  const askServers = mostVerboseAsked(manager);
+  const stopLevels = host.rounds.onLogLevel((level) => void askServers(level).catch(() => {}));
   const stopMessages = manager.on('mcp.log', (message) => {
-    const logger = message.logger === undefined ? message.server : `${message.server}/${message.logger}`;
-    const params = { level: message.level, logger, data: message.data };
+    const params = hostLogParams(message);
     if (host.era === 'modern') return host.rounds.log(message.server, params);
     if (host.era !== 'legacy') return;
     if (threshold !== undefined && LOG_SEVERITY.indexOf(message.level) < LOG_SEVERITY.indexOf(threshold)) return;
     host.sendLoggingMessage(params).catch(() => {});
+  });
+  return () => {
+    stopLevels();
+    stopMessages();
+  };
+}
+
+/**
+ * `serve --http`: the servers are shared by every caller, so a log message goes to the calls to
+ * its server in flight only while they are all one identity's (HttpHostRelay.log). A dropped one
+ * is counted on serve's own log at debug, never with what it said.
+ */
+export function relayLogsOverHttp(relay: HttpHostRelay, manager: LogManager, logger: Logger): () => void {
+  const stopLevels = relay.onLogLevel(mostVerboseAsked(manager));
+  const dropped = new Map<string, number>();
+  const stopMessages = manager.on('mcp.log', (message) => {
+    if (relay.log(message.server, hostLogParams(message))) return;
+    const count = (dropped.get(message.server) ?? 0) + 1;
+    dropped.set(message.server, count);
+    logger.debug(`serve --http: dropped a log message of MCP server "${message.server}" (${count} so far): calls of several identities to it are in flight`);
   });
   return () => {
     stopLevels();

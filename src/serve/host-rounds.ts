@@ -50,6 +50,8 @@ export interface HostCall {
   /** What the host declared it can answer. */
   readonly capabilities: ClientCapabilities | undefined;
   ask(request: InputRequest, options?: HostRequestOptions): Promise<Record<string, unknown>>;
+  /** A log message of the call's server, sent to the host on this call from the level it asked. */
+  log(message: LoggingMessageNotification['params']): void;
 }
 
 /** One tool call of a 2026-07-28 host, running across the host's retries. */

@@ -10,6 +10,15 @@
  * server's request names only the server, so it goes to the latest call to that server in flight,
  * and is refused when calls of more than one identity to that server are in flight: one caller's
  * host is never shown another caller's request.
+ *
+ * A downstream server's log messages name no caller either, and go by the same rule: to the calls
+ * to that server in flight while they all belong to one identity, dropped otherwise. A 2026-07-28
+ * call gets them from the level its `_meta` asked; a 2025-era call on its SSE stream, from the level
+ * its host set by `logging/setLevel`. That level is kept per replica, by session id, not in the
+ * sealed session: a session id is fixed at `initialize` (the v2 client reads it only from the
+ * handshake), so a level set later cannot travel in it. Behind a round-robin balancer a replica
+ * that did not take the host's `logging/setLevel` sends it every level, as a server may before
+ * it is asked (see docs/deploy.md).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
@@ -27,13 +36,18 @@ import {
   type InputRequest,
   type JSONRPCMessage,
   type ListRootsResult,
+  type LoggingLevel,
+  type LoggingMessageNotification,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { LOG_SEVERITY } from './host-capabilities.js';
 import type { HostPeer, HostRequestOptions } from './host.js';
 import { HostInputRounds, readAnswer, toRecord, type HostCall } from './host-rounds.js';
 
 /** Requests a replica's 2025-era callers may have unanswered at once; past it a new one is refused. */
 export const MAX_UNANSWERED = 256;
+/** 2025-era sessions whose `logging/setLevel` a replica keeps; past it the longest unchanged is forgotten (it gets every level again). */
+export const MAX_SESSION_LOG_LEVELS = 4096;
 
 interface Unanswered {
   owner: string;
@@ -49,7 +63,16 @@ class LegacyCall implements HostCall {
     readonly capabilities: ClientCapabilities | undefined,
     private readonly send: (message: JSONRPCMessage) => Promise<void>,
     private readonly unanswered: Map<string, Unanswered>,
+    /** The level the host set for its session on this replica; undefined: not set here. */
+    private readonly logLevel: () => LoggingLevel | undefined,
   ) {}
+
+  /** A log message of the call's server, on the call's SSE stream, from the level the host set. */
+  log(params: LoggingMessageNotification['params']): void {
+    const threshold = this.logLevel();
+    if (threshold !== undefined && LOG_SEVERITY.indexOf(params.level) < LOG_SEVERITY.indexOf(threshold)) return;
+    this.send({ jsonrpc: '2.0', method: 'notifications/message', params }).catch(() => {});
+  }
 
   ask(request: InputRequest, options: HostRequestOptions = {}): Promise<Record<string, unknown>> {
     if (this.unanswered.size >= MAX_UNANSWERED) {
@@ -84,19 +107,63 @@ export class HttpHostRelay implements HostPeer {
   private readonly legacyCalls = new Set<LegacyCall>();
   private readonly legacyHere = new AsyncLocalStorage<LegacyCall>();
   private readonly unanswered = new Map<string, Unanswered>();
+  private readonly sessionLevels = new Map<string, LoggingLevel>();
+  private readonly levelListeners = new Set<(level: LoggingLevel) => Promise<void>>();
+
+  /** Calls `listener` with each level a caller asks log messages from: a 2026-07-28 call's `_meta`, a 2025-era host's `logging/setLevel`. */
+  onLogLevel(listener: (level: LoggingLevel) => Promise<void>): () => void {
+    const stopRounds = this.rounds.onLogLevel((level) => void listener(level).catch(() => {}));
+    this.levelListeners.add(listener);
+    return () => {
+      stopRounds();
+      this.levelListeners.delete(listener);
+    };
+  }
+
+  /** A 2025-era host's `logging/setLevel`: kept for its session (`sessionId`, if it has one) on this replica. */
+  async setLogLevel(sessionId: string | undefined, level: LoggingLevel): Promise<void> {
+    if (sessionId !== undefined) {
+      this.sessionLevels.delete(sessionId);
+      this.sessionLevels.set(sessionId, level);
+      const oldest = this.sessionLevels.keys().next();
+      if (this.sessionLevels.size > MAX_SESSION_LOG_LEVELS && !oldest.done) this.sessionLevels.delete(oldest.value);
+    }
+    await Promise.all([...this.levelListeners].map((listener) => listener(level)));
+  }
+
+  /**
+   * A downstream server's log message, to the calls to it in flight when they are all one
+   * identity's; false when it was dropped because they are not.
+   */
+  log(server: string, params: LoggingMessageNotification['params']): boolean {
+    const calls = this.callsTo(server);
+    if (calls === 'ambiguous') return false;
+    for (const call of calls) call.log(params);
+    return true;
+  }
 
   /**
    * Runs a 2025-era caller's `tools/call`; what it needs from the host goes out on `transport`
    * (the POST's own, so on its SSE stream) as a request related to `requestId`.
    */
   async runLegacy<T>(
-    call: { owner: string; server: string | undefined; capabilities: ClientCapabilities | undefined; transport: Transport | undefined; requestId: string | number },
+    call: {
+      owner: string;
+      server: string | undefined;
+      capabilities: ClientCapabilities | undefined;
+      transport: Transport | undefined;
+      requestId: string | number;
+      /** The host's sealed session id: the key of its log level on this replica. */
+      sessionId: string | undefined;
+    },
     run: () => Promise<T>,
   ): Promise<T> {
     const { transport, requestId } = call;
     const send = (message: JSONRPCMessage) =>
       transport ? transport.send(message, { relatedRequestId: requestId }) : Promise.reject(new Error('the request has no open stream to its host'));
-    const legacy = new LegacyCall(call.owner, call.server, call.capabilities, send, this.unanswered);
+    const { sessionId } = call;
+    const logLevel = () => (sessionId === undefined ? undefined : this.sessionLevels.get(sessionId));
+    const legacy = new LegacyCall(call.owner, call.server, call.capabilities, send, this.unanswered, logLevel);
     this.legacyCalls.add(legacy);
     try {
       return await this.legacyHere.run(legacy, run);
@@ -141,9 +208,14 @@ export class HttpHostRelay implements HostPeer {
 
   private callFor(server: string | undefined): HostCall | 'ambiguous' | undefined {
     if (server === undefined) return this.rounds.here() ?? this.legacyHere.getStore();
+    const calls = this.callsTo(server);
+    return calls === 'ambiguous' ? calls : calls.at(-1);
+  }
+
+  /** The calls to `server` in flight, both eras; 'ambiguous' when they are not all one identity's. */
+  private callsTo(server: string): HostCall[] | 'ambiguous' {
     const candidates = [...this.rounds.waitingTo(server), ...[...this.legacyCalls].filter((call) => call.server === server)];
-    if (new Set(candidates.map((call) => call.owner)).size > 1) return 'ambiguous';
-    return candidates.at(-1);
+    return new Set(candidates.map((call) => call.owner)).size > 1 ? 'ambiguous' : candidates;
   }
 
   private target(server: string | undefined): HostCall {

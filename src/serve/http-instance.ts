@@ -5,7 +5,7 @@
  * an argument or a result). What a tool call needs from the caller's host (serve's approval form,
  * a downstream server's elicitation, sampling or roots request) goes through `relay`: a
  * 2026-07-28 host gets `input_required` on the call, a 2025-era host a request on the call's SSE
- * stream.
+ * stream. So do the downstream server's log messages, and a 2025-era host's `logging/setLevel`.
  */
 import type { Implementation, Server, ServerCapabilities, Transport } from '@modelcontextprotocol/server';
 import { audited, toolOutcome, type AuditLog, type AuditOutcome } from '../gateway/audit-log.js';
@@ -25,6 +25,7 @@ export const HTTP_SERVE_CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: true },
   prompts: { listChanged: true },
   resources: { listChanged: true },
+  logging: {},
 };
 
 export interface HttpInstanceOptions {
@@ -49,6 +50,12 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
       connected = transport;
       onConnected?.(transport);
     });
+    if (caller.era === 'legacy') {
+      server.setRequestHandler('logging/setLevel', async (request) => {
+        await relay.setLogLevel(caller.sessionId, request.params.level);
+        return {};
+      });
+    }
     server.setRequestHandler('tools/list', async () => ({ tools: access.tools.map(listedTool) }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const tool = access.tools.find((candidate) => candidate.name === request.params.name);
@@ -85,6 +92,7 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
         capabilities: caller.session && declaredCapabilities(caller.session.capabilities),
         transport: connected,
         requestId: ctx.mcpReq.id,
+        sessionId: caller.sessionId,
       };
       return relay.runLegacy(call, () => execute(relayedCallOptions(request, ctx)));
     });

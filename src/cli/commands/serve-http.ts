@@ -23,6 +23,7 @@ import { HttpHostRelay } from '../../serve/http-host-relay.js';
 import { httpInstanceFactory } from '../../serve/http-instance.js';
 import { hostRequestHandlers, relaySwitches } from '../../serve/proxy.js';
 import { capRelayedRequests } from '../../serve/relay-limits.js';
+import { relayLogsOverHttp } from '../../serve/host-logging.js';
 import { hostApproval } from '../serve-approval.js';
 import { instrumentHostTransport } from '../../telemetry/server-telemetry.js';
 import { promptsAndResourcesOffer } from '../../serve/prompts-and-resources.js';
@@ -83,6 +84,8 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   const switches = relaySwitches(discovery.servers, { sampling: true });
   const manager = new McpConnectionManager({ logger, handlers: capRelayedRequests(hostRequestHandlers(relay, switches)), ...managerOptions });
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
+  // Their log messages go up by the same rule: to the calls in flight to that server while they are one identity's.
+  const stopLogs = relayLogsOverHttp(relay, manager, logger);
   // A list a server calls private is read for each identity, never served from another's reading.
   const privateLists = new PrivateLists(manager, logger);
   const toolsForDiscovery = (result: DiscoveryResult): ToolsForPolicy => {
@@ -166,6 +169,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   const drained = await server.drain(READINESS_GRACE_MS, DRAIN_LIMIT_MS);
   if (!drained) logger.error(`serve --http: requests still in flight after ${DRAIN_LIMIT_MS} ms were cut off`);
   offer.stop();
+  stopLogs();
   await config.close();
   privateLists.stop();
   await endpoint.close();
