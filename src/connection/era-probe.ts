@@ -1,7 +1,6 @@
-import { Client, SdkError, SdkErrorCode, type ClientCapabilities, type PriorDiscovery } from '@modelcontextprotocol/client';
-import type { McpServerConfig } from '../../machines/types.js';
+import { Client, SdkError, SdkErrorCode, type ClientCapabilities, type DiscoverResult, type PriorDiscovery } from '@modelcontextprotocol/client';
 import { terminateGroup } from '../transports/process-group.js';
-import { createStdioTransport, type ProcessGroupStdioTransport } from '../transports/stdio.js';
+import type { ProcessGroupStdioTransport } from '../transports/stdio.js';
 import type { Deadline } from './deadline.js';
 import { Slots } from './probe-slots.js';
 
@@ -15,10 +14,10 @@ export const MODERN_REVISION = '2026-07-28';
 export const STDIO_PROBE_TIMEOUT_MS = 10_000;
 
 /**
- * Probe processes alive at once in this process, whatever the number of managers: 50 servers
- * connecting together start their probes 4 at a time instead of 50 extra processes at once (each
- * probe is a whole server process, started and ended). The wait for a slot counts against the
- * connect's deadline.
+ * Era probes running at once in this process, whatever the number of managers: 50 servers
+ * connecting together probe 4 at a time instead of 50 at once (a legacy server's probe costs a
+ * whole server process, started and ended). The wait for a slot counts against the connect's
+ * deadline.
  */
 export const MAX_CONCURRENT_PROBES = 4;
 
@@ -26,7 +25,8 @@ const probeSlots = new Slots(MAX_CONCURRENT_PROBES);
 
 export interface StdioProbeRequest {
   name: string;
-  config: McpServerConfig;
+  /** The session's transport, not started yet: the probe starts its process. */
+  transport: ProcessGroupStdioTransport;
   clientInfo: { name: string; version: string };
   capabilities: ClientCapabilities;
   /**
@@ -37,66 +37,79 @@ export interface StdioProbeRequest {
 }
 
 /**
- * Which era a stdio server speaks, asked of a throw-away sibling process started from the same
- * entry: some servers exit on any request before `initialize`, so the probe must not spend the
- * process the connection will use. The SDK does this itself for its own stdio transport only;
- * ours keeps each server in a process group, so the sibling is ended with its whole group.
- * The answer feeds `client.connect(transport, { prior })`, which then neither probes nor asks
- * the session's process anything twice.
+ * Which era a stdio server speaks, asked with `server/discover` on the session's own transport
+ * before the session's client takes it. A modern answer keeps the process: `server/discover` is
+ * stateless in 2026-07-28, so the session's client takes the process over as it runs, and the
+ * connect starts one process, not two. Anything else (an error, no answer in time, an exit) means
+ * a legacy server, which a request before `initialize` may have ended or left in a bad state:
+ * that process is ended with its whole group and the session's connect starts a new one. (The
+ * SDK probes its own stdio transport on a throw-away sibling and always starts the session's
+ * process afterwards; ours keeps each server in a process group, so the probe is done here.)
+ * The answer feeds `client.connect(transport, { prior })`, which then asks the server nothing twice.
  */
 export async function probeStdioEra(request: StdioProbeRequest): Promise<PriorDiscovery> {
   const giveBack = await probeSlots.take(request.deadline.signal);
   try {
     // Under load the slot may come after the time is up but before the deadline's timer has run:
-    // then no probe process is started for a connect that is over, and the slot goes on at once.
+    // then no process is started for a connect that is over, and the slot goes on at once.
     request.deadline.check();
-    return await probeOnSibling(request);
+    return await probeOnProcess(request);
   } finally {
     giveBack();
   }
 }
 
-async function probeOnSibling(request: StdioProbeRequest): Promise<PriorDiscovery> {
+async function probeOnProcess(request: StdioProbeRequest): Promise<PriorDiscovery> {
+  const { transport } = request;
   // Measured now, after the wait for a slot, not when the connect began.
   const timeoutMs = Math.min(request.deadline.remainingMs(), STDIO_PROBE_TIMEOUT_MS);
   const { signal } = request.deadline.requestOptions();
-  const sibling = createStdioTransport(request.name, request.config);
-  // Nobody reads the sibling's stderr: let it flow away instead of filling the pipe.
-  sibling.stderr.resume();
+  // What the session set on the transport before (telemetry): given back once the probe's client lets go.
+  const own = { onmessage: transport.onmessage, onerror: transport.onerror, onclose: transport.onclose };
+  transport.probeNext();
   const client = new Client(request.clientInfo, {
     capabilities: request.capabilities,
     versionNegotiation: { mode: { pin: MODERN_REVISION }, probe: { timeoutMs } },
   });
-  // An abort (a DISCONNECT, the connect's deadline) ends the sibling at once, which ends the probe.
-  const onAbort = () => void sibling.close();
+  // An abort (a DISCONNECT, the connect's deadline) ends the process at once, which ends the probe.
+  const onAbort = () => void transport.close();
   signal.addEventListener('abort', onAbort, { once: true });
+  let discover: DiscoverResult | undefined;
   try {
-    await client.connect(sibling, { signal, timeout: timeoutMs });
-    const discover = client.getDiscoverResult();
-    return discover ? { kind: 'modern', discover } : { kind: 'legacy' };
+    await client.connect(transport, { signal, timeout: timeoutMs });
+    discover = client.getDiscoverResult();
   } catch (error) {
-    // No modern answer (an error, a timeout, or the sibling exited on the probe): a legacy server.
-    if (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && !signal.aborted) {
-      return { kind: 'legacy' };
+    // No modern answer (an error, a timeout, or the process exited on the probe): a legacy server.
+    if (!(error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || signal.aborted) {
+      await endProbedProcess(transport, client);
+      throw error;
     }
-    throw error;
   } finally {
     signal.removeEventListener('abort', onAbort);
-    await endSibling(sibling, client);
+    // The probe's client lets go of the transport without closing it.
+    Object.assign(transport, own);
   }
+  if (discover && !signal.aborted) {
+    transport.keepProbedProcess();
+    return { kind: 'modern', discover };
+  }
+  await endProbedProcess(transport, client);
+  signal.throwIfAborted();
+  transport.startAfresh();
+  return { kind: 'legacy' };
 }
 
 /**
- * Ends the sibling and everything it started. Its group first (quick: no grace for stdin), then
- * the client's close, which also ends a process an abort caught while it was still starting;
- * then the group once more, for what that one started meanwhile.
+ * Ends the probed process and everything it started. Its group first (quick: no grace for
+ * stdin), then the transport and the client, which also ends a process an abort caught while it
+ * was still starting; then the group once more, for what that one started meanwhile.
  */
-async function endSibling(sibling: ProcessGroupStdioTransport, client: Client): Promise<void> {
-  const group = () => (sibling.grouped ? sibling.pid : undefined);
+async function endProbedProcess(transport: ProcessGroupStdioTransport, client: Client): Promise<void> {
+  const group = () => (transport.grouped ? transport.pid : undefined);
   const before = group();
   if (before !== undefined) await terminateGroup(before);
   // The client may not have taken the transport yet (an abort while it was starting): close both.
-  await sibling.close();
+  await transport.close();
   await client.close().catch(() => {});
   const after = group();
   if (after !== undefined) await terminateGroup(after);

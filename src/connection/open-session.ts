@@ -165,13 +165,14 @@ async function attemptOnKnownEra(request: OpenSessionRequest, kind: McpTransport
 }
 
 /**
- * Our stdio transport is not the SDK's, so the SDK would probe on the session's own process,
- * which some servers answer by exiting: the probe runs on a sibling here instead.
+ * Our stdio transport is not the SDK's, so the SDK would probe in place and, for a legacy server,
+ * go on with `initialize` on a process that already got a request (some exit on it): the probe is
+ * made here instead, on the session's transport, which keeps the process only for a modern server.
  */
-function probeSibling(request: OpenSessionRequest, deps: ConnectionDeps, deadline: Deadline): Promise<PriorDiscovery> {
+function probeStdio(request: OpenSessionRequest, deps: ConnectionDeps, transport: ProcessGroupStdioTransport, deadline: Deadline): Promise<PriorDiscovery> {
   return probeStdioEra({
     name: request.name,
-    config: request.config,
+    transport,
     clientInfo: deps.clientInfo,
     capabilities: deps.host?.capabilities(request.name) ?? {},
     deadline,
@@ -232,10 +233,10 @@ async function attempt(
   request.signal.addEventListener('abort', onAbort, { once: true });
   try {
     const remembered = deps.eras?.recall(request.name, request.config);
-    const probeOnSibling = transport instanceof ProcessGroupStdioTransport && (request.config.protocol ?? 'auto') === 'auto';
-    // The session owns the probe too: a close (a DISCONNECT, dispose) waits until its sibling is gone.
-    if (!remembered && probeOnSibling) deps.lifecycle?.probed(request.name);
-    const prior = remembered ?? (probeOnSibling ? await session.waitOnClose(probeSibling(request, deps, deadline)) : undefined);
+    const probed = !remembered && transport instanceof ProcessGroupStdioTransport && (request.config.protocol ?? 'auto') === 'auto' ? transport : undefined;
+    if (probed) deps.lifecycle?.probed(request.name);
+    // The session owns the probe too: a close (a DISCONNECT, dispose) waits until the probe is over.
+    const prior = remembered ?? (probed ? await session.waitOnClose(probeStdio(request, deps, probed, deadline)) : undefined);
     // The probe's answer stands even if this attempt fails: a server in a crash loop is not probed every time.
     if (prior && !remembered) deps.eras?.remember(request.name, request.config, prior);
     let connected = false;

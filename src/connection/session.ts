@@ -62,7 +62,7 @@ export class Session implements McpSession {
   private readonly subscriptions: ResourceSubscriptions;
   /** Aborted on close: ends a refresh in progress. */
   private readonly closeSignal = new AbortController();
-  /** Work the close waits for besides the client's own (the era probe's sibling process). */
+  /** Work the close waits for besides the client's own (an era probe, which may be ending its process). */
   private readonly alsoClosing: Promise<unknown>[] = [];
   /** On a 2026-07-28 server: tool results that are tasks (the Tasks extension), followed to their end. */
   private tasks?: TaskWire;

@@ -10,6 +10,9 @@ import { GROUPS_SUPPORTED, killTree, resolveCommand, trackGroup } from './proces
 /** How long a server gets to exit by itself once its stdin is closed, and again after SIGTERM (as the SDK waits). */
 const EXIT_GRACE_MS = 2_000;
 
+/** What a process that is answering the era probe may write to stderr before it is kept: the rest is dropped. */
+export const PROBE_STDERR_HELD_BYTES = 64 * 1024;
+
 /**
  * The SDK's stdio transport, rebuilt from the SDK's own pieces (`ReadBuffer`, `serializeMessage`,
  * `getDefaultEnvironment`, `cross-spawn`) for one difference: on Linux and macOS the server is
@@ -29,6 +32,10 @@ export class ProcessGroupStdioTransport implements Transport {
   private startedPid?: number;
   /** The one wait for the pipe to drain, while it is full. */
   private drained?: Promise<void>;
+  /** Set by `probeNext()`: the stderr of the process answering the era probe, held until it is kept. */
+  private probeStderr?: { chunks: Buffer[]; bytes: number };
+  /** Set by `keepProbedProcess()`: the next `start()` takes over the running process instead of starting one. */
+  private takeOver = false;
 
   constructor(
     private readonly command: string,
@@ -52,7 +59,50 @@ export class ProcessGroupStdioTransport implements Transport {
     return GROUPS_SUPPORTED && this.startedPid !== undefined;
   }
 
+  /**
+   * The next process started answers the era probe first (src/connection/era-probe.ts). Its stderr
+   * is held (at most PROBE_STDERR_HELD_BYTES) until `keepProbedProcess()` passes it on; a process
+   * ended after the probe leaves nothing in the session's stderr.
+   */
+  probeNext(): void {
+    this.probeStderr = { chunks: [], bytes: 0 };
+  }
+
+  /**
+   * The probed process stays as the session's: what it wrote to stderr so far is passed on, and
+   * the next `start()` (the session client's connect) takes it over as it runs.
+   */
+  keepProbedProcess(): void {
+    const child = this.child;
+    if (!child) throw new Error('the server exited after it answered server/discover');
+    child.stderr?.off('data', this.holdStderr);
+    for (const chunk of this.probeStderr?.chunks ?? []) this.stderrStream.write(chunk);
+    this.probeStderr = undefined;
+    child.stderr?.pipe(this.stderrStream);
+    this.takeOver = true;
+  }
+
+  /** The probed process has been ended: the next `start()` starts a new one. */
+  startAfresh(): void {
+    if (this.child) throw new Error('the probed process is still running');
+    this.probeStderr = undefined;
+    this.startedPid = undefined;
+    this.readBuffer.clear();
+  }
+
+  private readonly holdStderr = (chunk: Buffer): void => {
+    const held = this.probeStderr;
+    if (!held || held.bytes + chunk.length > PROBE_STDERR_HELD_BYTES) return;
+    held.chunks.push(chunk);
+    held.bytes += chunk.length;
+  };
+
   async start(): Promise<void> {
+    if (this.takeOver) {
+      this.takeOver = false;
+      if (!this.child) throw new Error('the server exited after it answered server/discover');
+      return;
+    }
     if (this.child || this.startedPid !== undefined) throw new Error('ProcessGroupStdioTransport already started');
     await new Promise<void>((resolve, reject) => {
       const child = spawn(this.command, [...this.args], {
@@ -90,7 +140,8 @@ export class ProcessGroupStdioTransport implements Transport {
         }
       });
       child.stdout?.on('error', (error) => this.onerror?.(error));
-      child.stderr?.pipe(this.stderrStream);
+      if (this.probeStderr) child.stderr?.on('data', this.holdStderr);
+      else child.stderr?.pipe(this.stderrStream);
     });
   }
 
