@@ -116,6 +116,7 @@ interface ServeFlags {
   gateway?: string;
   audit?: string;
   sessionKeyFile?: string;
+  health?: string;
 }
 
 export function buildProgram(): Command {
@@ -308,6 +309,7 @@ export function buildProgram(): Command {
     .option('--gateway <file>', 'with --http: inbound auth and policy per identity from this JSON file (tokens as sha256 digests, optional OAuth issuer); watched')
     .option('--audit <file|->', 'with --http: one JSON line per tool call, resource read and prompt get (never arguments or results); - for stdout')
     .option('--session-key-file <file>', 'with --http: keys that seal legacy session ids, one base64 key a line (openssl rand -base64 32); the same file on every replica')
+    .option('--health <[host:]port>', "with --http: also answer /healthz and /readyz on a listener of their own, off the calls' event loop, so a busy replica passes its balancer's check (host default 127.0.0.1)")
     .addHelpText(
       'after',
       examples(
@@ -327,8 +329,8 @@ export function buildProgram(): Command {
       // --timeout: the default for every server whose entry sets none.
       const defaults = options.timeout === undefined ? undefined : { requestTimeoutMs: options.timeout };
       const { http } = options;
-      if (http === undefined && (options.gateway ?? options.audit ?? options.sessionKeyFile) !== undefined) {
-        throw new Error('--gateway, --audit and --session-key-file go with serve --http');
+      if (http === undefined && (options.gateway ?? options.audit ?? options.sessionKeyFile ?? options.health) !== undefined) {
+        throw new Error('--gateway, --audit, --session-key-file and --health go with serve --http');
       }
       process.exitCode = await withTelemetry(options, (telemetry) => {
         // stdout carries the protocol: the address goes to stderr.

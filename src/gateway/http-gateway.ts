@@ -55,6 +55,10 @@ export interface GatewayServer {
   drain(announceMs: number, limitMs: number): Promise<boolean>;
   /** Requests being answered now. */
   readonly inFlight: number;
+  /** `/healthz`'s body: the replica's health, the requests in flight and whether it drains. */
+  health(): Record<string, unknown>;
+  /** True from the start of `drain`: `/readyz` fails. */
+  readonly draining: boolean;
 }
 
 export function createGatewayServer(options: GatewayServerOptions): GatewayServer {
@@ -83,6 +87,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   server.requestTimeout = 0;
   server.keepAliveTimeout = KEEP_ALIVE.idleMs;
 
+  const health = () => ({ ...options.health(), inFlight, draining });
+
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = pathOf(request);
     if (closed) {
@@ -90,7 +96,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       return;
     }
     // The count includes this request.
-    if (request.method === 'GET' && path === '/healthz') return writeJson(response, 200, { ...options.health(), inFlight, draining });
+    if (request.method === 'GET' && path === '/healthz') return writeJson(response, 200, health());
     if (request.method === 'GET' && path === '/readyz') return writeJson(response, draining ? 503 : 200, { ready: !draining });
     const oauth = options.oauth();
     if (oauth && request.method === 'GET' && metadataPaths(oauth).includes(path)) return writeJson(response, 200, protectedResourceMetadata(oauth));
@@ -126,6 +132,10 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     get inFlight() {
       return inFlight;
     },
+    get draining() {
+      return draining;
+    },
+    health,
     listen: (host, port) =>
       new Promise((done, fail) => {
         server.once('error', fail);

@@ -12,6 +12,7 @@ import type { DiscoveryResult } from '../../config/index.js';
 import { openAuditLog, type AuditLog } from '../../gateway/audit-log.js';
 import { createAuthenticator } from '../../gateway/authenticate.js';
 import { createAccessResolver, type ToolsForPolicy } from '../../gateway/caller-access.js';
+import { startHealthListener } from '../../gateway/health-listener.js';
 import { createGatewayServer } from '../../gateway/http-gateway.js';
 import { createMcpEndpoint } from '../../gateway/mcp-endpoint.js';
 import { RateLimiter } from '../../gateway/rate-limit.js';
@@ -45,6 +46,8 @@ export interface ServeHttpFlags {
   gateway?: string;
   audit?: string;
   sessionKeyFile?: string;
+  /** `[host:]port` of a listener of its own for /healthz and /readyz (answered off the calls' event loop). */
+  health?: string;
 }
 
 /** How long SIGTERM lets calls in flight finish before closing the servers anyway. */
@@ -68,6 +71,7 @@ function within(base: LoaderPermissions, own: LoaderPermissions): LoaderPermissi
 export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags, managerOptions: McpConnectionManagerOptions = {}): Promise<number> {
   const logger = cliLogger(options.verbose);
   const address = parseListenAddress(flags.http, '--http', '8808');
+  const healthAddress = flags.health === undefined ? undefined : parseListenAddress(flags.health, '--health', '8809');
   const loopbackOnly = isLoopbackAddress(address.host);
   if (!loopbackOnly && flags.gateway === undefined) {
     logger.error(`serve --http refuses to listen on ${address.host} without inbound auth: give --gateway <file> (who may call, with which token), or listen on 127.0.0.1`);
@@ -155,10 +159,12 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     health: () => health(manager),
     logger,
   });
+  // Before the main listener's line, which is what a script waits for.
+  const healthListener = healthAddress && (await startHealthListener(healthAddress, () => ({ health: server.health(), draining: server.draining })));
+  if (healthListener) process.stderr.write(`mcp-statechart serve: health on http://${urlHost(healthListener.host)}:${healthListener.port}/readyz\n`);
   const bound = await server.listen(address.host, address.port);
-  const host = bound.host.includes(':') ? `[${bound.host}]` : bound.host;
   // The address is the one line a script waits for (port 0 picks a free port).
-  process.stderr.write(`mcp-statechart serve: listening on http://${host}:${bound.port}/mcp\n`);
+  process.stderr.write(`mcp-statechart serve: listening on http://${urlHost(bound.host)}:${bound.port}/mcp\n`);
   logger.info(`serving the loader tools over HTTP for ${Object.keys(discovery.servers).length} configured servers${gateway ? ', with inbound auth' : ', loopback only, no inbound auth'}`);
 
   const signal = await new Promise<NodeJS.Signals>((done) => {
@@ -166,7 +172,11 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     process.once('SIGINT', () => done('SIGINT'));
   });
   logger.info(`serve --http: ${signal}: draining (${server.inFlight} requests in flight)`);
-  const drained = await server.drain(READINESS_GRACE_MS, DRAIN_LIMIT_MS);
+  const draining = server.drain(READINESS_GRACE_MS, DRAIN_LIMIT_MS);
+  // The health listener's /readyz fails now, not at its next beat.
+  healthListener?.beat();
+  const drained = await draining;
+  await healthListener?.close();
   if (!drained) logger.error(`serve --http: requests still in flight after ${DRAIN_LIMIT_MS} ms were cut off`);
   offer.stop();
   stopLogs();
@@ -179,6 +189,8 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   setTimeout(() => process.exit(0), 1_000).unref();
   return 0;
 }
+
+const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 /** `/healthz`: the replica's servers by state (names only). */
 function health(manager: McpConnectionManager): { status: 'ok'; servers: Record<string, string[]> } {
