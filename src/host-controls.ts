@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
-import type { LoggingLevel, Root } from '@modelcontextprotocol/client';
-import type { HostBridge } from './connection/host-handlers.js';
+import type { LoggingLevel } from '@modelcontextprotocol/client';
+import type { HostBridge, RootsSource } from './connection/host-handlers.js';
 import type { Logger } from './logger.js';
 
 /** A connected server's SDK client, as the manager finds it. */
@@ -26,7 +26,7 @@ export class HostControls {
   }
 
   /** Replaces the roots and sends `notifications/roots/list_changed` to every connected server that was told about roots. */
-  async setRoots(roots: Root[]): Promise<void> {
+  async setRoots(roots: RootsSource): Promise<void> {
     this.bridge.setRoots(roots);
     await this.forEachConnected(async (server, client) => {
       if (this.bridge.declaredRoots(client)) await this.quietly(server, 'roots/list_changed', () => client.sendRootsListChanged());

@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
-import type { CallToolResult, GetPromptResult, LoggingLevel, ReadResourceResult, Root } from '@modelcontextprotocol/client';
+import type { CallToolResult, GetPromptResult, LoggingLevel, ReadResourceResult } from '@modelcontextprotocol/client';
 import { abortError, describeRequest, McpServerError } from '../machines/errors.js';
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import { isClosing, publicServerState, type PendingRequest, type ServerActorRef } from '../machines/server.machine.js';
@@ -22,6 +22,7 @@ import type {
 import { createRegistryParts, type RegistryLogic, type RegistryLogicOptions } from './registry-logic.js';
 import type { SessionTracker } from './connection/session-tracker.js';
 import type { EraMemo } from './connection/era-memo.js';
+import type { RootsSource } from './connection/host-handlers.js';
 import { stderrLogger } from './logger.js';
 import { sanitizedObserver } from './inspection/sanitize.js';
 import { KeepAlive } from './keep-alive.js';
@@ -297,8 +298,12 @@ export class McpConnectionManager {
     return () => subscription.unsubscribe();
   }
 
-  /** Replaces the roots servers get from `roots/list` and tells every connected server (`notifications/roots/list_changed`). */
-  setRoots(roots: Root[]): Promise<void> {
+  /**
+   * Replaces the roots servers get from `roots/list` and tells every connected server
+   * (`notifications/roots/list_changed`). A function is asked for each request: give the same
+   * one again to tell the servers that what it answers changed.
+   */
+  setRoots(roots: RootsSource): Promise<void> {
     return this.host.setRoots(roots);
   }
 

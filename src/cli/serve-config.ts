@@ -15,7 +15,6 @@ import type { ConfigurableManager } from '../config/types.js';
 import { nameRecord } from '../../machines/name-record.js';
 import type { Logger } from '../logger.js';
 import type { ServeHost } from '../serve/host.js';
-import { onHostRootsChanged } from '../serve/host-roots.js';
 import type { LoaderTool } from '../tools/index.js';
 import { isServerAllowed } from '../tools/permissions.js';
 import { discoveryOptions, permissionsFrom, type GlobalOptions } from './options.js';
@@ -28,7 +27,7 @@ export interface ServeConfigContext {
   discovery: DiscoveryResult;
   /** Takes each re-read config once the manager has it: rebuilds the loader tools hosts see. */
   reconfigure: (result: DiscoveryResult) => void;
-  /** The stdio host: its open folder (its roots) can name the project. Over HTTP there is none. */
+  /** The stdio host: its open folder (its roots, of either era) can name the project. Over HTTP there is none. */
   host?: ServeHost;
   logger: Logger;
 }
@@ -137,20 +136,27 @@ export async function followServeConfig(context: ServeConfigContext): Promise<Co
 
   // Flags are the user's explicit choice; only without them does the host's open folder count.
   if (host && !options.project && options.config.length === 0) {
-    const lookAtRoots = () =>
-      enqueue(async () => {
-        if (host.era !== 'legacy' || !host.getClientCapabilities()?.roots) return;
-        const { roots } = await host.listRoots(undefined, { timeout: LIST_ROOTS_TIMEOUT_MS });
+    // The host's roots come as it gives them: a 2025 host is asked once it has initialized (and
+    // after each roots/list_changed, see followHostRoots); a 2026-07-28 host on its first call
+    // (ServeHost.rootsBeforeFirstCall), which waits until the project's servers are in place.
+    host.onRootsGiven(async (roots) => {
+      await enqueue(async () => {
         const found = projectFromRoots(roots);
         if (found === projectRoot) return;
         logger.info(found ? `project from the host's roots: ${found}` : 'the host has no root with a .mcp.json any more');
         projectRoot = found;
         await watchFrom(found, true);
       });
-    host.onInstance((server, era) => {
-      if (era === 'legacy') server.oninitialized = () => void lookAtRoots();
+      // Reading the project queued applying it: the call waits for that too.
+      await queue;
     });
-    onHostRootsChanged(host, () => void lookAtRoots());
+    host.onInstance((server, era) => {
+      if (era !== 'legacy') return;
+      server.oninitialized = () => {
+        if (!host.getClientCapabilities()?.roots) return;
+        host.listRoots(undefined, { timeout: LIST_ROOTS_TIMEOUT_MS }).catch((error: Error) => logger.warn(`reading the host's roots failed: ${error.message}`));
+      };
+    });
   }
 
   return {

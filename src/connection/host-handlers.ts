@@ -97,9 +97,9 @@ export class HostBridge {
     this.roots = handlers.roots;
   }
 
-  /** Replaces the roots; servers connected from now on declare the roots capability. */
-  setRoots(roots: Root[]): void {
-    this.roots = [...roots];
+  /** Replaces the roots (a list, or a function asked for each request); servers connected from now on declare the roots capability. */
+  setRoots(roots: RootsSource): void {
+    this.roots = typeof roots === 'function' ? roots : [...roots];
   }
 
   declaredRoots(client: Client): boolean {

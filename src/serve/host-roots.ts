@@ -1,3 +1,4 @@
+import type { RootsSource } from '../connection/host-handlers.js';
 import type { Logger } from '../logger.js';
 import type { McpConnectionManager } from '../manager.js';
 import type { ServeHost } from './host.js';
@@ -27,14 +28,26 @@ export function onHostRootsChanged(host: ServeHost, listener: () => void): () =>
 }
 
 /**
- * Keeps every downstream server's roots equal to the host's: when the host announces
- * `roots/list_changed`, its new list is read and `setRoots` tells each connected server.
+ * Keeps downstream servers' roots following the host's. A 2025 host announces a change
+ * (`roots/list_changed`) and is asked for its list; a 2026-07-28 host gives its roots only when
+ * asked inside a call (see ServeHost.listRoots). Whenever the host gives roots that differ from
+ * what it gave before, the connected servers are told `roots/list_changed`, and `roots` (serve's
+ * answer to their `roots/list`) gives them the new list when they ask again.
  */
-export function followHostRoots(host: ServeHost, manager: Pick<McpConnectionManager, 'setRoots'>, logger: Logger): () => void {
-  return onHostRootsChanged(host, () => {
-    host
-      .listRoots()
-      .then(({ roots }) => manager.setRoots(roots))
-      .catch((error: Error) => logger.warn(`reading the host's roots after roots/list_changed failed: ${error.message}`));
+export function followHostRoots(
+  host: ServeHost,
+  manager: Pick<McpConnectionManager, 'setRoots'>,
+  roots: RootsSource,
+  logger: Logger,
+): () => void {
+  const stopAnnounced = onHostRootsChanged(host, () => {
+    host.listRoots().catch((error: Error) => logger.warn(`reading the host's roots after roots/list_changed failed: ${error.message}`));
   });
+  const stopGiven = host.onRootsGiven(() => {
+    manager.setRoots(roots).catch((error: Error) => logger.warn(`telling the servers the host's roots changed failed: ${error.message}`));
+  });
+  return () => {
+    stopAnnounced();
+    stopGiven();
+  };
 }

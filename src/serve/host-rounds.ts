@@ -283,14 +283,7 @@ export class HostInputRounds {
    * started it, often a load_mcp long over.)
    */
   ask(request: InputRequest, options: HostRequestOptions): Promise<Record<string, unknown>> {
-    const here = this.current.getStore();
-    const running = here !== undefined && this.waiting.get(here.token) === here ? here : undefined;
-    const call =
-      options.server === undefined
-        ? running
-        : running?.server === options.server
-          ? running
-          : [...this.waiting.values()].reverse().find((candidate) => candidate.server === options.server);
+    const call = this.callToAsk(options.server);
     if (!call) {
       const whose = options.server === undefined ? '' : ` to MCP server "${options.server}"`;
       return Promise.reject(
@@ -301,6 +294,17 @@ export class HostInputRounds {
       );
     }
     return call.ask(request, options);
+  }
+
+  /** Whether a call waits that a request for `server` (or, without one, for the call running here) could be asked through. */
+  canAsk(server?: string): boolean {
+    return this.callToAsk(server) !== undefined;
+  }
+
+  private callToAsk(server: string | undefined): WaitingCall | undefined {
+    const running = this.running();
+    if (server === undefined || running?.server === server) return running;
+    return [...this.waiting.values()].reverse().find((candidate) => candidate.server === server);
   }
 
   async elicit(params: ElicitRequest['params'], options: HostRequestOptions): Promise<ElicitResult> {
@@ -317,6 +321,10 @@ export class HostInputRounds {
 
   /** The call whose async context this runs in, while it waits (serve's own approval form is asked there). */
   here(): HostCall | undefined {
+    return this.running();
+  }
+
+  private running(): WaitingCall | undefined {
     const here = this.current.getStore();
     return here !== undefined && this.waiting.get(here.token) === here ? here : undefined;
   }

@@ -1,4 +1,6 @@
 import {
+  ProtocolError,
+  ProtocolErrorCode,
   Server,
   type ClientCapabilities,
   type CreateMessageRequest,
@@ -9,6 +11,7 @@ import {
   type Implementation,
   type ListRootsResult,
   type LoggingMessageNotification,
+  type Root,
   type McpServerFactory,
   type ServerCapabilities,
   type ServerContext,
@@ -41,6 +44,9 @@ export interface HostPeer {
 /** Sets up one server instance: its request and notification handlers, for the era it serves. */
 export type HostInstaller = (server: Server, era: HostEra) => void;
 
+/** Takes roots the host gave that differ from those it gave before; serve's answer waits for what it returns. */
+export type RootsListener = (roots: Root[]) => void | Promise<void>;
+
 
 /**
  * The host side of `serve`. The SDK's `serveStdio` decides the era from the host's opening
@@ -57,6 +63,11 @@ export class ServeHost implements HostPeer {
   readonly rounds = new HostInputRounds();
   /** What a 2026-07-28 host declared on its latest request (it declares on every request, not once). */
   private declared?: ClientCapabilities;
+  /** The roots the host last gave: what a downstream server is told when the host cannot be asked now. */
+  private given?: Root[];
+  private readonly rootsListeners = new Set<RootsListener>();
+  /** A 2026-07-28 host's roots, asked on its first call (see rootsBeforeFirstCall). */
+  private firstRoots?: Promise<void>;
 
   constructor(
     private readonly info: Implementation,
@@ -108,9 +119,50 @@ export class ServeHost implements HostPeer {
     return this.server().createMessage(params, options);
   }
 
-  listRoots(params?: undefined, options: HostRequestOptions = {}): Promise<ListRootsResult> {
-    if (this.era === 'modern') return this.rounds.roots(options);
-    return this.server().listRoots(params, options);
+  /**
+   * The host's roots: asked of the host when it can be asked (a 2025 host always; a 2026-07-28
+   * host inside a call to `options.server` that waits, or the call running here), otherwise the
+   * roots it last gave. A 2026-07-28 host that gave none yet is a clear error rather than an empty
+   * list: a server would keep an empty list as the host's answer, while after an error it asks
+   * again (server-everything does, in its next call), and the host can be asked by then.
+   */
+  async listRoots(params?: undefined, options: HostRequestOptions = {}): Promise<ListRootsResult> {
+    if (this.era === 'modern' && !this.rounds.canAsk(options.server)) {
+      if (this.given) return { roots: this.given };
+      const whose = options.server === undefined ? '' : ` to MCP server "${options.server}"`;
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `the MCP host speaks MCP 2026-07-28 and has given no roots yet: it can only be asked inside a tool call it is waiting on, and no call${whose} is waiting`,
+      );
+    }
+    const answer = this.era === 'modern' ? await this.rounds.roots(options) : await this.server().listRoots(params, options);
+    await this.remember(answer.roots);
+    return answer;
+  }
+
+  /** Calls `listener` with each list of roots the host gives that differs from the one before. */
+  onRootsGiven(listener: RootsListener): () => void {
+    this.rootsListeners.add(listener);
+    return () => this.rootsListeners.delete(listener);
+  }
+
+  /**
+   * Before a 2026-07-28 host's first call runs, the host is asked for its roots in that call's
+   * first input round (when it declares roots): it has no other way to give them (client/roots.mdx,
+   * SEP-2575: roots are not in `_meta`), and serve needs them for the project and for servers that
+   * ask outside a call. Calls that start meanwhile wait for the same answer. Asked once (again
+   * only when that call was cancelled first): a host that answers with an error is not asked
+   * again, and the call runs all the same.
+   */
+  rootsBeforeFirstCall(signal?: AbortSignal): Promise<void> {
+    if (this.era !== 'modern' || this.declared?.roots === undefined) return Promise.resolve();
+    this.firstRoots ??= this.listRoots(undefined, { signal }).then(
+      () => undefined,
+      () => {
+        if (signal?.aborted) this.firstRoots = undefined;
+      },
+    );
+    return this.firstRoots;
   }
 
   sendToolListChanged(): Promise<void> {
@@ -127,6 +179,12 @@ export class ServeHost implements HostPeer {
 
   sendLoggingMessage(params: LoggingMessageNotification['params']): Promise<void> {
     return this.serving?.server.sendLoggingMessage(params) ?? Promise.resolve();
+  }
+
+  private async remember(roots: Root[]): Promise<void> {
+    if (this.given && JSON.stringify(this.given) === JSON.stringify(roots)) return;
+    this.given = roots;
+    await Promise.all([...this.rootsListeners].map((listener) => listener(roots)));
   }
 
   private server(): Server {

@@ -1,4 +1,5 @@
 import type { CallToolRequest, ServerCapabilities, ServerContext } from '@modelcontextprotocol/server';
+import type { RootsSource } from '../connection/host-handlers.js';
 import type { Logger } from '../logger.js';
 import type { McpConnectionManager } from '../manager.js';
 import type { LoaderToolCallOptions } from '../tools/index.js';
@@ -27,10 +28,10 @@ export const SERVE_CAPABILITIES: ServerCapabilities = {
 export function installProxy(
   host: ServeHost,
   manager: McpConnectionManager,
-  options: { isAllowed: (server: string) => boolean; logger: Logger },
+  options: { isAllowed: (server: string) => boolean; logger: Logger; roots: RootsSource },
 ): () => void {
   const stops = [
-    followHostRoots(host, manager, options.logger),
+    followHostRoots(host, manager, options.roots, options.logger),
     relayLogs(host, manager),
     offerPromptsAndResources(host, manager, options.isAllowed),
   ];

@@ -1,6 +1,6 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { McpConnectionManagerOptions } from '../../manager.js';
-import { isServerAllowed, toMcpToolResult } from '../../tools/index.js';
+import { isServerAllowed, toMcpToolResult, type LoaderToolCallOptions } from '../../tools/index.js';
 import { listedTool } from '../../serve/listed-tool.js';
 import { openLifecycleView } from '../lifecycle-view.js';
 import { logLifecycle } from '../lifecycle-log.js';
@@ -46,37 +46,45 @@ export async function runServe(
   const host = new ServeHost({ name: 'mcp-statechart', version: packageVersion() }, SERVE_CAPABILITIES);
   // Downstream servers' sampling, elicitation and roots requests go up to this host, a few per server at a time, unless the config or --no-sampling says not.
   const switches = relaySwitches(discovery.servers, { sampling });
+  const handlers = capRelayedRequests(hostRequestHandlers(host, switches));
   const { manager, tools, toolsFor } = openLoaderSession(
     discovery,
     options,
     logger,
-    { handlers: capRelayedRequests(hostRequestHandlers(host, switches)), ...managerOptions },
+    { handlers, ...managerOptions },
     hostApproval(host, options.approve),
   );
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
   const lifecycleView = view ? await openLifecycleView(manager, false, discovery.servers) : undefined;
   const permissions = permissionsFrom(options);
-  installProxy(host, manager, { isAllowed: (name) => isServerAllowed(permissions, name), logger });
+  installProxy(host, manager, { isAllowed: (name) => isServerAllowed(permissions, name), logger, roots: handlers.roots ?? [] });
 
   host.onInstance((server, era) => {
     server.setRequestHandler('tools/list', async () => ({
       tools: tools.map(listedTool),
     }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
-      const tool = tools.find((candidate) => candidate.name === request.params.name);
-      if (!tool) {
-        return {
-          isError: true,
-          content: [{ type: 'text', text: `Unknown tool "${request.params.name}". Tools: ${tools.map((t) => t.name).join(', ')}.` }],
-        };
-      }
       const args = request.params.arguments ?? {};
-      // A 2026-07-28 host is asked for input (approval, relayed requests) on this call itself: see HostInputRounds.
+      // Found when the call runs: a 2026-07-28 host's first call may bring the project (and its tools) first.
+      const run = async (options: LoaderToolCallOptions) => {
+        const tool = tools.find((candidate) => candidate.name === request.params.name);
+        if (!tool) {
+          return {
+            isError: true,
+            content: [{ type: 'text' as const, text: `Unknown tool "${request.params.name}". Tools: ${tools.map((t) => t.name).join(', ')}.` }],
+          };
+        }
+        return toMcpToolResult(await tool.execute(args, options));
+      };
+      // A 2026-07-28 host is asked for input (its roots, approval, relayed requests) on this call itself: see HostInputRounds.
       if (era === 'modern') {
         host.heard(ctx);
-        return host.rounds.run(request, ctx, async (options) => toMcpToolResult(await tool.execute(args, options)));
+        return host.rounds.run(request, ctx, async (options) => {
+          await host.rootsBeforeFirstCall(options.signal);
+          return run(options);
+        });
       }
-      return toMcpToolResult(await tool.execute(args, relayedCallOptions(request, ctx)));
+      return run(relayedCallOptions(request, ctx));
     });
   });
 
