@@ -174,6 +174,25 @@ describe('what a query implies', () => {
   });
 });
 
+describe('how words are read', () => {
+  const search = new ToolSearch([{ name: 'browser', description: 'Web browser' }, { name: 'shell', description: 'Local shell' }], [
+    { server: 'browser', tool: tool('list_urls', 'List the links found on the current page') },
+    { server: 'browser', tool: tool('get_profile', 'Get the profile of a signed-in user') },
+    { server: 'shell', tool: tool('run_ls', 'Run ls in a folder: list its entries') },
+    { server: 'shell', tool: tool('set_user_shell', 'Set the login shell of a user (s for short)') },
+  ]);
+
+  it('reads an acronym\u2019s plural as the acronym: "URLs" is url, not "ur" and "ls"', () => {
+    expect(top(search, 'list the URLs on this page')[0]).toBe('browser/list_urls');
+  });
+
+  it('reads a possessive as its word: "the user\u2019s shell" ranks as "the user shell", with no word "s"', () => {
+    const plain = search.searchTools('change the user shell', 4);
+    expect(search.searchTools("change the user's shell", 4)).toEqual(plain);
+    expect(search.searchTools('change the user\u2019s shell', 4)).toEqual(plain);
+  });
+});
+
 describe('updated server by server', () => {
   const catalogue: Array<{ server: SearchableServer; tools: Tool[] }> = Array.from({ length: 12 }, (_, at) => ({
     server: { name: `server-${at}`, description: `${FILLER[at]} service for ${FILLER[(at * 7) % FILLER.length]} records` },

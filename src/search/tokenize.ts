@@ -1,7 +1,8 @@
 /**
  * Words for ranking: identifiers split across camelCase, snake_case, kebab-case and dots,
- * lower-cased, common filler words dropped, and a light suffix stemming so "files", "listing"
- * and "created" meet "file", "list" and "create".
+ * lower-cased (an acronym's plural, "URLs", read as the acronym; a possessive 's dropped), common
+ * filler words dropped, and a light suffix stemming so "files", "listing" and "created" meet
+ * "file", "list" and "create".
  */
 
 const STOPWORDS = new Set(
@@ -17,6 +18,8 @@ const STOPWORDS = new Set(
 /** Splits an identifier or a sentence into lower-case words: getUserById → get user by id, list_issues → list issues. */
 export function splitWords(text: string): string[] {
   return text
+    .replace(/(\w)['\u2019]s\b/g, '$1') // possessive: "the user's profile"
+    .replace(/\b([A-Z]{2,})s\b/g, '$1') // an acronym's plural: URLs, IDs, PRs
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .toLowerCase()
