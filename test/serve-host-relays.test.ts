@@ -13,9 +13,9 @@ import { Client as ModernClient, LOG_LEVEL_META_KEY, type LoggingLevel } from '@
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as LegacyStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitationCompleteNotificationSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hostRequestHandlers } from '../src/serve/host-requests.js';
 import type { HostPeer } from '../src/serve/host.js';
 import { CLI_COMMAND } from './support/cli.js';
@@ -47,7 +47,9 @@ const textOf = (content: unknown) => (Array.isArray(content) ? content.map((part
 
 interface Heard {
   logs: Array<{ level: string; logger?: string; data: unknown }>;
-  elicitations: Array<{ mode?: string; url?: string; message: string }>;
+  elicitations: Array<{ mode?: string; url?: string; message: string; elicitationId?: string }>;
+  /** The `elicitationId`s of `notifications/elicitation/complete` the host was sent. */
+  completions: string[];
 }
 
 interface RelayHost {
@@ -63,9 +65,10 @@ type Modes = 'none' | 'form' | 'form+url';
 const elicitationOf = (modes: Modes) => (modes === 'none' ? {} : { elicitation: { form: {}, ...(modes === 'form+url' ? { url: {} } : {}) } });
 
 async function modernHost(modes: Modes): Promise<RelayHost> {
-  const heard: Heard = { logs: [], elicitations: [] };
+  const heard: Heard = { logs: [], elicitations: [], completions: [] };
   const client = new ModernClient({ name: 'modern-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: elicitationOf(modes) });
   client.setNotificationHandler('notifications/message', ({ params }) => void heard.logs.push(params));
+  client.setNotificationHandler('notifications/elicitation/complete', ({ params }) => void heard.completions.push(params.elicitationId));
   if (modes !== 'none') {
     client.setRequestHandler('elicitation/create', async ({ params }) => {
       heard.elicitations.push(params);
@@ -78,8 +81,9 @@ async function modernHost(modes: Modes): Promise<RelayHost> {
 }
 
 async function legacyHost(modes: Modes): Promise<RelayHost> {
-  const heard: Heard = { logs: [], elicitations: [] };
+  const heard: Heard = { logs: [], elicitations: [], completions: [] };
   const client = new LegacyClient({ name: 'legacy-host', version: '1.0.0' }, { capabilities: elicitationOf(modes) });
+  client.setNotificationHandler(ElicitationCompleteNotificationSchema, ({ params }) => void heard.completions.push(params.elicitationId));
   if (modes !== 'none') {
     client.setRequestHandler(ElicitRequestSchema, async ({ params }) => {
       heard.elicitations.push(params);
@@ -173,6 +177,51 @@ describe.each([
     },
     60_000,
   );
+});
+
+describe("a legacy server's page done out of band (notifications/elicitation/complete)", () => {
+  it('reaches the 2025 host that was sent the page, once, under the id serve gave it; a notice for a page never asked is not passed on', async () => {
+    const relay = await started(legacyHost, 'form+url');
+    expect(await relay.callOn('legacy', 'open-page-and-finish')).toBe('page: done');
+    const [page] = relay.heard.elicitations;
+    // serve's own id: two servers' ids cannot clash at the host, nor one server finish another's page.
+    expect(page?.elicitationId).toEqual(expect.any(String));
+    expect(page?.elicitationId).not.toBe('order-8');
+    await vi.waitFor(() => expect(relay.heard.completions).toHaveLength(1));
+    expect(relay.heard.completions).toEqual([page!.elicitationId]);
+  }, 60_000);
+
+  // 2026-07-28 removed the notice (changelog item 11): its client learns the outcome by retrying, which the call's own rounds are.
+  it('is not sent to a 2026-07-28 host: the call it accepted the page on ends with the result', async () => {
+    const relay = await started(modernHost, 'form+url');
+    expect(await relay.callOn('legacy', 'open-page-and-finish')).toBe('page: done');
+    expect(relay.heard.elicitations).toHaveLength(1);
+    expect(relay.heard.completions).toEqual([]);
+  }, 60_000);
+});
+
+describe('which page a completion notice names, as serve maps it', () => {
+  it("a server's notice goes up under the id the host was given, once; another server naming that page's id finishes nothing", async () => {
+    const given: string[] = [];
+    const completed: string[] = [];
+    const peer: HostPeer = {
+      getClientCapabilities: () => ({ elicitation: { form: {}, url: {} } }),
+      elicitInput: async (params) => (given.push(params.mode === 'url' ? params.elicitationId : ''), { action: 'accept' }),
+      createMessage: () => Promise.reject(new Error('not asked here')),
+      listRoots: () => Promise.reject(new Error('not asked here')),
+      completeElicitation: (elicitationId) => void completed.push(elicitationId),
+    };
+    const { elicitation, elicitationComplete } = hostRequestHandlers(peer);
+    const page = { mode: 'url' as const, message: 'Pay for the order', url: PAGE_URL, elicitationId: 'order-7' };
+    await elicitation!(page, { server: 'shop', signal: new AbortController().signal });
+
+    elicitationComplete!({ server: 'other', elicitationId: 'order-7' });
+    expect(completed).toEqual([]);
+    elicitationComplete!({ server: 'shop', elicitationId: 'order-7' });
+    elicitationComplete!({ server: 'shop', elicitationId: 'order-7' });
+    expect(completed).toEqual(given);
+    expect(given).toHaveLength(1);
+  });
 });
 
 describe('URL-mode elicitation, as the host declares it now (a 2026-07-28 host declares on every request; over HTTP each caller does)', () => {

@@ -41,6 +41,26 @@ describe.each(HOST_FEATURE_SERVERS)('URL-mode elicitation, $era', ({ config }) =
   });
 });
 
+describe('a page done out of band (notifications/elicitation/complete, 2025-11-25)', () => {
+  const LEGACY = HOST_FEATURE_SERVERS[1]!.config;
+  const accept = async (): Promise<ElicitResult> => ({ action: 'accept' });
+
+  it('reaches handlers.elicitationComplete once, for the page the server asked and the handler accepted; a notice for any other id is ignored', async () => {
+    const completions: unknown[] = [];
+    const shop = await connected(LEGACY, { elicitation: accept, elicitationModes: ['url'], elicitationComplete: (completion) => void completions.push(completion) });
+    expect(textOf(await shop.callTool('shop', 'open-page-and-finish', {}))).toBe('page: done');
+    await vi.waitFor(() => expect(completions).toHaveLength(1));
+    expect(completions).toEqual([{ server: 'shop', elicitationId: 'order-8' }]);
+  });
+
+  it('a page the handler declined is not open: its notice is ignored', async () => {
+    const elicitationComplete = vi.fn();
+    const shop = await connected(LEGACY, { elicitation: async () => ({ action: 'decline' }), elicitationModes: ['url'], elicitationComplete });
+    expect(textOf(await shop.callTool('shop', 'open-page-and-finish', {}))).toBe('page: decline');
+    expect(elicitationComplete).not.toHaveBeenCalled();
+  });
+});
+
 describe('URL elicitation required (-32042)', () => {
   it('a legacy tool call refused with -32042 fails naming the site to open and the server\'s reason', async () => {
     const shop = await connected(HOST_FEATURE_SERVERS[1]!.config, {});

@@ -51,12 +51,28 @@ export interface McpHostHandlers {
    * it answers holds for that connection.
    */
   elicitationModes?: readonly ElicitationMode[] | ((server: string) => readonly ElicitationMode[]);
+  /**
+   * A page that `elicitation` accepted to open (URL mode) is done: the server said so with
+   * `notifications/elicitation/complete` (2025-11-25; 2026-07-28 removed it, its client learns by
+   * retrying the request). Called once per page, and only for a page this server asked and the
+   * handler accepted: a notice naming any other id is ignored, as the spec requires.
+   */
+  elicitationComplete?: (completion: { server: string; elicitationId: string }) => void;
   /** The `sampling` handler accepts `tools` and `toolChoice` (declared as `sampling.tools`). Default false: servers must not send them. */
   samplingTools?: boolean;
   roots?: RootsSource;
   logging?: (message: McpLogMessage) => void;
   /** How long a sampling/elicitation/roots handler may take before the server gets a timeout error. Default 10 minutes (a person may be answering). */
   timeoutMs?: number;
+}
+
+/** Remembers a page whose completion may come (a 2026-07-28 page has no id: its client learns by retrying). */
+function rememberPage(openPages: Set<string>, elicitationId: string | undefined): void {
+  if (elicitationId === undefined) return;
+  openPages.delete(elicitationId);
+  openPages.add(elicitationId);
+  const oldest = openPages.values().next();
+  if (openPages.size > MAX_OPEN_PAGES && !oldest.done) openPages.delete(oldest.value);
 }
 
 function elicitationCapability(modes: readonly ElicitationMode[]): NonNullable<ClientCapabilities['elicitation']> {
@@ -77,6 +93,9 @@ const HANDLER_OF: Record<InputRequest['method'], string> = {
 const REQUEST_TIMEOUT = -32001;
 
 export const DEFAULT_HOST_HANDLER_TIMEOUT_MS = 10 * 60_000;
+
+/** Pages per connection whose completion may still come; past it the oldest is forgotten (its notice then ignored). */
+export const MAX_OPEN_PAGES = 64;
 
 /**
  * The client's side of server→client traffic for every connection: the client capabilities
@@ -121,16 +140,24 @@ export class HostBridge {
     const capabilities = this.capabilities(server);
     client.registerCapabilities(capabilities);
     if (capabilities.roots) this.rootsClients.add(client);
-    const { sampling, elicitation } = this.handlers;
+    const { sampling, elicitation, elicitationComplete } = this.handlers;
+    const openPages = new Set<string>();
     if (sampling) {
       client.setRequestHandler('sampling/createMessage', (request, context) =>
         this.answer('sampling', server, context.mcpReq.signal, (context) => sampling(request.params, context)),
       );
     }
     if (elicitation) {
-      client.setRequestHandler('elicitation/create', (request, context) =>
-        this.answer('elicitation', server, context.mcpReq.signal, (context) => elicitation(request.params, context)),
-      );
+      client.setRequestHandler('elicitation/create', async (request, context) => {
+        const answer = await this.answer('elicitation', server, context.mcpReq.signal, (context) => elicitation(request.params, context));
+        if (elicitationComplete && request.params.mode === 'url' && answer.action === 'accept') rememberPage(openPages, request.params.elicitationId);
+        return answer;
+      });
+      if (elicitationComplete) {
+        client.setNotificationHandler('notifications/elicitation/complete', ({ params }) => {
+          if (openPages.delete(params.elicitationId)) elicitationComplete({ server, elicitationId: params.elicitationId });
+        });
+      }
     }
     if (capabilities.roots) {
       client.setRequestHandler('roots/list', (_request, context) =>

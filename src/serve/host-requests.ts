@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode, type ClientCapabilities, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/server';
 import type { McpServerConfig } from '../../machines/types.js';
-import { DEFAULT_HOST_HANDLER_TIMEOUT_MS, type ElicitationMode, type HostRequestContext, type McpHostHandlers } from '../connection/host-handlers.js';
+import { DEFAULT_HOST_HANDLER_TIMEOUT_MS, MAX_OPEN_PAGES, type ElicitationMode, type HostRequestContext, type McpHostHandlers } from '../connection/host-handlers.js';
 import type { HostPeer } from './host.js';
 
 /**
@@ -51,7 +51,7 @@ function withoutServeTitle(text: string): string {
   return text.replace(IMITATION, '[text imitating mcp-statechart\'s approval form]');
 }
 
-function attributed(params: ElicitRequest['params'], server: string): ElicitRequest['params'] {
+function attributed(params: ElicitRequest['params'], server: string, pageId: string): ElicitRequest['params'] {
   const message = `MCP server "${server}" asks (relayed by mcp-statechart serve):\n${withoutServeTitle(params.message)}`;
   const schema = 'requestedSchema' in params ? params.requestedSchema : undefined;
   const properties = schema
@@ -66,10 +66,33 @@ function attributed(params: ElicitRequest['params'], server: string): ElicitRequ
     ...params,
     message,
     ...(schema && properties ? { requestedSchema: { ...schema, properties } } : {}),
-    // A 2025 host requires a page's `elicitationId`; 2026-07-28 dropped it, so a modern server's page comes without one.
-    ...(params.mode === 'url' && typeof params.elicitationId !== 'string' ? { elicitationId: randomUUID() } : {}),
+    // A 2025 host requires a page's `elicitationId` (2026-07-28 dropped it: a modern server's page comes without one); serve's own, so a server's ids never clash with another's.
+    ...(params.mode === 'url' ? { elicitationId: pageId } : {}),
     _meta: { ...params._meta, [RELAYED_FROM_META]: server },
   };
+}
+
+/**
+ * The pages a host accepted to open, by the downstream server's id for each and serve's own id
+ * the host was given: a server's `notifications/elicitation/complete` goes up under the id the
+ * host knows. Bounded: past MAX_OPEN_PAGES the oldest is forgotten (its notice then not passed on).
+ */
+class OpenPages {
+  private readonly hostIds = new Map<string, string>();
+
+  opened(server: string, elicitationId: string, hostId: string): void {
+    this.hostIds.set(JSON.stringify([server, elicitationId]), hostId);
+    const oldest = this.hostIds.keys().next();
+    if (this.hostIds.size > MAX_OPEN_PAGES && !oldest.done) this.hostIds.delete(oldest.value);
+  }
+
+  /** The id the host knows the page by, once: undefined for a page not open. */
+  completed(server: string, elicitationId: string): string | undefined {
+    const key = JSON.stringify([server, elicitationId]);
+    const hostId = this.hostIds.get(key);
+    this.hostIds.delete(key);
+    return hostId;
+  }
 }
 
 /** `includeContext` asks the host to add its own conversation: passed up only to a host that declared it can (`sampling.context`). */
@@ -86,7 +109,8 @@ function sampled(params: CreateMessageRequest['params'], server: string, hostTak
  * ask (the host's `initialize` comes first, but a server loaded earlier keeps what it was told).
  * URL-mode elicitation is declared to a server only when the host of the call that connects it
  * declared it, and a URL request goes up only to a host that declares it now. What goes up names
- * the server that asks (`_meta`, and an elicitation's message).
+ * the server that asks (`_meta`, and an elicitation's message). A page's completion notice goes
+ * up to the host it was sent to, under serve's id for it (see OpenPages).
  */
 export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches = { allows: () => true }): McpHostHandlers {
   const requireHost = (capability: keyof ClientCapabilities, context: HostRequestContext) => {
@@ -104,13 +128,14 @@ export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches 
     }
   };
   const hostOpensPages = (server: string) => upstream.getClientCapabilities(server)?.elicitation?.url !== undefined;
+  const pages = new OpenPages();
   return {
     sampling: (params, context) => {
       requireHost('sampling', context);
       const hostTakesContext = upstream.getClientCapabilities(context.server)?.sampling?.context !== undefined;
       return upstream.createMessage(sampled(params, context.server, hostTakesContext), relayed(context));
     },
-    elicitation: (params, context) => {
+    elicitation: async (params, context) => {
       requireHost('elicitation', context);
       if (params.mode === 'url' && !hostOpensPages(context.server)) {
         throw new ProtocolError(
@@ -118,7 +143,15 @@ export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches 
           `MCP server "${context.server}" asked the user to open a page, but the MCP host running mcp-statechart serve does not offer URL-mode elicitation.`,
         );
       }
-      return upstream.elicitInput(attributed(params, context.server), relayed(context));
+      const pageId = randomUUID();
+      const answer = await upstream.elicitInput(attributed(params, context.server, pageId), relayed(context));
+      if (params.mode === 'url' && params.elicitationId !== undefined && answer.action === 'accept') pages.opened(context.server, params.elicitationId, pageId);
+      return answer;
+    },
+    // The manager passes on only completions of pages this server asked and the host accepted.
+    elicitationComplete: ({ server, elicitationId }) => {
+      const pageId = pages.completed(server, elicitationId);
+      if (pageId !== undefined) upstream.completeElicitation?.(pageId);
     },
     elicitationModes: (server): ElicitationMode[] => (hostOpensPages(server) ? ['form', 'url'] : ['form']),
     // The host's roots, asked each time until it announces a list (see followHostRoots).

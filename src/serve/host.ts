@@ -39,6 +39,8 @@ export interface HostPeer {
   elicitInput(params: ElicitRequestFormParams | ElicitRequestURLParams, options?: HostRequestOptions): Promise<ElicitResult>;
   createMessage(params: CreateMessageRequest['params'], options?: HostRequestOptions): Promise<CreateMessageResult>;
   listRoots(params?: undefined, options?: HostRequestOptions): Promise<ListRootsResult>;
+  /** A page the host was sent (`elicitationId`: the id it was given) is done out of band; a 2026-07-28 host learns that by retrying, and is sent nothing. (A bare SDK `Server` as peer has no way to say it.) */
+  completeElicitation?(elicitationId: string): void;
 }
 
 /** Sets up one server instance: its request and notification handlers, for the era it serves. */
@@ -163,6 +165,18 @@ export class ServeHost implements HostPeer {
       },
     );
     return this.firstRoots;
+  }
+
+  /**
+   * `notifications/elicitation/complete` to a 2025 host (2025-11-25, client/elicitation: only to the
+   * client that was sent the page). 2026-07-28 removed the notice: its client learns the outcome by
+   * retrying the request (changelog item 11), so a modern host is sent nothing.
+   */
+  completeElicitation(elicitationId: string): void {
+    if (this.era !== 'legacy') return;
+    this.server()
+      .notification({ method: 'notifications/elicitation/complete', params: { elicitationId } })
+      .catch(() => {});
   }
 
   sendToolListChanged(): Promise<void> {

@@ -57,11 +57,14 @@ interface Unanswered {
 
 /** A 2025-era host's `tools/call` in flight: asked on its POST's SSE stream. */
 class LegacyCall implements HostCall {
+  /** The ids of the pages this call's host was sent: their completion goes to it, on the call's stream while it is open. */
+  readonly pages = new Set<string>();
+
   constructor(
     readonly owner: string,
     readonly server: string | undefined,
     readonly capabilities: ClientCapabilities | undefined,
-    private readonly send: (message: JSONRPCMessage) => Promise<void>,
+    readonly send: (message: JSONRPCMessage) => Promise<void>,
     private readonly unanswered: Map<string, Unanswered>,
     /** The level the host set for its session on this replica; undefined: not set here. */
     private readonly logLevel: () => LoggingLevel | undefined,
@@ -78,6 +81,7 @@ class LegacyCall implements HostCall {
     if (this.unanswered.size >= MAX_UNANSWERED) {
       return Promise.reject(new ProtocolError(ProtocolErrorCode.InvalidRequest, `${MAX_UNANSWERED} requests already wait for hosts' answers on this replica`));
     }
+    if (request.method === 'elicitation/create' && request.params.mode === 'url' && request.params.elicitationId !== undefined) this.pages.add(request.params.elicitationId);
     // A random id: the host's answer comes back in a POST of its own, and names the request only by it.
     const id = `mcp-statechart-${randomUUID()}`;
     return new Promise((resolve, reject) => {
@@ -204,6 +208,16 @@ export class HttpHostRelay implements HostPeer {
 
   async listRoots(_params?: undefined, options: HostRequestOptions = {}): Promise<ListRootsResult> {
     return readAnswer.roots(await this.target(options.server).ask({ method: 'roots/list' }, options));
+  }
+
+  /**
+   * A page's completion, to the 2025-era call whose host was sent it, on that call's stream (a
+   * stateless host has no other): once the call has ended its host is not told. A 2026-07-28 host
+   * learns by retrying (the notice was removed), and is sent nothing.
+   */
+  completeElicitation(elicitationId: string): void {
+    const call = [...this.legacyCalls].find((candidate) => candidate.pages.has(elicitationId));
+    call?.send({ jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId } }).catch(() => {});
   }
 
   private callFor(server: string | undefined): HostCall | 'ambiguous' | undefined {
