@@ -24,7 +24,7 @@ let team: TeamGateway;
 beforeAll(async () => {
   team = await startTeamGateway(
     'logs',
-    { modern: MODERN!.config, legacy: LEGACY!.config },
+    { modern: MODERN!.config, legacy: LEGACY!.config, prompting: { ...MODERN!.config, args: [...(MODERN!.config.args ?? []), '--logging-prompt'] } },
     { alice: { token: TOKENS.alice, allow: ['*'] }, bob: { token: TOKENS.bob, allow: ['*'] } },
     { globalFlags: ['--verbose'] },
   );
@@ -152,5 +152,21 @@ describe('downstream log messages over serve --http, to the host whose call it i
     await bob.call('modern', 'log-levels');
     expect(bob.heard).toEqual(BOTH('modern'));
     expect(alice.heard).toEqual([]);
+  }, 90_000);
+
+  it("reach no call of another identity while a caller's prompt get on the server runs", async () => {
+    const alice = await modernHost(TOKENS.alice, () => 'debug');
+    const bob = await team.host(TOKENS.bob);
+    const stderrBefore = team.serve.stderr().length;
+
+    let inFlight!: () => void;
+    const started = new Promise<void>((resolve) => (inFlight = resolve));
+    const alicesCall = alice.call('prompting', 'progress', { steps: 40, intervalMs: 100 }, () => inFlight());
+    await started;
+    // The prompt logs a warning while bob gets it: alice's call asked for debug, and must not be sent it.
+    expect((await bob.getPrompt({ name: 'prompting/logs' })).messages).toHaveLength(1);
+    expect(await alicesCall).toBe('done in 40 steps');
+    expect(alice.heard).toEqual([]);
+    await expect.poll(() => team.serve.stderr().slice(stderrBefore).match(/dropped a log message of MCP server "prompting"/g)?.length, { timeout: 5_000 }).toBe(1);
   }, 90_000);
 });

@@ -8,8 +8,9 @@
  *
  * Whose host is asked: serve's approval form goes to the call it is asked in. A downstream
  * server's request names only the server, so it goes to the latest call to that server in flight,
- * and is refused when calls of more than one identity to that server are in flight: one caller's
- * host is never shown another caller's request.
+ * and is refused when calls of more than one identity to that server are in flight (or another
+ * identity's prompt get or resource read on it): one caller's host is never shown another caller's
+ * request.
  *
  * A downstream server's log messages name no caller either, and go by the same rule: to the calls
  * to that server in flight while they all belong to one identity, dropped otherwise. A 2026-07-28
@@ -112,6 +113,8 @@ export class HttpHostRelay implements HostPeer {
   private readonly legacyHere = new AsyncLocalStorage<LegacyCall>();
   private readonly unanswered = new Map<string, Unanswered>();
   private readonly sessionLevels = new Map<string, LoggingLevel>();
+  /** Callers' prompt gets and resource reads in flight: not calls to ask or log through, but what their server sends could be theirs. */
+  private readonly otherUses = new Set<{ owner: string; server: string }>();
   private readonly levelListeners = new Set<(level: LoggingLevel) => Promise<void>>();
 
   /** Calls `listener` with each level a caller asks log messages from: a 2026-07-28 call's `_meta`, a 2025-era host's `logging/setLevel`. */
@@ -176,6 +179,20 @@ export class HttpHostRelay implements HostPeer {
     }
   }
 
+  /**
+   * Runs `owner`'s prompt get or resource read on `server`. While it runs, a request or log message
+   * of that server may be its, so one to another identity's call in flight is held back.
+   */
+  async using<T>(owner: string, server: string, run: () => Promise<T>): Promise<T> {
+    const use = { owner, server };
+    this.otherUses.add(use);
+    try {
+      return await run();
+    } finally {
+      this.otherUses.delete(use);
+    }
+  }
+
   /** A 2025-era host's POSTed answer to a request of serve: true when it was one (of this owner's), now delivered. */
   answer(owner: string, message: unknown): boolean {
     if (typeof message !== 'object' || message === null || Array.isArray(message) || 'method' in message || !('id' in message)) return false;
@@ -226,10 +243,11 @@ export class HttpHostRelay implements HostPeer {
     return calls === 'ambiguous' ? calls : calls.at(-1);
   }
 
-  /** The calls to `server` in flight, both eras; 'ambiguous' when they are not all one identity's. */
+  /** The calls to `server` in flight, both eras; 'ambiguous' when they and the prompt gets and resource reads on it are not all one identity's. */
   private callsTo(server: string): HostCall[] | 'ambiguous' {
     const candidates = [...this.rounds.waitingTo(server), ...[...this.legacyCalls].filter((call) => call.server === server)];
-    return new Set(candidates.map((call) => call.owner)).size > 1 ? 'ambiguous' : candidates;
+    const uses = [...this.otherUses].filter((use) => use.server === server);
+    return new Set([...candidates, ...uses].map((inFlight) => inFlight.owner)).size > 1 ? 'ambiguous' : candidates;
   }
 
   private target(server: string | undefined): HostCall {

@@ -98,7 +98,8 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
     });
     // A list the server calls private is shown as this identity's own reading, never another's.
     const manifestOf = privateLists && ((name: string) => privateLists.manifestForCaller(identity, name));
-    offer.install(server, access.allowsServer, (use, run) => audited(audit, { identity, ...use }, run), manifestOf);
+    // While it runs, what its server sends could be this caller's: no other identity's host gets it.
+    offer.install(server, access.allowsServer, (use, run) => audited(audit, { identity, ...use }, () => relay.using(identity, use.server, run)), manifestOf);
     return server;
   };
 }
