@@ -22,7 +22,7 @@ export const REQUEST_EVENTS = Object.values(REQUEST_EVENT_OF);
 export function requestSpecOf(event: McpRequestEvent): RequestSpec {
   switch (event.type) {
     case REQUEST_EVENT_OF.tool:
-      return { kind: 'tool', tool: event.tool, arguments: event.arguments };
+      return { kind: 'tool', tool: event.tool, arguments: event.arguments, taskId: event.taskId };
     case REQUEST_EVENT_OF.resource:
       return { kind: 'resource', uri: event.uri };
     case REQUEST_EVENT_OF.prompt:
@@ -42,7 +42,7 @@ export function requestEventOf(
   const common = { server, replyTo, requestId, ...options };
   switch (spec.kind) {
     case 'tool':
-      return { type: REQUEST_EVENT_OF.tool, tool: spec.tool, arguments: spec.arguments, ...common };
+      return { type: REQUEST_EVENT_OF.tool, tool: spec.tool, arguments: spec.arguments, taskId: spec.taskId, ...common };
     case 'resource':
       return { type: REQUEST_EVENT_OF.resource, uri: spec.uri, ...common };
     case 'prompt':

@@ -117,6 +117,8 @@ export interface McpRequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** A cap on the whole request, whatever progress says. */
   maxTotalTimeoutMs?: number;
+  /** `callTool` only: the id of the task an earlier call of the tool became (a 2026-07-28 server's Tasks extension), followed instead of calling again. */
+  taskId?: string;
 }
 
 /** A live connection: an SDK Client over one transport. Built by src/connection, held by the chart. */
@@ -198,7 +200,7 @@ export interface McpRequestFields {
 }
 /** What a server is asked to run: a tool call, a resource read or a prompt (the server chart's pending requests, and their error texts). */
 export type RequestSpec =
-  | { kind: 'tool'; tool: string; arguments?: Record<string, unknown> }
+  | { kind: 'tool'; tool: string; arguments?: Record<string, unknown>; taskId?: string }
   | { kind: 'resource'; uri: string }
   | { kind: 'prompt'; name: string; arguments?: Record<string, string> }
   | { kind: 'subscribe'; uri: string }
@@ -208,6 +210,8 @@ export interface McpCallToolEvent extends McpRequestFields {
   server: string;
   tool: string;
   arguments?: Record<string, unknown>;
+  /** The task an earlier call of the tool became: followed to its end instead of calling again (`McpConnectionManager.resumeTask`). */
+  taskId?: string;
   replyTo: AnyActorRef;
   requestId: string;
 }

@@ -5,6 +5,7 @@
  * Names are listed on purpose; api/index.api.md is the report of this surface.
  */
 export { McpConnectionManager, type McpConnectionManagerOptions, type CallToolOptions, type RequestOptions } from './manager.js';
+export type { UnfinishedTask } from './connection/task-journal.js';
 export type { ProtocolEra, ServerStatus, ServerTimer } from './server-status.js';
 export { defaultTransportFactory, type ClientFactory, type TransportFactory, type ServerSpec } from './connection/open-session.js';
 export { isConfigError } from './connection/errors.js';

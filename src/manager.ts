@@ -23,6 +23,7 @@ import { createRegistryParts, type RegistryLogic, type RegistryLogicOptions } fr
 import type { SessionTracker } from './connection/session-tracker.js';
 import type { EraMemo } from './connection/era-memo.js';
 import type { RootsSource } from './connection/host-handlers.js';
+import type { TaskJournal, UnfinishedTask } from './connection/task-journal.js';
 import { stderrLogger } from './logger.js';
 import { sanitizedObserver } from './inspection/sanitize.js';
 import { KeepAlive } from './keep-alive.js';
@@ -107,6 +108,7 @@ export class McpConnectionManager {
   /** The era each server speaks, so a reconnect does not probe again; `recordManifests` adds the manifest index as its store, so a new process does not either. */
   readonly eras: EraMemo;
   private readonly tracker: SessionTracker;
+  private readonly journal?: TaskJournal;
   private readonly pending = new Map<string, PendingReply>();
   private readonly keepAlive = new KeepAlive();
   private readonly inbox: AnyActorRef;
@@ -126,9 +128,10 @@ export class McpConnectionManager {
     const logger = options.logger ?? stderrLogger;
     const clock = givenClock ?? unrefClock;
     this.routeDirectly = (route ?? (inspect === undefined ? 'direct' : 'events')) === 'direct';
-    const { logic, sessions, host, eras } = createRegistryParts({ ...registryOptions, logger, now: () => clockNow(clock) });
+    const { logic, sessions, host, eras, journal } = createRegistryParts({ ...registryOptions, logger, now: () => clockNow(clock) });
     this.tracker = sessions;
     this.eras = eras;
+    this.journal = journal;
     this.host = new HostControls(host, (name) => this.getClient(name), () => this.connectedServerNames(), logger);
     this.actor = createActor(logic, {
       input: { defaults },
@@ -187,6 +190,24 @@ export class McpConnectionManager {
   // The three requests are not async functions: one `then` costs less than an async function's await, on every call.
   callTool(name: string, tool: string, args?: Record<string, unknown>, options: CallToolOptions = {}): Promise<CallToolResult> {
     return this.run(name, { kind: 'tool', tool, arguments: args }, options, callFields(options)).then(toolResultOf);
+  }
+
+  /**
+   * The tasks that calls to 2026-07-28 servers became and that were not seen to their end: those in
+   * flight now, and those a process with the same `taskJournal` left (it stopped or was killed
+   * mid-call, or its connection closed). Oldest first.
+   */
+  unfinishedTasks(): UnfinishedTask[] {
+    return this.journal?.unfinished() ?? [];
+  }
+
+  /**
+   * Follows an unfinished task on its (connected) server to its end and returns what the call would
+   * have: `tasks/get` at once, then as `callTool` does (progress, input, cancel, time limit counted
+   * from now). Its entry goes once the task has ended, or the server no longer knows it.
+   */
+  resumeTask(task: UnfinishedTask, options: CallToolOptions = {}): Promise<CallToolResult> {
+    return this.run(task.server, { kind: 'tool', tool: task.tool, taskId: task.taskId }, options, callFields(options)).then(toolResultOf);
   }
 
   readResource(name: string, uri: string, options: RequestOptions = {}): Promise<ReadResourceResult> {

@@ -4,6 +4,7 @@ import type { McpRegistryInput, McpRestored } from '../machines/types.js';
 import { createServerLogic } from './connection/server-logic.js';
 import { SessionTracker } from './connection/session-tracker.js';
 import { EraMemo } from './connection/era-memo.js';
+import { TaskJournal } from './connection/task-journal.js';
 import { HostBridge, type McpHostHandlers } from './connection/host-handlers.js';
 import type { ClientFactory, TransportFactory } from './connection/open-session.js';
 import { createHttpAuthFactory, type McpOAuthOptions } from './auth/http-auth.js';
@@ -40,6 +41,12 @@ export interface RegistryLogicOptions extends TelemetryOptions {
    * `process.env`, read at each connect.
    */
   variables?: VariableSource;
+  /**
+   * The file the tasks of 2026-07-28 servers are recorded in while in flight (server, task id,
+   * tool, start; no arguments; mode 0600), so a later process can resume them
+   * (`McpConnectionManager.unfinishedTasks`). Default `~/.ai-zen/mcp-tasks.json`; `false`: none.
+   */
+  taskJournal?: string | false;
 }
 
 /** The registry logic and the parts of it the manager drives besides events. */
@@ -49,6 +56,7 @@ export interface RegistryParts {
   host: HostBridge;
   /** The era each server speaks, remembered across reconnects; the manifest index adds itself as a store (recordManifests). */
   eras: EraMemo;
+  journal?: TaskJournal;
 }
 
 /** `M` with its event type replaced: what may be sent to an actor of it. */
@@ -78,6 +86,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
   const providers = { tracerProvider: options.tracerProvider, meterProvider: options.meterProvider };
   const lifecycle = new LifecycleTelemetry(providers);
   const eras = new EraMemo();
+  const journal = options.taskJournal === false ? undefined : new TaskJournal(options.taskJournal);
   const full = withOverrides(registryMachine.provide({
     actors: {
       server: createServerLogic({
@@ -89,6 +98,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
         authFactory: createHttpAuthFactory(options.oauth, (server) => lifecycle.oauthRefreshed(server)),
         host,
         eras,
+        journal,
         telemetry: new ClientTelemetry(providers),
         lifecycle,
         now: options.now,
@@ -106,7 +116,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
     sealConfigsOnEntry(chart);
     countServersByState(chart, lifecycle);
   });
-  return { logic: asPublicRegistry(full), sessions, host, eras };
+  return { logic: asPublicRegistry(full), sessions, host, eras, journal };
 }
 
 /** The servers-by-state gauge reads each running registry (src/telemetry/lifecycle-telemetry.ts). */

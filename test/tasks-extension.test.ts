@@ -287,3 +287,46 @@ describe('a task in flight when the connection drops', () => {
     expect(error.message).toMatch(/the task for tool "task-forever" was last working, and its server could not be reached to ask again before the call's time limit \(3000 ms\)/);
   });
 });
+
+describe('a task across a restart of this process (SEP-2663: clients persist task ids so polling can resume)', () => {
+  it('a manager disposed mid-task leaves it running and recorded; a new manager with the same home resumes it to its result', async () => {
+    const tasksFile = path.join(mkdtempSync(path.join(tmpdir(), 'durable-tasks-')), 'tasks.json');
+    const config = await modernHttp(children, '--tasks-file', tasksFile);
+    const first = managerWith();
+    await first.connect('server', config, { maxRetries: 0 });
+    const progress: Array<string | undefined> = [];
+    const call = first.callTool('server', 'task-steps', { polls: 3, pollIntervalMs: 250, secret: 'never-recorded' }, { timeoutMs: 60_000, onProgress: (update) => progress.push(update.message) });
+    await vi.waitFor(() => expect(progress).toContain('poll 1 of 3'), { timeout: 10_000 });
+    expect(first.unfinishedTasks()).toEqual([{ server: 'server', taskId: expect.any(String), tool: 'task-steps', startedAt: expect.any(String) }]);
+    await first.dispose();
+    await rejectionOf(call);
+
+    const second = managerWith();
+    await second.connect('server', config, { maxRetries: 0 });
+    const [left] = second.unfinishedTasks();
+    expect(left).toMatchObject({ server: 'server', tool: 'task-steps' });
+    expect(JSON.stringify(left)).not.toContain('never-recorded');
+    expect(textOf(await second.resumeTask(left!, { timeoutMs: 30_000 }))).toBe('done after 3 polls');
+    expect(second.unfinishedTasks()).toEqual([]);
+    expect(await countersOf(second)).toMatchObject({ created: 1, cancels: 0 });
+  });
+
+  it('a task the server no longer knows fails its resume with the server\'s "task not found", and its entry goes', async () => {
+    const config = await modernHttp(children);
+    const first = managerWith();
+    await first.connect('server', config, { maxRetries: 0 });
+    let polled = false;
+    const call = first.callTool('server', 'task-forever', { pollIntervalMs: 250 }, { timeoutMs: 60_000, onProgress: () => (polled = true) });
+    await vi.waitFor(() => expect(polled).toBe(true), { timeout: 10_000 });
+    await first.dispose();
+    await rejectionOf(call);
+    children.at(-1)!.kill('SIGKILL');
+    await new Promise((resolve) => children.at(-1)!.once('exit', resolve));
+
+    const second = managerWith();
+    await second.connect('server', await modernHttp(children, '--port', new URL(config.url!).port), { maxRetries: 0 });
+    const [left] = second.unfinishedTasks();
+    expect((await rejectionOf(second.resumeTask(left!))).message).toMatch(/Task not found/);
+    expect(second.unfinishedTasks()).toEqual([]);
+  });
+});

@@ -18,6 +18,7 @@ import { Session } from './session.js';
 import type { SessionTracker } from './session-tracker.js';
 import type { HostBridge } from './host-handlers.js';
 import { MODERN_REVISION, probeStdioEra } from './era-probe.js';
+import type { TaskJournal } from './task-journal.js';
 import type { EraMemo } from './era-memo.js';
 import type { ClientTelemetry } from '../telemetry/client-telemetry.js';
 import type { LifecycleTelemetry } from '../telemetry/lifecycle-telemetry.js';
@@ -80,6 +81,8 @@ export interface ConnectionDeps {
   variables?: VariableSource;
   /** The era each server spoke last time: a reconnect does not probe again. */
   eras?: EraMemo;
+  /** Where the tasks of 2026-07-28 servers are recorded while in flight. */
+  journal?: TaskJournal;
   /** OpenTelemetry spans and metrics for every request (src/telemetry/client-telemetry.ts). */
   telemetry?: ClientTelemetry;
   /** The connection's lifecycle as spans and metrics (src/telemetry/lifecycle-telemetry.ts). */
@@ -225,6 +228,7 @@ async function attempt(
     onClosed: () => deps.tracker.remove(request.name, session),
     logLevel: () => deps.host?.loggingLevel,
     answerInput: host && ((input, signal) => host.answerInput(request.name, input, signal)),
+    journal: deps.journal,
   });
   // Log messages and resource updates go through the session to the chart, which reports them to the registry.
   deps.host?.attach(client, request.name, (event) => session.notify(event));

@@ -127,7 +127,7 @@ export function createSessionActor(deps: SessionActorDeps) {
       const fail = (error: unknown) => settle(failure(running, session.failure(describeRequest(spec), error, requestOptions.signal)));
       // One promise per request, answered in its own handlers: this is every call's path.
       if (spec.kind === 'tool') {
-        session.callTool(spec.tool, spec.arguments, requestOptions).then((result) => settle({ type: 'mcp.toolResult', requestId, server: name, result }), fail);
+        session.callTool(spec.tool, spec.arguments, spec.taskId === undefined ? requestOptions : { ...requestOptions, taskId: spec.taskId }).then((result) => settle({ type: 'mcp.toolResult', requestId, server: name, result }), fail);
       } else if (spec.kind === 'resource') {
         session.readResource(spec.uri, requestOptions).then((result) => settle({ type: 'mcp.resource', requestId, server: name, contents: result.contents }), fail);
       } else if (spec.kind === 'prompt') {

@@ -13,7 +13,8 @@ import { sdkRequestOptions } from './sdk-request-options.js';
 import { SessionWatch, type SessionListeners } from './session-watch.js';
 import { logTransportError } from './transport-error-log.js';
 import { callToolAsTask, requiresTask } from './tool-task.js';
-import { followIfTask, type AnswerInput } from './task-follow.js';
+import { followIfTask, resumeTask, type AnswerInput, type TaskCall } from './task-follow.js';
+import type { TaskJournal } from './task-journal.js';
 import { TaskWire } from './task-wire.js';
 
 export { EARLY_NOTIFICATIONS_KEPT } from './session-watch.js';
@@ -34,6 +35,8 @@ export interface SessionParts {
   logLevel?: () => LoggingLevel | undefined;
   /** Answers the input requests of a 2026-07-28 task (the host's handlers); none: such a task fails clearly. */
   answerInput?: AnswerInput;
+  /** Where the tasks followed are recorded while in flight (task-journal.ts). */
+  journal?: TaskJournal;
 }
 
 /**
@@ -128,6 +131,7 @@ export class Session implements McpSession {
 
   // Not async, and failures mapped by the caller through `failure`: a call costs the SDK's own promise only.
   callTool(tool: string, args: Record<string, unknown> | undefined, options: McpRequestOptions = {}): ReturnType<McpSession['callTool']> {
+    if (options.taskId !== undefined) return this.resumeTask(tool, options.taskId, options);
     if (this.taskTools.has(tool)) {
       // Progress here is the task's status; the requests themselves carry no progress token.
       const request = { ...sdkRequestOptions(options), onprogress: undefined };
@@ -136,11 +140,20 @@ export class Session implements McpSession {
     // `request`, not `callTool`: the SDK's `callTool` awaits a cache look-up before it sends, which
     // costs every call and lets an abort in the same tick skip notifications/cancelled.
     const call = this.client.request({ method: 'tools/call', params: { name: tool, arguments: args, ...this.requestMeta() } }, sdkRequestOptions(options));
-    if (!this.tasks) return call;
-    const { server, answerInput } = this.parts;
+    return this.tasks ? followIfTask(call, this.tasks, this.taskCall(tool, options)) : call;
+  }
+
+  /** Follows to its end the task an earlier call of `tool` became (task-journal.ts), as `callTool` would have. */
+  private resumeTask(tool: string, taskId: string, options: McpRequestOptions = {}): ReturnType<McpSession['callTool']> {
+    if (!this.tasks) return Promise.reject(new Error(`the task for tool "${tool}" cannot be resumed: MCP server "${this.parts.server}" does not speak 2026-07-28 now`));
+    return resumeTask(taskId, this.tasks, this.taskCall(tool, options));
+  }
+
+  private taskCall(tool: string, options: McpRequestOptions): Omit<TaskCall, 'wire' | 'startedAt'> {
+    const { server, answerInput, journal } = this.parts;
     const { signal, onProgress } = options;
     const limitMs = options.maxTotalTimeoutMs ?? options.timeoutMs;
-    return followIfTask(call, this.tasks, { server, tool, limitMs, signal, onProgress, answerInput, closed: this.closeSignal.signal });
+    return { server, tool, limitMs, signal, onProgress, answerInput, journal, closed: this.closeSignal.signal };
   }
 
   /** The `_meta` each request carries (request-meta.ts). */

@@ -5,6 +5,7 @@ import { Deadline } from './deadline.js';
 import { MIN_TASK_POLL_INTERVAL_MS, pause } from './tool-task.js';
 import { isUnreachable } from './request-failure.js';
 import { isRecord, type TaskWire } from './task-wire.js';
+import type { TaskJournal } from './task-journal.js';
 
 /** The longest wait between two polls, whatever `pollIntervalMs` the server asks for: the call's time limit still ends a task that stays working. */
 export const MAX_TASK_POLL_INTERVAL_MS = 30_000;
@@ -34,33 +35,44 @@ export interface TaskCall {
   onProgress?: (progress: Progress) => void;
   /** Undefined when the host has no handlers: a task that asks for input then fails clearly. */
   answerInput?: AnswerInput;
+  /** Where the task is recorded while it is followed, so a later process can resume it. */
+  journal?: TaskJournal;
+  /**
+   * The connection's close: a task it interrupts is left running on the server, not cancelled,
+   * and stays in the journal for `resumeTask`.
+   */
+  closed?: AbortSignal;
 }
 
 /**
  * The call's result; when the server answered with a task instead, that task followed to its end.
  * Costs a call that is not a task one `catch`.
  */
-export function followIfTask(
-  call: Promise<CallToolResult>,
-  wire: TaskWire,
-  task: Omit<TaskCall, 'wire' | 'startedAt'> & { closed: AbortSignal },
-): Promise<CallToolResult> {
+export function followIfTask(call: Promise<CallToolResult>, wire: TaskWire, task: Omit<TaskCall, 'wire' | 'startedAt'>): Promise<CallToolResult> {
   const startedAt = Date.now();
   return call.catch((error: unknown) => {
     const first = wire.takeTask(error);
     if (!first) throw error;
-    const { closed, ...rest } = task;
-    // The caller's signal may be the session actor's CancelSignal, which AbortSignal.any refuses.
-    const ended = new AbortController();
-    const sources = [rest.signal, closed];
-    const end = () => ended.abort(sources.find((source) => source?.aborted)?.reason);
-    for (const source of sources) {
-      if (source?.aborted) end();
-      source?.addEventListener('abort', end, { once: true });
-    }
-    return followTask(first, { ...rest, wire, startedAt, signal: ended.signal }).finally(() => {
-      for (const source of sources) source?.removeEventListener('abort', end);
-    });
+    return followUntilClosed(first, { ...task, wire, startedAt });
+  });
+}
+
+/** Follows a task an earlier call became (one the journal kept from another process), known only by its id. */
+export function resumeTask(taskId: string, wire: TaskWire, task: Omit<TaskCall, 'wire' | 'startedAt'>): Promise<CallToolResult> {
+  return followUntilClosed({ taskId }, { ...task, wire, startedAt: Date.now() });
+}
+
+function followUntilClosed(first: Record<string, unknown>, call: TaskCall): Promise<CallToolResult> {
+  // The caller's signal may be the session actor's CancelSignal, which AbortSignal.any refuses.
+  const ended = new AbortController();
+  const sources = [call.signal, call.closed];
+  const end = () => ended.abort(sources.find((source) => source?.aborted)?.reason);
+  for (const source of sources) {
+    if (source?.aborted) end();
+    source?.addEventListener('abort', end, { once: true });
+  }
+  return followTask(first, { ...call, signal: ended.signal }).finally(() => {
+    for (const source of sources) source?.removeEventListener('abort', end);
   });
 }
 
@@ -92,10 +104,13 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
     call.signal,
   );
   const cancel = () => {
+    if (call.closed?.aborted) return;
     call.wire.request('tasks/cancel', { taskId }, AbortSignal.timeout(CANCEL_TIMEOUT_MS)).catch(() => {});
   };
   deadline.signal.addEventListener('abort', cancel, { once: true });
   const pushed = new PushedStatus(call.wire, taskId, deadline.signal);
+  const recorded = { server: call.server, taskId };
+  call.journal?.begun({ ...recorded, tool: call.tool, startedAt: new Date(call.startedAt).toISOString() });
   try {
     const answered = new Set<string>();
     let rounds = 0;
@@ -117,7 +132,8 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
           await call.wire.request('tasks/update', { taskId, inputResponses }, deadline.signal);
         }
       }
-      latest = (await pushed.orPause(pollInterval(latest))) ?? (await poll(call.wire, taskId, latest, reach, deadline.signal));
+      // A task known only by its id (resumed) is asked at once.
+      latest = (await pushed.orPause(latest.status === undefined ? 0 : pollInterval(latest))) ?? (await poll(call.wire, taskId, latest, reach, deadline.signal));
       call.onProgress?.({ progress: polls, message: typeof latest.statusMessage === 'string' ? latest.statusMessage : String(latest.status) });
     }
   } catch (error) {
@@ -125,6 +141,7 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
     if (!deadline.signal.aborted && !isTerminal(latest.status)) cancel();
     throw deadline.signal.aborted ? deadline.signal.reason : error;
   } finally {
+    if (!call.closed?.aborted) call.journal?.ended(recorded);
     pushed.stop();
     deadline.signal.removeEventListener('abort', cancel);
     deadline.dispose();
