@@ -4,10 +4,13 @@
  * `manager.configure` + `connect` + `callTool`, without the loader tools.
  * With `--index FILE` the loader tools keep their manifest index there, as a user's home keeps
  * it between runs (an earlier run's connect recorded the server's manifest and era); without it
- * every run starts with an empty index in a folder of its own, as on a fresh home.
+ * every run starts with an empty index in a folder of its own, as on a fresh home. With both
+ * flags the manager records into that index itself (`recordManifests`, as an embedder keeping a
+ * home does), so it too finds the era an earlier run recorded.
  */
 import { performance } from 'node:perf_hooks';
 import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type LoaderServers } from '../../src/index.js';
+import { recordManifests } from '../../src/manifest-index/index.js';
 import { readJob, reportFirstResult, startWindowProfile } from '../lib/lazy-protocol.js';
 import { argValue } from '../lib/report.js';
 import { temporaryManifestIndex } from '../lib/temporary-index.js';
@@ -34,6 +37,7 @@ async function throughLoaderTools(manager: McpConnectionManager, startedAt: numb
 
 async function throughManager(manager: McpConnectionManager, startedAt: number) {
   manager.configure(job.servers);
+  if (indexFile) recordManifests(manager, manifestIndex, job.servers);
   const configuredMs = performance.now() - startedAt;
   await manager.connect(job.use);
   const loadedMs = performance.now() - startedAt;

@@ -2,12 +2,13 @@
  * Part 3: lazy against eager. 50 configured stdio fixture servers, the agent uses one: time to the
  * first tool result, peak memory of the whole process tree and processes running, for
  *  - ours: the loader tools (load_mcp + call_mcp_tool) over McpConnectionManager, negotiating the
- *    era (`auto`): on a fresh home, where nothing is on record and the era is asked of a throw-away
- *    sibling process first; and with the era cached in the manifest index by an earlier run's
- *    connect (the index seeded by one such run before the rounds);
+ *    era (`auto`): on a fresh home, where nothing is on record and the server is asked
+ *    `server/discover` first (a legacy server then gets a new process for `initialize`); and with
+ *    the era cached in the manifest index by an earlier run's connect (the index seeded by one such
+ *    run before the rounds);
  *  - the same against a server that speaks only 2026-07-28 (test/fixtures/modern-server.mjs);
  *  - ours with 10,000 configured servers (the first result must not depend on that number), through
- *    the loader tools and through the manager alone;
+ *    the loader tools and through the manager alone, each on a fresh home and with the era cached;
  *  - the reference: one raw v2 SDK client that knows the era connecting to that one server and
  *    calling it (legacy: `initialize` alone; modern: the `server/discover` answer an earlier run
  *    saved, passed as `connect({ prior })`);
@@ -41,7 +42,18 @@ const CONFIGURED = 50;
 const MANY_CONFIGURED = 10_000;
 const CHILD_TIMEOUT_MS = 120_000;
 
-type SideKey = 'ours' | 'oursCached' | 'modern' | 'modernCached' | 'oursMany' | 'managerMany' | 'raw' | 'rawModern' | 'langchain';
+type SideKey =
+  | 'ours'
+  | 'oursCached'
+  | 'modern'
+  | 'modernCached'
+  | 'oursMany'
+  | 'oursManyCached'
+  | 'managerMany'
+  | 'managerManyCached'
+  | 'raw'
+  | 'rawModern'
+  | 'langchain';
 
 interface ChildRun {
   first: FirstResult;
@@ -135,6 +147,8 @@ async function main(): Promise<void> {
     // What an earlier run left behind: ours, its index; the raw client, the server's discover answer.
     const legacyIndex = await seededIndex(folder, 'legacy-home', oursOn(few.file), few.config);
     const modernIndex = await seededIndex(folder, 'modern-home', oursOn(modernFew.file), modernFew.config);
+    const manyIndex = await seededIndex(folder, 'many-home', oursOn(many.file), many.config);
+    const manyManagerIndex = await seededIndex(folder, 'many-manager-home', oursOn(many.file, '--manager-only'), many.config);
     const modernPrior = path.join(folder, 'modern-discover.json');
     await runChild(raw.command, [...raw.args, '--job', modernFew.file, '--era', 'modern', '--save-prior', modernPrior]);
     const sides: Record<SideKey, { command: string; args: string[] }> = {
@@ -143,12 +157,26 @@ async function main(): Promise<void> {
       modern: oursOn(modernFew.file),
       modernCached: oursOn(modernFew.file, '--index', modernIndex),
       oursMany: oursOn(many.file),
+      oursManyCached: oursOn(many.file, '--index', manyIndex),
       managerMany: oursOn(many.file, '--manager-only'),
+      managerManyCached: oursOn(many.file, '--manager-only', '--index', manyManagerIndex),
       raw: { command: raw.command, args: [...raw.args, '--job', few.file] },
       rawModern: { command: raw.command, args: [...raw.args, '--job', modernFew.file, '--era', 'modern', '--prior', modernPrior] },
       langchain: { command: process.execPath, args: [path.join(PEERS_DIR, 'lazy-langchain.mjs'), '--job', few.file] },
     };
-    const runs: Record<SideKey, ChildRun[]> = { ours: [], oursCached: [], modern: [], modernCached: [], oursMany: [], managerMany: [], raw: [], rawModern: [], langchain: [] };
+    const runs: Record<SideKey, ChildRun[]> = {
+      ours: [],
+      oursCached: [],
+      modern: [],
+      modernCached: [],
+      oursMany: [],
+      oursManyCached: [],
+      managerMany: [],
+      managerManyCached: [],
+      raw: [],
+      rawModern: [],
+      langchain: [],
+    };
     const keys = Object.keys(sides) as SideKey[];
     // Warm-up: the OS file cache for node, the SDK and the fixture; not counted.
     await runChild(sides.raw.command, sides.raw.args);
@@ -184,11 +212,12 @@ function rowsOf(runs: Record<SideKey, ChildRun[]>): BenchRow[] {
   const firstTarget = ratioTarget('<=', 1.2);
   const rows: BenchRow[] = [];
   const firstResultRows: Array<{ key: SideKey; baseline: SideKey; id: string; what: string; configured: number }> = [
-    { key: 'ours', baseline: 'raw', id: 'lazy.first-result.50', what: 'no era on record (fresh home: probed on a sibling process first)', configured: CONFIGURED },
+    { key: 'ours', baseline: 'raw', id: 'lazy.first-result.50', what: 'no era on record (fresh home: probed first, then a new process for initialize)', configured: CONFIGURED },
     { key: 'oursCached', baseline: 'raw', id: 'lazy.first-result.50.cached', what: 'era cached in the manifest index by an earlier run', configured: CONFIGURED },
     { key: 'modern', baseline: 'rawModern', id: 'lazy.first-result.50.modern', what: '2026-07-28 server, no era on record (fresh home)', configured: CONFIGURED },
     { key: 'modernCached', baseline: 'rawModern', id: 'lazy.first-result.50.modern.cached', what: '2026-07-28 server, era cached in the manifest index', configured: CONFIGURED },
     { key: 'oursMany', baseline: 'raw', id: 'lazy.first-result.10000', what: 'no era on record (fresh home)', configured: MANY_CONFIGURED },
+    { key: 'oursManyCached', baseline: 'raw', id: 'lazy.first-result.10000.cached', what: 'era cached in the manifest index by an earlier run', configured: MANY_CONFIGURED },
   ];
   for (const { key, baseline, id, what, configured } of firstResultRows) {
     const ratio = pairedRatios(key, baseline, (run) => run.first.firstResultMs);
@@ -213,23 +242,29 @@ function rowsOf(runs: Record<SideKey, ChildRun[]>): BenchRow[] {
       ...(key === 'ours' || key === 'oursMany' ? { profile: { part: 'lazy-ours', args: ['--servers', String(configured)], window: true } } : {}),
     });
   }
-  const managerRatio = pairedRatios('managerMany', 'raw', (run) => run.first.firstResultMs);
-  rows.push({
-    part: 'lazy',
-    id: 'lazy.first-result.10000.manager',
-    benchmark: `Lazy: time to first tool result, ${MANY_CONFIGURED.toLocaleString('en-US')} configured, manager.configure + connect + callTool (no loader tools) vs raw`,
-    ours: formatMs(first('managerMany')),
-    baseline: formatMs(first('raw')),
-    ratio: managerRatio,
-    target: firstTarget,
-    met: isMet(firstTarget, first('managerMany'), managerRatio),
-    data: {
-      firstResultMs: runs.managerMany.map((run) => run.first.firstResultMs),
-      rawFirstResultMs: runs.raw.map((run) => run.first.firstResultMs),
-      phases: runs.managerMany.map((run) => run.first.phases),
-    },
-    note: `configure done after ${formatMs(medianOf(runs.managerMany, (run) => run.first.phases?.configuredMs ?? Number.NaN))}, connected after ${formatMs(medianOf(runs.managerMany, (run) => run.first.phases?.loadedMs ?? Number.NaN))}`,
-  });
+  const managerRows: Array<{ key: SideKey; id: string; what: string }> = [
+    { key: 'managerMany', id: 'lazy.first-result.10000.manager', what: 'no era on record (fresh home)' },
+    { key: 'managerManyCached', id: 'lazy.first-result.10000.manager.cached', what: 'era cached in the manifest index by an earlier run (recordManifests)' },
+  ];
+  for (const { key, id, what } of managerRows) {
+    const ratio = pairedRatios(key, 'raw', (run) => run.first.firstResultMs);
+    rows.push({
+      part: 'lazy',
+      id,
+      benchmark: `Lazy: time to first tool result, ${MANY_CONFIGURED.toLocaleString('en-US')} configured, auto negotiation, ${what}, manager.configure + connect + callTool (no loader tools) vs raw`,
+      ours: formatMs(first(key)),
+      baseline: formatMs(first('raw')),
+      ratio,
+      target: firstTarget,
+      met: isMet(firstTarget, first(key), ratio),
+      data: {
+        firstResultMs: runs[key].map((run) => run.first.firstResultMs),
+        rawFirstResultMs: runs.raw.map((run) => run.first.firstResultMs),
+        phases: runs[key].map((run) => run.first.phases),
+      },
+      note: `configure done after ${formatMs(medianOf(runs[key], (run) => run.first.phases?.configuredMs ?? Number.NaN))}, connected after ${formatMs(medianOf(runs[key], (run) => run.first.phases?.loadedMs ?? Number.NaN))}`,
+    });
+  }
   if (runs.langchain.length === 0) return rows;
   rows.push({
     part: 'lazy',
