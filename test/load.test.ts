@@ -2,9 +2,15 @@
  * Load against real stdio fixture processes: many calls on one server, many servers at once.
  * Nothing here asserts timing; the durations are printed for the README (and `npm run chaos`).
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { McpConnectionManager } from '../src/index.js';
-import { descendantsOfThisProcess, stdioFixture } from './support/fixtures.js';
+import { ManifestIndex, type McpConnectionManager } from '../src/index.js';
+import { recordManifests } from '../src/manifest-index/index.js';
+import type { McpServerConfig } from '../machines/types.js';
+import { descendantsOfThisProcess, STDIO_FIXTURE, stdioFixture } from './support/fixtures.js';
 import { countingManager, descendantsAfter, outcomeWithin, textOf } from './support/chaos-helpers.js';
 import { failOnUnhandledRejections } from './support/unhandled-rejections.js';
 import { ROUTES, routeOptions, type Route } from './support/routes.js';
@@ -14,9 +20,13 @@ let currentRoute: Route = 'direct';
 
 const unhandledRejection = failOnUnhandledRejections();
 
+const DISCOVER_LOG = pathToFileURL(fileURLToPath(new URL('./fixtures/discover-log.mjs', import.meta.url))).href;
+
 const managers: McpConnectionManager[] = [];
+const folders: string[] = [];
 afterEach(async () => {
   await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
   expect(await descendantsAfter()).toEqual([]);
 });
 
@@ -58,29 +68,49 @@ describe.each(ROUTES)('%s route', (route) => {
       console.log(`1,000 concurrent calls on one stdio server: ${elapsed} ms`);
     }, 90_000);
 
-    it('connects 200 stdio servers at once, then disconnectAll() ends every one of them', async () => {
-      // Pinned to the legacy era: with `auto` each first connect also starts a probe process (400
-      // processes), 4 probes at a time; on 2 shared cores a probe takes 2–5 s, so the last of 200
-      // would wait past the 150 s. The `auto` case below connects fewer at once.
-      await connectAllThenDisconnect(200, 'legacy');
+    it('connects 200 stdio servers at once in auto, their eras on record in the manifest index, then disconnectAll() ends every one of them', async () => {
+      // As a home where an earlier run connected them: no probes. With nothing on record each
+      // connect would probe first, 4 at a time (MAX_CONCURRENT_PROBES), and a legacy server's probe
+      // costs a process start: on 2 shared cores the last of 200 would wait past the 150 s. The
+      // case below probes, with fewer at once.
+      await connectAllThenDisconnect(200, { eraOnRecord: true });
     }, 240_000);
 
-    it('connects 50 stdio servers at once in auto (each era probed on a sibling process first), then disconnectAll() ends every one of them', async () => {
-      await connectAllThenDisconnect(50, 'auto');
+    it('connects 50 stdio servers at once in auto with no era on record (each probed first), then disconnectAll() ends every one of them', async () => {
+      await connectAllThenDisconnect(50, { eraOnRecord: false });
     }, 240_000);
   });
 
-  async function connectAllThenDisconnect(count: number, protocol: 'auto' | 'legacy'): Promise<void> {
+  /** The servers' processes log each `server/discover` they read into one file. */
+  function probeLogged(name: string, log: string): McpServerConfig {
+    return { command: process.execPath, args: ['--import', DISCOVER_LOG, STDIO_FIXTURE, '--name', name], env: { DISCOVER_LOG: log } };
+  }
+
+  /** An index where each server's era (legacy) was recorded with a manifest, as an earlier run's connect leaves it. */
+  function indexWithEras(folder: string, configs: Record<string, McpServerConfig>): ManifestIndex {
+    const index = new ManifestIndex({ path: join(folder, 'mcp-index.json') });
+    const manifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
+    for (const [name, config] of Object.entries(configs)) index.record(name, config, manifest, undefined, { kind: 'legacy' });
+    return index;
+  }
+
+  async function connectAllThenDisconnect(count: number, { eraOnRecord }: { eraOnRecord: boolean }): Promise<void> {
     const { manager } = disposedAfterTest();
+    const folder = mkdtempSync(join(tmpdir(), 'mcp-load-'));
+    folders.push(folder);
+    const probeLog = join(folder, 'probes.log');
+    writeFileSync(probeLog, '');
     const names = Array.from({ length: count }, (_, index) => `server-${index}`);
+    const configs = Object.fromEntries(names.map((name) => [name, probeLogged(name, probeLog)]));
+    if (eraOnRecord) recordManifests(manager, indexWithEras(folder, configs), configs);
     // Node processes starting at once on a small machine: give initialize far more than 30 s.
     const options = { connectTimeoutMs: 150_000, autoReconnect: false };
 
     const started = Date.now();
-    const outcomes = await Promise.all(
-      names.map((name) => outcomeWithin(manager.connect(name, { ...stdioFixture('--name', name), protocol }, options), 170_000, name)),
-    );
+    const outcomes = await Promise.all(names.map((name) => outcomeWithin(manager.connect(name, configs[name]!, options), 170_000, name)));
     const connectedAfter = Date.now() - started;
+    const probes = readFileSync(probeLog, 'utf8').split('\n').filter(Boolean).length;
+    expect(probes).toBe(eraOnRecord ? 0 : count);
 
     expect(outcomes.filter((outcome) => !outcome.ok)).toEqual([]);
     expect(names.every((name) => manager.getState(name) === 'connected')).toBe(true);
@@ -95,7 +125,7 @@ describe.each(ROUTES)('%s route', (route) => {
     expect(names.every((name) => manager.getState(name) === 'disconnected')).toBe(true);
     expect(manager.openSessionCount()).toBe(0);
     expect(descendantsOfThisProcess()).toEqual([]);
-    console.log(`${count} stdio servers (${protocol}): connected in ${connectedAfter} ms, disconnectAll() in ${closedAfter} ms`);
+    console.log(`${count} stdio servers (auto, era ${eraOnRecord ? 'on record' : 'probed'}): connected in ${connectedAfter} ms, disconnectAll() in ${closedAfter} ms`);
   }
 
 });
