@@ -12,15 +12,12 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_COMMAND } from './support/cli.js';
-import { everythingBehindRelay, everythingConfigHome, receivedByServer } from './support/everything.js';
+import { answersReceived, everythingBehindRelay, everythingConfigHome, receivedByServer } from './support/everything.js';
 import { startRootsHost, type HostEraName, type RootsHost } from './support/era-hosts.js';
 import { stdioFixture } from './support/fixtures.js';
 
 const HOST_ROOTS = [{ uri: 'file:///host/project', name: 'project' }];
 const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
-
-/** serve's answers to server-everything's requests, as the relay in front of it saw them. */
-const answersTo = (received: string) => receivedByServer(received).filter((line) => line.startsWith('answer ') || line.startsWith('error '));
 
 const serveParameters = (home: string, flags: string[], cwd = home) => ({
   command: CLI_COMMAND.command,
@@ -50,8 +47,8 @@ describe.each(ERAS)("a downstream server's roots/list outside any call, under $n
     host = await startRootsHost(era, serveParameters(setup.home, ['--config', setup.config]), HOST_ROOTS);
     expect(await host.call('load_mcp', { server: 'everything' })).toMatchObject({ isError: false });
     // The first answer serve gives the server is the one to its roots/list, ~350 ms after initialize.
-    await expect.poll(() => answersTo(setup.received).length, { timeout: 15_000 }).toBeGreaterThan(0);
-    expect(answersTo(setup.received)[0]).toBe(`answer ${JSON.stringify({ roots: HOST_ROOTS })}`);
+    await expect.poll(() => answersReceived(setup.received).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(answersReceived(setup.received)[0]).toBe(`answer ${JSON.stringify({ roots: HOST_ROOTS })}`);
   }, 60_000);
 });
 
@@ -64,14 +61,14 @@ describe('roots a 2026-07-28 host gives in a later call', () => {
     const roots = [...HOST_ROOTS];
     host = await startRootsHost('modern', serveParameters(setup.home, ['--config', config]), roots);
     for (const server of ['everything', 'modern']) expect(await host.call('load_mcp', { server })).toMatchObject({ isError: false });
-    await expect.poll(() => answersTo(setup.received).length, { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => answersReceived(setup.received).length, { timeout: 15_000 }).toBeGreaterThan(0);
 
     // The person opens another folder; the host gives it when next asked: inside a call to the modern server.
     const moved = [{ uri: 'file:///host/other', name: 'other' }];
     roots.splice(0, roots.length, ...moved);
     expect(await host.call('call_mcp_tool', { server: 'modern', tool: 'list-roots', arguments: {} })).toEqual({ isError: false, text: 'file:///host/other' });
     await expect.poll(() => receivedByServer(setup.received), { timeout: 15_000 }).toContain('notifications/roots/list_changed');
-    await expect.poll(() => answersTo(setup.received).at(-1), { timeout: 15_000 }).toBe(`answer ${JSON.stringify({ roots: moved })}`);
+    await expect.poll(() => answersReceived(setup.received).at(-1), { timeout: 15_000 }).toBe(`answer ${JSON.stringify({ roots: moved })}`);
   }, 60_000);
 });
 

@@ -7,9 +7,13 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { everythingStdio, textOf } from './support/everything.js';
+import { answersReceived, everythingBehindRelay, everythingStdio, textOf } from './support/everything.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
 const TOKENS = { alice: 'alice-token-d41e', bob: 'bob-token-7c02' };
@@ -60,5 +64,42 @@ describe('a downstream request while calls of two identities to its server are i
     expect(textOf(await alice.call('trigger-elicitation-request', {}))).toContain('Host User');
     expect(alice.asked).toHaveLength(1);
     expect(bob.asked).toEqual([]);
+  }, 90_000);
+});
+
+describe("a downstream server's roots/list outside any call (its connection shared by every identity)", () => {
+  it("gets an empty list, even after a caller's host gave its roots in a call: one caller's roots never reach another's server", async () => {
+    const logs = mkdtempSync(join(tmpdir(), 'mcp-serve-roots-identities-'));
+    const received = join(logs, 'received.log');
+    writeFileSync(received, '');
+    const modern = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
+    const rootsTeam = await startTeamGateway(
+      'roots-identities',
+      { modern: { command: process.execPath, args: [modern] }, everything: everythingBehindRelay(received) },
+      { alice: { token: TOKENS.alice, allow: ['*'] }, bob: { token: TOKENS.bob, allow: ['*'] } },
+    );
+    try {
+      /** A 2025-era host of `token` whose roots are one folder of its person's. */
+      const rootsHost = async (token: string, folder: string) => {
+        const client = new Client({ name: 'team-host', version: '1.0.0' }, { capabilities: { roots: {} } });
+        client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: folder }] }));
+        rootsTeam.hosts.push(client);
+        await client.connect(new StreamableHTTPClientTransport(new URL(rootsTeam.serve.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+        return client;
+      };
+      const alice = await rootsHost(TOKENS.alice, 'file:///alice/project');
+      expect((await alice.callTool({ name: 'load_mcp', arguments: { server: 'modern' } })).isError).toBeFalsy();
+      const inCall = await alice.callTool({ name: 'call_mcp_tool', arguments: { server: 'modern', tool: 'list-roots', arguments: {} } }, undefined, { timeout: 30_000 });
+      expect(textOf(inCall)).toBe('file:///alice/project');
+
+      const bob = await rootsHost(TOKENS.bob, 'file:///bob/project');
+      expect((await bob.callTool({ name: 'load_mcp', arguments: { server: 'everything' } })).isError).toBeFalsy();
+      // server-everything asks 350 ms after initialize, when no call of anyone's is in flight to it.
+      await expect.poll(() => answersReceived(received).length, { timeout: 15_000 }).toBeGreaterThan(0);
+      expect(answersReceived(received)[0]).toBe(`answer ${JSON.stringify({ roots: [] })}`);
+    } finally {
+      await rootsTeam.close();
+      rmSync(logs, { recursive: true, force: true });
+    }
   }, 90_000);
 });

@@ -74,6 +74,11 @@ export function receivedByServer(logFile: string): string[] {
   return readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
 }
 
+/** The answers the server behind the relay got to its own requests, in order (`answer {result}` / `error {error}`). */
+export function answersReceived(logFile: string): string[] {
+  return receivedByServer(logFile).filter((line) => line.startsWith('answer ') || line.startsWith('error '));
+}
+
 /** A transport factory that records every message the client sends. */
 export function recordingTransports() {
   const sent: JSONRPCMessage[] = [];
