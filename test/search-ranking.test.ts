@@ -193,6 +193,20 @@ describe('how words are read', () => {
   });
 });
 
+describe('derived nouns', () => {
+  const search = new ToolSearch([{ name: 'teams', description: 'Teams and pages' }], [
+    { server: 'teams', tool: tool('add_member', 'Add a member to a team') },
+    { server: 'teams', tool: tool('rename_team', 'Rename a team') },
+    { server: 'teams', tool: tool('archive_page', 'Archive a page') },
+    { server: 'teams', tool: tool('delete_page', 'Delete a page') },
+  ]);
+
+  it('meet their word: "membership" finds the member tool, "deletion" the delete tool', () => {
+    expect(top(search, 'team membership for Bob')[0]).toBe('teams/add_member');
+    expect(top(search, 'page deletion')[0]).toBe('teams/delete_page');
+  });
+});
+
 describe('updated server by server', () => {
   const catalogue: Array<{ server: SearchableServer; tools: Tool[] }> = Array.from({ length: 12 }, (_, at) => ({
     server: { name: `server-${at}`, description: `${FILLER[at]} service for ${FILLER[(at * 7) % FILLER.length]} records` },

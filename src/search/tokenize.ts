@@ -1,8 +1,8 @@
 /**
  * Words for ranking: identifiers split across camelCase, snake_case, kebab-case and dots,
  * lower-cased (an acronym's plural, "URLs", read as the acronym; a possessive 's dropped), common
- * filler words dropped, and a light suffix stemming so "files", "listing" and "created" meet
- * "file", "list" and "create".
+ * filler words dropped, and a light suffix stemming so "files", "listing", "created" and
+ * "creation" meet "file", "list" and "create".
  */
 
 const STOPWORDS = new Set(
@@ -33,6 +33,9 @@ export function stem(word: string): string {
   if (stemmed.length > 4 && stemmed.endsWith('ies')) stemmed = `${stemmed.slice(0, -3)}y`;
   else if (stemmed.length > 4 && /(ss|x|z|ch|sh)es$/.test(stemmed)) stemmed = stemmed.slice(0, -2);
   else if (stemmed.length > 3 && stemmed.endsWith('s') && !/(ss|us|is)$/.test(stemmed)) stemmed = stemmed.slice(0, -1);
+  // Derived nouns meet their word: relationship → relation, creation and deletion → create, delete.
+  if (stemmed.length > 8 && stemmed.endsWith('ship')) stemmed = stemmed.slice(0, -4);
+  if (stemmed.length > 7 && stemmed.endsWith('tion')) return stemmed.slice(0, -3);
   if (stemmed.length > 5 && stemmed.endsWith('ing')) stemmed = stemmed.slice(0, -3);
   else if (stemmed.length > 4 && stemmed.endsWith('ed')) stemmed = stemmed.slice(0, -2);
   if (stemmed.length > 4 && /([b-df-hj-np-tv-z])\1$/.test(stemmed)) stemmed = stemmed.slice(0, -1);
