@@ -7,16 +7,23 @@
  * (test/fixtures/task-extension.mjs answers the extension's messages), over stdio and over
  * Streamable HTTP, where `Mcp-Name` must carry the task id.
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpConnectionManager, silentLogger, type McpConnectionManagerOptions } from '../src/index.js';
 import type { McpServerConfig } from '../machines/types.js';
 import { MAX_TASK_POLL_INTERVAL_MS } from '../src/connection/task-follow.js';
 import { rejectionOf } from './support/fixtures.js';
 import { modernHttp, modernStdio } from './support/modern-server.js';
+
+/** A process that starts a long task and waits to be killed (test/fixtures/task-starter.ts). */
+const TASK_STARTER = fileURLToPath(new URL('./fixtures/task-starter.ts', import.meta.url));
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 let manager: McpConnectionManager | undefined;
 const children: ChildProcess[] = [];
@@ -310,6 +317,27 @@ describe('a task across a restart of this process (SEP-2663: clients persist tas
     expect(second.unfinishedTasks()).toEqual([]);
     expect(await countersOf(second)).toMatchObject({ created: 1, cancels: 0 });
   });
+
+  it('a process killed (kill -9) mid-task leaves it recorded; a manager with the same home resumes it to its result', async () => {
+    const config = await modernHttp(children);
+    const starter = spawn(process.execPath, ['--import', TSX_LOADER, TASK_STARTER, config.url!], { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env } });
+    children.push(starter);
+    const lines = createInterface({ input: starter.stdout! });
+    await new Promise<void>((polled, failed) => {
+      lines.on('line', (line) => line === 'polled' && polled());
+      starter.once('exit', (code) => failed(new Error(`the task starter exited with ${code} before its first poll`)));
+    });
+    starter.kill('SIGKILL');
+    await new Promise((resolve) => starter.once('exit', resolve));
+
+    const client = managerWith();
+    await client.connect('server', config, { maxRetries: 0 });
+    const [left] = client.unfinishedTasks();
+    expect(left).toMatchObject({ server: 'server', tool: 'task-steps' });
+    expect(textOf(await client.resumeTask(left!, { timeoutMs: 30_000 }))).toBe('done after 5 polls');
+    expect(client.unfinishedTasks()).toEqual([]);
+    // A process under tsx takes 15 s and more to start on a loaded machine (test/manifest-index-writes.test.ts allows 120 s).
+  }, 60_000);
 
   it('a task the server no longer knows fails its resume with the server\'s "task not found", and its entry goes', async () => {
     const config = await modernHttp(children);
