@@ -97,9 +97,23 @@ export function createMcpEndpoint({ factory, keys, answers, maxBodyBytes, onerro
       if (opened.session.identity.name !== identity.name) return sessionNotFound('the session was opened by another identity; start a new session (initialize)');
       // Its answer to a request on a call's stream: the call waits on this replica, not in a new instance.
       if (answers?.(identity, parsedBody)) return new Response(null, { status: 202 });
+      // One that waits on no call here (another replica's, or one that ended) is said to be lost, not swallowed with a 202.
+      if (isResponse(parsedBody)) return strayAnswer();
       return withCaller({ identity, session: opened.session, sessionId }, (authInfo) => legacy(request, { authInfo, parsedBody }));
     },
   };
+}
+
+/** A JSON-RPC response: what a host POSTs to answer a request serve sent it. */
+function isResponse(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && !Array.isArray(message) && !('method' in message) && 'id' in message && ('result' in message || 'error' in message);
+}
+
+function strayAnswer(): Response {
+  const message =
+    'this answer is for a request that waits on no call on this replica of mcp-statechart serve (another replica sent it, or its call ended); ' +
+    'it is not delivered. Route each session to one replica to answer such requests (docs/deploy.md)';
+  return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message } }, { status: 409 });
 }
 
 function sessionNotFound(message: string): Response {
