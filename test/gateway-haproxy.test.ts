@@ -30,17 +30,13 @@ let home: string;
 let config: string;
 let keyFile: string;
 let ports: number[];
-/** Each replica's --health listener, which HAProxy checks. */
-let healthPorts: number[];
 const replicas: Array<HttpServe | undefined> = [];
 let haproxy: ChildProcess | undefined;
 let gatewayUrl: string;
 
 const auditOf = (index: number) => join(home, `audit-${index + 1}.log`);
 const startReplica = (index: number) =>
-  startHttpServe(home, ['--config', config], ['--session-key-file', keyFile, '--audit', auditOf(index), '--health', `127.0.0.1:${healthPorts[index]}`], {
-    listen: `127.0.0.1:${ports[index + 1]}`,
-  });
+  startHttpServe(home, ['--config', config], ['--session-key-file', keyFile, '--audit', auditOf(index)], { listen: `127.0.0.1:${ports[index + 1]}` });
 
 async function waitFor(check: () => Promise<boolean>, what: string, limitMs = 30_000): Promise<void> {
   const until = Date.now() + limitMs;
@@ -61,7 +57,6 @@ beforeAll(async () => {
   const indexed = await runCli(['--config', config, 'index'], { env: { HOME: home }, timeoutMs: 60_000 });
   expect(indexed.code).toBe(0);
   ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  healthPorts = await Promise.all([freePort(), freePort(), freePort()]);
   for (let index = 0; index < 3; index++) replicas[index] = await startReplica(index);
   haproxy = spawn(HAPROXY, ['-db', '-f', HAPROXY_CONFIG], {
     env: {
@@ -70,9 +65,6 @@ beforeAll(async () => {
       MCP_REPLICA_1: `127.0.0.1:${ports[1]}`,
       MCP_REPLICA_2: `127.0.0.1:${ports[2]}`,
       MCP_REPLICA_3: `127.0.0.1:${ports[3]}`,
-      MCP_REPLICA_1_HEALTH_PORT: String(healthPorts[0]),
-      MCP_REPLICA_2_HEALTH_PORT: String(healthPorts[1]),
-      MCP_REPLICA_3_HEALTH_PORT: String(healthPorts[2]),
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -21,8 +21,6 @@ export interface Replica {
   url: string;
   /** `127.0.0.1:<port>`, as HAProxy's server line takes it. */
   address: string;
-  /** The port of its --health listener, which HAProxy checks. */
-  healthPort: string;
   child: ChildProcess;
 }
 
@@ -96,9 +94,9 @@ export class Fleet {
     if (code !== 0) throw new Error(`mcp-statechart ${args.join(' ')} exited with ${code}: ${stderr().slice(-1000)}`);
   }
 
-  /** `serve --http 127.0.0.1:0 --health 127.0.0.1:0` with these serve flags; resolves with its addresses once it listens. */
+  /** `serve --http 127.0.0.1:0` with these serve flags; resolves with its address once it listens. */
   async replica(serveFlags: string[]): Promise<Replica> {
-    const { child, stderr } = this.cli(['serve', '--http', '127.0.0.1:0', '--health', '127.0.0.1:0', ...serveFlags]);
+    const { child, stderr } = this.cli(['serve', '--http', '127.0.0.1:0', ...serveFlags]);
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`serve --http did not listen within ${START_LIMIT_MS / 1000} s: ${stderr().slice(-1000)}`)), START_LIMIT_MS);
       const watch = () => {
@@ -114,10 +112,7 @@ export class Fleet {
         reject(new Error(`serve --http exited with ${code}: ${stderr().slice(-1000)}`));
       });
     });
-    // Written before the main listener's line.
-    const healthPort = /health on http:\/\/127\.0\.0\.1:(\d+)\/readyz/.exec(stderr())?.[1];
-    if (!healthPort) throw new Error(`serve --http named no health listener: ${stderr().slice(-1000)}`);
-    return { url, address: new URL(url).host, healthPort, child };
+    return { url, address: new URL(url).host, child };
   }
 
   /**
@@ -136,9 +131,6 @@ export class Fleet {
           MCP_REPLICA_1: address(0),
           MCP_REPLICA_2: address(1),
           MCP_REPLICA_3: address(2),
-          MCP_REPLICA_1_HEALTH_PORT: replicas[0 % replicas.length]!.healthPort,
-          MCP_REPLICA_2_HEALTH_PORT: replicas[1 % replicas.length]!.healthPort,
-          MCP_REPLICA_3_HEALTH_PORT: replicas[2 % replicas.length]!.healthPort,
         },
         stdio: ['ignore', 'ignore', 'pipe'],
       }),
