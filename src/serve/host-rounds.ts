@@ -6,10 +6,12 @@ import {
   ProtocolErrorCode,
   SdkError,
   SdkErrorCode,
-  type CallToolRequest,
   type CallToolResult,
   type ClientCapabilities,
   type CreateMessageRequest,
+  type GetPromptResult,
+  type ProgressToken,
+  type ReadResourceResult,
   type CreateMessageResult,
   type ElicitRequest,
   type ElicitResult,
@@ -39,7 +41,27 @@ interface Asked {
   fail: (error: Error) => void;
 }
 
-type Step = { kind: 'done'; result: CallToolResult } | { kind: 'input'; requests: Record<string, InputRequest> };
+type Step<R> = { kind: 'done'; result: R } | { kind: 'input'; requests: Record<string, InputRequest> };
+
+/** The requests of a 2026-07-28 host that may take input rounds (basic/patterns/mrtr.mdx lists these three), and what each ends with. */
+export interface RoundResults {
+  'tools/call': CallToolResult;
+  'prompts/get': GetPromptResult;
+  'resources/read': ReadResourceResult;
+}
+export type RoundMethod = keyof RoundResults;
+
+/** Whose request it is: the downstream server it is for (a server's own requests go to its calls), and over HTTP the caller's identity. */
+export interface RoundCaller {
+  server: string | undefined;
+  owner?: string;
+}
+
+/** What serve reads of a request that runs in rounds: its method and the progress token it may carry. */
+export interface RoundRequest<M extends RoundMethod> {
+  method: M;
+  params: { _meta?: { progressToken?: ProgressToken } };
+}
 
 /** A host's tool call in flight that serve can ask the host through (over HTTP, one of many callers'). */
 export interface HostCall {
@@ -54,23 +76,28 @@ export interface HostCall {
   log(message: LoggingMessageNotification['params']): void;
 }
 
-/** One tool call of a 2026-07-28 host, running across the host's retries. */
-class WaitingCall implements HostCall {
+let started = 0;
+
+/** One tool call, prompt get or resource read of a 2026-07-28 host, running across the host's retries. */
+class WaitingCall<R> implements HostCall {
   readonly token = randomUUID();
+  /** Which started later: a server's request goes to its latest waiting call. */
+  readonly order = ++started;
   readonly controller = new AbortController();
   rounds = 0;
   private next = 0;
   private readonly unsent = new Map<string, Asked>();
   private readonly sent = new Map<string, Asked>();
   private wake?: () => void;
-  private round?: { progressToken?: string | number; ctx: ServerContext };
+  private round?: { progressToken?: ProgressToken; ctx: ServerContext };
   private expiry?: NodeJS.Timeout;
-  outcome!: Promise<CallToolResult>;
+  outcome!: Promise<R>;
 
   /** Declared again on every round (the envelope of the host's latest retry). */
   capabilities: ClientCapabilities | undefined;
 
   constructor(
+    readonly method: RoundMethod,
     readonly server: string | undefined,
     readonly owner?: string,
   ) {}
@@ -107,7 +134,7 @@ class WaitingCall implements HostCall {
   }
 
   /** A round of the host (the first call or a retry): its progress token, its cancel, and the answers it carries. */
-  begin(request: CallToolRequest, ctx: ServerContext): () => void {
+  begin(request: RoundRequest<RoundMethod>, ctx: ServerContext): () => void {
     clearTimeout(this.expiry);
     this.rounds += 1;
     this.capabilities = envelopeCapabilities(ctx);
@@ -146,7 +173,7 @@ class WaitingCall implements HostCall {
   }
 
   /** Waits until the call ends or needs the host; what it needs moves to `sent`. */
-  async step(): Promise<Step> {
+  async step(): Promise<Step<R>> {
     for (;;) {
       if (this.unsent.size > 0) {
         const requests: Record<string, InputRequest> = {};
@@ -217,14 +244,19 @@ export function toRecord(value: unknown): Record<string, unknown> {
 /**
  * A 2026-07-28 host cannot be sent requests: what `serve` needs from it (the approval form, a
  * downstream server's elicitation, sampling or roots request) goes back as `input_required` on
- * the host's pending `tools/call`, and the host's retry carries the answers (multi round-trip
- * requests). The call keeps running inside serve between the rounds, found again by the
+ * the host's pending `tools/call`, `prompts/get` or `resources/read`, and the host's retry carries
+ * the answers (multi round-trip requests). The call keeps running inside serve between the rounds, found again by the
  * `requestState` the host echoes (a random token: the host cannot name another call). Bounded:
  * MAX_WAITING_CALLS calls waiting, MAX_INPUT_ROUNDS rounds each, ROUND_LIMIT_MS for the host to retry.
  */
 export class HostInputRounds {
-  private readonly waiting = new Map<string, WaitingCall>();
-  private readonly current = new AsyncLocalStorage<WaitingCall>();
+  /** By method, so a retry finds only a request of its own kind (a prompt's token cannot end a tool call). */
+  private readonly waiting: { [M in RoundMethod]: Map<string, WaitingCall<RoundResults[M]>> } = {
+    'tools/call': new Map(),
+    'prompts/get': new Map(),
+    'resources/read': new Map(),
+  };
+  private readonly current = new AsyncLocalStorage<WaitingCall<unknown>>();
   private readonly levelListeners = new Set<(level: LoggingLevel) => void>();
 
   /** Calls `listener` with the log level of each round that asks for one, before its call goes on. */
@@ -235,19 +267,19 @@ export class HostInputRounds {
 
   /** A downstream server's log message, to every call to that server with a round open (see WaitingCall.log). */
   log(server: string, message: LoggingMessageNotification['params']): void {
-    for (const call of this.waiting.values()) if (call.server === server) call.log(message);
+    for (const call of this.all()) if (call.server === server) call.log(message);
   }
 
-  /** Runs a host's `tools/call` (first round or retry) until it ends or needs the host. */
-  async run(
-    request: CallToolRequest,
+  /** Runs a host's `tools/call`, `prompts/get` or `resources/read` (first round or retry) until it ends or needs the host. */
+  async run<M extends RoundMethod>(
+    request: RoundRequest<M>,
     ctx: ServerContext,
-    start: (options: LoaderToolCallOptions) => Promise<CallToolResult>,
-    owner?: string,
-  ): Promise<CallToolResult | InputRequiredResult> {
+    start: (options: LoaderToolCallOptions) => Promise<RoundResults[M]>,
+    caller: RoundCaller,
+  ): Promise<RoundResults[M] | InputRequiredResult> {
     const level = envelopeLogLevel(ctx);
     if (level !== undefined) for (const listener of this.levelListeners) listener(level);
-    const call = this.callFor(request, ctx, start, owner);
+    const call = this.callFor(request, ctx, start, caller);
     const end = call.begin(request, ctx);
     try {
       const step = await call.step().catch((error: unknown) => {
@@ -289,7 +321,7 @@ export class HostInputRounds {
       return Promise.reject(
         new ProtocolError(
           ProtocolErrorCode.InvalidRequest,
-          `the MCP host speaks MCP 2026-07-28, which it can only be asked through a tool call it is waiting on, and no call${whose} is waiting`,
+          `the MCP host speaks MCP 2026-07-28, which it can only be asked through a request it is waiting on (a tool call, prompt get or resource read), and no call${whose} is waiting`,
         ),
       );
     }
@@ -301,10 +333,10 @@ export class HostInputRounds {
     return this.callToAsk(server) !== undefined;
   }
 
-  private callToAsk(server: string | undefined): WaitingCall | undefined {
+  private callToAsk(server: string | undefined): WaitingCall<unknown> | undefined {
     const running = this.running();
     if (server === undefined || running?.server === server) return running;
-    return [...this.waiting.values()].reverse().find((candidate) => candidate.server === server);
+    return this.all().reverse().find((candidate) => candidate.server === server);
   }
 
   async elicit(params: ElicitRequest['params'], options: HostRequestOptions): Promise<ElicitResult> {
@@ -324,31 +356,36 @@ export class HostInputRounds {
     return this.running();
   }
 
-  private running(): WaitingCall | undefined {
+  private running(): WaitingCall<unknown> | undefined {
     const here = this.current.getStore();
-    return here !== undefined && this.waiting.get(here.token) === here ? here : undefined;
+    return here !== undefined && this.waiting[here.method].get(here.token) === here ? here : undefined;
   }
 
   /** The calls to `server` that wait, oldest first. */
   waitingTo(server: string): HostCall[] {
-    return [...this.waiting.values()].filter((call) => call.server === server);
+    return this.all().filter((call) => call.server === server);
   }
 
-  private callFor(request: CallToolRequest, ctx: ServerContext, start: (options: LoaderToolCallOptions) => Promise<CallToolResult>, owner?: string): WaitingCall {
+  private callFor<M extends RoundMethod>(
+    request: RoundRequest<M>,
+    ctx: ServerContext,
+    start: (options: LoaderToolCallOptions) => Promise<RoundResults[M]>,
+    { server, owner }: RoundCaller,
+  ): WaitingCall<RoundResults[M]> {
+    const waiting: Map<string, WaitingCall<RoundResults[M]>> = this.waiting[request.method];
     const state = ctx.mcpReq.requestState();
     if (state !== undefined) {
-      const known = typeof state === 'string' ? this.waiting.get(state) : undefined;
+      const known = typeof state === 'string' ? waiting.get(state) : undefined;
       // A token is random, so only its own caller knows it; over HTTP the owner is checked all the same.
       if (!known || known.owner !== owner) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, "this call is not waiting for input here: it ended, its time ran out, or it waits on another replica of mcp-statechart serve (behind a load balancer); call the tool again");
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, "this request is not waiting for input here: it ended, its time ran out, it was another kind of request, or it waits on another replica of mcp-statechart serve (behind a load balancer); send it again without requestState");
       }
       return known;
     }
-    const server = request.params.arguments?.server;
-    const call = new WaitingCall(typeof server === 'string' ? server : undefined, owner);
+    const call = new WaitingCall<RoundResults[M]>(request.method, server, owner);
     // Before the call starts: serve's approval form is asked at once.
     call.capabilities = envelopeCapabilities(ctx);
-    this.waiting.set(call.token, call);
+    waiting.set(call.token, call);
     call.outcome = this.current.run(call, () => start({ signal: call.controller.signal, onProgress: (progress) => call.progress(progress) }));
     // Seen by step(); an unhandled rejection of a call given up must not end serve.
     call.outcome.catch(() => {});
@@ -357,12 +394,17 @@ export class HostInputRounds {
 
   private parkedCount(): number {
     let parked = 0;
-    for (const call of this.waiting.values()) if (call.parked) parked += 1;
+    for (const call of this.all()) if (call.parked) parked += 1;
     return parked;
   }
 
-  private forget(call: WaitingCall): void {
+  private forget(call: WaitingCall<unknown>): void {
     call.stop();
-    this.waiting.delete(call.token);
+    this.waiting[call.method].delete(call.token);
+  }
+
+  /** Every waiting call, oldest first. */
+  private all(): WaitingCall<unknown>[] {
+    return [...this.waiting['tools/call'].values(), ...this.waiting['prompts/get'].values(), ...this.waiting['resources/read'].values()].sort((a, b) => a.order - b.order);
   }
 }

@@ -18,7 +18,7 @@ import { ConnectedServer } from './connected-server.js';
 import { declaredCapabilities } from './host-capabilities.js';
 import type { HttpHostRelay } from './http-host-relay.js';
 import { listedTool } from './listed-tool.js';
-import type { PromptsAndResourcesOffer } from './prompts-and-resources.js';
+import type { InRounds, PromptsAndResourcesOffer } from './prompts-and-resources.js';
 import { relayedCallOptions } from './proxy.js';
 
 export const HTTP_SERVE_CAPABILITIES: ServerCapabilities = {
@@ -85,7 +85,7 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
         const run = privateLists ? () => privateLists.asCaller(identity, privateServer, invoke) : invoke;
         return toMcpToolResult(target ? await audited(audit, { identity, ...target }, run, (outcome) => callOutcome(outcome, target, access)) : await run());
       };
-      if (caller.era === 'modern') return relay.rounds.run(request, ctx, execute, identity);
+      if (caller.era === 'modern') return relay.rounds.run(request, ctx, execute, { server: typeof args.server === 'string' ? args.server : undefined, owner: identity });
       const call = {
         owner: identity,
         server: typeof args.server === 'string' ? args.server : undefined,
@@ -99,7 +99,10 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
     // A list the server calls private is shown as this identity's own reading, never another's.
     const manifestOf = privateLists && ((name: string) => privateLists.manifestForCaller(identity, name));
     // While it runs, what its server sends could be this caller's: no other identity's host gets it.
-    offer.install(server, access.allowsServer, (use, run) => audited(audit, { identity, ...use }, () => relay.using(identity, use.server, run)), manifestOf);
+    // A 2026-07-28 caller's prompt gets and resource reads take input rounds as its calls do.
+    const inRounds: InRounds | undefined =
+      caller.era === 'modern' ? (request, ctx, name, start) => relay.rounds.run(request, ctx, start, { server: name, owner: identity }) : undefined;
+    offer.install(server, access.allowsServer, (use, run) => audited(audit, { identity, ...use }, () => relay.using(identity, use.server, run)), manifestOf, inRounds);
     return server;
   };
 }

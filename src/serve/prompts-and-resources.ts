@@ -1,7 +1,9 @@
-import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type ReadResourceResult, type Server } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type InputRequiredResult, type ReadResourceResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { McpServerManifest } from '../../machines/types.js';
 import type { McpRegistryEmitted } from '../../machines/types.js';
+import type { LoaderToolCallOptions } from '../tools/index.js';
 import type { ServeHost } from './host.js';
+import type { RoundRequest, RoundResults } from './host-rounds.js';
 
 /** What the prompt and resource relay needs of the manager. */
 export interface ServedServers {
@@ -26,13 +28,17 @@ export function offerPromptsAndResources(host: ServeHost, servers: ServedServers
     void host.sendPromptListChanged().catch(() => {});
     void host.sendResourceListChanged().catch(() => {});
   });
-  host.onInstance((instance) => offer.install(instance, isAllowed));
+  const inRounds: InRounds = (request, ctx, server, start) => {
+    host.heard(ctx);
+    return host.rounds.run(request, ctx, start, { server });
+  };
+  host.onInstance((instance, era) => offer.install(instance, isAllowed, directly, undefined, era === 'modern' ? inRounds : undefined));
   return offer.stop;
 }
 
 /** The offer itself: `install` sets an instance's handlers for what `isAllowed` lets it see (`serve --http` builds an instance per request and identity). */
 export interface PromptsAndResourcesOffer {
-  install(instance: Server, isAllowed: (server: string) => boolean, around?: AroundUse, manifestOf?: ManifestOf): void;
+  install(instance: Server, isAllowed: (server: string) => boolean, around?: AroundUse, manifestOf?: ManifestOf, inRounds?: InRounds): void;
   stop(): void;
 }
 
@@ -40,6 +46,21 @@ export interface PromptsAndResourcesOffer {
 export type AroundUse = <T>(use: { kind: 'prompt' | 'resource'; server: string; name: string }, run: () => Promise<T>) => Promise<T>;
 
 const directly: AroundUse = (_use, run) => run();
+
+/**
+ * Runs a 2026-07-28 host's prompt get or resource read for `server` in input rounds, as its tool
+ * calls are (HostInputRounds): what the server asks on the way (elicitation, sampling, roots)
+ * goes back as `input_required` on this request. A 2025 host has none: its requests are asked directly.
+ */
+export type InRounds = <M extends 'prompts/get' | 'resources/read'>(
+  request: RoundRequest<M>,
+  ctx: ServerContext,
+  server: string,
+  start: (options: LoaderToolCallOptions) => Promise<RoundResults[M]>,
+) => Promise<RoundResults[M] | InputRequiredResult>;
+
+/** A 2025 host's request, run at once under its own cancel. */
+const atOnce: InRounds = (_request, ctx, _server, start) => start({ signal: ctx.mcpReq.signal });
 
 /** The manifest a host is shown of a server (`serve --http`: the caller's own reading of a list the server calls private). */
 export type ManifestOf = (server: string) => Promise<McpServerManifest | undefined>;
@@ -54,7 +75,7 @@ export function promptsAndResourcesOffer(
   const shared: ManifestOf = async (server) => servers.getManifest(server);
   const namesFor = (isAllowed: (server: string) => boolean) => [...loaded].filter(isAllowed);
 
-  const install = (instance: Server, isAllowed: (server: string) => boolean, around: AroundUse = directly, manifestOf: ManifestOf = shared) => {
+  const install = (instance: Server, isAllowed: (server: string) => boolean, around: AroundUse = directly, manifestOf: ManifestOf = shared, inRounds: InRounds = atOnce) => {
     const names = () => namesFor(isAllowed);
     const offered = () => Promise.all(names().map(async (name) => ({ name, manifest: await manifestOf(name) })));
     instance.setRequestHandler('prompts/list', async () => ({
@@ -64,10 +85,12 @@ export function promptsAndResourcesOffer(
     }));
     instance.setRequestHandler('prompts/get', async (request, ctx) => {
       const { server, prompt } = splitPromptName(request.params.name, names());
-      return around({ kind: 'prompt', server, name: prompt }, async () => {
-        await ensureConnected(servers, server);
-        return servers.getPrompt(server, prompt, request.params.arguments, { signal: ctx.mcpReq.signal });
-      });
+      return inRounds(request, ctx, server, ({ signal }) =>
+        around({ kind: 'prompt', server, name: prompt }, async () => {
+          await ensureConnected(servers, server);
+          return servers.getPrompt(server, prompt, request.params.arguments, { signal });
+        }),
+      );
     });
     instance.setRequestHandler('resources/list', async () => ({
       resources: (await offered()).flatMap(({ name, manifest }) =>
@@ -76,11 +99,13 @@ export function promptsAndResourcesOffer(
     }));
     instance.setRequestHandler('resources/read', async (request, ctx) => {
       const { server, uri } = splitServedUri(request.params.uri, names());
-      const read = await around({ kind: 'resource', server, name: uri }, async () => {
-        await ensureConnected(servers, server);
-        return servers.readResource(server, uri, { signal: ctx.mcpReq.signal });
+      return inRounds(request, ctx, server, async ({ signal }) => {
+        const read = await around({ kind: 'resource', server, name: uri }, async () => {
+          await ensureConnected(servers, server);
+          return servers.readResource(server, uri, { signal });
+        });
+        return { ...read, contents: read.contents.map((content) => ({ ...content, uri: servedUri(server, content.uri) })) };
       });
-      return { ...read, contents: read.contents.map((content) => ({ ...content, uri: servedUri(server, content.uri) })) };
     });
   };
 

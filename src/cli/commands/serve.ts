@@ -79,10 +79,16 @@ export async function runServe(
       // A 2026-07-28 host is asked for input (its roots, approval, relayed requests) on this call itself: see HostInputRounds.
       if (era === 'modern') {
         host.heard(ctx);
-        return host.rounds.run(request, ctx, async (options) => {
-          await host.rootsBeforeFirstCall(options.signal);
-          return run(options);
-        });
+        const server = typeof args.server === 'string' ? args.server : undefined;
+        return host.rounds.run(
+          request,
+          ctx,
+          async (options) => {
+            await host.rootsBeforeFirstCall(options.signal);
+            return run(options);
+          },
+          { server },
+        );
       }
       return run(relayedCallOptions(request, ctx));
     });
