@@ -7,12 +7,9 @@
  * for real (Atomics.wait) while another process asks the listener, every 100 ms.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startHealthListener } from '../src/gateway/health-listener.js';
-import { startHttpServe } from './support/http-serve.js';
+import { startEmptyReplica } from './support/http-serve.js';
 
 const BLOCK_MS = 3_000;
 
@@ -91,9 +88,7 @@ describe('the health listener of serve --http', () => {
   }, 30_000);
 
   it('serve --http --health serves /healthz and /readyz there, and fails /readyz there as soon as SIGTERM drains', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'mcp-serve-http-health-'));
-    writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: {} }));
-    const replica = await startHttpServe(home, ['--config', join(home, 'mcp.json')], ['--health', '127.0.0.1:0']);
+    const replica = await startEmptyReplica('mcp-serve-http-health-', ['--health', '127.0.0.1:0']);
     try {
       const health = /health on (http:\/\/\S+)\/readyz/.exec(replica.stderr())?.[1];
       expect(health).toBeDefined();
@@ -110,8 +105,7 @@ describe('the health listener of serve --http', () => {
       expect(status).toBe(503);
       expect(await replica.exited).toBe(0);
     } finally {
-      await replica.stop('SIGKILL');
-      rmSync(home, { recursive: true, force: true });
+      await replica.close();
     }
   }, 60_000);
 });

@@ -7,29 +7,22 @@
  * "other side closed" / ECONNRESET. A real replica on 127.0.0.1, a raw socket playing the late
  * client (real time: the server's idle timer is a socket timeout, which fake timers do not drive).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpServe, type HttpServe } from './support/http-serve.js';
+import { startEmptyReplica } from './support/http-serve.js';
 
 /** How late the client reuses the connection after the announced time (a loaded client's event loop). */
 const CLIENT_LATE_MS = 2_000;
 const ANSWER_LIMIT_MS = 5_000;
 
-let home: string;
-let replica: HttpServe;
+let replica: Awaited<ReturnType<typeof startEmptyReplica>>;
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'mcp-serve-http-keep-alive-'));
-  writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: {} }));
-  replica = await startHttpServe(home, ['--config', join(home, 'mcp.json')]);
+  replica = await startEmptyReplica('mcp-serve-http-keep-alive-');
 }, 90_000);
 
 afterAll(async () => {
-  await replica?.stop();
-  rmSync(home, { recursive: true, force: true });
+  await replica?.close();
 }, 60_000);
 
 interface Answer {

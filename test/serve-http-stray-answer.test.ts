@@ -6,26 +6,19 @@
  * the host's side fails at once and clearly. The call left waiting on the first replica still
  * ends at its own limit (docs/deploy.md). A real replica; the host is raw HTTP.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpServe, type HttpServe } from './support/http-serve.js';
+import { startEmptyReplica } from './support/http-serve.js';
 
 const PROTOCOL = '2025-06-18';
 
-let home: string;
-let replica: HttpServe;
+let replica: Awaited<ReturnType<typeof startEmptyReplica>>;
 
 beforeAll(async () => {
-  home = mkdtempSync(join(tmpdir(), 'mcp-serve-http-stray-'));
-  writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: {} }));
-  replica = await startHttpServe(home, ['--config', join(home, 'mcp.json')]);
+  replica = await startEmptyReplica('mcp-serve-http-stray-');
 }, 90_000);
 
 afterAll(async () => {
-  await replica?.stop();
-  rmSync(home, { recursive: true, force: true });
+  await replica?.close();
 }, 60_000);
 
 const post = (body: unknown, sessionId?: string) =>

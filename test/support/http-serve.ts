@@ -65,6 +65,25 @@ export async function startHttpServe(
   };
 }
 
+/** `serve --http` with no servers configured, in a home of its own (`prefix` names it); `close()` stops it and removes the home. */
+export async function startEmptyReplica(prefix: string, serveFlags: string[] = []): Promise<HttpServe & { close(): Promise<void> }> {
+  const home = mkdtempSync(join(tmpdir(), prefix));
+  writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: {} }));
+  try {
+    const replica = await startHttpServe(home, ['--config', join(home, 'mcp.json')], serveFlags);
+    return {
+      ...replica,
+      async close() {
+        await replica.stop();
+        rmSync(home, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(home, { recursive: true, force: true });
+    throw error;
+  }
+}
+
 /** A 2026-07-28 host connected to `serve --http` at `url`, sending `token` as its bearer token; added to `opened` for the test to close. */
 export async function teamHost(url: string, token: string, opened: Array<{ close(): Promise<void> }> = []): Promise<Client> {
   const client = new Client({ name: 'team-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
