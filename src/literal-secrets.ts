@@ -31,8 +31,16 @@ function decoded(text: string): string {
   }
 }
 
+/**
+ * What `new URL` would take as an absolute URL starts with a scheme, after the spaces and controls
+ * it trims and with the tabs and newlines it drops. Testing this first spares the thrown error for
+ * every argument that is a path or a flag (30,000 of them at 10,000 configured servers).
+ */
+const MAY_BE_URL = /^[\x00-\x20]*[a-z][a-z0-9+.-]*:/i;
+
 /** The parts of a URL that are credentials, as written and as a parsed URL prints them; none when it is not a URL. */
 export function urlSecrets(text: string): string[] {
+  if (!MAY_BE_URL.test(text.replace(/[\t\n\r]/g, ''))) return [];
   let url: URL;
   try {
     url = new URL(text);

@@ -106,6 +106,13 @@ describe('the rule', () => {
     const plain = ['--root', '/srv/projects', '--auth', '--verbose'];
     expect(shown({ command: 'node', args: plain }, plain.join(' '))).toBe(plain.join(' '));
   });
+
+  it('finds the credentials of a URL written with what the URL parser trims or drops (leading spaces and controls, tabs and newlines)', () => {
+    for (const written of [' \x01https://api.example.test/mcp?key=padded-secret-1', 'ht\ttps://api.example.test/mcp?key=padded-secret-1', 'HTTPS://api.example.test/mcp?key=padded-secret-1']) {
+      expect(secretsOf({ url: written })).toContain('padded-secret-1');
+      expect(secretsOf({ command: 'node', args: ['server.js', written] })).toContain('padded-secret-1');
+    }
+  });
 });
 
 describe('inspection', () => {
