@@ -31,7 +31,7 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'mcp-serve-http-relay-'));
   const config = join(home, 'mcp.json');
   const keyFile = join(home, 'session-keys.txt');
-  writeFileSync(config, JSON.stringify({ mcpServers: { modern: { command: process.execPath, args: [MODERN_SERVER] }, everything: everythingStdio() } }));
+  writeFileSync(config, JSON.stringify({ mcpServers: { modern: { command: process.execPath, args: [MODERN_SERVER, '--asks-in-reads'] }, everything: everythingStdio() } }));
   writeFileSync(keyFile, `${randomBytes(32).toString('base64')}\n`);
   const flags = ['--config', config, '--approve', 'destructive'];
   [replicaA, replicaB] = await Promise.all([startHttpServe(home, flags, ['--session-key-file', keyFile]), startHttpServe(home, flags, ['--session-key-file', keyFile])]);
@@ -69,8 +69,16 @@ const textOf = (content: unknown) => (Array.isArray(content) ? content.map((part
 interface Host {
   load(server: string): Promise<boolean>;
   call(server: string, tool: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean }>;
+  /** The texts of a prompt's messages, got through serve (`server/prompt`). */
+  prompt(name: string): Promise<string[]>;
+  /** The texts of a resource's contents, read through serve (`mcp-statechart://server/uri`). */
+  read(uri: string): Promise<string[]>;
   close(): Promise<void>;
 }
+
+const messageTexts = (prompt: { messages: Array<{ content: unknown }> }) =>
+  prompt.messages.map(({ content }) => (typeof content === 'object' && content !== null && 'text' in content ? String(content.text) : ''));
+const contentTexts = (read: { contents: Array<Record<string, unknown>> }) => read.contents.map((content) => String(content.text ?? ''));
 
 async function modernHost(url: string, user: HostUser, fetch?: typeof globalThis.fetch): Promise<Host> {
   const client = new ModernClient({ name: 'modern-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: ASKABLE });
@@ -84,6 +92,8 @@ async function modernHost(url: string, user: HostUser, fetch?: typeof globalThis
       const result = await client.callTool({ name: 'call_mcp_tool', arguments: { server, tool, arguments: args } }, { timeout: 30_000 });
       return { text: textOf(result.content), isError: result.isError === true };
     },
+    prompt: async (name) => messageTexts(await client.getPrompt({ name }, { timeout: 30_000 })),
+    read: async (uri) => contentTexts(await client.readResource({ uri }, { timeout: 30_000 })),
     close: () => client.close(),
   };
 }
@@ -100,6 +110,8 @@ async function legacyHost(url: string, user: HostUser): Promise<Host> {
       const result = await client.callTool({ name: 'call_mcp_tool', arguments: { server, tool, arguments: args } }, undefined, { timeout: 30_000 });
       return { text: textOf(result.content), isError: result.isError === true };
     },
+    prompt: async (name) => messageTexts(await client.getPrompt({ name }, { timeout: 30_000 })),
+    read: async (uri) => contentTexts(await client.readResource({ uri }, { timeout: 30_000 })),
     close: () => client.close(),
   };
 }
@@ -142,6 +154,16 @@ describe.each([
     expect((await host.call('everything', 'trigger-sampling-request', { prompt: 'haiku', maxTokens: 20 })).text).toContain('the host model answers');
     expect(user.prompts).toEqual([expect.stringContaining('haiku')]);
   }, 30_000);
+
+  it("on a prompt get and a resource read, when the modern server asks before it answers: the form reaches the host, and the prompt and the note come back", async () => {
+    user.forms.length = 0;
+    expect(await host.prompt('modern/greeting')).toEqual(['greet Host User']);
+    expect(await host.read('mcp-statechart://modern/note://signed')).toEqual(['signed by Host User']);
+    expect(user.forms).toEqual([
+      expect.stringMatching(/^MCP server "modern" asks \(relayed by mcp-statechart serve\):\nYour name, for the greeting\?/),
+      expect.stringMatching(/^MCP server "modern" asks \(relayed by mcp-statechart serve\):\nYour name, to sign the note\?/),
+    ]);
+  }, 60_000);
 
   it('for its roots, when a server asks during the call (a server that asks outside any call is told none)', async () => {
     expect((await host.call('modern', 'list-roots', {})).text).toBe('file:///host/project');

@@ -2,7 +2,8 @@
  * What `serve --http` asks of its callers' hosts: serve's own approval form and a downstream
  * server's elicitation, sampling and roots requests. A 2026-07-28 host is asked through
  * `input_required` on its pending `tools/call` (HostInputRounds); a 2025-era host gets the
- * request on the SSE stream of its `tools/call` POST and POSTs its answer back, which the
+ * request on the SSE stream of its `tools/call` POST (or its `prompts/get` or `resources/read`
+ * POST, when the server asks while serving that) and POSTs its answer back, which the
  * endpoint hands to `answer` here. Both live in this replica's memory: the answer must reach the
  * replica that holds the call (see docs/deploy.md).
  *
@@ -150,7 +151,7 @@ export class HttpHostRelay implements HostPeer {
   }
 
   /**
-   * Runs a 2025-era caller's `tools/call`; what it needs from the host goes out on `transport`
+   * Runs a 2025-era caller's `tools/call`, `prompts/get` or `resources/read`; what it needs from the host goes out on `transport`
    * (the POST's own, so on its SSE stream) as a request related to `requestId`.
    */
   async runLegacy<T>(

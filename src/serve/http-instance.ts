@@ -50,6 +50,15 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
       connected = transport;
       onConnected?.(transport);
     });
+    /** A 2025-era caller's request in flight: what `downstream` asks meanwhile goes to it, on its POST's SSE stream. */
+    const legacyCall = (downstream: string | undefined, requestId: string | number) => ({
+      owner: identity,
+      server: downstream,
+      capabilities: caller.session && declaredCapabilities(caller.session.capabilities),
+      transport: connected,
+      requestId,
+      sessionId: caller.sessionId,
+    });
     if (caller.era === 'legacy') {
       server.setRequestHandler('logging/setLevel', async (request) => {
         await relay.setLogLevel(caller.sessionId, request.params.level);
@@ -85,23 +94,19 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
         const run = privateLists ? () => privateLists.asCaller(identity, privateServer, invoke) : invoke;
         return toMcpToolResult(target ? await audited(audit, { identity, ...target }, run, (outcome) => callOutcome(outcome, target, access)) : await run());
       };
-      if (caller.era === 'modern') return relay.rounds.run(request, ctx, execute, { server: typeof args.server === 'string' ? args.server : undefined, owner: identity });
-      const call = {
-        owner: identity,
-        server: typeof args.server === 'string' ? args.server : undefined,
-        capabilities: caller.session && declaredCapabilities(caller.session.capabilities),
-        transport: connected,
-        requestId: ctx.mcpReq.id,
-        sessionId: caller.sessionId,
-      };
-      return relay.runLegacy(call, () => execute(relayedCallOptions(request, ctx)));
+      const downstream = typeof args.server === 'string' ? args.server : undefined;
+      if (caller.era === 'modern') return relay.rounds.run(request, ctx, execute, { server: downstream, owner: identity });
+      return relay.runLegacy(legacyCall(downstream, ctx.mcpReq.id), () => execute(relayedCallOptions(request, ctx)));
     });
     // A list the server calls private is shown as this identity's own reading, never another's.
     const manifestOf = privateLists && ((name: string) => privateLists.manifestForCaller(identity, name));
     // While it runs, what its server sends could be this caller's: no other identity's host gets it.
-    // A 2026-07-28 caller's prompt gets and resource reads take input rounds as its calls do.
-    const inRounds: InRounds | undefined =
-      caller.era === 'modern' ? (request, ctx, name, start) => relay.rounds.run(request, ctx, start, { server: name, owner: identity }) : undefined;
+    // A caller's prompt gets and resource reads are asked through as its calls are: input rounds
+    // for a 2026-07-28 caller, requests on the POST's SSE stream for a 2025-era one.
+    const inRounds: InRounds =
+      caller.era === 'modern'
+        ? (request, ctx, name, start) => relay.rounds.run(request, ctx, start, { server: name, owner: identity })
+        : (_request, ctx, name, start) => relay.runLegacy(legacyCall(name, ctx.mcpReq.id), () => start({ signal: ctx.mcpReq.signal }));
     offer.install(server, access.allowsServer, (use, run) => audited(audit, { identity, ...use }, () => relay.using(identity, use.server, run)), manifestOf, inRounds);
     return server;
   };
