@@ -81,7 +81,7 @@ export type {
   ExposureOption,
 } from './tools/types.js';
 export type { EmbedFunction, SemanticSearchOptions } from './search/index.js';
-export { ManifestIndex, defaultManifestIndexPath, type IndexEntry, type IndexLookup, type ManifestIndexOptions } from './manifest-index/index.js';
+export { ManifestIndex, type IndexEntry, type IndexLookup, type ManifestIndexOptions } from './manifest-index/index.js';
 
 // Which servers exist (the rest of the config helpers: mcp-statechart/config).
 export { discoverMcpServers } from './config/discover.js';

@@ -68,7 +68,7 @@ export interface ManifestIndexOptions {
 /**
  * @example
  * ```ts
- * import { defaultManifestIndexPath } from 'mcp-statechart';
+ * import { defaultManifestIndexPath } from 'mcp-statechart/config';
  *
  * console.log(`search reads ${defaultManifestIndexPath()}`);
  * ```

@@ -3,7 +3,8 @@
  * offered only over a non-empty index, and this one adds nothing the test's servers would match.
  * Seen by this process at once; `await seedManifestIndex(…).flush()` before another process reads it.
  */
-import { defaultManifestIndexPath, ManifestIndex } from '../../src/index.js';
+import { ManifestIndex } from '../../src/index.js';
+import { defaultManifestIndexPath } from '../../src/entries/config.js';
 
 export function seedManifestIndex(indexPath: string = defaultManifestIndexPath()): ManifestIndex {
   const index = new ManifestIndex({ path: indexPath });
