@@ -267,6 +267,8 @@ export class McpConnectionManager {
       }
       this.keepAlive.stop();
       await this.tracker.closeAll();
+      // A process that exits once disposed still leaves its tasks recorded for the next one.
+      await this.journal?.settled();
     } finally {
       release();
     }

@@ -3,22 +3,19 @@
  * file, re-read and merged under it); what a process records in one go is one write, in the
  * background; a manifest over the size the index keeps of one server is not kept, and says why.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type McpServerManifest } from '../src/index.js';
 import { indexServers } from '../src/entries/config.js';
 import { MAX_INDEXED_BYTES } from '../src/manifest-index/indexed-manifest.js';
 import { stdioFixture } from './support/fixtures.js';
 import { hostileServer } from './support/hostile.js';
+import { readyGoProcess } from './support/ready-go-process.js';
 
 const INDEX_WRITER = fileURLToPath(new URL('./fixtures/index-writer.ts', import.meta.url));
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 let folder: string;
 let indexPath: string;
@@ -41,19 +38,7 @@ function serversOnDisk(): string[] {
 
 /** An index-writer process (test/fixtures/index-writer.ts), started and waiting for its go. */
 function writerProcess(prefix: string, count: number) {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, INDEX_WRITER, indexPath, prefix, String(count)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const said = (line: string) =>
-    new Promise<void>((heard, failed) => {
-      lines.on('line', (text) => text === line && heard());
-      child.once('exit', (code) => failed(new Error(`index writer ${prefix} exited with ${code} before saying "${line}"`)));
-    });
-  const ready = said('ready');
-  const done = said('done');
-  const exited = new Promise((exit) => child.once('exit', exit));
-  return { ready, done, exited, go: () => child.stdin!.end('go\n') };
+  return readyGoProcess(INDEX_WRITER, [indexPath, prefix, String(count)]);
 }
 
 describe('two processes writing one index at once', () => {

@@ -1,12 +1,18 @@
 /**
  * The journal of tasks in flight (src/connection/task-journal.ts): what a later process reads to
- * resume them. Bounded, private to its owner, and never a reason for a call to fail.
+ * resume them. Bounded, private to its owner, shared safely by processes that write it at once,
+ * and never a reason for a call to fail.
  */
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MAX_UNFINISHED_TASKS, TaskJournal } from '../src/connection/task-journal.js';
+import { defaultTaskJournalPath, MAX_UNFINISHED_TASKS, TaskJournal } from '../src/connection/task-journal.js';
+import { readyGoProcess } from './support/ready-go-process.js';
+
+/** Begins tasks, then ends half of them (test/fixtures/task-journal-writer.ts). */
+const JOURNAL_WRITER = fileURLToPath(new URL('./fixtures/task-journal-writer.ts', import.meta.url));
 
 function journalFile(): string {
   return path.join(mkdtempSync(path.join(tmpdir(), 'task-journal-')), 'state', 'mcp-tasks.json');
@@ -15,36 +21,66 @@ function journalFile(): string {
 const task = (index: number) => ({ server: 'server', taskId: `task-${index}`, tool: 'slow', startedAt: new Date(index * 1_000).toISOString() });
 
 describe('the task journal', () => {
-  it('keeps the tasks begun and not ended, oldest first, in a file only its owner can read', () => {
+  it('keeps the tasks begun and not ended, oldest first, in a file only its owner can read', async () => {
     const journal = new TaskJournal(journalFile());
-    journal.begun(task(1));
-    journal.begun(task(2));
-    journal.ended({ server: 'server', taskId: 'task-1' });
+    void journal.begun(task(1));
+    void journal.begun(task(2));
+    await journal.ended({ server: 'server', taskId: 'task-1' });
     expect(new TaskJournal(journal.path).unfinished()).toEqual([task(2)]);
     expect(statSync(journal.path).mode & 0o777).toBe(0o600);
   });
 
   it(`keeps at most ${MAX_UNFINISHED_TASKS} tasks, losing the oldest`, () => {
     const journal = new TaskJournal(journalFile());
-    for (let index = 1; index <= MAX_UNFINISHED_TASKS + 5; index++) journal.begun(task(index));
+    for (let index = 1; index <= MAX_UNFINISHED_TASKS + 5; index++) void journal.begun(task(index));
     const kept = journal.unfinished();
     expect(kept).toHaveLength(MAX_UNFINISHED_TASKS);
     expect(kept[0]).toEqual(task(6));
   });
 
+  it('reads the changes not yet written as made: within a process, the journal is current at once', async () => {
+    const journal = new TaskJournal(journalFile());
+    void journal.begun(task(1));
+    void journal.begun(task(2));
+    void journal.ended({ server: 'server', taskId: 'task-1' });
+    expect(journal.unfinished()).toEqual([task(2)]);
+    await journal.settled();
+    expect(new TaskJournal(journal.path).unfinished()).toEqual([task(2)]);
+  });
+
   it('a task begun again (resumed) keeps its first entry', () => {
     const journal = new TaskJournal(journalFile());
-    journal.begun(task(1));
-    journal.begun({ ...task(1), startedAt: new Date(99_000).toISOString() });
+    void journal.begun(task(1));
+    void journal.begun({ ...task(1), startedAt: new Date(99_000).toISOString() });
     expect(journal.unfinished()).toEqual([task(1)]);
   });
 
-  it('a file that is not a journal is read as no tasks, and entries that are not tasks are skipped', () => {
+  it('a file that is not a journal is read as no tasks, and entries that are not tasks are skipped', async () => {
     const journal = new TaskJournal(journalFile());
-    journal.begun(task(1));
+    await journal.begun(task(1));
     writeFileSync(journal.path, 'not json');
     expect(journal.unfinished()).toEqual([]);
     writeFileSync(journal.path, JSON.stringify([task(1), { server: 'server' }, 'text']));
     expect(journal.unfinished()).toEqual([task(1)]);
   });
+});
+
+describe('several processes writing the journal at once', () => {
+  it('lose no change: every task begun and not ended is there, and no lock or temporary file is left', async () => {
+    // Four writers of 24 tasks never hold more than the 100 the journal keeps, so none may go.
+    const prefixes = ['a-', 'b-', 'c-', 'd-'];
+    const count = 24;
+    const writers = prefixes.map((prefix) => readyGoProcess(JOURNAL_WRITER, [prefix, String(count)]));
+    await Promise.all(writers.map((writer) => writer.ready));
+    for (const writer of writers) writer.go();
+    await Promise.all(writers.map((writer) => writer.done));
+    await Promise.all(writers.map((writer) => writer.exited));
+
+    const left = new TaskJournal().unfinished().map((entry) => entry.taskId).sort();
+    const expected = prefixes.flatMap((prefix) => Array.from({ length: count / 2 }, (_, n) => `${prefix}${n + count / 2}`)).sort();
+    expect(left).toEqual(expected);
+    expect(statSync(defaultTaskJournalPath()).mode & 0o777).toBe(0o600);
+    expect(readdirSync(path.dirname(defaultTaskJournalPath()))).toEqual(['mcp-tasks.json']);
+    // A process under tsx takes 15 s and more to start on a loaded machine (test/manifest-index-writes.test.ts allows 120 s).
+  }, 120_000);
 });

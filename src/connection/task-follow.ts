@@ -110,7 +110,7 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
   deadline.signal.addEventListener('abort', cancel, { once: true });
   const pushed = new PushedStatus(call.wire, taskId, deadline.signal);
   const recorded = { server: call.server, taskId };
-  call.journal?.begun({ ...recorded, tool: call.tool, startedAt: new Date(call.startedAt).toISOString() });
+  void call.journal?.begun({ ...recorded, tool: call.tool, startedAt: new Date(call.startedAt).toISOString() });
   try {
     const answered = new Set<string>();
     let rounds = 0;
@@ -141,7 +141,7 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
     if (!deadline.signal.aborted && !isTerminal(latest.status)) cancel();
     throw deadline.signal.aborted ? deadline.signal.reason : error;
   } finally {
-    if (!call.closed?.aborted) call.journal?.ended(recorded);
+    if (!call.closed?.aborted) void call.journal?.ended(recorded);
     pushed.stop();
     deadline.signal.removeEventListener('abort', cancel);
     deadline.dispose();

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { withFileLock } from '../config/file-lock.js';
 
 /** A task a call became, not yet seen to its end (`McpConnectionManager.resumeTask` follows it). */
 export interface UnfinishedTask {
@@ -32,15 +33,73 @@ export function defaultTaskJournalPath(): string {
 }
 
 /**
- * The file is read and written whole at each change, in one synchronous step: two processes that
- * change it in the same instant may lose one's change (a task then cannot be resumed, nothing
- * worse), which the lock the manifest index takes would avoid at a cost no call should pay.
+ * A lock held while one change is made: a holder keeps it for one read and one write of a small
+ * file, so a lock this old was left by a process that died holding it; a writer gives up its
+ * changes (the resume after a restart, nothing more) rather than wait longer.
+ */
+const LOCK = { staleMs: 5_000, timeoutMs: 10_000 } as const;
+
+type Change = { begun: UnfinishedTask } | { ended: Pick<UnfinishedTask, 'server' | 'taskId'> };
+
+/**
+ * Several processes may change the file at once (each manager with the same HOME): a change is
+ * made under a lock file beside it (src/config/file-lock.ts) by reading the file, applying it and
+ * renaming a new file into place, so none is lost. Changes are written in the background, in
+ * order, those made meanwhile in one write; until then this process reads them from memory.
  */
 export class TaskJournal {
+  private pending: Change[] = [];
+  private writing: Promise<void> = Promise.resolve();
+
   constructor(readonly path: string = defaultTaskJournalPath()) {}
 
   /** The tasks recorded and not yet ended, oldest first. */
   unfinished(): UnfinishedTask[] {
+    return applied(this.pending, this.onDisk());
+  }
+
+  /** Records a task; one recorded already (being resumed) keeps its entry. Resolves once written. */
+  begun(task: UnfinishedTask): Promise<void> {
+    return this.change({ begun: task });
+  }
+
+  /** Resolves once written. */
+  ended(task: Pick<UnfinishedTask, 'server' | 'taskId'>): Promise<void> {
+    return this.change({ ended: task });
+  }
+
+  /** Resolves once every change made so far is written, or given up. */
+  settled(): Promise<void> {
+    return this.writing;
+  }
+
+  private change(change: Change): Promise<void> {
+    this.pending.push(change);
+    this.writing = this.writing.then(() => this.writePending());
+    return this.writing;
+  }
+
+  private async writePending(): Promise<void> {
+    if (this.pending.length === 0) return;
+    try {
+      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+      await withFileLock(
+        `${this.path}.lock`,
+        async () => {
+          // One synchronous step: this process never reads the changes neither pending nor written.
+          const written = this.pending.length;
+          this.write(applied(this.pending, this.onDisk()));
+          this.pending.splice(0, written);
+        },
+        LOCK,
+      );
+    } catch {
+      // A journal that cannot be written costs only the resume after a restart, never the call.
+      this.pending = [];
+    }
+  }
+
+  private onDisk(): UnfinishedTask[] {
     try {
       if (statSync(this.path).size > MAX_FILE_BYTES) return [];
       const parsed: unknown = JSON.parse(readFileSync(this.path, 'utf8'));
@@ -50,28 +109,23 @@ export class TaskJournal {
     }
   }
 
-  /** Records a task; one recorded already (being resumed) keeps its entry. */
-  begun(task: UnfinishedTask): void {
-    const known = this.unfinished();
-    if (!known.some((entry) => sameTask(entry, task))) this.write([...known, task].slice(-MAX_UNFINISHED_TASKS));
-  }
-
-  ended(task: Pick<UnfinishedTask, 'server' | 'taskId'>): void {
-    const known = this.unfinished();
-    const left = known.filter((entry) => !sameTask(entry, task));
-    if (left.length !== known.length) this.write(left);
-  }
-
   private write(tasks: UnfinishedTask[]): void {
-    try {
-      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-      const staged = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
-      writeFileSync(staged, JSON.stringify(tasks), { mode: 0o600 });
-      renameSync(staged, this.path);
-    } catch {
-      // A journal that cannot be written costs only the resume after a restart, never the call.
+    const staged = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
+    writeFileSync(staged, JSON.stringify(tasks), { mode: 0o600 });
+    renameSync(staged, this.path);
+  }
+}
+
+function applied(changes: Change[], tasks: UnfinishedTask[]): UnfinishedTask[] {
+  let result = tasks;
+  for (const change of changes) {
+    if ('begun' in change) {
+      if (!result.some((entry) => sameTask(entry, change.begun))) result = [...result, change.begun].slice(-MAX_UNFINISHED_TASKS);
+    } else {
+      result = result.filter((entry) => !sameTask(entry, change.ended));
     }
   }
+  return result;
 }
 
 function sameTask(a: Pick<UnfinishedTask, 'server' | 'taskId'>, b: Pick<UnfinishedTask, 'server' | 'taskId'>): boolean {
