@@ -318,6 +318,26 @@ describe('a task across a restart of this process (SEP-2663: clients persist tas
     expect(await countersOf(second)).toMatchObject({ created: 1, cancels: 0 });
   });
 
+  it('a connection closed mid-task (disconnect) sends no tasks/cancel: over stdio, where it would reach the server, the task stays running there and recorded here', async () => {
+    // The server keeps its tasks in a file, so a new process of it knows the task the closed one was running.
+    const config = modernStdio('--tasks-file', path.join(mkdtempSync(path.join(tmpdir(), 'durable-tasks-')), 'tasks.json'));
+    const client = managerWith();
+    await client.connect('server', config, { maxRetries: 0 });
+    const progress: Array<string | undefined> = [];
+    const call = client.callTool('server', 'task-steps', { polls: 3, pollIntervalMs: 250 }, { timeoutMs: 60_000, onProgress: (update) => progress.push(update.message) });
+    await vi.waitFor(() => expect(progress).toContain('poll 1 of 3'), { timeout: 10_000 });
+    const lost = rejectionOf(call);
+    await client.disconnect('server');
+    await lost;
+
+    await client.connect('server', config, { maxRetries: 0 });
+    const [left] = client.unfinishedTasks();
+    expect(left).toMatchObject({ server: 'server', tool: 'task-steps' });
+    // A task the closed connection had cancelled would end this resume "cancelled by the server".
+    expect(textOf(await client.resumeTask(left!, { timeoutMs: 30_000 }))).toBe('done after 3 polls');
+    expect(client.unfinishedTasks()).toEqual([]);
+  });
+
   it('a process killed (kill -9) mid-task leaves it recorded; a manager with the same home resumes it to its result', async () => {
     const config = await modernHttp(children);
     const starter = spawn(process.execPath, ['--import', TSX_LOADER, TASK_STARTER, config.url!], { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env } });
