@@ -207,6 +207,24 @@ describe('derived nouns', () => {
   });
 });
 
+describe('words no tool uses, through the thesaurus (WordNet)', () => {
+  const search = new ToolSearch([MISC, { name: 'rentals', description: 'Rentals' }, { name: 'player', description: 'Media player' }], [
+    ...BACKGROUND,
+    { server: 'rentals', tool: tool('rent_bike', 'Rent a bike for a day') },
+    { server: 'rentals', tool: tool('rent_car', 'Rent a car for a day') },
+    { server: 'player', tool: tool('play_music', 'Play music from the library') },
+    { server: 'player', tool: tool('play_clip', 'Play a clip from the library') },
+  ]);
+
+  it('finds a tool by a synonym of its word: "automobile" finds the car tool', () => {
+    expect(top(search, 'rent an automobile for Saturday')[0]).toBe('rentals/rent_car');
+  });
+
+  it('finds a tool by a derived form of its word: "musical" finds the music tool', () => {
+    expect(top(search, 'play something musical')[0]).toBe('player/play_music');
+  });
+});
+
 describe('updated server by server', () => {
   const catalogue: Array<{ server: SearchableServer; tools: Tool[] }> = Array.from({ length: 12 }, (_, at) => ({
     server: { name: `server-${at}`, description: `${FILLER[at]} service for ${FILLER[(at * 7) % FILLER.length]} records` },

@@ -86,7 +86,8 @@ describe('hybrid ranking', () => {
   });
 
   it('finds a tool by meaning that words alone miss', async () => {
-    expect((await first(searchTool(), 'automobile for the weekend')).found).not.toContain('rentals/rent_car');
+    // (WordNet's thesaurus relates "automobile" to car, so words alone find that one; nothing relates an umbrella to a forecast.)
+    expect((await first(searchTool(), 'will I need an umbrella')).found).not.toContain('sky/get_forecast');
     const { embed } = countingEmbedder();
     expect((await first(searchTool(embed), 'automobile for the weekend')).found[0]).toBe('rentals/rent_car');
     expect((await first(searchTool(embed), 'will I need an umbrella')).found[0]).toBe('sky/get_forecast');

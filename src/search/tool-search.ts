@@ -12,6 +12,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { serverDocument, serverPurposeTokens, SERVER_FIELDS, toolDocument, TOOL_FIELDS, wordPairs, type SearchableServer } from './documents.js';
 import { FieldIndex, ScoreSheet, type QueryGroup } from './field-index.js';
 import { synonymsOf } from './synonyms.js';
+import { shippedThesaurus, THESAURUS_RELATIONS, type ThesaurusRelation } from './thesaurus.js';
 import { cosine } from './vector-store.js';
 import { identifierTokens, stem, textTokens } from './tokenize.js';
 
@@ -57,12 +58,38 @@ export interface ParsedQuery {
   pairs: QueryGroup[];
 }
 
-/** One group per query word (the word at weight 1, its synonyms lower), and the pairs of adjacent words. */
-export function parseQuery(query: string): ParsedQuery {
+/**
+ * WordNet's related words count this much of the query word, by relation: the largest weights
+ * that left the development set as it was (synonyms or derived forms at 0.15–0.2 cost a query at 1).
+ */
+const THESAURUS_WEIGHTS: Readonly<Record<ThesaurusRelation, number>> = { synonym: 0.1, derived: 0.1, narrower: 0.05 };
+const BY_WEIGHT = [...THESAURUS_RELATIONS].sort((a, b) => THESAURUS_WEIGHTS[b] - THESAURUS_WEIGHTS[a]);
+/** WordNet words added at most per query word, and per query: a long query cannot make a long search. */
+export const THESAURUS_PER_WORD = 12;
+export const THESAURUS_PER_QUERY = 48;
+
+/**
+ * One group per query word (the word at weight 1, its synonyms lower), and the pairs of adjacent
+ * words. WordNet's related words join a group only when `known` (the index holds them), within
+ * the per-word and per-query bounds.
+ */
+export function parseQuery(query: string, known: (term: string) => boolean = () => true): ParsedQuery {
   const words = textTokens(query);
+  let thesaurusLeft = THESAURUS_PER_QUERY;
   const groups = [...new Set(words)].map((token) => {
     const group = new Map<string, number>([[token, 1]]);
     for (const synonym of synonymsOf(token)) if (!group.has(synonym)) group.set(synonym, SYNONYM_WEIGHT);
+    const related = shippedThesaurus().related(token);
+    let wordLeft = THESAURUS_PER_WORD;
+    for (const relation of BY_WEIGHT) {
+      for (const other of related[relation]) {
+        if (wordLeft === 0 || thesaurusLeft === 0) return group;
+        if (group.has(other) || !known(other)) continue;
+        group.set(other, THESAURUS_WEIGHTS[relation]);
+        wordLeft--;
+        thesaurusLeft--;
+      }
+    }
     return group;
   });
   // "package.json" or "report.pdf" is a file, though the query may not say the word.
@@ -246,7 +273,7 @@ export class ToolSearch {
    * sheet is valid until the next query.
    */
   private scoreTools(query: string, depth: number, accept: (doc: number) => boolean): ScoreSheet {
-    const { groups, pairs } = parseQuery(query);
+    const { groups, pairs } = parseQuery(query, (term) => this.toolIndex.frequency(term) > 0);
     const { words, phrases } = this;
     words.clear(this.toolIndex.capacity);
     phrases.clear(this.toolIndex.capacity);
@@ -301,7 +328,7 @@ export class ToolSearch {
   /** Servers whose name or purpose matches the query, best first; an exact name first of all. */
   searchServers(query: string, limit: number): SearchableServer[] {
     const exact = this.servers.get(query.trim()) ?? [...this.servers.values()].find(({ server }) => server.name.toLowerCase() === query.trim().toLowerCase());
-    const { groups } = parseQuery(query);
+    const { groups } = parseQuery(query, (term) => this.serverIndex.frequency(term) > 0);
     const sheet = new ScoreSheet();
     sheet.clear(this.serverIndex.capacity);
     this.serverIndex.score(groups, sheet);

@@ -1,0 +1,84 @@
+/**
+ * A general thesaurus from WordNet 3.1 (data/thesaurus.txt, written by `npm run thesaurus`): for a
+ * ranking word, the words WordNet relates to its most frequent sense — synonyms, derived forms
+ * (remember → memory, music → musical) and narrower words. It reaches words no tool in a
+ * catalogue uses, which the hand synonym table and the catalogue's own statistics cannot.
+ *
+ * The file is read once, on the first query that asks, and each line is decoded when its word is
+ * first asked for.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const THESAURUS_RELATIONS = ['synonym', 'derived', 'narrower'] as const;
+export type ThesaurusRelation = (typeof THESAURUS_RELATIONS)[number];
+export type RelatedWords = Readonly<Record<ThesaurusRelation, readonly string[]>>;
+
+const NONE: RelatedWords = { synonym: [], derived: [], narrower: [] };
+
+/** From the source tree (src/search) or the built package (dist/src/search). */
+const CANDIDATES = ['../../data/thesaurus.txt', '../../../data/thesaurus.txt'];
+
+export function thesaurusFile(): string {
+  for (const candidate of CANDIDATES) {
+    const file = fileURLToPath(new URL(candidate, import.meta.url));
+    if (existsSync(file)) return file;
+  }
+  throw new Error(`mcp-statechart: the search thesaurus (data/thesaurus.txt) is missing beside ${fileURLToPath(import.meta.url)}; reinstall the package.`);
+}
+
+/** Lines sorted by stem: a word is found by binary search, with no table built at load. */
+export class Thesaurus {
+  private readonly lines: string[];
+  private readonly decoded = new Map<number, RelatedWords>();
+
+  constructor(text: string) {
+    this.lines = text.split('\n');
+    if (this.lines.at(-1) === '') this.lines.pop();
+  }
+
+  get size(): number {
+    return this.lines.length;
+  }
+
+  private stemAt(at: number): string {
+    const line = this.lines[at]!;
+    const tab = line.indexOf('\t');
+    return tab < 0 ? line : line.slice(0, tab);
+  }
+
+  private lineOf(stem: string): number | undefined {
+    let low = 0;
+    let high = this.lines.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const found = this.stemAt(middle);
+      if (found === stem) return middle;
+      if (found < stem) low = middle + 1;
+      else high = middle - 1;
+    }
+    return undefined;
+  }
+
+  /** The stems WordNet relates to a stem, best sense first; none for a word it does not know. */
+  related(stem: string): RelatedWords {
+    const at = this.lineOf(stem);
+    if (at === undefined) return NONE;
+    let words = this.decoded.get(at);
+    if (!words) {
+      const [, ...lists] = this.lines[at]!.split('\t');
+      const decode = (list: string | undefined) => (list ? list.split(' ').map((number) => this.stemAt(Number.parseInt(number, 36))) : []);
+      words = { synonym: decode(lists[0]), derived: decode(lists[1]), narrower: decode(lists[2]) };
+      this.decoded.set(at, words);
+    }
+    return words;
+  }
+}
+
+let shipped: Thesaurus | undefined;
+
+/** The thesaurus the package ships, read on first use. */
+export function shippedThesaurus(): Thesaurus {
+  shipped ??= new Thesaurus(readFileSync(thesaurusFile(), 'utf8'));
+  return shipped;
+}
