@@ -17,6 +17,7 @@ import {
   type LoaderTool,
   type McpServerConfig,
 } from '../src/index.js';
+import { TEST_EMBEDDER_MODEL, testEmbedding } from '../bench/lib/test-embedder.js';
 
 let folder: string;
 let index: ManifestIndex;
@@ -29,20 +30,6 @@ afterEach(async () => {
   await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
   rmSync(folder, { recursive: true, force: true });
 });
-
-/** Words of one meaning share a dimension; any other word gets one of 32 hashed dimensions. */
-const CONCEPTS = [['automobile', 'car', 'vehicle'], ['picture', 'photo', 'image'], ['rain', 'weather', 'forecast', 'umbrella']];
-const DIMENSIONS = CONCEPTS.length + 32;
-
-function testEmbedding(text: string): number[] {
-  const vector = new Array<number>(DIMENSIONS).fill(0);
-  for (const word of text.toLowerCase().split(/[^a-z]+/).filter(Boolean)) {
-    const concept = CONCEPTS.findIndex((words) => words.includes(word));
-    if (concept >= 0) vector[concept]! += 3;
-    else vector[CONCEPTS.length + ([...word].reduce((sum, char) => sum * 31 + char.charCodeAt(0), 7) % 32)]! += 1;
-  }
-  return vector;
-}
 
 function countingEmbedder() {
   const embedded: string[] = [];
@@ -62,16 +49,18 @@ const CATALOGUE = {
   sky: { description: 'Sky service', tools: [tool('get_forecast', 'Weather forecast for a city')] },
 };
 
+type Catalogue = Record<string, { description: string; tools: Array<ReturnType<typeof tool>> }>;
+
 function record(name: keyof typeof CATALOGUE, tools = CATALOGUE[name].tools): void {
   index.record(name, config(name), { tools, resources: [], resourceTemplates: [], prompts: [] });
 }
 
-function searchTool(embed?: EmbedFunction): LoaderTool {
+function searchTool(embed?: EmbedFunction, catalogue: Catalogue = CATALOGUE): LoaderTool {
   const servers: LoaderServers = {};
-  for (const [name, { description }] of Object.entries(CATALOGUE)) servers[name] = { config: config(name), description };
+  for (const [name, { description }] of Object.entries(catalogue)) servers[name] = { config: config(name), description };
   const manager = new McpConnectionManager({ logger: silentLogger });
   managers.push(manager);
-  const tools = createLoaderTools({ manager, servers, manifestIndex: index, ...(embed ? { search: { embed, model: 'test-embedder' } } : {}) });
+  const tools = createLoaderTools({ manager, servers, manifestIndex: index, ...(embed ? { search: { embed, model: TEST_EMBEDDER_MODEL } } : {}) });
   return tools.find((entry) => entry.name === 'search_mcp_tools')!;
 }
 
@@ -125,5 +114,39 @@ describe('hybrid ranking', () => {
     const { found, notes } = await first(searchTool(failing), 'rent a car');
     expect(found[0]).toBe('rentals/rent_car');
     expect(notes.join(' ')).toMatch(/Ranked by words only: the embedding function failed \(model unavailable\)/);
+  });
+});
+
+describe('reciprocal rank fusion', () => {
+  // Words rank archive_invoices first and move_invoices second; the vectors below rank
+  // cold_storage, move_invoices, send_invoice, archive_invoices.
+  const query = 'archive old invoices';
+  const invoices: Catalogue = {
+    invoices: {
+      description: 'Invoices',
+      tools: [
+        tool('archive_invoices', 'Archive old invoices'),
+        tool('move_invoices', 'Move old invoices to storage'),
+        tool('send_invoice', 'Send an invoice by email'),
+        tool('cold_storage', 'Put documents in cold storage'),
+      ],
+    },
+  };
+  const angles: Record<string, number> = { cold_storage: 0, move_invoices: 0.6, send_invoice: 0.9, archive_invoices: 1.5 };
+  /** The query points along the first axis; each tool at its angle from it. */
+  const byAngle: EmbedFunction = async (texts) =>
+    texts.map((text) => {
+      const angle = text === query ? 0 : angles[/^invoices: (\w+)\./.exec(text)?.[1] ?? '']!;
+      return [Math.cos(angle), Math.sin(angle)];
+    });
+
+  beforeEach(() => {
+    index.record('invoices', config('invoices'), { tools: invoices.invoices!.tools, resources: [], resourceTemplates: [], prompts: [] });
+  });
+
+  it('puts first the tool both rankings place high, not the first of either alone', async () => {
+    expect((await first(searchTool(undefined, invoices), query)).found.slice(0, 2)).toEqual(['invoices/archive_invoices', 'invoices/move_invoices']);
+    // By rank (k = 60): move_invoices 1/62 + 1/62 beats archive_invoices 1/61 + 1/64, and cold_storage 1/61 (+ 1/64 at best).
+    expect((await first(searchTool(byAngle, invoices), query)).found.slice(0, 2)).toEqual(['invoices/move_invoices', 'invoices/archive_invoices']);
   });
 });

@@ -6,7 +6,10 @@
  * query after one server changed; context bytes of the four loader tools against eager
  * definitions of every catalogue tool; loader definition bytes from 10 to 10,000 configured
  * servers; and the time from a search to the first result of the found tool on a server not
- * started yet, against one raw SDK connect + call.
+ * started yet, against one raw SDK connect + call. The semantic stage (`search: { embed }`) with
+ * the deterministic test embedder and, outside --quick, Universal Sentence Encoder lite from its
+ * npm packages: hybrid recall beside the lexical figures, the embedding times, and the hybrid's
+ * latency at 10,000 tools.
  *
  * Run alone: npx tsx bench/parts/search.ts [--quick]
  */
@@ -16,19 +19,34 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type LoaderServers, type LoaderTool, type McpServerConfig } from '../../src/index.js';
+import {
+  createLoaderTools,
+  ManifestIndex,
+  McpConnectionManager,
+  silentLogger,
+  type EmbedFunction,
+  type LoaderServers,
+  type LoaderTool,
+  type McpServerConfig,
+  type SemanticSearchOptions,
+} from '../../src/index.js';
 import { indexServers } from '../../src/entries/config.js';
 import { toFunctionDefinitions } from '../../src/entries/ai-sdk.js';
 import { SERVER_LIST_LIMIT } from '../../src/tools/server-catalog.js';
 import { referenceServersScenario } from '../lib/context-size.js';
 import { absoluteTarget, emitRows, hasFlag, isMet, progress, ratioTarget, type BenchRow } from '../lib/report.js';
 import { catalogueServers, labelledQueries, type CatalogueServer, type LabelledQuery } from '../catalogue/catalogue.js';
+import { recordedEmbedder, SENTENCE_ENCODER_MODEL, sentenceEncoder, type EmbedCall } from '../lib/embedders.js';
+import { recallOf, searchRanking, type Ranking, type Recall } from '../lib/recall.js';
 import { syntheticServers } from '../lib/search-catalogue.js';
 import { formatBytes, formatMs, median, roundOrder } from '../lib/stats.js';
+import { TEST_EMBEDDER_MODEL, testEmbed } from '../lib/test-embedder.js';
 
 const quick = hasFlag('quick');
 const FIRST_RESULT_ROUNDS = quick ? 2 : 7;
 const LATENCY_PASSES = quick ? 3 : 20;
+/** Hybrid searches cost more (a cosine per tool): fewer passes keep the part bounded. */
+const HYBRID_LATENCY_PASSES = quick ? 1 : 5;
 const DEFINITION_SIZES = [10, 100, 1_000, 10_000];
 const LATENCY_TOOLS = 10_000;
 const CHANGE_ROUNDS = quick ? 3 : 9;
@@ -47,36 +65,14 @@ function recordCatalogue(index: ManifestIndex, servers: LoaderServers, catalogue
   }
 }
 
-function loaderTools(servers: LoaderServers, index: ManifestIndex | false) {
+function loaderTools(servers: LoaderServers, index: ManifestIndex | false, semantic?: SemanticSearchOptions) {
   const manager = new McpConnectionManager({ logger: silentLogger });
-  const tools = createLoaderTools({ manager, servers, manifestIndex: index });
+  const tools = createLoaderTools({ manager, servers, manifestIndex: index, ...(semantic ? { search: semantic } : {}) });
   const named = (name: string) => tools.find((tool) => tool.name === name) as LoaderTool;
   return { manager, tools, search: named('search_mcp_tools'), call: named('call_mcp_tool') };
 }
 
 const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
-
-interface Relevance {
-  recall1: number;
-  recall5: number;
-  /** Queries whose expected tool was not first: where it came, and what came first. */
-  misses: string[];
-}
-
-async function relevance(search: LoaderTool, queries: LabelledQuery[]): Promise<Relevance> {
-  let at1 = 0;
-  let at5 = 0;
-  const misses: string[] = [];
-  for (const { query, relevant } of queries) {
-    const answer = (await search.execute({ query, limit: 5 })).data as SearchAnswer;
-    const found = answer.tools.map(({ server, tool }) => `${server}/${tool}`);
-    const rank = found.findIndex((name) => relevant.includes(name));
-    if (rank === 0) at1++;
-    if (rank >= 0) at5++;
-    if (rank !== 0) misses.push(`"${query}" → ${rank < 0 ? 'not in 5' : `#${rank + 1}`}, first ${found[0] ?? 'nothing'} (wanted ${relevant.join(' or ')})`);
-  }
-  return { recall1: at1 / queries.length, recall5: at5 / queries.length, misses };
-}
 
 /** The catalogue copied under new names until it holds `tools` tools. */
 function largeCatalogue(tools: number): Array<Omit<CatalogueServer, 'instructions'>> {
@@ -107,12 +103,13 @@ interface Latency {
   afterChangeCpuMs: number;
 }
 
-async function searchLatency(folder: string): Promise<Latency> {
-  const index = new ManifestIndex({ path: path.join(folder, 'large-index.json') });
+/** Latency at 10,000 tools: by words alone, or hybrid (`semantic`, its vectors in the index's own folder). */
+async function searchLatency(folder: string, passes: number, semantic?: SemanticSearchOptions): Promise<Latency> {
+  const index = new ManifestIndex({ path: path.join(folder, `large-index-${semantic ? 'hybrid' : 'lexical'}.json`) });
   const servers: LoaderServers = {};
   const catalogue = largeCatalogue(LATENCY_TOOLS);
   recordCatalogue(index, servers, catalogue);
-  const { manager, search } = loaderTools(servers, index);
+  const { manager, search } = loaderTools(servers, index, semantic);
   const queries = [...HELD_OUT, ...DEV];
   try {
     const started = performance.now();
@@ -120,7 +117,7 @@ async function searchLatency(folder: string): Promise<Latency> {
     const firstMs = performance.now() - started;
     const times: number[] = [];
     const cpuTimes: number[] = [];
-    for (let pass = 0; pass < LATENCY_PASSES; pass++) {
+    for (let pass = 0; pass < passes; pass++) {
       for (const { query } of queries) {
         const cpuBefore = process.cpuUsage();
         const before = performance.now();
@@ -159,6 +156,65 @@ async function searchLatency(folder: string): Promise<Latency> {
     };
   } finally {
     await manager.dispose();
+    // The hybrid's vector file (tens of MB at 10,000 tools) need not wait for the part's end.
+    rmSync(`${index.path}.vectors.json`, { force: true });
+  }
+}
+
+/** The catalogue copies (`github~3: …`) embed as their original: the model runs once per distinct text. */
+const originalText = (text: string) => text.replace(/^([^:~]+)~\d+: /, '$1: ');
+
+interface HybridFigures {
+  model: string;
+  heldOut: Recall;
+  dev: Recall;
+  /** The catalogue's tool texts and the embedding function's time for them (the first search waits for it). */
+  catalogueTexts: number;
+  catalogueEmbedMs: number;
+  /** The embedding function's time for one query's vector (median), and search_mcp_tools.execute with it (median). */
+  queryEmbedMs: number;
+  searchMs: number;
+  /** At 10,000 tools, the query vectors already made: the ranking and fusion alone. */
+  latency: Latency;
+}
+
+/** Recall and costs of search_mcp_tools with `search: { embed, model }` over the catalogue, as an application would set it. */
+async function hybridFigures(folder: string, servers: LoaderServers, index: ManifestIndex, model: string, embedder: { embed: EmbedFunction; calls: EmbedCall[] }): Promise<HybridFigures> {
+  const { embed, calls } = embedder;
+  const { manager, search } = loaderTools(servers, index, { embed, model });
+  const ranking = searchRanking(search);
+  const queryEmbeds: number[] = [];
+  const searches: number[] = [];
+  const timed: Ranking = async (query) => {
+    const before = performance.now();
+    const found = await ranking(query);
+    searches.push(performance.now() - before);
+    queryEmbeds.push(...calls.splice(0).filter((call) => call.embedded > 0).map((call) => call.ms));
+    return found;
+  };
+  try {
+    calls.length = 0;
+    // The first search waits for the catalogue's vectors; its own query's vector is the last call.
+    await search.execute({ query: 'warm up: embed the catalogue' });
+    const catalogueCalls = calls.splice(0).slice(0, -1);
+    const heldOut = await recallOf(timed, HELD_OUT);
+    const dev = await recallOf(timed, DEV);
+    const figures = {
+      model,
+      heldOut,
+      dev,
+      catalogueTexts: catalogueCalls.reduce((sum, call) => sum + call.texts, 0),
+      catalogueEmbedMs: catalogueCalls.reduce((sum, call) => sum + call.ms, 0),
+      queryEmbedMs: median(queryEmbeds),
+      searchMs: median(searches),
+    };
+    progress(
+      `hybrid, ${model}: held-out ${heldOut.recall1.toFixed(3)} / ${heldOut.recall5.toFixed(3)}, dev ${dev.recall1.toFixed(3)} / ${dev.recall5.toFixed(3)}; ` +
+        `catalogue embedded in ${formatMs(figures.catalogueEmbedMs)} (${figures.catalogueTexts} texts), a query in ${formatMs(figures.queryEmbedMs)}, search with it ${formatMs(figures.searchMs)}`,
+    );
+    return { ...figures, latency: await searchLatency(folder, HYBRID_LATENCY_PASSES, { embed, model }) };
+  } finally {
+    await manager.dispose();
   }
 }
 
@@ -175,6 +231,51 @@ function definitionBytes(count: number, index: ManifestIndex): number {
   const { manager, tools } = loaderTools(servers, index);
   void manager.dispose();
   return bytesOf(toFunctionDefinitions(tools));
+}
+
+const recallPair = ({ recall1, recall5 }: Recall) => `${recall1.toFixed(3)} / ${recall5.toFixed(3)}`;
+
+/** Hybrid rows: recall beside the lexical figures, and what the semantic stage costs. */
+function hybridRows(hybrid: HybridFigures, lexical: { heldOut: Recall; dev: Recall }, lexicalLatency: Latency, over: string): BenchRow[] {
+  const id = `search.hybrid.${hybrid.model === TEST_EMBEDDER_MODEL ? 'test-embedder' : 'sentence-encoder'}`;
+  const embedder = hybrid.model === TEST_EMBEDDER_MODEL ? 'the deterministic test embedder (bench/lib/test-embedder.ts)' : hybrid.model;
+  const sets = [
+    ['held-out', 'held-out queries (never tuned on)', hybrid.heldOut, lexical.heldOut, HELD_OUT],
+    ['dev', 'development queries', hybrid.dev, lexical.dev, DEV],
+  ] as const;
+  const { latency } = hybrid;
+  return [
+    ...sets.map(([set, label, figures, words, queries]): BenchRow => ({
+      part: 'search',
+      id: `${id}.${set}.recall`,
+      benchmark: `Search, hybrid with ${embedder}: recall@1 / @5 of ${queries.length} ${label} ${over.replace(/, lexical$/, '')}; baseline: lexical alone`,
+      ours: recallPair(figures),
+      baseline: recallPair(words),
+      data: { ...figures, lexical: { recall1: words.recall1, recall5: words.recall5 }, queries: queries.length },
+      note: `not first: ${figures.misses.length}`,
+    })),
+    {
+      part: 'search',
+      id: `${id}.latency.10000`,
+      benchmark: `Search, hybrid with ${embedder}: median latency of search_mcp_tools.execute with ${latency.tools.toLocaleString('en-US')} indexed tools, query vectors made beforehand (embedding excluded); baseline: lexical alone`,
+      ours: `${latency.medianMs.toFixed(2)} ms`,
+      baseline: `${lexicalLatency.medianMs.toFixed(2)} ms`,
+      ratio: latency.medianMs / lexicalLatency.medianMs,
+      data: { ...latency },
+      note:
+        `p95 ${latency.p95Ms.toFixed(2)} ms (CPU median ${latency.cpuMedianMs.toFixed(2)}, p95 ${latency.cpuP95Ms.toFixed(2)} ms); first after a one-server change ${formatMs(latency.afterChangeMs)} ` +
+        `(embedding the changed tool and rewriting the vector file included); embedding a query adds ${formatMs(hybrid.queryEmbedMs)}`,
+    },
+    {
+      part: 'search',
+      id: `${id}.embedding`,
+      benchmark: `Search, hybrid with ${embedder}: embedding the catalogue's ${hybrid.catalogueTexts} tool texts (once, then kept beside the index) / one query (median), over ${over.replace(/ \(.*$/, '')}`,
+      ours: `${formatMs(hybrid.catalogueEmbedMs)} / ${formatMs(hybrid.queryEmbedMs)}`,
+      baseline: '—',
+      data: { catalogueTexts: hybrid.catalogueTexts, catalogueEmbedMs: hybrid.catalogueEmbedMs, queryEmbedMs: hybrid.queryEmbedMs, searchMs: hybrid.searchMs },
+      note: `search_mcp_tools.execute over ${hybrid.catalogueTexts} tools with the query's embedding included: median ${formatMs(hybrid.searchMs)}`,
+    },
+  ];
 }
 
 /** One round of each side: the search and call through the loader tools on a fresh manager, and a raw SDK client. */
@@ -227,15 +328,15 @@ async function main(): Promise<void> {
     recordCatalogue(index, servers, catalogue);
     const catalogueTools = catalogue.reduce((sum, server) => sum + server.tools.length, 0);
     const { manager, tools, search } = loaderTools(servers, index);
-    const heldOut = await relevance(search, HELD_OUT);
-    const dev = await relevance(search, DEV);
+    const heldOut = await recallOf(searchRanking(search), HELD_OUT);
+    const dev = await recallOf(searchRanking(search), DEV);
     for (const miss of heldOut.misses) progress(`held-out, not first: ${miss}`);
     const loaderBytes = bytesOf(toFunctionDefinitions(tools));
     const eagerBytes = bytesOf(catalogue.flatMap((server) => server.tools.map(({ name, description, inputSchema }) => ({ name, description, parameters: inputSchema }))));
     await manager.dispose();
 
     const over = `over the real catalogue (${catalogueTools} tools of ${catalogue.length} published servers), lexical`;
-    const recallRows: Array<[string, string, Relevance, LabelledQuery[], number, number]> = [
+    const recallRows: Array<[string, string, Recall, LabelledQuery[], number, number]> = [
       ['held-out', 'held-out queries (never tuned on)', heldOut, HELD_OUT, 0.75, 0.95],
       ['dev', 'development queries (tuned on)', dev, DEV, 0.75, 0.95],
     ];
@@ -271,7 +372,7 @@ async function main(): Promise<void> {
       note: `${(100 * (1 - contextRatio)).toFixed(1)}% smaller`,
     });
 
-    const latency = await searchLatency(folder);
+    const latency = await searchLatency(folder, LATENCY_PASSES);
     progress(
       `search latency at ${latency.tools} tools: median ${latency.medianMs.toFixed(2)} ms, p95 ${latency.p95Ms.toFixed(2)} ms, ` +
         `CPU time per query median ${latency.cpuMedianMs.toFixed(2)} ms, p95 ${latency.cpuP95Ms.toFixed(2)} ms, ` +
@@ -316,6 +417,12 @@ async function main(): Promise<void> {
         note: `max ${formatMs(latency.afterChangeMaxMs)}; CPU time of the process, median ${formatMs(latency.afterChangeCpuMs)}`,
       },
     );
+
+    // The semantic stage: the deterministic embedder tests the plumbing; the real model's figures are what a user would get.
+    const hybrids = [await hybridFigures(folder, servers, index, TEST_EMBEDDER_MODEL, recordedEmbedder(testEmbed, originalText))];
+    if (quick) progress('hybrid with the sentence encoder: left out of --quick (embedding the catalogue takes about a minute)');
+    else hybrids.push(await hybridFigures(folder, servers, index, SENTENCE_ENCODER_MODEL, recordedEmbedder(await sentenceEncoder(), originalText)));
+    for (const hybrid of hybrids) rows.push(...hybridRows(hybrid, { heldOut, dev }, latency, over));
 
     const definitionTarget = absoluteTarget('<=', 4096, '4 KB');
     for (const count of DEFINITION_SIZES) {
