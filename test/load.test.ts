@@ -90,7 +90,7 @@ describe.each(ROUTES)('%s route', (route) => {
   function indexWithEras(folder: string, configs: Record<string, McpServerConfig>): ManifestIndex {
     const index = new ManifestIndex({ path: join(folder, 'mcp-index.json') });
     const manifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
-    for (const [name, config] of Object.entries(configs)) index.record(name, config, manifest, undefined, { kind: 'legacy' });
+    for (const [name, config] of Object.entries(configs)) index.record(name, config, manifest, undefined, { era: { kind: 'legacy' } });
     return index;
   }
 

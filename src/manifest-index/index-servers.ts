@@ -53,7 +53,8 @@ export async function indexServers(options: IndexServersOptions): Promise<Server
     const started = Date.now();
     try {
       const manifest = await manager.connect(server, options.servers[server]!, connectOptions);
-      const recorded = options.index.record(server, options.servers[server]!, manifest, options.projectFiles?.[server]);
+      const instructions = manager.getClient(server)?.getInstructions();
+      const recorded = options.index.record(server, options.servers[server]!, manifest, options.projectFiles?.[server], { instructions });
       if (!recorded.stored) return { server, ok: false, error: `not indexed: ${recorded.reason}`, ms: Date.now() - started };
       return { server, ok: true, tools: manifest.tools.length, ms: Date.now() - started };
     } catch (error) {

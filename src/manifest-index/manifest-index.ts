@@ -23,7 +23,7 @@ import type { McpServerConfig, McpServerManifest } from '../../machines/types.js
 import { nameRecord } from '../../machines/name-record.js';
 import { withFileLock } from '../config/file-lock.js';
 import { definitionFingerprint, loadOrCreateKey } from './fingerprint.js';
-import { indexedManifest, MAX_INDEXED_BYTES, parseIndexedManifest } from './indexed-manifest.js';
+import { indexedInstructions, indexedManifest, MAX_INDEXED_BYTES, parseIndexedManifest } from './indexed-manifest.js';
 
 const FORMAT_VERSION = 1;
 /** A bigger file is not read (someone else's file, or a runaway): the index starts empty instead. */
@@ -39,6 +39,12 @@ export interface IndexEntry {
    * process addresses it at once instead of probing. Only what the server published.
    */
   era?: PriorDiscovery;
+  /**
+   * What the server said it is for (`instructions` of its `initialize` or `server/discover`
+   * answer), without control characters and at most MAX_INDEXED_INSTRUCTIONS characters: search
+   * ranks and describes a server it knows only from the index by it, as it does a connected one.
+   */
+  instructions?: string;
 }
 
 /** `fresh`: indexed for this very definition; `stale`: indexed for an earlier one; `missing`: never indexed. */
@@ -85,11 +91,11 @@ function parseEntries(servers: unknown): Record<string, IndexEntry> {
   const entries = nameRecord<IndexEntry>();
   if (typeof servers !== 'object' || servers === null) return entries;
   for (const [name, value] of Object.entries(servers as Record<string, unknown>)) {
-    const { fingerprint, indexedAt, manifest, era } = (value ?? {}) as Record<string, unknown>;
+    const { fingerprint, indexedAt, manifest, era, instructions } = (value ?? {}) as Record<string, unknown>;
     const parsedManifest = parseIndexedManifest(manifest);
     if (typeof fingerprint !== 'string' || typeof indexedAt !== 'string' || !parsedManifest) continue;
-    const parsedEra = parseEra(era);
-    entries[name] = parsedEra ? { fingerprint, indexedAt, manifest: parsedManifest, era: parsedEra } : { fingerprint, indexedAt, manifest: parsedManifest };
+    // Both are optional: a file written before either was kept loads without them.
+    entries[name] = withHandshake({ fingerprint, indexedAt, manifest: parsedManifest }, { era: parseEra(era), instructions: indexedInstructions(instructions) });
   }
   return entries;
 }
@@ -104,6 +110,11 @@ function parseEra(value: unknown): PriorDiscovery | undefined {
   if (!Array.isArray(supportedVersions) || !supportedVersions.every((version) => typeof version === 'string')) return undefined;
   if (typeof capabilities !== 'object' || capabilities === null) return undefined;
   return { kind, discover } as PriorDiscovery;
+}
+
+/** The entry with the era and instructions that are there (an absent one is no key at all in the file). */
+function withHandshake(entry: IndexEntry, { era, instructions }: Pick<IndexEntry, 'era' | 'instructions'>): IndexEntry {
+  return { ...entry, ...(era ? { era } : {}), ...(instructions ? { instructions } : {}) };
 }
 
 function parseContents(text: string): IndexContents {
@@ -375,8 +386,16 @@ export class ManifestIndex {
    * the background (`flush` waits for it). A manifest whose kept part is over MAX_INDEXED_BYTES
    * is not stored, and the server's earlier entry is taken out (it no longer says what the
    * server offers): search then reports the server as not indexed, and load_mcp shows its tools.
+   * `handshake`: what the server said as it connected, its era and its instructions (kept without
+   * control characters, cut at MAX_INDEXED_INSTRUCTIONS characters).
    */
-  record(server: string, config: McpServerConfig, manifest: McpServerManifest, projectFile?: string, era?: PriorDiscovery): RecordOutcome {
+  record(
+    server: string,
+    config: McpServerConfig,
+    manifest: McpServerManifest,
+    projectFile?: string,
+    handshake: Pick<IndexEntry, 'era' | 'instructions'> = {},
+  ): RecordOutcome {
     const kept = indexedManifest(manifest);
     const bytes = Buffer.byteLength(JSON.stringify(kept));
     if (bytes > MAX_INDEXED_BYTES) {
@@ -388,7 +407,8 @@ export class ManifestIndex {
       };
     }
     const entry: IndexEntry = { fingerprint: this.fingerprint(config), indexedAt: new Date().toISOString(), manifest: kept };
-    this.file.change({ server, projectFile, entry: era ? { ...entry, era } : entry });
+    const { era, instructions } = handshake;
+    this.file.change({ server, projectFile, entry: withHandshake(entry, { era, instructions: indexedInstructions(instructions) }) });
     return { stored: true };
   }
 

@@ -14,7 +14,8 @@ import type { McpServerManifest } from '../../machines/types.js';
 import { MAX_INDEX_TTL_MS } from './entry-expiry.js';
 import { MIN_RELIST_MS } from '../connection/list-expiry.js';
 
-export type RecordingManager = Pick<McpConnectionManager, 'on' | 'getManifest'> & Partial<Pick<McpConnectionManager, 'eras'>>;
+/** `getClient`, when there, gives each entry the server's instructions; `eras`, its era. */
+export type RecordingManager = Pick<McpConnectionManager, 'on' | 'getManifest'> & Partial<Pick<McpConnectionManager, 'eras' | 'getClient'>>;
 
 interface Recorder {
   /** The latest definitions the manager was given; a server is recorded under its current one. */
@@ -81,7 +82,10 @@ export function recordManifests(
     // now (the fingerprint's key cannot be made) nor when the write runs.
     try {
       const config = recorder.configs[server]!;
-      const outcome = index.record(server, config, manifest, recorder.projectFiles[server], manager.eras?.learnt(server, config));
+      const outcome = index.record(server, config, manifest, recorder.projectFiles[server], {
+        era: manager.eras?.learnt(server, config),
+        instructions: manager.getClient?.(server)?.getInstructions(),
+      });
       if (!outcome.stored) logger?.warn(`The manifest of MCP server "${server}" is not kept in ${index.path}: ${outcome.reason}.`);
       else refreshAfterTtl(server, manifest);
       index.flush().catch(failed);

@@ -2,5 +2,5 @@
 export { ToolSearch, type RankedTool, type SearchableServer, type SearchableTool } from './tool-search.js';
 export { closestNames } from './closest-names.js';
 export { identifierTokens, splitWords, stem, textTokens } from './tokenize.js';
-export { embeddingText, serverPurpose } from './documents.js';
+export { embeddingText } from './documents.js';
 export { VectorStore, type EmbedFunction, type SemanticSearchOptions } from './vector-store.js';

@@ -3,7 +3,7 @@
  * relevance to what the model wants to do. Reads memory only: it starts no server.
  */
 import type { Tool } from '@modelcontextprotocol/client';
-import { serverPurpose, type SearchableServer } from '../search/index.js';
+import type { SearchableServer } from '../search/index.js';
 import { ageText, pastTtlText } from './age-text.js';
 import { defineLoaderTool } from './define-tool.js';
 import { listNames } from './list-names.js';
@@ -123,9 +123,13 @@ function foundTool(server: string, tool: Tool, detail: SearchDetail): FoundTool 
   return { server, tool: tool.name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations };
 }
 
-/** The first line of what a server says it is for, cut to PURPOSE_CHARACTERS. */
-export function oneLinePurpose(server: SearchableServer): string | undefined {
-  const line = serverPurpose(server).trim().split('\n')[0]?.trim();
+/**
+ * The first line of what a server is for, cut to PURPOSE_CHARACTERS: its configured description,
+ * else its title, else its instructions (a Markdown heading shown without its `#`).
+ */
+export function oneLinePurpose({ description, title, instructions }: SearchableServer): string | undefined {
+  const said = [description, title, instructions].find((text) => text?.trim());
+  const line = said?.trim().split('\n')[0]!.replace(/^#+\s+/, '').trim();
   if (!line) return undefined;
   return line.length > PURPOSE_CHARACTERS ? `${line.slice(0, PURPOSE_CHARACTERS - 1)}…` : line;
 }

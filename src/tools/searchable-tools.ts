@@ -1,12 +1,12 @@
 /**
- * The tools search ranks: those of every allowed server that is connected (its live manifest)
- * or indexed for its current definition (the index's manifest). The ranking is kept up to date
+ * The tools search ranks: those of every allowed server that is connected (its live manifest and
+ * instructions) or indexed for its current definition (the index's manifest and instructions). The ranking is kept up to date
  * server by server: a connection or an index write re-indexes the servers whose tools changed,
  * so a search costs the query alone and the first one after a change little more.
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../../machines/types.js';
-import { isPastTtl, type IndexEntry, type IndexLookup, type ManifestIndex } from '../manifest-index/index.js';
+import { indexedInstructions, isPastTtl, type IndexEntry, type IndexLookup, type ManifestIndex } from '../manifest-index/index.js';
 import { embeddingText, ToolSearch, VectorStore, type RankedTool, type SearchableTool, type SemanticSearchOptions } from '../search/index.js';
 import type { ServerCatalog } from './server-catalog.js';
 import type { LoaderToolsManager } from './types.js';
@@ -180,7 +180,8 @@ export class SearchableTools {
         continue;
       }
       const source: ToolSource = liveList ? 'connected' : 'index';
-      const instructions = liveList ? this.manager.getClient(name)?.getInstructions() : undefined;
+      // Bounded as the index keeps them, so a server ranks the same whether connected or only indexed.
+      const instructions = liveList ? indexedInstructions(this.manager.getClient(name)?.getInstructions()) : lookup?.status === 'fresh' ? lookup.entry.instructions : undefined;
       const before = this.sourced.get(name);
       if (before?.listed !== listed || before.source !== source || before.instructions !== instructions) {
         const tools = this.allowed(name, listed)!;
