@@ -9,14 +9,19 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpConnectionManager, silentLogger, type Logger } from '../src/index.js';
+import { PROBE_STDERR_HELD_BYTES } from '../src/transports/stdio.js';
+import { HeldStderr } from '../src/transports/held-stderr.js';
 import type { McpServerConfig } from '../machines/types.js';
 import { descendantsOfThisProcess, STDIO_FIXTURE } from './support/fixtures.js';
 import { MODERN_SERVER } from './support/modern-server.js';
 
 const SPAWN_LOG = pathToFileURL(fileURLToPath(new URL('./fixtures/spawn-log.mjs', import.meta.url))).href;
+/** Writes numbered 100-byte lines to stderr before the server reads its first message. */
+const STDERR_BEFORE_START = pathToFileURL(fileURLToPath(new URL('./fixtures/stderr-before-start.mjs', import.meta.url))).href;
 
 let folder: string;
 let spawnLog: string;
@@ -105,6 +110,66 @@ describe('a modern server', () => {
     await client.disconnect('modern');
     expect(spawned().filter(running)).toEqual([]);
     expect(descendantsOfThisProcess()).toEqual([]);
+  });
+});
+
+describe('a modern server that writes far more to stderr than is held while it answers the probe', () => {
+  it(`passes on whole lines only: those of its first ${PROBE_STDERR_HELD_BYTES / 1024} KiB, a line saying how much was dropped, then what it wrote once kept`, async () => {
+    const lines = 40_000; // 4 MB of numbered 100-byte lines, sixty times what is held
+    const client = managerKeepingStderr();
+    const config = { command: process.execPath, args: ['--import', STDERR_BEFORE_START, MODERN_SERVER], env: { STDERR_BEFORE_START_LINES: String(lines) } };
+    await client.connect('modern', config, { maxRetries: 0 });
+    expect(textOf(await client.callTool('modern', 'echo', { text: 'answered' }))).toBe('answered');
+
+    const line = (n: number) => `early line ${String(n).padStart(6, '0')} `.padEnd(99, 'x');
+    const bytesOf = (some: string[]) => some.reduce((sum, text) => sum + text.length + 1, 0);
+    const passedOn = () => stderrLines.map((text) => text.slice(text.indexOf(' stderr] ') + ' stderr] '.length));
+    const noteAt = () => passedOn().findIndex((text) => text.startsWith('('));
+    const dropped = () => Number(/^\((\d+) bytes written to stderr while the era probe ran were dropped\)$/.exec(passedOn()[noteAt()] ?? '')?.[1]);
+    // Every byte written is passed on or counted as dropped, none twice (the last lines may still be in the pipe).
+    await expect.poll(() => bytesOf(passedOn()) - bytesOf([passedOn()[noteAt()] ?? '']) + dropped(), { timeout: 10_000 }).toBe(lines * 100);
+
+    const held = passedOn().slice(0, noteAt());
+    expect(held.length).toBeGreaterThan(0);
+    expect(bytesOf(held)).toBeLessThanOrEqual(PROBE_STDERR_HELD_BYTES);
+    expect(held).toEqual(held.map((_, n) => line(n)));
+    const live = passedOn().slice(noteAt() + 1);
+    const firstLive = lines - live.length;
+    expect(live).toEqual(live.map((_, n) => line(firstLive + n)));
+  });
+});
+
+describe('the held stderr, chunk by chunk (src/transports/held-stderr.ts)', () => {
+  /** Holds `held` in 20 bytes, keeps the process, then lets it write `afterKept`: what the session reads. */
+  function passedOn(held: string[], afterKept: string[]): string {
+    const stderr = new PassThrough();
+    const session = new PassThrough();
+    const hold = new HeldStderr(20);
+    stderr.on('data', hold.hold);
+    for (const chunk of held) stderr.write(chunk);
+    hold.passOn(stderr, session);
+    for (const chunk of afterKept) stderr.write(chunk);
+    return session.read()?.toString() ?? '';
+  }
+
+  it('passes on all it held when it fits, then what comes', () => {
+    expect(passedOn(['one\n', 'two\n'], ['three\n'])).toBe('one\ntwo\nthree\n');
+  });
+
+  it('keeps whole lines only, counts what it drops, and drops later chunks that would fit', () => {
+    expect(passedOn(['one\ntwo\n', 'a line too long to fit\n', 'x\n'], ['after\n'])).toBe(
+      'one\ntwo\n(25 bytes written to stderr while the era probe ran were dropped)\nafter\n',
+    );
+  });
+
+  it('drops the line being written when kept to its end, so no line is joined to a part of another', () => {
+    expect(passedOn(['one\n', 'a line too long', ' to fit'], [' goes on\nafter', '\n'])).toBe(
+      'one\n(31 bytes written to stderr while the era probe ran were dropped)\nafter\n',
+    );
+  });
+
+  it('holds nothing of a first line longer than it can hold', () => {
+    expect(passedOn(['a first line far too long\n'], ['next\n'])).toBe('(26 bytes written to stderr while the era probe ran were dropped)\nnext\n');
   });
 });
 

@@ -5,12 +5,13 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
+import { HeldStderr } from './held-stderr.js';
 import { GROUPS_SUPPORTED, killTree, resolveCommand, trackGroup } from './process-group.js';
 
 /** How long a server gets to exit by itself once its stdin is closed, and again after SIGTERM (as the SDK waits). */
 const EXIT_GRACE_MS = 2_000;
 
-/** What a process that is answering the era probe may write to stderr before it is kept: the rest is dropped. */
+/** What a process that is answering the era probe may write to stderr before it is kept: whole lines; the rest is dropped and counted (held-stderr.ts). */
 export const PROBE_STDERR_HELD_BYTES = 64 * 1024;
 
 /**
@@ -33,7 +34,7 @@ export class ProcessGroupStdioTransport implements Transport {
   /** The one wait for the pipe to drain, while it is full. */
   private drained?: Promise<void>;
   /** Set by `probeNext()`: the stderr of the process answering the era probe, held until it is kept. */
-  private probeStderr?: { chunks: Buffer[]; bytes: number };
+  private probeStderr?: HeldStderr;
   /** Set by `keepProbedProcess()`: the next `start()` takes over the running process instead of starting one. */
   private takeOver = false;
 
@@ -61,11 +62,11 @@ export class ProcessGroupStdioTransport implements Transport {
 
   /**
    * The next process started answers the era probe first (src/connection/era-probe.ts). Its stderr
-   * is held (at most PROBE_STDERR_HELD_BYTES) until `keepProbedProcess()` passes it on; a process
+   * is held (whole lines, at most PROBE_STDERR_HELD_BYTES) until `keepProbedProcess()` passes it on; a process
    * ended after the probe leaves nothing in the session's stderr.
    */
   probeNext(): void {
-    this.probeStderr = { chunks: [], bytes: 0 };
+    this.probeStderr = new HeldStderr(PROBE_STDERR_HELD_BYTES);
   }
 
   /**
@@ -75,10 +76,9 @@ export class ProcessGroupStdioTransport implements Transport {
   keepProbedProcess(): void {
     const child = this.child;
     if (!child) throw new Error('the server exited after it answered server/discover');
-    child.stderr?.off('data', this.holdStderr);
-    for (const chunk of this.probeStderr?.chunks ?? []) this.stderrStream.write(chunk);
+    if (this.probeStderr) this.probeStderr.passOn(child.stderr, this.stderrStream);
+    else child.stderr?.pipe(this.stderrStream);
     this.probeStderr = undefined;
-    child.stderr?.pipe(this.stderrStream);
     this.takeOver = true;
   }
 
@@ -89,13 +89,6 @@ export class ProcessGroupStdioTransport implements Transport {
     this.startedPid = undefined;
     this.readBuffer.clear();
   }
-
-  private readonly holdStderr = (chunk: Buffer): void => {
-    const held = this.probeStderr;
-    if (!held || held.bytes + chunk.length > PROBE_STDERR_HELD_BYTES) return;
-    held.chunks.push(chunk);
-    held.bytes += chunk.length;
-  };
 
   async start(): Promise<void> {
     if (this.takeOver) {
@@ -140,7 +133,7 @@ export class ProcessGroupStdioTransport implements Transport {
         }
       });
       child.stdout?.on('error', (error) => this.onerror?.(error));
-      if (this.probeStderr) child.stderr?.on('data', this.holdStderr);
+      if (this.probeStderr) child.stderr?.on('data', this.probeStderr.hold);
       else child.stderr?.pipe(this.stderrStream);
     });
   }
