@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildThesaurus, LICENSE_FILE, THESAURUS_FILE, WORDNET_DICT, wordnetLicense } from '../scripts/build-thesaurus.js';
-import { shippedThesaurus, type RelatedWords } from '../src/search/thesaurus.js';
+import { shippedThesaurus, Thesaurus, type RelatedWords } from '../src/search/thesaurus.js';
 import { parseQuery, THESAURUS_PER_QUERY, THESAURUS_PER_WORD } from '../src/search/tool-search.js';
 import { textTokens } from '../src/search/tokenize.js';
 
@@ -41,6 +41,24 @@ describe('relations', () => {
   it('knows nothing of a word WordNet lacks, and relates no word to itself', () => {
     expect(anyRelation('xyzzyplugh')).toEqual([]);
     expect(anyRelation('remember')).not.toContain(stemOf('remember'));
+  });
+});
+
+describe('the file\u2019s lines', () => {
+  // Lines sorted by stem; lists of line numbers in base 36: synonyms, derived forms, narrower words.
+  const small = new Thesaurus('alpha\t1 2\nbeta\t\t0\ngamma\nomega\t\t\t0 1\n');
+
+  it('finds the first, middle and last lines, and decodes their numbers into stems', () => {
+    expect(small.related('alpha')).toEqual({ synonym: ['beta', 'gamma'], derived: [], narrower: [] });
+    expect(small.related('beta')).toEqual({ synonym: [], derived: ['alpha'], narrower: [] });
+    expect(small.related('gamma')).toEqual({ synonym: [], derived: [], narrower: [] });
+    expect(small.related('omega')).toEqual({ synonym: [], derived: [], narrower: ['alpha', 'beta'] });
+  });
+
+  it('finds no line for a stem between or beyond them, nor in an empty file', () => {
+    for (const stem of ['aaa', 'alph', 'betas', 'zeta', 'zzz']) expect(Object.values(small.related(stem)).flat(), stem).toEqual([]);
+    expect(new Thesaurus('').size).toBe(0);
+    expect(new Thesaurus('').related('alpha')).toEqual({ synonym: [], derived: [], narrower: [] });
   });
 });
 

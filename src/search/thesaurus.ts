@@ -27,29 +27,42 @@ export function thesaurusFile(): string {
   throw new Error(`mcp-statechart: the search thesaurus (data/thesaurus.txt) is missing beside ${fileURLToPath(import.meta.url)}; reinstall the package.`);
 }
 
-/** Lines sorted by stem: a word is found by binary search, with no table built at load. */
+/**
+ * Lines sorted by stem, kept as the file's one string: a word is found by binary search over the
+ * lines' starts, so loading makes no string per line (splitting the file into 70,000 lines cost
+ * more than reading it).
+ */
 export class Thesaurus {
-  private readonly lines: string[];
+  private readonly starts: Int32Array;
   private readonly decoded = new Map<number, RelatedWords>();
 
-  constructor(text: string) {
-    this.lines = text.split('\n');
-    if (this.lines.at(-1) === '') this.lines.pop();
+  constructor(private readonly text: string) {
+    let count = 0;
+    for (let at = text.indexOf('\n'); at >= 0 && at < text.length - 1; at = text.indexOf('\n', at + 1)) count++;
+    this.starts = new Int32Array(text.length === 0 ? 0 : count + 1);
+    for (let line = 1, at = text.indexOf('\n'); line < this.starts.length; line++, at = text.indexOf('\n', at + 1)) this.starts[line] = at + 1;
   }
 
   get size(): number {
-    return this.lines.length;
+    return this.starts.length;
+  }
+
+  private line(at: number): string {
+    const start = this.starts[at]!;
+    const end = this.text.indexOf('\n', start);
+    return this.text.slice(start, end < 0 ? undefined : end);
   }
 
   private stemAt(at: number): string {
-    const line = this.lines[at]!;
-    const tab = line.indexOf('\t');
-    return tab < 0 ? line : line.slice(0, tab);
+    const start = this.starts[at]!;
+    let end = start;
+    while (end < this.text.length && this.text[end] !== '\t' && this.text[end] !== '\n') end++;
+    return this.text.slice(start, end);
   }
 
   private lineOf(stem: string): number | undefined {
     let low = 0;
-    let high = this.lines.length - 1;
+    let high = this.starts.length - 1;
     while (low <= high) {
       const middle = (low + high) >>> 1;
       const found = this.stemAt(middle);
@@ -66,7 +79,7 @@ export class Thesaurus {
     if (at === undefined) return NONE;
     let words = this.decoded.get(at);
     if (!words) {
-      const [, ...lists] = this.lines[at]!.split('\t');
+      const [, ...lists] = this.line(at).split('\t');
       const decode = (list: string | undefined) => (list ? list.split(' ').map((number) => this.stemAt(Number.parseInt(number, 36))) : []);
       words = { synonym: decode(lists[0]), derived: decode(lists[1]), narrower: decode(lists[2]) };
       this.decoded.set(at, words);
@@ -79,6 +92,7 @@ let shipped: Thesaurus | undefined;
 
 /** The thesaurus the package ships, read on first use. */
 export function shippedThesaurus(): Thesaurus {
-  shipped ??= new Thesaurus(readFileSync(thesaurusFile(), 'utf8'));
+  // The file is ASCII: read as latin1, one byte a character, no UTF-8 decoding.
+  shipped ??= new Thesaurus(readFileSync(thesaurusFile(), 'latin1'));
   return shipped;
 }
