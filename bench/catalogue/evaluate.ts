@@ -1,10 +1,12 @@
 /**
  * Ranks one query set over the catalogue with the ranking alone (as search_mcp_tools does for
- * indexed servers: each server with its configured description) and prints recall@1/@5 and every
+ * indexed servers: each server with its configured description and its recorded instructions,
+ * kept as the index keeps them) and prints recall@1/@5 and every
  * query whose tool was not first. For tuning, on the development set only:
  *
  * npx tsx bench/catalogue/evaluate.ts [--set dev|held-out]   (default dev)
  */
+import { indexedInstructions } from '../../src/manifest-index/index.js';
 import { ToolSearch } from '../../src/search/index.js';
 import { catalogueServers, labelledQueries } from './catalogue.js';
 
@@ -13,7 +15,9 @@ const set = at >= 0 ? process.argv[at + 1] : 'dev';
 if (set !== 'dev' && set !== 'held-out') throw new Error('--set takes dev or held-out');
 
 const search = new ToolSearch();
-for (const { name, description, tools } of catalogueServers()) search.setServer({ name, description }, tools);
+for (const { name, description, instructions, tools } of catalogueServers()) {
+  search.setServer({ name, description, instructions: indexedInstructions(instructions) }, tools);
+}
 const queries = labelledQueries(set);
 let first = 0;
 let inFive = 0;

@@ -58,9 +58,10 @@ type SearchAnswer = { tools: Array<{ server: string; tool: string }> };
 /** Never started: these servers exist only in the index. */
 const unstarted = (name: string): McpServerConfig => ({ command: 'never-started', args: [name] });
 
-function recordCatalogue(index: ManifestIndex, servers: LoaderServers, catalogue: ReadonlyArray<Omit<CatalogueServer, 'instructions'>>): void {
+/** Each server indexed with its tools and its recorded instructions, as a connect would leave it. */
+function recordCatalogue(index: ManifestIndex, servers: LoaderServers, catalogue: readonly CatalogueServer[]): void {
   for (const server of catalogue) {
-    index.record(server.name, unstarted(server.name), { tools: server.tools, resources: [], resourceTemplates: [], prompts: [] });
+    index.record(server.name, unstarted(server.name), { tools: server.tools, resources: [], resourceTemplates: [], prompts: [] }, undefined, { instructions: server.instructions });
     servers[server.name] = { config: unstarted(server.name), description: server.description };
   }
 }
@@ -75,7 +76,7 @@ function loaderTools(servers: LoaderServers, index: ManifestIndex | false, seman
 const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
 
 /** The catalogue copied under new names until it holds `tools` tools. */
-function largeCatalogue(tools: number): Array<Omit<CatalogueServer, 'instructions'>> {
+function largeCatalogue(tools: number): CatalogueServer[] {
   const servers: CatalogueServer[] = [];
   let count = 0;
   for (let copy = 0; count < tools; copy++) {
@@ -135,7 +136,7 @@ async function searchLatency(folder: string, passes: number, semantic?: Semantic
       // One server's tools change (a new version of it was indexed): the next query pays for re-indexing that server only.
       const changed = catalogue[(round * 37) % catalogue.length]!;
       const tools = changed.tools.map((tool, at) => (at === 0 ? { ...tool, description: `${tool.description ?? ''} (revision ${round})` } : tool));
-      index.record(changed.name, unstarted(changed.name), { tools, resources: [], resourceTemplates: [], prompts: [] });
+      index.record(changed.name, unstarted(changed.name), { tools, resources: [], resourceTemplates: [], prompts: [] }, undefined, { instructions: changed.instructions });
       const cpuBefore = process.cpuUsage();
       const before = performance.now();
       await search.execute({ query: queries[round % queries.length]!.query });
