@@ -50,6 +50,12 @@ export class ScoreSheet {
     }
   }
 
+  /** A document's whole score, zero or below included (a similarity, not a sum of gains): once per document between clears. */
+  set(doc: number, score: number): void {
+    this.docs.push(doc);
+    this.score[doc] = score;
+  }
+
   add(doc: number, gain: number, coverage: number): void {
     if (this.score[doc] === 0) this.docs.push(doc);
     this.score[doc]! += gain;

@@ -247,8 +247,7 @@ export class ToolSearch {
       similarity.clear(this.tools.length);
       this.tools.forEach((entry, doc) => {
         const vector = entry && accept(doc) ? vectorOf(entry) : undefined;
-        // Shifted above zero (a cosine is at least -1): the sheet holds non-zero scores, and every tool with a vector belongs on it.
-        if (vector) similarity.add(doc, 2 + cosine(queryVector, vector), 0);
+        if (vector) similarity.set(doc, cosine(queryVector, vector));
       });
       // The best FUSION_DEPTH kept as the words' are: sorting every tool (ties by name) cost 10-30 ms a query at 10,000 tools.
       const semantic = this.top(similarity, FUSION_DEPTH, accept);
