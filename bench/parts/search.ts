@@ -421,7 +421,7 @@ async function main(): Promise<void> {
 
     // The semantic stage: the deterministic embedder tests the plumbing; the real model's figures are what a user would get.
     const hybrids = [await hybridFigures(folder, servers, index, TEST_EMBEDDER_MODEL, recordedEmbedder(testEmbed, originalText))];
-    if (quick) progress('hybrid with the sentence encoder: left out of --quick (embedding the catalogue takes about a minute)');
+    if (quick) progress('hybrid with the sentence encoder: left out of --quick (embedding the catalogue takes 40 s to 3 min here)');
     else hybrids.push(await hybridFigures(folder, servers, index, SENTENCE_ENCODER_MODEL, recordedEmbedder(await sentenceEncoder(), originalText)));
     for (const hybrid of hybrids) rows.push(...hybridRows(hybrid, { heldOut, dev }, latency, over));
 
