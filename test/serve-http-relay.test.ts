@@ -2,10 +2,11 @@
  * `serve --http` relays what a call needs from its caller's host: serve's own approval form
  * (`--approve`), a downstream server's elicitation, sampling and roots requests. A 2026-07-28
  * host gets them as `input_required` on its pending call and answers in its retry; a 2025 host
- * gets them as requests on the SSE stream of its `tools/call` POST and POSTs its answers back.
+ * gets them as requests on the SSE stream of its `tools/call` POST and POSTs its answers back,
+ * and a URL-mode page's completion notice on that same stream.
  * The call waits on the replica that runs it: a modern host's retry that a balancer sends to
  * another replica gets a clear error at once (docs/deploy.md). Real processes: serve --http, the
- * modern fixture, server-everything.
+ * modern fixture, the legacy host-features fixture, server-everything.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,9 +16,10 @@ import { fileURLToPath } from 'node:url';
 import { Client as ModernClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CreateMessageRequestSchema, ElicitationCompleteNotificationSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { everythingStdio } from './support/everything.js';
+import { HOST_FEATURE_SERVERS } from './support/host-feature-servers.js';
 import { startHttpServe, type HttpServe } from './support/http-serve.js';
 import { SERVE_APPROVAL_TITLE } from '../src/serve/host-requests.js';
 
@@ -31,7 +33,7 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'mcp-serve-http-relay-'));
   const config = join(home, 'mcp.json');
   const keyFile = join(home, 'session-keys.txt');
-  writeFileSync(config, JSON.stringify({ mcpServers: { modern: { command: process.execPath, args: [MODERN_SERVER, '--asks-in-reads'] }, everything: everythingStdio() } }));
+  writeFileSync(config, JSON.stringify({ mcpServers: { modern: { command: process.execPath, args: [MODERN_SERVER, '--asks-in-reads'] }, everything: everythingStdio(), legacy: HOST_FEATURE_SERVERS[1]!.config } }));
   writeFileSync(keyFile, `${randomBytes(32).toString('base64')}\n`);
   const flags = ['--config', config, '--approve', 'destructive'];
   [replicaA, replicaB] = await Promise.all([startHttpServe(home, flags, ['--session-key-file', keyFile]), startHttpServe(home, flags, ['--session-key-file', keyFile])]);
@@ -168,6 +170,45 @@ describe.each([
   it('for its roots, when a server asks during the call (a server that asks outside any call is told none)', async () => {
     expect((await host.call('modern', 'list-roots', {})).text).toBe('file:///host/project');
   }, 30_000);
+});
+
+describe("a legacy server's page done out of band (notifications/elicitation/complete), for a 2025 host", () => {
+  it("reaches the host that was sent the page, once, under serve's own id, on the SSE stream of the call's POST", async () => {
+    const pages: Array<{ mode?: string; elicitationId?: string }> = [];
+    const completions: string[] = [];
+    const client = new LegacyClient({ name: 'legacy-host', version: '1.0.0' }, { capabilities: { elicitation: { form: {}, url: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => (pages.push(request.params), { action: 'accept' as const }));
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, ({ params }) => void completions.push(params.elicitationId));
+    /** What came back on the stream of each POST that called a tool. */
+    const callStreams: Array<Promise<string>> = [];
+    const teeCallStreams: typeof globalThis.fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (!(typeof init?.body === 'string' && init.body.includes('"tools/call"') && response.body)) return response;
+      const [kept, read] = response.body.tee();
+      callStreams.push(new Response(read).text());
+      return new Response(kept, { status: response.status, statusText: response.statusText, headers: response.headers });
+    };
+    await client.connect(new LegacyHttpTransport(new URL(replicaA.url), { fetch: teeCallStreams }));
+    try {
+      expect((await client.callTool({ name: 'load_mcp', arguments: { server: 'legacy' } })).isError).not.toBe(true);
+      const result = await client.callTool({ name: 'call_mcp_tool', arguments: { server: 'legacy', tool: 'open-page-and-finish', arguments: {} } }, undefined, { timeout: 30_000 });
+      expect(textOf(result.content)).toBe('page: done');
+
+      const [page] = pages;
+      expect(page?.mode).toBe('url');
+      // serve's own id: two servers' ids cannot clash at the host, nor one server finish another's page.
+      expect(page?.elicitationId).toEqual(expect.any(String));
+      expect(page?.elicitationId).not.toBe('order-8');
+      // The server also sends a notice for a page never asked and a second one for this page: neither goes up.
+      await vi.waitFor(() => expect(completions).toHaveLength(1));
+      expect(completions).toEqual([page!.elicitationId]);
+      const onCallStreams = (await Promise.all(callStreams)).join('');
+      expect(onCallStreams.split('notifications/elicitation/complete')).toHaveLength(2);
+      expect(onCallStreams).toContain(`"elicitationId":"${page!.elicitationId}"`);
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });
 
 describe('behind a balancer that sends the retry elsewhere', () => {
