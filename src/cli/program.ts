@@ -459,6 +459,18 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('tasks')
+    .description(
+      'list the tasks that tool calls to 2026-07-28 servers became and that no process saw to their end (a process stopped or was killed mid-call), as ~/.ai-zen/mcp-tasks.json records them: server, tool, when the call began, oldest first. Task ids are not shown: a server may use one as the bearer of its task',
+    )
+    .option('--json', 'print one JSON object for scripts: {ok, file, tasks: [{server, tool, startedAt}]} or {ok: false, code, error}', false)
+    .addHelpText('after', '\nExamples:\n  mcp-statechart tasks\n  mcp-statechart tasks --json')
+    .action(async (options: { json: boolean }) => {
+      const { runTasksList } = await import('./commands/tasks.js');
+      process.exitCode = await runTasksList(options);
+    });
+
+  program
     .command('import')
     .description("copy the servers another client is configured with (its usual files on this platform, or a file you name) into ~/.ai-zen/mcp.json; shows them and asks first")
     .requiredOption('--from <client-or-file>', 'claude-desktop, claude-code (user, local and project scopes), vscode (its "servers", ${input:…} become ${VARS}), cursor, or a path to an mcp.json')

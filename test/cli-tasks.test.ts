@@ -1,0 +1,53 @@
+/**
+ * `tasks` lists what the task journal holds (~/.ai-zen/mcp-tasks.json): the tasks that calls to
+ * 2026-07-28 servers became and no process saw to their end. Server, tool and start time; never
+ * the task id, which a server may use as the bearer of its task.
+ */
+import { describe, expect, it } from 'vitest';
+import { defaultTaskJournalPath, TaskJournal } from '../src/connection/task-journal.js';
+import { runCli } from './support/cli.js';
+import { runInProcess } from './support/in-process-cli.js';
+
+const SECRET_TASK_ID = 'task-id-that-is-a-bearer-token';
+
+async function recorded(...tasks: Array<{ server: string; tool: string; startedAt: string }>): Promise<void> {
+  const journal = new TaskJournal();
+  for (const [n, task] of tasks.entries()) await journal.begun({ ...task, taskId: `${SECRET_TASK_ID}-${n}` });
+}
+
+describe('tasks', () => {
+  it('says none is recorded, and where it looked, when the journal is empty or absent', async () => {
+    const run = await runInProcess(['tasks']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`No unfinished task is recorded in ${defaultTaskJournalPath()}.\n`);
+    expect(JSON.parse((await runInProcess(['tasks', '--json'])).stdout)).toEqual({ ok: true, file: defaultTaskJournalPath(), tasks: [] });
+  });
+
+  it('lists server, tool and start of each unfinished task, oldest first, without its id', async () => {
+    await recorded({ server: 'reports', tool: 'build', startedAt: '2026-12-01T09:00:00.000Z' }, { server: 'video', tool: 'render', startedAt: '2026-12-01T10:30:00.000Z' });
+    const run = await runInProcess(['tasks']);
+    expect(run.code).toBe(0);
+    expect(run.stdout.split('\n')).toEqual([
+      `2 unfinished tasks in ${defaultTaskJournalPath()}, oldest first:`,
+      '  reports  build  started 2026-12-01T09:00:00.000Z',
+      '  video  render  started 2026-12-01T10:30:00.000Z',
+      'A program with this HOME collects each result with manager.unfinishedTasks() and manager.resumeTask(task).',
+      '',
+    ]);
+    expect(run.stdout).not.toContain(SECRET_TASK_ID);
+  });
+
+  it('--json, from a process of its own: one object with the file and the tasks, no id', async () => {
+    await recorded({ server: 'reports', tool: 'build', startedAt: '2026-12-01T09:00:00.000Z' });
+    const run = await runCli(['tasks', '--json'], { timeoutMs: 60_000 });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ ok: true, file: defaultTaskJournalPath(), tasks: [{ server: 'reports', tool: 'build', startedAt: '2026-12-01T09:00:00.000Z' }] });
+    expect(run.stdout).not.toContain(SECRET_TASK_ID);
+  }, 60_000);
+
+  it('a server or tool name with control characters is shown with them made visible', async () => {
+    await recorded({ server: 'evil\u001b[2Jserver', tool: 'tool\nnext', startedAt: '2026-12-01T09:00:00.000Z' });
+    const run = await runInProcess(['tasks']);
+    expect(run.stdout.split('\n')[1]).toBe('  evil\\x1b[2Jserver  tool\\x0anext  started 2026-12-01T09:00:00.000Z');
+  });
+});
