@@ -49,6 +49,20 @@ function searchTool(servers: LoaderServers): LoaderTool {
   return tools.find((tool) => tool.name === 'search_mcp_tools') as LoaderTool;
 }
 
+/** Connects the server once while the index records it, as an agent's session would, and disconnects it; resolves with its manifest once the index file is written. */
+async function connectedOnce(server: string, config: McpServerConfig): Promise<McpServerManifest> {
+  const manager = new McpConnectionManager({ logger: silentLogger });
+  managers.push(manager);
+  const stop = recordManifests(manager, new ManifestIndex({ path: indexPath() }), { [server]: config });
+  try {
+    return await manager.connect(server, config);
+  } finally {
+    stop();
+    await manager.disconnect(server);
+    await new ManifestIndex({ path: indexPath() }).flush();
+  }
+}
+
 const emptyManifest = (): McpServerManifest => ({
   tools: [{ name: 'read_log', description: 'Reads one entry', inputSchema: { type: 'object' } }],
   resources: [],
@@ -76,17 +90,7 @@ describe('a server known only from the index is found by its instructions', () =
 
   it('2026-07-28: the instructions of `server/discover`, recorded while connected, answer a search once the server is gone', async () => {
     const config = modernWithInstructions(LIGHTHOUSE);
-    const manager = new McpConnectionManager({ logger: silentLogger });
-    managers.push(manager);
-    const stop = recordManifests(manager, new ManifestIndex({ path: indexPath() }), { modern: config });
-    try {
-      await manager.connect('modern', config);
-      expect(manager.getManifest('modern')!.protocolVersion).toBe('2026-07-28');
-    } finally {
-      stop();
-      await manager.disconnect('modern');
-    }
-    await new ManifestIndex({ path: indexPath() }).flush();
+    expect((await connectedOnce('modern', config)).protocolVersion).toBe('2026-07-28');
 
     const search = searchTool({ modern: config });
     const answer = (await search.execute({ query: 'lighthouse logbook' })).data as Answer;
@@ -126,6 +130,14 @@ describe('what the index keeps of instructions is bounded', () => {
     const answer = (await searchTool({ tides: { config } }).execute({ query: 'harbours' })).data as Answer;
     expect(answer.servers).toEqual([expect.objectContaining({ server: 'tides', description: 'Tide]52;c;AAAA tables for' })]);
   });
+
+  it("bounds the copy in a 2026-07-28 server's recorded era (its server/discover answer) the same way", async () => {
+    await connectedOnce('modern', modernWithInstructions(hostile));
+    const entry = (JSON.parse(readFileSync(indexPath(), 'utf8')) as { servers: Record<string, { instructions: string; era: { discover: { instructions: string } } }> }).servers.modern!;
+    expect(entry.era.discover.instructions).toBe(entry.instructions);
+    expect(entry.instructions.length).toBeLessThanOrEqual(MAX_INDEXED_INSTRUCTIONS);
+    expect(entry.instructions).not.toMatch(CONTROL_CHARACTERS);
+  }, 30_000);
 
   it('bounds a hand-edited file the same way when it is read', () => {
     const config = { command: 'tides-server-not-installed' };

@@ -109,7 +109,18 @@ function parseEra(value: unknown): PriorDiscovery | undefined {
   const { supportedVersions, capabilities } = discover as Record<string, unknown>;
   if (!Array.isArray(supportedVersions) || !supportedVersions.every((version) => typeof version === 'string')) return undefined;
   if (typeof capabilities !== 'object' || capabilities === null) return undefined;
-  return { kind, discover } as PriorDiscovery;
+  return keptEra({ kind, discover } as PriorDiscovery);
+}
+
+/**
+ * The era as the index keeps it: a 2026-07-28 server's `server/discover` answer carries its
+ * instructions too (a connect from the era takes them from there), bounded as the entry's own.
+ */
+function keptEra(era: PriorDiscovery | undefined): PriorDiscovery | undefined {
+  if (era?.kind !== 'modern' || era.discover.instructions === undefined) return era;
+  const { instructions, ...discover } = era.discover;
+  const kept = indexedInstructions(instructions);
+  return { kind: 'modern', discover: kept ? { ...discover, instructions: kept } : discover };
 }
 
 /** The entry with the era and instructions that are there (an absent one is no key at all in the file). */
@@ -408,7 +419,7 @@ export class ManifestIndex {
     }
     const entry: IndexEntry = { fingerprint: this.fingerprint(config), indexedAt: new Date().toISOString(), manifest: kept };
     const { era, instructions } = handshake;
-    this.file.change({ server, projectFile, entry: withHandshake(entry, { era, instructions: indexedInstructions(instructions) }) });
+    this.file.change({ server, projectFile, entry: withHandshake(entry, { era: keptEra(era), instructions: indexedInstructions(instructions) }) });
     return { stored: true };
   }
 
