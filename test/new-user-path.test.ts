@@ -2,7 +2,7 @@
  * The README's first lines, as a new user runs them: a fresh copy of the repository (git archive
  * of HEAD), an empty HOME, `npm ci --offline` (from the npm cache: the packages are the lock
  * file's), `npm run build`, `npm link` into a prefix of its own, then `mcp-statechart add` a
- * reference server, `doctor` and `call`, each one green. Not part of `npm test` (a clean install
+ * reference server, `doctor`, `search` and `call`, each one green. Not part of `npm test` (a clean install
  * and build take minutes on 2 cores): `npm run test:new-user`, which .ci/run also runs.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
@@ -23,7 +23,7 @@ const CLEANUP_MS = 120_000;
 afterAll(() => rm(root, { recursive: true, force: true }), CLEANUP_MS);
 
 describe('the new-user path of the README', () => {
-  it('fresh copy, empty HOME: npm ci, build, npm link, add, doctor, call, all green', () => {
+  it('fresh copy, empty HOME: npm ci, build, npm link, add, doctor, search, call, all green', () => {
     const deadline = Date.now() + BUDGET_MS;
     const [clone, home, prefix, logs] = ['clone', 'home', 'prefix', 'npm-logs'].map((folder) => join(root, folder)) as [string, string, string, string];
     for (const folder of [clone, home, prefix]) mkdirSync(folder);
@@ -68,6 +68,10 @@ describe('the new-user path of the README', () => {
     const doctor = step('mcp-statechart', ['doctor']);
     expect(doctor.stdout).toMatch(/^memory\s+stdio\s+connected\s+\d+ ms\s+\d+\s+\d+\s+\d+$/m);
     expect(doctor.stdout).toMatch(/^The 1 checked server works\.$/m);
+
+    // Search ranks with the thesaurus the package ships (data/thesaurus.txt): it must load from the built files.
+    const search = step('mcp-statechart', ['search', 'read', 'the', 'graph']);
+    expect(search.stdout).toMatch(/^ {2}memory\/read_graph\s/m);
 
     const call = step('mcp-statechart', ['call', 'memory', 'read_graph']);
     expect(JSON.parse(call.stdout)).toEqual({ entities: [], relations: [] });
