@@ -3,7 +3,7 @@
  * fused, vectors kept beside the index and reused, only changed servers embedded again, and words
  * alone when the embedding function fails. A deterministic embedder stands in for a model.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -105,6 +105,27 @@ describe('hybrid ranking', () => {
     record('media', [...CATALOGUE.media.tools, tool('delete_image', 'Delete an image')]);
     expect((await first(search, 'remove a picture')).found[0]).toBe('media/delete_image');
     expect(embedded).toEqual(['media: delete_image. Delete an image', 'remove a picture']);
+  });
+
+  it('writes only new vectors: a change appends its own, and a file cut short loses only its last one', async () => {
+    const file = path.join(folder, 'mcp-index.json.vectors.json');
+    const search = searchTool(countingEmbedder().embed);
+    await first(search, 'rent');
+    const before = readFileSync(file, 'utf8');
+    record('media', [...CATALOGUE.media.tools, tool('delete_image', 'Delete an image')]);
+    await first(search, 'remove a picture');
+    const after = readFileSync(file, 'utf8');
+    expect(after.startsWith(before)).toBe(true);
+    expect(after.slice(before.length).trim().split('\n')).toHaveLength(1);
+
+    // A process stopped in the middle of appending.
+    writeFileSync(file, after.slice(0, -10));
+    const next = countingEmbedder();
+    await first(searchTool(next.embed), 'remove a picture');
+    expect(next.embedded).toEqual(['media: delete_image. Delete an image', 'remove a picture']);
+    const third = countingEmbedder();
+    await first(searchTool(third.embed), 'remove a picture');
+    expect(third.embedded).toEqual(['remove a picture']);
   });
 
   it('ranks by words alone, and says so, when the embedding function fails', async () => {

@@ -1,11 +1,14 @@
 /**
  * Embedding vectors of tool texts, kept by a hash of the model name and the text, and stored in a
- * file beside the manifest index so a restart embeds only what changed. The embedding function is
+ * file beside the manifest index so a restart embeds only what changed. The file is JSON lines, a
+ * header then one `[key, base64]` per vector, and new vectors are appended: a change of one server
+ * writes that server's vectors, not the whole file (at 10,000 tools and 512 dimensions, rewriting
+ * ~27 MB made the first search after a change take about a second). The embedding function is
  * the application's (any `(texts) => vectors`, e.g. the AI SDK's `embedMany` with a model it
  * already uses): nothing is downloaded or bundled here.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export type EmbedFunction = (texts: string[]) => Promise<number[][]>;
@@ -16,7 +19,7 @@ export interface SemanticSearchOptions {
   model?: string;
 }
 
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
 /** Texts sent to `embed` in one call. */
 const BATCH = 64;
 /** Vectors kept at most (in memory and in the file): the oldest go first. */
@@ -41,6 +44,8 @@ export function cosine(a: Float32Array, b: Float32Array): number {
 export class VectorStore {
   private readonly vectors = new Map<string, Float32Array>();
   private readonly model: string;
+  /** Vector lines in the file, when it is ours to append to (its header is this format and model). */
+  private fileLines?: number;
 
   constructor(
     private readonly options: SemanticSearchOptions,
@@ -70,7 +75,7 @@ export class VectorStore {
       }
       batch.forEach((text, at) => this.put(this.key(text), embedded[at]!));
     }
-    if (missing.length > 0 && this.file) this.write(this.file);
+    if (missing.length > 0 && this.file) this.save(this.file, missing.map((text) => this.key(text)));
   }
 
   /** The query's vector; not stored. */
@@ -82,33 +87,65 @@ export class VectorStore {
 
   private put(key: string, vector: readonly number[]): void {
     if (!Array.isArray(vector) || vector.length === 0 || vector.length > MAX_DIMENSIONS) return;
+    this.keep(key, unit(vector));
+  }
+
+  /** The newest last: past MAX_VECTORS the oldest goes. */
+  private keep(key: string, vector: Float32Array): void {
     this.vectors.delete(key);
-    this.vectors.set(key, unit(vector));
+    this.vectors.set(key, vector);
     if (this.vectors.size > MAX_VECTORS) this.vectors.delete(this.vectors.keys().next().value!);
   }
 
   private read(file: string): void {
+    let text: string;
     try {
-      const parsed = JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown; model?: unknown; vectors?: Record<string, unknown> };
-      if (parsed.version !== FORMAT_VERSION || parsed.model !== this.model || typeof parsed.vectors !== 'object' || parsed.vectors === null) return;
-      for (const [key, encoded] of Object.entries(parsed.vectors)) {
-        if (typeof encoded !== 'string') continue;
-        const bytes = Buffer.from(encoded, 'base64');
-        if (bytes.length % 4 !== 0) continue;
-        this.vectors.set(key, new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)));
-        if (this.vectors.size >= MAX_VECTORS) break;
-      }
+      text = readFileSync(file, 'utf8');
     } catch {
-      // No file yet, or not one of ours: start empty, it is only a cache.
+      return; // No file yet: start empty, it is only a cache.
     }
+    const lines = text.split('\n');
+    try {
+      const header = JSON.parse(lines[0]!) as { version?: unknown; model?: unknown };
+      if (header.version !== FORMAT_VERSION || header.model !== this.model) return;
+    } catch {
+      return; // Not one of ours (or the older single-object format): written anew on the next save.
+    }
+    let count = 0;
+    for (const line of lines.slice(1)) {
+      if (line === '') continue;
+      count++;
+      try {
+        const [key, encoded] = JSON.parse(line) as [unknown, unknown];
+        if (typeof key !== 'string' || typeof encoded !== 'string') continue;
+        const bytes = Buffer.from(encoded, 'base64');
+        if (bytes.length === 0 || bytes.length % 4 !== 0) continue;
+        this.keep(key, new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)));
+      } catch {
+        // A line cut short (a process stopped mid-write): only that vector is lost.
+      }
+    }
+    // Appending after a line cut short would spoil the next line too: the next save writes the file anew.
+    this.fileLines = text.endsWith('\n') ? count : undefined;
   }
 
-  private write(file: string): void {
-    const vectors: Record<string, string> = {};
-    for (const [key, vector] of this.vectors) vectors[key] = Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64');
+  /** Appends the new vectors; writes the file anew when it is not ours yet or holds over twice the vectors kept. */
+  private save(file: string, added: string[]): void {
+    const line = (key: string) => {
+      const vector = this.vectors.get(key);
+      return vector ? `${JSON.stringify([key, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64')])}\n` : '';
+    };
+    if (this.fileLines !== undefined && this.fileLines + added.length <= 2 * this.vectors.size + BATCH) {
+      const appended = added.map(line).filter(Boolean);
+      appendFileSync(file, appended.join(''), { mode: 0o600 });
+      this.fileLines += appended.length;
+      return;
+    }
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    writeFileSync(temporary, JSON.stringify({ version: FORMAT_VERSION, model: this.model, vectors }), { mode: 0o600, flag: 'wx' });
+    const header = `${JSON.stringify({ version: FORMAT_VERSION, model: this.model })}\n`;
+    writeFileSync(temporary, header + [...this.vectors.keys()].map(line).join(''), { mode: 0o600, flag: 'wx' });
     renameSync(temporary, file);
+    this.fileLines = this.vectors.size;
   }
 }
