@@ -3,7 +3,7 @@
  * resume them. Bounded, private to its owner, shared safely by processes that write it at once,
  * and never a reason for a call to fail.
  */
-import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +62,20 @@ describe('the task journal', () => {
     expect(journal.unfinished()).toEqual([]);
     writeFileSync(journal.path, JSON.stringify([task(1), { server: 'server' }, 'text']));
     expect(journal.unfinished()).toEqual([task(1)]);
+  });
+});
+
+describe('the lock beside the journal', () => {
+  it('left behind by a process that died holding it, is taken over: the change is written, and the lock goes', async () => {
+    const journal = new TaskJournal(journalFile());
+    mkdirSync(path.dirname(journal.path), { recursive: true });
+    const lock = `${journal.path}.lock`;
+    writeFileSync(lock, '');
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(lock, aMinuteAgo, aMinuteAgo);
+    await journal.begun(task(1));
+    expect(new TaskJournal(journal.path).unfinished()).toEqual([task(1)]);
+    expect(existsSync(lock)).toBe(false);
   });
 });
 
