@@ -270,7 +270,7 @@ function hybridRows(hybrid: HybridFigures, lexical: { heldOut: Recall; dev: Reca
     {
       part: 'search',
       id: `${id}.embedding`,
-      benchmark: `Search, hybrid with ${embedder}: embedding the catalogue's ${hybrid.catalogueTexts} tool texts (once, then kept beside the index) / one query (median), over ${over.replace(/ \(.*$/, '')}`,
+      benchmark: `Search, hybrid with ${embedder}: embedding the catalogue's ${hybrid.catalogueTexts} tool texts (once, then kept beside the index) / one query (median), ${over.replace(/ \(.*$/, '')}`,
       ours: `${formatMs(hybrid.catalogueEmbedMs)} / ${formatMs(hybrid.queryEmbedMs)}`,
       baseline: '—',
       data: { catalogueTexts: hybrid.catalogueTexts, catalogueEmbedMs: hybrid.catalogueEmbedMs, queryEmbedMs: hybrid.queryEmbedMs, searchMs: hybrid.searchMs },
