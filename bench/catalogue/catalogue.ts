@@ -1,6 +1,6 @@
 /**
  * The captured catalogue (servers.json, written by refresh.ts) and the labelled queries over it
- * (queries-held-out.json, queries-dev.json), for the search benchmark and tests.
+ * (queries-dev.json, queries-held-out.json, queries-held-out-2.json), for the search benchmark and tests.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -49,6 +49,13 @@ export function catalogueSummary(): Array<{ name: string; package: string; versi
   return capturedFile().servers.map(({ name, package: packageName, version, tools }) => ({ name, package: packageName, version, tools: tools.length }));
 }
 
-export function labelledQueries(set: 'held-out' | 'dev'): LabelledQuery[] {
+export const QUERY_SETS = ['dev', 'held-out', 'held-out-2'] as const;
+export type QuerySet = (typeof QUERY_SETS)[number];
+
+export function isQuerySet(name: string | undefined): name is QuerySet {
+  return QUERY_SETS.some((set) => set === name);
+}
+
+export function labelledQueries(set: QuerySet): LabelledQuery[] {
   return JSON.parse(readFileSync(path.join(HERE, `queries-${set}.json`), 'utf8')) as LabelledQuery[];
 }

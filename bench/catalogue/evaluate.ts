@@ -4,15 +4,15 @@
  * kept as the index keeps them) and prints recall@1/@5 and every
  * query whose tool was not first. For tuning, on the development set only:
  *
- * npx tsx bench/catalogue/evaluate.ts [--set dev|held-out]   (default dev)
+ * npx tsx bench/catalogue/evaluate.ts [--set dev|held-out|held-out-2]   (default dev)
  */
 import { indexedInstructions } from '../../src/manifest-index/index.js';
 import { ToolSearch } from '../../src/search/index.js';
-import { catalogueServers, labelledQueries } from './catalogue.js';
+import { QUERY_SETS, catalogueServers, isQuerySet, labelledQueries } from './catalogue.js';
 
 const at = process.argv.indexOf('--set');
 const set = at >= 0 ? process.argv[at + 1] : 'dev';
-if (set !== 'dev' && set !== 'held-out') throw new Error('--set takes dev or held-out');
+if (!isQuerySet(set)) throw new Error(`--set takes ${QUERY_SETS.join(', ')}`);
 
 const search = new ToolSearch();
 for (const { name, description, instructions, tools } of catalogueServers()) {
