@@ -109,6 +109,32 @@ describe('fields and servers', () => {
   });
 });
 
+describe('what a tool does against what it takes', () => {
+  it('ranks the tool whose description says what the query asks over one whose parameters only mention its words', () => {
+    const described = (name: string, description: string, parameters: Record<string, string>): Tool => ({
+      name,
+      description,
+      inputSchema: { type: 'object', properties: Object.fromEntries(Object.entries(parameters).map(([parameter, text]) => [parameter, { type: 'string', description: text }])) },
+    });
+    // Parameters of usual length, as any catalogue has: a dozen words each.
+    const background = Array.from({ length: 40 }, (_, at) => ({
+      server: 'misc',
+      tool: described(`${FILLER[at % 20]}_${FILLER[(at * 3) % 20]}`, Array.from({ length: 8 }, (_, word) => FILLER[(at + word * 7) % 20]).join(' '), {
+        [FILLER[(at + 1) % 20]!]: Array.from({ length: 12 }, (_, word) => FILLER[(at + word * 3) % 20]).join(' '),
+      }),
+    }));
+    const search = new ToolSearch([MISC, { name: 'gallery', description: 'Pictures' }, { name: 'atlas', description: 'Maps' }], [
+      ...background,
+      { server: 'gallery', tool: described('search_library', 'Find photos by the place or the day they were taken', { place: 'City or country', day: 'Date' }) },
+      {
+        server: 'atlas',
+        tool: described('show_place', 'Show a place on the map', { city: 'City, e.g. Paris', photos: 'Whether to add the photos taken there', taken_since: 'Only photos taken since this day' }),
+      },
+    ]);
+    expect(top(search, 'photos taken in Paris')[0]).toBe('gallery/search_library');
+  });
+});
+
 describe('a tool\u2019s name', () => {
   it('ranks first the tool whose name the query says whole, over tools whose descriptions say as much', () => {
     const search = new ToolSearch([MISC, { name: 'tracker', description: 'Error tracking' }], [
