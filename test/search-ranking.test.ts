@@ -135,6 +135,28 @@ describe('what a tool does against what it takes', () => {
   });
 });
 
+describe('what a query asks for', () => {
+  it('answers a request to change something with a tool that changes, not one that reads the same thing', () => {
+    const search = new ToolSearch([MISC, { name: 'wiki', description: 'Wiki pages and their comments' }], [
+      ...BACKGROUND,
+      { server: 'wiki', tool: tool('get_page_comments', 'Get the comments added to a page', ['page_id']) },
+      { server: 'wiki', tool: tool('create_comment', 'Create a comment on a page or in a discussion', ['page_id', 'text']) },
+      { server: 'wiki', tool: { ...tool('page_history', 'Comments and changes added to a page over time', ['page_id']), annotations: { readOnlyHint: true } } },
+    ]);
+    expect(top(search, 'add a comment to the page')[0]).toBe('wiki/create_comment');
+    expect(top(search, 'please add comments to a page')[0]).toBe('wiki/create_comment');
+  });
+
+  it('still answers a question with the reading tool', () => {
+    const search = new ToolSearch([MISC, { name: 'wiki', description: 'Wiki pages and their comments' }], [
+      ...BACKGROUND,
+      { server: 'wiki', tool: tool('get_page_comments', 'Get the comments added to a page', ['page_id']) },
+      { server: 'wiki', tool: tool('create_comment', 'Create a comment on a page or in a discussion', ['page_id', 'text']) },
+    ]);
+    expect(top(search, 'which comments were added to the page?')[0]).toBe('wiki/get_page_comments');
+  });
+});
+
 describe('a tool\u2019s name', () => {
   it('ranks first the tool whose name the query says whole, over tools whose descriptions say as much', () => {
     const search = new ToolSearch([MISC, { name: 'tracker', description: 'Error tracking' }], [

@@ -37,7 +37,9 @@ const QUESTION_WEIGHT = 0.5;
 const NAME_COVERAGE_WEIGHT = 0.5;
 /** How much the tools of a server the query names for sure gain. */
 const SERVER_MENTION_WEIGHT = 1;
-const MAX_LIFT = (1 + NAME_COVERAGE_WEIGHT) * (1 + SERVER_MENTION_WEIGHT);
+/** How much a tool that can change something gains over one that only reads, when the query asks for a change ("add a comment"). */
+const ACTION_WEIGHT = 0.5;
+const MAX_LIFT = (1 + NAME_COVERAGE_WEIGHT) * (1 + SERVER_MENTION_WEIGHT) * (1 + ACTION_WEIGHT);
 /** Above any BM25F score: an exact name wins. */
 const EXACT_NAME_SCORE = 1e9;
 /** Reciprocal rank fusion: the usual constant, and how deep into each list it looks. */
@@ -108,6 +110,17 @@ function nameCoverage(name: readonly string[], said: ReadonlySet<string>): numbe
   return covered / name.length;
 }
 
+/** A tool that only reads: it says so (`readOnlyHint`), or its name has a reading verb and no changing one (get_issue, API-retrieve-a-comment). */
+function readsOnly(tool: Tool, name: readonly string[]): boolean {
+  return tool.annotations?.readOnlyHint === true || (name.some((word) => READING_VERBS.has(word)) && !name.some((word) => CHANGING_VERBS.has(word)));
+}
+
+/** A request that starts with a changing verb ("add a row", "send a message"): not a question, which reads. */
+function asksForChange(query: string): boolean {
+  const [first] = textTokens(query);
+  return first !== undefined && CHANGING_VERBS.has(first) && !QUESTION.test(query);
+}
+
 /** A file or host name ("report.pdf", "example.com"): its words name a file, not a server. */
 const FILE_NAME = /[\w-]+(\.[\w-]+)+/g;
 
@@ -116,6 +129,15 @@ const FILE_NAME_WITH_EXTENSION = /[\w-]\.(json|ya?ml|toml|xml|csv|tsv|txt|md|pdf
 const FILE_WORD = stem('file');
 /** How much the implied "file" counts against a word the query says. */
 const FILE_NAME_WEIGHT = 0.5;
+
+/** Name words of a tool that only reads; a name holding one of these and none of CHANGING_VERBS reads. */
+const READING_VERBS = new Set(['get', 'list', 'read', 'search', 'find', 'show', 'retrieve', 'fetch', 'describe', 'view', 'query', 'lookup'].map(stem));
+/** Verbs that ask for a change, read off the synonym table's groups of making, removing, changing, sending and storing. */
+const CHANGING_VERBS = new Set(
+  'create make new add open start write compose delete remove erase drop destroy trash forget update edit modify change set patch send post notify save store put upload attach move rename copy duplicate clone'
+    .split(' ')
+    .map(stem),
+);
 
 const QUESTION = /^\s*(what|which|who|where|when|how many|is|are|do|does|did)\b|\?\s*$/i;
 const READING: QueryGroup = new Map(['list', 'get', 'read', 'search', 'show', 'find'].map((word) => [stem(word), QUESTION_WEIGHT]));
@@ -129,6 +151,8 @@ export class ToolSearch {
   private readonly serverOfDoc: Array<SearchableServer | undefined> = [];
   /** Document number → the distinct words of its tool's name. */
   private readonly nameWords: Array<readonly string[] | undefined> = [];
+  /** Document number → whether its tool only reads: it says it is read-only, or its name's verb is a reading one. */
+  private readonly reads: boolean[] = [];
   /** A word of a server's name → the servers whose names hold it. */
   private readonly serversByNameWord = new Map<string, Set<string>>();
   private readonly byExactName = new Map<string, Set<number>>();
@@ -170,6 +194,7 @@ export class ToolSearch {
       const doc = this.toolIndex.add(fields, pairs);
       this.tools[doc] = { server: server.name, tool };
       this.nameWords[doc] = [...new Set(fields[0])];
+      this.reads[doc] = readsOnly(tool, fields[0]!);
       for (const key of [tool.name.toLowerCase(), `${server.name}/${tool.name}`.toLowerCase()]) {
         let docs = this.byExactName.get(key);
         if (!docs) this.byExactName.set(key, (docs = new Set()));
@@ -301,10 +326,12 @@ export class ToolSearch {
     const floor = unlifted.length === depth ? unlifted[depth - 1]![1] / MAX_LIFT : 0;
     const said = new Set(groups.map((group) => group.keys().next().value!));
     const named = this.namedServers(query, groups);
+    const changing = asksForChange(query);
     for (const doc of words.docs) {
       if (words.score[doc]! < floor) continue;
       const mention = named.size === 0 ? 0 : (named.get(this.tools[doc]!.server) ?? 0);
-      words.score[doc]! *= (1 + NAME_COVERAGE_WEIGHT * nameCoverage(this.nameWords[doc]!, said)) * (1 + SERVER_MENTION_WEIGHT * mention);
+      const action = changing && !this.reads[doc] ? 1 + ACTION_WEIGHT : 1;
+      words.score[doc]! *= (1 + NAME_COVERAGE_WEIGHT * nameCoverage(this.nameWords[doc]!, said)) * (1 + SERVER_MENTION_WEIGHT * mention) * action;
     }
   }
 
