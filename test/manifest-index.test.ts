@@ -32,6 +32,8 @@ beforeEach(() => {
 afterEach(async () => {
   await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
   await Promise.all(httpServers.splice(0).map((server) => server.close()));
+  // The index writes in the background: a write still under way would put files back into the folder being removed.
+  await new ManifestIndex({ path: indexPath }).flush();
   rmSync(folder, { recursive: true, force: true });
 });
 
