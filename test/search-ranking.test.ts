@@ -222,6 +222,36 @@ describe('what a query implies', () => {
   });
 });
 
+describe('values the query gives', () => {
+  const takes = (name: string, description: string, required: Record<string, { type: string; description?: string }>): Tool => ({
+    name,
+    description,
+    inputSchema: { type: 'object', properties: required, required: Object.keys(required) },
+  });
+  const search = new ToolSearch(
+    [{ name: 'browser', description: 'A web browser' }, { name: 'calc', description: 'Arithmetic' }, { name: 'notes', description: 'Notes' }, MISC],
+    [
+      ...BACKGROUND,
+      { server: 'browser', tool: takes('open_tab', 'Open a new empty tab', { title: { type: 'string', description: 'Title of the tab' } }) },
+      { server: 'browser', tool: takes('open_page', 'Load an address in the current page', { url: { type: 'string', description: 'Address to load' } }) },
+      { server: 'calc', tool: takes('add_numbers', 'Returns the sum of two numbers', { a: { type: 'number' }, b: { type: 'number' } }) },
+      { server: 'notes', tool: takes('add_note', 'Add a note to the notebook', { text: { type: 'string' } }) },
+    ],
+  );
+
+  it('lifts the tool whose required parameter takes the URL the query gives', () => {
+    expect(top(search, 'open https://example.org/docs')[0]).toBe('browser/open_page');
+  });
+
+  it('lifts the tool whose required parameters take the numbers the query gives', () => {
+    expect(top(search, 'add 17 and 25')[0]).toBe('calc/add_numbers');
+  });
+
+  it('lifts nothing for a query that gives no value', () => {
+    expect(top(search, 'open a tab')[0]).toBe('browser/open_tab');
+  });
+});
+
 describe('how words are read', () => {
   const search = new ToolSearch([{ name: 'browser', description: 'Web browser' }, { name: 'shell', description: 'Local shell' }], [
     { server: 'browser', tool: tool('list_urls', 'List the links found on the current page') },

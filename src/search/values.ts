@@ -1,0 +1,82 @@
+/**
+ * Values a query gives (a URL, a file path, a number, an e-mail address, a phone number, a
+ * #channel) and the kinds of value a tool's required parameters take, read off its input schema:
+ * "go to https://example.com" gives a URL, which browser_navigate's required `url` takes. Which
+ * tool takes the values a user wrote says which tool they mean, whatever words they used.
+ */
+import type { Tool } from '@modelcontextprotocol/client';
+import { identifierTokens, textTokens } from './tokenize.js';
+
+export type ValueKind = 'url' | 'path' | 'number' | 'email' | 'phone' | 'channel';
+
+/** Kinds in the order they are looked for; a value is taken out of the query once recognised, so "https://a.com/x.md" is a URL and not also a path. */
+const QUERY_VALUES: ReadonlyArray<[ValueKind, RegExp]> = [
+  ['email', /[\w.+-]+@[\w-]+(\.[\w-]+)+/g],
+  ['url', /\bhttps?:\/\/\S+|\b(www\.)?[\w-]+(\.[\w-]+)*\.(com|org|net|io|dev|ai|app|co|edu|gov)\b(\/\S*)?/gi],
+  ['phone', /\+\d[\d\s().-]{6,}\d/g],
+  ['path', /(^|\s)[\w.~-]*\/[\w./-]*|\b[\w-]+\.[a-z][a-z0-9]{0,4}\b/gi],
+  ['channel', /(^|\s)#[\w-]+/g],
+  ['number', /(^|[\s(,])[-+]?\d+(\.\d+)?(?=$|[\s,.?!)])/g],
+];
+
+/** The values a query gives, one kind per value found ("add 17 and 25": two numbers). */
+export function queryValues(query: string): ValueKind[] {
+  const kinds: ValueKind[] = [];
+  let rest = query;
+  for (const [kind, pattern] of QUERY_VALUES) {
+    rest = rest.replace(pattern, (match, lead: string | undefined) => {
+      kinds.push(kind);
+      return typeof lead === 'string' && /^\s$/.test(lead) ? lead : ' ';
+    });
+  }
+  return kinds;
+}
+
+/** Words of a parameter's name or description that say which kind of value it takes. */
+const KIND_WORDS: ReadonlyArray<[ValueKind, ReadonlySet<string>]> = [
+  ['url', new Set(textTokens('url uri link href website'))],
+  ['email', new Set(textTokens('email'))],
+  ['phone', new Set(textTokens('phone'))],
+  ['channel', new Set(textTokens('channel'))],
+  ['path', new Set(textTokens('path file filename directory folder'))],
+];
+
+interface PropertySchema {
+  type?: unknown;
+  format?: unknown;
+  description?: unknown;
+}
+
+function kindOf(name: string, schema: PropertySchema): ValueKind | undefined {
+  if (schema.type === 'number' || schema.type === 'integer') return 'number';
+  if (schema.format === 'uri' || schema.format === 'url') return 'url';
+  if (schema.format === 'email') return 'email';
+  // The name says it first ("filePath", "channel_id"); the description's first words when the name does not.
+  const named = new Set(identifierTokens(name));
+  for (const [kind, words] of KIND_WORDS) if ([...words].some((word) => named.has(word))) return kind;
+  const described = new Set(typeof schema.description === 'string' ? textTokens(schema.description).slice(0, 6) : []);
+  for (const [kind, words] of KIND_WORDS) if ([...words].some((word) => described.has(word))) return kind;
+  return undefined;
+}
+
+/** The kinds of value a tool's required parameters take, one per parameter (undefined: a kind no query value gives). */
+export function requiredKinds(tool: Tool): Array<ValueKind | undefined> {
+  const schema = tool.inputSchema as { properties?: Record<string, PropertySchema>; required?: unknown } | undefined;
+  const properties = schema?.properties ?? {};
+  const required = Array.isArray(schema?.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [];
+  return required.map((name) => kindOf(name, properties[name] ?? {}));
+}
+
+/** The share of a tool's required parameters the query's values can fill, each value filling one: 0 for a tool that requires nothing. */
+export function suppliedShare(required: ReadonlyArray<ValueKind | undefined>, given: readonly ValueKind[]): number {
+  if (required.length === 0 || given.length === 0) return 0;
+  const left = [...given];
+  let filled = 0;
+  for (const kind of required) {
+    const at = kind === undefined ? -1 : left.indexOf(kind);
+    if (at < 0) continue;
+    left.splice(at, 1);
+    filled++;
+  }
+  return filled / required.length;
+}
