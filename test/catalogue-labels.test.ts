@@ -31,3 +31,10 @@ it('the second held-out set has 70 queries, none of them copied from the earlier
   expect(heldOutTwo).toHaveLength(70);
   expect(heldOutTwo.filter(({ query }) => earlier.has(query.toLowerCase())).map(({ query }) => query)).toEqual([]);
 });
+
+it('the third held-out set has 70 queries, none of them copied from the earlier sets', () => {
+  const heldOutThree = labelledQueries('held-out-3');
+  const earlier = new Set([...labelledQueries('dev'), ...labelledQueries('held-out'), ...labelledQueries('held-out-2')].map(({ query }) => query.toLowerCase()));
+  expect(heldOutThree).toHaveLength(70);
+  expect(heldOutThree.filter(({ query }) => earlier.has(query.toLowerCase())).map(({ query }) => query)).toEqual([]);
+});

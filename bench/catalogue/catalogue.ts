@@ -1,6 +1,7 @@
 /**
  * The captured catalogue (servers.json, written by refresh.ts) and the labelled queries over it
- * (queries-dev.json, queries-held-out.json, queries-held-out-2.json), for the search benchmark and tests.
+ * (queries-dev.json, queries-held-out.json, queries-held-out-2.json, queries-held-out-3.json), for the search benchmark
+ * and tests.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -49,7 +50,7 @@ export function catalogueSummary(): Array<{ name: string; package: string; versi
   return capturedFile().servers.map(({ name, package: packageName, version, tools }) => ({ name, package: packageName, version, tools: tools.length }));
 }
 
-export const QUERY_SETS = ['dev', 'held-out', 'held-out-2'] as const;
+export const QUERY_SETS = ['dev', 'held-out', 'held-out-2', 'held-out-3'] as const;
 export type QuerySet = (typeof QUERY_SETS)[number];
 
 export function isQuerySet(name: string | undefined): name is QuerySet {
