@@ -267,8 +267,9 @@ export class McpConnectionManager {
       }
       this.keepAlive.stop();
       await this.tracker.closeAll();
-      // A process that exits once disposed still leaves its tasks recorded for the next one.
-      await this.journal?.settled();
+      // A process that exits once disposed still leaves its tasks recorded for the next one; a lock
+      // another process keeps holding delays it at most CLOSE_WAIT_MS, then a warning names what is not.
+      await this.journal?.close();
     } finally {
       release();
     }

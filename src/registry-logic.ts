@@ -86,7 +86,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
   const providers = { tracerProvider: options.tracerProvider, meterProvider: options.meterProvider };
   const lifecycle = new LifecycleTelemetry(providers);
   const eras = new EraMemo();
-  const journal = options.taskJournal === false ? undefined : new TaskJournal(options.taskJournal);
+  const journal = options.taskJournal === false ? undefined : new TaskJournal(options.taskJournal, { logger });
   const full = withOverrides(registryMachine.provide({
     actors: {
       server: createServerLogic({

@@ -3,11 +3,12 @@
  * resume them. Bounded, private to its owner, shared safely by processes that write it at once,
  * and never a reason for a call to fail.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import type { Logger } from '../src/logger.js';
 import { defaultTaskJournalPath, MAX_UNFINISHED_TASKS, TaskJournal } from '../src/connection/task-journal.js';
 import { readyGoProcess } from './support/ready-go-process.js';
 
@@ -44,7 +45,7 @@ describe('the task journal', () => {
     void journal.begun(task(2));
     void journal.ended({ server: 'server', taskId: 'task-1' });
     expect(journal.unfinished()).toEqual([task(2)]);
-    await journal.settled();
+    await journal.close();
     expect(new TaskJournal(journal.path).unfinished()).toEqual([task(2)]);
   });
 
@@ -77,7 +78,55 @@ describe('the lock beside the journal', () => {
     expect(new TaskJournal(journal.path).unfinished()).toEqual([task(1)]);
     expect(existsSync(lock)).toBe(false);
   });
+
+  it('held throughout the wait (fresh, as a live process holds it), puts the change off with one warning that says what to do; the next change writes both', async () => {
+    const warnings: string[] = [];
+    const journal = new TaskJournal(journalFile(), { logger: warningsInto(warnings), lock: { timeoutMs: 200 } });
+    const lock = holdLock(journal.path);
+    await journal.begun(task(1));
+    await journal.begun(task(2));
+    expect(warnings).toEqual([
+      `The task journal ${journal.path} could not be written (${lock} is held by another process): its changes are kept in memory and written with the next one. If no other process is writing it, remove ${lock}.`,
+    ]);
+    expect(journal.unfinished()).toEqual([task(1), task(2)]);
+    expect(new TaskJournal(journal.path).unfinished()).toEqual([]);
+
+    rmSync(lock);
+    await journal.begun(task(3));
+    expect(new TaskJournal(journal.path).unfinished()).toEqual([task(1), task(2), task(3)]);
+  });
+
+  it('held through close (a manager disposed), gives up after close waits, and the warning names the tasks not recorded, never their ids', async () => {
+    const warnings: string[] = [];
+    const journal = new TaskJournal(journalFile(), { logger: warningsInto(warnings) });
+    await journal.begun(task(1));
+    const lock = holdLock(journal.path);
+    void journal.begun(task(2));
+    void journal.ended({ server: 'server', taskId: 'task-1' });
+    // The lock's own wait is 10 s: close gives up after its 50 ms.
+    await journal.close(50);
+    expect(warnings).toEqual([
+      `The task journal ${journal.path} could not be written (${lock} is held by another process): tool slow of server server, begun ${task(2).startedAt}, not recorded (a later process cannot resume it); 1 ended task still listed (a resume will find the server no longer knows it). If no other process is writing it, remove ${lock}.`,
+    ]);
+    expect(warnings.join('')).not.toContain('task-2');
+    expect(new TaskJournal(journal.path).unfinished()).toEqual([task(1)]);
+  });
 });
+
+/** A lock file beside the journal as a live writer holds it: fresh (its time an hour ahead, so never taken as stale). */
+function holdLock(journalPath: string): string {
+  mkdirSync(path.dirname(journalPath), { recursive: true });
+  const lock = `${journalPath}.lock`;
+  writeFileSync(lock, '');
+  const anHourAhead = new Date(Date.now() + 3_600_000);
+  utimesSync(lock, anHourAhead, anHourAhead);
+  return lock;
+}
+
+function warningsInto(warnings: string[]): Logger {
+  const ignore = () => {};
+  return { debug: ignore, info: ignore, warn: (message) => warnings.push(message), error: ignore };
+}
 
 describe('several processes writing the journal at once', () => {
   it('lose no change: every task begun and not ended is there, and no lock or temporary file is left', async () => {

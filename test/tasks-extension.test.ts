@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -376,5 +376,26 @@ describe('a task across a restart of this process (SEP-2663: clients persist tas
     const [left] = second.unfinishedTasks();
     expect((await rejectionOf(second.resumeTask(left!))).message).toMatch(/Task not found/);
     expect(second.unfinishedTasks()).toEqual([]);
+  });
+
+  it('a manager disposed while another process keeps the journal locked returns after a short wait, and a warning names the task not recorded, never its id', async () => {
+    const journal = path.join(mkdtempSync(path.join(tmpdir(), 'locked-journal-')), 'mcp-tasks.json');
+    // Fresh as a live writer's lock (an hour ahead: never taken as stale), held throughout.
+    const anHourAhead = new Date(Date.now() + 3_600_000);
+    writeFileSync(`${journal}.lock`, '');
+    utimesSync(`${journal}.lock`, anHourAhead, anHourAhead);
+    const warnings: string[] = [];
+    const first = managerWith({ taskJournal: journal, logger: { ...silentLogger, warn: (message) => warnings.push(message) } });
+    await first.connect('server', modernStdio(), { maxRetries: 0 });
+    let polled = false;
+    const call = first.callTool('server', 'task-steps', { polls: 3, pollIntervalMs: 250 }, { timeoutMs: 60_000, onProgress: () => (polled = true) });
+    await vi.waitFor(() => expect(polled).toBe(true), { timeout: 10_000 });
+    const [inFlight] = first.unfinishedTasks();
+    const lost = rejectionOf(call);
+    await first.dispose();
+    await lost;
+    expect(warnings).toContainEqual(expect.stringMatching(/^The task journal .*: tool task-steps of server server, begun .*, not recorded \(a later process cannot resume it\)\. If no other process is writing it, remove .*mcp-tasks\.json\.lock\.$/));
+    expect(warnings.join('\n')).not.toContain(inFlight!.taskId);
+    expect(existsSync(journal)).toBe(false);
   });
 });

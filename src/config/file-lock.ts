@@ -11,12 +11,22 @@ export interface FileLockOptions {
   timeoutMs?: number;
   /** A lock older than this belongs to a process that died. Default 30 s. */
   staleMs?: number;
+  /** Once aborted, a held lock is not waited for any longer: the wait gives up as at its timeout. */
+  signal?: AbortSignal;
+}
+
+/** The lock stayed held by another process (fresh, so not left by a dead one) for the whole wait. */
+export class FileLockHeld extends Error {
+  constructor(readonly lockPath: string) {
+    super(`${lockPath} is held by another process`);
+    this.name = 'FileLockHeld';
+  }
 }
 
 const RETRY_MS = 10;
 
 export async function withFileLock<T>(lockPath: string, run: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
-  const { timeoutMs = 10_000, staleMs = 30_000 } = options;
+  const { timeoutMs = 10_000, staleMs = 30_000, signal } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -29,8 +39,9 @@ export async function withFileLock<T>(lockPath: string, run: () => Promise<T>, o
         await rm(lockPath, { force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`${lockPath} is held by another process`);
-      await delay(RETRY_MS + Math.floor(Math.random() * RETRY_MS));
+      if (Date.now() > deadline || signal?.aborted) throw new FileLockHeld(lockPath);
+      // An abort ends the pause early; the next turn tries the lock once more, then gives up.
+      await delay(RETRY_MS + Math.floor(Math.random() * RETRY_MS), undefined, { signal }).catch(() => {});
     }
   }
   try {

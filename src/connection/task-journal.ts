@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { withFileLock } from '../config/file-lock.js';
+import { FileLockHeld, withFileLock, type FileLockOptions } from '../config/file-lock.js';
+import { stderrLogger, type Logger } from '../logger.js';
 
 /** A task a call became, not yet seen to its end (`McpConnectionManager.resumeTask` follows it). */
 export interface UnfinishedTask {
@@ -34,47 +35,89 @@ export function defaultTaskJournalPath(): string {
 
 /**
  * A lock held while one change is made: a holder keeps it for one read and one write of a small
- * file, so a lock this old was left by a process that died holding it; a writer gives up its
- * changes (the resume after a restart, nothing more) rather than wait longer.
+ * file, so a lock this old was left by a process that died holding it; a writer gives up for now
+ * rather than wait longer, and tries again with the next change.
  */
 const LOCK = { staleMs: 5_000, timeoutMs: 10_000 } as const;
 
+/** How long `close` (the manager's `dispose`) waits for a held lock before giving up what is not written. */
+export const CLOSE_WAIT_MS = 1_000;
+
+/**
+ * The changes kept unwritten while the file cannot be written (two per task): past this, the
+ * oldest go, as the file loses its oldest entries. A long-lived process never grows without bound.
+ */
+const MAX_PENDING_CHANGES = 4 * MAX_UNFINISHED_TASKS;
+
 type Change = { begun: UnfinishedTask } | { ended: Pick<UnfinishedTask, 'server' | 'taskId'> };
+
+export interface TaskJournalOptions {
+  /** Where a write that could not be made is told. Default: stderr. */
+  logger?: Logger;
+  /** The lock's stale age and wait; tests shorten the wait. */
+  lock?: Pick<FileLockOptions, 'staleMs' | 'timeoutMs'>;
+}
 
 /**
  * Several processes may change the file at once (each manager with the same HOME): a change is
  * made under a lock file beside it (src/config/file-lock.ts) by reading the file, applying it and
  * renaming a new file into place, so none is lost. Changes are written in the background, in
- * order, those made meanwhile in one write; until then this process reads them from memory.
+ * order, those made meanwhile in one write; until then this process reads them from memory. A
+ * write that cannot be made (the lock held throughout, a full disk) is warned of once and its
+ * changes kept for the next; only `close` gives them up, saying which tasks a later process will
+ * not find.
  */
 export class TaskJournal {
   private pending: Change[] = [];
   private writing: Promise<void> = Promise.resolve();
+  private readonly logger: Logger;
+  private readonly lock: FileLockOptions;
+  /** Set by `close`: a write that fails from then on gives its changes up. */
+  private closed = false;
+  /** Aborted by `close` once it has waited long enough: a held lock is waited for no longer. */
+  private readonly closing = new AbortController();
+  /** Warned already that writes fail: one warning until a write succeeds again. */
+  private failing = false;
 
-  constructor(readonly path: string = defaultTaskJournalPath()) {}
+  constructor(
+    readonly path: string = defaultTaskJournalPath(),
+    options: TaskJournalOptions = {},
+  ) {
+    this.logger = options.logger ?? stderrLogger;
+    this.lock = { ...LOCK, ...options.lock, signal: this.closing.signal };
+  }
 
   /** The tasks recorded and not yet ended, oldest first. */
   unfinished(): UnfinishedTask[] {
     return applied(this.pending, this.onDisk());
   }
 
-  /** Records a task; one recorded already (being resumed) keeps its entry. Resolves once written. */
+  /** Records a task; one recorded already (being resumed) keeps its entry. Resolves once written, or put off. */
   begun(task: UnfinishedTask): Promise<void> {
     return this.change({ begun: task });
   }
 
-  /** Resolves once written. */
+  /** Resolves once written, or put off. */
   ended(task: Pick<UnfinishedTask, 'server' | 'taskId'>): Promise<void> {
     return this.change({ ended: task });
   }
 
-  /** Resolves once every change made so far is written, or given up. */
-  settled(): Promise<void> {
-    return this.writing;
+  /**
+   * Writes what is still pending, waiting at most `withinMs` for a held lock; what is not written
+   * then is given up and named in a warning (server, tool and start; never a task id).
+   */
+  async close(withinMs: number = CLOSE_WAIT_MS): Promise<void> {
+    this.closed = true;
+    const giveUp = setTimeout(() => this.closing.abort(), withinMs);
+    try {
+      await this.change();
+    } finally {
+      clearTimeout(giveUp);
+    }
   }
 
-  private change(change: Change): Promise<void> {
-    this.pending.push(change);
+  private change(change?: Change): Promise<void> {
+    if (change) this.pending.push(change);
     this.writing = this.writing.then(() => this.writePending());
     return this.writing;
   }
@@ -91,12 +134,32 @@ export class TaskJournal {
           this.write(applied(this.pending, this.onDisk()));
           this.pending.splice(0, written);
         },
-        LOCK,
+        this.lock,
       );
-    } catch {
+      this.failing = false;
+    } catch (error) {
       // A journal that cannot be written costs only the resume after a restart, never the call.
-      this.pending = [];
+      if (this.closed) this.giveUpPending(error);
+      else this.putOff(error);
     }
+  }
+
+  private putOff(error: unknown): void {
+    this.pending.splice(0, this.pending.length - MAX_PENDING_CHANGES);
+    if (this.failing) return;
+    this.failing = true;
+    this.logger.warn(`The task journal ${this.path} could not be written (${reasonOf(error)}): its changes are kept in memory and written with the next one.${adviceFor(error)}`);
+  }
+
+  private giveUpPending(error: unknown): void {
+    const begun = this.pending.flatMap((change) => ('begun' in change ? [change.begun] : []));
+    const ended = this.pending.length - begun.length;
+    this.pending = [];
+    const lost = [
+      ...begun.map((task) => `tool ${task.tool} of server ${task.server}, begun ${task.startedAt}, not recorded (a later process cannot resume it)`),
+      ...(ended > 0 ? [`${ended} ended task${ended === 1 ? '' : 's'} still listed (a resume will find the server no longer knows ${ended === 1 ? 'it' : 'them'})`] : []),
+    ];
+    this.logger.warn(`The task journal ${this.path} could not be written (${reasonOf(error)}): ${lost.join('; ')}.${adviceFor(error)}`);
   }
 
   private onDisk(): UnfinishedTask[] {
@@ -114,6 +177,14 @@ export class TaskJournal {
     writeFileSync(staged, JSON.stringify(tasks), { mode: 0o600 });
     renameSync(staged, this.path);
   }
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function adviceFor(error: unknown): string {
+  return error instanceof FileLockHeld ? ` If no other process is writing it, remove ${error.lockPath}.` : '';
 }
 
 function applied(changes: Change[], tasks: UnfinishedTask[]): UnfinishedTask[] {
