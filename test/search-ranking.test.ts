@@ -252,6 +252,23 @@ describe('values the query gives', () => {
   });
 });
 
+describe('a server\u2019s whole text', () => {
+  it('lifts the tool of the server whose other tools speak of the query\u2019s subject, over a twin that says the same of itself', () => {
+    // "market" sorts before "pantry": with nothing else to tell the two create_item apart, market's would come first.
+    const search = new ToolSearch(
+      [{ name: 'market', description: 'Shop' }, { name: 'pantry', description: 'Household notes' }, MISC],
+      [
+        ...BACKGROUND,
+        { server: 'market', tool: tool('create_item', 'Create a new item') },
+        { server: 'market', tool: tool('checkout_cart', 'Pay for what is in the cart') },
+        { server: 'pantry', tool: tool('create_item', 'Create a new item') },
+        { server: 'pantry', tool: tool('tag_recipe', 'Tag a recipe with an ingredient') },
+      ],
+    );
+    expect(top(search, 'create a new item for a recipe')[0]).toBe('pantry/create_item');
+  });
+});
+
 describe('how words are read', () => {
   const search = new ToolSearch([{ name: 'browser', description: 'Web browser' }, { name: 'shell', description: 'Local shell' }], [
     { server: 'browser', tool: tool('list_urls', 'List the links found on the current page') },

@@ -38,6 +38,12 @@ export const SERVER_FIELDS: readonly FieldSpec[] = [
   { weight: 0.5, b: 0.75 }, // its tools' names
 ];
 
+/**
+ * A server's whole text as one field: its name and purpose and every tool's name and description.
+ * A query about what a server is for meets it there when the one tool it wants does not say the word.
+ */
+export const SERVER_TEXT_FIELDS: readonly FieldSpec[] = [{ weight: 1, b: 0.75 }];
+
 const capped = (tokens: string[]) => (tokens.length > MAX_FIELD_TOKENS ? tokens.slice(0, MAX_FIELD_TOKENS) : tokens);
 
 /** Adjacent word pairs: "pull request" in a description answers "open a pull request" better than "pull" and "request" apart. */
@@ -87,6 +93,11 @@ export function serverDocument(server: SearchableServer, tools: readonly Tool[])
     capped(textTokens(serverPurpose(server))),
     capped(tools.flatMap((tool) => identifierTokens(tool.name))),
   ];
+}
+
+/** The server's whole text (SERVER_TEXT_FIELDS) from its name, purpose and its tools' fields as toolDocument made them. */
+export function serverTextDocument(nameTokens: readonly string[], purposeTokens: readonly string[], toolFields: ReadonlyArray<readonly string[][]>): string[][] {
+  return [[...nameTokens, ...purposeTokens, ...toolFields.flatMap((fields) => [...fields[0]!, ...fields[2]!])]];
 }
 
 export const serverPurposeTokens = (server: SearchableServer): string[] => capped(textTokens(serverPurpose(server)));
