@@ -5,7 +5,8 @@
  * make 200 calls through call_mcp_tool on server-everything; every call is answered and every
  * replica serves some. A replica killed with SIGKILL mid-run: the calls in flight on it fail with
  * a clear error, and the hosts' next calls succeed on the others. A rolling restart (SIGTERM one
- * replica at a time, a new one in its place) loses no call. Real processes throughout.
+ * replica at a time, a new one in its place) loses no call. HAProxy checks each replica's
+ * `--health` listener, not its calls' port. Real processes throughout.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -35,8 +36,14 @@ let haproxy: ChildProcess | undefined;
 let gatewayUrl: string;
 
 const auditOf = (index: number) => join(home, `audit-${index + 1}.log`);
-const startReplica = (index: number) =>
-  startHttpServe(home, ['--config', config], ['--session-key-file', keyFile, '--audit', auditOf(index)], { listen: `127.0.0.1:${ports[index + 1]}` });
+/** The calls' port of replica `index` (0-2); HAProxy's own is ports[0]. */
+const callsPort = (index: number) => ports[index + 1];
+/** Its health listener's, which HAProxy checks. */
+const healthPort = (index: number) => ports[index + 4];
+const startReplica = (index: number, { health = true } = {}) =>
+  startHttpServe(home, ['--config', config], ['--session-key-file', keyFile, '--audit', auditOf(index), ...(health ? ['--health', `127.0.0.1:${healthPort(index)}`] : [])], {
+    listen: `127.0.0.1:${callsPort(index)}`,
+  });
 
 async function waitFor(check: () => Promise<boolean>, what: string, limitMs = 30_000): Promise<void> {
   const until = Date.now() + limitMs;
@@ -56,15 +63,18 @@ beforeAll(async () => {
   // The manifest index the replicas share: a call on a replica that has not loaded the server yet connects it.
   const indexed = await runCli(['--config', config, 'index'], { env: { HOME: home }, timeoutMs: 60_000 });
   expect(indexed.code).toBe(0);
-  ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  ports = await Promise.all(Array.from({ length: 7 }, () => freePort()));
   for (let index = 0; index < 3; index++) replicas[index] = await startReplica(index);
   haproxy = spawn(HAPROXY, ['-db', '-f', HAPROXY_CONFIG], {
     env: {
       PATH: process.env.PATH ?? '',
       MCP_GATEWAY_BIND: `127.0.0.1:${ports[0]}`,
-      MCP_REPLICA_1: `127.0.0.1:${ports[1]}`,
-      MCP_REPLICA_2: `127.0.0.1:${ports[2]}`,
-      MCP_REPLICA_3: `127.0.0.1:${ports[3]}`,
+      MCP_REPLICA_1: `127.0.0.1:${callsPort(0)}`,
+      MCP_REPLICA_2: `127.0.0.1:${callsPort(1)}`,
+      MCP_REPLICA_3: `127.0.0.1:${callsPort(2)}`,
+      MCP_REPLICA_1_HEALTH_PORT: String(healthPort(0)),
+      MCP_REPLICA_2_HEALTH_PORT: String(healthPort(1)),
+      MCP_REPLICA_3_HEALTH_PORT: String(healthPort(2)),
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -189,7 +199,7 @@ describe.skipIf(!HAPROXY)('three serve --http replicas behind HAProxy, round-rob
         const stopped = await replicas[index]?.stop('SIGTERM');
         expect(stopped).toBe(0);
         replicas[index] = await startReplica(index);
-        await waitFor(async () => (await fetch(`http://127.0.0.1:${ports[index + 1]}/readyz`)).status === 200, `replica ${index + 1} ready`);
+        await waitFor(async () => (await fetch(`http://127.0.0.1:${healthPort(index)}/readyz`)).status === 200, `replica ${index + 1} ready`);
       }
     } finally {
       rolling = false;
@@ -200,4 +210,20 @@ describe.skipIf(!HAPROXY)('three serve --http replicas behind HAProxy, round-rob
     expect(outcomes.reduce((sum, outcome) => sum + outcome.answered, 0)).toBeGreaterThan(0);
     await Promise.all([modern.close(), legacy.close()]);
   }, 300_000);
+
+  it("checks each replica on its health listener: one started without --health gets no call, though its calls' port serves", async () => {
+    expect(await replicas[2]?.stop('SIGTERM')).toBe(0);
+    replicas[2] = await startReplica(2, { health: false });
+    expect((await fetch(`http://127.0.0.1:${callsPort(2)}/readyz`)).status).toBe(200);
+    const before = auditLines(2);
+    const legacy = await legacyHost();
+    try {
+      expect(await calls(legacy, 'unchecked', 60, 2)).toEqual({ answered: 60, failures: [], failedAt: [] });
+    } finally {
+      await legacy.close();
+    }
+    // Stopped, it has written every audit line it had queued.
+    expect(await replicas[2]?.stop('SIGTERM')).toBe(0);
+    expect(auditLines(2)).toBe(before);
+  }, 240_000);
 });
