@@ -1,9 +1,10 @@
 /**
  * The search bench's recall: a query counts at 1 when one of its tools comes first, at 5 when one
- * is among the first five; every other query is listed with where its tool came.
+ * is among the first five; every other query is listed with where its tool came, but shown only
+ * for sets tuned on; the targets are checked on the last set never tuned on.
  */
 import { describe, expect, it } from 'vitest';
-import { recallOf, type Ranking } from '../bench/lib/recall.js';
+import { blindSet, recallOf, shownMisses, type Ranking } from '../bench/lib/recall.js';
 
 const rankings: Record<string, string[]> = {
   'add two numbers': ['everything/get-sum', 'everything/echo'],
@@ -28,5 +29,25 @@ describe('recall of labelled queries', () => {
       '"read a file" → not in 5, first memory/read_graph (wanted filesystem/read_text_file)',
       '"forget Alice" → not in 5, first nothing (wanted memory/delete_entities)',
     ]);
+  });
+});
+
+describe('sets tuned on and blind sets', () => {
+  const recall = { recall1: 0.5, recall5: 1, misses: ['"q" → #2, first a/b (wanted c/d)'] };
+
+  it('shows the misses of a set tuned on and never those of a blind set', () => {
+    expect(shownMisses({ tunedOn: true }, recall)).toEqual(recall.misses);
+    expect(shownMisses({ tunedOn: false }, recall)).toEqual([]);
+  });
+
+  it('checks the targets on the last set never tuned on, and on none when every set was tuned on', () => {
+    const sets = [
+      { set: 'dev', tunedOn: true },
+      { set: 'blind-1', tunedOn: false },
+      { set: 'tuned-later', tunedOn: true },
+      { set: 'blind-2', tunedOn: false },
+    ];
+    expect(blindSet(sets)?.set).toBe('blind-2');
+    expect(blindSet(sets.filter(({ tunedOn }) => tunedOn))).toBeUndefined();
   });
 });

@@ -53,6 +53,18 @@ export function catalogueSummary(): Array<{ name: string; package: string; versi
 export const QUERY_SETS = ['dev', 'held-out', 'held-out-2', 'held-out-3'] as const;
 export type QuerySet = (typeof QUERY_SETS)[number];
 
+/**
+ * Whether each set was tuned on, and how it came to be: the bench lists the misses of sets tuned on
+ * only (a blind set's misses, once read, would make it one more set tuned on) and checks the recall
+ * targets on the last set never tuned on.
+ */
+export const QUERY_SET_HISTORY: Readonly<Record<QuerySet, { tunedOn: boolean; description: string }>> = {
+  dev: { tunedOn: true, description: 'development queries (tuned on since the first round)' },
+  'held-out': { tunedOn: true, description: 'first held-out queries (tuned on since the fifth round)' },
+  'held-out-2': { tunedOn: true, description: 'second held-out queries, written blind (tuned on since the sixth round)' },
+  'held-out-3': { tunedOn: false, description: 'third held-out queries, written blind, never tuned on' },
+};
+
 export function isQuerySet(name: string | undefined): name is QuerySet {
   return QUERY_SETS.some((set) => set === name);
 }

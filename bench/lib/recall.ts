@@ -36,3 +36,13 @@ export async function recallOf(rank: Ranking, queries: readonly LabelledQuery[])
   }
   return { recall1: at1 / queries.length, recall5: at5 / queries.length, misses };
 }
+
+/** The set the recall targets are checked on: the last never tuned on, or none when every set was. */
+export function blindSet<Set extends { tunedOn: boolean }>(sets: readonly Set[]): Set | undefined {
+  return sets.findLast((set) => !set.tunedOn);
+}
+
+/** The misses the bench may show of a set: none of a blind one, whose misses once read would make it one more set tuned on. */
+export function shownMisses({ tunedOn }: { tunedOn: boolean }, recall: Recall): string[] {
+  return tunedOn ? recall.misses : [];
+}
