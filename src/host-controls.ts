@@ -25,11 +25,16 @@ export class HostControls {
     this.logger = logger;
   }
 
-  /** Replaces the roots and sends `notifications/roots/list_changed` to every connected server that was told about roots. */
+  /**
+   * Replaces the roots and sends `notifications/roots/list_changed` to every connected 2025-era
+   * server that was told about roots. 2026-07-28 removed that notice (changelog, major change 5)
+   * and has nothing in its place: its server asks for roots inside a call (an input request),
+   * and is answered from the new roots then.
+   */
   async setRoots(roots: RootsSource): Promise<void> {
     this.bridge.setRoots(roots);
     await this.forEachConnected(async (server, client) => {
-      if (this.bridge.declaredRoots(client)) await this.quietly(server, 'roots/list_changed', () => client.sendRootsListChanged());
+      if (this.bridge.declaredRoots(client) && client.getProtocolEra() !== 'modern') await this.quietly(server, 'roots/list_changed', () => client.sendRootsListChanged());
     });
   }
 
