@@ -7,9 +7,16 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utim
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { withFileLock } from '../src/config/file-lock.js';
 import type { Logger } from '../src/logger.js';
 import { defaultTaskJournalPath, MAX_UNFINISHED_TASKS, TaskJournal } from '../src/connection/task-journal.js';
+
+// The lock as it is, its waits counted.
+vi.mock(import('../src/config/file-lock.js'), async (importOriginal) => {
+  const original = await importOriginal();
+  return { ...original, withFileLock: vi.fn(original.withFileLock) as typeof original.withFileLock };
+});
 import { readyGoProcess } from './support/ready-go-process.js';
 
 /** Begins tasks, then ends half of them (test/fixtures/task-journal-writer.ts). */
@@ -94,6 +101,31 @@ describe('the lock beside the journal', () => {
     rmSync(lock);
     await journal.begun(task(3));
     expect(new TaskJournal(journal.path).unfinished()).toEqual([task(1), task(2), task(3)]);
+  });
+
+  it('held for long, costs one more wait for the changes made meanwhile, not one each', async () => {
+    const journal = new TaskJournal(journalFile(), { logger: warningsInto([]), lock: { timeoutMs: 100 } });
+    holdLock(journal.path);
+    vi.mocked(withFileLock).mockClear();
+    const first = journal.begun(task(1));
+    await vi.waitFor(() => expect(withFileLock).toHaveBeenCalledTimes(1));
+    const meanwhile = Array.from({ length: 20 }, (_, n) => journal.begun(task(n + 2)));
+    await Promise.all([first, ...meanwhile]);
+    expect(withFileLock).toHaveBeenCalledTimes(2);
+    expect(journal.unfinished()).toHaveLength(21);
+  });
+
+  it('held for long, keeps the latest changes only, four per task the journal keeps: the oldest go (here, that a task ended)', async () => {
+    const journal = new TaskJournal(journalFile(), { logger: warningsInto([]), lock: { timeoutMs: 20 } });
+    await journal.begun(task(0));
+    holdLock(journal.path);
+    void journal.ended({ server: 'server', taskId: 'task-0' });
+    const changes: Array<Promise<void>> = [];
+    for (let index = 1; index <= 2 * MAX_UNFINISHED_TASKS; index++) {
+      changes.push(journal.begun(task(index)), journal.ended({ server: 'server', taskId: `task-${index}` }));
+    }
+    await Promise.all(changes);
+    expect(journal.unfinished()).toEqual([task(0)]);
   });
 
   it('held through close (a manager disposed), gives up after close waits, and the warning names the tasks not recorded, never their ids', async () => {

@@ -70,6 +70,8 @@ export interface TaskJournalOptions {
 export class TaskJournal {
   private pending: Change[] = [];
   private writing: Promise<void> = Promise.resolve();
+  /** A write is queued and not begun: a change made now is written by it. */
+  private writeQueued = false;
   private readonly logger: Logger;
   private readonly lock: FileLockOptions;
   /** Set by `close`: a write that fails from then on gives its changes up. */
@@ -118,7 +120,15 @@ export class TaskJournal {
 
   private change(change?: Change): Promise<void> {
     if (change) this.pending.push(change);
-    this.writing = this.writing.then(() => this.writePending());
+    // One write waits behind the one under way and takes every change made meanwhile: a lock held
+    // for long costs one more wait, not one per change.
+    if (!this.writeQueued) {
+      this.writeQueued = true;
+      this.writing = this.writing.then(() => {
+        this.writeQueued = false;
+        return this.writePending();
+      });
+    }
     return this.writing;
   }
 
