@@ -55,12 +55,13 @@ function record(name: keyof typeof CATALOGUE, tools = CATALOGUE[name].tools): vo
   index.record(name, config(name), { tools, resources: [], resourceTemplates: [], prompts: [] });
 }
 
-function searchTool(embed?: EmbedFunction, catalogue: Catalogue = CATALOGUE): LoaderTool {
+function searchTool(embed?: EmbedFunction, catalogue: Catalogue = CATALOGUE, vectorWeight?: number): LoaderTool {
   const servers: LoaderServers = {};
   for (const [name, { description }] of Object.entries(catalogue)) servers[name] = { config: config(name), description };
   const manager = new McpConnectionManager({ logger: silentLogger });
   managers.push(manager);
-  const tools = createLoaderTools({ manager, servers, manifestIndex: index, ...(embed ? { search: { embed, model: TEST_EMBEDDER_MODEL } } : {}) });
+  const search = embed && { embed, model: TEST_EMBEDDER_MODEL, ...(vectorWeight === undefined ? {} : { vectorWeight }) };
+  const tools = createLoaderTools({ manager, servers, manifestIndex: index, ...(search ? { search } : {}) });
   return tools.find((entry) => entry.name === 'search_mcp_tools')!;
 }
 
@@ -165,9 +166,39 @@ describe('reciprocal rank fusion', () => {
     index.record('invoices', config('invoices'), { tools: invoices.invoices!.tools, resources: [], resourceTemplates: [], prompts: [] });
   });
 
-  it('puts first the tool both rankings place high, not the first of either alone', async () => {
+  it('at equal weight puts first the tool both rankings place high, not the first of either alone', async () => {
     expect((await first(searchTool(undefined, invoices), query)).found.slice(0, 2)).toEqual(['invoices/archive_invoices', 'invoices/move_invoices']);
     // By rank (k = 60): move_invoices 1/62 + 1/62 beats archive_invoices 1/61 + 1/64, and cold_storage 1/61 (+ 1/64 at best).
-    expect((await first(searchTool(byAngle, invoices), query)).found.slice(0, 2)).toEqual(['invoices/move_invoices', 'invoices/archive_invoices']);
+    expect((await first(searchTool(byAngle, invoices, 1), query)).found.slice(0, 2)).toEqual(['invoices/move_invoices', 'invoices/archive_invoices']);
+  });
+
+  it('weighs the vectors by vectorWeight: by default they leave the words\' first where equal weight moved it', async () => {
+    // Default 0.03: archive_invoices 1/61 + 0.03/64 still beats move_invoices 1/62 + 0.03/62.
+    expect((await first(searchTool(byAngle, invoices), query)).found.slice(0, 2)).toEqual(['invoices/archive_invoices', 'invoices/move_invoices']);
+    // Twice the words' weight, the vectors lead: cold_storage 2/61 + 1/64 (the words' fourth) passes move_invoices 3/62 and archive_invoices 1/61 + 2/64.
+    expect((await first(searchTool(byAngle, invoices, 2), query)).found).toEqual(['invoices/cold_storage', 'invoices/move_invoices', 'invoices/archive_invoices']);
+  });
+
+  it('by default lets the vectors move a tool past a word neighbour they do not place', async () => {
+    // archive_invoices without a vector: move_invoices 1/62 + 0.03/62 passes its 1/61.
+    const noArchiveVector: EmbedFunction = async (texts) => (await byAngle(texts)).map((vector, at) => (texts[at]!.startsWith('invoices: archive_invoices.') ? [] : vector));
+    expect((await first(searchTool(noArchiveVector, invoices), query)).found.slice(0, 2)).toEqual(['invoices/move_invoices', 'invoices/archive_invoices']);
+  });
+
+  it('at vectorWeight 0 ranks by words alone and embeds nothing', async () => {
+    const words = (await first(searchTool(undefined, invoices), query)).found;
+    const embedded: string[] = [];
+    const counting: EmbedFunction = async (texts) => {
+      embedded.push(...texts);
+      return byAngle(texts);
+    };
+    expect((await first(searchTool(counting, invoices, 0), query)).found).toEqual(words);
+    expect(embedded).toEqual([]);
+  });
+
+  it('refuses a vectorWeight that is not a finite number ≥ 0, saying what it must be', () => {
+    for (const vectorWeight of [-0.5, Number.NaN, Number.POSITIVE_INFINITY, '0.5' as unknown as number]) {
+      expect(() => searchTool(byAngle, invoices, vectorWeight)).toThrow(/^search\.vectorWeight must be a finite number ≥ 0 \(0: words alone; 1: the vectors weigh as much as the words\), not /);
+    }
   });
 });

@@ -4,3 +4,4 @@ export { closestNames } from './closest-names.js';
 export { identifierTokens, splitWords, stem, textTokens } from './tokenize.js';
 export { embeddingText } from './documents.js';
 export { VectorStore, type EmbedFunction, type SemanticSearchOptions } from './vector-store.js';
+export { vectorWeightOf } from './vector-weight.js';

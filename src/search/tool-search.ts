@@ -284,11 +284,20 @@ export class ToolSearch {
   }
 
   /**
-   * The lexical ranking fused with the ranking by vector similarity to the query (reciprocal rank
-   * fusion): a tool near the top of either list comes near the top. Tools with no vector yet are
-   * ranked by their words alone.
+   * The lexical ranking fused with the ranking by vector similarity to the query (weighted
+   * reciprocal rank fusion: a tool gains 1 / (k + rank) from the words' list and
+   * `vectorWeight` / (k + rank) from the vectors'): a tool near the top of either list comes near
+   * the top, the vectors pulling in proportion to their weight. Tools with no vector yet are ranked
+   * by their words alone.
    */
-  searchToolsHybrid(query: string, limit: number, server: string | undefined, queryVector: Float32Array, vectorOf: (tool: SearchableTool) => Float32Array | undefined): RankedTool[] {
+  searchToolsHybrid(
+    query: string,
+    limit: number,
+    server: string | undefined,
+    queryVector: Float32Array,
+    vectorOf: (tool: SearchableTool) => Float32Array | undefined,
+    vectorWeight: number,
+  ): RankedTool[] {
     return this.withExactNames(query, limit, server, (accept) => {
       const sheet = this.scoreTools(query, FUSION_DEPTH, accept);
       const lexical = this.top(sheet, FUSION_DEPTH, accept);
@@ -301,8 +310,8 @@ export class ToolSearch {
       // The best FUSION_DEPTH kept as the words' are: sorting every tool (ties by name) cost 10-30 ms a query at 10,000 tools.
       const semantic = this.top(similarity, FUSION_DEPTH, accept);
       const fused = new Map<number, number>();
-      for (const list of [lexical, semantic]) {
-        list.slice(0, FUSION_DEPTH).forEach(([doc], rank) => fused.set(doc, (fused.get(doc) ?? 0) + 1 / (RRF_K + rank + 1)));
+      for (const [list, weight] of [[lexical, 1], [semantic, vectorWeight]] as const) {
+        list.slice(0, FUSION_DEPTH).forEach(([doc], rank) => fused.set(doc, (fused.get(doc) ?? 0) + weight / (RRF_K + rank + 1)));
       }
       return [...fused].map(([doc, score]) => ({ ...this.tools[doc]!, score })).sort(byScore);
     });

@@ -7,7 +7,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../../machines/types.js';
 import { indexedInstructions, isPastTtl, type IndexEntry, type IndexLookup, type ManifestIndex } from '../manifest-index/index.js';
-import { embeddingText, ToolSearch, VectorStore, type RankedTool, type SearchableTool, type SemanticSearchOptions } from '../search/index.js';
+import { embeddingText, ToolSearch, vectorWeightOf, VectorStore, type RankedTool, type SearchableTool, type SemanticSearchOptions } from '../search/index.js';
 import type { ServerCatalog } from './server-catalog.js';
 import type { LoaderToolsManager } from './types.js';
 
@@ -67,6 +67,8 @@ export class SearchableTools {
   private built?: { key: string; snapshot: SearchSnapshot };
   /** The semantic stage, when the application gave an embedding function. */
   private readonly vectors?: VectorStore;
+  /** How much the vectors' ranking weighs against the words' (`search.vectorWeight`). */
+  private readonly vectorWeight: number;
   private readonly vectorOfTool = new WeakMap<Tool, Float32Array>();
   /** Embedding of the tools the last updates brought in; a search waits for it. */
   private embedding: Promise<void> = Promise.resolve();
@@ -79,8 +81,9 @@ export class SearchableTools {
     semantic?: SemanticSearchOptions,
   ) {
     this.liveChanges = liveChangesOf(manager);
-    // Beside the index: a restart embeds only tools whose text changed.
-    if (semantic) this.vectors = new VectorStore(semantic, `${index.path}.vectors.json`);
+    this.vectorWeight = vectorWeightOf(semantic?.vectorWeight);
+    // Beside the index: a restart embeds only tools whose text changed. At weight 0 vectors would not move the ranking: none are made.
+    if (semantic && this.vectorWeight > 0) this.vectors = new VectorStore(semantic, `${index.path}.vectors.json`);
   }
 
   /**
@@ -103,7 +106,7 @@ export class SearchableTools {
         }
         return vector;
       };
-      return { tools: search.searchToolsHybrid(query, limit, server, queryVector, vectorOf) };
+      return { tools: search.searchToolsHybrid(query, limit, server, queryVector, vectorOf, this.vectorWeight) };
     } catch (error) {
       return { tools: search.searchTools(query, limit, server), note: `Ranked by words only: the embedding function failed (${(error as Error).message.slice(0, 200)}).` };
     }

@@ -141,7 +141,8 @@ export interface CreateLoaderToolsOptions extends ApprovalOptions {
    * The optional semantic stage of search_mcp_tools: `embed` turns texts into vectors (any
    * function, e.g. the AI SDK's `embedMany` with a model the application already uses; nothing is
    * downloaded). Tool vectors are kept beside the manifest index; the ranking fuses word and
-   * vector rankings by reciprocal rank. Without it search ranks by words alone.
+   * vector rankings by reciprocal rank, the vectors weighted by `vectorWeight`. Without it search
+   * ranks by words alone.
    */
   search?: SemanticSearchOptions;
   /**
