@@ -21,6 +21,8 @@ export interface Replica {
   url: string;
   /** `127.0.0.1:<port>`, as HAProxy's server line takes it. */
   address: string;
+  /** The port of its `--health` listener, which HAProxy checks (docs/deploy/haproxy.cfg). */
+  healthPort: number;
   child: ChildProcess;
 }
 
@@ -94,9 +96,10 @@ export class Fleet {
     if (code !== 0) throw new Error(`mcp-statechart ${args.join(' ')} exited with ${code}: ${stderr().slice(-1000)}`);
   }
 
-  /** `serve --http 127.0.0.1:0` with these serve flags; resolves with its address once it listens. */
+  /** `serve --http 127.0.0.1:0` with a health listener and these serve flags; resolves with its address once it listens. */
   async replica(serveFlags: string[]): Promise<Replica> {
-    const { child, stderr } = this.cli(['serve', '--http', '127.0.0.1:0', ...serveFlags]);
+    const healthPort = await freePort();
+    const { child, stderr } = this.cli(['serve', '--http', '127.0.0.1:0', '--health', `127.0.0.1:${healthPort}`, ...serveFlags]);
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`serve --http did not listen within ${START_LIMIT_MS / 1000} s: ${stderr().slice(-1000)}`)), START_LIMIT_MS);
       const watch = () => {
@@ -112,25 +115,28 @@ export class Fleet {
         reject(new Error(`serve --http exited with ${code}: ${stderr().slice(-1000)}`));
       });
     });
-    return { url, address: new URL(url).host, child };
+    return { url, address: new URL(url).host, healthPort, child };
   }
 
   /**
    * HAProxy with docs/deploy/haproxy.cfg as written: its three server lines get the replicas'
-   * addresses (one replica: the same address on every line, so round-robin always picks it).
+   * addresses and health ports (one replica: the same on every line, so round-robin always picks it).
    */
   async balancer(haproxy: string, replicas: Replica[]): Promise<Balancer> {
     const port = await freePort();
-    const address = (index: number) => replicas[index % replicas.length]!.address;
+    const replicaOf = (index: number) => replicas[index % replicas.length]!;
     const child = this.track(
       spawn(haproxy, ['-db', '-f', HAPROXY_CONFIG], {
         cwd: this.home,
         env: {
           PATH: process.env.PATH ?? '',
           MCP_GATEWAY_BIND: `127.0.0.1:${port}`,
-          MCP_REPLICA_1: address(0),
-          MCP_REPLICA_2: address(1),
-          MCP_REPLICA_3: address(2),
+          MCP_REPLICA_1: replicaOf(0).address,
+          MCP_REPLICA_2: replicaOf(1).address,
+          MCP_REPLICA_3: replicaOf(2).address,
+          MCP_REPLICA_1_HEALTH_PORT: String(replicaOf(0).healthPort),
+          MCP_REPLICA_2_HEALTH_PORT: String(replicaOf(1).healthPort),
+          MCP_REPLICA_3_HEALTH_PORT: String(replicaOf(2).healthPort),
         },
         stdio: ['ignore', 'ignore', 'pipe'],
       }),
