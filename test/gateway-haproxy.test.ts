@@ -146,6 +146,9 @@ async function calls(host: Host, label: string, count: number, concurrency: numb
   return outcome;
 }
 
+/** Why a replica's stop gave no exit code (it was killed 30 s after SIGTERM): what it wrote last. */
+const stoppedLate = (index: number) => `replica ${index + 1} did not exit by itself within 30 s of SIGTERM; the end of its stderr:\n${replicas[index]?.stderr().slice(-3000)}`;
+
 const auditLines = (index: number) => (existsSync(auditOf(index)) ? readFileSync(auditOf(index), 'utf8').split('\n').filter(Boolean).length : 0);
 
 describe.skipIf(!HAPROXY)('three serve --http replicas behind HAProxy, round-robin, no stickiness', () => {
@@ -197,7 +200,7 @@ describe.skipIf(!HAPROXY)('three serve --http replicas behind HAProxy, round-rob
     try {
       for (let index = 0; index < 3; index++) {
         const stopped = await replicas[index]?.stop('SIGTERM');
-        expect(stopped).toBe(0);
+        expect(stopped, stoppedLate(index)).toBe(0);
         replicas[index] = await startReplica(index);
         await waitFor(async () => (await fetch(`http://127.0.0.1:${healthPort(index)}/readyz`)).status === 200, `replica ${index + 1} ready`);
       }
@@ -212,7 +215,7 @@ describe.skipIf(!HAPROXY)('three serve --http replicas behind HAProxy, round-rob
   }, 300_000);
 
   it("checks each replica on its health listener: one started without --health gets no call, though its calls' port serves", async () => {
-    expect(await replicas[2]?.stop('SIGTERM')).toBe(0);
+    expect(await replicas[2]?.stop('SIGTERM'), stoppedLate(2)).toBe(0);
     replicas[2] = await startReplica(2, { health: false });
     expect((await fetch(`http://127.0.0.1:${callsPort(2)}/readyz`)).status).toBe(200);
     const before = auditLines(2);
@@ -223,7 +226,7 @@ describe.skipIf(!HAPROXY)('three serve --http replicas behind HAProxy, round-rob
       await legacy.close();
     }
     // Stopped, it has written every audit line it had queued.
-    expect(await replicas[2]?.stop('SIGTERM')).toBe(0);
+    expect(await replicas[2]?.stop('SIGTERM'), stoppedLate(2)).toBe(0);
     expect(auditLines(2)).toBe(before);
   }, 240_000);
 });

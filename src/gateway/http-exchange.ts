@@ -49,19 +49,23 @@ export function toWebRequest(request: IncomingMessage, body: Buffer | undefined,
   return new Request(url, { method, headers, signal, ...(body !== undefined && method !== 'GET' && method !== 'HEAD' && { body: new Uint8Array(body) }) });
 }
 
-/** Writes `response` to `out`, streaming its body; settles when it is all written or the client left. */
+/**
+ * Writes `response` to `out`, streaming its body; settles when it is all written or the client left.
+ * The status and headers go out with the body's first bytes, not before (the SDK's 2025-era leg
+ * opens its SSE answer before the tool has run): a replica that dies while a call runs then leaves
+ * the host, or the balancer in front, a connection closed with no answer — an error at once, which
+ * docs/deploy/haproxy.cfg retries on another replica — rather than a 200 stream cut short, on
+ * which the SDK clients wait for their request timeout. An SSE answer is still written frame by
+ * frame: a host waits on the progress it carries, and the keep-alive frames open it within 15 s.
+ */
 export async function writeWebResponse(response: Response, out: ServerResponse, extraHeaders: Record<string, string> = {}): Promise<void> {
-  const headers: Record<string, string> = { ...extraHeaders };
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  out.writeHead(response.status, headers);
+  out.statusCode = response.status;
+  for (const [name, value] of Object.entries(extraHeaders)) out.setHeader(name, value);
+  response.headers.forEach((value, name) => out.setHeader(name, value));
   if (!response.body) {
     out.end();
     return;
   }
-  // An SSE answer is written frame by frame: a host waits on the progress it carries.
-  out.flushHeaders();
   const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
   await new Promise<void>((done) => {
     body.on('error', () => {
