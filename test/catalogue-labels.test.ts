@@ -38,3 +38,12 @@ it('the third held-out set has 70 queries, none of them copied from the earlier 
   expect(heldOutThree).toHaveLength(70);
   expect(heldOutThree.filter(({ query }) => earlier.has(query.toLowerCase())).map(({ query }) => query)).toEqual([]);
 });
+
+it('the fourth held-out set has 70 queries, none of them copied from the earlier sets', () => {
+  const heldOutFour = labelledQueries('held-out-4');
+  const earlier = new Set(
+    [...labelledQueries('dev'), ...labelledQueries('held-out'), ...labelledQueries('held-out-2'), ...labelledQueries('held-out-3')].map(({ query }) => query.toLowerCase()),
+  );
+  expect(heldOutFour).toHaveLength(70);
+  expect(heldOutFour.filter(({ query }) => earlier.has(query.toLowerCase())).map(({ query }) => query)).toEqual([]);
+});
