@@ -8,7 +8,7 @@ import { CliError } from './json-codes.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { withFileLock } from '../config/file-lock.js';
+import { FileLockHeld, withFileLock } from '../config/file-lock.js';
 import { defaultUserConfigPath, findProjectConfig, PROJECT_CONFIG_NAME } from '../config/locate-config-files.js';
 import { isJsonObject } from '../config/null-proto.js';
 import { parseJson } from '../config/parse-json.js';
@@ -69,21 +69,30 @@ function indentationOf(text: string): string | number {
  */
 export async function editServerEntries(path: string, edit: (servers: JsonObject) => boolean): Promise<boolean> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  return withFileLock(`${path}.lock`, async () => {
-    const config = await readConfigObject(path);
-    const text = await readFile(path, 'utf8').catch(() => '');
-    const servers = serverEntries(config);
-    if (!edit(servers)) return false;
-    config.mcpServers = servers;
-    const mode = ((await stat(path).catch(() => undefined))?.mode ?? 0o600) & 0o777;
-    const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    try {
-      await writeFile(temporary, `${JSON.stringify(config, null, indentationOf(text))}\n`, { mode, flag: 'wx' });
-      await rename(temporary, path);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
-    return true;
+  return withFileLock(`${path}.lock`, () => rewriteServerEntries(path, edit)).catch((error: unknown) => {
+    if (!(error instanceof FileLockHeld)) throw error;
+    const holder = error.holderPid === undefined ? 'another process' : `another process (pid ${error.holderPid})`;
+    throw new CliError(
+      'CONFIG_LOCKED',
+      `${path} is being changed by ${holder}: nothing was changed. Try again once it has finished; if no such process runs, remove ${error.lockPath}.`,
+    );
   });
+}
+
+async function rewriteServerEntries(path: string, edit: (servers: JsonObject) => boolean): Promise<boolean> {
+  const config = await readConfigObject(path);
+  const text = await readFile(path, 'utf8').catch(() => '');
+  const servers = serverEntries(config);
+  if (!edit(servers)) return false;
+  config.mcpServers = servers;
+  const mode = ((await stat(path).catch(() => undefined))?.mode ?? 0o600) & 0o777;
+  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, `${JSON.stringify(config, null, indentationOf(text))}\n`, { mode, flag: 'wx' });
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  return true;
 }

@@ -25,6 +25,7 @@ export const CLI_ERROR_CODES = {
   CONFIG_PROBLEMS: 'a config file or an entry has errors (servers, doctor)',
   CONFIG_UNREADABLE: 'the config file to change cannot be read',
   CONFIG_INVALID: 'the config file to change is not valid JSON or not an mcp.json; nothing was changed',
+  CONFIG_LOCKED: 'another process kept the config file to change locked for 10 s; nothing was changed',
   INVALID_NAME: 'the server name cannot be used',
   INVALID_JSON: 'the JSON given on the command line is not valid',
   INVALID_ENTRY: 'the server definition is not a valid entry',

@@ -1,8 +1,11 @@
 /**
- * A lock file beside a file that several processes rewrite (the approvals): create it with
- * O_EXCL, run, remove it. Waits a bounded time; a lock left behind by a crashed process is taken
- * over once it is older than `staleMs`.
+ * A lock file beside a file that several processes rewrite (the approvals, a config the CLI edits,
+ * the manifest index, the task journal): create it with O_EXCL, run, remove it. The lock names its
+ * holder (pid and host), so a lock left by a process of this machine that has since died is taken
+ * over at once; one whose holder cannot be told (another host, an older lock with no name) only
+ * once it is older than `staleMs`. Waits a bounded time.
  */
+import { hostname } from 'node:os';
 import { open, rm, stat } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -15,10 +18,14 @@ export interface FileLockOptions {
   signal?: AbortSignal;
 }
 
-/** The lock stayed held by another process (fresh, so not left by a dead one) for the whole wait. */
+/** The lock stayed held by another process (alive, or fresh and of another host) for the whole wait. */
 export class FileLockHeld extends Error {
-  constructor(readonly lockPath: string) {
-    super(`${lockPath} is held by another process`);
+  constructor(
+    readonly lockPath: string,
+    /** The holder's process id, when the lock names one of this machine. */
+    readonly holderPid?: number,
+  ) {
+    super(`${lockPath} is held by another process${holderPid === undefined ? '' : ` (pid ${holderPid})`}`);
     this.name = 'FileLockHeld';
   }
 }
@@ -30,16 +37,24 @@ export async function withFileLock<T>(lockPath: string, run: () => Promise<T>, o
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      await (await open(lockPath, 'wx', 0o600)).close();
+      const file = await open(lockPath, 'wx', 0o600);
+      try {
+        await file.writeFile(holderText());
+      } finally {
+        await file.close();
+      }
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = await lockHolder(lockPath);
       const held = await stat(lockPath).catch(() => undefined);
-      if (held && Date.now() - held.mtimeMs > staleMs) {
+      // Two waiters may both see the same dead holder and both remove: the second can remove the
+      // first's new lock. The window is one read to one unlink, the same as for an old lock.
+      if (holder === 'gone' || (held && Date.now() - held.mtimeMs > staleMs)) {
         await rm(lockPath, { force: true });
         continue;
       }
-      if (Date.now() > deadline || signal?.aborted) throw new FileLockHeld(lockPath);
+      if (Date.now() > deadline || signal?.aborted) throw new FileLockHeld(lockPath, typeof holder === 'number' ? holder : undefined);
       // An abort ends the pause early; the next turn tries the lock once more, then gives up.
       await delay(RETRY_MS + Math.floor(Math.random() * RETRY_MS), undefined, { signal }).catch(() => {});
     }
@@ -48,5 +63,43 @@ export async function withFileLock<T>(lockPath: string, run: () => Promise<T>, o
     return await run();
   } finally {
     await rm(lockPath, { force: true });
+  }
+}
+
+function holderText(): string {
+  return `${process.pid}@${hostname()}\n`;
+}
+
+/**
+ * Who holds the lock: the pid of a live process of this machine, `gone` when that process has
+ * died, `unknown` when the lock names no one here (another host, an empty lock still being
+ * written or left by an older version, a file that went away meanwhile).
+ */
+async function lockHolder(lockPath: string): Promise<number | 'gone' | 'unknown'> {
+  const text = await firstBytes(lockPath, 300);
+  const match = /^([1-9]\d{0,9})@([^\n]{1,255})\n$/.exec(text);
+  if (!match || match[2] !== hostname()) return 'unknown';
+  const pid = Number(match[1]);
+  if (pid === process.pid) return pid;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (error) {
+    // EPERM: the process lives, under another user.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH' ? 'gone' : pid;
+  }
+}
+
+/** At most `limit` bytes of the file as text; none when it cannot be read (a lock is a name, never large). */
+async function firstBytes(path: string, limit: number): Promise<string> {
+  const file = await open(path, 'r').catch(() => undefined);
+  if (!file) return '';
+  try {
+    const { buffer, bytesRead } = await file.read(Buffer.alloc(limit), 0, limit, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } catch {
+    return '';
+  } finally {
+    await file.close();
   }
 }

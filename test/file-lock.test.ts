@@ -1,0 +1,115 @@
+/**
+ * The lock beside a file several processes rewrite: it names its holder, so a lock left by a
+ * process of this machine that died holding it (killed mid-write, Ctrl-C'd past its cleanup) is
+ * taken over at once instead of failing every writer until it is 30 s old; a live holder is named
+ * in the error; a lock that names no holder here is waited for as before.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FileLockHeld, withFileLock } from '../src/config/file-lock.js';
+import { discoverMcpServers } from '../src/config/index.js';
+import { configHome, USER_FILE_TEXT } from './support/config-command-home.js';
+
+const HOLDER = fileURLToPath(new URL('./fixtures/hold-file-lock.ts', import.meta.url));
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+let root: string;
+const children: ChildProcess[] = [];
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'mcp-file-lock-'));
+});
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** A real process holding the lock, once it says it has it. */
+async function holdInAnotherProcess(lockPath: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', TSX_LOADER, HOLDER, lockPath], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  await new Promise<void>((resolve, reject) => {
+    const guard = setTimeout(() => reject(new Error('the holder did not take the lock within 20 s')), 20_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (!chunk.toString().includes('held')) return;
+      clearTimeout(guard);
+      resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`the holder exited with ${code} before taking the lock`)));
+  });
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('a lock file', () => {
+  it('left by a process of this machine that was killed holding it is taken over at once, not after 30 s', async () => {
+    const lockPath = join(root, 'data.json.lock');
+    await kill(await holdInAnotherProcess(lockPath));
+    expect(existsSync(lockPath)).toBe(true);
+
+    // A fresh lock, far from stale: only its dead holder lets the wait end before the timeout.
+    await expect(withFileLock(lockPath, async () => 'written', { timeoutMs: 5_000, staleMs: 60_000 })).resolves.toBe('written');
+    expect(existsSync(lockPath)).toBe(false);
+  }, 30_000);
+
+  it('held by a live process names that process when the wait gives up', async () => {
+    const lockPath = join(root, 'data.json.lock');
+    const holder = await holdInAnotherProcess(lockPath);
+
+    const failure = await withFileLock(lockPath, async () => 'written', { timeoutMs: 100 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(FileLockHeld);
+    expect((failure as FileLockHeld).holderPid).toBe(holder.pid);
+    expect((failure as Error).message).toBe(`${lockPath} is held by another process (pid ${holder.pid})`);
+  }, 30_000);
+
+  it('that names a process of another host, or no process at all, is waited for until it is stale', async () => {
+    const lockPath = join(root, 'data.json.lock');
+    const deadHere = (await holdInAnotherProcess(join(root, 'other.lock'))).pid!;
+    await kill(children.at(-1)!);
+    for (const text of [`${deadHere}@another-host.example\n`, '', 'x'.repeat(100_000), `0@${hostname()}\n`]) {
+      writeFileSync(lockPath, text);
+      const failure = await withFileLock(lockPath, async () => 'written', { timeoutMs: 50 }).catch((error: unknown) => error);
+      expect(failure, JSON.stringify(text.slice(0, 40))).toBeInstanceOf(FileLockHeld);
+      expect((failure as FileLockHeld).holderPid).toBeUndefined();
+    }
+  }, 30_000);
+
+  it('left by a killed process does not hold up a project approval written under it', async () => {
+    const approvalsPath = join(root, 'state', 'approvals.json');
+    mkdirSync(join(root, 'state'));
+    await kill(await holdInAnotherProcess(`${approvalsPath}.lock`));
+    const project = join(root, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { cloned: { command: 'x' } } }));
+
+    const result = await discoverMcpServers({ projectRoot: project, userConfigPath: join(root, 'none.json'), env: {}, projectServers: 'ask', approvalsPath, approveProjectServer: () => true });
+
+    expect(Object.keys(result.servers)).toEqual(['cloned']);
+    expect(Object.keys(JSON.parse(readFileSync(approvalsPath, 'utf8')) as object)).toHaveLength(1);
+    expect(existsSync(`${approvalsPath}.lock`)).toBe(false);
+  }, 30_000);
+
+  it('held by a live process for the whole wait fails a config change of the CLI with CONFIG_LOCKED, naming the holder; the file stays as it was', async () => {
+    const { cli, userFile } = configHome();
+    const holder = await holdInAnotherProcess(`${userFile}.lock`);
+
+    const run = await cli('add', 'x', '--json', '--', 'cmd');
+
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout) as { ok: boolean; code: string; error: string };
+    expect(report).toMatchObject({ ok: false, code: 'CONFIG_LOCKED' });
+    expect(report.error).toBe(
+      `${userFile} is being changed by another process (pid ${holder.pid}): nothing was changed. Try again once it has finished; if no such process runs, remove ${userFile}.lock.`,
+    );
+    expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
+  }, 60_000);
+});
