@@ -1,10 +1,15 @@
-/** The `servers` table stays a table: cells are capped, so one 200,000-character name neither breaks nor widens it. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+/**
+ * The `servers` table stays a table: cells are capped, so one 200,000-character name neither breaks
+ * nor widens it. Its description column says what each server is for as search tells the model:
+ * the configured description, else the first line of the instructions the server gave.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatServersTable } from '../src/cli/commands/servers.js';
 import { discoverMcpServers } from '../src/config/index.js';
+import { ManifestIndex } from '../src/index.js';
 import { runCli } from './support/cli.js';
 
 let home: string;
@@ -37,5 +42,31 @@ describe('the servers table', () => {
     writeFileSync(join(home, 'many.json'), JSON.stringify({ mcpServers: many }));
     const table = formatServersTable(await discoverMcpServers({ configPaths: [join(home, 'many.json')], env: {} }));
     expect(table.split('\n')).toHaveLength(200_001);
+  }, 60_000);
+
+  it('describes a server with no description by the first line of the instructions it gave when indexed, in the table and as purpose in --json', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'mcp-servers-purpose-'));
+    try {
+      const memory = { command: 'memory-server' };
+      writeFileSync(join(own, 'mcp.json'), JSON.stringify({ mcpServers: { memory, plain: { command: 'plain-server' } } }));
+      mkdirSync(join(own, '.ai-zen'));
+      const index = new ManifestIndex({ path: join(own, '.ai-zen', 'mcp-index.json') });
+      const manifest = { tools: [{ name: 'create_entities', inputSchema: { type: 'object' as const } }], resources: [], resourceTemplates: [], prompts: [] };
+      index.record('memory', memory, manifest, undefined, { instructions: '# Knowledge graph memory\nStore people, projects and how they relate.' });
+      await index.flush();
+
+      const run = await runCli(['--config', join(own, 'mcp.json'), 'servers'], { cwd: own, env: { HOME: own }, timeoutMs: 30_000 });
+      expect(run.code).toBe(0);
+      const lines = run.stdout.trimEnd().split('\n');
+      expect(lines.find((line) => line.startsWith('memory'))).toMatch(/^memory\s+explicit\s+stdio\s+enabled\s+1 tools\s+Knowledge graph memory$/);
+      expect(lines.find((line) => line.startsWith('plain'))).toMatch(/^plain\s+explicit\s+stdio\s+enabled\s+no$/);
+
+      const json = await runCli(['--config', join(own, 'mcp.json'), 'servers', '--json'], { cwd: own, env: { HOME: own }, timeoutMs: 30_000 });
+      const listed = (JSON.parse(json.stdout) as { servers: Array<{ name: string; description: string; purpose?: string }> }).servers;
+      expect(listed.find(({ name }) => name === 'memory')).toMatchObject({ description: '', purpose: 'Knowledge graph memory' });
+      expect(listed.find(({ name }) => name === 'plain')).not.toHaveProperty('purpose');
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   }, 60_000);
 });

@@ -3,6 +3,7 @@ import { formatProblem } from '../../config/index.js';
 import { isPastTtl, projectFileOf, type ManifestIndex } from '../../manifest-index/index.js';
 import { ageText, pastTtlText } from '../../tools/age-text.js';
 import { isServerAllowed } from '../../tools/permissions.js';
+import { oneLinePurpose } from '../../tools/search-mcp-tools.js';
 import { eraOfRevision, type ProtocolEra } from '../../server-status.js';
 import { createLoaderTools, type ExposureDecision, type LoaderPermissions } from '../../tools/index.js';
 import { McpConnectionManager } from '../../manager.js';
@@ -20,10 +21,10 @@ function indexState(
   server: DiscoveredServer,
   index: ManifestIndex | undefined,
   now: number,
-): { indexed: 'yes' | 'stale' | 'no'; tools?: number; indexedAt?: string; stale?: string; protocolVersion?: string; era?: ProtocolEra } {
+): { indexed: 'yes' | 'stale' | 'no'; tools?: number; indexedAt?: string; stale?: string; protocolVersion?: string; era?: ProtocolEra; instructions?: string } {
   const lookup = index?.lookup(server.name, server.config, projectFileOf(server));
   if (lookup?.status === 'fresh') {
-    const { manifest, indexedAt } = lookup.entry;
+    const { manifest, indexedAt, instructions } = lookup.entry;
     const { tools, protocolVersion } = manifest;
     return {
       indexed: 'yes',
@@ -31,6 +32,7 @@ function indexState(
       indexedAt,
       ...(isPastTtl(lookup.entry, now) ? { stale: pastTtlText(indexedAt, now) } : {}),
       ...(protocolVersion ? { protocolVersion, era: eraOfRevision(protocolVersion) } : {}),
+      ...(instructions ? { instructions } : {}),
     };
   }
   return { indexed: lookup?.status === 'stale' ? 'stale' : 'no', ...(lookup?.status === 'stale' ? { indexedAt: lookup.entry.indexedAt } : {}) };
@@ -53,20 +55,26 @@ export function serversReport(
   return {
     /** What serve would offer the model with these flags, and the bytes of both choices. */
     ...(exposure ? { exposure } : {}),
-    servers: listedServers(result).map((server) => ({
-      name: server.name,
-      scope: server.scope,
-      transport: server.transport,
-      disabled: server.disabled,
-      /** A project entry the trust policy keeps off: `awaiting approval` or `denied`. */
-      ...(server.trust ? { trust: server.trust } : {}),
-      /** False when --allow/--deny keep it from being used. */
-      allowed: isServerAllowed(permissions, server.name),
-      ...indexState(server, index, now),
-      description: server.description ?? '',
-      source: server.source,
-      ...(healthOf(server) ? { health: healthOf(server) } : {}),
-    })),
+    servers: listedServers(result).map((server) => {
+      const { instructions, ...indexed } = indexState(server, index, now);
+      /** What search tells the model the server is for: the configured description's first line, else the indexed instructions'. */
+      const purpose = oneLinePurpose({ name: server.name, description: server.description, instructions });
+      return {
+        name: server.name,
+        scope: server.scope,
+        transport: server.transport,
+        disabled: server.disabled,
+        /** A project entry the trust policy keeps off: `awaiting approval` or `denied`. */
+        ...(server.trust ? { trust: server.trust } : {}),
+        /** False when --allow/--deny keep it from being used. */
+        allowed: isServerAllowed(permissions, server.name),
+        ...indexed,
+        description: server.description ?? '',
+        ...(purpose ? { purpose } : {}),
+        source: server.source,
+        ...(healthOf(server) ? { health: healthOf(server) } : {}),
+      };
+    }),
     problems: result.problems,
   };
 }
@@ -147,7 +155,7 @@ export function formatServersTable(
         status(server),
         indexedCell(server, now),
         ...(health ? [healthCell(server.health)] : []),
-        cell(server.description, MAX_COLUMN_WIDTH.description),
+        cell(server.purpose ?? '', MAX_COLUMN_WIDTH.description),
       ]),
     ];
     // A loop, not Math.max(...rows): a spread of 200,000 rows overflows the call stack.
