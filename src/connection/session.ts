@@ -9,6 +9,7 @@ import { ListFollowing } from './list-following.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { requestMeta } from './request-meta.js';
 import { requestFailure } from './request-failure.js';
+import { watchRequestStreams } from './request-streams.js';
 import { sdkRequestOptions } from './sdk-request-options.js';
 import { SessionWatch, type SessionListeners } from './session-watch.js';
 import { logTransportError } from './transport-error-log.js';
@@ -90,6 +91,7 @@ export class Session implements McpSession {
       if (this.closing) return;
       this.closedBecause = logTransportError(error, { ...parts, live: this.live }) ?? this.closedBecause;
     };
+    watchRequestStreams(parts.transport, (error) => this.answerStreamCut(error));
     const closed = this.closeSignal.signal;
     this.following = new ListFollowing({
       ...parts,
@@ -109,6 +111,18 @@ export class Session implements McpSession {
     this.live = true;
     this.following.start(refreshTimeoutMs);
     if (this.client.getProtocolEra() === 'modern') this.tasks = new TaskWire(this.parts.transport);
+  }
+
+  /**
+   * A request's answer stream ended without its answer and the SDK will not resume it
+   * (request-streams.ts): the server is gone or unreachable. The client closes the connection,
+   * so the requests in flight fail now as lost instead of at their timeout, and the chart takes
+   * its lost-connection path.
+   */
+  private answerStreamCut(error: Error): void {
+    if (this.closing || this.transportClosed) return;
+    this.closedBecause = error;
+    void this.client.close().catch(() => {});
   }
 
   private lose(error: Error, sessionExpired: boolean): void {

@@ -99,7 +99,10 @@ export class TaskWire {
       };
       this.pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
       const message: JSONRPCMessage = { jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...this.envelope } } };
-      this.transport.send(message, stream && { requestSignal: stream.signal }).catch(settle(reject));
+      // `onRequestStreamEnd`: a stream of these that ends unanswered (a listen the server drops, a
+      // restarting server) is no lost connection: a task is a durable handle, polled again
+      // (task-follow.ts). The session's watch of answer streams (request-streams.ts) leaves it so.
+      this.transport.send(message, { requestSignal: stream?.signal, onRequestStreamEnd: () => {} }).catch(settle(reject));
     });
   }
 

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ export function textOf(result: Record<string, unknown>): string {
 }
 
 /** server-everything in streamableHttp mode on 127.0.0.1 (a free port); `url` is its MCP endpoint. */
-export async function startEverythingHttp(): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
   const preload = fileURLToPath(new URL('../fixtures/loopback-listen.mjs', import.meta.url));
   const child = spawn(process.execPath, ['--import', pathToFileURL(preload).href, EVERYTHING_SCRIPT, 'streamableHttp'], {
     env: { ...process.env, PORT: '0' },
@@ -49,8 +49,9 @@ export async function startEverythingHttp(): Promise<{ url: string; stop: () => 
   child.stderr!.resume();
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    child,
     stop: async () => {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((done) => child.once('exit', done));
       child.kill('SIGTERM');
       await exited;
