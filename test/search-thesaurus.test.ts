@@ -1,7 +1,7 @@
 /**
  * The general thesaurus under search (WordNet 3.1, data/thesaurus.txt): it relates a word to its
- * synonyms, derived forms and narrower words, a query's expansion stays bounded and holds only
- * words the index has, the shipped file is exactly what WordNet and the stemmer make, and it
+ * synonyms, derived forms, narrower and broader words, a query's expansion stays bounded and holds
+ * only words the index has, the shipped file is exactly what WordNet and the stemmer make, and it
  * loads from where the built package puts it.
  */
 import { spawnSync } from 'node:child_process';
@@ -38,6 +38,10 @@ describe('relations', () => {
     expect(relatedTo('song').narrower).toContain(stemOf('ballad'));
   });
 
+  it('relates a word to broader ones, one level up: "chat" to conversation', () => {
+    expect(relatedTo('chat').broader).toContain(stemOf('conversation'));
+  });
+
   it('knows nothing of a word WordNet lacks, and relates no word to itself', () => {
     expect(anyRelation('xyzzyplugh')).toEqual([]);
     expect(anyRelation('remember')).not.toContain(stemOf('remember'));
@@ -45,20 +49,20 @@ describe('relations', () => {
 });
 
 describe('the file\u2019s lines', () => {
-  // Lines sorted by stem; lists of line numbers in base 36: synonyms, derived forms, narrower words.
+  // Lines sorted by stem; lists of line numbers in base 36: synonyms, derived forms, narrower words, broader words.
   const small = new Thesaurus('alpha\t1 2\nbeta\t\t0\ngamma\nomega\t\t\t0 1\n');
 
   it('finds the first, middle and last lines, and decodes their numbers into stems', () => {
-    expect(small.related('alpha')).toEqual({ synonym: ['beta', 'gamma'], derived: [], narrower: [] });
-    expect(small.related('beta')).toEqual({ synonym: [], derived: ['alpha'], narrower: [] });
-    expect(small.related('gamma')).toEqual({ synonym: [], derived: [], narrower: [] });
-    expect(small.related('omega')).toEqual({ synonym: [], derived: [], narrower: ['alpha', 'beta'] });
+    expect(small.related('alpha')).toEqual({ synonym: ['beta', 'gamma'], derived: [], narrower: [], broader: [] });
+    expect(small.related('beta')).toEqual({ synonym: [], derived: ['alpha'], narrower: [], broader: [] });
+    expect(small.related('gamma')).toEqual({ synonym: [], derived: [], narrower: [], broader: [] });
+    expect(small.related('omega')).toEqual({ synonym: [], derived: [], narrower: ['alpha', 'beta'], broader: [] });
   });
 
   it('finds no line for a stem between or beyond them, nor in an empty file', () => {
     for (const stem of ['aaa', 'alph', 'betas', 'zeta', 'zzz']) expect(Object.values(small.related(stem)).flat(), stem).toEqual([]);
     expect(new Thesaurus('').size).toBe(0);
-    expect(new Thesaurus('').related('alpha')).toEqual({ synonym: [], derived: [], narrower: [] });
+    expect(new Thesaurus('').related('alpha')).toEqual({ synonym: [], derived: [], narrower: [], broader: [] });
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * A general thesaurus from WordNet 3.1 (data/thesaurus.txt, written by `npm run thesaurus`): for a
  * ranking word, the words WordNet relates to its most frequent sense — synonyms, derived forms
- * (remember → memory, music → musical) and narrower words. It reaches words no tool in a
- * catalogue uses, which the hand synonym table and the catalogue's own statistics cannot.
+ * (remember → memory, music → musical), narrower words and broader ones (chat → conversation). It
+ * reaches words no tool in a catalogue uses, which the hand synonym table and the catalogue's own
+ * statistics cannot.
  *
  * The file is read once, on the first query that asks, and each line is decoded when its word is
  * first asked for.
@@ -10,11 +11,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const THESAURUS_RELATIONS = ['synonym', 'derived', 'narrower'] as const;
+export const THESAURUS_RELATIONS = ['synonym', 'derived', 'narrower', 'broader'] as const;
 export type ThesaurusRelation = (typeof THESAURUS_RELATIONS)[number];
 export type RelatedWords = Readonly<Record<ThesaurusRelation, readonly string[]>>;
 
-const NONE: RelatedWords = { synonym: [], derived: [], narrower: [] };
+const NONE: RelatedWords = { synonym: [], derived: [], narrower: [], broader: [] };
 
 /** From the source tree (src/search) or the built package (dist/src/search). */
 const CANDIDATES = ['../../data/thesaurus.txt', '../../../data/thesaurus.txt'];
@@ -81,7 +82,7 @@ export class Thesaurus {
     if (!words) {
       const [, ...lists] = this.line(at).split('\t');
       const decode = (list: string | undefined) => (list ? list.split(' ').map((number) => this.stemAt(Number.parseInt(number, 36))) : []);
-      words = { synonym: decode(lists[0]), derived: decode(lists[1]), narrower: decode(lists[2]) };
+      words = { synonym: decode(lists[0]), derived: decode(lists[1]), narrower: decode(lists[2]), broader: decode(lists[3]) };
       this.decoded.set(at, words);
     }
     return words;
