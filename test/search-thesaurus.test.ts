@@ -14,7 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { buildThesaurus, LICENSE_FILE, THESAURUS_FILE, WORDNET_DICT, wordnetLicense } from '../scripts/build-thesaurus.js';
 import { shippedThesaurus, Thesaurus, type RelatedWords } from '../src/search/thesaurus.js';
 import { parseQuery, THESAURUS_PER_QUERY, THESAURUS_PER_WORD } from '../src/search/tool-search.js';
-import { textTokens } from '../src/search/tokenize.js';
+import { nameRelatedTokens } from '../src/search/documents.js';
+import { identifierTokens, textTokens } from '../src/search/tokenize.js';
 
 const stemOf = (word: string) => textTokens(word)[0]!;
 const relatedTo = (word: string): RelatedWords => shippedThesaurus().related(stemOf(word));
@@ -45,6 +46,16 @@ describe('relations', () => {
   it('knows nothing of a word WordNet lacks, and relates no word to itself', () => {
     expect(anyRelation('xyzzyplugh')).toEqual([]);
     expect(anyRelation('remember')).not.toContain(stemOf('remember'));
+  });
+});
+
+describe('a tool name\u2019s WordNet words (the document side)', () => {
+  it('holds the synonyms and derived forms of the name\u2019s words, not the words themselves', () => {
+    const name = identifierTokens('create_issue');
+    const related = nameRelatedTokens(name);
+    expect(related).toContain(stemOf('make'));
+    expect(related).toContain(stemOf('publish'));
+    for (const word of name) expect(related).not.toContain(word);
   });
 });
 
