@@ -250,6 +250,21 @@ describe('values the query gives', () => {
   it('lifts nothing for a query that gives no value', () => {
     expect(top(search, 'open a tab')[0]).toBe('browser/open_tab');
   });
+
+  it('finds the tool that takes a phone number the query gives though it shares no word with the query', () => {
+    const sms = new ToolSearch(
+      [{ name: 'sms', description: 'Messaging' }, { name: 'notes', description: 'Notes' }, MISC],
+      [
+        ...BACKGROUND,
+        { server: 'sms', tool: takes('create_message', 'Send a message', { to: { type: 'string', description: 'The recipient phone number' } }) },
+        { server: 'notes', tool: takes('list_orders', 'List the orders of the shop', { text: { type: 'string' } }) },
+      ],
+    );
+    const score = (query: string) => sms.searchTools(query, 5).find(({ tool }) => tool.name === 'create_message')?.score ?? 0;
+    expect(top(sms, 'ping +15551234567 that the order has shipped')).toContain('sms/create_message');
+    // Without the number, the query's words reach it only faintly, through related words.
+    expect(score('ping +15551234567 that the order has shipped')).toBeGreaterThan(10 * score('ping bob that the order has shipped'));
+  });
 });
 
 describe('a server\u2019s whole text', () => {

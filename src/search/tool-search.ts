@@ -49,6 +49,16 @@ const VALUE_WEIGHT = 0.5;
  * raised or kept every fold; 0.5 in the middle.
  */
 const SERVER_TEXT_WEIGHT = 0.5;
+/**
+ * A tool whose required parameters take the query's values gains this share of the best word score
+ * even when it shares no word with the query ("text +15551234567 that…": Twilio's CreateMessage says
+ * "send a message"), in proportion to the share of them the values fill. Only values specific enough
+ * to find a tool by: a URL or host name, an e-mail address, a phone number, a #channel (with file
+ * paths and numbers too, dev lost a query at 1). 0.1-0.5 kept or raised all four query sets tuned on
+ * in the seventh round (0.75 cost one at 1, 1-1.5 did not); 0.3.
+ */
+const VALUE_RECALL_WEIGHT = 0.3;
+const RECALLING_KINDS: ReadonlySet<ValueKind> = new Set(['url', 'email', 'phone', 'channel']);
 const MAX_LIFT = (1 + NAME_COVERAGE_WEIGHT) * (1 + SERVER_MENTION_WEIGHT) * (1 + ACTION_WEIGHT) * (1 + VALUE_WEIGHT) * (1 + SERVER_TEXT_WEIGHT);
 /** Above any BM25F score: an exact name wins. */
 const EXACT_NAME_SCORE = 1e9;
@@ -171,6 +181,8 @@ export class ToolSearch {
   private readonly reads: boolean[] = [];
   /** Document number → the kinds of value its tool's required parameters take. */
   private readonly takes: Array<ReadonlyArray<ValueKind | undefined>> = [];
+  /** A kind of value (RECALLING_KINDS) → the tools a required parameter of which takes it. */
+  private readonly byKind = new Map<ValueKind, Set<number>>();
   /** A word of a server's name → the servers whose names hold it. */
   private readonly serversByNameWord = new Map<string, Set<string>>();
   private readonly byExactName = new Map<string, Set<number>>();
@@ -219,6 +231,12 @@ export class ToolSearch {
       this.nameWords[doc] = [...new Set(fields[0])];
       this.reads[doc] = readsOnly(tool, fields[0]!);
       this.takes[doc] = requiredKinds(tool);
+      for (const kind of this.takes[doc]) {
+        if (kind === undefined || !RECALLING_KINDS.has(kind)) continue;
+        let docs = this.byKind.get(kind);
+        if (!docs) this.byKind.set(kind, (docs = new Set()));
+        docs.add(doc);
+      }
       for (const key of [tool.name.toLowerCase(), `${server.name}/${tool.name}`.toLowerCase()]) {
         let docs = this.byExactName.get(key);
         if (!docs) this.byExactName.set(key, (docs = new Set()));
@@ -248,6 +266,7 @@ export class ToolSearch {
         const docs = this.byExactName.get(key);
         if (docs?.delete(doc) && docs.size === 0) this.byExactName.delete(key);
       }
+      for (const docs of this.byKind.values()) docs.delete(doc);
       this.toolIndex.remove(doc);
       this.tools[doc] = undefined;
       this.nameWords[doc] = undefined;
@@ -348,7 +367,9 @@ export class ToolSearch {
     for (const doc of words.docs) words.score[doc]! *= Math.sqrt(words.coverage[doc]! / known);
     this.toolIndex.score(pairs, phrases);
     for (const doc of phrases.docs) words.add(doc, phrases.score[doc]!, 0);
-    this.lift(words, query, groups, depth, accept);
+    const values = queryValues(query);
+    this.recallByValues(words, values);
+    this.lift(words, query, groups, values, depth, accept);
     return words;
   }
 
@@ -357,13 +378,27 @@ export class ToolSearch {
    * a tool whose score, lifted the most, stays below the depth-th best score unlifted cannot (lifts
    * only raise scores), so the ranking is the same as lifting every tool, at a fraction of the cost.
    */
-  private lift(words: ScoreSheet, query: string, groups: readonly QueryGroup[], depth: number, accept: (doc: number) => boolean): void {
+  /** The tools whose required parameters take the query's specific values gain a share of the best word score (VALUE_RECALL_WEIGHT). */
+  private recallByValues(words: ScoreSheet, values: readonly ValueKind[]): void {
+    const specific = values.filter((kind) => RECALLING_KINDS.has(kind));
+    if (specific.length === 0) return;
+    let best = 0;
+    for (const doc of words.docs) best = Math.max(best, words.score[doc]!);
+    if (best === 0) return;
+    const candidates = new Set<number>();
+    for (const kind of new Set(specific)) for (const doc of this.byKind.get(kind) ?? []) candidates.add(doc);
+    for (const doc of candidates) {
+      const share = suppliedShare(this.takes[doc]!, specific);
+      if (share > 0) words.add(doc, VALUE_RECALL_WEIGHT * share * best, 0);
+    }
+  }
+
+  private lift(words: ScoreSheet, query: string, groups: readonly QueryGroup[], values: readonly ValueKind[], depth: number, accept: (doc: number) => boolean): void {
     const unlifted = this.top(words, depth, accept);
     const floor = unlifted.length === depth ? unlifted[depth - 1]![1] / MAX_LIFT : 0;
     const said = new Set(groups.map((group) => group.keys().next().value!));
     const named = this.namedServers(query, groups);
     const changing = asksForChange(query);
-    const values = queryValues(query);
     const { serverTexts } = this;
     serverTexts.clear(this.serverTextIndex.capacity);
     this.serverTextIndex.score(groups, serverTexts);
