@@ -265,6 +265,24 @@ describe('values the query gives', () => {
     // Without the number, the query's words reach it only faintly, through related words.
     expect(score('ping +15551234567 that the order has shipped')).toBeGreaterThan(10 * score('ping bob that the order has shipped'));
   });
+
+  it('finds the tool whose two or more required parameters the query\u2019s numbers all fill, and no tool by one number alone', () => {
+    const calc = new ToolSearch(
+      [{ name: 'calc', description: 'Arithmetic' }, { name: 'tracker', description: 'Issues' }, MISC],
+      [
+        ...BACKGROUND,
+        { server: 'calc', tool: takes('total', 'Adds a and b', { a: { type: 'number' }, b: { type: 'number' } }) },
+        { server: 'tracker', tool: takes('issue_by_id', 'One issue', { id: { type: 'number' } }) },
+        { server: 'tracker', tool: takes('list_issues', 'Lists what is open', { state: { type: 'string' } }) },
+      ],
+    );
+    const found = (query: string) => calc.searchTools(query, 5).map(({ tool }) => tool.name);
+    expect(found('what is 3.5 plus 8')).toContain('total');
+    expect(found('what is 3.5 plus 8')).not.toContain('issue_by_id');
+    const score = (query: string) => calc.searchTools(query, 5).find(({ tool }) => tool.name === 'total')?.score ?? 0;
+    // One number fills no tool's two: only a faint WordNet kinship of "open" reaches it then.
+    expect(score('what is 3.5 plus 8')).toBeGreaterThan(3 * score('what is open since 8'));
+  });
 });
 
 describe('a server\u2019s whole text', () => {

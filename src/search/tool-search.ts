@@ -52,13 +52,17 @@ const SERVER_TEXT_WEIGHT = 0.5;
 /**
  * A tool whose required parameters take the query's values gains this share of the best word score
  * even when it shares no word with the query ("text +15551234567 that…": Twilio's CreateMessage says
- * "send a message"), in proportion to the share of them the values fill. Only values specific enough
- * to find a tool by: a URL or host name, an e-mail address, a phone number, a #channel (with file
- * paths and numbers too, dev lost a query at 1). 0.1-0.5 kept or raised all four query sets tuned on
- * in the seventh round (0.75 cost one at 1, 1-1.5 did not); 0.3.
+ * "send a message"), in proportion to the share of them the values fill. Values specific enough to
+ * find a tool by: a URL or host name, an e-mail address, a phone number, a #channel (with file paths
+ * and numbers too, dev lost a query at 1). Numbers and paths find a tool only when they fill every
+ * one of its two or more required parameters, all of those kinds ("what's 3.5 plus 8" → get-sum, two
+ * coordinates → reverse geocoding). Seventh round, four query sets tuned on: the specific values at
+ * 0.1-0.5 kept or raised every set (0.75 cost one at 1, 1-1.5 did not), 0.3 first; the numbers and
+ * paths then at 0.1-2 (0.5-2 the most); one weight for both, 0.5.
  */
-const VALUE_RECALL_WEIGHT = 0.3;
+const VALUE_RECALL_WEIGHT = 0.5;
 const RECALLING_KINDS: ReadonlySet<ValueKind> = new Set(['url', 'email', 'phone', 'channel']);
+const COMMON_KINDS: ReadonlySet<ValueKind> = new Set(['number', 'path']);
 const MAX_LIFT = (1 + NAME_COVERAGE_WEIGHT) * (1 + SERVER_MENTION_WEIGHT) * (1 + ACTION_WEIGHT) * (1 + VALUE_WEIGHT) * (1 + SERVER_TEXT_WEIGHT);
 /** Above any BM25F score: an exact name wins. */
 const EXACT_NAME_SCORE = 1e9;
@@ -184,6 +188,8 @@ export class ToolSearch {
   private readonly takes: Array<ReadonlyArray<ValueKind | undefined>> = [];
   /** A kind of value (RECALLING_KINDS) → the tools a required parameter of which takes it. */
   private readonly byKind = new Map<ValueKind, Set<number>>();
+  /** The tools whose two or more required parameters all take numbers or paths. */
+  private readonly takingCommonValues = new Set<number>();
   /** A word of a server's name → the servers whose names hold it. */
   private readonly serversByNameWord = new Map<string, Set<string>>();
   private readonly byExactName = new Map<string, Set<number>>();
@@ -232,6 +238,7 @@ export class ToolSearch {
       this.nameWords[doc] = [...new Set(fields[0])];
       this.reads[doc] = readsOnly(tool, fields[0]!);
       this.takes[doc] = requiredKinds(tool);
+      if (this.takes[doc].length >= 2 && this.takes[doc].every((kind) => kind !== undefined && COMMON_KINDS.has(kind))) this.takingCommonValues.add(doc);
       for (const kind of this.takes[doc]) {
         if (kind === undefined || !RECALLING_KINDS.has(kind)) continue;
         let docs = this.byKind.get(kind);
@@ -268,6 +275,7 @@ export class ToolSearch {
         if (docs?.delete(doc) && docs.size === 0) this.byExactName.delete(key);
       }
       for (const docs of this.byKind.values()) docs.delete(doc);
+      this.takingCommonValues.delete(doc);
       this.toolIndex.remove(doc);
       this.tools[doc] = undefined;
       this.nameWords[doc] = undefined;
@@ -379,10 +387,15 @@ export class ToolSearch {
    * a tool whose score, lifted the most, stays below the depth-th best score unlifted cannot (lifts
    * only raise scores), so the ranking is the same as lifting every tool, at a fraction of the cost.
    */
-  /** The tools whose required parameters take the query's specific values gain a share of the best word score (VALUE_RECALL_WEIGHT). */
+  /**
+   * The tools whose required parameters take the query's specific values, or whose every required
+   * parameter (two or more, numbers or paths) its values fill, gain a share of the best word score
+   * (VALUE_RECALL_WEIGHT).
+   */
   private recallByValues(words: ScoreSheet, values: readonly ValueKind[]): void {
     const specific = values.filter((kind) => RECALLING_KINDS.has(kind));
-    if (specific.length === 0) return;
+    const common = values.length >= 2 && values.some((kind) => COMMON_KINDS.has(kind));
+    if (specific.length === 0 && !common) return;
     let best = 0;
     for (const doc of words.docs) best = Math.max(best, words.score[doc]!);
     if (best === 0) return;
@@ -392,6 +405,8 @@ export class ToolSearch {
       const share = suppliedShare(this.takes[doc]!, specific);
       if (share > 0) words.add(doc, VALUE_RECALL_WEIGHT * share * best, 0);
     }
+    if (!common) return;
+    for (const doc of this.takingCommonValues) if (suppliedShare(this.takes[doc]!, values) === 1) words.add(doc, VALUE_RECALL_WEIGHT * best, 0);
   }
 
   private lift(words: ScoreSheet, query: string, groups: readonly QueryGroup[], values: readonly ValueKind[], depth: number, accept: (doc: number) => boolean): void {
