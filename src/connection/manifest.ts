@@ -1,4 +1,4 @@
-import type { Client, StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode, type Client, type StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { PromptSchema, ResourceSchema, ResourceTemplateSchema, ToolSchema } from '@modelcontextprotocol/core';
 import { measureJson } from '../../machines/json-fingerprint.js';
 import type { McpListFreshness, McpServerManifest } from '../../machines/types.js';
@@ -180,11 +180,26 @@ export interface ListingContext {
   limits?: ListingLimits;
 }
 
-/** Lists one kind of entry, all pages; `freshness` is what the first page said of the whole list. */
+/**
+ * Lists one kind of entry, all pages; `freshness` is what the first page said of the whole list.
+ * A server that declares `resources` or `prompts` but answers one of their lists "method not
+ * found" (often resources/templates/list: its SDK registers only what it was given) offers none of
+ * that kind; its tools stay usable instead of the whole connect failing.
+ */
 export async function listKind<K extends ListKind>(
   context: ListingContext,
   kind: K,
 ): Promise<{ items: McpServerManifest[K]; freshness: Freshness }> {
+  try {
+    return await listAllOfKind(context, kind);
+  } catch (error) {
+    if (kind === 'tools' || !(error instanceof ProtocolError) || error.code !== ProtocolErrorCode.MethodNotFound) throw error;
+    context.logger.debug(`MCP server "${context.server}" declares ${kind === 'prompts' ? 'prompts' : 'resources'} but has no ${KIND_PROTOCOL[kind].method}: it offers none`);
+    return { items: [] as unknown as McpServerManifest[K], freshness: {} };
+  }
+}
+
+async function listAllOfKind<K extends ListKind>(context: ListingContext, kind: K): Promise<{ items: McpServerManifest[K]; freshness: Freshness }> {
   const { client, deadline } = context;
   const { method, page } = KIND_PROTOCOL[kind];
   const params: (cursor: string | undefined) => PageParams = (cursor) => (cursor === undefined ? {} : { cursor });

@@ -97,6 +97,12 @@ export function promptsAndResourcesOffer(
         (manifest?.resources ?? []).map((resource) => ({ ...resource, uri: servedUri(name, resource.uri), name: `${name}/${resource.name}` })),
       ),
     }));
+    // Declared with `resources`: a client lists templates beside resources (this project's own does).
+    instance.setRequestHandler('resources/templates/list', async () => ({
+      resourceTemplates: (await offered()).flatMap(({ name, manifest }) =>
+        (manifest?.resourceTemplates ?? []).map((template) => ({ ...template, uriTemplate: servedUri(name, template.uriTemplate), name: `${name}/${template.name}` })),
+      ),
+    }));
     instance.setRequestHandler('resources/read', async (request, ctx) => {
       const { server, uri } = splitServedUri(request.params.uri, names());
       return inRounds(request, ctx, server, async ({ signal }) => {
