@@ -8,8 +8,7 @@
  *
  * Real processes: server-everything over Streamable HTTP (2025-era, its long-running operation
  * sends progress) and the 2026-07-28 fixture over HTTP (its `progress` tool), our manager as the
- * caller. (Our own `serve --http` cannot be the server here: it declares `resources` but answers
- * resources/templates/list with -32601, so the manager does not connect to it.)
+ * caller. Our own `serve --http` killed mid-call is test/serve-http-killed-mid-call.test.ts.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
