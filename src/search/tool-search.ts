@@ -383,11 +383,6 @@ export class ToolSearch {
   }
 
   /**
-   * The name and server lifts, worked out only for tools that could still reach the best `depth`:
-   * a tool whose score, lifted the most, stays below the depth-th best score unlifted cannot (lifts
-   * only raise scores), so the ranking is the same as lifting every tool, at a fraction of the cost.
-   */
-  /**
    * The tools whose required parameters take the query's specific values, or whose every required
    * parameter (two or more, numbers or paths) its values fill, gain a share of the best word score
    * (VALUE_RECALL_WEIGHT).
@@ -409,6 +404,11 @@ export class ToolSearch {
     for (const doc of this.takingCommonValues) if (suppliedShare(this.takes[doc]!, values) === 1) words.add(doc, VALUE_RECALL_WEIGHT * best, 0);
   }
 
+  /**
+   * The name and server lifts, worked out only for tools that could still reach the best `depth`:
+   * a tool whose score, lifted the most, stays below the depth-th best score unlifted cannot (lifts
+   * only raise scores), so the ranking is the same as lifting every tool, at a fraction of the cost.
+   */
   private lift(words: ScoreSheet, query: string, groups: readonly QueryGroup[], values: readonly ValueKind[], depth: number, accept: (doc: number) => boolean): void {
     const unlifted = this.top(words, depth, accept);
     const floor = unlifted.length === depth ? unlifted[depth - 1]![1] / MAX_LIFT : 0;
