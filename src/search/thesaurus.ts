@@ -5,8 +5,8 @@
  * reaches words no tool in a catalogue uses, which the hand synonym table and the catalogue's own
  * statistics cannot.
  *
- * The file is read once, on the first query that asks, and each line is decoded when its word is
- * first asked for.
+ * The file is read once, when the first tool is indexed (its name's words are looked up) or the
+ * first query asks, and each line is decoded when its word is first asked for.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
