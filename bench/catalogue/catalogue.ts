@@ -63,7 +63,7 @@ export const QUERY_SET_HISTORY: Readonly<Record<QuerySet, { tunedOn: boolean; de
   'held-out': { tunedOn: true, description: 'first held-out queries (tuned on since the fifth round)' },
   'held-out-2': { tunedOn: true, description: 'second held-out queries, written blind (tuned on since the sixth round)' },
   'held-out-3': { tunedOn: true, description: 'third held-out queries, written blind (tuned on since the seventh round)' },
-  'held-out-4': { tunedOn: false, description: 'fourth held-out queries, written blind, never tuned on' },
+  'held-out-4': { tunedOn: true, description: 'fourth held-out queries, written blind (tuned on since the eighth round)' },
 };
 
 export function isQuerySet(name: string | undefined): name is QuerySet {
