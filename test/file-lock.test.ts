@@ -61,6 +61,36 @@ describe('a lock file', () => {
     expect(existsSync(lockPath)).toBe(false);
   }, 30_000);
 
+  it('left by a dead process and waited for by several at once is held by one of them at a time', async () => {
+    const lockPath = join(root, 'data.json.lock');
+    await kill(await holdInAnotherProcess(lockPath));
+    const deadHolder = readFileSync(lockPath, 'utf8');
+    let holders = 0;
+    let mostAtOnce = 0;
+    const write = async (startAfterMs: number) => {
+      await new Promise((resolve) => setTimeout(resolve, startAfterMs));
+      await withFileLock(
+        lockPath,
+        async () => {
+          mostAtOnce = Math.max(mostAtOnce, ++holders);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          holders--;
+        },
+        { timeoutMs: 10_000, staleMs: 60_000 },
+      );
+    };
+
+    // The waiters come in a fraction of a millisecond apart, so one's takeover can land between
+    // another's reading of the dead holder and its removal of the lock.
+    for (let round = 0; round < 30; round++) {
+      writeFileSync(lockPath, deadHolder);
+      await Promise.all(Array.from({ length: 6 }, (_, waiter) => write(waiter % 3)));
+    }
+
+    expect(mostAtOnce).toBe(1);
+    expect(existsSync(lockPath)).toBe(false);
+  }, 30_000);
+
   it('held by a live process names that process when the wait gives up', async () => {
     const lockPath = join(root, 'data.json.lock');
     const holder = await holdInAnotherProcess(lockPath);

@@ -3,7 +3,8 @@
  * the manifest index, the task journal): create it with O_EXCL, run, remove it. The lock names its
  * holder (pid and host), so a lock left by a process of this machine that has since died is taken
  * over at once; one whose holder cannot be told (another host, an older lock with no name) only
- * once it is older than `staleMs`. Waits a bounded time.
+ * once it is older than `staleMs`. Of several waiters taking over the same lock, one does
+ * (`removeAbandoned`). Waits a bounded time.
  */
 import { hostname } from 'node:os';
 import { open, rm, stat } from 'node:fs/promises';
@@ -47,13 +48,7 @@ export async function withFileLock<T>(lockPath: string, run: () => Promise<T>, o
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = await lockHolder(lockPath);
-      const held = await stat(lockPath).catch(() => undefined);
-      // Two waiters may both see the same dead holder and both remove: the second can remove the
-      // first's new lock. The window is one read to one unlink, the same as for an old lock.
-      if (holder === 'gone' || (held && Date.now() - held.mtimeMs > staleMs)) {
-        await rm(lockPath, { force: true });
-        continue;
-      }
+      if ((await abandoned(lockPath, holder, staleMs)) && (await removeAbandoned(lockPath, staleMs))) continue;
       if (Date.now() > deadline || signal?.aborted) throw new FileLockHeld(lockPath, typeof holder === 'number' ? holder : undefined);
       // An abort ends the pause early; the next turn tries the lock once more, then gives up.
       await delay(RETRY_MS + Math.floor(Math.random() * RETRY_MS), undefined, { signal }).catch(() => {});
@@ -63,6 +58,43 @@ export async function withFileLock<T>(lockPath: string, run: () => Promise<T>, o
     return await run();
   } finally {
     await rm(lockPath, { force: true });
+  }
+}
+
+/** Whether the lock's holder died: it names a process of this machine that is gone, or it is older than `staleMs`. */
+async function abandoned(lockPath: string, holder: Awaited<ReturnType<typeof lockHolder>>, staleMs: number): Promise<boolean> {
+  if (holder === 'gone') return true;
+  const held = await stat(lockPath).catch(() => undefined);
+  return held !== undefined && Date.now() - held.mtimeMs > staleMs;
+}
+
+/**
+ * Removes an abandoned lock under a second one, `<lock>.takeover`: several waiters may see the same
+ * dead holder at once, and without it the last to remove would remove the lock the first has just
+ * taken. Under the second lock the holder is read again, so only the abandoned lock goes. False
+ * when another waiter is taking over (wait, then look again). A second lock left by a process that
+ * died in those few instructions is removed as an abandoned lock is, unguarded.
+ */
+async function removeAbandoned(lockPath: string, staleMs: number): Promise<boolean> {
+  const guardPath = `${lockPath}.takeover`;
+  const guard = await open(guardPath, 'wx', 0o600).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+    return undefined;
+  });
+  if (!guard) {
+    if (await abandoned(guardPath, await lockHolder(guardPath), staleMs)) await rm(guardPath, { force: true });
+    return false;
+  }
+  try {
+    try {
+      await guard.writeFile(holderText());
+    } finally {
+      await guard.close();
+    }
+    if (await abandoned(lockPath, await lockHolder(lockPath), staleMs)) await rm(lockPath, { force: true });
+    return true;
+  } finally {
+    await rm(guardPath, { force: true });
   }
 }
 
