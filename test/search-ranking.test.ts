@@ -155,6 +155,16 @@ describe('what a query asks for', () => {
     ]);
     expect(top(search, 'which comments were added to the page?')[0]).toBe('wiki/get_page_comments');
   });
+
+  it('answers a question with the tool that reads though one that changes says a little more of its words', () => {
+    const search = new ToolSearch([MISC, { name: 'base', description: 'Tables of records' }], [
+      ...BACKGROUND,
+      { server: 'base', tool: tool('create_table', 'Create a table in a base, with its fields', ['base_id', 'name', 'fields']) },
+      { server: 'base', tool: tool('describe_table', 'Describe a table of a base: its fields and views', ['base_id', 'table_id']) },
+    ]);
+    expect(top(search, 'what fields does the table in my base have')[0]).toBe('base/describe_table');
+    expect(top(search, 'add fields to the table in my base')[0]).toBe('base/create_table');
+  });
 });
 
 describe('a tool\u2019s name', () => {
