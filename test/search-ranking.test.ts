@@ -178,6 +178,15 @@ describe('a tool\u2019s name', () => {
     ]);
     expect(top(search, 'which organizations can I access')[0]).toBe('tracker/find_organizations');
   });
+
+  it('counts a synonym of the request’s verb in the name: "find" says the `search` tool’s name', () => {
+    const search = new ToolSearch([MISC, { name: 'notes', description: 'A notebook' }], [
+      ...BACKGROUND,
+      { server: 'notes', tool: tool('search', 'Search pages of notebooks by their text', ['query']) },
+      { server: 'notes', tool: tool('get_pages', 'Get the pages of a notebook', ['notebook_id']) },
+    ]);
+    expect(top(search, 'find the notebook pages about goals')[0]).toBe('notes/search');
+  });
 });
 
 describe('a server the query names', () => {
