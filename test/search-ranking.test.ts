@@ -338,6 +338,15 @@ describe('how words are read', () => {
     expect(search.searchTools("change the user's shell", 4)).toEqual(plain);
     expect(search.searchTools('change the user\u2019s shell', 4)).toEqual(plain);
   });
+
+  it('reads a URL as its host\u2019s words: its path and ids do not meet tool names by chance', () => {
+    const videos = new ToolSearch([MISC, { name: 'media', description: 'Videos and pages' }], [
+      ...BACKGROUND,
+      { server: 'media', tool: tool('get_transcript', 'Get the captions of a video', ['url']) },
+      { server: 'media', tool: tool('download_images', 'Download the images of a page', ['url']) },
+    ]);
+    expect(top(videos, 'get the captions of https://videos.example.com/watch/download-images')[0]).toBe('media/get_transcript');
+  });
 });
 
 describe('derived nouns', () => {

@@ -15,7 +15,7 @@ import { synonymsOf } from './synonyms.js';
 import { shippedThesaurus, THESAURUS_RELATIONS, type ThesaurusRelation } from './thesaurus.js';
 import { cosine } from './vector-store.js';
 import { identifierTokens, stem, textTokens } from './tokenize.js';
-import { queryValues, requiredKinds, suppliedShare, type ValueKind } from './values.js';
+import { queryValues, requiredKinds, suppliedShare, withUrlsAsHosts, type ValueKind } from './values.js';
 
 export type { SearchableServer } from './documents.js';
 
@@ -113,7 +113,7 @@ export const THESAURUS_PER_QUERY = 48;
  * the per-word and per-query bounds.
  */
 export function parseQuery(query: string, known: (term: string) => boolean = () => true): ParsedQuery {
-  const words = textTokens(query);
+  const words = textTokens(withUrlsAsHosts(query));
   let thesaurusLeft = THESAURUS_PER_QUERY;
   const groups = [...new Set(words)].map((token) => {
     const group = new Map<string, number>([[token, 1]]);

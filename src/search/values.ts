@@ -19,6 +19,22 @@ const QUERY_VALUES: ReadonlyArray<[ValueKind, RegExp]> = [
   ['number', /(^|[\s(,])[-+]?\d+(\.\d+)?(?=$|[\s,.?!)])/g],
 ];
 
+const URL_PATTERN = QUERY_VALUES.find(([kind]) => kind === 'url')![1];
+
+/**
+ * The query with each URL read as its host's words ("https://acme.sentry.io/issues/61" → "acme
+ * sentry"): the host may name a server, while the scheme, path, query and ids ("dQw4w9WgXcQ" read
+ * as "d", "qw4w9", …) meet tool texts by chance. An e-mail address's host is not a URL.
+ */
+export function withUrlsAsHosts(query: string): string {
+  return query.replace(URL_PATTERN, (match: string, ...rest: unknown[]) => {
+    const offset = rest.at(-2) as number;
+    if (query[offset - 1] === '@') return match;
+    const host = match.replace(/^https?:\/\//i, '').split(/[/?#]/)[0]!.replace(/^www\./i, '');
+    return ` ${host.split('.').slice(0, -1).join(' ')} `;
+  });
+}
+
 /** The values a query gives, one kind per value found ("add 17 and 25": two numbers). */
 export function queryValues(query: string): ValueKind[] {
   const kinds: ValueKind[] = [];
