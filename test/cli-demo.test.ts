@@ -1,28 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waitForServerState } from '../src/cli/wait-for-state.js';
 import { McpConnectionManager } from '../src/manager.js';
 import { ManifestIndex } from '../src/manifest-index/index.js';
-import { livingProcesses } from '../src/transports/process-group.js';
 import { runCli } from './support/cli.js';
 import { projectFilesUnder } from './support/home-files.js';
-
-/** Living processes whose working folder is `folder` (the demo's servers inherit it). */
-function processesIn(folder: string): number[] {
-  const living = new Set(livingProcesses().map((entry) => entry.pid));
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry) && living.has(Number(entry)))
-    .filter((pid) => {
-      try {
-        return readlinkSync(`/proc/${pid}/cwd`) === folder;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
+import { processesIn } from './support/processes-in.js';
 
 /** Every file under `<home>/.ai-zen` with its bytes. */
 function projectFilesWithContents(home: string): Record<string, string> {

@@ -9,6 +9,8 @@ import type { LoaderToolResult } from '../../tools/index.js';
 import { createLoaderTools, toFunctionDefinitions } from '../../tools/index.js';
 import { livingProcesses } from '../../transports/process-group.js';
 import { openLifecycleView } from '../lifecycle-view.js';
+import { beforeEarlyEnd, endEarly } from '../early-end.js';
+import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
 import { cliLogger } from '../logger.js';
 import { packageRoot } from '../package-root.js';
 import { openLoaderSession } from '../session.js';
@@ -73,6 +75,15 @@ export async function runDemo(
 
   const indexFolder = mkdtempSync(join(tmpdir(), 'mcp-statechart-demo-index-'));
   const manifestIndex = new ManifestIndex({ path: join(indexFolder, 'mcp-index.json') });
+  // Ended early (Ctrl-C, `demo | head`: early-end.ts), the demo still removes its index.
+  const removeIndex = async () => {
+    // Index writes run in the background: one still under way would create the folder again.
+    await manifestIndex.flush().catch(() => {});
+    rmSync(indexFolder, { recursive: true, force: true });
+  };
+  const forgetEarlyEnd = beforeEarlyEnd(removeIndex);
+  const interrupted = () => void endEarly(INTERRUPTED_EXIT_CODE);
+  process.once('SIGINT', interrupted);
 
   say('mcp-statechart demo: a scripted agent session through the loader tools');
   say(`config: ${configFile}`);
@@ -166,9 +177,9 @@ export async function runDemo(
     await manager.dispose();
     await weather.close();
     await lifecycleView?.close();
-    // Index writes run in the background: one still under way would create the folder again.
-    await manifestIndex.flush().catch(() => {});
-    rmSync(indexFolder, { recursive: true, force: true });
+    process.off('SIGINT', interrupted);
+    forgetEarlyEnd();
+    await removeIndex();
   }
   event(`all servers disconnected; server processes left: ${serverProcessesLeft(join(root, 'examples', 'servers'))}`);
   say(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s. Enabled servers in this config: ${Object.keys(enabledServers(discovery.servers)).join(', ')}.`);

@@ -15,10 +15,8 @@ import { keepRawResults, type RawResult, type RawResultKeeper } from '../raw-res
 import { wholeResult, withinBytes, type OutputTarget, type SavedFile, type WholeResult } from '../whole-result.js';
 import { terminalApproval } from '../tool-call-approval.js';
 import { pageOpeningHandlers } from '../page-opening.js';
+import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
 import { isManifestSummary, manifestListing } from '../manifest-listing.js';
-
-/** The shell's code for a command ended by Ctrl-C (128 + SIGINT). */
-export const INTERRUPTED_EXIT_CODE = 130;
 
 export interface OneShotOptions {
   /** `--timeout`: milliseconds the request may take, whatever the server's config says. */
