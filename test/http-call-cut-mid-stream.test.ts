@@ -4,7 +4,8 @@
  * instead of waiting for its request timeout. The SDK only reports such a cut to `onerror`; the
  * session fails the connection on it (src/connection/request-streams.ts). Where the server keeps
  * an event store (server-everything), the SDK first tries to resume the stream (GET with
- * Last-Event-ID, twice); only once it gives up is the call failed.
+ * Last-Event-ID, twice); only once it gives up is the call failed. The log tells the cut in one
+ * warning that says the client closes the connection; none before it says the connection stays up.
  *
  * Real processes: server-everything over Streamable HTTP (2025-era, its long-running operation
  * sends progress) and the 2026-07-28 fixture over HTTP (its `progress` tool), our manager as the
@@ -14,8 +15,9 @@ import type { ChildProcess } from 'node:child_process';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { watchRequestStreams } from '../src/connection/request-streams.js';
-import { McpConnectionManager, McpServerError, silentLogger, type McpProgress } from '../src/index.js';
+import { McpConnectionManager, McpServerError, type McpProgress } from '../src/index.js';
 import { startEverythingHttp } from './support/everything.js';
+import { recordingLogger } from './support/hostile.js';
 import { modernHttp } from './support/modern-server.js';
 
 /** Far longer than the waits below: a call still pending when they end was not failed by the cut. */
@@ -70,9 +72,10 @@ const scenes: Array<[string, () => Promise<Scene>]> = [
 ];
 
 describe.each(scenes)('a %s whose answer stream is cut after it streamed progress', (_scene, start) => {
-  it('fails within seconds with CONNECTION_LOST, not after its request timeout', async () => {
+  it('fails within seconds with CONNECTION_LOST, not after its request timeout, and the log says the connection closed, not that it stays up', async () => {
     const { url, child, tool, args, protocolVersion } = await start();
-    manager = new McpConnectionManager({ logger: silentLogger, defaults: { autoReconnect: false } });
+    const { logger, lines } = recordingLogger();
+    manager = new McpConnectionManager({ logger, defaults: { autoReconnect: false } });
     const manifest = await manager.connect('remote', { url });
     expect(manifest.protocolVersion).toMatch(protocolVersion);
 
@@ -92,6 +95,15 @@ describe.each(scenes)('a %s whose answer stream is cut after it streamed progres
     expect((outcome as McpServerError).message).toMatch(/stream/i);
     // server-everything: the SDK's two resumption attempts (1 s, then 1.5 s) come first.
     expect(tookMs).toBeLessThan(6_000);
+
+    // The streams' errors (their breaks, the failed attempts to resume them) promise nothing; one
+    // warning tells the cut, with the error that ended the call's stream, and that the connection closes.
+    expect(lines.warn.filter((line) => /stays up/.test(line))).toEqual([]);
+    expect(lines.warn.filter((line) => /connection/.test(line))).toEqual([
+      expect.stringMatching(
+        /^MCP server "remote": the server's answer stream for a tools\/call request ended before the answer \(it broke: SSE stream disconnected: .*\), so the client closes the connection \(the calls in flight on it fail as lost\)$/,
+      ),
+    ]);
   }, 90_000);
 });
 
@@ -105,20 +117,45 @@ describe('the watch of answer streams (src/connection/request-streams.ts)', () =
       send: async (message, options) => void sent.push({ message: message as JSONRPCMessage, options }),
     };
     const cuts: string[] = [];
-    watchRequestStreams(transport, (error) => cuts.push(error.message));
+    const told: string[] = [];
+    const streamErrors = watchRequestStreams(transport, (error) => cuts.push(error.message));
+    /** What the SDK reports to the client's `onerror`, handed on as the session does. */
+    const reportError = (message: string) => streamErrors(new Error(message), (error) => told.push(error.message));
     const endStream = (id: number | string) => sent.find(({ message }) => 'id' in message && message.id === id)?.options?.onRequestStreamEnd?.();
-    return { transport, sent, cuts, endStream };
+    return { transport, sent, cuts, told, reportError, endStream };
   }
   const call = (id: number) => ({ jsonrpc: '2.0' as const, id, method: 'tools/call', params: { name: 'slow' } });
 
-  it('reports a stream that ends before its answer, once, with what broke it', async () => {
-    const { transport, cuts, endStream } = fakeTransport();
+  it('reports a stream that ends before its answer, once, with what broke it, which is not told apart', async () => {
+    const { transport, cuts, told, reportError, endStream } = fakeTransport();
     await transport.send(call(1));
-    transport.onerror?.(new Error('SSE stream disconnected: TypeError: terminated'));
+    reportError('SSE stream disconnected: TypeError: terminated');
     endStream(1);
     endStream(1);
+    await Promise.resolve();
     expect(cuts).toEqual([
       "the server's answer stream for a tools/call request ended before the answer (it broke: SSE stream disconnected: TypeError: terminated)",
+    ]);
+    expect(told).toEqual([]);
+  });
+
+  it('tells at the end of the turn the stream errors no cut took, and other errors at once', async () => {
+    const { transport, cuts, told, reportError, endStream } = fakeTransport();
+    await transport.send(call(1));
+    reportError('SSE stream disconnected: TypeError: terminated');
+    reportError('Unknown message type: {}');
+    expect(told).toEqual(['Unknown message type: {}']);
+    await Promise.resolve();
+    expect(told).toEqual(['Unknown message type: {}', 'SSE stream disconnected: TypeError: terminated']);
+
+    // The SDK's attempts to resume the stream gave up: the last of them comes with the end.
+    reportError('Failed to reconnect SSE stream: fetch failed');
+    reportError('Maximum reconnection attempts (2) exceeded.');
+    endStream(1);
+    await Promise.resolve();
+    expect(told).toHaveLength(2);
+    expect(cuts).toEqual([
+      "the server's answer stream for a tools/call request ended before the answer (it broke: SSE stream disconnected: TypeError: terminated; Failed to reconnect SSE stream: fetch failed; Maximum reconnection attempts (2) exceeded.)",
     ]);
   });
 

@@ -3,6 +3,14 @@ import { isJSONRPCRequest, isJSONRPCResponse, type JSONRPCMessage, type RequestI
 /** How the SDK's Streamable HTTP transport reports an answer stream that broke (to `onerror` only). */
 const STREAM_BROKE = 'SSE stream disconnected';
 
+/** How it reports a stream that broke and its attempts to resume one (GET with Last-Event-ID). */
+const STREAM_ERRORS = [STREAM_BROKE, 'Failed to reconnect', 'Maximum reconnection attempts'];
+
+/** An error the SDK reports about one SSE stream: it costs the connection only when it leaves a request unanswered (below). */
+export function isStreamError(error: Error): boolean {
+  return STREAM_ERRORS.some((start) => error.message.startsWith(start));
+}
+
 /**
  * Watches the answer streams of a transport that opens one per request (Streamable HTTP: a POST
  * answered with SSE) and calls `cut` when one ends without its request's answer: the server died
@@ -10,19 +18,27 @@ const STREAM_BROKE = 'SSE stream disconnected';
  * it (GET with Last-Event-ID, when the server gave event ids) gave up. The SDK tells that only to
  * `onerror`, and the request waits for its timeout. It tells the transport's `onRequestStreamEnd`
  * (TransportSendOptions) too, which its Protocol does not pass: it is added here, before
- * `client.connect`, which keeps the `onmessage`, `onerror` and `onclose` found on the transport
- * and calls them first. A request the client cancelled expects no answer and is not watched; a
- * send that brings its own `onRequestStreamEnd` (the SDK's subscriptions/listen) is left alone.
- * Transports with one channel (stdio, the old SSE transport) never call it: nothing changes there.
+ * `client.connect`, which keeps the `onmessage` and `onclose` found on the transport and calls
+ * them first. A request the client cancelled expects no answer and is not watched; a send that
+ * brings its own `onRequestStreamEnd` (the SDK's subscriptions/listen) is left alone. Transports
+ * with one channel (stdio, the old SSE transport) never call it: nothing changes there.
+ *
+ * Returns what the client's `onerror` hands each error to, with `tell` to log it. The SDK reports
+ * a stream's last error in the same turn as the stream's end: stream errors are held to the end
+ * of the turn, so that an end that cuts the connection tells them once, in `cut`'s error, not
+ * first as errors the connection outlives.
  */
-export function watchRequestStreams(transport: Transport, cut: (error: Error) => void): void {
+export function watchRequestStreams(transport: Transport, cut: (error: Error) => void): (error: Error, tell: (error: Error) => void) => void {
   const unanswered = new Map<RequestId, string>();
   let broke: Error | undefined;
+  /** Stream errors of this turn, not yet told. */
+  const held: Error[] = [];
   const ended = (id: RequestId) => {
     const method = unanswered.get(id);
     if (method === undefined) return;
     unanswered.delete(id);
-    const why = broke ? `it broke: ${broke.message}` : 'the server ended it';
+    const told = [...new Set([broke, ...held.splice(0)].flatMap((error) => (error ? [error.message] : [])))];
+    const why = broke ? `it broke: ${told.join('; ')}` : told.length > 0 ? told.join('; ') : 'the server ended it';
     broke = undefined;
     cut(new Error(`the server's answer stream for a ${method} request ended before the answer (${why})`));
   };
@@ -52,14 +68,16 @@ export function watchRequestStreams(transport: Transport, cut: (error: Error) =>
     if (isJSONRPCResponse(message) && message.id !== undefined) unanswered.delete(message.id);
     onmessage?.(message, extra);
   };
-  const onerror = transport.onerror;
-  transport.onerror = (error) => {
-    if (error.message.startsWith(STREAM_BROKE)) broke = error;
-    onerror?.(error);
-  };
   const onclose = transport.onclose;
   transport.onclose = () => {
     unanswered.clear();
     onclose?.();
+  };
+
+  return (error, tell) => {
+    if (!isStreamError(error)) return tell(error);
+    if (error.message.startsWith(STREAM_BROKE)) broke = error;
+    if (held.length === 0) queueMicrotask(() => held.splice(0).forEach(tell));
+    held.push(error);
   };
 }

@@ -4,7 +4,8 @@ import type { McpHostEmitted, McpRequestOptions, McpServerManifest, McpSession }
 import type { Logger } from '../logger.js';
 import { terminateGroup } from '../transports/process-group.js';
 import type { StderrTail } from '../transports/stderr-tail.js';
-import { redactError } from '../redact.js';
+import { redact, redactError } from '../redact.js';
+import { capErrorText } from '../text-limits.js';
 import { ListFollowing } from './list-following.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { requestMeta } from './request-meta.js';
@@ -87,11 +88,12 @@ export class Session implements McpSession {
       this.transportClosed = true;
       this.lose(this.closedBecause ?? new Error('the server closed the connection'), false);
     };
-    parts.client.onerror = (error) => {
+    const streamErrors = watchRequestStreams(parts.transport, (error) => this.answerStreamCut(error));
+    const tell = (error: Error) => {
       if (this.closing) return;
       this.closedBecause = logTransportError(error, { ...parts, live: this.live }) ?? this.closedBecause;
     };
-    watchRequestStreams(parts.transport, (error) => this.answerStreamCut(error));
+    parts.client.onerror = (error) => streamErrors(error, tell);
     const closed = this.closeSignal.signal;
     this.following = new ListFollowing({
       ...parts,
@@ -122,6 +124,10 @@ export class Session implements McpSession {
   private answerStreamCut(error: Error): void {
     if (this.closing || this.transportClosed) return;
     this.closedBecause = error;
+    const { server, secrets, logger } = this.parts;
+    const told = `MCP server "${server}": ${capErrorText(redact(error.message, secrets))}, so the client closes the connection (the calls in flight on it fail as lost)`;
+    if (this.live) logger.warn(told);
+    else logger.debug(told);
     void this.client.close().catch(() => {});
   }
 

@@ -2,6 +2,8 @@ import type { Logger } from '../logger.js';
 import { redact } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import { isStdioBufferOverflow, MAX_MESSAGE_MIB } from '../transports/message-size.js';
+import { isStreamError } from './request-streams.js';
+import { isUnreachable } from './request-failure.js';
 
 /** How the SDK reports a progress notification whose request it no longer tracks. */
 const LATE_PROGRESS = 'Received a progress notification for an unknown token';
@@ -35,6 +37,10 @@ export function logTransportError(error: Error, { server, logger, secrets, live 
     // While connecting, the connect's own error says what failed; a warning here would promise
     // a connection that may never come.
     logger.debug(`MCP server "${server}" while connecting: ${message}`);
+  } else if (isStreamError(error) || isUnreachable(error)) {
+    // Whether the connection outlives a broken answer stream or a server not reached is decided
+    // elsewhere (request-streams.ts, request-failure.ts): no promise here that it stays up.
+    logger.warn(`MCP server "${server}": ${message}`);
   } else {
     logger.warn(`MCP server "${server}": ${message} (the connection stays up)`);
   }
