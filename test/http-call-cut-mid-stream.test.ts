@@ -7,15 +7,20 @@
  * Last-Event-ID, twice); only once it gives up is the call failed. The log tells the cut in one
  * warning that says the client closes the connection; none before it says the connection stays up.
  *
+ * A task's poll (`tasks/get`) is no call of its own: its stream cut, it is sent again at once on a
+ * fresh stream (src/connection/task-follow.ts), and the connection stays.
+ *
  * Real processes: server-everything over Streamable HTTP (2025-era, its long-running operation
- * sends progress) and the 2026-07-28 fixture over HTTP (its `progress` tool), our manager as the
- * caller. Our own `serve --http` killed mid-call is test/serve-http-killed-mid-call.test.ts.
+ * sends progress) and the 2026-07-28 fixture over HTTP (its `progress` tool; its task tools behind
+ * a proxy that cuts polls), our manager as the caller. Our own `serve --http` killed mid-call is test/serve-http-killed-mid-call.test.ts.
  */
 import type { ChildProcess } from 'node:child_process';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { watchRequestStreams } from '../src/connection/request-streams.js';
 import { McpConnectionManager, McpServerError, type McpProgress } from '../src/index.js';
+import { listen, type PlainHttpServer } from './fixtures/hostile-http.js';
+import { textOf } from './support/chaos-helpers.js';
 import { startEverythingHttp } from './support/everything.js';
 import { recordingLogger } from './support/hostile.js';
 import { modernHttp } from './support/modern-server.js';
@@ -25,11 +30,14 @@ const REQUEST_TIMEOUT_MS = 60_000;
 
 const children: ChildProcess[] = [];
 let manager: McpConnectionManager | undefined;
+let proxy: PlainHttpServer | undefined;
 
 afterEach(async () => {
   await manager?.dispose();
+  await proxy?.close();
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   manager = undefined;
+  proxy = undefined;
 });
 
 /** What `promise` came to within `ms`: its value, its error, or 'still waiting'. */
@@ -99,12 +107,87 @@ describe.each(scenes)('a %s whose answer stream is cut after it streamed progres
     // The streams' errors (their breaks, the failed attempts to resume them) promise nothing; one
     // warning tells the cut, with the error that ended the call's stream, and that the connection closes.
     expect(lines.warn.filter((line) => /stays up/.test(line))).toEqual([]);
-    expect(lines.warn.filter((line) => /connection/.test(line))).toEqual([
+    expect(lines.warn.filter((line) => /\bconnection\b/.test(line))).toEqual([
       expect.stringMatching(
         /^MCP server "remote": the server's answer stream for a tools\/call request ended before the answer \(it broke: SSE stream disconnected: .*\), so the client closes the connection \(the calls in flight on it fail as lost\)$/,
       ),
     ]);
   }, 90_000);
+});
+
+/**
+ * A proxy on 127.0.0.1 port 0 in front of `upstream` that cuts the answer streams of the first
+ * `cuts` `tasks/get`: the SSE head goes out, then the connection drops, as when the replica
+ * answering it dies. Everything else is passed through as it streams.
+ */
+async function cuttingPolls(upstream: string, cuts: number): Promise<PlainHttpServer & { polledAt: number[] }> {
+  /** When each `tasks/get` came, the cut one first. */
+  const polledAt: number[] = [];
+  const server = await listen((request, response, body) => {
+    const poll = request.method === 'POST' && body.includes('"method":"tasks/get"');
+    if (poll) polledAt.push(Date.now());
+    if (poll && polledAt.length <= cuts) {
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      response.flushHeaders();
+      setTimeout(() => response.destroy(), 50);
+      return;
+    }
+    const dropped = new AbortController();
+    response.once('close', () => dropped.abort());
+    const headers = Object.entries(request.headers).flatMap(([name, value]) =>
+      value === undefined || ['host', 'connection', 'content-length'].includes(name) ? [] : [[name, String(value)] as [string, string]],
+    );
+    void (async () => {
+      const answer = await fetch(upstream, { method: request.method, headers, body: body.length > 0 ? body : undefined, signal: dropped.signal });
+      const answerHeaders: Record<string, string> = {};
+      answer.headers.forEach((value, name) => {
+        if (!['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) answerHeaders[name] = value;
+      });
+      response.writeHead(answer.status, answerHeaders);
+      const reader = answer.body?.getReader();
+      for (let part = await reader?.read(); part && !part.done; part = await reader!.read()) response.write(part.value);
+      response.end();
+    })().catch(() => response.destroy());
+  });
+  return { ...server, polledAt };
+}
+
+describe("a task's poll (tasks/get, 2026-07-28 Tasks extension) whose answer stream is cut", () => {
+  /** The interval the task asks for between polls: long enough to tell a poll sent again at once from the next. */
+  const POLL_INTERVAL_MS = 1_500;
+
+  /** Follows a `task-steps` task of two polls behind a proxy that cuts the first `cuts` polls; when each poll came. */
+  async function followBehindCuts(cuts: number): Promise<number[]> {
+    const { url } = await modernHttp(children);
+    const cutting = await cuttingPolls(url as string, cuts);
+    proxy = cutting;
+    const { logger, lines } = recordingLogger();
+    manager = new McpConnectionManager({ logger, defaults: { autoReconnect: false } });
+    await manager.connect('remote', { url: cutting.url });
+
+    const call = manager.callTool('remote', 'task-steps', { polls: 2, pollIntervalMs: POLL_INTERVAL_MS }, { timeoutMs: REQUEST_TIMEOUT_MS });
+    call.catch(() => undefined); // judged below
+    const outcome = await settledWithin(call, 15_000);
+    expect(outcome).not.toBe('still waiting');
+    expect(textOf(outcome as { content?: unknown })).toBe('done after 2 polls');
+    expect(manager.getState('remote')).toBe('connected');
+    expect(lines.warn.filter((line) => /closes the connection/.test(line))).toEqual([]);
+    expect(cutting.polledAt).toHaveLength(cuts + 2);
+    return cutting.polledAt.slice(1).map((at, index) => at - cutting.polledAt[index]!);
+  }
+
+  it('is sent again at once on a fresh stream: the call completes, not at its time limit, and the connection stays up', async () => {
+    const [again, next] = await followBehindCuts(1);
+    expect(again).toBeLessThan(POLL_INTERVAL_MS / 2);
+    expect(next).toBeGreaterThanOrEqual(POLL_INTERVAL_MS - 50);
+  }, 30_000);
+
+  it('cut again, it is asked at the poll interval, as a server not reached is', async () => {
+    const [again, afterSecondCut, next] = await followBehindCuts(2);
+    expect(again).toBeLessThan(POLL_INTERVAL_MS / 2);
+    expect(afterSecondCut).toBeGreaterThanOrEqual(POLL_INTERVAL_MS - 50);
+    expect(next).toBeGreaterThanOrEqual(POLL_INTERVAL_MS - 50);
+  }, 30_000);
 });
 
 describe('the watch of answer streams (src/connection/request-streams.ts)', () => {

@@ -4,7 +4,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { Deadline } from './deadline.js';
 import { MIN_TASK_POLL_INTERVAL_MS, pause } from './tool-task.js';
 import { isUnreachable } from './request-failure.js';
-import { isRecord, type TaskWire } from './task-wire.js';
+import { AnswerStreamCut, isRecord, type TaskWire } from './task-wire.js';
 import type { TaskJournal } from './task-journal.js';
 
 /** The longest wait between two polls, whatever `pollIntervalMs` the server asks for: the call's time limit still ends a task that stays working. */
@@ -152,17 +152,22 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
  * The task's state from `tasks/get`. A task id is a durable handle (SEP-2663): over HTTP, a
  * server that cannot be reached (restarting, a network break) is asked again at the poll
  * interval until it answers or the call's time is up, and polling goes on where it stopped.
+ * A poll whose answer stream was cut (the replica answering it gone) is asked again at once, on
+ * a fresh stream, once: a poll changes nothing. Cut again, it waits the interval like the rest.
  */
 async function poll(wire: TaskWire, taskId: string, latest: Record<string, unknown>, reach: Reach, signal: AbortSignal): Promise<Record<string, unknown>> {
+  let askedAgain = false;
   for (;;) {
     try {
       const answer = await wire.request('tasks/get', { taskId }, signal);
       reach.unreachable = undefined;
       return answer;
     } catch (error) {
-      if (!isUnreachable(error) || signal.aborted) throw error;
+      const cut = error instanceof AnswerStreamCut;
+      if (!(cut || isUnreachable(error)) || signal.aborted) throw error;
       reach.unreachable = error as Error;
-      await pause(pollInterval(latest), signal);
+      if (cut && !askedAgain) askedAgain = true;
+      else await pause(pollInterval(latest), signal);
     }
   }
 }

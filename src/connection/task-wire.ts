@@ -23,6 +23,14 @@ const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
  */
 const TASK_HANDOFF_CODE = -32099;
 
+/** A request of the extension whose answer stream (Streamable HTTP) ended before its answer. */
+export class AnswerStreamCut extends Error {
+  constructor(method: TaskMethod) {
+    super(`the server's answer stream for a ${method} request ended before the answer`);
+    this.name = 'AnswerStreamCut';
+  }
+}
+
 /** The envelope keys a 2026-07-28 request carries in `_meta`: the tasks requests carry the same. */
 const ENVELOPE_KEYS = [PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY] as const;
 
@@ -99,10 +107,12 @@ export class TaskWire {
       };
       this.pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
       const message: JSONRPCMessage = { jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...this.envelope } } };
-      // `onRequestStreamEnd`: a stream of these that ends unanswered (a listen the server drops, a
-      // restarting server) is no lost connection: a task is a durable handle, polled again
-      // (task-follow.ts). The session's watch of answer streams (request-streams.ts) leaves it so.
-      this.transport.send(message, { requestSignal: stream?.signal, onRequestStreamEnd: () => {} }).catch(settle(reject));
+      // A stream of these that ends unanswered (a listen the server drops, a replica gone mid-answer)
+      // fails that request alone, at once: it is no lost connection, for a task is a durable handle,
+      // polled again (task-follow.ts). The session's watch of answer streams (request-streams.ts)
+      // leaves a send with its own `onRequestStreamEnd` alone. Once answered, the end finds nothing pending.
+      const streamEnded = () => this.pending.get(id)?.reject(new AnswerStreamCut(method));
+      this.transport.send(message, { requestSignal: stream?.signal, onRequestStreamEnd: streamEnded }).catch(settle(reject));
     });
   }
 
