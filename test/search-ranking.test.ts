@@ -167,6 +167,17 @@ describe('what a query asks for', () => {
   });
 });
 
+describe('synonyms', () => {
+  it('count a word the query says once: "table" is not also a synonym of "row" in "add a row to the table"', () => {
+    const search = new ToolSearch([MISC, { name: 'base', description: 'A database of tables' }], [
+      ...BACKGROUND,
+      { server: 'base', tool: tool('create_table', 'Create a table in a base', ['base_id', 'name']) },
+      { server: 'base', tool: tool('create_record', 'Create a record in a table', ['table_id', 'fields']) },
+    ]);
+    expect(top(search, 'add a row to the orders table')[0]).toBe('base/create_record');
+  });
+});
+
 describe('a tool\u2019s name', () => {
   it('ranks first the tool whose name the query says whole, over tools whose descriptions say as much', () => {
     const search = new ToolSearch([MISC, { name: 'tracker', description: 'Error tracking' }], [
