@@ -147,6 +147,16 @@ describe('what a query asks for', () => {
     expect(top(search, 'please add comments to a page')[0]).toBe('wiki/create_comment');
   });
 
+  it('answers a request that removes nothing with a tool that does not remove, though one that removes says more of its words', () => {
+    const search = new ToolSearch([MISC, { name: 'memory', description: 'A knowledge graph to remember things' }], [
+      ...BACKGROUND,
+      { server: 'memory', tool: tool('create_entities', 'Create entities in the knowledge graph', ['entities']) },
+      { server: 'memory', tool: tool('delete_relations', 'Delete relations between people from the knowledge graph', ['relations']) },
+    ]);
+    expect(top(search, 'remember that Ana is my sister')[0]).toBe('memory/create_entities');
+    expect(top(search, 'forget that Ana is my sister')[0]).toBe('memory/delete_relations');
+  });
+
   it('still answers a question with the reading tool', () => {
     const search = new ToolSearch([MISC, { name: 'wiki', description: 'Wiki pages and their comments' }], [
       ...BACKGROUND,
