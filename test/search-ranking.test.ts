@@ -147,6 +147,16 @@ describe('what a query asks for', () => {
     expect(top(search, 'please add comments to a page')[0]).toBe('wiki/create_comment');
   });
 
+  it('reads a request that says something ("… that the dates moved") as a change, though its first word is no changing verb', () => {
+    const search = new ToolSearch([MISC, { name: 'wiki', description: 'Wiki pages and their comments' }], [
+      ...BACKGROUND,
+      { server: 'wiki', tool: tool('get_page_comments', 'Get the comments added to a page', ['page_id']) },
+      { server: 'wiki', tool: tool('create_comment', 'Create a comment on a page or in a discussion', ['page_id', 'text']) },
+    ]);
+    expect(top(search, 'comment on the launch page that the dates moved')[0]).toBe('wiki/create_comment');
+    expect(top(search, 'find the comments on the launch page that mention dates')[0]).toBe('wiki/get_page_comments');
+  });
+
   it('answers a request that removes nothing with a tool that does not remove, though one that removes says more of its words', () => {
     const search = new ToolSearch([MISC, { name: 'memory', description: 'A knowledge graph to remember things' }], [
       ...BACKGROUND,
