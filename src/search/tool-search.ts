@@ -233,6 +233,8 @@ export class ToolSearch {
   private readonly nameWords: Array<readonly string[] | undefined> = [];
   /** Document number → whether its tool only reads: it says it is read-only, or its name's verb is a reading one. */
   private readonly reads: boolean[] = [];
+  /** Document number → whether its tool's name has a removing verb (delete_relations). */
+  private readonly removes: boolean[] = [];
   /** Document number → the kinds of value its tool's required parameters take. */
   private readonly takes: Array<ReadonlyArray<ValueKind | undefined>> = [];
   /** A kind of value (RECALLING_KINDS) → the tools a required parameter of which takes it. */
@@ -286,6 +288,7 @@ export class ToolSearch {
       this.tools[doc] = { server: server.name, tool };
       this.nameWords[doc] = [...new Set(fields[0])];
       this.reads[doc] = readsOnly(tool, fields[0]!);
+      this.removes[doc] = fields[0]!.some((word) => REMOVING_VERBS.has(word));
       this.takes[doc] = requiredKinds(tool);
       if (this.takes[doc].length >= 2 && this.takes[doc].every((kind) => kind !== undefined && COMMON_KINDS.has(kind))) this.takingCommonValues.add(doc);
       for (const kind of this.takes[doc]) {
@@ -425,6 +428,10 @@ export class ToolSearch {
     for (const doc of words.docs) words.score[doc]! *= Math.sqrt(words.coverage[doc]! / known);
     this.toolIndex.score(pairs, phrases);
     for (const doc of phrases.docs) words.add(doc, phrases.score[doc]!, 0);
+    // Before the lifts, so that their pruning bound holds (the penalty only lowers).
+    if (!groups.some((group) => [...group.keys()].some((word) => REMOVING_VERBS.has(word)))) {
+      for (const doc of words.docs) if (this.removes[doc]) words.score[doc]! /= 1 + UNASKED_REMOVAL_PENALTY;
+    }
     const values = queryValues(query);
     this.recallByValues(words, values);
     this.lift(words, query, groups, values, depth, accept);
@@ -455,18 +462,16 @@ export class ToolSearch {
 
   /**
    * The name and server lifts, worked out only for tools that could still reach the best `depth`:
-   * a tool whose score, lifted the most, stays below the depth-th best score unlifted, lowered by
-   * the removal penalty, cannot (the lifts only raise scores, the penalty lowers by at most that),
-   * so the ranking is the same as lifting every tool, at a fraction of the cost.
+   * a tool whose score, lifted the most, stays below the depth-th best score unlifted cannot (lifts
+   * only raise scores), so the ranking is the same as lifting every tool, at a fraction of the cost.
    */
   private lift(words: ScoreSheet, query: string, groups: readonly QueryGroup[], values: readonly ValueKind[], depth: number, accept: (doc: number) => boolean): void {
     const unlifted = this.top(words, depth, accept);
-    const floor = unlifted.length === depth ? unlifted[depth - 1]![1] / MAX_LIFT / (1 + UNASKED_REMOVAL_PENALTY) : 0;
+    const floor = unlifted.length === depth ? unlifted[depth - 1]![1] / MAX_LIFT : 0;
     const said = saidWords(groups);
     const named = this.namedServers(query, groups);
     const changing = asksForChange(query);
     const asking = QUESTION.test(query);
-    const removing = groups.some((group) => [...group.keys()].some((word) => REMOVING_VERBS.has(word)));
     const { serverTexts } = this;
     serverTexts.clear(this.serverTextIndex.capacity);
     this.serverTextIndex.score(groups, serverTexts);
@@ -478,7 +483,6 @@ export class ToolSearch {
       const action = changing && !this.reads[doc] ? 1 + ACTION_WEIGHT : asking && this.reads[doc] ? 1 + QUESTION_READ_WEIGHT : 1;
       const supplied = 1 + VALUE_WEIGHT * suppliedShare(this.takes[doc]!, values);
       const serverText = bestServerText > 0 ? 1 + (SERVER_TEXT_WEIGHT * serverTexts.score[this.serverTextOfDoc[doc]!]!) / bestServerText : 1;
-      if (!removing && this.nameWords[doc]!.some((word) => REMOVING_VERBS.has(word))) words.score[doc]! /= 1 + UNASKED_REMOVAL_PENALTY;
       words.score[doc]! *= serverText * (1 + NAME_COVERAGE_WEIGHT * nameCoverage(this.nameWords[doc]!, said)) * (1 + SERVER_MENTION_WEIGHT * mention) * action * supplied;
     }
   }
