@@ -45,12 +45,17 @@ export function entryPoints(root = ROOT): EntryPoint[] {
   });
 }
 
-export function createSurfaceProgram(entries: EntryPoint[], root = ROOT): ts.Program {
+/** tsconfig.json's compiler options (strict, NodeNext, "paths" to the entry points' sources), with nothing emitted. */
+export function repositoryCompilerOptions(root = ROOT): ts.CompilerOptions {
   const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
   if (!config) throw new Error('tsconfig.json could not be read');
+  return { ...config.options, noEmit: true };
+}
+
+export function createSurfaceProgram(entries: EntryPoint[], root = ROOT): ts.Program {
   return ts.createProgram(
     entries.map((entry) => join(root, entry.source)),
-    { ...config.options, noEmit: true },
+    repositoryCompilerOptions(root),
   );
 }
 

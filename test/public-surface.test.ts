@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildReports, createSurfaceProgram, entryPoints, functionsAndClasses, type DocumentedDeclaration } from '../scripts/api-report.js';
+import { compileSnippets } from './support/compile-snippets.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const entries = entryPoints();
@@ -30,35 +31,18 @@ beforeAll(() => {
  * the diagnostics of the examples, by example.
  */
 function compileExamples(): Map<string, string[]> {
-  const files = new Map<string, { label: string; text: string }>();
+  const labels = new Map<string, string>();
+  const files = new Map<string, string>();
   for (const declaration of declarations) {
-    declaration.examples.forEach((text, index) =>
-      files.set(join(ROOT, 'src', `example.${declaration.name}.${index}.ts`), { label: `${declaration.name} (${declaration.location}) example ${index + 1}`, text }),
-    );
+    declaration.examples.forEach((text, index) => {
+      const path = join(ROOT, 'src', `example.${declaration.name}.${index}.ts`);
+      labels.set(path, `${declaration.name} (${declaration.location}) example ${index + 1}`);
+      files.set(path, text);
+    });
   }
-  const options = program.getCompilerOptions();
-  const host = ts.createCompilerHost(options);
-  const readFile = host.readFile.bind(host);
-  const fileExists = host.fileExists.bind(host);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.readFile = (path) => files.get(path)?.text ?? readFile(path);
-  host.fileExists = (path) => files.has(path) || fileExists(path);
-  host.getSourceFile = (path, language, ...rest) =>
-    files.has(path) ? ts.createSourceFile(path, files.get(path)!.text, language, true) : getSourceFile(path, language, ...rest);
-  const examples = ts.createProgram({ rootNames: [...files.keys()], options, host, oldProgram: program });
   const problems = new Map<string, string[]>();
-  for (const [path, { label }] of files) {
-    const file = examples.getSourceFile(path)!;
-    const diagnostics = [...examples.getSyntacticDiagnostics(file), ...examples.getSemanticDiagnostics(file)];
-    if (diagnostics.length > 0) {
-      problems.set(
-        label,
-        diagnostics.map((diagnostic) => {
-          const line = diagnostic.start === undefined ? 0 : file.getLineAndCharacterOfPosition(diagnostic.start).line + 1;
-          return `line ${line}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`;
-        }),
-      );
-    }
+  for (const [path, diagnostics] of compileSnippets(files, { options: program.getCompilerOptions(), oldProgram: program })) {
+    if (diagnostics.length > 0) problems.set(labels.get(path)!, diagnostics.map(({ line, message }) => `line ${line}: ${message}`));
   }
   return problems;
 }
