@@ -5,7 +5,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { ToolSearch, type SearchableServer } from '../src/search/index.js';
+import { stem, ToolSearch, type SearchableServer } from '../src/search/index.js';
 
 function tool(name: string, description: string, parameters: string[] = []): Tool {
   return { name, description, inputSchema: { type: 'object', properties: Object.fromEntries(parameters.map((parameter) => [parameter, { type: 'string' }])) } };
@@ -409,6 +409,22 @@ describe('words no tool uses, through the thesaurus (WordNet)', () => {
 
   it('finds a tool by a derived form of its word: "musical" finds the music tool', () => {
     expect(top(search, 'play something musical')[0]).toBe('player/play_music');
+  });
+});
+
+describe('word associations learned from labelled queries (off unless given)', () => {
+  const servers = [MISC, { name: 'rentals', description: 'Rentals' }];
+  const tools = [...BACKGROUND, { server: 'rentals', tool: tool('rent_bike', 'Rent a bike for a day') }, { server: 'rentals', tool: tool('rent_car', 'Rent a car for a day') }];
+  // A word no tool, synonym table or WordNet knows: only an association can tie it to "car".
+  const query = 'rent a zorblax for the weekend';
+
+  it('finds the tool a query word is associated with', () => {
+    const search = new ToolSearch(servers, tools, { associations: new Map([[stem('zorblax'), [[stem('car'), 0.8]]]]) });
+    expect(top(search, query)[0]).toBe('rentals/rent_car');
+  });
+
+  it('without the associations, does not', () => {
+    expect(top(new ToolSearch(servers, tools), query)[0]).toBe('rentals/rent_bike');
   });
 });
 

@@ -115,6 +115,16 @@ const BY_WEIGHT = [...THESAURUS_RELATIONS].sort((a, b) => THESAURUS_WEIGHTS[b] -
 /** WordNet words added at most per query word, and per query: a long query cannot make a long search. */
 export const THESAURUS_PER_WORD = 12;
 export const THESAURUS_PER_QUERY = 48;
+/**
+ * Word associations learned from labelled queries (bench/catalogue/associations.ts): for a query
+ * word, words of the tools people who said it wanted ("remember" → "graph", "knowledge"), each with
+ * a strength in (0, 1]. Off unless given (ToolSearch's `associations`): a ninth-round experiment,
+ * BENCHMARKS.md §7.
+ */
+export type Associations = ReadonlyMap<string, ReadonlyArray<readonly [string, number]>>;
+const NO_ASSOCIATIONS: Associations = new Map();
+/** A learned association counts this much of the query word, times its strength. */
+export const ASSOCIATION_WEIGHT = 1;
 
 /**
  * One group per query word (the word at weight 1, its synonyms lower), and the pairs of adjacent
@@ -124,13 +134,14 @@ export const THESAURUS_PER_QUERY = 48;
  * same way cost the first held-out set one at 1). WordNet's related words join a group only when
  * `known` (the index holds them), within the per-word and per-query bounds.
  */
-export function parseQuery(query: string, known: (term: string) => boolean = () => true): ParsedQuery {
+export function parseQuery(query: string, known: (term: string) => boolean = () => true, associations: Associations = NO_ASSOCIATIONS): ParsedQuery {
   const words = textTokens(withUrlsAsHosts(query));
   const said = new Set(words);
   let thesaurusLeft = THESAURUS_PER_QUERY;
   const groups = [...said].map((token) => {
     const group = new Map<string, number>([[token, 1]]);
     for (const synonym of synonymsOf(token)) if (!group.has(synonym) && !said.has(synonym)) group.set(synonym, SYNONYM_WEIGHT);
+    for (const [other, strength] of associations.get(token) ?? []) if (!group.has(other) && !said.has(other) && known(other)) group.set(other, ASSOCIATION_WEIGHT * strength);
     const related = shippedThesaurus().related(token);
     let wordLeft = THESAURUS_PER_WORD;
     for (const relation of BY_WEIGHT) {
@@ -254,7 +265,10 @@ export class ToolSearch {
   /** Vector similarity to the query, for the hybrid ranking. */
   private readonly similarity = new ScoreSheet();
 
-  constructor(servers: readonly SearchableServer[] = [], tools: readonly SearchableTool[] = []) {
+  private readonly associations: Associations;
+
+  constructor(servers: readonly SearchableServer[] = [], tools: readonly SearchableTool[] = [], options: { associations?: Associations } = {}) {
+    this.associations = options.associations ?? NO_ASSOCIATIONS;
     const byServer = new Map<string, Tool[]>();
     for (const { server, tool } of tools) {
       const list = byServer.get(server);
@@ -418,7 +432,7 @@ export class ToolSearch {
    * sheet is valid until the next query.
    */
   private scoreTools(query: string, depth: number, accept: (doc: number) => boolean): ScoreSheet {
-    const { groups, pairs } = parseQuery(query, (term) => this.toolIndex.frequency(term) > 0);
+    const { groups, pairs } = parseQuery(query, (term) => this.toolIndex.frequency(term) > 0, this.associations);
     const { words, phrases } = this;
     words.clear(this.toolIndex.capacity);
     phrases.clear(this.toolIndex.capacity);
@@ -511,7 +525,7 @@ export class ToolSearch {
   /** Servers whose name or purpose matches the query, best first; an exact name first of all. */
   searchServers(query: string, limit: number): SearchableServer[] {
     const exact = this.servers.get(query.trim()) ?? [...this.servers.values()].find(({ server }) => server.name.toLowerCase() === query.trim().toLowerCase());
-    const { groups } = parseQuery(query, (term) => this.serverIndex.frequency(term) > 0);
+    const { groups } = parseQuery(query, (term) => this.serverIndex.frequency(term) > 0, this.associations);
     const sheet = new ScoreSheet();
     sheet.clear(this.serverIndex.capacity);
     this.serverIndex.score(groups, sheet);
