@@ -4,6 +4,7 @@
  * for sets tuned on; the targets are checked on the last set never tuned on.
  */
 import { describe, expect, it } from 'vitest';
+import { learnAssociations, trainingPairs } from '../bench/catalogue/associations.js';
 import { blindSet, recallOf, shownMisses, type Ranking } from '../bench/lib/recall.js';
 
 const rankings: Record<string, string[]> = {
@@ -49,5 +50,25 @@ describe('sets tuned on and blind sets', () => {
     ];
     expect(blindSet(sets)?.set).toBe('blind-2');
     expect(blindSet(sets.filter(({ tunedOn }) => tunedOn))).toBeUndefined();
+  });
+});
+
+describe('word associations learned from the query sets', () => {
+  it('refuses the blind set, alone or among sets tuned on, before reading it', () => {
+    expect(() => trainingPairs(['held-out-5'])).toThrow(/tuned on only, not held-out-5/);
+    expect(() => learnAssociations(['dev', 'held-out-5'])).toThrow(/tuned on only, not held-out-5/);
+  });
+
+  it('learns from sets tuned on: a query word goes with words of the tools it wanted, never with a value', () => {
+    const associations = learnAssociations(['dev', 'held-out']);
+    expect(associations.size).toBeGreaterThan(0);
+    for (const [word, list] of associations) {
+      expect(word).not.toMatch(/\d/);
+      for (const [other, strength] of list) {
+        expect(other).not.toBe(word);
+        expect(strength).toBeGreaterThan(0);
+        expect(strength).toBeLessThanOrEqual(1);
+      }
+    }
   });
 });
