@@ -7,8 +7,8 @@
  * Last-Event-ID, twice); only once it gives up is the call failed. The log tells the cut in one
  * warning that says the client closes the connection; none before it says the connection stays up.
  *
- * A task's poll (`tasks/get`) is no call of its own: its stream cut, it is sent again at once on a
- * fresh stream (src/connection/task-follow.ts), and the connection stays.
+ * A task's poll (`tasks/get`) is no call of its own: its answer cut (an SSE stream, or a JSON body),
+ * it is sent again at once on a fresh stream (src/connection/task-follow.ts), and the connection stays.
  *
  * Real processes: server-everything over Streamable HTTP (2025-era, its long-running operation
  * sends progress) and the 2026-07-28 fixture over HTTP (its `progress` tool; its task tools behind
@@ -115,30 +115,48 @@ describe.each(scenes)('a %s whose answer stream is cut after it streamed progres
   }, 90_000);
 });
 
+/** How a cut answer began: an SSE head, or a JSON head and half a body. */
+type AnswerKind = 'sse' | 'json';
+
+interface Cuts {
+  /** The requests whose answers are cut. */
+  method: 'tasks/get' | 'tasks/update';
+  /** How many of them, the first ones. */
+  cuts: number;
+  as: AnswerKind;
+  /** Each cut request is first passed on and answered upstream: the answer, not the request, is lost. */
+  reached?: boolean;
+}
+
 /**
- * A proxy on 127.0.0.1 port 0 in front of `upstream` that cuts the answer streams of the first
- * `cuts` `tasks/get`: the SSE head goes out, then the connection drops, as when the replica
- * answering it dies. Everything else is passed through as it streams.
+ * A proxy on 127.0.0.1 port 0 in front of `upstream` that cuts the answers of the first `cuts`
+ * requests of `method`: the head goes out (and half a JSON body), then the connection drops, as
+ * when the replica answering it dies. Everything else is passed through as it streams.
  */
-async function cuttingPolls(upstream: string, cuts: number): Promise<PlainHttpServer & { polledAt: number[] }> {
-  /** When each `tasks/get` came, the cut one first. */
-  const polledAt: number[] = [];
+async function cuttingAnswers(upstream: string, { method, cuts, as, reached = false }: Cuts): Promise<PlainHttpServer & { seenAt: number[] }> {
+  /** When each request of `method` came, the cut ones first. */
+  const seenAt: number[] = [];
   const server = await listen((request, response, body) => {
-    const poll = request.method === 'POST' && body.includes('"method":"tasks/get"');
-    if (poll) polledAt.push(Date.now());
-    if (poll && polledAt.length <= cuts) {
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      response.flushHeaders();
-      setTimeout(() => response.destroy(), 50);
-      return;
-    }
-    const dropped = new AbortController();
-    response.once('close', () => dropped.abort());
     const headers = Object.entries(request.headers).flatMap(([name, value]) =>
       value === undefined || ['host', 'connection', 'content-length'].includes(name) ? [] : [[name, String(value)] as [string, string]],
     );
+    const dropped = new AbortController();
+    response.once('close', () => dropped.abort());
+    const passOn = () => fetch(upstream, { method: request.method, headers, body: body.length > 0 ? body : undefined, signal: dropped.signal });
+    const cut = request.method === 'POST' && body.includes(`"method":"${method}"`);
+    if (cut) seenAt.push(Date.now());
+    if (cut && seenAt.length <= cuts) {
+      void (async () => {
+        if (reached) await (await passOn()).text();
+        response.writeHead(200, { 'content-type': as === 'sse' ? 'text/event-stream' : 'application/json', 'cache-control': 'no-cache' });
+        if (as === 'json') response.write('{"jsonrpc":"2.0","result":{');
+        response.flushHeaders();
+        setTimeout(() => response.destroy(), 50);
+      })().catch(() => response.destroy());
+      return;
+    }
     void (async () => {
-      const answer = await fetch(upstream, { method: request.method, headers, body: body.length > 0 ? body : undefined, signal: dropped.signal });
+      const answer = await passOn();
       const answerHeaders: Record<string, string> = {};
       answer.headers.forEach((value, name) => {
         if (!['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) answerHeaders[name] = value;
@@ -149,17 +167,17 @@ async function cuttingPolls(upstream: string, cuts: number): Promise<PlainHttpSe
       response.end();
     })().catch(() => response.destroy());
   });
-  return { ...server, polledAt };
+  return { ...server, seenAt };
 }
 
-describe("a task's poll (tasks/get, 2026-07-28 Tasks extension) whose answer stream is cut", () => {
+describe.each<AnswerKind>(['sse', 'json'])("a task's poll (tasks/get, 2026-07-28 Tasks extension) whose answer (%s) is cut", (as) => {
   /** The interval the task asks for between polls: long enough to tell a poll sent again at once from the next. */
   const POLL_INTERVAL_MS = 1_500;
 
-  /** Follows a `task-steps` task of two polls behind a proxy that cuts the first `cuts` polls; when each poll came. */
+  /** Follows a `task-steps` task of two polls behind a proxy that cuts the first `cuts` polls; the time between polls. */
   async function followBehindCuts(cuts: number): Promise<number[]> {
     const { url } = await modernHttp(children);
-    const cutting = await cuttingPolls(url as string, cuts);
+    const cutting = await cuttingAnswers(url as string, { method: 'tasks/get', cuts, as });
     proxy = cutting;
     const { logger, lines } = recordingLogger();
     manager = new McpConnectionManager({ logger, defaults: { autoReconnect: false } });
@@ -169,11 +187,12 @@ describe("a task's poll (tasks/get, 2026-07-28 Tasks extension) whose answer str
     call.catch(() => undefined); // judged below
     const outcome = await settledWithin(call, 15_000);
     expect(outcome).not.toBe('still waiting');
+    expect(outcome).not.toBeInstanceOf(Error);
     expect(textOf(outcome as { content?: unknown })).toBe('done after 2 polls');
     expect(manager.getState('remote')).toBe('connected');
     expect(lines.warn.filter((line) => /closes the connection/.test(line))).toEqual([]);
-    expect(cutting.polledAt).toHaveLength(cuts + 2);
-    return cutting.polledAt.slice(1).map((at, index) => at - cutting.polledAt[index]!);
+    expect(cutting.seenAt).toHaveLength(cuts + 2);
+    return cutting.seenAt.slice(1).map((at, index) => at - cutting.seenAt[index]!);
   }
 
   it('is sent again at once on a fresh stream: the call completes, not at its time limit, and the connection stays up', async () => {

@@ -23,12 +23,20 @@ const SUBSCRIPTION_ID_META_KEY = 'io.modelcontextprotocol/subscriptionId';
  */
 const TASK_HANDOFF_CODE = -32099;
 
-/** A request of the extension whose answer stream (Streamable HTTP) ended before its answer. */
+/**
+ * A request of the extension whose answer (Streamable HTTP) was cut before it was whole: an SSE
+ * stream that ended unanswered, or a JSON body whose connection dropped mid-way.
+ */
 export class AnswerStreamCut extends Error {
-  constructor(method: TaskMethod) {
-    super(`the server's answer stream for a ${method} request ended before the answer`);
+  constructor(method: TaskMethod, options?: ErrorOptions) {
+    super(`the server's answer stream for a ${method} request ended before the answer`, options);
     this.name = 'AnswerStreamCut';
   }
+}
+
+/** How fetch (undici) fails the read of a body whose connection dropped after the head: the SDK's transport rethrows it from `send`. */
+function isBodyCut(error: unknown): boolean {
+  return error instanceof TypeError && error.message === 'terminated';
 }
 
 /** The envelope keys a 2026-07-28 request carries in `_meta`: the tasks requests carry the same. */
@@ -111,8 +119,10 @@ export class TaskWire {
       // fails that request alone, at once: it is no lost connection, for a task is a durable handle,
       // polled again (task-follow.ts). The session's watch of answer streams (request-streams.ts)
       // leaves a send with its own `onRequestStreamEnd` alone. Once answered, the end finds nothing pending.
+      // An answer sent as JSON is read by the transport's `send` instead: its cut body rejects that.
       const streamEnded = () => this.pending.get(id)?.reject(new AnswerStreamCut(method));
-      this.transport.send(message, { requestSignal: stream?.signal, onRequestStreamEnd: streamEnded }).catch(settle(reject));
+      const failed = (error: Error) => reject(isBodyCut(error) ? new AnswerStreamCut(method, { cause: error }) : error);
+      this.transport.send(message, { requestSignal: stream?.signal, onRequestStreamEnd: streamEnded }).catch(settle(failed));
     });
   }
 
