@@ -9,6 +9,8 @@
  *
  * A task's poll (`tasks/get`) is no call of its own: its answer cut (an SSE stream, or a JSON body),
  * it is sent again at once on a fresh stream (src/connection/task-follow.ts), and the connection stays.
+ * So are a task's input answers (`tasks/update`) whose answer is cut: the server ignores answers to
+ * keys already answered (SEP-2663), so a second copy is safe.
  *
  * Real processes: server-everything over Streamable HTTP (2025-era, its long-running operation
  * sends progress) and the 2026-07-28 fixture over HTTP (its `progress` tool; its task tools behind
@@ -206,6 +208,35 @@ describe.each<AnswerKind>(['sse', 'json'])("a task's poll (tasks/get, 2026-07-28
     expect(again).toBeLessThan(POLL_INTERVAL_MS / 2);
     expect(afterSecondCut).toBeGreaterThanOrEqual(POLL_INTERVAL_MS - 50);
     expect(next).toBeGreaterThanOrEqual(POLL_INTERVAL_MS - 50);
+  }, 30_000);
+});
+
+describe.each<AnswerKind>(['sse', 'json'])("a task's input answers (tasks/update) whose answer (%s) is cut after the server took them", (as) => {
+  it('are sent again at once, once, which the server ignores (SEP-2663: keys already answered), and the call completes on the same connection', async () => {
+    const { url } = await modernHttp(children);
+    const cutting = await cuttingAnswers(url as string, { method: 'tasks/update', cuts: 1, as, reached: true });
+    proxy = cutting;
+    const { logger, lines } = recordingLogger();
+    const asked: string[] = [];
+    const elicitation = (params: { message: string }) => {
+      asked.push(params.message);
+      return { action: 'accept' as const, content: { name: 'Ada' } };
+    };
+    manager = new McpConnectionManager({ logger, defaults: { autoReconnect: false }, handlers: { elicitation } });
+    await manager.connect('remote', { url: cutting.url });
+
+    const call = manager.callTool('remote', 'task-ask-name', { pollIntervalMs: 250 }, { timeoutMs: REQUEST_TIMEOUT_MS });
+    call.catch(() => undefined); // judged below
+    const outcome = await settledWithin(call, 15_000);
+    expect(outcome).not.toBeInstanceOf(Error);
+    expect(textOf(outcome as { content?: unknown })).toBe('hello Ada');
+    expect(asked).toEqual(['Your name?']);
+    expect(cutting.seenAt).toHaveLength(2);
+    expect(cutting.seenAt[1]! - cutting.seenAt[0]!).toBeLessThan(1_000);
+    const counters = JSON.parse(textOf(await manager.callTool('remote', 'task-counters', {}))) as { updates: number; cancels: number };
+    expect(counters).toMatchObject({ updates: 2, cancels: 0 });
+    expect(manager.getState('remote')).toBe('connected');
+    expect(lines.warn.filter((line) => /closes the connection/.test(line))).toEqual([]);
   }, 30_000);
 });
 

@@ -129,7 +129,7 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
             await Promise.all(fresh.map(async ([key, request]) => [key, await answer(call, request, deadline.signal)] as const)),
           );
           for (const [key] of fresh) answered.add(key);
-          await call.wire.request('tasks/update', { taskId, inputResponses }, deadline.signal);
+          await update(call.wire, taskId, inputResponses, deadline.signal);
         }
       }
       // A task known only by its id (resumed) is asked at once.
@@ -170,6 +170,20 @@ async function poll(wire: TaskWire, taskId: string, latest: Record<string, unkno
       else await pause(pollInterval(latest), signal);
     }
   }
+}
+
+/**
+ * Sends the host's answers to a task's input requests. One whose answer was cut (the request may
+ * or may not have arrived) is sent again at once, once: SEP-2663 has a server ignore responses
+ * "mapped to a key that is not currently outstanding for the task — including [...] keys that
+ * have already been answered", so answers that did arrive are not taken twice.
+ */
+async function update(wire: TaskWire, taskId: string, inputResponses: Record<string, unknown>, signal: AbortSignal): Promise<void> {
+  const send = () => wire.request('tasks/update', { taskId, inputResponses }, signal);
+  await send().catch((error: unknown) => {
+    if (!(error instanceof AnswerStreamCut) || signal.aborted) throw error;
+    return send();
+  });
 }
 
 interface Reach {
