@@ -2,7 +2,9 @@
  * A call whose answer streams (SSE) and whose stream is cut after it has delivered progress (the
  * server process was SIGKILLed): our caller gets CONNECTION_LOST within seconds, in either era,
  * instead of waiting for its request timeout. The SDK only reports such a cut to `onerror`; the
- * session fails the connection on it (src/connection/request-streams.ts). Where the server keeps
+ * session then asks the server (ping, or `server/discover` on 2026-07-28) and, unanswered, fails
+ * the connection (src/connection/request-streams.ts, src/connection/session.ts). A server that
+ * still answers (a proxy cut only that stream) fails that call alone; the connection stays. Where the server keeps
  * an event store (server-everything), the SDK first tries to resume the stream (GET with
  * Last-Event-ID, twice); only once it gives up is the call failed. The log tells the cut in one
  * warning that says the client closes the connection; none before it says the connection stays up.
@@ -122,7 +124,7 @@ type AnswerKind = 'sse' | 'json';
 
 interface Cuts {
   /** The requests whose answers are cut. */
-  method: 'tasks/get' | 'tasks/update';
+  method: 'tasks/get' | 'tasks/update' | 'tools/call';
   /** How many of them, the first ones. */
   cuts: number;
   as: AnswerKind;
@@ -237,6 +239,30 @@ describe.each<AnswerKind>(['sse', 'json'])("a task's input answers (tasks/update
     expect(counters).toMatchObject({ updates: 2, cancels: 0 });
     expect(manager.getState('remote')).toBe('connected');
     expect(lines.warn.filter((line) => /closes the connection/.test(line))).toEqual([]);
+  }, 30_000);
+});
+
+describe('a call whose answer stream a proxy cuts while the server stays up (the modern fixture)', () => {
+  it('fails alone, within seconds, as the request failed: the server still answers a ping, so the connection stays up and the next call goes through', async () => {
+    const { url } = await modernHttp(children);
+    const cutting = await cuttingAnswers(url as string, { method: 'tools/call', cuts: 1, as: 'sse', reached: true });
+    proxy = cutting;
+    const { logger, lines } = recordingLogger();
+    manager = new McpConnectionManager({ logger, defaults: { autoReconnect: false } });
+    await manager.connect('remote', { url: cutting.url });
+
+    const call = manager.callTool('remote', 'echo', { text: 'lost on the way' }, { timeoutMs: REQUEST_TIMEOUT_MS });
+    call.catch(() => undefined); // judged below
+    const outcome = await settledWithin(call, 10_000);
+    expect(outcome).toBeInstanceOf(McpServerError);
+    expect((outcome as McpServerError).code).toBe('REQUEST_FAILED');
+    expect((outcome as McpServerError).message).toMatch(/answer stream for a tools\/call request ended before the answer .*the server still answers, so it may have run the request/);
+    expect(manager.getState('remote')).toBe('connected');
+    expect(textOf(await manager.callTool('remote', 'echo', { text: 'next' }, { timeoutMs: 10_000 }))).toBe('next');
+    expect(lines.warn.filter((line) => /closes the connection/.test(line))).toEqual([]);
+    expect(lines.warn.filter((line) => /\bconnection\b/.test(line))).toEqual([
+      expect.stringMatching(/^MCP server "remote": the server's answer stream for a tools\/call request ended before the answer \(.*\), and the server still answers a ping, so that request alone fails \(the connection stays up\)$/),
+    ]);
   }, 30_000);
 });
 

@@ -13,7 +13,7 @@ export function isStreamError(error: Error): boolean {
 
 /**
  * Watches the answer streams of a transport that opens one per request (Streamable HTTP: a POST
- * answered with SSE) and calls `cut` when one ends without its request's answer: the server died
+ * answered with SSE) and calls `cut` with the request's id when one ends without its answer: the server died
  * mid-call (a replica SIGKILLed), a proxy dropped the stream, or the SDK's own attempts to resume
  * it (GET with Last-Event-ID, when the server gave event ids) gave up. The SDK tells that only to
  * `onerror`, and the request waits for its timeout. It tells the transport's `onRequestStreamEnd`
@@ -28,7 +28,7 @@ export function isStreamError(error: Error): boolean {
  * of the turn, so that an end that cuts the connection tells them once, in `cut`'s error, not
  * first as errors the connection outlives.
  */
-export function watchRequestStreams(transport: Transport, cut: (error: Error) => void): (error: Error, tell: (error: Error) => void) => void {
+export function watchRequestStreams(transport: Transport, cut: (error: Error, id: RequestId) => void): (error: Error, tell: (error: Error) => void) => void {
   const unanswered = new Map<RequestId, string>();
   let broke: Error | undefined;
   /** Stream errors of this turn, not yet told. */
@@ -40,7 +40,7 @@ export function watchRequestStreams(transport: Transport, cut: (error: Error) =>
     const told = [...new Set([broke, ...held.splice(0)].flatMap((error) => (error ? [error.message] : [])))];
     const why = broke ? `it broke: ${told.join('; ')}` : told.length > 0 ? told.join('; ') : 'the server ended it';
     broke = undefined;
-    cut(new Error(`the server's answer stream for a ${method} request ended before the answer (${why})`));
+    cut(new Error(`the server's answer stream for a ${method} request ended before the answer (${why})`), id);
   };
 
   const send = transport.send.bind(transport);

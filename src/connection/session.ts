@@ -1,4 +1,4 @@
-import type { Client, LoggingLevel, Transport } from '@modelcontextprotocol/client';
+import { ProtocolErrorCode, type Client, type LoggingLevel, type RequestId, type Transport } from '@modelcontextprotocol/client';
 import type { McpServerError } from '../../machines/errors.js';
 import type { McpHostEmitted, McpRequestOptions, McpServerManifest, McpSession } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
@@ -20,6 +20,9 @@ import type { TaskJournal } from './task-journal.js';
 import { TaskWire } from './task-wire.js';
 
 export { EARLY_NOTIFICATIONS_KEPT } from './session-watch.js';
+
+/** How long a server whose answer stream was cut has to answer a ping before it counts as gone. */
+const STILL_THERE_TIMEOUT_MS = 5_000;
 
 export interface SessionParts {
   server: string;
@@ -71,6 +74,8 @@ export class Session implements McpSession {
   private readonly alsoClosing: Promise<unknown>[] = [];
   /** On a 2026-07-28 server: tool results that are tasks (the Tasks extension), followed to their end. */
   private tasks?: TaskWire;
+  /** The ping out after an answer stream was cut: whether the server still answers. */
+  private stillThere?: Promise<boolean>;
 
   get manifest(): McpServerManifest {
     return this.listed;
@@ -88,7 +93,7 @@ export class Session implements McpSession {
       this.transportClosed = true;
       this.lose(this.closedBecause ?? new Error('the server closed the connection'), false);
     };
-    const streamErrors = watchRequestStreams(parts.transport, (error) => this.answerStreamCut(error));
+    const streamErrors = watchRequestStreams(parts.transport, (error, id) => this.answerStreamCut(error, id));
     const tell = (error: Error) => {
       if (this.closing) return;
       this.closedBecause = logTransportError(error, { ...parts, live: this.live }) ?? this.closedBecause;
@@ -117,11 +122,41 @@ export class Session implements McpSession {
 
   /**
    * A request's answer stream ended without its answer and the SDK will not resume it
-   * (request-streams.ts): the server is gone or unreachable. The client closes the connection,
-   * so the requests in flight fail now as lost instead of at their timeout, and the chart takes
-   * its lost-connection path.
+   * (request-streams.ts). Either the server is gone (killed, unreachable), or only that stream is
+   * (a proxy dropped it; a replica died behind a balancer that has others). A ping (or
+   * `server/discover`) tells them apart: answered, that request alone fails and the connection
+   * stays; not answered (or before the connection is live), the client closes the connection, so
+   * the requests in flight fail now as lost instead of at their timeout, and the chart takes its
+   * lost-connection path. Cuts while a ping is out wait on it, its own stream's among them.
    */
-  private answerStreamCut(error: Error): void {
+  private answerStreamCut(error: Error, id: RequestId): void {
+    if (this.closing || this.transportClosed) return;
+    if (!this.live) return this.closeOnCut(error);
+    this.stillThere ??= this.ping()
+      .then(
+        () => true,
+        () => false,
+      )
+      .finally(() => (this.stillThere = undefined));
+    void this.stillThere.then((up) => (up ? this.failAlone(error, id) : this.closeOnCut(error)));
+  }
+
+  /** 2026-07-28 has no `ping`: `server/discover` is its cheapest request. */
+  private ping(): Promise<unknown> {
+    const options = { timeout: STILL_THERE_TIMEOUT_MS };
+    return this.client.getProtocolEra() === 'modern' ? this.client.request({ method: 'server/discover' }, options) : this.client.ping(options);
+  }
+
+  /** The SDK waits for the request's answer: it is handed an error answer in its place. */
+  private failAlone(error: Error, id: RequestId): void {
+    if (this.closing || this.transportClosed) return;
+    const { server, secrets, logger, transport } = this.parts;
+    logger.warn(`MCP server "${server}": ${capErrorText(redact(error.message, secrets))}, and the server still answers a ping, so that request alone fails (the connection stays up)`);
+    const message = `${error.message}; the server still answers, so it may have run the request`;
+    transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message } });
+  }
+
+  private closeOnCut(error: Error): void {
     if (this.closing || this.transportClosed) return;
     this.closedBecause = error;
     const { server, secrets, logger } = this.parts;
