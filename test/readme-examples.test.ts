@@ -73,7 +73,7 @@ const CONTEXT: Record<string, string> = {
   "import { embedMany } from 'ai';": MANAGER_AND_SERVERS,
   "import { initModel } from '@energetic-ai/embeddings';": MANAGER_AND_SERVERS,
   // "Approval before a tool call"
-  "import { createLoaderTools, type ApprovalDecision } from 'mcp-statechart';": MANAGER_AND_SERVERS,
+  "import { createLoaderTools } from 'mcp-statechart';": MANAGER_AND_SERVERS,
   // "The manifest index"
   "import { createLoaderTools, enabledServers, ManifestIndex } from 'mcp-statechart';": MANAGER_AND_SERVERS,
 };

@@ -49,7 +49,7 @@ async function loaded(approval: ApprovalOptions) {
 
 function recordingApprover(decision: ApprovalDecision) {
   const asked: ToolCallApprovalRequest[] = [];
-  return { asked, approveToolCall: (request: ToolCallApprovalRequest) => (asked.push(request), decision) };
+  return { asked, approveToolCall: async (request: ToolCallApprovalRequest) => (asked.push(request), decision) };
 }
 
 describe('approval with the policy "destructive"', () => {

@@ -30,11 +30,12 @@ export interface ToolCallApprovalRequest {
   inputSchema?: Tool['inputSchema'];
 }
 
-/** `signal` aborts when the call itself is cancelled: stop asking then. */
-export type ApproveToolCall = (
-  request: ToolCallApprovalRequest,
-  options: { signal?: AbortSignal },
-) => ApprovalDecision | Promise<ApprovalDecision>;
+/**
+ * `signal` aborts when the call itself is cancelled: stop asking then. A promise only, not
+ * `ApprovalDecision | Promise<ApprovalDecision>`: against that union TypeScript widens the one
+ * literal of `async () => 'allow'` to `string` and refuses it (test/approval-types.test.ts).
+ */
+export type ApproveToolCall = (request: ToolCallApprovalRequest, options: { signal?: AbortSignal }) => Promise<ApprovalDecision>;
 
 export interface ApprovalOptions {
   /** Default `never`; `destructive` when only `approveToolCall` is given. */
