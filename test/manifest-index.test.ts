@@ -17,6 +17,7 @@ import {
   type LoaderTool,
   type McpServerConfig,
 } from '../src/index.js';
+import { enabledServers, indexServers, projectFilesOf } from 'mcp-statechart/config';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
 import { SERVER_LIST_LIMIT } from '../src/tools/server-catalog.js';
 import { stdioFixture } from './support/fixtures.js';
@@ -169,6 +170,21 @@ describe('project servers', () => {
     const second = (await agent(await discoveredIn('second', sameText)).search.execute({ query: 'echo' })).data as SearchAnswer;
     expect(second.tools).toEqual([]);
     expect(second.notes.join(' ')).toMatch(/not indexed yet.*fixture/);
+  });
+
+  it('are indexed for their own project file by indexServers given projectFilesOf(servers)', async () => {
+    const first = await discoveredIn('first', sameText);
+    expect(projectFilesOf(first)).toEqual({ fixture: path.join(folder, 'first', '.mcp.json') });
+    const index = new ManifestIndex({ path: indexPath });
+    const outcomes = await indexServers({ servers: enabledServers(first), projectFiles: projectFilesOf(first), index });
+    expect(outcomes).toMatchObject([{ server: 'fixture', ok: true }]);
+    expect(index.lookup('fixture', first.fixture!.config, path.join(folder, 'first', '.mcp.json')).status).toBe('fresh');
+    expect(index.lookup('fixture', first.fixture!.config).status).toBe('missing');
+
+    const found = (await agent(first).search.execute({ query: 'echo' })).data as SearchAnswer;
+    expect(found.tools[0]).toMatchObject({ server: 'fixture', tool: 'echo' });
+    const second = (await agent(await discoveredIn('second', sameText)).search.execute({ query: 'echo' })).data as SearchAnswer;
+    expect(second.tools).toEqual([]);
   });
 
   it('do not fill in the entry of a user server with the same name and definition, and user servers stay shared by name', async () => {

@@ -24,4 +24,4 @@ export type {
 export { isServerAllowed, isToolAllowed, isToolEnabled, matchesPattern } from '../tools/permissions.js';
 export { indexServers, type IndexServersOptions, type ServerIndexOutcome } from '../manifest-index/index-servers.js';
 export { recordManifests, type RecordManifestsOptions, type RecordingManager } from '../manifest-index/record-manifests.js';
-export { defaultManifestIndexPath, type RecordOutcome } from '../manifest-index/manifest-index.js';
+export { defaultManifestIndexPath, projectFilesOf, type RecordOutcome } from '../manifest-index/manifest-index.js';

@@ -11,7 +11,7 @@ import { errorMessage } from '../../machines/to-error.js';
 export interface IndexServersOptions {
   /** The servers to index (enabled and allowed: the caller decides). */
   servers: Record<string, McpServerConfig>;
-  /** The `.mcp.json` of each project server among them (`projectFileOf`): its entry is its project's own. */
+  /** The `.mcp.json` of each project server among them (`projectFilesOf` of discovery's servers): its entry is its project's own. */
   projectFiles?: Record<string, string>;
   index: ManifestIndex;
   /** Servers connecting at the same time. Default 4. */

@@ -197,6 +197,28 @@ export function projectFileOf(server: { scope?: string; source?: string }): stri
   return server.scope === 'project' ? server.source : undefined;
 }
 
+/**
+ * `projectFiles` for `indexServers` and `recordManifests`, from discovery's servers: the
+ * `.mcp.json` of each project server, by name.
+ *
+ * @example
+ * ```ts
+ * import { ManifestIndex } from 'mcp-statechart';
+ * import { discoverMcpServers, enabledServers, indexServers, projectFilesOf } from 'mcp-statechart/config';
+ *
+ * const { servers } = await discoverMcpServers();
+ * await indexServers({ servers: enabledServers(servers), projectFiles: projectFilesOf(servers), index: new ManifestIndex() });
+ * ```
+ */
+export function projectFilesOf(servers: Record<string, { scope?: string; source?: string }>): Record<string, string> {
+  const files = nameRecord<string>();
+  for (const [name, server] of Object.entries(servers)) {
+    const file = projectFileOf(server);
+    if (file !== undefined) files[name] = file;
+  }
+  return files;
+}
+
 function stampOf(stats: Stats): string {
   return `${stats.mtimeMs}:${stats.size}:${stats.ino}`;
 }
@@ -371,7 +393,7 @@ export class ManifestIndex {
     return definitionFingerprint(this.file.key, config);
   }
 
-  /** `projectFile`: the `.mcp.json` of a project server (`projectFileOf`); without it, the entry shared by name. */
+  /** `projectFile`: the `.mcp.json` of a project server (see `projectFilesOf`); without it, the entry shared by name. */
   lookup(server: string, config: McpServerConfig, projectFile?: string): IndexLookup {
     this.file.reloadIfReplaced();
     return this.lookupEntry(entryOf(this.file.contents, server, projectFile), config);

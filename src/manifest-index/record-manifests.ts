@@ -28,7 +28,7 @@ interface Recorder {
 export interface RecordManifestsOptions {
   /** Told when a manifest could not be recorded. */
   logger?: Logger;
-  /** The `.mcp.json` of each project server (`projectFileOf`): its entry is its project's own. */
+  /** The `.mcp.json` of each project server (`projectFilesOf` of discovery's servers): its entry is its project's own. */
   projectFiles?: Record<string, string>;
 }
 

@@ -2,7 +2,7 @@ import type { DiscoveredServer, DiscoveryResult } from '../../config/index.js';
 import { formatProblem } from '../../config/index.js';
 import { silentLogger } from '../../logger.js';
 import { McpConnectionManager } from '../../manager.js';
-import { ManifestIndex, projectFileOf, recordManifests } from '../../manifest-index/index.js';
+import { ManifestIndex, projectFilesOf, recordManifests } from '../../manifest-index/index.js';
 import { nameRecord } from '../../../machines/name-record.js';
 import type { McpServerConfig } from '../../../machines/types.js';
 import type { ProtocolEra } from '../../server-status.js';
@@ -109,13 +109,8 @@ export async function checkServers(options: GlobalOptions, doctor: DoctorOptions
   // What doctor fetched is what `index` would have: recorded, so `servers` and `search` see it fresh.
   const index = new ManifestIndex({ path: doctor.indexPath });
   const configs = nameRecord<McpServerConfig>();
-  const projectFiles = nameRecord<string>();
-  for (const server of checked) {
-    configs[server.name] = server.config;
-    const projectFile = projectFileOf(server);
-    if (projectFile !== undefined) projectFiles[server.name] = projectFile;
-  }
-  const stopRecording = recordManifests(manager, index, configs, { logger, projectFiles });
+  for (const server of checked) configs[server.name] = server.config;
+  const stopRecording = recordManifests(manager, index, configs, { logger, projectFiles: projectFilesOf(discovery.servers) });
   const rows = progressRows(checked.map((server) => server.name));
   try {
     const servers = await mapBounded(checked, doctor.concurrency, (server) => checkServer(manager, server, doctor.timeout, rows));

@@ -6,7 +6,7 @@
 import type { McpServerConfig } from '../../../machines/types.js';
 import { nameRecord } from '../../../machines/name-record.js';
 import { indexServers, type ServerIndexOutcome } from '../../manifest-index/index-servers.js';
-import { isPastTtl, ManifestIndex, projectFileOf } from '../../manifest-index/index.js';
+import { isPastTtl, ManifestIndex, projectFilesOf } from '../../manifest-index/index.js';
 import { ageText, pastTtlText } from '../../tools/age-text.js';
 import { isServerAllowed } from '../../tools/index.js';
 import { cliLogger } from '../logger.js';
@@ -56,13 +56,10 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
   const discovery = await discover(options, logger);
   const permissions = permissionsFrom(options, discovery.toolPermissions);
   const servers = nameRecord<McpServerConfig>();
-  const projectFiles = nameRecord<string>();
   for (const server of Object.values(discovery.servers)) {
-    if (server.disabled || !isServerAllowed(permissions, server.name)) continue;
-    servers[server.name] = server.config;
-    const projectFile = projectFileOf(server);
-    if (projectFile !== undefined) projectFiles[server.name] = projectFile;
+    if (!server.disabled && isServerAllowed(permissions, server.name)) servers[server.name] = server.config;
   }
+  const projectFiles = projectFilesOf(discovery.servers);
   const total = Object.keys(servers).length;
   if (total === 0) {
     writeListing('No enabled, allowed servers to index.');
