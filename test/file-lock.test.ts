@@ -5,8 +5,9 @@
  * in the error; a lock that names no holder here is waited for as before.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import type { open } from 'node:fs/promises';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,7 +17,8 @@ import { discoverMcpServers } from '../src/config/index.js';
 import { configHome, USER_FILE_TEXT } from './support/config-command-home.js';
 
 const HOLDER = fileURLToPath(new URL('./fixtures/hold-file-lock.ts', import.meta.url));
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const require = createRequire(import.meta.url);
+const TSX_LOADER = pathToFileURL(require.resolve('tsx')).href;
 
 let root: string;
 const children: ChildProcess[] = [];
@@ -42,6 +44,26 @@ async function holdInAnotherProcess(lockPath: string): Promise<ChildProcess> {
     child.on('exit', (code) => reject(new Error(`the holder exited with ${code} before taking the lock`)));
   });
   return child;
+}
+
+/**
+ * Runs `after` once an `open` of node:fs/promises has opened its file, before the caller gets the
+ * handle: the moment between a waiter's opening of a lock to read its holder and its acting on what
+ * it read. Returns the undo.
+ */
+function interceptOpen(after: (path: unknown, flags: unknown) => Promise<void>): () => void {
+  const promises = require('node:fs/promises') as { open: typeof open };
+  const original = promises.open;
+  promises.open = async (...args: Parameters<typeof open>) => {
+    const file = await original(...args);
+    await after(args[0], args[1]);
+    return file;
+  };
+  syncBuiltinESMExports();
+  return () => {
+    promises.open = original;
+    syncBuiltinESMExports();
+  };
 }
 
 async function kill(child: ChildProcess): Promise<void> {
@@ -89,6 +111,42 @@ describe('a lock file', () => {
 
     expect(mostAtOnce).toBe(1);
     expect(existsSync(lockPath)).toBe(false);
+  }, 30_000);
+
+  it('is not taken over while another waiter holds its takeover guard, even by a waiter that read a dead guard there just before', async () => {
+    const lockPath = join(root, 'data.json.lock');
+    const guardPath = `${lockPath}.takeover`;
+    await kill(await holdInAnotherProcess(lockPath));
+    // The guard of a waiter killed in its takeover: the lock's dead holder will do.
+    copyFileSync(lockPath, guardPath);
+    // Just after the waiter below has opened that dead guard to read it, another waiter removes
+    // it and takes over under its own (a live process): what the waiter judged is gone from the path.
+    let takingOver: ChildProcess | undefined;
+    const restoreOpen = interceptOpen(async (path, flags) => {
+      if (path !== guardPath || flags !== 'r' || takingOver) return;
+      renameSync(guardPath, join(root, 'dead-guard'));
+      takingOver = await holdInAnotherProcess(guardPath);
+    });
+    let settled = false;
+    const waiter = withFileLock(lockPath, async () => 'written', { timeoutMs: 10_000, staleMs: 60_000 }).finally(() => (settled = true));
+    try {
+      await expect.poll(() => takingOver, { timeout: 20_000 }).toBeDefined();
+      const liveGuard = `${takingOver!.pid}@${hostname()}\n`;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(settled, 'the waiter took the lock over while another was taking it over').toBe(false);
+      expect(readFileSync(guardPath, 'utf8')).toBe(liveGuard);
+
+      // Killed in its turn: now its guard is abandoned, and the waiter takes the lock over.
+      await kill(takingOver!);
+      await expect(waiter).resolves.toBe('written');
+      expect(existsSync(lockPath)).toBe(false);
+      expect(existsSync(guardPath)).toBe(false);
+      expect(existsSync(`${guardPath}.takeover`)).toBe(false);
+    } finally {
+      restoreOpen();
+      for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) await kill(child);
+      await waiter.catch(() => {});
+    }
   }, 30_000);
 
   it('held by a live process names that process when the wait gives up', async () => {

@@ -73,7 +73,9 @@ async function abandoned(lockPath: string, holder: Awaited<ReturnType<typeof loc
  * dead holder at once, and without it the last to remove would remove the lock the first has just
  * taken. Under the second lock the holder is read again, so only the abandoned lock goes. False
  * when another waiter is taking over (wait, then look again). A second lock left by a process that
- * died in those few instructions is removed as an abandoned lock is, unguarded.
+ * died in those few instructions is abandoned in its turn, and removed the same way, under its own
+ * `.takeover`: removed unguarded, a waiter that read its dead holder could remove the second lock
+ * another waiter had taken since, and two would take the lock over at once.
  */
 async function removeAbandoned(lockPath: string, staleMs: number): Promise<boolean> {
   const guardPath = `${lockPath}.takeover`;
@@ -82,7 +84,7 @@ async function removeAbandoned(lockPath: string, staleMs: number): Promise<boole
     return undefined;
   });
   if (!guard) {
-    if (await abandoned(guardPath, await lockHolder(guardPath), staleMs)) await rm(guardPath, { force: true });
+    if (await abandoned(guardPath, await lockHolder(guardPath), staleMs)) await removeAbandoned(guardPath, staleMs);
     return false;
   }
   try {
