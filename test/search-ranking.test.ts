@@ -428,6 +428,24 @@ describe('word associations learned from labelled queries (off unless given)', (
   });
 });
 
+describe("words that go together in the catalogue's own tools (no query learned from)", () => {
+  // "spreadsheet" is not in add_ledger_row, but both tools that say it are named for the ledger.
+  const search = new ToolSearch(
+    [{ name: 'books' }, { name: 'misc' }],
+    [
+      ...BACKGROUND,
+      ...[tool('ledger_import', 'Import a spreadsheet into the books'), tool('ledger_export', 'Export the books as a spreadsheet'), tool('add_ledger_row', 'Adds a row to the books'), tool('add_grid_row', 'Adds a row to a grid')].map(
+        (entry) => ({ server: 'books', tool: entry }),
+      ),
+    ],
+  );
+
+  it('lifts a tool that holds a word the query word goes with', () => {
+    const ranked = top(search, 'add a row to the spreadsheet', 10);
+    expect(ranked.indexOf('books/add_ledger_row')).toBeLessThan(ranked.indexOf('books/add_grid_row'));
+  });
+});
+
 describe('updated server by server', () => {
   const catalogue: Array<{ server: SearchableServer; tools: Tool[] }> = Array.from({ length: 12 }, (_, at) => ({
     server: { name: `server-${at}`, description: `${FILLER[at]} service for ${FILLER[(at * 7) % FILLER.length]} records` },

@@ -159,6 +159,18 @@ export class FieldIndex {
     return this.documentFrequency.get(term) ?? 0;
   }
 
+  /** The documents holding `term` in any of `fields`, or undefined when more than `limit` do (a common word, not worth gathering). */
+  holders(term: string, fields: readonly number[], limit: number): Set<number> | undefined {
+    const docs = new Set<number>();
+    for (const field of fields) {
+      for (const doc of this.postings[field]!.get(term)?.keys() ?? []) {
+        docs.add(doc);
+        if (docs.size > limit) return undefined;
+      }
+    }
+    return docs;
+  }
+
   /** Whether any document holds any word of the group. */
   knows(group: QueryGroup): boolean {
     for (const term of group.keys()) if (this.documentFrequency.has(term)) return true;

@@ -123,8 +123,29 @@ export const THESAURUS_PER_QUERY = 48;
  */
 export type Associations = ReadonlyMap<string, ReadonlyArray<readonly [string, number]>>;
 const NO_ASSOCIATIONS: Associations = new Map();
+/** Where parseQuery finds a word's expansions: learned associations, the catalogue's co-occurrences. */
+export type Expansions = Pick<Associations, 'get'>;
 /** A learned association counts this much of the query word, times its strength. */
 export const ASSOCIATION_WEIGHT = 1;
+
+/**
+ * Words that go together in the user's own catalogue, read off the tools indexed and no query (a
+ * pseudo-relevance feedback over the catalogue, not over a query's results): a query word held by 2
+ * to CO_OCCURRENCE_MAX_HOLDERS tools (in their name, title, description or parameters) reaches the
+ * CO_OCCURRENCE_PER_WORD words that most of those tools have in their *names*, each in at least 2 of
+ * their names and over e^2.5 times more often among them than in the catalogue at large (pointwise
+ * mutual information), at CO_OCCURRENCE_WEIGHT × (the share of the word's tools naming it) ×
+ * min(1, PMI / 4): "spreadsheet" in the descriptions of two ledger tools reaches a third tool named
+ * for the ledger. Tenth round, six query sets tuned on, BENCHMARKS.md §7: the names' words only (all
+ * of the tools' words lowered a set at 1); weight and PMI picked with each set left out.
+ */
+const CO_OCCURRENCE_WEIGHT = 0.75;
+const CO_OCCURRENCE_MAX_HOLDERS = 30;
+const CO_OCCURRENCE_PER_WORD = 3;
+const CO_OCCURRENCE_MIN_PMI = 2.5;
+const MAX_CACHED_WORDS = 10_000;
+/** A tool's own fields in TOOL_FIELDS: name, title, description, parameters. */
+const OWN_FIELDS = [0, 1, 2, 3];
 
 /**
  * One group per query word (the word at weight 1, its synonyms lower), and the pairs of adjacent
@@ -134,7 +155,7 @@ export const ASSOCIATION_WEIGHT = 1;
  * same way cost the first held-out set one at 1). WordNet's related words join a group only when
  * `known` (the index holds them), within the per-word and per-query bounds.
  */
-export function parseQuery(query: string, known: (term: string) => boolean = () => true, associations: Associations = NO_ASSOCIATIONS): ParsedQuery {
+export function parseQuery(query: string, known: (term: string) => boolean = () => true, associations: Expansions = NO_ASSOCIATIONS): ParsedQuery {
   const words = textTokens(withUrlsAsHosts(query));
   const said = new Set(words);
   let thesaurusLeft = THESAURUS_PER_QUERY;
@@ -244,6 +265,15 @@ export class ToolSearch {
   private readonly nameWords: Array<readonly string[] | undefined> = [];
   /** Document number → whether its tool only reads: it says it is read-only, or its name's verb is a reading one. */
   private readonly reads: boolean[] = [];
+  /** A query word → the words that go with it in the tools indexed (CO_OCCURRENCE_WEIGHT); emptied by any server change. */
+  private readonly coOccurrences = new Map<string, ReadonlyArray<readonly [string, number]>>();
+  /** The learned associations given, and the catalogue's co-occurrences after them. */
+  private readonly expansions: Expansions = {
+    get: (word) => {
+      const learned = this.associations.get(word);
+      return learned ? [...learned, ...this.coOccurring(word)] : this.coOccurring(word);
+    },
+  };
   /** Document number → whether its tool's name has a removing verb (delete_relations). */
   private readonly removes: boolean[] = [];
   /** Document number → the kinds of value its tool's required parameters take. */
@@ -292,6 +322,7 @@ export class ToolSearch {
   /** Replaces what search knows of one server: its description and its tools. */
   setServer(server: SearchableServer, tools: readonly Tool[]): void {
     this.removeServer(server.name);
+    this.coOccurrences.clear();
     const nameTokens = identifierTokens(server.name);
     const purpose = serverPurposeTokens(server);
     const toolFields: string[][][] = [];
@@ -346,6 +377,7 @@ export class ToolSearch {
       this.tools[doc] = undefined;
       this.nameWords[doc] = undefined;
     }
+    this.coOccurrences.clear();
     for (const word of identifierTokens(name)) {
       const names = this.serversByNameWord.get(word);
       if (names?.delete(name) && names.size === 0) this.serversByNameWord.delete(word);
@@ -426,13 +458,36 @@ export class ToolSearch {
     return [...exact.map((doc) => ({ ...this.tools[doc]!, score: EXACT_NAME_SCORE })), ...ranked.slice(0, limit)].slice(0, limit);
   }
 
+  /** The words that go with `word` in the tools indexed, with their weights (CO_OCCURRENCE_WEIGHT), worked out once per word between server changes. */
+  private coOccurring(word: string): ReadonlyArray<readonly [string, number]> {
+    let found = this.coOccurrences.get(word);
+    if (found) return found;
+    found = [];
+    const holding = this.toolIndex.holders(word, OWN_FIELDS, CO_OCCURRENCE_MAX_HOLDERS);
+    if (holding && holding.size >= 2) {
+      const together = new Map<string, number>();
+      for (const doc of holding) for (const other of this.nameWords[doc]!) if (other !== word) together.set(other, (together.get(other) ?? 0) + 1);
+      const strengths: Array<[string, number]> = [];
+      for (const [other, count] of together) {
+        if (count < 2) continue;
+        const pmi = Math.log((count * this.toolTotal) / (holding.size * this.toolIndex.frequency(other)));
+        if (pmi >= CO_OCCURRENCE_MIN_PMI) strengths.push([other, CO_OCCURRENCE_WEIGHT * (count / holding.size) * Math.min(1, pmi / 4)]);
+      }
+      found = strengths.sort((a, b) => b[1] - a[1]).slice(0, CO_OCCURRENCE_PER_WORD);
+    }
+    // Bounded: a long run of queries with ever new words between two server changes.
+    if (this.coOccurrences.size >= MAX_CACHED_WORDS) this.coOccurrences.clear();
+    this.coOccurrences.set(word, found);
+    return found;
+  }
+
   /**
    * Scores of every tool that shares a word with the query: BM25F, times the share of the query's
    * words it matched, plus phrase bonus, lifted by the name and server lifts (liftedTools). The
    * sheet is valid until the next query.
    */
   private scoreTools(query: string, depth: number, accept: (doc: number) => boolean): ScoreSheet {
-    const { groups, pairs } = parseQuery(query, (term) => this.toolIndex.frequency(term) > 0, this.associations);
+    const { groups, pairs } = parseQuery(query, (term) => this.toolIndex.frequency(term) > 0, this.expansions);
     const { words, phrases } = this;
     words.clear(this.toolIndex.capacity);
     phrases.clear(this.toolIndex.capacity);
