@@ -5,6 +5,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
+import { ScoreSheet } from '../src/search/field-index.js';
 import { stem, ToolSearch, type SearchableServer } from '../src/search/index.js';
 
 function tool(name: string, description: string, parameters: string[] = []): Tool {
@@ -468,5 +469,22 @@ describe('updated server by server', () => {
     for (const { server, tools } of catalogue) step.setServer(server, tools);
     expect(step.toolCount).toBe(atOnce.toolCount);
     expect(rankings(step)).toEqual(rankings(atOnce));
+  });
+});
+
+describe('the score sheet (src/search/field-index.ts)', () => {
+  it('lists a document once however often it is scored, a gain of zero included', () => {
+    const sheet = new ScoreSheet();
+    sheet.clear(8);
+    sheet.add(3, 0, 0);
+    sheet.add(3, 1, 1);
+    sheet.add(5, 0.5, 1);
+    sheet.add(5, -0.5, 0);
+    sheet.add(5, 0.25, 0);
+    expect(sheet.docs).toEqual([3, 5]);
+    sheet.clear(8);
+    sheet.add(5, 0, 0);
+    sheet.set(3, 0);
+    expect(sheet.docs).toEqual([5, 3]);
   });
 });

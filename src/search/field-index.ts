@@ -34,32 +34,46 @@ export type QueryGroup = ReadonlyMap<string, number>;
 export class ScoreSheet {
   score = new Float64Array(0);
   coverage = new Float64Array(0);
-  /** The documents with a non-zero score, in the order they were first scored. */
+  /** The documents scored since the last clear, each once, in the order they were first scored. */
   readonly docs: number[] = [];
+  /**
+   * Whether a document is in `docs`. Its score cannot tell: a gain of zero, or gains that cancel,
+   * leave it at zero, and a document listed twice has every later pass over `docs` (the coverage
+   * factor, the removal penalty) applied to it twice.
+   */
+  private listed = new Uint8Array(0);
 
   /** Empties the sheet for documents numbered below `size`. */
   clear(size: number): void {
     for (const doc of this.docs) {
       this.score[doc] = 0;
       this.coverage[doc] = 0;
+      this.listed[doc] = 0;
     }
     this.docs.length = 0;
     if (this.score.length < size) {
       this.score = new Float64Array(grown(size));
       this.coverage = new Float64Array(this.score.length);
+      this.listed = new Uint8Array(this.score.length);
     }
   }
 
   /** A document's whole score, zero or below included (a similarity, not a sum of gains): once per document between clears. */
   set(doc: number, score: number): void {
-    this.docs.push(doc);
+    this.list(doc);
     this.score[doc] = score;
   }
 
   add(doc: number, gain: number, coverage: number): void {
-    if (this.score[doc] === 0) this.docs.push(doc);
+    this.list(doc);
     this.score[doc]! += gain;
     this.coverage[doc]! += coverage;
+  }
+
+  private list(doc: number): void {
+    if (this.listed[doc]) return;
+    this.listed[doc] = 1;
+    this.docs.push(doc);
   }
 }
 
