@@ -1,4 +1,4 @@
-import { SdkError, SdkErrorCode, SdkHttpError, type Transport } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type Transport } from '@modelcontextprotocol/client';
 import { abortError, McpServerError, requestAbandonedError } from '../../machines/errors.js';
 import { toError } from '../../machines/to-error.js';
 import { redact, redactError } from '../redact.js';
@@ -19,13 +19,22 @@ export interface FailedConnection {
 }
 
 /**
+ * The error answer the client hands the SDK for a request it fails itself (session.ts
+ * `failAlone`), as its `data`: the caller is told it as it is, with no server's error code.
+ */
+export class RequestFailedAlone extends Error {
+  override name = 'RequestFailedAlone';
+}
+
+/**
  * What a request's rejection means, secrets redacted: the caller gave up (the SDK has told the
  * server, notifications/cancelled; the connection stays), the connection is gone (reported as
  * lost, the request abandoned), or the server's own failure.
  */
-export function requestFailure(connection: FailedConnection, what: string, error: unknown, signal?: AbortSignal): McpServerError {
+export function requestFailure(connection: FailedConnection, what: string, answer: unknown, signal?: AbortSignal): McpServerError {
   const { server } = connection;
   if (signal?.aborted) return abortError(server, what, signal.reason);
+  const error = answer instanceof ProtocolError && answer.data instanceof RequestFailedAlone ? answer.data : answer;
   const clean = redactError(toError(error), connection.secrets);
   if (connectionIsGone(connection, error)) {
     connection.lose(clean, sessionExpired(connection, error));

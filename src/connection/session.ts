@@ -9,7 +9,7 @@ import { capErrorText } from '../text-limits.js';
 import { ListFollowing } from './list-following.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { requestMeta } from './request-meta.js';
-import { requestFailure } from './request-failure.js';
+import { RequestFailedAlone, requestFailure } from './request-failure.js';
 import { watchRequestStreams } from './request-streams.js';
 import { sdkRequestOptions } from './sdk-request-options.js';
 import { SessionWatch, type SessionListeners } from './session-watch.js';
@@ -147,13 +147,16 @@ export class Session implements McpSession {
     return this.client.getProtocolEra() === 'modern' ? this.client.request({ method: 'server/discover' }, options) : this.client.ping(options);
   }
 
-  /** The SDK waits for the request's answer: it is handed an error answer in its place. */
+  /**
+   * The SDK waits for the request's answer: it is handed an error answer in its place, whose
+   * `data` tells request-failure.ts that the client made it up.
+   */
   private failAlone(error: Error, id: RequestId): void {
     if (this.closing || this.transportClosed) return;
     const { server, secrets, logger, transport } = this.parts;
     logger.warn(`MCP server "${server}": ${capErrorText(redact(error.message, secrets))}, and the server still answers a ping, so that request alone fails (the connection stays up)`);
-    const message = `${error.message}; the server still answers, so it may have run the request`;
-    transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message } });
+    const failed = new RequestFailedAlone(`${error.message}; the server still answers, so it may have run the request`);
+    transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: failed.message, data: failed } });
   }
 
   private closeOnCut(error: Error): void {
