@@ -5,7 +5,9 @@
  * session then asks the server (ping, or `server/discover` on 2026-07-28) and, unanswered, fails
  * the connection (src/connection/request-streams.ts, src/connection/session.ts). A server that
  * still answers (a proxy cut only that stream) fails that call alone, with no server's error code in
- * its message; the connection stays. Where the server keeps
+ * its message; the connection stays. The server may still be running that call: a 2025-era server is
+ * sent notifications/cancelled for it (a stateful fixture without an event store, so the SDK does not
+ * resume the stream); on 2026-07-28 the closed stream is the cancellation. Where the server keeps
  * an event store (server-everything), the SDK first tries to resume the stream (GET with
  * Last-Event-ID, twice); only once it gives up is the call failed. The log tells the cut in one
  * warning that says the client closes the connection; none before it says the connection stays up.
@@ -25,6 +27,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { watchRequestStreams } from '../src/connection/request-streams.js';
 import { McpConnectionManager, McpServerError, type McpProgress } from '../src/index.js';
 import { listen, type PlainHttpServer } from './fixtures/hostile-http.js';
+import { startHttpFixture } from './fixtures/http-server.js';
 import { textOf } from './support/chaos-helpers.js';
 import { startEverythingHttp } from './support/everything.js';
 import { recordingLogger } from './support/hostile.js';
@@ -129,8 +132,12 @@ interface Cuts {
   /** How many of them, the first ones. */
   cuts: number;
   as: AnswerKind;
-  /** Each cut request is first passed on and answered upstream: the answer, not the request, is lost. */
-  reached?: boolean;
+  /**
+   * Each cut request is first passed on: 'answered', and answered upstream (the answer, not the
+   * request, is lost); 'running', and cut as soon as the upstream answer's head comes, the upstream
+   * request dropped with it (as a proxy does), while the server is still running it.
+   */
+  reached?: 'answered' | 'running';
 }
 
 /**
@@ -138,10 +145,13 @@ interface Cuts {
  * requests of `method`: the head goes out (and half a JSON body), then the connection drops, as
  * when the replica answering it dies. Everything else is passed through as it streams.
  */
-async function cuttingAnswers(upstream: string, { method, cuts, as, reached = false }: Cuts): Promise<PlainHttpServer & { seenAt: number[] }> {
+async function cuttingAnswers(upstream: string, { method, cuts, as, reached }: Cuts): Promise<PlainHttpServer & { seenAt: number[]; posted: string[] }> {
   /** When each request of `method` came, the cut ones first. */
   const seenAt: number[] = [];
+  /** The body of every POST, in order. */
+  const posted: string[] = [];
   const server = await listen((request, response, body) => {
+    if (request.method === 'POST') posted.push(body);
     const headers = Object.entries(request.headers).flatMap(([name, value]) =>
       value === undefined || ['host', 'connection', 'content-length'].includes(name) ? [] : [[name, String(value)] as [string, string]],
     );
@@ -152,7 +162,8 @@ async function cuttingAnswers(upstream: string, { method, cuts, as, reached = fa
     if (cut) seenAt.push(Date.now());
     if (cut && seenAt.length <= cuts) {
       void (async () => {
-        if (reached) await (await passOn()).text();
+        if (reached === 'answered') await (await passOn()).text();
+        if (reached === 'running') await passOn();
         response.writeHead(200, { 'content-type': as === 'sse' ? 'text/event-stream' : 'application/json', 'cache-control': 'no-cache' });
         if (as === 'json') response.write('{"jsonrpc":"2.0","result":{');
         response.flushHeaders();
@@ -172,7 +183,7 @@ async function cuttingAnswers(upstream: string, { method, cuts, as, reached = fa
       response.end();
     })().catch(() => response.destroy());
   });
-  return { ...server, seenAt };
+  return { ...server, seenAt, posted };
 }
 
 describe.each<AnswerKind>(['sse', 'json'])("a task's poll (tasks/get, 2026-07-28 Tasks extension) whose answer (%s) is cut", (as) => {
@@ -217,7 +228,7 @@ describe.each<AnswerKind>(['sse', 'json'])("a task's poll (tasks/get, 2026-07-28
 describe.each<AnswerKind>(['sse', 'json'])("a task's input answers (tasks/update) whose answer (%s) is cut after the server took them", (as) => {
   it('are sent again at once, once, which the server ignores (SEP-2663: keys already answered), and the call completes on the same connection', async () => {
     const { url } = await modernHttp(children);
-    const cutting = await cuttingAnswers(url as string, { method: 'tasks/update', cuts: 1, as, reached: true });
+    const cutting = await cuttingAnswers(url as string, { method: 'tasks/update', cuts: 1, as, reached: 'answered' });
     proxy = cutting;
     const { logger, lines } = recordingLogger();
     const asked: string[] = [];
@@ -246,7 +257,7 @@ describe.each<AnswerKind>(['sse', 'json'])("a task's input answers (tasks/update
 describe('a call whose answer stream a proxy cuts while the server stays up (the modern fixture)', () => {
   it('fails alone, within seconds, as the request failed: the server still answers a ping, so the connection stays up and the next call goes through', async () => {
     const { url } = await modernHttp(children);
-    const cutting = await cuttingAnswers(url as string, { method: 'tools/call', cuts: 1, as: 'sse', reached: true });
+    const cutting = await cuttingAnswers(url as string, { method: 'tools/call', cuts: 1, as: 'sse', reached: 'answered' });
     proxy = cutting;
     const { logger, lines } = recordingLogger();
     manager = new McpConnectionManager({ logger, defaults: { autoReconnect: false } });
@@ -268,6 +279,64 @@ describe('a call whose answer stream a proxy cuts while the server stays up (the
     expect(lines.warn.filter((line) => /\bconnection\b/.test(line))).toEqual([
       expect.stringMatching(/^MCP server "remote": the server's answer stream for a tools\/call request ended before the answer \(.*\), and the server still answers a ping, so that request alone fails \(the connection stays up\)$/),
     ]);
+  }, 30_000);
+});
+
+/** What `read` comes to once it passes `ok`, asked every 100 ms for at most `ms`; its last value otherwise. */
+async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, ms = 5_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > until) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A running call's stream cut by a proxy that drops the upstream request with it: the server is told the call was abandoned, as each era's spec says. */
+describe('a call whose answer stream a proxy cuts while the server still runs it', () => {
+  /** Long enough to be still running when the cut is told, short enough to end within the test. */
+  const LONG_CALL = { steps: 50, intervalMs: 100 };
+
+  async function cutWhileRunning(url: string): Promise<{ outcome: unknown; posted: string[] }> {
+    const cutting = await cuttingAnswers(url, { method: 'tools/call', cuts: 1, as: 'sse', reached: 'running' });
+    proxy = cutting;
+    manager = new McpConnectionManager({ logger: recordingLogger().logger, defaults: { autoReconnect: false } });
+    await manager.connect('remote', { url: cutting.url });
+    // With progress asked for, the server answers as a stream at once, not as JSON at the end.
+    const call = manager.callTool('remote', 'progress', LONG_CALL, { timeoutMs: REQUEST_TIMEOUT_MS, onProgress: () => undefined });
+    call.catch(() => undefined); // judged by the caller
+    const outcome = await settledWithin(call, 10_000);
+    expect(outcome).toBeInstanceOf(McpServerError);
+    expect((outcome as McpServerError).code).toBe('REQUEST_FAILED');
+    expect(manager.getState('remote')).toBe('connected');
+    return { outcome, posted: cutting.posted };
+  }
+
+  const cancellations = (posted: string[]) => posted.filter((body) => body.includes('"method":"notifications/cancelled"')).map((body) => JSON.parse(body) as { params: Record<string, unknown> });
+
+  it('2025-era (a stateful Streamable HTTP server without an event store): the server is sent notifications/cancelled for it, with a reason, and stops it', async () => {
+    const fixture = await startHttpFixture({ fixture: { progressTools: true } });
+    try {
+      const { posted } = await cutWhileRunning(fixture.url);
+      const cancelledCalls = await eventually(async () => textOf(await manager!.callTool('remote', 'cancelled_calls', {}, { timeoutMs: 10_000 })), (count) => count === '1');
+      expect(cancelledCalls).toBe('1');
+      const call = JSON.parse(posted.find((body) => body.includes('"method":"tools/call"'))!) as { id: number };
+      expect(cancellations(posted)).toEqual([
+        expect.objectContaining({ params: { requestId: call.id, reason: expect.stringMatching(/answer stream was cut/) } }),
+      ]);
+    } finally {
+      await manager?.dispose();
+      manager = undefined;
+      await fixture.close();
+    }
+  }, 30_000);
+
+  it('2026-07-28 (the modern fixture): the closed stream is the cancellation, which the server hears; no notifications/cancelled is sent (none is expected over Streamable HTTP)', async () => {
+    const { url } = await modernHttp(children);
+    const { posted } = await cutWhileRunning(url as string);
+    const cancelledCalls = await eventually(async () => textOf(await manager!.callTool('remote', 'cancelled-calls', {}, { timeoutMs: 10_000 })), (count) => count === '1');
+    expect(cancelledCalls).toBe('1');
+    expect(cancellations(posted)).toEqual([]);
   }, 30_000);
 });
 

@@ -149,7 +149,11 @@ export class Session implements McpSession {
 
   /**
    * The SDK waits for the request's answer: it is handed an error answer in its place, whose
-   * `data` tells request-failure.ts that the client made it up.
+   * `data` tells request-failure.ts that the client made it up. The server may still be running
+   * the request: on 2025-era connections it is told the client no longer waits, as the SDK tells
+   * it of an abort. On 2026-07-28 over Streamable HTTP the closed answer stream is itself the
+   * cancellation, and no notifications/cancelled is expected (the 2026-07-28 spec's cancellation
+   * pattern, "Transport-Specific Cancellation").
    */
   private failAlone(error: Error, id: RequestId): void {
     if (this.closing || this.transportClosed) return;
@@ -157,6 +161,9 @@ export class Session implements McpSession {
     logger.warn(`MCP server "${server}": ${capErrorText(redact(error.message, secrets))}, and the server still answers a ping, so that request alone fails (the connection stays up)`);
     const failed = new RequestFailedAlone(`${error.message}; the server still answers, so it may have run the request`);
     transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: failed.message, data: failed } });
+    if (this.client.getProtocolEra() === 'modern') return;
+    const params = { requestId: id, reason: 'its answer stream was cut; the client no longer waits for it' };
+    this.client.notification({ method: 'notifications/cancelled', params }).catch(() => {});
   }
 
   private closeOnCut(error: Error): void {
