@@ -12,7 +12,8 @@ export type McpErrorCode =
   | 'CONNECT_FAILED'
   | 'REQUEST_FAILED'
   | 'ABORTED'
-  | 'SERVER_CRASHED';
+  | 'SERVER_CRASHED'
+  | 'INVALID_ARGUMENTS';
 
 /**
  * @example
@@ -109,6 +110,26 @@ export function restoredWhileRunningError(server: string, request: string): McpS
     'DISCONNECTED',
     server,
     `MCP server "${server}" was restored from a persisted snapshot while ${request} was in flight; nothing is replayed after a restore: load it again and ask again.`,
+  );
+}
+
+/**
+ * How deep a tool call's arguments may nest, the arguments object being the first level. The SDK
+ * writes each request with JSON.stringify, which recurses: on Node's default stack it overflows
+ * somewhere between 3,000 and 5,000 levels, with "Maximum call stack size exceeded" and no word
+ * of which call or why. Real tool arguments are rarely deeper than 20 levels; 256 leaves room for
+ * recursive data (trees, nested documents), stays far from the overflow whatever stack the call
+ * starts on, and is below Python's default recursion limit (1,000), which bounds how deep many
+ * servers can parse.
+ */
+export const MAX_ARGUMENT_DEPTH = 256;
+
+/** A tool call refused before it was sent: its arguments nest deeper than `MAX_ARGUMENT_DEPTH`. */
+export function argumentsTooDeepError(server: string, tool: string): McpServerError {
+  return new McpServerError(
+    'INVALID_ARGUMENTS',
+    server,
+    `MCP server "${server}": the arguments for tool "${tool}" are nested deeper than ${MAX_ARGUMENT_DEPTH} levels, the most this client sends, so the call was not sent. Flatten them, or pass the deep part as a JSON string.`,
   );
 }
 

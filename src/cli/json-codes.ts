@@ -4,7 +4,7 @@
  * `McpServerError.code` is (those codes are in the list too).
  */
 export const CLI_ERROR_CODES = {
-  INVALID_ARGUMENTS: 'the command line itself is wrong: an unknown flag, a missing or malformed argument',
+  INVALID_ARGUMENTS: 'the command line itself is wrong: an unknown flag, a missing or malformed argument, tool arguments nested too deep to send',
   UNKNOWN_SERVER: 'no server of that name is configured (or, for remove/get, in that file)',
   SERVER_DISABLED: 'the server is off: "disabled": true, a project server not approved yet, or project servers denied',
   NOT_ALLOWED: '--allow / --deny keep the server out, or the permissions switch the command off',

@@ -1,5 +1,6 @@
 import { fromCallback, type ActorSystem, type AnyActorRef, type EventObject } from 'xstate';
-import { abortError, describeRequest, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
+import { abortError, argumentsTooDeepError, describeRequest, MAX_ARGUMENT_DEPTH, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
+import { measureJson } from '../../machines/json-fingerprint.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
 import { CancelSignal } from './cancel-signal.js';
 import type { SessionActorHandle } from './session-tracker.js';
@@ -99,6 +100,12 @@ export function createSessionActor(deps: SessionActorDeps) {
     const run = (request: PendingRequest, direct?: DirectAnswer, cancellable = true) => {
       const deliver = direct ?? answerAt(request.replyTo);
       const running: RunningRequest = { request, cancelSignal: cancellable ? new CancelSignal() : undefined, deliver };
+      const { spec } = request;
+      // Every call passes here, on either route, before the SDK serializes it (recursively).
+      if (spec.kind === 'tool' && measureJson(spec.arguments, MAX_ARGUMENT_DEPTH, Number.POSITIVE_INFINITY).depth > MAX_ARGUMENT_DEPTH) {
+        answer(running, failure(running, argumentsTooDeepError(name, spec.tool)));
+        return;
+      }
       if (!session) {
         answer(running, failure(running, requestAbandonedError(name, 'disconnected')));
         return;
@@ -110,7 +117,7 @@ export function createSessionActor(deps: SessionActorDeps) {
       }
       lastActivity = now();
       inFlight.add(running);
-      const { spec, options, requestId } = request;
+      const { options, requestId } = request;
       const requestOptions: McpRequestOptions = {
         signal: running.cancelSignal,
         timeoutMs: options?.timeoutMs ?? input.requestTimeoutMs,
