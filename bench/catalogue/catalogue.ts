@@ -65,7 +65,7 @@ export const QUERY_SET_HISTORY: Readonly<Record<QuerySet, { tunedOn: boolean; de
   'held-out-3': { tunedOn: true, description: 'third held-out queries, written blind (tuned on since the seventh round)' },
   'held-out-4': { tunedOn: true, description: 'fourth held-out queries, written blind (tuned on since the eighth round)' },
   'held-out-5': { tunedOn: true, description: 'fifth held-out queries, written blind (tuned on since the tenth round)' },
-  'held-out-6': { tunedOn: false, description: 'sixth held-out queries, written blind, never tuned on' },
+  'held-out-6': { tunedOn: true, description: 'sixth held-out queries, written blind (tuned on since the eleventh round)' },
 };
 
 export function isQuerySet(name: string | undefined): name is QuerySet {
