@@ -26,9 +26,10 @@ import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcont
 import { afterEach, describe, expect, it } from 'vitest';
 import { watchRequestStreams } from '../src/connection/request-streams.js';
 import { McpConnectionManager, McpServerError, type McpProgress } from '../src/index.js';
-import { listen, type PlainHttpServer } from './fixtures/hostile-http.js';
+import type { PlainHttpServer } from './fixtures/hostile-http.js';
 import { startHttpFixture } from './fixtures/http-server.js';
 import { textOf } from './support/chaos-helpers.js';
+import { cuttingAnswers, type AnswerKind } from './support/cutting-proxy.js';
 import { startEverythingHttp } from './support/everything.js';
 import { recordingLogger } from './support/hostile.js';
 import { modernHttp } from './support/modern-server.js';
@@ -122,69 +123,6 @@ describe.each(scenes)('a %s whose answer stream is cut after it streamed progres
     ]);
   }, 90_000);
 });
-
-/** How a cut answer began: an SSE head, or a JSON head and half a body. */
-type AnswerKind = 'sse' | 'json';
-
-interface Cuts {
-  /** The requests whose answers are cut. */
-  method: 'tasks/get' | 'tasks/update' | 'tools/call';
-  /** How many of them, the first ones. */
-  cuts: number;
-  as: AnswerKind;
-  /**
-   * Each cut request is first passed on: 'answered', and answered upstream (the answer, not the
-   * request, is lost); 'running', and cut as soon as the upstream answer's head comes, the upstream
-   * request dropped with it (as a proxy does), while the server is still running it.
-   */
-  reached?: 'answered' | 'running';
-}
-
-/**
- * A proxy on 127.0.0.1 port 0 in front of `upstream` that cuts the answers of the first `cuts`
- * requests of `method`: the head goes out (and half a JSON body), then the connection drops, as
- * when the replica answering it dies. Everything else is passed through as it streams.
- */
-async function cuttingAnswers(upstream: string, { method, cuts, as, reached }: Cuts): Promise<PlainHttpServer & { seenAt: number[]; posted: string[] }> {
-  /** When each request of `method` came, the cut ones first. */
-  const seenAt: number[] = [];
-  /** The body of every POST, in order. */
-  const posted: string[] = [];
-  const server = await listen((request, response, body) => {
-    if (request.method === 'POST') posted.push(body);
-    const headers = Object.entries(request.headers).flatMap(([name, value]) =>
-      value === undefined || ['host', 'connection', 'content-length'].includes(name) ? [] : [[name, String(value)] as [string, string]],
-    );
-    const dropped = new AbortController();
-    response.once('close', () => dropped.abort());
-    const passOn = () => fetch(upstream, { method: request.method, headers, body: body.length > 0 ? body : undefined, signal: dropped.signal });
-    const cut = request.method === 'POST' && body.includes(`"method":"${method}"`);
-    if (cut) seenAt.push(Date.now());
-    if (cut && seenAt.length <= cuts) {
-      void (async () => {
-        if (reached === 'answered') await (await passOn()).text();
-        if (reached === 'running') await passOn();
-        response.writeHead(200, { 'content-type': as === 'sse' ? 'text/event-stream' : 'application/json', 'cache-control': 'no-cache' });
-        if (as === 'json') response.write('{"jsonrpc":"2.0","result":{');
-        response.flushHeaders();
-        setTimeout(() => response.destroy(), 50);
-      })().catch(() => response.destroy());
-      return;
-    }
-    void (async () => {
-      const answer = await passOn();
-      const answerHeaders: Record<string, string> = {};
-      answer.headers.forEach((value, name) => {
-        if (!['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) answerHeaders[name] = value;
-      });
-      response.writeHead(answer.status, answerHeaders);
-      const reader = answer.body?.getReader();
-      for (let part = await reader?.read(); part && !part.done; part = await reader!.read()) response.write(part.value);
-      response.end();
-    })().catch(() => response.destroy());
-  });
-  return { ...server, seenAt, posted };
-}
 
 describe.each<AnswerKind>(['sse', 'json'])("a task's poll (tasks/get, 2026-07-28 Tasks extension) whose answer (%s) is cut", (as) => {
   /** The interval the task asks for between polls: long enough to tell a poll sent again at once from the next. */

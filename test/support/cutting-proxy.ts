@@ -1,0 +1,65 @@
+/** A proxy that cuts the answers of chosen requests, as when the replica answering them dies (test/http-call-cut-mid-stream.test.ts, test/telemetry-spans.test.ts). */
+import { listen, type PlainHttpServer } from '../fixtures/hostile-http.js';
+
+/** How a cut answer began: an SSE head, or a JSON head and half a body. */
+export type AnswerKind = 'sse' | 'json';
+
+export interface Cuts {
+  /** The requests whose answers are cut. */
+  method: 'tasks/get' | 'tasks/update' | 'tools/call';
+  /** How many of them, the first ones. */
+  cuts: number;
+  as: AnswerKind;
+  /**
+   * Each cut request is first passed on: 'answered', and answered upstream (the answer, not the
+   * request, is lost); 'running', and cut as soon as the upstream answer's head comes, the upstream
+   * request dropped with it (as a proxy does), while the server is still running it.
+   */
+  reached?: 'answered' | 'running';
+}
+
+/**
+ * A proxy on 127.0.0.1 port 0 in front of `upstream` that cuts the answers of the first `cuts`
+ * requests of `method`: the head goes out (and half a JSON body), then the connection drops, as
+ * when the replica answering it dies. Everything else is passed through as it streams.
+ */
+export async function cuttingAnswers(upstream: string, { method, cuts, as, reached }: Cuts): Promise<PlainHttpServer & { seenAt: number[]; posted: string[] }> {
+  /** When each request of `method` came, the cut ones first. */
+  const seenAt: number[] = [];
+  /** The body of every POST, in order. */
+  const posted: string[] = [];
+  const server = await listen((request, response, body) => {
+    if (request.method === 'POST') posted.push(body);
+    const headers = Object.entries(request.headers).flatMap(([name, value]) =>
+      value === undefined || ['host', 'connection', 'content-length'].includes(name) ? [] : [[name, String(value)] as [string, string]],
+    );
+    const dropped = new AbortController();
+    response.once('close', () => dropped.abort());
+    const passOn = () => fetch(upstream, { method: request.method, headers, body: body.length > 0 ? body : undefined, signal: dropped.signal });
+    const cut = request.method === 'POST' && body.includes(`"method":"${method}"`);
+    if (cut) seenAt.push(Date.now());
+    if (cut && seenAt.length <= cuts) {
+      void (async () => {
+        if (reached === 'answered') await (await passOn()).text();
+        if (reached === 'running') await passOn();
+        response.writeHead(200, { 'content-type': as === 'sse' ? 'text/event-stream' : 'application/json', 'cache-control': 'no-cache' });
+        if (as === 'json') response.write('{"jsonrpc":"2.0","result":{');
+        response.flushHeaders();
+        setTimeout(() => response.destroy(), 50);
+      })().catch(() => response.destroy());
+      return;
+    }
+    void (async () => {
+      const answer = await passOn();
+      const answerHeaders: Record<string, string> = {};
+      answer.headers.forEach((value, name) => {
+        if (!['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) answerHeaders[name] = value;
+      });
+      response.writeHead(answer.status, answerHeaders);
+      const reader = answer.body?.getReader();
+      for (let part = await reader?.read(); part && !part.done; part = await reader!.read()) response.write(part.value);
+      response.end();
+    })().catch(() => response.destroy());
+  });
+  return { ...server, seenAt, posted };
+}
