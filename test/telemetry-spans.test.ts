@@ -3,17 +3,21 @@
  * docs/gen-ai/mcp.md), recorded by the SDK's in-memory exporter against server-everything over
  * stdio and Streamable HTTP, and a fixture server that answers with the `_meta` it got.
  */
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { McpConnectionManager } from '../src/manager.js';
 import { silentLogger } from '../src/logger.js';
 import { ClientTelemetry } from '../src/telemetry/client-telemetry.js';
 import type { McpServerConfig } from '../machines/types.js';
+import { cuttingAnswers } from './support/cutting-proxy.js';
 import { everythingStdio, startEverythingHttp, textOf } from './support/everything.js';
+import { modernHttp } from './support/modern-server.js';
 
 const CANARY = 'canary-7f3e1c-never-recorded';
 const META_ECHO = fileURLToPath(new URL('./fixtures/meta-echo-server.mjs', import.meta.url));
@@ -123,6 +127,37 @@ describe('one CLIENT span per request, named and attributed as the conventions s
     const span = onlySpan('tools/call trigger-long-running-operation');
     expect(span.attributes['error.type']).toBe('timeout');
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
+  });
+
+  it('a call the client fails alone, its answer stream cut while the server still answers: error.type answer_stream_cut, status ERROR, no JSON-RPC code (the server sent none)', async () => {
+    const children: ChildProcess[] = [];
+    const { url } = await modernHttp(children);
+    const proxy = await cuttingAnswers(url as string, { method: 'tools/call', cuts: 1, as: 'sse', reached: 'answered' });
+    // Exports only when flushed: the interval is far beyond the test.
+    const reader = new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 3_600_000 });
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    try {
+      manager = new McpConnectionManager({ logger: silentLogger, tracerProvider, meterProvider, defaults: { autoReconnect: false } });
+      await manager.connect('remote', { url: proxy.url });
+      await expect(manager.callTool('remote', 'echo', { text: CANARY }, { timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'REQUEST_FAILED' });
+      expect(manager.getState('remote')).toBe('connected');
+
+      const span = onlySpan('tools/call echo');
+      expect(span.attributes['error.type']).toBe('answer_stream_cut');
+      expect(span.attributes).not.toHaveProperty('rpc.response.status_code');
+      expect(span.status.code).toBe(SpanStatusCode.ERROR);
+      const { resourceMetrics } = await reader.collect();
+      const duration = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((metric) => metric.descriptor.name === 'mcp.client.operation.duration') as HistogramMetricData;
+      const call = duration.dataPoints.filter((point) => point.attributes['mcp.method.name'] === 'tools/call');
+      expect(call.map((point) => point.attributes['error.type'])).toEqual(['answer_stream_cut']);
+      expect(call[0]!.attributes).not.toHaveProperty('rpc.response.status_code');
+    } finally {
+      await manager?.dispose();
+      manager = undefined;
+      await meterProvider.shutdown();
+      await proxy.close();
+      for (const child of children) child.kill('SIGKILL');
+    }
   });
 
   it('over Streamable HTTP: network.transport tcp, server.address and server.port', async () => {

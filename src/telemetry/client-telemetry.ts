@@ -12,6 +12,7 @@ import {
   type UpDownCounter,
 } from '@opentelemetry/api';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { RequestFailedAlone } from '../connection/request-failure.js';
 import { redact } from '../redact.js';
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
 
@@ -150,7 +151,11 @@ export class ClientTelemetry {
     const request = inFlight.get(message.id);
     if (!request) return;
     inFlight.delete(message.id);
-    if ('error' in message) return this.finish(request, String(message.error.code), String(message.error.code));
+    if ('error' in message) {
+      // The session's own answer for a request whose answer stream was cut (session.ts failAlone): no server sent its code.
+      if (message.error.data instanceof RequestFailedAlone) return this.finish(request, 'answer_stream_cut');
+      return this.finish(request, String(message.error.code), String(message.error.code));
+    }
     const failed = request.measured['mcp.method.name'] === 'tools/call' && message.result.isError === true;
     this.finish(request, failed ? 'tool_error' : undefined);
   }
