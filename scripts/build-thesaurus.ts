@@ -45,7 +45,13 @@ interface Synset {
   pointers: Array<{ symbol: string; target: string; source: number; targetWord: number }>;
 }
 
-/** A lemma's one ranking word, or undefined when it is several words or filler ("look_up", "about"). */
+/**
+ * A lemma's one ranking word, or undefined when it is several content words or only filler
+ * ("take_a_look", "about"). Its words are read as query text, filler dropped, so a lemma whose
+ * other words are filler reads as its one content word ("get_a_line" as "line", "look_up" as
+ * "look"): leaving such lemmas out cost 3 queries at 1 and 3 in five over five sets (BENCHMARKS.md),
+ * so they stay.
+ */
 function singleStem(lemma: string): string | undefined {
   const tokens = textTokens(lemma.replace(/\(\w+\)$/, '').replace(/_/g, ' '));
   return tokens.length === 1 && /^[a-z]{3,}$/.test(tokens[0]!) ? tokens[0] : undefined;
