@@ -2,6 +2,7 @@ import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type Transport } f
 import { abortError, McpServerError, requestAbandonedError } from '../../machines/errors.js';
 import { toError } from '../../machines/to-error.js';
 import { redact, redactError } from '../redact.js';
+import { RequestFailedAlone } from '../request-failed-alone.js';
 import { capErrorText } from '../text-limits.js';
 import { withErrorCode } from './errors.js';
 import { pagesToOpen } from './url-elicitation.js';
@@ -16,14 +17,6 @@ export interface FailedConnection {
   transportClosed: boolean;
   /** The connection is gone: its watchers hear of it (once). */
   lose(error: Error, sessionExpired: boolean): void;
-}
-
-/**
- * The error answer the client hands the SDK for a request it fails itself (session.ts
- * `failAlone`), as its `data`: the caller is told it as it is, with no server's error code.
- */
-export class RequestFailedAlone extends Error {
-  override name = 'RequestFailedAlone';
 }
 
 /**

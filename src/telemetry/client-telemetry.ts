@@ -12,7 +12,7 @@ import {
   type UpDownCounter,
 } from '@opentelemetry/api';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { RequestFailedAlone } from '../connection/request-failure.js';
+import { RequestFailedAlone } from '../request-failed-alone.js';
 import { redact } from '../redact.js';
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
 
