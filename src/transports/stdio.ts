@@ -37,6 +37,12 @@ export class ProcessGroupStdioTransport implements Transport {
   private probeStderr?: HeldStderr;
   /** Set by `keepProbedProcess()`: the next `start()` takes over the running process instead of starting one. */
   private takeOver = false;
+  /**
+   * The close under way. A connect that fails early is closed twice at once (the SDK closes its
+   * client, then the session closes it): the second close waits for the same exit, so the stderr
+   * tail is read only once the process has written all of it.
+   */
+  private closing?: Promise<void>;
 
   constructor(
     private readonly command: string,
@@ -181,7 +187,12 @@ export class ProcessGroupStdioTransport implements Transport {
    * the whole tree is ended at once, since its members cannot be found once the server is gone.
    * The rest of a process group is ended by `terminateGroup`, after this.
    */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.closing ??= this.endChild().finally(() => (this.closing = undefined));
+    return this.closing;
+  }
+
+  private async endChild(): Promise<void> {
     const child = this.child;
     this.child = undefined;
     if (child) {
