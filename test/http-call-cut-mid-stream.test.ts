@@ -18,7 +18,8 @@
  * keys already answered (SEP-2663), so a second copy is safe.
  *
  * Real processes: server-everything over Streamable HTTP (2025-era, its long-running operation
- * sends progress) and the 2026-07-28 fixture over HTTP (its `progress` tool; its task tools behind
+ * sends progress), the 2025-era fixture in-process (stateful Streamable HTTP, behind a proxy that
+ * cuts calls) and the 2026-07-28 fixture over HTTP (its `progress` tool; its task tools behind
  * a proxy that cuts polls), our manager as the caller. Our own `serve --http` killed mid-call is test/serve-http-killed-mid-call.test.ts.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -27,7 +28,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { watchRequestStreams } from '../src/connection/request-streams.js';
 import { McpConnectionManager, McpServerError, type McpProgress } from '../src/index.js';
 import type { PlainHttpServer } from './fixtures/hostile-http.js';
-import { startHttpFixture } from './fixtures/http-server.js';
+import { startHttpFixture, type HttpFixture, type HttpFixtureOptions } from './fixtures/http-server.js';
 import { textOf } from './support/chaos-helpers.js';
 import { cuttingAnswers, type AnswerKind } from './support/cutting-proxy.js';
 import { startEverythingHttp } from './support/everything.js';
@@ -38,6 +39,8 @@ import { modernHttp } from './support/modern-server.js';
 const REQUEST_TIMEOUT_MS = 60_000;
 
 const children: ChildProcess[] = [];
+/** The in-process 2025-era fixtures started by the test. */
+const fixtures: HttpFixture[] = [];
 let manager: McpConnectionManager | undefined;
 let proxy: PlainHttpServer | undefined;
 
@@ -45,9 +48,17 @@ afterEach(async () => {
   await manager?.dispose();
   await proxy?.close();
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const fixture of fixtures.splice(0)) await fixture.close();
   manager = undefined;
   proxy = undefined;
 });
+
+/** The 2025-era fixture: a stateful Streamable HTTP server without an event store, closed after the test. */
+async function httpFixture(options: HttpFixtureOptions = {}): Promise<HttpFixture> {
+  const fixture = await startHttpFixture(options);
+  fixtures.push(fixture);
+  return fixture;
+}
 
 /** What `promise` came to within `ms`: its value, its error, or 'still waiting'. */
 async function settledWithin(promise: Promise<unknown>, ms: number): Promise<unknown> {
@@ -192,10 +203,15 @@ describe.each<AnswerKind>(['sse', 'json'])("a task's input answers (tasks/update
   }, 30_000);
 });
 
-describe('a call whose answer stream a proxy cuts while the server stays up (the modern fixture)', () => {
+/** A server that answers `echo` and stays up, in each era: its URL (what it runs on is ended after each test). */
+const answeringServers: Array<[string, () => Promise<string>]> = [
+  ['2025-era (a stateful Streamable HTTP server)', async () => (await httpFixture()).url],
+  ['2026-07-28 (the modern fixture)', async () => (await modernHttp(children)).url as string],
+];
+
+describe.each(answeringServers)('a call whose answer stream a proxy cuts while the server stays up, %s', (_era, start) => {
   it('fails alone, within seconds, as the request failed: the server still answers a ping, so the connection stays up and the next call goes through', async () => {
-    const { url } = await modernHttp(children);
-    const cutting = await cuttingAnswers(url as string, { method: 'tools/call', cuts: 1, as: 'sse', reached: 'answered' });
+    const cutting = await cuttingAnswers(await start(), { method: 'tools/call', cuts: 1, as: 'sse', reached: 'answered' });
     proxy = cutting;
     const { logger, lines } = recordingLogger();
     manager = new McpConnectionManager({ logger, defaults: { autoReconnect: false } });
@@ -253,20 +269,14 @@ describe('a call whose answer stream a proxy cuts while the server still runs it
   const cancellations = (posted: string[]) => posted.filter((body) => body.includes('"method":"notifications/cancelled"')).map((body) => JSON.parse(body) as { params: Record<string, unknown> });
 
   it('2025-era (a stateful Streamable HTTP server without an event store): the server is sent notifications/cancelled for it, with a reason, and stops it', async () => {
-    const fixture = await startHttpFixture({ fixture: { progressTools: true } });
-    try {
-      const { posted } = await cutWhileRunning(fixture.url);
-      const cancelledCalls = await eventually(async () => textOf(await manager!.callTool('remote', 'cancelled_calls', {}, { timeoutMs: 10_000 })), (count) => count === '1');
-      expect(cancelledCalls).toBe('1');
-      const call = JSON.parse(posted.find((body) => body.includes('"method":"tools/call"'))!) as { id: number };
-      expect(cancellations(posted)).toEqual([
-        expect.objectContaining({ params: { requestId: call.id, reason: expect.stringMatching(/answer stream was cut/) } }),
-      ]);
-    } finally {
-      await manager?.dispose();
-      manager = undefined;
-      await fixture.close();
-    }
+    const fixture = await httpFixture({ fixture: { progressTools: true } });
+    const { posted } = await cutWhileRunning(fixture.url);
+    const cancelledCalls = await eventually(async () => textOf(await manager!.callTool('remote', 'cancelled_calls', {}, { timeoutMs: 10_000 })), (count) => count === '1');
+    expect(cancelledCalls).toBe('1');
+    const call = JSON.parse(posted.find((body) => body.includes('"method":"tools/call"'))!) as { id: number };
+    expect(cancellations(posted)).toEqual([
+      expect.objectContaining({ params: { requestId: call.id, reason: expect.stringMatching(/answer stream was cut/) } }),
+    ]);
   }, 30_000);
 
   it('2026-07-28 (the modern fixture): the closed stream is the cancellation, which the server hears; no notifications/cancelled is sent (none is expected over Streamable HTTP)', async () => {
