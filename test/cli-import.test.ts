@@ -93,7 +93,11 @@ describe('import', () => {
     expect(refused.stderr).toContain(`This server would be added to ${userFile} (user scope):`);
     expect(refused.stderr).toMatch(/Server "extra" from .*team\.json \(stdio\):\n\s+runs:\s+team-extra\n\s+env:\s+TOKEN \(values not shown\)/);
     expect(refused.stderr).toContain('Skipped "first": already defined in');
-    expect(refused.stderr).toContain('add --yes to import without asking');
+    // What would be added comes first, as it is; the one line headed "Error:" says what did not happen and why.
+    expect(refused.stderr.split('\n')[0]).toBe(`This server would be added to ${userFile} (user scope):`);
+    expect(refused.stderr.split('\n').filter((line) => line.startsWith('Error:'))).toEqual([
+      'Error: Nothing was imported: confirm on a terminal, or add --yes to import without asking.',
+    ]);
     expect(refused.stderr).not.toContain('team-secret');
     expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
     const json = await cli('import', '--from', join(home, 'team.json'), '--json');
@@ -116,5 +120,18 @@ describe('import', () => {
     const run = await cli('import', '--from', 'cursor', '--json');
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'NOTHING_TO_IMPORT' });
     expect(JSON.parse(run.stdout).error).toContain(join(home, '.cursor', 'mcp.json'));
+  }, 40_000);
+
+  it('a file named that is not there, or holds no servers, is said to be so, with what --from takes (not told to name a file)', async () => {
+    const { cli, home, project } = importer();
+    const missing = await cli('import', '--from', './team-mcp.json');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      `Error: No servers found in ${join(project, 'team-mcp.json')}: there is no such file. --from takes a client (claude-desktop, claude-code, vscode, cursor) or the path of a file that defines servers.\n`,
+    );
+    place(join(home, 'settings.json'), { theme: 'dark' });
+    const empty = await cli('import', '--from', join(home, 'settings.json'), '--json');
+    expect(JSON.parse(empty.stdout)).toMatchObject({ ok: false, code: 'NOTHING_TO_IMPORT' });
+    expect(JSON.parse(empty.stdout).error).toMatch(/^No servers found in .*settings\.json: it has no "mcpServers" \(or VS Code's "servers"\) object\. --from takes a client/);
   }, 40_000);
 });

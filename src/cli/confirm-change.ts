@@ -6,6 +6,7 @@
 import { createInterface } from 'node:readline/promises';
 import { CliError } from './json-codes.js';
 import { isInteractive } from './options.js';
+import { writeError } from './terminal-text.js';
 
 /** Asks on the terminal (stderr); only "y" or "yes" is a yes. */
 export async function answeredYes(question: string, signal?: AbortSignal): Promise<boolean> {
@@ -20,12 +21,10 @@ export async function answeredYes(question: string, signal?: AbortSignal): Promi
 /** `verb`: what is done, e.g. `import` (and `imported`). Throws `needs-confirmation` or `declined` when it must not go on. */
 export async function confirmChange(options: { yes?: boolean; json?: boolean }, shown: string, question: string, verb: { base: string; done: string }): Promise<void> {
   if (options.yes) return;
+  // Shown before any failure, so that "Error:" heads the failure, not what would change.
+  if (!options.json) writeError(shown);
   if (!isInteractive() || options.json) {
-    throw new CliError(
-      'NEEDS_CONFIRMATION',
-      `${options.json ? '' : `${shown}\n`}Nothing was ${verb.done}: confirm on a terminal, or add --yes to ${verb.base} without asking.`,
-    );
+    throw new CliError('NEEDS_CONFIRMATION', `Nothing was ${verb.done}: confirm on a terminal, or add --yes to ${verb.base} without asking.`);
   }
-  process.stderr.write(`${shown}\n`);
   if (!(await answeredYes(`${question} [y/N] `))) throw new CliError('DECLINED', `You declined; nothing was ${verb.done}.`);
 }

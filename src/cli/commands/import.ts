@@ -4,6 +4,7 @@
  * first (values of env and headers never shown) and asks; `--yes` for scripts. A name already
  * defined in the target is left alone unless `--force`.
  */
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DiscoveredServer } from '../../config/index.js';
@@ -108,6 +109,12 @@ export function runImport(options: ImportOptions): Promise<number> {
     const { candidates, read } = await candidatesFrom(clientFiles(options.from, process.cwd()));
     if (read.length === 0) {
       const looked = clientFiles(options.from, process.cwd()).map((file) => file.path);
+      if (!(CLIENTS as readonly string[]).includes(options.from)) {
+        // A file was named: telling the person to name one would send them in a circle.
+        const [file] = looked;
+        const why = existsSync(file!) ? 'it has no "mcpServers" (or VS Code\'s "servers") object' : 'there is no such file';
+        throw new CliError('NOTHING_TO_IMPORT', `No servers found in ${file}: ${why}. --from takes a client (${CLIENTS.join(', ')}) or the path of a file that defines servers.`);
+      }
       throw new CliError('NOTHING_TO_IMPORT', `No servers found for ${options.from}: looked in ${[...new Set(looked)].join(', ')}. Name the file instead: --from <file>.`);
     }
     const target = await configPathForScope(options.scope, options.project);
