@@ -1,9 +1,13 @@
 /** `prompts <server>` and `prompt <server> <name> [name=value…]` against the fixture server over stdio. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 import { stdioFixture } from './support/fixtures.js';
+
+/** The demo's notes server (examples/servers/notes-server.mjs), which offers no prompts. */
+const NOTES_SERVER = fileURLToPath(new URL('../examples/servers/notes-server.mjs', import.meta.url));
 
 function fixtureHome() {
   const home = process.env.HOME!;
@@ -40,6 +44,23 @@ describe('prompt', () => {
     expect(JSON.parse(bad.stdout)).toMatchObject({ ok: false, server: 'fixture', error: { code: 'INVALID_ARGUMENTS', message: expect.stringContaining('name=value') } });
     const unknown = await cli('prompt', 'fixture', 'nope', '--json');
     expect(unknown.code).toBe(1);
-    expect(JSON.parse(unknown.stdout)).toMatchObject({ ok: false, server: 'fixture', error: { message: expect.stringContaining('Unknown prompt: nope') } });
+    expect(JSON.parse(unknown.stdout)).toMatchObject({
+      ok: false,
+      server: 'fixture',
+      error: { message: expect.stringContaining('Unknown prompt: nope'), hint: '"fixture" offers greet; `mcp-statechart prompts fixture` shows their arguments' },
+    });
+  }, 80_000);
+
+  it('a prompt the server does not offer: besides its answer, the person is told which prompts it has, or that it has none', async () => {
+    const cli = fixtureHome();
+    const unknown = await cli('prompt', 'fixture', 'summarize', 'topic=coffee');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^Error: .*Unknown prompt: summarize\nHint: "fixture" offers greet; `mcp-statechart prompts fixture` shows their arguments\n$/);
+
+    // A server without prompts (the demo's notes server) answers "Method not found".
+    writeFileSync(join(process.env.HOME!, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [NOTES_SERVER] } } }));
+    const none = await cli('prompt', 'notes', 'summarize', 'topic=coffee');
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/^Error: .*Method not found\nHint: "notes" offers no prompts\n$/);
   }, 80_000);
 });

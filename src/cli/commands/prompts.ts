@@ -11,6 +11,7 @@ import { openLoaderSession } from '../session.js';
 import { terminalJson, terminalLine, writeListing } from '../terminal-text.js';
 import { refusal } from './one-shot.js';
 import { CliError, failureJson } from '../json-codes.js';
+import { listNames } from '../../tools/list-names.js';
 
 export interface PromptOptions {
   json?: boolean;
@@ -30,7 +31,10 @@ export function promptArguments(pairs: string[]): Record<string, string> {
   return args;
 }
 
-async function withServer(global: GlobalOptions, server: string, options: PromptOptions, work: (session: ReturnType<typeof openLoaderSession>) => Promise<Outcome>): Promise<number> {
+/** Words a failure for a person, with the server's entry at hand. */
+type Explain = (error: unknown) => FailureExplanation;
+
+async function withServer(global: GlobalOptions, server: string, options: PromptOptions, work: (session: ReturnType<typeof openLoaderSession>, explain: Explain) => Promise<Outcome>): Promise<number> {
   const logger = cliLogger(global.verbose);
   const discovery = await discover(global, logger);
   const report = (outcome: Outcome): number => {
@@ -39,6 +43,7 @@ async function withServer(global: GlobalOptions, server: string, options: Prompt
     else process.stderr.write(`${formatFailure(outcome.error)}\n`);
     return outcome.ok ? 0 : 1;
   };
+  const explain: Explain = (error) => explainFailure(server, error, discovery.servers[server]);
   const refused = refusal(discovery, global, server, undefined);
   if (refused) return report({ ok: false, error: refused });
   const session = openLoaderSession(discovery, global, logger, { defaults: { maxRetries: 0 } });
@@ -46,15 +51,15 @@ async function withServer(global: GlobalOptions, server: string, options: Prompt
     const deadline = options.timeout === undefined ? undefined : AbortSignal.timeout(options.timeout);
     const loaded = await session.tool('load_mcp')!.execute({ server }, { signal: deadline });
     if (loaded.isError) {
-      const error = loaded.error === undefined ? { message: loaded.text } : explainFailure(server, loaded.error, discovery.servers[server]);
+      const error = loaded.error === undefined ? { message: loaded.text } : explain(loaded.error);
       return report({ ok: false, error });
     }
-    return report(await work(session));
+    return report(await work(session, explain));
   } catch (error) {
     if (options.timeout !== undefined && error instanceof Error && error.name === 'AbortError') {
       return report({ ok: false, error: { code: 'TIMEOUT', message: `"${server}" did not answer within ${options.timeout} ms`, hint: 'give it more time with --timeout <ms>' } });
     }
-    return report({ ok: false, error: explainFailure(server, error, discovery.servers[server]) });
+    return report({ ok: false, error: explain(error) });
   } finally {
     await session.manager.dispose();
   }
@@ -83,8 +88,17 @@ export async function runPrompt(global: GlobalOptions, server: string, name: str
     else process.stderr.write(`${formatFailure(explanation)}\n`);
     return 1;
   }
-  return withServer(global, server, options, async ({ manager }) => {
-    const result = await manager.getPrompt(server, name, args, { timeoutMs: options.timeout });
+  return withServer(global, server, options, async ({ manager }, explain) => {
+    let result: Awaited<ReturnType<typeof manager.getPrompt>>;
+    try {
+      result = await manager.getPrompt(server, name, args, { timeoutMs: options.timeout });
+    } catch (error) {
+      // The server's own words for a name it lacks (often "Method not found") do not say what to do.
+      const offered = (manager.getManifest(server)?.prompts ?? []).map((prompt) => prompt.name);
+      if (offered.includes(name)) throw error;
+      const hint = offered.length === 0 ? `"${server}" offers no prompts` : `"${server}" offers ${listNames(offered)}; \`mcp-statechart prompts ${server}\` shows their arguments`;
+      return { ok: false, error: { ...explain(error), hint } };
+    }
     const lines: string[] = [];
     if (result.description) lines.push(terminalLine(result.description), '');
     for (const message of result.messages) {
