@@ -104,6 +104,18 @@ describe('errors worded for a person', () => {
     expect(run.stderr).not.toMatch(/load_mcp|tell the user/);
   });
 
+  it('an unknown tool: the server\'s tools, and the command that shows their arguments, not the loader tools that would', async () => {
+    const run = await cli(['call', 'notes', 'reindex']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      'Error: MCP server "notes" has no tool "reindex". Its tools: add_note, search_notes, enable_archive, server_info.\n' +
+        'Hint: `mcp-statechart load notes` shows each tool with its arguments\n',
+    );
+    const json = JSON.parse((await cli(['call', 'notes', 'reindex', '--json'])).stdout);
+    expect(json).toMatchObject({ ok: false, code: 'FAILED', error: { hint: '`mcp-statechart load notes` shows each tool with its arguments' } });
+    expect(json.error.message).not.toMatch(/load_mcp|search_mcp_tools/);
+  });
+
   it('an unknown server: the configured names and where to look', async () => {
     const run = await cli(['load', 'ghost']);
     expect(run.code).toBe(1);

@@ -2,9 +2,9 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { listNames } from './list-names.js';
 
+/** Where the model finds the tools' input schemas; the CLI points a person to `load` in its place. */
+export const SCHEMAS_ADVICE = "See load_mcp's or search_mcp_tools' answer for their input schemas.";
+
 export function unknownToolText(server: string, tool: string, tools: readonly Tool[]): string {
-  return (
-    `MCP server "${server}" has no tool "${tool}". Its tools: ${listNames(tools.map((known) => known.name), 100)}. ` +
-    `See load_mcp's or search_mcp_tools' answer for their input schemas.`
-  );
+  return `MCP server "${server}" has no tool "${tool}". Its tools: ${listNames(tools.map((known) => known.name), 100)}. ${SCHEMAS_ADVICE}`;
 }

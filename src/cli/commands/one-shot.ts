@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { DiscoveryResult } from '../../config/index.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import type { LoaderToolName, LoaderToolResult } from '../../tools/index.js';
+import { SCHEMAS_ADVICE } from '../../tools/unknown-tool.js';
 import { explainFailure, formatFailure, offExplanation, type FailureExplanation } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
@@ -59,6 +60,12 @@ export function refusal(discovery: DiscoveryResult, options: GlobalOptions, serv
     };
   }
   return undefined;
+}
+
+/** A failure told in words only; an unknown tool's advice to the model (read load_mcp's answer) becomes the command a person runs. */
+function plainFailure(server: string, code: string, text: string): FailureExplanation {
+  if (!text.endsWith(` ${SCHEMAS_ADVICE}`)) return { code, message: text };
+  return { code, message: text.slice(0, -SCHEMAS_ADVICE.length - 1), hint: `\`mcp-statechart load ${server}\` shows each tool with its arguments` };
 }
 
 /** A call that did not run for want of approval: the person's own "no", or a policy nobody could be asked about. */
@@ -129,7 +136,7 @@ export async function runOneShot(
       // A tool's own isError answer has no error object: its text is already plain words.
       error:
         result.error === undefined
-          ? { code: keeper?.last()?.kind === 'tool' ? 'TOOL_ERROR' : 'FAILED', message: result.text }
+          ? plainFailure(args.server, keeper?.last()?.kind === 'tool' ? 'TOOL_ERROR' : 'FAILED', result.text)
           : explainFailure(args.server, result.error, discovery.servers[args.server]),
     });
 
