@@ -41,6 +41,13 @@ describe('search <words>', () => {
     expect(run.stderr).toBe('');
   }, 40_000);
 
+  it('a server that matches by its name is listed under its own heading, one server in the singular, with its tool count and no description it lacks', async () => {
+    const { cli } = await indexedHome();
+    const run = await cli('search', 'weather');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('\nServer that matches by name or description:\n  weather (1 tool)\n');
+  }, 40_000);
+
   it('--json: one object with ok, the tools and notes; --server keeps to one server', async () => {
     const { cli } = await indexedHome();
     const run = await cli('search', '--server', 'weather', '--json', 'forecast');

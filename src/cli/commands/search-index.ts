@@ -36,8 +36,11 @@ function listing(answer: SearchAnswer): string {
     for (const tool of tools) lines.push(`  ${`${tool.server}/${tool.tool}`.padEnd(width)}  ${firstLine(tool.description)}`);
   }
   if (answer.servers.length > 0) {
-    lines.push(`${answer.servers.length === 1 ? 'Server' : 'Servers'} that match by name or description:`);
-    for (const server of answer.servers) lines.push(`  ${server.server}${server.tools === undefined ? '' : ` (${server.tools === 1 ? '1 tool' : `${server.tools} tools`})`}  ${firstLine(server.description)}`);
+    lines.push(`${answer.servers.length === 1 ? 'Server that matches' : 'Servers that match'} by name or description:`);
+    for (const server of answer.servers) {
+      const described = firstLine(server.description);
+      lines.push(`  ${server.server}${server.tools === undefined ? '' : ` (${server.tools === 1 ? '1 tool' : `${server.tools} tools`})`}${described === '' ? '' : `  ${described}`}`);
+    }
   }
   lines.push(...answer.notes.map(forAPerson));
   if (tools.length > 0) lines.push(`Call one with \`mcp-statechart call ${tools[0]!.server} ${tools[0]!.tool} '{…}'\`; \`mcp-statechart load ${tools[0]!.server}\` shows its arguments.`);
