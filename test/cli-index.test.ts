@@ -77,6 +77,17 @@ describe('index --timeout', () => {
   }, 40_000);
 });
 
+describe('index --concurrency', () => {
+  it('refuses a count that is not a positive whole number, as doctor does, instead of quietly using 1', async () => {
+    for (const count of ['0', 'abc']) {
+      const run = await runInProcess(['index', '--concurrency', count]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`error: option '--concurrency <n>' argument '${count}' is invalid. give a positive whole number, e.g. --concurrency 8`);
+      expect(run.stdout).toBe('');
+    }
+  }, 30_000);
+});
+
 describe('index wording', () => {
   it('numbers agree with their nouns: "Indexed 0 of 1 server (0 tools)"', async () => {
     const home = process.env.HOME!;

@@ -194,7 +194,7 @@ export function buildProgram(): Command {
   program
     .command('index')
     .description('connect each enabled, allowed server once and record its tools in ~/.ai-zen/mcp-index.json, for search_mcp_tools')
-    .option('--concurrency <n>', 'servers connecting at the same time', (value) => Math.max(1, Number.parseInt(value, 10) || 1), 4)
+    .option('--concurrency <n>', 'servers connecting at the same time', positiveWholeNumber('give a positive whole number, e.g. --concurrency 8'), 4)
     .addOption(timeoutOption('give each server this long to connect, in milliseconds (default: 30000)'))
     .addHelpText('after', examples('mcp-statechart index', 'mcp-statechart index --concurrency 8 --timeout 60000'))
     .action(async (options: { concurrency: number; timeout?: number }, command: Command) => {
