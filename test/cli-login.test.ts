@@ -7,6 +7,8 @@ import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js
 import { CLI_COMMAND, runCli } from './support/cli.js';
 import { stdioFixture } from './support/fixtures.js';
 
+/** A key the server does not take, sent by an entry's own Authorization header. */
+const WRONG_KEY = 'wrong-key-canary-4f1e9';
 let home: string;
 let config: string;
 let fixture: OAuthFixture;
@@ -16,7 +18,10 @@ beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'mcp-cli-login-'));
   mkdirSync(join(home, '.ai-zen'));
   config = join(home, 'mcp.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { remote: { url: fixture.url }, local: stdioFixture() } }));
+  writeFileSync(
+    config,
+    JSON.stringify({ mcpServers: { remote: { url: fixture.url }, local: stdioFixture(), keyed: { url: fixture.url, headers: { Authorization: `Bearer ${WRONG_KEY}` } } } }),
+  );
 });
 afterAll(async () => {
   await fixture.close();
@@ -88,5 +93,18 @@ describe('mcp-statechart login / logout', () => {
     expect(unknown.stderr).toMatch(/Unknown MCP server "ghost"/);
     expect(local.code).toBe(1);
     expect(local.stderr).toMatch(/runs over stdio: there is nothing to log in to/);
+  });
+
+  it('a server that refuses the Authorization header an entry sends: the hint points to that header, not to login, which refuses such an entry', async () => {
+    const refused = await runCli(['--config', config, 'load', 'keyed'], { cwd: home, env: { HOME: home } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/HTTP 401/);
+    expect(refused.stderr).toContain(
+      `Hint: the server refused the "Authorization" header the entry sends: check it in "headers" in ${config}, or remove it to log in with \`mcp-statechart login keyed\`\n`,
+    );
+    expect(refused.stderr).not.toContain(WRONG_KEY);
+    const login = await runCli(['--config', config, 'login', 'keyed', '--no-browser'], { cwd: home, env: { HOME: home } });
+    expect(login.code).toBe(1);
+    expect(login.stderr).toContain('the entry sends its own "Authorization" header; remove it to use an OAuth login');
   });
 });

@@ -9,6 +9,7 @@ import { redact, secretsOf } from '../redact.js';
 import { terminalLine } from './terminal-text.js';
 import { errorMessage } from '../../machines/to-error.js';
 import { isOAuthLoginRequired } from '../errors/oauth.js';
+import { hasStaticAuthorization } from '../auth/oauth-config.js';
 
 export interface FailureExplanation {
   /** `McpServerError.code`, or the errno / HTTP status of a plain error, when known. */
@@ -81,6 +82,11 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   if (code === 'SERVER_DISABLED') return entry ? offExplanation(server, entry).hint : 'remove "disabled": true from its entry to use it';
   if (code === 'CONNECTION_LOST' || code === 'DISCONNECTED') {
     return 'the request may or may not have taken effect; run the command again (it reconnects)';
+  }
+  // `login` refuses an entry that sends its own Authorization header: that header is what to fix.
+  const ownAuthorization = entry !== undefined && hasStaticAuthorization(entry.config);
+  if (ownAuthorization && (status === 401 || status === 403)) {
+    return `the server refused the "Authorization" header the entry sends: check it in "headers"${where(entry)}, or remove it to log in with \`mcp-statechart login ${server}\``;
   }
   if (propertyOf(cause, 'name') === 'OAuthLoginRequiredError' || status === 401) return `run \`mcp-statechart login ${server}\``;
   if (propertyOf(cause, 'name') === 'ConfigInvalidError') return `fix the entry "${server}"${where(entry)}`;
