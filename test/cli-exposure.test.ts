@@ -57,6 +57,21 @@ describe('--exposure', () => {
     expect(run.stdout).toContain(`the servers' own tools ${decision.directBytes} bytes`);
   });
 
+  it('servers: a server not indexed is said to be left out of the own tools\' count, which is then that of the indexed ones, or none', async () => {
+    const { decision, done } = libraryDecision();
+    await done;
+    const withNew = join(home, 'with-new.json');
+    writeFileSync(withNew, JSON.stringify({ mcpServers: { fixture: stdioFixture(), fresh: stdioFixture('--name', 'fresh') } }));
+    const run = await runCli(['--config', withNew, 'servers'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    expect(run.stdout).toContain(
+      `the servers' own tools not known in full: 1 server is not indexed (\`mcp-statechart index\` records them); the indexed ones' ${decision.directBytes} bytes (~${decision.directTokens} tokens).`,
+    );
+    const onlyNew = join(home, 'only-new.json');
+    writeFileSync(onlyNew, JSON.stringify({ mcpServers: { fresh: stdioFixture('--name', 'fresh'), other: stdioFixture('--name', 'other') } }));
+    const none = await runCli(['--config', onlyNew, 'servers'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    expect(none.stdout).toMatch(/; the servers' own tools not known in full: 2 servers are not indexed \(`mcp-statechart index` records them\)\.\n/);
+  });
+
   it('refuses a threshold that is not lazy, eager or a whole number', async () => {
     const run = await cli('--exposure', 'some', 'servers');
     expect(run.code).not.toBe(0);

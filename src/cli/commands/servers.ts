@@ -6,6 +6,7 @@ import { isServerAllowed } from '../../tools/permissions.js';
 import { oneLinePurpose } from '../../tools/search-mcp-tools.js';
 import { eraOfRevision, type ProtocolEra } from '../../server-status.js';
 import { createLoaderTools, type ExposureDecision, type LoaderPermissions } from '../../tools/index.js';
+import { definitionBytes } from '../../tools/exposure.js';
 import { McpConnectionManager } from '../../manager.js';
 import { silentLogger } from '../../logger.js';
 import { permissionsFrom, type GlobalOptions } from '../options.js';
@@ -91,8 +92,16 @@ export async function exposureDecision(result: DiscoveryResult, index: ManifestI
 }
 
 /** One line for a person: the choice, why, and what each choice costs. */
-export function exposureLine({ mode, reason, loaderBytes, directBytes, directTokens }: ExposureDecision): string {
-  return `Exposure: ${mode} (${reason}). Loader tools ${loaderBytes} bytes (~${Math.ceil(loaderBytes / 4)} tokens); the servers' own tools ${directBytes} bytes (~${directTokens} tokens).`;
+export function exposureLine({ mode, reason, loaderBytes, directBytes, directTokens, unknownServers }: ExposureDecision): string {
+  const loader = `Loader tools ${loaderBytes} bytes (~${Math.ceil(loaderBytes / 4)} tokens)`;
+  const own = `${directBytes} bytes (~${directTokens} tokens)`;
+  // Only indexed servers' tools can be counted: a sum that leaves some out must say so.
+  const unknown = unknownServers.length === 1 ? '1 server is not indexed' : `${unknownServers.length} servers are not indexed`;
+  const servers =
+    unknownServers.length === 0
+      ? `the servers' own tools ${own}`
+      : `the servers' own tools not known in full: ${unknown} (\`mcp-statechart index\` records them)${directBytes > definitionBytes([]) ? `; the indexed ones' ${own}` : ''}`;
+  return `Exposure: ${mode} (${reason}). ${loader}; ${servers}.`;
 }
 
 /** Every server in use or kept off, a project entry that waits behind a server of the same name right after it. */
