@@ -84,6 +84,15 @@ describe('add', () => {
     expect(Object.keys(read(userFile).mcpServers as object).sort()).toEqual(['first', 'last', 'one', 'three', 'two']);
   }, 60_000);
 
+  it('refuses a URL that is not http(s), instead of writing it as a stdio command that cannot run', async () => {
+    const { cli, userFile } = configHome();
+    const before = readFileSync(userFile, 'utf8');
+    const run = await cli('add', 'live', 'ws://127.0.0.1:8808/mcp');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('Error: ws:// is not a URL an MCP server is reached at here: http and sse servers have an http:// or https:// URL. Nothing was written.\n');
+    expect(readFileSync(userFile, 'utf8')).toBe(before);
+  }, 40_000);
+
   it('says why a stdio server cannot take -H', async () => {
     const { cli } = configHome();
     const run = await cli('add', 'x', '-H', 'A: b', '--json', '--', 'cmd');

@@ -50,6 +50,11 @@ function keyValue(flag: string, text: string, separator: string, example: string
 /** The entry `add` writes: stdio `{command, args, env}`, or `{type, url, headers}`. */
 export function entryFromFlags(flags: AddFlags, target: string, args: string[]): Record<string, unknown> {
   const looksLikeUrl = /^https?:\/\//i.test(target);
+  // Written as a stdio command, ws://… or ftp://… would only fail later as a command not found.
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(target)?.[1];
+  if (scheme !== undefined && !looksLikeUrl) {
+    throw new CliError('INVALID_ARGUMENTS', `${scheme}:// is not a URL an MCP server is reached at here: http and sse servers have an http:// or https:// URL. Nothing was written.`);
+  }
   const transport = flags.transport ?? (looksLikeUrl ? 'http' : 'stdio');
   const env = Object.fromEntries(flags.env.map((pair) => keyValue('-e', pair, '=', 'KEY=VALUE, e.g. -e API_KEY=${API_KEY}')));
   const headers = Object.fromEntries(flags.header.map((pair) => keyValue('-H', pair, ':', "'Name: value', e.g. -H 'Authorization: Bearer ${TOKEN}'")));
