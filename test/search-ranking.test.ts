@@ -243,17 +243,21 @@ describe('a server the query names', () => {
   });
 
   it('hardly lifts a server whose name is a word many other tools use', () => {
-    const withLines = new ToolSearch([], [
-      { server: 'files', tool: tool('read_file', 'Read a file, or only its first or last lines', ['path', 'head', 'tail']) },
-      { server: 'files', tool: tool('edit_file', 'Replace lines of a text file', ['path', 'edits']) },
-      { server: 'files', tool: tool('search_text', 'Find the lines of files that match a pattern', ['pattern']) },
-      { server: 'editor', tool: tool('goto_line', 'Move the cursor to a line', ['line']) },
-      { server: 'editor', tool: tool('comment_line', 'Comment out a line', ['line']) },
-      { server: 'line', tool: tool('push_message', 'Push a text message to a user of your LINE Official Account', ['user_id', 'text']) },
-      { server: 'line', tool: tool('get_profile', 'Get the profile of a user', ['user_id']) },
-    ]);
-    expect(top(withLines, 'read a line of text')).not.toContain('line/push_message');
-    expect(top(withLines, 'send a text on line')[0]).toBe('line/push_message');
+    const messagingServer = (name: string) =>
+      new ToolSearch([], [
+        { server: 'files', tool: tool('read_file', 'Read a file, or only its first or last lines', ['path', 'head', 'tail']) },
+        { server: 'files', tool: tool('edit_file', 'Replace lines of a text file', ['path', 'edits']) },
+        { server: 'files', tool: tool('search_text', 'Find the lines of files that match a pattern', ['pattern']) },
+        { server: 'editor', tool: tool('goto_line', 'Move the cursor to a line', ['line']) },
+        { server: 'editor', tool: tool('comment_line', 'Comment out a line', ['line']) },
+        { server: name, tool: tool('push_message', 'Push a text message to a user of your LINE Official Account', ['user_id', 'text']) },
+        { server: name, tool: tool('get_profile', 'Get the profile of a user', ['user_id']) },
+      ]);
+    const pushScore = (search: ToolSearch, query: string) => search.searchTools(query, 7).find(({ tool }) => tool.name === 'push_message')!.score;
+    // "line" in "read a line of text" names the LINE server no more surely than it names a line of a file.
+    expect(pushScore(messagingServer('line'), 'read a line of text')).toBeLessThan(1.25 * pushScore(messagingServer('chat'), 'read a line of text'));
+    expect(top(messagingServer('line'), 'read a line of text')[0]).toBe('files/read_file');
+    expect(top(messagingServer('line'), 'send a text on line')[0]).toBe('line/push_message');
   });
 
   it('reads a file name\u2019s extension as part of the file, not as a server', () => {
@@ -331,8 +335,8 @@ describe('values the query gives', () => {
     expect(found('what is 3.5 plus 8')).toContain('total');
     expect(found('what is 3.5 plus 8')).not.toContain('issue_by_id');
     const score = (query: string) => calc.searchTools(query, 5).find(({ tool }) => tool.name === 'total')?.score ?? 0;
-    // One number fills no tool's two: only a faint WordNet kinship of "open" reaches it then.
-    expect(score('what is 3.5 plus 8')).toBeGreaterThan(3 * score('what is open since 8'));
+    // One number fills no tool's two: only words related to "open" reach it then (the hand synonym "add").
+    expect(score('what is 3.5 plus 8')).toBeGreaterThan(2 * score('what is open since 8'));
   });
 });
 
