@@ -68,7 +68,7 @@ export const QUERY_SET_HISTORY: Readonly<Record<QuerySet, { tunedOn: boolean; de
   'held-out-5': { tunedOn: true, description: 'fifth held-out queries, written blind (tuned on since the tenth round)' },
   'held-out-6': { tunedOn: true, description: 'sixth held-out queries, written blind (tuned on since the eleventh round)' },
   'held-out-7': { tunedOn: true, description: 'seventh held-out queries, written blind (tuned on since the twelfth round)' },
-  'held-out-8': { tunedOn: false, description: 'eighth held-out queries, written blind, never tuned on' },
+  'held-out-8': { tunedOn: true, description: 'eighth held-out queries, written blind (tuned on since the thirteenth round)' },
 };
 
 export function isQuerySet(name: string | undefined): name is QuerySet {
