@@ -1,7 +1,8 @@
 /**
  * Credentials written literally in a server entry — a URL's query and `user:password`, the value
  * after `--token`, `--api-key=…`, `API_KEY=…`, a `--header` — are never shown: not in the live
- * lifecycle view, not in the CLI's log and lifecycle lines, not in its failure text. The servers
+ * lifecycle view, not in the CLI's log and lifecycle lines, not in its failure text, not where it
+ * shows a server's definition (`get`, and the previews of `import`, `install`, `approve`). The servers
  * here print their whole command line to stderr, or answer with the URL they were asked for, as
  * real ones do.
  */
@@ -13,8 +14,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpConnectionManager, type McpServerConfig } from '../src/index.js';
 import { redactSecrets } from '../src/inspection/sanitize.js';
-import { redact, REDACTED, secretsOf } from '../src/redact.js';
+import { redact, REDACTED, secretsOf, writtenSecretsOf } from '../src/redact.js';
 import { startLifecycleView, type LifecycleView } from '../src/view/lifecycle-view.js';
+import { describeServerDefinition } from '../src/cli/approval-prompt.js';
 import { runCli } from './support/cli.js';
 
 const CANARY = {
@@ -113,6 +115,12 @@ describe('the rule', () => {
       expect(secretsOf({ command: 'node', args: ['server.js', written] })).toContain('padded-secret-1');
     }
   });
+  it('in a definition as written, leaves a ${VAR} as it is (it holds no value) and redacts a default written in one', () => {
+    const args = ['--token', '${TOKEN}', '--api-key', '${KEY:-default-key-1}', 'https://example.test/mcp?key=${KEY}&region=eu-west-1'];
+    expect(redact(args.join(' '), writtenSecretsOf({ command: 'node', args }))).toBe(
+      `--token \${TOKEN} --api-key \${KEY:-${REDACTED}} https://example.test/mcp?key=\${KEY}&region=${REDACTED}`,
+    );
+  });
 });
 
 describe('inspection', () => {
@@ -172,4 +180,30 @@ describe('the CLI', () => {
       expectNoCanary(output);
     }
   }, 180_000);
+
+  it('shows a definition (get, get --json, the preview import, install and approve print) with the command and URL readable and no literal secret', async () => {
+    const config = join(folder, 'mcp.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: servers }));
+    const cli = (...args: string[]) => runCli(['--config', config, ...args], { cwd: folder, env: { HOME: folder }, timeoutMs: 30_000 });
+    const text = await cli('get', 'arguments');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`runs:.* -- --token \\${REDACTED} --api-key=\\${REDACTED} API_KEY=\\${REDACTED} --header 'Authorization: \\${REDACTED}' 'https://example.test/feed\\?\\${REDACTED}'`));
+    expect((await cli('get', 'userinfo')).stdout).toMatch(new RegExp(`connects to:\\s+http://\\${REDACTED}@127\\.0\\.0\\.1:\\d+/mcp`));
+    const outputs = [text];
+    for (const name of Object.keys(servers)) outputs.push(await cli('get', name), await cli('get', name, '--json'));
+    const json = JSON.parse(outputs.at(-1)!.stdout) as { name: string; definitions: Array<{ definition: McpServerConfig }> };
+    expect(json.name).toBe('userinfo');
+    expect(json.definitions[0]!.definition.url).toBe(`${web.url.replace('http://', `http://${REDACTED}@`)}/mcp`);
+    // import prints what it would add before it asks; without a terminal it then stops.
+    const preview = await runCli(['import', '--from', config], { cwd: folder, env: { HOME: folder }, timeoutMs: 30_000 });
+    expect(preview.stderr).toContain('These 4 servers would be added');
+    expect(preview.stderr).toContain(`--token ${REDACTED}`);
+    outputs.push(preview);
+    for (const run of outputs) expectNoCanary(`${run.stdout}${run.stderr}`);
+    // install's and approve's consent show the same definition.
+    for (const [name, entry] of Object.entries(servers)) {
+      const transport = entry.url ? 'http' : 'stdio';
+      expectNoCanary(describeServerDefinition({ name, config: entry, written: entry, transport, scope: 'project', source: config, disabled: false }));
+    }
+  }, 120_000);
 });

@@ -43,3 +43,8 @@ export function referencedVariables(text: string): string[] {
 export function literalText(text: string): string {
   return text.includes('${') ? text.replace(REFERENCE, (_match, _name: string, fallback: string | undefined) => fallback ?? '') : text;
 }
+
+/** The defaults `text`'s references write (`${VAR:-default}`), in order. */
+export function writtenDefaults(text: string): string[] {
+  return Array.from(text.matchAll(REFERENCE), (match) => match[2]).filter((fallback): fallback is string => fallback !== undefined && fallback !== '');
+}

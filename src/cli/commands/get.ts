@@ -1,6 +1,8 @@
-/** `get <name>`: a server's definition as its file writes it, values of env and headers hidden, and whether it is in use. */
+/** `get <name>`: a server's definition as its file writes it, values of env and headers and literal credentials hidden, and whether it is in use. */
+import type { McpServerConfig } from '../../../machines/types.js';
 import type { DiscoveredServer } from '../../config/index.js';
 import { silentLogger } from '../../logger.js';
+import { redact, writtenSecretsOf } from '../../redact.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { reportDone, reported, type ReportOptions } from '../command-report.js';
 import { CliError } from '../json-codes.js';
@@ -11,12 +13,20 @@ import { checkHealth, DEFAULT_CHECK_TIMEOUT_MS, healthCell, type ServerHealth } 
 
 const HIDDEN = '(hidden)';
 
-/** The entry with every env, header and oauth value replaced, keys kept in order. */
-export function hiddenValues(entry: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The entry with every env, header and oauth value replaced, keys kept in order, and the
+ * credentials written literally in its other fields (`url`, `args`: src/literal-secrets.ts) redacted.
+ */
+export function hiddenValues(entry: McpServerConfig): Record<string, unknown> {
   const hide = (map: unknown) =>
     typeof map === 'object' && map !== null ? Object.fromEntries(Object.keys(map).map((key) => [key, HIDDEN])) : HIDDEN;
+  const secrets = writtenSecretsOf(entry);
+  const clean = (value: unknown) => (typeof value === 'string' ? redact(value, secrets) : value);
   return Object.fromEntries(
-    Object.entries(entry).map(([field, value]) => [field, field === 'env' || field === 'headers' || field === 'oauth' ? hide(value) : value]),
+    Object.entries(entry).map(([field, value]) => [
+      field,
+      field === 'env' || field === 'headers' || field === 'oauth' ? hide(value) : Array.isArray(value) ? value.map(clean) : clean(value),
+    ]),
   );
 }
 
@@ -57,7 +67,7 @@ export function runGet(global: GlobalOptions, name: string, options: GetOptions)
     const shown = definitions.map((server) => ({
       server,
       status: statusOf(server, allowed, server === inUse),
-      definition: hiddenValues({ ...(server.written ?? server.config) }),
+      definition: hiddenValues(server.written ?? server.config),
       ...(health && server === inUse ? { health } : {}),
     }));
     const text = shown
