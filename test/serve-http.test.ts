@@ -137,7 +137,7 @@ describe('serve --http speaks both protocol eras at /mcp', () => {
 describe('serve --http is closed to what it should not serve', () => {
   it('refuses to listen on another address than loopback without a gateway file', async () => {
     const run = await runCli(['--config', config, 'serve', '--http', '0.0.0.0:0'], { env: { HOME: home }, timeoutMs: 60_000 });
-    expect(run.code).toBe(2);
+    expect(run.code).toBe(1);
     expect(run.stderr).toContain('without inbound auth');
   }, 70_000);
 

@@ -75,7 +75,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   const loopbackOnly = isLoopbackAddress(address.host);
   if (!loopbackOnly && flags.gateway === undefined) {
     logger.error(`serve --http refuses to listen on ${address.host} without inbound auth: give --gateway <file> (who may call, with which token), or listen on 127.0.0.1`);
-    return 2;
+    return 1;
   }
   const gateway: GatewayFileWatcher | undefined = flags.gateway === undefined ? undefined : await watchGatewayFile(flags.gateway, { logger });
   const keys = flags.sessionKeyFile ? await loadSessionKeys(flags.sessionKeyFile) : parseSessionKeys(randomBytes(32).toString('base64'));
