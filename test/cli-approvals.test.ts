@@ -1,4 +1,4 @@
-/** `approvals` lists the approved project servers and whether each is still as approved; `revoke` takes them back. */
+/** `approvals` lists the approved project servers and whether each is still as approved; `revoke` takes them back; `approve` names an unknown server as other commands do. */
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configHome } from './support/config-command-home.js';
@@ -47,5 +47,19 @@ describe('approvals', () => {
     const unknown = await cli('approvals', 'revoke', 'ghost');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('No approval for "ghost". Run `mcp-statechart approvals`');
+  }, 60_000);
+});
+
+describe('approve', () => {
+  it('an unknown name is said to be unknown, with the configured names, before any word about a terminal', async () => {
+    const { cli } = configHome();
+    const run = await cli('approve', 'ghost');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('Error: there is no server named "ghost" (configured: first, last)\nHint: run `mcp-statechart servers` for the whole list');
+    expect(run.stderr).not.toContain('terminal');
+    // A known name beside it is still refused without a terminal; the unknown one is named first.
+    const both = await cli('approve', 'ghost', 'first');
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/there is no server named "ghost"[^]*run it on a terminal\. Nothing was approved\./);
   }, 60_000);
 });

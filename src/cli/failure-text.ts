@@ -147,6 +147,12 @@ export function offExplanation(server: string, entry: DiscoveredServer): Failure
   return explanation;
 }
 
+/** A name no configured server has: the names that are (the first 20), and where to see them all. */
+export function unknownServerExplanation(server: string, configured: readonly string[]): FailureExplanation {
+  const known = configured.length === 0 ? 'no server is configured' : `configured: ${configured.slice(0, 20).join(', ')}${configured.length > 20 ? ', …' : ''}`;
+  return { code: 'UNKNOWN_SERVER', message: `there is no server named "${server}" (${known})`, hint: 'run `mcp-statechart servers` for the whole list' };
+}
+
 /** The explanation as lines for stderr, every control character from a config or server escaped. */
 export function formatFailure(explanation: FailureExplanation): string {
   // A server's line breaks stay line breaks, indented so no line can pass for one of ours.

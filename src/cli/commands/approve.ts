@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { approveServers } from '../../config/project-trust.js';
 import { describeServerDefinition } from '../approval-prompt.js';
+import { formatFailure, unknownServerExplanation } from '../failure-text.js';
 import { cliLogger } from '../logger.js';
 import { discover, isInteractive, type GlobalOptions } from '../options.js';
 import { writeError } from '../terminal-text.js';
@@ -12,24 +13,25 @@ import { writeError } from '../terminal-text.js';
  * a terminal: a script, or a model, must not be able to confirm.
  */
 export async function runApprove(options: GlobalOptions, names: string[]): Promise<number> {
+  const discovery = await discover(options, cliLogger(options.verbose), false);
+  // A project entry waiting behind the user's server of the same name is asked about too.
+  const definitionsOf = (name: string) => [
+    ...(discovery.shadowed ?? []).filter((server) => server.name === name),
+    ...(Object.hasOwn(discovery.servers, name) ? [discovery.servers[name]!] : []),
+  ];
+  // A name nothing defines is said to be so first: no terminal would make it approvable.
+  const unknown = names.filter((name) => definitionsOf(name).length === 0);
+  for (const name of unknown) process.stderr.write(`${formatFailure(unknownServerExplanation(name, Object.keys(discovery.servers)))}\n`);
+  const known = names.filter((name) => !unknown.includes(name));
+  if (known.length === 0) return 1;
   if (!isInteractive()) {
     writeError('mcp-statechart approve asks a person: run it on a terminal. Nothing was approved.');
     return 1;
   }
-  const discovery = await discover(options, cliLogger(options.verbose), false);
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  let code = 0;
   try {
-    for (const name of names) {
-      // A project entry waiting behind the user's server of the same name is asked about too.
-      const inUse = Object.hasOwn(discovery.servers, name) ? discovery.servers[name] : undefined;
-      const definitions = [...(discovery.shadowed ?? []).filter((server) => server.name === name), ...(inUse ? [inUse] : [])];
-      if (definitions.length === 0) {
-        writeError(`Unknown MCP server "${name}". Run \`mcp-statechart servers\` to see the configured ones.`);
-        code = 1;
-        continue;
-      }
-      for (const server of definitions) {
+    for (const name of known) {
+      for (const server of definitionsOf(name)) {
         const answer = await prompt.question(`${describeServerDefinition(server)}\nAllow it? [y/N] `);
         if (!/^y(es)?$/i.test(answer.trim())) {
           writeError(`"${name}" from ${server.source} was not approved.`);
@@ -42,5 +44,5 @@ export async function runApprove(options: GlobalOptions, names: string[]): Promi
   } finally {
     prompt.close();
   }
-  return code;
+  return unknown.length > 0 ? 1 : 0;
 }

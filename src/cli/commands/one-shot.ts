@@ -3,7 +3,7 @@ import type { DiscoveryResult } from '../../config/index.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import type { LoaderToolName, LoaderToolResult } from '../../tools/index.js';
 import { SCHEMAS_ADVICE } from '../../tools/unknown-tool.js';
-import { explainFailure, formatFailure, offExplanation, type FailureExplanation } from '../failure-text.js';
+import { explainFailure, formatFailure, offExplanation, unknownServerExplanation, type FailureExplanation } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
 import { terminalJson, writeError, writeListing } from '../terminal-text.js';
@@ -45,11 +45,7 @@ export function refusal(discovery: DiscoveryResult, options: GlobalOptions, serv
     return { code: 'NOT_ALLOWED', message: `server "${server}" is not allowed here${why ? `: ${why}` : ''}`, hint: 'change the --allow / --deny flags to use it' };
   }
   const entry = Object.hasOwn(discovery.servers, server) ? discovery.servers[server] : undefined;
-  if (!entry) {
-    const names = Object.keys(discovery.servers);
-    const known = names.length === 0 ? 'no server is configured' : `configured: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}`;
-    return { code: 'UNKNOWN_SERVER', message: `there is no server named "${server}" (${known})`, hint: 'run `mcp-statechart servers` for the whole list' };
-  }
+  if (!entry) return unknownServerExplanation(server, Object.keys(discovery.servers));
   if (entry.disabled) return offExplanation(server, entry);
   const toolWhy = tool === undefined ? undefined : toolDenial(options, discovery.toolPermissions ?? {}, server, tool);
   if (toolWhy !== undefined) {
