@@ -1,7 +1,8 @@
 /**
  * The `servers` table stays a table: cells are capped, so one 200,000-character name neither breaks
  * nor widens it. Its description column says what each server is for as search tells the model:
- * the configured description, else the first line of the instructions the server gave.
+ * the configured description, else the first line of the instructions the server gave. With no
+ * server, it says what to do about the files it read.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,4 +70,20 @@ describe('the servers table', () => {
       rmSync(own, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it('with none found in the files --config names, speaks of those files (why, or where servers go), not of passing --config', async () => {
+    const servers = (...files: string[]) => runCli([...files.flatMap((file) => ['--config', file]), 'servers'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    const missing = join(home, 'missing.json');
+    const notFound = await servers(missing);
+    expect(notFound.code).toBe(1);
+    expect(notFound.stdout).toContain(`No MCP servers found in the file --config names (${missing}): the problem below says why.`);
+    expect(notFound.stdout).toContain(`${missing}: file not found`);
+    const empty = join(home, 'empty.json');
+    writeFileSync(empty, '{"mcpServers": {}}');
+    const none = await servers(empty);
+    expect(none.code).toBe(0);
+    expect(none.stdout.trim()).toBe(`No MCP servers found in the file --config names (${empty}): add them under "mcpServers" there.`);
+    for (const run of [notFound, none]) expect(run.stdout).not.toContain('pass --config');
+  }, 60_000);
 });
+

@@ -37,10 +37,15 @@ export function discover(options: GlobalOptions, logger: Logger, interactive = i
   return discoverMcpServers(discoveryOptions(options, logger, interactive));
 }
 
+/** The files `--config` names, as absolute paths; none when discovery finds the files itself. */
+export function configFiles(options: GlobalOptions): string[] {
+  return options.config.map((file) => resolve(file));
+}
+
 /** What `discover` reads with; `serve` watches with the same, so a re-read applies the same trust. */
 export function discoveryOptions(options: GlobalOptions, logger: Logger, interactive: boolean): DiscoverMcpServersOptions {
   return {
-    configPaths: options.config.length > 0 ? options.config.map((file) => resolve(file)) : undefined,
+    configPaths: options.config.length > 0 ? configFiles(options) : undefined,
     projectRoot: options.project ? resolve(options.project) : undefined,
     env: process.env,
     logger,

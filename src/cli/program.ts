@@ -166,7 +166,7 @@ export function buildProgram(): Command {
     .addOption(timeoutOption('with --check: give each server this long to connect, in milliseconds').default(30_000))
     .addHelpText('after', examples('mcp-statechart servers', 'mcp-statechart servers --check --timeout 10000', 'mcp-statechart servers --json --config ./team-mcp.json'))
     .action(async (options: { json: boolean; check: boolean; concurrency: number; timeout: number }, command: Command) => {
-      const [{ discover, permissionsFrom }, { silentLogger }, { exposureDecision, formatServersTable, hasErrors, serversReport }, { checkHealth, anyUnhealthy }, { ManifestIndex }, { terminalJson, writeListing }] =
+      const [{ configFiles, discover, permissionsFrom }, { silentLogger }, { exposureDecision, formatServersTable, hasErrors, serversReport }, { checkHealth, anyUnhealthy }, { ManifestIndex }, { terminalJson, writeListing }] =
         await Promise.all([
           import('./options.js'),
           import('../logger.js'),
@@ -187,7 +187,7 @@ export function buildProgram(): Command {
         const failure = configProblems ? { code: 'CONFIG_PROBLEMS' } : unhealthy ? { code: 'CHECK_FAILED' } : {};
         process.stdout.write(`${terminalJson({ ok: !configProblems && !unhealthy, ...failure, ...serversReport(result, index, permissions, health, exposure) })}
 `);
-      } else writeListing(formatServersTable(result, index, permissions, health, exposure));
+      } else writeListing(formatServersTable(result, index, permissions, health, exposure, configFiles(globalOptions(command))));
       process.exitCode = configProblems || unhealthy ? 1 : 0;
     });
 

@@ -142,18 +142,27 @@ function cell(text: string, width: number): string {
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
 }
 
+/** What to do when no server is found: about the files `--config` named, when it named any (absolute paths), instead of discovery's. */
+function noServersLine(configFiles: readonly string[], problems: readonly unknown[]): string {
+  if (configFiles.length === 0) return 'No MCP servers found. Add some to ~/.ai-zen/mcp.json or .mcp.json, or pass --config <file>.';
+  const named = `${configFiles.length === 1 ? 'the file' : 'the files'} --config names (${configFiles.join(', ')})`;
+  if (problems.length === 0) return `No MCP servers found in ${named}: add them under "mcpServers" there.`;
+  return `No MCP servers found in ${named}: ${problems.length === 1 ? 'the problem below says' : 'the problems below say'} why.`;
+}
+
 export function formatServersTable(
   result: DiscoveryResult,
   index?: ManifestIndex,
   permissions?: LoaderPermissions,
   health?: ReadonlyMap<string, ServerHealth>,
   exposure?: ExposureDecision,
+  configFiles: readonly string[] = [],
 ): string {
   const { servers, problems } = serversReport(result, index, permissions, health);
   const now = Date.now();
   const lines: string[] = [];
   if (servers.length === 0) {
-    lines.push('No MCP servers found. Add some to ~/.ai-zen/mcp.json or .mcp.json, or pass --config <file>.');
+    lines.push(noServersLine(configFiles, problems));
   } else {
     const rows = [
       ['NAME', 'SCOPE', 'TRANSPORT', 'STATUS', 'INDEXED', ...(health ? ['HEALTH'] : []), 'DESCRIPTION'],
