@@ -1,4 +1,7 @@
-/** Every command's `--help` ends with an example of it, and says nothing about empty defaults. */
+/**
+ * Every command's `--help` ends with an example of it, and says nothing about empty defaults; it
+ * says which options are required and what `--timeout` is when not given.
+ */
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/cli/program.js';
@@ -36,4 +39,16 @@ describe('--help', () => {
     expect(help).not.toContain('(default: [])');
     expect(help).not.toContain('(default: false)');
   });
+
+  const optionsOf = (command: Command) => command.options.map((option) => [pathOf(command), option.flags, option] as const);
+  const allOptions = commands.flatMap(optionsOf);
+
+  it.each(allOptions.filter(([, flags]) => flags.startsWith('--timeout')))('%s %s: says its default', (_path, _flags, option) => {
+    if (option.defaultValue === undefined) expect(option.description).toMatch(/\(default: [^)]+\)/);
+  });
+
+  it.each(allOptions.filter(([, , option]) => option.mandatory))('%s %s: says it is required', (_path, _flags, option) => {
+    expect(option.description).toMatch(/^required\b/);
+  });
 });
+

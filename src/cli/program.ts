@@ -262,7 +262,7 @@ export function buildProgram(): Command {
     .description("connect to a server and list its prompts with their arguments")
     .argument('<server>', 'server name')
     .option('--json', 'print one JSON object for scripts: {ok, server, prompts} or {ok: false, server, error}', false)
-    .addOption(timeoutOption('give the server this long to connect and answer, in milliseconds'))
+    .addOption(timeoutOption('give the server this long to connect and list its prompts, in milliseconds (default: its connect timeout)'))
     .addHelpText('after', examples('mcp-statechart prompts everything', 'mcp-statechart prompts everything --json'))
     .action(async (server: string, options: { json: boolean; timeout?: number }, command: Command) => {
       const { runPrompts } = await import('./commands/prompts.js');
@@ -473,7 +473,7 @@ export function buildProgram(): Command {
   program
     .command('import')
     .description("copy the servers another client is configured with (its usual files on this platform, or a file you name) into ~/.ai-zen/mcp.json; shows them and asks first")
-    .requiredOption('--from <client-or-file>', 'claude-desktop, claude-code (user, local and project scopes), vscode (its "servers", ${input:…} become ${VARS}), cursor, or a path to an mcp.json')
+    .requiredOption('--from <client-or-file>', 'required, for a file too (--from ./team-mcp.json): claude-desktop, claude-code (user, local and project scopes), vscode (its "servers", ${input:…} become ${VARS}), cursor, or a path to an mcp.json')
     .addOption(scopeOption().default('user'))
     .option('-y, --yes', 'import without asking (for scripts)', false)
     .option('--force', 'replace servers of the same name already in the target file', false)
