@@ -8,7 +8,8 @@ import {
   type ProjectServerPolicy,
   type ToolPatterns,
 } from '../config/index.js';
-import type { Logger } from '../logger.js';
+import { reportProblems } from '../config/report-problems.js';
+import { silentLogger, type Logger } from '../logger.js';
 import { describeServerDefinition } from './approval-prompt.js';
 import type { ApprovalPolicy, ExposureOption, LoaderPermissions } from '../tools/index.js';
 
@@ -35,6 +36,20 @@ export interface GlobalOptions {
  */
 export function discover(options: GlobalOptions, logger: Logger, interactive = isInteractive()): Promise<DiscoveryResult> {
   return discoverMcpServers(discoveryOptions(options, logger, interactive));
+}
+
+/**
+ * `discover` for a command about these servers (`call a`, `login a`): of the config problems it
+ * logs only the files' own and these servers'; another server's (a variable its headers read is
+ * unset) is for `servers` and `doctor`, which show every problem.
+ */
+export async function discoverFor(names: readonly string[], options: GlobalOptions, logger: Logger, interactive = isInteractive()): Promise<DiscoveryResult> {
+  const result = await discover(options, silentLogger, interactive);
+  reportProblems(
+    result.problems.filter((problem) => problem.server === undefined || names.includes(problem.server)),
+    logger,
+  );
+  return result;
 }
 
 /** The files `--config` names, as absolute paths; none when discovery finds the files itself. */

@@ -3,7 +3,7 @@ import { approveServers } from '../../config/project-trust.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { formatFailure, unknownServerExplanation } from '../failure-text.js';
 import { cliLogger } from '../logger.js';
-import { discover, isInteractive, type GlobalOptions } from '../options.js';
+import { discoverFor, isInteractive, type GlobalOptions } from '../options.js';
 import { writeError } from '../terminal-text.js';
 
 /**
@@ -13,7 +13,7 @@ import { writeError } from '../terminal-text.js';
  * a terminal: a script, or a model, must not be able to confirm.
  */
 export async function runApprove(options: GlobalOptions, names: string[]): Promise<number> {
-  const discovery = await discover(options, cliLogger(options.verbose), false);
+  const discovery = await discoverFor(names, options, cliLogger(options.verbose), false);
   // A project entry waiting behind the user's server of the same name is asked about too.
   const definitionsOf = (name: string) => [
     ...(discovery.shadowed ?? []).filter((server) => server.name === name),

@@ -1,7 +1,7 @@
 import { cliLogger } from '../logger.js';
 import { offExplanation } from '../failure-text.js';
 import { writeError } from '../terminal-text.js';
-import { discover, type GlobalOptions } from '../options.js';
+import { discoverFor, type GlobalOptions } from '../options.js';
 
 /**
  * `login <server>`: the OAuth browser flow for an http/sse server, with a loopback redirect;
@@ -9,7 +9,7 @@ import { discover, type GlobalOptions } from '../options.js';
  */
 export async function runLogin(options: GlobalOptions, server: string, flags: { browser: boolean }): Promise<number> {
   const logger = cliLogger(options.verbose);
-  const discovery = await discover(options, logger);
+  const discovery = await discoverFor([server], options, logger);
   const entry = Object.hasOwn(discovery.servers, server) ? discovery.servers[server] : undefined;
   if (!entry) {
     writeError(`Unknown MCP server "${server}". Run \`mcp-statechart servers\` to see the configured ones.`);

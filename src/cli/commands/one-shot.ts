@@ -7,7 +7,7 @@ import { explainFailure, formatFailure, offExplanation, unknownServerExplanation
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
 import { terminalJson, writeError, writeListing } from '../terminal-text.js';
-import { discover, isInteractive, permissionsFrom, type GlobalOptions } from '../options.js';
+import { discoverFor, isInteractive, permissionsFrom, type GlobalOptions } from '../options.js';
 import { serverDenial, toolDenial } from '../permission-text.js';
 import { ProgressDisplay } from '../progress-display.js';
 import { openLoaderSession } from '../session.js';
@@ -92,7 +92,7 @@ export async function runOneShot(
   { timeoutMs, json = false, maxBytes, output }: OneShotOptions = {},
 ): Promise<number> {
   const logger = cliLogger(options.verbose);
-  const discovery = await discover(options, logger);
+  const discovery = await discoverFor([args.server], options, logger);
   /** Keeps the raw answer of `call` and `read`, printed whole. */
   let keeper: RawResultKeeper | undefined;
   const report = (result: JsonReport): number => {

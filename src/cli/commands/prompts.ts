@@ -6,7 +6,7 @@
 import type { FailureExplanation } from '../failure-text.js';
 import { explainFailure, formatFailure } from '../failure-text.js';
 import { cliLogger } from '../logger.js';
-import { discover, type GlobalOptions } from '../options.js';
+import { discoverFor, type GlobalOptions } from '../options.js';
 import { openLoaderSession } from '../session.js';
 import { terminalJson, terminalLine, writeListing } from '../terminal-text.js';
 import { refusal } from './one-shot.js';
@@ -36,7 +36,7 @@ type Explain = (error: unknown) => FailureExplanation;
 
 async function withServer(global: GlobalOptions, server: string, options: PromptOptions, work: (session: ReturnType<typeof openLoaderSession>, explain: Explain) => Promise<Outcome>): Promise<number> {
   const logger = cliLogger(global.verbose);
-  const discovery = await discover(global, logger);
+  const discovery = await discoverFor([server], global, logger);
   const report = (outcome: Outcome): number => {
     if (options.json) process.stdout.write(`${terminalJson(outcome.ok ? { ok: true, server, ...outcome.data } : failureJson(server, outcome.error))}\n`);
     else if (outcome.ok) writeListing(outcome.text);
