@@ -1,5 +1,5 @@
 import { cliLogger } from '../logger.js';
-import { offExplanation } from '../failure-text.js';
+import { formatFailure, offExplanation, unknownServerExplanation } from '../failure-text.js';
 import { writeError } from '../terminal-text.js';
 import { discoverFor, type GlobalOptions } from '../options.js';
 
@@ -12,7 +12,7 @@ export async function runLogin(options: GlobalOptions, server: string, flags: { 
   const discovery = await discoverFor([server], options, logger);
   const entry = Object.hasOwn(discovery.servers, server) ? discovery.servers[server] : undefined;
   if (!entry) {
-    writeError(`Unknown MCP server "${server}". Run \`mcp-statechart servers\` to see the configured ones.`);
+    process.stderr.write(`${formatFailure(unknownServerExplanation(server, Object.keys(discovery.servers)))}\n`);
     return 1;
   }
   if (entry.disabled) {
