@@ -1,5 +1,4 @@
 import type { McpServerConfig } from '../machines/types.js';
-import { referencedVariables, writtenDefaults } from './config/expand-variables.js';
 import { headerCredential, literalSecretsOf } from './literal-secrets.js';
 
 /** Shorter values are too common to hunt for ("1", "dev") and are not credentials. */
@@ -73,19 +72,9 @@ export function secretsOf(sealedOrExpanded: McpServerConfig): string[] {
 }
 
 /** The values long enough to be credentials, each once, longest first: a token inside a longer header value must not leave the rest behind. */
-function longestFirst(values: readonly unknown[]): string[] {
+export function longestFirst(values: readonly unknown[]): string[] {
   const secrets = values.filter((value): value is string => typeof value === 'string' && value.length >= MIN_SECRET_LENGTH);
   return [...new Set(secrets)].sort((a, b) => b.length - a.length);
-}
-
-/**
- * The secrets of an entry as its file writes it, for showing that entry (`get`, and what `import`,
- * `install` and `approve` show before they write or allow it): `secretsOf`'s, except where one
- * reads a `${VAR}`: a variable names a value and holds none (the definition lists the variables
- * the server reads), so of such a secret only the defaults written in it (`${VAR:-default}`) are.
- */
-export function writtenSecretsOf(written: McpServerConfig): string[] {
-  return longestFirst(secretsOf(written).flatMap((secret) => (referencedVariables(secret).length > 0 ? writtenDefaults(secret) : [secret])));
 }
 
 export function redact(text: string, secrets: readonly string[]): string {

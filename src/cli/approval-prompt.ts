@@ -8,7 +8,8 @@
 import type { McpServerConfig } from '../../machines/types.js';
 import type { DiscoveredServer } from '../config/index.js';
 import { referencedVariables } from '../config/expand-variables.js';
-import { redact, REDACTED, writtenSecretsOf } from '../redact.js';
+import { redact, REDACTED } from '../redact.js';
+import { writtenSecretsOf } from './written-secrets.js';
 import { terminalLine } from './terminal-text.js';
 
 /** Longer values are cut, saying how much is not shown (the whole entry is in the file). */

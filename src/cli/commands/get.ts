@@ -2,7 +2,8 @@
 import type { McpServerConfig } from '../../../machines/types.js';
 import type { DiscoveredServer } from '../../config/index.js';
 import { silentLogger } from '../../logger.js';
-import { redact, writtenSecretsOf } from '../../redact.js';
+import { redact } from '../../redact.js';
+import { writtenSecretsOf } from '../written-secrets.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { reportDone, reported, type ReportOptions } from '../command-report.js';
 import { CliError } from '../json-codes.js';
