@@ -15,7 +15,7 @@ function stream(): Transport & { sent: JSONRPCMessage[] } {
 /** The levels of the log messages a 2025-era call of `sessionId` to server `x` is sent when `x` logs at debug and at error. */
 async function levelsSent(relay: HttpHostRelay, sessionId: string): Promise<unknown[]> {
   const transport = stream();
-  await relay.runLegacy({ owner: 'alice', server: 'x', capabilities: undefined, transport, requestId: 1, sessionId }, async () => {
+  await relay.runLegacy({ owner: 'alice', server: 'x', capabilities: undefined, transport, requestId: 1, sessionId, signal: new AbortController().signal }, async () => {
     for (const level of ['debug', 'error'] as const) relay.log('x', { level, data: `a ${level} message` });
   });
   return transport.sent.map((message) => ('params' in message ? message.params?.level : undefined));

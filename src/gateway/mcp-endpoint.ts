@@ -36,6 +36,8 @@ export interface McpEndpointOptions {
   keys: SessionKeys;
   /** A 2025-era host's POSTed answer to a request serve sent it: true when it was one, now delivered. */
   answers?: (identity: AuthenticatedIdentity, message: unknown) => boolean;
+  /** A 2025-era host's POSTed `notifications/cancelled`: true when it named a call of its session in flight here, now cancelled. */
+  cancels?: (identity: AuthenticatedIdentity, sessionId: string, message: unknown) => boolean;
   maxBodyBytes: number;
   onerror?: (error: Error) => void;
 }
@@ -48,7 +50,7 @@ export interface McpEndpoint {
   close(): Promise<void>;
 }
 
-export function createMcpEndpoint({ factory, keys, answers, maxBodyBytes, onerror }: McpEndpointOptions): McpEndpoint {
+export function createMcpEndpoint({ factory, keys, answers, cancels, maxBodyBytes, onerror }: McpEndpointOptions): McpEndpoint {
   // The SDK hands the factory only the request's AuthInfo: it carries a key to the caller, held for the request.
   const callers = new Map<string, Omit<InstanceCaller, 'era'>>();
   const build = ({ era, authInfo }: McpRequestContext) => {
@@ -97,6 +99,8 @@ export function createMcpEndpoint({ factory, keys, answers, maxBodyBytes, onerro
       if (opened.session.identity.name !== identity.name) return sessionNotFound('the session was opened by another identity; start a new session (initialize)');
       // Its answer to a request on a call's stream: the call waits on this replica, not in a new instance.
       if (answers?.(identity, parsedBody)) return new Response(null, { status: 202 });
+      // Its cancel of a call in flight here: a new instance would not know the call, and the server would run on.
+      if (cancels?.(identity, sessionId, parsedBody)) return new Response(null, { status: 202 });
       // One that waits on no call here (another replica's, or one that ended) is said to be lost, not swallowed with a 202.
       if (isResponse(parsedBody)) return strayAnswer();
       return withCaller({ identity, session: opened.session, sessionId }, (authInfo) => legacy(request, { authInfo, parsedBody }));

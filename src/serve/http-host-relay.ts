@@ -111,6 +111,8 @@ export class HttpHostRelay implements HostPeer {
   /** The 2026-07-28 callers' tool calls that wait for their input. */
   readonly rounds = new HostInputRounds();
   private readonly legacyCalls = new Set<LegacyCall>();
+  /** The 2025-era calls in flight by session and request id: a host's `notifications/cancelled` comes in a POST of its own. */
+  private readonly legacyCancels = new Map<string, { owner: string; cancel: (reason: string) => void }>();
   private readonly legacyHere = new AsyncLocalStorage<LegacyCall>();
   private readonly unanswered = new Map<string, Unanswered>();
   private readonly sessionLevels = new Map<string, LoggingLevel>();
@@ -152,7 +154,9 @@ export class HttpHostRelay implements HostPeer {
 
   /**
    * Runs a 2025-era caller's `tools/call`, `prompts/get` or `resources/read`; what it needs from the host goes out on `transport`
-   * (the POST's own, so on its SSE stream) as a request related to `requestId`.
+   * (the POST's own, so on its SSE stream) as a request related to `requestId`. `run` gets the
+   * signal to stop on: the POST's own, or the host's `notifications/cancelled` for this request
+   * (handed to `cancel`), which arrives in a POST of its own.
    */
   async runLegacy<T>(
     call: {
@@ -161,10 +165,12 @@ export class HttpHostRelay implements HostPeer {
       capabilities: ClientCapabilities | undefined;
       transport: Transport | undefined;
       requestId: string | number;
-      /** The host's sealed session id: the key of its log level on this replica. */
+      /** The host's sealed session id: the key of its log level and of its cancels on this replica. */
       sessionId: string | undefined;
+      /** The request's own signal (its POST closed). */
+      signal: AbortSignal;
     },
-    run: () => Promise<T>,
+    run: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
     const { transport, requestId } = call;
     const send = (message: JSONRPCMessage) =>
@@ -172,12 +178,31 @@ export class HttpHostRelay implements HostPeer {
     const { sessionId } = call;
     const logLevel = () => (sessionId === undefined ? undefined : this.sessionLevels.get(sessionId));
     const legacy = new LegacyCall(call.owner, call.server, call.capabilities, send, this.unanswered, logLevel);
+    const cancelled = new AbortController();
+    const cancelKey = sessionId === undefined ? undefined : legacyCancelKey(sessionId, requestId);
+    if (cancelKey !== undefined) this.legacyCancels.set(cancelKey, { owner: call.owner, cancel: (reason) => cancelled.abort(abortError(reason)) });
     this.legacyCalls.add(legacy);
     try {
-      return await this.legacyHere.run(legacy, run);
+      return await this.legacyHere.run(legacy, () => run(AbortSignal.any([call.signal, cancelled.signal])));
     } finally {
       this.legacyCalls.delete(legacy);
+      if (cancelKey !== undefined) this.legacyCancels.delete(cancelKey);
     }
+  }
+
+  /**
+   * A 2025-era host's POSTed `notifications/cancelled` (its session `sessionId`): true when it
+   * names a request of this owner's session in flight here, now cancelled.
+   */
+  cancel(owner: string, sessionId: string, message: unknown): boolean {
+    if (typeof message !== 'object' || message === null || Array.isArray(message) || !('method' in message) || message.method !== 'notifications/cancelled') return false;
+    const params = 'params' in message ? toRecord(message.params) : {};
+    const { requestId, reason } = params;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return false;
+    const inFlight = this.legacyCancels.get(legacyCancelKey(sessionId, requestId));
+    if (!inFlight || inFlight.owner !== owner) return false;
+    inFlight.cancel(typeof reason === 'string' ? reason : 'the MCP host cancelled the request');
+    return true;
   }
 
   /**
@@ -262,6 +287,14 @@ export class HttpHostRelay implements HostPeer {
         : `MCP server "${server}" asked its host something while no call to it is in flight on this replica of mcp-statechart serve`,
     );
   }
+}
+
+/** A request id is the host's, unique within its session only. */
+const legacyCancelKey = (sessionId: string, requestId: string | number) => `${sessionId} ${typeof requestId} ${requestId}`;
+
+/** What a cancelled call rejects with, as a signal aborted without a reason of its own would: an `AbortError`. */
+function abortError(reason: string): Error {
+  return new DOMException(reason, 'AbortError');
 }
 
 function ambiguous(server: string): ProtocolError {

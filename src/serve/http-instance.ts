@@ -7,7 +7,7 @@
  * 2026-07-28 host gets `input_required` on the call, a 2025-era host a request on the call's SSE
  * stream. So do the downstream server's log messages, and a 2025-era host's `logging/setLevel`.
  */
-import type { Implementation, Server, ServerCapabilities, Transport } from '@modelcontextprotocol/server';
+import type { Implementation, Server, ServerCapabilities, ServerContext, Transport } from '@modelcontextprotocol/server';
 import { audited, toolOutcome, type AuditLog, type AuditOutcome } from '../gateway/audit-log.js';
 import type { CallerAccess } from '../gateway/caller-access.js';
 import type { InstanceCaller } from '../gateway/mcp-endpoint.js';
@@ -51,13 +51,14 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
       onConnected?.(transport);
     });
     /** A 2025-era caller's request in flight: what `downstream` asks meanwhile goes to it, on its POST's SSE stream. */
-    const legacyCall = (downstream: string | undefined, requestId: string | number) => ({
+    const legacyCall = (downstream: string | undefined, ctx: ServerContext) => ({
       owner: identity,
       server: downstream,
       capabilities: caller.session && declaredCapabilities(caller.session.capabilities),
       transport: connected,
-      requestId,
+      requestId: ctx.mcpReq.id,
       sessionId: caller.sessionId,
+      signal: ctx.mcpReq.signal,
     });
     if (caller.era === 'legacy') {
       server.setRequestHandler('logging/setLevel', async (request) => {
@@ -96,7 +97,7 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
       };
       const downstream = typeof args.server === 'string' ? args.server : undefined;
       if (caller.era === 'modern') return relay.rounds.run(request, ctx, execute, { server: downstream, owner: identity });
-      return relay.runLegacy(legacyCall(downstream, ctx.mcpReq.id), () => execute(relayedCallOptions(request, ctx)));
+      return relay.runLegacy(legacyCall(downstream, ctx), (signal) => execute({ ...relayedCallOptions(request, ctx), signal }));
     });
     // A list the server calls private is shown as this identity's own reading, never another's.
     const manifestOf = privateLists && ((name: string) => privateLists.manifestForCaller(identity, name));
@@ -106,7 +107,7 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
     const inRounds: InRounds =
       caller.era === 'modern'
         ? (request, ctx, name, start) => relay.rounds.run(request, ctx, start, { server: name, owner: identity })
-        : (_request, ctx, name, start) => relay.runLegacy(legacyCall(name, ctx.mcpReq.id), () => start({ signal: ctx.mcpReq.signal }));
+        : (_request, ctx, name, start) => relay.runLegacy(legacyCall(name, ctx), (signal) => start({ signal }));
     offer.install(server, access.allowsServer, (use, run) => audited(audit, { identity, ...use }, () => relay.using(identity, use.server, run)), manifestOf, inRounds);
     return server;
   };

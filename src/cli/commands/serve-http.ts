@@ -130,6 +130,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     }),
     keys,
     answers: (identity, message) => relay.answer(identity.name, message),
+    cancels: (identity, sessionId, message) => relay.cancel(identity.name, sessionId, message),
     maxBodyBytes: MAX_MESSAGE_BYTES,
     onerror: (error) => logger.debug(`serve --http: ${error.message}`),
   });
