@@ -102,6 +102,31 @@ function withHttpBody(error: unknown): unknown {
   return Object.assign(copy, { code: error.code, status: error.status });
 }
 
+/** An HTTP request that reached no server (refused, reset, no route; its cause says which): the server may be back soon. */
+export function isUnreachable(error: unknown): boolean {
+  return error instanceof TypeError && error.message === 'fetch failed';
+}
+
+/**
+ * Node's fetch says only "fetch failed"; why (`connect ECONNREFUSED 127.0.0.1:8808`,
+ * `getaddrinfo ENOTFOUND host`, `bad port`) is in the cause below it, where a person has to look.
+ */
+function fetchFailureCauseOf(error: unknown): (Error & { code?: unknown }) | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++, current = current.cause) {
+    if (isUnreachable(current)) return current.cause instanceof Error ? current.cause : undefined;
+  }
+  return undefined;
+}
+
+/** The reason with the cause beneath "fetch failed", and for a refused connection what to check. */
+function withFetchFailureCause(reason: string, error: unknown): { reason: string; hint: string } {
+  const cause = fetchFailureCauseOf(error);
+  if (!cause || reason.includes(cause.message)) return { reason, hint: '' };
+  const hint = cause.code === 'ECONNREFUSED' ? ' Nothing is listening at that address: is the server running, and is the "url" right?' : '';
+  return { reason: `${reason} (${cause.message})`, hint };
+}
+
 /** What went wrong while connecting, in words, with the stderr tail where there is one. */
 export function connectFailure(
   server: string,
@@ -114,9 +139,10 @@ export function connectFailure(
   const status = httpStatusOf(error);
   const told = withHttpBody(error);
   // A server may echo a header or its environment back in an error: those never go further.
-  const reason = capErrorText(redact(withErrorCode(told, errorMessage(told)), secrets));
+  const network = withFetchFailureCause(errorMessage(told), error);
+  const reason = capErrorText(redact(withErrorCode(told, network.reason), secrets));
   const hint = !configError
-    ? ''
+    ? network.hint
     : isOverLimit(error)
       ? ' It will not be retried.'
       : isOAuthRefusal(error)

@@ -4,7 +4,7 @@ import { toError } from '../../machines/to-error.js';
 import { redact, redactError } from '../redact.js';
 import { RequestFailedAlone } from '../request-failed-alone.js';
 import { capErrorText } from '../text-limits.js';
-import { withErrorCode } from './errors.js';
+import { isUnreachable, withErrorCode } from './errors.js';
 import { pagesToOpen } from './url-elicitation.js';
 
 /** What a failed request is judged against: the connection it ran on. */
@@ -53,11 +53,6 @@ function connectionIsGone(connection: FailedConnection, error: unknown): boolean
   if (sessionExpired(connection, error)) return true;
   if (!(error instanceof Error)) return false;
   return error.message === 'Not connected' || isUnreachable(error);
-}
-
-/** An HTTP request that reached no server (refused, reset, no route): the server may be back soon. */
-export function isUnreachable(error: unknown): boolean {
-  return error instanceof TypeError && error.message === 'fetch failed';
 }
 
 function sessionExpired(connection: FailedConnection, error: unknown): boolean {

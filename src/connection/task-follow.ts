@@ -3,7 +3,7 @@ import { ProtocolError, SdkError, SdkErrorCode, type CallToolResult, type Create
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { Deadline } from './deadline.js';
 import { MIN_TASK_POLL_INTERVAL_MS, pause } from './tool-task.js';
-import { isUnreachable } from './request-failure.js';
+import { isUnreachable } from './errors.js';
 import { AnswerStreamCut, isRecord, type TaskWire } from './task-wire.js';
 import type { TaskJournal } from './task-journal.js';
 

@@ -3,7 +3,7 @@ import { redact } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import { isStdioBufferOverflow, MAX_MESSAGE_MIB } from '../transports/message-size.js';
 import { isStreamError } from './request-streams.js';
-import { isUnreachable } from './request-failure.js';
+import { isUnreachable } from './errors.js';
 
 /** How the SDK reports a progress notification whose request it no longer tracks. */
 const LATE_PROGRESS = 'Received a progress notification for an unknown token';
