@@ -1,6 +1,6 @@
 /**
  * Every command's `--help` ends with an example of it, and says nothing about empty defaults; it
- * says which options are required and what `--timeout` is when not given.
+ * says which options are required, and what each `--timeout` bounds and is when not given.
  */
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
@@ -43,7 +43,8 @@ describe('--help', () => {
   const optionsOf = (command: Command) => command.options.map((option) => [pathOf(command), option.flags, option] as const);
   const allOptions = commands.flatMap(optionsOf);
 
-  it.each(allOptions.filter(([, flags]) => flags.startsWith('--timeout')))('%s %s: says its default', (_path, _flags, option) => {
+  it.each(allOptions.filter(([, flags]) => flags.startsWith('--timeout')))('%s %s: says what it gives time to, and its default', (_path, _flags, option) => {
+    expect(option.description).toMatch(/^(with --check: )?give .+ this long to \w+/);
     if (option.defaultValue === undefined) expect(option.description).toMatch(/\(default: [^)]+\)/);
   });
 

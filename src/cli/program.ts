@@ -2,6 +2,7 @@
 import { Command, Help, InvalidArgumentError, Option } from 'commander';
 import type { GlobalOptions } from './options.js';
 import type { ExposureOption } from '../tools/types.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { packageVersion } from './package-root.js';
 
 // Each command loads its own modules when it runs, so `--help` stays fast.
@@ -20,10 +21,11 @@ function positiveWholeNumber(hint: string): (value: string) => number {
   };
 }
 
-/** `--timeout <ms>`: a positive whole number of milliseconds. */
-function timeoutOption(
-  description = "request timeout in milliseconds (default: the server's configured timeout, else 60000)",
-): Option {
+/** When a command's `--timeout` is not given, a request waits as long as the server's entry says, else the manager's default. */
+const REQUEST_TIMEOUT_DEFAULT = `(default: the server entry's "timeoutMs", else ${DEFAULT_REQUEST_TIMEOUT_MS})`;
+
+/** `--timeout <ms>`: a positive whole number of milliseconds; `description` says what it bounds and what it is when not given. */
+function timeoutOption(description: string): Option {
   return new Option('--timeout <ms>', description).argParser(
     positiveWholeNumber('give a positive whole number of milliseconds, e.g. --timeout 120000'),
   );
@@ -228,7 +230,7 @@ export function buildProgram(): Command {
     .addOption(maxBytesOption())
     .option('-o, --output <file|folder>', 'save images, audio and binary resources there (a folder: one file each, named from the content)')
     .option('--force', 'with --output: replace files that are already there', false)
-    .addOption(timeoutOption())
+    .addOption(timeoutOption(`give the tool call this long to answer, in milliseconds; connecting is not counted ${REQUEST_TIMEOUT_DEFAULT}`))
     .addOption(otelOption())
     .addHelpText('after', examples('mcp-statechart call memory read_graph', 'mcp-statechart call everything get-tiny-image --output ./images/', 'mcp-statechart call memory search_nodes \'{"query":"coffee"}\'', 'echo \'{"query":"coffee"}\' | mcp-statechart call memory search_nodes -'))
     .action(
@@ -250,7 +252,7 @@ export function buildProgram(): Command {
     .addOption(maxBytesOption())
     .option('-o, --output <file|folder>', 'save a binary resource there (a folder: named from its URI)')
     .option('--force', 'with --output: replace a file that is already there', false)
-    .addOption(timeoutOption())
+    .addOption(timeoutOption(`give the resource read this long to answer, in milliseconds; connecting is not counted ${REQUEST_TIMEOUT_DEFAULT}`))
     .addHelpText('after', examples('mcp-statechart read everything demo://resource/static/document/architecture.md', 'mcp-statechart read everything demo://resource/dynamic/blob/1 --output ./blob.txt'))
     .action(async (server: string, uri: string, options: ResultFlags, command: Command) => {
       const { runOneShot } = await import('./commands/one-shot.js');
@@ -276,7 +278,7 @@ export function buildProgram(): Command {
     .argument('<name>', 'prompt name')
     .argument('[arguments...]', 'the prompt arguments as name=value')
     .option('--json', 'print one JSON object for scripts: {ok, server, prompt, messages} or {ok: false, server, error}', false)
-    .addOption(timeoutOption())
+    .addOption(timeoutOption(`give the server this long to connect and list its prompts, then this long to fill in the prompt, in milliseconds (default: its connect timeout, then the server entry's "timeoutMs", else ${DEFAULT_REQUEST_TIMEOUT_MS})`))
     .addHelpText('after', examples("mcp-statechart prompt everything args-prompt city=Paris state=''", 'mcp-statechart prompt everything simple-prompt --json'))
     .action(async (server: string, name: string, pairs: string[], options: { json: boolean; timeout?: number }, command: Command) => {
       const { runPrompt } = await import('./commands/prompts.js');
@@ -301,7 +303,7 @@ export function buildProgram(): Command {
     .description('run an MCP server over stdio that exposes the loader tools (for Claude Desktop, IDEs, any MCP host)')
     .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 (its address goes to stderr)'))
     .addOption(new Option('--view', 'also serve the live lifecycle page on 127.0.0.1 (its address goes to stderr)'))
-    .addOption(timeoutOption())
+    .addOption(timeoutOption(`give each server's requests this long to answer when its entry sets no "timeoutMs", in milliseconds (default: ${DEFAULT_REQUEST_TIMEOUT_MS})`))
     .option('--no-sampling', "refuse every downstream server's sampling requests instead of passing them to the host (per server: \"sampling\": false in its entry)")
     .addOption(otelOption())
     .option('--metrics <[host:]port>', 'serve Prometheus metrics at http://[host:]port/metrics on a listener of its own (host default 127.0.0.1)')
