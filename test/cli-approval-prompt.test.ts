@@ -1,7 +1,7 @@
 /**
  * The approval prompt shows the whole definition that decides what runs — command and args, cwd,
  * env and header names, the variables it reads — never a value from the environment, never an
- * env or header value, and no raw control character.
+ * env or header value, and no raw control character. A command about one server asks about that one only.
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -9,6 +9,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeServerDefinition } from '../src/cli/approval-prompt.js';
 import { discoverMcpServers, type DiscoveredServer } from '../src/config/index.js';
+import { runCli } from './support/cli.js';
+import { referenceServers } from './support/reference-servers.js';
 import { cliInTerminal } from './support/terminal.js';
 
 let root: string;
@@ -103,4 +105,24 @@ describe('the prompt on a real terminal', () => {
     expect(output).not.toContain('inline-env-secret-42');
     expect(output).toMatch(/cloned\s+project\s+stdio\s+awaiting approval/);
   }, 40_000);
+
+  it('a command about one server asks only about that one: the others stay awaiting approval, unasked', async () => {
+    const home = path.join(root, 'home');
+    await fs.mkdir(home);
+    const reference = referenceServers();
+    try {
+      // The other server comes first in the file: it would be asked about first.
+      await fs.writeFile(path.join(root, '.mcp.json'), JSON.stringify({ mcpServers: { other: { command: 'node', args: ['other.js'] }, memory: reference.memory } }));
+      const env = { HOME: home };
+      const output = await cliInTerminal(['--project', root, 'call', 'memory', 'read_graph'], { cwd: root, env, question: 'Allow it? [y/N]', answer: 'y' });
+      expect(output).toContain('Project server "memory"');
+      expect(output).not.toContain('Project server "other"');
+      expect(output).toContain('"entities"');
+      const listed = await runCli(['--project', root, 'servers', '--json'], { cwd: root, env, timeoutMs: 30_000 });
+      const trust = Object.fromEntries((JSON.parse(listed.stdout) as { servers: Array<{ name: string; trust?: string }> }).servers.map((server) => [server.name, server.trust]));
+      expect(trust).toEqual({ other: 'awaiting approval', memory: undefined });
+    } finally {
+      reference.cleanup();
+    }
+  }, 60_000);
 });

@@ -31,20 +31,21 @@ export interface GlobalOptions {
 
 /**
  * `--config` replaces discovery; otherwise the user file and the project's `.mcp.json`. With
- * `--project-servers ask`, a project server not approved yet is asked about on a terminal;
- * without one (scripts, `serve`) it stays disabled.
+ * `--project-servers ask`, a project server not approved yet is asked about on a terminal
+ * (only those of `askAbout` when given); without one (scripts, `serve`) it stays disabled.
  */
-export function discover(options: GlobalOptions, logger: Logger, interactive = isInteractive()): Promise<DiscoveryResult> {
-  return discoverMcpServers(discoveryOptions(options, logger, interactive));
+export function discover(options: GlobalOptions, logger: Logger, interactive = isInteractive(), askAbout?: readonly string[]): Promise<DiscoveryResult> {
+  return discoverMcpServers(discoveryOptions(options, logger, interactive, askAbout));
 }
 
 /**
- * `discover` for a command about these servers (`call a`, `login a`): of the config problems it
- * logs only the files' own and these servers'; another server's (a variable its headers read is
- * unset) is for `servers` and `doctor`, which show every problem.
+ * `discover` for a command about these servers (`call a`, `login a`): it asks about approving
+ * only these servers, and of the config problems it logs only the files' own and these servers';
+ * another server is not used, so it stays as it is (awaiting approval, a variable its headers
+ * read unset) for `servers` and `doctor`, which show every problem.
  */
 export async function discoverFor(names: readonly string[], options: GlobalOptions, logger: Logger, interactive = isInteractive()): Promise<DiscoveryResult> {
-  const result = await discover(options, silentLogger, interactive);
+  const result = await discover(options, silentLogger, interactive, names);
   reportProblems(
     result.problems.filter((problem) => problem.server === undefined || names.includes(problem.server)),
     logger,
@@ -58,14 +59,15 @@ export function configFiles(options: GlobalOptions): string[] {
 }
 
 /** What `discover` reads with; `serve` watches with the same, so a re-read applies the same trust. */
-export function discoveryOptions(options: GlobalOptions, logger: Logger, interactive: boolean): DiscoverMcpServersOptions {
+export function discoveryOptions(options: GlobalOptions, logger: Logger, interactive: boolean, askAbout?: readonly string[]): DiscoverMcpServersOptions {
+  const ask = askAbout ? (server: DiscoveredServer) => askAbout.includes(server.name) && askOnTerminal(server) : askOnTerminal;
   return {
     configPaths: options.config.length > 0 ? configFiles(options) : undefined,
     projectRoot: options.project ? resolve(options.project) : undefined,
     env: process.env,
     logger,
     projectServers: options.projectServers,
-    approveProjectServer: interactive ? askOnTerminal : undefined,
+    approveProjectServer: interactive ? ask : undefined,
   };
 }
 
