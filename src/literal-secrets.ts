@@ -14,6 +14,20 @@
  */
 import type { McpServerConfig } from '../machines/types.js';
 
+/**
+ * A credential found, and whether it is a whole made of parts found as well: a URL's query (its
+ * values are found too), its `user:password` (the password), a header value after its scheme
+ * (the credential). A whole is found because a text may show it as it is; where a file writes a
+ * `${VAR}` in it, its parts say what is secret (src/written-credentials.ts).
+ */
+export interface FoundSecret {
+  value: string;
+  whole: boolean;
+}
+
+const part = (value: string): FoundSecret => ({ value, whole: false });
+const whole = (value: string): FoundSecret => ({ value, whole: true });
+
 /** Flag names (without their dashes) whose value is a credential. */
 const SECRET_FLAG = /token|secret|passw|pwd|api[-_]?key|access[-_]?key|private[-_]?key|auth|credential|bearer|cookie|session/i;
 const HEADER_FLAG = /^(-H|--header)$/;
@@ -39,7 +53,7 @@ function decoded(text: string): string {
 const MAY_BE_URL = /^[\x00-\x20]*[a-z][a-z0-9+.-]*:/i;
 
 /** The parts of a URL that are credentials, as written and as a parsed URL prints them; none when it is not a URL. */
-export function urlSecrets(text: string): string[] {
+function urlSecrets(text: string): FoundSecret[] {
   if (!MAY_BE_URL.test(text.replace(/[\t\n\r]/g, ''))) return [];
   let url: URL;
   try {
@@ -47,18 +61,18 @@ export function urlSecrets(text: string): string[] {
   } catch {
     return [];
   }
-  const found: string[] = [];
+  const found: FoundSecret[] = [];
   const question = text.indexOf('?');
-  if (question !== -1) found.push(text.slice(question + 1).split('#')[0]!);
-  if (url.search.length > 1) found.push(url.search.slice(1));
-  for (const [, value] of url.searchParams) found.push(value);
+  if (question !== -1) found.push(whole(text.slice(question + 1).split('#')[0]!));
+  if (url.search.length > 1) found.push(whole(url.search.slice(1)));
+  for (const [, value] of url.searchParams) found.push(part(value));
   for (const raw of url.search.slice(1).split('&')) {
     const equals = raw.indexOf('=');
-    if (equals !== -1) found.push(raw.slice(equals + 1));
+    if (equals !== -1) found.push(part(raw.slice(equals + 1)));
   }
   const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^@/?#]*)@/i.exec(text)?.[1];
-  if (userinfo) found.push(userinfo, decoded(userinfo));
-  if (url.username || url.password) found.push(`${url.username}:${url.password}`, url.password, decoded(url.password));
+  if (userinfo) found.push(whole(userinfo), whole(decoded(userinfo)));
+  if (url.username || url.password) found.push(whole(`${url.username}:${url.password}`), part(url.password), part(decoded(url.password)));
   return found;
 }
 
@@ -67,38 +81,43 @@ export function headerCredential(value: string): string | undefined {
   return /^\S+\s+(\S+)$/.exec(value)?.[1];
 }
 
-function headerSecrets(header: string): string[] {
+function headerSecrets(header: string): FoundSecret[] {
   const value = HEADER_LINE.exec(header)?.[1]?.trim();
   if (!value) return [];
   const credential = headerCredential(value);
-  return credential ? [value, credential] : [value];
+  return credential ? [whole(value), part(credential)] : [part(value)];
 }
 
-function argumentSecrets(args: readonly unknown[]): string[] {
-  const found: string[] = [];
+function argumentSecrets(args: readonly unknown[]): FoundSecret[] {
+  const found: FoundSecret[] = [];
   args.forEach((arg, at) => {
     if (typeof arg !== 'string') return;
     found.push(...urlSecrets(arg));
     const next = args[at + 1];
     if (typeof next === 'string' && !LONE_FLAG.test(next) && arg.startsWith('-') && !arg.includes('=')) {
       if (HEADER_FLAG.test(arg)) found.push(...headerSecrets(next));
-      else if (SECRET_FLAG.test(arg.replace(/^-+/, ''))) found.push(next);
+      else if (SECRET_FLAG.test(arg.replace(/^-+/, ''))) found.push(part(next));
     }
     const flag = FLAG_WITH_VALUE.exec(arg);
     if (flag) {
       if (HEADER_FLAG.test(`--${flag[1]}`)) found.push(...headerSecrets(flag[2]!));
-      else if (SECRET_FLAG.test(flag[1]!)) found.push(flag[2]!);
+      else if (SECRET_FLAG.test(flag[1]!)) found.push(part(flag[2]!));
       return;
     }
     const assignment = ASSIGNMENT.exec(arg)?.[1];
-    if (assignment) found.push(assignment);
+    if (assignment) found.push(part(assignment));
   });
   return found;
 }
 
-/** The literal secrets of `url` and `args` (see the top of this file); short ones are left to `secretsOf`'s length floor. */
-export function literalSecretsOf(config: McpServerConfig): string[] {
+/** The literal secrets of `url` and `args` (see the top of this file), each with whether it is a whole; short ones are left to the length floor of whoever hides them. */
+export function literalSecretsFound(config: McpServerConfig): FoundSecret[] {
   const found = typeof config.url === 'string' ? urlSecrets(config.url) : [];
   if (Array.isArray(config.args)) found.push(...argumentSecrets(config.args));
   return found;
+}
+
+/** The values of `literalSecretsFound`. */
+export function literalSecretsOf(config: McpServerConfig): string[] {
+  return literalSecretsFound(config).map((secret) => secret.value);
 }

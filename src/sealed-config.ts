@@ -14,11 +14,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { McpServerConfig } from '../machines/types.js';
 import { nameRecord } from '../machines/name-record.js';
 import { copyConfig, expandConfig } from './config/expand-config.js';
-import { literalText, type VariableSource } from './config/expand-variables.js';
+import type { VariableSource } from './config/expand-variables.js';
 import { isJsonObject } from './config/null-proto.js';
 import { ConfigInvalidError } from './errors/config-invalid.js';
-import { literalSecretsOf } from './literal-secrets.js';
+import { literalSecretsFound, literalSecretsOf } from './literal-secrets.js';
 import { expandedOfSealed, rememberSealed, writtenDefinitionOf } from './redact.js';
+import { hideLiteralParts, writtenSecretHider } from './written-credentials.js';
 
 /** What a sealed definition shows in place of a value written literally in `env`, `headers` or `oauth.clientSecret`. */
 export const SEALED = '[sealed]';
@@ -34,15 +35,11 @@ const digestKey = randomBytes(32);
 
 /**
  * Kept as written: a value that is only references (`${TOKEN}`), with at most an auth scheme
- * before them (`Bearer ${TOKEN}`) or punctuation between them. Anything else written there may be
- * a secret.
+ * before them (`Bearer ${TOKEN}`) or punctuation between them, which `hideLiteralParts` leaves as
+ * it is. Anything else written there may be a secret.
  */
-function isOnlyReferences(value: string): boolean {
-  return /^(?:[A-Za-z][\w-]*\s+)?[^A-Za-z0-9]*$/.test(literalText(value));
-}
-
 function sealValue(value: unknown): unknown {
-  return typeof value === 'string' && isOnlyReferences(value) ? value : SEALED;
+  return typeof value === 'string' && hideLiteralParts(value, SEALED) === value ? value : SEALED;
 }
 
 function sealValues(values: unknown): unknown {
@@ -52,24 +49,19 @@ function sealValues(values: unknown): unknown {
   return sealed;
 }
 
-/** Shorter values are left alone, as `secretsOf` leaves them ("1", "dev" are not credentials). */
-const MIN_CREDENTIAL_LENGTH = 6;
-
 /**
- * Credentials written literally in `url` and `args` (src/literal-secrets.ts says which: a URL's
- * query and password, the value after `--token`, `NAME=value`, …) become SEALED where they stand.
- * An argument or URL that holds a `${VAR}` is kept as written: its secret is the variable.
+ * Credentials written in `url` and `args` (src/literal-secrets.ts says which: a URL's query and
+ * password, the value after `--token`, `NAME=value`, …) become SEALED where they stand; of one
+ * that reads a `${VAR}` only what is written literally does (`--token [sealed]${X}`), the variable
+ * being its secret (src/written-credentials.ts). Shorter ones are left alone, as `secretsOf`
+ * leaves them ("1", "dev" are not credentials).
  */
 function sealLiteralCredentials(definition: McpServerConfig): void {
-  const hasReference = (text: string) => text.includes('${');
-  const url = typeof definition.url === 'string' && !hasReference(definition.url) ? definition.url : undefined;
+  const url = typeof definition.url === 'string' ? definition.url : undefined;
   const args = Array.isArray(definition.args) ? definition.args : undefined;
-  // References blanked, not dropped, so a flag still pairs with the argument after it.
-  const credentials = literalSecretsOf({ url, args: args?.map((arg) => (hasReference(arg) ? '' : arg)) })
-    .filter((credential) => credential.length >= MIN_CREDENTIAL_LENGTH)
-    .sort((a, b) => b.length - a.length);
-  if (credentials.length === 0) return;
-  const seal = (text: string) => (hasReference(text) ? text : credentials.reduce((sealed, credential) => sealed.replaceAll(credential, SEALED), text));
+  const found = literalSecretsFound({ url, args });
+  if (found.length === 0) return;
+  const seal = writtenSecretHider(found.map((credential) => credential.value), found, SEALED);
   if (url !== undefined) definition.url = seal(url);
   if (args !== undefined) definition.args = args.map(seal);
 }

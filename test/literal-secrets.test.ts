@@ -2,7 +2,9 @@
  * Credentials written literally in a server entry — a URL's query and `user:password`, the value
  * after `--token`, `--api-key=…`, `API_KEY=…`, a `--header` — are never shown: not in the live
  * lifecycle view, not in the CLI's log and lifecycle lines, not in its failure text, not where it
- * shows a server's definition (`get`, and the previews of `import`, `install`, `approve`). The servers
+ * shows a server's definition (`get`, and the previews of `import`, `install`, `approve`), where of
+ * a credential that also reads a `${VAR}` (`--token abc${X}`) the variable stays and only the
+ * literal part is hidden, as in a sealed definition. The servers
  * here print their whole command line to stderr, or answer with the URL they were asked for, as
  * real ones do.
  */
@@ -15,7 +17,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpConnectionManager, type McpServerConfig } from '../src/index.js';
 import { redactSecrets } from '../src/inspection/sanitize.js';
 import { redact, REDACTED, secretsOf } from '../src/redact.js';
-import { writtenSecretsOf } from '../src/cli/written-secrets.js';
+import { writtenRedaction } from '../src/cli/written-secrets.js';
+import { discoverMcpServers } from '../src/config/index.js';
+import { SEALED, sealServerConfig } from '../src/sealed-config.js';
 import { startLifecycleView, type LifecycleView } from '../src/view/lifecycle-view.js';
 import { describeServerDefinition } from '../src/cli/approval-prompt.js';
 import { runCli } from './support/cli.js';
@@ -28,6 +32,9 @@ const CANARY = {
   argUrl: 'canary-arg-url-9d4b17',
   query: 'canary-query-61f0ad',
   password: 'canary-password-2a7c58',
+  // Written before a ${VAR} in a credential: the literal part of `--password canary…${MIXED_SUFFIX}`.
+  mixedFlag: 'canary-mixed-flag-c41d07',
+  mixedFlagEquals: 'canary-mixed-equals-8e5b93',
 };
 const CANARIES = Object.values(CANARY);
 
@@ -76,6 +83,9 @@ beforeEach(async () => {
         '--header',
         `Authorization: Bearer ${CANARY.header}`,
         `https://example.test/feed?key=${CANARY.argUrl}`,
+        '--password',
+        `${CANARY.mixedFlag}\${MIXED_SUFFIX}`,
+        `--client-secret=${CANARY.mixedFlagEquals}\${MIXED_SUFFIX}`,
       ],
     },
     query: { url: `${web.url}/mcp?api_key=${CANARY.query}` },
@@ -118,9 +128,44 @@ describe('the rule', () => {
   });
   it('in a definition as written, leaves a ${VAR} as it is (it holds no value) and redacts a default written in one', () => {
     const args = ['--token', '${TOKEN}', '--api-key', '${KEY:-default-key-1}', 'https://example.test/mcp?key=${KEY}&region=eu-west-1'];
-    expect(redact(args.join(' '), writtenSecretsOf({ command: 'node', args }))).toBe(
+    expect(writtenRedaction({ command: 'node', args })(args.join(' '))).toBe(
       `--token \${TOKEN} --api-key \${KEY:-${REDACTED}} https://example.test/mcp?key=\${KEY}&region=${REDACTED}`,
     );
+  });
+
+  it('in a definition as written, redacts the literal part of a credential that also reads a ${VAR}, and keeps the ${VAR}', () => {
+    const args = [
+      '--token',
+      'abc${X}',
+      '--api-key=sk-${SUFFIX}',
+      'API_KEY=key-${A}-${B}',
+      '--auth',
+      '${USER}:${PASSWORD}',
+      '--header',
+      'Authorization: Bearer tok-${T}',
+      'https://me:pw-${P}@example.test/mcp?key=sk-${KEY}&region=${REGION}',
+    ];
+    expect(writtenRedaction({ command: 'node', args })(args.join(' '))).toBe(
+      [
+        `--token ${REDACTED}\${X}`,
+        `--api-key=${REDACTED}\${SUFFIX}`,
+        `API_KEY=${REDACTED}\${A}-\${B}`,
+        // Only references and the punctuation between them: nothing written there is secret.
+        '--auth ${USER}:${PASSWORD}',
+        `--header Authorization: Bearer ${REDACTED}\${T}`,
+        `https://me:${REDACTED}\${P}@example.test/mcp?key=${REDACTED}\${KEY}&region=\${REGION}`,
+      ].join(' '),
+    );
+  });
+
+  it('in a sealed definition (snapshots, inspectors), seals the literal part of such a credential and keeps the ${VAR}', async () => {
+    const file = join(folder, 'sealed.json');
+    writeFileSync(file, JSON.stringify({ mcpServers: { mixed: { command: 'node', args: ['--token', `${CANARY.mixedFlag}\${MIXED_SUFFIX}`, '--name=${NAME}'] } } }));
+    const { servers: discovered } = await discoverMcpServers({ configPaths: [file], env: { MIXED_SUFFIX: 'suffix-from-the-environment', NAME: 'n' } });
+    const sealed = JSON.stringify(sealServerConfig(discovered.mixed!.config));
+    expect(sealed).toContain(`"--token","${SEALED}\${MIXED_SUFFIX}","--name=\${NAME}"`);
+    expect(sealed).not.toContain(CANARY.mixedFlag);
+    expect(sealed).not.toContain('suffix-from-the-environment');
   });
 });
 
@@ -189,6 +234,7 @@ describe('the CLI', () => {
     const text = await cli('get', 'arguments');
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(new RegExp(`runs:.* -- --token \\${REDACTED} --api-key=\\${REDACTED} API_KEY=\\${REDACTED} --header 'Authorization: \\${REDACTED}' 'https://example.test/feed\\?\\${REDACTED}'`));
+    expect(text.stdout).toContain(`--password ${REDACTED}\${MIXED_SUFFIX} --client-secret=${REDACTED}\${MIXED_SUFFIX}`);
     expect((await cli('get', 'userinfo')).stdout).toMatch(new RegExp(`connects to:\\s+http://\\${REDACTED}@127\\.0\\.0\\.1:\\d+/mcp`));
     const outputs = [text];
     for (const name of Object.keys(servers)) outputs.push(await cli('get', name), await cli('get', name, '--json'));

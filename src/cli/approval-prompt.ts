@@ -8,8 +8,8 @@
 import type { McpServerConfig } from '../../machines/types.js';
 import type { DiscoveredServer } from '../config/index.js';
 import { referencedVariables } from '../config/expand-variables.js';
-import { redact, REDACTED } from '../redact.js';
-import { writtenSecretsOf } from './written-secrets.js';
+import { REDACTED } from '../redact.js';
+import { writtenRedaction } from './written-secrets.js';
 import { terminalLine } from './terminal-text.js';
 
 /** Longer values are cut, saying how much is not shown (the whole entry is in the file). */
@@ -46,8 +46,7 @@ function stringsOf(config: McpServerConfig): string[] {
 
 export function describeServerDefinition(server: DiscoveredServer): string {
   const config = server.written ?? server.config;
-  const secrets = writtenSecretsOf(config);
-  const clean = (written: string) => redact(written, secrets);
+  const clean = writtenRedaction(config);
   const lines = [`${server.scope === 'project' ? 'Project server' : 'Server'} "${terminalLine(server.name)}" from ${terminalLine(server.source)} (${server.transport}):`];
   const add = (label: string, text: string) => lines.push(`  ${`${label}:`.padEnd(14)}${text}`);
   if (server.transport === 'stdio') {

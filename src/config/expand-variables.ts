@@ -44,6 +44,23 @@ export function literalText(text: string): string {
   return text.includes('${') ? text.replace(REFERENCE, (_match, _name: string, fallback: string | undefined) => fallback ?? '') : text;
 }
 
+/**
+ * `text` with each piece written literally in it — the text around its references, and each
+ * default (`${VAR:-default}`) — passed through `replace`, the references kept as written. `first`:
+ * the piece opens the text.
+ */
+export function replaceLiteralText(text: string, replace: (literal: string, first: boolean) => string): string {
+  let replaced = '';
+  let end = 0;
+  for (const match of text.matchAll(REFERENCE)) {
+    if (match.index > end) replaced += replace(text.slice(end, match.index), end === 0);
+    const [, name, fallback] = match;
+    replaced += fallback === undefined ? `\${${name}}` : `\${${name}:-${fallback === '' ? '' : replace(fallback, false)}}`;
+    end = match.index + match[0].length;
+  }
+  return end < text.length ? replaced + replace(text.slice(end), end === 0) : replaced;
+}
+
 /** The defaults `text`'s references write (`${VAR:-default}`), in order. */
 export function writtenDefaults(text: string): string[] {
   return Array.from(text.matchAll(REFERENCE), (match) => match[2]).filter((fallback): fallback is string => fallback !== undefined && fallback !== '');

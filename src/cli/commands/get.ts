@@ -2,8 +2,7 @@
 import type { McpServerConfig } from '../../../machines/types.js';
 import type { DiscoveredServer } from '../../config/index.js';
 import { silentLogger } from '../../logger.js';
-import { redact } from '../../redact.js';
-import { writtenSecretsOf } from '../written-secrets.js';
+import { writtenRedaction } from '../written-secrets.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { reportDone, reported, type ReportOptions } from '../command-report.js';
 import { CliError } from '../json-codes.js';
@@ -21,8 +20,8 @@ const HIDDEN = '(hidden)';
 export function hiddenValues(entry: McpServerConfig): Record<string, unknown> {
   const hide = (map: unknown) =>
     typeof map === 'object' && map !== null ? Object.fromEntries(Object.keys(map).map((key) => [key, HIDDEN])) : HIDDEN;
-  const secrets = writtenSecretsOf(entry);
-  const clean = (value: unknown) => (typeof value === 'string' ? redact(value, secrets) : value);
+  const redact = writtenRedaction(entry);
+  const clean = (value: unknown) => (typeof value === 'string' ? redact(value) : value);
   return Object.fromEntries(
     Object.entries(entry).map(([field, value]) => [
       field,
