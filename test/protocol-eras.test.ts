@@ -310,6 +310,19 @@ describe('a server that speaks only 2026-07-28', () => {
 });
 
 describe('legacy servers', () => {
+  it("pinned to 2026-07-28 by the entry's protocol field, it is refused as a config error after one attempt, saying what to set", async () => {
+    const client = managerWith();
+    let attempts = 0;
+    client.on('mcp.stateChanged', (event) => {
+      if (event.substate === 'connecting.negotiating') attempts++;
+    });
+    const error = await rejectionOf(client.connect('legacy', { ...everythingStdio(), protocol: 'modern' }, { maxRetries: 3 }));
+    expect(error).toMatchObject({ code: 'CONFIG_ERROR', server: 'legacy' });
+    expect(error.message).toContain('did not offer pinned protocol version 2026-07-28');
+    expect(error.message).toContain('"protocol" to "auto"');
+    expect(attempts).toBe(1);
+  });
+
   it('a server that exits on any request before initialize survives the probe: it ran on a sibling process', async () => {
     const client = managerWith();
     await client.connect('strict', stdioFixture('--mode', 'exit-before-initialize'), { maxRetries: 0 });

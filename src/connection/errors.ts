@@ -1,4 +1,4 @@
-import { OAuthError, OAuthErrorCode, ProtocolError, SdkHttpError, SseError } from '@modelcontextprotocol/client';
+import { OAuthError, OAuthErrorCode, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError } from '@modelcontextprotocol/client';
 import { McpServerError } from '../../machines/errors.js';
 import { redact, redactError } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
@@ -78,7 +78,17 @@ export function isConfigError(error: unknown): boolean {
   if (status !== undefined && CONFIG_HTTP_STATUS.has(status)) return true;
   // -32022: the server speaks none of the revisions offered (2026-07-28's UnsupportedProtocolVersion).
   if (error instanceof ProtocolError && error.code === UNSUPPORTED_PROTOCOL_VERSION) return true;
+  if (isPinnedEraRefusal(error)) return true;
   return error instanceof Error && /protocol version is not supported/i.test(error.message);
+}
+
+/**
+ * An entry pinned to 2026-07-28 (`"protocol": "modern"`) whose server answered without offering
+ * it: a legacy server, which will not learn 2026-07-28 by being asked again. (A transport that
+ * closed before the server offered anything is a crash, and stays transient.)
+ */
+function isPinnedEraRefusal(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /the server did not offer pinned protocol version/.test(error.message);
 }
 
 /**
@@ -145,6 +155,8 @@ export function connectFailure(
     ? network.hint
     : isOverLimit(error)
       ? ' It will not be retried.'
+      : isPinnedEraRefusal(error)
+      ? ' The server speaks an earlier revision: set its entry\'s "protocol" to "auto" (or "legacy"); it will not be retried.'
       : isOAuthRefusal(error)
       ? ' The server refused the credentials; it will not be retried.'
       : status === 401 || status === 403
