@@ -165,7 +165,7 @@ export function connectFailure(
   return new McpServerError(
     configError ? 'CONFIG_ERROR' : 'CONNECT_FAILED',
     server,
-    `Could not connect to MCP server "${server}": ${reason}.${hint}` + (stderrTail ? `\nLast stderr lines:\n${stderrTail}` : ''),
+    `Could not connect to MCP server "${server}": ${reason}${reason.endsWith('.') ? '' : '.'}${hint}` + (stderrTail ? `\nLast stderr lines:\n${stderrTail}` : ''),
     { cause: redactError(told, secrets), stderrTail },
   );
 }
