@@ -79,6 +79,20 @@ describe('mcp-statechart doctor', () => {
     expect(run.stdout).toMatch(/^The 1 checked server works\.$/m);
   });
 
+  it('shows a server whose command exits at start with its exit code, its stderr, and that its entry needs fixing', async () => {
+    const crashingConfig = join(home, 'crashing.json');
+    const script = "process.stderr.write('notes-server: NOTES_DIR is not set\\n'); process.exit(2)";
+    writeFileSync(crashingConfig, JSON.stringify({ mcpServers: { crashing: { command: process.execPath, args: ['-e', script] } } }));
+    const run = await runCli(['--config', crashingConfig, 'doctor'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain(
+      'crashing: could not connect to "crashing": its process exited at start with code 2\n' +
+        '  stderr:\n' +
+        '    notes-server: NOTES_DIR is not set\n' +
+        `  hint: its command fails at start, so trying again will not help: fix "command", "args" or "env" in ${crashingConfig} `,
+    );
+  });
+
   it('says that no server was checked when every one is kept out, not "All 0 checked servers work"', async () => {
     const run = await doctor('--deny', '*');
     expect(run.stdout).toMatch(/^No server was checked\.$/m);

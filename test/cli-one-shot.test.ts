@@ -8,6 +8,9 @@ import { stdioFixture } from './support/fixtures.js';
 
 const NOTES_SERVER = fileURLToPath(new URL('../examples/servers/notes-server.mjs', import.meta.url));
 
+/** A server whose command fails at start, as one missing a variable does. */
+const CRASHING_AT_START = "process.stderr.write('notes-server: NOTES_DIR is not set\\n'); process.exit(2)";
+
 let home: string;
 let config: string;
 beforeAll(() => {
@@ -19,6 +22,7 @@ beforeAll(() => {
       mcpServers: {
         notes: { command: process.execPath, args: [NOTES_SERVER] },
         missing: { command: 'uvx-not-installed-here' },
+        crashing: { command: process.execPath, args: ['-e', CRASHING_AT_START] },
       },
     }),
   );
@@ -104,6 +108,17 @@ describe('errors worded for a person', () => {
     expect(run.stderr).not.toMatch(/load_mcp|tell the user/);
   });
 
+  it('a server whose command exits at start: its exit code, its stderr and that its entry needs fixing', async () => {
+    const run = await cli(['call', 'crashing', 'anything']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'Error: could not connect to "crashing": its process exited at start with code 2\n' +
+        'Last lines the server wrote to stderr:\n' +
+        '  notes-server: NOTES_DIR is not set\n' +
+        'Hint: its command fails at start, so trying again will not help: fix "command", "args" or "env" in ',
+    );
+  });
+
   it('an unknown tool: the server\'s tools, and the command that shows their arguments, not the loader tools that would', async () => {
     const run = await cli(['call', 'notes', 'reindex']);
     expect(run.code).toBe(1);
@@ -119,7 +134,7 @@ describe('errors worded for a person', () => {
   it('an unknown server: the configured names and where to look', async () => {
     const run = await cli(['load', 'ghost']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/there is no server named "ghost" \(configured: notes, missing\)/);
+    expect(run.stderr).toMatch(/there is no server named "ghost" \(configured: notes, missing, crashing\)/);
     expect(run.stderr).toMatch(/Hint: run `mcp-statechart servers`/);
   });
 });

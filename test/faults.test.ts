@@ -148,13 +148,13 @@ describe.each(ROUTES)('%s route', (route) => {
   });
 
   describe('a server that exits during initialize', () => {
-    it('fails the connect saying the connection closed, with the server\'s last stderr lines, and leaves no process', async () => {
+    it('fails the connect saying its process exited at start with its code, with the server\'s last stderr lines, and leaves no process', async () => {
       const { manager } = managerWith();
       const error = await rejectionOf(
         manager.connect('quitter', stdioFixture('--mode', 'exit-on-initialize'), { autoReconnect: false }),
       );
       expect(error).toMatchObject({ code: 'CONNECT_FAILED', server: 'quitter' });
-      expect(error.message).toMatch(/Could not connect to MCP server "quitter": .*Connection closed/);
+      expect(error.message).toMatch(/Could not connect to MCP server "quitter": its process exited at start with code 3\./);
       expect(error.message).toMatch(/Last stderr lines:\n(.*\n)*fixture: refusing to initialize/);
       expect((error as { stderrTail?: string }).stderrTail).toContain('fixture: refusing to initialize');
       expect(manager.openSessionCount()).toBe(0);
@@ -168,6 +168,26 @@ describe.each(ROUTES)('%s route', (route) => {
       expect(await retryDelay(clock, spawned.manager, 'quitter')).toBe(1_000);
       expect((await outcome).message).toContain('fixture: refusing to initialize');
       expect(spawned.transports).toBe(2);
+    });
+  });
+
+  describe('a server whose command exits at start', () => {
+    it('fails the connect with the exit code and its last stderr lines, secrets redacted', async () => {
+      const { manager } = managerWith();
+      const script = 'process.stderr.write(`loading\\nno database at ${process.env.DB_URL}\\n`); process.exit(3)';
+      const config = { command: process.execPath, args: ['-e', script], env: { DB_URL: 'postgres://admin:hunter2-secret@db/notes' } };
+      const error = await rejectionOf(manager.connect('early', config, { maxRetries: 0 }));
+      expect(error).toMatchObject({ code: 'CONNECT_FAILED', server: 'early' });
+      expect(error.message).toBe('Could not connect to MCP server "early": its process exited at start with code 3.\nLast stderr lines:\nloading\nno database at [redacted]');
+      expect(error.cause).toMatchObject({ name: 'ExitedAtStartError', exitCode: 3, signal: null });
+    });
+
+    it('names the signal that ended it', async () => {
+      const { manager } = managerWith();
+      const config = { command: process.execPath, args: ['-e', "process.kill(process.pid, 'SIGKILL')"] };
+      const error = await rejectionOf(manager.connect('killed', config, { maxRetries: 0 }));
+      expect(error.message).toBe('Could not connect to MCP server "killed": its process exited at start, killed by signal SIGKILL.');
+      expect(error.cause).toMatchObject({ name: 'ExitedAtStartError', exitCode: null, signal: 'SIGKILL' });
     });
   });
 

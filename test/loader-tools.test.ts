@@ -119,14 +119,28 @@ describe('load_mcp', () => {
     expect(manager.getState('off')).toBe('disconnected');
   });
 
-  it('reports a server that fails to connect: its state, the error, the stderr tail and what the model can do', async () => {
-    const { load } = setUp({ manager: { defaults: { maxRetries: 0 } } }, { broken: stdioFixture('--mode', 'exit-on-initialize') });
-    const result = await load.execute({ server: 'broken' });
+  it('reports a server that fails to connect: its state, the error and that it may work later', async () => {
+    const { load } = setUp({ manager: { defaults: { maxRetries: 0, connectTimeoutMs: 500 } } }, { slow: stdioFixture('--mode', 'never-initialize') });
+    const result = await load.execute({ server: 'slow' });
     expect(result.isError).toBe(true);
-    expect(result.text).toContain('Could not load MCP server "broken" (state: error)');
-    expect(result.text).toMatch(/Error: Could not connect to MCP server "broken"/);
-    expect(result.text).toContain('fixture: refusing to initialize');
+    expect(result.text).toContain('Could not load MCP server "slow" (state: error)');
+    expect(result.text).toMatch(/Error: Could not connect to MCP server "slow": timed out/);
     expect(result.text).toMatch(/What you can do: .*load_mcp again later.*tell the user/);
+  });
+
+  it('reports a server whose command exits at start: the exit code, its stderr tail, and that the user must fix its command', async () => {
+    const crashing = { command: process.execPath, args: ['-e', "process.stderr.write('notes-server: NOTES_DIR is not set\\n'); process.exit(2)"] };
+    const { load } = setUp({ manager: { defaults: { maxRetries: 0 } } }, { broken: crashing });
+    const result = await load.execute({ server: 'broken' });
+    expect(result).toMatchObject({
+      isError: true,
+      text:
+        'Could not load MCP server "broken" (state: error).\n' +
+        'Error: Could not connect to MCP server "broken": its process exited at start with code 2.\n' +
+        'Last stderr lines:\n' +
+        'notes-server: NOTES_DIR is not set\n' +
+        "What you can do: the server's command fails at start, so calling load_mcp again will not help: tell the user which server failed and why, so they can fix its command or config.",
+    });
   });
 });
 

@@ -9,6 +9,7 @@ import { redact, secretsOf } from '../redact.js';
 import { terminalLine } from './terminal-text.js';
 import { errorMessage } from '../../machines/to-error.js';
 import { isOAuthLoginRequired } from '../errors/oauth.js';
+import { isExitedAtStart } from '../errors/exited-at-start.js';
 import { hasStaticAuthorization } from '../auth/oauth-config.js';
 
 export interface FailureExplanation {
@@ -102,8 +103,8 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   }
   if (/timed out|timeout/i.test(reason)) return timeoutHint(code, command, entry);
   if (/protocol version is not supported/i.test(reason)) return 'the server speaks an MCP version this client does not; update the server';
-  if (/connection closed/i.test(reason) && entry?.transport === 'stdio') {
-    return 'the server exited while starting: its stderr says why';
+  if (isExitedAtStart(cause)) {
+    return `its command fails at start, so trying again will not help: fix "command", "args" or "env"${where(entry)} (its stderr, or running the command by hand, says why)`;
   }
   return undefined;
 }

@@ -6,8 +6,9 @@ import type { McpProtocolPreference, McpServerConfig, McpTransportKind } from '.
 import type { Logger } from '../logger.js';
 import { createHttpTransport, shouldFallBackToSse, type HttpAuth } from '../transports/http.js';
 import { StderrTail } from '../transports/stderr-tail.js';
-import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport } from '../transports/stdio.js';
+import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport, type ProcessExit } from '../transports/stdio.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
+import { ExitedAtStartError } from '../errors/exited-at-start.js';
 import { connectFailure, isConfigError } from './errors.js';
 import { Deadline } from './deadline.js';
 import { listManifest } from './manifest.js';
@@ -109,7 +110,7 @@ export interface OpenSessionRequest {
 export async function openSession(sealedRequest: OpenSessionRequest, deps: ConnectionDeps): Promise<Session> {
   const classify = sealedRequest.options.isConfigError ?? isConfigError;
   const transport = inferTransport(sealedRequest.config);
-  const diagnostics = { stderrTail: '' };
+  const diagnostics: AttemptDiagnostics = { stderrTail: '' };
   // The sealed definition's own secrets; those of the config it stands for once that is known.
   let secrets = secretsOf(sealedRequest.config);
   const { connectTimeoutMs } = sealedRequest.options;
@@ -134,15 +135,36 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
       return await attemptOnKnownEra(request, 'sse', deps, scope);
     }
   } catch (error) {
-    const cause = sealedRequest.signal.aborted ? abortReason(sealedRequest.signal) : deadline.signal.aborted ? deadline.signal.reason : error;
+    const cause = sealedRequest.signal.aborted
+      ? abortReason(sealedRequest.signal)
+      : deadline.signal.aborted
+        ? deadline.signal.reason
+        : withOwnExit(error, diagnostics.exit, classify);
     throw connectFailure(sealedRequest.name, cause, classify, diagnostics.stderrTail, secrets);
   } finally {
     deadline.dispose();
   }
 }
 
+/** What the last attempt left to explain its failure. */
+interface AttemptDiagnostics {
+  stderrTail: string;
+  /** How a stdio server's process ended, when it ended by itself before the attempt failed. */
+  exit?: ProcessExit;
+}
+
+/**
+ * A connect that failed because the server's process ended by itself ("Connection closed") fails
+ * with that exit: its code or signal says what went wrong. A refusal the server answered first (an
+ * error answer, a config error) says more than the exit that followed it, and stays.
+ */
+function withOwnExit(error: unknown, exit: ProcessExit | undefined, classify: (error: unknown) => boolean): unknown {
+  if (!exit || error instanceof ProtocolError || classify(error)) return error;
+  return new ExitedAtStartError(exit.code, exit.signal, { cause: error });
+}
+
 interface AttemptScope {
-  diagnostics: { stderrTail: string };
+  diagnostics: AttemptDiagnostics;
   secrets: readonly string[];
   /** The whole connect's time: initialize and every page of every list. */
   deadline: Deadline;
@@ -268,6 +290,8 @@ async function attempt(
     return session;
   } catch (error) {
     request.signal.removeEventListener('abort', onAbort);
+    // Read before the close, which ends the process: an exit seen now is the server's own.
+    diagnostics.exit = transport instanceof ProcessGroupStdioTransport ? transport.exitedByItself : undefined;
     await session.close();
     diagnostics.stderrTail = session.stderrTail();
     throw error;

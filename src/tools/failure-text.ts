@@ -2,6 +2,7 @@
 import { McpServerError } from '../../machines/errors.js';
 import type { PublicServerState } from '../../machines/types.js';
 import { errorMessage } from '../../machines/to-error.js';
+import { isExitedAtStart } from '../errors/exited-at-start.js';
 
 export function loadFirstText(server: string, state: PublicServerState): string {
   return `MCP server "${server}" is not connected (state: ${state}). Call load_mcp with server "${server}" first, then try again.`;
@@ -16,6 +17,9 @@ function stderrSection(error: unknown): string {
 
 function nextStepAfterLoadFailure(error: unknown): string {
   const code = error instanceof McpServerError ? error.code : undefined;
+  if (error instanceof McpServerError && isExitedAtStart(error.cause)) {
+    return "the server's command fails at start, so calling load_mcp again will not help: tell the user which server failed and why, so they can fix its command or config.";
+  }
   if (code === 'CONFIG_ERROR') {
     return 'its config entry cannot work as written, so retrying will not help: tell the user which server failed and why, so they can fix the entry.';
   }

@@ -11,6 +11,12 @@ import { GROUPS_SUPPORTED, killTree, resolveCommand, trackGroup } from './proces
 /** How long a server gets to exit by itself once its stdin is closed, and again after SIGTERM (as the SDK waits). */
 const EXIT_GRACE_MS = 2_000;
 
+/** An exit code, or the signal that ended the process. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 /** What a process that is answering the era probe may write to stderr before it is kept: whole lines; the rest is dropped and counted (held-stderr.ts). */
 export const PROBE_STDERR_HELD_BYTES = 64 * 1024;
 
@@ -43,6 +49,8 @@ export class ProcessGroupStdioTransport implements Transport {
    * tail is read only once the process has written all of it.
    */
   private closing?: Promise<void>;
+  /** How the process ended, when it ended by itself (not closed by this transport). */
+  private ownExit?: ProcessExit;
 
   constructor(
     private readonly command: string,
@@ -59,6 +67,14 @@ export class ProcessGroupStdioTransport implements Transport {
   /** The pid the server was started with; on Linux and macOS also its process group id. Kept after it exits. */
   get pid(): number | undefined {
     return this.startedPid;
+  }
+
+  /**
+   * How the process ended, when it ended by itself before anything closed it: a server whose
+   * command fails at start. Set before `onclose` is called; cleared by `startAfresh()`.
+   */
+  get exitedByItself(): ProcessExit | undefined {
+    return this.ownExit;
   }
 
   /** True when `pid` leads a process group this transport can signal as a whole. */
@@ -93,6 +109,7 @@ export class ProcessGroupStdioTransport implements Transport {
     if (this.child) throw new Error('the probed process is still running');
     this.probeStderr = undefined;
     this.startedPid = undefined;
+    this.ownExit = undefined;
     this.readBuffer.clear();
   }
 
@@ -122,7 +139,9 @@ export class ProcessGroupStdioTransport implements Transport {
         if (GROUPS_SUPPORTED && child.pid !== undefined) trackGroup(child.pid);
         resolve();
       });
-      child.on('close', () => {
+      child.on('close', (code, signal) => {
+        // `endChild` lets go of the child before it ends it: still held, it ended by itself.
+        if (this.child === child) this.ownExit = { code, signal };
         this.child = undefined;
         this.onclose?.();
       });
