@@ -188,6 +188,40 @@ describe('what a query asks for', () => {
   });
 });
 
+describe('where a request\u2019s object goes', () => {
+  const search = new ToolSearch(
+    [MISC, { name: 'airtable', description: 'Airtable bases, tables and records' }, { name: 'chat', description: 'Messages to the followers of an account' }, { name: 'browser', description: 'Drives a web browser' }, { name: 'web', description: 'Web pages' }],
+    [
+      ...BACKGROUND,
+      { server: 'airtable', tool: tool('create_table', 'Create a new table in a base', ['base_id', 'name', 'fields', 'description']) },
+      { server: 'airtable', tool: tool('list_records', 'List the records of a table', ['base_id', 'table_id']) },
+      { server: 'airtable', tool: tool('update_records', 'Update records in a table', ['base_id', 'table_id', 'records']) },
+      { server: 'airtable', tool: tool('delete_records', 'Delete records from a table', ['base_id', 'table_id', 'ids']) },
+      { server: 'airtable', tool: tool('list_bases', 'List the bases you can access', []) },
+      { server: 'airtable', tool: tool('create_record', 'Create a new record in a table', ['base_id', 'table_id', 'fields']) },
+      { server: 'chat', tool: tool('broadcast_message', 'Send a message to everyone', ['text']) },
+      { server: 'chat', tool: tool('get_follower_ids', 'Get the ids of the followers', ['start']) },
+      { server: 'chat', tool: tool('get_profile', 'Get the profile of a user', ['user_id']) },
+      { server: 'browser', tool: tool('browser_navigate', 'Navigate to a URL', ['url']) },
+      { server: 'browser', tool: tool('browser_click', 'Click an element of the page', ['selector']) },
+      { server: 'browser', tool: tool('browser_snapshot', 'Snapshot of the page', []) },
+      { server: 'web', tool: tool('open_page', 'Open a web page by its URL and return its text', ['url']) },
+    ],
+  );
+
+  it('does not name the tool: "add a row to the Leads table" makes a record, not a table', () => {
+    expect(top(search, 'add a row to the Leads table')[0]).toBe('airtable/create_record');
+  });
+
+  it('still names the tool when the request says it outside the place too', () => {
+    expect(top(search, 'add a table to the base')[0]).toBe('airtable/create_table');
+  });
+
+  it('still names its server\u2019s tools when it is their server\u2019s own word: "in the browser" is for the browser_ tools', () => {
+    expect(top(search, 'open example.com in the browser')[0]).toMatch(/^browser\//);
+  });
+});
+
 describe('synonyms', () => {
   it('count a word the query says once: "table" is not also a synonym of "row" in "add a row to the table"', () => {
     const search = new ToolSearch([MISC, { name: 'base', description: 'A database of tables' }], [

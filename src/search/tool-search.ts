@@ -99,6 +99,8 @@ interface IndexedServer {
   docs: number[];
   serverDoc: number;
   serverTextDoc: number;
+  /** Its name's words and the words at least half its tools' names hold: they say the server, not which of its tools. */
+  sharedNameWords: ReadonlySet<string>;
 }
 
 export interface ParsedQuery {
@@ -195,13 +197,63 @@ export function parseQuery(query: string, known: (term: string) => boolean = () 
  * my doc": notion's post-search). Eighth round, five query sets tuned on: 0.2-0.5 raised the first
  * and fourth held-out sets and lowered none (0.6 and over cost a query in five); the synonyms of
  * every query word, not only the first, cost the development set one in five, as in the seventh.
+ * The words said only where the request's object goes do not count (placedWords).
  */
-function nameCoverage(name: readonly string[], said: ReadonlyMap<string, number>): number {
+function nameCoverage(name: readonly string[], said: ReadonlyMap<string, number>, placed: ReadonlySet<string>, serverWide: ReadonlySet<string>): number {
   if (name.length === 0) return 0;
   let covered = 0;
-  for (const word of name) covered += said.get(word) ?? 0;
+  for (const word of name) if (!placed.has(word) || serverWide.has(word)) covered += said.get(word) ?? 0;
   return covered / name.length;
 }
+
+/**
+ * The words a request says only where its object goes, after a preposition that follows the object:
+ * "add a row *to the Leads table*", "send a message *to all followers*", "append items *at the bottom
+ * of my page*". They say where or to whom, not what the tool makes or reads, so they do not count
+ * toward a tool's name (nameCoverage): create_record, not create_table; broadcast_message, not
+ * get_follower_ids; unless they are the tool's server's own words (SHARED_NAME_WORD_SHARE: "in the
+ * browser" still says browser_navigate, "to the JIRA ticket" jira_post). They still count everywhere
+ * else (as words, for the server, in its text). A clause ends the place (a comma, "and", "that"); a
+ * word also said outside a place counts; a question reads, so it has no object to tell apart ("what's
+ * in the src folder"). Sixteenth round, ten query sets tuned on, BENCHMARKS.md §7: each set left out,
+ * +8 queries first, 0 in five; the same words weighed less as words too (0.5, 0.75) lost places.
+ */
+function placedWords(query: string): Set<string> {
+  if (QUESTION.test(query)) return new Set();
+  const placed = new Set<string>();
+  const elsewhere = new Set<string>();
+  let inPlace = false;
+  let objectSaid = false;
+  const pieces = withUrlsAsHosts(query).replace(/([,;:.!?()])(\s|$)/g, ' $1 ').split(/\s+/).filter(Boolean);
+  pieces.forEach((piece, at) => {
+    const lower = piece.toLowerCase();
+    if (CLAUSE_PUNCTUATION.test(lower)) {
+      inPlace = false;
+      return;
+    }
+    if (objectSaid && PLACING_PREPOSITIONS.has(lower)) {
+      inPlace = true;
+      return;
+    }
+    if (NEW_CLAUSE.has(lower)) {
+      inPlace = false;
+      objectSaid = false;
+      return;
+    }
+    const words = textTokens(piece);
+    if (at > 0 && !inPlace && words.length > 0) objectSaid = true;
+    for (const word of words) (inPlace ? placed : elsewhere).add(word);
+  });
+  for (const word of elsewhere) placed.delete(word);
+  return placed;
+}
+
+// Not "with" or "by", which as often say what the tool makes ("approve the pull request with a review").
+const PLACING_PREPOSITIONS = new Set('to in on into onto from of under at inside within about for'.split(' '));
+const CLAUSE_PUNCTUATION = /^[,;:.!?()]$/;
+const NEW_CLAUSE = new Set(['and', 'that', 'then']);
+/** A word of the server's name, or of at least this share of its tools' names, says the server, not one of its tools: 0.3 and 0.5 did the same in the sixteenth round. */
+const SHARED_NAME_WORD_SHARE = 0.5;
 
 /** The query's words for nameCoverage: each word at 1, its first word's hand synonyms at SYNONYM_WEIGHT. */
 function saidWords(groups: readonly QueryGroup[]): Map<string, number> {
@@ -362,8 +414,14 @@ export class ToolSearch {
     this.serverOfDoc[serverDoc] = server;
     const serverTextDoc = this.serverTextIndex.add(serverTextDocument(nameTokens, purpose, toolFields));
     for (const doc of docs) this.serverTextOfDoc[doc] = serverTextDoc;
-    this.servers.set(server.name, { server, tools, docs, serverDoc, serverTextDoc });
+    this.servers.set(server.name, { server, tools, docs, serverDoc, serverTextDoc, sharedNameWords: this.sharedNameWords(nameTokens, docs) });
     this.toolTotal += docs.length;
+  }
+
+  private sharedNameWords(serverName: readonly string[], docs: readonly number[]): Set<string> {
+    const holders = new Map<string, number>();
+    for (const doc of docs) for (const word of this.nameWords[doc]!) holders.set(word, (holders.get(word) ?? 0) + 1);
+    return new Set([...serverName, ...[...holders].filter(([, count]) => count >= docs.length * SHARED_NAME_WORD_SHARE).map(([word]) => word)]);
   }
 
   removeServer(name: string): void {
@@ -542,6 +600,7 @@ export class ToolSearch {
     const unlifted = this.top(words, depth, accept);
     const floor = unlifted.length === depth ? unlifted[depth - 1]![1] / MAX_LIFT : 0;
     const said = saidWords(groups);
+    const placed = placedWords(query);
     const named = this.namedServers(query, groups);
     const changing = asksForChange(query);
     const asking = QUESTION.test(query);
@@ -556,7 +615,7 @@ export class ToolSearch {
       const action = changing && !this.reads[doc] ? 1 + ACTION_WEIGHT : asking && this.reads[doc] ? 1 + QUESTION_READ_WEIGHT : 1;
       const supplied = 1 + VALUE_WEIGHT * suppliedShare(this.takes[doc]!, values);
       const serverText = bestServerText > 0 ? 1 + (SERVER_TEXT_WEIGHT * serverTexts.score[this.serverTextOfDoc[doc]!]!) / bestServerText : 1;
-      words.score[doc]! *= serverText * (1 + NAME_COVERAGE_WEIGHT * nameCoverage(this.nameWords[doc]!, said)) * (1 + SERVER_MENTION_WEIGHT * mention) * action * supplied;
+      words.score[doc]! *= serverText * (1 + NAME_COVERAGE_WEIGHT * nameCoverage(this.nameWords[doc]!, said, placed, this.servers.get(this.tools[doc]!.server)!.sharedNameWords)) * (1 + SERVER_MENTION_WEIGHT * mention) * action * supplied;
     }
   }
 
