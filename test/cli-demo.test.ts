@@ -41,7 +41,7 @@ describe('mcp-statechart demo', () => {
         /Archived note #2/,
         /\[weather\] connecting → connected/,
         /Lisbon: 17 °C, sunny/,
-        /exposure: lazy \(lazy exposure asked for\)/,
+        /exposure: lazy \(lazy by default\)/,
         /would cost \d+ bytes \(~\d+ tokens\); the loader tools cost \d+/,
         /--exposure 1000 would now choose eager: the servers' tools \(~\d+ tokens\) fit within 1000 tokens/,
         /kill -9 \d+/,

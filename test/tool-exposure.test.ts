@@ -60,8 +60,14 @@ describe('exposure', () => {
     const tools = toolsWith(indexedServers(['github', 'weather']));
     expect(tools.map((offered) => offered.name)).toEqual(LOADER_TOOLS);
     const eager = toolsWith(indexedServers(['github', 'weather']), { exposure: 'eager' });
-    expect(tools.exposure).toMatchObject({ mode: 'lazy', loaderBytes: bytesOf(tools), directBytes: bytesOf(eager), unknownServers: [] });
+    expect(tools.exposure).toMatchObject({ mode: 'lazy', reason: 'lazy by default', loaderBytes: bytesOf(tools), directBytes: bytesOf(eager), unknownServers: [] });
     expect(tools.exposure.directTokens).toBe(Math.ceil(bytesOf(eager) / 4));
+  });
+
+  it("says lazy was asked for only when exposure: 'lazy' was passed", () => {
+    const tools = toolsWith(indexedServers(['github', 'weather']), { exposure: 'lazy' });
+    expect(tools.map((offered) => offered.name)).toEqual(LOADER_TOOLS);
+    expect(tools.exposure).toMatchObject({ mode: 'lazy', reason: 'lazy exposure asked for' });
   });
 
   it('eager offers each server tool under server__tool, with the server\'s own description and input schema', () => {

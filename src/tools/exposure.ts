@@ -91,7 +91,8 @@ export function chooseExposure(
   const lazy = (reason: string): Exposure => ({ tools: loaderTools, decision: { mode: 'lazy', reason, ...measured, thresholdTokens: threshold } });
   const eager = (reason: string, tools: LoaderTool[]): Exposure => ({ tools, decision: { mode: 'eager', reason, ...measured, thresholdTokens: threshold } });
 
-  if (option === undefined || option === 'lazy') return lazy('lazy exposure asked for');
+  if (option === undefined) return lazy('lazy by default');
+  if (option === 'lazy') return lazy('lazy exposure asked for');
   if (!call) return lazy('call_mcp_tool is not allowed, and direct tools are calls');
   if (option === 'eager') {
     if (unknownServers.length === 0) return eager('eager exposure asked for', direct);
