@@ -4,6 +4,7 @@ import type {
   McpConnectOptions,
   McpManifestChanges,
   McpProtocolPreference,
+  McpRemoteTransportName,
   McpServerConfig,
   McpServerManifest,
   McpTransportKind,
@@ -20,7 +21,7 @@ const TRANSPORT_SPELLINGS: Record<string, McpTransportKind> = {
 };
 
 /** The transport spellings accepted in `type` / `transport` / `transportType`. */
-export const ACCEPTED_TRANSPORTS = ['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse'] as const;
+export const ACCEPTED_TRANSPORTS = ['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse'] as const satisfies readonly ('stdio' | McpRemoteTransportName)[];
 
 /** The values of a server entry's `protocol` field; `auto` when it has none. */
 export const PROTOCOL_PREFERENCES = ['auto', 'modern', 'legacy'] as const satisfies readonly McpProtocolPreference[];

@@ -19,17 +19,72 @@ import type { McpServerError } from './errors.js';
 
 export type McpTransportKind = 'stdio' | 'http' | 'sse';
 
-/** One entry of `mcpServers`, as written in an mcp.json file. */
-export interface McpServerConfig {
-  type?: string;
-  transport?: string;
-  transportType?: string;
-  command?: string;
+/**
+ * A server definition written in code (`connect`, `configure`, the registry's input): a stdio or
+ * an http entry, so a misspelt or unknown field, a wrong value type, or an entry with neither
+ * `command` nor `url` does not compile. What a config file holds is an `McpServerEntry`.
+ *
+ * @example
+ * ```ts
+ * import type { McpServerConfig } from 'mcp-statechart';
+ *
+ * const notes: McpServerConfig = { command: 'node', args: ['notes-server.mjs'], timeoutMs: 120_000 };
+ * const weather: McpServerConfig = { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } };
+ * ```
+ */
+export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
+
+// Type aliases, not interfaces: only an alias is assignable to `McpServerEntry`'s index signature,
+// so a definition written in code goes wherever an entry read from a file does.
+
+/** A server run as a child process speaking over its stdin and stdout. */
+export type McpStdioServerConfig = McpServerSharedFields & {
+  type?: 'stdio';
+  transport?: 'stdio';
+  transportType?: 'stdio';
+  command: string;
   args?: string[];
   env?: Record<string, string>;
   cwd?: string;
-  url?: string;
+  url?: never;
+  headers?: never;
+};
+
+/** A server reached over HTTP: Streamable HTTP unless `type` (or `transport`) says `sse`. */
+export type McpHttpServerConfig = McpServerSharedFields & {
+  type?: McpRemoteTransportName;
+  transport?: McpRemoteTransportName;
+  transportType?: McpRemoteTransportName;
+  url: string;
   headers?: Record<string, string>;
+  /** OAuth for this server: how the client is known, the scopes, the pinned issuer. `false`: never use OAuth for it. */
+  oauth?: McpOAuthSettings | boolean;
+  command?: never;
+  args?: never;
+  env?: never;
+  cwd?: never;
+};
+
+/** An http entry's `oauth` field (checked when the server connects: src/auth/oauth-config.ts). */
+export interface McpOAuthSettings {
+  /** Without it the client registers itself, or uses `clientMetadataUrl`. */
+  clientId?: string;
+  clientSecret?: string;
+  /** An array of scopes, or one space-separated string. */
+  scopes?: string | string[];
+  /** An https URL used as the client ID where the authorization server supports client ID metadata documents. */
+  clientMetadataUrl?: string;
+  /** The one authorization server (issuer) credentials go to: a server that names another one is refused. */
+  issuer?: string;
+  /** A fixed loopback port for the login redirect, for a pre-registered client whose redirect URI names a port. */
+  callbackPort?: number;
+}
+
+/** The spellings of an http or sse transport a server entry's `type` accepts (any letter case in a file). */
+export type McpRemoteTransportName = 'http' | 'streamable-http' | 'streamableHttp' | 'sse';
+
+/** The fields of a server entry whatever its transport. */
+export type McpServerSharedFields = {
   description?: string;
   disabled?: boolean;
   /** The request timeout for this server's calls, reads and prompts. Default: the manager's `defaults`, else 60 s. */
@@ -44,8 +99,13 @@ export interface McpServerConfig {
    * `initialize` revisions, with no probe.
    */
   protocol?: McpProtocolPreference;
-  [unknownField: string]: unknown;
-}
+};
+
+/**
+ * One entry of `mcpServers` as read from a config file (mcp.json, Claude, VS Code, Cursor):
+ * checked at run time, and the fields other tools add are kept.
+ */
+export type McpServerEntry = McpServerConfig & { [unknownField: string]: unknown };
 
 /** A server entry's `protocol` field. */
 export type McpProtocolPreference = 'auto' | 'modern' | 'legacy';

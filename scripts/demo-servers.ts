@@ -4,7 +4,7 @@
  * 127.0.0.1, as examples/mcp.json configures them for `mcp-statechart demo`.
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { McpServerConfig } from '../machines/types.js';
+import type { McpHttpServerConfig, McpStdioServerConfig } from '../machines/types.js';
 import type { McpConnectionManager } from '../src/manager.js';
 
 const EXAMPLES = new URL('../examples/servers/', import.meta.url);
@@ -15,7 +15,7 @@ interface WeatherServer {
 }
 
 export interface DemoServers {
-  servers: { notes: McpServerConfig; weather: McpServerConfig };
+  servers: { notes: McpStdioServerConfig; weather: McpHttpServerConfig };
   close(): Promise<void>;
 }
 

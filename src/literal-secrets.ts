@@ -111,7 +111,7 @@ function argumentSecrets(args: readonly unknown[]): FoundSecret[] {
 }
 
 /** The literal secrets of `url` and `args` (see the top of this file), each with whether it is a whole; short ones are left to the length floor of whoever hides them. */
-export function literalSecretsFound(config: McpServerConfig): FoundSecret[] {
+export function literalSecretsFound(config: { url?: string; args?: string[] }): FoundSecret[] {
   const found = typeof config.url === 'string' ? urlSecrets(config.url) : [];
   if (Array.isArray(config.args)) found.push(...argumentSecrets(config.args));
   return found;

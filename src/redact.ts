@@ -1,4 +1,4 @@
-import type { McpServerConfig } from '../machines/types.js';
+import type { McpServerEntry } from '../machines/types.js';
 import { headerCredential, literalSecretsOf } from './literal-secrets.js';
 
 /** Shorter values are too common to hunt for ("1", "dev") and are not credentials. */
@@ -12,11 +12,11 @@ export const REDACTED = '[redacted]';
  */
 const EXPANDED_VALUES = Symbol('mcp-statechart.expandedValues');
 
-export function rememberExpandedValues(config: McpServerConfig, values: readonly string[]): void {
+export function rememberExpandedValues(config: McpServerEntry, values: readonly string[]): void {
   Object.defineProperty(config, EXPANDED_VALUES, { value: [...values], enumerable: true, configurable: true });
 }
 
-function expandedValues(config: McpServerConfig): readonly string[] {
+function expandedValues(config: McpServerEntry): readonly string[] {
   return (config as { [EXPANDED_VALUES]?: string[] })[EXPANDED_VALUES] ?? [];
 }
 
@@ -25,14 +25,14 @@ function expandedValues(config: McpServerConfig): readonly string[] {
  * A table, like the one below: the written entry (which may hold literal values) hangs on nothing
  * that is walked or compared.
  */
-const writtenDefinitions = new WeakMap<McpServerConfig, McpServerConfig>();
+const writtenDefinitions = new WeakMap<McpServerEntry, McpServerEntry>();
 
-export function rememberWrittenDefinition(config: McpServerConfig, written: McpServerConfig): void {
+export function rememberWrittenDefinition(config: McpServerEntry, written: McpServerEntry): void {
   writtenDefinitions.set(config, written);
 }
 
 /** The entry as its file writes it, for a config discovery expanded; undefined for any other. */
-export function writtenDefinitionOf(config: McpServerConfig): McpServerConfig | undefined {
+export function writtenDefinitionOf(config: McpServerEntry): McpServerEntry | undefined {
   return writtenDefinitions.get(config);
 }
 
@@ -40,14 +40,14 @@ export function writtenDefinitionOf(config: McpServerConfig): McpServerConfig | 
  * A sealed definition (src/sealed-config.ts) → the config it stands for. A table, not a property:
  * nothing that walks or serializes the sealed definition can reach the values it hides.
  */
-const expandedBySealed = new WeakMap<McpServerConfig, McpServerConfig>();
+const expandedBySealed = new WeakMap<McpServerEntry, McpServerEntry>();
 
-export function rememberSealed(sealed: McpServerConfig, expanded: McpServerConfig): void {
+export function rememberSealed(sealed: McpServerEntry, expanded: McpServerEntry): void {
   expandedBySealed.set(sealed, expanded);
 }
 
 /** The config a sealed definition stands for, while this process holds it; undefined for one restored from a snapshot (or never sealed). */
-export function expandedOfSealed(sealed: McpServerConfig): McpServerConfig | undefined {
+export function expandedOfSealed(sealed: McpServerEntry): McpServerEntry | undefined {
   return expandedBySealed.get(sealed);
 }
 
@@ -58,7 +58,7 @@ export function expandedOfSealed(sealed: McpServerConfig): McpServerConfig | und
  * and `args` (src/literal-secrets.ts says which). Of a sealed
  * definition: those of the config it stands for.
  */
-export function secretsOf(sealedOrExpanded: McpServerConfig): string[] {
+export function secretsOf(sealedOrExpanded: McpServerEntry): string[] {
   const config = expandedBySealed.get(sealedOrExpanded) ?? sealedOrExpanded;
   const values = [...Object.values(config.env ?? {}), ...Object.values(config.headers ?? {}), ...expandedValues(config)];
   const clientSecret = (config.oauth as { clientSecret?: unknown } | undefined)?.clientSecret;

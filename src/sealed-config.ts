@@ -11,7 +11,7 @@
  * value written literally is not there to take; configuring the server again hands it back.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { McpServerConfig } from '../machines/types.js';
+import type { McpServerConfig, McpServerEntry } from '../machines/types.js';
 import { nameRecord } from '../machines/name-record.js';
 import { copyConfig, expandConfig } from './config/expand-config.js';
 import type { VariableSource } from './config/expand-variables.js';
@@ -56,7 +56,7 @@ function sealValues(values: unknown): unknown {
  * being its secret (src/written-credentials.ts). Shorter ones are left alone, as `secretsOf`
  * leaves them ("1", "dev" are not credentials).
  */
-function sealLiteralCredentials(definition: McpServerConfig): void {
+function sealLiteralCredentials(definition: McpServerEntry): void {
   const url = typeof definition.url === 'string' ? definition.url : undefined;
   const args = Array.isArray(definition.args) ? definition.args : undefined;
   const found = literalSecretsFound({ url, args });
@@ -70,7 +70,7 @@ function sealLiteralCredentials(definition: McpServerConfig): void {
  * Nothing in it to hide: no env, headers or OAuth entry, no `${VAR}` took a value, and no
  * credential is written in its url or args. The usual case, and kept cheap for 10,000 servers.
  */
-function hasNothingToSeal(config: McpServerConfig): boolean {
+function hasNothingToSeal(config: McpServerEntry): boolean {
   return (
     config.env === undefined &&
     config.headers === undefined &&
@@ -81,7 +81,7 @@ function hasNothingToSeal(config: McpServerConfig): boolean {
 }
 
 /** A definition the charts may hold as it is: sealed in this process, or with nothing to hide. */
-function isSealed(config: McpServerConfig): boolean {
+function isSealed(config: McpServerEntry): boolean {
   return hasNothingToSeal(config) || expandedOfSealed(config) !== undefined;
 }
 
@@ -100,7 +100,7 @@ function isSealed(config: McpServerConfig): boolean {
  * manager.configure({ api: sealServerConfig({ url: 'https://example.com/mcp', headers: { Authorization: `Bearer ${process.env.API_TOKEN}` } }) });
  * ```
  */
-export function sealServerConfig(config: McpServerConfig): McpServerConfig {
+export function sealServerConfig(config: McpServerConfig): McpServerEntry {
   if (isSealed(config)) return config;
   const sealed = copyConfig(writtenDefinitionOf(config) ?? config);
   sealLiteralCredentials(sealed);
@@ -121,7 +121,7 @@ export function sealServerConfig(config: McpServerConfig): McpServerConfig {
 }
 
 /** `sealServerConfig` for every server of a record (a new record, unless every one was sealed already). */
-export function sealServers(servers: Record<string, McpServerConfig>): Record<string, McpServerConfig> {
+export function sealServers(servers: Record<string, McpServerEntry>): Record<string, McpServerEntry> {
   let allSealed = true;
   for (const name of Object.keys(servers)) {
     if (!isSealed(servers[name]!)) {
@@ -130,7 +130,7 @@ export function sealServers(servers: Record<string, McpServerConfig>): Record<st
     }
   }
   if (allSealed) return servers;
-  const sealed = nameRecord<McpServerConfig>();
+  const sealed = nameRecord<McpServerEntry>();
   for (const name of Object.keys(servers)) sealed[name] = sealServerConfig(servers[name]!);
   return sealed;
 }
@@ -143,8 +143,8 @@ const RESTORED_DIGEST = 'restored';
  * the values it stood for are not here. So the same definition configured again (`mcp.configure`)
  * differs from the restored one and reaches its server actor, which then connects with its values.
  */
-export function restoredDefinitions(servers: Record<string, McpServerConfig>): Record<string, McpServerConfig> {
-  const restored = nameRecord<McpServerConfig>();
+export function restoredDefinitions(servers: Record<string, McpServerEntry>): Record<string, McpServerEntry> {
+  const restored = nameRecord<McpServerEntry>();
   for (const name of Object.keys(servers)) {
     const definition = servers[name]!;
     restored[name] = definition[SECRETS_DIGEST_FIELD] === undefined ? definition : { ...definition, [SECRETS_DIGEST_FIELD]: RESTORED_DIGEST };
@@ -153,7 +153,7 @@ export function restoredDefinitions(servers: Record<string, McpServerConfig>): R
 }
 
 /** The fields of a restored definition whose values were written literally, and so are not in it. */
-function sealedFields(definition: McpServerConfig): string[] {
+function sealedFields(definition: McpServerEntry): string[] {
   const fields: string[] = [];
   for (const map of ['env', 'headers'] as const) {
     const values = definition[map];
@@ -172,7 +172,7 @@ function sealedFields(definition: McpServerConfig): string[] {
  * for, one that hides nothing is the config; one restored from a snapshot is expanded again from `variables` (its `${VAR}`s), and fails
  * as a config error naming the fields whose values were written literally and so were not kept.
  */
-export function unsealServerConfig(server: string, definition: McpServerConfig, variables: VariableSource): McpServerConfig {
+export function unsealServerConfig(server: string, definition: McpServerEntry, variables: VariableSource): McpServerEntry {
   const expanded = expandedOfSealed(definition);
   if (expanded !== undefined) return expanded;
   // Without a digest, nothing was hidden: the definition is the config.

@@ -6,10 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { McpConnectionManager, silentLogger, type McpServerConfig } from '../src/index.js';
 
-const connectError = async (config: McpServerConfig) => {
+/** `config` as a file or a JavaScript caller may write it: the types refuse both entries. */
+const connectError = async (config: object) => {
   const manager = new McpConnectionManager({ logger: silentLogger });
   try {
-    return (await manager.connect('notes', config, { maxRetries: 0 }).catch((caught: unknown) => caught)) as Error & { code?: string };
+    return (await manager.connect('notes', config as McpServerConfig, { maxRetries: 0 }).catch((caught: unknown) => caught)) as Error & { code?: string };
   } finally {
     await manager.disconnectAll();
   }

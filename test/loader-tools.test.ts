@@ -3,6 +3,7 @@ import {
   createLoaderTools,
   McpConnectionManager,
   silentLogger,
+  type DiscoveredServer,
   type LoaderServers,
   type LoaderTool,
   type LoaderToolName,
@@ -44,10 +45,11 @@ describe('createLoaderTools', () => {
   });
 
   it('configures the manager with every enabled server, from discovery entries or plain configs', () => {
+    const discovery = (name: string, disabled: boolean): DiscoveredServer => ({ name, config: stdioFixture(), transport: 'stdio', scope: 'user', source: '/x', disabled });
     const { manager } = setUp(undefined, {
-      discovered: { name: 'discovered', config: stdioFixture(), transport: 'stdio', scope: 'user', source: '/x', disabled: false },
+      discovered: discovery('discovered', false),
       plain: stdioFixture(),
-      off: { name: 'off', config: stdioFixture(), transport: 'stdio', scope: 'user', source: '/x', disabled: true },
+      off: discovery('off', true),
       plainOff: { ...stdioFixture(), disabled: true },
     });
     expect(manager.serverNames.sort()).toEqual(['discovered', 'plain']);

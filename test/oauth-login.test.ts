@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { McpConnectionManager } from '../src/index.js';
+import type { McpServerEntry } from '../machines/types.js';
 import { isOAuthLoginRequired, login, logout, OAuthTokenStore } from '../src/entries/oauth.js';
 import { openInBrowser } from '../src/auth/open-browser.js';
 import { afterThisTest, loginDir, oauthFixture, recordingLogger } from './fixtures/oauth-helpers.js';
@@ -123,7 +124,8 @@ describe('login and the stored login', () => {
   it('reports an invalid "oauth" field as a config error naming it', async () => {
     const fixture = await oauthFixture();
     const { manager: connected } = manager(loginDir());
-    const error = await rejectionOf(connected.connect('remote', { url: fixture.url, oauth: { clientID: 'typo', clientSecret: 'a-secret-value' } }));
+    // As a file may write it: the types refuse the misspelt `clientID`.
+    const error = await rejectionOf(connected.connect('remote', { url: fixture.url, oauth: { clientID: 'typo', clientSecret: 'a-secret-value' } } as McpServerEntry));
     expect(error).toMatchObject({ code: 'CONFIG_ERROR' });
     expect(error.message).toContain('"clientID"');
     expect(error.message).not.toContain('a-secret-value');

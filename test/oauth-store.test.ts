@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node
 import { describe, expect, it } from 'vitest';
 import { loginFileName, OAuthTokenStore } from '../src/auth/token-store.js';
 import { readOAuthEntry } from '../src/auth/oauth-config.js';
+import type { McpServerEntry } from '../machines/types.js';
 import { loginDir } from './fixtures/oauth-helpers.js';
 
 describe('the login file', () => {
@@ -89,9 +90,9 @@ describe('the "oauth" field of an entry', () => {
     [{ issuer: 'auth.example.com' }, 'oauth.issuer'],
     [{ issuer: 'ftp://auth.example.com' }, 'oauth.issuer'],
   ])('rejects %j naming %s, never quoting a value', (oauth, field) => {
-    expect(() => readOAuthEntry('s', { url: 'http://x', oauth })).toThrow(expect.objectContaining({ field }));
+    expect(() => readOAuthEntry('s', { url: 'http://x', oauth } as McpServerEntry)).toThrow(expect.objectContaining({ field }));
     try {
-      readOAuthEntry('s', { url: 'http://x', oauth });
+      readOAuthEntry('s', { url: 'http://x', oauth } as McpServerEntry);
     } catch (error) {
       expect((error as Error).message).not.toContain('secret-value');
     }

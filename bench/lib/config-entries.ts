@@ -1,7 +1,8 @@
 /** Realistic `mcpServers` entries for the scale benchmarks (shared by config-parse.bench.ts and parts/scale.ts). */
+import type { McpServerEntry } from '../../machines/types.js';
 
 /** A realistic mix: stdio with args and env (some with ${VAR}), http with headers, a few disabled. */
-export function configEntry(index: number): Record<string, unknown> {
+export function configEntry(index: number): McpServerEntry {
   if (index % 3 === 0) {
     return {
       url: `https://mcp${index}.example.com/mcp`,
@@ -18,8 +19,8 @@ export function configEntry(index: number): Record<string, unknown> {
   };
 }
 
-export function configEntries(count: number): Record<string, Record<string, unknown>> {
-  const servers: Record<string, Record<string, unknown>> = {};
+export function configEntries(count: number): Record<string, McpServerEntry> {
+  const servers: Record<string, McpServerEntry> = {};
   for (let index = 0; index < count; index++) servers[`server-${index}`] = configEntry(index);
   return servers;
 }

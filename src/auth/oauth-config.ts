@@ -10,7 +10,7 @@
  * ID metadata document. Messages never quote a value: the secret must not reach a log.
  */
 import { z } from 'zod';
-import type { McpServerConfig } from '../../machines/types.js';
+import type { McpServerConfig, McpServerEntry } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { joinScopes } from './scopes.js';
 
@@ -41,7 +41,7 @@ export interface OAuthEntry {
 }
 
 /** The entry's OAuth settings (`{}` when it has none), or `false` when OAuth is turned off for it. */
-export function readOAuthEntry(server: string, config: McpServerConfig): OAuthEntry | false {
+export function readOAuthEntry(server: string, config: McpServerEntry): OAuthEntry | false {
   const raw = config.oauth;
   if (raw === undefined || raw === true) return {};
   if (raw === false) return false;

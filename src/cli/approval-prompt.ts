@@ -5,7 +5,7 @@
  * and OAuth fields are shown by name only; credentials written literally in the command or URL
  * are redacted as everywhere else (src/literal-secrets.ts); every control character is escaped.
  */
-import type { McpServerConfig } from '../../machines/types.js';
+import type { McpServerEntry } from '../../machines/types.js';
 import type { DiscoveredServer } from '../config/index.js';
 import { referencedVariables } from '../config/expand-variables.js';
 import { REDACTED } from '../redact.js';
@@ -34,7 +34,7 @@ function names(map: unknown): string[] {
 }
 
 /** Every string of the entry, for the variables it reads. */
-function stringsOf(config: McpServerConfig): string[] {
+function stringsOf(config: McpServerEntry): string[] {
   const strings: string[] = [];
   const visit = (value: unknown, depth: number) => {
     if (typeof value === 'string') strings.push(value);

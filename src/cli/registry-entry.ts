@@ -6,6 +6,7 @@
  * even when the document carries one. The entry keeps `registry: { url, name, version }` so a
  * later `outdated`/`update` can compare it with the registry.
  */
+import type { McpServerEntry } from '../../machines/types.js';
 import type { RegistryArgument, RegistryInput, RegistryKeyValue, RegistryPackage, RegistryRemote, RegistryServer } from './registry-document.js';
 
 /** What the person has to know before installing: the variables the entry reads. */
@@ -19,7 +20,7 @@ export interface EntryVariable {
 }
 
 export interface InstallPlan {
-  entry: Record<string, unknown>;
+  entry: McpServerEntry;
   /** `npm package …`, `remote …`: what was chosen. */
   source: string;
   variables: EntryVariable[];
@@ -128,7 +129,7 @@ function packagePlan(server: RegistryServer, pkg: RegistryPackage, registry: Rec
     default:
       return `${label}: ${pkg.registryType} packages are not supported (npm, pypi and oci are)`;
   }
-  const entry: Record<string, unknown> = { command, args, ...(Object.keys(env).length > 0 ? { env } : {}) };
+  const entry: McpServerEntry = { command, args, ...(Object.keys(env).length > 0 ? { env } : {}) };
   if (server.description !== undefined) entry.description = server.description;
   entry.registry = registry;
   return { entry, source: label, variables: [...collector.variables.values()], optional, skipped: [] };
@@ -143,7 +144,7 @@ function remotePlan(server: RegistryServer, remote: RegistryRemote, registry: Re
   const url = collector.valueOf('URL', { value: remote.url, variables: remote.variables });
   if (!/^(https?:\/\/|\$\{)/i.test(url)) return `remote ${remote.url}: not an http(s) URL`;
   const { set: headers, optional } = collector.keyValues(remote.headers, (input) => variableName(input.name));
-  const entry: Record<string, unknown> = { type, url, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+  const entry: McpServerEntry = { type, url, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
   if (server.description !== undefined) entry.description = server.description;
   entry.registry = registry;
   return { entry, source: `remote ${remote.url} (${remote.type})`, variables: [...collector.variables.values()], optional, skipped: [] };

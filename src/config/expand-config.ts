@@ -2,15 +2,15 @@
  * `${VAR}` expansion of a whole server entry: what discovery does to each entry it reads, and what
  * a restored registry does again to a definition it kept unexpanded (src/sealed-config.ts).
  */
-import type { McpServerConfig } from '../../machines/types.js';
+import type { McpServerEntry } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
 import { rememberExpandedValues } from '../redact.js';
 import { expandVariables, type VariableSource } from './expand-variables.js';
 import { isJsonObject } from './null-proto.js';
 
 /** Prototype-free copies of the entry and of its maps, so no key written in the file is special. */
-export function copyConfig(raw: Record<string, unknown>): McpServerConfig {
-  const config = nameRecord(raw) as McpServerConfig;
+export function copyConfig(raw: Record<string, unknown>): McpServerEntry {
+  const config = nameRecord(raw) as McpServerEntry;
   if (Array.isArray(config.args)) config.args = [...config.args];
   if (isJsonObject(config.env)) config.env = nameRecord(config.env);
   if (isJsonObject(config.headers)) config.headers = nameRecord(config.headers);
@@ -23,7 +23,7 @@ export function copyConfig(raw: Record<string, unknown>): McpServerConfig {
  * `unset`: each unset variable (without a default) once, with the first field that used it;
  * `changed`: whether any reference was there to expand.
  */
-export function expandConfig(config: McpServerConfig, env: VariableSource): { unset: Map<string, string>; changed: boolean } {
+export function expandConfig(config: McpServerEntry, env: VariableSource): { unset: Map<string, string>; changed: boolean } {
   const unset = new Map<string, string>();
   const substituted: string[] = [];
   let changed = false;

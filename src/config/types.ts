@@ -1,5 +1,5 @@
 /** The public shapes of config discovery. Type-only. */
-import type { McpServerConfig, McpTransportKind } from '../../machines/types.js';
+import type { McpServerConfig, McpServerEntry, McpTransportKind } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
 
 /** Where a server definition came from: `~/.ai-zen/mcp.json`, a project `.mcp.json`, or a file named explicitly (`--config`). */
@@ -8,7 +8,7 @@ export type ConfigScope = 'user' | 'project' | 'explicit';
 export interface DiscoveredServer {
   name: string;
   /** The entry as written, after `${VAR}` expansion; fields this library does not know are kept. */
-  config: McpServerConfig;
+  config: McpServerEntry;
   transport: McpTransportKind;
   scope: ConfigScope;
   /** Absolute path of the file that defined this server (the winning one on a clash). */
@@ -27,7 +27,7 @@ export interface DiscoveredServer {
    * The entry as the file writes it, before `${VAR}` expansion: what an approval prompt shows
    * (the CLI's is in src/cli/approval-prompt.ts). Holds whatever the file holds: print names, not values.
    */
-  written?: McpServerConfig;
+  written?: McpServerEntry;
 }
 
 /**

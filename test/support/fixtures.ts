@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { McpServerConfig } from '../../machines/types.js';
+import type { McpStdioServerConfig } from '../../machines/types.js';
 import { livingProcesses } from '../../src/transports/process-group.js';
 import { createFixtureServer, type FixtureServerOptions } from '../fixtures/fixture-server.mjs';
 
 export const STDIO_FIXTURE = fileURLToPath(new URL('../fixtures/stdio-server.mjs', import.meta.url));
 
 /** A stdio entry that runs the fixture server with these flags. */
-export function stdioFixture(...flags: string[]): McpServerConfig {
+export function stdioFixture(...flags: string[]): McpStdioServerConfig {
   return { command: process.execPath, args: [STDIO_FIXTURE, ...flags] };
 }
 

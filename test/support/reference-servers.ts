@@ -3,20 +3,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { McpServerConfig } from '../../machines/types.js';
+import type { McpStdioServerConfig } from '../../machines/types.js';
 
 const BIN = fileURLToPath(new URL('../../node_modules/.bin/', import.meta.url));
 
-function node(bin: string, ...args: string[]): McpServerConfig {
+function node(bin: string, ...args: string[]): McpStdioServerConfig {
   return { command: process.execPath, args: [path.join(BIN, bin), ...args] };
 }
 
 export interface ReferenceServers {
   /** The folder server-filesystem may use and server-memory keeps its graph in. */
   folder: string;
-  everything: McpServerConfig;
-  memory: McpServerConfig;
-  filesystem: McpServerConfig;
+  everything: McpStdioServerConfig;
+  memory: McpStdioServerConfig;
+  filesystem: McpStdioServerConfig;
   cleanup(): void;
 }
 

@@ -12,6 +12,7 @@ import { isJsonObject } from '../../config/null-proto.js';
 import { approveServers } from '../../config/project-trust.js';
 import { withVariableReferences, workspaceFolderOf } from '../../config/vscode-servers.js';
 import { parseTransport } from '../../../machines/options.js';
+import type { McpServerEntry } from '../../../machines/types.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { reportDone, reported } from '../command-report.js';
 import { configPathForScope, editServerEntries, readConfigObject, serverEntries, type WritableScope } from '../config-file-edit.js';
@@ -101,7 +102,7 @@ async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candid
 function asDiscovered(candidate: Candidate, scope: WritableScope): DiscoveredServer {
   const spelled = candidate.entry.type ?? candidate.entry.transport;
   const transport = (typeof spelled === 'string' ? parseTransport(spelled) : undefined) ?? (typeof candidate.entry.url === 'string' ? 'http' : 'stdio');
-  return { name: candidate.name, config: candidate.entry, written: candidate.entry, transport, scope, source: candidate.from, disabled: false };
+  return { name: candidate.name, config: candidate.entry as McpServerEntry, written: candidate.entry as McpServerEntry, transport, scope, source: candidate.from, disabled: false };
 }
 
 export function runImport(options: ImportOptions): Promise<number> {
