@@ -417,6 +417,19 @@ describe('how words are read', () => {
     ]);
     expect(top(videos, 'get the captions of https://videos.example.com/watch/download-images')[0]).toBe('media/get_transcript');
   });
+
+  it('takes "-ing" and "-ed" only from a word that keeps a vowel: "string" stays whole, not the "str" of str_replace', () => {
+    expect(stem('strings')).toBe(stem('string'));
+    expect(stem('string')).not.toBe(stem('str'));
+    expect(stem('spring')).toBe('spring');
+    expect(stem('listing')).toBe(stem('list'));
+    const text = new ToolSearch([{ name: 'text', description: 'Text tools' }], [
+      { server: 'text', tool: tool('str_replace', 'Replace the first match in a file') },
+      { server: 'text', tool: tool('upper_case', 'Upper-case every letter of a string') },
+    ]);
+    expect(top(text, 'make this string upper-case')[0]).toBe('text/upper_case');
+    expect(top(text, 'how long is this string')).not.toContain('text/str_replace');
+  });
 });
 
 describe('derived nouns', () => {

@@ -27,6 +27,9 @@ export function splitWords(text: string): string[] {
     .filter((word) => word.length > 0);
 }
 
+/** A vowel, or a "y" after a consonant as in "dry": Porter's test that a stem is still a word. */
+const hasVowel = (word: string) => /[aeiou]|[^aeiou]y/.test(word);
+
 /** A light stemmer: plural and verb endings, and a final "e", so forms of one word meet. */
 export function stem(word: string): string {
   let stemmed = word;
@@ -36,8 +39,9 @@ export function stem(word: string): string {
   // Derived nouns meet their word: relationship → relation, creation and deletion → create, delete.
   if (stemmed.length > 8 && stemmed.endsWith('ship')) stemmed = stemmed.slice(0, -4);
   if (stemmed.length > 7 && stemmed.endsWith('tion')) return stemmed.slice(0, -3);
-  if (stemmed.length > 5 && stemmed.endsWith('ing')) stemmed = stemmed.slice(0, -3);
-  else if (stemmed.length > 4 && stemmed.endsWith('ed')) stemmed = stemmed.slice(0, -2);
+  // As Porter's: an ending is taken only from a word that keeps a vowel, so "string" and "spring" stay whole ("str", "spr" were wrong).
+  if (stemmed.length > 5 && stemmed.endsWith('ing') && hasVowel(stemmed.slice(0, -3))) stemmed = stemmed.slice(0, -3);
+  else if (stemmed.length > 4 && stemmed.endsWith('ed') && hasVowel(stemmed.slice(0, -2))) stemmed = stemmed.slice(0, -2);
   if (stemmed.length > 4 && /([b-df-hj-np-tv-z])\1$/.test(stemmed)) stemmed = stemmed.slice(0, -1);
   if (stemmed.length > 4 && stemmed.endsWith('e')) stemmed = stemmed.slice(0, -1);
   return stemmed;
