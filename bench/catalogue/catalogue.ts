@@ -70,7 +70,7 @@ export const QUERY_SET_HISTORY: Readonly<Record<QuerySet, { tunedOn: boolean; de
   'held-out-7': { tunedOn: true, description: 'seventh held-out queries, written blind (tuned on since the twelfth round)' },
   'held-out-8': { tunedOn: true, description: 'eighth held-out queries, written blind (tuned on since the thirteenth round)' },
   'held-out-9': { tunedOn: true, description: 'ninth held-out queries, written blind (tuned on since the fifteenth round)' },
-  'held-out-10': { tunedOn: false, description: 'tenth held-out queries, written blind, never tuned on' },
+  'held-out-10': { tunedOn: true, description: 'tenth held-out queries, written blind (tuned on since the eighteenth round)' },
 };
 
 export function isQuerySet(name: string | undefined): name is QuerySet {
