@@ -147,6 +147,18 @@ describe('a real stdio server', () => {
     await manager.dispose();
   });
 
+  it('never shows a stdout line that is not JSON-RPC: a server printing its token there leaks no part of it', async () => {
+    const token = 'sk-live-0123456789abcdef';
+    const logged: string[] = [];
+    const keep = (message: string) => logged.push(message);
+    const manager = new McpConnectionManager({ logger: { ...silentLogger, warn: keep, debug: keep, info: keep, error: keep } });
+    await manager.connect('noisy', { ...stdioFixture('--mode', 'noisy-stdout', '--noise-from-env', 'API_TOKEN'), env: { API_TOKEN: token } });
+    expect(textOf(await manager.callTool('noisy', 'echo', { text: 'through the noise' }))).toBe('through the noise');
+    for (const line of logged) expect(line).not.toContain(token.slice(0, 6));
+    expect(logged).toContainEqual(expect.stringMatching(/MCP server "noisy".*stdout.*not shown/));
+    await manager.dispose();
+  });
+
   it('gives the child only the default environment plus its configured env', async () => {
     const manager = new McpConnectionManager({ logger: silentLogger });
     process.env.MCP_STATECHART_PARENT_ONLY = 'leak';

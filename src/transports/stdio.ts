@@ -170,7 +170,9 @@ export class ProcessGroupStdioTransport implements Transport {
       } catch (error) {
         // A line that is not JSON-RPC is reported and skipped; the connection keeps working. (The
         // v2 SDK's ReadBuffer skips non-JSON lines without a word; a person debugging wants one.)
-        this.onerror?.(error as Error);
+        // The parser's own message quotes the line's first characters, and a careless server
+        // prints its token there: a cut token escapes redaction, so no part of the line is shown.
+        this.onerror?.(notAMessage(line, error));
       }
     }
   }
@@ -308,4 +310,12 @@ export function createStdioTransport(server: string, config: McpServerConfig): P
     );
   }
   return new ProcessGroupStdioTransport(resolved, config.args ?? [], env, config.cwd);
+}
+
+function notAMessage(line: string, error: unknown): Error {
+  const what = error instanceof SyntaxError ? 'is not JSON' : 'is JSON but not a JSON-RPC message';
+  return new Error(
+    `the server wrote a line to stdout that ${what} (${line.length} characters, not shown); it was skipped: ` +
+      'only MCP messages belong on stdout, a server writes its logs to stderr',
+  );
 }
