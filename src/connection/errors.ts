@@ -112,6 +112,15 @@ function withHttpBody(error: unknown): unknown {
   return Object.assign(copy, { code: error.code, status: error.status });
 }
 
+/**
+ * The era probe is the first request, so a server that cannot be reached fails it, and the SDK
+ * says "Version negotiation probe failed: fetch failed": no version was asked of anyone. The
+ * network error beneath says what happened (and its cause, which address and why).
+ */
+export function unwrapUnreachableProbe(error: unknown): unknown {
+  return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && isUnreachable(error.cause) ? error.cause : error;
+}
+
 /** An HTTP request that reached no server (refused, reset, no route; its cause says which): the server may be back soon. */
 export function isUnreachable(error: unknown): boolean {
   return error instanceof TypeError && error.message === 'fetch failed';

@@ -9,7 +9,7 @@ import { StderrTail } from '../transports/stderr-tail.js';
 import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport, type ProcessExit } from '../transports/stdio.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { ExitedAtStartError } from '../errors/exited-at-start.js';
-import { connectFailure, isConfigError } from './errors.js';
+import { connectFailure, isConfigError, unwrapUnreachableProbe } from './errors.js';
 import { Deadline } from './deadline.js';
 import { listManifest } from './manifest.js';
 import { secretsOf } from '../redact.js';
@@ -139,7 +139,7 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
       ? abortReason(sealedRequest.signal)
       : deadline.signal.aborted
         ? deadline.signal.reason
-        : withOwnExit(error, diagnostics.exit, classify);
+        : withOwnExit(unwrapUnreachableProbe(error), diagnostics.exit, classify);
     throw connectFailure(sealedRequest.name, cause, classify, diagnostics.stderrTail, secrets);
   } finally {
     deadline.dispose();
