@@ -2,6 +2,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerManifest } from '../../machines/types.js';
 import { abortError } from '../../machines/errors.js';
+import { terminalLine } from '../control-characters.js';
 import { defineLoaderTool } from './define-tool.js';
 import { loadFailureText } from './failure-text.js';
 import { manifestJson, summarizeManifest, toolSummary } from './manifest-summary.js';
@@ -15,13 +16,16 @@ const PURPOSE = 'Connects an MCP server; returns its tools with input schemas, r
 const SWITCHING_OFF = 'enabled: false disconnects it and hides it from the other tools for this session.';
 const SHARED = 'The servers are shared by every caller of this gateway: enabled: false is refused.';
 
-/** One line per server, with its tool count when search knows it. */
+/**
+ * One line per server, with its tool count when search knows it. Names and descriptions come
+ * from config files: one with a line break would add a server of its own making to the list.
+ */
 function serverLines({ catalog, searchable }: LoaderToolContext): string {
   if (catalog.available.length === 0) return 'No MCP server is available.';
   const lines = catalog.available.map(({ name, description }) => {
     const count = searchable?.toolsOf(name)?.length;
-    const label = count === undefined ? name : `${name} (${count} tools)`;
-    return description ? `- ${label}: ${description}` : `- ${label}`;
+    const label = count === undefined ? terminalLine(name) : `${terminalLine(name)} (${count} tools)`;
+    return description ? `- ${label}: ${terminalLine(description)}` : `- ${label}`;
   });
   return `Servers:\n${lines.join('\n')}`;
 }

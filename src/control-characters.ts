@@ -1,0 +1,28 @@
+/**
+ * Text from config files and servers, made safe to print on a terminal or to put in a line of a
+ * tool definition. A name, description, stderr line or error body may carry escape sequences
+ * (clear the screen, set the window title, write the clipboard through OSC 52) or a line break
+ * that forges a row of a table or a server of load_mcp's list. Every C0 and
+ * C1 control character, DEL and the bidirectional overrides are shown as `\xHH` / `\u{HHHH}`
+ * instead. Tool results printed on stdout are the one thing passed through as they are.
+ */
+
+// C0 except tab and line feed, DEL, C1, line/paragraph separators and the bidi embeddings/isolates.
+const CONTROL_IN_BLOCK = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// The same plus tab and line feed: a single-line field (a name, a table cell) has no structure to keep.
+const CONTROL_IN_LINE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+function visible(char: string): string {
+  const code = char.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
+}
+
+/** For text that may span lines (a log message, an error body): keeps `\n` and `\t`. */
+export function terminalText(text: string): string {
+  return text.replace(CONTROL_IN_BLOCK, visible);
+}
+
+/** For one field on one line (a server name, a table cell): escapes `\n` and `\t` too. */
+export function terminalLine(text: string): string {
+  return text.replace(CONTROL_IN_LINE, visible);
+}
