@@ -203,7 +203,8 @@ describe('the live lifecycle view', () => {
       const row = (name: string) => rows.find((candidate) => candidate.name === name)!;
       expect(row('arguments').lastError?.stderrTail).toContain(`--token ${REDACTED}`);
       expect(row('query').lastError?.message).toContain(`/mcp?${REDACTED}`);
-      expect(row('userinfo').lastError?.message).toContain(`${REDACTED}@127.0.0.1`);
+      // fetch refuses user:password, so the entry is refused before any request, naming the field, not the URL.
+      expect(row('userinfo').lastError?.message).toContain('the "url" carries a user name or password');
       expectNoCanary(stream);
       expect(logged.join('\n')).toContain(`--token ${REDACTED}`);
       expectNoCanary(logged.join('\n'));
@@ -222,7 +223,8 @@ describe('the CLI', () => {
       const output = `${run.stdout}${run.stderr}`;
       expect(run.code).not.toBe(0);
       expect(run.stderr).toMatch(new RegExp(`${name}: connecting → error`));
-      expect(output).toContain(REDACTED);
+      // A URL with user:password is refused before any request, and its error names the field, not the URL.
+      expect(output).toContain(name === 'userinfo' ? 'the "url" carries a user name or password' : REDACTED);
       expectNoCanary(output);
     }
   }, 180_000);

@@ -19,13 +19,22 @@ export interface HttpAuth {
 
 export function parseUrl(server: string, config: McpServerConfig): URL {
   if (typeof config.url !== 'string') throw new ConfigInvalidError(server, 'url', 'an http or sse server needs a "url"');
+  let url: URL;
   try {
-    const url = new URL(config.url);
+    url = new URL(config.url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
-    return url;
   } catch {
     throw new ConfigInvalidError(server, 'url', 'the "url" is not a valid http(s) URL');
   }
+  // fetch refuses such a URL before sending anything, so every retry would fail the same way.
+  if (url.username !== '' || url.password !== '') {
+    throw new ConfigInvalidError(
+      server,
+      'url',
+      'the "url" carries a user name or password, which fetch refuses to send: give the credential in "headers" (an "Authorization" header) instead',
+    );
+  }
+  return url;
 }
 
 /** `auth`: the OAuth provider (the SDK's transports run discovery, refresh and step-up with it) and the fetch to use. */
