@@ -58,10 +58,18 @@ export function refusal(discovery: DiscoveryResult, options: GlobalOptions, serv
   return undefined;
 }
 
-/** A failure told in words only; an unknown tool's advice to the model (read load_mcp's answer) becomes the command a person runs. */
+/** A tool's answer that its arguments are wrong (JSON-RPC -32602, invalid params), as the SDK's servers give it. */
+const INVALID_PARAMS = /^MCP error -32602\b/;
+
+/**
+ * A failure told in words only; an unknown tool's advice to the model (read load_mcp's answer)
+ * becomes the command a person runs, as does a tool's refusal of its arguments.
+ */
 function plainFailure(server: string, code: string, text: string): FailureExplanation {
-  if (!text.endsWith(` ${SCHEMAS_ADVICE}`)) return { code, message: text };
-  return { code, message: text.slice(0, -SCHEMAS_ADVICE.length - 1), hint: `\`mcp-statechart load ${server}\` shows each tool with its arguments` };
+  const showsArguments = `\`mcp-statechart load ${server}\` shows each tool with its arguments`;
+  if (text.endsWith(` ${SCHEMAS_ADVICE}`)) return { code, message: text.slice(0, -SCHEMAS_ADVICE.length - 1), hint: showsArguments };
+  if (code === 'TOOL_ERROR' && INVALID_PARAMS.test(text)) return { code, message: text, hint: showsArguments };
+  return { code, message: text };
 }
 
 /** A call that did not run for want of approval: the person's own "no", or a policy nobody could be asked about. */
