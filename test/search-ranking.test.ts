@@ -430,6 +430,15 @@ describe('how words are read', () => {
     expect(top(text, 'make this string upper-case')[0]).toBe('text/upper_case');
     expect(top(text, 'how long is this string')).not.toContain('text/str_replace');
   });
+
+  it('reads "-eed" as Porter does, not as a past "-ed": "speed" stays whole and "proceed" meets "proceeding"', () => {
+    expect(stem('speed')).toBe('speed');
+    expect(stem('speeding')).toBe(stem('speed'));
+    expect(stem('proceed')).toBe(stem('proceeding'));
+    expect(stem('proceed')).toBe(stem('proceeded'));
+    expect(stem('agreed')).toBe(stem('agree'));
+    expect(stem('needed')).toBe(stem('need'));
+  });
 });
 
 describe('derived nouns', () => {

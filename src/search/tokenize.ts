@@ -41,7 +41,9 @@ export function stem(word: string): string {
   if (stemmed.length > 7 && stemmed.endsWith('tion')) return stemmed.slice(0, -3);
   // As Porter's: an ending is taken only from a word that keeps a vowel, so "string" and "spring" stay whole ("str", "spr" were wrong).
   if (stemmed.length > 5 && stemmed.endsWith('ing') && hasVowel(stemmed.slice(0, -3))) stemmed = stemmed.slice(0, -3);
-  else if (stemmed.length > 4 && stemmed.endsWith('ed') && hasVowel(stemmed.slice(0, -2))) stemmed = stemmed.slice(0, -2);
+  else if (stemmed.length > 4 && stemmed.endsWith('ed') && !stemmed.endsWith('eed') && hasVowel(stemmed.slice(0, -2))) stemmed = stemmed.slice(0, -2);
+  // Porter's "-eed" is not a past "-ed": "speed" stays whole, "proceed" loses its "d" as "proceeded" and "proceeding" do (were "spe", "proc").
+  if (stemmed.endsWith('eed') && hasVowel(stemmed.slice(0, -3))) stemmed = stemmed.slice(0, -1);
   if (stemmed.length > 4 && /([b-df-hj-np-tv-z])\1$/.test(stemmed)) stemmed = stemmed.slice(0, -1);
   if (stemmed.length > 4 && stemmed.endsWith('e')) stemmed = stemmed.slice(0, -1);
   return stemmed;
