@@ -439,6 +439,20 @@ describe('how words are read', () => {
     expect(stem('agreed')).toBe(stem('agree'));
     expect(stem('needed')).toBe(stem('need'));
   });
+
+  it('reads a final "y" after a vowelled stem as "i", as Porter does: "copy" meets "copied" and "movie" meets "movies"', () => {
+    expect(stem('copied')).toBe(stem('copy'));
+    expect(stem('copying')).toBe(stem('copies'));
+    expect(stem('replied')).toBe(stem('reply'));
+    expect(stem('movies')).toBe(stem('movie'));
+    expect(stem('queries')).toBe(stem('query'));
+    expect(stem('sky')).toBe('sky');
+    const clipboard = new ToolSearch([{ name: 'clip', description: 'Clipboard' }], [
+      { server: 'clip', tool: tool('copy_text', 'Put text on the clipboard') },
+      { server: 'clip', tool: tool('paste_text', 'Type what the clipboard holds') },
+    ]);
+    expect(top(clipboard, 'what I copied')[0]).toBe('clip/copy_text');
+  });
 });
 
 describe('derived nouns', () => {

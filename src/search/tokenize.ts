@@ -44,6 +44,8 @@ export function stem(word: string): string {
   else if (stemmed.length > 4 && stemmed.endsWith('ed') && !stemmed.endsWith('eed') && hasVowel(stemmed.slice(0, -2))) stemmed = stemmed.slice(0, -2);
   // Porter's "-eed" is not a past "-ed": "speed" stays whole, "proceed" loses its "d" as "proceeded" and "proceeding" do (were "spe", "proc").
   if (stemmed.endsWith('eed') && hasVowel(stemmed.slice(0, -3))) stemmed = stemmed.slice(0, -1);
+  // Porter's step 1c: a final "y" after a vowelled stem is "i", so "copy" meets "copied" and "movies" meets "movie" (were "copy"/"copi", "movy"/"movi").
+  if (stemmed.endsWith('y') && hasVowel(stemmed.slice(0, -1))) stemmed = `${stemmed.slice(0, -1)}i`;
   if (stemmed.length > 4 && /([b-df-hj-np-tv-z])\1$/.test(stemmed)) stemmed = stemmed.slice(0, -1);
   if (stemmed.length > 4 && stemmed.endsWith('e')) stemmed = stemmed.slice(0, -1);
   return stemmed;
