@@ -309,6 +309,17 @@ describe('what a query implies', () => {
     expect(top(search, 'print the contents of setup.json')[0]).toBe('files/read_file');
     expect(top(search, 'show me config.yaml')[0]).toBe('files/read_file');
   });
+
+  it('reads a list or a count of things as asking for a tool that acts on many at once, and one thing as not', () => {
+    const search = new ToolSearch([{ name: 'crm', description: 'Customer records' }], [
+      { server: 'crm', tool: tool('get_contact', 'Get a contact by its id, with its email and phone') },
+      { server: 'crm', tool: tool('batch_read_contacts', 'Read contacts by their ids in one call') },
+    ]);
+    expect(top(search, 'fetch contacts 101, 102 and 103 with their emails')[0]).toBe('crm/batch_read_contacts');
+    expect(top(search, 'fetch three contacts with their emails')[0]).toBe('crm/batch_read_contacts');
+    expect(top(search, 'fetch contact 101 with its email')[0]).toBe('crm/get_contact');
+    expect(top(search, 'how many contacts have an email')[0]).toBe('crm/get_contact');
+  });
 });
 
 describe('values the query gives', () => {

@@ -184,6 +184,7 @@ export function parseQuery(query: string, known: (term: string) => boolean = () 
   });
   // "package.json" or "report.pdf" is a file, though the query may not say the word.
   if (FILE_NAME_WITH_EXTENSION.test(query) && !words.includes(FILE_WORD)) groups.push(new Map([[FILE_WORD, FILE_NAME_WEIGHT]]));
+  if (MANY_THINGS.test(query)) groups.push(new Map(MANY_AT_ONCE_WORDS.map((word) => [word, MANY_AT_ONCE_WEIGHT])));
   const pairs: QueryGroup[] = [...new Set(wordPairs(words))].map((pair) => new Map([[pair, PAIR_WEIGHT]]));
   // A question asks to read: "what tables are in this base" wants list_tables, not create_table.
   if (QUESTION.test(query)) pairs.push(READING);
@@ -292,6 +293,16 @@ const FILE_NAME_WITH_EXTENSION = /[\w-]\.(json|ya?ml|toml|xml|csv|tsv|txt|md|pdf
 const FILE_WORD = stem('file');
 /** How much the implied "file" counts against a word the query says. */
 const FILE_NAME_WEIGHT = 0.5;
+/**
+ * A request for many things at once: a count of three or more, "several", "at once", or a list
+ * ("contacts 101, 102 and 103"). Tools that act on many at once say so in their names (batch_,
+ * _multiple_, bulk_), words such a request rarely says itself. ("how many" asks a count, not many
+ * things; "two" is too often "for two guests".)
+ */
+const MANY_THINGS = /\b(three|four|five|six|seven|eight|nine|ten|several|multiple|at once|in bulk)\b|[\w.-]+, [\w.-]+,? (and|or) [\w.-]+/i;
+const MANY_AT_ONCE_WORDS = ['batch', 'multiple', 'bulk'].map(stem);
+/** Eighteenth round, eleven query sets: each set left out, 1 chosen on the other ten every time (of 0.25, 0.5, 1, 2): +4 first, 0 in five. */
+const MANY_AT_ONCE_WEIGHT = 1;
 
 /** Name words of a tool that only reads; a name holding one of these and none of CHANGING_VERBS reads. */
 const READING_VERBS = new Set(['get', 'list', 'read', 'search', 'find', 'show', 'retrieve', 'fetch', 'describe', 'view', 'query', 'lookup'].map(stem));
