@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
+import { everythingStdio } from './support/everything.js';
 import { stdioFixture } from './support/fixtures.js';
 
 /** The demo's notes server (examples/servers/notes-server.mjs), which offers no prompts. */
@@ -50,6 +51,17 @@ describe('prompt', () => {
       error: { message: expect.stringContaining('Unknown prompt: nope'), hint: '"fixture" offers greet; `mcp-statechart prompts fixture` shows their arguments' },
     });
   }, 80_000);
+
+  it('a required argument left out: the server\'s answer, and the command that shows the prompt\'s arguments', async () => {
+    // server-everything's args-prompt requires "city".
+    const home = process.env.HOME!;
+    mkdirSync(join(home, '.ai-zen'), { recursive: true });
+    writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
+    const run = await runCli(['prompt', 'everything', 'args-prompt'], { cwd: home, env: { HOME: home }, timeoutMs: 40_000 });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^Error: .*-32602.*args-prompt/);
+    expect(run.stderr).toMatch(/\nHint: `mcp-statechart prompts everything` shows the arguments of args-prompt; give them as name=value\n$/);
+  }, 50_000);
 
   it('a prompt the server does not offer: besides its answer, the person is told which prompts it has, or that it has none', async () => {
     const cli = fixtureHome();

@@ -58,8 +58,8 @@ export function refusal(discovery: DiscoveryResult, options: GlobalOptions, serv
   return undefined;
 }
 
-/** A tool's answer that its arguments are wrong (JSON-RPC -32602, invalid params), as the SDK's servers give it. */
-const INVALID_PARAMS = /^MCP error -32602\b/;
+/** A server's answer that the arguments are wrong (JSON-RPC -32602, invalid params), as the SDK's servers word it. */
+export const INVALID_PARAMS = /MCP error -32602\b/;
 
 /**
  * A failure told in words only; an unknown tool's advice to the model (read load_mcp's answer)

@@ -9,7 +9,7 @@ import { cliLogger } from '../logger.js';
 import { discoverFor, type GlobalOptions } from '../options.js';
 import { openLoaderSession } from '../session.js';
 import { terminalJson, terminalLine, writeListing } from '../terminal-text.js';
-import { refusal } from './one-shot.js';
+import { INVALID_PARAMS, refusal } from './one-shot.js';
 import { CliError, failureJson } from '../json-codes.js';
 import { listNames } from '../../tools/list-names.js';
 
@@ -95,6 +95,9 @@ export async function runPrompt(global: GlobalOptions, server: string, name: str
     } catch (error) {
       // The server's own words for a name it lacks (often "Method not found") do not say what to do.
       const offered = (manager.getManifest(server)?.prompts ?? []).map((prompt) => prompt.name);
+      if (offered.includes(name) && INVALID_PARAMS.test((error as Error).message)) {
+        return { ok: false, error: { ...explain(error), hint: `\`mcp-statechart prompts ${server}\` shows the arguments of ${name}; give them as name=value` } };
+      }
       if (offered.includes(name)) throw error;
       const hint = offered.length === 0 ? `"${server}" offers no prompts` : `"${server}" offers ${listNames(offered)}; \`mcp-statechart prompts ${server}\` shows their arguments`;
       return { ok: false, error: { ...explain(error), hint } };
