@@ -82,6 +82,9 @@ describe('mcp-statechart login / logout', () => {
     const refused = await runCli(['--config', config, 'load', 'remote'], { cwd: home, env: { HOME: home } });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/mcp-statechart login remote/);
+    // Said once, as the hint: the error's own sentence no longer repeats it.
+    expect(refused.stderr.match(/mcp-statechart login remote/g)).toHaveLength(1);
+    expect(refused.stderr).toMatch(/^Hint: run `mcp-statechart login remote`$/m);
   }, 60_000);
 
   it('refuses an unknown server and a stdio server with a clear message', async () => {

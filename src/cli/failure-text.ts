@@ -122,13 +122,15 @@ export function explainFailure(server: string, error: unknown, entry?: Discovere
   const reason = firstLine(errorMessage(connecting ? cause : error));
   const errno = propertyOf(cause, 'code');
   const code = structured?.code ?? (typeof errno === 'string' || typeof errno === 'number' ? String(errno) : undefined);
+  const hint = hintFor(server, error, cause, entry);
+  // A reason that ends with the hint itself (an OAuth login error: "…; run `mcp-statechart login x`") says it once, as the hint.
+  const said = hint !== undefined && reason.endsWith(`; ${hint}`) ? reason.slice(0, -(hint.length + 2)) : reason;
   const explanation: FailureExplanation = {
-    message: connecting ? `could not connect to "${server}": ${reason}` : reason,
+    message: connecting ? `could not connect to "${server}": ${said}` : said,
   };
   if (code !== undefined) explanation.code = code;
   if (stderrTail) explanation.stderrTail = stderrTail;
   if (isOAuthLoginRequired(error)) explanation.needsLogin = true;
-  const hint = hintFor(server, error, cause, entry);
   // The hint quotes the entry's URL and command, which may carry a token.
   if (hint) explanation.hint = entry ? redact(hint, secretsOf(entry.config)) : hint;
   return explanation;
