@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +51,15 @@ describe('call: where the arguments come from', () => {
     const run = await cli(['call', 'notes', 'search_notes', '-'], '{query: coffee}');
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/The tool arguments on stdin are not valid JSON/);
+  });
+
+  it('refuses an --args-file over 16 MiB in words a person reads, without reading it', async () => {
+    const huge = join(home, 'huge-args.json');
+    writeFileSync(huge, '');
+    truncateSync(huge, 16 * 1024 * 1024 + 1);
+    const run = await cli(['call', 'notes', 'search_notes', '--args-file', huge]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`Error: --args-file ${huge} is 16,777,217 bytes; a tool's arguments may take at most 16 MiB: pass the tool a file's path or URL rather than its content.\n`);
   });
 
   it('says that the --args-file does not exist, not a raw ENOENT', async () => {

@@ -249,7 +249,12 @@ const UNREADABLE: Record<string, string> = {
 async function readArgumentsFile(file: string): Promise<string> {
   try {
     const { size } = await stat(file);
-    if (size > MAX_ARGUMENTS_BYTES) throw new CliError('INVALID_ARGUMENTS', `${file} is over ${MAX_ARGUMENTS_BYTES} bytes.`);
+    if (size > MAX_ARGUMENTS_BYTES) {
+      throw new CliError(
+        'INVALID_ARGUMENTS',
+        `--args-file ${file} is ${size.toLocaleString('en-US')} bytes; a tool's arguments may take at most ${MAX_ARGUMENTS_BYTES / 1024 / 1024} MiB: pass the tool a file's path or URL rather than its content.`,
+      );
+    }
     return await readFile(file, 'utf8');
   } catch (error) {
     const reason = UNREADABLE[String((error as NodeJS.ErrnoException).code)];
