@@ -71,7 +71,7 @@ export const QUERY_SET_HISTORY: Readonly<Record<QuerySet, { tunedOn: boolean; de
   'held-out-8': { tunedOn: true, description: 'eighth held-out queries, written blind (tuned on since the thirteenth round)' },
   'held-out-9': { tunedOn: true, description: 'ninth held-out queries, written blind (tuned on since the fifteenth round)' },
   'held-out-10': { tunedOn: true, description: 'tenth held-out queries, written blind (tuned on since the eighteenth round)' },
-  'held-out-11': { tunedOn: false, description: 'eleventh held-out queries, written blind, never tuned on' },
+  'held-out-11': { tunedOn: true, description: 'eleventh held-out queries, written blind (tuned on since the nineteenth round)' },
 };
 
 export function isQuerySet(name: string | undefined): name is QuerySet {
