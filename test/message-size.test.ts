@@ -89,7 +89,7 @@ describe('over HTTP', () => {
     });
     const error = await rejectionOf(manager().connect('loud', { url }, { autoReconnect: false }));
     // The first POST of a connect is the era probe (server/discover), so its failure is the one told.
-    expect(error.message).toMatch(/"loud": .*HTTP 500: e+… \[\d+ more characters not shown\]/);
+    expect(error.message).toMatch(/"loud": .*\(HTTP 500 Internal Server Error\): e+… \[\d+ more characters not shown\]/);
     expect(error.message.length).toBeLessThan(MAX_ERROR_TEXT + 500);
   });
 

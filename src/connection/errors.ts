@@ -101,13 +101,30 @@ export function withErrorCode(error: unknown, message: string): string {
 }
 
 /**
- * The era probe's HTTP failure keeps the server's error body aside (`data.text`), where nothing
- * shows or redacts it: this copy says it in its message, keeping the name, code and status.
+ * The era probe is the first request, so a server that refuses or breaks fails it, and the SDK
+ * says "Version negotiation failed: the server denied access (HTTP 403)" or "…answered the probe
+ * with HTTP 500": no version was in question. What the status means, with its number and text.
  */
-function withHttpBody(error: unknown): unknown {
-  const body = error instanceof SdkHttpError ? error.data.text : undefined;
-  if (!(error instanceof SdkHttpError) || typeof body !== 'string' || body === '' || error.message.includes(body.slice(0, 64))) return error;
-  const copy = new Error(`${error.message}: ${body}`);
+function probeStatusInOurWords(error: SdkHttpError): string | undefined {
+  if (!error.message.startsWith('Version negotiation failed: ')) return undefined;
+  const status = `HTTP ${error.status}${error.statusText ? ` ${error.statusText}` : ''}`;
+  if (error.status === 401) return `the server asks for authorization (${status})`;
+  if (error.status === 403) return `the server refused access (${status})`;
+  if (error.status >= 500) return `the server failed while answering (${status})`;
+  return undefined;
+}
+
+/**
+ * An HTTP failure in our words, with the server's error body, which the SDK keeps aside
+ * (`data.text`) where nothing shows or redacts it: a copy that keeps the name, code and status.
+ */
+function httpFailureInOurWords(error: unknown): unknown {
+  if (!(error instanceof SdkHttpError)) return error;
+  const said = probeStatusInOurWords(error) ?? error.message;
+  const body = error.data.text;
+  const told = typeof body === 'string' && body !== '' && !said.includes(body.slice(0, 64)) ? `${said}: ${body}` : said;
+  if (told === error.message) return error;
+  const copy = new Error(told);
   copy.name = error.name;
   return Object.assign(copy, { code: error.code, status: error.status });
 }
@@ -156,7 +173,7 @@ export function connectFailure(
 ): McpServerError {
   const configError = classify(error);
   const status = httpStatusOf(error);
-  const told = withHttpBody(error);
+  const told = httpFailureInOurWords(error);
   // A server may echo a header or its environment back in an error: those never go further.
   const network = withFetchFailureCause(errorMessage(told), error);
   const reason = capErrorText(redact(withErrorCode(told, network.reason), secrets));

@@ -1,0 +1,70 @@
+/**
+ * An HTTP server that answers the first request (the era probe) with 403 or 500: the CLI says
+ * what happened and the status in its own words, not the SDK's "Version negotiation failed…"
+ * (no version was in question), and keeps the hint that says what to do. Real HTTP on 127.0.0.1.
+ */
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+
+let home: string;
+let config: string;
+const servers: Server[] = [];
+
+/** A server that answers every request with `status` and `body`; its URL. */
+async function answering(status: number, body: string): Promise<string> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(status, { 'content-type': 'text/plain' }).end(body));
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return `http://127.0.0.1:${address.port}/mcp`;
+}
+
+beforeAll(async () => {
+  home = mkdtempSync(join(tmpdir(), 'mcp-http-status-'));
+  config = join(home, 'mcp.json');
+  const mcpServers = {
+    denied: { type: 'http', url: await answering(403, 'token has no access to this workspace') },
+    broken: { type: 'http', url: await answering(500, 'database is down') },
+  };
+  writeFileSync(config, JSON.stringify({ mcpServers }));
+});
+afterAll(async () => {
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  rmSync(home, { recursive: true, force: true });
+});
+
+const cli = (...args: string[]) => runCli(['--config', config, ...args], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+
+describe('an HTTP server that refuses or fails the first request', () => {
+  it('403: says the server refused access, with the status and its body, and what to do', async () => {
+    const run = await cli('load', 'denied');
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toMatch(/negotiation|probe/i);
+    expect(run.stderr).toContain('Error: could not connect to "denied": the server refused access (HTTP 403 Forbidden): token has no access to this workspace\n');
+    expect(run.stderr).toContain(`Hint: the server refused the credentials: check the "headers" in ${config}, or run \`mcp-statechart login denied\``);
+  }, 40_000);
+
+  it('500: says the server failed while answering, with the status and its body, and what to do', async () => {
+    const run = await cli('load', 'broken');
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toMatch(/negotiation|probe/i);
+    expect(run.stderr).toContain('Error: could not connect to "broken": the server failed while answering (HTTP 500 Internal Server Error): database is down\n');
+    expect(run.stderr).toContain('Hint: the server is up but failing (HTTP 500): check its logs, or try again later');
+  }, 40_000);
+
+  it('doctor words both the same way', async () => {
+    const run = await cli('doctor');
+    expect(run.code).toBe(1);
+    expect(run.stdout).not.toMatch(/negotiation|probe/i);
+    expect(run.stdout).toContain('denied: could not connect to "denied": the server refused access (HTTP 403 Forbidden)');
+    expect(run.stdout).toContain('broken: could not connect to "broken": the server failed while answering (HTTP 500 Internal Server Error)');
+  }, 40_000);
+});
