@@ -128,6 +128,19 @@ describe('errors worded for a person', () => {
     );
   });
 
+  it('a "cwd" that does not exist: names the folder and the field, not the command, which is installed', async () => {
+    const missingFolder = join(home, 'no-such-folder');
+    const own = join(home, 'nofolder.json');
+    writeFileSync(own, JSON.stringify({ mcpServers: { nofolder: { command: process.execPath, args: [NOTES_SERVER], cwd: missingFolder } } }));
+    const run = await runCli(['--config', own, 'call', 'nofolder', 'anything', '--json'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    expect(run.code).toBe(1);
+    const answer = JSON.parse(run.stdout);
+    expect(answer.code).toBe('CONFIG_ERROR');
+    expect(answer.error.message).toContain(`the working folder "${missingFolder}" does not exist or is not a folder (field "cwd")`);
+    expect(answer.error.hint).toMatch(/^fix the entry "nofolder" in .*nofolder\.json$/);
+    expect(run.stdout).not.toMatch(/ENOENT|is installed/);
+  });
+
   it('an unknown tool: the server\'s tools, and the command that shows their arguments, not the loader tools that would', async () => {
     const run = await cli(['call', 'notes', 'reindex']);
     expect(run.code).toBe(1);

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import spawn from 'cross-spawn';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
@@ -301,6 +302,10 @@ export function createStdioTransport(server: string, config: McpServerConfig): P
   if (typeof config.command !== 'string' || config.command.trim() === '') {
     throw new ConfigInvalidError(server, 'command', 'a stdio server needs a "command"');
   }
+  // spawn reports a missing working folder as ENOENT of the command, which sends people looking for a program that is installed.
+  if (config.cwd !== undefined && !isFolder(config.cwd)) {
+    throw new ConfigInvalidError(server, 'cwd', `the working folder "${config.cwd}" does not exist or is not a folder`);
+  }
   const env: Record<string, string> = { ...getDefaultEnvironment(), ...config.env };
   const resolved = resolveCommand(config.command, env.PATH ?? env.Path, config.cwd, env.PATHEXT);
   if (!resolved) {
@@ -310,6 +315,10 @@ export function createStdioTransport(server: string, config: McpServerConfig): P
     );
   }
   return new ProcessGroupStdioTransport(resolved, config.args ?? [], env, config.cwd);
+}
+
+function isFolder(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
 function notAMessage(line: string, error: unknown): Error {
