@@ -182,6 +182,16 @@ describe.each(ROUTES)('%s route', (route) => {
       expect(error.cause).toMatchObject({ name: 'ExitedAtStartError', exitCode: 3, signal: null });
     });
 
+    it('fails at once, with its exit code, when a process it started still holds its pipes (not after the era probe times out)', { timeout: 5_000 }, async () => {
+      const { manager } = managerWith();
+      // The child inherits stdin, stdout and stderr and outlives the server by a minute.
+      const script = "require('child_process').spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'inherit' }); process.stderr.write('bad flag\\n'); process.exit(3)";
+      const error = await rejectionOf(manager.connect('leaver', { command: process.execPath, args: ['-e', script] }, { maxRetries: 0 }));
+      expect(error.message).toBe('Could not connect to MCP server "leaver": its process exited at start with code 3.\nLast stderr lines:\nbad flag');
+      expect(error.cause).toMatchObject({ name: 'ExitedAtStartError', exitCode: 3 });
+      expect(descendantsOfThisProcess()).toEqual([]);
+    });
+
     it('names the signal that ended it', async () => {
       const { manager } = managerWith();
       const config = { command: process.execPath, args: ['-e', "process.kill(process.pid, 'SIGKILL')"] };

@@ -7,7 +7,7 @@ import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE, ty
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { HeldStderr } from './held-stderr.js';
-import { GROUPS_SUPPORTED, killTree, resolveCommand, trackGroup } from './process-group.js';
+import { GROUPS_SUPPORTED, killTree, resolveCommand, terminateGroup, trackGroup } from './process-group.js';
 
 /** How long a server gets to exit by itself once its stdin is closed, and again after SIGTERM (as the SDK waits). */
 const EXIT_GRACE_MS = 2_000;
@@ -139,6 +139,13 @@ export class ProcessGroupStdioTransport implements Transport {
         this.startedPid = child.pid;
         if (GROUPS_SUPPORTED && child.pid !== undefined) trackGroup(child.pid);
         resolve();
+      });
+      child.on('exit', () => {
+        // 'close' waits for every holder of the pipes: a process the server started and left
+        // behind would hold a connect (the era probe, initialize) until its timeout, after the
+        // server itself is gone. The rest of its group is ended now, so 'close' follows at once,
+        // after stdout has been read to its end. (Not on Windows: a tree without its root cannot be found.)
+        if (this.child === child && GROUPS_SUPPORTED && child.pid !== undefined) void terminateGroup(child.pid);
       });
       child.on('close', (code, signal) => {
         // `endChild` lets go of the child before it ends it: still held, it ended by itself.
