@@ -4,8 +4,8 @@
  * session. A call that is not approved comes back to the model as a refusal it can explain.
  */
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/client';
-import { errorMessage } from '../../machines/to-error.js';
 import { argumentsForApproval } from './approval-form.js';
+import { errorText, quoted } from './model-text.js';
 
 /**
  * `never`: no call is asked about. `destructive`: calls of tools not marked `readOnlyHint: true`
@@ -65,7 +65,7 @@ export function needsApproval(policy: ApprovalPolicy, annotations: ToolAnnotatio
 
 function refusalText(server: string, tool: string, why: string): string {
   return (
-    `The call of tool "${tool}" on MCP server "${server}" did not run: ${why}. Do not call it again on your own; ` +
+    `The call of tool ${quoted(tool)} on MCP server ${quoted(server)} did not run: ${why}. Do not call it again on your own; ` +
     `tell the user what you wanted it to do, and go on without it unless they approve.`
   );
 }
@@ -99,7 +99,7 @@ export class ToolCallApprover {
       decision = await ask(request, { signal });
     } catch (error) {
       signal?.throwIfAborted();
-      return refusalText(request.server, request.tool, `asking for approval failed (${errorMessage(error)})`);
+      return refusalText(request.server, request.tool, `asking for approval failed (${errorText(error, request.server)})`);
     }
     if (decision === 'unasked') return this.unasked(request);
     if (decision === 'allow-always') this.allowAlways(request.server, request.tool);

@@ -1,6 +1,7 @@
 /** call_mcp_tool: run one tool of a loaded server and give the model its result as text. */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { defineLoaderTool } from './define-tool.js';
+import { quoted } from './model-text.js';
 import { toolResultParts } from './describe-content.js';
 import { errorResult, okResult, partsResult } from './results.js';
 import { callMcpToolSchema, usualCallMcpToolInput, type CallMcpToolInput } from './schemas.js';
@@ -16,7 +17,7 @@ function describeCallMcpTool(searchOffered: boolean): string {
 
 /** Whether or not the server has such a tool: a denied name gets the same answer either way. */
 function deniedToolText(server: string, tool: string): string {
-  return `Tool "${tool}" of MCP server "${server}" is not allowed for this agent; do not try it again. Tell the user if the task needs it.`;
+  return `Tool ${quoted(tool)} of MCP server ${quoted(server)} is not allowed for this agent; do not try it again. Tell the user if the task needs it.`;
 }
 
 /**

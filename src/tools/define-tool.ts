@@ -4,7 +4,7 @@
  * aborted it, and keep every answer within the one result budget.
  */
 import type { z } from 'zod';
-import { errorMessage } from '../../machines/to-error.js';
+import { errorText } from './model-text.js';
 import { errorResult, fitResultToBudget } from './results.js';
 import { toParameters } from './schemas.js';
 import type { LoaderToolContext } from './tool-context.js';
@@ -68,9 +68,9 @@ export function defineLoaderTool<Schema extends z.ZodType>(
 ): LoaderTool {
   const fitToBudget = (result: LoaderToolResult): LoaderToolResult => fitResultToBudget(result, resultBudget);
   /** What went wrong, as text for the model; an abort stays an abort (nobody is waiting for text, and an agent loop must stop now). */
-  const failure = (error: unknown, options: LoaderToolCallOptions): LoaderToolResult => {
+  const failure = (error: unknown, args: unknown, options: LoaderToolCallOptions): LoaderToolResult => {
     if (options.signal?.aborted) throw error;
-    return fitToBudget(errorResult(`${spec.name} failed: ${errorMessage(error)}`));
+    return fitToBudget(errorResult(`${spec.name} failed: ${errorText(error, serverNamed(args))}`));
   };
   /** The checks before the tool runs: a result when they refuse the call, else undefined. */
   const refusalBeforeParsing = (args: unknown): LoaderToolResult | undefined => {
@@ -103,7 +103,7 @@ export function defineLoaderTool<Schema extends z.ZodType>(
     parameters: toParameters(spec.inputSchema),
     execute(args, options = NO_OPTIONS) {
       // One `then` for both outcomes: a failure's text is fitted to the budget as well (an error message may be long).
-      return run(args, options).then(fitToBudget, (error: unknown) => failure(error, options));
+      return run(args, options).then(fitToBudget, (error: unknown) => failure(error, args, options));
     },
   };
 }

@@ -1,18 +1,20 @@
 /** Errors from the manager, turned into text that tells the model what happened and what it can do. */
 import { McpServerError } from '../../machines/errors.js';
 import type { PublicServerState } from '../../machines/types.js';
-import { errorMessage } from '../../machines/to-error.js';
+import { terminalText } from '../control-characters.js';
 import { isExitedAtStart } from '../errors/exited-at-start.js';
+import { errorText, quoted } from './model-text.js';
 
 export function loadFirstText(server: string, state: PublicServerState): string {
-  return `MCP server "${server}" is not connected (state: ${state}). Call load_mcp with server "${server}" first, then try again.`;
+  return `MCP server ${quoted(server)} is not connected (state: ${state}). Call load_mcp with server ${quoted(server)} first, then try again.`;
 }
 
 /** The stderr tail unless the message already carries it (connect failures do). */
 function stderrSection(error: unknown): string {
-  const tail = error instanceof McpServerError ? error.stderrTail?.trim() : undefined;
-  if (!tail || errorMessage(error).includes(tail)) return '';
-  return `\nLast stderr lines of the server:\n${tail}`;
+  if (!(error instanceof McpServerError)) return '';
+  const tail = error.stderrTail?.trim();
+  if (!tail || error.message.includes(tail)) return '';
+  return `\nLast stderr lines of the server:\n${terminalText(tail)}`;
 }
 
 function nextStepAfterLoadFailure(error: unknown): string {
@@ -28,24 +30,24 @@ function nextStepAfterLoadFailure(error: unknown): string {
 
 export function loadFailureText(server: string, state: PublicServerState, error: unknown): string {
   return (
-    `Could not load MCP server "${server}" (state: ${state}).\nError: ${errorMessage(error)}${stderrSection(error)}\n` +
+    `Could not load MCP server ${quoted(server)} (state: ${state}).\nError: ${errorText(error, server)}${stderrSection(error)}\n` +
     `What you can do: ${nextStepAfterLoadFailure(error)}`
   );
 }
 
 /** For a tool call or a resource read that the manager rejected. */
 export function requestFailureText(server: string, state: PublicServerState, error: unknown): string {
-  if (!(error instanceof McpServerError)) return errorMessage(error);
+  if (!(error instanceof McpServerError)) return errorText(error, server);
   switch (error.code) {
     case 'NOT_CONNECTED':
       return loadFirstText(server, state);
     case 'CONNECTION_LOST':
     case 'DISCONNECTED':
       return (
-        `${error.message}${stderrSection(error)}\nThe request may or may not have taken effect. Call load_mcp with server ` +
-        `"${server}" to reconnect before trying again.`
+        `${errorText(error, server)}${stderrSection(error)}\nThe request may or may not have taken effect. Call load_mcp with server ` +
+        `${quoted(server)} to reconnect before trying again.`
       );
     default:
-      return error.message;
+      return errorText(error, server);
   }
 }

@@ -3,6 +3,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerManifest } from '../../machines/types.js';
 import { abortError } from '../../machines/errors.js';
 import { terminalLine } from '../control-characters.js';
+import { quoted } from './model-text.js';
 import { defineLoaderTool } from './define-tool.js';
 import { loadFailureText } from './failure-text.js';
 import { manifestJson, summarizeManifest, toolSummary } from './manifest-summary.js';
@@ -77,11 +78,11 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, serv
 async function switchOff({ manager, catalog, sharedByCallers }: LoaderToolContext, server: string): Promise<LoaderToolResult> {
   // One caller's switch would disconnect calls in flight of every other caller and hide the server from them.
   if (sharedByCallers) {
-    return errorResult(`MCP server "${server}" stays on: this gateway's servers are shared by every caller, so load_mcp cannot turn one off for all of them. Leave it unused, or ask the gateway's operator to deny it in the gateway file.`);
+    return errorResult(`MCP server ${quoted(server)} stays on: this gateway's servers are shared by every caller, so load_mcp cannot turn one off for all of them. Leave it unused, or ask the gateway's operator to deny it in the gateway file.`);
   }
   catalog.switchOff(server, true);
   if (manager.getState(server) !== 'disconnected') await manager.disconnect(server);
-  return okResult(`MCP server "${server}" is off for this session: disconnected, left out of search and refused by call_mcp_tool. load_mcp { server: "${server}" } turns it back on.`);
+  return okResult(`MCP server ${quoted(server)} is off for this session: disconnected, left out of search and refused by call_mcp_tool. load_mcp { server: ${quoted(server)} } turns it back on.`);
 }
 
 export function loadMcpTool(context: LoaderToolContext): LoaderTool {

@@ -4,9 +4,11 @@
  */
 import type { McpServerConfig } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
+import { terminalText } from '../control-characters.js';
 import { projectFileOf } from '../manifest-index/index.js';
 import { closestNames } from '../search/index.js';
 import { listNames } from './list-names.js';
+import { quoted } from './model-text.js';
 import { compilePermissions } from './permissions.js';
 import type { DescribedServerEntry, LoaderPermissions, LoaderServers } from './types.js';
 
@@ -94,7 +96,7 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
     if (listed) return choices;
     const closest = closestNames(server, names);
     const searchHint = 'search_mcp_tools finds servers by what they do.';
-    return closest.length > 0 ? `Closest names: ${closest.join(', ')}. ${searchHint}` : searchHint;
+    return closest.length > 0 ? `Closest names: ${listNames(closest)}. ${searchHint}` : searchHint;
   };
 
   const switchedOff = new Set<string>();
@@ -108,15 +110,15 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
     refusal(server) {
       // Permissions first: a denied name gets the same answer whether or not it exists.
       if (!allowsServer(server)) {
-        return `MCP server "${server}" is not allowed for this agent; do not try it again. ${suggestions(server)}`;
+        return `MCP server ${quoted(server)} is not allowed for this agent; do not try it again. ${suggestions(server)}`;
       }
       const entry = known.get(server);
-      if (!entry) return `Unknown MCP server "${server}". ${suggestions(server)}`;
+      if (!entry) return `Unknown MCP server ${quoted(server)}. ${suggestions(server)}`;
       if (entry.disabled && entry.disabledBecause !== undefined) {
-        return `MCP server "${server}" is off: ${entry.disabledBecause} Do not try it again now; tell the user. ${suggestions(server)}`;
+        return `MCP server ${quoted(server)} is off: ${terminalText(entry.disabledBecause)} Do not try it again now; tell the user. ${suggestions(server)}`;
       }
       if (entry.disabled) {
-        return `MCP server "${server}" is disabled in its config. Tell the user if you need it: they can enable it. ${suggestions(server)}`;
+        return `MCP server ${quoted(server)} is disabled in its config. Tell the user if you need it: they can enable it. ${suggestions(server)}`;
       }
       return undefined;
     },
@@ -134,7 +136,7 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
     },
     offRefusal(server) {
       if (!switchedOff.has(server)) return undefined;
-      return `MCP server "${server}" is turned off for this session (load_mcp with enabled: false). load_mcp { server: "${server}", enabled: true } turns it back on.`;
+      return `MCP server ${quoted(server)} is turned off for this session (load_mcp with enabled: false). load_mcp { server: ${quoted(server)}, enabled: true } turns it back on.`;
     },
   };
 }

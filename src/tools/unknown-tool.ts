@@ -1,10 +1,11 @@
 /** The answer to a tool name a server does not have: its real tool names, so the model can correct itself. */
 import type { Tool } from '@modelcontextprotocol/client';
 import { listNames } from './list-names.js';
+import { quoted } from './model-text.js';
 
 /** Where the model finds the tools' input schemas; the CLI points a person to `load` in its place. */
 export const SCHEMAS_ADVICE = "See load_mcp's or search_mcp_tools' answer for their input schemas.";
 
 export function unknownToolText(server: string, tool: string, tools: readonly Tool[]): string {
-  return `MCP server "${server}" has no tool "${tool}". Its tools: ${listNames(tools.map((known) => known.name), 100)}. ${SCHEMAS_ADVICE}`;
+  return `MCP server ${quoted(server)} has no tool ${quoted(tool)}. Its tools: ${listNames(tools.map((known) => known.name), 100)}. ${SCHEMAS_ADVICE}`;
 }
