@@ -464,6 +464,19 @@ describe('how words are read', () => {
     ]);
     expect(top(clipboard, 'what I copied')[0]).toBe('clip/copy_text');
   });
+
+  it('reads a word no tool holds as the two words tools write apart: "sitemap" is "site map", "richmenu" is "rich menu"', () => {
+    const web = new ToolSearch([MISC, { name: 'web', description: 'Web pages' }, { name: 'chat', description: 'Chat channel' }], [
+      ...BACKGROUND,
+      { server: 'web', tool: tool('map_site', 'List the addresses of a site as a map of its links', ['url']) },
+      { server: 'web', tool: tool('crawl_site', 'Crawl a site and return the text of every page', ['url']) },
+      { server: 'chat', tool: tool('set_default_rich_menu', 'Set the rich menu every follower sees') },
+      { server: 'chat', tool: tool('set_default_greeting', 'Set the greeting every new follower sees by default') },
+    ]);
+    expect(top(web, 'I want a sitemap of docs.example.dev')[0]).toBe('web/map_site');
+    expect(top(web, 'make richmenu-5521 the default one')[0]).toBe('chat/set_default_rich_menu');
+    expect(top(web, 'I want a site map of docs.example.dev')[0]).toBe('web/map_site');
+  });
 });
 
 describe('derived nouns', () => {

@@ -14,7 +14,7 @@ import { FieldIndex, ScoreSheet, type QueryGroup } from './field-index.js';
 import { synonymsOf } from './synonyms.js';
 import { shippedThesaurus, THESAURUS_RELATIONS, type ThesaurusRelation } from './thesaurus.js';
 import { cosine } from './vector-store.js';
-import { identifierTokens, stem, textTokens } from './tokenize.js';
+import { identifierTokens, splitWords, stem, textTokens } from './tokenize.js';
 import { queryValues, requiredKinds, suppliedShare, withUrlsAsHosts, type ValueKind } from './values.js';
 
 export type { SearchableServer } from './documents.js';
@@ -182,14 +182,51 @@ export function parseQuery(query: string, known: (term: string) => boolean = () 
     }
     return group;
   });
+  const pairsSaid = new Set(wordPairs(words));
+  for (const parts of compounds(query, known)) {
+    for (const part of parts) if (!said.has(part)) groups.push(new Map([[part, 1]]));
+    parts.forEach((part) => said.add(part));
+    pairsSaid.add(`${parts[0]} ${parts[1]}`);
+  }
   // "package.json" or "report.pdf" is a file, though the query may not say the word.
   if (FILE_NAME_WITH_EXTENSION.test(query) && !words.includes(FILE_WORD)) groups.push(new Map([[FILE_WORD, FILE_NAME_WEIGHT]]));
   if (MANY_THINGS.test(query)) groups.push(new Map(MANY_AT_ONCE_WORDS.map((word) => [word, MANY_AT_ONCE_WEIGHT])));
-  const pairs: QueryGroup[] = [...new Set(wordPairs(words))].map((pair) => new Map([[pair, PAIR_WEIGHT]]));
+  const pairs: QueryGroup[] = [...pairsSaid].map((pair) => new Map([[pair, PAIR_WEIGHT]]));
   // A question asks to read: "what tables are in this base" wants list_tables, not create_table.
   if (QUESTION.test(query)) pairs.push(READING);
   return { groups, pairs };
 }
+
+/**
+ * The words a query runs together that the tools write apart: a word no tool holds, of six letters
+ * or more and no digit, that is two words tools hold ("sitemap": tavily_map's "site map", "richmenu":
+ * create_rich_menu), read as those two words and their pair. Of the ways to cut it (each part of
+ * three letters or more), the one whose shorter part is longest. Nineteenth round, twelve query sets
+ * tuned on, BENCHMARKS.md §7: each set left out, +1 first, +1 in five; requiring the pair itself in a
+ * tool's text (not only its two words) moved one query within the five.
+ */
+function compounds(query: string, known: (term: string) => boolean): Array<[string, string]> {
+  const found: Array<[string, string]> = [];
+  for (const word of new Set(splitWords(withUrlsAsHosts(query)))) {
+    if (word.length < 2 * COMPOUND_PART_LENGTH || /\d/.test(word)) continue;
+    const [whole] = textTokens(word);
+    if (whole === undefined || known(whole)) continue;
+    let best: [string, string] | undefined;
+    let bestShorter = 0;
+    for (let at = COMPOUND_PART_LENGTH; at <= word.length - COMPOUND_PART_LENGTH; at++) {
+      const shorter = Math.min(at, word.length - at);
+      if (shorter <= bestShorter) continue;
+      const [left] = textTokens(word.slice(0, at));
+      const [right] = textTokens(word.slice(at));
+      if (left !== undefined && right !== undefined && known(left) && known(right)) [best, bestShorter] = [[left, right], shorter];
+    }
+    if (best) found.push(best);
+  }
+  return found;
+}
+
+/** Parts shorter than this are too often a prefix or an ending, not a word ("re" + "store", "list" + "ed"). */
+const COMPOUND_PART_LENGTH = 3;
 
 /**
  * The share of a tool name's words the query says: all of `directory_tree` for "directory tree",
