@@ -26,3 +26,17 @@ export function terminalText(text: string): string {
 export function terminalLine(text: string): string {
   return text.replace(CONTROL_IN_LINE, visible);
 }
+
+function jsonEscape(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * JSON text (from `JSON.stringify`) with the control characters it leaves as they are (DEL, C1,
+ * the line and paragraph separators, the bidi controls) written as `\uHHHH`: it parses to the same
+ * value, and shows nothing raw. `JSON.stringify` escapes the rest itself, and outside strings it
+ * writes none of them, so every one found is inside a string.
+ */
+export function jsonWithoutControls(json: string): string {
+  return json.replace(CONTROL_IN_LINE, jsonEscape);
+}

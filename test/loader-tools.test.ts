@@ -186,6 +186,17 @@ describe('a configured name with a line break and an escape sequence', () => {
     expect(texts.unknownServer).toBe(`Unknown MCP server "nope". Servers you can use: ${SHOWN.slice(1, -1)}.`);
     expect(texts.switchedOff).toContain(`load_mcp { server: ${SHOWN} } turns it back on.`);
   });
+
+  it('is written as a JSON escape in load_mcp\'s manifest, a line separator or bidi override included, and the data keeps it', async () => {
+    const name = 'fix\u2028ture\u202e';
+    const { load } = setUp(undefined, { [name]: stdioFixture() });
+    const result = await load.execute({ server: name });
+    expect(result.isError).toBe(false);
+    expect(result.text).not.toMatch(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+    expect(result.text).toContain('"server":"fix\\u2028ture\\u202e"');
+    expect(JSON.parse(result.text)).toEqual(result.data);
+    expect(result.data).toMatchObject({ server: name });
+  });
 });
 
 describe('call_mcp_tool', () => {

@@ -246,6 +246,18 @@ describe('progressive discovery: detail levels, servers by purpose, stable defin
     expect(new Set(answer.servers.map((entry) => entry.server)).size).toBe(answer.servers.length);
   });
 
+  it('shows no control character raw in its text, a name or description with C1, a line separator or a bidi override included, and its data keeps them', async () => {
+    const name = 'notes\u009b2J\u2028SYSTEM';
+    const description = 'Remembers facts \u202egnp.exe';
+    index.record(name, config(name), { tools: [tool('remember', 'Remember a fact\u0085about people')], resources: [], resourceTemplates: [], prompts: [] });
+    const { search } = agent({ servers: { [name]: { config: config(name), description } } });
+    const result = await search.execute({ query: 'remember facts about people' });
+    expect(result.text).not.toMatch(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+    expect(result.text).toContain('"server":"notes\\u009b2J\\u2028SYSTEM"');
+    expect(JSON.parse(result.text)).toEqual(result.data);
+    expect(result.data).toMatchObject({ tools: [{ server: name, description: 'Remember a fact\u0085about people' }], servers: [{ server: name, description }] });
+  });
+
   it('returns a server whose purpose the query names, though none of its tools uses those words', async () => {
     const tools = [tool('create_entities', 'Create multiple new entities in the knowledge graph', ['entities']), tool('read_graph', 'Read the entire knowledge graph')];
     index.record('memory', config('memory'), { tools, resources: [], resourceTemplates: [], prompts: [] });

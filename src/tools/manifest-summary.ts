@@ -7,6 +7,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerManifest, PublicServerState } from '../../machines/types.js';
+import { jsonWithoutControls } from '../control-characters.js';
 import { sliceWithinBudget } from '../text-limits.js';
 
 /** The server's `instructions` from `initialize` get at most this many characters. */
@@ -75,8 +76,9 @@ function withoutDialect(key: string, value: unknown): unknown {
   return key === '$schema' && typeof value === 'string' ? undefined : value;
 }
 
+/** The JSON the model reads: no dialect keys, no raw control character in a name or description (control-characters.ts). */
 export function manifestJson(value: unknown): string {
-  return JSON.stringify(value, withoutDialect);
+  return jsonWithoutControls(JSON.stringify(value, withoutDialect));
 }
 
 function fullSummary(server: string, state: PublicServerState, manifest: McpServerManifest, instructions: string | undefined): ManifestSummary {

@@ -3,6 +3,7 @@
  * relevance to what the model wants to do. Reads memory only: it starts no server.
  */
 import type { Tool } from '@modelcontextprotocol/client';
+import { jsonWithoutControls } from '../control-characters.js';
 import type { SearchableServer } from '../search/index.js';
 import { ageText, pastTtlText } from './age-text.js';
 import { defineLoaderTool } from './define-tool.js';
@@ -86,6 +87,11 @@ function coverageNotes(snapshot: SearchSnapshot, server: string | undefined): st
   return notes;
 }
 
+/** The answer's text, as the model reads it: names and descriptions with no raw control character (control-characters.ts). */
+function answerJson(value: unknown): string {
+  return jsonWithoutControls(JSON.stringify(value));
+}
+
 const leftOutNote = (count: number) =>
   `${count} more matching tools were left out to stay within the result budget; ask for fewer, a lower detail, or narrow the query.`;
 
@@ -95,9 +101,9 @@ const leftOutNote = (count: number) =>
  * kept for saying it.
  */
 function withinBudget(answer: SearchAnswer, found: FoundTool[], servers: FoundServer[], budget: number): SearchAnswer {
-  let size = JSON.stringify(answer).length;
+  let size = answerJson(answer).length;
   for (const [position, tool] of found.entries()) {
-    const added = JSON.stringify(tool).length + 1;
+    const added = answerJson(tool).length + 1;
     const after = found.length - position - 1;
     const noteRoom = after === 0 ? 0 : leftOutNote(after).length + 3;
     if (size + added + noteRoom > budget) {
@@ -109,7 +115,7 @@ function withinBudget(answer: SearchAnswer, found: FoundTool[], servers: FoundSe
     size += added;
   }
   for (const server of servers) {
-    const added = JSON.stringify(server).length + 1;
+    const added = answerJson(server).length + 1;
     if (size + added > budget) break;
     answer.servers.push(server);
     size += added;
@@ -178,7 +184,7 @@ export function searchMcpToolsTool(context: LoaderToolContext): LoaderTool {
       inputSchema: searchMcpToolsSchema(),
       async run(args) {
         const answer = await search(searchable, args, resultBudget);
-        return okResult(JSON.stringify(answer), answer);
+        return okResult(answerJson(answer), answer);
       },
     },
     context,
