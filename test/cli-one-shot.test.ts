@@ -209,4 +209,16 @@ describe('load --timeout', () => {
       error: { code: 'TIMEOUT', message: '"silent" did not load within 1500 ms', hint: expect.stringContaining('--timeout') },
     });
   }, 40_000);
+
+  it('a --timeout over the 30 s connect default is the time the server gets to start, as the connect-timeout hint promises', async () => {
+    // An entry "timeoutMs" bounds requests, not the start: the hint must not send people there.
+    const silentConfig = join(home, 'silent-long.json');
+    writeFileSync(silentConfig, JSON.stringify({ mcpServers: { silent: { ...stdioFixture('--mode', 'never-initialize'), timeoutMs: 600_000 } } }));
+    const run = (args: string[]) => runCli(['--config', silentConfig, ...args, '--timeout', '31000', '--json'], { cwd: home, env: { HOME: home }, timeoutMs: 60_000 });
+    const [load, call] = await Promise.all([run(['load', 'silent']), run(['call', 'silent', 'anything'])]);
+    expect(JSON.parse(load.stdout)).toMatchObject({ ok: false, error: { code: 'TIMEOUT', message: '"silent" did not load within 31000 ms' } });
+    const callFailure = JSON.parse(call.stdout);
+    expect(callFailure.error.message).toContain('did not finish within 31000 ms (connectTimeoutMs)');
+    expect(callFailure.error.hint).toBe('it did not finish starting in time: give it longer with --timeout <ms>');
+  }, 70_000);
 });

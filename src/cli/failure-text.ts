@@ -63,12 +63,14 @@ const DOWNLOADING_LAUNCHER = /(^|[/\\])(npx|uvx|bunx|pnpx|pipx)(\.cmd|\.exe)?$/;
  * slow at the request, and the limit is what the person can change.
  */
 function timeoutHint(code: string | undefined, command: string | undefined, entry: DiscoveredServer | undefined): string {
-  const longer = `give it longer with --timeout <ms>, or set "timeoutMs"${where(entry)}`;
-  if (code !== 'CONNECT_FAILED' && code !== 'CONFIG_ERROR') return `the server did not answer within the time limit: ${longer}`;
+  if (code !== 'CONNECT_FAILED' && code !== 'CONFIG_ERROR') {
+    return `the server did not answer within the time limit: give it longer with --timeout <ms>, or set "timeoutMs"${where(entry)}`;
+  }
   if (command !== undefined && DOWNLOADING_LAUNCHER.test(command)) {
     return `it did not finish starting in time; a first \`${command}\` run may still be downloading: try again`;
   }
-  return `it did not finish starting in time: ${longer}`;
+  // An entry's "timeoutMs" bounds its requests, not its start.
+  return 'it did not finish starting in time: give it longer with --timeout <ms>';
 }
 
 function hintFor(server: string, error: unknown, cause: unknown, entry: DiscoveredServer | undefined): string | undefined {

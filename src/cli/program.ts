@@ -2,7 +2,7 @@
 import { Command, Help, InvalidArgumentError, Option } from 'commander';
 import type { GlobalOptions } from './options.js';
 import type { ExposureOption } from '../tools/types.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { packageVersion } from './package-root.js';
 
 // Each command loads its own modules when it runs, so `--help` stays fast.
@@ -230,7 +230,7 @@ export function buildProgram(): Command {
     .addOption(maxBytesOption())
     .option('-o, --output <file|folder>', 'save images, audio and binary resources there (a folder: one file each, named from the content)')
     .option('--force', 'with --output: replace files that are already there', false)
-    .addOption(timeoutOption(`give the tool call this long to answer, in milliseconds; connecting is not counted ${REQUEST_TIMEOUT_DEFAULT}`))
+    .addOption(timeoutOption(`give the tool call this long to answer, in milliseconds ${REQUEST_TIMEOUT_DEFAULT}; connecting is counted apart and gets as long, at least ${DEFAULT_CONNECT_TIMEOUT_MS}`))
     .addOption(otelOption())
     .addHelpText('after', examples('mcp-statechart call memory read_graph', 'mcp-statechart call everything get-tiny-image --output ./images/', 'mcp-statechart call memory search_nodes \'{"query":"coffee"}\'', 'echo \'{"query":"coffee"}\' | mcp-statechart call memory search_nodes -'))
     .action(
@@ -252,7 +252,7 @@ export function buildProgram(): Command {
     .addOption(maxBytesOption())
     .option('-o, --output <file|folder>', 'save a binary resource there (a folder: named from its URI)')
     .option('--force', 'with --output: replace a file that is already there', false)
-    .addOption(timeoutOption(`give the resource read this long to answer, in milliseconds; connecting is not counted ${REQUEST_TIMEOUT_DEFAULT}`))
+    .addOption(timeoutOption(`give the resource read this long to answer, in milliseconds ${REQUEST_TIMEOUT_DEFAULT}; connecting is counted apart and gets as long, at least ${DEFAULT_CONNECT_TIMEOUT_MS}`))
     .addHelpText('after', examples('mcp-statechart read everything demo://resource/static/document/architecture.md', 'mcp-statechart read everything demo://resource/dynamic/blob/1 --output ./blob.txt'))
     .action(async (server: string, uri: string, options: ResultFlags, command: Command) => {
       const { runOneShot } = await import('./commands/one-shot.js');

@@ -1,3 +1,4 @@
+import type { McpConnectOptions } from '../../machines/types.js';
 import type { DiscoveryResult } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import { McpConnectionManager, type McpConnectionManagerOptions } from '../manager.js';
@@ -17,6 +18,15 @@ export type LoaderSessionOptions = ApprovalOptions &
     /** What the loader tools see of the manager (default: the manager itself), e.g. a view that keeps raw results. */
     toolsView?: (manager: McpConnectionManager) => LoaderToolsManager;
   };
+
+/**
+ * The manager defaults of a command that connects once for one request: no retries, and a
+ * `--timeout` that bounds connecting, so the hint of a connect timeout ("give it longer with
+ * --timeout") is something the person can do.
+ */
+export function oneShotDefaults(connectTimeoutMs: number | undefined): McpConnectOptions {
+  return { maxRetries: 0, ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }) };
+}
 
 /** A manager and the loader tools over the discovered servers, as every command that talks to servers needs them. */
 export function openLoaderSession(

@@ -1,4 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
+import { DEFAULT_CONNECT_TIMEOUT_MS } from '../../../machines/options.js';
 import type { DiscoveryResult } from '../../config/index.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import type { LoaderToolName, LoaderToolResult } from '../../tools/index.js';
@@ -10,7 +11,7 @@ import { terminalJson, writeError, writeListing } from '../terminal-text.js';
 import { discoverFor, isInteractive, permissionsFrom, type GlobalOptions } from '../options.js';
 import { serverDenial, toolDenial } from '../permission-text.js';
 import { ProgressDisplay } from '../progress-display.js';
-import { openLoaderSession } from '../session.js';
+import { oneShotDefaults, openLoaderSession } from '../session.js';
 import { CliError, failureJson } from '../json-codes.js';
 import { keepRawResults, type RawResult, type RawResultKeeper } from '../raw-results.js';
 import { wholeResult, withinBytes, type OutputTarget, type SavedFile, type WholeResult } from '../whole-result.js';
@@ -164,7 +165,7 @@ export async function runOneShot(
   };
   // On a terminal a server may ask the person to open a page: they see its domain and say yes first.
   const handlers = interactive ? pageOpeningHandlers() : undefined;
-  const { manager, tool: find } = openLoaderSession(discovery, options, logger, { defaults: { maxRetries: 0 }, ...(handlers ? { handlers } : {}) }, {
+  const { manager, tool: find } = openLoaderSession(discovery, options, logger, { defaults: oneShotDefaults(connectTimeoutFor(tool, timeoutMs)), ...(handlers ? { handlers } : {}) }, {
     ...approval,
     toolsView: tool === 'load_mcp' ? undefined : (manager) => (keeper = keepRawResults(manager)).manager,
   });
@@ -208,6 +209,15 @@ export async function runOneShot(
     process.off('SIGINT', onInterrupt);
     await manager.dispose();
   }
+}
+
+/**
+ * `load --timeout` bounds connecting, as it says; `call` and `read` time their request apart from
+ * connecting, which gets as long when that is longer than the default, so a slow server can start.
+ */
+function connectTimeoutFor(tool: LoaderToolName, timeoutMs: number | undefined): number | undefined {
+  if (timeoutMs === undefined || tool === 'load_mcp') return timeoutMs;
+  return Math.max(timeoutMs, DEFAULT_CONNECT_TIMEOUT_MS);
 }
 
 /** The `[json-arguments]` of `call`: a JSON object, or a clear error naming what is wrong. */

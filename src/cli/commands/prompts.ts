@@ -7,7 +7,7 @@ import type { FailureExplanation } from '../failure-text.js';
 import { explainFailure, formatFailure } from '../failure-text.js';
 import { cliLogger } from '../logger.js';
 import { discoverFor, type GlobalOptions } from '../options.js';
-import { openLoaderSession } from '../session.js';
+import { oneShotDefaults, openLoaderSession } from '../session.js';
 import { terminalJson, terminalLine, writeListing } from '../terminal-text.js';
 import { INVALID_PARAMS, refusal } from './one-shot.js';
 import { CliError, failureJson } from '../json-codes.js';
@@ -46,7 +46,7 @@ async function withServer(global: GlobalOptions, server: string, options: Prompt
   const explain: Explain = (error) => explainFailure(server, error, discovery.servers[server]);
   const refused = refusal(discovery, global, server, undefined);
   if (refused) return report({ ok: false, error: refused });
-  const session = openLoaderSession(discovery, global, logger, { defaults: { maxRetries: 0 } });
+  const session = openLoaderSession(discovery, global, logger, { defaults: oneShotDefaults(options.timeout) });
   try {
     const deadline = options.timeout === undefined ? undefined : AbortSignal.timeout(options.timeout);
     const loaded = await session.tool('load_mcp')!.execute({ server }, { signal: deadline });
