@@ -5,6 +5,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { toFunctionDefinitions } from './adapters.js';
+import { quoted } from './model-text.js';
 import type { LoaderToolContext } from './tool-context.js';
 import type { ExposureDecision, ExposureOption, LoaderTool, LoaderToolParameters } from './types.js';
 
@@ -47,7 +48,7 @@ const DIRECT_ARGUMENTS = z.looseObject({});
 function directTool(server: string, tool: Tool, name: string, call: LoaderTool): LoaderTool {
   return {
     name,
-    description: tool.description ?? tool.title ?? `${tool.name} of MCP server ${server}`,
+    description: tool.description ?? tool.title ?? `Tool ${quoted(tool.name)} of MCP server ${quoted(server)}`,
     inputSchema: DIRECT_ARGUMENTS,
     parameters: directParameters(tool.inputSchema),
     execute: (args, options) => call.execute({ server, tool: tool.name, arguments: args ?? {} }, options),
