@@ -128,6 +128,18 @@ describe('errors worded for a person', () => {
     );
   });
 
+  it('a server that exits at start after long stderr lines: still its code and hint, though the model\'s text of it was cut to the budget', async () => {
+    const loudConfig = join(home, 'loud.json');
+    const loud = "for (let i = 0; i < 40; i++) process.stderr.write('x'.repeat(5000) + '\\n'); process.exit(2)";
+    writeFileSync(loudConfig, JSON.stringify({ mcpServers: { loud: { command: process.execPath, args: ['-e', loud] } } }));
+    const run = await runCli(['--config', loudConfig, 'call', 'loud', 'anything', '--json'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    expect(run.code).toBe(1);
+    const answer = JSON.parse(run.stdout);
+    expect(answer.code).toBe('CONNECT_FAILED');
+    expect(answer.error.message).toMatch(/^could not connect to "loud": its process exited at start with code 2/);
+    expect(answer.error.hint).toMatch(/^its command fails at start/);
+  });
+
   it('a "cwd" that does not exist: names the folder and the field, not the command, which is installed', async () => {
     const missingFolder = join(home, 'no-such-folder');
     const own = join(home, 'nofolder.json');

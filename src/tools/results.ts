@@ -84,5 +84,6 @@ export function fitResultToBudget(result: LoaderToolResult, budget: number): Loa
   }
   if (kept === undefined) return result;
   if (leftOut > 0) kept.push({ type: 'text', text: cutNote(leftOut, total, budget) });
-  return partsResult(kept, result.isError, result.data);
+  // Only what the model reads is cut: the error behind it (the CLI words it for a person) and a refusal stay.
+  return { ...result, text: textOf(kept), content: kept };
 }
