@@ -93,6 +93,19 @@ describe('add', () => {
     expect(readFileSync(userFile, 'utf8')).toBe(before);
   }, 40_000);
 
+  it('refuses a URL with a password, which fetch never sends, and does not echo it', async () => {
+    const { cli, userFile } = configHome();
+    const before = readFileSync(userFile, 'utf8');
+    const add = await cli('add', 'web', 'https://me:hunter2@docs.example/mcp');
+    const addJson = await cli('add-json', 'web', '{"url":"https://me:hunter2@docs.example/mcp"}', '--json');
+    expect(add.code).toBe(1);
+    expect(add.stderr).toContain("the URL carries a user name or password, which is never sent (fetch refuses such a URL) and would be stored as plain text: give the credential as a header instead, -H 'Authorization: Bearer ${TOKEN}'. Nothing was written.");
+    expect(JSON.parse(addJson.stdout)).toMatchObject({ ok: false, code: 'INVALID_ENTRY' });
+    expect(JSON.parse(addJson.stdout).error).toContain('"headers": {"Authorization": "Bearer ${TOKEN}"}');
+    expect(add.stdout + add.stderr + addJson.stdout + addJson.stderr).not.toContain('hunter2');
+    expect(readFileSync(userFile, 'utf8')).toBe(before);
+  }, 40_000);
+
   it('says why a stdio server cannot take -H', async () => {
     const { cli } = configHome();
     const run = await cli('add', 'x', '-H', 'A: b', '--json', '--', 'cmd');

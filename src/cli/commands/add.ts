@@ -65,7 +65,21 @@ export function entryFromFlags(flags: AddFlags, target: string, args: string[]):
   if (!looksLikeUrl) throw new CliError('INVALID_ARGUMENTS', `--transport ${transport} needs an http:// or https:// URL, e.g. https://example.com/mcp. Nothing was written.`);
   if (args.length > 0) throw new CliError('INVALID_ARGUMENTS', `an ${transport} server takes no arguments after its URL. Nothing was written.`);
   if (flags.env.length > 0) throw new CliError('INVALID_ARGUMENTS', `-e sets a process environment, which an ${transport} server has none of; use -H for headers. Nothing was written.`);
+  refuseUrlCredentials(target, "-H 'Authorization: Bearer ${TOKEN}'");
   return { type: transport, url: target, ...(flags.header.length > 0 ? { headers } : {}) };
+}
+
+/**
+ * fetch refuses a URL with a user name or password before sending anything, so such an entry
+ * could never connect, and the password would sit in the file as plain text. Never echoes the URL.
+ */
+function refuseUrlCredentials(url: string, instead: string): void {
+  const parsed = URL.parse(url);
+  if (parsed === null || (parsed.username === '' && parsed.password === '')) return;
+  throw new CliError(
+    'INVALID_ENTRY',
+    `the URL carries a user name or password, which is never sent (fetch refuses such a URL) and would be stored as plain text: give the credential as a header instead, ${instead}. Nothing was written.`,
+  );
 }
 
 /** `add-json`'s argument: one JSON object that is a valid entry. */
@@ -81,6 +95,7 @@ export function entryFromJson(text: string): Record<string, unknown> {
   if (typeof parsed.value.command !== 'string' && typeof parsed.value.url !== 'string') {
     throw new CliError('INVALID_ENTRY', 'the definition needs a "command" (stdio) or a "url" (http, sse). Nothing was written.');
   }
+  if (typeof parsed.value.url === 'string') refuseUrlCredentials(parsed.value.url, '"headers": {"Authorization": "Bearer ${TOKEN}"}');
   return parsed.value;
 }
 
