@@ -479,6 +479,21 @@ describe('how words are read', () => {
   });
 });
 
+describe('contractions in a query', () => {
+  const search = new ToolSearch([{ name: 'tracker', description: 'Issues and games' }], [
+    { server: 'tracker', tool: tool('archive_issue', 'Archive an issue') },
+    { server: 'tracker', tool: tool('list_games_won', 'List the games a team won') },
+    { server: 'tracker', tool: tool('delete_issue', 'Delete an issue') },
+  ]);
+
+  it('are undone before ranking: "won\'t" says "will", not "won" and "t"', () => {
+    // The tool that shares "issue" comes before the one that shares only the "won" of "won't".
+    expect(top(search, "archive issue 12, we won't do it").slice(0, 2)).toEqual(['tracker/archive_issue', 'tracker/delete_issue']);
+    expect(top(search, 'archive issue 12, we won\u2019t do it').slice(0, 2)).toEqual(['tracker/archive_issue', 'tracker/delete_issue']);
+    expect(top(search, "which games haven't we won?")[0]).toBe('tracker/list_games_won');
+  });
+});
+
 describe('derived nouns', () => {
   const search = new ToolSearch([{ name: 'teams', description: 'Teams and pages' }], [
     { server: 'teams', tool: tool('add_member', 'Add a member to a team') },

@@ -229,6 +229,21 @@ function compounds(query: string, known: (term: string) => boolean): Array<[stri
 const COMPOUND_PART_LENGTH = 3;
 
 /**
+ * A query read with its contractions undone: "won't", "can't", "shan't" as "will", "can", "shall"
+ * (stop words), any other "n't", "'re", "'ve", "'ll", "'d", "'m" dropped, so "we won't do it" does
+ * not say "won" and "t". Queries only: tool texts seldom contract, and reading them too moved a query
+ * that held none. Twentieth round, twelve query sets tuned on, BENCHMARKS.md §7: each set left out,
+ * +2 first, 0 in five; "n't" read as "not" gained one.
+ */
+function withoutContractions(query: string): string {
+  return query
+    .replace(/\b(won|can|shan)['\u2019]t\b/gi, (_, verb: string) => CONTRACTED_VERBS[verb.toLowerCase()]!)
+    .replace(/n['\u2019]t\b|['\u2019](re|ve|ll|d|m)\b/gi, '');
+}
+
+const CONTRACTED_VERBS: Readonly<Record<string, string>> = { won: 'will', can: 'can', shan: 'shall' };
+
+/**
  * The share of a tool name's words the query says: all of `directory_tree` for "directory tree",
  * half of `git_show`. A word the query says counts whole; a hand synonym of its first word, the
  * request's verb, at the synonym weight ("look up news": the `search` of perplexity_search, "find
@@ -596,7 +611,8 @@ export class ToolSearch {
    * words it matched, plus phrase bonus, lifted by the name and server lifts (liftedTools). The
    * sheet is valid until the next query.
    */
-  private scoreTools(query: string, depth: number, accept: (doc: number) => boolean): ScoreSheet {
+  private scoreTools(written: string, depth: number, accept: (doc: number) => boolean): ScoreSheet {
+    const query = withoutContractions(written);
     const { groups, pairs } = parseQuery(query, (term) => this.toolIndex.frequency(term) > 0, this.expansions);
     const { words, phrases } = this;
     words.clear(this.toolIndex.capacity);
