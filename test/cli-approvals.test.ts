@@ -55,7 +55,7 @@ describe('approve', () => {
     const { cli } = configHome();
     const run = await cli('approve', 'ghost');
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('Error: there is no server named "ghost" (configured: first, last)\nHint: run `mcp-statechart servers` for the whole list');
+    expect(run.stderr).toContain('Error: there is no server named "ghost" (configured: first, last)\nHint: run `mcp-statechart servers` to see every configured server');
     expect(run.stderr).not.toContain('terminal');
     // A known name beside it is still refused without a terminal; the unknown one is named first.
     const both = await cli('approve', 'ghost', 'first');

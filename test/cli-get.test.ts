@@ -51,6 +51,6 @@ describe('get', () => {
     const run = await cli('get', 'nope', '--json');
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'UNKNOWN_SERVER' });
-    expect(JSON.parse(run.stdout).error).toContain('mcp-statechart servers');
+    expect(JSON.parse(run.stdout).hint).toContain('mcp-statechart servers');
   }, 40_000);
 });

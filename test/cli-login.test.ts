@@ -93,7 +93,7 @@ describe('mcp-statechart login / logout', () => {
       runCli(['--config', config, 'login', 'local'], { cwd: home, env: { HOME: home } }),
     ]);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/Error: there is no server named "ghost" \(configured: .*\blocal\b.*\)\nHint: run `mcp-statechart servers` for the whole list/);
+    expect(unknown.stderr).toMatch(/Error: there is no server named "ghost" \(configured: .*\blocal\b.*\)\nHint: run `mcp-statechart servers` to see every configured server/);
     expect(local.code).toBe(1);
     expect(local.stderr).toMatch(/runs over stdio: there is nothing to log in to/);
   });

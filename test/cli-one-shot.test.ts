@@ -180,6 +180,22 @@ describe('errors worded for a person', () => {
     expect(run.stderr).toMatch(/there is no server named "ghost" \(configured: notes, missing, crashing\)/);
     expect(run.stderr).toMatch(/Hint: run `mcp-statechart servers`/);
   });
+
+  it('a mistyped server name: the closest configured names, and where to see them all; call and get word it as load does', async () => {
+    const run = await cli(['load', 'note']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('Error: there is no server named "note" (did you mean "notes"?)\nHint: run `mcp-statechart servers` to see every configured server\n');
+    expect((await cli(['call', 'note', 'search_notes'])).stderr).toBe(run.stderr);
+    expect((await cli(['get', 'note'])).stderr).toBe(run.stderr);
+  });
+
+  it('read of a URI the server does not have: says so, and where to see its resources', async () => {
+    const run = await cli(['read', 'notes', 'notes://no-such-note']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('Error: server "notes" has no resource "notes://no-such-note"\nHint: `mcp-statechart load notes` lists its resources and resource templates\n');
+    const json = JSON.parse((await cli(['read', 'notes', 'notes://no-such-note', '--json'])).stdout);
+    expect(json).toMatchObject({ ok: false, code: 'REQUEST_FAILED', error: { hint: '`mcp-statechart load notes` lists its resources and resource templates' } });
+  });
 });
 
 describe('--verbose', () => {

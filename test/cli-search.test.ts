@@ -54,6 +54,23 @@ describe('search <words>', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, query: 'forecast', tools: [{ server: 'weather', tool: 'forecast' }] });
   }, 40_000);
 
+  it('--server with a name nothing configures: the same words as load, with the closest names and where to see them all', async () => {
+    const { cli } = await indexedHome();
+    const typo = await cli('search', '--server', 'weathr', 'forecast');
+    expect(typo.code).toBe(1);
+    expect(typo.stdout).toBe('');
+    expect(typo.stderr).toBe('Error: there is no server named "weathr" (did you mean "weather"?)\nHint: run `mcp-statechart servers` to see every configured server\n');
+    expect((await cli('load', 'weathr')).stderr).toBe(typo.stderr);
+    const unknown = await cli('search', '--server', 'nosuch', 'forecast', '--json');
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stdout)).toEqual({
+      ok: false,
+      code: 'UNKNOWN_SERVER',
+      error: 'there is no server named "nosuch" (configured: notes, weather)',
+      hint: 'run `mcp-statechart servers` to see every configured server',
+    });
+  }, 60_000);
+
   it('with nothing indexed it says to run index first (code not-indexed)', async () => {
     const home = process.env.HOME!;
     const run = await runCli(['search', '--json', 'anything'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });

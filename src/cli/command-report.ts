@@ -17,12 +17,13 @@ export function reportDone(options: ReportOptions, text: string, data: Record<st
   return 0;
 }
 
-/** Failure: the message for a person, or `{ ok: false, code, error }`. */
+/** Failure: the message (and what to do, when known) for a person, or `{ ok: false, code, error, hint? }`. */
 export function reportFailure(options: ReportOptions, error: unknown): number {
   const code = error instanceof CliError ? error.code : 'FAILED';
   const message = errorText(error);
-  if (options.json) process.stdout.write(`${terminalJson({ ok: false, code, error: message })}\n`);
-  else writeError(`Error: ${message}`);
+  const hint = error instanceof CliError ? error.hint : undefined;
+  if (options.json) process.stdout.write(`${terminalJson({ ok: false, code, error: message, ...(hint ? { hint } : {}) })}\n`);
+  else writeError(`Error: ${message}${hint ? `\nHint: ${hint}` : ''}`);
   return 1;
 }
 

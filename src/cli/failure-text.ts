@@ -3,6 +3,7 @@
  * word the same errors for a model (src/tools/failure-text.ts); both read one structured error,
  * `McpServerError` (code, server, cause, stderr tail).
  */
+import { ProtocolError, ResourceNotFoundError } from '@modelcontextprotocol/client';
 import { McpServerError } from '../../machines/errors.js';
 import type { DiscoveredServer } from '../config/index.js';
 import { redact, secretsOf } from '../redact.js';
@@ -11,6 +12,8 @@ import { errorMessage } from '../../machines/to-error.js';
 import { isOAuthLoginRequired } from '../errors/oauth.js';
 import { isExitedAtStart } from '../errors/exited-at-start.js';
 import { hasStaticAuthorization } from '../auth/oauth-config.js';
+import { closestNames } from '../search/closest-names.js';
+import { CliError } from './json-codes.js';
 
 export interface FailureExplanation {
   /** `McpServerError.code`, or the errno / HTTP status of a plain error, when known. */
@@ -28,6 +31,7 @@ export interface FailureExplanation {
 /** Long enough for any useful reason, short enough that a 20 MB error body cannot flood a terminal. */
 const MAX_REASON_CHARS = 500;
 const MAX_STDERR_LINES = 10;
+const SEE_THE_SERVERS = 'run `mcp-statechart servers` to see every configured server';
 
 function firstLine(text: string): string {
   const line = text.split('\n').find((candidate) => candidate.trim() !== '') ?? text;
@@ -81,7 +85,7 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   const url = entry?.config.url;
   const reason = errorMessage(cause);
 
-  if (code === 'UNKNOWN_SERVER') return 'run `mcp-statechart servers` to see the configured names';
+  if (code === 'UNKNOWN_SERVER') return SEE_THE_SERVERS;
   if (code === 'SERVER_DISABLED') return entry ? offExplanation(server, entry).hint : 'remove "disabled": true from its entry to use it';
   if (code === 'CONNECTION_LOST' || code === 'DISCONNECTED') {
     return 'the request may or may not have taken effect; run the command again (it reconnects)';
@@ -152,10 +156,55 @@ export function offExplanation(server: string, entry: DiscoveredServer): Failure
   return explanation;
 }
 
-/** A name no configured server has: the names that are (the first 20), and where to see them all. */
+/** Up to this many configured names are listed when none is close to the one typed. */
+const LISTED_NAMES = 20;
+
+/** "a", "a or b", "a, b or c" */
+function eitherOf(names: readonly string[]): string {
+  const quoted = names.map((name) => `"${name}"`);
+  return quoted.length === 1 ? quoted[0]! : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
+}
+
+/**
+ * A name no configured server has, one wording for every command: the closest configured names
+ * (a typo, a partial name), else the names that are (the first 20), and where to see them all.
+ */
 export function unknownServerExplanation(server: string, configured: readonly string[]): FailureExplanation {
-  const known = configured.length === 0 ? 'no server is configured' : `configured: ${configured.slice(0, 20).join(', ')}${configured.length > 20 ? ', …' : ''}`;
-  return { code: 'UNKNOWN_SERVER', message: `there is no server named "${server}" (${known})`, hint: 'run `mcp-statechart servers` for the whole list' };
+  // One edit in three characters: "nots" and "weathr" are typos of "notes" and "weather"; "ghost" is no typo of "first".
+  const closest = closestNames(server, configured, 5, Math.max(1, Math.floor(server.length / 3)));
+  const known =
+    configured.length === 0
+      ? 'no server is configured'
+      : closest.length > 0
+        ? `did you mean ${eitherOf(closest)}?`
+        : `configured: ${configured.slice(0, LISTED_NAMES).join(', ')}${configured.length > LISTED_NAMES ? ', …' : ''}`;
+  return { code: 'UNKNOWN_SERVER', message: `there is no server named "${server}" (${known})`, hint: SEE_THE_SERVERS };
+}
+
+/** The same, thrown by the commands that report through `reported` (search, get). */
+export function unknownServerError(server: string, configured: readonly string[]): CliError {
+  const { message, hint } = unknownServerExplanation(server, configured);
+  return new CliError('UNKNOWN_SERVER', message, hint);
+}
+
+const RESOURCE_NOT_FOUND = -32002;
+const INVALID_PARAMS = -32602;
+
+/**
+ * A server's "no such resource": -32602 with the URI as its data (`ResourceNotFoundError`),
+ * -32002 from earlier SDKs, or the v1 SDK's -32602 "Resource <uri> not found", which has no data.
+ */
+function isMissingResource(error: unknown): boolean {
+  if (error instanceof ResourceNotFoundError) return true;
+  if (!(error instanceof ProtocolError)) return false;
+  return error.code === RESOURCE_NOT_FOUND || (error.code === INVALID_PARAMS && /\bnot found\b/i.test(error.message));
+}
+
+/** `read` of a URI the server does not have: that, and where to see the ones it has; undefined for any other failure. */
+export function missingResourceExplanation(server: string, uri: string, error: unknown): FailureExplanation | undefined {
+  if (!isMissingResource(rootCause(error))) return undefined;
+  const code = error instanceof McpServerError ? error.code : 'REQUEST_FAILED';
+  return { code, message: `server "${server}" has no resource "${uri}"`, hint: `\`mcp-statechart load ${server}\` lists its resources and resource templates` };
 }
 
 /** The explanation as lines for stderr, every control character from a config or server escaped. */

@@ -16,8 +16,12 @@ function editDistance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
-/** Up to `limit` names, nearest first: a name that contains the typed one (a partial name) counts as near. */
-export function closestNames(typed: string, names: readonly string[], limit = 5): string[] {
+/**
+ * Up to `limit` names, nearest first: a name that contains the typed one (a partial name) counts as near.
+ * `maxEdits` defaults to half the typed length (a model gets a broad list to choose from); a person
+ * told "did you mean …" wants fewer, closer names.
+ */
+export function closestNames(typed: string, names: readonly string[], limit = 5, maxEdits?: number): string[] {
   const wanted = typed.toLowerCase().slice(0, MAX_COMPARED_LENGTH);
   const scored = names.map((name) => {
     const candidate = name.toLowerCase().slice(0, MAX_COMPARED_LENGTH);
@@ -26,6 +30,6 @@ export function closestNames(typed: string, names: readonly string[], limit = 5)
     return { name, distance };
   });
   scored.sort((a, b) => a.distance - b.distance || a.name.localeCompare(b.name));
-  const cutoff = Math.max(2, Math.ceil(wanted.length / 2));
+  const cutoff = maxEdits ?? Math.max(2, Math.ceil(wanted.length / 2));
   return scored.filter(({ distance }) => distance <= cutoff).slice(0, limit).map(({ name }) => name);
 }

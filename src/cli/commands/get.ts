@@ -5,7 +5,7 @@ import { silentLogger } from '../../logger.js';
 import { writtenRedaction } from '../written-secrets.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { reportDone, reported, type ReportOptions } from '../command-report.js';
-import { CliError } from '../json-codes.js';
+import { unknownServerError } from '../failure-text.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import { terminalLine } from '../terminal-text.js';
@@ -57,7 +57,7 @@ export function runGet(global: GlobalOptions, name: string, options: GetOptions)
     const inUse = Object.hasOwn(discovery.servers, name) ? discovery.servers[name] : undefined;
     const definitions = [...(inUse ? [inUse] : []), ...(discovery.shadowed ?? []).filter((server) => server.name === name)];
     if (definitions.length === 0) {
-      throw new CliError('UNKNOWN_SERVER', `No server named "${name}" is configured. Run \`mcp-statechart servers\` to see the configured ones, or add it with \`mcp-statechart add\`.`);
+      throw unknownServerError(name, Object.keys(discovery.servers));
     }
     const allowed = isServerAllowed(permissionsFrom(global), name);
     const health =

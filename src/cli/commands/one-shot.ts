@@ -4,7 +4,7 @@ import type { DiscoveryResult } from '../../config/index.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import type { LoaderToolName, LoaderToolResult } from '../../tools/index.js';
 import { SCHEMAS_ADVICE } from '../../tools/unknown-tool.js';
-import { explainFailure, formatFailure, offExplanation, unknownServerExplanation, type FailureExplanation } from '../failure-text.js';
+import { explainFailure, formatFailure, missingResourceExplanation, offExplanation, unknownServerExplanation, type FailureExplanation } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
 import { terminalJson, writeError, writeListing } from '../terminal-text.js';
@@ -142,7 +142,8 @@ export async function runOneShot(
       error:
         result.error === undefined
           ? plainFailure(args.server, keeper?.last()?.kind === 'tool' ? 'TOOL_ERROR' : 'FAILED', result.text)
-          : explainFailure(args.server, result.error, discovery.servers[args.server]),
+          : (tool === 'read_mcp_resource' ? missingResourceExplanation(args.server, String(args.uri), result.error) : undefined) ??
+            explainFailure(args.server, result.error, discovery.servers[args.server]),
     });
 
   const refused = refusal(discovery, options, args.server, tool === 'call_mcp_tool' && typeof args.tool === 'string' ? args.tool : undefined);

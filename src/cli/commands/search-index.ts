@@ -6,6 +6,7 @@ import type { FoundTool, SearchAnswer } from '../../tools/search-mcp-tools.js';
 import { silentLogger } from '../../logger.js';
 import { reportDone, reported } from '../command-report.js';
 import { CliError } from '../json-codes.js';
+import { unknownServerError } from '../failure-text.js';
 import { discover, type GlobalOptions } from '../options.js';
 import { openLoaderSession } from '../session.js';
 
@@ -52,6 +53,9 @@ export function runIndexSearch(global: GlobalOptions, words: string[], options: 
     const query = words.join(' ').trim();
     if (query === '') throw new CliError('INVALID_ARGUMENTS', 'Say what to look for, e.g. `mcp-statechart search read a file`.');
     const discovery = await discover(global, silentLogger);
+    if (options.server !== undefined && !Object.hasOwn(discovery.servers, options.server)) {
+      throw unknownServerError(options.server, Object.keys(discovery.servers));
+    }
     const { manager, tool } = openLoaderSession(discovery, global, silentLogger);
     try {
       const search = tool('search_mcp_tools');
