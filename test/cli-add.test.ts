@@ -122,6 +122,17 @@ describe('add-json', () => {
     expect(Object.keys((read(userFile).mcpServers as Record<string, object>).weather!)).toEqual(['url', 'type', 'description']);
   }, 40_000);
 
+  it('refuses an entry whose indented text would push the file over the size discovery reads, which would lose every server in it', async () => {
+    const { cli, userFile } = configHome();
+    // 6 KB on the command line; written with two-space indentation, about 18 MB.
+    const deep = `{"command":"node","extra":${'['.repeat(3000)}${']'.repeat(3000)}}`;
+    const run = await cli('add-json', 'deep', deep, '--json');
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'INVALID_ENTRY' });
+    expect(JSON.parse(run.stdout).error).toMatch(/over the 16 MB that is read of a config file, and none of its servers would load .*Nothing was changed\.$/);
+    expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
+  }, 40_000);
+
   it('refuses an entry the loader would refuse, naming the field', async () => {
     const { cli, userFile } = configHome();
     const run = await cli('add-json', 'bad', '{"command":"x","env":{"K":1}}', '--json');

@@ -12,6 +12,7 @@ import { FileLockHeld, withFileLock } from '../config/file-lock.js';
 import { defaultUserConfigPath, findProjectConfig, PROJECT_CONFIG_NAME } from '../config/locate-config-files.js';
 import { isJsonObject } from '../config/null-proto.js';
 import { parseJson } from '../config/parse-json.js';
+import { MAX_CONFIG_FILE_BYTES, megabytes } from '../config/read-config-file.js';
 
 export type WritableScope = 'user' | 'project';
 
@@ -86,9 +87,18 @@ async function rewriteServerEntries(path: string, edit: (servers: JsonObject) =>
   if (!edit(servers)) return false;
   config.mcpServers = servers;
   const mode = ((await stat(path).catch(() => undefined))?.mode ?? 0o600) & 0o777;
+  const written = `${JSON.stringify(config, null, indentationOf(text))}\n`;
+  // Discovery refuses a larger file whole: writing it would lose every server in it, not just this one.
+  const bytes = Buffer.byteLength(written);
+  if (bytes > MAX_CONFIG_FILE_BYTES) {
+    throw new CliError(
+      'INVALID_ENTRY',
+      `the change would make ${path} ${megabytes(bytes)} MB, over the ${megabytes(MAX_CONFIG_FILE_BYTES)} MB that is read of a config file, and none of its servers would load (an indented, deeply nested value grows fast). Nothing was changed.`,
+    );
+  }
   const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    await writeFile(temporary, `${JSON.stringify(config, null, indentationOf(text))}\n`, { mode, flag: 'wx' });
+    await writeFile(temporary, written, { mode, flag: 'wx' });
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true });

@@ -79,7 +79,8 @@ function describeCode(error: unknown): string {
   }
 }
 
-function megabytes(bytes: number): string {
+/** `bytes` in MB with one decimal, as the size limits are worded. */
+export function megabytes(bytes: number): string {
   return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '');
 }
 
