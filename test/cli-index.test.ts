@@ -44,6 +44,10 @@ describe('mcp-statechart index', () => {
     expect(run.stdout).toMatch(/\[\d\/3\] missing: failed/);
     expect(run.stdout).toMatch(/Indexed 2 of 3 servers \(\d+ tools\)/);
     expect(run.stdout).toMatch(/Failed \(1\):\n {2}missing: /);
+    // Doctor's words for the same failure: what failed, then what to do.
+    const missing = join(home, 'no-such-server');
+    expect(run.stdout).toContain(`\n  missing: could not connect to "missing": command "${missing}" was not found`);
+    expect(run.stdout).toContain(`\n    hint: check that \`${missing}\` is installed and on PATH, or fix "command" in ${config}\n`);
     expect(run.stdout).not.toMatch(/hidden|\boff\b/);
     expect(`${run.stdout}${run.stderr}`).not.toContain(SECRET_ENV);
     expect(descendantsOfThisProcess()).toEqual([]);

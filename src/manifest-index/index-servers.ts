@@ -25,7 +25,8 @@ export interface IndexServersOptions {
 
 export type ServerIndexOutcome =
   | { server: string; ok: true; tools: number; ms: number }
-  | { server: string; ok: false; error: string; ms: number };
+  /** `cause`: what was thrown (an `McpServerError` when connecting failed), for a caller that explains it; absent when the index refused the manifest. */
+  | { server: string; ok: false; error: string; ms: number; cause?: unknown };
 
 /**
  * Resolves once the index file holds every manifest recorded; rejects when it could not be written.
@@ -60,7 +61,7 @@ export async function indexServers(options: IndexServersOptions): Promise<Server
     } catch (error) {
       // The connection layer already redacts its errors; this also covers whatever else could be thrown.
       const message = redact(errorMessage(error), secretsOf(options.servers[server]!));
-      return { server, ok: false, error: message, ms: Date.now() - started };
+      return { server, ok: false, error: message, ms: Date.now() - started, cause: error };
     } finally {
       await manager.disconnect(server);
     }

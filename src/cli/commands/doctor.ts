@@ -123,6 +123,14 @@ export async function checkServers(options: GlobalOptions, doctor: DoctorOptions
   }
 }
 
+/** A server that failed, as doctor and index show it: what failed, its stderr, what to do. `after` follows the first line. */
+export function serverFailureLines(server: string, failure: FailureExplanation, indent = '', after = ''): string[] {
+  const lines = [`${indent}${terminalLine(server)}: ${terminalLine(failure.message)}${after}`];
+  if (failure.stderrTail) lines.push(`${indent}  stderr:`, ...indentedLines(failure.stderrTail, `${indent}    `));
+  if (failure.hint) lines.push(`${indent}  hint: ${terminalLine(failure.hint)}`);
+  return lines;
+}
+
 function count(value: number | undefined): string {
   return value === undefined ? '-' : String(value);
 }
@@ -153,10 +161,7 @@ export function formatDoctorReport(report: DoctorReport): string {
     );
   }
   for (const check of report.servers) {
-    if (!check.error) continue;
-    lines.push('', `${terminalLine(check.name)}: ${terminalLine(check.error.message)}`);
-    if (check.error.stderrTail) lines.push('  stderr:', ...indentedLines(check.error.stderrTail, '    '));
-    if (check.error.hint) lines.push(`  hint: ${terminalLine(check.error.hint)}`);
+    if (check.error) lines.push('', ...serverFailureLines(check.name, check.error));
   }
   if (report.skipped.length > 0) {
     lines.push('', `Not checked: ${report.skipped.map((entry) => `${terminalLine(entry.name)} (${entry.reason})`).join(', ')}`);

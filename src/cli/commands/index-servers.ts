@@ -13,6 +13,9 @@ import { cliLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { writeListing } from '../terminal-text.js';
 import { counted } from '../counted.js';
+import { redact, secretsOf } from '../../redact.js';
+import { explainFailure, type FailureExplanation } from '../failure-text.js';
+import { serverFailureLines } from './doctor.js';
 
 export interface IndexCommandOptions {
   concurrency: number;
@@ -22,12 +25,14 @@ export interface IndexCommandOptions {
   timeoutMs?: number;
 }
 
-function progressLine(outcome: ServerIndexOutcome, done: number, total: number): string {
+type FailedOutcome = Extract<ServerIndexOutcome, { ok: false }>;
+
+function progressLine(outcome: ServerIndexOutcome, done: number, total: number, explain: (outcome: FailedOutcome) => FailureExplanation): string {
   const position = `[${String(done).padStart(String(total).length)}/${total}]`;
   const seconds = `${(outcome.ms / 1000).toFixed(1)} s`;
   return outcome.ok
     ? `${position} ${outcome.server}: ${counted(outcome.tools, 'tool')} (${seconds})`
-    : `${position} ${outcome.server}: failed (${seconds}): ${outcome.error.split('\n')[0]}`;
+    : `${position} ${outcome.server}: failed (${seconds}): ${explain(outcome).message}`;
 }
 
 /** What search keeps answering from for a server whose indexing failed: its earlier entry, with its age and whether it is past its ttl. */
@@ -38,7 +43,7 @@ function keptEntryText(index: ManifestIndex, server: string, config: McpServerCo
   return isPastTtl(lookup.entry, now) ? ` (search keeps its entry, stale: ${pastTtlText(indexedAt, now)})` : ` (search keeps its entry, indexed ${ageText(indexedAt, now)} ago)`;
 }
 
-function summaryLines(outcomes: ServerIndexOutcome[], indexPath: string, kept: (server: string) => string): string[] {
+function summaryLines(outcomes: ServerIndexOutcome[], indexPath: string, kept: (server: string) => string, explain: (outcome: FailedOutcome) => FailureExplanation): string[] {
   const indexed = outcomes.filter((outcome) => outcome.ok);
   const failed = outcomes.filter((outcome) => !outcome.ok);
   const tools = indexed.reduce((sum, outcome) => sum + (outcome.ok ? outcome.tools : 0), 0);
@@ -46,7 +51,7 @@ function summaryLines(outcomes: ServerIndexOutcome[], indexPath: string, kept: (
   const lines = [`Indexed ${indexed.length} of ${counted(outcomes.length, 'server')} (${counted(tools, 'tool')}) in ${indexPath}.`];
   if (failed.length > 0) {
     lines.push(`Failed (${failed.length}):`);
-    for (const outcome of failed) if (!outcome.ok) lines.push(`  ${outcome.server}: ${outcome.error.split('\n')[0]}${kept(outcome.server)}`);
+    for (const outcome of failed) if (!outcome.ok) lines.push(...serverFailureLines(outcome.server, explain(outcome), '  ', kept(outcome.server)));
   }
   return lines;
 }
@@ -65,6 +70,13 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
     writeListing('No enabled, allowed servers to index.');
     return 0;
   }
+  // Doctor's words for the same failure: what failed, and what to do.
+  const explain = (outcome: FailedOutcome): FailureExplanation => {
+    if (outcome.cause === undefined) return { message: outcome.error };
+    const explanation = explainFailure(outcome.server, outcome.cause, discovery.servers[outcome.server]);
+    // Whatever was thrown, the entry's env and header values stay out of it.
+    return { ...explanation, message: redact(explanation.message, secretsOf(servers[outcome.server]!)) };
+  };
   const index = new ManifestIndex({ path: command.indexPath });
   writeListing(`Indexing ${total === 1 ? '1 server' : `${total} servers`}, ${Math.min(command.concurrency, total)} at a time…`);
   const outcomes = await indexServers({
@@ -74,10 +86,10 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
     concurrency: command.concurrency,
     connectTimeoutMs: command.timeoutMs,
     managerOptions: { logger },
-    onServer: (outcome, done) => writeListing(progressLine(outcome, done, total)),
+    onServer: (outcome, done) => writeListing(progressLine(outcome, done, total, explain)),
   });
   const now = Date.now();
   const kept = (server: string) => keptEntryText(index, server, servers[server]!, projectFiles[server], now);
-  writeListing(summaryLines(outcomes, index.path, kept).join('\n'));
+  writeListing(summaryLines(outcomes, index.path, kept, explain).join('\n'));
   return outcomes.every((outcome) => outcome.ok) ? 0 : 1;
 }
