@@ -140,6 +140,19 @@ describe('errors worded for a person', () => {
     expect(answer.error.hint).toMatch(/^its command fails at start/);
   });
 
+  it('arguments and environment too large to start a process: said in words, a config error, and what to shorten', async () => {
+    const bigConfig = join(home, 'big-env.json');
+    // Over Linux's 128 KB for one value; a value, never printed.
+    writeFileSync(bigConfig, JSON.stringify({ mcpServers: { big: { command: process.execPath, args: [NOTES_SERVER], env: { BLOB: 'x'.repeat(200_000) } } } }));
+    const run = await runCli(['--config', bigConfig, 'call', 'big', 'anything', '--json'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    expect(run.code).toBe(1);
+    const answer = JSON.parse(run.stdout);
+    expect(answer.code).toBe('CONFIG_ERROR');
+    expect(answer.error.message).toContain('the system refused to start it: its "args" and "env" are too large (E2BIG;');
+    expect(answer.error.hint).toMatch(/^shorten "args" or "env" in .*big-env\.json$/);
+    expect(run.stdout).not.toContain('xxxxxxxxxx');
+  });
+
   it('a "cwd" that does not exist: names the folder and the field, not the command, which is installed', async () => {
     const missingFolder = join(home, 'no-such-folder');
     const own = join(home, 'nofolder.json');

@@ -100,6 +100,7 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   if (errno === 'ENOENT') {
     return command ? `check that \`${command}\` is installed and on PATH, or fix "command"${where(entry)}` : `fix the entry${where(entry)}`;
   }
+  if (errno === 'E2BIG') return `shorten "args" or "env"${where(entry)}`;
   if (errno === 'EACCES') return `\`${command ?? 'the command'}\` is not executable: check its permissions`;
   if (status === 403) return `the server refused the credentials: check the "headers"${where(entry)}, or run \`mcp-statechart login ${server}\``;
   if (status === 404 || status === 405) return `nothing answers MCP at ${url ?? 'that URL'}: check the "url"${where(entry)}`;

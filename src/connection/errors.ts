@@ -28,7 +28,7 @@ function isOverLimit(error: unknown): boolean {
 }
 
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
-const CONFIG_ERRNO = new Set(['ENOENT', 'EACCES', 'ENOTDIR', 'ERR_INVALID_URL']);
+const CONFIG_ERRNO = new Set(['ENOENT', 'EACCES', 'ENOTDIR', 'E2BIG', 'ERR_INVALID_URL']);
 const CONFIG_HTTP_STATUS = new Set([401, 403, 404, 405]);
 
 /** The HTTP status an error carries: the Streamable HTTP transport's `SdkHttpError`, or the SSE transport's `SseError`. */

@@ -122,14 +122,20 @@ export class ProcessGroupStdioTransport implements Transport {
     }
     if (this.child || this.startedPid !== undefined) throw new Error('ProcessGroupStdioTransport already started');
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(this.command, [...this.args], {
-        env: this.env,
-        cwd: this.cwd,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        shell: false,
-        detached: GROUPS_SUPPORTED,
-        windowsHide: true,
-      });
+      let child: ChildProcess;
+      try {
+        child = spawn(this.command, [...this.args], {
+          env: this.env,
+          cwd: this.cwd,
+          stdio: ['pipe', 'pipe', 'pipe'],
+          shell: false,
+          detached: GROUPS_SUPPORTED,
+          windowsHide: true,
+        });
+      } catch (error) {
+        // Some refusals (E2BIG) are thrown at once rather than emitted as 'error'.
+        throw tooLargeToStart(error as Error) ?? error;
+      }
       this.child = child;
       child.on('error', (error) => {
         reject(error);
@@ -322,6 +328,18 @@ export function createStdioTransport(server: string, config: McpServerConfig): P
     );
   }
   return new ProcessGroupStdioTransport(resolved, config.args ?? [], env, config.cwd);
+}
+
+/** `spawn E2BIG` in words: the same entry fails the same way every time, so it keeps its code and is a config error. */
+function tooLargeToStart(error: Error): Error | undefined {
+  if ((error as NodeJS.ErrnoException).code !== 'E2BIG') return undefined;
+  return Object.assign(
+    new Error(
+      'the system refused to start it: its "args" and "env" are too large (E2BIG; on Linux one value may hold at most 128 KB, all of them together about 2 MB); ' +
+        'shorten them, or pass large values in a file',
+    ),
+    { code: 'E2BIG' },
+  );
 }
 
 function isFolder(path: string): boolean {
