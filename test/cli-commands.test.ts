@@ -144,6 +144,21 @@ describe.concurrent('flags and help', () => {
     },
   );
 
+  it('an unknown command with --help, -h or after `help` is unknown, with the closest command, as without them', async () => {
+    const without = await cli('lod');
+    expect(without.code).toBe(1);
+    expect(without.stderr).toMatch(/^error: unknown command 'lod'\n\(Did you mean load\?\)\n/);
+    for (const args of [['lod', '--help'], ['lod', '-h'], ['help', 'lod'], ['--config', join(home, 'mcp.json'), 'lod', '--help']]) {
+      const run = await cli(...args);
+      expect({ args, code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({ args, code: 1, stdout: '', stderr: without.stderr });
+    }
+    const list = await cli('list', '--help');
+    expect(list.code).toBe(1);
+    expect(list.stdout).toBe('');
+    expect(list.stderr).toBe((await cli('list')).stderr);
+    expect(list.stderr).toMatch(/^error: unknown command 'list'/);
+  });
+
   it('rejects an unknown flag with exit 1 and a hint', async () => {
     const run = await cli('--nope', 'servers');
     expect(run.code).toBe(1);

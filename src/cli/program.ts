@@ -531,5 +531,22 @@ export function buildProgram(): Command {
       },
     );
 
+  refuseHelpForUnknownCommands(program);
   return program;
+}
+
+/**
+ * Commander answers `--help` before it looks for the command, so `list --help` (and `help list`)
+ * printed the top-level help as if `list` were a command. Without the help flag, or the `help`
+ * in front, commander says the command is unknown and suggests the closest one, exit code 1.
+ */
+function refuseHelpForUnknownCommands(program: Command): void {
+  const parseOptions = program.parseOptions.bind(program);
+  const isCommand = (name: string) => program.commands.some((command) => command.name() === name || command.aliases().includes(name));
+  program.parseOptions = (args) => {
+    const parsed = parseOptions(args);
+    const named = parsed.operands[0] === 'help' ? parsed.operands.slice(1) : parsed.operands;
+    if (named.length === 0 || isCommand(named[0]!)) return parsed;
+    return { operands: named, unknown: parsed.unknown.filter((arg) => arg !== '--help' && arg !== '-h') };
+  };
 }
