@@ -251,6 +251,14 @@ describe('load --timeout', () => {
     });
   }, 40_000);
 
+  it('call --timeout: a tool that does not answer in time fails with code TIMEOUT, as the codes table says', async () => {
+    const fixtureConfig = join(home, 'fixture.json');
+    writeFileSync(fixtureConfig, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
+    const run = await runCli(['--config', fixtureConfig, 'call', 'fixture', 'slow', '{"ms": 20000}', '--timeout', '1000', '--json'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'TIMEOUT', error: { code: 'TIMEOUT', hint: expect.stringContaining('--timeout') } });
+  }, 40_000);
+
   it('a --timeout over the 30 s connect default is the time the server gets to start, as the connect-timeout hint promises', async () => {
     // An entry "timeoutMs" bounds requests, not the start: the hint must not send people there.
     const silentConfig = join(home, 'silent-long.json');
