@@ -4,13 +4,13 @@
  * what to do. Nothing is started.
  */
 import { describe, expect, it } from 'vitest';
-import { McpConnectionManager, silentLogger, type McpServerConfig } from '../src/index.js';
+import { McpConnectionManager, silentLogger, type McpConnectOptions, type McpServerConfig } from '../src/index.js';
 
 /** `config` as a file or a JavaScript caller may write it: the types refuse both entries. */
-const connectError = async (config: object) => {
+const connectError = async (config: object, options: object = { maxRetries: 0 }) => {
   const manager = new McpConnectionManager({ logger: silentLogger });
   try {
-    return (await manager.connect('notes', config as McpServerConfig, { maxRetries: 0 }).catch((caught: unknown) => caught)) as Error & { code?: string };
+    return (await manager.connect('notes', config as McpServerConfig, options as McpConnectOptions).catch((caught: unknown) => caught)) as Error & { code?: string };
   } finally {
     await manager.disconnectAll();
   }
@@ -29,5 +29,27 @@ describe('an entry that cannot work as written', () => {
     const error = await connectError(config);
     expect(error.code).toBe('CONFIG_ERROR');
     expect(error.message).toBe(`Could not connect to MCP server "notes": MCP server "notes": ${problem} Fix the server entry; it will not be retried.`);
+  });
+});
+
+describe('connect options no attempt could honour', () => {
+  const fixture = { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] };
+  it.each([
+    { options: { connectTimeoutMs: 0 }, problem: 'the connect option connectTimeoutMs is 0; it must be a number of milliseconds above 0 and at most 2147483647 (field "connectTimeoutMs").' },
+    { options: { connectTimeoutMs: -5 }, problem: 'the connect option connectTimeoutMs is -5; it must be a number of milliseconds above 0 and at most 2147483647 (field "connectTimeoutMs").' },
+    { options: { connectTimeoutMs: Number.NaN }, problem: 'the connect option connectTimeoutMs is NaN; it must be a number of milliseconds above 0 and at most 2147483647 (field "connectTimeoutMs").' },
+    { options: { maxRetries: -1 }, problem: 'the connect option maxRetries is -1; it must be a whole number, 0 or more, or Infinity (field "maxRetries").' },
+    { options: { idleTimeoutMs: 'x' }, problem: 'the connect option idleTimeoutMs is "x"; it must be a number of milliseconds, 0 or more (0 or Infinity: never) (field "idleTimeoutMs").' },
+    { options: { backoff: { jitter: 2 } }, problem: 'the connect option backoff.jitter is 2; it must be a number from 0 to 1 (field "backoff.jitter").' },
+  ])('$options: a config error (never retried, so the default maxRetries waits for nothing), naming the option, the value and what is allowed', async ({ options, problem }) => {
+    const error = await connectError(fixture, options);
+    expect(error.code).toBe('CONFIG_ERROR');
+    expect(error.message).toBe(`Could not connect to MCP server "notes": MCP server "notes": ${problem} Fix the server entry; it will not be retried.`);
+  });
+
+  it('a "command" that is not a string says so (was "no transport")', async () => {
+    const error = await connectError({ command: 5 });
+    expect(error.code).toBe('CONFIG_ERROR');
+    expect(error.message).toBe('Could not connect to MCP server "notes": MCP server "notes": "command" must be a string, got 5 (field "command"). Fix the server entry; it will not be retried.');
   });
 });

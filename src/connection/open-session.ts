@@ -8,6 +8,7 @@ import { createHttpTransport, shouldFallBackToSse, type HttpAuth } from '../tran
 import { StderrTail } from '../transports/stderr-tail.js';
 import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport, type ProcessExit } from '../transports/stdio.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
+import { assertUsableEntry } from './option-problems.js';
 import { ExitedAtStartError } from '../errors/exited-at-start.js';
 import { connectFailure, isConfigError, unwrapUnreachableProbe } from './errors.js';
 import { Deadline } from './deadline.js';
@@ -120,6 +121,7 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
     sealedRequest.signal,
   );
   try {
+    assertUsableEntry(sealedRequest.name, sealedRequest.config, sealedRequest.options);
     if (!transport) {
       throw new ConfigInvalidError(sealedRequest.name, 'type', 'no transport: give "command" (stdio), "url" (http) or a known "type"');
     }

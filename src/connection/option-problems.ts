@@ -1,0 +1,56 @@
+import { LONGEST_TIMER_MS, type ResolvedConnectOptions } from '../../machines/options.js';
+import type { McpServerConfig } from '../../machines/types.js';
+import { ConfigInvalidError } from '../errors/config-invalid.js';
+
+type Rule = { allowed: string; accepts: (value: unknown) => boolean };
+
+const isNumber = (value: unknown): value is number => typeof value === 'number' && !Number.isNaN(value);
+// setTimeout fires at once for a delay past LONGEST_TIMER_MS, so a longer limit would end every attempt at once.
+const TIMER_LIMIT: Rule = { allowed: `a number of milliseconds above 0 and at most ${LONGEST_TIMER_MS}`, accepts: (value) => isNumber(value) && value > 0 && value <= LONGEST_TIMER_MS };
+const DURATION: Rule = { allowed: 'a number of milliseconds, 0 or more', accepts: (value) => isNumber(value) && value >= 0 };
+
+const RULES: Record<string, Rule> = {
+  connectTimeoutMs: TIMER_LIMIT,
+  requestTimeoutMs: TIMER_LIMIT,
+  idleTimeoutMs: { allowed: 'a number of milliseconds, 0 or more (0 or Infinity: never)', accepts: DURATION.accepts },
+  healthyAfterMs: DURATION,
+  maxRetries: { allowed: 'a whole number, 0 or more, or Infinity', accepts: (value) => isNumber(value) && value >= 0 && (Number.isInteger(value) || value === Infinity) },
+  'backoff.initialDelayMs': DURATION,
+  'backoff.maxDelayMs': DURATION,
+  'backoff.jitter': { allowed: 'a number from 0 to 1', accepts: (value) => isNumber(value) && value >= 0 && value <= 1 },
+};
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  return `a${Array.isArray(value) ? 'n array' : 'n object'}`;
+}
+
+/**
+ * Throws a ConfigInvalidError for a connect option no attempt could honour (`connectTimeoutMs: -5`,
+ * `maxRetries: -1`, `idleTimeoutMs: 'x'`) or a `command`/`url` that is not a string, before anything
+ * is started: such an entry would otherwise fail each retry with a puzzling message, or not at all.
+ */
+export function assertUsableEntry(server: string, config: McpServerConfig, options: ResolvedConnectOptions): void {
+  for (const field of ['command', 'url'] as const) {
+    const value: unknown = config[field];
+    if (value !== undefined && typeof value !== 'string') {
+      throw new ConfigInvalidError(server, field, `"${field}" must be a string, got ${describeValue(value)}`);
+    }
+  }
+  const values: Record<string, unknown> = {
+    connectTimeoutMs: options.connectTimeoutMs,
+    requestTimeoutMs: options.requestTimeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs,
+    healthyAfterMs: options.healthyAfterMs,
+    maxRetries: options.maxRetries,
+    'backoff.initialDelayMs': options.backoff.initialDelayMs,
+    'backoff.maxDelayMs': options.backoff.maxDelayMs,
+    'backoff.jitter': options.backoff.jitter,
+  };
+  for (const [option, rule] of Object.entries(RULES)) {
+    if (!rule.accepts(values[option])) {
+      throw new ConfigInvalidError(server, option, `the connect option ${option} is ${describeValue(values[option])}; it must be ${rule.allowed}`);
+    }
+  }
+}
