@@ -124,8 +124,8 @@ describe('add-json', () => {
 
   it('refuses an entry whose indented text would push the file over the size discovery reads, which would lose every server in it', async () => {
     const { cli, userFile } = configHome();
-    // 6 KB on the command line; written with two-space indentation, about 18 MB.
-    const deep = `{"command":"node","extra":${'['.repeat(3000)}${']'.repeat(3000)}}`;
+    // 80 KB on the command line, 250 levels deep; written with two-space indentation, about 20 MB.
+    const deep = `{"command":"node","extra":${'['.repeat(250)}${Array.from({ length: 40_000 }, () => 0).join(',')}${']'.repeat(250)}}`;
     const run = await cli('add-json', 'deep', deep, '--json');
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'INVALID_ENTRY' });
@@ -139,6 +139,19 @@ describe('add-json', () => {
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'INVALID_ENTRY' });
     expect(JSON.parse(run.stdout).error).toContain('"env.K"');
+    expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
+  }, 40_000);
+
+  it('refuses an entry nested ~20,000 levels deep in words (was "Maximum call stack size exceeded")', async () => {
+    const { cli, userFile } = configHome();
+    const deep = `{"command":"x","extra":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    const run = await cli('add-json', 'deep', deep);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('the definition is nested deeper than 256 levels, the most this client accepts. Nothing was written.');
+    expect(run.stderr).not.toContain('call stack');
+    const json = await cli('add-json', 'deep', deep, '--json');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, code: 'INVALID_JSON' });
     expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
   }, 40_000);
 });

@@ -10,6 +10,8 @@ import { serverEntryShape } from '../../config/server-schema.js';
 import { isJsonObject } from '../../config/null-proto.js';
 import { parseJson } from '../../config/parse-json.js';
 import { silentLogger } from '../../logger.js';
+import { MAX_ARGUMENT_DEPTH } from '../../../machines/errors.js';
+import { measureJson } from '../../../machines/json-fingerprint.js';
 import { configPathForScope, editServerEntries, type WritableScope } from '../config-file-edit.js';
 import { CliError } from '../json-codes.js';
 import { reportDone, reported } from '../command-report.js';
@@ -87,6 +89,10 @@ export function entryFromJson(text: string): Record<string, unknown> {
   const parsed = parseJson(text);
   if (!parsed.ok) throw new CliError('INVALID_JSON', `the definition is not valid JSON (column ${parsed.column}: ${parsed.reason}). Nothing was written.`);
   if (!isJsonObject(parsed.value)) throw new CliError('INVALID_JSON', 'the definition must be a JSON object, e.g. \'{"command":"npx","args":["-y","pkg"]}\'. Nothing was written.');
+  // The entry check below recurses: thousands of levels would overflow the stack.
+  if (measureJson(parsed.value, MAX_ARGUMENT_DEPTH, Number.POSITIVE_INFINITY).depth > MAX_ARGUMENT_DEPTH) {
+    throw new CliError('INVALID_JSON', `the definition is nested deeper than ${MAX_ARGUMENT_DEPTH} levels, the most this client accepts. Nothing was written.`);
+  }
   const checked = serverEntryShape.safeParse(parsed.value);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
