@@ -73,7 +73,7 @@ export const QUERY_SET_HISTORY: Readonly<Record<QuerySet, { tunedOn: boolean; de
   'held-out-9': { tunedOn: true, description: 'ninth held-out queries, written blind (tuned on since the fifteenth round)' },
   'held-out-10': { tunedOn: true, description: 'tenth held-out queries, written blind (tuned on since the eighteenth round)' },
   'held-out-11': { tunedOn: true, description: 'eleventh held-out queries, written blind (tuned on since the nineteenth round)' },
-  'held-out-12': { tunedOn: false, description: 'twelfth held-out queries, written blind, never tuned on' },
+  'held-out-12': { tunedOn: true, description: 'twelfth held-out queries, written blind (tuned on since the twenty-first round)' },
 };
 
 export function isQuerySet(name: string | undefined): name is QuerySet {
