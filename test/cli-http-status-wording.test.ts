@@ -33,6 +33,9 @@ beforeAll(async () => {
   const mcpServers = {
     denied: { type: 'http', url: await answering(403, 'token has no access to this workspace') },
     broken: { type: 'http', url: await answering(500, 'database is down') },
+    legacyDenied: { type: 'http', protocol: 'legacy', url: await answering(403, 'token has no access to this workspace') },
+    sseDenied: { type: 'sse', url: await answering(403, 'token has no access to this workspace') },
+    nowhere: { type: 'http', url: await answering(404, 'Cannot POST /mcp') },
   };
   writeFileSync(config, JSON.stringify({ mcpServers }));
 });
@@ -66,5 +69,31 @@ describe('an HTTP server that refuses or fails the first request', () => {
     expect(run.stdout).not.toMatch(/negotiation|probe/i);
     expect(run.stdout).toContain('denied: could not connect to "denied": the server refused access (HTTP 403 Forbidden)');
     expect(run.stdout).toContain('broken: could not connect to "broken": the server failed while answering (HTTP 500 Internal Server Error)');
+  }, 40_000);
+});
+
+describe('the legacy Streamable HTTP path and the SSE transport say it the same way', () => {
+  it('403 on the legacy path (no era probe): the server refused access, with its body, and the same hint', async () => {
+    const run = await cli('load', 'legacyDenied');
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toContain('POSTing');
+    expect(run.stderr).toContain('Error: could not connect to "legacyDenied": the server refused access (HTTP 403 Forbidden): token has no access to this workspace\n');
+    expect(run.stderr).toContain(`Hint: the server refused the credentials: check the "headers" in ${config}, or run \`mcp-statechart login legacyDenied\``);
+  }, 40_000);
+
+  it('403 over SSE: the server refused access, and the same hint', async () => {
+    const run = await cli('load', 'sseDenied');
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toContain('Non-200');
+    expect(run.stderr).toContain('Error: could not connect to "sseDenied": the server refused access (HTTP 403 Forbidden)\n');
+    expect(run.stderr).toContain(`Hint: the server refused the credentials: check the "headers" in ${config}, or run \`mcp-statechart login sseDenied\``);
+  }, 40_000);
+
+  it('404 that falls back to SSE and gets 404 again: no MCP endpoint at that URL, check the path', async () => {
+    const run = await cli('load', 'nowhere');
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toMatch(/Non-200|SSE error/);
+    expect(run.stderr).toContain('Error: could not connect to "nowhere": there is no MCP endpoint at that URL (HTTP 404 Not Found)\n');
+    expect(run.stderr).toMatch(/Hint: nothing answers MCP at http:\/\/127\.0\.0\.1:\d+\/mcp: check the path in the "url" in .*mcp\.json \(e\.g\. \/mcp\)/);
   }, 40_000);
 });

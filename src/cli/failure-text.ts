@@ -103,7 +103,8 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   if (errno === 'E2BIG') return `shorten "args" or "env"${where(entry)}`;
   if (errno === 'EACCES') return `\`${command ?? 'the command'}\` is not executable: check its permissions`;
   if (status === 403) return `the server refused the credentials: check the "headers"${where(entry)}, or run \`mcp-statechart login ${server}\``;
-  if (status === 404 || status === 405) return `nothing answers MCP at ${url ?? 'that URL'}: check the "url"${where(entry)}`;
+  if (status === 404) return `nothing answers MCP at ${url ?? 'that URL'}: check the path in the "url"${where(entry)} (e.g. /mcp)`;
+  if (status === 405) return `nothing answers MCP at ${url ?? 'that URL'}: check the "url"${where(entry)}`;
   if (status !== undefined && status >= 500) return `the server is up but failing (HTTP ${status}): check its logs, or try again later`;
   if (errno === 'ECONNREFUSED' || /fetch failed|ECONNREFUSED/.test(reason)) {
     return `nothing is listening at ${url ?? 'its address'}: is the server running?`;

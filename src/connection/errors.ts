@@ -1,4 +1,5 @@
 import { OAuthError, OAuthErrorCode, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError } from '@modelcontextprotocol/client';
+import { STATUS_CODES } from 'node:http';
 import { McpServerError } from '../../machines/errors.js';
 import { redact, redactError } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
@@ -101,32 +102,38 @@ export function withErrorCode(error: unknown, message: string): string {
 }
 
 /**
- * The era probe is the first request, so a server that refuses or breaks fails it, and the SDK
- * says "Version negotiation failed: the server denied access (HTTP 403)" or "…answered the probe
- * with HTTP 500": no version was in question. What the status means, with its number and text.
+ * The SDK says an HTTP refusal its own way on each path: "Version negotiation failed: the server
+ * denied access (HTTP 403)" (the era probe, where no version was in question), "Error POSTing to
+ * endpoint: Forbidden" (legacy Streamable HTTP), "SSE error: Non-200 status code (404)" (the SSE
+ * transport and the fallback to it). What the status means, with its number and text, on all of them.
  */
-function probeStatusInOurWords(error: SdkHttpError): string | undefined {
-  if (!error.message.startsWith('Version negotiation failed: ')) return undefined;
-  const status = `HTTP ${error.status}${error.statusText ? ` ${error.statusText}` : ''}`;
-  if (error.status === 401) return `the server asks for authorization (${status})`;
-  if (error.status === 403) return `the server refused access (${status})`;
-  if (error.status >= 500) return `the server failed while answering (${status})`;
+function statusInOurWords(status: number, statusText: string | undefined): string | undefined {
+  const told = `HTTP ${status}${statusText ? ` ${statusText}` : STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
+  if (status === 401) return `the server asks for authorization (${told})`;
+  if (status === 403) return `the server refused access (${told})`;
+  if (status === 404) return `there is no MCP endpoint at that URL (${told})`;
+  if (status >= 500) return `the server failed while answering (${told})`;
   return undefined;
 }
+
+/** The SDK's HTTP status messages that say no more than the status does (the body is told apart). */
+const SDK_STATUS_MESSAGE = /^(Version negotiation failed: |Error POSTing to endpoint: |SSE error: Non-200 status code \(\d+\)$)/;
 
 /**
  * An HTTP failure in our words, with the server's error body, which the SDK keeps aside
  * (`data.text`) where nothing shows or redacts it: a copy that keeps the name, code and status.
  */
 function httpFailureInOurWords(error: unknown): unknown {
-  if (!(error instanceof SdkHttpError)) return error;
-  const said = probeStatusInOurWords(error) ?? error.message;
-  const body = error.data.text;
+  const status = httpStatusOf(error);
+  if (status === undefined || !(error instanceof Error)) return error;
+  const ours = SDK_STATUS_MESSAGE.test(error.message) ? statusInOurWords(status, error instanceof SdkHttpError ? error.statusText : undefined) : undefined;
+  const said = ours ?? error.message;
+  const body = error instanceof SdkHttpError ? error.data.text : undefined;
   const told = typeof body === 'string' && body !== '' && !said.includes(body.slice(0, 64)) ? `${said}: ${body}` : said;
   if (told === error.message) return error;
   const copy = new Error(told);
   copy.name = error.name;
-  return Object.assign(copy, { code: error.code, status: error.status });
+  return Object.assign(copy, { code: (error as { code?: unknown }).code, status });
 }
 
 /**
