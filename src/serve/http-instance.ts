@@ -20,6 +20,7 @@ import type { HttpHostRelay } from './http-host-relay.js';
 import { listedTool } from './listed-tool.js';
 import type { InRounds, PromptsAndResourcesOffer } from './prompts-and-resources.js';
 import { relayedCallOptions } from './proxy.js';
+import type { ServedNames } from '../telemetry/server-telemetry.js';
 
 export const HTTP_SERVE_CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: true },
@@ -37,8 +38,8 @@ export interface HttpInstanceOptions {
   relay: HttpHostRelay;
   /** `cacheScope: "private"` lists, read for each identity (the loader tools must be built with its `manager`). */
   privateLists?: PrivateLists;
-  /** Called with each request's transport once its instance is connected (serve's telemetry). */
-  onConnected?: (transport: Transport) => void;
+  /** Called with each request's transport once its instance is connected, and the tools it serves (serve's telemetry). */
+  onConnected?: (transport: Transport, served: ServedNames) => void;
 }
 
 export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit, relay, privateLists, onConnected }: HttpInstanceOptions): (caller: InstanceCaller) => Server {
@@ -48,7 +49,7 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
     let connected: Transport | undefined;
     const server = new ConnectedServer(info, HTTP_SERVE_CAPABILITIES, (transport) => {
       connected = transport;
-      onConnected?.(transport);
+      onConnected?.(transport, { isServedTool: (name) => access.tools.some((tool) => tool.name === name) });
     });
     /** A 2025-era caller's request in flight: what `downstream` asks meanwhile goes to it, on its POST's SSE stream. */
     const legacyCall = (downstream: string | undefined, ctx: ServerContext) => ({

@@ -2,6 +2,9 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes,
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
 import { MAX_TRACED_REQUESTS, OPERATION_DURATION_BUCKETS } from './client-telemetry.js';
 
+/** JSON-RPC's "Method not found". */
+const METHOD_NOT_FOUND = -32601;
+
 /** The JSON-RPC shape this needs of what a host sends and what serve answers. */
 interface Message {
   id?: string | number;
@@ -23,6 +26,20 @@ interface Handling {
   measured: Attributes;
 }
 
+/** What serve serves: the histogram names only these, never a name a host made up. */
+export interface ServedNames {
+  /** True for a tool the instance lists (a loader tool, an exposed direct tool). */
+  isServedTool(name: string): boolean;
+}
+
+/**
+ * The semantic conventions' value for a method or name outside the known set. A host chooses the
+ * method and tool names it sends: recorded as they come, each new one would be a new series kept
+ * for the life of the process (a host sending a million made-up names would fill memory and every
+ * scrape).
+ */
+const OTHER_VALUE = '_OTHER';
+
 /**
  * `serve`'s side of the MCP conventions: a SERVER span per request from the host (child of the
  * trace context the host put in `params._meta`, so the gateway's own requests to its servers join
@@ -30,7 +47,7 @@ interface Handling {
  * enters (`onmessage`, which the SDK set in `connect`) and where its answer leaves (`send`); does
  * nothing when nothing records.
  */
-export function instrumentHostTransport(transport: HostTransport, network: 'pipe' | 'tcp', options: TelemetryOptions = {}): void {
+export function instrumentHostTransport(transport: HostTransport, network: 'pipe' | 'tcp', served: ServedNames, options: TelemetryOptions = {}): void {
   if (!recording(options)) return;
   const tracer = tracerOf(options);
   const duration: Histogram = meterOf(options).createHistogram('mcp.server.operation.duration', {
@@ -49,7 +66,9 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
     }
     const target = message.method === 'tools/call' || message.method === 'prompts/get' ? message.params?.name : undefined;
     const measured: Attributes = { 'mcp.method.name': message.method, 'network.transport': network };
-    if (message.method === 'tools/call' && typeof target === 'string') Object.assign(measured, { 'gen_ai.tool.name': target, 'gen_ai.operation.name': 'execute_tool' });
+    if (message.method === 'tools/call' && typeof target === 'string') {
+      Object.assign(measured, { 'gen_ai.tool.name': served.isServedTool(target) ? target : OTHER_VALUE, 'gen_ai.operation.name': 'execute_tool' });
+    }
     if (message.method === 'prompts/get' && typeof target === 'string') measured['gen_ai.prompt.name'] = target;
     const span = tracer.startSpan(typeof target === 'string' ? `${message.method} ${target}` : message.method, {
       kind: SpanKind.SERVER,
@@ -64,7 +83,7 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
     if (request && message.id !== undefined) {
       handling.delete(message.id);
       const errorType = message.error ? String(message.error.code) : message.result?.isError === true ? 'tool_error' : undefined;
-      const measured = errorType === undefined ? request.measured : { ...request.measured, 'error.type': errorType };
+      const measured = errorType === undefined ? request.measured : { ...boundedNames(request.measured, message.error?.code), 'error.type': errorType };
       if (errorType !== undefined) {
         request.span.setAttribute('error.type', errorType);
         request.span.setStatus({ code: SpanStatusCode.ERROR });
@@ -74,4 +93,15 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
     }
     return send(message as never, sendOptions);
   }) as HostTransport['send'];
+}
+
+/**
+ * The histogram's attributes for a request answered with a JSON-RPC error: a method serve does
+ * not have (-32601) is `_OTHER`, and a prompt it refused or could not get is not named (the
+ * prompts it serves are the ones it answers; any other name is the host's).
+ */
+function boundedNames(measured: Attributes, errorCode: number | undefined): Attributes {
+  if (errorCode === undefined) return measured;
+  const { 'gen_ai.prompt.name': _refusedPrompt, ...rest } = measured;
+  return errorCode === METHOD_NOT_FOUND ? { ...rest, 'mcp.method.name': OTHER_VALUE } : rest;
 }

@@ -126,7 +126,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
       audit,
       relay,
       privateLists,
-      onConnected: (transport) => instrumentHostTransport(transport, 'tcp'),
+      onConnected: (transport, served) => instrumentHostTransport(transport, 'tcp', served),
     }),
     keys,
     answers: (identity, message) => relay.answer(identity.name, message),

@@ -100,7 +100,7 @@ export async function runServe(
   const transport = new HostStdioTransport(input);
   const { ended, onerror } = whenServeEnds(transport, input);
   // On each instance's own channel, once connected: the hook sees each request enter its handler and its answer leave.
-  host.onConnected((instanceTransport) => instrumentHostTransport(instanceTransport, 'pipe'));
+  host.onConnected((instanceTransport) => instrumentHostTransport(instanceTransport, 'pipe', { isServedTool: (name) => tools.some((tool) => tool.name === name) }));
   const connection = serveStdio(host.factory, { transport, onerror });
   const stop = async () => {
     await config.close();
