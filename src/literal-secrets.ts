@@ -6,7 +6,9 @@
  * - A URL (the `url`, or any argument that is one): its query string and its `user:password`,
  *   each as a whole, and every query value and the password on their own.
  * - The argument after a flag that names a secret (`--token`, `--api-key`, `--password`,
- *   `--client-secret`, `--auth`, …), and the value of `--flag=value` for such a flag.
+ *   `--client-secret`, `--auth`, `--key`, `--pass`, …), and the value of `--flag=value` for such a
+ *   flag. Single-letter flags name nothing: `-p` is a port as often as a password, `-k` is curl's
+ *   "insecure".
  * - The value of an environment-style assignment `NAME=value` (as `env` and `docker run -e` take):
  *   env values are secrets wherever they are written.
  * - The value of a header given as an argument (`--header "Authorization: Bearer <token>"`, `-H`),
@@ -30,6 +32,17 @@ const whole = (value: string): FoundSecret => ({ value, whole: true });
 
 /** Flag names (without their dashes) whose value is a credential. */
 const SECRET_FLAG = /token|secret|passw|pwd|api[-_]?key|access[-_]?key|private[-_]?key|auth|credential|bearer|cookie|session/i;
+/**
+ * Flag names whose last word is `key`, `pass` or `passphrase` (`--key`, `--license-key`,
+ * `--licenseKey`, `--db-pass`): too short to hunt for inside a name, where they would take
+ * `--key-file`'s path or `--bypass`'s value as well.
+ */
+const SECRET_LAST_WORD = /(?:^|[-_.])(?:key|pass(?:phrase)?)$/i;
+const SECRET_LAST_CAMEL_WORD = /[a-z\d](?:Key|Pass(?:phrase)?)$/;
+
+function namesSecret(flagName: string): boolean {
+  return SECRET_FLAG.test(flagName) || SECRET_LAST_WORD.test(flagName) || SECRET_LAST_CAMEL_WORD.test(flagName);
+}
 const HEADER_FLAG = /^(-H|--header)$/;
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=(.+)$/s;
 const FLAG_WITH_VALUE = /^--?([^=\s]+)=(.+)$/s;
@@ -96,12 +109,12 @@ function argumentSecrets(args: readonly unknown[]): FoundSecret[] {
     const next = args[at + 1];
     if (typeof next === 'string' && !LONE_FLAG.test(next) && arg.startsWith('-') && !arg.includes('=')) {
       if (HEADER_FLAG.test(arg)) found.push(...headerSecrets(next));
-      else if (SECRET_FLAG.test(arg.replace(/^-+/, ''))) found.push(part(next));
+      else if (namesSecret(arg.replace(/^-+/, ''))) found.push(part(next));
     }
     const flag = FLAG_WITH_VALUE.exec(arg);
     if (flag) {
       if (HEADER_FLAG.test(`--${flag[1]}`)) found.push(...headerSecrets(flag[2]!));
-      else if (SECRET_FLAG.test(flag[1]!)) found.push(part(flag[2]!));
+      else if (namesSecret(flag[1]!)) found.push(part(flag[2]!));
       return;
     }
     const assignment = ASSIGNMENT.exec(arg)?.[1];
