@@ -159,6 +159,15 @@ describe.concurrent('flags and help', () => {
     expect(list.stderr).toMatch(/^error: unknown command 'list'/);
   });
 
+  it("names our command for another tool's word for it: list and ls are servers, rm is remove", async () => {
+    for (const [word, meant] of [['list', 'servers'], ['ls', 'servers'], ['rm', 'remove']]) {
+      const run = await cli(word!);
+      expect({ word, code: run.code, stdout: run.stdout }).toEqual({ word, code: 1, stdout: '' });
+      expect(run.stderr).toMatch(new RegExp(`^error: unknown command '${word}'\\n\\(Did you mean ${meant}\\?\\)\\n`));
+      expect((await cli('help', word!)).stderr).toBe(run.stderr);
+    }
+  });
+
   it('rejects an unknown flag with exit 1 and a hint', async () => {
     const run = await cli('--nope', 'servers');
     expect(run.code).toBe(1);

@@ -536,9 +536,26 @@ export function buildProgram(): Command {
 }
 
 /**
+ * Words other tools use for a command we have under another name: commander's closest-spelling
+ * suggestion cannot find `servers` from `list`, so these name the command meant.
+ */
+const COMMANDS_BY_OTHER_NAMES: Readonly<Record<string, string>> = {
+  list: 'servers',
+  ls: 'servers',
+  status: 'servers',
+  rm: 'remove',
+  delete: 'remove',
+  uninstall: 'remove',
+  show: 'get',
+  start: 'serve',
+  check: 'doctor',
+};
+
+/**
  * Commander answers `--help` before it looks for the command, so `list --help` (and `help list`)
  * printed the top-level help as if `list` were a command. Without the help flag, or the `help`
- * in front, commander says the command is unknown and suggests the closest one, exit code 1.
+ * in front, commander says the command is unknown and suggests the closest one, exit code 1;
+ * a word another tool uses for one of ours (`list`, `rm`) is told which, the same way.
  */
 function refuseHelpForUnknownCommands(program: Command): void {
   const parseOptions = program.parseOptions.bind(program);
@@ -547,6 +564,8 @@ function refuseHelpForUnknownCommands(program: Command): void {
     const parsed = parseOptions(args);
     const named = parsed.operands[0] === 'help' ? parsed.operands.slice(1) : parsed.operands;
     if (named.length === 0 || isCommand(named[0]!)) return parsed;
+    const meant = Object.hasOwn(COMMANDS_BY_OTHER_NAMES, named[0]!) ? COMMANDS_BY_OTHER_NAMES[named[0]!] : undefined;
+    if (meant !== undefined) program.error(`error: unknown command '${named[0]}'\n(Did you mean ${meant}?)`, { code: 'commander.unknownCommand' });
     return { operands: named, unknown: parsed.unknown.filter((arg) => arg !== '--help' && arg !== '-h') };
   };
 }
