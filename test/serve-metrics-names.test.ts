@@ -8,7 +8,11 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startEmptyReplica, type HttpServe } from './support/http-serve.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { everythingStdio } from './support/everything.js';
+import { startEmptyReplica, startHttpServe, type HttpServe } from './support/http-serve.js';
 
 let replica: HttpServe & { close(): Promise<void> };
 let host: Client;
@@ -23,6 +27,14 @@ afterAll(async () => {
   await host?.close();
   await replica?.close();
 }, 60_000);
+
+/** The `_count` lines of `metric` in a scrape of the replica's `--metrics` listener. */
+async function scraped(serve: HttpServe, metric: string): Promise<string[]> {
+  const endpoint = /metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(serve.stderr())?.[1];
+  expect(endpoint, serve.stderr()).toBeDefined();
+  const scrape = await (await fetch(endpoint!, { signal: AbortSignal.timeout(30_000) })).text();
+  return scrape.split('\n').filter((line) => line.startsWith(`${metric}_count`));
+}
 
 /** A 2026-07-28 request for a method of the host's choosing, as any HTTP client can send it. */
 async function madeUpMethod(method: string): Promise<number> {
@@ -51,13 +63,33 @@ it('counts made-up methods, tools and prompts as _OTHER or not at all, and the t
     await expect(host.getPrompt({ name: `made-up-prompt-${n}` })).rejects.toThrow(/Unknown prompt/);
   }
 
-  const endpoint = /metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(replica.stderr())?.[1];
-  expect(endpoint, replica.stderr()).toBeDefined();
-  const scrape = await (await fetch(endpoint!, { signal: AbortSignal.timeout(30_000) })).text();
-  const series = scrape.split('\n').filter((line) => line.startsWith('mcp_server_operation_duration_seconds_count'));
+  const series = await scraped(replica, 'mcp_server_operation_duration_seconds');
   expect(series.join('\n')).not.toContain('made-up');
   expect(series.some((line) => line.includes('gen_ai_tool_name="load_mcp"'))).toBe(true);
   expect(series.some((line) => line.includes('gen_ai_tool_name="_OTHER"'))).toBe(true);
   expect(series.some((line) => line.includes('mcp_method_name="_OTHER"'))).toBe(true);
   expect(series.some((line) => line.includes('mcp_method_name="prompts/get"'))).toBe(true);
+}, 90_000);
+
+it("names no prompt a downstream server refused in mcp.client.operation.duration, and still names the one it has", async () => {
+  const home = mkdtempSync(join(tmpdir(), 'mcp-serve-metrics-prompts-'));
+  writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
+  const gateway = await startHttpServe(home, ['--config', join(home, 'mcp.json')], ['--metrics', '127.0.0.1:0']);
+  const prompter = new Client({ name: 'prompt-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  try {
+    await prompter.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    expect((await prompter.callTool({ name: 'load_mcp', arguments: { server: 'everything' } })).isError).toBe(false);
+    const real = await prompter.getPrompt({ name: 'everything/simple-prompt' });
+    expect(real.messages.length).toBeGreaterThan(0);
+    for (const n of [1, 2]) await expect(prompter.getPrompt({ name: `everything/made-up-prompt-${n}` })).rejects.toThrow(/not found/);
+
+    const series = await scraped(gateway, 'mcp_client_operation_duration_seconds');
+    expect(series.filter((line) => line.includes('prompts/get'))).toHaveLength(2);
+    expect(series.join('\n')).not.toContain('made-up');
+    expect(series.some((line) => line.includes('gen_ai_prompt_name="simple-prompt"'))).toBe(true);
+  } finally {
+    await prompter.close();
+    await gateway.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
 }, 90_000);

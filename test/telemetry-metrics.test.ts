@@ -51,7 +51,8 @@ it('mcp.client.operation.duration: one histogram in seconds with the advisory bu
   const refused = histogram.dataPoints.filter((point) => point.attributes['mcp.method.name'] === 'prompts/get');
   expect(refused).toHaveLength(1);
   expect(refused[0]!.attributes['error.type']).toMatch(/^-32\d{3}$/);
-  expect(refused[0]!.attributes['gen_ai.prompt.name']).toBe('no-such-prompt');
+  // A prompt the server refused is not named: the name may be anyone's invention (serve passes on what hosts send).
+  expect(refused[0]!.attributes['gen_ai.prompt.name']).toBeUndefined();
   await meterProvider.shutdown();
 });
 

@@ -177,7 +177,11 @@ export class ClientTelemetry {
    */
   private finish(request: InFlight, errorType?: string, statusCode?: string): void {
     const measured: Attributes = errorType === undefined ? request.measured : { ...request.measured, 'error.type': errorType };
-    if (statusCode !== undefined) measured['rpc.response.status_code'] = statusCode;
+    if (statusCode !== undefined) {
+      measured['rpc.response.status_code'] = statusCode;
+      // A prompt the server answered with an error may be one it does not have: serve passes on any name a host sends, and each would be a series kept for good.
+      delete measured['gen_ai.prompt.name'];
+    }
     if (errorType !== undefined) {
       request.span.setAttribute('error.type', errorType);
       if (statusCode !== undefined) request.span.setAttribute('rpc.response.status_code', statusCode);
