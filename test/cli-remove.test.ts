@@ -34,10 +34,30 @@ describe('remove', () => {
     expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
   }, 60_000);
 
-  it('an unknown name fails, saying where it looked', async () => {
-    const { cli } = configHome();
-    const run = await cli('remove', 'ghost', '--scope', 'user');
+  it('an unknown name fails in the wording of every command, saying where it looked, whatever the scope flags', async () => {
+    const { cli, userFile, projectFile } = configHome();
+    const both = await cli('remove', 'firs');
+    expect(both.code).toBe(1);
+    expect(both.stderr).toBe(
+      `Error: there is no server named "firs" in the user scope (${userFile}) or the project scope (${projectFile}) (did you mean "first"?)\n` +
+        'Hint: run `mcp-statechart servers` to see every configured server\n',
+    );
+    const user = await cli('remove', 'ghost', '--scope', 'user');
+    expect(user.code).toBe(1);
+    expect(user.stderr).toBe(
+      `Error: there is no server named "ghost" in the user scope (${userFile}) (configured: first, last)\n` +
+        'Hint: run `mcp-statechart servers` to see every configured server\n',
+    );
+    const json = JSON.parse((await cli('remove', 'ghost', '--scope', 'project', '--json')).stdout);
+    expect(json).toMatchObject({ ok: false, code: 'UNKNOWN_SERVER', error: `there is no server named "ghost" in the project scope (${projectFile}) (no server is configured)` });
+  }, 60_000);
+
+  it('--scope that misses a name the other scope has says which scope has it', async () => {
+    const { cli, userFile } = configHome();
+    const run = await cli('remove', 'first', '--scope', 'project');
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('No server named "ghost" in the user scope.');
+    expect(run.stderr).toContain('Error: there is no server named "first" in the project scope');
+    expect(run.stderr).toContain('Hint: "first" is in the user scope: run `mcp-statechart remove first --scope user`\n');
+    expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
   }, 40_000);
 });

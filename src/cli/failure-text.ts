@@ -172,8 +172,9 @@ function eitherOf(names: readonly string[]): string {
 /**
  * A name no configured server has, one wording for every command: the closest configured names
  * (a typo, a partial name), else the names that are (the first 20), and where to see them all.
+ * `searched`: where the command looked, when that was not everywhere (`remove`: "the user scope (<file>)").
  */
-export function unknownServerExplanation(server: string, configured: readonly string[]): FailureExplanation {
+export function unknownServerExplanation(server: string, configured: readonly string[], searched?: string): FailureExplanation {
   // One edit in three characters: "nots" and "weathr" are typos of "notes" and "weather"; "ghost" is no typo of "first".
   const closest = closestNames(server, configured, 5, Math.max(1, Math.floor(server.length / 3)));
   const known =
@@ -182,13 +183,14 @@ export function unknownServerExplanation(server: string, configured: readonly st
       : closest.length > 0
         ? `did you mean ${eitherOf(closest)}?`
         : `configured: ${configured.slice(0, LISTED_NAMES).join(', ')}${configured.length > LISTED_NAMES ? ', …' : ''}`;
-  return { code: 'UNKNOWN_SERVER', message: `there is no server named "${server}" (${known})`, hint: SEE_THE_SERVERS };
+  const where = searched === undefined ? '' : ` in ${searched}`;
+  return { code: 'UNKNOWN_SERVER', message: `there is no server named "${server}"${where} (${known})`, hint: SEE_THE_SERVERS };
 }
 
 /** The same, thrown by the commands that report through `reported` (search, get). */
-export function unknownServerError(server: string, configured: readonly string[]): CliError {
-  const { message, hint } = unknownServerExplanation(server, configured);
-  return new CliError('UNKNOWN_SERVER', message, hint);
+export function unknownServerError(server: string, configured: readonly string[], searched?: string, hint?: string): CliError {
+  const explanation = unknownServerExplanation(server, configured, searched);
+  return new CliError('UNKNOWN_SERVER', explanation.message, hint ?? explanation.hint);
 }
 
 const RESOURCE_NOT_FOUND = -32002;

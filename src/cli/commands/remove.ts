@@ -3,6 +3,7 @@ import { revokeApprovals } from '../../config/project-trust.js';
 import { reportDone, reported } from '../command-report.js';
 import { configPathForScope, editServerEntries, readConfigObject, serverEntries, type WritableScope } from '../config-file-edit.js';
 import { CliError } from '../json-codes.js';
+import { unknownServerError } from '../failure-text.js';
 
 export interface RemoveOptions {
   scope?: WritableScope;
@@ -10,23 +11,41 @@ export interface RemoveOptions {
   json?: boolean;
 }
 
-/** The scopes whose file defines `name`. */
-async function scopesDefining(name: string, scopes: WritableScope[], project: string | undefined): Promise<{ scope: WritableScope; file: string }[]> {
-  const found: { scope: WritableScope; file: string }[] = [];
-  for (const scope of scopes) {
-    const file = await configPathForScope(scope, project);
-    if (Object.hasOwn(serverEntries(await readConfigObject(file)), name)) found.push({ scope, file });
-  }
-  return found;
+interface ScopeFile {
+  scope: WritableScope;
+  file: string;
+  names: string[];
+}
+
+/** Each scope's file and the server names it defines. */
+function scopeFiles(scopes: WritableScope[], project: string | undefined): Promise<ScopeFile[]> {
+  return Promise.all(
+    scopes.map(async (scope) => {
+      const file = await configPathForScope(scope, project);
+      return { scope, file, names: Object.keys(serverEntries(await readConfigObject(file))) };
+    }),
+  );
+}
+
+/**
+ * The unknown-server wording of every command, saying which files were searched; when `--scope`
+ * missed a name the other scope has, the hint says so.
+ */
+async function notInScopes(name: string, searched: ScopeFile[], options: RemoveOptions): Promise<CliError> {
+  const where = searched.map(({ scope, file }) => `the ${scope} scope (${file})`).join(' or ');
+  const configured = [...new Set(searched.flatMap(({ names }) => names))];
+  const other: WritableScope | undefined = options.scope === 'user' ? 'project' : options.scope === 'project' ? 'user' : undefined;
+  // A broken file in the scope not asked for is no reason to fail differently: it only loses the hint.
+  const elsewhere = other === undefined ? [] : await scopeFiles([other], options.project).catch((): ScopeFile[] => []);
+  const hint = elsewhere.some(({ names }) => names.includes(name)) ? `"${name}" is in the ${other} scope: run \`mcp-statechart remove ${name} --scope ${other}\`` : undefined;
+  return unknownServerError(name, configured, where, hint);
 }
 
 export function runRemove(name: string, options: RemoveOptions): Promise<number> {
   return reported(options, async () => {
-    const found = await scopesDefining(name, options.scope ? [options.scope] : ['user', 'project'], options.project);
-    if (found.length === 0) {
-      const where = options.scope ? `the ${options.scope} scope` : 'the user or the project scope';
-      throw new CliError('UNKNOWN_SERVER', `No server named "${name}" in ${where}. Run \`mcp-statechart servers\` to see where each one is defined.`);
-    }
+    const searched = await scopeFiles(options.scope ? [options.scope] : ['user', 'project'], options.project);
+    const found = searched.filter(({ names }) => names.includes(name));
+    if (found.length === 0) throw await notInScopes(name, searched, options);
     if (found.length > 1) {
       throw new CliError(
         'AMBIGUOUS_SCOPE',
