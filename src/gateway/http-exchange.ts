@@ -11,18 +11,29 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 const DISCARD_GRACE_MS = 2_000;
 
 /**
- * The body, or `too-large` as soon as more than `limit` bytes are declared or came. The rest of an
- * oversized body is discarded, not kept, for at most DISCARD_GRACE_MS: cutting the connection
- * at once would have the client fail on its write before it reads the 413.
+ * The body; `too-large` as soon as more than `limit` bytes are declared or came; `too-slow` when it
+ * has not all come within `timeoutMs` of the call (a client that sends its headers and then
+ * drips or withholds the body would otherwise hold its connection, and a place in the count of
+ * requests a drain waits for, for ever). The rest of an oversized body is discarded, not kept, for
+ * at most DISCARD_GRACE_MS: cutting the connection at once would have the client fail on its
+ * write before it reads the 413.
  */
-export function readBody(request: IncomingMessage, limit: number): Promise<Buffer | 'too-large'> {
+export function readBody(request: IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer | 'too-large' | 'too-slow'> {
   return new Promise((resolve, reject) => {
-    const tooLarge = () => {
+    const stopReading = () => {
+      clearTimeout(deadline);
       request.removeAllListeners('data');
+    };
+    const tooLarge = () => {
+      stopReading();
       request.resume();
       setTimeout(() => request.destroy(), DISCARD_GRACE_MS).unref();
       resolve('too-large');
     };
+    const deadline = setTimeout(() => {
+      stopReading();
+      resolve('too-slow');
+    }, timeoutMs);
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > limit) return tooLarge();
     const chunks: Buffer[] = [];
@@ -32,8 +43,14 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Buffe
       if (size > limit) return tooLarge();
       chunks.push(chunk);
     });
-    request.once('end', () => resolve(Buffer.concat(chunks)));
-    request.once('error', reject);
+    request.once('end', () => {
+      clearTimeout(deadline);
+      resolve(Buffer.concat(chunks));
+    });
+    request.once('error', (error) => {
+      clearTimeout(deadline);
+      reject(error);
+    });
   });
 }
 

@@ -28,6 +28,12 @@ export const MCP_PATH = '/mcp';
  */
 export const KEEP_ALIVE = { announcedSeconds: 5, idleMs: 65_000 } as const;
 
+/**
+ * How long a request's body may take to come once its headers have: 10 MiB (the largest body)
+ * at 350 kB/s. Node's own `requestTimeout` is off here (0), and `headersTimeout` stops at the headers.
+ */
+export const BODY_TIMEOUT_MS = 30_000;
+
 /** Who calls when no gateway file is given: serve --http on loopback, no inbound auth. */
 export const LOCAL_IDENTITY: AuthenticatedIdentity = { name: 'local', groups: [], via: 'loopback' };
 
@@ -40,6 +46,8 @@ export interface GatewayServerOptions {
   /** The listener is on a loopback address: Host must name loopback too. */
   loopbackOnly: boolean;
   maxBodyBytes: number;
+  /** How long a request's body may take to come, from the end of its headers: then 408 and the connection closed. */
+  bodyTimeoutMs: number;
   /** What `/healthz` answers besides the requests in flight: no secrets. */
   health: () => Record<string, unknown>;
   logger: Logger;
@@ -116,7 +124,11 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       }
       identity = verdict.identity;
     }
-    const body = request.method === 'POST' ? await readBody(request, options.maxBodyBytes) : undefined;
+    const body = request.method === 'POST' ? await readBody(request, options.maxBodyBytes, options.bodyTimeoutMs) : undefined;
+    if (body === 'too-slow') {
+      writeJson(response, 408, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `the request body did not all come within ${options.bodyTimeoutMs / 1000} s` } }, { connection: 'close' });
+      return;
+    }
     if (body === 'too-large') {
       // No Connection: close: Node would cut the socket as soon as the answer is out, and the client, still writing, would see a reset instead of the 413.
       writeJson(response, 413, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `the request body is over ${options.maxBodyBytes} bytes` } });

@@ -13,7 +13,7 @@ import { openAuditLog, type AuditLog } from '../../gateway/audit-log.js';
 import { createAuthenticator } from '../../gateway/authenticate.js';
 import { createAccessResolver, type ToolsForPolicy } from '../../gateway/caller-access.js';
 import { startHealthListener } from '../../gateway/health-listener.js';
-import { createGatewayServer } from '../../gateway/http-gateway.js';
+import { BODY_TIMEOUT_MS, createGatewayServer } from '../../gateway/http-gateway.js';
 import { createMcpEndpoint } from '../../gateway/mcp-endpoint.js';
 import { RateLimiter } from '../../gateway/rate-limit.js';
 import { isLoopbackAddress } from '../../gateway/request-origin.js';
@@ -157,6 +157,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     oauth: () => gateway?.current().oauth,
     loopbackOnly,
     maxBodyBytes: MAX_MESSAGE_BYTES,
+    bodyTimeoutMs: BODY_TIMEOUT_MS,
     health: () => health(manager),
     logger,
   });
