@@ -2,6 +2,7 @@ import type { Logger } from '../logger.js';
 import { redact } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import { isStdioBufferOverflow, MAX_MESSAGE_MIB } from '../transports/message-size.js';
+import { StdoutClosedError } from '../transports/stdio.js';
 import { isStreamError } from './request-streams.js';
 import { isUnreachable } from './errors.js';
 
@@ -18,7 +19,7 @@ export interface TransportErrorScene {
 
 /**
  * Logs a transport error the SDK reported (at the level it deserves) and returns why the
- * connection is about to close, when the error says so (an oversized message), so the loss can
+ * connection is about to close, when the error says so (an oversized message, a closed stdout), so the loss can
  * tell that instead of "the server closed".
  */
 export function logTransportError(error: Error, { server, logger, secrets, live }: TransportErrorScene): Error | undefined {
@@ -28,6 +29,12 @@ export function logTransportError(error: Error, { server, logger, secrets, live 
     const closedBecause = new Error(`the server sent a message over ${MAX_MESSAGE_MIB} MiB, so the client closed the connection (${message})`);
     logger.warn(`MCP server "${server}": ${closedBecause.message}`);
     return closedBecause;
+  }
+  if (error instanceof StdoutClosedError) {
+    // The transport ends the connection right after reporting this; onclose follows.
+    if (live) logger.warn(`MCP server "${server}": ${message}`);
+    else logger.debug(`MCP server "${server}" while connecting: ${message}`);
+    return error;
   }
   if (error.message.startsWith(LATE_PROGRESS)) {
     // Normal, not a fault: progress for a call already cancelled, or (an SDK race: it runs

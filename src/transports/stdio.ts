@@ -18,6 +18,21 @@ export interface ProcessExit {
   signal: NodeJS.Signals | null;
 }
 
+/**
+ * How long a server whose stdout ended may take for its exit to be seen: one that exits closes
+ * stdout a moment before, and its exit then ends the connection with how it exited. One still
+ * running after this closed its stdout alone.
+ */
+const STDOUT_END_GRACE_MS = 250;
+
+/** A server closed its stdout and went on running: it can never answer again, so the connection ends as if it had exited. */
+export class StdoutClosedError extends Error {
+  override name = 'StdoutClosedError';
+  constructor() {
+    super('the server closed its stdout but went on running, so it can no longer answer; the client ended it (a stdio server keeps stdout open while it runs)');
+  }
+}
+
 /** What a process that is answering the era probe may write to stderr before it is kept: whole lines; the rest is dropped and counted (held-stderr.ts). */
 export const PROBE_STDERR_HELD_BYTES = 64 * 1024;
 
@@ -137,6 +152,13 @@ export class ProcessGroupStdioTransport implements Transport {
         throw tooLargeToStart(error as Error) ?? error;
       }
       this.child = child;
+      // Once per process: the end of stdout may report it before the process's own 'close'.
+      let closeReported = false;
+      const reportClose = () => {
+        if (closeReported) return;
+        closeReported = true;
+        this.onclose?.();
+      };
       child.on('error', (error) => {
         reject(error);
         this.onerror?.(error);
@@ -157,7 +179,7 @@ export class ProcessGroupStdioTransport implements Transport {
         // `endChild` lets go of the child before it ends it: still held, it ended by itself.
         if (this.child === child) this.ownExit = { code, signal };
         this.child = undefined;
-        this.onclose?.();
+        reportClose();
       });
       child.stdin?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('data', (chunk: Buffer) => {
@@ -171,10 +193,28 @@ export class ProcessGroupStdioTransport implements Transport {
           void this.close();
         }
       });
+      child.stdout?.on('end', () => this.stdoutEnded(child, reportClose));
       child.stdout?.on('error', (error) => this.onerror?.(error));
       if (this.probeStderr) child.stderr?.on('data', this.probeStderr.hold);
       else child.stderr?.pipe(this.stderrStream);
     });
+  }
+
+  /**
+   * Without this, a server that closed its stdout but runs on would stay "connected" and every
+   * call would wait for its timeout. Unless its exit is seen within STDOUT_END_GRACE_MS, the
+   * connection ends now (the requests in flight fail as lost, saying why) and the process is ended.
+   */
+  private stdoutEnded(child: ChildProcess, reportClose: () => void): void {
+    if (this.child !== child || child.exitCode !== null || child.signalCode !== null) return;
+    const stillRunning = setTimeout(() => {
+      if (this.child !== child) return;
+      this.onerror?.(new StdoutClosedError());
+      // Lets go of the child at once, so a send from here on says "Not connected".
+      void this.close();
+      reportClose();
+    }, STDOUT_END_GRACE_MS);
+    child.once('exit', () => clearTimeout(stillRunning));
   }
 
   private deliverMessages(): void {
