@@ -112,6 +112,35 @@ describe('serve follows its config while it runs', () => {
     }
   });
 
+  it('started with a config file it cannot read: says so on stderr and to the model (run doctor), keeps serving, and takes the file once it is fixed', async () => {
+    const config = join(home, 'mcp.json');
+    // Not JSON after a secret value: neither stderr nor the model may see the value.
+    writeFileSync(config, '{"mcpServers": {"notes": {"command": "notes", "env": {"TOKEN": "sk-live-do-not-show"}},}}');
+    const host = await startHost(['--config', config]);
+    try {
+      const description = async () => (await host.client.listTools()).tools.find((tool) => tool.name === 'load_mcp')!.description ?? '';
+      const notice = `The MCP configuration could not be read (${config}), so the servers it defines are missing: tell the user to run \`mcp-statechart doctor\``;
+      expect(await description()).toContain(notice);
+      const refused = await host.client.callTool({ name: 'load_mcp', arguments: { server: 'notes' } });
+      const text = (refused.content as Array<{ text: string }>)[0]!.text;
+      expect(text).toContain('Unknown MCP server "notes".');
+      expect(text).toContain(notice);
+      expect(host.stderr()).toMatch(/\[warn\] .*mcp\.json:1:\d+: not valid JSON/);
+      expect(host.stderr()).toContain(`[error] could not read the MCP configuration (${config}): serving without the servers it defines until it is fixed; run \`mcp-statechart doctor\``);
+      expect(`${host.stderr()}${text}`).not.toContain('sk-live');
+
+      // Fixed, the file is read again; as any server that appears while serving, its servers wait for a person.
+      writeConfig(config, { notes: stdioFixture() });
+      await vi.waitFor(() => expect(host.stderr()).toMatch(/server "notes" is off: its entry appeared/), slow);
+      await vi.waitFor(async () => expect(await description()).not.toContain('could not be read'), slow);
+      await approveAsPerson(config, 'notes');
+      await vi.waitFor(async () => expect(await host.loadEnum()).toEqual(['notes']), slow);
+      expect(host.listChanged.count).toBeGreaterThan(0);
+    } finally {
+      await host.client.close();
+    }
+  });
+
   it("a host root whose folder holds a .mcp.json brings that project's servers, when project servers are trusted", async () => {
     const project = clonedProject();
     const host = await startHost(['--project-servers', 'trust'], [join(home, 'no-config-here'), project]);

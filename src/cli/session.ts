@@ -11,6 +11,7 @@ import {
   type LoaderToolsManager,
 } from '../tools/index.js';
 import { permissionsFrom, type GlobalOptions } from './options.js';
+import { unreadConfigNotice } from './unread-config.js';
 
 /** How the loader tools ask before a call, and which manifest index they use (default: the user's). */
 export type LoaderSessionOptions = ApprovalOptions &
@@ -48,6 +49,7 @@ export function openLoaderSession(
       servers: result.servers,
       permissions: permissionsFrom(options, result.toolPermissions),
       exposure: options.exposure,
+      serversNotice: unreadConfigNotice(result),
       ...toolOptions,
     });
   const tools = toolsFor(discovery);

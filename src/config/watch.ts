@@ -208,7 +208,7 @@ export function holdWhileFilesBreak(
 }
 
 /** Files with an error that is not about one server: nothing in them was loaded. */
-function filesThatFailedWhole(result: DiscoveryResult): Set<string> {
+export function filesThatFailedWhole(result: DiscoveryResult): Set<string> {
   return new Set(
     result.problems.filter((problem) => problem.severity === 'error' && problem.server === undefined).map((p) => p.file),
   );

@@ -51,7 +51,7 @@ export function createGatewayLoaderTools(options: CreateLoaderToolsOptions): Loa
 }
 
 function buildLoaderTools(options: CreateLoaderToolsOptions, search: 'when-useful' | 'over-any-index'): LoaderTools {
-  const catalog = buildServerCatalog(options.servers, options.permissions);
+  const catalog = buildServerCatalog(options.servers, options.permissions, options.serversNotice);
   // Servers the model may not use are never configured, so nothing can connect them by mistake.
   options.manager.configure(catalog.configs, undefined, 'merge');
   const index = options.manifestIndex === false ? undefined : (options.manifestIndex ?? new ManifestIndex());

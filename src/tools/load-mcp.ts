@@ -39,9 +39,10 @@ function serverLines({ catalog, searchable }: LoaderToolContext): string {
 function describeLoadMcp(context: LoaderToolContext): string {
   const { catalog, searchOffered, sharedByCallers } = context;
   const purpose = `${PURPOSE} ${sharedByCallers ? SHARED : SWITCHING_OFF}`;
-  if (catalog.listed) return `${purpose} ${serverLines(context)}`;
+  const notice = catalog.notice === '' ? '' : `\n${catalog.notice}`;
+  if (catalog.listed) return `${purpose} ${serverLines(context)}${notice}`;
   const finding = searchOffered ? 'search_mcp_tools finds them' : 'ask the user which one';
-  return `${purpose} ${catalog.names.length} servers are configured, too many to list: ${finding}; an unknown name gets the closest names.`;
+  return `${purpose} ${catalog.names.length} servers are configured, too many to list: ${finding}; an unknown name gets the closest names.${notice}`;
 }
 
 /** A connected server is only touched (its idle timer re-armed); asking for a connection again would be a no-op round trip. */

@@ -48,6 +48,8 @@ export interface ServerCatalog {
   readonly switches: number;
   /** Turns an allowed server off (true) or back on (false) for this session. */
   switchOff(server: string, off: boolean): void;
+  /** Why servers may be missing (`serversNotice`), as the model reads it; empty when there is no notice. */
+  notice: string;
   /** Why a tool other than load_mcp may not use this server now, or undefined. */
   offRefusal(server: string): string | undefined;
 }
@@ -72,7 +74,7 @@ function normalize(entry: DescribedServerEntry | McpServerConfig): DescribedServ
   return { config: entry, description: entry.description, disabled: entry.disabled === true };
 }
 
-export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPermissions | undefined): ServerCatalog {
+export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPermissions | undefined, serversNotice?: string): ServerCatalog {
   const known = new Map<string, DescribedServerEntry>();
   for (const name of Object.keys(servers)) known.set(name, normalize(servers[name]!));
 
@@ -99,10 +101,12 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
     return closest.length > 0 ? `Closest names: ${listNames(closest)}. ${searchHint}` : searchHint;
   };
 
+  const notice = serversNotice === undefined ? '' : terminalText(serversNotice);
   const switchedOff = new Set<string>();
   let switches = 0;
   return {
     available,
+    notice,
     names,
     listed,
     configs,
@@ -113,7 +117,7 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
         return `MCP server ${quoted(server)} is not allowed for this agent; do not try it again. ${suggestions(server)}`;
       }
       const entry = known.get(server);
-      if (!entry) return `Unknown MCP server ${quoted(server)}. ${suggestions(server)}`;
+      if (!entry) return `Unknown MCP server ${quoted(server)}. ${suggestions(server)}${notice === '' ? '' : ` ${notice}`}`;
       if (entry.disabled && entry.disabledBecause !== undefined) {
         return `MCP server ${quoted(server)} is off: ${terminalText(entry.disabledBecause)} Do not try it again now; tell the user. ${suggestions(server)}`;
       }

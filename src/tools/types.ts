@@ -153,6 +153,12 @@ export interface CreateLoaderToolsOptions extends ApprovalOptions {
    * definitions stay the same for the session. The returned array's `exposure` says what was chosen.
    */
   exposure?: ExposureOption;
+  /**
+   * Why servers the model expects may be missing, in a sentence it reads in load_mcp's
+   * description and with every refusal of a name it does not know (e.g. a config file that
+   * could not be read, and what to tell the user). Its control characters are escaped.
+   */
+  serversNotice?: string;
 }
 
 /**

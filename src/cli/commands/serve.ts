@@ -11,6 +11,7 @@ import { followServeConfig, replaceTools } from '../serve-config.js';
 import { hostApproval } from '../serve-approval.js';
 import { endServe, hostInput, whenServeEnds } from '../serve-lifecycle.js';
 import { openLoaderSession } from '../session.js';
+import { unreadConfigLine } from '../unread-config.js';
 import type { DiscoveryResult } from '../../config/index.js';
 import { hostRequestHandlers, installProxy, relayedCallOptions, relaySwitches, SERVE_CAPABILITIES } from '../../serve/proxy.js';
 import { ServeHost } from '../../serve/host.js';
@@ -42,6 +43,8 @@ export async function runServe(
   if (process.stdin.isTTY) process.stderr.write(`${SERVE_ON_TERMINAL}\n`);
   // stdin carries the protocol: nobody can be asked, only earlier approvals count.
   const discovery = await discover(options, logger, false);
+  const unread = unreadConfigLine(discovery);
+  if (unread !== undefined) logger.error(unread);
   // One instance per host connection, built for the era the host opens with (see ServeHost).
   const host = new ServeHost({ name: 'mcp-statechart', version: packageVersion() }, SERVE_CAPABILITIES);
   // Downstream servers' sampling, elicitation and roots requests go up to this host, a few per server at a time, unless the config or --no-sampling says not.
