@@ -75,7 +75,7 @@ export function toWebRequest(request: IncomingMessage, body: Buffer | undefined,
  * which the SDK clients wait for their request timeout. An SSE answer is still written frame by
  * frame: a host waits on the progress it carries, and the keep-alive frames open it within 15 s.
  */
-export async function writeWebResponse(response: Response, out: ServerResponse, extraHeaders: Record<string, string> = {}): Promise<void> {
+export async function writeWebResponse(response: Response, out: ServerResponse, extraHeaders: Record<string, string> = {}, end?: AbortSignal): Promise<void> {
   out.statusCode = response.status;
   for (const [name, value] of Object.entries(extraHeaders)) out.setHeader(name, value);
   response.headers.forEach((value, name) => out.setHeader(name, value));
@@ -93,7 +93,16 @@ export async function writeWebResponse(response: Response, out: ServerResponse, 
       body.destroy();
       done();
     });
+    // A stream that only ends when told (a `subscriptions/listen`): ended whole, its connection closed after it.
+    const endHere = () => {
+      body.unpipe(out);
+      body.destroy();
+      out.shouldKeepAlive = false;
+      out.end();
+    };
+    end?.addEventListener('abort', endHere, { once: true });
     body.pipe(out);
+    if (end?.aborted) endHere();
   });
 }
 

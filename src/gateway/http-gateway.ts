@@ -74,6 +74,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   let closed = false;
   let inFlight = 0;
   const idle: Array<() => void> = [];
+  // A 2026-07-28 host's `subscriptions/listen` stream is no call: it would hold a drain to its limit.
+  const endListenStreams = new AbortController();
   const finished = () => {
     inFlight -= 1;
     if (inFlight === 0) for (const wake of idle.splice(0)) wake();
@@ -136,8 +138,9 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     }
     const aborted = new AbortController();
     response.once('close', () => aborted.abort());
-    const answer = await options.endpoint.handle(toWebRequest(request, body, aborted.signal), parseJson(body), identity);
-    await writeWebResponse(answer, response);
+    const parsedBody = parseJson(body);
+    const answer = await options.endpoint.handle(toWebRequest(request, body, aborted.signal), parsedBody, identity);
+    await writeWebResponse(answer, response, {}, isListenRequest(parsedBody) ? endListenStreams.signal : undefined);
   }
 
   return {
@@ -161,6 +164,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       draining = true;
       await new Promise((done) => setTimeout(done, announceMs));
       closed = true;
+      // Ended now, the host listens again through its balancer, on a replica that stays.
+      endListenStreams.abort();
       server.close();
       server.closeIdleConnections();
       if (inFlight === 0) return true;
@@ -182,6 +187,10 @@ function pathOf(request: IncomingMessage): string {
   const url = request.url ?? '/';
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
+}
+
+function isListenRequest(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'subscriptions/listen';
 }
 
 function parseJson(body: Buffer | undefined): unknown {
