@@ -5,7 +5,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { ScoreSheet } from '../src/search/field-index.js';
+import { FieldIndex, ScoreSheet } from '../src/search/field-index.js';
 import { stem, ToolSearch, type SearchableServer } from '../src/search/index.js';
 
 function tool(name: string, description: string, parameters: string[] = []): Tool {
@@ -494,6 +494,27 @@ describe('contractions in a query', () => {
   });
 });
 
+describe('shortened words', () => {
+  const search = new ToolSearch([MISC, { name: 'maps', description: 'Maps and places' }], [
+    ...BACKGROUND,
+    { server: 'maps', tool: tool('reverse_geocode', 'Name the place at the given coordinates', ['latitude', 'longitude']) },
+    { server: 'maps', tool: tool('place_photos', 'Photos of a place', ['place']) },
+    { server: 'maps', tool: tool('nearby_places', 'Places near a place', ['place']) },
+  ]);
+
+  it('a word no tool holds is read as the words tools hold that it begins: "coords" for coordinates', () => {
+    expect(top(search, 'which place are these coords from')[0]).toBe('maps/reverse_geocode');
+  });
+
+  it('knows the words of a server set after the others', () => {
+    search.setServer({ name: 'weather', description: 'Weather' }, [
+      tool('daily_temperatures', 'Highest and lowest temperatures of each day', ['city']),
+      tool('daily_rainfall', 'Rain of each day', ['city']),
+    ]);
+    expect(top(search, 'temps in Oslo each day')[0]).toBe('weather/daily_temperatures');
+  });
+});
+
 describe('derived nouns', () => {
   const search = new ToolSearch([{ name: 'teams', description: 'Teams and pages' }], [
     { server: 'teams', tool: tool('add_member', 'Add a member to a team') },
@@ -582,6 +603,21 @@ describe('updated server by server', () => {
     for (const { server, tools } of catalogue) step.setServer(server, tools);
     expect(step.toolCount).toBe(atOnce.toolCount);
     expect(rankings(step)).toEqual(rankings(atOnce));
+  });
+});
+
+describe('word starts (src/search/field-index.ts)', () => {
+  it('name the words held as documents come and go, never the word itself', () => {
+    const index = new FieldIndex([{ weight: 1, b: 0 }]);
+    const first = index.add([['temperatur', 'dai']], [['temperatur dai']]);
+    const second = index.add([['temperatur', 'templat']]);
+    expect([...index.wordsStartingWith('tem')].sort()).toEqual(['temperatur', 'templat']);
+    expect([...index.wordsStartingWith('temperatur')]).toEqual([]);
+    index.remove(first);
+    expect([...index.wordsStartingWith('temp')].sort()).toEqual(['temperatur', 'templat']);
+    index.remove(second);
+    expect([...index.wordsStartingWith('tem')]).toEqual([]);
+    expect([...index.wordsStartingWith('dai')]).toEqual([]);
   });
 });
 

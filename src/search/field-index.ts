@@ -14,6 +14,10 @@ export const TERM_CAP = 2;
 /** Documents beyond which common synonyms are skipped (see score). */
 const PRUNE_ABOVE = 2_000;
 
+/** The shortest word start wordsStartingWith answers for. */
+const WORD_START_LENGTH = 3;
+const NO_WORDS: ReadonlySet<string> = new Set();
+
 export interface FieldSpec {
   weight: number;
   /** How much the field's length normalises its counts (0: not at all, 1: fully). */
@@ -84,6 +88,8 @@ export class FieldIndex {
   private readonly postings: Array<Map<string, Map<number, number>>>;
   /** Term → documents holding it in any field. */
   private readonly documentFrequency = new Map<string, number>();
+  /** A word's start (WORD_START_LENGTH letters or more, short of the whole word) → the words held that begin with it; kept as words come and go. */
+  private readonly byStart = new Map<string, Set<string>>();
   /** Per document, every distinct term, for taking it out again; undefined for a free number. */
   private readonly terms: Array<string[] | undefined> = [];
   private readonly free: number[] = [];
@@ -129,7 +135,17 @@ export class FieldIndex {
       this.post(field, doc, tokens, terms);
       this.post(field, doc, extraTerms[field] ?? [], terms);
     });
-    for (const term of terms) this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
+    for (const term of terms) {
+      const frequency = this.documentFrequency.get(term) ?? 0;
+      if (frequency === 0) {
+        this.startsOf(term, (start) => {
+          const words = this.byStart.get(start);
+          if (words) words.add(term);
+          else this.byStart.set(start, new Set([term]));
+        });
+      }
+      this.documentFrequency.set(term, frequency + 1);
+    }
     this.terms[doc] = [...terms];
     this.count++;
     return doc;
@@ -144,8 +160,14 @@ export class FieldIndex {
         if (list?.delete(doc) && list.size === 0) field.delete(term);
       }
       const frequency = this.documentFrequency.get(term)! - 1;
-      if (frequency === 0) this.documentFrequency.delete(term);
-      else this.documentFrequency.set(term, frequency);
+      if (frequency === 0) {
+        this.documentFrequency.delete(term);
+        this.startsOf(term, (start) => {
+          const words = this.byStart.get(start)!;
+          words.delete(term);
+          if (words.size === 0) this.byStart.delete(start);
+        });
+      } else this.documentFrequency.set(term, frequency);
     }
     const width = this.fields.length;
     for (let field = 0; field < width; field++) {
@@ -166,6 +188,17 @@ export class FieldIndex {
       const seen = list.get(doc) ?? 0;
       if (seen < TERM_CAP) list.set(doc, seen + 1);
     }
+  }
+
+  /** Calls `each` with every start of a single word (no phrase pair) that byStart keeps. */
+  private startsOf(term: string, each: (start: string) => void): void {
+    if (term.includes(' ')) return;
+    for (let length = WORD_START_LENGTH; length < term.length; length++) each(term.slice(0, length));
+  }
+
+  /** The words held (single words, not pairs) that begin with `start` and are longer than it. */
+  wordsStartingWith(start: string): ReadonlySet<string> {
+    return this.byStart.get(start) ?? NO_WORDS;
   }
 
   /** How many documents hold the word, in any field. */
