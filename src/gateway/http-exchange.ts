@@ -26,8 +26,7 @@ export function readBody(request: IncomingMessage, limit: number, timeoutMs: num
     };
     const tooLarge = () => {
       stopReading();
-      request.resume();
-      setTimeout(() => request.destroy(), DISCARD_GRACE_MS).unref();
+      discardRest(request);
       resolve('too-large');
     };
     const deadline = setTimeout(() => {
@@ -52,6 +51,17 @@ export function readBody(request: IncomingMessage, limit: number, timeoutMs: num
       reject(error);
     });
   });
+}
+
+/**
+ * For a request answered before its body was read (refused, too large, not found): the rest of
+ * the body is discarded as it comes, for at most DISCARD_GRACE_MS, then the connection is closed.
+ * Left to itself, Node reads a body nobody wants for as long as the client drips it.
+ */
+export function discardRest(request: IncomingMessage): void {
+  if (request.complete) return;
+  request.resume();
+  setTimeout(() => request.destroy(), DISCARD_GRACE_MS).unref();
 }
 
 /** A web `Request` for the SDK's handler; `signal` aborts when the client goes away. */

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
 import type { Authenticate, AuthenticatedIdentity } from './authenticate.js';
 import type { GatewayOAuth } from './gateway-file.js';
-import { readBody, toWebRequest, writeJson, writeWebResponse } from './http-exchange.js';
+import { discardRest, readBody, toWebRequest, writeJson, writeWebResponse } from './http-exchange.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import { originRefusal } from './request-origin.js';
 import { metadataPaths, protectedResourceMetadata } from './resource-metadata.js';
@@ -84,6 +84,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const server: HttpServer = createServer((request, response) => {
     inFlight += 1;
     response.once('close', finished);
+    response.once('finish', () => discardRest(request));
     // Set here, Node announces ours instead of its own (which would name the time it closes at).
     response.setHeader('keep-alive', `timeout=${KEEP_ALIVE.announcedSeconds}`);
     route(request, response).catch((error: unknown) => {
@@ -121,7 +122,6 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     if (options.authenticate) {
       const verdict = await options.authenticate(request.headers);
       if (!verdict.ok) {
-        request.resume();
         return writeJson(response, 401, { error: 'unauthorized', error_description: verdict.reason }, { 'www-authenticate': verdict.wwwAuthenticate });
       }
       identity = verdict.identity;
