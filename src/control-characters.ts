@@ -27,6 +27,15 @@ export function terminalLine(text: string): string {
   return text.replace(CONTROL_IN_LINE, visible);
 }
 
+/**
+ * A name in quotes, on one line, its control characters shown escaped: for a name from a config
+ * file, a server or a host inside a message or a log line, where a line break would start a line
+ * of its own making and an escape sequence would reach a terminal.
+ */
+export function quoted(name: string): string {
+  return `"${terminalLine(name)}"`;
+}
+
 function jsonEscape(char: string): string {
   return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }

@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { HostBridge, RootsSource } from './connection/host-handlers.js';
 import type { Logger } from './logger.js';
+import { quoted } from './control-characters.js';
 
 /** A connected server's SDK client, as the manager finds it. */
 export type ClientLookup = (server: string) => Client | undefined;
@@ -71,7 +72,7 @@ export class HostControls {
     try {
       await send();
     } catch (error) {
-      this.logger.warn(`MCP server "${server}" refused ${what}: ${(error as Error).message}`);
+      this.logger.warn(`MCP server ${quoted(server)} refused ${what}: ${(error as Error).message}`);
     }
   }
 }

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { nameRecord } from '../../machines/name-record.js';
 import type { DiscoveredServer, DiscoveryResult, ProjectTrustOptions } from '../config/index.js';
 import { isApproved, readApprovalRecord, sortKeys } from '../config/project-trust.js';
+import { quoted, terminalLine } from '../control-characters.js';
 
 /** What decides what runs and where it connects: a change of any of these is a new server to confirm. */
 function runsFingerprint(server: DiscoveredServer): string {
@@ -41,9 +42,9 @@ export function holdNewServers(startedWith: DiscoveryResult, paths: Pick<Project
       const what = atStart.has(server.name) ? 'changed (command, args, url or env)' : 'appeared';
       const because =
         `its entry ${what} in ${server.source} while mcp-statechart serve was running, and a server added there ` +
-        `while serving runs only once a person confirms it on a terminal with "mcp-statechart approve ${server.name}".`;
+        `while serving runs only once a person confirms it on a terminal with "mcp-statechart approve ${terminalLine(server.name)}".`;
       servers[server.name] = { ...server, disabled: true, disabledBecause: because };
-      problems.push({ severity: 'warning', file: server.source, server: server.name, message: `server "${server.name}" is off: ${because}` });
+      problems.push({ severity: 'warning', file: server.source, server: server.name, message: `server ${quoted(server.name)} is off: ${because}` });
     }
     return { ...result, servers, problems };
   };

@@ -8,6 +8,7 @@ import { Deadline } from './deadline.js';
 import { listManifest, type ListKind } from './manifest.js';
 import { RefreshQueue } from './refresh-queue.js';
 import { ListExpiry, MAX_RELIST_RETRIES } from './list-expiry.js';
+import { quoted } from '../control-characters.js';
 
 export interface RefreshedLists {
   server: string;
@@ -62,7 +63,7 @@ export class ListRefresh {
       if (!closed.aborted) {
         const waitMs = this.expiry.retry(due);
         const next = waitMs === undefined ? `not tried again until a list change or a reconnect (failed ${MAX_RELIST_RETRIES + 1} times in a row)` : `trying again in ${waitMs / 1000} s`;
-        logger.warn(`MCP server "${server}": reading ${due.join(', ')} again failed: ${capErrorText(redact((error as Error).message, secrets))}; ${next}.`);
+        logger.warn(`MCP server ${quoted(server)}: reading ${due.join(', ')} again failed: ${capErrorText(redact((error as Error).message, secrets))}; ${next}.`);
       }
     } finally {
       deadline.dispose();

@@ -2,6 +2,7 @@ import type { Client, McpSubscription } from '@modelcontextprotocol/client';
 import type { Logger } from '../logger.js';
 import { capErrorText } from '../text-limits.js';
 import { toError } from '../../machines/to-error.js';
+import { quoted } from '../control-characters.js';
 
 /** What a `subscriptions/listen` stream asks the server for (the SDK's `SubscriptionFilter`). */
 export type ListenFilter = Parameters<Client['listen']>[0];
@@ -103,7 +104,7 @@ export class ListenStream {
       this.current = undefined;
       if (Date.now() - openedAt >= LISTEN_STABLE_MS) this.failuresInARow = 0;
       if (cause === 'remote') this.dropped('dropped');
-      else if (cause === 'graceful') this.parts.logger.debug(`MCP server "${this.parts.server}" ended its subscriptions/listen stream.`);
+      else if (cause === 'graceful') this.parts.logger.debug(`MCP server ${quoted(this.parts.server)} ended its subscriptions/listen stream.`);
     });
   }
 
@@ -113,10 +114,10 @@ export class ListenStream {
     if (signal.aborted) return;
     this.failuresInARow++;
     if (this.failuresInARow > MAX_LISTEN_REOPENS) {
-      logger.warn(`MCP server "${server}": subscriptions/listen ${what}; given up after ${MAX_LISTEN_REOPENS} reopens (list changes are no longer followed).`);
+      logger.warn(`MCP server ${quoted(server)}: subscriptions/listen ${what}; given up after ${MAX_LISTEN_REOPENS} reopens (list changes are no longer followed).`);
       return;
     }
-    logger.debug(`MCP server "${server}": subscriptions/listen ${what}; reopening (${this.failuresInARow} of ${MAX_LISTEN_REOPENS}).`);
+    logger.debug(`MCP server ${quoted(server)}: subscriptions/listen ${what}; reopening (${this.failuresInARow} of ${MAX_LISTEN_REOPENS}).`);
     this.reopenTimer = setTimeout(() => void this.reopen().catch(() => {}), this.failuresInARow * LISTEN_REOPEN_STEP_MS);
     this.reopenTimer.unref();
   }

@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { Deadline } from './deadline.js';
 import { capErrorText } from '../text-limits.js';
 import { ListingLimitError } from './errors.js';
+import { quoted } from '../control-characters.js';
 
 export type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 
@@ -104,7 +105,7 @@ export async function listAllPages<K extends ListKind>(
     cursor = page.nextCursor;
     if (cursor !== undefined && seen.has(cursor)) {
       logger.warn(
-        `MCP server "${server}" repeated the cursor "${capErrorText(cursor, 100)}" while listing ${kind}; keeping the pages read so far.`,
+        `MCP server ${quoted(server)} repeated the cursor "${capErrorText(cursor, 100)}" while listing ${kind}; keeping the pages read so far.`,
       );
       break;
     }
@@ -112,7 +113,7 @@ export async function listAllPages<K extends ListKind>(
   } while (cursor !== undefined);
   if (tooDeep > 0) {
     logger.warn(
-      `MCP server "${server}": skipped ${tooDeep} ${SINGULAR[kind]}${tooDeep === 1 ? '' : 's'} whose definition nests deeper than ${limits.maxDepth} levels.`,
+      `MCP server ${quoted(server)}: skipped ${tooDeep} ${SINGULAR[kind]}${tooDeep === 1 ? '' : 's'} whose definition nests deeper than ${limits.maxDepth} levels.`,
     );
   }
   return items as McpServerManifest[K];
@@ -194,7 +195,7 @@ export async function listKind<K extends ListKind>(
     return await listAllOfKind(context, kind);
   } catch (error) {
     if (kind === 'tools' || !(error instanceof ProtocolError) || error.code !== ProtocolErrorCode.MethodNotFound) throw error;
-    context.logger.debug(`MCP server "${context.server}" declares ${kind === 'prompts' ? 'prompts' : 'resources'} but has no ${KIND_PROTOCOL[kind].method}: it offers none`);
+    context.logger.debug(`MCP server ${quoted(context.server)} declares ${kind === 'prompts' ? 'prompts' : 'resources'} but has no ${KIND_PROTOCOL[kind].method}: it offers none`);
     return { items: [] as unknown as McpServerManifest[K], freshness: {} };
   }
 }

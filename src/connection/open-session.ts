@@ -25,6 +25,7 @@ import type { EraMemo } from './era-memo.js';
 import type { ClientTelemetry } from '../telemetry/client-telemetry.js';
 import type { LifecycleTelemetry } from '../telemetry/lifecycle-telemetry.js';
 import { TASKS_EXTENSION } from './task-wire.js';
+import { quoted, terminalLine } from '../control-characters.js';
 
 /**
  * At most this many rounds of a 2026-07-28 multi round-trip request (an `input_required` answer
@@ -133,7 +134,7 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
       return await attemptOnKnownEra(request, transport, deps, scope);
     } catch (error) {
       if (transport !== 'http' || !shouldFallBackToSse(error) || deadline.signal.aborted) throw error;
-      deps.logger.info(`MCP server "${request.name}" refused Streamable HTTP; trying the SSE transport.`);
+      deps.logger.info(`MCP server ${quoted(request.name)} refused Streamable HTTP; trying the SSE transport.`);
       return await attemptOnKnownEra(request, 'sse', deps, scope);
     }
   } catch (error) {
@@ -185,7 +186,7 @@ async function attemptOnKnownEra(request: OpenSessionRequest, kind: McpTransport
     return await attempt(request, kind, deps, scope);
   } catch (error) {
     if (!scope.eraRefused || scope.deadline.signal.aborted) throw error;
-    deps.logger.info(`MCP server "${request.name}" refused the protocol era it spoke last time; asking it again.`);
+    deps.logger.info(`MCP server ${quoted(request.name)} refused the protocol era it spoke last time; asking it again.`);
     scope.eraRefused = false;
     return await attempt(request, kind, deps, scope);
   }
@@ -229,7 +230,7 @@ async function attempt(
   const stderr =
     // The SDK's own transport too, when an embedder's factory returns one.
     transport instanceof ProcessGroupStdioTransport || transport instanceof StdioClientTransport
-      ? new StderrTail(transport.stderr as Readable | null, secrets, 50, (line) => deps.logger.debug(`[${request.name} stderr] ${line}`))
+      ? new StderrTail(transport.stderr as Readable | null, secrets, 50, (line) => deps.logger.debug(`[${terminalLine(request.name)} stderr] ${line}`))
       : undefined;
   const processGroup = processGroupOf(transport);
   const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, clientOptions(request.config));

@@ -6,6 +6,7 @@ import { redactError } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import type { ListenStream } from './listen-stream.js';
 import { sdkRequestOptions } from './sdk-request-options.js';
+import { quoted } from '../control-characters.js';
 
 export interface SubscribedResources {
   server: string;
@@ -51,7 +52,7 @@ export class ResourceSubscriptions {
       this.subscribe(uri).catch((error: unknown) => {
         if (closed.aborted) return;
         const message = capErrorText(redactError(toError(error), secrets).message);
-        logger.warn(`MCP server "${server}" refused resources/subscribe ${uri} on the new connection: ${message}`);
+        logger.warn(`MCP server ${quoted(server)} refused resources/subscribe ${uri} on the new connection: ${message}`);
       });
     }
   }

@@ -19,6 +19,7 @@ import { callToolAsTask, requiresTask } from './tool-task.js';
 import { followIfTask, resumeTask, type AnswerInput, type TaskCall } from './task-follow.js';
 import type { TaskJournal } from './task-journal.js';
 import { TaskWire } from './task-wire.js';
+import { quoted } from '../control-characters.js';
 
 export { EARLY_NOTIFICATIONS_KEPT } from './session-watch.js';
 
@@ -159,7 +160,7 @@ export class Session implements McpSession {
   private failAlone(error: Error, id: RequestId): void {
     if (this.closing || this.transportClosed) return;
     const { server, secrets, logger, transport } = this.parts;
-    logger.warn(`MCP server "${server}": ${capErrorText(redact(error.message, secrets))}, and the server still answers a ping, so that request alone fails (the connection stays up)`);
+    logger.warn(`MCP server ${quoted(server)}: ${capErrorText(redact(error.message, secrets))}, and the server still answers a ping, so that request alone fails (the connection stays up)`);
     const failed = new RequestFailedAlone(`${error.message}; the server still answers, so it may have run the request`);
     transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: failed.message, data: failed } });
     if (this.client.getProtocolEra() === 'modern') return;
@@ -171,7 +172,7 @@ export class Session implements McpSession {
     if (this.closing || this.transportClosed) return;
     this.closedBecause = error;
     const { server, secrets, logger } = this.parts;
-    const told = `MCP server "${server}": ${capErrorText(redact(error.message, secrets))}, so the client closes the connection (the calls in flight on it fail as lost)`;
+    const told = `MCP server ${quoted(server)}: ${capErrorText(redact(error.message, secrets))}, so the client closes the connection (the calls in flight on it fail as lost)`;
     if (this.live) logger.warn(told);
     else logger.debug(told);
     void this.client.close().catch(() => {});
@@ -271,7 +272,7 @@ export class Session implements McpSession {
     try {
       await this.client.close();
     } catch (error) {
-      this.parts.logger.debug(`closing MCP server "${this.parts.server}": ${(error as Error).message}`);
+      this.parts.logger.debug(`closing MCP server ${quoted(this.parts.server)}: ${(error as Error).message}`);
     }
     if (group !== undefined) await terminateGroup(group);
     await Promise.all(this.alsoClosing);

@@ -5,6 +5,7 @@ import { isStdioBufferOverflow, MAX_MESSAGE_MIB } from '../transports/message-si
 import { StdoutClosedError } from '../transports/stdio.js';
 import { isStreamError } from './request-streams.js';
 import { isUnreachable } from './errors.js';
+import { quoted } from '../control-characters.js';
 
 /** How the SDK reports a progress notification whose request it no longer tracks. */
 const LATE_PROGRESS = 'Received a progress notification for an unknown token';
@@ -27,29 +28,29 @@ export function logTransportError(error: Error, { server, logger, secrets, live 
   if (isStdioBufferOverflow(error)) {
     // The SDK closes its stdio transport right after reporting this; onclose follows.
     const closedBecause = new Error(`the server sent a message over ${MAX_MESSAGE_MIB} MiB, so the client closed the connection (${message})`);
-    logger.warn(`MCP server "${server}": ${closedBecause.message}`);
+    logger.warn(`MCP server ${quoted(server)}: ${closedBecause.message}`);
     return closedBecause;
   }
   if (error instanceof StdoutClosedError) {
     // The transport ends the connection right after reporting this; onclose follows.
-    if (live) logger.warn(`MCP server "${server}": ${message}`);
-    else logger.debug(`MCP server "${server}" while connecting: ${message}`);
+    if (live) logger.warn(`MCP server ${quoted(server)}: ${message}`);
+    else logger.debug(`MCP server ${quoted(server)} while connecting: ${message}`);
     return error;
   }
   if (error.message.startsWith(LATE_PROGRESS)) {
     // Normal, not a fault: progress for a call already cancelled, or (an SDK race: it runs
     // notification handlers a microtask after responses) the last update of one that just ended.
-    logger.debug(`MCP server "${server}": ${message}`);
+    logger.debug(`MCP server ${quoted(server)}: ${message}`);
   } else if (!live) {
     // While connecting, the connect's own error says what failed; a warning here would promise
     // a connection that may never come.
-    logger.debug(`MCP server "${server}" while connecting: ${message}`);
+    logger.debug(`MCP server ${quoted(server)} while connecting: ${message}`);
   } else if (isStreamError(error) || isUnreachable(error)) {
     // Whether the connection outlives a broken answer stream or a server not reached is decided
     // elsewhere (request-streams.ts, request-failure.ts): no promise here that it stays up.
-    logger.warn(`MCP server "${server}": ${message}`);
+    logger.warn(`MCP server ${quoted(server)}: ${message}`);
   } else {
-    logger.warn(`MCP server "${server}": ${message} (the connection stays up)`);
+    logger.warn(`MCP server ${quoted(server)}: ${message} (the connection stays up)`);
   }
   return undefined;
 }

@@ -16,6 +16,7 @@ import { Deadline } from '../connection/deadline.js';
 import { listManifest, type ListKind } from '../connection/manifest.js';
 import type { Logger } from '../logger.js';
 import type { LoaderToolsManager } from '../tools/types.js';
+import { quoted } from '../control-characters.js';
 
 /** Listings kept at most (identity × server); one more drops the oldest, read again when next used. */
 export const MAX_PRIVATE_LISTINGS = 1_024;
@@ -96,7 +97,7 @@ export class PrivateLists {
     try {
       await this.listForCaller(server);
     } catch (error) {
-      this.logger.warn(`MCP server "${server}": its private lists could not be read for this caller: ${(error as Error).message}`);
+      this.logger.warn(`MCP server ${quoted(server)}: its private lists could not be read for this caller: ${(error as Error).message}`);
     }
   }
 

@@ -13,6 +13,7 @@ import type { ManifestIndex } from './manifest-index.js';
 import type { McpServerManifest } from '../../machines/types.js';
 import { MAX_INDEX_TTL_MS } from './entry-expiry.js';
 import { MIN_RELIST_MS } from '../connection/list-expiry.js';
+import { quoted } from '../control-characters.js';
 
 /** `getClient`, when there, gives each entry the server's instructions; `eras`, its era. */
 export type RecordingManager = Pick<McpConnectionManager, 'on' | 'getManifest'> & Partial<Pick<McpConnectionManager, 'eras' | 'getClient'>>;
@@ -77,7 +78,7 @@ export function recordManifests(
   const recorder: Recorder = { configs, projectFiles, stop: () => {} };
   const record = (server: string, manifest = manager.getManifest(server)) => {
     if (!manifest || !Object.hasOwn(recorder.configs, server)) return;
-    const failed = (error: Error) => logger?.warn(`Could not record the manifest of MCP server "${server}" in ${index.path}: ${error.message}`);
+    const failed = (error: Error) => logger?.warn(`Could not record the manifest of MCP server ${quoted(server)} in ${index.path}: ${error.message}`);
     // A full disk or a read-only home must not break the connection that just worked: neither
     // now (the fingerprint's key cannot be made) nor when the write runs.
     try {
@@ -86,7 +87,7 @@ export function recordManifests(
         era: manager.eras?.learnt(server, config),
         instructions: manager.getClient?.(server)?.getInstructions(),
       });
-      if (!outcome.stored) logger?.warn(`The manifest of MCP server "${server}" is not kept in ${index.path}: ${outcome.reason}.`);
+      if (!outcome.stored) logger?.warn(`The manifest of MCP server ${quoted(server)} is not kept in ${index.path}: ${outcome.reason}.`);
       else refreshAfterTtl(server, manifest);
       index.flush().catch(failed);
     } catch (error) {

@@ -5,6 +5,7 @@ import type { McpLogMessage } from '../../machines/types.js';
 import { LOG_SEVERITY } from './host-capabilities.js';
 import type { ServeHost } from './host.js';
 import type { HttpHostRelay } from './http-host-relay.js';
+import { quoted, terminalLine } from '../control-characters.js';
 
 type LogManager = Pick<McpConnectionManager, 'on' | 'setLoggingLevel'>;
 
@@ -13,7 +14,7 @@ const moreVerbose = (level: LoggingLevel, than: LoggingLevel | undefined) => tha
 /** A downstream log message as the host is sent it: its logger named `server` or `server/logger`. */
 const hostLogParams = (message: McpLogMessage): LoggingMessageNotification['params'] => ({
   level: message.level,
-  logger: message.logger === undefined ? message.server : `${message.server}/${message.logger}`,
+  logger: terminalLine(message.logger === undefined ? message.server : `${message.server}/${message.logger}`),
   data: message.data,
 });
 
@@ -78,7 +79,7 @@ export function relayLogsOverHttp(relay: HttpHostRelay, manager: LogManager, log
     if (relay.log(message.server, hostLogParams(message))) return;
     const count = (dropped.get(message.server) ?? 0) + 1;
     dropped.set(message.server, count);
-    logger.debug(`serve --http: dropped a log message of MCP server "${message.server}" (${count} so far): calls of several identities to it are in flight`);
+    logger.debug(`serve --http: dropped a log message of MCP server ${quoted(message.server)} (${count} so far): calls of several identities to it are in flight`);
   });
   return () => {
     stopLevels();

@@ -3,6 +3,7 @@ import { ProtocolError, ProtocolErrorCode, type ClientCapabilities, type CreateM
 import type { McpServerConfig } from '../../machines/types.js';
 import { DEFAULT_HOST_HANDLER_TIMEOUT_MS, MAX_OPEN_PAGES, type ElicitationMode, type HostRequestContext, type McpHostHandlers } from '../connection/host-handlers.js';
 import type { HostPeer } from './host.js';
+import { quoted } from '../control-characters.js';
 
 /**
  * A relayed request's own limit, as long as the handler's (the manager's 10 minutes, which end it
@@ -52,7 +53,7 @@ function withoutServeTitle(text: string): string {
 }
 
 function attributed(params: ElicitRequest['params'], server: string, pageId: string): ElicitRequest['params'] {
-  const message = `MCP server "${server}" asks (relayed by mcp-statechart serve):\n${withoutServeTitle(params.message)}`;
+  const message = `MCP server ${quoted(server)} asks (relayed by mcp-statechart serve):\n${withoutServeTitle(params.message)}`;
   const schema = 'requestedSchema' in params ? params.requestedSchema : undefined;
   const properties = schema
     ? Object.fromEntries(
@@ -117,13 +118,13 @@ export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches 
     if ((capability === 'sampling' || capability === 'elicitation') && !switches.allows(context.server, capability)) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
-        `MCP server "${context.server}" asked for ${capability}, but mcp-statechart serve is set not to pass its ${capability} requests to the host.`,
+        `MCP server ${quoted(context.server)} asked for ${capability}, but mcp-statechart serve is set not to pass its ${capability} requests to the host.`,
       );
     }
     if (upstream.getClientCapabilities(context.server)?.[capability] === undefined) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
-        `MCP server "${context.server}" asked for ${capability}, but the MCP host running mcp-statechart serve does not offer ${capability}.`,
+        `MCP server ${quoted(context.server)} asked for ${capability}, but the MCP host running mcp-statechart serve does not offer ${capability}.`,
       );
     }
   };
@@ -140,7 +141,7 @@ export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches 
       if (params.mode === 'url' && !hostOpensPages(context.server)) {
         throw new ProtocolError(
           ProtocolErrorCode.InvalidRequest,
-          `MCP server "${context.server}" asked the user to open a page, but the MCP host running mcp-statechart serve does not offer URL-mode elicitation.`,
+          `MCP server ${quoted(context.server)} asked the user to open a page, but the MCP host running mcp-statechart serve does not offer URL-mode elicitation.`,
         );
       }
       const pageId = randomUUID();

@@ -27,6 +27,7 @@ import { DEFAULT_HOST_HANDLER_TIMEOUT_MS } from '../connection/host-handlers.js'
 import type { LoaderToolCallOptions } from '../tools/index.js';
 import { envelopeCapabilities, envelopeLogLevel } from './host-capabilities.js';
 import type { HostRequestOptions } from './host.js';
+import { quoted } from '../control-characters.js';
 
 /** How many tool calls of a 2026-07-28 host may wait for its input at once; past it a call that needs input is stopped (calls that need none are not limited here). */
 export const MAX_WAITING_CALLS = 32;
@@ -317,7 +318,7 @@ export class HostInputRounds {
   ask(request: InputRequest, options: HostRequestOptions): Promise<Record<string, unknown>> {
     const call = this.callToAsk(options.server);
     if (!call) {
-      const whose = options.server === undefined ? '' : ` to MCP server "${options.server}"`;
+      const whose = options.server === undefined ? '' : ` to MCP server ${quoted(options.server)}`;
       return Promise.reject(
         new ProtocolError(
           ProtocolErrorCode.InvalidRequest,

@@ -20,6 +20,7 @@ import {
 import { ConnectedServer } from './connected-server.js';
 import { envelopeCapabilities } from './host-capabilities.js';
 import { HostInputRounds } from './host-rounds.js';
+import { quoted } from '../control-characters.js';
 
 /** Which protocol the host opened with: `legacy` (2025 `initialize`) or `modern` (2026-07-28, per-request envelopes). */
 export type HostEra = 'legacy' | 'modern';
@@ -131,7 +132,7 @@ export class ServeHost implements HostPeer {
   async listRoots(params?: undefined, options: HostRequestOptions = {}): Promise<ListRootsResult> {
     if (this.era === 'modern' && !this.rounds.canAsk(options.server)) {
       if (this.given) return { roots: this.given };
-      const whose = options.server === undefined ? '' : ` to MCP server "${options.server}"`;
+      const whose = options.server === undefined ? '' : ` to MCP server ${quoted(options.server)}`;
       throw new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
         `the MCP host speaks MCP 2026-07-28 and has given no roots yet: it can only be asked inside a tool call it is waiting on, and no call${whose} is waiting`,

@@ -45,6 +45,7 @@ import {
 import { LOG_SEVERITY } from './host-capabilities.js';
 import type { HostPeer, HostRequestOptions } from './host.js';
 import { HostInputRounds, readAnswer, toRecord, type HostCall } from './host-rounds.js';
+import { quoted } from '../control-characters.js';
 
 /** Requests a replica's 2025-era callers may have unanswered at once; past it a new one is refused. */
 export const MAX_UNANSWERED = 256;
@@ -284,7 +285,7 @@ export class HttpHostRelay implements HostPeer {
       ProtocolErrorCode.InvalidRequest,
       server === undefined
         ? 'no tool call of a host is in flight here to ask through'
-        : `MCP server "${server}" asked its host something while no call to it is in flight on this replica of mcp-statechart serve`,
+        : `MCP server ${quoted(server)} asked its host something while no call to it is in flight on this replica of mcp-statechart serve`,
     );
   }
 }
@@ -300,6 +301,6 @@ function abortError(reason: string): Error {
 function ambiguous(server: string): ProtocolError {
   return new ProtocolError(
     ProtocolErrorCode.InvalidRequest,
-    `MCP server "${server}" asked its host something while calls of several identities to it are in flight: mcp-statechart serve --http does not show one caller's host another's request`,
+    `MCP server ${quoted(server)} asked its host something while calls of several identities to it are in flight: mcp-statechart serve --http does not show one caller's host another's request`,
   );
 }

@@ -17,7 +17,7 @@ import { toMcpToolResult, type LoaderToolCallOptions, type LoaderToolResult } fr
 import { ConnectedServer } from './connected-server.js';
 import { declaredCapabilities } from './host-capabilities.js';
 import type { HttpHostRelay } from './http-host-relay.js';
-import { listedTool } from './listed-tool.js';
+import { listedTool, unknownLoaderTool } from './listed-tool.js';
 import type { InRounds, PromptsAndResourcesOffer } from './prompts-and-resources.js';
 import { relayedCallOptions } from './proxy.js';
 import type { ServedNames } from '../telemetry/server-telemetry.js';
@@ -70,12 +70,7 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
     server.setRequestHandler('tools/list', async () => ({ tools: access.tools.map(listedTool) }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const tool = access.tools.find((candidate) => candidate.name === request.params.name);
-      if (!tool) {
-        return {
-          isError: true,
-          content: [{ type: 'text', text: `Unknown tool "${request.params.name}". Tools: ${access.tools.map((t) => t.name).join(', ')}.` }],
-        };
-      }
+      if (!tool) return unknownLoaderTool(request.params.name, access.tools);
       const args = request.params.arguments ?? {};
       const target = auditTarget(tool.name, args);
       // A 2026-07-28 host's retry with its answers continues the call it started: counted once.

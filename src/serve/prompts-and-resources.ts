@@ -4,6 +4,8 @@ import type { McpRegistryEmitted } from '../../machines/types.js';
 import type { LoaderToolCallOptions } from '../tools/index.js';
 import type { ServeHost } from './host.js';
 import type { RoundRequest, RoundResults } from './host-rounds.js';
+import { quoted } from '../control-characters.js';
+import { errorText } from '../tools/model-text.js';
 
 /** What the prompt and resource relay needs of the manager. */
 export interface ServedServers {
@@ -85,11 +87,13 @@ export function promptsAndResourcesOffer(
     }));
     instance.setRequestHandler('prompts/get', async (request, ctx) => {
       const { server, prompt } = splitPromptName(request.params.name, names());
-      return inRounds(request, ctx, server, ({ signal }) =>
-        around({ kind: 'prompt', server, name: prompt }, async () => {
-          await ensureConnected(servers, server);
-          return servers.getPrompt(server, prompt, request.params.arguments, { signal });
-        }),
+      return namingServerOnOneLine(server, () =>
+        inRounds(request, ctx, server, ({ signal }) =>
+          around({ kind: 'prompt', server, name: prompt }, async () => {
+            await ensureConnected(servers, server);
+            return servers.getPrompt(server, prompt, request.params.arguments, { signal });
+          }),
+        ),
       );
     });
     instance.setRequestHandler('resources/list', async () => ({
@@ -105,13 +109,15 @@ export function promptsAndResourcesOffer(
     }));
     instance.setRequestHandler('resources/read', async (request, ctx) => {
       const { server, uri } = splitServedUri(request.params.uri, names());
-      return inRounds(request, ctx, server, async ({ signal }) => {
-        const read = await around({ kind: 'resource', server, name: uri }, async () => {
-          await ensureConnected(servers, server);
-          return servers.readResource(server, uri, { signal });
-        });
-        return { ...read, contents: read.contents.map((content) => ({ ...content, uri: servedUri(server, content.uri) })) };
-      });
+      return namingServerOnOneLine(server, () =>
+        inRounds(request, ctx, server, async ({ signal }) => {
+          const read = await around({ kind: 'resource', server, name: uri }, async () => {
+            await ensureConnected(servers, server);
+            return servers.readResource(server, uri, { signal });
+          });
+          return { ...read, contents: read.contents.map((content) => ({ ...content, uri: servedUri(server, content.uri) })) };
+        }),
+      );
     });
   };
 
@@ -145,7 +151,7 @@ function splitServedUri(served: string, loaded: string[]): { server: string; uri
   if (server === undefined || !loaded.includes(server)) {
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      `Unknown resource "${served.slice(0, 200)}". Resources through mcp-statechart serve are named by server (${SERVED_SCHEME}<server>/<uri>, as resources/list gives them) once the server is loaded with load_mcp; read_mcp_resource takes the server's name and its own URI.`,
+      `Unknown resource ${quoted(served.slice(0, 200))}. Resources through mcp-statechart serve are named by server (${SERVED_SCHEME}<server>/<uri>, as resources/list gives them) once the server is loaded with load_mcp; read_mcp_resource takes the server's name and its own URI.`,
     );
   }
   return { server, uri: served.slice(slash + 1) };
@@ -165,9 +171,26 @@ function splitPromptName(name: string, servers: string[]): { server: string; pro
     .filter((candidate) => name.startsWith(`${candidate}/`))
     .sort((a, b) => b.length - a.length)[0];
   if (server === undefined) {
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt "${name}". Prompts are named "server/prompt" after the server is loaded with load_mcp.`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt ${quoted(name)}. Prompts are named "server/prompt" after the server is loaded with load_mcp.`);
   }
   return { server, prompt: name.slice(server.length + 1) };
+}
+
+/**
+ * The failure of a prompt get or resource read as the host is told it: the manager's errors quote
+ * the server's name as the config writes it, and the host gets it on one line, escaped (as the
+ * loader tools tell the model). The SDK answers with the error's `code`, `message` and `data` only.
+ */
+async function namingServerOnOneLine<T>(server: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof Error)) throw error;
+    const message = errorText(error, server);
+    if (message === error.message) throw error;
+    const { code, data } = error as { code?: unknown; data?: unknown };
+    throw Object.assign(new Error(message, { cause: error }), { name: error.name, code, data });
+  }
 }
 
 async function ensureConnected(servers: ServedServers, server: string): Promise<void> {

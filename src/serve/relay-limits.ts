@@ -1,5 +1,6 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { McpHostHandlers } from '../connection/host-handlers.js';
+import { quoted } from '../control-characters.js';
 
 /** How many of one server's requests (sampling, elicitation, roots) may wait for the host at a time. */
 export const MAX_RELAYED_REQUESTS_PER_SERVER = 4;
@@ -16,7 +17,7 @@ export function capRelayedRequests(handlers: McpHostHandlers, limit = MAX_RELAYE
     if (count >= limit) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
-        `MCP server "${server}" already has ${limit} requests waiting for the host; mcp-statechart serve refuses its ${kind} request until one is answered.`,
+        `MCP server ${quoted(server)} already has ${limit} requests waiting for the host; mcp-statechart serve refuses its ${kind} request until one is answered.`,
       );
     }
     waiting.set(server, count + 1);

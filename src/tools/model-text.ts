@@ -7,10 +7,8 @@
 import { errorMessage } from '../../machines/to-error.js';
 import { terminalLine, terminalText } from '../control-characters.js';
 
-/** A name in quotes, on one line, its control characters shown escaped. */
-export function quoted(name: string): string {
-  return `"${terminalLine(name)}"`;
-}
+// Shared with the gateway's messages and the library's log lines, which do not import the tools.
+export { quoted } from '../control-characters.js';
 
 /**
  * An error's message, control characters escaped. The errors of the manager quote the server's

@@ -1,7 +1,7 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { McpConnectionManagerOptions } from '../../manager.js';
 import { isServerAllowed, toMcpToolResult, type LoaderToolCallOptions } from '../../tools/index.js';
-import { listedTool } from '../../serve/listed-tool.js';
+import { listedTool, unknownLoaderTool } from '../../serve/listed-tool.js';
 import { openLifecycleView } from '../lifecycle-view.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
@@ -71,12 +71,7 @@ export async function runServe(
       // Found when the call runs: a 2026-07-28 host's first call may bring the project (and its tools) first.
       const run = async (options: LoaderToolCallOptions) => {
         const tool = tools.find((candidate) => candidate.name === request.params.name);
-        if (!tool) {
-          return {
-            isError: true,
-            content: [{ type: 'text' as const, text: `Unknown tool "${request.params.name}". Tools: ${tools.map((t) => t.name).join(', ')}.` }],
-          };
-        }
+        if (!tool) return unknownLoaderTool(request.params.name, tools);
         return toMcpToolResult(await tool.execute(args, options));
       };
       // A 2026-07-28 host is asked for input (its roots, approval, relayed requests) on this call itself: see HostInputRounds.
