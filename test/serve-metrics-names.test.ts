@@ -11,6 +11,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startOtlpReceiver } from '../scripts/otlp-receiver.js';
 import { everythingStdio } from './support/everything.js';
 import { startEmptyReplica, startHttpServe, type HttpServe } from './support/http-serve.js';
 
@@ -37,13 +38,13 @@ async function scraped(serve: HttpServe, metric: string): Promise<string[]> {
 }
 
 /** A 2026-07-28 request for a method of the host's choosing, as any HTTP client can send it. */
-async function madeUpMethod(method: string): Promise<number> {
+async function madeUpMethod(method: string, url = replica.url): Promise<number> {
   const envelope = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
     'io.modelcontextprotocol/clientCapabilities': {},
   };
-  const answer = await fetch(replica.url, {
+  const answer = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { _meta: envelope } }),
@@ -90,6 +91,36 @@ it("names no prompt a downstream server refused in mcp.client.operation.duration
   } finally {
     await prompter.close();
     await gateway.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+}, 90_000);
+
+it('names no SERVER span after a made-up tool, method or refused prompt, and names the tools and prompts it serves', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'mcp-serve-span-names-'));
+  writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
+  const receiver = await startOtlpReceiver();
+  const gateway = await startHttpServe(home, ['--config', join(home, 'mcp.json')], ['--otel'], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' } });
+  const spanHost = new Client({ name: 'span-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  try {
+    await spanHost.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    expect((await spanHost.callTool({ name: 'load_mcp', arguments: { server: 'everything' } })).isError).toBe(false);
+    expect((await spanHost.getPrompt({ name: 'everything/simple-prompt' })).messages.length).toBeGreaterThan(0);
+    expect((await spanHost.callTool({ name: 'made-up-tool', arguments: {} })).isError).toBe(true);
+    await expect(spanHost.getPrompt({ name: 'everything/made-up-prompt' })).rejects.toThrow(/not found/);
+    expect(await madeUpMethod('made-up/method', gateway.url)).toBe(404);
+    await spanHost.close();
+    expect(await gateway.stop()).toBe(0);
+
+    const served = receiver.spans.filter((span) => span.kind === 2).map((span) => span.name);
+    expect(served).toContain('tools/call load_mcp');
+    expect(served).toContain('prompts/get everything/simple-prompt');
+    expect(served).toContain('tools/call');
+    expect(served).toContain('prompts/get');
+    expect(served.join('\n')).not.toContain('made-up');
+  } finally {
+    await spanHost.close();
+    await gateway.stop();
+    await receiver.close();
     rmSync(home, { recursive: true, force: true });
   }
 }, 90_000);

@@ -70,7 +70,7 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
       Object.assign(measured, { 'gen_ai.tool.name': served.isServedTool(target) ? target : OTHER_VALUE, 'gen_ai.operation.name': 'execute_tool' });
     }
     if (message.method === 'prompts/get' && typeof target === 'string') measured['gen_ai.prompt.name'] = target;
-    const span = tracer.startSpan(typeof target === 'string' ? `${message.method} ${target}` : message.method, {
+    const span = tracer.startSpan(spanName(measured), {
       kind: SpanKind.SERVER,
       attributes: { ...measured, 'jsonrpc.request.id': String(message.id) },
     }, parent);
@@ -83,7 +83,10 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
     if (request && message.id !== undefined) {
       handling.delete(message.id);
       const errorType = message.error ? String(message.error.code) : message.result?.isError === true ? 'tool_error' : undefined;
-      const measured = errorType === undefined ? request.measured : { ...boundedNames(request.measured, message.error?.code), 'error.type': errorType };
+      const bounded = boundedNames(request.measured, message.error?.code);
+      const measured = errorType === undefined ? request.measured : { ...bounded, 'error.type': errorType };
+      // The span's name follows the histogram's names: a made-up method or refused prompt is not in it.
+      if (bounded !== request.measured) request.span.updateName(spanName(bounded));
       if (errorType !== undefined) {
         request.span.setAttribute('error.type', errorType);
         request.span.setStatus({ code: SpanStatusCode.ERROR });
@@ -104,4 +107,15 @@ function boundedNames(measured: Attributes, errorCode: number | undefined): Attr
   if (errorCode === undefined) return measured;
   const { 'gen_ai.prompt.name': _refusedPrompt, ...rest } = measured;
   return errorCode === METHOD_NOT_FOUND ? { ...rest, 'mcp.method.name': OTHER_VALUE } : rest;
+}
+
+/**
+ * `{mcp.method.name} {target}` as the conventions have it, from the histogram's bounded names: a
+ * tool serve does not serve is `_OTHER` there, and the span is named by its method alone.
+ */
+function spanName(measured: Attributes): string {
+  const method = String(measured['mcp.method.name']);
+  const tool = measured['gen_ai.tool.name'];
+  const target = tool === OTHER_VALUE ? undefined : (tool ?? measured['gen_ai.prompt.name']);
+  return target === undefined ? method : `${method} ${String(target)}`;
 }
