@@ -238,6 +238,16 @@ describe('a server that speaks only 2026-07-28', () => {
     expect(client.getState('modern')).toBe('connected');
   });
 
+  it('fails a call asking input no handler answers with an error naming the handler to give', async () => {
+    const client = managerWith();
+    await client.connect('modern', modern());
+    const elicitation = await rejectionOf(client.callTool('modern', 'ask-name', {}));
+    expect(elicitation.message).toMatch(/-32021: .*give handlers\.elicitation in the options of McpConnectionManager \(or createRegistryLogic\)/);
+    const roots = await rejectionOf(client.callTool('modern', 'list-roots', {}));
+    expect(roots.message).toMatch(/give handlers\.roots \(or call setRoots\(\) before connecting\)/);
+    expect(client.getState('modern')).toBe('connected');
+  });
+
   it("fails a round whose handler does not answer within the handlers' timeoutMs", async () => {
     const client = managerWith({
       handlers: {

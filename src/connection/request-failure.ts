@@ -5,6 +5,7 @@ import { redact, redactError } from '../redact.js';
 import { RequestFailedAlone } from '../request-failed-alone.js';
 import { capErrorText } from '../text-limits.js';
 import { isUnreachable, withErrorCode } from './errors.js';
+import { missingHandlerAdvice } from './missing-handler.js';
 import { pagesToOpen } from './url-elicitation.js';
 
 /** What a failed request is judged against: the connection it ran on. */
@@ -33,8 +34,8 @@ export function requestFailure(connection: FailedConnection, what: string, answe
     connection.lose(clean, sessionExpired(connection, error));
     return requestAbandonedError(server, 'lost', clean);
   }
-  const pages = pagesToOpen(error);
-  const told = pages === undefined ? clean.message : `${clean.message}: ${redact(pages, connection.secrets)}`;
+  const advice = pagesToOpen(error) ?? missingHandlerAdvice(error);
+  const told = advice === undefined ? clean.message : `${clean.message}: ${redact(advice, connection.secrets)}`;
   return new McpServerError('REQUEST_FAILED', server, `MCP server "${server}" failed ${what}: ${capErrorText(withErrorCode(error, told))}`, {
     cause: clean,
   });
