@@ -515,6 +515,35 @@ describe('shortened words', () => {
   });
 });
 
+describe('values whose form the tools give as examples', () => {
+  const described = (name: string, description: string, parameters: Record<string, string>, required: string[] = []): Tool => ({
+    name,
+    description,
+    inputSchema: { type: 'object', properties: Object.fromEntries(Object.entries(parameters).map(([parameter, text]) => [parameter, { type: 'string', description: text }])), required },
+  });
+  // Alike but for the example their key's description gives; "desk" sorts first, so a tie puts it on top.
+  const search = new ToolSearch([MISC, { name: 'desk', description: 'Work items' }, { name: 'tracker', description: 'Work items' }], [
+    ...BACKGROUND,
+    { server: 'desk', tool: described('close_item', 'Close an item', { key: 'The key of the item, e.g. 48213' }, ['key']) },
+    { server: 'tracker', tool: described('close_item', 'Close an item', { key: 'The key of the item, e.g. ABC-123' }, ['key']) },
+  ]);
+
+  it('a query token of the form of a parameter\'s example finds its tool: PAY-2291 the tool whose key is "e.g. ABC-123"', () => {
+    expect(top(search, 'close PAY-2291 please')[0]).toBe('tracker/close_item');
+  });
+
+  it('reads the examples of optional parameters, and of a server set after the others, and forgets them when it goes', () => {
+    search.setServer({ name: 'sms', description: 'Texts' }, [
+      described('list_messages', 'List the messages sent', { account: 'The account', to: 'Only those sent to this number, for example `+15558881111`' }, ['account']),
+      described('list_calls', 'List the calls made', { account: 'The account' }, ['account']),
+    ]);
+    // Alike but for the example: list_calls sorts first.
+    expect(top(search, 'list everything to +44 7700 900123', 1)).toEqual(['sms/list_messages']);
+    search.removeServer('tracker');
+    expect(top(search, 'close PAY-2291 please')[0]).toBe('desk/close_item');
+  });
+});
+
 describe('derived nouns', () => {
   const search = new ToolSearch([{ name: 'teams', description: 'Teams and pages' }], [
     { server: 'teams', tool: tool('add_member', 'Add a member to a team') },

@@ -15,7 +15,7 @@ import { synonymsOf } from './synonyms.js';
 import { shippedThesaurus, THESAURUS_RELATIONS, type ThesaurusRelation } from './thesaurus.js';
 import { cosine } from './vector-store.js';
 import { identifierTokens, splitWords, stem, textTokens } from './tokenize.js';
-import { queryValues, requiredKinds, suppliedShare, withUrlsAsHosts, type ValueKind } from './values.js';
+import { exampleShapes, queryShapes, queryValues, requiredKinds, suppliedShare, withUrlsAsHosts, type ValueKind } from './values.js';
 
 export type { SearchableServer } from './documents.js';
 
@@ -81,6 +81,14 @@ const SERVER_TEXT_WEIGHT = 0.5;
  * paths then at 0.1-2 (0.5-2 the most); one weight for both, 0.5.
  */
 const VALUE_RECALL_WEIGHT = 0.5;
+/**
+ * A tool one of whose parameters gives an example value (quoted, or after "e.g." / "such as" /
+ * "like" / "format") of the form of a query's token gains this share of the best word score: "PAY-2291"
+ * reaches linear_getIssueById, whose `id` says "e.g., ABC-123". Twenty-second round, thirteen sets
+ * tuned on: 0.25 / 0.5 × forms with or without run lengths × required or any parameter; 0.25,
+ * without lengths, any parameter gained the most (+3 first, +1 in five), each set left out +2 / +1.
+ */
+const VALUE_SHAPE_WEIGHT = 0.25;
 const RECALLING_KINDS: ReadonlySet<ValueKind> = new Set(['url', 'email', 'phone', 'channel']);
 const COMMON_KINDS: ReadonlySet<ValueKind> = new Set(['number', 'path']);
 // A query asks for a change or is a question, not both: one of the two action lifts at most.
@@ -416,6 +424,10 @@ export class ToolSearch {
   private readonly takes: Array<ReadonlyArray<ValueKind | undefined>> = [];
   /** A kind of value (RECALLING_KINDS) → the tools a required parameter of which takes it. */
   private readonly byKind = new Map<ValueKind, Set<number>>();
+  /** The form of an example value a tool's parameter description gives (valueShape: "A-9" of ABC-123) → the tools that give it. */
+  private readonly byShape = new Map<string, Set<number>>();
+  /** Document number → the forms of its tool's example values, to take it out of byShape. */
+  private readonly shapesOf: Array<ReadonlySet<string> | undefined> = [];
   /** The tools whose two or more required parameters all take numbers or paths. */
   private readonly takingCommonValues = new Set<number>();
   /** A word of a server's name → the servers whose names hold it. */
@@ -478,6 +490,12 @@ export class ToolSearch {
         if (!docs) this.byKind.set(kind, (docs = new Set()));
         docs.add(doc);
       }
+      this.shapesOf[doc] = exampleShapes(tool);
+      for (const shape of this.shapesOf[doc]) {
+        let docs = this.byShape.get(shape);
+        if (!docs) this.byShape.set(shape, (docs = new Set()));
+        docs.add(doc);
+      }
       for (const key of [tool.name.toLowerCase(), `${server.name}/${tool.name}`.toLowerCase()]) {
         let docs = this.byExactName.get(key);
         if (!docs) this.byExactName.set(key, (docs = new Set()));
@@ -514,6 +532,11 @@ export class ToolSearch {
         if (docs?.delete(doc) && docs.size === 0) this.byExactName.delete(key);
       }
       for (const docs of this.byKind.values()) docs.delete(doc);
+      for (const shape of this.shapesOf[doc] ?? []) {
+        const docs = this.byShape.get(shape);
+        if (docs?.delete(doc) && docs.size === 0) this.byShape.delete(shape);
+      }
+      this.shapesOf[doc] = undefined;
       this.takingCommonValues.delete(doc);
       this.toolIndex.remove(doc);
       this.tools[doc] = undefined;
@@ -660,6 +683,7 @@ export class ToolSearch {
     }
     const values = queryValues(query);
     this.recallByValues(words, values);
+    this.recallByShapes(words, query);
     this.lift(words, query, groups, values, depth, accept);
     return words;
   }
@@ -684,6 +708,21 @@ export class ToolSearch {
     }
     if (!common) return;
     for (const doc of this.takingCommonValues) if (suppliedShare(this.takes[doc]!, values) === 1) words.add(doc, VALUE_RECALL_WEIGHT * best, 0);
+  }
+
+  /**
+   * The tools one of whose parameters gives an example value of the form of a query's token
+   * ("e.g., ABC-123" for PAY-2291) gain a share of the best word score (VALUE_SHAPE_WEIGHT).
+   */
+  private recallByShapes(words: ScoreSheet, query: string): void {
+    const shapes = queryShapes(query);
+    if (shapes.size === 0) return;
+    const candidates = new Set<number>();
+    for (const shape of shapes) for (const doc of this.byShape.get(shape) ?? []) candidates.add(doc);
+    if (candidates.size === 0) return;
+    let best = 0;
+    for (const doc of words.docs) best = Math.max(best, words.score[doc]!);
+    for (const doc of candidates) words.add(doc, VALUE_SHAPE_WEIGHT * best, 0);
   }
 
   /**

@@ -96,3 +96,51 @@ export function suppliedShare(required: ReadonlyArray<ValueKind | undefined>, gi
   }
   return filled / required.length;
 }
+
+/** Where a parameter's description gives an example of its value: quoted, or after "e.g." / "such as" / "like" / "for example" / "format:". */
+const EXAMPLE_PLACES = /`([^`]{1,60})`|"([^"]{1,60})"|'([^']{1,60})'|\b(?:e\.g\.?|eg|such as|like|for example|for instance|format|example|examples)[:,]?\s+([^\s,;)]+)/gi;
+
+/**
+ * The form of a value written as one token, its runs of capitals, small letters and digits with
+ * the characters between them, lengths left out: ABC-123 and PAY-2291 are both "A-9", +15551234567
+ * and the +44 of "+44 7700 900123" "+9". Only forms with a digit and a letter or a leading plus:
+ * bare numbers and words say nothing of which tool wants them.
+ */
+export function valueShape(token: string): string | undefined {
+  const value = token.replace(/^[("'`[<]+|[)"'`\]>.,;:!?]+$/g, '');
+  if (!/\d/.test(value) || !/[A-Za-z]|^\+/.test(value) || value.length < 3 || value.length > 40) return undefined;
+  const classes = value.replace(/[A-Z]/g, 'A').replace(/[a-z]/g, 'a').replace(/\d/g, '9');
+  return classes.replace(/(.)\1+/g, '$1');
+}
+
+/**
+ * The forms of the example values a tool's parameters' descriptions give ("The ID or identifier of
+ * the issue (e.g., ABC-123)": "A-9"), optional parameters' too: a tool that filters by a phone
+ * number wants one as surely as one that requires it.
+ */
+export function exampleShapes(tool: Tool): Set<string> {
+  const schema = tool.inputSchema as { properties?: Record<string, PropertySchema>; required?: unknown } | undefined;
+  const properties = schema?.properties ?? {};
+  const shapes = new Set<string>();
+  for (const property of Object.values(properties)) {
+    if (typeof property?.description !== 'string') continue;
+    for (const match of property.description.matchAll(EXAMPLE_PLACES)) {
+      const example = match.slice(1).find((part) => part !== undefined) ?? '';
+      for (const token of example.split(/[\s,]+/)) {
+        const shape = valueShape(token);
+        if (shape) shapes.add(shape);
+      }
+    }
+  }
+  return shapes;
+}
+
+/** The forms of the query's tokens that could be values (valueShape). */
+export function queryShapes(query: string): Set<string> {
+  const shapes = new Set<string>();
+  for (const token of query.split(/\s+/)) {
+    const shape = valueShape(token);
+    if (shape) shapes.add(shape);
+  }
+  return shapes;
+}
