@@ -3,6 +3,7 @@
  * (seconds, the advisory buckets) and ours under `mcp_statechart.*`, read through the SDK's
  * in-memory metric exporter or a reader's collect after calls to real server processes.
  */
+import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
 import { AggregationTemporality, DataPointType, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type HistogramMetricData, type MetricData } from '@opentelemetry/sdk-metrics';
 import { McpConnectionManager } from '../src/manager.js';
@@ -11,6 +12,8 @@ import { OPERATION_DURATION_BUCKETS } from '../src/telemetry/client-telemetry.js
 import { SESSION_DURATION_BUCKETS } from '../src/telemetry/lifecycle-telemetry.js';
 import { everythingStdio } from './support/everything.js';
 import { stdioFixture } from './support/fixtures.js';
+
+const RANDOM_ERROR_SERVER = fileURLToPath(new URL('./fixtures/random-error-server.mjs', import.meta.url));
 
 let manager: McpConnectionManager | undefined;
 afterEach(async () => {
@@ -136,5 +139,25 @@ it('mcp_statechart.calls.in_flight: counts a request while it runs, and not once
   await call;
   expect(await inFlight()).toBe(0);
   expect(pointsOf(await metric('mcp_statechart.calls.in_flight')).map((point) => point.attributes)).toContainEqual({ 'mcp.server.name': 'fixture', 'mcp.method.name': 'tools/call' });
+  await meterProvider.shutdown();
+});
+
+it('mcp.client.operation.duration: an error code a server made up is _OTHER, a code the spec defines keeps its value', async () => {
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+  const meterProvider = new MeterProvider({ readers: [reader] });
+  manager = new McpConnectionManager({ logger: silentLogger, meterProvider });
+  await manager.connect('random', { command: process.execPath, args: [RANDOM_ERROR_SERVER] });
+  for (const _ of [1, 2, 3]) await expect(manager.callTool('random', 'fail', {})).rejects.toThrow(/failed with \d+/);
+  await expect(manager.callTool('random', 'fail', { code: -32602 })).rejects.toThrow(/failed with -32602/);
+  await meterProvider.forceFlush();
+
+  const metrics = exporter.getMetrics().flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics));
+  const failed = (metrics.find((metric) => metric.descriptor.name === 'mcp.client.operation.duration') as HistogramMetricData).dataPoints
+    .filter((point) => point.attributes['mcp.method.name'] === 'tools/call');
+  expect(failed.map((point) => [point.attributes['error.type'], point.attributes['rpc.response.status_code'], point.value.count]).sort()).toEqual([
+    ['-32602', '-32602', 1],
+    ['_OTHER', '_OTHER', 3],
+  ]);
   await meterProvider.shutdown();
 });

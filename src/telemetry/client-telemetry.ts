@@ -15,6 +15,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { RequestFailedAlone } from '../request-failed-alone.js';
 import { redact } from '../redact.js';
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
+import { boundedErrorCode } from './bounded-values.js';
 
 
 /** The conventions' advisory buckets for `mcp.client.operation.duration`, in seconds. */
@@ -154,7 +155,9 @@ export class ClientTelemetry {
     if ('error' in message) {
       // The session's own answer for a request whose answer stream was cut (session.ts failAlone): no server sent its code.
       if (message.error.data instanceof RequestFailedAlone) return this.finish(request, 'answer_stream_cut');
-      return this.finish(request, String(message.error.code), String(message.error.code));
+      // A server picks its codes: one it made up is `_OTHER`, not a series of its own.
+      const code = boundedErrorCode(message.error.code);
+      return this.finish(request, code, code);
     }
     const failed = request.measured['mcp.method.name'] === 'tools/call' && message.result.isError === true;
     this.finish(request, failed ? 'tool_error' : undefined);

@@ -1,6 +1,7 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Histogram, type Span } from '@opentelemetry/api';
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
 import { MAX_TRACED_REQUESTS, OPERATION_DURATION_BUCKETS } from './client-telemetry.js';
+import { boundedErrorCode, OTHER_VALUE } from './bounded-values.js';
 
 /** JSON-RPC's "Method not found". */
 const METHOD_NOT_FOUND = -32601;
@@ -31,14 +32,6 @@ export interface ServedNames {
   /** True for a tool the instance lists (a loader tool, an exposed direct tool). */
   isServedTool(name: string): boolean;
 }
-
-/**
- * The semantic conventions' value for a method or name outside the known set. A host chooses the
- * method and tool names it sends: recorded as they come, each new one would be a new series kept
- * for the life of the process (a host sending a million made-up names would fill memory and every
- * scrape).
- */
-const OTHER_VALUE = '_OTHER';
 
 /**
  * `serve`'s side of the MCP conventions: a SERVER span per request from the host (child of the
@@ -82,7 +75,7 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
     const request = message.method === undefined && message.id !== undefined ? handling.get(message.id) : undefined;
     if (request && message.id !== undefined) {
       handling.delete(message.id);
-      const errorType = message.error ? String(message.error.code) : message.result?.isError === true ? 'tool_error' : undefined;
+      const errorType = message.error ? boundedErrorCode(message.error.code) : message.result?.isError === true ? 'tool_error' : undefined;
       const bounded = boundedNames(request.measured, message.error?.code);
       const measured = errorType === undefined ? request.measured : { ...bounded, 'error.type': errorType };
       // The span's name follows the histogram's names: a made-up method or refused prompt is not in it.
