@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 import { stdioFixture } from './support/fixtures.js';
+import { MODERN_SERVER } from './support/modern-server.js';
 
 const NOTES_SERVER = fileURLToPath(new URL('../examples/servers/notes-server.mjs', import.meta.url));
 
@@ -23,6 +24,7 @@ beforeAll(() => {
         notes: { command: process.execPath, args: [NOTES_SERVER] },
         missing: { command: 'uvx-not-installed-here' },
         crashing: { command: process.execPath, args: ['-e', CRASHING_AT_START] },
+        modern: { command: process.execPath, args: [MODERN_SERVER] },
       },
     }),
   );
@@ -187,10 +189,18 @@ describe('errors worded for a person', () => {
     expect(json).toMatchObject({ ok: false, code: 'TOOL_ERROR', error: { hint: '`mcp-statechart load notes` shows each tool with its arguments' } });
   });
 
+  it('a 2026-07-28 tool that asks for a form: the server\'s words, and that a host through serve can answer it, not the options of a library', async () => {
+    const run = await cli(['call', 'modern', 'ask-name']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^Error: MCP server "modern" failed calling tool "ask-name": MCP error -32021: .*elicitation\/create.*the required capability$/m);
+    expect(run.stderr).not.toMatch(/McpConnectionManager|handlers\./);
+    expect(run.stderr).toMatch(/\nHint: the command line answers no forms, sampling or roots requests: call the tool from an MCP host through `mcp-statechart serve`/);
+  });
+
   it('an unknown server: the configured names and where to look', async () => {
     const run = await cli(['load', 'ghost']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/there is no server named "ghost" \(configured: notes, missing, crashing\)/);
+    expect(run.stderr).toMatch(/there is no server named "ghost" \(configured: notes, missing, crashing, modern\)/);
     expect(run.stderr).toMatch(/Hint: run `mcp-statechart servers`/);
   });
 

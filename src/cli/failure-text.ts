@@ -11,6 +11,7 @@ import { terminalLine } from './terminal-text.js';
 import { errorMessage } from '../../machines/to-error.js';
 import { isOAuthLoginRequired } from '../errors/oauth.js';
 import { isExitedAtStart } from '../errors/exited-at-start.js';
+import { missingCapabilities, missingHandlerAdvice } from '../connection/missing-handler.js';
 import { hasStaticAuthorization } from '../auth/oauth-config.js';
 import { closestNames } from '../search/closest-names.js';
 import { CliError } from './json-codes.js';
@@ -111,6 +112,14 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   }
   if (/timed out|timeout/i.test(reason)) return timeoutHint(code, command, entry);
   if (/protocol version is not supported/i.test(reason)) return 'the server speaks an MCP version this client does not; update the server';
+  const missing = missingCapabilities(cause);
+  if (missing !== undefined) {
+    // On a terminal the command opens pages (URL-mode elicitation) and nothing else.
+    const onlyAPage = Object.keys(missing).join() === 'elicitation' && missing.elicitation?.url !== undefined && missing.elicitation.form === undefined;
+    return onlyAPage
+      ? 'run the command on a terminal: there it shows the page the server wants opened and asks you first'
+      : "the command line answers no forms, sampling or roots requests: call the tool from an MCP host through `mcp-statechart serve`, which passes the server's questions to the host";
+  }
   if (isExitedAtStart(cause)) {
     return `its command fails at start, so trying again will not help: fix "command", "args" or "env"${where(entry)} (its stderr, or running the command by hand, says why)`;
   }
@@ -127,7 +136,10 @@ export function explainFailure(server: string, error: unknown, entry?: Discovere
   const structured = error instanceof McpServerError ? error : undefined;
   const stderrTail = structured?.stderrTail?.trim().split('\n').slice(-MAX_STDERR_LINES).join('\n');
   const connecting = structured?.code === 'CONFIG_ERROR' || structured?.code === 'CONNECT_FAILED';
-  const reason = firstLine(errorMessage(connecting ? cause : error));
+  // The manager's advice to a program (which handler to give) is no use to a person: the hint says what they can do.
+  const advice = missingHandlerAdvice(cause);
+  const told = firstLine(errorMessage(connecting ? cause : error));
+  const reason = advice !== undefined && told.endsWith(`: ${advice}`) ? told.slice(0, -(advice.length + 2)) : told;
   const errno = propertyOf(cause, 'code');
   // A request past its timeout is reported as the request failing; to a script it is a TIMEOUT, as --json documents.
   const timedOut = structured?.code === 'REQUEST_FAILED' && cause instanceof SdkError && cause.code === SdkErrorCode.RequestTimeout;

@@ -1,4 +1,4 @@
-import { MissingRequiredClientCapabilityError } from '@modelcontextprotocol/client';
+import { type ClientCapabilities, MissingRequiredClientCapabilityError } from '@modelcontextprotocol/client';
 
 /**
  * What to give the client for each capability a 2026-07-28 server may ask input under: the
@@ -19,9 +19,14 @@ function optionFor(capability: string, asked: unknown): string | undefined {
  * createRegistryLogic to give. Other errors: undefined.
  */
 export function missingHandlerAdvice(error: unknown): string | undefined {
-  if (!(error instanceof MissingRequiredClientCapabilityError)) return undefined;
-  const required = error.requiredCapabilities ?? {};
+  const required = missingCapabilities(error);
+  if (required === undefined) return undefined;
   const options = Object.entries(required).flatMap(([capability, asked]) => optionFor(capability, asked) ?? []);
   if (options.length === 0) return undefined;
   return `the server asks for input that no handler here answers; give ${options.join(' and ')} in the options of McpConnectionManager (or createRegistryLogic)`;
+}
+
+/** The capabilities a server refused a request for want of (-32021); other errors: undefined. */
+export function missingCapabilities(error: unknown): ClientCapabilities | undefined {
+  return error instanceof MissingRequiredClientCapabilityError ? (error.requiredCapabilities ?? {}) : undefined;
 }
