@@ -6,7 +6,7 @@ import type { LoaderToolName, LoaderToolResult } from '../../tools/index.js';
 import { SCHEMAS_ADVICE } from '../../tools/unknown-tool.js';
 import { explainFailure, formatFailure, missingResourceExplanation, offExplanation, unknownServerExplanation, type FailureExplanation } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
-import { cliLogger } from '../logger.js';
+import { cliLogger, outcomeLogger } from '../logger.js';
 import { terminalJson, writeError, writeListing } from '../terminal-text.js';
 import { discoverFor, isInteractive, permissionsFrom, type GlobalOptions } from '../options.js';
 import { serverDenial, toolDenial } from '../permission-text.js';
@@ -102,9 +102,11 @@ export async function runOneShot(
 ): Promise<number> {
   const logger = cliLogger(options.verbose);
   const discovery = await discoverFor([args.server], options, logger);
+  const sessionLogger = outcomeLogger(options.verbose);
   /** Keeps the raw answer of `call` and `read`, printed whole. */
   let keeper: RawResultKeeper | undefined;
   const report = (result: JsonReport): number => {
+    sessionLogger.settle(!result.ok);
     if (json) process.stdout.write(`${terminalJson(result.ok ? result : failureJson(result.server, result.error))}\n`);
     else if (!result.ok) process.stderr.write(`${formatFailure(result.error)}\n`);
     // A tool result or resource goes out as the server sent it; a manifest is a listing for a person, escaped.
@@ -166,7 +168,7 @@ export async function runOneShot(
   };
   // On a terminal a server may ask the person to open a page: they see its domain and say yes first.
   const handlers = interactive ? pageOpeningHandlers() : undefined;
-  const { manager, tool: find } = openLoaderSession(discovery, options, logger, { defaults: oneShotDefaults(connectTimeoutFor(tool, timeoutMs)), ...(handlers ? { handlers } : {}) }, {
+  const { manager, tool: find } = openLoaderSession(discovery, options, sessionLogger, { defaults: oneShotDefaults(connectTimeoutFor(tool, timeoutMs)), ...(handlers ? { handlers } : {}) }, {
     ...approval,
     toolsView: tool === 'load_mcp' ? undefined : (manager) => (keeper = keepRawResults(manager)).manager,
   });
@@ -209,6 +211,8 @@ export async function runOneShot(
   } finally {
     process.off('SIGINT', onInterrupt);
     await manager.dispose();
+    // Not reported (cancelled, or an error the caller prints): what the session warned of is still news.
+    sessionLogger.settle(false);
   }
 }
 
