@@ -38,10 +38,11 @@ describe('mcp-statechart doctor', () => {
   it('connects every enabled server and prints a table naming each, with the error and a hint for the failures; exit 1', async () => {
     const run = await doctor();
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/NAME\s+TRANSPORT\s+STATE\s+CONNECT\s+TOOLS\s+RESOURCES\s+PROMPTS/);
-    expect(run.stdout).toMatch(/working\s+stdio\s+connected\s+\d+ ms\s+\d+\s+\d+\s+\d+/);
-    expect(run.stdout).toMatch(/missing\s+stdio\s+error\s+\d+ ms\s+-\s+-\s+-/);
-    expect(run.stdout).toMatch(/failing\s+http\s+error\s+\d+ ms\s+-\s+-\s+-/);
+    expect(run.stdout).toMatch(/NAME\s+TRANSPORT\s+STATE\s+PROTOCOL\s+CONNECT\s+TOOLS\s+RESOURCES\s+PROMPTS/);
+    // The revision each server speaks, as doctor --json gives it: a person sees the era too.
+    expect(run.stdout).toMatch(/working\s+stdio\s+connected\s+2025-11-25\s+\d+ ms\s+\d+\s+\d+\s+\d+/);
+    expect(run.stdout).toMatch(/missing\s+stdio\s+error\s+-\s+\d+ ms\s+-\s+-\s+-/);
+    expect(run.stdout).toMatch(/failing\s+http\s+error\s+-\s+\d+ ms\s+-\s+-\s+-/);
     expect(run.stdout).toMatch(/missing: could not connect to "missing": command "no-such-mcp-server-binary" was not found/);
     expect(run.stdout).toMatch(/hint: check that `no-such-mcp-server-binary` is installed and on PATH/);
     expect(run.stdout).toMatch(/failing: could not connect to "failing": .*500/);

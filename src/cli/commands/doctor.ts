@@ -147,11 +147,12 @@ export function formatDoctorReport(report: DoctorReport): string {
   } else {
     lines.push(
       ...table([
-        ['NAME', 'TRANSPORT', 'STATE', 'CONNECT', 'TOOLS', 'RESOURCES', 'PROMPTS'],
+        ['NAME', 'TRANSPORT', 'STATE', 'PROTOCOL', 'CONNECT', 'TOOLS', 'RESOURCES', 'PROMPTS'],
         ...report.servers.map((check) => [
           terminalLine(check.name),
           check.transport,
           check.state,
+          check.protocolVersion ?? '-',
           `${check.connectMs} ms`,
           count(check.tools),
           count(check.resources),
