@@ -95,7 +95,7 @@ it("names no prompt a downstream server refused in mcp.client.operation.duration
   }
 }, 90_000);
 
-it('names no SERVER span after a made-up tool, method or refused prompt, and names the tools and prompts it serves', async () => {
+it('names no span after a made-up tool, method or refused prompt, and names the tools and prompts it serves', async () => {
   const home = mkdtempSync(join(tmpdir(), 'mcp-serve-span-names-'));
   writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
   const receiver = await startOtlpReceiver();
@@ -117,6 +117,8 @@ it('names no SERVER span after a made-up tool, method or refused prompt, and nam
     expect(served).toContain('tools/call');
     expect(served).toContain('prompts/get');
     expect(served.join('\n')).not.toContain('made-up');
+    // Nor the gateway's CLIENT span for the prompt its server refused.
+    expect(receiver.spans.map((span) => span.name).join('\n')).not.toContain('made-up');
   } finally {
     await spanHost.close();
     await gateway.stop();

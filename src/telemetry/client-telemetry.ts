@@ -183,6 +183,7 @@ export class ClientTelemetry {
     if (statusCode !== undefined) {
       measured['rpc.response.status_code'] = statusCode;
       // A prompt the server answered with an error may be one it does not have: serve passes on any name a host sends, and each would be a series kept for good.
+      if (measured['gen_ai.prompt.name'] !== undefined && request.owned) request.span.updateName(String(measured['mcp.method.name']));
       delete measured['gen_ai.prompt.name'];
     }
     if (errorType !== undefined) {
