@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SimulatedClock } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { McpConnectionManager, silentLogger, type McpConnectionManagerOptions } from '../src/index.js';
+import { createLoaderTools, McpConnectionManager, silentLogger, type McpConnectionManagerOptions } from '../src/index.js';
 import type { McpServerConfig } from '../machines/types.js';
 import { MAX_INPUT_ROUNDS } from '../src/connection/open-session.js';
 import { everythingStdio } from './support/everything.js';
@@ -246,6 +246,18 @@ describe('a server that speaks only 2026-07-28', () => {
     const roots = await rejectionOf(client.callTool('modern', 'list-roots', {}));
     expect(roots.message).toMatch(/give handlers\.roots \(or call setRoots\(\) before connecting\)/);
     expect(client.getState('modern')).toBe('connected');
+  });
+
+  it('tells the model through call_mcp_tool that such a tool cannot be used here, rather than to try again', async () => {
+    const client = managerWith();
+    const tools = createLoaderTools({ manager: client, servers: { modern: modern() } });
+    const [load, call] = ['load_mcp', 'call_mcp_tool'].map((name) => tools.find((tool) => tool.name === name)!);
+    expect((await load!.execute({ server: 'modern' })).isError).toBe(false);
+    const result = await call!.execute({ server: 'modern', tool: 'ask-name', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/-32021: [^\n]*\nThe tool needs input \(a form, a sampling or the roots\) that this application does not answer, so calling it again will not help: tell the user it cannot be used here\.$/);
+    const echo = await call!.execute({ server: 'modern', tool: 'echo', arguments: { text: 'still here' } });
+    expect(echo.isError).toBe(false);
   });
 
   it("fails a round whose handler does not answer within the handlers' timeoutMs", async () => {

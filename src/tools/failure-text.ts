@@ -3,6 +3,7 @@ import { McpServerError } from '../../machines/errors.js';
 import type { PublicServerState } from '../../machines/types.js';
 import { terminalText } from '../control-characters.js';
 import { isExitedAtStart } from '../errors/exited-at-start.js';
+import { missingCapabilities } from '../connection/missing-handler.js';
 import { errorText, quoted } from './model-text.js';
 
 export function loadFirstText(server: string, state: PublicServerState): string {
@@ -48,6 +49,10 @@ export function requestFailureText(server: string, state: PublicServerState, err
         `${quoted(server)} to reconnect before trying again.`
       );
     default:
-      return errorText(error, server);
+      return missingCapabilities(error.cause) === undefined ? errorText(error, server) : `${errorText(error, server)}\n${NO_INPUT_ANSWERED}`;
   }
 }
+
+// The error names the option a developer must give; the model can only stop and say so.
+const NO_INPUT_ANSWERED =
+  'The tool needs input (a form, a sampling or the roots) that this application does not answer, so calling it again will not help: tell the user it cannot be used here.';
