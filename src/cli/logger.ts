@@ -24,15 +24,17 @@ export interface OutcomeLogger extends Logger {
  * gateway dies mid-call) told the same thing first in rawer words, so they are dropped. A command
  * that succeeds prints them before its result. With --verbose every warning is written at once.
  */
-export function outcomeLogger(verbose: boolean): OutcomeLogger {
-  const logger = cliLogger(verbose);
+export function outcomeLogger(verbose: boolean, logger: Logger = cliLogger(verbose)): OutcomeLogger {
   if (verbose) return { ...logger, settle: () => {} };
+  // A server can warn on every line it writes for as long as a call lasts: only the first are kept.
   let held: string[] | undefined = [];
+  let overflow = 0;
   let dropping = false;
   return {
     ...logger,
     warn: (message) => {
-      if (held) held.push(message);
+      if (held && held.length < MAX_HELD_WARNINGS) held.push(message);
+      else if (held) overflow++;
       else if (!dropping) logger.warn(message);
     },
     settle(failed) {
@@ -41,7 +43,12 @@ export function outcomeLogger(verbose: boolean): OutcomeLogger {
       held = undefined;
       // After the command's own error, the session's closing words are no news either.
       dropping = failed;
-      if (!failed) told.forEach((message) => logger.warn(message));
+      if (failed) return;
+      told.forEach((message) => logger.warn(message));
+      if (overflow > 0) logger.warn(`${overflow} more warnings of this session were not kept (run with --verbose to see them all)`);
     },
   };
 }
+
+/** How many warnings a one-shot command's session holds until its outcome. */
+export const MAX_HELD_WARNINGS = 100;
