@@ -66,7 +66,7 @@ describe('the new-user path of the README', () => {
     });
 
     const doctor = step('mcp-statechart', ['doctor']);
-    expect(doctor.stdout).toMatch(/^memory\s+stdio\s+connected\s+\d+ ms\s+\d+\s+\d+\s+\d+$/m);
+    expect(doctor.stdout).toMatch(/^memory\s+stdio\s+connected\s+\d{4}-\d{2}-\d{2}\s+\d+ ms\s+\d+\s+\d+\s+\d+$/m);
     expect(doctor.stdout).toMatch(/^The 1 checked server works\.$/m);
 
     // Search ranks with the thesaurus the package ships (data/thesaurus.txt): it must load from the built files.
