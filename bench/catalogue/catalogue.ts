@@ -74,7 +74,7 @@ export const QUERY_SET_HISTORY: Readonly<Record<QuerySet, { tunedOn: boolean; de
   'held-out-10': { tunedOn: true, description: 'tenth held-out queries, written blind (tuned on since the eighteenth round)' },
   'held-out-11': { tunedOn: true, description: 'eleventh held-out queries, written blind (tuned on since the nineteenth round)' },
   'held-out-12': { tunedOn: true, description: 'twelfth held-out queries, written blind (tuned on since the twenty-first round)' },
-  'held-out-13': { tunedOn: false, description: 'thirteenth held-out queries, written blind, never tuned on' },
+  'held-out-13': { tunedOn: true, description: 'thirteenth held-out queries, written blind (tuned on since the twenty-third round)' },
 };
 
 export function isQuerySet(name: string | undefined): name is QuerySet {
