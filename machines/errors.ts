@@ -1,3 +1,4 @@
+import { quoted, terminalLine } from '../src/control-characters.js';
 import type { RequestSpec } from './types.js';
 import { errorMessage } from './to-error.js';
 /** The errors the charts answer with. Each names the server and says what the caller can do. */
@@ -52,15 +53,15 @@ export class McpServerError extends Error {
 }
 
 export function unknownServerError(server: string, known: string[]): McpServerError {
-  const list = known.length > 0 ? `Configured servers: ${known.slice(0, 50).join(', ')}.` : 'No servers are configured.';
-  return new McpServerError('UNKNOWN_SERVER', server, `Unknown MCP server "${server}". ${list}`);
+  const list = known.length > 0 ? `Configured servers: ${terminalLine(known.slice(0, 50).join(', '))}.` : 'No servers are configured.';
+  return new McpServerError('UNKNOWN_SERVER', server, `Unknown MCP server ${quoted(server)}. ${list}`);
 }
 
 export function disabledServerError(server: string): McpServerError {
   return new McpServerError(
     'SERVER_DISABLED',
     server,
-    `MCP server "${server}" is disabled in its config ("disabled": true); enable it to use it.`,
+    `MCP server ${quoted(server)} is disabled in its config ("disabled": true); enable it to use it.`,
   );
 }
 
@@ -68,7 +69,7 @@ export function notConnectedError(server: string, state: string): McpServerError
   return new McpServerError(
     'NOT_CONNECTED',
     server,
-    `MCP server "${server}" is not connected (state: ${state}). Call load_mcp with server "${server}" first.`,
+    `MCP server ${quoted(server)} is not connected (state: ${state}). Call load_mcp with server ${quoted(server)} first.`,
   );
 }
 
@@ -86,14 +87,14 @@ export function requestAbandonedError(
   return new McpServerError(
     reason === 'lost' || reason === 'expired' ? 'CONNECTION_LOST' : 'DISCONNECTED',
     server,
-    `Request to MCP server "${server}" failed: ${why} while it was in flight. It was not retried.` +
+    `Request to MCP server ${quoted(server)} failed: ${why} while it was in flight. It was not retried.` +
       (cause ? ` (${cause.message})` : ''),
     { cause },
   );
 }
 
 export function disconnectedWhileConnectingError(server: string): McpServerError {
-  return new McpServerError('DISCONNECTED', server, `MCP server "${server}" was disconnected before it finished connecting.`);
+  return new McpServerError('DISCONNECTED', server, `MCP server ${quoted(server)} was disconnected before it finished connecting.`);
 }
 
 /** A load that was waiting when its server was persisted, answered once the snapshot is restored. */
@@ -101,7 +102,7 @@ export function restoredWhileLoadingError(server: string): McpServerError {
   return new McpServerError(
     'DISCONNECTED',
     server,
-    `MCP server "${server}" was restored from a persisted snapshot while this load waited; nothing is replayed after a restore: load it again.`,
+    `MCP server ${quoted(server)} was restored from a persisted snapshot while this load waited; nothing is replayed after a restore: load it again.`,
   );
 }
 
@@ -109,7 +110,7 @@ export function restoredWhileRunningError(server: string, request: string): McpS
   return new McpServerError(
     'DISCONNECTED',
     server,
-    `MCP server "${server}" was restored from a persisted snapshot while ${request} was in flight; nothing is replayed after a restore: load it again and ask again.`,
+    `MCP server ${quoted(server)} was restored from a persisted snapshot while ${request} was in flight; nothing is replayed after a restore: load it again and ask again.`,
   );
 }
 
@@ -129,17 +130,17 @@ export function argumentsTooDeepError(server: string, tool: string): McpServerEr
   return new McpServerError(
     'INVALID_ARGUMENTS',
     server,
-    `MCP server "${server}": the arguments for tool "${tool}" are nested deeper than ${MAX_ARGUMENT_DEPTH} levels, the most this client sends, so the call was not sent. Flatten them, or pass the deep part as a JSON string.`,
+    `MCP server ${quoted(server)}: the arguments for tool ${quoted(tool)} are nested deeper than ${MAX_ARGUMENT_DEPTH} levels, the most this client sends, so the call was not sent. Flatten them, or pass the deep part as a JSON string.`,
   );
 }
 
 /** A request in words, for error messages: `calling tool "x"`. */
 export function describeRequest(spec: RequestSpec): string {
-  if (spec.kind === 'tool') return `calling tool "${spec.tool}"`;
-  if (spec.kind === 'resource') return `reading resource "${spec.uri}"`;
-  if (spec.kind === 'subscribe') return `subscribing to resource "${spec.uri}"`;
-  if (spec.kind === 'unsubscribe') return `unsubscribing from resource "${spec.uri}"`;
-  return `getting prompt "${spec.name}"`;
+  if (spec.kind === 'tool') return `calling tool ${quoted(spec.tool)}`;
+  if (spec.kind === 'resource') return `reading resource ${quoted(spec.uri)}`;
+  if (spec.kind === 'subscribe') return `subscribing to resource ${quoted(spec.uri)}`;
+  if (spec.kind === 'unsubscribe') return `unsubscribing from resource ${quoted(spec.uri)}`;
+  return `getting prompt ${quoted(spec.name)}`;
 }
 
 /** A request its caller cancelled. Named `AbortError`, like the DOM's, so `error.name === 'AbortError'` checks work. */
@@ -148,7 +149,7 @@ export function abortError(server: string, what: string, reason?: unknown): McpS
   const error = new McpServerError(
     'ABORTED',
     server,
-    `MCP server "${server}": ${what} was cancelled${why && why !== 'This operation was aborted' ? ` (${why})` : ''}.`,
+    `MCP server ${quoted(server)}: ${what} was cancelled${why && why !== 'This operation was aborted' ? ` (${why})` : ''}.`,
   );
   error.name = 'AbortError';
   return error;
@@ -160,7 +161,7 @@ export function serverCrashedError(server: string, cause: unknown): McpServerErr
   return new McpServerError(
     'SERVER_CRASHED',
     server,
-    `MCP server "${server}" stopped unexpectedly inside this client (${why}); its connection was closed. Call load_mcp with server "${server}" to start it again.`,
+    `MCP server ${quoted(server)} stopped unexpectedly inside this client (${why}); its connection was closed. Call load_mcp with server ${quoted(server)} to start it again.`,
     { cause },
   );
 }

@@ -10,6 +10,7 @@
  * in-flight count and the time of the last activity, and answers the caller itself. When the
  * idle delay runs out, the chart asks the session actor whether it is idle and since when.
  */
+import { quoted } from '../src/control-characters.js';
 import { assertEvent, assign, enqueueActions, fromCallback, fromPromise, raise, sendParent, sendTo, setup } from 'xstate';
 import type { ActorRefFrom, AnyActorRef, Snapshot, SnapshotFrom } from 'xstate';
 import { backoffDelay, idleTimerEnabled, LONGEST_TIMER_MS, resolveConnectOptions, type ResolvedConnectOptions } from './options.js';
@@ -194,7 +195,7 @@ function notProvided(what: string): never {
 function asServerError(name: string, error: unknown): McpServerError {
   if (error instanceof McpServerError) return error;
   const message = errorMessage(error);
-  return new McpServerError('CONNECT_FAILED', name, `Could not connect to MCP server "${name}": ${message}`, { cause: error });
+  return new McpServerError('CONNECT_FAILED', name, `Could not connect to MCP server ${quoted(name)}: ${message}`, { cause: error });
 }
 
 /** The system id of an actor ref, if it was given one (XState's refs carry it, their type does not say so). */
@@ -289,7 +290,7 @@ export const serverMachine = setup({
         lastError: new McpServerError(
           'CONNECTION_LOST',
           context.name,
-          `The connection to MCP server "${context.name}" was lost: ${event.error.message}`,
+          `The connection to MCP server ${quoted(context.name)} was lost: ${event.error.message}`,
           { cause: event.error, stderrTail },
         ),
       };

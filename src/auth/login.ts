@@ -8,6 +8,7 @@
  * with a new transport to check the new login works. When that check meets a 403 asking for a
  * wider scope, one more authorization asks for it, up to `maxAuthorizations` in all.
  */
+import { quoted } from '../control-characters.js';
 import { Client } from '@modelcontextprotocol/client';
 import { auth, extractWWWAuthenticateParams, isHttpsUrl, IssuerMismatchError, OAuthError } from '@modelcontextprotocol/client';
 import type { FetchLike } from '@modelcontextprotocol/client';
@@ -204,7 +205,7 @@ async function askWithoutToken(target: Target, fetchFn: FetchLike): Promise<{ re
   try {
     response = await fetchFn(target.serverUrl, { ...request, signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) });
   } catch (error) {
-    throw new Error(`could not reach MCP server "${target.server}": ${(error as Error).message}`, { cause: error });
+    throw new Error(`could not reach MCP server ${quoted(target.server)}: ${(error as Error).message}`, { cause: error });
   }
   await response.body?.cancel().catch(() => {});
   if (response.status !== 401 && response.status !== 403) return {};
@@ -230,7 +231,7 @@ async function checkLogin(target: Target, options: LoginOptions): Promise<void> 
 
 async function showAuthorizationUrl(server: string, url: URL, options: LoginOptions): Promise<void> {
   const print = options.print ?? ((line: string) => process.stderr.write(`${line}\n`));
-  print(`To authorize MCP server "${server}", open this URL in a browser:`);
+  print(`To authorize MCP server ${quoted(server)}, open this URL in a browser:`);
   print(`  ${url.href}`);
   const { openBrowser = true } = options;
   if (typeof openBrowser === 'function') await openBrowser(url);

@@ -10,6 +10,7 @@
  * The SDK's `auth()` calls `discoveryState()` before anything else, so that is where a provider
  * without a user refuses, before any discovery or registration request is made.
  */
+import { quoted } from '../control-characters.js';
 import { randomBytes } from 'node:crypto';
 import { extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/client';
 import type { OAuthClientInformationContext, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/client';
@@ -153,7 +154,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     const { interaction, server } = this.#options;
     // Reached without a user when a refresh failed for a reason that is not an OAuth error.
     if (!interaction) throw new OAuthLoginRequiredError(server, 'expired');
-    if (this.authorizationUrl) throw new Error(`MCP server "${server}": a second authorization was started during one login`);
+    if (this.authorizationUrl) throw new Error(`MCP server ${quoted(server)}: a second authorization was started during one login`);
     this.authorizationUrl = authorizationUrl;
     await interaction.authorize(authorizationUrl);
   }
@@ -163,7 +164,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   codeVerifier(): string {
-    if (!this.#verifier) throw new Error(`MCP server "${this.#options.server}": no PKCE verifier, this login did not start the authorization`);
+    if (!this.#verifier) throw new Error(`MCP server ${quoted(this.#options.server)}: no PKCE verifier, this login did not start the authorization`);
     return this.#verifier;
   }
 

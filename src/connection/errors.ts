@@ -1,3 +1,4 @@
+import { quoted } from '../control-characters.js';
 import { OAuthError, OAuthErrorCode, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError } from '@modelcontextprotocol/client';
 import { STATUS_CODES } from 'node:http';
 import { McpServerError } from '../../machines/errors.js';
@@ -198,7 +199,7 @@ export function connectFailure(
   return new McpServerError(
     configError ? 'CONFIG_ERROR' : 'CONNECT_FAILED',
     server,
-    `Could not connect to MCP server "${server}": ${reason}${reason.endsWith('.') ? '' : '.'}${hint}` + (stderrTail ? `\nLast stderr lines:\n${stderrTail}` : ''),
+    `Could not connect to MCP server ${quoted(server)}: ${reason}${reason.endsWith('.') ? '' : '.'}${hint}` + (stderrTail ? `\nLast stderr lines:\n${stderrTail}` : ''),
     { cause: redactError(told, secrets), stderrTail },
   );
 }

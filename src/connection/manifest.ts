@@ -126,7 +126,7 @@ async function checkedEntry<K extends ListKind>(server: string, kind: K, item: u
   const [issue] = checked.issues;
   const where = (issue?.path ?? []).map((part) => String(typeof part === 'object' ? part.key : part)).join('.');
   throw new Error(
-    `MCP server "${server}" listed a ${SINGULAR[kind]} that does not follow the MCP schema (${capErrorText(`${where ? `${where}: ` : ''}${issue?.message}`, 200)}).`,
+    `MCP server ${quoted(server)} listed a ${SINGULAR[kind]} that does not follow the MCP schema (${capErrorText(`${where ? `${where}: ` : ''}${issue?.message}`, 200)}).`,
   );
 }
 

@@ -1,3 +1,4 @@
+import { quoted } from '../control-characters.js';
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type Transport } from '@modelcontextprotocol/client';
 import { abortError, McpServerError, requestAbandonedError } from '../../machines/errors.js';
 import { toError } from '../../machines/to-error.js';
@@ -36,7 +37,7 @@ export function requestFailure(connection: FailedConnection, what: string, answe
   }
   const advice = pagesToOpen(error) ?? missingHandlerAdvice(error);
   const told = advice === undefined ? clean.message : `${clean.message}: ${redact(advice, connection.secrets)}`;
-  return new McpServerError('REQUEST_FAILED', server, `MCP server "${server}" failed ${what}: ${capErrorText(withErrorCode(error, told))}`, {
+  return new McpServerError('REQUEST_FAILED', server, `MCP server ${quoted(server)} failed ${what}: ${capErrorText(withErrorCode(error, told))}`, {
     cause: clean,
   });
 }

@@ -212,7 +212,7 @@ export class Session implements McpSession {
 
   /** Follows to its end the task an earlier call of `tool` became (task-journal.ts), as `callTool` would have. */
   private resumeTask(tool: string, taskId: string, options: McpRequestOptions = {}): ReturnType<McpSession['callTool']> {
-    if (!this.tasks) return Promise.reject(new Error(`the task for tool "${tool}" cannot be resumed: MCP server "${this.parts.server}" does not speak 2026-07-28 now`));
+    if (!this.tasks) return Promise.reject(new Error(`the task for tool ${quoted(tool)} cannot be resumed: MCP server ${quoted(this.parts.server)} does not speak 2026-07-28 now`));
     return resumeTask(taskId, this.tasks, this.taskCall(tool, options));
   }
 

@@ -1,3 +1,4 @@
+import { quoted } from '../control-characters.js';
 import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/core';
 import { ProtocolError, SdkError, SdkErrorCode, type CallToolResult, type CreateMessageResultWithTools, type InputRequest, type InputResponse, type Progress } from '@modelcontextprotocol/client';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
@@ -88,7 +89,7 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
   const limitMs = call.limitMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const leftMs = Math.max(0, limitMs - (Date.now() - call.startedAt));
   const taskId = typeof first.taskId === 'string' ? first.taskId : undefined;
-  if (taskId === undefined) throw new Error(`MCP server "${call.server}" answered tool "${call.tool}" with a task without a taskId`);
+  if (taskId === undefined) throw new Error(`MCP server ${quoted(call.server)} answered tool ${quoted(call.tool)} with a task without a taskId`);
   let latest = first;
   /** Set while `tasks/get` reaches no server, cleared by its next answer. */
   const reach: Reach = {};
@@ -98,8 +99,8 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
       new SdkError(
         SdkErrorCode.RequestTimeout,
         reach.unreachable
-          ? `the task for tool "${call.tool}" was last ${String(latest.status)}, and its server could not be reached to ask again before the call's time limit (${limitMs} ms): ${reach.unreachable.message}`
-          : `the task for tool "${call.tool}" was still ${String(latest.status)} after ${limitMs} ms (the call's time limit), so it was cancelled (tasks/cancel)`,
+          ? `the task for tool ${quoted(call.tool)} was last ${String(latest.status)}, and its server could not be reached to ask again before the call's time limit (${limitMs} ms): ${reach.unreachable.message}`
+          : `the task for tool ${quoted(call.tool)} was still ${String(latest.status)} after ${limitMs} ms (the call's time limit), so it was cancelled (tasks/cancel)`,
       ),
     call.signal,
   );
@@ -118,12 +119,12 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
       const { status } = latest;
       if (status === 'completed') return CallToolResultSchema.parse(latest.result);
       if (status === 'failed') throw taskError(latest.error, call.tool);
-      if (status === 'cancelled') throw new Error(`the task for tool "${call.tool}" was cancelled by the server${statusNote(latest)}`);
+      if (status === 'cancelled') throw new Error(`the task for tool ${quoted(call.tool)} was cancelled by the server${statusNote(latest)}`);
       if (status === 'input_required' && isRecord(latest.inputRequests)) {
         const fresh = Object.entries(latest.inputRequests).filter(([key]) => !answered.has(key));
         if (fresh.length > 0) {
           if (++rounds > MAX_TASK_INPUT_ROUNDS) {
-            throw new Error(`the task for tool "${call.tool}" asked for input more than ${MAX_TASK_INPUT_ROUNDS} times, so it was cancelled (tasks/cancel)`);
+            throw new Error(`the task for tool ${quoted(call.tool)} asked for input more than ${MAX_TASK_INPUT_ROUNDS} times, so it was cancelled (tasks/cancel)`);
           }
           const inputResponses = Object.fromEntries(
             await Promise.all(fresh.map(async ([key, request]) => [key, await answer(call, request, deadline.signal)] as const)),
@@ -250,9 +251,9 @@ function statusNote(task: Record<string, unknown>): string {
 /** A `failed` task's JSON-RPC error, as the SDK would have raised it had the server answered with it. */
 function taskError(error: unknown, tool: string): Error {
   if (isRecord(error) && typeof error.code === 'number' && typeof error.message === 'string') {
-    return ProtocolError.fromError(error.code, `the task for tool "${tool}" failed: ${error.message}`, error.data);
+    return ProtocolError.fromError(error.code, `the task for tool ${quoted(tool)} failed: ${error.message}`, error.data);
   }
-  return new Error(`the task for tool "${tool}" failed without saying why`);
+  return new Error(`the task for tool ${quoted(tool)} failed without saying why`);
 }
 
 /** The input requests the host can answer: elicitation, sampling and roots, checked as the SDK checks a request of the server. */
@@ -261,11 +262,11 @@ const INPUT_REQUEST_SCHEMAS = [ElicitRequestSchema, CreateMessageRequestSchema, 
 function answer(call: TaskCall, request: unknown, signal: AbortSignal): ReturnType<AnswerInput> {
   const method = isRecord(request) ? String(request.method) : 'an unknown request';
   if (!call.answerInput) {
-    return Promise.reject(new Error(`the task for tool "${call.tool}" asked for ${method}, and this client has no handler for it`));
+    return Promise.reject(new Error(`the task for tool ${quoted(call.tool)} asked for ${method}, and this client has no handler for it`));
   }
   for (const schema of INPUT_REQUEST_SCHEMAS) {
     const parsed = schema.safeParse(request);
     if (parsed.success) return call.answerInput(parsed.data, signal);
   }
-  return Promise.reject(new Error(`the task for tool "${call.tool}" asked for ${method}, which is not an input request this client answers`));
+  return Promise.reject(new Error(`the task for tool ${quoted(call.tool)} asked for ${method}, which is not an input request this client answers`));
 }

@@ -1,3 +1,4 @@
+import { quoted } from '../control-characters.js';
 import { CallToolResultSchema, CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/core';
 import { SdkError, SdkErrorCode, type CallToolResult, type Client, type Progress, type RequestOptions, type Tool } from '@modelcontextprotocol/client';
 import { McpServerError } from '../../machines/errors.js';
@@ -51,7 +52,7 @@ export async function callToolAsTask(
     throw new McpServerError(
       'REQUEST_FAILED',
       server,
-      `MCP server "${server}" marks tool "${tool}" as task-only (execution.taskSupport "required") but does not declare the tasks capability for tools/call, so it cannot be called.`,
+      `MCP server ${quoted(server)} marks tool ${quoted(tool)} as task-only (execution.taskSupport "required") but does not declare the tasks capability for tools/call, so it cannot be called.`,
     );
   }
   options.signal?.throwIfAborted();
@@ -61,7 +62,7 @@ export async function callToolAsTask(
     () =>
       new SdkError(
         SdkErrorCode.RequestTimeout,
-        `the task for tool "${tool}" was still working after ${totalMs} ms (its time limit for the whole task), so it was cancelled`,
+        `the task for tool ${quoted(tool)} was still working after ${totalMs} ms (its time limit for the whole task), so it was cancelled`,
       ),
     options.signal,
   );
@@ -81,7 +82,7 @@ export async function callToolAsTask(
       options.onProgress?.({ progress: statuses, message: task.statusMessage ?? task.status });
     }
     if (task.status === 'failed' || task.status === 'cancelled') {
-      throw new Error(`the task for tool "${tool}" ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`);
+      throw new Error(`the task for tool ${quoted(tool)} ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`);
     }
     return client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema, options.request);
   };

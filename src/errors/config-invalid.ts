@@ -2,6 +2,7 @@
  * A leaf module: the transports, the connection and the OAuth code all reject a bad entry with
  * this error, so it lives outside all three folders (no import cycle between them).
  */
+import { quoted } from '../control-characters.js';
 
 /**
  * A server entry that cannot work as written: retrying will not help.
@@ -23,6 +24,6 @@ export class ConfigInvalidError extends Error {
     readonly field: string,
     problem: string,
   ) {
-    super(`MCP server "${server}": ${problem} (field "${field}").`);
+    super(`MCP server ${quoted(server)}: ${problem} (field "${field}").`);
   }
 }

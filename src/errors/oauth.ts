@@ -2,6 +2,7 @@
  * The two ways an OAuth-protected server can refuse us that a retry cannot fix. Both name the
  * server and say what the user can do; neither ever carries a token.
  */
+import { quoted } from '../control-characters.js';
 
 export type LoginReason = 'none' | 'expired' | 'scope' | 'moved' | 'unpinned';
 
@@ -82,7 +83,7 @@ export class OAuthMixUpError extends Error {
   override name = 'OAuthMixUpError';
   constructor(readonly server: string) {
     super(
-      `MCP server "${server}": the authorization response names another authorization server than the one this login asked, or none where it promised one (its "iss", RFC 9207); its code was not used, since this is how a mix-up attack steals one`,
+      `MCP server ${quoted(server)}: the authorization response names another authorization server than the one this login asked, or none where it promised one (its "iss", RFC 9207); its code was not used, since this is how a mix-up attack steals one`,
     );
   }
 }

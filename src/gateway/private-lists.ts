@@ -125,7 +125,7 @@ export class PrivateLists {
     const key = slot(identity, server);
     const known = this.listings.get(key);
     if (known && Date.now() < known.staleAt) return;
-    const deadline = new Deadline(DEFAULT_CONNECT_TIMEOUT_MS, () => new Error(`listing "${server}" for ${identity} did not finish in time`));
+    const deadline = new Deadline(DEFAULT_CONNECT_TIMEOUT_MS, () => new Error(`listing ${quoted(server)} for ${identity} did not finish in time`));
     try {
       const manifest = await listManifest({ server, client, logger: this.logger, deadline }, this.shared.getManifest(server), kinds);
       const oldest = this.listings.keys().next();

@@ -3,6 +3,7 @@
  * answered by the handlers a test gives the scripted registry: the same handlers, with the same
  * parameters and context, that answer a real server's requests in either protocol era.
  */
+import { quoted } from '../control-characters.js';
 import type { CreateMessageRequest, ElicitRequest, ElicitResult, Root } from '@modelcontextprotocol/client';
 import { describeRequest, McpServerError } from '../../machines/errors.js';
 import type { McpProgress, RequestSpec } from '../../machines/types.js';
@@ -23,11 +24,11 @@ export type ScriptedAnswer = { elicitation: ElicitResult } | { sampling: Samplin
 export const MAX_ASK_ROUNDS = 8;
 
 export function unscriptedRounds(name: string, spec: RequestSpec): McpServerError {
-  return new McpServerError('REQUEST_FAILED', name, `MCP server "${name}": ${describeRequest(spec)} asked the host more than ${MAX_ASK_ROUNDS} rounds.`);
+  return new McpServerError('REQUEST_FAILED', name, `MCP server ${quoted(name)}: ${describeRequest(spec)} asked the host more than ${MAX_ASK_ROUNDS} rounds.`);
 }
 
 function missingHandler(name: string, kind: string): McpServerError {
-  return new McpServerError('REQUEST_FAILED', name, `MCP server "${name}" asked for ${kind}, but the scripted registry was given no ${kind} handler.`);
+  return new McpServerError('REQUEST_FAILED', name, `MCP server ${quoted(name)} asked for ${kind}, but the scripted registry was given no ${kind} handler.`);
 }
 
 /** Asks each in turn; a handler that is missing or throws fails the request, as the server's own error would. */

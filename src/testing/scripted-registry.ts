@@ -8,6 +8,7 @@
  * `createRegistryLogic(...)` without a cast. Delays run on the actor system's clock, so a
  * `SimulatedClock` drives them.
  */
+import { quoted } from '../control-characters.js';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import type { McpHostHandlers } from '../connection/host-handlers.js';
 import { fromPromise, type ActorSystem } from 'xstate';
@@ -123,7 +124,7 @@ function clockNow(system: AnyActorSystem): number {
 }
 
 function unscripted(name: string, spec: RequestSpec): McpServerError {
-  return new McpServerError('REQUEST_FAILED', name, `MCP server "${name}": no scripted answer for ${describeRequest(spec)}.`);
+  return new McpServerError('REQUEST_FAILED', name, `MCP server ${quoted(name)}: no scripted answer for ${describeRequest(spec)}.`);
 }
 
 /**
@@ -157,7 +158,7 @@ function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | 
         // The loss and a list change come after the answers already given have reached their callers (a microtask later, as from the SDK).
         if ('crash' in outcome) return void queueMicrotask(() => watchers.lost(new Error(outcome.crash), false));
         if ('fail' in outcome) {
-          return reject(new McpServerError(outcome.fail, name, outcome.message ?? `MCP server "${name}": ${describeRequest(spec)} failed (scripted).`));
+          return reject(new McpServerError(outcome.fail, name, outcome.message ?? `MCP server ${quoted(name)}: ${describeRequest(spec)} failed (scripted).`));
         }
         if ('ask' in outcome) {
           if (round >= MAX_ASK_ROUNDS) return reject(unscriptedRounds(name, spec));
@@ -207,7 +208,7 @@ function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | 
         ? abortError(name, what, signal.reason)
         : error instanceof McpServerError
           ? error
-          : new McpServerError('REQUEST_FAILED', name, `MCP server "${name}" failed ${what}: ${toError(error).message}`, { cause: error }),
+          : new McpServerError('REQUEST_FAILED', name, `MCP server ${quoted(name)} failed ${what}: ${toError(error).message}`, { cause: error }),
     stderrTail: () => '',
     close: async () => {
       watchers.stop();
@@ -286,13 +287,13 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
         const outcome = run?.loads.take();
         return new Promise<ConnectOutput>((resolve, reject) => {
           const cancel = later(system, outcome?.delayMs, () => {
-            if (!run || !outcome) return reject(new McpServerError('CONNECT_FAILED', input.name, `MCP server "${input.name}": no scripted load.`));
+            if (!run || !outcome) return reject(new McpServerError('CONNECT_FAILED', input.name, `MCP server ${quoted(input.name)}: no scripted load.`));
             if ('answer' in outcome) {
               run.manifest = outcome.answer ?? run.manifest;
               return resolve({ manifest: run.manifest });
             }
             const code = 'fail' in outcome ? outcome.fail : 'CONNECT_FAILED';
-            const message = 'fail' in outcome ? (outcome.message ?? `MCP server "${input.name}": connect failed (scripted).`) : outcome.crash;
+            const message = 'fail' in outcome ? (outcome.message ?? `MCP server ${quoted(input.name)}: connect failed (scripted).`) : outcome.crash;
             reject(new McpServerError(code, input.name, message));
           });
           signal.addEventListener('abort', cancel, { once: true });

@@ -4,6 +4,7 @@
  * refuses charts with `invoke` and `after`, so the invoke outcomes and timer events are listed
  * explicitly: `xstate.done.actor.connect`, `xstate.error.actor.connect`, `xstate.after.…`.
  */
+import { quoted } from '../control-characters.js';
 import { createEmptyActor, type ActorLogic, type AnyActorRef, type AnyStateMachine } from 'xstate';
 import { getStateNodes, TestModel } from 'xstate/graph';
 import { McpServerError } from '../../machines/errors.js';
@@ -96,7 +97,7 @@ function idleTimeoutOf(input: ServerInput): number {
  * ```
  */
 export function configError(server: string): McpServerError {
-  return new McpServerError('CONFIG_ERROR', server, `MCP server "${server}" cannot start: command not found.`);
+  return new McpServerError('CONFIG_ERROR', server, `MCP server ${quoted(server)} cannot start: command not found.`);
 }
 
 /**
@@ -110,7 +111,7 @@ export function configError(server: string): McpServerError {
  * ```
  */
 export function transientError(server: string): McpServerError {
-  return new McpServerError('CONNECT_FAILED', server, `Could not connect to MCP server "${server}": connection refused.`);
+  return new McpServerError('CONNECT_FAILED', server, `Could not connect to MCP server ${quoted(server)}: connection refused.`);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { quoted } from '../control-characters.js';
 import type { ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
@@ -357,13 +358,13 @@ export function createStdioTransport(server: string, config: McpServerConfig): P
   }
   // spawn reports a missing working folder as ENOENT of the command, which sends people looking for a program that is installed.
   if (config.cwd !== undefined && !isFolder(config.cwd)) {
-    throw new ConfigInvalidError(server, 'cwd', `the working folder "${config.cwd}" does not exist or is not a folder`);
+    throw new ConfigInvalidError(server, 'cwd', `the working folder ${quoted(config.cwd)} does not exist or is not a folder`);
   }
   const env: Record<string, string> = { ...getDefaultEnvironment(), ...config.env };
   const resolved = resolveCommand(config.command, env.PATH ?? env.Path, config.cwd, env.PATHEXT);
   if (!resolved) {
     throw Object.assign(
-      new Error(`command "${config.command}" was not found or is not executable (looked in PATH and ${config.cwd ?? 'the working folder'})`),
+      new Error(`command ${quoted(config.command)} was not found or is not executable (looked in PATH and ${config.cwd ?? 'the working folder'})`),
       { code: 'ENOENT' },
     );
   }
