@@ -12,25 +12,35 @@ const WRONG_KEY = 'wrong-key-canary-4f1e9';
 let home: string;
 let config: string;
 let fixture: OAuthFixture;
+/** An authorization server that refuses every refresh: its logins end when their access token does. */
+let unrenewable: OAuthFixture;
 
 beforeAll(async () => {
   fixture = await startOAuthFixture();
+  unrenewable = await startOAuthFixture({ refresh: 'fail' });
   home = mkdtempSync(join(tmpdir(), 'mcp-cli-login-'));
   mkdirSync(join(home, '.ai-zen'));
   config = join(home, 'mcp.json');
   writeFileSync(
     config,
-    JSON.stringify({ mcpServers: { remote: { url: fixture.url }, local: stdioFixture(), keyed: { url: fixture.url, headers: { Authorization: `Bearer ${WRONG_KEY}` } } } }),
+    JSON.stringify({
+      mcpServers: {
+        remote: { url: fixture.url },
+        local: stdioFixture(),
+        keyed: { url: fixture.url, headers: { Authorization: `Bearer ${WRONG_KEY}` } },
+        unrenewable: { url: unrenewable.url },
+      },
+    }),
   );
 });
 afterAll(async () => {
-  await fixture.close();
+  await Promise.all([fixture.close(), unrenewable.close()]);
   rmSync(home, { recursive: true, force: true });
 });
 
 /** Runs `login`, plays the browser with the URL it prints, and returns what it wrote. */
-function loginAndBrowse(): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, '--config', config, 'login', 'remote', '--no-browser'], {
+function loginAndBrowse(server = 'remote', authorizer = fixture): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, '--config', config, 'login', server, '--no-browser'], {
     cwd: home,
     env: { ...process.env, HOME: home },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,7 +54,7 @@ function loginAndBrowse(): Promise<{ code: number | null; stderr: string; stdout
     const url = /^\s+(http:\/\/127\.0\.0\.1:\d+\/\S+)$/m.exec(stderr)?.[1];
     if (url && !browsed) {
       browsed = true;
-      void fixture.browse(new URL(url));
+      void authorizer.browse(new URL(url));
     }
   });
   const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
@@ -85,6 +95,22 @@ describe('mcp-statechart login / logout', () => {
     // Said once, as the hint: the error's own sentence no longer repeats it.
     expect(refused.stderr.match(/mcp-statechart login remote/g)).toHaveLength(1);
     expect(refused.stderr).toMatch(/^Hint: run `mcp-statechart login remote`$/m);
+  }, 60_000);
+
+  it('a login whose refresh is refused: one account of it, the hint to log in, none of the SDK\'s "retrying authorization" (that with --verbose)', async () => {
+    expect((await loginAndBrowse('unrenewable', unrenewable)).code).toBe(0);
+    unrenewable.expireAccessTokens();
+    const expired = await runCli(['--config', config, 'load', 'unrenewable'], { cwd: home, env: { HOME: home } });
+    expect(expired.code).toBe(1);
+    expect(expired.stderr).toBe('Error: could not connect to "unrenewable": its OAuth login expired and could not be renewed\nHint: run `mcp-statechart login unrenewable`\n');
+
+    expect((await loginAndBrowse('unrenewable', unrenewable)).code).toBe(0);
+    unrenewable.expireAccessTokens();
+    const verbose = await runCli(['--config', config, '--verbose', 'load', 'unrenewable'], { cwd: home, env: { HOME: home } });
+    expect(verbose.code).toBe(1);
+    expect(verbose.stderr).toMatch(/^\[debug\] \[mcp-sdk\] OAuth "invalid_grant"/m);
+    expect(verbose.stderr).toMatch(/^Hint: run `mcp-statechart login unrenewable`$/m);
+    for (const token of unrenewable.issuedTokens) expect(expired.stdout + expired.stderr + verbose.stdout + verbose.stderr).not.toContain(token);
   }, 60_000);
 
   it('refuses an unknown server and a stdio server with a clear message', async () => {

@@ -532,6 +532,10 @@ export function buildProgram(): Command {
     );
 
   refuseHelpForUnknownCommands(program);
+  program.hook('preAction', async (_program, action) => {
+    const [{ routeSdkWarnings }, { cliLogger }] = await Promise.all([import('./sdk-warnings.js'), import('./logger.js')]);
+    routeSdkWarnings(cliLogger(globalOptions(action).verbose));
+  });
   return program;
 }
 
