@@ -666,3 +666,31 @@ describe('the score sheet (src/search/field-index.ts)', () => {
     expect(sheet.docs).toEqual([5, 3]);
   });
 });
+
+describe('values a parameter lists', () => {
+  const reviewTool = (verdicts: string[]): Tool => ({
+    name: 'review_change',
+    description: 'Review a change',
+    inputSchema: { type: 'object', properties: { change: { type: 'string' }, verdict: { type: 'string', enum: verdicts } }, required: ['change', 'verdict'] },
+  });
+  const COUNTRIES = ['AT', 'BE', 'CH', 'DE', 'DK', 'ES', 'FI', 'FR', 'IT'];
+
+  it('a short enum says what a tool can do: "approve" finds the review tool whose verdict is APPROVE, not its twin without it', () => {
+    // Alike but for the enum: "alpha" sorts first, so a tie puts it on top.
+    const search = new ToolSearch([MISC, { name: 'alpha', description: 'Code review' }, { name: 'beta', description: 'Code review' }], [
+      ...BACKGROUND,
+      { server: 'alpha', tool: reviewTool([]) },
+      { server: 'beta', tool: reviewTool(['APPROVE', 'REQUEST_CHANGES', 'COMMENT']) },
+    ]);
+    expect(top(search, 'approve change 12', 1)).toEqual(['beta/review_change']);
+  });
+
+  it('a long enum is data, not a choice of action: its values are not read', () => {
+    const search = new ToolSearch([MISC, { name: 'alpha', description: 'Code review' }, { name: 'beta', description: 'Code review' }], [
+      ...BACKGROUND,
+      { server: 'alpha', tool: reviewTool([]) },
+      { server: 'beta', tool: reviewTool([...COUNTRIES, 'APPROVE']) },
+    ]);
+    expect(top(search, 'approve change 12', 1)).toEqual(['alpha/review_change']);
+  });
+});

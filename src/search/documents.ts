@@ -1,7 +1,7 @@
 /**
  * What a tool and a server say about themselves, as fields of words for the ranking: the tool's
- * name split into words, its title, description, parameters (names and descriptions) and
- * annotations, and its server's name and purpose (description, title, instructions). Each field
+ * name split into words, its title, description, parameters (names and descriptions), the few values
+ * a parameter lists, annotations, and its server's name and purpose (description, title, instructions). Each field
  * keeps at most MAX_FIELD_TOKENS words, so no manifest can make indexing slow.
  */
 import type { Tool } from '@modelcontextprotocol/client';
@@ -35,6 +35,9 @@ export const TOOL_FIELDS: readonly FieldSpec[] = [
   // WordNet's synonyms and derived forms of the name's words (nameRelatedTokens): 0.1 from the seventh
   // round, 0.14 re-fit in the twelfth over eight sets with every weight (BENCHMARKS §7).
   { weight: 0.14, b: 0.3 }, // the name's WordNet words
+  // The values a parameter offers when it offers few (listedValueTokens): the twenty-third round over
+  // fourteen sets, 0.05 / 0.15 × b 0 / 0.6 × every list or lists of at most eight (BENCHMARKS §7).
+  { weight: 0.15, b: 0 }, // listed parameter values
 ];
 
 export const SERVER_FIELDS: readonly FieldSpec[] = [
@@ -71,6 +74,26 @@ function parameterTokens(tool: Tool): string[] {
   return tokens;
 }
 
+/**
+ * A short `enum` is a switch between what a tool does: github's review `event` APPROVE /
+ * REQUEST_CHANGES / COMMENT, kubernetes' node `operation` cordon / drain / uncordon. A long one
+ * (languages, time zones, a hundred statuses) is data, not a choice of action, and is left out.
+ */
+const MAX_LISTED_VALUES = 8;
+
+function listedValueTokens(tool: Tool): string[] {
+  const properties = (tool.inputSchema as { properties?: unknown } | undefined)?.properties;
+  if (typeof properties !== 'object' || properties === null) return [];
+  const tokens: string[] = [];
+  for (const schema of Object.values(properties)) {
+    const { enum: values, items } = (schema ?? {}) as { enum?: unknown; items?: { enum?: unknown } | null };
+    const listed = Array.isArray(values) ? values : Array.isArray(items?.enum) ? items.enum : [];
+    if (listed.length > MAX_LISTED_VALUES) continue;
+    for (const value of listed) if (typeof value === 'string') tokens.push(...identifierTokens(value));
+  }
+  return capped(tokens);
+}
+
 function annotationTokens(tool: Tool): string[] {
   const hints = tool.annotations;
   if (!hints) return [];
@@ -102,7 +125,7 @@ export function toolDocument(tool: Tool, serverNameTokens: string[], purposeToke
   const title = capped(textTokens(tool.title ?? tool.annotations?.title ?? ''));
   const description = capped(textTokens(tool.description ?? ''));
   return {
-    fields: [name, title, description, parameterTokens(tool), annotationTokens(tool), serverNameTokens, purposeTokens, nameRelatedTokens(name)],
+    fields: [name, title, description, parameterTokens(tool), annotationTokens(tool), serverNameTokens, purposeTokens, nameRelatedTokens(name), listedValueTokens(tool)],
     pairs: [wordPairs(name), wordPairs(title), wordPairs(description)],
   };
 }
