@@ -79,6 +79,22 @@ function otelOption(): Option {
   return new Option('--otel', 'export traces and metrics with the OpenTelemetry SDK, set up from the OTEL_* environment variables (OTLP/HTTP to localhost:4318 by default)');
 }
 
+/**
+ * A preAction hook that refuses `flags` written without `companion` (their help says "with
+ * --check", "with --output"): alone they did nothing, and said nothing. Defaults do not count.
+ */
+function goWith(companion: string, ...flags: string[]): (command: Command, action: Command) => void {
+  return (_command, action) => {
+    const written = (flag: string) => {
+      const option = action.options.find((candidate) => candidate.long === flag);
+      return option !== undefined && action.getOptionValueSource(option.attributeName()) === 'cli';
+    };
+    if (written(companion)) return;
+    const alone = flags.find(written);
+    if (alone !== undefined) action.error(`error: ${alone} goes with ${companion}`, { code: 'commander.invalidArgument' });
+  };
+}
+
 function globalOptions(command: Command): GlobalOptions {
   return command.optsWithGlobals() as GlobalOptions;
 }
@@ -167,6 +183,7 @@ export function buildProgram(): Command {
     .option('--concurrency <n>', 'with --check: how many servers to connect at once', positiveWholeNumber('give a positive whole number, e.g. --concurrency 8'), 4)
     .addOption(timeoutOption('with --check: give each server this long to connect, in milliseconds').default(30_000))
     .addHelpText('after', examples('mcp-statechart servers', 'mcp-statechart servers --check --timeout 10000', 'mcp-statechart servers --json --config ./team-mcp.json'))
+    .hook('preAction', goWith('--check', '--concurrency', '--timeout'))
     .action(async (options: { json: boolean; check: boolean; concurrency: number; timeout: number }, command: Command) => {
       const [{ configFiles, discover, permissionsFrom }, { silentLogger }, { exposureDecision, formatServersTable, hasErrors, serversReport }, { checkHealth, anyUnhealthy }, { ManifestIndex }, { terminalJson, writeListing }] =
         await Promise.all([
@@ -233,6 +250,7 @@ export function buildProgram(): Command {
     .addOption(timeoutOption(`give the tool call this long to answer, in milliseconds ${REQUEST_TIMEOUT_DEFAULT}; connecting is counted apart and gets as long, at least ${DEFAULT_CONNECT_TIMEOUT_MS}`))
     .addOption(otelOption())
     .addHelpText('after', examples('mcp-statechart call memory read_graph', 'mcp-statechart call everything get-tiny-image --output ./images/', 'mcp-statechart call memory search_nodes \'{"query":"coffee"}\'', 'echo \'{"query":"coffee"}\' | mcp-statechart call memory search_nodes -'))
+    .hook('preAction', goWith('--output', '--force'))
     .action(
       async (server: string, tool: string, json: string | undefined, options: { argsFile?: string; otel?: boolean } & ResultFlags, command: Command) => {
         const [{ readCallArguments, runOneShot }, { withTelemetry }] = await Promise.all([import('./commands/one-shot.js'), import('./otel.js')]);
@@ -254,6 +272,7 @@ export function buildProgram(): Command {
     .option('--force', 'with --output: replace a file that is already there', false)
     .addOption(timeoutOption(`give the resource read this long to answer, in milliseconds ${REQUEST_TIMEOUT_DEFAULT}; connecting is counted apart and gets as long, at least ${DEFAULT_CONNECT_TIMEOUT_MS}`))
     .addHelpText('after', examples('mcp-statechart read everything demo://resource/static/document/architecture.md', 'mcp-statechart read everything demo://resource/dynamic/blob/1 --output ./blob.txt'))
+    .hook('preAction', goWith('--output', '--force'))
     .action(async (server: string, uri: string, options: ResultFlags, command: Command) => {
       const { runOneShot } = await import('./commands/one-shot.js');
       process.exitCode = await runOneShot(globalOptions(command), 'read_mcp_resource', { server, uri }, resultOptions(options));
@@ -421,6 +440,7 @@ export function buildProgram(): Command {
     .option('--check', 'also connect it once and show its health: connected, needs login, failed and why (as servers --check)', false)
     .addOption(timeoutOption('with --check: give it this long to connect, in milliseconds (default: 30000)'))
     .addHelpText('after', examples('mcp-statechart get memory', 'mcp-statechart get memory --check'))
+    .hook('preAction', goWith('--check', '--timeout'))
     .action(async (name: string, options: import('./commands/get.js').GetOptions, command: Command) => {
       const { runGet } = await import('./commands/get.js');
       process.exitCode = await runGet(globalOptions(command), name, options);
