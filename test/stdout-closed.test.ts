@@ -2,8 +2,9 @@
  * A stdio server that closes its stdout but goes on running can never answer again: the end of
  * its stdout is the end of the connection, as its exit would be. The call in flight fails at
  * once as lost, in words that say what happened (not at its timeout), the server leaves
- * `connected`, and the process is ended. The fixture (test/fixtures/stdout-closer.mjs) ignores the
- * end of its stdin, so only a signal ends it.
+ * `connected`, and the process is ended; one that does so while connecting fails the connect in
+ * the same words. The fixture (test/fixtures/stdout-closer.mjs) ignores the end of its stdin, so
+ * only a signal ends it.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,6 +53,17 @@ describe('a stdio server that closes its stdout and keeps running', () => {
 
     expect(manager.getState('closer')).not.toBe('connected');
     await until(() => !isRunning(pid), 'the server process to be ended');
+  }, 30_000);
+
+  it('fails a connect it closes stdout during with an error that names the closed stdout, and is ended', async () => {
+    const pidFile = join(folder, 'pid');
+    const config: McpServerConfig = { command: process.execPath, args: [STDOUT_CLOSER, '--at-once', '--pid-file', pidFile] };
+    // The connect's time limit is long and the test's own shorter: a connect that waits for it fails the test.
+    const failure: unknown = await manager.connect('closer', config, { maxRetries: 0, connectTimeoutMs: 120_000 }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(McpServerError);
+    expect(failure).toMatchObject({ code: 'CONNECT_FAILED', server: 'closer' });
+    expect((failure as Error).message).toMatch(/^Could not connect to MCP server "closer": the server closed its stdout but went on running/);
+    await until(() => !isRunning(Number(readFileSync(pidFile, 'utf8'))), 'the server process to be ended');
   }, 30_000);
 
   it('reconnects when autoReconnect is on, as after an exit', async () => {

@@ -6,7 +6,7 @@ import type { McpProtocolPreference, McpServerConfig, McpTransportKind } from '.
 import type { Logger } from '../logger.js';
 import { createHttpTransport, shouldFallBackToSse, type HttpAuth } from '../transports/http.js';
 import { StderrTail } from '../transports/stderr-tail.js';
-import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport, type ProcessExit } from '../transports/stdio.js';
+import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport, StdoutClosedError, type ProcessExit } from '../transports/stdio.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { assertUsableEntry } from './option-problems.js';
 import { ExitedAtStartError } from '../errors/exited-at-start.js';
@@ -142,7 +142,7 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
       ? abortReason(sealedRequest.signal)
       : deadline.signal.aborted
         ? deadline.signal.reason
-        : withOwnExit(unwrapUnreachableProbe(error), diagnostics.exit, classify);
+        : withOwnEnd(unwrapUnreachableProbe(error), diagnostics, classify);
     throw connectFailure(sealedRequest.name, cause, classify, diagnostics.stderrTail, secrets);
   } finally {
     deadline.dispose();
@@ -154,16 +154,19 @@ interface AttemptDiagnostics {
   stderrTail: string;
   /** How a stdio server's process ended, when it ended by itself before the attempt failed. */
   exit?: ProcessExit;
+  /** A stdio server closed its stdout and ran on, so the transport ended it, before the attempt failed. */
+  stdoutClosed?: boolean;
 }
 
 /**
- * A connect that failed because the server's process ended by itself ("Connection closed") fails
- * with that exit: its code or signal says what went wrong. A refusal the server answered first (an
- * error answer, a config error) says more than the exit that followed it, and stays.
+ * A connect that failed because the server's process ended the connection ("Connection closed")
+ * fails with how: its exit (its code or signal says what went wrong), or its stdout closed while it
+ * ran on, as a connected server's loss says. A refusal the server answered first (an error answer,
+ * a config error) says more than the end that followed it, and stays.
  */
-function withOwnExit(error: unknown, exit: ProcessExit | undefined, classify: (error: unknown) => boolean): unknown {
-  if (!exit || error instanceof ProtocolError || classify(error)) return error;
-  return new ExitedAtStartError(exit.code, exit.signal, { cause: error });
+function withOwnEnd(error: unknown, { exit, stdoutClosed }: AttemptDiagnostics, classify: (error: unknown) => boolean): unknown {
+  if ((!exit && !stdoutClosed) || error instanceof ProtocolError || classify(error)) return error;
+  return exit ? new ExitedAtStartError(exit.code, exit.signal, { cause: error }) : new StdoutClosedError({ cause: error });
 }
 
 interface AttemptScope {
@@ -295,6 +298,7 @@ async function attempt(
     request.signal.removeEventListener('abort', onAbort);
     // Read before the close, which ends the process: an exit seen now is the server's own.
     diagnostics.exit = transport instanceof ProcessGroupStdioTransport ? transport.exitedByItself : undefined;
+    diagnostics.stdoutClosed = transport instanceof ProcessGroupStdioTransport && transport.closedItsStdout;
     await session.close();
     diagnostics.stderrTail = session.stderrTail();
     throw error;

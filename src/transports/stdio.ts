@@ -29,8 +29,8 @@ const STDOUT_END_GRACE_MS = 250;
 /** A server closed its stdout and went on running: it can never answer again, so the connection ends as if it had exited. */
 export class StdoutClosedError extends Error {
   override name = 'StdoutClosedError';
-  constructor() {
-    super('the server closed its stdout but went on running, so it can no longer answer; the client ended it (a stdio server keeps stdout open while it runs)');
+  constructor(options?: { cause?: unknown }) {
+    super('the server closed its stdout but went on running, so it can no longer answer; the client ended it (a stdio server keeps stdout open while it runs)', options);
   }
 }
 
@@ -68,6 +68,8 @@ export class ProcessGroupStdioTransport implements Transport {
   private closing?: Promise<void>;
   /** How the process ended, when it ended by itself (not closed by this transport). */
   private ownExit?: ProcessExit;
+  /** Set when the process closed its stdout and ran on, so this transport ended it. */
+  private stdoutClosedAlone = false;
 
   constructor(
     private readonly command: string,
@@ -92,6 +94,11 @@ export class ProcessGroupStdioTransport implements Transport {
    */
   get exitedByItself(): ProcessExit | undefined {
     return this.ownExit;
+  }
+
+  /** True when the process closed its stdout and ran on (this transport then ended it). Set before `onclose`; cleared by `startAfresh()`. */
+  get closedItsStdout(): boolean {
+    return this.stdoutClosedAlone;
   }
 
   /** True when `pid` leads a process group this transport can signal as a whole. */
@@ -127,6 +134,7 @@ export class ProcessGroupStdioTransport implements Transport {
     this.probeStderr = undefined;
     this.startedPid = undefined;
     this.ownExit = undefined;
+    this.stdoutClosedAlone = false;
     this.readBuffer.clear();
   }
 
@@ -210,6 +218,7 @@ export class ProcessGroupStdioTransport implements Transport {
     if (this.child !== child || child.exitCode !== null || child.signalCode !== null) return;
     const stillRunning = setTimeout(() => {
       if (this.child !== child) return;
+      this.stdoutClosedAlone = true;
       this.onerror?.(new StdoutClosedError());
       // Lets go of the child at once, so a send from here on says "Not connected".
       void this.close();
