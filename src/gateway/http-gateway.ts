@@ -106,8 +106,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       writeJson(response, 503, { error: 'this replica is shutting down; retry on another' }, { connection: 'close', 'retry-after': '1' });
       return;
     }
-    // The count includes this request.
-    if (request.method === 'GET' && path === '/healthz') return writeJson(response, 200, health());
+    // A health check is no work of the replica's: an idle replica answers 0 in flight.
+    if (request.method === 'GET' && path === '/healthz') return writeJson(response, 200, { ...health(), inFlight: inFlight - 1 });
     if (request.method === 'GET' && path === '/readyz') return writeJson(response, draining ? 503 : 200, { ready: !draining });
     const oauth = options.oauth();
     if (oauth && request.method === 'GET' && metadataPaths(oauth).includes(path)) return writeJson(response, 200, protectedResourceMetadata(oauth));
