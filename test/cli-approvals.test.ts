@@ -48,6 +48,21 @@ describe('approvals', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('No approval for "ghost". Run `mcp-statechart approvals`');
   }, 60_000);
+
+  it('another word than revoke (`approvals remove one`) is an unknown command that names revoke, and revokes nothing', async () => {
+    const { cli } = configHome();
+    await cli('add', '--scope', 'project', 'one', '--', 'node', 'one.js');
+    for (const word of ['remove', 'delete', 'rm']) {
+      const run = await cli('approvals', word, 'one');
+      expect({ word, code: run.code, stdout: run.stdout }).toEqual({ word, code: 1, stdout: '' });
+      expect(run.stderr).toMatch(new RegExp(`^error: unknown command 'approvals ${word}'\\n\\(Did you mean approvals revoke\\?\\)\\n`));
+    }
+    expect(JSON.parse((await cli('approvals', 'delete', '--json')).stdout)).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });
+    expect(await trustOf(cli, 'one')).toBeUndefined();
+    const help = await cli('approvals', 'help', 'revoke');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: mcp-statechart approvals revoke \[options\] \[name\]\n/);
+  }, 60_000);
 });
 
 describe('approve', () => {

@@ -463,7 +463,14 @@ export function buildProgram(): Command {
     .description('list the approved project servers, and whether each definition is still the one approved')
     .option('--json', 'print one JSON object for scripts: {ok, approvals}, {ok, revoked} or {ok: false, code, error}', false)
     .addHelpText('after', '\nExamples:\n  mcp-statechart approvals\n  mcp-statechart approvals revoke my-server')
-    .action(async (options: { json: boolean }) => {
+    // A word after it that is not `revoke` reaches the action, to be named as an unknown command
+    // (or `help`): commander would call it "too many arguments for 'approvals'".
+    .allowExcessArguments()
+    .action(async (options: { json: boolean }, command: Command) => {
+      const [word, helpFor] = command.args;
+      // Commander's own `help` subcommand is not added to a command that has an action.
+      if (word === 'help') (command.commands.find((sub) => sub.name() === helpFor) ?? command).help();
+      if (word !== undefined) command.error(`error: unknown command 'approvals ${word}'\n(Did you mean approvals revoke?)`, { code: 'commander.unknownCommand' });
       const { runApprovalsList } = await import('./commands/approvals.js');
       process.exitCode = await runApprovalsList(options);
     });
