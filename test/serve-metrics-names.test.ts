@@ -38,7 +38,7 @@ async function scraped(serve: HttpServe, metric: string): Promise<string[]> {
 }
 
 /** A 2026-07-28 request for a method of the host's choosing, as any HTTP client can send it. */
-async function madeUpMethod(method: string, url = replica.url): Promise<number> {
+async function madeUpMethod(method: string, url = replica.url, id: string | number = 1): Promise<number> {
   const envelope = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
@@ -47,7 +47,7 @@ async function madeUpMethod(method: string, url = replica.url): Promise<number> 
   const answer = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { _meta: envelope } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { _meta: envelope } }),
     signal: AbortSignal.timeout(30_000),
   });
   await answer.text();
@@ -119,6 +119,42 @@ it('names no span after a made-up tool, method or refused prompt, and names the 
     expect(served.join('\n')).not.toContain('made-up');
     // Nor the gateway's CLIENT span for the prompt its server refused.
     expect(receiver.spans.map((span) => span.name).join('\n')).not.toContain('made-up');
+  } finally {
+    await spanHost.close();
+    await gateway.stop();
+    await receiver.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}, 90_000);
+
+it("carries no made-up method or refused prompt in a SERVER span's attributes, and no long or control-character string a host sent", async () => {
+  const home = mkdtempSync(join(tmpdir(), 'mcp-serve-span-attributes-'));
+  writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
+  const receiver = await startOtlpReceiver();
+  const gateway = await startHttpServe(home, ['--config', join(home, 'mcp.json')], ['--otel'], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' } });
+  const spanHost = new Client({ name: 'span-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const long = 'x'.repeat(100_000);
+  try {
+    await spanHost.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    expect((await spanHost.callTool({ name: 'load_mcp', arguments: { server: 'everything' } })).isError).toBe(false);
+    expect((await spanHost.getPrompt({ name: 'everything/simple-prompt' })).messages.length).toBeGreaterThan(0);
+    await expect(spanHost.getPrompt({ name: 'everything/made-up-prompt' })).rejects.toThrow(/not found/);
+    await expect(spanHost.getPrompt({ name: `everything/${long}\u0007\n` })).rejects.toThrow();
+    expect(await madeUpMethod('made-up/method', gateway.url)).toBe(404);
+    expect(await madeUpMethod('tools/list', gateway.url, `${long}\u001b[31m`)).toBe(200);
+    await spanHost.close();
+    expect(await gateway.stop()).toBe(0);
+
+    const served = receiver.spans.filter((span) => span.kind === 2);
+    const attribute = (key: string) => served.map((span) => span.attributes.find((entry) => entry.key === key)?.value.stringValue as string | undefined);
+    expect(attribute('mcp.method.name')).toContain('_OTHER');
+    expect(attribute('gen_ai.prompt.name')).toEqual(expect.arrayContaining(['everything/simple-prompt']));
+    const values = served.flatMap((span) => span.attributes.map((entry) => String(entry.value.stringValue ?? '')));
+    expect(values.join('\n')).not.toContain('made-up');
+    expect(values.filter((value) => value.length > 300)).toEqual([]);
+    expect(values.filter((value) => /[\u0000-\u001f]/.test(value))).toEqual([]);
+    // The long request id was recorded, cut.
+    expect(attribute('jsonrpc.request.id').some((id) => id?.startsWith('xxxx'))).toBe(true);
   } finally {
     await spanHost.close();
     await gateway.stop();

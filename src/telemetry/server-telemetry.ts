@@ -6,6 +6,13 @@ import { boundedErrorCode, OTHER_VALUE } from './bounded-values.js';
 /** JSON-RPC's "Method not found". */
 const METHOD_NOT_FOUND = -32601;
 
+/**
+ * The most characters of a string the host chose (a method name, a prompt name, a request id)
+ * that a span or the histogram carries: a host could send megabytes, and every exported span
+ * would carry them.
+ */
+const MAX_HOST_STRING_LENGTH = 256;
+
 /** The JSON-RPC shape this needs of what a host sends and what serve answers. */
 interface Message {
   id?: string | number;
@@ -58,14 +65,16 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
       return context.with(parent, () => onmessage(message as never, extra));
     }
     const target = message.method === 'tools/call' || message.method === 'prompts/get' ? message.params?.name : undefined;
-    const measured: Attributes = { 'mcp.method.name': message.method, 'network.transport': network };
+    const measured: Attributes = { 'mcp.method.name': fromHost(message.method), 'network.transport': network };
     if (message.method === 'tools/call' && typeof target === 'string') {
       Object.assign(measured, { 'gen_ai.tool.name': served.isServedTool(target) ? target : OTHER_VALUE, 'gen_ai.operation.name': 'execute_tool' });
     }
-    if (message.method === 'prompts/get' && typeof target === 'string') measured['gen_ai.prompt.name'] = target;
+    if (message.method === 'prompts/get' && typeof target === 'string') measured['gen_ai.prompt.name'] = fromHost(target);
+    // A span's attributes cannot be taken back: the prompt's name waits for the answer, which tells whether it was served.
+    const { 'gen_ai.prompt.name': _untilAnswered, ...known } = measured;
     const span = tracer.startSpan(spanName(measured), {
       kind: SpanKind.SERVER,
-      attributes: { ...measured, 'jsonrpc.request.id': String(message.id) },
+      attributes: { ...known, 'jsonrpc.request.id': fromHost(String(message.id)) },
     }, parent);
     handling.set(message.id, { span, started: performance.now(), measured });
     return context.with(trace.setSpan(parent, span), () => onmessage(message as never, extra));
@@ -78,8 +87,11 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
       const errorType = message.error ? boundedErrorCode(message.error.code) : message.result?.isError === true ? 'tool_error' : undefined;
       const bounded = boundedNames(request.measured, message.error?.code);
       const measured = errorType === undefined ? request.measured : { ...bounded, 'error.type': errorType };
-      // The span's name follows the histogram's names: a made-up method or refused prompt is not in it.
+      // The span's name and attributes follow the histogram's names: a made-up method or refused prompt is not in them.
       if (bounded !== request.measured) request.span.updateName(spanName(bounded));
+      request.span.setAttribute('mcp.method.name', String(bounded['mcp.method.name']));
+      const prompt = bounded['gen_ai.prompt.name'];
+      if (prompt !== undefined) request.span.setAttribute('gen_ai.prompt.name', prompt);
       if (errorType !== undefined) {
         request.span.setAttribute('error.type', errorType);
         request.span.setStatus({ code: SpanStatusCode.ERROR });
@@ -100,6 +112,12 @@ function boundedNames(measured: Attributes, errorCode: number | undefined): Attr
   if (errorCode === undefined) return measured;
   const { 'gen_ai.prompt.name': _refusedPrompt, ...rest } = measured;
   return errorCode === METHOD_NOT_FOUND ? { ...rest, 'mcp.method.name': OTHER_VALUE } : rest;
+}
+
+/** A string the host chose, as an attribute: cut to a bounded length, control characters replaced. */
+function fromHost(value: string): string {
+  const cut = value.length > MAX_HOST_STRING_LENGTH ? `${value.slice(0, MAX_HOST_STRING_LENGTH)}…` : value;
+  return cut.replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd');
 }
 
 /**
