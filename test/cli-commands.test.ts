@@ -46,8 +46,8 @@ describe.concurrent('mcp-statechart servers', () => {
   it('lists every discovered server with scope, transport, status and description, and the problems; exit 1 for an entry with errors', async () => {
     const run = await cli('--config', config, 'servers');
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/NAME\s+SCOPE\s+TRANSPORT\s+STATUS\s+INDEXED\s+DESCRIPTION/);
-    expect(run.stdout).toMatch(/fixture\s+explicit\s+stdio\s+enabled\s+no\s+the test fixture/);
+    expect(run.stdout).toMatch(/NAME\s+SCOPE\s+TRANSPORT\s+STATUS\s+PROTOCOL\s+INDEXED\s+DESCRIPTION/);
+    expect(run.stdout).toMatch(/fixture\s+explicit\s+stdio\s+enabled\s+-\s+no\s+the test fixture/);
     expect(run.stdout).toMatch(/remote\s+explicit\s+http\s+enabled/);
     expect(run.stdout).toMatch(/off\s+explicit\s+stdio\s+disabled/);
     expect(run.stdout).toMatch(/Problems \(1\):[\s\S]*broken[\s\S]*args/);

@@ -57,13 +57,13 @@ describe('mcp-statechart index', () => {
     expect(readFileSync(indexFile, 'utf8')).not.toContain(SECRET_ENV);
 
     const table = await cli('servers');
-    expect(table.stdout).toMatch(/NAME\s+SCOPE\s+TRANSPORT\s+STATUS\s+INDEXED\s+DESCRIPTION/);
+    expect(table.stdout).toMatch(/NAME\s+SCOPE\s+TRANSPORT\s+STATUS\s+PROTOCOL\s+INDEXED\s+DESCRIPTION/);
     const rows = Object.fromEntries(table.stdout.split('\n').map((line) => [line.split(/\s+/)[0], line]));
     const fixtureTools = Number(/fixture: (\d+) tools/.exec(run.stdout)![1]);
-    expect(rows.fixture).toContain(`${fixtureTools} tools`);
+    expect(rows.fixture).toMatch(new RegExp(`enabled\\s+\\d{4}-\\d{2}-\\d{2}\\s+${fixtureTools} tools`));
     expect(rows.wide).toContain(`${fixtureTools + 5} tools`);
-    expect(rows.missing).toMatch(/enabled\s+no/);
-    expect(rows.hidden).toMatch(/enabled\s+no/);
+    expect(rows.missing).toMatch(/enabled\s+-\s+no/);
+    expect(rows.hidden).toMatch(/enabled\s+-\s+no/);
 
     const json = JSON.parse((await cli('servers', '--json')).stdout) as { servers: Array<{ name: string; indexed: string; tools?: number }> };
     expect(json.servers.find((server) => server.name === 'wide')).toMatchObject({ indexed: 'yes', tools: fixtureTools + 5 });

@@ -50,13 +50,13 @@ describe('mcp-statechart servers --check', () => {
     expect(run.code).toBe(1);
     const rows = run.stdout.split('\n');
     const row = (name: string) => rows.find((line) => line.startsWith(`${name} `)) ?? '';
-    expect(rows[0]).toMatch(/^NAME\s+SCOPE\s+TRANSPORT\s+STATUS\s+INDEXED\s+HEALTH\s+DESCRIPTION$/);
+    expect(rows[0]).toMatch(/^NAME\s+SCOPE\s+TRANSPORT\s+STATUS\s+PROTOCOL\s+INDEXED\s+HEALTH\s+DESCRIPTION$/);
     // The check records what it fetched in the index (as doctor does), so INDEXED already counts the tools.
-    expect(row('everything')).toMatch(/\s+enabled\s+(\d+) tools\s+connected \(\1 tools\)/);
-    expect(row('remote')).toMatch(/\s+enabled\s+\S+\s+needs login/);
-    expect(row('missing')).toMatch(/\s+enabled\s+\S+\s+failed: command "no-such-mcp-server-binary" was not found/);
-    expect(row('off')).toMatch(/\s+disabled\s+\S+\s+disabled$/);
-    expect(row('from-repo')).toMatch(/\s+awaiting approval\s+\S+\s+pending approval$/);
+    expect(row('everything')).toMatch(/\s+enabled\s+\d{4}-\d{2}-\d{2}\s+(\d+) tools\s+connected \(\1 tools\)/);
+    expect(row('remote')).toMatch(/\s+enabled\s+-\s+\S+\s+needs login/);
+    expect(row('missing')).toMatch(/\s+enabled\s+-\s+\S+\s+failed: command "no-such-mcp-server-binary" was not found/);
+    expect(row('off')).toMatch(/\s+disabled\s+-\s+\S+\s+disabled$/);
+    expect(row('from-repo')).toMatch(/\s+awaiting approval\s+-\s+\S+\s+pending approval$/);
     // What to do about each one that does not work, under the table.
     expect(run.stdout).toMatch(/^remote: .*OAuth login.*\n\s+hint: run `mcp-statechart login remote`$/m);
     expect(run.stdout).toMatch(/^missing: .*\n\s+hint: check that `no-such-mcp-server-binary` is installed and on PATH/m);

@@ -32,7 +32,7 @@ describe('the servers table', () => {
     const run = await runCli(['--config', config, 'servers'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
-    expect(lines.find((line) => line.startsWith('short'))).toMatch(/^short\s+explicit\s+stdio\s+enabled\s+no\s+fine$/);
+    expect(lines.find((line) => line.startsWith('short'))).toMatch(/^short\s+explicit\s+stdio\s+enabled\s+-\s+no\s+fine$/);
     for (const line of lines) expect(line.length).toBeLessThan(200);
     expect(run.stdout).toContain(`${'n'.repeat(47)}…`);
   }, 40_000);
@@ -45,22 +45,22 @@ describe('the servers table', () => {
     expect(table.split('\n')).toHaveLength(200_001);
   }, 60_000);
 
-  it('describes a server with no description by the first line of the instructions it gave when indexed, in the table and as purpose in --json', async () => {
+  it('describes a server with no description by the first line of the instructions it gave when indexed, in the table and as purpose in --json, and shows the protocol revision it spoke then', async () => {
     const own = mkdtempSync(join(tmpdir(), 'mcp-servers-purpose-'));
     try {
       const memory = { command: 'memory-server' };
       writeFileSync(join(own, 'mcp.json'), JSON.stringify({ mcpServers: { memory, plain: { command: 'plain-server' } } }));
       mkdirSync(join(own, '.ai-zen'));
       const index = new ManifestIndex({ path: join(own, '.ai-zen', 'mcp-index.json') });
-      const manifest = { tools: [{ name: 'create_entities', inputSchema: { type: 'object' as const } }], resources: [], resourceTemplates: [], prompts: [] };
+      const manifest = { tools: [{ name: 'create_entities', inputSchema: { type: 'object' as const } }], resources: [], resourceTemplates: [], prompts: [], protocolVersion: '2025-11-25' };
       index.record('memory', memory, manifest, undefined, { instructions: '# Knowledge graph memory\nStore people, projects and how they relate.' });
       await index.flush();
 
       const run = await runCli(['--config', join(own, 'mcp.json'), 'servers'], { cwd: own, env: { HOME: own }, timeoutMs: 30_000 });
       expect(run.code).toBe(0);
       const lines = run.stdout.trimEnd().split('\n');
-      expect(lines.find((line) => line.startsWith('memory'))).toMatch(/^memory\s+explicit\s+stdio\s+enabled\s+1 tools\s+Knowledge graph memory$/);
-      expect(lines.find((line) => line.startsWith('plain'))).toMatch(/^plain\s+explicit\s+stdio\s+enabled\s+no$/);
+      expect(lines.find((line) => line.startsWith('memory'))).toMatch(/^memory\s+explicit\s+stdio\s+enabled\s+2025-11-25\s+1 tools\s+Knowledge graph memory$/);
+      expect(lines.find((line) => line.startsWith('plain'))).toMatch(/^plain\s+explicit\s+stdio\s+enabled\s+-\s+no$/);
 
       const json = await runCli(['--config', join(own, 'mcp.json'), 'servers', '--json'], { cwd: own, env: { HOME: own }, timeoutMs: 30_000 });
       const listed = (JSON.parse(json.stdout) as { servers: Array<{ name: string; description: string; purpose?: string }> }).servers;

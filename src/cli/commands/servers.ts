@@ -165,12 +165,14 @@ export function formatServersTable(
     lines.push(noServersLine(configFiles, problems));
   } else {
     const rows = [
-      ['NAME', 'SCOPE', 'TRANSPORT', 'STATUS', 'INDEXED', ...(health ? ['HEALTH'] : []), 'DESCRIPTION'],
+      ['NAME', 'SCOPE', 'TRANSPORT', 'STATUS', 'PROTOCOL', 'INDEXED', ...(health ? ['HEALTH'] : []), 'DESCRIPTION'],
       ...servers.map((server) => [
         cell(server.name, MAX_COLUMN_WIDTH.name),
         server.scope,
         server.transport,
         status(server),
+        // The revision this check negotiated, else the one the index recorded when the server was last listed.
+        terminalLine(server.health?.protocolVersion ?? server.protocolVersion ?? '-'),
         indexedCell(server, now),
         ...(health ? [healthCell(server.health)] : []),
         cell(server.purpose ?? '', MAX_COLUMN_WIDTH.description),
