@@ -9,6 +9,7 @@ import { stdioFixture } from './support/fixtures.js';
 
 /** A key the server does not take, sent by an entry's own Authorization header. */
 const WRONG_KEY = 'wrong-key-canary-4f1e9';
+const PINNED_SECRET = 'pinned-secret-canary-77c2';
 let home: string;
 let config: string;
 let fixture: OAuthFixture;
@@ -29,6 +30,7 @@ beforeAll(async () => {
         local: stdioFixture(),
         keyed: { url: fixture.url, headers: { Authorization: `Bearer ${WRONG_KEY}` } },
         unrenewable: { url: unrenewable.url },
+        pinned: { url: fixture.url, oauth: { issuer: 'https://auth.example.com', clientId: 'pre-registered', clientSecret: PINNED_SECRET } },
       },
     }),
   );
@@ -112,6 +114,14 @@ describe('mcp-statechart login / logout', () => {
     expect(verbose.stderr).toMatch(/^Hint: run `mcp-statechart login unrenewable`$/m);
     for (const token of unrenewable.issuedTokens) expect(expired.stdout + expired.stderr + verbose.stdout + verbose.stderr).not.toContain(token);
   }, 60_000);
+
+  it('an entry pinned to another issuer than the server names: login says to check "oauth.issuer", not to run login again', async () => {
+    const run = await runCli(['--config', config, 'login', 'pinned', '--no-browser'], { cwd: home, env: { HOME: home } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('"oauth.issuer"');
+    expect(run.stderr).not.toContain('mcp-statechart login pinned');
+    expect(run.stderr).not.toContain(PINNED_SECRET);
+  });
 
   it('refuses an unknown server and a stdio server with a clear message', async () => {
     const [unknown, local] = await Promise.all([

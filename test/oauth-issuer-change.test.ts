@@ -2,6 +2,7 @@
 // was made with. Credentials belong to the issuer that made them: the new one gets its own
 // registration and tokens, and nothing of the old one's is sent to it.
 // An entry whose "oauth.issuer" pins one authorization server sends nothing to any other.
+import { explainFailure } from '../src/cli/failure-text.js';
 import { describe, expect, it } from 'vitest';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { isOAuthLoginRequired, login } from '../src/entries/oauth.js';
@@ -100,6 +101,11 @@ describe('a pre-registered client pinned to its issuer ("oauth.issuer")', () => 
     const error = await rejectionOf(manager(dir).connect('remote', config));
     expect(isOAuthLoginRequired(error)).toBe(true);
     expect(error.message).toContain('another authorization server than the one its "oauth.issuer" pins');
+    // A login is refused the same way: what to do is check the pin, not log in again.
+    expect(error.message).not.toContain('mcp-statechart login');
+    const told = explainFailure('remote', error);
+    expect(told.hint).toContain('check "oauth.issuer"');
+    expect(`${told.message}\n${told.hint}`).not.toContain('mcp-statechart login');
     expect(fixture.issuerRequests.slice(before)).toEqual([]);
   });
 });

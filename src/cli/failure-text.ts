@@ -96,6 +96,7 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   if (ownAuthorization && (status === 401 || status === 403)) {
     return `the server refused the "Authorization" header the entry sends: check it in "headers"${where(entry)}, or remove it to log in with \`mcp-statechart login ${server}\``;
   }
+  if (propertyOf(cause, 'reason') === 'unpinned') return `check "oauth.issuer"${where(entry)}: the server names another authorization server, and a login is refused the same way`;
   if (propertyOf(cause, 'name') === 'OAuthLoginRequiredError' || status === 401) return `run \`mcp-statechart login ${server}\``;
   if (propertyOf(cause, 'name') === 'ConfigInvalidError') return `fix the entry "${server}"${where(entry)}`;
   if (errno === 'ENOENT') {

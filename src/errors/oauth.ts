@@ -30,7 +30,8 @@ export class OAuthLoginRequiredError extends Error {
     /** The scope the next login should ask for, when the server named one. */
     readonly scope?: string,
   ) {
-    super(`${describe(reason, scope)}; run \`mcp-statechart login ${server}\``);
+    // A login is refused the same way as the connect: only the entry's pin can change the answer.
+    super(reason === 'unpinned' ? describe(reason, scope) : `${describe(reason, scope)}; run \`mcp-statechart login ${server}\``);
   }
 }
 
@@ -38,7 +39,7 @@ function describe(reason: LoginReason, scope: string | undefined): string {
   if (reason === 'scope') return `it needs a wider OAuth scope${scope ? ` ("${scope}")` : ''} than the stored login has`;
   if (reason === 'expired') return 'its OAuth login expired and could not be renewed';
   if (reason === 'moved') return 'it now names another authorization server than the one its OAuth login was made with';
-  if (reason === 'unpinned') return 'it names another authorization server than the one its "oauth.issuer" pins, so no credentials were sent to it (check the entry\'s "oauth.issuer")';
+  if (reason === 'unpinned') return 'it names another authorization server than the one its "oauth.issuer" pins, so no credentials were sent to it; check the entry\'s "oauth.issuer" (a login is refused the same way)';
   return 'it needs an OAuth login and none is stored for it';
 }
 
