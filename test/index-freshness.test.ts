@@ -191,3 +191,32 @@ describe('a connected server keeps its index entry fresh', () => {
     }
   }, 30_000);
 });
+
+describe('a tool list with ttlMs 0 (the v2 SDK default: revalidate, no promise)', () => {
+  it('is not called stale by search, servers or servers --json minutes after indexing', async () => {
+    const config = path.join(os.homedir(), 'mcp.json');
+    const modern = { command: process.execPath, args: [MODERN_SERVER] };
+    writeFileSync(config, JSON.stringify({ mcpServers: { modern } }));
+    const { servers } = await discoverMcpServers({ configPaths: [config], env: {} });
+    // The CLI's index and the one the loader tools below read.
+    for (const index of [new ManifestIndex(), new ManifestIndex({ path: indexPath() })]) {
+      expect((await indexServers({ servers: { modern: servers.modern!.config }, index, managerOptions: { logger: silentLogger } })).map(({ ok }) => ok)).toEqual([true]);
+      await index.flush();
+    }
+    const file = JSON.parse(readFileSync(indexPath(), 'utf8')) as { servers: Record<string, { manifest: McpServerManifest }> };
+    expect(file.servers.modern!.manifest.freshness?.tools?.ttlMs).toBe(0);
+
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 5 * 60_000 });
+    const { search } = agent({ modern: servers.modern!.config });
+    const answer = (await search.execute({ query: 'echo text' })).data as Answer;
+    expect(answer.servers[0]).toEqual(expect.objectContaining({ server: 'modern', connected: false }));
+    expect(answer.servers[0]!.stale).toBeUndefined();
+    expect(answer.notes.join('\n')).not.toMatch(/freshness/);
+    const json = JSON.parse((await runInProcess(['--config', config, 'servers', '--json'])).stdout) as { servers: Array<{ name: string; indexed: string; stale?: string }> };
+    expect(json.servers[0]).toMatchObject({ name: 'modern', indexed: 'yes' });
+    expect(json.servers[0]!.stale).toBeUndefined();
+    const { stdout } = await runInProcess(['--config', config, 'servers']);
+    expect(stdout).toMatch(/^modern\s.*\s\d+ tools(\s|$)/m);
+    expect(stdout).not.toMatch(/stale/);
+  });
+});

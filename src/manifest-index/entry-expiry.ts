@@ -21,6 +21,15 @@ export function isPastTtl(entry: Pick<IndexEntry, 'indexedAt' | 'manifest'>, now
   return staleAt !== undefined && !(now < staleAt);
 }
 
+/**
+ * Whether to call the entry stale to a person or a model: past a `ttlMs` that promised some
+ * freshness. A `ttlMs` of 0 (every v2-SDK server's default) promises none — "revalidate", not
+ * "this is old" —: the entry is still read live on the next use (`isPastTtl`), but not called stale.
+ */
+export function isPastPromisedFreshness(entry: Pick<IndexEntry, 'indexedAt' | 'manifest'>, now = Date.now()): boolean {
+  return (entry.manifest.freshness?.tools?.ttlMs ?? 0) > 0 && isPastTtl(entry, now);
+}
+
 const LIST_KINDS = ['tools', 'resources', 'resourceTemplates', 'prompts'] as const;
 
 /** What the file says of each list's freshness, kept only where it is well-formed (a hand-edited entry loses the rest). */

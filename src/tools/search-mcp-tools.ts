@@ -5,6 +5,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { jsonWithoutControls } from '../control-characters.js';
 import type { SearchableServer } from '../search/index.js';
+import { isPastPromisedFreshness } from '../manifest-index/index.js';
 import { ageText, pastTtlText } from './age-text.js';
 import { defineLoaderTool } from './define-tool.js';
 import { listNames } from './list-names.js';
@@ -159,7 +160,7 @@ export async function search(
       connected: snapshot.sources.get(server.name) === 'connected',
     };
     const entry = snapshot.indexed.get(server.name);
-    if (entry && searchable.indexedPastTtl(server.name, now)) found.stale = pastTtlText(entry.indexedAt, now);
+    if (entry && isPastPromisedFreshness(entry, now)) found.stale = pastTtlText(entry.indexedAt, now);
     return found;
   };
   const ofTools = [...new Set(found.map(({ server }) => server))].map((name) => snapshot.search.indexed(name)!.server);

@@ -6,7 +6,7 @@
 import type { McpServerConfig } from '../../../machines/types.js';
 import { nameRecord } from '../../../machines/name-record.js';
 import { indexServers, type ServerIndexOutcome } from '../../manifest-index/index-servers.js';
-import { isPastTtl, ManifestIndex, projectFilesOf } from '../../manifest-index/index.js';
+import { isPastPromisedFreshness, ManifestIndex, projectFilesOf } from '../../manifest-index/index.js';
 import { ageText, pastTtlText } from '../../tools/age-text.js';
 import { isServerAllowed } from '../../tools/index.js';
 import { cliLogger } from '../logger.js';
@@ -40,7 +40,7 @@ function keptEntryText(index: ManifestIndex, server: string, config: McpServerCo
   const lookup = index.lookup(server, config, projectFile);
   if (lookup.status !== 'fresh') return '';
   const { indexedAt } = lookup.entry;
-  return isPastTtl(lookup.entry, now) ? ` (search keeps its entry, stale: ${pastTtlText(indexedAt, now)})` : ` (search keeps its entry, indexed ${ageText(indexedAt, now)} ago)`;
+  return isPastPromisedFreshness(lookup.entry, now) ? ` (search keeps its entry, stale: ${pastTtlText(indexedAt, now)})` : ` (search keeps its entry, indexed ${ageText(indexedAt, now)} ago)`;
 }
 
 function summaryLines(outcomes: ServerIndexOutcome[], indexPath: string, kept: (server: string) => string, explain: (outcome: FailedOutcome) => FailureExplanation): string[] {

@@ -1,6 +1,6 @@
 import type { DiscoveredServer, DiscoveryResult } from '../../config/index.js';
 import { formatProblem } from '../../config/index.js';
-import { isPastTtl, projectFileOf, type ManifestIndex } from '../../manifest-index/index.js';
+import { isPastPromisedFreshness, projectFileOf, type ManifestIndex } from '../../manifest-index/index.js';
 import { ageText, pastTtlText } from '../../tools/age-text.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import { oneLinePurpose } from '../../tools/search-mcp-tools.js';
@@ -14,8 +14,8 @@ import { terminalLine } from '../terminal-text.js';
 import { healthCell, healthDetails, healthSummary, type ServerHealth } from './server-health.js';
 
 /**
- * `yes` with its tool count and when it was listed (`stale` too when past the `ttlMs` its server
- * gave the tool list: still searched, read live on the next call), `stale` as a whole when indexed
+ * `yes` with its tool count and when it was listed (`stale` too when past a `ttlMs` above 0 its
+ * server gave the tool list: still searched, read live on the next call), `stale` as a whole when indexed
  * for an earlier definition, or `no`.
  */
 function indexState(
@@ -31,7 +31,7 @@ function indexState(
       indexed: 'yes',
       tools: tools.length,
       indexedAt,
-      ...(isPastTtl(lookup.entry, now) ? { stale: pastTtlText(indexedAt, now) } : {}),
+      ...(isPastPromisedFreshness(lookup.entry, now) ? { stale: pastTtlText(indexedAt, now) } : {}),
       ...(protocolVersion ? { protocolVersion, era: eraOfRevision(protocolVersion) } : {}),
       ...(instructions ? { instructions } : {}),
     };
