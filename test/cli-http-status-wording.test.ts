@@ -15,10 +15,10 @@ let config: string;
 const servers: Server[] = [];
 
 /** A server that answers every request with `status` and `body`; its URL. */
-async function answering(status: number, body: string): Promise<string> {
+async function answering(status: number, body: string, headers: Record<string, string> = {}): Promise<string> {
   const server = createServer((request, response) => {
     request.resume();
-    request.on('end', () => response.writeHead(status, { 'content-type': 'text/plain' }).end(body));
+    request.on('end', () => response.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(body));
   });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -36,6 +36,10 @@ beforeAll(async () => {
     legacyDenied: { type: 'http', protocol: 'legacy', url: await answering(403, 'token has no access to this workspace') },
     sseDenied: { type: 'sse', url: await answering(403, 'token has no access to this workspace') },
     nowhere: { type: 'http', url: await answering(404, 'Cannot POST /mcp') },
+    rejecting: { type: 'http', url: await answering(400, `missing field "jsonrpc"${' and more'.repeat(1000)}`) },
+    postless: { type: 'http', url: await answering(405, 'Method Not Allowed') },
+    limited: { type: 'http', url: await answering(429, 'slow down', { 'retry-after': '30' }) },
+    limitedNoDate: { type: 'http', protocol: 'legacy', url: await answering(429, 'slow down') },
   };
   writeFileSync(config, JSON.stringify({ mcpServers }));
 });
@@ -95,5 +99,31 @@ describe('the legacy Streamable HTTP path and the SSE transport say it the same 
     expect(run.stderr).not.toMatch(/Non-200|SSE error/);
     expect(run.stderr).toContain('Error: could not connect to "nowhere": there is no MCP endpoint at that URL (HTTP 404 Not Found)\n');
     expect(run.stderr).toMatch(/Hint: nothing answers MCP at http:\/\/127\.0\.0\.1:\d+\/mcp: check the path in the "url" in .*mcp\.json \(e\.g\. \/mcp\)/);
+  }, 40_000);
+});
+
+describe('400, 405 and 429 in our words', () => {
+  it('400: the server rejected the request, with its body, bounded', async () => {
+    const run = await cli('load', 'rejecting');
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toMatch(/Non-200|SSE error|POSTing/);
+    expect(run.stderr).toContain('Error: could not connect to "rejecting": the server rejected the request (HTTP 400 Bad Request): missing field "jsonrpc" and more');
+    expect(run.stderr.length).toBeLessThan(4_000);
+  }, 40_000);
+
+  it('405: this URL does not accept MCP requests over POST, check the path', async () => {
+    const run = await cli('load', 'postless');
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toMatch(/Non-200|SSE error|POSTing/);
+    expect(run.stderr).toContain('Error: could not connect to "postless": this URL does not accept MCP requests over POST (HTTP 405) — check the path\n');
+  }, 40_000);
+
+  it('429: the server is rate-limiting, retry after its Retry-After, or a while without one', async () => {
+    const limited = await cli('load', 'limited');
+    expect(limited.code).toBe(1);
+    expect(limited.stderr).not.toContain('POSTing');
+    expect(limited.stderr).toContain('Error: could not connect to "limited": the server is rate-limiting (HTTP 429); retry after 30 s\n');
+    const noDate = await cli('load', 'limitedNoDate');
+    expect(noDate.stderr).toContain('Error: could not connect to "limitedNoDate": the server is rate-limiting (HTTP 429); retry after a while\n');
   }, 40_000);
 });

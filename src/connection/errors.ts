@@ -1,4 +1,4 @@
-import { quoted } from '../control-characters.js';
+import { quoted, terminalLine } from '../control-characters.js';
 import { OAuthError, OAuthErrorCode, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError } from '@modelcontextprotocol/client';
 import { STATUS_CODES } from 'node:http';
 import { McpServerError } from '../../machines/errors.js';
@@ -108,13 +108,22 @@ export function withErrorCode(error: unknown, message: string): string {
  * endpoint: Forbidden" (legacy Streamable HTTP), "SSE error: Non-200 status code (404)" (the SSE
  * transport and the fallback to it). What the status means, with its number and text, on all of them.
  */
-function statusInOurWords(status: number, statusText: string | undefined): string | undefined {
+function statusInOurWords(status: number, statusText: string | undefined, retryAfter: unknown): string | undefined {
   const told = `HTTP ${status}${statusText ? ` ${statusText}` : STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}`;
+  if (status === 400) return `the server rejected the request (${told})`;
+  if (status === 405) return 'this URL does not accept MCP requests over POST (HTTP 405) — check the path';
+  if (status === 429) return `the server is rate-limiting (HTTP 429); retry after ${retryAfterText(retryAfter)}`;
   if (status === 401) return `the server asks for authorization (${told})`;
   if (status === 403) return `the server refused access (${told})`;
   if (status === 404) return `there is no MCP endpoint at that URL (${told})`;
   if (status >= 500) return `the server failed while answering (${told})`;
   return undefined;
+}
+
+/** A Retry-After as a person reads it: its seconds, or its date as the server wrote it. */
+function retryAfterText(retryAfter: unknown): string {
+  if (typeof retryAfter !== 'string' || retryAfter.trim() === '') return 'a while';
+  return /^\d+$/.test(retryAfter.trim()) ? `${retryAfter.trim()} s` : terminalLine(retryAfter.trim());
 }
 
 /** The SDK's HTTP status messages that say no more than the status does (the body is told apart). */
@@ -127,9 +136,11 @@ const SDK_STATUS_MESSAGE = /^(Version negotiation failed: |Error POSTing to endp
 function httpFailureInOurWords(error: unknown): unknown {
   const status = httpStatusOf(error);
   if (status === undefined || !(error instanceof Error)) return error;
-  const ours = SDK_STATUS_MESSAGE.test(error.message) ? statusInOurWords(status, error instanceof SdkHttpError ? error.statusText : undefined) : undefined;
+  const http = error instanceof SdkHttpError ? error : undefined;
+  const ours = SDK_STATUS_MESSAGE.test(error.message) ? statusInOurWords(status, http?.statusText, http?.data.retryAfter) : undefined;
   const said = ours ?? error.message;
-  const body = error instanceof SdkHttpError ? error.data.text : undefined;
+  // A 405 and a 429 say all there is in their words; another status's body says what went wrong.
+  const body = ours !== undefined && (status === 405 || status === 429) ? undefined : http?.data.text;
   const told = typeof body === 'string' && body !== '' && !said.includes(body.slice(0, 64)) ? `${said}: ${body}` : said;
   if (told === error.message) return error;
   const copy = new Error(told);

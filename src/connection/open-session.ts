@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream';
-import { Client, ProtocolError, type ClientOptions, type PriorDiscovery, type Transport, type VersionNegotiationMode } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, SdkHttpError, SseError, type ClientOptions, type PriorDiscovery, type Transport, type VersionNegotiationMode } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { inferTransport, type ResolvedConnectOptions } from '../../machines/options.js';
 import type { McpProtocolPreference, McpServerConfig, McpTransportKind } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
-import { createHttpTransport, shouldFallBackToSse, type HttpAuth } from '../transports/http.js';
+import { createHttpTransport, retryAfterOf, shouldFallBackToSse, type HttpAuth } from '../transports/http.js';
 import { StderrTail } from '../transports/stderr-tail.js';
 import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport, StdoutClosedError, type ProcessExit } from '../transports/stdio.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
@@ -135,7 +135,10 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
     } catch (error) {
       if (transport !== 'http' || !shouldFallBackToSse(error) || deadline.signal.aborted) throw error;
       deps.logger.info(`MCP server ${quoted(request.name)} refused Streamable HTTP; trying the SSE transport.`);
-      return await attemptOnKnownEra(request, 'sse', deps, scope);
+      return await attemptOnKnownEra(request, 'sse', deps, scope).catch((sseError: unknown) => {
+        // A 400 is about the request: the POST's answer says what was wrong, the SSE GET's says nothing.
+        throw isBadRequest(error) && sseError instanceof SseError && sseError.code === 400 ? error : sseError;
+      });
     }
   } catch (error) {
     const cause = sealedRequest.signal.aborted
@@ -214,6 +217,10 @@ function probeStdio(request: OpenSessionRequest, deps: ConnectionDeps, transport
 function eraOf(client: Client): PriorDiscovery {
   const discover = client.getDiscoverResult();
   return client.getProtocolEra() === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' };
+}
+
+function isBadRequest(error: unknown): boolean {
+  return error instanceof SdkHttpError && error.status === 400;
 }
 
 function abortReason(signal: AbortSignal): Error {
@@ -298,6 +305,7 @@ async function attempt(
     request.signal.removeEventListener('abort', onAbort);
     // Read before the close, which ends the process: an exit seen now is the server's own.
     diagnostics.exit = transport instanceof ProcessGroupStdioTransport ? transport.exitedByItself : undefined;
+    if (error instanceof SdkHttpError && error.status === 429) error.data.retryAfter ??= retryAfterOf(transport);
     diagnostics.stdoutClosed = transport instanceof ProcessGroupStdioTransport && transport.closedItsStdout;
     await session.close();
     diagnostics.stderrTail = session.stderrTail();

@@ -41,12 +41,36 @@ export function parseUrl(server: string, config: McpServerConfig): URL {
 export function createHttpTransport(server: string, config: McpServerConfig, kind: 'http' | 'sse', auth?: HttpAuth): Transport {
   const url = parseUrl(server, config);
   const requestInit: RequestInit = { headers: { ...config.headers } };
+  const seen: RateLimitSeen = {};
   // Every response is read within MAX_MESSAGE_BYTES, as the SDK's stdio transport reads its lines.
-  const limited = sizeLimitedFetch(auth?.fetch);
+  const limited = noteRetryAfter(sizeLimitedFetch(auth?.fetch), seen);
   const options = { requestInit, fetch: limited, ...(auth ? { authProvider: auth.provider } : {}) };
-  return kind === 'sse'
-    ? new SSEClientTransport(url, { ...options, eventSourceInit: { fetch: sizeLimitedFetch(withHeaders(config.headers, auth?.fetch)) } })
-    : new StreamableHTTPClientTransport(url, options);
+  const transport =
+    kind === 'sse'
+      ? new SSEClientTransport(url, { ...options, eventSourceInit: { fetch: sizeLimitedFetch(withHeaders(config.headers, auth?.fetch)) } })
+      : new StreamableHTTPClientTransport(url, options);
+  rateLimits.set(transport, seen);
+  return transport;
+}
+
+interface RateLimitSeen {
+  retryAfter?: string;
+}
+
+/** The SDK's HTTP errors keep the status and body of a refusal, not its headers: a 429's Retry-After is kept here. */
+const rateLimits = new WeakMap<Transport, RateLimitSeen>();
+
+function noteRetryAfter(base: FetchLike, seen: RateLimitSeen): FetchLike {
+  return async (url, init) => {
+    const response = await base(url, init);
+    if (response.status === 429) seen.retryAfter = response.headers.get('retry-after')?.slice(0, 64) ?? undefined;
+    return response;
+  };
+}
+
+/** The Retry-After of the last 429 this transport was answered with, as the server wrote it. */
+export function retryAfterOf(transport: Transport): string | undefined {
+  return rateLimits.get(transport)?.retryAfter;
 }
 
 function withHeaders(headers: Record<string, string> | undefined, base?: FetchLike): typeof fetch {
