@@ -38,12 +38,12 @@ async function startServe(): Promise<HttpServe> {
   return serve;
 }
 
-/** Waits, bounded, until serve has `count` calls in flight besides the health request that asks. */
+/** Waits, bounded, until serve has `count` calls in flight. */
 async function untilInFlight(origin: string, count: number): Promise<void> {
   const until = Date.now() + 30_000;
   for (;;) {
     const health = (await (await fetch(`${origin}/healthz`)).json()) as { inFlight: number };
-    if (health.inFlight - 1 >= count) return;
+    if (health.inFlight >= count) return;
     if (Date.now() > until) throw new Error(`serve never had ${count} calls in flight`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

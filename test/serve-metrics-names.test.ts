@@ -11,7 +11,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startOtlpReceiver } from '../scripts/otlp-receiver.js';
+import { startOtlpReceiver, type ExportedSpan } from '../scripts/otlp-receiver.js';
 import { everythingStdio } from './support/everything.js';
 import { startEmptyReplica, startHttpServe, type HttpServe } from './support/http-serve.js';
 
@@ -52,6 +52,30 @@ async function madeUpMethod(method: string, url = replica.url, id: string | numb
   });
   await answer.text();
   return answer.status;
+}
+
+/**
+ * The spans a `serve --http --otel` replica of the everything server exported while `use` talked to
+ * it as a 2026-07-28 host; the replica is stopped (and must exit 0) before they are read.
+ */
+async function spansOfGateway(prefix: string, use: (spanHost: Client, gateway: HttpServe) => Promise<void>): Promise<ExportedSpan[]> {
+  const home = mkdtempSync(join(tmpdir(), prefix));
+  writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
+  const receiver = await startOtlpReceiver();
+  const gateway = await startHttpServe(home, ['--config', join(home, 'mcp.json')], ['--otel'], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' } });
+  const spanHost = new Client({ name: 'span-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  try {
+    await spanHost.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    await use(spanHost, gateway);
+    await spanHost.close();
+    expect(await gateway.stop()).toBe(0);
+    return receiver.spans;
+  } finally {
+    await spanHost.close();
+    await gateway.stop();
+    await receiver.close();
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 it('counts made-up methods, tools and prompts as _OTHER or not at all, and the tools it serves by name', async () => {
@@ -96,69 +120,43 @@ it("names no prompt a downstream server refused in mcp.client.operation.duration
 }, 90_000);
 
 it('names no span after a made-up tool, method or refused prompt, and names the tools and prompts it serves', async () => {
-  const home = mkdtempSync(join(tmpdir(), 'mcp-serve-span-names-'));
-  writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
-  const receiver = await startOtlpReceiver();
-  const gateway = await startHttpServe(home, ['--config', join(home, 'mcp.json')], ['--otel'], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' } });
-  const spanHost = new Client({ name: 'span-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  try {
-    await spanHost.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+  const spans = await spansOfGateway('mcp-serve-span-names-', async (spanHost, gateway) => {
     expect((await spanHost.callTool({ name: 'load_mcp', arguments: { server: 'everything' } })).isError).toBe(false);
     expect((await spanHost.getPrompt({ name: 'everything/simple-prompt' })).messages.length).toBeGreaterThan(0);
     expect((await spanHost.callTool({ name: 'made-up-tool', arguments: {} })).isError).toBe(true);
     await expect(spanHost.getPrompt({ name: 'everything/made-up-prompt' })).rejects.toThrow(/not found/);
     expect(await madeUpMethod('made-up/method', gateway.url)).toBe(404);
-    await spanHost.close();
-    expect(await gateway.stop()).toBe(0);
+  });
 
-    const served = receiver.spans.filter((span) => span.kind === 2).map((span) => span.name);
-    expect(served).toContain('tools/call load_mcp');
-    expect(served).toContain('prompts/get everything/simple-prompt');
-    expect(served).toContain('tools/call');
-    expect(served).toContain('prompts/get');
-    expect(served.join('\n')).not.toContain('made-up');
-    // Nor the gateway's CLIENT span for the prompt its server refused.
-    expect(receiver.spans.map((span) => span.name).join('\n')).not.toContain('made-up');
-  } finally {
-    await spanHost.close();
-    await gateway.stop();
-    await receiver.close();
-    rmSync(home, { recursive: true, force: true });
-  }
+  const served = spans.filter((span) => span.kind === 2).map((span) => span.name);
+  expect(served).toContain('tools/call load_mcp');
+  expect(served).toContain('prompts/get everything/simple-prompt');
+  expect(served).toContain('tools/call');
+  expect(served).toContain('prompts/get');
+  expect(served.join('\n')).not.toContain('made-up');
+  // Nor the gateway's CLIENT span for the prompt its server refused.
+  expect(spans.map((span) => span.name).join('\n')).not.toContain('made-up');
 }, 90_000);
 
 it("carries no made-up method or refused prompt in a SERVER span's attributes, and no long or control-character string a host sent", async () => {
-  const home = mkdtempSync(join(tmpdir(), 'mcp-serve-span-attributes-'));
-  writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
-  const receiver = await startOtlpReceiver();
-  const gateway = await startHttpServe(home, ['--config', join(home, 'mcp.json')], ['--otel'], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' } });
-  const spanHost = new Client({ name: 'span-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   const long = 'x'.repeat(100_000);
-  try {
-    await spanHost.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+  const spans = await spansOfGateway('mcp-serve-span-attributes-', async (spanHost, gateway) => {
     expect((await spanHost.callTool({ name: 'load_mcp', arguments: { server: 'everything' } })).isError).toBe(false);
     expect((await spanHost.getPrompt({ name: 'everything/simple-prompt' })).messages.length).toBeGreaterThan(0);
     await expect(spanHost.getPrompt({ name: 'everything/made-up-prompt' })).rejects.toThrow(/not found/);
     await expect(spanHost.getPrompt({ name: `everything/${long}\u0007\n` })).rejects.toThrow();
     expect(await madeUpMethod('made-up/method', gateway.url)).toBe(404);
     expect(await madeUpMethod('tools/list', gateway.url, `${long}\u001b[31m`)).toBe(200);
-    await spanHost.close();
-    expect(await gateway.stop()).toBe(0);
+  });
 
-    const served = receiver.spans.filter((span) => span.kind === 2);
-    const attribute = (key: string) => served.map((span) => span.attributes.find((entry) => entry.key === key)?.value.stringValue as string | undefined);
-    expect(attribute('mcp.method.name')).toContain('_OTHER');
-    expect(attribute('gen_ai.prompt.name')).toEqual(expect.arrayContaining(['everything/simple-prompt']));
-    const values = served.flatMap((span) => span.attributes.map((entry) => String(entry.value.stringValue ?? '')));
-    expect(values.join('\n')).not.toContain('made-up');
-    expect(values.filter((value) => value.length > 300)).toEqual([]);
-    expect(values.filter((value) => /[\u0000-\u001f]/.test(value))).toEqual([]);
-    // The long request id was recorded, cut.
-    expect(attribute('jsonrpc.request.id').some((id) => id?.startsWith('xxxx'))).toBe(true);
-  } finally {
-    await spanHost.close();
-    await gateway.stop();
-    await receiver.close();
-    rmSync(home, { recursive: true, force: true });
-  }
+  const served = spans.filter((span) => span.kind === 2);
+  const attribute = (key: string) => served.map((span) => span.attributes.find((entry) => entry.key === key)?.value.stringValue as string | undefined);
+  expect(attribute('mcp.method.name')).toContain('_OTHER');
+  expect(attribute('gen_ai.prompt.name')).toEqual(expect.arrayContaining(['everything/simple-prompt']));
+  const values = served.flatMap((span) => span.attributes.map((entry) => String(entry.value.stringValue ?? '')));
+  expect(values.join('\n')).not.toContain('made-up');
+  expect(values.filter((value) => value.length > 300)).toEqual([]);
+  expect(values.filter((value) => /[\u0000-\u001f]/.test(value))).toEqual([]);
+  // The long request id was recorded, cut.
+  expect(attribute('jsonrpc.request.id').some((id) => id?.startsWith('xxxx'))).toBe(true);
 }, 90_000);
