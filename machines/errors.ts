@@ -1,4 +1,4 @@
-import { quoted, terminalLine } from '../src/control-characters.js';
+import { quoted, terminalLine } from './control-characters.js';
 import type { RequestSpec } from './types.js';
 import { errorMessage } from './to-error.js';
 /** The errors the charts answer with. Each names the server and says what the caller can do. */

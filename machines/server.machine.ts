@@ -10,7 +10,7 @@
  * in-flight count and the time of the last activity, and answers the caller itself. When the
  * idle delay runs out, the chart asks the session actor whether it is idle and since when.
  */
-import { quoted } from '../src/control-characters.js';
+import { quoted } from './control-characters.js';
 import { assertEvent, assign, enqueueActions, fromCallback, fromPromise, raise, sendParent, sendTo, setup } from 'xstate';
 import type { ActorRefFrom, AnyActorRef, Snapshot, SnapshotFrom } from 'xstate';
 import { backoffDelay, idleTimerEnabled, LONGEST_TIMER_MS, resolveConnectOptions, type ResolvedConnectOptions } from './options.js';

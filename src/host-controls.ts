@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { LoggingLevel } from '@modelcontextprotocol/client';
 import type { HostBridge, RootsSource } from './connection/host-handlers.js';
 import type { Logger } from './logger.js';
-import { quoted } from './control-characters.js';
+import { quoted } from '../machines/control-characters.js';
 
 /** A connected server's SDK client, as the manager finds it. */
 export type ClientLookup = (server: string) => Client | undefined;

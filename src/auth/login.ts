@@ -8,7 +8,7 @@
  * with a new transport to check the new login works. When that check meets a 403 asking for a
  * wider scope, one more authorization asks for it, up to `maxAuthorizations` in all.
  */
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 import { Client } from '@modelcontextprotocol/client';
 import { auth, extractWWWAuthenticateParams, isHttpsUrl, IssuerMismatchError, OAuthError } from '@modelcontextprotocol/client';
 import type { FetchLike } from '@modelcontextprotocol/client';

@@ -10,7 +10,7 @@
  * The SDK's `auth()` calls `discoveryState()` before anything else, so that is where a provider
  * without a user refuses, before any discovery or registration request is made.
  */
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 import { randomBytes } from 'node:crypto';
 import { extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/client';
 import type { OAuthClientInformationContext, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/client';

@@ -9,7 +9,7 @@ import type { HostPeer } from '../serve/host.js';
 import type { ApprovalDecision, ApprovalOptions, ApprovalPolicy, ToolCallApprovalRequest } from '../tools/index.js';
 import { SERVE_APPROVAL_TITLE } from '../serve/host-requests.js';
 import { describeToolCall } from './tool-call-approval.js';
-import { terminalLine } from '../control-characters.js';
+import { terminalLine } from '../../machines/control-characters.js';
 
 /** A person may take a while to read the form: the SDK's 60 s default would refuse while they read. */
 export const APPROVAL_TIMEOUT_MS = 10 * 60_000;

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { nameRecord } from '../../machines/name-record.js';
 import type { DiscoveredServer, DiscoveryResult, ProjectTrustOptions } from '../config/index.js';
 import { isApproved, readApprovalRecord, sortKeys } from '../config/project-trust.js';
-import { quoted, terminalLine } from '../control-characters.js';
+import { quoted, terminalLine } from '../../machines/control-characters.js';
 
 /** What decides what runs and where it connects: a change of any of these is a new server to confirm. */
 function runsFingerprint(server: DiscoveredServer): string {

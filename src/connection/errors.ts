@@ -1,4 +1,4 @@
-import { quoted, terminalLine } from '../control-characters.js';
+import { quoted, terminalLine } from '../../machines/control-characters.js';
 import { OAuthError, OAuthErrorCode, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError } from '@modelcontextprotocol/client';
 import { STATUS_CODES } from 'node:http';
 import { McpServerError } from '../../machines/errors.js';

@@ -8,7 +8,7 @@ import { Deadline } from './deadline.js';
 import { listManifest, type ListKind } from './manifest.js';
 import { RefreshQueue } from './refresh-queue.js';
 import { ListExpiry, MAX_RELIST_RETRIES } from './list-expiry.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 export interface RefreshedLists {
   server: string;

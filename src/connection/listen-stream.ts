@@ -2,7 +2,7 @@ import type { Client, McpSubscription } from '@modelcontextprotocol/client';
 import type { Logger } from '../logger.js';
 import { capErrorText } from '../text-limits.js';
 import { toError } from '../../machines/to-error.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 /** What a `subscriptions/listen` stream asks the server for (the SDK's `SubscriptionFilter`). */
 export type ListenFilter = Parameters<Client['listen']>[0];

@@ -6,7 +6,7 @@ import type { Logger } from '../logger.js';
 import type { Deadline } from './deadline.js';
 import { capErrorText } from '../text-limits.js';
 import { ListingLimitError } from './errors.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 export type ListKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 

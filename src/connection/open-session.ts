@@ -25,7 +25,7 @@ import type { EraMemo } from './era-memo.js';
 import type { ClientTelemetry } from '../telemetry/client-telemetry.js';
 import type { LifecycleTelemetry } from '../telemetry/lifecycle-telemetry.js';
 import { TASKS_EXTENSION } from './task-wire.js';
-import { quoted, terminalLine } from '../control-characters.js';
+import { quoted, terminalLine } from '../../machines/control-characters.js';
 
 /**
  * At most this many rounds of a 2026-07-28 multi round-trip request (an `input_required` answer

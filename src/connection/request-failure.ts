@@ -1,4 +1,4 @@
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type Transport } from '@modelcontextprotocol/client';
 import { abortError, McpServerError, requestAbandonedError } from '../../machines/errors.js';
 import { toError } from '../../machines/to-error.js';

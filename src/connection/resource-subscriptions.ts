@@ -6,7 +6,7 @@ import { redactError } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import type { ListenStream } from './listen-stream.js';
 import { sdkRequestOptions } from './sdk-request-options.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 export interface SubscribedResources {
   server: string;

@@ -19,7 +19,7 @@ import { callToolAsTask, requiresTask } from './tool-task.js';
 import { followIfTask, resumeTask, type AnswerInput, type TaskCall } from './task-follow.js';
 import type { TaskJournal } from './task-journal.js';
 import { TaskWire } from './task-wire.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 export { EARLY_NOTIFICATIONS_KEPT } from './session-watch.js';
 

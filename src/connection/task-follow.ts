@@ -1,4 +1,4 @@
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/core';
 import { ProtocolError, SdkError, SdkErrorCode, type CallToolResult, type CreateMessageResultWithTools, type InputRequest, type InputResponse, type Progress } from '@modelcontextprotocol/client';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';

@@ -1,4 +1,4 @@
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 import { CallToolResultSchema, CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/core';
 import { SdkError, SdkErrorCode, type CallToolResult, type Client, type Progress, type RequestOptions, type Tool } from '@modelcontextprotocol/client';
 import { McpServerError } from '../../machines/errors.js';

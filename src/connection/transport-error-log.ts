@@ -5,7 +5,7 @@ import { isStdioBufferOverflow, MAX_MESSAGE_MIB } from '../transports/message-si
 import { StdoutClosedError } from '../transports/stdio.js';
 import { isStreamError } from './request-streams.js';
 import { isUnreachable } from './errors.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 /** How the SDK reports a progress notification whose request it no longer tracks. */
 const LATE_PROGRESS = 'Received a progress notification for an unknown token';

@@ -2,7 +2,7 @@
  * A leaf module: the transports, the connection and the OAuth code all reject a bad entry with
  * this error, so it lives outside all three folders (no import cycle between them).
  */
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 /**
  * A server entry that cannot work as written: retrying will not help.

@@ -2,7 +2,7 @@
  * The two ways an OAuth-protected server can refuse us that a retry cannot fix. Both name the
  * server and say what the user can do; neither ever carries a token.
  */
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 export type LoginReason = 'none' | 'expired' | 'scope' | 'moved' | 'unpinned';
 

@@ -16,7 +16,7 @@ import { Deadline } from '../connection/deadline.js';
 import { listManifest, type ListKind } from '../connection/manifest.js';
 import type { Logger } from '../logger.js';
 import type { LoaderToolsManager } from '../tools/types.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 /** Listings kept at most (identity × server); one more drops the oldest, read again when next used. */
 export const MAX_PRIVATE_LISTINGS = 1_024;

@@ -13,7 +13,7 @@ import type { ManifestIndex } from './manifest-index.js';
 import type { McpServerManifest } from '../../machines/types.js';
 import { MAX_INDEX_TTL_MS } from './entry-expiry.js';
 import { MIN_RELIST_MS } from '../connection/list-expiry.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 /** `getClient`, when there, gives each entry the server's instructions; `eras`, its era. */
 export type RecordingManager = Pick<McpConnectionManager, 'on' | 'getManifest'> & Partial<Pick<McpConnectionManager, 'eras' | 'getClient'>>;

@@ -5,7 +5,7 @@ import type { McpLogMessage } from '../../machines/types.js';
 import { LOG_SEVERITY } from './host-capabilities.js';
 import type { ServeHost } from './host.js';
 import type { HttpHostRelay } from './http-host-relay.js';
-import { quoted, terminalLine } from '../control-characters.js';
+import { quoted, terminalLine } from '../../machines/control-characters.js';
 
 type LogManager = Pick<McpConnectionManager, 'on' | 'setLoggingLevel'>;
 

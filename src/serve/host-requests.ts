@@ -3,7 +3,7 @@ import { ProtocolError, ProtocolErrorCode, type ClientCapabilities, type CreateM
 import type { McpServerConfig } from '../../machines/types.js';
 import { DEFAULT_HOST_HANDLER_TIMEOUT_MS, MAX_OPEN_PAGES, type ElicitationMode, type HostRequestContext, type McpHostHandlers } from '../connection/host-handlers.js';
 import type { HostPeer } from './host.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 /**
  * A relayed request's own limit, as long as the handler's (the manager's 10 minutes, which end it

@@ -27,7 +27,7 @@ import { DEFAULT_HOST_HANDLER_TIMEOUT_MS } from '../connection/host-handlers.js'
 import type { LoaderToolCallOptions } from '../tools/index.js';
 import { envelopeCapabilities, envelopeLogLevel } from './host-capabilities.js';
 import type { HostRequestOptions } from './host.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 /** How many tool calls of a 2026-07-28 host may wait for its input at once; past it a call that needs input is stopped (calls that need none are not limited here). */
 export const MAX_WAITING_CALLS = 32;

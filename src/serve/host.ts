@@ -20,7 +20,7 @@ import {
 import { ConnectedServer } from './connected-server.js';
 import { envelopeCapabilities } from './host-capabilities.js';
 import { HostInputRounds } from './host-rounds.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 /** Which protocol the host opened with: `legacy` (2025 `initialize`) or `modern` (2026-07-28, per-request envelopes). */
 export type HostEra = 'legacy' | 'modern';

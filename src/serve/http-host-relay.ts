@@ -45,7 +45,7 @@ import {
 import { LOG_SEVERITY } from './host-capabilities.js';
 import type { HostPeer, HostRequestOptions } from './host.js';
 import { HostInputRounds, readAnswer, toRecord, type HostCall } from './host-rounds.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 /** Requests a replica's 2025-era callers may have unanswered at once; past it a new one is refused. */
 export const MAX_UNANSWERED = 256;

@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import type { LoaderTool } from '../tools/index.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 /** The answer to a `tools/call` of a name serve does not offer: the name as the host sent it, on one line, and the names it does. */
 export function unknownLoaderTool(name: string, tools: readonly LoaderTool[]): { isError: true; content: Array<{ type: 'text'; text: string }> } {

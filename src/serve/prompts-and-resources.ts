@@ -4,7 +4,7 @@ import type { McpRegistryEmitted } from '../../machines/types.js';
 import type { LoaderToolCallOptions } from '../tools/index.js';
 import type { ServeHost } from './host.js';
 import type { RoundRequest, RoundResults } from './host-rounds.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 import { errorText } from '../tools/model-text.js';
 
 /** What the prompt and resource relay needs of the manager. */

@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { McpHostHandlers } from '../connection/host-handlers.js';
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 
 /** How many of one server's requests (sampling, elicitation, roots) may wait for the host at a time. */
 export const MAX_RELAYED_REQUESTS_PER_SERVER = 4;

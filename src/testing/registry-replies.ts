@@ -2,7 +2,7 @@
  * The answers a chart that talks to the registry can receive, as events for an `xstate/graph`
  * model of that chart: every reply kind for every request id it uses.
  */
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import { McpServerError, type McpErrorCode } from '../../machines/errors.js';
 import type { McpFinalReply, McpServerManifest } from '../../machines/types.js';

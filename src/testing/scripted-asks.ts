@@ -3,7 +3,7 @@
  * answered by the handlers a test gives the scripted registry: the same handlers, with the same
  * parameters and context, that answer a real server's requests in either protocol era.
  */
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 import type { CreateMessageRequest, ElicitRequest, ElicitResult, Root } from '@modelcontextprotocol/client';
 import { describeRequest, McpServerError } from '../../machines/errors.js';
 import type { McpProgress, RequestSpec } from '../../machines/types.js';

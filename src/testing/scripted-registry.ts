@@ -8,7 +8,7 @@
  * `createRegistryLogic(...)` without a cast. Delays run on the actor system's clock, so a
  * `SimulatedClock` drives them.
  */
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/client';
 import type { McpHostHandlers } from '../connection/host-handlers.js';
 import { fromPromise, type ActorSystem } from 'xstate';

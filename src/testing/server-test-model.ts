@@ -4,7 +4,7 @@
  * refuses charts with `invoke` and `after`, so the invoke outcomes and timer events are listed
  * explicitly: `xstate.done.actor.connect`, `xstate.error.actor.connect`, `xstate.after.…`.
  */
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 import { createEmptyActor, type ActorLogic, type AnyActorRef, type AnyStateMachine } from 'xstate';
 import { getStateNodes, TestModel } from 'xstate/graph';
 import { McpServerError } from '../../machines/errors.js';

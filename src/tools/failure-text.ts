@@ -1,7 +1,7 @@
 /** Errors from the manager, turned into text that tells the model what happened and what it can do. */
 import { McpServerError } from '../../machines/errors.js';
 import type { PublicServerState } from '../../machines/types.js';
-import { terminalText } from '../control-characters.js';
+import { terminalText } from '../../machines/control-characters.js';
 import { isExitedAtStart } from '../errors/exited-at-start.js';
 import { missingCapabilities } from '../connection/missing-handler.js';
 import { errorText, quoted } from './model-text.js';

@@ -1,4 +1,4 @@
-import { terminalLine } from '../control-characters.js';
+import { terminalLine } from '../../machines/control-characters.js';
 
 /**
  * A name list for a message: long lists end in "and N more", so one message cannot flood the

@@ -2,7 +2,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerManifest } from '../../machines/types.js';
 import { abortError } from '../../machines/errors.js';
-import { terminalLine } from '../control-characters.js';
+import { terminalLine } from '../../machines/control-characters.js';
 import { quoted } from './model-text.js';
 import { defineLoaderTool } from './define-tool.js';
 import { loadFailureText } from './failure-text.js';

@@ -7,7 +7,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerManifest, PublicServerState } from '../../machines/types.js';
-import { jsonWithoutControls } from '../control-characters.js';
+import { jsonWithoutControls } from '../../machines/control-characters.js';
 import { sliceWithinBudget } from '../text-limits.js';
 
 /** The server's `instructions` from `initialize` get at most this many characters. */

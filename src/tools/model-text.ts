@@ -5,10 +5,10 @@
  * whatever shows the transcript on a terminal. They reach the model's text only through these.
  */
 import { errorMessage } from '../../machines/to-error.js';
-import { terminalLine, terminalText } from '../control-characters.js';
+import { terminalLine, terminalText } from '../../machines/control-characters.js';
 
 // Shared with the gateway's messages and the library's log lines, which do not import the tools.
-export { quoted } from '../control-characters.js';
+export { quoted } from '../../machines/control-characters.js';
 
 /**
  * An error's message, control characters escaped. The errors of the manager quote the server's

@@ -3,7 +3,7 @@
  * relevance to what the model wants to do. Reads memory only: it starts no server.
  */
 import type { Tool } from '@modelcontextprotocol/client';
-import { jsonWithoutControls } from '../control-characters.js';
+import { jsonWithoutControls } from '../../machines/control-characters.js';
 import type { SearchableServer } from '../search/index.js';
 import { isPastPromisedFreshness } from '../manifest-index/index.js';
 import { ageText, pastTtlText } from './age-text.js';

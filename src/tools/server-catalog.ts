@@ -4,7 +4,7 @@
  */
 import type { McpServerConfig } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
-import { terminalText } from '../control-characters.js';
+import { terminalText } from '../../machines/control-characters.js';
 import { projectFileOf } from '../manifest-index/index.js';
 import { closestNames } from '../search/index.js';
 import { listNames } from './list-names.js';

@@ -1,4 +1,4 @@
-import { quoted } from '../control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 import type { ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
