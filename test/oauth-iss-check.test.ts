@@ -20,6 +20,7 @@ describe('the iss of the authorization response (RFC 9207)', () => {
     expect(await result).toMatchObject({ server: 'remote', authorizations: 1 });
     expect(fixture.tokenRequests.map((request) => request.grantType)).toEqual(['authorization_code']);
     expect(new OAuthTokenStore('remote', dir).read().tokens).toBeDefined();
+    expect(fixture.callbackPages).toEqual([{ status: 200, text: expect.stringContaining('Authorization received') }]);
   });
 
   it.each([
@@ -37,6 +38,15 @@ describe('the iss of the authorization response (RFC 9207)', () => {
     expect([error.message, ...printed].join('\n')).not.toContain(OTHER_ISSUER);
     expect(fixture.tokenRequests).toHaveLength(0);
     expect(new OAuthTokenStore('remote', dir).read().tokens).toBeUndefined();
+    // The browser page says so too, and what to do; never the received issuer.
+    expect(fixture.callbackPages).toHaveLength(1);
+    const page = fixture.callbackPages[0]!;
+    expect(page.status).toBe(400);
+    expect(page.text).toContain('Login failed');
+    expect(page.text).toContain('Run the login again');
+    expect(page.text).toContain('check the server');
+    expect(page.text).not.toContain('Authorization received');
+    expect(page.text).not.toContain(OTHER_ISSUER);
   });
 
   it("shows an error response's text only when its iss is the issuer this login asked", async () => {

@@ -98,15 +98,20 @@ describe('login and the stored login', () => {
   it('refuses a callback whose state is not the one it sent', async () => {
     const fixture = await oauthFixture();
     const dir = loginDir();
+    let page = '';
     const forged = async (url: URL) => {
       const response = await fetch(url, { redirect: 'manual' });
       const callback = new URL(response.headers.get('location') ?? '');
       callback.searchParams.set('state', 'forged');
-      await (await fetch(callback)).body?.cancel();
+      page = await (await fetch(callback)).text();
     };
     await expect(login('remote', { url: fixture.url }, { dir, openBrowser: forged, print: () => {} })).rejects.toThrow(/state/);
     expect(new OAuthTokenStore('remote', dir).read().tokens).toBeUndefined();
     expect(fixture.tokenRequests).toHaveLength(0);
+    // The browser is told the login failed and what to do, not that it succeeded.
+    expect(page).toContain('Login failed');
+    expect(page).toContain('Run the login again');
+    expect(page).not.toContain('Authorization received');
   });
 
   it('uses a pre-registered client from the entry: no registration, its secret sent with Basic, its scopes asked for', async () => {

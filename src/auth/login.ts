@@ -10,7 +10,7 @@
  */
 import { quoted } from '../../machines/control-characters.js';
 import { Client } from '@modelcontextprotocol/client';
-import { auth, extractWWWAuthenticateParams, isHttpsUrl, IssuerMismatchError, OAuthError } from '@modelcontextprotocol/client';
+import { auth, extractWWWAuthenticateParams, isHttpsUrl, IssuerMismatchError, OAuthError, validateAuthorizationResponseIssuer } from '@modelcontextprotocol/client';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { inferTransport } from '../../machines/options.js';
 import type { McpServerConfig } from '../../machines/types.js';
@@ -20,7 +20,7 @@ import { listManifest } from '../connection/manifest.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { createHttpTransport, parseUrl } from '../transports/http.js';
 import { OAuthLoginRequiredError, OAuthMixUpError } from '../errors/oauth.js';
-import { startLoopbackReceiver } from './loopback.js';
+import { startLoopbackReceiver, stateMismatch } from './loopback.js';
 import { hasStaticAuthorization, readOAuthEntry, type OAuthEntry } from './oauth-config.js';
 import { openInBrowser } from './open-browser.js';
 import { joinScopes } from './scopes.js';
@@ -139,7 +139,9 @@ interface Target {
 /** One browser round trip; resolves with the scope it asked for once the tokens are stored. */
 async function authorizeOnce(target: Target, options: LoginOptions): Promise<string | undefined> {
   const { server, config, serverUrl, kind, entry, store } = target;
-  const receiver = await startLoopbackReceiver(entry.callbackPort);
+  // The provider needs the receiver's URL, and the receiver this login's `state`: known once the provider exists.
+  let expectedState: string | undefined;
+  const receiver = await startLoopbackReceiver(entry.callbackPort, { check: (response) => refusalOf(target, response, expectedState) });
   try {
     const provider = new StoredOAuthProvider({
       server,
@@ -150,6 +152,7 @@ async function authorizeOnce(target: Target, options: LoginOptions): Promise<str
       baseFetch: options.fetch,
       interaction: { redirectUrl: receiver.redirectUrl, authorize: (url) => showAuthorizationUrl(server, url, options) },
     });
+    expectedState = provider.expectedState;
     const challenge = await askWithoutToken(target, options.fetch ?? fetch);
     const scope = joinScopes(challenge.scope, store.read().requiredScope, entry.scope);
     const fetchFn = provider.fetch;
@@ -165,6 +168,28 @@ async function authorizeOnce(target: Target, options: LoginOptions): Promise<str
     return scope;
   } finally {
     await receiver.close();
+  }
+}
+
+/**
+ * What refuses an authorization response without a request: a `state` that is not this login's, or
+ * an `iss` that is not the issuer this login discovered (RFC 9207, the same comparison the SDK makes
+ * before the code exchange). Made while the browser waits for its page, so the page can say so.
+ */
+function refusalOf(target: Target, response: URLSearchParams, expectedState: string | undefined): Error | undefined {
+  if (expectedState === undefined) return new Error('an authorization response arrived before this login sent the user to authorize');
+  const wrongState = stateMismatch(response, expectedState);
+  if (wrongState) return wrongState;
+  const metadata = target.store.read().discoveryState?.authorizationServerMetadata;
+  try {
+    validateAuthorizationResponseIssuer({
+      iss: response.get('iss') ?? undefined,
+      expectedIssuer: metadata?.issuer,
+      issParameterSupported: metadata?.authorization_response_iss_parameter_supported === true,
+    });
+    return undefined;
+  } catch (error) {
+    return IssuerMismatchError.isInstance(error) ? new OAuthMixUpError(target.server) : (error as Error);
   }
 }
 

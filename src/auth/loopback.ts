@@ -2,7 +2,10 @@
  * The redirect target of a login (RFC 8252 §7.3): a one-shot HTTP listener on 127.0.0.1. It
  * answers the first request to /callback and stops listening; a code with a `state` other than the
  * one this login sent ends the login (it is not our authorization, maybe a forged one). What the
- * response says (its code or error, its `iss`) is for the login to check, not for this listener.
+ * response says (its code or error, its `iss`) is for the login to check; checks that need no
+ * request (`check`) run before the page is answered, so the page never says a refused response was
+ * received. The page is answered at once: a browser opener that waits for it must not wait for the
+ * code exchange, which runs only after the opener returns.
  */
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
@@ -18,10 +21,18 @@ export interface LoopbackReceiver {
   close(): Promise<void>;
 }
 
+export interface LoopbackOptions {
+  /**
+   * Judges the response before its page is answered: an error ends the login (`waitForResponse`
+   * rejects with it) and the page says the login failed. It must not block: the page waits for it.
+   */
+  check?: (response: URLSearchParams) => Error | undefined;
+}
+
 type Callback = { response: URLSearchParams } | { error: Error };
 
 /** Starts the listener; `port` 0 (the default) picks a free one. */
-export async function startLoopbackReceiver(port = 0): Promise<LoopbackReceiver> {
+export async function startLoopbackReceiver(port = 0, options: LoopbackOptions = {}): Promise<LoopbackReceiver> {
   let deliver!: (callback: Callback) => void;
   const arrived = new Promise<Callback>((resolve) => (deliver = resolve));
   let answered = false;
@@ -31,8 +42,10 @@ export async function startLoopbackReceiver(port = 0): Promise<LoopbackReceiver>
     if (req.method !== 'GET' || url.pathname !== CALLBACK_PATH) return page(res, 404, 'Not found.');
     if (answered) return page(res, 409, 'This login has already been answered. You can close this tab.');
     answered = true;
-    deliver({ response: url.searchParams });
-    if (url.searchParams.has('code')) page(res, 200, 'Authorization received. You can close this tab and return to the terminal.');
+    const refusal = options.check?.(url.searchParams);
+    deliver(refusal ? { error: refusal } : { response: url.searchParams });
+    if (refusal) page(res, 400, REFUSED_PAGE);
+    else if (url.searchParams.has('code')) page(res, 200, 'Authorization received. You can close this tab and return to the terminal.');
     else page(res, 400, 'Authorization failed. You can close this tab and look at the terminal.');
     // One answer is all a login needs: stop accepting connections.
     server.close();
@@ -53,9 +66,8 @@ export async function startLoopbackReceiver(port = 0): Promise<LoopbackReceiver>
         const callback = await Promise.race([arrived, stop]);
         if ('error' in callback) throw callback.error;
         const { response } = callback;
-        if (response.has('code') && response.get('state') !== expectedState) {
-          throw new Error('the authorization response did not carry this login\'s "state"; it was ignored');
-        }
+        const wrongState = stateMismatch(response, expectedState);
+        if (wrongState) throw wrongState;
         return response;
       } finally {
         clearTimeout(timer);
@@ -66,6 +78,18 @@ export async function startLoopbackReceiver(port = 0): Promise<LoopbackReceiver>
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+const REFUSED_PAGE = [
+  'Login failed: this authorization response was refused, and nothing from it was used or stored.',
+  'It came from another authorization server than the one the login asked, or it belongs to another login.',
+  'Run the login again from the terminal. If it fails the same way, check the server\'s OAuth settings and its authorization server; the terminal says more.',
+].join('\n');
+
+/** The error for a code that came back without this login's `state`: not our authorization, maybe a forged one. */
+export function stateMismatch(response: URLSearchParams, expectedState: string): Error | undefined {
+  if (!response.has('code') || response.get('state') === expectedState) return undefined;
+  return new Error('the authorization response did not carry this login\'s "state"; it was ignored');
 }
 
 function page(res: ServerResponse, status: number, text: string): void {
