@@ -12,14 +12,21 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** A parser for a flag that takes a whole number above 0; `hint` says what to give instead. */
-function positiveWholeNumber(hint: string): (value: string) => number {
+/**
+ * A parser for a flag that takes a whole number above 0, at most `max`; `hint` says what to give
+ * instead. Past 2^53 a number is no longer exact, and the code behind the flag refuses it in its
+ * own words (a model's, for search), so the command line refuses it first.
+ */
+function positiveWholeNumber(hint: string, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
     const number = Number(value);
-    if (!Number.isInteger(number) || number <= 0) throw new InvalidArgumentError(hint);
+    if (!Number.isInteger(number) || number <= 0 || number > max) throw new InvalidArgumentError(hint);
     return number;
   };
 }
+
+/** The longest timer Node keeps: a longer one fires after 1 ms (TimeoutOverflowWarning). */
+const LONGEST_TIMEOUT_MS = 2_147_483_647;
 
 /** When a command's `--timeout` is not given, a request waits as long as the server's entry says, else the manager's default. */
 const REQUEST_TIMEOUT_DEFAULT = `(default: the server entry's "timeoutMs", else ${DEFAULT_REQUEST_TIMEOUT_MS})`;
@@ -27,7 +34,7 @@ const REQUEST_TIMEOUT_DEFAULT = `(default: the server entry's "timeoutMs", else 
 /** `--timeout <ms>`: a positive whole number of milliseconds; `description` says what it bounds and what it is when not given. */
 function timeoutOption(description: string): Option {
   return new Option('--timeout <ms>', description).argParser(
-    positiveWholeNumber('give a positive whole number of milliseconds, e.g. --timeout 120000'),
+    positiveWholeNumber(`give a positive whole number of milliseconds, at most ${LONGEST_TIMEOUT_MS} (about 24 days), e.g. --timeout 120000`, LONGEST_TIMEOUT_MS),
   );
 }
 
