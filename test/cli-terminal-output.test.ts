@@ -95,6 +95,13 @@ describe('terminal output', () => {
     expectClean(run.stderr);
   }, 40_000);
 
+  it('call: a progress message from the server is escaped, C1 controls too', async () => {
+    const run = await cli('call', 'hostile', 'report');
+    expect(run.code).toBe(0);
+    expectClean(run.stderr);
+    expect(run.stderr).toMatch(/^progress 1\/2 working \\x1b\[2J.*\\x9b31m.*forged row$/m);
+  }, 40_000);
+
   it('a server that exits at start: its stderr tail in the error is escaped', async () => {
     const run = await cli('load', 'dies');
     expect(run.code).toBe(1);

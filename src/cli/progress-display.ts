@@ -1,7 +1,8 @@
 import type { Progress } from '@modelcontextprotocol/client';
+import { terminalLine } from './terminal-text.js';
 
 const BAR_WIDTH = 24;
-/** Status messages are the server's text: cut long ones and strip control characters so a line stays one line. */
+/** Status messages are the server's text: long ones are cut, and control characters shown escaped so a line stays one line. */
 const MAX_MESSAGE = 80;
 
 interface ProgressStream {
@@ -49,9 +50,9 @@ function bar({ progress, total }: Progress): string {
   return `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${Math.round(ratio * 100)}%`;
 }
 
+/** Cut before escaping, so the cut never splits an escape; C1 controls (a lone CSI) and bidi marks are escaped too. */
 function cleanMessage(message: string | undefined): string {
   if (!message) return '';
-  // eslint-disable-next-line no-control-regex
-  const clean = message.replace(/[\x00-\x1f\x7f]+/g, ' ').trim();
-  return clean.length > MAX_MESSAGE ? `${clean.slice(0, MAX_MESSAGE - 1)}…` : clean;
+  const trimmed = message.trim();
+  return terminalLine(trimmed.length > MAX_MESSAGE ? `${trimmed.slice(0, MAX_MESSAGE - 1)}…` : trimmed);
 }
