@@ -237,6 +237,17 @@ describe('progressive discovery: detail levels, servers by purpose, stable defin
     expect(full).toEqual({ ...summary, inputSchema: CATALOGUE.weather.tools[0]!.inputSchema });
   });
 
+  it('gives a full input schema without its `$schema` dialect key, as load_mcp does (zod-made schemas carry one)', async () => {
+    const schema = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' as const, properties: { message: { type: 'string' } }, required: ['message'] };
+    index.record('echoes', config('echoes'), { tools: [{ name: 'echo', description: 'Echoes a message back', inputSchema: schema }], resources: [], resourceTemplates: [], prompts: [] });
+    const { search } = agent({ servers: { echoes: { config: config('echoes') } } });
+    const result = await search.execute({ query: 'echo', detail: 'full' });
+    expect(result.text).not.toContain('$schema');
+    const { $schema: _dialect, ...withoutDialect } = schema;
+    expect((result.data as Answer).tools).toEqual([{ server: 'echoes', tool: 'echo', description: 'Echoes a message back', inputSchema: withoutDialect }]);
+    expect(JSON.parse(result.text)).toEqual(result.data);
+  });
+
   it('describes each server of the tools found once, with its one-line purpose, before other matching servers', async () => {
     const { search } = agent();
     const answer = await ask(search, { query: 'create an issue', limit: 3 });

@@ -5,6 +5,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { toFunctionDefinitions } from './adapters.js';
+import { schemaWithoutDialect } from './manifest-summary.js';
 import { quoted } from './model-text.js';
 import type { LoaderToolContext } from './tool-context.js';
 import type { ExposureDecision, ExposureOption, LoaderTool, LoaderToolParameters } from './types.js';
@@ -34,7 +35,7 @@ export function directToolName(server: string, tool: string, taken: Set<string>)
 
 /** A server's own input schema as a function definition's parameters (`$schema` dropped, `properties` and `required` present). */
 function directParameters(schema: Tool['inputSchema']): LoaderToolParameters {
-  const { $schema: _dialect, ...rest } = schema as Record<string, unknown>;
+  const rest = schemaWithoutDialect(schema);
   return { ...rest, type: 'object', properties: (rest.properties as Record<string, unknown> | undefined) ?? {}, required: (rest.required as string[] | undefined) ?? [] };
 }
 

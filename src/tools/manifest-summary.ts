@@ -71,6 +71,12 @@ export function toolSummary(tool: Tool, full: boolean): ToolSummary {
   return summary;
 }
 
+/** A tool's input schema without its `$schema` dialect key, which tells the model nothing (zod-made schemas carry one). */
+export function schemaWithoutDialect(schema: Tool['inputSchema']): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema as Record<string, unknown>;
+  return rest;
+}
+
 /** `$schema` names a JSON Schema dialect: noise for the model. A property that happens to be called `$schema` is an object and stays. */
 function withoutDialect(key: string, value: unknown): unknown {
   return key === '$schema' && typeof value === 'string' ? undefined : value;

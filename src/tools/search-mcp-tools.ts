@@ -9,6 +9,7 @@ import { isPastPromisedFreshness } from '../manifest-index/index.js';
 import { ageText, pastTtlText } from './age-text.js';
 import { defineLoaderTool } from './define-tool.js';
 import { listNames } from './list-names.js';
+import { schemaWithoutDialect } from './manifest-summary.js';
 import { okResult } from './results.js';
 import { searchMcpToolsSchema } from './schemas.js';
 import type { SearchableTools, SearchSnapshot } from './searchable-tools.js';
@@ -127,7 +128,7 @@ function withinBudget(answer: SearchAnswer, found: FoundTool[], servers: FoundSe
 function foundTool(server: string, tool: Tool, detail: SearchDetail): FoundTool {
   if (detail === 'name') return { server, tool: tool.name };
   if (detail === 'summary') return { server, tool: tool.name, description: tool.description };
-  return { server, tool: tool.name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations };
+  return { server, tool: tool.name, description: tool.description, inputSchema: schemaWithoutDialect(tool.inputSchema), annotations: tool.annotations };
 }
 
 /**
