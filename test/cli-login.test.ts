@@ -40,11 +40,14 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-/** Runs `login`, plays the browser with the URL it prints, and returns what it wrote. */
-function loginAndBrowse(server = 'remote', authorizer = fixture): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, '--config', config, 'login', server, '--no-browser'], {
+/**
+ * Runs `login`, plays the browser with the URL it prints, and returns what it wrote. `opener`: let
+ * the CLI open a browser with what PATH holds (this folder) instead of passing `--no-browser`.
+ */
+function loginAndBrowse(server = 'remote', authorizer = fixture, opener?: { path: string }): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, '--config', config, 'login', server, ...(opener ? [] : ['--no-browser'])], {
     cwd: home,
-    env: { ...process.env, HOME: home },
+    env: { ...process.env, HOME: home, ...(opener ? { PATH: opener.path } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -97,6 +100,29 @@ describe('mcp-statechart login / logout', () => {
     // Said once, as the hint: the error's own sentence no longer repeats it.
     expect(refused.stderr.match(/mcp-statechart login remote/g)).toHaveLength(1);
     expect(refused.stderr).toMatch(/^Hint: run `mcp-statechart login remote`$/m);
+  }, 60_000);
+
+  it('says it opens a browser only when an opener started: with --no-browser or no opener on PATH, to open the URL by hand', async () => {
+    const printedUrl = (stderr: string) => /^\s+(http:\/\/127\.0\.0\.1:\d+\/\S+)$/m.exec(stderr)?.[1];
+    const byHand = await loginAndBrowse();
+    expect(byHand.code).toBe(0);
+    expect(byHand.stderr).not.toContain('Opening it in your browser');
+    expect(byHand.stderr).toContain('(No browser is opened: open the URL above by hand.)');
+
+    const noOpener = await loginAndBrowse('remote', fixture, { path: mkdtempSync(join(home, 'empty-path-')) });
+    expect(noOpener.code).toBe(0);
+    expect(noOpener.stderr).not.toContain('Opening it in your browser');
+    expect(noOpener.stderr).toContain('(No browser could be opened here: open the URL above by hand.)');
+
+    // An opener that starts (it only writes down the URL it got; the test plays the browser).
+    const bin = mkdtempSync(join(home, 'opener-path-'));
+    const record = join(home, 'opened-url');
+    for (const name of ['xdg-open', 'open']) writeFileSync(join(bin, name), `#!/bin/sh\nprintf '%s' "$1" > '${record}'\n`, { mode: 0o755 });
+    const opened = await loginAndBrowse('remote', fixture, { path: bin });
+    expect(opened.code).toBe(0);
+    expect(opened.stderr).toContain('(Opening it in your browser.)');
+    expect(opened.stderr).not.toContain('by hand');
+    await expect.poll(() => (existsSync(record) ? readFileSync(record, 'utf8') : ''), { timeout: 5_000 }).toBe(printedUrl(opened.stderr));
   }, 60_000);
 
   it('a login whose refresh is refused: one account of it, the hint to log in, none of the SDK\'s "retrying authorization" (that with --verbose)', async () => {

@@ -15,7 +15,8 @@ vi.mock('node:child_process', async (importOriginal) => {
     ...real,
     spawn: (command: string, args: string[], options: Record<string, unknown>) => {
       spawned.push({ command, args, options });
-      return { on: () => {}, unref: () => {} };
+      // Started, as a real opener is: its `spawn` event comes after spawn() returns.
+      return { on: (event: string, listener: () => void) => void (event === 'spawn' && setImmediate(listener)), unref: () => {} };
     },
   };
 });
@@ -148,14 +149,14 @@ describe('login and the stored login', () => {
 });
 
 describe('opening the browser', () => {
-  it('runs xdg-open/open with the URL as one argument and no shell, for http(s) URLs only', () => {
+  it('runs xdg-open/open with the URL as one argument and no shell, for http(s) URLs only', async () => {
     spawned.length = 0;
-    expect(openInBrowser(new URL('file:///etc/passwd'))).toBe(false);
-    expect(openInBrowser(new URL('javascript:alert(1)'))).toBe(false);
+    expect(await openInBrowser(new URL('file:///etc/passwd'))).toBe(false);
+    expect(await openInBrowser(new URL('javascript:alert(1)'))).toBe(false);
     expect(spawned).toHaveLength(0);
 
     const url = new URL('https://auth.example/authorize?state=a;b&scope=x y');
-    expect(openInBrowser(url)).toBe(process.platform !== 'win32');
+    expect(await openInBrowser(url)).toBe(process.platform !== 'win32');
     if (process.platform === 'win32') return;
     expect(spawned).toEqual([{ command: process.platform === 'darwin' ? 'open' : 'xdg-open', args: [url.href], options: expect.objectContaining({ shell: false }) }]);
   });
@@ -166,7 +167,8 @@ describe('opening the browser', () => {
     const printed: string[] = [];
     const controller = new AbortController();
     const pending = login('remote', { url: fixture.url }, { dir: loginDir(), print: (line) => printed.push(line), signal: controller.signal });
-    await vi.waitFor(() => expect(spawned).toHaveLength(1));
+    await vi.waitFor(() => expect(printed).toContain('(Opening it in your browser.)'));
+    expect(spawned).toHaveLength(1);
     const opened = new URL(spawned[0]!.args[0]!);
     expect(printed.join('\n')).toContain(opened.href);
     // Nobody comes back in this test: cancelling ends the wait.

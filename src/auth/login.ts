@@ -260,5 +260,7 @@ async function showAuthorizationUrl(server: string, url: URL, options: LoginOpti
   print(`  ${url.href}`);
   const { openBrowser = true } = options;
   if (typeof openBrowser === 'function') await openBrowser(url);
-  else if (openBrowser && openInBrowser(url)) print('(Opening it in your browser.)');
+  else if (!openBrowser) print('(No browser is opened: open the URL above by hand.)');
+  else if (await openInBrowser(url)) print('(Opening it in your browser.)');
+  else print('(No browser could be opened here: open the URL above by hand.)');
 }
