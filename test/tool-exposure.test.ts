@@ -56,6 +56,16 @@ const LOADER_TOOLS = ['load_mcp', 'call_mcp_tool', 'read_mcp_resource', 'search_
 const DIRECT_TOOLS = ['github__create_issue', 'github__search_code', 'weather__get_forecast'];
 
 describe('exposure', () => {
+  it('refuses a value it cannot decide on (a misspelt mode, a threshold that is not a number ≥ 0) instead of going lazy "exceeding undefined tokens"', () => {
+    const servers = indexedServers(['github', 'weather']);
+    for (const exposure of ['Eager', { thresholdTokens: Number.NaN }, { thresholdTokens: -1 }, { thresholdTokens: '4000' }, {}, null]) {
+      expect(() => toolsWith(servers, { exposure } as unknown as Partial<CreateLoaderToolsOptions>), JSON.stringify(exposure)).toThrow(
+        /^exposure must be "lazy", "eager" or \{ thresholdTokens: a number ≥ 0 \}, not /,
+      );
+    }
+    expect(toolsWith(servers, { exposure: { thresholdTokens: 0 } }).exposure.mode).toBe('lazy');
+  });
+
   it('is lazy by default: the loader tools, with the byte counts of both choices', () => {
     const tools = toolsWith(indexedServers(['github', 'weather']));
     expect(tools.map((offered) => offered.name)).toEqual(LOADER_TOOLS);

@@ -2,7 +2,7 @@
 import { ManifestIndex, recordManifests } from '../manifest-index/index.js';
 import { ToolCallApprover } from './approval.js';
 import { callMcpToolTool } from './call-mcp-tool.js';
-import { chooseExposure } from './exposure.js';
+import { checkedExposure, chooseExposure } from './exposure.js';
 import { loadMcpTool } from './load-mcp.js';
 import { isToolEnabled } from './permissions.js';
 import { readMcpResourceTool } from './read-mcp-resource.js';
@@ -51,6 +51,7 @@ export function createGatewayLoaderTools(options: CreateLoaderToolsOptions): Loa
 }
 
 function buildLoaderTools(options: CreateLoaderToolsOptions, search: 'when-useful' | 'over-any-index'): LoaderTools {
+  const exposure = checkedExposure(options.exposure);
   const catalog = buildServerCatalog(options.servers, options.permissions, options.serversNotice);
   // Servers the model may not use are never configured, so nothing can connect them by mistake.
   options.manager.configure(catalog.configs, undefined, 'merge');
@@ -73,7 +74,7 @@ function buildLoaderTools(options: CreateLoaderToolsOptions, search: 'when-usefu
   };
   const loaderTools = (Object.keys(TOOL_FACTORIES) as LoaderToolName[]).filter(offered).map((name) => TOOL_FACTORIES[name](context));
   const call = loaderTools.find((tool) => tool.name === 'call_mcp_tool');
-  const { tools, decision } = chooseExposure(options.exposure, context, loaderTools, call);
+  const { tools, decision } = chooseExposure(exposure, context, loaderTools, call);
   // Not enumerable: the array still reads, spreads and serializes as the tools alone.
   return Object.defineProperty(tools, 'exposure', { value: decision, enumerable: false }) as LoaderTools;
 }

@@ -2,6 +2,7 @@
  * What the model is offered: the loader tools (lazy), or the servers' own tools directly
  * (eager), chosen once when the tools are made, on what each costs the model's context.
  */
+import { inspect } from 'node:util';
 import type { Tool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { toFunctionDefinitions } from './adapters.js';
@@ -62,6 +63,18 @@ function knownTools(context: LoaderToolContext, server: string): Tool[] | undefi
   if (searchable) return searchable.toolsOf(server);
   const live = manager.getState(server) === 'connected' ? manager.getManifest(server)?.tools : undefined;
   return live?.filter((tool) => catalog.allowsTool(server, tool.name));
+}
+
+/**
+ * The application's `exposure`, checked before anything is configured: a misspelt mode or a
+ * threshold that is not a number would otherwise go lazy for a reason that reads "exceed
+ * undefined tokens".
+ */
+export function checkedExposure(option: unknown): ExposureOption | undefined {
+  if (option === undefined || option === 'lazy' || option === 'eager') return option;
+  const threshold = typeof option === 'object' && option !== null ? (option as { thresholdTokens?: unknown }).thresholdTokens : undefined;
+  if (typeof threshold === 'number' && Number.isFinite(threshold) && threshold >= 0) return { thresholdTokens: threshold };
+  throw new TypeError(`exposure must be "lazy", "eager" or { thresholdTokens: a number ≥ 0 }, not ${inspect(option, { depth: 1, breakLength: Infinity })}`);
 }
 
 export interface Exposure {
