@@ -144,6 +144,7 @@ describe('mcp-statechart login / logout', () => {
   it('an entry pinned to another issuer than the server names: login says to check "oauth.issuer", not to run login again', async () => {
     const run = await runCli(['--config', config, 'login', 'pinned', '--no-browser'], { cwd: home, env: { HOME: home } });
     expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^Error: could not log in to MCP server "pinned": it names another authorization server than the one its "oauth.issuer" pins/);
     expect(run.stderr).toContain('"oauth.issuer"');
     expect(run.stderr).not.toContain('mcp-statechart login pinned');
     expect(run.stderr).not.toContain(PINNED_SECRET);

@@ -1,3 +1,5 @@
+import { quoted } from '../../../machines/control-characters.js';
+import { OAuthLoginRequiredError, OAuthScopeRefusedError } from '../../errors/oauth.js';
 import { cliLogger } from '../logger.js';
 import { formatFailure, offExplanation, unknownServerExplanation } from '../failure-text.js';
 import { writeError } from '../terminal-text.js';
@@ -29,12 +31,20 @@ export async function runLogin(options: GlobalOptions, server: string, flags: { 
   const { login } = await import('../../auth/index.js');
   const cancel = new AbortController();
   process.once('SIGINT', () => cancel.abort());
-  const result = await login(server, entry.config, {
-    signal: cancel.signal,
-    openBrowser: flags.browser,
-    print: (line) => writeError(`${line}`),
-    logger,
-  });
+  let result: Awaited<ReturnType<typeof login>>;
+  try {
+    result = await login(server, entry.config, {
+      signal: cancel.signal,
+      openBrowser: flags.browser,
+      print: (line) => writeError(`${line}`),
+      logger,
+    });
+  } catch (error) {
+    // Their messages follow the server's name ("it names another authorization server…"), as a connect's error says them.
+    if (!(error instanceof OAuthLoginRequiredError || error instanceof OAuthScopeRefusedError)) throw error;
+    writeError(`Error: could not log in to MCP server ${quoted(server)}: ${error.message}`);
+    return 1;
+  }
   writeError(`Logged in to "${server}"${result.scope ? ` (scope: ${result.scope})` : ''}. Stored in ${result.file}`);
   return 0;
 }
