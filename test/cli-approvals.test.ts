@@ -77,4 +77,14 @@ describe('approve', () => {
     expect(both.code).toBe(1);
     expect(both.stderr).toMatch(/there is no server named "ghost"[^]*run it on a terminal\. Nothing was approved\./);
   }, 60_000);
+
+  it('does not warn that the project server it is asked to approve is waiting for `approve` (the command being run)', async () => {
+    const { cli, projectFile } = configHome();
+    writeFileSync(projectFile, JSON.stringify({ mcpServers: { pending: { command: 'node', args: ['pending.js'] }, other: { command: 'node', args: ['other.js'] } } }));
+    const run = await cli('approve', 'pending');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('run it on a terminal. Nothing was approved.');
+    expect(run.stderr).not.toContain('"pending" is waiting for approval');
+    expect(run.stderr).not.toContain('"other"');
+  }, 60_000);
 });

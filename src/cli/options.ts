@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import {
   discoverMcpServers,
+  type ConfigProblem,
   type DiscoverMcpServersOptions,
   type DiscoveredServer,
   type DiscoveryResult,
@@ -42,12 +43,19 @@ export function discover(options: GlobalOptions, logger: Logger, interactive = i
  * `discover` for a command about these servers (`call a`, `login a`): it asks about approving
  * only these servers, and of the config problems it logs only the files' own and these servers';
  * another server is not used, so it stays as it is (awaiting approval, a variable its headers
- * read unset) for `servers` and `doctor`, which show every problem.
+ * read unset) for `servers` and `doctor`, which show every problem. `worthSaying` leaves out more
+ * (`approve` does not tell the person to run `approve`).
  */
-export async function discoverFor(names: readonly string[], options: GlobalOptions, logger: Logger, interactive = isInteractive()): Promise<DiscoveryResult> {
+export async function discoverFor(
+  names: readonly string[],
+  options: GlobalOptions,
+  logger: Logger,
+  interactive = isInteractive(),
+  worthSaying: (problem: ConfigProblem, result: DiscoveryResult) => boolean = () => true,
+): Promise<DiscoveryResult> {
   const result = await discover(options, silentLogger, interactive, names);
   reportProblems(
-    result.problems.filter((problem) => problem.server === undefined || names.includes(problem.server)),
+    result.problems.filter((problem) => (problem.server === undefined || names.includes(problem.server)) && worthSaying(problem, result)),
     logger,
   );
   return result;

@@ -13,7 +13,8 @@ import { writeError } from '../terminal-text.js';
  * a terminal: a script, or a model, must not be able to confirm.
  */
 export async function runApprove(options: GlobalOptions, names: string[]): Promise<number> {
-  const discovery = await discoverFor(names, options, cliLogger(options.verbose), false);
+  // "Waiting for approval: run approve" is what this command answers; the named servers' other problems are said.
+  const discovery = await discoverFor(names, options, cliLogger(options.verbose), false, (problem, { servers }) => problem.server === undefined || servers[problem.server]?.trust !== 'awaiting approval');
   // A project entry waiting behind the user's server of the same name is asked about too.
   const definitionsOf = (name: string) => [
     ...(discovery.shadowed ?? []).filter((server) => server.name === name),
