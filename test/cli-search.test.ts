@@ -71,6 +71,17 @@ describe('search <words>', () => {
     });
   }, 60_000);
 
+  it('words over 500 characters are refused in words for a person, not as the model\'s "query" argument', async () => {
+    const { cli } = await indexedHome();
+    const run = await cli('search', '--json', 'find', 'x'.repeat(600));
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+      error: 'The words to look for are 605 characters long; search takes at most 500. Say what the tool does in fewer words.',
+    });
+  }, 40_000);
+
   it('with nothing indexed it says to run index first (code not-indexed)', async () => {
     const home = process.env.HOME!;
     const run = await runCli(['search', '--json', 'anything'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });

@@ -4,6 +4,7 @@
  */
 import type { FoundTool, SearchAnswer } from '../../tools/search-mcp-tools.js';
 import { silentLogger } from '../../logger.js';
+import { ARGUMENT_LENGTH_LIMITS } from '../../tools/define-tool.js';
 import { reportDone, reported } from '../command-report.js';
 import { CliError } from '../json-codes.js';
 import { unknownServerError } from '../failure-text.js';
@@ -52,6 +53,10 @@ export function runIndexSearch(global: GlobalOptions, words: string[], options: 
   return reported(options, async () => {
     const query = words.join(' ').trim();
     if (query === '') throw new CliError('INVALID_ARGUMENTS', 'Say what to look for, e.g. `mcp-statechart search read a file`.');
+    // Said here for a person: search_mcp_tools would refuse it as a model's over-long "query" argument.
+    if (query.length > ARGUMENT_LENGTH_LIMITS.query) {
+      throw new CliError('INVALID_ARGUMENTS', `The words to look for are ${query.length} characters long; search takes at most ${ARGUMENT_LENGTH_LIMITS.query}. Say what the tool does in fewer words.`);
+    }
     const discovery = await discover(global, silentLogger);
     if (options.server !== undefined && !Object.hasOwn(discovery.servers, options.server)) {
       throw unknownServerError(options.server, Object.keys(discovery.servers));
