@@ -82,6 +82,12 @@ describe('search <words>', () => {
     });
   }, 40_000);
 
+  it('--help says how many tools --limit can show: search_mcp_tools keeps it within 20, so --limit 50 shows 20', async () => {
+    const run = await runCli(['search', '--help'], { env: { HOME: process.env.HOME! }, timeoutMs: 30_000 });
+    expect(run.code).toBe(0);
+    expect(run.stdout.replace(/\s+/g, ' ')).toContain('--limit <n> show at most this many (tools: 5 by default, 20 at most; registry servers: 20 by default)');
+  }, 40_000);
+
   it('with nothing indexed it says to run index first (code not-indexed)', async () => {
     const home = process.env.HOME!;
     const run = await runCli(['search', '--json', 'anything'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });

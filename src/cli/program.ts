@@ -545,7 +545,7 @@ export function buildProgram(): Command {
     .option('--server <name>', 'only the tools of this server')
     .option('--registry', 'search an MCP Registry instead (the official one unless --registry-url or "mcpRegistry.url" in ~/.ai-zen/settings.json)')
     .option('--registry-url <url>', 'the registry to search (an MCP Registry API v0.1)')
-    .option('--limit <n>', 'show at most this many (default: 5 tools, 20 registry servers)', positiveWholeNumber('give a positive whole number, e.g. --limit 50'))
+    .option('--limit <n>', 'show at most this many (tools: 5 by default, 20 at most; registry servers: 20 by default)', positiveWholeNumber('give a positive whole number, e.g. --limit 50'))
     .option('--json', 'print one JSON object for scripts: {ok, query, tools, servers, notes} ({ok, registry, servers, complete} with --registry) or {ok: false, code, error}', false)
     .addOption(timeoutOption('give the registry this long to answer (all pages), in milliseconds').default(30_000))
     .addHelpText('after', examples('mcp-statechart search read a file', 'mcp-statechart search --server memory relations', 'mcp-statechart search --registry weather', 'mcp-statechart search --registry github --registry-url https://registry.example.com --json'))
