@@ -1,5 +1,7 @@
 /** `get` shows a definition as written, never the values of env or headers, and whether the server is in use. */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { OAuthTokenStore } from '../src/entries/oauth.js';
 import { configHome } from './support/config-command-home.js';
 import { everythingStdio } from './support/everything.js';
 
@@ -45,6 +47,35 @@ describe('get', () => {
     // Without --check nothing is started.
     expect((await cli('get', 'missing')).stdout).not.toContain('health:');
   }, 90_000);
+
+  it('says whether a login is stored for an OAuth server (stored, none, expired), never a token, without a request', async () => {
+    const { cli, home } = configHome();
+    const url = 'http://127.0.0.1:9/mcp';
+    await cli('add-json', 'remote', JSON.stringify({ url }));
+    await cli('add-json', 'pinned', JSON.stringify({ url, oauth: { issuer: 'https://auth.example.com' } }));
+    await cli('add-json', 'local', '{"command":"local-server"}');
+    const store = (name: string) => new OAuthTokenStore(name, join(home, '.ai-zen', 'mcp-oauth'));
+    const loginOf = async (name: string) => {
+      const [text, json] = await Promise.all([cli('get', name), cli('get', name, '--json')]);
+      expect(text.code).toBe(0);
+      expect(text.stdout + json.stdout).not.toMatch(/token-canary/);
+      return { line: /^\s+login:\s+(.*)$/m.exec(text.stdout)?.[1], field: (JSON.parse(json.stdout) as { login?: string }).login };
+    };
+
+    expect(await loginOf('remote')).toEqual({ line: 'none stored: run `mcp-statechart login remote`', field: 'none' });
+    // A pinned entry with nothing stored says the same as `servers --check`'s "needs login".
+    expect(await loginOf('pinned')).toEqual({ line: 'none stored: run `mcp-statechart login pinned`', field: 'none' });
+    expect(await loginOf('local')).toEqual({ line: undefined, field: undefined });
+
+    const tokens = { access_token: 'access-token-canary', token_type: 'Bearer' };
+    store('remote').write({ serverUrl: url, tokens: { ...tokens, refresh_token: 'refresh-token-canary' }, tokensExpireAt: Date.now() - 1000 });
+    expect(await loginOf('remote')).toEqual({ line: 'stored', field: 'stored' });
+    store('remote').write({ serverUrl: url, tokens, tokensExpireAt: Date.now() - 1000 });
+    expect(await loginOf('remote')).toEqual({ line: 'expired: run `mcp-statechart login remote`', field: 'expired' });
+    // Tokens for the URL the entry had before are never sent to this one: none for it.
+    store('remote').write({ serverUrl: 'http://127.0.0.1:9/old', tokens });
+    expect(await loginOf('remote')).toEqual({ line: 'none stored: run `mcp-statechart login remote`', field: 'none' });
+  }, 150_000);
 
   it('an unknown name fails with a code and says what to run', async () => {
     const { cli } = configHome();

@@ -37,13 +37,17 @@ describe('login and the stored login', () => {
     const fixture = await oauthFixture();
     const dir = loginDir();
     const printed: string[] = [];
+    const before = Date.now();
     const result = await login('remote', { url: fixture.url }, { dir, openBrowser: fixture.browse, print: (line) => printed.push(line) });
 
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(result.file).mode & 0o777).toBe(0o600);
-    const stored = JSON.parse(readFileSync(result.file, 'utf8')) as { tokens: { access_token: string }; serverUrl: string };
+    const stored = JSON.parse(readFileSync(result.file, 'utf8')) as { tokens: { access_token: string }; serverUrl: string; tokensExpireAt: number };
     expect(fixture.issuedTokens).toContain(stored.tokens.access_token);
     expect(stored.serverUrl).toBe(fixture.url);
+    // The token says it lasts 3600 s (expires_in); when that ends is kept beside it, for `get`.
+    expect(stored.tokensExpireAt).toBeGreaterThanOrEqual(before + 3_600_000);
+    expect(stored.tokensExpireAt).toBeLessThanOrEqual(Date.now() + 3_600_000);
     expect(result).toMatchObject({ server: 'remote', scope: 'mcp:read', authorizations: 1 });
     expect(printed.join('\n')).toContain('/authorize?');
 

@@ -145,7 +145,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     const requestedScope = this.authorizationUrl ? (this.authorizationUrl.searchParams.get('scope') ?? undefined) : this.credentialsFor(issuer).requestedScope;
     const granted = tokens.scope ?? requestedScope;
     this.tokensDropped = false;
-    this.saveFor(issuer, { tokens, requestedScope }, { requiredScope: coversScope(granted, requiredScope) ? undefined : requiredScope });
+    const tokensExpireAt = tokens.expires_in === undefined ? undefined : Date.now() + tokens.expires_in * 1000;
+    this.saveFor(issuer, { tokens, tokensExpireAt, requestedScope }, { requiredScope: coversScope(granted, requiredScope) ? undefined : requiredScope });
     // Without a user, auth() saves tokens only after a refresh.
     if (!this.#options.interaction) this.#options.onRefreshed?.(this.#options.server);
   }
@@ -175,9 +176,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     }
     if (scope === 'all' || scope === 'tokens') this.tokensDropped = true;
     const dropped: ReadonlyArray<keyof StoredLogin> = {
-      all: ['tokens', 'clientInformation', 'discoveryState'] as const,
+      all: ['tokens', 'tokensExpireAt', 'clientInformation', 'discoveryState'] as const,
       client: ['clientInformation'] as const,
-      tokens: ['tokens'] as const,
+      tokens: ['tokens', 'tokensExpireAt'] as const,
       discovery: ['discoveryState'] as const,
     }[scope];
     this.save(Object.fromEntries(dropped.map((key) => [key, undefined])));
@@ -278,8 +279,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 }
 
 /** Every field named, absent ones as undefined: spread over another issuer's, nothing of that one's stays. */
-function pickCredentials({ tokens, clientInformation, requestedScope }: IssuerCredentials): IssuerCredentials {
-  return { tokens, clientInformation, requestedScope };
+function pickCredentials({ tokens, tokensExpireAt, clientInformation, requestedScope }: IssuerCredentials): IssuerCredentials {
+  return { tokens, tokensExpireAt, clientInformation, requestedScope };
 }
 
 /** Issuer identity as the SDK compares it: one trailing slash makes no difference (RFC 8414 §3.3). */

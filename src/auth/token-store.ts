@@ -15,6 +15,8 @@ import { z } from 'zod';
 /** What one authorization server (issuer) gave: they are only ever presented to it. */
 export interface IssuerCredentials {
   tokens?: OAuthTokens;
+  /** When the access token expires (ms since the epoch), from its `expires_in` at saving: the token carries no date. */
+  tokensExpireAt?: number;
   /** From dynamic registration or a client ID metadata document; a pre-registered client lives in the config. */
   clientInformation?: OAuthClientInformationMixed;
   /** What the last authorization asked for: the granted scope when the token response names none. */
@@ -80,6 +82,7 @@ export function loginFileName(server: string): string {
 const credentialsSchema = z.looseObject({
   tokens: z.unknown().optional(),
   clientInformation: z.unknown().optional(),
+  tokensExpireAt: z.number().optional().catch(undefined),
   requestedScope: z.string().optional().catch(undefined),
 });
 const fileSchema = credentialsSchema.extend({
@@ -167,7 +170,10 @@ export class OAuthTokenStore {
 function readCredentials(raw: z.infer<typeof credentialsSchema>): IssuerCredentials {
   const credentials: IssuerCredentials = { requestedScope: raw.requestedScope };
   const parsedTokens = OAuthTokensSchema.safeParse(raw.tokens);
-  if (parsedTokens.success) credentials.tokens = parsedTokens.data;
+  if (parsedTokens.success) {
+    credentials.tokens = parsedTokens.data;
+    credentials.tokensExpireAt = raw.tokensExpireAt;
+  }
   // A registered client has its metadata (redirect URIs…); a client ID metadata document client has only an ID.
   const fullClient = OAuthClientInformationFullSchema.safeParse(raw.clientInformation);
   const bareClient = OAuthClientInformationSchema.safeParse(raw.clientInformation);

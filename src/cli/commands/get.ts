@@ -10,6 +10,7 @@ import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import { terminalLine } from '../terminal-text.js';
 import { checkHealth, DEFAULT_CHECK_TIMEOUT_MS, healthCell, type ServerHealth } from './server-health.js';
+import { loginStatus, type LoginStatus } from '../../auth/login-status.js';
 
 const HIDDEN = '(hidden)';
 
@@ -51,6 +52,12 @@ function healthLines(health: ServerHealth): string {
   return lines.join('\n');
 }
 
+/** The login line of an OAuth server: whether a login is stored, and what to do when it is not usable. */
+function loginLine(name: string, login: LoginStatus): string {
+  const told = login === 'stored' ? 'stored' : `${login === 'none' ? 'none stored' : 'expired'}: run \`mcp-statechart login ${name}\``;
+  return `  ${'login:'.padEnd(14)}${terminalLine(told)}`;
+}
+
 export function runGet(global: GlobalOptions, name: string, options: GetOptions): Promise<number> {
   return reported(options, async () => {
     const discovery = await discover(global, silentLogger, false);
@@ -64,6 +71,7 @@ export function runGet(global: GlobalOptions, name: string, options: GetOptions)
       options.check && inUse
         ? (await checkHealth(global, { ...discovery, servers: { [name]: inUse } }, { concurrency: 1, timeout: options.timeout ?? DEFAULT_CHECK_TIMEOUT_MS })).get(name)
         : undefined;
+    const login = inUse && loginStatus(name, inUse.config);
     const shown = definitions.map((server) => ({
       server,
       status: statusOf(server, allowed, server === inUse),
@@ -71,10 +79,18 @@ export function runGet(global: GlobalOptions, name: string, options: GetOptions)
       ...(health && server === inUse ? { health } : {}),
     }));
     const text = shown
-      .map(({ server, status, health }) => [describeServerDefinition(server), `  ${'status:'.padEnd(14)}${status}`, ...(health ? [healthLines(health)] : [])].join('\n'))
+      .map(({ server, status, health }) =>
+        [
+          describeServerDefinition(server),
+          `  ${'status:'.padEnd(14)}${status}`,
+          ...(login && server === inUse ? [loginLine(name, login)] : []),
+          ...(health ? [healthLines(health)] : []),
+        ].join('\n'),
+      )
       .join('\n\n');
     return reportDone(options, text, {
       name,
+      ...(login ? { login } : {}),
       definitions: shown.map(({ server, status, definition, health }) => ({ scope: server.scope, source: server.source, transport: server.transport, status, definition, ...(health ? { health } : {}) })),
     });
   });
