@@ -694,3 +694,22 @@ describe('values a parameter lists', () => {
     expect(top(search, 'approve change 12', 1)).toEqual(['alpha/review_change']);
   });
 });
+
+describe('words the catalogue uses alike', () => {
+  it('a query word few tools hold reaches the words used like it ("shelve" beside "working tree", as "stash" is)', () => {
+    // The two save_work tools are alike but for "stash"; "alpha" sorts first, so a tie puts it on top.
+    const search = new ToolSearch([{ name: 'alpha', description: 'Version control' }, { name: 'beta', description: 'Version control' }, { name: 'ide', description: 'Editor' }], [
+      { server: 'alpha', tool: tool('save_work', 'Save work as it is, in a safe place') },
+      { server: 'beta', tool: tool('save_work', 'Save work: stash the working tree') },
+      { server: 'beta', tool: tool('list_stashes', 'List what you stash of the working tree') },
+      {
+        server: 'ide',
+        tool: { name: 'open_project', description: 'Open a project', inputSchema: { type: 'object', properties: { mode: { type: 'string', description: 'Whether to shelve the working tree first' } } } },
+      },
+    ]);
+    expect(top(search, 'shelve my work', 1)).toEqual(['beta/save_work']);
+    // Its one holder gone, no tool holds "shelve": the words it was used like go with it.
+    search.removeServer('ide');
+    expect(top(search, 'shelve my work', 1)).toEqual(['alpha/save_work']);
+  });
+});

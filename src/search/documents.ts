@@ -119,6 +119,17 @@ export function nameRelatedTokens(name: readonly string[]): string[] {
   return [...related];
 }
 
+/**
+ * A tool's texts as written, each apart (its name, title and description as in `fields`, each
+ * parameter's description): where word contexts (word-contexts.ts) are counted.
+ */
+export function toolTexts(tool: Tool, fields: readonly string[][]): string[][] {
+  const properties = (tool.inputSchema as { properties?: unknown } | undefined)?.properties;
+  const parameters = typeof properties === 'object' && properties !== null ? Object.values(properties) : [];
+  const described = parameters.map((schema) => (schema as { description?: unknown } | null)?.description).filter((text): text is string => typeof text === 'string');
+  return [fields[0]!, fields[1]!, fields[2]!, ...described.map((text) => capped(textTokens(text)))];
+}
+
 /** A tool's fields and the word pairs of its name, title and description. */
 export function toolDocument(tool: Tool, serverNameTokens: string[], purposeTokens: string[]): { fields: string[][]; pairs: string[][] } {
   const name = identifierTokens(tool.name);

@@ -9,12 +9,13 @@
  * server's tools only.
  */
 import type { Tool } from '@modelcontextprotocol/client';
-import { serverDocument, serverPurposeTokens, serverTextDocument, SERVER_FIELDS, SERVER_TEXT_FIELDS, toolDocument, TOOL_FIELDS, wordPairs, type SearchableServer } from './documents.js';
+import { serverDocument, serverPurposeTokens, serverTextDocument, SERVER_FIELDS, SERVER_TEXT_FIELDS, toolDocument, TOOL_FIELDS, toolTexts, wordPairs, type SearchableServer } from './documents.js';
 import { FieldIndex, ScoreSheet, type QueryGroup } from './field-index.js';
 import { synonymsOf } from './synonyms.js';
 import { shippedThesaurus, THESAURUS_RELATIONS, type ThesaurusRelation } from './thesaurus.js';
 import { cosine } from './vector-store.js';
 import { identifierTokens, splitWords, stem, textTokens } from './tokenize.js';
+import { WordContexts } from './word-contexts.js';
 import { exampleShapes, queryShapes, queryValues, requiredKinds, suppliedShare, withUrlsAsHosts, type ValueKind } from './values.js';
 
 export type { SearchableServer } from './documents.js';
@@ -158,6 +159,17 @@ const CO_OCCURRENCE_MAX_HOLDERS = 30;
 const CO_OCCURRENCE_PER_WORD = 3;
 const CO_OCCURRENCE_MIN_PMI = 2.5;
 const MAX_CACHED_WORDS = 10_000;
+/**
+ * A query word few tools hold (1 to RARE_WORD_MAX_HOLDERS, in their own fields) also reaches the
+ * RARE_WORD_NEIGHBOURS words the catalogue uses most like it (word-contexts.ts: the same words
+ * around them), each held by two tools or more, at RARE_WORD_NEIGHBOUR_WEIGHT × their cosine:
+ * "pet" beside airbnb's "adults" and "infants". Twenty-fifth round, fourteen query sets tuned on,
+ * BENCHMARKS.md §7: a grid of 1-2 / 1-8 holders × 2 / 5 words × 0.1 / 0.3 / 0.6, each set left out
+ * +1 first, +1 in five.
+ */
+const RARE_WORD_MAX_HOLDERS = 2;
+const RARE_WORD_NEIGHBOURS = 5;
+const RARE_WORD_NEIGHBOUR_WEIGHT = 0.6;
 /** A tool's own fields in TOOL_FIELDS: name, title, description, parameters. */
 const OWN_FIELDS = [0, 1, 2, 3];
 
@@ -411,12 +423,11 @@ export class ToolSearch {
   private readonly reads: boolean[] = [];
   /** A query word → the words that go with it in the tools indexed (CO_OCCURRENCE_WEIGHT); emptied by any server change. */
   private readonly coOccurrences = new Map<string, ReadonlyArray<readonly [string, number]>>();
-  /** The learned associations given, and the catalogue's co-occurrences after them. */
+  /** How the catalogue's words are used: which words stand near which. */
+  private readonly contexts = new WordContexts();
+  /** The learned associations given, then the words used like a rare word, then the catalogue's co-occurrences. */
   private readonly expansions: Expansions = {
-    get: (word) => {
-      const learned = this.associations.get(word);
-      return learned ? [...learned, ...this.coOccurring(word)] : this.coOccurring(word);
-    },
+    get: (word) => [...(this.associations.get(word) ?? []), ...this.usedAlike(word), ...this.coOccurring(word)],
   };
   /** Document number → whether its tool's name has a removing verb (delete_relations). */
   private readonly removes: boolean[] = [];
@@ -474,9 +485,11 @@ export class ToolSearch {
     const nameTokens = identifierTokens(server.name);
     const purpose = serverPurposeTokens(server);
     const toolFields: string[][][] = [];
+    const texts: string[][] = [purpose];
     const docs = tools.map((tool) => {
       const { fields, pairs } = toolDocument(tool, nameTokens, purpose);
       toolFields.push(fields);
+      texts.push(...toolTexts(tool, fields));
       const doc = this.toolIndex.add(fields, pairs);
       this.tools[doc] = { server: server.name, tool };
       this.nameWords[doc] = [...new Set(fields[0])];
@@ -512,6 +525,7 @@ export class ToolSearch {
     this.serverOfDoc[serverDoc] = server;
     const serverTextDoc = this.serverTextIndex.add(serverTextDocument(nameTokens, purpose, toolFields));
     for (const doc of docs) this.serverTextOfDoc[doc] = serverTextDoc;
+    this.contexts.set(server.name, texts);
     this.servers.set(server.name, { server, tools, docs, serverDoc, serverTextDoc, sharedNameWords: this.sharedNameWords(nameTokens, docs) });
     this.toolTotal += docs.length;
   }
@@ -543,6 +557,7 @@ export class ToolSearch {
       this.nameWords[doc] = undefined;
     }
     this.coOccurrences.clear();
+    this.contexts.remove(name);
     for (const word of identifierTokens(name)) {
       const names = this.serversByNameWord.get(word);
       if (names?.delete(name) && names.size === 0) this.serversByNameWord.delete(word);
@@ -635,6 +650,14 @@ export class ToolSearch {
     const exact = [...(this.byExactName.get(query.trim().toLowerCase()) ?? [])].filter(accept).sort((a, b) => this.order(a, b));
     const ranked = rank((doc) => accept(doc) && !exact.includes(doc));
     return [...exact.map((doc) => ({ ...this.tools[doc]!, score: EXACT_NAME_SCORE })), ...ranked.slice(0, limit)].slice(0, limit);
+  }
+
+  /** The words used most like `word`, when few tools hold it (RARE_WORD_NEIGHBOUR_WEIGHT). */
+  private usedAlike(word: string): Array<readonly [string, number]> {
+    const holding = this.toolIndex.holders(word, OWN_FIELDS, RARE_WORD_MAX_HOLDERS);
+    if (!holding || holding.size === 0) return [];
+    const heldByTwo = (other: string) => this.toolIndex.holders(other, OWN_FIELDS, 1) === undefined;
+    return this.contexts.mostLike(word, RARE_WORD_NEIGHBOURS, heldByTwo).map(([other, cosine]) => [other, RARE_WORD_NEIGHBOUR_WEIGHT * cosine]);
   }
 
   /** The words that go with `word` in the tools indexed, with their weights (CO_OCCURRENCE_WEIGHT), worked out once per word between server changes. */
