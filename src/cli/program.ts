@@ -4,6 +4,7 @@ import type { GlobalOptions } from './options.js';
 import type { ExposureOption } from '../tools/types.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { packageVersion } from './package-root.js';
+import { globalOptionReadersHelp, readsGlobalOption, unreadGlobalOptionMessage } from './global-option-readers.js';
 
 // Each command loads its own modules when it runs, so `--help` stays fast.
 
@@ -102,6 +103,39 @@ function goWith(companion: string, ...flags: string[]): (command: Command, actio
   };
 }
 
+/** `approvals revoke`: the command's name after those of its parents, the program's left out. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
+
+/** The program's options that global-option-readers.ts governs: all but --version, which every command answers. */
+function governedOptions(program: Command): Option[] {
+  return program.options.filter((option) => option.long !== undefined && option.long !== '--version');
+}
+
+/**
+ * A preAction hook: a global option written for a command that does not read it (global-option-readers.ts)
+ * is refused, naming the commands that read it. Defaults do not count.
+ */
+function refuseUnreadGlobalOptions(program: Command, action: Command): void {
+  const path = commandPath(action);
+  const unread = governedOptions(program).find(
+    (option) => program.getOptionValueSource(option.attributeName()) === 'cli' && !readsGlobalOption(path, option.long!),
+  );
+  if (unread) action.error(unreadGlobalOptionMessage(path, unread.long!), { code: 'commander.invalidArgument' });
+}
+
+/** A command's help lists, of the program's options, only those it reads. */
+function readGlobalOptions(this: Help, command: Command): Option[] {
+  let program = command;
+  while (program.parent) program = program.parent;
+  const governed = new Set(governedOptions(program));
+  const path = commandPath(command);
+  return Help.prototype.visibleGlobalOptions.call(this, command).filter((option) => !governed.has(option) || readsGlobalOption(path, option.long!));
+}
+
 function globalOptions(command: Command): GlobalOptions {
   return command.optsWithGlobals() as GlobalOptions;
 }
@@ -166,8 +200,8 @@ export function buildProgram(): Command {
     )
     .addOption(exposureOption())
     .showHelpAfterError('(run with --help for usage)')
-    // Subcommands inherit this: each one's --help also lists the flags above.
-    .configureHelp({ showGlobalOptions: true, optionDescription: quietDefaults })
+    // Subcommands inherit this: each one's --help also lists those of the flags above it reads.
+    .configureHelp({ showGlobalOptions: true, optionDescription: quietDefaults, visibleGlobalOptions: readGlobalOptions })
     .exitOverride();
 
   program
@@ -566,6 +600,8 @@ export function buildProgram(): Command {
     );
 
   refuseHelpForUnknownCommands(program);
+  program.addHelpText('after', globalOptionReadersHelp(governedOptions(program).map((option) => option.long!)));
+  program.hook('preAction', refuseUnreadGlobalOptions);
   program.hook('preAction', async (_program, action) => {
     const [{ routeSdkWarnings }, { cliLogger }] = await Promise.all([import('./sdk-warnings.js'), import('./logger.js')]);
     routeSdkWarnings(cliLogger(globalOptions(action).verbose));
