@@ -134,6 +134,18 @@ export function argumentsTooDeepError(server: string, tool: string): McpServerEr
   );
 }
 
+/**
+ * A task to resume that names no task id: `resumeTask` refuses it before anything is sent (a
+ * request without one would call the tool anew, or ask the server about no task).
+ */
+export function taskIdMissingError(server: string, tool: string): McpServerError {
+  return new McpServerError(
+    'INVALID_ARGUMENTS',
+    server,
+    `MCP server ${quoted(server)}: the task for tool ${quoted(tool)} cannot be resumed: its taskId must be a non-empty string, as unfinishedTasks() gives it; nothing was sent.`,
+  );
+}
+
 /** A request in words, for error messages: `calling tool "x"`. */
 export function describeRequest(spec: RequestSpec): string {
   if (spec.kind === 'tool') return `calling tool ${quoted(spec.tool)}`;

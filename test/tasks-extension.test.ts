@@ -378,6 +378,18 @@ describe('a task across a restart of this process (SEP-2663: clients persist tas
     expect(second.unfinishedTasks()).toEqual([]);
   });
 
+  it('a task to resume without a task id (not a string, or empty) is refused before any request, not blamed on the server', async () => {
+    const client = managerWith();
+    await client.connect('server', modernStdio(), { maxRetries: 0 });
+    for (const taskId of [42, '', undefined]) {
+      const task = { server: 'server', taskId, tool: 'task-steps', startedAt: new Date().toISOString() } as unknown as Parameters<McpConnectionManager['resumeTask']>[0];
+      const error = await rejectionOf(client.resumeTask(task));
+      expect(error.message, String(taskId)).toContain('the task for tool "task-steps" cannot be resumed: its taskId must be a non-empty string, as unfinishedTasks() gives it');
+      expect(error.message).not.toContain('answered tool');
+    }
+    expect((await countersOf(client)).polls).toBe(0);
+  });
+
   it('a manager disposed while another process keeps the journal locked returns after a short wait, and a warning names the task not recorded, never its id', async () => {
     const journal = path.join(mkdtempSync(path.join(tmpdir(), 'locked-journal-')), 'mcp-tasks.json');
     // Fresh as a live writer's lock (an hour ahead: never taken as stale), held throughout.
