@@ -3,6 +3,8 @@
  * 2026-07-28 servers became and no process saw to their end. Server, tool and start time; never
  * the task id, which a server may use as the bearer of its task.
  */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultTaskJournalPath, TaskJournal } from '../src/connection/task-journal.js';
 import { runCli } from './support/cli.js';
@@ -49,5 +51,22 @@ describe('tasks', () => {
     await recorded({ server: 'evil\u001b[2Jserver', tool: 'tool\nnext', startedAt: '2026-12-01T09:00:00.000Z' });
     const run = await runInProcess(['tasks']);
     expect(run.stdout.split('\n')[1]).toBe('  evil\\x1b[2Jserver  tool\\x0anext  started 2026-12-01T09:00:00.000Z');
+  });
+
+  it('a journal it cannot read is said to be unreadable, not "no unfinished task is recorded"', async () => {
+    const path = defaultTaskJournalPath();
+    mkdirSync(dirname(path), { recursive: true });
+    try {
+      for (const [text, reason] of [['{"tasks": [', 'it is not valid JSON'], ['{"server": "a"}', 'it is not a list of tasks']] as const) {
+        writeFileSync(path, text);
+        const run = await runInProcess(['tasks']);
+        expect(run.code).toBe(1);
+        expect(run.stdout).toBe('');
+        expect(run.stderr).toContain(`The task journal ${path} could not be read (${reason}): the tasks in it cannot be listed or resumed, and the next task recorded replaces it; move it aside to keep it.`);
+        expect(JSON.parse((await runInProcess(['tasks', '--json'])).stdout)).toMatchObject({ ok: false, code: 'FAILED' });
+      }
+    } finally {
+      rmSync(path, { force: true });
+    }
   });
 });

@@ -172,13 +172,27 @@ export class TaskJournal {
     this.logger.warn(`The task journal ${this.path} could not be written (${reasonOf(error)}): ${lost.join('; ')}.${adviceFor(error)}`);
   }
 
+  /**
+   * Why the file is there but holds no list this process can read (not JSON, not a list, too big,
+   * unreadable); undefined when it is read, or absent. Its tasks are then neither listed nor resumed.
+   */
+  unreadable(): string | undefined {
+    return this.readDisk().unreadable;
+  }
+
   private onDisk(): UnfinishedTask[] {
+    return this.readDisk().tasks;
+  }
+
+  private readDisk(): { tasks: UnfinishedTask[]; unreadable?: string } {
     try {
-      if (statSync(this.path).size > MAX_FILE_BYTES) return [];
+      const { size } = statSync(this.path);
+      if (size > MAX_FILE_BYTES) return { tasks: [], unreadable: `it is ${size} bytes, over the ${MAX_FILE_BYTES} read` };
       const parsed: unknown = JSON.parse(readFileSync(this.path, 'utf8'));
-      return Array.isArray(parsed) ? parsed.filter(isUnfinishedTask) : [];
-    } catch {
-      return [];
+      return Array.isArray(parsed) ? { tasks: parsed.filter(isUnfinishedTask) } : { tasks: [], unreadable: 'it is not a list of tasks' };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { tasks: [] };
+      return { tasks: [], unreadable: error instanceof SyntaxError ? 'it is not valid JSON' : reasonOf(error) };
     }
   }
 

@@ -7,11 +7,19 @@
  */
 import { TaskJournal } from '../../connection/task-journal.js';
 import { reportDone, reported, type ReportOptions } from '../command-report.js';
+import { CliError } from '../json-codes.js';
 import { terminalLine } from '../terminal-text.js';
 
 export function runTasksList(options: ReportOptions): Promise<number> {
   return reported(options, async () => {
     const journal = new TaskJournal();
+    const unreadable = journal.unreadable();
+    if (unreadable !== undefined) {
+      throw new CliError(
+        'FAILED',
+        `The task journal ${terminalLine(journal.path)} could not be read (${terminalLine(unreadable)}): the tasks in it cannot be listed or resumed, and the next task recorded replaces it; move it aside to keep it.`,
+      );
+    }
     const tasks = journal.unfinished().map(({ server, tool, startedAt }) => ({ server, tool, startedAt }));
     const text =
       tasks.length === 0
