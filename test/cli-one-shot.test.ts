@@ -130,6 +130,16 @@ describe('errors worded for a person', () => {
     );
   });
 
+  it('a server killed by SIGKILL while connecting: the signal, and that trying again may help (not that its entry needs fixing)', async () => {
+    const killedConfig = join(home, 'killed.json');
+    writeFileSync(killedConfig, JSON.stringify({ mcpServers: { killed: stdioFixture('--mode', 'killed-on-initialize') } }));
+    const run = await runCli(['--config', killedConfig, 'call', 'killed', 'anything'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^Error: could not connect to "killed": its process was ended by SIGKILL while connecting$/m);
+    expect(run.stderr).toMatch(/^Hint: a signal from outside ended its process \(a kill by hand, or the system running out of memory\), not its command: trying again may help/m);
+    expect(run.stderr).not.toContain('will not help');
+  });
+
   it('a server that exits at start after long stderr lines: still its code and hint, though the model\'s text of it was cut to the budget', async () => {
     const loudConfig = join(home, 'loud.json');
     const loud = "for (let i = 0; i < 40; i++) process.stderr.write('x'.repeat(5000) + '\\n'); process.exit(2)";

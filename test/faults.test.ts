@@ -161,6 +161,15 @@ describe.each(ROUTES)('%s route', (route) => {
       expect(descendantsOfThisProcess()).toEqual([]);
     });
 
+    it('killed by SIGKILL during initialize (an out-of-memory kill): says a signal ended it while connecting, a transient CONNECT_FAILED', async () => {
+      const { manager } = managerWith();
+      const error = await rejectionOf(manager.connect('oom', stdioFixture('--mode', 'killed-on-initialize'), { autoReconnect: false }));
+      expect(error).toMatchObject({ code: 'CONNECT_FAILED', server: 'oom' });
+      expect(error.message).toMatch(/^Could not connect to MCP server "oom": its process was ended by SIGKILL while connecting\./);
+      expect(error.cause).toMatchObject({ name: 'ExitedAtStartError', exitCode: null, signal: 'SIGKILL' });
+      expect(descendantsOfThisProcess()).toEqual([]);
+    });
+
     it('is a transient failure: retried after the backoff', async () => {
       const clock = new SimulatedClock();
       const spawned = managerWith({ clock });
@@ -196,7 +205,7 @@ describe.each(ROUTES)('%s route', (route) => {
       const { manager } = managerWith();
       const config = { command: process.execPath, args: ['-e', "process.kill(process.pid, 'SIGKILL')"] };
       const error = await rejectionOf(manager.connect('killed', config, { maxRetries: 0 }));
-      expect(error.message).toBe('Could not connect to MCP server "killed": its process exited at start, killed by signal SIGKILL.');
+      expect(error.message).toBe('Could not connect to MCP server "killed": its process was ended by SIGKILL while connecting.');
       expect(error.cause).toMatchObject({ name: 'ExitedAtStartError', exitCode: null, signal: 'SIGKILL' });
     });
   });

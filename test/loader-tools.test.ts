@@ -143,6 +143,15 @@ describe('load_mcp', () => {
     expect(result.text).toMatch(/What you can do: .*load_mcp again later.*tell the user/);
   });
 
+  it('reports a server a signal ended while connecting (SIGKILL during initialize): the signal, and that loading again may help', async () => {
+    const { load } = setUp({ manager: { defaults: { maxRetries: 0 } } }, { killed: stdioFixture('--mode', 'killed-on-initialize') });
+    const result = await load.execute({ server: 'killed' });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('Error: Could not connect to MCP server "killed": its process was ended by SIGKILL while connecting.');
+    expect(result.text).toMatch(/What you can do: a signal from outside ended the server's process while it was connecting .*call load_mcp again; if it is ended again, tell the user\.$/);
+    expect(result.text).not.toContain('will not help');
+  });
+
   it('reports a server whose command exits at start: the exit code, its stderr tail, and that the user must fix its command', async () => {
     const crashing = { command: process.execPath, args: ['-e', "process.stderr.write('notes-server: NOTES_DIR is not set\\n'); process.exit(2)"] };
     const { load } = setUp({ manager: { defaults: { maxRetries: 0 } } }, { broken: crashing });

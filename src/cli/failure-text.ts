@@ -10,7 +10,7 @@ import { redact, secretsOf } from '../redact.js';
 import { terminalLine } from './terminal-text.js';
 import { errorMessage } from '../../machines/to-error.js';
 import { isOAuthLoginRequired } from '../errors/oauth.js';
-import { isExitedAtStart } from '../errors/exited-at-start.js';
+import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
 import { missingCapabilities, missingHandlerAdvice } from '../connection/missing-handler.js';
 import { hasStaticAuthorization } from '../auth/oauth-config.js';
 import { closestNames } from '../search/closest-names.js';
@@ -120,6 +120,9 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
     return onlyAPage
       ? 'run the command on a terminal: there it shows the page the server wants opened and asks you first'
       : "the command line answers no forms, sampling or roots requests: call the tool from an MCP host through `mcp-statechart serve`, which passes the server's questions to the host";
+  }
+  if (endedFromOutside(cause)) {
+    return 'a signal from outside ended its process (a kill by hand, or the system running out of memory), not its command: trying again may help; if it is ended again, look for what kills it (a memory limit, a supervisor)';
   }
   if (isExitedAtStart(cause)) {
     return `its command fails at start, so trying again will not help: fix "command", "args" or "env"${where(entry)} (its stderr, or running the command by hand, says why)`;

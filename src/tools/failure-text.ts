@@ -2,7 +2,7 @@
 import { McpServerError } from '../../machines/errors.js';
 import type { PublicServerState } from '../../machines/types.js';
 import { terminalText } from '../../machines/control-characters.js';
-import { isExitedAtStart } from '../errors/exited-at-start.js';
+import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
 import { missingCapabilities } from '../connection/missing-handler.js';
 import { errorText, quoted } from './model-text.js';
 
@@ -20,6 +20,9 @@ function stderrSection(error: unknown): string {
 
 function nextStepAfterLoadFailure(error: unknown): string {
   const code = error instanceof McpServerError ? error.code : undefined;
+  if (error instanceof McpServerError && endedFromOutside(error.cause)) {
+    return "a signal from outside ended the server's process while it was connecting (a kill by hand, or the system running out of memory), not a fault in its command: call load_mcp again; if it is ended again, tell the user.";
+  }
   if (error instanceof McpServerError && isExitedAtStart(error.cause)) {
     return "the server's command fails at start, so calling load_mcp again will not help: tell the user which server failed and why, so they can fix its command or config.";
   }
