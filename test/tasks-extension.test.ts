@@ -18,6 +18,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpConnectionManager, silentLogger, type McpConnectionManagerOptions } from '../src/index.js';
 import type { McpServerConfig } from '../machines/types.js';
 import { MAX_TASK_POLL_INTERVAL_MS } from '../src/connection/task-follow.js';
+import { TaskJournal } from '../src/connection/task-journal.js';
 import { rejectionOf } from './support/fixtures.js';
 import { modernHttp, modernStdio } from './support/modern-server.js';
 
@@ -139,6 +140,8 @@ describe.each(TRANSPORTS)('a tool call answered with a task, $label', ({ start }
     const error = await rejectionOf(client.callTool('server', 'task-forever', { pollIntervalMs: 1 }, { timeoutMs: 1_500 }));
     expect(error.message).toMatch(/the task for tool "task-forever" was still working after 1500 ms \(the call's time limit\), so it was cancelled \(tasks\/cancel\)/);
     await vi.waitFor(async () => expect((await countersOf(client)).cancelled).toEqual(['task-forever']), { timeout: 5_000 });
+    // The server has the cancel: the task's entry goes.
+    expect(client.unfinishedTasks()).toEqual([]);
   });
 
   it('rejects with the JSON-RPC error of a task that failed', async () => {
@@ -358,6 +361,27 @@ describe('a task across a restart of this process (SEP-2663: clients persist tas
     expect(client.unfinishedTasks()).toEqual([]);
     // A process under tsx takes 15 s and more to start on a loaded machine (test/manifest-index-writes.test.ts allows 120 s).
   }, 60_000);
+
+  it('over Streamable HTTP, the server down when the call\'s time limit ends: tasks/cancel does not reach it, so the task stays recorded and the error says it may still run', async () => {
+    const journal = path.join(mkdtempSync(path.join(tmpdir(), 'down-at-limit-')), 'mcp-tasks.json');
+    const client = managerWith({ taskJournal: journal });
+    await client.connect('server', await modernHttp(children), { maxRetries: 0 });
+    const server = children.at(-1)!;
+    let polled = false;
+    const call = client.callTool('server', 'task-forever', { pollIntervalMs: 250 }, { timeoutMs: 4_000, onProgress: () => (polled = true) });
+    await vi.waitFor(() => expect(polled).toBe(true), { timeout: 3_000 });
+    server.kill('SIGKILL');
+    await new Promise((resolve) => server.once('exit', resolve));
+    const error = await rejectionOf(call);
+    expect(error.message).toMatch(/could not be reached to ask again before the call's time limit \(4000 ms\).*; tasks\/cancel did not reach the server either, so the task may still run there: it stays recorded/);
+    expect(error.message).not.toContain('so it was cancelled');
+    const left = [{ server: 'server', taskId: expect.any(String), tool: 'task-forever', startedAt: expect.any(String) }];
+    expect(client.unfinishedTasks()).toEqual(left);
+    await client.dispose();
+    manager = undefined;
+    // Written for a later process, which can resume it or cancel it.
+    expect(new TaskJournal(journal).unfinished()).toEqual(left);
+  });
 
   it('a task the server no longer knows fails its resume with the server\'s "task not found", and its entry goes', async () => {
     const config = await modernHttp(children);

@@ -93,20 +93,29 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
   let latest = first;
   /** Set while `tasks/get` reaches no server, cleared by its next answer. */
   const reach: Reach = {};
+  /** The error of the call's time limit, once it is up (an abort of the caller's is not one). */
+  let timedOut: SdkError | undefined;
   const deadline = new Deadline(
     leftMs,
     () =>
-      new SdkError(
+      (timedOut = new SdkError(
         SdkErrorCode.RequestTimeout,
         reach.unreachable
           ? `the task for tool ${quoted(call.tool)} was last ${String(latest.status)}, and its server could not be reached to ask again before the call's time limit (${limitMs} ms): ${reach.unreachable.message}`
-          : `the task for tool ${quoted(call.tool)} was still ${String(latest.status)} after ${limitMs} ms (the call's time limit), so it was cancelled (tasks/cancel)`,
-      ),
+          : `the task for tool ${quoted(call.tool)} was still ${String(latest.status)} after ${limitMs} ms (the call's time limit)`,
+      )),
     call.signal,
   );
+  /** Whether the server got the `tasks/cancel` sent (an error answer too: it knows the task); unset while none was sent. */
+  let cancelReached: Promise<boolean> | undefined;
+  /** Set when a cancel was sent and did not reach the server: the task may still run there. */
+  let mayStillRun = false;
   const cancel = () => {
     if (call.closed?.aborted) return;
-    call.wire.request('tasks/cancel', { taskId }, AbortSignal.timeout(CANCEL_TIMEOUT_MS)).catch(() => {});
+    cancelReached = call.wire.request('tasks/cancel', { taskId }, AbortSignal.timeout(CANCEL_TIMEOUT_MS)).then(
+      () => true,
+      (error: unknown) => error instanceof ProtocolError,
+    );
   };
   deadline.signal.addEventListener('abort', cancel, { once: true });
   const pushed = new PushedStatus(call.wire, taskId, deadline.signal);
@@ -140,13 +149,28 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
   } catch (error) {
     // A failure of ours (a handler, too many rounds) leaves the task running on the server: it is told.
     if (!deadline.signal.aborted && !isTerminal(latest.status)) cancel();
+    // The cancel's answer (CANCEL_TIMEOUT_MS at most) is waited for, so the error can say whether
+    // the task was stopped; a caller's abort (or a close) rejects at once, its entry settled below.
+    if (cancelReached && !call.signal?.aborted) mayStillRun = !(await cancelReached);
+    if (timedOut && deadline.signal.reason === timedOut) throw timeLimitError(timedOut, mayStillRun);
     throw deadline.signal.aborted ? deadline.signal.reason : error;
   } finally {
-    if (!call.closed?.aborted) void call.journal?.ended(recorded);
+    // A task left by a closed connection, or whose cancel did not reach its server, may still run
+    // there: its entry stays, for a resume.
+    if (cancelReached && call.signal?.aborted) void cancelReached.then((reached) => (reached ? call.journal?.ended(recorded) : undefined));
+    else if (!call.closed?.aborted && !mayStillRun) void call.journal?.ended(recorded);
     pushed.stop();
     deadline.signal.removeEventListener('abort', cancel);
     deadline.dispose();
   }
+}
+
+/** The time limit's error, saying whether the `tasks/cancel` sent then reached the server. */
+function timeLimitError(timedOut: SdkError, mayStillRun: boolean): SdkError {
+  const outcome = mayStillRun
+    ? '; tasks/cancel did not reach the server either, so the task may still run there: it stays recorded (unfinishedTasks(), `mcp-statechart tasks`) to be resumed or cancelled later'
+    : ', so it was cancelled (tasks/cancel)';
+  return new SdkError(SdkErrorCode.RequestTimeout, `${timedOut.message}${outcome}`);
 }
 
 /**
