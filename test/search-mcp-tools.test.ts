@@ -120,12 +120,18 @@ describe('ranking', () => {
     expect(onlyGitlab.servers).toEqual([{ server: 'gitlab', description: 'GitLab projects, issues and merge requests', tools: 2, connected: false }]);
   });
 
-  it('keeps a limit out of range within 1 and 20 instead of refusing it', async () => {
+  it('keeps a whole-number limit out of range within 1 and 20 instead of refusing it; a fraction or one past 2^53 is refused', async () => {
     const tools = Array.from({ length: 30 }, (_, at) => tool(`create_record_${at}`, `Create record number ${at}`));
     index.record('records', config('records'), { tools, resources: [], resourceTemplates: [], prompts: [] });
     const { search } = agent({ servers: { records: { config: config('records'), description: 'Records' } } });
     expect((await ask(search, { query: 'create a record', limit: 1000 })).tools).toHaveLength(20);
     expect((await ask(search, { query: 'create a record', limit: 0 })).tools).toHaveLength(1);
+    expect((await ask(search, { query: 'create a record', limit: -5 })).tools).toHaveLength(1);
+    expect((await ask(search, { query: 'create a record', limit: Number.MAX_SAFE_INTEGER })).tools).toHaveLength(20);
+    for (const limit of [2.5, 1e20]) {
+      const refused = await search.execute({ query: 'create a record', limit });
+      expect(refused, String(limit)).toMatchObject({ isError: true, text: expect.stringContaining('limit') });
+    }
   });
 
   it('finds servers by name and description too, with their tool counts', async () => {
