@@ -135,15 +135,38 @@ export function argumentsTooDeepError(server: string, tool: string): McpServerEr
 }
 
 /**
- * A task to resume that names no task id: `resumeTask` refuses it before anything is sent (a
- * request without one would call the tool anew, or ask the server about no task).
+ * The longest task id `resumeTask` sends. A server's task ids are opaque handles, a UUID or a
+ * random token of some dozens of characters; 2,048 leaves room for a signed token while the
+ * `Mcp-Name` header that carries the id over HTTP (base64 of its UTF-8 when it is not ASCII, so up
+ * to ~8 KiB) stays under the 16 KiB a Node server accepts for all its headers, and 100 ASCII ids
+ * keep the task journal under the 256 KiB it reads.
  */
-export function taskIdMissingError(server: string, tool: string): McpServerError {
+export const MAX_TASK_ID_LENGTH = 2_048;
+
+/**
+ * Why a task to resume cannot be (no task id, an empty one, one too long or with a control
+ * character), refused before anything is sent: a request without one would call the tool anew, or
+ * ask the server about no task, and one too long or with a control character fails over HTTP with
+ * the server's or the SDK's words. Undefined for a task id that can be sent. The id itself is never
+ * shown: a server may use it as the bearer of the task's state (SEP-2663).
+ */
+export function invalidTaskIdError(server: string, tool: string, taskId: unknown): McpServerError | undefined {
+  const why = taskIdProblem(taskId);
+  if (why === undefined) return undefined;
   return new McpServerError(
     'INVALID_ARGUMENTS',
     server,
-    `MCP server ${quoted(server)}: the task for tool ${quoted(tool)} cannot be resumed: its taskId must be a non-empty string, as unfinishedTasks() gives it; nothing was sent.`,
+    `MCP server ${quoted(server)}: the task for tool ${quoted(tool)} cannot be resumed: ${why}; nothing was sent.`,
   );
+}
+
+function taskIdProblem(taskId: unknown): string | undefined {
+  if (typeof taskId !== 'string' || taskId === '') return 'its taskId must be a non-empty string, as unfinishedTasks() gives it';
+  if (taskId.length > MAX_TASK_ID_LENGTH) return `its taskId is ${taskId.length} characters long, over the ${MAX_TASK_ID_LENGTH} a task id may have`;
+  const chars = [...taskId];
+  const control = chars.findIndex((char) => terminalLine(char) !== char);
+  if (control === -1) return undefined;
+  return `its taskId has a control character (${terminalLine(chars[control]!)}, character ${control + 1}), which no task id has (the id is not shown: a server may use it as the bearer of the task's state)`;
 }
 
 /** A request in words, for error messages: `calling tool "x"`. */

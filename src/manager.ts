@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult, GetPromptResult, LoggingLevel, ReadResourceResult } from '@modelcontextprotocol/client';
-import { abortError, describeRequest, McpServerError, taskIdMissingError } from '../machines/errors.js';
+import { abortError, describeRequest, invalidTaskIdError, McpServerError } from '../machines/errors.js';
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import { isClosing, publicServerState, type PendingRequest, type ServerActorRef } from '../machines/server.machine.js';
 import { connectedSession, serverActorOf } from '../machines/registry.machine.js';
@@ -207,7 +207,8 @@ export class McpConnectionManager {
    * from now). Its entry goes once the task has ended, or the server no longer knows it.
    */
   resumeTask(task: UnfinishedTask, options: CallToolOptions = {}): Promise<CallToolResult> {
-    if (typeof task.taskId !== 'string' || task.taskId === '') return Promise.reject(taskIdMissingError(task.server, task.tool));
+    const invalid = invalidTaskIdError(task.server, task.tool, task.taskId);
+    if (invalid) return Promise.reject(invalid);
     return this.run(task.server, { kind: 'tool', tool: task.tool, taskId: task.taskId }, options, callFields(options)).then(toolResultOf);
   }
 

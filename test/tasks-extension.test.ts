@@ -414,6 +414,29 @@ describe('a task across a restart of this process (SEP-2663: clients persist tas
     expect((await countersOf(client)).polls).toBe(0);
   });
 
+  it('over Streamable HTTP, a task id too long or with a control character is refused before any request, saying why without showing the id', async () => {
+    const client = managerWith();
+    await client.connect('server', await modernHttp(children), { maxRetries: 0 });
+    const refusals: Array<[string, RegExp]> = [
+      ['secret-id\n', /its taskId has a control character \(\\x0a, character 10\), which no task id has/],
+      ['\u001b]0;title\u0007', /its taskId has a control character \(\\x1b, character 1\)/],
+      ['s'.repeat(100_000), /its taskId is 100000 characters long, over the 2048 a task id may have; nothing was sent/],
+    ];
+    for (const [taskId, why] of refusals) {
+      const error = await rejectionOf(client.resumeTask({ server: 'server', taskId, tool: 'task-steps', startedAt: new Date().toISOString() }));
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENTS' });
+      expect(error.message).toContain('MCP server "server": the task for tool "task-steps" cannot be resumed:');
+      expect(error.message).toMatch(why);
+      expect(error.message).not.toContain('secret-id');
+      expect(error.message).not.toContain('sssssssss');
+      expect(error.message).not.toMatch(/[\x00-\x1f]/);
+    }
+    expect((await countersOf(client)).polls).toBe(0);
+    // The longest id sent is one of 2,048 characters: the server is asked, and answers that it knows no such task.
+    const longest = await rejectionOf(client.resumeTask({ server: 'server', taskId: 't'.repeat(2_048), tool: 'task-steps', startedAt: new Date().toISOString() }));
+    expect(longest.message).toMatch(/Task not found/);
+  });
+
   it('a manager disposed while another process keeps the journal locked returns after a short wait, and a warning names the task not recorded, never its id', async () => {
     const journal = path.join(mkdtempSync(path.join(tmpdir(), 'locked-journal-')), 'mcp-tasks.json');
     // Fresh as a live writer's lock (an hour ahead: never taken as stale), held throughout.
