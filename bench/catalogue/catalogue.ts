@@ -75,7 +75,7 @@ export const QUERY_SET_HISTORY: Readonly<Record<QuerySet, { tunedOn: boolean; de
   'held-out-11': { tunedOn: true, description: 'eleventh held-out queries, written blind (tuned on since the nineteenth round)' },
   'held-out-12': { tunedOn: true, description: 'twelfth held-out queries, written blind (tuned on since the twenty-first round)' },
   'held-out-13': { tunedOn: true, description: 'thirteenth held-out queries, written blind (tuned on since the twenty-third round)' },
-  'held-out-14': { tunedOn: false, description: 'fourteenth held-out queries, written blind, never tuned on' },
+  'held-out-14': { tunedOn: true, description: 'fourteenth held-out queries, written blind (tuned on since the twenty-sixth round)' },
 };
 
 export function isQuerySet(name: string | undefined): name is QuerySet {
