@@ -3,7 +3,8 @@
  * (queries-dev.json, queries-held-out.json, queries-held-out-2.json, queries-held-out-3.json, queries-held-out-4.json,
  * queries-held-out-5.json, queries-held-out-6.json, queries-held-out-7.json, queries-held-out-8.json,
  * queries-held-out-9.json, queries-held-out-10.json, queries-held-out-11.json,
- * queries-held-out-12.json, queries-held-out-13.json, queries-held-out-14.json), for the search benchmark and tests.
+ * queries-held-out-12.json, queries-held-out-13.json, queries-held-out-14.json, queries-held-out-15.json), for the search
+ * benchmark and tests.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -52,7 +53,7 @@ export function catalogueSummary(): Array<{ name: string; package: string; versi
   return capturedFile().servers.map(({ name, package: packageName, version, tools }) => ({ name, package: packageName, version, tools: tools.length }));
 }
 
-export const QUERY_SETS = ['dev', 'held-out', 'held-out-2', 'held-out-3', 'held-out-4', 'held-out-5', 'held-out-6', 'held-out-7', 'held-out-8', 'held-out-9', 'held-out-10', 'held-out-11', 'held-out-12', 'held-out-13', 'held-out-14'] as const;
+export const QUERY_SETS = ['dev', 'held-out', 'held-out-2', 'held-out-3', 'held-out-4', 'held-out-5', 'held-out-6', 'held-out-7', 'held-out-8', 'held-out-9', 'held-out-10', 'held-out-11', 'held-out-12', 'held-out-13', 'held-out-14', 'held-out-15'] as const;
 export type QuerySet = (typeof QUERY_SETS)[number];
 
 /**
@@ -76,6 +77,7 @@ export const QUERY_SET_HISTORY: Readonly<Record<QuerySet, { tunedOn: boolean; de
   'held-out-12': { tunedOn: true, description: 'twelfth held-out queries, written blind (tuned on since the twenty-first round)' },
   'held-out-13': { tunedOn: true, description: 'thirteenth held-out queries, written blind (tuned on since the twenty-third round)' },
   'held-out-14': { tunedOn: true, description: 'fourteenth held-out queries, written blind (tuned on since the twenty-sixth round)' },
+  'held-out-15': { tunedOn: false, description: 'fifteenth held-out queries, written blind, never tuned on' },
 };
 
 export function isQuerySet(name: string | undefined): name is QuerySet {
