@@ -1,4 +1,7 @@
-/** A config file with a key written twice is reported; one over the size limit is refused with a clear problem. */
+/**
+ * A config file with a key written twice is reported; one over the size limit is refused with a
+ * clear problem; an entry nested thousands of levels deep is skipped with a problem.
+ */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { discoverMcpServers } from '../src/config/index.js';
 import { findDuplicateKeys } from '../src/config/duplicate-keys.js';
 import { MAX_CONFIG_FILE_BYTES } from '../src/config/read-config-file.js';
+import { McpConnectionManager } from '../src/manager.js';
+import { MAX_ARGUMENT_DEPTH } from '../machines/errors.js';
 
 let root: string;
 let file: string;
@@ -53,4 +58,35 @@ describe('size limit', () => {
     expect(servers.big).toBeUndefined();
     expect(problems).toEqual([expect.objectContaining({ severity: 'error', message: expect.stringMatching(/the limit is 16 MB/) })]);
   });
+});
+
+describe('nesting limit', () => {
+  const serverEverything = path.resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+
+  it('skips an entry with a field nested thousands of levels deep, naming the field, and keeps a deep-enough one', async () => {
+    // Unknown fields are kept; one nested 6,000 levels deep used to make every connect of the
+    // server fail with "Maximum call stack size exceeded" (the definition is written as JSON).
+    const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    const entry = (levels: number) => `{"command": "node", "args": [${JSON.stringify(serverEverything)}, "stdio"], "extra": ${deep(levels)}}`;
+    await fs.writeFile(file, `{"mcpServers": {"deep": ${entry(6_000)}, "fine": ${entry(MAX_ARGUMENT_DEPTH - 1)}}}`);
+    const { servers, problems } = await discover();
+    // Names only: a diff that printed the deep entry would overflow the stack itself.
+    expect(Object.keys(servers)).toEqual(['fine']);
+    expect(problems).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        server: 'deep',
+        field: 'extra',
+        message: `server "deep" skipped: "extra" is nested deeper than ${MAX_ARGUMENT_DEPTH} levels, the most this client reads: flatten it or remove it`,
+      }),
+    ]);
+
+    const manager = new McpConnectionManager();
+    try {
+      const manifest = await manager.connect('fine', servers.fine!.config, { connectTimeoutMs: 20_000 });
+      expect(manifest.tools.map((tool) => tool.name)).toContain('echo');
+    } finally {
+      await manager.disconnectAll();
+    }
+  }, 30_000);
 });

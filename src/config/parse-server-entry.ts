@@ -6,6 +6,8 @@
 import path from 'node:path';
 import type { z } from 'zod';
 import type { McpServerConfig, McpTransportKind } from '../../machines/types.js';
+import { MAX_ARGUMENT_DEPTH } from '../../machines/errors.js';
+import { measureJson } from '../../machines/json-fingerprint.js';
 import { inferTransport, parseTransport } from '../../machines/options.js';
 import { rememberWrittenDefinition } from '../redact.js';
 import type { VariableSource } from './expand-variables.js';
@@ -34,6 +36,12 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
 
   if (name === '') return skip('a server needs a non-empty name');
   if (!isJsonObject(raw)) return skip('the entry must be a JSON object');
+  // Unknown fields are kept, and the definition is written as JSON on its way to a connect (its
+  // fingerprint, the era it spoke): thousands of levels would overflow the stack there.
+  const tooDeep = fieldNestedTooDeep(raw);
+  if (tooDeep !== undefined) {
+    return skip(`"${tooDeep}" is nested deeper than ${MAX_ARGUMENT_DEPTH} levels, the most this client reads: flatten it or remove it`, tooDeep);
+  }
 
   const shape = serverEntryShape.safeParse(raw);
   if (!shape.success) return { problems: issuesToProblems(shape.error.issues, name, context) };
@@ -91,6 +99,11 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   };
   if (typeof config.description === 'string') server.description = config.description;
   return { server, problems };
+}
+
+/** The first field whose value nests deeper than MAX_ARGUMENT_DEPTH levels, the entry being the first. */
+function fieldNestedTooDeep(raw: Record<string, unknown>): string | undefined {
+  return Object.keys(raw).find((field) => measureJson(raw[field], MAX_ARGUMENT_DEPTH - 1, Number.POSITIVE_INFINITY).depth > MAX_ARGUMENT_DEPTH - 1);
 }
 
 /** `type` wins over `transport`, which wins over `transportType`; say so when a later one disagrees. */
