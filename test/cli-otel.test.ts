@@ -173,6 +173,34 @@ describe('--otel on the one-shot commands: their spans reach the OTLP receiver b
   }, 50_000);
 });
 
+describe('OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER=console print to stderr: stdout stays the protocol or the result', () => {
+  const printing = () => ({ HOME: home!, OTEL_TRACES_EXPORTER: 'console', OTEL_METRICS_EXPORTER: 'console', OTEL_METRIC_EXPORT_INTERVAL: '100' });
+
+  it('serve: every line on stdout is a JSON-RPC message; the spans and metrics are on stderr', async () => {
+    const flags = fixtureHome();
+    const host = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ];
+    const run = await runCli([...flags, 'serve', '--otel'], { env: printing(), input: host.map((message) => `${JSON.stringify(message)}\n`).join(''), timeoutMs: 30_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.split('\n').filter((line) => line.trim() !== '');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(() => JSON.parse(line), `not JSON-RPC on stdout: ${line}`).not.toThrow();
+    expect(run.stderr).toContain("name: 'initialize'");
+    expect(run.stderr).toContain('descriptor');
+  }, 40_000);
+
+  it('call: stdout is the tool result alone', async () => {
+    const flags = fixtureHome();
+    const run = await runCli([...flags, 'call', 'fixture', 'echo', '{"text":"only this"}', '--otel'], { env: printing(), timeoutMs: 30_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe('only this');
+    expect(run.stderr).toContain("name: 'tools/call echo'");
+  }, 40_000);
+});
+
 describe('without the SDK installed (npm install --omit=optional)', () => {
   const withoutSdk = () => ({ HOME: home!, NODE_OPTIONS: `--import ${pathToFileURL(join(import.meta.dirname, 'fixtures', 'hide-otel-sdk.mjs')).href}` });
 

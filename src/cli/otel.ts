@@ -3,6 +3,7 @@
  * standard `OTEL_*` environment variables. The SDK packages are optional dependencies, loaded here
  * on demand only; the library itself uses `@opentelemetry/api` alone.
  */
+import { Console } from 'node:console';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
@@ -65,13 +66,13 @@ async function startTelemetry(flags: TelemetryFlags): Promise<RunningTelemetry> 
   propagation.setGlobalPropagator(new sdk.core.CompositePropagator({ propagators: [new sdk.core.W3CTraceContextPropagator(), new sdk.core.W3CBaggagePropagator()] }));
 
   const traces = flags.otel ? (env.OTEL_TRACES_EXPORTER ?? 'otlp') : 'none';
-  const spanExporter = traces === 'otlp' ? new sdk.traceOtlp.OTLPTraceExporter() : traces === 'console' ? new sdk.trace.ConsoleSpanExporter() : undefined;
+  const spanExporter = traces === 'otlp' ? new sdk.traceOtlp.OTLPTraceExporter() : traces === 'console' ? printingToStderr(new sdk.trace.ConsoleSpanExporter()) : undefined;
   const tracerProvider = spanExporter ? new sdk.trace.BasicTracerProvider({ resource, spanProcessors: [new sdk.trace.BatchSpanProcessor(spanExporter)] }) : undefined;
   if (tracerProvider) trace.setGlobalTracerProvider(tracerProvider);
 
   const readers: InstanceType<typeof sdk.metrics.MetricReader>[] = [];
   const pushed = flags.otel ? (env.OTEL_METRICS_EXPORTER ?? 'otlp') : 'none';
-  const metricExporter = pushed === 'otlp' ? new sdk.metricsOtlp.OTLPMetricExporter() : pushed === 'console' ? new sdk.metrics.ConsoleMetricExporter() : undefined;
+  const metricExporter = pushed === 'otlp' ? new sdk.metricsOtlp.OTLPMetricExporter() : pushed === 'console' ? printingToStderr(new sdk.metrics.ConsoleMetricExporter()) : undefined;
   const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL ?? 60_000);
   if (metricExporter) readers.push(new sdk.metrics.PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: interval > 0 ? interval : 60_000 }));
   const prometheus = address ? new sdk.prometheus.PrometheusExporter({ preventServerStart: true }) : undefined;
@@ -90,6 +91,27 @@ async function startTelemetry(flags: TelemetryFlags): Promise<RunningTelemetry> 
       context.disable();
     },
   };
+}
+
+const stderrConsole = new Console({ stdout: process.stderr, stderr: process.stderr });
+
+/**
+ * The SDK's console exporters print with the global `console.dir`, to stdout; but stdout is
+ * `serve`'s protocol and `call`'s result. They print synchronously inside `export`, so pointing
+ * `console.dir` at stderr for that call sends their output there and leaves the rest alone.
+ */
+function printingToStderr<Exporter extends { export(items: never, done: never): void }>(exporter: Exporter): Exporter {
+  const exportToStdout = exporter.export.bind(exporter);
+  exporter.export = (items, done) => {
+    const dirToStdout = console.dir;
+    console.dir = stderrConsole.dir.bind(stderrConsole);
+    try {
+      exportToStdout(items, done);
+    } finally {
+      console.dir = dirToStdout;
+    }
+  };
+  return exporter;
 }
 
 type Sdk = Awaited<ReturnType<typeof importSdk>>;
