@@ -103,15 +103,30 @@ export function redactCut(text: string, secrets: readonly string[]): string {
   return cutAt === clean.length ? clean : `${clean.slice(0, cutAt)}${REDACTED}`;
 }
 
-/** The same error, or a copy with a redacted message (name, code and status kept) when it held a secret. */
+/**
+ * The fields that say what went wrong, from a fixed vocabulary (an errno or SDK code, an HTTP
+ * status, an exit code and signal, an OAuth login's reason): kept as they are, since the hints
+ * read them (a signal from outside, a login to run). A value may equal a secret by chance (an
+ * env `STOP_SIGNAL=SIGTERM`) and still tell nothing of it.
+ */
+const DIAGNOSTIC_FIELDS = ['code', 'status', 'exitCode', 'signal', 'reason'] as const;
+/** The fields that name things (src/errors/): free text, so redacted like the message. */
+const NAMING_FIELDS = ['server', 'field', 'scope'] as const;
+
+/** The same error, or a copy with a redacted message (name and diagnostic fields kept) when it held a secret. */
 export function redactError<T>(error: T, secrets: readonly string[]): T | Error {
   if (!(error instanceof Error) || secrets.length === 0) return error;
   const message = redact(error.message, secrets);
   if (message === error.message) return error;
   const copy = new Error(message);
   copy.name = error.name;
-  for (const key of ['code', 'status'] as const) {
-    if (key in error) Object.assign(copy, { [key]: (error as unknown as Record<string, unknown>)[key] });
+  const fields = error as unknown as Record<string, unknown>;
+  for (const key of DIAGNOSTIC_FIELDS) {
+    if (key in error) Object.assign(copy, { [key]: fields[key] });
+  }
+  for (const key of NAMING_FIELDS) {
+    const value = fields[key];
+    if (typeof value === 'string') Object.assign(copy, { [key]: redact(value, secrets) });
   }
   return copy;
 }
