@@ -42,6 +42,22 @@ describe('a global option on a command that does not read it', () => {
     expect(run.stdout).toBe('');
   });
 
+  // A registry on a closed loopback port: without the refusal the search fails there, having read nothing it was given.
+  const REGISTRY = ['--registry', '--registry-url', 'http://127.0.0.1:9/'];
+  it.each([
+    [['--config', 'mcp.json', 'search', ...REGISTRY, 'weather'], '--config'],
+    [['--project', '.', 'search', '--registry-url', 'http://127.0.0.1:9/', 'weather'], '--project'],
+    [['--deny-tool', 'x/y', 'search', ...REGISTRY, 'weather'], '--deny-tool'],
+    [['search', ...REGISTRY, '--server', 'local', 'weather'], '--server'],
+  ])('search in registry mode refuses %j, naming every option registry mode ignores', async (args, given) => {
+    const run = await cli(...args);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `error: search --registry does not read ${given}: it searches an MCP Registry, not the servers configured here, so it ignores --config, --project, --project-servers, --allow, --deny, --allow-tool, --deny-tool, --server`,
+    );
+    expect(run.stdout).toBe('');
+  });
+
   it('with --json the refusal is one INVALID_ARGUMENTS object', async () => {
     const run = await cli('--approve', 'never', 'tasks', '--json');
     expect(run.code).toBe(1);

@@ -16,6 +16,9 @@ const SERVER_PATTERNS = ['--allow', '--deny'];
 /** Which tools are shown and may be called. */
 const TOOL_PATTERNS = ['--allow-tool', '--deny-tool'];
 
+/** What `search` reads to search the configured servers' index; `search --registry` reads none of it, and refuses it. */
+export const READ_BY_INDEX_SEARCH_ONLY: readonly string[] = [...DISCOVERY, ...SERVER_PATTERNS, ...TOOL_PATTERNS];
+
 /** By command path (`approvals revoke`): the global options its action reads, besides READ_BY_EVERY_COMMAND. */
 export const GLOBAL_OPTIONS_READ: Readonly<Record<string, readonly string[]>> = {
   // The demo runs on its built-in config, so no discovery flag reaches it.
@@ -41,7 +44,7 @@ export const GLOBAL_OPTIONS_READ: Readonly<Record<string, readonly string[]>> = 
   tasks: [],
   import: ['--project'],
   install: ['--project'],
-  search: [...DISCOVERY, ...SERVER_PATTERNS, ...TOOL_PATTERNS],
+  search: READ_BY_INDEX_SEARCH_ONLY,
 };
 
 /** Whether the command at `path` reads the global option `flag` (its long name). */

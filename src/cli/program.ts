@@ -4,7 +4,7 @@ import type { GlobalOptions } from './options.js';
 import type { ExposureOption } from '../tools/types.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { packageVersion } from './package-root.js';
-import { globalOptionReadersHelp, readsGlobalOption, unreadGlobalOptionMessage } from './global-option-readers.js';
+import { globalOptionReadersHelp, READ_BY_INDEX_SEARCH_ONLY, readsGlobalOption, unreadGlobalOptionMessage } from './global-option-readers.js';
 
 // Each command loads its own modules when it runs, so `--help` stays fast.
 
@@ -93,14 +93,33 @@ function otelOption(): Option {
  */
 function goWith(companion: string, ...flags: string[]): (command: Command, action: Command) => void {
   return (_command, action) => {
-    const written = (flag: string) => {
-      const option = action.options.find((candidate) => candidate.long === flag);
-      return option !== undefined && action.getOptionValueSource(option.attributeName()) === 'cli';
-    };
+    const written = (flag: string) => writtenOn(action, flag);
     if (written(companion)) return;
     const alone = flags.find(written);
     if (alone !== undefined) action.error(`error: ${alone} goes with ${companion}`, { code: 'commander.invalidArgument' });
   };
+}
+
+/** Whether `flag`, an option of `command` itself, was written on the command line (a default does not count). */
+function writtenOn(command: Command, flag: string): boolean {
+  const option = command.options.find((candidate) => candidate.long === flag);
+  return option !== undefined && command.getOptionValueSource(option.attributeName()) === 'cli';
+}
+
+/**
+ * A preAction hook of `search`: in registry mode (--registry, --registry-url) it reads no config
+ * and no server or tool pattern, so `search --registry --config x` did nothing with --config and
+ * said nothing. Those options are refused there, naming all the ones registry mode ignores.
+ */
+function refuseIndexOptionsInRegistryMode(search: Command): void {
+  if (!writtenOn(search, '--registry') && !writtenOn(search, '--registry-url')) return;
+  const ignored = [...READ_BY_INDEX_SEARCH_ONLY, '--server'];
+  const given = ignored.find((flag) => writtenOn(search.parent!, flag) || writtenOn(search, flag));
+  if (given === undefined) return;
+  search.error(
+    `error: search --registry does not read ${given}: it searches an MCP Registry, not the servers configured here, so it ignores ${ignored.join(', ')}`,
+    { code: 'commander.invalidArgument' },
+  );
 }
 
 /** `approvals revoke`: the command's name after those of its parents, the program's left out. */
@@ -583,6 +602,7 @@ export function buildProgram(): Command {
     .option('--json', 'print one JSON object for scripts: {ok, query, tools, servers, notes} ({ok, registry, servers, complete} with --registry) or {ok: false, code, error}', false)
     .addOption(timeoutOption('give the registry this long to answer (all pages), in milliseconds').default(30_000))
     .addHelpText('after', examples('mcp-statechart search read a file', 'mcp-statechart search --server memory relations', 'mcp-statechart search --registry weather', 'mcp-statechart search --registry github --registry-url https://registry.example.com --json'))
+    .hook('preAction', refuseIndexOptionsInRegistryMode)
     .action(
       async (
         words: string[],
