@@ -162,6 +162,15 @@ export function invalidTaskIdError(server: string, tool: string, taskId: unknown
 
 function taskIdProblem(taskId: unknown): string | undefined {
   if (typeof taskId !== 'string' || taskId === '') return 'its taskId must be a non-empty string, as unfinishedTasks() gives it';
+  return taskIdFormProblem(taskId);
+}
+
+/**
+ * Why a task id cannot be sent or recorded (over MAX_TASK_ID_LENGTH, or with a control character),
+ * in words that never show it; undefined for one that can. Checked on the ids given to resumeTask
+ * and on those a server's first reply gives.
+ */
+export function taskIdFormProblem(taskId: string): string | undefined {
   if (taskId.length > MAX_TASK_ID_LENGTH) return `its taskId is ${taskId.length} characters long, over the ${MAX_TASK_ID_LENGTH} a task id may have`;
   const chars = [...taskId];
   const control = chars.findIndex((char) => terminalLine(char) !== char);

@@ -144,6 +144,26 @@ describe.each(TRANSPORTS)('a tool call answered with a task, $label', ({ start }
     expect(client.unfinishedTasks()).toEqual([]);
   });
 
+  it('refuses a task whose server-given id is too long or has a control character: nothing more is sent, nothing recorded, the id never shown', async () => {
+    const client = managerWith();
+    await client.connect('server', await start(), { maxRetries: 0 });
+    const unusable: Array<[string, RegExp]> = [
+      ['secret-id\n', /its taskId has a control character \(\\x0a, character 10\)/],
+      ['s'.repeat(3_000), /its taskId is 3000 characters long, over the 2048 a task id may have/],
+    ];
+    for (const [taskId, why] of unusable) {
+      const error = await rejectionOf(client.callTool('server', 'task-forever', { taskId, pollIntervalMs: 250 }, { timeoutMs: 3_000 }));
+      expect(error.message).toContain('failed calling tool "task-forever": the server answered with a task that cannot be followed:');
+      expect(error.message).toMatch(why);
+      expect(error.message).toContain("That is the server's fault; the task was not asked about, cancelled or recorded, so it may still run there");
+      expect(error.message).not.toContain('secret-id');
+      expect(error.message).not.toContain('sssssssss');
+      expect(error.message).not.toMatch(/[\x00-\x1f]/);
+    }
+    expect(client.unfinishedTasks()).toEqual([]);
+    expect(await countersOf(client)).toMatchObject({ created: 2, polls: 0, cancels: 0, badHeaders: 0 });
+  });
+
   it('rejects with the JSON-RPC error of a task that failed', async () => {
     const client = managerWith();
     await client.connect('server', await start(), { maxRetries: 0 });

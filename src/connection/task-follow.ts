@@ -1,4 +1,5 @@
 import { quoted } from '../../machines/control-characters.js';
+import { taskIdFormProblem } from '../../machines/errors.js';
 import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/core';
 import { ProtocolError, SdkError, SdkErrorCode, type CallToolResult, type CreateMessageResultWithTools, type InputRequest, type InputResponse, type Progress } from '@modelcontextprotocol/client';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
@@ -90,6 +91,13 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
   const leftMs = Math.max(0, limitMs - (Date.now() - call.startedAt));
   const taskId = typeof first.taskId === 'string' ? first.taskId : undefined;
   if (taskId === undefined) throw new Error(`MCP server ${quoted(call.server)} answered tool ${quoted(call.tool)} with a task without a taskId`);
+  // Checked before the id goes into a request (the Mcp-Name header over HTTP) or the journal.
+  const unusable = taskIdFormProblem(taskId);
+  if (unusable !== undefined) {
+    throw new Error(
+      `the server answered with a task that cannot be followed: ${unusable}. That is the server's fault; the task was not asked about, cancelled or recorded, so it may still run there`,
+    );
+  }
   let latest = first;
   /** Set while `tasks/get` reaches no server, cleared by its next answer. */
   const reach: Reach = {};
