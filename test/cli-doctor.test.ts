@@ -90,7 +90,7 @@ describe('mcp-statechart doctor', () => {
       'crashing: could not connect to "crashing": its process exited at start with code 2\n' +
         '  stderr:\n' +
         '    notes-server: NOTES_DIR is not set\n' +
-        `  hint: its command fails at start, so trying again will not help: fix "command", "args" or "env" in ${crashingConfig} `,
+        `  hint: its command fails at start, and trying again will likely fail the same way until that is fixed: check "command", "args" or "env" in ${crashingConfig} `,
     );
   });
 

@@ -126,7 +126,7 @@ describe('errors worded for a person', () => {
       'Error: could not connect to "crashing": its process exited at start with code 2\n' +
         'Last lines the server wrote to stderr:\n' +
         '  notes-server: NOTES_DIR is not set\n' +
-        'Hint: its command fails at start, so trying again will not help: fix "command", "args" or "env" in ',
+        'Hint: its command fails at start, and trying again will likely fail the same way until that is fixed: check "command", "args" or "env" in ',
     );
   });
 

@@ -163,7 +163,7 @@ describe('load_mcp', () => {
         'Error: Could not connect to MCP server "broken": its process exited at start with code 2.\n' +
         'Last stderr lines:\n' +
         'notes-server: NOTES_DIR is not set\n' +
-        "What you can do: the server's command fails at start, so calling load_mcp again will not help: tell the user which server failed and why, so they can fix its command or config.",
+        "What you can do: the server's command fails at start, and calling load_mcp again will likely fail the same way until its command or config is fixed: tell the user which server failed and why, so they can fix it.",
     });
   });
 });

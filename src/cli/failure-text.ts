@@ -125,7 +125,8 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
     return 'a signal from outside ended its process (a kill by hand, or the system running out of memory), not its command: trying again may help; if it is ended again, look for what kills it (a memory limit, a supervisor)';
   }
   if (isExitedAtStart(cause)) {
-    return `its command fails at start, so trying again will not help: fix "command", "args" or "env"${where(entry)} (its stderr, or running the command by hand, says why)`;
+    // Retried like any crash (a download or a busy port can pass), so "will not help" would be untrue.
+    return `its command fails at start, and trying again will likely fail the same way until that is fixed: check "command", "args" or "env"${where(entry)} (its stderr, or running the command by hand, says why)`;
   }
   return undefined;
 }

@@ -24,7 +24,8 @@ function nextStepAfterLoadFailure(error: unknown): string {
     return "a signal from outside ended the server's process while it was connecting (a kill by hand, or the system running out of memory), not a fault in its command: call load_mcp again; if it is ended again, tell the user.";
   }
   if (error instanceof McpServerError && isExitedAtStart(error.cause)) {
-    return "the server's command fails at start, so calling load_mcp again will not help: tell the user which server failed and why, so they can fix its command or config.";
+    // It was retried per backoff (a download or a busy port can pass): another load will likely fail the same way, not surely.
+    return "the server's command fails at start, and calling load_mcp again will likely fail the same way until its command or config is fixed: tell the user which server failed and why, so they can fix it.";
   }
   if (code === 'CONFIG_ERROR') {
     return 'its config entry cannot work as written, so retrying will not help: tell the user which server failed and why, so they can fix the entry.';
