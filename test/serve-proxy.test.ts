@@ -184,6 +184,29 @@ describe('resources through serve are named by server', () => {
   }, 60_000);
 });
 
+describe('an answer nested too deep to write as JSON', () => {
+  it('prompts/get and resources/read are answered with an error naming the server, not left waiting; a deep error keeps its message', async () => {
+    const config = join(setup.home, 'deep-answers.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { deep: hostileServer('--resource', 'notes://deep', '--deep-answers', '20000') } }));
+    const { host, transport } = await startHost({}, [], config);
+    await host.connect(transport);
+    // Bounded: before, serve sent nothing and the host waited for its own timeout.
+    const bounded = { timeout: 15_000 };
+    try {
+      await host.callTool({ name: 'load_mcp', arguments: { server: 'deep' } });
+      await expect(host.readResource({ uri: 'mcp-statechart://deep/notes://deep' }, bounded)).rejects.toThrow(
+        /MCP server "deep" answered resources\/read with data nested more than 256 levels deep/,
+      );
+      await expect(host.getPrompt({ name: 'deep/deep' }, bounded)).rejects.toThrow(/MCP server "deep" answered prompts\/get with data nested more than 256 levels deep/);
+      await expect(host.getPrompt({ name: 'deep/deep_error' }, bounded)).rejects.toThrow(/deep error/);
+      // serve still answers.
+      expect(await host.listPrompts(undefined, bounded)).toMatchObject({ prompts: [{ name: 'deep/deep' }, { name: 'deep/deep_error' }] });
+    } finally {
+      await host.close();
+    }
+  }, 60_000);
+});
+
 describe('relayed sampling and elicitation say which server asks', () => {
   async function hostOf(servers: Record<string, unknown>, serveFlags: string[] = []) {
     const config = join(setup.home, `relay-${serveFlags.length}.json`);

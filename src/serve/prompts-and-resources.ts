@@ -5,6 +5,8 @@ import type { LoaderToolCallOptions } from '../tools/index.js';
 import type { ServeHost } from './host.js';
 import type { RoundRequest, RoundResults } from './host-rounds.js';
 import { quoted } from '../../machines/control-characters.js';
+import { MAX_ARGUMENT_DEPTH } from '../../machines/errors.js';
+import { measureJson } from '../../machines/json-fingerprint.js';
 import { errorText } from '../tools/model-text.js';
 
 /** What the prompt and resource relay needs of the manager. */
@@ -91,7 +93,7 @@ export function promptsAndResourcesOffer(
         inRounds(request, ctx, server, ({ signal }) =>
           around({ kind: 'prompt', server, name: prompt }, async () => {
             await ensureConnected(servers, server);
-            return servers.getPrompt(server, prompt, request.params.arguments, { signal });
+            return nestedWithinLimit(server, 'prompts/get', await servers.getPrompt(server, prompt, request.params.arguments, { signal }));
           }),
         ),
       );
@@ -115,7 +117,7 @@ export function promptsAndResourcesOffer(
             await ensureConnected(servers, server);
             return servers.readResource(server, uri, { signal });
           });
-          return { ...read, contents: read.contents.map((content) => ({ ...content, uri: servedUri(server, content.uri) })) };
+          return nestedWithinLimit(server, 'resources/read', { ...read, contents: read.contents.map((content) => ({ ...content, uri: servedUri(server, content.uri) })) });
         }),
       );
     });
@@ -191,6 +193,20 @@ async function namingServerOnOneLine<T>(server: string, run: () => Promise<T>): 
     const { code, data } = error as { code?: unknown; data?: unknown };
     throw Object.assign(new Error(message, { cause: error }), { name: error.name, code, data });
   }
+}
+
+/**
+ * A server's answer is passed on to the host whole, `_meta` included, so it is checked for depth
+ * first: `JSON.stringify` overflows the stack at about 10,000 levels, and the SDK then sends the
+ * host nothing at all, leaving its request waiting until its own timeout. The limit is the one on
+ * tool arguments.
+ */
+function nestedWithinLimit<T>(server: string, method: 'prompts/get' | 'resources/read', answer: T): T {
+  if (measureJson(answer, MAX_ARGUMENT_DEPTH, Number.POSITIVE_INFINITY).depth <= MAX_ARGUMENT_DEPTH) return answer;
+  throw new ProtocolError(
+    ProtocolErrorCode.InternalError,
+    `MCP server ${quoted(server)} answered ${method} with data nested more than ${MAX_ARGUMENT_DEPTH} levels deep, which mcp-statechart serve does not pass on.`,
+  );
 }
 
 async function ensureConnected(servers: ServedServers, server: string): Promise<void> {
