@@ -12,6 +12,7 @@ export type McpErrorCode =
   | 'CONFIG_ERROR'
   | 'CONNECT_FAILED'
   | 'REQUEST_FAILED'
+  | 'TIMEOUT'
   | 'ABORTED'
   | 'SERVER_CRASHED'
   | 'INVALID_ARGUMENTS';

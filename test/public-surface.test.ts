@@ -11,6 +11,7 @@ import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildReports, createSurfaceProgram, entryPoints, functionsAndClasses, type DocumentedDeclaration } from '../scripts/api-report.js';
 import { compileSnippets } from './support/compile-snippets.js';
+import { CLI_ERROR_CODES } from '../src/cli/json-codes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const entries = entryPoints();
@@ -101,6 +102,13 @@ describe('the API report (api/*.api.md)', () => {
     expect(root).toMatch(/## McpConnectionManager \(class\)\n\n```ts\nnew \(options\?: McpConnectionManagerOptions\) => McpConnectionManager\n/);
     expect(root).toMatch(/## createLoaderTools \(function\)\n\n```ts\n\(options: CreateLoaderToolsOptions\) => LoaderTools\n```/);
     expect(root).toMatch(/## ApprovalPolicy \(type\)\n\n```ts\n"always" \| "never" \| "destructive"\n```/);
+  });
+
+  it("gives McpErrorCode only codes of the CLI's --json table, TIMEOUT among them: the library and the CLI name a failure the same way", () => {
+    const union = /## McpErrorCode \(type\)\n\n```ts\n(.*)\n```/.exec(reports.get('index.api.md')!)![1]!;
+    const codes = [...union.matchAll(/"([A-Z_]+)"/g)].map((match) => match[1]!);
+    expect(codes).toContain('TIMEOUT');
+    expect(codes.filter((code) => !Object.hasOwn(CLI_ERROR_CODES, code))).toEqual([]);
   });
 });
 

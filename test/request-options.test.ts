@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback } from 'xstate';
 import { McpConnectionManager, silentLogger, type McpProgress } from '../src/index.js';
 import type { McpProgressEvent, McpReply } from '../machines/types.js';
+import { explainFailure } from '../src/cli/failure-text.js';
 import { textOf } from './support/chaos-helpers.js';
 import { rejectionOf, stdioFixture } from './support/fixtures.js';
 
@@ -72,6 +73,17 @@ describe('timeouts', () => {
     const error = await rejectionOf(manager.callTool('fixture', 'progress', { steps: 20, intervalMs: 50 }, { timeoutMs: 200 }));
     expect(error.message).toMatch(/MCP server "fixture" failed calling tool "progress".*timed out/i);
     expect(manager.getState('fixture')).toBe('connected');
+  });
+
+  it("a tool that does not answer within timeoutMs fails with code TIMEOUT (the CLI's code for it), not REQUEST_FAILED; the connection stays", async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', stdioFixture());
+    const error = await rejectionOf(manager.callTool('fixture', 'slow', { ms: 20_000 }, { timeoutMs: 300 }));
+    expect(error).toMatchObject({ name: 'McpServerError', code: 'TIMEOUT', server: 'fixture' });
+    expect(error.message).toMatch(/^MCP server "fixture" failed calling tool "slow": .*timed out/i);
+    expect(explainFailure('fixture', error)).toMatchObject({ code: 'TIMEOUT', hint: expect.stringContaining('--timeout') });
+    expect(manager.getState('fixture')).toBe('connected');
+    expect(textOf(await manager.callTool('fixture', 'echo', { text: 'still here' }))).toBe('still here');
   });
 
   it('progress restarts the timeout when asked, and maxTotalTimeoutMs caps it either way', async () => {

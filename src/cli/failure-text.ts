@@ -3,7 +3,7 @@
  * word the same errors for a model (src/tools/failure-text.ts); both read one structured error,
  * `McpServerError` (code, server, cause, stderr tail).
  */
-import { ProtocolError, ResourceNotFoundError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { ProtocolError, ResourceNotFoundError } from '@modelcontextprotocol/client';
 import { McpServerError } from '../../machines/errors.js';
 import type { DiscoveredServer } from '../config/index.js';
 import { redact, secretsOf } from '../redact.js';
@@ -146,9 +146,7 @@ export function explainFailure(server: string, error: unknown, entry?: Discovere
   const told = firstLine(errorMessage(connecting ? cause : error));
   const reason = advice !== undefined && told.endsWith(`: ${advice}`) ? told.slice(0, -(advice.length + 2)) : told;
   const errno = propertyOf(cause, 'code');
-  // A request past its timeout is reported as the request failing; to a script it is a TIMEOUT, as --json documents.
-  const timedOut = structured?.code === 'REQUEST_FAILED' && cause instanceof SdkError && cause.code === SdkErrorCode.RequestTimeout;
-  const code = timedOut ? 'TIMEOUT' : (structured?.code ?? (typeof errno === 'string' || typeof errno === 'number' ? String(errno) : undefined));
+  const code = structured?.code ?? (typeof errno === 'string' || typeof errno === 'number' ? String(errno) : undefined);
   const hint = hintFor(server, error, cause, entry);
   // A reason that ends with the hint itself (an OAuth login error: "…; run `mcp-statechart login x`") says it once, as the hint.
   const said = hint !== undefined && reason.endsWith(`; ${hint}`) ? reason.slice(0, -(hint.length + 2)) : reason;

@@ -37,7 +37,9 @@ export function requestFailure(connection: FailedConnection, what: string, answe
   }
   const advice = pagesToOpen(error) ?? missingHandlerAdvice(error);
   const told = advice === undefined ? clean.message : `${clean.message}: ${redact(advice, connection.secrets)}`;
-  return new McpServerError('REQUEST_FAILED', server, `MCP server ${quoted(server)} failed ${what}: ${capErrorText(withErrorCode(error, told))}`, {
+  // A request past its time limit is not the server answering with an error: the CLI's codes table calls it TIMEOUT too.
+  const code = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout ? 'TIMEOUT' : 'REQUEST_FAILED';
+  return new McpServerError(code, server, `MCP server ${quoted(server)} failed ${what}: ${capErrorText(withErrorCode(error, told))}`, {
     cause: clean,
   });
 }
