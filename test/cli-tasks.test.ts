@@ -4,11 +4,12 @@
  * the task id, which a server may use as the bearer of its task.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultTaskJournalPath, TaskJournal } from '../src/connection/task-journal.js';
 import { runCli } from './support/cli.js';
 import { runInProcess } from './support/in-process-cli.js';
+import { modernStdio } from './support/modern-server.js';
 
 const SECRET_TASK_ID = 'task-id-that-is-a-bearer-token';
 
@@ -52,6 +53,20 @@ describe('tasks', () => {
     const run = await runInProcess(['tasks']);
     expect(run.stdout.split('\n')[1]).toBe('  evil\\x1b[2Jserver  tool\\x0anext  started 2026-12-01T09:00:00.000Z');
   });
+
+  it('call of a task still working at --timeout says so, with a hint to give it longer (the hint was missing)', async () => {
+    const config = join(process.env.HOME!, '.ai-zen', 'mcp.json');
+    mkdirSync(dirname(config), { recursive: true });
+    writeFileSync(config, JSON.stringify({ mcpServers: { modern: modernStdio() } }));
+    const hint = `the task was still working at the time limit: give it longer with --timeout <ms>, or set "timeoutMs" in ${config}`;
+    const run = await runInProcess(['call', 'modern', 'task-forever', '{"pollIntervalMs":250}', '--timeout', '1500']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('the task for tool "task-forever" was still working after 1500 ms');
+    expect(run.stderr).toContain(`Hint: ${hint}`);
+    const json = await runInProcess(['call', 'modern', 'task-forever', '{"pollIntervalMs":250}', '--timeout', '1500', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { code: 'TIMEOUT', hint } });
+    rmSync(config);
+  }, 30_000);
 
   it('a journal it cannot read is said to be unreadable, not "no unfinished task is recorded"', async () => {
     const path = defaultTaskJournalPath();

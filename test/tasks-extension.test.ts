@@ -19,6 +19,7 @@ import { McpConnectionManager, silentLogger, type McpConnectionManagerOptions } 
 import type { McpServerConfig } from '../machines/types.js';
 import { MAX_TASK_POLL_INTERVAL_MS } from '../src/connection/task-follow.js';
 import { TaskJournal } from '../src/connection/task-journal.js';
+import { requestFailureText } from '../src/tools/failure-text.js';
 import { rejectionOf } from './support/fixtures.js';
 import { modernHttp, modernStdio } from './support/modern-server.js';
 
@@ -162,6 +163,15 @@ describe.each(TRANSPORTS)('a tool call answered with a task, $label', ({ start }
     }
     expect(client.unfinishedTasks()).toEqual([]);
     expect(await countersOf(client)).toMatchObject({ created: 2, polls: 0, cancels: 0, badHeaders: 0 });
+  });
+
+  it("tells the model that a task still working at the application's time limit needs a longer one (no hint before)", async () => {
+    const client = managerWith();
+    await client.connect('server', await start(), { maxRetries: 0 });
+    const error = await rejectionOf(client.callTool('server', 'task-forever', { pollIntervalMs: 250 }, { timeoutMs: 1_000 }));
+    expect(requestFailureText('server', 'connected', error)).toMatch(
+      /still working after 1000 ms[^\n]*\nThe tool ran as a task that was still working at this application's time limit, so calling it again will likely end the same way: tell the user it needs a longer time limit/,
+    );
   });
 
   it('rejects with the JSON-RPC error of a task that failed', async () => {

@@ -12,6 +12,7 @@ import { errorMessage } from '../../machines/to-error.js';
 import { isOAuthLoginRequired } from '../errors/oauth.js';
 import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
 import { missingCapabilities, missingHandlerAdvice } from '../connection/missing-handler.js';
+import { isTaskTimeLimit } from '../connection/task-time-limit.js';
 import { hasStaticAuthorization } from '../auth/oauth-config.js';
 import { closestNames } from '../search/closest-names.js';
 import { CliError } from './json-codes.js';
@@ -111,6 +112,8 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   if (errno === 'ECONNREFUSED' || /fetch failed|ECONNREFUSED/.test(reason)) {
     return `nothing is listening at ${url ?? 'its address'}: is the server running?`;
   }
+  // A task's time limit says "time limit", and the server did answer: the task was still working.
+  if (isTaskTimeLimit(cause)) return `the task was still working at the time limit: give it longer with --timeout <ms>, or set "timeoutMs"${where(entry)}`;
   if (/timed out|timeout/i.test(reason)) return timeoutHint(code, command, entry);
   if (/protocol version is not supported/i.test(reason)) return 'the server speaks an MCP version this client does not; update the server';
   const missing = missingCapabilities(cause);

@@ -1,9 +1,10 @@
 import { quoted } from '../../machines/control-characters.js';
 import { CallToolResultSchema, CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/core';
-import { SdkError, SdkErrorCode, type CallToolResult, type Client, type Progress, type RequestOptions, type Tool } from '@modelcontextprotocol/client';
+import { type CallToolResult, type Client, type Progress, type RequestOptions, type Tool } from '@modelcontextprotocol/client';
 import { McpServerError } from '../../machines/errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { Deadline } from './deadline.js';
+import { taskTimeLimitError } from './task-time-limit.js';
 
 /** The shortest wait between two polls of a task, whatever `pollInterval` the server asks for (0 would poll hundreds of times a second). */
 export const MIN_TASK_POLL_INTERVAL_MS = 250;
@@ -60,10 +61,7 @@ export async function callToolAsTask(
   const deadline = new Deadline(
     totalMs,
     () =>
-      new SdkError(
-        SdkErrorCode.RequestTimeout,
-        `the task for tool ${quoted(tool)} was still working after ${totalMs} ms (its time limit for the whole task), so it was cancelled`,
-      ),
+      taskTimeLimitError(`the task for tool ${quoted(tool)} was still working after ${totalMs} ms (its time limit for the whole task), so it was cancelled`),
     options.signal,
   );
   let taskId: string | undefined;

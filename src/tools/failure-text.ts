@@ -4,6 +4,7 @@ import type { PublicServerState } from '../../machines/types.js';
 import { terminalText } from '../../machines/control-characters.js';
 import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
 import { missingCapabilities } from '../connection/missing-handler.js';
+import { isTaskTimeLimit } from '../connection/task-time-limit.js';
 import { errorText, quoted } from './model-text.js';
 
 export function loadFirstText(server: string, state: PublicServerState): string {
@@ -53,9 +54,14 @@ export function requestFailureText(server: string, state: PublicServerState, err
         `${quoted(server)} to reconnect before trying again.`
       );
     default:
+      if (isTaskTimeLimit(error.cause)) return `${errorText(error, server)}\n${TASK_TIME_LIMIT}`;
       return missingCapabilities(error.cause) === undefined ? errorText(error, server) : `${errorText(error, server)}\n${NO_INPUT_ANSWERED}`;
   }
 }
+
+// The time limit is the application's (its timeout setting); the model cannot give a longer one.
+const TASK_TIME_LIMIT =
+  "The tool ran as a task that was still working at this application's time limit, so calling it again will likely end the same way: tell the user it needs a longer time limit (the application's timeout setting).";
 
 // The error names the option a developer must give; the model can only stop and say so.
 const NO_INPUT_ANSWERED =
