@@ -3,9 +3,9 @@
  * before a success, dropped after a failure (its own error says what happened). A server that
  * warns without end while a call runs must not make it hold without end.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from '../src/logger.js';
-import { MAX_HELD_WARNINGS, outcomeLogger } from '../src/cli/logger.js';
+import { MAX_HELD_WARNINGS, outcomeLogger, SERVE_WARNINGS_PER_MINUTE, servingLogger } from '../src/cli/logger.js';
 
 function recording(): { logger: Logger; warned: string[] } {
   const warned: string[] = [];
@@ -46,5 +46,29 @@ describe('the one-shot session logger', () => {
     const verbose = outcomeLogger(true, logger);
     verbose.warn('now');
     expect(warned).toEqual(['now']);
+  });
+});
+
+describe("serve's logger", () => {
+  afterEach(() => vi.useRealTimers());
+
+  it(`writes ${SERVE_WARNINGS_PER_MINUTE} warnings a minute, counts the rest and says how many when the minute ends, then writes again`, () => {
+    vi.useFakeTimers();
+    const { logger, warned } = recording();
+    const serving = servingLogger(false, logger);
+    for (let n = 1; n <= SERVE_WARNINGS_PER_MINUTE + 250; n++) serving.warn(`warning ${n}`);
+    expect(warned).toHaveLength(SERVE_WARNINGS_PER_MINUTE);
+    expect(warned.at(-1)).toBe(`warning ${SERVE_WARNINGS_PER_MINUTE}`);
+    vi.advanceTimersByTime(60_000);
+    expect(warned.at(-1)).toBe('250 more warnings in the last minute were not written (run with --verbose to see them all)');
+    serving.warn('a new minute');
+    expect(warned.at(-1)).toBe('a new minute');
+  });
+
+  it('with --verbose writes every warning', () => {
+    const { logger, warned } = recording();
+    const serving = servingLogger(true, logger);
+    for (let n = 0; n < SERVE_WARNINGS_PER_MINUTE + 5; n++) serving.warn('w');
+    expect(warned).toHaveLength(SERVE_WARNINGS_PER_MINUTE + 5);
   });
 });

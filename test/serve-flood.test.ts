@@ -8,6 +8,7 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SERVE_WARNINGS_PER_MINUTE } from '../src/cli/logger.js';
 import { SHUTDOWN_LIMIT_MS } from '../src/cli/serve-lifecycle.js';
 import { MAX_RELAYED_REQUESTS_PER_SERVER } from '../src/serve/relay-limits.js';
 import { descendantsAfter } from './support/chaos-helpers.js';
@@ -141,4 +142,16 @@ describe('serve under a flood from one server, its host reading slowly', () => {
     expect(at - closed).toBeLessThan(SHUTDOWN_LIMIT_MS + 1_500);
     expect(await descendantsAfter()).toEqual([]);
   }, 120_000);
+});
+
+describe("serve's own stderr, under a server that writes line after line that is not JSON", () => {
+  it(`5,000 such lines: at most ${SERVE_WARNINGS_PER_MINUTE} warnings a minute reach stderr (before: one per line); the call answers`, async () => {
+    const host = await serveWithBothLoaded();
+    callThroughServe(host, 10, 'hostile', 'noise', { count: 5_000 });
+    expect(answerText(await host.answer(10))).toBe('noisy');
+    callThroughServe(host, 11, 'fixture', 'echo', { text: 'still here' });
+    expect(answerText(await host.answer(11))).toContain('still here');
+    const warnings = host.stderr().split('\n').filter((line) => line.includes('not JSON'));
+    expect(warnings.length).toBe(SERVE_WARNINGS_PER_MINUTE);
+  }, 60_000);
 });

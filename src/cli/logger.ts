@@ -52,3 +52,37 @@ export function outcomeLogger(verbose: boolean, logger: Logger = cliLogger(verbo
 
 /** How many warnings a one-shot command's session holds until its outcome. */
 export const MAX_HELD_WARNINGS = 100;
+
+/** How many warnings `serve` writes a minute; past that they are counted. */
+export const SERVE_WARNINGS_PER_MINUTE = 100;
+
+/**
+ * The logger of `serve`, which runs as long as its host: a server can warn on every line it
+ * writes (100,000 lines that are not JSON made 100,000 warnings, 22 MB of stderr, which a host
+ * keeps in its log file). At most SERVE_WARNINGS_PER_MINUTE warnings are written a minute; the
+ * rest are counted, and the count is written when the minute ends. With --verbose every warning
+ * is written.
+ */
+export function servingLogger(verbose: boolean, logger: Logger = cliLogger(verbose), minuteMs = 60_000): Logger {
+  if (verbose) return logger;
+  let written = 0;
+  let dropped = 0;
+  let minute: NodeJS.Timeout | undefined;
+  const endMinute = () => {
+    minute = undefined;
+    if (dropped > 0) logger.warn(`${dropped} more warnings in the last minute were not written (run with --verbose to see them all)`);
+    written = 0;
+    dropped = 0;
+  };
+  return {
+    ...logger,
+    warn: (message) => {
+      // The minute starts with its first warning; nobody waits on its timer.
+      minute ??= setTimeout(endMinute, minuteMs).unref();
+      if (written < SERVE_WARNINGS_PER_MINUTE) {
+        written++;
+        logger.warn(message);
+      } else dropped++;
+    },
+  };
+}

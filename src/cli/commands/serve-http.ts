@@ -35,7 +35,7 @@ import { createGatewayLoaderTools } from '../../tools/create-loader-tools.js';
 import { parseListenAddress } from '../listen-address.js';
 import { followServeConfig } from '../serve-config.js';
 import { logLifecycle } from '../lifecycle-log.js';
-import { cliLogger } from '../logger.js';
+import { servingLogger } from '../logger.js';
 import { PrivateLists } from '../../gateway/private-lists.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { packageVersion } from '../package-root.js';
@@ -69,7 +69,7 @@ function within(base: LoaderPermissions, own: LoaderPermissions): LoaderPermissi
 }
 
 export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags, managerOptions: McpConnectionManagerOptions = {}): Promise<number> {
-  const logger = cliLogger(options.verbose);
+  const logger = servingLogger(options.verbose);
   const address = parseListenAddress(flags.http, '--http', '8808');
   const healthAddress = flags.health === undefined ? undefined : parseListenAddress(flags.health, '--health', '8809');
   const loopbackOnly = isLoopbackAddress(address.host);

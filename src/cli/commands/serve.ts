@@ -4,7 +4,7 @@ import { isServerAllowed, toMcpToolResult, type LoaderToolCallOptions } from '..
 import { listedTool, unknownLoaderTool } from '../../serve/listed-tool.js';
 import { openLifecycleView } from '../lifecycle-view.js';
 import { logLifecycle } from '../lifecycle-log.js';
-import { cliLogger } from '../logger.js';
+import { servingLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { packageVersion } from '../package-root.js';
 import { followServeConfig, replaceTools } from '../serve-config.js';
@@ -38,7 +38,7 @@ export async function runServe(
   managerOptions: McpConnectionManagerOptions = {},
   { view = false, sampling = true }: { view?: boolean; sampling?: boolean } = {},
 ): Promise<number> {
-  const logger = cliLogger(options.verbose);
+  const logger = servingLogger(options.verbose);
   // A person who typed `serve` sees a silent command otherwise: it speaks MCP on stdin/stdout.
   if (process.stdin.isTTY) process.stderr.write(`${SERVE_ON_TERMINAL}\n`);
   // stdin carries the protocol: nobody can be asked, only earlier approvals count.
