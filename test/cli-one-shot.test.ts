@@ -222,6 +222,26 @@ describe('errors worded for a person', () => {
     expect((await cli(['get', 'note'])).stderr).toBe(run.stderr);
   });
 
+  it('a server whose entry was skipped: why, and which file to fix, not "there is no server named"', async () => {
+    const broken = join(home, 'broken.json');
+    writeFileSync(broken, JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [NOTES_SERVER] }, broken: { command: 'node', sampling: 'yes' } } }));
+    const brokenCli = (args: string[]) => runCli(['--config', broken, ...args], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    const expected = {
+      code: 'CONFIG_PROBLEMS',
+      message: 'server "broken" skipped: "sampling" must be true or false',
+      hint: `fix the entry "broken" in ${broken}; \`mcp-statechart servers\` lists every problem`,
+    };
+    const json = await brokenCli(['load', 'broken', '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, code: 'CONFIG_PROBLEMS', server: 'broken', error: expected });
+    const get = await brokenCli(['get', 'broken']);
+    expect(get.code).toBe(1);
+    expect(get.stderr).toBe(`Error: ${expected.message}\nHint: ${expected.hint}\n`);
+    const call = await brokenCli(['call', 'broken', 'echo']);
+    expect(call.code).toBe(1);
+    expect(call.stderr).toMatch(new RegExp(`^Error: ${expected.message}$`, 'm'));
+  });
+
   it('read of a URI the server does not have: says so, and where to see its resources', async () => {
     const run = await cli(['read', 'notes', 'notes://no-such-note']);
     expect(run.code).toBe(1);

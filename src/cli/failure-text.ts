@@ -5,7 +5,7 @@
  */
 import { ProtocolError, ResourceNotFoundError } from '@modelcontextprotocol/client';
 import { McpServerError } from '../../machines/errors.js';
-import type { DiscoveredServer } from '../config/index.js';
+import type { DiscoveredServer, DiscoveryResult } from '../config/index.js';
 import { redact, secretsOf } from '../redact.js';
 import { terminalLine } from './terminal-text.js';
 import { errorMessage } from '../../machines/to-error.js';
@@ -205,7 +205,32 @@ export function unknownServerExplanation(server: string, configured: readonly st
   return { code: 'UNKNOWN_SERVER', message: `there is no server named "${server}"${where} (${known})`, hint: SEE_THE_SERVERS };
 }
 
+type ServersAndProblems = Pick<DiscoveryResult, 'servers' | 'problems'>;
+
+/** Why a server's entry was skipped (a field of the wrong type, say) and which file to fix; undefined when it was not. */
+function skippedEntryExplanation(server: string, discovery: ServersAndProblems): FailureExplanation & { code: 'CONFIG_PROBLEMS'; hint: string } | undefined {
+  const skipped = discovery.problems.filter((problem) => problem.severity === 'error' && problem.server === server);
+  if (skipped.length === 0) return undefined;
+  const files = [...new Set(skipped.map((problem) => problem.file))].join(' and ');
+  return {
+    code: 'CONFIG_PROBLEMS',
+    message: skipped.map((problem) => problem.message).join('; '),
+    hint: `fix the entry "${server}" in ${files}; \`mcp-statechart servers\` lists every problem`,
+  };
+}
+
+/** A name that is not among the servers in use: a skipped entry says why, else as `unknownServerExplanation`. */
+export function missingServerExplanation(server: string, discovery: ServersAndProblems): FailureExplanation {
+  return skippedEntryExplanation(server, discovery) ?? unknownServerExplanation(server, Object.keys(discovery.servers));
+}
+
 /** The same, thrown by the commands that report through `reported` (search, get). */
+export function missingServerError(server: string, discovery: ServersAndProblems): CliError {
+  const skipped = skippedEntryExplanation(server, discovery);
+  return skipped ? new CliError(skipped.code, skipped.message, skipped.hint) : unknownServerError(server, Object.keys(discovery.servers));
+}
+
+/** `unknownServerExplanation`, thrown by the commands that report through `reported`. */
 export function unknownServerError(server: string, configured: readonly string[], searched?: string, hint?: string): CliError {
   const explanation = unknownServerExplanation(server, configured, searched);
   return new CliError('UNKNOWN_SERVER', explanation.message, hint ?? explanation.hint);

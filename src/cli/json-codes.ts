@@ -22,7 +22,7 @@ export const CLI_ERROR_CODES = {
   ABORTED: 'the request was cancelled',
   SERVER_CRASHED: 'the server process exited during the request',
   CHECK_FAILED: 'doctor: at least one server failed its check',
-  CONFIG_PROBLEMS: 'a config file or an entry has errors (servers, doctor)',
+  CONFIG_PROBLEMS: 'a config file or an entry has errors (servers, doctor), or the server named was skipped for one',
   CONFIG_UNREADABLE: 'the config file to change cannot be read',
   CONFIG_INVALID: 'the config file to change is not valid JSON or not an mcp.json; nothing was changed',
   CONFIG_LOCKED: 'another process kept the config file to change locked for 10 s; nothing was changed',

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { approveServers } from '../../config/project-trust.js';
 import { describeServerDefinition } from '../approval-prompt.js';
-import { formatFailure, unknownServerExplanation } from '../failure-text.js';
+import { formatFailure, missingServerExplanation } from '../failure-text.js';
 import { cliLogger } from '../logger.js';
 import { discoverFor, isInteractive, type GlobalOptions } from '../options.js';
 import { writeError } from '../terminal-text.js';
@@ -22,7 +22,7 @@ export async function runApprove(options: GlobalOptions, names: string[]): Promi
   ];
   // A name nothing defines is said to be so first: no terminal would make it approvable.
   const unknown = names.filter((name) => definitionsOf(name).length === 0);
-  for (const name of unknown) process.stderr.write(`${formatFailure(unknownServerExplanation(name, Object.keys(discovery.servers)))}\n`);
+  for (const name of unknown) process.stderr.write(`${formatFailure(missingServerExplanation(name, discovery))}\n`);
   const known = names.filter((name) => !unknown.includes(name));
   if (known.length === 0) return 1;
   if (!isInteractive()) {

@@ -5,7 +5,7 @@ import { silentLogger } from '../../logger.js';
 import { writtenRedaction } from '../written-secrets.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { reportDone, reported, type ReportOptions } from '../command-report.js';
-import { unknownServerError } from '../failure-text.js';
+import { missingServerError } from '../failure-text.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import { terminalLine } from '../terminal-text.js';
@@ -64,7 +64,7 @@ export function runGet(global: GlobalOptions, name: string, options: GetOptions)
     const inUse = Object.hasOwn(discovery.servers, name) ? discovery.servers[name] : undefined;
     const definitions = [...(inUse ? [inUse] : []), ...(discovery.shadowed ?? []).filter((server) => server.name === name)];
     if (definitions.length === 0) {
-      throw unknownServerError(name, Object.keys(discovery.servers));
+      throw missingServerError(name, discovery);
     }
     const allowed = isServerAllowed(permissionsFrom(global), name);
     const health =

@@ -1,7 +1,7 @@
 import { quoted } from '../../../machines/control-characters.js';
 import { OAuthLoginRequiredError, OAuthScopeRefusedError } from '../../errors/oauth.js';
 import { cliLogger } from '../logger.js';
-import { formatFailure, offExplanation, unknownServerExplanation } from '../failure-text.js';
+import { formatFailure, missingServerExplanation, offExplanation } from '../failure-text.js';
 import { writeError } from '../terminal-text.js';
 import { discoverFor, type GlobalOptions } from '../options.js';
 
@@ -14,7 +14,7 @@ export async function runLogin(options: GlobalOptions, server: string, flags: { 
   const discovery = await discoverFor([server], options, logger);
   const entry = Object.hasOwn(discovery.servers, server) ? discovery.servers[server] : undefined;
   if (!entry) {
-    process.stderr.write(`${formatFailure(unknownServerExplanation(server, Object.keys(discovery.servers)))}\n`);
+    process.stderr.write(`${formatFailure(missingServerExplanation(server, discovery))}\n`);
     return 1;
   }
   if (entry.disabled) {

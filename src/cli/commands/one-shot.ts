@@ -4,7 +4,7 @@ import type { DiscoveryResult } from '../../config/index.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import type { LoaderToolName, LoaderToolResult } from '../../tools/index.js';
 import { SCHEMAS_ADVICE } from '../../tools/unknown-tool.js';
-import { explainFailure, formatFailure, missingResourceExplanation, offExplanation, unknownServerExplanation, type FailureExplanation } from '../failure-text.js';
+import { explainFailure, formatFailure, missingResourceExplanation, offExplanation, missingServerExplanation, type FailureExplanation } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger, outcomeLogger } from '../logger.js';
 import { terminalJson, writeError, writeListing } from '../terminal-text.js';
@@ -46,7 +46,7 @@ export function refusal(discovery: DiscoveryResult, options: GlobalOptions, serv
     return { code: 'NOT_ALLOWED', message: `server "${server}" is not allowed here${why ? `: ${why}` : ''}`, hint: 'change the --allow / --deny flags to use it' };
   }
   const entry = Object.hasOwn(discovery.servers, server) ? discovery.servers[server] : undefined;
-  if (!entry) return unknownServerExplanation(server, Object.keys(discovery.servers));
+  if (!entry) return missingServerExplanation(server, discovery);
   if (entry.disabled) return offExplanation(server, entry);
   const toolWhy = tool === undefined ? undefined : toolDenial(options, discovery.toolPermissions ?? {}, server, tool);
   if (toolWhy !== undefined) {

@@ -7,7 +7,7 @@ import { silentLogger } from '../../logger.js';
 import { ARGUMENT_LENGTH_LIMITS } from '../../tools/define-tool.js';
 import { reportDone, reported } from '../command-report.js';
 import { CliError } from '../json-codes.js';
-import { unknownServerError } from '../failure-text.js';
+import { missingServerError } from '../failure-text.js';
 import { discover, type GlobalOptions } from '../options.js';
 import { openLoaderSession } from '../session.js';
 
@@ -59,7 +59,7 @@ export function runIndexSearch(global: GlobalOptions, words: string[], options: 
     }
     const discovery = await discover(global, silentLogger);
     if (options.server !== undefined && !Object.hasOwn(discovery.servers, options.server)) {
-      throw unknownServerError(options.server, Object.keys(discovery.servers));
+      throw missingServerError(options.server, discovery);
     }
     const { manager, tool } = openLoaderSession(discovery, global, silentLogger);
     try {
