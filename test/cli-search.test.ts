@@ -94,4 +94,20 @@ describe('search <words>', () => {
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'NOT_INDEXED', error: expect.stringContaining('mcp-statechart index') });
   }, 40_000);
+
+  it('an index file it cannot use (not JSON, another version\'s format) is named with the reason, not "nothing is indexed yet"', async () => {
+    const { cli } = await indexedHome();
+    const file = join(process.env.HOME!, '.ai-zen', 'mcp-index.json');
+    writeFileSync(file, '{"version": 1, "servers": {"notes": ');
+    const corrupt = await cli('search', 'notes');
+    expect(corrupt.code).toBe(1);
+    expect(corrupt.stderr).toBe(`Error: The index ${file} cannot be used: it is not valid JSON, so there is nothing to search.\nHint: \`mcp-statechart index\` writes it again\n`);
+    writeFileSync(file, JSON.stringify({ version: 2, servers: {} }));
+    const newer = await cli('search', '--json', 'notes');
+    expect(JSON.parse(newer.stdout)).toMatchObject({
+      ok: false,
+      code: 'NOT_INDEXED',
+      error: `The index ${file} cannot be used: it is in index format 2 (another version of mcp-statechart wrote it), and this one reads format 1, so there is nothing to search.`,
+    });
+  }, 40_000);
 });

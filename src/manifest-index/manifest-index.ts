@@ -128,37 +128,64 @@ function withHandshake(entry: IndexEntry, { era, instructions }: Pick<IndexEntry
   return { ...entry, ...(era ? { era } : {}), ...(instructions ? { instructions } : {}) };
 }
 
-function parseContents(text: string): IndexContents {
+/** What the file holds; `unreadable` says why nothing could be taken from a file that is there. */
+interface ReadIndex {
+  contents: IndexContents;
+  unreadable?: string;
+}
+
+function parseContents(text: string): ReadIndex {
   const contents = emptyContents();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return contents;
+    return { contents, unreadable: 'it is not valid JSON' };
   }
   const { version, servers, projects } = (parsed ?? {}) as { version?: unknown; servers?: unknown; projects?: unknown };
-  if (version !== FORMAT_VERSION || typeof servers !== 'object' || servers === null) return contents;
+  if (version !== FORMAT_VERSION) {
+    return { contents, unreadable: `it is in index format ${JSON.stringify(version) ?? 'none'} (another version of mcp-statechart wrote it), and this one reads format ${FORMAT_VERSION}` };
+  }
+  if (typeof servers !== 'object' || servers === null) return { contents, unreadable: 'it has no "servers" object' };
   contents.servers = parseEntries(servers);
   if (typeof projects === 'object' && projects !== null) {
     for (const [projectFile, entries] of Object.entries(projects as Record<string, unknown>)) contents.projects[projectFile] = parseEntries(entries);
   }
-  return contents;
+  return { contents };
 }
 
-function readContents(file: string): IndexContents {
+function tooBig(bytes: number): ReadIndex | undefined {
+  return bytes > MAX_FILE_BYTES ? { contents: emptyContents(), unreadable: `it is over ${megabytes(MAX_FILE_BYTES)}` } : undefined;
+}
+
+/** A file that is not there is an empty index, and nothing to report. */
+function unreadableFile(error: unknown): ReadIndex {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' ? { contents: emptyContents() } : { contents: emptyContents(), unreadable: `it cannot be read (${code ?? 'error'})` };
+}
+
+function readContents(file: string): ReadIndex {
   try {
-    return statSync(file).size > MAX_FILE_BYTES ? emptyContents() : parseContents(readFileSync(file, 'utf8'));
-  } catch {
-    return emptyContents();
+    return tooBig(statSync(file).size) ?? parseContents(readFileSync(file, 'utf8'));
+  } catch (error) {
+    return unreadableFile(error);
   }
 }
 
-async function readContentsAsync(file: string): Promise<IndexContents> {
+async function readContentsAsync(file: string): Promise<ReadIndex> {
   try {
-    return (await stat(file)).size > MAX_FILE_BYTES ? emptyContents() : parseContents(await readFile(file, 'utf8'));
-  } catch {
-    return emptyContents();
+    return tooBig((await stat(file)).size) ?? parseContents(await readFile(file, 'utf8'));
+  } catch (error) {
+    return unreadableFile(error);
   }
+}
+
+/**
+ * Why the index file at this path gives nothing (not JSON, another version's format, unreadable),
+ * or undefined when it is missing or fine: an empty search can then say why, not "run index".
+ */
+export function unreadableIndexReason(file: string = defaultManifestIndexPath()): string | undefined {
+  return readContents(file).unreadable;
 }
 
 /** A copy with the changes made; entries they do not touch are the same objects (search's cached words for them stay valid). */
@@ -258,7 +285,7 @@ class IndexFile {
 
   constructor(readonly path: string) {
     this.stamp = fileStamp(path);
-    this.contents = readContents(path);
+    this.contents = readContents(path).contents;
   }
 
   /**
@@ -277,7 +304,7 @@ class IndexFile {
     const stamp = fileStamp(this.path);
     if (stamp === this.stamp) return;
     this.stamp = stamp;
-    this.contents = applyChanges(readContents(this.path), [...this.writing.values(), ...this.pending.values()]);
+    this.contents = applyChanges(readContents(this.path).contents, [...this.writing.values(), ...this.pending.values()]);
     this.changes++;
   }
 
@@ -322,7 +349,7 @@ class IndexFile {
     this.pending = new Map();
     // Nobody else wrote since we last read or wrote: what we hold is the file plus our changes.
     const reread = (await fileStampAsync(this.path)) !== this.stamp;
-    const merged = reread ? applyChanges(await readContentsAsync(this.path), this.writing.values()) : this.contents;
+    const merged = reread ? applyChanges((await readContentsAsync(this.path)).contents, this.writing.values()) : this.contents;
     const temporary = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     let stats: Stats;
     try {

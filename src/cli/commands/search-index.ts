@@ -8,6 +8,7 @@ import { ARGUMENT_LENGTH_LIMITS } from '../../tools/define-tool.js';
 import { reportDone, reported } from '../command-report.js';
 import { CliError } from '../json-codes.js';
 import { missingServerError } from '../failure-text.js';
+import { defaultManifestIndexPath, unreadableIndexReason } from '../../manifest-index/manifest-index.js';
 import { discover, type GlobalOptions } from '../options.js';
 import { openLoaderSession } from '../session.js';
 
@@ -65,6 +66,11 @@ export function runIndexSearch(global: GlobalOptions, words: string[], options: 
     try {
       const search = tool('search_mcp_tools');
       if (!search) {
+        const path = defaultManifestIndexPath();
+        const unreadable = unreadableIndexReason(path);
+        if (unreadable !== undefined) {
+          throw new CliError('NOT_INDEXED', `The index ${path} cannot be used: ${unreadable}, so there is nothing to search.`, '`mcp-statechart index` writes it again');
+        }
         throw new CliError('NOT_INDEXED', 'No server is indexed yet, so there is nothing to search: run `mcp-statechart index` (or `doctor`) first.');
       }
       const result = await search.execute({ query, limit: options.limit, ...(options.server ? { server: options.server } : {}) });
