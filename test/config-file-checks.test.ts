@@ -90,3 +90,20 @@ describe('nesting limit', () => {
     }
   }, 30_000);
 });
+
+describe('a url with a user name or password', () => {
+  it('is reported as the entry is read, naming the server and field and quoting no value, not only when it connects', async () => {
+    await fs.writeFile(file, JSON.stringify({ mcpServers: { docs: { url: 'http://me:s3cret-password@127.0.0.1:9/mcp' } } }));
+    const { servers, problems } = await discover();
+    expect(Object.keys(servers)).toEqual(['docs']);
+    expect(problems).toEqual([
+      {
+        severity: 'warning',
+        file,
+        server: 'docs',
+        field: 'url',
+        message: 'server "docs": the "url" carries a user name or password, which fetch refuses to send, so it cannot connect: give the credential in "headers" (an "Authorization" header) instead',
+      },
+    ]);
+  });
+});

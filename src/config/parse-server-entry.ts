@@ -87,6 +87,18 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   const requirements = transport === 'stdio' ? stdioRequirements : remoteRequirements;
   const needs = requirements.safeParse(config);
   if (!needs.success) return { problems: [...problems, ...issuesToProblems(needs.error.issues, name, context)] };
+  // Kept, as a connect then says the same (src/transports/http.ts), but said now: `servers` shows it.
+  if (transport !== 'stdio' && carriesCredentials(config.url)) {
+    problems.push(
+      problem(
+        context,
+        'warning',
+        name,
+        'url',
+        `server "${name}": the "url" carries a user name or password, which fetch refuses to send, so it cannot connect: give the credential in "headers" (an "Authorization" header) instead`,
+      ),
+    );
+  }
 
   const server: DiscoveredServer = {
     name,
@@ -99,6 +111,11 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   };
   if (typeof config.description === 'string') server.description = config.description;
   return { server, problems };
+}
+
+function carriesCredentials(url: string | undefined): boolean {
+  const parsed = url === undefined ? null : URL.parse(url);
+  return parsed !== null && (parsed.username !== '' || parsed.password !== '');
 }
 
 /** The first field whose value nests deeper than MAX_ARGUMENT_DEPTH levels, the entry being the first. */
