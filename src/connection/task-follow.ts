@@ -4,7 +4,7 @@ import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, 
 import { ProtocolError, type SdkError, type CallToolResult, type CreateMessageResultWithTools, type InputRequest, type InputResponse, type Progress } from '@modelcontextprotocol/client';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { Deadline } from './deadline.js';
-import { taskTimeLimitError } from './task-time-limit.js';
+import { isTaskTimeLimit, taskTimeLimitError } from './task-time-limit.js';
 import { MIN_TASK_POLL_INTERVAL_MS, pause } from './tool-task.js';
 import { isUnreachable } from './errors.js';
 import { AnswerStreamCut, isRecord, type TaskWire } from './task-wire.js';
@@ -111,6 +111,7 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
         reach.unreachable
           ? `the task for tool ${quoted(call.tool)} was last ${String(latest.status)}, and its server could not be reached to ask again before the call's time limit (${limitMs} ms): ${reach.unreachable.message}`
           : `the task for tool ${quoted(call.tool)} was still ${String(latest.status)} after ${limitMs} ms (the call's time limit)`,
+        !reach.unreachable,
       )),
     call.signal,
   );
@@ -178,7 +179,7 @@ function timeLimitError(timedOut: SdkError, mayStillRun: boolean): SdkError {
   const outcome = mayStillRun
     ? '; tasks/cancel did not reach the server either, so the task may still run there: it stays recorded (unfinishedTasks(), `mcp-statechart tasks`) to be resumed or cancelled later'
     : ', so it was cancelled (tasks/cancel)';
-  return taskTimeLimitError(`${timedOut.message}${outcome}`);
+  return taskTimeLimitError(`${timedOut.message}${outcome}`, isTaskTimeLimit(timedOut));
 }
 
 /**

@@ -5,9 +5,13 @@ export interface TaskTimeLimit {
   taskTimeLimit: true;
 }
 
-/** A task that was still working when the call's time limit ran out: a RequestTimeout (TIMEOUT to scripts) that hints can tell apart. */
-export function taskTimeLimitError(message: string): SdkError {
-  const data: TaskTimeLimit = { taskTimeLimit: true };
+/**
+ * The call's time limit ending a task: a RequestTimeout (TIMEOUT to scripts). Marked as a task's
+ * time limit, which hints tell apart, only when the server last said the task was still working:
+ * for a server that could not be reached or did not answer, a longer limit is no cure.
+ */
+export function taskTimeLimitError(message: string, stillWorking: boolean): SdkError {
+  const data: TaskTimeLimit | undefined = stillWorking ? { taskTimeLimit: true } : undefined;
   return new SdkError(SdkErrorCode.RequestTimeout, message, data);
 }
 

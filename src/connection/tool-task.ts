@@ -58,10 +58,17 @@ export async function callToolAsTask(
   }
   options.signal?.throwIfAborted();
   const totalMs = options.request.maxTotalTimeout ?? options.request.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  /** Set while a `tasks/get` is waiting for its answer: at the time limit, the server was silent, not the task still working. */
+  let unanswered: { status: string } | undefined;
   const deadline = new Deadline(
     totalMs,
     () =>
-      taskTimeLimitError(`the task for tool ${quoted(tool)} was still working after ${totalMs} ms (its time limit for the whole task), so it was cancelled`),
+      taskTimeLimitError(
+        unanswered
+          ? `the task for tool ${quoted(tool)} was last ${unanswered.status}, and its server had not answered tasks/get when the time limit for the whole task (${totalMs} ms) ran out: tasks/cancel was sent but may not reach it, so the task may still run there`
+          : `the task for tool ${quoted(tool)} was still working after ${totalMs} ms (its time limit for the whole task), so it was cancelled`,
+        !unanswered,
+      ),
     options.signal,
   );
   let taskId: string | undefined;
@@ -76,7 +83,9 @@ export async function callToolAsTask(
     // The first poll at once, as the v1 SDK's task client did; then the server's interval between polls.
     for (let statuses = 1; !RESULT_READY.has(task.status); statuses++) {
       if (statuses > 1) await pause(Math.max(MIN_TASK_POLL_INTERVAL_MS, task.pollInterval ?? DEFAULT_TASK_POLL_INTERVAL_MS), deadline.signal);
+      unanswered = { status: task.status };
       task = await client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, options.request);
+      unanswered = undefined;
       options.onProgress?.({ progress: statuses, message: task.statusMessage ?? task.status });
     }
     if (task.status === 'failed' || task.status === 'cancelled') {
