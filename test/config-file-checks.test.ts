@@ -107,3 +107,37 @@ describe('a url with a user name or password', () => {
     ]);
   });
 });
+
+describe('env and header names with control characters', () => {
+  it('skips the entry, naming the server and the key escaped, never the value', async () => {
+    await fs.writeFile(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          local: { command: 'x', env: { 'K\u001b[1m': 'env-secret-value' } },
+          remote: { url: 'http://127.0.0.1:9/mcp', headers: { 'X-Key\r\nInjected': 'header-secret-value' } },
+          fine: { command: 'x', env: { TOKEN: 'v' } },
+        },
+      }),
+    );
+    const { servers, problems } = await discover();
+    expect(Object.keys(servers)).toEqual(['fine']);
+    expect(problems).toEqual([
+      {
+        severity: 'error',
+        file,
+        server: 'local',
+        field: 'env',
+        message: 'server "local" skipped: the "env" key "K\\x1b[1m" holds a control character, which no variable name can: rename or remove it',
+      },
+      {
+        severity: 'error',
+        file,
+        server: 'remote',
+        field: 'headers',
+        message: 'server "remote" skipped: the "headers" key "X-Key\\x0d\\x0aInjected" holds a control character, which no header name can: rename or remove it',
+      },
+    ]);
+    expect(JSON.stringify(problems)).not.toMatch(/secret-value/);
+  });
+});

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { z } from 'zod';
 import type { McpServerConfig, McpTransportKind } from '../../machines/types.js';
+import { quoted, terminalLine } from '../../machines/control-characters.js';
 import { MAX_ARGUMENT_DEPTH } from '../../machines/errors.js';
 import { measureJson } from '../../machines/json-fingerprint.js';
 import { inferTransport, parseTransport } from '../../machines/options.js';
@@ -45,6 +46,13 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
 
   const shape = serverEntryShape.safeParse(raw);
   if (!shape.success) return { problems: issuesToProblems(shape.error.issues, name, context) };
+
+  // Skipped, not the key dropped: a server started without a variable or header its file gives
+  // fails later and far from the cause. fetch refuses such a header name on every request anyway.
+  const badKey = keyWithControlCharacters(raw);
+  if (badKey !== undefined) {
+    return skip(`the "${badKey.field}" key ${quoted(badKey.key)} holds a control character, which no ${badKey.field === 'env' ? 'variable' : 'header'} name can: rename or remove it`, badKey.field);
+  }
 
   // zod's output is not used: it would drop an own `__proto__` key and give objects a prototype.
   const config = copyConfig(raw);
@@ -116,6 +124,16 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
 function carriesCredentials(url: string | undefined): boolean {
   const parsed = url === undefined ? null : URL.parse(url);
   return parsed !== null && (parsed.username !== '' || parsed.password !== '');
+}
+
+/** The first `env` or `headers` key with a control character in it (the key only: values are secrets). */
+function keyWithControlCharacters(raw: Record<string, unknown>): { field: 'env' | 'headers'; key: string } | undefined {
+  for (const field of ['env', 'headers'] as const) {
+    const map = ownValue(raw, field);
+    const key = isJsonObject(map) ? Object.keys(map).find((candidate) => terminalLine(candidate) !== candidate) : undefined;
+    if (key !== undefined) return { field, key };
+  }
+  return undefined;
 }
 
 /** The first field whose value nests deeper than MAX_ARGUMENT_DEPTH levels, the entry being the first. */
