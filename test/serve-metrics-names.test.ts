@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startOtlpReceiver, type ExportedSpan } from '../scripts/otlp-receiver.js';
 import { everythingStdio } from './support/everything.js';
+import { hostileServer } from './support/hostile.js';
 import { startEmptyReplica, startHttpServe, type HttpServe } from './support/http-serve.js';
 
 let replica: HttpServe & { close(): Promise<void> };
@@ -112,6 +113,28 @@ it("names no prompt a downstream server refused in mcp.client.operation.duration
     expect(series.filter((line) => line.includes('prompts/get'))).toHaveLength(2);
     expect(series.join('\n')).not.toContain('made-up');
     expect(series.some((line) => line.includes('gen_ai_prompt_name="simple-prompt"'))).toBe(true);
+  } finally {
+    await prompter.close();
+    await gateway.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+}, 90_000);
+
+it('names no unlisted prompt in mcp.client.operation.duration when a broken server answers every name with a malformed {}', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'mcp-serve-metrics-malformed-'));
+  writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { hostile: hostileServer('--empty-prompts') } }));
+  const gateway = await startHttpServe(home, ['--config', join(home, 'mcp.json')], ['--metrics', '127.0.0.1:0']);
+  const prompter = new Client({ name: 'prompt-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  try {
+    await prompter.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    expect((await prompter.callTool({ name: 'load_mcp', arguments: { server: 'hostile' } })).isError).toBe(false);
+    await expect(prompter.getPrompt({ name: 'hostile/listed' })).rejects.toThrow();
+    for (const n of [1, 2, 3]) await expect(prompter.getPrompt({ name: `hostile/invented-${n}` })).rejects.toThrow();
+
+    const series = (await scraped(gateway, 'mcp_client_operation_duration_seconds')).filter((line) => line.includes('prompts/get'));
+    expect(series.join('\n')).not.toContain('invented');
+    expect(series.some((line) => line.includes('gen_ai_prompt_name="listed"'))).toBe(true);
+    expect(series.some((line) => line.includes('gen_ai_prompt_name="_OTHER"'))).toBe(true);
   } finally {
     await prompter.close();
     await gateway.stop();

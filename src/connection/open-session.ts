@@ -251,6 +251,7 @@ async function attempt(
     url: request.config.url,
     protocolVersion: () => client.getNegotiatedProtocolVersion(),
     secrets,
+    listsPrompt: (prompt) => session.manifest.prompts.some((listed) => listed.name === prompt),
   });
   const session: Session = new Session({
     server: request.name,

@@ -15,7 +15,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { RequestFailedAlone } from '../request-failed-alone.js';
 import { redact } from '../redact.js';
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
-import { boundedErrorCode } from './bounded-values.js';
+import { boundedErrorCode, OTHER_VALUE } from './bounded-values.js';
 
 
 /** The conventions' advisory buckets for `mcp.client.operation.duration`, in seconds. */
@@ -37,6 +37,8 @@ export interface TracedServer {
   protocolVersion: () => string | undefined;
   /** Values never to record (src/redact.ts). */
   secrets: readonly string[];
+  /** Whether the server lists this prompt: serve passes on any name a host sends, and only listed ones are named. */
+  listsPrompt?: (name: string) => boolean;
 }
 
 interface InFlight {
@@ -137,8 +139,8 @@ export class ClientTelemetry {
       span = outer;
       spanContext = parent;
     } else {
-      const target = targetOf(message.method, message.params);
-      span = this.tracer.startSpan(target ? `${message.method} ${target}` : message.method, { kind: SpanKind.CLIENT, attributes }, parent);
+      const target = measured['gen_ai.tool.name'] ?? measured['gen_ai.prompt.name'];
+      span = this.tracer.startSpan(target !== undefined && target !== OTHER_VALUE ? `${message.method} ${String(target)}` : message.method, { kind: SpanKind.CLIENT, attributes }, parent);
       spanContext = trace.setSpan(parent, span);
     }
     const counted: Attributes = { 'mcp.server.name': server.name, 'mcp.method.name': message.method };
@@ -207,7 +209,8 @@ function operationAttributes(method: string, params: Record<string, unknown> | u
     attributes['gen_ai.tool.name'] = target;
     attributes['gen_ai.operation.name'] = 'execute_tool';
   }
-  if (method === 'prompts/get' && target) attributes['gen_ai.prompt.name'] = target;
+  // A server may answer a prompt it never listed with a result (even a malformed one): its name would be a series kept for good.
+  if (method === 'prompts/get' && target) attributes['gen_ai.prompt.name'] = server.listsPrompt?.(target) === false ? OTHER_VALUE : target;
   const address = server.url === undefined ? undefined : addressOf(server.url);
   if (address) {
     attributes['server.address'] = address.host;
