@@ -141,3 +141,29 @@ describe('env and header names with control characters', () => {
     expect(JSON.stringify(problems)).not.toMatch(/secret-value/);
   });
 });
+
+describe('an entry with both "command" and "url"', () => {
+  it('warns, naming the server, both fields and the one used, unless a "type" chooses', async () => {
+    await fs.writeFile(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          both: { command: 'x', url: 'http://127.0.0.1:9/mcp' },
+          typed: { type: 'http', command: 'x', url: 'http://127.0.0.1:9/mcp' },
+        },
+      }),
+    );
+    const { servers, problems } = await discover();
+    expect(servers.both?.transport).toBe('stdio');
+    expect(servers.typed?.transport).toBe('http');
+    expect(problems).toEqual([
+      {
+        severity: 'warning',
+        file,
+        server: 'both',
+        field: 'url',
+        message: 'server "both": both "command" and "url" are given and no "type": "command" is used (stdio) and "url" is ignored; set "type" to "http" to use the url',
+      },
+    ]);
+  });
+});

@@ -63,6 +63,13 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
     return skip('cannot tell the transport: give "command" (stdio) or "url" (http), or set "type"');
   }
   problems.push(...ignoredTransportDeclarations(config, transport, name, context));
+  // A declared transport is a choice; without one, `command` wins over `url` unseen.
+  const declared = DECLARED_TRANSPORT_FIELDS.some((field) => typeof ownValue(config, field) === 'string');
+  if (!declared && typeof config.command === 'string' && typeof config.url === 'string') {
+    problems.push(
+      problem(context, 'warning', name, 'url', `server "${name}": both "command" and "url" are given and no "type": "command" is used (stdio) and "url" is ignored; set "type" to "http" to use the url`),
+    );
+  }
 
   const disabled = config.disabled === true;
   // Kept before expansion: an approval prompt shows what the file says, never what a variable holds.
