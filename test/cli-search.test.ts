@@ -110,4 +110,15 @@ describe('search <words>', () => {
       error: `The index ${file} cannot be used: it is in index format 2 (another version of mcp-statechart wrote it), and this one reads format 1, so there is nothing to search.`,
     });
   }, 40_000);
+
+  it('servers names an index file it cannot use once, with the reason, besides INDEXED no', async () => {
+    const { cli } = await indexedHome();
+    const file = join(process.env.HOME!, '.ai-zen', 'mcp-index.json');
+    writeFileSync(file, '{"version": 1, "servers": {"notes": ');
+    const run = await cli('servers');
+    expect(run.code).toBe(0);
+    const line = `The index ${file} cannot be used: it is not valid JSON, so no server shows as indexed: \`mcp-statechart index\` writes it again.`;
+    expect(run.stdout.split('\n').filter((text) => text === line)).toHaveLength(1);
+    expect(run.stdout).not.toMatch(/cannot be used[\s\S]*cannot be used/);
+  }, 40_000);
 });

@@ -1,6 +1,7 @@
 import type { DiscoveredServer, DiscoveryResult } from '../../config/index.js';
 import { formatProblem } from '../../config/index.js';
 import { isPastPromisedFreshness, projectFileOf, type ManifestIndex } from '../../manifest-index/index.js';
+import { unreadableIndexReason } from '../../manifest-index/manifest-index.js';
 import { ageText, pastTtlText } from '../../tools/age-text.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import { oneLinePurpose } from '../../tools/search-mcp-tools.js';
@@ -183,6 +184,9 @@ export function formatServersTable(
     for (const row of rows) row.forEach((text, column) => (widths[column] = Math.max(widths[column]!, text.length)));
     for (const row of rows) lines.push(row.map((text, column) => text.padEnd(widths[column]!)).join('  ').trimEnd());
   }
+  // Said once here, not in every row: each INDEXED cell would only say "no".
+  const unreadable = index && servers.length > 0 ? unreadableIndexReason(index.path) : undefined;
+  if (unreadable !== undefined) lines.push('', `The index ${index!.path} cannot be used: ${unreadable}, so no server shows as indexed: \`mcp-statechart index\` writes it again.`);
   const details = health ? healthDetails(health) : [];
   if (details.length > 0) lines.push('', ...details);
   if (exposure && servers.length > 0) lines.push('', exposureLine(exposure));
