@@ -21,8 +21,12 @@ afterEach(async () => {
   server?.close();
 });
 
-/** A JSON-answering MCP server on 127.0.0.1 whose one tool is task-only; once `tools/call` is answered it answers nothing more (a hung server, or one behind a network that broke). */
-async function serverThatFallsSilent(): Promise<{ url: string; held: ServerResponse[] }> {
+/**
+ * A JSON-answering MCP server on 127.0.0.1 whose one tool is task-only; once `tools/call` is
+ * answered it answers nothing more (a hung server, or one behind a network that broke), or with
+ * `goesDown` it stops listening (a server that is down).
+ */
+async function serverThatFallsSilent(goesDown = false): Promise<{ url: string; held: ServerResponse[] }> {
   const held: ServerResponse[] = [];
   let silent = false;
   const task = { taskId: 'task-1', status: 'working', ttl: null, pollInterval: 250, createdAt: '2026-12-01T00:00:00Z', lastUpdatedAt: '2026-12-01T00:00:00Z' };
@@ -43,7 +47,9 @@ async function serverThatFallsSilent(): Promise<{ url: string; held: ServerRespo
     if (message.method === 'tools/list') return answer(res, message.id, { tools: [{ name: 'research', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } }] });
     if (message.method === 'tools/call') {
       silent = true;
-      return answer(res, message.id, { task });
+      answer(res, message.id, { task });
+      if (goesDown) res.on('finish', () => server!.close());
+      return;
     }
     return answer(res, message.id, {});
   };
@@ -70,4 +76,18 @@ it('a task whose server stops answering before any tasks/get: the error says the
   expect(explainFailure('silent', error)).toMatchObject({ code: 'TIMEOUT' });
   expect(explainFailure('silent', error).hint).toBeUndefined();
   expect(requestFailureText('silent', 'connected', error)).not.toContain('needs a longer time limit');
+}, 20_000);
+
+it('a task whose server goes down: CONNECTION_LOST says the task may still run there, and the hints do not say to run it again', async () => {
+  const { url } = await serverThatFallsSilent(true);
+  manager = new McpConnectionManager({ logger: silentLogger });
+  await manager.connect('down', { url }, { maxRetries: 0 });
+  const error = await rejectionOf(manager.callTool('down', 'research', {}, { timeoutMs: 10_000 }));
+  expect(error.message).toContain('The task the call started may still run on the server.');
+  const explained = explainFailure('down', error);
+  expect(explained).toMatchObject({ code: 'CONNECTION_LOST', hint: 'the task may still run on the server: running the command again starts another task' });
+  expect(explained.hint).not.toContain('run the command again');
+  const told = requestFailureText('down', 'error', error);
+  expect(told).toContain('calling the tool again starts another');
+  expect(told).not.toContain('to reconnect before trying again');
 }, 20_000);

@@ -12,7 +12,7 @@ import { errorMessage } from '../../machines/to-error.js';
 import { isOAuthLoginRequired } from '../errors/oauth.js';
 import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
 import { missingCapabilities, missingHandlerAdvice } from '../connection/missing-handler.js';
-import { isTaskTimeLimit } from '../connection/task-time-limit.js';
+import { isTaskCutOff, isTaskTimeLimit } from '../connection/task-time-limit.js';
 import { hasStaticAuthorization } from '../auth/oauth-config.js';
 import { closestNames } from '../search/closest-names.js';
 import { CliError } from './json-codes.js';
@@ -89,6 +89,8 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
 
   if (code === 'UNKNOWN_SERVER') return SEE_THE_SERVERS;
   if (code === 'SERVER_DISABLED') return entry ? offExplanation(server, entry).hint : 'remove "disabled": true from its entry to use it';
+  // Running the command again would start a second task beside the one that may still run.
+  if (code === 'CONNECTION_LOST' && isTaskCutOff(cause)) return 'the task may still run on the server: running the command again starts another task';
   if (code === 'CONNECTION_LOST' || code === 'DISCONNECTED') {
     return 'the request may or may not have taken effect; run the command again (it reconnects)';
   }

@@ -3,6 +3,8 @@ import { abortError, argumentsTooDeepError, describeRequest, MAX_ARGUMENT_DEPTH,
 import { measureJson } from '../../machines/json-fingerprint.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
 import { CancelSignal } from './cancel-signal.js';
+import { taskCutOffError } from './task-time-limit.js';
+import { requiresTask } from './tool-task.js';
 import type { SessionActorHandle } from './session-tracker.js';
 import type { McpProgressEvent, McpFinalReply, McpRequestOptions, McpSession } from '../../machines/types.js';
 
@@ -90,8 +92,11 @@ export function createSessionActor(deps: SessionActorDeps) {
       type: 'mcp.failed',
       requestId: running.request.requestId,
       server: name,
-      error,
+      error: error.code === 'CONNECTION_LOST' && startsTask(running.request.spec) ? taskCutOffError(error) : error,
     });
+    /** A task-only tool's call (2025-11-25 tasks): the task it started outlives a lost connection. */
+    const startsTask = (spec: PendingRequest['spec']) =>
+      spec.kind === 'tool' && requiresTask(session?.manifest.tools.find((tool) => tool.name === spec.tool));
 
     let stopped = false;
     /** What the requests in flight get once the connection is lost: they are answered as this actor stops. */

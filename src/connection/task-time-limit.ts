@@ -1,4 +1,5 @@
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { McpServerError } from '../../machines/errors.js';
 
 /** What the error of a task's time limit carries in `data`: a task still working then, not a server that did not answer. */
 export interface TaskTimeLimit {
@@ -18,4 +19,28 @@ export function taskTimeLimitError(message: string, stillWorking: boolean): SdkE
 /** Whether `error` is the time limit of a task (the cause of the manager's McpServerError). */
 export function isTaskTimeLimit(error: unknown): boolean {
   return error instanceof SdkError && (error.data as Partial<TaskTimeLimit> | undefined)?.taskTimeLimit === true;
+}
+
+/** What the cause of a lost connection carries in `data` when the call had started a task (2025-11-25 tasks): it may still run there. */
+export interface TaskCutOff {
+  taskCutOff: true;
+}
+
+/**
+ * The error a task-only tool's call is answered with when the connection was lost while it was
+ * in flight: still CONNECTION_LOST, its cause marked so hints do not say "run it again" (that
+ * starts another task, and the first may still run on the server).
+ */
+export function taskCutOffError(lost: McpServerError): McpServerError {
+  const cause = new SdkError(SdkErrorCode.ConnectionClosed, lost.cause instanceof Error ? lost.cause.message : lost.message, { taskCutOff: true } satisfies TaskCutOff);
+  if (lost.cause !== undefined) Object.assign(cause, { cause: lost.cause });
+  return new McpServerError(lost.code, lost.server, `${lost.message} The task the call started may still run on the server.`, {
+    cause,
+    ...(lost.stderrTail ? { stderrTail: lost.stderrTail } : {}),
+  });
+}
+
+/** Whether `error` (the cause of the manager's McpServerError) is a lost connection that cut off a task. */
+export function isTaskCutOff(error: unknown): boolean {
+  return error instanceof SdkError && (error.data as Partial<TaskCutOff> | undefined)?.taskCutOff === true;
 }

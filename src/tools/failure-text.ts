@@ -4,7 +4,7 @@ import type { PublicServerState } from '../../machines/types.js';
 import { terminalText } from '../../machines/control-characters.js';
 import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
 import { missingCapabilities } from '../connection/missing-handler.js';
-import { isTaskTimeLimit } from '../connection/task-time-limit.js';
+import { isTaskCutOff, isTaskTimeLimit } from '../connection/task-time-limit.js';
 import { errorText, quoted } from './model-text.js';
 
 export function loadFirstText(server: string, state: PublicServerState): string {
@@ -49,6 +49,7 @@ export function requestFailureText(server: string, state: PublicServerState, err
       return loadFirstText(server, state);
     case 'CONNECTION_LOST':
     case 'DISCONNECTED':
+      if (isTaskCutOff(error.cause)) return `${errorText(error, server)}${stderrSection(error)}\n${TASK_CUT_OFF}`;
       return (
         `${errorText(error, server)}${stderrSection(error)}\nThe request may or may not have taken effect. Call load_mcp with server ` +
         `${quoted(server)} to reconnect before trying again.`
@@ -62,6 +63,10 @@ export function requestFailureText(server: string, state: PublicServerState, err
 // The time limit is the application's (its timeout setting); the model cannot give a longer one.
 const TASK_TIME_LIMIT =
   "The tool ran as a task that was still working at this application's time limit, so calling it again will likely end the same way: tell the user it needs a longer time limit (the application's timeout setting).";
+
+// A task-only tool's call started a task on the server, which a lost connection does not end.
+const TASK_CUT_OFF =
+  'The task the call started may still run on the server, and calling the tool again starts another: tell the user, rather than calling it again at once.';
 
 // The error names the option a developer must give; the model can only stop and say so.
 const NO_INPUT_ANSWERED =
