@@ -48,4 +48,18 @@ describe('a stdio server that stops reading and exits', () => {
     expect((outcomes as string[]).every((outcome) => outcome === 'written' || outcome === 'Not connected')).toBe(true);
     await transport.close();
   });
+
+  it('fails them once its exit is known, so a connect it fails says how it ended, not "Not connected"', async () => {
+    // Never reads its stdin; exits with code 2 after 300 ms, as a server missing its settings does.
+    const transport = new ProcessGroupStdioTransport(process.execPath, ['-e', 'setTimeout(() => process.exit(2), 300)'], {});
+    transport.onerror = () => {};
+    await transport.start();
+    const message = { jsonrpc: '2.0' as const, method: 'notifications/message', params: { data: TEXT } };
+    const exitSeenAtFailure = new Promise((resolve) => {
+      for (let write = 0; write < 10; write++) transport.send(message).catch(() => resolve(transport.exitedByItself));
+      setTimeout(() => resolve('still pending after 5 s'), 5_000);
+    });
+    expect(await exitSeenAtFailure).toEqual({ code: 2, signal: null });
+    await transport.close();
+  });
 });

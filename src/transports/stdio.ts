@@ -260,11 +260,29 @@ export class ProcessGroupStdioTransport implements Transport {
         else resolve();
       };
       const onDrain = () => settle();
-      const onClose = () => settle(new Error('Not connected'));
+      const onClose = () => this.afterEnd(() => settle(new Error('Not connected')));
       stdin.on('drain', onDrain);
       stdin.on('close', onClose);
     });
     return this.drained;
+  }
+
+  /**
+   * Runs `then` once the process has been seen to end (its 'close'), or STDOUT_END_GRACE_MS
+   * later at most. A pipe that closed before it drained most often closed with the process, and
+   * its 'close' can come first: failing the writes at once would fail a connect before
+   * `exitedByItself` says how the process ended ("Not connected" instead of its exit code).
+   */
+  private afterEnd(then: () => void): void {
+    const child = this.child;
+    if (!child) return then();
+    const done = () => {
+      clearTimeout(notYet);
+      child.off('close', done);
+      then();
+    };
+    const notYet = setTimeout(done, STDOUT_END_GRACE_MS);
+    child.once('close', done);
   }
 
   /**
