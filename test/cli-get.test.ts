@@ -1,4 +1,5 @@
 /** `get` shows a definition as written, never the values of env or headers, and whether the server is in use. */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OAuthTokenStore } from '../src/entries/oauth.js';
@@ -76,6 +77,25 @@ describe('get', () => {
     store('remote').write({ serverUrl: 'http://127.0.0.1:9/old', tokens });
     expect(await loginOf('remote')).toEqual({ line: 'none stored: run `mcp-statechart login remote`', field: 'none' });
   }, 150_000);
+
+  it('a url with a user name or password gets no login advice, login cannot help it, also with tokens stored', async () => {
+    const { cli, home, userFile } = configHome();
+    // Written into the file: add-json refuses such a url.
+    const file = JSON.parse(readFileSync(userFile, 'utf8')) as { mcpServers: Record<string, unknown> };
+    file.mcpServers.h = { url: 'http://me:s3cret-password@127.0.0.1:9/mcp' };
+    writeFileSync(userFile, JSON.stringify(file));
+    const expected = 'does not apply: the "url" carries a user name or password, which fetch refuses to send, so it cannot connect: give the credential in "headers" (an "Authorization" header) instead';
+    const read = async () => {
+      const [text, json] = await Promise.all([cli('get', 'h'), cli('get', 'h', '--json')]);
+      expect(text.stderr).toBe('');
+      expect(text.code).toBe(0);
+      expect(text.stdout + json.stdout).not.toMatch(/s3cret-password|token-canary/);
+      return { line: /^\s+login:\s+(.*)$/m.exec(text.stdout)?.[1], field: (JSON.parse(json.stdout) as { login?: string }).login };
+    };
+    expect(await read()).toEqual({ line: expected, field: undefined });
+    new OAuthTokenStore('h', join(home, '.ai-zen', 'mcp-oauth')).write({ serverUrl: 'http://127.0.0.1:9/mcp', tokens: { access_token: 'token-canary', token_type: 'Bearer' } });
+    expect(await read()).toEqual({ line: expected, field: undefined });
+  }, 60_000);
 
   it('an unknown name fails with a code and says what to run', async () => {
     const { cli } = configHome();

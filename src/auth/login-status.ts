@@ -4,6 +4,7 @@
  */
 import { inferTransport } from '../../machines/options.js';
 import type { McpServerConfig } from '../../machines/types.js';
+import { carriesCredentials } from '../config/url-credentials.js';
 import { parseUrl } from '../transports/http.js';
 import { hasStaticAuthorization, readOAuthEntry } from './oauth-config.js';
 import { OAuthTokenStore } from './token-store.js';
@@ -14,11 +15,14 @@ import { OAuthTokenStore } from './token-store.js';
  */
 export type LoginStatus = 'stored' | 'expired' | 'none';
 
-/** Undefined for a server that does not log in: stdio, `"oauth": false`, or its own Authorization header. */
+/**
+ * Undefined for a server that does not log in: stdio, `"oauth": false`, its own Authorization
+ * header, or a url with a user name or password (a connect never gets as far as OAuth).
+ */
 export function loginStatus(server: string, config: McpServerConfig, dir?: string, now = Date.now()): LoginStatus | undefined {
   const kind = inferTransport(config);
   if (kind !== 'http' && kind !== 'sse') return undefined;
-  if (readOAuthEntry(server, config) === false || hasStaticAuthorization(config)) return undefined;
+  if (readOAuthEntry(server, config) === false || hasStaticAuthorization(config) || carriesCredentials(config.url)) return undefined;
   const login = new OAuthTokenStore(server, dir).read();
   // Tokens saved for another URL (the entry was edited) are never sent to this one.
   if (!login.tokens || (login.serverUrl !== undefined && login.serverUrl !== parseUrl(server, config).href)) return 'none';

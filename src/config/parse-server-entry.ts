@@ -16,6 +16,7 @@ import { copyConfig, expandConfig } from './expand-config.js';
 import { isJsonObject, ownValue } from './null-proto.js';
 import { fieldName, remoteRequirements, serverEntryShape, stdioRequirements } from './server-schema.js';
 import type { ConfigProblem, ConfigScope, DiscoveredServer } from './types.js';
+import { carriesCredentials, URL_CREDENTIALS_REFUSED } from './url-credentials.js';
 
 export interface EntryContext {
   file: string;
@@ -110,7 +111,7 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
         'warning',
         name,
         'url',
-        `server "${name}": the "url" carries a user name or password, which fetch refuses to send, so it cannot connect: give the credential in "headers" (an "Authorization" header) instead`,
+        `server "${name}": ${URL_CREDENTIALS_REFUSED}`,
       ),
     );
   }
@@ -126,11 +127,6 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   };
   if (typeof config.description === 'string') server.description = config.description;
   return { server, problems };
-}
-
-function carriesCredentials(url: string | undefined): boolean {
-  const parsed = url === undefined ? null : URL.parse(url);
-  return parsed !== null && (parsed.username !== '' || parsed.password !== '');
 }
 
 /** The first `env` or `headers` key with a control character in it (the key only: values are secrets). */

@@ -11,6 +11,7 @@ import { isServerAllowed } from '../../tools/permissions.js';
 import { terminalLine } from '../terminal-text.js';
 import { checkHealth, DEFAULT_CHECK_TIMEOUT_MS, healthCell, type ServerHealth } from './server-health.js';
 import { loginStatus, type LoginStatus } from '../../auth/login-status.js';
+import { carriesCredentials, URL_CREDENTIALS_REFUSED } from '../../config/url-credentials.js';
 
 const HIDDEN = '(hidden)';
 
@@ -84,6 +85,8 @@ export function runGet(global: GlobalOptions, name: string, options: GetOptions)
           describeServerDefinition(server),
           `  ${'status:'.padEnd(14)}${status}`,
           ...(login && server === inUse ? [loginLine(name, login)] : []),
+          // Said instead of a login line: logging in cannot help a url fetch refuses.
+          ...(server === inUse && server.transport !== 'stdio' && carriesCredentials(server.config.url) ? [`  ${'login:'.padEnd(14)}does not apply: ${URL_CREDENTIALS_REFUSED}`] : []),
           ...(health ? [healthLines(health)] : []),
         ].join('\n'),
       )
