@@ -69,10 +69,10 @@ describe('prompt', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^Error: .*Unknown prompt: summarize\nHint: "fixture" offers greet; `mcp-statechart prompts fixture` shows their arguments\n$/);
 
-    // A server without prompts (the demo's notes server) answers "Method not found".
+    // A server without prompts (the demo's notes server) is not asked: it declared none.
     writeFileSync(join(process.env.HOME!, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [NOTES_SERVER] } } }));
     const none = await cli('prompt', 'notes', 'summarize', 'topic=coffee');
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/^Error: .*Method not found\nHint: "notes" offers no prompts\n$/);
+    expect(none.stderr).toMatch(/^Error: .*the server does not offer prompts \(its capabilities lack prompts\), so it was not asked\nHint: "notes" offers no prompts\n$/);
   }, 80_000);
 });

@@ -228,11 +228,14 @@ export class Session implements McpSession {
     return requestMeta(this.client, this.parts.logLevel?.());
   }
 
+  // A server that did not declare resources or prompts is not asked for them: what it would answer is no server's contract.
   readResource(uri: string, options: McpRequestOptions = {}): ReturnType<McpSession['readResource']> {
+    if (!this.client.getServerCapabilities()?.resources) return Promise.reject(undeclaredError('resources'));
     return this.client.readResource({ uri, ...this.requestMeta() }, sdkRequestOptions(options));
   }
 
   getPrompt(name: string, args: Record<string, string> | undefined, options: McpRequestOptions = {}): ReturnType<McpSession['getPrompt']> {
+    if (!this.client.getServerCapabilities()?.prompts) return Promise.reject(undeclaredError('prompts'));
     return this.client.getPrompt({ name, arguments: args, ...this.requestMeta() }, sdkRequestOptions(options));
   }
 
@@ -278,4 +281,8 @@ export class Session implements McpSession {
     await Promise.all(this.alsoClosing);
     this.parts.onClosed?.();
   }
+}
+
+function undeclaredError(capability: 'resources' | 'prompts'): Error {
+  return new Error(`the server does not offer ${capability} (its capabilities lack ${capability}), so it was not asked`);
 }
