@@ -13,8 +13,13 @@ import { stdioFixture } from './support/fixtures.js';
 
 /** A tmux server of this test's own (its own socket folder, no config file), so nothing of the person's tmux is touched. */
 const socketFolder = mkdtempSync(join(tmpdir(), 'mcp-tmux-'));
+/**
+ * A new socket name for each screen: `kill-server` returns before the server has gone, and a
+ * `new-session` on the same socket meanwhile fails with "server exited unexpectedly".
+ */
+let screens = 0;
 const tmux = (...args: string[]) =>
-  execFileSync('tmux', ['-L', 'cli-screen', '-f', '/dev/null', ...args], { env: { ...process.env, TMUX_TMPDIR: socketFolder, TMUX: '' }, encoding: 'utf8', timeout: 10_000 });
+  execFileSync('tmux', ['-L', `cli-screen-${screens}`, '-f', '/dev/null', ...args], { env: { ...process.env, TMUX_TMPDIR: socketFolder, TMUX: '' }, encoding: 'utf8', timeout: 10_000 });
 
 afterEach(() => {
   try {
@@ -32,6 +37,7 @@ function quoted(part: string): string {
 async function screenAfter(args: string[]): Promise<string> {
   const home = process.env.HOME!;
   const command = [CLI_COMMAND.command, ...CLI_COMMAND.args, ...args].map(quoted).join(' ');
+  screens += 1;
   // A shell first, at its final size; the command is typed into it, as a person would.
   tmux('new-session', '-d', '-s', 'cli', '-x', '120', '-y', '40', '-c', home, '-e', `HOME=${home}`, 'sh');
   tmux('send-keys', '-t', 'cli', `clear; ${command}; echo "[exit $?]"`, 'Enter');
