@@ -113,14 +113,40 @@ const DIAGNOSTIC_FIELDS = ['code', 'status', 'exitCode', 'signal', 'reason'] as 
 /** The fields that name things (src/errors/): free text, so redacted like the message. */
 const NAMING_FIELDS = ['server', 'field', 'scope'] as const;
 
-/** The same error, or a copy with a redacted message (name and diagnostic fields kept) when it held a secret. */
+/**
+ * How deep `redactError` walks an error's `data` (a server's answer can nest without end): deeper
+ * parts are replaced by `DATA_TOO_DEEP`, so no secret hides below the walk and no stack overflows.
+ */
+export const MAX_DATA_DEPTH = 64;
+export const DATA_TOO_DEEP = `[nested deeper than ${MAX_DATA_DEPTH} levels]`;
+
+/** `value` with every secret redacted in its strings and keys; the same value when nothing changed. */
+function redactData(value: unknown, secrets: readonly string[], depth: number): unknown {
+  if (typeof value === 'string') return redact(value, secrets);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_DATA_DEPTH) return DATA_TOO_DEEP;
+  if (Array.isArray(value)) {
+    const items = value.map((item) => redactData(item, secrets, depth + 1));
+    return items.every((item, index) => item === value[index]) ? value : items;
+  }
+  const entries = Object.entries(value);
+  const cleaned = entries.map(([key, item]) => [redact(key, secrets), redactData(item, secrets, depth + 1)] as const);
+  return cleaned.every(([key, item], index) => key === entries[index]![0] && item === entries[index]![1]) ? value : Object.fromEntries(cleaned);
+}
+
+/**
+ * The same error, or a copy with a redacted message and `data` (name and diagnostic fields kept)
+ * when either held a secret: the hints read `data` too (a task's time limit).
+ */
 export function redactError<T>(error: T, secrets: readonly string[]): T | Error {
   if (!(error instanceof Error) || secrets.length === 0) return error;
   const message = redact(error.message, secrets);
-  if (message === error.message) return error;
+  const fields = error as unknown as Record<string, unknown>;
+  const data = 'data' in error ? redactData(fields.data, secrets, 1) : undefined;
+  if (message === error.message && data === fields.data) return error;
   const copy = new Error(message);
   copy.name = error.name;
-  const fields = error as unknown as Record<string, unknown>;
+  if ('data' in error) Object.assign(copy, { data });
   for (const key of DIAGNOSTIC_FIELDS) {
     if (key in error) Object.assign(copy, { [key]: fields[key] });
   }

@@ -16,9 +16,17 @@ export function taskTimeLimitError(message: string, stillWorking: boolean): SdkE
   return new SdkError(SdkErrorCode.RequestTimeout, message, data);
 }
 
+/**
+ * An SdkError raised here, also once redaction has copied it (`redactError` keeps the name and
+ * `data`); never a server's answer (a ProtocolError), whose `data` the server chose.
+ */
+function ourSdkError(error: unknown): error is Error & { data?: unknown } {
+  return error instanceof SdkError || (error instanceof Error && error.name === 'SdkError');
+}
+
 /** Whether `error` is the time limit of a task (the cause of the manager's McpServerError). */
 export function isTaskTimeLimit(error: unknown): boolean {
-  return error instanceof SdkError && (error.data as Partial<TaskTimeLimit> | undefined)?.taskTimeLimit === true;
+  return ourSdkError(error) && (error.data as Partial<TaskTimeLimit> | undefined)?.taskTimeLimit === true;
 }
 
 /** What the cause of a lost connection carries in `data` when the call had started a task (2025-11-25 tasks): it may still run there. */
@@ -42,5 +50,5 @@ export function taskCutOffError(lost: McpServerError): McpServerError {
 
 /** Whether `error` (the cause of the manager's McpServerError) is a lost connection that cut off a task. */
 export function isTaskCutOff(error: unknown): boolean {
-  return error instanceof SdkError && (error.data as Partial<TaskCutOff> | undefined)?.taskCutOff === true;
+  return ourSdkError(error) && (error.data as Partial<TaskCutOff> | undefined)?.taskCutOff === true;
 }
