@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { discoverMcpServers } from '../src/config/index.js';
+import { discoverMcpServers, formatProblem } from '../src/config/index.js';
 import { findDuplicateKeys } from '../src/config/duplicate-keys.js';
 import { MAX_CONFIG_FILE_BYTES } from '../src/config/read-config-file.js';
 import { McpConnectionManager } from '../src/manager.js';
@@ -139,6 +139,30 @@ describe('env and header names with control characters', () => {
       },
     ]);
     expect(JSON.stringify(problems)).not.toMatch(/secret-value/);
+  });
+});
+
+describe('server names and field paths with control characters', () => {
+  // C0, DEL, C1 and the bidi controls: what a terminal acts on.
+  const RAW_CONTROL = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+
+  it('words every problem with the name and the field path escaped, so no warning carries a raw control character', async () => {
+    // Written by hand: a duplicate key needs the raw text.
+    await fs.writeFile(
+      file,
+      '{"mcpServers": {"bad\\u001b[31mname": {"command": 5}, "ok": {"command": "x", "env": {"K\\u202eX": 5}},' +
+        ' "twice\\u0007": {"command": "x"}, "twice\\u0007": {"command": "y"}}}',
+    );
+    const warnings: string[] = [];
+    const logger = { debug: () => {}, info: () => {}, warn: (message: string) => warnings.push(message), error: () => {} };
+    const { problems } = await discoverMcpServers({ configPaths: [file], env: {}, logger });
+    expect(problems.map((problem) => problem.message)).toEqual([
+      'key "twice\\x07" is written twice in "mcpServers"; the last one is used: remove the other',
+      'server "bad\\x1b[31mname" skipped: "command" must be a string',
+      'server "ok" skipped: "env.K\\u{202e}X" must be a string',
+    ]);
+    expect(warnings).toHaveLength(3);
+    for (const line of [...warnings, ...problems.map(formatProblem)]) expect(line).not.toMatch(RAW_CONTROL);
   });
 });
 

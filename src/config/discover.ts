@@ -3,6 +3,7 @@ import { silentLogger } from '../logger.js';
 import type { VariableSource } from './expand-variables.js';
 import { loadConfigFile } from './load-config-file.js';
 import { locateConfigFiles, type ConfigFileLocation } from './locate-config-files.js';
+import { quoted } from '../../machines/control-characters.js';
 import { nameRecord } from '../../machines/name-record.js';
 import { applyProjectTrust } from './project-trust.js';
 import { mergeToolPatterns } from './tool-permissions.js';
@@ -84,7 +85,7 @@ function keepShadowedServers(result: DiscoveryResult, replaced: ReadonlyMap<stri
       file: project.source,
       server: name,
       message:
-        `project server "${name}" does not replace the server "${name}" of ${server.source} (${server.scope}), which stays in use as it is, ` +
+        `project server ${quoted(name)} does not replace the server ${quoted(name)} of ${server.source} (${server.scope}), which stays in use as it is, ` +
         `while the project's ${project.trust === 'denied' ? 'servers are denied' : 'entry waits for approval'}`,
     });
   }
@@ -97,6 +98,6 @@ function clashWarning(winner: DiscoveredServer, loser: DiscoveredServer): Config
     severity: 'warning',
     file: winner.source,
     server: winner.name,
-    message: `server "${winner.name}" (${winner.scope}) overrides the one defined in ${loser.source} (${loser.scope})`,
+    message: `server ${quoted(winner.name)} (${winner.scope}) overrides the one defined in ${loser.source} (${loser.scope})`,
   };
 }

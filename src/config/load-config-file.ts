@@ -1,4 +1,5 @@
 /** One config file → its servers, in file order, and its problems. Never throws. */
+import { quoted, terminalLine } from '../../machines/control-characters.js';
 import { findDuplicateKeys } from './duplicate-keys.js';
 import { lineAndColumn, parseJson } from './parse-json.js';
 import { parseServerEntry } from './parse-server-entry.js';
@@ -74,7 +75,7 @@ function vscodeLeftovers(file: string, server: string, entry: Record<string, unk
     file,
     server,
     field,
-    message: `server "${server}": ${variable} (used in "${field}") is a VS Code variable this loader cannot fill in; it is passed as written: write the value, or a \${VAR} from the environment`,
+    message: `server ${quoted(server)}: ${terminalLine(variable)} (used in ${quoted(field)}) is a VS Code variable this loader cannot fill in; it is passed as written: write the value, or a \${VAR} from the environment`,
   }));
   if (Object.hasOwn(entry, 'envFile')) {
     problems.push({
@@ -82,7 +83,7 @@ function vscodeLeftovers(file: string, server: string, entry: Record<string, unk
       file,
       server,
       field: 'envFile',
-      message: `server "${server}": "envFile" is not read here (VS Code reads it): put the variables in "env", as \${VAR} references to the environment`,
+      message: `server ${quoted(server)}: "envFile" is not read here (VS Code reads it): put the variables in "env", as \${VAR} references to the environment`,
     });
   }
   return problems;
@@ -92,13 +93,13 @@ function vscodeLeftovers(file: string, server: string, entry: Record<string, unk
 function duplicateKeyProblems(file: string, text: string, serversKey: string): ConfigProblem[] {
   return findDuplicateKeys(text).map(({ path, key, offset }) => {
     const { line, column } = lineAndColumn(text, offset);
-    const where = path.length > 0 ? ` in "${path.join('.')}"` : '';
+    const where = path.length > 0 ? ` in ${quoted(path.join('.'))}` : '';
     const problem: ConfigProblem = {
       severity: 'warning',
       file,
       line,
       column,
-      message: `key "${key}" is written twice${where}; the last one is used: remove the other`,
+      message: `key ${quoted(key)} is written twice${where}; the last one is used: remove the other`,
     };
     // mcpServers.<name>.… is about that server; a key right under mcpServers is a server name.
     if (path[0] === serversKey) problem.server = path[1] ?? key;

@@ -33,7 +33,7 @@ const DECLARED_TRANSPORT_FIELDS = ['type', 'transport', 'transportType'] as cons
 
 export function parseServerEntry(name: string, raw: unknown, context: EntryContext): EntryOutcome {
   const skip = (message: string, field?: string): EntryOutcome => ({
-    problems: [problem(context, 'error', name, field, `server "${name}" skipped: ${message}`)],
+    problems: [problem(context, 'error', name, field, `server ${quoted(name)} skipped: ${message}`)],
   });
 
   if (name === '') return skip('a server needs a non-empty name');
@@ -42,7 +42,7 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   // fingerprint, the era it spoke): thousands of levels would overflow the stack there.
   const tooDeep = fieldNestedTooDeep(raw);
   if (tooDeep !== undefined) {
-    return skip(`"${tooDeep}" is nested deeper than ${MAX_ARGUMENT_DEPTH} levels, the most this client reads: flatten it or remove it`, tooDeep);
+    return skip(`${quoted(tooDeep)} is nested deeper than ${MAX_ARGUMENT_DEPTH} levels, the most this client reads: flatten it or remove it`, tooDeep);
   }
 
   const shape = serverEntryShape.safeParse(raw);
@@ -68,7 +68,7 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   const declared = DECLARED_TRANSPORT_FIELDS.some((field) => typeof ownValue(config, field) === 'string');
   if (!declared && typeof config.command === 'string' && typeof config.url === 'string') {
     problems.push(
-      problem(context, 'warning', name, 'url', `server "${name}": both "command" and "url" are given and no "type": "command" is used (stdio) and "url" is ignored; set "type" to "http" to use the url`),
+      problem(context, 'warning', name, 'url', `server ${quoted(name)}: both "command" and "url" are given and no "type": "command" is used (stdio) and "url" is ignored; set "type" to "http" to use the url`),
     );
   }
 
@@ -94,7 +94,7 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
           'warning',
           name,
           field,
-          `server "${name}": variable ${variable} is not set (used in "${field}"); it expands to an empty string`,
+          `server ${quoted(name)}: variable ${variable} is not set (used in ${quoted(field)}); it expands to an empty string`,
         ),
       );
     }
@@ -111,7 +111,7 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
         'warning',
         name,
         'url',
-        `server "${name}": ${URL_CREDENTIALS_REFUSED}`,
+        `server ${quoted(name)}: ${URL_CREDENTIALS_REFUSED}`,
       ),
     );
   }
@@ -161,7 +161,7 @@ function ignoredTransportDeclarations(
         'warning',
         name,
         field,
-        `server "${name}": "${field}" disagrees with "${winner}" and is ignored; the transport is ${chosen}`,
+        `server ${quoted(name)}: "${field}" disagrees with "${winner}" and is ignored; the transport is ${chosen}`,
       ),
     );
 }
@@ -169,8 +169,8 @@ function ignoredTransportDeclarations(
 function issuesToProblems(issues: z.core.$ZodIssue[], name: string, context: EntryContext): ConfigProblem[] {
   return issues.map((issue) => {
     const field = fieldName(issue.path);
-    if (field === '') return problem(context, 'error', name, undefined, `server "${name}" skipped: ${issue.message}`);
-    return problem(context, 'error', name, field, `server "${name}" skipped: "${field}" ${issue.message}`);
+    if (field === '') return problem(context, 'error', name, undefined, `server ${quoted(name)} skipped: ${issue.message}`);
+    return problem(context, 'error', name, field, `server ${quoted(name)} skipped: ${quoted(field)} ${issue.message}`);
   });
 }
 
