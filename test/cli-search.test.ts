@@ -121,4 +121,23 @@ describe('search <words>', () => {
     expect(run.stdout.split('\n').filter((text) => text === line)).toHaveLength(1);
     expect(run.stdout).not.toMatch(/cannot be used[\s\S]*cannot be used/);
   }, 40_000);
+
+  it('servers --json carries the same words as a warning among its problems, and stays ok', async () => {
+    const { cli } = await indexedHome();
+    const file = join(process.env.HOME!, '.ai-zen', 'mcp-index.json');
+    writeFileSync(file, JSON.stringify({ version: 2, servers: {} }));
+    const run = await cli('servers', '--json');
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.ok).toBe(true);
+    expect(report.problems).toEqual([
+      {
+        severity: 'warning',
+        file,
+        message:
+          'the index cannot be used: it is in index format 2 (another version of mcp-statechart wrote it), and this one reads format 1, ' +
+          'so no server shows as indexed: `mcp-statechart index` writes it again',
+      },
+    ]);
+  }, 40_000);
 });

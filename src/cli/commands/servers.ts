@@ -41,6 +41,17 @@ function indexState(
 }
 
 /**
+ * Why the index cannot be used, and what to do, when it holds something this version cannot read
+ * and there are servers it would show as indexed: said once, not in every row, where each INDEXED
+ * cell would only say "no".
+ */
+function unusableIndex(index: ManifestIndex | undefined, listed: number): { path: string; consequence: string } | undefined {
+  const reason = index && listed > 0 ? unreadableIndexReason(index.path) : undefined;
+  if (reason === undefined) return undefined;
+  return { path: index!.path, consequence: `${reason}, so no server shows as indexed: \`mcp-statechart index\` writes it again` };
+}
+
+/**
  * The discovered servers. Shows where each came from and how it connects, never its env,
  * headers, args or URL: those may hold secrets. With `health` (`servers --check`), each server
  * in use has its health; one hidden by a server of the same name has none.
@@ -52,12 +63,31 @@ export function serversReport(
   health?: ReadonlyMap<string, ServerHealth>,
   exposure?: ExposureDecision,
 ) {
+  const { unusable, ...report } = serversListing(result, index, permissions, health, exposure);
+  return {
+    ...report,
+    /** The config's problems, then a warning about an index file this version cannot use. */
+    problems: unusable
+      ? [...result.problems, { severity: 'warning' as const, file: unusable.path, message: `the index cannot be used: ${unusable.consequence}` }]
+      : result.problems,
+  };
+}
+
+/** The report's servers, and the index file when it cannot be used (read once, for the table and the JSON). */
+function serversListing(
+  result: DiscoveryResult,
+  index?: ManifestIndex,
+  permissions?: LoaderPermissions,
+  health?: ReadonlyMap<string, ServerHealth>,
+  exposure?: ExposureDecision,
+) {
   const now = Date.now();
   const healthOf = (server: DiscoveredServer) => (health && result.servers[server.name] === server ? health.get(server.name) : undefined);
+  const listed = listedServers(result);
   return {
     /** What serve would offer the model with these flags, and the bytes of both choices. */
     ...(exposure ? { exposure } : {}),
-    servers: listedServers(result).map((server) => {
+    servers: listed.map((server) => {
       const { instructions, ...indexed } = indexState(server, index, now);
       /** What search tells the model the server is for: the configured description's first line, else the indexed instructions'. */
       const purpose = oneLinePurpose({ name: server.name, description: server.description, instructions });
@@ -77,7 +107,7 @@ export function serversReport(
         ...(healthOf(server) ? { health: healthOf(server) } : {}),
       };
     }),
-    problems: result.problems,
+    unusable: unusableIndex(index, listed.length),
   };
 }
 
@@ -159,7 +189,8 @@ export function formatServersTable(
   exposure?: ExposureDecision,
   configFiles: readonly string[] = [],
 ): string {
-  const { servers, problems } = serversReport(result, index, permissions, health);
+  const { servers, unusable } = serversListing(result, index, permissions, health);
+  const { problems } = result;
   const now = Date.now();
   const lines: string[] = [];
   if (servers.length === 0) {
@@ -184,9 +215,7 @@ export function formatServersTable(
     for (const row of rows) row.forEach((text, column) => (widths[column] = Math.max(widths[column]!, text.length)));
     for (const row of rows) lines.push(row.map((text, column) => text.padEnd(widths[column]!)).join('  ').trimEnd());
   }
-  // Said once here, not in every row: each INDEXED cell would only say "no".
-  const unreadable = index && servers.length > 0 ? unreadableIndexReason(index.path) : undefined;
-  if (unreadable !== undefined) lines.push('', `The index ${index!.path} cannot be used: ${unreadable}, so no server shows as indexed: \`mcp-statechart index\` writes it again.`);
+  if (unusable) lines.push('', `The index ${unusable.path} cannot be used: ${unusable.consequence}.`);
   const details = health ? healthDetails(health) : [];
   if (details.length > 0) lines.push('', ...details);
   if (exposure && servers.length > 0) lines.push('', exposureLine(exposure));
