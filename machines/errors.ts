@@ -78,6 +78,8 @@ export function requestAbandonedError(
   server: string,
   reason: 'lost' | 'expired' | 'disconnected' | 'reconfigured',
   cause?: Error,
+  /** What a stdio server last wrote to stderr, when its loss is why (already redacted). */
+  stderrTail?: string,
 ) {
   const why = {
     lost: 'the connection was lost',
@@ -90,7 +92,7 @@ export function requestAbandonedError(
     server,
     `Request to MCP server ${quoted(server)} failed: ${why} while it was in flight. It was not retried.` +
       (cause ? ` (${cause.message})` : ''),
-    { cause },
+    { cause, stderrTail },
   );
 }
 

@@ -261,6 +261,7 @@ async function attempt(
     stderr,
     secrets,
     processGroup,
+    processExit: transport instanceof ProcessGroupStdioTransport ? () => transport.exitedByItself : undefined,
     onClosed: () => deps.tracker.remove(request.name, session),
     logLevel: () => deps.host?.loggingLevel,
     answerInput: host && ((input, signal) => host.answerInput(request.name, input, signal)),

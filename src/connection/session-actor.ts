@@ -172,7 +172,8 @@ export function createSessionActor(deps: SessionActorDeps) {
 
     const unwatch = session?.watch({
       onLost: (error, sessionExpired) => {
-        lostWith = requestAbandonedError(name, sessionExpired ? 'expired' : 'lost', error);
+        const stderrTail = session?.stderrTail();
+        lostWith = requestAbandonedError(name, sessionExpired ? 'expired' : 'lost', error, stderrTail);
         // Reads are safe to send again on a renewed session; a tool call may have had effects.
         const unfinishedReads: PendingRequest[] = [];
         if (sessionExpired) {
@@ -183,7 +184,7 @@ export function createSessionActor(deps: SessionActorDeps) {
           }
         }
         // The chart leaves `connected` on this report and stops this actor, which answers the rest.
-        sendBack({ type: 'CONNECTION_LOST', error, sessionExpired, unfinishedReads, stderrTail: session?.stderrTail() });
+        sendBack({ type: 'CONNECTION_LOST', error, sessionExpired, unfinishedReads, stderrTail });
       },
       onManifest: (manifest, changes) => sendBack({ type: 'MANIFEST_CHANGED', manifest, changes }),
       onNotification: (event) => sendBack({ type: 'NOTIFICATION', event }),

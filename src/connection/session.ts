@@ -4,6 +4,7 @@ import type { McpHostEmitted, McpRequestOptions, McpServerManifest, McpSession }
 import type { Logger } from '../logger.js';
 import { terminateGroup } from '../transports/process-group.js';
 import type { StderrTail } from '../transports/stderr-tail.js';
+import { ProcessEndedError, type ProcessExit } from '../transports/stdio.js';
 import { redact, redactError } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import { ListFollowing } from './list-following.js';
@@ -38,6 +39,8 @@ export interface SessionParts {
   onClosed?: () => void;
   /** The process group to end on close (stdio servers: see transports/stdio.ts). */
   processGroup?: () => number | undefined;
+  /** How the server's process ended by itself, once it has (our stdio transport: known before it reports the close). */
+  processExit?: () => ProcessExit | undefined;
   /** The log level the host asked for (`setLoggingLevel`): a 2026-07-28 server gets it with each request. */
   logLevel?: () => LoggingLevel | undefined;
   /** Answers the input requests of a 2026-07-28 task (the host's handlers); none: such a task fails clearly. */
@@ -93,7 +96,8 @@ export class Session implements McpSession {
     this.client = parts.client;
     parts.client.onclose = () => {
       this.transportClosed = true;
-      this.lose(this.closedBecause ?? new Error('the server closed the connection'), false);
+      const exit = parts.processExit?.();
+      this.lose(this.closedBecause ?? (exit ? new ProcessEndedError(exit) : new Error('the server closed the connection')), false);
     };
     const streamErrors = watchRequestStreams(parts.transport, (error, id) => this.answerStreamCut(error, id));
     const tell = (error: Error) => {

@@ -34,6 +34,21 @@ export class StdoutClosedError extends Error {
   }
 }
 
+/**
+ * A connected server's process ended by itself: how (its exit code, or the signal that ended it),
+ * which the lost connection says instead of "the server closed the connection".
+ */
+export class ProcessEndedError extends Error {
+  override name = 'ProcessEndedError';
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  constructor({ code, signal }: ProcessExit) {
+    super(signal ? `its process was ended by ${signal}` : `its process exited with code ${code}`);
+    this.exitCode = code;
+    this.signal = signal;
+  }
+}
+
 /** What a process that is answering the era probe may write to stderr before it is kept: whole lines; the rest is dropped and counted (held-stderr.ts). */
 export const PROBE_STDERR_HELD_BYTES = 64 * 1024;
 
