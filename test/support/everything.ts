@@ -80,11 +80,13 @@ export function answersReceived(logFile: string): string[] {
   return receivedByServer(logFile).filter((line) => line.startsWith('answer ') || line.startsWith('error '));
 }
 
-/** A transport factory that records every message the client sends. */
+/** A transport factory that records every message the client sends, and the pid of each stdio server it starts. */
 export function recordingTransports() {
   const sent: JSONRPCMessage[] = [];
+  const transports: Array<ReturnType<TransportFactory>> = [];
   const transportFactory: TransportFactory = (spec) => {
     const transport = defaultTransportFactory(spec);
+    transports.push(transport);
     const send = transport.send.bind(transport);
     transport.send = (message, options) => {
       sent.push(message);
@@ -94,7 +96,13 @@ export function recordingTransports() {
   };
   const sentMethods = (method: string) =>
     sent.filter((message): message is JSONRPCMessage & { method: string; params?: Record<string, unknown> } => 'method' in message && message.method === method);
-  return { transportFactory, sent, sentMethods };
+  /** The pid of the last stdio server started (a stdio transport keeps it after the start). */
+  const lastServerPid = () => {
+    const pid = (transports.at(-1) as { pid?: number } | undefined)?.pid;
+    if (pid === undefined) throw new Error('no stdio server was started through this factory');
+    return pid;
+  };
+  return { transportFactory, sent, sentMethods, lastServerPid };
 }
 
 /** A temporary HOME with an mcp.json whose one server, `everything`, runs behind the recording relay. */
