@@ -129,6 +129,15 @@ describe('the result parts of a tool result', () => {
     expect(text).toContain(hex);
     expect(text).toContain('"note":"kept"');
   });
+
+  it('describes a text block of 12 MB of base64 (a file read as text) instead of failing the call', () => {
+    // A regular expression's greedy run overflowed V8's stack on a run of some millions of characters.
+    const large = randomBytes(9_000_000).toString('base64');
+    const parts = toolResultParts({ content: [{ type: 'text', text: `file: ${large}\nend` }] });
+    expect(parts).toEqual([{ type: 'text', text: 'file: [base64 data, 9000000 bytes, not shown]\nend' }]);
+    const letters = 'x'.repeat(9_000_000);
+    expect(toolResultParts({ content: [{ type: 'text', text: letters }] })).toEqual([{ type: 'text', text: letters }]);
+  });
 });
 
 describe('the result budget', () => {

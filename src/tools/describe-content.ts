@@ -12,7 +12,7 @@ type ResourceContents = ReadResourceResult['contents'][number];
 
 /** Runs this long of the base64 alphabet are taken for binary data; shorter ones are ordinary words, ids and hashes. */
 const BASE64_RUN_LENGTH = 100;
-const BASE64_RUN = new RegExp(`[A-Za-z0-9+/]{${BASE64_RUN_LENGTH},}={0,2}`, 'g');
+const EQUALS_SIGN = 0x3d;
 /** JSON texts longer than this are not parsed just to see whether they repeat the structured content. */
 const MAX_JSON_TO_COMPARE = 1024 * 1024;
 /**
@@ -36,11 +36,46 @@ function describeBinary(kind: string, mimeType: string | undefined, base64: stri
  * and digits: a long hex digest or a word in capitals stays.
  */
 export function withoutBase64(text: string): string {
-  // A text shorter than one run has none: most tool results, spared the regular expression's match state.
+  // A text shorter than one run has none: most tool results.
   if (text.length < BASE64_RUN_LENGTH) return text;
-  return text.replace(BASE64_RUN, (run) =>
-    /[A-Z]/.test(run) && /[a-z]/.test(run) && /[0-9]/.test(run) ? `[base64 data, ${decodedSize(run)} bytes, not shown]` : run,
-  );
+  // A scan, not a regular expression: V8's backtracking for `[A-Za-z0-9+/]{100,}` overflowed the
+  // stack on a run of some millions of characters, a large file a server sends as text.
+  let shown = '';
+  let copiedUpTo = 0;
+  let index = 0;
+  while (index < text.length) {
+    const start = index;
+    let kinds = 0;
+    for (let kind = base64CharKind(text.charCodeAt(index)); kind !== 0; kind = base64CharKind(text.charCodeAt(index))) {
+      kinds |= kind;
+      index++;
+    }
+    if (index === start) {
+      index++;
+      continue;
+    }
+    if (index - start < BASE64_RUN_LENGTH || (kinds & ALL_KINDS) !== ALL_KINDS) continue;
+    const padding = text.charCodeAt(index) === EQUALS_SIGN ? (text.charCodeAt(index + 1) === EQUALS_SIGN ? 2 : 1) : 0;
+    index += padding;
+    shown += `${text.slice(copiedUpTo, start)}[base64 data, ${decodedSize(text.slice(start, index))} bytes, not shown]`;
+    copiedUpTo = index;
+  }
+  return copiedUpTo === 0 ? text : shown + text.slice(copiedUpTo);
+}
+
+const UPPER = 1;
+const LOWER = 2;
+const DIGIT = 4;
+const OTHER_BASE64 = 8;
+/** A run is taken for base64 only when it mixes upper case, lower case and digits. */
+const ALL_KINDS = UPPER | LOWER | DIGIT;
+
+/** Which kind of base64 character a code is (`+` and `/` are OTHER_BASE64), 0 for none (NaN past the end too). */
+function base64CharKind(code: number): number {
+  if (code >= 0x41 && code <= 0x5a) return UPPER;
+  if (code >= 0x61 && code <= 0x7a) return LOWER;
+  if (code >= 0x30 && code <= 0x39) return DIGIT;
+  return code === 0x2b || code === 0x2f ? OTHER_BASE64 : 0;
 }
 
 function textPart(text: string): LoaderResultPart {
