@@ -207,6 +207,32 @@ describe('an answer nested too deep to write as JSON', () => {
   }, 60_000);
 });
 
+describe('a log message nested too deep to write as JSON', () => {
+  it('is not passed on, and serve says so once on stderr, naming the server; the messages after it still come up', async () => {
+    const config = join(setup.home, 'deep-logs.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { deep: hostileServer() } }));
+    const { host, transport, logs } = await startHost({}, [], config);
+    let stderr = '';
+    (transport.stderr as NodeJS.ReadableStream | null)!.on('data', (chunk) => (stderr += String(chunk)));
+    await host.connect(transport);
+    const told = /MCP server "deep" sent a log message nested more than 256 levels deep, which serve does not pass on to the host/g;
+    try {
+      await host.setLoggingLevel('debug');
+      await host.callTool({ name: 'load_mcp', arguments: { server: 'deep' } });
+      for (let call = 0; call < 2; call++) {
+        const sent = await host.callTool({ name: 'call_mcp_tool', arguments: { server: 'deep', tool: 'deep_log', arguments: { levels: 20_000 } } });
+        expect(textOf(sent)).toBe('sent');
+      }
+      await expect.poll(() => logs.filter((log) => log.data === 'after deep').length, { timeout: 10_000 }).toBe(2);
+      await expect.poll(() => stderr.match(told)?.length ?? 0, { timeout: 10_000 }).toBe(1);
+      expect(logs.every((log) => typeof log.data === 'string')).toBe(true);
+    } finally {
+      await host.close();
+    }
+    expect(stderr.match(told)).toHaveLength(1);
+  }, 60_000);
+});
+
 describe('relayed sampling and elicitation say which server asks', () => {
   async function hostOf(servers: Record<string, unknown>, serveFlags: string[] = []) {
     const config = join(setup.home, `relay-${serveFlags.length}.json`);

@@ -6,6 +6,8 @@ import { LOG_SEVERITY } from './host-capabilities.js';
 import type { ServeHost } from './host.js';
 import type { HttpHostRelay } from './http-host-relay.js';
 import { quoted, terminalLine } from '../../machines/control-characters.js';
+import { MAX_ARGUMENT_DEPTH } from '../../machines/errors.js';
+import { measureJson } from '../../machines/json-fingerprint.js';
 
 type LogManager = Pick<McpConnectionManager, 'on' | 'setLoggingLevel'>;
 
@@ -17,6 +19,26 @@ const hostLogParams = (message: McpLogMessage): LoggingMessageNotification['para
   logger: terminalLine(message.logger === undefined ? message.server : `${message.server}/${message.logger}`),
   data: message.data,
 });
+
+/**
+ * Whether a log message can go up to the host. One whose data nests deeper than the limit on tool
+ * arguments is not passed on: writing it as JSON overflows the stack (about 10,000 levels), and
+ * the SDK then sends nothing, without a word. serve's own log says so once per server, never
+ * what the message held.
+ */
+function shallowEnough(logger: Logger): (message: McpLogMessage) => boolean {
+  const told = new Set<string>();
+  return (message) => {
+    if (measureJson(message.data, MAX_ARGUMENT_DEPTH, Number.POSITIVE_INFINITY).depth <= MAX_ARGUMENT_DEPTH) return true;
+    if (!told.has(message.server)) {
+      told.add(message.server);
+      logger.warn(
+        `MCP server ${quoted(message.server)} sent a log message nested more than ${MAX_ARGUMENT_DEPTH} levels deep, which serve does not pass on to the host (said once for this server)`,
+      );
+    }
+    return false;
+  };
+}
 
 /**
  * Asks the servers for the most verbose level any call asked, so no call misses what it asked
@@ -42,8 +64,9 @@ function mostVerboseAsked(manager: LogManager): (level: LoggingLevel) => Promise
  *   and may only get a request's messages on that request: a server's messages go to the host's
  *   calls to that server while they run, each from the level it asked (see HostInputRounds.log).
  */
-export function relayLogs(host: ServeHost, manager: LogManager): () => void {
+export function relayLogs(host: ServeHost, manager: LogManager, logger: Logger): () => void {
   let threshold: LoggingLevel | undefined;
+  const passable = shallowEnough(logger);
   host.onInstance((server, era) => {
     if (era !== 'legacy') return;
     server.setRequestHandler('logging/setLevel', async (request) => {
@@ -55,6 +78,7 @@ export function relayLogs(host: ServeHost, manager: LogManager): () => void {
   const askServers = mostVerboseAsked(manager);
   const stopLevels = host.rounds.onLogLevel((level) => void askServers(level).catch(() => {}));
   const stopMessages = manager.on('mcp.log', (message) => {
+    if (!passable(message)) return;
     const params = hostLogParams(message);
     if (host.era === 'modern') return host.rounds.log(message.server, params);
     if (host.era !== 'legacy') return;
@@ -75,7 +99,9 @@ export function relayLogs(host: ServeHost, manager: LogManager): () => void {
 export function relayLogsOverHttp(relay: HttpHostRelay, manager: LogManager, logger: Logger): () => void {
   const stopLevels = relay.onLogLevel(mostVerboseAsked(manager));
   const dropped = new Map<string, number>();
+  const passable = shallowEnough(logger);
   const stopMessages = manager.on('mcp.log', (message) => {
+    if (!passable(message)) return;
     if (relay.log(message.server, hostLogParams(message))) return;
     const count = (dropped.get(message.server) ?? 0) + 1;
     dropped.set(message.server, count);

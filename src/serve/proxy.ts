@@ -32,7 +32,7 @@ export function installProxy(
 ): () => void {
   const stops = [
     followHostRoots(host, manager, options.roots, options.logger),
-    relayLogs(host, manager),
+    relayLogs(host, manager, options.logger),
     offerPromptsAndResources(host, manager, options.isAllowed),
   ];
   return () => stops.forEach((stop) => stop());
