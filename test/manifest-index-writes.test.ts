@@ -109,6 +109,46 @@ describe('a manifest over the size the index keeps of one server', () => {
   }, 60_000);
 });
 
+describe('an index file this version cannot use', () => {
+  const capture = () => {
+    const warnings: string[] = [];
+    return { warnings, logger: { ...silentLogger, warn: (message: string) => warnings.push(message) } };
+  };
+
+  it('another version\'s file is kept as <file>.old when a record replaces it, with one warning naming both and its format', async () => {
+    mkdirSync(path.dirname(indexPath), { recursive: true });
+    const newer = JSON.stringify({ version: 2, servers: { kept: { whatever: 'a newer version wrote this' } } });
+    writeFileSync(indexPath, newer);
+    const { warnings, logger } = capture();
+    const index = new ManifestIndex({ path: indexPath, logger });
+    index.record('first', { command: 'a' }, manifest());
+    await index.flush();
+    expect(readFileSync(`${indexPath}.old`, 'utf8')).toBe(newer);
+    expect(serversOnDisk()).toEqual(['first']);
+    expect(warnings).toEqual([
+      `the manifest index ${indexPath} is replaced by this version's: it is in index format 2 (another version of mcp-statechart wrote it), ` +
+        `and this one reads format 1; the old file is kept as ${indexPath}.old`,
+    ]);
+    index.record('second', { command: 'b' }, manifest());
+    await index.flush();
+    expect(serversOnDisk()).toEqual(['first', 'second']);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('a file that stopped being JSON after the index read it is kept too', async () => {
+    const { warnings, logger } = capture();
+    const index = new ManifestIndex({ path: indexPath, logger });
+    index.record('first', { command: 'a' }, manifest());
+    await index.flush();
+    writeFileSync(indexPath, '{"version": 1, "servers": {"cut short');
+    index.record('second', { command: 'b' }, manifest());
+    await index.flush();
+    expect(readFileSync(`${indexPath}.old`, 'utf8')).toBe('{"version": 1, "servers": {"cut short');
+    expect(serversOnDisk()).toEqual(['second']);
+    expect(warnings).toEqual([expect.stringMatching(/is replaced by this version's: it is not valid JSON; the old file is kept as .*mcp-index\.json\.old$/)]);
+  });
+});
+
 describe('an index that cannot be written', () => {
   async function loadsWith(index: ManifestIndex): Promise<void> {
     const manager = new McpConnectionManager({ logger: silentLogger });

@@ -15,13 +15,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync, type Stats } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { PriorDiscovery } from '@modelcontextprotocol/client';
 import type { McpServerConfig, McpServerManifest } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
 import { withFileLock } from '../config/file-lock.js';
+import { stderrLogger, type Logger } from '../logger.js';
 import { definitionFingerprint, loadOrCreateKey } from './fingerprint.js';
 import { indexedInstructions, indexedManifest, MAX_INDEXED_BYTES, parseIndexedManifest } from './indexed-manifest.js';
 
@@ -69,6 +70,11 @@ interface Change {
 export interface ManifestIndexOptions {
   /** The index file. Default `~/.ai-zen/mcp-index.json`; its key lives beside it in `<file>.key`. */
   path?: string;
+  /**
+   * Where the warning goes when a write replaces a file this version cannot use (another
+   * version's format, not JSON), which is kept beside it as `<file>.old`. Default: stderr.
+   */
+  logger?: Logger;
 }
 
 /**
@@ -282,10 +288,21 @@ class IndexFile {
   private pending = new Map<string, Change>();
   private writing = new Map<string, Change>();
   private written?: Promise<void>;
+  /** Why the file as last read could not be used: the next write keeps it as `<file>.old` and says so. */
+  private unusable?: string;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    private readonly logger: Logger,
+  ) {
     this.stamp = fileStamp(path);
-    this.contents = readContents(path).contents;
+    this.contents = this.usable(readContents(path));
+  }
+
+  /** What a read of the file gives, remembering why it could not be used, if so. */
+  private usable({ contents, unreadable }: ReadIndex): IndexContents {
+    this.unusable = unreadable;
+    return contents;
   }
 
   /**
@@ -304,7 +321,7 @@ class IndexFile {
     const stamp = fileStamp(this.path);
     if (stamp === this.stamp) return;
     this.stamp = stamp;
-    this.contents = applyChanges(readContents(this.path).contents, [...this.writing.values(), ...this.pending.values()]);
+    this.contents = applyChanges(this.usable(readContents(this.path)), [...this.writing.values(), ...this.pending.values()]);
     this.changes++;
   }
 
@@ -349,7 +366,7 @@ class IndexFile {
     this.pending = new Map();
     // Nobody else wrote since we last read or wrote: what we hold is the file plus our changes.
     const reread = (await fileStampAsync(this.path)) !== this.stamp;
-    const merged = reread ? applyChanges((await readContentsAsync(this.path)).contents, this.writing.values()) : this.contents;
+    const merged = reread ? applyChanges(this.usable(await readContentsAsync(this.path)), this.writing.values()) : this.contents;
     const temporary = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     let stats: Stats;
     try {
@@ -361,17 +378,34 @@ class IndexFile {
       } finally {
         await file.close();
       }
+      if (this.unusable !== undefined) await this.keepUnusable(this.unusable);
       await rename(temporary, this.path);
     } catch (error) {
       await rm(temporary, { force: true });
       throw error;
     }
     this.stamp = stampOf(stats);
+    this.unusable = undefined;
     this.writing = new Map();
     if (reread) {
       this.contents = applyChanges(merged, this.pending.values());
       this.changes++;
     }
+  }
+
+  /** Never lost silently: another version's index (or a hand-edited one) is kept beside the new one, and named. */
+  private async keepUnusable(reason: string): Promise<void> {
+    const kept = `${this.path}.old`;
+    try {
+      // A folder in the file's place is no index to keep: the write fails on it, as before.
+      if (!(await lstat(this.path)).isFile()) return;
+      await rename(this.path, kept);
+    } catch (error) {
+      // Gone meanwhile: nothing to keep.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    this.logger.warn(`the manifest index ${this.path} is replaced by this version's: ${reason}; the old file is kept as ${kept}`);
   }
 }
 
@@ -397,7 +431,7 @@ export class ManifestIndex {
     this.path = options.path ?? defaultManifestIndexPath();
     const absolute = resolve(this.path);
     let file = files.get(absolute);
-    if (!file) files.set(absolute, (file = new IndexFile(absolute)));
+    if (!file) files.set(absolute, (file = new IndexFile(absolute, options.logger ?? stderrLogger)));
     this.file = file;
   }
 

@@ -77,7 +77,7 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
     // Whatever was thrown, the entry's env and header values stay out of it.
     return { ...explanation, message: redact(explanation.message, secretsOf(servers[outcome.server]!)) };
   };
-  const index = new ManifestIndex({ path: command.indexPath });
+  const index = new ManifestIndex({ path: command.indexPath, logger });
   writeListing(`Indexing ${total === 1 ? '1 server' : `${total} servers`}, ${Math.min(command.concurrency, total)} at a time…`);
   const outcomes = await indexServers({
     servers,
