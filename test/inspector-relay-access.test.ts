@@ -41,6 +41,14 @@ async function attempt(url: string, headers: { origin?: string; host?: string } 
   return { outcome, messages };
 }
 
+/** Resolves when the relay answers a ping on this socket (bounded by the test's timeout). */
+function pong(socket: WebSocket): Promise<void> {
+  return new Promise((resolve) => {
+    socket.once('pong', () => resolve());
+    socket.ping();
+  });
+}
+
 function get(path: string, host?: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const target = new URL(path, origin);
   return new Promise((resolve, reject) => {
@@ -94,7 +102,10 @@ describe('who may read the inspector relay', () => {
     await vi.waitFor(() => expect(second.messages.length).toBeGreaterThan(0));
     const before = second.messages.length;
     sockets[sockets.length - 2]!.send(JSON.stringify({ type: '@xstate.event', forged: true }));
-    await new Promise((resolve) => setImmediate(resolve));
+    // A barrier, not a pause: the relay reads the first viewer's frames in order, so its pong comes
+    // after the forged message was handled; the second viewer's pong comes after anything relayed to it.
+    await pong(sockets[sockets.length - 2]!);
+    await pong(sockets[sockets.length - 1]!);
     expect(first.outcome).toBe('open');
     expect(second.messages.slice(before).some((message) => message.includes('forged'))).toBe(false);
   });
