@@ -24,8 +24,11 @@ const DISCOVER_LOG = pathToFileURL(fileURLToPath(new URL('./fixtures/discover-lo
 
 const managers: McpConnectionManager[] = [];
 const folders: string[] = [];
+const indexes: ManifestIndex[] = [];
 afterEach(async () => {
   await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
+  // The index writes in the background: a write still under way would put files back into the folder being removed.
+  await Promise.all(indexes.splice(0).map((index) => index.flush()));
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
   expect(await descendantsAfter()).toEqual([]);
 });
@@ -89,6 +92,7 @@ describe.each(ROUTES)('%s route', (route) => {
   /** An index where each server's era (legacy) was recorded with a manifest, as an earlier run's connect leaves it. */
   function indexWithEras(folder: string, configs: Record<string, McpServerConfig>): ManifestIndex {
     const index = new ManifestIndex({ path: join(folder, 'mcp-index.json') });
+    indexes.push(index);
     const manifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
     for (const [name, config] of Object.entries(configs)) index.record(name, config, manifest, undefined, { era: { kind: 'legacy' } });
     return index;

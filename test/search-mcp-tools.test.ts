@@ -21,6 +21,8 @@ beforeEach(() => {
 });
 afterEach(async () => {
   await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
+  // The index writes in the background: a write still under way would put files back into the folder being removed.
+  await index.flush();
   rmSync(folder, { recursive: true, force: true });
 });
 
