@@ -233,6 +233,34 @@ describe('a log message nested too deep to write as JSON', () => {
   }, 60_000);
 });
 
+describe('a sampling request nested too deep to write as JSON', () => {
+  it('is refused to the server with words naming the limit, not as a failure of the host, which is not asked', async () => {
+    const config = join(setup.home, 'deep-sampling.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { deep: hostileServer() } }));
+    const { host, transport } = await startHost({ sampling: {} }, [], config);
+    let asked = 0;
+    host.setRequestHandler(CreateMessageRequestSchema, async () => {
+      asked++;
+      return { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'test' };
+    });
+    await host.connect(transport);
+    try {
+      await host.callTool({ name: 'load_mcp', arguments: { server: 'deep' } });
+      const answered = await host.callTool({ name: 'call_mcp_tool', arguments: { server: 'deep', tool: 'deep_sample', arguments: { levels: 20_000 } } });
+      // The hostile server answers its call with what came back to its sampling request.
+      expect(JSON.parse(textOf(answered))).toEqual({
+        error: {
+          code: -32600,
+          message: 'MCP server "deep" asked for sampling with a request nested more than 256 levels deep, which mcp-statechart serve does not pass on to the host.',
+        },
+      });
+      expect(asked).toBe(0);
+    } finally {
+      await host.close();
+    }
+  }, 60_000);
+});
+
 describe('relayed sampling and elicitation say which server asks', () => {
   async function hostOf(servers: Record<string, unknown>, serveFlags: string[] = []) {
     const config = join(setup.home, `relay-${serveFlags.length}.json`);

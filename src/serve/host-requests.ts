@@ -4,6 +4,8 @@ import type { McpServerConfig } from '../../machines/types.js';
 import { DEFAULT_HOST_HANDLER_TIMEOUT_MS, MAX_OPEN_PAGES, type ElicitationMode, type HostRequestContext, type McpHostHandlers } from '../connection/host-handlers.js';
 import type { HostPeer } from './host.js';
 import { quoted } from '../../machines/control-characters.js';
+import { MAX_ARGUMENT_DEPTH } from '../../machines/errors.js';
+import { measureJson } from '../../machines/json-fingerprint.js';
 
 /**
  * A relayed request's own limit, as long as the handler's (the manager's 10 minutes, which end it
@@ -133,6 +135,14 @@ export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches 
   return {
     sampling: (params, context) => {
       requireHost('sampling', context);
+      // Written as JSON for the host, one nested thousands of levels deep overflows the stack, which
+      // would read as the host's failure: refused here, at the limit on tool arguments.
+      if (measureJson(params, MAX_ARGUMENT_DEPTH, Number.POSITIVE_INFINITY).depth > MAX_ARGUMENT_DEPTH) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidRequest,
+          `MCP server ${quoted(context.server)} asked for sampling with a request nested more than ${MAX_ARGUMENT_DEPTH} levels deep, which mcp-statechart serve does not pass on to the host.`,
+        );
+      }
       const hostTakesContext = upstream.getClientCapabilities(context.server)?.sampling?.context !== undefined;
       return upstream.createMessage(sampled(params, context.server, hostTakesContext), relayed(context));
     },
