@@ -29,6 +29,7 @@ import { sanitizedObserver } from './inspection/sanitize.js';
 import { KeepAlive } from './keep-alive.js';
 import { HostControls } from './host-controls.js';
 import { scheduledTimers, serverStatus, type ServerStatus } from './server-status.js';
+import { invalidRequestError, invalidServerNameError } from './request-arguments.js';
 
 type Clock = NonNullable<ActorOptions<RegistryLogic>['clock']>;
 
@@ -171,6 +172,8 @@ export class McpConnectionManager {
    * one attempt.
    */
   async connect(name: string, config?: McpServerConfig, options?: McpConnectOptions): Promise<McpServerManifest> {
+    const invalidName = invalidServerNameError('connect', name);
+    if (invalidName) throw invalidName;
     if (config) {
       this.actor.send({
         type: 'mcp.configure',
@@ -379,6 +382,8 @@ export class McpConnectionManager {
    * Otherwise (or with `route: 'events'`) the event route.
    */
   private run(server: string, spec: RequestSpec, how: RequestRun, options: McpRequestFields | undefined): Promise<McpFinalReply> {
+    const invalid = invalidRequestError(server, spec, how, options);
+    if (invalid) return Promise.reject(invalid);
     return this.awaitReply(server, spec, how, (requestId) => {
       const request: PendingRequest = { replyTo: this.inbox, requestId, spec, options };
       const session = this.routeDirectly ? connectedSession(this.actor.getSnapshot().context, server) : undefined;
@@ -389,6 +394,8 @@ export class McpConnectionManager {
 
   /** Always the event route: the server chart records what the server confirmed, to subscribe again on the next session. */
   private changeSubscription(server: string, spec: RequestSpec, options: RequestOptions): Promise<McpFinalReply> {
+    const invalid = invalidRequestError(server, spec, options, options);
+    if (invalid) return Promise.reject(invalid);
     return this.awaitReply(server, spec, options, (requestId) =>
       this.actor.send(requestEventOf(server, { replyTo: this.inbox, requestId, spec, options: requestFields(options) })),
     );

@@ -2,11 +2,11 @@ import { LONGEST_TIMER_MS, type ResolvedConnectOptions } from '../../machines/op
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 
-type Rule = { allowed: string; accepts: (value: unknown) => boolean };
+export type Rule = { allowed: string; accepts: (value: unknown) => boolean };
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && !Number.isNaN(value);
 // setTimeout fires at once for a delay past LONGEST_TIMER_MS, so a longer limit would end every attempt at once.
-const TIMER_LIMIT: Rule = { allowed: `a number of milliseconds above 0 and at most ${LONGEST_TIMER_MS}`, accepts: (value) => isNumber(value) && value > 0 && value <= LONGEST_TIMER_MS };
+export const TIMER_LIMIT: Rule = { allowed: `a number of milliseconds above 0 and at most ${LONGEST_TIMER_MS}`, accepts: (value) => isNumber(value) && value > 0 && value <= LONGEST_TIMER_MS };
 const DURATION: Rule = { allowed: 'a number of milliseconds, 0 or more', accepts: (value) => isNumber(value) && value >= 0 };
 
 const RULES: Record<string, Rule> = {
@@ -20,7 +20,8 @@ const RULES: Record<string, Rule> = {
   'backoff.jitter': { allowed: 'a number from 0 to 1', accepts: (value) => isNumber(value) && value >= 0 && value <= 1 },
 };
 
-function describeValue(value: unknown): string {
+/** A value as a message may show it: strings quoted, other objects by kind only (they may hold secrets). */
+export function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
   return `a${Array.isArray(value) ? 'n array' : 'n object'}`;

@@ -1,0 +1,69 @@
+/**
+ * The manager's request methods as plain JavaScript may call them: with any value in any place.
+ * Checked before anything is sent, so a wrong type gets a TypeError that names it rather than a
+ * wait with no end (a server name that is not a string matched no server's answer), a crash (a
+ * tool name or URI that is not a string, when its failure was worded) or a server's schema dump.
+ */
+import type { RequestSpec } from '../machines/types.js';
+import { describeValue, TIMER_LIMIT } from './connection/option-problems.js';
+
+const METHOD_OF: Record<RequestSpec['kind'], string> = {
+  tool: 'callTool',
+  resource: 'readResource',
+  prompt: 'getPrompt',
+  subscribe: 'subscribeResource',
+  unsubscribe: 'unsubscribeResource',
+};
+
+/** How the request runs, as given (unchecked). */
+interface GivenRun {
+  signal?: unknown;
+  onProgress?: unknown;
+}
+/** Its time limits, as given (unchecked). */
+interface GivenLimits {
+  timeoutMs?: unknown;
+  maxTotalTimeoutMs?: unknown;
+}
+
+const NO_LIMITS: GivenLimits = Object.freeze({});
+
+/** Why `server` cannot name a server, or undefined. */
+export function invalidServerNameError(method: string, server: unknown): TypeError | undefined {
+  return typeof server === 'string' && server !== ''
+    ? undefined
+    : new TypeError(`${method}: the server name must be a non-empty string, not ${describeValue(server)}.`);
+}
+
+/** Why this request cannot be sent as given, or undefined. */
+export function invalidRequestError(server: unknown, spec: RequestSpec, run: GivenRun, limits: GivenLimits | undefined): TypeError | undefined {
+  const method = METHOD_OF[spec.kind];
+  return invalidServerNameError(method, server) ?? invalidSpecError(method, spec) ?? invalidOptionsError(method, run, limits ?? NO_LIMITS);
+}
+
+function invalidSpecError(method: string, spec: RequestSpec): TypeError | undefined {
+  const [what, name] = spec.kind === 'tool' ? ['tool name', spec.tool] : spec.kind === 'prompt' ? ['prompt name', spec.name] : ['resource URI', spec.uri];
+  if (typeof name !== 'string') return new TypeError(`${method}: the ${what} must be a string, not ${describeValue(name)}.`);
+  if ((spec.kind === 'tool' || spec.kind === 'prompt') && spec.arguments !== undefined && !isPlainObject(spec.arguments)) {
+    return new TypeError(`${method}: the arguments must be an object of named values ({ name: value }), not ${describeValue(spec.arguments)}.`);
+  }
+  return undefined;
+}
+
+function invalidOptionsError(method: string, { signal, onProgress }: GivenRun, { timeoutMs, maxTotalTimeoutMs }: GivenLimits): TypeError | undefined {
+  if (signal !== undefined && !isAbortSignal(signal)) return new TypeError(`${method}: the signal option must be an AbortSignal, not ${describeValue(signal)}.`);
+  if (onProgress !== undefined && typeof onProgress !== 'function') return new TypeError(`${method}: the onProgress option must be a function, not ${describeValue(onProgress)}.`);
+  return invalidLimitError(method, 'timeoutMs', timeoutMs) ?? invalidLimitError(method, 'maxTotalTimeoutMs', maxTotalTimeoutMs);
+}
+
+function invalidLimitError(method: string, option: string, value: unknown): TypeError | undefined {
+  return value === undefined || TIMER_LIMIT.accepts(value) ? undefined : new TypeError(`${method}: the ${option} option must be ${TIMER_LIMIT.allowed}, not ${describeValue(value)}.`);
+}
+
+function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isAbortSignal(value: unknown): boolean {
+  return isPlainObject(value) && typeof (value as AbortSignal).aborted === 'boolean' && typeof (value as AbortSignal).addEventListener === 'function';
+}

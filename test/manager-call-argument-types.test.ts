@@ -1,0 +1,78 @@
+/**
+ * The manager's methods as plain JavaScript calls them, with a wrong type in each place: every call
+ * rejects at once with a TypeError that names the place and the value's kind, nothing is sent, and
+ * the connection keeps answering. Before, a server name that was not a string left `connect`
+ * waiting forever, a tool name or URI that was not one crashed the process as its failure was
+ * worded, and arguments that were not an object reached the server. Real server-everything over stdio.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpConnectionManager, silentLogger } from '../src/index.js';
+import { EVERYTHING_SCRIPT, textOf } from './support/everything.js';
+
+let home: string;
+let previousHome: string | undefined;
+let manager: McpConnectionManager;
+const everything = { command: process.execPath, args: [EVERYTHING_SCRIPT, 'stdio'] };
+
+beforeAll(async () => {
+  previousHome = process.env.HOME;
+  home = mkdtempSync(join(tmpdir(), 'mcp-call-argument-types-'));
+  process.env.HOME = home;
+  manager = new McpConnectionManager({ logger: silentLogger });
+  await manager.connect('everything', everything);
+}, 30_000);
+afterAll(async () => {
+  await manager.dispose();
+  process.env.HOME = previousHome;
+  rmSync(home, { recursive: true, force: true });
+});
+
+/** The rejection, or a failure after 5 s: a call that is never answered must fail the test, not hang it. */
+async function rejectionWithin(call: () => Promise<unknown>): Promise<Error> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('no answer within 5 s')), 5_000);
+  });
+  try {
+    await Promise.race([call(), late]);
+  } catch (error) {
+    return error as Error;
+  } finally {
+    clearTimeout(timer);
+  }
+  throw new Error('expected the call to reject, but it resolved');
+}
+
+// Plain JavaScript: nothing checks these types at compile time.
+const loose = (): any => manager;
+
+describe('wrong types from plain JavaScript', () => {
+  it.each([
+    ['connect with a number for the server name', () => loose().connect(42, everything), 'connect: the server name must be a non-empty string, not 42.'],
+    ['connect with no server name', () => loose().connect(undefined, everything), 'connect: the server name must be a non-empty string, not undefined.'],
+    ['callTool with a number for the server name', () => loose().callTool(42, 'echo', { message: 'x' }), 'callTool: the server name must be a non-empty string, not 42.'],
+    ['callTool with a number for the tool name', () => loose().callTool('everything', 42, {}), 'callTool: the tool name must be a string, not 42.'],
+    ['readResource with a number for the URI', () => loose().readResource('everything', 42), 'readResource: the resource URI must be a string, not 42.'],
+    ['getPrompt with an object for the prompt name', () => loose().getPrompt('everything', { name: 'simple-prompt' }), 'getPrompt: the prompt name must be a string, not an object.'],
+    ['callTool with null arguments', () => loose().callTool('everything', 'echo', null), 'callTool: the arguments must be an object of named values ({ name: value }), not null.'],
+    ['callTool with arguments as JSON text', () => loose().callTool('everything', 'echo', '{"message":"x"}'), 'callTool: the arguments must be an object of named values ({ name: value }), not "{\\"message\\":\\"x\\"}".'],
+    ['callTool with an array of arguments', () => loose().callTool('everything', 'echo', ['x']), 'callTool: the arguments must be an object of named values ({ name: value }), not an array.'],
+    ['callTool with a string time limit', () => loose().callTool('everything', 'echo', { message: 'x' }, { timeoutMs: '5s' }), 'callTool: the timeoutMs option must be a number of milliseconds above 0 and at most 2147483647, not "5s".'],
+    ['callTool with a string for the signal', () => loose().callTool('everything', 'echo', { message: 'x' }, { signal: 'stop' }), 'callTool: the signal option must be an AbortSignal, not "stop".'],
+    ['callTool with a number for onProgress', () => loose().callTool('everything', 'echo', { message: 'x' }, { onProgress: 1 }), 'callTool: the onProgress option must be a function, not 1.'],
+  ])('%s: a TypeError that says so', async (_case, call, message) => {
+    const error = await rejectionWithin(call);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toBe(message);
+  });
+
+  it('leaves the connection answering, and configures no server under a coerced name', async () => {
+    expect(textOf(await manager.callTool('everything', 'echo', { message: 'still here' }))).toBe('Echo: still here');
+    expect(manager.requestsInFlight('everything')).toBe(0);
+    expect(manager.getState('42')).toBe('disconnected');
+    expect(manager.serverStatus('42')).toBeUndefined();
+  });
+});
