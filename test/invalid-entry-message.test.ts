@@ -52,4 +52,14 @@ describe('connect options no attempt could honour', () => {
     expect(error.code).toBe('CONFIG_ERROR');
     expect(error.message).toBe('Could not connect to MCP server "notes": MCP server "notes": "command" must be a string, got 5 (field "command"). Fix the server entry; it will not be retried.');
   });
+
+  it.each([
+    { entry: 'args as one string', config: { command: process.execPath, args: 'server.mjs' }, problem: '"args" must be an array of strings, got "server.mjs" (field "args").' },
+    { entry: 'args with a number', config: { command: process.execPath, args: ['server.mjs', 8080] }, problem: '"args" must be an array of strings, got an array (field "args").' },
+    { entry: 'a number for cwd', config: { command: process.execPath, cwd: 5 }, problem: '"cwd" must be a string, got 5 (field "cwd").' },
+  ])('$entry from plain JavaScript: a config error before anything is spawned (args as a string started each character, "Cannot find module")', async ({ config, problem }) => {
+    const error = await connectError(config);
+    expect(error.code).toBe('CONFIG_ERROR');
+    expect(error.message).toBe(`Could not connect to MCP server "notes": MCP server "notes": ${problem} Fix the server entry; it will not be retried.`);
+  });
 });

@@ -29,15 +29,22 @@ export function describeValue(value: unknown): string {
 
 /**
  * Throws a ConfigInvalidError for a connect option no attempt could honour (`connectTimeoutMs: -5`,
- * `maxRetries: -1`, `idleTimeoutMs: 'x'`) or a `command`/`url` that is not a string, before anything
- * is started: such an entry would otherwise fail each retry with a puzzling message, or not at all.
+ * `maxRetries: -1`, `idleTimeoutMs: 'x'`), a `command`/`url`/`cwd` that is not a string or `args`
+ * that are not an array of strings, before anything is started: such an entry would otherwise fail
+ * each retry with a puzzling message, or not at all.
  */
 export function assertUsableEntry(server: string, config: McpServerConfig, options: ResolvedConnectOptions): void {
-  for (const field of ['command', 'url'] as const) {
-    const value: unknown = config[field];
+  // An entry in code may come from plain JavaScript, where nothing checked these types.
+  const fields: Record<string, unknown> = config;
+  for (const field of ['command', 'url', 'cwd']) {
+    const value = fields[field];
     if (value !== undefined && typeof value !== 'string') {
       throw new ConfigInvalidError(server, field, `"${field}" must be a string, got ${describeValue(value)}`);
     }
+  }
+  const { args } = fields;
+  if (args !== undefined && !(Array.isArray(args) && args.every((arg) => typeof arg === 'string'))) {
+    throw new ConfigInvalidError(server, 'args', `"args" must be an array of strings, got ${describeValue(args)}`);
   }
   const values: Record<string, unknown> = {
     connectTimeoutMs: options.connectTimeoutMs,
