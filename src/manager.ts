@@ -29,7 +29,7 @@ import { sanitizedObserver } from './inspection/sanitize.js';
 import { KeepAlive } from './keep-alive.js';
 import { HostControls } from './host-controls.js';
 import { scheduledTimers, serverStatus, type ServerStatus } from './server-status.js';
-import { invalidRequestError, invalidServerNameError } from './request-arguments.js';
+import { invalidRequestError, invalidServerConfigError, invalidServerNameError } from './request-arguments.js';
 
 type Clock = NonNullable<ActorOptions<RegistryLogic>['clock']>;
 
@@ -172,8 +172,8 @@ export class McpConnectionManager {
    * one attempt.
    */
   async connect(name: string, config?: McpServerConfig, options?: McpConnectOptions): Promise<McpServerManifest> {
-    const invalidName = invalidServerNameError('connect', name);
-    if (invalidName) throw invalidName;
+    const invalid = invalidServerNameError('connect', name) ?? invalidServerConfigError('connect', config);
+    if (invalid) throw invalid;
     if (config) {
       this.actor.send({
         type: 'mcp.configure',

@@ -35,6 +35,13 @@ export function invalidServerNameError(method: string, server: unknown): TypeErr
     : new TypeError(`${method}: the server name must be a non-empty string, not ${describeValue(server)}.`);
 }
 
+/** Why `config` cannot be a server definition, or undefined (none given: the one configured). */
+export function invalidServerConfigError(method: string, config: unknown): TypeError | undefined {
+  return config === undefined || isPlainObject(config)
+    ? undefined
+    : new TypeError(`${method}: the server definition must be an object ({ command, args } or { url }), not ${describeValue(config)}.`);
+}
+
 /** Why this request cannot be sent as given, or undefined. */
 export function invalidRequestError(server: unknown, spec: RequestSpec, run: GivenRun, limits: GivenLimits | undefined): TypeError | undefined {
   const method = METHOD_OF[spec.kind];

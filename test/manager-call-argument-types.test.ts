@@ -53,6 +53,8 @@ describe('wrong types from plain JavaScript', () => {
   it.each([
     ['connect with a number for the server name', () => loose().connect(42, everything), 'connect: the server name must be a non-empty string, not 42.'],
     ['connect with no server name', () => loose().connect(undefined, everything), 'connect: the server name must be a non-empty string, not undefined.'],
+    ['connect with null for the definition', () => loose().connect('notes', null), 'connect: the server definition must be an object ({ command, args } or { url }), not null.'],
+    ['connect with a command line for the definition', () => loose().connect('notes', 'node server.mjs'), 'connect: the server definition must be an object ({ command, args } or { url }), not "node server.mjs".'],
     ['callTool with a number for the server name', () => loose().callTool(42, 'echo', { message: 'x' }), 'callTool: the server name must be a non-empty string, not 42.'],
     ['callTool with a number for the tool name', () => loose().callTool('everything', 42, {}), 'callTool: the tool name must be a string, not 42.'],
     ['readResource with a number for the URI', () => loose().readResource('everything', 42), 'readResource: the resource URI must be a string, not 42.'],
