@@ -11,7 +11,7 @@ import {
   type LoaderToolsManager,
 } from '../tools/index.js';
 import { permissionsFrom, type GlobalOptions } from './options.js';
-import { unreadConfigNotice } from './unread-config.js';
+import { skippedServerReasons, unreadConfigNotice } from './unread-config.js';
 
 /** How the loader tools ask before a call, and which manifest index they use (default: the user's). */
 export type LoaderSessionOptions = ApprovalOptions &
@@ -50,6 +50,7 @@ export function openLoaderSession(
       permissions: permissionsFrom(options, result.toolPermissions),
       exposure: options.exposure,
       serversNotice: unreadConfigNotice(result),
+      skippedServers: skippedServerReasons(result),
       ...toolOptions,
     });
   const tools = toolsFor(discovery);

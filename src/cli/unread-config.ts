@@ -5,6 +5,7 @@
  */
 import type { DiscoveryResult } from '../config/index.js';
 import { filesThatFailedWhole } from '../config/watch.js';
+import { nameRecord } from '../../machines/name-record.js';
 
 const RUN_DOCTOR = 'run `mcp-statechart doctor`, which says what is wrong';
 
@@ -18,6 +19,16 @@ export function unreadConfigNotice(result: DiscoveryResult): string | undefined 
   const files = unreadConfigFiles(result);
   if (files.length === 0) return undefined;
   return `The MCP configuration could not be read (${files.join(', ')}), so the servers it defines are missing: tell the user to ${RUN_DOCTOR}.`;
+}
+
+/** Servers whose entry was skipped, with discovery's reasons (see `skippedServers`): the model is told why, not "Unknown". */
+export function skippedServerReasons(result: DiscoveryResult): Record<string, string> {
+  const reasons = nameRecord<string>();
+  for (const problem of result.problems) {
+    if (problem.severity !== 'error' || problem.server === undefined || Object.hasOwn(result.servers, problem.server)) continue;
+    reasons[problem.server] = reasons[problem.server] === undefined ? problem.message : `${reasons[problem.server]}; ${problem.message}`;
+  }
+  return reasons;
 }
 
 /** The line for serve's stderr at start; the problems themselves are the warnings above it. */

@@ -52,7 +52,7 @@ export function createGatewayLoaderTools(options: CreateLoaderToolsOptions): Loa
 
 function buildLoaderTools(options: CreateLoaderToolsOptions, search: 'when-useful' | 'over-any-index'): LoaderTools {
   const exposure = checkedExposure(options.exposure);
-  const catalog = buildServerCatalog(options.servers, options.permissions, options.serversNotice);
+  const catalog = buildServerCatalog(options.servers, options.permissions, options.serversNotice, options.skippedServers);
   // Servers the model may not use are never configured, so nothing can connect them by mistake.
   options.manager.configure(catalog.configs, undefined, 'merge');
   const index = options.manifestIndex === false ? undefined : (options.manifestIndex ?? new ManifestIndex());

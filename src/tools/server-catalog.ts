@@ -74,7 +74,12 @@ function normalize(entry: DescribedServerEntry | McpServerConfig): DescribedServ
   return { config: entry, description: entry.description, disabled: entry.disabled === true };
 }
 
-export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPermissions | undefined, serversNotice?: string): ServerCatalog {
+export function buildServerCatalog(
+  servers: LoaderServers,
+  permissions: LoaderPermissions | undefined,
+  serversNotice?: string,
+  skippedServers: Record<string, string> = {},
+): ServerCatalog {
   const known = new Map<string, DescribedServerEntry>();
   for (const name of Object.keys(servers)) known.set(name, normalize(servers[name]!));
 
@@ -117,6 +122,9 @@ export function buildServerCatalog(servers: LoaderServers, permissions: LoaderPe
         return `MCP server ${quoted(server)} is not allowed for this agent; do not try it again. ${suggestions(server)}`;
       }
       const entry = known.get(server);
+      if (!entry && Object.hasOwn(skippedServers, server)) {
+        return `MCP server ${quoted(server)} is in the config, but its entry was skipped: ${terminalText(skippedServers[server]!)}. Do not try it again now; tell the user, who can fix the entry (\`mcp-statechart servers\` lists the problems). ${suggestions(server)}`;
+      }
       if (!entry) return `Unknown MCP server ${quoted(server)}. ${suggestions(server)}${notice === '' ? '' : ` ${notice}`}`;
       if (entry.disabled && entry.disabledBecause !== undefined) {
         return `MCP server ${quoted(server)} is off: ${terminalText(entry.disabledBecause)} Do not try it again now; tell the user. ${suggestions(server)}`;

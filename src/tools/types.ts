@@ -159,6 +159,12 @@ export interface CreateLoaderToolsOptions extends ApprovalOptions {
    * could not be read, and what to tell the user). Its control characters are escaped.
    */
   serversNotice?: string;
+  /**
+   * Servers whose config entry was skipped, by name, with why (discovery's error problems about
+   * them, which hold names, never values): a call naming one is refused with that reason instead
+   * of "Unknown MCP server". Control characters are escaped.
+   */
+  skippedServers?: Record<string, string>;
 }
 
 /**
