@@ -1,5 +1,6 @@
 /** The zod schemas of the loader tools' arguments, and their JSON Schema for function calling. */
 import { z } from 'zod';
+import { MAX_MESSAGE_BYTES } from '../transports/message-size.js';
 import type { LoaderToolParameters } from './types.js';
 
 /*
@@ -46,8 +47,31 @@ export function callMcpToolSchema() {
     server: z.string(),
     tool: z.string(),
     // A loose object rather than a record: its JSON Schema has no `propertyNames`, which some function-calling APIs reject.
-    arguments: z.looseObject({}).optional(),
+    // The JSON Schema shows the object alone; a JSON string of one, which models often send, is taken too.
+    arguments: z.preprocess(objectFromJsonText, z.looseObject({})).optional(),
   });
+}
+
+/**
+ * A string that is the JSON text of an object becomes that object; anything else is left to the
+ * object schema. A string longer than any message a server may be sent is refused unread.
+ */
+function objectFromJsonText(value: unknown, context: z.RefinementCtx): unknown {
+  if (typeof value !== 'string') return value;
+  const advice = 'send "arguments" as a JSON object, such as {"path": "/tmp"}';
+  if (value.length > MAX_MESSAGE_BYTES) {
+    context.addIssue({ code: 'custom', message: `a string of ${value.length} characters, longer than any message this client sends; ${advice}` });
+    return value;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed;
+  context.addIssue({ code: 'custom', message: `a string that is not the JSON text of an object; ${advice}` });
+  return value;
 }
 
 export type CallMcpToolInput = z.output<ReturnType<typeof callMcpToolSchema>>;
