@@ -179,6 +179,8 @@ export interface McpRequestOptions {
   maxTotalTimeoutMs?: number;
   /** `callTool` only: the id of the task an earlier call of the tool became (a 2026-07-28 server's Tasks extension), followed instead of calling again. */
   taskId?: string;
+  /** `callTool` only: called once the server answered with a task (a 2026-07-28 server's Tasks extension) that the call now follows. */
+  onTask?: () => void;
 }
 
 /** A live connection: an SDK Client over one transport. Built by src/connection, held by the chart. */

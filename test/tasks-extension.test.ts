@@ -19,6 +19,7 @@ import { McpConnectionManager, silentLogger, type McpConnectionManagerOptions } 
 import type { McpServerConfig } from '../machines/types.js';
 import { MAX_TASK_POLL_INTERVAL_MS } from '../src/connection/task-follow.js';
 import { TaskJournal } from '../src/connection/task-journal.js';
+import { explainFailure } from '../src/cli/failure-text.js';
 import { requestFailureText } from '../src/tools/failure-text.js';
 import { rejectionOf } from './support/fixtures.js';
 import { modernHttp, modernStdio } from './support/modern-server.js';
@@ -282,6 +283,37 @@ describe('a task in flight when the connection drops', () => {
     const error = await rejectionOf(call);
     expect(Date.now() - killedAt).toBeLessThan(5_000);
     expect(error.message).toMatch(/connection was lost while it was in flight/);
+  });
+
+  it('over stdio, the server killed: the call is cut off as a task-only tool\'s is: CONNECTION_LOST saying the task may still run there, and no hint to run it again', async () => {
+    const client = managerWith();
+    await client.connect('server', modernStdio(), { maxRetries: 0 });
+    const pid = Number(textOf(await client.callTool('server', 'pid', {})));
+    let polled = false;
+    const call = client.callTool('server', 'task-forever', { pollIntervalMs: 1 }, { timeoutMs: 600_000, onProgress: () => (polled = true) });
+    await vi.waitFor(() => expect(polled).toBe(true), { timeout: 10_000 });
+    process.kill(pid, 'SIGKILL');
+    const error = await rejectionOf(call);
+    expect(error.code).toBe('CONNECTION_LOST');
+    expect(error.message).toMatch(/\(its process was ended by SIGKILL\) The task the call started may still run on the server\.$/);
+    expect(explainFailure('server', error).hint).toBe('the task may still run on the server: running the command again starts another task');
+    const told = requestFailureText('server', 'error', error);
+    expect(told).toContain('calling the tool again starts another');
+    expect(told).not.toContain('to reconnect before trying again');
+  });
+
+  it('over stdio, a plain call in flight when the server is killed is not said to have started a task', async () => {
+    const client = managerWith();
+    await client.connect('server', modernStdio(), { maxRetries: 0 });
+    const pid = Number(textOf(await client.callTool('server', 'pid', {})));
+    let started = false;
+    const call = client.callTool('server', 'progress', { steps: 100, intervalMs: 50 }, { timeoutMs: 600_000, onProgress: () => (started = true) });
+    await vi.waitFor(() => expect(started).toBe(true), { timeout: 10_000 });
+    process.kill(pid, 'SIGKILL');
+    const error = await rejectionOf(call);
+    expect(error.code).toBe('CONNECTION_LOST');
+    expect(error.message).not.toContain('task');
+    expect(explainFailure('server', error).hint).toContain('run the command again (it reconnects)');
   });
 
   it('over Streamable HTTP, the server restarted with its tasks kept: polling resumes with the same task id and the call completes', async () => {

@@ -13,6 +13,8 @@ interface RunningRequest {
   /** Aborted by CANCEL, on either route: the SDK then tells the server. None when nobody can cancel. */
   cancelSignal?: CancelSignal;
   deliver: DirectAnswer;
+  /** The server answered this call with a task (2026-07-28 Tasks extension), which a lost connection does not end. */
+  becameTask?: boolean;
 }
 
 /** Any actor system, as XState hands it to an actor's logic. */
@@ -92,11 +94,14 @@ export function createSessionActor(deps: SessionActorDeps) {
       type: 'mcp.failed',
       requestId: running.request.requestId,
       server: name,
-      error: error.code === 'CONNECTION_LOST' && startsTask(running.request.spec) ? taskCutOffError(error) : error,
+      error: error.code === 'CONNECTION_LOST' && followsTask(running) ? taskCutOffError(error) : error,
     });
-    /** A task-only tool's call (2025-11-25 tasks): the task it started outlives a lost connection. */
-    const startsTask = (spec: PendingRequest['spec']) =>
-      spec.kind === 'tool' && requiresTask(session?.manifest.tools.find((tool) => tool.name === spec.tool));
+    /**
+     * A call whose task outlives a lost connection: a task-only tool's (2025-11-25 tasks), one the
+     * server answered with a task or a resumed one (2026-07-28 Tasks extension).
+     */
+    const followsTask = ({ request: { spec }, becameTask }: RunningRequest) =>
+      spec.kind === 'tool' && (becameTask === true || spec.taskId !== undefined || requiresTask(session?.manifest.tools.find((tool) => tool.name === spec.tool)));
 
     let stopped = false;
     /** What the requests in flight get once the connection is lost: they are answered as this actor stops. */
@@ -128,6 +133,7 @@ export function createSessionActor(deps: SessionActorDeps) {
         timeoutMs: options?.timeoutMs ?? input.requestTimeoutMs,
         resetTimeoutOnProgress: options?.resetTimeoutOnProgress,
         maxTotalTimeoutMs: options?.maxTotalTimeoutMs,
+        onTask: () => (running.becameTask = true),
         onProgress: options?.progress
           ? (progress) => deliver({ type: 'mcp.progress', requestId, server: name, ...progress } satisfies McpProgressEvent)
           : undefined,

@@ -222,9 +222,9 @@ export class Session implements McpSession {
 
   private taskCall(tool: string, options: McpRequestOptions): Omit<TaskCall, 'wire' | 'startedAt'> {
     const { server, answerInput, journal } = this.parts;
-    const { signal, onProgress } = options;
+    const { signal, onProgress, onTask } = options;
     const limitMs = options.maxTotalTimeoutMs ?? options.timeoutMs;
-    return { server, tool, limitMs, signal, onProgress, answerInput, journal, closed: this.closeSignal.signal };
+    return { server, tool, limitMs, signal, onProgress, onTask, answerInput, journal, closed: this.closeSignal.signal };
   }
 
   /** The `_meta` each request carries (request-meta.ts). */

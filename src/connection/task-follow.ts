@@ -45,6 +45,8 @@ export interface TaskCall {
    * and stays in the journal for `resumeTask`.
    */
   closed?: AbortSignal;
+  /** Told once the call's answer is a task, before it is followed. */
+  onTask?: () => void;
 }
 
 /**
@@ -56,6 +58,7 @@ export function followIfTask(call: Promise<CallToolResult>, wire: TaskWire, task
   return call.catch((error: unknown) => {
     const first = wire.takeTask(error);
     if (!first) throw error;
+    task.onTask?.();
     return followUntilClosed(first, { ...task, wire, startedAt });
   });
 }
