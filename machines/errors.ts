@@ -118,6 +118,14 @@ export function restoredWhileRunningError(server: string, request: string): McpS
 }
 
 /**
+ * A request sent straight to the registry with a value of the wrong type (`problem`, from
+ * request-shape.ts): refused before anything is sent, as the manager's methods refuse it.
+ */
+export function malformedRequestError(server: unknown, eventType: string, problem: string): McpServerError {
+  return new McpServerError('INVALID_ARGUMENTS', typeof server === 'string' ? server : '', `${eventType}: ${problem}; nothing was sent.`);
+}
+
+/**
  * How deep a tool call's arguments may nest, the arguments object being the first level. The SDK
  * writes each request with JSON.stringify, which recurses: on Node's default stack it overflows
  * somewhere between 3,000 and 5,000 levels, with "Maximum call stack size exceeded" and no word

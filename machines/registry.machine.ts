@@ -8,7 +8,8 @@ import { assertEvent, assign, enqueueActions, sendTo, setup } from 'xstate';
 import { nameRecord } from './name-record.js';
 import { REQUEST_EVENTS, requestSpecOf } from './request-kinds.js';
 import type { AnyActorRef, Snapshot } from 'xstate';
-import { disabledServerError, notConnectedError, serverCrashedError, unknownServerError, type McpServerError } from './errors.js';
+import { disabledServerError, malformedRequestError, notConnectedError, serverCrashedError, unknownServerError, type McpServerError } from './errors.js';
+import { requestSpecProblem, serverNameProblem } from './request-shape.js';
 import {
   serverMachine,
   sessionActorOf,
@@ -88,6 +89,19 @@ function isListening(subscriber: RegistrySubscriber): boolean {
   return subscriber.replyTo.getSnapshot().status === 'active';
 }
 
+/** The events that ask one server for something and are answered at their replyTo. */
+const SERVER_REQUEST_EVENTS = ['mcp.load', ...REQUEST_EVENTS] as const;
+type ServerRequestEvent = Extract<RegistryEvent, { type: (typeof SERVER_REQUEST_EVENTS)[number] }>;
+
+/**
+ * Why a request cannot be run as sent (a server name, tool or prompt name or URI that is not a
+ * string, arguments that are not an object), or undefined. The protocol's types rule these out,
+ * but an embedder's plain JavaScript, or a cast, may send anything.
+ */
+function malformedRequestProblem(event: ServerRequestEvent): string | undefined {
+  return serverNameProblem(event.server) ?? (event.type === 'mcp.load' ? undefined : requestSpecProblem(requestSpecOf(event)));
+}
+
 function refusal(request: RequestEvent, error: McpServerError): McpFinalReply {
   return { type: 'mcp.failed', requestId: request.requestId, server: request.server, error };
 }
@@ -158,8 +172,9 @@ function definitionFingerprint(config: McpServerConfig | undefined, options: Mcp
   return JSON.stringify([config, options ?? null]);
 }
 
-/** Unknown and disabled servers are refused, whatever is asked of them. */
+/** Malformed requests, unknown and disabled servers are refused, whatever is asked of them. */
 const REFUSALS = [
+  { guard: 'is malformed request', actions: 'refuse: malformed request' },
   { guard: 'is unknown server', actions: 'refuse: unknown server' },
   { guard: 'is disabled server', actions: 'refuse: disabled server' },
 ] as const;
@@ -187,6 +202,10 @@ export const registryMachine = setup({
     server: serverMachine,
   },
   guards: {
+    'is malformed request': ({ event }) => {
+      assertEvent(event, SERVER_REQUEST_EVENTS);
+      return malformedRequestProblem(event) !== undefined;
+    },
     'is unknown server': ({ context, event }) => !Object.hasOwn(context.servers, serverOf(event)),
     'is disabled server': ({ context, event }) => context.servers[serverOf(event)]?.disabled === true,
     'is spawned server': ({ context, event }) => Object.hasOwn(context.actors, serverOf(event)),
@@ -292,6 +311,14 @@ export const registryMachine = setup({
     'disconnect every server': enqueueActions(({ context, enqueue }) => {
       for (const actor of Object.values(context.actors)) enqueue.sendTo(actor, { type: 'DISCONNECT' });
     }),
+    'refuse: malformed request': enqueueActions(({ event, enqueue }) => {
+      assertEvent(event, SERVER_REQUEST_EVENTS);
+      const problem = malformedRequestProblem(event);
+      if (problem === undefined) return;
+      const { server, requestId, replyTo } = event;
+      const error = malformedRequestError(server, event.type, problem);
+      enqueue.sendTo(replyTo, { type: 'mcp.failed', requestId, server: error.server, error } satisfies McpFinalReply);
+    }),
     'refuse: unknown server': enqueueActions(({ context, event, enqueue }) => {
       if (!isServerRequest(event)) return;
       enqueue.sendTo(event.replyTo, refusal(event, unknownServerError(event.server, Object.keys(context.servers))));
@@ -375,7 +402,7 @@ export const registryMachine = setup({
     'close sessions of crashed server': () => {},
   },
 }).createMachine({
-  /** @xstate-layout N4IgpgJg5mDOIC5QCcxQJawC7IJ4DoBjAewDsAzdKAV2QEMt0yBiAW0IAcizKbUBtAAwBdRKA7FY6RmTEgAHogBsAZgBMAGhC5EatQA4Avoa2oM2PPlQBHanCyw2nfABtidCENFIQEqTNI5RQQATn1NbV0DY1M0TBwCGztsR3YuNw9+AEZvcUlpJkCfYLCInQQ1ABZKmJAzeMsk+1TnDM81XN98gKDEUq1ytSVBWvqLRLBbZqcuQjoXFwAVYmIXLzk-AtlivvCB3QB2JVG48atJ5IcZonmllbWcje7C3tC9yIqQtRPzBPOplLXOYLZarfgdJ7+F47N5lRAqQRGEx1U5-JqAtI3EH3fgqTqbHow-ofdQ1ZFjNEXaaY4F3MGVfHPbagErvcoqSojcmoxpUjHOVAeABKcGItEIYHWPgJ0JZuzhCBUAFZjtzfryAVdMYKICLYGLkBLsoyocyFPL9oqDt81Q0JpqWlwdXqDUaIdKmUU5bDLSp9EjYur7ZdHedhaLxZK8ZCtl7zT6PpyyYG7f8Q9dnRHDZKGTHCd7ieVKmouSmzuitc4YFgAArIYisDhYKV5U1x1kKyoqVVlykO67VusNpvGvOy+OFxCVJU23sa9OYwf1xvN92t2OvScISpKAMooNp6lVsC15cj6MetubtlT-TJ-epiuhpfD5u5y8bok3hBKwSlh-lnylZcLA1AAEawIQyDoGBYAupGLZdFeX4KkqWQ9gBfYLs4oEQVBMFwVmRqPB++YTt+SrqD8j5AaGuGQdBsHwdm4Imp+BYUZUe4UvOR4geBDEEcxRoXuuZEdpaKr3jxwZ8fg9H4UxRE5mx4kWh8Sr6P+MmHvyXDUKQCmMYR+oISIY5mhJGkhBhOlPtcBlGUJymjqR45WeUShZLOmG8Xp+COQJikma6kprkh7HkQqSjRLagH9pigV4cZwlRqp7nqZ51TUfF2H6YZQUpS575iRlCaecMOVYXJcykBKazmW5lmZcoRxVZYTlNoUdGFQRiEys1iq-paejcTyBCdQEoZJYJsH9Z6rzKoII3ZXFfyTd11ywGAyAAG47fJWAMGAADCAAWdCkDAniNaVg1LSNlVrR1vVdWQdE7ftyD4Kwl3oOQ9jnZd13zch3oPR8ahtc9E2vVNW2fQdpDEIwlBzAEoORcEEODF87UEC4-1gIQuCEC4YDXFgYqEGdmNqQgWTVCoI2xXOBNEyTZMU5iECYCQpCkMTza3RF9OM12K3SeNrgc6T5PXLzkFkILhBYAAggsdNleLzOQ09bMywDnPy5i217Qd2DHUDV2QFrg06yN0MG4TRtyxT8iW1gYD4Dt9bfXQqvEN9ABUdvtogDuQ3jtTIxAcByDJFnhwzSiWuh+PcBQVC0Aw44Dcn3ap5DrO+bJKRJ68ShcSzY0Hht70VzCCI1xnLvE27jcFmELfGIYQA */
+  /** @xstate-layout N4IgpgJg5mDOIC5QCcxQJawC7IJ4DoBjAewDsAzdKAV2QEMt0yBiAW0IAcizKbUBtAAwBdRKA7FY6RmTEgAHogBsAZgBMAGhC5EatQA4Avoa2oM2PPlQBHanCyw2nfABtidCENFIQEqTNI5RQQATn1NbV0DY1M0TBwCGztsR3YuNw9+AEZvcUlpJkCfYLCInQQ1ABZKmJAzeMsk+1TnDM81XN98gKDEUq1ytSVBWvqLRLBbZqd0908VTr8C2WK+8IHdAHYlUbjxq0nkhxmiOhcXABViYhcvOSWe1dD1yIqQtV3zBIOplJPCM6Xa63HL3bqFXrPMqIFSCIwmOp7b5NP5pU7nK43fgdMH+CFPfqvdQ1BFjZGHaZogEY4H8Ba45ZFUAlF7lFSVEakpGNCmo5zUoFYyqLcErZlraEIFQAVh2XK+PN+xypgMxt2lIrxYoUEo2Us2H3lDQmSpaXFQHgASnBiLRCGA7j4HvjxVC9Sp9PDYgqTUczQcrTa7Q7QU7RUydW7XhySd7jT8-ScLRBrbBbch7djNYzIYTypU1Jy4-sUcrnMnU+nM-Sw1qIyzJZUVHLi+TTUmwIG08H+MKGY9XXnEJVpYbW4rE2iK0GMw6Nf2XZGhwhKkovYifQnKc4YFgAArIYisDhYR15Ou51nD-Sxjfx0v+3cHo8n7LZgdLq8IaWCIt3ku8mWXBPoex6njitY5gSX7SlkLb-m2k47mA+6ga+NbnlBg4weonz3oBj4oc+YG9u+i4Nnq0qVOuZITtuwFEWhp7zpBH4Ua8sq3rRvr0fgsDUAARrAhDIOgAlgJWPYiAu2rseU0r6H+3FbnyXD8UJIliRJM6ZqGmFsbqHEhPBykPic6nCaJ4mSbOWYyfWhnlEoWRjghdGqXxgmWVpNnVmRsmOco0RGgB7ZohZmnWTpDp9qx5GBQgSjVHhoVIWpXmRdp3a2Sx+nxVGTnDCliG8dQpARVZWVVg60lxQFBXKNsxXuUB+BlRVPnRW+9mXpKSjvM1PEee1GWVb5DoQXl9XLpscKDSprUjRpY1dRhXQXtBkoGlx3JDYt5WjZ12WZrFU0OQ1CCbBy81mWiS3eVFx1zv550zbKN0Ef8dCkPaty1WdvV6psBrzR1J6FP6HXiWe61YZGMqCHqeg0btnnLeg4NkP692ZTDzr1QjSPJSF3xgwEkNgMgABulN8VgDBgAAwgAFt9MCeP9sMGVKP5I0VJOWGTEPmZTNPIPgrDfeg5D2CzbOQHj4aQoTrxqE1AsEELWMi9TtOkMQjCUACASKxtroq4MA0a640tgIQuCEC4YAnFgtqEMzptw8EWTVCoSPBeOBAuLb9uO87aIQJgJCkKQdunpz+PnT7TZEztm7BzLodOyckfCWQseEFgACC5ye9zyd+6r-OBzbmcO9n4Wi7T2AM3LpDs2X+UV0j6s1xndv1878gt1gYD4JTh7i3QhfEOLABUnf1d3qtWwi+sQHAcjcT1TxwXqcHzdHvC0Awi6J8rShKP7KObg+O+ukl+jX6Dh2Y+V9-w4jqsB25Qch4PH8ShhGfsYQwQA */
   id: 'registry',
   description: 'Owns one server actor per configured name, spawned on first use, and routes the registry protocol to them; replies go straight to each request\'s replyTo. Its four regions, one per concern, are all active at once and never change state: each handles its own events of the protocol.',
   context: ({ input }) => ({
@@ -397,7 +424,7 @@ export const registryMachine = setup({
     },
     requests: {
       description:
-        'Requests for one server, answered at their replyTo: a load spawns the server on first use; calls, reads, prompts and resource subscriptions share one guard chain; a cancel goes to a server that was used.',
+        'Requests for one server, answered at their replyTo: one with a value of the wrong type is refused first; a load spawns the server on first use; calls, reads, prompts and resource subscriptions share one guard chain; a cancel goes to a server that was used.',
       on: {
         'mcp.load': [...REFUSALS, { actions: ['spawn server if needed', 'forward to server'] }],
         'mcp.callTool': [...REQUEST_ROUTE],

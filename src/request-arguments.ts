@@ -4,8 +4,9 @@
  * wait with no end (a server name that is not a string matched no server's answer), a crash (a
  * tool name or URI that is not a string, when its failure was worded) or a server's schema dump.
  */
+import { describeValue, isPlainObject, requestSpecProblem, serverNameProblem } from '../machines/request-shape.js';
 import type { RequestSpec } from '../machines/types.js';
-import { describeValue, TIMER_LIMIT } from './connection/option-problems.js';
+import { TIMER_LIMIT } from './connection/option-problems.js';
 
 const METHOD_OF: Record<RequestSpec['kind'], string> = {
   tool: 'callTool',
@@ -30,9 +31,8 @@ const NO_LIMITS: GivenLimits = Object.freeze({});
 
 /** Why `server` cannot name a server, or undefined. */
 export function invalidServerNameError(method: string, server: unknown): TypeError | undefined {
-  return typeof server === 'string' && server !== ''
-    ? undefined
-    : new TypeError(`${method}: the server name must be a non-empty string, not ${describeValue(server)}.`);
+  const problem = serverNameProblem(server);
+  return problem === undefined ? undefined : new TypeError(`${method}: ${problem}.`);
 }
 
 /** Why `config` cannot be a server definition, or undefined (none given: the one configured). */
@@ -49,12 +49,8 @@ export function invalidRequestError(server: unknown, spec: RequestSpec, run: Giv
 }
 
 function invalidSpecError(method: string, spec: RequestSpec): TypeError | undefined {
-  const [what, name] = spec.kind === 'tool' ? ['tool name', spec.tool] : spec.kind === 'prompt' ? ['prompt name', spec.name] : ['resource URI', spec.uri];
-  if (typeof name !== 'string') return new TypeError(`${method}: the ${what} must be a string, not ${describeValue(name)}.`);
-  if ((spec.kind === 'tool' || spec.kind === 'prompt') && spec.arguments !== undefined && !isPlainObject(spec.arguments)) {
-    return new TypeError(`${method}: the arguments must be an object of named values ({ name: value }), not ${describeValue(spec.arguments)}.`);
-  }
-  return undefined;
+  const problem = requestSpecProblem(spec);
+  return problem === undefined ? undefined : new TypeError(`${method}: ${problem}.`);
 }
 
 function invalidOptionsError(method: string, { signal, onProgress }: GivenRun, { timeoutMs, maxTotalTimeoutMs }: GivenLimits): TypeError | undefined {
@@ -65,10 +61,6 @@ function invalidOptionsError(method: string, { signal, onProgress }: GivenRun, {
 
 function invalidLimitError(method: string, option: string, value: unknown): TypeError | undefined {
   return value === undefined || TIMER_LIMIT.accepts(value) ? undefined : new TypeError(`${method}: the ${option} option must be ${TIMER_LIMIT.allowed}, not ${describeValue(value)}.`);
-}
-
-function isPlainObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isAbortSignal(value: unknown): boolean {

@@ -1,6 +1,6 @@
 /**
  * Model-based tests of the registry's routing (the protocol in docs/ARCHITECTURE.md): every event of the protocol, for an
- * enabled, a disabled and an unknown server, from every abstract state (nothing spawned, the
+ * enabled, a disabled and an unknown server and an empty name, from every abstract state (nothing spawned, the
  * server spawned; first or changed definition), and each request to a spawned server that is not
  * connected, replayed on a real registry whose servers connect to in-memory fixture servers.
  * Every request must be answered at its `replyTo`.
@@ -88,6 +88,7 @@ function atRest({ actor }: Registry): boolean {
 /** What the registry must answer, given the state it is in when the request arrives. */
 function expectedReply({ actor }: Registry, request: RequestEvent): { type: string; code?: string } {
   const failed = (code: string) => ({ type: 'mcp.failed', code });
+  if (request.server === MODEL_SERVERS.malformed) return failed('INVALID_ARGUMENTS');
   if (!Object.hasOwn(actor.getSnapshot().context.servers, request.server)) return failed('UNKNOWN_SERVER');
   if (request.server === MODEL_SERVERS.disabled) return failed('SERVER_DISABLED');
   if (request.type === 'mcp.load') return { type: 'mcp.loaded' };
@@ -202,7 +203,7 @@ describe('the registry chart, tested from its model', () => {
     );
   });
 
-  it('asks about an enabled, a disabled and an unknown server', () => {
+  it('asks about an enabled, a disabled and an unknown server, and with an empty name', () => {
     const servers = new Set(tours.map((path) => path.steps.at(-1)!.event).flatMap((event) => ('server' in event ? [event.server] : [])));
     expect([...servers].sort()).toEqual(Object.values(MODEL_SERVERS).sort());
   });

@@ -1,4 +1,5 @@
 import { LONGEST_TIMER_MS, type ResolvedConnectOptions } from '../../machines/options.js';
+import { describeValue } from '../../machines/request-shape.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 
@@ -20,12 +21,6 @@ const RULES: Record<string, Rule> = {
   'backoff.jitter': { allowed: 'a number from 0 to 1', accepts: (value) => isNumber(value) && value >= 0 && value <= 1 },
 };
 
-/** A value as a message may show it: strings quoted, other objects by kind only (they may hold secrets). */
-export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
-  return `a${Array.isArray(value) ? 'n array' : 'n object'}`;
-}
 
 /**
  * Throws a ConfigInvalidError for a connect option no attempt could honour (`connectTimeoutMs: -5`,

@@ -30,7 +30,8 @@ export interface RegistryRepliesOptions {
    * Error codes `mcp.failed` may carry. Default: `CONNECTION_LOST`. The registry refuses with
    * `NOT_CONNECTED` a server not connected, with `REQUEST_FAILED` a subscription to a server
    * without the `resources.subscribe` capability, with `UNKNOWN_SERVER` / `SERVER_DISABLED` a
-   * server not configured or disabled.
+   * server not configured or disabled, with `INVALID_ARGUMENTS` a request with a value of the
+   * wrong type (a server name that is not a non-empty string, a tool name or URI that is not a string).
    */
   errorCodes?: McpErrorCode[];
 }

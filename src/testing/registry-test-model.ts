@@ -2,8 +2,8 @@ import { McpServerError } from '../../machines/errors.js';
 /**
  * A model of the registry chart: its states (one per parallel region) never change, so the abstract state is what
  * its routing guards read — which servers are spawned, and which definition is configured.
- * The events are the registry protocol (docs/ARCHITECTURE.md) for an enabled, a disabled and an unknown server, the
- * reports of a child, and a child crash.
+ * The events are the registry protocol (docs/ARCHITECTURE.md) for an enabled, a disabled and an unknown server and an
+ * empty name, the reports of a child, and a child crash.
  */
 import { createEmptyActor, initialTransition, transition, type ActorLogic, type AnyActorRef } from 'xstate';
 import { TestModel } from 'xstate/graph';
@@ -15,8 +15,8 @@ export type RegistrySnapshot = ReturnType<typeof registryMachine.transition>;
 export type RegistryModelEvent = RegistryEvent | { type: `xstate.error.actor.${string}`; error: unknown };
 export type RegistryTestModel = TestModel<RegistrySnapshot, RegistryModelEvent, RegistryInput>;
 
-/** The three kinds of server name a request can carry. */
-export const MODEL_SERVERS = { enabled: 'enabled', disabled: 'disabled', unknown: 'unknown' } as const;
+/** The kinds of server name a request can carry; `malformed` is one no server can have, refused as INVALID_ARGUMENTS. */
+export const MODEL_SERVERS = { enabled: 'enabled', disabled: 'disabled', unknown: 'unknown', malformed: '' } as const;
 
 export interface RegistryTestModelOptions {
   /** The definition of the enabled server (the disabled one is the same with `disabled: true`). */

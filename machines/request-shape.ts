@@ -1,0 +1,34 @@
+/**
+ * What a request must look like before anything is sent: a server name, a tool or prompt name or
+ * URI that are strings, arguments that are an object. Plain JavaScript may put any value anywhere,
+ * through the manager's methods (src/request-arguments.ts words these as TypeErrors) or as events
+ * sent straight to the registry (which answers `mcp.failed`): a name that is not a string matches
+ * no server's answer, so its request would wait forever, and wording a URI that is not one crashed.
+ */
+import type { RequestSpec } from './types.js';
+
+/** A value as a message may show it: strings quoted, other objects by kind only (they may hold secrets). */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  return `a${Array.isArray(value) ? 'n array' : 'n object'}`;
+}
+
+export function isPlainObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Why `server` cannot name a server, or undefined. */
+export function serverNameProblem(server: unknown): string | undefined {
+  return typeof server === 'string' && server !== '' ? undefined : `the server name must be a non-empty string, not ${describeValue(server)}`;
+}
+
+/** Why `spec` cannot be sent (its name or URI not a string, its arguments not an object), or undefined. */
+export function requestSpecProblem(spec: RequestSpec): string | undefined {
+  const [what, name] = spec.kind === 'tool' ? ['tool name', spec.tool] : spec.kind === 'prompt' ? ['prompt name', spec.name] : ['resource URI', spec.uri];
+  if (typeof name !== 'string') return `the ${what} must be a string, not ${describeValue(name)}`;
+  if ((spec.kind === 'tool' || spec.kind === 'prompt') && spec.arguments !== undefined && !isPlainObject(spec.arguments)) {
+    return `the arguments must be an object of named values ({ name: value }), not ${describeValue(spec.arguments)}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,84 @@
+/**
+ * An embedder's chart that sends request events straight to the registry from plain JavaScript
+ * (or through a cast) with a value of the wrong type gets `mcp.failed` with INVALID_ARGUMENTS
+ * naming it, as the manager's methods reject it with a TypeError: not a wait with no end (a server
+ * name that is not a string matched no server), not a crash (a URI that is not a string), and
+ * nothing reaches the server. The registry goes on answering. Real server-everything over stdio.
+ */
+import { describe, expect, it } from 'vitest';
+import { assertEvent, assign, createActor, sendTo, setup, waitFor } from 'xstate';
+import { createRegistryLogic, McpServerError, SessionTracker, silentLogger, type McpRegistryInput, type McpReply } from '../src/index.js';
+import { cleanUpAfterEach, type Ask } from './support/embedder.js';
+import { everythingStdio, textOf } from './support/everything.js';
+
+const sessions = new SessionTracker();
+const stops = cleanUpAfterEach(sessions);
+
+/** An agent chart that invokes the registry as the README shows and keeps every reply. */
+function startAgent() {
+  const chart = setup({
+    types: { events: {} as Ask | McpReply, context: {} as { replies: McpReply[] } },
+    actors: { mcp: createRegistryLogic({ logger: silentLogger, sessions }) },
+  }).createMachine({
+    context: { replies: [] },
+    invoke: { id: 'mcp', src: 'mcp', input: { servers: { everything: everythingStdio() } } },
+    on: {
+      ask: {
+        actions: sendTo('mcp', ({ event }) => {
+          assertEvent(event, 'ask');
+          return event.request;
+        }),
+      },
+      '*': { actions: assign({ replies: ({ context, event }) => (event.type === 'ask' ? context.replies : [...context.replies, event]) }) },
+    },
+  });
+  const agent = createActor(chart).start();
+  stops.push(() => agent.stop());
+  const ask = async (request: object): Promise<McpReply> => {
+    // What plain JavaScript may send: the protocol's types would not let these compile.
+    const event = { ...request, replyTo: agent } as unknown as McpRegistryInput & { requestId: string };
+    agent.send({ type: 'ask', request: event });
+    const done = await waitFor(agent, (snapshot) => snapshot.context.replies.some((reply) => reply.requestId === event.requestId), { timeout: 20_000 });
+    return done.context.replies.find((reply) => reply.requestId === event.requestId)!;
+  };
+  return { agent, ask };
+}
+
+describe('request events of the wrong type sent straight to the registry', () => {
+  it.each([
+    ['mcp.load', { type: 'mcp.load', server: 42 }, '', 'mcp.load: the server name must be a non-empty string, not 42; nothing was sent.'],
+    ['mcp.callTool', { type: 'mcp.callTool', server: 42, tool: 'echo', arguments: {} }, '', 'mcp.callTool: the server name must be a non-empty string, not 42; nothing was sent.'],
+    ['mcp.readResource', { type: 'mcp.readResource', server: null, uri: 'demo://x' }, '', 'mcp.readResource: the server name must be a non-empty string, not null; nothing was sent.'],
+  ])('%s with a server name that is not a string is answered with INVALID_ARGUMENTS', async (_name, request, server, message) => {
+    const { ask } = startAgent();
+    const reply = await ask({ ...request, requestId: 'bad' });
+    expect(reply).toMatchObject({ type: 'mcp.failed', requestId: 'bad', server });
+    assertEvent(reply, 'mcp.failed');
+    expect(reply.error).toBeInstanceOf(McpServerError);
+    expect(reply.error).toMatchObject({ code: 'INVALID_ARGUMENTS', message });
+  });
+
+  it('a connected server: a tool name, URI, prompt name or arguments of the wrong type are refused, nothing is sent, and a good call still runs', async () => {
+    const { ask, agent } = startAgent();
+    expect(await ask({ type: 'mcp.load', server: 'everything', requestId: 'load' })).toMatchObject({ type: 'mcp.loaded' });
+    const bad: Array<[object, string]> = [
+      [{ type: 'mcp.callTool', tool: 42 }, 'mcp.callTool: the tool name must be a string, not 42; nothing was sent.'],
+      [{ type: 'mcp.callTool', tool: 'echo', arguments: 'message' }, 'mcp.callTool: the arguments must be an object of named values ({ name: value }), not "message"; nothing was sent.'],
+      [{ type: 'mcp.callTool', tool: 'echo', arguments: null }, 'mcp.callTool: the arguments must be an object of named values ({ name: value }), not null; nothing was sent.'],
+      [{ type: 'mcp.readResource', uri: 42 }, 'mcp.readResource: the resource URI must be a string, not 42; nothing was sent.'],
+      [{ type: 'mcp.getPrompt', name: { text: 'x' } }, 'mcp.getPrompt: the prompt name must be a string, not an object; nothing was sent.'],
+      [{ type: 'mcp.subscribeResource', uri: undefined }, 'mcp.subscribeResource: the resource URI must be a string, not undefined; nothing was sent.'],
+    ];
+    for (const [index, [request, message]] of bad.entries()) {
+      const reply = await ask({ ...request, server: 'everything', requestId: `bad-${index}` });
+      assertEvent(reply, 'mcp.failed');
+      expect(reply.server).toBe('everything');
+      expect(reply.error).toMatchObject({ code: 'INVALID_ARGUMENTS', message });
+    }
+    const good = await ask({ type: 'mcp.callTool', server: 'everything', tool: 'echo', arguments: { message: 'still here' }, requestId: 'good' });
+    assertEvent(good, 'mcp.toolResult');
+    expect(textOf(good.result)).toContain('still here');
+    expect(agent.getSnapshot().status).toBe('active');
+    expect(agent.getSnapshot().children.mcp?.getSnapshot().status).toBe('active');
+  });
+});
