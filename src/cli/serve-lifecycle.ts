@@ -3,11 +3,17 @@ import type { Logger } from '../logger.js';
 import { capErrorText } from '../text-limits.js';
 import { isStdioBufferOverflow, MAX_MESSAGE_BYTES, MAX_MESSAGE_MIB, MessageTooLargeError } from '../transports/message-size.js';
 
+/**
+ * The signals that stop serve in order. SIGHUP among them: the terminal or SSH session serve was
+ * started from went away, and its default action would end serve without closing its servers.
+ */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /** How long stopping (every server disconnected, every process ended) may take before serve exits anyway. */
 export const SHUTDOWN_LIMIT_MS = 4_000;
 
 export interface ServeEnd {
-  /** 0 for an ordinary end (stdin closed, SIGINT, SIGTERM); 1 when the host connection broke. */
+  /** 0 for an ordinary end (stdin closed, SIGINT, SIGTERM, SIGHUP); 1 when the host connection broke. */
   exitCode: number;
   /** Why the host connection broke, for stderr. */
   reason?: string;
@@ -74,8 +80,7 @@ export function whenServeEnds(connection: HostConnection, input: Readable): { en
     input.once('error', (error) => settle({ exitCode: 1, reason: closeReason(error) }));
     const ordinary = () => settle({ exitCode: 0 });
     input.once('end', ordinary);
-    process.once('SIGINT', ordinary);
-    process.once('SIGTERM', ordinary);
+    for (const signal of STOP_SIGNALS) process.once(signal, ordinary);
   });
   return { ended, onerror };
 }

@@ -35,6 +35,7 @@ import { createGatewayLoaderTools } from '../../tools/create-loader-tools.js';
 import { parseListenAddress } from '../listen-address.js';
 import { followServeConfig } from '../serve-config.js';
 import { logLifecycle } from '../lifecycle-log.js';
+import { STOP_SIGNALS } from '../serve-lifecycle.js';
 import { servingLogger } from '../logger.js';
 import { PrivateLists } from '../../gateway/private-lists.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
@@ -170,8 +171,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   logger.info(`serving the loader tools over HTTP for ${Object.keys(discovery.servers).length} configured servers${gateway ? ', with inbound auth' : ', loopback only, no inbound auth'}`);
 
   const signal = await new Promise<NodeJS.Signals>((done) => {
-    process.once('SIGTERM', () => done('SIGTERM'));
-    process.once('SIGINT', () => done('SIGINT'));
+    for (const stop of STOP_SIGNALS) process.once(stop, () => done(stop));
   });
   logger.info(`serve --http: ${signal}: draining (${server.inFlight} requests in flight)`);
   const draining = server.drain(READINESS_GRACE_MS, DRAIN_LIMIT_MS);
