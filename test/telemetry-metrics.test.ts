@@ -161,3 +161,16 @@ it('mcp.client.operation.duration: an error code a server made up is _OTHER, a c
   ]);
   await meterProvider.shutdown();
 });
+
+it('mcp.client.operation.duration: a prompt the server adds while connected (prompts list_changed) is named from its first get, not _OTHER until the list is read again', async () => {
+  const { mcp, metric, meterProvider } = meteredManager();
+  await mcp.connect('fixture', stdioFixture('--prompt-tools'));
+  await mcp.callTool('fixture', 'add_prompt', { name: 'summarize' });
+  // At once, as a model that was just told of the prompt would ask for it.
+  const prompt = await mcp.getPrompt('fixture', 'summarize');
+  expect(JSON.stringify(prompt.messages)).toContain('The summarize prompt.');
+  const gets = pointsOf(await metric('mcp.client.operation.duration')).filter((point) => point.attributes['mcp.method.name'] === 'prompts/get');
+  expect(gets.map((point) => point.attributes['gen_ai.prompt.name'])).toEqual(['summarize']);
+  expect(mcp.getManifest('fixture')?.prompts.map((listed) => listed.name)).toEqual(['greet', 'summarize']);
+  await meterProvider.shutdown();
+});

@@ -20,6 +20,11 @@ export class ListFollowing {
     this.lists = new ListRefresh(parts);
   }
 
+  /** Settles once a re-read of `kind` that is due or running is over (it never rejects); undefined when none is. */
+  settling(kind: ListKind): Promise<void> | undefined {
+    return this.lists.settling(kind);
+  }
+
   /** The `subscriptions/listen` stream, once following a 2026-07-28 server; resource subscriptions ride on it. */
   get stream(): ListenStream | undefined {
     return this.listen;

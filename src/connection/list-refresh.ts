@@ -44,6 +44,11 @@ export class ListRefresh {
     return this.queue.request(kinds);
   }
 
+  /** Settles once a re-read of `kind` that is due or running is over (it never rejects); undefined when none is. */
+  settling(kind: ListKind): Promise<void> | undefined {
+    return this.queue.settling(kind);
+  }
+
   /** After the given lists were read: each read again once the `ttlMs` the server gave it is up. */
   expireAfterTtl(kinds: readonly ListKind[], freshness: McpListFreshness | undefined): void {
     this.expiry.schedule(kinds, freshness);

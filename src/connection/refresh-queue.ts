@@ -4,6 +4,8 @@
  */
 export class RefreshQueue<Kind extends string> {
   private readonly pending = new Set<Kind>();
+  /** The kinds the run under way reads. */
+  private current = new Set<Kind>();
   private running?: Promise<void>;
 
   constructor(private readonly run: (due: Kind[]) => Promise<void>) {}
@@ -15,16 +17,22 @@ export class RefreshQueue<Kind extends string> {
     return this.running;
   }
 
+  /** Settles once `kind`, asked for or being read now, has been refreshed; undefined when it is neither. */
+  settling(kind: Kind): Promise<void> | undefined {
+    return this.pending.has(kind) || this.current.has(kind) ? this.running : undefined;
+  }
+
   private async drain(): Promise<void> {
     try {
       while (this.pending.size > 0) {
-        const due = [...this.pending];
+        this.current = new Set(this.pending);
         this.pending.clear();
-        await this.run(due);
+        await this.run([...this.current]);
       }
     } finally {
       // In the same microtask as the last emptiness check: a request cannot slip in between.
       this.running = undefined;
+      this.current.clear();
     }
   }
 }

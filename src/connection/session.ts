@@ -238,9 +238,15 @@ export class Session implements McpSession {
     return this.client.readResource({ uri, ...this.requestMeta() }, sdkRequestOptions(options));
   }
 
+  /**
+   * A prompt the server just announced (list_changed) is got once the list is read again: its
+   * telemetry names only listed prompts, and a new one would be `_OTHER` meanwhile.
+   */
   getPrompt(name: string, args: Record<string, string> | undefined, options: McpRequestOptions = {}): ReturnType<McpSession['getPrompt']> {
     if (!this.client.getServerCapabilities()?.prompts) return Promise.reject(undeclaredError('prompts'));
-    return this.client.getPrompt({ name, arguments: args, ...this.requestMeta() }, sdkRequestOptions(options));
+    const get = () => this.client.getPrompt({ name, arguments: args, ...this.requestMeta() }, sdkRequestOptions(options));
+    const relisting = this.listed.prompts.some((prompt) => prompt.name === name) ? undefined : this.following.settling('prompts');
+    return relisting ? relisting.then(get) : get();
   }
 
   subscribeResource(uri: string, options?: McpRequestOptions): Promise<void> {
