@@ -19,7 +19,8 @@ import { Deadline } from '../connection/deadline.js';
 import { listManifest } from '../connection/manifest.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { createHttpTransport, parseUrl } from '../transports/http.js';
-import { OAuthLoginRequiredError, OAuthMixUpError } from '../errors/oauth.js';
+import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthMixUpError } from '../errors/oauth.js';
+import { offersOAuth } from './oauth-offered.js';
 import { startLoopbackReceiver, stateMismatch } from './loopback.js';
 import { hasStaticAuthorization, readOAuthEntry, type OAuthEntry } from './oauth-config.js';
 import { openInBrowser } from './open-browser.js';
@@ -154,6 +155,8 @@ async function authorizeOnce(target: Target, options: LoginOptions): Promise<str
     });
     expectedState = provider.expectedState;
     const challenge = await askWithoutToken(target, options.fetch ?? fetch);
+    // Without this, the SDK guesses /authorize and /register on the origin and fails there, saying nothing useful.
+    if (challenge.unnamed && !(await offersOAuth(serverUrl, options.fetch))) throw new BearerTokenRequiredError(server);
     const scope = joinScopes(challenge.scope, store.read().requiredScope, entry.scope);
     const fetchFn = provider.fetch;
     const started = await auth(provider, { serverUrl, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, fetchFn });
@@ -215,7 +218,7 @@ async function finishAuthorization(server: string, response: URLSearchParams, fi
  * The server's answer to a request without a token: on 401/403 its `WWW-Authenticate` names the
  * resource metadata URL and the scope to ask for (RFC 9728 §5.1). A `ping` opens no session.
  */
-async function askWithoutToken(target: Target, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+async function askWithoutToken(target: Target, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string; unnamed?: true }> {
   const headers = new Headers(target.config.headers);
   let request: RequestInit;
   if (target.kind === 'sse') {
@@ -235,7 +238,7 @@ async function askWithoutToken(target: Target, fetchFn: FetchLike): Promise<{ re
   await response.body?.cancel().catch(() => {});
   if (response.status !== 401 && response.status !== 403) return {};
   const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
-  return { resourceMetadataUrl, scope };
+  return { resourceMetadataUrl, scope, ...(response.status === 401 && resourceMetadataUrl === undefined ? { unnamed: true as const } : {}) };
 }
 
 /** Connects with the stored login, a new transport and Client, as the manager will, and lists what the server declares. */

@@ -15,7 +15,8 @@ import { randomBytes } from 'node:crypto';
 import { extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/client';
 import type { OAuthClientInformationContext, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/client';
 import type { FetchLike } from '@modelcontextprotocol/client';
-import { OAuthLoginRequiredError, OAuthScopeRefusedError } from '../errors/oauth.js';
+import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthScopeRefusedError } from '../errors/oauth.js';
+import { offersOAuth } from './oauth-offered.js';
 import type { OAuthEntry } from './oauth-config.js';
 import { coversScope, joinScopes } from './scopes.js';
 import { MAX_OTHER_ISSUERS, type IssuerCredentials, type OAuthTokenStore, type StoredLogin } from './token-store.js';
@@ -70,6 +71,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   private challenge?: ScopeChallenge;
   private discovered?: OAuthDiscoveryState;
   private tokensDropped = false;
+  /** The server's last 401 named no resource metadata: it may offer no OAuth at all. */
+  private unnamedChallenge = false;
 
   /** An ES private field: inspectors and loggers that walk the transport never see the entry's client secret. */
   readonly #options: StoredOAuthProviderOptions;
@@ -190,7 +193,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   /** The first thing `auth()` asks: the gate described at the top of this file. */
-  discoveryState(): OAuthDiscoveryState | undefined {
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
     const { server, interaction } = this.#options;
     const challenge = this.challenge;
     this.challenge = undefined;
@@ -201,7 +204,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (challenge) throw new OAuthLoginRequiredError(server, 'scope', login.requiredScope ?? challenge.scope);
     // Without a user, the one thing auth() may do is refresh.
     if (!login.tokens?.refresh_token || !this.clientInformation()) {
-      throw new OAuthLoginRequiredError(server, login.tokens || this.tokensDropped ? 'expired' : 'none');
+      const never = !login.tokens && !this.tokensDropped;
+      // Telling a user to log in where no login exists sends them the wrong way: the token goes in a header.
+      if (never && this.unnamedChallenge && !(await offersOAuth(this.#options.serverUrl, this.#options.baseFetch))) throw new BearerTokenRequiredError(server);
+      throw new OAuthLoginRequiredError(server, never ? 'none' : 'expired');
     }
     // Discovered afresh: the server's metadata may name another authorization server by now.
     return undefined;
@@ -220,6 +226,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   };
 
   private noteAnswer(response: Response): void {
+    if (response.status === 401) this.unnamedChallenge = extractWWWAuthenticateParams(response).resourceMetadataUrl === undefined;
     const { error, scope } = response.status === 403 ? extractWWWAuthenticateParams(response) : {};
     if (error !== 'insufficient_scope' || !scope) {
       this.challenge = undefined;

@@ -99,6 +99,10 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   if (ownAuthorization && (status === 401 || status === 403)) {
     return `the server refused the "Authorization" header the entry sends: check it in "headers"${where(entry)}, or remove it to log in with \`mcp-statechart login ${server}\``;
   }
+  // No login exists for it, and none was asked for: what it wants is a header.
+  if (propertyOf(cause, 'name') === 'BearerTokenRequiredError' || (status === 401 && entry !== undefined && entry.config.oauth === false)) {
+    return `add its bearer token to the entry "${server}"${where(entry)}: "headers": { "Authorization": "Bearer \${TOKEN}" } (\`mcp-statechart add -H\` writes one); no login can get it`;
+  }
   if (propertyOf(cause, 'reason') === 'unpinned') return `check "oauth.issuer"${where(entry)}: the server names another authorization server, and a login is refused the same way`;
   if (propertyOf(cause, 'name') === 'OAuthLoginRequiredError' || status === 401) return `run \`mcp-statechart login ${server}\``;
   if (propertyOf(cause, 'name') === 'ConfigInvalidError') return `fix the entry "${server}"${where(entry)}`;

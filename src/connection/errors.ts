@@ -5,7 +5,7 @@ import { McpServerError } from '../../machines/errors.js';
 import { redact, redactError } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import { MessageTooLargeError } from '../transports/message-size.js';
-import { OAuthLoginRequiredError, OAuthScopeRefusedError } from '../errors/oauth.js';
+import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthScopeRefusedError } from '../errors/oauth.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { errorMessage } from '../../machines/to-error.js';
 
@@ -44,11 +44,12 @@ function httpStatusOf(error: unknown): number | undefined {
 const PASSING_OAUTH_CODES = new Set<string>([OAuthErrorCode.ServerError, OAuthErrorCode.TemporarilyUnavailable, OAuthErrorCode.TooManyRequests]);
 
 /**
- * OAuth said no in a way a retry cannot change: a login is needed, a scope is refused, or the
+ * OAuth said no in a way a retry cannot change: a login is needed (or a bearer token, where the
+ * server offers no login), a scope is refused, or the
  * authorization server rejected the client or grant (its outages and rate limits stay transient).
  */
 function isOAuthRefusal(error: unknown): boolean {
-  if (error instanceof OAuthLoginRequiredError || error instanceof OAuthScopeRefusedError) return true;
+  if (error instanceof OAuthLoginRequiredError || error instanceof OAuthScopeRefusedError || error instanceof BearerTokenRequiredError) return true;
   return error instanceof OAuthError && !PASSING_OAUTH_CODES.has(error.code);
 }
 

@@ -44,6 +44,32 @@ function describe(reason: LoginReason, scope: string | undefined): string {
 }
 
 /**
+ * The server refused us with 401 but offers no OAuth login: its challenge names no resource
+ * metadata and it publishes no OAuth metadata at the well-known addresses. It wants a bearer
+ * token it issued itself (a token-only `serve --http` gateway, an API key), which belongs in the
+ * entry's `Authorization` header; `mcp-statechart login` cannot get one.
+ *
+ * @example
+ * ```ts
+ * import { McpConnectionManager } from 'mcp-statechart';
+ * import { BearerTokenRequiredError } from 'mcp-statechart/oauth';
+ *
+ * const manager = new McpConnectionManager();
+ * await manager.connect('team', { url: 'https://gateway.example.com/mcp' }).catch((error: unknown) => {
+ *   if (error instanceof Error && error.cause instanceof BearerTokenRequiredError) console.error('add its Authorization header');
+ * });
+ * ```
+ */
+export class BearerTokenRequiredError extends Error {
+  override name = 'BearerTokenRequiredError';
+  constructor(readonly server: string) {
+    super(
+      `it wants a bearer token and offers no OAuth login (its 401 names no resource metadata, and it publishes no OAuth metadata); give the entry ${quoted(server)} the header "Authorization": "Bearer <token>"`,
+    );
+  }
+}
+
+/**
  * The server answered 403 insufficient_scope for scopes the stored token already has: logging in
  * again would ask for the same scopes and get the same answer, so we stop instead of looping.
  *

@@ -1,0 +1,27 @@
+/**
+ * Whether a server that answered 401 offers an OAuth login at all. A challenge naming resource
+ * metadata says yes; without one, MCP clients look at the well-known addresses (RFC 9728, then
+ * RFC 8414 / OpenID at the origin, as the SDK's discovery does), and a 2025-03-26 server without
+ * metadata has the default `/authorize` endpoint at its origin. A server with none of these wants
+ * a token of its own in the Authorization header, which no login can get.
+ */
+import { discoverOAuthServerInfo, type FetchLike } from '@modelcontextprotocol/client';
+
+/** Each request; the probe runs only on the way to a refusal, so it must not hold it long. */
+const PROBE_TIMEOUT_MS = 5_000;
+
+/** `false` only when every address answered that it has nothing; an unreachable or failing one may have something. */
+export async function offersOAuth(serverUrl: URL, fetchFn: FetchLike = fetch): Promise<boolean> {
+  const bounded: FetchLike = (input, init) =>
+    fetchFn(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]) : AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+  try {
+    const found = await discoverOAuthServerInfo(serverUrl, { fetchFn: bounded });
+    if (found.resourceMetadata !== undefined || found.authorizationServerMetadata !== undefined) return true;
+    // The SDK falls back to these default endpoints; redirects are not followed, any answer but 404 is an endpoint.
+    const authorize = await bounded(new URL('/authorize', serverUrl), { redirect: 'manual' });
+    await authorize.body?.cancel().catch(() => {});
+    return authorize.status !== 404;
+  } catch {
+    return true;
+  }
+}
