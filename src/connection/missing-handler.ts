@@ -1,4 +1,4 @@
-import { type ClientCapabilities, MissingRequiredClientCapabilityError } from '@modelcontextprotocol/client';
+import { type ClientCapabilities, ProtocolErrorCode } from '@modelcontextprotocol/client';
 
 /**
  * What to give the client for each capability a 2026-07-28 server may ask input under: the
@@ -26,7 +26,15 @@ export function missingHandlerAdvice(error: unknown): string | undefined {
   return `the server asks for input that no handler here answers; give ${options.join(' and ')} in the options of McpConnectionManager (or createRegistryLogic)`;
 }
 
-/** The capabilities a server refused a request for want of (-32021); other errors: undefined. */
+/**
+ * The capabilities a server refused a request for want of (-32021); other errors: undefined. Read
+ * from the code and `data.requiredCapabilities`, as the SDK documents, not by class: a refusal
+ * whose message held a secret is a redacted copy (src/redact.ts), a plain Error that keeps both.
+ */
 export function missingCapabilities(error: unknown): ClientCapabilities | undefined {
-  return error instanceof MissingRequiredClientCapabilityError ? (error.requiredCapabilities ?? {}) : undefined;
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, data } = error as { code?: unknown; data?: unknown };
+  if (code !== ProtocolErrorCode.MissingRequiredClientCapability) return undefined;
+  const required = typeof data === 'object' && data !== null ? (data as { requiredCapabilities?: unknown }).requiredCapabilities : undefined;
+  return typeof required === 'object' && required !== null && !Array.isArray(required) ? (required as ClientCapabilities) : {};
 }
