@@ -168,8 +168,13 @@ export function pendingRequestOf(event: McpRequestEvent): PendingRequest {
   return request;
 }
 
+/**
+ * What a connection is made from. The description is left out: only the model reads it, so an
+ * edit of it alone must not reconnect the server and cut its calls in flight.
+ */
 function definitionFingerprint(config: McpServerConfig | undefined, options: McpConnectOptions | undefined): string {
-  return JSON.stringify([config, options ?? null]);
+  const { description: _description, ...connection } = config ?? {};
+  return JSON.stringify([config && connection, options ?? null]);
 }
 
 /** Malformed requests, unknown and disabled servers are refused, whatever is asked of them. */

@@ -154,8 +154,8 @@ export class McpConnectionManager {
 
   /**
    * Sets the configured servers. `replace` (default): these are the whole set — added ones
-   * become available, removed ones disconnect, changed ones reconnect. `merge`: add or
-   * replace only these.
+   * become available, removed ones disconnect, changed ones reconnect (not for a new `description`
+   * alone, which only the model reads). `merge`: add or replace only these.
    */
   configure(
     servers: Record<string, McpServerConfig>,

@@ -94,6 +94,27 @@ describe('serve follows its config while it runs', () => {
     }
   });
 
+  it("an edit of a server's description alone keeps its connection: the call in flight is answered, and load_mcp shows the new words", async () => {
+    const config = join(home, 'mcp.json');
+    writeConfig(config, { first: { ...stdioFixture(), description: 'notes, before' } });
+    const host = await startHost(['--config', config, '--approve', 'never']);
+    try {
+      await host.client.callTool({ name: 'load_mcp', arguments: { server: 'first' } });
+      const inFlight = host.client.callTool({ name: 'call_mcp_tool', arguments: { server: 'first', tool: 'slow', arguments: { ms: 3_000 } } });
+      const before = host.listChanged.count;
+      writeConfig(config, { first: { ...stdioFixture(), description: 'notes, after' } });
+      await vi.waitFor(() => expect(host.listChanged.count).toBeGreaterThan(before), slow);
+      const { tools } = await host.client.listTools();
+      expect(tools.find((tool) => tool.name === 'load_mcp')?.description).toContain('notes, after');
+
+      const finished = await inFlight;
+      expect(finished.isError).toBeFalsy();
+      expect(finished.content).toEqual([{ type: 'text', text: 'done after 3000 ms' }]);
+    } finally {
+      await host.client.close();
+    }
+  });
+
   it('a half-saved config file keeps the servers it defined until it loads again', async () => {
     const config = join(home, 'mcp.json');
     writeConfig(config, { first: stdioFixture() });
