@@ -164,6 +164,20 @@ describe('server names and field paths with control characters', () => {
     expect(warnings).toHaveLength(3);
     for (const line of [...warnings, ...problems.map(formatProblem)]) expect(line).not.toMatch(RAW_CONTROL);
   });
+
+  it('prints a file path with control characters escaped, and keeps problem.file as it is', async () => {
+    const folder = path.join(root, 'evil\x1b[31m\u202e');
+    await fs.mkdir(folder);
+    const odd = path.join(folder, 'mcp.json');
+    await fs.writeFile(odd, '{"mcpServers": {"bad": {"command": 5}}}');
+    const warnings: string[] = [];
+    const logger = { debug: () => {}, info: () => {}, warn: (message: string) => warnings.push(message), error: () => {} };
+    const { problems } = await discoverMcpServers({ configPaths: [odd], env: {}, logger });
+    expect(problems.map((problem) => problem.file)).toEqual([odd]);
+    expect(problems.map(formatProblem)).toEqual([`${path.join(root, 'evil\\x1b[31m\\u{202e}')}/mcp.json: server "bad" skipped: "command" must be a string`]);
+    expect(warnings).toHaveLength(1);
+    for (const line of [...warnings, ...problems.map(formatProblem)]) expect(line).not.toMatch(RAW_CONTROL);
+  });
 });
 
 describe('an entry with both "command" and "url"', () => {

@@ -1,4 +1,5 @@
 /** How problems read as one line, and how they reach the logger. */
+import { terminalLine } from '../../machines/control-characters.js';
 import type { Logger } from '../logger.js';
 import type { ConfigProblem } from './types.js';
 
@@ -16,7 +17,8 @@ import type { ConfigProblem } from './types.js';
  */
 export function formatProblem(problem: ConfigProblem): string {
   const position = problem.line !== undefined ? `:${problem.line}:${problem.column ?? 1}` : '';
-  return `${problem.file}${position}: ${problem.message}`;
+  // The path as a terminal may show it, as the message's names are: a folder's name can hold an escape sequence.
+  return `${terminalLine(problem.file)}${position}: ${problem.message}`;
 }
 
 /** Every problem goes out as a warning: discovery itself never fails, it only skips. */
