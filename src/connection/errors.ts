@@ -54,7 +54,7 @@ function isOAuthRefusal(error: unknown): boolean {
 }
 
 /**
- * The default `isConfigError`: a missing or forbidden command, a bad URL, an invalid entry,
+ * The default `isConfigError`: a missing or forbidden command, a bad URL (or a port fetch blocks), an invalid entry,
  * HTTP 401/403 (no auth provider), an OAuth login that is needed or refused, 404/405 on
  * initialize, an unsupported protocol version.
  * Everything else (timeouts, refused connections, 5xx, crashes) is transient.
@@ -72,7 +72,7 @@ function isOAuthRefusal(error: unknown): boolean {
  * ```
  */
 export function isConfigError(error: unknown): boolean {
-  if (error instanceof ConfigInvalidError || isOverLimit(error)) return true;
+  if (error instanceof ConfigInvalidError || isOverLimit(error) || isBlockedPort(error)) return true;
   if (error instanceof Error && error.name === 'UnauthorizedError') return true;
   if (isOAuthRefusal(error)) return true;
   const code = (error as { code?: unknown } | undefined)?.code;
@@ -158,6 +158,22 @@ export function unwrapUnreachableProbe(error: unknown): unknown {
   return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && isUnreachable(error.cause) ? error.cause : error;
 }
 
+/**
+ * fetch refuses some ports before sending anything (the Fetch standard's "bad ports": 1, 6000,
+ * 6667, …), saying "fetch failed" with "bad port" beneath; the SSE transport keeps only the words.
+ * Unlike a refused connection, no retry can ever reach a server there.
+ */
+export function isBlockedPort(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    if (isUnreachable(current) && current.cause instanceof Error && current.cause.message === 'bad port') return true;
+    if (current instanceof SseError && current.message.endsWith('fetch failed: bad port')) return true;
+  }
+  return false;
+}
+
+const BLOCKED_PORT =
+  'fetch refuses to connect to the port of its "url", one of the "bad ports" the Fetch standard blocks (such as 1, 6000 or 6667), so no retry can reach it: run the server on another port and change the "url"';
+
 /** An HTTP request that reached no server (refused, reset, no route; its cause says which): the server may be back soon. */
 export function isUnreachable(error: unknown): boolean {
   return error instanceof TypeError && error.message === 'fetch failed';
@@ -193,7 +209,7 @@ export function connectFailure(
 ): McpServerError {
   const configError = classify(error);
   const status = httpStatusOf(error);
-  const told = httpFailureInOurWords(error);
+  const told = isBlockedPort(error) ? new ConfigInvalidError(server, 'url', BLOCKED_PORT) : httpFailureInOurWords(error);
   // A server may echo a header or its environment back in an error: those never go further.
   const network = withFetchFailureCause(errorMessage(told), error);
   const reason = capErrorText(redact(withErrorCode(told, network.reason), secrets));
