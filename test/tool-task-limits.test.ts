@@ -85,7 +85,7 @@ describe('a task that stays working', () => {
     expect(call.settled).toBe(false);
     await vi.advanceTimersByTimeAsync(200);
     expect(call.settled).toBe(true);
-    expect(call.error?.message).toMatch(/task .*"research".* still working after 3000 ms/);
+    expect(call.error?.message).toMatch(/task .*"research".* still working after 3000 ms \(its time limit for the whole task\), so it was cancelled$/);
     await vi.advanceTimersByTimeAsync(0);
     expect(server.seen.cancels).toBe(1);
   });

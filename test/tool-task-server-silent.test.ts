@@ -22,11 +22,12 @@ afterEach(async () => {
 });
 
 /**
- * A JSON-answering MCP server on 127.0.0.1 whose one tool is task-only; once `tools/call` is
- * answered it answers nothing more (a hung server, or one behind a network that broke), or with
- * `goesDown` it stops listening (a server that is down).
+ * A JSON-answering MCP server on 127.0.0.1 whose one tool is task-only; once `tools/call` (or,
+ * with `after: 'tasks/get'`, the first poll, which asks for a long wait) is answered it answers
+ * nothing more (a hung server, or one behind a network that broke), or with `goesDown` it stops
+ * listening (a server that is down; after the first poll its open connections are closed too).
  */
-async function serverThatFallsSilent(goesDown = false): Promise<{ url: string; held: ServerResponse[] }> {
+async function serverThatFallsSilent(goesDown = false, after: 'tools/call' | 'tasks/get' = 'tools/call'): Promise<{ url: string; held: ServerResponse[] }> {
   const held: ServerResponse[] = [];
   let silent = false;
   const task = { taskId: 'task-1', status: 'working', ttl: null, pollInterval: 250, createdAt: '2026-12-01T00:00:00Z', lastUpdatedAt: '2026-12-01T00:00:00Z' };
@@ -45,10 +46,16 @@ async function serverThatFallsSilent(goesDown = false): Promise<{ url: string; h
       });
     }
     if (message.method === 'tools/list') return answer(res, message.id, { tools: [{ name: 'research', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } }] });
-    if (message.method === 'tools/call') {
+    if (message.method === after && after === 'tasks/get') {
       silent = true;
+      answer(res, message.id, { ...task, pollInterval: 10_000 });
+      if (goesDown) res.on('finish', () => server!.close() && server!.closeAllConnections());
+      return;
+    }
+    if (message.method === 'tools/call') {
+      silent = after === 'tools/call';
       answer(res, message.id, { task });
-      if (goesDown) res.on('finish', () => server!.close());
+      if (goesDown && silent) res.on('finish', () => server!.close());
       return;
     }
     return answer(res, message.id, {});
@@ -90,4 +97,16 @@ it('a task whose server goes down: CONNECTION_LOST says the task may still run t
   const told = requestFailureText('down', 'error', error);
   expect(told).toContain('calling the tool again starts another');
   expect(told).not.toContain('to reconnect before trying again');
+}, 20_000);
+
+it('a task whose server goes down between polls: at the time limit tasks/cancel cannot reach it, so the error says the task may still run there, not that it was cancelled', async () => {
+  const { url } = await serverThatFallsSilent(true, 'tasks/get');
+  manager = new McpConnectionManager({ logger: silentLogger });
+  await manager.connect('down', { url }, { maxRetries: 0 });
+  const error = await rejectionOf(manager.callTool('down', 'research', {}, { timeoutMs: 1_500 }));
+  expect(error.code).toBe('TIMEOUT');
+  expect(error.message).toContain(
+    'the task for tool "research" was still working after 1500 ms (its time limit for the whole task); tasks/cancel did not reach the server, so the task may still run there',
+  );
+  expect(error.message).not.toContain('so it was cancelled');
 }, 20_000);

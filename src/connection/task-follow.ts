@@ -5,7 +5,7 @@ import { ProtocolError, type SdkError, type CallToolResult, type CreateMessageRe
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { Deadline } from './deadline.js';
 import { isTaskTimeLimit, taskTimeLimitError } from './task-time-limit.js';
-import { MIN_TASK_POLL_INTERVAL_MS, pause } from './tool-task.js';
+import { CANCEL_TIMEOUT_MS, MIN_TASK_POLL_INTERVAL_MS, pause } from './tool-task.js';
 import { isUnreachable } from './errors.js';
 import { AnswerStreamCut, isRecord, type TaskWire } from './task-wire.js';
 import type { TaskJournal } from './task-journal.js';
@@ -18,9 +18,6 @@ const DEFAULT_TASK_POLL_INTERVAL_MS = 1_000;
 
 /** At most this many `tasks/update` answers for one task before the call fails (a server that asks for ever). */
 export const MAX_TASK_INPUT_ROUNDS = 8;
-
-/** How long the `tasks/cancel` sent for an abandoned task may take before it is given up (nobody waits on it). */
-const CANCEL_TIMEOUT_MS = 5_000;
 
 /** Answers one input request of a task with the host's handlers (src/connection/host-handlers.ts). */
 export type AnswerInput = (request: InputRequest, signal: AbortSignal) => Promise<InputResponse | CreateMessageResultWithTools>;

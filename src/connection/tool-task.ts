@@ -1,6 +1,6 @@
 import { quoted } from '../../machines/control-characters.js';
 import { CallToolResultSchema, CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/core';
-import { type CallToolResult, type Client, type Progress, type RequestOptions, type Tool } from '@modelcontextprotocol/client';
+import { ProtocolError, type CallToolResult, type Client, type Progress, type RequestOptions, type Tool } from '@modelcontextprotocol/client';
 import { McpServerError } from '../../machines/errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { Deadline } from './deadline.js';
@@ -8,6 +8,9 @@ import { taskTimeLimitError } from './task-time-limit.js';
 
 /** The shortest wait between two polls of a task, whatever `pollInterval` the server asks for (0 would poll hundreds of times a second). */
 export const MIN_TASK_POLL_INTERVAL_MS = 250;
+
+/** How long the `tasks/cancel` sent at a task's time limit may take to be answered; unanswered, it did not reach the server. */
+export const CANCEL_TIMEOUT_MS = 5_000;
 
 /** The wait between two polls when the server names no `pollInterval`. */
 const DEFAULT_TASK_POLL_INTERVAL_MS = 1_000;
@@ -60,15 +63,17 @@ export async function callToolAsTask(
   const totalMs = options.request.maxTotalTimeout ?? options.request.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
   /** Set while a `tasks/get` is waiting for its answer: at the time limit, the server was silent, not the task still working. */
   let unanswered: { status: string } | undefined;
+  /** The time limit's error while the task was still working: the cancel sent then is waited for, to say whether it reached the server. */
+  let stillWorking: Error | undefined;
   const deadline = new Deadline(
     totalMs,
     () =>
-      taskTimeLimitError(
-        unanswered
-          ? `the task for tool ${quoted(tool)} was last ${unanswered.status}, and its server had not answered tasks/get when the time limit for the whole task (${totalMs} ms) ran out: tasks/cancel was sent but may not reach it, so the task may still run there`
-          : `the task for tool ${quoted(tool)} was still working after ${totalMs} ms (its time limit for the whole task), so it was cancelled`,
-        !unanswered,
-      ),
+      unanswered
+        ? taskTimeLimitError(
+            `the task for tool ${quoted(tool)} was last ${unanswered.status}, and its server had not answered tasks/get when the time limit for the whole task (${totalMs} ms) ran out: tasks/cancel was sent but may not reach it, so the task may still run there`,
+            false,
+          )
+        : (stillWorking = taskTimeLimitError(`the task for tool ${quoted(tool)} was still working after ${totalMs} ms (its time limit for the whole task)`, true)),
     options.signal,
   );
   let taskId: string | undefined;
@@ -96,13 +101,26 @@ export async function callToolAsTask(
   let onEnd: (() => void) | undefined;
   const ended = new Promise<never>((_, reject) => {
     onEnd = () => {
-      if (taskId !== undefined) client.request({ method: 'tasks/cancel', params: { taskId } }, CancelTaskResultSchema).catch(() => {});
-      reject(deadline.signal.reason);
+      const reason: unknown = deadline.signal.reason;
+      if (taskId === undefined) return reject(reason);
+      // An error answer reached the server too: it knows the task.
+      const reached = client.request({ method: 'tasks/cancel', params: { taskId } }, CancelTaskResultSchema, { timeout: CANCEL_TIMEOUT_MS }).then(
+        () => true,
+        (error: unknown) => error instanceof ProtocolError,
+      );
+      // A caller's abort, or a silent server, is answered at once.
+      const limit = stillWorking;
+      if (limit === undefined || reason !== limit) return reject(reason);
+      void reached.then((yes) =>
+        reject(taskTimeLimitError(`${limit.message}${yes ? ', so it was cancelled' : '; tasks/cancel did not reach the server, so the task may still run there'}`, true)),
+      );
     };
     deadline.signal.addEventListener('abort', onEnd, { once: true });
   });
+  // Once the deadline ends it, the poll loop's own rejection (the abort's reason) waits on `ended`, which says how the cancel went.
+  const running = run().catch((error: unknown) => (deadline.signal.aborted ? ended : Promise.reject(error)));
   try {
-    return await Promise.race([run(), ended]);
+    return await Promise.race([running, ended]);
   } finally {
     deadline.signal.removeEventListener('abort', onEnd!);
     deadline.dispose();
