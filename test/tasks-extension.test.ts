@@ -302,6 +302,29 @@ describe('a task in flight when the connection drops', () => {
     expect(told).not.toContain('to reconnect before trying again');
   });
 
+  it('over stdio, a resumed task whose server is killed is cut off the same way', async () => {
+    const tasksFile = path.join(mkdtempSync(path.join(tmpdir(), 'durable-tasks-')), 'tasks.json');
+    const config = modernStdio('--tasks-file', tasksFile);
+    const first = managerWith();
+    await first.connect('server', config, { maxRetries: 0 });
+    let started = false;
+    const call = rejectionOf(first.callTool('server', 'task-forever', { pollIntervalMs: 1 }, { timeoutMs: 600_000, onProgress: () => (started = true) }));
+    await vi.waitFor(() => expect(started).toBe(true), { timeout: 10_000 });
+    await first.dispose();
+    await call;
+
+    const second = managerWith();
+    await second.connect('server', config, { maxRetries: 0 });
+    const pid = Number(textOf(await second.callTool('server', 'pid', {})));
+    let polled = false;
+    const resumed = second.resumeTask(second.unfinishedTasks()[0]!, { timeoutMs: 600_000, onProgress: () => (polled = true) });
+    await vi.waitFor(() => expect(polled).toBe(true), { timeout: 10_000 });
+    process.kill(pid, 'SIGKILL');
+    const error = await rejectionOf(resumed);
+    expect(error.code).toBe('CONNECTION_LOST');
+    expect(error.message).toMatch(/The task the call started may still run on the server\.$/);
+  });
+
   it('over stdio, a plain call in flight when the server is killed is not said to have started a task', async () => {
     const client = managerWith();
     await client.connect('server', modernStdio(), { maxRetries: 0 });
