@@ -111,15 +111,28 @@ describe('search <words>', () => {
     });
   }, 40_000);
 
-  it('servers names an index file it cannot use once, with the reason, besides INDEXED no', async () => {
+  it('servers names an index file it cannot use once, with the reason, among the problems it counts, besides INDEXED no', async () => {
     const { cli } = await indexedHome();
     const file = join(process.env.HOME!, '.ai-zen', 'mcp-index.json');
     writeFileSync(file, '{"version": 1, "servers": {"notes": ');
     const run = await cli('servers');
     expect(run.code).toBe(0);
-    const line = `The index ${file} cannot be used: it is not valid JSON, so no server shows as indexed: \`mcp-statechart index\` writes it again.`;
+    const line = `  ${file}: the index cannot be used: it is not valid JSON, so no server shows as indexed: \`mcp-statechart index\` writes it again`;
     expect(run.stdout.split('\n').filter((text) => text === line)).toHaveLength(1);
+    expect(run.stdout).toContain(`Problems (1):\n${line}`);
     expect(run.stdout).not.toMatch(/cannot be used[\s\S]*cannot be used/);
+  }, 40_000);
+
+  it('servers and servers --json count the same problems: the config\'s and the index warning', async () => {
+    const { cli } = await indexedHome();
+    const file = join(process.env.HOME!, '.ai-zen', 'mcp-index.json');
+    writeFileSync(file, '{"version": 1, "servers": {"notes": ');
+    const broken = join(process.env.HOME!, 'broken.json');
+    writeFileSync(broken, JSON.stringify({ mcpServers: { notes: NOTES, bad: { command: 5 } } }));
+    const table = await cli('servers', '--config', broken);
+    const json = JSON.parse((await cli('servers', '--json', '--config', broken)).stdout);
+    expect(json.problems.map((problem: { file: string }) => problem.file)).toEqual([broken, file]);
+    expect(table.stdout).toContain(`Problems (${json.problems.length}):`);
   }, 40_000);
 
   it('servers --json carries the same words as a warning among its problems, and stays ok', async () => {

@@ -1,4 +1,4 @@
-import type { DiscoveredServer, DiscoveryResult } from '../../config/index.js';
+import type { ConfigProblem, DiscoveredServer, DiscoveryResult } from '../../config/index.js';
 import { formatProblem } from '../../config/index.js';
 import { isPastPromisedFreshness, projectFileOf, type ManifestIndex } from '../../manifest-index/index.js';
 import { unreadableIndexReason } from '../../manifest-index/manifest-index.js';
@@ -64,13 +64,16 @@ export function serversReport(
   exposure?: ExposureDecision,
 ) {
   const { unusable, ...report } = serversListing(result, index, permissions, health, exposure);
-  return {
-    ...report,
-    /** The config's problems, then a warning about an index file this version cannot use. */
-    problems: unusable
-      ? [...result.problems, { severity: 'warning' as const, file: unusable.path, message: `the index cannot be used: ${unusable.consequence}` }]
-      : result.problems,
-  };
+  return { ...report, problems: reportedProblems(result, unusable) };
+}
+
+/**
+ * The config's problems, then a warning about an index file this version cannot use: one list for
+ * the table's "Problems (N)" and the JSON's `problems`, so both count the same.
+ */
+function reportedProblems(result: DiscoveryResult, unusable: { path: string; consequence: string } | undefined): ConfigProblem[] {
+  if (unusable === undefined) return result.problems;
+  return [...result.problems, { severity: 'warning', file: unusable.path, message: `the index cannot be used: ${unusable.consequence}` }];
 }
 
 /** The report's servers, and the index file when it cannot be used (read once, for the table and the JSON). */
@@ -190,7 +193,7 @@ export function formatServersTable(
   configFiles: readonly string[] = [],
 ): string {
   const { servers, unusable } = serversListing(result, index, permissions, health);
-  const { problems } = result;
+  const problems = reportedProblems(result, unusable);
   const now = Date.now();
   const lines: string[] = [];
   if (servers.length === 0) {
@@ -215,7 +218,6 @@ export function formatServersTable(
     for (const row of rows) row.forEach((text, column) => (widths[column] = Math.max(widths[column]!, text.length)));
     for (const row of rows) lines.push(row.map((text, column) => text.padEnd(widths[column]!)).join('  ').trimEnd());
   }
-  if (unusable) lines.push('', `The index ${unusable.path} cannot be used: ${unusable.consequence}.`);
   const details = health ? healthDetails(health) : [];
   if (details.length > 0) lines.push('', ...details);
   if (exposure && servers.length > 0) lines.push('', exposureLine(exposure));
