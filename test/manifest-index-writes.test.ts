@@ -135,6 +135,23 @@ describe('an index file this version cannot use', () => {
     expect(warnings).toHaveLength(1);
   });
 
+  it('keeps only the latest replaced file, and says that it took the place of the one kept before', async () => {
+    mkdirSync(path.dirname(indexPath), { recursive: true });
+    writeFileSync(`${indexPath}.old`, 'what an earlier replacement kept');
+    const newer = JSON.stringify({ version: 2, servers: {} });
+    writeFileSync(indexPath, newer);
+    const { warnings, logger } = capture();
+    const index = new ManifestIndex({ path: indexPath, logger });
+    index.record('first', { command: 'a' }, manifest());
+    await index.flush();
+    expect(readFileSync(`${indexPath}.old`, 'utf8')).toBe(newer);
+    expect(readdirSync(path.dirname(indexPath)).filter((name) => name.includes('.old'))).toEqual(['mcp-index.json.old']);
+    expect(warnings).toEqual([
+      `the manifest index ${indexPath} is replaced by this version's: it is in index format 2 (another version of mcp-statechart wrote it), ` +
+        `and this one reads format 1; the old file is kept as ${indexPath}.old, in place of the file an earlier replacement kept there`,
+    ]);
+  });
+
   it('a file that stopped being JSON after the index read it is kept too', async () => {
     const { warnings, logger } = capture();
     const index = new ManifestIndex({ path: indexPath, logger });

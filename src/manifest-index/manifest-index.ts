@@ -396,6 +396,11 @@ class IndexFile {
   /** Never lost silently: another version's index (or a hand-edited one) is kept beside the new one, and named. */
   private async keepUnusable(reason: string): Promise<void> {
     const kept = `${this.path}.old`;
+    // One `.old` only, the latest: two versions taking turns on one file would otherwise leave a trail of them.
+    const keptBefore = await lstat(kept).then(
+      () => true,
+      () => false,
+    );
     try {
       // A folder in the file's place is no index to keep: the write fails on it, as before.
       if (!(await lstat(this.path)).isFile()) return;
@@ -405,7 +410,8 @@ class IndexFile {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw error;
     }
-    this.logger.warn(`the manifest index ${this.path} is replaced by this version's: ${reason}; the old file is kept as ${kept}`);
+    const replaced = keptBefore ? ', in place of the file an earlier replacement kept there' : '';
+    this.logger.warn(`the manifest index ${this.path} is replaced by this version's: ${reason}; the old file is kept as ${kept}${replaced}`);
   }
 }
 
