@@ -83,7 +83,11 @@ describe('serve and a config the model can write', () => {
     expect(refused).toMatch(/MCP server "added" is off: its entry appeared in .*mcp\.json while mcp-statechart serve was running/);
     expect(refused).toMatch(/mcp-statechart approve added/);
     // A changed command, args, url or env asks again too; a removal applies at once.
-    expect(await call('load_mcp', { server: 'kept' })).toMatch(/MCP server "kept" is off: its entry changed/);
+    const changedWords = await call('load_mcp', { server: 'kept' });
+    expect(changedWords).toMatch(
+      /MCP server "kept" is off: its entry changed \(command, args, cwd, url, env or headers\) in .*mcp\.json while mcp-statechart serve was running, and a server changed there while serving runs only once a person confirms it/,
+    );
+    expect(changedWords).not.toContain('added');
     expect(await call('load_mcp', { server: 'gone' })).toMatch(/^Unknown MCP server "gone"/);
     expect(existsSync(addedRan)).toBe(false);
     expect(existsSync(changedRan)).toBe(false);

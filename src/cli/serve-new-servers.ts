@@ -39,9 +39,9 @@ export function holdNewServers(startedWith: DiscoveryResult, paths: Pick<Project
     const problems = [...result.problems];
     for (const server of candidates) {
       if (isApproved(record, server)) continue;
-      const what = atStart.has(server.name) ? 'changed (command, args, url or env)' : 'appeared';
+      const [what, kind] = atStart.has(server.name) ? ['changed (command, args, cwd, url, env or headers)', 'changed'] : ['appeared', 'added'];
       const because =
-        `its entry ${what} in ${server.source} while mcp-statechart serve was running, and a server added there ` +
+        `its entry ${what} in ${server.source} while mcp-statechart serve was running, and a server ${kind} there ` +
         `while serving runs only once a person confirms it on a terminal with "mcp-statechart approve ${terminalLine(server.name)}".`;
       servers[server.name] = { ...server, disabled: true, disabledBecause: because };
       problems.push({ severity: 'warning', file: server.source, server: server.name, message: `server ${quoted(server.name)} is off: ${because}` });
