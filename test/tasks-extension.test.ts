@@ -271,29 +271,33 @@ describe.each(TRANSPORTS)('task status notifications (notifications/tasks over s
 });
 
 describe('a task in flight when the connection drops', () => {
-  it('over stdio, the server killed (kill -9): the call fails at once as lost with its connection (a new process knows no task ids)', async () => {
-    const client = managerWith();
-    await client.connect('server', modernStdio(), { maxRetries: 0 });
+  /** Connects `client` over stdio, starts a request, and kills the server's process (kill -9) once the request reports progress. */
+  async function killedMidRequest(client: McpConnectionManager, config: McpServerConfig, start: (onProgress: () => void) => Promise<unknown>) {
+    await client.connect('server', config, { maxRetries: 0 });
     const pid = Number(textOf(await client.callTool('server', 'pid', {})));
-    let polled = false;
-    const call = client.callTool('server', 'task-forever', { pollIntervalMs: 1 }, { timeoutMs: 600_000, onProgress: () => (polled = true) });
-    await vi.waitFor(() => expect(polled).toBe(true), { timeout: 10_000 });
+    let reported = false;
+    const request = start(() => (reported = true));
+    await vi.waitFor(() => expect(reported).toBe(true), { timeout: 10_000 });
     const killedAt = Date.now();
     process.kill(pid, 'SIGKILL');
-    const error = await rejectionOf(call);
-    expect(Date.now() - killedAt).toBeLessThan(5_000);
+    const error = await rejectionOf(request);
+    return { error, msAfterKill: Date.now() - killedAt };
+  }
+
+  function taskForever(client: McpConnectionManager) {
+    return (onProgress: () => void) => client.callTool('server', 'task-forever', { pollIntervalMs: 1 }, { timeoutMs: 600_000, onProgress });
+  }
+
+  it('over stdio, the server killed (kill -9): the call fails at once as lost with its connection (a new process knows no task ids)', async () => {
+    const client = managerWith();
+    const { error, msAfterKill } = await killedMidRequest(client, modernStdio(), taskForever(client));
+    expect(msAfterKill).toBeLessThan(5_000);
     expect(error.message).toMatch(/connection was lost while it was in flight/);
   });
 
   it('over stdio, the server killed: the call is cut off as a task-only tool\'s is: CONNECTION_LOST saying the task may still run there, and no hint to run it again', async () => {
     const client = managerWith();
-    await client.connect('server', modernStdio(), { maxRetries: 0 });
-    const pid = Number(textOf(await client.callTool('server', 'pid', {})));
-    let polled = false;
-    const call = client.callTool('server', 'task-forever', { pollIntervalMs: 1 }, { timeoutMs: 600_000, onProgress: () => (polled = true) });
-    await vi.waitFor(() => expect(polled).toBe(true), { timeout: 10_000 });
-    process.kill(pid, 'SIGKILL');
-    const error = await rejectionOf(call);
+    const { error } = await killedMidRequest(client, modernStdio(), taskForever(client));
     expect(error.code).toBe('CONNECTION_LOST');
     expect(error.message).toMatch(/\(its process was ended by SIGKILL\) The task the call started may still run on the server\.$/);
     expect(explainFailure('server', error).hint).toBe('the task may still run on the server: running the command again starts another task');
@@ -314,26 +318,16 @@ describe('a task in flight when the connection drops', () => {
     await call;
 
     const second = managerWith();
-    await second.connect('server', config, { maxRetries: 0 });
-    const pid = Number(textOf(await second.callTool('server', 'pid', {})));
-    let polled = false;
-    const resumed = second.resumeTask(second.unfinishedTasks()[0]!, { timeoutMs: 600_000, onProgress: () => (polled = true) });
-    await vi.waitFor(() => expect(polled).toBe(true), { timeout: 10_000 });
-    process.kill(pid, 'SIGKILL');
-    const error = await rejectionOf(resumed);
+    const { error } = await killedMidRequest(second, config, (onProgress) => second.resumeTask(second.unfinishedTasks()[0]!, { timeoutMs: 600_000, onProgress }));
     expect(error.code).toBe('CONNECTION_LOST');
     expect(error.message).toMatch(/The task the call started may still run on the server\.$/);
   });
 
   it('over stdio, a plain call in flight when the server is killed is not said to have started a task', async () => {
     const client = managerWith();
-    await client.connect('server', modernStdio(), { maxRetries: 0 });
-    const pid = Number(textOf(await client.callTool('server', 'pid', {})));
-    let started = false;
-    const call = client.callTool('server', 'progress', { steps: 100, intervalMs: 50 }, { timeoutMs: 600_000, onProgress: () => (started = true) });
-    await vi.waitFor(() => expect(started).toBe(true), { timeout: 10_000 });
-    process.kill(pid, 'SIGKILL');
-    const error = await rejectionOf(call);
+    const { error } = await killedMidRequest(client, modernStdio(), (onProgress) =>
+      client.callTool('server', 'progress', { steps: 100, intervalMs: 50 }, { timeoutMs: 600_000, onProgress }),
+    );
     expect(error.code).toBe('CONNECTION_LOST');
     expect(error.message).not.toContain('task');
     expect(explainFailure('server', error).hint).toContain('run the command again (it reconnects)');
