@@ -10,7 +10,7 @@ import type { ApprovalPolicy } from '../tools/approval.js';
 import { compilePermissions, type PermissionChecks } from '../tools/permissions.js';
 import type { LoaderPermissions, LoaderTool } from '../tools/types.js';
 import type { AuthenticatedIdentity } from './authenticate.js';
-import type { GatewayConfig } from './gateway-file.js';
+import { DEFAULT_LISTEN_STREAMS, type GatewayConfig } from './gateway-file.js';
 import { cachedPolicies } from './identity-policy.js';
 
 export interface CallerAccess extends PermissionChecks {
@@ -18,6 +18,8 @@ export interface CallerAccess extends PermissionChecks {
   tools: readonly LoaderTool[];
   /** Undefined: no limit. */
   callsPerMinute?: number;
+  /** `subscriptions/listen` streams it may hold open at once. */
+  listenStreams: number;
 }
 
 /** Builds loader tools for `permissions` (within serve's own) and an approval policy (undefined: serve's own). */
@@ -66,7 +68,7 @@ export function createAccessResolver(config: () => GatewayConfig | undefined, ba
       const rules = config();
       if (!rules) {
         unrestricted ??= build(undefined, undefined);
-        return { identity, tools: unrestricted, ...serves };
+        return { identity, tools: unrestricted, ...serves, listenStreams: DEFAULT_LISTEN_STREAMS };
       }
       const policy = policyFor(rules, identity);
       return {
@@ -75,6 +77,7 @@ export function createAccessResolver(config: () => GatewayConfig | undefined, ba
         allowsServer: policy.allowsServer,
         allowsTool: policy.allowsTool,
         ...(policy.callsPerMinute !== undefined && { callsPerMinute: policy.callsPerMinute }),
+        listenStreams: policy.listenStreams ?? DEFAULT_LISTEN_STREAMS,
       };
     },
   };

@@ -4,7 +4,7 @@
  * ```json
  * { "identities": { "alice": { "token": "sha256:<hex>", "allow": ["*"] },
  *                   "bob":   { "token": "sha256:<hex>", "deny": ["secret*"], "denyTools": ["fs/write_*"],
- *                              "approve": "destructive", "callsPerMinute": 120, "groups": ["admins"] } },
+ *                              "approve": "destructive", "callsPerMinute": 120, "listenStreams": 4, "groups": ["admins"] } },
  *   "oauth": { "issuer": "https://auth.example.com", "audience": "https://mcp.example.com/mcp",
  *              "identityClaim": "sub", "groupsClaim": "groups" },
  *   "groups": { "admins": { "allow": ["*"] } } }
@@ -27,6 +27,8 @@ export interface AccessRules {
   denyTools?: string[];
   approve?: ApprovalPolicy;
   callsPerMinute?: number;
+  /** `subscriptions/listen` streams it may hold open at once on one replica (default DEFAULT_LISTEN_STREAMS). */
+  listenStreams?: number;
 }
 
 export interface GatewayIdentity extends AccessRules {
@@ -64,8 +66,11 @@ const MAX_PATTERNS = 1_000;
 const MAX_ENTRIES = 10_000;
 /** More calls than this per minute is not a limit anyone means. */
 const MAX_CALLS_PER_MINUTE = 1_000_000;
+/** Each open stream holds a socket and a server instance: an identity with no limit of its own may hold this many. */
+export const DEFAULT_LISTEN_STREAMS = 8;
+const MAX_LISTEN_STREAMS = 10_000;
 
-const RULE_FIELDS = ['allow', 'deny', 'allowTools', 'denyTools', 'approve', 'callsPerMinute'];
+const RULE_FIELDS = ['allow', 'deny', 'allowTools', 'denyTools', 'approve', 'callsPerMinute', 'listenStreams'];
 const IDENTITY_FIELDS = new Set([...RULE_FIELDS, 'token', 'groups']);
 const GROUP_FIELDS = new Set(RULE_FIELDS);
 const OAUTH_FIELDS = new Set(['issuer', 'audience', 'identityClaim', 'groupsClaim', 'jwksUri', 'algorithms']);
@@ -185,6 +190,12 @@ function accessRules(entry: Record<string, unknown>, where: string, problems: st
     if (typeof calls !== 'number' || !Number.isInteger(calls) || calls < 1 || calls > MAX_CALLS_PER_MINUTE) {
       problems.push(`${where}: "callsPerMinute" must be a whole number from 1 to ${MAX_CALLS_PER_MINUTE}`);
     } else rules.callsPerMinute = calls;
+  }
+  const streams = ownValue(entry, 'listenStreams');
+  if (streams !== undefined) {
+    if (typeof streams !== 'number' || !Number.isInteger(streams) || streams < 1 || streams > MAX_LISTEN_STREAMS) {
+      problems.push(`${where}: "listenStreams" must be a whole number from 1 to ${MAX_LISTEN_STREAMS}`);
+    } else rules.listenStreams = streams;
   }
   return rules;
 }

@@ -10,9 +10,10 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
 import type { Authenticate, AuthenticatedIdentity } from './authenticate.js';
-import type { GatewayOAuth } from './gateway-file.js';
+import { DEFAULT_LISTEN_STREAMS, type GatewayOAuth } from './gateway-file.js';
 import { discardRest, readBody, toWebRequest, writeJson, writeWebResponse } from './http-exchange.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
+import { ListenStreamLimit, listenStreamLimitText } from './listen-stream-limit.js';
 import { originRefusal } from './request-origin.js';
 import { metadataPaths, protectedResourceMetadata } from './resource-metadata.js';
 
@@ -46,6 +47,8 @@ export interface GatewayServerOptions {
   /** The listener is on a loopback address: Host must name loopback too. */
   loopbackOnly: boolean;
   maxBodyBytes: number;
+  /** How many `subscriptions/listen` streams `identity` may hold open at once. Default DEFAULT_LISTEN_STREAMS for everyone. */
+  listenStreamsFor?: (identity: AuthenticatedIdentity) => number;
   /** How long a request's body may take to come, from the end of its headers: then 408 and the connection closed. */
   bodyTimeoutMs: number;
   /** What `/healthz` answers besides the requests in flight: no secrets. */
@@ -76,6 +79,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const idle: Array<() => void> = [];
   // A 2026-07-28 host's `subscriptions/listen` stream is no call: it would hold a drain to its limit.
   const endListenStreams = new AbortController();
+  const listenStreams = new ListenStreamLimit();
   const finished = () => {
     inFlight -= 1;
     if (inFlight === 0) for (const wake of idle.splice(0)) wake();
@@ -139,8 +143,18 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     const aborted = new AbortController();
     response.once('close', () => aborted.abort());
     const parsedBody = parseJson(body);
+    const listening = isListenRequest(parsedBody);
+    if (listening) {
+      const limit = options.listenStreamsFor?.(identity) ?? DEFAULT_LISTEN_STREAMS;
+      const release = listenStreams.take(identity.name, limit);
+      if (!release) {
+        const error = { code: -32000, message: listenStreamLimitText(identity.name, limit) };
+        return writeJson(response, 429, { jsonrpc: '2.0', id: (parsedBody as { id?: unknown }).id ?? null, error });
+      }
+      response.once('close', release);
+    }
     const answer = await options.endpoint.handle(toWebRequest(request, body, aborted.signal), parsedBody, identity);
-    await writeWebResponse(answer, response, {}, isListenRequest(parsedBody) ? endListenStreams.signal : undefined);
+    await writeWebResponse(answer, response, {}, listening ? endListenStreams.signal : undefined);
   }
 
   return {

@@ -20,6 +20,8 @@ export interface IdentityPolicy extends PermissionChecks {
   approve?: ApprovalPolicy;
   /** Its own limit, else the lowest of its groups'; undefined: no limit. */
   callsPerMinute?: number;
+  /** Its own limit, else the lowest of its groups'; undefined: the default. */
+  listenStreams?: number;
 }
 
 const STRICTNESS: readonly ApprovalPolicy[] = ['never', 'destructive', 'always'];
@@ -42,14 +44,22 @@ export function policyFor(config: GatewayConfig, identity: AuthenticatedIdentity
   const mine = compilePermissions(permissions);
   const serves = compilePermissions(base);
   const approvals = all.flatMap((rules) => rules.approve ?? []);
-  const limits = own?.callsPerMinute !== undefined ? [own.callsPerMinute] : groupRules.flatMap((rules) => rules.callsPerMinute ?? []);
+  const limits = limitsOf('callsPerMinute', own, groupRules);
+  const streams = limitsOf('listenStreams', own, groupRules);
   return {
     permissions,
     allowsServer: (server) => serves.allowsServer(server) && mine.allowsServer(server),
     allowsTool: (server, tool) => serves.allowsTool(server, tool) && mine.allowsTool(server, tool),
     ...(approvals.length > 0 && { approve: strictest(approvals) }),
     ...(limits.length > 0 && { callsPerMinute: Math.min(...limits) }),
+    ...(streams.length > 0 && { listenStreams: Math.min(...streams) }),
   };
+}
+
+/** The identity's own limit, else its groups'. */
+function limitsOf(field: 'callsPerMinute' | 'listenStreams', own: AccessRules | undefined, groupRules: readonly AccessRules[]): number[] {
+  const mine = own?.[field];
+  return mine !== undefined ? [mine] : groupRules.flatMap((rules) => rules[field] ?? []);
 }
 
 /** Policies kept per version of the gateway file at most; one more drops the oldest (worked out again when next needed). */

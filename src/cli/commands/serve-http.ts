@@ -158,6 +158,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     oauth: () => gateway?.current().oauth,
     loopbackOnly,
     maxBodyBytes: MAX_MESSAGE_BYTES,
+    listenStreamsFor: (identity) => resolver.accessFor(identity).listenStreams,
     bodyTimeoutMs: BODY_TIMEOUT_MS,
     health: () => health(manager),
     logger,
