@@ -7,7 +7,7 @@ import type { RoundRequest, RoundResults } from './host-rounds.js';
 import { quoted } from '../../machines/control-characters.js';
 import { MAX_ARGUMENT_DEPTH } from '../../machines/errors.js';
 import { measureJson } from '../../machines/json-fingerprint.js';
-import { errorText } from '../tools/model-text.js';
+import { failureWithStderrText } from '../tools/failure-text.js';
 
 /** What the prompt and resource relay needs of the manager. */
 export interface ServedServers {
@@ -181,14 +181,15 @@ function splitPromptName(name: string, servers: string[]): { server: string; pro
 /**
  * The failure of a prompt get or resource read as the host is told it: the manager's errors quote
  * the server's name as the config writes it, and the host gets it on one line, escaped (as the
- * loader tools tell the model). The SDK answers with the error's `code`, `message` and `data` only.
+ * loader tools tell the model), and a stdio server's stderr tail under it when its process died
+ * (as call_mcp_tool's failure has it). The SDK answers with the error's `code`, `message` and `data` only.
  */
 async function namingServerOnOneLine<T>(server: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
     if (!(error instanceof Error)) throw error;
-    const message = errorText(error, server);
+    const message = failureWithStderrText(error, server);
     if (message === error.message) throw error;
     const { code, data } = error as { code?: unknown; data?: unknown };
     throw Object.assign(new Error(message, { cause: error }), { name: error.name, code, data });

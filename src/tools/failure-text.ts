@@ -19,6 +19,11 @@ function stderrSection(error: unknown): string {
   return `\nLast stderr lines of the server:\n${terminalText(tail)}`;
 }
 
+/** An error's text with the server's stderr tail under it when it carries one (a stdio server whose process died), as the model and a host are told it. */
+export function failureWithStderrText(error: unknown, server: string): string {
+  return `${errorText(error, server)}${stderrSection(error)}`;
+}
+
 function nextStepAfterLoadFailure(error: unknown): string {
   const code = error instanceof McpServerError ? error.code : undefined;
   if (error instanceof McpServerError && endedFromOutside(error.cause)) {
@@ -36,7 +41,7 @@ function nextStepAfterLoadFailure(error: unknown): string {
 
 export function loadFailureText(server: string, state: PublicServerState, error: unknown): string {
   return (
-    `Could not load MCP server ${quoted(server)} (state: ${state}).\nError: ${errorText(error, server)}${stderrSection(error)}\n` +
+    `Could not load MCP server ${quoted(server)} (state: ${state}).\nError: ${failureWithStderrText(error, server)}\n` +
     `What you can do: ${nextStepAfterLoadFailure(error)}`
   );
 }
@@ -49,9 +54,9 @@ export function requestFailureText(server: string, state: PublicServerState, err
       return loadFirstText(server, state);
     case 'CONNECTION_LOST':
     case 'DISCONNECTED':
-      if (isTaskCutOff(error.cause)) return `${errorText(error, server)}${stderrSection(error)}\n${TASK_CUT_OFF}`;
+      if (isTaskCutOff(error.cause)) return `${failureWithStderrText(error, server)}\n${TASK_CUT_OFF}`;
       return (
-        `${errorText(error, server)}${stderrSection(error)}\nThe request may or may not have taken effect. Call load_mcp with server ` +
+        `${failureWithStderrText(error, server)}\nThe request may or may not have taken effect. Call load_mcp with server ` +
         `${quoted(server)} to reconnect before trying again.`
       );
     default:
