@@ -87,6 +87,18 @@ describe('mcp-statechart servers --check', () => {
     expect(unchecked.servers.every((server) => server.health === undefined)).toBe(true);
   }, 90_000);
 
+  it('shows the last lines a failed server wrote to stderr under its failure, as doctor does (its hint points there)', async () => {
+    const { cli, userFile } = configHome();
+    const crashing = { command: process.execPath, args: ['-e', 'console.error("boom: DATABASE_URL is not set"); process.exit(3)'] };
+    writeFileSync(userFile, JSON.stringify({ mcpServers: { crashing } }));
+    const run = await cli('servers', '--check', '--timeout', '20000');
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^crashing: .*exited at start with code 3\n\s+stderr:\n\s+boom: DATABASE_URL is not set\n\s+hint: .*its stderr/m);
+
+    const json = JSON.parse((await cli('servers', '--check', '--json', '--timeout', '20000')).stdout) as { servers: Array<{ health: Health & { stderrTail?: string } }> };
+    expect(json.servers[0]!.health).toMatchObject({ state: 'failed', stderrTail: 'boom: DATABASE_URL is not set' });
+  }, 90_000);
+
   it('reports a server that does not answer within --timeout as failed, within the bound', async () => {
     const { cli, userFile } = configHome();
     // A process that starts and never speaks MCP.

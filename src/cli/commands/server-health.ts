@@ -6,7 +6,7 @@ import type { DiscoveredServer, DiscoveryResult } from '../../config/index.js';
 import { offExplanation } from '../failure-text.js';
 import type { GlobalOptions } from '../options.js';
 import { terminalLine } from '../terminal-text.js';
-import { checkServers, type ServerCheck } from './doctor.js';
+import { checkServers, serverFailureLines, type ServerCheck } from './doctor.js';
 
 export type HealthState = 'connected' | 'needs login' | 'failed' | 'pending approval' | 'disabled' | 'denied';
 
@@ -16,6 +16,8 @@ export interface ServerHealth {
   reason?: string;
   /** What the person can do about it. */
   hint?: string;
+  /** The last lines a server that failed wrote to stderr, when it wrote any: often the reason itself. */
+  stderrTail?: string;
   /** Tools it listed, when connected. */
   tools?: number;
   protocolVersion?: string;
@@ -34,7 +36,12 @@ function fromCheck(check: ServerCheck): ServerHealth {
     return { state: 'connected', tools: check.tools ?? 0, ...(check.protocolVersion ? { protocolVersion: check.protocolVersion } : {}) };
   }
   const error = check.error!;
-  return { state: error.needsLogin ? 'needs login' : 'failed', reason: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+  return {
+    state: error.needsLogin ? 'needs login' : 'failed',
+    reason: error.message,
+    ...(error.hint ? { hint: error.hint } : {}),
+    ...(error.stderrTail ? { stderrTail: error.stderrTail } : {}),
+  };
 }
 
 function offHealth(server: DiscoveredServer): ServerHealth {
@@ -75,8 +82,7 @@ export function healthDetails(health: ReadonlyMap<string, ServerHealth>): string
   const lines: string[] = [];
   for (const [name, entry] of health) {
     if (entry.state === 'connected' || entry.state === 'disabled' || entry.state === 'denied') continue;
-    lines.push(`${terminalLine(name)}: ${terminalLine(entry.reason ?? entry.state)}`);
-    if (entry.hint) lines.push(`  hint: ${terminalLine(entry.hint)}`);
+    lines.push(...serverFailureLines(name, { message: entry.reason ?? entry.state, stderrTail: entry.stderrTail, hint: entry.hint }));
   }
   return lines;
 }
