@@ -3,7 +3,6 @@
  * word the same errors for a model (src/tools/failure-text.ts); both read one structured error,
  * `McpServerError` (code, server, cause, stderr tail).
  */
-import { ProtocolError, ResourceNotFoundError } from '@modelcontextprotocol/client';
 import { McpServerError } from '../../machines/errors.js';
 import type { DiscoveredServer, DiscoveryResult } from '../config/index.js';
 import { redact, secretsOf } from '../redact.js';
@@ -248,11 +247,16 @@ const INVALID_PARAMS = -32602;
 /**
  * A server's "no such resource": -32602 with the URI as its data (`ResourceNotFoundError`),
  * -32002 from earlier SDKs, or the v1 SDK's -32602 "Resource <uri> not found", which has no data.
+ * Read from the code and data, not the class: a refusal whose URI held a secret is a redacted
+ * copy (src/redact.ts), a plain Error that keeps both.
  */
 function isMissingResource(error: unknown): boolean {
-  if (error instanceof ResourceNotFoundError) return true;
-  if (!(error instanceof ProtocolError)) return false;
-  return error.code === RESOURCE_NOT_FOUND || (error.code === INVALID_PARAMS && /\bnot found\b/i.test(error.message));
+  if (!(error instanceof Error)) return false;
+  const { code, data } = error as { code?: unknown; data?: unknown };
+  if (code === RESOURCE_NOT_FOUND) return true;
+  if (code !== INVALID_PARAMS) return false;
+  const onlyUri = typeof data === 'object' && data !== null && typeof (data as { uri?: unknown }).uri === 'string' && Object.keys(data).length === 1;
+  return onlyUri || /\bnot found\b/i.test(error.message);
 }
 
 /** `read` of a URI the server does not have: that, and where to see the ones it has; undefined for any other failure. */
