@@ -30,7 +30,8 @@ export class HostControls {
    * Replaces the roots and sends `notifications/roots/list_changed` to every connected 2025-era
    * server that was told about roots. 2026-07-28 removed that notice (changelog, major change 5)
    * and has nothing in its place: its server asks for roots inside a call (an input request),
-   * and is answered from the new roots then.
+   * and is answered from the new roots then. Resolves once the notices are sent: a server reads
+   * the new roots later, when it chooses, and nothing tells the client it has.
    */
   async setRoots(roots: RootsSource): Promise<void> {
     this.bridge.setRoots(roots);

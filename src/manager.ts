@@ -328,9 +328,12 @@ export class McpConnectionManager {
   }
 
   /**
-   * Replaces the roots servers get from `roots/list` and tells every connected server
-   * (`notifications/roots/list_changed`). A function is asked for each request: give the same
-   * one again to tell the servers that what it answers changed.
+   * Replaces the roots servers get from `roots/list` and sends `notifications/roots/list_changed`
+   * to every connected 2025-era server that was told this client has roots (a 2026-07-28 server
+   * gets no notice: it asks within a call, and gets the new roots then). It resolves once the
+   * notices are sent, not when the servers have the new roots: the notice asks for no answer, and
+   * each server reads `roots/list` again when it chooses, if it does. A function is asked for each
+   * request: give the same one again to tell the servers that what it answers changed.
    */
   setRoots(roots: RootsSource): Promise<void> {
     return this.host.setRoots(roots);
