@@ -38,7 +38,20 @@ export interface RegistryTestModelOptions {
 export function modelServers(config: McpServerConfig, definition: 'A' | 'B' | 'removed'): Record<string, McpServerConfig> {
   const disabled = { [MODEL_SERVERS.disabled]: { ...config, disabled: true } };
   if (definition === 'removed') return disabled;
-  return { [MODEL_SERVERS.enabled]: { ...config, description: `definition ${definition}` }, ...disabled };
+  return { [MODEL_SERVERS.enabled]: definedAs(config, definition), ...disabled };
+}
+
+/** The definition's name in an env value or a header, not the description: a description edit alone does not reconnect a server, and "B" must. */
+function definedAs(config: McpServerConfig, definition: 'A' | 'B'): McpServerConfig {
+  if (config.url === undefined) return { ...config, env: { ...config.env, [DEFINITION_KEY]: definition } };
+  return { ...config, headers: { ...config.headers, [DEFINITION_KEY]: definition } };
+}
+
+const DEFINITION_KEY = 'MODEL_DEFINITION';
+
+/** Which of `modelServers`' definitions a server's entry has, if any. */
+function definitionOf(config: McpServerConfig | undefined): string | undefined {
+  return config?.env?.[DEFINITION_KEY] ?? config?.headers?.[DEFINITION_KEY];
 }
 
 /**
@@ -56,7 +69,7 @@ export function serializeRegistryState(snapshot: RegistrySnapshot): string {
   return JSON.stringify({
     value: snapshot.value,
     spawned: Object.keys(snapshot.context.actors).sort(),
-    definition: snapshot.context.servers[MODEL_SERVERS.enabled]?.description,
+    definition: definitionOf(snapshot.context.servers[MODEL_SERVERS.enabled]),
   });
 }
 
@@ -121,7 +134,7 @@ export function createRegistryTestModel(options: RegistryTestModelOptions = {}):
     serializeEvent: (event) => {
       const { type } = event;
       const server = 'server' in event ? event.server : undefined;
-      const definition = type === 'mcp.configure' ? (event.servers[enabled]?.description ?? 'removed') : undefined;
+      const definition = type === 'mcp.configure' ? (definitionOf(event.servers[enabled]) ?? 'removed') : undefined;
       const state = type === 'mcp.server.stateChanged' ? event.state : undefined;
       return JSON.stringify({ type, server, definition, state });
     },
