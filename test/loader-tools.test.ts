@@ -191,7 +191,7 @@ describe('a configured name with a line break and an escape sequence', () => {
     }
     expect(texts.loadFailed).toContain(`Could not load MCP server ${SHOWN} (state: error).\nError: Could not connect to MCP server ${SHOWN}: its process exited at start with code 2.`);
     expect(texts.loadFailed).toContain('\\x1b]0;title\\x07bad flag');
-    expect(texts.callNotConnected).toContain(`MCP server ${SHOWN} is not connected (state: error). Call load_mcp with server ${SHOWN} first`);
+    expect(texts.callNotConnected).toContain(`MCP server ${SHOWN} is not connected (state: error): its last load failed.\nError: Could not connect to MCP server ${SHOWN}: its process exited at start with code 2.`);
     expect(texts.unknownServer).toBe(`Unknown MCP server "nope". Servers you can use: ${SHOWN.slice(1, -1)}.`);
     expect(texts.switchedOff).toContain(`load_mcp { server: ${SHOWN} } turns it back on.`);
   });
@@ -217,6 +217,26 @@ describe('call_mcp_tool', () => {
       text: 'MCP server "fixture" is not connected (state: disconnected). Call load_mcp with server "fixture" first, then try again.',
     });
     expect(manager.getState('fixture')).toBe('disconnected');
+  });
+
+  it("after a failed load, says why the server is not connected (its last error, redacted, as load_mcp said it) and what to do, without starting it again", async () => {
+    const secret = 'sk-boom-0123456789abcdef';
+    const boom = { command: process.execPath, args: ['-e', 'process.stderr.write("bad token " + process.env.TOKEN + "\\n"); process.exit(3)'], env: { TOKEN: secret } };
+    const { manager, load, call } = setUp({ manager: { defaults: { maxRetries: 0 } } }, { boom });
+    const loaded = await load.execute({ server: 'boom' });
+    const called = await call.execute({ server: 'boom', tool: 'echo' });
+    expect(called).toMatchObject({
+      isError: true,
+      text:
+        'MCP server "boom" is not connected (state: error): its last load failed.\n' +
+        'Error: Could not connect to MCP server "boom": its process exited at start with code 3.\n' +
+        'Last stderr lines:\n' +
+        'bad token [redacted]\n' +
+        "What you can do: the server's command fails at start, and calling load_mcp again will likely fail the same way until its command or config is fixed: tell the user which server failed and why, so they can fix it.",
+    });
+    expect(called.text.split('\n').slice(1)).toEqual(loaded.text.split('\n').slice(1));
+    expect(called.text).not.toContain(secret);
+    expect(manager.getState('boom')).toBe('error');
   });
 
   it("answers an unknown tool with the list of the server's tools", async () => {

@@ -7,7 +7,12 @@ import { missingCapabilities } from '../connection/missing-handler.js';
 import { isTaskCutOff, isTaskTimeLimit } from '../connection/task-time-limit.js';
 import { errorText, quoted } from './model-text.js';
 
-export function loadFirstText(server: string, state: PublicServerState): string {
+/**
+ * A request to a server that is not connected. After a failed load it says why and what to do,
+ * as load_mcp said it: "call load_mcp first" alone would send the model into the same failure.
+ */
+export function loadFirstText(server: string, state: PublicServerState, lastError: Error | undefined): string {
+  if (lastError !== undefined) return `MCP server ${quoted(server)} is not connected (state: ${state}): its last load failed.\n${failureLines(server, lastError)}`;
   return `MCP server ${quoted(server)} is not connected (state: ${state}). Call load_mcp with server ${quoted(server)} first, then try again.`;
 }
 
@@ -39,19 +44,20 @@ function nextStepAfterLoadFailure(error: unknown): string {
   return 'the server may be down or slow to start: call load_mcp again later, do without it, or tell the user what failed.';
 }
 
-export function loadFailureText(server: string, state: PublicServerState, error: unknown): string {
-  return (
-    `Could not load MCP server ${quoted(server)} (state: ${state}).\nError: ${failureWithStderrText(error, server)}\n` +
-    `What you can do: ${nextStepAfterLoadFailure(error)}`
-  );
+function failureLines(server: string, error: unknown): string {
+  return `Error: ${failureWithStderrText(error, server)}\nWhat you can do: ${nextStepAfterLoadFailure(error)}`;
 }
 
-/** For a tool call or a resource read that the manager rejected. */
-export function requestFailureText(server: string, state: PublicServerState, error: unknown): string {
+export function loadFailureText(server: string, state: PublicServerState, error: unknown): string {
+  return `Could not load MCP server ${quoted(server)} (state: ${state}).\n${failureLines(server, error)}`;
+}
+
+/** For a tool call or a resource read that the manager rejected; `lastError` is what put the server in `error`, if it is there. */
+export function requestFailureText(server: string, state: PublicServerState, error: unknown, lastError?: Error): string {
   if (!(error instanceof McpServerError)) return errorText(error, server);
   switch (error.code) {
     case 'NOT_CONNECTED':
-      return loadFirstText(server, state);
+      return loadFirstText(server, state, lastError);
     case 'CONNECTION_LOST':
     case 'DISCONNECTED':
       if (isTaskCutOff(error.cause)) return `${failureWithStderrText(error, server)}\n${TASK_CUT_OFF}`;

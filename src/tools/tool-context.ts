@@ -38,7 +38,7 @@ export async function connectIfIndexed(
   const state = manager.getState(server);
   if (state === 'connected') return undefined;
   const indexed = searchable?.toolsOf(server);
-  if (!searchable || !indexed) return errorResult(loadFirstText(server, state));
+  if (!searchable || !indexed) return errorResult(loadFirstText(server, state, manager.getError(server)));
   // Past its ttlMs the entry may lack a tool the server has now: the connection's live list decides.
   const unknown = tool !== undefined && !indexed.some((known) => known.name === tool);
   if (unknown && !searchable.indexedPastTtl(server)) return errorResult(unknownToolText(server, tool, indexed));
@@ -51,5 +51,5 @@ export async function connectIfIndexed(
 }
 
 export function requestFailureResult(manager: LoaderToolsManager, server: string, error: unknown): LoaderToolResult {
-  return errorResult(requestFailureText(server, manager.getState(server), error), error);
+  return errorResult(requestFailureText(server, manager.getState(server), error, manager.getError(server)), error);
 }
