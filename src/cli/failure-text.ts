@@ -259,11 +259,15 @@ function isMissingResource(error: unknown): boolean {
   return onlyUri || /\bnot found\b/i.test(error.message);
 }
 
-/** `read` of a URI the server does not have: that, and where to see the ones it has; undefined for any other failure. */
-export function missingResourceExplanation(server: string, uri: string, error: unknown): FailureExplanation | undefined {
+/**
+ * `read` of a URI the server does not have: that, and where to see the ones it has; undefined for
+ * any other failure. A value of the entry in the URI is redacted, as in the server's own words.
+ */
+export function missingResourceExplanation(server: string, uri: string, error: unknown, entry?: DiscoveredServer): FailureExplanation | undefined {
   if (!isMissingResource(rootCause(error))) return undefined;
   const code = error instanceof McpServerError ? error.code : 'REQUEST_FAILED';
-  return { code, message: `server "${server}" has no resource "${uri}"`, hint: `\`mcp-statechart load ${server}\` lists its resources and resource templates` };
+  const shown = entry ? redact(uri, secretsOf(entry.config)) : uri;
+  return { code, message: `server "${server}" has no resource "${shown}"`, hint: `\`mcp-statechart load ${server}\` lists its resources and resource templates` };
 }
 
 /** The explanation as lines for stderr, every control character from a config or server escaped. */

@@ -27,19 +27,21 @@ export interface FailedConnection {
  * lost, the request abandoned), or the server's own failure.
  */
 export function requestFailure(connection: FailedConnection, what: string, answer: unknown, signal?: AbortSignal): McpServerError {
-  const { server } = connection;
-  if (signal?.aborted) return abortError(server, what, signal.reason);
+  const { server, secrets } = connection;
+  // The request is the caller's words, and may hold a value of the entry (a URI with a key in it).
+  const request = redact(what, secrets);
+  if (signal?.aborted) return abortError(server, request, signal.reason);
   const error = answer instanceof ProtocolError && answer.data instanceof RequestFailedAlone ? answer.data : answer;
-  const clean = redactError(toError(error), connection.secrets);
+  const clean = redactError(toError(error), secrets);
   if (connectionIsGone(connection, error)) {
     connection.lose(clean, sessionExpired(connection, error));
     return requestAbandonedError(server, 'lost', clean);
   }
   const advice = pagesToOpen(error) ?? missingHandlerAdvice(error);
-  const told = advice === undefined ? clean.message : `${clean.message}: ${redact(advice, connection.secrets)}`;
+  const told = advice === undefined ? clean.message : `${clean.message}: ${redact(advice, secrets)}`;
   // A request past its time limit is not the server answering with an error: the CLI's codes table calls it TIMEOUT too.
   const code = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout ? 'TIMEOUT' : 'REQUEST_FAILED';
-  return new McpServerError(code, server, `MCP server ${quoted(server)} failed ${what}: ${capErrorText(withErrorCode(error, told))}`, {
+  return new McpServerError(code, server, `MCP server ${quoted(server)} failed ${request}: ${capErrorText(withErrorCode(error, told))}`, {
     cause: clean,
   });
 }

@@ -76,7 +76,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
     const known = knownTool(server, tool);
     if (!known) {
       const allowed = (manager.getManifest(server)?.tools ?? []).filter((other) => catalog.allowsTool(server, other.name));
-      return errorResult(unknownToolText(server, tool, allowed));
+      return errorResult(unknownToolText(catalog, server, tool, allowed));
     }
     const refusal = await approver.refusal(
       { server, tool, arguments: input.arguments ?? {}, annotations: known.annotations, inputSchema: known.inputSchema },

@@ -10,6 +10,7 @@ import { manifestJson, summarizeManifest, toolSummary } from './manifest-summary
 import { errorResult, okResult } from './results.js';
 import { loadMcpSchema } from './schemas.js';
 import type { LoaderToolContext } from './tool-context.js';
+import type { ServerCatalog } from './server-catalog.js';
 import type { LoaderTool, LoaderToolResult, LoaderToolsManager } from './types.js';
 import { unknownToolText } from './unknown-tool.js';
 
@@ -54,9 +55,9 @@ async function manifestOf(manager: LoaderToolsManager, server: string): Promise<
 }
 
 /** One tool's full entry, for a manifest that came in its short form. A denied tool reads as unknown. */
-function oneToolResult(server: string, name: string, tools: Tool[]): LoaderToolResult {
+function oneToolResult(catalog: ServerCatalog, server: string, name: string, tools: Tool[]): LoaderToolResult {
   const tool = tools.find((known) => known.name === name);
-  if (!tool) return errorResult(unknownToolText(server, name, tools));
+  if (!tool) return errorResult(unknownToolText(catalog, server, name, tools));
   const text = manifestJson({ server, tool: toolSummary(tool, true) });
   return okResult(text, JSON.parse(text));
 }
@@ -104,7 +105,7 @@ export function loadMcpTool(context: LoaderToolContext): LoaderTool {
           return errorResult(loadFailureText(server, manager.getState(server), error), error);
         }
         const allowed = { ...manifest, tools: manifest.tools.filter((known) => catalog.allowsTool(server, known.name)) };
-        if (tool !== undefined) return oneToolResult(server, tool, allowed.tools);
+        if (tool !== undefined) return oneToolResult(catalog, server, tool, allowed.tools);
         const { text } = summarizeManifest(server, manager.getState(server), allowed, {
           instructions: manager.getClient(server)?.getInstructions(),
           budget: resultBudget,

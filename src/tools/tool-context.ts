@@ -34,14 +34,14 @@ export async function connectIfIndexed(
   server: string,
   tool?: string,
 ): Promise<LoaderToolResult | undefined> {
-  const { manager, searchable } = context;
+  const { manager, searchable, catalog } = context;
   const state = manager.getState(server);
   if (state === 'connected') return undefined;
   const indexed = searchable?.toolsOf(server);
   if (!searchable || !indexed) return errorResult(loadFirstText(server, state, manager.getError(server)));
   // Past its ttlMs the entry may lack a tool the server has now: the connection's live list decides.
   const unknown = tool !== undefined && !indexed.some((known) => known.name === tool);
-  if (unknown && !searchable.indexedPastTtl(server)) return errorResult(unknownToolText(server, tool, indexed));
+  if (unknown && !searchable.indexedPastTtl(server)) return errorResult(unknownToolText(catalog, server, tool, indexed));
   try {
     await manager.connect(server);
     return undefined;

@@ -144,7 +144,7 @@ export async function runOneShot(
       error:
         result.error === undefined
           ? plainFailure(args.server, keeper?.last()?.kind === 'tool' ? 'TOOL_ERROR' : 'FAILED', result.text)
-          : (tool === 'read_mcp_resource' ? missingResourceExplanation(args.server, String(args.uri), result.error) : undefined) ??
+          : (tool === 'read_mcp_resource' ? missingResourceExplanation(args.server, String(args.uri), result.error, discovery.servers[args.server]) : undefined) ??
             explainFailure(args.server, result.error, discovery.servers[args.server]),
     });
 

@@ -1,0 +1,74 @@
+/**
+ * A failed request's error quotes the request (the resource's URI, the tool's name) through the
+ * same redaction as the server's words: a value of the server's entry in it is `[redacted]`, in
+ * the manager's error, the loader tools' text and the CLI's output alike. (A tool's own isError
+ * answer is the server's content, not an error of ours: it is passed on as sent.) A real stdio server
+ * (the examples' notes server) given the value in its `env`.
+ */
+import { writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool, type LoaderToolName } from '../src/index.js';
+import { runCli } from './support/cli.js';
+
+const NOTES_SERVER = fileURLToPath(new URL('../examples/servers/notes-server.mjs', import.meta.url));
+const SECRET = 'private-note-key-42';
+const notes = { command: process.execPath, args: [NOTES_SERVER], env: { NOTE_KEY: SECRET } };
+
+describe('the request quoted in a failed request’s error', () => {
+  let manager: McpConnectionManager;
+  let tool: (name: LoaderToolName) => LoaderTool;
+  beforeEach(() => {
+    manager = new McpConnectionManager({ logger: silentLogger });
+    const tools = createLoaderTools({ manager, servers: { notes }, manifestIndex: false });
+    tool = (name) => tools.find((each) => each.name === name)!;
+  });
+  afterEach(() => manager.dispose());
+
+  it('has the secret in a resource URI redacted in the error message', async () => {
+    await manager.connect('notes', notes);
+    const failed = await manager.readResource('notes', `notes://${SECRET}`).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(failed?.message).toContain('failed reading resource "notes://[redacted]"');
+    expect(failed?.message).not.toContain(SECRET);
+  });
+
+  it('has the secret in a URI or a tool name redacted in read_mcp_resource and call_mcp_tool text', async () => {
+    await tool('load_mcp').execute({ server: 'notes' });
+    const read = await tool('read_mcp_resource').execute({ server: 'notes', uri: `notes://${SECRET}` });
+    expect(read.isError).toBe(true);
+    expect(read.text).toContain('notes://[redacted]');
+    expect(read.text).not.toContain(SECRET);
+    const call = await tool('call_mcp_tool').execute({ server: 'notes', tool: `tool-${SECRET}`, arguments: {} });
+    expect(call.isError).toBe(true);
+    expect(call.text).toContain('has no tool "tool-[redacted]"');
+    expect(call.text).not.toContain(SECRET);
+  });
+});
+
+describe('the request quoted in the CLI’s failure output', () => {
+  let config: string;
+  beforeEach(() => {
+    config = join(homedir(), 'mcp.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { notes } }));
+  });
+  const cli = (args: string[]) => runCli(['--config', config, ...args], { cwd: homedir(), env: { HOME: homedir() }, timeoutMs: 30_000 });
+
+  it('read of a missing resource names its URI with the secret redacted', async () => {
+    const run = await cli(['read', 'notes', `notes://${SECRET}`]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('has no resource "notes://[redacted]"');
+    expect(run.stdout + run.stderr).not.toContain(SECRET);
+  });
+
+  it('call of a tool whose name holds the secret does not show it', async () => {
+    const run = await cli(['call', 'notes', `tool-${SECRET}`]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain('has no tool "tool-[redacted]"');
+    expect(run.stdout + run.stderr).not.toContain(SECRET);
+  });
+});
