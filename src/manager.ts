@@ -27,6 +27,7 @@ import type { TaskJournal, UnfinishedTask } from './connection/task-journal.js';
 import { stderrLogger } from './logger.js';
 import { sanitizedObserver } from './inspection/sanitize.js';
 import { KeepAlive } from './keep-alive.js';
+import { redact, secretsOf } from './redact.js';
 import { HostControls } from './host-controls.js';
 import { scheduledTimers, serverStatus, type ServerStatus } from './server-status.js';
 import { invalidRequestError, invalidServerConfigError, invalidServerNameError } from './request-arguments.js';
@@ -404,6 +405,12 @@ export class McpConnectionManager {
     );
   }
 
+  /** The values of the server's entry never to show (src/redact.ts); none for a server not yet known. */
+  private entrySecrets(server: string): readonly string[] {
+    const config = this.serverActor(server)?.getSnapshot().context.config;
+    return config ? secretsOf(config) : [];
+  }
+
   /**
    * Registers the caller under a new request id, sends, and resolves with the reply, or at once
    * when `how.signal` aborts. `spec`: what runs (for the abort's message); undefined for a load.
@@ -416,13 +423,13 @@ export class McpConnectionManager {
     }
     const requestId = String(this.nextRequestId++);
     const { signal } = how;
-    if (signal?.aborted) return Promise.resolve(abortedReply(server, requestId, spec, signal.reason));
+    if (signal?.aborted) return Promise.resolve(abortedReply(server, requestId, spec, signal.reason, this.entrySecrets(server)));
     return new Promise<McpFinalReply>((resolve) => {
       const waiting: PendingReply = { resolve, onProgress: how.onProgress, signal };
       if (signal) {
         waiting.onAbort = () => {
           // Answer the caller at once; the cancel tells the server (notifications/cancelled).
-          this.answer(waiting, abortedReply(server, requestId, spec, signal.reason));
+          this.answer(waiting, abortedReply(server, requestId, spec, signal.reason, this.entrySecrets(server)));
           if (spec) this.actor.send({ type: 'mcp.cancel', server, requestId, reason: reasonText(signal.reason) });
         };
         signal.addEventListener('abort', waiting.onAbort, { once: true });
@@ -467,8 +474,9 @@ function callFields(options: CallToolOptions): McpRequestFields | undefined {
   return { timeoutMs, progress: onProgress !== undefined, resetTimeoutOnProgress, maxTotalTimeoutMs };
 }
 
-function abortedReply(server: string, requestId: string, spec: RequestSpec | undefined, reason: unknown): McpFinalReply {
-  const error = abortError(server, spec ? describeRequest(spec) : 'connecting', reason);
+/** `secrets`: the entry's, which the request (a URI, a tool name) may hold, like any failure's words. */
+function abortedReply(server: string, requestId: string, spec: RequestSpec | undefined, reason: unknown, secrets: readonly string[]): McpFinalReply {
+  const error = abortError(server, spec ? redact(describeRequest(spec), secrets) : 'connecting', reason);
   return { type: 'mcp.failed', requestId, server, error };
 }
 

@@ -37,6 +37,17 @@ describe('the request quoted in a failed request’s error', () => {
     expect(failed?.message).not.toContain(SECRET);
   });
 
+  it('has the secret in a resource URI redacted when the caller cancels the read', async () => {
+    await manager.connect('notes', notes);
+    const failed = await manager.readResource('notes', `notes://${SECRET}`, { signal: AbortSignal.abort() }).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(failed?.name).toBe('AbortError');
+    expect(failed?.message).toContain('reading resource "notes://[redacted]" was cancelled');
+    expect(failed?.message).not.toContain(SECRET);
+  });
+
   it('has the secret in a URI or a tool name redacted in read_mcp_resource and call_mcp_tool text', async () => {
     await tool('load_mcp').execute({ server: 'notes' });
     const read = await tool('read_mcp_resource').execute({ server: 'notes', uri: `notes://${SECRET}` });
