@@ -90,10 +90,30 @@ export function requestAbandonedError(
   return new McpServerError(
     reason === 'lost' || reason === 'expired' ? 'CONNECTION_LOST' : 'DISCONNECTED',
     server,
-    `Request to MCP server ${quoted(server)} failed: ${why} while it was in flight. It was not retried.` +
-      (cause ? ` (${cause.message})` : ''),
+    abandonedText(server, why) + (cause ? ` (${cause.message})` : ''),
     { cause, stderrTail },
   );
+}
+
+function abandonedText(server: string, why: string): string {
+  return `Request to MCP server ${quoted(server)} failed: ${why} while it was in flight. It was not retried.`;
+}
+
+/** The cause that marks a request cut off by its server's removal; known by name, which a redacted copy keeps. */
+class ServerRemovedError extends Error {
+  override name = 'ServerRemovedError';
+}
+
+/** A request in flight when its server was removed from the config: no load reaches that server again. */
+export function removedWhileRunningError(server: string): McpServerError {
+  return new McpServerError('DISCONNECTED', server, abandonedText(server, 'it was removed from the config'), {
+    cause: new ServerRemovedError(`MCP server ${quoted(server)} was removed from the config.`),
+  });
+}
+
+/** Whether `cause` (of the manager's McpServerError) says the server was removed from the config. */
+export function isRemovedFromConfig(cause: unknown): boolean {
+  return cause instanceof Error && cause.name === 'ServerRemovedError';
 }
 
 export function disconnectedWhileConnectingError(server: string): McpServerError {

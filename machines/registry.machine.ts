@@ -234,6 +234,7 @@ export const registryMachine = setup({
             enqueue.stopChild(actor);
             delete actors[name];
           } else {
+            enqueue.sendTo(actor, { type: 'REMOVED' });
             enqueue.sendTo(actor, { type: 'DISCONNECT' });
           }
           continue;

@@ -107,6 +107,8 @@ export type SessionActorEvent =
    */
   | { type: 'RUN'; request: PendingRequest; answer?: DirectAnswer; cancellable?: boolean }
   | { type: 'CANCEL'; requestId: string; reason?: string }
+  /** The server left the config: the requests its stop cuts off are answered so. */
+  | { type: 'REMOVED' }
   | { type: 'IDLE_QUESTION' };
 
 /** What the `session` actor reports to the chart. */
@@ -148,6 +150,8 @@ export interface ServerContext {
 export type ServerEvent =
   | { type: 'CONNECT'; replyTo?: AnyActorRef; requestId?: string }
   | { type: 'DISCONNECT' }
+  /** Sent by the registry just before DISCONNECT when the server left the config: its requests in flight are told so. */
+  | { type: 'REMOVED' }
   | { type: 'TOUCH' }
   | { type: 'RECONFIGURE'; config: McpServerConfig; options?: McpConnectOptions }
   | { type: 'REQUEST'; request: PendingRequest }
@@ -347,6 +351,7 @@ export const serverMachine = setup({
       assertEvent(event, 'REQUEST');
       return { type: 'RUN' as const, request: event.request } satisfies SessionActorEvent;
     }),
+    'tell session the server was removed': sendTo('session', { type: 'REMOVED' } satisfies SessionActorEvent),
     'pass cancel to session': sendTo('session', ({ event }) => {
       assertEvent(event, 'CANCEL');
       return { type: 'CANCEL' as const, requestId: event.requestId, reason: event.reason } satisfies SessionActorEvent;
@@ -439,7 +444,7 @@ export const serverMachine = setup({
     }),
   },
 }).createMachine({
-  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogCMADgBMAFgB0AZgA0IAJ5SAbAF9d6lBmwEAgiQJ4AMk1ZIQXXgOGiJCGQpXqtCZbP2GaJiouHgAygAqRPgAIraijvyCIvZuHkpqmojy0gEgRsGKEDywAMbCQmClfJChAIo04RHx9onOKaBpygDs2oqy3lIAnHoG+UFoRSXlQpXVtfgNTfSSdhzcSS6pUj19A1kIspL+YwWTxWUVVTUQijwQADZgWMQkJITNLAkb7a6I0t1ZIppIMEN1JMo8mdUFNLrNrpBFKUHhshFAXqR3gRPmsHD9kn8EENGABWYGgnonQLGGEXGZzG5IlG8NFYMSwPgAQxqRWEYEUnOqnBhyO4YBa6ycBO2CABQ3JBxJyiGUImtOmV3mt1QYE47DAQh4rNeWJx3ylW06UlJ0n6oKOo2phTpmsZOr1BqN6JiFDCJo+ErxFo64kQ3RJ3QpgNVNNh9IR2t1+sNrPZXJ5ED5AqFIuZ4q+rXxltD7kkMgVPnBkNOaqRrq99UakUDbWlVvcfiBmUrJMYMcK8eqDcWTeaq3NmxDXVkXdBvUd41jg4ExsxAYLksnhIhM68B26cn7k2XDZ9frX2JbRan1tJFbDEKPIvrrPwr0otAYG6DW5lO9n+5DLkNZLi+6Jpty-KZpU2Z8MKdbwtUV7BoSQzhnuPgQvIkhPghDINhBPJoKg8GCnBz6IXwyG-u2MjyKCkjhpIigkrhJ6phykGKMRpE5nh1wrLirbFmkvYZAx4YqiBA5gWynFEagJEwmR8HLvQshCde27SPRByMdofSsdJx5gYolRQJwAjcg27xUEQEQUKYER4HE37CTe7iMDpGFSJI8h9sZFEMrU-qXm5Wl-jk4l6fIsjVk6JmUQseBLM24UoZF3ndlI8jKmxrq1DE1gUAAangODUb8mXRZh8gkkZCVBQmWBFVYpXlYJE5VbRUU+e48jgvlSUQC85iWDY6U0SWflZQxOTdENwUjQAsuYFBkE0AD6BAABLmFQLmVW2029dl7i9vFi4ycNWAkPZ60UGYDmkEdIk5bNekkpIUmNfxWoYm8HwUKQm1WEQaWaRltFeWSZ1YThgV-TcAOmsDJCg+DY6Q1NbjaHI9oQgtiPLoVvqhWahZQ9NyjaLDDGMIxi3NW+pAfnQeCvR5fndMofWSAzRO-STI2EfynIAGY1DCAAWYCcg8fDSxoBD1sIijQkjkCc9up0MUqDVXYlS2KDqnIQBoWBRDQu3a3+sjeSSDHSGWTNaibcvm3J6Zi5Lkz3E8EQ8AAtrqACufDq7Wwvu2bGi27RjE1cMOQsa7jKlLLpQANYNhQMRWHgm3mGEADqHWTd1029vTjPEwVtwZ1UOesnnBdFyQpcdeOlM47evMgnpQzYWniKN9nDZWzbFfHWkjCMP3DFDCSC4azxIQjss09ve4zuMH1M6yD9hswmvjbLN3m6V2ku-7woBur4p8E6k8nIsui5PxydJLymdM7aJdD8lLuxfm-FqZMLwU0vjPHK+xMLKGHojNewC5agNFryGCKlcxik-l0Bm9p5AIN+kg5+KCCLySglmTBTJsEXx-FfbIvQJLf1wsQsAICyHe3QWLPiooUDqWxvQ9wRxYGIAUIQ4+3FH4wh1HwVAGgGwfy3lzWm8ptD4KAiwqR7tZHyNZGeRRAjoHuG6AzPm8CEZEK0TIuRw5CCs2oOzHBOhpB0z0kxVOiCrFgB0RwriEspaKAAEaCizpwcW4tI6xlYT4tETj3B41cZhecHjLFAPFpyHgTwRoGK6kY5UIjjHMM8WkjJWSwHnkBmFQx294EMXMfoMYQhOAQDgKIaEuTt6SDUXpFetYXTDQ6R5HmQxF69NjP042-swCDMJNIaQC9FS9FwhMhM1C34zJlOGboihuk+H8kfDWKy3bumTF6DZ7ZuhLztAcB0aczk90Ec7PoZ1wwBSFqZcylkeDWTROc6ajBYp9RGFSCR7EoCKAeCUFcUA-mz3qveUs3RBagvrrCsMQwRkxTiiPRMsc0WeUYPKR2elnYWJRcNJEmdm4woeUY-mfg+YYoAbWNe+KMWRhuTOA5LKvHsN+bSzpshTG-1kP-TRQDrG6JpVAzpypea7NEfIDRxT4LpMyZAfF-MyzqOAvoIAA */
+  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogCMADgBMAFgB0AZgA0IAJ5SAbAF9d6lBmwEAgiQJ4AMk1ZIQXXgOGiJCGQpXqtCZbP2GaJiouHgAygAqRPgAIraijvyCIvZuHkpqmojy0gEgRsGKEDywAMbCQmClfJChAIo04RHx9onOKaBpygDs2oqy3lIAnHoG+UFoRSXlQpXVtfgNTfSSdhzcSS6pUj19A1kIspL+YwWTxWUVVTUQijwQADZgWMQkJITNLAkb7a6I0t1ZIppIMEN1JMo8mdUFNLrNrpBFKUHhshFAXqR3gRPmsHD9kn8EENGABWYGgnonQLGGEXGZzG5IlG8NFYMSwPgAQxqRWEYEUnOqnBhyO4YBa6ycBO2CABQ3JBxJyiGUImtOmV3mt1QYE47DAQh4rNeWJx3ylW06UlJ0n6oKOo2phTpmsZOr1BqN6JiFDCJo+ErxFo64kQ3RJ3QpgNVNNh9IR2t1+sNrPZXJ5ED5AqFIuZ4q+rXxltD7kkMgVPnBkNOaqRrq99UakUDbWlVvcfiBmUrJMYMcK8eqDcWTeaq3NmxDXVkXdBvUd41jg4ExsxAYLksnhIhM68B26cn7k2XDZ9frX2JbRan1tJFbDEKPIvrrPwr0otAYG6DW5lO9n+5DLkNZLi+6Jpty-KZpU2Z8MKdbwtUV7BoSQzhnuPgQvIkhPghDINhBPJoKg8GCnBz6IXwyG-u2MjyKCki9N0igkrhJ6phykGKMRpE5nh1wrLirbFmkvYZAx3ThmxYFspxRGoCRMJkfBy70LIQnXtu0j0QcjFyCx0mUV6iiVFAnACNyDbvFQRARBQpgRHgcTfsJN7uIw2kYVIkjyH2IEDq6tT+peLmaX+OTibp8iyNWTrHoFECNssoUoeFnndlI8jKoZDK1DE1gUAAangODUb8aWRZh8gkqx-nxZReUFcVpXjoWqW0RFXnuPI4I5QmLzmJYNgpTRJY+elDE5N0fVaqEACyRDFc5GntWNnUZe4vaxYuAUNYlc3mBQZBNAA+gQAAS5hUE5ZVtmtE26SSkgqnVFG5YlJC2UdFBmHZpC3SJmUPZhSq1XFb39cFf0kCdVhEM2I3lbRHlkhtWE4a9-GzVDFCkLD8Njito1uNocj2pI2gveDWM3FgZ5QwDbkQtoqMMYwjEzbTb6kB+dB4Iz249coXWSOz02Y8utSEfynIAGY1DCAAWYCcg8fCKxoBD1sIijQjTkACxVIs1Rj1OS4mnIQBoWBRDQF2G7RsieSSDHadtevm4oOqW9b0sCvLkz3E8EQ8AAtrqACufC67Wnve1bDtjYxlXDNIjAGRLCVIsrpQANYNhQMRWHgJ3mGEADqJWJ6JjBsxzmd7dnVT56yhfF6XJAV1XrWbkjY2MIwwsgrpaHu7HWelDnLforb9uI3daQD0PDFAcB1M8SEI7JUTfdpNIotdTO2imztkwb0lzY9z+u9SPv6cbTOkm4RvXtgE8nIsuiDPz4D3UkvKD9ZBDDBqfGEL8dTv0-nTX038d4L0yvsTCyhsLPwUvBCBKsoF+2gjLPiooUDVx2Oze0QtUGKVfpAgickoJZmUrmMUgkJw3wQD1bQEkpKY3AW-TBVD0w0JgnQpkDD1JMPge4I4iDEAKG6GPWMXC+CoA0A2WBojf4U3-ooNhBxZBKj8uvNBMIdQKKUayemF4zRtWJlIbo7MRbIJPnreRijhyEB5tQPmhD3Ck1ZrpJiGd9HkKMc4jifD-YK0UAAI0FLnTgstZYxzkQY1+xivSeIptIHxmEDxAhAY4pJstOQ8CeIlFRljmHKkke4SSuTawvwKUUvKMDzGeOQQxex+gxhCE4BAOAohoSqKZlozCC49Yuj2gMwkMihgrxGbWMZ707iPDABMmU0hpDL0VL0XC8yExCM-is9s4ZmJDOyIwKmoC4xZ3dMmL0BySzdGAXabRFNOa3LKWI-efQNrhj0Rc9iUATJgDMhZFcUA7mL2il1EYVI-lgUUA8EooLwXWhqveUsT8G7vWRWCIY0yooxU5oieOPhe5iNFmclirssqEtuJPZubzSVqMHgBHwshGA6LIcKbFuLIzaNkMfTlhjuEfwZdfMlbLJCHyATUxJgSwApLRNiiEQxhYnMOLowVih6nFKVezSQ9oNUdKAA */
   id: 'server',
   description: 'One MCP server connection: connect on demand, serve requests, close when idle, reconnect with backoff.',
   context: ({ input }) => {
@@ -596,6 +601,7 @@ export const serverMachine = setup({
           { actions: 'deliver to replyTo' },
         ],
         CANCEL: { actions: 'pass cancel to session' },
+        REMOVED: { actions: 'tell session the server was removed' },
         MANIFEST_CHANGED: { actions: 'store manifest and report it' },
         NOTIFICATION: { actions: 'report notification to registry' },
         CONNECTION_LOST: [

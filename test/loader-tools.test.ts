@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createLoaderTools,
   McpConnectionManager,
@@ -237,6 +237,20 @@ describe('call_mcp_tool', () => {
     expect(called.text.split('\n').slice(1)).toEqual(loaded.text.split('\n').slice(1));
     expect(called.text).not.toContain(secret);
     expect(manager.getState('boom')).toBe('error');
+  });
+
+  it('answers a call cut off by its server\'s removal from the config with that reason, not with "call load_mcp to reconnect"', async () => {
+    const { manager, load, call } = setUp(undefined, { fixture: stdioFixture(), other: stdioFixture() });
+    await load.execute({ server: 'fixture' });
+    const inFlight = call.execute({ server: 'fixture', tool: 'slow', arguments: { ms: 10_000 } });
+    await vi.waitFor(() => expect(manager.serverStatus('fixture')?.inFlight).toBe(1), { timeout: 5_000 });
+    manager.configure({ other: stdioFixture() });
+    const cut = await inFlight;
+    expect(cut.isError).toBe(true);
+    expect(cut.text).toBe(
+      'Request to MCP server "fixture" failed: it was removed from the config while it was in flight. It was not retried.\n' +
+        'The request may or may not have taken effect. The server is no longer configured, so load_mcp cannot reach it: do without it, or tell the user.',
+    );
   });
 
   it("answers an unknown tool with the list of the server's tools", async () => {

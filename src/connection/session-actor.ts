@@ -1,5 +1,5 @@
 import { fromCallback, type ActorSystem, type AnyActorRef, type EventObject } from 'xstate';
-import { abortError, argumentsTooDeepError, describeRequest, MAX_ARGUMENT_DEPTH, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
+import { abortError, argumentsTooDeepError, describeRequest, MAX_ARGUMENT_DEPTH, removedWhileRunningError, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
 import { measureJson } from '../../machines/json-fingerprint.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
 import { CancelSignal } from './cancel-signal.js';
@@ -106,6 +106,8 @@ export function createSessionActor(deps: SessionActorDeps) {
     let stopped = false;
     /** What the requests in flight get once the connection is lost: they are answered as this actor stops. */
     let lostWith: McpServerError | undefined;
+    /** The server left the config: what is cut off as this actor stops is told so, not to load it again. */
+    let removed = false;
     const answerAt = eventRouteAnswers({ self, system, sendBack, chartListens: () => !stopped });
     const run = (request: PendingRequest, direct?: DirectAnswer, cancellable = true) => {
       const deliver = direct ?? answerAt(request.replyTo);
@@ -170,6 +172,7 @@ export function createSessionActor(deps: SessionActorDeps) {
     receive((event) => {
       if (event.type === 'RUN') run(event.request, event.answer, event.cancellable);
       else if (event.type === 'CANCEL') cancel(event.requestId, event.reason);
+      else if (event.type === 'REMOVED') removed = true;
       else sendBack({ type: 'IDLE_ANSWER', inFlight: inFlight.size, idleForMs: inFlight.size > 0 ? 0 : now() - lastActivity });
     });
     for (const request of input.rereads) run(request);
@@ -203,7 +206,7 @@ export function createSessionActor(deps: SessionActorDeps) {
     const stop = () => {
       stopped = true;
       unwatch?.();
-      const error = lostWith ?? requestAbandonedError(name, 'disconnected');
+      const error = lostWith ?? (removed ? removedWhileRunningError(name) : requestAbandonedError(name, 'disconnected'));
       // Emptied first: a caller that reacts to its answer by cancelling or calling again finds nothing left to answer twice.
       const unanswered = [...inFlight];
       inFlight.clear();

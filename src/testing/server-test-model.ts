@@ -176,6 +176,7 @@ export function createServerTestModel(options: ServerTestModelOptions = {}): Ser
   const fixedEvents: ServerModelEvent[] = [
     { type: 'CONNECT', replyTo, requestId: 'load' },
     { type: 'DISCONNECT' },
+    { type: 'REMOVED' },
     { type: 'TOUCH' },
     { type: 'REQUEST', request: { replyTo, requestId: 'call', spec: { kind: 'tool', tool: 'echo', arguments: { text: 'hi' } } } },
     { type: 'REQUEST', request: { replyTo, requestId: 'unsubscribe', spec: { kind: 'unsubscribe', uri: 'fake://greeting' } } },
