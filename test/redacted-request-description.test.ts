@@ -9,8 +9,11 @@ import { writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createActor, fromCallback } from 'xstate';
+import type { McpReply } from '../machines/types.js';
 import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool, type LoaderToolName } from '../src/index.js';
+import { stdioFixture } from './support/fixtures.js';
 import { runCli } from './support/cli.js';
 
 const NOTES_SERVER = fileURLToPath(new URL('../examples/servers/notes-server.mjs', import.meta.url));
@@ -46,6 +49,21 @@ describe('the request quoted in a failed request’s error', () => {
     expect(failed?.name).toBe('AbortError');
     expect(failed?.message).toContain('reading resource "notes://[redacted]" was cancelled');
     expect(failed?.message).not.toContain(SECRET);
+  });
+
+  it('has a value of the entry redacted when a request sent through the registry protocol is cancelled (mcp.cancel)', async () => {
+    // The entry's value is the tool's name here: whatever of the request equals one is redacted.
+    await manager.connect('fixture', { ...stdioFixture('--progress-tools'), env: { LABEL: 'progress' } });
+    const received: McpReply[] = [];
+    const inbox = createActor(fromCallback<McpReply>(({ receive }) => receive((event) => received.push(event)))).start();
+    manager.actor.send({ type: 'mcp.callTool', server: 'fixture', tool: 'progress', arguments: { steps: 100, intervalMs: 30 }, replyTo: inbox, requestId: 'long' });
+    await vi.waitFor(() => expect(manager.requestsInFlight('fixture')).toBe(1));
+    manager.actor.send({ type: 'mcp.cancel', server: 'fixture', requestId: 'long', reason: 'stop' });
+    await vi.waitFor(() => expect(received.some((event) => event.type === 'mcp.failed')).toBe(true));
+    const failed = received.find((event): event is Extract<McpReply, { type: 'mcp.failed' }> => event.type === 'mcp.failed');
+    inbox.stop();
+    expect(failed?.error.name).toBe('AbortError');
+    expect(failed?.error.message).toBe('MCP server "fixture": calling tool "[redacted]" was cancelled (stop).');
   });
 
   it('has the secret in a URI or a tool name redacted in read_mcp_resource and call_mcp_tool text', async () => {

@@ -1,5 +1,5 @@
 import { fromCallback, type ActorSystem, type AnyActorRef, type EventObject } from 'xstate';
-import { abortError, argumentsTooDeepError, describeRequest, MAX_ARGUMENT_DEPTH, removedWhileRunningError, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
+import { argumentsTooDeepError, describeRequest, MAX_ARGUMENT_DEPTH, removedWhileRunningError, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
 import { measureJson } from '../../machines/json-fingerprint.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
 import { CancelSignal } from './cancel-signal.js';
@@ -161,11 +161,15 @@ export function createSessionActor(deps: SessionActorDeps) {
 
     /** The caller gave up: answer at once; the abort makes the SDK send notifications/cancelled. */
     const cancel = (requestId: string, reason?: string) => {
+      // Without a session nothing ever ran.
+      if (!session) return;
       for (const running of inFlight) {
         if (running.request.requestId !== requestId) continue;
         inFlight.delete(running);
         running.cancelSignal?.abort(reason);
-        answer(running, failure(running, abortError(name, describeRequest(running.request.spec), reason)));
+        // The session words it: the request may hold a value of the entry, which it redacts.
+        const cancelled = running.cancelSignal ?? AbortSignal.abort(reason);
+        answer(running, failure(running, session.failure(describeRequest(running.request.spec), reason, cancelled)));
       }
     };
 
