@@ -35,6 +35,7 @@ import { createGatewayLoaderTools } from '../../tools/create-loader-tools.js';
 import { parseListenAddress } from '../listen-address.js';
 import { followServeConfig } from '../serve-config.js';
 import { logLifecycle } from '../lifecycle-log.js';
+import { warnWhenServersGiveUp } from '../given-up-log.js';
 import { STOP_SIGNALS } from '../serve-lifecycle.js';
 import { servingLogger } from '../logger.js';
 import { PrivateLists } from '../../gateway/private-lists.js';
@@ -89,6 +90,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   const switches = relaySwitches(discovery.servers, { sampling: true });
   const manager = new McpConnectionManager({ logger, handlers: capRelayedRequests(hostRequestHandlers(relay, switches)), ...managerOptions });
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
+  warnWhenServersGiveUp(manager, logger);
   // Their log messages go up by the same rule: to the calls in flight to that server while they are one identity's.
   const stopLogs = relayLogsOverHttp(relay, manager, logger);
   // A list a server calls private is read for each identity, never served from another's reading.

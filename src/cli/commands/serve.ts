@@ -4,6 +4,7 @@ import { isServerAllowed, toMcpToolResult, type LoaderToolCallOptions } from '..
 import { listedTool, unknownLoaderTool } from '../../serve/listed-tool.js';
 import { openLifecycleView } from '../lifecycle-view.js';
 import { logLifecycle } from '../lifecycle-log.js';
+import { warnWhenServersGiveUp } from '../given-up-log.js';
 import { servingLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { packageVersion } from '../package-root.js';
@@ -58,6 +59,7 @@ export async function runServe(
     hostApproval(host, options.approve),
   );
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
+  warnWhenServersGiveUp(manager, logger);
   const lifecycleView = view ? await openLifecycleView(manager, false, discovery.servers) : undefined;
   const permissions = permissionsFrom(options);
   installProxy(host, manager, { isAllowed: (name) => isServerAllowed(permissions, name), logger, roots: handlers.roots ?? [] });
