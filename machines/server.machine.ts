@@ -64,6 +64,12 @@ export interface PendingRequest {
   requestId: string;
   spec: RequestSpec;
   options?: McpRequestFields;
+  /**
+   * The request as an error quotes it, the values of its server's entry redacted: set by the
+   * session actor on the reads it hands back to be sent again, which the chart answers itself if
+   * they are cancelled meanwhile (it cannot redact: it holds no secrets).
+   */
+  description?: string;
 }
 
 /** A caller waiting for `connected` (answered `mcp.loaded`) or for `error.failed` (`mcp.failed`). */
@@ -88,6 +94,8 @@ export interface StaleRequest {
 /** The input of the `session` actor, invoked while connected. `rereads` are reads from an expired session, sent again. */
 export interface SessionActorInput {
   name: string;
+  /** The server's entry: a request may hold its values, which the reads handed back (`unfinishedReads`) are described without. */
+  config: McpServerConfig;
   rereads: PendingRequest[];
   /** The timeout of a request that sets none. */
   requestTimeoutMs: number;
@@ -361,7 +369,7 @@ export const serverMachine = setup({
       const cancelled = context.rereads.filter((read) => read.requestId === event.requestId);
       if (cancelled.length === 0) return;
       for (const read of cancelled) {
-        enqueue.sendTo(read.replyTo, failedReply(context, read.requestId, abortError(context.name, describeRequest(read.spec), event.reason)));
+        enqueue.sendTo(read.replyTo, failedReply(context, read.requestId, abortError(context.name, read.description ?? describeRequest(read.spec), event.reason)));
       }
       enqueue.assign({ rereads: context.rereads.filter((read) => !cancelled.includes(read)) });
     }),
@@ -559,6 +567,7 @@ export const serverMachine = setup({
         src: 'session',
         input: ({ context }) => ({
           name: context.name,
+          config: context.config,
           rereads: context.rereads,
           requestTimeoutMs: context.options.requestTimeoutMs,
           subscriptions: context.subscriptions,

@@ -15,6 +15,7 @@ import type { McpReply } from '../machines/types.js';
 import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool, type LoaderToolName } from '../src/index.js';
 import { stdioFixture } from './support/fixtures.js';
 import { runCli } from './support/cli.js';
+import { startHttpFixture } from './fixtures/http-server.js';
 
 const NOTES_SERVER = fileURLToPath(new URL('../examples/servers/notes-server.mjs', import.meta.url));
 const SECRET = 'private-note-key-42';
@@ -64,6 +65,29 @@ describe('the request quoted in a failed request’s error', () => {
     inbox.stop();
     expect(failed?.error.name).toBe('AbortError');
     expect(failed?.error.message).toBe('MCP server "fixture": calling tool "[redacted]" was cancelled (stop).');
+  });
+
+  it('has the secret in a resource URI redacted when a read waiting for its renewed session is cancelled (mcp.cancel)', async () => {
+    // The session expires on the read (its 404 after the 6 POSTs of the connect) and the new one
+    // never finishes connecting: the read waits in the server's chart, which answers the cancel.
+    const fixture = await startHttpFixture({ expireSessionsAfter: 6, expiringSessions: 1, hangAfterSessions: 1 });
+    const received: McpReply[] = [];
+    const inbox = createActor(fromCallback<McpReply>(({ receive }) => receive((event) => received.push(event)))).start();
+    try {
+      await manager.connect('remote', { url: fixture.url, headers: { 'X-Api-Key': SECRET } });
+      manager.actor.send({ type: 'mcp.readResource', server: 'remote', uri: `fixture://items/${SECRET}`, replyTo: inbox, requestId: 'read' });
+      await vi.waitFor(() => expect(fixture.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(2));
+      expect(manager.getState('remote')).toBe('connecting');
+      manager.actor.send({ type: 'mcp.cancel', server: 'remote', requestId: 'read', reason: 'stop' });
+      await vi.waitFor(() => expect(received.some((event) => event.type === 'mcp.failed')).toBe(true));
+      const failed = received.find((event): event is Extract<McpReply, { type: 'mcp.failed' }> => event.type === 'mcp.failed');
+      expect(failed?.error.name).toBe('AbortError');
+      expect(failed?.error.message).toBe('MCP server "remote": reading resource "fixture://items/[redacted]" was cancelled (stop).');
+    } finally {
+      inbox.stop();
+      await manager.dispose();
+      await fixture.close();
+    }
   });
 
   it('has the secret in a URI or a tool name redacted in read_mcp_resource and call_mcp_tool text', async () => {

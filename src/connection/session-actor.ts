@@ -2,6 +2,7 @@ import { fromCallback, type ActorSystem, type AnyActorRef, type EventObject } fr
 import { argumentsTooDeepError, describeRequest, MAX_ARGUMENT_DEPTH, removedWhileRunningError, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
 import { measureJson } from '../../machines/json-fingerprint.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
+import { redact, secretsOf } from '../redact.js';
 import { CancelSignal } from './cancel-signal.js';
 import { taskCutOffError } from './task-time-limit.js';
 import { requiresTask } from './tool-task.js';
@@ -193,7 +194,7 @@ export function createSessionActor(deps: SessionActorDeps) {
           for (const running of inFlight) {
             if (running.request.spec.kind !== 'resource') continue;
             inFlight.delete(running);
-            unfinishedReads.push(running.request);
+            unfinishedReads.push({ ...running.request, description: redact(describeRequest(running.request.spec), secretsOf(input.config)) });
           }
         }
         // The chart leaves `connected` on this report and stops this actor, which answers the rest.
