@@ -84,10 +84,19 @@ describe('a client that meets it', () => {
     expect(run.stdout + run.stderr).not.toContain(TOKEN);
   }, 60_000);
 
-  it('with a wrong header: says to check the Authorization header it sends, never the token', async () => {
+  it('get --check shows the failure and its hint, and no login to run', async () => {
+    const run = await cli('get', 'team', '--check');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^ {2}login: +does not apply: the server offers no OAuth login$/m);
+    expect(run.stdout).toContain('"Authorization": "Bearer ${TOKEN}"');
+    expect(run.stdout + run.stderr).not.toContain('mcp-statechart login');
+  }, 60_000);
+
+  it('with a wrong header: says to check the Authorization header it sends, never the token, and not to log in instead', async () => {
     const run = await cli('call', 'teamWrong', 'load_mcp', '{}');
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('the server refused the "Authorization" header the entry sends: check it in "headers"');
+    expect(run.stderr).toContain(`Hint: the server refused the "Authorization" header the entry sends: check it in "headers" in ${config}\n`);
+    expect(run.stderr + run.stdout).not.toContain('mcp-statechart login');
     expect(run.stderr + run.stdout).not.toContain(WRONG);
   }, 60_000);
 

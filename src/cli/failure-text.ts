@@ -13,6 +13,7 @@ import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js'
 import { missingCapabilities, missingHandlerAdvice } from '../connection/missing-handler.js';
 import { isTaskCutOff, isTaskTimeLimit } from '../connection/task-time-limit.js';
 import { hasStaticAuthorization } from '../auth/oauth-config.js';
+import { offersOAuth } from '../auth/oauth-offered.js';
 import { closestNames } from '../search/closest-names.js';
 import { CliError } from './json-codes.js';
 
@@ -27,6 +28,8 @@ export interface FailureExplanation {
   hint?: string;
   /** The server wants an OAuth login first (`mcp-statechart login <server>`): not broken, just not logged in. */
   needsLogin?: true;
+  /** The server offers no OAuth login, so `mcp-statechart login` cannot help: it wants a token in a header. */
+  offersNoLogin?: true;
 }
 
 /** Long enough for any useful reason, short enough that a 20 MB error body cannot flood a terminal. */
@@ -78,7 +81,7 @@ function timeoutHint(code: string | undefined, command: string | undefined, entr
   return 'it did not finish starting in time: give it longer with --timeout <ms>';
 }
 
-function hintFor(server: string, error: unknown, cause: unknown, entry: DiscoveredServer | undefined): string | undefined {
+function hintFor(server: string, error: unknown, cause: unknown, entry: DiscoveredServer | undefined, loginOffered: boolean | undefined): string | undefined {
   const code = error instanceof McpServerError ? error.code : undefined;
   const errno = propertyOf(cause, 'code');
   const status = httpStatusOf(cause);
@@ -94,9 +97,9 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
     return 'the request may or may not have taken effect; run the command again (it reconnects)';
   }
   // `login` refuses an entry that sends its own Authorization header: that header is what to fix.
-  const ownAuthorization = entry !== undefined && hasStaticAuthorization(entry.config);
-  if (ownAuthorization && (status === 401 || status === 403)) {
-    return `the server refused the "Authorization" header the entry sends: check it in "headers"${where(entry)}, or remove it to log in with \`mcp-statechart login ${server}\``;
+  if (refusedOwnAuthorization(cause, entry)) {
+    const orLogIn = loginOffered === true ? `, or remove it to log in with \`mcp-statechart login ${server}\`` : '';
+    return `the server refused the "Authorization" header the entry sends: check it in "headers"${where(entry)}${orLogIn}`;
   }
   // No login exists for it, and none was asked for: what it wants is a header.
   if (propertyOf(cause, 'name') === 'BearerTokenRequiredError' || (status === 401 && entry !== undefined && entry.config.oauth === false)) {
@@ -139,12 +142,19 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   return undefined;
 }
 
+function refusedOwnAuthorization(cause: unknown, entry: DiscoveredServer | undefined): boolean {
+  const status = httpStatusOf(cause);
+  return entry !== undefined && hasStaticAuthorization(entry.config) && (status === 401 || status === 403);
+}
+
 /**
  * Reads any error the manager or the loader tools report. `entry` (the server's config, as
  * discovery found it) lets the hint name the command, URL and file to fix; it is never printed
- * as a whole, since its env and headers may hold secrets.
+ * as a whole, since its env and headers may hold secrets. `loginOffered`: whether the server
+ * offers an OAuth login, when asked (`explainFailureAsking`); a login is suggested instead of
+ * the entry's own header only when it does.
  */
-export function explainFailure(server: string, error: unknown, entry?: DiscoveredServer): FailureExplanation {
+export function explainFailure(server: string, error: unknown, entry?: DiscoveredServer, loginOffered?: boolean): FailureExplanation {
   const cause = rootCause(error);
   const structured = error instanceof McpServerError ? error : undefined;
   const stderrTail = structured?.stderrTail?.trim().split('\n').slice(-MAX_STDERR_LINES).join('\n');
@@ -155,7 +165,7 @@ export function explainFailure(server: string, error: unknown, entry?: Discovere
   const reason = advice !== undefined && told.endsWith(`: ${advice}`) ? told.slice(0, -(advice.length + 2)) : told;
   const errno = propertyOf(cause, 'code');
   const code = structured?.code ?? (typeof errno === 'string' || typeof errno === 'number' ? String(errno) : undefined);
-  const hint = hintFor(server, error, cause, entry);
+  const hint = hintFor(server, error, cause, entry, loginOffered);
   // A reason that ends with the hint itself (an OAuth login error: "…; run `mcp-statechart login x`") says it once, as the hint.
   const said = hint !== undefined && reason.endsWith(`; ${hint}`) ? reason.slice(0, -(hint.length + 2)) : reason;
   const explanation: FailureExplanation = {
@@ -164,9 +174,21 @@ export function explainFailure(server: string, error: unknown, entry?: Discovere
   if (code !== undefined) explanation.code = code;
   if (stderrTail) explanation.stderrTail = stderrTail;
   if (isOAuthLoginRequired(error)) explanation.needsLogin = true;
+  if (loginOffered === false || propertyOf(cause, 'name') === 'BearerTokenRequiredError') explanation.offersNoLogin = true;
   // The hint quotes the entry's URL and command, which may carry a token.
   if (hint) explanation.hint = entry ? redact(hint, secretsOf(entry.config)) : hint;
   return explanation;
+}
+
+/**
+ * `explainFailure`, having asked a server that refused the entry's own Authorization header
+ * whether it offers an OAuth login (its well-known metadata, without the header): a token-only
+ * server is not one a login can reach.
+ */
+export async function explainFailureAsking(server: string, error: unknown, entry?: DiscoveredServer): Promise<FailureExplanation> {
+  const url = entry?.config.url;
+  const ask = refusedOwnAuthorization(rootCause(error), entry) && url !== undefined && URL.canParse(url);
+  return explainFailure(server, error, entry, ask ? await offersOAuth(new URL(url)) : undefined);
 }
 
 /**

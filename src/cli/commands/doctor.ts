@@ -7,7 +7,7 @@ import { nameRecord } from '../../../machines/name-record.js';
 import type { McpServerConfig } from '../../../machines/types.js';
 import type { ProtocolEra } from '../../server-status.js';
 import { isServerAllowed } from '../../tools/permissions.js';
-import { explainFailure, indentedLines, type FailureExplanation } from '../failure-text.js';
+import { explainFailureAsking, indentedLines, type FailureExplanation } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
@@ -69,7 +69,7 @@ async function checkServer(manager: McpConnectionManager, server: DiscoveredServ
     };
   } catch (error) {
     const connectMs = Math.round(performance.now() - started);
-    const explanation = explainFailure(server.name, error, server);
+    const explanation = await explainFailureAsking(server.name, error, server);
     rows.update(server.name, `failed after ${connectMs} ms`, true);
     return { ...base, state: 'error', connectMs, error: explanation };
   } finally {

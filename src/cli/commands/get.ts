@@ -53,9 +53,17 @@ function healthLines(health: ServerHealth): string {
   return lines.join('\n');
 }
 
-/** The login line of an OAuth server: whether a login is stored, and what to do when it is not usable. */
-function loginLine(name: string, login: LoginStatus): string {
-  const told = login === 'stored' ? 'stored' : `${login === 'none' ? 'none stored' : 'expired'}: run \`mcp-statechart login ${name}\``;
+/**
+ * The login line of an OAuth server: whether a login is stored, and what to do when it is not
+ * usable; no login to run when the check found the server offers none.
+ */
+function loginLine(name: string, login: LoginStatus, health: ServerHealth | undefined): string {
+  const told =
+    login === 'stored'
+      ? 'stored'
+      : health?.offersNoLogin
+        ? 'does not apply: the server offers no OAuth login'
+        : `${login === 'none' ? 'none stored' : 'expired'}: run \`mcp-statechart login ${name}\``;
   return `  ${'login:'.padEnd(14)}${terminalLine(told)}`;
 }
 
@@ -84,7 +92,7 @@ export function runGet(global: GlobalOptions, name: string, options: GetOptions)
         [
           describeServerDefinition(server),
           `  ${'status:'.padEnd(14)}${status}`,
-          ...(login && server === inUse ? [loginLine(name, login)] : []),
+          ...(login && server === inUse ? [loginLine(name, login, health)] : []),
           // Said instead of a login line: logging in cannot help a url fetch refuses.
           ...(server === inUse && server.transport !== 'stdio' && carriesCredentials(server.config.url) ? [`  ${'login:'.padEnd(14)}does not apply: ${URL_CREDENTIALS_REFUSED}`] : []),
           ...(health ? [healthLines(health)] : []),

@@ -4,7 +4,7 @@ import type { DiscoveryResult } from '../../config/index.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import type { LoaderToolName, LoaderToolResult } from '../../tools/index.js';
 import { SCHEMAS_ADVICE } from '../../tools/unknown-tool.js';
-import { explainFailure, formatFailure, missingResourceExplanation, offExplanation, missingServerExplanation, type FailureExplanation } from '../failure-text.js';
+import { explainFailureAsking, formatFailure, missingResourceExplanation, offExplanation, missingServerExplanation, type FailureExplanation } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger, outcomeLogger } from '../logger.js';
 import { terminalJson, writeError, writeListing } from '../terminal-text.js';
@@ -136,7 +136,7 @@ export async function runOneShot(
       ...(fitted?.cut ? { cut: { shownBytes: Buffer.byteLength(fitted.text), totalBytes: fitted.total } } : {}),
     });
   };
-  const failed = (result: LoaderToolResult): number =>
+  const failed = async (result: LoaderToolResult): Promise<number> =>
     report({
       ok: false,
       server: args.server,
@@ -145,7 +145,7 @@ export async function runOneShot(
         result.error === undefined
           ? plainFailure(args.server, keeper?.last()?.kind === 'tool' ? 'TOOL_ERROR' : 'FAILED', result.text)
           : (tool === 'read_mcp_resource' ? missingResourceExplanation(args.server, String(args.uri), result.error, discovery.servers[args.server]) : undefined) ??
-            explainFailure(args.server, result.error, discovery.servers[args.server]),
+            (await explainFailureAsking(args.server, result.error, discovery.servers[args.server])),
     });
 
   const refused = refusal(discovery, options, args.server, tool === 'call_mcp_tool' && typeof args.tool === 'string' ? args.tool : undefined);

@@ -4,7 +4,7 @@
  * shape as `load`/`call`/`read`.
  */
 import type { FailureExplanation } from '../failure-text.js';
-import { explainFailure, formatFailure } from '../failure-text.js';
+import { explainFailureAsking, formatFailure } from '../failure-text.js';
 import { cliLogger } from '../logger.js';
 import { discoverFor, type GlobalOptions } from '../options.js';
 import { oneShotDefaults, openLoaderSession } from '../session.js';
@@ -32,7 +32,7 @@ export function promptArguments(pairs: string[]): Record<string, string> {
 }
 
 /** Words a failure for a person, with the server's entry at hand. */
-type Explain = (error: unknown) => FailureExplanation;
+type Explain = (error: unknown) => Promise<FailureExplanation>;
 
 async function withServer(global: GlobalOptions, server: string, options: PromptOptions, work: (session: ReturnType<typeof openLoaderSession>, explain: Explain) => Promise<Outcome>): Promise<number> {
   const logger = cliLogger(global.verbose);
@@ -43,7 +43,7 @@ async function withServer(global: GlobalOptions, server: string, options: Prompt
     else process.stderr.write(`${formatFailure(outcome.error)}\n`);
     return outcome.ok ? 0 : 1;
   };
-  const explain: Explain = (error) => explainFailure(server, error, discovery.servers[server]);
+  const explain: Explain = (error) => explainFailureAsking(server, error, discovery.servers[server]);
   const refused = refusal(discovery, global, server, undefined);
   if (refused) return report({ ok: false, error: refused });
   const session = openLoaderSession(discovery, global, logger, { defaults: oneShotDefaults(options.timeout) });
@@ -51,7 +51,7 @@ async function withServer(global: GlobalOptions, server: string, options: Prompt
     const deadline = options.timeout === undefined ? undefined : AbortSignal.timeout(options.timeout);
     const loaded = await session.tool('load_mcp')!.execute({ server }, { signal: deadline });
     if (loaded.isError) {
-      const error = loaded.error === undefined ? { message: loaded.text } : explain(loaded.error);
+      const error = loaded.error === undefined ? { message: loaded.text } : await explain(loaded.error);
       return report({ ok: false, error });
     }
     return report(await work(session, explain));
@@ -59,7 +59,7 @@ async function withServer(global: GlobalOptions, server: string, options: Prompt
     if (options.timeout !== undefined && error instanceof Error && error.name === 'AbortError') {
       return report({ ok: false, error: { code: 'TIMEOUT', message: `"${server}" did not answer within ${options.timeout} ms`, hint: 'give it more time with --timeout <ms>' } });
     }
-    return report({ ok: false, error: explain(error) });
+    return report({ ok: false, error: await explain(error) });
   } finally {
     await session.manager.dispose();
   }
@@ -96,11 +96,11 @@ export async function runPrompt(global: GlobalOptions, server: string, name: str
       // The server's own words for a name it lacks (often "Method not found") do not say what to do.
       const offered = (manager.getManifest(server)?.prompts ?? []).map((prompt) => prompt.name);
       if (offered.includes(name) && INVALID_PARAMS.test((error as Error).message)) {
-        return { ok: false, error: { ...explain(error), hint: `\`mcp-statechart prompts ${server}\` shows the arguments of ${name}; give them as name=value` } };
+        return { ok: false, error: { ...(await explain(error)), hint: `\`mcp-statechart prompts ${server}\` shows the arguments of ${name}; give them as name=value` } };
       }
       if (offered.includes(name)) throw error;
       const hint = offered.length === 0 ? `"${server}" offers no prompts` : `"${server}" offers ${listNames(offered)}; \`mcp-statechart prompts ${server}\` shows their arguments`;
-      return { ok: false, error: { ...explain(error), hint } };
+      return { ok: false, error: { ...(await explain(error)), hint } };
     }
     const lines: string[] = [];
     if (result.description) lines.push(terminalLine(result.description), '');

@@ -16,6 +16,8 @@ export interface ServerHealth {
   reason?: string;
   /** What the person can do about it. */
   hint?: string;
+  /** It answered that it offers no OAuth login: a token in a header is the way in. */
+  offersNoLogin?: true;
   /** The last lines a server that failed wrote to stderr, when it wrote any: often the reason itself. */
   stderrTail?: string;
   /** Tools it listed, when connected. */
@@ -40,6 +42,7 @@ function fromCheck(check: ServerCheck): ServerHealth {
     state: error.needsLogin ? 'needs login' : 'failed',
     reason: error.message,
     ...(error.hint ? { hint: error.hint } : {}),
+    ...(error.offersNoLogin ? { offersNoLogin: true } : {}),
     ...(error.stderrTail ? { stderrTail: error.stderrTail } : {}),
   };
 }
