@@ -134,6 +134,23 @@ describe('the scripted registry', () => {
     ]);
   });
 
+  it('redacts the values the chart configured for a server (env, headers) in the errors it words, as a real server’s are', async () => {
+    const secret = 'scripted-secret-42';
+    const registry = createActor(
+      createScriptedRegistry({ servers: { demo: { manifest: withTools('echo'), tools: { echo: [{ fail: 'REQUEST_FAILED', message: `bad key ${secret}` }] } } } }).logic,
+      { clock: new SimulatedClock(), input: { servers: { demo: { command: 'never-started', env: { DEMO_KEY: secret } } } } },
+    ).start();
+    const inbox: EventObject[] = [];
+    const replyTo = createActor(fromCallback<EventObject>(({ receive }) => receive((event) => inbox.push(event)))).start() as AnyActorRef;
+    registry.send({ type: 'mcp.load', server: 'demo', replyTo, requestId: 'load' });
+    await settle();
+    registry.send({ type: 'mcp.callTool', server: 'demo', tool: 'echo', replyTo, requestId: 'failing' });
+    registry.send({ type: 'mcp.readResource', server: 'demo', uri: `notes://${secret}`, replyTo, requestId: 'unscripted' });
+    await settle();
+    const messages = inbox.flatMap((event) => ('error' in event ? [(event.error as Error).message] : []));
+    expect(messages).toEqual(['MCP server "demo": no scripted answer for reading resource "notes://[redacted]".', 'bad key [redacted]']);
+  });
+
   it('sends state and manifest changes to subscribers as events, until they unsubscribe', async () => {
     const { registry, replyTo, inbox } = runRegistry({
       servers: { demo: { manifest: withTools('enable'), tools: { enable: [{ answer: text('ok'), thenManifest: withTools('enable', 'archive') }] } } },

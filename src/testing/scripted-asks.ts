@@ -5,8 +5,8 @@
  */
 import { quoted } from '../../machines/control-characters.js';
 import type { CreateMessageRequest, ElicitRequest, ElicitResult, Root } from '@modelcontextprotocol/client';
-import { describeRequest, McpServerError } from '../../machines/errors.js';
-import type { McpProgress, RequestSpec } from '../../machines/types.js';
+import { McpServerError } from '../../machines/errors.js';
+import type { McpProgress } from '../../machines/types.js';
 import type { McpHostHandlers, SamplingAnswer } from '../connection/host-handlers.js';
 
 /** A progress note of a scripted answer, `afterMs` (system clock) after the request began. */
@@ -23,8 +23,9 @@ export type ScriptedAnswer = { elicitation: ElicitResult } | { sampling: Samplin
 /** Rounds of asking per request: what a real server gets before its request fails. */
 export const MAX_ASK_ROUNDS = 8;
 
-export function unscriptedRounds(name: string, spec: RequestSpec): McpServerError {
-  return new McpServerError('REQUEST_FAILED', name, `MCP server ${quoted(name)}: ${describeRequest(spec)} asked the host more than ${MAX_ASK_ROUNDS} rounds.`);
+/** `what`: the request as the error quotes it (its secrets redacted). */
+export function unscriptedRounds(name: string, what: string): McpServerError {
+  return new McpServerError('REQUEST_FAILED', name, `MCP server ${quoted(name)}: ${what} asked the host more than ${MAX_ASK_ROUNDS} rounds.`);
 }
 
 function missingHandler(name: string, kind: string): McpServerError {

@@ -20,6 +20,7 @@ import { toError } from '../../machines/to-error.js';
 import type { McpRegistryInput, McpRequestOptions, McpServerConfig, McpServerManifest, McpSession, RequestSpec } from '../../machines/types.js';
 import { asPublicRegistry, restoreAsDocumented, type RegistryLogic } from '../registry-logic.js';
 import { withOverrides } from '../provide-overrides.js';
+import { redact, secretsOf } from '../redact.js';
 import { createSessionActor } from '../connection/session-actor.js';
 import { SessionWatch } from '../connection/session-watch.js';
 import { askHost, MAX_ASK_ROUNDS, unscriptedRounds, type ScriptedAnswer, type ScriptedAsk, type ScriptedProgress } from './scripted-asks.js';
@@ -94,6 +95,8 @@ interface ServerRun {
   loads: Outcomes<ScriptedLoadOutcome>;
   tools: Map<string, Outcomes<ScriptedOutcome<CallToolResult>>>;
   resources: Map<string, Outcomes<ScriptedOutcome<ReadResourceResult['contents']>>>;
+  /** The values of the entry the chart configured for this server: redacted in every error, as a real session does. */
+  secrets: readonly string[];
 }
 
 function startRun(server: ScriptedServerScript): ServerRun {
@@ -102,6 +105,7 @@ function startRun(server: ScriptedServerScript): ServerRun {
     loads: new Outcomes(server.loads ?? [{ answer: undefined }]),
     tools: new Map(Object.entries(server.tools ?? {}).map(([tool, outcomes]) => [tool, new Outcomes(outcomes)])),
     resources: new Map(Object.entries(server.resources ?? {}).map(([uri, outcomes]) => [uri, new Outcomes(outcomes)])),
+    secrets: [],
   };
 }
 
@@ -123,8 +127,8 @@ function clockNow(system: AnyActorSystem): number {
   return typeof now === 'function' ? Number(Reflect.apply(now, clock, [])) : Date.now();
 }
 
-function unscripted(name: string, spec: RequestSpec): McpServerError {
-  return new McpServerError('REQUEST_FAILED', name, `MCP server ${quoted(name)}: no scripted answer for ${describeRequest(spec)}.`);
+function unscripted(name: string, what: string): McpServerError {
+  return new McpServerError('REQUEST_FAILED', name, `MCP server ${quoted(name)}: no scripted answer for ${what}.`);
 }
 
 /**
@@ -135,6 +139,7 @@ function unscripted(name: string, spec: RequestSpec): McpServerError {
  */
 function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | undefined, handlers: RegistryScript['handlers'] = {}): McpSession {
   const watchers = new SessionWatch();
+  const clean = (text: string) => redact(text, run?.secrets ?? []);
   const timers = new Set<() => void>();
   /** Runs `act` after `delayMs` on the system's clock, unless the request is cancelled or the session closes first. */
   const schedule = (delayMs: number | undefined, signal: AbortSignal | undefined, act: () => void) => {
@@ -158,10 +163,10 @@ function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | 
         // The loss and a list change come after the answers already given have reached their callers (a microtask later, as from the SDK).
         if ('crash' in outcome) return void queueMicrotask(() => watchers.lost(new Error(outcome.crash), false));
         if ('fail' in outcome) {
-          return reject(new McpServerError(outcome.fail, name, outcome.message ?? `MCP server ${quoted(name)}: ${describeRequest(spec)} failed (scripted).`));
+          return reject(new McpServerError(outcome.fail, name, clean(outcome.message ?? `MCP server ${quoted(name)}: ${describeRequest(spec)} failed (scripted).`)));
         }
         if ('ask' in outcome) {
-          if (round >= MAX_ASK_ROUNDS) return reject(unscriptedRounds(name, spec));
+          if (round >= MAX_ASK_ROUNDS) return reject(unscriptedRounds(name, clean(describeRequest(spec))));
           return void askHost(name, outcome.ask, handlers, signal).then((answers) => begin(outcome.reply(answers), round + 1), reject);
         }
         answered = true;
@@ -181,10 +186,10 @@ function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | 
         }
         schedule(outcome.delayMs, signal, () => give(outcome, round));
       };
-      if (!first) return reject(unscripted(name, spec));
+      if (!first) return reject(unscripted(name, clean(describeRequest(spec))));
       begin(first, 0);
     });
-  const notScripted = (spec: RequestSpec) => Promise.reject(unscripted(name, spec));
+  const notScripted = (spec: RequestSpec) => Promise.reject(unscripted(name, clean(describeRequest(spec))));
   return {
     // The session actor never reads the SDK client: a scripted session has none.
     client: undefined as never,
@@ -205,10 +210,10 @@ function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | 
     resubscribe: () => {},
     failure: (what, error, signal) =>
       signal?.aborted
-        ? abortError(name, what, signal.reason)
+        ? abortError(name, clean(what), signal.reason)
         : error instanceof McpServerError
           ? error
-          : new McpServerError('REQUEST_FAILED', name, `MCP server ${quoted(name)} failed ${what}: ${toError(error).message}`, { cause: error }),
+          : new McpServerError('REQUEST_FAILED', name, clean(`MCP server ${quoted(name)} failed ${what}: ${toError(error).message}`), { cause: error }),
     stderrTail: () => '',
     close: async () => {
       watchers.stop();
@@ -316,12 +321,23 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
 
   // The script, not the chart's input, says which servers exist; every protocol event is recorded.
   const servers = Object.fromEntries(Object.keys(script.servers).map((name): [string, McpServerConfig] => [name, { command: 'scripted' }]));
+  // The entries the chart configures are not started, but their values are what errors must not show.
+  const noteSecrets = (system: AnyActorSystem, configured: Record<string, McpServerConfig> | undefined) => {
+    for (const [name, config] of Object.entries(configured ?? {})) {
+      const run = runOf(system, name);
+      if (run) run.secrets = secretsOf(config);
+    }
+  };
   const chart = withOverrides(registryMachine.provide({ actors: { server } }), (logic) => {
     restoreAsDocumented(logic);
     const initial = logic.getInitialSnapshot;
-    logic.getInitialSnapshot = (scope, input) => initial(scope, { ...input, servers });
+    logic.getInitialSnapshot = (scope, input) => {
+      noteSecrets(scope.system, input?.servers);
+      return initial(scope, { ...input, servers });
+    };
     const transition = logic.transition;
     logic.transition = (snapshot, event, scope) => {
+      if (event.type === 'mcp.configure') noteSecrets(scope.system, event.servers);
       if (isProtocolEvent(event)) received.push(event);
       return transition(snapshot, event, scope);
     };
