@@ -166,6 +166,20 @@ export function argumentsTooDeepError(server: string, tool: string): McpServerEr
 }
 
 /**
+ * A tool call refused before it was sent: its arguments, as JSON, take `bytes` bytes, over the
+ * `limit` one message may hold. The SDK's stdio transports close themselves on a longer line, so
+ * sending it would cut the connection and every call in flight on it.
+ */
+export function argumentsTooLargeError(server: string, tool: string, bytes: number, limit: number): McpServerError {
+  return new McpServerError(
+    'INVALID_ARGUMENTS',
+    server,
+    `MCP server ${quoted(server)}: the arguments for tool ${quoted(tool)} take ${bytes} bytes as JSON, over the ${limit} this client sends in one message ` +
+      '(a stdio server closes its connection on a longer one), so the call was not sent. Send less at a time, or pass large content as a path or URI the server can read.',
+  );
+}
+
+/**
  * The longest task id `resumeTask` sends. A server's task ids are opaque handles, a UUID or a
  * random token of some dozens of characters; 2,048 leaves room for a signed token while the
  * `Mcp-Name` header that carries the id over HTTP (base64 of its UTF-8 when it is not ASCII, so up

@@ -1,8 +1,8 @@
 import { fromCallback, type ActorSystem, type AnyActorRef, type EventObject } from 'xstate';
-import { argumentsTooDeepError, describeRequest, MAX_ARGUMENT_DEPTH, removedWhileRunningError, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
-import { measureJson } from '../../machines/json-fingerprint.js';
+import { describeRequest, removedWhileRunningError, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
 import { redact, secretsOf } from '../redact.js';
+import { unsendableArgumentsError } from './call-arguments.js';
 import { CancelSignal } from './cancel-signal.js';
 import { taskCutOffError } from './task-time-limit.js';
 import { requiresTask } from './tool-task.js';
@@ -115,8 +115,9 @@ export function createSessionActor(deps: SessionActorDeps) {
       const running: RunningRequest = { request, cancelSignal: cancellable ? new CancelSignal() : undefined, deliver };
       const { spec } = request;
       // Every call passes here, on either route, before the SDK serializes it (recursively).
-      if (spec.kind === 'tool' && measureJson(spec.arguments, MAX_ARGUMENT_DEPTH, Number.POSITIVE_INFINITY).depth > MAX_ARGUMENT_DEPTH) {
-        answer(running, failure(running, argumentsTooDeepError(name, spec.tool)));
+      const unsendable = spec.kind === 'tool' ? unsendableArgumentsError(name, spec.tool, spec.arguments) : undefined;
+      if (unsendable) {
+        answer(running, failure(running, unsendable));
         return;
       }
       if (!session) {
