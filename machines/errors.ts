@@ -76,7 +76,7 @@ export function notConnectedError(server: string, state: string): McpServerError
 
 export function requestAbandonedError(
   server: string,
-  reason: 'lost' | 'expired' | 'disconnected' | 'reconfigured',
+  reason: 'lost' | 'expired' | 'disconnected',
   cause?: Error,
   /** What a stdio server last wrote to stderr, when its loss is why (already redacted). */
   stderrTail?: string,
@@ -85,7 +85,6 @@ export function requestAbandonedError(
     lost: 'the connection was lost',
     expired: 'the server ended its session (a new one is being opened; a tool call is not repeated, as it may have had effects)',
     disconnected: 'the server was disconnected',
-    reconfigured: 'its definition changed',
   }[reason];
   return new McpServerError(
     reason === 'lost' || reason === 'expired' ? 'CONNECTION_LOST' : 'DISCONNECTED',
@@ -114,6 +113,23 @@ export function removedWhileRunningError(server: string): McpServerError {
 /** Whether `cause` (of the manager's McpServerError) says the server was removed from the config. */
 export function isRemovedFromConfig(cause: unknown): boolean {
   return cause instanceof Error && cause.name === 'ServerRemovedError';
+}
+
+/** The cause that marks a request cut off because its server's definition changed; known by name, as ServerRemovedError. */
+class ServerRedefinedError extends Error {
+  override name = 'ServerRedefinedError';
+}
+
+/** A request in flight when its server's definition changed: the server reconnects with the new one by itself. */
+export function redefinedWhileRunningError(server: string): McpServerError {
+  return new McpServerError('DISCONNECTED', server, `${abandonedText(server, 'its definition changed in the config')} It is restarting with the new definition.`, {
+    cause: new ServerRedefinedError(`MCP server ${quoted(server)} is restarting with its new definition.`),
+  });
+}
+
+/** Whether `cause` (of the manager's McpServerError) says the server is restarting with a changed definition. */
+export function isRedefinedInConfig(cause: unknown): boolean {
+  return cause instanceof Error && cause.name === 'ServerRedefinedError';
 }
 
 export function disconnectedWhileConnectingError(server: string): McpServerError {

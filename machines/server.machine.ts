@@ -117,6 +117,8 @@ export type SessionActorEvent =
   | { type: 'CANCEL'; requestId: string; reason?: string }
   /** The server left the config: the requests its stop cuts off are answered so. */
   | { type: 'REMOVED' }
+  /** The server's definition changed: the requests its stop cuts off are told it restarts with the new one. */
+  | { type: 'REDEFINED' }
   | { type: 'IDLE_QUESTION' };
 
 /** What the `session` actor reports to the chart. */
@@ -360,6 +362,7 @@ export const serverMachine = setup({
       return { type: 'RUN' as const, request: event.request } satisfies SessionActorEvent;
     }),
     'tell session the server was removed': sendTo('session', { type: 'REMOVED' } satisfies SessionActorEvent),
+    'tell session the definition changed': sendTo('session', { type: 'REDEFINED' } satisfies SessionActorEvent),
     'pass cancel to session': sendTo('session', ({ event }) => {
       assertEvent(event, 'CANCEL');
       return { type: 'CANCEL' as const, requestId: event.requestId, reason: event.reason } satisfies SessionActorEvent;
@@ -452,7 +455,7 @@ export const serverMachine = setup({
     }),
   },
 }).createMachine({
-  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogCMADgBMAFgB0AZgA0IAJ5SAbAF9d6lBmwEAgiQJ4AMk1ZIQXXgOGiJCGQpXqtCZbP2GaJiouHgAygAqRPgAIraijvyCIvZuHkpqmojy0gEgRsGKEDywAMbCQmClfJChAIo04RHx9onOKaBpygDs2oqy3lIAnHoG+UFoRSXlQpXVtfgNTfSSdhzcSS6pUj19A1kIspL+YwWTxWUVVTUQijwQADZgWMQkJITNLAkb7a6I0t1ZIppIMEN1JMo8mdUFNLrNrpBFKUHhshFAXqR3gRPmsHD9kn8EENGABWYGgnonQLGGEXGZzG5IlG8NFYMSwPgAQxqRWEYEUnOqnBhyO4YBa6ycBO2CABQ3JBxJyiGUImtOmV3mt1QYE47DAQh4rNeWJx3ylW06UlJ0n6oKOo2phTpmsZOr1BqN6JiFDCJo+ErxFo64kQ3RJ3QpgNVNNh9IR2t1+sNrPZXJ5ED5AqFIuZ4q+rXxltD7kkMgVPnBkNOaqRrq99UakUDbWlVvcfiBmUrJMYMcK8eqDcWTeaq3NmxDXVkXdBvUd41jg4ExsxAYLksnhIhM68B26cn7k2XDZ9frX2JbRan1tJFbDEKPIvrrPwr0otAYG6DW5lO9n+5DLkNZLi+6Jpty-KZpU2Z8MKdbwtUV7BoSQzhnuPgQvIkhPghDINhBPJoKg8GCnBz6IXwyG-u2MjyKCki9N0igkrhJ6phykGKMRpE5nh1wrLirbFmkvYZAx3ThmxYFspxRGoCRMJkfBy70LIQnXtu0j0QcjFyCx0mUV6iiVFAnACNyDbvFQRARBQpgRHgcTfsJN7uIw2kYVIkjyH2IEDq6tT+peLmaX+OTibp8iyNWTrHoFECNssoUoeFnndlI8jKoZDK1DE1gUAAangODUb8aWRZh8gkqx-nxZReUFcVpXjoWqW0RFXnuPI4I5QmLzmJYNgpTRJY+elDE5N0fVaqEACyRDFc5GntWNnUZe4vaxYuAUNYlc3mBQZBNAA+gQAAS5hUE5ZVtmtE26SSkgqnVFG5YlJC2UdFBmHZpC3SJmUPZhSq1XFb39cFf0kCdVhEM2I3lbRHlkhtWE4a9-GzVDFCkLD8Njito1uNocj2pI2gveDWM3FgZ5QwDbkQtoqMMYwjEzbTb6kB+dB4Iz249coXWSOz02Y8utSEfynIAGY1DCAAWYCcg8fCKxoBD1sIijQjTkACxVIs1Rj1OS4mnIQBoWBRDQF2G7RsieSSDHadtevm4oOqW9b0sCvLkz3E8EQ8AAtrqACufC67Wnve1bDtjYxlXDNIjAGRLCVIsrpQANYNhQMRWHgJ3mGEADqJWJ6JjBsxzmd7dnVT56yhfF6XJAV1XrWbkjY2MIwwsgrpaHu7HWelDnLforb9uI3daQD0PDFAcB1M8SEI7JUTfdpNIotdTO2imztkwb0lzY9z+u9SPv6cbTOkm4RvXtgE8nIsuiDPz4D3UkvKD9ZBDDBqfGEL8dTv0-nTX038d4L0yvsTCyhsLPwUvBCBKsoF+2gjLPiooUDVx2Oze0QtUGKVfpAgickoJZmUrmMUgkJw3wQD1bQEkpKY3AW-TBVD0w0JgnQpkDD1JMPge4I4iDEAKG6GPWMXC+CoA0A2WBojf4U3-ooNhBxZBKj8uvNBMIdQKKUayemF4zRtWJlIbo7MRbIJPnreRijhyEB5tQPmhD3Ck1ZrpJiGd9HkKMc4jifD-YK0UAAI0FLnTgstZYxzkQY1+xivSeIptIHxmEDxAhAY4pJstOQ8CeIlFRljmHKkke4SSuTawvwKUUvKMDzGeOQQxex+gxhCE4BAOAohoSqKZlozCC49Yuj2gMwkMihgrxGbWMZ707iPDABMmU0hpDL0VL0XC8yExCM-is9s4ZmJDOyIwKmoC4xZ3dMmL0BySzdGAXabRFNOa3LKWI-efQNrhj0Rc9iUATJgDMhZFcUA7mL2il1EYVI-lgUUA8EooLwXWhqveUsT8G7vWRWCIY0yooxU5oieOPhe5iNFmclirssqEtuJPZubzSVqMHgBHwshGA6LIcKbFuLIzaNkMfTlhjuEfwZdfMlbLJCHyATUxJgSwApLRNiiEQxhYnMOLowVih6nFKVezSQ9oNUdKAA */
+  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogBMAZgAcARgB0AVgA0IAJ6J5ANgC+e9SgzYCAQRIE8AGSaskILrwHDREhDIUr1WhNMkGRmiYqLh4AMoAKkT4ACJ2ok78giIO7p5KapqIACyygSDGIYoQPLAAxsJCYOV8kGEAijQRkQkOSS6poO7ykvIAnIrSPtr9+oaFwWglZZVC1bX1+E0t9PL2HNzJrmnafYPD2R69BUXTpRVVNXUQijwQADZgWMQkJIStLIlbnW6IssodN4jgB2GSnKaoGaXebXSCKcoPLZCKAvUjvAifDaOH4pP4IeSE-ojPxgiEmKEXOYLG4IpG8FFYMSwPgAQzqJWEYEUrNqnChiO4YDam2ceN2CABgyyvmU0n65OKVKui1uqDAnHYYCEPEZrwxWO+Yp23W0uhBilkJL64yCFOh1Lhao1Wp1jNiFHC+o+Ipxxq64kQ-RBjEUkhJ0jJEzOlNmKtp6s12t1qOZbI5EC5PL5Avpwq+7VxJsDCB0jFDMsQYOkiumjtqKcazSivo64tNBMYykrCBBZdrAvjjeWzda6yN2wDPS7PZBfYHCKHevRPoLosn+PkM5JIP6AWjkMXsIb7s93sxraLU6rOWkwN81YX9YEjPwr0otAYa79G4lW+7JKyIw+QHvaz6Nmm7Lcpm1TZnw-JHjSl7+viCg9vI0jKPIT5LqmLJQYoaCoAhvLwYOx58Mhv4dhhxJHPIc6SCoOEURB+EckRJE5oh1xrNibbFu4t7yCSDFASxNJsem3KcVCpEIc+9CSPxV6bvKokgrIFrKBJ1wpoo1RQJwAjso27xUEQkQUGYkR4PE34CdekoMaJ8jKIwumqmibyripKESn0sh0b48g5OCoHFM+Sx4CsLYOapAXyEFom3gqEV1vG9SxDYFAAGp4DgVG-IlyX0Tk3aeTcWDZdYeUFXxE7FR2gXBdoOQgth6XkTS9TmJYNhFe2JYtSlWmVdFACyRD5fZfnUcNSWtQS7k1l1PFeRNFgUGQLQAPoEAAEhYVB2YNglSItolYWldqRZlEBYCQlnbRQ5hWaQZ1OSN9Fyjpa1RQ957vSQu3WEQcVzU1JZ7uhmGdbdGUUb1K6YhQpCg+DY6Q0NPQgtIOTWgxN2TGB93VWeKOGoW-k0XKhwhYwkgguND1vqQH50Hgn2bsoshMSCok6AxzH-WTkEcqyABmdRQgAFmArIPHwssaAQQ7CIoMbrTc3MlUtblYSzijqqyEAaFg0Q0Iduu07I9PaLIt5GybZtMux3JSzLdyPGAkQ8AAthqACufCa4eAPGwrZs2yWoX9MoigC-R-RASLCPdU6CLy+UADWjYULE1h4LtFjhAA6vV8U07HOhyKJjPM6LSO3OU2d54yBdFyXJDl-V47U-NPRyEoSchcGq3p9r8KtzU7eopb1tV4P2jD4nokpyBk+yU2qxL1D6SSGMig6NakgKAu28jqs-frvvUiH0CJ9HJIh+N1vqDEVC6pPKyDKokDMcD46CYj2GQXYL4fwQt-BWf9yZekpoAi6XZRJwwgZ-SOP9YHi2glmeSuYhSII8IzWQlprR5AniTYoskMEwKkgRGCHtuKChQA1Aed9SyMH1ppDya1qHQN-nQjMuCmF5iUtjc6BJ+jylIc-chaCoFgD4KgDQjYAF7xxvfPmx9rTKByDw9+6D1RKJUaeeBPkLzqIkS-EECdYaG14ZAr+ijlHDkIOzagnNCGEhsRpMEadKHTD4c4kxeFpI8mltMAARryHOnBJaSzDvaIJxiUxeIYuhTS2l5FQklqyHgTxAYIMsU5fGo9tDcOyYoXJ+SsoU3MVTW+Gi-AE3oqggoQhOAQDgKIGMjUmm6EFguZUzc+kSN5kCK0ydbQBNjDCHqtx7hPFGU5PmFYSTKHnGtYZ8y6TIigMs-EUi7z2wQHo4mWttmZ0TK6FMByJT9EYDkGRvgbSVVuWwppuilp9n0TM7W+lDLGR4KZFEdyOxzh7MGfck9wIokUA8MoL59kfIkZpEh6Ekpvz+QDMFsdD4tJCmFChWsI4u18I0iRGFgKiUdsS8O90s6z3eRSpyugsL3ikIwTCztIBgElrqZlP52FuX6PrWl2TcU9HcgcU+58HGGLAJgwVjl8SSHLE80B0hwHyoUSk0FKKvqMF0No5+ujfla2odUgpkrylMxNS8s1BgDBAA */
   id: 'server',
   description: 'One MCP server connection: connect on demand, serve requests, close when idle, reconnect with backoff.',
   context: ({ input }) => {
@@ -600,6 +603,11 @@ export const serverMachine = setup({
             TOUCH: { target: 'ready', actions: 'arm full idle timeout' },
           },
         },
+        redefining: {
+          // Leaving `connected` stops the session actor; told first (one microstep earlier), it answers what it cuts off with the reason.
+          description: 'The definition changed: the session actor has been told, and the server reopens with the new definition.',
+          always: { target: '#server.disconnected.reopening' },
+        },
       },
       on: {
         CONNECT: { actions: ['answer loaded now', 'touch'] },
@@ -622,7 +630,7 @@ export const serverMachine = setup({
           { target: 'error.releasing', actions: ['store lost connection', 'fail unfinished reads'] },
         ],
         DISCONNECT: { target: 'disconnected.closing' },
-        RECONFIGURE: { target: 'disconnected.reopening', actions: 'apply new definition' },
+        RECONFIGURE: { target: '.redefining', actions: ['apply new definition', 'tell session the definition changed'] },
       },
     },
     error: {

@@ -253,6 +253,23 @@ describe('call_mcp_tool', () => {
     );
   });
 
+  it('answers a call cut off by a change of its server\'s definition: it restarts with the new one, and the call can be sent again', async () => {
+    const { manager, load, call } = setUp(undefined, { fixture: stdioFixture() });
+    await load.execute({ server: 'fixture' });
+    const inFlight = call.execute({ server: 'fixture', tool: 'slow', arguments: { ms: 10_000 } });
+    await vi.waitFor(() => expect(manager.serverStatus('fixture')?.inFlight).toBe(1), { timeout: 5_000 });
+    manager.configure({ fixture: { ...stdioFixture(), env: { EDITED: '1' } } });
+    const cut = await inFlight;
+    expect(cut.isError).toBe(true);
+    expect(cut.text).toBe(
+      'Request to MCP server "fixture" failed: its definition changed in the config while it was in flight. It was not retried. It is restarting with the new definition.\n' +
+        'The request may or may not have taken effect. The server is restarting with its new definition by itself: send the request again if it should still run (while it is still connecting, load_mcp waits for it).',
+    );
+    await vi.waitFor(() => expect(manager.getState('fixture')).toBe('connected'), { timeout: 10_000 });
+    const again = await call.execute({ server: 'fixture', tool: 'echo', arguments: { text: 'again' } });
+    expect(again).toMatchObject({ isError: false });
+  });
+
   it("answers an unknown tool with the list of the server's tools", async () => {
     const { load, call } = setUp();
     await load.execute({ server: 'fixture' });

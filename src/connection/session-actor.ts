@@ -1,5 +1,5 @@
 import { fromCallback, type ActorSystem, type AnyActorRef, type EventObject } from 'xstate';
-import { describeRequest, removedWhileRunningError, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
+import { describeRequest, redefinedWhileRunningError, removedWhileRunningError, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
 import { redact, secretsOf } from '../redact.js';
 import { unsendableArgumentsError } from './call-arguments.js';
@@ -107,8 +107,11 @@ export function createSessionActor(deps: SessionActorDeps) {
     let stopped = false;
     /** What the requests in flight get once the connection is lost: they are answered as this actor stops. */
     let lostWith: McpServerError | undefined;
-    /** The server left the config: what is cut off as this actor stops is told so, not to load it again. */
-    let removed = false;
+    /**
+     * Why the chart stops this actor, when it said: the server left the config (no load reaches it
+     * again) or its definition changed (it reconnects by itself).
+     */
+    let stoppedBecause: 'removed' | 'redefined' | undefined;
     const answerAt = eventRouteAnswers({ self, system, sendBack, chartListens: () => !stopped });
     const run = (request: PendingRequest, direct?: DirectAnswer, cancellable = true) => {
       const deliver = direct ?? answerAt(request.replyTo);
@@ -178,7 +181,8 @@ export function createSessionActor(deps: SessionActorDeps) {
     receive((event) => {
       if (event.type === 'RUN') run(event.request, event.answer, event.cancellable);
       else if (event.type === 'CANCEL') cancel(event.requestId, event.reason);
-      else if (event.type === 'REMOVED') removed = true;
+      else if (event.type === 'REMOVED') stoppedBecause = 'removed';
+      else if (event.type === 'REDEFINED') stoppedBecause = 'redefined';
       else sendBack({ type: 'IDLE_ANSWER', inFlight: inFlight.size, idleForMs: inFlight.size > 0 ? 0 : now() - lastActivity });
     });
     for (const request of input.rereads) run(request);
@@ -212,7 +216,9 @@ export function createSessionActor(deps: SessionActorDeps) {
     const stop = () => {
       stopped = true;
       unwatch?.();
-      const error = lostWith ?? (removed ? removedWhileRunningError(name) : requestAbandonedError(name, 'disconnected'));
+      const error =
+        lostWith ??
+        (stoppedBecause === 'removed' ? removedWhileRunningError(name) : stoppedBecause === 'redefined' ? redefinedWhileRunningError(name) : requestAbandonedError(name, 'disconnected'));
       // Emptied first: a caller that reacts to its answer by cancelling or calling again finds nothing left to answer twice.
       const unanswered = [...inFlight];
       inFlight.clear();

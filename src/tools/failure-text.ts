@@ -1,5 +1,5 @@
 /** Errors from the manager, turned into text that tells the model what happened and what it can do. */
-import { isRemovedFromConfig, McpServerError } from '../../machines/errors.js';
+import { isRedefinedInConfig, isRemovedFromConfig, McpServerError } from '../../machines/errors.js';
 import type { PublicServerState } from '../../machines/types.js';
 import { terminalText } from '../../machines/control-characters.js';
 import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
@@ -62,6 +62,7 @@ export function requestFailureText(server: string, state: PublicServerState, err
     case 'DISCONNECTED':
       if (isTaskCutOff(error.cause)) return `${failureWithStderrText(error, server)}\n${TASK_CUT_OFF}`;
       if (isRemovedFromConfig(error.cause)) return `${errorText(error, server)}\n${REMOVED_FROM_CONFIG}`;
+      if (isRedefinedInConfig(error.cause)) return `${errorText(error, server)}\n${REDEFINED_IN_CONFIG}`;
       return (
         `${failureWithStderrText(error, server)}\nThe request may or may not have taken effect. Call load_mcp with server ` +
         `${quoted(server)} to reconnect before trying again.`
@@ -75,6 +76,10 @@ export function requestFailureText(server: string, state: PublicServerState, err
 // The entry is gone from the config: load_mcp cannot reach the server, whatever the model tries.
 const REMOVED_FROM_CONFIG =
   'The request may or may not have taken effect. The server is no longer configured, so load_mcp cannot reach it: do without it, or tell the user.';
+
+// The manager reconnects the server with its new definition by itself: a load_mcp would only wait for that.
+const REDEFINED_IN_CONFIG =
+  'The request may or may not have taken effect. The server is restarting with its new definition by itself: send the request again if it should still run (while it is still connecting, load_mcp waits for it).';
 
 // The time limit is the application's (its timeout setting); the model cannot give a longer one.
 const TASK_TIME_LIMIT =
