@@ -55,7 +55,7 @@ interface Sample {
 it.skipIf(!PROMETHEUS)('Prometheus scrapes serve --metrics and returns mcp_client_operation_duration_seconds buckets for the calls made', async () => {
   serve = startServe(undefined, { serveFlags: ['--metrics', '127.0.0.1:0'] });
   const host = serve;
-  const endpoint = await eventually(() => /metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(host.stderr())?.[1], 30_000, `serve's metrics address; stderr: ${host.stderr()}`);
+  const endpoint = await eventually(() => /metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(host.stderr())?.[1], 30_000, `serve's metrics address; stderr: ${host.stderr()}`);
   await loadFixture(serve);
   for (const id of [10, 11]) {
     callThroughServe(serve, id, 'fixture', 'echo', { text: `call ${id}` });

@@ -32,7 +32,7 @@ afterAll(async () => {
 
 /** The `_count` lines of `metric` in a scrape of the replica's `--metrics` listener. */
 async function scraped(serve: HttpServe, metric: string): Promise<string[]> {
-  const endpoint = /metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(serve.stderr())?.[1];
+  const endpoint = /metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(serve.stderr())?.[1];
   expect(endpoint, serve.stderr()).toBeDefined();
   const scrape = await (await fetch(endpoint!, { signal: AbortSignal.timeout(30_000) })).text();
   return scrape.split('\n').filter((line) => line.startsWith(`${metric}_count`));

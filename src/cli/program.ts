@@ -415,7 +415,7 @@ export function buildProgram(): Command {
       }
       process.exitCode = await withTelemetry(options, (telemetry) => {
         // stdout carries the protocol: the address goes to stderr.
-        if (telemetry?.metricsUrl) process.stderr.write(`metrics: ${telemetry.metricsUrl}\n`);
+        if (telemetry?.metricsUrl) process.stderr.write(`mcp-statechart serve: metrics on ${telemetry.metricsUrl}\n`);
         return withInspector(options.inspect, false, (inspect) =>
           http === undefined
             ? runServe(globalOptions(command), { inspect, defaults }, { view: options.view, sampling: options.sampling })
