@@ -66,11 +66,15 @@ export function disabledServerError(server: string): McpServerError {
   );
 }
 
+/**
+ * Read by the program that sent the request (the manager's caller, a chart embedding the
+ * registry): the loader tools tell the model about load_mcp in words of their own (failure-text.ts).
+ */
 export function notConnectedError(server: string, state: string): McpServerError {
   return new McpServerError(
     'NOT_CONNECTED',
     server,
-    `MCP server ${quoted(server)} is not connected (state: ${state}). Call load_mcp with server ${quoted(server)} first.`,
+    `MCP server ${quoted(server)} is not connected (state: ${state}). Connect it first (the manager's connect(${quoted(server)}), or mcp.load to the registry), then send the request again.`,
   );
 }
 

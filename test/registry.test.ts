@@ -44,12 +44,12 @@ describe('the registry', () => {
     registry.stop();
   });
 
-  it('answers a call to a configured server that was never loaded with "load it first"', () => {
+  it('answers a call to a configured server that was never loaded with "connect it first"', () => {
     const registry = createActor(registryMachine, { input: { servers: { idle: { command: 'x' } } } }).start();
     const { ref, replies } = inbox();
     registry.send({ type: 'mcp.callTool', server: 'idle', tool: 'echo', replyTo: ref, requestId: '1' });
     const reply = replies[0] as Extract<McpReply, { type: 'mcp.failed' }>;
-    expect(reply.error.message).toMatch(/is not connected .* Call load_mcp with server "idle" first/);
+    expect(reply.error.message).toMatch(/is not connected .* Connect it first \(the manager's connect\("idle"\), or mcp\.load to the registry\)/);
     registry.stop();
   });
 
