@@ -9,7 +9,7 @@ import { nameRecord } from './name-record.js';
 import { REQUEST_EVENTS, requestSpecOf } from './request-kinds.js';
 import type { AnyActorRef, Snapshot } from 'xstate';
 import { disabledServerError, malformedRequestError, notConnectedError, serverCrashedError, unknownServerError, type McpServerError } from './errors.js';
-import { requestSpecProblem, serverNameProblem } from './request-shape.js';
+import { isAnswerable, requestSpecProblem, serverNameProblem } from './request-shape.js';
 import {
   serverMachine,
   sessionActorOf,
@@ -94,11 +94,12 @@ const SERVER_REQUEST_EVENTS = ['mcp.load', ...REQUEST_EVENTS] as const;
 type ServerRequestEvent = Extract<RegistryEvent, { type: (typeof SERVER_REQUEST_EVENTS)[number] }>;
 
 /**
- * Why a request cannot be run as sent (a server name, tool or prompt name or URI that is not a
+ * Why a request cannot be run as sent (a replyTo that is not an actor, a server name, tool or prompt name or URI that is not a
  * string, arguments that are not an object), or undefined. The protocol's types rule these out,
  * but an embedder's plain JavaScript, or a cast, may send anything.
  */
 function malformedRequestProblem(event: ServerRequestEvent): string | undefined {
+  if (!isAnswerable(event.replyTo)) return 'replyTo is not an actor';
   return serverNameProblem(event.server) ?? (event.type === 'mcp.load' ? undefined : requestSpecProblem(requestSpecOf(event)));
 }
 
@@ -322,6 +323,8 @@ export const registryMachine = setup({
       const problem = malformedRequestProblem(event);
       if (problem === undefined) return;
       const { server, requestId, replyTo } = event;
+      // Nobody to tell: dropped.
+      if (!isAnswerable(replyTo)) return;
       const error = malformedRequestError(server, event.type, problem);
       enqueue.sendTo(replyTo, { type: 'mcp.failed', requestId, server: error.server, error } satisfies McpFinalReply);
     }),
@@ -368,6 +371,8 @@ export const registryMachine = setup({
     'add subscriber': assign({
       subscribers: ({ context, event }) => {
         assertEvent(event, 'mcp.subscribe');
+        // Every later report would be sent to it, and throw.
+        if (!isAnswerable(event.replyTo)) return context.subscribers;
         const others = context.subscribers.filter((subscriber) => subscriber.replyTo !== event.replyTo && isListening(subscriber));
         return [...others, { replyTo: event.replyTo, include: [...new Set(event.include ?? [])] }];
       },
@@ -430,7 +435,7 @@ export const registryMachine = setup({
     },
     requests: {
       description:
-        'Requests for one server, answered at their replyTo: one with a value of the wrong type is refused first; a load spawns the server on first use; calls, reads, prompts and resource subscriptions share one guard chain; a cancel goes to a server that was used.',
+        'Requests for one server, answered at their replyTo: one with a value of the wrong type is refused first (dropped if its replyTo is not an actor); a load spawns the server on first use; calls, reads, prompts and resource subscriptions share one guard chain; a cancel goes to a server that was used.',
       on: {
         'mcp.load': [...REFUSALS, { actions: ['spawn server if needed', 'forward to server'] }],
         'mcp.callTool': [...REQUEST_ROUTE],

@@ -4,6 +4,8 @@
  * through the manager's methods (src/request-arguments.ts words these as TypeErrors) or as events
  * sent straight to the registry (which answers `mcp.failed`): a name that is not a string matches
  * no server's answer, so its request would wait forever, and wording a URI that is not one crashed.
+ * A `replyTo` that is not an actor cannot be answered at all: sending to it threw inside the
+ * registry, which stopped with every server under it.
  */
 import type { RequestSpec } from './types.js';
 
@@ -31,4 +33,12 @@ export function requestSpecProblem(spec: RequestSpec): string | undefined {
     return `the arguments must be an object of named values ({ name: value }), not ${describeValue(spec.arguments)}`;
   }
   return undefined;
+}
+
+/**
+ * Whether `replyTo` can be sent an answer: an actor ref, to which XState delivers through its
+ * `_send`. A name, a plain object or an object with only a `send` method cannot.
+ */
+export function isAnswerable(replyTo: unknown): boolean {
+  return typeof replyTo === 'object' && replyTo !== null && typeof Reflect.get(replyTo, '_send') === 'function';
 }

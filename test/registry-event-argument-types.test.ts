@@ -82,3 +82,30 @@ describe('request events of the wrong type sent straight to the registry', () =>
     expect(agent.getSnapshot().children.mcp?.getSnapshot().status).toBe('active');
   });
 });
+
+describe('request events whose replyTo is not an actor', () => {
+  it.each([
+    ['a plain object', {}],
+    ['an object with a send method', { send: () => {} }],
+    ['a string', 'agent'],
+    ['a number', 42],
+    ['null', null],
+  ])('with %s: dropped (nobody to answer), the registry goes on and answers the next request', async (_name, replyTo) => {
+    const { ask, agent } = startAgent();
+    const registry = agent.getSnapshot().children.mcp!;
+    const bad = [
+      { type: 'mcp.subscribe', replyTo },
+      { type: 'mcp.load', server: 'everything', replyTo, requestId: 'bad-load' },
+      { type: 'mcp.load', server: 'nowhere', replyTo, requestId: 'bad-unknown' },
+      { type: 'mcp.callTool', server: 'everything', tool: 'echo', arguments: { message: 'x' }, replyTo, requestId: 'bad-call' },
+      { type: 'mcp.readResource', server: 42, uri: 'demo://x', replyTo, requestId: 'bad-malformed' },
+    ];
+    for (const event of bad) registry.send(event as unknown as McpRegistryInput);
+    expect(registry.getSnapshot().status).toBe('active');
+    expect(await ask({ type: 'mcp.load', server: 'everything', requestId: 'load' })).toMatchObject({ type: 'mcp.loaded' });
+    const good = await ask({ type: 'mcp.callTool', server: 'everything', tool: 'echo', arguments: { message: 'still here' }, requestId: 'good' });
+    assertEvent(good, 'mcp.toolResult');
+    expect(textOf(good.result)).toContain('still here');
+    expect(registry.getSnapshot().status).toBe('active');
+  });
+});
