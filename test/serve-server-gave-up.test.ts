@@ -5,6 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_COMMAND } from './support/cli.js';
+import { warnWhenServersGiveUp } from '../src/cli/given-up-log.js';
+import type { McpStateChangedEmitted, ServerSubstate } from '../src/index.js';
 
 const SECRET = 'sk-boom-0123456789abcdef';
 let home: string;
@@ -34,10 +36,39 @@ describe('serve without --verbose, when a server gives up connecting', () => {
       const loaded = await client.callTool({ name: 'load_mcp', arguments: { server: 'boom' } }, undefined, { timeout: 30_000 });
       expect(loaded.isError).toBe(true);
       const lines = stderr.split('\n').filter((line) => line.includes('boom'));
-      expect(lines).toEqual([expect.stringMatching(/MCP server "boom" gave up connecting after its retries: Could not connect to MCP server "boom": its process exited at start with code 3\./)]);
+      expect(lines).toEqual([expect.stringMatching(/MCP server "boom" gave up connecting after 4 attempts: Could not connect to MCP server "boom": its process exited at start with code 3\./)]);
       expect(stderr).not.toContain(SECRET);
     } finally {
       await client.close();
     }
   }, 40_000);
+});
+
+describe('the number of attempts in the warning', () => {
+  /** The warnings for a server whose chart reports `substates`, in order (the chart's own reports are pure data here). */
+  function warningsFor(substates: ServerSubstate[]): string[] {
+    let report: ((event: McpStateChangedEmitted) => void) | undefined;
+    const manager = { on: (_type: string, handler: (event: McpStateChangedEmitted) => void) => ((report = handler), () => {}) };
+    const warnings: string[] = [];
+    warnWhenServersGiveUp(manager as Parameters<typeof warnWhenServersGiveUp>[0], { warn: (line: string) => warnings.push(line) });
+    substates.forEach((substate, attempt) =>
+      report!({ type: 'mcp.stateChanged', server: 'x', state: substate.split('.')[0] as McpStateChangedEmitted['state'], substate, attempt }),
+    );
+    return warnings;
+  }
+
+  it('counts every attempt of a load that fails: the first and each retry', () => {
+    expect(warningsFor(['disconnected.idle', 'connecting.negotiating', 'error.retrying', 'connecting.negotiating', 'connecting.listing', 'error.failed'])).toEqual([
+      'MCP server "x" gave up connecting after 2 attempts',
+    ]);
+    expect(warningsFor(['disconnected.idle', 'connecting.negotiating', 'error.failed'])).toEqual(['MCP server "x" gave up connecting after 1 attempt']);
+  });
+
+  it('after a lost connection, counts only the reconnects, and says when there were none', () => {
+    const connected: ServerSubstate[] = ['disconnected.idle', 'connecting.negotiating', 'connecting.listing', 'connected.ready'];
+    expect(warningsFor([...connected, 'error.releasing', 'error.retrying', 'connecting.negotiating', 'error.failed'])).toEqual([
+      'MCP server "x" gave up connecting after 1 attempt',
+    ]);
+    expect(warningsFor([...connected, 'error.releasing', 'error.failed'])).toEqual(['MCP server "x" lost its connection and gave up without reconnecting']);
+  });
 });
