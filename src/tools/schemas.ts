@@ -17,23 +17,32 @@ function serverField(servers: string[]) {
   return z.enum([first, ...rest]);
 }
 
+/**
+ * An optional field for which `null` is the same as leaving it out: many models send null for an
+ * optional parameter they do not use (`"arguments": null` for a tool without parameters). The
+ * JSON Schema stays the field's own type, with no null in it.
+ */
+function leftOutWhenNull<Schema extends z.ZodType>(schema: Schema) {
+  return z.preprocess((value) => (value === null ? undefined : value), schema.optional());
+}
+
 export function loadMcpSchema(servers: string[], listed: boolean) {
   return z.object({
     // Too many servers to list: any name, checked at run time (an unknown one gets the closest names).
     server: listed ? serverField(servers) : z.string(),
     // Undescribed: a manifest too large for the budget comes in a short form whose note says to ask for one tool.
-    tool: z.string().optional(),
+    tool: leftOutWhenNull(z.string()),
     // false: the model turns the server off for this session; true (or a plain load) turns it back on.
-    enabled: z.boolean().optional(),
+    enabled: leftOutWhenNull(z.boolean()),
   });
 }
 
 export function searchMcpToolsSchema() {
   return z.object({
     query: z.string().describe('Plain words, or a tool name'),
-    server: z.string().optional(),
-    limit: z.number().int().optional(),
-    detail: z.enum(['name', 'summary', 'full']).optional(),
+    server: leftOutWhenNull(z.string()),
+    limit: leftOutWhenNull(z.number().int()),
+    detail: leftOutWhenNull(z.enum(['name', 'summary', 'full'])),
   });
 }
 
@@ -48,7 +57,7 @@ export function callMcpToolSchema() {
     tool: z.string(),
     // A loose object rather than a record: its JSON Schema has no `propertyNames`, which some function-calling APIs reject.
     // The JSON Schema shows the object alone; a JSON string of one, which models often send, is taken too.
-    arguments: z.preprocess(objectFromJsonText, z.looseObject({})).optional(),
+    arguments: leftOutWhenNull(z.preprocess(objectFromJsonText, z.looseObject({}))),
   });
 }
 
