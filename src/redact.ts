@@ -156,3 +156,14 @@ export function redactError<T>(error: T, secrets: readonly string[]): T | Error 
   }
   return copy;
 }
+
+/**
+ * A server's tool error (`isError: true`) with every secret redacted in its strings and keys
+ * (content, structured content): what went wrong may quote the server's own credentials (a
+ * refused key). A successful result is the server's answer to the request, left as sent.
+ */
+export function redactToolError<T extends { isError?: boolean }>(result: T, secrets: readonly string[]): T {
+  if (result.isError !== true || secrets.length === 0) return result;
+  // The same shape: only strings are replaced.
+  return redactData(result, secrets, 1) as T;
+}

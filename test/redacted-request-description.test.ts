@@ -2,7 +2,7 @@
  * A failed request's error quotes the request (the resource's URI, the tool's name) through the
  * same redaction as the server's words: a value of the server's entry in it is `[redacted]`, in
  * the manager's error, the loader tools' text and the CLI's output alike. (A tool's own isError
- * answer is the server's content, not an error of ours: it is passed on as sent.) A real stdio server
+ * answer is redacted too: test/tool-error-secrets.test.ts.) A real stdio server
  * (the examples' notes server) given the value in its `env`.
  */
 import { writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 import { fromCallback, type ActorSystem, type AnyActorRef, type EventObject } from 'xstate';
 import { describeRequest, redefinedWhileRunningError, removedWhileRunningError, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
-import { redact, secretsOf } from '../redact.js';
+import { redact, redactToolError, secretsOf } from '../redact.js';
 import { unsendableArgumentsError } from './call-arguments.js';
 import { CancelSignal } from './cancel-signal.js';
 import { taskCutOffError } from './task-time-limit.js';
@@ -81,6 +81,8 @@ export interface SessionActorDeps {
 export function createSessionActor(deps: SessionActorDeps) {
   return fromCallback<SessionActorEvent, SessionActorInput, SessionReport>(({ input, self, system, sendBack, receive }) => {
     const { name } = input;
+    // What the server may quote back: never passed on in an error of its own or a request handed back.
+    const secrets = secretsOf(input.config);
     const session = deps.liveSession(name, system);
     const now = () => deps.now(system);
     const inFlight = new Set<RunningRequest>();
@@ -152,7 +154,7 @@ export function createSessionActor(deps: SessionActorDeps) {
       const fail = (error: unknown) => settle(failure(running, session.failure(describeRequest(spec), error, requestOptions.signal)));
       // One promise per request, answered in its own handlers: this is every call's path.
       if (spec.kind === 'tool') {
-        session.callTool(spec.tool, spec.arguments, spec.taskId === undefined ? requestOptions : { ...requestOptions, taskId: spec.taskId }).then((result) => settle({ type: 'mcp.toolResult', requestId, server: name, result }), fail);
+        session.callTool(spec.tool, spec.arguments, spec.taskId === undefined ? requestOptions : { ...requestOptions, taskId: spec.taskId }).then((result) => settle({ type: 'mcp.toolResult', requestId, server: name, result: redactToolError(result, secrets) }), fail);
       } else if (spec.kind === 'resource') {
         session.readResource(spec.uri, requestOptions).then((result) => settle({ type: 'mcp.resource', requestId, server: name, contents: result.contents }), fail);
       } else if (spec.kind === 'prompt') {
@@ -199,7 +201,7 @@ export function createSessionActor(deps: SessionActorDeps) {
           for (const running of inFlight) {
             if (running.request.spec.kind !== 'resource') continue;
             inFlight.delete(running);
-            unfinishedReads.push({ ...running.request, description: redact(describeRequest(running.request.spec), secretsOf(input.config)) });
+            unfinishedReads.push({ ...running.request, description: redact(describeRequest(running.request.spec), secrets) });
           }
         }
         // The chart leaves `connected` on this report and stops this actor, which answers the rest.
