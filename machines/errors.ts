@@ -264,13 +264,20 @@ export function abortError(server: string, what: string, reason?: unknown): McpS
   return error;
 }
 
-/** The server's actor threw (a bug, or server data it could not handle): what it held is answered with this. */
+/** What happened to a server whose actor threw, without advice: the loader tools add their own (failure-text.ts). */
+export function serverCrashedWhat(server: string, cause: unknown): string {
+  return `MCP server ${quoted(server)} stopped unexpectedly inside this client (${errorMessage(cause)}); its connection was closed.`;
+}
+
+/**
+ * The server's actor threw (a bug, or server data it could not handle): what it held is answered
+ * with this. Read by the program that sent the request, as notConnectedError is.
+ */
 export function serverCrashedError(server: string, cause: unknown): McpServerError {
-  const why = errorMessage(cause);
   return new McpServerError(
     'SERVER_CRASHED',
     server,
-    `MCP server ${quoted(server)} stopped unexpectedly inside this client (${why}); its connection was closed. Call load_mcp with server ${quoted(server)} to start it again.`,
+    `${serverCrashedWhat(server, cause)} Connect it again (the manager's connect(${quoted(server)}), or mcp.load to the registry) to start it anew.`,
     { cause },
   );
 }

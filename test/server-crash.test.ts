@@ -6,8 +6,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback, type Actor } from 'xstate';
 import { createRegistryLogic, SessionTracker, silentLogger } from '../src/index.js';
+import { loadFailureText, requestFailureText } from '../src/tools/failure-text.js';
 import { createServerLogic } from '../src/connection/server-logic.js';
 import type { McpProgressEvent, McpReply } from '../machines/types.js';
+import { serverCrashedError } from '../machines/errors.js';
 import { descendantsOfThisProcess, stdioFixture } from './support/fixtures.js';
 
 const tracker = new SessionTracker();
@@ -19,11 +21,11 @@ afterEach(async () => {
   await tracker.closeAll();
 });
 
-/** A registry whose server chart throws when a list_changed refresh arrives. */
-function crashingRegistry() {
+/** A registry whose server chart throws when a list_changed refresh arrives (or, given that action, when it stores a first manifest). */
+function crashingRegistry(throwingAction: 'store manifest and report it' | 'store manifest' = 'store manifest and report it') {
   const server = createServerLogic(deps).provide({
     actions: {
-      'store manifest and report it': () => {
+      [throwingAction]: () => {
         throw new Error('an action threw on server data');
       },
     },
@@ -56,5 +58,26 @@ describe('a server actor that crashes', () => {
 
     registry.send({ type: 'mcp.load', server: 'fixture', replyTo: ref, requestId: 'again' });
     await vi.waitFor(() => expect(reply('again')?.type).toBe('mcp.loaded'), { timeout: 10_000 });
+  });
+
+  it('tells the program whose load it held to connect it again (connect or mcp.load), not to call load_mcp', async () => {
+    registry = crashingRegistry('store manifest');
+    const { ref, reply } = inbox();
+    registry.send({ type: 'mcp.load', server: 'fixture', replyTo: ref, requestId: 'load' });
+    await vi.waitFor(() => expect(reply('load')?.type).toBe('mcp.failed'), { timeout: 10_000 });
+    const error = (reply('load') as Extract<McpReply, { type: 'mcp.failed' }>).error;
+    expect(error).toMatchObject({ code: 'SERVER_CRASHED', server: 'fixture' });
+    expect(error.message).toBe(
+      'MCP server "fixture" stopped unexpectedly inside this client (an action threw on server data); its connection was closed. ' +
+        'Connect it again (the manager\'s connect("fixture"), or mcp.load to the registry) to start it anew.',
+    );
+    expect(error.message).not.toContain('load_mcp');
+  });
+
+  it('is told to the model with load_mcp as the way to start it again', () => {
+    const error = serverCrashedError('fixture', new Error('an action threw'));
+    const crashed = 'MCP server "fixture" stopped unexpectedly inside this client (an action threw); its connection was closed. Call load_mcp with server "fixture" to start it again.';
+    expect(requestFailureText('fixture', 'disconnected', error)).toBe(crashed);
+    expect(loadFailureText('fixture', 'disconnected', error)).toContain(`Error: ${crashed}\n`);
   });
 });

@@ -1,5 +1,5 @@
 /** Errors from the manager, turned into text that tells the model what happened and what it can do. */
-import { isRedefinedInConfig, isRemovedFromConfig, McpServerError } from '../../machines/errors.js';
+import { isRedefinedInConfig, isRemovedFromConfig, McpServerError, serverCrashedWhat } from '../../machines/errors.js';
 import type { PublicServerState } from '../../machines/types.js';
 import { terminalText } from '../../machines/control-characters.js';
 import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
@@ -24,9 +24,17 @@ function stderrSection(error: unknown): string {
   return `\nLast stderr lines of the server:\n${terminalText(tail)}`;
 }
 
+/** The error's own advice is for the program that sent the request; the model starts a server with load_mcp. */
+function messageText(error: unknown, server: string): string {
+  if (error instanceof McpServerError && error.code === 'SERVER_CRASHED') {
+    return errorText(`${serverCrashedWhat(server, error.cause)} Call load_mcp with server ${quoted(server)} to start it again.`, server);
+  }
+  return errorText(error, server);
+}
+
 /** An error's text with the server's stderr tail under it when it carries one (a stdio server whose process died), as the model and a host are told it. */
 export function failureWithStderrText(error: unknown, server: string): string {
-  return `${errorText(error, server)}${stderrSection(error)}`;
+  return `${messageText(error, server)}${stderrSection(error)}`;
 }
 
 function nextStepAfterLoadFailure(error: unknown): string {
@@ -67,6 +75,8 @@ export function requestFailureText(server: string, state: PublicServerState, err
         `${failureWithStderrText(error, server)}\nThe request may or may not have taken effect. Call load_mcp with server ` +
         `${quoted(server)} to reconnect before trying again.`
       );
+    case 'SERVER_CRASHED':
+      return messageText(error, server);
     default:
       if (isTaskTimeLimit(error.cause)) return `${errorText(error, server)}\n${TASK_TIME_LIMIT}`;
       return missingCapabilities(error.cause) === undefined ? errorText(error, server) : `${errorText(error, server)}\n${NO_INPUT_ANSWERED}`;
