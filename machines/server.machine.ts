@@ -805,12 +805,13 @@ export function restoredAsDisconnected(persisted: Snapshot<unknown>): Snapshot<u
  * A persisted server snapshot that also names the requests in flight (`running`, which the
  * session actor holds, not the chart) and the reads waiting to be sent again, by their callers'
  * system ids, since their refs do not survive JSON: a restore answers them (`restoredAsDisconnected`).
+ * Each is quoted by its `description` where it has one (secrets redacted).
  */
 export function persistedWithRequestsInFlight(persisted: Snapshot<unknown>, context: ServerContext, running: readonly PendingRequest[]): Snapshot<unknown> {
   const stale: StaleRequest[] = [];
-  for (const { replyTo, requestId, spec } of [...running, ...context.rereads]) {
+  for (const { replyTo, requestId, spec, description } of [...running, ...context.rereads]) {
     const systemId = systemIdOf(replyTo);
-    if (systemId !== undefined) stale.push({ systemId, requestId, request: describeRequest(spec) });
+    if (systemId !== undefined) stale.push({ systemId, requestId, request: description ?? describeRequest(spec) });
   }
   if (persisted.status !== 'active' || stale.length === 0) return persisted;
   const snapshot = persisted as PersistedServerSnapshot;

@@ -157,4 +157,28 @@ describe('restoring a registry embedded in a chart', () => {
     expect(answers?.[0]?.type === 'mcp.failed' && answers[0].error.message).toMatch(/restored from a persisted snapshot while calling tool "slow" was in flight.*load it again/);
     expect((restored.system.get(serverSystemId('fixture')) as ServerActorRef).getSnapshot().context.staleRequests).toEqual([]);
   });
+
+  it('quotes a request that was in flight when persisted with the values of its server’s entry redacted', async () => {
+    const secret = 'restored-secret-4242';
+    const registry = createRegistryLogic(registryOptions);
+    const input = { servers: { fixture: { ...stdioFixture(), env: { ITEM_KEY: secret } } }, reaction: 'none' as const, again: { server: 'fixture', tool: 'echo' } };
+    const original = startReactingCaller(registry, input, { systemId: 'agent' });
+    actors.push(original as never);
+    ask(original, { type: 'mcp.load', server: 'fixture', replyTo: original, requestId: 'load' });
+    await vi.waitFor(() => expect(repliesById(original).get('load')).toMatchObject([{ type: 'mcp.loaded' }]), { timeout: 10_000 });
+    ask(original, { type: 'mcp.readResource', server: 'fixture', uri: `fixture://items/${secret}`, replyTo: original, requestId: 'read' });
+
+    // Persisted in the same step: the read has not been answered.
+    const json = JSON.stringify(original.getPersistedSnapshot());
+    original.stop();
+    await tracker.closeAll();
+    await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
+
+    const restored = startReactingCaller(registry, input, { snapshot: JSON.parse(json) as never, systemId: 'agent' });
+    actors.push(restored as never);
+    await settle();
+    const answers = repliesById(restored).get('read');
+    expect(answers).toMatchObject([{ type: 'mcp.failed', error: { code: 'DISCONNECTED' } }]);
+    expect(answers?.[0]?.type === 'mcp.failed' && answers[0].error.message).toContain('while reading resource "fixture://items/[redacted]" was in flight');
+  });
 });

@@ -1,6 +1,8 @@
 import { context } from '@opentelemetry/api';
 import { fromPromise, type AnyActorScope } from 'xstate';
 import { persistedWithRequestsInFlight, restoredAsDisconnected, serverMachine, type ConnectInput, type ConnectOutput, type ServerEvent } from '../../machines/server.machine.js';
+import { describeRequest } from '../../machines/errors.js';
+import { redact, secretsOf } from '../redact.js';
 import { openSession, type ConnectionDeps } from './open-session.js';
 import { createSessionActor } from './session-actor.js';
 import { withOverrides } from '../provide-overrides.js';
@@ -33,8 +35,13 @@ export function createServerLogic(deps: ServerLogicDeps) {
  */
 function persistAndRestore(logic: ReturnType<typeof serverLogicWithEffects>, tracker: SessionTracker): void {
   const persist = logic.getPersistedSnapshot;
-  logic.getPersistedSnapshot = (snapshot, options) =>
-    persistedWithRequestsInFlight(persist(snapshot, options), snapshot.context, tracker.pendingRequests(snapshot.context.name));
+  logic.getPersistedSnapshot = (snapshot, options) => {
+    // Quoted in the snapshot and in the answer after a restore: the values of the entry a request holds are left out.
+    const pending = tracker.pendingRequests(snapshot.context.name);
+    const secrets = pending.length > 0 ? secretsOf(snapshot.context.config) : [];
+    const running = pending.map((request) => ({ ...request, description: redact(describeRequest(request.spec), secrets) }));
+    return persistedWithRequestsInFlight(persist(snapshot, options), snapshot.context, running);
+  };
   const restore = logic.restoreSnapshot;
   logic.restoreSnapshot = (snapshot, scope) => restore(restoredAsDisconnected(snapshot), scope);
   const start = logic.start;
