@@ -203,6 +203,9 @@ export class Session implements McpSession {
   // Not async, and failures mapped by the caller through `failure`: a call costs the SDK's own promise only.
   callTool(tool: string, args: Record<string, unknown> | undefined, options: McpRequestOptions = {}): ReturnType<McpSession['callTool']> {
     if (options.taskId !== undefined) return this.resumeTask(tool, options.taskId, options);
+    // Servers answer an unknown tool by era: a 2026-07-28 server with -32602, one on the v1 SDK
+    // with an isError result. Refused here, as call_mcp_tool does, it rejects the same on both.
+    if (!this.listed.tools.some((listed) => listed.name === tool)) return Promise.reject(new Error(unlistedToolMessage(tool)));
     if (this.taskTools.has(tool)) {
       // Progress here is the task's status; the requests themselves carry no progress token.
       const request = { ...sdkRequestOptions(options), onprogress: undefined };
@@ -295,4 +298,8 @@ export class Session implements McpSession {
 
 function undeclaredError(capability: 'resources' | 'prompts'): Error {
   return new Error(`the server does not offer ${capability} (its capabilities lack ${capability}), so it was not asked`);
+}
+
+function unlistedToolMessage(tool: string): string {
+  return `the server lists no tool ${quoted(tool)} (its tools are in getManifest(name).tools), so it was not asked`;
 }

@@ -1,0 +1,52 @@
+/**
+ * A program that calls a tool its server does not list gets the same answer from every server:
+ * a rejection with code REQUEST_FAILED, and the server is not asked. Servers answered by era: a
+ * 2026-07-28 server rejects with -32602, one on the v1 SDK (server-memory) returned an isError
+ * result, which a program could take for the tool's own failure. The MCP spec calls an unknown
+ * tool a protocol error, and call_mcp_tool already answers it from the listed tools. Real
+ * server-memory and the 2026-07-28 fixture over stdio.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createActor, fromCallback } from 'xstate';
+import { McpConnectionManager, McpServerError, silentLogger, type McpReply } from '../src/index.js';
+import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
+import { modernStdio } from './support/modern-server.js';
+import { rejectionOf } from './support/fixtures.js';
+
+let servers: ReferenceServers;
+let manager: McpConnectionManager;
+beforeEach(() => {
+  servers = referenceServers();
+  manager = new McpConnectionManager({ logger: silentLogger });
+});
+afterEach(async () => {
+  await manager.dispose();
+  servers.cleanup();
+});
+
+const eras = [
+  ['server-memory (2025-11-25, v1 SDK)', () => servers.memory],
+  ['the 2026-07-28 fixture', () => modernStdio()],
+] as const;
+
+describe.each(eras)('manager.callTool of a tool %s does not list', (_era, config) => {
+  it('rejects with REQUEST_FAILED naming the tool, and the connection stays up', async () => {
+    await manager.connect('server', config());
+    const error = await rejectionOf(manager.callTool('server', 'nope', {}));
+    expect(error).toBeInstanceOf(McpServerError);
+    expect(error).toMatchObject({ code: 'REQUEST_FAILED', server: 'server' });
+    expect(error.message).toBe(
+      'MCP server "server" failed calling tool "nope": the server lists no tool "nope" (its tools are in getManifest(name).tools), so it was not asked',
+    );
+    expect(manager.getState('server')).toBe('connected');
+  });
+
+  it('is answered the same through the registry (mcp.callTool)', async () => {
+    await manager.connect('server', config());
+    const replies: McpReply[] = [];
+    const inbox = createActor(fromCallback<McpReply>(({ receive }) => receive((reply) => replies.push(reply)))).start();
+    manager.actor.send({ type: 'mcp.callTool', server: 'server', tool: 'nope', replyTo: inbox, requestId: 'r' });
+    await expect.poll(() => replies[0], { timeout: 10_000 }).toMatchObject({ type: 'mcp.failed', requestId: 'r', error: { code: 'REQUEST_FAILED' } });
+    inbox.stop();
+  });
+});
