@@ -30,6 +30,20 @@ export function splitWords(text: string): string[] {
 /** A vowel, or a "y" after a consonant as in "dry": Porter's test that a stem is still a word. */
 const hasVowel = (word: string) => /[aeiou]|[^aeiou]y/.test(word);
 
+/**
+ * WordNet 3.1's verbs ending in a doubled consonant other than l, s or z (index.verb): their "-ed"
+ * and "-ing" forms keep the double ("adding" is "add", not Porter's "ad"). Checked against WordNet by
+ * test/stem-doubled-consonant.test.ts.
+ */
+export const DOUBLED_VERBS: ReadonlySet<string> = new Set(
+  (
+    'add babbitt biff birr bitt bluff boycott buff burr butt chaff chirr chuff churr conn crossruff cuff doff ' +
+    'ebb eff egg enfeoff err fluff handcuff headbutt huff luff miff muff nett off overstuff puff purr putt ' +
+    'quaff rebuff riff ruff schnorr sclaff scoff scuff shirr shnorr sniff snuff staff stuff tariff unstuff ' +
+    'whiff whirr'
+  ).split(' '),
+);
+
 /** A light stemmer: plural and verb endings, and a final "e", so forms of one word meet. */
 export function stem(word: string): string {
   let stemmed = word;
@@ -40,8 +54,15 @@ export function stem(word: string): string {
   if (stemmed.length > 8 && stemmed.endsWith('ship')) stemmed = stemmed.slice(0, -4);
   if (stemmed.length > 7 && stemmed.endsWith('tion')) return stemmed.slice(0, -3);
   // As Porter's: an ending is taken only from a word that keeps a vowel, so "string" and "spring" stay whole ("str", "spr" were wrong).
-  if (stemmed.length > 5 && stemmed.endsWith('ing') && hasVowel(stemmed.slice(0, -3))) stemmed = stemmed.slice(0, -3);
-  else if (stemmed.length > 4 && stemmed.endsWith('ed') && !stemmed.endsWith('eed') && hasVowel(stemmed.slice(0, -2))) stemmed = stemmed.slice(0, -2);
+  const ending =
+    stemmed.length > 5 && stemmed.endsWith('ing') && hasVowel(stemmed.slice(0, -3))
+      ? 'ing'
+      : stemmed.length > 4 && stemmed.endsWith('ed') && !stemmed.endsWith('eed') && hasVowel(stemmed.slice(0, -2))
+        ? 'ed'
+        : '';
+  stemmed = stemmed.slice(0, stemmed.length - ending.length);
+  // Porter's step 1b: the doubled consonant an ending leaves is undone whatever the length, so "mapping", "setting" and "logged" meet "map", "set", "log" (were "mapp", "sett", "logg").
+  if (ending !== '' && /([bcdfghjkmnpqrtvwxy])\1$/.test(stemmed) && !DOUBLED_VERBS.has(stemmed)) stemmed = stemmed.slice(0, -1);
   // Porter's "-eed" is not a past "-ed": "speed" stays whole, "proceed" loses its "d" as "proceeded" and "proceeding" do (were "spe", "proc").
   if (stemmed.endsWith('eed') && hasVowel(stemmed.slice(0, -3))) stemmed = stemmed.slice(0, -1);
   // Porter's step 1c: a final "y" after a vowelled stem is "i", so "copy" meets "copied" and "movies" meets "movie" (were "copy"/"copi", "movy"/"movi").
