@@ -805,7 +805,7 @@ export function restoredAsDisconnected(persisted: Snapshot<unknown>): Snapshot<u
  * A persisted server snapshot that also names the requests in flight (`running`, which the
  * session actor holds, not the chart) and the reads waiting to be sent again, by their callers'
  * system ids, since their refs do not survive JSON: a restore answers them (`restoredAsDisconnected`).
- * Each is quoted by its `description` where it has one (secrets redacted).
+ * Each is quoted by its `description` where it has one (secrets redacted); the rereads themselves are left out.
  */
 export function persistedWithRequestsInFlight(persisted: Snapshot<unknown>, context: ServerContext, running: readonly PendingRequest[]): Snapshot<unknown> {
   const stale: StaleRequest[] = [];
@@ -813,8 +813,9 @@ export function persistedWithRequestsInFlight(persisted: Snapshot<unknown>, cont
     const systemId = systemIdOf(replyTo);
     if (systemId !== undefined) stale.push({ systemId, requestId, request: description ?? describeRequest(spec) });
   }
-  if (persisted.status !== 'active' || stale.length === 0) return persisted;
+  if (persisted.status !== 'active') return persisted;
   const snapshot = persisted as PersistedServerSnapshot;
-  const withStale: PersistedServerSnapshot = { ...snapshot, context: { ...snapshot.context, staleRequests: [...snapshot.context.staleRequests, ...stale] } };
+  // The rereads hold their requests as sent (a secret in a URI), and a restore sends none again: only their quotes are kept.
+  const withStale: PersistedServerSnapshot = { ...snapshot, context: { ...snapshot.context, staleRequests: [...snapshot.context.staleRequests, ...stale], rereads: [] } };
   return withStale;
 }

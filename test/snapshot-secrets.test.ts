@@ -11,9 +11,11 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback, type Actor } from 'xstate';
 import { createRegistryLogic, discoverMcpServers, enabledServers, sealServerConfig, SessionTracker, type Logger } from '../src/index.js';
+import { serverSystemId } from '../machines/index.js';
+import type { ServerActorRef } from '../machines/server.machine.js';
 import type { McpReply, McpServerConfig } from '../machines/types.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
-import { descendantsOfThisProcess, STDIO_FIXTURE } from './support/fixtures.js';
+import { descendantsOfThisProcess, STDIO_FIXTURE, stdioFixture } from './support/fixtures.js';
 
 /** What `${SECRET}` and `${ARG_SECRET}` hold in the environment; the second only ever lands in args. */
 const VARIABLE_CANARY = 'canary-variable-3c9e51d7';
@@ -188,6 +190,40 @@ describe('a persisted registry snapshot', () => {
     expect(report(reportFile).env).toEqual({ TOKEN: VARIABLE_CANARY, LITERAL: ENV_CANARY });
     const everything = [...lines, error?.message, JSON.stringify(restored.getPersistedSnapshot())].join('\n');
     for (const canary of CANARIES) expect(everything).not.toContain(canary);
+  });
+
+  it('holds no secret value whatever state its servers are in: never loaded, connected with a call running, failed, renewing an expired session with a read waiting', async () => {
+    // Each entry's secret is also in what it is asked (a URI, a tool's arguments): a request held for later is persisted too.
+    const renewing = await startHttpFixture({ expireSessionsAfter: 6, expiringSessions: 1, hangAfterSessions: 1 });
+    try {
+      const { lines, logger } = collectingLogger();
+      const registry = start(logger, {
+        servers: {
+          idle: { ...stdioFixture(), env: { TOKEN: ENV_CANARY } },
+          connected: { ...stdioFixture(), env: { TOKEN: ENV_CANARY } },
+          failed: { command: join(folder, 'no-such-server'), env: { TOKEN: ENV_CANARY } },
+          renewing: { url: renewing.url, headers: { 'X-Api-Key': HEADER_CANARY } },
+        },
+      });
+      const state = (server: string) => (registry.system.get(serverSystemId(server)) as ServerActorRef).getSnapshot().value;
+      expect(await load(registry, 'connected')).toMatchObject({ type: 'mcp.loaded' });
+      expect(await load(registry, 'failed')).toMatchObject({ type: 'mcp.failed' });
+      expect(await load(registry, 'renewing')).toMatchObject({ type: 'mcp.loaded' });
+      const caller = inbox();
+      registry.send({ type: 'mcp.callTool', server: 'connected', tool: 'slow', arguments: { ms: 60_000, note: ENV_CANARY }, replyTo: caller.ref, requestId: 'call' });
+      registry.send({ type: 'mcp.readResource', server: 'renewing', uri: `fixture://items/${HEADER_CANARY}`, replyTo: caller.ref, requestId: 'read' });
+      // The read's session expires, and the new one never finishes connecting: the read waits to be sent again.
+      await vi.waitFor(() => expect(renewing.requests.filter((request) => request.rpcMethod === 'initialize')).toHaveLength(2), { timeout: 10_000 });
+      expect(state('connected')).toEqual({ connected: 'ready' });
+      expect(Object.keys(state('failed'))).toEqual(['error']);
+      expect(Object.keys(state('renewing'))).toEqual(['connecting']);
+
+      const json = await persistThroughJson(registry);
+      for (const canary of CANARIES) expect(json).not.toContain(canary);
+      for (const canary of CANARIES) expect(lines.join('\n')).not.toContain(canary);
+    } finally {
+      await renewing.close();
+    }
   });
 
   it('tells a changed hidden value from an unchanged one without holding either: the definition changes, so the server reconnects', () => {
