@@ -105,6 +105,41 @@ describe('timeouts', () => {
   });
 });
 
+describe('a timeout says which limit it ran past and where that was set', () => {
+  const timedOut = 'MCP server "fixture" failed calling tool "slow": Request timed out after';
+
+  it("the call's timeoutMs", async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', stdioFixture());
+    const error = await rejectionOf(manager.callTool('fixture', 'slow', { ms: 20_000 }, { timeoutMs: 200 }));
+    expect(error).toMatchObject({ code: 'TIMEOUT', message: `${timedOut} 200 ms (the call's timeoutMs)` });
+  });
+
+  it('the server entry\'s "timeoutMs", when the call sets none', async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', { ...stdioFixture(), timeoutMs: 150 });
+    const error = await rejectionOf(manager.callTool('fixture', 'slow', { ms: 20_000 }));
+    expect(error).toMatchObject({ code: 'TIMEOUT', message: `${timedOut} 150 ms (the server entry's "timeoutMs")` });
+  });
+
+  it('requestTimeoutMs, when neither the call nor the entry sets one', async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', stdioFixture(), { requestTimeoutMs: 250 });
+    const error = await rejectionOf(manager.callTool('fixture', 'slow', { ms: 20_000 }));
+    expect(error).toMatchObject({ code: 'TIMEOUT', message: `${timedOut} 250 ms (requestTimeoutMs, the default for requests)` });
+  });
+
+  it("the call's maxTotalTimeoutMs, when progress kept restarting the timeout", async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', progressFixture());
+    const capped = await rejectionOf(
+      manager.callTool('fixture', 'progress', { steps: 8, intervalMs: 60 }, { timeoutMs: 200, resetTimeoutOnProgress: true, onProgress: () => {}, maxTotalTimeoutMs: 250 }),
+    );
+    expect(capped).toMatchObject({ code: 'TIMEOUT' });
+    expect(capped.message).toMatch(/^MCP server "fixture" failed calling tool "progress": .* \(250 ms in all, the call's maxTotalTimeoutMs\)$/);
+  });
+});
+
 describe('prompts', () => {
   it('getPrompt returns the messages of a server prompt', async () => {
     const manager = managerWithFixture();

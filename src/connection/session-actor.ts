@@ -5,6 +5,7 @@ import { redact, redactToolError, secretsOf } from '../redact.js';
 import { unsendableArgumentsError } from './call-arguments.js';
 import { CancelSignal } from './cancel-signal.js';
 import { taskCutOffError } from './task-time-limit.js';
+import { withTimeLimit } from './time-limit-text.js';
 import { requiresTask } from './tool-task.js';
 import type { SessionActorHandle } from './session-tracker.js';
 import type { McpProgressEvent, McpFinalReply, McpRequestOptions, McpSession } from '../../machines/types.js';
@@ -137,9 +138,10 @@ export function createSessionActor(deps: SessionActorDeps) {
       lastActivity = now();
       inFlight.add(running);
       const { options, requestId } = request;
+      const timeoutMs = options?.timeoutMs ?? input.requestTimeoutMs;
       const requestOptions: McpRequestOptions = {
         signal: running.cancelSignal,
-        timeoutMs: options?.timeoutMs ?? input.requestTimeoutMs,
+        timeoutMs,
         resetTimeoutOnProgress: options?.resetTimeoutOnProgress,
         maxTotalTimeoutMs: options?.maxTotalTimeoutMs,
         onTask: () => (running.becameTask = true),
@@ -151,7 +153,8 @@ export function createSessionActor(deps: SessionActorDeps) {
       const settle = (reply: McpFinalReply) => {
         if (inFlight.delete(running)) answer(running, reply);
       };
-      const fail = (error: unknown) => settle(failure(running, session.failure(describeRequest(spec), error, requestOptions.signal)));
+      const fail = (error: unknown) =>
+        settle(failure(running, withTimeLimit(session.failure(describeRequest(spec), error, requestOptions.signal), error, timeoutMs, options, input.config)));
       // One promise per request, answered in its own handlers: this is every call's path.
       if (spec.kind === 'tool') {
         session.callTool(spec.tool, spec.arguments, spec.taskId === undefined ? requestOptions : { ...requestOptions, taskId: spec.taskId }).then((result) => settle({ type: 'mcp.toolResult', requestId, server: name, result: redactToolError(result, secrets) }), fail);

@@ -1,0 +1,31 @@
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { McpServerError } from '../../machines/errors.js';
+import type { McpRequestOptions, McpServerConfig } from '../../machines/types.js';
+
+/** The request's own limits, as its caller set them. */
+type OwnLimits = Pick<McpRequestOptions, 'timeoutMs' | 'resetTimeoutOnProgress' | 'maxTotalTimeoutMs'> | undefined;
+
+/** Where the time limit of a request came from: the call's own, else the entry's, else the default (machines/options.ts). */
+function limitSource(options: OwnLimits, config: McpServerConfig): string {
+  if (options?.timeoutMs !== undefined) return "the call's timeoutMs";
+  if (typeof config.timeoutMs === 'number' && config.timeoutMs > 0) return 'the server entry\'s "timeoutMs"';
+  return 'requestTimeoutMs, the default for requests';
+}
+
+function isTotalTimeout(answer: SdkError): boolean {
+  return typeof answer.data === 'object' && answer.data !== null && 'maxTotalTimeout' in answer.data;
+}
+
+/**
+ * A TIMEOUT names the limit it ran past and where that was set: "Request timed out" alone leaves
+ * the program guessing between its own timeoutMs, the server entry's and the default.
+ * `timeoutMs` is the limit the request ran with; `options` are the request's own.
+ */
+export function withTimeLimit(error: McpServerError, answer: unknown, timeoutMs: number, options: OwnLimits, config: McpServerConfig): McpServerError {
+  if (error.code !== 'TIMEOUT' || !(answer instanceof SdkError) || answer.code !== SdkErrorCode.RequestTimeout) return error;
+  const limit =
+    options?.maxTotalTimeoutMs !== undefined && isTotalTimeout(answer)
+      ? ` (${options.maxTotalTimeoutMs} ms in all, the call's maxTotalTimeoutMs)`
+      : ` after ${timeoutMs} ms${options?.resetTimeoutOnProgress ? ' without progress' : ''} (${limitSource(options, config)})`;
+  return new McpServerError('TIMEOUT', error.server, `${error.message}${limit}`, { cause: error.cause, stderrTail: error.stderrTail });
+}
