@@ -4,7 +4,8 @@
  * and the manifest index, as docs/deploy.md says). A 2026-07-28 host and a 2025-era host each
  * make 200 calls through call_mcp_tool on server-everything; every call is answered and every
  * replica serves some. A replica killed with SIGKILL mid-run: the calls in flight on it fail with
- * a clear error, and the hosts' next calls succeed on the others. A rolling restart (SIGTERM one
+ * a clear error, and the hosts' next calls succeed on the others; a call it was running is not sent
+ * again to another replica (the tool would run twice). A rolling restart (SIGTERM one
  * replica at a time, a new one in its place) loses no call. HAProxy checks each replica's
  * `--health` listener, not its calls' port. Real processes throughout.
  */
@@ -149,6 +150,11 @@ async function calls(host: Host, label: string, count: number, concurrency: numb
 /** Why a replica's stop gave no exit code (it was killed 30 s after SIGTERM): what it wrote last. */
 const stoppedLate = (index: number) => `replica ${index + 1} did not exit by itself within 30 s of SIGTERM; the end of its stderr:\n${replicas[index]?.stderr().slice(-3000)}`;
 
+const LONG_TOOL = 'trigger-long-running-operation';
+/** How many calls of LONG_TOOL replica `index` ran. */
+const longRunsAudited = (index: number) =>
+  existsSync(auditOf(index)) ? readFileSync(auditOf(index), 'utf8').split('\n').filter((line) => line.includes(`"tool":"${LONG_TOOL}"`)).length : 0;
+
 const auditLines = (index: number) => (existsSync(auditOf(index)) ? readFileSync(auditOf(index), 'utf8').split('\n').filter(Boolean).length : 0);
 
 describe.skipIf(!HAPROXY)('three serve --http replicas behind HAProxy, round-robin, no stickiness', () => {
@@ -186,6 +192,29 @@ describe.skipIf(!HAPROXY)('three serve --http replicas behind HAProxy, round-rob
     }
     await replicas[1]?.exited;
     replicas[1] = await startReplica(1);
+  }, 240_000);
+
+  it('never sends a call again to another replica when the one running it is killed: the host sees that call fail, and no tool runs twice', async () => {
+    const client = new ModernClient({ name: 'modern-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gatewayUrl)));
+    const ranBefore = [1, 2].map((index) => longRunsAudited(index));
+    // Sends nothing until its result: no byte of the answer has left the replica when it dies.
+    const long = { name: 'call_mcp_tool', arguments: { server: 'everything', tool: LONG_TOOL, arguments: { duration: 4, steps: 2 } } };
+    const settled = Promise.allSettled(Array.from({ length: 6 }, () => client.callTool(long, { timeout: 60_000 })));
+    try {
+      await waitFor(async () => (await (await fetch(`http://127.0.0.1:${healthPort(0)}/healthz`)).json()).inFlight > 0, 'a call in flight on replica 1');
+      replicas[0]?.child.kill('SIGKILL');
+      const outcomes = await settled;
+      const answered = outcomes.filter((outcome) => outcome.status === 'fulfilled' && outcome.value.isError !== true).length;
+      const ranOnSurvivors = [1, 2].reduce((sum, index, at) => sum + longRunsAudited(index) - (ranBefore[at] ?? 0), 0);
+      expect(answered).toBeLessThan(6);
+      expect(ranOnSurvivors).toBe(answered);
+    } finally {
+      await client.close();
+    }
+    await replicas[0]?.exited;
+    replicas[0] = await startReplica(0);
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${healthPort(0)}/readyz`)).status === 200, 'replica 1 ready again');
   }, 240_000);
 
   it('loses no call in a rolling restart (SIGTERM one replica at a time, a new one in its place)', async () => {
