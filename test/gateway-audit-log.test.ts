@@ -52,6 +52,20 @@ describe('the audit log', () => {
     ]);
   });
 
+  it('keeps of a made-up name only as much as a loader tool accepts, so one request cannot fill the log or its queue', async () => {
+    const log = new AuditLog(fileSink(file));
+    const huge = `\u001b[31m${'y'.repeat(1_000_000)}`;
+    log.record({ identity: 'bob', server: huge, kind: 'tool', name: huge, outcome: 'tool_error', durationMs: 0 });
+    log.record({ identity: 'bob', server: 'docs', kind: 'resource', name: `file:///${huge}`, outcome: 'failed:-32602', durationMs: 0 });
+    log.record({ identity: 'bob', server: 'docs', kind: 'prompt', name: huge, outcome: 'failed:-32602', durationMs: 0 });
+    await log.close();
+    const [tool, resource, prompt] = await lines();
+    expect(tool.server).toBe(`${huge.slice(0, 1024)}…`);
+    expect(tool.tool).toBe(`${huge.slice(0, 1024)}…`);
+    expect(resource.uri).toBe(`file:///${huge}`.slice(0, 16_384) + '…');
+    expect(prompt.prompt).toBe(`${huge.slice(0, 1024)}…`);
+  });
+
   it('never holds an argument, a result or an error message (canary)', async () => {
     const log = new AuditLog(fileSink(file));
     const args = { path: '/tmp/x', content: CANARY };

@@ -15,6 +15,7 @@ import { promises as fs } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { isJsonObject } from '../config/null-proto.js';
 import { silentLogger, type Logger } from '../logger.js';
+import { ARGUMENT_LENGTH_LIMITS } from '../tools/define-tool.js';
 
 export type AuditOutcome = 'ok' | 'tool_error' | `refused:${string}` | `failed:${string}`;
 
@@ -44,6 +45,16 @@ export interface AuditLogOptions {
 }
 
 const FIELD_OF_KIND = { tool: 'tool', resource: 'uri', prompt: 'prompt' } as const;
+/**
+ * A caller may name anything up to its request's size, and a refused call is recorded too: a
+ * megabyte name would make one line of it and crowd real lines out of the queue. No name longer
+ * than a loader tool accepts can be one a server has, so the rest of it tells nothing.
+ */
+const NAME_LIMIT_OF_KIND = { tool: ARGUMENT_LENGTH_LIMITS.tool, resource: ARGUMENT_LENGTH_LIMITS.uri, prompt: ARGUMENT_LENGTH_LIMITS.tool } as const;
+
+function cut(text: string, limit: number): string {
+  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+}
 
 export class AuditLog {
   private pending: string[] = [];
@@ -67,8 +78,8 @@ export class AuditLog {
     const line = `${JSON.stringify({
       time: (entry.time ?? new Date()).toISOString(),
       identity: entry.identity,
-      server: entry.server,
-      [FIELD_OF_KIND[entry.kind]]: entry.name,
+      server: cut(entry.server, ARGUMENT_LENGTH_LIMITS.server),
+      [FIELD_OF_KIND[entry.kind]]: cut(entry.name, NAME_LIMIT_OF_KIND[entry.kind]),
       outcome: entry.outcome,
       durationMs: Math.round(entry.durationMs),
       ...(entry.traceId !== undefined && { traceId: entry.traceId }),
