@@ -50,3 +50,12 @@ describe.each(eras)('manager.callTool of a tool %s does not list', (_era, config
     inbox.stop();
   });
 });
+
+describe('a tool the server adds and announces (list_changed) just before the call', () => {
+  it('is called once the list is read again, not refused as unlisted', async () => {
+    await manager.connect('modern', modernStdio());
+    await manager.callTool('modern', 'add-tool', { name: 'fresh' });
+    const result = await manager.callTool('modern', 'fresh', { text: 'just added' });
+    expect(result.content).toEqual([{ type: 'text', text: 'just added' }]);
+  });
+});

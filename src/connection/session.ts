@@ -204,8 +204,21 @@ export class Session implements McpSession {
   callTool(tool: string, args: Record<string, unknown> | undefined, options: McpRequestOptions = {}): ReturnType<McpSession['callTool']> {
     if (options.taskId !== undefined) return this.resumeTask(tool, options.taskId, options);
     // Servers answer an unknown tool by era: a 2026-07-28 server with -32602, one on the v1 SDK
-    // with an isError result. Refused here, as call_mcp_tool does, it rejects the same on both.
-    if (!this.listed.tools.some((listed) => listed.name === tool)) return Promise.reject(new Error(unlistedToolMessage(tool)));
+    // with an isError result. Refused here, as call_mcp_tool does, it rejects the same on both; a
+    // tool just announced (list_changed) is looked for again once the list is re-read.
+    if (!this.lists(tool)) {
+      const relisting = this.following.settling('tools');
+      const unlisted = () => Promise.reject(new Error(unlistedToolMessage(tool)));
+      return relisting ? relisting.then(() => (this.lists(tool) ? this.callListedTool(tool, args, options) : unlisted())) : unlisted();
+    }
+    return this.callListedTool(tool, args, options);
+  }
+
+  private lists(tool: string): boolean {
+    return this.listed.tools.some((listed) => listed.name === tool);
+  }
+
+  private callListedTool(tool: string, args: Record<string, unknown> | undefined, options: McpRequestOptions): ReturnType<McpSession['callTool']> {
     if (this.taskTools.has(tool)) {
       // Progress here is the task's status; the requests themselves carry no progress token.
       const request = { ...sdkRequestOptions(options), onprogress: undefined };
