@@ -6,11 +6,12 @@
  * tool a protocol error, and call_mcp_tool already answers it from the listed tools. Real
  * server-memory and the 2026-07-28 fixture over stdio.
  */
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor, fromCallback } from 'xstate';
 import { McpConnectionManager, McpServerError, silentLogger, type McpReply } from '../src/index.js';
 import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
-import { modernStdio } from './support/modern-server.js';
+import { modernHttp, modernStdio } from './support/modern-server.js';
 import { rejectionOf } from './support/fixtures.js';
 
 let servers: ReferenceServers;
@@ -51,9 +52,19 @@ describe.each(eras)('manager.callTool of a tool %s does not list', (_era, config
   });
 });
 
-describe('a tool the server adds and announces (list_changed) just before the call', () => {
-  it('is called once the list is read again, not refused as unlisted', async () => {
-    await manager.connect('modern', modernStdio());
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+
+const transports = [
+  ['stdio', async () => modernStdio()],
+  ['Streamable HTTP', () => modernHttp(children)],
+] as const;
+
+describe.each(transports)('a tool the 2026-07-28 fixture adds over %s just before the call', (_transport, config) => {
+  it('is called once the tools list is read again, not refused as unlisted', async () => {
+    await manager.connect('modern', await config());
     await manager.callTool('modern', 'add-tool', { name: 'fresh' });
     const result = await manager.callTool('modern', 'fresh', { text: 'just added' });
     expect(result.content).toEqual([{ type: 'text', text: 'just added' }]);

@@ -25,6 +25,11 @@ export class ListFollowing {
     return this.lists.settling(kind);
   }
 
+  /** Reads `kind` again now, or right after a re-read under way: for a name the caller expects and the list lacks. */
+  reread(kind: ListKind): Promise<void> {
+    return this.lists.refresh([kind]);
+  }
+
   /** The `subscriptions/listen` stream, once following a 2026-07-28 server; resource subscriptions ride on it. */
   get stream(): ListenStream | undefined {
     return this.listen;

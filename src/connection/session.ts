@@ -204,12 +204,13 @@ export class Session implements McpSession {
   callTool(tool: string, args: Record<string, unknown> | undefined, options: McpRequestOptions = {}): ReturnType<McpSession['callTool']> {
     if (options.taskId !== undefined) return this.resumeTask(tool, options.taskId, options);
     // Servers answer an unknown tool by era: a 2026-07-28 server with -32602, one on the v1 SDK
-    // with an isError result. Refused here, as call_mcp_tool does, it rejects the same on both; a
-    // tool just announced (list_changed) is looked for again once the list is re-read.
+    // with an isError result. Refused here, as call_mcp_tool does, it rejects the same on both; but
+    // only after the list is read again, since a tool just added may not be announced yet (over
+    // HTTP its list_changed can come after the answer of the call that added it).
     if (!this.lists(tool)) {
-      const relisting = this.following.settling('tools');
       const unlisted = () => Promise.reject(new Error(unlistedToolMessage(tool)));
-      return relisting ? relisting.then(() => (this.lists(tool) ? this.callListedTool(tool, args, options) : unlisted())) : unlisted();
+      if (!this.client.getServerCapabilities()?.tools) return unlisted();
+      return this.following.reread('tools').then(() => (this.lists(tool) ? this.callListedTool(tool, args, options) : unlisted()));
     }
     return this.callListedTool(tool, args, options);
   }
