@@ -35,7 +35,7 @@ function serverOf(registry: Actor<ReturnType<typeof createRegistryLogic>>): Serv
 }
 
 /** Persists the running registry through JSON, stops it, and waits until its processes are gone. */
-async function persistAndStop(registry: Actor<ReturnType<typeof createRegistryLogic>>): Promise<unknown> {
+async function persistAndStop(registry: { getPersistedSnapshot(): unknown; stop(): void }): Promise<unknown> {
   const json = JSON.stringify(registry.getPersistedSnapshot());
   registry.stop();
   await tracker.closeAll();
@@ -113,13 +113,10 @@ describe('restoring a registry embedded in a chart', () => {
     await vi.waitFor(() => expect(original.system.get(serverSystemId('fixture'))?.getSnapshot().value).toHaveProperty('connecting'));
     expect(original.getSnapshot().children.mcp!.getSnapshot().context.subscribers).toEqual([{ replyTo: original, include: [] }]);
 
-    const json = JSON.stringify(original.getPersistedSnapshot());
-    original.stop();
-    await tracker.closeAll();
-    await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
+    const snapshot = await persistAndStop(original);
     expect(original.getSnapshot().context.replies).toEqual([]);
 
-    const restored = createActor(parentChart, { snapshot: JSON.parse(json) as never, systemId: 'agent' }).start();
+    const restored = createActor(parentChart, { snapshot: snapshot as never, systemId: 'agent' }).start();
     actors.push(restored as never);
     await settle();
     const [answer, ...more] = restored.getSnapshot().context.replies;
@@ -144,12 +141,9 @@ describe('restoring a registry embedded in a chart', () => {
     await vi.waitFor(() => expect(repliesById(original).get('load')).toMatchObject([{ type: 'mcp.loaded' }]), { timeout: 10_000 });
     ask(original, { type: 'mcp.callTool', server: 'fixture', tool: 'slow', arguments: { ms: 60_000 }, replyTo: original, requestId: 'slow' });
 
-    const json = JSON.stringify(original.getPersistedSnapshot());
-    original.stop();
-    await tracker.closeAll();
-    await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
+    const snapshot = await persistAndStop(original);
 
-    const restored = startReactingCaller(registry, input, { snapshot: JSON.parse(json) as never, systemId: 'agent' });
+    const restored = startReactingCaller(registry, input, { snapshot: snapshot as never, systemId: 'agent' });
     actors.push(restored as never);
     await settle();
     const answers = repliesById(restored).get('slow');
@@ -169,12 +163,9 @@ describe('restoring a registry embedded in a chart', () => {
     ask(original, { type: 'mcp.readResource', server: 'fixture', uri: `fixture://items/${secret}`, replyTo: original, requestId: 'read' });
 
     // Persisted in the same step: the read has not been answered.
-    const json = JSON.stringify(original.getPersistedSnapshot());
-    original.stop();
-    await tracker.closeAll();
-    await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
+    const snapshot = await persistAndStop(original);
 
-    const restored = startReactingCaller(registry, input, { snapshot: JSON.parse(json) as never, systemId: 'agent' });
+    const restored = startReactingCaller(registry, input, { snapshot: snapshot as never, systemId: 'agent' });
     actors.push(restored as never);
     await settle();
     const answers = repliesById(restored).get('read');
