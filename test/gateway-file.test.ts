@@ -59,7 +59,7 @@ describe('the gateway file', () => {
     const problems = problemsOf({
       identities: {
         carol: { token: sha256('x'), denytools: ['fs/*'] },
-        dave: { token: sha256('y'), approve: 'sometimes', callsPerMinute: 0, listenStreams: 2.5, allow: 'fs' },
+        dave: { token: sha256('y'), approve: 'sometimes', callsPerMinute: 0, listenStreams: 2.5, slowReaderSeconds: 0, allow: 'fs' },
         erin: { token: sha256('z'), groups: ['ops'] },
       },
     });
@@ -69,6 +69,7 @@ describe('the gateway file', () => {
       'identity "dave": "approve" must be one of never, destructive, always',
       'identity "dave": "callsPerMinute" must be a whole number from 1 to 1000000',
       'identity "dave": "listenStreams" must be a whole number from 1 to 10000',
+      'identity "dave": "slowReaderSeconds" must be a whole number from 1 to 3600',
       'identity "erin": "groups" names "ops", which is not in "groups"',
     ]);
   });

@@ -4,7 +4,7 @@
  * ```json
  * { "identities": { "alice": { "token": "sha256:<hex>", "allow": ["*"] },
  *                   "bob":   { "token": "sha256:<hex>", "deny": ["secret*"], "denyTools": ["fs/write_*"],
- *                              "approve": "destructive", "callsPerMinute": 120, "listenStreams": 4, "groups": ["admins"] } },
+ *                              "approve": "destructive", "callsPerMinute": 120, "listenStreams": 4, "slowReaderSeconds": 10, "groups": ["admins"] } },
  *   "oauth": { "issuer": "https://auth.example.com", "audience": "https://mcp.example.com/mcp",
  *              "identityClaim": "sub", "groupsClaim": "groups" },
  *   "groups": { "admins": { "allow": ["*"] } } }
@@ -29,6 +29,8 @@ export interface AccessRules {
   callsPerMinute?: number;
   /** `subscriptions/listen` streams it may hold open at once on one replica (default DEFAULT_LISTEN_STREAMS). */
   listenStreams?: number;
+  /** Seconds an answer may wait, unsent, for a client that does not read it (default DEFAULT_SLOW_READER_SECONDS). */
+  slowReaderSeconds?: number;
 }
 
 export interface GatewayIdentity extends AccessRules {
@@ -69,8 +71,11 @@ const MAX_CALLS_PER_MINUTE = 1_000_000;
 /** Each open stream holds a socket and a server instance: an identity with no limit of its own may hold this many. */
 export const DEFAULT_LISTEN_STREAMS = 8;
 const MAX_LISTEN_STREAMS = 10_000;
+/** An answer a client does not read is held in the replica's memory (the tool's whole result) until then. */
+export const DEFAULT_SLOW_READER_SECONDS = 30;
+const MAX_SLOW_READER_SECONDS = 3_600;
 
-const RULE_FIELDS = ['allow', 'deny', 'allowTools', 'denyTools', 'approve', 'callsPerMinute', 'listenStreams'];
+const RULE_FIELDS = ['allow', 'deny', 'allowTools', 'denyTools', 'approve', 'callsPerMinute', 'listenStreams', 'slowReaderSeconds'];
 const IDENTITY_FIELDS = new Set([...RULE_FIELDS, 'token', 'groups']);
 const GROUP_FIELDS = new Set(RULE_FIELDS);
 const OAUTH_FIELDS = new Set(['issuer', 'audience', 'identityClaim', 'groupsClaim', 'jwksUri', 'algorithms']);
@@ -196,6 +201,12 @@ function accessRules(entry: Record<string, unknown>, where: string, problems: st
     if (typeof streams !== 'number' || !Number.isInteger(streams) || streams < 1 || streams > MAX_LISTEN_STREAMS) {
       problems.push(`${where}: "listenStreams" must be a whole number from 1 to ${MAX_LISTEN_STREAMS}`);
     } else rules.listenStreams = streams;
+  }
+  const slowReader = ownValue(entry, 'slowReaderSeconds');
+  if (slowReader !== undefined) {
+    if (typeof slowReader !== 'number' || !Number.isInteger(slowReader) || slowReader < 1 || slowReader > MAX_SLOW_READER_SECONDS) {
+      problems.push(`${where}: "slowReaderSeconds" must be a whole number from 1 to ${MAX_SLOW_READER_SECONDS}`);
+    } else rules.slowReaderSeconds = slowReader;
   }
   return rules;
 }

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { closeWhenUnread } from './slow-reader.js';
 
 /** How long a refused body may keep coming (discarded) so the client reads its 413 rather than a reset. */
 const DISCARD_GRACE_MS = 2_000;
@@ -84,10 +85,11 @@ export function toWebRequest(request: IncomingMessage, body: Buffer | undefined,
  * docs/deploy/haproxy.cfg retries on another replica — rather than a 200 stream cut short, on
  * which the SDK clients wait for their request timeout. An SSE answer is still written frame by
  * frame: a host waits on the progress it carries, and the keep-alive frames open it within 15 s.
+ * A client that stops reading has its connection closed once that has taken none of the answer
+ * for `slowReaderMs` (see slow-reader.ts).
  */
-export async function writeWebResponse(response: Response, out: ServerResponse, extraHeaders: Record<string, string> = {}, end?: AbortSignal): Promise<void> {
+export async function writeWebResponse(response: Response, out: ServerResponse, { slowReaderMs }: { slowReaderMs: number }, end?: AbortSignal): Promise<void> {
   out.statusCode = response.status;
-  for (const [name, value] of Object.entries(extraHeaders)) out.setHeader(name, value);
   response.headers.forEach((value, name) => out.setHeader(name, value));
   if (!response.body) {
     out.end();
@@ -95,11 +97,24 @@ export async function writeWebResponse(response: Response, out: ServerResponse, 
   }
   const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
   await new Promise<void>((done) => {
+    // pipe pauses the body while the connection takes no more of it; the rest of the answer waits in memory.
+    let stalled: NodeJS.Timeout | undefined;
+    body.on('pause', () => {
+      clearTimeout(stalled);
+      stalled = setTimeout(() => out.destroy(), slowReaderMs);
+    });
+    body.on('resume', () => clearTimeout(stalled));
+    // Written whole, the answer's tail may still wait in the socket's buffer; taken now, as a finished response lets go of its socket.
+    const socket = out.socket;
+    out.once('finish', () => {
+      if (socket) closeWhenUnread(socket, slowReaderMs);
+    });
     body.on('error', () => {
       out.destroy();
       done();
     });
     out.on('close', () => {
+      clearTimeout(stalled);
       body.destroy();
       done();
     });

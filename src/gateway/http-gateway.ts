@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
 import type { Authenticate, AuthenticatedIdentity } from './authenticate.js';
-import { DEFAULT_LISTEN_STREAMS, type GatewayOAuth } from './gateway-file.js';
+import { DEFAULT_LISTEN_STREAMS, DEFAULT_SLOW_READER_SECONDS, type GatewayOAuth } from './gateway-file.js';
 import { discardRest, readBody, toWebRequest, writeJson, writeWebResponse } from './http-exchange.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import { ListenStreamLimit, listenStreamLimitText } from './listen-stream-limit.js';
@@ -49,6 +49,8 @@ export interface GatewayServerOptions {
   maxBodyBytes: number;
   /** How many `subscriptions/listen` streams `identity` may hold open at once. Default DEFAULT_LISTEN_STREAMS for everyone. */
   listenStreamsFor?: (identity: AuthenticatedIdentity) => number;
+  /** How long an answer may wait, unsent, for `identity`'s client to read it: then its connection is closed. Default DEFAULT_SLOW_READER_SECONDS. */
+  slowReaderSecondsFor?: (identity: AuthenticatedIdentity) => number;
   /** How long a request's body may take to come, from the end of its headers: then 408 and the connection closed. */
   bodyTimeoutMs: number;
   /** What `/healthz` answers besides the requests in flight: no secrets. */
@@ -154,7 +156,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       response.once('close', release);
     }
     const answer = await options.endpoint.handle(toWebRequest(request, body, aborted.signal), parsedBody, identity);
-    await writeWebResponse(answer, response, {}, listening ? endListenStreams.signal : undefined);
+    const slowReaderMs = (options.slowReaderSecondsFor?.(identity) ?? DEFAULT_SLOW_READER_SECONDS) * 1000;
+    await writeWebResponse(answer, response, { slowReaderMs }, listening ? endListenStreams.signal : undefined);
   }
 
   return {

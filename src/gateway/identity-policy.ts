@@ -22,6 +22,8 @@ export interface IdentityPolicy extends PermissionChecks {
   callsPerMinute?: number;
   /** Its own limit, else the lowest of its groups'; undefined: the default. */
   listenStreams?: number;
+  /** Its own limit, else the lowest of its groups'; undefined: the default. */
+  slowReaderSeconds?: number;
 }
 
 const STRICTNESS: readonly ApprovalPolicy[] = ['never', 'destructive', 'always'];
@@ -46,6 +48,7 @@ export function policyFor(config: GatewayConfig, identity: AuthenticatedIdentity
   const approvals = all.flatMap((rules) => rules.approve ?? []);
   const limits = limitsOf('callsPerMinute', own, groupRules);
   const streams = limitsOf('listenStreams', own, groupRules);
+  const slowReader = limitsOf('slowReaderSeconds', own, groupRules);
   return {
     permissions,
     allowsServer: (server) => serves.allowsServer(server) && mine.allowsServer(server),
@@ -53,11 +56,12 @@ export function policyFor(config: GatewayConfig, identity: AuthenticatedIdentity
     ...(approvals.length > 0 && { approve: strictest(approvals) }),
     ...(limits.length > 0 && { callsPerMinute: Math.min(...limits) }),
     ...(streams.length > 0 && { listenStreams: Math.min(...streams) }),
+    ...(slowReader.length > 0 && { slowReaderSeconds: Math.min(...slowReader) }),
   };
 }
 
 /** The identity's own limit, else its groups'. */
-function limitsOf(field: 'callsPerMinute' | 'listenStreams', own: AccessRules | undefined, groupRules: readonly AccessRules[]): number[] {
+function limitsOf(field: 'callsPerMinute' | 'listenStreams' | 'slowReaderSeconds', own: AccessRules | undefined, groupRules: readonly AccessRules[]): number[] {
   const mine = own?.[field];
   return mine !== undefined ? [mine] : groupRules.flatMap((rules) => rules[field] ?? []);
 }

@@ -161,6 +161,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     loopbackOnly,
     maxBodyBytes: MAX_MESSAGE_BYTES,
     listenStreamsFor: (identity) => resolver.accessFor(identity).listenStreams,
+    slowReaderSecondsFor: (identity) => resolver.accessFor(identity).slowReaderSeconds,
     bodyTimeoutMs: BODY_TIMEOUT_MS,
     health: () => health(manager),
     logger,

@@ -1,0 +1,108 @@
+/**
+ * `serve --http` does not keep an answer for a client that never reads it: once the connection has
+ * taken none of the answer for `slowReaderSeconds` (the identity's own in the gateway file, else
+ * the lowest of its groups'; 30 when none is given), the connection is closed and the answer let
+ * go. Without it, a few hundred unread multi-megabyte answers from one token filled a replica's
+ * memory until their clients went away. A real serve --http on 127.0.0.1 port 0 with a real stdio
+ * server; raw sockets that send a call and never read.
+ */
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
+
+const TOKEN = 'slow-reader-token-5d1e';
+const BIG_IMAGE_SERVER = fileURLToPath(new URL('./fixtures/big-image-server.mjs', import.meta.url));
+/** An image's base64 passes whole (text is cut to a budget): far more than loopback's socket buffers take while the client reads nothing, under the 10 MiB media limit. */
+const ANSWER_CHARS = 9_000_000;
+const SLOW_READERS = 3;
+
+let gateway: TeamGateway;
+const sockets: Socket[] = [];
+
+beforeAll(async () => {
+  gateway = await startTeamGateway('slow-reader', { images: { command: process.execPath, args: [BIG_IMAGE_SERVER] } }, { alice: { token: TOKEN, slowReaderSeconds: 1 } });
+  const host = await gateway.host(TOKEN);
+  expect((await host.callTool({ name: 'load_mcp', arguments: { server: 'images' } })).isError).toBeFalsy();
+}, 90_000);
+
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await gateway?.close();
+}, 60_000);
+
+/** Sends a call whose answer is ANSWER_CHARS long on a raw connection, and never reads a byte of it. */
+function callAndNeverRead(): Socket {
+  const { hostname, port } = new URL(gateway.serve.url);
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'slow-reader', version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'call_mcp_tool', arguments: { server: 'images', tool: 'image', arguments: { bytes: ANSWER_CHARS } }, _meta: envelope },
+  });
+  const socket = connect(Number(port), hostname);
+  socket.on('error', () => {});
+  socket.pause();
+  socket.write(
+    [
+      'POST /mcp HTTP/1.1',
+      `Host: ${hostname}:${port}`,
+      `Authorization: Bearer ${TOKEN}`,
+      'Mcp-Protocol-Version: 2026-07-28',
+      'Mcp-Method: tools/call',
+      'Mcp-Name: call_mcp_tool',
+      'Content-Type: application/json',
+      'Accept: application/json, text/event-stream',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      '',
+      body,
+    ].join('\r\n'),
+  );
+  sockets.push(socket);
+  return socket;
+}
+
+async function inFlight(): Promise<number> {
+  const health = (await (await fetch(`${gateway.serve.origin}/healthz`, { signal: AbortSignal.timeout(5_000) })).json()) as { inFlight: number };
+  return health.inFlight;
+}
+
+/** Reads what the socket still has to give: its byte count and whether the gateway ended the connection (else: the whole answer came, the connection kept alive). */
+function readRest(socket: Socket, answerBytes: number): Promise<{ bytes: number; ended: boolean }> {
+  return new Promise((done) => {
+    let bytes = 0;
+    const timer = setTimeout(() => done({ bytes, ended: false }), 30_000);
+    socket.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes >= answerBytes) {
+        clearTimeout(timer);
+        done({ bytes, ended: false });
+      }
+    });
+    socket.once('close', () => {
+      clearTimeout(timer);
+      done({ bytes, ended: true });
+    });
+    socket.resume();
+  });
+}
+
+describe('an answer nobody reads', () => {
+  it('is let go, its connection closed, once the connection has taken none of it for slowReaderSeconds', async () => {
+    const slow = Array.from({ length: SLOW_READERS }, callAndNeverRead);
+    // Each answer is written whole to its connection (the request done) and waits there for its reader.
+    await vi.waitFor(async () => expect(await inFlight()).toBe(SLOW_READERS), { timeout: 30_000, interval: 100 });
+    await vi.waitFor(async () => expect(await inFlight()).toBe(0), { timeout: 30_000, interval: 100 });
+    // Thrice slowReaderSeconds: the gateway looks once a second and closes at its second look.
+    await new Promise((done) => setTimeout(done, 3_000));
+    for (const rest of await Promise.all(slow.map((socket) => readRest(socket, ANSWER_CHARS)))) {
+      expect(rest).toMatchObject({ ended: true });
+      expect(rest.bytes).toBeLessThan(ANSWER_CHARS);
+    }
+  }, 90_000);
+});
