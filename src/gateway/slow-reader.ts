@@ -1,8 +1,7 @@
 /**
  * A client that stops reading leaves its answer (a tool's whole result, megabytes) in the
- * connection's send buffer, in the replica's memory, for as long as it stays connected: a few
- * hundred such connections from one token filled a replica. Node hands the whole answer to the
- * socket and counts the request done, so the bound is on the socket.
+ * connection's send buffer, in the replica's memory, for as long as it stays connected. Node
+ * hands the whole answer to the socket and counts the request done, so the bound is on the socket.
  */
 import type { Socket } from 'node:net';
 
