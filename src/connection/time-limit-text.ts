@@ -12,8 +12,13 @@ function limitSource(options: OwnLimits, config: McpServerConfig): string {
   return 'requestTimeoutMs, the default for requests';
 }
 
-function isTotalTimeout(answer: SdkError): boolean {
-  return typeof answer.data === 'object' && answer.data !== null && 'maxTotalTimeout' in answer.data;
+function hasData(answer: SdkError, key: 'timeout' | 'maxTotalTimeout'): boolean {
+  return typeof answer.data === 'object' && answer.data !== null && key in answer.data;
+}
+
+/** The SDK's own timeout says which limit in `data`; a task's time limit (task-time-limit.ts) words its own. */
+function isSdkTimeout(answer: unknown): answer is SdkError {
+  return answer instanceof SdkError && answer.code === SdkErrorCode.RequestTimeout && (hasData(answer, 'timeout') || hasData(answer, 'maxTotalTimeout'));
 }
 
 /**
@@ -22,9 +27,9 @@ function isTotalTimeout(answer: SdkError): boolean {
  * `timeoutMs` is the limit the request ran with; `options` are the request's own.
  */
 export function withTimeLimit(error: McpServerError, answer: unknown, timeoutMs: number, options: OwnLimits, config: McpServerConfig): McpServerError {
-  if (error.code !== 'TIMEOUT' || !(answer instanceof SdkError) || answer.code !== SdkErrorCode.RequestTimeout) return error;
+  if (error.code !== 'TIMEOUT' || !isSdkTimeout(answer)) return error;
   const limit =
-    options?.maxTotalTimeoutMs !== undefined && isTotalTimeout(answer)
+    options?.maxTotalTimeoutMs !== undefined && hasData(answer, 'maxTotalTimeout')
       ? ` (${options.maxTotalTimeoutMs} ms in all, the call's maxTotalTimeoutMs)`
       : ` after ${timeoutMs} ms${options?.resetTimeoutOnProgress ? ' without progress' : ''} (${limitSource(options, config)})`;
   return new McpServerError('TIMEOUT', error.server, `${error.message}${limit}`, { cause: error.cause, stderrTail: error.stderrTail });
