@@ -196,6 +196,12 @@ export interface McpSession {
     /** A log message or resource update the server sent (see McpHostEmitted). */
     onNotification: (event: McpHostEmitted) => void;
   }): () => void;
+  /**
+   * Reads the tools list again now, or right after a re-read under way, for a tool a caller expects
+   * and the manifest lacks (a server may announce a new tool after the answer that added it). Never
+   * rejects; a failed read leaves the manifest as it was. Nothing for a server without tools.
+   */
+  rereadTools(): Promise<void>;
   /** The three requests reject with what the SDK threw: `failure` says what that means. */
   callTool(tool: string, args: Record<string, unknown> | undefined, options?: McpRequestOptions): Promise<CallToolResult>;
   readResource(uri: string, options?: McpRequestOptions): Promise<ReadResourceResult>;

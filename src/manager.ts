@@ -225,6 +225,16 @@ export class McpConnectionManager {
     return this.run(name, { kind: 'prompt', name: prompt, arguments: args }, options, requestFields(options)).then(promptOf);
   }
 
+  /**
+   * Reads a connected server's tools list again now (or right after a re-read under way); once it
+   * resolves, `getManifest(name)` has what the server lists. For a tool a program expects that the
+   * manifest lacks: over HTTP a server may announce a tool after the answer of the call that added it.
+   * Never rejects (a failed read is logged); nothing when the server is not connected.
+   */
+  rereadTools(name: string): Promise<void> {
+    return this.getState(name) === 'connected' ? (this.tracker.liveSession(name)?.rereadTools() ?? Promise.resolve()) : Promise.resolve();
+  }
+
   touch(name: string): void {
     this.actor.send({ type: 'mcp.touch', server: name });
   }

@@ -9,7 +9,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor, fromCallback } from 'xstate';
-import { McpConnectionManager, McpServerError, silentLogger, type McpReply } from '../src/index.js';
+import { createLoaderTools, McpConnectionManager, McpServerError, silentLogger, type McpReply, type ToolCallApprovalRequest } from '../src/index.js';
 import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
 import { modernHttp, modernStdio } from './support/modern-server.js';
 import { rejectionOf } from './support/fixtures.js';
@@ -68,5 +68,41 @@ describe.each(transports)('a tool the 2026-07-28 fixture adds over %s just befor
     await manager.callTool('modern', 'add-tool', { name: 'fresh' });
     const result = await manager.callTool('modern', 'fresh', { text: 'just added' });
     expect(result.content).toEqual([{ type: 'text', text: 'just added' }]);
+  });
+});
+
+describe('call_mcp_tool of a tool the 2026-07-28 fixture adds over Streamable HTTP just before the call', () => {
+  const loaderTools = async (asked: ToolCallApprovalRequest[]) => {
+    const config = await modernHttp(children);
+    await manager.connect('modern', config);
+    const tools = createLoaderTools({
+      manager,
+      servers: { modern: config },
+      manifestIndex: false,
+      approvalPolicy: 'always',
+      approveToolCall: async (request) => {
+        asked.push(request);
+        return 'allow';
+      },
+    });
+    return tools.find((tool) => tool.name === 'call_mcp_tool')!;
+  };
+
+  it('reads the tools list once and asks the approver with the new tool\'s schema, then calls it', async () => {
+    const asked: ToolCallApprovalRequest[] = [];
+    const call = await loaderTools(asked);
+    expect((await call.execute({ server: 'modern', tool: 'add-tool', arguments: { name: 'fresh' } })).isError).toBe(false);
+    const result = await call.execute({ server: 'modern', tool: 'fresh', arguments: { text: 'just added' } });
+    expect(result).toMatchObject({ isError: false, text: 'just added' });
+    expect(asked.map((request) => request.tool)).toEqual(['add-tool', 'fresh']);
+    expect(asked[1]!.inputSchema).toMatchObject({ properties: { text: { type: 'string' } } });
+  });
+
+  it('still refuses a tool the fresh list does not hold, naming the tools it does', async () => {
+    const asked: ToolCallApprovalRequest[] = [];
+    const result = await (await loaderTools(asked)).execute({ server: 'modern', tool: 'nope', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/^MCP server "modern" has no tool "nope"\. Its tools: .*\badd-tool\b/);
+    expect(asked).toEqual([]);
   });
 });

@@ -37,6 +37,7 @@ export function keepRawResults(manager: McpConnectionManager): RawResultKeeper {
     touch: (name) => manager.touch(name),
     on: (type, handler) => manager.on(type, handler),
     getClient: (name) => manager.getClient(name),
+    rereadTools: (name) => manager.rereadTools(name),
     eras: manager.eras,
   };
   return { manager: view, last: () => last };

@@ -210,9 +210,13 @@ export class Session implements McpSession {
     if (!this.lists(tool)) {
       const unlisted = () => Promise.reject(new Error(unlistedToolMessage(tool)));
       if (!this.client.getServerCapabilities()?.tools) return unlisted();
-      return this.following.reread('tools').then(() => (this.lists(tool) ? this.callListedTool(tool, args, options) : unlisted()));
+      return this.rereadTools().then(() => (this.lists(tool) ? this.callListedTool(tool, args, options) : unlisted()));
     }
     return this.callListedTool(tool, args, options);
+  }
+
+  rereadTools(): Promise<void> {
+    return this.client.getServerCapabilities()?.tools ? this.following.reread('tools') : Promise.resolve();
   }
 
   private lists(tool: string): boolean {

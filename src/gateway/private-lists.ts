@@ -71,6 +71,11 @@ export class PrivateLists {
       touch: (server) => shared.touch(server),
       on: (...args) => shared.on(...args),
       getClient: (server) => shared.getClient(server),
+      // A private tools list is the caller's own: it is read again for the caller too.
+      rereadTools: async (server) => {
+        await shared.rereadTools(server);
+        await this.prepare(server);
+      },
       ...(shared.eras && { eras: shared.eras }),
     };
   }

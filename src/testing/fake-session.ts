@@ -32,6 +32,7 @@ export function createFakeSession(manifest: McpServerManifest = FAKE_MANIFEST): 
     client: {} as Client,
     manifest,
     watch: () => () => {},
+    rereadTools: async () => {},
     callTool: async () => FAKE_TOOL_RESULT,
     readResource: async () => FAKE_RESOURCE_RESULT,
     getPrompt: async () => FAKE_PROMPT_RESULT,

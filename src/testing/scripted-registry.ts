@@ -197,6 +197,8 @@ function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | 
       return run?.manifest ?? EMPTY_MANIFEST;
     },
     watch: (listeners) => watchers.watch(listeners),
+    // The scripted manifest is the whole list: there is nothing to read again.
+    rereadTools: async () => {},
     callTool: (tool, args, options = {}) => {
       const spec: RequestSpec = { kind: 'tool', tool, arguments: args };
       return perform(spec, run?.tools.get(tool)?.take(), options, (result: CallToolResult) => result);

@@ -73,6 +73,9 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
       const notReady = await connectIfIndexed(context, server, tool);
       if (notReady) return notReady;
     }
+    // A tool the server added a moment ago may not be announced yet: its list is read once before
+    // the tool is refused, and the approver decides with the fresh annotations.
+    if (!knownTool(server, tool)) await manager.rereadTools(server);
     const known = knownTool(server, tool);
     if (!known) {
       const allowed = (manager.getManifest(server)?.tools ?? []).filter((other) => catalog.allowsTool(server, other.name));
