@@ -20,6 +20,7 @@ import { callToolAsTask, requiresTask } from './tool-task.js';
 import { followIfTask, resumeTask, type AnswerInput, type TaskCall } from './task-follow.js';
 import type { TaskJournal } from './task-journal.js';
 import { TaskWire } from './task-wire.js';
+import { limitInputRequests } from './input-request-limit.js';
 import { quoted } from '../../machines/control-characters.js';
 
 export { EARLY_NOTIFICATIONS_KEPT } from './session-watch.js';
@@ -123,7 +124,9 @@ export class Session implements McpSession {
   goLive(refreshTimeoutMs: number): void {
     this.live = true;
     this.following.start(refreshTimeoutMs);
-    if (this.client.getProtocolEra() === 'modern') this.tasks = new TaskWire(this.parts.transport);
+    if (this.client.getProtocolEra() !== 'modern') return;
+    this.tasks = new TaskWire(this.parts.transport);
+    limitInputRequests(this.parts.transport);
   }
 
   /**
