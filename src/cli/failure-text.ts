@@ -16,6 +16,7 @@ import { hasStaticAuthorization } from '../auth/oauth-config.js';
 import { offersOAuth } from '../auth/oauth-offered.js';
 import { closestNames } from '../search/closest-names.js';
 import { CliError } from './json-codes.js';
+import { issuesOnOneLine } from './schema-issues.js';
 
 export interface FailureExplanation {
   /** `McpServerError.code`, or the errno / HTTP status of a plain error, when known. */
@@ -37,7 +38,8 @@ const MAX_REASON_CHARS = 500;
 const MAX_STDERR_LINES = 10;
 const SEE_THE_SERVERS = 'run `mcp-statechart servers` to see every configured server';
 
-function firstLine(text: string): string {
+function firstLine(message: string): string {
+  const text = issuesOnOneLine(message) ?? message;
   const line = text.split('\n').find((candidate) => candidate.trim() !== '') ?? text;
   return line.length > MAX_REASON_CHARS ? `${line.slice(0, MAX_REASON_CHARS)}…` : line;
 }
