@@ -76,6 +76,9 @@ describe('terminal output', () => {
     expectClean(run.stdout);
     expectClean(run.stderr);
     expect(run.stdout).toContain('echo\\x1b[2J');
+    // A line break in a tool's name is escaped too: it forges no row of the listing.
+    expect(run.stdout).not.toMatch(/^forged row/m);
+    expect(run.stdout).toContain('\\x0aforged row');
   }, 40_000);
 
   it('call: an error result on stderr is escaped', async () => {

@@ -5,6 +5,7 @@
  */
 import type { ManifestSummary, ToolSummary } from '../tools/manifest-summary.js';
 import { counted } from './counted.js';
+import { terminalLine } from './terminal-text.js';
 
 /** Names longer than this are not padded to: one long name must not push every description off screen. */
 const NAME_COLUMN_MAX = 32;
@@ -31,9 +32,13 @@ function promptArguments(argumentsList: unknown): string {
   return `(${names.join(', ')})`;
 }
 
-/** Rows of a section, the first column padded so the second lines up. */
-function section(title: string, rows: Array<[string, string]>): string[] {
-  if (rows.length === 0) return [];
+/**
+ * Rows of a section, the first column padded so the second lines up. Each cell is one line: a
+ * server's name with a line break in it would otherwise print a row of its making.
+ */
+function section(title: string, cells: Array<[string, string]>): string[] {
+  if (cells.length === 0) return [];
+  const rows = cells.map(([name, rest]) => [terminalLine(name), terminalLine(rest)] as const);
   const width = Math.min(NAME_COLUMN_MAX, Math.max(...rows.map(([name]) => name.length)));
   return ['', `${title}:`, ...rows.map(([name, rest]) => (rest ? `  ${name.padEnd(width)}  ${rest}` : `  ${name}`).trimEnd())];
 }
