@@ -18,6 +18,7 @@ const session: LegacySession = {
   identity: { name: 'bob', groups: ['ops'], via: 'token' },
 };
 const NOW = Date.parse('2026-12-01T19:00:00Z');
+const NOT_ISSUED = 'the Mcp-Session-Id is not a session this gateway issued to you; start a new session (initialize)';
 
 describe('sealed session ids', () => {
   it('are opened by another replica with the same key file', () => {
@@ -63,7 +64,7 @@ describe('sealed session ids', () => {
       expect(openSession(keys, `${version}.${keyId}.${altered.toString('base64url')}`, { now: NOW })).toEqual({
         ok: false,
         reason: 'tampered',
-        message: 'the Mcp-Session-Id does not verify (altered or damaged); start a new session',
+        message: NOT_ISSUED,
       });
     }
     expect(openSession(keys, `${version}.${keyId}.${sealed.subarray(0, 20).toString('base64url')}`, { now: NOW })).toMatchObject({ reason: 'tampered' });
@@ -78,8 +79,18 @@ describe('sealed session ids', () => {
   it('are refused when not ours, or too long to be ours', () => {
     const keys = parseSessionKeys(currentKey);
     for (const id of ['', 'abc', 'v2.x.y', 'v1.a.b.c', `v1.x.${'A'.repeat(MAX_SESSION_ID_LENGTH)}`]) {
-      expect(openSession(keys, id, { now: NOW })).toMatchObject({ ok: false, reason: 'malformed' });
+      expect(openSession(keys, id, { now: NOW })).toEqual({ ok: false, reason: 'malformed', message: NOT_ISSUED });
     }
+  });
+
+  it("are refused to another identity in the words a made-up id gets, live or expired, so they cannot be probed", () => {
+    const keys = parseSessionKeys(currentKey);
+    const id = sealSession(keys, session, { now: NOW, ttlMs: 60_000 });
+    expect(openSession(keys, id, { now: NOW, identity: 'bob' }).ok).toBe(true);
+    const foreign = { ok: false, reason: 'foreign', message: NOT_ISSUED };
+    expect(openSession(keys, id, { now: NOW, identity: 'alice' })).toEqual(foreign);
+    expect(openSession(keys, id, { now: NOW + 60_000, identity: 'alice' })).toEqual(foreign);
+    expect(openSession(keys, 'made-up', { now: NOW, identity: 'alice' })).toMatchObject({ message: NOT_ISSUED });
   });
 
   it('refuse to seal a session that would not fit in an id', () => {

@@ -1,7 +1,8 @@
 /**
  * `serve --http` shares each downstream server among every caller of the gateway: one caller's
  * model cannot switch a server off for the others (`load_mcp` with `enabled: false` would
- * disconnect their calls and hide the server from them). Real processes: serve --http with a
+ * disconnect their calls and hide the server from them), and what one caller's call changes in a
+ * server (a tool it added) every other caller sees. Real processes: serve --http with a
  * gateway file of two identities of one policy, the stdio fixture, two 2026-07-28 hosts.
  */
 import type { Client } from '@modelcontextprotocol/client';
@@ -39,5 +40,14 @@ describe('a server shared by the callers of serve --http', () => {
     expect(textOf(after)).toContain('after');
     const { tools } = await bob.listTools();
     expect(tools.find(({ name }) => name === 'load_mcp')?.description).toContain('enabled: false is refused');
+  }, 60_000);
+
+  it("is one server's state for every caller: a tool one caller's call added is in another's listing", async () => {
+    const alice = await team.host(TOKENS.alice);
+    const bob = await team.host(TOKENS.bob);
+    await alice.callTool({ name: 'load_mcp', arguments: { server: 'fixture' } });
+    const added = await alice.callTool({ name: 'call_mcp_tool', arguments: { server: 'fixture', tool: 'add_tool', arguments: { name: 'alices_echo' } } });
+    expect(textOf(added)).toContain('added alices_echo');
+    await expect.poll(async () => textOf(await bob.callTool({ name: 'load_mcp', arguments: { server: 'fixture' } })), { timeout: 10_000 }).toContain('alices_echo');
   }, 60_000);
 });

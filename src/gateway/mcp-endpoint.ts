@@ -3,8 +3,8 @@
  * carries all it needs (stateless). A 2025-era host gets an `Mcp-Session-Id` on `initialize`
  * that *is* its session — capabilities, protocol version, identity — sealed with the replicas'
  * shared key, so whichever replica the balancer picks opens it and serves the request; a session
- * id that does not open, or that another identity sealed, gets 404 (the spec's "start a new
- * session").
+ * id that does not open gets 404 (the spec's "start a new session"), and one that another identity
+ * sealed gets the very 404 a made-up id gets.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -94,9 +94,8 @@ export function createMcpEndpoint({ factory, keys, answers, cancels, maxBodyByte
       }
       const sessionId = request.headers.get('mcp-session-id');
       if (sessionId === null) return withCaller({ identity }, (authInfo) => legacy(request, { authInfo, parsedBody }));
-      const opened = openSession(keys, sessionId);
+      const opened = openSession(keys, sessionId, { identity: identity.name });
       if (!opened.ok) return sessionNotFound(opened.message);
-      if (opened.session.identity.name !== identity.name) return sessionNotFound('the session was opened by another identity; start a new session (initialize)');
       // Its answer to a request on a call's stream: the call waits on this replica, not in a new instance.
       if (answers?.(identity, parsedBody)) return new Response(null, { status: 202 });
       // Its cancel of a call in flight here: a new instance would not know the call, and the server would run on.

@@ -32,7 +32,7 @@ export interface SessionKeys {
 
 export type OpenedSession =
   | { ok: true; session: LegacySession; expiresAt: number }
-  | { ok: false; reason: 'malformed' | 'unknown-key' | 'tampered' | 'expired'; message: string };
+  | { ok: false; reason: 'malformed' | 'unknown-key' | 'tampered' | 'foreign' | 'expired'; message: string };
 
 /** Larger ids are refused unopened; a host's capabilities fit in far less. */
 export const MAX_SESSION_ID_LENGTH = 8_192;
@@ -80,18 +80,23 @@ export function sealSession(keys: SessionKeys, session: LegacySession, options: 
   return sessionId;
 }
 
-export function openSession(keys: SessionKeys, sessionId: string, options: { now?: number } = {}): OpenedSession {
+// One message for an id made up, altered, or another identity's: a caller holding someone else's id
+// must not learn that it is a live session (nor that it expired).
+const NOT_ISSUED = 'the Mcp-Session-Id is not a session this gateway issued to you; start a new session (initialize)';
+
+/** `identity`: the caller's name; a session sealed for another identity is refused as if it were made up. */
+export function openSession(keys: SessionKeys, sessionId: string, options: { now?: number; identity?: string } = {}): OpenedSession {
   const parts = sessionId.length <= MAX_SESSION_ID_LENGTH ? sessionId.split('.') : [];
   const [version, id, body] = parts;
   if (parts.length !== 3 || version !== VERSION || id === undefined || body === undefined || !/^[A-Za-z0-9_-]+$/.test(body)) {
-    return { ok: false, reason: 'malformed', message: 'the Mcp-Session-Id is not one this gateway issued; start a new session (initialize)' };
+    return { ok: false, reason: 'malformed', message: NOT_ISSUED };
   }
   const key = keys.byId.get(id);
   if (!key) {
     return { ok: false, reason: 'unknown-key', message: "the Mcp-Session-Id was sealed with a key this replica does not have (rotated out, or another gateway's); start a new session" };
   }
   const sealed = Buffer.from(body, 'base64url');
-  const tampered: OpenedSession = { ok: false, reason: 'tampered', message: 'the Mcp-Session-Id does not verify (altered or damaged); start a new session' };
+  const tampered: OpenedSession = { ok: false, reason: 'tampered', message: NOT_ISSUED };
   if (sealed.length < IV_BYTES + TAG_BYTES) return tampered;
   let payload: unknown;
   try {
@@ -103,11 +108,13 @@ export function openSession(keys: SessionKeys, sessionId: string, options: { now
     return tampered;
   }
   if (!isJsonObject(payload) || typeof payload.exp !== 'number') return tampered;
+  const session = sessionFrom(payload);
+  if (!session) return tampered;
+  if (options.identity !== undefined && session.identity.name !== options.identity) return { ok: false, reason: 'foreign', message: NOT_ISSUED };
   if ((options.now ?? Date.now()) >= payload.exp) {
     return { ok: false, reason: 'expired', message: 'the session has expired; start a new session (initialize)' };
   }
-  const session = sessionFrom(payload);
-  return session ? { ok: true, session, expiresAt: payload.exp } : tampered;
+  return { ok: true, session, expiresAt: payload.exp };
 }
 
 function sessionFrom(payload: Record<string, unknown>): LegacySession | undefined {
