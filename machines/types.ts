@@ -261,6 +261,8 @@ export interface McpLoadEvent {
 export interface McpRequestFields {
   /** Milliseconds before the request fails. Default: the server's `requestTimeoutMs`. */
   timeoutMs?: number;
+  /** Where `timeoutMs` was set, as a TIMEOUT names it (e.g. `--timeout`). Default: "the call's timeoutMs". */
+  timeoutSource?: string;
   /** Progress notifications go to `replyTo` as `mcp.progress` events. */
   progress?: boolean;
   resetTimeoutOnProgress?: boolean;

@@ -56,6 +56,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Milliseconds before the request fails. Default: the server entry's `timeoutMs`, else the manager's `defaults.requestTimeoutMs`, else 60 s. */
   timeoutMs?: number;
+  /** Where your `timeoutMs` came from, as a TIMEOUT's message names it (a CLI's `--timeout`). Default: "the call's timeoutMs". */
+  timeoutSource?: string;
 }
 
 export interface CallToolOptions extends RequestOptions {
@@ -472,16 +474,16 @@ function clockNow(clock: Clock): number {
 }
 
 /** The request's fields for the session actor; undefined when the caller set none (the usual call). */
-function requestFields({ timeoutMs }: RequestOptions): McpRequestFields | undefined {
-  return timeoutMs === undefined ? undefined : { timeoutMs };
+function requestFields({ timeoutMs, timeoutSource }: RequestOptions): McpRequestFields | undefined {
+  return timeoutMs === undefined ? undefined : { timeoutMs, timeoutSource };
 }
 
 function callFields(options: CallToolOptions): McpRequestFields | undefined {
-  const { timeoutMs, onProgress, resetTimeoutOnProgress, maxTotalTimeoutMs } = options;
+  const { timeoutMs, timeoutSource, onProgress, resetTimeoutOnProgress, maxTotalTimeoutMs } = options;
   if (timeoutMs === undefined && onProgress === undefined && resetTimeoutOnProgress === undefined && maxTotalTimeoutMs === undefined) {
     return undefined;
   }
-  return { timeoutMs, progress: onProgress !== undefined, resetTimeoutOnProgress, maxTotalTimeoutMs };
+  return { timeoutMs, timeoutSource, progress: onProgress !== undefined, resetTimeoutOnProgress, maxTotalTimeoutMs };
 }
 
 /** `secrets`: the entry's, which the request (a URI, a tool name) may hold, like any failure's words. */

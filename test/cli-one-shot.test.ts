@@ -291,12 +291,15 @@ describe('load --timeout', () => {
     });
   }, 40_000);
 
-  it('call --timeout: a tool that does not answer in time fails with code TIMEOUT, as the codes table says', async () => {
+  it('call --timeout: a tool that does not answer in time fails with code TIMEOUT, as the codes table says, naming --timeout as the limit', async () => {
     const fixtureConfig = join(home, 'fixture.json');
     writeFileSync(fixtureConfig, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
     const run = await runCli(['--config', fixtureConfig, 'call', 'fixture', 'slow', '{"ms": 20000}', '--timeout', '1000', '--json'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'TIMEOUT', error: { code: 'TIMEOUT', hint: expect.stringContaining('--timeout') } });
+    const failure = JSON.parse(run.stdout);
+    expect(failure).toMatchObject({ ok: false, code: 'TIMEOUT', error: { code: 'TIMEOUT', hint: expect.stringContaining('--timeout') } });
+    // The user set --timeout, not a library call's timeoutMs.
+    expect(failure.error.message).toMatch(/after 1000 ms \(--timeout\)$/);
   }, 40_000);
 
   it('a --timeout over the 30 s connect default is the time the server gets to start, as the connect-timeout hint promises', async () => {

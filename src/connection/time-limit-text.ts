@@ -1,13 +1,13 @@
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { McpServerError } from '../../machines/errors.js';
-import type { McpRequestOptions, McpServerConfig } from '../../machines/types.js';
+import type { McpRequestFields, McpServerConfig } from '../../machines/types.js';
 
 /** The request's own limits, as its caller set them. */
-type OwnLimits = Pick<McpRequestOptions, 'timeoutMs' | 'resetTimeoutOnProgress' | 'maxTotalTimeoutMs'> | undefined;
+type OwnLimits = Pick<McpRequestFields, 'timeoutMs' | 'timeoutSource' | 'resetTimeoutOnProgress' | 'maxTotalTimeoutMs'> | undefined;
 
-/** Where the time limit of a request came from: the call's own, else the entry's, else the default (machines/options.ts). */
+/** Where the time limit of a request came from: the call's own (in its caller's words), else the entry's, else the default (machines/options.ts). */
 function limitSource(options: OwnLimits, config: McpServerConfig): string {
-  if (options?.timeoutMs !== undefined) return "the call's timeoutMs";
+  if (options?.timeoutMs !== undefined) return options.timeoutSource ?? "the call's timeoutMs";
   if (typeof config.timeoutMs === 'number' && config.timeoutMs > 0) return 'the server entry\'s "timeoutMs"';
   return 'requestTimeoutMs, the default for requests';
 }

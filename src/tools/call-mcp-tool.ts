@@ -44,8 +44,8 @@ type CallOptions = Parameters<LoaderToolContext['manager']['callTool']>[3];
 const NO_CALL_OPTIONS: CallOptions = Object.freeze({});
 
 /** Only what a loader caller may set reaches the manager. */
-function callOptions({ signal, onProgress, timeoutMs }: LoaderToolCallOptions): CallOptions {
-  return signal === undefined && onProgress === undefined && timeoutMs === undefined ? NO_CALL_OPTIONS : { signal, onProgress, timeoutMs };
+function callOptions({ signal, onProgress, timeoutMs, timeoutSource }: LoaderToolCallOptions): CallOptions {
+  return signal === undefined && onProgress === undefined && timeoutMs === undefined ? NO_CALL_OPTIONS : { signal, onProgress, timeoutMs, timeoutSource };
 }
 
 /** The tool's answer as result parts; structured content goes along as `data` unless the call failed. */

@@ -16,12 +16,12 @@ export function readMcpResourceTool(context: LoaderToolContext): LoaderTool {
       name: 'read_mcp_resource',
       description: DESCRIPTION,
       inputSchema: readMcpResourceSchema(),
-      async run({ server, uri }, { signal, timeoutMs }) {
+      async run({ server, uri }, { signal, timeoutMs, timeoutSource }) {
         const notReady = await connectIfIndexed(context, server);
         if (notReady) return notReady;
         let resource: ReadResourceResult;
         try {
-          resource = await manager.readResource(server, uri, { signal, timeoutMs });
+          resource = await manager.readResource(server, uri, { signal, timeoutMs, timeoutSource });
         } catch (error) {
           if (signal?.aborted) throw error;
           return requestFailureResult(manager, server, error);

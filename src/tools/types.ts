@@ -85,6 +85,8 @@ export interface LoaderToolCallOptions {
    * cannot set it. Default: the server's configured timeout.
    */
   timeoutMs?: number;
+  /** Where `timeoutMs` was set, as a TIMEOUT's message names it (the CLI: `--timeout`). */
+  timeoutSource?: string;
 }
 
 export interface LoaderPermissions {

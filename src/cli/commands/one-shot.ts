@@ -178,7 +178,7 @@ export async function runOneShot(
   process.once('SIGINT', onInterrupt);
   const progress = tool === 'call_mcp_tool' ? new ProgressDisplay(process.stderr) : undefined;
   const loadDeadline = tool === 'load_mcp' && timeoutMs !== undefined ? AbortSignal.timeout(timeoutMs) : undefined;
-  const callOptions = { signal: interrupt.signal, timeoutMs, onProgress: progress && ((update: Parameters<ProgressDisplay['update']>[0]) => progress.update(update)) };
+  const callOptions = { signal: interrupt.signal, timeoutMs, timeoutSource: '--timeout', onProgress: progress && ((update: Parameters<ProgressDisplay['update']>[0]) => progress.update(update)) };
   try {
     const loader = find(tool);
     if (!loader) return report({ ok: false, server: args.server, error: { code: 'NOT_ALLOWED', message: `${tool} is switched off by the permissions` } });
