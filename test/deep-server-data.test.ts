@@ -1,15 +1,16 @@
 /**
  * Deeply nested JSON from a server (a tool schema nested 5,000 or 100,000 levels) never
- * overflows the stack: the listing skips entries nested deeper than LISTING_LIMITS.maxDepth,
- * and every walk over server data (the manifest diff, fingerprints) is iterative. Real
- * processes: the hostile fixture sends the deep schema after list_changed.
+ * overflows the stack: the listing keeps no entry nested deeper than LISTING_LIMITS.maxDepth as
+ * sent (a tool is listed with an open input schema, so it can still be called), and every walk
+ * over server data (the manifest diff, fingerprints) is iterative. Real processes: the hostile
+ * fixture sends the deep schema after list_changed.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { diffManifests } from '../machines/options.js';
 import { jsonFingerprint, measureJson } from '../machines/json-fingerprint.js';
 import type { McpServerManifest } from '../machines/types.js';
 import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool } from '../src/index.js';
-import { LISTING_LIMITS } from '../src/connection/manifest.js';
+import { deepSchemaNote, LISTING_LIMITS } from '../src/connection/manifest.js';
 import { descendantsAfter, textOf, waitUntil } from './support/chaos-helpers.js';
 import { descendantsOfThisProcess } from './support/fixtures.js';
 import { hostileServer, recordingLogger } from './support/hostile.js';
@@ -29,7 +30,7 @@ function deepSchema(levels: number, leaf: unknown = { type: 'string' }) {
 }
 
 describe.each([5_000, 100_000])('a tool schema nested %i levels deep, sent after list_changed', (levels) => {
-  it('is skipped with a warning; the state stays right, every call settles, one process runs', async () => {
+  it('is listed with an open input schema and a warning; the state stays right, every call settles, one process runs', async () => {
     const { logger, lines } = recordingLogger();
     const manager = new McpConnectionManager({ logger });
     managers.push(manager);
@@ -40,11 +41,36 @@ describe.each([5_000, 100_000])('a tool schema nested %i levels deep, sent after
     const settled = await Promise.allSettled(inFlight);
 
     expect(settled.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled']);
-    expect(lines.warn.join('\n')).toMatch(`MCP server "deep": skipped 1 tool whose definition nests deeper than ${LISTING_LIMITS.maxDepth} levels.`);
+    expect(lines.warn.join('\n')).toMatch(
+      `MCP server "deep": 1 tool whose definition nests deeper than ${LISTING_LIMITS.maxDepth} levels is listed with an open input schema ({"type":"object"}) and no output schema.`,
+    );
     expect(manager.getState('deep')).toBe('connected');
-    expect(manager.getManifest('deep')?.tools.map((tool) => tool.name)).toEqual(before.tools.map((tool) => tool.name));
+    const names = () => manager.getManifest('deep')?.tools.map((tool) => tool.name) ?? [];
+    await waitUntil(() => names().includes('deep'), 20_000, () => names().join(', '));
+    expect(names()).toEqual([...before.tools.map((tool) => tool.name), 'deep']);
+    expect(manager.getManifest('deep')?.tools.at(-1)).toEqual({
+      name: 'deep',
+      description: `Takes a deep form\n\n${deepSchemaNote(LISTING_LIMITS.maxDepth)}`,
+      annotations: { readOnlyHint: true },
+      inputSchema: { type: 'object' },
+    });
+    expect(textOf(await manager.callTool('deep', 'deep', { x: 'shallow enough' }))).toBe('deep called with {"x":"shallow enough"}');
     expect(textOf(await manager.callTool('deep', 'echo', { text: 'after' }))).toBe('after');
     expect(descendantsOfThisProcess()).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('call_mcp_tool of a tool whose schema nests too deep', () => {
+  it('calls it, as the server lists it, rather than answering it as unknown', async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const tools = createLoaderTools({ manager, servers: { deep: hostileServer('--deep', '5000') }, manifestIndex: false });
+    const tool = (name: string) => tools.find((candidate) => candidate.name === name) as LoaderTool;
+    await tool('load_mcp').execute({ server: 'deep' });
+    await tool('call_mcp_tool').execute({ server: 'deep', tool: 'change', arguments: {} });
+
+    const result = await tool('call_mcp_tool').execute({ server: 'deep', tool: 'deep', arguments: { x: 'asked' } });
+    expect(result).toMatchObject({ isError: false, text: 'deep called with {"x":"asked"}' });
   }, 60_000);
 });
 

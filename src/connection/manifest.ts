@@ -32,8 +32,9 @@ function freshnessOf(page: Record<string, unknown>): Freshness {
 /**
  * How much one list may hold. A server can page forever, send 100,000 tools or nest a schema
  * 100,000 levels deep; past these numbers the listing ends with a ListingLimitError naming the
- * server (entries nested too deep are skipped with a warning instead, so that every later walk
- * over the manifest — JSON.stringify for the model, the inspector, the index — stays shallow).
+ * server. Entries nested too deep are not kept as sent, so that every later walk over the
+ * manifest (JSON.stringify for the model, the inspector, the index) stays shallow: a tool is kept
+ * in a shallow form (shallowTool), other entries are skipped; either way with a warning.
  */
 export interface ListingLimits {
   maxPages: number;
@@ -49,6 +50,34 @@ export const LISTING_LIMITS: ListingLimits = {
   maxChars: 64 * 1024 * 1024,
   maxDepth: 64,
 };
+
+/** What a tool kept in a shallow form says of itself, for the model and for whoever approves its calls. */
+export function deepSchemaNote(maxDepth: number): string {
+  return `(Its input schema nests deeper than ${maxDepth} levels, so it is not shown here: any object is passed on, and the server checks it.)`;
+}
+
+/**
+ * A tool whose definition nests too deep, still listed and callable (the server lists it, and a
+ * call of an unlisted tool is refused): its name, title, description with a note, and its
+ * annotations and execution when those are shallow; its input schema an open object, no output
+ * schema. Undefined for an entry without a name, which cannot be called anyway.
+ */
+function shallowTool(item: unknown, maxDepth: number): Record<string, unknown> | undefined {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return undefined;
+  const { name, title, description, annotations, execution } = item as Record<string, unknown>;
+  if (typeof name !== 'string') return undefined;
+  // One level under the tool's own object.
+  const keep = (value: unknown) => value !== undefined && measureJson(value, maxDepth - 1, Infinity).depth < maxDepth;
+  const note = deepSchemaNote(maxDepth);
+  return {
+    name,
+    ...(typeof title === 'string' && { title }),
+    description: typeof description === 'string' && description !== '' ? `${description}\n\n${note}` : note,
+    inputSchema: { type: 'object' },
+    ...(keep(annotations) && { annotations }),
+    ...(keep(execution) && { execution }),
+  };
+}
 
 const SINGULAR: Record<ListKind, string> = {
   tools: 'tool',
@@ -78,6 +107,7 @@ export async function listAllPages<K extends ListKind>(
   const seen = new Set<string>();
   let chars = 0;
   let tooDeep = 0;
+  let keptShallow = 0;
   let pages = 0;
   let cursor: string | undefined;
   do {
@@ -87,11 +117,18 @@ export async function listAllPages<K extends ListKind>(
     }
     const page = await fetchPage(cursor);
     // One by one: `push(...page.items)` passes every item as an argument and overflows the stack.
-    for (const item of page.items) {
-      const size = measureJson(item, limits.maxDepth, limits.maxChars - chars);
+    for (const sent of page.items) {
+      let item = sent;
+      let size = measureJson(item, limits.maxDepth, limits.maxChars - chars);
       if (size.depth > limits.maxDepth) {
-        tooDeep++;
-        continue;
+        const kept = kind === 'tools' ? shallowTool(sent, limits.maxDepth) : undefined;
+        if (kept === undefined) {
+          tooDeep++;
+          continue;
+        }
+        keptShallow++;
+        item = kept;
+        size = measureJson(item, limits.maxDepth, limits.maxChars - chars);
       }
       chars += size.chars;
       if (chars > limits.maxChars) {
@@ -111,6 +148,11 @@ export async function listAllPages<K extends ListKind>(
     }
     if (cursor !== undefined) seen.add(cursor);
   } while (cursor !== undefined);
+  if (keptShallow > 0) {
+    logger.warn(
+      `MCP server ${quoted(server)}: ${keptShallow} tool${keptShallow === 1 ? '' : 's'} whose definition nests deeper than ${limits.maxDepth} levels ${keptShallow === 1 ? 'is' : 'are'} listed with an open input schema ({"type":"object"}) and no output schema.`,
+    );
+  }
   if (tooDeep > 0) {
     logger.warn(
       `MCP server ${quoted(server)}: skipped ${tooDeep} ${SINGULAR[kind]}${tooDeep === 1 ? '' : 's'} whose definition nests deeper than ${limits.maxDepth} levels.`,
