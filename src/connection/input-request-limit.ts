@@ -12,7 +12,8 @@ export const MAX_INPUT_REQUESTS_PER_ROUND = 10;
 
 /**
  * Answers the request itself, with an error, when the server's `input_required` result asks more
- * than `MAX_INPUT_REQUESTS_PER_ROUND` inputs, before the SDK dispatches any of them. Install it
+ * than `MAX_INPUT_REQUESTS_PER_ROUND` inputs, before the SDK dispatches any of them (a task's
+ * rounds are held to the same number in task-follow.ts). Install it
  * after `connect`: the SDK sets the transport's `onmessage` while connecting.
  */
 export function limitInputRequests(transport: Transport): void {
@@ -25,6 +26,10 @@ function refuseFlood(message: JSONRPCMessage): JSONRPCMessage {
   const { inputRequests } = message.result;
   const asked = isRecord(inputRequests) ? Object.keys(inputRequests).length : 0;
   if (asked <= MAX_INPUT_REQUESTS_PER_ROUND) return message;
-  const refused = `the server asked for ${asked} inputs in one round (forms, samplings, roots); at most ${MAX_INPUT_REQUESTS_PER_ROUND} are answered, so none was asked`;
-  return { jsonrpc: '2.0', id: message.id, error: { code: ProtocolErrorCode.InternalError, message: refused } };
+  return { jsonrpc: '2.0', id: message.id, error: { code: ProtocolErrorCode.InternalError, message: tooManyInputs(asked) } };
+}
+
+/** Why a round of `asked` input requests (of a request, or of a task) was not answered. */
+export function tooManyInputs(asked: number): string {
+  return `the server asked for ${asked} inputs in one round (forms, samplings, roots); at most ${MAX_INPUT_REQUESTS_PER_ROUND} are answered, so none was asked`;
 }

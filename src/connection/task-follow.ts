@@ -9,6 +9,7 @@ import { CANCEL_TIMEOUT_MS, MIN_TASK_POLL_INTERVAL_MS, pause } from './tool-task
 import { isUnreachable } from './errors.js';
 import { AnswerStreamCut, isRecord, type TaskWire } from './task-wire.js';
 import type { TaskJournal } from './task-journal.js';
+import { MAX_INPUT_REQUESTS_PER_ROUND, tooManyInputs } from './input-request-limit.js';
 
 /** The longest wait between two polls, whatever `pollIntervalMs` the server asks for: the call's time limit still ends a task that stays working. */
 export const MAX_TASK_POLL_INTERVAL_MS = 30_000;
@@ -141,6 +142,7 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
       if (status === 'input_required' && isRecord(latest.inputRequests)) {
         const fresh = Object.entries(latest.inputRequests).filter(([key]) => !answered.has(key));
         if (fresh.length > 0) {
+          if (fresh.length > MAX_INPUT_REQUESTS_PER_ROUND) throw new Error(`${tooManyInputs(fresh.length)}; the task was cancelled (tasks/cancel)`);
           if (++rounds > MAX_TASK_INPUT_ROUNDS) {
             throw new Error(`the task for tool ${quoted(call.tool)} asked for input more than ${MAX_TASK_INPUT_ROUNDS} times, so it was cancelled (tasks/cancel)`);
           }
