@@ -237,6 +237,7 @@ export type ServerSubstate =
   | 'connecting.listing'
   | 'connected.ready'
   | 'connected.checking'
+  | 'connected.redefining'
   | 'error.releasing'
   | 'error.retrying'
   | 'error.failed';

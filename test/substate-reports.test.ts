@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AnyStateNode } from 'xstate';
-import { McpConnectionManager, type McpStateChangedEmitted } from 'mcp-statechart';
+import { McpConnectionManager, type McpStateChangedEmitted, type ServerSubstate } from 'mcp-statechart';
 import { serverMachine } from '../machines/server.machine.js';
 import { silentLogger } from '../src/logger.js';
 import { stdioFixture } from './support/fixtures.js';
@@ -44,6 +44,21 @@ function reportedByChart(node: AnyStateNode): string[] {
   return [...reportsOf(node), ...Object.values(node.states).flatMap(reportedByChart)];
 }
 
+/** Every `ServerSubstate`, held against the type by the compiler: one missing from it, or not in it, does not compile. */
+const SERVER_SUBSTATES = {
+  'disconnected.idle': true,
+  'disconnected.closing': true,
+  'disconnected.reopening': true,
+  'connecting.negotiating': true,
+  'connecting.listing': true,
+  'connected.ready': true,
+  'connected.checking': true,
+  'connected.redefining': true,
+  'error.releasing': true,
+  'error.retrying': true,
+  'error.failed': true,
+} satisfies Record<ServerSubstate, true>;
+
 const managers: McpConnectionManager[] = [];
 afterEach(async () => {
   await Promise.all(managers.splice(0).map((manager) => manager.dispose()));
@@ -64,6 +79,11 @@ describe('the substates mcp.stateChanged reports', () => {
     const documented = documentedSubstates().map((row) => row.substate);
     expect(leaves.length).toBeGreaterThan(8);
     expect([...documented].sort()).toEqual([...leaves].sort());
+  });
+
+  it('are all named by the public ServerSubstate type, the ones not reported included', () => {
+    const leaves = leavesOf(serverMachine.root).map((node) => node.path.join('.'));
+    expect(Object.keys(SERVER_SUBSTATES).sort()).toEqual([...leaves].sort());
   });
 
   it('are the rows of that table marked reported, each reported with its own path', () => {
