@@ -59,7 +59,7 @@ describe('the gateway file', () => {
     const problems = problemsOf({
       identities: {
         carol: { token: sha256('x'), denytools: ['fs/*'] },
-        dave: { token: sha256('y'), approve: 'sometimes', callsPerMinute: 0, listenStreams: 2.5, slowReaderSeconds: 0, allow: 'fs' },
+        dave: { token: sha256('y'), approve: 'sometimes', callsPerMinute: 0, listenStreams: 2.5, slowReaderSeconds: 0, requestBytesInFlight: '64 MiB', allow: 'fs' },
         erin: { token: sha256('z'), groups: ['ops'] },
       },
     });
@@ -70,6 +70,7 @@ describe('the gateway file', () => {
       'identity "dave": "callsPerMinute" must be a whole number from 1 to 1000000',
       'identity "dave": "listenStreams" must be a whole number from 1 to 10000',
       'identity "dave": "slowReaderSeconds" must be a whole number from 1 to 3600',
+      'identity "dave": "requestBytesInFlight" must be a whole number from 1 to 4294967296',
       'identity "erin": "groups" names "ops", which is not in "groups"',
     ]);
   });

@@ -10,7 +10,7 @@ import type { ApprovalPolicy } from '../tools/approval.js';
 import { compilePermissions, type PermissionChecks } from '../tools/permissions.js';
 import type { LoaderPermissions, LoaderTool } from '../tools/types.js';
 import type { AuthenticatedIdentity } from './authenticate.js';
-import { DEFAULT_LISTEN_STREAMS, DEFAULT_SLOW_READER_SECONDS, type GatewayConfig } from './gateway-file.js';
+import { DEFAULT_LISTEN_STREAMS, DEFAULT_REQUEST_BYTES_IN_FLIGHT, DEFAULT_SLOW_READER_SECONDS, type GatewayConfig } from './gateway-file.js';
 import { cachedPolicies } from './identity-policy.js';
 
 export interface CallerAccess extends PermissionChecks {
@@ -22,6 +22,8 @@ export interface CallerAccess extends PermissionChecks {
   listenStreams: number;
   /** Seconds an answer may wait, unsent, for a client that does not read it. */
   slowReaderSeconds: number;
+  /** Bytes of request bodies it may have in flight at once. */
+  requestBytesInFlight: number;
 }
 
 /** Builds loader tools for `permissions` (within serve's own) and an approval policy (undefined: serve's own). */
@@ -70,7 +72,7 @@ export function createAccessResolver(config: () => GatewayConfig | undefined, ba
       const rules = config();
       if (!rules) {
         unrestricted ??= build(undefined, undefined);
-        return { identity, tools: unrestricted, ...serves, listenStreams: DEFAULT_LISTEN_STREAMS, slowReaderSeconds: DEFAULT_SLOW_READER_SECONDS };
+        return { identity, tools: unrestricted, ...serves, listenStreams: DEFAULT_LISTEN_STREAMS, slowReaderSeconds: DEFAULT_SLOW_READER_SECONDS, requestBytesInFlight: DEFAULT_REQUEST_BYTES_IN_FLIGHT };
       }
       const policy = policyFor(rules, identity);
       return {
@@ -81,6 +83,7 @@ export function createAccessResolver(config: () => GatewayConfig | undefined, ba
         ...(policy.callsPerMinute !== undefined && { callsPerMinute: policy.callsPerMinute }),
         listenStreams: policy.listenStreams ?? DEFAULT_LISTEN_STREAMS,
         slowReaderSeconds: policy.slowReaderSeconds ?? DEFAULT_SLOW_READER_SECONDS,
+        requestBytesInFlight: policy.requestBytesInFlight ?? DEFAULT_REQUEST_BYTES_IN_FLIGHT,
       };
     },
   };

@@ -4,7 +4,8 @@
  * ```json
  * { "identities": { "alice": { "token": "sha256:<hex>", "allow": ["*"] },
  *                   "bob":   { "token": "sha256:<hex>", "deny": ["secret*"], "denyTools": ["fs/write_*"],
- *                              "approve": "destructive", "callsPerMinute": 120, "listenStreams": 4, "slowReaderSeconds": 10, "groups": ["admins"] } },
+ *                              "approve": "destructive", "callsPerMinute": 120, "listenStreams": 4, "slowReaderSeconds": 10,
+ *                              "requestBytesInFlight": 16777216, "groups": ["admins"] } },
  *   "oauth": { "issuer": "https://auth.example.com", "audience": "https://mcp.example.com/mcp",
  *              "identityClaim": "sub", "groupsClaim": "groups" },
  *   "groups": { "admins": { "allow": ["*"] } } }
@@ -31,6 +32,8 @@ export interface AccessRules {
   listenStreams?: number;
   /** Seconds an answer may wait, unsent, for a client that does not read it (default DEFAULT_SLOW_READER_SECONDS). */
   slowReaderSeconds?: number;
+  /** Bytes of request bodies it may have in flight at once on one replica (default DEFAULT_REQUEST_BYTES_IN_FLIGHT). */
+  requestBytesInFlight?: number;
 }
 
 export interface GatewayIdentity extends AccessRules {
@@ -74,8 +77,15 @@ const MAX_LISTEN_STREAMS = 10_000;
 /** An answer a client does not read is held in the replica's memory (the tool's whole result) until then. */
 export const DEFAULT_SLOW_READER_SECONDS = 30;
 const MAX_SLOW_READER_SECONDS = 3_600;
+/**
+ * A request's body is held several times over (the bytes, the parsed message, the copy sent on to
+ * the server) until its call answers: 40 calls of 4 MB in flight from one token took a replica
+ * from 120 MB to 1.2 GB.
+ */
+export const DEFAULT_REQUEST_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
+const MAX_REQUEST_BYTES_IN_FLIGHT = 4 * 1024 * 1024 * 1024;
 
-const RULE_FIELDS = ['allow', 'deny', 'allowTools', 'denyTools', 'approve', 'callsPerMinute', 'listenStreams', 'slowReaderSeconds'];
+const RULE_FIELDS = ['allow', 'deny', 'allowTools', 'denyTools', 'approve', 'callsPerMinute', 'listenStreams', 'slowReaderSeconds', 'requestBytesInFlight'];
 const IDENTITY_FIELDS = new Set([...RULE_FIELDS, 'token', 'groups']);
 const GROUP_FIELDS = new Set(RULE_FIELDS);
 const OAUTH_FIELDS = new Set(['issuer', 'audience', 'identityClaim', 'groupsClaim', 'jwksUri', 'algorithms']);
@@ -207,6 +217,12 @@ function accessRules(entry: Record<string, unknown>, where: string, problems: st
     if (typeof slowReader !== 'number' || !Number.isInteger(slowReader) || slowReader < 1 || slowReader > MAX_SLOW_READER_SECONDS) {
       problems.push(`${where}: "slowReaderSeconds" must be a whole number from 1 to ${MAX_SLOW_READER_SECONDS}`);
     } else rules.slowReaderSeconds = slowReader;
+  }
+  const requestBytes = ownValue(entry, 'requestBytesInFlight');
+  if (requestBytes !== undefined) {
+    if (typeof requestBytes !== 'number' || !Number.isInteger(requestBytes) || requestBytes < 1 || requestBytes > MAX_REQUEST_BYTES_IN_FLIGHT) {
+      problems.push(`${where}: "requestBytesInFlight" must be a whole number from 1 to ${MAX_REQUEST_BYTES_IN_FLIGHT}`);
+    } else rules.requestBytesInFlight = requestBytes;
   }
   return rules;
 }

@@ -10,10 +10,12 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
 import type { Authenticate, AuthenticatedIdentity } from './authenticate.js';
-import { DEFAULT_LISTEN_STREAMS, DEFAULT_SLOW_READER_SECONDS, type GatewayOAuth } from './gateway-file.js';
+import { DEFAULT_LISTEN_STREAMS, DEFAULT_REQUEST_BYTES_IN_FLIGHT, DEFAULT_SLOW_READER_SECONDS, type GatewayOAuth } from './gateway-file.js';
 import { discardRest, readBody, toWebRequest, writeJson, writeWebResponse } from './http-exchange.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
-import { ListenStreamLimit, listenStreamLimitText } from './listen-stream-limit.js';
+import { IdentityAllowance } from './identity-allowance.js';
+import { listenStreamLimitText } from './listen-stream-limit.js';
+import { requestBytesLimitText } from './request-bytes-limit.js';
 import { originRefusal } from './request-origin.js';
 import { metadataPaths, protectedResourceMetadata } from './resource-metadata.js';
 
@@ -51,6 +53,8 @@ export interface GatewayServerOptions {
   listenStreamsFor?: (identity: AuthenticatedIdentity) => number;
   /** How long an answer may wait, unsent, for `identity`'s client to read it: then its connection is closed. Default DEFAULT_SLOW_READER_SECONDS. */
   slowReaderSecondsFor?: (identity: AuthenticatedIdentity) => number;
+  /** How many bytes of request bodies `identity` may have in flight at once: beyond, 429. Default DEFAULT_REQUEST_BYTES_IN_FLIGHT. */
+  requestBytesFor?: (identity: AuthenticatedIdentity) => number;
   /** How long a request's body may take to come, from the end of its headers: then 408 and the connection closed. */
   bodyTimeoutMs: number;
   /** What `/healthz` answers besides the requests in flight: no secrets. */
@@ -81,7 +85,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   const idle: Array<() => void> = [];
   // A 2026-07-28 host's `subscriptions/listen` stream is no call: it would hold a drain to its limit.
   const endListenStreams = new AbortController();
-  const listenStreams = new ListenStreamLimit();
+  const listenStreams = new IdentityAllowance();
+  const requestBytes = new IdentityAllowance();
   const finished = () => {
     inFlight -= 1;
     if (inFlight === 0) for (const wake of idle.splice(0)) wake();
@@ -132,6 +137,10 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       }
       identity = verdict.identity;
     }
+    // Taken before the body is read when its size is declared, so a refused body is never held; else once it has come.
+    const declared = Number(request.headers['content-length']);
+    const sizeKnown = request.method === 'POST' && Number.isInteger(declared) && declared > 0 && declared <= options.maxBodyBytes;
+    if (sizeKnown && !takeRequestBytes(identity, declared, response)) return;
     const body = request.method === 'POST' ? await readBody(request, options.maxBodyBytes, options.bodyTimeoutMs) : undefined;
     if (body === 'too-slow') {
       writeJson(response, 408, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `the request body did not all come within ${options.bodyTimeoutMs / 1000} s` } }, { connection: 'close' });
@@ -142,6 +151,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       writeJson(response, 413, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `the request body is over ${options.maxBodyBytes} bytes` } });
       return;
     }
+    if (!sizeKnown && body !== undefined && body.length > 0 && !takeRequestBytes(identity, body.length, response)) return;
     const aborted = new AbortController();
     response.once('close', () => aborted.abort());
     const parsedBody = parseJson(body);
@@ -158,6 +168,19 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     const answer = await options.endpoint.handle(toWebRequest(request, body, aborted.signal), parsedBody, identity);
     const slowReaderMs = (options.slowReaderSecondsFor?.(identity) ?? DEFAULT_SLOW_READER_SECONDS) * 1000;
     await writeWebResponse(answer, response, { slowReaderMs }, listening ? endListenStreams.signal : undefined);
+  }
+
+  /** A place for `bytes` more of `identity`'s request bodies, given back when the response ends (answered, or its connection closed); false: refused with 429. */
+  function takeRequestBytes(identity: AuthenticatedIdentity, bytes: number, response: ServerResponse): boolean {
+    const limit = options.requestBytesFor?.(identity) ?? DEFAULT_REQUEST_BYTES_IN_FLIGHT;
+    const release = requestBytes.take(identity.name, limit, bytes);
+    if (!release) {
+      const error = { code: -32000, message: requestBytesLimitText(identity.name, limit) };
+      writeJson(response, 429, { jsonrpc: '2.0', id: null, error }, { 'retry-after': '1' });
+      return false;
+    }
+    response.once('close', release);
+    return true;
   }
 
   return {

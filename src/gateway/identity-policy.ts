@@ -24,6 +24,8 @@ export interface IdentityPolicy extends PermissionChecks {
   listenStreams?: number;
   /** Its own limit, else the lowest of its groups'; undefined: the default. */
   slowReaderSeconds?: number;
+  /** Its own limit, else the lowest of its groups'; undefined: the default. */
+  requestBytesInFlight?: number;
 }
 
 const STRICTNESS: readonly ApprovalPolicy[] = ['never', 'destructive', 'always'];
@@ -49,6 +51,7 @@ export function policyFor(config: GatewayConfig, identity: AuthenticatedIdentity
   const limits = limitsOf('callsPerMinute', own, groupRules);
   const streams = limitsOf('listenStreams', own, groupRules);
   const slowReader = limitsOf('slowReaderSeconds', own, groupRules);
+  const requestBytes = limitsOf('requestBytesInFlight', own, groupRules);
   return {
     permissions,
     allowsServer: (server) => serves.allowsServer(server) && mine.allowsServer(server),
@@ -57,11 +60,12 @@ export function policyFor(config: GatewayConfig, identity: AuthenticatedIdentity
     ...(limits.length > 0 && { callsPerMinute: Math.min(...limits) }),
     ...(streams.length > 0 && { listenStreams: Math.min(...streams) }),
     ...(slowReader.length > 0 && { slowReaderSeconds: Math.min(...slowReader) }),
+    ...(requestBytes.length > 0 && { requestBytesInFlight: Math.min(...requestBytes) }),
   };
 }
 
 /** The identity's own limit, else its groups'. */
-function limitsOf(field: 'callsPerMinute' | 'listenStreams' | 'slowReaderSeconds', own: AccessRules | undefined, groupRules: readonly AccessRules[]): number[] {
+function limitsOf(field: 'callsPerMinute' | 'listenStreams' | 'slowReaderSeconds' | 'requestBytesInFlight', own: AccessRules | undefined, groupRules: readonly AccessRules[]): number[] {
   const mine = own?.[field];
   return mine !== undefined ? [mine] : groupRules.flatMap((rules) => rules[field] ?? []);
 }

@@ -162,6 +162,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     maxBodyBytes: MAX_MESSAGE_BYTES,
     listenStreamsFor: (identity) => resolver.accessFor(identity).listenStreams,
     slowReaderSecondsFor: (identity) => resolver.accessFor(identity).slowReaderSeconds,
+    requestBytesFor: (identity) => resolver.accessFor(identity).requestBytesInFlight,
     bodyTimeoutMs: BODY_TIMEOUT_MS,
     health: () => health(manager),
     logger,
