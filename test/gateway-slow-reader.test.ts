@@ -6,9 +6,10 @@
  * memory until their clients went away. A real serve --http on 127.0.0.1 port 0 with a real stdio
  * server; raw sockets that send a call and never read.
  */
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fileURLToPath } from 'node:url';
+import { closeWhenUnread } from '../src/gateway/slow-reader.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
 const TOKEN = 'slow-reader-token-5d1e';
@@ -105,4 +106,56 @@ describe('an answer nobody reads', () => {
       expect(rest.bytes).toBeLessThan(ANSWER_CHARS);
     }
   }, 90_000);
+});
+
+/**
+ * An answer Node writes to the socket in one piece (pipe never paused: its last write was taken)
+ * finishes the response with its tail still in the socket's send buffer, and the request is
+ * done. There the socket itself is watched: closed once its buffer has not shrunk for the time
+ * given, left alone when its client reads it. Real sockets on 127.0.0.1.
+ */
+describe('the tail of an answer written in one piece', () => {
+  const WATCH_MS = 200;
+  /** Far more than loopback's socket buffers take while the peer reads nothing. */
+  const TAIL_BYTES = 16 * 1024 * 1024;
+
+  /** A connected pair on 127.0.0.1: `ours` (the gateway's side) and `theirs` (the client's, paused). */
+  async function socketPair(): Promise<{ ours: Socket; theirs: Socket; server: Server }> {
+    const server = createServer();
+    const accepted = new Promise<Socket>((done) => server.once('connection', done));
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    const theirs = connect(address.port, '127.0.0.1');
+    theirs.pause();
+    theirs.on('error', () => {});
+    sockets.push(theirs);
+    const ours = await accepted;
+    ours.on('error', () => {});
+    sockets.push(ours);
+    return { ours, theirs, server };
+  }
+
+  it('closes the socket when its client takes none of the tail', async () => {
+    const { ours, theirs, server } = await socketPair();
+    ours.write(Buffer.alloc(TAIL_BYTES, 'a'));
+    expect(ours.writableLength).toBeGreaterThan(0);
+    closeWhenUnread(ours, WATCH_MS);
+    await vi.waitFor(() => expect(ours.destroyed).toBe(true), { timeout: 10_000, interval: 50 });
+    const rest = await readRest(theirs, TAIL_BYTES);
+    expect(rest.ended).toBe(true);
+    expect(rest.bytes).toBeLessThan(TAIL_BYTES);
+    server.close();
+  }, 30_000);
+
+  // The send buffer shrinks only as whole writes complete, so the client here must take the whole tail within the watch.
+  it('leaves the socket open when its client reads the tail', async () => {
+    const { ours, theirs, server } = await socketPair();
+    ours.write(Buffer.alloc(TAIL_BYTES, 'a'));
+    closeWhenUnread(ours, 10_000);
+    const rest = await readRest(theirs, TAIL_BYTES);
+    expect(rest).toEqual({ bytes: TAIL_BYTES, ended: false });
+    expect(ours.destroyed).toBe(false);
+    server.close();
+  }, 30_000);
 });
