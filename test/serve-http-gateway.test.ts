@@ -202,4 +202,29 @@ describe('rate limit and audit', () => {
     expect(lines).toContainEqual(expect.objectContaining({ identity: 'alice', server: 'everything', uri: 'demo://resource/static/document/architecture.md', outcome: 'ok' }));
     expect(lines).toContainEqual(expect.objectContaining({ identity: 'bob', outcome: 'refused:rate_limit' }));
   }, 60_000);
+
+  it('writes refused:<why> for a call the gateway answered without asking the server, not tool_error', async () => {
+    const alice = await hostWith(TOKENS.alice);
+    const call = (args: Record<string, unknown>) => alice.callTool({ name: 'call_mcp_tool', arguments: args });
+    try {
+      await alice.callTool({ name: 'load_mcp', arguments: { server: 'everything' } });
+      await call({ server: 'everything', tool: 'no-such-tool', arguments: {} });
+      await call({ server: 'no-such-server', tool: 'echo', arguments: {} });
+      await call({ server: 'everything', tool: 'echo-with-bad-arguments', arguments: 5 });
+    } finally {
+      await alice.close();
+    }
+    const refusals = () =>
+      readFileSync(auditFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => ['no-such-tool', 'no-such-server', 'echo-with-bad-arguments'].some((name) => name === line.tool || name === line.server));
+    await expect.poll(() => refusals().length, { timeout: 5_000 }).toBe(3);
+    expect(refusals().map(({ server, tool, outcome }) => ({ server, tool, outcome }))).toEqual([
+      { server: 'everything', tool: 'no-such-tool', outcome: 'refused:unknown_tool' },
+      { server: 'no-such-server', tool: 'echo', outcome: 'refused:server_unavailable' },
+      { server: 'everything', tool: 'echo-with-bad-arguments', outcome: 'refused:invalid_arguments' },
+    ]);
+  }, 60_000);
 });

@@ -122,5 +122,6 @@ function auditTarget(tool: string, args: Record<string, unknown>): AuditTarget |
 function callOutcome(result: LoaderToolResult, target: AuditTarget, access: CallerAccess): AuditOutcome {
   if (result.refused) return 'refused:approval';
   if (!access.allowsServer(target.server) || (target.kind === 'tool' && !access.allowsTool(target.server, target.name))) return 'refused:policy';
+  if (result.notSent !== undefined) return `refused:${result.notSent}`;
   return toolOutcome(result);
 }

@@ -3,7 +3,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { defineLoaderTool } from './define-tool.js';
 import { quoted } from './model-text.js';
 import { toolResultParts } from './describe-content.js';
-import { errorResult, okResult, partsResult } from './results.js';
+import { notSentResult, okResult, partsResult } from './results.js';
 import { callMcpToolSchema, usualCallMcpToolInput, type CallMcpToolInput } from './schemas.js';
 import { connectIfIndexed, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool, LoaderToolCallOptions, LoaderToolResult } from './types.js';
@@ -79,7 +79,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
     const known = knownTool(server, tool);
     if (!known) {
       const allowed = (manager.getManifest(server)?.tools ?? []).filter((other) => catalog.allowsTool(server, other.name));
-      return errorResult(unknownToolText(catalog, server, tool, allowed));
+      return notSentResult(unknownToolText(catalog, server, tool, allowed), 'unknown_tool');
     }
     const refusal = await approver.refusal(
       { server, tool, arguments: input.arguments ?? {}, annotations: known.annotations, inputSchema: known.inputSchema },
@@ -98,7 +98,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
       run(input, options) {
         const { server, tool } = input;
         // Before connecting: a denied tool must not start its server.
-        if (!catalog.allowsTool(server, tool)) return Promise.resolve(errorResult(deniedToolText(server, tool)));
+        if (!catalog.allowsTool(server, tool)) return Promise.resolve(notSentResult(deniedToolText(server, tool), 'policy'));
         // The usual call (a connected server, a known tool, a policy that does not ask or an "allow always") is one promise chain.
         const known = manager.getState(server) === 'connected' ? knownTool(server, tool) : undefined;
         if (known && !approver.asks(server, tool, known.annotations)) return call(input, options);

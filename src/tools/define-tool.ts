@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { errorText } from './model-text.js';
-import { errorResult, fitResultToBudget } from './results.js';
+import { errorResult, fitResultToBudget, notSentResult } from './results.js';
 import { toParameters } from './schemas.js';
 import type { LoaderToolContext } from './tool-context.js';
 import type { LoaderTool, LoaderToolCallOptions, LoaderToolName, LoaderToolResult } from './types.js';
@@ -75,11 +75,11 @@ export function defineLoaderTool<Schema extends z.ZodType>(
   /** The checks before the tool runs: a result when they refuse the call, else undefined. */
   const refusalBeforeParsing = (args: unknown): LoaderToolResult | undefined => {
     const overLong = overLongArgument(args);
-    if (overLong !== undefined) return errorResult(overLong);
+    if (overLong !== undefined) return notSentResult(overLong, 'invalid_arguments');
     // Before the schema check: a denied name must read "not allowed", not "invalid option".
     const server = serverNamed(args);
     const refusal = server === undefined ? undefined : (catalog.refusal(server) ?? (spec.name === 'load_mcp' ? undefined : catalog.offRefusal(server)));
-    return refusal === undefined ? undefined : errorResult(refusal);
+    return refusal === undefined ? undefined : notSentResult(refusal, 'server_unavailable');
   };
   // Not async functions: every call of a loader tool passes here, and a promise chain costs less than nested awaits.
   const run = (args: unknown, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {
@@ -89,7 +89,7 @@ export function defineLoaderTool<Schema extends z.ZodType>(
       const usual = spec.usualInput?.(args);
       if (usual !== undefined) return spec.run(usual, options);
       const parsed = spec.inputSchema.safeParse(args);
-      if (!parsed.success) return Promise.resolve(errorResult(invalidArgumentsText(spec.name, parsed.error)));
+      if (!parsed.success) return Promise.resolve(notSentResult(invalidArgumentsText(spec.name, parsed.error), 'invalid_arguments'));
       return spec.run(parsed.data, options);
     } catch (error) {
       // Handled with the run's own rejections, in execute.

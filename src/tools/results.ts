@@ -1,5 +1,5 @@
 /** Building `LoaderToolResult`s, and keeping what the model reads within its budget. */
-import type { LoaderMediaPart, LoaderResultPart, LoaderToolResult } from './types.js';
+import type { LoaderMediaPart, LoaderRefusalReason, LoaderResultPart, LoaderToolResult } from './types.js';
 import { sliceWithinBudget } from '../text-limits.js';
 
 /** Characters of text (media descriptions included) one loader tool result may hold. */
@@ -36,6 +36,11 @@ export function errorResult(text: string, error?: unknown): LoaderToolResult {
   const result = partsResult([{ type: 'text', text }], true);
   if (error !== undefined) result.error = error;
   return result;
+}
+
+/** A call the loader answered itself, without asking the server; `why` goes to the audit log. */
+export function notSentResult(text: string, why: LoaderRefusalReason): LoaderToolResult {
+  return { ...errorResult(text), notSent: why };
 }
 
 function cutNote(leftOut: number, total: number, budget: number): string {

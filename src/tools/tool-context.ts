@@ -4,7 +4,7 @@ import type { ServerCatalog } from './server-catalog.js';
 import type { SearchableTools } from './searchable-tools.js';
 import type { ToolCallApprover } from './approval.js';
 import { loadFailureText, loadFirstText, requestFailureText } from './failure-text.js';
-import { errorResult } from './results.js';
+import { errorResult, notSentResult } from './results.js';
 import { unknownToolText } from './unknown-tool.js';
 
 export interface LoaderToolContext {
@@ -38,10 +38,10 @@ export async function connectIfIndexed(
   const state = manager.getState(server);
   if (state === 'connected') return undefined;
   const indexed = searchable?.toolsOf(server);
-  if (!searchable || !indexed) return errorResult(loadFirstText(server, state, manager.getError(server)));
+  if (!searchable || !indexed) return notSentResult(loadFirstText(server, state, manager.getError(server)), 'not_loaded');
   // Past its ttlMs the entry may lack a tool the server has now: the connection's live list decides.
   const unknown = tool !== undefined && !indexed.some((known) => known.name === tool);
-  if (unknown && !searchable.indexedPastTtl(server)) return errorResult(unknownToolText(catalog, server, tool, indexed));
+  if (unknown && !searchable.indexedPastTtl(server)) return notSentResult(unknownToolText(catalog, server, tool, indexed), 'unknown_tool');
   try {
     await manager.connect(server);
     return undefined;

@@ -49,7 +49,17 @@ export interface LoaderToolResult {
    * `call`) treats it as one.
    */
   refused?: true;
+  /**
+   * Set when the loader answered without asking the server (`isError` is true), and why: the
+   * server is unknown, off or not allowed (`server_unavailable`), not loaded (`not_loaded`), the
+   * tool is not listed (`unknown_tool`) or not allowed (`policy`), or the arguments are not what
+   * the loader tool takes (`invalid_arguments`). `serve --audit` writes it as `refused:<why>`.
+   */
+  notSent?: LoaderRefusalReason;
 }
+
+/** Why a loader tool answered without asking the server (`LoaderToolResult.notSent`). */
+export type LoaderRefusalReason = 'server_unavailable' | 'not_loaded' | 'unknown_tool' | 'policy' | 'invalid_arguments';
 
 /** A JSON Schema object as OpenAI and Anthropic function calling accept it (no `$schema` key). */
 export interface LoaderToolParameters {
