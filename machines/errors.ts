@@ -136,6 +136,17 @@ export function isRedefinedInConfig(cause: unknown): boolean {
   return cause instanceof Error && cause.name === 'ServerRedefinedError';
 }
 
+/**
+ * The last error of a connect given up after `attempts` tries, saying how many: one attempt's words
+ * alone (a 30 s timeout) leave a caller who waited four times that long guessing why.
+ */
+export function gaveUpAfterAttemptsError(error: McpServerError, attempts: number): McpServerError {
+  if (attempts < 2) return error;
+  const [firstLine = '', ...rest] = error.message.split('\n');
+  const message = [`${firstLine} Gave up after ${attempts} attempts.`, ...rest].join('\n');
+  return new McpServerError(error.code, error.server, message, { cause: error.cause, stderrTail: error.stderrTail });
+}
+
 export function disconnectedWhileConnectingError(server: string): McpServerError {
   return new McpServerError('DISCONNECTED', server, `MCP server ${quoted(server)} was disconnected before it finished connecting.`);
 }

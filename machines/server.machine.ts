@@ -18,6 +18,7 @@ import {
   abortError,
   describeRequest,
   disconnectedWhileConnectingError,
+  gaveUpAfterAttemptsError,
   restoredWhileLoadingError,
   restoredWhileRunningError,
   McpServerError,
@@ -328,7 +329,8 @@ export const serverMachine = setup({
       enqueue.assign({ loadWaiters: [] });
     }),
     'answer load waiters: failed': enqueueActions(({ context, enqueue }, { reason }: { reason: 'disconnected' | 'last error' }) => {
-      const error = reason === 'disconnected' || !context.lastError ? disconnectedWhileConnectingError(context.name) : context.lastError;
+      const error =
+        reason === 'disconnected' || !context.lastError ? disconnectedWhileConnectingError(context.name) : gaveUpAfterAttemptsError(context.lastError, context.retries + 1);
       for (const waiter of context.loadWaiters) enqueue.sendTo(waiter.replyTo, failedReply(context, waiter.requestId, error));
       enqueue.assign({ loadWaiters: [] });
     }),

@@ -142,7 +142,8 @@ describe.each(ROUTES)('%s route', (route) => {
       expect(spawned.transports).toBe(2);
 
       const error = await outcome;
-      expect(error.message).toMatch(/timed out/i);
+      // Each attempt's own words say 300 ms; the caller waited for both and is told so.
+      expect(error.message).toMatch(/^Could not connect to MCP server "mute": timed out: .*within 300 ms \(connectTimeoutMs\)\. Gave up after 2 attempts\.$/m);
       expect(stateOf(manager, 'mute')).toBe('error.failed');
     });
   });
