@@ -2,6 +2,7 @@ import { Client, SdkError, SdkErrorCode, type ClientCapabilities, type DiscoverR
 import { terminateGroup } from '../transports/process-group.js';
 import type { ProcessGroupStdioTransport } from '../transports/stdio.js';
 import type { Deadline } from './deadline.js';
+import { refusedAnswerTo } from './message-depth-limit.js';
 import { Slots } from './probe-slots.js';
 
 /** The 2026-07-28 revision: the first without `initialize`. */
@@ -80,9 +81,11 @@ async function probeOnProcess(request: StdioProbeRequest): Promise<PriorDiscover
     discover = client.getDiscoverResult();
   } catch (error) {
     // No modern answer (an error, a timeout, or the process exited on the probe): a legacy server.
-    if (!(error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || signal.aborted) {
+    // An answer refused for its depth is no sign of a legacy server: said as such.
+    const refused = refusedAnswerTo(transport, 'server/discover');
+    if (!(error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || signal.aborted || refused) {
       await endProbedProcess(transport, client);
-      throw error;
+      throw refused ? new Error(refused) : error;
     }
   } finally {
     signal.removeEventListener('abort', onAbort);

@@ -4,6 +4,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { inferTransport, type ResolvedConnectOptions } from '../../machines/options.js';
 import type { McpProtocolPreference, McpServerConfig, McpTransportKind } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
+import { limitMessageDepth } from './message-depth-limit.js';
 import { createHttpTransport, retryAfterOf, shouldFallBackToSse, type HttpAuth } from '../transports/http.js';
 import { StderrTail } from '../transports/stderr-tail.js';
 import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport, StdoutClosedError, type ProcessExit } from '../transports/stdio.js';
@@ -242,6 +243,7 @@ async function attempt(
     transport instanceof ProcessGroupStdioTransport || transport instanceof StdioClientTransport
       ? new StderrTail(transport.stderr as Readable | null, secrets, 50, (line) => deps.logger.debug(`[${terminalLine(request.name)} stderr] ${line}`))
       : undefined;
+  limitMessageDepth(transport, request.name, deps.logger);
   const processGroup = processGroupOf(transport);
   const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, clientOptions(request.config));
   const { host } = deps;
