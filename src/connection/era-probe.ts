@@ -1,4 +1,6 @@
-import { Client, SdkError, SdkErrorCode, type ClientCapabilities, type DiscoverResult, type PriorDiscovery } from '@modelcontextprotocol/client';
+import { Client, SdkError, SdkErrorCode, SUPPORTED_PROTOCOL_VERSIONS, UnsupportedProtocolVersionError, type ClientCapabilities, type DiscoverResult, type PriorDiscovery } from '@modelcontextprotocol/client';
+import { quoted } from '../../machines/control-characters.js';
+import { capErrorText } from '../text-limits.js';
 import { terminateGroup } from '../transports/process-group.js';
 import type { ProcessGroupStdioTransport } from '../transports/stdio.js';
 import type { Deadline } from './deadline.js';
@@ -85,7 +87,7 @@ async function probeOnProcess(request: StdioProbeRequest): Promise<PriorDiscover
     const refused = refusedAnswerTo(transport, 'server/discover');
     if (!(error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || signal.aborted || refused) {
       await endProbedProcess(transport, client);
-      throw refused ? new Error(refused) : error;
+      throw refused ? new Error(refused) : error instanceof UnsupportedProtocolVersionError ? versionsApart(error) : error;
     }
   } finally {
     signal.removeEventListener('abort', onAbort);
@@ -100,6 +102,21 @@ async function probeOnProcess(request: StdioProbeRequest): Promise<PriorDiscover
   signal.throwIfAborted();
   transport.startAfresh();
   return { kind: 'legacy' };
+}
+
+/**
+ * The SDK says only "Unsupported protocol version: 2026-07-28" when a server's `server/discover`
+ * lists none of ours: said with both lists, so the user sees which side to update.
+ */
+function versionsApart(error: UnsupportedProtocolVersionError): UnsupportedProtocolVersionError {
+  const theirs: unknown[] = Array.isArray(error.supported) ? error.supported : [];
+  const shown = theirs.slice(0, 5).map((version) => quoted(capErrorText(String(version), 40)));
+  if (theirs.length > shown.length) shown.push(`and ${theirs.length - shown.length} more`);
+  const ours = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS].join(', ');
+  return new UnsupportedProtocolVersionError(
+    { supported: error.supported, requested: error.requested },
+    `the server's server/discover answer offers only the protocol version${theirs.length === 1 ? '' : 's'} ${shown.join(', ') || '(none)'}; this client speaks ${ours}`,
+  );
 }
 
 /**
