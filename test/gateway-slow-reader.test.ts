@@ -32,8 +32,8 @@ afterAll(async () => {
   await gateway?.close();
 }, 60_000);
 
-/** Sends a call whose answer is ANSWER_CHARS long on a raw connection, and never reads a byte of it. */
-function callAndNeverRead(): Socket {
+/** Sends a call whose answer is ANSWER_CHARS long on a raw connection, paused: not a byte of it read until the test reads. */
+function callForBigAnswer(): Socket {
   const { hostname, port } = new URL(gateway.serve.url);
   const envelope = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -95,7 +95,7 @@ function readRest(socket: Socket, answerBytes: number): Promise<{ bytes: number;
 
 describe('an answer nobody reads', () => {
   it('is let go, its connection closed, once the connection has taken none of it for slowReaderSeconds', async () => {
-    const slow = Array.from({ length: SLOW_READERS }, callAndNeverRead);
+    const slow = Array.from({ length: SLOW_READERS }, callForBigAnswer);
     // Each answer is written whole to its connection (the request done) and waits there for its reader.
     await vi.waitFor(async () => expect(await inFlight()).toBe(SLOW_READERS), { timeout: 30_000, interval: 100 });
     await vi.waitFor(async () => expect(await inFlight()).toBe(0), { timeout: 30_000, interval: 100 });
@@ -105,6 +105,56 @@ describe('an answer nobody reads', () => {
       expect(rest).toMatchObject({ ended: true });
       expect(rest.bytes).toBeLessThan(ANSWER_CHARS);
     }
+  }, 90_000);
+});
+
+/** The body of a chunked HTTP response, its chunks joined. */
+function unchunk(raw: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  for (let at = 0; ; ) {
+    const lineEnd = raw.indexOf('\r\n', at);
+    const size = parseInt(raw.subarray(at, lineEnd).toString(), 16);
+    if (!(size > 0)) return Buffer.concat(parts);
+    parts.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
+}
+
+/** Reads a whole chunked HTTP response in steps of `step` bytes with a pause of `pauseMs` after each; `cut` when the connection closed before its end. */
+function readSteadily(socket: Socket, step: number, pauseMs: number): Promise<{ head: string; body: Buffer; cut: boolean }> {
+  return new Promise((done) => {
+    const chunks: Buffer[] = [];
+    let sinceRest = 0;
+    const finish = (cut: boolean) => {
+      clearTimeout(bound);
+      socket.removeAllListeners('data');
+      const all = Buffer.concat(chunks);
+      const headEnd = all.indexOf('\r\n\r\n');
+      done({ head: all.subarray(0, Math.max(headEnd, 0)).toString(), body: cut ? all.subarray(headEnd + 4) : unchunk(all.subarray(headEnd + 4)), cut });
+    };
+    const bound = setTimeout(() => finish(true), 60_000);
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (chunk.subarray(-5).toString() === '0\r\n\r\n') return finish(false);
+      sinceRest += chunk.length;
+      if (sinceRest < step) return;
+      sinceRest = 0;
+      socket.pause();
+      setTimeout(() => socket.resume(), pauseMs);
+    });
+    socket.once('close', () => finish(true));
+    socket.resume();
+  });
+}
+
+describe('an answer read slowly but steadily', () => {
+  // 128 KiB every 50 ms (the sender sees the kernel take more in steps of a third of its send buffer, about a megabyte): the answer takes seconds, far over slowReaderSeconds, while the client never stops reading for long.
+  it('comes whole, however much longer than slowReaderSeconds the client takes over it', async () => {
+    const reply = await readSteadily(callForBigAnswer(), 128 * 1024, 50);
+    expect(reply.cut).toBe(false);
+    expect(reply.head).toMatch(/^HTTP\/1\.1 200[^]*transfer-encoding: chunked/i);
+    const answer = JSON.parse(reply.body.toString()) as { result: { content: { type: string; data?: string }[] } };
+    expect(answer.result.content.find((part) => part.type === 'image')?.data).toHaveLength(ANSWER_CHARS);
   }, 90_000);
 });
 

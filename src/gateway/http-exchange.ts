@@ -4,9 +4,16 @@
  * streamed as it comes (SSE included), and a client that goes away aborts the exchange.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { closeWhenUnread } from './slow-reader.js';
+
+/**
+ * The most of an answer handed to the connection at once. pipe sees a connection take more only
+ * when a whole write has gone to the socket; a JSON answer comes as one chunk of up to 10 MiB, which
+ * a client on a slow link reads for longer than slowReaderSeconds while reading all the time.
+ */
+const PIECE_BYTES = 64 * 1024;
 
 /** How long a refused body may keep coming (discarded) so the client reads its 413 rather than a reset. */
 const DISCARD_GRACE_MS = 2_000;
@@ -95,7 +102,9 @@ export async function writeWebResponse(response: Response, out: ServerResponse, 
     out.end();
     return;
   }
-  const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+  // Destroying the pieces (the client gone) cancels the web body too, a stream that only ends when told included;
+  // an error reaches the pieces, handled below.
+  const body = pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), inPieces(), () => {});
   await new Promise<void>((done) => {
     // pipe pauses the body while the connection takes no more of it; the rest of the answer waits in memory.
     let stalled: NodeJS.Timeout | undefined;
@@ -128,6 +137,16 @@ export async function writeWebResponse(response: Response, out: ServerResponse, 
     end?.addEventListener('abort', endHere, { once: true });
     body.pipe(out);
     if (end?.aborted) endHere();
+  });
+}
+
+/** Each chunk cut to at most PIECE_BYTES, as views of the same memory. */
+function inPieces(): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      for (let at = 0; at < chunk.length; at += PIECE_BYTES) this.push(chunk.subarray(at, at + PIECE_BYTES));
+      done();
+    },
   });
 }
 
