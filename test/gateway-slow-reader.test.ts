@@ -13,6 +13,8 @@ import { closeWhenUnread } from '../src/gateway/slow-reader.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
 const TOKEN = 'slow-reader-token-5d1e';
+/** A steady reader's: its own slowReaderSeconds, three times the time between the steps it is seen to read in (about a second here), so a loaded machine does not cut it. */
+const STEADY_TOKEN = 'steady-reader-token-8a2c';
 const BIG_IMAGE_SERVER = fileURLToPath(new URL('./fixtures/big-image-server.mjs', import.meta.url));
 /** An image's base64 passes whole (text is cut to a budget): far more than loopback's socket buffers take while the client reads nothing, under the 10 MiB media limit. */
 const ANSWER_CHARS = 9_000_000;
@@ -22,7 +24,7 @@ let gateway: TeamGateway;
 const sockets: Socket[] = [];
 
 beforeAll(async () => {
-  gateway = await startTeamGateway('slow-reader', { images: { command: process.execPath, args: [BIG_IMAGE_SERVER] } }, { alice: { token: TOKEN, slowReaderSeconds: 1 } });
+  gateway = await startTeamGateway('slow-reader', { images: { command: process.execPath, args: [BIG_IMAGE_SERVER] } }, { alice: { token: TOKEN, slowReaderSeconds: 1 }, bob: { token: STEADY_TOKEN, slowReaderSeconds: 3 } });
   const host = await gateway.host(TOKEN);
   expect((await host.callTool({ name: 'load_mcp', arguments: { server: 'images' } })).isError).toBeFalsy();
 }, 90_000);
@@ -33,7 +35,7 @@ afterAll(async () => {
 }, 60_000);
 
 /** Sends a call whose answer is ANSWER_CHARS long on a raw connection, paused: not a byte of it read until the test reads. */
-function callForBigAnswer(): Socket {
+function callForBigAnswer(token = TOKEN): Socket {
   const { hostname, port } = new URL(gateway.serve.url);
   const envelope = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -53,7 +55,7 @@ function callForBigAnswer(): Socket {
     [
       'POST /mcp HTTP/1.1',
       `Host: ${hostname}:${port}`,
-      `Authorization: Bearer ${TOKEN}`,
+      `Authorization: Bearer ${token}`,
       'Mcp-Protocol-Version: 2026-07-28',
       'Mcp-Method: tools/call',
       'Mcp-Name: call_mcp_tool',
@@ -148,9 +150,9 @@ function readSteadily(socket: Socket, step: number, pauseMs: number): Promise<{ 
 }
 
 describe('an answer read slowly but steadily', () => {
-  // 128 KiB every 50 ms (the sender sees the kernel take more in steps of a third of its send buffer, about a megabyte): the answer takes seconds, far over slowReaderSeconds, while the client never stops reading for long.
+  // 128 KiB every 100 ms (the sender sees the kernel take more in steps of a third of its send buffer, about a megabyte, so about once a second): the answer takes about 7 s, over twice bob's 3 s, while the client never stops reading for long.
   it('comes whole, however much longer than slowReaderSeconds the client takes over it', async () => {
-    const reply = await readSteadily(callForBigAnswer(), 128 * 1024, 50);
+    const reply = await readSteadily(callForBigAnswer(STEADY_TOKEN), 128 * 1024, 100);
     expect(reply.cut).toBe(false);
     expect(reply.head).toMatch(/^HTTP\/1\.1 200[^]*transfer-encoding: chunked/i);
     const answer = JSON.parse(reply.body.toString()) as { result: { content: { type: string; data?: string }[] } };
