@@ -243,7 +243,7 @@ async function attempt(
     transport instanceof ProcessGroupStdioTransport || transport instanceof StdioClientTransport
       ? new StderrTail(transport.stderr as Readable | null, secrets, 50, (line) => deps.logger.debug(`[${terminalLine(request.name)} stderr] ${line}`))
       : undefined;
-  limitMessageDepth(transport, request.name, deps.logger);
+  limitMessageDepth(transport);
   const processGroup = processGroupOf(transport);
   const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, clientOptions(request.config));
   const { host } = deps;
