@@ -11,7 +11,7 @@
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
+import { rawLoaderCall, startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
 const ALICE = 'request-bytes-alice-3f9a';
 const BOB = 'request-bytes-bob-71c2';
@@ -42,34 +42,7 @@ afterAll(async () => {
 
 /** An echo call of TEXT_BYTES, as raw HTTP: its head and its body. */
 function echoCall(token: string): { head: string; body: Buffer } {
-  const { hostname, port } = new URL(gateway.serve.url);
-  const envelope = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'request-bytes', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': {},
-  };
-  const body = Buffer.from(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'call_mcp_tool', arguments: { server: 'modern', tool: 'echo', arguments: { text: 'q'.repeat(TEXT_BYTES) } }, _meta: envelope },
-    }),
-  );
-  const head = [
-    'POST /mcp HTTP/1.1',
-    `Host: ${hostname}:${port}`,
-    `Authorization: Bearer ${token}`,
-    'Mcp-Protocol-Version: 2026-07-28',
-    'Mcp-Method: tools/call',
-    'Mcp-Name: call_mcp_tool',
-    'Content-Type: application/json',
-    'Accept: application/json, text/event-stream',
-    `Content-Length: ${body.length}`,
-    '',
-    '',
-  ].join('\r\n');
-  return { head, body };
+  return rawLoaderCall(gateway.serve.url, token, 'request-bytes', { server: 'modern', tool: 'echo', arguments: { text: 'q'.repeat(TEXT_BYTES) } });
 }
 
 /**

@@ -10,7 +10,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { closeWhenUnread } from '../src/gateway/slow-reader.js';
-import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
+import { rawLoaderCall, startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
 const TOKEN = 'slow-reader-token-5d1e';
 /** A steady reader's: its own slowReaderSeconds, three times the time between the steps it is seen to read in (about a second here), so a loaded machine does not cut it. */
@@ -37,35 +37,11 @@ afterAll(async () => {
 /** Sends a call whose answer is ANSWER_CHARS long on a raw connection, paused: not a byte of it read until the test reads. */
 function callForBigAnswer(token = TOKEN): Socket {
   const { hostname, port } = new URL(gateway.serve.url);
-  const envelope = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'slow-reader', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': {},
-  };
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: { name: 'call_mcp_tool', arguments: { server: 'images', tool: 'image', arguments: { bytes: ANSWER_CHARS } }, _meta: envelope },
-  });
+  const { head, body } = rawLoaderCall(gateway.serve.url, token, 'slow-reader', { server: 'images', tool: 'image', arguments: { bytes: ANSWER_CHARS } });
   const socket = connect(Number(port), hostname);
   socket.on('error', () => {});
   socket.pause();
-  socket.write(
-    [
-      'POST /mcp HTTP/1.1',
-      `Host: ${hostname}:${port}`,
-      `Authorization: Bearer ${token}`,
-      'Mcp-Protocol-Version: 2026-07-28',
-      'Mcp-Method: tools/call',
-      'Mcp-Name: call_mcp_tool',
-      'Content-Type: application/json',
-      'Accept: application/json, text/event-stream',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      '',
-      body,
-    ].join('\r\n'),
-  );
+  socket.write(Buffer.concat([Buffer.from(head), body]));
   sockets.push(socket);
   return socket;
 }

@@ -149,3 +149,32 @@ export async function startTeamGateway(
     },
   };
 }
+
+/**
+ * A 2026-07-28 `tools/call` of `call_mcp_tool` as raw HTTP to serve's `/mcp` at `url`, for tests
+ * that write it on a socket of their own (held half-sent, never read): its head, ending in the
+ * blank line, and its body.
+ */
+export function rawLoaderCall(url: string, token: string, clientName: string, call: { server: string; tool: string; arguments: Record<string, unknown> }): { head: string; body: Buffer } {
+  const { hostname, port } = new URL(url);
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: clientName, version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'call_mcp_tool', arguments: call, _meta: envelope } }));
+  const head = [
+    'POST /mcp HTTP/1.1',
+    `Host: ${hostname}:${port}`,
+    `Authorization: Bearer ${token}`,
+    'Mcp-Protocol-Version: 2026-07-28',
+    'Mcp-Method: tools/call',
+    'Mcp-Name: call_mcp_tool',
+    'Content-Type: application/json',
+    'Accept: application/json, text/event-stream',
+    `Content-Length: ${body.length}`,
+    '',
+    '',
+  ].join('\r\n');
+  return { head, body };
+}
