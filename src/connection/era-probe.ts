@@ -117,14 +117,19 @@ async function probeOnProcess(request: StdioProbeRequest): Promise<PriorDiscover
  * lists none of ours: said with both lists, so the user sees which side to update.
  */
 function versionsApart(error: UnsupportedProtocolVersionError): UnsupportedProtocolVersionError {
-  const theirs: unknown[] = Array.isArray(error.supported) ? error.supported : [];
-  const shown = theirs.slice(0, 5).map((version) => quoted(capErrorText(String(version), 40)));
-  if (theirs.length > shown.length) shown.push(`and ${theirs.length - shown.length} more`);
   const ours = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS].join(', ');
   return new UnsupportedProtocolVersionError(
     { supported: error.supported, requested: error.requested },
-    `the server's server/discover answer offers only the protocol version${theirs.length === 1 ? '' : 's'} ${shown.join(', ') || '(none)'}; this client speaks ${ours}`,
+    `the server's server/discover answer offers only ${offeredVersions(error)}; this client speaks ${ours}`,
   );
+}
+
+/** The versions a -32022 refusal lists, as the server wrote them (quoted, the first five). */
+export function offeredVersions(error: UnsupportedProtocolVersionError): string {
+  const theirs: unknown[] = Array.isArray(error.supported) ? error.supported : [];
+  const shown = theirs.slice(0, 5).map((version) => quoted(capErrorText(String(version), 40)));
+  if (theirs.length > shown.length) shown.push(`and ${theirs.length - shown.length} more`);
+  return `the protocol version${theirs.length === 1 ? '' : 's'} ${shown.join(', ') || '(none)'}`;
 }
 
 /**

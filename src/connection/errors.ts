@@ -1,5 +1,5 @@
 import { quoted, terminalLine } from '../../machines/control-characters.js';
-import { OAuthError, OAuthErrorCode, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError } from '@modelcontextprotocol/client';
+import { OAuthError, OAuthErrorCode, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError, UnsupportedProtocolVersionError } from '@modelcontextprotocol/client';
 import { STATUS_CODES } from 'node:http';
 import { McpServerError } from '../../machines/errors.js';
 import { redact, redactError } from '../redact.js';
@@ -8,6 +8,7 @@ import { MessageTooLargeError } from '../transports/message-size.js';
 import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthScopeRefusedError } from '../errors/oauth.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { errorMessage } from '../../machines/to-error.js';
+import { MODERN_REVISION, offeredVersions } from './era-probe.js';
 
 
 /**
@@ -92,6 +93,40 @@ export function isConfigError(error: unknown): boolean {
  */
 function isPinnedEraRefusal(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /the server did not offer pinned protocol version/.test(error.message);
+}
+
+/**
+ * The server refused the revision it was addressed in (-32022), naming those it speaks. Over
+ * Streamable HTTP a 2026-07-28 server answers a legacy `initialize` so with HTTP 400, whose
+ * JSON-RPC body the SDK keeps as text: read from there as well, since that 400 would otherwise
+ * send the connect on to SSE, whose 405 says nothing of versions.
+ */
+export function unsupportedVersionIn(error: unknown): UnsupportedProtocolVersionError | undefined {
+  if (error instanceof UnsupportedProtocolVersionError) return error;
+  if (!(error instanceof SdkHttpError) || error.status !== 400 || typeof error.data.text !== 'string') return undefined;
+  const refusal = jsonRpcErrorIn(error.data.text);
+  if (refusal?.code !== UNSUPPORTED_PROTOCOL_VERSION || !Array.isArray(refusal.data?.supported)) return undefined;
+  const { supported, requested } = refusal.data;
+  const message = typeof refusal.message === 'string' ? refusal.message : 'Unsupported protocol version';
+  return new UnsupportedProtocolVersionError({ supported, requested: typeof requested === 'string' ? requested : '' }, message);
+}
+
+function jsonRpcErrorIn(text: string): { code?: unknown; message?: unknown; data?: { supported?: unknown; requested?: unknown } } | undefined {
+  try {
+    const body: unknown = JSON.parse(text);
+    const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+    return typeof error === 'object' && error !== null ? error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A server that speaks only 2026-07-28 refused an earlier revision: the entry pins
+ * `"protocol": "legacy"`, and only the entry can change that.
+ */
+function onlyModern(refusal: UnsupportedProtocolVersionError): boolean {
+  return Array.isArray(refusal.supported) && refusal.supported.includes(MODERN_REVISION);
 }
 
 /**
@@ -219,6 +254,8 @@ export function connectFailure(
       ? ' It will not be retried.'
       : isPinnedEraRefusal(error)
       ? ' The server speaks an earlier revision: set its entry\'s "protocol" to "auto" (or "legacy"); it will not be retried.'
+      : error instanceof UnsupportedProtocolVersionError && onlyModern(error)
+      ? ` The server speaks only ${offeredVersions(error)}: set its entry's "protocol" to "auto" or "modern"; it will not be retried.`
       : isOAuthRefusal(error)
       ? ' The server refused the credentials; it will not be retried.'
       : status === 401 || status === 403

@@ -11,7 +11,7 @@ import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport, Stdou
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { assertUsableEntry } from './option-problems.js';
 import { ExitedAtStartError } from '../errors/exited-at-start.js';
-import { connectFailure, isConfigError, unwrapUnreachableProbe } from './errors.js';
+import { connectFailure, isConfigError, unsupportedVersionIn, unwrapUnreachableProbe } from './errors.js';
 import { Deadline } from './deadline.js';
 import { listManifest } from './manifest.js';
 import { secretsOf } from '../redact.js';
@@ -134,6 +134,9 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
     try {
       return await attemptOnKnownEra(request, transport, deps, scope);
     } catch (error) {
+      // A refused revision is the server's own answer, not a sign of the wrong transport: SSE would only hide it.
+      const refusal = unsupportedVersionIn(error);
+      if (refusal) throw refusal;
       if (transport !== 'http' || !shouldFallBackToSse(error) || deadline.signal.aborted) throw error;
       deps.logger.info(`MCP server ${quoted(request.name)} refused Streamable HTTP; trying the SSE transport.`);
       return await attemptOnKnownEra(request, 'sse', deps, scope).catch((sseError: unknown) => {
