@@ -378,6 +378,14 @@ export const serverMachine = setup({
       }
       enqueue.assign({ rereads: context.rereads.filter((read) => !cancelled.includes(read)) });
     }),
+    // As the manager's connect does when its signal aborts: the caller is answered, the connect goes on for the others.
+    'cancel waiting load': enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'CANCEL');
+      const cancelled = context.loadWaiters.filter((waiter) => waiter.requestId === event.requestId);
+      if (cancelled.length === 0) return;
+      for (const waiter of cancelled) enqueue.sendTo(waiter.replyTo, failedReply(context, waiter.requestId, abortError(context.name, 'connecting', event.reason)));
+      enqueue.assign({ loadWaiters: context.loadWaiters.filter((waiter) => !cancelled.includes(waiter)) });
+    }),
     'deliver to replyTo': sendTo(
       ({ event }) => {
         assertEvent(event, 'DELIVER');
@@ -479,7 +487,7 @@ export const serverMachine = setup({
   initial: 'disconnected',
   on: {
     RECONFIGURE: { actions: 'apply new definition' },
-    CANCEL: { actions: 'cancel reread' },
+    CANCEL: { actions: ['cancel reread', 'cancel waiting load'] },
     RESTORED: { actions: 'answer requests from before the restore' },
   },
   states: {
