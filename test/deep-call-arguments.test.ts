@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_ARGUMENT_DEPTH } from '../machines/errors.js';
-import { McpConnectionManager, McpServerError, silentLogger } from '../src/index.js';
+import { createLoaderTools, McpConnectionManager, McpServerError, silentLogger } from '../src/index.js';
 import { runCli } from './support/cli.js';
 import { EVERYTHING_SCRIPT, textOf } from './support/everything.js';
 import { rejectionOf } from './support/fixtures.js';
@@ -74,6 +74,18 @@ describe('arguments nested too deep', () => {
     expect(callsRead()).toBe(1);
     await expect(manager.callTool('everything', 'echo', nested(MAX_ARGUMENT_DEPTH + 1), { timeoutMs: 10_000 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENTS' });
     expect(callsRead()).toBe(1);
+  });
+
+  it('call_mcp_tool answers with notSent: "invalid_arguments" (what serve --audit writes as refused), not a failure', async () => {
+    manager = new McpConnectionManager({ logger: silentLogger });
+    const tools = createLoaderTools({ manager, servers: { everything: everything() }, manifestIndex: false });
+    const tool = (name: string) => tools.find((candidate) => candidate.name === name)!;
+    expect((await tool('load_mcp').execute({ server: 'everything' })).isError).toBe(false);
+    const result = await tool('call_mcp_tool').execute({ server: 'everything', tool: 'echo', arguments: nested(300) });
+    expect(result).toMatchObject({ isError: true, notSent: 'invalid_arguments', error: { code: 'INVALID_ARGUMENTS' } });
+    expect(result.failed).toBeUndefined();
+    expect(result.text).toContain(`nested deeper than ${MAX_ARGUMENT_DEPTH} levels`);
+    expect(callsRead()).toBe(0);
   });
 
   it('the CLI `call` says so in words, with no stack trace, and with --json its code', async () => {

@@ -1,15 +1,20 @@
 /**
  * The audit log: one JSON line per call with exactly the named fields, never an argument, a
  * result or an error message (a canary); writes that fail or fall behind never hold a call up and
- * are reported once; a file survives logrotate's copytruncate.
+ * are reported once; a file survives logrotate's copytruncate. Through a real `serve --http
+ * --audit`, each call_mcp_tool's line says what happened to it: refused before it was sent, failed
+ * on its way, or answered by the tool, with or without its own error.
  */
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { audited, AuditLog, fileSink, streamSink, toolOutcome, type AuditSink } from '../src/gateway/audit-log.js';
+import { ManifestIndex } from '../src/index.js';
 import type { Logger } from '../src/logger.js';
+import { stdioFixture } from './support/fixtures.js';
+import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
 const CANARY = 'canary-7d1e-never-in-the-audit-log';
 
@@ -144,4 +149,67 @@ describe('the audit log', () => {
     expect((await lines()).map((line) => line.durationMs)).toEqual([3]);
     expect((await fs.readFile(`${file}.1`, 'utf8')).trimEnd().split('\n')).toHaveLength(2);
   });
+});
+
+describe('serve --audit: the line of each call_mcp_tool says what happened to it', () => {
+  const TOKEN = 'alice-token-91c4';
+  const servers = {
+    // timeoutMs: the `slow` tool runs past it.
+    fixture: { ...stdioFixture(), timeoutMs: 1_000 },
+    // Exits at once, so every connect fails; search finds its tool in the index the test seeds.
+    broken: stdioFixture('--mode', 'exit-on-initialize'),
+  };
+  let gateway: TeamGateway;
+
+  beforeAll(async () => {
+    gateway = await startTeamGateway('audit-outcomes', servers, { alice: { token: TOKEN, allow: ['*'] } }, {
+      serveFlags: ['--audit', 'audit.jsonl'],
+      async beforeServe(home) {
+        const index = new ManifestIndex({ path: path.join(home, '.ai-zen', 'mcp-index.json') });
+        index.record('broken', servers.broken, { tools: [{ name: 'noop', inputSchema: { type: 'object' } }], resources: [], resourceTemplates: [], prompts: [] });
+        await index.flush();
+      },
+    });
+  }, 90_000);
+  afterAll(async () => {
+    await gateway?.close();
+  }, 60_000);
+
+  /** Makes the calls as alice, then gives the outcome of each once all their lines are written. */
+  async function outcomesOf(calls: Array<{ server: string; tool: string; arguments?: unknown }>): Promise<unknown[]> {
+    const alice = await gateway.host(TOKEN);
+    await alice.callTool({ name: 'load_mcp', arguments: { server: 'fixture' } });
+    const results = [];
+    for (const args of calls) results.push(await alice.callTool({ name: 'call_mcp_tool', arguments: { ...args } }));
+    expect(results.map((result) => result.isError)).toEqual(calls.map(() => true));
+    const written = async () =>
+      (await fs.readFile(path.join(gateway.home, 'audit.jsonl'), 'utf8').catch(() => ''))
+        .trimEnd()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { tool: string; outcome: string })
+        .filter((line) => calls.some((call) => call.tool === line.tool));
+    await expect.poll(async () => (await written()).length, { timeout: 10_000 }).toBe(calls.length);
+    return (await written()).map(({ tool, outcome }) => ({ tool, outcome }));
+  }
+
+  it('writes refused:invalid_arguments for arguments nested too deep to send (300 levels), not tool_error', async () => {
+    let deep: unknown = 'bottom';
+    for (let level = 0; level < 300; level++) deep = { deeper: deep };
+    expect(await outcomesOf([{ server: 'fixture', tool: 'echo', arguments: { text: deep } }])).toEqual([{ tool: 'echo', outcome: 'refused:invalid_arguments' }]);
+  }, 60_000);
+
+  it('writes failed:<code> for a call past its timeout and for an indexed server whose connect fails; a tool\'s own error stays tool_error', async () => {
+    expect(
+      await outcomesOf([
+        { server: 'fixture', tool: 'slow', arguments: { ms: 30_000 } },
+        { server: 'broken', tool: 'noop', arguments: {} },
+        { server: 'fixture', tool: 'fail', arguments: {} },
+      ]),
+    ).toEqual([
+      { tool: 'slow', outcome: 'failed:TIMEOUT' },
+      { tool: 'noop', outcome: 'failed:CONNECT_FAILED' },
+      { tool: 'fail', outcome: 'tool_error' },
+    ]);
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 /** Building `LoaderToolResult`s, and keeping what the model reads within its budget. */
 import type { LoaderMediaPart, LoaderRefusalReason, LoaderResultPart, LoaderToolResult } from './types.js';
 import { sliceWithinBudget } from '../text-limits.js';
+import { McpServerError } from '../../machines/errors.js';
 
 /** Characters of text (media descriptions included) one loader tool result may hold. */
 export const DEFAULT_RESULT_BUDGET = 25_000;
@@ -41,6 +42,18 @@ export function errorResult(text: string, error?: unknown): LoaderToolResult {
 /** A call the loader answered itself, without asking the server; `why` goes to the audit log. */
 export function notSentResult(text: string, why: LoaderRefusalReason): LoaderToolResult {
   return { ...errorResult(text), notSent: why };
+}
+
+/**
+ * A request that failed on its way, `error` being what the manager raised: its code goes to the
+ * audit log as `failed:<code>`, except arguments the manager would not send, which never left.
+ */
+export function failedResult(text: string, error: unknown): LoaderToolResult {
+  const result = errorResult(text, error);
+  if (!(error instanceof McpServerError)) return result;
+  if (error.code === 'INVALID_ARGUMENTS') result.notSent = 'invalid_arguments';
+  else result.failed = error.code;
+  return result;
 }
 
 function cutNote(leftOut: number, total: number, budget: number): string {

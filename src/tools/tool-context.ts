@@ -4,7 +4,7 @@ import type { ServerCatalog } from './server-catalog.js';
 import type { SearchableTools } from './searchable-tools.js';
 import type { ToolCallApprover } from './approval.js';
 import { loadFailureText, loadFirstText, requestFailureText } from './failure-text.js';
-import { errorResult, notSentResult } from './results.js';
+import { failedResult, notSentResult } from './results.js';
 import { unknownToolText } from './unknown-tool.js';
 
 export interface LoaderToolContext {
@@ -46,10 +46,10 @@ export async function connectIfIndexed(
     await manager.connect(server);
     return undefined;
   } catch (error) {
-    return errorResult(loadFailureText(server, manager.getState(server), error));
+    return failedResult(loadFailureText(server, manager.getState(server), error), error);
   }
 }
 
 export function requestFailureResult(manager: LoaderToolsManager, server: string, error: unknown): LoaderToolResult {
-  return errorResult(requestFailureText(server, manager.getState(server), error, manager.getError(server)), error);
+  return failedResult(requestFailureText(server, manager.getState(server), error, manager.getError(server)), error);
 }

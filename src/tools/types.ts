@@ -1,5 +1,6 @@
 /** The public shapes of the loader tools. Type-only. */
 import type { z } from 'zod';
+import type { McpErrorCode } from '../../machines/errors.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import type { McpConnectionManager } from '../manager.js';
 import type { ApprovalOptions } from './approval.js';
@@ -53,9 +54,17 @@ export interface LoaderToolResult {
    * Set when the loader answered without asking the server (`isError` is true), and why: the
    * server is unknown, off or not allowed (`server_unavailable`), not loaded (`not_loaded`), the
    * tool is not listed (`unknown_tool`) or not allowed (`policy`), or the arguments are not what
-   * the loader tool takes (`invalid_arguments`). `serve --audit` writes it as `refused:<why>`.
+   * the loader tool takes or what the manager sends (nested too deep, too large: `invalid_arguments`).
+   * `serve --audit` writes it as `refused:<why>`.
    */
   notSent?: LoaderRefusalReason;
+  /**
+   * Set when the request failed rather than being answered (`isError` is true): the code of the
+   * manager's `McpServerError`, such as `TIMEOUT`, `CONNECT_FAILED` (a server connected for the
+   * call) or `SERVER_CRASHED`. A tool's own `isError` answer leaves it unset. `serve --audit`
+   * writes it as `failed:<code>`.
+   */
+  failed?: McpErrorCode;
 }
 
 /** Why a loader tool answered without asking the server (`LoaderToolResult.notSent`). */

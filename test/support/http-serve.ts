@@ -118,13 +118,19 @@ export type TeamIdentities = Record<string, { token: string } & Record<string, u
 
 /**
  * Starts `serve --http --gateway` in a new home with `mcpServers` and `identities` (plus `groups`
- * and other gateway-file fields in `gatewayExtras`); `beforeServe` runs once the config is written.
+ * and other gateway-file fields in `gatewayExtras`, more serve flags in `serveFlags`, run in the
+ * home); `beforeServe` runs once the config is written.
  */
 export async function startTeamGateway(
   name: string,
   mcpServers: Record<string, unknown>,
   identities: TeamIdentities,
-  { globalFlags = [], gatewayExtras = {}, beforeServe }: { globalFlags?: string[]; gatewayExtras?: Record<string, unknown>; beforeServe?: (home: string, config: string) => Promise<void> } = {},
+  {
+    globalFlags = [],
+    serveFlags = [],
+    gatewayExtras = {},
+    beforeServe,
+  }: { globalFlags?: string[]; serveFlags?: string[]; gatewayExtras?: Record<string, unknown>; beforeServe?: (home: string, config: string) => Promise<void> } = {},
 ): Promise<TeamGateway> {
   const home = mkdtempSync(join(tmpdir(), `mcp-serve-${name}-`));
   const config = join(home, 'mcp.json');
@@ -133,7 +139,7 @@ export async function startTeamGateway(
   const gatewayFile = join(home, 'gateway.json');
   const hashed = Object.fromEntries(Object.entries(identities).map(([identity, rules]) => [identity, { ...rules, token: gatewayTokenHash(rules.token) }]));
   writeFileSync(gatewayFile, JSON.stringify({ identities: hashed, ...gatewayExtras }));
-  const serve = await startHttpServe(home, ['--config', config, ...globalFlags], ['--gateway', gatewayFile]);
+  const serve = await startHttpServe(home, ['--config', config, ...globalFlags], ['--gateway', gatewayFile, ...serveFlags]);
   const hosts: Array<{ close(): Promise<void> }> = [];
   return {
     home,
