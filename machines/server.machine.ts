@@ -816,8 +816,15 @@ export function restoredAsDisconnected(persisted: Snapshot<unknown>): Snapshot<u
  * session actor holds, not the chart) and the reads waiting to be sent again, by their callers'
  * system ids, since their refs do not survive JSON: a restore answers them (`restoredAsDisconnected`).
  * Each is quoted by its `description` where it has one (secrets redacted); the rereads themselves are left out.
+ * `atRest`: the manifest and subscriptions as they may be written down (secrets redacted or left out);
+ * the server's own children (connect, session, close) are left out.
  */
-export function persistedWithRequestsInFlight(persisted: Snapshot<unknown>, context: ServerContext, running: readonly PendingRequest[]): Snapshot<unknown> {
+export function persistedWithRequestsInFlight(
+  persisted: Snapshot<unknown>,
+  context: ServerContext,
+  running: readonly PendingRequest[],
+  atRest: Pick<ServerContext, 'manifest' | 'subscriptions'>,
+): Snapshot<unknown> {
   const stale: StaleRequest[] = [];
   for (const { replyTo, requestId, spec, description } of [...running, ...context.rereads]) {
     const systemId = systemIdOf(replyTo);
@@ -826,6 +833,11 @@ export function persistedWithRequestsInFlight(persisted: Snapshot<unknown>, cont
   if (persisted.status !== 'active') return persisted;
   const snapshot = persisted as PersistedServerSnapshot;
   // The rereads hold their requests as sent (a secret in a URI), and a restore sends none again: only their quotes are kept.
-  const withStale: PersistedServerSnapshot = { ...snapshot, context: { ...snapshot.context, staleRequests: [...snapshot.context.staleRequests, ...stale], rereads: [] } };
+  const withStale: PersistedServerSnapshot = {
+    ...snapshot,
+    context: { ...snapshot.context, ...atRest, staleRequests: [...snapshot.context.staleRequests, ...stale], rereads: [] },
+    // A restore starts none of them again (`restoredAsDisconnected`), and the session's input holds the subscriptions and rereads as sent.
+    children: {},
+  };
   return withStale;
 }

@@ -83,6 +83,20 @@ export function redact(text: string, secrets: readonly string[]): string {
   return clean;
 }
 
+/** `https://user:pw@host/p?token=abc` → `https://[redacted]@host/p?token=[redacted]`; not a URL → as it is. */
+export function redactUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return text;
+  }
+  if (url.username === '' && url.password === '' && url.search === '') return text;
+  const credentials = url.username !== '' || url.password !== '' ? `${REDACTED}@` : '';
+  const query = [...url.searchParams.keys()].map((key) => `${encodeURIComponent(key)}=${REDACTED}`).join('&');
+  return `${url.protocol}//${credentials}${url.host}${url.pathname}${query ? `?${query}` : ''}${url.hash}`;
+}
+
 /**
  * `redact` for a text cut short (a line cut at its length limit, or still being written): where
  * the cut went through a secret, only the secret's start is left, which `redact` cannot
@@ -157,6 +171,11 @@ export function redactError<T>(error: T, secrets: readonly string[]): T | Error 
   return copy;
 }
 
+/** `value` with every secret redacted in its strings and keys (the same shape): what of a server's own data is kept where the secrets must not be. */
+export function redactStrings<T>(value: T, secrets: readonly string[]): T {
+  return secrets.length === 0 ? value : (redactData(value, secrets, 1) as T);
+}
+
 /**
  * A server's tool error (`isError: true`) with every secret redacted in its strings and keys
  * (content, structured content): what went wrong may quote the server's own credentials (a
@@ -165,5 +184,5 @@ export function redactError<T>(error: T, secrets: readonly string[]): T | Error 
 export function redactToolError<T extends { isError?: boolean }>(result: T, secrets: readonly string[]): T {
   if (result.isError !== true || secrets.length === 0) return result;
   // The same shape: only strings are replaced.
-  return redactData(result, secrets, 1) as T;
+  return redactStrings(result, secrets);
 }

@@ -223,6 +223,27 @@ describe('the file', () => {
     expect(Object.keys(index.servers).sort()).toEqual(['local', 'remote']);
   });
 
+  it("holds no value of a server's entry that its tool descriptions or its instructions quote", async () => {
+    const canary = 'canary-quoted-env-2d94b1';
+    const servers = { local: { ...stdioFixture('--describe-from-env', 'TOKEN'), env: { TOKEN: canary } } };
+    const { load } = agent(servers);
+    expect((await load.execute({ server: 'local' })).isError).toBe(false);
+    const index = new ManifestIndex({ path: indexPath });
+    await index.flush();
+    expect(readFileSync(indexPath, 'utf8')).toContain('signed with [redacted]');
+
+    // What a server says as it connects is recorded with its manifest: its instructions, in both eras.
+    const remote = { url: 'http://127.0.0.1:9/mcp', headers: { 'X-Api-Key': canary } };
+    const instructions = `Send ${canary} as X-Api-Key.`;
+    const era = { kind: 'modern' as const, discover: { supportedVersions: ['2026-07-28'], capabilities: {}, serverInfo: { name: 'r', version: '1' }, instructions } };
+    const manifest = { tools: [{ name: 'whoami', description: `Tells who ${canary} belongs to`, inputSchema: { type: 'object' as const } }], resources: [], resourceTemplates: [], prompts: [] };
+    expect(index.record('remote', remote, manifest, undefined, { era, instructions })).toEqual({ stored: true });
+    await index.flush();
+    const text = readFileSync(indexPath, 'utf8');
+    expect(text).not.toContain(canary);
+    expect(text).toContain('Send [redacted] as X-Api-Key.');
+  });
+
   it('keys the fingerprint: without the key file, a guessed definition cannot be checked against it', () => {
     const config = { ...stdioFixture(), env: { API_TOKEN: 'guess-me' } };
     const mine = new ManifestIndex({ path: indexPath }).fingerprint(config);

@@ -16,6 +16,7 @@ import type { ServerActorRef } from '../machines/server.machine.js';
 import type { McpReply, McpServerConfig } from '../machines/types.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
 import { descendantsOfThisProcess, STDIO_FIXTURE, stdioFixture } from './support/fixtures.js';
+import { everythingStdio } from './support/everything.js';
 
 /** What `${SECRET}` and `${ARG_SECRET}` hold in the environment; the second only ever lands in args. */
 const VARIABLE_CANARY = 'canary-variable-3c9e51d7';
@@ -26,6 +27,8 @@ const HEADER_CANARY = 'canary-literal-header-1d6a9c';
 /** Credentials written literally where src/literal-secrets.ts finds them: after `--api-key`, in a URL's query. */
 const API_KEY_CANARY = 'canary-literal-api-key-7e3b55';
 const QUERY_CANARY = 'canary-literal-query-a90c2f';
+/** The password of a subscribed URI. */
+const PASSWORD_CANARY = 'canary-uri-password-5b17e9';
 const CANARIES = [VARIABLE_CANARY, ARG_CANARY, ENV_CANARY, HEADER_CANARY, API_KEY_CANARY, QUERY_CANARY];
 const variables = { SECRET: VARIABLE_CANARY, ARG_SECRET: ARG_CANARY };
 
@@ -80,8 +83,16 @@ function collectingLogger() {
 
 function inbox() {
   const replies: McpReply[] = [];
-  const ref = createActor(fromCallback<McpReply>(({ receive }) => receive((reply) => replies.push(reply)))).start();
-  return { ref, reply: (requestId: string) => replies.find((reply) => reply.requestId === requestId) };
+  const emitted: unknown[] = [];
+  const ref = createActor(
+    fromCallback<McpReply>(({ receive }) =>
+      receive((event) => {
+        if ('requestId' in event) replies.push(event);
+        else emitted.push(event);
+      }),
+    ),
+  ).start();
+  return { ref, reply: (requestId: string) => replies.find((reply) => reply.requestId === requestId), received: () => emitted };
 }
 
 function start(logger: Logger, options: { snapshot?: unknown; servers?: Record<string, unknown> }) {
@@ -224,6 +235,45 @@ describe('a persisted registry snapshot', () => {
     } finally {
       await renewing.close();
     }
+  });
+
+  it('written to a file, holds no secret a server quoted or a subscribed URI carried; restored, it subscribes again to the URIs without one', async () => {
+    const plain = 'demo://resource/static/document/architecture.md';
+    const withCredentials = [`${plain}?token=${QUERY_CANARY}`, `demo://alice:${PASSWORD_CANARY}@docs/readme`, `demo://notes/${VARIABLE_CANARY}`];
+    const { lines, logger } = collectingLogger();
+    const servers = await discover({
+      // Its echo tool's description quotes the value of TOKEN.
+      quoting: { ...stdioFixture('--describe-from-env', 'TOKEN'), env: { TOKEN: ENV_CANARY } },
+      // Through a variable, so the restored server connects by itself.
+      everything: { ...everythingStdio(), env: { API_KEY: '${SECRET}' } },
+      remote: { url: http.url, headers: { Authorization: 'Bearer ${SECRET}', 'X-Api-Key': HEADER_CANARY } },
+    });
+    const registry = start(logger, { servers });
+    for (const server of ['quoting', 'everything', 'remote']) expect(await load(registry, server)).toMatchObject({ type: 'mcp.loaded' });
+    const caller = inbox();
+    for (const uri of [plain, ...withCredentials]) {
+      registry.send({ type: 'mcp.subscribeResource', server: 'everything', uri, replyTo: caller.ref, requestId: uri });
+      await vi.waitFor(() => expect(caller.reply(uri)).toMatchObject({ type: 'mcp.resourceSubscribed' }), { timeout: 10_000 });
+    }
+    // A new session is handed the subscriptions to make again.
+    registry.send({ type: 'mcp.disconnect', server: 'everything' });
+    await vi.waitFor(() => expect((registry.system.get(serverSystemId('everything')) as ServerActorRef).getSnapshot().value).toEqual({ disconnected: 'idle' }), { timeout: 10_000 });
+    expect(await load(registry, 'everything')).toMatchObject({ type: 'mcp.loaded' });
+    const file = join(folder, 'registry-snapshot.json');
+    writeFileSync(file, await persistThroughJson(registry));
+
+    const onDisk = readFileSync(file, 'utf8');
+    for (const canary of [...CANARIES, PASSWORD_CANARY]) expect(onDisk).not.toContain(canary);
+    expect(onDisk).toContain('signed with [redacted]');
+
+    const restored = start(logger, { snapshot: JSON.parse(readFileSync(file, 'utf8')) });
+    const logs = inbox();
+    restored.send({ type: 'mcp.subscribe', replyTo: logs.ref, include: ['mcp.log'] });
+    expect(await load(restored, 'everything')).toMatchObject({ type: 'mcp.loaded' });
+    const everythingServer = restored.system.get(serverSystemId('everything')) as ServerActorRef;
+    expect(everythingServer.getSnapshot().context.subscriptions).toEqual([plain]);
+    await vi.waitFor(() => expect(logs.received()).toContainEqual(expect.objectContaining({ data: expect.stringContaining(`Received Subscribe Resource request for URI: ${plain}`) })), { timeout: 10_000 });
+    for (const canary of [...CANARIES, PASSWORD_CANARY]) expect(lines.join('\n')).not.toContain(canary);
   });
 
   it('tells a changed hidden value from an unchanged one without holding either: the definition changes, so the server reconnects', () => {

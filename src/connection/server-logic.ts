@@ -1,8 +1,8 @@
 import { context } from '@opentelemetry/api';
 import { fromPromise, type AnyActorScope } from 'xstate';
-import { persistedWithRequestsInFlight, restoredAsDisconnected, serverMachine, type ConnectInput, type ConnectOutput, type ServerEvent } from '../../machines/server.machine.js';
+import { persistedWithRequestsInFlight, restoredAsDisconnected, serverMachine, type ConnectInput, type ConnectOutput, type ServerContext, type ServerEvent } from '../../machines/server.machine.js';
 import { describeRequest } from '../../machines/errors.js';
-import { redact, secretsOf } from '../redact.js';
+import { redact, redactStrings, redactUrl, secretsOf } from '../redact.js';
 import { openSession, type ConnectionDeps } from './open-session.js';
 import { createSessionActor } from './session-actor.js';
 import { withOverrides } from '../provide-overrides.js';
@@ -37,10 +37,9 @@ function persistAndRestore(logic: ReturnType<typeof serverLogicWithEffects>, tra
   const persist = logic.getPersistedSnapshot;
   logic.getPersistedSnapshot = (snapshot, options) => {
     // Quoted in the snapshot and in the answer after a restore: the values of the entry a request holds are left out.
-    const pending = tracker.pendingRequests(snapshot.context.name);
-    const secrets = pending.length > 0 ? secretsOf(snapshot.context.config) : [];
-    const running = pending.map((request) => ({ ...request, description: redact(describeRequest(request.spec), secrets) }));
-    return persistedWithRequestsInFlight(persist(snapshot, options), snapshot.context, running);
+    const secrets = secretsOf(snapshot.context.config);
+    const running = tracker.pendingRequests(snapshot.context.name).map((request) => ({ ...request, description: redact(describeRequest(request.spec), secrets) }));
+    return persistedWithRequestsInFlight(persist(snapshot, options), snapshot.context, running, atRest(snapshot.context, secrets));
   };
   const restore = logic.restoreSnapshot;
   logic.restoreSnapshot = (snapshot, scope) => restore(restoredAsDisconnected(snapshot), scope);
@@ -51,6 +50,20 @@ function persistAndRestore(logic: ReturnType<typeof serverLogicWithEffects>, tra
     // XState runs no entry action on a restored snapshot: this event has the chart answer the
     // loads that waited before it (processed once the actor's mailbox opens, right after).
     if (snapshot.context.staleRequests.length > 0) scope?.self.send({ type: 'RESTORED' } satisfies ServerEvent);
+  };
+}
+
+/**
+ * What a persisted snapshot keeps of the server's own data: what a log may show (src/redact.ts).
+ * A tool description or the server's instructions may quote a value of its entry: redacted. A
+ * subscribed URI that carries a credential (a value of the entry, a user or password, a query
+ * value: `redactUrl`'s rule) is left out rather than kept redacted, which would name another
+ * resource: the restored server subscribes again to the others only.
+ */
+function atRest({ manifest, subscriptions }: ServerContext, secrets: readonly string[]): Pick<ServerContext, 'manifest' | 'subscriptions'> {
+  return {
+    manifest: manifest && redactStrings(manifest, secrets),
+    subscriptions: subscriptions.filter((uri) => redactUrl(uri) === uri && redact(uri, secrets) === uri),
   };
 }
 

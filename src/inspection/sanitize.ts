@@ -19,9 +19,9 @@
  */
 import type { ActorRefLike, InspectionEvent, Observer } from 'xstate';
 import type { McpServerConfig } from '../../machines/types.js';
-import { REDACTED, redact, secretsOf } from '../redact.js';
+import { REDACTED, redact, redactUrl, secretsOf } from '../redact.js';
 
-export { REDACTED };
+export { REDACTED, redactUrl };
 
 /** Config fields whose values are secrets; their keys (variable and header names) stay visible. */
 const SECRET_FIELDS = new Set(['env', 'headers']);
@@ -52,20 +52,6 @@ function isLiveSession(value: unknown): boolean {
 /** A server entry: the only place `${VAR}` values and URLs with credentials live. */
 function isServerConfig(value: Record<string, unknown>): value is McpServerConfig {
   return typeof value.command === 'string' || typeof value.url === 'string';
-}
-
-/** `https://user:pw@host/p?token=abc` → `https://[redacted]@host/p?token=[redacted]`; not a URL → as it is. */
-export function redactUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return text;
-  }
-  if (url.username === '' && url.password === '' && url.search === '') return text;
-  const credentials = url.username !== '' || url.password !== '' ? `${REDACTED}@` : '';
-  const query = [...url.searchParams.keys()].map((key) => `${encodeURIComponent(key)}=${REDACTED}`).join('&');
-  return `${url.protocol}//${credentials}${url.host}${url.pathname}${query ? `?${query}` : ''}${url.hash}`;
 }
 
 function redactValues(secrets: unknown): unknown {

@@ -23,6 +23,7 @@ import type { McpServerConfig, McpServerManifest } from '../../machines/types.js
 import { nameRecord } from '../../machines/name-record.js';
 import { withFileLock } from '../config/file-lock.js';
 import { stderrLogger, type Logger } from '../logger.js';
+import { redactStrings, secretsOf } from '../redact.js';
 import { definitionFingerprint, loadOrCreateKey } from './fingerprint.js';
 import { indexedInstructions, indexedManifest, MAX_INDEXED_BYTES, parseIndexedManifest } from './indexed-manifest.js';
 
@@ -496,7 +497,9 @@ export class ManifestIndex {
     projectFile?: string,
     handshake: Pick<IndexEntry, 'era' | 'instructions'> = {},
   ): RecordOutcome {
-    const kept = indexedManifest(manifest);
+    // Written to disk: a description or the instructions may quote a value of the entry (src/redact.ts).
+    const secrets = secretsOf(config);
+    const kept = redactStrings(indexedManifest(manifest), secrets);
     const bytes = Buffer.byteLength(JSON.stringify(kept));
     if (bytes > MAX_INDEXED_BYTES) {
       this.file.reloadIfReplaced();
@@ -508,7 +511,8 @@ export class ManifestIndex {
     }
     const entry: IndexEntry = { fingerprint: this.fingerprint(config), indexedAt: new Date().toISOString(), manifest: kept };
     const { era, instructions } = handshake;
-    this.file.change({ server, projectFile, entry: withHandshake(entry, { era: keptEra(era), instructions: indexedInstructions(instructions) }) });
+    const handshakeKept = redactStrings({ era: keptEra(era), instructions: indexedInstructions(instructions) }, secrets);
+    this.file.change({ server, projectFile, entry: withHandshake(entry, handshakeKept) });
     return { stored: true };
   }
 
