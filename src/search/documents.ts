@@ -130,6 +130,15 @@ export function toolTexts(tool: Tool, fields: readonly string[][]): string[][] {
   return [fields[0]!, fields[1]!, fields[2]!, ...described.map((text) => capped(textTokens(text)))];
 }
 
+/**
+ * A tool's passages, from the fields toolDocument made: its name and title together, each sentence
+ * of its description, its parameters (names and descriptions) together.
+ */
+export function toolPassages(tool: Tool, fields: readonly string[][]): string[][] {
+  const sentences = (tool.description ?? '').split(/(?<=[.!?])\s+|\n+/).map(textTokens);
+  return [[...fields[0]!, ...fields[1]!], ...sentences.filter((words) => words.length > 0), fields[3]!].filter((words) => words.length > 0);
+}
+
 /** A tool's fields and the word pairs of its name, title and description. */
 export function toolDocument(tool: Tool, serverNameTokens: string[], purposeTokens: string[]): { fields: string[][]; pairs: string[][] } {
   const name = identifierTokens(tool.name);
