@@ -1,11 +1,10 @@
 import { Client, SdkError, SdkErrorCode, SUPPORTED_PROTOCOL_VERSIONS, UnsupportedProtocolVersionError, type ClientCapabilities, type DiscoverResult, type PriorDiscovery } from '@modelcontextprotocol/client';
 import { quoted } from '../../machines/control-characters.js';
 import { capErrorText } from '../text-limits.js';
-import { isStdioBufferOverflow, MAX_MESSAGE_MIB } from '../transports/message-size.js';
 import { terminateGroup } from '../transports/process-group.js';
 import type { ProcessGroupStdioTransport } from '../transports/stdio.js';
 import type { Deadline } from './deadline.js';
-import { refusedAnswerTo } from './message-depth-limit.js';
+import { refusedHandshake } from './message-depth-limit.js';
 import { Slots } from './probe-slots.js';
 
 /** The 2026-07-28 revision: the first without `initialize`. */
@@ -70,12 +69,6 @@ async function probeOnProcess(request: StdioProbeRequest): Promise<PriorDiscover
   const { signal } = request.deadline.requestOptions();
   // What the session set on the transport before (telemetry): given back once the probe's client lets go.
   const own = { onmessage: transport.onmessage, onerror: transport.onerror, onclose: transport.onclose };
-  // A discover answer over the size limit closes the transport, which the SDK reads as a legacy server.
-  let tooLarge = false;
-  transport.onerror = (error) => {
-    if (isStdioBufferOverflow(error)) tooLarge = true;
-    own.onerror?.(error);
-  };
   transport.probeNext();
   const client = new Client(request.clientInfo, {
     capabilities: request.capabilities,
@@ -90,12 +83,11 @@ async function probeOnProcess(request: StdioProbeRequest): Promise<PriorDiscover
     discover = client.getDiscoverResult();
   } catch (error) {
     // No modern answer (an error, a timeout, or the process exited on the probe): a legacy server.
-    // An answer refused for its depth is no sign of a legacy server: said as such.
-    const refused = refusedAnswerTo(transport, 'server/discover');
-    if (!(error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || signal.aborted || refused || tooLarge) {
+    // An answer refused for its depth or size is no sign of a legacy server: said as such.
+    const refused = refusedHandshake(transport);
+    if (!(error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || signal.aborted || refused) {
       await endProbedProcess(transport, client);
-      if (tooLarge) throw new Error(`the server's answer to server/discover is over ${MAX_MESSAGE_MIB} MiB, so the client closed the connection`);
-      throw refused ? new Error(refused) : error instanceof UnsupportedProtocolVersionError ? versionsApart(error) : error;
+      throw refused ?? (error instanceof UnsupportedProtocolVersionError ? versionsApart(error) : error);
     }
   } finally {
     signal.removeEventListener('abort', onAbort);

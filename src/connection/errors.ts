@@ -7,6 +7,7 @@ import { capErrorText } from '../text-limits.js';
 import { MessageTooLargeError } from '../transports/message-size.js';
 import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthScopeRefusedError } from '../errors/oauth.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
+import { RefusedHandshakeAnswerError } from './message-depth-limit.js';
 import { errorMessage } from '../../machines/to-error.js';
 import { MODERN_REVISION, offeredVersions } from './era-probe.js';
 
@@ -25,9 +26,9 @@ export class ListingLimitError extends Error {
   }
 }
 
-/** The server sent more than is accepted: too many entries, or a message over the size limit. */
+/** The server sent more than is accepted: too many entries, a message over the size limit, a handshake answer too deep or too large. */
 function isOverLimit(error: unknown): boolean {
-  return error instanceof ListingLimitError || error instanceof MessageTooLargeError;
+  return error instanceof ListingLimitError || error instanceof MessageTooLargeError || error instanceof RefusedHandshakeAnswerError;
 }
 
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
@@ -57,7 +58,7 @@ function isOAuthRefusal(error: unknown): boolean {
 /**
  * The default `isConfigError`: a missing or forbidden command, a bad URL (or a port fetch blocks), an invalid entry,
  * HTTP 401/403 (no auth provider), an OAuth login that is needed or refused, 404/405 on
- * initialize, an unsupported protocol version.
+ * initialize, an unsupported protocol version, an answer too large (or a handshake answer too deep) to read.
  * Everything else (timeouts, refused connections, 5xx, crashes) is transient.
  *
  * @example

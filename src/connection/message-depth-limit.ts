@@ -1,5 +1,6 @@
 import { ProtocolErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { measureJson } from '../../machines/json-fingerprint.js';
+import { isCutAnswer, isStdioBufferOverflow, MAX_MESSAGE_MIB, MessageTooLargeError } from '../transports/message-size.js';
 
 /**
  * No answer to the handshake (`server/discover`, `initialize`) nests deeper than this. The SDK
@@ -14,11 +15,23 @@ export const MAX_MESSAGE_DEPTH = 1_000;
 const HANDSHAKE = new Set(['server/discover', 'initialize']);
 
 /**
- * Checks the depth of the server's answers to the handshake before the SDK parses them: a deeper
- * one becomes an error answer to its request. The SDK composes its own `onmessage` with the one it
- * finds on the transport and calls both with the same message, so a wrapper installed the usual
- * way could not replace the message: every handler ever set on the transport is wrapped as it is
- * set. Install it as soon as the transport exists: the `server/discover` probe may be the first
+ * A handshake answer too deep or too large to read. The server would send it again, so the
+ * connect is not retried (`isConfigError`); and it is no sign of a legacy server, which the SDK
+ * takes any unreadable `server/discover` answer for.
+ */
+export class RefusedHandshakeAnswerError extends Error {
+  override name = 'RefusedHandshakeAnswerError';
+}
+
+type Handler<Key extends 'onmessage' | 'onerror'> = NonNullable<Transport[Key]>;
+
+/**
+ * Checks the server's answers to the handshake before the SDK parses them: a deeper one becomes an
+ * error answer to its request, and one over the size limit (a stdio overflow, a cut HTTP body or
+ * event) is noted, for `refusedHandshake`. The SDK composes its own handlers with those it finds
+ * on the transport and calls both with the same message, so a wrapper installed the usual way
+ * could not replace the message: every handler ever set on the transport is wrapped as it is set.
+ * Install it as soon as the transport exists: the `server/discover` probe may be the first
  * request, sent before `connect` returns.
  */
 export function limitMessageDepth(transport: Transport): void {
@@ -28,51 +41,75 @@ export function limitMessageDepth(transport: Transport): void {
     if ('method' in message && 'id' in message && HANDSHAKE.has(message.method)) asked.set(message.id, message.method);
     return send(message, options);
   };
-  const guards = new WeakSet<NonNullable<Transport['onmessage']>>();
-  const guard = (deliver: NonNullable<Transport['onmessage']>): NonNullable<Transport['onmessage']> => {
-    const guarded: NonNullable<Transport['onmessage']> = (message, extra) => deliver(withinDepth(message), extra);
-    guards.add(guarded);
-    return guarded;
-  };
   // Wrappers set over a guarded handler get the message it was given: the first measure holds.
   const answered = new WeakMap<JSONRPCMessage, JSONRPCMessage>();
-  const withinDepth = (message: JSONRPCMessage): JSONRPCMessage => {
+  const withinLimits = (message: JSONRPCMessage): JSONRPCMessage => {
     const known = answered.get(message);
     if (known) return known;
     if ('method' in message || message.id === undefined) return message;
     const method = asked.get(message.id);
     if (method === undefined) return message;
     asked.delete(message.id);
+    if (isCutAnswer(message)) refusals.set(transport, tooLarge(method));
     if (measureJson(message, MAX_MESSAGE_DEPTH, Infinity).depth <= MAX_MESSAGE_DEPTH) return message;
-    refusedAnswers.set(transport, method);
+    refusals.set(transport, tooDeep(method));
     const refusal: JSONRPCMessage = { jsonrpc: '2.0', id: message.id, error: { code: ProtocolErrorCode.InternalError, message: tooDeep(method) } };
     answered.set(message, refusal);
     answered.set(refusal, refusal);
     return refusal;
   };
-  let current = transport.onmessage && guard(transport.onmessage);
-  Object.defineProperty(transport, 'onmessage', {
+  // A stdio line or an HTTP body over the limit fails the transport, not an answer: it was the
+  // answer to the handshake request still waiting.
+  const noteOversized = (error: Error): void => {
+    const [method] = asked.values();
+    if (method === undefined || !(isStdioBufferOverflow(error) || error instanceof MessageTooLargeError)) return;
+    asked.clear();
+    refusals.set(transport, tooLarge(method));
+  };
+  wrapEachHandler(transport, 'onmessage', (deliver) => (message, extra) => deliver(withinLimits(message), extra));
+  wrapEachHandler(transport, 'onerror', (deliver) => (error) => {
+    noteOversized(error);
+    deliver(error);
+  });
+}
+
+/** Every handler set on `transport[key]`, before or after, is replaced by `wrap(handler)`, once. */
+function wrapEachHandler<Key extends 'onmessage' | 'onerror'>(transport: Transport, key: Key, wrap: (handler: Handler<Key>) => Handler<Key>): void {
+  const wrapped = new WeakSet<Handler<Key>>();
+  const guard = (handler: Handler<Key>): Handler<Key> => {
+    const guarded = wrap(handler);
+    wrapped.add(guarded);
+    return guarded;
+  };
+  const first = transport[key];
+  let current = first && guard(first);
+  Object.defineProperty(transport, key, {
     configurable: true,
     enumerable: true,
     get: () => current,
-    set: (handler: Transport['onmessage']) => {
-      current = handler && (guards.has(handler) ? handler : guard(handler));
+    set: (handler: Transport[Key]) => {
+      current = handler && (wrapped.has(handler) ? handler : guard(handler));
     },
   });
 }
 
-/** The method of the last answer refused on each guarded transport, for `refusedAnswerTo`. */
-const refusedAnswers = new WeakMap<Transport, string>();
+/** Why the handshake's answer on each guarded transport was refused. */
+const refusals = new WeakMap<Transport, string>();
 
 /**
- * Why the last answer on `transport` was refused, when it answered `method`: the SDK reads a
- * refused `server/discover` as a legacy server and keeps only that, so the probe asks here.
+ * The error to fail the connect with when an answer to the handshake on `transport` was refused:
+ * the SDK reads a refused `server/discover` as a legacy server (or a network failure, retried),
+ * so the connect asks here, whatever the SDK made of it.
  */
-export function refusedAnswerTo(transport: Transport, method: string): string | undefined {
-  return refusedAnswers.get(transport) === method ? tooDeep(method) : undefined;
+export function refusedHandshake(transport: Transport): RefusedHandshakeAnswerError | undefined {
+  const reason = refusals.get(transport);
+  return reason === undefined ? undefined : new RefusedHandshakeAnswerError(reason);
 }
 
-/** Why the answer to `method` was refused. */
 function tooDeep(method: string): string {
   return `the server's answer to ${method} nests deeper than ${MAX_MESSAGE_DEPTH} levels`;
+}
+
+function tooLarge(method: string): string {
+  return `the server's answer to ${method} is over ${MAX_MESSAGE_MIB} MiB; the client stopped reading it`;
 }

@@ -4,7 +4,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { inferTransport, type ResolvedConnectOptions } from '../../machines/options.js';
 import type { McpProtocolPreference, McpServerConfig, McpTransportKind } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
-import { limitMessageDepth } from './message-depth-limit.js';
+import { limitMessageDepth, refusedHandshake } from './message-depth-limit.js';
 import { createHttpTransport, retryAfterOf, shouldFallBackToSse, type HttpAuth } from '../transports/http.js';
 import { StderrTail } from '../transports/stderr-tail.js';
 import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport, StdoutClosedError, type ProcessExit } from '../transports/stdio.js';
@@ -288,6 +288,9 @@ async function attempt(
     let connected = false;
     try {
       await client.connect(transport, { ...deadline.requestOptions(), prior });
+      // The SDK took a refused server/discover answer for a legacy server, which then answered initialize.
+      const refused = refusedHandshake(transport);
+      if (refused) throw refused;
       connected = true;
       deps.eras?.remember(request.name, request.config, eraOf(client));
       request.onNegotiated?.(client.getNegotiatedProtocolVersion());
@@ -295,6 +298,9 @@ async function attempt(
       const lists = await listManifest({ server: request.name, client, logger: deps.logger, deadline });
       session.manifest = { ...lists, protocolVersion: client.getNegotiatedProtocolVersion() };
     } catch (error) {
+      // Whatever the SDK made of a refused handshake answer (a legacy server, a network failure), it is final.
+      const refused = refusedHandshake(transport);
+      if (refused) throw refused;
       // The server refused the era it was addressed in (it may have moved): asked again. A remembered
       // modern era costs no round trip at connect, so its refusal may come with the first list.
       if (prior && error instanceof ProtocolError && (!connected || remembered)) {

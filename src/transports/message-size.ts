@@ -57,15 +57,21 @@ function failedAnswers(body: unknown): Uint8Array | undefined {
     isRequest(message) ? [message.id] : [],
   );
   if (ids.length === 0) return undefined;
-  const error = { code: ProtocolErrorCode.InternalError, message: new MessageTooLargeError().message };
+  const error = { code: ProtocolErrorCode.InternalError, message: new MessageTooLargeError().message, data: { [CUT_EVENT]: true } };
   const events = ids.map((id) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
   // First the event that was cut is ended under a type of its own, which the SDK skips (it reads
   // only `message` events) instead of failing to parse what is left of it.
   return new TextEncoder().encode(`\nevent: ${CUT_EVENT}\n\n${events.join('')}`);
 }
 
-/** The type given to an event cut at the size limit. */
+/** The type given to an event cut at the size limit, and the mark on the answers written in the server's stead. */
 const CUT_EVENT = 'mcp-statechart-cut';
+
+/** An error answer written here for a request whose answer was cut at the size limit, not the server's own. */
+export function isCutAnswer(message: object): boolean {
+  const { error } = message as { error?: { data?: unknown } };
+  return typeof error?.data === 'object' && error.data !== null && CUT_EVENT in error.data;
+}
 
 function isRequest(message: unknown): message is { id: string | number } {
   if (message === null || typeof message !== 'object') return false;
