@@ -1,17 +1,22 @@
 /**
  * A connection's lifecycle as OpenTelemetry: one `connect {server}` span per connection, with
  * span events for what happens to it (negotiation, idle close, crash, reconnect with attempt and
- * delay, config error), recorded by the SDK's in-memory exporter against real server processes.
+ * delay, config error, an embedded registry stopped), recorded by the SDK's in-memory exporter
+ * against real server processes.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createActor, fromCallback } from 'xstate';
 import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { McpConnectionManager } from '../src/manager.js';
+import { createRegistryLogic, SessionTracker } from '../src/index.js';
+import { serverSystemId } from '../machines/index.js';
 import { silentLogger } from '../src/logger.js';
-import type { McpConnectOptions, McpServerConfig } from '../machines/types.js';
+import type { McpConnectOptions, McpReply, McpServerConfig } from '../machines/types.js';
 import { login } from '../src/auth/login.js';
 import { stdioFixture } from './support/fixtures.js';
+import { cleanUpAfterEach, waitingLoadAgent } from './support/embedder.js';
 import { afterThisTest, loginDir, oauthFixture } from './fixtures/oauth-helpers.js';
 
 const exporter = new InMemorySpanExporter();
@@ -125,5 +130,38 @@ describe('one connect {server} span per connection', () => {
     const connection = onlySpan('connect remote');
     expect(connection.attributes).toMatchObject({ 'mcp.server.name': 'remote', 'network.transport': 'tcp' });
     expect(eventsOf(connection).map((event) => event.name)).toEqual(['negotiated', 'connected', 'oauth refresh', 'disconnect']);
+  });
+});
+
+describe('an embedded registry stopped while its connection is open', () => {
+  const sessions = new SessionTracker();
+  const stops = cleanUpAfterEach(sessions);
+  const registry = createRegistryLogic({ logger: silentLogger, sessions, tracerProvider });
+
+  it('stopped mid-connect with the chart that invokes it: the span ends with a stopped event', async () => {
+    const agent = createActor(waitingLoadAgent(registry)).start();
+    stops.push(() => agent.stop());
+    agent.send({ type: 'ask', request: { type: 'mcp.load', server: 'fixture', replyTo: agent, requestId: 'load' } });
+    await vi.waitFor(() => expect(agent.system.get(serverSystemId('fixture'))?.getSnapshot().value).toHaveProperty('connecting'));
+
+    agent.stop();
+    await sessions.allSettled();
+
+    expect(eventsOf(onlySpan('connect fixture'))).toEqual([{ name: 'stopped' }]);
+  });
+
+  it('stopped while connected: the span ends with a stopped event after connected', async () => {
+    const actor = createActor(registry, { input: { servers: { fixture: stdioFixture() } } }).start();
+    stops.push(() => actor.stop());
+    const loaded = new Promise<void>((resolve) => {
+      const inbox = createActor(fromCallback<McpReply>(({ receive }) => receive((reply) => reply.type === 'mcp.loaded' && resolve()))).start();
+      actor.send({ type: 'mcp.load', server: 'fixture', replyTo: inbox, requestId: 'load' });
+    });
+    await loaded;
+
+    actor.stop();
+    await sessions.allSettled();
+
+    expect(eventsOf(onlySpan('connect fixture')).map(({ name }) => name)).toEqual(['negotiated', 'connected', 'stopped']);
   });
 });

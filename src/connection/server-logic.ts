@@ -67,13 +67,23 @@ function atRest({ manifest, subscriptions }: ServerContext, secrets: readonly st
   };
 }
 
-/** Each transition goes past the lifecycle telemetry, which records the changes of state (calls never pass here). */
+/** Each transition goes past the lifecycle telemetry, which records the changes of state (calls never pass here), and so does the actor's stop. */
 function observeLifecycle(logic: ReturnType<typeof serverLogicWithEffects>, lifecycle: LifecycleTelemetry): void {
   const transition = logic.transition;
   logic.transition = (snapshot, event, scope) => {
     const next = transition(snapshot, event, scope);
     lifecycle.transitioned(snapshot, next);
     return next;
+  };
+  // A stopped actor makes no transition: its parent stopping (an embedding chart's stop) would leave the connection's span open, never exported.
+  // The wrapper of persistAndRestore reads the scope too: passed on.
+  const start: (snapshot: Parameters<typeof logic.start>[0], scope?: AnyActorScope) => void = logic.start;
+  logic.start = (snapshot, scope?: AnyActorScope) => {
+    start(snapshot, scope);
+    const self = scope?.self;
+    if (!self) return;
+    const stopped = () => lifecycle.stopped(self.getSnapshot());
+    self.subscribe({ complete: stopped, error: stopped });
   };
 }
 

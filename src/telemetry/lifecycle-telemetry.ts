@@ -127,6 +127,17 @@ export class LifecycleTelemetry {
     }
   }
 
+  /** A server actor stopped (its registry or the chart above it did) with its connection still open: the span ends there. */
+  stopped(last: ServerSnapshot): void {
+    const phase = phaseOf(last);
+    if (phase === 'disconnected' || phase === 'error.failed') return;
+    const connection = this.connections.get(last.context.name);
+    if (!connection) return;
+    if (phase === 'connected') this.sessionEnded(connection, last, 'disconnected');
+    connection.span.addEvent('stopped');
+    this.end(last.context.name, connection);
+  }
+
   /** The connect negotiated a protocol revision (after `initialize`, or the modern era's discover). */
   negotiated(server: string, protocolVersion: string | undefined, era: string | undefined): void {
     const connection = this.connections.get(server);
