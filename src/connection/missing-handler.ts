@@ -1,4 +1,4 @@
-import { type ClientCapabilities, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import { type ClientCapabilities, ProtocolErrorCode, SdkErrorCode } from '@modelcontextprotocol/client';
 
 /**
  * What to give the client for each capability a 2026-07-28 server may ask input under: the
@@ -26,13 +26,36 @@ export function missingHandlerAdvice(error: unknown): string | undefined {
   return `the server asks for input that no handler here answers; give ${options.join(' and ')} in the options of McpConnectionManager (or createRegistryLogic)`;
 }
 
+/** The capability each kind of input a 2026-07-28 server may ask for needs declared. */
+const CAPABILITY_OF: Readonly<Record<string, keyof ClientCapabilities>> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
 /**
- * The capabilities a server refused a request for want of (-32021); other errors: undefined. Read
- * from the code and `data.requiredCapabilities`, as the SDK documents, not by class: a refusal
- * whose message held a secret is a redacted copy (src/redact.ts), a plain Error that keeps both.
+ * The kind of input a server asked for although the request did not declare it (a 2026-07-28
+ * server must not, but one that does not check may): the SDK finds no handler for it and says so
+ * in its own words ("…register a handler, or handle input_required results manually"), naming
+ * the method in `data`. Other errors: undefined.
+ */
+export function undeclaredInputAsked(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, data } = error as { code?: unknown; data?: unknown };
+  const method = typeof data === 'object' && data !== null ? (data as { method?: unknown }).method : undefined;
+  return code === SdkErrorCode.CapabilityNotSupported && typeof method === 'string' && Object.hasOwn(CAPABILITY_OF, method) ? method : undefined;
+}
+
+/**
+ * The capabilities a server refused a request for want of (-32021), or asked for input under
+ * although they were not declared; other errors: undefined. Read from the code and `data`, as the
+ * SDK documents, not by class: an error whose message held a secret is a redacted copy
+ * (src/redact.ts), a plain Error that keeps both.
  */
 export function missingCapabilities(error: unknown): ClientCapabilities | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
+  const asked = undeclaredInputAsked(error);
+  if (asked !== undefined) return { [CAPABILITY_OF[asked]!]: {} };
   const { code, data } = error as { code?: unknown; data?: unknown };
   if (code !== ProtocolErrorCode.MissingRequiredClientCapability) return undefined;
   const required = typeof data === 'object' && data !== null ? (data as { requiredCapabilities?: unknown }).requiredCapabilities : undefined;

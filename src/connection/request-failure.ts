@@ -6,7 +6,7 @@ import { redact, redactError } from '../redact.js';
 import { RequestFailedAlone } from '../request-failed-alone.js';
 import { capErrorText } from '../text-limits.js';
 import { isUnreachable, withErrorCode } from './errors.js';
-import { missingHandlerAdvice } from './missing-handler.js';
+import { missingHandlerAdvice, undeclaredInputAsked } from './missing-handler.js';
 import { pagesToOpen } from './url-elicitation.js';
 
 /** What a failed request is judged against: the connection it ran on. */
@@ -38,7 +38,10 @@ export function requestFailure(connection: FailedConnection, what: string, answe
     return requestAbandonedError(server, 'lost', clean);
   }
   const advice = pagesToOpen(error) ?? missingHandlerAdvice(error);
-  const told = advice === undefined ? clean.message : `${clean.message}: ${redact(advice, secrets)}`;
+  // The SDK's words for input nobody declared speak to the SDK's user ("register a handler"): ours name the option.
+  const asked = undeclaredInputAsked(error);
+  const reason = asked === undefined ? clean.message : `the server asked for input (${asked}) that this client did not declare`;
+  const told = advice === undefined ? reason : `${reason}: ${redact(advice, secrets)}`;
   // A request past its time limit is not the server answering with an error: the CLI's codes table calls it TIMEOUT too.
   const code = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout ? 'TIMEOUT' : 'REQUEST_FAILED';
   return new McpServerError(code, server, `MCP server ${quoted(server)} failed ${request}: ${capErrorText(withErrorCode(error, told))}`, {
