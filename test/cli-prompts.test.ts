@@ -29,6 +29,17 @@ describe('prompts', () => {
 });
 
 describe('prompt', () => {
+  it('--timeout: a prompt that does not answer in time fails with code TIMEOUT, naming --timeout as the limit', async () => {
+    const cli = fixtureHome();
+    // --timeout bounds the load as well: 10 s leaves the fixture time to start on a busy machine.
+    const run = await cli('prompt', 'fixture', 'slow', 'ms=60000', '--timeout', '10000', '--json');
+    expect(run.code).toBe(1);
+    const failure = JSON.parse(run.stdout);
+    expect(failure).toMatchObject({ ok: false, code: 'TIMEOUT', error: { code: 'TIMEOUT' } });
+    // The user set --timeout, not a library call's timeoutMs.
+    expect(failure.error.message).toMatch(/after 10000 ms \(--timeout\)$/);
+  }, 50_000);
+
   it('prints the messages of a prompt filled in with name=value arguments; --json has them whole', async () => {
     const cli = fixtureHome();
     const run = await cli('prompt', 'fixture', 'greet', 'name=Ada');

@@ -91,7 +91,7 @@ export async function runPrompt(global: GlobalOptions, server: string, name: str
   return withServer(global, server, options, async ({ manager }, explain) => {
     let result: Awaited<ReturnType<typeof manager.getPrompt>>;
     try {
-      result = await manager.getPrompt(server, name, args, { timeoutMs: options.timeout });
+      result = await manager.getPrompt(server, name, args, { timeoutMs: options.timeout, timeoutSource: '--timeout' });
     } catch (error) {
       // The server's own words for a name it lacks (often "Method not found") do not say what to do.
       const offered = (manager.getManifest(server)?.prompts ?? []).map((prompt) => prompt.name);
