@@ -18,7 +18,7 @@ let team: TeamGateway;
 
 beforeAll(async () => {
   // Fresh for an hour: no re-listing by ttl during the test, only the ones per identity.
-  const modern = { command: process.execPath, args: [MODERN_SERVER, '--list-ttl-ms', '3600000', '--list-cache-scope', 'private', '--prompt-per-listing'] };
+  const modern = { command: process.execPath, args: [MODERN_SERVER, '--list-ttl-ms', '3600000', '--list-cache-scope', 'private', '--prompt-per-listing', '--quiet-add'] };
   team = await startTeamGateway('private', { modern }, { alice: { token: TOKENS.alice, allow: ['*'] }, bob: { token: TOKENS.bob, allow: ['*'] } });
 }, 90_000);
 
@@ -79,5 +79,19 @@ describe('a private prompt list over serve --http', () => {
     // Each keeps its own until the list's time is up: asking again reads nothing new for either.
     expect(await shownReading(alice)).toBe(alicesReading);
     expect(await shownReading(bob)).toBe(bobsReading);
+  }, 60_000);
+});
+
+describe('a tool the server just added to a private list over serve --http', () => {
+  it("is called for the identity that asks, its own listing read again at once, not refused until the list's hour is up", async () => {
+    const alice = await hostWith(TOKENS.alice);
+    expect(await loadedTools(alice)).not.toContain('added-for-alice');
+    // The fixture announces no tool it adds (`--quiet-add`): only reading the list again shows it.
+    const added = await alice.callTool({ name: 'call_mcp_tool', arguments: { server: 'modern', tool: 'add-tool', arguments: { name: 'added-for-alice' } } });
+    expect(added.isError).toBeFalsy();
+    const called = await alice.callTool({ name: 'call_mcp_tool', arguments: { server: 'modern', tool: 'added-for-alice', arguments: { text: 'fresh' } } });
+    expect(textOf(called)).toBe('fresh');
+    expect(called.isError).toBeFalsy();
+    expect(await loadedTools(alice)).toContain('added-for-alice');
   }, 60_000);
 });

@@ -57,9 +57,12 @@ afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
 });
 
+/** The fixture announces no tool it adds (no list_changed): only the read before the refusal can show it, over HTTP as over stdio. */
+const UNANNOUNCED = ['--quiet-add'];
+
 const transports = [
-  ['stdio', async () => modernStdio()],
-  ['Streamable HTTP', () => modernHttp(children)],
+  ['stdio', async () => modernStdio(...UNANNOUNCED)],
+  ['Streamable HTTP', () => modernHttp(children, ...UNANNOUNCED)],
 ] as const;
 
 describe.each(transports)('a tool the 2026-07-28 fixture adds over %s just before the call', (_transport, config) => {
@@ -73,7 +76,7 @@ describe.each(transports)('a tool the 2026-07-28 fixture adds over %s just befor
 
 describe('call_mcp_tool of a tool the 2026-07-28 fixture adds over Streamable HTTP just before the call', () => {
   const loaderTools = async (asked: ToolCallApprovalRequest[]) => {
-    const config = await modernHttp(children);
+    const config = await modernHttp(children, ...UNANNOUNCED);
     await manager.connect('modern', config);
     const tools = createLoaderTools({
       manager,
