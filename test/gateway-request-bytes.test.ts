@@ -2,7 +2,8 @@
  * `serve --http` bounds the bytes of request bodies each identity has in flight on a replica:
  * "requestBytesInFlight" in the gateway file (the identity's own, else the lowest of its groups';
  * 64 MiB when none is given). A request that would go over it is refused with 429, Retry-After
- * and a JSON-RPC error naming the field, before its body is read; another identity is not
+ * and a JSON-RPC error naming the field, before its body is read (a body of undeclared size as
+ * soon as what has come passes it, without the rest); another identity is not
  * touched; the bytes are given back when a call answers or its connection closes. Without it, 40
  * calls of 4 MB from one token took a replica from 120 MB to 1.2 GB (each body is held several
  * times over until its call answers). A real serve --http on 127.0.0.1 port 0 with a real stdio
@@ -121,6 +122,25 @@ describe('request bytes in flight, per identity', () => {
     const again = await call(ALICE);
     expect(again.status).toBe(200);
     expect(again.text).toContain('"isError":false');
+  }, 90_000);
+
+  it('refuses a body sent without a declared size (chunked) as soon as it passes the budget, without waiting for the rest', async () => {
+    const first = await halfSent();
+    const socket = open();
+    const { head, body } = echoCall(ALICE);
+    socket.write(head.replace(/Content-Length: \d+/, 'Transfer-Encoding: chunked'));
+    // Alice's half-sent call holds her declared 1 MB; 600 KB more passes her 1.5 MB. The rest never comes.
+    const piece = body.subarray(0, 600_000);
+    socket.write(`${piece.length.toString(16)}\r\n`);
+    socket.write(piece);
+    socket.write('\r\n');
+    const refused = await answerOn(socket);
+    expect(refused.status).toBe(429);
+    expect(refused.text).toMatch(/\r\nretry-after: 1\r\n/i);
+    const { error } = JSON.parse(refused.text.slice(refused.text.indexOf('\r\n\r\n') + 4)) as { error: { message: string } };
+    expect(error.message).toContain('("requestBytesInFlight" in the gateway file)');
+    first.socket.destroy();
+    await vi.waitFor(async () => expect(await inFlight()).toBe(0), { timeout: 15_000, interval: 50 });
   }, 90_000);
 
   it('gives the bytes back when the connection of a call in flight closes', async () => {

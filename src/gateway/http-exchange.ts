@@ -19,24 +19,26 @@ const PIECE_BYTES = 64 * 1024;
 const DISCARD_GRACE_MS = 2_000;
 
 /**
- * The body; `too-large` as soon as more than `limit` bytes are declared or came; `too-slow` when it
+ * The body; `too-large` as soon as more than `limit` bytes are declared or came; `not-admitted`
+ * as soon as `admit` refuses the bytes of a piece as it comes; `too-slow` when it
  * has not all come within `timeoutMs` of the call (a client that sends its headers and then
  * drips or withholds the body would otherwise hold its connection, and a place in the count of
  * requests a drain waits for, for ever). The rest of an oversized body is discarded, not kept, for
  * at most DISCARD_GRACE_MS: cutting the connection at once would have the client fail on its
  * write before it reads the 413.
  */
-export function readBody(request: IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer | 'too-large' | 'too-slow'> {
+export function readBody(request: IncomingMessage, limit: number, timeoutMs: number, admit?: (bytes: number) => boolean): Promise<Buffer | 'too-large' | 'too-slow' | 'not-admitted'> {
   return new Promise((resolve, reject) => {
     const stopReading = () => {
       clearTimeout(deadline);
       request.removeAllListeners('data');
     };
-    const tooLarge = () => {
+    const refuse = (why: 'too-large' | 'not-admitted') => {
       stopReading();
       discardRest(request);
-      resolve('too-large');
+      resolve(why);
     };
+    const tooLarge = () => refuse('too-large');
     const deadline = setTimeout(() => {
       stopReading();
       resolve('too-slow');
@@ -48,6 +50,7 @@ export function readBody(request: IncomingMessage, limit: number, timeoutMs: num
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) return tooLarge();
+      if (admit && !admit(chunk.length)) return refuse('not-admitted');
       chunks.push(chunk);
     });
     request.once('end', () => {

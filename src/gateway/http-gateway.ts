@@ -137,11 +137,14 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       }
       identity = verdict.identity;
     }
-    // Taken before the body is read when its size is declared, so a refused body is never held; else once it has come.
+    // Taken before the body is read when its size is declared, so a refused body is never held; else as it comes, so one
+    // over the budget is refused as soon as it passes it, not read whole first.
     const declared = Number(request.headers['content-length']);
     const sizeKnown = request.method === 'POST' && Number.isInteger(declared) && declared > 0 && declared <= options.maxBodyBytes;
-    if (sizeKnown && !takeRequestBytes(identity, declared, response)) return;
-    const body = request.method === 'POST' ? await readBody(request, options.maxBodyBytes, options.bodyTimeoutMs) : undefined;
+    const held = holdRequestBytes(identity, response);
+    if (sizeKnown && !held.add(declared)) return refuseRequestBytes(identity, response);
+    const body = request.method === 'POST' ? await readBody(request, options.maxBodyBytes, options.bodyTimeoutMs, sizeKnown ? undefined : held.add) : undefined;
+    if (body === 'not-admitted') return refuseRequestBytes(identity, response);
     if (body === 'too-slow') {
       writeJson(response, 408, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `the request body did not all come within ${options.bodyTimeoutMs / 1000} s` } }, { connection: 'close' });
       return;
@@ -151,7 +154,6 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       writeJson(response, 413, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `the request body is over ${options.maxBodyBytes} bytes` } });
       return;
     }
-    if (!sizeKnown && body !== undefined && body.length > 0 && !takeRequestBytes(identity, body.length, response)) return;
     const aborted = new AbortController();
     response.once('close', () => aborted.abort());
     const parsedBody = parseJson(body);
@@ -170,17 +172,21 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
     await writeWebResponse(answer, response, { slowReaderMs }, listening ? endListenStreams.signal : undefined);
   }
 
-  /** A place for `bytes` more of `identity`'s request bodies, given back when the response ends (answered, or its connection closed); false: refused with 429. */
-  function takeRequestBytes(identity: AuthenticatedIdentity, bytes: number, response: ServerResponse): boolean {
-    const limit = options.requestBytesFor?.(identity) ?? DEFAULT_REQUEST_BYTES_IN_FLIGHT;
-    const release = requestBytes.take(identity.name, limit, bytes);
-    if (!release) {
-      const error = { code: -32000, message: requestBytesLimitText(identity.name, limit) };
-      writeJson(response, 429, { jsonrpc: '2.0', id: null, error }, { 'retry-after': '1' });
-      return false;
-    }
-    response.once('close', release);
-    return true;
+  /** A place for `identity`'s request body, growing as it is read, given back when the response ends (answered, or its connection closed). */
+  function holdRequestBytes(identity: AuthenticatedIdentity, response: ServerResponse): { add(bytes: number): boolean } {
+    const held = requestBytes.hold(identity.name, requestBytesLimit(identity));
+    response.once('close', held.release);
+    return held;
+  }
+
+  /** The 429 for a body that would take `identity` over its request bytes in flight. */
+  function refuseRequestBytes(identity: AuthenticatedIdentity, response: ServerResponse): void {
+    const error = { code: -32000, message: requestBytesLimitText(identity.name, requestBytesLimit(identity)) };
+    writeJson(response, 429, { jsonrpc: '2.0', id: null, error }, { 'retry-after': '1' });
+  }
+
+  function requestBytesLimit(identity: AuthenticatedIdentity): number {
+    return options.requestBytesFor?.(identity) ?? DEFAULT_REQUEST_BYTES_IN_FLIGHT;
   }
 
   return {

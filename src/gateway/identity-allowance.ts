@@ -13,16 +13,33 @@ export class IdentityAllowance {
    * large: a limit below one request's size would otherwise refuse that request for ever.
    */
   take(identity: string, limit: number, amount = 1): (() => void) | undefined {
-    const held = this.held.get(identity) ?? 0;
-    if (held > 0 && held + amount > limit) return undefined;
-    this.held.set(identity, held + amount);
+    const hold = this.hold(identity, limit);
+    return hold.add(amount) ? hold.release : undefined;
+  }
+
+  /**
+   * A hold that grows as a request body of unknown size comes: `add` takes `amount` more, or is
+   * false when that would take `identity` over `limit` while it holds anything besides this hold
+   * (alone, a request may always come whole, as with `take`). `release` gives back all it took.
+   */
+  hold(identity: string, limit: number): { add(amount: number): boolean; release(): void } {
+    let mine = 0;
     let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.held.get(identity) ?? amount) - amount;
-      if (left > 0) this.held.set(identity, left);
-      else this.held.delete(identity);
+    return {
+      add: (amount) => {
+        const held = this.held.get(identity) ?? 0;
+        if (released || (held - mine > 0 && held + amount > limit)) return false;
+        this.held.set(identity, held + amount);
+        mine += amount;
+        return true;
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = (this.held.get(identity) ?? mine) - mine;
+        if (left > 0) this.held.set(identity, left);
+        else this.held.delete(identity);
+      },
     };
   }
 }
