@@ -11,6 +11,7 @@ import { errorMessage } from '../../machines/to-error.js';
 import { isOAuthLoginRequired } from '../errors/oauth.js';
 import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
 import { missingCapabilities, missingHandlerAdvice } from '../connection/missing-handler.js';
+import { isPinnedEraRefusal, speaksOnlyModern } from '../connection/errors.js';
 import { isTaskCutOff, isTaskTimeLimit } from '../connection/task-time-limit.js';
 import { hasStaticAuthorization } from '../auth/oauth-config.js';
 import { offersOAuth } from '../auth/oauth-offered.js';
@@ -125,6 +126,8 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   // A task's time limit says "time limit", and the server did answer: the task was still working.
   if (isTaskTimeLimit(cause)) return `the task was still working at the time limit: give it longer with --timeout <ms>, or set "timeoutMs"${where(entry)}`;
   if (/timed out|timeout/i.test(reason)) return timeoutHint(code, command, entry);
+  if (isPinnedEraRefusal(cause)) return `the server speaks an earlier MCP revision: set "protocol" to "auto" or "legacy" in the entry "${server}"${where(entry)}`;
+  if (speaksOnlyModern(cause)) return `the server speaks only MCP 2026-07-28: set "protocol" to "auto" or "modern" in the entry "${server}"${where(entry)}`;
   if (/protocol version is not supported/i.test(reason)) return 'the server speaks an MCP version this client does not; update the server';
   const missing = missingCapabilities(cause);
   if (missing !== undefined) {

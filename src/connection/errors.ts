@@ -92,7 +92,7 @@ export function isConfigError(error: unknown): boolean {
  * it: a legacy server, which will not learn 2026-07-28 by being asked again. (A transport that
  * closed before the server offered anything is a crash, and stays transient.)
  */
-function isPinnedEraRefusal(error: unknown): boolean {
+export function isPinnedEraRefusal(error: unknown): boolean {
   return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && /the server did not offer pinned protocol version/.test(error.message);
 }
 
@@ -123,11 +123,14 @@ function jsonRpcErrorIn(text: string): { code?: unknown; message?: unknown; data
 }
 
 /**
- * A server that speaks only 2026-07-28 refused an earlier revision: the entry pins
- * `"protocol": "legacy"`, and only the entry can change that.
+ * A server that speaks only 2026-07-28 refused an earlier revision (-32022): the entry pins
+ * `"protocol": "legacy"`, and only the entry can change that. Read from the code and `data`, so
+ * a redacted copy (src/redact.ts) still tells.
  */
-function onlyModern(refusal: UnsupportedProtocolVersionError): boolean {
-  return Array.isArray(refusal.supported) && refusal.supported.includes(MODERN_REVISION);
+export function speaksOnlyModern(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, data } = error as { code?: unknown; data?: { supported?: unknown } };
+  return code === UNSUPPORTED_PROTOCOL_VERSION && Array.isArray(data?.supported) && data.supported.includes(MODERN_REVISION);
 }
 
 /**
@@ -255,7 +258,7 @@ export function connectFailure(
       ? ' It will not be retried.'
       : isPinnedEraRefusal(error)
       ? ' The server speaks an earlier revision: set its entry\'s "protocol" to "auto" (or "legacy"); it will not be retried.'
-      : error instanceof UnsupportedProtocolVersionError && onlyModern(error)
+      : error instanceof UnsupportedProtocolVersionError && speaksOnlyModern(error)
       ? ` The server speaks only ${offeredVersions(error)}: set its entry's "protocol" to "auto" or "modern"; it will not be retried.`
       : isOAuthRefusal(error)
       ? ' The server refused the credentials; it will not be retried.'
