@@ -16,6 +16,8 @@
  * subscribes again (subscribers are not kept in a snapshot), and the state it waits in is entered
  * again: its request is sent again (the old one was for a registry that no longer runs it) and its
  * reply timeout starts anew (XState restarts no `after` timer of a restored chart, xstate #5331).
+ * Restored with a system id, it is also answered for the old request (`mcp.failed`, code
+ * `RESTORED`, ahead of `mcp.restored`): not a failure of the request it sends again.
  *
  * Run it: `npx tsx examples/agent-statechart.ts` (the demo's notes server, examples/servers/, shipped
  * in the package), or `npx tsx examples/agent-statechart.ts <command> [args…]` for a stdio server
@@ -98,6 +100,9 @@ export const agentMachine = setup({
   },
   guards: {
     'answers my load': ({ event }) => 'requestId' in event && event.requestId === LOAD_REQUEST,
+    // Restored with a system id, the agent is answered for the request of the old run before
+    // `mcp.restored` arrives, with the same request id as the one it is about to send again.
+    'is an answer from before the restore': ({ event }) => event.type === 'mcp.failed' && event.error.code === 'RESTORED',
     'answers my call': ({ event }) => 'requestId' in event && event.requestId === CALL_REQUEST,
     'offers the planned tool': ({ context, event }) =>
       event.type === 'mcp.loaded' && event.manifest.tools.some((tool) => tool.name === context.plan?.tool),
@@ -172,7 +177,10 @@ export const agentMachine = setup({
           { guard: 'offers the planned tool', target: 'calling', actions: 'remember the manifest' },
           { target: 'failed', actions: ['remember the manifest', 'note the missing tool'] },
         ],
-        'mcp.failed': { guard: 'answers my load', target: 'failed', actions: 'remember the failure' },
+        'mcp.failed': [
+          { guard: 'is an answer from before the restore' },
+          { guard: 'answers my load', target: 'failed', actions: 'remember the failure' },
+        ],
       },
     },
     calling: {
@@ -181,7 +189,10 @@ export const agentMachine = setup({
       on: {
         'mcp.restored': { target: 'calling', reenter: true, actions: 'subscribe to the registry' },
         'mcp.toolResult': { guard: 'answers my call', target: 'done', actions: 'remember the result' },
-        'mcp.failed': { guard: 'answers my call', target: 'failed', actions: 'remember the failure' },
+        'mcp.failed': [
+          { guard: 'is an answer from before the restore' },
+          { guard: 'answers my call', target: 'failed', actions: 'remember the failure' },
+        ],
       },
     },
     // Not final: a final state would stop the registry at once. The agent keeps its

@@ -9,6 +9,7 @@ export type McpErrorCode =
   | 'NOT_CONNECTED'
   | 'CONNECTION_LOST'
   | 'DISCONNECTED'
+  | 'RESTORED'
   | 'CONFIG_ERROR'
   | 'CONNECT_FAILED'
   | 'REQUEST_FAILED'
@@ -151,18 +152,23 @@ export function disconnectedWhileConnectingError(server: string): McpServerError
   return new McpServerError('DISCONNECTED', server, `MCP server ${quoted(server)} was disconnected before it finished connecting.`);
 }
 
-/** A load that was waiting when its server was persisted, answered once the snapshot is restored. */
+/**
+ * A load that was waiting when its server was persisted, answered once the snapshot is restored.
+ * Its own code (RESTORED, not DISCONNECTED): the chart that invoked the registry also gets
+ * `mcp.restored`, in either order, and asks again on that; this answer is no failure of what it asks next.
+ */
 export function restoredWhileLoadingError(server: string): McpServerError {
   return new McpServerError(
-    'DISCONNECTED',
+    'RESTORED',
     server,
     `MCP server ${quoted(server)} was restored from a persisted snapshot while this load waited; nothing is replayed after a restore: load it again.`,
   );
 }
 
+/** A request in flight when its server was persisted, answered once the snapshot is restored (RESTORED, as restoredWhileLoadingError). */
 export function restoredWhileRunningError(server: string, request: string): McpServerError {
   return new McpServerError(
-    'DISCONNECTED',
+    'RESTORED',
     server,
     `MCP server ${quoted(server)} was restored from a persisted snapshot while ${request} was in flight; nothing is replayed after a restore: load it again and ask again.`,
   );

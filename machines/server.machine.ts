@@ -83,7 +83,7 @@ export interface LoadWaiter {
 
 /**
  * A load that was waiting, or a request that was in flight, when the snapshot was taken: answered
- * `mcp.failed` (`DISCONNECTED`) once the restored actor starts (`RESTORED`).
+ * `mcp.failed` (code `RESTORED`) once the restored actor starts (event `RESTORED`).
  */
 export interface StaleRequest {
   systemId: string;

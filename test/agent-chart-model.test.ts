@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromPromise, type AnyActorRef, type SnapshotFrom } from 'xstate';
-import type { McpReply, McpReport, McpRestored, McpServerManifest } from 'mcp-statechart';
+import { McpServerError, type McpReply, type McpReport, type McpRestored, type McpServerManifest } from 'mcp-statechart';
 import type { StatePath } from 'xstate/graph';
 import {
   CoverageRecorder,
@@ -42,6 +42,8 @@ const model = createChartTestModel<AgentSnapshot, AgentModelEvent, AgentInput>(a
     // A report on its server, the registry's word that it was restored, and the reply timeouts.
     { type: 'mcp.stateChanged', server: 'demo', state: 'connecting', substate: 'connecting.negotiating', attempt: 0 },
     { type: 'mcp.restored' },
+    // What a restore answers the old run's requests with, when the agent is restored with a system id.
+    ...[LOAD_REQUEST, CALL_REQUEST].map((requestId) => ({ type: 'mcp.failed' as const, server: 'demo', requestId, error: new McpServerError('RESTORED', 'demo', 'restored') })),
     { type: 'xstate.after.replyTimeout.agent.loadingTools' },
     { type: 'xstate.after.replyTimeout.agent.calling' },
   ],
@@ -108,8 +110,9 @@ describe('the example agent chart, tested from its model with the public testing
     const coverage = recorder.transitionCoverage();
     expect(coverage.missing).toEqual([]);
     expect(coverage.covered).toBe(coverage.total);
-    // 7 of the task, plus a report kept, mcp.restored (anywhere, and re-entering each wait) and each wait's reply timeout.
-    expect(coverage.total).toBe(13);
+    // 7 of the task, plus a report kept, mcp.restored (anywhere, and re-entering each wait), each wait's reply timeout
+    // and each wait's RESTORED answer, taken without leaving it.
+    expect(coverage.total).toBe(15);
   });
 
   it('notices when the chart stops doing what the model says (a guard that never finds the planned tool)', async () => {

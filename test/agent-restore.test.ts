@@ -6,10 +6,14 @@
  * request goes out again and the reply timeout starts anew. The testing kit's scripted registry,
  * restored as the real one is (no server process).
  */
-import { describe, expect, it } from 'vitest';
-import { createActor, SimulatedClock, type Snapshot } from 'xstate';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createActor, SimulatedClock, waitFor, type Snapshot } from 'xstate';
+import { SessionTracker, silentLogger } from 'mcp-statechart';
 import { createScriptedRegistry, type RegistryScript } from 'mcp-statechart/testing';
-import { agentMachine, MCP_CHILD, REPLY_TIMEOUT_MS } from '../examples/agent-statechart.js';
+import { agentMachine, createAgent, MCP_CHILD, REPLY_TIMEOUT_MS } from '../examples/agent-statechart.js';
+import { serverSystemId } from '../machines/index.js';
+import type { ServerActorRef } from '../machines/server.machine.js';
+import { descendantsOfThisProcess, stdioFixture } from './support/fixtures.js';
 import { input, text, withTools } from './support/agent-script.js';
 
 const settle = () => new Promise((done) => setImmediate(done));
@@ -67,5 +71,36 @@ describe('an agent chart restored from a persisted snapshot', () => {
     clock.increment(1);
     expect(agent.getSnapshot().value).toBe('failed');
     expect(agent.getSnapshot().context.error?.message).toMatch(/did not reply within 60 s/);
+  });
+});
+
+describe('an agent chart restored with a system id, as README advises, over the real registry', () => {
+  const sessions = new SessionTracker();
+  const realAgent = createAgent({ logger: silentLogger, sessions });
+  // A server that never answers initialize: the load waits for as long as the test looks.
+  const waitsForEver = { servers: { fixture: stdioFixture('--mode', 'never-initialize') }, task: { server: 'fixture', tool: 'echo' } };
+  const agents: Array<{ stop(): void }> = [];
+
+  afterEach(async () => {
+    for (const agent of agents.splice(0)) agent.stop();
+    await sessions.closeAll();
+    await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
+  });
+
+  it('takes the RESTORED answer to its waiting load as "wait for mcp.restored", and loads again instead of failing', async () => {
+    const original = createActor(realAgent, { input: waitsForEver, systemId: 'agent' }).start();
+    agents.push(original);
+    await waitFor(original, (snapshot) => snapshot.context.serverSubstate === 'connecting.negotiating', { timeout: 10_000 });
+    const snapshot = JSON.parse(JSON.stringify(original.getPersistedSnapshot())) as Snapshot<unknown>;
+    original.stop();
+    await sessions.closeAll();
+
+    const restored = createActor(realAgent, { input: waitsForEver, snapshot, systemId: 'agent' }).start();
+    agents.push(restored);
+    // The load went out again: the restored server, which comes back disconnected, connects for it.
+    const server = restored.system.get(serverSystemId('fixture')) as ServerActorRef;
+    await waitFor(server, (state) => state.matches('connecting'), { timeout: 10_000 });
+    expect(restored.getSnapshot().value).toBe('loadingTools');
+    expect(restored.getSnapshot().context.error).toBeUndefined();
   });
 });

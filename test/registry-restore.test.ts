@@ -132,7 +132,7 @@ describe('restoring a registry embedded in a chart', () => {
     expect(tracker.openCount('fixture')).toBe(0);
   });
 
-  it('answers a call that was in flight when persisted with mcp.failed DISCONNECTED at a caller with a system id', async () => {
+  it('answers a call that was in flight when persisted with mcp.failed RESTORED at a caller with a system id', async () => {
     const registry = createRegistryLogic(registryOptions);
     const input = { servers: { fixture: stdioFixture() }, reaction: 'none' as const, again: { server: 'fixture', tool: 'echo' } };
     const original = startReactingCaller(registry, input, { systemId: 'agent' });
@@ -147,7 +147,7 @@ describe('restoring a registry embedded in a chart', () => {
     actors.push(restored as never);
     await settle();
     const answers = repliesById(restored).get('slow');
-    expect(answers).toMatchObject([{ type: 'mcp.failed', server: 'fixture', error: { code: 'DISCONNECTED' } }]);
+    expect(answers).toMatchObject([{ type: 'mcp.failed', server: 'fixture', error: { code: 'RESTORED' } }]);
     expect(answers?.[0]?.type === 'mcp.failed' && answers[0].error.message).toMatch(/restored from a persisted snapshot while calling tool "slow" was in flight.*load it again/);
     expect((restored.system.get(serverSystemId('fixture')) as ServerActorRef).getSnapshot().context.staleRequests).toEqual([]);
   });
@@ -169,7 +169,7 @@ describe('restoring a registry embedded in a chart', () => {
     actors.push(restored as never);
     await settle();
     const answers = repliesById(restored).get('read');
-    expect(answers).toMatchObject([{ type: 'mcp.failed', error: { code: 'DISCONNECTED' } }]);
+    expect(answers).toMatchObject([{ type: 'mcp.failed', error: { code: 'RESTORED' } }]);
     expect(answers?.[0]?.type === 'mcp.failed' && answers[0].error.message).toContain('while reading resource "fixture://items/[redacted]" was in flight');
   });
 });

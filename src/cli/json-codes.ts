@@ -18,6 +18,7 @@ export const CLI_ERROR_CODES = {
   NOT_CONNECTED: 'the server is not connected',
   CONNECTION_LOST: 'the connection was lost during the request; it may or may not have taken effect',
   DISCONNECTED: 'the server was disconnected during the request',
+  RESTORED: 'embedding only: a request of a registry persisted while it waited, answered by the restored registry; nothing was replayed',
   REQUEST_FAILED: 'the server answered the request with an error',
   ABORTED: 'the request was cancelled',
   SERVER_CRASHED: 'the server process exited during the request',
