@@ -95,7 +95,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
         logger,
         tracker: sessions,
         clientInfo: options.clientInfo ?? { name: 'mcp-statechart', version: '0.1.0' },
-        authFactory: createHttpAuthFactory(options.oauth, (server) => lifecycle.oauthRefreshed(server)),
+        authFactory: createHttpAuthFactory(options.oauth),
         host,
         eras,
         journal,

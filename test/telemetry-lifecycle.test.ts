@@ -150,18 +150,44 @@ describe('an embedded registry stopped while its connection is open', () => {
     expect(eventsOf(onlySpan('connect fixture'))).toEqual([{ name: 'stopped' }]);
   });
 
-  it('stopped while connected: the span ends with a stopped event after connected', async () => {
+  /** A registry of `registry` with the fixture configured, started, its fixture loaded. */
+  async function loadedRegistry(): Promise<ReturnType<typeof createActor<typeof registry>>> {
     const actor = createActor(registry, { input: { servers: { fixture: stdioFixture() } } }).start();
     stops.push(() => actor.stop());
-    const loaded = new Promise<void>((resolve) => {
+    await new Promise<void>((resolve) => {
       const inbox = createActor(fromCallback<McpReply>(({ receive }) => receive((reply) => reply.type === 'mcp.loaded' && resolve()))).start();
       actor.send({ type: 'mcp.load', server: 'fixture', replyTo: inbox, requestId: 'load' });
     });
-    await loaded;
+    return actor;
+  }
+
+  it('stopped while connected: the span ends with a stopped event after connected', async () => {
+    const actor = await loadedRegistry();
 
     actor.stop();
     await sessions.allSettled();
 
     expect(eventsOf(onlySpan('connect fixture')).map(({ name }) => name)).toEqual(['negotiated', 'connected', 'stopped']);
+  });
+
+  it('two registries of one logic (two conversations) with a server of the same name: each connection has its own span, ended by its own disconnect', async () => {
+    const first = await loadedRegistry();
+    const second = await loadedRegistry();
+    const disconnect = async (actor: typeof first) => {
+      actor.send({ type: 'mcp.disconnect', server: 'fixture' });
+      await vi.waitFor(() => expect(actor.system.get(serverSystemId('fixture'))?.getSnapshot().value).toHaveProperty('disconnected'));
+    };
+    const connectSpans = () => exporter.getFinishedSpans().filter((span) => span.name === 'connect fixture');
+
+    expect(connectSpans()).toEqual([]);
+    await disconnect(first);
+    expect(connectSpans().map((span) => eventsOf(span).map(({ name }) => name))).toEqual([['negotiated', 'connected', 'disconnect']]);
+    await disconnect(second);
+    const [firstSpan, secondSpan] = connectSpans();
+    expect(eventsOf(secondSpan!).map(({ name }) => name)).toEqual(['negotiated', 'connected', 'disconnect']);
+    for (const span of [firstSpan!, secondSpan!]) {
+      const initializes = exporter.getFinishedSpans().filter((child) => child.name === 'initialize' && child.parentSpanContext?.spanId === span.spanContext().spanId);
+      expect(initializes).toHaveLength(1);
+    }
   });
 });

@@ -41,15 +41,24 @@ export interface McpOAuthOptions {
  */
 export function createHttpAuthFactory(options: McpOAuthOptions | false = {}, onRefreshed?: (server: string) => void): HttpAuthFactory | undefined {
   if (options === false) return undefined;
-  return ({ name, config }) => {
+  return ({ name, config, onRefreshed: onThisRefreshed }) => {
     const custom = options.providerFor?.({ name, config });
     if (custom) return { provider: custom };
     const serverUrl = httpUrlOf(config);
     const entry = readOAuthEntry(name, config);
     // A bad URL is left to the transport, which reports it as a config error.
     if (!serverUrl || entry === false || hasStaticAuthorization(config)) return undefined;
-    const provider = new StoredOAuthProvider({ server: name, serverUrl, entry, store: new OAuthTokenStore(name, options.dir), onRefreshed });
+    const provider = new StoredOAuthProvider({ server: name, serverUrl, entry, store: new OAuthTokenStore(name, options.dir), onRefreshed: refreshNotice(onRefreshed, onThisRefreshed) });
     return { provider, fetch: provider.fetch };
+  };
+}
+
+/** Both are told: the factory's listener (every server) and the connection's own. */
+function refreshNotice(forEvery: ((server: string) => void) | undefined, forThis: (() => void) | undefined): ((server: string) => void) | undefined {
+  if (!forEvery || !forThis) return forEvery ?? forThis;
+  return (server) => {
+    forEvery(server);
+    forThis();
   };
 }
 

@@ -50,8 +50,11 @@ export function clientOptions(config: McpServerConfig): ClientOptions {
   };
 }
 
-/** Builds a server's OAuth wiring for one connect attempt (src/auth/http-auth.ts); `undefined`: no OAuth for it. */
-export type HttpAuthFactory = (server: { name: string; config: McpServerConfig }) => HttpAuth | undefined;
+/**
+ * Builds a server's OAuth wiring for one connect attempt (src/auth/http-auth.ts); `undefined`: no
+ * OAuth for it. `onRefreshed`: told when this connection's access token was refreshed without the user.
+ */
+export type HttpAuthFactory = (server: { name: string; config: McpServerConfig; onRefreshed?: () => void }) => HttpAuth | undefined;
 
 export interface ServerSpec {
   name: string;
@@ -100,7 +103,9 @@ export interface OpenSessionRequest {
   options: ResolvedConnectOptions;
   signal: AbortSignal;
   /** Called once the era is settled and the session open on it (before the lists). */
-  onNegotiated?: (protocolVersion: string | undefined) => void;
+  onNegotiated?: (protocolVersion: string | undefined, era: string | undefined) => void;
+  /** Called when this connection's OAuth access token was refreshed without the user (handed to the auth factory). */
+  onOAuthRefreshed?: () => void;
 }
 
 /**
@@ -238,7 +243,7 @@ async function attempt(
   scope: AttemptScope,
 ): Promise<Session> {
   const { diagnostics, secrets, deadline } = scope;
-  const auth = kind === 'stdio' ? undefined : deps.authFactory?.({ name: request.name, config: request.config });
+  const auth = kind === 'stdio' ? undefined : deps.authFactory?.({ name: request.name, config: request.config, onRefreshed: request.onOAuthRefreshed });
   const spec: ServerSpec = { name: request.name, config: request.config, transport: kind, auth };
   const transport = (deps.transportFactory ?? defaultTransportFactory)(spec);
   const stderr =
@@ -293,8 +298,7 @@ async function attempt(
       if (refused) throw refused;
       connected = true;
       deps.eras?.remember(request.name, request.config, eraOf(client));
-      request.onNegotiated?.(client.getNegotiatedProtocolVersion());
-      deps.lifecycle?.negotiated(request.name, client.getNegotiatedProtocolVersion(), client.getProtocolEra());
+      request.onNegotiated?.(client.getNegotiatedProtocolVersion(), client.getProtocolEra());
       const lists = await listManifest({ server: request.name, client, logger: deps.logger, deadline });
       session.manifest = { ...lists, protocolVersion: client.getNegotiatedProtocolVersion() };
     } catch (error) {

@@ -72,7 +72,7 @@ function observeLifecycle(logic: ReturnType<typeof serverLogicWithEffects>, life
   const transition = logic.transition;
   logic.transition = (snapshot, event, scope) => {
     const next = transition(snapshot, event, scope);
-    lifecycle.transitioned(snapshot, next);
+    lifecycle.transitioned(scope.self, snapshot, next);
     return next;
   };
   // A stopped actor makes no transition: its parent stopping (an embedding chart's stop) would leave the connection's span open, never exported.
@@ -82,7 +82,7 @@ function observeLifecycle(logic: ReturnType<typeof serverLogicWithEffects>, life
     start(snapshot, scope);
     const self = scope?.self;
     if (!self) return;
-    const stopped = () => lifecycle.stopped(self.getSnapshot());
+    const stopped = () => lifecycle.stopped(self, self.getSnapshot());
     self.subscribe({ complete: stopped, error: stopped });
   };
 }
@@ -92,13 +92,20 @@ function serverLogicWithEffects(deps: ServerLogicDeps) {
   return serverMachine.provide({
     actors: {
       connect: fromPromise<ConnectOutput, ConnectInput>(async ({ input, signal, self }) => {
+        // The server actor, not its name, names the connection to the telemetry: two registries may each run a server of that name.
+        const server = self._parent;
+        const { lifecycle } = deps;
         // Under the connection's span (when telemetry records): initialize and the listings are its children.
-        const parent = deps.lifecycle?.contextOf(input.name) ?? context.active();
+        const parent = server && lifecycle ? lifecycle.contextOf(server) : context.active();
         // The chart shows the step: connecting.negotiating, then connecting.listing.
-        const onNegotiated = (protocolVersion: string | undefined) => {
-          if (!signal.aborted) self._parent?.send({ type: 'NEGOTIATED', protocolVersion } satisfies ServerEvent);
+        const onNegotiated = (protocolVersion: string | undefined, era: string | undefined) => {
+          if (server) lifecycle?.negotiated(server, protocolVersion, era);
+          if (!signal.aborted) server?.send({ type: 'NEGOTIATED', protocolVersion } satisfies ServerEvent);
         };
-        const session = await context.with(parent, () => openSession({ ...input, signal, onNegotiated }, deps));
+        const onOAuthRefreshed = () => {
+          if (server) lifecycle?.oauthRefreshed(server);
+        };
+        const session = await context.with(parent, () => openSession({ ...input, signal, onNegotiated, onOAuthRefreshed }, deps));
         tracker.setLive(input.name, session);
         return { manifest: session.manifest };
       }),

@@ -35,7 +35,8 @@ interface ConnectionSpan {
  */
 export class LifecycleTelemetry {
   private readonly options: TelemetryOptions;
-  private readonly connections = new Map<string, ConnectionSpan>();
+  /** By server actor, not by name: two registries of one logic (two conversations) may each run a server of the same name. */
+  private readonly connections = new Map<AnyActorRef, ConnectionSpan>();
   /** The registries, read by the servers-by-state gauge when a reader collects; stopped ones drop out then. */
   private readonly registries = new Set<AnyActorRef>();
   private instruments?: { session: Histogram; reconnects: Counter; probes: Counter };
@@ -94,13 +95,13 @@ export class LifecycleTelemetry {
   }
 
   /** Called with each transition of a server actor (src/connection/server-logic.ts). */
-  transitioned(before: ServerSnapshot, after: ServerSnapshot): void {
+  transitioned(actor: AnyActorRef, before: ServerSnapshot, after: ServerSnapshot): void {
     const from = phaseOf(before);
     const to = phaseOf(after);
     if (from === to || !this.active) return;
     const server = after.context.name;
-    if (to === 'connecting' && from !== 'connected' && from !== 'error.retrying') return this.opened(server, after);
-    const connection = this.connections.get(server);
+    if (to === 'connecting' && from !== 'connected' && from !== 'error.retrying') return this.opened(actor, after);
+    const connection = this.connections.get(actor);
     if (!connection) return;
     if (from === 'connected') this.sessionEnded(connection, after, to);
     const errorType = after.context.lastError?.code;
@@ -111,7 +112,7 @@ export class LifecycleTelemetry {
       connection.span.addEvent(from === 'connected' ? 'session expired' : 'reconnecting', { 'mcp_statechart.reconnect.attempt': after.context.retries });
     } else if (to === 'disconnected') {
       connection.span.addEvent(idleClosed(before) ? 'idle close' : 'disconnect');
-      this.end(server, connection);
+      this.end(actor, connection);
     } else if (from === 'connecting' || from === 'connected') {
       connection.span.addEvent(eventOfError(from, errorType, after), withDefined({ 'error.type': errorType }));
     }
@@ -123,24 +124,24 @@ export class LifecycleTelemetry {
     if (to === 'error.failed') {
       if (errorType !== undefined) connection.span.setAttribute('error.type', errorType);
       connection.span.setStatus({ code: SpanStatusCode.ERROR });
-      this.end(server, connection);
+      this.end(actor, connection);
     }
   }
 
   /** A server actor stopped (its registry or the chart above it did) with its connection still open: the span ends there. */
-  stopped(last: ServerSnapshot): void {
+  stopped(actor: AnyActorRef, last: ServerSnapshot): void {
     const phase = phaseOf(last);
     if (phase === 'disconnected' || phase === 'error.failed') return;
-    const connection = this.connections.get(last.context.name);
+    const connection = this.connections.get(actor);
     if (!connection) return;
     if (phase === 'connected') this.sessionEnded(connection, last, 'disconnected');
     connection.span.addEvent('stopped');
-    this.end(last.context.name, connection);
+    this.end(actor, connection);
   }
 
   /** The connect negotiated a protocol revision (after `initialize`, or the modern era's discover). */
-  negotiated(server: string, protocolVersion: string | undefined, era: string | undefined): void {
-    const connection = this.connections.get(server);
+  negotiated(actor: AnyActorRef, protocolVersion: string | undefined, era: string | undefined): void {
+    const connection = this.connections.get(actor);
     if (!connection) return;
     connection.protocolVersion = protocolVersion;
     connection.span.addEvent('negotiated', withDefined({ 'mcp.protocol.version': protocolVersion, 'mcp_statechart.protocol.era': era }));
@@ -154,25 +155,26 @@ export class LifecycleTelemetry {
   }
 
   /** The OAuth access token of an HTTP server was refreshed without the user. */
-  oauthRefreshed(server: string): void {
-    this.connections.get(server)?.span.addEvent('oauth refresh');
+  oauthRefreshed(actor: AnyActorRef): void {
+    this.connections.get(actor)?.span.addEvent('oauth refresh');
   }
 
   /** The context to connect in: the connection's span as parent, so `initialize` and the listings are its children. */
-  contextOf(server: string): Context {
-    const connection = this.connections.get(server);
+  contextOf(actor: AnyActorRef): Context {
+    const connection = this.connections.get(actor);
     return connection ? trace.setSpan(context.active(), connection.span) : context.active();
   }
 
-  private opened(server: string, after: ServerSnapshot): void {
-    const previous = this.connections.get(server);
-    if (previous) this.end(server, previous);
+  private opened(actor: AnyActorRef, after: ServerSnapshot): void {
+    const server = after.context.name;
+    const previous = this.connections.get(actor);
+    if (previous) this.end(actor, previous);
     const kind = after.context.config.url === undefined ? 'pipe' : 'tcp';
     const span = tracerOf(this.options).startSpan(`connect ${server}`, {
       kind: SpanKind.CLIENT,
       attributes: { 'mcp.server.name': server, 'network.transport': kind },
     }, context.active());
-    this.connections.set(server, { span });
+    this.connections.set(actor, { span });
   }
 
   private sessionEnded(connection: ConnectionSpan, after: ServerSnapshot, to: Phase): void {
@@ -188,9 +190,9 @@ export class LifecycleTelemetry {
     connection.connectedAt = undefined;
   }
 
-  private end(server: string, connection: ConnectionSpan): void {
+  private end(actor: AnyActorRef, connection: ConnectionSpan): void {
     connection.span.end();
-    if (this.connections.get(server) === connection) this.connections.delete(server);
+    if (this.connections.get(actor) === connection) this.connections.delete(actor);
   }
 }
 
