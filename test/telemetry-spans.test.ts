@@ -100,6 +100,14 @@ describe('one CLIENT span per request, named and attributed as the conventions s
     expect(span.attributes).not.toHaveProperty('gen_ai.operation.name');
   });
 
+  it('a resource read: mcp.resource.uri without its query values or user info, as the logs and the inspector write a URI', async () => {
+    const mcp = await connected(everythingStdio());
+    await mcp.readResource('everything', `demo://resource/static/document/x?token=${CANARY}&page=2`).catch(() => undefined);
+    await mcp.readResource('everything', `demo://${CANARY}:pw@resource/static/document/y`).catch(() => undefined);
+    const uris = exporter.getFinishedSpans().filter((span) => span.attributes['mcp.method.name'] === 'resources/read').map((span) => span.attributes['mcp.resource.uri']);
+    expect(uris).toEqual(['demo://resource/static/document/x?token=[redacted]&page=[redacted]', 'demo://[redacted]@resource/static/document/y']);
+  });
+
   it('error.type and status ERROR come together: the JSON-RPC code for an error response, tool_error for isError', async () => {
     const mcp = await connected(everythingStdio());
     await expect(mcp.getPrompt('everything', 'no-such-prompt')).rejects.toThrow();

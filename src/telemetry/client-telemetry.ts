@@ -13,7 +13,7 @@ import {
 } from '@opentelemetry/api';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { RequestFailedAlone } from '../request-failed-alone.js';
-import { redact } from '../redact.js';
+import { redact, redactUrl } from '../redact.js';
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
 import { boundedErrorCode, OTHER_VALUE } from './bounded-values.js';
 
@@ -130,7 +130,8 @@ export class ClientTelemetry {
     const attributes: Attributes = { ...measured, 'jsonrpc.request.id': String(message.id), 'mcp.server.name': server.name };
     if (sessionId !== undefined) attributes['mcp.session.id'] = sessionId;
     const uri = message.params?.uri;
-    if (typeof uri === 'string' && isResourceMethod(message.method)) attributes['mcp.resource.uri'] = redact(uri, server.secrets);
+    // A query value may be a credential the entry does not hold (a token in a resource link): the rule of the logs and the inspector.
+    if (typeof uri === 'string' && isResourceMethod(message.method)) attributes['mcp.resource.uri'] = redactUrl(redact(uri, server.secrets));
     const outer = message.method === 'tools/call' ? executeToolSpan(parent) : undefined;
     let span: Span;
     let spanContext: Context;
