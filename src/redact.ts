@@ -94,7 +94,9 @@ export function redactUrl(text: string): string {
   if (url.username === '' && url.password === '' && url.search === '') return text;
   const credentials = url.username !== '' || url.password !== '' ? `${REDACTED}@` : '';
   const query = [...url.searchParams.keys()].map((key) => `${encodeURIComponent(key)}=${REDACTED}`).join('&');
-  return `${url.protocol}//${credentials}${url.host}${url.pathname}${query ? `?${query}` : ''}${url.hash}`;
+  // A URI without an authority (`urn:…`, `mailto:…`, a resource's own scheme) is not given one.
+  const authority = url.href.startsWith(`${url.protocol}//`) ? `//${credentials}${url.host}` : '';
+  return `${url.protocol}${authority}${url.pathname}${query ? `?${query}` : ''}${url.hash}`;
 }
 
 /**

@@ -32,6 +32,12 @@ describe('URLs', () => {
     expect(redactUrl('not a url')).toBe('not a url');
   });
 
+  it('keeps a URI without an authority without one: only its query values go', () => {
+    expect(redactUrl('urn:isbn:123?x=q-secret')).toBe(`urn:isbn:123?x=${REDACTED}`);
+    expect(redactUrl('mailto:a@b.example?subject=q-secret')).toBe(`mailto:a@b.example?subject=${REDACTED}`);
+    expect(redactUrl('file:///tmp/notes?x=q-secret')).toBe(`file:///tmp/notes?x=${REDACTED}`);
+  });
+
   it('a server config seen by an inspector carries the redacted URL', () => {
     const config = { type: 'http', url: 'https://alice:pw-secret@mcp.example.com/mcp?token=q-secret' };
     expect(JSON.stringify(redactSecrets({ servers: { remote: config } }))).not.toMatch(/pw-secret|q-secret|alice/);
