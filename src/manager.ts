@@ -234,7 +234,8 @@ export class McpConnectionManager {
    * Never rejects (a failed read is logged); nothing when the server is not connected.
    */
   rereadTools(name: string): Promise<void> {
-    return this.getState(name) === 'connected' ? (this.tracker.liveSession(name)?.rereadTools() ?? Promise.resolve()) : Promise.resolve();
+    const server = this.serverActor(name);
+    return server && this.getState(name) === 'connected' ? (this.tracker.liveSession(server)?.rereadTools() ?? Promise.resolve()) : Promise.resolve();
   }
 
   touch(name: string): void {
@@ -251,8 +252,10 @@ export class McpConnectionManager {
     try {
       this.actor.send({ type: 'mcp.disconnect', server: name });
       const server = this.serverActor(name);
-      if (server) await waitFor(server, (snapshot) => !isClosing(snapshot));
-      await this.tracker.settled(name);
+      if (server) {
+        await waitFor(server, (snapshot) => !isClosing(snapshot));
+        await this.tracker.settled(server);
+      }
     } finally {
       release();
     }
@@ -304,8 +307,8 @@ export class McpConnectionManager {
 
   /** The SDK Client of a connected server. */
   getClient(name: string): Client | undefined {
-    const snapshot = this.serverActor(name)?.getSnapshot();
-    return snapshot?.matches('connected') ? this.tracker.liveSession(name)?.client : undefined;
+    const server = this.serverActor(name);
+    return server?.getSnapshot().matches('connected') ? this.tracker.liveSession(server)?.client : undefined;
   }
 
   /** The error that put the server in `error`, if it is there. */
@@ -319,7 +322,7 @@ export class McpConnectionManager {
     const server = this.serverActor(name);
     if (!server) return undefined;
     const snapshot = server.getSnapshot();
-    const inFlight = snapshot.matches('connected') ? this.tracker.requestsInFlight(name) : undefined;
+    const inFlight = snapshot.matches('connected') ? this.tracker.requestsInFlight(server) : undefined;
     return serverStatus(snapshot, { inFlight, timers: scheduledTimers(server) });
   }
 
@@ -375,7 +378,8 @@ export class McpConnectionManager {
   /** Requests running on a connected server now (what the lifecycle view shows); undefined when it is not connected. */
   requestsInFlight(name: string): number | undefined {
     // Polled by the lifecycle view for every server: the count alone, without the timers of a whole status.
-    return this.serverActor(name)?.getSnapshot().matches('connected') ? this.tracker.requestsInFlight(name) : undefined;
+    const server = this.serverActor(name);
+    return server?.getSnapshot().matches('connected') ? this.tracker.requestsInFlight(server) : undefined;
   }
 
   /** Live sessions (opened and not yet fully closed), for leak checks. */

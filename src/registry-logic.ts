@@ -106,9 +106,11 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
       }),
     },
     actions: {
-      'close sessions of crashed server': ({ event }) => {
+      // Runs before 'answer for crashed server' forgets the actor: the sessions are known by it.
+      'close sessions of crashed server': ({ context, event }) => {
         const server = crashedServerName(event);
-        if (server !== undefined) void sessions.closeServer(server);
+        const actor = server !== undefined && Object.hasOwn(context.actors, server) ? context.actors[server] : undefined;
+        if (actor) void sessions.closeServer(actor);
       },
     },
   }), (chart) => {

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { AnyActorRef } from 'xstate';
 import { Client, ProtocolError, SdkHttpError, SseError, type ClientOptions, type PriorDiscovery, type Transport, type VersionNegotiationMode } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { inferTransport, type ResolvedConnectOptions } from '../../machines/options.js';
@@ -98,6 +99,8 @@ export interface ConnectionDeps {
 
 export interface OpenSessionRequest {
   name: string;
+  /** The server actor the session is for: the tracker keeps it by this, two registries may each run a server of this name. */
+  owner: AnyActorRef;
   /** The server's sealed definition, as the chart holds it (src/sealed-config.ts); the transport gets the config it stands for. */
   config: McpServerConfig;
   options: ResolvedConnectOptions;
@@ -272,14 +275,14 @@ async function attempt(
     secrets,
     processGroup,
     processExit: transport instanceof ProcessGroupStdioTransport ? () => transport.exitedByItself : undefined,
-    onClosed: () => deps.tracker.remove(request.name, session),
+    onClosed: () => deps.tracker.remove(request.owner, session),
     logLevel: () => deps.host?.loggingLevel,
     answerInput: host && ((input, signal) => host.answerInput(request.name, input, signal)),
     journal: deps.journal,
   });
   // Log messages and resource updates go through the session to the chart, which reports them to the registry.
   deps.host?.attach(client, request.name, (event) => session.notify(event));
-  deps.tracker.add(request.name, session);
+  deps.tracker.add(request.owner, request.name, session);
   const onAbort = () => void session.close();
   request.signal.addEventListener('abort', onAbort, { once: true });
   try {

@@ -30,7 +30,7 @@ export function createServerLogic(deps: ServerLogicDeps) {
 
 /**
  * A persisted snapshot names the requests in flight (held by the session actor, which the tracker
- * reaches by server name); a restored one comes back disconnected and answers them, and the loads
+ * reaches by its server actor); a restored one comes back disconnected and answers them, and the loads
  * that waited, as it starts.
  */
 function persistAndRestore(logic: ReturnType<typeof serverLogicWithEffects>, tracker: SessionTracker): void {
@@ -38,7 +38,9 @@ function persistAndRestore(logic: ReturnType<typeof serverLogicWithEffects>, tra
   logic.getPersistedSnapshot = (snapshot, options) => {
     // Quoted in the snapshot and in the answer after a restore: the values of the entry a request holds are left out.
     const secrets = secretsOf(snapshot.context.config);
-    const running = tracker.pendingRequests(snapshot.context.name).map((request) => ({ ...request, description: redact(describeRequest(request.spec), secrets) }));
+    // The session actor runs only while connected, as a child of the server actor the tracker knows it by.
+    const server = snapshot.children.session?._parent;
+    const running = (server ? tracker.pendingRequests(server) : []).map((request) => ({ ...request, description: redact(describeRequest(request.spec), secrets) }));
     return persistedWithRequestsInFlight(persist(snapshot, options), snapshot.context, running, atRest(snapshot.context, secrets));
   };
   const restore = logic.restoreSnapshot;
@@ -92,8 +94,9 @@ function serverLogicWithEffects(deps: ServerLogicDeps) {
   return serverMachine.provide({
     actors: {
       connect: fromPromise<ConnectOutput, ConnectInput>(async ({ input, signal, self }) => {
-        // The server actor, not its name, names the connection to the telemetry: two registries may each run a server of that name.
+        // The server actor, not its name, names the connection to the telemetry and the tracker: two registries may each run a server of that name.
         const server = self._parent;
+        const owner = server ?? self;
         const { lifecycle } = deps;
         // Under the connection's span (when telemetry records): initialize and the listings are its children.
         const parent = server && lifecycle ? lifecycle.contextOf(server) : context.active();
@@ -105,16 +108,16 @@ function serverLogicWithEffects(deps: ServerLogicDeps) {
         const onOAuthRefreshed = () => {
           if (server) lifecycle?.oauthRefreshed(server);
         };
-        const session = await context.with(parent, () => openSession({ ...input, signal, onNegotiated, onOAuthRefreshed }, deps));
-        tracker.setLive(input.name, session);
+        const session = await context.with(parent, () => openSession({ ...input, owner, signal, onNegotiated, onOAuthRefreshed }, deps));
+        tracker.setLive(owner, session);
         return { manifest: session.manifest };
       }),
       // The session actor's stop began the close; this waits for it (and never rejects).
-      closeSession: fromPromise<void, { name: string }>(({ input }) => tracker.settled(input.name)),
+      closeSession: fromPromise<void, { name: string }>(({ self }) => tracker.settled(self._parent ?? self)),
       session: createSessionActor({
-        liveSession: (name) => tracker.liveSession(name),
+        liveSession: (_name, _system, server) => tracker.liveSession(server),
         now: deps.now ?? Date.now,
-        attach: (name, handle) => tracker.attach(name, handle),
+        attach: (server, handle) => tracker.attach(server, handle),
       }),
     },
   });

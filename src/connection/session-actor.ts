@@ -57,12 +57,16 @@ export function eventRouteAnswers({ self, system, sendBack, chartListens }: Even
 }
 
 export interface SessionActorDeps {
-  /** The live session of a connected server (kept outside the chart, which holds data only); `system`: the actor system it runs in (the testing kit keeps a script per system). */
-  liveSession(server: string, system: AnyActorSystem): McpSession | undefined;
+  /**
+   * The live session of a connected server (kept outside the chart, which holds data only);
+   * `system`: the actor system it runs in (the testing kit keeps a script per system); `server`:
+   * the server actor, which tells apart two registries' servers of one name.
+   */
+  liveSession(name: string, system: AnyActorSystem, server: AnyActorRef): McpSession | undefined;
   /** Milliseconds on the clock the chart's timers run on. */
   now(system: AnyActorSystem): number;
-  /** Makes the running actor reachable by its server's name (a crashed chart, a persisted snapshot, a view of the requests in flight); returns a detach. */
-  attach(server: string, handle: SessionActorHandle): () => void;
+  /** Makes the running actor reachable by its server actor (a crashed chart, a persisted snapshot, a view of the requests in flight); returns a detach. */
+  attach(server: AnyActorRef, handle: SessionActorHandle): () => void;
 }
 
 /**
@@ -84,7 +88,9 @@ export function createSessionActor(deps: SessionActorDeps) {
     const { name } = input;
     // What the server may quote back: never passed on in an error of its own or a request handed back.
     const secrets = secretsOf(input.config);
-    const session = deps.liveSession(name, system);
+    // Invoked by the server chart: its parent is the server actor.
+    const server = self._parent ?? self;
+    const session = deps.liveSession(name, system, server);
     const now = () => deps.now(system);
     const inFlight = new Set<RunningRequest>();
     let lastActivity = now();
@@ -233,7 +239,7 @@ export function createSessionActor(deps: SessionActorDeps) {
       }
       void session?.close();
     };
-    const detach = deps.attach(name, {
+    const detach = deps.attach(server, {
       abandon: stop,
       countInFlight: () => inFlight.size,
       requestsInFlight: () => [...inFlight].map((running) => running.request),

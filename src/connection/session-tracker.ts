@@ -1,3 +1,4 @@
+import type { AnyActorRef } from 'xstate';
 import type { McpSession } from '../../machines/types.js';
 import type { PendingRequest } from '../../machines/server.machine.js';
 
@@ -31,25 +32,29 @@ export interface SessionActorHandle {
  * ```
  */
 export class SessionTracker {
-  private readonly sessions = new Map<string, Set<Closable>>();
+  /**
+   * Keyed by the server actor, not its name: two registries of one logic (two conversations of
+   * one agent) share this tracker and may each run a server of the same name.
+   */
+  private readonly sessions = new Map<AnyActorRef, { name: string; open: Set<Closable> }>();
   /** The session each connected server runs on: the chart holds data only, the `session` actor looks it up here. */
-  private readonly live = new Map<string, McpSession & Closable>();
+  private readonly live = new Map<AnyActorRef, McpSession & Closable>();
 
   /** A connect finished: this is the server's session now. */
-  setLive(server: string, session: McpSession & Closable): void {
+  setLive(server: AnyActorRef, session: McpSession & Closable): void {
     this.live.set(server, session);
   }
 
   /** The server's live session, unless it is closing or closed. */
-  liveSession(server: string): McpSession | undefined {
+  liveSession(server: AnyActorRef): McpSession | undefined {
     const session = this.live.get(server);
     return session && !session.isClosed ? session : undefined;
   }
 
-  private readonly sessionActors = new Map<string, SessionActorHandle>();
+  private readonly sessionActors = new Map<AnyActorRef, SessionActorHandle>();
 
   /** The running session actor of a server, while it runs; returns a detach. */
-  attach(server: string, handle: SessionActorHandle): () => void {
+  attach(server: AnyActorRef, handle: SessionActorHandle): () => void {
     this.sessionActors.set(server, handle);
     return () => {
       if (this.sessionActors.get(server) === handle) this.sessionActors.delete(server);
@@ -57,39 +62,40 @@ export class SessionTracker {
   }
 
   /** Requests running on the server's session now, for views; undefined when no session actor runs. */
-  requestsInFlight(server: string): number | undefined {
+  requestsInFlight(server: AnyActorRef): number | undefined {
     return this.sessionActors.get(server)?.countInFlight();
   }
 
   /** The requests the server's session actor is running (what a persisted snapshot names, to answer them after a restore). */
-  pendingRequests(server: string): PendingRequest[] {
+  pendingRequests(server: AnyActorRef): PendingRequest[] {
     return this.sessionActors.get(server)?.requestsInFlight() ?? [];
   }
 
   /** Answers what the server's session actor holds and closes every session of this server (a server actor that crashed cannot). */
-  async closeServer(server: string): Promise<void> {
+  async closeServer(server: AnyActorRef): Promise<void> {
     this.sessionActors.get(server)?.abandon();
     this.sessionActors.delete(server);
-    await Promise.allSettled([...(this.sessions.get(server) ?? [])].map((session) => session.close()));
+    await Promise.allSettled([...(this.sessions.get(server)?.open ?? [])].map((session) => session.close()));
   }
 
-  add(server: string, session: Closable): void {
-    const sessions = this.sessions.get(server) ?? new Set();
-    sessions.add(session);
-    this.sessions.set(server, sessions);
+  /** A session of the server named `name`, run by the actor `server`, was opened. */
+  add(server: AnyActorRef, name: string, session: Closable): void {
+    const entry = this.sessions.get(server) ?? { name, open: new Set<Closable>() };
+    entry.open.add(session);
+    this.sessions.set(server, entry);
   }
 
   /** Called by a session when its close has finished. */
-  remove(server: string, session: Closable): void {
-    const sessions = this.sessions.get(server);
-    sessions?.delete(session);
-    if (sessions?.size === 0) this.sessions.delete(server);
+  remove(server: AnyActorRef, session: Closable): void {
+    const entry = this.sessions.get(server);
+    entry?.open.delete(session);
+    if (entry?.open.size === 0) this.sessions.delete(server);
     if (this.live.get(server) === session) this.live.delete(server);
   }
 
   /** Resolves once every close already begun for this server has finished. */
-  async settled(server: string): Promise<void> {
-    const closing = [...(this.sessions.get(server) ?? [])].filter((session) => session.isClosed);
+  async settled(server: AnyActorRef): Promise<void> {
+    const closing = [...(this.sessions.get(server)?.open ?? [])].filter((session) => session.isClosed);
     await Promise.allSettled(closing.map((session) => session.close()));
   }
 
@@ -99,14 +105,14 @@ export class SessionTracker {
 
   /** Closes every session still open: the last resort when the manager is disposed. */
   async closeAll(): Promise<void> {
-    const all = [...this.sessions.values()].flatMap((sessions) => [...sessions]);
+    const all = [...this.sessions.values()].flatMap(({ open }) => [...open]);
     await Promise.allSettled(all.map((session) => session.close()));
   }
 
-  openCount(server?: string): number {
-    if (server !== undefined) return this.sessions.get(server)?.size ?? 0;
+  /** Sessions open (of every server, or of every server of this name, in any registry). */
+  openCount(name?: string): number {
     let count = 0;
-    for (const sessions of this.sessions.values()) count += sessions.size;
+    for (const entry of this.sessions.values()) if (name === undefined || entry.name === name) count += entry.open.size;
     return count;
   }
 }
