@@ -38,6 +38,10 @@ export function limitMessageDepth(transport: Transport): void {
   const asked = new Map<string | number, string>();
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
+    // The SDK takes a refused server/discover answer for a legacy server and goes on with
+    // `initialize`: nothing more goes to a server whose handshake answer was refused.
+    const refused = refusedHandshake(transport);
+    if (refused) return Promise.reject(refused);
     if ('method' in message && 'id' in message && HANDSHAKE.has(message.method)) asked.set(message.id, message.method);
     return send(message, options);
   };
