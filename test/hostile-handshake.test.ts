@@ -4,7 +4,8 @@
  * stream), whether this client probes (`"protocol": "auto"` over stdio) or the SDK does (HTTP, and
  * `"protocol": "modern"`). The server would send it again, so it is a config error, not retried:
  * one process started, one server/discover asked. It is no sign of a legacy server either, so no
- * `initialize` follows. Real processes (test/fixtures/hostile-discover.mjs) and real HTTP servers
+ * `initialize` follows. A legacy server's `initialize` answer over 10 MiB over stdio is as final.
+ * Real processes (test/fixtures/hostile-discover.mjs) and real HTTP servers
  * on 127.0.0.1 port 0.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,7 +42,7 @@ function manager() {
 }
 
 /** The stdio fixture in `mode`, and how many times it was started. */
-function stdioServer(mode: 'deep' | 'huge', protocol: McpProtocolPreference): { config: McpServerConfig; starts(): number } {
+function stdioServer(mode: 'deep' | 'huge' | 'huge-initialize', protocol: McpProtocolPreference): { config: McpServerConfig; starts(): number } {
   const starts = join(mkdtempSync(join(tmpdir(), 'hostile-handshake-')), 'starts');
   writeFileSync(starts, '');
   const env = { MODE: mode, HUGE_CHARS: String(12 * MB), STARTS: starts };
@@ -104,6 +105,17 @@ describe('over stdio', () => {
       expect(failure.message).toContain(TOO_LARGE);
       expect(failure.message).toContain('It will not be retried.');
       expect(server.starts()).toBe(1);
+    }, 60_000);
+  }
+  // With "auto" the probe's process (server/discover, refused) is ended and the session starts its own.
+  for (const [protocol, starts] of [['auto', 2], ['legacy', 1]] as const) {
+    it(`a legacy server's initialize answer of 12 MiB fails the connect once, saying it is too large ("protocol": "${protocol}")`, async () => {
+      const server = stdioServer('huge-initialize', protocol);
+      const failure = await rejectionOf(manager().connect('huge', server.config, QUICK_RETRIES));
+      expect(failure).toMatchObject({ code: 'CONFIG_ERROR', server: 'huge' });
+      expect(failure.message).toContain("the server's answer to initialize is over 10 MiB; the client stopped reading it");
+      expect(failure.message).toContain('It will not be retried.');
+      expect(server.starts()).toBe(starts);
     }, 60_000);
   }
 });
