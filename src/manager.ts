@@ -243,7 +243,8 @@ export class McpConnectionManager {
   }
 
   /**
-   * Resolves once the server is disconnected and its process (group) is gone. Like every wait
+   * Resolves once the server is disconnected and its process (group) is gone, also for a server
+   * just removed from the configuration whose close is still under way. Like every wait
    * on the manager, it holds the process open: the close's grace timers are unref'd, and a
    * server that outlives its stdin would otherwise be left behind by an exiting Node.
    */
@@ -255,6 +256,8 @@ export class McpConnectionManager {
       if (server) {
         await waitFor(server, (snapshot) => !isClosing(snapshot));
         await this.tracker.settled(server);
+      } else {
+        await this.tracker.settledNamed(name);
       }
     } finally {
       release();

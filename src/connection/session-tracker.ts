@@ -99,6 +99,15 @@ export class SessionTracker {
     await Promise.allSettled(closing.map((session) => session.close()));
   }
 
+  /**
+   * Resolves once every close already begun for a server named `name` has finished, in any
+   * registry: a removed server's actor is forgotten while its close goes on, so only its name is left.
+   */
+  async settledNamed(name: string): Promise<void> {
+    const servers = [...this.sessions].filter(([, entry]) => entry.name === name).map(([server]) => server);
+    await Promise.all(servers.map((server) => this.settled(server)));
+  }
+
   async allSettled(): Promise<void> {
     await Promise.all([...this.sessions.keys()].map((server) => this.settled(server)));
   }
