@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 import { everythingStdio } from './support/everything.js';
-import { stdioFixture } from './support/fixtures.js';
+import { STDIO_FIXTURE, stdioFixture } from './support/fixtures.js';
 
 /** The demo's notes server (examples/servers/notes-server.mjs), which offers no prompts. */
 const NOTES_SERVER = fileURLToPath(new URL('../examples/servers/notes-server.mjs', import.meta.url));
@@ -36,8 +36,23 @@ describe('prompt', () => {
     expect(run.code).toBe(1);
     const failure = JSON.parse(run.stdout);
     expect(failure).toMatchObject({ ok: false, code: 'TIMEOUT', error: { code: 'TIMEOUT' } });
-    // The user set --timeout, not a library call's timeoutMs.
-    expect(failure.error.message).toMatch(/after 10000 ms \(--timeout\)$/);
+    // The user set --timeout, not a library call's timeoutMs; "slow" is unlisted, yet the advice is more time, not other prompts.
+    expect(failure.error.message).toMatch(/after 10000 ms \(--timeout, starting the server included\)$/);
+    expect(failure.error.hint).toBe('give it more time with --timeout <ms>');
+  }, 50_000);
+
+  it('--timeout is one limit for the server\'s start and the prompt: a start that used part of it leaves the prompt the rest', async () => {
+    const home = process.env.HOME!;
+    mkdirSync(join(home, '.ai-zen'), { recursive: true });
+    // Starting takes at least 2 s and the prompt 8 s: each fits in 9 s (with room for a busy machine), both together do not.
+    const slowStart = { command: 'sh', args: ['-c', 'sleep 2; exec "$0" "$@"', process.execPath, STDIO_FIXTURE] };
+    writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { fixture: slowStart } }));
+    const run = await runCli(['prompt', 'fixture', 'slow', 'ms=8000', '--timeout', '9000', '--json'], { cwd: home, env: { HOME: home }, timeoutMs: 40_000 });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'TIMEOUT', message: '"fixture" did not answer after 9000 ms (--timeout, starting the server included)', hint: 'give it more time with --timeout <ms>' },
+    });
   }, 50_000);
 
   it('prints the messages of a prompt filled in with name=value arguments; --json has them whole', async () => {

@@ -357,7 +357,7 @@ export function buildProgram(): Command {
     .argument('<name>', 'prompt name')
     .argument('[arguments...]', 'the prompt arguments as name=value')
     .option('--json', 'print one JSON object for scripts: {ok, server, prompt, messages} or {ok: false, server, error}', false)
-    .addOption(timeoutOption(`give the server this long to connect and list its prompts, then this long to fill in the prompt, in milliseconds (default: its connect timeout, then the server entry's "timeoutMs", else ${DEFAULT_REQUEST_TIMEOUT_MS})`))
+    .addOption(timeoutOption(`give the server this long to start, list its prompts and fill in the prompt, all together, in milliseconds (default: its connect timeout, then the server entry's "timeoutMs", else ${DEFAULT_REQUEST_TIMEOUT_MS})`))
     .addHelpText('after', examples("mcp-statechart prompt everything args-prompt city=Paris state=''", 'mcp-statechart prompt everything simple-prompt --json'))
     .action(async (server: string, name: string, pairs: string[], options: { json: boolean; timeout?: number }, command: Command) => {
       const { runPrompt } = await import('./commands/prompts.js');

@@ -12,6 +12,7 @@ import { terminalJson, terminalLine, writeListing } from '../terminal-text.js';
 import { INVALID_PARAMS, refusal } from './one-shot.js';
 import { CliError, failureJson } from '../json-codes.js';
 import { listNames } from '../../tools/list-names.js';
+import { McpServerError } from '../../../machines/errors.js';
 
 export interface PromptOptions {
   json?: boolean;
@@ -34,7 +35,17 @@ export function promptArguments(pairs: string[]): Record<string, string> {
 /** Words a failure for a person, with the server's entry at hand. */
 type Explain = (error: unknown) => Promise<FailureExplanation>;
 
-async function withServer(global: GlobalOptions, server: string, options: PromptOptions, work: (session: ReturnType<typeof openLoaderSession>, explain: Explain) => Promise<Outcome>): Promise<number> {
+/**
+ * `--timeout` is one limit for the whole command: the server's start and listing, then the
+ * prompt request in what is left (`deadline`), so a slow start leaves the request less time
+ * rather than the total reaching twice the limit.
+ */
+async function withServer(
+  global: GlobalOptions,
+  server: string,
+  options: PromptOptions,
+  work: (session: ReturnType<typeof openLoaderSession>, explain: Explain, deadline: AbortSignal | undefined) => Promise<Outcome>,
+): Promise<number> {
   const logger = cliLogger(global.verbose);
   const discovery = await discoverFor([server], global, logger);
   const report = (outcome: Outcome): number => {
@@ -47,17 +58,20 @@ async function withServer(global: GlobalOptions, server: string, options: Prompt
   const refused = refusal(discovery, global, server, undefined);
   if (refused) return report({ ok: false, error: refused });
   const session = openLoaderSession(discovery, global, logger, { defaults: oneShotDefaults(options.timeout) });
+  const deadline = options.timeout === undefined ? undefined : AbortSignal.timeout(options.timeout);
   try {
-    const deadline = options.timeout === undefined ? undefined : AbortSignal.timeout(options.timeout);
     const loaded = await session.tool('load_mcp')!.execute({ server }, { signal: deadline });
     if (loaded.isError) {
       const error = loaded.error === undefined ? { message: loaded.text } : await explain(loaded.error);
       return report({ ok: false, error });
     }
-    return report(await work(session, explain));
+    return report(await work(session, explain, deadline));
   } catch (error) {
-    if (options.timeout !== undefined && error instanceof Error && error.name === 'AbortError') {
-      return report({ ok: false, error: { code: 'TIMEOUT', message: `"${server}" did not answer within ${options.timeout} ms`, hint: 'give it more time with --timeout <ms>' } });
+    if (deadline?.aborted && error instanceof Error && error.name === 'AbortError') {
+      return report({
+        ok: false,
+        error: { code: 'TIMEOUT', message: `"${server}" did not answer after ${options.timeout} ms (--timeout, starting the server included)`, hint: 'give it more time with --timeout <ms>' },
+      });
     }
     return report({ ok: false, error: await explain(error) });
   } finally {
@@ -88,11 +102,13 @@ export async function runPrompt(global: GlobalOptions, server: string, name: str
     else process.stderr.write(`${formatFailure(explanation)}\n`);
     return 1;
   }
-  return withServer(global, server, options, async ({ manager }, explain) => {
+  return withServer(global, server, options, async ({ manager }, explain, deadline) => {
     let result: Awaited<ReturnType<typeof manager.getPrompt>>;
     try {
-      result = await manager.getPrompt(server, name, args, { timeoutMs: options.timeout, timeoutSource: '--timeout' });
+      result = await manager.getPrompt(server, name, args, { signal: deadline, timeoutMs: options.timeout, timeoutSource: '--timeout' });
     } catch (error) {
+      // Out of time is out of time, whether or not the server lists the prompt: the advice is --timeout.
+      if (deadline?.aborted || (error instanceof McpServerError && error.code === 'TIMEOUT')) throw error;
       // The server's own words for a name it lacks (often "Method not found") do not say what to do.
       const offered = (manager.getManifest(server)?.prompts ?? []).map((prompt) => prompt.name);
       if (offered.includes(name) && INVALID_PARAMS.test((error as Error).message)) {
