@@ -57,7 +57,7 @@ function stdioServer(mode: 'deep' | 'huge' | 'huge-initialize', protocol: McpPro
  * JSON or as one event, or nested 200,000 levels), and which answers `initialize` as a legacy
  * server would: the connect must not get that far.
  */
-async function httpServer(answer: 'huge-json' | 'huge-event' | 'deep') {
+async function httpServer(answer: 'huge-json' | 'huge-event' | 'deep' | 'spoofed-cut') {
   const asked: string[] = [];
   const server = await listen((request, response, body) => {
     if (request.method !== 'POST') return void response.writeHead(405).end();
@@ -67,6 +67,12 @@ async function httpServer(answer: 'huge-json' | 'huge-event' | 'deep') {
     const id = JSON.stringify(message.id);
     if (message.method === 'server/discover') {
       const head = `{"jsonrpc":"2.0","id":${id},"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},`;
+      if (answer === 'spoofed-cut') {
+        // The key this client marks the answers it writes for a cut stream with: a legacy server's own error here.
+        const error = { code: -32603, message: 'no server/discover here', data: { 'mcp-statechart-cut': true } };
+        response.writeHead(200, { 'content-type': 'application/json' });
+        return void response.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error }));
+      }
       if (answer === 'deep') {
         response.writeHead(200, { 'content-type': 'application/json' });
         return void response.end(`${head}"instructions":"deep","_meta":${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}}}`);
@@ -141,4 +147,11 @@ describe('over Streamable HTTP', () => {
       expect(server.asked).toEqual(['server/discover']);
     }, 60_000);
   }
+
+  it('a server/discover error answer that names the mark of a cut answer is the server\'s own: a legacy server, connected', async () => {
+    const server = await httpServer('spoofed-cut');
+    const connection = await manager().connect('spoofed', { url: server.url, protocol: 'auto' }, QUICK_RETRIES);
+    expect(connection.tools.map((tool) => tool.name)).toEqual(['echo']);
+    expect(server.asked).toEqual(['server/discover', 'initialize', 'tools/list']);
+  }, 60_000);
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ProtocolErrorCode, STDIO_DEFAULT_MAX_BUFFER_SIZE, type FetchLike } from '@modelcontextprotocol/client';
 
 /**
@@ -57,20 +58,26 @@ function failedAnswers(body: unknown): Uint8Array | undefined {
     isRequest(message) ? [message.id] : [],
   );
   if (ids.length === 0) return undefined;
-  const error = { code: ProtocolErrorCode.InternalError, message: new MessageTooLargeError().message, data: { [CUT_EVENT]: true } };
+  const error = { code: ProtocolErrorCode.InternalError, message: new MessageTooLargeError().message, data: { [CUT_EVENT]: CUT_MARK } };
   const events = ids.map((id) => `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error })}\n\n`);
   // First the event that was cut is ended under a type of its own, which the SDK skips (it reads
   // only `message` events) instead of failing to parse what is left of it.
   return new TextEncoder().encode(`\nevent: ${CUT_EVENT}\n\n${events.join('')}`);
 }
 
-/** The type given to an event cut at the size limit, and the mark on the answers written in the server's stead. */
+/** The type given to an event cut at the size limit, and the key of the mark on the answers written in the server's stead. */
 const CUT_EVENT = 'mcp-statechart-cut';
+
+/**
+ * The mark's value: the answers written here pass through the SDK as text, like the server's, so
+ * only a value no server can know tells them apart (a server may send the key itself).
+ */
+const CUT_MARK = randomUUID();
 
 /** An error answer written here for a request whose answer was cut at the size limit, not the server's own. */
 export function isCutAnswer(message: object): boolean {
   const { error } = message as { error?: { data?: unknown } };
-  return typeof error?.data === 'object' && error.data !== null && CUT_EVENT in error.data;
+  return typeof error?.data === 'object' && error.data !== null && CUT_EVENT in error.data && error.data[CUT_EVENT] === CUT_MARK;
 }
 
 function isRequest(message: unknown): message is { id: string | number } {
