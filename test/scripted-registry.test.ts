@@ -231,3 +231,47 @@ describe('a scripted crash, heard by a caller that reacts in the same step (as a
     caller.stop();
   });
 });
+
+describe('a scripted registry restored from a persisted snapshot, as the real one is', () => {
+  const slowServer = { servers: { demo: { manifest: withTools('echo'), loads: [{ answer: undefined, delayMs: 60_000 }], tools: { slow: [{ answer: text('late'), delayMs: 60_000 }] } } } };
+  const callerInput = { servers: {}, reaction: 'none' as const, again: { server: 'demo', tool: 'slow' } };
+
+  /** The caller persisted through JSON, stopped, and started again from the snapshot with the same system id. */
+  function persistAndRestore(caller: ReturnType<typeof startReactingCaller>, logic: ReturnType<typeof createScriptedRegistry>['logic']) {
+    const snapshot: unknown = JSON.parse(JSON.stringify(caller.getPersistedSnapshot()));
+    caller.stop();
+    return startReactingCaller(logic, callerInput, { snapshot: snapshot as never, systemId: 'agent', clock: new SimulatedClock() });
+  }
+
+  it('answers a load that waited when persisted with mcp.failed RESTORED at a caller with a system id', async () => {
+    const { logic } = createScriptedRegistry(slowServer);
+    const caller = startReactingCaller(logic, callerInput, { systemId: 'agent', clock: new SimulatedClock() });
+    ask(caller, { type: 'mcp.load', server: 'demo', replyTo: caller, requestId: 'load' });
+    await settle();
+
+    const restored = persistAndRestore(caller, logic);
+    await settle();
+    // As from the real registry: the old run's answer comes first, then the registry says it was restored.
+    expect(described(restored.getSnapshot().context.replies)).toEqual([['mcp.failed', 'load', 'RESTORED'], ['mcp.restored', undefined, undefined]]);
+    restored.stop();
+  });
+
+  it('answers a call that was in flight when persisted with mcp.failed RESTORED at a caller with a system id', async () => {
+    const { logic } = createScriptedRegistry({ servers: { demo: { ...slowServer.servers.demo, loads: undefined } } });
+    const caller = startReactingCaller(logic, callerInput, { systemId: 'agent', clock: new SimulatedClock() });
+    ask(caller, { type: 'mcp.load', server: 'demo', replyTo: caller, requestId: 'load' });
+    await settle();
+    ask(caller, { type: 'mcp.callTool', server: 'demo', tool: 'slow', arguments: {}, replyTo: caller, requestId: 'slow' });
+    await settle();
+
+    const restored = persistAndRestore(caller, logic);
+    await settle();
+    expect(described(restored.getSnapshot().context.replies)).toEqual([
+      ['mcp.loaded', 'load', undefined],
+      ['mcp.failed', 'slow', 'RESTORED'],
+      ['mcp.restored', undefined, undefined],
+    ]);
+    expect(restored.getSnapshot().context.replies.at(1)).toMatchObject({ error: { message: expect.stringMatching(/while calling tool "slow" was in flight/) } });
+    restored.stop();
+  });
+});

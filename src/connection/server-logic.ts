@@ -31,9 +31,9 @@ export function createServerLogic(deps: ServerLogicDeps) {
 /**
  * A persisted snapshot names the requests in flight (held by the session actor, which the tracker
  * reaches by its server actor); a restored one comes back disconnected and answers them, and the loads
- * that waited, as it starts.
+ * that waited, as it starts. The testing kit's scripted server keeps this rule too.
  */
-function persistAndRestore(logic: ReturnType<typeof serverLogicWithEffects>, tracker: SessionTracker): void {
+export function persistAndRestore(logic: typeof serverMachine, tracker: Pick<SessionTracker, 'pendingRequests'>): void {
   const persist = logic.getPersistedSnapshot;
   logic.getPersistedSnapshot = (snapshot, options) => {
     // Quoted in the snapshot and in the answer after a restore: the values of the entry a request holds are left out.

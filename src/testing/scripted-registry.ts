@@ -22,6 +22,8 @@ import { asPublicRegistry, restoreAsDocumented, type RegistryLogic } from '../re
 import { withOverrides } from '../provide-overrides.js';
 import { redact, secretsOf } from '../redact.js';
 import { createSessionActor } from '../connection/session-actor.js';
+import { persistAndRestore } from '../connection/server-logic.js';
+import { SessionTracker } from '../connection/session-tracker.js';
 import { SessionWatch } from '../connection/session-watch.js';
 import { askHost, MAX_ASK_ROUNDS, unscriptedRounds, type ScriptedAnswer, type ScriptedAsk, type ScriptedProgress } from './scripted-asks.js';
 
@@ -287,6 +289,8 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
     return run;
   };
 
+  // Only the session actors attach here (no session is opened): a persisted snapshot names the requests they run.
+  const tracker = new SessionTracker();
   const scriptedServer = serverMachine.provide({
     actors: {
       connect: fromPromise<ConnectOutput, ConnectInput>(({ input, system, signal }) => {
@@ -311,12 +315,14 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
       session: createSessionActor({
         liveSession: (name, system) => scriptedSession(name, system, runOf(system, name), script.handlers),
         now: (system) => clockNow(system),
-        attach: () => () => {},
+        attach: (server, handle) => tracker.attach(server, handle),
       }),
     },
   });
   // A scripted server never reconnects by itself: a failed connect or a crash ends in `error.failed`.
+  // It persists and restores as a real one: back disconnected, answering what waited on it (RESTORED).
   const server = withOverrides(scriptedServer, (logic) => {
+    persistAndRestore(logic, tracker);
     const initial = logic.getInitialSnapshot;
     logic.getInitialSnapshot = (scope, input) => initial(scope, input && { ...input, options: { ...input.options, autoReconnect: false } });
   });
