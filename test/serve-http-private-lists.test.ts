@@ -5,11 +5,14 @@
  * its own. Real processes: serve --http with a gateway file of two identities, and the modern-only
  * fixture over stdio answering tools/list with `cacheScope: "private"` and counting the listings.
  */
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { holdingAnswers } from './support/cutting-proxy.js';
 import { textOf } from './support/everything.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
+import { modernHttp } from './support/modern-server.js';
 
 const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
 const TOKENS = { alice: 'alice-token-81c4', bob: 'bob-token-0f3e' };
@@ -94,4 +97,39 @@ describe('a tool the server just added to a private list over serve --http', () 
     expect(called.isError).toBeFalsy();
     expect(await loadedTools(alice)).toContain('added-for-alice');
   }, 60_000);
+});
+
+describe("an identity's private listing read while the server adds a tool", () => {
+  it('is not kept once a newer reading for the same identity showed the tool: the tool stays listed for it', async () => {
+    const children: ChildProcess[] = [];
+    const upstream = await modernHttp(children, '--list-ttl-ms', '3600000', '--list-cache-scope', 'private', '--quiet-add');
+    // Between the gateway and the server: a tools/list answer can be held back once the server wrote it.
+    const proxy = await holdingAnswers(String(upstream.url), 'tools/list');
+    const racing = await startTeamGateway('private-race', { modern: { url: proxy.url } }, { alice: { token: TOKENS.alice, allow: ['*'] }, bob: { token: TOKENS.bob, allow: ['*'] } });
+    try {
+      const alice = await racing.host(TOKENS.alice);
+      const bob = await racing.host(TOKENS.bob);
+      expect(await loadedTools(alice)).not.toContain('late');
+
+      // bob's first listing: answered before the tool exists, held on its way back.
+      const early = proxy.hold();
+      const bobsFirstUse = loadedTools(bob);
+      await early.reached;
+      await alice.callTool({ name: 'call_mcp_tool', arguments: { server: 'modern', tool: 'add-tool', arguments: { name: 'late' } } });
+      // bob calls it: a listing of bob's own begun now shows it, and the call goes through.
+      const called = await bob.callTool({ name: 'call_mcp_tool', arguments: { server: 'modern', tool: 'late', arguments: { text: 'on time' } } });
+      expect(textOf(called)).toBe('on time');
+
+      // The early listing comes back last: it is older than the one bob has, so it is not kept.
+      early.release();
+      await bobsFirstUse;
+      expect(await loadedTools(bob)).toContain('late');
+      const again = await bob.callTool({ name: 'call_mcp_tool', arguments: { server: 'modern', tool: 'late', arguments: { text: 'still' } } });
+      expect(textOf(again)).toBe('still');
+    } finally {
+      await racing.close();
+      await proxy.close();
+      for (const child of children) child.kill();
+    }
+  }, 90_000);
 });

@@ -10,6 +10,7 @@
  * (`manager`) answers `getManifest`/`connect` with that caller's own listing.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Client } from '@modelcontextprotocol/client';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from '../../machines/options.js';
 import type { McpServerManifest } from '../../machines/types.js';
 import { Deadline } from '../connection/deadline.js';
@@ -47,6 +48,11 @@ export class PrivateLists {
   /** Whose request runs, and the one server whose private lists it may see (its own copy). */
   private readonly caller = new AsyncLocalStorage<{ identity: string; server?: string }>();
   private readonly listings = new Map<string, OwnListing>();
+  /**
+   * Each slot's latest reading under way. One that finishes after a later one began, or after its
+   * slot was dropped, may predate a change (a tool added meanwhile): it is not kept.
+   */
+  private readonly readings = new Map<string, Promise<void>>();
   private readonly stops: Array<() => void>;
 
   constructor(
@@ -109,6 +115,7 @@ export class PrivateLists {
   stop(): void {
     for (const stop of this.stops) stop();
     this.listings.clear();
+    this.readings.clear();
   }
 
   private manifestFor(server: string): McpServerManifest | undefined {
@@ -130,19 +137,36 @@ export class PrivateLists {
     const key = slot(identity, server);
     const known = this.listings.get(key);
     if (known && Date.now() < known.staleAt) return;
-    const deadline = new Deadline(DEFAULT_CONNECT_TIMEOUT_MS, () => new Error(`listing ${quoted(server)} for ${identity} did not finish in time`));
-    try {
-      const manifest = await listManifest({ server, client, logger: this.logger, deadline }, this.shared.getManifest(server), kinds);
+    const reading: Promise<void> = this.read(identity, server, client, kinds).then((manifest): Promise<void> | void => {
+      // Superseded: the caller gets the newer reading under way, or a new one if it was dropped.
+      const latest = this.readings.get(key);
+      if (latest !== reading) return latest ?? this.listForCaller(server);
       const oldest = this.listings.keys().next();
       if (this.listings.size >= MAX_PRIVATE_LISTINGS && !oldest.done) this.listings.delete(oldest.value);
       this.listings.set(key, { manifest, staleAt: staleAt(manifest, kinds) });
+    });
+    this.readings.set(key, reading);
+    return reading.finally(() => {
+      if (this.readings.get(key) === reading) this.readings.delete(key);
+    });
+  }
+
+  private async read(identity: string, server: string, client: Client, kinds: ListKind[]): Promise<McpServerManifest> {
+    const deadline = new Deadline(DEFAULT_CONNECT_TIMEOUT_MS, () => new Error(`listing ${quoted(server)} for ${identity} did not finish in time`));
+    try {
+      return await listManifest({ server, client, logger: this.logger, deadline }, this.shared.getManifest(server), kinds);
     } finally {
       deadline.dispose();
     }
   }
 
   private forget(server: string): void {
-    for (const key of this.listings.keys()) if (key.endsWith(`\0${server}`)) this.listings.delete(key);
+    for (const key of [...this.listings.keys(), ...this.readings.keys()]) if (key.endsWith(`\0${server}`)) this.drop(key);
+  }
+
+  private drop(key: string): void {
+    this.listings.delete(key);
+    this.readings.delete(key);
   }
 }
 

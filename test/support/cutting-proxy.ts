@@ -1,4 +1,9 @@
-/** A proxy that cuts the answers of chosen requests, as when the replica answering them dies (test/http-call-cut-mid-stream.test.ts, test/telemetry-spans.test.ts). */
+/**
+ * Proxies that cut the answers of chosen requests, as when the replica answering them dies
+ * (test/http-call-cut-mid-stream.test.ts, test/telemetry-spans.test.ts), or hold them back until
+ * the test lets them go (test/serve-http-private-lists.test.ts).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, type PlainHttpServer } from '../fixtures/hostile-http.js';
 
 /** How a cut answer began: an SSE head, or a JSON head and half a body. */
@@ -30,12 +35,7 @@ export async function cuttingAnswers(upstream: string, { method, cuts, as, reach
   const posted: string[] = [];
   const server = await listen((request, response, body) => {
     if (request.method === 'POST') posted.push(body);
-    const headers = Object.entries(request.headers).flatMap(([name, value]) =>
-      value === undefined || ['host', 'connection', 'content-length'].includes(name) ? [] : [[name, String(value)] as [string, string]],
-    );
-    const dropped = new AbortController();
-    response.once('close', () => dropped.abort());
-    const passOn = () => fetch(upstream, { method: request.method, headers, body: body.length > 0 ? body : undefined, signal: dropped.signal });
+    const passOn = () => passedOn(upstream, request, response, body);
     const cut = request.method === 'POST' && body.includes(`"method":"${method}"`);
     if (cut) seenAt.push(Date.now());
     if (cut && seenAt.length <= cuts) {
@@ -49,17 +49,67 @@ export async function cuttingAnswers(upstream: string, { method, cuts, as, reach
       })().catch(() => response.destroy());
       return;
     }
-    void (async () => {
-      const answer = await passOn();
-      const answerHeaders: Record<string, string> = {};
-      answer.headers.forEach((value, name) => {
-        if (!['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) answerHeaders[name] = value;
-      });
-      response.writeHead(answer.status, answerHeaders);
-      const reader = answer.body?.getReader();
-      for (let part = await reader?.read(); part && !part.done; part = await reader!.read()) response.write(part.value);
-      response.end();
-    })().catch(() => response.destroy());
+    passOn()
+      .then((answer) => relay(answer, response))
+      .catch(() => response.destroy());
   });
   return { ...server, seenAt, posted };
+}
+
+/** One held answer: `reached` once it came from upstream (so it says what upstream knew then), sent on by `release()`. */
+export interface HeldAnswer {
+  reached: Promise<void>;
+  release(): void;
+}
+
+/**
+ * A proxy on 127.0.0.1 port 0 in front of `upstream` that passes everything through as it
+ * streams, except that `hold()` keeps back the whole answer of the next request of `method`.
+ */
+export async function holdingAnswers(upstream: string, method: string): Promise<PlainHttpServer & { hold(): HeldAnswer }> {
+  const holds: Array<{ reached(): void; released: Promise<void> }> = [];
+  const server = await listen((request, response, body) => {
+    const held = request.method === 'POST' && body.includes(`"method":"${method}"`) ? holds.shift() : undefined;
+    passedOn(upstream, request, response, body)
+      .then(async (answer) => {
+        if (!held) return relay(answer, response);
+        const whole = new Response(await answer.text(), { status: answer.status, headers: answer.headers });
+        held.reached();
+        await held.released;
+        return relay(whole, response);
+      })
+      .catch(() => response.destroy());
+  });
+  return {
+    ...server,
+    hold() {
+      let reached = () => {};
+      let release = () => {};
+      const answer = { reached: new Promise<void>((done) => (reached = done)), release: () => release() };
+      holds.push({ reached, released: new Promise<void>((done) => (release = done)) });
+      return answer;
+    },
+  };
+}
+
+/** `request` sent on to `upstream`, dropped when the client drops `response`. */
+function passedOn(upstream: string, request: IncomingMessage, response: ServerResponse, body: string): Promise<Response> {
+  const headers = Object.entries(request.headers).flatMap(([name, value]) =>
+    value === undefined || ['host', 'connection', 'content-length'].includes(name) ? [] : [[name, String(value)] as [string, string]],
+  );
+  const dropped = new AbortController();
+  response.once('close', () => dropped.abort());
+  return fetch(upstream, { method: request.method, headers, body: body.length > 0 ? body : undefined, signal: dropped.signal });
+}
+
+/** Writes an upstream answer to the client as it streams. */
+async function relay(answer: Response, response: ServerResponse): Promise<void> {
+  const answerHeaders: Record<string, string> = {};
+  answer.headers.forEach((value, name) => {
+    if (!['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) answerHeaders[name] = value;
+  });
+  response.writeHead(answer.status, answerHeaders);
+  const reader = answer.body?.getReader();
+  for (let part = await reader?.read(); part && !part.done; part = await reader!.read()) response.write(part.value);
+  response.end();
 }
