@@ -335,6 +335,44 @@ describe('call_mcp_tool', () => {
   });
 });
 
+describe('call_mcp_tool of a server that goes away while its approval is asked', () => {
+  /** The loader tools with an approver that runs `meanwhile` before it allows the call. */
+  function approvingAfter(meanwhile: (manager: McpConnectionManager) => Promise<void>) {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const servers = { fixture: stdioFixture(), other: stdioFixture() };
+    const tools = createLoaderTools({
+      manager,
+      servers,
+      manifestIndex: false,
+      approvalPolicy: 'always',
+      approveToolCall: async () => {
+        await meanwhile(manager);
+        return 'allow';
+      },
+    });
+    const byName = (name: LoaderToolName): LoaderTool => tools.find((tool) => tool.name === name)!;
+    return { load: byName('load_mcp'), call: byName('call_mcp_tool') };
+  }
+
+  // serve --audit writes notSent as refused:<why> and failed as failed:<code>: the call never left.
+  it('a server disconnected meanwhile: not sent (not_loaded), not failed', async () => {
+    const { load, call } = approvingAfter((manager) => manager.disconnect('fixture'));
+    await load.execute({ server: 'fixture' });
+    const result = await call.execute({ server: 'fixture', tool: 'echo', arguments: { text: 'hi' } });
+    expect(result).toMatchObject({ isError: true, notSent: 'not_loaded' });
+    expect(result.failed).toBeUndefined();
+  });
+
+  it('a server removed from the config meanwhile: not sent (server_unavailable), not failed', async () => {
+    const { load, call } = approvingAfter(async (manager) => manager.configure({ other: stdioFixture() }));
+    await load.execute({ server: 'fixture' });
+    const result = await call.execute({ server: 'fixture', tool: 'echo', arguments: { text: 'hi' } });
+    expect(result).toMatchObject({ isError: true, notSent: 'server_unavailable' });
+    expect(result.failed).toBeUndefined();
+  });
+});
+
 describe('read_mcp_resource', () => {
   it('returns the text contents of a resource', async () => {
     const { load, read } = setUp();

@@ -1,7 +1,7 @@
 /** Building `LoaderToolResult`s, and keeping what the model reads within its budget. */
 import type { LoaderMediaPart, LoaderRefusalReason, LoaderResultPart, LoaderToolResult } from './types.js';
 import { sliceWithinBudget } from '../text-limits.js';
-import { McpServerError } from '../../machines/errors.js';
+import { McpServerError, type McpErrorCode } from '../../machines/errors.js';
 
 /** Characters of text (media descriptions included) one loader tool result may hold. */
 export const DEFAULT_RESULT_BUDGET = 25_000;
@@ -45,13 +45,26 @@ export function notSentResult(text: string, why: LoaderRefusalReason): LoaderToo
 }
 
 /**
+ * The manager's refusals before anything is sent: arguments it would not send, and a server that
+ * went away (disconnected, removed from the config or switched off) between the loader's check
+ * and the request.
+ */
+const REFUSED_BEFORE_SENDING: Partial<Record<McpErrorCode, LoaderRefusalReason>> = {
+  INVALID_ARGUMENTS: 'invalid_arguments',
+  NOT_CONNECTED: 'not_loaded',
+  UNKNOWN_SERVER: 'server_unavailable',
+  SERVER_DISABLED: 'server_unavailable',
+};
+
+/**
  * A request that failed on its way, `error` being what the manager raised: its code goes to the
- * audit log as `failed:<code>`, except arguments the manager would not send, which never left.
+ * audit log as `failed:<code>`, except the manager's refusals before sending, which never left.
  */
 export function failedResult(text: string, error: unknown): LoaderToolResult {
   const result = errorResult(text, error);
   if (!(error instanceof McpServerError)) return result;
-  if (error.code === 'INVALID_ARGUMENTS') result.notSent = 'invalid_arguments';
+  const notSent = REFUSED_BEFORE_SENDING[error.code];
+  if (notSent !== undefined) result.notSent = notSent;
   else result.failed = error.code;
   return result;
 }

@@ -55,7 +55,9 @@ export interface LoaderToolResult {
    * server is unknown, off or not allowed (`server_unavailable`), not loaded (`not_loaded`), the
    * tool is not listed (`unknown_tool`) or not allowed (`policy`), or the arguments are not what
    * the loader tool takes or what the manager sends (nested too deep, too large: `invalid_arguments`).
-   * `serve --audit` writes it as `refused:<why>`.
+   * A server that went away between the loader's check and the request is `not_loaded` (disconnected)
+   * or `server_unavailable` (removed from the config, or switched off). `serve --audit` writes it as
+   * `refused:<why>`.
    */
   notSent?: LoaderRefusalReason;
   /**
