@@ -21,7 +21,9 @@
  *
  * Run it: `npx tsx examples/agent-statechart.ts` (the demo's notes server, examples/servers/, shipped
  * in the package), or `npx tsx examples/agent-statechart.ts <command> [args…]` for a stdio server
- * with an `echo` tool.
+ * with an `echo` tool. In a clone, run it from the repository root: tsx then applies tsconfig.json's
+ * "paths", which resolve `mcp-statechart` to its sources, so no build is needed (from elsewhere it
+ * would resolve to dist/, there only after `npm run build`).
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
