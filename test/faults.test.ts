@@ -143,7 +143,7 @@ describe.each(ROUTES)('%s route', (route) => {
 
       const error = await outcome;
       // Each attempt's own words say 300 ms; the caller waited for both and is told so.
-      expect(error.message).toMatch(/^Could not connect to MCP server "mute": timed out: .*within 300 ms \(connectTimeoutMs\)\. Gave up after 2 attempts\.$/m);
+      expect(error.message).toMatch(/^Could not connect to MCP server "mute": timed out: .*within 300 ms \(connectTimeoutMs\); give a server slow to start a larger connectTimeoutMs\. Gave up after 2 attempts\.$/m);
       expect(stateOf(manager, 'mute')).toBe('error.failed');
     });
   });

@@ -42,7 +42,7 @@ function manager() {
 }
 
 /** The stdio fixture in `mode`, and how many times it was started. */
-function stdioServer(mode: 'deep' | 'huge' | 'huge-initialize', protocol: McpProtocolPreference): { config: McpServerConfig; starts(): number } {
+function stdioServer(mode: 'deep' | 'huge' | 'legacy', protocol: McpProtocolPreference): { config: McpServerConfig; starts(): number } {
   const starts = join(mkdtempSync(join(tmpdir(), 'hostile-handshake-')), 'starts');
   writeFileSync(starts, '');
   const env = { MODE: mode, HUGE_CHARS: String(12 * MB), STARTS: starts };
@@ -116,7 +116,7 @@ describe('over stdio', () => {
   // With "auto" the probe's process (server/discover, refused) is ended and the session starts its own.
   for (const [protocol, starts] of [['auto', 2], ['legacy', 1]] as const) {
     it(`a legacy server's initialize answer of 12 MiB fails the connect once, saying it is too large ("protocol": "${protocol}")`, async () => {
-      const server = stdioServer('huge-initialize', protocol);
+      const server = stdioServer('legacy', protocol);
       const failure = await rejectionOf(manager().connect('huge', server.config, QUICK_RETRIES));
       expect(failure).toMatchObject({ code: 'CONFIG_ERROR', server: 'huge' });
       expect(failure.message).toContain("the server's answer to initialize is over 10 MiB; the client stopped reading it");

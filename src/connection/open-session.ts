@@ -125,9 +125,15 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
   // The sealed definition's own secrets; those of the config it stands for once that is known.
   let secrets = secretsOf(sealedRequest.config);
   const { connectTimeoutMs } = sealedRequest.options;
+  // Until a handshake request is sent (a process still starting, a remembered 2026-07-28 era
+  // that asks nothing), the one its entry's era starts with.
+  const waitingOn: HandshakeWait = { handshake: sealedRequest.config.protocol === 'legacy' ? 'initialize' : 'server/discover' };
   const deadline = new Deadline(
     connectTimeoutMs,
-    () => new Error(`timed out: initialize and listing did not finish within ${connectTimeoutMs} ms (connectTimeoutMs)`),
+    () =>
+      new Error(
+        `timed out: ${waitingOn.handshake} and listing did not finish within ${connectTimeoutMs} ms (connectTimeoutMs); give a server slow to start a larger connectTimeoutMs`,
+      ),
     sealedRequest.signal,
   );
   try {
@@ -138,7 +144,7 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
     // The only place the config's secret values are taken out (src/sealed-config.ts).
     const request = { ...sealedRequest, config: unsealServerConfig(sealedRequest.name, sealedRequest.config, deps.variables ?? process.env) };
     secrets = secretsOf(request.config);
-    const scope: AttemptScope = { diagnostics, secrets, deadline, eraRefused: false };
+    const scope: AttemptScope = { diagnostics, secrets, deadline, eraRefused: false, waitingOn };
     try {
       return await attemptOnKnownEra(request, transport, deps, scope);
     } catch (error) {
@@ -191,6 +197,21 @@ interface AttemptScope {
   deadline: Deadline;
   /** Set when the server refused the era it was remembered to speak (here or in the manifest index). */
   eraRefused: boolean;
+  waitingOn: HandshakeWait;
+}
+
+/** The handshake request a connect's timeout names: the era it was waiting on. */
+interface HandshakeWait {
+  handshake: 'server/discover' | 'initialize';
+}
+
+/** Keeps `waitingOn` at the last handshake request sent on `transport`, the era probe's included. */
+function followHandshake(transport: Transport, waitingOn: HandshakeWait): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if ('method' in message && (message.method === 'server/discover' || message.method === 'initialize')) waitingOn.handshake = message.method;
+    return send(message, options);
+  };
 }
 
 /**
@@ -255,6 +276,7 @@ async function attempt(
       ? new StderrTail(transport.stderr as Readable | null, secrets, 50, (line) => deps.logger.debug(`[${terminalLine(request.name)} stderr] ${line}`))
       : undefined;
   limitMessageDepth(transport);
+  followHandshake(transport, scope.waitingOn);
   const processGroup = processGroupOf(transport);
   const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, clientOptions(request.config));
   const { host } = deps;
