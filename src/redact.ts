@@ -130,24 +130,57 @@ const DIAGNOSTIC_FIELDS = ['code', 'status', 'exitCode', 'signal', 'reason'] as 
 const NAMING_FIELDS = ['server', 'field', 'scope'] as const;
 
 /**
- * How deep `redactError` walks an error's `data` (a server's answer can nest without end): deeper
- * parts are replaced by `DATA_TOO_DEEP`, so no secret hides below the walk and no stack overflows.
+ * How deep redaction walks a server's data (an error's `data` can nest without end): deeper parts
+ * are replaced by `DATA_TOO_DEEP`, so no secret hides below the walk. Far past what the client
+ * keeps elsewhere (a listed tool nests at most 64 levels under a manifest's three, a call's result
+ * 256), so a persisted manifest or an index keeps every schema whole; the walk keeps its own
+ * stack, so this depth costs no call stack.
  */
-export const MAX_DATA_DEPTH = 64;
+export const MAX_DATA_DEPTH = 1_000;
 export const DATA_TOO_DEEP = `[nested deeper than ${MAX_DATA_DEPTH} levels]`;
 
-/** `value` with every secret redacted in its strings and keys; the same value when nothing changed. */
-function redactData(value: unknown, secrets: readonly string[], depth: number): unknown {
-  if (typeof value === 'string') return redact(value, secrets);
-  if (value === null || typeof value !== 'object') return value;
-  if (depth > MAX_DATA_DEPTH) return DATA_TOO_DEEP;
-  if (Array.isArray(value)) {
-    const items = value.map((item) => redactData(item, secrets, depth + 1));
-    return items.every((item, index) => item === value[index]) ? value : items;
+/** An array or object being redacted: its entries, and the clean ones so far. */
+interface DataWalk {
+  source: object;
+  depth: number;
+  entries: Array<[string, unknown]>;
+  cleaned: Array<[string, unknown]>;
+  changed: boolean;
+}
+
+/** Stands for a container whose walk has just begun, its clean copy not known yet. */
+const WALKING = Symbol('walking');
+
+/** `root` with every secret redacted in its strings and keys; the same value, and the same parts, where nothing changed. */
+function redactData(root: unknown, secrets: readonly string[]): unknown {
+  const walks: DataWalk[] = [];
+  const visit = (value: unknown, depth: number): unknown => {
+    if (typeof value === 'string') return redact(value, secrets);
+    if (value === null || typeof value !== 'object') return value;
+    if (depth > MAX_DATA_DEPTH) return DATA_TOO_DEEP;
+    const entries = Array.isArray(value) ? value.map((item, index): [string, unknown] => [String(index), item]) : Object.entries(value);
+    walks.push({ source: value, depth, entries, cleaned: [], changed: false });
+    return WALKING;
+  };
+  let clean = visit(root, 1);
+  for (let walk = walks.at(-1); walk; walk = walks.at(-1)) {
+    if (clean !== WALKING) {
+      // `clean` is the clean copy of the walk's next entry.
+      const [key, item] = walk.entries[walk.cleaned.length]!;
+      const cleanKey = Array.isArray(walk.source) ? key : redact(key, secrets);
+      walk.changed ||= cleanKey !== key || clean !== item;
+      walk.cleaned.push([cleanKey, clean]);
+    }
+    if (walk.cleaned.length < walk.entries.length) {
+      clean = visit(walk.entries[walk.cleaned.length]![1], walk.depth + 1);
+      continue;
+    }
+    walks.pop();
+    if (!walk.changed) clean = walk.source;
+    else clean = Array.isArray(walk.source) ? walk.cleaned.map(([, item]) => item) : Object.fromEntries(walk.cleaned);
+    if (walks.length === 0) return clean;
   }
-  const entries = Object.entries(value);
-  const cleaned = entries.map(([key, item]) => [redact(key, secrets), redactData(item, secrets, depth + 1)] as const);
-  return cleaned.every(([key, item], index) => key === entries[index]![0] && item === entries[index]![1]) ? value : Object.fromEntries(cleaned);
+  return clean;
 }
 
 /**
@@ -158,7 +191,7 @@ export function redactError<T>(error: T, secrets: readonly string[]): T | Error 
   if (!(error instanceof Error) || secrets.length === 0) return error;
   const message = redact(error.message, secrets);
   const fields = error as unknown as Record<string, unknown>;
-  const data = 'data' in error ? redactData(fields.data, secrets, 1) : undefined;
+  const data = 'data' in error ? redactData(fields.data, secrets) : undefined;
   if (message === error.message && data === fields.data) return error;
   const copy = new Error(message);
   copy.name = error.name;
@@ -175,7 +208,7 @@ export function redactError<T>(error: T, secrets: readonly string[]): T | Error 
 
 /** `value` with every secret redacted in its strings and keys (the same shape): what of a server's own data is kept where the secrets must not be. */
 export function redactStrings<T>(value: T, secrets: readonly string[]): T {
-  return secrets.length === 0 ? value : (redactData(value, secrets, 1) as T);
+  return secrets.length === 0 ? value : (redactData(value, secrets) as T);
 }
 
 /**

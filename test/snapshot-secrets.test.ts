@@ -11,12 +11,15 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback, type Actor } from 'xstate';
 import { createRegistryLogic, discoverMcpServers, enabledServers, sealServerConfig, SessionTracker, type Logger } from '../src/index.js';
+import { LISTING_LIMITS } from '../src/connection/manifest.js';
+import { DATA_TOO_DEEP } from '../src/redact.js';
 import { serverSystemId } from '../machines/index.js';
 import type { ServerActorRef } from '../machines/server.machine.js';
 import type { McpReply, McpServerConfig } from '../machines/types.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
 import { descendantsOfThisProcess, STDIO_FIXTURE, stdioFixture } from './support/fixtures.js';
 import { everythingStdio } from './support/everything.js';
+import { hostileServer } from './support/hostile.js';
 
 /** What `${SECRET}` and `${ARG_SECRET}` hold in the environment; the second only ever lands in args. */
 const VARIABLE_CANARY = 'canary-variable-3c9e51d7';
@@ -274,6 +277,27 @@ describe('a persisted registry snapshot', () => {
     expect(everythingServer.getSnapshot().context.subscriptions).toEqual([plain]);
     await vi.waitFor(() => expect(logs.received()).toContainEqual(expect.objectContaining({ data: expect.stringContaining(`Received Subscribe Resource request for URI: ${plain}`) })), { timeout: 10_000 });
     for (const canary of [...CANARIES, PASSWORD_CANARY]) expect(lines.join('\n')).not.toContain(canary);
+  });
+
+  it("keeps a tool schema as deep as a listing keeps one whole, with a secret in its entry: nothing is cut short", async () => {
+    // The hostile fixture's `deep` tool nests two objects a level ({"type":"object","properties":{"x":…}}): this is the deepest
+    // tool the listing keeps as sent (LISTING_LIMITS.maxDepth levels, the tool's own object included).
+    const levels = (LISTING_LIMITS.maxDepth - 2) / 2;
+    const registry = start(collectingLogger().logger, { servers: { deep: { ...hostileServer('--deep', String(levels)), env: { TOKEN: ENV_CANARY } } } });
+    expect(await load(registry, 'deep')).toMatchObject({ type: 'mcp.loaded' });
+    const caller = inbox();
+    registry.send({ type: 'mcp.callTool', server: 'deep', tool: 'change', arguments: {}, replyTo: caller.ref, requestId: 'change' });
+    const manifest = () => (registry.system.get(serverSystemId('deep')) as ServerActorRef).getSnapshot().context.manifest;
+    await vi.waitFor(() => expect(manifest()?.tools.map(({ name }) => name)).toContain('deep'), { timeout: 10_000 });
+    const listed = manifest()!.tools.find(({ name }) => name === 'deep')!;
+    expect(listed.description).toBe('Takes a deep form');
+
+    const json = await persistThroughJson(registry);
+    expect(json).not.toContain(ENV_CANARY);
+    expect(json).not.toContain(DATA_TOO_DEEP);
+    const restored = start(collectingLogger().logger, { snapshot: JSON.parse(json) });
+    const kept = (restored.system.get(serverSystemId('deep')) as ServerActorRef).getSnapshot().context.manifest?.tools.find(({ name }) => name === 'deep');
+    expect(kept?.inputSchema).toEqual(listed.inputSchema);
   });
 
   it('tells a changed hidden value from an unchanged one without holding either: the definition changes, so the server reconnects', () => {
