@@ -4,10 +4,11 @@
  * server's resources) starts exactly that server.
  */
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SimulatedClock } from 'xstate';
 import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type LoaderTool } from '../src/index.js';
 import { indexServers } from '../src/entries/config.js';
-import { descendantsOfThisProcess } from './support/fixtures.js';
+import { descendantsOfThisProcess, stdioFixture } from './support/fixtures.js';
 import { seedManifestIndex } from './support/seeded-index.js';
 import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
 
@@ -97,5 +98,30 @@ describe('search, then call, on servers that are not running', () => {
     const resource = await read.execute({ server: 'everything', uri: 'demo://resource/dynamic/text/1' });
     expect(resource).toMatchObject({ isError: true, text: expect.stringContaining('Call load_mcp with server "everything" first') });
     expect(manager.openSessionCount()).toBe(0);
+  });
+});
+
+describe('call after search on an indexed server that is down', () => {
+  it('answers with the failed attempt\'s error and advice at once, while the server keeps retrying on its backoff for later calls', async () => {
+    const indexPath = path.join(reference.folder, 'index', 'mcp-index.json');
+    // Exits as it is asked to initialize, so every attempt fails; indexed when it still worked.
+    const broken = stdioFixture('--mode', 'exit-on-initialize');
+    const index = new ManifestIndex({ path: indexPath });
+    index.record('broken', broken, { tools: [{ name: 'noop', inputSchema: { type: 'object' } }], resources: [], resourceTemplates: [], prompts: [] });
+    await index.flush();
+    // The backoff between attempts runs on this clock, which the test never advances.
+    const manager = new McpConnectionManager({ logger: silentLogger, clock: new SimulatedClock() });
+    managers.push(manager);
+    const tools = createLoaderTools({ manager, servers: { broken }, manifestIndex: new ManifestIndex({ path: indexPath }) });
+    const call = tools.find((tool) => tool.name === 'call_mcp_tool')!;
+
+    let answer: Awaited<ReturnType<LoaderTool['execute']>> | undefined;
+    void call.execute({ server: 'broken', tool: 'noop', arguments: {} }).then((result) => (answer = result));
+    await vi.waitFor(() => expect(answer).toBeDefined(), { timeout: 15_000 });
+    expect(answer).toMatchObject({ isError: true, failed: 'CONNECT_FAILED' });
+    expect(answer!.text).toMatch(/^Could not load MCP server "broken" \(state: error\)\.\nError: Could not connect to MCP server "broken": its process exited at start with code 3\./);
+    expect(answer!.text).not.toContain('Gave up');
+    expect(answer!.text).toContain("What you can do: the server's command fails at start");
+    expect(manager.serverStatus('broken')?.substate).toBe('error.retrying');
   });
 });

@@ -43,11 +43,29 @@ export async function connectIfIndexed(
   const unknown = tool !== undefined && !indexed.some((known) => known.name === tool);
   if (unknown && !searchable.indexedPastTtl(server)) return notSentResult(unknownToolText(catalog, server, tool, indexed), 'unknown_tool');
   try {
-    await manager.connect(server);
+    await connectedOrFirstFailure(manager, server);
     return undefined;
   } catch (error) {
     return failedResult(loadFailureText(server, manager.getState(server), error), error);
   }
+}
+
+/**
+ * Connects, but gives up waiting at the first failed attempt: the model asked for a call, not a
+ * load, and should not wait through every backoff of a server that is down. The chart goes on
+ * retrying by itself for later calls; a config error is final there as everywhere.
+ */
+function connectedOrFirstFailure(manager: LoaderToolsManager, server: string): Promise<unknown> {
+  let stopListening = (): void => {};
+  const failed = new Promise<never>((_, reject) => {
+    stopListening = manager.on('mcp.stateChanged', (change) => {
+      if (change.server === server && change.state === 'error' && change.error !== undefined) reject(change.error);
+    });
+  });
+  const connected = manager.connect(server);
+  // Its rejection after every attempt is old news once the first failure was answered.
+  connected.catch(() => {});
+  return Promise.race([connected, failed]).finally(stopListening);
 }
 
 export function requestFailureResult(manager: LoaderToolsManager, server: string, error: unknown): LoaderToolResult {
