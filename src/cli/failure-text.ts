@@ -119,6 +119,9 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   if (status === 403) return `the server refused the credentials: check the "headers"${where(entry)}, or run \`mcp-statechart login ${server}\``;
   if (status === 404) return `nothing answers MCP at ${url ?? 'that URL'}: check the path in the "url"${where(entry)} (e.g. /mcp)`;
   if (status === 405) return `nothing answers MCP at ${url ?? 'that URL'}: check the "url"${where(entry)}`;
+  if (status === 502 || status === 503 || status === 504) {
+    return `the server could not be reached (HTTP ${status}): it, or a proxy or gateway in front of it, is unavailable for now; try again later`;
+  }
   if (status !== undefined && status >= 500) return `the server is up but failing (HTTP ${status}): check its logs, or try again later`;
   if (errno === 'ECONNREFUSED' || /fetch failed|ECONNREFUSED/.test(reason)) {
     return `nothing is listening at ${url ?? 'its address'}: is the server running?`;

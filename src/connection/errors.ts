@@ -32,6 +32,15 @@ function isOverLimit(error: unknown): boolean {
 }
 
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+/** What a proxy or gateway answers when the server behind it is down, overloaded or slow; a server may say 503 itself. */
+const UNAVAILABLE_STATUS = new Set([502, 503, 504]);
+
+/** An HTTP 502, 503 or 504: the server could not be reached for now, not a failure of the request. */
+export function isUnavailable(error: unknown): boolean {
+  const status = httpStatusOf(error);
+  return status !== undefined && UNAVAILABLE_STATUS.has(status);
+}
 const CONFIG_ERRNO = new Set(['ENOENT', 'EACCES', 'ENOTDIR', 'E2BIG', 'ERR_INVALID_URL']);
 const CONFIG_HTTP_STATUS = new Set([401, 403, 404, 405]);
 
@@ -156,6 +165,7 @@ function statusInOurWords(status: number, statusText: string | undefined, retryA
   if (status === 401) return `the server asks for authorization (${told})`;
   if (status === 403) return `the server refused access (${told})`;
   if (status === 404) return `there is no MCP endpoint at that URL (${told})`;
+  if (UNAVAILABLE_STATUS.has(status)) return `the server could not be reached (${told}, from it or a proxy or gateway in front of it)`;
   if (status >= 500) return `the server failed while answering (${told})`;
   return undefined;
 }
@@ -173,7 +183,7 @@ const SDK_STATUS_MESSAGE = /^(Version negotiation failed: |Error POSTing to endp
  * An HTTP failure in our words, with the server's error body, which the SDK keeps aside
  * (`data.text`) where nothing shows or redacts it: a copy that keeps the name, code and status.
  */
-function httpFailureInOurWords(error: unknown): unknown {
+export function httpFailureInOurWords(error: unknown): unknown {
   const status = httpStatusOf(error);
   if (status === undefined || !(error instanceof Error)) return error;
   const http = error instanceof SdkHttpError ? error : undefined;

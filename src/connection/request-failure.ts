@@ -5,7 +5,7 @@ import { toError } from '../../machines/to-error.js';
 import { redact, redactError } from '../redact.js';
 import { RequestFailedAlone } from '../request-failed-alone.js';
 import { capErrorText } from '../text-limits.js';
-import { isUnreachable, withErrorCode } from './errors.js';
+import { httpFailureInOurWords, isUnavailable, isUnreachable, withErrorCode } from './errors.js';
 import { missingHandlerAdvice, undeclaredInputAsked } from './missing-handler.js';
 import { pagesToOpen } from './url-elicitation.js';
 
@@ -32,7 +32,8 @@ export function requestFailure(connection: FailedConnection, what: string, answe
   const request = redact(what, secrets);
   if (signal?.aborted) return abortError(server, request, signal.reason);
   const error = answer instanceof ProtocolError && answer.data instanceof RequestFailedAlone ? answer.data : answer;
-  const clean = redactError(toError(error), secrets);
+  // The SDK says "Error POSTing to endpoint: <the proxy's page>" for a 502 from a balancer: said as unreachable, with the status.
+  const clean = redactError(toError(isUnavailable(error) ? httpFailureInOurWords(error) : error), secrets);
   if (connectionIsGone(connection, error)) {
     connection.lose(clean, sessionExpired(connection, error));
     return requestAbandonedError(server, 'lost', clean);
