@@ -16,6 +16,11 @@ const PRUNE_ABOVE = 2_000;
 
 /** The shortest word start wordsStartingWith answers for. */
 const WORD_START_LENGTH = 3;
+/**
+ * The longest word start kept: a word of n characters has n starts, so a server's 5 MB word (a
+ * description of one letter repeated) made millions of entries and stalled the tools' creation.
+ */
+const LONGEST_WORD_START = 64;
 const NO_WORDS: ReadonlySet<string> = new Set();
 
 export interface FieldSpec {
@@ -193,7 +198,8 @@ export class FieldIndex {
   /** Calls `each` with every start of a single word (no phrase pair) that byStart keeps. */
   private startsOf(term: string, each: (start: string) => void): void {
     if (term.includes(' ')) return;
-    for (let length = WORD_START_LENGTH; length < term.length; length++) each(term.slice(0, length));
+    const longest = Math.min(term.length - 1, LONGEST_WORD_START);
+    for (let length = WORD_START_LENGTH; length <= longest; length++) each(term.slice(0, length));
   }
 
   /** The words held (single words, not pairs) that begin with `start` and are longer than it. */

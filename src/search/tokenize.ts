@@ -21,7 +21,9 @@ export function splitWords(text: string): string[] {
     .replace(/(\w)['\u2019]s\b/g, '$1') // possessive: "the user's profile"
     .replace(/\b([A-Z]{2,})s\b/g, '$1') // an acronym's plural: URLs, IDs, PRs
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    // A lookahead, not `([A-Z]+)([A-Z][a-z])`: that backtracks over a run of capitals at every one of them,
+    // so a description of a few MB of capitals froze the process for hours.
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((word) => word.length > 0);
