@@ -1,4 +1,4 @@
-import type { McpServerEntry } from '../machines/types.js';
+import type { McpServerEntry, McpServerManifest } from '../machines/types.js';
 import { headerCredential, literalSecretsOf } from './literal-secrets.js';
 
 /** Shorter values are too common to hunt for ("1", "dev") and are not credentials. */
@@ -97,6 +97,47 @@ export function redactUrl(text: string): string {
   // A URI without an authority (`urn:…`, `mailto:…`, a resource's own scheme) is not given one.
   const authority = url.href.startsWith(`${url.protocol}//`) ? `//${credentials}${url.host}` : '';
   return `${url.protocol}${authority}${url.pathname}${query ? `?${query}` : ''}${url.hash}`;
+}
+
+/** A query or fragment parameter whose name contains one of these words holds a credential (`access_token`, `X-Amz-Signature`, `api_key`, OAuth's `code`). */
+const CREDENTIAL_PARAMETER = /token|secret|passw|pwd|auth|credential|session|cookie|bearer|jwt|sig|key|code/i;
+const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i;
+
+/**
+ * The one rule for a URI kept at rest (a persisted snapshot's subscriptions and listed resources,
+ * the manifest index): a value of the server's entry, the user info, and the value of each query
+ * or fragment parameter whose name names a credential are `[redacted]`; the rest stays as written
+ * (`?page=2`). The same text when it holds none of them.
+ */
+export function uriAtRest(uri: string, secrets: readonly string[]): string {
+  const clean = redact(uri, secrets).replace(USER_INFO, `$1${REDACTED}@`);
+  const hashAt = clean.indexOf('#');
+  const beforeHash = hashAt === -1 ? clean : clean.slice(0, hashAt);
+  const queryAt = beforeHash.indexOf('?');
+  const path = queryAt === -1 ? beforeHash : beforeHash.slice(0, queryAt);
+  const query = queryAt === -1 ? '' : `?${parametersAtRest(beforeHash.slice(queryAt + 1))}`;
+  const fragment = hashAt === -1 ? '' : `#${parametersAtRest(clean.slice(hashAt + 1))}`;
+  return `${path}${query}${fragment}`;
+}
+
+function parametersAtRest(parameters: string): string {
+  return parameters
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals === -1) return pair;
+      const name = pair.slice(0, equals);
+      return CREDENTIAL_PARAMETER.test(decodedOrRaw(name)) ? `${name}=${REDACTED}` : pair;
+    })
+    .join('&');
+}
+
+function decodedOrRaw(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
@@ -209,6 +250,16 @@ export function redactError<T>(error: T, secrets: readonly string[]): T | Error 
 /** `value` with every secret redacted in its strings and keys (the same shape): what of a server's own data is kept where the secrets must not be. */
 export function redactStrings<T>(value: T, secrets: readonly string[]): T {
   return secrets.length === 0 ? value : (redactData(value, secrets) as T);
+}
+
+/** A manifest as it is kept on disk: every value of the entry redacted in its strings, and each listed resource's URI by `uriAtRest`. */
+export function manifestAtRest(manifest: McpServerManifest, secrets: readonly string[]): McpServerManifest {
+  const kept = redactStrings(manifest, secrets);
+  const resources = kept.resources.map((resource) => {
+    const uri = uriAtRest(resource.uri, secrets);
+    return uri === resource.uri ? resource : { ...resource, uri };
+  });
+  return resources.every((resource, index) => resource === kept.resources[index]) ? kept : { ...kept, resources };
 }
 
 /**

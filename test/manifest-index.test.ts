@@ -244,6 +244,30 @@ describe('the file', () => {
     expect(text).toContain('Send [redacted] as X-Api-Key.');
   });
 
+  it("holds no credential a listed resource's URI carries, and keeps the rest of the URI as written", async () => {
+    const canaries = ['canary-index-password-41c7', 'canary-index-code-8e02', 'canary-index-entry-d3b9'];
+    const remote = { url: 'http://127.0.0.1:9/mcp', headers: { 'X-Api-Key': canaries[2]! } };
+    const resource = (uri: string) => ({ uri, name: uri.slice(0, 20) });
+    const manifest = {
+      tools: [],
+      resources: [
+        resource(`https://ann:${canaries[0]}@files.example/a.txt?page=2&code=${canaries[1]}#access_token=${canaries[1]}`),
+        resource(`docs://shelf/${canaries[2]}/b.md?sort=asc`),
+        resource('docs://shelf/c.md?page=2&lang=en'),
+      ],
+      resourceTemplates: [],
+      prompts: [],
+    };
+    const index = new ManifestIndex({ path: indexPath });
+    expect(index.record('remote', remote, manifest)).toEqual({ stored: true });
+    await index.flush();
+    const text = readFileSync(indexPath, 'utf8');
+    for (const canary of canaries) expect(text).not.toContain(canary);
+    expect(text).toContain('"https://[redacted]@files.example/a.txt?page=2&code=[redacted]#access_token=[redacted]"');
+    expect(text).toContain('"docs://shelf/[redacted]/b.md?sort=asc"');
+    expect(text).toContain('"docs://shelf/c.md?page=2&lang=en"');
+  });
+
   it('keys the fingerprint: without the key file, a guessed definition cannot be checked against it', () => {
     const config = { ...stdioFixture(), env: { API_TOKEN: 'guess-me' } };
     const mine = new ManifestIndex({ path: indexPath }).fingerprint(config);

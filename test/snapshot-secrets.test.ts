@@ -32,6 +32,8 @@ const API_KEY_CANARY = 'canary-literal-api-key-7e3b55';
 const QUERY_CANARY = 'canary-literal-query-a90c2f';
 /** The password of a subscribed URI. */
 const PASSWORD_CANARY = 'canary-uri-password-5b17e9';
+/** Credentials in the URI of a resource a server lists, which its entry knows nothing of. */
+const LISTED_CANARIES = ['canary-listed-password-0e5d', 'canary-listed-sig-93f1a7'];
 const CANARIES = [VARIABLE_CANARY, ARG_CANARY, ENV_CANARY, HEADER_CANARY, API_KEY_CANARY, QUERY_CANARY];
 const variables = { SECRET: VARIABLE_CANARY, ARG_SECRET: ARG_CANARY };
 
@@ -240,9 +242,14 @@ describe('a persisted registry snapshot', () => {
     }
   });
 
-  it('written to a file, holds no secret a server quoted or a subscribed URI carried; restored, it subscribes again to the URIs without one', async () => {
-    const plain = 'demo://resource/static/document/architecture.md';
-    const withCredentials = [`${plain}?token=${QUERY_CANARY}`, `demo://alice:${PASSWORD_CANARY}@docs/readme`, `demo://notes/${VARIABLE_CANARY}`];
+  it('written to a file, holds no secret a server quoted or a URI carried; restored, it subscribes again to the URIs without one', async () => {
+    const document = 'demo://resource/static/document/architecture.md';
+    // A query that names no credential is no credential: that URI is kept.
+    const kept = [document, `${document}?page=2`];
+    const withCredentials = [`${document}?page=3&token=${QUERY_CANARY}`, `demo://alice:${PASSWORD_CANARY}@docs/readme`, `demo://notes/${VARIABLE_CANARY}`];
+    const [listedPassword, listedSig] = LISTED_CANARIES;
+    const listedFile = join(folder, 'listed-uri.txt');
+    writeFileSync(listedFile, `https://reader:${listedPassword}@docs.example/report?page=2&sig=${listedSig}`);
     const { lines, logger } = collectingLogger();
     const servers = await discover({
       // Its echo tool's description quotes the value of TOKEN.
@@ -250,11 +257,13 @@ describe('a persisted registry snapshot', () => {
       // Through a variable, so the restored server connects by itself.
       everything: { ...everythingStdio(), env: { API_KEY: '${SECRET}' } },
       remote: { url: http.url, headers: { Authorization: 'Bearer ${SECRET}', 'X-Api-Key': HEADER_CANARY } },
+      // It lists one resource, whose URI carries credentials of the server's own (read from a file: its entry knows none of them).
+      lister: hostileServer('--resource-file', listedFile),
     });
     const registry = start(logger, { servers });
-    for (const server of ['quoting', 'everything', 'remote']) expect(await load(registry, server)).toMatchObject({ type: 'mcp.loaded' });
+    for (const server of ['quoting', 'everything', 'remote', 'lister']) expect(await load(registry, server)).toMatchObject({ type: 'mcp.loaded' });
     const caller = inbox();
-    for (const uri of [plain, ...withCredentials]) {
+    for (const uri of [...kept, ...withCredentials]) {
       registry.send({ type: 'mcp.subscribeResource', server: 'everything', uri, replyTo: caller.ref, requestId: uri });
       await vi.waitFor(() => expect(caller.reply(uri)).toMatchObject({ type: 'mcp.resourceSubscribed' }), { timeout: 10_000 });
     }
@@ -266,16 +275,22 @@ describe('a persisted registry snapshot', () => {
     writeFileSync(file, await persistThroughJson(registry));
 
     const onDisk = readFileSync(file, 'utf8');
-    for (const canary of [...CANARIES, PASSWORD_CANARY]) expect(onDisk).not.toContain(canary);
+    for (const canary of [...CANARIES, PASSWORD_CANARY, ...LISTED_CANARIES]) expect(onDisk).not.toContain(canary);
     expect(onDisk).toContain('signed with [redacted]');
+    // A listed resource stays listed: only its credentials go.
+    expect(onDisk).toContain('"https://[redacted]@docs.example/report?page=2&sig=[redacted]"');
 
     const restored = start(logger, { snapshot: JSON.parse(readFileSync(file, 'utf8')) });
     const logs = inbox();
     restored.send({ type: 'mcp.subscribe', replyTo: logs.ref, include: ['mcp.log'] });
     expect(await load(restored, 'everything')).toMatchObject({ type: 'mcp.loaded' });
     const everythingServer = restored.system.get(serverSystemId('everything')) as ServerActorRef;
-    expect(everythingServer.getSnapshot().context.subscriptions).toEqual([plain]);
-    await vi.waitFor(() => expect(logs.received()).toContainEqual(expect.objectContaining({ data: expect.stringContaining(`Received Subscribe Resource request for URI: ${plain}`) })), { timeout: 10_000 });
+    expect(everythingServer.getSnapshot().context.subscriptions).toEqual(kept);
+    for (const uri of kept) {
+      await vi.waitFor(() => expect(logs.received()).toContainEqual(expect.objectContaining({ data: expect.stringContaining(`Received Subscribe Resource request for URI: ${uri}`) })), {
+        timeout: 10_000,
+      });
+    }
     for (const canary of [...CANARIES, PASSWORD_CANARY]) expect(lines.join('\n')).not.toContain(canary);
   });
 

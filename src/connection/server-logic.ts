@@ -2,7 +2,7 @@ import { context } from '@opentelemetry/api';
 import { fromPromise, type AnyActorScope } from 'xstate';
 import { persistedWithRequestsInFlight, restoredAsDisconnected, serverMachine, type ConnectInput, type ConnectOutput, type ServerContext, type ServerEvent } from '../../machines/server.machine.js';
 import { describeRequest } from '../../machines/errors.js';
-import { redact, redactStrings, redactUrl, secretsOf } from '../redact.js';
+import { manifestAtRest, redact, secretsOf, uriAtRest } from '../redact.js';
 import { openSession, type ConnectionDeps } from './open-session.js';
 import { createSessionActor } from './session-actor.js';
 import { withOverrides } from '../provide-overrides.js';
@@ -56,16 +56,16 @@ export function persistAndRestore(logic: typeof serverMachine, tracker: Pick<Ses
 }
 
 /**
- * What a persisted snapshot keeps of the server's own data: what a log may show (src/redact.ts).
- * A tool description or the server's instructions may quote a value of its entry: redacted. A
- * subscribed URI that carries a credential (a value of the entry, a user or password, a query
- * value: `redactUrl`'s rule) is left out rather than kept redacted, which would name another
- * resource: the restored server subscribes again to the others only.
+ * What a persisted snapshot keeps of the server's own data (src/redact.ts). A tool description or
+ * the server's instructions may quote a value of its entry: redacted, and listed resources' URIs
+ * by `uriAtRest`. A subscribed URI that carries a credential by that rule is left out rather than
+ * kept redacted, which would name another resource: the restored server subscribes again to the
+ * others only.
  */
 function atRest({ manifest, subscriptions }: ServerContext, secrets: readonly string[]): Pick<ServerContext, 'manifest' | 'subscriptions'> {
   return {
-    manifest: manifest && redactStrings(manifest, secrets),
-    subscriptions: subscriptions.filter((uri) => redactUrl(uri) === uri && redact(uri, secrets) === uri),
+    manifest: manifest && manifestAtRest(manifest, secrets),
+    subscriptions: subscriptions.filter((uri) => uriAtRest(uri, secrets) === uri),
   };
 }
 

@@ -23,7 +23,7 @@ import type { McpServerConfig, McpServerManifest } from '../../machines/types.js
 import { nameRecord } from '../../machines/name-record.js';
 import { withFileLock } from '../config/file-lock.js';
 import { stderrLogger, type Logger } from '../logger.js';
-import { redactStrings, secretsOf } from '../redact.js';
+import { manifestAtRest, redactStrings, secretsOf } from '../redact.js';
 import { definitionFingerprint, loadOrCreateKey } from './fingerprint.js';
 import { indexedInstructions, indexedManifest, MAX_INDEXED_BYTES, parseIndexedManifest } from './indexed-manifest.js';
 
@@ -497,9 +497,9 @@ export class ManifestIndex {
     projectFile?: string,
     handshake: Pick<IndexEntry, 'era' | 'instructions'> = {},
   ): RecordOutcome {
-    // Written to disk: a description or the instructions may quote a value of the entry (src/redact.ts).
+    // Written to disk: a description or the instructions may quote a value of the entry, a resource's URI carry a credential (src/redact.ts).
     const secrets = secretsOf(config);
-    const kept = redactStrings(indexedManifest(manifest), secrets);
+    const kept = manifestAtRest(indexedManifest(manifest), secrets);
     const bytes = Buffer.byteLength(JSON.stringify(kept));
     if (bytes > MAX_INDEXED_BYTES) {
       this.file.reloadIfReplaced();
