@@ -1,7 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLoaderTools, DEFAULT_RESULT_BUDGET, McpConnectionManager, silentLogger, type LoaderTool } from '../src/index.js';
 import { inMemoryFixture } from './support/fixtures.js';
 import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
+
+const HOSTILE_SERVER = fileURLToPath(new URL('./fixtures/hostile-server.mjs', import.meta.url));
 
 interface Summary {
   instructions?: string;
@@ -84,6 +87,18 @@ describe('load_mcp within the result budget', () => {
     expect(summary.form).toBe('short');
     expect(summary.tools.map((tool) => tool.name)).toContain('echo');
   });
+
+  it('gives one tool whose description is over the budget with its input schema, the description shortened and saying so', async () => {
+    // A real process: each of its tools has a description of 40 KB, more than the whole budget.
+    const [load] = toolsOver({ hostile: { command: process.execPath, args: [HOSTILE_SERVER, '--long-descriptions', '40'] } });
+    const result = await load!.execute({ server: 'hostile', tool: 'echo' });
+
+    expect(result.isError).toBe(false);
+    expect(result.text.length).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET);
+    const { tool } = JSON.parse(result.text) as { tool: Summary['tools'][number] };
+    expect(tool).toMatchObject({ name: 'echo', inputSchema: { type: 'object' } });
+    expect(tool.description).toMatch(/^the echo toolx+ \[description cut: [\d,]+ of 40,973 characters shown\]$/);
+  }, 30_000);
 
   it('answers a tool it does not have with the names it has', async () => {
     const [load] = toolsOver({ fixture: { command: 'unused-in-memory' } }, { transportFactory: inMemoryFixture().factory });

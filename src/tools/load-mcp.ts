@@ -3,6 +3,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerManifest } from '../../machines/types.js';
 import { abortError } from '../../machines/errors.js';
 import { terminalLine } from '../../machines/control-characters.js';
+import { sliceWithinBudget } from '../text-limits.js';
 import { quoted } from './model-text.js';
 import { defineLoaderTool } from './define-tool.js';
 import { loadFailureText } from './failure-text.js';
@@ -54,11 +55,33 @@ async function manifestOf(manager: LoaderToolsManager, server: string): Promise<
   return manifest;
 }
 
-/** One tool's full entry, for a manifest that came in its short form. A denied tool reads as unknown. */
-function oneToolResult(catalog: ServerCatalog, server: string, name: string, tools: Tool[]): LoaderToolResult {
+/** Room kept, in a shortened description, for the note saying so and the JSON's escapes. */
+const DESCRIPTION_CUT_MARGIN = 200;
+
+/**
+ * One tool's full entry, for a manifest that came in its short form. A denied tool reads as unknown.
+ * A description too long for the budget is shortened here, with a note: cut at the budget as any
+ * text is, the entry would lose its input schema, the one thing the model asked for.
+ */
+function oneToolResult(catalog: ServerCatalog, server: string, name: string, tools: Tool[], budget: number): LoaderToolResult {
   const tool = tools.find((known) => known.name === name);
   if (!tool) return errorResult(unknownToolText(catalog, server, name, tools));
-  const text = manifestJson({ server, tool: toolSummary(tool, true) });
+  const summary = toolSummary(tool, true);
+  const whole = manifestJson({ server, tool: summary });
+  const { description } = summary;
+  if (whole.length <= budget || description === undefined) return okResult(whole, JSON.parse(whole));
+  const shortened = (length: number) => {
+    const kept = sliceWithinBudget(description, Math.max(0, length));
+    const note = ` [description cut: ${kept.length.toLocaleString('en-US')} of ${description.length.toLocaleString('en-US')} characters shown]`;
+    return manifestJson({ server, tool: { ...summary, description: `${kept}${note}` } });
+  };
+  // Escaped control characters take up to six characters each: the room is shared out in proportion.
+  const written = manifestJson(description).length;
+  const room = budget - (whole.length - written) - DESCRIPTION_CUT_MARGIN;
+  const length = Math.floor((description.length * Math.max(0, room)) / written);
+  let text = shortened(length);
+  // Each character taken off the description takes at least one off the text.
+  if (text.length > budget) text = shortened(length - (text.length - budget));
   return okResult(text, JSON.parse(text));
 }
 
@@ -105,7 +128,7 @@ export function loadMcpTool(context: LoaderToolContext): LoaderTool {
           return errorResult(loadFailureText(server, manager.getState(server), error), error);
         }
         const allowed = { ...manifest, tools: manifest.tools.filter((known) => catalog.allowsTool(server, known.name)) };
-        if (tool !== undefined) return oneToolResult(catalog, server, tool, allowed.tools);
+        if (tool !== undefined) return oneToolResult(catalog, server, tool, allowed.tools, resultBudget);
         const { text } = summarizeManifest(server, manager.getState(server), allowed, {
           instructions: manager.getClient(server)?.getInstructions(),
           budget: resultBudget,
