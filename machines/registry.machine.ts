@@ -84,6 +84,17 @@ function serverOf(event: RegistryEvent): string {
   return isAddressed(event) ? event.server : '';
 }
 
+/**
+ * Whether a server's report comes from the server actor this registry spawned for that name. The
+ * protocol's types keep `mcp.server.*` events away from embedders, but plain JavaScript or a cast
+ * may send one: it would tell subscribers of a state no server is in, or stop a server.
+ */
+function isOwnReport(context: RegistryContext, event: RegistryEvent): boolean {
+  if (event.type !== 'mcp.server.stateChanged' && event.type !== 'mcp.server.manifestChanged' && event.type !== 'mcp.server.notification') return false;
+  const actor = serverActorOf(context, event.server);
+  return actor !== undefined && actor === event.origin;
+}
+
 /** Whether a subscriber can still receive events: an actor that stopped (or finished) cannot. */
 function isListening(subscriber: RegistrySubscriber): boolean {
   return subscriber.replyTo.getSnapshot().status === 'active';
@@ -216,8 +227,10 @@ export const registryMachine = setup({
     'is disabled server': ({ context, event }) => context.servers[serverOf(event)]?.disabled === true,
     'is spawned server': ({ context, event }) => Object.hasOwn(context.actors, serverOf(event)),
     'is connected server': ({ context, event }) => connectedSession(context, serverOf(event)) !== undefined,
+    'is reported by its server actor': ({ context, event }) => isOwnReport(context, event),
     'is a removed server now disconnected': ({ context, event }) => {
-      return event.type === 'mcp.server.stateChanged' && event.state === 'disconnected' && !Object.hasOwn(context.servers, event.server);
+      if (event.type !== 'mcp.server.stateChanged' || !isOwnReport(context, event)) return false;
+      return event.state === 'disconnected' && !Object.hasOwn(context.servers, event.server);
     },
   },
   actions: {
@@ -348,7 +361,7 @@ export const registryMachine = setup({
     }),
     'report state change': enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'mcp.server.stateChanged');
-      const { type: _type, ...report } = event;
+      const { type: _type, origin: _origin, ...report } = event;
       const change = { type: 'mcp.stateChanged' as const, ...report } satisfies McpRegistryEmitted;
       enqueue.emit(change);
       for (const { replyTo } of context.subscribers) enqueue.sendTo(replyTo, change);
@@ -413,7 +426,7 @@ export const registryMachine = setup({
     'close sessions of crashed server': () => {},
   },
 }).createMachine({
-  /** @xstate-layout N4IgpgJg5mDOIC5QCcxQJawC7IJ4DoBjAewDsAzdKAV2QEMt0yBiAW0IAcizKbUBtAAwBdRKA7FY6RmTEgAHogBsAZgBMAGhC5EatQA4Avoa2oM2PPlQBHanCyw2nfABtidCENFIQEqTNI5RQQATn1NbV0DY1M0TBwCGztsR3YuNw9+AEZvcUlpJkCfYLCInQQ1ABZKmJAzeMsk+1TnDM81XN98gKDEUq1ytSVBWvqLRLBbZqd0908VTr8C2WK+8IHdAHYlUbjxq0nkhxmiOhcXABViYhcvOSWe1dD1yIqQtV3zBIOplJPCM6Xa63HL3bqFXrPMqIFSCIwmOp7b5NP5pU7nK43fgdMH+CFPfqvdQ1BFjZGHaZogEY4H8Ba45ZFUAlF7lFSVEakpGNCmo5zUoFYyqLcErZlraEIFQAVh2XK+PN+xypgMxt2lIrxYoUEo2Us2H3lDQmSpaXFQHgASnBiLRCGA7j4HvjxVC9Sp9PDYgqTUczQcrTa7Q7QU7RUydW7XhySd7jT8-ScLRBrbBbch7djNYzIYTypU1Jy4-sUcrnMnU+nM-Sw1qIyzJZUVHLi+TTUmwIG08H+MKGY9XXnEJVpYbW4rE2iK0GMw6Nf2XZGhwhKkovYifQnKc4YFgAArIYisDhYR15Ou51nD-Sxjfx0v+3cHo8n7LZgdLq8IaWCIt3ku8mWXBPoex6njitY5gSX7SlkLb-m2k47mA+6ga+NbnlBg4weonz3oBj4oc+YG9u+i4Nnq0qVOuZITtuwFEWhp7zpBH4Ua8sq3rRvr0fgsDUAARrAhDIOgAlgJWPYiAu2rseU0r6H+3FbnyXD8UJIliRJM6ZqGmFsbqHEhPBykPic6nCaJ4mSbOWYyfWhnlEoWRjghdGqXxgmWVpNnVmRsmOco0RGgB7ZohZmnWTpDp9qx5GBQgSjVHhoVIWpXmRdp3a2Sx+nxVGTnDCliG8dQpARVZWVVg60lxQFBXKNsxXuUB+BlRVPnRW+9mXpKSjvM1PEee1GWVb5DoQXl9XLpscKDSprUjRpY1dRhXQXtBkoGlx3JDYt5WjZ12WZrFU0OQ1CCbBy81mWiS3eVFx1zv550zbKN0Ef8dCkPaty1WdvV6psBrzR1J6FP6HXiWe61YZGMqCHqeg0btnnLeg4NkP692ZTDzr1QjSPJSF3xgwEkNgMgABulN8VgDBgAAwgAFt9MCeP9sMGVKP5I0VJOWGTEPmZTNPIPgrDfeg5D2CzbOQHj4aQoTrxqE1AsEELWMi9TtOkMQjCUACASKxtroq4MA0a640tgIQuCEC4YAnFgtqEMzptw8EWTVCoSPBeOBAuLb9uO87aIQJgJCkKQdunpz+PnT7TZEztm7BzLodOyckfCWQseEFgACC5ye9zyd+6r-OBzbmcO9n4Wi7T2AM3LpDs2X+UV0j6s1xndv1878gt1gYD4JTh7i3QhfEOLABUnf1d3qtWwi+sQHAcjcT1TxwXqcHzdHvC0Awi6J8rShKP7KObg+O+ukl+jX6Dh2Y+V9-w4jqsB25Qch4PH8ShhGfsYQwQA */
+  /** @xstate-layout N4IgpgJg5mDOIC5QCcxQJawC7IJ4DoBjAewDsAzdKAV2QEMt0yBiAW0IAcizKbUBtAAwBdRKA7FY6RmTEgAHogDsAJgAsAGhC5EKlQA4Avoa2oM2PPlQBHanCyw2nfABtidCENFIQEqTNI5RQQARkElTW1dA2NTNEwcAhs7bEd2LjcPfhDvcUlpJkCfYLCIrR0EdTVYkDMEy2T7NOdMzxVc33yAoMRSyIqVADZBGrqLJLBbJqcM908AZg6-Atli3vD+3SVB0fjxq0mUhxmiOhcXABViYhcvOWXutdCN8t0AThVd80SDqdSTwhnS7XW45e5dQo9Z5lKIIeaCIwmWp7H6Nf7pU7nK43fjtcH+SFPPqvOHqL71CZ-Y4YwFYkH8Rb4lZFUAlF6w+ZqEZIsaow7TGlA7G3NRLCGrVnrGEVeYAVh2PJRDX56OctOBONlYoJEoUUs2cNU5P2aOpzlQHgASnBiLRCGA7j4HoTJdCDfN9Ii4t9lVTmlwLRBrbBbch7dltcyocTYVzqoqfZSjv6DlabXaHXineKWXq3SS1Cpud6Kb9kydA8HQ+HGdmdbm2dLEGp5gqSyaVWaA2A0yGM-xRUzHq6YxU1LLPgnS6aU5X02GHVqhy686Pm4MvcjE2WBc4YFgAArIYisDhYR15evR9lj-Tx9t8v0nfdHk9niPL3WNg2ywTFrfTp2KYvsep7nlml5RkSN6ILKIRtgBHZPhiIFvuetaQcOq4wQgsrzJOD6+uWKFgIeoHvoOdZQSOOGymom68kRu5cKhYH8EuVFYd+JLyveiGPsRziwNQABGsCEMg6AiWAVb9iIn4NvqPH6P+jFJsx+DCWJElSTJ87hmCnErtxsKym8CFqTuqpcFp4mSdJskLrikZcUpsKDCEBH8Ux1maaJdm6Y5NYucZbkVIMMRTkhgk2f5OkOfpDqUZhoX5u5ah8ZZM4nLZ8V6X2TkcSlX5hYggzDMaAkadQpC5fZ+XVg68lGSVaXhdslU+V2+A1XVgWJR+LWKW1ZUfJ16m+b1cX1UFmYha1a4IEoCLjVZ3VTdpM0DRhnRXtBTZLWSUVVZNtXTf1BXhslu3UdhB0RKpSoTetZ2bRdjXsfNw2LUo8qrdlgqkPatzNcV304UoRrHZYfVnoUKZ9dJF43a5CAZSoJJ6AxT1+W9cNkCmG0BUjoMo6l6OYxlq2wwECNgMgABu9OaVgDBgAAwgAFnQpAwJ4pPOq1FOwkMj3bjT8M5fTTPIPgrA8+g5D2FzPN88jgvDcLAwddDBASwTUuM8zpDEIwlCAgE6s5lCWvvF5lkuIrYCELghAuGAJxYLahCc1be0jnhsqY5FhEEI7Ssu27HsYhAmAkKQpDO+eAvW0SgeU5lOPh87rvuycsfiWQieEFgACC5x+7dJTpyLFW664TuR3nGKwNLzPYGzKu85AleoyENfaxZWeN7nHvyB3WBgPg9PHrLdAl8QssAFS96l-dypjY01CbEBwHIakKdGgwkvBq3x7wtAMCuGs27K+jB9j24zofTwPQ-1PnfjtUv668Lv-X2cm5gB-thN4gh-7GCAA */
   id: 'registry',
   description: 'Owns one server actor per configured name, spawned on first use, and routes the registry protocol to them; replies go straight to each request\'s replyTo. Its four regions, one per concern, are all active at once and never change state: each handles its own events of the protocol.',
   context: ({ input }) => ({
@@ -449,13 +462,13 @@ export const registryMachine = setup({
     },
     subscriptions: {
       description:
-        'Who hears what: actors that subscribed get every state and manifest change, and the server notifications they asked for; all of it is emitted too. A subscriber that stopped is dropped before the next report.',
+        'Who hears what: actors that subscribed get every state and manifest change, and the server notifications they asked for; all of it is emitted too. Only what the server actor spawned for a name reports is passed on. A subscriber that stopped is dropped before the next report.',
       on: {
         'mcp.subscribe': { actions: 'add subscriber' },
         'mcp.unsubscribe': { actions: 'remove subscriber' },
-        'mcp.server.stateChanged': { actions: ['forget stopped subscribers', 'report state change'] },
-        'mcp.server.manifestChanged': { actions: ['forget stopped subscribers', 'report manifest change'] },
-        'mcp.server.notification': { actions: ['forget stopped subscribers', 'report notification'] },
+        'mcp.server.stateChanged': { guard: 'is reported by its server actor', actions: ['forget stopped subscribers', 'report state change'] },
+        'mcp.server.manifestChanged': { guard: 'is reported by its server actor', actions: ['forget stopped subscribers', 'report manifest change'] },
+        'mcp.server.notification': { guard: 'is reported by its server actor', actions: ['forget stopped subscribers', 'report notification'] },
       },
     },
     lifecycle: {

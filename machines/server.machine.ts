@@ -181,10 +181,15 @@ export type ConnectOutcome =
 /** How a `close` actor (`closeSession`) ends: the session is closed, its process gone. */
 export type CloseOutcome = { type: 'xstate.done.actor.close'; output: void };
 
-/** What a server reports to its registry (a parent chart). */
+/**
+ * What a server reports to its registry (a parent chart). `origin` is the reporting server actor
+ * itself: the registry honours a report only from the actor it spawned for `server`, so an event
+ * of this shape sent from elsewhere (plain JavaScript, a cast) is ignored.
+ */
 export type ChildReport =
   | {
       type: 'mcp.server.stateChanged';
+      origin: AnyActorRef;
       server: string;
       state: PublicServerState;
       substate: ServerSubstate;
@@ -194,8 +199,8 @@ export type ChildReport =
       protocolVersion?: string;
       error?: McpServerError;
     }
-  | { type: 'mcp.server.manifestChanged'; server: string; manifest: McpServerManifest; changes: McpManifestChanges }
-  | { type: 'mcp.server.notification'; server: string; event: McpHostEmitted };
+  | { type: 'mcp.server.manifestChanged'; origin: AnyActorRef; server: string; manifest: McpServerManifest; changes: McpManifestChanges }
+  | { type: 'mcp.server.notification'; origin: AnyActorRef; server: string; event: McpHostEmitted };
 
 /** Tags the façade and embedders may read instead of the chart's structure. */
 export const SERVER_TAGS = {
@@ -267,13 +272,14 @@ export const serverMachine = setup({
     },
   },
   actions: {
-    'report state to registry': enqueueActions(({ context, event, enqueue }, { substate }: { substate: ServerSubstate }) => {
+    'report state to registry': enqueueActions(({ context, event, enqueue, self }, { substate }: { substate: ServerSubstate }) => {
       if (!context.reportsToParent) return;
       const state = publicStateOf(substate);
       const retrying = substate === 'error.retrying';
       enqueue(
         sendParent({
           type: 'mcp.server.stateChanged',
+          origin: self,
           server: context.name,
           state,
           substate,
@@ -441,23 +447,24 @@ export const serverMachine = setup({
       }
       enqueue.assign({ rereads: [] });
     }),
-    'store manifest and report it': enqueueActions(({ context, event, enqueue }) => {
+    'store manifest and report it': enqueueActions(({ context, event, enqueue, self }) => {
       assertEvent(event, 'MANIFEST_CHANGED');
       enqueue.assign({ manifest: event.manifest });
       if (!context.reportsToParent) return;
       enqueue(
         sendParent({
           type: 'mcp.server.manifestChanged',
+          origin: self,
           server: context.name,
           manifest: event.manifest,
           changes: event.changes,
         } satisfies ChildReport),
       );
     }),
-    'report notification to registry': enqueueActions(({ context, event, enqueue }) => {
+    'report notification to registry': enqueueActions(({ context, event, enqueue, self }) => {
       assertEvent(event, 'NOTIFICATION');
       if (!context.reportsToParent) return;
-      enqueue(sendParent({ type: 'mcp.server.notification', server: context.name, event: event.event } satisfies ChildReport));
+      enqueue(sendParent({ type: 'mcp.server.notification', origin: self, server: context.name, event: event.event } satisfies ChildReport));
     }),
     'apply new definition': assign(({ event }) => {
       assertEvent(event, 'RECONFIGURE');

@@ -42,7 +42,9 @@ const PROTOCOL = [
   'mcp.disconnect',
   'mcp.disconnectAll',
 ];
-const model = createRegistryTestModel({ config: CONFIG });
+/** The actor the model's forged child reports come from (its requests' replyTo). */
+const FORGER = createEmptyActor();
+const model = createRegistryTestModel({ config: CONFIG, replyTo: FORGER });
 const coverage = new CoverageRecorder(registryMachine);
 const fast = { interval: 2, timeout: 5_000 };
 
@@ -122,13 +124,19 @@ async function replay(path: RegistryPath): Promise<void> {
         return found[0]!;
       }, fast);
       expect(describeReply(reply), `${event.type} for "${event.server}"`).toEqual(expected);
-    } else if (event.type === 'mcp.server.notification') {
+    } else if ('origin' in event && event.origin === FORGER) {
+      // Not from the server's actor: nothing is reported, nothing stopped.
       const before = registry.emitted.length;
       registry.actor.send(event);
+      expect(registry.emitted.slice(before)).toEqual([]);
+    } else if (event.type === 'mcp.server.notification') {
+      const before = registry.emitted.length;
+      registry.actor.send({ ...event, origin: registry.actor.getSnapshot().context.actors[event.server]! });
       expect(registry.emitted.slice(before)).toEqual([event.event]);
     } else if (event.type === 'mcp.server.stateChanged' || event.type === 'mcp.server.manifestChanged') {
       const before = registry.emitted.length;
-      registry.actor.send(event);
+      // The model's report came from the model's child: here, from the real one.
+      registry.actor.send({ ...event, origin: registry.actor.getSnapshot().context.actors[event.server]! });
       const hosted = registry.emitted.slice(before).map(({ type, server }) => ({ type, server }));
       expect(hosted).toContainEqual({ type: event.type.replace('mcp.server.', 'mcp.'), server: event.server });
     } else {

@@ -3,7 +3,8 @@ import { McpServerError } from '../../machines/errors.js';
  * A model of the registry chart: its states (one per parallel region) never change, so the abstract state is what
  * its routing guards read — which servers are spawned, and which definition is configured.
  * The events are the registry protocol (docs/ARCHITECTURE.md) for an enabled, a disabled and an unknown server and an
- * empty name, the reports of a child, and a child crash.
+ * empty name, the reports of a child (from the spawned server actor, and the same sent by another actor, which are
+ * ignored), and a child crash.
  */
 import { createEmptyActor, initialTransition, transition, type ActorLogic, type AnyActorRef } from 'xstate';
 import { TestModel } from 'xstate/graph';
@@ -120,23 +121,37 @@ export function createRegistryTestModel(options: RegistryTestModelOptions = {}):
     { type: 'mcp.configure', servers: modelServers(config, 'A') },
     { type: 'mcp.configure', servers: modelServers(config, 'B') },
     { type: 'mcp.configure', servers: modelServers(config, 'removed') },
-    { type: 'mcp.server.stateChanged', server: enabled, state: 'error', substate: 'error.failed', attempt: 1, error: new McpServerError('CONNECT_FAILED', enabled, 'reported by the child') },
-    { type: 'mcp.server.stateChanged', server: enabled, state: 'disconnected', substate: 'disconnected.idle', attempt: 0 },
-    { type: 'mcp.server.manifestChanged', server: enabled, manifest: FAKE_MANIFEST, changes: { added: [], removed: [], changed: [] } },
-    { type: 'mcp.server.notification', server: enabled, event: { type: 'mcp.log', server: enabled, level: 'info', data: 'a log message' } },
+    // A report in the shape of a child's, from an actor that is not the server's: ignored.
+    ...childReports(replyTo),
     { type: `xstate.error.actor.server.${enabled}`, error: new Error('the server actor crashed') },
   ];
   return new TestModel<RegistrySnapshot, RegistryModelEvent, RegistryInput>(chartForTraversal(), {
     input: { servers: modelServers(config, 'A') },
-    events,
+    // The child's own reports come from the actor the registry spawned for it, so only once it is spawned.
+    events: (state) => {
+      const child = state.context.actors[enabled];
+      return child ? [...events, ...childReports(child)] : events;
+    },
     serializeState: serializeRegistryState,
-    // Requests differ by server and kind; configure events by definition.
+    // Requests differ by server and kind; configure events by definition; reports by whether the server's own actor sent them.
     serializeEvent: (event) => {
       const { type } = event;
       const server = 'server' in event ? event.server : undefined;
       const definition = type === 'mcp.configure' ? (definitionOf(event.servers[enabled]) ?? 'removed') : undefined;
       const state = type === 'mcp.server.stateChanged' ? event.state : undefined;
-      return JSON.stringify({ type, server, definition, state });
+      const forged = 'origin' in event ? event.origin === replyTo : undefined;
+      return JSON.stringify({ type, server, definition, state, forged });
     },
   });
+}
+
+/** The reports a server actor sends its registry, as sent by `origin`. */
+function childReports(origin: AnyActorRef): RegistryModelEvent[] {
+  const enabled = MODEL_SERVERS.enabled;
+  return [
+    { type: 'mcp.server.stateChanged', origin, server: enabled, state: 'error', substate: 'error.failed', attempt: 1, error: new McpServerError('CONNECT_FAILED', enabled, 'reported by the child') },
+    { type: 'mcp.server.stateChanged', origin, server: enabled, state: 'disconnected', substate: 'disconnected.idle', attempt: 0 },
+    { type: 'mcp.server.manifestChanged', origin, server: enabled, manifest: FAKE_MANIFEST, changes: { added: [], removed: [], changed: [] } },
+    { type: 'mcp.server.notification', origin, server: enabled, event: { type: 'mcp.log', server: enabled, level: 'info', data: 'a log message' } },
+  ];
 }
