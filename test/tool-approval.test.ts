@@ -254,8 +254,8 @@ describe("serve's approval form waits for the person", () => {
   });
 });
 
-/** Runs the CLI on a pseudo-terminal (util-linux `script`), answering `answer` when the approval form asks. */
-function callOnTerminal(args: string[], answer: string): Promise<string> {
+/** Runs the CLI on a pseudo-terminal (util-linux `script`), answering `answer` when the approval form asks: what showed, and the exit code. */
+function callOnTerminal(args: string[], answer: string): Promise<{ screen: string; code: number | null }> {
   const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
   const child = spawn('script', ['-q', '-e', '-c', [CLI_COMMAND.command, ...CLI_COMMAND.args, ...args].map(quote).join(' '), '/dev/null'], {
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -271,9 +271,9 @@ function callOnTerminal(args: string[], answer: string): Promise<string> {
   });
   const timer = setTimeout(() => child.kill('SIGKILL'), 40_000);
   return new Promise((resolve) =>
-    child.on('close', () => {
+    child.on('close', (code) => {
       clearTimeout(timer);
-      resolve(screen);
+      resolve({ screen, code });
     }),
   );
 }
@@ -282,10 +282,20 @@ describe("the CLI's call", () => {
   it('on a terminal, a person who answers n is told that they declined it, without the instructions meant for a model', async () => {
     const config = path.join(reference.folder, 'cli-terminal.json');
     writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
-    const screen = await callOnTerminal(['--config', config, 'call', 'fixture', 'echo', '{"text":"hi"}'], 'n');
+    const { screen } = await callOnTerminal(['--config', config, 'call', 'fixture', 'echo', '{"text":"hi"}'], 'n');
     expect(screen).toMatch(/Run this MCP tool call\?/);
     expect(screen).toMatch(/^Error: you declined the call of tool "echo" of server "fixture"; it did not run\r?$/m);
     expect(screen).not.toMatch(/the user declined|Do not call it again|tell the user/);
+  }, 60_000);
+
+  it('on a terminal, Ctrl-C at the approval form cancels the call as Ctrl-C does anywhere: "Cancelled.", exit 130, no refusal', async () => {
+    const config = path.join(reference.folder, 'cli-terminal-interrupt.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
+    const { screen, code } = await callOnTerminal(['--config', config, 'call', 'fixture', 'echo', '{"text":"hi"}'], '\u0003');
+    expect(screen).toMatch(/Run this MCP tool call\?/);
+    expect(screen).toMatch(/Cancelled\.\r?$/m);
+    expect(screen).not.toMatch(/did not run|cannot be shown whole/);
+    expect(code).toBe(130);
   }, 60_000);
 
   it('refuses a call --approve names when there is no terminal to ask on (exit 1, the refusal on stderr), and runs it without the flag', async () => {

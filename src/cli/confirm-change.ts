@@ -3,19 +3,14 @@
  * terminal and answers; with `--yes` nobody is asked; without a terminal (or with `--json`)
  * nothing is written and the failure says how to confirm.
  */
-import { createInterface } from 'node:readline/promises';
 import { CliError } from './json-codes.js';
 import { isInteractive } from './options.js';
+import { askOnTerminal } from './terminal-question.js';
 import { writeError } from './terminal-text.js';
 
 /** Asks on the terminal (stderr); only "y" or "yes" is a yes. */
 export async function answeredYes(question: string, signal?: AbortSignal): Promise<boolean> {
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await prompt.question(question, { signal })).trim());
-  } finally {
-    prompt.close();
-  }
+  return /^y(es)?$/i.test((await askOnTerminal(question, signal)).trim());
 }
 
 /** `verb`: what is done, e.g. `import` (and `imported`). Throws `needs-confirmation` or `declined` when it must not go on. */

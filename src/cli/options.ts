@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline/promises';
 import {
   discoverMcpServers,
   type ConfigProblem,
@@ -12,6 +11,7 @@ import {
 import { reportProblems } from '../config/report-problems.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { describeServerDefinition } from './approval-prompt.js';
+import { askOnTerminal } from './terminal-question.js';
 import type { ApprovalPolicy, ExposureOption, LoaderPermissions } from '../tools/index.js';
 
 /** The flags every command shares. */
@@ -68,7 +68,7 @@ export function configFiles(options: GlobalOptions): string[] {
 
 /** What `discover` reads with; `serve` watches with the same, so a re-read applies the same trust. */
 export function discoveryOptions(options: GlobalOptions, logger: Logger, interactive: boolean, askAbout?: readonly string[]): DiscoverMcpServersOptions {
-  const ask = askAbout ? (server: DiscoveredServer) => askAbout.includes(server.name) && askOnTerminal(server) : askOnTerminal;
+  const ask = askAbout ? (server: DiscoveredServer) => askAbout.includes(server.name) && askAboutServer(server) : askAboutServer;
   return {
     configPaths: options.config.length > 0 ? configFiles(options) : undefined,
     projectRoot: options.project ? resolve(options.project) : undefined,
@@ -84,14 +84,9 @@ export function isInteractive(): boolean {
 }
 
 /** Shows the whole definition (see approval-prompt.ts) and asks. */
-async function askOnTerminal(server: DiscoveredServer): Promise<boolean> {
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await prompt.question(`${describeServerDefinition(server)}\nAllow it? [y/N] `);
-    return /^y(es)?$/i.test(answer.trim());
-  } finally {
-    prompt.close();
-  }
+async function askAboutServer(server: DiscoveredServer): Promise<boolean> {
+  const answer = await askOnTerminal(`${describeServerDefinition(server)}\nAllow it? [y/N] `);
+  return /^y(es)?$/i.test(answer.trim());
 }
 
 /** A repeatable flag given no times means "no list", which is not the same as an empty allow list. */

@@ -3,9 +3,9 @@
  * terminal. Without `--approve`, calls of tools not marked read-only are asked about when
  * someone is there to answer (a terminal), and run as before when nobody is.
  */
-import { createInterface } from 'node:readline/promises';
 import type { ApprovalDecision, ApprovalOptions, ApprovalPolicy, ToolCallApprovalRequest } from '../tools/index.js';
 import { argumentsForApproval } from '../tools/approval-form.js';
+import { askOnTerminal } from './terminal-question.js';
 import { terminalLine } from './terminal-text.js';
 
 /** What the server's annotations claim about the tool: a server may claim anything, so the form says who says it. */
@@ -34,24 +34,17 @@ export function describeToolCall(request: ToolCallApprovalRequest): string {
   return lines.join('\n');
 }
 
-async function askOnTerminal(request: ToolCallApprovalRequest, { signal }: { signal?: AbortSignal }): Promise<ApprovalDecision> {
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await prompt.question(`Run this MCP tool call?\n${describeToolCall(request)}\n[y]es / [a]lways this session / [N]o: `, {
-      signal,
-    });
-    if (/^a(lways)?$/i.test(answer.trim())) return 'allow-always';
-    return /^y(es)?$/i.test(answer.trim()) ? 'allow' : 'deny';
-  } finally {
-    prompt.close();
-  }
+async function askAboutCall(request: ToolCallApprovalRequest, { signal }: { signal?: AbortSignal }): Promise<ApprovalDecision> {
+  const answer = (await askOnTerminal(`Run this MCP tool call?\n${describeToolCall(request)}\n[y]es / [a]lways this session / [N]o: `, signal)).trim();
+  if (/^a(lways)?$/i.test(answer)) return 'allow-always';
+  return /^y(es)?$/i.test(answer) ? 'allow' : 'deny';
 }
 
 /** `policy` from `--approve`; without it, `destructive` on a terminal and `never` elsewhere. */
 export function terminalApproval(policy: ApprovalPolicy | undefined, interactive: boolean): ApprovalOptions {
   return {
     approvalPolicy: policy ?? (interactive ? 'destructive' : 'never'),
-    approveToolCall: interactive ? askOnTerminal : undefined,
+    approveToolCall: interactive ? askAboutCall : undefined,
     unaskedReason: 'there is no terminal to ask on (run the command on a terminal, or choose another --approve policy)',
   };
 }

@@ -1,9 +1,9 @@
-import { createInterface } from 'node:readline/promises';
 import { approveServers } from '../../config/project-trust.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { formatFailure, missingServerExplanation } from '../failure-text.js';
 import { cliLogger } from '../logger.js';
 import { discoverFor, isInteractive, type GlobalOptions } from '../options.js';
+import { askOnTerminal } from '../terminal-question.js';
 import { writeError } from '../terminal-text.js';
 
 /**
@@ -29,21 +29,16 @@ export async function runApprove(options: GlobalOptions, names: string[]): Promi
     writeError('mcp-statechart approve asks a person: run it on a terminal. Nothing was approved.');
     return 1;
   }
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    for (const name of known) {
-      for (const server of definitionsOf(name)) {
-        const answer = await prompt.question(`${describeServerDefinition(server)}\nAllow it? [y/N] `);
-        if (!/^y(es)?$/i.test(answer.trim())) {
-          writeError(`"${name}" from ${server.source} was not approved.`);
-          continue;
-        }
-        await approveServers({}, [server]);
-        writeError(`Approved "${name}" as defined now in ${server.source}; an edit of its definition needs approval again.`);
+  for (const name of known) {
+    for (const server of definitionsOf(name)) {
+      const answer = await askOnTerminal(`${describeServerDefinition(server)}\nAllow it? [y/N] `);
+      if (!/^y(es)?$/i.test(answer.trim())) {
+        writeError(`"${name}" from ${server.source} was not approved.`);
+        continue;
       }
+      await approveServers({}, [server]);
+      writeError(`Approved "${name}" as defined now in ${server.source}; an edit of its definition needs approval again.`);
     }
-  } finally {
-    prompt.close();
   }
   return unknown.length > 0 ? 1 : 0;
 }

@@ -1,0 +1,29 @@
+import { createInterface } from 'node:readline/promises';
+import { INTERRUPTED_EXIT_CODE } from './exit-codes.js';
+
+/**
+ * readline reads the terminal in raw mode, so Ctrl-C reaches a prompt as a key, not as SIGINT;
+ * left to readline it closes the prompt, which a command reads as an answer or as a failure of
+ * its own. It is handed on as the SIGINT it would have been, at once (a real signal would come
+ * after the keys typed behind it, an Enter among them): a command that handles Ctrl-C cancels
+ * as it does anywhere else; one that does not ends as the shell would end it.
+ */
+function interrupted(): void {
+  if (process.listenerCount('SIGINT') > 0) {
+    process.emit('SIGINT', 'SIGINT');
+    return;
+  }
+  process.stderr.write('Cancelled.\n');
+  process.exit(INTERRUPTED_EXIT_CODE);
+}
+
+/** One question on the terminal, asked on stderr (stdout may carry a result or a protocol). */
+export async function askOnTerminal(question: string, signal?: AbortSignal): Promise<string> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  prompt.on('SIGINT', interrupted);
+  try {
+    return await prompt.question(question, signal ? { signal } : {});
+  } finally {
+    prompt.close();
+  }
+}
