@@ -49,3 +49,15 @@ function jsonEscape(char: string): string {
 export function jsonWithoutControls(json: string): string {
   return json.replace(CONTROL_IN_LINE, jsonEscape);
 }
+
+/** What a POSIX shell reads as one plain word, with nothing to expand: anything else is quoted. */
+const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/**
+ * A name as a word of a command line we suggest (`mcp-statechart approve <name>`): quoted for a
+ * POSIX shell unless plain, so that a name from a file or a server (`x$(curl …)`, `a; rm …`)
+ * pasted into a shell is one argument and runs nothing; control characters escaped as on a line.
+ */
+export function commandWord(word: string): string {
+  return terminalLine(PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+}

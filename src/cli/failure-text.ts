@@ -6,7 +6,7 @@
 import { McpServerError } from '../../machines/errors.js';
 import type { DiscoveredServer, DiscoveryResult } from '../config/index.js';
 import { redact, secretsOf } from '../redact.js';
-import { terminalLine } from './terminal-text.js';
+import { commandWord, terminalLine } from './terminal-text.js';
 import { errorMessage } from '../../machines/to-error.js';
 import { isOAuthLoginRequired } from '../errors/oauth.js';
 import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
@@ -101,7 +101,7 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   }
   // `login` refuses an entry that sends its own Authorization header: that header is what to fix.
   if (refusedOwnAuthorization(cause, entry)) {
-    const orLogIn = loginOffered === true ? `, or remove it to log in with \`mcp-statechart login ${server}\`` : '';
+    const orLogIn = loginOffered === true ? `, or remove it to log in with \`mcp-statechart login ${commandWord(server)}\`` : '';
     return `the server refused the "Authorization" header the entry sends: check it in "headers"${where(entry)}${orLogIn}`;
   }
   // No login exists for it, and none was asked for: what it wants is a header.
@@ -109,14 +109,14 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
     return `add its bearer token to the entry "${server}"${where(entry)}: "headers": { "Authorization": "Bearer \${TOKEN}" } (\`mcp-statechart add -H\` writes one); no login can get it`;
   }
   if (propertyOf(cause, 'reason') === 'unpinned') return `check "oauth.issuer"${where(entry)}: the server names another authorization server, and a login is refused the same way`;
-  if (propertyOf(cause, 'name') === 'OAuthLoginRequiredError' || status === 401) return `run \`mcp-statechart login ${server}\``;
+  if (propertyOf(cause, 'name') === 'OAuthLoginRequiredError' || status === 401) return `run \`mcp-statechart login ${commandWord(server)}\``;
   if (propertyOf(cause, 'name') === 'ConfigInvalidError') return `fix the entry "${server}"${where(entry)}`;
   if (errno === 'ENOENT') {
     return command ? `check that \`${command}\` is installed and on PATH, or fix "command"${where(entry)}` : `fix the entry${where(entry)}`;
   }
   if (errno === 'E2BIG') return `shorten "args" or "env"${where(entry)}`;
   if (errno === 'EACCES') return `\`${command ?? 'the command'}\` is not executable: check its permissions`;
-  if (status === 403) return `the server refused the credentials: check the "headers"${where(entry)}, or run \`mcp-statechart login ${server}\``;
+  if (status === 403) return `the server refused the credentials: check the "headers"${where(entry)}, or run \`mcp-statechart login ${commandWord(server)}\``;
   if (status === 404) return `nothing answers MCP at ${url ?? 'that URL'}: check the path in the "url"${where(entry)} (e.g. /mcp)`;
   if (status === 405) return `nothing answers MCP at ${url ?? 'that URL'}: check the "url"${where(entry)}`;
   if (status === 502 || status === 503 || status === 504) {
@@ -208,7 +208,7 @@ export function offExplanation(server: string, entry: DiscoveredServer): Failure
     return { code: 'SERVER_DISABLED', message: `server "${server}" is disabled`, hint: `remove "disabled": true from its entry${where(entry)} to use it` };
   }
   const explanation: FailureExplanation = { code: 'SERVER_DISABLED', message: `server "${server}" is off: ${entry.disabledBecause}` };
-  if (entry.trust === 'awaiting approval') explanation.hint = `run \`mcp-statechart approve ${server}\` on a terminal, or pass --project-servers trust`;
+  if (entry.trust === 'awaiting approval') explanation.hint = `run \`mcp-statechart approve ${commandWord(server)}\` on a terminal, or pass --project-servers trust`;
   if (entry.trust === 'denied') explanation.hint = 'project servers run only with --project-servers ask (once approved) or trust';
   return explanation;
 }
@@ -297,7 +297,7 @@ export function missingResourceExplanation(server: string, uri: string, error: u
   if (!isMissingResource(rootCause(error))) return undefined;
   const code = error instanceof McpServerError ? error.code : 'REQUEST_FAILED';
   const shown = entry ? redact(uri, secretsOf(entry.config)) : uri;
-  return { code, message: `server "${server}" has no resource "${shown}"`, hint: `\`mcp-statechart load ${server}\` lists its resources and resource templates` };
+  return { code, message: `server "${server}" has no resource "${shown}"`, hint: `\`mcp-statechart load ${commandWord(server)}\` lists its resources and resource templates` };
 }
 
 /** The explanation as lines for stderr, every control character from a config or server escaped. */

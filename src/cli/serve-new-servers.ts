@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { nameRecord } from '../../machines/name-record.js';
 import type { DiscoveredServer, DiscoveryResult, ProjectTrustOptions } from '../config/index.js';
 import { isApproved, readApprovalRecord, sortKeys } from '../config/project-trust.js';
-import { quoted, terminalLine } from '../../machines/control-characters.js';
+import { commandWord, quoted, terminalLine } from '../../machines/control-characters.js';
 
 /** What decides what runs and where it connects: a change of any of these is a new server to confirm. */
 function runsFingerprint(server: DiscoveredServer): string {
@@ -42,7 +42,7 @@ export function holdNewServers(startedWith: DiscoveryResult, paths: Pick<Project
       const [what, kind] = atStart.has(server.name) ? ['changed (command, args, cwd, url, env or headers)', 'changed'] : ['appeared', 'added'];
       const because =
         `its entry ${what} in ${server.source} while mcp-statechart serve was running, and a server ${kind} there ` +
-        `while serving runs only once a person confirms it on a terminal with "mcp-statechart approve ${terminalLine(server.name)}".`;
+        `while serving runs only once a person confirms it on a terminal with "mcp-statechart approve ${commandWord(server.name)}".`;
       servers[server.name] = { ...server, disabled: true, disabledBecause: because };
       problems.push({ severity: 'warning', file: server.source, server: server.name, message: `server ${quoted(server.name)} is off: ${because}` });
     }

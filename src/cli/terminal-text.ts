@@ -1,7 +1,7 @@
 import { terminalText } from '../../machines/control-characters.js';
 
 // Where the escaping lives: the loader tools' definitions need it too, and do not import the CLI.
-export { terminalLine, terminalText } from '../../machines/control-characters.js';
+export { commandWord, terminalLine, terminalText } from '../../machines/control-characters.js';
 
 /**
  * What to print for an error: its message, or — when that is empty, as with some OAuth

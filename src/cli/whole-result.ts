@@ -10,6 +10,7 @@ import path from 'node:path';
 import { repeatsContent, structuredText } from '../tools/describe-content.js';
 import type { RawResult } from './raw-results.js';
 import { CliError } from './json-codes.js';
+import { commandWord } from './terminal-text.js';
 
 interface BinaryPiece {
   kind: 'image' | 'audio' | 'binary resource';
@@ -53,7 +54,7 @@ function toolPieces(server: string, result: CallToolResult): Piece[] {
       case 'audio':
         return { binary: { kind: block.type, base64: block.data, mimeType: block.mimeType } };
       case 'resource_link':
-        return { text: `[resource link: ${block.uri} (${block.name}); read it with \`mcp-statechart read ${server} ${block.uri}\`]` };
+        return { text: `[resource link: ${block.uri} (${block.name}); read it with \`mcp-statechart read ${commandWord(server)} ${commandWord(block.uri)}\`]` };
       case 'resource':
         return contentsPiece(block.resource);
       default:

@@ -13,7 +13,7 @@ import type { ConfigProblem, DiscoveredServer, DiscoveryResult, ProjectTrustOpti
 import { defaultApprovalKeyPath, ensureApprovalKey, keyedFingerprint, readApprovalKey } from './approval-key.js';
 import { withFileLock } from './file-lock.js';
 import { isJsonObject } from './null-proto.js';
-import { quoted, terminalLine } from '../../machines/control-characters.js';
+import { commandWord, quoted, terminalLine } from '../../machines/control-characters.js';
 import { nameRecord } from '../../machines/name-record.js';
 
 export function defaultApprovalsPath(): string {
@@ -184,7 +184,7 @@ export async function applyProjectTrust(result: DiscoveryResult, options: Projec
     const denied = 'project servers are denied here (projectServers: "deny"), so it is not used.';
     const waiting =
       `it is not approved${record.approvals[approvalKey(server)] ? ' since its definition changed' : ' yet'}; ` +
-      `a person approves it on a terminal with "mcp-statechart approve ${terminalLine(server.name)}" (or when asked), or trusts project servers.`;
+      `a person approves it on a terminal with "mcp-statechart approve ${commandWord(server.name)}" (or when asked), or trusts project servers.`;
     const trust = policy === 'deny' ? 'denied' : 'awaiting approval';
     const because = trust === 'denied' ? denied : `it is a project server waiting for approval: ${waiting}`;
     servers[server.name] = { ...server, disabled: true, trust, disabledBecause: because };

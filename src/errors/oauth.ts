@@ -2,7 +2,7 @@
  * The two ways an OAuth-protected server can refuse us that a retry cannot fix. Both name the
  * server and say what the user can do; neither ever carries a token.
  */
-import { quoted } from '../../machines/control-characters.js';
+import { commandWord, quoted } from '../../machines/control-characters.js';
 
 export type LoginReason = 'none' | 'expired' | 'scope' | 'moved' | 'unpinned';
 
@@ -31,7 +31,7 @@ export class OAuthLoginRequiredError extends Error {
     readonly scope?: string,
   ) {
     // A login is refused the same way as the connect: only the entry's pin can change the answer.
-    super(reason === 'unpinned' ? describe(reason, scope) : `${describe(reason, scope)}; run \`mcp-statechart login ${server}\``);
+    super(reason === 'unpinned' ? describe(reason, scope) : `${describe(reason, scope)}; run \`mcp-statechart login ${commandWord(server)}\``);
   }
 }
 

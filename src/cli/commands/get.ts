@@ -8,7 +8,7 @@ import { reportDone, reported, type ReportOptions } from '../command-report.js';
 import { missingServerError } from '../failure-text.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { isServerAllowed } from '../../tools/permissions.js';
-import { terminalLine } from '../terminal-text.js';
+import { commandWord, terminalLine } from '../terminal-text.js';
 import { checkHealth, DEFAULT_CHECK_TIMEOUT_MS, healthCell, type ServerHealth } from './server-health.js';
 import { loginStatus, type LoginStatus } from '../../auth/login-status.js';
 import { carriesCredentials, URL_CREDENTIALS_REFUSED } from '../../config/url-credentials.js';
@@ -34,7 +34,7 @@ export function hiddenValues(entry: McpServerConfig): Record<string, unknown> {
 
 function statusOf(server: DiscoveredServer, allowed: boolean, inUse: boolean): string {
   if (!inUse) return 'not used: a server of the same name in another file wins';
-  if (server.trust === 'awaiting approval') return `pending approval: run \`mcp-statechart approve ${server.name}\` on a terminal`;
+  if (server.trust === 'awaiting approval') return `pending approval: run \`mcp-statechart approve ${commandWord(server.name)}\` on a terminal`;
   if (server.trust === 'denied') return 'denied: project servers are denied (--project-servers deny)';
   if (server.disabled) return server.disabledBecause ? `disabled: ${server.disabledBecause}` : 'disabled ("disabled": true in its entry)';
   return allowed ? 'enabled' : 'denied by --allow/--deny';
@@ -63,7 +63,7 @@ function loginLine(name: string, login: LoginStatus, health: ServerHealth | unde
       ? 'stored'
       : health?.offersNoLogin
         ? 'does not apply: the server offers no OAuth login'
-        : `${login === 'none' ? 'none stored' : 'expired'}: run \`mcp-statechart login ${name}\``;
+        : `${login === 'none' ? 'none stored' : 'expired'}: run \`mcp-statechart login ${commandWord(name)}\``;
   return `  ${'login:'.padEnd(14)}${terminalLine(told)}`;
 }
 

@@ -12,7 +12,7 @@ import { confirmChange } from '../confirm-change.js';
 import { chooseRegistry, fetchServer } from '../registry-client.js';
 import { REGISTRY_SERVER_NAME } from '../registry-document.js';
 import { planInstall, type EntryVariable, type InstallPlan } from '../registry-entry.js';
-import { terminalLine } from '../terminal-text.js';
+import { commandWord, terminalLine } from '../terminal-text.js';
 import { checkServerName, writeServerEntry } from './add.js';
 
 export interface InstallOptions {
@@ -97,7 +97,7 @@ export function runInstall(wanted: string, options: InstallOptions): Promise<num
     const done = [
       `Installed ${name} ${found.server.version} as "${serverName}" in ${result.file} (${options.scope} scope).`,
       ...(needed.length > 0 ? [`Set ${needed.join(', ')} in your environment before it runs.`] : []),
-      `Check it with \`mcp-statechart get ${serverName}\`.`,
+      `Check it with \`mcp-statechart get ${commandWord(serverName)}\`.`,
     ].join('\n');
     return reportDone(options, done, {
       name: serverName,

@@ -7,7 +7,7 @@ import { SCHEMAS_ADVICE } from '../../tools/unknown-tool.js';
 import { explainFailureAsking, formatFailure, missingResourceExplanation, offExplanation, missingServerExplanation, type FailureExplanation } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger, outcomeLogger } from '../logger.js';
-import { terminalJson, writeError, writeListing } from '../terminal-text.js';
+import { commandWord, terminalJson, writeError, writeListing } from '../terminal-text.js';
 import { discoverFor, isInteractive, permissionsFrom, type GlobalOptions } from '../options.js';
 import { serverDenial, toolDenial } from '../permission-text.js';
 import { ProgressDisplay } from '../progress-display.js';
@@ -67,7 +67,7 @@ export const INVALID_PARAMS = /MCP error -32602\b/;
  * becomes the command a person runs, as does a tool's refusal of its arguments.
  */
 function plainFailure(server: string, code: string, text: string): FailureExplanation {
-  const showsArguments = `\`mcp-statechart load ${server}\` shows each tool with its arguments`;
+  const showsArguments = `\`mcp-statechart load ${commandWord(server)}\` shows each tool with its arguments`;
   if (text.endsWith(` ${SCHEMAS_ADVICE}`)) return { code, message: text.slice(0, -SCHEMAS_ADVICE.length - 1), hint: showsArguments };
   if (code === 'TOOL_ERROR' && INVALID_PARAMS.test(text)) return { code, message: text, hint: showsArguments };
   return { code, message: text };

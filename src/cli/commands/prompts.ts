@@ -8,7 +8,7 @@ import { explainFailureAsking, formatFailure } from '../failure-text.js';
 import { cliLogger } from '../logger.js';
 import { discoverFor, type GlobalOptions } from '../options.js';
 import { oneShotDefaults, openLoaderSession } from '../session.js';
-import { terminalJson, terminalLine, writeListing } from '../terminal-text.js';
+import { commandWord, terminalJson, terminalLine, writeListing } from '../terminal-text.js';
 import { INVALID_PARAMS, refusal } from './one-shot.js';
 import { CliError, failureJson } from '../json-codes.js';
 import { listNames } from '../../tools/list-names.js';
@@ -87,7 +87,7 @@ export function runPrompts(global: GlobalOptions, server: string, options: Promp
       const args = (prompt.arguments ?? []).map((argument) => (argument.required ? argument.name : `[${argument.name}]`));
       lines.push(`  ${[prompt.name, ...args.map((name) => `${name}=…`)].join(' ')}${prompt.description ? `  ${prompt.description.split('\n', 1)[0]}` : ''}`);
     }
-    if (prompts.length > 0) lines.push(`Get one with \`mcp-statechart prompt ${server} ${prompts[0]!.name}${(prompts[0]!.arguments ?? []).filter((a) => a.required).map((a) => ` ${a.name}=…`).join('')}\`.`);
+    if (prompts.length > 0) lines.push(`Get one with \`mcp-statechart prompt ${commandWord(server)} ${commandWord(prompts[0]!.name)}${(prompts[0]!.arguments ?? []).filter((a) => a.required).map((a) => ` ${commandWord(`${a.name}=`)}…`).join('')}\`.`);
     return { ok: true, text: lines.map(terminalLine).join('\n'), data: { prompts } };
   });
 }
@@ -112,10 +112,10 @@ export async function runPrompt(global: GlobalOptions, server: string, name: str
       // The server's own words for a name it lacks (often "Method not found") do not say what to do.
       const offered = (manager.getManifest(server)?.prompts ?? []).map((prompt) => prompt.name);
       if (offered.includes(name) && INVALID_PARAMS.test((error as Error).message)) {
-        return { ok: false, error: { ...(await explain(error)), hint: `\`mcp-statechart prompts ${server}\` shows the arguments of ${name}; give them as name=value` } };
+        return { ok: false, error: { ...(await explain(error)), hint: `\`mcp-statechart prompts ${commandWord(server)}\` shows the arguments of ${name}; give them as name=value` } };
       }
       if (offered.includes(name)) throw error;
-      const hint = offered.length === 0 ? `"${server}" offers no prompts` : `"${server}" offers ${listNames(offered)}; \`mcp-statechart prompts ${server}\` shows their arguments`;
+      const hint = offered.length === 0 ? `"${server}" offers no prompts` : `"${server}" offers ${listNames(offered)}; \`mcp-statechart prompts ${commandWord(server)}\` shows their arguments`;
       return { ok: false, error: { ...(await explain(error)), hint } };
     }
     const lines: string[] = [];

@@ -6,7 +6,7 @@
 import { reportDone, reported } from '../command-report.js';
 import { CliError } from '../json-codes.js';
 import { chooseRegistry, searchServers } from '../registry-client.js';
-import { terminalLine } from '../terminal-text.js';
+import { commandWord, terminalLine } from '../terminal-text.js';
 
 export interface RegistrySearchOptions {
   registryUrl?: string;
@@ -43,7 +43,7 @@ export function runRegistrySearch(words: string[], options: RegistrySearchOption
       lines.push(result.malformed === 1 ? '1 entry the registry sent was not valid server.json and is not shown.' : `${result.malformed} entries the registry sent were not valid server.json and are not shown.`);
     }
     if (result.stopped) lines.push(`The list is not complete: ${result.stopped}.`);
-    if (count > 0) lines.push(`Install one with \`mcp-statechart install ${terminalLine(servers[0]!.name)}\` (it shows what it would run and asks first).`);
+    if (count > 0) lines.push(`Install one with \`mcp-statechart install ${commandWord(servers[0]!.name)}\` (it shows what it would run and asks first).`);
     return reportDone(options, lines.join('\n'), { registry: registry.url, query, servers, malformed: result.malformed, complete: result.stopped === undefined });
   });
 }

@@ -11,6 +11,7 @@ import { missingServerError } from '../failure-text.js';
 import { defaultManifestIndexPath, unreadableIndexReason } from '../../manifest-index/manifest-index.js';
 import { discover, type GlobalOptions } from '../options.js';
 import { openLoaderSession } from '../session.js';
+import { commandWord, terminalLine } from '../terminal-text.js';
 
 export interface IndexSearchOptions {
   server?: string;
@@ -20,9 +21,10 @@ export interface IndexSearchOptions {
 
 const DESCRIPTION_SHOWN = 100;
 
+/** Its first line, cut, on one line: a description or name from a server forges no row of the listing. */
 function firstLine(text: string | undefined): string {
   const line = (text ?? '').split('\n', 1)[0]!.trim();
-  return line.length > DESCRIPTION_SHOWN ? `${line.slice(0, DESCRIPTION_SHOWN)}…` : line;
+  return terminalLine(line.length > DESCRIPTION_SHOWN ? `${line.slice(0, DESCRIPTION_SHOWN)}…` : line);
 }
 
 /** The search's notes speak of load_mcp to a model; a person runs `load`. */
@@ -35,18 +37,19 @@ function listing(answer: SearchAnswer): string {
   const lines: string[] = [];
   if (tools.length > 0) {
     lines.push(`${tools.length === 1 ? '1 tool matches' : `${tools.length} tools match`} "${answer.query}":`);
-    const width = Math.min(50, Math.max(...tools.map((tool) => tool.server.length + tool.tool.length + 1)));
-    for (const tool of tools) lines.push(`  ${`${tool.server}/${tool.tool}`.padEnd(width)}  ${firstLine(tool.description)}`);
+    const names = tools.map((tool) => terminalLine(`${tool.server}/${tool.tool}`));
+    const width = Math.min(50, Math.max(...names.map((name) => name.length)));
+    tools.forEach((tool, at) => lines.push(`  ${names[at]!.padEnd(width)}  ${firstLine(tool.description)}`));
   }
   if (answer.servers.length > 0) {
     lines.push(`${answer.servers.length === 1 ? 'Server that matches' : 'Servers that match'} by name or description:`);
     for (const server of answer.servers) {
       const described = firstLine(server.description);
-      lines.push(`  ${server.server}${server.tools === undefined ? '' : ` (${server.tools === 1 ? '1 tool' : `${server.tools} tools`})`}${described === '' ? '' : `  ${described}`}`);
+      lines.push(`  ${terminalLine(server.server)}${server.tools === undefined ? '' : ` (${server.tools === 1 ? '1 tool' : `${server.tools} tools`})`}${described === '' ? '' : `  ${described}`}`);
     }
   }
   lines.push(...answer.notes.map(forAPerson));
-  if (tools.length > 0) lines.push(`Call one with \`mcp-statechart call ${tools[0]!.server} ${tools[0]!.tool} '{…}'\`; \`mcp-statechart load ${tools[0]!.server}\` shows its arguments.`);
+  if (tools.length > 0) lines.push(`Call one with \`mcp-statechart call ${commandWord(tools[0]!.server)} ${commandWord(tools[0]!.tool)} '{…}'\`; \`mcp-statechart load ${commandWord(tools[0]!.server)}\` shows its arguments.`);
   return lines.join('\n');
 }
 
