@@ -1,5 +1,6 @@
 /** `add` and `add-json` write an entry and leave everything else in the file as it was. */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configHome, USER_FILE_TEXT } from './support/config-command-home.js';
 
@@ -82,6 +83,23 @@ describe('add', () => {
     const runs = await Promise.all(['one', 'two', 'three'].map((name) => cli('add', name, '--', `${name}-server`)));
     for (const run of runs) expect(run.code).toBe(0);
     expect(Object.keys(read(userFile).mcpServers as object).sort()).toEqual(['first', 'last', 'one', 'three', 'two']);
+  }, 60_000);
+
+  it('writes through a symlinked config file (a dotfiles checkout): the link stays, its target gets the entry', async () => {
+    const { cli, home, userFile, read } = configHome();
+    const dotfiles = join(home, 'dotfiles');
+    mkdirSync(dotfiles);
+    const target = join(dotfiles, 'mcp.json');
+    renameSync(userFile, target);
+    symlinkSync(target, userFile);
+    const run = await cli('add', 'memory', '--', 'memory-server');
+    expect(run.code).toBe(0);
+    expect(lstatSync(userFile).isSymbolicLink()).toBe(true);
+    expect(Object.keys(read(target).mcpServers as object)).toEqual(['first', 'last', 'memory']);
+    const removed = await cli('remove', 'first');
+    expect(removed.code).toBe(0);
+    expect(lstatSync(userFile).isSymbolicLink()).toBe(true);
+    expect(Object.keys(read(target).mcpServers as object)).toEqual(['last', 'memory']);
   }, 60_000);
 
   it('refuses a URL that is not http(s), instead of writing it as a stdio command that cannot run', async () => {

@@ -6,7 +6,7 @@
  */
 import { CliError } from './json-codes.js';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { FileLockHeld, withFileLock } from '../config/file-lock.js';
 import { defaultUserConfigPath, findProjectConfig, PROJECT_CONFIG_NAME } from '../config/locate-config-files.js';
@@ -70,7 +70,10 @@ function indentationOf(text: string): string | number {
  */
 export async function editServerEntries(path: string, edit: (servers: JsonObject) => boolean): Promise<boolean> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  return withFileLock(`${path}.lock`, () => rewriteServerEntries(path, edit)).catch((error: unknown) => {
+  // A link (to a dotfiles checkout) is written through: a rename over it would put a copy in its
+  // place, and the file it points to, the one other tools and machines read, would not change.
+  const file = await realpath(path).catch(() => path);
+  return withFileLock(`${file}.lock`, () => rewriteServerEntries(file, edit)).catch((error: unknown) => {
     if (!(error instanceof FileLockHeld)) throw error;
     const holder = error.holderPid === undefined ? 'another process' : `another process (pid ${error.holderPid})`;
     throw new CliError(
