@@ -5,12 +5,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type LoaderPermissions, type LoaderServers, type LoaderTool, type McpServerConfig } from '../src/index.js';
 import { toFunctionDefinitions } from '../src/entries/ai-sdk.js';
 import { splitWords } from '../src/search/index.js';
 import { ageText } from '../src/tools/age-text.js';
 import { stdioFixture } from './support/fixtures.js';
+
+const HOSTILE_SERVER = fileURLToPath(new URL('./fixtures/hostile-server.mjs', import.meta.url));
 
 let folder: string;
 let index: ManifestIndex;
@@ -171,6 +174,30 @@ describe('permissions and budget', () => {
     expect(answer.tools.length).toBeLessThan(10);
     expect(answer.notes.join(' ')).toMatch(/more matching tools were left out to stay within the result budget/);
   });
+});
+
+describe('a description over the budget', () => {
+  it("is shortened to its tool's share, saying so, so the tools found after it still come back", async () => {
+    const servers: LoaderServers = {};
+    for (const [name, { description, tools }] of Object.entries(CATALOGUE)) {
+      servers[name] = { config: config(name), description };
+      index.record(name, config(name), { tools, resources: [], resourceTemplates: [], prompts: [] });
+    }
+    // A real process whose every tool is described in 40 KB, more than the whole budget.
+    servers.loud = { command: process.execPath, args: [HOSTILE_SERVER, '--long-descriptions', '40'] };
+    const { search, load } = agent({ servers });
+    expect((await load.execute({ server: 'loud' })).isError).toBe(false);
+
+    const result = await search.execute({ query: 'echo flood storm', limit: 3 });
+    const answer = JSON.parse(result.text) as Answer;
+
+    expect(result.text.length).toBeLessThanOrEqual(25_000);
+    expect(found(answer).sort()).toEqual(['loud/echo', 'loud/flood', 'loud/storm']);
+    for (const { tool: name, description } of answer.tools) {
+      expect(description).toMatch(new RegExp(`^the ${name} toolx+ \\[description cut: [\\d,]+ of ${(40 * 1024 + 9 + name.length).toLocaleString('en-US')} characters shown\\]$`));
+    }
+    expect(answer.notes).toEqual([]);
+  }, 30_000);
 });
 
 describe('load_mcp with many servers', () => {

@@ -3,11 +3,10 @@ import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerManifest } from '../../machines/types.js';
 import { abortError } from '../../machines/errors.js';
 import { terminalLine } from '../../machines/control-characters.js';
-import { sliceWithinBudget } from '../text-limits.js';
 import { quoted } from './model-text.js';
 import { defineLoaderTool } from './define-tool.js';
 import { loadFailureText } from './failure-text.js';
-import { manifestJson, summarizeManifest, toolSummary } from './manifest-summary.js';
+import { descriptionWithin, manifestJson, summarizeManifest, toolSummary } from './manifest-summary.js';
 import { errorResult, okResult } from './results.js';
 import { loadMcpSchema } from './schemas.js';
 import type { LoaderToolContext } from './tool-context.js';
@@ -55,33 +54,13 @@ async function manifestOf(manager: LoaderToolsManager, server: string): Promise<
   return manifest;
 }
 
-/** Room kept, in a shortened description, for the note saying so and the JSON's escapes. */
-const DESCRIPTION_CUT_MARGIN = 200;
-
-/**
- * One tool's full entry, for a manifest that came in its short form. A denied tool reads as unknown.
- * A description too long for the budget is shortened here, with a note: cut at the budget as any
- * text is, the entry would lose its input schema, the one thing the model asked for.
- */
+/** One tool's full entry, for a manifest that came in its short form. A denied tool reads as unknown. */
 function oneToolResult(catalog: ServerCatalog, server: string, name: string, tools: Tool[], budget: number): LoaderToolResult {
   const tool = tools.find((known) => known.name === name);
   if (!tool) return errorResult(unknownToolText(catalog, server, name, tools));
   const summary = toolSummary(tool, true);
-  const whole = manifestJson({ server, tool: summary });
-  const { description } = summary;
-  if (whole.length <= budget || description === undefined) return okResult(whole, JSON.parse(whole));
-  const shortened = (length: number) => {
-    const kept = sliceWithinBudget(description, Math.max(0, length));
-    const note = ` [description cut: ${kept.length.toLocaleString('en-US')} of ${description.length.toLocaleString('en-US')} characters shown]`;
-    return manifestJson({ server, tool: { ...summary, description: `${kept}${note}` } });
-  };
-  // Escaped control characters take up to six characters each: the room is shared out in proportion.
-  const written = manifestJson(description).length;
-  const room = budget - (whole.length - written) - DESCRIPTION_CUT_MARGIN;
-  const length = Math.floor((description.length * Math.max(0, room)) / written);
-  let text = shortened(length);
-  // Each character taken off the description takes at least one off the text.
-  if (text.length > budget) text = shortened(length - (text.length - budget));
+  const render = (description: string) => manifestJson({ server, tool: { ...summary, description } });
+  const text = summary.description === undefined ? manifestJson({ server, tool: summary }) : render(descriptionWithin(summary.description, render, budget));
   return okResult(text, JSON.parse(text));
 }
 

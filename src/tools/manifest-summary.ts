@@ -71,6 +71,31 @@ export function toolSummary(tool: Tool, full: boolean): ToolSummary {
   return summary;
 }
 
+/** Room kept, in a shortened description, for the note saying so. */
+const DESCRIPTION_CUT_MARGIN = 200;
+
+/**
+ * `description`, shortened with a note saying so when `render` (the answer written with it) is over
+ * `budget`: cut at the budget as any text is, an answer would lose what follows the description
+ * (a tool's input schema, the other tools found). Escaped control characters take up to six
+ * characters each, so the room is shared out in proportion to the written length.
+ */
+export function descriptionWithin(description: string, render: (description: string) => string, budget: number): string {
+  const whole = render(description).length;
+  if (whole <= budget) return description;
+  const cut = (length: number) => {
+    const kept = sliceWithinBudget(description, Math.max(0, length));
+    return `${kept} [description cut: ${kept.length.toLocaleString('en-US')} of ${description.length.toLocaleString('en-US')} characters shown]`;
+  };
+  const written = manifestJson(description).length;
+  const room = budget - (whole - written) - DESCRIPTION_CUT_MARGIN;
+  const length = Math.floor((description.length * Math.max(0, room)) / written);
+  const first = cut(length);
+  const over = render(first).length - budget;
+  // Each character taken off the description takes at least one off the answer.
+  return over > 0 ? cut(length - over) : first;
+}
+
 /** A tool's input schema without its `$schema` dialect key, which tells the model nothing (zod-made schemas carry one). */
 export function schemaWithoutDialect(schema: Tool['inputSchema']): Record<string, unknown> {
   const { $schema: _dialect, ...rest } = schema as Record<string, unknown>;

@@ -9,7 +9,7 @@ import { isPastPromisedFreshness } from '../manifest-index/index.js';
 import { ageText, pastTtlText } from './age-text.js';
 import { defineLoaderTool } from './define-tool.js';
 import { listNames } from './list-names.js';
-import { schemaWithoutDialect } from './manifest-summary.js';
+import { descriptionWithin, schemaWithoutDialect } from './manifest-summary.js';
 import { okResult } from './results.js';
 import { searchMcpToolsSchema } from './schemas.js';
 import type { SearchableTools, SearchSnapshot } from './searchable-tools.js';
@@ -98,16 +98,30 @@ const leftOutNote = (count: number) =>
   `${count} more matching tools were left out to stay within the result budget; ask for fewer, a lower detail, or narrow the query.`;
 
 /**
+ * A found tool that does not fit whole, its description shortened to its share of the room left:
+ * one server's tool with a description of megabytes would otherwise push every tool after it out
+ * of the answer.
+ */
+function shortenedToShare(tool: FoundTool, room: number, sharing: number): FoundTool {
+  const { description } = tool;
+  if (description === undefined) return tool;
+  const share = Math.floor(room / sharing) - 1;
+  return { ...tool, description: descriptionWithin(description, (shortened) => answerJson({ ...tool, description: shortened }), share) };
+}
+
+/**
  * Adds found tools, then matching servers, one by one while the answer stays within the budget
  * (tools first: they are what the model asked for); says so when tools were left out, in room
  * kept for saying it.
  */
 function withinBudget(answer: SearchAnswer, found: FoundTool[], servers: FoundServer[], budget: number): SearchAnswer {
   let size = answerJson(answer).length;
-  for (const [position, tool] of found.entries()) {
-    const added = answerJson(tool).length + 1;
+  for (const [position, whole] of found.entries()) {
     const after = found.length - position - 1;
     const noteRoom = after === 0 ? 0 : leftOutNote(after).length + 3;
+    let tool = whole;
+    if (size + answerJson(tool).length + 1 + noteRoom > budget) tool = shortenedToShare(tool, budget - size - noteRoom, after + 1);
+    const added = answerJson(tool).length + 1;
     if (size + added + noteRoom > budget) {
       answer.notes.push(leftOutNote(found.length - position));
       size += answer.notes.at(-1)!.length + 3;
