@@ -3,8 +3,9 @@
  * rule for what of `url` and `args` is never shown (src/redact.ts adds these to `secretsOf`, so
  * the logs, the lifecycle view, errors and the inspector all apply it).
  *
- * - A URL (the `url`, or any argument that is one): its query string and its `user:password`,
- *   each as a whole, and every query value and the password on their own.
+ * - A URL (the `url`, or any argument that is one): its query string, a fragment of parameters
+ *   (`#access_token=…`) and its `user:password`, each as a whole, and every query or fragment
+ *   value and the password on their own.
  * - The argument after a flag that names a secret (`--token`, `--api-key`, `--password`,
  *   `--client-secret`, `--auth`, `--key`, `--pass`, …), and the value of `--flag=value` for such a
  *   flag. Single-letter flags name nothing: `-p` is a port as often as a password, `-k` is curl's
@@ -76,16 +77,26 @@ function urlSecrets(text: string): FoundSecret[] {
   }
   const found: FoundSecret[] = [];
   const question = text.indexOf('?');
-  if (question !== -1) found.push(whole(text.slice(question + 1).split('#')[0]!));
-  if (url.search.length > 1) found.push(whole(url.search.slice(1)));
-  for (const [, value] of url.searchParams) found.push(part(value));
-  for (const raw of url.search.slice(1).split('&')) {
-    const equals = raw.indexOf('=');
-    if (equals !== -1) found.push(part(raw.slice(equals + 1)));
-  }
+  found.push(...parameterSecrets(question === -1 ? undefined : text.slice(question + 1).split('#')[0]!, url.search.slice(1)));
+  // A fragment of parameters carries tokens as a query does (`#access_token=…`, OAuth's implicit grant); `#section` names a place.
+  const hash = text.indexOf('#');
+  if (url.hash.includes('=')) found.push(...parameterSecrets(text.slice(hash + 1), url.hash.slice(1)));
   const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^@/?#]*)@/i.exec(text)?.[1];
   if (userinfo) found.push(whole(userinfo), whole(decoded(userinfo)));
   if (url.username || url.password) found.push(whole(`${url.username}:${url.password}`), part(url.password), part(decoded(url.password)));
+  return found;
+}
+
+/** A query or a fragment of parameters: whole as written and as parsed, and each value. */
+function parameterSecrets(written: string | undefined, parsed: string): FoundSecret[] {
+  const found: FoundSecret[] = [];
+  if (written !== undefined) found.push(whole(written));
+  if (parsed.length > 0) found.push(whole(parsed));
+  for (const [, value] of new URLSearchParams(parsed)) found.push(part(value));
+  for (const raw of parsed.split('&')) {
+    const equals = raw.indexOf('=');
+    if (equals !== -1) found.push(part(raw.slice(equals + 1)));
+  }
   return found;
 }
 

@@ -19,6 +19,7 @@ import { redactSecrets } from '../src/inspection/sanitize.js';
 import { redact, REDACTED, secretsOf } from '../src/redact.js';
 import { writtenRedaction } from '../src/cli/written-secrets.js';
 import { discoverMcpServers } from '../src/config/index.js';
+import { literalSecretsOf } from '../src/literal-secrets.js';
 import { SEALED, sealServerConfig } from '../src/sealed-config.js';
 import { startLifecycleView, type LifecycleView } from '../src/view/lifecycle-view.js';
 import { describeServerDefinition } from '../src/cli/approval-prompt.js';
@@ -126,6 +127,17 @@ describe('the rule', () => {
       expect(secretsOf({ command: 'node', args: ['server.js', written] })).toContain('padded-secret-1');
     }
   });
+  it('takes a fragment of parameters as it takes a query (`#access_token=…`), and leaves a fragment that names a place', () => {
+    const url = 'https://h.example/mcp#access_token=abcdef123456&token_type=bearer';
+    expect(literalSecretsOf({ url })).toEqual(expect.arrayContaining(['access_token=abcdef123456&token_type=bearer', 'abcdef123456']));
+    const args = ['server.js', 'https://h.example/feed#sig=fragment-sig-1'];
+    expect(redact(args.join(' '), secretsOf({ command: 'node', args }))).toBe(`server.js https://h.example/feed#${REDACTED}`);
+    const sealed = sealServerConfig({ url });
+    expect(JSON.stringify(sealed)).not.toContain('abcdef123456');
+    expect(sealed).toMatchObject({ url: `https://h.example/mcp#${SEALED}` });
+    expect(literalSecretsOf({ url: 'https://h.example/docs#getting-started' })).toEqual([]);
+  });
+
   it('in a definition as written, leaves a ${VAR} as it is (it holds no value) and redacts a default written in one', () => {
     const args = ['--token', '${TOKEN}', '--api-key', '${KEY:-default-key-1}', 'https://example.test/mcp?key=${KEY}&region=eu-west-1'];
     expect(writtenRedaction({ command: 'node', args })(args.join(' '))).toBe(

@@ -30,11 +30,13 @@ const HEADER_CANARY = 'canary-literal-header-1d6a9c';
 /** Credentials written literally where src/literal-secrets.ts finds them: after `--api-key`, in a URL's query. */
 const API_KEY_CANARY = 'canary-literal-api-key-7e3b55';
 const QUERY_CANARY = 'canary-literal-query-a90c2f';
+/** A token in a URL's fragment (`#access_token=…`), which is never sent but is written in the entry. */
+const FRAGMENT_CANARY = 'canary-literal-fragment-4d8e16';
 /** The password of a subscribed URI. */
 const PASSWORD_CANARY = 'canary-uri-password-5b17e9';
 /** Credentials in the URI of a resource a server lists, which its entry knows nothing of. */
 const LISTED_CANARIES = ['canary-listed-password-0e5d', 'canary-listed-sig-93f1a7'];
-const CANARIES = [VARIABLE_CANARY, ARG_CANARY, ENV_CANARY, HEADER_CANARY, API_KEY_CANARY, QUERY_CANARY];
+const CANARIES = [VARIABLE_CANARY, ARG_CANARY, ENV_CANARY, HEADER_CANARY, API_KEY_CANARY, QUERY_CANARY, FRAGMENT_CANARY];
 const variables = { SECRET: VARIABLE_CANARY, ARG_SECRET: ARG_CANARY };
 
 const tracker = new SessionTracker();
@@ -133,7 +135,7 @@ describe('a persisted registry snapshot', () => {
     const reportFile = join(folder, 'persisted.json');
     const servers = await discover({
       tool: printingServer(reportFile, { TOKEN: '${SECRET}', LITERAL: ENV_CANARY }),
-      remote: { url: `${http.url}?key=${QUERY_CANARY}`, headers: { Authorization: 'Bearer ${SECRET}', 'X-Api-Key': HEADER_CANARY } },
+      remote: { url: `${http.url}?key=${QUERY_CANARY}#access_token=${FRAGMENT_CANARY}`, headers: { Authorization: 'Bearer ${SECRET}', 'X-Api-Key': HEADER_CANARY } },
     });
     const { lines, logger } = collectingLogger();
     const registry = start(logger, { servers });
@@ -152,7 +154,7 @@ describe('a persisted registry snapshot', () => {
     expect(json).toContain('Bearer ${SECRET}');
     expect(lines.join('\n')).toContain('argv: --name=[redacted] --api-key [redacted]');
     expect(json).toContain('"--api-key","[sealed]"');
-    expect(json).toContain('/mcp?[sealed]');
+    expect(json).toContain('/mcp?[sealed]#[sealed]');
   });
 
   it('restored, expands its ${VAR}s again: the server connects with the right values and its stderr tail stays redacted', async () => {
