@@ -70,6 +70,14 @@ function refusalText(server: string, tool: string, why: string): string {
   );
 }
 
+// Nobody said no: the size stopped the form, so a call the form can show may still be asked about.
+function tooLongToAskText(server: string, tool: string, why: string): string {
+  return (
+    `The call of tool ${quoted(tool)} on MCP server ${quoted(server)} did not run: ${why}. No one was asked, so this is not a refusal: ` +
+    `call it again with arguments short enough to be shown whole (split the work into smaller calls), or tell the user why it cannot be done in one call.`
+  );
+}
+
 /** One per set of loader tools: its "allow always" answers last as long as the tools. */
 export class ToolCallApprover {
   readonly policy: ApprovalPolicy;
@@ -92,7 +100,7 @@ export class ToolCallApprover {
     if (!ask) return this.unasked(request);
     const { notWhole } = argumentsForApproval(request.arguments, request.inputSchema);
     if (notWhole !== undefined) {
-      return refusalText(request.server, request.tool, `it needs approval (policy "${this.policy}") and it cannot be shown whole on an approval form: ${notWhole}`);
+      return tooLongToAskText(request.server, request.tool, `it needs approval (policy "${this.policy}") and it cannot be shown whole on an approval form: ${notWhole}`);
     }
     let decision: ApprovalDecision;
     try {
