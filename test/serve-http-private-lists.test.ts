@@ -133,3 +133,28 @@ describe("an identity's private listing read while the server adds a tool", () =
     }
   }, 90_000);
 });
+
+describe('a private listing read while the server changes its lists faster than a listing takes', () => {
+  it('answers the request with its last reading after a few superseded ones, instead of reading again forever', async () => {
+    const children: ChildProcess[] = [];
+    const upstream = await modernHttp(children, '--list-ttl-ms', '3600000', '--list-cache-scope', 'private');
+    const storming = await startTeamGateway('private-storm', { modern: upstream }, { alice: { token: TOKENS.alice, allow: ['*'] }, bob: { token: TOKENS.bob, allow: ['*'] } });
+    try {
+      const alice = await storming.host(TOKENS.alice);
+      const bob = await storming.host(TOKENS.bob);
+      expect(await loadedTools(alice)).toContain('echo');
+      // From now on each listing of bob's sees the list change (and its slot dropped) before it comes back.
+      await alice.callTool({ name: 'call_mcp_tool', arguments: { server: 'modern', tool: 'storm-lists' } });
+
+      const unanswered = Symbol('unanswered');
+      const bounded = new Promise<typeof unanswered>((done) => setTimeout(() => done(unanswered), 15_000).unref());
+      const answered = await Promise.race([loadedTools(bob), bounded]);
+      expect(answered).not.toBe(unanswered);
+      expect(answered).toContain('echo');
+      expect(storming.serve.stderr()).toMatch(/"modern".*changed while .* read/);
+    } finally {
+      await storming.close();
+      for (const child of children) child.kill();
+    }
+  }, 90_000);
+});

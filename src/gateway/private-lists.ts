@@ -22,6 +22,13 @@ import { quoted } from '../../machines/control-characters.js';
 /** Listings kept at most (identity × server); one more drops the oldest, read again when next used. */
 export const MAX_PRIVATE_LISTINGS = 1_024;
 
+/**
+ * Readings of one request superseded in a row (its slot dropped as the server's lists changed
+ * while each ran) before the last is kept anyway: a server announcing changes faster than a
+ * listing takes would otherwise leave the request reading forever.
+ */
+export const MAX_SUPERSEDED_READINGS = 3;
+
 const LIST_KINDS: readonly ListKind[] = ['tools', 'resources', 'resourceTemplates', 'prompts'];
 
 function privateKinds(manifest: McpServerManifest | undefined): ListKind[] {
@@ -54,6 +61,7 @@ export class PrivateLists {
    */
   private readonly readings = new Map<string, Promise<void>>();
   private readonly stops: Array<() => void>;
+  private readonly warnedStorming = new Set<string>();
 
   constructor(
     private readonly shared: LoaderToolsManager,
@@ -128,8 +136,8 @@ export class PrivateLists {
     return own?.manifest ?? withheld(manifest, kinds);
   }
 
-  /** The caller's own listing of a server whose lists are private, read now unless it has a fresh one. */
-  private async listForCaller(server: string): Promise<void> {
+  /** The caller's own listing of a server whose lists are private, read now unless it has a fresh one; `superseded`: this request's readings dropped so far. */
+  private async listForCaller(server: string, superseded = 0): Promise<void> {
     const identity = this.caller.getStore()?.identity;
     const kinds = privateKinds(this.shared.getManifest(server));
     const client = this.shared.getClient(server);
@@ -140,15 +148,32 @@ export class PrivateLists {
     const reading: Promise<void> = this.read(identity, server, client, kinds).then((manifest): Promise<void> | void => {
       // Superseded: the caller gets the newer reading under way, or a new one if it was dropped.
       const latest = this.readings.get(key);
-      if (latest !== reading) return latest ?? this.listForCaller(server);
-      const oldest = this.listings.keys().next();
-      if (this.listings.size >= MAX_PRIVATE_LISTINGS && !oldest.done) this.listings.delete(oldest.value);
-      this.listings.set(key, { manifest, staleAt: staleAt(manifest, kinds) });
+      if (latest === reading) return this.keep(key, { manifest, staleAt: staleAt(manifest, kinds) });
+      if (latest) return latest;
+      if (superseded + 1 < MAX_SUPERSEDED_READINGS) return this.listForCaller(server, superseded + 1);
+      // Kept for this request only: the next one reads again.
+      this.warnStorming(server);
+      this.keep(key, { manifest, staleAt: Date.now() });
     });
     this.readings.set(key, reading);
     return reading.finally(() => {
       if (this.readings.get(key) === reading) this.readings.delete(key);
     });
+  }
+
+  private keep(key: string, listing: OwnListing): void {
+    const oldest = this.listings.keys().next();
+    if (this.listings.size >= MAX_PRIVATE_LISTINGS && !oldest.done) this.listings.delete(oldest.value);
+    this.listings.set(key, listing);
+  }
+
+  /** Once a server: a storm of changes would otherwise write a line for every request. */
+  private warnStorming(server: string): void {
+    if (this.warnedStorming.has(server)) return;
+    this.warnedStorming.add(server);
+    this.logger.warn(
+      `MCP server ${quoted(server)}: its private lists changed while each of ${MAX_SUPERSEDED_READINGS} readings in a row was read; the request is answered from the last, and the next reads again.`,
+    );
   }
 
   private async read(identity: string, server: string, client: Client, kinds: ListKind[]): Promise<McpServerManifest> {
