@@ -242,12 +242,12 @@ describe('errors worded for a person', () => {
     expect(call.stderr).toMatch(new RegExp(`^Error: ${expected.message}$`, 'm'));
   });
 
-  it('read of a URI the server does not have: says so, and where to see its resources', async () => {
+  it('read of a URI the server does not have: says so, and names the resources it lists', async () => {
     const run = await cli(['read', 'notes', 'notes://no-such-note']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('Error: server "notes" has no resource "notes://no-such-note"\nHint: `mcp-statechart load notes` lists its resources and resource templates\n');
+    expect(run.stderr).toBe('Error: server "notes" has no resource "notes://no-such-note"\nHint: it lists notes://all; `mcp-statechart load notes` shows them with their names\n');
     const json = JSON.parse((await cli(['read', 'notes', 'notes://no-such-note', '--json'])).stdout);
-    expect(json).toMatchObject({ ok: false, code: 'REQUEST_FAILED', error: { hint: '`mcp-statechart load notes` lists its resources and resource templates' } });
+    expect(json).toMatchObject({ ok: false, code: 'REQUEST_FAILED', error: { hint: 'it lists notes://all; `mcp-statechart load notes` shows them with their names' } });
   });
 });
 

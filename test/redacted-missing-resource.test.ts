@@ -27,9 +27,9 @@ afterEach(() => rmSync(home, { recursive: true, force: true }));
 const cli = (args: string[]) => runCli(['--config', config, ...args], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
 
 describe('read of a missing resource whose URI holds a secret', () => {
-  it('says the server has no such resource (its URI with the secret redacted) and where to see its resources', async () => {
+  it('says the server has no such resource (its URI with the secret redacted) and the resources it lists', async () => {
     const run = await cli(['read', 'notes', `notes://${SECRET}`]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(`Error: server "notes" has no resource "notes://[redacted]"\nHint: \`mcp-statechart load notes\` lists its resources and resource templates\n`);
+    expect(run.stderr).toBe(`Error: server "notes" has no resource "notes://[redacted]"\nHint: it lists notes://all; \`mcp-statechart load notes\` shows them with their names\n`);
   });
 });

@@ -18,6 +18,7 @@ import { offersOAuth } from '../auth/oauth-offered.js';
 import { closestNames } from '../search/closest-names.js';
 import { CliError } from './json-codes.js';
 import { issuesOnOneLine } from './schema-issues.js';
+import type { ManifestSummary } from '../tools/manifest-summary.js';
 
 export interface FailureExplanation {
   /** `McpServerError.code`, or the errno / HTTP status of a plain error, when known. */
@@ -275,29 +276,43 @@ const RESOURCE_NOT_FOUND = -32002;
 const INVALID_PARAMS = -32602;
 
 /**
- * A server's "no such resource": -32602 with the URI as its data (`ResourceNotFoundError`),
- * -32002 from earlier SDKs, or the v1 SDK's -32602 "Resource <uri> not found", which has no data.
- * Read from the code and data, not the class: a refusal whose URI held a secret is a redacted
- * copy (src/redact.ts), a plain Error that keeps both.
+ * A server's "no such resource" to resources/read: -32002 (earlier SDKs' ResourceNotFound) or
+ * -32602, invalid params, whose only param is the URI, whatever the words (`ResourceNotFoundError`
+ * puts the URI in its data, the v1 SDK says "Resource <uri> not found", hand-written servers
+ * "Unknown resource"). Read from the code, not the class: a refusal whose URI held a secret is a
+ * redacted copy (src/redact.ts), a plain Error that keeps it.
  */
 function isMissingResource(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  const { code, data } = error as { code?: unknown; data?: unknown };
-  if (code === RESOURCE_NOT_FOUND) return true;
-  if (code !== INVALID_PARAMS) return false;
-  const onlyUri = typeof data === 'object' && data !== null && typeof (data as { uri?: unknown }).uri === 'string' && Object.keys(data).length === 1;
-  return onlyUri || /\bnot found\b/i.test(error.message);
+  const { code } = error as { code?: unknown };
+  return code === RESOURCE_NOT_FOUND || code === INVALID_PARAMS;
+}
+
+/** Up to this many resources and templates are named in the hint; more are for `load` to list. */
+const NAMED_RESOURCES_MAX = 5;
+
+/** What the server listed at load, when it is short and whole enough to name in a hint. */
+export type ListedResources = Pick<ManifestSummary, 'resources' | 'resourceTemplates' | 'omitted'>;
+
+function listedResourcesHint(server: string, listed: ListedResources | undefined, secrets: readonly string[]): string {
+  const load = `\`mcp-statechart load ${commandWord(server)}\``;
+  const uris = listed && [...listed.resources.map(({ uri }) => uri), ...listed.resourceTemplates.map(({ uriTemplate }) => `${uriTemplate} (template)`)];
+  const whole = listed !== undefined && !listed.omitted?.resources && !listed.omitted?.resourceTemplates;
+  if (!uris || !whole || uris.length > NAMED_RESOURCES_MAX) return `${load} lists its resources and resource templates`;
+  if (uris.length === 0) return 'it lists no resources or resource templates';
+  return `it lists ${uris.map((uri) => redact(uri, secrets)).join(', ')}; ${load} shows them with their names`;
 }
 
 /**
- * `read` of a URI the server does not have: that, and where to see the ones it has; undefined for
- * any other failure. A value of the entry in the URI is redacted, as in the server's own words.
+ * `read` of a URI the server does not have: that, and the ones it has (by name when few, else
+ * where to see them); undefined for any other failure. A value of the entry in a URI is redacted,
+ * as in the server's own words.
  */
-export function missingResourceExplanation(server: string, uri: string, error: unknown, entry?: DiscoveredServer): FailureExplanation | undefined {
+export function missingResourceExplanation(server: string, uri: string, error: unknown, entry?: DiscoveredServer, listed?: ListedResources): FailureExplanation | undefined {
   if (!isMissingResource(rootCause(error))) return undefined;
   const code = error instanceof McpServerError ? error.code : 'REQUEST_FAILED';
-  const shown = entry ? redact(uri, secretsOf(entry.config)) : uri;
-  return { code, message: `server "${server}" has no resource "${shown}"`, hint: `\`mcp-statechart load ${commandWord(server)}\` lists its resources and resource templates` };
+  const secrets = entry ? secretsOf(entry.config) : [];
+  return { code, message: `server "${server}" has no resource "${redact(uri, secrets)}"`, hint: listedResourcesHint(server, listed, secrets) };
 }
 
 /** The explanation as lines for stderr, every control character from a config or server escaped. */

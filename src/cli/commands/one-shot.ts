@@ -4,7 +4,7 @@ import type { DiscoveryResult } from '../../config/index.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import type { LoaderToolName, LoaderToolResult } from '../../tools/index.js';
 import { SCHEMAS_ADVICE } from '../../tools/unknown-tool.js';
-import { explainFailureAsking, formatFailure, missingResourceExplanation, offExplanation, missingServerExplanation, type FailureExplanation } from '../failure-text.js';
+import { explainFailureAsking, formatFailure, missingResourceExplanation, offExplanation, missingServerExplanation, type FailureExplanation, type ListedResources } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger, outcomeLogger } from '../logger.js';
 import { commandWord, terminalJson, writeError, writeListing } from '../terminal-text.js';
@@ -105,6 +105,8 @@ export async function runOneShot(
   const sessionLogger = outcomeLogger(options.verbose);
   /** Keeps the raw answer of `call` and `read`, printed whole. */
   let keeper: RawResultKeeper | undefined;
+  /** What the server listed when it was loaded: `read` of a URI it does not have names them. */
+  let listed: ListedResources | undefined;
   const report = (result: JsonReport): number => {
     sessionLogger.settle(!result.ok);
     if (json) process.stdout.write(`${terminalJson(result.ok ? result : failureJson(result.server, result.error))}\n`);
@@ -144,7 +146,7 @@ export async function runOneShot(
       error:
         result.error === undefined
           ? plainFailure(args.server, keeper?.last()?.kind === 'tool' ? 'TOOL_ERROR' : 'FAILED', result.text)
-          : (tool === 'read_mcp_resource' ? missingResourceExplanation(args.server, String(args.uri), result.error, discovery.servers[args.server]) : undefined) ??
+          : (tool === 'read_mcp_resource' ? missingResourceExplanation(args.server, String(args.uri), result.error, discovery.servers[args.server], listed) : undefined) ??
             (await explainFailureAsking(args.server, result.error, discovery.servers[args.server])),
     });
 
@@ -186,6 +188,7 @@ export async function runOneShot(
       // A one-shot command is its own whole session: it loads the server the model would have loaded first.
       const loaded = await find('load_mcp')!.execute({ server: args.server }, { signal: interrupt.signal });
       if (loaded.isError) return failed(loaded);
+      if (isManifestSummary(loaded.data)) listed = loaded.data;
     }
     // load_mcp takes no request timeout: `load --timeout` bounds the whole load instead.
     const result = await loader.execute(args, tool === 'load_mcp' && loadDeadline ? { ...callOptions, signal: AbortSignal.any([interrupt.signal, loadDeadline]) } : callOptions);
