@@ -440,6 +440,28 @@ describe('arguments from the model', () => {
     await load.execute({ server: 'fixture' });
     const crashed = await call.execute({ server: 'fixture', tool: 'crash' });
     expect(crashed.isError).toBe(true);
-    expect(crashed.text).toMatch(/the connection was lost while it was in flight[\s\S]*Call load_mcp with server "fixture" to reconnect/);
+    expect(crashed.text).toMatch(/the connection was lost while it was in flight/);
   });
+});
+
+describe('a server whose process exits during a call', () => {
+  it('is restarted by the manager: the model is told to call again, and the next call works without load_mcp', async () => {
+    const { load, call } = setUp();
+    await load.execute({ server: 'fixture' });
+    const crashed = await call.execute({ server: 'fixture', tool: 'crash' });
+    expect(crashed.isError).toBe(true);
+    expect(crashed.text).toMatch(/the connection was lost while it was in flight/);
+    expect(crashed.text).toContain('The request may or may not have taken effect. The server is being restarted by itself: call again');
+    expect(crashed.text).not.toContain('Call load_mcp');
+    const next = await call.execute({ server: 'fixture', tool: 'echo', arguments: { text: 'back' } });
+    expect(next.isError).toBeFalsy();
+    expect(next.text).toContain('back');
+  }, 30_000);
+
+  it('is not restarted with autoReconnect off: then, and only then, the model is told to call load_mcp', async () => {
+    const { load, call } = setUp({ manager: { defaults: { autoReconnect: false } } });
+    await load.execute({ server: 'fixture' });
+    const crashed = await call.execute({ server: 'fixture', tool: 'crash' });
+    expect(crashed.text).toContain('The server will not reconnect by itself: call load_mcp with server "fixture" to start it again');
+  }, 30_000);
 });

@@ -5,6 +5,7 @@ import { quoted } from './model-text.js';
 import { toolResultParts } from './describe-content.js';
 import { notSentResult, okResult, partsResult } from './results.js';
 import { callMcpToolSchema, usualCallMcpToolInput, type CallMcpToolInput } from './schemas.js';
+import { watchForLoss } from './loss-outcome.js';
 import { connectIfIndexed, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool, LoaderToolCallOptions, LoaderToolResult } from './types.js';
 import { unknownToolText } from './unknown-tool.js';
@@ -60,11 +61,16 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
     return tools && toolNamed(tools, tool);
   };
 
-  const call = ({ server, tool, arguments: args }: CallMcpToolInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> =>
-    manager.callTool(server, tool, args, callOptions(options)).then(callResult, (error: unknown) => {
-      if (options.signal?.aborted) throw error;
-      return requestFailureResult(manager, server, error);
-    });
+  const call = ({ server, tool, arguments: args }: CallMcpToolInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {
+    const loss = watchForLoss(manager, server);
+    return manager
+      .callTool(server, tool, args, callOptions(options))
+      .then(callResult, (error: unknown) => {
+        if (options.signal?.aborted) throw error;
+        return requestFailureResult(manager, server, error, loss);
+      })
+      .finally(loss.stop);
+  };
 
   /** Connects an indexed server first, answers an unknown tool, asks for approval: then calls. */
   const prepareAndCall = async (input: CallMcpToolInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {

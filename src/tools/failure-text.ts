@@ -6,6 +6,7 @@ import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js'
 import { missingCapabilities } from '../connection/missing-handler.js';
 import { isTaskCutOff, isTaskTimeLimit } from '../connection/task-time-limit.js';
 import { errorText, quoted } from './model-text.js';
+import type { LossOutcome } from './loss-outcome.js';
 
 /**
  * A request to a server that is not connected. After a failed load it says why and what to do,
@@ -60,8 +61,33 @@ export function loadFailureText(server: string, state: PublicServerState, error:
   return `Could not load MCP server ${quoted(server)} (state: ${state}).\n${failureLines(server, error)}`;
 }
 
-/** For a tool call or a resource read that the manager rejected; `lastError` is what put the server in `error`, if it is there. */
-export function requestFailureText(server: string, state: PublicServerState, error: unknown, lastError?: Error): string {
+/** A request cut off by a lost connection the manager may reconnect by itself: what the model is told then depends on whether it does. */
+export function isPlainLoss(error: unknown): boolean {
+  return (
+    error instanceof McpServerError &&
+    error.code === 'CONNECTION_LOST' &&
+    !isTaskCutOff(error.cause) &&
+    !isRemovedFromConfig(error.cause) &&
+    !isRedefinedInConfig(error.cause)
+  );
+}
+
+function afterLossText(server: string, outcome: LossOutcome | undefined): string {
+  const mayHave = 'The request may or may not have taken effect';
+  if (outcome === 'restarting') {
+    return `${mayHave}. The server is being restarted by itself: call again if the request should still run (no load_mcp needed).`;
+  }
+  if (outcome === 'given up') {
+    return `${mayHave}. The server will not reconnect by itself: call load_mcp with server ${quoted(server)} to start it again before trying again.`;
+  }
+  return `${mayHave}. Call again if the request should still run; if the server is then not connected, call load_mcp with server ${quoted(server)}.`;
+}
+
+/**
+ * For a tool call or a resource read that the manager rejected; `lastError` is what put the server
+ * in `error`, if it is there; `outcome` where the server went after a lost connection (isPlainLoss).
+ */
+export function requestFailureText(server: string, state: PublicServerState, error: unknown, lastError?: Error, outcome?: LossOutcome): string {
   if (!(error instanceof McpServerError)) return errorText(error, server);
   switch (error.code) {
     case 'NOT_CONNECTED':
@@ -71,6 +97,7 @@ export function requestFailureText(server: string, state: PublicServerState, err
       if (isTaskCutOff(error.cause)) return `${failureWithStderrText(error, server)}\n${TASK_CUT_OFF}`;
       if (isRemovedFromConfig(error.cause)) return `${errorText(error, server)}\n${REMOVED_FROM_CONFIG}`;
       if (isRedefinedInConfig(error.cause)) return `${errorText(error, server)}\n${REDEFINED_IN_CONFIG}`;
+      if (error.code === 'CONNECTION_LOST') return `${failureWithStderrText(error, server)}\n${afterLossText(server, outcome)}`;
       return (
         `${failureWithStderrText(error, server)}\nThe request may or may not have taken effect. Call load_mcp with server ` +
         `${quoted(server)} to reconnect before trying again.`

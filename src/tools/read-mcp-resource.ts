@@ -4,6 +4,7 @@ import { defineLoaderTool } from './define-tool.js';
 import { resourceParts } from './describe-content.js';
 import { partsResult } from './results.js';
 import { readMcpResourceSchema } from './schemas.js';
+import { watchForLoss } from './loss-outcome.js';
 import { connectIfIndexed, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool } from './types.js';
 
@@ -20,11 +21,14 @@ export function readMcpResourceTool(context: LoaderToolContext): LoaderTool {
         const notReady = await connectIfIndexed(context, server);
         if (notReady) return notReady;
         let resource: ReadResourceResult;
+        const loss = watchForLoss(manager, server);
         try {
           resource = await manager.readResource(server, uri, { signal, timeoutMs, timeoutSource });
         } catch (error) {
           if (signal?.aborted) throw error;
-          return requestFailureResult(manager, server, error);
+          return await requestFailureResult(manager, server, error, loss);
+        } finally {
+          loss.stop();
         }
         return partsResult(resourceParts(resource.contents), false);
       },

@@ -3,7 +3,8 @@ import type { LoaderToolResult, LoaderToolsManager } from './types.js';
 import type { ServerCatalog } from './server-catalog.js';
 import type { SearchableTools } from './searchable-tools.js';
 import type { ToolCallApprover } from './approval.js';
-import { loadFailureText, loadFirstText, requestFailureText } from './failure-text.js';
+import { isPlainLoss, loadFailureText, loadFirstText, requestFailureText } from './failure-text.js';
+import type { LossWatch } from './loss-outcome.js';
 import { failedResult, notSentResult } from './results.js';
 import { unknownToolText } from './unknown-tool.js';
 
@@ -68,6 +69,8 @@ function connectedOrFirstFailure(manager: LoaderToolsManager, server: string): P
   return Promise.race([connected, failed]).finally(stopListening);
 }
 
-export function requestFailureResult(manager: LoaderToolsManager, server: string, error: unknown): LoaderToolResult {
-  return failedResult(requestFailureText(server, manager.getState(server), error, manager.getError(server)), error);
+/** `loss` watched the server since before the request: after a lost connection, the answer says whether it comes back by itself. */
+export async function requestFailureResult(manager: LoaderToolsManager, server: string, error: unknown, loss: LossWatch): Promise<LoaderToolResult> {
+  const outcome = isPlainLoss(error) ? await loss.outcome() : undefined;
+  return failedResult(requestFailureText(server, manager.getState(server), error, manager.getError(server), outcome), error);
 }
