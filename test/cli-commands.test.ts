@@ -168,6 +168,14 @@ describe.concurrent('flags and help', () => {
     }
   });
 
+  it("names load, and what it does, for the words a newcomer tries to see a server's tools", async () => {
+    for (const args of [['tools', 'fx'], ['tools'], ['resources', 'fx'], ['list', 'fx'], ['ls', 'fx']]) {
+      const run = await cli(...args);
+      expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 1, stdout: '' });
+      expect(run.stderr).toMatch(new RegExp(`^error: unknown command '${args[0]}'\\n\\(Did you mean load\\? \`load <server>\` lists a server's tools and resources\\)\\n`));
+    }
+  });
+
   it('rejects an unknown flag with exit 1 and a hint', async () => {
     const run = await cli('--nope', 'servers');
     expect(run.code).toBe(1);

@@ -643,6 +643,17 @@ const COMMANDS_BY_OTHER_NAMES: Readonly<Record<string, string>> = {
   show: 'get',
   start: 'serve',
   check: 'doctor',
+  tools: 'load',
+  tool: 'load',
+  resources: 'load',
+};
+
+/** `list` and `ls` with a server after them ask for its tools, not for the servers. */
+const LISTS_OF_ONE_SERVER = new Set(['list', 'ls']);
+
+/** Said with the suggestion: nothing in the name `load` tells a newcomer it lists tools. */
+const SUGGESTION_NOTES: Readonly<Record<string, string>> = {
+  load: " `load <server>` lists a server's tools and resources",
 };
 
 /**
@@ -658,8 +669,9 @@ function refuseHelpForUnknownCommands(program: Command): void {
     const parsed = parseOptions(args);
     const named = parsed.operands[0] === 'help' ? parsed.operands.slice(1) : parsed.operands;
     if (named.length === 0 || isCommand(named[0]!)) return parsed;
-    const meant = Object.hasOwn(COMMANDS_BY_OTHER_NAMES, named[0]!) ? COMMANDS_BY_OTHER_NAMES[named[0]!] : undefined;
-    if (meant !== undefined) program.error(`error: unknown command '${named[0]}'\n(Did you mean ${meant}?)`, { code: 'commander.unknownCommand' });
+    const word = named[0]!;
+    const meant = LISTS_OF_ONE_SERVER.has(word) && named.length > 1 ? 'load' : Object.hasOwn(COMMANDS_BY_OTHER_NAMES, word) ? COMMANDS_BY_OTHER_NAMES[word] : undefined;
+    if (meant !== undefined) program.error(`error: unknown command '${word}'\n(Did you mean ${meant}?${SUGGESTION_NOTES[meant] ?? ''})`, { code: 'commander.unknownCommand' });
     return { operands: named, unknown: parsed.unknown.filter((arg) => arg !== '--help' && arg !== '-h') };
   };
 }
