@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpConnectionManager } from '../src/index.js';
+import { createLoaderTools, McpConnectionManager } from '../src/index.js';
 import { silentLogger } from '../src/logger.js';
 import { capErrorText, MAX_ERROR_TEXT, sliceWithinBudget } from '../src/text-limits.js';
 import { MAX_MESSAGE_BYTES, MessageTooLargeError, sizeLimitedFetch } from '../src/transports/message-size.js';
@@ -158,6 +158,49 @@ describe('over stdio', () => {
     expect(error.message).toMatch(/Could not connect to MCP server "garbled"/);
     expect(lines.warn.join('\n')).not.toMatch(/stays up/);
   });
+});
+
+describe('what the model and the CLI are told of an answer over 10 MiB', () => {
+  const askForLess = /over the 10 MiB limit, so (calling|running the command) again (the same way )?fails the same way.*: ask for less \(narrower arguments, a filter, a page at a time\)/;
+
+  it('call_mcp_tool says to ask for less, not to call again or to load the server', async () => {
+    const mcp = manager();
+    const tools = createLoaderTools({ manager: mcp, servers: { huge: hostileServer('--huge', '11') } });
+    await tools.find((tool) => tool.name === 'load_mcp')!.execute({ server: 'huge' });
+    const answer = await tools.find((tool) => tool.name === 'call_mcp_tool')!.execute({ server: 'huge', tool: 'huge' });
+    expect(answer.isError).toBe(true);
+    expect(answer.text).toMatch(askForLess);
+    expect(answer.text).not.toMatch(/load_mcp|call again if/);
+  }, 60_000);
+
+  it('a stdio answer over the limit: `call` hints to ask for less, not to run it again', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mcp-size-'));
+    try {
+      const config = join(home, 'mcp.json');
+      writeFileSync(config, JSON.stringify({ mcpServers: { huge: hostileServer('--huge', '11') } }));
+      const run = await runCli(['--config', config, 'call', 'huge', 'huge'], { cwd: home, env: { HOME: home }, timeoutMs: 60_000 });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(askForLess);
+      expect(run.stderr).not.toMatch(/run the command again \(it reconnects\)/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('an HTTP answer over the limit: `call` hints to ask for less', async () => {
+    const big = await hugeAnswerServer('tools/call', 20 * MB);
+    servers.push(big);
+    const home = mkdtempSync(join(tmpdir(), 'mcp-size-'));
+    try {
+      const config = join(home, 'mcp.json');
+      writeFileSync(config, JSON.stringify({ mcpServers: { big: { url: big.url } } }));
+      const run = await runCli(['--config', config, 'call', 'big', 'huge'], { cwd: home, env: { HOME: home }, timeoutMs: 60_000 });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(askForLess);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
 
 describe('cutting text', () => {

@@ -13,6 +13,7 @@ import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js'
 import { missingCapabilities, missingHandlerAdvice } from '../connection/missing-handler.js';
 import { isPinnedEraRefusal, speaksOnlyModern } from '../connection/errors.js';
 import { isTaskCutOff, isTaskTimeLimit } from '../connection/task-time-limit.js';
+import { isOverMessageLimit, MAX_MESSAGE_MIB } from '../transports/message-size.js';
 import { hasStaticAuthorization } from '../auth/oauth-config.js';
 import { offersOAuth } from '../auth/oauth-offered.js';
 import { closestNames } from '../search/closest-names.js';
@@ -96,6 +97,9 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   if (code === 'UNKNOWN_SERVER') return SEE_THE_SERVERS;
   if (code === 'SERVER_DISABLED') return entry ? offExplanation(server, entry).hint : 'remove "disabled": true from its entry to use it';
   // Running the command again would start a second task beside the one that may still run.
+  if (isOverMessageLimit(cause)) {
+    return `the server's answer is over the ${MAX_MESSAGE_MIB} MiB limit, so running the command again fails the same way: ask for less (narrower arguments, a filter, a page at a time)`;
+  }
   if (code === 'CONNECTION_LOST' && isTaskCutOff(cause)) return 'the task may still run on the server: running the command again starts another task';
   if (code === 'CONNECTION_LOST' || code === 'DISCONNECTED') {
     return 'the request may or may not have taken effect; run the command again (it reconnects)';

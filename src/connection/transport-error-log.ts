@@ -1,7 +1,7 @@
 import type { Logger } from '../logger.js';
 import { redact } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
-import { isStdioBufferOverflow, MAX_MESSAGE_MIB } from '../transports/message-size.js';
+import { isStdioBufferOverflow, OversizedMessageClosedError } from '../transports/message-size.js';
 import { StdoutClosedError } from '../transports/stdio.js';
 import { isStreamError } from './request-streams.js';
 import { isUnreachable } from './errors.js';
@@ -27,7 +27,7 @@ export function logTransportError(error: Error, { server, logger, secrets, live 
   const message = capErrorText(redact(error.message, secrets));
   if (isStdioBufferOverflow(error)) {
     // The SDK closes its stdio transport right after reporting this; onclose follows.
-    const closedBecause = new Error(`the server sent a message over ${MAX_MESSAGE_MIB} MiB, so the client closed the connection (${message})`);
+    const closedBecause = new OversizedMessageClosedError(message);
     logger.warn(`MCP server ${quoted(server)}: ${closedBecause.message}`);
     return closedBecause;
   }

@@ -7,6 +7,7 @@ import { missingCapabilities } from '../connection/missing-handler.js';
 import { isTaskCutOff, isTaskTimeLimit } from '../connection/task-time-limit.js';
 import { errorText, quoted } from './model-text.js';
 import type { LossOutcome } from './loss-outcome.js';
+import { isOverMessageLimit, MAX_MESSAGE_MIB } from '../transports/message-size.js';
 
 /**
  * A request to a server that is not connected. After a failed load it says why and what to do,
@@ -66,6 +67,7 @@ export function isPlainLoss(error: unknown): boolean {
   return (
     error instanceof McpServerError &&
     error.code === 'CONNECTION_LOST' &&
+    !isOverMessageLimit(error.cause) &&
     !isTaskCutOff(error.cause) &&
     !isRemovedFromConfig(error.cause) &&
     !isRedefinedInConfig(error.cause)
@@ -89,6 +91,7 @@ function afterLossText(server: string, outcome: LossOutcome | undefined): string
  */
 export function requestFailureText(server: string, state: PublicServerState, error: unknown, lastError?: Error, outcome?: LossOutcome): string {
   if (!(error instanceof McpServerError)) return errorText(error, server);
+  if (isOverMessageLimit(error.cause)) return `${failureWithStderrText(error, server)}\n${OVER_MESSAGE_LIMIT}`;
   switch (error.code) {
     case 'NOT_CONNECTED':
       return loadFirstText(server, state, lastError);
@@ -109,6 +112,11 @@ export function requestFailureText(server: string, state: PublicServerState, err
       return missingCapabilities(error.cause) === undefined ? errorText(error, server) : `${errorText(error, server)}\n${NO_INPUT_ANSWERED}`;
   }
 }
+
+// The server would send the same answer again: only a request for less can succeed.
+const OVER_MESSAGE_LIMIT =
+  `The server's answer is over the ${MAX_MESSAGE_MIB} MiB limit, so calling again the same way fails the same way (the request may have taken effect): ` +
+  'ask for less (narrower arguments, a filter, a page at a time), or tell the user.';
 
 // The entry is gone from the config: load_mcp cannot reach the server, whatever the model tries.
 const REMOVED_FROM_CONFIG =

@@ -23,6 +23,22 @@ export class MessageTooLargeError extends Error {
   }
 }
 
+/** A stdio server sent a message over the limit: the SDK closes the transport, so the connection is lost for this. */
+export class OversizedMessageClosedError extends Error {
+  override name = 'OversizedMessageClosedError';
+  constructor(detail: string) {
+    super(`the server sent a message over ${MAX_MESSAGE_MIB} MiB, so the client closed the connection (${detail})`);
+  }
+}
+
+/**
+ * Whether a request failed because the server's message was over the limit: asking again the same
+ * way gets the same answer. Known by name, which a redacted copy of the cause keeps.
+ */
+export function isOverMessageLimit(cause: unknown): boolean {
+  return cause instanceof Error && (cause.name === 'MessageTooLargeError' || cause.name === 'OversizedMessageClosedError');
+}
+
 /**
  * `base` with every response body bounded: a JSON body at `MAX_MESSAGE_BYTES` in total, an
  * event stream at `MAX_MESSAGE_BYTES` per event, an error body cut at `MAX_ERROR_BODY_BYTES`.
