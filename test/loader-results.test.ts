@@ -86,6 +86,15 @@ describe('tool results from the reference servers', () => {
     expect(graph.data).toMatchObject({ entities: [{ name: 'Ada' }] });
   });
 
+  it("server-memory's create_entities: the created entities appear once, though its structured content wraps the text's JSON in { entities }", async () => {
+    const created = await call('memory', 'create_entities', {
+      entities: [{ name: 'Grace', entityType: 'person', observations: ['found the first bug-c41e'] }],
+    });
+    expect(created.isError).toBe(false);
+    expect(occurrences(created.text, 'found the first bug-c41e')).toBe(1);
+    expect(created.text).not.toContain('Structured content');
+  });
+
   it("server-filesystem's read_media_file: a 30 KB PNG is one media part, and its 40 KB of base64 reach no text", async () => {
     const result = await call('fs', 'read_media_file', { path: photo });
     expect(result.isError).toBe(false);

@@ -131,20 +131,27 @@ function parsedJson(text: string): unknown {
 
 /**
  * Whether the content blocks already say what `structuredContent` says: a text block holding the
- * same JSON (server-memory), or an object whose one field is the text or the blocks themselves
- * (server-filesystem).
+ * same JSON (server-memory's read_graph), or an object whose one field is the text, the JSON a
+ * text block holds (server-memory's create_entities: `{ entities: [...] }` for a text of the
+ * array) or the blocks themselves (server-filesystem).
  */
 export function repeatsContent(structured: unknown, content: ContentBlock[]): boolean {
   // Compared by their iterative canonical text: either side may be nested too deep for JSON.stringify.
-  const fingerprint = jsonFingerprint(structured);
   const texts = content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
-  if (texts.some((text) => jsonFingerprint(parsedJson(text)) === fingerprint)) return true;
+  // A text that is not JSON, or too long to parse (MAX_JSON_TO_COMPARE), repeats nothing.
+  const textJson = new Set(texts.flatMap((text) => {
+    const parsed = parsedJson(text);
+    return parsed === undefined ? [] : [jsonFingerprint(parsed)];
+  }));
+  if (textJson.has(jsonFingerprint(structured))) return true;
   // Since 2026-07-28 structured content may be any JSON value, not only an object.
   if (structured === null || typeof structured !== 'object') return false;
   const fields = Object.values(structured);
   if (fields.length !== 1) return false;
   const [only] = fields;
-  return only === texts.join('\n') || jsonFingerprint(only) === jsonFingerprint(content);
+  if (only === texts.join('\n')) return true;
+  const onlyFingerprint = jsonFingerprint(only);
+  return textJson.has(onlyFingerprint) || onlyFingerprint === jsonFingerprint(content);
 }
 
 export function structuredText(structured: unknown): string {
