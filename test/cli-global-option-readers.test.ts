@@ -1,6 +1,6 @@
 /**
  * A global option is refused by a command that does not read it, naming the commands that do:
- * `add --approve always`, `tasks --exposure eager` and `logout x --config f` did nothing and
+ * `add --approve always`, `tasks --exposure eager` and `approvals --config f` did nothing and
  * said nothing, and `call --exposure eager` failed with "call_mcp_tool is switched off by the
  * permissions". Each command's --help lists only the global options it reads.
  */
@@ -30,7 +30,7 @@ describe('a global option on a command that does not read it', () => {
   it.each([
     [['--approve', 'always', 'add', 'notes', 'node', 'notes.js'], 'error: add does not read --approve; call and serve do'],
     [['tasks', '--exposure', 'eager'], 'error: tasks does not read --exposure; demo, servers and serve do'],
-    [['--config', 'mcp.json', 'logout', 'local'], 'error: logout does not read --config; servers, index,'],
+    [['--config', 'mcp.json', 'approvals'], 'error: approvals does not read --config; servers, index,'],
     [['--config', 'mcp.json', '--exposure', 'eager', 'call', 'local', 'echo', '{"text":"hi"}'], 'error: call does not read --exposure;'],
     [['--config', 'mcp.json', '--deny-tool', 'local/echo', 'read', 'local', 'fixture://greeting'], 'error: read does not read --deny-tool;'],
     [['demo', '--config', 'mcp.json'], 'error: demo does not read --config;'],

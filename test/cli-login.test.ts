@@ -161,6 +161,26 @@ describe('mcp-statechart login / logout', () => {
     expect(local.stderr).toMatch(/runs over stdio: there is nothing to log in to/);
   });
 
+  it('logout refuses an unknown server and a stdio server as login does, and says an http server has no stored login', async () => {
+    const logout = (name: string) => runCli(['--config', config, 'logout', name], { cwd: home, env: { HOME: home } });
+    const [unknown, local, http] = await Promise.all([logout('ghost'), logout('local'), logout('keyed')]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^Error: there is no server named "ghost" \(configured: .*\blocal\b.*\)\nHint: run `mcp-statechart servers` to see every configured server\n$/);
+    expect(local.code).toBe(1);
+    expect(local.stderr).toBe('MCP server "local" runs over stdio: there is no login to forget.\n');
+    expect({ code: http.code, stderr: http.stderr }).toEqual({ code: 0, stderr: 'No stored login for "keyed".\n' });
+  });
+
+  it('logout forgets a login stored under a name no longer configured', async () => {
+    const dir = join(home, '.ai-zen', 'mcp-oauth');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'removed-since.json'), '{}', { mode: 0o600 });
+    const run = await runCli(['logout', 'removed-since'], { cwd: home, env: { HOME: home } });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/^Logged out of "removed-since"/);
+    expect(existsSync(join(dir, 'removed-since.json'))).toBe(false);
+  });
+
   it('a server that refuses the Authorization header an entry sends: the hint points to that header, not to login, which refuses such an entry', async () => {
     const refused = await runCli(['--config', config, 'load', 'keyed'], { cwd: home, env: { HOME: home } });
     expect(refused.code).toBe(1);

@@ -34,7 +34,7 @@ export const GLOBAL_OPTIONS_READ: Readonly<Record<string, readonly string[]>> = 
   serve: [...DISCOVERY, ...SERVER_PATTERNS, ...TOOL_PATTERNS, '--approve', '--exposure'],
   approve: DISCOVERY,
   login: DISCOVERY,
-  logout: [],
+  logout: DISCOVERY,
   add: ['--project'],
   'add-json': ['--project'],
   get: [...DISCOVERY, ...SERVER_PATTERNS],

@@ -447,12 +447,12 @@ export function buildProgram(): Command {
 
   program
     .command('logout')
-    .description("forget a server's stored OAuth tokens")
+    .description("forget a server's stored OAuth tokens; a name that is not configured, or a stdio server, is refused (exit 1) as by login, unless a login is stored under it")
     .argument('<server>', 'server name')
     .addHelpText('after', examples('mcp-statechart logout docs'))
-    .action(async (server: string) => {
+    .action(async (server: string, _options: unknown, command: Command) => {
       const { runLogout } = await import('./commands/login.js');
-      process.exitCode = await runLogout(server);
+      process.exitCode = await runLogout(globalOptions(command), server);
     });
 
   const scopeOption = () => new Option('-s, --scope <scope>', 'which file: user (~/.ai-zen/mcp.json) or project (.mcp.json)').choices(['user', 'project']);

@@ -49,10 +49,28 @@ export async function runLogin(options: GlobalOptions, server: string, flags: { 
   return 0;
 }
 
-/** `logout <server>`: forgets the stored tokens and client registration. */
-export async function runLogout(server: string): Promise<number> {
+/**
+ * `logout <server>`: forgets the stored tokens and client registration. A stored login is
+ * forgotten whatever the config says now (the server may have been removed since); without one,
+ * a name that is not configured, or a stdio server, is refused as `login` refuses it.
+ */
+export async function runLogout(options: GlobalOptions, server: string): Promise<number> {
   const { logout } = await import('../../auth/index.js');
   const { removed, file } = await logout(server);
-  writeError(removed ? `Logged out of "${server}" (${file} deleted).` : `No stored login for "${server}".`);
+  if (removed) {
+    writeError(`Logged out of "${server}" (${file} deleted).`);
+    return 0;
+  }
+  const discovery = await discoverFor([server], options, cliLogger(options.verbose));
+  const entry = Object.hasOwn(discovery.servers, server) ? discovery.servers[server] : undefined;
+  if (!entry) {
+    process.stderr.write(`${formatFailure(missingServerExplanation(server, discovery))}\n`);
+    return 1;
+  }
+  if (entry.transport === 'stdio') {
+    writeError(`MCP server "${server}" runs over stdio: there is no login to forget.`);
+    return 1;
+  }
+  writeError(`No stored login for "${server}".`);
   return 0;
 }
