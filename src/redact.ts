@@ -99,15 +99,32 @@ export function redactUrl(text: string): string {
   return `${url.protocol}${authority}${url.pathname}${query ? `?${query}` : ''}${url.hash}`;
 }
 
-/** A query or fragment parameter whose name contains one of these words holds a credential (`access_token`, `X-Amz-Signature`, `api_key`, OAuth's `code`). */
-const CREDENTIAL_PARAMETER = /token|secret|passw|pwd|auth|credential|session|cookie|bearer|jwt|sig|key|code/i;
+/**
+ * A query or fragment parameter holds a credential when a word of its name (split at non-letters
+ * and case changes: `api_key`, `apiKey`, `X-Api-Key`, `sessionId`) is one of these. Words that
+ * ordinary words do not contain match anywhere in a word (`passw` covers `password` and `passwd`,
+ * `jsessionid`, `accesstoken`); the short ones match only as a whole word or a known compound, so
+ * `keyword`, `author`, `signal`, `barcode` and `zipcode` keep their values (`zip_code` does not:
+ * `code` is OAuth's authorization code).
+ */
+const CREDENTIAL_STEM = /token|secret|passw|pwd|credential|session|cookie|bearer|jwt/;
+const CREDENTIAL_WORD = /^(?:(?:auth|sig|key|code|pass)s?|apikey|accesskey|privatekey|authkey|authcode|passcode|passphrase|signature|authorization|oauth)$/;
+const NAME_WORD = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+/g;
+
+function namesCredential(name: string): boolean {
+  return (name.match(NAME_WORD) ?? []).some((word) => {
+    const lower = word.toLowerCase();
+    return CREDENTIAL_STEM.test(lower) || CREDENTIAL_WORD.test(lower);
+  });
+}
+
 const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i;
 
 /**
  * The one rule for a URI kept at rest (a persisted snapshot's subscriptions and listed resources,
  * the manifest index): a value of the server's entry, the user info, and the value of each query
- * or fragment parameter whose name names a credential are `[redacted]`; the rest stays as written
- * (`?page=2`). The same text when it holds none of them.
+ * or fragment parameter whose name has a credential word (`namesCredential`) are `[redacted]`;
+ * the rest stays as written (`?page=2`). The same text when it holds none of them.
  */
 export function uriAtRest(uri: string, secrets: readonly string[]): string {
   const clean = redact(uri, secrets).replace(USER_INFO, `$1${REDACTED}@`);
@@ -127,7 +144,7 @@ function parametersAtRest(parameters: string): string {
       const equals = pair.indexOf('=');
       if (equals === -1) return pair;
       const name = pair.slice(0, equals);
-      return CREDENTIAL_PARAMETER.test(decodedOrRaw(name)) ? `${name}=${REDACTED}` : pair;
+      return namesCredential(decodedOrRaw(name)) ? `${name}=${REDACTED}` : pair;
     })
     .join('&');
 }

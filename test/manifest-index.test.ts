@@ -268,6 +268,21 @@ describe('the file', () => {
     expect(text).toContain('"docs://shelf/c.md?page=2&lang=en"');
   });
 
+  it("reads a parameter's name by its words: a credential word loses its value, a longer ordinary word that contains one keeps it", async () => {
+    const credentialNames = ['api_key', 'apiKey', 'X-Api-Key', 'APIKey', 'access_token', 'sessionId', 'client_secret', 'sig', 'code', 'zip_code', 'password', 'passwd', 'X-Amz-Signature', 'apikey'];
+    const canary = (name: string) => `canary-word-${name.replace(/[^A-Za-z]/g, '')}-5e1c`;
+    // `zipcode` is one word, so it is no more `code` than `barcode` is.
+    const ordinary = 'keyword=cats&author=ann&signal=strong&barcode=4006381333931&zipcode=10115';
+    const uri = `search://results?${ordinary}&${credentialNames.map((name) => `${name}=${canary(name)}`).join('&')}`;
+    const manifest = { tools: [], resources: [{ uri, name: 'search' }], resourceTemplates: [], prompts: [] };
+    const index = new ManifestIndex({ path: indexPath });
+    expect(index.record('searcher', stdioFixture(), manifest)).toEqual({ stored: true });
+    await index.flush();
+    const text = readFileSync(indexPath, 'utf8');
+    for (const name of credentialNames) expect(text).not.toContain(canary(name));
+    expect(text).toContain(`"search://results?${ordinary}&${credentialNames.map((name) => `${name}=[redacted]`).join('&')}"`);
+  });
+
   it('keys the fingerprint: without the key file, a guessed definition cannot be checked against it', () => {
     const config = { ...stdioFixture(), env: { API_TOKEN: 'guess-me' } };
     const mine = new ManifestIndex({ path: indexPath }).fingerprint(config);
