@@ -53,3 +53,14 @@ describe('--help', () => {
   });
 });
 
+
+describe('call --help', () => {
+  const call = buildProgram().commands.find((command) => command.name() === 'call')!;
+
+  it('says that at a terminal a call asks before a tool not marked read-only, and that --approve never skips the question', () => {
+    const help = helpOf(call).replace(/\s+/g, ' ');
+    expect(help).toMatch(/At a terminal, a call of a tool its server does not mark read-only asks first/);
+    expect(help).toContain('--approve never calls without asking');
+    expect(help).toMatch(/Without a terminal .* nothing is asked/);
+  });
+});

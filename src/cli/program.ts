@@ -82,6 +82,16 @@ function examples(...lines: string[]): string {
   return `\n${lines.length === 1 ? 'Example' : 'Examples'}:\n${lines.map((line) => `  ${line}`).join('\n')}`;
 }
 
+/** What `call` does before a call when no --approve is given: commander's option list cannot say it in one line. */
+const CALL_APPROVAL_HELP = `
+Approval:
+  At a terminal, a call of a tool its server does not mark read-only asks first
+  ([y]es / [a]lways this session / [N]o). --approve never calls without asking;
+  --approve always asks before every call. Without a terminal (a script, a pipe)
+  nothing is asked, unless --approve destructive|always is given: then such calls
+  are refused.
+`;
+
 /** `--otel`: the OpenTelemetry SDK (optional dependencies) from the standard OTEL_* variables. */
 function otelOption(): Option {
   return new Option('--otel', 'export traces and metrics with the OpenTelemetry SDK, set up from the OTEL_* environment variables (OTLP/HTTP to localhost:4318 by default)');
@@ -309,7 +319,7 @@ export function buildProgram(): Command {
     .option('--force', 'with --output: replace files that are already there', false)
     .addOption(timeoutOption(`give the tool call this long to answer, in milliseconds ${REQUEST_TIMEOUT_DEFAULT}; connecting is counted apart and gets as long, at least ${DEFAULT_CONNECT_TIMEOUT_MS}`))
     .addOption(otelOption())
-    .addHelpText('after', examples('mcp-statechart call memory read_graph', 'mcp-statechart call everything get-tiny-image --output ./images/', 'mcp-statechart call memory search_nodes \'{"query":"coffee"}\'', 'echo \'{"query":"coffee"}\' | mcp-statechart call memory search_nodes -'))
+    .addHelpText('after', `${CALL_APPROVAL_HELP}${examples('mcp-statechart call memory read_graph', 'mcp-statechart call everything get-tiny-image --output ./images/', 'mcp-statechart call memory search_nodes \'{"query":"coffee"}\'', 'echo \'{"query":"coffee"}\' | mcp-statechart call memory search_nodes -')}`)
     .hook('preAction', goWith('--output', '--force'))
     .action(
       async (server: string, tool: string, json: string | undefined, options: { argsFile?: string; otel?: boolean } & ResultFlags, command: Command) => {
