@@ -9,6 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SUPERSEDED_READINGS } from '../src/gateway/private-lists.js';
 import { holdingAnswers } from './support/cutting-proxy.js';
 import { textOf } from './support/everything.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
@@ -154,6 +155,47 @@ describe('a private listing read while the server changes its lists faster than 
       expect(storming.serve.stderr()).toMatch(/"modern".*changed while .* read/);
     } finally {
       await storming.close();
+      for (const child of children) child.kill();
+    }
+  }, 90_000);
+});
+
+describe('a private listing superseded by newer readings for the same identity, one after another', () => {
+  it('answers the request from the last of a few, instead of waiting on each newer one for as long as requests keep coming', async () => {
+    const children: ChildProcess[] = [];
+    const upstream = await modernHttp(children, '--list-ttl-ms', '3600000', '--list-cache-scope', 'private');
+    // Between the gateway and the server: each tools/list answer can be held back once the server wrote it.
+    const proxy = await holdingAnswers(String(upstream.url), 'tools/list');
+    const chained = await startTeamGateway('private-chain', { modern: { url: proxy.url } }, { alice: { token: TOKENS.alice, allow: ['*'] }, bob: { token: TOKENS.bob, allow: ['*'] } });
+    try {
+      const alice = await chained.host(TOKENS.alice);
+      const bob = await chained.host(TOKENS.bob);
+      expect(await loadedTools(alice)).toContain('echo');
+
+      let held = proxy.hold();
+      const firstUse = loadedTools(bob);
+      await held.reached;
+      // Each of bob's readings comes back only once a newer one of bob's has begun (and is held in turn).
+      const laterUses: Array<Promise<string[]>> = [];
+      for (let newer = 0; newer < MAX_SUPERSEDED_READINGS; newer++) {
+        const next = proxy.hold();
+        laterUses.push(loadedTools(bob));
+        await next.reached;
+        held.release();
+        held = next;
+      }
+
+      const unanswered = Symbol('unanswered');
+      const bounded = new Promise<typeof unanswered>((done) => setTimeout(() => done(unanswered), 15_000).unref());
+      const answered = await Promise.race([firstUse, bounded]);
+      expect(answered).not.toBe(unanswered);
+      expect(answered).toContain('echo');
+
+      held.release();
+      for (const use of laterUses) expect(await use).toContain('echo');
+    } finally {
+      await chained.close();
+      await proxy.close();
       for (const child of children) child.kill();
     }
   }, 90_000);

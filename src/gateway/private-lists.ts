@@ -24,8 +24,9 @@ export const MAX_PRIVATE_LISTINGS = 1_024;
 
 /**
  * Readings of one request superseded in a row (its slot dropped as the server's lists changed
- * while each ran) before the last is kept anyway: a server announcing changes faster than a
- * listing takes would otherwise leave the request reading forever.
+ * while each ran, or a newer reading for the same identity begun) before the last is kept anyway:
+ * a server announcing changes, or an identity asking again, faster than a listing takes would
+ * otherwise leave the request waiting forever.
  */
 export const MAX_SUPERSEDED_READINGS = 3;
 
@@ -59,7 +60,7 @@ export class PrivateLists {
    * Each slot's latest reading under way. One that finishes after a later one began, or after its
    * slot was dropped, may predate a change (a tool added meanwhile): it is not kept.
    */
-  private readonly readings = new Map<string, Promise<void>>();
+  private readonly readings = new Map<string, Promise<McpServerManifest>>();
   private readonly stops: Array<() => void>;
   private readonly warnedStorming = new Set<string>();
 
@@ -136,29 +137,48 @@ export class PrivateLists {
     return own?.manifest ?? withheld(manifest, kinds);
   }
 
-  /** The caller's own listing of a server whose lists are private, read now unless it has a fresh one; `superseded`: this request's readings dropped so far. */
-  private async listForCaller(server: string, superseded = 0): Promise<void> {
+  /**
+   * The caller's own listing of a server whose lists are private, read now unless it has a fresh
+   * one. A reading superseded (a newer one began, or its slot was dropped as the lists changed) is
+   * followed by the newer one, or by a new one; after `MAX_SUPERSEDED_READINGS` in a row the last
+   * is kept anyway, or a stream of requests or changes would leave this one waiting forever.
+   */
+  private async listForCaller(server: string): Promise<void> {
     const identity = this.caller.getStore()?.identity;
+    if (identity === undefined) return;
+    const key = slot(identity, server);
+    let reading = this.begin(identity, server);
+    for (let superseded = 1; reading; superseded++) {
+      const manifest = await reading;
+      if (this.listings.get(key)?.manifest === manifest) return;
+      if (superseded === MAX_SUPERSEDED_READINGS) {
+        // Kept for this request only: the next one reads again.
+        this.warnStorming(server);
+        this.keep(key, { manifest, staleAt: Date.now() });
+        return;
+      }
+      reading = this.readings.get(key) ?? this.begin(identity, server);
+    }
+  }
+
+  /** A new reading of the identity's listing, unless it needs none; kept if no later one began and its slot was not dropped meanwhile. */
+  private begin(identity: string, server: string): Promise<McpServerManifest> | undefined {
     const kinds = privateKinds(this.shared.getManifest(server));
     const client = this.shared.getClient(server);
-    if (identity === undefined || kinds.length === 0 || !client) return;
+    if (kinds.length === 0 || !client) return undefined;
     const key = slot(identity, server);
     const known = this.listings.get(key);
-    if (known && Date.now() < known.staleAt) return;
-    const reading: Promise<void> = this.read(identity, server, client, kinds).then((manifest): Promise<void> | void => {
-      // Superseded: the caller gets the newer reading under way, or a new one if it was dropped.
-      const latest = this.readings.get(key);
-      if (latest === reading) return this.keep(key, { manifest, staleAt: staleAt(manifest, kinds) });
-      if (latest) return latest;
-      if (superseded + 1 < MAX_SUPERSEDED_READINGS) return this.listForCaller(server, superseded + 1);
-      // Kept for this request only: the next one reads again.
-      this.warnStorming(server);
-      this.keep(key, { manifest, staleAt: Date.now() });
-    });
+    if (known && Date.now() < known.staleAt) return undefined;
+    const reading: Promise<McpServerManifest> = this.read(identity, server, client, kinds)
+      .then((manifest) => {
+        if (this.readings.get(key) === reading) this.keep(key, { manifest, staleAt: staleAt(manifest, kinds) });
+        return manifest;
+      })
+      .finally(() => {
+        if (this.readings.get(key) === reading) this.readings.delete(key);
+      });
     this.readings.set(key, reading);
-    return reading.finally(() => {
-      if (this.readings.get(key) === reading) this.readings.delete(key);
-    });
+    return reading;
   }
 
   private keep(key: string, listing: OwnListing): void {
@@ -172,7 +192,7 @@ export class PrivateLists {
     if (this.warnedStorming.has(server)) return;
     this.warnedStorming.add(server);
     this.logger.warn(
-      `MCP server ${quoted(server)}: its private lists changed while each of ${MAX_SUPERSEDED_READINGS} readings in a row was read; the request is answered from the last, and the next reads again.`,
+      `MCP server ${quoted(server)}: its private lists changed while each of ${MAX_SUPERSEDED_READINGS} readings in a row was read, or a newer reading began; the request is answered from the last, and the next reads again.`,
     );
   }
 
