@@ -5,10 +5,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type CreateLoaderToolsOptions, type LoaderServers, type McpServerConfig } from '../src/index.js';
 import { toFunctionDefinitions } from '../src/entries/ai-sdk.js';
 import { stdioFixture } from './support/fixtures.js';
+
+const HOSTILE_TEXT_SERVER = fileURLToPath(new URL('./fixtures/hostile-text-server.mjs', import.meta.url));
 
 let folder: string;
 let index: ManifestIndex;
@@ -169,6 +172,24 @@ describe('exposure', () => {
     expect(dotted!.text).not.toBe(underscored!.text);
     expect(manager.getState('notes.v1')).toBe('connected');
     expect(manager.getState('notes_v1')).toBe('connected');
+  });
+
+  it("offers a connected server's tools with their descriptions' control characters escaped, line breaks kept", async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const hostile = { command: process.execPath, args: [HOSTILE_TEXT_SERVER] };
+    await manager.connect('hostile', hostile);
+    const tools = createLoaderTools({ manager, servers: { hostile }, exposure: 'eager' });
+    const fails = tools.find((offered) => offered.name === 'hostile__fail')!;
+    // Clear screen, window title, OSC 52 clipboard write, CR, a C1 CSI, DEL: shown, not sent; the line break stays.
+    expect(fails.description).toBe('fails \\x1b[2J\\x1b]0;pwned\\x07\\x1b]52;c;cm0gLXJmIH4=\\x07\\x0d\\x9b31m\\x7f\nforged row');
+    for (const offered of tools) expect(offered.description).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
+  }, 30_000);
+
+  it("offers an indexed tool with its description's bidi overrides escaped, its tab and printable Unicode kept", () => {
+    index.record('notes', config('notes'), { tools: [tool('read', 'Reads\tnotes \u202eedoc\u202c — ünïcode 📝\u2066')], resources: [], resourceTemplates: [], prompts: [] });
+    const [offered] = toolsWith({ notes: config('notes') }, { exposure: 'eager' });
+    expect(offered!.description).toBe('Reads\tnotes \\u{202e}edoc\\u{202c} — ünïcode 📝\\u{2066}');
   });
 
   it('keeps the decision for the session: a server connected later changes no definition', async () => {

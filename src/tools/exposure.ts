@@ -7,6 +7,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { toFunctionDefinitions } from './adapters.js';
 import { schemaWithoutDialect } from './manifest-summary.js';
+import { terminalText } from '../../machines/control-characters.js';
 import { quoted } from './model-text.js';
 import type { LoaderToolContext } from './tool-context.js';
 import type { ExposureDecision, ExposureOption, LoaderTool, LoaderToolParameters } from './types.js';
@@ -50,7 +51,8 @@ const DIRECT_ARGUMENTS = z.looseObject({});
 function directTool(server: string, tool: Tool, name: string, call: LoaderTool): LoaderTool {
   return {
     name,
-    description: tool.description ?? tool.title ?? `Tool ${quoted(tool.name)} of MCP server ${quoted(server)}`,
+    // Escaped as the loader's own answers escape a server's text: no escape sequence or bidi override reaches the model's context.
+    description: terminalText(tool.description ?? tool.title ?? `Tool ${quoted(tool.name)} of MCP server ${quoted(server)}`),
     inputSchema: DIRECT_ARGUMENTS,
     parameters: directParameters(tool.inputSchema),
     execute: (args, options) => call.execute({ server, tool: tool.name, arguments: args ?? {} }, options),
