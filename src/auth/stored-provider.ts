@@ -16,6 +16,7 @@ import { extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDisco
 import type { OAuthClientInformationContext, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/client';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthScopeRefusedError } from '../errors/oauth.js';
+import { boundedFetch } from './bounded-fetch.js';
 import { offersOAuth } from './oauth-offered.js';
 import type { OAuthEntry } from './oauth-config.js';
 import { coversScope, joinScopes } from './scopes.js';
@@ -220,10 +221,14 @@ export class StoredOAuthProvider implements OAuthClientProvider {
    * the same 403. Seen here first, the wider scope is stored for the next login instead.
    */
   readonly fetch: FetchLike = async (input, init) => {
+    // The MCP server's own requests carry the transport's limits (and a stream may rightly stay open).
+    if (!sameResource(input, this.#options.serverUrl)) return this.#oauthFetch(input, init);
     const response = await (this.#options.baseFetch ?? fetch)(input, init);
-    if (sameResource(input, this.#options.serverUrl)) this.noteAnswer(response);
+    this.noteAnswer(response);
     return response;
   };
+
+  readonly #oauthFetch: FetchLike = boundedFetch((input, init) => (this.#options.baseFetch ?? fetch)(input, init));
 
   private noteAnswer(response: Response): void {
     if (response.status === 401) this.unnamedChallenge = extractWWWAuthenticateParams(response).resourceMetadataUrl === undefined;
