@@ -257,7 +257,7 @@ export class McpConnectionManager {
         await waitFor(server, (snapshot) => !isClosing(snapshot));
         await this.tracker.settled(server);
       } else {
-        await this.tracker.settledNamed(name);
+        await this.tracker.settledNamed(name, this.actor);
       }
     } finally {
       release();

@@ -11,19 +11,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { McpConnectionManager, silentLogger } from '../src/index.js';
-import { isRunning } from './support/fixtures.js';
+import { McpConnectionManager, SessionTracker, silentLogger } from '../src/index.js';
+import { isRunning, stdioFixture } from './support/fixtures.js';
 
 const WEDGED_SERVER = fileURLToPath(new URL('./fixtures/stdout-closer.mjs', import.meta.url));
 
 let folder: string;
 let manager: McpConnectionManager;
+const others: McpConnectionManager[] = [];
 beforeEach(() => {
   folder = mkdtempSync(join(tmpdir(), 'mcp-disconnect-removed-'));
   manager = new McpConnectionManager({ logger: silentLogger });
 });
 afterEach(async () => {
-  await manager.dispose();
+  await Promise.all([manager, ...others.splice(0)].map((each) => each.dispose()));
   rmSync(folder, { recursive: true, force: true });
 });
 
@@ -46,4 +47,23 @@ describe('disconnecting a server removed from the configuration', () => {
     await manager.disconnect('never-configured');
     expect(manager.getState('never-configured')).toBe('disconnected');
   });
+
+  it("does not wait for a server of the same name in another registry sharing the tracker, whose close is still under way", async () => {
+    const sessions = new SessionTracker();
+    const mine = new McpConnectionManager({ logger: silentLogger, sessions });
+    const theirs = new McpConnectionManager({ logger: silentLogger, sessions });
+    others.push(mine, theirs);
+    const pidFile = join(folder, 'pid');
+    await theirs.connect('notes', { command: process.execPath, args: [WEDGED_SERVER, '--pid-file', pidFile] });
+    const theirPid = Number(readFileSync(pidFile, 'utf8'));
+    await mine.connect('notes', stdioFixture());
+    // Their wedged server's close begins, and ends only with the signal after its grace period.
+    theirs.configure({});
+    mine.configure({});
+
+    await mine.disconnect('notes');
+    expect(isRunning(theirPid)).toBe(true);
+    await theirs.disconnect('notes');
+    expect(isRunning(theirPid)).toBe(false);
+  }, 30_000);
 });

@@ -100,11 +100,12 @@ export class SessionTracker {
   }
 
   /**
-   * Resolves once every close already begun for a server named `name` has finished, in any
-   * registry: a removed server's actor is forgotten while its close goes on, so only its name is left.
+   * Resolves once every close already begun for a server named `name` run by `registry` has
+   * finished: a removed server's actor is forgotten while its close goes on, so only its name is
+   * left, and its actor system tells it from a server of the same name in another registry.
    */
-  async settledNamed(name: string): Promise<void> {
-    const servers = [...this.sessions].filter(([, entry]) => entry.name === name).map(([server]) => server);
+  async settledNamed(name: string, registry: AnyActorRef): Promise<void> {
+    const servers = [...this.sessions].filter(([server, entry]) => entry.name === name && server.system === registry.system).map(([server]) => server);
     await Promise.all(servers.map((server) => this.settled(server)));
   }
 
