@@ -22,6 +22,20 @@ export function terminalText(text: string): string {
   return text.replace(CONTROL_IN_BLOCK, visible);
 }
 
+/**
+ * `terminalText` of `text`, at most `max` characters long: cut before an escape that would not fit
+ * whole, and before a character split from its surrogate pair. Reads no further than it keeps.
+ */
+export function terminalTextWithin(text: string, max: number): string {
+  let shown = '';
+  for (const char of text) {
+    const piece = char.replace(CONTROL_IN_BLOCK, visible);
+    if (shown.length + piece.length > max) break;
+    shown += piece;
+  }
+  return shown;
+}
+
 /** For one field on one line (a server name, a table cell): escapes `\n` and `\t` too. */
 export function terminalLine(text: string): string {
   return text.replace(CONTROL_IN_LINE, visible);

@@ -4,11 +4,12 @@
  * on stderr. A tool result printed on stdout is the one exception: it is the user's data.
  */
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManifestIndex } from '../src/index.js';
 import { runCli } from './support/cli.js';
 
 const HOSTILE_SERVER = fileURLToPath(new URL('./fixtures/hostile-text-server.mjs', import.meta.url));
@@ -118,3 +119,46 @@ describe('terminal output', () => {
     expectClean(run.stderr);
   }, 40_000);
 });
+
+describe("a server's description, configured or from its instructions", () => {
+  /** Colour, bell, carriage return, right-to-left override: each shown as its escape, as everywhere else. */
+  const MARKED = 'harbour\u001b[31m tides\u0007 and\r charts\u202e ahead';
+  const SHOWN = 'harbour\\x1b[31m tides\\x07 and\\x0d charts\\u{202e} ahead';
+  let own: string;
+  const ownCli = (...args: string[]) => runCli(['--config', join(own, 'mcp.json'), ...args], { cwd: own, env: { HOME: own }, timeoutMs: 30_000 });
+
+  beforeAll(async () => {
+    own = mkdtempSync(join(tmpdir(), 'mcp-terminal-described-'));
+    const configured = { command: 'configured-server', description: MARKED };
+    const instructed = { command: 'instructed-server' };
+    writeFileSync(join(own, 'mcp.json'), JSON.stringify({ mcpServers: { configured, instructed } }));
+    mkdirSync(join(own, '.ai-zen'));
+    // As `index` leaves them: the servers are never started.
+    const index = new ManifestIndex({ path: join(own, '.ai-zen', 'mcp-index.json') });
+    const manifest = { tools: [{ name: 'ping', inputSchema: { type: 'object' as const } }], resources: [], resourceTemplates: [], prompts: [] };
+    index.record('configured', configured, manifest);
+    index.record('instructed', instructed, manifest, undefined, { instructions: MARKED });
+    await index.flush();
+  });
+  afterAll(() => rmSync(own, { recursive: true, force: true }));
+
+  it('servers: escaped in the description column, not dropped', async () => {
+    const run = await ownCli('servers');
+    expect(run.code).toBe(0);
+    expectClean(run.stdout);
+    expect(run.stdout).not.toContain('\u202e');
+    expect(run.stdout).toMatch(new RegExp(`^configured .*${escapeRegExp(SHOWN)}$`, 'm'));
+    expect(run.stdout).toMatch(new RegExp(`^instructed .*${escapeRegExp(SHOWN)}$`, 'm'));
+  }, 40_000);
+
+  it('search: escaped in the servers that match, not dropped', async () => {
+    const run = await ownCli('search', 'harbour', 'charts');
+    expect(run.code).toBe(0);
+    expectClean(run.stdout);
+    expect(run.stdout).not.toContain('\u202e');
+    expect(run.stdout).toContain(`  configured (1 tool)  ${SHOWN}`);
+    expect(run.stdout).toContain(`  instructed (1 tool)  ${SHOWN}`);
+  }, 40_000);
+});
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

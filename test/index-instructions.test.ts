@@ -1,7 +1,7 @@
 /**
  * The manifest index keeps each server's instructions (what `initialize` or `server/discover`
  * said the server is for), so search ranks and describes a server it knows only from the index
- * as it does a connected one. What is kept is bounded: no control characters, at most
+ * as it does a connected one. What is kept is bounded: control characters shown escaped, at most
  * MAX_INDEXED_INSTRUCTIONS characters. An index file written before instructions were kept loads.
  * The servers are real processes: server-everything (2025 era, instructions in `initialize`) and
  * the 2026-07-28 fixture (instructions in `server/discover`).
@@ -116,7 +116,7 @@ describe('a server known only from the index is found by its instructions', () =
 describe('what the index keeps of instructions is bounded', () => {
   const hostile = `Tide\x1b]52;c;AAAA\x07 tables\u202e for\r\nharbours\u2066\x9b\x7f.\n${'x'.repeat(3 * MAX_INDEXED_INSTRUCTIONS)}`;
 
-  it('drops control characters and cuts the text at MAX_INDEXED_INSTRUCTIONS characters, in memory and on disk', async () => {
+  it('shows control characters escaped and cuts the text at MAX_INDEXED_INSTRUCTIONS characters, in memory and on disk', async () => {
     const config = { command: 'tides-server-not-installed' };
     const index = new ManifestIndex({ path: indexPath() });
     expect(index.record('tides', config, emptyManifest(), undefined, { instructions: hostile })).toEqual({ stored: true });
@@ -125,10 +125,17 @@ describe('what the index keeps of instructions is bounded', () => {
     for (const kept of [index.entry('tides')!.instructions!, onDisk]) {
       expect(kept.length).toBeLessThanOrEqual(MAX_INDEXED_INSTRUCTIONS);
       expect(kept).not.toMatch(CONTROL_CHARACTERS);
-      expect(kept.startsWith('Tide]52;c;AAAA tables for\nharbours.\nxxx')).toBe(true);
+      expect(kept.startsWith('Tide\\x1b]52;c;AAAA\\x07 tables\\u{202e} for\\x0d\nharbours\\u{2066}\\x9b\\x7f.\nxxx')).toBe(true);
     }
     const answer = (await searchTool({ tides: { config } }).execute({ query: 'harbours' })).data as Answer;
-    expect(answer.servers).toEqual([expect.objectContaining({ server: 'tides', description: 'Tide]52;c;AAAA tables for' })]);
+    expect(answer.servers).toEqual([expect.objectContaining({ server: 'tides', description: 'Tide\\x1b]52;c;AAAA\\x07 tables\\u{202e} for\\x0d' })]);
+  });
+
+  it('cuts before an escape that would not fit whole', () => {
+    const config = { command: 'tides-server-not-installed' };
+    const index = new ManifestIndex({ path: indexPath() });
+    index.record('tides', config, emptyManifest(), undefined, { instructions: `${'t'.repeat(MAX_INDEXED_INSTRUCTIONS - 2)}\x1b[2J` });
+    expect(index.entry('tides')!.instructions).toBe('t'.repeat(MAX_INDEXED_INSTRUCTIONS - 2));
   });
 
   it("bounds the copy in a 2026-07-28 server's recorded era (its server/discover answer) the same way", async () => {

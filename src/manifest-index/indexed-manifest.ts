@@ -3,7 +3,7 @@
  * a server did not publish itself (no config, no session data).
  */
 import type { McpServerManifest } from '../../machines/types.js';
-import { sliceWithinBudget } from '../text-limits.js';
+import { terminalTextWithin } from '../../machines/control-characters.js';
 import { parseFreshness } from './entry-expiry.js';
 
 /** Tools beyond this many per server are not kept: one server cannot fill the index. */
@@ -20,17 +20,14 @@ export const MAX_INDEXED_BYTES = 1024 * 1024;
  */
 export const MAX_INDEXED_INSTRUCTIONS = 4_096;
 
-// C0 except tab and line feed, DEL, C1, line/paragraph separators and the bidi embeddings/isolates.
-const CONTROL_CHARACTERS = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
 /**
- * What the index keeps of a server's instructions: without control characters (they reach the
- * model as the server's one-line purpose), cut at MAX_INDEXED_INSTRUCTIONS; none when nothing is left.
+ * What the index keeps of a server's instructions: control characters shown escaped (they reach
+ * the model as the server's one-line purpose, and `servers` and `search` print it), at most
+ * MAX_INDEXED_INSTRUCTIONS characters; none when nothing is left. Escaped text reads back as it is.
  */
 export function indexedInstructions(instructions: unknown): string | undefined {
   if (typeof instructions !== 'string') return undefined;
-  // Cut first: a runaway text is not scanned whole.
-  const kept = sliceWithinBudget(instructions, MAX_INDEXED_INSTRUCTIONS).replace(CONTROL_CHARACTERS, '').trim();
+  const kept = terminalTextWithin(instructions, MAX_INDEXED_INSTRUCTIONS).trim();
   return kept === '' ? undefined : kept;
 }
 
