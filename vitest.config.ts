@@ -19,6 +19,10 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, 'test/new-user-path.test.ts'],
     globalSetup: ['test/support/real-home-guard.ts'],
     setupFiles: ['test/support/temporary-home.ts'],
+    // Vitest's default is a worker fewer than the cores: one on 2 cores, so the files ran one by one
+    // though most of their time is spent waiting on servers, CLIs and timers in other processes. Two
+    // workers took four of the longest files from 332 and 315 s to 180 and 207 s (2 cores, load 8-12).
+    maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 20_000,
     coverage: {
