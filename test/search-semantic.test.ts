@@ -141,58 +141,58 @@ describe('hybrid ranking', () => {
 
 describe('reciprocal rank fusion', () => {
   // Words rank archive_invoices first and move_invoices second; the vectors below rank
-  // cold_storage, move_invoices, send_invoice, archive_invoices.
+  // cold_storage, move_invoices, send_invoice, archive_invoices. Each tool has a server of its
+  // own, so the fusion alone orders them (the choice among one server's tools is tested below).
   const query = 'archive old invoices';
-  const invoices: Catalogue = {
-    invoices: {
-      description: 'Invoices',
-      tools: [
-        tool('archive_invoices', 'Archive old invoices'),
-        tool('move_invoices', 'Move old invoices to storage'),
-        tool('send_invoice', 'Send an invoice by email'),
-        tool('cold_storage', 'Put documents in cold storage'),
-      ],
-    },
-  };
+  const invoiceTools = [
+    tool('archive_invoices', 'Archive old invoices'),
+    tool('move_invoices', 'Move old invoices to storage'),
+    tool('send_invoice', 'Send an invoice by email'),
+    tool('cold_storage', 'Put documents in cold storage'),
+  ];
+  const servers = ['north', 'south', 'east', 'west'];
+  const invoices: Catalogue = Object.fromEntries(invoiceTools.map((entry, at) => [servers[at]!, { description: 'Invoices', tools: [entry] }]));
   const angles: Record<string, number> = { cold_storage: 0, move_invoices: 0.6, send_invoice: 0.9, archive_invoices: 1.5 };
   /** The query points along the first axis; each tool at its angle from it. */
   const byAngle: EmbedFunction = async (texts) =>
     texts.map((text) => {
-      const angle = text === query ? 0 : angles[/^invoices: (\w+)\./.exec(text)?.[1] ?? '']!;
+      const angle = text === query ? 0 : angles[/^\w+: (\w+)\./.exec(text)?.[1] ?? '']!;
       return [Math.cos(angle), Math.sin(angle)];
     });
+  /** The tools' names, best first, without their servers. */
+  const ranked = async (search: LoaderTool, asked: string) => (await first(search, asked)).found.map((name) => name.split('/')[1]);
 
   beforeEach(() => {
-    index.record('invoices', config('invoices'), { tools: invoices.invoices!.tools, resources: [], resourceTemplates: [], prompts: [] });
+    invoiceTools.forEach((entry, at) => index.record(servers[at]!, config(servers[at]!), { tools: [entry], resources: [], resourceTemplates: [], prompts: [] }));
   });
 
   it('at equal weight puts first the tool both rankings place high, not the first of either alone', async () => {
-    expect((await first(searchTool(undefined, invoices), query)).found.slice(0, 2)).toEqual(['invoices/archive_invoices', 'invoices/move_invoices']);
+    expect((await ranked(searchTool(undefined, invoices), query)).slice(0, 2)).toEqual(['archive_invoices', 'move_invoices']);
     // By rank (k = 60): move_invoices 1/62 + 1/62 beats archive_invoices 1/61 + 1/64, and cold_storage 1/61 (+ 1/64 at best).
-    expect((await first(searchTool(byAngle, invoices, 1), query)).found.slice(0, 2)).toEqual(['invoices/move_invoices', 'invoices/archive_invoices']);
+    expect((await ranked(searchTool(byAngle, invoices, 1), query)).slice(0, 2)).toEqual(['move_invoices', 'archive_invoices']);
   });
 
   it('weighs the vectors by vectorWeight: by default they leave the words\' first where equal weight moved it', async () => {
     // Default 0.03: archive_invoices 1/61 + 0.03/64 still beats move_invoices 1/62 + 0.03/62.
-    expect((await first(searchTool(byAngle, invoices), query)).found.slice(0, 2)).toEqual(['invoices/archive_invoices', 'invoices/move_invoices']);
+    expect((await ranked(searchTool(byAngle, invoices), query)).slice(0, 2)).toEqual(['archive_invoices', 'move_invoices']);
     // Twice the words' weight, the vectors lead: cold_storage 2/61 + 1/64 (the words' fourth) passes move_invoices 3/62 and archive_invoices 1/61 + 2/64.
-    expect((await first(searchTool(byAngle, invoices, 2), query)).found).toEqual(['invoices/cold_storage', 'invoices/move_invoices', 'invoices/archive_invoices']);
+    expect(await ranked(searchTool(byAngle, invoices, 2), query)).toEqual(['cold_storage', 'move_invoices', 'archive_invoices']);
   });
 
   it('by default lets the vectors move a tool past a word neighbour they do not place', async () => {
     // archive_invoices without a vector: move_invoices 1/62 + 0.03/62 passes its 1/61.
-    const noArchiveVector: EmbedFunction = async (texts) => (await byAngle(texts)).map((vector, at) => (texts[at]!.startsWith('invoices: archive_invoices.') ? [] : vector));
-    expect((await first(searchTool(noArchiveVector, invoices), query)).found.slice(0, 2)).toEqual(['invoices/move_invoices', 'invoices/archive_invoices']);
+    const noArchiveVector: EmbedFunction = async (texts) => (await byAngle(texts)).map((vector, at) => (texts[at]!.startsWith('north: archive_invoices.') ? [] : vector));
+    expect((await ranked(searchTool(noArchiveVector, invoices), query)).slice(0, 2)).toEqual(['move_invoices', 'archive_invoices']);
   });
 
   it('at vectorWeight 0 ranks by words alone and embeds nothing', async () => {
-    const words = (await first(searchTool(undefined, invoices), query)).found;
+    const words = await ranked(searchTool(undefined, invoices), query);
     const embedded: string[] = [];
     const counting: EmbedFunction = async (texts) => {
       embedded.push(...texts);
       return byAngle(texts);
     };
-    expect((await first(searchTool(counting, invoices, 0), query)).found).toEqual(words);
+    expect(await ranked(searchTool(counting, invoices, 0), query)).toEqual(words);
     expect(embedded).toEqual([]);
   });
 
@@ -200,5 +200,52 @@ describe('reciprocal rank fusion', () => {
     for (const vectorWeight of [-0.5, Number.NaN, Number.POSITIVE_INFINITY, '0.5' as unknown as number]) {
       expect(() => searchTool(byAngle, invoices, vectorWeight)).toThrow(/^search\.vectorWeight must be a finite number ≥ 0 \(0: words alone; 1: the vectors weigh as much as the words\), not /);
     }
+  });
+});
+
+describe('the choice among one server\'s tools', () => {
+  // The fusion weighs the vectors too little to turn a tie of words (0.03 / 61 against 1 / 61 - 1 / 62):
+  // among the first result's server's tools within the first five, a tool's words' score over the
+  // best of theirs plus 0.2 times its vector's similarity to the query orders them.
+  /** The query along the first axis; each named tool at its angle from it, any other at a right angle. */
+  const byAngle =
+    (query: string, angles: Record<string, number>): EmbedFunction =>
+    async (texts) =>
+      texts.map((text) => {
+        const angle = text === query ? 0 : (angles[/^\w+: (\w+)\./.exec(text)?.[1] ?? ''] ?? Math.PI / 2);
+        return [Math.cos(angle), Math.sin(angle)];
+      });
+  const recordAll = (catalogue: Catalogue) => {
+    for (const [name, { tools }] of Object.entries(catalogue)) index.record(name, config(name), { tools, resources: [], resourceTemplates: [], prompts: [] });
+  };
+
+  it('settles a tie of words by meaning, where words alone keep their own order', async () => {
+    const notes: Catalogue = { notes: { description: 'Notes', tools: [tool('pin_note', 'Write down a note for later'), tool('stash_note', 'Write down a note for later')] } };
+    recordAll(notes);
+    const query = 'write down a note for later';
+    expect((await first(searchTool(undefined, notes), query)).found).toEqual(['notes/pin_note', 'notes/stash_note']);
+    const embed = byAngle(query, { stash_note: 0.2, pin_note: 1.2 });
+    expect((await first(searchTool(embed, notes), query)).found).toEqual(['notes/stash_note', 'notes/pin_note']);
+  });
+
+  it('keeps a clear lead of words over a sibling nearer in meaning', async () => {
+    const invoices: Catalogue = {
+      invoices: { description: 'Invoices', tools: [tool('archive_invoices', 'Archive old invoices'), tool('move_invoices', 'Move old invoices to storage')] },
+    };
+    recordAll(invoices);
+    const query = 'archive old invoices';
+    const embed = byAngle(query, { move_invoices: 0, archive_invoices: 1.5 });
+    expect((await first(searchTool(embed, invoices), query)).found).toEqual(['invoices/archive_invoices', 'invoices/move_invoices']);
+  });
+
+  it('leaves which server comes first to the fusion', async () => {
+    const two: Catalogue = {
+      ledger: { description: 'Ledger', tools: [tool('archive_invoices', 'Archive old invoices')] },
+      vault: { description: 'Vault', tools: [tool('move_invoices', 'Move old invoices to storage'), tool('cold_storage', 'Put documents in cold storage')] },
+    };
+    recordAll(two);
+    const query = 'archive old invoices';
+    const embed = byAngle(query, { cold_storage: 0, move_invoices: 0.1, archive_invoices: 1.5 });
+    expect((await first(searchTool(embed, two), query)).found[0]).toBe('ledger/archive_invoices');
   });
 });
