@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { McpConnectionManager } from '../src/index.js';
+import { createLoaderTools, McpConnectionManager } from '../src/index.js';
 import type { McpServerEntry } from '../machines/types.js';
 import { isOAuthLoginRequired, login, logout, OAuthTokenStore } from '../src/entries/oauth.js';
 import { openInBrowser } from '../src/auth/open-browser.js';
@@ -149,6 +149,27 @@ describe('login and the stored login', () => {
       expect(error.message).toMatch(/invalid_token.*refused the credentials: check the entry's "headers"/);
       expect(isOAuthLoginRequired(error)).toBe(false);
     }
+  });
+});
+
+describe('what the model is told about a server that needs a login', () => {
+  it('load_mcp says the user has to log in, and a load after the login connects', async () => {
+    const fixture = await oauthFixture();
+    const dir = loginDir();
+    const { manager: connected } = manager(dir);
+    const tools = createLoaderTools({ manager: connected, servers: { remote: { url: fixture.url } } });
+    const load = tools.find((tool) => tool.name === 'load_mcp');
+
+    const refused = await load?.execute({ server: 'remote' });
+    expect(refused?.isError).toBe(true);
+    expect(refused?.text).toContain('run `mcp-statechart login remote`');
+    // Not "fix the entry": nothing in it is wrong, and loading again works once the user logged in.
+    expect(refused?.text).toContain('What you can do: the server needs the user to log in');
+    expect(refused?.text).toContain('then call load_mcp again');
+    expect(refused?.text).not.toContain('fix the entry');
+
+    await login('remote', { url: fixture.url }, { dir, openBrowser: fixture.browse, print: () => {} });
+    expect(await load?.execute({ server: 'remote' })).toMatchObject({ isError: false });
   });
 });
 

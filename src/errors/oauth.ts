@@ -130,8 +130,13 @@ export class OAuthMixUpError extends Error {
  * ```
  */
 export function isOAuthLoginRequired(error: unknown): boolean {
+  return loginReasonOf(error) !== undefined;
+}
+
+/** Why `error`, or one of its causes, asks for a login (by name, as `isOAuthLoginRequired`). */
+export function loginReasonOf(error: unknown): LoginReason | undefined {
   for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    if (current.name === 'OAuthLoginRequiredError') return true;
+    if (current.name === 'OAuthLoginRequiredError' && 'reason' in current) return current.reason as LoginReason;
   }
-  return false;
+  return undefined;
 }

@@ -3,6 +3,7 @@ import { isRedefinedInConfig, isRemovedFromConfig, McpServerError, serverCrashed
 import type { PublicServerState } from '../../machines/types.js';
 import { terminalText } from '../../machines/control-characters.js';
 import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
+import { loginReasonOf } from '../errors/oauth.js';
 import { missingCapabilities } from '../connection/missing-handler.js';
 import { isTaskCutOff, isTaskTimeLimit } from '../connection/task-time-limit.js';
 import { errorText, quoted } from './model-text.js';
@@ -47,6 +48,11 @@ function nextStepAfterLoadFailure(error: unknown): string {
   if (error instanceof McpServerError && isExitedAtStart(error.cause)) {
     // It was retried per backoff (a download or a busy port can pass): another load will likely fail the same way, not surely.
     return "the server's command fails at start, and calling load_mcp again will likely fail the same way until its command or config is fixed: tell the user which server failed and why, so they can fix it.";
+  }
+  const loginReason = loginReasonOf(error);
+  // Only the user can log in, and then the same entry works: "fix the entry" would send them the wrong way.
+  if (loginReason !== undefined && loginReason !== 'unpinned') {
+    return 'the server needs the user to log in (OAuth), which you cannot do: tell the user to run the `mcp-statechart login` command the error names, then call load_mcp again.';
   }
   if (code === 'CONFIG_ERROR') {
     return 'its config entry cannot work as written, so retrying will not help: tell the user which server failed and why, so they can fix the entry.';
