@@ -272,7 +272,7 @@ export class McpConnectionManager {
       await Promise.all(
         servers.map((server) => waitFor(server, (snapshot) => !isClosing(snapshot))),
       );
-      await this.tracker.allSettled();
+      await this.tracker.allSettled(this.actor);
     } finally {
       release();
     }
@@ -290,7 +290,7 @@ export class McpConnectionManager {
         this.answer(waiting, { type: 'mcp.failed', requestId, server: '', error: new McpServerError('DISCONNECTED', '', 'This McpConnectionManager was disposed.') });
       }
       this.keepAlive.stop();
-      await this.tracker.closeAll();
+      await this.tracker.closeAll(this.actor);
       // A process that exits once disposed still leaves its tasks recorded for the next one; a lock
       // another process keeps holding delays it at most CLOSE_WAIT_MS, then a warning names what is not.
       await this.journal?.close();

@@ -105,18 +105,24 @@ export class SessionTracker {
    * left, and its actor system tells it from a server of the same name in another registry.
    */
   async settledNamed(name: string, registry: AnyActorRef): Promise<void> {
-    const servers = [...this.sessions].filter(([server, entry]) => entry.name === name && server.system === registry.system).map(([server]) => server);
+    const servers = this.serversOf(registry).filter((server) => this.sessions.get(server)?.name === name);
     await Promise.all(servers.map((server) => this.settled(server)));
   }
 
-  async allSettled(): Promise<void> {
-    await Promise.all([...this.sessions.keys()].map((server) => this.settled(server)));
+  /** Resolves once every close already begun has finished: of every server, or of those `registry` runs. */
+  async allSettled(registry?: AnyActorRef): Promise<void> {
+    await Promise.all(this.serversOf(registry).map((server) => this.settled(server)));
   }
 
-  /** Closes every session still open: the last resort when the manager is disposed. */
-  async closeAll(): Promise<void> {
-    const all = [...this.sessions.values()].flatMap(({ open }) => [...open]);
+  /** Closes every session still open, of every server or of those `registry` runs: the last resort when a manager is disposed. */
+  async closeAll(registry?: AnyActorRef): Promise<void> {
+    const all = this.serversOf(registry).flatMap((server) => [...(this.sessions.get(server)?.open ?? [])]);
     await Promise.allSettled(all.map((session) => session.close()));
+  }
+
+  /** A registry's servers are known by its actor system, which its server actors share: another registry sharing this tracker has its own. */
+  private serversOf(registry: AnyActorRef | undefined): AnyActorRef[] {
+    return [...this.sessions.keys()].filter((server) => registry === undefined || server.system === registry.system);
   }
 
   /** Sessions open (of every server, or of every server of this name, in any registry). */
