@@ -1,6 +1,7 @@
 /**
  * `doctor` and `call` on a real terminal (Debian's tmux: a detached session, `capture-pane`):
- * what is left on the screen after the run shows each server once and no stale progress bar.
+ * what is left on the screen after the run shows each server once and no stale progress bar, and
+ * the `servers` and `doctor` tables fit a narrow terminal instead of wrapping.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,17 +34,20 @@ function quoted(part: string): string {
   return `'${part.replaceAll("'", `'\\''`)}'`;
 }
 
-/** Runs the CLI in a 120×40 terminal and returns the screen (with its scrollback) once the command has exited. */
-async function screenAfter(args: string[]): Promise<string> {
+/**
+ * Runs the CLI in a `width`×40 terminal and returns the screen (with its scrollback) once the
+ * command has exited, lines the terminal wrapped joined again: a row too wide shows as one long line.
+ */
+async function screenAfter(args: string[], width = 120): Promise<string> {
   const home = process.env.HOME!;
   const command = [CLI_COMMAND.command, ...CLI_COMMAND.args, ...args].map(quoted).join(' ');
   screens += 1;
   // A shell first, at its final size; the command is typed into it, as a person would.
-  tmux('new-session', '-d', '-s', 'cli', '-x', '120', '-y', '40', '-c', home, '-e', `HOME=${home}`, 'sh');
+  tmux('new-session', '-d', '-s', 'cli', '-x', String(width), '-y', '40', '-c', home, '-e', `HOME=${home}`, 'sh');
   tmux('send-keys', '-t', 'cli', `clear; ${command}; echo "[exit $?]"`, 'Enter');
   const deadline = Date.now() + 100_000;
   for (;;) {
-    const screen = tmux('capture-pane', '-p', '-S', '-', '-t', 'cli');
+    const screen = tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'cli');
     if (/^\[exit \d+\]/m.test(screen)) return screen;
     if (Date.now() > deadline) throw new Error(`the command did not finish; the screen:\n${screen}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -80,3 +84,42 @@ describe('on a real terminal', () => {
 });
 
 process.on('exit', () => rmSync(socketFolder, { recursive: true, force: true }));
+
+describe('tables on a narrow terminal', () => {
+  const DESCRIPTION = 'Reads and writes the notes of the team in a shared folder';
+  const described = () => writeConfig({ alpha: { ...stdioFixture(), description: DESCRIPTION }, missing: { command: 'no-such-command-7c2e' } });
+
+  it('servers at 60 columns: one block per server, a LABEL  value line each, none wider than the screen', async () => {
+    described();
+    const screen = await screenAfter(['servers'], 60);
+    expect(screen).toContain('[exit 0]');
+    expect(screen).not.toMatch(/^NAME /m);
+    const lines = screen.split('\n');
+    expect(lines).toContain('alpha');
+    expect(lines).toContain('missing');
+    expect(lines).toContain('  TRANSPORT    stdio');
+    expect(screen).toMatch(/^ {2}DESCRIPTION {2}Reads and writes the notes .*…$/m);
+    for (const line of lines.filter((line) => line.startsWith('  '))) expect(line.length, line).toBeLessThanOrEqual(60);
+  }, 120_000);
+
+  it('servers at 90 columns: the table stays, its description cut with an ellipsis to fit', async () => {
+    described();
+    const screen = await screenAfter(['servers'], 90);
+    expect(screen).toContain('[exit 0]');
+    const [row] = rowsOf(screen, 'alpha');
+    expect(row).toMatch(/^alpha +user +stdio +enabled +- +no +Reads and writes .*…$/);
+    expect(row!.length).toBeLessThanOrEqual(90);
+  }, 120_000);
+
+  it('doctor at 60 columns: one block per server instead of a wrapped table', async () => {
+    described();
+    const screen = await screenAfter(['doctor'], 60);
+    expect(screen).toContain('[exit 1]');
+    expect(screen).not.toMatch(/^NAME /m);
+    const lines = screen.split('\n');
+    expect(lines).toContain('alpha');
+    expect(lines).toContain('  STATE      connected');
+    expect(lines).toContain('  STATE      error');
+    expect(screen.match(/1 of 2 servers failed\./g)).toHaveLength(1);
+  }, 120_000);
+});

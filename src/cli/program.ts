@@ -255,7 +255,7 @@ export function buildProgram(): Command {
     .addHelpText('after', examples('mcp-statechart servers', 'mcp-statechart servers --check --timeout 10000', 'mcp-statechart servers --json --config ./team-mcp.json'))
     .hook('preAction', goWith('--check', '--concurrency', '--timeout'))
     .action(async (options: { json: boolean; check: boolean; concurrency: number; timeout: number }, command: Command) => {
-      const [{ configFiles, discover, permissionsFrom }, { silentLogger }, { exposureDecision, formatServersTable, hasErrors, serversReport }, { checkHealth, anyUnhealthy }, { ManifestIndex }, { terminalJson, writeListing }] =
+      const [{ configFiles, discover, permissionsFrom }, { silentLogger }, { exposureDecision, formatServersTable, hasErrors, serversReport }, { checkHealth, anyUnhealthy }, { ManifestIndex }, { terminalJson, writeListing }, { stdoutColumns }] =
         await Promise.all([
           import('./options.js'),
           import('../logger.js'),
@@ -263,6 +263,7 @@ export function buildProgram(): Command {
           import('./commands/server-health.js'),
           import('../manifest-index/index.js'),
           import('./terminal-text.js'),
+          import('./fitted-table.js'),
         ]);
       // Problems are part of the listing itself, so they are not logged a second time.
       const result = await discover(globalOptions(command), silentLogger);
@@ -276,7 +277,7 @@ export function buildProgram(): Command {
         const failure = configProblems ? { code: 'CONFIG_PROBLEMS' } : unhealthy ? { code: 'CHECK_FAILED' } : {};
         process.stdout.write(`${terminalJson({ ok: !configProblems && !unhealthy, ...failure, ...serversReport(result, index, permissions, health, exposure) })}
 `);
-      } else writeListing(formatServersTable(result, index, permissions, health, exposure, configFiles(globalOptions(command))));
+      } else writeListing(formatServersTable(result, index, permissions, health, exposure, configFiles(globalOptions(command)), stdoutColumns()));
       process.exitCode = configProblems || unhealthy ? 1 : 0;
     });
 

@@ -11,6 +11,7 @@ import { explainFailureAsking, indentedLines, type FailureExplanation } from '..
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
+import { fittedTable, stdoutColumns } from '../fitted-table.js';
 import { progressRows, type ProgressRows } from '../progress-rows.js';
 import { terminalJson, terminalLine } from '../terminal-text.js';
 import { hasErrors } from './servers.js';
@@ -135,18 +136,14 @@ function count(value: number | undefined): string {
   return value === undefined ? '-' : String(value);
 }
 
-function table(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
-}
-
-export function formatDoctorReport(report: DoctorReport): string {
+/** `columns`: the terminal's width (stdoutColumns()); undefined: the table as wide as its cells. */
+export function formatDoctorReport(report: DoctorReport, columns?: number): string {
   const lines: string[] = [];
   if (report.servers.length === 0) {
     lines.push('No server to check. Run `mcp-statechart servers` to see what is configured.');
   } else {
     lines.push(
-      ...table([
+      ...fittedTable([
         ['NAME', 'TRANSPORT', 'STATE', 'PROTOCOL', 'CONNECT', 'TOOLS', 'RESOURCES', 'PROMPTS'],
         ...report.servers.map((check) => [
           terminalLine(check.name),
@@ -158,7 +155,7 @@ export function formatDoctorReport(report: DoctorReport): string {
           count(check.resources),
           count(check.prompts),
         ]),
-      ]),
+      ], columns),
     );
   }
   for (const check of report.servers) {
@@ -192,6 +189,6 @@ export async function runDoctor(options: GlobalOptions, doctor: DoctorOptions): 
   if (doctor.json) {
     const failure = failedCheck ? { code: 'CHECK_FAILED' } : configProblems ? { code: 'CONFIG_PROBLEMS' } : {};
     process.stdout.write(`${terminalJson({ ok: !failedCheck && !configProblems, ...failure, ...report })}\n`);
-  } else process.stdout.write(`${formatDoctorReport(report)}\n`);
+  } else process.stdout.write(`${formatDoctorReport(report, stdoutColumns())}\n`);
   return failedCheck || configProblems ? 1 : 0;
 }

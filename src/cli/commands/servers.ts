@@ -11,6 +11,7 @@ import { definitionBytes } from '../../tools/exposure.js';
 import { McpConnectionManager } from '../../manager.js';
 import { silentLogger } from '../../logger.js';
 import { permissionsFrom, type GlobalOptions } from '../options.js';
+import { fittedTable } from '../fitted-table.js';
 import { terminalLine } from '../terminal-text.js';
 import { healthCell, healthDetails, healthSummary, type ServerHealth } from './server-health.js';
 
@@ -191,6 +192,8 @@ export function formatServersTable(
   health?: ReadonlyMap<string, ServerHealth>,
   exposure?: ExposureDecision,
   configFiles: readonly string[] = [],
+  /** The terminal's width (stdoutColumns()); undefined: the table as wide as its cells. */
+  columns?: number,
 ): string {
   const { servers, unusable } = serversListing(result, index, permissions, health);
   const problems = reportedProblems(result, unusable);
@@ -213,10 +216,7 @@ export function formatServersTable(
         cell(server.purpose ?? '', MAX_COLUMN_WIDTH.description),
       ]),
     ];
-    // A loop, not Math.max(...rows): a spread of 200,000 rows overflows the call stack.
-    const widths = rows[0]!.map(() => 0);
-    for (const row of rows) row.forEach((text, column) => (widths[column] = Math.max(widths[column]!, text.length)));
-    for (const row of rows) lines.push(row.map((text, column) => text.padEnd(widths[column]!)).join('  ').trimEnd());
+    for (const line of fittedTable(rows, columns, rows[0]!.length - 1)) lines.push(line);
   }
   const details = health ? healthDetails(health) : [];
   if (details.length > 0) lines.push('', ...details);
