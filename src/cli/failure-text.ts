@@ -128,6 +128,8 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
     return `the server could not be reached (HTTP ${status}): it, or a proxy or gateway in front of it, is unavailable for now; try again later`;
   }
   if (status !== undefined && status >= 500) return `the server is up but failing (HTTP ${status}): check its logs, or try again later`;
+  const notHttp = httpParseErrorOf(cause);
+  if (notHttp !== undefined) return `something answers at ${url ?? 'its address'}, but not with valid HTTP (${notHttp}): check the "url"${where(entry)}, and the server or proxy answering there`;
   if (errno === 'ECONNREFUSED' || /fetch failed|ECONNREFUSED/.test(reason)) {
     return `nothing is listening at ${url ?? 'its address'}: is the server running?`;
   }
@@ -153,6 +155,13 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
     return `its command fails at start, and trying again will likely fail the same way until that is fixed: check "command", "args" or "env"${where(entry)} (its stderr, or running the command by hand, says why)`;
   }
   return undefined;
+}
+
+/** fetch's "fetch failed" hides what went wrong; an `HPE_` code under it is Node's HTTP parser refusing the answer (its message is Node's own, no byte of the answer's). */
+function httpParseErrorOf(cause: unknown): string | undefined {
+  const parserError = propertyOf(cause, 'cause');
+  const code = propertyOf(parserError, 'code');
+  return typeof code === 'string' && code.startsWith('HPE_') ? errorMessage(parserError) : undefined;
 }
 
 function refusedOwnAuthorization(cause: unknown, entry: DiscoveredServer | undefined): boolean {
