@@ -59,7 +59,7 @@ describe('the servers table', () => {
       const run = await runCli(['--config', join(own, 'mcp.json'), 'servers'], { cwd: own, env: { HOME: own }, timeoutMs: 30_000 });
       expect(run.code).toBe(0);
       const lines = run.stdout.trimEnd().split('\n');
-      expect(lines.find((line) => line.startsWith('memory'))).toMatch(/^memory\s+explicit\s+stdio\s+enabled\s+2025-11-25\s+1 tools\s+Knowledge graph memory$/);
+      expect(lines.find((line) => line.startsWith('memory'))).toMatch(/^memory\s+explicit\s+stdio\s+enabled\s+2025-11-25\s+1 tool\s+Knowledge graph memory$/);
       expect(lines.find((line) => line.startsWith('plain'))).toMatch(/^plain\s+explicit\s+stdio\s+enabled\s+-\s+no$/);
 
       const json = await runCli(['--config', join(own, 'mcp.json'), 'servers', '--json'], { cwd: own, env: { HOME: own }, timeoutMs: 30_000 });

@@ -136,8 +136,8 @@ describe('servers and index say how old a stale entry is', () => {
   it('the servers table marks a stale entry with its age', async () => {
     const config = await indexedFiveMinutesAgo();
     const { stdout } = await runInProcess(['--config', config, 'servers']);
-    expect(stdout).toMatch(/^modern\s.*\s1 tools \(stale, 5 min old\)/m);
-    expect(stdout).toMatch(/^fresh\s.*\s1 tools(\s|$)/m);
+    expect(stdout).toMatch(/^modern\s.*\s1 tool \(stale, 5 min old\)/m);
+    expect(stdout).toMatch(/^fresh\s.*\s1 tool(\s|$)/m);
   });
 
   it('index says, of a server it could not list, that search keeps its entry and how old it is', async () => {

@@ -11,6 +11,7 @@ import { definitionBytes } from '../../tools/exposure.js';
 import { McpConnectionManager } from '../../manager.js';
 import { silentLogger } from '../../logger.js';
 import { permissionsFrom, type GlobalOptions } from '../options.js';
+import { counted } from '../counted.js';
 import { fittedTable } from '../fitted-table.js';
 import { terminalLine } from '../terminal-text.js';
 import { healthCell, healthDetails, healthSummary, type ServerHealth } from './server-health.js';
@@ -163,7 +164,7 @@ function indexedCell(server: { indexed: string; tools?: number; indexedAt?: stri
   if (server.indexed === 'no') return 'no';
   const age = server.indexedAt === undefined ? '' : `, ${ageText(server.indexedAt, now)} old`;
   if (server.indexed === 'stale') return `stale (older definition${age})`;
-  return `${server.tools} tools${server.stale === undefined ? '' : ` (stale${age})`}`;
+  return `${counted(server.tools ?? 0, 'tool')}${server.stale === undefined ? '' : ` (stale${age})`}`;
 }
 
 /** The widest a column gets; longer cells are cut with `…`, so one long name cannot widen every row. */
