@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createLoaderTools, McpConnectionManager } from '../src/index.js';
+import { login } from '../src/entries/oauth.js';
+import { afterThisTest, loginDir, oauthFixture, recordingLogger } from './fixtures/oauth-helpers.js';
+import { rejectionOf } from './support/fixtures.js';
+
+// An authorization server that echoes the token request in its error answer, every way it may spell it.
+function echo(form: URLSearchParams, authorization: string | undefined): string {
+  const basic = /^Basic (.+)$/.exec(authorization ?? '')?.[1];
+  const decoded = basic ? Buffer.from(basic, 'base64').toString() : '';
+  return `echo: ${form.toString()} | ${[...form.values()].join(' ')} | ${authorization ?? ''} ${decoded} ${decodeURIComponent(decoded)}`;
+}
+
+/** What this process sent that only it and the authorization server may know. */
+function secretsIn(form: URLSearchParams, authorization: string | undefined): string[] {
+  const fields = ['code', 'code_verifier', 'client_secret', 'refresh_token'].flatMap((field) => form.get(field) ?? []);
+  return authorization ? [...fields, authorization.replace(/^Basic /, '')] : fields;
+}
+
+const SECRET = 'pre-registered-secret';
+const warnings = vi.spyOn(console, 'warn').mockImplementation(() => {});
+afterEach(() => warnings.mockClear());
+
+describe('an authorization server that echoes the request in its error', () => {
+  it('login: the error shows none of the code, the PKCE verifier or the client secret', async () => {
+    const sent: string[] = [SECRET];
+    const fixture = await oauthFixture({
+      dynamicRegistration: false,
+      clients: [{ client_id: 'pre-registered', client_secret: SECRET }],
+      tokenAnswer: (form, authorization) => {
+        sent.push(...secretsIn(form, authorization));
+        return { status: 400, body: JSON.stringify({ error: 'invalid_grant', error_description: echo(form, authorization) }) };
+      },
+    });
+    const config = { url: fixture.url, oauth: { clientId: 'pre-registered', clientSecret: SECRET } };
+    const error = await rejectionOf(login('remote', config, { dir: loginDir(), openBrowser: fixture.browse, print: () => {} }));
+
+    const shown = [error.message, String(error.cause), ...warnings.mock.calls.flat().map(String)].join('\n');
+    expect(shown).toContain('echo: grant_type=authorization_code');
+    expect(shown).toContain('[redacted]');
+    expect(sent.length).toBeGreaterThanOrEqual(4);
+    for (const value of sent) expect(shown).not.toContain(value);
+  });
+
+  it('refresh: neither load_mcp, the log nor the error shows the refresh token, even in a body that is not JSON', async () => {
+    const sent: string[] = [];
+    let echoing = false;
+    const fixture = await oauthFixture({
+      tokenAnswer: (form, authorization) => {
+        if (!echoing) return undefined;
+        sent.push(...secretsIn(form, authorization));
+        return { status: 500, body: `<html>could not refresh ${echo(form, authorization)}</html>` };
+      },
+    });
+    const dir = loginDir();
+    await login('remote', { url: fixture.url }, { dir, openBrowser: fixture.browse, print: () => {} });
+    echoing = true;
+    fixture.expireAccessTokens();
+    const { logger, lines } = recordingLogger();
+    const manager = new McpConnectionManager({ logger, oauth: { dir } });
+    afterThisTest(() => manager.dispose());
+    const load = createLoaderTools({ manager, servers: { remote: { url: fixture.url } } }).find((tool) => tool.name === 'load_mcp');
+
+    const loaded = await load?.execute({ server: 'remote' });
+    const error = await rejectionOf(manager.connect('remote', { url: fixture.url }));
+
+    const shown = [loaded?.text, error.message, String(error.cause), ...lines, ...warnings.mock.calls.flat().map(String)].join('\n');
+    expect(loaded?.isError).toBe(true);
+    expect(sent.some((value) => value.length > 0)).toBe(true);
+    for (const value of sent) expect(shown).not.toContain(value);
+  });
+});
