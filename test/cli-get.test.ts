@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { OAuthTokenStore } from '../src/entries/oauth.js';
 import { configHome } from './support/config-command-home.js';
 import { everythingStdio } from './support/everything.js';
+import { oauthFixture } from './fixtures/oauth-helpers.js';
 
 describe('get', () => {
   it('shows the definition with env and header names but not their values', async () => {
@@ -44,10 +45,24 @@ describe('get', () => {
     expect(definition.health.state).toBe('connected');
     expect(definition.health.tools).toBeGreaterThan(0);
     const text = await cli('get', 'missing', '--check', '--timeout', '20000');
+    expect(text.code).toBe(1);
     expect(text.stdout).toMatch(/status:\s+enabled\n\s+health:\s+failed: could not connect to "missing": command "no-such-mcp-server-binary" was not found.*\n\s+hint:\s+check that `no-such-mcp-server-binary` is installed/);
     // Without --check nothing is started.
     expect((await cli('get', 'missing')).stdout).not.toContain('health:');
   }, 90_000);
+
+  it('with --check, exits 1 as `servers --check` does when the server failed or needs a login, and says so in --json', async () => {
+    const fixture = await oauthFixture();
+    const entries = { missing: { command: 'no-such-mcp-server-binary' }, remote: { url: fixture.url } };
+    for (const [name, entry] of Object.entries(entries)) {
+      const { cli } = configHome();
+      await cli('add-json', name, JSON.stringify(entry));
+      const [get, servers] = await Promise.all([cli('get', name, '--check', '--json'), cli('servers', '--check', '--json')]);
+      expect(get.code).toBe(1);
+      expect(servers.code).toBe(1);
+      expect(JSON.parse(get.stdout)).toMatchObject({ ok: false, code: 'CHECK_FAILED', definitions: [{ health: { state: name === 'remote' ? 'needs login' : 'failed' } }] });
+    }
+  }, 120_000);
 
   it('says whether a login is stored for an OAuth server (stored, none, expired), never a token, without a request', async () => {
     const { cli, home } = configHome();

@@ -10,11 +10,12 @@ export interface ReportOptions {
   json?: boolean;
 }
 
-/** Success: `text` for a person, `data` (merged with `ok: true`) for `--json`. */
-export function reportDone(options: ReportOptions, text: string, data: Record<string, unknown>): number {
-  if (options.json) process.stdout.write(`${terminalJson({ ok: true, ...data })}\n`);
+/** Done: `text` for a person, `data` (merged with `ok: true`, or `ok: false` and `failedCode`) for `--json`. */
+export function reportDone(options: ReportOptions, text: string, data: Record<string, unknown>, failedCode?: string): number {
+  // A report that is shown whole yet says something failed (a check): `{ ok: false, code }` and exit 1.
+  if (options.json) process.stdout.write(`${terminalJson({ ok: failedCode === undefined, ...(failedCode ? { code: failedCode } : {}), ...data })}\n`);
   else writeListing(text);
-  return 0;
+  return failedCode === undefined ? 0 : 1;
 }
 
 /** Failure: the message (and what to do, when known) for a person, or `{ ok: false, code, error, hint? }`. */

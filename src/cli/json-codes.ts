@@ -22,7 +22,7 @@ export const CLI_ERROR_CODES = {
   REQUEST_FAILED: 'the server answered the request with an error',
   ABORTED: 'the request was cancelled',
   SERVER_CRASHED: 'the server process exited during the request',
-  CHECK_FAILED: 'doctor: at least one server failed its check',
+  CHECK_FAILED: 'a checked server does not work: it needs a login or failed (doctor, servers --check, get --check)',
   CONFIG_PROBLEMS: 'a config file or an entry has errors (servers, doctor), or the server named was skipped for one',
   CONFIG_UNREADABLE: 'the config file to change cannot be read',
   CONFIG_INVALID: 'the config file to change is not valid JSON or not an mcp.json; nothing was changed',

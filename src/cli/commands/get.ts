@@ -9,7 +9,7 @@ import { missingServerError } from '../failure-text.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import { commandWord, terminalLine } from '../terminal-text.js';
-import { checkHealth, DEFAULT_CHECK_TIMEOUT_MS, healthCell, type ServerHealth } from './server-health.js';
+import { anyUnhealthy, checkHealth, DEFAULT_CHECK_TIMEOUT_MS, healthCell, type ServerHealth } from './server-health.js';
 import { loginStatus, type LoginStatus } from '../../auth/login-status.js';
 import { carriesCredentials, URL_CREDENTIALS_REFUSED } from '../../config/url-credentials.js';
 
@@ -103,6 +103,6 @@ export function runGet(global: GlobalOptions, name: string, options: GetOptions)
       name,
       ...(login ? { login } : {}),
       definitions: shown.map(({ server, status, definition, health }) => ({ scope: server.scope, source: server.source, transport: server.transport, status, definition, ...(health ? { health } : {}) })),
-    });
+    }, health && anyUnhealthy(new Map([[name, health]])) ? 'CHECK_FAILED' : undefined);
   });
 }
