@@ -7,6 +7,7 @@
  */
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { REDACTED } from '../redact.js';
+import { firstBytesOf, MAX_ERROR_BODY_BYTES } from '../transports/message-size.js';
 
 const SECRET_FIELDS = ['code', 'code_verifier', 'client_secret', 'refresh_token', 'assertion', 'client_assertion'] as const;
 
@@ -14,8 +15,10 @@ export function redactingSentSecrets(fetchFn: FetchLike): FetchLike {
   return async (input, init) => {
     const response = await fetchFn(input, init);
     const sent = sentSecrets(init);
-    if (response.ok || sent.length === 0) return response;
-    const text = redactAll(await response.text(), sent);
+    if (response.ok || sent.length === 0 || !response.body) return response;
+    // The transport shows at most MAX_ERROR_BODY_BYTES of an error body; twice that is read, so a
+    // value that starts within what is shown is redacted whole, and a hostile body costs no more.
+    const text = redactAll((await firstBytesOf(response.body, 2 * MAX_ERROR_BODY_BYTES)).toString('utf8'), sent);
     return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }

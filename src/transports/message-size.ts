@@ -103,11 +103,16 @@ function isRequest(message: unknown): message is { id: string | number } {
 }
 
 async function withCutErrorBody(response: Response): Promise<Response> {
-  const reader = response.body!.getReader();
+  return sameResponseWithBody(response, await firstBytesOf(response.body!, MAX_ERROR_BODY_BYTES));
+}
+
+/** At most `limit` bytes from the start of `body`; the rest is not downloaded. */
+export async function firstBytesOf(body: ReadableStream<Uint8Array>, limit: number): Promise<Buffer<ArrayBuffer>> {
+  const reader = body.getReader();
   const parts: Uint8Array[] = [];
   let length = 0;
   try {
-    while (length < MAX_ERROR_BODY_BYTES) {
+    while (length < limit) {
       const { done, value } = await reader.read();
       if (done) break;
       parts.push(value);
@@ -117,8 +122,7 @@ async function withCutErrorBody(response: Response): Promise<Response> {
     // What arrived before the failure is the error text there is.
   }
   void reader.cancel().catch(() => {});
-  const bytes = Buffer.concat(parts).subarray(0, MAX_ERROR_BODY_BYTES);
-  return sameResponseWithBody(response, bytes);
+  return Buffer.concat(parts).subarray(0, limit);
 }
 
 function sameResponseWithBody(response: Response, body: ConstructorParameters<typeof Response>[0]): Response {
