@@ -167,6 +167,9 @@ describe('what the model is told about a server that needs a login', () => {
     expect(refused?.text).toContain('What you can do: the server needs the user to log in');
     expect(refused?.text).toContain('then call load_mcp again');
     expect(refused?.text).not.toContain('fix the entry');
+    // No login was stored, so no credentials were sent for the server to refuse.
+    expect(refused?.text).toContain('No credentials were sent; it will not be retried until a login is stored.');
+    expect(refused?.text).not.toContain('refused the credentials');
 
     await login('remote', { url: fixture.url }, { dir, openBrowser: fixture.browse, print: () => {} });
     expect(await load?.execute({ server: 'remote' })).toMatchObject({ isError: false });

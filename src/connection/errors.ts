@@ -64,6 +64,13 @@ function isOAuthRefusal(error: unknown): boolean {
   return error instanceof OAuthError && !PASSING_OAUTH_CODES.has(error.code);
 }
 
+/** Only a refusal of credentials that were sent is one: with no login stored, or none sent to an unpinned issuer, there were none. */
+function oauthRefusalHint(error: unknown): string {
+  if (error instanceof OAuthLoginRequiredError && error.reason === 'none') return ' No credentials were sent; it will not be retried until a login is stored.';
+  if (error instanceof OAuthLoginRequiredError && error.reason === 'unpinned') return ' It will not be retried.';
+  return ' The server refused the credentials; it will not be retried.';
+}
+
 /**
  * The default `isConfigError`: a missing or forbidden command, a bad URL (or a port fetch blocks), an invalid entry,
  * HTTP 401/403 (no auth provider), an OAuth login that is needed or refused, 404/405 on
@@ -271,7 +278,7 @@ export function connectFailure(
       : error instanceof UnsupportedProtocolVersionError && speaksOnlyModern(error)
       ? ` The server speaks only ${offeredVersions(error)}: set its entry's "protocol" to "auto" or "modern"; it will not be retried.`
       : isOAuthRefusal(error)
-      ? ' The server refused the credentials; it will not be retried.'
+      ? oauthRefusalHint(error)
       : status === 401 || status === 403
         ? ' The server refused the credentials: check the entry\'s "headers", or log in.'
         : ' Fix the server entry; it will not be retried.';
