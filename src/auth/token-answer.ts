@@ -5,12 +5,17 @@
  * here, before the SDK reads it, in words saying what was wrong and what to do.
  */
 import type { FetchLike } from '@modelcontextprotocol/client';
+import { firstBytesOf, MAX_MESSAGE_BYTES, MessageTooLargeError } from '../transports/message-size.js';
 
 export function checkingTokenAnswers(fetchFn: FetchLike): FetchLike {
   return async (input, init) => {
     const response = await fetchFn(input, init);
-    if (!response.ok || !isTokenRequest(init)) return response;
-    const text = await response.text();
+    if (!response.ok || !isTokenRequest(init) || !response.body) return response;
+    // Read within the limit of any message (one byte past it shows it is over): the transport's own
+    // size limit applies only to what this returns.
+    const bytes = await firstBytesOf(response.body, MAX_MESSAGE_BYTES + 1);
+    if (bytes.length > MAX_MESSAGE_BYTES) throw new MessageTooLargeError('the token endpoint');
+    const text = bytes.toString('utf8');
     const fault = faultOf(text);
     if (fault) {
       const { origin, pathname } = new URL(String(input));
