@@ -24,7 +24,7 @@ import { offersOAuth } from './oauth-offered.js';
 import { startLoopbackReceiver, stateMismatch } from './loopback.js';
 import { hasStaticAuthorization, readOAuthEntry, type OAuthEntry } from './oauth-config.js';
 import { openInBrowser } from './open-browser.js';
-import { joinScopes } from './scopes.js';
+import { joinScopes, MAX_SCOPE_LENGTH } from './scopes.js';
 import { StoredOAuthProvider } from './stored-provider.js';
 import { OAuthTokenStore } from './token-store.js';
 
@@ -158,6 +158,11 @@ async function authorizeOnce(target: Target, options: LoginOptions): Promise<str
     // Without this, the SDK guesses /authorize and /register on the origin and fails there, saying nothing useful.
     if (challenge.unnamed && !(await offersOAuth(serverUrl, options.fetch))) throw new BearerTokenRequiredError(server);
     const scope = joinScopes(challenge.scope, store.read().requiredScope, entry.scope);
+    if (scope !== undefined && scope.length > MAX_SCOPE_LENGTH) {
+      throw new Error(
+        `MCP server ${quoted(server)} asks for a scope of ${scope.length} characters, more than the ${MAX_SCOPE_LENGTH} a login asks for, so no authorization was started: the scope its WWW-Authenticate challenge names (or the entry's "oauth.scopes") is likely wrong; tell whoever runs the server`,
+      );
+    }
     const fetchFn = provider.fetch;
     const started = await auth(provider, { serverUrl, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, fetchFn });
     // A provider with a user never refreshes, so auth() always ends in an authorization here.
