@@ -5,6 +5,7 @@ import { redactingSentSecrets } from '../src/auth/sent-secrets.js';
 import { afterThisTest, loginDir, oauthFixture, recordingLogger } from './fixtures/oauth-helpers.js';
 import { rejectionOf } from './support/fixtures.js';
 import { MAX_ERROR_BODY_BYTES } from '../src/transports/message-size.js';
+import { bodyMadeAsRead } from './support/endless-body.js';
 
 // An authorization server that echoes the token request in its error answer, every way it may spell it.
 function echo(form: URLSearchParams, authorization: string | undefined): string {
@@ -75,17 +76,9 @@ describe('an authorization server that echoes the request in its error', () => {
 
 describe('an authorization server whose error answer does not end', () => {
   it('is read only as far as an error is shown (twice MAX_ERROR_BODY_BYTES), the rest never downloaded', async () => {
-    const chunk = new Uint8Array(64 * 1024).fill(0x61);
-    let pulled = 0;
-    // 64 MiB of error text, made as it is read: what is pulled is what was downloaded.
-    const endless = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (pulled >= 64 * 1024 * 1024) return controller.close();
-        pulled += chunk.length;
-        controller.enqueue(chunk);
-      },
-    });
-    const hostile = async () => new Response(endless, { status: 400 });
+    // 64 MiB of error text, made as it is read.
+    const endless = bodyMadeAsRead(64 * 1024, 64 * 1024 * 1024);
+    const hostile = async () => new Response(endless.body, { status: 400 });
     const form = new URLSearchParams({ grant_type: 'authorization_code', code: 'the-code', code_verifier: 'the-verifier' });
 
     const answer = await redactingSentSecrets(hostile)('http://127.0.0.1:1/token', { method: 'POST', body: form });
@@ -93,7 +86,7 @@ describe('an authorization server whose error answer does not end', () => {
     expect(answer.status).toBe(400);
     expect((await answer.text()).length).toBe(2 * MAX_ERROR_BODY_BYTES);
     // A stream pulls one chunk ahead of its reader.
-    expect(pulled).toBeLessThanOrEqual(2 * MAX_ERROR_BODY_BYTES + 2 * chunk.length);
+    expect(endless.pulled()).toBeLessThanOrEqual(2 * MAX_ERROR_BODY_BYTES + 2 * endless.chunkBytes);
   });
 });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { login } from '../src/entries/oauth.js';
 import { checkingTokenAnswers } from '../src/auth/token-answer.js';
 import { MAX_MESSAGE_BYTES } from '../src/transports/message-size.js';
+import { bodyMadeAsRead } from './support/endless-body.js';
 import { loginDir, oauthFixture } from './fixtures/oauth-helpers.js';
 import { rejectionOf } from './support/fixtures.js';
 
@@ -27,17 +28,9 @@ describe('a token endpoint that answers something other than a JSON object of to
 
 describe('a token endpoint whose answer does not end', () => {
   it('is read no further than the limit of any message, and refused as too large', async () => {
-    const chunk = new Uint8Array(1024 * 1024).fill(0x20);
-    let pulled = 0;
-    // 256 MiB of white space, made as it is read: what is pulled is what was downloaded.
-    const endless = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (pulled >= 256 * 1024 * 1024) return controller.close();
-        pulled += chunk.length;
-        controller.enqueue(chunk);
-      },
-    });
-    const hostile = async () => new Response(endless, { status: 200, headers: { 'content-type': 'application/json' } });
+    // 256 MiB of white space, made as it is read.
+    const endless = bodyMadeAsRead(1024 * 1024, 256 * 1024 * 1024, 0x20);
+    const hostile = async () => new Response(endless.body, { status: 200, headers: { 'content-type': 'application/json' } });
     const refresh = { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'r' }) };
 
     const error = await rejectionOf(checkingTokenAnswers(hostile)('http://127.0.0.1:1/token', refresh));
@@ -45,7 +38,7 @@ describe('a token endpoint whose answer does not end', () => {
     expect(error.name).toBe('MessageTooLargeError');
     expect(error.message).toContain('the token endpoint sent a message over 10 MiB');
     // A stream pulls one chunk ahead of its reader.
-    expect(pulled).toBeLessThanOrEqual(MAX_MESSAGE_BYTES + 2 * chunk.length);
+    expect(endless.pulled()).toBeLessThanOrEqual(MAX_MESSAGE_BYTES + 2 * endless.chunkBytes);
   });
 });
 
