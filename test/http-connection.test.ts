@@ -70,7 +70,8 @@ describe('a real Streamable HTTP server on 127.0.0.1', () => {
     const manager = new McpConnectionManager({ logger: silentLogger });
     const error = await rejectionOf(manager.connect('guarded', { url: fixture.url }));
     expect(error).toMatchObject({ code: 'CONFIG_ERROR', server: 'guarded' });
-    expect(error.message).toMatch(/refused the credentials/);
+    // A 401 to a request that carried none asks for credentials (an OAuth login here); a 403 refuses those it was sent.
+    expect(error.message).toMatch(status === 401 ? /needs an OAuth login.*No credentials were sent/ : /refused the credentials/);
     expect(manager.getState('guarded')).toBe('error');
     // Besides the one POST, a 401 may look for OAuth metadata (its challenge names none), never at /mcp.
     expect(fixture.requests.filter((request) => request.path === '/mcp')).toHaveLength(1);
