@@ -33,9 +33,7 @@ describe('progress', () => {
     const manager = managerWithFixture();
     await manager.connect('fixture', progressFixture());
     const updates: McpProgress[] = [];
-    // The SDK hands a notification to its handler a microtask after a response read with it, so the fixture waits
-    // intervalMs after its last notification; 100 ms keeps the two apart when a busy machine reads the pipe late.
-    const result = await manager.callTool('fixture', 'progress', { steps: 3, intervalMs: 100 }, { onProgress: (update) => updates.push(update) });
+    const result = await manager.callTool('fixture', 'progress', { steps: 3, intervalMs: 20 }, { onProgress: (update) => updates.push(update) });
     expect(textOf(result)).toBe('done in 3 steps');
     expect(updates).toEqual([1, 2, 3].map((step) => ({ progress: step, total: 3, message: `step ${step} of 3` })));
   });

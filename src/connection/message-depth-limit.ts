@@ -1,5 +1,6 @@
 import { ProtocolErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { measureJson } from '../../machines/json-fingerprint.js';
+import { notificationsFirst } from './delivery-order.js';
 import { isCutAnswer, isStdioBufferOverflow, MAX_MESSAGE_MIB, MessageTooLargeError } from '../transports/message-size.js';
 
 /**
@@ -70,7 +71,7 @@ export function limitMessageDepth(transport: Transport): void {
     asked.clear();
     refusals.set(transport, tooLarge(method));
   };
-  wrapEachHandler(transport, 'onmessage', (deliver) => (message, extra) => deliver(withinLimits(message), extra));
+  wrapEachHandler(transport, 'onmessage', (deliver) => notificationsFirst((message, extra) => deliver(withinLimits(message), extra)));
   wrapEachHandler(transport, 'onerror', (deliver) => (error) => {
     noteOversized(error);
     deliver(error);
