@@ -86,7 +86,8 @@ describe('a client that meets it', () => {
 
   it('get --check shows the failure and its hint, and no login to run', async () => {
     const run = await cli('get', 'team', '--check');
-    expect(run.code).toBe(0);
+    // Exit 1 for a failed check, as servers --check (11ee95c).
+    expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/^ {2}login: +does not apply: the server offers no OAuth login$/m);
     expect(run.stdout).toContain('"Authorization": "Bearer ${TOKEN}"');
     expect(run.stdout + run.stderr).not.toContain('mcp-statechart login');
