@@ -4,5 +4,5 @@ import base from './vitest.config.js';
 
 export default defineConfig({
   ...base,
-  test: { ...base.test, include: ['test/new-user-path.test.ts'], exclude: [], coverage: { enabled: false } },
+  test: { ...base.test, projects: undefined, include: ['test/new-user-path.test.ts'], exclude: [], coverage: { enabled: false } },
 });
