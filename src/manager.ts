@@ -385,9 +385,9 @@ export class McpConnectionManager {
     return server?.getSnapshot().matches('connected') ? this.tracker.requestsInFlight(server) : undefined;
   }
 
-  /** Live sessions (opened and not yet fully closed), for leak checks. */
+  /** This manager's live sessions (opened and not yet fully closed), for leak checks; a `sessions` tracker it shares counts every manager's. */
   openSessionCount(name?: string): number {
-    return this.tracker.openCount(name);
+    return this.tracker.openCount(name, this.actor);
   }
 
   private connectedServerNames(): string[] {

@@ -18,9 +18,10 @@ const WEDGED_SERVER = fileURLToPath(new URL('./fixtures/stdout-closer.mjs', impo
 let folder: string;
 let mine: McpConnectionManager;
 let theirs: McpConnectionManager;
+let sessions: SessionTracker;
 beforeEach(() => {
   folder = mkdtempSync(join(tmpdir(), 'mcp-shared-tracker-'));
-  const sessions = new SessionTracker();
+  sessions = new SessionTracker();
   mine = new McpConnectionManager({ logger: silentLogger, sessions });
   theirs = new McpConnectionManager({ logger: silentLogger, sessions });
 });
@@ -53,5 +54,17 @@ describe('managers sharing one session tracker', () => {
     expect(isRunning(theirPid)).toBe(true);
     await theirs.disconnect('wedged');
     expect(isRunning(theirPid)).toBe(false);
+  }, 30_000);
+
+  it('openSessionCount counts its own sessions only; the tracker counts every manager\'s', async () => {
+    await mine.connect('notes', stdioFixture());
+    await theirs.connect('notes', stdioFixture());
+    await theirs.connect('other', stdioFixture());
+
+    expect(mine.openSessionCount('notes')).toBe(1);
+    expect(mine.openSessionCount()).toBe(1);
+    expect(theirs.openSessionCount()).toBe(2);
+    expect(sessions.openCount('notes')).toBe(2);
+    expect(sessions.openCount()).toBe(3);
   }, 30_000);
 });

@@ -125,10 +125,13 @@ export class SessionTracker {
     return [...this.sessions.keys()].filter((server) => registry === undefined || server.system === registry.system);
   }
 
-  /** Sessions open (of every server, or of every server of this name, in any registry). */
-  openCount(name?: string): number {
+  /** Sessions open: of every server, or of every server of this name; in every registry, or in `registry`. */
+  openCount(name?: string, registry?: AnyActorRef): number {
     let count = 0;
-    for (const entry of this.sessions.values()) if (name === undefined || entry.name === name) count += entry.open.size;
+    for (const server of this.serversOf(registry)) {
+      const entry = this.sessions.get(server)!;
+      if (name === undefined || entry.name === name) count += entry.open.size;
+    }
     return count;
   }
 }
