@@ -487,18 +487,29 @@ export const registryMachine = setup({
 
 export type RegistryMachine = typeof registryMachine;
 
-/** The parts of a persisted registry snapshot a restore rewrites. */
-type PersistedRegistrySnapshot = Snapshot<unknown> & { context: RegistryContext };
+/** The parts of a persisted registry snapshot a restore reads and rewrites. */
+type PersistedRegistrySnapshot = Snapshot<unknown> & {
+  context: RegistryContext;
+  children?: Record<string, { src?: unknown } | undefined>;
+};
 
 /**
  * How a persisted registry snapshot comes back: without its subscribers. They are actor refs
  * outside the registry, which a snapshot cannot carry (XState would revive each as `undefined`);
  * a subscriber that outlives the restore subscribes again. Its servers come back through the
- * server logic's own restore (src/connection/server-logic.ts).
+ * server logic's own restore (src/connection/server-logic.ts), except one whose actor XState
+ * cannot bring back (a snapshot edited by hand: its child left out, or its `src` not `server`):
+ * kept, its name would count as spawned with no actor behind it, and every load of it would wait
+ * for ever; forgotten, it is spawned anew on next use.
  */
 export function restoredWithoutSubscribers(persisted: Snapshot<unknown>): Snapshot<unknown> {
   if (persisted.status !== 'active') return persisted;
   const snapshot = persisted as PersistedRegistrySnapshot;
-  const restored: PersistedRegistrySnapshot = { ...snapshot, context: { ...snapshot.context, subscribers: [] } };
+  const children = snapshot.children ?? {};
+  const actors = nameRecord<ServerActorRef>();
+  for (const [name, actor] of Object.entries(snapshot.context.actors)) {
+    if (children[serverChildId(name)]?.src === 'server') actors[name] = actor;
+  }
+  const restored: PersistedRegistrySnapshot = { ...snapshot, context: { ...snapshot.context, actors, subscribers: [] } };
   return restored;
 }

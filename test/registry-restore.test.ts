@@ -98,6 +98,24 @@ describe('restoring a persisted registry', () => {
     expect(tracker.openCount('fixture')).toBe(0);
     expect(descendantsOfThisProcess()).toEqual([]);
   });
+
+  it.each([
+    ['left out', (children: Record<string, { src: unknown }>) => { delete children['server.fixture']; }],
+    ['with a logic the registry does not know', (children: Record<string, { src: unknown }>) => { children['server.fixture']!.src = 'elsewhere'; }],
+  ])('spawns anew, on the next load, a server whose actor a snapshot edited by hand has %s', async (_edit, edit) => {
+    const original = createActor(createRegistryLogic(registryOptions), { input: { servers: { fixture: stdioFixture() } } }).start();
+    actors.push(original);
+    const first = inbox();
+    original.send({ type: 'mcp.load', server: 'fixture', replyTo: first.ref, requestId: 'load' });
+    await vi.waitFor(() => expect(first.reply('load')?.type).toBe('mcp.loaded'), { timeout: 10_000 });
+    const persisted = (await persistAndStop(original)) as { children: Record<string, { src: unknown }> };
+    edit(persisted.children);
+
+    const restored = restore(persisted);
+    const { ref, reply } = inbox();
+    restored.send({ type: 'mcp.load', server: 'fixture', replyTo: ref, requestId: 'reload' });
+    await vi.waitFor(() => expect(reply('reload')?.type).toBe('mcp.loaded'), { timeout: 20_000 });
+  });
 });
 
 describe('restoring a registry embedded in a chart', () => {
