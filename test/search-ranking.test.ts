@@ -4,7 +4,7 @@
  * a phrase, and a ranking updated server by server ranks exactly as one built at once.
  */
 import type { Tool } from '@modelcontextprotocol/client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FieldIndex, ScoreSheet } from '../src/search/field-index.js';
 import { stem, ToolSearch, type SearchableServer } from '../src/search/index.js';
 
@@ -382,6 +382,22 @@ describe('values the query gives', () => {
     const score = (query: string) => calc.searchTools(query, 5).find(({ tool }) => tool.name === 'total')?.score ?? 0;
     // One number fills no tool's two: only words related to "open" reach it then (the hand synonym "add").
     expect(score('what is 3.5 plus 8')).toBeGreaterThan(2 * score('what is open since 8'));
+  });
+
+  it('ranks the same and writes nothing, whatever the environment holds (no experiment switch is left in the ranking)', () => {
+    // The thirty-seventh round's grid switches (B_VARIANT, B_DEBUG) once reached main with its write-up.
+    const ranked = () => search.searchTools('add 17 and 25 to my notes', 5).map(({ server, tool, score }) => `${server}/${tool.name} ${score}`);
+    const plain = ranked();
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    vi.stubEnv('B_VARIANT', 'c1');
+    vi.stubEnv('B_DEBUG', '1');
+    try {
+      expect(ranked()).toEqual(plain);
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      vi.unstubAllEnvs();
+      errors.mockRestore();
+    }
   });
 });
 

@@ -744,33 +744,9 @@ export class ToolSearch {
       for (const doc of words.docs) if (this.removes[doc]) words.score[doc]! /= 1 + UNASKED_REMOVAL_PENALTY;
     }
     const values = queryValues(query);
-    const V = process.env.B_VARIANT ?? '';
-    const own = new Map<number, number>();
-    for (const doc of this.takingCommonValues) own.set(doc, words.score[doc]!);
     this.recallByValues(words, values);
-    const afterValues = new Map<number, number>();
-    for (const doc of this.takingCommonValues) afterValues.set(doc, words.score[doc]!);
     this.recallByShapes(words, query);
-    const alone = new Set<number>();
-    const typed = new ScoreSheet();
-    typed.clear(this.toolIndex.capacity);
-    this.toolIndex.score(groups.map((group) => new Map([[[...group.keys()][0]!, 1]])), typed);
-    const strict = !V.includes('b');
-    if (values.length >= 2) for (const doc of this.takingCommonValues) if ((strict ? own.get(doc) === 0 : typed.score[doc] === 0) && afterValues.get(doc)! > own.get(doc)! && afterValues.get(doc) === words.score[doc]!) alone.add(doc);
-    if (process.env.B_DEBUG) console.error('alone', [...alone].map((d) => this.tools[d]!.tool.name));
-    if (V.startsWith('w')) {
-      const r = Number(V.slice(1).replace('b', ''));
-      for (const doc of alone) if (this.takes[doc]!.every((kind) => kind === 'number')) words.score[doc] = own.get(doc)! + ((afterValues.get(doc)! - own.get(doc)!) * r) / VALUE_RECALL_WEIGHT;
-    }
     this.lift(words, query, groups, values, depth, accept);
-    if (V.startsWith('c') && alone.size > 0) {
-      const k = Number(V.slice(1).replace('b', ''));
-      const others = words.docs.filter((doc) => !alone.has(doc) && words.score[doc]! > 0 && accept(doc)).map((doc) => words.score[doc]!).sort((a, b) => b - a);
-      if (others.length > 0) {
-        const bar = others[Math.min(k, others.length) - 1]! * (1 - 1e-9);
-        for (const doc of alone) words.score[doc] = Math.min(words.score[doc]!, bar);
-      }
-    }
     return words;
   }
 
