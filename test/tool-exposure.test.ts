@@ -186,6 +186,35 @@ describe('exposure', () => {
     for (const offered of tools) expect(offered.description).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
   }, 30_000);
 
+  it("offers a connected server's input schema with the descriptions and titles inside it escaped, at every depth, and nothing else changed", async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const hostile = { command: process.execPath, args: [HOSTILE_TEXT_SERVER] };
+    await manager.connect('hostile', hostile);
+    const tools = createLoaderTools({ manager, servers: { hostile }, exposure: 'eager' });
+    const configure = tools.find((offered) => offered.name === 'hostile__configure')!;
+    // Red text, a bell, a right-to-left override: shown, not sent; the enum and default are what arguments are checked against, so they stay.
+    expect(configure.parameters).toEqual({
+      type: 'object',
+      title: 'Settings \\x1b[31mred',
+      properties: {
+        mode: { type: 'string', description: 'How \\x07 it runs \\u{202e}edoc', enum: ['fast\u0007'], default: 'fast\u0007' },
+        target: {
+          type: 'object',
+          description: 'Where\nit goes \\x1b[31m',
+          properties: { path: { type: 'string', title: 'Path \\u{202e}', description: 'A file \\x1b[31m\\x07' } },
+        },
+        tags: { type: 'array', items: { type: 'string', description: 'One tag \\u{202e}\\x07' } },
+        limits: { $ref: '#/$defs/limits' },
+      },
+      $defs: { limits: { type: 'object', description: 'Limits \\x1b[31m', properties: { description: { type: 'number', description: 'Named description \\x07' } } } },
+      anyOf: [{ required: ['mode'], description: 'with a mode \\u{202e}' }],
+      required: [],
+    });
+    const definitions = JSON.stringify(toFunctionDefinitions(tools)).replaceAll('fast\\u0007', 'fast');
+    expect(definitions).not.toMatch(/\\u00(0[0-8]|1[0-9a-f])|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
+  }, 30_000);
+
   it("offers an indexed tool with its description's bidi overrides escaped, its tab and printable Unicode kept", () => {
     index.record('notes', config('notes'), { tools: [tool('read', 'Reads\tnotes \u202eedoc\u202c — ünïcode 📝\u2066')], resources: [], resourceTemplates: [], prompts: [] });
     const [offered] = toolsWith({ notes: config('notes') }, { exposure: 'eager' });

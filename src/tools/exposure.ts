@@ -7,6 +7,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { toFunctionDefinitions } from './adapters.js';
 import { schemaWithoutDialect } from './manifest-summary.js';
+import { schemaTextEscaped } from './schema-text.js';
 import { terminalText } from '../../machines/control-characters.js';
 import { quoted } from './model-text.js';
 import type { LoaderToolContext } from './tool-context.js';
@@ -35,9 +36,12 @@ export function directToolName(server: string, tool: string, taken: Set<string>)
   return name;
 }
 
-/** A server's own input schema as a function definition's parameters (`$schema` dropped, `properties` and `required` present). */
+/**
+ * A server's own input schema as a function definition's parameters (`$schema` dropped, `properties`
+ * and `required` present), its descriptions escaped as the tool's own: they reach the model's context too.
+ */
 function directParameters(schema: Tool['inputSchema']): LoaderToolParameters {
-  const rest = schemaWithoutDialect(schema);
+  const rest = schemaTextEscaped(schemaWithoutDialect(schema));
   return { ...rest, type: 'object', properties: (rest.properties as Record<string, unknown> | undefined) ?? {}, required: (rest.required as string[] | undefined) ?? [] };
 }
 
