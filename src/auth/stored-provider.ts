@@ -18,7 +18,7 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthScopeRefusedError } from '../errors/oauth.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { redactingSentSecrets } from './sent-secrets.js';
-import { checkingTokenAnswers } from './token-answer.js';
+import { checkingOAuthAnswers } from './oauth-answers.js';
 import { offersOAuth } from './oauth-offered.js';
 import type { OAuthEntry } from './oauth-config.js';
 import { coversScope, joinScopes } from './scopes.js';
@@ -230,7 +230,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     return response;
   };
 
-  readonly #oauthFetch: FetchLike = boundedFetch(checkingTokenAnswers(redactingSentSecrets((input, init) => (this.#options.baseFetch ?? fetch)(input, init))));
+  readonly #oauthFetch: FetchLike = boundedFetch(checkingOAuthAnswers(redactingSentSecrets((input, init) => (this.#options.baseFetch ?? fetch)(input, init))));
 
   private noteAnswer(response: Response): void {
     if (response.status === 401) this.unnamedChallenge = extractWWWAuthenticateParams(response).resourceMetadataUrl === undefined;
