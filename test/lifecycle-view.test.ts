@@ -136,6 +136,33 @@ describe('requests in flight', () => {
   });
 });
 
+describe('text from a server', () => {
+  /** A right-to-left override (the rest reads reversed: "exe.txt" shows as "txt.exe") and a clear-screen escape. */
+  const HOSTILE = 'evil \u202etxt.exe \u001b[2J';
+  let hostile: McpConnectionManager;
+  let hostileView: LifecycleView;
+  beforeAll(async () => {
+    hostile = new McpConnectionManager({ logger: silentLogger, defaults: { backoff: { initialDelayMs: 60_000 } } });
+    hostile.configure({
+      hostile: { command: process.execPath, args: ['-e', `process.stderr.write(${JSON.stringify(`${HOSTILE}\n`)}); process.exit(3)`], description: `d ${HOSTILE}` },
+    });
+    hostileView = await startLifecycleView(hostile);
+  });
+  afterAll(async () => {
+    await hostileView?.stop();
+    await hostile?.dispose();
+  });
+
+  it('is sent to the page with its bidi overrides and control characters escaped, as a terminal shows them', async () => {
+    void hostile.connect('hostile').catch(() => {});
+    const row = await streamedRowUntil(hostileView, 'hostile', (candidate) => candidate.lastError?.stderrTail !== undefined);
+    const shown = [row.description, row.lastError?.message, row.lastError?.stderrTail].join('\n');
+    expect(shown).not.toMatch(/[\u202e\u001b]/);
+    expect(row.lastError?.stderrTail).toContain('evil \\u{202e}txt.exe \\x1b[2J');
+    expect(row.description).toBe('d evil \\u{202e}txt.exe \\x1b[2J');
+  });
+});
+
 /** Public states as the page lists them for a server, oldest first. */
 function shownStates(page: Page, server: string): Promise<string[]> {
   return page.$$eval(`#detail[data-server="${server}"] ol.transitions li`, (items) => items.map((item) => (item as HTMLElement).dataset.state!).reverse());

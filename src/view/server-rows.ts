@@ -7,8 +7,12 @@
  * registry sends them. Requests in flight are counted by each server's session actor, not the
  * chart (calls change no snapshot), so connected servers' counts are asked for every
  * `IN_FLIGHT_POLL_MS`. Nothing from a server's config is copied except its transport kind, and
- * error texts pass through the same redaction as the logs (src/redact.ts).
+ * error texts pass through the same redaction as the logs (src/redact.ts). Texts a server or a
+ * config wrote (error, stderr, description, why it is off) come with their control characters
+ * and bidi overrides escaped, as on a terminal: on the page a right-to-left override would
+ * reorder what it shows (`txt.exe` for `exe.txt`), which `textContent` does not prevent.
  */
+import { terminalLine, terminalText, terminalTextWithin } from '../../machines/control-characters.js';
 import type { McpServerError } from '../../machines/errors.js';
 import type { ServerActorRef, ServerSnapshot } from '../../machines/server.machine.js';
 import type { McpServerConfig } from '../../machines/types.js';
@@ -91,9 +95,13 @@ function errorOf(error: McpServerError | undefined, config: McpServerConfig | un
   const tail = error.stderrTail;
   const [message] = error.message.split('\nLast stderr lines:');
   return {
-    message: redact(message!, secrets).slice(0, MAX_MESSAGE),
-    stderrTail: tail ? redact(tail, secrets).slice(-MAX_STDERR) : undefined,
+    message: terminalTextWithin(redact(message!, secrets), MAX_MESSAGE),
+    stderrTail: tail ? terminalText(redact(tail, secrets).slice(-MAX_STDERR)) : undefined,
   };
+}
+
+function shownLine(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : terminalLine(text);
 }
 
 function offRow(server: DiscoveredServer): ServerRow {
@@ -101,10 +109,10 @@ function offRow(server: DiscoveredServer): ServerRow {
   return {
     name: server.name,
     transport: server.transport,
-    description: server.description,
+    description: shownLine(server.description),
     state,
     substate: state,
-    offBecause: server.disabledBecause,
+    offBecause: shownLine(server.disabledBecause),
     active: [],
     timers: [],
     activity: [],
@@ -167,7 +175,7 @@ export class ServerRows {
       this.rows.set(name, {
         name,
         transport: transportOf(config),
-        description: typeof config.description === 'string' ? config.description : undefined,
+        description: shownLine(typeof config.description === 'string' ? config.description : undefined),
         state: 'disconnected',
         substate: 'disconnected',
         active: ['disconnected'],
