@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OAuthTokenStore } from '../src/entries/oauth.js';
 import { configHome } from './support/config-command-home.js';
-import { everythingStdio } from './support/everything.js';
 import { oauthFixture } from './fixtures/oauth-helpers.js';
+import { stdioFixture } from './support/fixtures.js';
 
 describe('get', () => {
   it('shows the definition with env and header names but not their values', async () => {
@@ -36,10 +36,11 @@ describe('get', () => {
   }, 40_000);
 
   it('with --check, connects it once and shows its health: connected with its tools, or failed with the reason and a hint', async () => {
-    const { cli } = configHome();
-    await cli('add-json', 'everything', JSON.stringify(everythingStdio()));
-    await cli('add-json', 'missing', '{"command":"no-such-mcp-server-binary"}');
-    const json = await cli('get', 'everything', '--check', '--json');
+    const { cli, userFile } = configHome();
+    // Written directly, not through add-json, and the light fixture server rather than server-everything: the checks are
+    // what is under test, and each CLI run and server start costs seconds on busy cores (37 s in all with two workers).
+    writeFileSync(userFile, JSON.stringify({ mcpServers: { fixture: stdioFixture(), missing: { command: 'no-such-mcp-server-binary' } } }));
+    const json = await cli('get', 'fixture', '--check', '--json');
     expect(json.code).toBe(0);
     const [definition] = JSON.parse(json.stdout).definitions;
     expect(definition.health.state).toBe('connected');
