@@ -14,6 +14,7 @@ import {
   type Root,
 } from '@modelcontextprotocol/client';
 import { errorMessage } from '../../machines/to-error.js';
+import { redact, redactStrings } from '../redact.js';
 import type { McpHostEmitted, McpLogMessage } from '../../machines/types.js';
 
 /** What a host handler learns about the request besides its params. */
@@ -135,8 +136,12 @@ export class HostBridge {
     return capabilities;
   }
 
-  /** Declares the capabilities on a not-yet-connected client and installs the handlers behind them; `notify` gets its log messages and resource updates. */
-  attach(client: Client, server: string, notify: (event: McpHostEmitted) => void): void {
+  /**
+   * Declares the capabilities on a not-yet-connected client and installs the handlers behind them;
+   * `notify` gets its log messages and resource updates. `secrets`: the values of the server's
+   * entry, redacted from its log messages as from its stderr (a server may log the key it was given).
+   */
+  attach(client: Client, server: string, secrets: readonly string[], notify: (event: McpHostEmitted) => void): void {
     const capabilities = this.capabilities(server);
     client.registerCapabilities(capabilities);
     if (capabilities.roots) this.rootsClients.add(client);
@@ -165,8 +170,8 @@ export class HostBridge {
       );
     }
     client.setNotificationHandler('notifications/message', ({ params }) => {
-      const message: McpLogMessage = { server, level: params.level, data: params.data };
-      if (params.logger !== undefined) message.logger = params.logger;
+      const message: McpLogMessage = { server, level: params.level, data: redactStrings(params.data, secrets) };
+      if (params.logger !== undefined) message.logger = redact(params.logger, secrets);
       this.handlers.logging?.(message);
       notify({ type: 'mcp.log', ...message });
     });

@@ -303,7 +303,7 @@ async function attempt(
     journal: deps.journal,
   });
   // Log messages and resource updates go through the session to the chart, which reports them to the registry.
-  deps.host?.attach(client, request.name, (event) => session.notify(event));
+  deps.host?.attach(client, request.name, secrets, (event) => session.notify(event));
   deps.tracker.add(request.owner, request.name, session);
   const onAbort = () => void session.close();
   request.signal.addEventListener('abort', onAbort, { once: true });
