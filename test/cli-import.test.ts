@@ -61,6 +61,16 @@ describe('import', () => {
     ]);
   }, 60_000);
 
+  it('from VS Code: a user file with comments and trailing commas, as VS Code lets a person write it', async () => {
+    const { cli, home, servers } = importer();
+    const file = join(home, '.config', 'Code', 'User', 'mcp.json');
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, '{\n  // added by hand\n  "servers": {\n    "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], },\n  },\n}\n');
+    const run = await cli('import', '--from', 'vscode', '--yes', '--json');
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, added: ['memory'], skipped: [] });
+    expect(servers().memory).toEqual({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] });
+  }, 40_000);
+
   it("from Claude Code: its user scope, this folder's local scope and the project's .mcp.json", async () => {
     const { cli, home, project, servers } = importer();
     place(join(home, '.claude.json'), {

@@ -93,6 +93,26 @@ describe('a VS Code mcp.json as a config file', () => {
     expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning', field: 'servers', message: expect.stringContaining('VS Code\'s "servers" is not read: this file has "mcpServers"') })]);
   });
 
+  it('reads comments and trailing commas, as VS Code does (JSONC), and still places what it reports at the line in the file', async () => {
+    const file = join(process.env.HOME!, 'jsonc-mcp.json');
+    writeFileSync(
+      file,
+      [
+        '{',
+        '  // Servers for this machine: "not": {"a": "key"}',
+        '  "servers": {',
+        '    /* the docs server */ "docs": { "url": "https://docs.example/mcp", "headers": { "X-Path": "a//b/*c*/", }, },',
+        '    "tool": { "command": "one", "command": "two", },',
+        '  },',
+        '}',
+      ].join('\n'),
+    );
+    const result = await discoverMcpServers({ configPaths: [file], env: {} });
+    expect(Object.keys(result.servers)).toEqual(['docs', 'tool']);
+    expect(result.servers.docs!.config.headers).toEqual({ 'X-Path': 'a//b/*c*/' });
+    expect(result.problems).toEqual([expect.objectContaining({ severity: 'warning', server: 'tool', line: 5, column: 33, message: expect.stringContaining('key "command" is written twice') })]);
+  });
+
   it('runs a server from a VS Code file: call through --config .vscode/mcp.json', async () => {
     const { workspace, file } = workspaceFile({ servers: { everything: { type: 'stdio', ...everythingStdio() } } });
     const run = await runCli(['--config', file, 'call', 'everything', 'echo', '{"message":"from vscode"}'], { cwd: workspace, env: { HOME: process.env.HOME! }, timeoutMs: 40_000 });

@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { FileLockHeld, withFileLock } from '../config/file-lock.js';
 import { defaultUserConfigPath, findProjectConfig, PROJECT_CONFIG_NAME } from '../config/locate-config-files.js';
 import { isJsonObject } from '../config/null-proto.js';
-import { parseJson } from '../config/parse-json.js';
+import { parseConfigJson, parseJson } from '../config/parse-json.js';
 import { MAX_CONFIG_FILE_BYTES, megabytes } from '../config/read-config-file.js';
 
 export type WritableScope = 'user' | 'project';
@@ -27,8 +27,11 @@ export async function configPathForScope(scope: WritableScope, projectDir: strin
   return nearest.found ? nearest.path : join(process.cwd(), PROJECT_CONFIG_NAME);
 }
 
-/** The file as an object; a missing file is an empty one. Anything else that is not a JSON object is refused, never overwritten. */
-export async function readConfigObject(path: string): Promise<JsonObject> {
+/**
+ * The file as an object; a missing file is an empty one. Anything else that is not a JSON object is refused, never overwritten.
+ * `readOnly`: a file that is read and not rewritten (another client's, to import from) may be VS Code's JSONC; a rewrite would drop its comments.
+ */
+export async function readConfigObject(path: string, { readOnly = false } = {}): Promise<JsonObject> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -37,7 +40,7 @@ export async function readConfigObject(path: string): Promise<JsonObject> {
     throw new CliError('CONFIG_UNREADABLE', `Could not read ${path}: ${(error as Error).message}. Nothing was changed.`);
   }
   if (text.trim() === '') return {};
-  const parsed = parseJson(text);
+  const parsed = readOnly ? parseConfigJson(text) : parseJson(text);
   if (!parsed.ok) {
     throw new CliError(
       'CONFIG_INVALID',

@@ -1,7 +1,7 @@
 /** One config file → its servers, in file order, and its problems. Never throws. */
 import { quoted, terminalLine } from '../../machines/control-characters.js';
 import { findDuplicateKeys } from './duplicate-keys.js';
-import { lineAndColumn, parseJson } from './parse-json.js';
+import { lineAndColumn, parseConfigJson } from './parse-json.js';
 import { parseServerEntry } from './parse-server-entry.js';
 import type { VariableSource } from './expand-variables.js';
 import type { ConfigFileLocation } from './locate-config-files.js';
@@ -30,7 +30,7 @@ export async function loadConfigFile(location: ConfigFileLocation, env: Variable
   if (read.kind === 'missing') return location.required ? fileProblem('file not found') : { servers: [], problems: [] };
   if (read.kind === 'unreadable') return fileProblem(`cannot load: ${read.reason}`);
 
-  const parsed = parseJson(read.text);
+  const parsed = parseConfigJson(read.text);
   if (!parsed.ok) {
     const { line, column, reason } = parsed;
     return fileProblem(`not valid JSON at line ${line}, column ${column}: ${reason}; ${NOTHING_LOADED}`, { line, column });
@@ -50,7 +50,7 @@ export async function loadConfigFile(location: ConfigFileLocation, env: Variable
   const permissions = parseToolPermissions(file, location.scope, Object.hasOwn(parsed.value, 'permissions') ? parsed.value.permissions : undefined);
   const result: LoadedConfigFile = {
     servers: [],
-    problems: [...duplicateKeyProblems(file, read.text, key), ...permissions.problems],
+    problems: [...duplicateKeyProblems(file, parsed.json, key), ...permissions.problems],
     toolPatterns: permissions.patterns,
   };
   if (!vscode && Object.hasOwn(parsed.value, 'servers') && isJsonObject(parsed.value.servers)) {

@@ -1,5 +1,7 @@
 /** JSON.parse that, on failure, says where (line and column) and why, without quoting the text. */
+import { blankJsoncSyntax } from './jsonc.js';
 import { findJsonSyntaxError } from './json-syntax-error.js';
+import { isJsonObject } from './null-proto.js';
 
 export type JsonParseResult =
   | { ok: true; value: unknown }
@@ -37,4 +39,21 @@ export function lineAndColumn(text: string, offset: number): { line: number; col
     lineStart = at + 1;
   }
   return { line, column: offset - lineStart + 1 };
+}
+
+/**
+ * A config file: JSON, as Claude's clients and this package write it; a VS Code mcp.json (its
+ * `servers`, no `mcpServers`) may be JSONC, as VS Code reads it. `json` is the text as JSON, the
+ * one to look for keys written twice in.
+ */
+export function parseConfigJson(text: string): JsonParseResult & { json: string } {
+  const strict = parseJson(text);
+  if (strict.ok) return { ...strict, json: text };
+  const json = blankJsoncSyntax(text);
+  const lenient = parseJson(json);
+  return lenient.ok && isVsCodeShaped(lenient.value) ? { ...lenient, json } : { ...strict, json: text };
+}
+
+function isVsCodeShaped(value: unknown): boolean {
+  return isJsonObject(value) && Object.hasOwn(value, 'servers') && !Object.hasOwn(value, 'mcpServers');
 }

@@ -85,7 +85,7 @@ async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candid
   const candidates: Candidate[] = [];
   const read: string[] = [];
   for (const file of files) {
-    const config = await readConfigObject(file.path).catch((error: unknown) => {
+    const config = await readConfigObject(file.path, { readOnly: true }).catch((error: unknown) => {
       if (error instanceof CliError) throw new CliError(error.code, error.message.replace('Fix it by hand first; nothing was changed.', 'Nothing was imported.'));
       throw error;
     });
