@@ -111,6 +111,19 @@ describe('tables on a narrow terminal', () => {
     expect(row!.length).toBeLessThanOrEqual(90);
   }, 120_000);
 
+  it('servers at 90 columns, a description in Japanese with an emoji: the table stays within 90 columns, each wide character counted as two', async () => {
+    const wide = '📝 チームのノートを共有フォルダで読み書きします。会議の記録と決定事項もここに保存します';
+    writeConfig({ alpha: { ...stdioFixture(), description: wide }, missing: { command: 'no-such-command-7c2e' } });
+    const screen = await screenAfter(['servers'], 90);
+    expect(screen).toContain('[exit 0]');
+    const [row] = rowsOf(screen, 'alpha');
+    expect(row).toMatch(/^alpha +user +stdio +enabled +- +no +📝 チームのノート.*…$/);
+    // The terminal shows each of these characters in two columns; a row wider than the screen shows here as one long line.
+    const columns = [...row!].reduce((sum, char) => sum + (/[\u3000-\u9fff\uff00-\uff60]|\p{Emoji_Presentation}/u.test(char) ? 2 : 1), 0);
+    expect(columns, row).toBeLessThanOrEqual(90);
+    expect(columns, row).toBeGreaterThanOrEqual(88);
+  }, 120_000);
+
   it('doctor at 60 columns: one block per server instead of a wrapped table', async () => {
     described();
     const screen = await screenAfter(['doctor'], 60);

@@ -12,6 +12,7 @@ import { McpConnectionManager } from '../../manager.js';
 import { silentLogger } from '../../logger.js';
 import { permissionsFrom, type GlobalOptions } from '../options.js';
 import { counted } from '../counted.js';
+import { cutToWidth } from '../display-width.js';
 import { fittedTable } from '../fitted-table.js';
 import { terminalLine } from '../terminal-text.js';
 import { healthCell, healthDetails, healthSummary, type ServerHealth } from './server-health.js';
@@ -172,10 +173,9 @@ const MAX_COLUMN_WIDTH = { name: 48, description: 80 };
 /** A problem line quoting a huge name stays readable. */
 const MAX_PROBLEM_LENGTH = 500;
 
-/** One table cell: on one line (a `\n` in a name must not forge a row), at most `width` characters. */
+/** One table cell: on one line (a `\n` in a name must not forge a row), at most `width` columns. */
 function cell(text: string, width: number): string {
-  const line = terminalLine(text);
-  return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+  return cutToWidth(terminalLine(text), width);
 }
 
 /** What to do when no server is found: about the files `--config` named, when it named any (absolute paths), instead of discovery's. */
