@@ -22,10 +22,16 @@ import { redactSecrets, sanitizeInspectionEvent } from './sanitize.js';
 const LOOPBACK = '127.0.0.1';
 const STATELY_INSPECT = 'https://stately.ai/inspect';
 const STATELY_ORIGIN = new URL(STATELY_INSPECT).origin;
-/** Events kept for a page opened late. */
+/** Events kept for a page opened late: at most this many, */
 const REPLAY_BUFFER = 200;
-/** One inspection event; larger ones (a huge manifest) are dropped by the socket. */
+/** and at most this many bytes (200 events of a server with a huge manifest would be gigabytes). */
+const REPLAY_BUFFER_BYTES = 64 * 1024 * 1024;
+/** One inspection event as a page receives it; a larger one (a huge manifest) is cut (`fitted`). */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** In an event over the limit, a string longer than this keeps only its beginning. */
+const CUT_STRING_AT = 4096;
+/** A viewer sends nothing but control frames. */
+const MAX_VIEWER_MESSAGE_BYTES = 4096;
 
 export interface StartInspectorOptions {
   /** Port of the relay (HTTP page + WebSocket) on 127.0.0.1. Default or 0: a free port. */
@@ -138,9 +144,18 @@ export async function startInspector(options: StartInspectorOptions = {}): Promi
     response.end(bridgePage(relayUrl));
   });
 
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  // The producer is this process, holding a token never printed: what it sends is already in
+  // memory here, so its socket takes any size and the relay cuts what a page would receive.
+  const producers = new WebSocketServer({ noServer: true, maxPayload: 0 });
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_VIEWER_MESSAGE_BYTES });
   const viewers = new Set<InstanceType<typeof WebSocket>>();
   const buffer: string[] = [];
+  let bufferedBytes = 0;
+  const keep = (message: string) => {
+    buffer.push(message);
+    bufferedBytes += Buffer.byteLength(message);
+    while (buffer.length > REPLAY_BUFFER || bufferedBytes > REPLAY_BUFFER_BYTES) bufferedBytes -= Buffer.byteLength(buffer.shift() ?? '');
+  };
   server.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => {
     const params = requestUrl(request).searchParams;
     const isProducer = request.headers.origin === undefined && sameSecret(params.get('producer'), producerToken);
@@ -149,12 +164,13 @@ export async function startInspector(options: StartInspectorOptions = {}): Promi
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
       return;
     }
-    sockets.handleUpgrade(request, socket, head, (client) => {
+    (isProducer ? producers : sockets).handleUpgrade(request, socket, head, (client) => {
+      // An unheard 'error' (a viewer sending too much, a reset) would end the whole process.
+      client.on('error', () => client.terminate());
       if (isProducer) {
-        client.on('message', (data) => {
-          const message = data.toString();
-          buffer.push(message);
-          if (buffer.length > REPLAY_BUFFER) buffer.shift();
+        client.on('message', (data: Buffer) => {
+          const message = fitted(data);
+          keep(message);
           for (const viewer of viewers) if (viewer.readyState === WebSocket.OPEN) viewer.send(message);
         });
         return;
@@ -172,8 +188,9 @@ export async function startInspector(options: StartInspectorOptions = {}): Promi
   });
   const closeRelay = async () => {
     const closed = new Promise((resolve) => server.close(resolve));
-    for (const client of sockets.clients) client.terminate();
+    for (const client of [...sockets.clients, ...producers.clients]) client.terminate();
     sockets.close();
+    producers.close();
     // Open browser tabs would keep the server open forever.
     for (const connection of connections) connection.destroy();
     await closed;
@@ -206,6 +223,41 @@ export async function startInspector(options: StartInspectorOptions = {}): Promi
       await closeRelay();
     },
   };
+}
+
+/**
+ * The message a page receives for one event: as sent when within `MAX_MESSAGE_BYTES`; else with
+ * every long string cut to its beginning, each saying how much was left out and why; else (still too
+ * large: a multitude of strings) only the event's type, ids and state, with a note in place of the rest.
+ */
+function fitted(data: Buffer): string {
+  const message = data.toString();
+  if (data.length <= MAX_MESSAGE_BYTES) return message;
+  const why = `cut by the inspector relay: an event of ${data.length} bytes is over its ${MAX_MESSAGE_BYTES}-byte limit`;
+  let event: unknown;
+  try {
+    event = JSON.parse(message);
+  } catch {
+    return JSON.stringify({ type: '@xstate.event', note: why });
+  }
+  const shortened = JSON.stringify(event, (_key, value: unknown) =>
+    typeof value === 'string' && value.length > CUT_STRING_AT ? `${value.slice(0, CUT_STRING_AT)}… [${value.length - CUT_STRING_AT} characters ${why}]` : value,
+  );
+  if (Buffer.byteLength(shortened) <= MAX_MESSAGE_BYTES) return shortened;
+  return JSON.stringify(outline(event, why));
+}
+
+/** What the inspector needs to place an event (its type, ids, the state reached), with `note` for the rest. */
+function outline(event: unknown, note: string): Record<string, unknown> {
+  const whole = isRecord(event) ? event : {};
+  const small = Object.fromEntries(Object.entries(whole).filter(([, value]) => typeof value !== 'object' && String(value).length <= CUT_STRING_AT));
+  const snapshot = isRecord(whole.snapshot) ? { status: whole.snapshot.status, value: whole.snapshot.value, context: { note } } : undefined;
+  const inner = isRecord(whole.event) ? { type: whole.event.type, note } : undefined;
+  return { ...small, note, ...(snapshot && { snapshot }), ...(inner && { event: inner }) };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The part of the `ws` WebSocket the adapter uses that we wait on. */
