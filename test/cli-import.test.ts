@@ -83,9 +83,42 @@ describe('import', () => {
     });
     place(join(project, '.mcp.json'), { mcpServers: { 'project-one': { command: 'project-server' } } });
     const run = await cli('import', '--from', 'claude-code', '--yes', '--json');
-    expect(JSON.parse(run.stdout).added).toEqual(['user-one', 'local-one', 'project-one']);
+    expect(JSON.parse(run.stdout).added).toEqual(['user-one', 'project-one', 'local-one']);
     expect(servers()['local-one']).toEqual({ type: 'sse', url: 'https://local.example/sse' });
     expect(servers()['not-this-folder']).toBeUndefined();
+  }, 40_000);
+
+  it("from Claude Code: of a name in two scopes, the one Claude Code uses (local, then project, then user) is imported, and the other is said to be left", async () => {
+    const { cli, home, project, servers } = importer();
+    place(join(home, '.claude.json'), {
+      mcpServers: { notes: { command: 'user-notes' } },
+      projects: { [project]: { mcpServers: { notes: { command: 'local-notes', env: { TOKEN: 'local-scope-secret' } } } } },
+    });
+    place(join(project, '.mcp.json'), { mcpServers: { notes: { command: 'project-notes' } } });
+    const run = await cli('import', '--from', 'claude-code', '--yes');
+    expect(run.code).toBe(0);
+    expect(servers().notes).toEqual({ command: 'local-notes', env: { TOKEN: 'local-scope-secret' } });
+    const claudeJson = join(home, '.claude.json');
+    expect(run.stdout.split('\n').filter((line) => line.startsWith('Skipped'))).toEqual([
+      `Skipped "notes": the one in ${claudeJson}: claude-code uses the one in ${join(project, '.mcp.json')} instead, which is imported.`,
+      `Skipped "notes": the one in ${join(project, '.mcp.json')}: claude-code uses the one in ${claudeJson} (its local scope for ${project}) instead, which is imported.`,
+    ]);
+    expect(run.stdout + run.stderr).not.toContain('local-scope-secret');
+  }, 40_000);
+
+  it('an entry that is not an object is said to be skipped, with its file, never dropped silently', async () => {
+    const { cli, home, servers } = importer();
+    const file = join(home, '.config', 'Claude', 'claude_desktop_config.json');
+    place(file, { mcpServers: { good: { command: 'good-server' }, typo: 'npx -y some-server', gone: null, listed: ['npx'] } });
+    const run = await cli('import', '--from', 'claude-desktop', '--yes', '--json');
+    const answer = JSON.parse(run.stdout);
+    expect(answer).toMatchObject({ ok: true, added: ['good'] });
+    expect(answer.skipped).toEqual([
+      { name: 'typo', reason: `its entry in ${file} is a string, not an object with a "command" or a "url"` },
+      { name: 'gone', reason: `its entry in ${file} is null, not an object with a "command" or a "url"` },
+      { name: 'listed', reason: `its entry in ${file} is a list, not an object with a "command" or a "url"` },
+    ]);
+    expect(Object.keys(servers())).toEqual(['first', 'last', 'good']);
   }, 40_000);
 
   it("from Cursor: ~/.cursor/mcp.json", async () => {

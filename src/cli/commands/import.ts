@@ -34,6 +34,8 @@ export interface ImportOptions {
 /** One file another client reads, and where in it the servers are. */
 interface ClientFile {
   path: string;
+  /** How a person tells it from another part of the same file. */
+  part?: string;
   /** The object holding the servers: `mcpServers` or VS Code's `servers`, maybe under `projects[<folder>]`. */
   servers: (config: Record<string, unknown>) => unknown;
 }
@@ -48,7 +50,7 @@ function appSettingsFolder(): string {
 const mcpServersKey = (config: Record<string, unknown>) => config.mcpServers;
 const vscodeServersKey = (config: Record<string, unknown>) => config.servers;
 
-/** Where each client keeps its servers: the user's file first, then the working folder's. */
+/** Where each client keeps its servers, the least specific first: of a name in two, the client uses the later. */
 function clientFiles(from: string, cwd: string): ClientFile[] {
   switch (from) {
     case 'claude-desktop':
@@ -56,9 +58,9 @@ function clientFiles(from: string, cwd: string): ClientFile[] {
     case 'claude-code':
       return [
         { path: join(homedir(), '.claude.json'), servers: mcpServersKey },
-        // Claude Code's local scope: servers of one project, kept in ~/.claude.json under its folder.
-        { path: join(homedir(), '.claude.json'), servers: (config) => (isJsonObject(config.projects) && isJsonObject(config.projects[cwd]) ? config.projects[cwd].mcpServers : undefined) },
         { path: join(cwd, '.mcp.json'), servers: mcpServersKey },
+        // Claude Code's local scope: servers of one project, kept in ~/.claude.json under its folder; it wins over the project's.
+        { path: join(homedir(), '.claude.json'), part: `its local scope for ${cwd}`, servers: (config) => (isJsonObject(config.projects) && isJsonObject(config.projects[cwd]) ? config.projects[cwd].mcpServers : undefined) },
       ];
     case 'vscode':
       return [
@@ -79,11 +81,19 @@ interface Candidate {
   name: string;
   entry: Record<string, unknown>;
   from: string;
+  /** The file, and the part of it when it has several. */
+  where: string;
 }
 
-async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candidate[]; read: string[] }> {
+interface Skipped {
+  name: string;
+  reason: string;
+}
+
+async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candidate[]; read: string[]; unusable: Skipped[] }> {
   const candidates: Candidate[] = [];
   const read: string[] = [];
+  const unusable: Skipped[] = [];
   for (const file of files) {
     const config = await readConfigObject(file.path, { readOnly: true }).catch((error: unknown) => {
       if (error instanceof CliError) throw new CliError(error.code, error.message.replace('Fix it by hand first; nothing was changed.', 'Nothing was imported.'));
@@ -93,10 +103,11 @@ async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candid
     if (!isJsonObject(servers)) continue;
     if (!read.includes(file.path)) read.push(file.path);
     for (const [name, entry] of Object.entries(servers)) {
-      if (isJsonObject(entry)) candidates.push({ name, entry: withVariableReferences(entry, workspaceFolderOf(file.path)) as Record<string, unknown>, from: file.path });
+      if (isJsonObject(entry)) candidates.push({ name, entry: withVariableReferences(entry, workspaceFolderOf(file.path)) as Record<string, unknown>, from: file.path, where: file.part === undefined ? file.path : `${file.path} (${file.part})` });
+      else unusable.push({ name, reason: `its entry in ${file.part === undefined ? file.path : `${file.path} (${file.part})`} is ${entry === null ? 'null' : Array.isArray(entry) ? 'a list' : `a ${typeof entry}`}, not an object with a "command" or a "url"` });
     }
   }
-  return { candidates, read };
+  return { candidates, read, unusable };
 }
 
 function asDiscovered(candidate: Candidate, scope: WritableScope): DiscoveredServer {
@@ -107,7 +118,7 @@ function asDiscovered(candidate: Candidate, scope: WritableScope): DiscoveredSer
 
 export function runImport(options: ImportOptions): Promise<number> {
   return reported(options, async () => {
-    const { candidates, read } = await candidatesFrom(clientFiles(options.from, process.cwd()));
+    const { candidates, read, unusable } = await candidatesFrom(clientFiles(options.from, process.cwd()));
     if (read.length === 0) {
       const looked = clientFiles(options.from, process.cwd()).map((file) => file.path);
       if (!(CLIENTS as readonly string[]).includes(options.from)) {
@@ -120,7 +131,7 @@ export function runImport(options: ImportOptions): Promise<number> {
     }
     const target = await configPathForScope(options.scope, options.project);
     const existing = serverEntries(await readConfigObject(target));
-    const skipped: { name: string; reason: string }[] = [];
+    const skipped: Skipped[] = [...unusable];
     const chosen = new Map<string, Candidate>();
     for (const candidate of candidates) {
       try {
@@ -134,6 +145,10 @@ export function runImport(options: ImportOptions): Promise<number> {
         continue;
       }
       // The same name in two of the client's files: the later (more specific) one wins, as in the client.
+      const overridden = chosen.get(candidate.name);
+      if (overridden !== undefined) {
+        skipped.push({ name: candidate.name, reason: `the one in ${overridden.where}: ${options.from} uses the one in ${candidate.where} instead, which is imported` });
+      }
       chosen.set(candidate.name, candidate);
     }
     const plan = [...chosen.values()];
