@@ -139,12 +139,14 @@ describe('requests in flight', () => {
 describe('text from a server', () => {
   /** A right-to-left override (the rest reads reversed: "exe.txt" shows as "txt.exe") and a clear-screen escape. */
   const HOSTILE = 'evil \u202etxt.exe \u001b[2J';
+  const HOSTILE_NAME = `named ${HOSTILE}`;
   let hostile: McpConnectionManager;
   let hostileView: LifecycleView;
   beforeAll(async () => {
     hostile = new McpConnectionManager({ logger: silentLogger, defaults: { backoff: { initialDelayMs: 60_000 } } });
     hostile.configure({
       hostile: { command: process.execPath, args: ['-e', `process.stderr.write(${JSON.stringify(`${HOSTILE}\n`)}); process.exit(3)`], description: `d ${HOSTILE}` },
+      [HOSTILE_NAME]: { command: process.execPath, args: ['-e', 'process.exit(3)'] },
     });
     hostileView = await startLifecycleView(hostile);
   });
@@ -160,6 +162,23 @@ describe('text from a server', () => {
     expect(shown).not.toMatch(/[\u202e\u001b]/);
     expect(row.lastError?.stderrTail).toContain('evil \\u{202e}txt.exe \\x1b[2J');
     expect(row.description).toBe('d evil \\u{202e}txt.exe \\x1b[2J');
+  });
+
+  it.skipIf(withoutChromium)('shows a server name from the config escaped in its row and its detail heading, and keeps the name itself as the row\'s key', async () => {
+    const shown = 'named evil \\u{202e}txt.exe \\x1b[2J';
+    const browser = await launchChromium();
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(hostileView.url);
+      const line = page.locator('tr.server').filter({ has: page.locator('td.name', { hasText: 'named' }) });
+      await expect.poll(() => line.locator('td.name').textContent(), { timeout: 15_000 }).toBe(shown);
+      expect(await line.getAttribute('data-server')).toBe(HOSTILE_NAME);
+      await line.click();
+      await expect.poll(() => page.locator('#detail h2').textContent(), { timeout: 15_000 }).toBe(shown);
+    } finally {
+      await browser.close();
+    }
+    expect((await streamedRowUntil(hostileView, HOSTILE_NAME, () => true)).shownName).toBe(shown);
   });
 });
 

@@ -115,7 +115,7 @@ function fillLine(view, now) {
   const { cells } = view;
   view.tr.dataset.state = row.state;
   view.tr.classList.toggle('off', row.offBecause !== undefined || row.active.length === 0);
-  cells.name.textContent = row.name;
+  cells.name.textContent = row.shownName;
   cells.name.title = [row.transport, row.description].filter(Boolean).join(' — ');
   cells.state.replaceChildren(element('span', 'pill', row.substate));
   cells.era.textContent = row.protocolVersion ?? '—';
@@ -137,7 +137,7 @@ function fillDetail(view, now) {
   const row = view.row;
   detail.dataset.server = row.name;
   detail.dataset.state = row.state;
-  detail.querySelector('h2').textContent = row.name;
+  detail.querySelector('h2').textContent = row.shownName;
   detail.querySelector('.path').textContent = row.substate;
   detail.querySelector('.transport').textContent = row.transport;
   detail.querySelector('.description').textContent = row.description || '';

@@ -47,7 +47,10 @@ export interface ViewTimer {
 }
 
 export interface ServerRow {
+  /** The server's name in the config: the row's key. */
   name: string;
+  /** The name as the page shows it: control characters and bidi overrides escaped, as on a terminal. */
+  shownName: string;
   transport: string;
   description?: string;
   /** The public state, or `disabled` / `awaiting approval` / `denied` for a server the config keeps off (it has no actor). */
@@ -108,6 +111,7 @@ function offRow(server: DiscoveredServer): ServerRow {
   const state = server.trust ?? 'disabled';
   return {
     name: server.name,
+    shownName: terminalLine(server.name),
     transport: server.transport,
     description: shownLine(server.description),
     state,
@@ -174,6 +178,7 @@ export class ServerRows {
       if (this.rows.has(name)) continue;
       this.rows.set(name, {
         name,
+        shownName: terminalLine(name),
         transport: transportOf(config),
         description: shownLine(typeof config.description === 'string' ? config.description : undefined),
         state: 'disconnected',
