@@ -13,7 +13,7 @@ export interface ServeMessage {
   method?: string;
   params?: Record<string, unknown>;
   result?: { isError?: boolean; content?: Array<{ text?: string }> };
-  error?: { message: string };
+  error?: { code?: number; message: string };
 }
 
 export interface ServeHost {
@@ -22,7 +22,7 @@ export interface ServeHost {
   write(text: string): void;
   end(): void;
   /** Waits (bounded) for the response with this id (serve's own requests to the host are not responses). */
-  answer(id: number): Promise<ServeMessage>;
+  answer(id: number | string): Promise<ServeMessage>;
   /** Every message serve has written so far, in order. */
   messages(): ServeMessage[];
   /** Stops reading serve's stdout, as a host busy elsewhere would: the pipe fills and serve's writes wait. */
