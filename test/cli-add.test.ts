@@ -1,4 +1,5 @@
 /** `add` and `add-json` write an entry and leave everything else in the file as it was. */
+import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -56,6 +57,14 @@ describe('add', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/is not valid JSON \(line 1, column \d+/);
     expect(readFileSync(userFile, 'utf8')).toBe('{ "mcpServers": { ');
+  }, 40_000);
+
+  it('refuses a project file that is a FIFO (one planted in a cloned repository) at once, as the loader does, instead of waiting on it', async () => {
+    const { cli, projectFile } = configHome();
+    execFileSync('mkfifo', [projectFile]);
+    const run = await cli('add', '--scope', 'project', 'tool', '--', 'node', 'tool.js');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`Error: Could not read ${projectFile}: it is not a regular file. Nothing was changed.\n`);
   }, 40_000);
 
   it('adds a project server that then runs under --project-servers ask without asking: the person who added it approved it', async () => {

@@ -1,4 +1,5 @@
 /** `import --from` reads other clients' config files, in their own formats, at their usual places (under the test's HOME). */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -177,4 +178,25 @@ describe('import', () => {
     expect(JSON.parse(empty.stdout)).toMatchObject({ ok: false, code: 'NOTHING_TO_IMPORT' });
     expect(JSON.parse(empty.stdout).error).toMatch(/^No servers found in .*settings\.json: it has no "mcpServers" \(or VS Code's "servers"\) object\. --from takes a client/);
   }, 40_000);
+  it('a FIFO named with --from, or planted as the .mcp.json of a cloned project, is refused at once as the loader refuses it, never waited on', async () => {
+    const { cli, home, project } = importer();
+    const fifo = join(home, 'servers.json');
+    execFileSync('mkfifo', [fifo]);
+    const named = await cli('import', '--from', fifo, '--yes', '--json');
+    expect(JSON.parse(named.stdout)).toMatchObject({ ok: false, code: 'CONFIG_UNREADABLE', error: `Could not read ${fifo}: it is not a regular file. Nothing was changed.` });
+    execFileSync('mkfifo', [join(project, '.mcp.json')]);
+    const planted = await cli('import', '--from', 'claude-code', '--yes');
+    expect(planted.code).toBe(1);
+    expect(planted.stderr).toContain(`Could not read ${join(project, '.mcp.json')}: it is not a regular file.`);
+  }, 60_000);
+
+  it('a file over the 16 MB a config file may take is refused before it is read, in the loader\'s words', async () => {
+    const { cli, home, userFile } = importer();
+    const huge = join(home, 'huge.json');
+    writeFileSync(huge, `{"mcpServers":{"a":{"command":"x","description":"${'B'.repeat(17 * 1024 * 1024)}"}}}`);
+    const before = readFileSync(userFile, 'utf8');
+    const run = await cli('import', '--from', huge, '--yes', '--json');
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'CONFIG_UNREADABLE', error: `Could not read ${huge}: it is 17 MB; the limit is 16 MB. Nothing was changed.` });
+    expect(readFileSync(userFile, 'utf8')).toBe(before);
+  }, 60_000);
 });

@@ -6,13 +6,13 @@
  */
 import { CliError } from './json-codes.js';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { FileLockHeld, withFileLock } from '../config/file-lock.js';
 import { defaultUserConfigPath, findProjectConfig, PROJECT_CONFIG_NAME } from '../config/locate-config-files.js';
 import { isJsonObject } from '../config/null-proto.js';
 import { parseConfigJson, parseJson } from '../config/parse-json.js';
-import { MAX_CONFIG_FILE_BYTES, megabytes } from '../config/read-config-file.js';
+import { MAX_CONFIG_FILE_BYTES, megabytes, readConfigFile } from '../config/read-config-file.js';
 
 export type WritableScope = 'user' | 'project';
 
@@ -32,13 +32,17 @@ export async function configPathForScope(scope: WritableScope, projectDir: strin
  * `readOnly`: a file that is read and not rewritten (another client's, to import from) may be VS Code's JSONC; a rewrite would drop its comments.
  */
 export async function readConfigObject(path: string, { readOnly = false } = {}): Promise<JsonObject> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new CliError('CONFIG_UNREADABLE', `Could not read ${path}: ${(error as Error).message}. Nothing was changed.`);
-  }
+  return parseConfigObject(path, await readConfigText(path), readOnly);
+}
+
+/** The file's text, read as the loader reads it (a regular file, within its size limit); a missing file is empty. */
+async function readConfigText(path: string): Promise<string> {
+  const read = await readConfigFile(path);
+  if (read.kind === 'unreadable') throw new CliError('CONFIG_UNREADABLE', `Could not read ${path}: it ${read.reason}. Nothing was changed.`);
+  return read.kind === 'text' ? read.text : '';
+}
+
+function parseConfigObject(path: string, text: string, readOnly: boolean): JsonObject {
   if (text.trim() === '') return {};
   const parsed = readOnly ? parseConfigJson(text) : parseJson(text);
   if (!parsed.ok) {
@@ -87,8 +91,8 @@ export async function editServerEntries(path: string, edit: (servers: JsonObject
 }
 
 async function rewriteServerEntries(path: string, edit: (servers: JsonObject) => boolean): Promise<boolean> {
-  const config = await readConfigObject(path);
-  const text = await readFile(path, 'utf8').catch(() => '');
+  const text = await readConfigText(path);
+  const config = parseConfigObject(path, text, false);
   const servers = serverEntries(config);
   if (!edit(servers)) return false;
   config.mcpServers = servers;
