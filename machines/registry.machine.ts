@@ -11,6 +11,7 @@ import type { AnyActorRef, Snapshot } from 'xstate';
 import { disabledServerError, malformedRequestError, notConnectedError, serverCrashedError, unknownServerError, type McpServerError } from './errors.js';
 import { isAnswerable, requestSpecProblem, serverNameProblem } from './request-shape.js';
 import {
+  persistedServerProblem,
   serverMachine,
   sessionActorOf,
   type ChildReport,
@@ -490,7 +491,7 @@ export type RegistryMachine = typeof registryMachine;
 /** The parts of a persisted registry snapshot a restore reads and rewrites. */
 type PersistedRegistrySnapshot = Snapshot<unknown> & {
   context: RegistryContext;
-  children?: Record<string, { src?: unknown } | undefined>;
+  children?: Record<string, { src?: unknown; snapshot?: Snapshot<unknown> } | undefined>;
 };
 
 /**
@@ -498,18 +499,21 @@ type PersistedRegistrySnapshot = Snapshot<unknown> & {
  * outside the registry, which a snapshot cannot carry (XState would revive each as `undefined`);
  * a subscriber that outlives the restore subscribes again. Its servers come back through the
  * server logic's own restore (src/connection/server-logic.ts), except one whose actor XState
- * cannot bring back (a snapshot edited by hand: its child left out, or its `src` not `server`):
- * kept, its name would count as spawned with no actor behind it, and every load of it would wait
- * for ever; forgotten, it is spawned anew on next use.
+ * cannot bring back (a snapshot edited by hand: its child left out, its `src` not `server`, or
+ * its own snapshot one `persistedServerProblem` refuses, such as a context set to null): kept,
+ * its name would count as spawned with no actor behind it, and every load of it would wait for
+ * ever or fail on what is missing; forgotten, it is spawned anew on next use from the config.
  */
 export function restoredWithoutSubscribers(persisted: Snapshot<unknown>): Snapshot<unknown> {
   if (persisted.status !== 'active') return persisted;
   const snapshot = persisted as PersistedRegistrySnapshot;
-  const children = snapshot.children ?? {};
+  const children = { ...snapshot.children };
   const actors = nameRecord<ServerActorRef>();
   for (const [name, actor] of Object.entries(snapshot.context.actors)) {
-    if (children[serverChildId(name)]?.src === 'server') actors[name] = actor;
+    const child = children[serverChildId(name)];
+    if (child?.src === 'server' && child.snapshot !== undefined && persistedServerProblem(child.snapshot) === undefined) actors[name] = actor;
+    else delete children[serverChildId(name)];
   }
-  const restored: PersistedRegistrySnapshot = { ...snapshot, context: { ...snapshot.context, actors, subscribers: [] } };
+  const restored: PersistedRegistrySnapshot = { ...snapshot, children, context: { ...snapshot.context, actors, subscribers: [] } };
   return restored;
 }

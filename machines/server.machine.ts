@@ -778,6 +778,26 @@ type PersistedServerSnapshot = Snapshot<unknown> & {
   children: Record<string, unknown>;
 };
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * What keeps a persisted server snapshot (one edited by hand) from being restored as it is, in
+ * words; undefined when nothing does. Only what the restore and the chart read without a check:
+ * the config a connect spawns or dials is trusted as the snapshot holds it.
+ */
+export function persistedServerProblem(persisted: Snapshot<unknown>): string | undefined {
+  if (persisted.status !== 'active') return undefined;
+  const { context } = persisted as { context?: unknown };
+  if (!isObject(context)) return 'its context is not an object';
+  if (typeof context.name !== 'string') return 'its context has no server name';
+  if (!isObject(context.config) || (typeof context.config.command !== 'string' && typeof context.config.url !== 'string')) return 'its context has no server config';
+  if (!isObject(context.options)) return 'its context has no connect options';
+  if (!Array.isArray(context.loadWaiters)) return 'its context has no list of waiting loads';
+  return undefined;
+}
+
 /**
  * How a persisted server snapshot comes back: `disconnected.idle`, ready to connect on the next
  * load. No session survives a snapshot (the live client stays with the effects), and XState runs
@@ -797,6 +817,9 @@ function staleLoadOf(waiter: LoadWaiter): StaleRequest[] {
 
 export function restoredAsDisconnected(persisted: Snapshot<unknown>): Snapshot<unknown> {
   if (persisted.status !== 'active') return persisted;
+  const problem = persistedServerProblem(persisted);
+  // Restored regardless, it would throw deep in the chart or wait for ever: XState puts the actor in `error` with this.
+  if (problem !== undefined) throw new Error(`This persisted server snapshot cannot be restored as it is: ${problem}. Start the server without it.`);
   const snapshot = persisted as PersistedServerSnapshot;
   const restored: PersistedServerSnapshot = {
     ...snapshot,

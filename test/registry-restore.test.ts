@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback, SimulatedClock, type Actor } from 'xstate';
 import { createRegistryLogic, SessionTracker, silentLogger } from '../src/index.js';
 import { serverSystemId } from '../machines/index.js';
+import { createServerLogic } from '../src/connection/server-logic.js';
 import type { McpProgressEvent, McpReply } from '../machines/types.js';
 import type { ServerActorRef } from '../machines/server.machine.js';
 import { descendantsOfThisProcess, settle, stdioFixture } from './support/fixtures.js';
@@ -41,6 +42,16 @@ async function persistAndStop(registry: { getPersistedSnapshot(): unknown; stop(
   await tracker.closeAll();
   await vi.waitFor(() => expect(descendantsOfThisProcess()).toEqual([]), { timeout: 10_000 });
   return JSON.parse(json);
+}
+
+/** A registry's persisted snapshot once its server `fixture` has loaded (its actor spawned). */
+async function persistedAfterALoad(): Promise<unknown> {
+  const original = createActor(createRegistryLogic(registryOptions), { input: { servers: { fixture: stdioFixture() } } }).start();
+  actors.push(original);
+  const { ref, reply } = inbox();
+  original.send({ type: 'mcp.load', server: 'fixture', replyTo: ref, requestId: 'load' });
+  await vi.waitFor(() => expect(reply('load')?.type).toBe('mcp.loaded'), { timeout: 10_000 });
+  return persistAndStop(original);
 }
 
 function restore(snapshot: unknown, options: { clock?: SimulatedClock } = {}) {
@@ -99,22 +110,39 @@ describe('restoring a persisted registry', () => {
     expect(descendantsOfThisProcess()).toEqual([]);
   });
 
+  type PersistedChildren = Record<string, { src: unknown; snapshot: { context: Record<string, unknown> | null } }>;
   it.each([
-    ['left out', (children: Record<string, { src: unknown }>) => { delete children['server.fixture']; }],
-    ['with a logic the registry does not know', (children: Record<string, { src: unknown }>) => { children['server.fixture']!.src = 'elsewhere'; }],
+    ['left out', (children: PersistedChildren) => { delete children['server.fixture']; }],
+    ['with a logic the registry does not know', (children: PersistedChildren) => { children['server.fixture']!.src = 'elsewhere'; }],
+    ['with its context set to null', (children: PersistedChildren) => { children['server.fixture']!.snapshot.context = null; }],
+    ['with the config left out of its context', (children: PersistedChildren) => { delete children['server.fixture']!.snapshot.context!.config; }],
   ])('spawns anew, on the next load, a server whose actor a snapshot edited by hand has %s', async (_edit, edit) => {
-    const original = createActor(createRegistryLogic(registryOptions), { input: { servers: { fixture: stdioFixture() } } }).start();
-    actors.push(original);
-    const first = inbox();
-    original.send({ type: 'mcp.load', server: 'fixture', replyTo: first.ref, requestId: 'load' });
-    await vi.waitFor(() => expect(first.reply('load')?.type).toBe('mcp.loaded'), { timeout: 10_000 });
-    const persisted = (await persistAndStop(original)) as { children: Record<string, { src: unknown }> };
+    const persisted = (await persistedAfterALoad()) as { children: PersistedChildren };
     edit(persisted.children);
 
     const restored = restore(persisted);
     const { ref, reply } = inbox();
     restored.send({ type: 'mcp.load', server: 'fixture', replyTo: ref, requestId: 'reload' });
     await vi.waitFor(() => expect(reply('reload')?.type).toBe('mcp.loaded'), { timeout: 20_000 });
+  });
+});
+
+describe('restoring a server actor alone', () => {
+  it.each([
+    ['its context set to null', (snapshot: { context: Record<string, unknown> | null }) => { snapshot.context = null; }, 'its context is not an object'],
+    ['the config left out of its context', (snapshot: { context: Record<string, unknown> | null }) => { delete snapshot.context!.config; }, 'its context has no server config'],
+  ])('fails in words, as it starts, from a snapshot edited by hand with %s', async (_edit, edit, problem) => {
+    const persisted = (await persistedAfterALoad()) as { children: Record<string, { snapshot: { context: Record<string, unknown> | null } }> };
+    const snapshot = persisted.children['server.fixture']!.snapshot;
+    edit(snapshot);
+
+    const logic = createServerLogic({ logger: silentLogger, tracker, clientInfo: { name: 'restore-test', version: '0' } });
+    const server = createActor(logic, { snapshot: snapshot as never, input: undefined as never });
+    const errors: unknown[] = [];
+    server.subscribe({ error: (error) => errors.push(error) });
+    server.start();
+    expect(server.getSnapshot().status).toBe('error');
+    expect(errors).toEqual([new Error(`This persisted server snapshot cannot be restored as it is: ${problem}. Start the server without it.`)]);
   });
 });
 
