@@ -62,6 +62,17 @@ describe('import', () => {
     ]);
   }, 60_000);
 
+  it('an empty or relative XDG_CONFIG_HOME counts as unset, as the XDG spec says: the clients\' files are looked for under ~/.config', async () => {
+    const { home, project, servers } = importer();
+    place(join(home, '.config', 'Claude', 'claude_desktop_config.json'), { mcpServers: { desktop: { command: 'desktop-server' } } });
+    place(join(project, 'relative', 'Claude', 'claude_desktop_config.json'), { mcpServers: { planted: { command: 'planted-server' } } });
+    for (const value of ['', 'relative']) {
+      const run = await runCli(['import', '--from', 'claude-desktop', '--yes', '--force', '--json'], { cwd: project, env: { HOME: home, XDG_CONFIG_HOME: value }, timeoutMs: 30_000 });
+      expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, added: ['desktop'] });
+    }
+    expect(servers()).not.toHaveProperty('planted');
+  }, 60_000);
+
   it('from VS Code: a user file with comments and trailing commas, as VS Code lets a person write it', async () => {
     const { cli, home, servers } = importer();
     const file = join(home, '.config', 'Code', 'User', 'mcp.json');

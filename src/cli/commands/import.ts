@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import type { DiscoveredServer } from '../../config/index.js';
 import { isJsonObject } from '../../config/null-proto.js';
 import { approveServers } from '../../config/project-trust.js';
@@ -43,8 +43,14 @@ interface ClientFile {
 /** The per-platform folder applications keep settings in. */
 function appSettingsFolder(): string {
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support');
-  if (process.platform === 'win32') return process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming');
-  return process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config');
+  if (process.platform === 'win32') return absoluteFolderFromEnv('APPDATA') ?? join(homedir(), 'AppData', 'Roaming');
+  return absoluteFolderFromEnv('XDG_CONFIG_HOME') ?? join(homedir(), '.config');
+}
+
+/** As the XDG spec says: an empty value is unset, and a relative one is invalid (it would be read from wherever the command runs). */
+function absoluteFolderFromEnv(name: string): string | undefined {
+  const value = process.env[name];
+  return value !== undefined && isAbsolute(value) ? value : undefined;
 }
 
 const mcpServersKey = (config: Record<string, unknown>) => config.mcpServers;
