@@ -176,6 +176,30 @@ describe('the scripted registry', () => {
   });
 });
 
+describe('a partial manifest in the script', () => {
+  it('is enough: the lists it leaves out are empty, in the first manifest, a load answer and a thenManifest', async () => {
+    const echo = { name: 'echo', inputSchema: { type: 'object' as const } };
+    const prompt = { name: 'greet' };
+    const { registry, replyTo, inbox } = runRegistry({
+      servers: {
+        first: { manifest: { tools: [echo] }, tools: { echo: [{ answer: text('ok'), thenManifest: { prompts: [prompt] } }] } },
+        loaded: { loads: [{ answer: { tools: [echo] } }] },
+      },
+    });
+    registry.send({ type: 'mcp.load', server: 'first', replyTo, requestId: 'first' });
+    registry.send({ type: 'mcp.load', server: 'loaded', replyTo, requestId: 'loaded' });
+    await settle();
+    registry.send({ type: 'mcp.callTool', server: 'first', tool: 'echo', replyTo, requestId: 'call' });
+    await settle();
+    registry.send({ type: 'mcp.load', server: 'first', replyTo, requestId: 'changed' });
+    await settle();
+    const manifestOf = (requestId: string) => (inbox.find((event) => event.type === 'mcp.loaded' && (event as { requestId?: string }).requestId === requestId) as { manifest?: unknown } | undefined)?.manifest;
+    expect(manifestOf('first')).toEqual({ tools: [echo], resources: [], resourceTemplates: [], prompts: [] });
+    expect(manifestOf('loaded')).toEqual({ tools: [echo], resources: [], resourceTemplates: [], prompts: [] });
+    expect(manifestOf('changed')).toEqual({ tools: [], resources: [], resourceTemplates: [], prompts: [prompt] });
+  });
+});
+
 describe('a scripted crash, heard by a caller that reacts in the same step (as a real crash is)', () => {
   const again = { server: 'demo', tool: 'echo', arguments: { text: 'again' } };
   /** Loads answer a first manifest, then a second: a load answered by the dead session would carry the first. */

@@ -39,6 +39,7 @@ export {
   createScriptedRegistry,
   type RegistryScript,
   type ScriptedLoadOutcome,
+  type ScriptedManifest,
   type ScriptedOutcome,
   type ScriptedRegistry,
   type ScriptedServerScript,

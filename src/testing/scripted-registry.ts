@@ -27,6 +27,9 @@ import { SessionTracker } from '../connection/session-tracker.js';
 import { SessionWatch } from '../connection/session-watch.js';
 import { askHost, MAX_ASK_ROUNDS, unscriptedRounds, type ScriptedAnswer, type ScriptedAsk, type ScriptedProgress } from './scripted-asks.js';
 
+/** A manifest as a script gives it: the lists it leaves out (tools, resources, resource templates, prompts) are empty. */
+export type ScriptedManifest = Partial<McpServerManifest>;
+
 /** One scripted answer. `delayMs` (system clock) passes before it is given. */
 export type ScriptedOutcome<T> =
   /**
@@ -35,7 +38,7 @@ export type ScriptedOutcome<T> =
    * (system clock) after this outcome began (the request, or the host's last answer after an
    * `ask`); none comes after the answer.
    */
-  | { answer: T; delayMs?: number; thenManifest?: McpServerManifest; progress?: ScriptedProgress[] }
+  | { answer: T; delayMs?: number; thenManifest?: ScriptedManifest; progress?: ScriptedProgress[] }
   /**
    * Asks the host first, in order, as a server's input requests would (the `handlers` given to
    * the scripted registry answer them, each with the request's signal); `reply` turns their
@@ -48,11 +51,11 @@ export type ScriptedOutcome<T> =
   | { crash: string; delayMs?: number };
 
 /** What a load answers: a connect asks the host nothing. */
-export type ScriptedLoadOutcome = Exclude<ScriptedOutcome<McpServerManifest | undefined>, { ask: readonly ScriptedAsk[] }>;
+export type ScriptedLoadOutcome = Exclude<ScriptedOutcome<ScriptedManifest | undefined>, { ask: readonly ScriptedAsk[] }>;
 
 export interface ScriptedServerScript {
   /** What a successful load answers. Default: a manifest with no tools. */
-  manifest?: McpServerManifest;
+  manifest?: ScriptedManifest;
   /** Outcomes of successive loads (a `fail` or `crash` is a failed connect). Default: always the manifest. */
   loads?: Array<ScriptedLoadOutcome>;
   /** Outcomes of successive calls of each tool. A tool not listed fails with `REQUEST_FAILED`. */
@@ -78,7 +81,10 @@ export interface ScriptedRegistry {
 /** Any actor system, as XState hands it to an actor's logic. */
 type AnyActorSystem = ActorSystem<any>;
 
-const EMPTY_MANIFEST: McpServerManifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
+/** What the registry reports for a scripted manifest: every list, empty where the script left it out. */
+function wholeManifest(manifest: ScriptedManifest = {}): McpServerManifest {
+  return { ...manifest, tools: manifest.tools ?? [], resources: manifest.resources ?? [], resourceTemplates: manifest.resourceTemplates ?? [], prompts: manifest.prompts ?? [] };
+}
 
 /** The outcomes of one request kind: taken in order, the last one repeats. */
 class Outcomes<T> {
@@ -103,7 +109,7 @@ interface ServerRun {
 
 function startRun(server: ScriptedServerScript): ServerRun {
   return {
-    manifest: server.manifest ?? EMPTY_MANIFEST,
+    manifest: wholeManifest(server.manifest),
     loads: new Outcomes(server.loads ?? [{ answer: undefined }]),
     tools: new Map(Object.entries(server.tools ?? {}).map(([tool, outcomes]) => [tool, new Outcomes(outcomes)])),
     resources: new Map(Object.entries(server.resources ?? {}).map(([uri, outcomes]) => [uri, new Outcomes(outcomes)])),
@@ -174,8 +180,9 @@ function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | 
         answered = true;
         resolve(answer(outcome.answer));
         if (outcome.thenManifest && run) {
-          const changes = diffManifests(run.manifest, outcome.thenManifest);
-          run.manifest = outcome.thenManifest;
+          const next = wholeManifest(outcome.thenManifest);
+          const changes = diffManifests(run.manifest, next);
+          run.manifest = next;
           const manifest = run.manifest;
           queueMicrotask(() => watchers.manifestChanged(manifest, changes));
         }
@@ -196,7 +203,7 @@ function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | 
     // The session actor never reads the SDK client: a scripted session has none.
     client: undefined as never,
     get manifest() {
-      return run?.manifest ?? EMPTY_MANIFEST;
+      return run?.manifest ?? wholeManifest();
     },
     watch: (listeners) => watchers.watch(listeners),
     // The scripted manifest is the whole list: there is nothing to read again.
@@ -300,7 +307,7 @@ export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry
           const cancel = later(system, outcome?.delayMs, () => {
             if (!run || !outcome) return reject(new McpServerError('CONNECT_FAILED', input.name, `MCP server ${quoted(input.name)}: no scripted load.`));
             if ('answer' in outcome) {
-              run.manifest = outcome.answer ?? run.manifest;
+              run.manifest = outcome.answer ? wholeManifest(outcome.answer) : run.manifest;
               return resolve({ manifest: run.manifest });
             }
             const code = 'fail' in outcome ? outcome.fail : 'CONNECT_FAILED';
