@@ -140,6 +140,14 @@ describe('--otel on the one-shot commands: their spans reach the OTLP receiver b
     expect(JSON.stringify(receiver.spans)).not.toContain('otel-canary-argument');
   }, 40_000);
 
+  it('an empty OTEL_TRACES_EXPORTER counts as unset, as the OpenTelemetry spec says: the spans still go over OTLP', async () => {
+    receiver = await startOtlpReceiver();
+    const flags = fixtureHome();
+    const run = await runCli([...flags, 'call', 'fixture', 'echo', '{"text":"hi"}', '--otel'], { env: { ...exporting(receiver.url), OTEL_TRACES_EXPORTER: '' }, timeoutMs: 30_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(receiver.spans.map((span) => span.name)).toContain('tools/call echo');
+  }, 40_000);
+
   it('load: the connect span with the listings as its children', async () => {
     receiver = await startOtlpReceiver();
     const flags = fixtureHome();

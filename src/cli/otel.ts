@@ -65,13 +65,14 @@ async function startTelemetry(flags: TelemetryFlags): Promise<RunningTelemetry> 
   context.setGlobalContextManager(new sdk.contextAsyncHooks.AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new sdk.core.CompositePropagator({ propagators: [new sdk.core.W3CTraceContextPropagator(), new sdk.core.W3CBaggagePropagator()] }));
 
-  const traces = flags.otel ? (env.OTEL_TRACES_EXPORTER ?? 'otlp') : 'none';
+  // The OpenTelemetry spec reads an empty variable as an unset one.
+  const traces = flags.otel ? (env.OTEL_TRACES_EXPORTER || 'otlp') : 'none';
   const spanExporter = traces === 'otlp' ? new sdk.traceOtlp.OTLPTraceExporter() : traces === 'console' ? printingToStderr(new sdk.trace.ConsoleSpanExporter()) : undefined;
   const tracerProvider = spanExporter ? new sdk.trace.BasicTracerProvider({ resource, spanProcessors: [new sdk.trace.BatchSpanProcessor(spanExporter)] }) : undefined;
   if (tracerProvider) trace.setGlobalTracerProvider(tracerProvider);
 
   const readers: InstanceType<typeof sdk.metrics.MetricReader>[] = [];
-  const pushed = flags.otel ? (env.OTEL_METRICS_EXPORTER ?? 'otlp') : 'none';
+  const pushed = flags.otel ? (env.OTEL_METRICS_EXPORTER || 'otlp') : 'none';
   const metricExporter = pushed === 'otlp' ? new sdk.metricsOtlp.OTLPMetricExporter() : pushed === 'console' ? printingToStderr(new sdk.metrics.ConsoleMetricExporter()) : undefined;
   const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL ?? 60_000);
   if (metricExporter) readers.push(new sdk.metrics.PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: interval > 0 ? interval : 60_000 }));
