@@ -133,6 +133,19 @@ describe('import', () => {
     expect(Object.keys(servers())).toEqual(['first', 'last', 'good']);
   }, 40_000);
 
+  it('a name skipped in two of the client\'s files is said once for each, naming it; a bad name is said in one sentence', async () => {
+    const { cli, home, project, userFile } = importer();
+    const claudeJson = join(home, '.claude.json');
+    place(claudeJson, { mcpServers: { first: { command: 'user-first' }, 'bad name': { command: 'x' } } });
+    place(join(project, '.mcp.json'), { mcpServers: { first: { command: 'project-first' } } });
+    const run = await cli('import', '--from', 'claude-code', '--yes');
+    expect(run.stdout.split('\n').filter((line) => line.startsWith('Skipped'))).toEqual([
+      `Skipped "first": the one in ${claudeJson}: already defined in ${userFile} (--force replaces it).`,
+      `Skipped "bad name": the one in ${claudeJson}: "bad name" is not a usable server name: use letters, digits, "_", "." and "-" (up to 64, starting with a letter or digit).`,
+      `Skipped "first": the one in ${join(project, '.mcp.json')}: already defined in ${userFile} (--force replaces it).`,
+    ]);
+  }, 40_000);
+
   it("from Cursor: ~/.cursor/mcp.json", async () => {
     const { cli, home, servers } = importer();
     place(join(home, '.cursor', 'mcp.json'), { mcpServers: { 'cursor-one': { url: 'https://cursor.example/mcp', headers: { 'X-Key': '${env:CURSOR_KEY}' } } } });
@@ -147,7 +160,7 @@ describe('import', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`This server would be added to ${userFile} (user scope):`);
     expect(refused.stderr).toMatch(/Server "extra" from .*team\.json \(stdio\):\n\s+runs:\s+team-extra\n\s+env:\s+TOKEN \(values not shown\)/);
-    expect(refused.stderr).toContain('Skipped "first": already defined in');
+    expect(refused.stderr).toContain(`Skipped "first": the one in ${join(home, 'team.json')}: already defined in ${userFile} (--force replaces it).`);
     // What would be added comes first, as it is; the one line headed "Error:" says what did not happen and why.
     expect(refused.stderr.split('\n')[0]).toBe(`This server would be added to ${userFile} (user scope):`);
     expect(refused.stderr.split('\n').filter((line) => line.startsWith('Error:'))).toEqual([

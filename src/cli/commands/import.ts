@@ -143,11 +143,12 @@ export function runImport(options: ImportOptions): Promise<number> {
       try {
         checkServerName(candidate.name);
       } catch (error) {
-        skipped.push({ name: candidate.name, reason: (error as Error).message });
+        // The name check's message is a sentence; here it is one clause of the line, which ends it.
+        skipped.push({ name: candidate.name, reason: `the one in ${candidate.where}: ${(error as Error).message.replace(/\.$/, '')}` });
         continue;
       }
       if (Object.hasOwn(existing, candidate.name) && !options.force) {
-        skipped.push({ name: candidate.name, reason: `already defined in ${target} (--force replaces it)` });
+        skipped.push({ name: candidate.name, reason: `the one in ${candidate.where}: already defined in ${target} (--force replaces it)` });
         continue;
       }
       // The same name in two of the client's files: the later (more specific) one wins, as in the client.
