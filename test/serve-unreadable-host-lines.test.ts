@@ -6,7 +6,7 @@
  * dropped such a line without a word, and a host waiting on that request waited for ever.
  * Real processes: serve (the CLI) and its fixture server.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { initializeAndLoad, startServe, type ServeHost, type ServeMessage } from './support/serve-host.js';
 
 const SECRET_IN_LINE = 'not-for-stderr-31337';
@@ -29,6 +29,11 @@ async function errorsWithoutId(count: number): Promise<ServeMessage[]> {
   return found();
 }
 
+/** Waits (bounded) for serve's stderr to say `line`: it comes down another pipe than the answer, so it may be read after it. */
+async function stderrSays(line: RegExp): Promise<void> {
+  await vi.waitFor(() => expect(serve.stderr()).toMatch(line), { timeout: 10_000 });
+}
+
 describe('serve, sent a request it cannot read', () => {
   it.each([
     ['"params": null', { jsonrpc: '2.0', id: 11, method: 'tools/list', params: null }],
@@ -43,7 +48,7 @@ describe('serve, sent a request it cannot read', () => {
     expect(answer.error?.message).toMatch(/^mcp-statechart serve could not read this request as a JSON-RPC 2\.0 message: /);
     serve.send({ id: 20, method: 'ping' });
     expect((await serve.answer(20)).result).toEqual({});
-    expect(serve.stderr()).toMatch(/the host sent a message serve could not read as JSON-RPC 2\.0 \(request id \S+\); it was answered with error -32600 and ignored/);
+    await stderrSays(/the host sent a message serve could not read as JSON-RPC 2\.0 \(request id \S+\); it was answered with error -32600 and ignored/);
   }, 60_000);
 
   it('that is not JSON, answers Parse error without an id; stderr says so without the line', async () => {
@@ -52,7 +57,7 @@ describe('serve, sent a request it cannot read', () => {
 
     expect(answer?.error?.code).toBe(-32700);
     expect(answer?.error?.message).toMatch(/^mcp-statechart serve could not read a line as JSON: /);
-    expect(serve.stderr()).toMatch(/the host sent a line that is not JSON; it was answered with error -32700 and ignored/);
+    await stderrSays(/the host sent a line that is not JSON; it was answered with error -32700 and ignored/);
     expect(serve.stderr()).not.toContain(SECRET_IN_LINE);
     serve.send({ id: 31, method: 'ping' });
     expect((await serve.answer(31)).result).toEqual({});
