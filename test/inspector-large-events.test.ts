@@ -46,10 +46,11 @@ async function watch(handle: InspectorHandle): Promise<Buffer[]> {
 async function mark(handle: InspectorHandle, messages: Buffer[], name: string): Promise<Buffer[]> {
   createActor(createMachine({ id: name }), { inspect: handle.inspect }).start();
   const marker = (message: Buffer) => message.includes(`"${name}"`);
-  await vi.waitFor(() => expect(messages.some(marker)).toBe(true), { timeout: 40_000, interval: 200 });
+  await vi.waitFor(() => expect(messages.some(marker)).toBe(true), { timeout: 90_000, interval: 200 });
   return messages.slice(0, messages.findIndex(marker));
 }
 
+// Limits sized for 2 busy cores: 18 MiB manifests, copied into several snapshots each, take 20 s at load 8.
 describe('the inspector under a server with a huge manifest', () => {
   it('sends an event over the message limit cut, saying why, and keeps relaying what follows', async () => {
     inspector = await startInspector();
@@ -68,7 +69,7 @@ describe('the inspector under a server with a huge manifest', () => {
       expect(event.type).toMatch(/^@xstate\./);
       expect(event.sessionId).toEqual(expect.any(String));
     }
-  }, 60_000);
+  }, 150_000);
 
   it('keeps at most 64 MiB of events for a page opened late', async () => {
     inspector = await startInspector();
@@ -88,5 +89,5 @@ describe('the inspector under a server with a huge manifest', () => {
     const replayed = replay.reduce((total, message) => total + message.length, 0);
     expect(replayed).toBeGreaterThan(5 * MiB);
     expect(replayed).toBeLessThanOrEqual(REPLAY_BUFFER_BYTES);
-  }, 60_000);
+  }, 150_000);
 });
