@@ -14,7 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpConnectionManager, silentLogger, type McpLogMessage } from '../src/index.js';
-import { CLI_COMMAND } from './support/cli.js';
+import { serveCommand } from './support/cli.js';
 
 const KEY_ECHO_SERVER = fileURLToPath(new URL('./fixtures/key-echo-server.mjs', import.meta.url));
 const SECRET = 'sk-live-logged-4242';
@@ -51,12 +51,7 @@ describe('a log message that quotes a value of the server’s entry, through ser
   it('reaches the host as notifications/message with the value redacted', async () => {
     const config = join(home, 'mcp.json');
     writeFileSync(config, JSON.stringify({ mcpServers: { keys: keyEcho } }));
-    const transport = new StdioClientTransport({
-      command: CLI_COMMAND.command,
-      args: [...CLI_COMMAND.args, '--config', config, 'serve'],
-      env: { HOME: home, PATH: process.env.PATH ?? '' },
-      stderr: 'pipe',
-    });
+    const transport = new StdioClientTransport(serveCommand(config, home));
     const client = new Client({ name: 'host', version: '1.0.0' });
     const logged: unknown[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logged.push(notification.params));

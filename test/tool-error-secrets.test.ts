@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool, type LoaderToolName } from '../src/index.js';
-import { CLI_COMMAND } from './support/cli.js';
+import { serveCommand } from './support/cli.js';
 
 const KEY_ECHO_SERVER = fileURLToPath(new URL('./fixtures/key-echo-server.mjs', import.meta.url));
 const SECRET = 'sk-live-echoed-4242';
@@ -62,12 +62,7 @@ describe('a tool error that quotes a value of the server’s entry, through serv
   it('reaches the host with the value redacted', async () => {
     const config = join(home, 'mcp.json');
     writeFileSync(config, JSON.stringify({ mcpServers: { keys: keyEcho } }));
-    const transport = new StdioClientTransport({
-      command: CLI_COMMAND.command,
-      args: [...CLI_COMMAND.args, '--config', config, 'serve'],
-      env: { HOME: home, PATH: process.env.PATH ?? '' },
-      stderr: 'pipe',
-    });
+    const transport = new StdioClientTransport(serveCommand(config, home));
     const client = new Client({ name: 'host', version: '1.0.0' });
     await client.connect(transport);
     try {

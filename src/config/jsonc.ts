@@ -6,7 +6,7 @@
  */
 
 export function blankJsoncSyntax(text: string): string {
-  return blankTrailingCommas(blankComments(text));
+  return blankOutsideStrings(blankOutsideStrings(text, commentEnd), trailingCommaEnd);
 }
 
 /** The index just after the string that starts at `start` (a `"`), or the end of the text. */
@@ -22,42 +22,36 @@ function blanked(part: string): string {
   return part.replace(/[^\r\n]/g, ' ');
 }
 
-function blankComments(text: string): string {
-  const parts: string[] = [];
-  let copiedTo = 0;
-  for (let at = 0; at < text.length; at++) {
-    const char = text[at];
-    if (char === '"') {
-      at = afterString(text, at) - 1;
-    } else if (char === '/' && (text[at + 1] === '/' || text[at + 1] === '*')) {
-      const lineComment = text[at + 1] === '/';
-      const close = lineComment ? text.indexOf('\n', at) : text.indexOf('*/', at + 2);
-      const end = close === -1 ? text.length : lineComment ? close : close + 2;
-      parts.push(text.slice(copiedTo, at), blanked(text.slice(at, end)));
-      copiedTo = end;
-      at = end - 1;
-    }
-  }
-  parts.push(text.slice(copiedTo));
-  return parts.join('');
+/** Where a `//` or block comment starting at `at` ends, if one does. */
+function commentEnd(text: string, at: number): number | undefined {
+  if (text[at] !== '/' || (text[at + 1] !== '/' && text[at + 1] !== '*')) return undefined;
+  const lineComment = text[at + 1] === '/';
+  const close = lineComment ? text.indexOf('\n', at) : text.indexOf('*/', at + 2);
+  return close === -1 ? text.length : lineComment ? close : close + 2;
 }
 
-function blankTrailingCommas(text: string): string {
+/** Just after a comma at `at` that only white space separates from a `}` or `]`, if it is one. */
+function trailingCommaEnd(text: string, at: number): number | undefined {
+  if (text[at] !== ',') return undefined;
+  let next = at + 1;
+  while (next < text.length && /\s/.test(text[next]!)) next++;
+  return text[next] === '}' || text[next] === ']' ? at + 1 : undefined;
+}
+
+/** `text` with every span that `spanEnd` finds outside a string blanked; one pass. */
+function blankOutsideStrings(text: string, spanEnd: (text: string, at: number) => number | undefined): string {
   const parts: string[] = [];
   let copiedTo = 0;
   for (let at = 0; at < text.length; at++) {
-    const char = text[at];
-    if (char === '"') {
+    if (text[at] === '"') {
       at = afterString(text, at) - 1;
-    } else if (char === ',') {
-      let next = at + 1;
-      while (next < text.length && /\s/.test(text[next]!)) next++;
-      if (text[next] === '}' || text[next] === ']') {
-        parts.push(text.slice(copiedTo, at), ' ');
-        copiedTo = at + 1;
-      }
-      at = next - 1;
+      continue;
     }
+    const end = spanEnd(text, at);
+    if (end === undefined) continue;
+    parts.push(text.slice(copiedTo, at), blanked(text.slice(at, end)));
+    copiedTo = end;
+    at = end - 1;
   }
   parts.push(text.slice(copiedTo));
   return parts.join('');

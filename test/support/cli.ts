@@ -8,6 +8,11 @@ const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).
 /** The CLI as a process: node with the tsx loader, so tests need no build. */
 export const CLI_COMMAND = { command: process.execPath, args: ['--import', TSX_LOADER, CLI_ENTRY] };
 
+/** How a host starts `mcp-statechart --config <config> serve` with `home` as HOME (for a stdio client transport). */
+export function serveCommand(config: string, home: string) {
+  return { command: CLI_COMMAND.command, args: [...CLI_COMMAND.args, '--config', config, 'serve'], env: { HOME: home, PATH: process.env.PATH ?? '' }, stderr: 'pipe' as const };
+}
+
 export interface CliRun {
   code: number | null;
   stdout: string;
