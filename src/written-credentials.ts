@@ -5,7 +5,7 @@
  * is hidden whole; one that reads a variable keeps its references, which name a value and hold
  * none, and loses what is written literally in it (`--token abc${X}` → `--token [redacted]${X}`).
  */
-import { referencedVariables, replaceLiteralText } from './config/expand-variables.js';
+import { referencedVariables, referenceSyntax, replaceLiteralText } from './config/expand-variables.js';
 import type { FoundSecret } from './literal-secrets.js';
 import { longestFirst } from './redact.js';
 
@@ -32,9 +32,30 @@ export function hideLiteralParts(value: string, marker: string): string {
  */
 export function writtenSecretHider(secrets: readonly string[], found: readonly FoundSecret[], marker: string): (text: string) => string {
   const wholes = new Set(found.filter((secret) => secret.whole).map((secret) => secret.value));
-  const replacements = longestFirst(secrets).flatMap((secret): Array<[string, string]> => {
-    if (referencedVariables(secret).length === 0) return [[secret, marker]];
-    return wholes.has(secret) ? [] : [[secret, hideLiteralParts(secret, marker)]];
+  const hiders = longestFirst(secrets).flatMap((secret): Array<(text: string) => string> => {
+    if (referencedVariables(secret).length === 0) return [(text) => hideWritten(text, secret, marker)];
+    if (wholes.has(secret)) return [];
+    const shown = hideLiteralParts(secret, marker);
+    return [(text) => text.replaceAll(secret, shown)];
   });
-  return (text) => replacements.reduce((hidden, [secret, shown]) => hidden.replaceAll(secret, shown), text);
+  return (text) => hiders.reduce((hidden, hide) => hide(hidden), text);
+}
+
+/**
+ * `text` with each occurrence of `secret` (one without references) made `marker`, but for the
+ * characters of it that spell a reference of `text`: those name a variable and hold nothing, and
+ * hiding them would hide the reference (`${SELF}` read `[redacted]}` for a default `${SELF`).
+ * What the occurrence covers of the text around the reference is still hidden.
+ */
+function hideWritten(text: string, secret: string, marker: string): string {
+  if (!text.includes('${')) return text.replaceAll(secret, marker);
+  const covered = new Array<boolean>(text.length).fill(false);
+  for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) covered.fill(true, at, at + secret.length);
+  const syntax = referenceSyntax(text);
+  let shown = '';
+  for (let index = 0; index < text.length; index++) {
+    if (!covered[index] || syntax[index]) shown += text[index];
+    else if (index === 0 || !covered[index - 1] || syntax[index - 1]) shown += marker;
+  }
+  return shown;
 }

@@ -27,6 +27,22 @@ describe('get', () => {
     for (const run of [text, json]) expect(run.stdout + run.stderr).not.toMatch(/literal-secret/);
   }, 60_000);
 
+  it('shows a reference as written where a default written in an env value spells part of it, and still hides what is written literally', async () => {
+    const { cli, userFile } = configHome();
+    const entry = {
+      command: 'svc',
+      args: ['${SELF}', 'default-secret-77', '${SELF}secret-after-9'],
+      env: { A: '${SELF:-${SELF}}', B: '${OTHER:-default-secret-77}', C: '}secret-after-9' },
+    };
+    writeFileSync(userFile, JSON.stringify({ mcpServers: { svc: entry } }));
+    const json = await cli('get', 'svc', '--json');
+    expect(JSON.parse(json.stdout).definitions[0].definition.args).toEqual(['${SELF}', '[redacted]', '${SELF}[redacted]']);
+    const text = await cli('get', 'svc');
+    expect(text.stdout).toMatch(/runs:\s+svc .*\$\{SELF\}/);
+    expect(text.stdout).not.toContain('[redacted]}');
+    for (const run of [text, json]) expect(run.stdout + run.stderr).not.toMatch(/default-secret|secret-after/);
+  }, 60_000);
+
   it('says a project server waits for approval, and how to give it', async () => {
     const { cli, projectFile } = configHome();
     const { writeFileSync } = await import('node:fs');

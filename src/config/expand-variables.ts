@@ -61,6 +61,21 @@ export function replaceLiteralText(text: string, replace: (literal: string, firs
   return end < text.length ? replaced + replace(text.slice(end), end === 0) : replaced;
 }
 
+/**
+ * Which characters of `text` spell its references (`${`, the name, `:-`, `}`), as opposed to
+ * text written literally (a default included): `true` at each such index.
+ */
+export function referenceSyntax(text: string): boolean[] {
+  const syntax = new Array<boolean>(text.length).fill(false);
+  for (const match of text.matchAll(REFERENCE)) {
+    const [whole, name, fallback] = match;
+    const opening = 2 + name!.length + (fallback === undefined ? 0 : 2);
+    syntax.fill(true, match.index, match.index + opening);
+    syntax[match.index + whole.length - 1] = true;
+  }
+  return syntax;
+}
+
 /** The defaults `text`'s references write (`${VAR:-default}`), in order. */
 export function writtenDefaults(text: string): string[] {
   return Array.from(text.matchAll(REFERENCE), (match) => match[2]).filter((fallback): fallback is string => fallback !== undefined && fallback !== '');
