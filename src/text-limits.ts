@@ -4,6 +4,13 @@
 export const MAX_ERROR_TEXT = 2_000;
 
 /**
+ * Characters kept of what a server is for, its instructions or a configured description: enough
+ * (the reference servers' instructions run to 1,600), while one server cannot fill the loader
+ * tools' definitions or make every search re-read pages.
+ */
+export const MAX_PURPOSE_CHARACTERS = 4_096;
+
+/**
  * The first `max` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair
  * (half an emoji would turn into a lone surrogate, which is not valid Unicode).
  */
@@ -15,6 +22,14 @@ export function sliceWithinBudget(text: string, max: number): string {
 }
 
 /** A server's error text within `max` characters, saying how much was left out. */
+/**
+ * A configured description as the model gets it: its first MAX_PURPOSE_CHARACTERS characters.
+ * Control characters stay (search's data keeps them); each text that shows it escapes them.
+ */
+export function descriptionWithinCap(description: string): string {
+  return sliceWithinBudget(description, MAX_PURPOSE_CHARACTERS);
+}
+
 export function capErrorText(text: string, max = MAX_ERROR_TEXT): string {
   if (text.length <= max) return text;
   return `${sliceWithinBudget(text, max)}… [${text.length - max} more characters not shown]`;

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatServersTable } from '../src/cli/commands/servers.js';
 import { discoverMcpServers } from '../src/config/index.js';
 import { ManifestIndex } from '../src/index.js';
+import { MAX_PURPOSE_CHARACTERS } from '../src/text-limits.js';
 import { runCli } from './support/cli.js';
 
 let home: string;
@@ -22,7 +23,7 @@ beforeAll(() => {
   config = join(home, 'mcp.json');
   writeFileSync(
     config,
-    JSON.stringify({ mcpServers: { [HUGE]: { command: 'x', description: 'd'.repeat(10_000) }, short: { command: 'y', description: 'fine' } } }),
+    JSON.stringify({ mcpServers: { [HUGE]: { command: 'x', description: 'd'.repeat(4_000) }, short: { command: 'y', description: 'fine' } } }),
   );
 });
 afterAll(() => rmSync(home, { recursive: true, force: true }));
@@ -69,6 +70,16 @@ describe('the servers table', () => {
     } finally {
       rmSync(own, { recursive: true, force: true });
     }
+  }, 60_000);
+
+  it('says when a configured description is cut for the model, and at what length, and shows only what the model is shown', async () => {
+    const fat = join(home, 'fat.json');
+    writeFileSync(fat, JSON.stringify({ mcpServers: { fat: { command: 'x', description: 'D'.repeat(1024 * 1024) } } }));
+    const run = await runCli(['--config', fat, 'servers'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    expect(run.stdout).toContain('server "fat": "description" is 1,048,576 characters; the model is shown the first 4,096');
+    const json = await runCli(['--config', fat, 'servers', '--json'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    const [listed] = (JSON.parse(json.stdout) as { servers: Array<{ description: string }> }).servers;
+    expect(listed!.description).toBe('D'.repeat(MAX_PURPOSE_CHARACTERS));
   }, 60_000);
 
   it('with none found in the files --config names, speaks of those files (why, or where servers go), not of passing --config', async () => {

@@ -2,7 +2,7 @@
  * The manifest index keeps each server's instructions (what `initialize` or `server/discover`
  * said the server is for), so search ranks and describes a server it knows only from the index
  * as it does a connected one. What is kept is bounded: control characters shown escaped, at most
- * MAX_INDEXED_INSTRUCTIONS characters. An index file written before instructions were kept loads.
+ * MAX_PURPOSE_CHARACTERS characters. An index file written before instructions were kept loads.
  * The servers are real processes: server-everything (2025 era, instructions in `initialize`) and
  * the 2026-07-28 fixture (instructions in `server/discover`).
  */
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type LoaderServers, type LoaderTool } from '../src/index.js';
 import { recordManifests } from '../src/entries/config.js';
-import { MAX_INDEXED_INSTRUCTIONS } from '../src/manifest-index/indexed-manifest.js';
+import { MAX_PURPOSE_CHARACTERS } from '../src/text-limits.js';
 import { EVERYTHING_SCRIPT } from './support/everything.js';
 import { runInProcess } from './support/in-process-cli.js';
 import type { McpServerConfig, McpServerManifest } from '../machines/types.js';
@@ -114,16 +114,16 @@ describe('a server known only from the index is found by its instructions', () =
 });
 
 describe('what the index keeps of instructions is bounded', () => {
-  const hostile = `Tide\x1b]52;c;AAAA\x07 tables\u202e for\r\nharbours\u2066\x9b\x7f.\n${'x'.repeat(3 * MAX_INDEXED_INSTRUCTIONS)}`;
+  const hostile = `Tide\x1b]52;c;AAAA\x07 tables\u202e for\r\nharbours\u2066\x9b\x7f.\n${'x'.repeat(3 * MAX_PURPOSE_CHARACTERS)}`;
 
-  it('shows control characters escaped and cuts the text at MAX_INDEXED_INSTRUCTIONS characters, in memory and on disk', async () => {
+  it('shows control characters escaped and cuts the text at MAX_PURPOSE_CHARACTERS characters, in memory and on disk', async () => {
     const config = { command: 'tides-server-not-installed' };
     const index = new ManifestIndex({ path: indexPath() });
     expect(index.record('tides', config, emptyManifest(), undefined, { instructions: hostile })).toEqual({ stored: true });
     await index.flush();
     const onDisk = (JSON.parse(readFileSync(indexPath(), 'utf8')) as { servers: Record<string, { instructions?: string }> }).servers.tides!.instructions!;
     for (const kept of [index.entry('tides')!.instructions!, onDisk]) {
-      expect(kept.length).toBeLessThanOrEqual(MAX_INDEXED_INSTRUCTIONS);
+      expect(kept.length).toBeLessThanOrEqual(MAX_PURPOSE_CHARACTERS);
       expect(kept).not.toMatch(CONTROL_CHARACTERS);
       expect(kept.startsWith('Tide\\x1b]52;c;AAAA\\x07 tables\\u{202e} for\\x0d\nharbours\\u{2066}\\x9b\\x7f.\nxxx')).toBe(true);
     }
@@ -134,15 +134,15 @@ describe('what the index keeps of instructions is bounded', () => {
   it('cuts before an escape that would not fit whole', () => {
     const config = { command: 'tides-server-not-installed' };
     const index = new ManifestIndex({ path: indexPath() });
-    index.record('tides', config, emptyManifest(), undefined, { instructions: `${'t'.repeat(MAX_INDEXED_INSTRUCTIONS - 2)}\x1b[2J` });
-    expect(index.entry('tides')!.instructions).toBe('t'.repeat(MAX_INDEXED_INSTRUCTIONS - 2));
+    index.record('tides', config, emptyManifest(), undefined, { instructions: `${'t'.repeat(MAX_PURPOSE_CHARACTERS - 2)}\x1b[2J` });
+    expect(index.entry('tides')!.instructions).toBe('t'.repeat(MAX_PURPOSE_CHARACTERS - 2));
   });
 
   it("bounds the copy in a 2026-07-28 server's recorded era (its server/discover answer) the same way", async () => {
     await connectedOnce('modern', modernWithInstructions(hostile));
     const entry = (JSON.parse(readFileSync(indexPath(), 'utf8')) as { servers: Record<string, { instructions: string; era: { discover: { instructions: string } } }> }).servers.modern!;
     expect(entry.era.discover.instructions).toBe(entry.instructions);
-    expect(entry.instructions.length).toBeLessThanOrEqual(MAX_INDEXED_INSTRUCTIONS);
+    expect(entry.instructions.length).toBeLessThanOrEqual(MAX_PURPOSE_CHARACTERS);
     expect(entry.instructions).not.toMatch(CONTROL_CHARACTERS);
   }, 30_000);
 
@@ -152,7 +152,7 @@ describe('what the index keeps of instructions is bounded', () => {
     const entry = { fingerprint, indexedAt: new Date().toISOString(), manifest: emptyManifest(), instructions: hostile };
     writeFileSync(path.join(os.homedir(), 'edited.json'), JSON.stringify({ version: 1, servers: { tides: entry }, projects: {} }));
     const kept = new ManifestIndex({ path: path.join(os.homedir(), 'edited.json') }).entry('tides')!.instructions!;
-    expect(kept.length).toBeLessThanOrEqual(MAX_INDEXED_INSTRUCTIONS);
+    expect(kept.length).toBeLessThanOrEqual(MAX_PURPOSE_CHARACTERS);
     expect(kept).not.toMatch(CONTROL_CHARACTERS);
   });
 });

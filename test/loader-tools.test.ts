@@ -9,6 +9,7 @@ import {
   type LoaderToolName,
   type McpConnectionManagerOptions,
 } from '../src/index.js';
+import { MAX_PURPOSE_CHARACTERS } from '../src/text-limits.js';
 import { stdioFixture } from './support/fixtures.js';
 import { seedManifestIndex } from './support/seeded-index.js';
 
@@ -80,6 +81,14 @@ describe('load_mcp', () => {
       '- ev\\x1b[2Jil: red \\x1b[31mtext\\x1b[0m \\u{202e}gnp.exe',
     ]);
     expect(load.description).not.toMatch(/[\u001b\r\u202e]/);
+  });
+
+  it('shows the model at most MAX_PURPOSE_CHARACTERS characters of a configured description, the same definition every time', () => {
+    const servers: LoaderServers = { fat: { config: stdioFixture(), description: `Tide tables. ${'D'.repeat(1024 * 1024)}` } };
+    const { load } = setUp(undefined, servers);
+    const line = load.description.split('\n').find((text) => text.startsWith('- fat: '))!;
+    expect(line).toBe(`- fat: Tide tables. ${'D'.repeat(MAX_PURPOSE_CHARACTERS - 'Tide tables. '.length)}`);
+    expect(setUp(undefined, servers).load.description).toBe(load.description);
   });
 
   it('connects the server and returns its manifest as JSON text and as data', async () => {

@@ -11,6 +11,7 @@ import { MAX_ARGUMENT_DEPTH } from '../../machines/errors.js';
 import { measureJson } from '../../machines/json-fingerprint.js';
 import { inferTransport, parseTransport } from '../../machines/options.js';
 import { rememberWrittenDefinition } from '../redact.js';
+import { MAX_PURPOSE_CHARACTERS, descriptionWithinCap } from '../text-limits.js';
 import type { VariableSource } from './expand-variables.js';
 import { copyConfig, expandConfig } from './expand-config.js';
 import { isJsonObject, ownValue } from './null-proto.js';
@@ -125,7 +126,14 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
     disabled,
     written,
   };
-  if (typeof config.description === 'string') server.description = config.description;
+  if (typeof config.description === 'string') {
+    server.description = descriptionWithinCap(config.description);
+    if (config.description.length > MAX_PURPOSE_CHARACTERS) {
+      const length = config.description.length.toLocaleString('en-US');
+      const cap = MAX_PURPOSE_CHARACTERS.toLocaleString('en-US');
+      problems.push(problem(context, 'warning', name, 'description', `server ${quoted(name)}: "description" is ${length} characters; the model is shown the first ${cap}`));
+    }
+  }
   return { server, problems };
 }
 

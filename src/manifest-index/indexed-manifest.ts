@@ -4,6 +4,7 @@
  */
 import type { McpServerManifest } from '../../machines/types.js';
 import { terminalTextWithin } from '../../machines/control-characters.js';
+import { MAX_PURPOSE_CHARACTERS } from '../text-limits.js';
 import { parseFreshness } from './entry-expiry.js';
 
 /** Tools beyond this many per server are not kept: one server cannot fill the index. */
@@ -15,19 +16,13 @@ export const MAX_INDEXED_TOOLS = 5_000;
 export const MAX_INDEXED_BYTES = 1024 * 1024;
 
 /**
- * Characters of a server's instructions the index keeps: enough for what a server is for (the
- * reference servers' run to 1,600), while one server cannot make every search re-read pages.
- */
-export const MAX_INDEXED_INSTRUCTIONS = 4_096;
-
-/**
  * What the index keeps of a server's instructions: control characters shown escaped (they reach
  * the model as the server's one-line purpose, and `servers` and `search` print it), at most
- * MAX_INDEXED_INSTRUCTIONS characters; none when nothing is left. Escaped text reads back as it is.
+ * MAX_PURPOSE_CHARACTERS characters; none when nothing is left. Escaped text reads back as it is.
  */
 export function indexedInstructions(instructions: unknown): string | undefined {
   if (typeof instructions !== 'string') return undefined;
-  const kept = terminalTextWithin(instructions, MAX_INDEXED_INSTRUCTIONS).trim();
+  const kept = terminalTextWithin(instructions, MAX_PURPOSE_CHARACTERS).trim();
   return kept === '' ? undefined : kept;
 }
 

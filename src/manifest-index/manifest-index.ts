@@ -43,7 +43,7 @@ export interface IndexEntry {
   era?: PriorDiscovery;
   /**
    * What the server said it is for (`instructions` of its `initialize` or `server/discover`
-   * answer), without control characters and at most MAX_INDEXED_INSTRUCTIONS characters: search
+   * answer), without control characters and at most MAX_PURPOSE_CHARACTERS characters: search
    * ranks and describes a server it knows only from the index by it, as it does a connected one.
    */
   instructions?: string;
@@ -488,7 +488,7 @@ export class ManifestIndex {
    * is not stored, and the server's earlier entry is taken out (it no longer says what the
    * server offers): search then reports the server as not indexed, and load_mcp shows its tools.
    * `handshake`: what the server said as it connected, its era and its instructions (kept without
-   * control characters, cut at MAX_INDEXED_INSTRUCTIONS characters).
+   * control characters, cut at MAX_PURPOSE_CHARACTERS characters).
    */
   record(
     server: string,

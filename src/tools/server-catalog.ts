@@ -7,6 +7,7 @@ import { nameRecord } from '../../machines/name-record.js';
 import { terminalText } from '../../machines/control-characters.js';
 import { projectFileOf } from '../manifest-index/index.js';
 import { closestNames } from '../search/index.js';
+import { descriptionWithinCap } from '../text-limits.js';
 import { listNames } from './list-names.js';
 import { quoted } from './model-text.js';
 import { compilePermissions } from './permissions.js';
@@ -88,7 +89,9 @@ export function buildServerCatalog(
   const available: AvailableServer[] = [];
   for (const [name, entry] of known) {
     if (entry.disabled || !allowsServer(name)) continue;
-    available.push({ name, config: entry.config, description: entry.description, projectFile: projectFileOf(entry) });
+    // A description goes into load_mcp's definition and search's ranking: a huge one would fill the model's context.
+    const description = entry.description === undefined ? undefined : descriptionWithinCap(entry.description);
+    available.push({ name, config: entry.config, description, projectFile: projectFileOf(entry) });
   }
   const names = available.map((server) => server.name);
   const configs = nameRecord<McpServerConfig>();
