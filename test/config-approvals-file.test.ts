@@ -2,7 +2,7 @@
  * The approvals file: rewritten atomically under a lock, read again before each write, so two
  * processes approving at once keep both; never written through a symlink planted beside it.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -55,4 +55,11 @@ describe('the approvals file', () => {
     expect(lstatSync(approvalsPath).isFile()).toBe(true);
     expect(existsSync(`${approvalsPath}.lock`)).toBe(false);
   });
+
+  it('a FIFO in its place is read as no approvals, at once, and replaced by the file', async () => {
+    mkdirSync(join(root, 'state'));
+    execFileSync('mkfifo', [approvalsPath]);
+    expect(await approveInProcess('f', 1)).toBe(0);
+    expect(JSON.parse(readFileSync(approvalsPath, 'utf8'))).toEqual({ [join(root, 'f-0', '.mcp.json') + '#f0']: expect.any(String) });
+  }, 90_000);
 });

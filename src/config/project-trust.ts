@@ -6,12 +6,13 @@
  * key kept elsewhere (see approval-key.ts), so whoever can write the file cannot approve.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import type { ConfigProblem, DiscoveredServer, DiscoveryResult, ProjectTrustOptions } from './types.js';
 import { defaultApprovalKeyPath, ensureApprovalKey, keyedFingerprint, readApprovalKey } from './approval-key.js';
 import { withFileLock } from './file-lock.js';
+import { readConfigFile } from './read-config-file.js';
 import { isJsonObject } from './null-proto.js';
 import { commandWord, quoted, terminalLine } from '../../machines/control-characters.js';
 import { nameRecord } from '../../machines/name-record.js';
@@ -51,8 +52,11 @@ function approvalKey(server: DiscoveredServer): string {
 }
 
 async function readApprovals(path: string): Promise<Record<string, string>> {
+  // Read as a config file is: a FIFO at this path would otherwise hang every discovery.
+  const read = await readConfigFile(path);
+  if (read.kind !== 'text') return nameRecord();
   try {
-    const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
+    const parsed: unknown = JSON.parse(read.text);
     return isJsonObject(parsed) ? (nameRecord(parsed) as Record<string, string>) : nameRecord();
   } catch {
     return nameRecord();
