@@ -1,6 +1,6 @@
 /** `import --from` reads other clients' config files, in their own formats, at their usual places (under the test's HOME). */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
@@ -214,13 +214,24 @@ describe('import', () => {
     expect(planted.stderr).toContain(`Could not read ${join(project, '.mcp.json')}: it is not a regular file.`);
   }, 60_000);
 
-  it('a file over the 16 MB a config file may take is refused before it is read, in the loader\'s words', async () => {
+  it("reads a client's file past the 16 MB of a config file of ours: Claude Code's ~/.claude.json holds its history too", async () => {
+    const { cli, home, servers } = importer();
+    const history = Array.from({ length: 17 * 1024 }, (_, index) => ({ display: `prompt ${index} ${'h'.repeat(1000)}` }));
+    place(join(home, '.claude.json'), { history, mcpServers: { 'user-one': { command: 'user-server' } } });
+    const run = await cli('import', '--from', 'claude-code', '--yes', '--json');
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, added: ['user-one'] });
+    expect(servers()['user-one']).toEqual({ command: 'user-server' });
+  }, 60_000);
+
+  it('a file over 256 MB is refused before it is read, in the loader\'s words', async () => {
     const { cli, home, userFile } = importer();
     const huge = join(home, 'huge.json');
-    writeFileSync(huge, `{"mcpServers":{"a":{"command":"x","description":"${'B'.repeat(17 * 1024 * 1024)}"}}}`);
+    // Sparse: its size is on record, no byte of it is written or read.
+    writeFileSync(huge, '');
+    truncateSync(huge, 257 * 1024 * 1024);
     const before = readFileSync(userFile, 'utf8');
     const run = await cli('import', '--from', huge, '--yes', '--json');
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'CONFIG_UNREADABLE', error: `Could not read ${huge}: it is 17 MB; the limit is 16 MB. Nothing was changed.` });
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'CONFIG_UNREADABLE', error: `Could not read ${huge}: it is 257 MB; the limit is 256 MB. Nothing was changed.` });
     expect(readFileSync(userFile, 'utf8')).toBe(before);
   }, 60_000);
 });

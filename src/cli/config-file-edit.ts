@@ -32,12 +32,18 @@ export async function configPathForScope(scope: WritableScope, projectDir: strin
  * `readOnly`: a file that is read and not rewritten (another client's, to import from) may be VS Code's JSONC; a rewrite would drop its comments.
  */
 export async function readConfigObject(path: string, { readOnly = false } = {}): Promise<JsonObject> {
-  return parseConfigObject(path, await readConfigText(path), readOnly);
+  return parseConfigObject(path, await readConfigText(path, readOnly ? MAX_CLIENT_FILE_BYTES : MAX_CONFIG_FILE_BYTES), readOnly);
 }
 
-/** The file's text, read as the loader reads it (a regular file, within its size limit); a missing file is empty. */
-async function readConfigText(path: string): Promise<string> {
-  const read = await readConfigFile(path);
+/**
+ * The largest file of another client's read to import from: Claude Code keeps its history in
+ * ~/.claude.json beside its servers, and that file grows past the 16 MB a config file of ours may take.
+ */
+const MAX_CLIENT_FILE_BYTES = 256 * 1024 * 1024;
+
+/** The file's text, read as the loader reads it (a regular file, within `maxBytes`); a missing file is empty. */
+async function readConfigText(path: string, maxBytes: number): Promise<string> {
+  const read = await readConfigFile(path, { maxBytes });
   if (read.kind === 'unreadable') throw new CliError('CONFIG_UNREADABLE', `Could not read ${path}: it ${read.reason}. Nothing was changed.`);
   return read.kind === 'text' ? read.text : '';
 }
@@ -91,7 +97,7 @@ export async function editServerEntries(path: string, edit: (servers: JsonObject
 }
 
 async function rewriteServerEntries(path: string, edit: (servers: JsonObject) => boolean): Promise<boolean> {
-  const text = await readConfigText(path);
+  const text = await readConfigText(path, MAX_CONFIG_FILE_BYTES);
   const config = parseConfigObject(path, text, false);
   const servers = serverEntries(config);
   if (!edit(servers)) return false;

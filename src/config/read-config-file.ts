@@ -24,6 +24,8 @@ export interface ReadConfigFileOptions {
    * walking up from the working folder. Not checked on Windows (no owners or modes).
    */
   requireOwnLocation?: boolean;
+  /** The largest file read; MAX_CONFIG_FILE_BYTES unless said. */
+  maxBytes?: number;
 }
 
 export async function readConfigFile(path: string, options: ReadConfigFileOptions = {}): Promise<ConfigFileRead> {
@@ -41,13 +43,14 @@ export async function readConfigFile(path: string, options: ReadConfigFileOption
       const refusal = foreignLocation(stats, await fs.stat(dirname(path)));
       if (refusal) return { kind: 'unreadable', reason: refusal };
     }
-    if (stats.size > MAX_CONFIG_FILE_BYTES) {
-      return { kind: 'unreadable', reason: `is ${megabytes(stats.size)} MB; the limit is ${megabytes(MAX_CONFIG_FILE_BYTES)} MB` };
+    const maxBytes = options.maxBytes ?? MAX_CONFIG_FILE_BYTES;
+    if (stats.size > maxBytes) {
+      return { kind: 'unreadable', reason: `is ${megabytes(stats.size)} MB; the limit is ${megabytes(maxBytes)} MB` };
     }
     // At most one byte past the limit, should the file grow after the check.
-    const buffer = Buffer.alloc(Math.min(stats.size, MAX_CONFIG_FILE_BYTES) + 1);
+    const buffer = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    if (bytesRead > MAX_CONFIG_FILE_BYTES) return { kind: 'unreadable', reason: `is larger than the limit of ${megabytes(MAX_CONFIG_FILE_BYTES)} MB` };
+    if (bytesRead > maxBytes) return { kind: 'unreadable', reason: `is larger than the limit of ${megabytes(maxBytes)} MB` };
     return { kind: 'text', text: buffer.toString('utf8', 0, bytesRead) };
   } catch (error) {
     return { kind: 'unreadable', reason: describeCode(error) };
