@@ -11,7 +11,7 @@
 import { LOG_LEVEL_META_KEY, type LoggingLevel } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { EmptyResultSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOST_FEATURE_SERVERS, textOf } from './support/host-feature-servers.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
@@ -169,4 +169,14 @@ describe('downstream log messages over serve --http, to the host whose call it i
     expect(alice.heard).toEqual([]);
     await expect.poll(() => team.serve.stderr().slice(stderrBefore).match(/dropped a log message of MCP server "prompting"/g)?.length, { timeout: 5_000 }).toBe(1);
   }, 90_000);
+
+  it("a 2025 host's level MCP does not define is Invalid params naming the levels allowed, and its level stays settable", async () => {
+    const bob = await legacyHost(TOKENS.bob);
+    const refused = bob.client.request({ method: 'logging/setLevel', params: { level: 'bogus' } }, EmptyResultSchema);
+    await expect(refused).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('logging/setLevel: level: Invalid option: expected one of "debug"|"info"|"notice"|"warning"|"error"|"critical"|"alert"|"emergency"'),
+    });
+    await bob.client.setLoggingLevel('warning');
+  }, 60_000);
 });

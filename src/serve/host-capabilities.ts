@@ -1,9 +1,17 @@
 import { LOG_LEVEL_META_KEY, type ClientCapabilities, type LoggingLevel, type ServerContext } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 
 /** Log levels, least severe first (RFC 5424 as MCP orders them). */
-export const LOG_SEVERITY: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+export const LOG_SEVERITY = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const satisfies readonly LoggingLevel[];
+
+/**
+ * The params of a 2025-era host's `logging/setLevel`, checked by serve's handler: the SDK's own
+ * check of a spec method answers a bad level -32603 with a raw issue dump; given schemas, it
+ * answers -32602 (Invalid params) naming the levels allowed.
+ */
+export const SET_LEVEL_PARAMS = z.object({ level: z.enum(LOG_SEVERITY) });
 
 const isLoggingLevel = (value: unknown): value is LoggingLevel => LOG_SEVERITY.some((level) => level === value);
 

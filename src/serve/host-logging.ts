@@ -2,7 +2,7 @@ import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprot
 import type { Logger } from '../logger.js';
 import type { McpConnectionManager } from '../manager.js';
 import type { McpLogMessage } from '../../machines/types.js';
-import { LOG_SEVERITY } from './host-capabilities.js';
+import { LOG_SEVERITY, SET_LEVEL_PARAMS } from './host-capabilities.js';
 import type { ServeHost } from './host.js';
 import type { HttpHostRelay } from './http-host-relay.js';
 import { quoted, terminalLine } from '../../machines/control-characters.js';
@@ -69,8 +69,8 @@ export function relayLogs(host: ServeHost, manager: LogManager, logger: Logger):
   const passable = shallowEnough(logger);
   host.onInstance((server, era) => {
     if (era !== 'legacy') return;
-    server.setRequestHandler('logging/setLevel', async (request) => {
-      threshold = request.params.level;
+    server.setRequestHandler('logging/setLevel', { params: SET_LEVEL_PARAMS }, async ({ level }) => {
+      threshold = level;
       await manager.setLoggingLevel(threshold);
       return {};
     });

@@ -15,7 +15,7 @@ import type { PrivateLists } from '../gateway/private-lists.js';
 import { rateLimitText, type RateLimiter } from '../gateway/rate-limit.js';
 import { toMcpToolResult, type LoaderToolCallOptions, type LoaderToolResult } from '../tools/index.js';
 import { ConnectedServer } from './connected-server.js';
-import { declaredCapabilities } from './host-capabilities.js';
+import { declaredCapabilities, SET_LEVEL_PARAMS } from './host-capabilities.js';
 import type { HttpHostRelay } from './http-host-relay.js';
 import { listedTool, unknownLoaderTool } from './listed-tool.js';
 import type { InRounds, PromptsAndResourcesOffer } from './prompts-and-resources.js';
@@ -62,8 +62,8 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
       signal: ctx.mcpReq.signal,
     });
     if (caller.era === 'legacy') {
-      server.setRequestHandler('logging/setLevel', async (request) => {
-        await relay.setLogLevel(caller.sessionId, request.params.level);
+      server.setRequestHandler('logging/setLevel', { params: SET_LEVEL_PARAMS }, async ({ level }) => {
+        await relay.setLogLevel(caller.sessionId, level);
         return {};
       });
     }
