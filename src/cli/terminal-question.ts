@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline/promises';
+import { programHandles } from '../transports/process-group.js';
 import { INTERRUPTED_EXIT_CODE } from './exit-codes.js';
 
 /**
@@ -9,7 +10,7 @@ import { INTERRUPTED_EXIT_CODE } from './exit-codes.js';
  * as it does anywhere else; one that does not ends as the shell would end it.
  */
 function interrupted(): void {
-  if (process.listenerCount('SIGINT') > 0) {
+  if (programHandles('SIGINT')) {
     process.emit('SIGINT', 'SIGINT');
     return;
   }

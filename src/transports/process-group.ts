@@ -69,14 +69,42 @@ export function killTree(pid: number): Promise<void> {
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
-/** Remembers a group so that it is killed even if this process exits without closing it. */
+/**
+ * Signals whose default action ends this process without its 'exit' event. A server in a group
+ * of its own gets none of them from the terminal (Ctrl-C goes to the foreground group only), and
+ * one that goes on after its stdin closes (a call still running, a grandchild) would outlive us.
+ */
+const ENDING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+function killLiveGroups(): void {
+  for (const group of liveGroups) signalGroup(group, 'SIGKILL');
+}
+
+/**
+ * Runs before any other listener (it is prepended, so a `once` listener has not yet removed
+ * itself): when the program listens too, the signal is the program's to handle (`serve` stops
+ * gracefully, an agent calls `dispose()`); else the groups are killed and the signal raised
+ * again with no listener, so the process ends as it would have, by that signal.
+ */
+function endedBySignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  killLiveGroups();
+  for (const ending of ENDING_SIGNALS) process.off(ending, endedBySignal);
+  process.kill(process.pid, signal);
+}
+
+/** Whether the program itself listens for this signal (this module's own listener aside). */
+export function programHandles(signal: NodeJS.Signals): boolean {
+  return process.listeners(signal).some((listener) => listener !== endedBySignal);
+}
+
+/** Remembers a group so that it is killed even if this process exits, or a signal ends it, without closing it. */
 export function trackGroup(pgid: number): void {
   liveGroups.add(pgid);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const group of liveGroups) signalGroup(group, 'SIGKILL');
-    });
+    process.once('exit', killLiveGroups);
+    for (const signal of ENDING_SIGNALS) process.prependListener(signal, endedBySignal);
   }
 }
 
