@@ -15,6 +15,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { errorMessage } from '../../machines/to-error.js';
 import { redact, redactStrings } from '../redact.js';
+import { elicitationShown, samplingShown } from './host-request-text.js';
 import type { McpHostEmitted, McpLogMessage } from '../../machines/types.js';
 
 /** What a host handler learns about the request besides its params. */
@@ -139,7 +140,8 @@ export class HostBridge {
   /**
    * Declares the capabilities on a not-yet-connected client and installs the handlers behind them;
    * `notify` gets its log messages and resource updates. `secrets`: the values of the server's
-   * entry, redacted from its log messages as from its stderr (a server may log the key it was given).
+   * entry, redacted from its log messages as from its stderr (a server may log the key it was given),
+   * and from the text its sampling and elicitation requests show.
    */
   attach(client: Client, server: string, secrets: readonly string[], notify: (event: McpHostEmitted) => void): void {
     const capabilities = this.capabilities(server);
@@ -149,12 +151,12 @@ export class HostBridge {
     const openPages = new Set<string>();
     if (sampling) {
       client.setRequestHandler('sampling/createMessage', (request, context) =>
-        this.answer('sampling', server, context.mcpReq.signal, (context) => sampling(request.params, context)),
+        this.answer('sampling', server, context.mcpReq.signal, (context) => sampling(samplingShown(request.params, secrets), context)),
       );
     }
     if (elicitation) {
       client.setRequestHandler('elicitation/create', async (request, context) => {
-        const answer = await this.answer('elicitation', server, context.mcpReq.signal, (context) => elicitation(request.params, context));
+        const answer = await this.answer('elicitation', server, context.mcpReq.signal, (context) => elicitation(elicitationShown(request.params, secrets), context));
         if (elicitationComplete && request.params.mode === 'url' && answer.action === 'accept') rememberPage(openPages, request.params.elicitationId);
         return answer;
       });
@@ -182,15 +184,15 @@ export class HostBridge {
 
   /**
    * Answers an input request that a task carries (the 2026-07-28 Tasks extension, `tasks/get` →
-   * `tasks/update`) with the same handlers, time limit and errors as the request itself would get.
+   * `tasks/update`) with the same handlers, time limit, errors and redacted text as the request itself would get.
    */
-  answerInput(server: string, request: InputRequest, signal: AbortSignal): Promise<InputResponse | CreateMessageResultWithTools> {
+  answerInput(server: string, secrets: readonly string[], request: InputRequest, signal: AbortSignal): Promise<InputResponse | CreateMessageResultWithTools> {
     const { sampling, elicitation } = this.handlers;
     if (request.method === 'elicitation/create' && elicitation) {
-      return this.answer('elicitation', server, signal, (context) => elicitation(request.params, context));
+      return this.answer('elicitation', server, signal, (context) => elicitation(elicitationShown(request.params, secrets), context));
     }
     if (request.method === 'sampling/createMessage' && sampling) {
-      return this.answer('sampling', server, signal, (context) => sampling(request.params, context));
+      return this.answer('sampling', server, signal, (context) => sampling(samplingShown(request.params, secrets), context));
     }
     if (request.method === 'roots/list' && this.roots !== undefined) {
       return this.answer('roots', server, signal, async (context) => ({ roots: await this.currentRoots(context) }));

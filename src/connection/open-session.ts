@@ -299,7 +299,7 @@ async function attempt(
     processExit: transport instanceof ProcessGroupStdioTransport ? () => transport.exitedByItself : undefined,
     onClosed: () => deps.tracker.remove(request.owner, session),
     logLevel: () => deps.host?.loggingLevel,
-    answerInput: host && ((input, signal) => host.answerInput(request.name, input, signal)),
+    answerInput: host && ((input, signal) => host.answerInput(request.name, secrets, input, signal)),
     journal: deps.journal,
   });
   // Log messages and resource updates go through the session to the chart, which reports them to the registry.
