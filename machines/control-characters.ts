@@ -41,13 +41,19 @@ export function terminalLine(text: string): string {
   return text.replace(CONTROL_IN_LINE, visible);
 }
 
+/** The most of a name `quoted` shows: enough to tell one apart, never a screenful. */
+const QUOTED_NAME_MAX = 120;
+
 /**
  * A name in quotes, on one line, its control characters shown escaped: for a name from a config
  * file, a server or a host inside a message or a log line, where a line break would start a line
  * of its own making and an escape sequence would reach a terminal.
  */
 export function quoted(name: string): string {
-  return `"${terminalLine(name)}"`;
+  if (name.length <= QUOTED_NAME_MAX) return `"${terminalLine(name)}"`;
+  // A name of thousands of characters would bury the message that quotes it (and quote it again in each hint).
+  const kept = name.slice(0, QUOTED_NAME_MAX).replace(/[\ud800-\udbff]$/, '');
+  return `"${terminalLine(kept)}…" (${name.length.toLocaleString('en-US')} characters)`;
 }
 
 function jsonEscape(char: string): string {

@@ -21,7 +21,12 @@ export function sliceWithinBudget(text: string, max: number): string {
   return text.slice(0, Math.max(end, 0));
 }
 
-/** A server's error text within `max` characters, saying how much was left out. */
+/**
+ * The longest server name a config file may give: the most the loader tools take in a `server`
+ * argument, so every configured server can be loaded by the model.
+ */
+export const MAX_SERVER_NAME_CHARACTERS = 1_024;
+
 /**
  * A configured description as the model gets it: its first MAX_PURPOSE_CHARACTERS characters.
  * Control characters stay (search's data keeps them); each text that shows it escapes them.
@@ -30,6 +35,7 @@ export function descriptionWithinCap(description: string): string {
   return sliceWithinBudget(description, MAX_PURPOSE_CHARACTERS);
 }
 
+/** A server's error text within `max` characters, saying how much was left out. */
 export function capErrorText(text: string, max = MAX_ERROR_TEXT): string {
   if (text.length <= max) return text;
   return `${sliceWithinBudget(text, max)}… [${text.length - max} more characters not shown]`;

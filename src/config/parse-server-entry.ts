@@ -11,7 +11,7 @@ import { MAX_ARGUMENT_DEPTH } from '../../machines/errors.js';
 import { measureJson } from '../../machines/json-fingerprint.js';
 import { inferTransport, parseTransport } from '../../machines/options.js';
 import { rememberWrittenDefinition } from '../redact.js';
-import { MAX_PURPOSE_CHARACTERS, descriptionWithinCap } from '../text-limits.js';
+import { MAX_PURPOSE_CHARACTERS, MAX_SERVER_NAME_CHARACTERS, descriptionWithinCap } from '../text-limits.js';
 import type { VariableSource } from './expand-variables.js';
 import { copyConfig, expandConfig } from './expand-config.js';
 import { isJsonObject, ownValue } from './null-proto.js';
@@ -38,6 +38,9 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
   });
 
   if (name === '') return skip('a server needs a non-empty name');
+  if (name.length > MAX_SERVER_NAME_CHARACTERS) {
+    return skip(`the name is ${name.length.toLocaleString('en-US')} characters long; the loader tools take at most ${MAX_SERVER_NAME_CHARACTERS.toLocaleString('en-US')}, so the model could never load it: shorten it`);
+  }
   if (!isJsonObject(raw)) return skip('the entry must be a JSON object');
   // Unknown fields are kept, and the definition is written as JSON on its way to a connect (its
   // fingerprint, the era it spoke): thousands of levels would overflow the stack there.

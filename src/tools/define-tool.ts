@@ -4,6 +4,7 @@
  * aborted it, and keep every answer within the one result budget.
  */
 import type { z } from 'zod';
+import { MAX_SERVER_NAME_CHARACTERS } from '../text-limits.js';
 import { errorText } from './model-text.js';
 import { errorResult, fitResultToBudget, notSentResult } from './results.js';
 import { toParameters } from './schemas.js';
@@ -29,7 +30,7 @@ export interface LoaderToolSpec<Schema extends z.ZodType> {
  * would otherwise cost time in every check and come back into the model's context. Checked here
  * rather than in the schemas, whose every byte the model reads.
  */
-export const ARGUMENT_LENGTH_LIMITS = { server: 1024, tool: 1024, uri: 16_384, query: 500 } as const;
+export const ARGUMENT_LENGTH_LIMITS = { server: MAX_SERVER_NAME_CHARACTERS, tool: 1024, uri: 16_384, query: 500 } as const;
 
 const LIMITED_ARGUMENTS = Object.keys(ARGUMENT_LENGTH_LIMITS) as Array<keyof typeof ARGUMENT_LENGTH_LIMITS>;
 
