@@ -4,6 +4,7 @@
  * deprecated and a deleted one, URL variables, a secret header, a malformed document, and a
  * registry whose listing pages forever.
  */
+import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -284,6 +285,16 @@ describe('install', () => {
     writeFileSync(join(home, '.ai-zen', 'settings.json'), JSON.stringify({ mcpRegistry: { url: `${base}/` } }));
     expect((await cli('install', 'io.github.example/notes', '--yes')).code).toBe(0);
     expect(servers().notes).toMatchObject({ registry: { url: base } });
+  }, 40_000);
+
+  it('says that a ~/.ai-zen/settings.json which is not a file (a FIFO) cannot be read, at once, instead of waiting on it', async () => {
+    const { home, cli } = installer();
+    mkdirSync(join(home, '.ai-zen'), { recursive: true });
+    const settings = join(home, '.ai-zen', 'settings.json');
+    execFileSync('mkfifo', [settings]);
+    const run = await cli('install', 'io.github.example/notes', '--yes');
+    expect(run.stderr).toBe(`Error: ${settings} is not a regular file; fix it, or pass --registry <url>.\n`);
+    expect(run.code).toBe(1);
   }, 40_000);
 });
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +70,14 @@ describe('call: where the arguments come from', () => {
     const run = await cli(['call', 'notes', 'search_notes', '--args-file', missing]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`Error: Cannot read the tool arguments from --args-file ${missing}: there is no such file.\n`);
+  });
+
+  it('says that an --args-file which is not a file (a FIFO) cannot be read, at once, instead of waiting for a writer', async () => {
+    const fifo = join(home, 'args-fifo');
+    execFileSync('mkfifo', [fifo]);
+    const run = await cli(['call', 'notes', 'search_notes', '--args-file', fifo]);
+    expect(run.stderr).toBe(`Error: Cannot read the tool arguments from --args-file ${fifo}: it is not a regular file.\n`);
+    expect(run.code).toBe(1);
   });
 
   it('refuses inline arguments and a file at once', async () => {

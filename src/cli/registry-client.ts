@@ -8,11 +8,11 @@
  * `~/.ai-zen/settings.json`, else the official one. Hosts are encouraged to point at a
  * subregistry they trust.
  */
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { isJsonObject } from '../config/null-proto.js';
 import { parseJson } from '../config/parse-json.js';
+import { readConfigFile } from '../config/read-config-file.js';
 import { CliError } from './json-codes.js';
 import { parseServerList, parseServerResponse, type RegistryEntry } from './registry-document.js';
 import { terminalLine } from './terminal-text.js';
@@ -42,7 +42,10 @@ function checkedUrl(text: string, from: string): string {
 export async function chooseRegistry(flag: string | undefined): Promise<{ url: string; from: string }> {
   if (flag !== undefined) return { url: checkedUrl(flag, '--registry'), from: '--registry' };
   const file = settingsPath();
-  const text = await readFile(file, 'utf8').catch(() => undefined);
+  // Read as a config file is: a FIFO there would otherwise hang the command.
+  const read = await readConfigFile(file);
+  if (read.kind === 'unreadable') throw new CliError('CONFIG_INVALID', `${file} ${read.reason}; fix it, or pass --registry <url>.`);
+  const text = read.kind === 'text' ? read.text : undefined;
   if (text !== undefined && text.trim() !== '') {
     const parsed = parseJson(text);
     if (!parsed.ok) throw new CliError('CONFIG_INVALID', `${file} is not valid JSON (line ${parsed.line}, column ${parsed.column}: ${parsed.reason}); fix it, or pass --registry <url>.`);

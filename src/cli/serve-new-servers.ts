@@ -36,7 +36,7 @@ export function holdNewServers(startedWith: DiscoveryResult, paths: Pick<Project
     if (candidates.length === 0) return result;
     const record = await readApprovalRecord(paths);
     const servers = nameRecord(result.servers);
-    const problems = [...result.problems];
+    const problems = [...result.problems, ...(record.problem ? [record.problem] : [])];
     for (const server of candidates) {
       if (isApproved(record, server)) continue;
       const [what, kind] = atStart.has(server.name) ? ['changed (command, args, cwd, url, env or headers)', 'changed'] : ['appeared', 'added'];

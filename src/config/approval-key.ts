@@ -7,9 +7,10 @@
  * mode 0700. It is no protection against a server that can read the whole home folder.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { readRegularFile } from './read-config-file.js';
 
 const KEY_BYTES = 32;
 
@@ -19,8 +20,9 @@ export function defaultApprovalKeyPath(): string {
 
 /** The key, or undefined when none was made yet (then no approval counts). A short or unreadable file is no key. */
 export async function readApprovalKey(path: string): Promise<Buffer | undefined> {
-  const key = await readFile(path).catch(() => undefined);
-  return key !== undefined && key.length === KEY_BYTES ? key : undefined;
+  // Read as a config file is: a FIFO at this path would otherwise hang every discovery.
+  const read = await readRegularFile(path, { maxBytes: KEY_BYTES });
+  return read.kind === 'bytes' && read.bytes.length === KEY_BYTES ? read.bytes : undefined;
 }
 
 /** The key, made now when there is none; two processes making it at once end up with the same one. */

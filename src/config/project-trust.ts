@@ -6,7 +6,7 @@
  * key kept elsewhere (see approval-key.ts), so whoever can write the file cannot approve.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import type { ConfigProblem, DiscoveredServer, DiscoveryResult, ProjectTrustOptions } from './types.js';
@@ -51,32 +51,44 @@ function approvalKey(server: DiscoveredServer): string {
   return `${server.source}#${server.name}`;
 }
 
-async function readApprovals(path: string): Promise<Record<string, string>> {
+/** The approvals a file holds, and what is wrong with it when it exists but cannot be used. */
+interface ApprovalsRead {
+  approvals: Record<string, string>;
+  problem?: string;
+}
+
+async function readApprovals(path: string): Promise<ApprovalsRead> {
   // Read as a config file is: a FIFO at this path would otherwise hang every discovery.
   const read = await readConfigFile(path);
-  if (read.kind !== 'text') return nameRecord();
+  if (read.kind === 'missing') return { approvals: nameRecord() };
+  if (read.kind === 'unreadable') return { approvals: nameRecord(), problem: read.reason };
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(read.text);
-    return isJsonObject(parsed) ? (nameRecord(parsed) as Record<string, string>) : nameRecord();
+    parsed = JSON.parse(read.text);
   } catch {
-    return nameRecord();
+    // JSON.parse's message quotes the text; the file's content is never repeated.
+    return { approvals: nameRecord(), problem: 'is not valid JSON' };
   }
+  if (!isJsonObject(parsed)) return { approvals: nameRecord(), problem: 'is not a JSON object' };
+  return { approvals: nameRecord(parsed) as Record<string, string> };
 }
 
 /** The approvals file and its key, as read once for a discovery. */
 export interface ApprovalRecord {
   approvals: Record<string, string>;
   key: Buffer | undefined;
+  /** Set when the approvals file exists but cannot be used: then nothing counts as approved. */
+  problem?: ConfigProblem;
 }
 
 type ApprovalPaths = Pick<ProjectTrustOptions, 'approvalsPath' | 'approvalKeyPath'>;
 
 export async function readApprovalRecord(options: ApprovalPaths): Promise<ApprovalRecord> {
-  const [approvals, key] = await Promise.all([
-    readApprovals(options.approvalsPath ?? defaultApprovalsPath()),
-    readApprovalKey(options.approvalKeyPath ?? defaultApprovalKeyPath()),
-  ]);
-  return { approvals, key };
+  const path = options.approvalsPath ?? defaultApprovalsPath();
+  const [{ approvals, problem }, key] = await Promise.all([readApprovals(path), readApprovalKey(options.approvalKeyPath ?? defaultApprovalKeyPath())]);
+  if (problem === undefined) return { approvals, key };
+  const message = `the approvals file ${path} ${problem}, so no project server counts as approved; fix it, or move it away to start a new one`;
+  return { approvals, key, problem: { severity: 'warning', file: path, message } };
 }
 
 /** Whether this definition of the server, as it is now, was approved (with the key: an entry written without it never counts). */
@@ -103,7 +115,12 @@ export async function approveServers(options: ApprovalPaths, servers: readonly D
 async function updateApprovals(path: string, change: (approvals: Record<string, string>) => void): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await withFileLock(`${path}.lock`, async () => {
-    const approvals = await readApprovals(path);
+    const { approvals, problem } = await readApprovals(path);
+    // A regular file may hold approvals this process cannot read now: replacing it would lose them.
+    // Anything else there (a FIFO, a symlink) holds none and is replaced.
+    if (problem !== undefined && (await lstat(path)).isFile()) {
+      throw new Error(`the approvals file ${path} ${problem}; nothing was written, so the approvals it may hold are kept. Fix it, or move it away to start a new one, then approve again.`);
+    }
     change(approvals);
     const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     try {
@@ -134,10 +151,9 @@ function recordedApproval(key: string): RecordedApproval {
   return { source: key.slice(0, at), name: key.slice(at + 1) };
 }
 
-/** Every approval in the file, in the order it holds them. */
-export async function listApprovals(options: ApprovalPaths): Promise<RecordedApproval[]> {
-  const approvals = await readApprovals(options.approvalsPath ?? defaultApprovalsPath());
-  return Object.keys(approvals).map(recordedApproval);
+/** Every approval in the record, in the order its file holds them. */
+export function listApprovals(record: ApprovalRecord): RecordedApproval[] {
+  return Object.keys(record.approvals).map(recordedApproval);
 }
 
 /** Removes the approvals `revoke` picks; returns those removed. */
@@ -175,7 +191,7 @@ export async function applyProjectTrust(result: DiscoveryResult, options: Projec
 
   const record = await readApprovalRecord(options);
   const servers = nameRecord(result.servers);
-  const problems: ConfigProblem[] = [...result.problems];
+  const problems: ConfigProblem[] = [...result.problems, ...(record.problem ? [record.problem] : [])];
   const approved: DiscoveredServer[] = [];
   for (const server of project) {
     if (policy === 'ask') {

@@ -5,10 +5,16 @@
 import { constants, promises as fs, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 
-export type ConfigFileRead =
-  | { kind: 'text'; text: string }
-  | { kind: 'missing' }
-  | { kind: 'unreadable'; reason: string };
+type Unreadable = {
+  kind: 'unreadable';
+  reason: string;
+  /** The file's size, when that is why it was refused. */
+  bytes?: number;
+};
+
+export type ConfigFileRead = { kind: 'text'; text: string } | { kind: 'missing' } | Unreadable;
+
+export type RegularFileRead = { kind: 'bytes'; bytes: Buffer } | { kind: 'missing' } | Unreadable;
 
 // O_NONBLOCK makes opening a FIFO return at once instead of waiting for a writer; the fstat
 // below then rejects it. Windows has no such flag (and no FIFOs at ordinary paths).
@@ -29,6 +35,12 @@ export interface ReadConfigFileOptions {
 }
 
 export async function readConfigFile(path: string, options: ReadConfigFileOptions = {}): Promise<ConfigFileRead> {
+  const read = await readRegularFile(path, options);
+  return read.kind === 'bytes' ? { kind: 'text', text: read.bytes.toString('utf8') } : read;
+}
+
+/** The bytes of a regular file, read with the same care: for files that are not text (a key). */
+export async function readRegularFile(path: string, options: ReadConfigFileOptions = {}): Promise<RegularFileRead> {
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(path, OPEN_FLAGS);
@@ -45,13 +57,13 @@ export async function readConfigFile(path: string, options: ReadConfigFileOption
     }
     const maxBytes = options.maxBytes ?? MAX_CONFIG_FILE_BYTES;
     if (stats.size > maxBytes) {
-      return { kind: 'unreadable', reason: `is ${megabytes(stats.size)} MB; the limit is ${megabytes(maxBytes)} MB` };
+      return { kind: 'unreadable', reason: `is ${megabytes(stats.size)} MB; the limit is ${megabytes(maxBytes)} MB`, bytes: stats.size };
     }
     // At most one byte past the limit, should the file grow after the check.
     const buffer = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     if (bytesRead > maxBytes) return { kind: 'unreadable', reason: `is larger than the limit of ${megabytes(maxBytes)} MB` };
-    return { kind: 'text', text: buffer.toString('utf8', 0, bytesRead) };
+    return { kind: 'bytes', bytes: buffer.subarray(0, bytesRead) };
   } catch (error) {
     return { kind: 'unreadable', reason: describeCode(error) };
   } finally {
@@ -59,7 +71,7 @@ export async function readConfigFile(path: string, options: ReadConfigFileOption
   }
 }
 
-function fromOpenError(error: unknown): ConfigFileRead {
+function fromOpenError(error: unknown): RegularFileRead {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   // ENOTDIR: a parent of the path is a file, so the config cannot exist either.
   if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };

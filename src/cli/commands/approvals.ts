@@ -4,21 +4,20 @@
  * server is asked about again before it runs.
  */
 import { discoverMcpServers } from '../../config/index.js';
-import { isApproved, listApprovals, readApprovalRecord, revokeApprovals, type RecordedApproval } from '../../config/project-trust.js';
+import { isApproved, listApprovals, readApprovalRecord, revokeApprovals, type ApprovalRecord, type RecordedApproval } from '../../config/project-trust.js';
 import { silentLogger } from '../../logger.js';
 import { reportDone, reported, type ReportOptions } from '../command-report.js';
 import { CliError } from '../json-codes.js';
-import { terminalLine } from '../terminal-text.js';
+import { terminalLine, writeError } from '../terminal-text.js';
 import { dirname } from 'node:path';
 
 type ApprovalState = 'approved' | 'changed since' | 'no longer defined';
 
 /** Whether each approval still matches the definition in its file. */
-async function withStates(approvals: RecordedApproval[]): Promise<(RecordedApproval & { state: ApprovalState })[]> {
-  const record = await readApprovalRecord({});
+async function withStates(record: ApprovalRecord): Promise<(RecordedApproval & { state: ApprovalState })[]> {
   const byFile = new Map<string, Awaited<ReturnType<typeof discoverMcpServers>>>();
   const states: (RecordedApproval & { state: ApprovalState })[] = [];
-  for (const approval of approvals) {
+  for (const approval of listApprovals(record)) {
     if (!byFile.has(approval.source)) {
       byFile.set(approval.source, await discoverMcpServers({ projectRoot: dirname(approval.source), env: process.env, logger: silentLogger, projectServers: 'trust' }));
     }
@@ -33,7 +32,9 @@ async function withStates(approvals: RecordedApproval[]): Promise<(RecordedAppro
 
 export function runApprovalsList(options: ReportOptions): Promise<number> {
   return reported(options, async () => {
-    const approvals = await withStates(await listApprovals({}));
+    const record = await readApprovalRecord({});
+    if (record.problem) writeError(`Warning: ${record.problem.message}.`);
+    const approvals = await withStates(record);
     const text =
       approvals.length === 0
         ? 'No project server is approved. Project servers are approved on a terminal when asked, with `mcp-statechart approve <name>`, or by adding them with `mcp-statechart add --scope project`.'

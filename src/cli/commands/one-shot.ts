@@ -1,6 +1,6 @@
-import { readFile, stat } from 'node:fs/promises';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from '../../../machines/options.js';
 import type { DiscoveryResult } from '../../config/index.js';
+import { readConfigFile } from '../../config/read-config-file.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import type { LoaderToolName, LoaderToolResult } from '../../tools/index.js';
 import { SCHEMAS_ADVICE } from '../../tools/unknown-tool.js';
@@ -257,28 +257,18 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Why a file cannot be read, in words, for the errors a person makes most. */
-const UNREADABLE: Record<string, string> = {
-  ENOENT: 'there is no such file',
-  EACCES: 'permission denied',
-  EISDIR: 'it is a folder, not a file',
-};
-
 async function readArgumentsFile(file: string): Promise<string> {
-  try {
-    const { size } = await stat(file);
-    if (size > MAX_ARGUMENTS_BYTES) {
-      throw new CliError(
-        'INVALID_ARGUMENTS',
-        `--args-file ${file} is ${size.toLocaleString('en-US')} bytes; a tool's arguments may take at most ${MAX_ARGUMENTS_BYTES / 1024 / 1024} MiB: pass the tool a file's path or URL rather than its content.`,
-      );
-    }
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    const reason = UNREADABLE[String((error as NodeJS.ErrnoException).code)];
-    if (reason === undefined) throw error;
-    throw new CliError('INVALID_ARGUMENTS', `Cannot read the tool arguments from --args-file ${file}: ${reason}.`);
+  // Read as a config file is: a FIFO named here would otherwise wait forever for a writer.
+  const read = await readConfigFile(file, { maxBytes: MAX_ARGUMENTS_BYTES });
+  if (read.kind === 'text') return read.text;
+  if (read.kind === 'missing') throw new CliError('INVALID_ARGUMENTS', `Cannot read the tool arguments from --args-file ${file}: there is no such file.`);
+  if (read.bytes !== undefined) {
+    throw new CliError(
+      'INVALID_ARGUMENTS',
+      `--args-file ${file} is ${read.bytes.toLocaleString('en-US')} bytes; a tool's arguments may take at most ${MAX_ARGUMENTS_BYTES / 1024 / 1024} MiB: pass the tool a file's path or URL rather than its content.`,
+    );
   }
+  throw new CliError('INVALID_ARGUMENTS', `Cannot read the tool arguments from --args-file ${file}: it ${read.reason}.`);
 }
 
 /**
