@@ -15,7 +15,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(folder, { recursive: true, force: true }));
 
-/** Starts the program, waits until its server answers, sends it the signal and waits for its end (each step bounded). */
+/** Starts the program, waits until its server answers, sends it the signal and waits for its end (each step bounded: one still running 20 s later is killed). */
 async function signalWhileConnected(signal: NodeJS.Signals, ...flags: string[]) {
   const pidFile = join(folder, 'grandchild.pid');
   const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, pidFile, ...flags], {
@@ -25,12 +25,12 @@ async function signalWhileConnected(signal: NodeJS.Signals, ...flags: string[]) 
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
-  const guard = setTimeout(() => child.kill('SIGKILL'), 50_000);
   const exited = once(child, 'exit');
   await vi.waitFor(() => expect(output).toMatch(/ready \d+/), { timeout: 40_000, interval: 50 });
   const serverPid = Number(/ready (\d+)/.exec(output)![1]);
   const grandchildPid = readPid(pidFile);
   child.kill(signal);
+  const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
   const [code, endedBy] = await exited;
   clearTimeout(guard);
   return { code, endedBy, output, serverPid, grandchildPid };
@@ -66,5 +66,11 @@ describe.skipIf(process.platform === 'win32')('a program ended by a signal leave
     } finally {
       endAll(ended.serverPid, ended.grandchildPid);
     }
+  });
+
+  it('a program whose library ends it on SIGINT only when it is the one listener (as signal-exit does) still ends by SIGINT', async () => {
+    const ended = await signalWhileConnected('SIGINT', 'alone-only');
+    endAll(ended.serverPid, ended.grandchildPid);
+    expect(ended).toMatchObject({ code: null, endedBy: 'SIGINT' });
   });
 });

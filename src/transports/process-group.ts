@@ -83,13 +83,20 @@ function killLiveGroups(): void {
 /**
  * Runs before any other listener (it is prepended, so a `once` listener has not yet removed
  * itself): when the program listens too, the signal is the program's to handle (`serve` stops
- * gracefully, an agent calls `dispose()`); else the groups are killed and the signal raised
- * again with no listener, so the process ends as it would have, by that signal.
+ * gracefully, an agent calls `dispose()`), and this listener steps aside while the others run,
+ * so that a library which ends the process only when it is the signal's one listener (as
+ * signal-exit does, under execa and ink) sees itself alone; it listens again for the next
+ * signal. When nobody else listens, the groups are killed and the signal raised again with no
+ * listener, so the process ends as it would have, by that signal.
  */
 function endedBySignal(signal: NodeJS.Signals): void {
-  if (process.listenerCount(signal) > 1) return;
+  const programListens = process.listenerCount(signal) > 1;
+  process.off(signal, endedBySignal);
+  if (programListens) {
+    setImmediate(() => process.prependListener(signal, endedBySignal));
+    return;
+  }
   killLiveGroups();
-  for (const ending of ENDING_SIGNALS) process.off(ending, endedBySignal);
   process.kill(process.pid, signal);
 }
 
