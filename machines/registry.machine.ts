@@ -9,7 +9,7 @@ import { nameRecord } from './name-record.js';
 import { REQUEST_EVENTS, requestSpecOf } from './request-kinds.js';
 import type { AnyActorRef, Snapshot } from 'xstate';
 import { disabledServerError, malformedRequestError, notConnectedError, serverCrashedError, unknownServerError, type McpServerError } from './errors.js';
-import { isAnswerable, requestSpecProblem, serverNameProblem } from './request-shape.js';
+import { isAnswerable, isPlainObject, requestSpecProblem, serverNameProblem } from './request-shape.js';
 import {
   persistedServerProblem,
   serverMachine,
@@ -490,9 +490,26 @@ export type RegistryMachine = typeof registryMachine;
 
 /** The parts of a persisted registry snapshot a restore reads and rewrites. */
 type PersistedRegistrySnapshot = Snapshot<unknown> & {
+  value?: unknown;
   context: RegistryContext;
-  children?: Record<string, { src?: unknown; snapshot?: Snapshot<unknown> } | undefined>;
+  children?: Record<string, { src?: unknown; snapshot?: Snapshot<unknown> & { context?: { config?: unknown } } } | undefined>;
 };
+
+/**
+ * What keeps a persisted registry snapshot (one edited by hand) from being restored at all, in
+ * words; undefined when nothing does. XState would put the registry in `error` as it starts, and
+ * every request after would go unanswered: refused up front, the error says what to do.
+ */
+function persistedRegistryProblem(snapshot: PersistedRegistrySnapshot): string | undefined {
+  const { context } = snapshot;
+  if (!isPlainObject(context) || !isPlainObject(context.servers) || !isPlainObject(context.actors)) return 'its context has no servers';
+  try {
+    registryMachine.resolveState({ value: snapshot.value as never, context });
+  } catch {
+    return "its state is not one of the registry's";
+  }
+  return undefined;
+}
 
 /**
  * How a persisted registry snapshot comes back: without its subscribers. They are actor refs
@@ -507,11 +524,15 @@ type PersistedRegistrySnapshot = Snapshot<unknown> & {
 export function restoredWithoutSubscribers(persisted: Snapshot<unknown>): Snapshot<unknown> {
   if (persisted.status !== 'active') return persisted;
   const snapshot = persisted as PersistedRegistrySnapshot;
+  const problem = persistedRegistryProblem(snapshot);
+  if (problem !== undefined) throw new Error(`This persisted registry snapshot cannot be restored as it is: ${problem}. Start the registry without it.`);
   const children = { ...snapshot.children };
   const actors = nameRecord<ServerActorRef>();
   for (const [name, actor] of Object.entries(snapshot.context.actors)) {
     const child = children[serverChildId(name)];
-    if (child?.src === 'server' && child.snapshot !== undefined && persistedServerProblem(child.snapshot) === undefined) actors[name] = actor;
+    const restorable = child?.src === 'server' && child.snapshot !== undefined && persistedServerProblem(child.snapshot) === undefined;
+    // The registry's definition is the one that counts: a child persisted with another starts anew from it.
+    if (restorable && JSON.stringify(child.snapshot?.context?.config) === JSON.stringify(snapshot.context.servers[name])) actors[name] = actor;
     else delete children[serverChildId(name)];
   }
   const restored: PersistedRegistrySnapshot = { ...snapshot, children, context: { ...snapshot.context, actors, subscribers: [] } };

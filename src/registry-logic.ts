@@ -114,8 +114,10 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
       },
     },
   }), (chart) => {
-    restoreAsDocumented(chart);
     sealConfigsOnEntry(chart);
+    // After sealing, so its restore runs first: it compares each server child's config with the
+    // registry's as persisted, before their digests are marked restored (restoredDefinitions).
+    restoreAsDocumented(chart);
     countServersByState(chart, lifecycle);
   });
   return { logic: asPublicRegistry(full), sessions, host, eras, journal };

@@ -125,6 +125,32 @@ describe('restoring a persisted registry', () => {
     restored.send({ type: 'mcp.load', server: 'fixture', replyTo: ref, requestId: 'reload' });
     await vi.waitFor(() => expect(reply('reload')?.type).toBe('mcp.loaded'), { timeout: 20_000 });
   });
+  it("starts anew, from the registry's config, a server whose child a snapshot edited by hand holds with another config", async () => {
+    const persisted = (await persistedAfterALoad()) as { context: { servers: Record<string, unknown> }; children: PersistedChildren };
+    persisted.children['server.fixture']!.snapshot.context!.config = { command: 'no-such-command-of-this-snapshot' };
+
+    const restored = restore(persisted);
+    const { ref, reply } = inbox();
+    restored.send({ type: 'mcp.load', server: 'fixture', replyTo: ref, requestId: 'reload' });
+    await vi.waitFor(() => expect(reply('reload')?.type).toBe('mcp.loaded'), { timeout: 20_000 });
+    expect(serverOf(restored).getSnapshot().context.config).toEqual(persisted.context.servers.fixture);
+  });
+
+  it.each([
+    ['a state the registry does not have', (persisted: { value: unknown }) => { persisted.value = 'nowhere'; }, "its state is not one of the registry's"],
+    ['a region in a state it does not have', (persisted: { value: unknown }) => { persisted.value = { configuration: {}, requests: 'gone', subscriptions: {}, lifecycle: {} }; }, "its state is not one of the registry's"],
+    ['its servers left out', (persisted: { context: Record<string, unknown> }) => { delete persisted.context.servers; }, 'its context has no servers'],
+  ])('refuses, as it starts and in words, a snapshot edited by hand to %s', async (_edit, edit, problem) => {
+    const persisted = (await persistedAfterALoad()) as { value: unknown; context: Record<string, unknown> };
+    edit(persisted as never);
+
+    const registry = createActor(createRegistryLogic(registryOptions), { snapshot: persisted as never, input: undefined });
+    const errors: unknown[] = [];
+    registry.subscribe({ error: (error) => errors.push(error) });
+    registry.start();
+    expect(registry.getSnapshot().status).toBe('error');
+    expect(errors).toEqual([new Error(`This persisted registry snapshot cannot be restored as it is: ${problem}. Start the registry without it.`)]);
+  });
 });
 
 describe('restoring a server actor alone', () => {
