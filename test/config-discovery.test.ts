@@ -550,6 +550,19 @@ describe('hostile names cannot pollute prototypes', () => {
     expect(Object.keys(found['__proto__']?.config ?? {})).toContain('polluted');
   });
 
+  it('skips an entry whose env or headers "__proto__" is not a string, as any other key (it crashed discovery: "text.includes is not a function")', async () => {
+    await write(
+      projectFile,
+      '{"mcpServers": {"a": {"command": "node", "env": {"__proto__": {"x": "y"}}}, "b": {"url": "https://x.example.com", "headers": {"__proto__": 1}}, "c": {"command": "node"}}}',
+    );
+    const { servers: found, problems } = await discover();
+    expect(Object.keys(found)).toEqual(['c']);
+    expect(problems).toEqual([
+      expect.objectContaining({ severity: 'error', server: 'a', field: 'env.__proto__', message: 'server "a" skipped: "env.__proto__" must be a string' }),
+      expect.objectContaining({ severity: 'error', server: 'b', field: 'headers.__proto__', message: 'server "b" skipped: "headers.__proto__" must be a string' }),
+    ]);
+  });
+
   it('changes no prototype: ({}).polluted stays undefined, also after enabledServers', async () => {
     const before = Object.getOwnPropertyNames(Object.prototype).sort();
     await write(projectFile, hostile);

@@ -59,6 +59,9 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
     return skip(`the "${badKey.field}" key ${quoted(badKey.key)} holds a control character, which no ${badKey.field === 'env' ? 'variable' : 'header'} name can: rename or remove it`, badKey.field);
   }
 
+  const notString = mapValueNotString(raw);
+  if (notString !== undefined) return skip(`${quoted(notString)} must be a string`, notString);
+
   // zod's output is not used: it would drop an own `__proto__` key and give objects a prototype.
   const config = copyConfig(raw);
   const problems: ConfigProblem[] = [];
@@ -146,6 +149,16 @@ function keyWithControlCharacters(raw: Record<string, unknown>): { field: 'env' 
     const map = ownValue(raw, field);
     const key = isJsonObject(map) ? Object.keys(map).find((candidate) => terminalLine(candidate) !== candidate) : undefined;
     if (key !== undefined) return { field, key };
+  }
+  return undefined;
+}
+
+/** zod's record passes over an own `__proto__` key unchecked, so its value is checked here: `env.__proto__`. */
+function mapValueNotString(raw: Record<string, unknown>): string | undefined {
+  for (const field of ['env', 'headers'] as const) {
+    const map = ownValue(raw, field);
+    const key = isJsonObject(map) ? Object.keys(map).find((candidate) => typeof map[candidate] !== 'string') : undefined;
+    if (key !== undefined) return `${field}.${key}`;
   }
   return undefined;
 }
