@@ -202,7 +202,7 @@ describe('errors worded for a person', () => {
   it('arguments the tool refuses (invalid params): the server\'s words, and the command that shows the arguments', async () => {
     const run = await cli(['call', 'notes', 'search_notes', '{"query": 5}']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^Error: MCP error -32602: .*search_notes/);
+    expect(run.stderr).toMatch(/^Error: Input validation error: Invalid arguments for tool search_notes: query: /);
     expect(run.stderr).toMatch(/\nHint: `mcp-statechart load notes` shows each tool with its arguments\n$/);
     const json = JSON.parse((await cli(['call', 'notes', 'search_notes', '{"query": 5}', '--json'])).stdout);
     expect(json).toMatchObject({ ok: false, code: 'TOOL_ERROR', error: { hint: '`mcp-statechart load notes` shows each tool with its arguments' } });

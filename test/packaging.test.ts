@@ -1,15 +1,19 @@
 /** What a user gets from the npm package: the license, the architecture doc comments point to, and require(). */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   files: string[];
+  dependencies: Record<string, string>;
+  optionalDependencies: Record<string, string>;
   exports: Record<string, string | Record<string, string>>;
 };
 
@@ -46,6 +50,24 @@ describe('what users read is in the package', () => {
     const local = [...example.matchAll(/'examples', 'servers', '([^']+)'/g)].map((match) => `examples/servers/${match[1]}`);
     expect(local).toEqual(['examples/servers/notes-server.mjs']);
     expect(packedFiles()).toEqual(expect.arrayContaining(local));
+  });
+});
+
+describe('what the package runs is installed with it', () => {
+  it('imports only Node, its own files and its dependencies: a devDependency is not there for users (the demo servers once imported the v1 SDK)', () => {
+    const installed = new Set([...builtinModules, ...Object.keys(manifest.dependencies), ...Object.keys(manifest.optionalDependencies)]);
+    const packageOf = (specifier: string) => specifier.replace(/^node:/, '').split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+    const scripts = packedFiles().filter((file) => /\.(m|c)?js$/.test(file));
+    expect(scripts).toEqual(expect.arrayContaining(['examples/servers/notes-server.mjs', 'examples/servers/weather-server.mjs']));
+    const missing = scripts.flatMap((file) =>
+      ts
+        .preProcessFile(readFileSync(join(ROOT, file), 'utf8'), true, true)
+        .importedFiles.map(({ fileName }) => fileName)
+        .filter((specifier) => !specifier.startsWith('.') && specifier !== 'mcp-statechart' && !specifier.startsWith('mcp-statechart/'))
+        .filter((specifier) => !installed.has(packageOf(specifier)))
+        .map((specifier) => `${file}: ${specifier}`),
+    );
+    expect(missing).toEqual([]);
   });
 });
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // A small notes server over stdio, used by `mcp-statechart demo` and the README. Real MCP,
-// built on the SDK's McpServer: two tools at start, a third one that appears on request
-// (the demo's list_changed moment), and two resources.
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+// built on the SDK's McpServer (`@modelcontextprotocol/server`, a dependency, so the demo runs
+// from an install): two tools at start, a third one that appears on request (the demo's
+// list_changed moment), and two resources.
+import { McpServer } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 
 const notes = [

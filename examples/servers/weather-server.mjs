@@ -1,12 +1,9 @@
 #!/usr/bin/env node
 // A small weather server over Streamable HTTP on 127.0.0.1, used by `mcp-statechart demo`.
 // `startWeatherServer()` runs it in-process; run the file directly to serve on $PORT.
-import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 const CITIES = { berlin: [4, 'sleet'], lisbon: [17, 'sunny'], tokyo: [11, 'clear'], lima: [19, 'overcast'] };
@@ -34,26 +31,20 @@ function weatherServer() {
 
 /** Serves Streamable HTTP at http://127.0.0.1:<port>/mcp; resolves with the URL and a close(). */
 export async function startWeatherServer(port = 0) {
-  const sessions = new Map();
+  // The weather keeps no state between requests: the SDK's handler builds a server for each one.
+  const handler = createMcpHandler(weatherServer);
   const http = createServer(async (req, res) => {
     const chunks = [];
     for await (const chunk of req) chunks.push(chunk);
-    const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
-    const sessionId = req.headers['mcp-session-id'];
-    let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    if (!transport && req.method === 'POST' && isInitializeRequest(body)) {
-      transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: randomUUID,
-        onsessioninitialized: (id) => sessions.set(id, transport),
-      });
-      transport.onclose = () => sessions.delete(transport.sessionId);
-      await weatherServer().connect(transport);
-    }
-    if (!transport) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
-      return;
-    }
-    await transport.handleRequest(req, res, body);
+    const body = Buffer.concat(chunks);
+    const dropped = new AbortController();
+    res.once('close', () => dropped.abort());
+    const answer = await handler.fetch(
+      new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers, body: body.length > 0 ? body : undefined, signal: dropped.signal }),
+    );
+    res.writeHead(answer.status, Object.fromEntries(answer.headers));
+    if (answer.body) for await (const chunk of answer.body) res.write(chunk);
+    res.end();
   });
   await new Promise((listening) => http.listen(port, '127.0.0.1', listening));
   const { port: actualPort } = http.address();
@@ -61,7 +52,7 @@ export async function startWeatherServer(port = 0) {
     url: `http://127.0.0.1:${actualPort}/mcp`,
     port: actualPort,
     close: async () => {
-      await Promise.allSettled([...sessions.values()].map((transport) => transport.close()));
+      await handler.close();
       http.closeAllConnections();
       await new Promise((closed) => http.close(closed));
     },

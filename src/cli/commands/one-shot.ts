@@ -61,6 +61,8 @@ export function refusal(discovery: DiscoveryResult, options: GlobalOptions, serv
 
 /** A server's answer that the arguments are wrong (JSON-RPC -32602, invalid params), as the SDK's servers word it. */
 export const INVALID_PARAMS = /MCP error -32602\b/;
+/** The same refusal of a tool's arguments by a v2 SDK server: its error result has the words without the code. */
+const ARGUMENTS_REFUSED = /^Input validation error: Invalid arguments for tool /;
 
 /**
  * A failure told in words only; an unknown tool's advice to the model (read load_mcp's answer)
@@ -69,7 +71,7 @@ export const INVALID_PARAMS = /MCP error -32602\b/;
 function plainFailure(server: string, code: string, text: string): FailureExplanation {
   const showsArguments = `\`mcp-statechart load ${commandWord(server)}\` shows each tool with its arguments`;
   if (text.endsWith(` ${SCHEMAS_ADVICE}`)) return { code, message: text.slice(0, -SCHEMAS_ADVICE.length - 1), hint: showsArguments };
-  if (code === 'TOOL_ERROR' && INVALID_PARAMS.test(text)) return { code, message: text, hint: showsArguments };
+  if (code === 'TOOL_ERROR' && (INVALID_PARAMS.test(text) || ARGUMENTS_REFUSED.test(text))) return { code, message: text, hint: showsArguments };
   return { code, message: text };
 }
 
