@@ -18,6 +18,7 @@ import type { Socket } from 'node:net';
 import type { InspectionEvent, Observer } from 'xstate';
 import { newSecretToken, sameSecret } from '../secret-token.js';
 import { redactSecrets, sanitizeInspectionEvent } from './sanitize.js';
+import { stringRestorer, StringsOnce } from './strings-once.js';
 
 const LOOPBACK = '127.0.0.1';
 const STATELY_INSPECT = 'https://stately.ai/inspect';
@@ -51,7 +52,7 @@ export interface InspectorHandle {
   stop(): Promise<void>;
 }
 
-function bridgePage(socketUrl: string): string {
+function bridgePage(socketUrl: string, marker: string): string {
   return `<!DOCTYPE html>
 <html>
 <head>
@@ -75,9 +76,10 @@ function bridgePage(socketUrl: string): string {
       document.getElementById('offline').hidden = true;
       for (const event of buffer.splice(0)) iframe.contentWindow.postMessage(event, target);
     });
+    const restore = (${stringRestorer.toString()})(${JSON.stringify(marker)});
     const ws = new WebSocket(${JSON.stringify(socketUrl)});
     ws.onmessage = (event) => {
-      const data = JSON.parse(event.data);
+      const data = restore(event.data);
       if (connected) iframe.contentWindow.postMessage(data, target);
       else buffer.push(data);
     };
@@ -125,6 +127,7 @@ export async function startInspector(options: StartInspectorOptions = {}): Promi
   const origin = `http://${LOOPBACK}:${port}`;
   const hosts = new Set([`${LOOPBACK}:${port}`, `localhost:${port}`]);
   const url = `${origin}/?token=${viewerToken}`;
+  const marker = `@mcp-statechart/string:${newSecretToken()}`;
   const relayUrl = `ws://${LOOPBACK}:${port}/?token=${viewerToken}`;
 
   const requestUrl = (request: IncomingMessage) => new URL(request.url ?? '/', origin);
@@ -141,14 +144,15 @@ export async function startInspector(options: StartInspectorOptions = {}): Promi
       'referrer-policy': 'no-referrer',
       'x-frame-options': 'DENY',
     });
-    response.end(bridgePage(relayUrl));
+    response.end(bridgePage(relayUrl, marker));
   });
 
   // The producer is this process, holding a token never printed: what it sends is already in
   // memory here, so its socket takes any size and the relay cuts what a page would receive.
   const producers = new WebSocketServer({ noServer: true, maxPayload: 0 });
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_VIEWER_MESSAGE_BYTES });
-  const viewers = new Set<InstanceType<typeof WebSocket>>();
+  /** Each viewer with the large strings it was sent (`StringsOnce`). */
+  const viewers = new Map<InstanceType<typeof WebSocket>, StringsOnce>();
   const buffer: string[] = [];
   let bufferedBytes = 0;
   const keep = (message: string) => {
@@ -171,13 +175,14 @@ export async function startInspector(options: StartInspectorOptions = {}): Promi
         client.on('message', (data: Buffer) => {
           const message = fitted(data);
           keep(message);
-          for (const viewer of viewers) if (viewer.readyState === WebSocket.OPEN) viewer.send(message);
+          for (const [viewer, strings] of viewers) if (viewer.readyState === WebSocket.OPEN) viewer.send(strings.encode(message));
         });
         return;
       }
-      viewers.add(client);
+      const strings = new StringsOnce(marker);
+      viewers.set(client, strings);
       client.once('close', () => viewers.delete(client));
-      for (const message of buffer) client.send(message);
+      for (const message of buffer) client.send(strings.encode(message));
     });
   });
 
