@@ -22,6 +22,20 @@ const WORD_START_LENGTH = 3;
  */
 const LONGEST_WORD_START = 64;
 const NO_WORDS: ReadonlySet<string> = new Set();
+/**
+ * Postings held at most in the cache of terms' scores (TermPostings: 12 bytes each, 12 MB): a
+ * stream of queries naming ever more of a large vocabulary empties it rather than grow it.
+ */
+const MAX_CACHED_POSTINGS = 1_000_000;
+
+/**
+ * A term's documents, in the order its fields' postings name them, each with its length-normalised
+ * counts summed over the fields: what a query reads of the term, for the index as it stands.
+ */
+interface TermPostings {
+  docs: Int32Array;
+  tf: Float64Array;
+}
 
 export interface FieldSpec {
   weight: number;
@@ -102,12 +116,22 @@ export class FieldIndex {
   private lengths = new Float64Array(0);
   private readonly totalLengths: Float64Array;
   private count = 0;
+  /**
+   * Term → what queries read of it, worked out once per term between changes: walking its postings
+   * maps field by field cost a query at 10,000 tools more than all the rest of its scoring. Emptied
+   * by any change (a document's length moves every field's average) and at MAX_CACHED_POSTINGS.
+   */
+  private readonly termPostings = new Map<string, TermPostings>();
+  private cachedPostings = 0;
   /** Scratch per document for one query, zero between queries. */
   private pseudo = new Float64Array(0);
   private best = new Float64Array(0);
   private matched = new Float64Array(0);
 
-  constructor(private readonly fields: readonly FieldSpec[]) {
+  constructor(
+    private readonly fields: readonly FieldSpec[],
+    private readonly maxCachedPostings = MAX_CACHED_POSTINGS,
+  ) {
     this.postings = fields.map(() => new Map());
     this.totalLengths = new Float64Array(fields.length);
   }
@@ -126,6 +150,7 @@ export class FieldIndex {
    * in the field's length (the word pairs that phrase matching looks up).
    */
   add(fields: FieldTokens, extraTerms: FieldTokens = []): number {
+    this.forgetTermPostings();
     const doc = this.free.pop() ?? this.terms.length;
     const width = this.fields.length;
     if (this.lengths.length < (doc + 1) * width) {
@@ -159,6 +184,7 @@ export class FieldIndex {
   remove(doc: number): void {
     const terms = this.terms[doc];
     if (!terms) return;
+    this.forgetTermPostings();
     for (const term of terms) {
       for (const field of this.postings) {
         const list = field.get(term);
@@ -244,38 +270,22 @@ export class FieldIndex {
       this.best = new Float64Array(this.pseudo.length);
       this.matched = new Float64Array(this.pseudo.length);
     }
-    const { pseudo, best, matched, lengths } = this;
-    const width = this.fields.length;
-    // A field's norm for a document is weight / (1 - b + b * length / average): `base` and `slope` per field.
-    const base = this.fields.map(({ weight, b }) => (1 - b) / weight);
-    const slope = this.fields.map(({ weight, b }, field) => b / weight / (this.count > 0 ? this.totalLengths[field]! / this.count || 1 : 1));
+    const { best, matched } = this;
     const touched: number[] = [];
-    const termDocs: number[] = [];
     for (const group of groups) {
       for (const [term, weight] of group) {
         const frequency = this.documentFrequency.get(term);
         if (!frequency || (weight < 1 && this.count > PRUNE_ABOVE && frequency * 8 > this.count)) continue;
         const idf = Math.log(1 + (this.count - frequency + 0.5) / (frequency + 0.5));
-        for (let field = 0; field < width; field++) {
-          const list = this.postings[field]!.get(term);
-          if (!list) continue;
-          const fieldBase = base[field]!;
-          const fieldSlope = slope[field]!;
-          // forEach rather than for…of: no [doc, occurrences] array made per posting.
-          list.forEach((occurrences, doc) => {
-            if (pseudo[doc] === 0) termDocs.push(doc);
-            pseudo[doc]! += occurrences / (fieldBase + fieldSlope * lengths[doc * width + field]!);
-          });
-        }
-        for (const doc of termDocs) {
-          const tf = pseudo[doc]!;
-          pseudo[doc] = 0;
-          const gain = (weight * idf * tf * (K1 + 1)) / (tf + K1);
+        const { docs, tf } = this.termPostingsOf(term);
+        for (let at = 0; at < docs.length; at++) {
+          const doc = docs[at]!;
+          const termTf = tf[at]!;
+          const gain = (weight * idf * termTf * (K1 + 1)) / (termTf + K1);
           if (best[doc] === 0 && matched[doc] === 0) touched.push(doc);
           if (gain > best[doc]!) best[doc] = gain;
           if (weight > matched[doc]!) matched[doc] = weight;
         }
-        termDocs.length = 0;
       }
       for (const doc of touched) {
         sheet.add(doc, best[doc]!, matched[doc]!);
@@ -284,5 +294,47 @@ export class FieldIndex {
       }
       touched.length = 0;
     }
+  }
+
+  /** Postings held in the cache of terms' scores, for a test of its bound. */
+  get cachedPostingCount(): number {
+    return this.cachedPostings;
+  }
+
+  /** The term's documents and summed normalised counts, from the cache or worked out and kept. */
+  private termPostingsOf(term: string): TermPostings {
+    const cached = this.termPostings.get(term);
+    if (cached) return cached;
+    const { pseudo, lengths } = this;
+    const width = this.fields.length;
+    const termDocs: number[] = [];
+    for (let field = 0; field < width; field++) {
+      const list = this.postings[field]!.get(term);
+      if (!list) continue;
+      // A field's norm for a document is weight / (1 - b + b * length / average).
+      const { weight, b } = this.fields[field]!;
+      const fieldBase = (1 - b) / weight;
+      const fieldSlope = b / weight / (this.count > 0 ? this.totalLengths[field]! / this.count || 1 : 1);
+      // forEach rather than for…of: no [doc, occurrences] array made per posting.
+      list.forEach((occurrences, doc) => {
+        if (pseudo[doc] === 0) termDocs.push(doc);
+        pseudo[doc]! += occurrences / (fieldBase + fieldSlope * lengths[doc * width + field]!);
+      });
+    }
+    const found: TermPostings = { docs: Int32Array.from(termDocs), tf: new Float64Array(termDocs.length) };
+    termDocs.forEach((doc, at) => {
+      found.tf[at] = pseudo[doc]!;
+      pseudo[doc] = 0;
+    });
+    if (termDocs.length > this.maxCachedPostings) return found;
+    if (this.cachedPostings + termDocs.length > this.maxCachedPostings) this.forgetTermPostings();
+    this.termPostings.set(term, found);
+    this.cachedPostings += termDocs.length;
+    return found;
+  }
+
+  private forgetTermPostings(): void {
+    this.termPostings.clear();
+    this.cachedPostings = 0;
   }
 }
