@@ -593,7 +593,7 @@ export class ToolSearch {
   /** The best `limit` tools, of one server when `server` is given. */
   searchTools(query: string, limit: number, server?: string): RankedTool[] {
     return this.withExactNames(query, limit, server, (accept) =>
-      this.top(this.scoreTools(query, limit, accept), limit, accept).map(([doc, score]) => ({ ...this.tools[doc]!, score })),
+      this.top(this.scoreTools(query, limit, accept, false), limit, accept).map(([doc, score]) => ({ ...this.tools[doc]!, score })),
     );
   }
 
@@ -629,7 +629,8 @@ export class ToolSearch {
     vectorWeight: number,
   ): RankedTool[] {
     return this.withExactNames(query, limit, server, (accept) => {
-      const sheet = this.scoreTools(query, FUSION_DEPTH, accept);
+      // Its siblings' word scores are read beyond the depth: lifted as before the query's own bound.
+      const sheet = this.scoreTools(query, FUSION_DEPTH, accept, true);
       const lexical = this.top(sheet, FUSION_DEPTH, accept);
       const { similarity } = this;
       similarity.clear(this.tools.length);
@@ -726,7 +727,7 @@ export class ToolSearch {
    * words it matched, plus phrase bonus, lifted by the name and server lifts (liftedTools). The
    * sheet is valid until the next query.
    */
-  private scoreTools(written: string, depth: number, accept: (doc: number) => boolean): ScoreSheet {
+  private scoreTools(written: string, depth: number, accept: (doc: number) => boolean, beyondDepth: boolean): ScoreSheet {
     const query = withoutContractions(written);
     const { groups, pairs } = parseQuery(query, (term) => this.toolIndex.frequency(term) > 0, this.expansions, (start) => this.wholeWordsOf(start));
     const { words, phrases } = this;
@@ -746,7 +747,7 @@ export class ToolSearch {
     const values = queryValues(query);
     this.recallByValues(words, values);
     this.recallByShapes(words, query);
-    this.lift(words, query, groups, values, depth, accept);
+    this.lift(words, query, groups, values, depth, accept, beyondDepth);
     return words;
   }
 
@@ -802,10 +803,10 @@ export class ToolSearch {
    * The name and server lifts, worked out only for tools that could still reach the best `depth`:
    * a tool whose score, lifted the most, stays below the depth-th best score unlifted cannot (lifts
    * only raise scores), so the ranking is the same as lifting every tool, at a fraction of the cost.
+   * The most is the query's own (a query naming no server gives no tool the mention's lift) unless
+   * `beyondDepth`: the caller reads scores past the best `depth`, which stay as MAX_LIFT leaves them.
    */
-  private lift(words: ScoreSheet, query: string, groups: readonly QueryGroup[], values: readonly ValueKind[], depth: number, accept: (doc: number) => boolean): void {
-    const unlifted = this.top(words, depth, accept);
-    const floor = unlifted.length === depth ? unlifted[depth - 1]![1] / MAX_LIFT : 0;
+  private lift(words: ScoreSheet, query: string, groups: readonly QueryGroup[], values: readonly ValueKind[], depth: number, accept: (doc: number) => boolean, beyondDepth: boolean): void {
     const said = saidWords(groups);
     const placed = placedWords(query);
     const named = this.namedServers(query, groups);
@@ -816,6 +817,18 @@ export class ToolSearch {
     this.serverTextIndex.score(groups, serverTexts);
     let bestServerText = 0;
     for (const doc of serverTexts.docs) bestServerText = Math.max(bestServerText, serverTexts.score[doc]!);
+    let mostMention = 0;
+    for (const share of named.values()) mostMention = Math.max(mostMention, share);
+    // The most this query's lifts can raise a tool, a lift it cannot give counting 1: at 10,000 tools, a fifth of the tools scored were lifted under MAX_LIFT, one in fourteen are under this.
+    const mostLift = beyondDepth
+      ? MAX_LIFT
+      : (bestServerText > 0 ? 1 + SERVER_TEXT_WEIGHT : 1) *
+        (1 + NAME_COVERAGE_WEIGHT) *
+        (1 + SERVER_MENTION_WEIGHT * mostMention) *
+        (changing ? 1 + ACTION_WEIGHT : asking ? 1 + QUESTION_READ_WEIGHT : 1) *
+        (values.length > 0 ? 1 + VALUE_WEIGHT : 1);
+    const unlifted = this.top(words, depth, accept);
+    const floor = unlifted.length === depth ? unlifted[depth - 1]![1] / mostLift : 0;
     for (const doc of words.docs) {
       if (words.score[doc]! < floor) continue;
       const mention = named.size === 0 ? 0 : (named.get(this.tools[doc]!.server) ?? 0);
