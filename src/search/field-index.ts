@@ -321,7 +321,7 @@ export class FieldIndex {
         pseudo[doc]! += occurrences / (fieldBase + fieldSlope * lengths[doc * width + field]!);
       });
     }
-    const found: TermPostings = { docs: Int32Array.from(termDocs), tf: new Float64Array(termDocs.length) };
+    const found: TermPostings = { docs: new Int32Array(termDocs), tf: new Float64Array(termDocs.length) };
     termDocs.forEach((doc, at) => {
       found.tf[at] = pseudo[doc]!;
       pseudo[doc] = 0;
