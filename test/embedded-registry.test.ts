@@ -20,6 +20,7 @@ import {
   type RegistryLogicOptions,
 } from '../src/index.js';
 import { EARLY_NOTIFICATIONS_KEPT } from '../src/connection/session.js';
+import { MAX_LOG_MESSAGES_PER_SECOND } from '../src/connection/log-flood-limit.js';
 import { everythingStdio, textOf } from './support/everything.js';
 import { hostileServer } from './support/hostile.js';
 import { cleanUpAfterEach, type Ask } from './support/embedder.js';
@@ -118,13 +119,13 @@ describe('createRegistryLogic(options) embedded in a chart', () => {
 });
 
 describe('log messages are emitted by the registry actor', () => {
-  it('emits every log message of a flooding server as mcp.log, in order, and keeps none of them in the charts', async () => {
+  it(`emits every log message of a server logging ${MAX_LOG_MESSAGES_PER_SECOND} at once (log-flood-limit.ts bounds more) as mcp.log, in order, and keeps none of them in the charts`, async () => {
     const { registry, logs, inbox, ask } = startRegistry({ logger: silentLogger, sessions }, { hostile: hostileServer() });
     expect((await ask({ type: 'mcp.load', server: 'hostile', replyTo: inbox, requestId: 'load' })).type).toBe('mcp.loaded');
     const server = registry.getSnapshot().context.actors.hostile!;
     const contextBefore = JSON.stringify(server.getSnapshot().context);
 
-    const count = 5_000;
+    const count = MAX_LOG_MESSAGES_PER_SECOND;
     const stormed = await ask({ type: 'mcp.callTool', server: 'hostile', tool: 'storm', arguments: { count, log: true }, replyTo: inbox, requestId: 'storm' });
     expect(stormed.type).toBe('mcp.toolResult');
     await vi.waitFor(() => expect(logs).toHaveLength(count), { timeout: 10_000 });

@@ -8,6 +8,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { assertEvent, assign, createActor, sendTo, setup, waitFor } from 'xstate';
 import { createRegistryLogic, SessionTracker, silentLogger, type McpHostEmitted, type McpLogEmitted, type McpRegistryInput, type McpReply, type McpStateChangedEmitted } from '../src/index.js';
+import { MAX_LOG_MESSAGES_PER_SECOND } from '../src/connection/log-flood-limit.js';
 import { hostileServer } from './support/hostile.js';
 import { settle } from './support/fixtures.js';
 import { cleanUpAfterEach, type Ask } from './support/embedder.js';
@@ -63,13 +64,13 @@ function startParent(include: McpHostEmitted['type'][] | undefined) {
 }
 
 describe("mcp.subscribe { include: ['mcp.log'] }", () => {
-  it('sends every log message of a flooding server to the parent chart as an event, in order, keeping none of them', async () => {
+  it(`sends every log message of a server logging ${MAX_LOG_MESSAGES_PER_SECOND} at once (log-flood-limit.ts bounds more) to the parent chart as an event, in order, keeping none of them`, async () => {
     const { parent, ask, registry, server, storm } = startParent(['mcp.log']);
     await ask({ type: 'mcp.load', server: 'hostile', replyTo: parent, requestId: 'load' });
     const serverContext = JSON.stringify(server().getSnapshot().context);
     const registryContext = JSON.stringify(registry().getSnapshot().context);
 
-    const count = 5_000;
+    const count = MAX_LOG_MESSAGES_PER_SECOND;
     await storm('storm', count);
     await waitFor(parent, (snapshot) => snapshot.context.logs === count, { timeout: 10_000 });
     expect(parent.getSnapshot().context.inOrder).toBe(true);

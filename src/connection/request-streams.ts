@@ -65,7 +65,8 @@ export function watchRequestStreams(transport: Transport, cut: (error: Error, id
 
   const onmessage = transport.onmessage;
   transport.onmessage = (message, extra) => {
-    if (isJSONRPCResponse(message) && message.id !== undefined) unanswered.delete(message.id);
+    // The `method` check first: the schema check is costly, and most of a busy server's messages are notifications.
+    if (!('method' in message) && isJSONRPCResponse(message) && message.id !== undefined) unanswered.delete(message.id);
     onmessage?.(message, extra);
   };
   const onclose = transport.onclose;
