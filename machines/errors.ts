@@ -1,4 +1,4 @@
-import { quoted, terminalLine } from './control-characters.js';
+import { quoted, terminalLine, terminalText } from './control-characters.js';
 import type { RequestSpec } from './types.js';
 import { errorMessage } from './to-error.js';
 /** The errors the charts answer with. Each names the server and says what the caller can do. */
@@ -42,10 +42,13 @@ export class McpServerError extends Error {
     message: string,
     options: { cause?: unknown; stderrTail?: string } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Built from what a server sent (its error message, its stderr): escaped as the CLI and the
+    // view show text, so a library user who prints or logs the error shows no escape sequence.
+    // Escaping is idempotent: a message that quotes names already escaped is unchanged.
+    super(terminalText(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.server = server;
-    if (options.stderrTail) this.stderrTail = options.stderrTail;
+    if (options.stderrTail) this.stderrTail = terminalText(options.stderrTail);
   }
 
   /** JSON-safe (persisted snapshots, logs): what happened, never the cause object. */
