@@ -8,7 +8,7 @@
  * with a new transport to check the new login works. When that check meets a 403 asking for a
  * wider scope, one more authorization asks for it, up to `maxAuthorizations` in all.
  */
-import { quoted, terminalLine } from '../../machines/control-characters.js';
+import { quoted } from '../../machines/control-characters.js';
 import { Client } from '@modelcontextprotocol/client';
 import { auth, extractWWWAuthenticateParams, isHttpsUrl, IssuerMismatchError, OAuthError, validateAuthorizationResponseIssuer } from '@modelcontextprotocol/client';
 import type { FetchLike } from '@modelcontextprotocol/client';
@@ -94,11 +94,7 @@ export async function login(server: string, config: McpServerConfig, options: Lo
   const maxAuthorizations = options.maxAuthorizations ?? 3;
 
   for (let authorizations = 1; ; authorizations++) {
-    const scope = await authorizeOnce(target, options).catch((error: unknown) => {
-      if (!(error instanceof RegistrationRefused)) throw error;
-      printerOf(options)(`The authorization server refused the client registered for another loopback port (${terminalLine(error.message)}); registering a new client.`);
-      return authorizeOnce(target, options);
-    });
+    const scope = await authorizeOnce(target, options);
     try {
       await checkLogin(target, options);
       return { server, file: store.file, scope, authorizations };
@@ -176,14 +172,7 @@ async function authorizeOnce(target: Target, options: LoginOptions): Promise<str
     const transport = createHttpTransport(server, config, kind, { provider, fetch: fetchFn }) as unknown as {
       finishAuth(response: URLSearchParams): Promise<void>;
     };
-    try {
-      await finishAuthorization(server, response, () => transport.finishAuth(response));
-    } catch (error) {
-      const refusal = provider.reusesRegistration ? clientRefusal(error) : undefined;
-      if (refusal === undefined) throw error;
-      provider.invalidateCredentials('client');
-      throw new RegistrationRefused(refusal, { cause: error });
-    }
+    await finishAuthorization(server, response, () => transport.finishAuth(response));
     return scope;
   } finally {
     await receiver.close();
@@ -210,17 +199,6 @@ function refusalOf(target: Target, response: URLSearchParams, expectedState: str
   } catch (error) {
     return IssuerMismatchError.isInstance(error) ? new OAuthMixUpError(target.server) : (error as Error);
   }
-}
-
-/** The authorization server refused a client this login reused: the login registers a new one and asks again, once. */
-class RegistrationRefused extends Error {}
-
-/** `code: description` of an OAuth error that refuses the client itself, or the redirect URI it was asked with (a server comparing loopback ports). */
-function clientRefusal(error: unknown): string | undefined {
-  const refusal = error instanceof Error && OAuthError.isInstance(error.cause) ? error.cause : error;
-  if (!OAuthError.isInstance(refusal)) return undefined;
-  const refused = refusal.code === 'invalid_client' || refusal.code === 'unauthorized_client' || /redirect_uri/i.test(refusal.message);
-  return refused ? `${refusal.code}: ${refusal.message}` : undefined;
 }
 
 /**
@@ -284,12 +262,8 @@ async function checkLogin(target: Target, options: LoginOptions): Promise<void> 
   }
 }
 
-function printerOf(options: LoginOptions): (line: string) => void {
-  return options.print ?? ((line: string) => process.stderr.write(`${line}\n`));
-}
-
 async function showAuthorizationUrl(server: string, url: URL, options: LoginOptions): Promise<void> {
-  const print = printerOf(options);
+  const print = options.print ?? ((line: string) => process.stderr.write(`${line}\n`));
   print(`To authorize MCP server ${quoted(server)}, open this URL in a browser:`);
   print(`  ${url.href}`);
   const { openBrowser = true } = options;

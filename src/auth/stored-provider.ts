@@ -74,7 +74,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   private challenge?: ScopeChallenge;
   private discovered?: OAuthDiscoveryState;
   private tokensDropped = false;
-  private reusedRegistration = false;
   /** The server's last 401 named no resource metadata: it may offer no OAuth at all. */
   private unnamedChallenge = false;
 
@@ -124,18 +123,12 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (entry.clientId) return { client_id: entry.clientId, client_secret: entry.clientSecret, issuer: ctx?.issuer };
     const registered = this.credentialsFor(ctx?.issuer).clientInformation;
     if (!interaction && !registered && ctx) throw new OAuthLoginRequiredError(server, 'moved');
-    if (interaction && registered && 'redirect_uris' in registered && !registered.redirect_uris.includes(this.redirectUrl)) {
-      // Each login listens on a new loopback port, and an authorization server must let a loopback
-      // redirect through on any port (RFC 8252 §7.3): registering each time would leave it one client per login.
-      if (!registered.redirect_uris.some((uri) => otherLoopbackPort(uri, this.redirectUrl))) return undefined;
-      this.reusedRegistration = true;
+    // Each login listens on a new loopback port; a client registered for another one cannot
+    // receive this redirect (authorization servers compare redirect URIs exactly), so register again.
+    if (this.#options.interaction && registered && 'redirect_uris' in registered && !registered.redirect_uris.includes(this.redirectUrl)) {
+      return undefined;
     }
     return registered;
-  }
-
-  /** This login uses a client registered for another loopback port: `login` registers anew, once, if the server refuses it. */
-  get reusesRegistration(): boolean {
-    return this.reusedRegistration;
   }
 
   saveClientInformation(clientInformation: OAuthClientInformationMixed, ctx?: OAuthClientInformationContext): void {
@@ -300,17 +293,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 }
 
 /** Every field named, absent ones as undefined: spread over another issuer's, nothing of that one's stays. */
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
-
-/** Two loopback redirect URIs that differ in their port alone. */
-function otherLoopbackPort(registered: string, asked: string): boolean {
-  if (!URL.canParse(registered)) return false;
-  const [a, b] = [new URL(registered), new URL(asked)];
-  if (!LOOPBACK_HOSTS.has(a.hostname)) return false;
-  a.port = b.port;
-  return a.href === b.href;
-}
-
 function pickCredentials({ tokens, tokensExpireAt, clientInformation, requestedScope }: IssuerCredentials): IssuerCredentials {
   return { tokens, tokensExpireAt, clientInformation, requestedScope };
 }
