@@ -21,12 +21,12 @@ import { silentLogger, type Logger } from '../logger.js';
 import { createHttpTransport, parseUrl } from '../transports/http.js';
 import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthMixUpError } from '../errors/oauth.js';
 import { offersOAuth } from './oauth-offered.js';
-import { startLoopbackReceiver, stateMismatch } from './loopback.js';
+import { CALLBACK_PATH, startLoopbackReceiver, stateMismatch, type LoopbackOptions, type LoopbackReceiver } from './loopback.js';
 import { hasStaticAuthorization, readOAuthEntry, type OAuthEntry } from './oauth-config.js';
 import { openInBrowser } from './open-browser.js';
 import { joinScopes, MAX_SCOPE_LENGTH } from './scopes.js';
 import { StoredOAuthProvider } from './stored-provider.js';
-import { OAuthTokenStore } from './token-store.js';
+import { OAuthTokenStore, type StoredLogin } from './token-store.js';
 
 export interface LoginOptions {
   /** Folder of the stored logins. Default `~/.ai-zen/mcp-oauth`. */
@@ -142,7 +142,8 @@ async function authorizeOnce(target: Target, options: LoginOptions): Promise<str
   const { server, config, serverUrl, kind, entry, store } = target;
   // The provider needs the receiver's URL, and the receiver this login's `state`: known once the provider exists.
   let expectedState: string | undefined;
-  const receiver = await startLoopbackReceiver(entry.callbackPort, { check: (response) => refusalOf(target, response, expectedState) });
+  const check = (response: URLSearchParams) => refusalOf(target, response, expectedState);
+  const receiver = await startReceiver(entry.callbackPort, registeredLoopbackPort(store.read()), check);
   try {
     const provider = new StoredOAuthProvider({
       server,
@@ -177,6 +178,30 @@ async function authorizeOnce(target: Target, options: LoginOptions): Promise<str
   } finally {
     await receiver.close();
   }
+}
+
+/**
+ * The listener for this login's redirect: on the configured port; else on the port of the client
+ * registered before, so that its redirect URI is the same one and the client is reused, also at an
+ * authorization server that compares loopback ports exactly (which then shows the browser an error
+ * page and never redirects back); else, or when that port is taken, on any free one (then the
+ * client registers anew).
+ */
+async function startReceiver(configured: number | undefined, registered: number | undefined, check: LoopbackOptions['check']): Promise<LoopbackReceiver> {
+  if (configured !== undefined || registered === undefined) return startLoopbackReceiver(configured, { check });
+  return startLoopbackReceiver(registered, { check }).catch(() => startLoopbackReceiver(0, { check }));
+}
+
+/** The port of the loopback redirect URI the stored client was registered with, if it has one. */
+function registeredLoopbackPort(stored: StoredLogin): number | undefined {
+  const client = stored.clientInformation;
+  const uris = client && 'redirect_uris' in client ? client.redirect_uris : [];
+  for (const uri of uris) {
+    if (!URL.canParse(uri)) continue;
+    const url = new URL(uri);
+    if (url.protocol === 'http:' && url.hostname === '127.0.0.1' && url.pathname === CALLBACK_PATH && url.port !== '') return Number(url.port);
+  }
+  return undefined;
 }
 
 /**
