@@ -19,6 +19,7 @@ import { ServeHost } from '../../serve/host.js';
 import { readableLines } from '../../serve/host-lines.js';
 import { HostStdioTransport } from '../../serve/host-output.js';
 import { capRelayedRequests } from '../../serve/relay-limits.js';
+import { shutdownCallResult } from '../../serve/shutting-down.js';
 import { instrumentHostTransport } from '../../telemetry/server-telemetry.js';
 
 /**
@@ -65,6 +66,8 @@ export async function runServe(
   const permissions = permissionsFrom(options);
   installProxy(host, manager, { isAllowed: (name) => isServerAllowed(permissions, name), logger, roots: handlers.roots ?? [] });
 
+  // Set once serve stops: a call the stop cuts off fails, and the host is told why.
+  let stopping = false;
   host.onInstance((server, era) => {
     server.setRequestHandler('tools/list', async () => ({
       tools: tools.map(listedTool),
@@ -75,7 +78,7 @@ export async function runServe(
       const run = async (options: LoaderToolCallOptions) => {
         const tool = tools.find((candidate) => candidate.name === request.params.name);
         if (!tool) return unknownLoaderTool(request.params.name, tools);
-        return toMcpToolResult(await tool.execute(args, options));
+        return shutdownCallResult(toMcpToolResult(await tool.execute(args, options)), stopping);
       };
       // A 2026-07-28 host is asked for input (its roots, approval, relayed requests) on this call itself: see HostInputRounds.
       if (era === 'modern') {
@@ -108,6 +111,7 @@ export async function runServe(
   host.onConnected((instanceTransport) => instrumentHostTransport(instanceTransport, 'pipe', { isServedTool: (name) => tools.some((tool) => tool.name === name) }));
   const connection = serveStdio(host.factory, { transport, onerror });
   const stop = async () => {
+    stopping = true;
     await config.close();
     await manager.dispose();
     await connection.close();
