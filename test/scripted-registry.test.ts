@@ -256,6 +256,25 @@ describe('a scripted crash, heard by a caller that reacts in the same step (as a
   });
 });
 
+describe('a manifest that refers to itself', () => {
+  it('is refused as the scripted registry is created, saying where, since no snapshot could hold it', () => {
+    const schema: Record<string, unknown> = { type: 'object' };
+    schema.self = schema;
+    const tools = [{ name: 'echo', inputSchema: schema }];
+    expect(() => createScriptedRegistry({ servers: { notes: { manifest: { tools: tools as never } } } })).toThrow(
+      new TypeError('createScriptedRegistry: the script of server "notes" has a manifest that refers to itself at manifest.tools[0].inputSchema.self; a manifest must be plain data (a persisted snapshot holds it). Nothing was created.'),
+    );
+    expect(() => createScriptedRegistry({ servers: { notes: { tools: { echo: [{ answer: text('ok'), thenManifest: { tools: tools as never } }] } } } })).toThrow(
+      /at tools\["echo"\]\[0\]\.thenManifest\.tools\[0\]\.inputSchema\.self;/,
+    );
+  });
+
+  it('is not one that uses the same object twice side by side', () => {
+    const schema = { type: 'object' as const };
+    expect(() => createScriptedRegistry({ servers: { notes: { loads: [{ answer: { tools: [{ name: 'a', inputSchema: schema }, { name: 'b', inputSchema: schema }] } }] } } })).not.toThrow();
+  });
+});
+
 describe('a scripted registry restored from a persisted snapshot, as the real one is', () => {
   const slowServer = { servers: { demo: { manifest: withTools('echo'), loads: [{ answer: undefined, delayMs: 60_000 }], tools: { slow: [{ answer: text('late'), delayMs: 60_000 }] } } } };
   const callerInput = { servers: {}, reaction: 'none' as const, again: { server: 'demo', tool: 'slow' } };

@@ -86,6 +86,44 @@ function wholeManifest(manifest: ScriptedManifest = {}): McpServerManifest {
   return { ...manifest, tools: manifest.tools ?? [], resources: manifest.resources ?? [], resourceTemplates: manifest.resourceTemplates ?? [], prompts: manifest.prompts ?? [] };
 }
 
+/**
+ * Where a value refers back to an object that holds it (a path such as `tools[0].inputSchema`),
+ * or undefined. A manifest is kept in the registry's snapshot: one that holds itself cannot be
+ * persisted (the copy recurses until the stack overflows). An object used twice side by side is fine.
+ */
+function selfReference(value: unknown, path: string, holders = new Set<object>()): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (holders.has(value)) return path;
+  holders.add(value);
+  for (const [key, inner] of Object.entries(value)) {
+    const found = selfReference(inner, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`, holders);
+    if (found !== undefined) return found;
+  }
+  holders.delete(value);
+  return undefined;
+}
+
+/** Refuses, in words, a script whose manifests (first, load answers, `thenManifest`s) refer to themselves. */
+function checkManifests(script: RegistryScript): void {
+  for (const [name, server] of Object.entries(script.servers)) {
+    const manifests: Array<[string, unknown]> = [['manifest', server.manifest]];
+    server.loads?.forEach((load, index) => manifests.push([`loads[${index}].answer`, 'answer' in load ? load.answer : undefined]));
+    const outcomeLists: Array<[string, readonly object[]]> = [
+      ...Object.entries(server.tools ?? {}).map(([tool, outcomes]): [string, readonly object[]] => [`tools[${JSON.stringify(tool)}]`, outcomes]),
+      ...Object.entries(server.resources ?? {}).map(([uri, outcomes]): [string, readonly object[]] => [`resources[${JSON.stringify(uri)}]`, outcomes]),
+    ];
+    for (const [list, outcomes] of outcomeLists) {
+      outcomes.forEach((outcome, index) => manifests.push([`${list}[${index}].thenManifest`, 'thenManifest' in outcome ? outcome.thenManifest : undefined]));
+    }
+    for (const [where, manifest] of manifests) {
+      const cycle = selfReference(manifest, where);
+      if (cycle !== undefined) {
+        throw new TypeError(`createScriptedRegistry: the script of server ${quoted(name)} has a manifest that refers to itself at ${cycle}; a manifest must be plain data (a persisted snapshot holds it). Nothing was created.`);
+      }
+    }
+  }
+}
+
 /** The outcomes of one request kind: taken in order, the last one repeats. */
 class Outcomes<T> {
   private next = 0;
@@ -283,6 +321,7 @@ const isProtocolEvent = (event: { type: string }): event is McpRegistryInput =>
  * ```
  */
 export function createScriptedRegistry(script: RegistryScript): ScriptedRegistry {
+  checkManifests(script);
   const received: McpRegistryInput[] = [];
   // Each actor system (each test's actor) starts the script from the top.
   const runs = new WeakMap<AnyActorSystem, Map<string, ServerRun>>();
