@@ -4,7 +4,7 @@
  * can be timed side by side in alternating runs (the wall time of a shared machine follows its load).
  * With --dump, writes every tuned query's first ten results, in order, for comparing two rankings.
  *
- * npx tsx bench/catalogue/search-cpu.ts [--src <a copy's src folder>] [--passes 3] [--tools 10000] [--dump <file>]
+ * npx tsx bench/catalogue/search-cpu.ts [--src <a copy's src folder>] [--passes 3] [--tools 10000] [--changes 9] [--dump <file>]
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +19,7 @@ const src = path.resolve(option('--src') ?? 'src');
 const passes = Number(option('--passes') ?? 3);
 const dump = option('--dump');
 const TOOLS = Number(option('--tools') ?? 10_000);
-const CHANGE_ROUNDS = 9;
+const CHANGE_ROUNDS = Number(option('--changes') ?? 9);
 
 const { ToolSearch } = (await import(pathToFileURL(path.join(src, 'search/index.ts')).href)) as typeof import('../../src/search/index.js');
 const { indexedInstructions } = (await import(pathToFileURL(path.join(src, 'manifest-index/indexed-manifest.ts')).href)) as typeof import('../../src/manifest-index/indexed-manifest.js');
