@@ -98,7 +98,12 @@ export function toWebRequest(request: IncomingMessage, body: Buffer | undefined,
  * A client that stops reading has its connection closed once that has taken none of the answer
  * for `slowReaderMs` (see slow-reader.ts).
  */
-export async function writeWebResponse(response: Response, out: ServerResponse, { slowReaderMs }: { slowReaderMs: number }, end?: AbortSignal): Promise<void> {
+export async function writeWebResponse(
+  response: Response,
+  out: ServerResponse,
+  { slowReaderMs, cutOff }: { slowReaderMs: number; cutOff?: CutOff },
+  end?: AbortSignal,
+): Promise<void> {
   out.statusCode = response.status;
   response.headers.forEach((value, name) => out.setHeader(name, value));
   if (!response.body) {
@@ -138,9 +143,35 @@ export async function writeWebResponse(response: Response, out: ServerResponse, 
       out.end();
     };
     end?.addEventListener('abort', endHere, { once: true });
+    const cutHere = () => {
+      body.unpipe(out);
+      body.destroy();
+      answerCutOff(out, cutOff!.answer);
+    };
+    cutOff?.signal.addEventListener('abort', cutHere, { once: true });
     body.pipe(out);
     if (end?.aborted) endHere();
+    else if (cutOff?.signal.aborted) cutHere();
   });
+}
+
+/** A request the replica gives up on before its answer: when `signal` aborts, `answer` (a JSON-RPC error) is its answer. */
+export interface CutOff {
+  signal: AbortSignal;
+  answer: unknown;
+}
+
+/**
+ * Answers a request cut off mid-way with `answer`, and closes its connection: as a 503 if nothing
+ * of its answer went out yet, as the last event of its SSE stream if that is open; an answer
+ * already under way in JSON can only be cut.
+ */
+export function answerCutOff(out: ServerResponse, answer: unknown): void {
+  if (out.writableEnded) return;
+  out.shouldKeepAlive = false;
+  if (!out.headersSent) return writeJson(out, 503, answer, { connection: 'close', 'retry-after': '1' });
+  if (String(out.getHeader('content-type')).startsWith('text/event-stream')) return void out.end(`event: message\ndata: ${JSON.stringify(answer)}\n\n`);
+  out.destroy();
 }
 
 /** Each chunk cut to at most PIECE_BYTES, as views of the same memory. */

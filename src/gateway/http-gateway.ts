@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../logger.js';
 import type { Authenticate, AuthenticatedIdentity } from './authenticate.js';
 import { DEFAULT_LISTEN_STREAMS, DEFAULT_REQUEST_BYTES_IN_FLIGHT, DEFAULT_SLOW_READER_SECONDS, type GatewayOAuth } from './gateway-file.js';
-import { discardRest, readBody, toWebRequest, writeJson, writeWebResponse } from './http-exchange.js';
+import { answerCutOff, discardRest, readBody, toWebRequest, writeJson, writeWebResponse, type CutOff } from './http-exchange.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import { IdentityAllowance } from './identity-allowance.js';
 import { listenStreamLimitText } from './listen-stream-limit.js';
@@ -83,6 +83,8 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
   let closed = false;
   let inFlight = 0;
   const idle: Array<() => void> = [];
+  // The calls still running, each ended with its answer when the drain's limit cuts it off (settled once that is written).
+  const running = new Set<() => Promise<void>>();
   // A 2026-07-28 host's `subscriptions/listen` stream is no call: it would hold a drain to its limit.
   const endListenStreams = new AbortController();
   const listenStreams = new IdentityAllowance();
@@ -167,9 +169,35 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       }
       response.once('close', release);
     }
+    const call = listening ? undefined : followCall(parsedBody, response);
     const answer = await options.endpoint.handle(toWebRequest(request, body, aborted.signal), parsedBody, identity);
+    // Cut off while the endpoint worked on it: answered already.
+    if (response.writableEnded) return;
+    call?.writing();
     const slowReaderMs = (options.slowReaderSecondsFor?.(identity) ?? DEFAULT_SLOW_READER_SECONDS) * 1000;
-    await writeWebResponse(answer, response, { slowReaderMs }, listening ? endListenStreams.signal : undefined);
+    await writeWebResponse(answer, response, { slowReaderMs, cutOff: call }, listening ? endListenStreams.signal : undefined);
+  }
+
+  /**
+   * Keeps a call (a JSON-RPC request) among those the drain's limit cuts off: its answer then is a
+   * JSON-RPC error saying the replica is shutting down, not a connection closed without one.
+   */
+  function followCall(message: unknown, response: ServerResponse): (CutOff & { writing(): void }) | undefined {
+    const id = requestIdOf(message);
+    if (id === undefined) return undefined;
+    const cut = new AbortController();
+    const answer = { jsonrpc: '2.0', id, error: { code: -32000, message: CUT_OFF_TEXT } };
+    const written = new Promise<void>((done) => response.once('close', done));
+    let writing = false;
+    const end = () => {
+      // Still with the endpoint: answered here; once its answer is being written, writeWebResponse ends that.
+      if (!writing) answerCutOff(response, answer);
+      cut.abort();
+      return written;
+    };
+    running.add(end);
+    response.once('close', () => running.delete(end));
+    return { signal: cut.signal, answer, writing: () => (writing = true) };
   }
 
   /** A place for `identity`'s request body, growing as it is read, given back when the response ends (answered, or its connection closed). */
@@ -223,10 +251,23 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
         }),
       ]);
       clearTimeout(timer);
+      if (!all) await Promise.race([Promise.all([...running].map((end) => end())), new Promise((done) => setTimeout(done, CUT_OFF_WRITE_MS))]);
       server.closeAllConnections();
       return all;
     },
   };
+}
+
+/** What a call still running at the drain's limit is answered. */
+export const CUT_OFF_TEXT = 'this replica is shutting down and cut the call off (it may or may not have taken effect); retry on another replica, or once it is back';
+
+/** How long the answers of the calls cut off have to go out before the connections are closed. */
+const CUT_OFF_WRITE_MS = 1_000;
+
+/** The id of a JSON-RPC request (not of a notification, a response or a batch). */
+function requestIdOf(message: unknown): string | number | undefined {
+  if (typeof message !== 'object' || message === null || !('method' in message) || !('id' in message)) return undefined;
+  return typeof message.id === 'string' || typeof message.id === 'number' ? message.id : undefined;
 }
 
 function pathOf(request: IncomingMessage): string {
