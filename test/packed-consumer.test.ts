@@ -5,12 +5,14 @@
  * agent chart (test/fixtures/packed-consumer/agent.ts) against a real stdio server.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isJavaScript, readmeBlocks, withContext } from './support/readme-blocks.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'packed-consumer');
@@ -18,6 +20,13 @@ const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 let project: string;
+
+/** The packages other than this one, Node's built-ins excluded, that the README's code blocks import. */
+function packagesTheReadmeImports(): Set<string> {
+  const specifiers = readmeBlocks().flatMap((block) => ts.preProcessFile(block.code, true, true).importedFiles.map((imported) => imported.fileName));
+  const others = specifiers.filter((specifier) => !specifier.startsWith('mcp-statechart') && !builtinModules.includes(specifier.replace(/^node:/, '')));
+  return new Set(others.map((specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')));
+}
 
 beforeAll(() => {
   project = mkdtempSync(join(tmpdir(), 'mcp-consumer-'));
@@ -30,6 +39,13 @@ beforeAll(() => {
   symlinkSync(join(ROOT, 'node_modules'), join(installed, 'node_modules'));
   for (const dependency of ['xstate', '@types']) symlinkSync(join(ROOT, 'node_modules', dependency), join(project, 'node_modules', dependency));
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module', dependencies: { 'mcp-statechart': `file:${tarball}` } }));
+  // The other packages the README's blocks import (the AI SDK, an embedding model) are the user's to install.
+  for (const dependency of packagesTheReadmeImports()) {
+    if (!existsSync(join(project, 'node_modules', dependency))) {
+      mkdirSync(join(project, 'node_modules', dependency, '..'), { recursive: true });
+      symlinkSync(join(ROOT, 'node_modules', dependency), join(project, 'node_modules', dependency));
+    }
+  }
   for (const file of ['agent.ts', 'public-events.ts', 'typo.ts', 'internal-event.ts', 'tsconfig.json']) cpSync(join(FIXTURE, file), join(project, file));
 }, 240_000);
 
@@ -46,6 +62,20 @@ describe('a consumer project with the packed package installed', () => {
     expect(run.stdout + run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(readFileSync(join(project, 'node_modules', 'mcp-statechart', 'dist', 'src', 'index.d.ts'), 'utf8')).toMatch(/createRegistryLogic/);
+  }, 180_000);
+
+  it("compiles the code blocks of README.md and docs/ against the installed declarations, which are checked too", () => {
+    mkdirSync(join(project, 'readme'));
+    const files = readmeBlocks().map((block) => {
+      const file = join('readme', `${block.file.replace(/\W/g, '_')}.${block.line}.${isJavaScript(block.language) ? 'mjs' : 'ts'}`);
+      writeFileSync(join(project, file), withContext(block).text);
+      return file;
+    });
+    const run = tsc('--strict', '--noEmit', '--target', 'ES2022', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--types', 'node', '--allowJs', '--checkJs', ...files);
+    // Not skipLibCheck, for this package's declarations; other packages' own typing gaps (the AI SDK's, the embedding model's) are not the README's.
+    const errors = run.stdout.split('\n').filter((line) => /error TS\d+/.test(line) && !/^[^(]*node_modules\/(?!mcp-statechart\/)/.test(line));
+    expect(errors).toEqual([]);
+    expect(run.stderr).toBe('');
   }, 180_000);
 
   it('does not compile a misspelt registry event type (mcp.laod)', () => {

@@ -6,7 +6,7 @@
  * checked JavaScript). A failure names the block (file, line, first line) and each diagnostic with
  * its line in the file. The "Embed it" chart also runs, against the demo's notes server.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,76 +16,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SessionTracker } from 'mcp-statechart';
 import { entryPoints, repositoryCompilerOptions } from '../scripts/api-report.js';
 import { compileSnippets } from './support/compile-snippets.js';
+import { codeBlocks, CONTEXT, firstLine, isJavaScript, readmeBlocks, withContext, type CodeBlock } from './support/readme-blocks.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-interface CodeBlock {
-  /** The markdown file, relative to the repository root. */
-  file: string;
-  /** The 1-based line of the block's first line of code in that file. */
-  line: number;
-  language: string;
-  code: string;
-}
-
-const CHECKED_LANGUAGES = new Set(['ts', 'typescript', 'mts', 'js', 'javascript', 'mjs']);
-const isJavaScript = (language: string) => ['js', 'javascript', 'mjs'].includes(language);
-
-/** The fenced blocks of a markdown text in the checked languages, indented ones (in list items) included, with the fence's indentation taken off. */
-function codeBlocks(file: string, markdown: string): CodeBlock[] {
-  const lines = markdown.split('\n');
-  const blocks: CodeBlock[] = [];
-  for (let index = 0; index < lines.length; index++) {
-    const open = /^( *)(`{3,}|~{3,})\s*([\w-]*)/.exec(lines[index]!);
-    if (!open) continue;
-    const [, indent, fence, language] = open as unknown as [string, string, string, string];
-    const start = index + 1;
-    do index++;
-    while (index < lines.length && !new RegExp(`^ *${fence[0]}{${fence.length},}\\s*$`).test(lines[index]!));
-    if (!CHECKED_LANGUAGES.has(language.toLowerCase())) continue;
-    const code = lines.slice(start, index).map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line.trimStart()));
-    blocks.push({ file, line: start + 1, language: language.toLowerCase(), code: code.join('\n') });
-  }
-  return blocks;
-}
-
-const markdownFiles = (): string[] => [
-  'README.md',
-  ...readdirSync(join(ROOT, 'docs'), { recursive: true, encoding: 'utf8' })
-    .filter((path) => path.endsWith('.md'))
-    .map((path) => join('docs', path)),
-];
-
-const firstLine = (block: CodeBlock) => block.code.split('\n').find((line) => line.trim() !== '')!.trim();
-
-const MANAGER_AND_SERVERS = [
-  '// What the first block of "The library" made: the manager and discovery\'s servers.',
-  "declare const manager: import('mcp-statechart').McpConnectionManager;",
-  "declare const servers: import('mcp-statechart').DiscoveryResult['servers'];",
-].join('\n');
-/**
- * What a block takes from the blocks before it, declared instead of repeated, by the block's
- * first line. Each block that is not complete on its own is named here; a block whose first line
- * changes loses its context and fails, and a context no block uses fails too.
- */
-const CONTEXT: Record<string, string> = {
-  // "Semantic stage", with the AI SDK and offline
-  "import { embedMany } from 'ai';": MANAGER_AND_SERVERS,
-  "import { initModel } from '@energetic-ai/embeddings';": MANAGER_AND_SERVERS,
-  // "Approval before a tool call"
-  "import { createLoaderTools } from 'mcp-statechart';": MANAGER_AND_SERVERS,
-  // "The manifest index"
-  "import { createLoaderTools, enabledServers, ManifestIndex } from 'mcp-statechart';": MANAGER_AND_SERVERS,
-};
 
 /** Each block as a virtual module beside the sources, with its context before it. */
 function modulesOf(blocks: CodeBlock[]): Map<string, { block: CodeBlock; path: string; text: string; contextLines: number }> {
   return new Map(
     blocks.map((block) => {
-      const context = CONTEXT[firstLine(block)] ?? '';
-      const contextLines = context === '' ? 0 : context.split('\n').length;
       const path = join(ROOT, 'readme-examples', `${block.file.replace(/\W/g, '_')}.${block.line}.${isJavaScript(block.language) ? 'mjs' : 'ts'}`);
-      return [path, { block, path, text: context === '' ? block.code : `${context}\n${block.code}`, contextLines }];
+      return [path, { block, path, ...withContext(block) }];
     }),
   );
 }
@@ -97,7 +37,7 @@ function problemsOf(blocks: CodeBlock[], diagnostics: Map<string, { line: number
     const found = diagnostics.get(path) ?? [];
     if (found.length === 0) return [];
     const where = (line: number) =>
-      line > contextLines ? `${block.file}:${block.line + line - contextLines - 1}` : `line ${line} of this block's context in test/readme-examples.test.ts`;
+      line > contextLines ? `${block.file}:${block.line + line - contextLines - 1}` : `line ${line} of this block's context in test/support/readme-blocks.ts`;
     return [`${block.file}:${block.line} \`${firstLine(block)}\`\n${found.map(({ line, message }) => `  ${where(line)}: ${message}`).join('\n')}`];
   });
 }
@@ -149,7 +89,7 @@ function importsOutsideThePackage(blocks: CodeBlock[]): string[] {
   );
 }
 
-const blocks = markdownFiles().flatMap((file) => codeBlocks(file, readFileSync(join(ROOT, file), 'utf8')));
+const blocks = readmeBlocks();
 const brokenBlocks = codeBlocks('BROKEN.md', BROKEN_MARKDOWN);
 let diagnostics: Map<string, { line: number; message: string }[]>;
 
