@@ -7,10 +7,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, write
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type McpServerManifest } from '../src/index.js';
 import { indexServers } from '../src/entries/config.js';
 import { MAX_INDEXED_BYTES } from '../src/manifest-index/indexed-manifest.js';
+import { INDEX_WRITE_INTERVAL_MS, recordManifests, type RecordingManager } from '../src/manifest-index/record-manifests.js';
 import { stdioFixture } from './support/fixtures.js';
 import { hostileServer } from './support/hostile.js';
 import { readyGoProcess } from './support/ready-go-process.js';
@@ -190,4 +191,36 @@ describe('an index that cannot be written', () => {
     writeFileSync(path.join(folder, 'ai-zen'), 'not a folder');
     await loadsWith(new ManifestIndex({ path: indexPath }));
   });
+});
+
+describe('a server whose lists change on every call', () => {
+  it(`has its changes written at most every ${INDEX_WRITE_INTERVAL_MS} ms, the last one always`, async () => {
+    // The manager's two events, as a server growing one tool a call makes them: only the recorder is under test.
+    const listeners: Record<string, (event: { server: string; manifest?: McpServerManifest }) => void> = {};
+    let latest = manifest('one tool');
+    const grower = {
+      on: (type: string, listener: (event: { server: string; manifest?: McpServerManifest }) => void) => {
+        listeners[type] = listener;
+        return () => {};
+      },
+      getManifest: () => latest,
+    } as unknown as RecordingManager;
+    const index = new ManifestIndex({ path: indexPath });
+    const records = vi.spyOn(index, 'record');
+    const stop = recordManifests(grower, index, { grow: { command: 'grow' } });
+    try {
+      for (let call = 1; call <= 50; call++) {
+        latest = { ...manifest(), tools: Array.from({ length: call }, (_, n) => ({ name: `tool${n}`, inputSchema: { type: 'object' as const } })) };
+        listeners['mcp.manifestChanged']!({ server: 'grow', manifest: latest });
+      }
+      expect(records).toHaveBeenCalledTimes(1);
+      await vi.waitFor(() => expect(records).toHaveBeenCalledTimes(2), { timeout: 10_000, interval: 50 });
+      await index.flush();
+      const onDisk = new ManifestIndex({ path: indexPath }).lookup('grow', { command: 'grow' });
+      expect(onDisk.status).toBe('fresh');
+      expect(onDisk.status === 'fresh' && onDisk.entry.manifest.tools).toHaveLength(50);
+    } finally {
+      stop();
+    }
+  }, 30_000);
 });

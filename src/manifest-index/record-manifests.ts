@@ -15,6 +15,9 @@ import { MAX_INDEX_TTL_MS } from './entry-expiry.js';
 import { MIN_RELIST_MS } from '../connection/list-expiry.js';
 import { quoted } from '../../machines/control-characters.js';
 
+/** The least time between two index writes for one server's list changes. */
+export const INDEX_WRITE_INTERVAL_MS = 1_000;
+
 /** `getClient`, when there, gives each entry the server's instructions; `eras`, its era. */
 export type RecordingManager = Pick<McpConnectionManager, 'on' | 'getManifest'> & Partial<Pick<McpConnectionManager, 'eras' | 'getClient'>>;
 
@@ -118,7 +121,24 @@ export function recordManifests(
     if (event.state === 'connected') record(event.server);
     else cancelRefresh(event.server);
   });
-  const stopManifests = manager.on('mcp.manifestChanged', (event) => record(event.server, event.manifest));
+  // A server that changes its lists on every call (one more tool each time) would have the whole
+  // index rewritten each time: its changes are written at most every INDEX_WRITE_INTERVAL_MS, the last one always.
+  const lastWrites = new Map<string, number>();
+  const laterWrites = new Map<string, NodeJS.Timeout>();
+  const writeLatest = (server: string) => {
+    laterWrites.delete(server);
+    lastWrites.set(server, Date.now());
+    record(server);
+  };
+  const stopManifests = manager.on('mcp.manifestChanged', (event) => {
+    if (laterWrites.has(event.server)) return;
+    const wait = (lastWrites.get(event.server) ?? -Infinity) + INDEX_WRITE_INTERVAL_MS - Date.now();
+    if (wait <= 0) {
+      lastWrites.set(event.server, Date.now());
+      return record(event.server, event.manifest);
+    }
+    laterWrites.set(event.server, setTimeout(() => writeLatest(event.server), wait).unref());
+  });
   // The era recorded with a server's manifest spares the next process the probe (src/connection/era-memo.ts).
   const stopEras = manager.eras?.addStore({
     recall: (server, config) => {
@@ -140,6 +160,10 @@ export function recordManifests(
   });
   recorder.stop = () => {
     for (const server of [...refreshTimers.keys()]) cancelRefresh(server);
+    for (const [server, timer] of laterWrites) {
+      clearTimeout(timer);
+      writeLatest(server);
+    }
     stopStates();
     stopManifests();
     stopEras?.();
