@@ -6,11 +6,8 @@
  * is bounded in bytes, not only in count.
  */
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { WebSocket } from 'ws';
-import { createActor, createMachine } from 'xstate';
-import { McpConnectionManager, silentLogger } from '../src/index.js';
-import { startInspector, type InspectorHandle } from '../src/inspection/relay.js';
+import { describe, expect, it } from 'vitest';
+import { inspectedManager, mark, watch } from './support/inspector-viewer.js';
 
 const HUGE_MANIFEST = fileURLToPath(new URL('./fixtures/huge-manifest-server.mjs', import.meta.url));
 const MiB = 1024 * 1024;
@@ -18,44 +15,10 @@ const MiB = 1024 * 1024;
 const MAX_MESSAGE_BYTES = 16 * MiB;
 const REPLAY_BUFFER_BYTES = 64 * MiB;
 
-let inspector: InspectorHandle | undefined;
-let manager: McpConnectionManager | undefined;
-const viewers: WebSocket[] = [];
-afterEach(async () => {
-  await manager?.dispose();
-  for (const viewer of viewers.splice(0)) viewer.terminate();
-  await inspector?.stop();
-  manager = undefined;
-  inspector = undefined;
-});
-
-/** A viewer as the relay's own page connects, collecting what it receives. */
-async function watch(handle: InspectorHandle): Promise<Buffer[]> {
-  const viewer = new WebSocket(handle.relayUrl, { origin: new URL(handle.url).origin, maxPayload: 0 });
-  viewers.push(viewer);
-  const messages: Buffer[] = [];
-  viewer.on('message', (data: Buffer) => messages.push(data));
-  await new Promise((resolve, reject) => viewer.once('open', resolve).once('error', reject));
-  return messages;
-}
-
-/**
- * Starts a tiny actor named `name` under the inspector and waits until `messages` holds its
- * creation: the relay keeps order, so every event before it has arrived too.
- */
-async function mark(handle: InspectorHandle, messages: Buffer[], name: string): Promise<Buffer[]> {
-  createActor(createMachine({ id: name }), { inspect: handle.inspect }).start();
-  const marker = (message: Buffer) => message.includes(`"${name}"`);
-  await vi.waitFor(() => expect(messages.some(marker)).toBe(true), { timeout: 90_000, interval: 200 });
-  return messages.slice(0, messages.findIndex(marker));
-}
-
-// Limits sized for 2 busy cores: 18 MiB manifests, copied into several snapshots each, take 20 s at load 8.
 describe('the inspector under a server with a huge manifest', () => {
   it('sends an event over the message limit cut, saying why, and keeps relaying what follows', async () => {
-    inspector = await startInspector();
+    const { inspector, manager } = await inspectedManager();
     const messages = await watch(inspector);
-    manager = new McpConnectionManager({ logger: silentLogger, inspect: inspector.inspect });
     // 9 MiB of instructions and a 9 MiB description: every snapshot of this server is over 16 MiB.
     await manager.connect('huge', { command: process.execPath, args: [HUGE_MANIFEST, '--mb', '9'] });
     await manager.callTool('huge', 'echo', {});
@@ -72,8 +35,7 @@ describe('the inspector under a server with a huge manifest', () => {
   }, 150_000);
 
   it('keeps at most 64 MiB of events for a page opened late', async () => {
-    inspector = await startInspector();
-    manager = new McpConnectionManager({ logger: silentLogger, inspect: inspector.inspect });
+    const { inspector, manager } = await inspectedManager();
     // Some snapshots of this server hold 7 or 14 MiB, under the message limit: kept whole. Each
     // connection sends a few of them; three connections, about 120 MiB in all.
     manager.configure({ big: { command: process.execPath, args: [HUGE_MANIFEST, '--mb', '7'] } });

@@ -6,59 +6,29 @@
  * A real server process, the relay on 127.0.0.1, a viewer as the page connects.
  */
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { WebSocket } from 'ws';
-import { createActor, createMachine } from 'xstate';
-import { McpConnectionManager, silentLogger } from '../src/index.js';
-import { startInspector, type InspectorHandle } from '../src/inspection/relay.js';
+import { describe, expect, it } from 'vitest';
+import { inspectedManager, mark, watch } from './support/inspector-viewer.js';
 import { stringRestorer } from '../src/inspection/strings-once.js';
 
 const HUGE_MANIFEST = fileURLToPath(new URL('./fixtures/huge-manifest-server.mjs', import.meta.url));
 const MiB = 1024 * 1024;
 
-let inspector: InspectorHandle | undefined;
-let manager: McpConnectionManager | undefined;
-const viewers: WebSocket[] = [];
-afterEach(async () => {
-  await manager?.dispose();
-  for (const viewer of viewers.splice(0)) viewer.terminate();
-  await inspector?.stop();
-  manager = undefined;
-  inspector = undefined;
-});
-
-async function watch(handle: InspectorHandle): Promise<string[]> {
-  const viewer = new WebSocket(handle.relayUrl, { origin: new URL(handle.url).origin, maxPayload: 0 });
-  viewers.push(viewer);
-  const messages: string[] = [];
-  viewer.on('message', (data: Buffer) => messages.push(data.toString()));
-  await new Promise((resolve, reject) => viewer.once('open', resolve).once('error', reject));
-  return messages;
-}
-
-/** Waits until `messages` holds the creation of a tiny actor named `name`: the relay keeps order, so all before it has arrived. */
-async function mark(handle: InspectorHandle, messages: string[], name: string): Promise<void> {
-  createActor(createMachine({ id: name }), { inspect: handle.inspect }).start();
-  await vi.waitFor(() => expect(messages.some((message) => message.includes(`"${name}"`))).toBe(true), { timeout: 60_000, interval: 200 });
-}
-
-const bytesOf = (messages: readonly string[]) => messages.reduce((total, message) => total + Buffer.byteLength(message), 0);
+const bytesOf = (messages: ReadonlyArray<string | Buffer>) => messages.reduce((total, message) => total + Buffer.byteLength(message), 0);
 
 describe('the inspector relay under a server with 1 MiB of instructions', () => {
   it('sends each large string to a viewer once, and its page puts it back in every event', async () => {
-    inspector = await startInspector();
+    const { inspector, manager } = await inspectedManager();
     const page = await (await fetch(inspector.url)).text();
     const marker = /"(@mcp-statechart\/string:[\w-]+)"/.exec(page)?.[1];
     expect(page).toContain(stringRestorer.toString());
     const messages = await watch(inspector);
-    manager = new McpConnectionManager({ logger: silentLogger, inspect: inspector.inspect });
     // 1 MiB of instructions and a 1 MiB description.
     await manager.connect('huge', { command: process.execPath, args: [HUGE_MANIFEST, '--mb', '1'] });
     await manager.callTool('huge', 'echo', {});
     await mark(inspector, messages, 'after-the-call');
 
     const restore = stringRestorer(marker ?? '');
-    const events = messages.map((message) => restore(message));
+    const events = messages.map((message) => restore(String(message)));
     const restored = events.map((event) => JSON.stringify(event));
     const withDescription = restored.filter((event) => event.includes(`description ${'A'.repeat(MiB)}`));
     // The events restored hold the description again and again (7 MiB); it went over the wire once.
@@ -69,8 +39,7 @@ describe('the inspector relay under a server with 1 MiB of instructions', () => 
   }, 120_000);
 
   it('sends a page opened late the strings of its replay once too', async () => {
-    inspector = await startInspector();
-    manager = new McpConnectionManager({ logger: silentLogger, inspect: inspector.inspect });
+    const { inspector, manager } = await inspectedManager();
     await manager.connect('huge', { command: process.execPath, args: [HUGE_MANIFEST, '--mb', '1'] });
     await mark(inspector, await watch(inspector), 'connected');
 
@@ -78,7 +47,7 @@ describe('the inspector relay under a server with 1 MiB of instructions', () => 
     await mark(inspector, late, 'replayed');
     const page = await (await fetch(inspector.url)).text();
     const restore = stringRestorer(/"(@mcp-statechart\/string:[\w-]+)"/.exec(page)?.[1] ?? '');
-    const restored = late.map((message) => JSON.stringify(restore(message)));
+    const restored = late.map((message) => JSON.stringify(restore(String(message))));
 
     expect(bytesOf(late)).toBeLessThan(2 * MiB);
     expect(restored.filter((event) => event.includes(`description ${'A'.repeat(MiB)}`)).length).toBeGreaterThan(1);

@@ -49,6 +49,21 @@ export function catalogueServers(copy = 0): CatalogueServer[] {
   }));
 }
 
+/** The catalogue copied under new names until it holds `tools` tools. */
+export function largeCatalogue(tools: number): CatalogueServer[] {
+  const servers: CatalogueServer[] = [];
+  let count = 0;
+  for (let copy = 0; count < tools; copy++) {
+    for (const server of catalogueServers(copy)) {
+      if (count >= tools) break;
+      const kept = server.tools.slice(0, tools - count);
+      servers.push({ ...server, tools: kept });
+      count += kept.length;
+    }
+  }
+  return servers;
+}
+
 export function catalogueSummary(): Array<{ name: string; package: string; version: string; tools: number }> {
   return capturedFile().servers.map(({ name, package: packageName, version, tools }) => ({ name, package: packageName, version, tools: tools.length }));
 }

@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { QUERY_SET_HISTORY, QUERY_SETS, catalogueServers, labelledQueries, type CatalogueServer } from './catalogue.js';
+import { QUERY_SET_HISTORY, QUERY_SETS, labelledQueries, largeCatalogue } from './catalogue.js';
 
 const option = (name: string) => {
   const at = process.argv.indexOf(name);
@@ -23,19 +23,6 @@ const CHANGE_ROUNDS = Number(option('--changes') ?? 9);
 
 const { ToolSearch } = (await import(pathToFileURL(path.join(src, 'search/index.ts')).href)) as typeof import('../../src/search/index.js');
 const { indexedInstructions } = (await import(pathToFileURL(path.join(src, 'manifest-index/indexed-manifest.ts')).href)) as typeof import('../../src/manifest-index/indexed-manifest.js');
-
-function largeCatalogue(tools: number): CatalogueServer[] {
-  const servers: CatalogueServer[] = [];
-  for (let copy = 0, count = 0; count < tools; copy++) {
-    for (const server of catalogueServers(copy)) {
-      if (count >= tools) break;
-      const kept = server.tools.slice(0, tools - count);
-      servers.push({ ...server, tools: kept });
-      count += kept.length;
-    }
-  }
-  return servers;
-}
 
 // The blind set stays out: its queries are judged by their figures alone.
 const queries = QUERY_SETS.filter((set) => set !== 'held-out-15' && QUERY_SET_HISTORY[set].tunedOn).flatMap((set) => labelledQueries(set).map(({ query }) => query));

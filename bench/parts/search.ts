@@ -35,7 +35,7 @@ import { toFunctionDefinitions } from '../../src/entries/ai-sdk.js';
 import { SERVER_LIST_LIMIT } from '../../src/tools/server-catalog.js';
 import { referenceServersScenario } from '../lib/context-size.js';
 import { absoluteTarget, emitRows, hasFlag, isMet, progress, ratioTarget, type BenchRow } from '../lib/report.js';
-import { catalogueServers, labelledQueries, QUERY_SET_HISTORY, QUERY_SETS, type CatalogueServer, type QuerySet } from '../catalogue/catalogue.js';
+import { catalogueServers, labelledQueries, largeCatalogue, QUERY_SET_HISTORY, QUERY_SETS, type CatalogueServer, type QuerySet } from '../catalogue/catalogue.js';
 import { recordedEmbedder, SENTENCE_ENCODER_MODEL, sentenceEncoder, type EmbedCall } from '../lib/embedders.js';
 import { blindSet, recallOf, searchRanking, shownMisses, type Ranking, type Recall } from '../lib/recall.js';
 import { syntheticServers } from '../lib/search-catalogue.js';
@@ -85,21 +85,6 @@ function loaderTools(servers: LoaderServers, index: ManifestIndex | false, seman
 }
 
 const bytesOf = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
-
-/** The catalogue copied under new names until it holds `tools` tools. */
-function largeCatalogue(tools: number): CatalogueServer[] {
-  const servers: CatalogueServer[] = [];
-  let count = 0;
-  for (let copy = 0; count < tools; copy++) {
-    for (const server of catalogueServers(copy)) {
-      if (count >= tools) break;
-      const kept = server.tools.slice(0, tools - count);
-      servers.push({ ...server, tools: kept });
-      count += kept.length;
-    }
-  }
-  return servers;
-}
 
 interface Latency {
   tools: number;
