@@ -9,6 +9,8 @@ const SECRET_ENV = 'canary-env-value-7f3a';
 const SECRET_HEADER = 'canary-header-value-91bc';
 
 let home: string;
+/** The listing's own HOME: the load, call and read tests, run at the same time, write the manifest index under theirs. */
+let listingHome: string;
 let config: string;
 let badJson: string;
 
@@ -29,11 +31,17 @@ beforeAll(() => {
   badJson = join(home, 'bad.json');
   writeFileSync(badJson, '{\n  "mcpServers": {\n    "a": { "command": "x", }\n  }\n}\n');
   mkdirSync(join(home, '.ai-zen'));
+  listingHome = mkdtempSync(join(tmpdir(), 'mcp-cli-listing-'));
+  mkdirSync(join(listingHome, '.ai-zen'));
 });
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(home, { recursive: true, force: true });
+  rmSync(listingHome, { recursive: true, force: true });
+});
 
 /** Every run uses a throwaway HOME, so the developer's own ~/.ai-zen/mcp.json never leaks in. */
 const cli = (...args: string[]) => runCli(args, { cwd: home, env: { HOME: home } });
+const listing = (...args: string[]) => runCli(args, { cwd: listingHome, env: { HOME: listingHome } });
 
 function expectNoSecrets(...outputs: string[]) {
   for (const output of outputs) {
@@ -44,7 +52,7 @@ function expectNoSecrets(...outputs: string[]) {
 
 describe.concurrent('mcp-statechart servers', () => {
   it('lists every discovered server with scope, transport, status and description, and the problems; exit 1 for an entry with errors', async () => {
-    const run = await cli('--config', config, 'servers');
+    const run = await listing('--config', config, 'servers');
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/NAME\s+SCOPE\s+TRANSPORT\s+STATUS\s+PROTOCOL\s+INDEXED\s+DESCRIPTION/);
     expect(run.stdout).toMatch(/fixture\s+explicit\s+stdio\s+enabled\s+-\s+no\s+the test fixture/);
@@ -55,7 +63,7 @@ describe.concurrent('mcp-statechart servers', () => {
   });
 
   it('prints JSON for scripts with --json, without env or header values, and keeps the problems (exit 1)', async () => {
-    const run = await cli('--config', config, 'servers', '--json');
+    const run = await listing('--config', config, 'servers', '--json');
     expect(run.code).toBe(1);
     const report = JSON.parse(run.stdout) as { servers: Array<{ name: string; disabled: boolean }>; problems: unknown[] };
     expect(report.servers.map((server) => [server.name, server.disabled])).toEqual([
@@ -68,13 +76,13 @@ describe.concurrent('mcp-statechart servers', () => {
   });
 
   it('reports a config file that is not JSON with its line and column, and exits 1', async () => {
-    const run = await cli('--config', badJson, 'servers');
+    const run = await listing('--config', badJson, 'servers');
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(`${badJson}:3:`);
   });
 
   it('says how to add servers when there are none', async () => {
-    const run = await cli('servers');
+    const run = await listing('servers');
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/No MCP servers found/);
   });
