@@ -10,7 +10,7 @@
  */
 import { quoted } from '../../machines/control-characters.js';
 import { Client } from '@modelcontextprotocol/client';
-import { auth, extractWWWAuthenticateParams, isHttpsUrl, IssuerMismatchError, OAuthError, validateAuthorizationResponseIssuer } from '@modelcontextprotocol/client';
+import { auth, isHttpsUrl, IssuerMismatchError, OAuthError, validateAuthorizationResponseIssuer } from '@modelcontextprotocol/client';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { inferTransport } from '../../machines/options.js';
 import type { McpServerConfig } from '../../machines/types.js';
@@ -24,6 +24,8 @@ import { offersOAuth } from './oauth-offered.js';
 import { CALLBACK_PATH, startLoopbackReceiver, stateMismatch, type LoopbackOptions, type LoopbackReceiver } from './loopback.js';
 import { hasStaticAuthorization, readOAuthEntry, type OAuthEntry } from './oauth-config.js';
 import { openInBrowser } from './open-browser.js';
+import { askWithoutToken } from './unauthenticated-answer.js';
+import { describeResourceMetadataFault, resourceMetadataFault } from './resource-metadata.js';
 import { joinScopes, MAX_SCOPE_LENGTH } from './scopes.js';
 import { StoredOAuthProvider } from './stored-provider.js';
 import { OAuthTokenStore, type StoredLogin } from './token-store.js';
@@ -93,16 +95,22 @@ export async function login(server: string, config: McpServerConfig, options: Lo
   const target: Target = { server, config, serverUrl, kind, entry, store };
   const maxAuthorizations = options.maxAuthorizations ?? 3;
 
-  for (let authorizations = 1; ; authorizations++) {
-    const scope = await authorizeOnce(target, options);
-    try {
-      await checkLogin(target, options);
-      return { server, file: store.file, scope, authorizations };
-    } catch (error) {
-      // The check met a 403 insufficient_scope: the wider scope is stored; the next round asks for it.
-      const wantsMore = error instanceof OAuthLoginRequiredError && error.reason === 'scope';
-      if (!wantsMore || authorizations >= maxAuthorizations) throw error;
+  try {
+    for (let authorizations = 1; ; authorizations++) {
+      const scope = await authorizeOnce(target, options);
+      try {
+        await checkLogin(target, options);
+        return { server, file: store.file, scope, authorizations };
+      } catch (error) {
+        // The check met a 403 insufficient_scope: the wider scope is stored; the next round asks for it.
+        const wantsMore = error instanceof OAuthLoginRequiredError && error.reason === 'scope';
+        if (!wantsMore || authorizations >= maxAuthorizations) throw error;
+      }
     }
+  } catch (error) {
+    // Broken metadata is the likeliest reason a login failed: the error says it too, not only a warning above it.
+    if (target.metadataWarning !== undefined && error instanceof Error) error.message = `${error.message} (${target.metadataWarning})`;
+    throw error;
   }
 }
 
@@ -135,6 +143,8 @@ interface Target {
   kind: 'http' | 'sse';
   entry: OAuthEntry;
   store: OAuthTokenStore;
+  /** What is wrong with the server's protected-resource metadata, once a round found it broken. */
+  metadataWarning?: string;
 }
 
 /** One browser round trip; resolves with the scope it asked for once the tokens are stored. */
@@ -155,9 +165,10 @@ async function authorizeOnce(target: Target, options: LoginOptions): Promise<str
       interaction: { redirectUrl: receiver.redirectUrl, authorize: (url) => showAuthorizationUrl(server, url, options) },
     });
     expectedState = provider.expectedState;
-    const challenge = await askWithoutToken(target, options.fetch ?? fetch);
+    const challenge = await askWithoutToken(server, config, kind, serverUrl, options.fetch);
     // Without this, the SDK guesses /authorize and /register on the origin and fails there, saying nothing useful.
     if (challenge.unnamed && !(await offersOAuth(serverUrl, options.fetch))) throw new BearerTokenRequiredError(server);
+    await warnOfBrokenMetadata(target, challenge.resourceMetadataUrl, options);
     const scope = joinScopes(challenge.scope, store.read().requiredScope, entry.scope);
     if (scope !== undefined && scope.length > MAX_SCOPE_LENGTH) {
       throw new Error(
@@ -178,6 +189,15 @@ async function authorizeOnce(target: Target, options: LoginOptions): Promise<str
   } finally {
     await receiver.close();
   }
+}
+
+/** Says once per login what is wrong with the server's protected-resource metadata, before the SDK quietly works around it. */
+async function warnOfBrokenMetadata(target: Target, named: URL | undefined, options: LoginOptions): Promise<void> {
+  if (target.metadataWarning !== undefined) return;
+  const found = await resourceMetadataFault(target.serverUrl, named, options.fetch);
+  if (!found) return;
+  target.metadataWarning = describeResourceMetadataFault(target.server, found, target.serverUrl);
+  printLine(options)(`Warning: ${target.metadataWarning}`);
 }
 
 /**
@@ -244,33 +264,6 @@ async function finishAuthorization(server: string, response: URLSearchParams, fi
   }
 }
 
-/**
- * The server's answer to a request without a token: on 401/403 its `WWW-Authenticate` names the
- * resource metadata URL and the scope to ask for (RFC 9728 §5.1). A `ping` opens no session.
- */
-async function askWithoutToken(target: Target, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string; unnamed?: true }> {
-  const headers = new Headers(target.config.headers);
-  let request: RequestInit;
-  if (target.kind === 'sse') {
-    headers.set('accept', 'text/event-stream');
-    request = { method: 'GET', headers };
-  } else {
-    headers.set('content-type', 'application/json');
-    headers.set('accept', 'application/json, text/event-stream');
-    request = { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 'login', method: 'ping' }) };
-  }
-  let response: Response;
-  try {
-    response = await fetchFn(target.serverUrl, { ...request, signal: AbortSignal.timeout(CHECK_TIMEOUT_MS) });
-  } catch (error) {
-    throw new Error(`could not reach MCP server ${quoted(target.server)}: ${(error as Error).message}`, { cause: error });
-  }
-  await response.body?.cancel().catch(() => {});
-  if (response.status !== 401 && response.status !== 403) return {};
-  const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
-  return { resourceMetadataUrl, scope, ...(response.status === 401 && resourceMetadataUrl === undefined ? { unnamed: true as const } : {}) };
-}
-
 /** Connects with the stored login, a new transport and Client, as the manager will, and lists what the server declares. */
 async function checkLogin(target: Target, options: LoginOptions): Promise<void> {
   const { server, config, serverUrl, kind, entry, store } = target;
@@ -288,7 +281,7 @@ async function checkLogin(target: Target, options: LoginOptions): Promise<void> 
 }
 
 async function showAuthorizationUrl(server: string, url: URL, options: LoginOptions): Promise<void> {
-  const print = options.print ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const print = printLine(options);
   print(`To authorize MCP server ${quoted(server)}, open this URL in a browser:`);
   print(`  ${url.href}`);
   const { openBrowser = true } = options;
@@ -296,4 +289,8 @@ async function showAuthorizationUrl(server: string, url: URL, options: LoginOpti
   else if (!openBrowser) print('(No browser is opened: open the URL above by hand.)');
   else if (await openInBrowser(url)) print('(Opening it in your browser.)');
   else print('(No browser could be opened here: open the URL above by hand.)');
+}
+
+function printLine(options: LoginOptions): (line: string) => void {
+  return options.print ?? ((line: string) => process.stderr.write(`${line}\n`));
 }

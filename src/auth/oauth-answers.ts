@@ -34,7 +34,7 @@ export function checkingOAuthAnswers(fetchFn: FetchLike): FetchLike {
     const bytes = await firstBytesOf(response.body, MAX_MESSAGE_BYTES + 1);
     if (bytes.length > MAX_MESSAGE_BYTES) throw new MessageTooLargeError(expected === TOKENS ? 'the token endpoint' : 'the authorization server');
     const text = bytes.toString('utf8');
-    const fault = faultOf(text, expected);
+    const fault = answerFault(text, expected.schema, expected.requirement);
     if (fault) {
       const { origin, pathname } = new URL(String(input));
       throw new Error(`${expected.what} (${origin}${pathname}) ${fault}: ${WHAT_TO_DO}`);
@@ -58,17 +58,18 @@ function isTokenRequest(init: RequestInit | undefined): boolean {
   return init?.method === 'POST' && form?.has('grant_type') === true;
 }
 
-function faultOf(text: string, expected: Expected): string | undefined {
+/** What is wrong with an answer `schema` checks, in words (never a value), or undefined when it passes. */
+export function answerFault(text: string, schema: z.ZodType, requirement: string): string | undefined {
   let answer: unknown;
   try {
     answer = JSON.parse(text);
   } catch {
-    return `is not JSON, where OAuth requires ${expected.requirement}`;
+    return `is not JSON, where OAuth requires ${requirement}`;
   }
   if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
-    return `is not a JSON object (it is ${kindOf(answer)}), where OAuth requires ${expected.requirement}`;
+    return `is not a JSON object (it is ${kindOf(answer)}), where OAuth requires ${requirement}`;
   }
-  const checked = expected.schema.safeParse(answer);
+  const checked = schema.safeParse(answer);
   if (checked.success) return undefined;
   // One fault a field: a URL that is not one fails both the schema's URL checks.
   const faults = new Map<string, string>();

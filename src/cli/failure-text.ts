@@ -34,6 +34,8 @@ export interface FailureExplanation {
   needsLogin?: true;
   /** The server offers no OAuth login, so `mcp-statechart login` cannot help: it wants a token in a header. */
   offersNoLogin?: true;
+  /** Something found while explaining that will matter next (broken OAuth metadata a login would meet). */
+  warning?: string;
 }
 
 /** Long enough for any useful reason, short enough that a 20 MB error body cannot flood a terminal. */

@@ -1,3 +1,4 @@
+import { resourceMetadataWarning } from '../../auth/resource-metadata.js';
 import type { DiscoveredServer, DiscoveryResult } from '../../config/index.js';
 import { formatProblem } from '../../config/index.js';
 import { silentLogger } from '../../logger.js';
@@ -71,6 +72,9 @@ async function checkServer(manager: McpConnectionManager, server: DiscoveredServ
   } catch (error) {
     const connectMs = Math.round(performance.now() - started);
     const explanation = await explainFailureAsking(server.name, error, server);
+    // The login the hint suggests would meet this metadata, and the SDK would work around it without a word.
+    const warning = explanation.needsLogin ? await resourceMetadataWarning(server.name, server.config) : undefined;
+    if (warning) explanation.warning = warning;
     rows.update(server.name, `failed after ${connectMs} ms`, true);
     return { ...base, state: 'error', connectMs, error: explanation };
   } finally {
@@ -129,6 +133,7 @@ export function serverFailureLines(server: string, failure: FailureExplanation, 
   const lines = [`${indent}${terminalLine(server)}: ${terminalLine(failure.message)}${after}`];
   if (failure.stderrTail) lines.push(`${indent}  stderr:`, ...indentedLines(failure.stderrTail, `${indent}    `));
   if (failure.hint) lines.push(`${indent}  hint: ${terminalLine(failure.hint)}`);
+  if (failure.warning) lines.push(`${indent}  warning: ${terminalLine(failure.warning)}`);
   return lines;
 }
 
