@@ -74,6 +74,35 @@ describe('an authorization server that echoes the request in its error', () => {
   });
 });
 
+describe('a value sent that is only a character or two long', () => {
+  async function loginEchoing(clientSecret: string, description: (form: URLSearchParams) => string): Promise<string> {
+    const fixture = await oauthFixture({
+      dynamicRegistration: false,
+      clients: [{ client_id: 'c', client_secret: clientSecret }],
+      tokenAnswer: (form) => ({ status: 400, body: JSON.stringify({ error: 'invalid_grant', error_description: description(form) }) }),
+    });
+    const config = { url: fixture.url, oauth: { clientId: 'c', clientSecret } };
+    const error = await rejectionOf(login('remote', config, { dir: loginDir(), openBrowser: fixture.browse, print: () => {} }));
+    return error.message;
+  }
+
+  it('is redacted where it stands alone, and the letters of other words are left as they are', async () => {
+    const shown = await loginEchoing('e', () => 'the request sent the secret "e" (client_secret=e); see the help page');
+    expect(shown).toContain('the request sent the secret "[redacted]" (client_secret=[redacted]); see the help page');
+  });
+
+  it('is redacted however it is spelled alone: percent-encoded, or beside the code and verifier it came with', async () => {
+    const sent: string[] = [];
+    const shown = await loginEchoing('a+', (form) => {
+      const these = [form.get('code') ?? '', form.get('code_verifier') ?? ''];
+      sent.push(...these);
+      return `refused ${encodeURIComponent('a+')}, a+ and ${these.join(' ')} as a client's secret`;
+    });
+    expect(shown).toContain("refused [redacted], [redacted] and [redacted] [redacted] as a client's secret");
+    for (const value of sent) expect(shown).not.toContain(value);
+  });
+});
+
 describe('an authorization server whose error answer does not end', () => {
   it('is read only as far as an error is shown (twice MAX_ERROR_BODY_BYTES), the rest never downloaded', async () => {
     // 64 MiB of error text, made as it is read.

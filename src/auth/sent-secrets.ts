@@ -40,11 +40,33 @@ function sentSecrets(init: RequestInit | undefined): string[] {
   return values;
 }
 
+/**
+ * From this length a spelling is replaced wherever it appears, also inside a longer word (an echo
+ * may glue it to other text). A shorter one (a client secret of one letter) only where it stands
+ * alone, or every such letter of the answer would go, and with it the `error` field the SDK reads.
+ * An echo writes a value apart (`client_secret=e&`, `"e"`), so it is still hidden there; what is
+ * left, a letter inside a word, says nothing of a value that short.
+ */
+const ANYWHERE_LENGTH = 8;
+
 /** Each value as it was sent and as an echo may spell it: percent-encoded either way, or JSON-escaped. */
 function redactAll(text: string, values: readonly string[]): string {
   const spellings = values.flatMap((value) => [value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2), JSON.stringify(value).slice(1, -1)]);
   const longestFirst = [...new Set(spellings)].filter((spelling) => spelling.length > 0).sort((a, b) => b.length - a.length);
-  return longestFirst.reduce((redacted, spelling) => redacted.replaceAll(spelling, REDACTED), text);
+  return longestFirst.reduce(
+    (redacted, spelling) => (spelling.length >= ANYWHERE_LENGTH ? redacted.replaceAll(spelling, REDACTED) : redacted.replace(standingAlone(spelling), () => REDACTED)),
+    text,
+  );
+}
+
+const WORD_CHARACTER = /[\p{L}\p{N}]/u;
+
+/** `spelling` where no letter or digit touches it: at an edge that is a letter or digit itself, the next character must not be one. */
+function standingAlone(spelling: string): RegExp {
+  const escaped = spelling.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const before = WORD_CHARACTER.test(spelling.at(0) ?? '') ? '(?<![\\p{L}\\p{N}])' : '';
+  const after = WORD_CHARACTER.test(spelling.at(-1) ?? '') ? '(?![\\p{L}\\p{N}])' : '';
+  return new RegExp(`${before}${escaped}${after}`, 'gu');
 }
 
 function safeDecode(value: string): string {
