@@ -24,9 +24,8 @@ export const MAX_PRIVATE_LISTINGS = 1_024;
 
 /**
  * Readings of one request superseded in a row (its slot dropped as the server's lists changed
- * while each ran, or a newer reading for the same identity begun) before the last is kept anyway:
- * a server announcing changes, or an identity asking again, faster than a listing takes would
- * otherwise leave the request waiting forever.
+ * while each ran) before the last is kept anyway: a server announcing changes faster than a
+ * listing takes would otherwise leave the request waiting forever.
  */
 export const MAX_SUPERSEDED_READINGS = 3;
 
@@ -139,15 +138,17 @@ export class PrivateLists {
 
   /**
    * The caller's own listing of a server whose lists are private, read now unless it has a fresh
-   * one. A reading superseded (a newer one began, or its slot was dropped as the lists changed) is
-   * followed by the newer one, or by a new one; after `MAX_SUPERSEDED_READINGS` in a row the last
-   * is kept anyway, or a stream of requests or changes would leave this one waiting forever.
+   * one or one is being read for it (then that reading is shared). A reading superseded (its slot
+   * dropped as the lists changed) is followed by the one begun since, or by a new one; after
+   * `MAX_SUPERSEDED_READINGS` in a row the last is kept anyway, or a stream of changes would leave
+   * this one waiting forever.
    */
   private async listForCaller(server: string): Promise<void> {
     const identity = this.caller.getStore()?.identity;
     if (identity === undefined) return;
     const key = slot(identity, server);
-    let reading = this.begin(identity, server);
+    // Concurrent requests of one identity make one listing, not one each.
+    let reading = this.readings.get(key) ?? this.begin(identity, server);
     for (let superseded = 1; reading; superseded++) {
       const manifest = await reading;
       if (this.listings.get(key)?.manifest === manifest) return;
@@ -161,7 +162,7 @@ export class PrivateLists {
     }
   }
 
-  /** A new reading of the identity's listing, unless it needs none; kept if no later one began and its slot was not dropped meanwhile. */
+  /** A new reading of the identity's listing, unless it needs none; kept unless its slot was dropped meanwhile (a later one may have begun since). */
   private begin(identity: string, server: string): Promise<McpServerManifest> | undefined {
     const kinds = privateKinds(this.shared.getManifest(server));
     const client = this.shared.getClient(server);
@@ -192,7 +193,7 @@ export class PrivateLists {
     if (this.warnedStorming.has(server)) return;
     this.warnedStorming.add(server);
     this.logger.warn(
-      `MCP server ${quoted(server)}: its private lists changed while each of ${MAX_SUPERSEDED_READINGS} readings in a row was read, or a newer reading began; the request is answered from the last, and the next reads again.`,
+      `MCP server ${quoted(server)}: its private lists changed while each of ${MAX_SUPERSEDED_READINGS} readings in a row was read; the request is answered from the last, and the next reads again.`,
     );
   }
 

@@ -64,12 +64,16 @@ export interface HeldAnswer {
 
 /**
  * A proxy on 127.0.0.1 port 0 in front of `upstream` that passes everything through as it
- * streams, except that `hold()` keeps back the whole answer of the next request of `method`.
+ * streams, except that `hold()` keeps back the whole answer of the next request of `method`;
+ * `requests()` counts the requests of `method` it passed on.
  */
-export async function holdingAnswers(upstream: string, method: string): Promise<PlainHttpServer & { hold(): HeldAnswer }> {
+export async function holdingAnswers(upstream: string, method: string): Promise<PlainHttpServer & { hold(): HeldAnswer; requests(): number }> {
   const holds: Array<{ reached(): void; released: Promise<void> }> = [];
+  let requests = 0;
   const server = await listen((request, response, body) => {
-    const held = request.method === 'POST' && body.includes(`"method":"${method}"`) ? holds.shift() : undefined;
+    const ofMethod = request.method === 'POST' && body.includes(`"method":"${method}"`);
+    if (ofMethod) requests++;
+    const held = ofMethod ? holds.shift() : undefined;
     passedOn(upstream, request, response, body)
       .then(async (answer) => {
         if (!held) return relay(answer, response);
@@ -82,6 +86,7 @@ export async function holdingAnswers(upstream: string, method: string): Promise<
   });
   return {
     ...server,
+    requests: () => requests,
     hold() {
       let reached = () => {};
       let release = () => {};
