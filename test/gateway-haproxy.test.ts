@@ -1,6 +1,6 @@
 /**
  * Three `serve --http` replicas behind Debian's HAProxy, configured by docs/deploy/haproxy.cfg as
- * it is: round-robin, no stickiness, no store shared by the replicas (only the session key file
+ * it is (and, given two replicas' variables, two of them): round-robin, no stickiness, no store shared by the replicas (only the session key file
  * and the manifest index, as docs/deploy.md says). A 2026-07-28 host and a 2025-era host each
  * make 200 calls through call_mcp_tool on server-everything; every call is answered and every
  * replica serves some. A replica killed with SIGKILL mid-run: the calls in flight on it fail with
@@ -66,23 +66,26 @@ beforeAll(async () => {
   expect(indexed.code).toBe(0);
   ports = await Promise.all(Array.from({ length: 7 }, () => freePort()));
   for (let index = 0; index < 3; index++) replicas[index] = await startReplica(index);
-  haproxy = spawn(HAPROXY, ['-db', '-f', HAPROXY_CONFIG], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      MCP_GATEWAY_BIND: `127.0.0.1:${ports[0]}`,
-      MCP_REPLICA_1: `127.0.0.1:${callsPort(0)}`,
-      MCP_REPLICA_2: `127.0.0.1:${callsPort(1)}`,
-      MCP_REPLICA_3: `127.0.0.1:${callsPort(2)}`,
-      MCP_REPLICA_1_HEALTH_PORT: String(healthPort(0)),
-      MCP_REPLICA_2_HEALTH_PORT: String(healthPort(1)),
-      MCP_REPLICA_3_HEALTH_PORT: String(healthPort(2)),
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  haproxy.stderr?.resume();
+  haproxy = await startHaproxy(ports[0]!, [0, 1, 2]);
   gatewayUrl = `http://127.0.0.1:${ports[0]}/mcp`;
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${ports[0]}/readyz`)).status === 200, 'HAProxy');
 }, 180_000);
+
+/** HAProxy with the file as it is, on `port`, given the replicas of these indexes as MCP_REPLICA_1, _2, … (the docs' variables). */
+async function startHaproxy(port: number, indexes: number[]): Promise<ChildProcess> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', MCP_GATEWAY_BIND: `127.0.0.1:${port}` };
+  indexes.forEach((index, at) => {
+    env[`MCP_REPLICA_${at + 1}`] = `127.0.0.1:${callsPort(index)}`;
+    env[`MCP_REPLICA_${at + 1}_HEALTH_PORT`] = String(healthPort(index));
+  });
+  const started = spawn(HAPROXY, ['-db', '-f', HAPROXY_CONFIG], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  started.stderr?.on('data', (chunk: Buffer) => void (stderr = `${stderr}${chunk}`.slice(-3000)));
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, `HAProxy with ${indexes.length} replicas`).catch((error: Error) => {
+    started.kill('SIGTERM');
+    throw new Error(`${error.message}; its stderr:\n${stderr}`);
+  });
+  return started;
+}
 
 afterAll(async () => {
   haproxy?.kill('SIGTERM');
@@ -105,8 +108,8 @@ async function modernHost(): Promise<Host> {
   };
 }
 
-async function legacyHost(): Promise<Host> {
-  const transport = new LegacyHttpTransport(new URL(gatewayUrl));
+async function legacyHost(url = gatewayUrl): Promise<Host> {
+  const transport = new LegacyHttpTransport(new URL(url));
   const client = new LegacyClient({ name: 'legacy-host', version: '1.0.0' });
   await client.connect(transport);
   expect(transport.sessionId).toMatch(/^v1\./);
@@ -168,6 +171,27 @@ describe.skipIf(!HAPROXY)('three serve --http replicas behind HAProxy, round-rob
       await Promise.all([modern.close(), legacy.close()]);
     }
     for (let index = 0; index < 3; index++) expect(auditLines(index)).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('takes as many replicas as MCP_REPLICA_<n> variables are set: with two, every call goes to those two', async () => {
+    const port = await freePort();
+    const two = await startHaproxy(port, [0, 1]);
+    const before = [0, 1, 2].map((index) => auditLines(index));
+    try {
+      const host = await legacyHost(`http://127.0.0.1:${port}/mcp`);
+      try {
+        expect(await calls(host, 'two', 40, 2)).toEqual({ answered: 40, failures: [], failedAt: [] });
+      } finally {
+        await host.close();
+      }
+    } finally {
+      two.kill('SIGTERM');
+    }
+    // A replica writes its audit line after it answers: wait for the lines, bounded.
+    await waitFor(async () => auditLines(0) + auditLines(1) - (before[0] ?? 0) - (before[1] ?? 0) >= 40, '40 audit lines on replicas 1 and 2', 15_000);
+    expect(auditLines(0)).toBeGreaterThan(before[0] ?? 0);
+    expect(auditLines(1)).toBeGreaterThan(before[1] ?? 0);
+    expect(auditLines(2)).toBe(before[2]);
   }, 240_000);
 
   it('fails only the calls in flight on a replica killed with SIGKILL, clearly, and the next calls succeed on the others', async () => {
