@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import type { InspectionEvent } from 'xstate';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLoaderTools, McpConnectionManager, type Logger } from '../src/index.js';
+import { login } from '../src/entries/oauth.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
+import { oauthFixture } from './fixtures/oauth-helpers.js';
 import { runCli } from './support/cli.js';
+import { runInProcess } from './support/in-process-cli.js';
 import { rejectionOf, settle, stdioFixture } from './support/fixtures.js';
 
 const ENV_CANARY = 'canary-env-5e1f0c2a';
@@ -128,5 +131,26 @@ describe('secrets (env and header values) never leave the library', () => {
     expect(everything).toContain('API_TOKEN=[redacted]');
     expect(everything).not.toContain(ENV_CANARY);
     expect(everything).not.toContain(HEADER_CANARY);
+  }, 60_000);
+
+  it('are absent from doctor and servers, --json included, for OAuth servers: one logged in, one whose broken resource metadata doctor warns of', async () => {
+    // The resource metadata is not JSON: a login falls back to the origin (the fixture's own authorization server).
+    const fixture = await oauthFixture({ resourceMetadata: () => ({ status: 200, body: 'not json' }) });
+    const headers = { 'X-Trace': HEADER_CANARY };
+    const loggedIn = { url: fixture.url, headers };
+    await login('remote', loggedIn, { openBrowser: fixture.browse, print: () => {} });
+    const notLoggedIn = { url: fixture.url, headers, oauth: { clientId: 'pre-registered', clientSecret: CLIENT_SECRET_CANARY } };
+    const config = join(folder, 'oauth-mcp.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { careless: careless(), remote: loggedIn, unlogged: notLoggedIn } }));
+
+    const runs = [];
+    for (const args of [['doctor'], ['doctor', '--json'], ['servers'], ['servers', '--json'], ['--verbose', 'doctor']]) runs.push(await runInProcess(['--config', config, ...args]));
+    const everything = runs.map((run) => run.stdout + run.stderr).join('\n');
+
+    // What is checked was shown: the logged-in server connected, the other's warning printed.
+    expect(runs[0]?.stdout).toMatch(/remote\s+http\s+connected/);
+    expect(runs[0]?.stdout).toContain('  warning: the protected-resource metadata of MCP server "unlogged"');
+    expect(fixture.issuedTokens.length).toBeGreaterThanOrEqual(2);
+    for (const secret of [ENV_CANARY, HEADER_CANARY, CLIENT_SECRET_CANARY, ...fixture.issuedTokens]) expect(everything).not.toContain(secret);
   }, 60_000);
 });
