@@ -55,11 +55,18 @@ describe('protected-resource metadata that is there but broken', () => {
     expect(error.message).toContain(warning);
   });
 
+  it("metadata missing (404) at the URL the server's challenge names: a warning that it is not there", async () => {
+    const { printed, attempt, metadataUrl } = await loginPrinting({ resourceMetadata: () => ({ status: 404, body: '{}' }) });
+    await attempt;
+    expect(printed[0]).toContain(`Warning: the protected-resource metadata of MCP server "remote" (${metadataUrl}) is not there (HTTP 404), though the server's 401 names it: so a login ignores it`);
+  });
+
   it.each([
-    ['valid metadata', undefined],
-    ['no metadata at all (404)', () => ({ status: 404, body: '{}' })],
-  ])('%s: no warning', async (_, resourceMetadata) => {
-    const { printed, attempt } = await loginPrinting({ resourceMetadata });
+    ['valid metadata', {}],
+    ['valid metadata the challenge does not name, found at the well-known address', { namesResourceMetadata: false }],
+    ['no metadata at all: none named, none at the well-known addresses (404)', { namesResourceMetadata: false, resourceMetadata: () => ({ status: 404, body: '{}' }) }],
+  ])('%s: no warning', async (_, options: OAuthFixtureOptions) => {
+    const { printed, attempt } = await loginPrinting(options);
     await attempt;
     expect(printed.join('\n')).not.toContain('Warning');
   });

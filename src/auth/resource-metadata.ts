@@ -30,7 +30,7 @@ export interface ResourceMetadataFault {
 
 /**
  * What is wrong with the server's protected-resource metadata, or undefined when it is usable,
- * absent (404), or unreachable (the login's own request then says so). `named`: the URL the
+ * absent (404 at the well-known addresses), or unreachable (the login's own request then says so). `named`: the URL the
  * server's 401 challenge named, which is the only one asked then, as the SDK does.
  */
 export async function resourceMetadataFault(serverUrl: URL, named: URL | undefined, fetchFn: FetchLike = fetch): Promise<ResourceMetadataFault | undefined> {
@@ -44,14 +44,14 @@ export async function resourceMetadataFault(serverUrl: URL, named: URL | undefin
       // The SDK's rule for trying the origin's address after the path's.
       if (response.ok || (response.status >= 500 && response.status !== 502)) break;
     }
-    if (!response || !url || response.status === 404) {
-      await response?.body?.cancel().catch(() => {});
-      return undefined;
-    }
+    if (!response || !url) return undefined;
     const where = `${url.origin}${url.pathname}`;
     if (!response.ok) {
       await response.body?.cancel().catch(() => {});
-      return { url: where, fault: `answered HTTP ${response.status}`, fallsBack: true };
+      // Not found at a well-known address: there is none. At the address the server's own challenge names: it is missing.
+      if (response.status === 404 && !named) return undefined;
+      const fault = response.status === 404 ? "is not there (HTTP 404), though the server's 401 names it" : `answered HTTP ${response.status}`;
+      return { url: where, fault, fallsBack: true };
     }
     const text = response.body ? (await firstBytesOf(response.body, MAX_METADATA_BYTES)).toString('utf8') : '';
     return faultOf(text, serverUrl, where);
