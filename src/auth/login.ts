@@ -196,7 +196,7 @@ async function warnOfBrokenMetadata(target: Target, named: URL | undefined, opti
   if (target.metadataWarning !== undefined) return;
   const found = await resourceMetadataFault(target.serverUrl, named, options.fetch);
   if (!found) return;
-  target.metadataWarning = describeResourceMetadataFault(target.server, found, target.serverUrl);
+  target.metadataWarning = describeResourceMetadataFault(target.server, target.config, found, target.serverUrl);
   printLine(options)(`Warning: ${target.metadataWarning}`);
 }
 

@@ -8,6 +8,7 @@
 import { quoted } from '../../machines/control-characters.js';
 import { checkResourceAllowed, LATEST_PROTOCOL_VERSION, resourceUrlFromServerUrl, type FetchLike } from '@modelcontextprotocol/client';
 import { OAuthProtectedResourceMetadataSchema } from '@modelcontextprotocol/core';
+import { redact, secretsOf } from '../redact.js';
 import { firstBytesOf } from '../transports/message-size.js';
 import { inferTransport } from '../../machines/options.js';
 import type { McpServerConfig } from '../../machines/types.js';
@@ -80,12 +81,15 @@ function wellKnownUrls(serverUrl: URL): URL[] {
   return serverUrl.pathname === '/' ? [withPath] : [withPath, new URL(WELL_KNOWN, serverUrl)];
 }
 
-/** The sentence a person reads: where, what is wrong, and what the login does about it. */
-export function describeResourceMetadataFault(server: string, found: ResourceMetadataFault, serverUrl: URL): string {
+/**
+ * The sentence a person reads: where, what is wrong, and what the login does about it. Its URLs
+ * carry the entry's path, where a key may be written: the entry's secrets are redacted.
+ */
+export function describeResourceMetadataFault(server: string, config: McpServerConfig, found: ResourceMetadataFault, serverUrl: URL): string {
   const then = found.fallsBack
     ? `so a login ignores it and uses the server's origin (${serverUrl.origin}) as its authorization server, which may not be one`
     : 'so a login refuses it';
-  return `the protected-resource metadata of MCP server ${quoted(server)} (${found.url}) ${found.fault}: ${then}; tell whoever runs the server`;
+  return redact(`the protected-resource metadata of MCP server ${quoted(server)} (${found.url}) ${found.fault}: ${then}; tell whoever runs the server`, secretsOf(config));
 }
 
 /**
@@ -101,7 +105,7 @@ export async function resourceMetadataWarning(server: string, config: McpServerC
     const answer = await askWithoutToken(server, config, kind, serverUrl, fetchFn);
     if (answer.status !== 401 && answer.status !== 403) return undefined;
     const found = await resourceMetadataFault(serverUrl, answer.resourceMetadataUrl, fetchFn);
-    return found && describeResourceMetadataFault(server, found, serverUrl);
+    return found && describeResourceMetadataFault(server, config, found, serverUrl);
   } catch {
     return undefined;
   }
