@@ -6,6 +6,7 @@
  */
 import { assertEvent, assign, enqueueActions, sendTo, setup } from 'xstate';
 import { nameRecord } from './name-record.js';
+import { quoted } from './control-characters.js';
 import { REQUEST_EVENTS, requestSpecOf } from './request-kinds.js';
 import type { AnyActorRef, Snapshot } from 'xstate';
 import { disabledServerError, malformedRequestError, notConnectedError, serverCrashedError, unknownServerError, type McpServerError } from './errors.js';
@@ -497,18 +498,29 @@ type PersistedRegistrySnapshot = Snapshot<unknown> & {
 
 /**
  * What keeps a persisted registry snapshot (one edited by hand) from being restored at all, in
- * words; undefined when nothing does. XState would put the registry in `error` as it starts, and
- * every request after would go unanswered: refused up front, the error says what to do.
+ * words; undefined when nothing does. Restored anyway, XState would put the registry in `error`
+ * as it starts, and every request after would go unanswered: refused up front, the error says
+ * what to do (and createRegistryLogic answers every request with it: src/registry-logic.ts).
  */
 function persistedRegistryProblem(snapshot: PersistedRegistrySnapshot): string | undefined {
   const { context } = snapshot;
   if (!isPlainObject(context) || !isPlainObject(context.servers) || !isPlainObject(context.actors)) return 'its context has no servers';
+  const undefinedServer = Object.keys(context.servers).find((name) => !isPlainObject(context.servers[name]));
+  if (undefinedServer !== undefined) return `its server ${quoted(undefinedServer)} has no definition object`;
   try {
     registryMachine.resolveState({ value: snapshot.value as never, context });
   } catch {
     return "its state is not one of the registry's";
   }
   return undefined;
+}
+
+/** Why a persisted registry snapshot was refused, in the words a request to the refused registry is answered with. */
+export class UnrestorableRegistrySnapshot extends Error {
+  override name = 'UnrestorableRegistrySnapshot';
+  constructor(problem: string) {
+    super(`This persisted registry snapshot cannot be restored as it is: ${problem}. Start the registry without it.`);
+  }
 }
 
 /**
@@ -525,7 +537,7 @@ export function restoredWithoutSubscribers(persisted: Snapshot<unknown>): Snapsh
   if (persisted.status !== 'active') return persisted;
   const snapshot = persisted as PersistedRegistrySnapshot;
   const problem = persistedRegistryProblem(snapshot);
-  if (problem !== undefined) throw new Error(`This persisted registry snapshot cannot be restored as it is: ${problem}. Start the registry without it.`);
+  if (problem !== undefined) throw new UnrestorableRegistrySnapshot(problem);
   const children = { ...snapshot.children };
   const actors = nameRecord<ServerActorRef>();
   for (const [name, actor] of Object.entries(snapshot.context.actors)) {

@@ -24,13 +24,14 @@ import type { SessionTracker } from './connection/session-tracker.js';
 import type { EraMemo } from './connection/era-memo.js';
 import type { RootsSource } from './connection/host-handlers.js';
 import type { TaskJournal, UnfinishedTask } from './connection/task-journal.js';
-import { stderrLogger } from './logger.js';
+import { stderrLogger, type Logger } from './logger.js';
+import { errorMessage } from '../machines/to-error.js';
 import { sanitizedObserver } from './inspection/sanitize.js';
 import { KeepAlive } from './keep-alive.js';
 import { redact, secretsOf } from './redact.js';
 import { HostControls } from './host-controls.js';
 import { scheduledTimers, serverStatus, type ServerStatus } from './server-status.js';
-import { invalidRequestError, invalidServerConfigError, invalidServerNameError } from './request-arguments.js';
+import { invalidRequestError, invalidServerConfigError, invalidServerNameError, invalidServersError } from './request-arguments.js';
 
 type Clock = NonNullable<ActorOptions<RegistryLogic>['clock']>;
 
@@ -126,6 +127,8 @@ export class McpConnectionManager {
     if (waiting) this.answer(waiting, event);
   };
   private readonly host: HostControls;
+  /** Why the registry actor stopped, once it did on an error: every later request is refused with it. */
+  private registryFailure?: McpServerError;
 
   constructor(options: McpConnectionManagerOptions = {}) {
     const { inspect, clock: givenClock, defaults, route, ...registryOptions } = options;
@@ -144,6 +147,9 @@ export class McpConnectionManager {
       // (docs/ARCHITECTURE.md, "Config and secrets").
       inspect: inspect && sanitizedObserver(inspect),
     });
+    // An actor in error takes no more events: without this, the error would end the process as an
+    // uncaught exception, and every later request would be refused as if the manager were disposed.
+    this.actor.subscribe({ error: (error) => this.registryFailed(error, logger) });
     this.actor.start();
     this.actor.on('mcp.stateChanged', ({ server, state }) => {
       if (state === 'connected') void this.host.reapply(server);
@@ -165,6 +171,8 @@ export class McpConnectionManager {
     options?: Record<string, McpConnectOptions>,
     mode: 'replace' | 'merge' = 'replace',
   ): void {
+    const invalid = invalidServersError(servers);
+    if (invalid) throw invalid;
     this.actor.send({ type: 'mcp.configure', servers, options, mode });
   }
 
@@ -438,7 +446,7 @@ export class McpConnectionManager {
    */
   private awaitReply(server: string, spec: RequestSpec | undefined, how: RequestRun, send: (requestId: string) => void): Promise<McpFinalReply> {
     if (this.actor.getSnapshot().status !== 'active') {
-      return Promise.reject(new Error('This McpConnectionManager was disposed; create a new one.'));
+      return Promise.reject(this.registryFailure ?? new Error('This McpConnectionManager was disposed; create a new one.'));
     }
     const requestId = String(this.nextRequestId++);
     const { signal } = how;
@@ -459,6 +467,15 @@ export class McpConnectionManager {
     });
   }
 
+  /**
+   * The registry stopped on an error (a bug, or an event sent to `actor` it could not take): requests
+   * already with a server are still answered by it; every later one is refused with what happened.
+   */
+  private registryFailed(error: unknown, logger: Logger): void {
+    this.registryFailure = registryFailedError(error);
+    logger.error(this.registryFailure.message);
+  }
+
   /** A progress update goes to the caller's `onProgress`; the reply answers it, once. */
   private answer(waiting: PendingReply, event: McpReply): void {
     if (waiting.answered) return;
@@ -473,6 +490,15 @@ export class McpConnectionManager {
     this.keepAlive.release();
     waiting.resolve(event);
   }
+}
+
+function registryFailedError(error: unknown): McpServerError {
+  return new McpServerError(
+    'DISCONNECTED',
+    '',
+    `This McpConnectionManager stopped: its registry failed (${errorMessage(error)}). Create a new McpConnectionManager, and dispose() this one to close its servers.`,
+    { cause: error },
+  );
 }
 
 /** Now on the clock the charts' timers run on (a SimulatedClock in tests). */

@@ -1,6 +1,9 @@
 import type { AnyActorScope, Snapshot, StateMachine } from 'xstate';
-import { registryMachine, crashedServerName, restoredWithoutSubscribers, type RegistryContext, type RegistryMachine } from '../machines/registry.machine.js';
-import type { McpRegistryInput, McpRestored } from '../machines/types.js';
+import { registryMachine, crashedServerName, restoredWithoutSubscribers, UnrestorableRegistrySnapshot, type RegistryContext, type RegistryMachine } from '../machines/registry.machine.js';
+import { McpServerError } from '../machines/errors.js';
+import { errorMessage } from '../machines/to-error.js';
+import { isAnswerable } from '../machines/request-shape.js';
+import type { McpFinalReply, McpRegistryInput, McpRestored } from '../machines/types.js';
 import { createServerLogic } from './connection/server-logic.js';
 import { SessionTracker } from './connection/session-tracker.js';
 import { EraMemo } from './connection/era-memo.js';
@@ -117,7 +120,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
     sealConfigsOnEntry(chart);
     // After sealing, so its restore runs first: it compares each server child's config with the
     // registry's as persisted, before their digests are marked restored (restoredDefinitions).
-    restoreAsDocumented(chart);
+    restoreAsDocumented(chart, logger);
     countServersByState(chart, lifecycle);
   });
   return { logic: asPublicRegistry(full), sessions, host, eras, journal };
@@ -141,9 +144,46 @@ function countServersByState(chart: RegistryMachine, lifecycle: LifecycleTelemet
  * How every registry comes back from a persisted snapshot, the scripted one of the testing kit
  * included: without subscribers, telling the chart that invoked it (`mcp.restored`).
  */
-export function restoreAsDocumented(chart: RegistryMachine): void {
+export function restoreAsDocumented(chart: RegistryMachine, logger?: Logger): void {
   restoreWithoutSubscribers(chart);
   tellParentWhenRestored(chart);
+  answerWhenRefused(chart, logger);
+}
+
+/**
+ * A persisted snapshot the registry cannot be restored from (one edited by hand) gives a registry
+ * that answers every request `mcp.failed` with why, and takes no other event. Restored as XState
+ * does it, the registry would be in `error`: an actor in error takes no event, so every load,
+ * call or read sent to it would wait for ever. The logger hears it as the registry is created.
+ */
+function answerWhenRefused(chart: RegistryMachine, logger: Logger | undefined): void {
+  const refusals = new WeakMap<object, UnrestorableRegistrySnapshot>();
+  const restore = chart.restoreSnapshot;
+  chart.restoreSnapshot = (snapshot, scope) => {
+    try {
+      return restore(snapshot, scope);
+    } catch (error) {
+      const refusal = error instanceof UnrestorableRegistrySnapshot ? error : new UnrestorableRegistrySnapshot(errorMessage(error));
+      logger?.error(refusal.message);
+      const refused = chart.getInitialSnapshot(scope, {});
+      refusals.set(refused, refusal);
+      return refused;
+    }
+  };
+  const transition = chart.transition;
+  chart.transition = (snapshot, event, scope) => {
+    const refusal = refusals.get(snapshot);
+    // XState's own stop event (outside the protocol's types) still stops it.
+    const type: string = event.type;
+    if (refusal === undefined || type === 'xstate.stop') return transition(snapshot, event, scope);
+    if ('replyTo' in event && 'requestId' in event && isAnswerable(event.replyTo)) {
+      const { replyTo, requestId } = event;
+      const server = 'server' in event && typeof event.server === 'string' ? event.server : '';
+      const error = new McpServerError('RESTORED', server, refusal.message);
+      scope.defer(() => replyTo.send({ type: 'mcp.failed', requestId, server, error } satisfies McpFinalReply));
+    }
+    return snapshot;
+  };
 }
 
 /** The restore rule of the registry (`restoredWithoutSubscribers`), kept by every `.provide()` of it. */

@@ -6,6 +6,7 @@
  */
 import { describeValue, isPlainObject, requestSpecProblem, serverNameProblem } from '../machines/request-shape.js';
 import type { RequestSpec } from '../machines/types.js';
+import { quoted } from '../machines/control-characters.js';
 import { TIMER_LIMIT } from './connection/option-problems.js';
 
 const METHOD_OF: Record<RequestSpec['kind'], string> = {
@@ -40,6 +41,15 @@ export function invalidServerConfigError(method: string, config: unknown): TypeE
   return config === undefined || isPlainObject(config)
     ? undefined
     : new TypeError(`${method}: the server definition must be an object ({ command, args } or { url }), not ${describeValue(config)}.`);
+}
+
+/** Why `configure`'s servers cannot be taken (the registry could not, and would stop), or undefined. */
+export function invalidServersError(servers: Record<string, unknown>): TypeError | undefined {
+  if (!isPlainObject(servers)) return new TypeError(`configure: the servers must be an object of server definitions by name, not ${describeValue(servers)}.`);
+  for (const [name, config] of Object.entries(servers)) {
+    if (!isPlainObject(config)) return new TypeError(`configure: the definition of server ${quoted(name)} must be an object ({ command, args } or { url }), not ${describeValue(config)}.`);
+  }
+  return undefined;
 }
 
 /** Why this request cannot be sent as given, or undefined. */

@@ -52,6 +52,13 @@ describe('a waiting caller is always answered before the process ends', () => {
     expect(result).toMatchObject({ code: 0, signal: null });
   });
 
+  it('a call after the registry stopped on an error: rejected with what happened, not thrown, then the process exits 0', async () => {
+    const result = await runToExit('registry-failed');
+    expect(result.output).toMatch(/rejected: This McpConnectionManager stopped: its registry failed \(.+\)\. Create a new McpConnectionManager/);
+    expect(result.output).toContain('finished registry-failed');
+    expect(result).toMatchObject({ code: 0, signal: null });
+  });
+
   it('dispose() of a server still busy after its stdin closes: the process waits for the close (terminate included), then exits 0', async () => {
     const result = await runToExit('dispose-with-call-in-flight');
     expect(result.output).toContain('finished dispose-with-call-in-flight');

@@ -140,16 +140,23 @@ describe('restoring a persisted registry', () => {
     ['a state the registry does not have', (persisted: { value: unknown }) => { persisted.value = 'nowhere'; }, "its state is not one of the registry's"],
     ['a region in a state it does not have', (persisted: { value: unknown }) => { persisted.value = { configuration: {}, requests: 'gone', subscriptions: {}, lifecycle: {} }; }, "its state is not one of the registry's"],
     ['its servers left out', (persisted: { context: Record<string, unknown> }) => { delete persisted.context.servers; }, 'its context has no servers'],
-  ])('refuses, as it starts and in words, a snapshot edited by hand to %s', async (_edit, edit, problem) => {
+    ['a server definition set to null', (persisted: { context: { servers: Record<string, unknown> } }) => { persisted.context.servers.fixture = null; }, 'its server "fixture" has no definition object'],
+  ])('refuses in words a snapshot edited by hand to %s: logged as the registry is created, and every request answered with it', async (_edit, edit, problem) => {
     const persisted = (await persistedAfterALoad()) as { value: unknown; context: Record<string, unknown> };
     edit(persisted as never);
+    const logged: string[] = [];
+    const logger = { ...silentLogger, error: (message: string) => logged.push(message) };
 
-    const registry = createActor(createRegistryLogic(registryOptions), { snapshot: persisted as never, input: undefined });
-    const errors: unknown[] = [];
-    registry.subscribe({ error: (error) => errors.push(error) });
-    registry.start();
-    expect(registry.getSnapshot().status).toBe('error');
-    expect(errors).toEqual([new Error(`This persisted registry snapshot cannot be restored as it is: ${problem}. Start the registry without it.`)]);
+    const registry = createActor(createRegistryLogic({ ...registryOptions, logger }), { snapshot: persisted as never, input: undefined }).start();
+    actors.push(registry);
+    const refusal = `This persisted registry snapshot cannot be restored as it is: ${problem}. Start the registry without it.`;
+    expect(logged).toEqual([refusal]);
+    const { ref, reply } = inbox();
+    registry.send({ type: 'mcp.load', server: 'fixture', replyTo: ref, requestId: 'load' });
+    registry.send({ type: 'mcp.callTool', server: 'fixture', tool: 'echo', arguments: { text: 'hi' }, replyTo: ref, requestId: 'call' });
+    const failed = { type: 'mcp.failed', server: 'fixture', error: { code: 'RESTORED', message: refusal } };
+    await vi.waitFor(() => expect([reply('load'), reply('call')]).toMatchObject([failed, failed]));
+    expect(descendantsOfThisProcess()).toEqual([]);
   });
 });
 

@@ -56,5 +56,14 @@ if (mode === 'disconnect-all') {
   cancel.abort();
   await call.catch(() => {});
   await manager.dispose();
+} else if (mode === 'registry-failed') {
+  // An event the registry cannot take, sent to the actor the manager exposes, stops it on an error.
+  await manager.connect('fixture', stdioFixture());
+  manager.actor.send({ type: 'mcp.configure', servers: { broken: null as never }, mode: 'merge' });
+  await manager.callTool('fixture', 'pid').then(
+    () => process.stdout.write('called?\n'),
+    (error: Error) => process.stdout.write(`rejected: ${error.message}\n`),
+  );
+  await manager.dispose();
 }
 process.stdout.write(`finished ${mode}\n`);
