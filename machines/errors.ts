@@ -45,7 +45,7 @@ export class McpServerError extends Error {
     // Built from what a server sent (its error message, its stderr): escaped as the CLI and the
     // view show text, so a library user who prints or logs the error shows no escape sequence.
     // Escaping is idempotent: a message that quotes names already escaped is unchanged.
-    super(terminalText(message), options.cause === undefined ? undefined : { cause: options.cause });
+    super(terminalText(message), options.cause === undefined ? undefined : { cause: printableCause(options.cause) });
     this.code = code;
     this.server = server;
     if (options.stderrTail) this.stderrTail = terminalText(options.stderrTail);
@@ -55,6 +55,30 @@ export class McpServerError extends Error {
   toJSON(): { name: string; code: McpErrorCode; server: string; message: string } {
     return { name: this.name, code: this.code, server: this.server, message: this.message };
   }
+}
+
+/** How deep a chain of causes is made printable: a cause that holds itself would have no end. */
+const CAUSE_DEPTH = 8;
+
+/**
+ * The cause as Node prints it with the error (`console.error`, `util.inspect`: `[cause]: …` with
+ * the cause's stack, which starts with its message), escaped as the message is: the SDK's error
+ * holds what the server sent as it is. A copy of the same class with the same fields (a code, the
+ * server's data), so code that reads the cause still can; the cause itself when nothing needs escaping.
+ */
+function printableCause(cause: unknown, depth = 0): unknown {
+  if (!(cause instanceof Error) || depth >= CAUSE_DEPTH) return cause;
+  const message = terminalText(cause.message);
+  const stack = cause.stack === undefined ? undefined : terminalText(cause.stack);
+  const inner = printableCause(cause.cause, depth + 1);
+  if (message === cause.message && stack === cause.stack && inner === cause.cause) return cause;
+  const copy: Error = Object.create(Object.getPrototypeOf(cause));
+  Object.defineProperties(copy, Object.getOwnPropertyDescriptors(cause));
+  const hidden = { writable: true, configurable: true, enumerable: false };
+  Object.defineProperty(copy, 'message', { ...hidden, value: message });
+  Object.defineProperty(copy, 'stack', { ...hidden, value: stack });
+  if ('cause' in cause) Object.defineProperty(copy, 'cause', { ...hidden, value: inner });
+  return copy;
 }
 
 export function unknownServerError(server: string, known: string[]): McpServerError {

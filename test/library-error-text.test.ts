@@ -5,6 +5,8 @@
  * reverses no text.
  */
 import { fileURLToPath } from 'node:url';
+import { inspect } from 'node:util';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpConnectionManager, McpServerError, silentLogger } from '../src/index.js';
 import { rejectionOf } from './support/fixtures.js';
@@ -44,5 +46,17 @@ describe("a library error built from a server's text", () => {
     expect(message).toContain('refused \\x1b[2J');
     expect(message).toContain('\\u{202e}right to left');
     expect(message).not.toMatch(RAW_CONTROL);
+  });
+
+  it("a server's JSON-RPC error printed as console.error prints it, its cause included, shows the escapes escaped; the cause keeps its class and code", async () => {
+    const mcp = manager();
+    await mcp.connect('hostile', { command: process.execPath, args: [HOSTILE_SERVER, '--json-rpc-errors'] });
+    const error = (await rejectionOf(mcp.callTool('hostile', 'echo'))) as McpServerError;
+    const printed = inspect(error);
+    expect(printed).toContain('[cause]');
+    expect(printed).toContain('refused \\x1b[2J');
+    expect(printed).not.toMatch(RAW_CONTROL);
+    expect(error.cause).toBeInstanceOf(ProtocolError);
+    expect(error.cause).toMatchObject({ code: ProtocolErrorCode.InternalError });
   });
 });
