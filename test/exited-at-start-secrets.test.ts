@@ -5,9 +5,10 @@
  * Real processes, no retries.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpConnectionManager, silentLogger, type McpServerConfig } from '../src/index.js';
+import { McpConnectionManager, silentLogger, type McpServerConfig, type McpServerError } from '../src/index.js';
 import { explainFailure } from '../src/cli/failure-text.js';
 import { loadFailureText } from '../src/tools/failure-text.js';
+import { ServerRows } from '../src/view/server-rows.js';
 import { descendantsOfThisProcess, rejectionOf } from './support/fixtures.js';
 
 const TOKEN = 'tok-9f3c2a71e5d84b06';
@@ -27,8 +28,13 @@ function serverThatEnds(end: string, env: Record<string, string>): McpServerConf
 async function connectFailureOf(name: string, config: McpServerConfig) {
   const manager = new McpConnectionManager({ logger: silentLogger });
   managers.push(manager);
-  const error = await rejectionOf(manager.connect(name, config, { maxRetries: 0 }));
-  return { error, state: manager.getState(name) };
+  const view = new ServerRows(manager, () => {});
+  try {
+    const error = await rejectionOf(manager.connect(name, config, { maxRetries: 0 }));
+    return { error, state: manager.getState(name), viewed: view.get(name)?.lastError };
+  } finally {
+    view.stop();
+  }
 }
 
 describe('a stdio server that ends while connecting, whose error held a secret', () => {
@@ -52,5 +58,15 @@ describe('a stdio server that ends while connecting, whose error held a secret',
     expect(error.message).toBe('Could not connect to MCP server "early": its [redacted] exited at start with code 3.\nLast stderr lines:\nstarting with [redacted]');
     expect(error.cause).toMatchObject({ name: 'ExitedAtStartError', exitCode: 3, signal: null });
     expect(explainFailure('early', error).hint).toMatch(/^its command fails at start/);
+  });
+
+  it('a secret that spans lines and holds a control character: neither the error nor the lifecycle view shows it, raw or escaped', async () => {
+    const secret = 'tok\x01en-9f3c\nsecond-line-2a71';
+    const { error, viewed } = await connectFailureOf('spanning', serverThatEnds('process.exit(3)', { API_TOKEN: secret }));
+
+    const shown = JSON.stringify({ message: error.message, stderrTail: (error as McpServerError).stderrTail, viewed });
+    expect(viewed?.stderrTail).toBe('starting with [redacted]');
+    expect(shown).not.toContain('9f3c');
+    expect(shown).not.toContain('2a71');
   });
 });

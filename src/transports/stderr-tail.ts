@@ -73,7 +73,8 @@ export class StderrTail {
 
   text(): string {
     const partial = this.partialBytes > 0 || this.dropped > 0 ? [this.currentLine(false)] : [];
-    return [...this.lines, ...partial].slice(-this.maxLines).join('\n');
+    // Each line was redacted alone: a secret that spans lines (a value holding a line break) only shows whole here.
+    return redact([...this.lines, ...partial].slice(-this.maxLines).join('\n'), this.secrets);
   }
 }
 

@@ -18,7 +18,7 @@ import type { ServerActorRef, ServerSnapshot } from '../../machines/server.machi
 import type { McpServerConfig } from '../../machines/types.js';
 import type { DiscoveredServer } from '../config/types.js';
 import type { McpConnectionManager } from '../manager.js';
-import { redact, secretsOf } from '../redact.js';
+import { longestFirst, redact, secretsOf } from '../redact.js';
 
 /** Enough history to see a reconnect and what led to it; older entries are dropped. */
 const MAX_TRANSITIONS = 24;
@@ -94,7 +94,8 @@ function transportOf(config: McpServerConfig): string {
 
 function errorOf(error: McpServerError | undefined, config: McpServerConfig | undefined): ServerRow['lastError'] {
   if (!error) return undefined;
-  const secrets = config ? secretsOf(config) : [];
+  // The error's texts come escaped (McpServerError): a secret holding a control character is found by its escaped form.
+  const secrets = config ? longestFirst(secretsOf(config).flatMap((secret) => [secret, terminalText(secret)])) : [];
   const tail = error.stderrTail;
   const [message] = error.message.split('\nLast stderr lines:');
   return {
