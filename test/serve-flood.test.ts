@@ -7,7 +7,7 @@
  * host (this test) that stops reading serve's stdout while the flood comes.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SERVE_WARNINGS_PER_MINUTE } from '../src/cli/logger.js';
 import { SHUTDOWN_LIMIT_MS } from '../src/cli/serve-lifecycle.js';
 import { LOG_FLOOD_LOGGER } from '../src/connection/log-flood-limit.js';
@@ -26,23 +26,17 @@ import {
   type ServeHost,
   type ServeMessage,
 } from './support/serve-host.js';
+import { servesEndedAfterEachTest } from './support/serve-each-test.js';
 
 /** Messages per flood, each padded to about 10 kB: 50 MB in all, a size whose pile-up shows in serve's memory. */
 const FLOOD = 5_000;
 const PAD = 10_000;
 
-let serve: ServeHost | undefined;
-afterEach(async () => {
-  if (!serve) return;
-  serve.end();
-  await serve.exited;
-  serve.cleanUp();
-  serve = undefined;
-});
+const endedAfterTest = servesEndedAfterEachTest();
 
 /** serve with the hostile server and the fixture server, both loaded by a host that declares `capabilities`. */
 async function serveWithBothLoaded(capabilities: object = {}): Promise<ServeHost> {
-  serve = startServe({ hostile: hostileServer(), fixture: stdioFixture() }, { env: { NODE_OPTIONS: SERVE_HEAP } });
+  const serve = endedAfterTest(startServe({ hostile: hostileServer(), fixture: stdioFixture() }, { env: { NODE_OPTIONS: SERVE_HEAP } }));
   await initializeAndLoad(serve, ['hostile', 'fixture'], capabilities);
   return serve;
 }

@@ -11,37 +11,32 @@ import { hostInput } from '../src/cli/serve-lifecycle.js';
 import { MAX_MESSAGE_BYTES, MessageTooLargeError } from '../src/transports/message-size.js';
 import { descendantsAfter } from './support/chaos-helpers.js';
 import { feedOversizedRequest, loadFixture, startServe } from './support/serve-host.js';
+import { servesEndedAfterEachTest } from './support/serve-each-test.js';
+
+const endedAfterTest = servesEndedAfterEachTest();
 
 describe('mcp-statechart serve', () => {
   it('fed an 11 MB request, exits non-zero within 5 s with the reason on stderr and no child left', async () => {
-    const serve = startServe();
-    try {
-      const { code, ms } = await feedOversizedRequest(serve);
+    const serve = endedAfterTest(startServe());
+    const { code, ms } = await feedOversizedRequest(serve);
 
-      expect(code).toBe(1);
-      expect(ms).toBeLessThan(5_000);
-      expect(serve.stderr()).toMatch(/serve stops: the host sent a message over 10 MiB; serve stopped reading it/);
-      expect(await descendantsAfter()).toEqual([]);
-    } finally {
-      serve.cleanUp();
-    }
+    expect(code).toBe(1);
+    expect(ms).toBeLessThan(5_000);
+    expect(serve.stderr()).toMatch(/serve stops: the host sent a message over 10 MiB; serve stopped reading it/);
+    expect(await descendantsAfter()).toEqual([]);
   }, 30_000);
 
   it('ends within 5 s when the host closes stdin, with a server connected, exit code 0 and no child left', async () => {
-    const serve = startServe();
-    try {
-      await loadFixture(serve);
-      const closed = Date.now();
-      serve.end();
-      const { code, at } = await serve.exited;
+    const serve = endedAfterTest(startServe());
+    await loadFixture(serve);
+    const closed = Date.now();
+    serve.end();
+    const { code, at } = await serve.exited;
 
-      expect(code).toBe(0);
-      expect(at - closed).toBeLessThan(5_000);
-      expect(serve.stderr()).not.toMatch(/serve stops/);
-      expect(await descendantsAfter()).toEqual([]);
-    } finally {
-      serve.cleanUp();
-    }
+    expect(code).toBe(0);
+    expect(at - closed).toBeLessThan(5_000);
+    expect(serve.stderr()).not.toMatch(/serve stops/);
+    expect(await descendantsAfter()).toEqual([]);
   }, 30_000);
 });
 

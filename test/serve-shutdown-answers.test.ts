@@ -4,22 +4,16 @@
  * to reconnect", which would only reach the gateway that is going away. Real processes: the CLI's
  * serve and the fixture server, whose `slow` tool outlasts the stop.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SHUTTING_DOWN_TEXT } from '../src/serve/shutting-down.js';
-import { answerText, callThroughServe, loadFixture, startServe, type ServeHost } from './support/serve-host.js';
+import { answerText, callThroughServe, loadFixture, startServe } from './support/serve-host.js';
+import { servesEndedAfterEachTest } from './support/serve-each-test.js';
 
-let serve: ServeHost | undefined;
-afterEach(async () => {
-  if (!serve) return;
-  serve.end();
-  await serve.exited;
-  serve.cleanUp();
-  serve = undefined;
-});
+const endedAfterTest = servesEndedAfterEachTest();
 
 describe('stdio serve stopped by SIGTERM with a call in flight', () => {
   it('answers the call with an error saying the gateway is shutting down, then exits 0', async () => {
-    serve = startServe();
+    const serve = endedAfterTest(startServe());
     await loadFixture(serve);
     callThroughServe(serve, 10, 'fixture', 'slow', { ms: 50_000 });
     // Time for the call to reach the fixture; one that had not yet would be cut off the same way.
