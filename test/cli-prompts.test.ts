@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 import { everythingStdio } from './support/everything.js';
 import { STDIO_FIXTURE, stdioFixture } from './support/fixtures.js';
+import { modernStdio } from './support/modern-server.js';
 
 /** The demo's notes server (examples/servers/notes-server.mjs), which offers no prompts. */
 const NOTES_SERVER = fileURLToPath(new URL('../examples/servers/notes-server.mjs', import.meta.url));
@@ -88,6 +89,18 @@ describe('prompt', () => {
     expect(run.stderr).toMatch(/^Error: .*-32602.*args-prompt/);
     expect(run.stderr).toMatch(/\nHint: `mcp-statechart prompts everything` shows the arguments of args-prompt; give them as name=value\n$/);
   }, 50_000);
+
+  it('a required argument left out, of a server built with the v2 SDK (2026-07-28): its answer, and the same hint', async () => {
+    const home = process.env.HOME!;
+    mkdirSync(join(home, '.ai-zen'), { recursive: true });
+    writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { modern: modernStdio('--city-prompt') } }));
+    const run = await runCli(['prompt', 'modern', 'forecast'], { cwd: home, env: { HOME: home }, timeoutMs: 40_000 });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^Error: .*-32602.*forecast/);
+    expect(run.stderr).toMatch(/\nHint: `mcp-statechart prompts modern` shows the arguments of forecast; give them as name=value\n$/);
+    const given = await runCli(['prompt', 'modern', 'forecast', 'city=Lyon'], { cwd: home, env: { HOME: home }, timeoutMs: 40_000 });
+    expect(given.stdout).toBe('[user] the forecast for Lyon\n');
+  }, 80_000);
 
   it('a prompt the server does not offer: besides its answer, the person is told which prompts it has, or that it has none', async () => {
     const cli = fixtureHome();
