@@ -389,7 +389,9 @@ export const registryMachine = setup({
         // Every later report would be sent to it, and throw.
         if (!isAnswerable(event.replyTo)) return context.subscribers;
         const others = context.subscribers.filter((subscriber) => subscriber.replyTo !== event.replyTo && isListening(subscriber));
-        return [...others, { replyTo: event.replyTo, include: [...new Set(event.include ?? [])] }];
+        // Plain JavaScript may send any include: one that is not a list names no notification (iterating it would throw and stop the registry).
+        const include = Array.isArray(event.include) ? event.include : [];
+        return [...others, { replyTo: event.replyTo, include: [...new Set(include)] }];
       },
     }),
     // An actor that subscribed and stopped without `mcp.unsubscribe` is dropped before the next

@@ -171,7 +171,7 @@ export class McpConnectionManager {
     options?: Record<string, McpConnectOptions>,
     mode: 'replace' | 'merge' = 'replace',
   ): void {
-    const invalid = invalidServersError(servers);
+    const invalid = invalidServersError('configure', servers);
     if (invalid) throw invalid;
     this.actor.send({ type: 'mcp.configure', servers, options, mode });
   }

@@ -13,6 +13,7 @@ import type { ClientFactory, TransportFactory } from './connection/open-session.
 import { createHttpAuthFactory, type McpOAuthOptions } from './auth/http-auth.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { withOverrides } from './provide-overrides.js';
+import { invalidServersError } from './request-arguments.js';
 import { restoredDefinitions, sealServers } from './sealed-config.js';
 import type { VariableSource } from './config/expand-variables.js';
 import { ClientTelemetry } from './telemetry/client-telemetry.js';
@@ -117,7 +118,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
       },
     },
   }), (chart) => {
-    sealConfigsOnEntry(chart);
+    sealConfigsOnEntry(chart, logger);
     // After sealing, so its restore runs first: it compares each server child's config with the
     // registry's as persisted, before their digests are marked restored (restoredDefinitions).
     restoreAsDocumented(chart, logger);
@@ -217,15 +218,24 @@ function tellParentWhenRestored(chart: RegistryMachine): void {
  * Server configs enter the chart sealed (src/sealed-config.ts), however they were given (the
  * input's `servers`, `mcp.configure`): no actor context, event between the actors or persisted
  * snapshot holds a secret value. Configs sealed already (`enabledServers`, the manager) pass as
- * they are. Every other event goes through untouched.
+ * they are; a configure whose servers are not definitions is dropped, with an error in the log.
+ * Every other event goes through untouched.
  */
-function sealConfigsOnEntry(chart: RegistryMachine): void {
+function sealConfigsOnEntry(chart: RegistryMachine, logger: Logger): void {
   const getInitialSnapshot = chart.getInitialSnapshot;
   chart.getInitialSnapshot = (scope, input) =>
     getInitialSnapshot(scope, input?.servers ? { ...input, servers: sealServers(input.servers) } : input);
   const transition = chart.transition;
-  chart.transition = (snapshot, event, scope) =>
-    transition(snapshot, event.type === 'mcp.configure' ? { ...event, servers: sealServers(event.servers) } : event, scope);
+  chart.transition = (snapshot, event, scope) => {
+    if (event.type !== 'mcp.configure') return transition(snapshot, event, scope);
+    // Sealing (and the chart) would throw on it, and a registry in `error` answers no request again.
+    const invalid = invalidServersError('mcp.configure', event.servers);
+    if (invalid) {
+      logger.error(`${invalid.message} The registry's configuration was left as it was.`);
+      return snapshot;
+    }
+    return transition(snapshot, { ...event, servers: sealServers(event.servers) }, scope);
+  };
   const restore = chart.restoreSnapshot;
   chart.restoreSnapshot = (snapshot, scope) => restore(withRestoredDefinitions(snapshot), scope);
 }

@@ -43,11 +43,11 @@ export function invalidServerConfigError(method: string, config: unknown): TypeE
     : new TypeError(`${method}: the server definition must be an object ({ command, args } or { url }), not ${describeValue(config)}.`);
 }
 
-/** Why `configure`'s servers cannot be taken (the registry could not, and would stop), or undefined. */
-export function invalidServersError(servers: Record<string, unknown>): TypeError | undefined {
-  if (!isPlainObject(servers)) return new TypeError(`configure: the servers must be an object of server definitions by name, not ${describeValue(servers)}.`);
+/** Why servers to configure (`method`: the manager's `configure`, the registry's `mcp.configure`) cannot be taken, or undefined: the registry would stop on them. */
+export function invalidServersError(method: string, servers: Record<string, unknown>): TypeError | undefined {
+  if (!isPlainObject(servers)) return new TypeError(`${method}: the servers must be an object of server definitions by name, not ${describeValue(servers)}.`);
   for (const [name, config] of Object.entries(servers)) {
-    if (!isPlainObject(config)) return new TypeError(`configure: the definition of server ${quoted(name)} must be an object ({ command, args } or { url }), not ${describeValue(config)}.`);
+    if (!isPlainObject(config)) return new TypeError(`${method}: the definition of server ${quoted(name)} must be an object ({ command, args } or { url }), not ${describeValue(config)}.`);
   }
   return undefined;
 }

@@ -54,7 +54,7 @@ describe('a waiting caller is always answered before the process ends', () => {
 
   it('a call after the registry stopped on an error: rejected with what happened, not thrown, then the process exits 0', async () => {
     const result = await runToExit('registry-failed');
-    expect(result.output).toMatch(/rejected: This McpConnectionManager stopped: its registry failed \(.+\)\. Create a new McpConnectionManager/);
+    expect(result.output).toMatch(/rejected: This McpConnectionManager stopped: its registry failed \(this definition cannot be read\)\. Create a new McpConnectionManager/);
     expect(result.output).toContain('finished registry-failed');
     expect(result).toMatchObject({ code: 0, signal: null });
   });

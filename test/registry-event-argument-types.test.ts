@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { assertEvent, assign, createActor, sendTo, setup, waitFor } from 'xstate';
-import { createRegistryLogic, McpServerError, SessionTracker, silentLogger, type McpRegistryInput, type McpReply } from '../src/index.js';
+import { createRegistryLogic, McpServerError, SessionTracker, silentLogger, type Logger, type McpRegistryInput, type McpReply } from '../src/index.js';
 import { cleanUpAfterEach, type Ask } from './support/embedder.js';
 import { everythingStdio, textOf } from './support/everything.js';
 
@@ -15,10 +15,10 @@ const sessions = new SessionTracker();
 const stops = cleanUpAfterEach(sessions);
 
 /** An agent chart that invokes the registry as the README shows and keeps every reply. */
-function startAgent() {
+function startAgent(logger: Logger = silentLogger) {
   const chart = setup({
     types: { events: {} as Ask | McpReply, context: {} as { replies: McpReply[] } },
-    actors: { mcp: createRegistryLogic({ logger: silentLogger, sessions }) },
+    actors: { mcp: createRegistryLogic({ logger, sessions }) },
   }).createMachine({
     context: { replies: [] },
     invoke: { id: 'mcp', src: 'mcp', input: { servers: { everything: everythingStdio() } } },
@@ -107,5 +107,30 @@ describe('request events whose replyTo is not an actor', () => {
     assertEvent(good, 'mcp.toolResult');
     expect(textOf(good.result)).toContain('still here');
     expect(registry.getSnapshot().status).toBe('active');
+  });
+});
+
+describe('other events of the wrong type sent straight to the registry', () => {
+  it.each([
+    ['servers that are null', null, 'mcp.configure: the servers must be an object of server definitions by name, not null.'],
+    ['a definition that is null', { everything: null }, 'mcp.configure: the definition of server "everything" must be an object ({ command, args } or { url }), not null.'],
+    ['a definition written as a command line', { other: 'node server.mjs' }, 'mcp.configure: the definition of server "other" must be an object ({ command, args } or { url }), not "node server.mjs".'],
+  ])('an mcp.configure with %s: dropped with an error in the log, the configuration kept, and the registry answers', async (_name, servers, message) => {
+    const logged: string[] = [];
+    const { ask, agent } = startAgent({ ...silentLogger, error: (line) => logged.push(line) });
+    const registry = agent.getSnapshot().children.mcp!;
+    registry.send({ type: 'mcp.configure', servers } as unknown as McpRegistryInput);
+    expect(logged).toEqual([`${message} The registry's configuration was left as it was.`]);
+    expect(registry.getSnapshot().status).toBe('active');
+    expect(await ask({ type: 'mcp.load', server: 'everything', requestId: 'load' })).toMatchObject({ type: 'mcp.loaded' });
+  });
+
+  it('an mcp.subscribe whose include is not a list: the subscriber gets state changes only, and the registry answers', async () => {
+    const { ask, agent } = startAgent();
+    const registry = agent.getSnapshot().children.mcp!;
+    registry.send({ type: 'mcp.subscribe', replyTo: agent, include: 5 } as unknown as McpRegistryInput);
+    expect(registry.getSnapshot().status).toBe('active');
+    expect(await ask({ type: 'mcp.load', server: 'everything', requestId: 'load' })).toMatchObject({ type: 'mcp.loaded' });
+    expect(agent.getSnapshot().context.replies).toContainEqual(expect.objectContaining({ type: 'mcp.stateChanged', server: 'everything', state: 'connected' }));
   });
 });

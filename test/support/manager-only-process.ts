@@ -57,9 +57,10 @@ if (mode === 'disconnect-all') {
   await call.catch(() => {});
   await manager.dispose();
 } else if (mode === 'registry-failed') {
-  // An event the registry cannot take, sent to the actor the manager exposes, stops it on an error.
+  // A definition that throws as it is read, sent to the actor the manager exposes, stops the registry on an error.
   await manager.connect('fixture', stdioFixture());
-  manager.actor.send({ type: 'mcp.configure', servers: { broken: null as never }, mode: 'merge' });
+  const unreadable = { get env(): never { throw new Error('this definition cannot be read'); } };
+  manager.actor.send({ type: 'mcp.configure', servers: { broken: unreadable as never }, mode: 'merge' });
   await manager.callTool('fixture', 'pid').then(
     () => process.stdout.write('called?\n'),
     (error: Error) => process.stdout.write(`rejected: ${error.message}\n`),
