@@ -182,6 +182,21 @@ describe('restoring a server actor alone', () => {
 describe('restoring a registry embedded in a chart', () => {
   const parentChart = waitingLoadAgent(createRegistryLogic(registryOptions));
 
+  it("answers the chart's requests with the refusal when the registry's part of its snapshot was edited by hand, and the chart runs on", async () => {
+    const original = createActor(parentChart, { systemId: 'agent' }).start();
+    actors.push(original as never);
+    const snapshot = (await persistAndStop(original)) as { children: { mcp: { snapshot: { value: unknown } } } };
+    snapshot.children.mcp.snapshot.value = 'nowhere';
+
+    const restored = createActor(parentChart, { snapshot: snapshot as never, systemId: 'agent' }).start();
+    actors.push(restored as never);
+    restored.send({ type: 'ask', request: { type: 'mcp.load', server: 'fixture', replyTo: restored, requestId: 'load' } });
+    await vi.waitFor(() => expect(restored.getSnapshot().context.replies).toMatchObject([
+      { type: 'mcp.failed', requestId: 'load', error: { code: 'RESTORED', message: "This persisted registry snapshot cannot be restored as it is: its state is not one of the registry's. Start the registry without it." } },
+    ]));
+    expect(restored.getSnapshot().status).toBe('active');
+  });
+
   it('answers a load that waited when persisted with mcp.failed at a caller with a system id, and drops the subscribers', async () => {
     const original = createActor(parentChart, { systemId: 'agent' }).start();
     actors.push(original as never);
