@@ -159,6 +159,7 @@ export function restoreAsDocumented(chart: RegistryMachine, logger?: Logger): vo
  */
 function answerWhenRefused(chart: RegistryMachine, logger: Logger | undefined): void {
   const refusals = new WeakMap<object, UnrestorableRegistrySnapshot>();
+  const initial = chart.getInitialSnapshot;
   const restore = chart.restoreSnapshot;
   chart.restoreSnapshot = (snapshot, scope) => {
     try {
@@ -166,7 +167,7 @@ function answerWhenRefused(chart: RegistryMachine, logger: Logger | undefined): 
     } catch (error) {
       const refusal = error instanceof UnrestorableRegistrySnapshot ? error : new UnrestorableRegistrySnapshot(errorMessage(error));
       logger?.error(refusal.message);
-      const refused = chart.getInitialSnapshot(scope, {});
+      const refused = initial(scope, {});
       refusals.set(refused, refusal);
       return refused;
     }
