@@ -105,6 +105,21 @@ describe('tool results from the reference servers', () => {
     expect(result.text).toBe(`[image: image/png, ${PHOTO_BYTES} bytes]`);
   });
 
+  it("server-everything's blob resources: text sent as a base64 blob (text/plain) is given as its text, read or embedded", async () => {
+    const read = tools.find((tool) => tool.name === 'read_mcp_resource')!;
+    const resource = await read.execute({ server: 'everything', uri: 'demo://resource/dynamic/blob/3' });
+    expect(resource.isError).toBe(false);
+    expect(resource.text).toMatch(/^Resource 3: This is a base64 blob created at /);
+    const reference = await call('everything', 'get-resource-reference', { resourceType: 'Blob', resourceId: 2 });
+    expect(reference.text).toMatch(/^Resource 2: This is a base64 blob created at /m);
+    expect(reference.text).not.toContain('binary resource');
+  });
+
+  it('a blob that says it is text but is not UTF-8 is still described, not dumped', () => {
+    const parts = toolResultParts({ content: [{ type: 'resource', resource: { uri: 'x://y', mimeType: 'text/plain', blob: Buffer.from([0xff, 0xfe, 0x00, 0xc3]).toString('base64') } }] });
+    expect(parts).toEqual([{ type: 'text', text: '[binary resource x://y: text/plain, 4 bytes, not shown]' }]);
+  });
+
   it('a non-media binary file is described, not dumped', async () => {
     const blob = path.join(reference.folder, 'data.bin');
     writeFileSync(blob, randomBytes(2000));

@@ -90,12 +90,30 @@ function isMediaType(mimeType: string | undefined): mimeType is string {
   return mimeType !== undefined && /^(image|audio)\//.test(mimeType);
 }
 
+/** MIME types whose content is text to read: text/*, JSON, XML, YAML and their `+json` / `+xml` kin. */
+const TEXT_TYPE = /^(text\/|application\/([\w.-]+\+)?(json|xml|yaml|x-yaml|javascript|toml|sql|graphql)\s*(;|$))/i;
+
+/**
+ * A blob that is text after all: a text MIME type and valid UTF-8 (server-everything's blob
+ * resources, servers that base64 every file). Described as binary, the model could not read it at all.
+ */
+function blobText(blob: string, mimeType: string | undefined): string | undefined {
+  if (mimeType === undefined || !TEXT_TYPE.test(mimeType)) return undefined;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(blob, 'base64'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** One item of a resource read (or of an embedded resource): text, media, or a described blob. */
 function resourceContentsPart(contents: ResourceContents): LoaderResultPart {
   if ('text' in contents && typeof contents.text === 'string') return textPart(contents.text);
   if ('blob' in contents && typeof contents.blob === 'string') {
     const { blob, mimeType, uri } = contents;
     if (isMediaType(mimeType)) return mediaPart(mimeType.startsWith('image/') ? 'image' : 'audio', blob, mimeType, uri);
+    const text = blobText(blob, mimeType);
+    if (text !== undefined) return textPart(text);
     return { type: 'text', text: `${describeBinary('binary resource', mimeType, blob, uri).slice(0, -1)}, not shown]` };
   }
   return { type: 'text', text: `[resource ${contents.uri}: no text or blob]` };
