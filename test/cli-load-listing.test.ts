@@ -17,7 +17,7 @@ let config: string;
 beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'mcp-load-listing-'));
   config = join(home, 'mcp.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture(), everything: everythingStdio() } }));
+  writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture(), everything: everythingStdio(), wide: stdioFixture('--extra-resources', '5000') } }));
 });
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
@@ -33,6 +33,16 @@ describe('load on a terminal or in a pipe', () => {
     expect(run.stdout).toMatch(/^Resource templates:\n {2}fixture:\/\/items\/\{id\} {2}item$/m);
     expect(run.stdout).toMatch(/^Prompts:\n {2}greet\(name\) {2}Asks the model to greet someone$/m);
     expect(run.stdout).not.toContain('inputSchema');
+  }, 40_000);
+
+  it('lists a server of 5,000 resources whole, its template and prompt too: a person has no model budget', async () => {
+    const run = await runCli(['--config', config, 'load', 'wide'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.split('\n')[0]).toBe('wide: connected (MCP 2025-11-25), 10 tools, 5002 resources, 1 resource template, 1 prompt');
+    expect(run.stdout).toMatch(/^ {2}fixture:\/\/items\/4999 {2}item 4999 {2}\(text\/plain\)$/m);
+    expect(run.stdout).toMatch(/^Resource templates:\n {2}fixture:\/\/items\/\{id\} {2}item$/m);
+    expect(run.stdout).toMatch(/^Prompts:\n {2}greet\(name\)/m);
+    expect(run.stdout).not.toContain('result budget');
   }, 40_000);
 
   it("shows server-everything's instructions and its tools' titles and annotations in words", async () => {

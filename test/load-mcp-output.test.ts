@@ -78,6 +78,20 @@ describe('load_mcp within the result budget', () => {
     expect(echoed.text).toBe('found');
   }, 120_000);
 
+  it('names what the short form leaves out, and lists the resource template and the prompt before thousands of resources', async () => {
+    const fixture = inMemoryFixture({ extraResources: 5_000 });
+    const [load] = toolsOver({ wide: { command: 'unused-in-memory' } }, { transportFactory: fixture.factory });
+    const result = await load!.execute({ server: 'wide' });
+    expect(result.text.length).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET);
+    const summary = JSON.parse(result.text) as Summary & { resources: unknown[]; resourceTemplates: Array<{ uriTemplate: string }>; prompts: Array<{ name: string }>; omitted: { resources: number } };
+    expect(summary.form).toBe('short');
+    expect(summary.resourceTemplates.map((template) => template.uriTemplate)).toEqual(['fixture://items/{id}']);
+    expect(summary.prompts.map((prompt) => prompt.name)).toContain('greet');
+    expect(summary.resources.length + summary.omitted.resources).toBe(5_002);
+    expect(summary.note).toContain(`Not listed for want of room (resources: ${summary.omitted.resources}).`);
+    expect(summary.note).toMatch(/^The full manifest \(tools: \d+, resources: 5002, resource templates: 1, prompts: 1\)/);
+  });
+
   it('keeps the short form within a small budget too', async () => {
     const fixture = inMemoryFixture({ extraTools: 50 });
     const [load] = toolsOver({ wide: { command: 'unused-in-memory' } }, { transportFactory: fixture.factory, resultBudget: 2_000 });

@@ -15,7 +15,7 @@ import { skippedServerReasons, unreadConfigNotice } from './unread-config.js';
 
 /** How the loader tools ask before a call, and which manifest index they use (default: the user's). */
 export type LoaderSessionOptions = ApprovalOptions &
-  Pick<CreateLoaderToolsOptions, 'manifestIndex'> & {
+  Pick<CreateLoaderToolsOptions, 'manifestIndex' | 'resultBudget'> & {
     /** What the loader tools see of the manager (default: the manager itself), e.g. a view that keeps raw results. */
     toolsView?: (manager: McpConnectionManager) => LoaderToolsManager;
   };

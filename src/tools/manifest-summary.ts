@@ -154,16 +154,25 @@ const SHORT_FORM_OVERHEAD = 700;
 function shortSummary(full: ManifestSummary, manifest: McpServerManifest, budget: number): ManifestSummary {
   let room = budget - SHORT_FORM_OVERHEAD - (full.instructions?.length ?? 0) - full.server.length;
   const tools = takeWhileFits(manifest.tools.map((tool) => toolSummary(tool, false)), room);
-  const resources = takeWhileFits(full.resources, (room = tools.room));
-  const resourceTemplates = takeWhileFits(full.resourceTemplates, (room = resources.room));
-  const prompts = takeWhileFits(full.prompts, resourceTemplates.room);
+  // A template stands for any number of resources and a server has few prompts: both before the resources, which can run to thousands.
+  const resourceTemplates = takeWhileFits(full.resourceTemplates, (room = tools.room));
+  const prompts = takeWhileFits(full.prompts, (room = resourceTemplates.room));
+  const resources = takeWhileFits(full.resources, prompts.room);
   const omitted = {
     tools: full.tools.length - tools.taken.length,
     resources: full.resources.length - resources.taken.length,
     resourceTemplates: full.resourceTemplates.length - resourceTemplates.taken.length,
     prompts: full.prompts.length - prompts.taken.length,
   };
-  const more = omitted.tools > 0 ? ` ${omitted.tools} more tools are not listed.` : '';
+  const kinds = [
+    ['tools', 'tools'],
+    ['resources', 'resources'],
+    ['resourceTemplates', 'resource templates'],
+    ['prompts', 'prompts'],
+  ] as const;
+  const counts = kinds.map(([key, words]) => `${words}: ${full[key].length}`).join(', ');
+  const notListed = kinds.flatMap(([key, words]) => (omitted[key] > 0 ? [`${words}: ${omitted[key]}`] : []));
+  const more = notListed.length > 0 ? ` Not listed for want of room (${notListed.join(', ')}).` : '';
   return {
     server: full.server,
     state: full.state,
@@ -171,7 +180,7 @@ function shortSummary(full: ManifestSummary, manifest: McpServerManifest, budget
     ...(full.instructions ? { instructions: full.instructions } : {}),
     form: 'short',
     note:
-      `The full manifest (${full.tools.length} tools) is over the ${budget}-character result budget, so tools are listed by name ` +
+      `The full manifest (${counts}) is over the ${budget}-character result budget, so tools are listed by name ` +
       `and one-line description.${more} Call load_mcp with "server" and "tool" to get one tool's input schema before calling it.`,
     tools: tools.taken,
     resources: resources.taken,

@@ -174,6 +174,8 @@ export async function runOneShot(
   const handlers = interactive ? pageOpeningHandlers() : undefined;
   const { manager, tool: find } = openLoaderSession(discovery, options, sessionLogger, { defaults: oneShotDefaults(connectTimeoutFor(tool, timeoutMs)), ...(handlers ? { handlers } : {}) }, {
     ...approval,
+    // A person reads `load` whole, as `call` and `read` print whole results: the model's budget would list 401 of 5,000 resources.
+    ...(tool === 'load_mcp' ? { resultBudget: Number.POSITIVE_INFINITY } : {}),
     toolsView: tool === 'load_mcp' ? undefined : (manager) => (keeper = keepRawResults(manager)).manager,
   });
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
