@@ -65,6 +65,15 @@ describe('prompt', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, server: 'fixture', prompt: 'greet', messages: [{ role: 'user', content: { type: 'text', text: 'Please greet Ada.' } }] });
   }, 50_000);
 
+  it("names an embedded blob resource with its type and size (server-everything's resource-prompt), not only its URI", async () => {
+    const home = process.env.HOME!;
+    mkdirSync(join(home, '.ai-zen'), { recursive: true });
+    writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { everything: everythingStdio() } }));
+    const run = await runCli(['prompt', 'everything', 'resource-prompt', 'resourceType=Blob', 'resourceId=2'], { cwd: home, env: { HOME: home }, timeoutMs: 40_000 });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^\[user\] \(resource demo:\/\/resource\/dynamic\/blob\/2: text\/plain, \d+ bytes, not shown; --json has it whole\)$/m);
+  }, 50_000);
+
   it('an argument not written name=value, or an unknown prompt: one JSON object with ok false and a code', async () => {
     const cli = fixtureHome();
     const bad = await cli('prompt', 'fixture', 'greet', 'Ada', '--json');

@@ -92,6 +92,12 @@ export function runPrompts(global: GlobalOptions, server: string, options: Promp
   });
 }
 
+/** An embedded blob is named with its type and size, as `call` and `read` name one, not left out without a word. */
+function blobNote(resource: { blob?: string; mimeType?: string } | undefined): string {
+  if (typeof resource?.blob !== 'string') return '';
+  return `: ${resource.mimeType ? terminalLine(resource.mimeType) : 'unknown type'}, ${Buffer.byteLength(resource.blob, 'base64')} bytes, not shown; --json has it whole`;
+}
+
 export async function runPrompt(global: GlobalOptions, server: string, name: string, pairs: string[], options: PromptOptions): Promise<number> {
   let args: Record<string, string>;
   try {
@@ -121,9 +127,9 @@ export async function runPrompt(global: GlobalOptions, server: string, name: str
     const lines: string[] = [];
     if (result.description) lines.push(terminalLine(result.description), '');
     for (const message of result.messages) {
-      const content = message.content as { type: string; text?: string; mimeType?: string; resource?: { uri?: string; text?: string } };
+      const content = message.content as { type: string; text?: string; mimeType?: string; resource?: { uri?: string; text?: string; blob?: string; mimeType?: string } };
       if (content.type === 'text') lines.push(`[${message.role}] ${content.text ?? ''}`);
-      else if (content.type === 'resource') lines.push(`[${message.role}] (resource ${terminalLine(content.resource?.uri ?? '')})${content.resource?.text ? `\n${content.resource.text}` : ''}`);
+      else if (content.type === 'resource') lines.push(`[${message.role}] (resource ${terminalLine(content.resource?.uri ?? '')}${blobNote(content.resource)})${content.resource?.text ? `\n${content.resource.text}` : ''}`);
       else lines.push(`[${message.role}] (${terminalLine(content.type)}${content.mimeType ? `, ${terminalLine(content.mimeType)}` : ''}; --json has it whole)`);
     }
     return { ok: true, text: lines.join('\n'), data: { prompt: name, ...result } };
