@@ -99,6 +99,16 @@ describe('terminal output', () => {
     expectClean(run.stderr);
   }, 40_000);
 
+  it("call: a resource link's URI and name and a blob's URI and MIME type, in the lines the CLI writes around the result, are escaped", async () => {
+    const run = await cli('call', 'hostile', 'media');
+    expect(run.code, run.stderr).toBe(0);
+    expectClean(run.stdout);
+    expect(run.stdout).toContain('[resource link: x://link\\x1b[2J');
+    expect(run.stdout).toContain('[image: image/png\\x1b[2J');
+    expect(run.stdout).toContain('[binary resource x://blob\\x1b[2J');
+    expect(run.stdout.split('\n').filter((line) => line !== '')).toHaveLength(3);
+  }, 40_000);
+
   it('call: a progress message from the server is escaped, C1 controls too', async () => {
     const run = await cli('call', 'hostile', 'report');
     expect(run.code).toBe(0);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { repeatsContent, structuredText } from '../tools/describe-content.js';
 import type { RawResult } from './raw-results.js';
 import { CliError } from './json-codes.js';
-import { commandWord } from './terminal-text.js';
+import { commandWord, terminalLine } from './terminal-text.js';
 
 interface BinaryPiece {
   kind: 'image' | 'audio' | 'binary resource';
@@ -54,7 +54,7 @@ function toolPieces(server: string, result: CallToolResult): Piece[] {
       case 'audio':
         return { binary: { kind: block.type, base64: block.data, mimeType: block.mimeType } };
       case 'resource_link':
-        return { text: `[resource link: ${block.uri} (${block.name}); read it with \`mcp-statechart read ${commandWord(server)} ${commandWord(block.uri)}\`]` };
+        return { text: `[resource link: ${terminalLine(block.uri)} (${terminalLine(block.name)}); read it with \`mcp-statechart read ${commandWord(server)} ${commandWord(block.uri)}\`]` };
       case 'resource':
         return contentsPiece(block.resource);
       default:
@@ -162,7 +162,8 @@ async function save(binaries: BinaryPiece[], target: OutputTarget): Promise<Save
 }
 
 function describe(piece: BinaryPiece, bytes: number): string {
-  return `${piece.kind}${piece.uri ? ` ${piece.uri}` : ''}: ${piece.mimeType ?? 'unknown type'}, ${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
+  // The server's URI and type inside a line the CLI writes: escaped, as every name it shows is.
+  return `${piece.kind}${piece.uri ? ` ${terminalLine(piece.uri)}` : ''}: ${piece.mimeType === undefined ? 'unknown type' : terminalLine(piece.mimeType)}, ${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
 }
 
 export interface WholeResult {

@@ -4,6 +4,7 @@
  * inside structured content: it costs the context a lot and tells a text model nothing.
  */
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/client';
+import { terminalLine } from '../../machines/control-characters.js';
 import { jsonFingerprint, measureJson } from '../../machines/json-fingerprint.js';
 import type { LoaderResultPart } from './types.js';
 
@@ -27,8 +28,9 @@ function decodedSize(base64: string): number {
 }
 
 function describeBinary(kind: string, mimeType: string | undefined, base64: string, uri?: string): string {
-  const where = uri ? ` ${uri}` : '';
-  return `[${kind}${where}: ${mimeType ?? 'unknown type'}, ${decodedSize(base64)} bytes]`;
+  // The URI and type are the server's words inside a line of the loader's own: one line, no escapes.
+  const where = uri ? ` ${terminalLine(uri)}` : '';
+  return `[${kind}${where}: ${mimeType === undefined ? 'unknown type' : terminalLine(mimeType)}, ${decodedSize(base64)} bytes]`;
 }
 
 /**
@@ -127,8 +129,8 @@ function contentBlockPart(block: ContentBlock): LoaderResultPart {
     case 'audio':
       return mediaPart(block.type, block.data, block.mimeType);
     case 'resource_link': {
-      const type = block.mimeType ? `, ${block.mimeType}` : '';
-      return { type: 'text', text: `[resource link: ${block.uri} (name: ${block.name}${type}); read it with read_mcp_resource]` };
+      const type = block.mimeType ? `, ${terminalLine(block.mimeType)}` : '';
+      return { type: 'text', text: `[resource link: ${terminalLine(block.uri)} (name: ${terminalLine(block.name)}${type}); read it with read_mcp_resource]` };
     }
     case 'resource':
       return resourceContentsPart(block.resource);
