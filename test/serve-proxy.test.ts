@@ -146,6 +146,14 @@ describe('serve, for a host that offers sampling, elicitation and roots', () => 
     expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: "What's weather in Porto?" });
   });
 
+  it("a prompt's embedded resource is named by server, as resources/list names it, so the host can read it back", async () => {
+    const prompt = await host.getPrompt({ name: 'everything/resource-prompt', arguments: { resourceType: 'Text', resourceId: '2' } });
+    const embedded = prompt.messages.map((message) => message.content).find((content) => content.type === 'resource');
+    expect(embedded).toMatchObject({ resource: { uri: 'mcp-statechart://everything/demo://resource/dynamic/text/2' } });
+    const read = await host.readResource({ uri: (embedded as { resource: { uri: string } }).resource.uri });
+    expect(read.contents[0]).toMatchObject({ uri: 'mcp-statechart://everything/demo://resource/dynamic/text/2', text: expect.stringMatching(/^Resource 2: /) });
+  });
+
   it("resources/list answers with the loaded servers' resources, and resources/read forwards", async () => {
     const { resources } = await host.listResources();
     expect(resources.length).toBeGreaterThan(0);

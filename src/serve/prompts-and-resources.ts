@@ -93,7 +93,7 @@ export function promptsAndResourcesOffer(
         inRounds(request, ctx, server, ({ signal }) =>
           around({ kind: 'prompt', server, name: prompt }, async () => {
             await ensureConnected(servers, server);
-            return nestedWithinLimit(server, 'prompts/get', await servers.getPrompt(server, prompt, request.params.arguments, { signal }));
+            return nestedWithinLimit(server, 'prompts/get', servedPrompt(server, await servers.getPrompt(server, prompt, request.params.arguments, { signal })));
           }),
         ),
       );
@@ -145,6 +145,17 @@ const SERVED_SCHEME = 'mcp-statechart://';
 /** A downstream resource's URI as the host sees it: the server's name first, so no other server can answer for it. */
 function servedUri(server: string, uri: string): string {
   return `${SERVED_SCHEME}${encodeURIComponent(server)}/${uri}`;
+}
+
+/** A prompt's embedded resources and resource links named by server, as a read's contents are: the host reads them back through serve. */
+function servedPrompt(server: string, prompt: GetPromptResult): GetPromptResult {
+  const messages = prompt.messages.map((message) => {
+    const { content } = message;
+    if (content.type === 'resource') return { ...message, content: { ...content, resource: { ...content.resource, uri: servedUri(server, content.resource.uri) } } };
+    if (content.type === 'resource_link') return { ...message, content: { ...content, uri: servedUri(server, content.uri) } };
+    return message;
+  });
+  return { ...prompt, messages };
 }
 
 function splitServedUri(served: string, loaded: string[]): { server: string; uri: string } {
