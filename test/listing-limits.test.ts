@@ -87,6 +87,21 @@ describe('a list past the caps', () => {
     deadline.dispose();
   });
 
+  it('skips a resource or prompt that does not follow the MCP schema, with a warning naming the field; the rest of the list stays', async () => {
+    const { logger, lines } = recordingLogger();
+    const deadline = new Deadline(60_000, () => new Error('late'));
+    const resources = await listAllPages(async () => ({ items: [{ uri: 'good://1', name: 'good' }, { uri: 'bad://2' }, { uri: 'good://3', name: 'also good' }] }), {
+      server: 'odd',
+      kind: 'resources',
+      limits: LISTING_LIMITS,
+      logger,
+      deadline,
+    });
+    deadline.dispose();
+    expect(resources.map((resource) => resource.uri)).toEqual(['good://1', 'good://3']);
+    expect(lines.warn).toEqual([expect.stringMatching(/^MCP server "odd": skipped 1 resource that does not follow the MCP schema \(name: .*string.*\); its other entries and its tools are usable\.$/)]);
+  });
+
   it('ends a list past the size cap with an error', async () => {
     const deadline = new Deadline(60_000, () => new Error('late'));
     const listing = listAllPages(async () => ({ items: [{ name: 'x'.repeat(2_000) }, { name: 'y'.repeat(2_000) }] }), {

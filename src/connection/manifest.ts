@@ -108,6 +108,7 @@ export async function listAllPages<K extends ListKind>(
   let chars = 0;
   let tooDeep = 0;
   let keptShallow = 0;
+  const malformed: string[] = [];
   let pages = 0;
   let cursor: string | undefined;
   do {
@@ -137,7 +138,14 @@ export async function listAllPages<K extends ListKind>(
       if (items.length === limits.maxItems) {
         throw new ListingLimitError(server, `listed more than ${limits.maxItems} ${kind}`);
       }
-      items.push(await checkedEntry(server, kind, item));
+      const checked = await checkedEntry(kind, item);
+      if (typeof checked === 'string') {
+        // A malformed tool cannot be called as listed, so the listing fails; one bad resource or prompt should not cost the server its tools.
+        if (kind === 'tools') throw new Error(`MCP server ${quoted(server)} listed a tool that does not follow the MCP schema (${checked}).`);
+        malformed.push(checked);
+        continue;
+      }
+      items.push(checked);
     }
     cursor = page.nextCursor;
     if (cursor !== undefined && seen.has(cursor)) {
@@ -158,18 +166,21 @@ export async function listAllPages<K extends ListKind>(
       `MCP server ${quoted(server)}: skipped ${tooDeep} ${SINGULAR[kind]}${tooDeep === 1 ? '' : 's'} whose definition nests deeper than ${limits.maxDepth} levels.`,
     );
   }
+  if (malformed.length > 0) {
+    logger.warn(
+      `MCP server ${quoted(server)}: skipped ${malformed.length} ${SINGULAR[kind]}${malformed.length === 1 ? '' : 's'} that do${malformed.length === 1 ? 'es' : ''} not follow the MCP schema (${malformed[0]}${malformed.length === 1 ? '' : ', …'}); its other entries and its tools are usable.`,
+    );
+  }
   return items as McpServerManifest[K];
 }
 
-/** One shallow entry checked against the SDK's schema for its kind, as the SDK checked whole pages. */
-async function checkedEntry<K extends ListKind>(server: string, kind: K, item: unknown): Promise<McpServerManifest[K][number]> {
+/** One shallow entry checked against the SDK's schema for its kind, as the SDK checked whole pages: the entry, or what is wrong with it. */
+async function checkedEntry<K extends ListKind>(kind: K, item: unknown): Promise<McpServerManifest[K][number] | string> {
   const checked = await KIND_PROTOCOL[kind].entry['~standard'].validate(item);
   if (checked.issues === undefined) return checked.value;
   const [issue] = checked.issues;
   const where = (issue?.path ?? []).map((part) => String(typeof part === 'object' ? part.key : part)).join('.');
-  throw new Error(
-    `MCP server ${quoted(server)} listed a ${SINGULAR[kind]} that does not follow the MCP schema (${capErrorText(`${where ? `${where}: ` : ''}${issue?.message}`, 200)}).`,
-  );
+  return capErrorText(`${where ? `${where}: ` : ''}${issue?.message}`, 200);
 }
 
 type PageParams = { cursor?: string };
