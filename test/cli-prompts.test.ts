@@ -74,6 +74,17 @@ describe('prompt', () => {
     expect(run.stdout).toMatch(/^\[user\] \(resource demo:\/\/resource\/dynamic\/blob\/2: text\/plain, \d+ bytes, not shown; --json has it whole\)$/m);
   }, 50_000);
 
+  it('an argument the prompt does not declare (a misspelt one) is refused, naming the ones it takes', async () => {
+    const cli = fixtureHome();
+    const run = await cli('prompt', 'fixture', 'greet', 'name=Ada', 'nmae=Bob', '--json');
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+      error: { message: 'prompt "greet" of "fixture" has no argument nmae; it takes name', hint: '`mcp-statechart prompts fixture` shows the arguments of each prompt' },
+    });
+  }, 50_000);
+
   it('an argument not written name=value, or an unknown prompt: one JSON object with ok false and a code', async () => {
     const cli = fixtureHome();
     const bad = await cli('prompt', 'fixture', 'greet', 'Ada', '--json');

@@ -109,6 +109,21 @@ export async function runPrompt(global: GlobalOptions, server: string, name: str
     return 1;
   }
   return withServer(global, server, options, async ({ manager }, explain, deadline) => {
+    // A misspelt optional argument (`stat=CA`) would be dropped without a word: the server ignores what it does not declare.
+    const listed = manager.getManifest(server)?.prompts.find((prompt) => prompt.name === name);
+    const declared = listed && (listed.arguments ?? []);
+    const undeclared = declared ? Object.keys(args).filter((key) => !declared.some((argument) => argument.name === key)) : [];
+    if (declared && undeclared.length > 0) {
+      const takes = declared.length === 0 ? 'takes no arguments' : `takes ${listNames(declared.map((argument) => argument.name))}`;
+      return {
+        ok: false,
+        error: {
+          code: 'INVALID_ARGUMENTS',
+          message: `prompt "${terminalLine(name)}" of "${terminalLine(server)}" has no argument ${listNames(undeclared)}; it ${takes}`,
+          hint: `\`mcp-statechart prompts ${commandWord(server)}\` shows the arguments of each prompt`,
+        },
+      };
+    }
     let result: Awaited<ReturnType<typeof manager.getPrompt>>;
     try {
       result = await manager.getPrompt(server, name, args, { signal: deadline, timeoutMs: options.timeout, timeoutSource: '--timeout' });
