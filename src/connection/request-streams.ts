@@ -1,4 +1,4 @@
-import { isJSONRPCRequest, isJSONRPCResponse, type JSONRPCMessage, type RequestId, type Transport } from '@modelcontextprotocol/client';
+import { isJSONRPCRequest, type JSONRPCMessage, type RequestId, type Transport } from '@modelcontextprotocol/client';
 
 /** How the SDK's Streamable HTTP transport reports an answer stream that broke (to `onerror` only). */
 const STREAM_BROKE = 'SSE stream disconnected';
@@ -63,12 +63,28 @@ export function watchRequestStreams(transport: Transport, cut: (error: Error, id
     if (id !== undefined) unanswered.delete(id);
   };
 
-  const onmessage = transport.onmessage;
-  transport.onmessage = (message, extra) => {
-    // The `method` check first: the schema check is costly, and most of a busy server's messages are notifications.
-    if (!('method' in message) && isJSONRPCResponse(message) && message.id !== undefined) unanswered.delete(message.id);
-    onmessage?.(message, extra);
-  };
+  // Every handler the transport is given is watched through, not only the one found now: the SDK's
+  // version probe sets its own for the `server/discover` exchange and passes no message on, so a
+  // probe answered over SSE would otherwise look unanswered when its stream ends.
+  const found = transport.onmessage;
+  const watched = new WeakSet<NonNullable<Transport['onmessage']>>();
+  let onmessage: Transport['onmessage'];
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    enumerable: true,
+    get: () => onmessage,
+    set: (next: Transport['onmessage']) => {
+      if (next === undefined || watched.has(next)) return void (onmessage = next);
+      onmessage = (message, extra) => {
+        // A message with an id and no method is an answer; no schema check (it runs once per handler in the chain).
+        if (!('method' in message) && 'id' in message && message.id !== undefined) unanswered.delete(message.id);
+        next(message, extra);
+      };
+      watched.add(onmessage);
+    },
+  });
+  // Watched even before anyone handles a message: the client's handler comes with `client.connect`.
+  transport.onmessage = found ?? (() => {});
   const onclose = transport.onclose;
   transport.onclose = () => {
     unanswered.clear();
