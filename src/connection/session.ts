@@ -184,7 +184,8 @@ export class Session implements McpSession {
     const told = `MCP server ${quoted(server)}: ${capErrorText(redact(error.message, secrets))}, so the client closes the connection (the calls in flight on it fail as lost)`;
     if (this.live) logger.warn(told);
     else logger.debug(told);
-    void this.client.close().catch(() => {});
+    // The transport, not the client: during the era probe the client has no transport yet, and the probe would wait for its timeout.
+    void this.parts.transport.close().catch(() => {});
   }
 
   private lose(error: Error, sessionExpired: boolean): void {
