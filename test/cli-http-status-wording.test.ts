@@ -40,6 +40,8 @@ beforeAll(async () => {
     postless: { type: 'http', url: await answering(405, 'Method Not Allowed') },
     limited: { type: 'http', url: await answering(429, 'slow down', { 'retry-after': '30' }) },
     limitedNoDate: { type: 'http', protocol: 'legacy', url: await answering(429, 'slow down') },
+    webPage: { type: 'http', url: await answering(200, '<!doctype html><title>Sign in</title>', { 'content-type': 'text/html; charset=utf-8' }) },
+    legacyWebPage: { type: 'http', protocol: 'legacy', url: await answering(200, '<!doctype html><title>Sign in</title>', { 'content-type': 'text/html' }) },
   };
   writeFileSync(config, JSON.stringify({ mcpServers }));
 });
@@ -126,4 +128,20 @@ describe('400, 405 and 429 in our words', () => {
     const noDate = await cli('load', 'limitedNoDate');
     expect(noDate.stderr).toContain('Error: could not connect to "limitedNoDate": the server is rate-limiting (HTTP 429); retry after a while\n');
   }, 40_000);
+});
+
+describe('a URL where something else answers 200 (a web page, a proxy\'s sign-in page)', () => {
+  it('says the server answered with that content type, which is not MCP, and to check the path, on the era probe and on the legacy path', async () => {
+    const probed = await cli('load', 'webPage');
+    expect(probed.code).toBe(1);
+    expect(probed.stderr).not.toMatch(/negotiation|probe|unusable/i);
+    expect(probed.stderr).toContain(
+      'Error: could not connect to "webPage": the server answered with content of type "text/html; charset=utf-8", where an MCP endpoint answers with JSON or an event stream: what answers at that URL is not an MCP endpoint\n',
+    );
+    expect(probed.stderr).toMatch(/Hint: something answers at http:\/\/127\.0\.0\.1:\d+\/mcp, but not as MCP: check the path in the "url" in .*mcp\.json \(e\.g\. \/mcp\), and the server or proxy answering there/);
+    const legacy = await cli('load', 'legacyWebPage');
+    expect(legacy.code).toBe(1);
+    expect(legacy.stderr).toContain('Error: could not connect to "legacyWebPage": the server answered with content of type "text/html", where an MCP endpoint');
+    expect(legacy.stderr).toContain('Hint: something answers at http://127.0.0.1:');
+  }, 60_000);
 });

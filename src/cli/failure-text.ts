@@ -132,6 +132,9 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   if (status !== undefined && status >= 500) return `the server is up but failing (HTTP ${status}): check its logs, or try again later`;
   const notHttp = httpParseErrorOf(cause);
   if (notHttp !== undefined) return `something answers at ${url ?? 'its address'}, but not with valid HTTP (${notHttp}): check the "url"${where(entry)}, and the server or proxy answering there`;
+  if (reason.includes('what answers at that URL is not an MCP endpoint')) {
+    return `something answers at ${url ?? 'its address'}, but not as MCP: check the path in the "url"${where(entry)} (e.g. /mcp), and the server or proxy answering there`;
+  }
   if (errno === 'ECONNREFUSED' || /fetch failed|ECONNREFUSED/.test(reason)) {
     return `nothing is listening at ${url ?? 'its address'}: is the server running?`;
   }

@@ -187,6 +187,19 @@ function retryAfterText(retryAfter: unknown): string {
 const SDK_STATUS_MESSAGE = /^(Version negotiation failed: |Error POSTing to endpoint: |SSE error: Non-200 status code \(\d+\)$)/;
 
 /**
+ * Something that is not an MCP endpoint answers at the URL (a web page, a proxy's sign-in page):
+ * the SDK says "Unexpected content type", on the first request inside the era probe's "unusable
+ * reply". Said as what it means, with the content type the server sent.
+ */
+function unexpectedContentInOurWords(error: unknown): unknown {
+  const found = error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed ? error.cause : error;
+  if (!(found instanceof SdkError) || found.code !== SdkErrorCode.ClientHttpUnexpectedContent) return error;
+  const type = (found.data as { contentType?: unknown } | undefined)?.contentType;
+  const sent = typeof type === 'string' && type !== '' ? `content of type ${quoted(type)}` : 'no content type';
+  return new Error(`the server answered with ${sent}, where an MCP endpoint answers with JSON or an event stream: what answers at that URL is not an MCP endpoint`, { cause: found });
+}
+
+/**
  * An HTTP failure in our words, with the server's error body, which the SDK keeps aside
  * (`data.text`) where nothing shows or redacts it: a copy that keeps the name, code and status.
  */
@@ -265,7 +278,7 @@ export function connectFailure(
 ): McpServerError {
   const configError = classify(error);
   const status = httpStatusOf(error);
-  const told = isBlockedPort(error) ? new ConfigInvalidError(server, 'url', BLOCKED_PORT) : httpFailureInOurWords(error);
+  const told = isBlockedPort(error) ? new ConfigInvalidError(server, 'url', BLOCKED_PORT) : httpFailureInOurWords(unexpectedContentInOurWords(error));
   // A server may echo a header or its environment back in an error: those never go further.
   const network = withFetchFailureCause(errorMessage(told), error);
   const reason = capErrorText(redact(withErrorCode(told, network.reason), secrets));
