@@ -17,10 +17,11 @@ export async function offersOAuth(serverUrl: URL, fetchFn: FetchLike = fetch): P
   try {
     const found = await discoverOAuthServerInfo(serverUrl, { fetchFn: bounded });
     if (found.resourceMetadata !== undefined || found.authorizationServerMetadata !== undefined) return true;
-    // The SDK falls back to these default endpoints; redirects are not followed, any answer but 404 is an endpoint.
+    // The SDK falls back to these default endpoints; redirects are not followed. An authorization
+    // endpoint takes GET: 404, 405 (a proxy that routes only POST /mcp) and 410 say none is there.
     const authorize = await bounded(new URL('/authorize', serverUrl), { redirect: 'manual' });
     await authorize.body?.cancel().catch(() => {});
-    return authorize.status !== 404;
+    return ![404, 405, 410].includes(authorize.status);
   } catch {
     return true;
   }
