@@ -1,4 +1,4 @@
-import { ProtocolErrorCode, type Client, type LoggingLevel, type RequestId, type Transport } from '@modelcontextprotocol/client';
+import { ProtocolErrorCode, SSEClientTransport, SseError, type Client, type LoggingLevel, type RequestId, type Transport } from '@modelcontextprotocol/client';
 import type { McpServerError } from '../../machines/errors.js';
 import type { McpHostEmitted, McpRequestOptions, McpServerManifest, McpSession } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
@@ -106,7 +106,10 @@ export class Session implements McpSession {
       if (this.closing) return;
       this.closedBecause = logTransportError(error, { ...parts, live: this.live }) ?? this.closedBecause;
     };
-    parts.client.onerror = (error) => streamErrors(error, tell);
+    parts.client.onerror = (error) => {
+      if (this.live && error instanceof SseError && parts.transport instanceof SSEClientTransport) return this.eventStreamEnded(error);
+      streamErrors(error, tell);
+    };
     const closed = this.closeSignal.signal;
     this.following = new ListFollowing({
       ...parts,
@@ -150,6 +153,17 @@ export class Session implements McpSession {
       )
       .finally(() => (this.stillThere = undefined));
     void this.stillThere.then((up) => (up ? this.failAlone(error, id) : this.closeOnCut(error)));
+  }
+
+  /**
+   * On the HTTP+SSE transport the event stream is the only way answers come, and the server's
+   * session ends with it: the connection is lost, not up. Left open, the next request would get
+   * 404 from the ended session (or the SDK's EventSource would reopen the stream on a new session
+   * nobody initialized); closed, the chart reconnects at once.
+   */
+  private eventStreamEnded(error: SseError): void {
+    const why = error.code !== undefined ? `HTTP ${error.code}` : error.message === 'SSE error: undefined' ? undefined : error.message;
+    this.closeOnCut(new Error(`the server's event stream (HTTP+SSE transport) ended${why ? ` (${why})` : ''}`));
   }
 
   /** 2026-07-28 has no `ping`: `server/discover` is its cheapest request. */
