@@ -105,14 +105,18 @@ async function probeOnProcess(request: StdioProbeRequest): Promise<PriorDiscover
 }
 
 /**
- * The SDK says only "Unsupported protocol version: 2026-07-28" when a server's `server/discover`
- * lists none of ours: said with both lists, so the user sees which side to update.
+ * The SDK says only "Unsupported protocol version: 2026-07-28" (or the server's own words) when a
+ * server's answer lists none of ours: said with both lists, so the user sees which side to update.
+ * A refusal that lists one of ours is left as it is.
  */
-function versionsApart(error: UnsupportedProtocolVersionError): UnsupportedProtocolVersionError {
-  const ours = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS].join(', ');
+export function versionsApart(error: UnsupportedProtocolVersionError): UnsupportedProtocolVersionError {
+  const ours = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS];
+  const theirs: unknown[] = Array.isArray(error.supported) ? error.supported : [];
+  if (theirs.some((version) => typeof version === 'string' && ours.includes(version))) return error;
+  const answer = error.requested === MODERN_REVISION || error.requested === '' ? 'server/discover' : 'initialize';
   return new UnsupportedProtocolVersionError(
     { supported: error.supported, requested: error.requested },
-    `the server's server/discover answer offers only ${offeredVersions(error)}; this client speaks ${ours}`,
+    `the server's ${answer} answer offers only ${offeredVersions(error)}; this client speaks ${ours.join(', ')}`,
   );
 }
 
