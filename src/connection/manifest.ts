@@ -247,7 +247,9 @@ export async function listKind<K extends ListKind>(
   try {
     return await listAllOfKind(context, kind);
   } catch (error) {
-    if (kind === 'tools' || !(error instanceof ProtocolError) || error.code !== ProtocolErrorCode.MethodNotFound) throw error;
+    if (!(error instanceof ProtocolError) || error.code !== ProtocolErrorCode.MethodNotFound) throw error;
+    // Its tools are what a server is for: the connect fails, saying which list the server does not have.
+    if (kind === 'tools') throw new ProtocolError(error.code, `the server declares tools but answered tools/list: ${error.message}`, error.data);
     context.logger.debug(`MCP server ${quoted(context.server)} declares ${kind === 'prompts' ? 'prompts' : 'resources'} but has no ${KIND_PROTOCOL[kind].method}: it offers none`);
     return { items: [] as unknown as McpServerManifest[K], freshness: {} };
   }
