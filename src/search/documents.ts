@@ -158,7 +158,7 @@ export function serverDocument(server: SearchableServer, tools: readonly Tool[])
   ];
 }
 
-/** The server's whole text (SERVER_TEXT_FIELDS) from its name, purpose and its tools' fields as toolDocument made them. */
+/** The server's whole text (SERVER_TEXT_FIELDS) from its name, purpose and its tools' name and description words (the first and third of toolDocument's fields, as of toolTexts'). */
 export function serverTextDocument(nameTokens: readonly string[], purposeTokens: readonly string[], toolFields: ReadonlyArray<readonly string[][]>): string[][] {
   return [[...nameTokens, ...purposeTokens, ...toolFields.flatMap((fields) => [...fields[0]!, ...fields[2]!])]];
 }

@@ -8,6 +8,7 @@
  * Servers come and go one at a time (`setServer`, `removeServer`): a change re-indexes that
  * server's tools only.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { Tool } from '@modelcontextprotocol/client';
 import { serverDocument, serverPurposeTokens, serverTextDocument, SERVER_FIELDS, SERVER_TEXT_FIELDS, toolDocument, TOOL_FIELDS, toolPassages, toolTexts, wordPairs, type SearchableServer } from './documents.js';
 import { FieldIndex, ScoreSheet, type QueryGroup } from './field-index.js';
@@ -123,12 +124,25 @@ const SIBLING_MEANING_WEIGHT = 0.2;
 interface IndexedServer {
   server: SearchableServer;
   tools: readonly Tool[];
+  /** Each tool's document, in the order of `tools`. */
   docs: number[];
+  /** Its purpose's words, in each of its tools' fields: when they change, every tool is indexed again. */
+  purpose: readonly string[];
   serverDoc: number;
   serverTextDoc: number;
   /** Its name's words and the words at least half its tools' names hold: they say the server, not which of its tools. */
   sharedNameWords: ReadonlySet<string>;
 }
+
+/** What setServer keeps of a server's tools: per tool of the new list, the document it keeps (or undefined); all those documents. */
+interface KeptTools {
+  docs: ReadonlyArray<number | undefined>;
+  kept: ReadonlySet<number>;
+}
+
+const NONE_KEPT: KeptTools = { docs: [], kept: new Set() };
+
+const sameWords = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((word, at) => word === b[at]);
 
 export interface ParsedQuery {
   groups: QueryGroup[];
@@ -436,6 +450,8 @@ export class ToolSearch {
   /** Document number → its tool. */
   private readonly tools: Array<SearchableTool | undefined> = [];
   private readonly serverOfDoc: Array<SearchableServer | undefined> = [];
+  /** Document number → its tool's texts (toolTexts), for its server's whole text and the word contexts. */
+  private readonly textsOf: Array<string[][] | undefined> = [];
   /** Document number → the distinct words of its tool's name. */
   private readonly nameWords: Array<readonly string[] | undefined> = [];
   /** Document number → whether its tool only reads: it says it is read-only, or its name's verb is a reading one. */
@@ -497,43 +513,24 @@ export class ToolSearch {
     return this.servers.get(name);
   }
 
-  /** Replaces what search knows of one server: its description and its tools. */
+  /**
+   * Replaces what search knows of one server: its description and its tools. A tool the server
+   * lists as before (the same definition) keeps its place in the index; only the tools whose
+   * definitions changed, came or went are indexed or taken out (a `list_changed` usually changes one
+   * tool of many). A changed name or purpose is in every tool's fields: all of them are indexed again.
+   */
   setServer(server: SearchableServer, tools: readonly Tool[]): void {
-    this.removeServer(server.name);
-    this.coOccurrences.clear();
     const nameTokens = identifierTokens(server.name);
     const purpose = serverPurposeTokens(server);
-    const toolFields: string[][][] = [];
-    const texts: string[][] = [purpose];
-    const docs = tools.map((tool) => {
-      const { fields, pairs } = toolDocument(tool, nameTokens, purpose);
-      toolFields.push(fields);
-      texts.push(...toolTexts(tool, fields));
-      const doc = this.toolIndex.add(fields, pairs);
-      this.passages.add(doc, toolPassages(tool, fields));
+    const known = this.servers.get(server.name);
+    const kept = known && sameWords(known.purpose, purpose) ? this.keptTools(known, tools) : undefined;
+    if (known) this.removeServerRecord(known, kept ?? NONE_KEPT);
+    this.coOccurrences.clear();
+    const docs = tools.map((tool, at) => {
+      const doc = kept?.docs[at];
+      if (doc === undefined) return this.addTool(server.name, tool, nameTokens, purpose);
+      // The new list's object, equal to the one indexed: callers may know a tool by its object.
       this.tools[doc] = { server: server.name, tool };
-      this.nameWords[doc] = [...new Set(fields[0])];
-      this.reads[doc] = readsOnly(tool, fields[0]!);
-      this.removes[doc] = fields[0]!.some((word) => REMOVING_VERBS.has(word));
-      this.takes[doc] = requiredKinds(tool);
-      if (this.takes[doc].length >= 2 && this.takes[doc].every((kind) => kind !== undefined && COMMON_KINDS.has(kind))) this.takingCommonValues.add(doc);
-      for (const kind of this.takes[doc]) {
-        if (kind === undefined || !RECALLING_KINDS.has(kind)) continue;
-        let docs = this.byKind.get(kind);
-        if (!docs) this.byKind.set(kind, (docs = new Set()));
-        docs.add(doc);
-      }
-      this.shapesOf[doc] = exampleShapes(tool);
-      for (const shape of this.shapesOf[doc]) {
-        let docs = this.byShape.get(shape);
-        if (!docs) this.byShape.set(shape, (docs = new Set()));
-        docs.add(doc);
-      }
-      for (const key of [tool.name.toLowerCase(), `${server.name}/${tool.name}`.toLowerCase()]) {
-        let docs = this.byExactName.get(key);
-        if (!docs) this.byExactName.set(key, (docs = new Set()));
-        docs.add(doc);
-      }
       return doc;
     });
     for (const word of nameTokens) {
@@ -543,11 +540,84 @@ export class ToolSearch {
     }
     const serverDoc = this.serverIndex.add(serverDocument(server, tools));
     this.serverOfDoc[serverDoc] = server;
-    const serverTextDoc = this.serverTextIndex.add(serverTextDocument(nameTokens, purpose, toolFields));
+    const serverTextDoc = this.serverTextIndex.add(serverTextDocument(nameTokens, purpose, docs.map((doc) => this.textsOf[doc]!)));
     for (const doc of docs) this.serverTextOfDoc[doc] = serverTextDoc;
-    this.contexts.set(server.name, texts);
-    this.servers.set(server.name, { server, tools, docs, serverDoc, serverTextDoc, sharedNameWords: this.sharedNameWords(nameTokens, docs) });
+    this.contexts.set(server.name, [purpose]);
+    this.servers.set(server.name, { server, tools, docs, purpose, serverDoc, serverTextDoc, sharedNameWords: this.sharedNameWords(nameTokens, docs) });
     this.toolTotal += docs.length;
+  }
+
+  /**
+   * Of a server's tools as indexed, those the new list holds again unchanged: per new tool, the
+   * document it keeps (undefined for one to index); the documents of the others are to take out.
+   */
+  private keptTools(known: IndexedServer, tools: readonly Tool[]): KeptTools {
+    const byName = new Map<string, number[]>();
+    known.tools.forEach((tool, at) => {
+      const docs = byName.get(tool.name);
+      if (docs) docs.push(known.docs[at]!);
+      else byName.set(tool.name, [known.docs[at]!]);
+    });
+    const docs = tools.map((tool) => {
+      const candidates = byName.get(tool.name);
+      const at = candidates?.findIndex((doc) => isDeepStrictEqual(this.tools[doc]!.tool, tool)) ?? -1;
+      return at < 0 ? undefined : candidates!.splice(at, 1)[0];
+    });
+    return { docs, kept: new Set(docs.filter((doc) => doc !== undefined)) };
+  }
+
+  /** Indexes one tool of a server and returns its document number. */
+  private addTool(serverName: string, tool: Tool, nameTokens: string[], purpose: string[]): number {
+    const { fields, pairs } = toolDocument(tool, nameTokens, purpose);
+    const doc = this.toolIndex.add(fields, pairs);
+    this.passages.add(doc, toolPassages(tool, fields));
+    this.textsOf[doc] = toolTexts(tool, fields);
+    this.contexts.set(doc, this.textsOf[doc]);
+    this.tools[doc] = { server: serverName, tool };
+    this.nameWords[doc] = [...new Set(fields[0])];
+    this.reads[doc] = readsOnly(tool, fields[0]!);
+    this.removes[doc] = fields[0]!.some((word) => REMOVING_VERBS.has(word));
+    this.takes[doc] = requiredKinds(tool);
+    if (this.takes[doc].length >= 2 && this.takes[doc].every((kind) => kind !== undefined && COMMON_KINDS.has(kind))) this.takingCommonValues.add(doc);
+    for (const kind of this.takes[doc]) {
+      if (kind === undefined || !RECALLING_KINDS.has(kind)) continue;
+      let docs = this.byKind.get(kind);
+      if (!docs) this.byKind.set(kind, (docs = new Set()));
+      docs.add(doc);
+    }
+    this.shapesOf[doc] = exampleShapes(tool);
+    for (const shape of this.shapesOf[doc]) {
+      let docs = this.byShape.get(shape);
+      if (!docs) this.byShape.set(shape, (docs = new Set()));
+      docs.add(doc);
+    }
+    for (const key of [tool.name.toLowerCase(), `${serverName}/${tool.name}`.toLowerCase()]) {
+      let docs = this.byExactName.get(key);
+      if (!docs) this.byExactName.set(key, (docs = new Set()));
+      docs.add(doc);
+    }
+    return doc;
+  }
+
+  private removeTool(serverName: string, doc: number): void {
+    const { tool } = this.tools[doc]!;
+    for (const key of [tool.name.toLowerCase(), `${serverName}/${tool.name}`.toLowerCase()]) {
+      const docs = this.byExactName.get(key);
+      if (docs?.delete(doc) && docs.size === 0) this.byExactName.delete(key);
+    }
+    for (const docs of this.byKind.values()) docs.delete(doc);
+    for (const shape of this.shapesOf[doc] ?? []) {
+      const docs = this.byShape.get(shape);
+      if (docs?.delete(doc) && docs.size === 0) this.byShape.delete(shape);
+    }
+    this.shapesOf[doc] = undefined;
+    this.takingCommonValues.delete(doc);
+    this.passages.remove(doc);
+    this.contexts.remove(doc);
+    this.toolIndex.remove(doc);
+    this.tools[doc] = undefined;
+    this.nameWords[doc] = undefined;
+    this.textsOf[doc] = undefined;
   }
 
   private sharedNameWords(serverName: readonly string[], docs: readonly number[]): Set<string> {
@@ -558,25 +628,13 @@ export class ToolSearch {
 
   removeServer(name: string): void {
     const known = this.servers.get(name);
-    if (!known) return;
-    for (const doc of known.docs) {
-      const { tool } = this.tools[doc]!;
-      for (const key of [tool.name.toLowerCase(), `${name}/${tool.name}`.toLowerCase()]) {
-        const docs = this.byExactName.get(key);
-        if (docs?.delete(doc) && docs.size === 0) this.byExactName.delete(key);
-      }
-      for (const docs of this.byKind.values()) docs.delete(doc);
-      for (const shape of this.shapesOf[doc] ?? []) {
-        const docs = this.byShape.get(shape);
-        if (docs?.delete(doc) && docs.size === 0) this.byShape.delete(shape);
-      }
-      this.shapesOf[doc] = undefined;
-      this.takingCommonValues.delete(doc);
-      this.passages.remove(doc);
-      this.toolIndex.remove(doc);
-      this.tools[doc] = undefined;
-      this.nameWords[doc] = undefined;
-    }
+    if (known) this.removeServerRecord(known, NONE_KEPT);
+  }
+
+  /** Takes a server out of search, but for the tools `keep` names (setServer indexes them again as they are). */
+  private removeServerRecord(known: IndexedServer, keep: KeptTools): void {
+    const { name } = known.server;
+    for (const doc of known.docs) if (!keep.kept.has(doc)) this.removeTool(name, doc);
     this.coOccurrences.clear();
     this.contexts.remove(name);
     for (const word of identifierTokens(name)) {

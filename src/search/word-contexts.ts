@@ -19,20 +19,20 @@ export class WordContexts {
   /** Word → its contexts counted, all told. */
   private readonly totals = new Map<string, number>();
   private total = 0;
-  /** Owner (a server) → its texts, to take them out again. */
-  private readonly textsOf = new Map<string, ReadonlyArray<readonly string[]>>();
+  /** Owner (a server's purpose, a tool) → its texts, to take them out again. */
+  private readonly textsOf = new Map<string | number, ReadonlyArray<readonly string[]>>();
   /** Word → the length of its PPMI vector, worked out once between changes. */
   private readonly norms = new Map<string, number>();
   private readonly similar = new Map<string, ReadonlyArray<readonly [string, number]>>();
 
   /** Replaces the texts counted for `owner`. */
-  set(owner: string, texts: ReadonlyArray<readonly string[]>): void {
+  set(owner: string | number, texts: ReadonlyArray<readonly string[]>): void {
     this.remove(owner);
     this.textsOf.set(owner, texts);
     this.count(texts, 1);
   }
 
-  remove(owner: string): void {
+  remove(owner: string | number): void {
     const texts = this.textsOf.get(owner);
     if (!texts) return;
     this.textsOf.delete(owner);
