@@ -55,7 +55,53 @@ describe('the index\'s cache of query words', () => {
     let most = 0;
     for (let at = 0; at < 200; at++) {
       scores(index, [`own${at}`, `text${at % 50}`, 'shared']);
-      most = Math.max(most, index.cachedPostingCount);
+      most = Math.max(most, index.cachedByteCount);
+    }
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(100);
+  });
+});
+
+describe('the cache over a change of other documents', () => {
+  const queryAll = (index: FieldIndex) => scores(index, [...QUERY, 'name5', 'word4']);
+
+  it('keeps the words a document added or taken out does not hold', () => {
+    const index = new FieldIndex(FIELDS);
+    for (let at = 0; at < 40; at++) index.add(document(at));
+    scores(index, ['name3']);
+    const held = index.cachedByteCount;
+    expect(held).toBeGreaterThan(0);
+    index.remove(index.add([['other'], ['unrelated', 'words']]));
+    expect(index.cachedByteCount).toBe(held);
+  });
+
+  it("drops the words of a document added or taken out, and normalises the others' counts by the averages as they are", () => {
+    const changed = new FieldIndex(FIELDS);
+    const textOf: string[][][] = [];
+    for (let at = 0; at < 40; at++) textOf[changed.add(document(at))] = document(at);
+    queryAll(changed);
+    // A longer description moves the field's average: every cached count is normalised anew.
+    const longer = [['name5', 'tool'], ['word4', 'text', 'word4', 'more', 'words', 'than', 'usual', 'here']];
+    textOf[changed.add(longer)] = longer;
+    queryAll(changed);
+    changed.remove(7);
+    delete textOf[7];
+    const fresh = new FieldIndex(FIELDS);
+    const freshTextOf: string[][][] = [];
+    for (const text of textOf.filter(Boolean)) freshTextOf[fresh.add(text)] = text;
+    const byText = (index: FieldIndex, texts: string[][][]) => new Map([...queryAll(index)].map(([doc, score]) => [JSON.stringify(texts[doc]), score]));
+    expect(byText(changed, textOf)).toEqual(byText(fresh, freshTextOf));
+  });
+
+  it('stays within its bound while documents come and go', () => {
+    const index = new FieldIndex(FIELDS, 100);
+    for (let at = 0; at < 200; at++) index.add([[`own${at}`, 'shared'], [`text${at % 50}`]]);
+    let most = 0;
+    for (let at = 0; at < 200; at++) {
+      scores(index, [`own${at}`, `text${at % 50}`, `own${(at + 100) % 200}`]);
+      most = Math.max(most, index.cachedByteCount);
+      index.remove(at);
+      index.add([[`own${at}`, 'shared'], [`text${(at + 1) % 50}`]]);
     }
     expect(most).toBeGreaterThan(0);
     expect(most).toBeLessThanOrEqual(100);

@@ -23,18 +23,35 @@ const WORD_START_LENGTH = 3;
 const LONGEST_WORD_START = 64;
 const NO_WORDS: ReadonlySet<string> = new Set();
 /**
- * Postings held at most in the cache of terms' scores (TermPostings: 12 bytes each, 12 MB): a
- * stream of queries naming ever more of a large vocabulary empties it rather than grow it.
+ * Bytes held at most in the cache of terms' scores (TermPostings: 12 for each of a term's documents,
+ * 5 for each of its fields' postings): a stream of queries naming ever more of a large vocabulary
+ * empties it rather than grow it. The 1,050 tuned queries at 10,000 tools hold about 8 MB.
  */
-const MAX_CACHED_POSTINGS = 1_000_000;
+const MAX_CACHED_BYTES = 24_000_000;
+const cachedBytesOf = (docs: number, fieldPostings: number) => 12 * docs + 5 * fieldPostings;
 
 /**
  * A term's documents, in the order its fields' postings name them, each with its length-normalised
- * counts summed over the fields: what a query reads of the term, for the index as it stands.
+ * counts summed over the fields: what a query reads of the term. The counts are normalised by the
+ * fields' average lengths of `norms`; the field postings they came from are kept beside them, so
+ * that a change of other documents (which moves the averages) costs their sum again from arrays,
+ * not a walk of the postings' maps.
  */
 interface TermPostings {
   docs: Int32Array;
   tf: Float64Array;
+  /** The FieldNorms the counts were normalised by. */
+  norms: FieldNorms;
+  /** The term's postings field after field: documents and their occurrences, `ends[field]` the end of each field's. */
+  fieldDocs: Int32Array;
+  occurrences: Uint8Array;
+  ends: Int32Array;
+}
+
+/** Per field, what a document's length is normalised by: weight / (base + slope * length). */
+interface FieldNorms {
+  base: Float64Array;
+  slope: Float64Array;
 }
 
 export interface FieldSpec {
@@ -117,12 +134,16 @@ export class FieldIndex {
   private readonly totalLengths: Float64Array;
   private count = 0;
   /**
-   * Term → what queries read of it, worked out once per term between changes: walking its postings
-   * maps field by field cost a query at 10,000 tools more than all the rest of its scoring. Emptied
-   * by any change (a document's length moves every field's average) and at MAX_CACHED_POSTINGS.
+   * Term → what queries read of it, worked out once per term: walking its postings maps field by
+   * field cost a query at 10,000 tools more than all the rest of its scoring. A document added or
+   * taken out drops the entries of its own terms only (the others' postings stand; their counts are
+   * normalised again when the averages moved: termPostingsOf); emptied at MAX_CACHED_BYTES.
    */
   private readonly termPostings = new Map<string, TermPostings>();
-  private cachedPostings = 0;
+  private cachedBytes = 0;
+  /** The fields' norms as last worked out, and whether a document came or went since. */
+  private norms?: FieldNorms;
+  private normsStale = true;
   /** Scratch per document for one query, zero between queries. */
   private pseudo = new Float64Array(0);
   private best = new Float64Array(0);
@@ -130,7 +151,7 @@ export class FieldIndex {
 
   constructor(
     private readonly fields: readonly FieldSpec[],
-    private readonly maxCachedPostings = MAX_CACHED_POSTINGS,
+    private readonly maxCachedBytes = MAX_CACHED_BYTES,
   ) {
     this.postings = fields.map(() => new Map());
     this.totalLengths = new Float64Array(fields.length);
@@ -150,7 +171,7 @@ export class FieldIndex {
    * in the field's length (the word pairs that phrase matching looks up).
    */
   add(fields: FieldTokens, extraTerms: FieldTokens = []): number {
-    this.forgetTermPostings();
+    this.normsStale = true;
     const doc = this.free.pop() ?? this.terms.length;
     const width = this.fields.length;
     if (this.lengths.length < (doc + 1) * width) {
@@ -166,6 +187,7 @@ export class FieldIndex {
       this.post(field, doc, extraTerms[field] ?? [], terms);
     });
     for (const term of terms) {
+      this.forgetTerm(term);
       const frequency = this.documentFrequency.get(term) ?? 0;
       if (frequency === 0) {
         this.startsOf(term, (start) => {
@@ -184,8 +206,9 @@ export class FieldIndex {
   remove(doc: number): void {
     const terms = this.terms[doc];
     if (!terms) return;
-    this.forgetTermPostings();
+    this.normsStale = true;
     for (const term of terms) {
+      this.forgetTerm(term);
       for (const field of this.postings) {
         const list = field.get(term);
         if (list?.delete(doc) && list.size === 0) field.delete(term);
@@ -296,45 +319,101 @@ export class FieldIndex {
     }
   }
 
-  /** Postings held in the cache of terms' scores, for a test of its bound. */
-  get cachedPostingCount(): number {
-    return this.cachedPostings;
+  /** Bytes held in the cache of terms' scores, for a test of its bound. */
+  get cachedByteCount(): number {
+    return this.cachedBytes;
   }
 
   /** The term's documents and summed normalised counts, from the cache or worked out and kept. */
   private termPostingsOf(term: string): TermPostings {
+    const norms = this.currentNorms();
     const cached = this.termPostings.get(term);
-    if (cached) return cached;
-    const { pseudo, lengths } = this;
+    if (cached) {
+      if (cached.norms !== norms) this.normalise(cached, norms);
+      return cached;
+    }
     const width = this.fields.length;
+    const ends = new Int32Array(width);
+    let fieldPostings = 0;
+    for (let field = 0; field < width; field++) ends[field] = fieldPostings += this.postings[field]!.get(term)?.size ?? 0;
+    const fieldDocs = new Int32Array(fieldPostings);
+    const occurrences = new Uint8Array(fieldPostings);
+    const { pseudo, lengths } = this;
     const termDocs: number[] = [];
+    let at = 0;
     for (let field = 0; field < width; field++) {
-      const list = this.postings[field]!.get(term);
-      if (!list) continue;
-      // A field's norm for a document is weight / (1 - b + b * length / average).
-      const { weight, b } = this.fields[field]!;
-      const fieldBase = (1 - b) / weight;
-      const fieldSlope = b / weight / (this.count > 0 ? this.totalLengths[field]! / this.count || 1 : 1);
+      const base = norms.base[field]!;
+      const slope = norms.slope[field]!;
       // forEach rather than for…of: no [doc, occurrences] array made per posting.
-      list.forEach((occurrences, doc) => {
+      this.postings[field]!.get(term)?.forEach((count, doc) => {
+        fieldDocs[at] = doc;
+        occurrences[at++] = count;
         if (pseudo[doc] === 0) termDocs.push(doc);
-        pseudo[doc]! += occurrences / (fieldBase + fieldSlope * lengths[doc * width + field]!);
+        pseudo[doc]! += count / (base + slope * lengths[doc * width + field]!);
       });
     }
-    const found: TermPostings = { docs: new Int32Array(termDocs), tf: new Float64Array(termDocs.length) };
-    termDocs.forEach((doc, at) => {
-      found.tf[at] = pseudo[doc]!;
+    const found: TermPostings = { docs: new Int32Array(termDocs), tf: new Float64Array(termDocs.length), norms, fieldDocs, occurrences, ends };
+    termDocs.forEach((doc, of) => {
+      found.tf[of] = pseudo[doc]!;
       pseudo[doc] = 0;
     });
-    if (termDocs.length > this.maxCachedPostings) return found;
-    if (this.cachedPostings + termDocs.length > this.maxCachedPostings) this.forgetTermPostings();
+    const size = cachedBytesOf(termDocs.length, fieldPostings);
+    if (size > this.maxCachedBytes) return found;
+    if (this.cachedBytes + size > this.maxCachedBytes) this.forgetTermPostings();
     this.termPostings.set(term, found);
-    this.cachedPostings += termDocs.length;
+    this.cachedBytes += size;
     return found;
+  }
+
+  /** Sums the term's counts over its fields, each normalised by its document's length in the field (pseudo as scratch). */
+  private normalise(entry: TermPostings, norms: FieldNorms): void {
+    const { pseudo, lengths } = this;
+    const { docs, tf, fieldDocs, occurrences, ends } = entry;
+    const width = this.fields.length;
+    let at = 0;
+    for (let field = 0; field < width; field++) {
+      const base = norms.base[field]!;
+      const slope = norms.slope[field]!;
+      for (const end = ends[field]!; at < end; at++) {
+        const doc = fieldDocs[at]!;
+        pseudo[doc]! += occurrences[at]! / (base + slope * lengths[doc * width + field]!);
+      }
+    }
+    for (let of = 0; of < docs.length; of++) {
+      tf[of] = pseudo[docs[of]!]!;
+      pseudo[docs[of]!] = 0;
+    }
+    entry.norms = norms;
+  }
+
+  /**
+   * The fields' norms for the index as it stands: the same object as long as they are the same
+   * numbers, so that the cache's counts stand over a change that leaves every average as it was.
+   */
+  private currentNorms(): FieldNorms {
+    if (this.norms && !this.normsStale) return this.norms;
+    this.normsStale = false;
+    const width = this.fields.length;
+    const base = new Float64Array(width);
+    const slope = new Float64Array(width);
+    for (let field = 0; field < width; field++) {
+      const { weight, b } = this.fields[field]!;
+      base[field] = (1 - b) / weight;
+      slope[field] = b / weight / (this.count > 0 ? this.totalLengths[field]! / this.count || 1 : 1);
+    }
+    if (!this.norms?.slope.every((value, field) => value === slope[field])) this.norms = { base, slope };
+    return this.norms;
+  }
+
+  private forgetTerm(term: string): void {
+    const cached = this.termPostings.get(term);
+    if (!cached) return;
+    this.termPostings.delete(term);
+    this.cachedBytes -= cachedBytesOf(cached.docs.length, cached.fieldDocs.length);
   }
 
   private forgetTermPostings(): void {
     this.termPostings.clear();
-    this.cachedPostings = 0;
+    this.cachedBytes = 0;
   }
 }

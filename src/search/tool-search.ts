@@ -526,6 +526,8 @@ export class ToolSearch {
     const kept = known && sameWords(known.purpose, purpose) ? this.keptTools(known, tools) : undefined;
     if (known) this.removeServerRecord(known, kept ?? NONE_KEPT);
     this.coOccurrences.clear();
+    // Before its tools', as the texts of a server's tools always were counted: a word's contexts are summed in the order they came.
+    this.contexts.set(server.name, [purpose]);
     const docs = tools.map((tool, at) => {
       const doc = kept?.docs[at];
       if (doc === undefined) return this.addTool(server.name, tool, nameTokens, purpose);
@@ -542,7 +544,6 @@ export class ToolSearch {
     this.serverOfDoc[serverDoc] = server;
     const serverTextDoc = this.serverTextIndex.add(serverTextDocument(nameTokens, purpose, docs.map((doc) => this.textsOf[doc]!)));
     for (const doc of docs) this.serverTextOfDoc[doc] = serverTextDoc;
-    this.contexts.set(server.name, [purpose]);
     this.servers.set(server.name, { server, tools, docs, purpose, serverDoc, serverTextDoc, sharedNameWords: this.sharedNameWords(nameTokens, docs) });
     this.toolTotal += docs.length;
   }
