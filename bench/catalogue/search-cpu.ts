@@ -72,6 +72,7 @@ console.log(
     p95Ms: +p95(times).toFixed(3),
     meanMs: +(totalMs / times.length).toFixed(3),
     afterChangeMs: +median(afterChange).toFixed(2),
+    afterChangeP95Ms: +p95(afterChange).toFixed(2),
     load: (await import('node:os')).loadavg()[0]!.toFixed(2),
   }),
 );
