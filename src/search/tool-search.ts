@@ -517,7 +517,7 @@ export class ToolSearch {
    * Replaces what search knows of one server: its description and its tools. A tool the server
    * lists as before (the same definition) keeps its place in the index; only the tools whose
    * definitions changed, came or went are indexed or taken out (a `list_changed` usually changes one
-   * tool of many). A changed name or purpose is in every tool's fields: all of them are indexed again.
+   * tool of many). A changed purpose is in every tool's fields: all of them are indexed again.
    */
   setServer(server: SearchableServer, tools: readonly Tool[]): void {
     const nameTokens = identifierTokens(server.name);
