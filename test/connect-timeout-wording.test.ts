@@ -1,7 +1,8 @@
 /**
  * A connect that runs out of `connectTimeoutMs` names the handshake it was waiting on, by the era
  * actually tried: `server/discover` for a 2026-07-28 server (which has no `initialize`) and for
- * the era probe, `initialize` for a legacy server; and it says which option gives more time.
+ * the era probe, `initialize` for a legacy server, none for a 2026-07-28 era resumed from memory;
+ * and it says which option gives more time.
  * Real processes: the silent stdio fixture and test/fixtures/hostile-discover.mjs.
  */
 import { fileURLToPath } from 'node:url';
@@ -52,5 +53,20 @@ describe('a server that answers its handshake but never its tools/list', () => {
   it('a legacy server found by the era probe: names initialize, the handshake it was connected with', async () => {
     const message = await timeoutOf(muteLists('legacy', 'auto'));
     expect(message).toContain(`timed out: initialize and listing did not finish within 1000 ms ${ADVICE}`);
+  });
+});
+
+describe('a 2026-07-28 session resumed on its remembered era', () => {
+  it('names the listing alone: the resume sends no server/discover', async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const config = muteLists('modern', 'auto');
+    // The first connect probes (server/discover answered) and remembers the era; the second resumes on it.
+    const first = await rejectionOf(manager.connect('slow', config, ONCE));
+    expect(first.message).toContain('timed out: server/discover and listing did not finish');
+    const resumed = await rejectionOf(manager.connect('slow', config, ONCE));
+    expect(resumed).toMatchObject({ code: 'CONNECT_FAILED', server: 'slow' });
+    expect(resumed.message).not.toContain('server/discover');
+    expect(resumed.message).toContain(`timed out: listing on the remembered 2026-07-28 era (no handshake sent) did not finish within 1000 ms ${ADVICE}`);
   });
 });

@@ -132,7 +132,7 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
     connectTimeoutMs,
     () =>
       new Error(
-        `timed out: ${waitingOn.handshake} and listing did not finish within ${connectTimeoutMs} ms (connectTimeoutMs); give a server slow to start a larger connectTimeoutMs`,
+        `timed out: ${waitedFor(waitingOn)} did not finish within ${connectTimeoutMs} ms (connectTimeoutMs); give a server slow to start a larger connectTimeoutMs`,
       ),
     sealedRequest.signal,
   );
@@ -200,9 +200,16 @@ interface AttemptScope {
   waitingOn: HandshakeWait;
 }
 
-/** The handshake request a connect's timeout names: the era it was waiting on. */
+/**
+ * The handshake request a connect's timeout names: the era it was waiting on. `resumed`: a
+ * remembered 2026-07-28 era, on which the connect sends no handshake and starts with the lists.
+ */
 interface HandshakeWait {
-  handshake: 'server/discover' | 'initialize';
+  handshake: 'server/discover' | 'initialize' | 'resumed';
+}
+
+function waitedFor({ handshake }: HandshakeWait): string {
+  return handshake === 'resumed' ? 'listing on the remembered 2026-07-28 era (no handshake sent)' : `${handshake} and listing`;
 }
 
 /** Keeps `waitingOn` at the last handshake request sent on `transport`, the era probe's included. */
@@ -309,6 +316,7 @@ async function attempt(
   request.signal.addEventListener('abort', onAbort, { once: true });
   try {
     const remembered = deps.eras?.recall(request.name, request.config);
+    if (remembered?.kind === 'modern') scope.waitingOn.handshake = 'resumed';
     const probed = !remembered && transport instanceof ProcessGroupStdioTransport && (request.config.protocol ?? 'auto') === 'auto' ? transport : undefined;
     if (probed) deps.lifecycle?.probed(request.name);
     // The session owns the probe too: a close (a DISCONNECT, dispose) waits until the probe is over.
