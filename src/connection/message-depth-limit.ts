@@ -1,6 +1,7 @@
 import { ProtocolErrorCode, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { measureJson } from '../../machines/json-fingerprint.js';
 import { notificationsFirst } from './delivery-order.js';
+import { wrapEachHandler } from './handler-wrapping.js';
 import { isCutAnswer, isStdioBufferOverflow, MAX_MESSAGE_MIB, MessageTooLargeError } from '../transports/message-size.js';
 
 /**
@@ -24,14 +25,11 @@ export class RefusedHandshakeAnswerError extends Error {
   override name = 'RefusedHandshakeAnswerError';
 }
 
-type Handler<Key extends 'onmessage' | 'onerror'> = NonNullable<Transport[Key]>;
-
 /**
  * Checks the server's answers to the handshake before the SDK parses them: a deeper one becomes an
  * error answer to its request, and one over the size limit (a stdio overflow, a cut HTTP body or
- * event) is noted, for `refusedHandshake`. The SDK composes its own handlers with those it finds
- * on the transport and calls both with the same message, so a wrapper installed the usual way
- * could not replace the message: every handler ever set on the transport is wrapped as it is set.
+ * event) is noted, for `refusedHandshake`. A wrapper installed the usual way could not replace
+ * the message the SDK reads: every handler ever set on the transport is wrapped as it is set.
  * Install it as soon as the transport exists: the `server/discover` probe may be the first
  * request, sent before `connect` returns.
  */
@@ -75,26 +73,6 @@ export function limitMessageDepth(transport: Transport): void {
   wrapEachHandler(transport, 'onerror', (deliver) => (error) => {
     noteOversized(error);
     deliver(error);
-  });
-}
-
-/** Every handler set on `transport[key]`, before or after, is replaced by `wrap(handler)`, once. */
-function wrapEachHandler<Key extends 'onmessage' | 'onerror'>(transport: Transport, key: Key, wrap: (handler: Handler<Key>) => Handler<Key>): void {
-  const wrapped = new WeakSet<Handler<Key>>();
-  const guard = (handler: Handler<Key>): Handler<Key> => {
-    const guarded = wrap(handler);
-    wrapped.add(guarded);
-    return guarded;
-  };
-  const first = transport[key];
-  let current = first && guard(first);
-  Object.defineProperty(transport, key, {
-    configurable: true,
-    enumerable: true,
-    get: () => current,
-    set: (handler: Transport[Key]) => {
-      current = handler && (wrapped.has(handler) ? handler : guard(handler));
-    },
   });
 }
 

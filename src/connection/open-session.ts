@@ -6,6 +6,7 @@ import { inferTransport, type ResolvedConnectOptions } from '../../machines/opti
 import type { McpProtocolPreference, McpServerConfig, McpTransportKind } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
 import { limitMessageDepth, refusedHandshake } from './message-depth-limit.js';
+import { limitLogFlood } from './log-flood-limit.js';
 import { createHttpTransport, retryAfterOf, shouldFallBackToSse, type HttpAuth } from '../transports/http.js';
 import { StderrTail } from '../transports/stderr-tail.js';
 import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport, StdoutClosedError, type ProcessExit } from '../transports/stdio.js';
@@ -282,6 +283,8 @@ async function attempt(
     transport instanceof ProcessGroupStdioTransport || transport instanceof StdioClientTransport
       ? new StderrTail(transport.stderr as Readable | null, secrets, 50, (line) => deps.logger.debug(`[${terminalLine(request.name)} stderr] ${line}`))
       : undefined;
+  // First, so that it counts each message as it is read (the depth limit may hold some back a moment).
+  limitLogFlood(transport);
   limitMessageDepth(transport);
   followHandshake(transport, scope.waitingOn);
   const processGroup = processGroupOf(transport);

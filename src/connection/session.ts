@@ -21,7 +21,6 @@ import { followIfTask, resumeTask, type AnswerInput, type TaskCall } from './tas
 import type { TaskJournal } from './task-journal.js';
 import { TaskWire } from './task-wire.js';
 import { limitInputRequests } from './input-request-limit.js';
-import { limitLogFlood } from './log-flood-limit.js';
 import { quoted } from '../../machines/control-characters.js';
 
 export { EARLY_NOTIFICATIONS_KEPT } from './session-watch.js';
@@ -128,7 +127,6 @@ export class Session implements McpSession {
   goLive(refreshTimeoutMs: number): void {
     this.live = true;
     this.following.start(refreshTimeoutMs);
-    limitLogFlood(this.parts.transport);
     if (this.client.getProtocolEra() !== 'modern') return;
     this.tasks = new TaskWire(this.parts.transport);
     limitInputRequests(this.parts.transport);

@@ -64,6 +64,11 @@ export class ProcessGroupStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * Asked before each line is parsed: true drops it unread. The log flood limit sets it
+   * (src/connection/log-flood-limit.ts), so a flooding server's surplus costs no parse.
+   */
+  skipLine?: (line: string) => boolean;
 
   private child?: ChildProcess;
   private readonly readBuffer = new LineBuffer(STDIO_DEFAULT_MAX_BUFFER_SIZE);
@@ -244,6 +249,7 @@ export class ProcessGroupStdioTransport implements Transport {
 
   private deliverMessages(): void {
     for (let line = this.readBuffer.nextLine(); line !== null; line = this.readBuffer.nextLine()) {
+      if (this.skipLine?.(line)) continue;
       try {
         this.onmessage?.(deserializeMessage(line));
       } catch (error) {
