@@ -3,16 +3,20 @@
  * a rejection with code REQUEST_FAILED, and the server is not asked. Servers answered by era: a
  * 2026-07-28 server rejects with -32602, one on the v1 SDK (server-memory) returned an isError
  * result, which a program could take for the tool's own failure. The MCP spec calls an unknown
- * tool a protocol error, and call_mcp_tool already answers it from the listed tools. Real
- * server-memory and the 2026-07-28 fixture over stdio.
+ * tool a protocol error, and call_mcp_tool already answers it from the listed tools. A wrong
+ * name costs one re-read of the list, not one per try: the list read for it answers the next ones
+ * until a tool is called or UNKNOWN_TOOL_LIST_FRESH_MS passes. Real server-memory, the hostile
+ * fixture and the 2026-07-28 fixture over stdio.
  */
 import type { ChildProcess } from 'node:child_process';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback } from 'xstate';
 import { createLoaderTools, McpConnectionManager, McpServerError, silentLogger, type McpReply, type ToolCallApprovalRequest } from '../src/index.js';
 import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
 import { modernHttp, modernStdio } from './support/modern-server.js';
 import { rejectionOf } from './support/fixtures.js';
+import { hostileServer } from './support/hostile.js';
+import { UNKNOWN_TOOL_LIST_FRESH_MS } from '../src/connection/tools-reread.js';
 
 let servers: ReferenceServers;
 let manager: McpConnectionManager;
@@ -107,5 +111,41 @@ describe('call_mcp_tool of a tool the 2026-07-28 fixture adds over Streamable HT
     expect(result.isError).toBe(true);
     expect(result.text).toMatch(/^MCP server "modern" has no tool "nope"\. Its tools: .*\badd-tool\b/);
     expect(asked).toEqual([]);
+  });
+});
+
+describe('call_mcp_tool looping on a wrong tool name', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it(`has the list read again once, then answers from it until a tool is called or ${UNKNOWN_TOOL_LIST_FRESH_MS / 1000} s pass, naming the nearest tools`, async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    await manager.connect('hostile', hostileServer());
+    const call = createLoaderTools({ manager, servers: { hostile: hostileServer() }, manifestIndex: false }).find((tool) => tool.name === 'call_mcp_tool')!;
+    const wrong = () => call.execute({ server: 'hostile', tool: 'ech', arguments: {} });
+    const listings = async () => {
+      const [answer] = (await manager.callTool('hostile', 'listings', {})).content;
+      return answer?.type === 'text' ? Number(answer.text) : undefined;
+    };
+
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const result = await wrong();
+      expect(result).toMatchObject({ isError: true });
+      expect(result.text).toMatch(/^MCP server "hostile" has no tool "ech"\. Its tools: echo, fail, .*\. Nearest to "ech": echo\. /);
+      expect(result.text).toContain(`The list was read since the server's last tool call, at most ${UNKNOWN_TOOL_LIST_FRESH_MS / 1000} s ago.`);
+    }
+    // The connect's listing and one re-read.
+    expect(await listings()).toBe(2);
+
+    // A call since: the next wrong name has the list read again, once.
+    await wrong();
+    await wrong();
+    vi.setSystemTime(Date.now() + UNKNOWN_TOOL_LIST_FRESH_MS - 1_000);
+    await wrong();
+    expect(await listings()).toBe(3);
+
+    await wrong();
+    vi.setSystemTime(Date.now() + UNKNOWN_TOOL_LIST_FRESH_MS);
+    await wrong();
+    expect(await listings()).toBe(5);
   });
 });

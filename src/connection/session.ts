@@ -21,6 +21,7 @@ import { followIfTask, resumeTask, type AnswerInput, type TaskCall } from './tas
 import type { TaskJournal } from './task-journal.js';
 import { TaskWire } from './task-wire.js';
 import { limitInputRequests } from './input-request-limit.js';
+import { ToolsReread } from './tools-reread.js';
 import { quoted } from '../../machines/control-characters.js';
 
 export { EARLY_NOTIFICATIONS_KEPT } from './session-watch.js';
@@ -82,6 +83,8 @@ export class Session implements McpSession {
   private tasks?: TaskWire;
   /** The ping out after an answer stream was cut: whether the server still answers. */
   private stillThere?: Promise<boolean>;
+  /** Whether a name the tools list lacks has it read again (tools-reread.ts). */
+  private readonly toolsReread = new ToolsReread();
 
   get manifest(): McpServerManifest {
     return this.listed;
@@ -233,8 +236,15 @@ export class Session implements McpSession {
     return this.callListedTool(tool, args, options);
   }
 
+  /**
+   * Reads the tools list again for a name it lacks, unless it was read again for one less than
+   * UNKNOWN_TOOL_LIST_FRESH_MS ago, no tool was called since and no re-read is due or under way
+   * (a list_changed, an expired ttlMs).
+   */
   rereadTools(): Promise<void> {
-    return this.client.getServerCapabilities()?.tools ? this.following.reread('tools') : Promise.resolve();
+    if (!this.client.getServerCapabilities()?.tools) return Promise.resolve();
+    if (this.toolsReread.fresh && this.following.settling('tools') === undefined) return Promise.resolve();
+    return this.toolsReread.reread(() => this.following.reread('tools'));
   }
 
   private lists(tool: string): boolean {
@@ -242,6 +252,7 @@ export class Session implements McpSession {
   }
 
   private callListedTool(tool: string, args: Record<string, unknown> | undefined, options: McpRequestOptions): ReturnType<McpSession['callTool']> {
+    this.toolsReread.called();
     if (this.taskTools.has(tool)) {
       // Progress here is the task's status; the requests themselves carry no progress token.
       const request = { ...sdkRequestOptions(options), onprogress: undefined };

@@ -8,7 +8,7 @@ import { callMcpToolSchema, usualCallMcpToolInput, type CallMcpToolInput } from 
 import { watchForLoss } from './loss-outcome.js';
 import { connectIfIndexed, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool, LoaderToolCallOptions, LoaderToolResult } from './types.js';
-import { unknownToolText } from './unknown-tool.js';
+import { LISTED_SINCE_LAST_CALL, unknownToolText } from './unknown-tool.js';
 
 function describeCallMcpTool(searchOffered: boolean): string {
   return searchOffered
@@ -80,12 +80,13 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
       if (notReady) return notReady;
     }
     // A tool the server added a moment ago may not be announced yet: its list is read once before
-    // the tool is refused, and the approver decides with the fresh annotations.
+    // the tool is refused (unless read for a name it lacked since the last call, tools-reread.ts), and
+    // the approver decides with the fresh annotations.
     if (!knownTool(server, tool)) await manager.rereadTools(server);
     const known = knownTool(server, tool);
     if (!known) {
       const allowed = (manager.getManifest(server)?.tools ?? []).filter((other) => catalog.allowsTool(server, other.name));
-      return notSentResult(unknownToolText(catalog, server, tool, allowed), 'unknown_tool');
+      return notSentResult(unknownToolText(catalog, server, tool, allowed, LISTED_SINCE_LAST_CALL), 'unknown_tool');
     }
     const refusal = await approver.refusal(
       { server, tool, arguments: input.arguments ?? {}, annotations: known.annotations, inputSchema: known.inputSchema },

@@ -1,6 +1,8 @@
 /** The answer to a tool name a server does not have: its real tool names, so the model can correct itself. */
 import type { Tool } from '@modelcontextprotocol/client';
 import { redact, secretsOf } from '../redact.js';
+import { closestNames } from '../search/closest-names.js';
+import { UNKNOWN_TOOL_LIST_FRESH_MS } from '../connection/tools-reread.js';
 import type { ServerCatalog } from './server-catalog.js';
 import { listNames } from './list-names.js';
 import { quoted } from './model-text.js';
@@ -8,9 +10,22 @@ import { quoted } from './model-text.js';
 /** Where the model finds the tools' input schemas; the CLI points a person to `load` in its place. */
 export const SCHEMAS_ADVICE = "See load_mcp's or search_mcp_tools' answer for their input schemas.";
 
-/** The name as asked for, with any value of the server's entry in it redacted, like the rest of an error. */
-export function unknownToolText(catalog: ServerCatalog, server: string, tool: string, tools: readonly Tool[]): string {
+/**
+ * How fresh the list call_mcp_tool refuses an unknown tool from is (tools-reread.ts): a model
+ * that knows the tool was just added calls something first. The CLI leaves it out (one call a run).
+ */
+export const LISTED_SINCE_LAST_CALL = `The list was read since the server's last tool call, at most ${UNKNOWN_TOOL_LIST_FRESH_MS / 1000} s ago.`;
+
+/**
+ * The name as asked for, with any value of the server's entry in it redacted, like the rest of an
+ * error; the names nearest to it first, since a long list is cut; and, when given, how fresh the
+ * list is (`listed`, a sentence).
+ */
+export function unknownToolText(catalog: ServerCatalog, server: string, tool: string, tools: readonly Tool[], listed?: string): string {
   const config = catalog.configs[server];
   const asked = config ? redact(tool, secretsOf(config)) : tool;
-  return `MCP server ${quoted(server)} has no tool ${quoted(asked)}. Its tools: ${listNames(tools.map((known) => known.name), 100)}. ${SCHEMAS_ADVICE}`;
+  const names = tools.map((known) => known.name);
+  const nearest = closestNames(tool, names);
+  const near = nearest.length > 0 ? ` Nearest to ${quoted(asked)}: ${listNames(nearest)}.` : '';
+  return `MCP server ${quoted(server)} has no tool ${quoted(asked)}. Its tools: ${listNames(names, 100)}.${near}${listed ? ` ${listed}` : ''} ${SCHEMAS_ADVICE}`;
 }

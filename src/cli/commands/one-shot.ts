@@ -3,7 +3,7 @@ import type { DiscoveryResult } from '../../config/index.js';
 import { readConfigFile } from '../../config/read-config-file.js';
 import { isServerAllowed } from '../../tools/permissions.js';
 import type { LoaderToolName, LoaderToolResult } from '../../tools/index.js';
-import { SCHEMAS_ADVICE } from '../../tools/unknown-tool.js';
+import { LISTED_SINCE_LAST_CALL, SCHEMAS_ADVICE } from '../../tools/unknown-tool.js';
 import { explainFailureAsking, formatFailure, missingResourceExplanation, offExplanation, missingServerExplanation, type FailureExplanation, type ListedResources } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger, outcomeLogger } from '../logger.js';
@@ -70,7 +70,9 @@ const ARGUMENTS_REFUSED = /^Input validation error: Invalid arguments for tool /
  */
 function plainFailure(server: string, code: string, text: string): FailureExplanation {
   const showsArguments = `\`mcp-statechart load ${commandWord(server)}\` shows each tool with its arguments`;
-  if (text.endsWith(` ${SCHEMAS_ADVICE}`)) return { code, message: text.slice(0, -SCHEMAS_ADVICE.length - 1), hint: showsArguments };
+  if (text.endsWith(` ${SCHEMAS_ADVICE}`)) {
+    return { code, message: text.slice(0, -SCHEMAS_ADVICE.length - 1).replace(` ${LISTED_SINCE_LAST_CALL}`, ''), hint: showsArguments };
+  }
   if (code === 'TOOL_ERROR' && (INVALID_PARAMS.test(text) || ARGUMENTS_REFUSED.test(text))) return { code, message: text, hint: showsArguments };
   return { code, message: text };
 }
