@@ -81,3 +81,33 @@ export function measureJson(value: unknown, maxDepth: number, maxChars: number):
   }
   return size;
 }
+
+/**
+ * True when two JSON values are equal, object keys in the same order (the fingerprints would be
+ * equal). Iterative, like the fingerprint, and it builds no text: it stops at the first
+ * difference, and values shared by both (a list carried over) cost nothing.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  const stack: unknown[] = [a, b];
+  while (stack.length > 0) {
+    const right = stack.pop();
+    const left = stack.pop();
+    if (left === right) continue;
+    if (left === null || right === null || typeof left !== 'object' || typeof right !== 'object') return jsonFingerprint(left) === jsonFingerprint(right);
+    if (Array.isArray(left)) {
+      if (!Array.isArray(right) || left.length !== right.length) return false;
+      for (let index = 0; index < left.length; index++) stack.push(left[index], right[index]);
+      continue;
+    }
+    if (Array.isArray(right)) return false;
+    const leftKeys = Object.keys(left);
+    const rightKeys = Object.keys(right);
+    if (leftKeys.length !== rightKeys.length) return false;
+    for (let index = 0; index < leftKeys.length; index++) {
+      const key = leftKeys[index]!;
+      if (key !== rightKeys[index]) return false;
+      stack.push((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]);
+    }
+  }
+  return true;
+}

@@ -9,7 +9,7 @@ import type {
   McpServerManifest,
   McpTransportKind,
 } from './types.js';
-import { jsonFingerprint } from './json-fingerprint.js';
+import { jsonEqual } from './json-fingerprint.js';
 
 const TRANSPORT_SPELLINGS: Record<string, McpTransportKind> = {
   stdio: 'stdio',
@@ -138,10 +138,10 @@ export function idleTimerEnabled(idleTimeoutMs: number): boolean {
 export const EMPTY_MANIFEST: McpServerManifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
 
 /** Each entry of a manifest under its key, with a fingerprint of its definition (no recursion: see json-fingerprint.ts). */
-function entriesOf(manifest: McpServerManifest): Map<string, string> {
-  const entries = new Map<string, string>();
+function entriesOf(manifest: McpServerManifest): Map<string, unknown> {
+  const entries = new Map<string, unknown>();
   const add = <T>(items: readonly T[], key: (item: T) => string) => {
-    for (const item of items) entries.set(key(item), jsonFingerprint(item));
+    for (const item of items) entries.set(key(item), item);
   };
   add(manifest.tools, (tool) => `tool:${tool.name}`);
   add(manifest.resources, (resource) => `resource:${resource.uri}`);
@@ -153,7 +153,8 @@ function entriesOf(manifest: McpServerManifest): Map<string, string> {
 /**
  * Added, removed and changed entries by tool name, resource URI, template and prompt name.
  * Linear in the size of both manifests and safe at any nesting depth, so src/connection can
- * call it on whatever a server sent.
+ * call it on whatever a server sent. Entries are compared in place, no text built: a server whose
+ * list changes at every call costs one walk of its list (an entry carried over, none).
  */
 export function diffManifests(before: McpServerManifest | undefined, after: McpServerManifest): McpManifestChanges {
   const old = entriesOf(before ?? EMPTY_MANIFEST);
@@ -161,7 +162,7 @@ export function diffManifests(before: McpServerManifest | undefined, after: McpS
   const changes: McpManifestChanges = { added: [], removed: [], changed: [] };
   for (const [key, value] of next) {
     if (!old.has(key)) changes.added.push(key);
-    else if (old.get(key) !== value) changes.changed.push(key);
+    else if (!jsonEqual(old.get(key), value)) changes.changed.push(key);
   }
   for (const key of old.keys()) if (!next.has(key)) changes.removed.push(key);
   return changes;
