@@ -43,7 +43,7 @@ describe('what mcp.manifestChanged reports', () => {
   });
 
   it('finds a change at the bottom of a schema nested 100,000 levels deep, and a reordering of keys', () => {
-    const deep = (bottom: string) => JSON.parse(`${'{"x":'.repeat(100_000)}"${bottom}"${'}'.repeat(100_000)}`) as Record<string, unknown>;
+    const deep = (bottom: string): Record<string, never> => JSON.parse(`${'{"x":'.repeat(100_000)}"${bottom}"${'}'.repeat(100_000)}`);
     const nested = (bottom: string): McpServerManifest => ({ ...EMPTY_MANIFEST, tools: [{ name: 'deep', inputSchema: { type: 'object', properties: deep(bottom) } }] });
     expect(diffManifests(nested('a'), nested('a')).changed).toEqual([]);
     expect(diffManifests(nested('a'), nested('b')).changed).toEqual(['tool:deep']);

@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type Client, type StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { PromptSchema, ResourceSchema, ResourceTemplateSchema, ToolSchema } from '@modelcontextprotocol/core';
-import { measureJson } from '../../machines/json-fingerprint.js';
+import { jsonEqual, measureJson } from '../../machines/json-fingerprint.js';
 import type { McpListFreshness, McpServerManifest } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
 import type { Deadline } from './deadline.js';
@@ -92,6 +92,33 @@ interface ListingWatch {
   limits: ListingLimits;
   logger: Logger;
   deadline: Deadline;
+  /** The list as read last time: an entry sent again as it was is kept as it was (sameAsBefore). */
+  before?: readonly object[];
+}
+
+/** What identifies an entry of each kind in its list (as diffManifests keys them). */
+const ENTRY_KEY: Record<ListKind, string> = { tools: 'name', resources: 'uri', resourceTemplates: 'uriTemplate', prompts: 'name' };
+
+/** The JSON size each kept entry was measured at, so that one kept again counts the same. */
+const keptChars = new WeakMap<object, number>();
+
+/**
+ * The entries of the last reading by their key. An entry sent again exactly as it was kept is
+ * kept again, the same object, unmeasured and unchecked: a server whose list changes at every
+ * call (one entry of hundreds) costs a comparison per entry, not a schema check, and whoever
+ * holds on to entries (the diff, the search index) sees which did not change. The comparison
+ * walks no further than the kept entry, which was within the limits.
+ */
+function sameAsBefore(kind: ListKind, before: readonly object[] | undefined): (sent: unknown) => object | undefined {
+  if (before === undefined || before.length === 0) return () => undefined;
+  const key = ENTRY_KEY[kind];
+  const byKey = new Map<unknown, object>();
+  for (const entry of before) byKey.set((entry as Record<string, unknown>)[key], entry);
+  return (sent) => {
+    if (sent === null || typeof sent !== 'object') return undefined;
+    const kept = byKey.get((sent as Record<string, unknown>)[key]);
+    return kept !== undefined && keptChars.has(kept) && jsonEqual(sent, kept) ? kept : undefined;
+  };
 }
 
 /**
@@ -103,6 +130,7 @@ export async function listAllPages<K extends ListKind>(
   watch: ListingWatch & { kind: K },
 ): Promise<McpServerManifest[K]> {
   const { server, kind, limits, logger, deadline } = watch;
+  const keptBefore = sameAsBefore(kind, watch.before);
   const items: McpServerManifest[K][number][] = [];
   const seen = new Set<string>();
   let chars = 0;
@@ -119,6 +147,18 @@ export async function listAllPages<K extends ListKind>(
     const page = await fetchPage(cursor);
     // One by one: `push(...page.items)` passes every item as an argument and overflows the stack.
     for (const sent of page.items) {
+      const unchanged = keptBefore(sent);
+      if (unchanged !== undefined) {
+        chars += keptChars.get(unchanged)!;
+        if (chars > limits.maxChars) {
+          throw new ListingLimitError(server, `sent more than ${Math.round(limits.maxChars / 1024 / 1024)} MB of ${kind}`);
+        }
+        if (items.length === limits.maxItems) {
+          throw new ListingLimitError(server, `listed more than ${limits.maxItems} ${kind}`);
+        }
+        items.push(unchanged as McpServerManifest[K][number]);
+        continue;
+      }
       let item = sent;
       let size = measureJson(item, limits.maxDepth, limits.maxChars - chars);
       if (size.depth > limits.maxDepth) {
@@ -145,6 +185,7 @@ export async function listAllPages<K extends ListKind>(
         malformed.push(checked);
         continue;
       }
+      keptChars.set(checked, size.chars);
       items.push(checked);
     }
     cursor = page.nextCursor;
@@ -243,9 +284,10 @@ export interface ListingContext {
 export async function listKind<K extends ListKind>(
   context: ListingContext,
   kind: K,
+  before?: readonly object[],
 ): Promise<{ items: McpServerManifest[K]; freshness: Freshness }> {
   try {
-    return await listAllOfKind(context, kind);
+    return await listAllOfKind(context, kind, before);
   } catch (error) {
     if (!(error instanceof ProtocolError) || error.code !== ProtocolErrorCode.MethodNotFound) throw error;
     // Its tools are what a server is for: the connect fails, saying which list the server does not have.
@@ -255,7 +297,7 @@ export async function listKind<K extends ListKind>(
   }
 }
 
-async function listAllOfKind<K extends ListKind>(context: ListingContext, kind: K): Promise<{ items: McpServerManifest[K]; freshness: Freshness }> {
+async function listAllOfKind<K extends ListKind>(context: ListingContext, kind: K, before?: readonly object[]): Promise<{ items: McpServerManifest[K]; freshness: Freshness }> {
   const { client, deadline } = context;
   const { method, page } = KIND_PROTOCOL[kind];
   const params: (cursor: string | undefined) => PageParams = (cursor) => (cursor === undefined ? {} : { cursor });
@@ -266,7 +308,7 @@ async function listAllOfKind<K extends ListKind>(context: ListingContext, kind: 
       freshness ??= { ...(fetched.ttlMs === undefined ? {} : { ttlMs: fetched.ttlMs }), ...(fetched.cacheScope ? { cacheScope: fetched.cacheScope } : {}) };
       return fetched;
     },
-    { server: context.server, kind, limits: context.limits ?? LISTING_LIMITS, logger: context.logger, deadline },
+    { server: context.server, kind, limits: context.limits ?? LISTING_LIMITS, logger: context.logger, deadline, before },
   );
   return { items, freshness: freshness ?? {} };
 }
@@ -287,7 +329,7 @@ export async function listManifest(
   base: McpServerManifest = { tools: [], resources: [], resourceTemplates: [], prompts: [] },
   kinds: ListKind[] = declaredKinds(context.client),
 ): Promise<McpServerManifest> {
-  const lists = await Promise.all(kinds.map((kind) => listKind(context, kind)));
+  const lists = await Promise.all(kinds.map((kind) => listKind(context, kind, base[kind])));
   const manifest: McpServerManifest = { ...base };
   const freshness: McpListFreshness = { ...base.freshness };
   kinds.forEach((kind, index) => {
