@@ -128,7 +128,7 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
   const { connectTimeoutMs } = sealedRequest.options;
   // Until a handshake request is sent (a process still starting, a remembered 2026-07-28 era
   // that asks nothing), the one its entry's era starts with.
-  const waitingOn: HandshakeWait = { handshake: sealedRequest.config.protocol === 'legacy' ? 'initialize' : 'server/discover' };
+  const waitingOn: HandshakeWait = { handshake: firstHandshake(sealedRequest.config) };
   const deadline = new Deadline(
     connectTimeoutMs,
     () =>
@@ -207,6 +207,10 @@ interface AttemptScope {
  */
 interface HandshakeWait {
   handshake: 'server/discover' | 'initialize' | 'resumed';
+}
+
+function firstHandshake(config: McpServerConfig): HandshakeWait['handshake'] {
+  return config.protocol === 'legacy' ? 'initialize' : 'server/discover';
 }
 
 function waitedFor({ handshake }: HandshakeWait): string {
@@ -319,7 +323,8 @@ async function attempt(
   request.signal.addEventListener('abort', onAbort, { once: true });
   try {
     const remembered = deps.eras?.recall(request.name, request.config);
-    if (remembered?.kind === 'modern') scope.waitingOn.handshake = 'resumed';
+    // Each attempt starts again: one after a refused remembered era probes.
+    scope.waitingOn.handshake = remembered?.kind === 'modern' ? 'resumed' : firstHandshake(request.config);
     const probed = !remembered && transport instanceof ProcessGroupStdioTransport && (request.config.protocol ?? 'auto') === 'auto' ? transport : undefined;
     if (probed) deps.lifecycle?.probed(request.name);
     // The session owns the probe too: a close (a DISCONNECT, dispose) waits until the probe is over.
