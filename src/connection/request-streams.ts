@@ -1,4 +1,5 @@
 import { isJSONRPCRequest, type JSONRPCMessage, type RequestId, type Transport } from '@modelcontextprotocol/client';
+import { wrapEachHandler } from './handler-wrapping.js';
 
 /** How the SDK's Streamable HTTP transport reports an answer stream that broke (to `onerror` only). */
 const STREAM_BROKE = 'SSE stream disconnected';
@@ -66,25 +67,13 @@ export function watchRequestStreams(transport: Transport, cut: (error: Error, id
   // Every handler the transport is given is watched through, not only the one found now: the SDK's
   // version probe sets its own for the `server/discover` exchange and passes no message on, so a
   // probe answered over SSE would otherwise look unanswered when its stream ends.
-  const found = transport.onmessage;
-  const watched = new WeakSet<NonNullable<Transport['onmessage']>>();
-  let onmessage: Transport['onmessage'];
-  Object.defineProperty(transport, 'onmessage', {
-    configurable: true,
-    enumerable: true,
-    get: () => onmessage,
-    set: (next: Transport['onmessage']) => {
-      if (next === undefined || watched.has(next)) return void (onmessage = next);
-      onmessage = (message, extra) => {
-        // A message with an id and no method is an answer; no schema check (it runs once per handler in the chain).
-        if (!('method' in message) && 'id' in message && message.id !== undefined) unanswered.delete(message.id);
-        next(message, extra);
-      };
-      watched.add(onmessage);
-    },
+  wrapEachHandler(transport, 'onmessage', (next) => (message, extra) => {
+    // A message with an id and no method is an answer; no schema check (it runs once per handler in the chain).
+    if (!('method' in message) && 'id' in message && message.id !== undefined) unanswered.delete(message.id);
+    next(message, extra);
   });
   // Watched even before anyone handles a message: the client's handler comes with `client.connect`.
-  transport.onmessage = found ?? (() => {});
+  transport.onmessage ??= () => {};
   const onclose = transport.onclose;
   transport.onclose = () => {
     unanswered.clear();
