@@ -4,7 +4,8 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { z } from 'zod';
-import type { LoaderTool, LoaderToolParameters, LoaderToolResult } from './types.js';
+import { textOf } from './results.js';
+import type { LoaderResultPart, LoaderTool, LoaderToolParameters, LoaderToolResult } from './types.js';
 
 /**
  * What the model is shown of a result: plain text, or text and media parts in order. The shape
@@ -52,13 +53,25 @@ function isLoaderToolResult(value: unknown): value is LoaderToolResult {
  * ```
  */
 export function toModelOutput(result: LoaderToolResult): AiSdkModelOutput {
-  if (result.content.every((part) => part.type === 'text')) {
-    return { type: 'text', value: result.isError ? `Error: ${result.text}` : result.text };
+  const parts = result.content.some((part) => part.type === 'audio') ? result.content.map(modelPart) : result.content;
+  if (parts.every((part) => part.type === 'text')) {
+    const text = parts === result.content ? result.text : textOf(parts);
+    return { type: 'text', value: result.isError ? `Error: ${text}` : text };
   }
-  const value = result.content.map((part) =>
+  const value = parts.map((part) =>
     part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'media' as const, data: part.data, mediaType: part.mimeType },
   );
   return { type: 'content', value: result.isError ? [{ type: 'text', text: 'Error:' }, ...value] : value };
+}
+
+/**
+ * Audio is described, not passed: Anthropic and OpenAI take none in a tool result and refuse the
+ * whole request for it, and the adapter cannot know which provider the AI SDK calls. (`serve`
+ * passes audio on: its host is an MCP client, which takes audio blocks and decides for its model.)
+ */
+function modelPart(part: LoaderResultPart): LoaderResultPart {
+  if (part.type !== 'audio') return part;
+  return { type: 'text', text: `${part.description.slice(0, -1)}, not passed: model providers take no audio in a tool result]` };
 }
 
 /**

@@ -84,12 +84,36 @@ function textPart(text: string): LoaderResultPart {
   return { type: 'text', text: withoutBase64(text) };
 }
 
-function mediaPart(type: 'image' | 'audio', data: string, mimeType: string, uri?: string): LoaderResultPart {
-  return { type, data, mimeType, description: describeBinary(type, mimeType, data, uri) };
+/**
+ * Image types every provider takes in a tool result (OpenAI, Anthropic, Gemini). Others (SVG,
+ * TIFF, icons) are described instead: a provider refuses the whole request for one it does not
+ * take, and the agent's turn fails for the sake of one picture.
+ */
+const MODEL_IMAGE_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+/** `type/subtype` in RFC 6838 tokens, parameters in printable ASCII: anything else is no MIME type. */
+const MIME_TYPE = /^[a-z0-9][\w!#$&^.+-]{0,126}\/[a-z0-9][\w!#$&^.+-]{0,126}(\s*;[\x20-\x7e]{0,200})?$/i;
+
+/**
+ * The server's MIME type when it is one, else undefined (then "unknown type"): it goes into
+ * lines of the loader's own, where a line break or escape sequence would pass for the loader's words.
+ */
+function checkedMimeType(mimeType: string | undefined): string | undefined {
+  return mimeType !== undefined && MIME_TYPE.test(mimeType) ? mimeType : undefined;
 }
 
-function isMediaType(mimeType: string | undefined): mimeType is string {
-  return mimeType !== undefined && /^(image|audio)\//.test(mimeType);
+/**
+ * A media part when models take the type (any audio type: the adapters decide, see
+ * src/tools/adapters.ts), else the data described. The part carries the bare `type/subtype`,
+ * which is what providers compare.
+ */
+function mediaPart(type: 'image' | 'audio', data: string, serverMimeType: string | undefined, uri?: string): LoaderResultPart {
+  const mimeType = checkedMimeType(serverMimeType);
+  const essence = mimeType?.replace(/\s*;[^]*$/, '').toLowerCase();
+  if (essence !== undefined && (type === 'image' ? MODEL_IMAGE_TYPES.has(essence) : essence.startsWith('audio/'))) {
+    return { type, data, mimeType: essence, description: describeBinary(type, essence, data, uri) };
+  }
+  const why = mimeType === undefined ? 'its MIME type is not a type/subtype' : 'models take PNG, JPEG, GIF and WebP images';
+  return { type: 'text', text: `${describeBinary(type, mimeType, data, uri).slice(0, -1)}, not shown: ${why}]` };
 }
 
 /** MIME types whose content is text to read: text/*, JSON, XML, YAML and their `+json` / `+xml` kin. */
@@ -113,10 +137,11 @@ function resourceContentsPart(contents: ResourceContents): LoaderResultPart {
   if ('text' in contents && typeof contents.text === 'string') return textPart(contents.text);
   if ('blob' in contents && typeof contents.blob === 'string') {
     const { blob, mimeType, uri } = contents;
-    if (isMediaType(mimeType)) return mediaPart(mimeType.startsWith('image/') ? 'image' : 'audio', blob, mimeType, uri);
+    const media = /^(image|audio)\//i.exec(mimeType ?? '')?.[1]?.toLowerCase();
+    if (media === 'image' || media === 'audio') return mediaPart(media, blob, mimeType, uri);
     const text = blobText(blob, mimeType);
     if (text !== undefined) return textPart(text);
-    return { type: 'text', text: `${describeBinary('binary resource', mimeType, blob, uri).slice(0, -1)}, not shown]` };
+    return { type: 'text', text: `${describeBinary('binary resource', checkedMimeType(mimeType), blob, uri).slice(0, -1)}, not shown]` };
   }
   return { type: 'text', text: `[resource ${contents.uri}: no text or blob]` };
 }
