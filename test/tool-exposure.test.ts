@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type CreateLoaderToolsOptions, type LoaderServers, type McpServerConfig } from '../src/index.js';
 import { toFunctionDefinitions } from '../src/entries/ai-sdk.js';
 import { stdioFixture } from './support/fixtures.js';
+import { referenceServers } from './support/reference-servers.js';
 
 const HOSTILE_TEXT_SERVER = fileURLToPath(new URL('./fixtures/hostile-text-server.mjs', import.meta.url));
 
@@ -57,8 +58,12 @@ function toolsWith(servers: LoaderServers, options: Partial<CreateLoaderToolsOpt
 }
 
 const bytesOf = (tools: Parameters<typeof toFunctionDefinitions>[0]) => Buffer.byteLength(JSON.stringify(toFunctionDefinitions(tools)));
+/** The servers' own tools among what eager offers: `directBytes` counts these, not read_mcp_resource beside them. */
+const serverToolsOf = (tools: Parameters<typeof toFunctionDefinitions>[0]) => tools.filter((offered) => offered.name !== 'read_mcp_resource');
 const LOADER_TOOLS = ['load_mcp', 'call_mcp_tool', 'read_mcp_resource', 'search_mcp_tools'];
 const DIRECT_TOOLS = ['github__create_issue', 'github__search_code', 'weather__get_forecast'];
+/** What eager offers: the direct tools, and read_mcp_resource to follow the resource links their results give. */
+const EAGER_TOOLS = [...DIRECT_TOOLS, 'read_mcp_resource'];
 
 describe('exposure', () => {
   it('refuses a value it cannot decide on (a misspelt mode, a threshold that is not a number ≥ 0) instead of going lazy "exceeding undefined tokens"', () => {
@@ -75,8 +80,8 @@ describe('exposure', () => {
     const tools = toolsWith(indexedServers(['github', 'weather']));
     expect(tools.map((offered) => offered.name)).toEqual(LOADER_TOOLS);
     const eager = toolsWith(indexedServers(['github', 'weather']), { exposure: 'eager' });
-    expect(tools.exposure).toMatchObject({ mode: 'lazy', reason: 'lazy by default', loaderBytes: bytesOf(tools), directBytes: bytesOf(eager), unknownServers: [] });
-    expect(tools.exposure.directTokens).toBe(Math.ceil(bytesOf(eager) / 4));
+    expect(tools.exposure).toMatchObject({ mode: 'lazy', reason: 'lazy by default', loaderBytes: bytesOf(tools), directBytes: bytesOf(serverToolsOf(eager)), unknownServers: [] });
+    expect(tools.exposure.directTokens).toBe(Math.ceil(bytesOf(serverToolsOf(eager)) / 4));
   });
 
   it("says lazy was asked for only when exposure: 'lazy' was passed", () => {
@@ -87,11 +92,11 @@ describe('exposure', () => {
 
   it('eager offers each server tool under server__tool, with the server\'s own description and input schema', () => {
     const tools = toolsWith(indexedServers(['github', 'weather']), { exposure: 'eager' });
-    expect(tools.map((offered) => offered.name)).toEqual(DIRECT_TOOLS);
+    expect(tools.map((offered) => offered.name)).toEqual(EAGER_TOOLS);
     const createIssue = tools.find((offered) => offered.name === 'github__create_issue')!;
     expect(createIssue.description).toBe('Create a new issue in a repository');
     expect(createIssue.parameters).toEqual({ type: 'object', properties: { owner: { type: 'string' }, repo: { type: 'string' }, title: { type: 'string' } }, required: ['owner'] });
-    expect(tools.exposure).toMatchObject({ mode: 'eager', directBytes: bytesOf(tools) });
+    expect(tools.exposure).toMatchObject({ mode: 'eager', directBytes: bytesOf(serverToolsOf(tools)) });
   });
 
   it('describes a tool that has no description by its names, a configured name\'s line break and escape sequence shown escaped', () => {
@@ -107,8 +112,8 @@ describe('exposure', () => {
     it('offers the servers\' tools directly when they cost exactly the threshold', () => {
       const threshold = directTokens();
       const tools = toolsWith(indexedServers(['github', 'weather']), { exposure: { thresholdTokens: threshold } });
-      expect(tools.map((offered) => offered.name)).toEqual(DIRECT_TOOLS);
-      expect(tools.exposure).toMatchObject({ mode: 'eager', thresholdTokens: threshold, directTokens: threshold, directBytes: bytesOf(tools) });
+      expect(tools.map((offered) => offered.name)).toEqual(EAGER_TOOLS);
+      expect(tools.exposure).toMatchObject({ mode: 'eager', thresholdTokens: threshold, directTokens: threshold, directBytes: bytesOf(serverToolsOf(tools)) });
     });
 
     it('offers the loader tools when the servers\' tools cost one token more than the threshold', () => {
@@ -127,6 +132,27 @@ describe('exposure', () => {
     });
   });
 
+  it("eager keeps read_mcp_resource beside the direct tools: a resource link in server-everything's tool result can be followed", async () => {
+    const reference = referenceServers();
+    try {
+      const probe = new McpConnectionManager({ logger: silentLogger });
+      managers.push(probe);
+      index.record('everything', reference.everything, await probe.connect('everything', reference.everything));
+      const tools = toolsWith({ everything: reference.everything }, { exposure: 'eager' });
+      expect(tools.map((offered) => offered.name)).not.toContain('load_mcp');
+      const links = await tools.find((offered) => offered.name === 'everything__get-resource-links')!.execute({ count: 2 });
+      const uri = /\[resource link: (\S+\/text\/\S+) .*read it with read_mcp_resource\]/.exec(links.text)?.[1];
+      expect(uri).toBeDefined();
+      const read = tools.find((offered) => offered.name === 'read_mcp_resource');
+      expect(read).toBeDefined();
+      const resource = await read!.execute({ server: 'everything', uri });
+      expect(resource.isError).toBe(false);
+      expect(resource.text).toContain('Resource 2');
+    } finally {
+      reference.cleanup();
+    }
+  }, 60_000);
+
   it('eager keeps the loader tools beside the direct ones while a server is not known, so it stays reachable', () => {
     const tools = toolsWith({ ...indexedServers(['weather']), unindexed: config('unindexed') }, { exposure: 'eager' });
     expect(tools.map((offered) => offered.name)).toEqual(['weather__get_forecast', ...LOADER_TOOLS]);
@@ -135,7 +161,9 @@ describe('exposure', () => {
   it('offers no tool the permissions deny, and stays lazy when call_mcp_tool is denied', () => {
     const servers = indexedServers(['github', 'weather']);
     const tools = toolsWith(servers, { exposure: 'eager', permissions: { mcpTools: { deny: ['github/create_*'] }, mcps: { deny: ['weather'] } } });
-    expect(tools.map((offered) => offered.name)).toEqual(['github__search_code']);
+    expect(tools.map((offered) => offered.name)).toEqual(['github__search_code', 'read_mcp_resource']);
+    const noReads = toolsWith(servers, { exposure: 'eager', permissions: { tools: { read_mcp_resource: false } } });
+    expect(noReads.map((offered) => offered.name)).toEqual(DIRECT_TOOLS);
     const noCalls = toolsWith(servers, { exposure: 'eager', permissions: { tools: { call_mcp_tool: false } } });
     expect(noCalls.exposure.mode).toBe('lazy');
     expect(noCalls.map((offered) => offered.name)).not.toContain('github__search_code');
@@ -149,6 +177,7 @@ describe('exposure', () => {
     expect(tools.map((offered) => [offered.name, offered.description])).toEqual([
       ['a__b__c', 'of a'],
       ['a__b__c_2', 'of a__b'],
+      ['read_mcp_resource', expect.stringMatching(/^Reads a resource/)],
     ]);
   });
 

@@ -106,6 +106,9 @@ export function chooseExposure(
     if (!tools) unknownServers.push(server);
     else if (call) for (const tool of tools) direct.push(directTool(server, tool, directToolName(server, tool.name, taken), call));
   }
+  // read_mcp_resource stays beside the direct tools: any tool result may link a resource ("read it
+  // with read_mcp_resource", links need not be listed), and without it the model had no way to follow one.
+  const withRead = direct.concat(loaderTools.filter((tool) => tool.name === 'read_mcp_resource'));
   const directBytes = definitionBytes(direct);
   const measured = { loaderBytes: definitionBytes(loaderTools), directBytes, directTokens: tokensOf(directBytes), unknownServers };
   const threshold = typeof option === 'object' ? option.thresholdTokens : undefined;
@@ -116,11 +119,11 @@ export function chooseExposure(
   if (option === 'lazy') return lazy('lazy exposure asked for');
   if (!call) return lazy('call_mcp_tool is not allowed, and direct tools are calls');
   if (option === 'eager') {
-    if (unknownServers.length === 0) return eager('eager exposure asked for', direct);
+    if (unknownServers.length === 0) return eager('eager exposure asked for', withRead);
     // The loader tools stay beside the direct ones: without them the servers not known yet could not be reached.
     return eager(`eager exposure asked for; the loader tools stay for ${unknownServers.length} servers whose tools are not known`, [...direct, ...loaderTools]);
   }
   if (unknownServers.length > 0) return lazy(`${unknownServers.length} servers' tools are not known (not indexed): eager could not list them`);
-  if (measured.directTokens <= option.thresholdTokens) return eager(`the servers' tools (~${measured.directTokens} tokens) fit within ${option.thresholdTokens} tokens`, direct);
+  if (measured.directTokens <= option.thresholdTokens) return eager(`the servers' tools (~${measured.directTokens} tokens) fit within ${option.thresholdTokens} tokens`, withRead);
   return lazy(`the servers' tools (~${measured.directTokens} tokens) exceed ${option.thresholdTokens} tokens`);
 }

@@ -8,7 +8,8 @@ import { watchForLoss } from './loss-outcome.js';
 import { connectIfIndexed, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool } from './types.js';
 
-const DESCRIPTION = 'Reads a resource by a URI load_mcp listed or built from a template.';
+// Worded for both exposures: under eager there is no load_mcp, and a tool result's link is the usual way in.
+const DESCRIPTION = 'Reads a resource of an MCP server by its URI: one a tool result linked, load_mcp listed, or built from a template.';
 
 export function readMcpResourceTool(context: LoaderToolContext): LoaderTool {
   const { manager } = context;
