@@ -154,7 +154,7 @@ function contentBlockPart(block: ContentBlock): LoaderResultPart {
     case 'audio':
       return mediaPart(block.type, block.data, block.mimeType);
     case 'resource_link': {
-      const type = block.mimeType ? `, ${terminalLine(block.mimeType)}` : '';
+      const type = block.mimeType ? `, ${checkedMimeType(block.mimeType) ?? 'unknown type'}` : '';
       return { type: 'text', text: `[resource link: ${terminalLine(block.uri)} (name: ${terminalLine(block.name)}${type}); read it with read_mcp_resource]` };
     }
     case 'resource':
