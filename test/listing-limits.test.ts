@@ -58,6 +58,28 @@ describe('a server that pages forever', () => {
   });
 });
 
+describe('a list whose cursor never ends', () => {
+  it('of resources: keeps the first 1000 pages with a warning, and the connect succeeds with its tools usable', async () => {
+    const { logger, lines } = recordingLogger();
+    const mcp = manager(logger);
+    const manifest = await mcp.connect('endless', hostileServer('--resource', 'doc://a', '--resource-pages-forever'), { connectTimeoutMs: 60_000 });
+    expect(manifest.resources).toHaveLength(1000);
+    expect(manifest.resources.at(-1)?.uri).toBe('doc://a#1000');
+    expect(lines.warn).toContainEqual(
+      'MCP server "endless" listed resources over more than 1000 pages, its cursor never ending; keeping the 1000 from the first 1000 pages. Its tools are usable; report the bug to the server\'s authors.',
+    );
+    expect(textOf(await mcp.callTool('endless', 'echo', { text: 'still usable' }))).toBe('still usable');
+  }, 90_000);
+
+  it('of tools: fails the connect, saying it is the server\'s bug to report and how to switch the server off', async () => {
+    const error = await rejectionOf(manager().connect('endless', hostileServer('--pages-forever', '1'), { connectTimeoutMs: 60_000, autoReconnect: false }));
+    expect(error).toMatchObject({ code: 'CONFIG_ERROR', server: 'endless' });
+    expect(error.message).toBe(
+      'Could not connect to MCP server "endless": the server listed tools over more than 1000 pages, more than mcp-statechart accepts. Its cursor never ends, a bug of the server\'s: report it to the server\'s authors, and set "disabled": true in its entry until it is fixed; it will not be retried.',
+    );
+  }, 90_000);
+});
+
 describe('a list past the caps', () => {
   it('lists 200,000 tools in one page without overflowing the stack', async () => {
     const manifest = await manager().connect('crowd', hostileServer('--tools', '200000'), { connectTimeoutMs: 60_000 });

@@ -21,6 +21,8 @@ export class ListingLimitError extends Error {
   constructor(
     readonly server: string,
     what: string,
+    /** What to do, after the reason in the connect error; by default that it will not be retried. */
+    readonly hint = ' It will not be retried.',
   ) {
     super(`the server ${what}, more than mcp-statechart accepts`);
   }
@@ -284,7 +286,9 @@ export function connectFailure(
   const reason = capErrorText(redact(withErrorCode(told, network.reason), secrets));
   const hint = !configError
     ? network.hint
-    : isOverLimit(error)
+    : error instanceof ListingLimitError
+      ? error.hint
+      : isOverLimit(error)
       ? ' It will not be retried.'
       : isPinnedEraRefusal(error)
       ? ' The server speaks an earlier revision: set its entry\'s "protocol" to "auto" (or "legacy"); it will not be retried.'

@@ -121,9 +121,13 @@ function sameAsBefore(kind: ListKind, before: readonly object[] | undefined): (s
   };
 }
 
+/** What a person can do about a tool list that never ends: it is the server's bug. */
+const ENDLESS_CURSOR_HINT =
+  ' Its cursor never ends, a bug of the server\'s: report it to the server\'s authors, and set "disabled": true in its entry until it is fixed; it will not be retried.';
+
 /**
  * Reads every page within the limits and the deadline, stopping (with a warning) if the server
- * repeats a cursor instead of looping forever.
+ * repeats a cursor instead of looping forever, or if a list other than tools goes past the page cap.
  */
 export async function listAllPages<K extends ListKind>(
   fetchPage: (cursor: string | undefined) => Promise<Page<unknown>>,
@@ -142,7 +146,12 @@ export async function listAllPages<K extends ListKind>(
   do {
     deadline.check();
     if (++pages > limits.maxPages) {
-      throw new ListingLimitError(server, `listed ${kind} over more than ${limits.maxPages} pages`);
+      // Without its tools a server is no use; without the rest of a secondary list it still is.
+      if (kind === 'tools') throw new ListingLimitError(server, `listed tools over more than ${limits.maxPages} pages`, ENDLESS_CURSOR_HINT);
+      logger.warn(
+        `MCP server ${quoted(server)} listed ${kind} over more than ${limits.maxPages} pages, its cursor never ending; keeping the ${items.length} from the first ${limits.maxPages} pages. Its tools are usable; report the bug to the server's authors.`,
+      );
+      break;
     }
     const page = await fetchPage(cursor);
     // One by one: `push(...page.items)` passes every item as an argument and overflows the stack.
