@@ -3,6 +3,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { defineLoaderTool } from './define-tool.js';
 import { quoted } from './model-text.js';
 import { toolResultParts } from './describe-content.js';
+import { outputSchemaMismatch } from './output-schema-check.js';
 import { notSentResult, okResult, partsResult } from './results.js';
 import { callMcpToolSchema, usualCallMcpToolInput, type CallMcpToolInput } from './schemas.js';
 import { watchForLoss } from './loss-outcome.js';
@@ -49,9 +50,18 @@ function callOptions({ signal, onProgress, timeoutMs, timeoutSource }: LoaderToo
   return signal === undefined && onProgress === undefined && timeoutMs === undefined ? NO_CALL_OPTIONS : { signal, onProgress, timeoutMs, timeoutSource };
 }
 
-/** The tool's answer as result parts; structured content goes along as `data` unless the call failed. */
-function callResult(result: CallToolResult): LoaderToolResult {
-  return partsResult(toolResultParts(result), result.isError === true, result.isError ? undefined : result.structuredContent);
+/**
+ * The tool's answer as result parts; structured content goes along as `data` unless the call
+ * failed or it does not match the tool's output schema (then a note says so, and no `data`).
+ */
+async function callResult(result: CallToolResult, tool: Tool | undefined): Promise<LoaderToolResult> {
+  const parts = toolResultParts(result);
+  const mismatch = await outputSchemaMismatch(tool, result);
+  if (mismatch !== undefined) {
+    parts.push({ type: 'text', text: `[The result does not match the tool's output schema (${mismatch}): its structured content is not given as data.]` });
+    return partsResult(parts, false);
+  }
+  return partsResult(parts, result.isError === true, result.isError ? undefined : result.structuredContent);
 }
 
 export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
@@ -65,7 +75,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
     const loss = watchForLoss(manager, server);
     return manager
       .callTool(server, tool, args, callOptions(options))
-      .then(callResult, (error: unknown) => {
+      .then((result) => callResult(result, knownTool(server, tool)), (error: unknown) => {
         if (options.signal?.aborted) throw error;
         return requestFailureResult(manager, server, error, loss);
       })
