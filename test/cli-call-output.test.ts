@@ -90,6 +90,14 @@ describe('--output saves what cannot be printed', () => {
 });
 
 describe('read', () => {
+  it('a blob that is text (text/plain, valid UTF-8) is printed as that text, as the loader gives it, not named as binary', async () => {
+    const { cli } = everythingHome();
+    const run = await cli('read', 'everything', 'demo://resource/dynamic/blob/1');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Resource 1: This is a base64 blob created at /);
+    expect(run.stdout).not.toContain('not shown');
+  }, 70_000);
+
   it('a binary resource is saved to the file --output names; --json lists it', async () => {
     const { home, cli } = everythingHome();
     const run = await cli('read', 'everything', 'demo://resource/dynamic/blob/1', '--output', 'blob.txt', '--json');

@@ -7,7 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { lstat, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { repeatsContent, structuredText } from '../tools/describe-content.js';
+import { blobText, repeatsContent, structuredText } from '../tools/describe-content.js';
 import type { RawResult } from './raw-results.js';
 import { CliError } from './json-codes.js';
 import { commandWord, terminalLine } from './terminal-text.js';
@@ -19,7 +19,8 @@ interface BinaryPiece {
   uri?: string;
 }
 
-type Piece = { text: string } | { binary: BinaryPiece };
+/** A binary piece with `text` is a blob that decodes as text: printed as that text, saved as its bytes with --output. */
+type Piece = { text: string } | { binary: BinaryPiece; text?: string };
 
 export interface SavedFile {
   file: string;
@@ -39,7 +40,9 @@ type ResourceContents = Extract<CallToolResult['content'][number], { type: 'reso
 function contentsPiece(contents: ResourceContents): Piece {
   if ('text' in contents && typeof contents.text === 'string') return { text: contents.text };
   if ('blob' in contents && typeof contents.blob === 'string') {
-    return { binary: { kind: 'binary resource', base64: contents.blob, mimeType: contents.mimeType, uri: contents.uri } };
+    const binary: BinaryPiece = { kind: 'binary resource', base64: contents.blob, mimeType: contents.mimeType, uri: contents.uri };
+    const text = blobText(contents.blob, contents.mimeType);
+    return text === undefined ? { binary } : { binary, text };
   }
   return { text: `[resource ${contents.uri}: no text or blob]` };
 }
@@ -178,9 +181,10 @@ export async function wholeResult(server: string, raw: RawResult, output: Output
   const saved = output && binaries.length > 0 ? await save(binaries, output) : [];
   let next = 0;
   const lines = pieces.map((piece) => {
-    if ('text' in piece) return piece.text;
+    if (!('binary' in piece)) return piece.text;
     const file = saved[next++];
     if (file) return `[${describe(piece.binary, file.bytes)}, saved to ${file.file}]`;
+    if (piece.text !== undefined) return piece.text;
     return `[${describe(piece.binary, Buffer.byteLength(piece.binary.base64, 'base64'))}, not shown: save it with --output <file|folder>]`;
   });
   return { text: lines.join('\n'), saved };

@@ -123,7 +123,7 @@ const TEXT_TYPE = /^(text\/|application\/([\w.-]+\+)?(json|xml|yaml|x-yaml|javas
  * A blob that is text after all: a text MIME type and valid UTF-8 (server-everything's blob
  * resources, servers that base64 every file). Described as binary, the model could not read it at all.
  */
-function blobText(blob: string, mimeType: string | undefined): string | undefined {
+export function blobText(blob: string, mimeType: string | undefined): string | undefined {
   if (mimeType === undefined || !TEXT_TYPE.test(mimeType)) return undefined;
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(blob, 'base64'));
