@@ -27,7 +27,7 @@ export interface ServedServers {
  * URI names (two servers may list one URI: neither can answer for the other), and what it
  * answers comes back under that server's name. A server that has since gone idle connects again.
  */
-export function offerPromptsAndResources(host: ServeHost, servers: ServedServers, isAllowed: (server: string) => boolean): () => void {
+export function offerPromptsAndResources(host: ServeHost, servers: ServedServers, isAllowed: (server: string) => boolean, onLegacyInstance?: LegacyInstanceHook): () => void {
   const offer = promptsAndResourcesOffer(servers, isAllowed, () => {
     void host.sendPromptListChanged().catch(() => {});
     void host.sendResourceListChanged().catch(() => {});
@@ -36,13 +36,25 @@ export function offerPromptsAndResources(host: ServeHost, servers: ServedServers
     host.heard(ctx);
     return host.rounds.run(request, ctx, start, { server });
   };
-  host.onInstance((instance, era) => offer.install(instance, isAllowed, directly, undefined, era === 'modern' ? inRounds : undefined));
-  return offer.stop;
+  const subscriptionStops: Array<() => void> = [];
+  host.onInstance((instance, era) => {
+    offer.install(instance, isAllowed, directly, undefined, era === 'modern' ? inRounds : undefined);
+    if (era === 'legacy' && onLegacyInstance) subscriptionStops.push(onLegacyInstance(instance, () => offer.names(isAllowed)));
+  });
+  return () => {
+    offer.stop();
+    for (const stop of subscriptionStops.splice(0)) stop();
+  };
 }
+
+/** Sets up more on a 2025-era host's instance (before it connects), given the servers it is shown; returns a stop function. */
+export type LegacyInstanceHook = (instance: Server, names: () => string[]) => () => void;
 
 /** The offer itself: `install` sets an instance's handlers for what `isAllowed` lets it see (`serve --http` builds an instance per request and identity). */
 export interface PromptsAndResourcesOffer {
   install(instance: Server, isAllowed: (server: string) => boolean, around?: AroundUse, manifestOf?: ManifestOf, inRounds?: InRounds): void;
+  /** The servers loaded so far that `isAllowed` lets a host see. */
+  names(isAllowed: (server: string) => boolean): string[];
   stop(): void;
 }
 
@@ -133,6 +145,7 @@ export function promptsAndResourcesOffer(
   });
   return {
     install,
+    names: namesFor,
     stop: () => {
       stopState();
       stopManifest();
@@ -143,7 +156,7 @@ export function promptsAndResourcesOffer(
 const SERVED_SCHEME = 'mcp-statechart://';
 
 /** A downstream resource's URI as the host sees it: the server's name first, so no other server can answer for it. */
-function servedUri(server: string, uri: string): string {
+export function servedUri(server: string, uri: string): string {
   return `${SERVED_SCHEME}${encodeURIComponent(server)}/${uri}`;
 }
 
@@ -158,7 +171,7 @@ function servedPrompt(server: string, prompt: GetPromptResult): GetPromptResult 
   return { ...prompt, messages };
 }
 
-function splitServedUri(served: string, loaded: string[]): { server: string; uri: string } {
+export function splitServedUri(served: string, loaded: string[]): { server: string; uri: string } {
   const slash = served.indexOf('/', SERVED_SCHEME.length);
   const server = served.startsWith(SERVED_SCHEME) && slash !== -1 ? safeDecode(served.slice(SERVED_SCHEME.length, slash)) : undefined;
   if (server === undefined || !loaded.includes(server)) {
@@ -195,7 +208,7 @@ function splitPromptName(name: string, servers: string[]): { server: string; pro
  * loader tools tell the model), and a stdio server's stderr tail under it when its process died
  * (as call_mcp_tool's failure has it). The SDK answers with the error's `code`, `message` and `data` only.
  */
-async function namingServerOnOneLine<T>(server: string, run: () => Promise<T>): Promise<T> {
+export async function namingServerOnOneLine<T>(server: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
@@ -221,6 +234,6 @@ function nestedWithinLimit<T>(server: string, method: 'prompts/get' | 'resources
   );
 }
 
-async function ensureConnected(servers: ServedServers, server: string): Promise<void> {
+export async function ensureConnected(servers: Pick<ServedServers, 'getState' | 'connect'>, server: string): Promise<void> {
   if (servers.getState(server) !== 'connected') await servers.connect(server);
 }

@@ -7,10 +7,11 @@ import type { ServeHost } from './host.js';
 import { relayLogs } from './host-logging.js';
 import { followHostRoots } from './host-roots.js';
 import { offerPromptsAndResources } from './prompts-and-resources.js';
+import { relayResourceSubscriptions } from './resource-subscriptions.js';
 
 export { hostRequestHandlers, relaySwitches } from './host-requests.js';
 
-/** What `serve` offers its host: the loader tools, the loaded servers' prompts and resources, and their log messages. */
+/** What `serve` offers its host: the loader tools, the loaded servers' prompts and resources, and their log messages (a 2025-era host also resource subscriptions: src/serve/resource-subscriptions.ts). */
 export const SERVE_CAPABILITIES: ServerCapabilities = {
   // load_mcp's list of servers follows the config while serve runs (src/cli/serve-config.ts).
   tools: { listChanged: true },
@@ -21,7 +22,8 @@ export const SERVE_CAPABILITIES: ServerCapabilities = {
 
 /**
  * Makes `serve` a faithful proxy for everything but the tool calls themselves: log messages
- * up, `logging/setLevel` and roots down, prompts and resources of loaded servers. (Requests
+ * up, `logging/setLevel` and roots down, prompts and resources of loaded servers and (a 2025-era
+ * host) subscriptions to those resources. (Requests
  * from the servers go up through the manager's handlers: see hostRequestHandlers.) Returns a
  * stop function.
  */
@@ -33,7 +35,7 @@ export function installProxy(
   const stops = [
     followHostRoots(host, manager, options.roots, options.logger),
     relayLogs(host, manager, options.logger),
-    offerPromptsAndResources(host, manager, options.isAllowed),
+    offerPromptsAndResources(host, manager, options.isAllowed, (instance, names) => relayResourceSubscriptions(instance, manager, names)),
   ];
   return () => stops.forEach((stop) => stop());
 }
