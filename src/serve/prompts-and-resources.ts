@@ -1,4 +1,5 @@
-import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type InputRequiredResult, type ReadResourceResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import type { Client } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode, type CompleteRequest, type CompleteResult, type GetPromptResult, type InputRequiredResult, type ReadResourceResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { McpServerManifest } from '../../machines/types.js';
 import type { McpRegistryEmitted } from '../../machines/types.js';
 import type { LoaderToolCallOptions } from '../tools/index.js';
@@ -16,11 +17,13 @@ export interface ServedServers {
   connect(name: string): Promise<McpServerManifest>;
   getPrompt(name: string, prompt: string, args?: Record<string, string>, options?: { signal?: AbortSignal }): Promise<GetPromptResult>;
   readResource(name: string, uri: string, options?: { signal?: AbortSignal }): Promise<ReadResourceResult>;
+  /** A connected server's client: a completion is asked of it directly. */
+  getClient(name: string): Pick<Client, 'complete' | 'getServerCapabilities'> | undefined;
   on<T extends McpRegistryEmitted['type']>(type: T, handler: (event: Extract<McpRegistryEmitted, { type: T }>) => void): () => void;
 }
 
 /**
- * `prompts/list`, `prompts/get`, `resources/list` and `resources/read` for the host: the
+ * `prompts/list`, `prompts/get`, `resources/list`, `resources/read` and `completion/complete` for the host: the
  * prompts and resources of the servers loaded so far (and allowed), each prompt named
  * `server/prompt` and each resource's URI `mcp-statechart://<server>/<its URI>`, with
  * `list_changed` sent as servers load or change their lists. A read goes only to the server its
@@ -133,6 +136,10 @@ export function promptsAndResourcesOffer(
         }),
       );
     });
+    instance.setRequestHandler('completion/complete', async (request, ctx) => {
+      const { server, ref } = completedRef(request.params.ref, names());
+      return namingServerOnOneLine(server, () => completion(servers, server, { ...request.params, ref }, ctx.mcpReq.signal));
+    });
   };
 
   const stopState = servers.on('mcp.stateChanged', ({ server, state }) => {
@@ -226,12 +233,37 @@ export async function namingServerOnOneLine<T>(server: string, run: () => Promis
  * host nothing at all, leaving its request waiting until its own timeout. The limit is the one on
  * tool arguments.
  */
-function nestedWithinLimit<T>(server: string, method: 'prompts/get' | 'resources/read', answer: T): T {
+function nestedWithinLimit<T>(server: string, method: 'prompts/get' | 'resources/read' | 'completion/complete', answer: T): T {
   if (measureJson(answer, MAX_ARGUMENT_DEPTH, Number.POSITIVE_INFINITY).depth <= MAX_ARGUMENT_DEPTH) return answer;
   throw new ProtocolError(
     ProtocolErrorCode.InternalError,
     `MCP server ${quoted(server)} answered ${method} with data nested more than ${MAX_ARGUMENT_DEPTH} levels deep, which mcp-statechart serve does not pass on.`,
   );
+}
+
+/** What a host's completion names, on its server: `server/prompt` or a template as resources/templates/list gives it. */
+function completedRef(ref: CompleteRequest['params']['ref'], loaded: string[]): { server: string; ref: CompleteRequest['params']['ref'] } {
+  if (ref.type === 'ref/prompt') {
+    const { server, prompt } = splitPromptName(ref.name, loaded);
+    return { server, ref: { ...ref, name: prompt } };
+  }
+  const { server, uri } = splitServedUri(ref.uri, loaded);
+  return { server, ref: { ...ref, uri } };
+}
+
+const NO_COMPLETION: CompleteResult = { completion: { values: [] } };
+
+/**
+ * Asks the server for a completion; one that does not declare completions has none to give, which
+ * the host is told as no values (as a server with nothing to suggest answers), not as an error.
+ */
+async function completion(servers: ServedServers, server: string, params: CompleteRequest['params'], signal: AbortSignal): Promise<CompleteResult> {
+  await ensureConnected(servers, server);
+  const client = servers.getClient(server);
+  if (client === undefined) throw new ProtocolError(ProtocolErrorCode.InternalError, `MCP server ${quoted(server)} is not connected now; ask again.`);
+  if (client.getServerCapabilities()?.completions === undefined) return NO_COMPLETION;
+  const answer = await client.complete(params, { signal });
+  return nestedWithinLimit(server, 'completion/complete', answer);
 }
 
 export async function ensureConnected(servers: Pick<ServedServers, 'getState' | 'connect'>, server: string): Promise<void> {

@@ -17,6 +17,8 @@ export const SERVE_CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: true },
   prompts: { listChanged: true },
   resources: { listChanged: true },
+  // Prompt arguments and resource template variables, asked of the server that offers them.
+  completions: {},
   logging: {},
 };
 
