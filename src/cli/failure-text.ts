@@ -11,7 +11,7 @@ import { errorMessage } from '../../machines/to-error.js';
 import { isOAuthLoginRequired } from '../errors/oauth.js';
 import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
 import { missingCapabilities, missingHandlerAdvice } from '../connection/missing-handler.js';
-import { isPinnedEraRefusal, speaksOnlyModern } from '../connection/errors.js';
+import { isPinnedEraRefusal, isVersionRefusal, speaksOnlyModern } from '../connection/errors.js';
 import { isTaskCutOff, isTaskTimeLimit } from '../connection/task-time-limit.js';
 import { isOverMessageLimit, MAX_MESSAGE_MIB } from '../transports/message-size.js';
 import { hasStaticAuthorization } from '../auth/oauth-config.js';
@@ -142,8 +142,13 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   if (isTaskTimeLimit(cause)) return `the task was still working at the time limit: give it longer with --timeout <ms>, or set "timeoutMs"${where(entry)}`;
   if (/timed out|timeout/i.test(reason)) return timeoutHint(code, command, entry);
   if (isPinnedEraRefusal(cause)) return `the server speaks an earlier MCP revision: set "protocol" to "auto" or "legacy" in the entry "${server}"${where(entry)}`;
-  if (speaksOnlyModern(cause)) return `the server speaks only MCP 2026-07-28: set "protocol" to "auto" or "modern" in the entry "${server}"${where(entry)}`;
-  if (/protocol version is not supported/i.test(reason)) return 'the server speaks an MCP version this client does not; update the server';
+  if (speaksOnlyModern(cause)) {
+    // Under "auto" or "modern" the server was asked server/discover first and did not answer it as a 2026-07-28 server.
+    return entry === undefined || entry.config.protocol === 'legacy'
+      ? `the server speaks only MCP 2026-07-28: set "protocol" to "auto" or "modern" in the entry "${server}"${where(entry)}`
+      : `the server names 2026-07-28 in its initialize answer, but did not answer server/discover as a 2026-07-28 server (the entry's "protocol" is "${entry.config.protocol ?? 'auto'}"): report it to the server's authors`;
+  }
+  if (isVersionRefusal(cause)) return 'the server and this client share no MCP protocol version (both lists are above): update whichever side is older';
   const missing = missingCapabilities(cause);
   if (missing !== undefined) {
     // On a terminal the command opens pages (URL-mode elicitation) and nothing else.

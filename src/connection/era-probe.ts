@@ -120,6 +120,23 @@ export function versionsApart(error: UnsupportedProtocolVersionError): Unsupport
   );
 }
 
+/**
+ * The SDK refuses an `initialize` answer naming a version it does not speak in `initialize` with
+ * a plain Error ("Server's protocol version is not supported: X"), which a person reads as "update
+ * the server" even when X is 2026-07-28, which this client speaks (through `server/discover`).
+ * Said as a refusal naming both sides, so the hint can tell the two apart (`speaksOnlyModern`).
+ */
+export function initializeAnswerRefused(error: unknown): UnsupportedProtocolVersionError | undefined {
+  const named = error instanceof Error ? /^Server's protocol version is not supported: (.*)$/s.exec(error.message)?.[1] : undefined;
+  if (named === undefined) return undefined;
+  const refusal = new UnsupportedProtocolVersionError({ supported: [named], requested: SUPPORTED_PROTOCOL_VERSIONS[0] ?? '' });
+  if (named !== MODERN_REVISION) return versionsApart(refusal);
+  return new UnsupportedProtocolVersionError(
+    { supported: [named], requested: refusal.requested },
+    `the server's initialize answer names the protocol version "${MODERN_REVISION}", which this client speaks through server/discover, not initialize (in initialize it speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+  );
+}
+
 /** The versions a -32022 refusal lists, as the server wrote them (quoted, the first five). */
 export function offeredVersions(error: UnsupportedProtocolVersionError): string {
   const theirs: unknown[] = Array.isArray(error.supported) ? error.supported : [];

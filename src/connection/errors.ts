@@ -151,6 +151,11 @@ export function speaksOnlyModern(error: unknown): boolean {
   return code === UNSUPPORTED_PROTOCOL_VERSION && Array.isArray(data?.supported) && data.supported.includes(MODERN_REVISION);
 }
 
+/** Any refusal over protocol versions (-32022, the server's or one said for it), read from its code so a redacted copy still tells. */
+export function isVersionRefusal(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === UNSUPPORTED_PROTOCOL_VERSION;
+}
+
 /**
  * A server's error answer with its JSON-RPC code in front, as the v1 SDK wrote it ("MCP error
  * -32000: …"): the v2 SDK passes the server's words alone, and the code tells a person (and a

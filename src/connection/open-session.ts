@@ -22,7 +22,7 @@ import type { VariableSource } from '../config/expand-variables.js';
 import { Session } from './session.js';
 import type { SessionTracker } from './session-tracker.js';
 import type { HostBridge } from './host-handlers.js';
-import { MODERN_REVISION, probeStdioEra, versionsApart } from './era-probe.js';
+import { initializeAnswerRefused, MODERN_REVISION, probeStdioEra, versionsApart } from './era-probe.js';
 import type { TaskJournal } from './task-journal.js';
 import type { EraMemo } from './era-memo.js';
 import type { ClientTelemetry } from '../telemetry/client-telemetry.js';
@@ -152,6 +152,8 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
       // A refused revision is the server's own answer, not a sign of the wrong transport: SSE would only hide it.
       const refusal = unsupportedVersionIn(error);
       if (refusal) throw versionsApart(refusal);
+      const initializeRefusal = initializeAnswerRefused(error);
+      if (initializeRefusal) throw initializeRefusal;
       if (transport !== 'http' || !shouldFallBackToSse(error) || deadline.signal.aborted) throw error;
       deps.logger.info(`MCP server ${quoted(request.name)} refused Streamable HTTP; trying the SSE transport.`);
       return await attemptOnKnownEra(request, 'sse', deps, scope).catch((sseError: unknown) => {
