@@ -3,8 +3,8 @@
  * speaks fails the connect saying what it offers and what this client speaks, not only
  * "Unsupported protocol version: 2026-07-28". Real processes: test/fixtures/hostile-discover.mjs.
  * Over Streamable HTTP the same, where the SDK probes in place: an answer listing only later
- * versions (`"protocol": "modern"`), and a -32022 refusal naming them (`auto`). A real HTTP server
- * on 127.0.0.1.
+ * versions (`"protocol": "modern"`, and `auto`, where the SDK alone would fall back to
+ * `initialize`), and a -32022 refusal naming them (`auto`). A real HTTP server on 127.0.0.1.
  */
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -54,6 +54,30 @@ describe('over Streamable HTTP, a server that speaks only later versions', () =>
     expect((failure as Error).message).toContain(
       `the server's server/discover answer offers only the protocol version "2099-01-01"; this client speaks 2026-07-28, 2025-11-25`,
     );
+  }, 30_000);
+
+  it('answering server/discover with them ("protocol": "auto") and initialize too: fails the connect naming both lists, as over stdio, not falling back to initialize', async () => {
+    const methods: string[] = [];
+    const server = await listen((_request, response, body) => {
+      const { id, method } = JSON.parse(body) as { id?: unknown; method: string };
+      methods.push(method);
+      if (id === undefined) return void response.writeHead(202).end();
+      const answer =
+        method === 'server/discover'
+          ? { supportedVersions: ['2099-01-01'], capabilities: { tools: {} }, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'future', version: '9' } } }
+          : method === 'initialize'
+            ? { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'future', version: '9' } }
+            : { tools: [] };
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: answer }));
+    });
+    servers.push(server);
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const failure = await manager.connect('future', { url: server.url }).catch((error: Error) => error);
+    expect((failure as Error).message).toContain(
+      `the server's server/discover answer offers only the protocol version "2099-01-01"; this client speaks 2026-07-28, 2025-11-25`,
+    );
+    expect(methods).not.toContain('initialize');
   }, 30_000);
 
   it('refusing ours with -32022 that names them ("protocol": "auto"): fails the connect naming the versions on both sides', async () => {

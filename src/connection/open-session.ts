@@ -7,6 +7,7 @@ import type { McpProtocolPreference, McpServerConfig, McpTransportKind } from '.
 import type { Logger } from '../logger.js';
 import { limitMessageDepth, refusedHandshake } from './message-depth-limit.js';
 import { limitLogFlood } from './log-flood-limit.js';
+import { refuseInitializeAfterForeignOffer } from './discover-offer.js';
 import { createHttpTransport, retryAfterOf, shouldFallBackToSse, type HttpAuth } from '../transports/http.js';
 import { StderrTail } from '../transports/stderr-tail.js';
 import { createStdioTransport, processGroupOf, ProcessGroupStdioTransport, StdoutClosedError, type ProcessExit } from '../transports/stdio.js';
@@ -292,6 +293,7 @@ async function attempt(
   // First, so that it counts each message as it is read (the depth limit may hold some back a moment).
   limitLogFlood(transport);
   limitMessageDepth(transport);
+  refuseInitializeAfterForeignOffer(transport);
   followHandshake(transport, scope.waitingOn);
   const processGroup = processGroupOf(transport);
   const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, clientOptions(request.config));
