@@ -123,6 +123,10 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
   }
   if (errno === 'E2BIG') return `shorten "args" or "env"${where(entry)}`;
   if (errno === 'EACCES') return `\`${command ?? 'the command'}\` is not executable: check its permissions`;
+  const refusedEndpoint = propertyOf(cause, 'name') === 'SseEndpointRefusedError' ? propertyOf(cause, 'endpointStatus') : undefined;
+  if (refusedEndpoint === 404 || refusedEndpoint === 405) {
+    return `the server (old HTTP+SSE transport) takes messages at the path its event stream announced, not at the "url": a proxy in front of it may not route that path; make the proxy pass it to the server, or have the server announce a path the proxy routes`;
+  }
   if (status === 403) return `the server refused the credentials: check the "headers"${where(entry)}, or run \`mcp-statechart login ${commandWord(server)}\``;
   if (status === 404) return `nothing answers MCP at ${url ?? 'that URL'}: check the path in the "url"${where(entry)} (e.g. /mcp)`;
   if (status === 405) return `nothing answers MCP at ${url ?? 'that URL'}: check the "url"${where(entry)}`;

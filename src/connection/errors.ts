@@ -1,4 +1,5 @@
 import { quoted, terminalLine } from '../../machines/control-characters.js';
+import { SseEndpointRefusedError } from '../transports/sse-endpoint.js';
 import { OAuthError, OAuthErrorCode, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError, UnsupportedProtocolVersionError } from '@modelcontextprotocol/client';
 import { STATUS_CODES } from 'node:http';
 import { McpServerError } from '../../machines/errors.js';
@@ -228,10 +229,12 @@ export function httpFailureInOurWords(error: unknown): unknown {
 /**
  * The era probe is the first request, so a server that cannot be reached fails it, and the SDK
  * says "Version negotiation probe failed: fetch failed": no version was asked of anyone. The
- * network error beneath says what happened (and its cause, which address and why).
+ * network error beneath says what happened (and its cause, which address and why); so does an
+ * HTTP+SSE server's message endpoint that refused the probe's POST.
  */
 export function unwrapUnreachableProbe(error: unknown): unknown {
-  return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed && isUnreachable(error.cause) ? error.cause : error;
+  const probeFailed = error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed;
+  return probeFailed && (isUnreachable(error.cause) || error.cause instanceof SseEndpointRefusedError) ? error.cause : error;
 }
 
 /**

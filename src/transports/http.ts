@@ -9,6 +9,7 @@ import {
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { sizeLimitedFetch } from './message-size.js';
+import { nameRefusedEndpoint, notingPosts } from './sse-endpoint.js';
 
 /** What the transport needs for OAuth (built by src/auth/http-auth.ts): the SDK auth provider and the fetch it uses. */
 export interface HttpAuth {
@@ -45,11 +46,16 @@ export function createHttpTransport(server: string, config: McpServerConfig, kin
   // Every response is read within MAX_MESSAGE_BYTES, as the SDK's stdio transport reads its lines.
   const limited = noteRetryAfter(sizeLimitedFetch(auth?.fetch), seen);
   const options = { requestInit, fetch: limited, ...(auth ? { authProvider: auth.provider } : {}) };
-  const transport =
-    kind === 'sse'
-      ? new SSEClientTransport(url, { ...options, eventSourceInit: { fetch: sizeLimitedFetch(withHeaders(config.headers, auth?.fetch)) } })
-      : new StreamableHTTPClientTransport(url, options);
+  const transport = kind === 'sse' ? sseTransport(url, options, sizeLimitedFetch(withHeaders(config.headers, auth?.fetch))) : new StreamableHTTPClientTransport(url, options);
   rateLimits.set(transport, seen);
+  return transport;
+}
+
+/** The old HTTP+SSE transport, whose refused POSTs name the endpoint the server announced. */
+function sseTransport(url: URL, options: { requestInit: RequestInit; fetch: FetchLike; authProvider?: OAuthClientProvider }, streamFetch: FetchLike): Transport {
+  const posted: { url?: string } = {};
+  const transport = new SSEClientTransport(url, { ...options, fetch: notingPosts(options.fetch, posted), eventSourceInit: { fetch: streamFetch } });
+  nameRefusedEndpoint(transport, posted);
   return transport;
 }
 
