@@ -28,6 +28,7 @@ import { askWithoutToken } from './unauthenticated-answer.js';
 import { describeResourceMetadataFault, resourceMetadataFault } from './resource-metadata.js';
 import { joinScopes, MAX_SCOPE_LENGTH } from './scopes.js';
 import { StoredOAuthProvider } from './stored-provider.js';
+import { notingRegistration, unreadableRegistration, type RegistrationSeen } from './registration-answer.js';
 import { OAuthTokenStore, type StoredLogin } from './token-store.js';
 
 export interface LoginOptions {
@@ -175,8 +176,11 @@ async function authorizeOnce(target: Target, options: LoginOptions): Promise<str
         `MCP server ${quoted(server)} asks for a scope of ${scope.length} characters, more than the ${MAX_SCOPE_LENGTH} a login asks for, so no authorization was started: the scope its WWW-Authenticate challenge names (or the entry's "oauth.scopes") is likely wrong; tell whoever runs the server`,
       );
     }
-    const fetchFn = provider.fetch;
-    const started = await auth(provider, { serverUrl, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, fetchFn });
+    const registration: RegistrationSeen = {};
+    const fetchFn = notingRegistration(provider.fetch, registration);
+    const started = await auth(provider, { serverUrl, resourceMetadataUrl: challenge.resourceMetadataUrl, scope, fetchFn }).catch((error: unknown) => {
+      throw unreadableRegistration(server, registration, error) ?? error;
+    });
     // A provider with a user never refreshes, so auth() always ends in an authorization here.
     if (started !== 'REDIRECT') return scope;
     const response = await receiver.waitForResponse(provider.expectedState, { timeoutMs: options.timeoutMs, signal: options.signal });

@@ -70,6 +70,26 @@ export class BearerTokenRequiredError extends Error {
 }
 
 /**
+ * Dynamic client registration answered 2xx with nothing the client can use (an empty body, a web
+ * page, JSON naming no client ID): no client was registered, and logging in again would register
+ * the same way. A client registered by hand, named in the entry, needs no registration.
+ */
+export class OAuthRegistrationUnreadableError extends Error {
+  override name = 'OAuthRegistrationUnreadableError';
+  constructor(
+    readonly server: string,
+    /** The registration endpoint, query values redacted. */
+    readonly registrationUrl: string,
+    readonly status: number,
+    what: string,
+  ) {
+    super(
+      `its authorization server's registration endpoint ${registrationUrl} answered HTTP ${status} with ${what}, where dynamic client registration answers with JSON naming the client's ID, so no client was registered; register a client with that authorization server by hand and give its ID in the entry ${quoted(server)}: "oauth": { "clientId": "…" } (and "clientSecret": "\${SECRET}" if it has one)`,
+    );
+  }
+}
+
+/**
  * The server answered 403 insufficient_scope for scopes the stored token already has: logging in
  * again would ask for the same scopes and get the same answer, so we stop instead of looping.
  *

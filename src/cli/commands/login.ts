@@ -1,5 +1,5 @@
 import { quoted } from '../../../machines/control-characters.js';
-import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthScopeRefusedError } from '../../errors/oauth.js';
+import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthRegistrationUnreadableError, OAuthScopeRefusedError } from '../../errors/oauth.js';
 import { cliLogger } from '../logger.js';
 import { formatFailure, missingServerExplanation, offExplanation } from '../failure-text.js';
 import { writeError } from '../terminal-text.js';
@@ -41,7 +41,8 @@ export async function runLogin(options: GlobalOptions, server: string, flags: { 
     });
   } catch (error) {
     // Their messages follow the server's name ("it names another authorization server…"), as a connect's error says them.
-    if (!(error instanceof OAuthLoginRequiredError || error instanceof OAuthScopeRefusedError || error instanceof BearerTokenRequiredError)) throw error;
+    const ours = [OAuthLoginRequiredError, OAuthScopeRefusedError, BearerTokenRequiredError, OAuthRegistrationUnreadableError];
+    if (!(error instanceof Error) || !ours.some((kind) => error instanceof kind)) throw error;
     writeError(`Error: could not log in to MCP server ${quoted(server)}: ${error.message}`);
     return 1;
   }
