@@ -1,10 +1,15 @@
 /**
  * Every command's `--help` ends with an example of it, and says nothing about empty defaults; it
- * says which options are required, and what each `--timeout` bounds and is when not given.
+ * says which options are required, and what each `--timeout` bounds and is when not given; the
+ * failure JSON its `--json` describes is the one it prints.
  */
 import type { Command } from 'commander';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/cli/program.js';
+import { runCli } from './support/cli.js';
 
 function everyCommand(command: Command): Command[] {
   return [command, ...command.commands.flatMap(everyCommand)];
@@ -63,4 +68,31 @@ describe('call --help', () => {
     expect(help).toContain('--approve never calls without asking');
     expect(help).toMatch(/Without a terminal .* nothing is asked/);
   });
+});
+
+describe('--json in --help', () => {
+  const commands = everyCommand(buildProgram()).filter((command) => command.parent !== null);
+  /** Commands whose failure names the server, each run once on a server nobody configured. */
+  const runs: Record<string, string[]> = {
+    load: ['load', 'ghost'],
+    call: ['call', 'ghost', 'echo'],
+    read: ['read', 'ghost', 'file:///x'],
+    prompts: ['prompts', 'ghost'],
+    prompt: ['prompt', 'ghost', 'p'],
+  };
+
+  it.each(Object.entries(runs))('%s: describes the failure object with the keys --json prints', async (name, args) => {
+    const command = commands.find((each) => each.name() === name && each.parent?.parent === null)!;
+    const described = command.options.find((option) => option.long === '--json')!.description;
+    const home = mkdtempSync(join(tmpdir(), 'mcp-help-json-'));
+    try {
+      writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: {} }));
+      const run = await runCli(['--config', join(home, 'mcp.json'), ...args, '--json'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+      const printed = JSON.parse(run.stdout) as Record<string, unknown>;
+      expect(printed.ok).toBe(false);
+      expect(described).toContain(`{ok: false, ${Object.keys(printed).filter((key) => key !== 'ok').join(', ')}}`);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 40_000);
 });
