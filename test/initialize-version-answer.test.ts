@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { listen, type PlainHttpServer } from './fixtures/hostile-http.js';
 import { runCli } from './support/cli.js';
 
@@ -73,4 +74,18 @@ describe('an initialize answer naming a version this client does not speak in in
     expect(run.stderr).toContain(`could not connect to "ancient": the server's initialize answer offers only the protocol version "1999-01-01"; this client speaks 2026-07-28, ${OURS}`);
     expect(run.stderr).toContain('Hint: the server and this client share no MCP protocol version (both lists are above): update whichever side is older');
   }, 40_000);
+});
+
+describe('the manager, on a version nobody speaks', () => {
+  it('fails the connect once as a config error naming both sides, not "fix the server entry"', async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    try {
+      const failure = (await manager.connect('ancient', { url: await answeringInitializeWith('1999-01-01') }).catch((error: Error) => error)) as Error & { code?: string };
+      expect(failure.code).toBe('CONFIG_ERROR');
+      expect(failure.message).toContain(`offers only the protocol version "1999-01-01"; this client speaks 2026-07-28, ${OURS}`);
+      expect(failure.message).toContain('The server and this client share no protocol version: the older side needs an update; it will not be retried.');
+    } finally {
+      await manager.dispose();
+    }
+  }, 30_000);
 });

@@ -302,6 +302,8 @@ export function connectFailure(
       ? ' The server speaks an earlier revision: set its entry\'s "protocol" to "auto" (or "legacy"); it will not be retried.'
       : error instanceof UnsupportedProtocolVersionError && speaksOnlyModern(error)
       ? ` The server speaks only ${offeredVersions(error)}: set its entry's "protocol" to "auto" or "modern"; it will not be retried.`
+      : error instanceof UnsupportedProtocolVersionError
+      ? ' The server and this client share no protocol version: the older side needs an update; it will not be retried.'
       : isOAuthRefusal(error)
       ? oauthRefusalHint(error)
       : status === 401 || status === 403
