@@ -36,7 +36,8 @@ export function nameRefusedEndpoint(transport: Transport, posted: { url?: string
   const send = transport.send.bind(transport);
   transport.send = (message, options) =>
     send(message, options).catch((error: unknown) => {
-      const refused = error instanceof Error && posted.url !== undefined ? SDK_POST_REFUSED.exec(error.message) : null;
-      throw refused ? new SseEndpointRefusedError(redactUrl(posted.url!), Number(refused[1]), refused[2] ?? '') : error;
+      const { url } = posted;
+      const refused = error instanceof Error && url !== undefined ? SDK_POST_REFUSED.exec(error.message) : null;
+      throw refused && url !== undefined ? new SseEndpointRefusedError(redactUrl(url), Number(refused[1]), refused[2] ?? '') : error;
     });
 }
