@@ -1,6 +1,6 @@
 import { SUPPORTED_PROTOCOL_VERSIONS, UnsupportedProtocolVersionError, type RequestId, type Transport } from '@modelcontextprotocol/client';
 import { MODERN_REVISION, versionsApart } from './era-probe.js';
-import { wrapEachHandler } from './message-depth-limit.js';
+import { wrapEachHandler } from './handler-wrapping.js';
 
 /**
  * A `server/discover` answer listing none of this client's versions ends the connect there,
