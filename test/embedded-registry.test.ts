@@ -19,7 +19,7 @@ import {
   type McpServerConfig,
   type RegistryLogicOptions,
 } from '../src/index.js';
-import { EARLY_NOTIFICATIONS_KEPT } from '../src/connection/session.js';
+import { EARLY_NOTIFICATIONS_KEPT, earlyNotificationsDroppedWarning } from '../src/connection/session.js';
 import { LOG_FLOOD_LOGGER, logFloodWarning, MAX_LOG_MESSAGES_PER_SECOND } from '../src/connection/log-flood-limit.js';
 import { everythingStdio, textOf } from './support/everything.js';
 import { hostileServer } from './support/hostile.js';
@@ -151,7 +151,7 @@ describe('log messages are emitted by the registry actor', () => {
     expect(reports).toEqual(logs.map((log) => ({ type: 'mcp.server.notification', origin, server: 'hostile', event: log })));
   }, 60_000);
 
-  it(`keeps only the last ${EARLY_NOTIFICATIONS_KEPT} messages a server floods before its connection is watched, of the ${MAX_LOG_MESSAGES_PER_SECOND} a second passed on; the logging handler gets those and the warning counting the rest`, async () => {
+  it(`keeps only the last ${EARLY_NOTIFICATIONS_KEPT} messages a server floods before its connection is watched, after a warning counting the older ones, of the ${MAX_LOG_MESSAGES_PER_SECOND} a second passed on; the logging handler gets those and the warning counting the rest`, async () => {
     const handled: McpLogMessage[] = [];
     const flood = 500;
     const { logs, inbox, ask } = startRegistry(
@@ -164,8 +164,10 @@ describe('log messages are emitted by the registry actor', () => {
     await vi.waitFor(() => expect(handled).toHaveLength(MAX_LOG_MESSAGES_PER_SECOND + 1), { timeout: 5_000 });
     expect(handled.at(-1)).toMatchObject(warning);
     expect(handled.slice(0, -1).map((message) => message.data)).toEqual(Array.from({ length: MAX_LOG_MESSAGES_PER_SECOND }, (_, n) => `log ${n + 1}`));
-    await vi.waitFor(() => expect(logs).toHaveLength(EARLY_NOTIFICATIONS_KEPT + 1));
-    expect(logs.slice(0, -1).map((log) => log.data)).toEqual(
+    await vi.waitFor(() => expect(logs).toHaveLength(EARLY_NOTIFICATIONS_KEPT + 2));
+    const unwatched = MAX_LOG_MESSAGES_PER_SECOND - EARLY_NOTIFICATIONS_KEPT;
+    expect(logs[0]).toMatchObject({ level: 'warning', logger: LOG_FLOOD_LOGGER, data: earlyNotificationsDroppedWarning(unwatched) });
+    expect(logs.slice(1, -1).map((log) => log.data)).toEqual(
       Array.from({ length: EARLY_NOTIFICATIONS_KEPT }, (_, n) => `log ${MAX_LOG_MESSAGES_PER_SECOND - EARLY_NOTIFICATIONS_KEPT + n + 1}`),
     );
     expect(logs.at(-1)).toMatchObject(warning);

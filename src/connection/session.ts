@@ -24,7 +24,7 @@ import { limitInputRequests } from './input-request-limit.js';
 import { ToolsReread } from './tools-reread.js';
 import { quoted } from '../../machines/control-characters.js';
 
-export { EARLY_NOTIFICATIONS_KEPT } from './session-watch.js';
+export { EARLY_NOTIFICATIONS_KEPT, earlyNotificationsDroppedWarning } from './session-watch.js';
 
 /** How long a server whose answer stream was cut has to answer a ping before it counts as gone. */
 const STILL_THERE_TIMEOUT_MS = 5_000;
