@@ -46,9 +46,11 @@ const startReplica = (index: number, { health = true } = {}) =>
     listen: `127.0.0.1:${callsPort(index)}`,
   });
 
-async function waitFor(check: () => Promise<boolean>, what: string, limitMs = 30_000): Promise<void> {
+/** Polls `check` for up to `limitMs`; an abort of `stop` (what was waited on is gone) ends the wait at once with its reason. */
+async function waitFor(check: () => Promise<boolean>, what: string, limitMs = 30_000, stop?: AbortSignal): Promise<void> {
   const until = Date.now() + limitMs;
   while (!(await check().catch(() => false))) {
+    stop?.throwIfAborted();
     if (Date.now() > until) throw new Error(`gave up waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -80,7 +82,13 @@ async function startHaproxy(port: number, indexes: number[]): Promise<ChildProce
   const started = spawn(HAPROXY, ['-db', '-f', HAPROXY_CONFIG], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   started.stderr?.on('data', (chunk: Buffer) => void (stderr = `${stderr}${chunk}`.slice(-3000)));
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, `HAProxy with ${indexes.length} replicas`).catch((error: Error) => {
+  // A HAProxy that refuses its configuration exits at once: waiting 30 s for it would tell nothing more.
+  // 'close', not 'exit': its stderr has been read by then.
+  const gone = new AbortController();
+  started.once('close', (code, signal) => gone.abort(new Error(`HAProxy exited (${signal ?? `code ${code}`}) before it was ready`)));
+  started.once('error', (error) => gone.abort(error));
+  const ready = async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200;
+  await waitFor(ready, `HAProxy with ${indexes.length} replicas`, 30_000, gone.signal).catch((error: Error) => {
     started.kill('SIGTERM');
     throw new Error(`${error.message}; its stderr:\n${stderr}`);
   });
