@@ -293,6 +293,7 @@ export function describeRequest(spec: RequestSpec): string {
   if (spec.kind === 'resource') return `reading resource ${quoted(spec.uri)}`;
   if (spec.kind === 'subscribe') return `subscribing to resource ${quoted(spec.uri)}`;
   if (spec.kind === 'unsubscribe') return `unsubscribing from resource ${quoted(spec.uri)}`;
+  if (spec.kind === 'complete') return `completing ${quoted(spec.argument.name)} of ${spec.ref.type === 'ref/prompt' ? `prompt ${quoted(spec.ref.name)}` : `resource template ${quoted(spec.ref.uri)}`}`;
   return `getting prompt ${quoted(spec.name)}`;
 }
 

@@ -460,6 +460,7 @@ export const registryMachine = setup({
         'mcp.getPrompt': [...REQUEST_ROUTE],
         'mcp.subscribeResource': [...REQUEST_ROUTE],
         'mcp.unsubscribeResource': [...REQUEST_ROUTE],
+        'mcp.complete': [...REQUEST_ROUTE],
         // A cancel for a server never used has nothing to cancel.
         'mcp.cancel': { guard: 'is spawned server', actions: 'forward to server' },
       },

@@ -13,6 +13,7 @@ export const REQUEST_EVENT_OF = {
   prompt: 'mcp.getPrompt',
   subscribe: 'mcp.subscribeResource',
   unsubscribe: 'mcp.unsubscribeResource',
+  complete: 'mcp.complete',
 } as const satisfies Record<RequestSpec['kind'], McpRequestEvent['type']>;
 
 /** The protocol's requests that run on a connected server's session. */
@@ -31,6 +32,8 @@ export function requestSpecOf(event: McpRequestEvent): RequestSpec {
       return { kind: 'subscribe', uri: event.uri };
     case REQUEST_EVENT_OF.unsubscribe:
       return { kind: 'unsubscribe', uri: event.uri };
+    case REQUEST_EVENT_OF.complete:
+      return { kind: 'complete', ref: event.ref, argument: event.argument, context: event.context };
   }
 }
 
@@ -51,5 +54,7 @@ export function requestEventOf(
       return { type: REQUEST_EVENT_OF.subscribe, uri: spec.uri, ...common };
     case 'unsubscribe':
       return { type: REQUEST_EVENT_OF.unsubscribe, uri: spec.uri, ...common };
+    case 'complete':
+      return { type: REQUEST_EVENT_OF.complete, ref: spec.ref, argument: spec.argument, context: spec.context, ...common };
   }
 }

@@ -27,11 +27,23 @@ export function serverNameProblem(server: unknown): string | undefined {
 
 /** Why `spec` cannot be sent (its name or URI not a string, its arguments not an object), or undefined. */
 export function requestSpecProblem(spec: RequestSpec): string | undefined {
+  if (spec.kind === 'complete') return completionProblem(spec);
   const [what, name] = spec.kind === 'tool' ? ['tool name', spec.tool] : spec.kind === 'prompt' ? ['prompt name', spec.name] : ['resource URI', spec.uri];
   if (typeof name !== 'string') return `the ${what} must be a string, not ${describeValue(name)}`;
   if ((spec.kind === 'tool' || spec.kind === 'prompt') && spec.arguments !== undefined && !isPlainObject(spec.arguments)) {
     return `the arguments must be an object of named values ({ name: value }), not ${describeValue(spec.arguments)}`;
   }
+  return undefined;
+}
+
+/** Why a completion cannot be sent (its ref or argument not of the protocol's shape), or undefined. */
+function completionProblem({ ref, argument, context }: Extract<RequestSpec, { kind: 'complete' }>): string | undefined {
+  const named = isPlainObject(ref) && (ref.type === 'ref/prompt' ? typeof ref.name === 'string' : ref.type === 'ref/resource' && typeof ref.uri === 'string');
+  if (!named) return `the ref must be { type: 'ref/prompt', name } or { type: 'ref/resource', uri }, not ${describeValue(ref)}`;
+  if (!isPlainObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+    return `the argument must be { name, value } with two strings, not ${describeValue(argument)}`;
+  }
+  if (context !== undefined && !isPlainObject(context)) return `the context must be an object ({ arguments: { name: value } }), not ${describeValue(context)}`;
   return undefined;
 }
 

@@ -6,6 +6,8 @@
 import type { AnyActorRef } from 'xstate';
 import type {
   CallToolResult,
+  CompleteRequest,
+  CompleteResult,
   GetPromptResult,
   LoggingLevel,
   Prompt,
@@ -206,6 +208,8 @@ export interface McpSession {
   callTool(tool: string, args: Record<string, unknown> | undefined, options?: McpRequestOptions): Promise<CallToolResult>;
   readResource(uri: string, options?: McpRequestOptions): Promise<ReadResourceResult>;
   getPrompt(name: string, args: Record<string, string> | undefined, options?: McpRequestOptions): Promise<GetPromptResult>;
+  /** `completion/complete`; a server that does not declare completions is not asked and has no values to give. */
+  complete(params: McpCompletionParams, options?: McpRequestOptions): Promise<CompleteResult>;
   /** `resources/subscribe`; rejects, without asking, a server whose capabilities lack `resources.subscribe`. */
   subscribeResource(uri: string, options?: McpRequestOptions): Promise<void>;
   unsubscribeResource(uri: string, options?: McpRequestOptions): Promise<void>;
@@ -275,7 +279,14 @@ export type RequestSpec =
   | { kind: 'resource'; uri: string }
   | { kind: 'prompt'; name: string; arguments?: Record<string, string> }
   | { kind: 'subscribe'; uri: string }
-  | { kind: 'unsubscribe'; uri: string };
+  | { kind: 'unsubscribe'; uri: string }
+  | ({ kind: 'complete' } & McpCompletionParams);
+/** What a completion asks: the argument or template variable being written, of which prompt or resource template, and the others given so far. */
+export interface McpCompletionParams {
+  ref: CompleteRequest['params']['ref'];
+  argument: CompleteRequest['params']['argument'];
+  context?: CompleteRequest['params']['context'];
+}
 export interface McpCallToolEvent extends McpRequestFields {
   type: 'mcp.callTool';
   server: string;
@@ -310,6 +321,13 @@ export interface McpSubscribeResourceEvent extends McpRequestFields {
   type: 'mcp.subscribeResource';
   server: string;
   uri: string;
+  replyTo: AnyActorRef;
+  requestId: string;
+}
+/** Asks a server to complete a prompt argument or resource template variable (`completion/complete`). */
+export interface McpCompleteEvent extends McpRequestFields, McpCompletionParams {
+  type: 'mcp.complete';
+  server: string;
   replyTo: AnyActorRef;
   requestId: string;
 }
@@ -356,7 +374,7 @@ export interface McpDisconnectAllEvent {
 }
 
 /** The protocol's events that a connected server's session runs as a request. */
-export type McpRequestEvent = McpCallToolEvent | McpReadResourceEvent | McpGetPromptEvent | McpSubscribeResourceEvent | McpUnsubscribeResourceEvent;
+export type McpRequestEvent = McpCallToolEvent | McpReadResourceEvent | McpGetPromptEvent | McpSubscribeResourceEvent | McpUnsubscribeResourceEvent | McpCompleteEvent;
 
 export type McpRegistryInput =
   | McpConfigureEvent
@@ -366,6 +384,7 @@ export type McpRegistryInput =
   | McpGetPromptEvent
   | McpSubscribeResourceEvent
   | McpUnsubscribeResourceEvent
+  | McpCompleteEvent
   | McpCancelEvent
   | McpSubscribeEvent
   | McpUnsubscribeEvent
@@ -404,6 +423,13 @@ export interface McpResourceSubscribedReply {
   server: string;
   uri: string;
 }
+/** The answer to `mcp.complete`: the server's suggestions (none from a server that does not declare completions). */
+export interface McpCompletionReply {
+  type: 'mcp.completion';
+  requestId: string;
+  server: string;
+  result: CompleteResult;
+}
 /** The answer to `mcp.unsubscribeResource`. */
 export interface McpResourceUnsubscribedReply {
   type: 'mcp.resourceUnsubscribed';
@@ -432,6 +458,7 @@ export type McpFinalReply =
   | McpPromptReply
   | McpResourceSubscribedReply
   | McpResourceUnsubscribedReply
+  | McpCompletionReply
   | McpFailedReply;
 
 /**

@@ -1,11 +1,12 @@
 import type { Client } from '@modelcontextprotocol/client';
-import type { CallToolResult, GetPromptResult, LoggingLevel, ReadResourceResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, CompleteResult, GetPromptResult, LoggingLevel, ReadResourceResult } from '@modelcontextprotocol/client';
 import { abortError, describeRequest, invalidTaskIdError, McpServerError } from '../machines/errors.js';
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import { isClosing, publicServerState, type PendingRequest, type ServerActorRef } from '../machines/server.machine.js';
 import { connectedSession, serverActorOf } from '../machines/registry.machine.js';
 import { requestEventOf } from '../machines/request-kinds.js';
 import type {
+  McpCompletionParams,
   McpConnectOptions,
   McpLoadEvent,
   McpRequestFields,
@@ -233,6 +234,15 @@ export class McpConnectionManager {
   /** Gets a prompt of a connected server (one that declares the prompts capability). */
   getPrompt(name: string, prompt: string, args?: Record<string, string>, options: RequestOptions = {}): Promise<GetPromptResult> {
     return this.run(name, { kind: 'prompt', name: prompt, arguments: args }, options, requestFields(options)).then(promptOf);
+  }
+
+  /**
+   * Asks a connected server to complete a prompt argument or resource template variable
+   * (`completion/complete`), counted in flight like any request: a server that does not declare
+   * completions is not asked and gives no values.
+   */
+  complete(name: string, params: McpCompletionParams, options: RequestOptions = {}): Promise<CompleteResult> {
+    return this.run(name, { kind: 'complete', ...params }, options, requestFields(options)).then(completionOf);
   }
 
   /**
@@ -541,6 +551,11 @@ function resourceOf(reply: McpFinalReply): ReadResourceResult {
 
 function promptOf(reply: McpFinalReply): GetPromptResult {
   if (reply.type === 'mcp.prompt') return reply.prompt;
+  throw unexpected(reply);
+}
+
+function completionOf(reply: McpFinalReply): CompleteResult {
+  if (reply.type === 'mcp.completion') return reply.result;
   throw unexpected(reply);
 }
 

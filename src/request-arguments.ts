@@ -15,6 +15,7 @@ const METHOD_OF: Record<RequestSpec['kind'], string> = {
   prompt: 'getPrompt',
   subscribe: 'subscribeResource',
   unsubscribe: 'unsubscribeResource',
+  complete: 'complete',
 };
 
 /** How the request runs, as given (unchecked). */

@@ -112,7 +112,7 @@ describe('the unions an embedder receives', () => {
   it('McpReply is what a replyTo receives: every final reply and mcp.progress, by type', () => {
     expectTypeOf<McpReply>().toEqualTypeOf<McpFinalReply | McpProgressEvent>();
     expectTypeOf<McpReply['type']>().toEqualTypeOf<
-      'mcp.loaded' | 'mcp.toolResult' | 'mcp.resource' | 'mcp.prompt' | 'mcp.resourceSubscribed' | 'mcp.resourceUnsubscribed' | 'mcp.failed' | 'mcp.progress'
+      'mcp.loaded' | 'mcp.toolResult' | 'mcp.resource' | 'mcp.prompt' | 'mcp.resourceSubscribed' | 'mcp.resourceUnsubscribed' | 'mcp.completion' | 'mcp.failed' | 'mcp.progress'
     >();
     expectTypeOf<Extract<McpReply, { type: 'mcp.progress' }>['progress']>().toEqualTypeOf<number>();
   });

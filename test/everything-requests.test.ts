@@ -224,3 +224,20 @@ describe('prompts', () => {
     expect(withArgs.messages[0]?.content).toEqual({ type: 'text', text: "What's weather in Lisbon?" });
   });
 });
+
+describe('completions', () => {
+  it("complete asks server-everything for a prompt argument's values, counted in flight like any request", async () => {
+    const recording = recordingManager();
+    manager = recording.manager;
+    await manager.connect('everything', everythingStdio());
+    const ref = { type: 'ref/prompt' as const, name: 'completable-prompt' };
+    const department = manager.complete('everything', { ref, argument: { name: 'department', value: 'E' } });
+    // The request is sent at once and answered only once the server replies: until then it is the server's work.
+    expect(manager.requestsInFlight('everything')).toBe(1);
+    expect((await department).completion.values).toEqual(['Engineering']);
+    expect(manager.requestsInFlight('everything')).toBe(0);
+    const names = await manager.complete('everything', { ref, argument: { name: 'name', value: '' }, context: { arguments: { department: 'Sales' } } });
+    expect(names.completion.values.length).toBeGreaterThan(0);
+    expect(recording.sentMethods('completion/complete')).toHaveLength(2);
+  });
+});

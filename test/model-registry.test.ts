@@ -37,6 +37,7 @@ const PROTOCOL = [
   'mcp.getPrompt',
   'mcp.subscribeResource',
   'mcp.unsubscribeResource',
+  'mcp.complete',
   'mcp.cancel',
   'mcp.touch',
   'mcp.disconnect',
@@ -100,7 +101,7 @@ function expectedReply({ actor }: Registry, request: RequestEvent): { type: stri
   if (request.type === 'mcp.unsubscribeResource') return connected ? failed('REQUEST_FAILED') : { type: 'mcp.resourceUnsubscribed' };
   if (!connected) return failed('NOT_CONNECTED');
   if (request.type === 'mcp.subscribeResource') return failed('REQUEST_FAILED');
-  const success = { 'mcp.callTool': 'mcp.toolResult', 'mcp.readResource': 'mcp.resource', 'mcp.getPrompt': 'mcp.prompt' } as const;
+  const success = { 'mcp.callTool': 'mcp.toolResult', 'mcp.readResource': 'mcp.resource', 'mcp.getPrompt': 'mcp.prompt', 'mcp.complete': 'mcp.completion' } as const;
   return { type: success[request.type] };
 }
 
@@ -178,6 +179,7 @@ describe('the registry chart, tested from its model', () => {
     { type: 'mcp.getPrompt', server, name: 'greet', arguments: { name: 'model' }, replyTo, requestId: 'prompt' },
     { type: 'mcp.subscribeResource', server, uri: 'fixture://greeting', replyTo, requestId: 'subscribe' },
     { type: 'mcp.unsubscribeResource', server, uri: 'fixture://greeting', replyTo, requestId: 'unsubscribe' },
+    { type: 'mcp.complete', server, ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'mo' }, replyTo, requestId: 'complete' },
   ];
   const loadThenDisconnect: RegistryModelEvent[] = [{ type: 'mcp.load', server, replyTo, requestId: 'load' }, { type: 'mcp.disconnect', server }];
   const notConnected = enabledRequests.flatMap((request) =>
@@ -207,7 +209,7 @@ describe('the registry chart, tested from its model', () => {
 
   it('sends each request also to a spawned server that is not connected', () => {
     expect(notConnected.map((path) => path.steps.at(-1)!.event.type).sort()).toEqual(
-      ['mcp.callTool', 'mcp.getPrompt', 'mcp.readResource', 'mcp.subscribeResource', 'mcp.unsubscribeResource'],
+      ['mcp.callTool', 'mcp.complete', 'mcp.getPrompt', 'mcp.readResource', 'mcp.subscribeResource', 'mcp.unsubscribeResource'],
     );
   });
 

@@ -168,6 +168,8 @@ export function createSessionActor(deps: SessionActorDeps) {
         session.readResource(spec.uri, requestOptions).then((result) => settle({ type: 'mcp.resource', requestId, server: name, contents: result.contents }), fail);
       } else if (spec.kind === 'prompt') {
         session.getPrompt(spec.name, spec.arguments, requestOptions).then((prompt) => settle({ type: 'mcp.prompt', requestId, server: name, prompt }), fail);
+      } else if (spec.kind === 'complete') {
+        session.complete(spec, requestOptions).then((result) => settle({ type: 'mcp.completion', requestId, server: name, result }), fail);
       } else if (spec.kind === 'subscribe') {
         session.subscribeResource(spec.uri, requestOptions).then(() => settle({ type: 'mcp.resourceSubscribed', requestId, server: name, uri: spec.uri }), fail);
       } else {

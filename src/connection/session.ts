@@ -1,6 +1,6 @@
 import { ProtocolErrorCode, SSEClientTransport, SseError, type Client, type LoggingLevel, type RequestId, type Transport } from '@modelcontextprotocol/client';
 import type { McpServerError } from '../../machines/errors.js';
-import type { McpHostEmitted, McpRequestOptions, McpServerManifest, McpSession } from '../../machines/types.js';
+import type { McpCompletionParams, McpHostEmitted, McpRequestOptions, McpServerManifest, McpSession } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
 import { terminateGroup } from '../transports/process-group.js';
 import type { StderrTail } from '../transports/stderr-tail.js';
@@ -297,6 +297,13 @@ export class Session implements McpSession {
     const get = () => this.client.getPrompt({ name, arguments: args, ...this.requestMeta() }, sdkRequestOptions(options));
     const relisting = this.listed.prompts.some((prompt) => prompt.name === name) ? undefined : this.following.settling('prompts');
     return relisting ? relisting.then(get) : get();
+  }
+
+  /** A server without completions has no suggestions: no values, as a server with nothing to suggest answers, not an error. */
+  complete({ ref, argument, context }: McpCompletionParams, options: McpRequestOptions = {}): ReturnType<McpSession['complete']> {
+    if (!this.client.getServerCapabilities()?.completions) return Promise.resolve({ completion: { values: [] } });
+    const params = context === undefined ? { ref, argument } : { ref, argument, context };
+    return this.client.complete({ ...params, ...this.requestMeta() }, sdkRequestOptions(options));
   }
 
   subscribeResource(uri: string, options?: McpRequestOptions): Promise<void> {

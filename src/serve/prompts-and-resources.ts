@@ -1,6 +1,5 @@
-import type { Client } from '@modelcontextprotocol/client';
 import { ProtocolError, ProtocolErrorCode, type CompleteRequest, type CompleteResult, type GetPromptResult, type InputRequiredResult, type ReadResourceResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
-import type { McpServerManifest } from '../../machines/types.js';
+import type { McpCompletionParams, McpServerManifest } from '../../machines/types.js';
 import type { McpRegistryEmitted } from '../../machines/types.js';
 import type { LoaderToolCallOptions } from '../tools/index.js';
 import type { ServeHost } from './host.js';
@@ -17,8 +16,8 @@ export interface ServedServers {
   connect(name: string): Promise<McpServerManifest>;
   getPrompt(name: string, prompt: string, args?: Record<string, string>, options?: { signal?: AbortSignal }): Promise<GetPromptResult>;
   readResource(name: string, uri: string, options?: { signal?: AbortSignal }): Promise<ReadResourceResult>;
-  /** A connected server's client: a completion is asked of it directly. */
-  getClient(name: string): Pick<Client, 'complete' | 'getServerCapabilities'> | undefined;
+  /** No values from a server that does not declare completions. */
+  complete(name: string, params: McpCompletionParams, options?: { signal?: AbortSignal }): Promise<CompleteResult>;
   on<T extends McpRegistryEmitted['type']>(type: T, handler: (event: Extract<McpRegistryEmitted, { type: T }>) => void): () => void;
 }
 
@@ -251,18 +250,13 @@ function completedRef(ref: CompleteRequest['params']['ref'], loaded: string[]): 
   return { server, ref: { ...ref, uri } };
 }
 
-const NO_COMPLETION: CompleteResult = { completion: { values: [] } };
-
 /**
- * Asks the server for a completion; one that does not declare completions has none to give, which
- * the host is told as no values (as a server with nothing to suggest answers), not as an error.
+ * Asks the server for a completion through the manager, so that it counts as the server's work (in
+ * flight, holding off the idle timer); one that does not declare completions answers no values.
  */
 async function completion(servers: ServedServers, server: string, params: CompleteRequest['params'], signal: AbortSignal): Promise<CompleteResult> {
   await ensureConnected(servers, server);
-  const client = servers.getClient(server);
-  if (client === undefined) throw new ProtocolError(ProtocolErrorCode.InternalError, `MCP server ${quoted(server)} is not connected now; ask again.`);
-  if (client.getServerCapabilities()?.completions === undefined) return NO_COMPLETION;
-  const answer = await client.complete(params, { signal });
+  const answer = await servers.complete(server, { ref: params.ref, argument: params.argument, context: params.context }, { signal });
   return nestedWithinLimit(server, 'completion/complete', answer);
 }
 

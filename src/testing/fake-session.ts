@@ -38,6 +38,7 @@ export function createFakeSession(manifest: McpServerManifest = FAKE_MANIFEST): 
     getPrompt: async () => FAKE_PROMPT_RESULT,
     subscribeResource: async () => {},
     unsubscribeResource: async () => {},
+    complete: async () => ({ completion: { values: [] } }),
     resubscribe: () => {},
     failure: (what, error) => new McpServerError('REQUEST_FAILED', 'fake', `fake session failed ${what}: ${toError(error).message}`, { cause: error }),
     stderrTail: () => '',

@@ -106,6 +106,7 @@ export function createRegistryTestModel(options: RegistryTestModelOptions = {}):
     { type: 'mcp.getPrompt', server, name: 'greet', arguments: { name: 'model' }, replyTo, requestId: 'prompt' },
     { type: 'mcp.subscribeResource', server, uri: 'fixture://greeting', replyTo, requestId: 'subscribe' },
     { type: 'mcp.unsubscribeResource', server, uri: 'fixture://greeting', replyTo, requestId: 'unsubscribe' },
+    { type: 'mcp.complete', server, ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'mo' }, replyTo, requestId: 'complete' },
   ]);
   const enabled = MODEL_SERVERS.enabled;
   const events: RegistryModelEvent[] = [

@@ -252,10 +252,11 @@ function scriptedSession(name: string, system: AnyActorSystem, run: ServerRun | 
     },
     readResource: (uri, options = {}) =>
       perform({ kind: 'resource', uri }, run?.resources.get(uri)?.take(), options, (contents: ReadResourceResult['contents']) => ({ contents })),
-    // Prompts and resource subscriptions are not scripted.
+    // Prompts, resource subscriptions and completions are not scripted.
     getPrompt: (prompt, args) => notScripted({ kind: 'prompt', name: prompt, arguments: args }),
     subscribeResource: (uri) => notScripted({ kind: 'subscribe', uri }),
     unsubscribeResource: (uri) => notScripted({ kind: 'unsubscribe', uri }),
+    complete: (params) => notScripted({ kind: 'complete', ...params }),
     resubscribe: () => {},
     failure: (what, error, signal) =>
       signal?.aborted
