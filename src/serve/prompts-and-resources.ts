@@ -8,6 +8,7 @@ import { quoted } from '../../machines/control-characters.js';
 import { MAX_ARGUMENT_DEPTH } from '../../machines/errors.js';
 import { measureJson } from '../../machines/json-fingerprint.js';
 import { failureWithStderrText } from '../tools/failure-text.js';
+import { listPager } from './list-pages.js';
 
 /** What the prompt and resource relay needs of the manager. */
 export interface ServedServers {
@@ -90,6 +91,7 @@ export function promptsAndResourcesOffer(
   listsChanged: () => void,
 ): PromptsAndResourcesOffer {
   const loaded = new Set<string>();
+  const pages = listPager();
   const shared: ManifestOf = async (server) => servers.getManifest(server);
   const namesFor = (isAllowed: (server: string) => boolean) => [...loaded].filter(isAllowed);
 
@@ -112,11 +114,13 @@ export function promptsAndResourcesOffer(
         ),
       );
     });
-    instance.setRequestHandler('resources/list', async () => ({
-      resources: (await offered()).flatMap(({ name, manifest }) =>
+    instance.setRequestHandler('resources/list', async (request) => {
+      const resources = (await offered()).flatMap(({ name, manifest }) =>
         (manifest?.resources ?? []).map((resource) => ({ ...resource, uri: servedUri(name, resource.uri), name: `${name}/${resource.name}` })),
-      ),
-    }));
+      );
+      const { page, nextCursor } = pages(resources, request.params?.cursor);
+      return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor };
+    });
     // Declared with `resources`: a client lists templates beside resources (this project's own does).
     instance.setRequestHandler('resources/templates/list', async () => ({
       resourceTemplates: (await offered()).flatMap(({ name, manifest }) =>
