@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 
 import { redact, redactCut } from '../redact.js';
 import { sliceWithinBudget } from '../text-limits.js';
+import { LiveStderrLines } from './stderr-live.js';
 
 /** Each kept line is cut to this many characters; so is a line still waiting for its newline. */
 export const MAX_STDERR_LINE = 1_000;
@@ -19,14 +20,18 @@ export class StderrTail {
   private partialBytes = 0;
   /** Bytes of the current line past what is kept. */
   private dropped = 0;
+  private readonly live?: LiveStderrLines;
 
+  /** `onLine`: each line for a live log, redacted (a line that may begin a secret spanning lines waits for the next: stderr-live.ts). */
   constructor(
     stream: Readable | null,
     private readonly secrets: readonly string[],
     private readonly maxLines = 50,
-    private readonly onLine?: (line: string) => void,
+    onLine?: (line: string) => void,
   ) {
+    this.live = onLine && new LiveStderrLines(secrets, onLine, maxLines);
     stream?.on('data', (chunk: Buffer | string) => this.take(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    stream?.once('end', () => this.live?.end());
   }
 
   private take(chunk: Buffer): void {
@@ -53,9 +58,13 @@ export class StderrTail {
     this.dropped += piece.length - keeping;
   }
 
+  private rawLine(): string {
+    return sliceWithinBudget(Buffer.concat(this.partial).toString('utf8').replace(/\r$/, ''), MAX_STDERR_LINE);
+  }
+
   /** `ended`: the line's newline came; otherwise it may still go on (and a secret with it). */
   private currentLine(ended: boolean): string {
-    const text = sliceWithinBudget(Buffer.concat(this.partial).toString('utf8').replace(/\r$/, ''), MAX_STDERR_LINE);
+    const text = this.rawLine();
     const cut = !ended || this.dropped > 0;
     const line = cut ? redactCut(text, this.secrets) : redact(text, this.secrets);
     return this.dropped > 0 ? `${line}… [${this.dropped} more bytes]` : line;
@@ -63,12 +72,12 @@ export class StderrTail {
 
   private endLine(): void {
     const line = this.currentLine(true);
+    this.live?.line(this.rawLine(), this.dropped > 0 ? line : undefined);
     this.partial = [];
     this.partialBytes = 0;
     this.dropped = 0;
     this.lines.push(line);
     if (this.lines.length > this.maxLines) this.lines.shift();
-    this.onLine?.(line);
   }
 
   text(): string {
