@@ -3,16 +3,19 @@
  * result or an error message (a canary); writes that fail or fall behind never hold a call up and
  * are reported once; a file survives logrotate's copytruncate. Through a real `serve --http
  * --audit`, each call_mcp_tool's line says what happened to it: refused before it was sent, failed
- * on its way, or answered by the tool, with or without its own error.
+ * on its way, or answered by the tool, with or without its own error; completions, once per
+ * keystroke, are written one line per burst with their count.
  */
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { audited, AuditLog, fileSink, streamSink, toolOutcome, type AuditSink } from '../src/gateway/audit-log.js';
+import { COMPLETION_BURST_MS } from '../src/gateway/completion-bursts.js';
 import { ManifestIndex } from '../src/index.js';
 import type { Logger } from '../src/logger.js';
+import { everythingStdio } from './support/everything.js';
 import { stdioFixture } from './support/fixtures.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
@@ -151,6 +154,37 @@ describe('the audit log', () => {
   });
 });
 
+describe('the audit log of completions: one line per burst, since they come once per keystroke', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  const completion = { identity: 'bob', server: 'docs', kind: 'completion' as const, name: 'summarize' };
+
+  it('counts the completions of one identity for one prompt or template into one line, written when the burst window ends', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.setSystemTime(new Date('2026-12-01T19:30:00.000Z'));
+    const log = new AuditLog(fileSink(file));
+    log.record({ ...completion, outcome: 'ok', durationMs: 3 });
+    log.record({ ...completion, outcome: 'failed:-32603', durationMs: 4 });
+    log.record({ ...completion, outcome: 'ok', durationMs: 5 });
+    log.record({ ...completion, identity: 'carol', outcome: 'ok', durationMs: 1 });
+    log.record({ ...completion, name: 'file:///notes/{name}', outcome: 'ok', durationMs: 2 });
+    await log.flush();
+    await expect(fs.readFile(file, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    vi.advanceTimersByTime(COMPLETION_BURST_MS);
+    log.record({ ...completion, outcome: 'ok', durationMs: 6 });
+    await log.flush();
+    const time = '2026-12-01T19:30:00.000Z';
+    expect(await lines()).toEqual([
+      { time, identity: 'bob', server: 'docs', completes: 'summarize', count: 3, outcome: 'failed:-32603', durationMs: 12 },
+      { time, identity: 'carol', server: 'docs', completes: 'summarize', count: 1, outcome: 'ok', durationMs: 1 },
+      { time, identity: 'bob', server: 'docs', completes: 'file:///notes/{name}', count: 1, outcome: 'ok', durationMs: 2 },
+    ]);
+    await log.close();
+    expect((await lines()).at(-1)).toMatchObject({ completes: 'summarize', count: 1, durationMs: 6 });
+  });
+});
+
 describe('serve --audit: the line of each call_mcp_tool says what happened to it', () => {
   const TOKEN = 'alice-token-91c4';
   const servers = {
@@ -212,4 +246,25 @@ describe('serve --audit: the line of each call_mcp_tool says what happened to it
       { tool: 'fail', outcome: 'tool_error' },
     ]);
   }, 60_000);
+});
+
+describe('serve --audit: completions', () => {
+  it('writes one line for a burst of completions of one prompt, with its count, and never a typed value', async () => {
+    const TOKEN = 'alice-token-5e0b';
+    const gateway = await startTeamGateway('audit-completions', { everything: everythingStdio() }, { alice: { token: TOKEN, allow: ['*'] } }, { serveFlags: ['--audit', 'audit.jsonl'] });
+    try {
+      const alice = await gateway.host(TOKEN);
+      await alice.callTool({ name: 'load_mcp', arguments: { server: 'everything' } });
+      const ref = { type: 'ref/prompt' as const, name: 'everything/completable-prompt' };
+      for (const value of ['E', 'En', CANARY]) await alice.complete({ ref, argument: { name: 'department', value } });
+      // Stopping writes the open burst at once.
+      expect(await gateway.serve.stop()).toBe(0);
+      const text = await fs.readFile(path.join(gateway.home, 'audit.jsonl'), 'utf8');
+      expect(text).not.toContain(CANARY);
+      const completions = text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => 'completes' in line);
+      expect(completions).toEqual([expect.objectContaining({ identity: 'alice', server: 'everything', completes: 'completable-prompt', count: 3, outcome: 'ok' })]);
+    } finally {
+      await gateway.close();
+    }
+  }, 90_000);
 });

@@ -1,6 +1,7 @@
 /**
  * The audit log (`--audit <file|->`): one JSON line per tool call, resource read and prompt get —
- * time, identity, server, tool / URI / prompt, outcome, duration, trace id. Never an argument or
+ * time, identity, server, tool / URI / prompt, outcome, duration, trace id — and one per burst of
+ * completions (completion-bursts.ts), with their count. Never an argument or
  * a result: a line is built from the named fields only, whatever else the caller holds.
  *
  * Writing never holds up a call: lines wait in a bounded queue and are written in batches, one
@@ -16,15 +17,16 @@ import type { Writable } from 'node:stream';
 import { isJsonObject } from '../config/null-proto.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { ARGUMENT_LENGTH_LIMITS } from '../tools/define-tool.js';
+import { CompletionBursts } from './completion-bursts.js';
 
 export type AuditOutcome = 'ok' | 'tool_error' | `refused:${string}` | `failed:${string}`;
 
 export interface AuditEntry {
   identity: string;
   server: string;
-  /** What was done: a tool called, a resource read, a prompt got. */
-  kind: 'tool' | 'resource' | 'prompt';
-  /** The tool's name, the resource's URI, the prompt's name. */
+  /** What was done: a tool called, a resource read, a prompt got, a prompt argument or template variable completed. */
+  kind: 'tool' | 'resource' | 'prompt' | 'completion';
+  /** The tool's name, the resource's URI, the prompt's name; of a completion, its prompt's name or its template. */
   name: string;
   outcome: AuditOutcome;
   durationMs: number;
@@ -44,13 +46,13 @@ export interface AuditLogOptions {
   maxPendingBytes?: number;
 }
 
-const FIELD_OF_KIND = { tool: 'tool', resource: 'uri', prompt: 'prompt' } as const;
+const FIELD_OF_KIND = { tool: 'tool', resource: 'uri', prompt: 'prompt', completion: 'completes' } as const;
 /**
  * A caller may name anything up to its request's size, and a refused call is recorded too: a
  * megabyte name would make one line of it and crowd real lines out of the queue. No name longer
  * than a loader tool accepts can be one a server has, so the rest of it tells nothing.
  */
-const NAME_LIMIT_OF_KIND = { tool: ARGUMENT_LENGTH_LIMITS.tool, resource: ARGUMENT_LENGTH_LIMITS.uri, prompt: ARGUMENT_LENGTH_LIMITS.tool } as const;
+const NAME_LIMIT_OF_KIND = { tool: ARGUMENT_LENGTH_LIMITS.tool, resource: ARGUMENT_LENGTH_LIMITS.uri, prompt: ARGUMENT_LENGTH_LIMITS.tool, completion: ARGUMENT_LENGTH_LIMITS.uri } as const;
 
 function cut(text: string, limit: number): string {
   return text.length > limit ? `${text.slice(0, limit)}…` : text;
@@ -64,6 +66,7 @@ export class AuditLog {
   private lostToQueue = 0;
   private readonly logger: Logger;
   private readonly maxPendingBytes: number;
+  private readonly completions = new CompletionBursts((entry) => this.writeLine(entry));
 
   constructor(
     private readonly sink: AuditSink,
@@ -73,13 +76,19 @@ export class AuditLog {
     this.maxPendingBytes = options.maxPendingBytes ?? 4_000_000;
   }
 
-  /** Queues the line and returns at once. */
+  /** Queues the line and returns at once (a completion: counted into its burst's line). */
   record(entry: AuditEntry): void {
+    if (entry.kind === 'completion') this.completions.add(entry);
+    else this.writeLine(entry);
+  }
+
+  private writeLine(entry: AuditEntry & { count?: number }): void {
     const line = `${JSON.stringify({
       time: (entry.time ?? new Date()).toISOString(),
       identity: entry.identity,
       server: cut(entry.server, ARGUMENT_LENGTH_LIMITS.server),
       [FIELD_OF_KIND[entry.kind]]: cut(entry.name, NAME_LIMIT_OF_KIND[entry.kind]),
+      ...(entry.count !== undefined && { count: entry.count }),
       outcome: entry.outcome,
       durationMs: Math.round(entry.durationMs),
       ...(entry.traceId !== undefined && { traceId: entry.traceId }),
@@ -100,6 +109,7 @@ export class AuditLog {
   }
 
   async close(): Promise<void> {
+    this.completions.flush();
     await this.flush();
     await this.sink.close();
   }

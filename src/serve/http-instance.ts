@@ -1,7 +1,7 @@
 /**
  * The server instance that answers one `serve --http` request, built for its caller: the loader
  * tools of the caller's policy, the prompts and resources of the loaded servers it may see, the
- * caller's call rate, and an audit line for each tool call, resource read and prompt get (never
+ * caller's call rate, and an audit line for each tool call, resource read, prompt get and burst of completions (never
  * an argument or a result). What a tool call needs from the caller's host (serve's approval form,
  * a downstream server's elicitation, sampling or roots request) goes through `relay`: a
  * 2026-07-28 host gets `input_required` on the call, a 2025-era host a request on the call's SSE

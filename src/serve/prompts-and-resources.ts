@@ -61,8 +61,8 @@ export interface PromptsAndResourcesOffer {
   stop(): void;
 }
 
-/** Runs one prompt get or resource read (`name`: the prompt's name or the resource's URI on its server), e.g. to audit it. */
-export type AroundUse = <T>(use: { kind: 'prompt' | 'resource'; server: string; name: string }, run: () => Promise<T>) => Promise<T>;
+/** Runs one prompt get, resource read or completion (`name`: the prompt's name or the resource's URI or template on its server), e.g. to audit it. */
+export type AroundUse = <T>(use: { kind: 'prompt' | 'resource' | 'completion'; server: string; name: string }, run: () => Promise<T>) => Promise<T>;
 
 const directly: AroundUse = (_use, run) => run();
 
@@ -141,7 +141,8 @@ export function promptsAndResourcesOffer(
     });
     instance.setRequestHandler('completion/complete', async (request, ctx) => {
       const { server, ref } = completedRef(request.params.ref, names());
-      return namingServerOnOneLine(server, () => completion(servers, server, { ...request.params, ref }, ctx.mcpReq.signal));
+      const name = ref.type === 'ref/prompt' ? ref.name : ref.uri;
+      return namingServerOnOneLine(server, () => around({ kind: 'completion', server, name }, () => completion(servers, server, { ...request.params, ref }, ctx.mcpReq.signal)));
     });
   };
 
