@@ -1,8 +1,8 @@
 /**
  * `serve` answers `resources/list` a page at a time, as a server should: at most SERVED_PAGE_SIZE (500) resources
  * a page and a `nextCursor` for the rest, so a host with many servers (or one with thousands of
- * resources) never gets them all in one message. The cursor is serve's own: one it did not give is
- * refused with -32602. Real serve over stdio (a 2025-era host) and over `--http` (hosts of both
+ * resources) never gets them all in one message. A cursor holds only the offset and the list's length, so
+ * another replica reads it the same; one serve could not have given is refused with -32602. Real serve over stdio (a 2025-era host) and over `--http` (hosts of both
  * eras); the fixture with 3,000 generated resources downstream.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -66,12 +66,22 @@ describe('serve pages resources/list for a 2025-era host on stdio', () => {
     expectPaged(await allPages(async (cursor) => (await list(serve, cursor)).result as Page));
   }, 90_000);
 
+  it('a cursor one serve gave reads the next page of another serve of the same config (replicas behind a balancer share no store)', async () => {
+    const [first, second] = [ended(startServe({ wide: wide() })), ended(startServe({ wide: wide() }))];
+    await Promise.all([initializeAndLoad(first, ['wide']), initializeAndLoad(second, ['wide'])]);
+    const given = (await list(first, undefined)).result?.nextCursor;
+    expect(given).toBeDefined();
+    expect((await list(second, given)).result?.resources[0]?.uri).toBe(`mcp-statechart://wide/fixture://items/${SERVED_PAGE_SIZE - FIXTURE_OWN_RESOURCES}`);
+  }, 90_000);
+
   it('a cursor serve did not give is refused with -32602, saying to list again from the start', async () => {
     const serve = ended(startServe({ wide: wide() }));
     await initializeAndLoad(serve, ['wide']);
     const given = (await list(serve, undefined)).result?.nextCursor ?? '';
-    const [, mac] = Buffer.from(given, 'base64url').toString().split('.');
-    const forgeries = ['nonsense', Buffer.from(`${RESOURCES * 2}.${mac}`).toString('base64url'), Buffer.from('200.').toString('base64url'), `${given}x`];
+    const total = RESOURCES + FIXTURE_OWN_RESOURCES;
+    const made = (text: string) => Buffer.from(text).toString('base64url');
+    // Past the end; for a list of another length (it changed since); not a number; not serve's own encoding.
+    const forgeries = ['nonsense', made(`${total * 2}/${total}`), made(`500/${total + 1}`), made('200.'), `${given}x`];
     for (const cursor of forgeries) {
       const answer = await list(serve, cursor);
       expect(answer.error?.code).toBe(-32602);

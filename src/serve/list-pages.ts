@@ -1,4 +1,3 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /**
@@ -9,25 +8,24 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 export const SERVED_PAGE_SIZE = 500;
 
 /**
- * Pages of a list serve builds for its host. A cursor is the next page's offset, signed with a key
- * of this process: a host cannot make one up (to start past the end, or anywhere else), and one
- * from before a restart is refused. The list itself is built anew for each request from what the
- * caller may see, so a cursor another identity was given reads only the caller's own list.
+ * Pages of a list serve builds for its host. A cursor holds the next page's offset and the list's
+ * length when it was given, and nothing of this process: behind a balancer the next page may be
+ * asked of another replica (README "team gateway": no shared store), which reads it the same. The
+ * list is built anew for each request from what the caller may see, so a made-up cursor reads only
+ * the caller's own list; one past the end, or given for a list that has since grown or shrunk, is
+ * refused so the host lists again rather than skipping or repeating items.
  */
 export function listPager(pageSize = SERVED_PAGE_SIZE) {
-  const key = randomBytes(32);
-  const signed = (offset: number) => createHmac('sha256', key).update(String(offset)).digest('base64url');
-  const cursorAt = (offset: number) => Buffer.from(`${offset}.${signed(offset)}`).toString('base64url');
+  const cursorAt = (offset: number, length: number) => Buffer.from(`${offset}/${length}`).toString('base64url');
 
   const offsetOf = (cursor: string | undefined, length: number): number => {
     if (cursor === undefined) return 0;
-    const [text = '', mac = ''] = Buffer.from(cursor.slice(0, 200), 'base64url').toString().split('.');
-    const offset = /^[1-9]\d{0,8}$/.test(text) ? Number(text) : undefined;
-    const expected = offset === undefined ? undefined : Buffer.from(signed(offset));
-    if (offset === undefined || expected === undefined || expected.length !== mac.length || !timingSafeEqual(expected, Buffer.from(mac)) || offset > length) {
+    const match = /^([1-9]\d{0,8})\/([1-9]\d{0,8})$/.exec(Buffer.from(cursor.slice(0, 200), 'base64url').toString());
+    const offset = Number(match?.[1]);
+    if (match === null || Number(match[2]) !== length || offset >= length || cursorAt(offset, length) !== cursor) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        'Unknown cursor: mcp-statechart serve reads only the nextCursor it gave (the list may have changed since, or serve restarted). List again from the start, without a cursor.',
+        'Unknown cursor: mcp-statechart serve reads only the nextCursor it gave, for the list as it was (the list may have changed since). List again from the start, without a cursor.',
       );
     }
     return offset;
@@ -36,6 +34,6 @@ export function listPager(pageSize = SERVED_PAGE_SIZE) {
   return <T>(items: T[], cursor: string | undefined): { page: T[]; nextCursor?: string } => {
     const start = offsetOf(cursor, items.length);
     const end = start + pageSize;
-    return end < items.length ? { page: items.slice(start, end), nextCursor: cursorAt(end) } : { page: items.slice(start) };
+    return end < items.length ? { page: items.slice(start, end), nextCursor: cursorAt(end, items.length) } : { page: items.slice(start) };
   };
 }
