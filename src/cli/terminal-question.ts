@@ -18,8 +18,21 @@ function interrupted(): void {
   process.exit(INTERRUPTED_EXIT_CODE);
 }
 
-/** One question on the terminal, asked on stderr (stdout may carry a result or a protocol). */
-export async function askOnTerminal(question: string, signal?: AbortSignal): Promise<string> {
+/** The question being asked now: the next one waits for its answer. */
+let asking: Promise<unknown> = Promise.resolve();
+
+/**
+ * One question on the terminal, asked on stderr (stdout may carry a result or a protocol). One at
+ * a time: two prompts open on stdin would both take the same typed line, so a server asking two
+ * pages at once would have one "y" open both.
+ */
+export function askOnTerminal(question: string, signal?: AbortSignal): Promise<string> {
+  const turn = asking.then(() => askNow(question, signal));
+  asking = turn.catch(() => undefined);
+  return turn;
+}
+
+async function askNow(question: string, signal?: AbortSignal): Promise<string> {
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   prompt.on('SIGINT', interrupted);
   try {
