@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { describePageRequest, pageOpeningHandlers, type PageOpening } from '../src/cli/page-opening.js';
+import { describePageRequest, MAX_WAITING_PAGES, pageOpeningHandlers, type PageOpening } from '../src/cli/page-opening.js';
 import type { HostRequestContext } from '../src/connection/host-handlers.js';
 import { HOST_FEATURE_SERVERS } from './support/host-feature-servers.js';
 import { cliInTerminal } from './support/terminal.js';
@@ -47,6 +47,24 @@ describe('asking before a page opens', () => {
     expect(asked).toEqual([]);
     expect(open).not.toHaveBeenCalled();
     expect(told[0]).toContain('not a web page; it was not opened');
+  });
+
+  it(`a server asking many pages at once has ${MAX_WAITING_PAGES} asked; the rest are declined unasked, the person told once`, async () => {
+    const asked: string[] = [];
+    const told: string[] = [];
+    const answers: Array<(yes: boolean) => void> = [];
+    const fake: PageOpening = {
+      ask: (question) => (asked.push(question), new Promise((resolve) => answers.push(resolve))),
+      open: () => {},
+      tell: (text) => void told.push(text),
+    };
+    const { elicitation } = pageOpeningHandlers(fake);
+    const pages = Array.from({ length: 1000 }, (_, i) => elicitation!({ ...PAGE, url: `https://pay.example.com/${i}` }, context));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toHaveLength(MAX_WAITING_PAGES);
+    expect(told).toEqual([`MCP server "shop" asked to open more pages while ${MAX_WAITING_PAGES} wait for your answer; those were declined without asking.`]);
+    for (const answer of answers) answer(false);
+    expect((await Promise.all(pages)).every((page) => page.action === 'decline')).toBe(true);
   });
 
   it('the domain leads, the user part of a URL cannot pose as it, and control characters are escaped', async () => {

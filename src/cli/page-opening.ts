@@ -35,8 +35,29 @@ export function describePageRequest(server: string, domain: string, url: string,
   ].join('\n');
 }
 
+/** Page questions of one server that may wait for the person at a time (as `serve` lets 4 wait for its host); more are declined unasked. */
+export const MAX_WAITING_PAGES = 4;
+
 /** `handlers` for a command run on a terminal: URL-mode elicitation only (forms are not shown here). */
 export function pageOpeningHandlers(opening: PageOpening = onTerminal): Pick<McpHostHandlers, 'elicitation' | 'elicitationModes'> {
+  const waiting = new Map<string, number>();
+  const ask = async (server: string, question: string, signal: AbortSignal): Promise<boolean> => {
+    const count = waiting.get(server) ?? 0;
+    if (count >= MAX_WAITING_PAGES) {
+      // Told once per burst: a server asking thousands of pages must not fill the screen either.
+      if (count === MAX_WAITING_PAGES) opening.tell(`MCP server "${terminalLine(server)}" asked to open more pages while ${MAX_WAITING_PAGES} wait for your answer; those were declined without asking.`);
+      waiting.set(server, MAX_WAITING_PAGES + 1);
+      return false;
+    }
+    waiting.set(server, count + 1);
+    try {
+      return await opening.ask(question, signal);
+    } finally {
+      const left = Math.min(waiting.get(server) ?? 1, MAX_WAITING_PAGES) - 1;
+      if (left > 0) waiting.set(server, left);
+      else waiting.delete(server);
+    }
+  };
   const elicitation = async (params: ElicitRequest['params'], { server, signal }: HostRequestContext): Promise<ElicitResult> => {
     if (params.mode !== 'url') return { action: 'decline' };
     const domain = targetDomain(params.url);
@@ -45,7 +66,7 @@ export function pageOpeningHandlers(opening: PageOpening = onTerminal): Pick<Mcp
       return { action: 'decline' };
     }
     const question = `${describePageRequest(server, domain, params.url, params.message)}\nOpen it in your browser? [y/N] `;
-    if (!(await opening.ask(question, signal))) return { action: 'decline' };
+    if (!(await ask(server, question, signal))) return { action: 'decline' };
     opening.open(new URL(params.url));
     return { action: 'accept' };
   };
