@@ -41,13 +41,20 @@ export function requestFailure(connection: FailedConnection, what: string, answe
   const advice = pagesToOpen(error) ?? missingHandlerAdvice(error);
   // The SDK's words for input nobody declared speak to the SDK's user ("register a handler"): ours name the option.
   const asked = undeclaredInputAsked(error);
-  const reason = asked === undefined ? clean.message : `the server asked for input (${asked}) that this client did not declare`;
+  const reason = asked !== undefined ? `the server asked for input (${asked}) that this client did not declare` : (roundsExhausted(error) ?? clean.message);
   const told = advice === undefined ? reason : `${reason}: ${redact(advice, secrets)}`;
   // A request past its time limit is not the server answering with an error: the CLI's codes table calls it TIMEOUT too.
   const code = error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout ? 'TIMEOUT' : 'REQUEST_FAILED';
   return new McpServerError(code, server, `MCP server ${quoted(server)} failed ${request}: ${capErrorText(withErrorCode(error, told))}`, {
     cause: clean,
   });
+}
+
+/** The SDK's words for a server that never stops asking name its own option (`inputRequired.maxRounds`), which no caller here can set. */
+function roundsExhausted(error: unknown): string | undefined {
+  if (!(error instanceof SdkError) || error.code !== SdkErrorCode.InputRequiredRoundsExceeded) return undefined;
+  const rounds = typeof error.data === 'object' && error.data !== null && 'rounds' in error.data ? ` ${String(error.data.rounds)}` : '';
+  return `the server still asked for input after${rounds} rounds of answers, so the call was given up: it may not accept the answers given, or never finish; its maintainer can tell`;
 }
 
 /**
