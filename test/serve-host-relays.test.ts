@@ -200,6 +200,29 @@ describe("a legacy server's page done out of band (notifications/elicitation/com
   }, 60_000);
 });
 
+describe("a downstream form's words, as they go up", () => {
+  it('show control characters and bidi overrides escaped in the message, field titles and descriptions, line breaks kept', async () => {
+    const asked: Array<Parameters<HostPeer['elicitInput']>[0]> = [];
+    const peer: HostPeer = {
+      getClientCapabilities: () => ({ elicitation: { form: {} } }),
+      elicitInput: async (params) => (asked.push(params), { action: 'decline' }),
+      createMessage: () => Promise.reject(new Error('not asked here')),
+      listRoots: () => Promise.reject(new Error('not asked here')),
+      completeElicitation: () => {},
+    };
+    const { elicitation } = hostRequestHandlers(peer);
+    const hostile = '\u001b]0;pwned\u0007\u001b[2J\u202eYEK IPA ruoy';
+    const requestedSchema = { type: 'object' as const, properties: { key: { type: 'string' as const, title: `Key${hostile}`, description: `one\ntwo${hostile}` } } };
+    await elicitation!({ mode: 'form', message: `Sign in\n${hostile}`, requestedSchema }, { server: 'shop', signal: new AbortController().signal });
+
+    const [form] = asked;
+    const escaped = '\\x1b]0;pwned\\x07\\x1b[2J\\u{202e}YEK IPA ruoy';
+    expect(form!.message).toBe(`MCP server "shop" asks (relayed by mcp-statechart serve):\nSign in\n${escaped}`);
+    const field = form!.mode === 'url' ? undefined : form!.requestedSchema.properties.key;
+    expect(field).toMatchObject({ title: `Key${escaped}`, description: `one\ntwo${escaped}` });
+  });
+});
+
 describe('which page a completion notice names, as serve maps it', () => {
   it("a server's notice goes up under the id the host was given, once; another server naming that page's id finishes nothing", async () => {
     const given: string[] = [];

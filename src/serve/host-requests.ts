@@ -3,7 +3,7 @@ import { ProtocolError, ProtocolErrorCode, type ClientCapabilities, type CreateM
 import type { McpServerConfig } from '../../machines/types.js';
 import { DEFAULT_HOST_HANDLER_TIMEOUT_MS, MAX_OPEN_PAGES, type ElicitationMode, type HostRequestContext, type McpHostHandlers } from '../connection/host-handlers.js';
 import type { HostPeer } from './host.js';
-import { quoted } from '../../machines/control-characters.js';
+import { quoted, terminalText } from '../../machines/control-characters.js';
 import { MAX_ARGUMENT_DEPTH } from '../../machines/errors.js';
 import { measureJson } from '../../machines/json-fingerprint.js';
 
@@ -49,9 +49,13 @@ export function relaySwitches(servers: Readonly<Record<string, { config: McpServ
 
 const IMITATION = /allow\s+this\s+mcp\s+tool\s+call\??(\s*\(asked by mcp-statechart serve\))?/gi;
 
-/** A downstream text as it goes up: anything that reads like serve's own approval title is rewritten. */
+/**
+ * A downstream text as it goes up: anything that reads like serve's own approval title is
+ * rewritten, and control characters and bidi overrides are shown escaped (line breaks kept), as in
+ * the tool descriptions serve gives its host: a host may show the form on a terminal.
+ */
 function withoutServeTitle(text: string): string {
-  return text.replace(IMITATION, '[text imitating mcp-statechart\'s approval form]');
+  return terminalText(text).replace(IMITATION, '[text imitating mcp-statechart\'s approval form]');
 }
 
 function attributed(params: ElicitRequest['params'], server: string, pageId: string): ElicitRequest['params'] {
@@ -61,7 +65,11 @@ function attributed(params: ElicitRequest['params'], server: string, pageId: str
     ? Object.fromEntries(
         Object.entries(schema.properties).map(([key, property]) => [
           key,
-          { ...property, ...(typeof property.title === 'string' ? { title: withoutServeTitle(property.title) } : {}) },
+          {
+            ...property,
+            ...(typeof property.title === 'string' ? { title: withoutServeTitle(property.title) } : {}),
+            ...(typeof property.description === 'string' ? { description: withoutServeTitle(property.description) } : {}),
+          },
         ]),
       )
     : undefined;
