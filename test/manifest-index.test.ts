@@ -3,7 +3,7 @@
  * fingerprint of the definition, written atomically with mode 0600, free of secrets.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -291,6 +291,17 @@ describe('the file', () => {
     const elsewhere = new ManifestIndex({ path: path.join(folder, 'other', 'mcp-index.json') }).fingerprint(config);
     expect(elsewhere).not.toBe(mine);
     expect(new ManifestIndex({ path: indexPath }).fingerprint(config)).toBe(mine);
+  });
+
+  it('replaces a link planted where its key goes, never writing the key into the file it names', () => {
+    mkdirSync(path.dirname(indexPath), { recursive: true });
+    const victim = path.join(folder, 'notes.txt');
+    writeFileSync(victim, 'a file of the user\n');
+    symlinkSync(victim, `${indexPath}.key`);
+    new ManifestIndex({ path: indexPath }).fingerprint(stdioFixture());
+    expect(readFileSync(victim, 'utf8')).toBe('a file of the user\n');
+    expect(lstatSync(`${indexPath}.key`).isFile()).toBe(true);
+    expect(statSync(`${indexPath}.key`).mode & 0o777).toBe(0o600);
   });
 
   it('is replaced atomically, leaving no temporary or lock file, and every index of the file in a process sees what the others recorded', async () => {

@@ -4,7 +4,7 @@
  * URL values a definition holds.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { McpServerConfig } from '../../machines/types.js';
 import { sortKeys } from '../config/project-trust.js';
@@ -31,10 +31,11 @@ export function loadOrCreateKey(file: string): Buffer {
     linkSync(whole, file);
     return key;
   } catch {
-    // Another process wrote it first (or an unreadable key is in the way: then it is replaced).
+    // Another process wrote it first (or an unreadable key is in the way: then it is replaced by
+    // a rename, which replaces a link planted there instead of writing into the file it names).
     const existing = Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
     if (existing.length === KEY_BYTES) return existing;
-    writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600 });
+    renameSync(whole, file);
     return key;
   } finally {
     rmSync(whole, { force: true });
