@@ -1,4 +1,6 @@
 /** The command line's commands and flags; main.ts runs it. */
+import { homedir } from 'node:os';
+import { isAbsolute } from 'node:path';
 import { Command, Help, InvalidArgumentError, Option } from 'commander';
 import type { GlobalOptions } from './options.js';
 import type { ExposureOption } from '../tools/types.js';
@@ -154,6 +156,18 @@ function refuseUnreadGlobalOptions(program: Command, action: Command): void {
     (option) => program.getOptionValueSource(option.attributeName()) === 'cli' && !readsGlobalOption(path, option.long!),
   );
   if (unread) action.error(unreadGlobalOptionMessage(path, unread.long!), { code: 'commander.invalidArgument' });
+}
+
+/**
+ * Every file the CLI keeps is under the home folder. An empty or relative HOME would put them in
+ * the working folder, where a cloned repository's `.ai-zen/mcp.json` would count as the user's own
+ * file and its servers would start without an approval.
+ */
+function refuseRelativeHome(): void {
+  const home = homedir();
+  if (isAbsolute(home)) return;
+  const what = home === '' ? 'empty' : `the relative path ${JSON.stringify(home)}`;
+  throw new Error(`HOME is ${what}, so ~/.ai-zen would be a folder of the working folder, and a cloned project's files there would count as your own: set HOME to the absolute path of your home folder`);
 }
 
 /** A command's help lists, of the program's options, only those it reads. */
@@ -633,6 +647,7 @@ export function buildProgram(): Command {
   refuseHelpForUnknownCommands(program);
   program.addHelpText('after', globalOptionReadersHelp(governedOptions(program).map((option) => option.long!)));
   program.hook('preAction', refuseUnreadGlobalOptions);
+  program.hook('preAction', refuseRelativeHome);
   program.hook('preAction', async (_program, action) => {
     const [{ routeSdkWarnings }, { cliLogger }] = await Promise.all([import('./sdk-warnings.js'), import('./logger.js')]);
     routeSdkWarnings(cliLogger(globalOptions(action).verbose));

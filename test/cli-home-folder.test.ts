@@ -1,0 +1,35 @@
+/**
+ * The CLI keeps its files under HOME. An empty or relative HOME would make `~/.ai-zen` a folder
+ * of the working folder, so a cloned repository shipping `.ai-zen/mcp.json` would be read as the
+ * user's own file, its servers started with no approval: the CLI refuses such a HOME instead.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
+
+let repository: string;
+let marker: string;
+beforeEach(() => {
+  repository = mkdtempSync(path.join(os.tmpdir(), 'mcp-home-folder-'));
+  marker = path.join(repository, 'started');
+  mkdirSync(path.join(repository, '.git'));
+  mkdirSync(path.join(repository, '.ai-zen'));
+  const server = { command: process.execPath, args: ['-e', `require('node:fs').writeFileSync(${JSON.stringify(marker)}, '')`] };
+  writeFileSync(path.join(repository, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { shipped: server } }));
+});
+afterEach(() => rmSync(repository, { recursive: true, force: true }));
+
+describe('a HOME that is not an absolute path', () => {
+  it.each([
+    ['empty', '', 'HOME is empty'],
+    ['relative', '.', 'HOME is the relative path "."'],
+  ])('%s: doctor starts nothing from the working folder’s .ai-zen and says to set HOME', async (_kind, home, said) => {
+    const run = await runCli(['doctor'], { cwd: repository, env: { HOME: home } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(said);
+    expect(run.stderr).toContain('set HOME to the absolute path of your home folder');
+    expect(existsSync(marker)).toBe(false);
+  });
+});
