@@ -59,6 +59,20 @@ describe('token refresh', () => {
     expect(store.read().clientInformation).toBeDefined();
   });
 
+  it('two processes renewing one rotating refresh token at once: the one refused keeps the tokens the other stored', async () => {
+    const { fixture, dir, manager, store } = await loggedIn();
+    const other = new McpConnectionManager({ logger: silentLogger, oauth: { dir } });
+    afterThisTest(() => other.dispose());
+    await Promise.all([manager.connect('remote', { url: fixture.url }), other.connect('remote', { url: fixture.url })]);
+    fixture.expireAccessTokens();
+
+    const calls = await Promise.allSettled([manager.callTool('remote', 'add', { a: 1, b: 1 }), other.callTool('remote', 'add', { a: 2, b: 2 })]);
+    expect(grantTypes(fixture).filter((type) => type === 'refresh_token').length).toBeGreaterThanOrEqual(2);
+    expect(calls.map((call) => call.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect(store.read().tokens?.refresh_token).toBeDefined();
+    expect(fixture.authorizations).toHaveLength(1);
+  });
+
   it('a server without refresh tokens: an expired login asks for a new one', async () => {
     const { fixture, manager } = await loggedIn({ refresh: 'none' });
     fixture.expireAccessTokens();

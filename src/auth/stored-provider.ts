@@ -74,6 +74,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   private challenge?: ScopeChallenge;
   private discovered?: OAuthDiscoveryState;
   private tokensDropped = false;
+  /** The refresh token `tokens()` gave the SDK last: the one a refresh it refuses was made with. */
+  private handedOutRefreshToken?: string;
   /** The server's last 401 named no resource metadata: it may offer no OAuth at all. */
   private unnamedChallenge = false;
 
@@ -141,7 +143,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   tokens(ctx?: OAuthClientInformationContext): OAuthTokens | undefined {
     // A login always asks the user anew (to widen a scope, to switch accounts): it never refreshes.
     if (this.#options.interaction) return undefined;
-    return this.credentialsFor(ctx?.issuer).tokens;
+    const { tokens } = this.credentialsFor(ctx?.issuer);
+    this.handedOutRefreshToken = tokens?.refresh_token;
+    return tokens;
   }
 
   saveTokens(tokens: OAuthTokens, ctx?: OAuthClientInformationContext): void {
@@ -180,6 +184,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       this.#verifier = undefined;
       return;
     }
+    // A refresh token refused because another process (serve beside a CLI call) renewed it first:
+    // the tokens stored since are that renewal's, and dropping them would log both processes out.
+    const stored = this.current().tokens?.refresh_token;
+    if (scope === 'tokens' && stored !== undefined && stored !== this.handedOutRefreshToken) return;
     if (scope === 'all' || scope === 'tokens') this.tokensDropped = true;
     const dropped: ReadonlyArray<keyof StoredLogin> = {
       all: ['tokens', 'tokensExpireAt', 'clientInformation', 'discoveryState'] as const,
