@@ -5,12 +5,16 @@
  * CLI's `login` while `serve` runs — sees the old file or the new one, never half of one.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { OAuthClientInformationMixed, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import { OAuthClientInformationFullSchema, OAuthClientInformationSchema, OAuthTokensSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
+import { readRegularFileSync } from '../config/read-config-file.js';
+
+/** A login is a few kilobytes; a bigger file is no login. */
+const MAX_LOGIN_FILE_BYTES = 1024 * 1024;
 
 /** What one authorization server (issuer) gave: they are only ever presented to it. */
 export interface IssuerCredentials {
@@ -114,12 +118,9 @@ export class OAuthTokenStore {
 
   /** What is stored; `{}` when nothing is, or when the file is not a login (a broken file counts as logged out). */
   read(): StoredLogin {
-    let text: string;
-    try {
-      text = readFileSync(this.file, 'utf8');
-    } catch {
-      return {};
-    }
+    const read = readRegularFileSync(this.file, MAX_LOGIN_FILE_BYTES);
+    if (read.kind !== 'bytes') return {};
+    const text = read.bytes.toString('utf8');
     let json: unknown;
     try {
       json = JSON.parse(text);

@@ -2,7 +2,7 @@
  * Reads one config file without ever hanging or throwing. A config path is user input: it may be
  * missing, a directory, a symlink loop, a FIFO (reading one blocks forever) or a device.
  */
-import { constants, promises as fs, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, promises as fs, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 
 type Unreadable = {
@@ -68,6 +68,33 @@ export async function readRegularFile(path: string, options: ReadConfigFileOptio
     return { kind: 'unreadable', reason: describeCode(error) };
   } finally {
     await handle.close().catch(() => {});
+  }
+}
+
+/**
+ * The same read, synchronous, for the state files read on paths that cannot wait (a login, the
+ * task journal, the index): a FIFO or device planted at one would otherwise block the process.
+ */
+export function readRegularFileSync(path: string, maxBytes: number): RegularFileRead {
+  let fd: number;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+  } catch (error) {
+    return fromOpenError(error);
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isDirectory()) return { kind: 'unreadable', reason: 'is a directory, not a file' };
+    if (!stats.isFile()) return { kind: 'unreadable', reason: 'is not a regular file' };
+    if (stats.size > maxBytes) return { kind: 'unreadable', reason: `is ${megabytes(stats.size)} MB; the limit is ${megabytes(maxBytes)} MB`, bytes: stats.size };
+    const buffer = Buffer.alloc(stats.size + 1);
+    const bytesRead = readSync(fd, buffer, 0, buffer.length, 0);
+    if (bytesRead > maxBytes) return { kind: 'unreadable', reason: `is larger than the limit of ${megabytes(maxBytes)} MB` };
+    return { kind: 'bytes', bytes: buffer.subarray(0, bytesRead) };
+  } catch (error) {
+    return { kind: 'unreadable', reason: describeCode(error) };
+  } finally {
+    closeSync(fd);
   }
 }
 

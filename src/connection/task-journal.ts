@@ -7,10 +7,11 @@
  * logged. At most MAX_UNFINISHED_TASKS entries: the oldest go first.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { FileLockHeld, withFileLock, type FileLockOptions } from '../config/file-lock.js';
+import { readRegularFileSync } from '../config/read-config-file.js';
 import { stderrLogger, type Logger } from '../logger.js';
 
 /** A task a call became, not yet seen to its end (`McpConnectionManager.resumeTask` follows it). */
@@ -185,14 +186,14 @@ export class TaskJournal {
   }
 
   private readDisk(): { tasks: UnfinishedTask[]; unreadable?: string } {
+    const read = readRegularFileSync(this.path, MAX_FILE_BYTES);
+    if (read.kind === 'missing') return { tasks: [] };
+    if (read.kind === 'unreadable') return { tasks: [], unreadable: read.bytes === undefined ? `it ${read.reason}` : `it is ${read.bytes} bytes, over the ${MAX_FILE_BYTES} read` };
     try {
-      const { size } = statSync(this.path);
-      if (size > MAX_FILE_BYTES) return { tasks: [], unreadable: `it is ${size} bytes, over the ${MAX_FILE_BYTES} read` };
-      const parsed: unknown = JSON.parse(readFileSync(this.path, 'utf8'));
+      const parsed: unknown = JSON.parse(read.bytes.toString('utf8'));
       return Array.isArray(parsed) ? { tasks: parsed.filter(isUnfinishedTask) } : { tasks: [], unreadable: 'it is not a list of tasks' };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { tasks: [] };
-      return { tasks: [], unreadable: error instanceof SyntaxError ? 'it is not valid JSON' : reasonOf(error) };
+    } catch {
+      return { tasks: [], unreadable: 'it is not valid JSON' };
     }
   }
 

@@ -14,14 +14,15 @@
  * recording at once lose nothing. `flush()` waits for the writes.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, statSync, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { statSync, type Stats } from 'node:fs';
+import { lstat, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { PriorDiscovery } from '@modelcontextprotocol/client';
 import type { McpServerConfig, McpServerManifest } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
 import { withFileLock } from '../config/file-lock.js';
+import { readRegularFile, readRegularFileSync } from '../config/read-config-file.js';
 import { stderrLogger, type Logger } from '../logger.js';
 import { manifestAtRest, redactStrings, secretsOf } from '../redact.js';
 import { definitionFingerprint, loadOrCreateKey } from './fingerprint.js';
@@ -172,16 +173,18 @@ function unreadableFile(error: unknown): ReadIndex {
 }
 
 function readContents(file: string): ReadIndex {
-  try {
-    return tooBig(statSync(file).size) ?? parseContents(readFileSync(file, 'utf8'));
-  } catch (error) {
-    return unreadableFile(error);
-  }
+  const read = readRegularFileSync(file, MAX_FILE_BYTES);
+  if (read.kind === 'missing') return { contents: emptyContents() };
+  if (read.kind === 'unreadable') return tooBig(read.bytes ?? 0) ?? { contents: emptyContents(), unreadable: `it ${read.reason}` };
+  return parseContents(read.bytes.toString('utf8'));
 }
 
 async function readContentsAsync(file: string): Promise<ReadIndex> {
   try {
-    return tooBig((await stat(file)).size) ?? parseContents(await readFile(file, 'utf8'));
+    const read = await readRegularFile(file, { maxBytes: MAX_FILE_BYTES });
+    if (read.kind === 'missing') return { contents: emptyContents() };
+    if (read.kind === 'unreadable') return tooBig(read.bytes ?? 0) ?? { contents: emptyContents(), unreadable: `it ${read.reason}` };
+    return parseContents(read.bytes.toString('utf8'));
   } catch (error) {
     return unreadableFile(error);
   }
