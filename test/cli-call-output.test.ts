@@ -3,7 +3,7 @@
  * want a cap, and `--output` saves images, audio and binary resources, named from the content,
  * never over a file that is there without `--force`. Against server-everything over real stdio.
  */
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -75,6 +75,19 @@ describe('--output saves what cannot be printed', () => {
     expect(JSON.parse(forced.stdout)).toMatchObject({ ok: true, saved: [{ file: 'logo.png', mimeType: 'image/png', bytes: 4033 }] });
     expect(readFileSync(join(home, 'logo.png')).equals(Buffer.from(MCP_TINY_IMAGE, 'base64'))).toBe(true);
   }, 100_000);
+
+  it('--force replaces a link planted at the name given in a shared folder, never writing the server\'s bytes where it points', async () => {
+    const { home, cli } = everythingHome();
+    mkdirSync(join(home, 'shared'));
+    writeFileSync(join(home, 'notes.txt'), 'mine');
+    symlinkSync(join(home, 'notes.txt'), join(home, 'shared', 'image-1.png'));
+    const forced = await cli('call', 'everything', 'get-tiny-image', '--output', 'shared/', '--force');
+    expect(forced.code).toBe(0);
+    expect(readFileSync(join(home, 'notes.txt'), 'utf8')).toBe('mine');
+    expect(lstatSync(join(home, 'shared', 'image-1.png')).isFile()).toBe(true);
+    expect(readFileSync(join(home, 'shared', 'image-1.png')).equals(Buffer.from(MCP_TINY_IMAGE, 'base64'))).toBe(true);
+    expect(readdirSync(join(home, 'shared'))).toEqual(['image-1.png']);
+  }, 70_000);
 
   it('an embedded binary resource is saved under the last segment of its URI, never a path the server chose', async () => {
     const { home, cli } = everythingHome();

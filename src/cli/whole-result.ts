@@ -5,7 +5,8 @@
  * block already carries it).
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { lstat, mkdir, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { blobText, repeatsContent, structuredText } from '../tools/describe-content.js';
 import type { RawResult } from './raw-results.js';
@@ -152,8 +153,10 @@ async function save(binaries: BinaryPiece[], target: OutputTarget): Promise<Save
       const file = files[index]!;
       const bytes = Buffer.from(piece.base64, 'base64');
       try {
-        // Without --force: `wx` refuses a file (or link) that appeared since the check.
-        await writeFile(file, bytes, { flag: target.force ? 'w' : 'wx' });
+        // Without --force: `wx` refuses a file (or link) that appeared since the check. With it, a
+        // new file renamed over the old one replaces a link there instead of writing where it points.
+        if (target.force) await replaceWith(file, bytes);
+        else await writeFile(file, bytes, { flag: 'wx' });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EEXIST') throw new CliError('OUTPUT_EXISTS', `not saved: ${file} is already there`, 'pass --force to replace, or give another --output');
@@ -162,6 +165,17 @@ async function save(binaries: BinaryPiece[], target: OutputTarget): Promise<Save
       return { file, ...(piece.mimeType ? { mimeType: piece.mimeType } : {}), bytes: bytes.length };
     }),
   );
+}
+
+async function replaceWith(file: string, bytes: Buffer): Promise<void> {
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, bytes, { flag: 'wx' });
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
 }
 
 function describe(piece: BinaryPiece, bytes: number): string {
