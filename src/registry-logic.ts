@@ -1,8 +1,8 @@
 import type { AnyActorScope, Snapshot, StateMachine } from 'xstate';
 import { registryMachine, crashedServerName, restoredWithoutSubscribers, UnrestorableRegistrySnapshot, type RegistryContext, type RegistryMachine } from '../machines/registry.machine.js';
-import { McpServerError } from '../machines/errors.js';
+import { McpServerError, type McpErrorCode } from '../machines/errors.js';
 import { errorMessage } from '../machines/to-error.js';
-import { isAnswerable } from '../machines/request-shape.js';
+import { describeValue, isAnswerable, isPlainObject } from '../machines/request-shape.js';
 import type { McpFinalReply, McpRegistryInput, McpRestored } from '../machines/types.js';
 import { createServerLogic } from './connection/server-logic.js';
 import { SessionTracker } from './connection/session-tracker.js';
@@ -143,7 +143,8 @@ function countServersByState(chart: RegistryMachine, lifecycle: LifecycleTelemet
 
 /**
  * How every registry comes back from a persisted snapshot, the scripted one of the testing kit
- * included: without subscribers, telling the chart that invoked it (`mcp.restored`).
+ * included: without subscribers, telling the chart that invoked it (`mcp.restored`). And how it
+ * starts from servers it cannot take: answering every request with why (answerWhenRefused).
  */
 export function restoreAsDocumented(chart: RegistryMachine, logger?: Logger): void {
   restoreWithoutSubscribers(chart);
@@ -152,24 +153,33 @@ export function restoreAsDocumented(chart: RegistryMachine, logger?: Logger): vo
 }
 
 /**
- * A persisted snapshot the registry cannot be restored from (one edited by hand) gives a registry
- * that answers every request `mcp.failed` with why, and takes no other event. Restored as XState
- * does it, the registry would be in `error`: an actor in error takes no event, so every load,
- * call or read sent to it would wait for ever. The logger hears it as the registry is created.
+ * A registry that cannot start as given answers every request `mcp.failed` with why, and takes
+ * no other event: a persisted snapshot it cannot be restored from (one edited by hand; code
+ * RESTORED), or an input whose servers are not definitions by name (plain JavaScript or a cast;
+ * code CONFIG_ERROR). Started as XState does it, the registry would be in `error`, an uncaught
+ * exception without an error observer; and an actor in error takes no event, so every load, call
+ * or read sent to it would wait for ever. The logger hears it as the registry is created.
  */
 function answerWhenRefused(chart: RegistryMachine, logger: Logger | undefined): void {
-  const refusals = new WeakMap<object, UnrestorableRegistrySnapshot>();
+  const refusals = new WeakMap<object, { code: McpErrorCode; message: string }>();
   const initial = chart.getInitialSnapshot;
+  const refusedStart = (scope: AnyActorScope, code: McpErrorCode, message: string) => {
+    logger?.error(message);
+    const refused = initial(scope, {});
+    refusals.set(refused, { code, message });
+    return refused;
+  };
+  chart.getInitialSnapshot = (scope, input) => {
+    const problem = inputProblem(input);
+    return problem === undefined ? initial(scope, input) : refusedStart(scope, 'CONFIG_ERROR', problem);
+  };
   const restore = chart.restoreSnapshot;
   chart.restoreSnapshot = (snapshot, scope) => {
     try {
       return restore(snapshot, scope);
     } catch (error) {
       const refusal = error instanceof UnrestorableRegistrySnapshot ? error : new UnrestorableRegistrySnapshot(errorMessage(error));
-      logger?.error(refusal.message);
-      const refused = initial(scope, {});
-      refusals.set(refused, refusal);
-      return refused;
+      return refusedStart(scope, 'RESTORED', refusal.message);
     }
   };
   const transition = chart.transition;
@@ -181,11 +191,23 @@ function answerWhenRefused(chart: RegistryMachine, logger: Logger | undefined): 
     if ('replyTo' in event && 'requestId' in event && isAnswerable(event.replyTo)) {
       const { replyTo, requestId } = event;
       const server = 'server' in event && typeof event.server === 'string' ? event.server : '';
-      const error = new McpServerError('RESTORED', server, refusal.message);
+      const error = new McpServerError(refusal.code, server, refusal.message);
       scope.defer(() => replyTo.send({ type: 'mcp.failed', requestId, server, error } satisfies McpFinalReply));
     }
     return snapshot;
   };
+}
+
+/** Why a registry cannot start from `input`, in words, or undefined. */
+function inputProblem(input: unknown): string | undefined {
+  if (input === undefined) return undefined;
+  if (!isPlainObject(input)) return refusedInput(new TypeError(`the registry input must be an object ({ servers }), not ${describeValue(input)}.`));
+  const servers: unknown = Reflect.get(input as object, 'servers');
+  return servers === undefined ? undefined : refusedInput(invalidServersError('the registry input', servers as Record<string, unknown>));
+}
+
+function refusedInput(invalid: TypeError | undefined): string | undefined {
+  return invalid && `This registry cannot start: ${invalid.message} It answers every request with this error: create it again with servers as { name: { command, args } } or { name: { url } }.`;
 }
 
 /** The restore rule of the registry (`restoredWithoutSubscribers`), kept by every `.provide()` of it. */
