@@ -31,6 +31,15 @@ describe('a server/discover answer offering only 2099-01-01', () => {
       `the server's server/discover answer offers only the protocol version "2099-01-01"; this client speaks 2026-07-28, 2025-11-25`,
     );
   }, 60_000);
+
+  it('says so in its own words, without the "MCP error -32022:" of a server\'s refusal, and keeps the code on its cause', async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const failure = (await manager.connect('future', { command: process.execPath, args: [SERVER], env: { MODE: 'future' } }).catch((error: Error) => error)) as Error;
+    expect(failure.message).toMatch(/^Could not connect to MCP server "future": the server's server\/discover answer offers only/);
+    expect(failure.message).not.toContain('MCP error');
+    expect(failure.cause).toMatchObject({ code: -32022, data: { supported: ['2099-01-01'] } });
+  }, 60_000);
 });
 
 /** A Streamable HTTP server that speaks only versions after ours: its answer to server/discover is `answer(id)`. */

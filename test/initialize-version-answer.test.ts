@@ -84,6 +84,7 @@ describe('the manager, on a version nobody speaks', () => {
       expect(failure.code).toBe('CONFIG_ERROR');
       expect(failure.message).toContain(`offers only the protocol version "1999-01-01"; this client speaks 2026-07-28, ${OURS}`);
       expect(failure.message).toContain('The server and this client share no protocol version: the older side needs an update; it will not be retried.');
+      expect(failure.message).not.toContain('MCP error -32022');
     } finally {
       await manager.dispose();
     }

@@ -114,7 +114,7 @@ export function versionsApart(error: UnsupportedProtocolVersionError): Unsupport
   const theirs: unknown[] = Array.isArray(error.supported) ? error.supported : [];
   if (theirs.some((version) => typeof version === 'string' && ours.includes(version))) return error;
   const answer = error.requested === MODERN_REVISION || error.requested === '' ? 'server/discover' : 'initialize';
-  return new UnsupportedProtocolVersionError(
+  return versionRefusalSaidHere(
     { supported: error.supported, requested: error.requested },
     `the server's ${answer} answer offers only ${offeredVersions(error)}; this client speaks ${ours.join(', ')}`,
   );
@@ -129,12 +129,30 @@ export function versionsApart(error: UnsupportedProtocolVersionError): Unsupport
 export function initializeAnswerRefused(error: unknown): UnsupportedProtocolVersionError | undefined {
   const named = error instanceof Error ? /^Server's protocol version is not supported: (.*)$/s.exec(error.message)?.[1] : undefined;
   if (named === undefined) return undefined;
-  const refusal = new UnsupportedProtocolVersionError({ supported: [named], requested: SUPPORTED_PROTOCOL_VERSIONS[0] ?? '' });
+  const refusal = versionRefusalSaidHere({ supported: [named], requested: SUPPORTED_PROTOCOL_VERSIONS[0] ?? '' });
   if (named !== MODERN_REVISION) return versionsApart(refusal);
-  return new UnsupportedProtocolVersionError(
+  return versionRefusalSaidHere(
     { supported: [named], requested: refusal.requested },
     `the server's initialize answer names the protocol version "${MODERN_REVISION}", which this client speaks through server/discover, not initialize (in initialize it speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
   );
+}
+
+/**
+ * The -32022 refusals this client words itself (no server said them): their message is ours, so
+ * it is shown without the "MCP error -32022:" a server's own refusal gets (withErrorCode); the
+ * code stays on the error (`code`, `data`).
+ */
+const saidHere = new WeakSet<object>();
+
+function versionRefusalSaidHere(versions: { supported: string[]; requested: string }, message?: string): UnsupportedProtocolVersionError {
+  const refusal = new UnsupportedProtocolVersionError(versions, message);
+  saidHere.add(refusal);
+  return refusal;
+}
+
+/** Whether `error` is a version refusal this client worded itself (versionRefusalSaidHere). */
+export function isVersionRefusalSaidHere(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && saidHere.has(error);
 }
 
 /** The versions a -32022 refusal lists, as the server wrote them (quoted, the first five). */

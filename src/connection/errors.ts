@@ -10,7 +10,7 @@ import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthScopeRefusedErr
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { RefusedHandshakeAnswerError } from './message-depth-limit.js';
 import { errorMessage } from '../../machines/to-error.js';
-import { MODERN_REVISION, offeredVersions } from './era-probe.js';
+import { isVersionRefusalSaidHere, MODERN_REVISION, offeredVersions } from './era-probe.js';
 
 
 /**
@@ -160,10 +160,12 @@ export function isVersionRefusal(error: unknown): boolean {
 /**
  * A server's error answer with its JSON-RPC code in front, as the v1 SDK wrote it ("MCP error
  * -32000: …"): the v2 SDK passes the server's words alone, and the code tells a person (and a
- * log search) what kind of refusal it was.
+ * log search) what kind of refusal it was. A version refusal this client worded is not a
+ * server's answer: its words are shown alone.
  */
 export function withErrorCode(error: unknown, message: string): string {
-  return error instanceof ProtocolError && !message.startsWith('MCP error ') ? `MCP error ${error.code}: ${message}` : message;
+  const fromServer = error instanceof ProtocolError && !isVersionRefusalSaidHere(error);
+  return fromServer && !message.startsWith('MCP error ') ? `MCP error ${error.code}: ${message}` : message;
 }
 
 /**
