@@ -90,6 +90,14 @@ describe('the entry points', () => {
   });
 });
 
+describe('the errors a caller may catch', () => {
+  it('are exported from mcp-statechart/oauth, each error class of src/errors/oauth.ts (login() and the manager throw them)', () => {
+    const classes = [...readFileSync(join(ROOT, 'src/errors/oauth.ts'), 'utf8').matchAll(/^export class (\w+)/gm)].map((match) => match[1]!);
+    expect(classes.length).toBeGreaterThan(4);
+    expect(classes.filter((name) => !namesIn(reports.get('oauth.api.md')!).includes(name))).toEqual([]);
+  });
+});
+
 describe('the API report (api/*.api.md)', () => {
   it('is up to date with the sources: run `npm run api` after changing the public surface', () => {
     const checkedIn = readdirSync(join(ROOT, 'api')).filter((file) => file.endsWith('.api.md')).sort();

@@ -73,6 +73,15 @@ export class BearerTokenRequiredError extends Error {
  * Dynamic client registration answered 2xx with nothing the client can use (an empty body, a web
  * page, JSON naming no client ID): no client was registered, and logging in again would register
  * the same way. A client registered by hand, named in the entry, needs no registration.
+ *
+ * @example
+ * ```ts
+ * import { login, OAuthRegistrationUnreadableError } from 'mcp-statechart/oauth';
+ *
+ * await login('linear', { url: 'https://mcp.linear.app/mcp' }).catch((error: unknown) => {
+ *   if (error instanceof OAuthRegistrationUnreadableError) console.error(`${error.registrationUrl} answered HTTP ${error.status}: ${error.message}`);
+ * });
+ * ```
  */
 export class OAuthRegistrationUnreadableError extends Error {
   override name = 'OAuthRegistrationUnreadableError';
