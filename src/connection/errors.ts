@@ -103,7 +103,20 @@ export function isConfigError(error: unknown): boolean {
   // -32022: the server speaks none of the revisions offered (2026-07-28's UnsupportedProtocolVersion).
   if (error instanceof ProtocolError && error.code === UNSUPPORTED_PROTOCOL_VERSION) return true;
   if (isPinnedEraRefusal(error)) return true;
+  if (isRefusedEventStream(error)) return true;
   return error instanceof Error && /protocol version is not supported/i.test(error.message);
+}
+
+/** The 4xx an HTTP+SSE event stream may get and still come up on another try: a timeout, a rate limit; 401/403 are the credentials' (oauthRefusalHint). */
+const PASSING_OR_CREDENTIAL_STATUS = new Set([401, 403, 408, 429]);
+
+/**
+ * The GET of an old HTTP+SSE server's event stream answered with a 4xx that is about the URL or
+ * the request (400, 404, 410, …): the same GET gets the same answer, so it is the entry to fix,
+ * not a connect to retry with backoff.
+ */
+function isRefusedEventStream(error: unknown): boolean {
+  return error instanceof SseError && typeof error.code === 'number' && error.code >= 400 && error.code < 500 && !PASSING_OR_CREDENTIAL_STATUS.has(error.code);
 }
 
 /**
@@ -184,6 +197,7 @@ function statusInOurWords(status: number, statusText: string | undefined, retryA
   if (status === 404) return `there is no MCP endpoint at that URL (${told})`;
   if (UNAVAILABLE_STATUS.has(status)) return `the server could not be reached (${told}, from it or a proxy or gateway in front of it)`;
   if (status >= 500) return `the server failed while answering (${told})`;
+  if (status >= 400) return `the server refused the request (${told})`;
   return undefined;
 }
 
@@ -310,6 +324,8 @@ export function connectFailure(
       ? oauthRefusalHint(error)
       : status === 401 || status === 403
         ? ' The server refused the credentials: check the entry\'s "headers", or log in.'
+      : isRefusedEventStream(error)
+        ? ' That was the event stream of the old HTTP+SSE transport: check the "url" (and the entry\'s "type" and "protocol": a Streamable HTTP server takes "type": "http"); it will not be retried.'
         : ' Fix the server entry; it will not be retried.';
   return new McpServerError(
     configError ? 'CONFIG_ERROR' : 'CONNECT_FAILED',
