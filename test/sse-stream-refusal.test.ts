@@ -40,7 +40,7 @@ async function connect(config: McpServerConfig): Promise<{ error: Error & { code
 const HINT = 'That was the event stream of the old HTTP+SSE transport: check the "url" (and the entry\'s "type" and "protocol": a Streamable HTTP server takes "type": "http"); it will not be retried.';
 
 describe('an HTTP+SSE event stream refused with a 4xx about the URL', () => {
-  it.each([
+  it.each<[number, 'sse' | undefined, string]>([
     [400, 'sse', 'the server rejected the request (HTTP 400 Bad Request)'],
     [410, 'sse', 'the server refused the request (HTTP 410 Gone)'],
     [422, 'sse', 'the server refused the request (HTTP 422 Unprocessable Entity)'],
