@@ -20,7 +20,8 @@ import {
   type RegistryLogicOptions,
 } from '../src/index.js';
 import { EARLY_NOTIFICATIONS_KEPT, earlyNotificationsDroppedWarning } from '../src/connection/session.js';
-import { LOG_FLOOD_LOGGER, logFloodWarning, MAX_LOG_MESSAGES_PER_SECOND } from '../src/connection/log-flood-limit.js';
+import { logFloodWarning, MAX_LOG_MESSAGES_PER_SECOND } from '../src/connection/log-flood-limit.js';
+import { CLIENT_LOGGER } from '../src/connection/client-logger.js';
 import { everythingStdio, textOf } from './support/everything.js';
 import { hostileServer } from './support/hostile.js';
 import { cleanUpAfterEach, type Ask } from './support/embedder.js';
@@ -160,13 +161,13 @@ describe('log messages are emitted by the registry actor', () => {
       { hostile: hostileServer('--log-flood', String(flood)) },
     );
     expect((await ask({ type: 'mcp.load', server: 'hostile', replyTo: inbox, requestId: 'load' })).type).toBe('mcp.loaded');
-    const warning = { logger: LOG_FLOOD_LOGGER, data: logFloodWarning(flood - MAX_LOG_MESSAGES_PER_SECOND) };
+    const warning = { logger: CLIENT_LOGGER, data: logFloodWarning(flood - MAX_LOG_MESSAGES_PER_SECOND) };
     await vi.waitFor(() => expect(handled).toHaveLength(MAX_LOG_MESSAGES_PER_SECOND + 1), { timeout: 5_000 });
     expect(handled.at(-1)).toMatchObject(warning);
     expect(handled.slice(0, -1).map((message) => message.data)).toEqual(Array.from({ length: MAX_LOG_MESSAGES_PER_SECOND }, (_, n) => `log ${n + 1}`));
     await vi.waitFor(() => expect(logs).toHaveLength(EARLY_NOTIFICATIONS_KEPT + 2));
     const unwatched = MAX_LOG_MESSAGES_PER_SECOND - EARLY_NOTIFICATIONS_KEPT;
-    expect(logs[0]).toMatchObject({ level: 'warning', logger: LOG_FLOOD_LOGGER, data: earlyNotificationsDroppedWarning(unwatched) });
+    expect(logs[0]).toMatchObject({ level: 'warning', logger: CLIENT_LOGGER, data: earlyNotificationsDroppedWarning(unwatched) });
     expect(logs.slice(1, -1).map((log) => log.data)).toEqual(
       Array.from({ length: EARLY_NOTIFICATIONS_KEPT }, (_, n) => `log ${MAX_LOG_MESSAGES_PER_SECOND - EARLY_NOTIFICATIONS_KEPT + n + 1}`),
     );

@@ -9,7 +9,8 @@
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LOG_FLOOD_LOGGER, limitLogFlood, MAX_LOG_MESSAGES_PER_SECOND } from '../src/connection/log-flood-limit.js';
+import { limitLogFlood, MAX_LOG_MESSAGES_PER_SECOND } from '../src/connection/log-flood-limit.js';
+import { CLIENT_LOGGER } from '../src/connection/client-logger.js';
 import { McpConnectionManager, silentLogger, type McpLogMessage } from '../src/index.js';
 import { isLogNotificationLine } from '../src/transports/log-line.js';
 import { ProcessGroupStdioTransport } from '../src/transports/stdio.js';
@@ -45,7 +46,7 @@ describe('a server flooding log messages beside a healthy one', () => {
       answered++;
     }
     const elapsedSeconds = (Date.now() - started) / 1000;
-    await expect.poll(() => emitted.filter((message) => message.logger === LOG_FLOOD_LOGGER).length, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(() => emitted.filter((message) => message.logger === CLIENT_LOGGER).length, { timeout: 10_000 }).toBeGreaterThan(0);
     const heapGrownMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
 
     expect(answered).toBeGreaterThan(0);
@@ -56,7 +57,7 @@ describe('a server flooding log messages beside a healthy one', () => {
     // Those dropped were never parsed (tens of thousands a second are sent).
     const parsedLogLines = parse.mock.calls.filter(([text]) => typeof text === 'string' && text.includes('"logger":"hostile"')).length;
     expect(parsedLogLines).toBeLessThanOrEqual(MAX_LOG_MESSAGES_PER_SECOND * (Math.ceil(elapsedSeconds) + 2));
-    const warning = emitted.find((message) => message.logger === LOG_FLOOD_LOGGER);
+    const warning = emitted.find((message) => message.logger === CLIENT_LOGGER);
     expect(warning).toMatchObject({
       server: 'hostile',
       level: 'warning',
@@ -81,7 +82,7 @@ describe('a server flooding log messages before its session is live', () => {
     const fromServer = () => emitted.filter((message) => message.logger === 'hostile');
     const droppedCount = () =>
       emitted
-        .filter((message) => message.logger === LOG_FLOOD_LOGGER)
+        .filter((message) => message.logger === CLIENT_LOGGER)
         // Not the warning of those dropped while the connection was not yet watched: they passed the limit.
         .map((message) => /^dropped (\d+) log messages? from this server in the last second/.exec(String(message.data))?.[1])
         .reduce((sum, count) => sum + Number(count ?? 0), 0);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SERVE_WARNINGS_PER_MINUTE } from '../src/cli/logger.js';
 import { SHUTDOWN_LIMIT_MS } from '../src/cli/serve-lifecycle.js';
-import { LOG_FLOOD_LOGGER } from '../src/connection/log-flood-limit.js';
+import { CLIENT_LOGGER } from '../src/connection/client-logger.js';
 import { MAX_RELAYED_REQUESTS_PER_SERVER } from '../src/serve/relay-limits.js';
 import { descendantsAfter } from './support/chaos-helpers.js';
 import { stdioFixture } from './support/fixtures.js';
@@ -94,7 +94,7 @@ describe('serve under a flood from one server, its host reading slowly', () => {
     expect(answerText(echo)).toBe('still here');
     expect(ping.result).toEqual({});
     const logs = () => host.messages().filter((message) => message.method === 'notifications/message');
-    const warnings = () => logs().filter((message) => message.params?.logger === 'mcp-statechart' || message.params?.logger === `hostile/${LOG_FLOOD_LOGGER}`);
+    const warnings = () => logs().filter((message) => message.params?.logger === 'mcp-statechart' || message.params?.logger === `hostile/${CLIENT_LOGGER}`);
     for (let wait = 0; wait < 100 && warnings().length === 0; wait++) await new Promise((done) => setTimeout(done, 50));
     const relayed = logs().filter((message) => message.params?.logger === 'hostile/hostile').length;
     // Past MAX_LOG_MESSAGES_PER_SECOND the gateway drops them ("dropped N log messages …"); past its

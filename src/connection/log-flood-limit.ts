@@ -2,6 +2,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { ProcessGroupStdioTransport } from '../transports/stdio.js';
 import { isLogNotificationLine } from '../transports/log-line.js';
 import { wrapEachHandler } from './handler-wrapping.js';
+import { CLIENT_LOGGER } from './client-logger.js';
 
 /**
  * At most this many `notifications/message` a second from one server reach the SDK, the chart and
@@ -13,9 +14,6 @@ export const MAX_LOG_MESSAGES_PER_SECOND = 100;
 
 const WINDOW_MS = 1000;
 
-/** The logger name of the warning that counts the dropped messages (it comes from us, not the server). */
-export const LOG_FLOOD_LOGGER = 'mcp-statechart';
-
 /** The warning's text: how many messages of `server` were dropped in one window. */
 export function logFloodWarning(dropped: number): string {
   return `dropped ${dropped} log message${dropped === 1 ? '' : 's'} from this server in the last second: at most ${MAX_LOG_MESSAGES_PER_SECOND} a second are passed on`;
@@ -24,7 +22,7 @@ export function logFloodWarning(dropped: number): string {
 /**
  * Drops a server's log messages beyond MAX_LOG_MESSAGES_PER_SECOND before the SDK sees them, and
  * never silently: at the end of a window that dropped some, one warning (a log message of level
- * `warning`, logger LOG_FLOOD_LOGGER) says how many, through the same path as the server's own, so
+ * `warning`, logger CLIENT_LOGGER) says how many, through the same path as the server's own, so
  * a host sees it where it sees the logs. Install it as soon as the transport exists: a server may
  * flood from its first line, during `initialize` or the era probe, not only once the session is live.
  * On our stdio transport a line over the limit that is surely a log message is dropped before it
@@ -45,7 +43,7 @@ export function limitLogFlood(transport: Transport): void {
     const warning: JSONRPCMessage = {
       jsonrpc: '2.0',
       method: 'notifications/message',
-      params: { level: 'warning', logger: LOG_FLOOD_LOGGER, data: logFloodWarning(count) },
+      params: { level: 'warning', logger: CLIENT_LOGGER, data: logFloodWarning(count) },
     };
     admitted.add(warning);
     transport.onmessage?.(warning);

@@ -1,5 +1,5 @@
 import type { McpHostEmitted, McpLogEmitted, McpManifestChanges, McpServerManifest, McpSession } from '../../machines/types.js';
-import { LOG_FLOOD_LOGGER } from './log-flood-limit.js';
+import { CLIENT_LOGGER } from './client-logger.js';
 
 export type SessionListeners = Parameters<McpSession['watch']>[0];
 
@@ -71,5 +71,5 @@ export class SessionWatch {
 }
 
 function droppedWarning(server: string, dropped: number): McpLogEmitted {
-  return { type: 'mcp.log', server, level: 'warning', logger: LOG_FLOOD_LOGGER, data: earlyNotificationsDroppedWarning(dropped) };
+  return { type: 'mcp.log', server, level: 'warning', logger: CLIENT_LOGGER, data: earlyNotificationsDroppedWarning(dropped) };
 }
