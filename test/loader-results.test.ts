@@ -211,6 +211,28 @@ describe('the result parts of a tool result', () => {
     expect(text).toContain('"note":"kept"');
   });
 
+  it('describes base64 that happens to have no digit, and keeps long names, paths and lines of words', () => {
+    // 120 characters of the base64 alphabet without digits, as random as any (an LCG: the same each run); 90 bytes of data.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz+/';
+    let seed = 7;
+    const lettersOnly = Array.from({ length: 120 }, () => alphabet[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % alphabet.length]).join('');
+    expect(lettersOnly).toMatch(/^[A-Za-z+/]+$/);
+    expect(Buffer.from(lettersOnly, 'base64').toString('base64')).toBe(lettersOnly);
+    expect(toolResultParts({ content: [{ type: 'text', text: `data ${lettersOnly} end` }] })).toEqual([{ type: 'text', text: 'data [base64 data, 90 bytes, not shown] end' }]);
+
+    const words = [
+      'getTheVeryLongConfigurationValueFromTheEnvironmentOrTheDefaultsWhenItIsMissingAndLogAWarningAboutItAll',
+      'org/springframework/beans/factory/support/AbstractAutowireCapableBeanFactory/createBeanInstance/doCreateBean',
+      'THE/QUICK/BROWN/FOX/JUMPS/OVER/THE/LAZY/DOG/'.repeat(3),
+      'FooBarBazQuxCorgeGraultGarplyWaldoFredPlughXyzzyThud'.repeat(2),
+      '+/'.repeat(60),
+    ];
+    for (const word of words) {
+      expect(word.length).toBeGreaterThanOrEqual(100);
+      expect(toolResultParts({ content: [{ type: 'text', text: word }] })).toEqual([{ type: 'text', text: word }]);
+    }
+  });
+
   it('describes a text block of 12 MB of base64 (a file read as text) instead of failing the call', () => {
     // A regular expression's greedy run overflowed V8's stack on a run of some millions of characters.
     const large = randomBytes(9_000_000).toString('base64');

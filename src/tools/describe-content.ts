@@ -35,7 +35,10 @@ function describeBinary(kind: string, mimeType: string | undefined, base64: stri
 
 /**
  * Replaces each run that looks like base64 with its size. A run must mix upper case, lower case
- * and digits: a long hex digest or a word in capitals stays.
+ * and digits: a long hex digest or a word in capitals stays. A run with no digit (base64 has
+ * one in about six characters, yet a run of letters comes up) is taken for base64 only when its
+ * letters are as much upper as lower case, as random ones are: a long camelCase name or a path of
+ * words is mostly lower case, and stays.
  */
 export function withoutBase64(text: string): string {
   // A text shorter than one run has none: most tool results.
@@ -48,15 +51,19 @@ export function withoutBase64(text: string): string {
   while (index < text.length) {
     const start = index;
     let kinds = 0;
+    let upper = 0;
+    let lower = 0;
     for (let kind = base64CharKind(text.charCodeAt(index)); kind !== 0; kind = base64CharKind(text.charCodeAt(index))) {
       kinds |= kind;
+      if (kind === UPPER) upper++;
+      else if (kind === LOWER) lower++;
       index++;
     }
     if (index === start) {
       index++;
       continue;
     }
-    if (index - start < BASE64_RUN_LENGTH || (kinds & ALL_KINDS) !== ALL_KINDS) continue;
+    if (index - start < BASE64_RUN_LENGTH || !looksEncoded(kinds, upper, lower)) continue;
     const padding = text.charCodeAt(index) === EQUALS_SIGN ? (text.charCodeAt(index + 1) === EQUALS_SIGN ? 2 : 1) : 0;
     index += padding;
     shown += `${text.slice(copiedUpTo, start)}[base64 data, ${decodedSize(text.slice(start, index))} bytes, not shown]`;
@@ -69,8 +76,24 @@ const UPPER = 1;
 const LOWER = 2;
 const DIGIT = 4;
 const OTHER_BASE64 = 8;
-/** A run is taken for base64 only when it mixes upper case, lower case and digits. */
+/** A run mixing upper case, lower case and digits is taken for base64 (a run of letters alone: looksEncoded). */
 const ALL_KINDS = UPPER | LOWER | DIGIT;
+
+/**
+ * Of a run's letters, at least this share is upper case and at least this share lower case when
+ * it has no digit: random base64 letters are half each (a run of 100 falls under 40% about once in
+ * forty), a camelCase name of words of three letters or more has at most a third upper case.
+ */
+const MIN_CASE_SHARE = 0.4;
+
+/** Whether a long run of the base64 alphabet is taken for encoded data, from its kinds of characters and its letters of each case. */
+function looksEncoded(kinds: number, upper: number, lower: number): boolean {
+  if ((kinds & ALL_KINDS) === ALL_KINDS) return true;
+  if ((kinds & DIGIT) !== 0) return false;
+  const letters = upper + lower;
+  // A line of slashes or plus signs alone (letters 0) is not data.
+  return letters > 0 && upper >= letters * MIN_CASE_SHARE && lower >= letters * MIN_CASE_SHARE;
+}
 
 /** Which kind of base64 character a code is (`+` and `/` are OTHER_BASE64), 0 for none (NaN past the end too). */
 function base64CharKind(code: number): number {
