@@ -11,6 +11,13 @@ export const MAX_ERROR_TEXT = 2_000;
 export const MAX_PURPOSE_CHARACTERS = 4_096;
 
 /**
+ * Characters kept of a server tool's description offered directly (eager exposure), as written
+ * for the model: escapes counted, the note saying it was cut included. As much as a server's
+ * purpose gets; one tool's megabyte of text would otherwise sit in every request's context.
+ */
+export const MAX_DIRECT_DESCRIPTION_CHARACTERS = 4_096;
+
+/**
  * The first `max` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair
  * (half an emoji would turn into a lone surrogate, which is not valid Unicode).
  */

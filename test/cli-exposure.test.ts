@@ -5,11 +5,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger } from '../src/index.js';
 import { stdioFixture } from './support/fixtures.js';
 import { startServeIn } from './support/serve-host.js';
+import { MAX_DIRECT_DESCRIPTION_CHARACTERS } from '../src/text-limits.js';
+
+const HUGE_MANIFEST_SERVER = fileURLToPath(new URL('./fixtures/huge-manifest-server.mjs', import.meta.url));
 
 let home: string;
 let config: string;
@@ -96,4 +100,27 @@ describe('--exposure', () => {
       await serve.exited;
     }
   });
+
+  it(`serve --exposure eager lists a tool whose description is a quarter megabyte with it cut to ${MAX_DIRECT_DESCRIPTION_CHARACTERS} characters, saying so`, async () => {
+    const hugeHome = mkdtempSync(join(tmpdir(), 'mcp-cli-exposure-huge-'));
+    const hugeConfig = join(hugeHome, 'mcp.json');
+    writeFileSync(hugeConfig, JSON.stringify({ mcpServers: { huge: { command: process.execPath, args: [HUGE_MANIFEST_SERVER, '--mb', '0.25'] } } }));
+    const indexed = await runCli(['--config', hugeConfig, 'index'], { cwd: hugeHome, env: { HOME: hugeHome }, timeoutMs: 30_000 });
+    expect(indexed.code).toBe(0);
+    const serve = startServeIn(hugeHome, ['--config', hugeConfig, '--exposure', 'eager']);
+    try {
+      serve.send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host', version: '1' } } });
+      await serve.answer(1);
+      serve.send({ method: 'notifications/initialized' });
+      serve.send({ id: 2, method: 'tools/list' });
+      const listed = (await serve.answer(2)).result as unknown as { tools: Array<{ name: string; description: string }> };
+      const huge = listed.tools.find((tool) => tool.name === 'huge__huge')!;
+      expect(huge.description.length).toBeLessThanOrEqual(MAX_DIRECT_DESCRIPTION_CHARACTERS);
+      expect(huge.description).toMatch(/^description A+ \[description cut: [\d,]+ of 262,156 characters shown\]$/);
+    } finally {
+      serve.end();
+      await serve.exited;
+      rmSync(hugeHome, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

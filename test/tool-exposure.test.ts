@@ -9,10 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type CreateLoaderToolsOptions, type LoaderServers, type McpServerConfig } from '../src/index.js';
 import { toFunctionDefinitions } from '../src/entries/ai-sdk.js';
+import { MAX_DIRECT_DESCRIPTION_CHARACTERS } from '../src/text-limits.js';
 import { stdioFixture } from './support/fixtures.js';
 import { referenceServers } from './support/reference-servers.js';
 
 const HOSTILE_TEXT_SERVER = fileURLToPath(new URL('./fixtures/hostile-text-server.mjs', import.meta.url));
+const HUGE_MANIFEST_SERVER = fileURLToPath(new URL('./fixtures/huge-manifest-server.mjs', import.meta.url));
 
 let folder: string;
 let index: ManifestIndex;
@@ -249,6 +251,27 @@ describe('exposure', () => {
     const [offered] = toolsWith({ notes: config('notes') }, { exposure: 'eager' });
     expect(offered!.description).toBe('Reads\tnotes \\u{202e}edoc\\u{202c} — ünïcode 📝\\u{2066}');
   });
+
+  it(`cuts an indexed tool's description of twenty thousand characters to ${MAX_DIRECT_DESCRIPTION_CHARACTERS} as written, escapes counted, and says how much was shown`, () => {
+    const description = `Reads notes \u202e${'\u001b[2J'.repeat(5_000)}`;
+    index.record('notes', config('notes'), { tools: [tool('read', description)], resources: [], resourceTemplates: [], prompts: [] });
+    const [offered] = toolsWith({ notes: config('notes') }, { exposure: 'eager' });
+    expect(offered!.description.length).toBeLessThanOrEqual(MAX_DIRECT_DESCRIPTION_CHARACTERS);
+    expect(offered!.description).toMatch(/^Reads notes \\u\{202e\}(\\x1b\[2J)+(\\x1b[[2]*)? \[description cut: [\d,]+ of 20,013 characters shown\]$/);
+    expect(offered!.description).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
+  });
+
+  it("offers a connected server's tool with a description of a megabyte cut, and its other tools' descriptions whole", async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const huge = { command: process.execPath, args: [HUGE_MANIFEST_SERVER, '--mb', '1'] };
+    await manager.connect('huge', huge);
+    const tools = createLoaderTools({ manager, servers: { huge }, exposure: 'eager' });
+    const cut = tools.find((offered) => offered.name === 'huge__huge')!.description;
+    expect(cut.length).toBeLessThanOrEqual(MAX_DIRECT_DESCRIPTION_CHARACTERS);
+    expect(cut).toMatch(/^description A+ \[description cut: [\d,]+ of 1,048,588 characters shown\]$/);
+    expect(tools.find((offered) => offered.name === 'huge__echo')!.description).toBe('Answers ok');
+  }, 30_000);
 
   it('keeps the decision for the session: a server connected later changes no definition', async () => {
     const servers = { ...indexedServers(['weather']), fixture: stdioFixture() };

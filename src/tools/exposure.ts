@@ -6,10 +6,11 @@ import { inspect } from 'node:util';
 import type { Tool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { toFunctionDefinitions } from './adapters.js';
-import { schemaWithoutDialect } from './manifest-summary.js';
+import { descriptionWithin, schemaWithoutDialect } from './manifest-summary.js';
 import { schemaTextEscaped } from './schema-text.js';
 import { terminalText } from '../../machines/control-characters.js';
 import { quoted } from './model-text.js';
+import { MAX_DIRECT_DESCRIPTION_CHARACTERS } from '../text-limits.js';
 import type { LoaderToolContext } from './tool-context.js';
 import type { ExposureDecision, ExposureOption, LoaderTool, LoaderToolParameters } from './types.js';
 
@@ -49,14 +50,20 @@ function directParameters(schema: Tool['inputSchema']): LoaderToolParameters {
 const DIRECT_ARGUMENTS = z.looseObject({});
 
 /**
+ * A server's description as the loader's answers give it: escaped (no escape sequence or bidi
+ * override reaches the model's context), and cut with a note saying so past MAX_DIRECT_DESCRIPTION_CHARACTERS.
+ */
+const directDescription = (description: string): string =>
+  terminalText(descriptionWithin(description, terminalText, MAX_DIRECT_DESCRIPTION_CHARACTERS));
+
+/**
  * One server tool offered as itself. A call goes through call_mcp_tool (permissions, approval,
  * connecting an indexed server, the result budget), so both exposures behave the same.
  */
 function directTool(server: string, tool: Tool, name: string, call: LoaderTool): LoaderTool {
   return {
     name,
-    // Escaped as the loader's own answers escape a server's text: no escape sequence or bidi override reaches the model's context.
-    description: terminalText(tool.description ?? tool.title ?? `Tool ${quoted(tool.name)} of MCP server ${quoted(server)}`),
+    description: directDescription(tool.description ?? tool.title ?? `Tool ${quoted(tool.name)} of MCP server ${quoted(server)}`),
     inputSchema: DIRECT_ARGUMENTS,
     parameters: directParameters(tool.inputSchema),
     execute: (args, options) => call.execute({ server, tool: tool.name, arguments: args ?? {} }, options),

@@ -77,8 +77,9 @@ const DESCRIPTION_CUT_MARGIN = 200;
 /**
  * `description`, shortened with a note saying so when `render` (the answer written with it) is over
  * `budget`: cut at the budget as any text is, an answer would lose what follows the description
- * (a tool's input schema, the other tools found). Escaped control characters take up to six
- * characters each, so the room is shared out in proportion to the written length.
+ * (a tool's input schema, the other tools found). Escaped control characters take up to eight
+ * characters each, so the room is shared out in proportion to the description's written length,
+ * measured through `render` itself: a JSON answer and a bare text escape them differently.
  */
 export function descriptionWithin(description: string, render: (description: string) => string, budget: number): string {
   const whole = render(description).length;
@@ -87,8 +88,9 @@ export function descriptionWithin(description: string, render: (description: str
     const kept = sliceWithinBudget(description, Math.max(0, length));
     return `${kept} [description cut: ${kept.length.toLocaleString('en-US')} of ${description.length.toLocaleString('en-US')} characters shown]`;
   };
-  const written = manifestJson(description).length;
-  const room = budget - (whole - written) - DESCRIPTION_CUT_MARGIN;
+  const around = render('').length;
+  const written = whole - around;
+  const room = budget - around - DESCRIPTION_CUT_MARGIN;
   const length = Math.floor((description.length * Math.max(0, room)) / written);
   const first = cut(length);
   const over = render(first).length - budget;
