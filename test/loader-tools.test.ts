@@ -1,6 +1,10 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createLoaderTools,
+  discoverMcpServers,
   McpConnectionManager,
   silentLogger,
   type DiscoveredServer,
@@ -131,6 +135,29 @@ describe('load_mcp', () => {
     const second = await load.execute({ server: 'fixture' });
     expect(second.text).toBe(first.text);
     expect(registryEvents()).toEqual(['mcp.touch']);
+  });
+
+  it("names the project servers awaiting the user's approval, and only those, so the model can ask for one; the definition is the same on every build", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mcp-loader-awaiting-'));
+    try {
+      mkdirSync(join(root, 'project'));
+      writeFileSync(join(root, 'user.json'), JSON.stringify({ mcpServers: { mine: stdioFixture(), off: { ...stdioFixture(), disabled: true } } }));
+      writeFileSync(join(root, 'project', '.mcp.json'), JSON.stringify({ mcpServers: { cloned: { command: 'cloned-server' }, 'evil\nline': { command: 'x' } } }));
+      const discover = (projectServers: 'ask' | 'deny') =>
+        discoverMcpServers({ userConfigPath: join(root, 'user.json'), projectRoot: join(root, 'project'), approvalsPath: join(root, 'approvals.json'), projectServers });
+      const { servers } = await discover('ask');
+      const { load } = setUp(undefined, servers);
+      expect(load.description.split('\n').slice(-2)).toEqual([
+        '- mine',
+        "These servers need the user's approval before use (load_mcp refuses them until then; ask the user to approve one you need): cloned, evil\\x0aline.",
+      ]);
+      expect(load.parameters.properties.server).toMatchObject({ enum: ['mine'] });
+      expect(setUp(undefined, servers).load.description).toBe(load.description);
+      expect((await load.execute({ server: 'cloned' })).text).toMatch(/^MCP server "cloned" is off: it is a project server waiting for approval/);
+      expect(setUp(undefined, (await discover('deny')).servers).load.description).not.toMatch(/approval|cloned/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('refuses a disabled server without starting it, and says the user can enable it', async () => {

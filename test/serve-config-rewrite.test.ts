@@ -45,6 +45,13 @@ async function loadOnceKnown(call: ReturnType<typeof toolCaller>, server: string
   throw new Error(`serve never saw the server "${server}"`);
 }
 
+/** The line of load_mcp's definition naming the servers that wait for the user's approval, as the host lists it. */
+async function awaitingLineOf(host: ServeHost, id: number): Promise<string | undefined> {
+  host.send({ id, method: 'tools/list' });
+  const { tools } = (await host.answer(id)).result as unknown as { tools: Array<{ name: string; description: string }> };
+  return tools.find((tool) => tool.name === 'load_mcp')!.description.split('\n').find((line) => line.includes("need the user's approval"));
+}
+
 /** `mcp-statechart approve <name>` run by a person on a terminal (a pseudo-terminal from script(1)), answering y. */
 function approveOnTerminal(home: string, name: string): Promise<number | null> {
   const command = [CLI_COMMAND.command, ...CLI_COMMAND.args, 'approve', name].map((word) => `'${word}'`).join(' ');
@@ -91,6 +98,8 @@ describe('serve and a config the model can write', () => {
     expect(await call('load_mcp', { server: 'gone' })).toMatch(/^Unknown MCP server "gone"/);
     expect(existsSync(addedRan)).toBe(false);
     expect(existsSync(changedRan)).toBe(false);
+    // The model is told which servers wait, so it can ask the user for one.
+    expect(await awaitingLineOf(serve, 50)).toMatch(/^These servers need the user's approval before use \(.*\): kept, added\.$/);
 
     // A person confirms it on a terminal: serve sees the approval without a restart.
     expect(await approveOnTerminal(home, 'added')).toBe(0);
@@ -98,6 +107,7 @@ describe('serve and a config the model can write', () => {
       await new Promise((done) => setTimeout(done, 200));
     }
     expect(await call('load_mcp', { server: 'added' })).toContain('echo');
+    expect(await awaitingLineOf(serve, 51)).toMatch(/: kept\.$/);
     expect(existsSync(addedRan)).toBe(true);
     expect(existsSync(changedRan)).toBe(false);
   }, 120_000);

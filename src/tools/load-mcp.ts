@@ -3,6 +3,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerManifest } from '../../machines/types.js';
 import { abortError } from '../../machines/errors.js';
 import { terminalLine } from '../../machines/control-characters.js';
+import { listNames } from './list-names.js';
 import { quoted } from './model-text.js';
 import { defineLoaderTool } from './define-tool.js';
 import { loadFailureText } from './failure-text.js';
@@ -32,6 +33,18 @@ function serverLines({ catalog, searchable }: LoaderToolContext): string {
   return `Servers:\n${lines.join('\n')}`;
 }
 
+/** Names of servers waiting for approval shown in the definition; the rest are counted. */
+const AWAITING_NAMES_SHOWN = 10;
+
+/**
+ * Servers the user must approve first: the model cannot load them, but can ask for them. Set by
+ * the config, as the list is, so the definition stays the same until the config changes.
+ */
+function awaitingLine({ catalog }: LoaderToolContext): string {
+  if (catalog.awaitingApproval.length === 0) return '';
+  return `\nThese servers need the user's approval before use (load_mcp refuses them until then; ask the user to approve one you need): ${listNames(catalog.awaitingApproval, AWAITING_NAMES_SHOWN)}.`;
+}
+
 /**
  * What it does and the servers to choose from; nothing about the order of work, which each
  * other definition says once: call_mcp_tool and read_mcp_resource name where their tools and
@@ -40,7 +53,7 @@ function serverLines({ catalog, searchable }: LoaderToolContext): string {
 function describeLoadMcp(context: LoaderToolContext): string {
   const { catalog, searchOffered, sharedByCallers } = context;
   const purpose = `${PURPOSE} ${sharedByCallers ? SHARED : SWITCHING_OFF}`;
-  const notice = catalog.notice === '' ? '' : `\n${catalog.notice}`;
+  const notice = `${awaitingLine(context)}${catalog.notice === '' ? '' : `\n${catalog.notice}`}`;
   if (catalog.listed) return `${purpose} ${serverLines(context)}${notice}`;
   const finding = searchOffered ? 'search_mcp_tools finds them' : 'ask the user which one';
   return `${purpose} ${catalog.names.length} servers are configured, too many to list: ${finding}; an unknown name gets the closest names.${notice}`;

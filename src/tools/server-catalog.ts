@@ -49,6 +49,11 @@ export interface ServerCatalog {
   readonly switches: number;
   /** Turns an allowed server off (true) or back on (false) for this session. */
   switchOff(server: string, off: boolean): void;
+  /**
+   * Allowed servers that are off until a person approves them: a project server under `ask`, one
+   * that appeared or changed while `serve` ran. load_mcp names them, so the model can ask the user.
+   */
+  awaitingApproval: string[];
   /** Why servers may be missing (`serversNotice`), as the model reads it; empty when there is no notice. */
   notice: string;
   /** Why a tool other than load_mcp may not use this server now, or undefined. */
@@ -68,11 +73,20 @@ function normalize(entry: DescribedServerEntry | McpServerConfig): DescribedServ
       description: entry.description ?? entry.config.description,
       disabled: entry.disabled === true || entry.config.disabled === true,
       disabledBecause: entry.disabledBecause,
+      trust: entry.trust,
       scope: entry.scope,
       source: entry.source,
     };
   }
   return { config: entry, description: entry.description, disabled: entry.disabled === true };
+}
+
+/**
+ * Off for a reason of its own (`disabledBecause`), not by its config nor denied: what sets one is
+ * the wait for a person (project trust under `ask`, serve's hold on servers that appear).
+ */
+function isAwaitingApproval(entry: DescribedServerEntry): boolean {
+  return entry.disabledBecause !== undefined && entry.trust !== 'denied';
 }
 
 export function buildServerCatalog(
@@ -87,8 +101,13 @@ export function buildServerCatalog(
   // Compiled once: refusal and allowsTool run on every loader call.
   const { allowsServer, allowsTool } = compilePermissions(permissions);
   const available: AvailableServer[] = [];
+  const awaitingApproval: string[] = [];
   for (const [name, entry] of known) {
-    if (entry.disabled || !allowsServer(name)) continue;
+    if (!allowsServer(name)) continue;
+    if (entry.disabled) {
+      if (isAwaitingApproval(entry)) awaitingApproval.push(name);
+      continue;
+    }
     // A description goes into load_mcp's definition and search's ranking: a huge one would fill the model's context.
     const description = entry.description === undefined ? undefined : descriptionWithinCap(entry.description);
     available.push({ name, config: entry.config, description, projectFile: projectFileOf(entry) });
@@ -114,6 +133,7 @@ export function buildServerCatalog(
   let switches = 0;
   return {
     available,
+    awaitingApproval,
     notice,
     names,
     listed,

@@ -130,6 +130,8 @@ export interface DescribedServerEntry {
   disabled?: boolean;
   /** Why the server is off when its config does not say `disabled` (told to the model instead of "disabled in its config"). */
   disabledBecause?: string;
+  /** A project entry the trust policy keeps off (discovery's `trust`): `denied` is never to be approved here. */
+  trust?: 'awaiting approval' | 'denied';
   /** Where the entry came from (discovery's `scope` and `source`): a project server's index entry is filed under its `.mcp.json`. */
   scope?: string;
   source?: string;
