@@ -76,10 +76,13 @@ describe('serve follows its config while it runs', () => {
 
       writeConfig(config, { first: stdioFixture(), second: { ...stdioFixture('--name', 'second'), description: 'added while serving' } });
       await vi.waitFor(() => expect(host.stderr()).toMatch(/server "second" is off: its entry appeared/), slow);
+      // Held, it is named in load_mcp's description as waiting for approval: the host is told of that change too.
+      await vi.waitFor(() => expect(host.listChanged.count).toBeGreaterThan(0), slow);
       expect(await host.loadEnum()).toEqual(['first']);
 
+      const held = host.listChanged.count;
       await approveAsPerson(config, 'second');
-      await vi.waitFor(() => expect(host.listChanged.count).toBeGreaterThan(0), slow);
+      await vi.waitFor(() => expect(host.listChanged.count).toBeGreaterThan(held), slow);
       expect(await host.loadEnum()).toEqual(['first', 'second']);
       const loaded = await host.client.callTool({ name: 'load_mcp', arguments: { server: 'second' } });
       expect(loaded.isError).toBeFalsy();
