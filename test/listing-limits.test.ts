@@ -30,18 +30,18 @@ afterEach(async () => {
 describe('a server that pages forever', () => {
   it('fails the connect within connectTimeoutMs + 1 s, naming the server, with heap growth under 100 MB', async () => {
     const connectTimeoutMs = 2_000;
-    // 50 tools a page: at the page cap (1,000 pages) that is 50,000 tools, so the heap bound holds
-    // however fast the pages come. With 200 a page a fast machine read ~100,000 tools within the
-    // 2 s and the heap grew 104.5 MB (Node 24): the timeout, not a cap, was what kept it lower.
+    // 200 tools a page: the tools cap (20,000) ends it by page 101 however fast the pages come.
+    // Under the 200,000-entry cap alone a fast machine read ~100,000 tools within the 2 s and the
+    // heap grew 104.5 MB (Node 24): the timeout, not a cap, was what kept it lower.
     const before = process.memoryUsage().heapUsed;
     const started = Date.now();
     const { value: error, peakHeap } = await withPeakHeap(() =>
-      rejectionOf(manager().connect('pager', hostileServer('--pages-forever', '50'), { connectTimeoutMs, autoReconnect: false })),
+      rejectionOf(manager().connect('pager', hostileServer('--pages-forever', '200'), { connectTimeoutMs, autoReconnect: false })),
     );
     const elapsed = Date.now() - started;
 
     expect(elapsed).toBeLessThan(connectTimeoutMs + 1_000);
-    expect(error.message).toMatch(/Could not connect to MCP server "pager": .*(timed out|more than 1000 pages)/);
+    expect(error.message).toMatch(/Could not connect to MCP server "pager": .*(timed out|more than 20000 tools)/);
     expect(peakHeap - before).toBeLessThan(100 * MB);
   });
 
@@ -84,18 +84,16 @@ describe('a list whose cursor never ends', () => {
 });
 
 describe('a list past the caps', () => {
-  it('lists 200,000 tools in one page without overflowing the stack', async () => {
-    const manifest = await manager().connect('crowd', hostileServer('--tools', '200000'), { connectTimeoutMs: 60_000 });
-    expect(manifest.tools).toHaveLength(200_000);
-    expect(manifest.tools.at(-1)?.name).toBe('t199999');
+  it(`lists ${LISTING_LIMITS.maxTools.toLocaleString('en-US')} tools, the tools cap, in one page`, async () => {
+    const manifest = await manager().connect('crowd', hostileServer('--tools', String(LISTING_LIMITS.maxTools)), { connectTimeoutMs: 60_000 });
+    expect(manifest.tools).toHaveLength(20_000);
+    expect(manifest.tools.at(-1)?.name).toBe('t19999');
   }, 90_000);
 
-  it('ends a list with more entries than the cap in an error that names the server and is not retried', async () => {
-    const error = await rejectionOf(
-      manager().connect('crowd', hostileServer('--tools', String(LISTING_LIMITS.maxItems + 1)), { connectTimeoutMs: 60_000 }),
-    );
+  it.each([20_001, 200_000])('ends a list of %i tools in one page in an error that names the server and is not retried, not a stack overflow', async (count) => {
+    const error = await rejectionOf(manager().connect('crowd', hostileServer('--tools', String(count)), { connectTimeoutMs: 60_000 }));
     expect(error).toMatchObject({ code: 'CONFIG_ERROR', server: 'crowd' });
-    expect(error.message).toMatch(/"crowd": the server listed more than 200000 tools, more than mcp-statechart accepts\. It will not be retried\./);
+    expect(error.message).toMatch(/"crowd": the server listed more than 20000 tools, more than mcp-statechart accepts\. It will not be retried\./);
     expect(error.message).not.toMatch(/call stack/);
   }, 90_000);
 

@@ -39,6 +39,11 @@ function freshnessOf(page: Record<string, unknown>): Freshness {
 export interface ListingLimits {
   maxPages: number;
   maxItems: number;
+  /**
+   * Tools are held as parsed objects of about 1 KB each, whatever their JSON length: 200,000 small
+   * ones grew the heap past 100 MB before `maxChars` counted 64 MB. Servers list hundreds at most.
+   */
+  maxTools: number;
   /** About the JSON length of all entries of one list together. */
   maxChars: number;
   maxDepth: number;
@@ -47,6 +52,7 @@ export interface ListingLimits {
 export const LISTING_LIMITS: ListingLimits = {
   maxPages: 1_000,
   maxItems: 200_000,
+  maxTools: 20_000,
   maxChars: 64 * 1024 * 1024,
   maxDepth: 64,
 };
@@ -143,6 +149,7 @@ export async function listAllPages<K extends ListKind>(
   const malformed: string[] = [];
   let pages = 0;
   let cursor: string | undefined;
+  const maxItems = kind === 'tools' ? limits.maxTools : limits.maxItems;
   do {
     deadline.check();
     if (++pages > limits.maxPages) {
@@ -162,8 +169,8 @@ export async function listAllPages<K extends ListKind>(
         if (chars > limits.maxChars) {
           throw new ListingLimitError(server, `sent more than ${Math.round(limits.maxChars / 1024 / 1024)} MB of ${kind}`);
         }
-        if (items.length === limits.maxItems) {
-          throw new ListingLimitError(server, `listed more than ${limits.maxItems} ${kind}`);
+        if (items.length === maxItems) {
+          throw new ListingLimitError(server, `listed more than ${maxItems} ${kind}`);
         }
         items.push(unchanged as McpServerManifest[K][number]);
         continue;
@@ -184,8 +191,8 @@ export async function listAllPages<K extends ListKind>(
       if (chars > limits.maxChars) {
         throw new ListingLimitError(server, `sent more than ${Math.round(limits.maxChars / 1024 / 1024)} MB of ${kind}`);
       }
-      if (items.length === limits.maxItems) {
-        throw new ListingLimitError(server, `listed more than ${limits.maxItems} ${kind}`);
+      if (items.length === maxItems) {
+        throw new ListingLimitError(server, `listed more than ${maxItems} ${kind}`);
       }
       const checked = await checkedEntry(kind, item);
       if (typeof checked === 'string') {
