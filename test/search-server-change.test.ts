@@ -82,6 +82,18 @@ describe("one server's change among many", () => {
     expect(found.tool).toBe(now[5]!.tools[1]);
   });
 
+  it("a tool's description or parameter changed, the server given as a new object: server search as built afresh, answering with the record last set", () => {
+    const serverRankings = (search: ToolSearch) => QUERIES.map((query) => search.searchServers(query, 5).map(({ name }) => name));
+    for (const change of [
+      (entry: Tool) => ({ ...entry, description: 'zulu yankee whiskey renamed records' }),
+      (entry: Tool) => tool(entry.name, entry.description!, 'yankee'),
+    ]) {
+      const { changed, now } = changedOne(({ server, tools }) => ({ server: { ...server }, tools: tools.map((entry, at) => (at === 1 ? change(entry) : entry)) }));
+      expect(serverRankings(changed)).toEqual(serverRankings(builtAfresh(now)));
+      expect(changed.searchServers(now[5]!.server.description!, 1)[0]).toBe(now[5]!.server);
+    }
+  });
+
   it('two tools of one name, one of them changed: the other stays, as built afresh', () => {
     const { changed, now } = changedOne(({ server, tools }) => ({ server, tools: [...tools, { ...tools[0]!, description: 'zulu the twin' }] }));
     const again = { server: now[5]!.server, tools: now[5]!.tools.map((entry, at) => (at === 5 ? { ...entry, description: 'yankee the twin' } : entry)) };

@@ -11,7 +11,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Tool } from '@modelcontextprotocol/client';
 import { serverDocument, serverPurposeTokens, serverTextDocument, SERVER_FIELDS, SERVER_TEXT_FIELDS, toolDocument, TOOL_FIELDS, toolPassages, toolTexts, wordPairs, type SearchableServer } from './documents.js';
-import { FieldIndex, ScoreSheet, type QueryGroup } from './field-index.js';
+import { FieldIndex, ScoreSheet, type FieldTokens, type QueryGroup } from './field-index.js';
 import { Passages } from './passages.js';
 import { synonymsOf } from './synonyms.js';
 import { shippedThesaurus, THESAURUS_RELATIONS, type ThesaurusRelation } from './thesaurus.js';
@@ -129,6 +129,9 @@ interface IndexedServer {
   /** Its purpose's words, in each of its tools' fields: when they change, every tool is indexed again. */
   purpose: readonly string[];
   serverDoc: number;
+  /** The words of its server-level entries as indexed: a change that leaves them the same keeps them (and the cached scores of their words). */
+  serverFields: string[][];
+  serverTextFields: string[][];
   serverTextDoc: number;
   /** Its name's words and the words at least half its tools' names hold: they say the server, not which of its tools. */
   sharedNameWords: ReadonlySet<string>;
@@ -143,6 +146,7 @@ interface KeptTools {
 const NONE_KEPT: KeptTools = { docs: [], kept: new Set() };
 
 const sameWords = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((word, at) => word === b[at]);
+const sameFields = (a: FieldTokens, b: FieldTokens) => a.length === b.length && a.every((words, field) => sameWords(words, b[field]!));
 
 export interface ParsedQuery {
   groups: QueryGroup[];
@@ -540,12 +544,24 @@ export class ToolSearch {
       if (!names) this.serversByNameWord.set(word, (names = new Set()));
       names.add(server.name);
     }
-    const serverDoc = this.serverIndex.add(serverDocument(server, tools));
+    const serverFields = serverDocument(server, tools);
+    const serverDoc = this.keptEntry(this.serverIndex, known?.serverDoc, known?.serverFields, serverFields);
     this.serverOfDoc[serverDoc] = server;
-    const serverTextDoc = this.serverTextIndex.add(serverTextDocument(nameTokens, purpose, docs.map((doc) => this.textsOf[doc]!)));
+    const serverTextFields = serverTextDocument(nameTokens, purpose, docs.map((doc) => this.textsOf[doc]!));
+    const serverTextDoc = this.keptEntry(this.serverTextIndex, known?.serverTextDoc, known?.serverTextFields, serverTextFields);
     for (const doc of docs) this.serverTextOfDoc[doc] = serverTextDoc;
-    this.servers.set(server.name, { server, tools, docs, purpose, serverDoc, serverTextDoc, sharedNameWords: this.sharedNameWords(nameTokens, docs) });
+    this.servers.set(server.name, { server, tools, docs, purpose, serverDoc, serverFields, serverTextDoc, serverTextFields, sharedNameWords: this.sharedNameWords(nameTokens, docs) });
     this.toolTotal += docs.length;
+  }
+
+  /**
+   * A server-level entry for `fields`: the one indexed when its words are the same (taking it out
+   * and adding it again would drop its words' cached scores for nothing), else a new one.
+   */
+  private keptEntry(index: FieldIndex, doc: number | undefined, indexed: FieldTokens | undefined, fields: string[][]): number {
+    if (doc !== undefined && indexed && sameFields(indexed, fields)) return doc;
+    if (doc !== undefined) index.remove(doc);
+    return index.add(fields);
   }
 
   /**
@@ -629,10 +645,14 @@ export class ToolSearch {
 
   removeServer(name: string): void {
     const known = this.servers.get(name);
-    if (known) this.removeServerRecord(known, NONE_KEPT);
+    if (!known) return;
+    this.removeServerRecord(known, NONE_KEPT);
+    this.serverIndex.remove(known.serverDoc);
+    this.serverTextIndex.remove(known.serverTextDoc);
+    this.serverOfDoc[known.serverDoc] = undefined;
   }
 
-  /** Takes a server out of search, but for the tools `keep` names (setServer indexes them again as they are). */
+  /** Takes a server out of search, but for the tools `keep` names and its server-level entries (setServer keeps or replaces them). */
   private removeServerRecord(known: IndexedServer, keep: KeptTools): void {
     const { name } = known.server;
     for (const doc of known.docs) if (!keep.kept.has(doc)) this.removeTool(name, doc);
@@ -642,9 +662,6 @@ export class ToolSearch {
       const names = this.serversByNameWord.get(word);
       if (names?.delete(name) && names.size === 0) this.serversByNameWord.delete(word);
     }
-    this.serverIndex.remove(known.serverDoc);
-    this.serverTextIndex.remove(known.serverTextDoc);
-    this.serverOfDoc[known.serverDoc] = undefined;
     this.servers.delete(name);
     this.toolTotal -= known.docs.length;
   }
