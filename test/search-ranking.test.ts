@@ -418,6 +418,34 @@ describe('a server\u2019s whole text', () => {
   });
 });
 
+describe('a tool copied word for word onto another server', () => {
+  const CREATE_ISSUE = tool('create_issue', 'Create a new issue in a GitHub repository', ['owner', 'repo', 'title']);
+  const GITHUB = { name: 'github', description: 'MCP server for using the GitHub API' };
+  const githubTools = [
+    { server: 'github', tool: CREATE_ISSUE },
+    { server: 'github', tool: tool('merge_pull_request', 'Merge a pull request in a GitHub repository', ['owner', 'repo', 'number']) },
+    { server: 'github', tool: tool('search_code', 'Search for code across GitHub repositories', ['q']) },
+  ];
+  // One tool and no description: the smaller catalogue's lifts put its copy first, and "aaa" sorts before "github".
+  const withCopyOn = (server: string) => new ToolSearch([GITHUB, { name: server }, MISC], [...BACKGROUND, ...githubTools, { server, tool: structuredClone(CREATE_ISSUE) }]);
+
+  it('ranks below the tool it copies, whose description names its own server', () => {
+    expect(top(withCopyOn('aaa'), 'create an issue', 2)).toEqual(['github/create_issue', 'aaa/create_issue']);
+    expect(top(withCopyOn('helper'), 'open a new issue', 1)).toEqual(['github/create_issue']);
+  });
+
+  it('comes after it when the query is the tool\u2019s exact name', () => {
+    expect(top(withCopyOn('aaa'), 'create_issue', 2)).toEqual(['github/create_issue', 'aaa/create_issue']);
+  });
+
+  it('keeps its score when its description names its own server too: the server\u2019s name is what tells them apart then', () => {
+    const search = withCopyOn('github-mirror');
+    const [first, second] = search.searchTools('create an issue', 2);
+    expect([first!.server, second!.server].sort()).toEqual(['github', 'github-mirror']);
+    expect(top(search, 'create an issue in the github mirror', 1)).toEqual(['github-mirror/create_issue']);
+  });
+});
+
 describe('how words are read', () => {
   const search = new ToolSearch([{ name: 'browser', description: 'Web browser' }, { name: 'shell', description: 'Local shell' }], [
     { server: 'browser', tool: tool('list_urls', 'List the links found on the current page') },

@@ -145,6 +145,17 @@ interface KeptTools {
 
 const NONE_KEPT: KeptTools = { docs: [], kept: new Set() };
 
+const twinKey = (tool: Tool) => `${tool.name}\u0000${tool.description ?? ''}`;
+/** Whether a description names the server by a word of its name of three letters or more, as written ("GitHub" for `github`, not "git" and "hub"). */
+function namesServer(description: string, server: string): boolean {
+  const words = ` ${description.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ')} `;
+  return server
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .some((word) => word.length >= 3 && words.includes(` ${word} `));
+}
+/** How far below its twin an impersonating tool's score is put: below it, and above anything that was below both. */
+const TWIN_BELOW = 1 - 1e-9;
 const sameWords = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((word, at) => word === b[at]);
 const sameFields = (a: FieldTokens, b: FieldTokens) => a.length === b.length && a.every((words, field) => sameWords(words, b[field]!));
 
@@ -483,6 +494,12 @@ export class ToolSearch {
   /** A word of a server's name → the servers whose names hold it. */
   private readonly serversByNameWord = new Map<string, Set<string>>();
   private readonly byExactName = new Map<string, Set<number>>();
+  /** A tool's name and description → the tools of every server that list exactly these (a copy on another server is their twin). */
+  private readonly twins = new Map<string, Set<number>>();
+  /** Document number → its twins' set in `twins` (itself included), so that a query does not work out keys. */
+  private readonly twinsOf: Array<Set<number> | undefined> = [];
+  /** Document number → whether its tool's description names its own server (namesServer). */
+  private readonly namesItsServer: boolean[] = [];
   private toolTotal = 0;
   /** One query's word scores and phrase bonus, reused by the next query. */
   private readonly words = new ScoreSheet();
@@ -613,6 +630,11 @@ export class ToolSearch {
       if (!docs) this.byExactName.set(key, (docs = new Set()));
       docs.add(doc);
     }
+    let twins = this.twins.get(twinKey(tool));
+    if (!twins) this.twins.set(twinKey(tool), (twins = new Set()));
+    twins.add(doc);
+    this.twinsOf[doc] = twins;
+    this.namesItsServer[doc] = namesServer(tool.description ?? '', serverName);
     return doc;
   }
 
@@ -622,6 +644,9 @@ export class ToolSearch {
       const docs = this.byExactName.get(key);
       if (docs?.delete(doc) && docs.size === 0) this.byExactName.delete(key);
     }
+    const twins = this.twinsOf[doc]!;
+    if (twins.delete(doc) && twins.size === 0) this.twins.delete(twinKey(tool));
+    this.twinsOf[doc] = undefined;
     for (const docs of this.byKind.values()) docs.delete(doc);
     for (const shape of this.shapesOf[doc] ?? []) {
       const docs = this.byShape.get(shape);
@@ -762,7 +787,7 @@ export class ToolSearch {
 
   private withExactNames(query: string, limit: number, server: string | undefined, rank: (accept: (doc: number) => boolean) => RankedTool[]): RankedTool[] {
     const accept = (doc: number) => server === undefined || this.tools[doc]!.server === server;
-    const exact = [...(this.byExactName.get(query.trim().toLowerCase()) ?? [])].filter(accept).sort((a, b) => this.order(a, b));
+    const exact = [...(this.byExactName.get(query.trim().toLowerCase()) ?? [])].filter(accept).sort((a, b) => Number(this.impersonates(a)) - Number(this.impersonates(b)) || this.order(a, b));
     const ranked = rank((doc) => accept(doc) && !exact.includes(doc));
     return [...exact.map((doc) => ({ ...this.tools[doc]!, score: EXACT_NAME_SCORE })), ...ranked.slice(0, limit)].slice(0, limit);
   }
@@ -824,7 +849,33 @@ export class ToolSearch {
     this.recallByValues(words, values);
     this.recallByShapes(words, query);
     this.lift(words, query, groups, values, depth, accept, beyondDepth);
+    this.settleTwins(words);
     return words;
+  }
+
+  /**
+   * A tool copied word for word onto another server (same name, same description) ranks just below
+   * its twin whose description names its own server ("… in a GitHub repository" on `github`): a
+   * server impersonating another's tool gets nothing from a smaller catalogue's lifts. Twins that
+   * both name their server, or neither, keep their scores.
+   */
+  private settleTwins(sheet: ScoreSheet): void {
+    if (this.twins.size === this.toolTotal) return;
+    for (const doc of sheet.docs) {
+      if (!this.impersonates(doc)) continue;
+      let owner = 0;
+      for (const twin of this.twinsOf[doc]!) if (this.namesItsServer[twin]) owner = Math.max(owner, sheet.score[twin]!);
+      if (owner > 0 && sheet.score[doc]! >= owner) sheet.score[doc] = owner * TWIN_BELOW;
+    }
+  }
+
+  /** Whether a tool's description does not name its server while a twin's names its own. */
+  private impersonates(doc: number): boolean {
+    if (this.namesItsServer[doc]) return false;
+    const twins = this.twinsOf[doc]!;
+    if (twins.size < 2) return false;
+    for (const twin of twins) if (this.namesItsServer[twin]) return true;
+    return false;
   }
 
   /** The tools one passage of which holds the query's two most specific words gain SPECIFIC_PAIR_WEIGHT. */
