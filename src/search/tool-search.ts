@@ -145,6 +145,13 @@ interface KeptTools {
 
 const NONE_KEPT: KeptTools = { docs: [], kept: new Set() };
 
+/** The tools of every server that list one name and description, and how many of them name their own server. */
+interface Twins {
+  docs: Set<number>;
+  naming: number;
+}
+/** The tools of a group that do not name their server while another does. */
+const impersonatorsIn = ({ docs, naming }: Twins) => (naming > 0 ? docs.size - naming : 0);
 const twinKey = (tool: Tool) => `${tool.name}\u0000${tool.description ?? ''}`;
 /** Whether a description names the server by a word of its name of three letters or more, as written ("GitHub" for `github`, not "git" and "hub"). */
 function namesServer(description: string, server: string): boolean {
@@ -495,9 +502,11 @@ export class ToolSearch {
   private readonly serversByNameWord = new Map<string, Set<string>>();
   private readonly byExactName = new Map<string, Set<number>>();
   /** A tool's name and description → the tools of every server that list exactly these (a copy on another server is their twin). */
-  private readonly twins = new Map<string, Set<number>>();
-  /** Document number → its twins' set in `twins` (itself included), so that a query does not work out keys. */
-  private readonly twinsOf: Array<Set<number> | undefined> = [];
+  private readonly twins = new Map<string, Twins>();
+  /** Document number → its group in `twins` (itself included), so that a query does not work out keys. */
+  private readonly twinsOf: Array<Twins | undefined> = [];
+  /** How many tools impersonate a twin (impersonates): none in most catalogues, and then a query skips settleTwins. */
+  private impersonators = 0;
   /** Document number → whether its tool's description names its own server (namesServer). */
   private readonly namesItsServer: boolean[] = [];
   private toolTotal = 0;
@@ -631,10 +640,13 @@ export class ToolSearch {
       docs.add(doc);
     }
     let twins = this.twins.get(twinKey(tool));
-    if (!twins) this.twins.set(twinKey(tool), (twins = new Set()));
-    twins.add(doc);
+    if (!twins) this.twins.set(twinKey(tool), (twins = { docs: new Set(), naming: 0 }));
     this.twinsOf[doc] = twins;
     this.namesItsServer[doc] = namesServer(tool.description ?? '', serverName);
+    this.impersonators -= impersonatorsIn(twins);
+    twins.docs.add(doc);
+    if (this.namesItsServer[doc]) twins.naming++;
+    this.impersonators += impersonatorsIn(twins);
     return doc;
   }
 
@@ -645,7 +657,11 @@ export class ToolSearch {
       if (docs?.delete(doc) && docs.size === 0) this.byExactName.delete(key);
     }
     const twins = this.twinsOf[doc]!;
-    if (twins.delete(doc) && twins.size === 0) this.twins.delete(twinKey(tool));
+    this.impersonators -= impersonatorsIn(twins);
+    twins.docs.delete(doc);
+    if (this.namesItsServer[doc]) twins.naming--;
+    this.impersonators += impersonatorsIn(twins);
+    if (twins.docs.size === 0) this.twins.delete(twinKey(tool));
     this.twinsOf[doc] = undefined;
     for (const docs of this.byKind.values()) docs.delete(doc);
     for (const shape of this.shapesOf[doc] ?? []) {
@@ -860,22 +876,18 @@ export class ToolSearch {
    * both name their server, or neither, keep their scores.
    */
   private settleTwins(sheet: ScoreSheet): void {
-    if (this.twins.size === this.toolTotal) return;
+    if (this.impersonators === 0) return;
     for (const doc of sheet.docs) {
       if (!this.impersonates(doc)) continue;
       let owner = 0;
-      for (const twin of this.twinsOf[doc]!) if (this.namesItsServer[twin]) owner = Math.max(owner, sheet.score[twin]!);
+      for (const twin of this.twinsOf[doc]!.docs) if (this.namesItsServer[twin]) owner = Math.max(owner, sheet.score[twin]!);
       if (owner > 0 && sheet.score[doc]! >= owner) sheet.score[doc] = owner * TWIN_BELOW;
     }
   }
 
   /** Whether a tool's description does not name its server while a twin's names its own. */
   private impersonates(doc: number): boolean {
-    if (this.namesItsServer[doc]) return false;
-    const twins = this.twinsOf[doc]!;
-    if (twins.size < 2) return false;
-    for (const twin of twins) if (this.namesItsServer[twin]) return true;
-    return false;
+    return !this.namesItsServer[doc] && this.twinsOf[doc]!.naming > 0;
   }
 
   /** The tools one passage of which holds the query's two most specific words gain SPECIFIC_PAIR_WEIGHT. */
