@@ -5,8 +5,8 @@
  * in the error; a lock that names no holder here is waited for as before.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import type { open } from 'node:fs/promises';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import type { FileHandle, open } from 'node:fs/promises';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,12 +51,12 @@ async function holdInAnotherProcess(lockPath: string): Promise<ChildProcess> {
  * handle: the moment between a waiter's opening of a lock to read its holder and its acting on what
  * it read. Returns the undo.
  */
-function interceptOpen(after: (path: unknown, flags: unknown) => Promise<void>): () => void {
+function interceptOpen(after: (path: unknown, flags: unknown, file: FileHandle) => Promise<void>): () => void {
   const promises = require('node:fs/promises') as { open: typeof open };
   const original = promises.open;
   promises.open = async (...args: Parameters<typeof open>) => {
     const file = await original(...args);
-    await after(args[0], args[1]);
+    await after(args[0], args[1], file);
     return file;
   };
   syncBuiltinESMExports();
@@ -170,6 +170,57 @@ describe('a lock file', () => {
       expect((failure as FileLockHeld).holderPid).toBeUndefined();
     }
   }, 30_000);
+
+  it('whose holder cannot be written (a full disk) is removed again, so the next writer is not held up', async () => {
+    const lockPath = join(root, 'data.json.lock');
+    const restoreOpen = interceptOpen(async (path, flags, file) => {
+      if (path !== lockPath || flags !== 'wx') return;
+      file.writeFile = () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+    });
+    let failure: unknown;
+    try {
+      failure = await withFileLock(lockPath, async () => 'written').catch((error: unknown) => error);
+    } finally {
+      restoreOpen();
+    }
+
+    expect((failure as NodeJS.ErrnoException).code).toBe('ENOSPC');
+    expect(existsSync(lockPath)).toBe(false);
+    await expect(withFileLock(lockPath, async () => 'written', { timeoutMs: 50 })).resolves.toBe('written');
+  });
+
+  it('that is empty and seconds old names no holder: the wait says so instead of blaming another process', async () => {
+    const lockPath = join(root, 'data.json.lock');
+    writeFileSync(lockPath, '');
+    const tenSecondsAgo = new Date(Date.now() - 10_000);
+    utimesSync(lockPath, tenSecondsAgo, tenSecondsAgo);
+
+    const failure = await withFileLock(lockPath, async () => 'written', { timeoutMs: 50 }).catch((error: unknown) => error);
+
+    expect(failure).toBeInstanceOf(FileLockHeld);
+    expect((failure as FileLockHeld).empty).toBe(true);
+    expect((failure as Error).message).toBe(
+      `${lockPath} is an empty lock that names no holder (left by a process that failed or was killed while taking it)`,
+    );
+  });
+
+  it('that is empty and seconds old fails a config change of the CLI saying to remove it, not that another process is changing the file', async () => {
+    const { cli, userFile } = configHome();
+    const lockPath = `${userFile}.lock`;
+    writeFileSync(lockPath, '');
+    const tenSecondsAgo = new Date(Date.now() - 10_000);
+    utimesSync(lockPath, tenSecondsAgo, tenSecondsAgo);
+
+    const run = await cli('add', 'x', '--json', '--', 'cmd');
+
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout) as { ok: boolean; code: string; error: string };
+    expect(report).toMatchObject({ ok: false, code: 'CONFIG_LOCKED' });
+    expect(report.error).toBe(
+      `${userFile} is locked by ${lockPath}, an empty lock that names no process (left by one that failed, for example on a full disk, or was killed while taking it): nothing was changed. Remove ${lockPath} and try again.`,
+    );
+    expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
+  }, 60_000);
 
   it('left by a killed process does not hold up a project approval written under it', async () => {
     const approvalsPath = join(root, 'state', 'approvals.json');

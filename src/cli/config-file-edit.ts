@@ -88,6 +88,12 @@ export async function editServerEntries(path: string, edit: (servers: JsonObject
   const file = await realpath(path).catch(() => path);
   return withFileLock(`${file}.lock`, () => rewriteServerEntries(file, edit)).catch((error: unknown) => {
     if (!(error instanceof FileLockHeld)) throw error;
+    if (error.empty) {
+      throw new CliError(
+        'CONFIG_LOCKED',
+        `${path} is locked by ${error.lockPath}, an empty lock that names no process (left by one that failed, for example on a full disk, or was killed while taking it): nothing was changed. Remove ${error.lockPath} and try again.`,
+      );
+    }
     const holder = error.holderPid === undefined ? 'another process' : `another process (pid ${error.holderPid})`;
     throw new CliError(
       'CONFIG_LOCKED',

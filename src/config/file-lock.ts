@@ -25,8 +25,14 @@ export class FileLockHeld extends Error {
     readonly lockPath: string,
     /** The holder's process id, when the lock names one of this machine. */
     readonly holderPid?: number,
+    /** The lock is an empty file seconds old: it names no holder, most likely a writer that failed left it. */
+    readonly empty = false,
   ) {
-    super(`${lockPath} is held by another process${holderPid === undefined ? '' : ` (pid ${holderPid})`}`);
+    super(
+      empty
+        ? `${lockPath} is an empty lock that names no holder (left by a process that failed or was killed while taking it)`
+        : `${lockPath} is held by another process${holderPid === undefined ? '' : ` (pid ${holderPid})`}`,
+    );
     this.name = 'FileLockHeld';
   }
 }
@@ -38,18 +44,15 @@ export async function withFileLock<T>(lockPath: string, run: () => Promise<T>, o
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const file = await open(lockPath, 'wx', 0o600);
-      try {
-        await file.writeFile(holderText());
-      } finally {
-        await file.close();
-      }
+      await takeLock(lockPath);
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = await lockHolder(lockPath);
       if ((await abandoned(lockPath, holder, staleMs)) && (await removeAbandoned(lockPath, staleMs))) continue;
-      if (Date.now() > deadline || signal?.aborted) throw new FileLockHeld(lockPath, typeof holder === 'number' ? holder : undefined);
+      if (Date.now() > deadline || signal?.aborted) {
+        throw new FileLockHeld(lockPath, typeof holder === 'number' ? holder : undefined, await leftEmpty(lockPath, holder));
+      }
       // An abort ends the pause early; the next turn tries the lock once more, then gives up.
       await delay(RETRY_MS + Math.floor(Math.random() * RETRY_MS), undefined, { signal }).catch(() => {});
     }
@@ -59,6 +62,35 @@ export async function withFileLock<T>(lockPath: string, run: () => Promise<T>, o
   } finally {
     await rm(lockPath, { force: true });
   }
+}
+
+/**
+ * Creates the lock and writes its holder. When that write fails (a full disk, a quota), the lock
+ * goes again: left empty, it would name no holder and hold up every writer until it is stale.
+ */
+async function takeLock(lockPath: string): Promise<void> {
+  const file = await open(lockPath, 'wx', 0o600);
+  try {
+    await file.writeFile(holderText());
+  } catch (error) {
+    await file.close().catch(() => {});
+    await rm(lockPath, { force: true });
+    throw error;
+  }
+  await file.close();
+}
+
+/**
+ * An empty lock past the moment between its creation and the writing of its holder: no writer
+ * is about to name itself there, it was left by a write that failed or by a process killed
+ * in that moment, and the one waiting should be told it can remove it.
+ */
+const EMPTY_LOCK_SETTLED_MS = 3_000;
+
+async function leftEmpty(lockPath: string, holder: Awaited<ReturnType<typeof lockHolder>>): Promise<boolean> {
+  if (holder !== 'unknown') return false;
+  const held = await stat(lockPath).catch(() => undefined);
+  return held !== undefined && held.size === 0 && Date.now() - held.mtimeMs > EMPTY_LOCK_SETTLED_MS;
 }
 
 /** Whether the lock's holder died: it names a process of this machine that is gone, or it is older than `staleMs`. */
