@@ -102,3 +102,22 @@ describe('index wording', () => {
     expect(run.stdout).toContain('Indexed 0 of 1 server (0 tools) in ');
   }, 30_000);
 });
+
+describe('index with a key file that cannot be read', () => {
+  it('names the key file and what to do once, instead of failing each server, which are fine', async () => {
+    const home = process.env.HOME!;
+    const keyFile = join(home, '.ai-zen', 'mcp-index.json.key');
+    mkdirSync(keyFile, { recursive: true });
+    const config = join(home, 'two.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture(), wide: stdioFixture('--name', 'wide') } }));
+
+    const run = await runCli(['--config', config, 'index'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
+
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe(
+      `Indexing 2 servers, 2 at a time…\nIndexed nothing: the manifest index's key ${keyFile} is a folder, not a file. Remove it or move it away, and a new key is made; every indexed server then counts as changed until it is indexed again.\n`,
+    );
+    expect(run.stderr).toBe('');
+    expect(descendantsOfThisProcess()).toEqual([]);
+  }, 40_000);
+});

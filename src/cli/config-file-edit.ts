@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { FileLockHeld, withFileLock } from '../config/file-lock.js';
+import { writeRefusal } from './write-refusal.js';
 import { defaultUserConfigPath, findProjectConfig, PROJECT_CONFIG_NAME } from '../config/locate-config-files.js';
 import { isJsonObject } from '../config/null-proto.js';
 import { parseConfigJson, parseJson } from '../config/parse-json.js';
@@ -82,11 +83,17 @@ function indentationOf(text: string): string | number {
  * back when `edit` returns true. Returns what `edit` returned.
  */
 export async function editServerEntries(path: string, edit: (servers: JsonObject) => boolean): Promise<boolean> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   // A link (to a dotfiles checkout) is written through: a rename over it would put a copy in its
   // place, and the file it points to, the one other tools and machines read, would not change.
   const file = await realpath(path).catch(() => path);
-  return withFileLock(`${file}.lock`, () => rewriteServerEntries(file, edit)).catch((error: unknown) => {
+  const edited = async () => {
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    return withFileLock(`${file}.lock`, () => rewriteServerEntries(file, edit));
+  };
+  return edited().catch((error: unknown) => {
+    // The file is replaced by a rename, and the lock and the staged copy are removed on failure: a refused write changed nothing.
+    const refusal = writeRefusal(error);
+    if (refusal) throw new CliError('WRITE_FAILED', `could not write ${path}: ${refusal.reason}. Nothing was changed.`, `${refusal.remedy}, then run the command again.`);
     if (!(error instanceof FileLockHeld)) throw error;
     if (error.empty) {
       throw new CliError(

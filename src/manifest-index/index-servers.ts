@@ -44,6 +44,9 @@ export type ServerIndexOutcome =
  */
 export async function indexServers(options: IndexServersOptions): Promise<ServerIndexOutcome[]> {
   const names = Object.keys(options.servers);
+  // Reads (or makes) the index's key before any server starts: a key file that cannot be read
+  // would otherwise fail every server the same way, each after connecting it.
+  if (names.length > 0) options.index.fingerprint(options.servers[names[0]!]!);
   const manager = new McpConnectionManager(options.managerOptions);
   const outcomes: ServerIndexOutcome[] = [];
   // Once, with no retries: a server that cannot start is reported, not waited for.

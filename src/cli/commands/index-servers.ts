@@ -6,7 +6,7 @@
 import type { McpServerConfig } from '../../../machines/types.js';
 import { nameRecord } from '../../../machines/name-record.js';
 import { indexServers, type ServerIndexOutcome } from '../../manifest-index/index-servers.js';
-import { isPastPromisedFreshness, ManifestIndex, projectFilesOf } from '../../manifest-index/index.js';
+import { isPastPromisedFreshness, ManifestIndex, ManifestIndexKeyUnreadable, projectFilesOf } from '../../manifest-index/index.js';
 import { ageText, pastTtlText } from '../../tools/age-text.js';
 import { isServerAllowed } from '../../tools/index.js';
 import { cliLogger } from '../logger.js';
@@ -16,6 +16,7 @@ import { counted } from '../counted.js';
 import { redact, secretsOf } from '../../redact.js';
 import { explainFailure, type FailureExplanation } from '../failure-text.js';
 import { serverFailureLines } from './doctor.js';
+import { writeRefusal } from '../write-refusal.js';
 
 export interface IndexCommandOptions {
   concurrency: number;
@@ -56,6 +57,23 @@ function summaryLines(outcomes: ServerIndexOutcome[], indexPath: string, kept: (
   return lines;
 }
 
+/**
+ * The summary when the index could not be used or written: once, naming the file and what to
+ * do, rather than as a failure of each server (the servers are fine). Undefined for any other error.
+ */
+function unsavedText(error: unknown, indexPath: string, done: ServerIndexOutcome[]): string | undefined {
+  if (error instanceof ManifestIndexKeyUnreadable) return `Indexed nothing: ${error.message}`;
+  const refusal = writeRefusal(error);
+  if (refusal === undefined) return undefined;
+  const indexed = done.filter((outcome) => outcome.ok).length;
+  const again = `${refusal.remedy}, then run \`mcp-statechart index\` again.`;
+  if (done.length === 0) return `Indexed nothing: could not write the manifest index ${indexPath}: ${refusal.reason}. Nothing was changed.\n${again}`;
+  return [
+    `Indexed ${indexed} of ${counted(done.length, 'server')}, but could not write the manifest index ${indexPath}: ${refusal.reason}.`,
+    `What this run found is not all saved; search answers from what the file held. ${again}`,
+  ].join('\n');
+}
+
 export async function runIndex(options: GlobalOptions, command: IndexCommandOptions): Promise<number> {
   const logger = cliLogger(options.verbose);
   const discovery = await discover(options, logger);
@@ -79,15 +97,27 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
   };
   const index = new ManifestIndex({ path: command.indexPath, logger });
   writeListing(`Indexing ${total === 1 ? '1 server' : `${total} servers`}, ${Math.min(command.concurrency, total)} at a time…`);
-  const outcomes = await indexServers({
-    servers,
-    projectFiles,
-    index,
-    concurrency: command.concurrency,
-    connectTimeoutMs: command.timeoutMs,
-    managerOptions: { logger },
-    onServer: (outcome, done) => writeListing(progressLine(outcome, done, total, explain)),
-  });
+  const done: ServerIndexOutcome[] = [];
+  let outcomes: ServerIndexOutcome[];
+  try {
+    outcomes = await indexServers({
+      servers,
+      projectFiles,
+      index,
+      concurrency: command.concurrency,
+      connectTimeoutMs: command.timeoutMs,
+      managerOptions: { logger },
+      onServer: (outcome, count) => {
+        done.push(outcome);
+        writeListing(progressLine(outcome, count, total, explain));
+      },
+    });
+  } catch (error) {
+    const unsaved = unsavedText(error, index.path, done);
+    if (unsaved === undefined) throw error;
+    writeListing(unsaved);
+    return 1;
+  }
   const now = Date.now();
   const kept = (server: string) => keptEntryText(index, server, servers[server]!, projectFiles[server], now);
   writeListing(summaryLines(outcomes, index.path, kept, explain).join('\n'));

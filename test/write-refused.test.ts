@@ -1,0 +1,144 @@
+/**
+ * A write the disk or the folder refuses (a full disk, a read-only file system, no permission):
+ * `add` and `index` name the file, say what was (not) changed and what to do, instead of the bare
+ * errno ("ENOSPC: no space left on device, write"). The refusal is injected into node:fs/promises,
+ * which the writers import by name; the files themselves are real.
+ */
+import fsSync, { existsSync, promises as fs, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { configHome, USER_FILE_TEXT } from './support/config-command-home.js';
+import { descendantsOfThisProcess, stdioFixture } from './support/fixtures.js';
+import { runInProcess } from './support/in-process-cli.js';
+
+const realOpen = fs.open;
+
+function refused(code: string, syscall: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: refused, ${syscall}`), { code, syscall });
+}
+
+/** Every file created (flag `wx`: a lock, a staged copy) under `folder` takes the write of its content badly. */
+function fullDisk(folder: string): void {
+  vi.spyOn(fs, 'open').mockImplementation(async (...args: Parameters<typeof fs.open>) => {
+    const file = await realOpen(...args);
+    if (String(args[0]).startsWith(folder) && args[1] === 'wx') file.writeFile = () => Promise.reject(refused('ENOSPC', 'write'));
+    return file;
+  });
+  vi.spyOn(fs, 'writeFile').mockImplementation((path) =>
+    String(path).startsWith(folder) ? Promise.reject(refused('ENOSPC', 'write')) : Promise.reject(new Error(`unexpected write of ${String(path)}`)),
+  );
+  syncBuiltinESMExports();
+}
+
+/** No file can be created under `folder`, as on a read-only file system. */
+function readOnly(folder: string): void {
+  vi.spyOn(fs, 'open').mockImplementation(async (...args: Parameters<typeof fs.open>) => {
+    if (String(args[0]).startsWith(folder) && args[1] === 'wx') throw refused('EROFS', 'open');
+    return realOpen(...args);
+  });
+  syncBuiltinESMExports();
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  syncBuiltinESMExports();
+});
+
+function leftovers(folder: string): string[] {
+  return readdirSync(folder).filter((name) => name.endsWith('.lock') || name.endsWith('.tmp'));
+}
+
+describe('add on a full disk', () => {
+  it('names the file, says nothing was changed and to free space, and leaves no lock behind', async () => {
+    const { userFile } = configHome();
+    const folder = join(process.env.HOME!, '.ai-zen');
+    fullDisk(folder);
+
+    const run = await runInProcess(['add', 'big', '--', 'node', 'server.js']);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`Error: could not write ${userFile}: the disk is full. Nothing was changed.\nHint: Free some space on it, then run the command again.\n`);
+    expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
+    expect(leftovers(folder)).toEqual([]);
+  });
+
+  it('reports WRITE_FAILED with --json', async () => {
+    const { userFile } = configHome();
+    fullDisk(join(process.env.HOME!, '.ai-zen'));
+
+    const run = await runInProcess(['add', 'big', '--json', '--', 'node', 'server.js']);
+
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual({
+      ok: false,
+      code: 'WRITE_FAILED',
+      error: `could not write ${userFile}: the disk is full. Nothing was changed.`,
+      hint: 'Free some space on it, then run the command again.',
+    });
+  });
+});
+
+describe('add into a read-only folder', () => {
+  it('names the file and says the folder is read-only', async () => {
+    const { userFile } = configHome();
+    readOnly(join(process.env.HOME!, '.ai-zen'));
+
+    const run = await runInProcess(['add', 'big', '--', 'node', 'server.js']);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `Error: could not write ${userFile}: its folder is on a read-only file system. Nothing was changed.\nHint: Make it writable, then run the command again.\n`,
+    );
+    expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
+  });
+});
+
+describe('index on a full disk', () => {
+  it('reports each server, then one summary naming the index file and what to do; no lock is left', async () => {
+    const home = process.env.HOME!;
+    const folder = join(home, '.ai-zen');
+    mkdirSync(folder);
+    const config = join(home, 'one.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
+    const indexFile = join(folder, 'mcp-index.json');
+    fullDisk(folder);
+
+    const run = await runInProcess(['--config', config, 'index']);
+
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/^Indexing 1 server, 1 at a time…\n\[1\/1\] fixture: \d+ tools \(\d+\.\d s\)\n/);
+    expect(run.stdout).toContain(
+      `\nIndexed 1 of 1 server, but could not write the manifest index ${indexFile}: the disk is full.\nWhat this run found is not all saved; search answers from what the file held. Free some space on it, then run \`mcp-statechart index\` again.\n`,
+    );
+    expect(run.stderr).toBe('');
+    expect(existsSync(indexFile)).toBe(false);
+    expect(leftovers(folder)).toEqual([]);
+    expect(descendantsOfThisProcess()).toEqual([]);
+  }, 30_000);
+});
+
+describe('index on a full disk with no key yet', () => {
+  it('says so once, before any server starts, when not even the index\'s key can be written', async () => {
+    const home = process.env.HOME!;
+    const folder = join(home, '.ai-zen');
+    mkdirSync(folder);
+    const config = join(home, 'one.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
+    const realWriteFileSync = fsSync.writeFileSync;
+    vi.spyOn(fsSync, 'writeFileSync').mockImplementation((...args: Parameters<typeof fsSync.writeFileSync>) => {
+      if (String(args[0]).startsWith(folder)) throw refused('ENOSPC', 'write');
+      realWriteFileSync(...args);
+    });
+    fullDisk(folder);
+
+    const run = await runInProcess(['--config', config, 'index']);
+
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe(
+      `Indexing 1 server, 1 at a time…\nIndexed nothing: could not write the manifest index ${join(folder, 'mcp-index.json')}: the disk is full. Nothing was changed.\nFree some space on it, then run \`mcp-statechart index\` again.\n`,
+    );
+    expect(readdirSync(folder)).toEqual([]);
+    expect(descendantsOfThisProcess()).toEqual([]);
+  }, 30_000);
+});
