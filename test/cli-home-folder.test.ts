@@ -1,12 +1,14 @@
 /**
  * The CLI keeps its files under HOME. An empty or relative HOME would make `~/.ai-zen` a folder
  * of the working folder, so a cloned repository shipping `.ai-zen/mcp.json` would be read as the
- * user's own file, its servers started with no approval: the CLI refuses such a HOME instead.
+ * user's own file, its servers started with no approval: the CLI refuses such a HOME instead, and
+ * so does the library's discovery unless the embedder names its files.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { discoverMcpServers } from '../src/config/index.js';
 import { runCli } from './support/cli.js';
 
 let repository: string;
@@ -31,5 +33,38 @@ describe('a HOME that is not an absolute path', () => {
     expect(run.stderr).toContain(said);
     expect(run.stderr).toContain('set HOME to the absolute path of your home folder');
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe('discoverMcpServers with a HOME that is not an absolute path', () => {
+  it.each([
+    ['empty', '', 'HOME is empty'],
+    ['relative', '.', 'HOME is the relative path "."'],
+  ])('%s: refuses to read the working folder’s .ai-zen as the user’s files, in the CLI’s words', async (_kind, home, said) => {
+    process.env.HOME = home;
+
+    await expect(discoverMcpServers({ cwd: repository, env: {} })).rejects.toThrow(
+      `${said}, so ~/.ai-zen would be a folder of the working folder, and a cloned project's files there would count as your own: set HOME to the absolute path of your home folder`,
+    );
+  });
+
+  it('reads the files an embedder names, needing no home folder', async () => {
+    process.env.HOME = '';
+    const state = path.join(repository, 'state');
+    writeFileSync(path.join(repository, '.mcp.json'), JSON.stringify({ mcpServers: { cloned: { command: 'cloned-server' } } }));
+
+    const named = await discoverMcpServers({
+      cwd: repository,
+      env: {},
+      userConfigPath: path.join(repository, '.ai-zen', 'mcp.json'),
+      projectServers: 'ask',
+      approvalsPath: path.join(state, 'approvals.json'),
+      approvalKeyPath: path.join(state, 'approval-key'),
+    });
+    expect(Object.keys(named.servers).sort()).toEqual(['cloned', 'shipped']);
+    expect(named.servers.cloned!.disabled).toBe(true);
+
+    const explicit = await discoverMcpServers({ cwd: repository, env: {}, configPaths: [path.join(repository, '.mcp.json')] });
+    expect(Object.keys(explicit.servers)).toEqual(['cloned']);
   });
 });

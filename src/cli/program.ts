@@ -1,7 +1,6 @@
 /** The command line's commands and flags; main.ts runs it. */
-import { homedir } from 'node:os';
-import { isAbsolute } from 'node:path';
 import { Command, Help, InvalidArgumentError, Option } from 'commander';
+import { homeFolder } from '../config/home-folder.js';
 import type { GlobalOptions } from './options.js';
 import type { ExposureOption } from '../tools/types.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
@@ -164,10 +163,7 @@ function refuseUnreadGlobalOptions(program: Command, action: Command): void {
  * file and its servers would start without an approval.
  */
 function refuseRelativeHome(): void {
-  const home = homedir();
-  if (isAbsolute(home)) return;
-  const what = home === '' ? 'empty' : `the relative path ${JSON.stringify(home)}`;
-  throw new Error(`HOME is ${what}, so ~/.ai-zen would be a folder of the working folder, and a cloned project's files there would count as your own: set HOME to the absolute path of your home folder`);
+  homeFolder();
 }
 
 /** A command's help lists, of the program's options, only those it reads. */

@@ -8,14 +8,15 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { link, mkdir, rm, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { homeFolder } from './home-folder.js';
 import { dirname, join } from 'node:path';
 import { readRegularFile } from './read-config-file.js';
 
 const KEY_BYTES = 32;
 
+/** Throws when HOME is empty or relative (see home-folder.ts): pass `approvalKeyPath` then. */
 export function defaultApprovalKeyPath(): string {
-  return join(homedir(), '.local', 'state', 'mcp-statechart', 'approval-key');
+  return join(homeFolder(), '.local', 'state', 'mcp-statechart', 'approval-key');
 }
 
 /** The key, or undefined when none was made yet (then no approval counts). A short or unreadable file is no key. */

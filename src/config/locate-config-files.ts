@@ -3,6 +3,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ConfigScope, DiscoverMcpServersOptions } from './types.js';
+import { homeFolder } from './home-folder.js';
 
 export interface ConfigFileLocation {
   /** Absolute. */
@@ -14,8 +15,9 @@ export interface ConfigFileLocation {
 
 export const PROJECT_CONFIG_NAME = '.mcp.json';
 
+/** Throws when HOME is empty or relative (see home-folder.ts): pass `userConfigPath` then. */
 export function defaultUserConfigPath(): string {
-  return path.join(os.homedir(), '.ai-zen', 'mcp.json');
+  return path.join(homeFolder(), '.ai-zen', 'mcp.json');
 }
 
 /** lstat, not stat: a dangling symlink or a symlink loop is "something there", which reading then reports. */

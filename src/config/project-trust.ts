@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { homedir } from 'node:os';
+import { homeFolder } from './home-folder.js';
 import type { ConfigProblem, DiscoveredServer, DiscoveryResult, ProjectTrustOptions } from './types.js';
 import { defaultApprovalKeyPath, ensureApprovalKey, keyedFingerprint, readApprovalKey } from './approval-key.js';
 import { withFileLock } from './file-lock.js';
@@ -17,8 +17,9 @@ import { isJsonObject } from './null-proto.js';
 import { commandWord, quoted, terminalLine } from '../../machines/control-characters.js';
 import { nameRecord } from '../../machines/name-record.js';
 
+/** Throws when HOME is empty or relative (see home-folder.ts): pass `approvalsPath` then. */
 export function defaultApprovalsPath(): string {
-  return join(homedir(), '.ai-zen', 'mcp-approvals.json');
+  return join(homeFolder(), '.ai-zen', 'mcp-approvals.json');
 }
 
 /**
