@@ -17,23 +17,10 @@ import type { Writable } from 'node:stream';
 import { isJsonObject } from '../config/null-proto.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { ARGUMENT_LENGTH_LIMITS } from '../tools/define-tool.js';
+import type { AuditEntry, AuditOutcome } from './audit-entry.js';
 import { CompletionBursts } from './completion-bursts.js';
 
-export type AuditOutcome = 'ok' | 'tool_error' | `refused:${string}` | `failed:${string}`;
-
-export interface AuditEntry {
-  identity: string;
-  server: string;
-  /** What was done: a tool called, a resource read, a prompt got, a prompt argument or template variable completed. */
-  kind: 'tool' | 'resource' | 'prompt' | 'completion';
-  /** The tool's name, the resource's URI, the prompt's name; of a completion, its prompt's name or its template. */
-  name: string;
-  outcome: AuditOutcome;
-  durationMs: number;
-  traceId?: string;
-  /** When it started. Default: now. */
-  time?: Date;
-}
+export type { AuditEntry, AuditOutcome } from './audit-entry.js';
 
 export interface AuditSink {
   write(text: string): Promise<void>;

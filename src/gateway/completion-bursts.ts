@@ -1,4 +1,4 @@
-import type { AuditEntry } from './audit-log.js';
+import type { AuditEntry } from './audit-entry.js';
 
 /** How long after a burst's first completion its one line is written: a person typing in one field. */
 export const COMPLETION_BURST_MS = 10_000;
@@ -33,7 +33,8 @@ export class CompletionBursts {
       if (burst.entry.outcome === 'ok') burst.entry.outcome = entry.outcome;
       return;
     }
-    if (this.open.size >= MAX_OPEN_BURSTS) this.close(this.open.keys().next().value as string);
+    const oldest = this.open.keys().next();
+    if (this.open.size >= MAX_OPEN_BURSTS && !oldest.done) this.close(oldest.value);
     const timer = setTimeout(() => this.close(key), this.windowMs);
     timer.unref();
     this.open.set(key, { entry: { ...entry, time: entry.time ?? new Date(), count: 1 }, timer });
