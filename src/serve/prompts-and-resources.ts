@@ -91,18 +91,20 @@ export function promptsAndResourcesOffer(
   listsChanged: () => void,
 ): PromptsAndResourcesOffer {
   const loaded = new Set<string>();
-  const pages = listPager();
+  const pages = { prompts: listPager(), resources: listPager(), resourceTemplates: listPager() };
   const shared: ManifestOf = async (server) => servers.getManifest(server);
   const namesFor = (isAllowed: (server: string) => boolean) => [...loaded].filter(isAllowed);
 
   const install = (instance: Server, isAllowed: (server: string) => boolean, around: AroundUse = directly, manifestOf: ManifestOf = shared, inRounds: InRounds = atOnce) => {
     const names = () => namesFor(isAllowed);
     const offered = () => Promise.all(names().map(async (name) => ({ name, manifest: await manifestOf(name) })));
-    instance.setRequestHandler('prompts/list', async () => ({
-      prompts: (await offered()).flatMap(({ name, manifest }) =>
+    instance.setRequestHandler('prompts/list', async (request) => {
+      const prompts = (await offered()).flatMap(({ name, manifest }) =>
         (manifest?.prompts ?? []).map((prompt) => ({ ...prompt, name: `${name}/${prompt.name}` })),
-      ),
-    }));
+      );
+      const { page, nextCursor } = pages.prompts(prompts, request.params?.cursor);
+      return nextCursor === undefined ? { prompts: page } : { prompts: page, nextCursor };
+    });
     instance.setRequestHandler('prompts/get', async (request, ctx) => {
       const { server, prompt } = splitPromptName(request.params.name, names());
       return namingServerOnOneLine(server, () =>
@@ -118,15 +120,17 @@ export function promptsAndResourcesOffer(
       const resources = (await offered()).flatMap(({ name, manifest }) =>
         (manifest?.resources ?? []).map((resource) => ({ ...resource, uri: servedUri(name, resource.uri), name: `${name}/${resource.name}` })),
       );
-      const { page, nextCursor } = pages(resources, request.params?.cursor);
+      const { page, nextCursor } = pages.resources(resources, request.params?.cursor);
       return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor };
     });
     // Declared with `resources`: a client lists templates beside resources (this project's own does).
-    instance.setRequestHandler('resources/templates/list', async () => ({
-      resourceTemplates: (await offered()).flatMap(({ name, manifest }) =>
+    instance.setRequestHandler('resources/templates/list', async (request) => {
+      const resourceTemplates = (await offered()).flatMap(({ name, manifest }) =>
         (manifest?.resourceTemplates ?? []).map((template) => ({ ...template, uriTemplate: servedUri(name, template.uriTemplate), name: `${name}/${template.name}` })),
-      ),
-    }));
+      );
+      const { page, nextCursor } = pages.resourceTemplates(resourceTemplates, request.params?.cursor);
+      return nextCursor === undefined ? { resourceTemplates: page } : { resourceTemplates: page, nextCursor };
+    });
     instance.setRequestHandler('resources/read', async (request, ctx) => {
       const { server, uri } = splitServedUri(request.params.uri, names());
       return namingServerOnOneLine(server, () =>
