@@ -69,4 +69,13 @@ describe('a stdio server that ends while connecting, whose error held a secret',
     expect(shown).not.toContain('9f3c');
     expect(shown).not.toContain('2a71');
   });
+
+  it('a secret whose lines end in \\r\\n: neither the error nor the lifecycle view shows it, though stderr lines are read without their \\r', async () => {
+    const { error, viewed } = await connectFailureOf('crlf', serverThatEnds('process.exit(3)', { API_TOKEN: 'tok-9f3c\r\nsecond-line-2a71' }));
+
+    const shown = JSON.stringify({ message: error.message, stderrTail: (error as McpServerError).stderrTail, viewed });
+    expect((error as McpServerError).stderrTail).toBe('starting with [redacted]');
+    expect(shown).not.toContain('9f3c');
+    expect(shown).not.toContain('2a71');
+  });
 });

@@ -62,3 +62,20 @@ describe('which lines wait', () => {
     expect(logged).toEqual(['key [redacted]']);
   });
 });
+
+describe('a secret spanning lines that end in \\r\\n', () => {
+  // Lines are read without their trailing \r, so a secret is looked for as it reads in such lines too.
+  const cases = [
+    { name: 'a config value holding \\r\\n, printed as it is', secret: 'canary-9f3c\r\nsecond-line-2a71', written: 'TOKEN=canary-9f3c\r\nsecond-line-2a71\r\n' },
+    { name: 'a config value holding \\n, printed by a server that writes \\r\\n', secret: SECRET, written: 'TOKEN=canary-9f3c\r\nsecond-line-2a71\r\n' },
+  ];
+
+  it.each(cases)('$name: neither the live log nor the tail kept for the error shows it', async ({ secret, written }) => {
+    const stream = new PassThrough();
+    const logged: string[] = [];
+    const kept = new StderrTail(stream, [secret], 50, (line) => logged.push(line));
+    await new Promise<void>((done) => stream.end(`starting\r\n${written}done\r\n`, () => setImmediate(done)));
+    expect(logged).toEqual(['starting', 'TOKEN=[redacted]', 'done']);
+    expect(kept.text()).toBe('starting\nTOKEN=[redacted]\ndone');
+  });
+});

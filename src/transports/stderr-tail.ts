@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 
-import { redact, redactCut } from '../redact.js';
+import { longestFirst, redact, redactCut } from '../redact.js';
 import { sliceWithinBudget } from '../text-limits.js';
 import { LiveStderrLines } from './stderr-live.js';
 
@@ -21,15 +21,18 @@ export class StderrTail {
   /** Bytes of the current line past what is kept. */
   private dropped = 0;
   private readonly live?: LiveStderrLines;
+  private readonly secrets: readonly string[];
 
   /** `onLine`: each line for a live log, redacted (a line that may begin a secret spanning lines waits for the next: stderr-live.ts). */
   constructor(
     stream: Readable | null,
-    private readonly secrets: readonly string[],
+    secrets: readonly string[],
     private readonly maxLines = 50,
     onLine?: (line: string) => void,
   ) {
-    this.live = onLine && new LiveStderrLines(secrets, onLine, maxLines);
+    // A line is kept without its trailing \r, so a secret holding `\r\n` shows in the joined lines with `\n` alone.
+    this.secrets = longestFirst([...secrets, ...secrets.map((secret) => secret.replaceAll('\r\n', '\n'))]);
+    this.live = onLine && new LiveStderrLines(this.secrets, onLine, maxLines);
     stream?.on('data', (chunk: Buffer | string) => this.take(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     stream?.once('end', () => this.live?.end());
   }
