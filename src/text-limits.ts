@@ -18,6 +18,14 @@ export const MAX_PURPOSE_CHARACTERS = 4_096;
 export const MAX_DIRECT_DESCRIPTION_CHARACTERS = 4_096;
 
 /**
+ * Characters kept of all the descriptions and titles inside one tool's input schema offered
+ * directly, as written (each also within MAX_DIRECT_DESCRIPTION_CHARACTERS): four tool descriptions'
+ * worth, room for dozens of parameters described at length. Once spent, a further text is only the
+ * note saying it was cut.
+ */
+export const MAX_DIRECT_SCHEMA_TEXT_CHARACTERS = 16_384;
+
+/**
  * The first `max` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair
  * (half an emoji would turn into a lone surrogate, which is not valid Unicode).
  */

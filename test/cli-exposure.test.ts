@@ -12,6 +12,7 @@ import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger } 
 import { stdioFixture } from './support/fixtures.js';
 import { startServeIn } from './support/serve-host.js';
 import { MAX_DIRECT_DESCRIPTION_CHARACTERS } from '../src/text-limits.js';
+import { expectSchemaTextsCut } from './support/long-schema-texts.js';
 
 const HUGE_MANIFEST_SERVER = fileURLToPath(new URL('./fixtures/huge-manifest-server.mjs', import.meta.url));
 
@@ -101,10 +102,10 @@ describe('--exposure', () => {
     }
   });
 
-  it(`serve --exposure eager lists a tool whose description is a quarter megabyte with it cut to ${MAX_DIRECT_DESCRIPTION_CHARACTERS} characters, saying so`, async () => {
+  it(`serve --exposure eager lists a tool whose description is a quarter megabyte with it cut to ${MAX_DIRECT_DESCRIPTION_CHARACTERS} characters, and the texts inside an input schema cut too, saying so`, async () => {
     const hugeHome = mkdtempSync(join(tmpdir(), 'mcp-cli-exposure-huge-'));
     const hugeConfig = join(hugeHome, 'mcp.json');
-    writeFileSync(hugeConfig, JSON.stringify({ mcpServers: { huge: { command: process.execPath, args: [HUGE_MANIFEST_SERVER, '--mb', '0.25'] } } }));
+    writeFileSync(hugeConfig, JSON.stringify({ mcpServers: { huge: { command: process.execPath, args: [HUGE_MANIFEST_SERVER, '--mb', '0.25', '--in-schema'] } } }));
     const indexed = await runCli(['--config', hugeConfig, 'index'], { cwd: hugeHome, env: { HOME: hugeHome }, timeoutMs: 30_000 });
     expect(indexed.code).toBe(0);
     const serve = startServeIn(hugeHome, ['--config', hugeConfig, '--exposure', 'eager']);
@@ -117,6 +118,7 @@ describe('--exposure', () => {
       const huge = listed.tools.find((tool) => tool.name === 'huge__huge')!;
       expect(huge.description.length).toBeLessThanOrEqual(MAX_DIRECT_DESCRIPTION_CHARACTERS);
       expect(huge.description).toMatch(/^description A+ \[description cut: [\d,]+ of 262,156 characters shown\]$/);
+      expectSchemaTextsCut((listed.tools.find((tool) => tool.name === 'huge__configure') as unknown as { inputSchema: unknown }).inputSchema);
     } finally {
       serve.end();
       await serve.exited;

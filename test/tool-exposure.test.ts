@@ -9,9 +9,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger, type CreateLoaderToolsOptions, type LoaderServers, type McpServerConfig } from '../src/index.js';
 import { toFunctionDefinitions } from '../src/entries/ai-sdk.js';
-import { MAX_DIRECT_DESCRIPTION_CHARACTERS } from '../src/text-limits.js';
+import { MAX_DIRECT_DESCRIPTION_CHARACTERS, MAX_DIRECT_SCHEMA_TEXT_CHARACTERS } from '../src/text-limits.js';
 import { stdioFixture } from './support/fixtures.js';
 import { referenceServers } from './support/reference-servers.js';
+import { expectSchemaTextsCut } from './support/long-schema-texts.js';
 
 const HOSTILE_TEXT_SERVER = fileURLToPath(new URL('./fixtures/hostile-text-server.mjs', import.meta.url));
 const HUGE_MANIFEST_SERVER = fileURLToPath(new URL('./fixtures/huge-manifest-server.mjs', import.meta.url));
@@ -271,6 +272,15 @@ describe('exposure', () => {
     expect(cut.length).toBeLessThanOrEqual(MAX_DIRECT_DESCRIPTION_CHARACTERS);
     expect(cut).toMatch(/^description A+ \[description cut: [\d,]+ of 1,048,588 characters shown\]$/);
     expect(tools.find((offered) => offered.name === 'huge__echo')!.description).toBe('Answers ok');
+  }, 30_000);
+
+  it(`cuts the descriptions and titles inside a connected server's input schema: each to ${MAX_DIRECT_DESCRIPTION_CHARACTERS}, all to ${MAX_DIRECT_SCHEMA_TEXT_CHARACTERS}, saying so`, async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const huge = { command: process.execPath, args: [HUGE_MANIFEST_SERVER, '--mb', '1', '--in-schema'] };
+    await manager.connect('huge', huge);
+    const tools = createLoaderTools({ manager, servers: { huge }, exposure: 'eager' });
+    expectSchemaTextsCut(tools.find((offered) => offered.name === 'huge__configure')!.parameters);
   }, 30_000);
 
   it('keeps the decision for the session: a server connected later changes no definition', async () => {

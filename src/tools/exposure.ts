@@ -10,7 +10,7 @@ import { descriptionWithin, schemaWithoutDialect } from './manifest-summary.js';
 import { schemaTextEscaped } from './schema-text.js';
 import { terminalText } from '../../machines/control-characters.js';
 import { quoted } from './model-text.js';
-import { MAX_DIRECT_DESCRIPTION_CHARACTERS } from '../text-limits.js';
+import { MAX_DIRECT_DESCRIPTION_CHARACTERS, MAX_DIRECT_SCHEMA_TEXT_CHARACTERS } from '../text-limits.js';
 import type { LoaderToolContext } from './tool-context.js';
 import type { ExposureDecision, ExposureOption, LoaderTool, LoaderToolParameters } from './types.js';
 
@@ -39,10 +39,17 @@ export function directToolName(server: string, tool: string, taken: Set<string>)
 
 /**
  * A server's own input schema as a function definition's parameters (`$schema` dropped, `properties`
- * and `required` present), its descriptions escaped as the tool's own: they reach the model's context too.
+ * and `required` present), its descriptions and titles escaped and cut as the tool's own, and all
+ * of them together within MAX_DIRECT_SCHEMA_TEXT_CHARACTERS: they reach the model's context too.
  */
 function directParameters(schema: Tool['inputSchema']): LoaderToolParameters {
-  const rest = schemaTextEscaped(schemaWithoutDialect(schema));
+  let left = MAX_DIRECT_SCHEMA_TEXT_CHARACTERS;
+  const within = (text: string) => {
+    const shown = directDescription(text, Math.min(MAX_DIRECT_DESCRIPTION_CHARACTERS, left));
+    left = Math.max(0, left - shown.length);
+    return shown;
+  };
+  const rest = schemaTextEscaped(schemaWithoutDialect(schema), within);
   return { ...rest, type: 'object', properties: (rest.properties as Record<string, unknown> | undefined) ?? {}, required: (rest.required as string[] | undefined) ?? [] };
 }
 
@@ -53,8 +60,8 @@ const DIRECT_ARGUMENTS = z.looseObject({});
  * A server's description as the loader's answers give it: escaped (no escape sequence or bidi
  * override reaches the model's context), and cut with a note saying so past MAX_DIRECT_DESCRIPTION_CHARACTERS.
  */
-const directDescription = (description: string): string =>
-  terminalText(descriptionWithin(description, terminalText, MAX_DIRECT_DESCRIPTION_CHARACTERS));
+const directDescription = (description: string, budget = MAX_DIRECT_DESCRIPTION_CHARACTERS): string =>
+  terminalText(descriptionWithin(description, terminalText, budget));
 
 /**
  * One server tool offered as itself. A call goes through call_mcp_tool (permissions, approval,

@@ -16,19 +16,22 @@ const TEXT_KEYWORDS = new Set(['description', 'title']);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function escapedSubschema(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(escapedSubschema);
-  return isObject(value) ? schemaTextEscaped(value) : value;
+function escapedSubschema(value: unknown, text: (value: string) => string): unknown {
+  if (Array.isArray(value)) return value.map((item) => escapedSubschema(item, text));
+  return isObject(value) ? schemaTextEscaped(value, text) : value;
 }
 
-function escapedKeyword(key: string, value: unknown): unknown {
-  if (TEXT_KEYWORDS.has(key)) return typeof value === 'string' ? terminalText(value) : value;
-  if (SCHEMA_KEYWORDS.has(key) || SCHEMA_LIST_KEYWORDS.has(key)) return escapedSubschema(value);
-  if (SCHEMA_MAP_KEYWORDS.has(key) && isObject(value)) return Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, escapedSubschema(schema)]));
+function escapedKeyword(key: string, value: unknown, text: (value: string) => string): unknown {
+  if (TEXT_KEYWORDS.has(key)) return typeof value === 'string' ? text(value) : value;
+  if (SCHEMA_KEYWORDS.has(key) || SCHEMA_LIST_KEYWORDS.has(key)) return escapedSubschema(value, text);
+  if (SCHEMA_MAP_KEYWORDS.has(key) && isObject(value)) return Object.fromEntries(Object.entries(value).map(([name, schema]) => [name, escapedSubschema(schema, text)]));
   return value;
 }
 
-/** `schema` with its descriptions and titles as `terminalText` makes them, at every depth; nothing else changed. */
-export function schemaTextEscaped(schema: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, escapedKeyword(key, value)]));
+/**
+ * `schema` with its descriptions and titles as `text` makes them (escaped; it may cut them too), at
+ * every depth, in the order they are written; nothing else changed.
+ */
+export function schemaTextEscaped(schema: Record<string, unknown>, text: (value: string) => string = terminalText): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, escapedKeyword(key, value, text)]));
 }
