@@ -173,11 +173,11 @@ export function connectedSession(context: RegistryContext, server: string) {
 
 /** A request event of the protocol as the server chart's request: what to run, how, and where the answer goes. */
 export function pendingRequestOf(event: McpRequestEvent): PendingRequest {
-  const { timeoutMs, timeoutSource, progress, resetTimeoutOnProgress, maxTotalTimeoutMs } = event;
+  const { timeoutMs, timeoutSource, progress, resetTimeoutOnProgress, maxTotalTimeoutMs, maxTotalTimeoutSource } = event;
   const request: PendingRequest = { replyTo: event.replyTo, requestId: event.requestId, spec: requestSpecOf(event) };
   // The usual request sets none of these: no options object for it.
   if (timeoutMs !== undefined || progress !== undefined || resetTimeoutOnProgress !== undefined || maxTotalTimeoutMs !== undefined) {
-    request.options = { timeoutMs, timeoutSource, progress, resetTimeoutOnProgress, maxTotalTimeoutMs };
+    request.options = { timeoutMs, timeoutSource, progress, resetTimeoutOnProgress, maxTotalTimeoutMs, maxTotalTimeoutSource };
   }
   return request;
 }

@@ -272,6 +272,8 @@ export interface McpRequestFields {
   progress?: boolean;
   resetTimeoutOnProgress?: boolean;
   maxTotalTimeoutMs?: number;
+  /** Where `maxTotalTimeoutMs` was set, as a TIMEOUT names it. Default: "the call's maxTotalTimeoutMs". */
+  maxTotalTimeoutSource?: string;
 }
 /** What a server is asked to run: a tool call, a resource read or a prompt (the server chart's pending requests, and their error texts). */
 export type RequestSpec =

@@ -69,6 +69,8 @@ export interface CallToolOptions extends RequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** A cap on the whole call, whatever progress says. */
   maxTotalTimeoutMs?: number;
+  /** Where your `maxTotalTimeoutMs` came from, as a TIMEOUT's message names it. Default: "the call's maxTotalTimeoutMs". */
+  maxTotalTimeoutSource?: string;
 }
 
 /** Timers that never hold the process open: an idle manager lets Node exit. */
@@ -522,11 +524,11 @@ function requestFields({ timeoutMs, timeoutSource }: RequestOptions): McpRequest
 }
 
 function callFields(options: CallToolOptions): McpRequestFields | undefined {
-  const { timeoutMs, timeoutSource, onProgress, resetTimeoutOnProgress, maxTotalTimeoutMs } = options;
+  const { timeoutMs, timeoutSource, onProgress, resetTimeoutOnProgress, maxTotalTimeoutMs, maxTotalTimeoutSource } = options;
   if (timeoutMs === undefined && onProgress === undefined && resetTimeoutOnProgress === undefined && maxTotalTimeoutMs === undefined) {
     return undefined;
   }
-  return { timeoutMs, timeoutSource, progress: onProgress !== undefined, resetTimeoutOnProgress, maxTotalTimeoutMs };
+  return { timeoutMs, timeoutSource, progress: onProgress !== undefined, resetTimeoutOnProgress, maxTotalTimeoutMs, maxTotalTimeoutSource };
 }
 
 /** `secrets`: the entry's, which the request (a URI, a tool name) may hold, like any failure's words. */

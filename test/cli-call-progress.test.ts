@@ -89,6 +89,17 @@ describe('mcp-statechart call on a long tool', () => {
     expect(run.stderr).toMatch(/^Hint: the server did not answer within the time limit: give it longer with --timeout <ms>/m);
   });
 
+  it('each progress report restarts --timeout: a tool that keeps reporting runs past it and finishes', async () => {
+    // 8 reports 0.5 s apart: 4 s in all, twice the limit.
+    const run = await runCli(['--config', setup.config, 'call', '--timeout', '2000', 'everything', 'trigger-long-running-operation', '{"duration":4,"steps":8}'], {
+      env: { HOME: setup.home },
+      timeoutMs: 30_000,
+    });
+    expect(run.stderr).toContain('progress 7/8\n');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Long running operation completed');
+  });
+
   it('--timeout must be a positive number of milliseconds', async () => {
     const run = await runCli(['--config', setup.config, 'call', '--timeout', 'soon', 'everything', 'echo'], { env: { HOME: setup.home } });
     expect(run.code).toBe(1);

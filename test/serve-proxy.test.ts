@@ -363,16 +363,29 @@ describe('serve, for a host that offers no sampling', () => {
 });
 
 describe('serve --timeout', () => {
-  it('is the request timeout of every server whose entry sets none', async () => {
-    const { host, transport } = await startHost({}, ['--timeout', '1000']);
+  let host: Client;
+  beforeAll(async () => {
+    let transport: StdioClientTransport;
+    ({ host, transport } = await startHost({}, ['--timeout', '2000']));
     await host.connect(transport);
-    try {
-      await host.callTool({ name: 'load_mcp', arguments: { server: 'everything' } });
-      const result = await callDownstream(host, 'trigger-long-running-operation', { duration: 3, steps: 1 });
-      expect(result.isError).toBe(true);
-      expect(textOf(result)).toMatch(/time(d)? ?out/i);
-    } finally {
-      await host.close();
-    }
+    await host.callTool({ name: 'load_mcp', arguments: { server: 'everything' } });
+  }, 30_000);
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it('is the request timeout of every server whose entry sets none, and its error names it', async () => {
+    const result = await callDownstream(host, 'trigger-long-running-operation', { duration: 4, steps: 1 });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('Request timed out after 2000 ms (serve --timeout)');
+  }, 30_000);
+
+  it('restarts on each progress report for a host that asked for progress: a long tool that keeps reporting finishes', async () => {
+    const progress: number[] = [];
+    // 8 reports 0.5 s apart: 4 s in all, twice the limit.
+    const result = await callDownstream(host, 'trigger-long-running-operation', { duration: 4, steps: 8 }, { onprogress: ({ progress: step }: { progress: number }) => progress.push(step) });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toContain('Long running operation completed');
+    expect(progress.length).toBeGreaterThanOrEqual(7);
   }, 30_000);
 });

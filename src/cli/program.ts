@@ -4,6 +4,7 @@ import { homeFolder } from '../config/home-folder.js';
 import type { GlobalOptions } from './options.js';
 import type { ExposureOption } from '../tools/types.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
+import { MAX_CALL_WHILE_PROGRESSING_MS } from '../tools/progress-time-limit.js';
 import { packageVersion } from './package-root.js';
 import { globalOptionReadersHelp, READ_BY_INDEX_SEARCH_ONLY, readsGlobalOption, unreadGlobalOptionMessage } from './global-option-readers.js';
 
@@ -32,6 +33,7 @@ const LONGEST_TIMEOUT_MS = 2_147_483_647;
 
 /** When a command's `--timeout` is not given, a request waits as long as the server's entry says, else the manager's default. */
 const REQUEST_TIMEOUT_DEFAULT = `(default: the server entry's "timeoutMs", else ${DEFAULT_REQUEST_TIMEOUT_MS})`;
+const PROGRESS_CAP_TEXT = `${MAX_CALL_WHILE_PROGRESSING_MS} ms (an hour)`;
 
 /** `--timeout <ms>`: a positive whole number of milliseconds; `description` says what it bounds and what it is when not given. */
 function timeoutOption(description: string): Option {
@@ -328,7 +330,7 @@ export function buildProgram(): Command {
     .addOption(maxBytesOption())
     .option('-o, --output <file|folder>', 'save images, audio and binary resources there (a folder: one file each, named from the content)')
     .option('--force', 'with --output: replace files that are already there', false)
-    .addOption(timeoutOption(`give the tool call this long to answer, in milliseconds ${REQUEST_TIMEOUT_DEFAULT}; connecting is counted apart and gets as long, at least ${DEFAULT_CONNECT_TIMEOUT_MS}`))
+    .addOption(timeoutOption(`give the tool call this long to answer, in milliseconds ${REQUEST_TIMEOUT_DEFAULT}; each progress report restarts it, up to ${PROGRESS_CAP_TEXT} in all; connecting is counted apart and gets as long, at least ${DEFAULT_CONNECT_TIMEOUT_MS}`))
     .addOption(otelOption())
     .addHelpText('after', `${CALL_APPROVAL_HELP}${examples('mcp-statechart call memory read_graph', 'mcp-statechart call everything get-tiny-image --output ./images/', 'mcp-statechart call memory search_nodes \'{"query":"coffee"}\'', 'echo \'{"query":"coffee"}\' | mcp-statechart call memory search_nodes -')}`)
     .hook('preAction', goWith('--output', '--force'))
@@ -403,7 +405,7 @@ export function buildProgram(): Command {
     .description('run an MCP server over stdio that exposes the loader tools (for Claude Desktop, IDEs, any MCP host)')
     .addOption(new Option('--inspect', 'also start the Stately inspector relay on 127.0.0.1 (its address goes to stderr)'))
     .addOption(new Option('--view', 'also serve the live lifecycle page on 127.0.0.1 (its address goes to stderr)'))
-    .addOption(timeoutOption(`give each server's requests this long to answer when its entry sets no "timeoutMs", in milliseconds (default: ${DEFAULT_REQUEST_TIMEOUT_MS})`))
+    .addOption(timeoutOption(`give each server's requests this long to answer when its entry sets no "timeoutMs", in milliseconds (default: ${DEFAULT_REQUEST_TIMEOUT_MS}); a tool call whose host asked for progress restarts it on each report, up to ${PROGRESS_CAP_TEXT} in all`))
     .option('--no-sampling', "refuse every downstream server's sampling requests instead of passing them to the host (per server: \"sampling\": false in its entry)")
     .addOption(otelOption())
     .option('--metrics <[host:]port>', 'serve Prometheus metrics at http://[host:]port/metrics on a listener of its own (host default 127.0.0.1)')

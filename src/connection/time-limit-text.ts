@@ -3,7 +3,7 @@ import { McpServerError } from '../../machines/errors.js';
 import type { McpRequestFields, McpServerConfig } from '../../machines/types.js';
 
 /** The request's own limits, as its caller set them. */
-type OwnLimits = Pick<McpRequestFields, 'timeoutMs' | 'timeoutSource' | 'resetTimeoutOnProgress' | 'maxTotalTimeoutMs'> | undefined;
+type OwnLimits = Pick<McpRequestFields, 'timeoutMs' | 'timeoutSource' | 'resetTimeoutOnProgress' | 'maxTotalTimeoutMs' | 'maxTotalTimeoutSource'> | undefined;
 
 /** Where the time limit of a request came from: the call's own (in its caller's words), else the entry's, else the default (machines/options.ts). */
 function limitSource(options: OwnLimits, config: McpServerConfig): string {
@@ -30,7 +30,7 @@ export function withTimeLimit(error: McpServerError, answer: unknown, timeoutMs:
   if (error.code !== 'TIMEOUT' || !isSdkTimeout(answer)) return error;
   const limit =
     options?.maxTotalTimeoutMs !== undefined && hasData(answer, 'maxTotalTimeout')
-      ? ` (${options.maxTotalTimeoutMs} ms in all, the call's maxTotalTimeoutMs)`
+      ? ` (${options.maxTotalTimeoutMs} ms in all, ${options.maxTotalTimeoutSource ?? "the call's maxTotalTimeoutMs"})`
       : ` after ${timeoutMs} ms${options?.resetTimeoutOnProgress ? ' without progress' : ''} (${limitSource(options, config)})`;
   return new McpServerError('TIMEOUT', error.server, `${error.message}${limit}`, { cause: error.cause, stderrTail: error.stderrTail });
 }

@@ -3,6 +3,7 @@ import type { RootsSource } from '../connection/host-handlers.js';
 import type { Logger } from '../logger.js';
 import type { McpConnectionManager } from '../manager.js';
 import type { LoaderToolCallOptions } from '../tools/index.js';
+import { callWhileProgressing } from '../tools/progress-time-limit.js';
 import type { ServeHost } from './host.js';
 import { relayLogs } from './host-logging.js';
 import { followHostRoots } from './host-roots.js';
@@ -45,17 +46,18 @@ export function installProxy(
 /**
  * A host's `tools/call` as the loader tool sees it: the host's cancel (`notifications/cancelled`
  * aborts the request's signal) stops the downstream call, and downstream progress goes up under
- * the host's own `progressToken` (only when the host sent one).
+ * the host's own `progressToken` (only when the host sent one). A host that asks for progress
+ * may restart its own timeout on each report (the SDK's `resetTimeoutOnProgress`), so serve's
+ * limit restarts on progress too, up to its total cap: else serve would cut the call the host still waits for.
  */
 export function relayedCallOptions(request: CallToolRequest, ctx: ServerContext): LoaderToolCallOptions {
   const progressToken = request.params._meta?.progressToken;
+  if (progressToken === undefined) return { signal: ctx.mcpReq.signal };
   return {
     signal: ctx.mcpReq.signal,
-    onProgress:
-      progressToken === undefined
-        ? undefined
-        : (progress) => {
-            ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }).catch(() => {});
-          },
+    onProgress: (progress) => {
+      ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...progress } }).catch(() => {});
+    },
+    ...callWhileProgressing(),
   };
 }

@@ -46,8 +46,11 @@ type CallOptions = Parameters<LoaderToolContext['manager']['callTool']>[3];
 const NO_CALL_OPTIONS: CallOptions = Object.freeze({});
 
 /** Only what a loader caller may set reaches the manager. */
-function callOptions({ signal, onProgress, timeoutMs, timeoutSource }: LoaderToolCallOptions): CallOptions {
-  return signal === undefined && onProgress === undefined && timeoutMs === undefined ? NO_CALL_OPTIONS : { signal, onProgress, timeoutMs, timeoutSource };
+function callOptions(options: LoaderToolCallOptions): CallOptions {
+  const { signal, onProgress, timeoutMs, timeoutSource, resetTimeoutOnProgress, maxTotalTimeoutMs, maxTotalTimeoutSource } = options;
+  return signal === undefined && onProgress === undefined && timeoutMs === undefined && resetTimeoutOnProgress === undefined && maxTotalTimeoutMs === undefined
+    ? NO_CALL_OPTIONS
+    : { signal, onProgress, timeoutMs, timeoutSource, resetTimeoutOnProgress, maxTotalTimeoutMs, maxTotalTimeoutSource };
 }
 
 /**

@@ -108,6 +108,12 @@ export interface LoaderToolCallOptions {
   timeoutMs?: number;
   /** Where `timeoutMs` was set, as a TIMEOUT's message names it (the CLI: `--timeout`). */
   timeoutSource?: string;
+  /** Progress the server reports restarts the timeout; set `maxTotalTimeoutMs` with it. */
+  resetTimeoutOnProgress?: boolean;
+  /** A cap on the whole call, whatever progress says. */
+  maxTotalTimeoutMs?: number;
+  /** Where `maxTotalTimeoutMs` was set, as a TIMEOUT's message names it. */
+  maxTotalTimeoutSource?: string;
 }
 
 export interface LoaderPermissions {

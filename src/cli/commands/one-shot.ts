@@ -19,6 +19,7 @@ import { terminalApproval } from '../tool-call-approval.js';
 import { pageOpeningHandlers } from '../page-opening.js';
 import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
 import { isManifestSummary, manifestListing } from '../manifest-listing.js';
+import { callWhileProgressing } from '../../tools/progress-time-limit.js';
 
 export interface OneShotOptions {
   /** `--timeout`: milliseconds the request may take, whatever the server's config says. */
@@ -186,7 +187,14 @@ export async function runOneShot(
   process.once('SIGINT', onInterrupt);
   const progress = tool === 'call_mcp_tool' ? new ProgressDisplay(process.stderr) : undefined;
   const loadDeadline = tool === 'load_mcp' && timeoutMs !== undefined ? AbortSignal.timeout(timeoutMs) : undefined;
-  const callOptions = { signal: interrupt.signal, timeoutMs, timeoutSource: '--timeout', onProgress: progress && ((update: Parameters<ProgressDisplay['update']>[0]) => progress.update(update)) };
+  const callOptions = {
+    signal: interrupt.signal,
+    timeoutMs,
+    timeoutSource: '--timeout',
+    onProgress: progress && ((update: Parameters<ProgressDisplay['update']>[0]) => progress.update(update)),
+    // The person watches the progress: a tool still reporting is still working.
+    ...(progress ? callWhileProgressing() : {}),
+  };
   try {
     const loader = find(tool);
     if (!loader) return report({ ok: false, server: args.server, error: { code: 'NOT_ALLOWED', message: `${tool} is switched off by the permissions` } });
