@@ -58,6 +58,8 @@ export interface ResolvedConnectOptions {
   isConfigError?: (error: unknown) => boolean;
   connectTimeoutMs: number;
   requestTimeoutMs: number;
+  /** Where `requestTimeoutMs` came from, in the words a request's time-out message gives. */
+  requestTimeoutSource: string;
   healthyAfterMs: number;
   backoff: Required<BackoffOptions>;
 }
@@ -101,6 +103,8 @@ export function resolveConnectOptions(
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     // The entry in mcp.json is the most specific place a user sets it, so it wins over `defaults`.
     requestTimeoutMs: positiveNumber(config.timeoutMs) ?? options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    requestTimeoutSource:
+      positiveNumber(config.timeoutMs) === undefined ? (options.requestTimeoutSource ?? 'requestTimeoutMs, the default for requests') : 'the server entry\'s "timeoutMs"',
     healthyAfterMs: options.healthyAfterMs ?? DEFAULT_HEALTHY_AFTER_MS,
     backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
   };

@@ -100,6 +100,8 @@ export interface SessionActorInput {
   rereads: PendingRequest[];
   /** The timeout of a request that sets none. */
   requestTimeoutMs: number;
+  /** Where `requestTimeoutMs` came from, as a TIMEOUT's message names it. */
+  requestTimeoutSource: string;
   /** The resources the server was asked to keep the host informed about: subscribed again on this new session. */
   subscriptions: string[];
 }
@@ -590,6 +592,7 @@ export const serverMachine = setup({
           config: context.config,
           rereads: context.rereads,
           requestTimeoutMs: context.options.requestTimeoutMs,
+          requestTimeoutSource: context.options.requestTimeoutSource,
           subscriptions: context.subscriptions,
         }),
       },

@@ -132,6 +132,8 @@ export interface McpConnectOptions {
   isConfigError?: (error: unknown) => boolean;
   /** How long a request (tool call, read, prompt) may take unless the request says otherwise. The entry's `timeoutMs` wins over this; default 60 000 ms. */
   requestTimeoutMs?: number;
+  /** How a request's time-out message names the limit when the entry sets no `timeoutMs` (a CLI's "serve --timeout"). Default: "requestTimeoutMs, the default for requests". */
+  requestTimeoutSource?: string;
   /** How long `initialize` may take. Default 30 000 ms. */
   connectTimeoutMs?: number;
   /** A connection that stays up this long resets the retry count. Default 30 000 ms. */

@@ -430,8 +430,11 @@ export function buildProgram(): Command {
         import('./commands/serve-http.js'),
         import('./otel.js'),
       ]);
-      // --timeout: the default for every server whose entry sets none.
-      const defaults = options.timeout === undefined ? undefined : { requestTimeoutMs: options.timeout };
+      // --timeout: the default for every server whose entry sets none; a time-out names the flag a person can change.
+      const defaults =
+        options.timeout === undefined
+          ? { requestTimeoutSource: `the ${DEFAULT_REQUEST_TIMEOUT_MS} ms default; serve --timeout or the server entry's "timeoutMs" sets another` }
+          : { requestTimeoutMs: options.timeout, requestTimeoutSource: 'serve --timeout' };
       const { http } = options;
       if (http === undefined && (options.gateway ?? options.audit ?? options.sessionKeyFile ?? options.health) !== undefined) {
         throw new Error('--gateway, --audit, --session-key-file and --health go with serve --http');

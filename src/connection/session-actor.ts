@@ -160,7 +160,7 @@ export function createSessionActor(deps: SessionActorDeps) {
         if (inFlight.delete(running)) answer(running, reply);
       };
       const fail = (error: unknown) =>
-        settle(failure(running, withTimeLimit(session.failure(describeRequest(spec), error, requestOptions.signal), error, timeoutMs, options, input.config)));
+        settle(failure(running, withTimeLimit(session.failure(describeRequest(spec), error, requestOptions.signal), error, timeoutMs, options, input.requestTimeoutSource)));
       // One promise per request, answered in its own handlers: this is every call's path.
       if (spec.kind === 'tool') {
         session.callTool(spec.tool, spec.arguments, spec.taskId === undefined ? requestOptions : { ...requestOptions, taskId: spec.taskId }).then((result) => settle({ type: 'mcp.toolResult', requestId, server: name, result: redactToolError(result, secrets) }), fail);

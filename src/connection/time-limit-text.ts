@@ -1,15 +1,14 @@
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { McpServerError } from '../../machines/errors.js';
-import type { McpRequestFields, McpServerConfig } from '../../machines/types.js';
+import type { McpRequestFields } from '../../machines/types.js';
 
 /** The request's own limits, as its caller set them. */
 type OwnLimits = Pick<McpRequestFields, 'timeoutMs' | 'timeoutSource' | 'resetTimeoutOnProgress' | 'maxTotalTimeoutMs' | 'maxTotalTimeoutSource'> | undefined;
 
-/** Where the time limit of a request came from: the call's own (in its caller's words), else the entry's, else the default (machines/options.ts). */
-function limitSource(options: OwnLimits, config: McpServerConfig): string {
+/** Where the time limit of a request came from: the call's own (in its caller's words), else the server's (the entry's or the default, machines/options.ts). */
+function limitSource(options: OwnLimits, serverSource: string): string {
   if (options?.timeoutMs !== undefined) return options.timeoutSource ?? "the call's timeoutMs";
-  if (typeof config.timeoutMs === 'number' && config.timeoutMs > 0) return 'the server entry\'s "timeoutMs"';
-  return 'requestTimeoutMs, the default for requests';
+  return serverSource;
 }
 
 function hasData(answer: SdkError, key: 'timeout' | 'maxTotalTimeout'): boolean {
@@ -24,13 +23,14 @@ function isSdkTimeout(answer: unknown): answer is SdkError {
 /**
  * A TIMEOUT names the limit it ran past and where that was set: "Request timed out" alone leaves
  * the program guessing between its own timeoutMs, the server entry's and the default.
- * `timeoutMs` is the limit the request ran with; `options` are the request's own.
+ * `timeoutMs` is the limit the request ran with; `options` are the request's own; `serverSource`
+ * names the server's limit, which applies when they set none.
  */
-export function withTimeLimit(error: McpServerError, answer: unknown, timeoutMs: number, options: OwnLimits, config: McpServerConfig): McpServerError {
+export function withTimeLimit(error: McpServerError, answer: unknown, timeoutMs: number, options: OwnLimits, serverSource: string): McpServerError {
   if (error.code !== 'TIMEOUT' || !isSdkTimeout(answer)) return error;
   const limit =
     options?.maxTotalTimeoutMs !== undefined && hasData(answer, 'maxTotalTimeout')
       ? ` (${options.maxTotalTimeoutMs} ms in all, ${options.maxTotalTimeoutSource ?? "the call's maxTotalTimeoutMs"})`
-      : ` after ${timeoutMs} ms${options?.resetTimeoutOnProgress ? ' without progress' : ''} (${limitSource(options, config)})`;
+      : ` after ${timeoutMs} ms${options?.resetTimeoutOnProgress ? ' without progress' : ''} (${limitSource(options, serverSource)})`;
   return new McpServerError('TIMEOUT', error.server, `${error.message}${limit}`, { cause: error.cause, stderrTail: error.stderrTail });
 }
