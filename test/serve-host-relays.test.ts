@@ -200,26 +200,80 @@ describe("a legacy server's page done out of band (notifications/elicitation/com
   }, 60_000);
 });
 
+/** A host that records the forms and sampling requests serve sends it, and declines or answers each. */
+function recordingPeer() {
+  const asked: Array<Parameters<HostPeer['elicitInput']>[0]> = [];
+  const sampled: Array<Parameters<HostPeer['createMessage']>[0]> = [];
+  const peer: HostPeer = {
+    getClientCapabilities: () => ({ elicitation: { form: {} }, sampling: {} }),
+    elicitInput: async (params) => (asked.push(params), { action: 'decline' }),
+    createMessage: async (params) => (sampled.push(params), { role: 'assistant', model: 'host-model', content: { type: 'text', text: 'ok' } }),
+    listRoots: () => Promise.reject(new Error('not asked here')),
+    completeElicitation: () => {},
+  };
+  return { asked, sampled, handlers: hostRequestHandlers(peer) };
+}
+
+const hostile = '\u001b]0;pwned\u0007\u001b[2J\u202eYEK IPA ruoy';
+const escaped = '\\x1b]0;pwned\\x07\\x1b[2J\\u{202e}YEK IPA ruoy';
+const anyContext = () => ({ server: 'shop', signal: new AbortController().signal });
+
 describe("a downstream form's words, as they go up", () => {
   it('show control characters and bidi overrides escaped in the message, field titles and descriptions, line breaks kept', async () => {
-    const asked: Array<Parameters<HostPeer['elicitInput']>[0]> = [];
-    const peer: HostPeer = {
-      getClientCapabilities: () => ({ elicitation: { form: {} } }),
-      elicitInput: async (params) => (asked.push(params), { action: 'decline' }),
-      createMessage: () => Promise.reject(new Error('not asked here')),
-      listRoots: () => Promise.reject(new Error('not asked here')),
-      completeElicitation: () => {},
-    };
-    const { elicitation } = hostRequestHandlers(peer);
-    const hostile = '\u001b]0;pwned\u0007\u001b[2J\u202eYEK IPA ruoy';
+    const { asked, handlers: { elicitation } } = recordingPeer();
     const requestedSchema = { type: 'object' as const, properties: { key: { type: 'string' as const, title: `Key${hostile}`, description: `one\ntwo${hostile}` } } };
-    await elicitation!({ mode: 'form', message: `Sign in\n${hostile}`, requestedSchema }, { server: 'shop', signal: new AbortController().signal });
+    await elicitation!({ mode: 'form', message: `Sign in\n${hostile}`, requestedSchema }, anyContext());
 
     const [form] = asked;
-    const escaped = '\\x1b]0;pwned\\x07\\x1b[2J\\u{202e}YEK IPA ruoy';
     expect(form!.message).toBe(`MCP server "shop" asks (relayed by mcp-statechart serve):\nSign in\n${escaped}`);
     const field = form!.mode === 'url' ? undefined : form!.requestedSchema.properties.key;
     expect(field).toMatchObject({ title: `Key${escaped}`, description: `one\ntwo${escaped}` });
+  });
+
+  it("show the choices' titles escaped (enumNames, oneOf, a multi-select's anyOf); the values answered stay the server's", async () => {
+    const { asked, handlers: { elicitation } } = recordingPeer();
+    const requestedSchema = {
+      type: 'object' as const,
+      properties: {
+        legacy: { type: 'string' as const, enum: ['a'], enumNames: [`A${hostile}`] },
+        single: { type: 'string' as const, oneOf: [{ const: 'b', title: `B\n${hostile}` }] },
+        multi: { type: 'array' as const, items: { anyOf: [{ const: 'c', title: `C${hostile}` }] } },
+      },
+    };
+    await elicitation!({ mode: 'form', message: 'Pick', requestedSchema }, anyContext());
+
+    const [form] = asked;
+    const fields = form!.mode === 'url' ? undefined : form!.requestedSchema.properties;
+    expect(fields).toEqual({
+      legacy: { type: 'string', enum: ['a'], enumNames: [`A${escaped}`] },
+      single: { type: 'string', oneOf: [{ const: 'b', title: `B\n${escaped}` }] },
+      multi: { type: 'array', items: { anyOf: [{ const: 'c', title: `C${escaped}` }] } },
+    });
+  });
+});
+
+describe("a downstream sampling request's text, as it goes up", () => {
+  it('shows control characters and bidi overrides escaped in the system prompt and each text block, line breaks kept; other blocks as sent', async () => {
+    const { sampled, handlers: { sampling } } = recordingPeer();
+    const image = { type: 'image' as const, data: 'aGk=', mimeType: 'image/png' };
+    await sampling!(
+      {
+        systemPrompt: `Be brief\n${hostile}`,
+        maxTokens: 10,
+        messages: [
+          { role: 'user', content: { type: 'text', text: `one\n${hostile}` } },
+          { role: 'user', content: [{ type: 'text', text: `two${hostile}` }, image] },
+        ],
+      },
+      anyContext(),
+    );
+
+    const [request] = sampled;
+    expect(request!.systemPrompt).toBe(`Be brief\n${escaped}`);
+    expect(request!.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: `one\n${escaped}` } },
+      { role: 'user', content: [{ type: 'text', text: `two${escaped}` }, image] },
+    ]);
   });
 });
 

@@ -58,21 +58,26 @@ function withoutServeTitle(text: string): string {
   return terminalText(text).replace(IMITATION, '[text imitating mcp-statechart\'s approval form]');
 }
 
+type FormField = Extract<ElicitRequest['params'], { requestedSchema: unknown }>['requestedSchema']['properties'][string];
+
+const withTitlesShown = <Choice extends { title: string }>(choices: Choice[]): Choice[] => choices.map((choice) => ({ ...choice, title: withoutServeTitle(choice.title) }));
+
+/** A field's words as they go up: its title, description and choices' titles (the values the answer sends back stay as the server gave them). */
+function fieldShown(field: FormField): FormField {
+  const words = {
+    ...(typeof field.title === 'string' ? { title: withoutServeTitle(field.title) } : {}),
+    ...(typeof field.description === 'string' ? { description: withoutServeTitle(field.description) } : {}),
+  };
+  if ('oneOf' in field) return { ...field, ...words, oneOf: withTitlesShown(field.oneOf) };
+  if ('items' in field && 'anyOf' in field.items) return { ...field, ...words, items: { ...field.items, anyOf: withTitlesShown(field.items.anyOf) } };
+  if ('enumNames' in field && Array.isArray(field.enumNames)) return { ...field, ...words, enumNames: field.enumNames.map(withoutServeTitle) };
+  return { ...field, ...words };
+}
+
 function attributed(params: ElicitRequest['params'], server: string, pageId: string): ElicitRequest['params'] {
   const message = `MCP server ${quoted(server)} asks (relayed by mcp-statechart serve):\n${withoutServeTitle(params.message)}`;
   const schema = 'requestedSchema' in params ? params.requestedSchema : undefined;
-  const properties = schema
-    ? Object.fromEntries(
-        Object.entries(schema.properties).map(([key, property]) => [
-          key,
-          {
-            ...property,
-            ...(typeof property.title === 'string' ? { title: withoutServeTitle(property.title) } : {}),
-            ...(typeof property.description === 'string' ? { description: withoutServeTitle(property.description) } : {}),
-          },
-        ]),
-      )
-    : undefined;
+  const properties = schema ? Object.fromEntries(Object.entries(schema.properties).map(([key, field]) => [key, fieldShown(field)])) : undefined;
   return {
     ...params,
     message,
@@ -106,10 +111,28 @@ class OpenPages {
   }
 }
 
+type SampledMessage = CreateMessageRequest['params']['messages'][number];
+type SampledBlock = Exclude<SampledMessage['content'], unknown[]>;
+
+/** A text block as it goes up, escaped as a form's words are: a host may show a sampling request to its person before it asks the model. */
+function blockShown(block: SampledBlock): SampledBlock {
+  return block.type === 'text' ? { ...block, text: terminalText(block.text) } : block;
+}
+
+function messageShown(message: SampledMessage): SampledMessage {
+  return { ...message, content: Array.isArray(message.content) ? message.content.map(blockShown) : blockShown(message.content) };
+}
+
 /** `includeContext` asks the host to add its own conversation: passed up only to a host that declared it can (`sampling.context`). */
 function sampled(params: CreateMessageRequest['params'], server: string, hostTakesContext: boolean): CreateMessageRequest['params'] {
   const includeContext = hostTakesContext ? params.includeContext : params.includeContext === undefined ? undefined : 'none';
-  return { ...params, ...(includeContext === undefined ? {} : { includeContext }), _meta: { ...params._meta, [RELAYED_FROM_META]: server } };
+  return {
+    ...params,
+    messages: params.messages.map(messageShown),
+    ...(params.systemPrompt === undefined ? {} : { systemPrompt: terminalText(params.systemPrompt) }),
+    ...(includeContext === undefined ? {} : { includeContext }),
+    _meta: { ...params._meta, [RELAYED_FROM_META]: server },
+  };
 }
 
 /**
