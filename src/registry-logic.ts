@@ -86,7 +86,7 @@ export interface RegistryPartsOptions extends RegistryLogicOptions {
 export function createRegistryParts(options: RegistryPartsOptions = {}): RegistryParts {
   const logger = options.logger ?? stderrLogger;
   const sessions = options.sessions ?? new SessionTracker();
-  const host = new HostBridge(options.handlers ?? {});
+  const host = new HostBridge(options.handlers ?? {}, logger);
   const providers = { tracerProvider: options.tracerProvider, meterProvider: options.meterProvider };
   const lifecycle = new LifecycleTelemetry(providers);
   const eras = new EraMemo();

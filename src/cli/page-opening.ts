@@ -7,6 +7,7 @@
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 import type { HostRequestContext, McpHostHandlers } from '../connection/host-handlers.js';
 import { targetDomain } from '../connection/url-elicitation.js';
+import { WaitingPerServer } from '../connection/waiting-per-server.js';
 import { openInBrowser } from '../auth/open-browser.js';
 import { answeredYes } from './confirm-change.js';
 import { terminalLine } from './terminal-text.js';
@@ -40,24 +41,13 @@ export const MAX_WAITING_PAGES = 4;
 
 /** `handlers` for a command run on a terminal: URL-mode elicitation only (forms are not shown here). */
 export function pageOpeningHandlers(opening: PageOpening = onTerminal): Pick<McpHostHandlers, 'elicitation' | 'elicitationModes'> {
-  const waiting = new Map<string, number>();
-  const ask = async (server: string, question: string, signal: AbortSignal): Promise<boolean> => {
-    const count = waiting.get(server) ?? 0;
-    if (count >= MAX_WAITING_PAGES) {
+  const waiting = new WaitingPerServer(MAX_WAITING_PAGES);
+  const ask = (server: string, question: string, signal: AbortSignal): Promise<boolean> =>
+    waiting.gate(server, () => opening.ask(question, signal), (first) => {
       // Told once per burst: a server asking thousands of pages must not fill the screen either.
-      if (count === MAX_WAITING_PAGES) opening.tell(`MCP server "${terminalLine(server)}" asked to open more pages while ${MAX_WAITING_PAGES} wait for your answer; those were declined without asking.`);
-      waiting.set(server, MAX_WAITING_PAGES + 1);
+      if (first) opening.tell(`MCP server "${terminalLine(server)}" asked to open more pages while ${MAX_WAITING_PAGES} wait for your answer; those were declined without asking.`);
       return false;
-    }
-    waiting.set(server, count + 1);
-    try {
-      return await opening.ask(question, signal);
-    } finally {
-      const left = Math.min(waiting.get(server) ?? 1, MAX_WAITING_PAGES) - 1;
-      if (left > 0) waiting.set(server, left);
-      else waiting.delete(server);
-    }
-  };
+    });
   const elicitation = async (params: ElicitRequest['params'], { server, signal }: HostRequestContext): Promise<ElicitResult> => {
     if (params.mode !== 'url') return { action: 'decline' };
     const domain = targetDomain(params.url);

@@ -13,7 +13,10 @@ import {
   type LoggingLevel,
   type Root,
 } from '@modelcontextprotocol/client';
+import { quoted } from '../../machines/control-characters.js';
 import { errorMessage } from '../../machines/to-error.js';
+import type { Logger } from '../logger.js';
+import { WaitingPerServer } from './waiting-per-server.js';
 import { redact, redactStrings } from '../redact.js';
 import { elicitationShown, samplingShown } from './host-request-text.js';
 import type { McpHostEmitted, McpLogMessage } from '../../machines/types.js';
@@ -96,6 +99,12 @@ const REQUEST_TIMEOUT = -32001;
 
 export const DEFAULT_HOST_HANDLER_TIMEOUT_MS = 10 * 60_000;
 
+/**
+ * A server's questions the handlers answer at a time: as many as a 2026-07-28 round may carry
+ * (10 inputs), so a round is never cut, while a 2025 server that sends thousands at once gets ten handled.
+ */
+export const MAX_WAITING_HOST_REQUESTS = 10;
+
 /** Pages per connection whose completion may still come; past it the oldest is forgotten (its notice then ignored). */
 export const MAX_OPEN_PAGES = 64;
 
@@ -112,9 +121,12 @@ export class HostBridge {
   /** Clients that declared roots when they connected: only they are told the roots changed. */
   private readonly rootsClients = new WeakSet<Client>();
   private readonly handlers: McpHostHandlers;
+  private readonly logger: Logger;
+  private readonly waiting = new WaitingPerServer(MAX_WAITING_HOST_REQUESTS);
 
-  constructor(handlers: McpHostHandlers) {
+  constructor(handlers: McpHostHandlers, logger: Logger) {
     this.handlers = handlers;
+    this.logger = logger;
     this.roots = handlers.roots;
   }
 
@@ -209,9 +221,18 @@ export class HostBridge {
   /**
    * Runs one handler for a server's request. A throw becomes an MCP error the server receives
    * (the SDK answers with it); running past `timeoutMs` aborts the handler's signal and answers
-   * a timeout error. Nothing here can take the connection down.
+   * a timeout error. Past MAX_WAITING_HOST_REQUESTS of the server's waiting, it is refused at once
+   * (the logger told once a burst). Nothing here can take the connection down.
    */
-  private async answer<T>(
+  private answer<T>(kind: 'sampling' | 'elicitation' | 'roots', server: string, requestSignal: AbortSignal, run: (context: HostRequestContext) => T | Promise<T>): Promise<T> {
+    const { limit } = this.waiting;
+    return this.waiting.gate(server, () => this.answerNow(kind, server, requestSignal, run), (first) => {
+      if (first) this.logger.warn(`MCP server ${quoted(server)} asked more than ${limit} questions (sampling, elicitation, roots) at once; the others are refused without reaching the handlers until one is answered.`);
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `MCP server ${quoted(server)} already has ${limit} requests waiting for the client's answer; its ${kind} request is refused until one is answered.`);
+    });
+  }
+
+  private async answerNow<T>(
     kind: 'sampling' | 'elicitation' | 'roots',
     server: string,
     requestSignal: AbortSignal,

@@ -1,6 +1,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { McpHostHandlers } from '../connection/host-handlers.js';
 import { quoted } from '../../machines/control-characters.js';
+import { WaitingPerServer } from '../connection/waiting-per-server.js';
 
 /** How many of one server's requests (sampling, elicitation, roots) may wait for the host at a time. */
 export const MAX_RELAYED_REQUESTS_PER_SERVER = 4;
@@ -11,24 +12,14 @@ export const MAX_RELAYED_REQUESTS_PER_SERVER = 4;
  * (or serve's memory) with them.
  */
 export function capRelayedRequests(handlers: McpHostHandlers, limit = MAX_RELAYED_REQUESTS_PER_SERVER): McpHostHandlers {
-  const waiting = new Map<string, number>();
-  const gate = async <R>(kind: string, server: string, run: () => R | Promise<R>): Promise<R> => {
-    const count = waiting.get(server) ?? 0;
-    if (count >= limit) {
+  const waiting = new WaitingPerServer(limit);
+  const gate = <R>(kind: string, server: string, run: () => R | Promise<R>): Promise<R> =>
+    waiting.gate(server, run, () => {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidRequest,
         `MCP server ${quoted(server)} already has ${limit} requests waiting for the host; mcp-statechart serve refuses its ${kind} request until one is answered.`,
       );
-    }
-    waiting.set(server, count + 1);
-    try {
-      return await run();
-    } finally {
-      const left = (waiting.get(server) ?? 1) - 1;
-      if (left > 0) waiting.set(server, left);
-      else waiting.delete(server);
-    }
-  };
+    });
   const { sampling, elicitation, roots } = handlers;
   return {
     ...handlers,
