@@ -129,6 +129,13 @@ describe('a timeout says which limit it ran past and where that was set', () => 
     expect(error).toMatchObject({ code: 'TIMEOUT', message: `${timedOut} 250 ms (requestTimeoutMs, the default for requests)` });
   });
 
+  it('requestTimeoutSource, in the words of the program that set requestTimeoutMs (serve: "serve --timeout")', async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', stdioFixture(), { requestTimeoutMs: 250, requestTimeoutSource: 'serve --timeout' });
+    const error = await rejectionOf(manager.callTool('fixture', 'slow', { ms: 20_000 }));
+    expect(error).toMatchObject({ code: 'TIMEOUT', message: `${timedOut} 250 ms (serve --timeout)` });
+  });
+
   it("the call's maxTotalTimeoutMs, when progress kept restarting the timeout", async () => {
     const manager = managerWithFixture();
     await manager.connect('fixture', progressFixture());
@@ -137,6 +144,14 @@ describe('a timeout says which limit it ran past and where that was set', () => 
     );
     expect(capped).toMatchObject({ code: 'TIMEOUT' });
     expect(capped.message).toMatch(/^MCP server "fixture" failed calling tool "progress": .* \(250 ms in all, the call's maxTotalTimeoutMs\)$/);
+  });
+
+  it('maxTotalTimeoutSource, in the words of the program that set the cap', async () => {
+    const manager = managerWithFixture();
+    await manager.connect('fixture', progressFixture());
+    const limits = { timeoutMs: 200, resetTimeoutOnProgress: true, onProgress: () => {}, maxTotalTimeoutMs: 250, maxTotalTimeoutSource: 'the most a call reporting progress may run' };
+    const capped = await rejectionOf(manager.callTool('fixture', 'progress', { steps: 8, intervalMs: 60 }, limits));
+    expect(capped.message).toMatch(/ \(250 ms in all, the most a call reporting progress may run\)$/);
   });
 });
 
