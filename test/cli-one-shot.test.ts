@@ -117,6 +117,17 @@ describe('--json on load, call and read', () => {
       error: { code: 'CONFIG_ERROR', hint: expect.stringMatching(/`uvx-not-installed-here` is installed/) },
     });
   });
+
+  it('call arguments that cannot be read fail in the same shape, naming the server', async () => {
+    const run = await cli(['call', 'notes', 'search_notes', '{query: coffee}', '--json']);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual({
+      ok: false,
+      code: 'INVALID_ARGUMENTS',
+      server: 'notes',
+      error: { code: 'INVALID_ARGUMENTS', message: expect.stringMatching(/^The tool arguments are not valid JSON/) },
+    });
+  });
 });
 
 describe('errors worded for a person', () => {

@@ -336,11 +336,8 @@ export function buildProgram(): Command {
     .hook('preAction', goWith('--output', '--force'))
     .action(
       async (server: string, tool: string, json: string | undefined, options: { argsFile?: string; otel?: boolean } & ResultFlags, command: Command) => {
-        const [{ readCallArguments, runOneShot }, { withTelemetry }] = await Promise.all([import('./commands/one-shot.js'), import('./otel.js')]);
-        const args = await readCallArguments(json, options.argsFile);
-        process.exitCode = await withTelemetry(options, () =>
-          runOneShot(globalOptions(command), 'call_mcp_tool', { server, tool, arguments: args }, resultOptions(options)),
-        );
+        const [{ runCall }, { withTelemetry }] = await Promise.all([import('./commands/one-shot.js'), import('./otel.js')]);
+        process.exitCode = await withTelemetry(options, () => runCall(globalOptions(command), server, tool, json, options.argsFile, resultOptions(options)));
       },
     );
 

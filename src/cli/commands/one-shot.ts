@@ -286,6 +286,30 @@ async function readArgumentsFile(file: string): Promise<string> {
 }
 
 /**
+ * A failure of the command line's own (`call`'s arguments, `prompt`'s pairs), reported as the
+ * server's are: a script reading `error.code` and `error.message` of load, call, read, prompts and
+ * prompt gets them for these too.
+ */
+export function reportArgumentFailure(server: string, error: CliError, json: boolean): number {
+  const explanation: FailureExplanation = { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+  if (json) process.stdout.write(`${terminalJson(failureJson(server, explanation))}\n`);
+  else process.stderr.write(`${formatFailure(explanation)}\n`);
+  return 1;
+}
+
+/** `call`: its arguments read, then the tool called. */
+export async function runCall(options: GlobalOptions, server: string, tool: string, inline: string | undefined, argsFile: string | undefined, oneShot: OneShotOptions): Promise<number> {
+  let args: Record<string, unknown>;
+  try {
+    args = await readCallArguments(inline, argsFile);
+  } catch (error) {
+    if (error instanceof CliError) return reportArgumentFailure(server, error, oneShot.json ?? false);
+    throw error;
+  }
+  return runOneShot(options, 'call_mcp_tool', { server, tool, arguments: args }, oneShot);
+}
+
+/**
  * `call`'s arguments: inline JSON, `-` for stdin, or `--args-file <file>` (`-` there is stdin
  * too). Giving both an inline value and a file is an error, not a silent choice.
  */

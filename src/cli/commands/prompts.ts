@@ -9,7 +9,7 @@ import { cliLogger } from '../logger.js';
 import { discoverFor, type GlobalOptions } from '../options.js';
 import { oneShotDefaults, openLoaderSession } from '../session.js';
 import { commandWord, terminalJson, terminalLine, writeListing } from '../terminal-text.js';
-import { INVALID_PARAMS, refusal } from './one-shot.js';
+import { INVALID_PARAMS, refusal, reportArgumentFailure } from './one-shot.js';
 import { CliError, failureJson } from '../json-codes.js';
 import { listNames } from '../../tools/list-names.js';
 import { McpServerError } from '../../../machines/errors.js';
@@ -103,10 +103,8 @@ export async function runPrompt(global: GlobalOptions, server: string, name: str
   try {
     args = promptArguments(pairs);
   } catch (error) {
-    const explanation: FailureExplanation = { code: 'INVALID_ARGUMENTS', message: (error as Error).message };
-    if (options.json) process.stdout.write(`${terminalJson(failureJson(server, explanation))}\n`);
-    else process.stderr.write(`${formatFailure(explanation)}\n`);
-    return 1;
+    if (error instanceof CliError) return reportArgumentFailure(server, error, options.json ?? false);
+    throw error;
   }
   return withServer(global, server, options, async ({ manager }, explain, deadline) => {
     // A misspelt optional argument (`stat=CA`) would be dropped without a word: the server ignores what it does not declare.
