@@ -71,7 +71,7 @@ describe('the approvals file', () => {
     ['not a JSON object', /is not a JSON object/, () => writeFileSync(approvalsPath, JSON.stringify([SECRET]))],
     [
       'over 16 MB',
-      /is 16 MB; the limit is 16 MB/,
+      /is 16,777,217 bytes; the limit is 16 MB \(16,777,216 bytes\)/,
       () => {
         writeFileSync(approvalsPath, `{"${SECRET}": "x"}`);
         truncateSync(approvalsPath, 16 * 1024 * 1024 + 1);

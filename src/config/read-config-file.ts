@@ -57,7 +57,7 @@ export async function readRegularFile(path: string, options: ReadConfigFileOptio
     }
     const maxBytes = options.maxBytes ?? MAX_CONFIG_FILE_BYTES;
     if (stats.size > maxBytes) {
-      return { kind: 'unreadable', reason: `is ${megabytes(stats.size)} MB; the limit is ${megabytes(maxBytes)} MB`, bytes: stats.size };
+      return { kind: 'unreadable', reason: tooLarge(stats.size, maxBytes), bytes: stats.size };
     }
     // At most one byte past the limit, should the file grow after the check.
     const buffer = Buffer.alloc(Math.min(stats.size, maxBytes) + 1);
@@ -86,7 +86,7 @@ export function readRegularFileSync(path: string, maxBytes: number): RegularFile
     const stats = fstatSync(fd);
     if (stats.isDirectory()) return { kind: 'unreadable', reason: 'is a directory, not a file' };
     if (!stats.isFile()) return { kind: 'unreadable', reason: 'is not a regular file' };
-    if (stats.size > maxBytes) return { kind: 'unreadable', reason: `is ${megabytes(stats.size)} MB; the limit is ${megabytes(maxBytes)} MB`, bytes: stats.size };
+    if (stats.size > maxBytes) return { kind: 'unreadable', reason: tooLarge(stats.size, maxBytes), bytes: stats.size };
     const buffer = Buffer.alloc(stats.size + 1);
     const bytesRead = readSync(fd, buffer, 0, buffer.length, 0);
     if (bytesRead > maxBytes) return { kind: 'unreadable', reason: `is larger than the limit of ${megabytes(maxBytes)} MB` };
@@ -122,6 +122,13 @@ function describeCode(error: unknown): string {
 }
 
 /** `bytes` in MB with one decimal, as the size limits are worded. */
+/** Why a file is refused for its size: in bytes when its megabytes, rounded, would read as the limit itself ("is 16 MB; the limit is 16 MB"). */
+function tooLarge(size: number, maxBytes: number): string {
+  const [shown, limit] = [megabytes(size), megabytes(maxBytes)];
+  if (shown !== limit) return `is ${shown} MB; the limit is ${limit} MB`;
+  return `is ${size.toLocaleString('en-US')} bytes; the limit is ${limit} MB (${maxBytes.toLocaleString('en-US')} bytes)`;
+}
+
 export function megabytes(bytes: number): string {
   return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '');
 }
