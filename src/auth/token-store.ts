@@ -6,11 +6,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { OAuthClientInformationMixed, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import { OAuthClientInformationFullSchema, OAuthClientInformationSchema, OAuthTokensSchema } from '@modelcontextprotocol/core';
 import { z } from 'zod';
+import { homeFolder } from '../config/home-folder.js';
 import { readRegularFileSync } from '../config/read-config-file.js';
 
 /** A login is a few kilobytes; a bigger file is no login. */
@@ -53,7 +53,7 @@ export const MAX_OTHER_ISSUERS = 8;
  * ```
  */
 export function defaultOAuthDir(): string {
-  return join(homedir(), '.ai-zen', 'mcp-oauth');
+  return join(homeFolder(), '.ai-zen', 'mcp-oauth');
 }
 
 /** Past this, a file name gets short: most file systems allow 255 bytes. */

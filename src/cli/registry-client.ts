@@ -8,8 +8,8 @@
  * `~/.ai-zen/settings.json`, else the official one. Hosts are encouraged to point at a
  * subregistry they trust.
  */
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { homeFolder } from '../config/home-folder.js';
 import { isJsonObject } from '../config/null-proto.js';
 import { parseJson } from '../config/parse-json.js';
 import { readConfigFile } from '../config/read-config-file.js';
@@ -24,7 +24,7 @@ export const MAX_PAGES = 10;
 const PAGE_SIZE = 30;
 
 export function settingsPath(): string {
-  return join(homedir(), '.ai-zen', 'settings.json');
+  return join(homeFolder(), '.ai-zen', 'settings.json');
 }
 
 function checkedUrl(text: string, from: string): string {

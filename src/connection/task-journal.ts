@@ -8,9 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { FileLockHeld, withFileLock, type FileLockOptions } from '../config/file-lock.js';
+import { homeFolder } from '../config/home-folder.js';
 import { readRegularFileSync } from '../config/read-config-file.js';
 import { stderrLogger, type Logger } from '../logger.js';
 
@@ -31,7 +31,7 @@ const MAX_FILE_BYTES = 256 * 1024;
 
 /** `~/.ai-zen/mcp-tasks.json`, beside the manifest index. */
 export function defaultTaskJournalPath(): string {
-  return join(homedir(), '.ai-zen', 'mcp-tasks.json');
+  return join(homeFolder(), '.ai-zen', 'mcp-tasks.json');
 }
 
 /**

@@ -16,12 +16,12 @@
 import { randomBytes } from 'node:crypto';
 import { statSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { PriorDiscovery } from '@modelcontextprotocol/client';
 import type { McpServerConfig, McpServerManifest } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
 import { withFileLock } from '../config/file-lock.js';
+import { homeFolder } from '../config/home-folder.js';
 import { readRegularFile, readRegularFileSync } from '../config/read-config-file.js';
 import { stderrLogger, type Logger } from '../logger.js';
 import { manifestAtRest, redactStrings, secretsOf } from '../redact.js';
@@ -88,7 +88,7 @@ export interface ManifestIndexOptions {
  * ```
  */
 export function defaultManifestIndexPath(): string {
-  return join(homedir(), '.ai-zen', 'mcp-index.json');
+  return join(homeFolder(), '.ai-zen', 'mcp-index.json');
 }
 
 function emptyContents(): IndexContents {

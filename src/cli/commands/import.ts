@@ -5,9 +5,9 @@
  * defined in the target is left alone unless `--force`.
  */
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { DiscoveredServer } from '../../config/index.js';
+import { homeFolder } from '../../config/home-folder.js';
 import { isJsonObject } from '../../config/null-proto.js';
 import { approveServers } from '../../config/project-trust.js';
 import { withVariableReferences, workspaceFolderOf } from '../../config/vscode-servers.js';
@@ -42,9 +42,9 @@ interface ClientFile {
 
 /** The per-platform folder applications keep settings in. */
 function appSettingsFolder(): string {
-  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support');
-  if (process.platform === 'win32') return absoluteFolderFromEnv('APPDATA') ?? join(homedir(), 'AppData', 'Roaming');
-  return absoluteFolderFromEnv('XDG_CONFIG_HOME') ?? join(homedir(), '.config');
+  if (process.platform === 'darwin') return join(homeFolder(), 'Library', 'Application Support');
+  if (process.platform === 'win32') return absoluteFolderFromEnv('APPDATA') ?? join(homeFolder(), 'AppData', 'Roaming');
+  return absoluteFolderFromEnv('XDG_CONFIG_HOME') ?? join(homeFolder(), '.config');
 }
 
 /** As the XDG spec says: an empty value is unset, and a relative one is invalid (it would be read from wherever the command runs). */
@@ -63,10 +63,10 @@ function clientFiles(from: string, cwd: string): ClientFile[] {
       return [{ path: join(appSettingsFolder(), 'Claude', 'claude_desktop_config.json'), servers: mcpServersKey }];
     case 'claude-code':
       return [
-        { path: join(homedir(), '.claude.json'), servers: mcpServersKey },
+        { path: join(homeFolder(), '.claude.json'), servers: mcpServersKey },
         { path: join(cwd, '.mcp.json'), servers: mcpServersKey },
         // Claude Code's local scope: servers of one project, kept in ~/.claude.json under its folder; it wins over the project's.
-        { path: join(homedir(), '.claude.json'), part: `its local scope for ${cwd}`, servers: (config) => (isJsonObject(config.projects) && isJsonObject(config.projects[cwd]) ? config.projects[cwd].mcpServers : undefined) },
+        { path: join(homeFolder(), '.claude.json'), part: `its local scope for ${cwd}`, servers: (config) => (isJsonObject(config.projects) && isJsonObject(config.projects[cwd]) ? config.projects[cwd].mcpServers : undefined) },
       ];
     case 'vscode':
       return [
@@ -75,7 +75,7 @@ function clientFiles(from: string, cwd: string): ClientFile[] {
       ];
     case 'cursor':
       return [
-        { path: join(homedir(), '.cursor', 'mcp.json'), servers: mcpServersKey },
+        { path: join(homeFolder(), '.cursor', 'mcp.json'), servers: mcpServersKey },
         { path: join(cwd, '.cursor', 'mcp.json'), servers: mcpServersKey },
       ];
     default:
