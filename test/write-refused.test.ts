@@ -1,13 +1,14 @@
 /**
  * A write the disk or the folder refuses (a full disk, a read-only file system, no permission):
- * `add` and `index` name the file, say what was (not) changed and what to do, instead of the bare
- * errno ("ENOSPC: no space left on device, write"). The refusal is injected into node:fs/promises,
- * which the writers import by name; the files themselves are real.
+ * `add`, `import` and `index` name the file, say what was (not) changed and what to do, instead of
+ * the bare errno ("ENOSPC: no space left on device, write"). The refusal is injected into
+ * node:fs/promises, which the writers import by name; the files themselves are real.
  */
 import fsSync, { existsSync, promises as fs, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { discoverMcpServers } from '../src/config/index.js';
 import { configHome, USER_FILE_TEXT } from './support/config-command-home.js';
 import { descendantsOfThisProcess, stdioFixture } from './support/fixtures.js';
 import { runInProcess } from './support/in-process-cli.js';
@@ -141,4 +142,47 @@ describe('index on a full disk with no key yet', () => {
     expect(readdirSync(folder)).toEqual([]);
     expect(descendantsOfThisProcess()).toEqual([]);
   }, 30_000);
+});
+
+describe('add --scope project when the approval cannot be written', () => {
+  it('says the entry is written but not approved, and to approve it once the folder is writable', async () => {
+    const { home, project, projectFile, read } = configHome();
+    const approvals = join(home, '.ai-zen', 'mcp-approvals.json');
+    readOnly(join(home, '.ai-zen'));
+
+    const run = await runInProcess(['--project', project, 'add', '--scope', 'project', 'tool', '--json', '--', 'node', 'tool.js']);
+
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual({
+      ok: false,
+      code: 'WRITE_FAILED',
+      error: `added "tool" in ${projectFile}, but could not write its approval to ${approvals}: its folder is on a read-only file system. The entry is written but not approved, so it will not start until approved.`,
+      hint: `Make it writable, then run \`mcp-statechart approve tool\` in ${project}.`,
+    });
+    expect(read(projectFile)).toEqual({ mcpServers: { tool: { command: 'node', args: ['tool.js'] } } });
+    vi.restoreAllMocks();
+    syncBuiltinESMExports();
+    const discovered = await discoverMcpServers({ projectRoot: project, env: {}, projectServers: 'ask' });
+    expect(discovered.servers.tool!.trust).toBe('awaiting approval');
+  });
+});
+
+describe('import --scope project when the approvals cannot be written', () => {
+  it('says the entries are written but not approved, and names them to approve', async () => {
+    const { home, project, projectFile, read } = configHome();
+    const team = join(home, 'team-mcp.json');
+    writeFileSync(team, JSON.stringify({ mcpServers: { one: { command: 'one-server' }, two: { command: 'two-server' } } }));
+    readOnly(join(home, '.ai-zen'));
+
+    const run = await runInProcess(['--project', project, 'import', '--from', team, '--scope', 'project', '--yes', '--json']);
+
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual({
+      ok: false,
+      code: 'WRITE_FAILED',
+      error: `imported "one", "two" into ${projectFile}, but could not write their approvals to ${join(home, '.ai-zen', 'mcp-approvals.json')}: its folder is on a read-only file system. The entries are written but not approved, so they will not start until approved.`,
+      hint: `Make it writable, then run \`mcp-statechart approve one two\` in ${project}.`,
+    });
+    expect(Object.keys(read(projectFile).mcpServers as object)).toEqual(['one', 'two']);
+  });
 });

@@ -5,7 +5,7 @@
  */
 import { dirname } from 'node:path';
 import { discoverMcpServers, type DiscoveredServer } from '../../config/index.js';
-import { approveServers } from '../../config/project-trust.js';
+import { approveServers, defaultApprovalsPath } from '../../config/project-trust.js';
 import { serverEntryShape } from '../../config/server-schema.js';
 import { isJsonObject } from '../../config/null-proto.js';
 import { parseJson } from '../../config/parse-json.js';
@@ -16,6 +16,7 @@ import { configPathForScope, editServerEntries, type WritableScope } from '../co
 import { CliError } from '../json-codes.js';
 import { reportDone, reported } from '../command-report.js';
 import { terminalLine } from '../terminal-text.js';
+import { writeRefusal } from '../write-refusal.js';
 
 export interface AddOptions {
   scope: WritableScope;
@@ -132,11 +133,28 @@ export async function writeServerEntry(name: string, entry: Record<string, unkno
   if (options.scope === 'project') {
     const definition = await projectDefinition(file, name);
     if (definition) {
-      await approveServers({}, [definition]);
+      await approveServers({}, [definition]).catch((error: unknown) => {
+        throw approvalRefused(`${replaced ? 'replaced' : 'added'} "${name}" in ${file}`, file, [name], error);
+      });
       approved = true;
     }
   }
   return { file, replaced, approved };
+}
+
+/**
+ * A refused approval write, worded: the entries are in `file` by now (`written` says so) and
+ * undoing them would be one more write the same disk refuses, so what is left is said instead.
+ */
+export function approvalRefused(written: string, file: string, names: readonly string[], error: unknown): unknown {
+  const refusal = writeRefusal(error);
+  if (!refusal) return error;
+  const one = names.length === 1;
+  return new CliError(
+    'WRITE_FAILED',
+    `${written}, but could not write ${one ? 'its approval' : 'their approvals'} to ${defaultApprovalsPath()}: ${refusal.reason}. ${one ? 'The entry is' : 'The entries are'} written but not approved, so ${one ? 'it' : 'they'} will not start until approved.`,
+    `${refusal.remedy}, then run \`mcp-statechart approve ${names.join(' ')}\` in ${dirname(file)}.`,
+  );
 }
 
 function addedText(name: string, scope: WritableScope, result: { file: string; replaced: boolean; approved: boolean }, entry: Record<string, unknown>): string {

@@ -18,7 +18,7 @@ import { reportDone, reported } from '../command-report.js';
 import { configPathForScope, editServerEntries, readConfigObject, serverEntries, type WritableScope } from '../config-file-edit.js';
 import { CliError } from '../json-codes.js';
 import { confirmChange } from '../confirm-change.js';
-import { checkServerName, projectDefinition } from './add.js';
+import { approvalRefused, checkServerName, projectDefinition } from './add.js';
 
 export const CLIENTS = ['claude-desktop', 'claude-code', 'vscode', 'cursor'] as const;
 
@@ -173,11 +173,13 @@ export function runImport(options: ImportOptions): Promise<number> {
       for (const candidate of plan) servers[candidate.name] = candidate.entry;
       return true;
     });
+    const added = plan.map((candidate) => candidate.name);
     if (options.scope === 'project') {
       const definitions = await Promise.all(plan.map((candidate) => projectDefinition(target, candidate.name)));
-      await approveServers({}, definitions.filter((definition) => definition !== undefined));
+      await approveServers({}, definitions.filter((definition) => definition !== undefined)).catch((error: unknown) => {
+        throw approvalRefused(`imported ${added.map((name) => `"${name}"`).join(', ')} into ${target}`, target, added, error);
+      });
     }
-    const added = plan.map((candidate) => candidate.name);
     const text = [
       `Imported ${added.length} server${added.length === 1 ? '' : 's'} from ${read.join(', ')} into ${target}: ${added.join(', ')}.`,
       ...skippedText,
