@@ -2,7 +2,7 @@
  * `--exposure`: `servers` shows the decision and the byte counts of both choices; `serve` offers
  * the servers' own tools (server__tool) when eager, and they run.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +75,18 @@ describe('--exposure', () => {
     writeFileSync(onlyNew, JSON.stringify({ mcpServers: { fresh: stdioFixture('--name', 'fresh'), other: stdioFixture('--name', 'other') } }));
     const none = await runCli(['--config', onlyNew, 'servers'], { cwd: home, env: { HOME: home }, timeoutMs: 30_000 });
     expect(none.stdout).toMatch(/; the servers' own tools not known in full: 2 servers are not indexed \(`mcp-statechart index` records them\)\.\n/);
+  });
+
+  it('servers: with only a project server awaiting approval, no size is given for tools none of which are known', async () => {
+    const project = join(home, 'project');
+    mkdirSync(join(project, '.git'), { recursive: true });
+    writeFileSync(join(project, '.mcp.json'), JSON.stringify({ mcpServers: { cloned: stdioFixture('--name', 'cloned') } }));
+
+    const run = await runCli(['servers'], { cwd: project, env: { HOME: home }, timeoutMs: 30_000 });
+
+    expect(run.stdout).toContain('awaiting approval');
+    expect(run.stdout).toMatch(/; the servers' own tools: none known, so nothing is measured yet\.\n/);
+    expect(run.stdout).not.toMatch(/own tools \d+ bytes/);
   });
 
   it('refuses a threshold that is not lazy, eager or a whole number', async () => {

@@ -134,9 +134,12 @@ export function exposureLine({ mode, reason, loaderBytes, directBytes, directTok
   const own = `${directBytes} bytes (~${directTokens} tokens)`;
   // Only indexed servers' tools can be counted: a sum that leaves some out must say so.
   const unknown = unknownServers.length === 1 ? '1 server is not indexed' : `${unknownServers.length} servers are not indexed`;
+  // The size of an empty list is no measurement: with no server's tools known (none in use yet, say only one awaiting approval) it would read like one.
   const servers =
     unknownServers.length === 0
-      ? `the servers' own tools ${own}`
+      ? directBytes > definitionBytes([])
+        ? `the servers' own tools ${own}`
+        : "the servers' own tools: none known, so nothing is measured yet"
       : `the servers' own tools not known in full: ${unknown} (\`mcp-statechart index\` records them)${directBytes > definitionBytes([]) ? `; the indexed ones' ${own}` : ''}`;
   return `Exposure: ${mode} (${reason}). ${loader}; ${servers}.`;
 }
