@@ -50,7 +50,7 @@ export function installProxy(
  * may restart its own timeout on each report (the SDK's `resetTimeoutOnProgress`), so serve's
  * limit restarts on progress too, up to its total cap: else serve would cut the call the host still waits for.
  */
-export function relayedCallOptions(request: CallToolRequest, ctx: ServerContext): LoaderToolCallOptions {
+export function relayedCallOptions(request: CallToolRequest, ctx: { mcpReq: Pick<ServerContext['mcpReq'], 'signal' | 'notify'> }): LoaderToolCallOptions {
   const progressToken = request.params._meta?.progressToken;
   if (progressToken === undefined) return { signal: ctx.mcpReq.signal };
   return {

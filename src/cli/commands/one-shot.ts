@@ -2,7 +2,7 @@ import { DEFAULT_CONNECT_TIMEOUT_MS } from '../../../machines/options.js';
 import type { DiscoveryResult } from '../../config/index.js';
 import { readConfigFile } from '../../config/read-config-file.js';
 import { isServerAllowed } from '../../tools/permissions.js';
-import type { LoaderToolName, LoaderToolResult } from '../../tools/index.js';
+import type { LoaderToolCallOptions, LoaderToolName, LoaderToolResult } from '../../tools/index.js';
 import { LISTED_SINCE_LAST_CALL, SCHEMAS_ADVICE } from '../../tools/unknown-tool.js';
 import { explainFailureAsking, formatFailure, missingResourceExplanation, offExplanation, missingServerExplanation, type FailureExplanation, type ListedResources } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
@@ -187,14 +187,7 @@ export async function runOneShot(
   process.once('SIGINT', onInterrupt);
   const progress = tool === 'call_mcp_tool' ? new ProgressDisplay(process.stderr) : undefined;
   const loadDeadline = tool === 'load_mcp' && timeoutMs !== undefined ? AbortSignal.timeout(timeoutMs) : undefined;
-  const callOptions = {
-    signal: interrupt.signal,
-    timeoutMs,
-    timeoutSource: '--timeout',
-    onProgress: progress && ((update: Parameters<ProgressDisplay['update']>[0]) => progress.update(update)),
-    // The person watches the progress: a tool still reporting is still working.
-    ...(progress ? callWhileProgressing() : {}),
-  };
+  const callOptions = oneShotRequestOptions(interrupt.signal, timeoutMs, progress);
   try {
     const loader = find(tool);
     if (!loader) return report({ ok: false, server: args.server, error: { code: 'NOT_ALLOWED', message: `${tool} is switched off by the permissions` } });
@@ -321,4 +314,16 @@ export async function readCallArguments(inline: string | undefined, argsFile: st
   if (source === '-') return parseJsonArguments(await readStdin(), 'The tool arguments on stdin');
   if (argsFile !== undefined) return parseJsonArguments(await readArgumentsFile(argsFile), `The tool arguments in ${argsFile}`);
   return parseJsonArguments(inline);
+}
+
+/** The one request's options: Ctrl-C, `--timeout`, and for a call whose progress is shown, the time limit of a call reporting progress. */
+export function oneShotRequestOptions(signal: AbortSignal, timeoutMs: number | undefined, progress: ProgressDisplay | undefined): LoaderToolCallOptions {
+  return {
+    signal,
+    timeoutMs,
+    timeoutSource: '--timeout',
+    onProgress: progress && ((update) => progress.update(update)),
+    // The person watches the progress: a tool still reporting is still working.
+    ...(progress ? callWhileProgressing() : {}),
+  };
 }
