@@ -43,7 +43,8 @@ export interface StoredLogin extends IssuerCredentials {
 export const MAX_OTHER_ISSUERS = 8;
 
 /**
- * `~/.ai-zen/mcp-oauth`, read when called so a changed HOME (tests) is honoured.
+ * `~/.ai-zen/mcp-oauth`, read when called so a changed HOME (tests) is honoured. Throws when HOME
+ * is empty or relative (see home-folder.ts): pass the folder to `OAuthTokenStore` then.
  *
  * @example
  * ```ts

@@ -29,7 +29,7 @@ export const MAX_UNFINISHED_TASKS = 100;
 /** A bigger file is not read (someone else's file, or a runaway): no tasks are known instead. */
 const MAX_FILE_BYTES = 256 * 1024;
 
-/** `~/.ai-zen/mcp-tasks.json`, beside the manifest index. */
+/** `~/.ai-zen/mcp-tasks.json`, beside the manifest index. Throws when HOME is empty or relative (see home-folder.ts): pass the path then. */
 export function defaultTaskJournalPath(): string {
   return join(homeFolder(), '.ai-zen', 'mcp-tasks.json');
 }

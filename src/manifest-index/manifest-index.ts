@@ -80,6 +80,9 @@ export interface ManifestIndexOptions {
 }
 
 /**
+ * `~/.ai-zen/mcp-index.json`. Throws when HOME is empty or relative (see home-folder.ts): pass
+ * `ManifestIndex` a `path` then.
+ *
  * @example
  * ```ts
  * import { defaultManifestIndexPath } from 'mcp-statechart/config';
