@@ -12,12 +12,12 @@ import { silentLogger } from '../src/logger.js';
 const MIN_TASK_POLL_INTERVAL_MS = 250;
 import type { McpConnectionManagerOptions } from '../src/manager.js';
 
-/** A server whose task `research` never leaves `working`; it counts tasks/get and tasks/cancel. */
-function everWorkingServer(pollInterval: number) {
+/** A server whose task `research` never leaves `working` (`reporting`: with a new status message at each poll); it counts tasks/get and tasks/cancel. */
+function everWorkingServer(pollInterval: number, reporting = false) {
   const seen = { polls: 0, cancels: 0 };
   const transportFactory = () => {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const task = () => ({ taskId: 'task-1', status: 'working', ttl: null, pollInterval, createdAt: '2026-12-01T00:00:00Z', lastUpdatedAt: '2026-12-01T00:00:00Z' });
+    const task = () => ({ taskId: 'task-1', status: 'working', ...(reporting && { statusMessage: `step ${seen.polls}` }), ttl: null, pollInterval, createdAt: '2026-12-01T00:00:00Z', lastUpdatedAt: '2026-12-01T00:00:00Z' });
     const answer = (id: string | number, result: object) => void serverSide.send({ jsonrpc: '2.0', id, result } as JSONRPCMessage);
     serverSide.onmessage = (message) => {
       if (!('method' in message) || !('id' in message)) return;
@@ -90,8 +90,18 @@ describe('a task that stays working', () => {
     expect(server.seen.cancels).toBe(1);
   });
 
-  it('with resetTimeoutOnProgress, fails at maxTotalTimeoutMs, however promptly each poll is answered', async () => {
+  it('with resetTimeoutOnProgress, fails at timeoutMs when no poll brings a new status or message, however promptly each is answered', async () => {
     const server = everWorkingServer(100);
+    const registry = await connected(server);
+    const call = outcome(registry.callTool('slow', 'research', {}, { timeoutMs: 1_000, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 5_000 }));
+    await vi.advanceTimersByTimeAsync(900);
+    expect(call.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(call.error?.message).toMatch(/still working after 1000 ms without progress \(no new status or message\), so it was cancelled$/);
+  });
+
+  it('with resetTimeoutOnProgress, each new status message restarts timeoutMs, up to maxTotalTimeoutMs in all', async () => {
+    const server = everWorkingServer(100, true);
     const registry = await connected(server);
     const call = outcome(registry.callTool('slow', 'research', {}, { timeoutMs: 1_000, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 5_000 }));
     await vi.advanceTimersByTimeAsync(4_900);

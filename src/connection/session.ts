@@ -21,6 +21,7 @@ import { followIfTask, resumeTask, type AnswerInput, type TaskCall } from './tas
 import type { TaskJournal } from './task-journal.js';
 import { TaskWire } from './task-wire.js';
 import { limitInputRequests } from './input-request-limit.js';
+import { quietMsOf } from './quiet-limit.js';
 import { ToolsReread } from './tools-reread.js';
 import { quoted } from '../../machines/control-characters.js';
 
@@ -274,7 +275,8 @@ export class Session implements McpSession {
     const { server, answerInput, journal } = this.parts;
     const { signal, onProgress, onTask } = options;
     const limitMs = options.maxTotalTimeoutMs ?? options.timeoutMs;
-    return { server, tool, limitMs, signal, onProgress, onTask, answerInput, journal, closed: this.closeSignal.signal };
+    const quietMs = quietMsOf({ timeout: options.timeoutMs, maxTotalTimeout: options.maxTotalTimeoutMs, resetTimeoutOnProgress: options.resetTimeoutOnProgress });
+    return { server, tool, limitMs, quietMs, signal, onProgress, onTask, answerInput, journal, closed: this.closeSignal.signal };
   }
 
   /** The `_meta` each request carries (request-meta.ts). */

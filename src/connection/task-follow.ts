@@ -4,6 +4,7 @@ import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, 
 import { ProtocolError, type SdkError, type CallToolResult, type CreateMessageResultWithTools, type InputRequest, type InputResponse, type Progress } from '@modelcontextprotocol/client';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { Deadline } from './deadline.js';
+import { QuietLimit } from './quiet-limit.js';
 import { isTaskTimeLimit, taskTimeLimitError } from './task-time-limit.js';
 import { CANCEL_TIMEOUT_MS, MIN_TASK_POLL_INTERVAL_MS, pause } from './tool-task.js';
 import { isUnreachable } from './errors.js';
@@ -31,6 +32,8 @@ export interface TaskCall {
   startedAt: number;
   /** `maxTotalTimeout`, else `timeout`, of the call: the limit of the whole call, task included. */
   limitMs?: number;
+  /** The call's limit without progress (quiet-limit.ts): no new status or message for this long ends it. */
+  quietMs?: number;
   signal?: AbortSignal;
   /** Each status the task reports, as progress: a count that grows by one per poll, and the status message. */
   onProgress?: (progress: Progress) => void;
@@ -111,11 +114,15 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
       (timedOut = taskTimeLimitError(
         reach.unreachable
           ? `the task for tool ${quoted(call.tool)} was last ${String(latest.status)}, and its server could not be reached to ask again before the call's time limit (${limitMs} ms): ${reach.unreachable.message}`
-          : `the task for tool ${quoted(call.tool)} was still ${String(latest.status)} after ${limitMs} ms (the call's time limit)`,
+          : quiet.ranOutAfterMs === undefined
+            ? `the task for tool ${quoted(call.tool)} was still ${String(latest.status)} after ${limitMs} ms (the call's time limit)`
+            : `the task for tool ${quoted(call.tool)} was still ${String(latest.status)} after ${quiet.ranOutAfterMs} ms without progress (no new status or message)`,
         !reach.unreachable,
       )),
     call.signal,
   );
+  const quiet = new QuietLimit(call.quietMs, () => deadline.expire());
+  quiet.heard(latest);
   /** Whether the server got the `tasks/cancel` sent (an error answer too: it knows the task); unset while none was sent. */
   let cancelReached: Promise<boolean> | undefined;
   /** Set when a cancel was sent and did not reach the server: the task may still run there. */
@@ -155,6 +162,7 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
       }
       // A task known only by its id (resumed) is asked at once.
       latest = (await pushed.orPause(latest.status === undefined ? 0 : pollInterval(latest))) ?? (await poll(call.wire, taskId, latest, reach, deadline.signal));
+      quiet.heard(latest);
       call.onProgress?.({ progress: polls, message: typeof latest.statusMessage === 'string' ? latest.statusMessage : String(latest.status) });
     }
   } catch (error) {
@@ -171,6 +179,7 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
     if (cancelReached && call.signal?.aborted) void cancelReached.then((reached) => (reached ? call.journal?.ended(recorded) : undefined));
     else if (!call.closed?.aborted && !mayStillRun) void call.journal?.ended(recorded);
     pushed.stop();
+    quiet.stop();
     deadline.signal.removeEventListener('abort', cancel);
     deadline.dispose();
   }

@@ -4,6 +4,7 @@ import { ProtocolError, type CallToolResult, type Client, type Progress, type Re
 import { McpServerError } from '../../machines/errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { Deadline } from './deadline.js';
+import { QuietLimit, quietMsOf } from './quiet-limit.js';
 import { taskTimeLimitError } from './task-time-limit.js';
 
 /** The shortest wait between two polls of a task, whatever `pollInterval` the server asks for (0 would poll hundreds of times a second). */
@@ -41,7 +42,8 @@ export interface ToolTaskOptions {
  * needs input, then `tasks/result`. The v2 SDK keeps only the wire vocabulary of these tasks, so
  * each request is sent with its result schema. The whole task has one time limit
  * (`maxTotalTimeout`, else `timeout`: a per-request limit alone lets a task that stays `working`
- * be polled for ever); when it runs out, or the caller aborts, a task already created is sent
+ * be polled for ever); with `resetTimeoutOnProgress` and a `maxTotalTimeout`, `timeout` also bounds
+ * the time without progress — a new status or status message; a poll answered alike is none; when it runs out, or the caller aborts, a task already created is sent
  * `tasks/cancel` and the call rejects at once, without waiting for the poll loop. A server that
  * lists such a tool but lacks the tasks capability gets a clear error up front.
  */
@@ -61,6 +63,7 @@ export async function callToolAsTask(
   }
   options.signal?.throwIfAborted();
   const totalMs = options.request.maxTotalTimeout ?? options.request.timeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const quiet = new QuietLimit(quietMsOf(options.request), () => deadline.expire());
   /** Set while a `tasks/get` is waiting for its answer: at the time limit, the server was silent, not the task still working. */
   let unanswered: { status: string } | undefined;
   /** The time limit's error while the task was still working: the cancel sent then is waited for, to say whether it reached the server. */
@@ -70,10 +73,15 @@ export async function callToolAsTask(
     () =>
       unanswered
         ? taskTimeLimitError(
-            `the task for tool ${quoted(tool)} was last ${unanswered.status}, and its server had not answered tasks/get when the time limit for the whole task (${totalMs} ms) ran out: tasks/cancel was sent but may not reach it, so the task may still run there`,
+            `the task for tool ${quoted(tool)} was last ${unanswered.status}, and its server had not answered tasks/get when ${quiet.ranOutAfterMs === undefined ? `the time limit for the whole task (${totalMs} ms)` : `its time limit without progress (${quiet.ranOutAfterMs} ms)`} ran out: tasks/cancel was sent but may not reach it, so the task may still run there`,
             false,
           )
-        : (stillWorking = taskTimeLimitError(`the task for tool ${quoted(tool)} was still working after ${totalMs} ms (its time limit for the whole task)`, true)),
+        : (stillWorking = taskTimeLimitError(
+            quiet.ranOutAfterMs === undefined
+              ? `the task for tool ${quoted(tool)} was still working after ${totalMs} ms (its time limit for the whole task)`
+              : `the task for tool ${quoted(tool)} was still working after ${quiet.ranOutAfterMs} ms without progress (no new status or message)`,
+            true,
+          )),
     options.signal,
   );
   let taskId: string | undefined;
@@ -85,12 +93,14 @@ export async function callToolAsTask(
     );
     taskId = created.task.taskId;
     let task = created.task;
+    quiet.heard(task);
     // The first poll at once, as the v1 SDK's task client did; then the server's interval between polls.
     for (let statuses = 1; !RESULT_READY.has(task.status); statuses++) {
       if (statuses > 1) await pause(Math.max(MIN_TASK_POLL_INTERVAL_MS, task.pollInterval ?? DEFAULT_TASK_POLL_INTERVAL_MS), deadline.signal);
       unanswered = { status: task.status };
       task = await client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, options.request);
       unanswered = undefined;
+      quiet.heard(task);
       options.onProgress?.({ progress: statuses, message: task.statusMessage ?? task.status });
     }
     if (task.status === 'failed' || task.status === 'cancelled') {
@@ -123,6 +133,7 @@ export async function callToolAsTask(
     return await Promise.race([running, ended]);
   } finally {
     deadline.signal.removeEventListener('abort', onEnd!);
+    quiet.stop();
     deadline.dispose();
   }
 }
