@@ -82,4 +82,25 @@ describe('the listing', () => {
     expect(text).toContain('\n  review(file, style?)');
     expect(text).not.toContain('Resources:');
   });
+
+  it('lines descriptions up in terminal columns: a CJK character or an emoji takes two, a combining accent none', () => {
+    const text = manifestListing({
+      server: 'wide',
+      state: 'connected',
+      tools: [
+        { name: '天気予報', description: 'Forecast' },
+        { name: 'read_file', description: 'Reads' },
+        { name: 'cafe\u0301', description: 'Coffee' },
+        { name: '👨‍👩‍👧_family', description: 'Family' },
+      ],
+      resources: [],
+      resourceTemplates: [],
+      prompts: [],
+    });
+    // Nine columns each: 天気予報 is eight, café four, the family emoji two and "_family" seven.
+    expect(text).toContain('\n  天気予報   Forecast\n');
+    expect(text).toContain('\n  read_file  Reads\n');
+    expect(text).toContain('\n  cafe\u0301       Coffee\n');
+    expect(text).toContain('\n  👨‍👩‍👧_family  Family');
+  });
 });

@@ -8,7 +8,7 @@ import { runCli } from './support/cli.js';
 const NOTES = { command: 'notes-server-not-installed' };
 const WEATHER = { command: 'weather-server-not-installed' };
 
-async function indexedHome(): Promise<{ cli: (...args: string[]) => ReturnType<typeof runCli> }> {
+async function indexedHome(weatherTools = [{ name: 'forecast', description: 'The weather forecast for a city' }]): Promise<{ cli: (...args: string[]) => ReturnType<typeof runCli> }> {
   const home = process.env.HOME!;
   mkdirSync(join(home, '.ai-zen'), { recursive: true });
   writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { notes: NOTES, weather: WEATHER } }));
@@ -23,7 +23,7 @@ async function indexedHome(): Promise<{ cli: (...args: string[]) => ReturnType<t
     { name: 'search_notes', description: 'Finds notes that mention the given words\nSecond line not shown' },
     { name: 'add_note', description: 'Adds a note' },
   ]));
-  index.record('weather', WEATHER, manifest([{ name: 'forecast', description: 'The weather forecast for a city' }]));
+  index.record('weather', WEATHER, manifest(weatherTools));
   await index.flush();
   return { cli: (...args) => runCli(args, { cwd: home, env: { HOME: home }, timeoutMs: 30_000 }) };
 }
@@ -39,6 +39,19 @@ describe('search <words>', () => {
     expect(run.stdout).toContain("Call one with `mcp-statechart call notes search_notes '{…}'`");
     // The configured commands do not exist: a search that started a server would have failed.
     expect(run.stderr).toBe('');
+  }, 40_000);
+
+  it('lines descriptions up in terminal columns when names are wide (CJK, emoji), and cuts a long one between whole characters', async () => {
+    const { cli } = await indexedHome([
+      { name: '天気予報', description: '都市の天気予報を返します' },
+      { name: 'forecast', description: `The weather forecast ${'🌤'.repeat(60)}` },
+    ]);
+    const run = await cli('search', 'weather', '--server', 'weather');
+    expect(run.code, run.stderr).toBe(0);
+    // "weather/天気予報" takes 16 columns, as many as "weather/forecast": one column of descriptions.
+    expect(run.stdout).toContain('\n  weather/天気予報  都市の天気予報を返します\n');
+    expect(run.stdout).toContain(`\n  weather/forecast  The weather forecast ${'🌤'.repeat(39)}…\n`);
+    expect(run.stdout).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
   }, 40_000);
 
   it('a server that matches by its name is listed under its own heading, one server in the singular, with its tool count and no description it lacks', async () => {

@@ -5,6 +5,7 @@
  */
 import type { ManifestSummary, ToolSummary } from '../tools/manifest-summary.js';
 import { counted } from './counted.js';
+import { displayWidth, padToWidth } from './display-width.js';
 import { terminalLine } from './terminal-text.js';
 
 /** Names longer than this are not padded to: one long name must not push every description off screen. */
@@ -39,8 +40,9 @@ function promptArguments(argumentsList: unknown): string {
 function section(title: string, cells: Array<[string, string]>): string[] {
   if (cells.length === 0) return [];
   const rows = cells.map(([name, rest]) => [terminalLine(name), terminalLine(rest)] as const);
-  const width = Math.min(NAME_COLUMN_MAX, Math.max(...rows.map(([name]) => name.length)));
-  return ['', `${title}:`, ...rows.map(([name, rest]) => (rest ? `  ${name.padEnd(width)}  ${rest}` : `  ${name}`).trimEnd())];
+  // In terminal columns: 天気予報 takes eight, not the four its UTF-16 length says.
+  const width = Math.min(NAME_COLUMN_MAX, Math.max(...rows.map(([name]) => displayWidth(name))));
+  return ['', `${title}:`, ...rows.map(([name, rest]) => (rest ? `  ${padToWidth(name, width)}  ${rest}` : `  ${name}`).trimEnd())];
 }
 
 const joined = (...parts: Array<string | undefined>) => parts.filter((part) => part).join('  ');

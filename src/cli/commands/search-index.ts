@@ -12,6 +12,8 @@ import { defaultManifestIndexPath, unreadableIndexReason } from '../../manifest-
 import { discover, type GlobalOptions } from '../options.js';
 import { openLoaderSession } from '../session.js';
 import { commandWord, terminalLine } from '../terminal-text.js';
+import { displayWidth, padToWidth } from '../display-width.js';
+import { sliceWithinBudget } from '../../text-limits.js';
 
 export interface IndexSearchOptions {
   server?: string;
@@ -24,7 +26,7 @@ const DESCRIPTION_SHOWN = 100;
 /** Its first line, cut, on one line: a description or name from a server forges no row of the listing. */
 function firstLine(text: string | undefined): string {
   const line = (text ?? '').split('\n', 1)[0]!.trim();
-  return terminalLine(line.length > DESCRIPTION_SHOWN ? `${line.slice(0, DESCRIPTION_SHOWN)}…` : line);
+  return terminalLine(line.length > DESCRIPTION_SHOWN ? `${sliceWithinBudget(line, DESCRIPTION_SHOWN)}…` : line);
 }
 
 /** The search's notes speak of load_mcp to a model; a person runs `load`. */
@@ -38,8 +40,8 @@ function listing(answer: SearchAnswer): string {
   if (tools.length > 0) {
     lines.push(`${tools.length === 1 ? '1 tool matches' : `${tools.length} tools match`} "${answer.query}":`);
     const names = tools.map((tool) => terminalLine(`${tool.server}/${tool.tool}`));
-    const width = Math.min(50, Math.max(...names.map((name) => name.length)));
-    tools.forEach((tool, at) => lines.push(`  ${names[at]!.padEnd(width)}  ${firstLine(tool.description)}`));
+    const width = Math.min(50, Math.max(...names.map(displayWidth)));
+    tools.forEach((tool, at) => lines.push(`  ${padToWidth(names[at]!, width)}  ${firstLine(tool.description)}`));
   }
   if (answer.servers.length > 0) {
     lines.push(`${answer.servers.length === 1 ? 'Server that matches' : 'Servers that match'} by name or description:`);
