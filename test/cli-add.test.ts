@@ -133,6 +133,17 @@ describe('add', () => {
     expect(readFileSync(userFile, 'utf8')).toBe(before);
   }, 40_000);
 
+  it('refuses a name outside ASCII saying which letters it takes, and cuts a name of thousands of characters', async () => {
+    const { cli, userFile } = configHome();
+    const before = readFileSync(userFile, 'utf8');
+    const accented = await cli('add', 'café', 'node', 'server.js');
+    const long = await cli('add', '天'.repeat(5_000), 'node', 'server.js');
+    expect(accented.code).toBe(1);
+    expect(accented.stderr).toBe('Error: "café" is not a usable server name: use the letters A-Z and a-z (no accents or other scripts), digits, "_", "." and "-" (up to 64, starting with a letter or digit).\n');
+    expect(long.stderr).toContain(`"${'天'.repeat(120)}…" (5,000 characters) is not a usable server name`);
+    expect(readFileSync(userFile, 'utf8')).toBe(before);
+  }, 40_000);
+
   it('says why a stdio server cannot take -H', async () => {
     const { cli } = configHome();
     const run = await cli('add', 'x', '-H', 'A: b', '--json', '--', 'cmd');

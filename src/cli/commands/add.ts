@@ -15,8 +15,8 @@ import { measureJson } from '../../../machines/json-fingerprint.js';
 import { configPathForScope, editServerEntries, type WritableScope } from '../config-file-edit.js';
 import { CliError } from '../json-codes.js';
 import { reportDone, reported } from '../command-report.js';
-import { terminalLine } from '../terminal-text.js';
 import { writeRefusal } from '../write-refusal.js';
+import { quoted } from '../../../machines/control-characters.js';
 
 export interface AddOptions {
   scope: WritableScope;
@@ -38,7 +38,8 @@ export function checkServerName(name: string): void {
   if (!SERVER_NAME.test(name)) {
     throw new CliError(
       'INVALID_NAME',
-      `"${terminalLine(name)}" is not a usable server name: use letters, digits, "_", "." and "-" (up to 64, starting with a letter or digit).`,
+      // "letters" alone read as refusing "café" or "天気" for no reason: the rule is ASCII's.
+      `${quoted(name)} is not a usable server name: use the letters A-Z and a-z (no accents or other scripts), digits, "_", "." and "-" (up to 64, starting with a letter or digit).`,
     );
   }
 }
