@@ -210,4 +210,13 @@ describe('cutting text', () => {
     expect(sliceWithinBudget(`ab${emoji}`, 4)).toBe(`ab${emoji}`);
     expect(capErrorText(emoji.repeat(10), 5)).toBe(`${emoji.repeat(2)}… [15 more characters not shown]`);
   });
+
+  it('never splits an emoji sequence, a flag or a letter from its accents: the cut comes before the whole character', () => {
+    const family = '👨‍👩‍👧‍👦';
+    expect(sliceWithinBudget(`ab${family}${family}`, 2 + family.length + 5)).toBe(`ab${family}`);
+    expect(sliceWithinBudget('🇯🇵🇩🇪', 6)).toBe('🇯🇵');
+    expect(sliceWithinBudget('cafe\u0301 au lait', 4)).toBe('caf');
+    expect(sliceWithinBudget('cafe\u0301 au lait', 5)).toBe('cafe\u0301');
+    expect(sliceWithinBudget(`${'x'.repeat(1_000_000)}${family}`, 1_000_003)).toBe('x'.repeat(1_000_000));
+  });
 });
