@@ -179,7 +179,21 @@ describe('exposure', () => {
     const tools = toolsWith(servers, { exposure: 'eager' });
     expect(tools.map((offered) => [offered.name, offered.description])).toEqual([
       ['a__b__c', 'of a'],
-      ['a__b__c_2', 'of a__b'],
+      ['a__b__c_2', 'Tool "c" of MCP server "a__b". of a__b'],
+      ['read_mcp_resource', expect.stringMatching(/^Reads a resource/)],
+    ]);
+  });
+
+  it('a name outside the characters function names allow says in its description which tool of which server it calls', () => {
+    const servers: LoaderServers = { 天気: config('天気'), عربي: config('عربي'), weather: config('weather') };
+    for (const name of Object.keys(servers)) {
+      index.record(name, config(name), { tools: [tool('天気予報', 'The forecast for a city')], resources: [], resourceTemplates: [], prompts: [] });
+    }
+    const tools = toolsWith(servers, { exposure: 'eager' });
+    expect(tools.map((offered) => [offered.name, offered.description])).toEqual([
+      ['________', 'Tool "天気予報" of MCP server "天気". The forecast for a city'],
+      ['__________', 'Tool "天気予報" of MCP server "عربي". The forecast for a city'],
+      ['weather______', 'Tool "天気予報" of MCP server "weather". The forecast for a city'],
       ['read_mcp_resource', expect.stringMatching(/^Reads a resource/)],
     ]);
   });

@@ -68,9 +68,14 @@ const directDescription = (description: string, budget = MAX_DIRECT_DESCRIPTION_
  * connecting an indexed server, the result budget), so both exposures behave the same.
  */
 function directTool(server: string, tool: Tool, name: string, call: LoaderTool): LoaderTool {
+  const origin = `Tool ${quoted(tool.name)} of MCP server ${quoted(server)}`;
+  const own = tool.description ?? tool.title;
+  // A name the function-name rules changed (天気__天気予報 offered as ________) or suffixed tells
+  // the model neither tool nor server: the description does, or two servers' copies read the same.
+  const renamed = name !== `${server}${SEPARATOR}${tool.name}`;
   return {
     name,
-    description: directDescription(tool.description ?? tool.title ?? `Tool ${quoted(tool.name)} of MCP server ${quoted(server)}`),
+    description: directDescription(own === undefined ? origin : renamed ? `${origin}. ${own}` : own),
     inputSchema: DIRECT_ARGUMENTS,
     parameters: directParameters(tool.inputSchema),
     execute: (args, options) => call.execute({ server, tool: tool.name, arguments: args ?? {} }, options),
