@@ -3,14 +3,18 @@
  * tool definition. A name, description, stderr line or error body may carry escape sequences
  * (clear the screen, set the window title, write the clipboard through OSC 52) or a line break
  * that forges a row of a table or a server of load_mcp's list. Every C0 and
- * C1 control character, DEL and the bidirectional overrides are shown as `\xHH` / `\u{HHHH}`
- * instead. Tool results printed on stdout are the one thing passed through as they are.
+ * C1 control character, DEL and the bidirectional overrides (in a one-line field, the invisible
+ * marks too) are shown as `\xHH` / `\u{HHHH}` instead. Tool results printed on stdout are the one
+ * thing passed through as they are.
  */
 
 // C0 except tab and line feed, DEL, C1, line/paragraph separators and the bidi embeddings/isolates.
 const CONTROL_IN_BLOCK = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 // The same plus tab and line feed: a single-line field (a name, a table cell) has no structure to keep.
-const CONTROL_IN_LINE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// Also the invisible marks (zero-width space, LRM/RLM and the Arabic letter mark, word joiners, BOM):
+// "z\u200bw" or "ab\u200fc" printed raw looked exactly like "zw" and "abc", two servers shown the same.
+// The zero-width joiner and non-joiner stay: emoji sequences and Persian words need them.
+const CONTROL_IN_LINE = /[\x00-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 function visible(char: string): string {
   const code = char.charCodeAt(0);

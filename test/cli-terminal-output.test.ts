@@ -171,4 +171,22 @@ describe("a server's description, configured or from its instructions", () => {
   }, 40_000);
 });
 
+describe('names that differ by an invisible mark', () => {
+  it('servers and servers --json show the zero-width space, RLM and BOM escaped, so "zw" and "z\\u{200b}w" read apart; emoji joiners stay', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'mcp-terminal-invisible-'));
+    try {
+      const names = ['zw', 'z\u200bw', 'ab\u200fc', '\ufeffnotes', '👨‍👩‍👧'];
+      writeFileSync(join(own, 'mcp.json'), JSON.stringify({ mcpServers: Object.fromEntries(names.map((name) => [name, { command: 'never-started' }])) }));
+      const servers = (...args: string[]) => runCli(['--config', join(own, 'mcp.json'), 'servers', ...args], { cwd: own, env: { HOME: own }, timeoutMs: 30_000 });
+      const [table, json] = await Promise.all([servers(), servers('--json')]);
+      const firstCells = table.stdout.split('\n').slice(1, 6).map((line) => line.split(' ')[0]);
+      expect(firstCells).toEqual(['zw', 'z\\u{200b}w', 'ab\\u{200f}c', '\\u{feff}notes', '👨‍👩‍👧']);
+      expect(json.stdout).not.toMatch(/[\u200b\u200f\ufeff]/);
+      expect((JSON.parse(json.stdout) as { servers: Array<{ name: string }> }).servers.map((server) => server.name)).toEqual(names);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  }, 40_000);
+});
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

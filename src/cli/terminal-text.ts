@@ -26,8 +26,9 @@ export function writeListing(text: string): void {
   process.stdout.write(`${terminalText(text)}\n`);
 }
 
-// JSON.stringify escapes C0 but leaves DEL, C1 and the bidi marks raw; `\uXXXX` keeps the JSON valid.
-const RAW_IN_JSON = /[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// JSON.stringify escapes C0 but leaves DEL, C1, the bidi marks and the invisible ones (zero-width
+// space, LRM/RLM, BOM: control-characters.ts) raw; `\uXXXX` keeps the JSON valid.
+const RAW_IN_JSON = /[\x7f-\x9f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /** JSON for scripts, with no raw control character: the same data, safe to `cat`. */
 export function terminalJson(value: unknown): string {
