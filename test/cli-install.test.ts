@@ -136,6 +136,9 @@ function listPage(url: URL): unknown {
     const page = Number(cursor ?? '0');
     return { servers: [{ server: { ...notes, name: `io.github.loop/server-${page}` }, _meta: official('active') }], metadata: { nextCursor: String(page + 1), count: 1 } };
   }
+  if (search === 'tenki') {
+    return { servers: [{ server: { ...notes, name: 'io.github.example/tenki', description: `天気予報 ${'🌤'.repeat(60)}` }, _meta: official('active') }], metadata: { count: 1 } };
+  }
   if (cursor === null) {
     return {
       servers: [DOCUMENTS['io.github.example/weather'], DOCUMENTS['io.github.example/old-weather'], DOCUMENTS['io.github.example/gone'], DOCUMENTS['io.github.example/broken']],
@@ -310,6 +313,14 @@ describe('search --registry', () => {
     expect(run.stdout).not.toContain('gone');
     expect(run.stdout).toContain('1 entry the registry sent was not valid server.json and is not shown.');
     expect(requests).toContain('/v0.1/servers?search=weather&version=latest&limit=30&cursor=page-2');
+  }, 40_000);
+
+  it('a long description is cut between whole characters: no half of an emoji', async () => {
+    const { cli } = installer();
+    const run = await cli('search', '--registry', '--registry-url', base, 'tenki');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`天気予報 ${'🌤'.repeat(47)}…`);
+    expect(run.stdout).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
   }, 40_000);
 
   it('a registry that pages forever is read 10 pages, and the listing says it is not complete', async () => {

@@ -7,6 +7,7 @@ import { reportDone, reported } from '../command-report.js';
 import { CliError } from '../json-codes.js';
 import { chooseRegistry, searchServers } from '../registry-client.js';
 import { commandWord, terminalLine } from '../terminal-text.js';
+import { sliceWithinBudget } from '../../text-limits.js';
 
 export interface RegistrySearchOptions {
   registryUrl?: string;
@@ -35,7 +36,7 @@ export function runRegistrySearch(words: string[], options: RegistrySearchOption
     const lines = [count === 0 ? `No server in ${registry.url} matches "${query}".` : `${count === 1 ? '1 server' : `${count} servers`} in ${registry.url} ${count === 1 ? 'matches' : 'match'} "${query}":`];
     const width = Math.min(60, Math.max(0, ...servers.map((server) => server.name.length)));
     for (const server of servers) {
-      const description = server.description === undefined ? '' : server.description.length > DESCRIPTION_SHOWN ? `${server.description.slice(0, DESCRIPTION_SHOWN)}…` : server.description;
+      const description = server.description === undefined ? '' : server.description.length > DESCRIPTION_SHOWN ? `${sliceWithinBudget(server.description, DESCRIPTION_SHOWN)}…` : server.description;
       const mark = server.status === 'deprecated' ? ' (deprecated)' : '';
       lines.push(terminalLine(`  ${server.name.padEnd(width)}  ${server.version}${mark}  ${description}`));
     }
