@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { displayWidth } from '../src/cli/display-width.js';
 import { progressRows } from '../src/cli/progress-rows.js';
 
 function fakeStream(isTTY: boolean) {
@@ -22,6 +23,20 @@ describe("doctor's live progress", () => {
     expect(writes[0]).toBe('\r\x1b[2Knotes  waiting\n\r\x1b[2Kweb    waiting\n');
     expect(writes.slice(1).every((frame) => frame.startsWith('\x1b[2A'))).toBe(true);
     expect(writes.at(-2)).toBe('\x1b[2A\r\x1b[2Knotes  connected in 1500 ms\n\r\x1b[2Kweb    connecting… 0.0s\n');
+  });
+
+  it('on a terminal, wide names (CJK, emoji) line up in columns and each row fits the screen, so the redraw stays in place', () => {
+    const { stream, writes } = fakeStream(true);
+    Object.assign(stream, { columns: 24 });
+    const rows = progressRows(['天気予報', '👨‍👩‍👧', 'weather-server'], stream, () => 0);
+    rows.finish();
+    const drawn = writes[0]!.split('\n').filter((line) => line !== '').map((line) => line.replace('\r\x1b[2K', ''));
+    expect(drawn).toEqual(['天気予報        waiting', '👨‍👩‍👧              waiting', 'weather-server  waiting']);
+    expect(Math.max(...drawn.map(displayWidth))).toBeLessThanOrEqual(23);
+    const narrow = fakeStream(true);
+    Object.assign(narrow.stream, { columns: 12 });
+    progressRows(['天気予報サーバー'], narrow.stream, () => 0).finish();
+    expect(narrow.writes[0]).toBe('\r\x1b[2K天気予報サ…\n');
   });
 
   it('on a terminal, finish erases the rows: the report printed next has each server once', () => {

@@ -1,3 +1,4 @@
+import { cutToWidth, displayWidth, padToWidth } from './display-width.js';
 import { terminalLine } from './terminal-text.js';
 
 /**
@@ -44,14 +45,16 @@ export function progressRows(
     };
   }
 
-  const width = Math.max(0, ...names.map((name) => name.length));
+  // Terminal columns, not UTF-16 units: a row of wide names (天気, emoji) longer than the screen wraps,
+  // and moving the cursor up by the row count then redraws over the wrong lines.
+  const width = Math.max(0, ...names.map(displayWidth));
   let drawn = 0;
   const draw = () => {
     const lines = names.map((name) => {
       const row = rows.get(name)!;
       const clock = row.done || row.status === 'waiting' ? '' : ` ${((now() - row.started) / 1000).toFixed(1)}s`;
       const columns = stream.columns ?? 80;
-      return `${name.padEnd(width)}  ${row.status}${clock}`.slice(0, Math.max(columns - 1, 10));
+      return cutToWidth(`${padToWidth(name, width)}  ${row.status}${clock}`, Math.max(columns - 1, 10));
     });
     // Up to the first row, then rewrite each row and clear whatever was left of the old one.
     const up = drawn > 0 ? `\x1b[${drawn}A` : '';
