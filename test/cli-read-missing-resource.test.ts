@@ -55,6 +55,16 @@ describe('the hint of a missing resource', () => {
     });
   });
 
+  it('a URI the server lists itself but answers is not there: said so, not "has no resource X; it lists X"', () => {
+    const uri = 'file:///ドキュメント/メモ.txt';
+    const refusal = new McpError(-32602, 'Resource file:///%E3%83%89%E3%82%AD%E3%83%A5%E3%83%A1%E3%83%B3%E3%83%88/%E3%83%A1%E3%83%A2.txt not found');
+    expect(missingResourceExplanation('fx', uri, refusal, undefined, { resources: [resource(uri)], resourceTemplates: [] })).toEqual({
+      code: 'REQUEST_FAILED',
+      message: `server "fx" lists resource "${uri}" but answered that it has no such resource`,
+      hint: 'the server cannot read a URI it lists (some look it up percent-encoded, as non-ASCII characters are in a URL): report it to its authors',
+    });
+  });
+
   it('any other failure is not', () => {
     expect(missingResourceExplanation('fx', 'x://nope', refusal(-32603))).toBeUndefined();
   });

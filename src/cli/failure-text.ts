@@ -339,6 +339,15 @@ export function missingResourceExplanation(server: string, uri: string, error: u
   if (!isMissingResource(rootCause(error))) return undefined;
   const code = error instanceof McpServerError ? error.code : 'REQUEST_FAILED';
   const secrets = entry ? secretsOf(entry.config) : [];
+  // "has no resource X; it lists X" contradicted itself: the v1 SDK's server looks a URI up
+  // percent-encoded, so one it lists with 日本語 or é in it is "not found" when read back.
+  if (listed?.resources.some((resource) => resource.uri === uri)) {
+    return {
+      code,
+      message: `server "${server}" lists resource "${redact(uri, secrets)}" but answered that it has no such resource`,
+      hint: 'the server cannot read a URI it lists (some look it up percent-encoded, as non-ASCII characters are in a URL): report it to its authors',
+    };
+  }
   return { code, message: `server "${server}" has no resource "${redact(uri, secrets)}"`, hint: listedResourcesHint(server, listed, secrets) };
 }
 
