@@ -7,6 +7,7 @@
  * count is normalised by that field's length against its average (a description of 500 keywords
  * weighs each of them little), and the per-document sum saturates (k1).
  */
+import { spacedLength } from './tokenize.js';
 
 const K1 = 1.2;
 /** Occurrences of one word in one field counted at most: the fifth "email" in a description adds nothing. */
@@ -204,8 +205,9 @@ export class FieldIndex {
     }
     const terms = new Set<string>();
     fields.forEach((tokens, field) => {
-      this.lengths[doc * width + field] = tokens.length;
-      this.totalLengths[field]! += tokens.length;
+      const length = spacedLength(tokens);
+      this.lengths[doc * width + field] = length;
+      this.totalLengths[field]! += length;
       this.post(field, doc, tokens, terms);
       this.post(field, doc, extraTerms[field] ?? [], terms);
     });

@@ -17,17 +17,94 @@ const STOPWORDS = new Set(
 
 /** Splits an identifier or a sentence into lower-case words: getUserById → get user by id, list_issues → list issues. */
 export function splitWords(text: string): string[] {
-  return text
-    .replace(/(\w)['\u2019]s\b/g, '$1') // possessive: "the user's profile"
-    .replace(/\b([A-Z]{2,})s\b/g, '$1') // an acronym's plural: URLs, IDs, PRs
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    // A lookahead, not `([A-Z]+)([A-Z][a-z])`: that backtracks over a run of capitals at every one of them,
-    // so a description of a few MB of capitals froze the process for hours.
-    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word.length > 0);
+  // ASCII text (nearly every tool) keeps the one-pass split: the folding below costs it nothing.
+  if (!NON_ASCII.test(text)) {
+    return text
+      .replace(/(\w)['\u2019]s\b/g, '$1') // possessive: "the user's profile"
+      .replace(/\b([A-Z]{2,})s\b/g, '$1') // an acronym's plural: URLs, IDs, PRs
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      // A lookahead, not `([A-Z]+)([A-Z][a-z])`: that backtracks over a run of capitals at every one of them,
+      // so a description of a few MB of capitals froze the process for hours.
+      .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((word) => word.length > 0);
+  }
+  const words = folded(
+    text
+      .normalize('NFKC')
+      .replace(/(\w)['\u2019]s\b/g, '$1')
+      .replace(/\b([A-Z]{2,})s\b/g, '$1')
+      .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+      .replace(/(\p{Lu})(?=\p{Lu}\p{Ll})/gu, '$1 '),
+  ).split(/[^\p{L}\p{M}\p{N}]+/u);
+  // A run of marks alone (an emoji's variation selector, a stray accent) is no word.
+  const spaced = words.filter((word) => word.length > 0 && (word.charCodeAt(0) < 0x80 || LETTER_OR_DIGIT.test(word)));
+  return spaced.some((word) => CJK_RUN.test(word)) ? spaced.flatMap(cjkBigrams) : spaced;
 }
+
+const NON_ASCII = /[^\x00-\x7f]/;
+/** Marks that only accent a letter (Latin, Greek, Cyrillic diacritics, Arabic short vowels): "café" and "cafe" are one word to a searcher. */
+const ACCENTS = /[\u0300-\u036f\u064b-\u065f\u0670\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/gu;
+
+/**
+ * Case and accents folded alike in tool texts and queries: Turkish dotted and dotless i meet "i"
+ * (toLowerCase alone turns İ into i + a dot and keeps ı), ß meets "ss", accents dropped. NFC after
+ * the accents go, so Hangul syllables that NFD split into letters are whole again.
+ */
+function folded(text: string): string {
+  return text
+    .replace(/[İı]/g, 'i')
+    .toLowerCase()
+    .replace(/ß/g, 'ss')
+    .normalize('NFD')
+    .replace(ACCENTS, '')
+    .normalize('NFC');
+}
+
+/** An identifier (a tool's exact name) as the exact-name lookup keys it: NFKC, case and accents folded as words are. */
+export function foldedName(name: string): string {
+  return NON_ASCII.test(name) ? folded(name.normalize('NFKC')) : name.toLowerCase();
+}
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+const CJK_RUN = /([\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]+)/u;
+
+/**
+ * Chinese, Japanese and Korean write words without spaces between them: a run of their letters is
+ * read as its overlapping pairs of characters, so "東京の天気を教えて" shares "天気" with "天気予報を取得"
+ * (Intl.Segmenter's dictionary split was the alternative, at a cost per text; pairs need no dictionary).
+ */
+function cjkBigrams(word: string): string[] {
+  if (!CJK_RUN.test(word)) return [word];
+  const words: string[] = [];
+  for (const [at, part] of word.split(CJK_RUN).entries()) {
+    if (at % 2 === 0) {
+      if (part.length > 0) words.push(part);
+      continue;
+    }
+    const letters = [...part];
+    if (letters.length === 1) words.push(part);
+    for (let i = 0; i + 1 < letters.length; i++) words.push(letters[i]! + letters[i + 1]!);
+  }
+  return words;
+}
+
+/**
+ * A field's length in words for its normalisation: pairs of CJK characters are left out. A run of
+ * n characters gives n - 1 pairs, several per word, and counting them would read a tool described
+ * in Japanese as far wordier than its English twin, sinking it under every English query its English
+ * words answer (at 762 tools, a fetch tool described in Japanese and English lost its place at 1).
+ */
+export function spacedLength(words: readonly string[]): number {
+  let length = 0;
+  for (const word of words) if (!isCjkPair(word)) length++;
+  return length;
+}
+
+/** Whether a word is a piece of a CJK run (a pair of its characters, or a lone one), not a word set apart by spaces. */
+export const isCjkPair = (word: string): boolean => word.charCodeAt(0) >= 0x80 && CJK_START.test(word);
+const CJK_START = /^[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]/u;
 
 /** A vowel, or a "y" after a consonant as in "dry": Porter's test that a stem is still a word. */
 const hasVowel = (word: string) => /[aeiou]|[^aeiou]y/.test(word);

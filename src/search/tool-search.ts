@@ -16,7 +16,7 @@ import { Passages } from './passages.js';
 import { synonymsOf } from './synonyms.js';
 import { shippedThesaurus, THESAURUS_RELATIONS, type ThesaurusRelation } from './thesaurus.js';
 import { cosine } from './vector-store.js';
-import { identifierTokens, splitWords, stem, textTokens } from './tokenize.js';
+import { foldedName, identifierTokens, splitWords, stem, textTokens } from './tokenize.js';
 import { WordContexts } from './word-contexts.js';
 import { exampleShapes, queryShapes, queryValues, requiredKinds, suppliedShare, withUrlsAsHosts, type ValueKind } from './values.js';
 
@@ -634,7 +634,7 @@ export class ToolSearch {
       if (!docs) this.byShape.set(shape, (docs = new Set()));
       docs.add(doc);
     }
-    for (const key of [tool.name.toLowerCase(), `${serverName}/${tool.name}`.toLowerCase()]) {
+    for (const key of [foldedName(tool.name), foldedName(`${serverName}/${tool.name}`)]) {
       let docs = this.byExactName.get(key);
       if (!docs) this.byExactName.set(key, (docs = new Set()));
       docs.add(doc);
@@ -652,7 +652,7 @@ export class ToolSearch {
 
   private removeTool(serverName: string, doc: number): void {
     const { tool } = this.tools[doc]!;
-    for (const key of [tool.name.toLowerCase(), `${serverName}/${tool.name}`.toLowerCase()]) {
+    for (const key of [foldedName(tool.name), foldedName(`${serverName}/${tool.name}`)]) {
       const docs = this.byExactName.get(key);
       if (docs?.delete(doc) && docs.size === 0) this.byExactName.delete(key);
     }
@@ -803,7 +803,7 @@ export class ToolSearch {
 
   private withExactNames(query: string, limit: number, server: string | undefined, rank: (accept: (doc: number) => boolean) => RankedTool[]): RankedTool[] {
     const accept = (doc: number) => server === undefined || this.tools[doc]!.server === server;
-    const exact = [...(this.byExactName.get(query.trim().toLowerCase()) ?? [])].filter(accept).sort((a, b) => Number(this.impersonates(a)) - Number(this.impersonates(b)) || this.order(a, b));
+    const exact = [...(this.byExactName.get(foldedName(query.trim())) ?? [])].filter(accept).sort((a, b) => Number(this.impersonates(a)) - Number(this.impersonates(b)) || this.order(a, b));
     const ranked = rank((doc) => accept(doc) && !exact.includes(doc));
     return [...exact.map((doc) => ({ ...this.tools[doc]!, score: EXACT_NAME_SCORE })), ...ranked.slice(0, limit)].slice(0, limit);
   }

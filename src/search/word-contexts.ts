@@ -6,6 +6,7 @@
  * query). Counts are kept per server, so a server change adds and takes away its own texts only;
  * a word's similar words are worked out when a query asks, and kept until the next change.
  */
+import { isCjkPair } from './tokenize.js';
 
 /** Words either side of a word that count as its context. */
 const CONTEXT_WINDOW = 4;
@@ -92,7 +93,9 @@ export class WordContexts {
   private count(texts: ReadonlyArray<readonly string[]>, sign: 1 | -1): void {
     this.norms.clear();
     this.similar.clear();
-    for (const tokens of texts) {
+    for (const text of texts) {
+      // Pairs of CJK characters are no words with neighbours: counted, they would part the spaced words around them.
+      const tokens = text.some(isCjkPair) ? text.filter((word) => !isCjkPair(word)) : text;
       for (let at = 0; at < tokens.length; at++) {
         const word = tokens[at]!;
         let row = this.counts.get(word);
