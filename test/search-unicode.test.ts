@@ -85,6 +85,39 @@ describe('search that reads text beyond ASCII', () => {
     expect(exact('shop/Cafe\u0301')).toEqual(['café']);
   });
 
+  it('an emoji is a word: with or without its variation selector, alone or beside words', () => {
+    const search = new ToolSearch();
+    search.setServer({ name: 'sky', description: 'Weather and calendar' }, [
+      tool('forecast', '🌦️ Forecast for a city'),
+      tool('agenda', 'Lists the events 📅 of a day', { day: 'The day, e.g. tomorrow' }),
+      tool('alerts', 'Storm alerts ⛈ for a region'),
+    ]);
+    expect(found(search, '🌦️')[0]).toBe('sky/forecast');
+    expect(found(search, '🌦')[0]).toBe('sky/forecast');
+    expect(found(search, '📅 tomorrow')[0]).toBe('sky/agenda');
+    expect(found(search, '⛈️')[0]).toBe('sky/alerts');
+  });
+
+  it('an emoji in a heading costs a long description none of its words', () => {
+    // Counted as words, hubspot's "🎯 Purpose:" headings pushed the last words of its long descriptions past the field's cap.
+    const search = new ToolSearch();
+    const long = (heading: string) => `${heading} ${Array.from({ length: 298 }, (_, at) => `filler${at}`).join(' ')} zeppelin`;
+    search.setServer({ name: 'plain', description: 'Records' }, [tool('plain_record', long('Purpose:'))]);
+    search.setServer({ name: 'adorned', description: 'Records' }, [tool('adorned_record', long('🎯 Purpose:'))]);
+    const [first, second] = search.searchTools('zeppelin', 2);
+    expect(second?.score).toBeCloseTo(first!.score, 9);
+  });
+
+  it('a Cyrillic letter made with a mark stays a letter of its own: й is not и, but a stress mark is dropped', () => {
+    const search = new ToolSearch();
+    search.setServer({ name: 'аптека', description: 'Аптека' }, [tool('заказ_йода', 'Заказывает йод'), tool('иод_датчик', 'Читает иод датчика'), tool('молоко', 'Заказывает молоко')]);
+    for (const query of ['йод', 'ЙОД', 'и\u0306од']) expect(found(search, query), query).toEqual(['аптека/заказ_йода']);
+    expect(found(search, 'иод')).toEqual(['аптека/иод_датчик']);
+    expect(found(search, 'моло\u0301ко')[0]).toBe('аптека/молоко');
+    // Latin and Greek marks are accents still.
+    expect(found(search, 'Ελληνικα')).toEqual(found(search, 'Ελληνικά'));
+  });
+
   it('a description in Japanese as well as English ranks as its English alone for an English query', () => {
     // Its pairs of characters are not words: counted in the description's length, they sank such a tool under its English-only peers.
     const search = new ToolSearch();

@@ -7,7 +7,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { FieldSpec } from './field-index.js';
 import { shippedThesaurus } from './thesaurus.js';
-import { identifierTokens, textTokens } from './tokenize.js';
+import { identifierTokens, isUnspaced, textTokens } from './tokenize.js';
 
 export interface SearchableServer {
   name: string;
@@ -52,7 +52,20 @@ export const SERVER_FIELDS: readonly FieldSpec[] = [
  */
 export const SERVER_TEXT_FIELDS: readonly FieldSpec[] = [{ weight: 1, b: 0.75 }];
 
-const capped = (tokens: string[]) => (tokens.length > MAX_FIELD_TOKENS ? tokens.slice(0, MAX_FIELD_TOKENS) : tokens);
+/**
+ * The first MAX_FIELD_TOKENS words and the emoji and CJK pairs among them, which count in no
+ * field's length (spacedLength) and so in no cap: counted, hubspot's "🎯 Purpose:" headings cut
+ * words off its long descriptions. Never more than twice the cap, whatever a text holds.
+ */
+function capped(tokens: string[]): string[] {
+  if (tokens.length <= MAX_FIELD_TOKENS) return tokens;
+  let words = 0;
+  const end = Math.min(tokens.length, 2 * MAX_FIELD_TOKENS);
+  for (let at = 0; at < end; at++) {
+    if (!isUnspaced(tokens[at]!) && ++words > MAX_FIELD_TOKENS) return tokens.slice(0, at);
+  }
+  return tokens.slice(0, end);
+}
 
 /** Adjacent word pairs: "pull request" in a description answers "open a pull request" better than "pull" and "request" apart. */
 export function wordPairs(tokens: readonly string[]): string[] {

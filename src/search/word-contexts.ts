@@ -6,7 +6,7 @@
  * query). Counts are kept per server, so a server change adds and takes away its own texts only;
  * a word's similar words are worked out when a query asks, and kept until the next change.
  */
-import { isCjkPair } from './tokenize.js';
+import { isUnspaced } from './tokenize.js';
 
 /** Words either side of a word that count as its context. */
 const CONTEXT_WINDOW = 4;
@@ -94,8 +94,8 @@ export class WordContexts {
     this.norms.clear();
     this.similar.clear();
     for (const text of texts) {
-      // Pairs of CJK characters are no words with neighbours: counted, they would part the spaced words around them.
-      const tokens = text.some(isCjkPair) ? text.filter((word) => !isCjkPair(word)) : text;
+      // Pairs of CJK characters and emoji are no words with neighbours: counted, they would part the spaced words around them.
+      const tokens = text.some(isUnspaced) ? text.filter((word) => !isUnspaced(word)) : text;
       for (let at = 0; at < tokens.length; at++) {
         const word = tokens[at]!;
         let row = this.counts.get(word);
