@@ -102,6 +102,18 @@ describe("one server's change among many", () => {
     expect(rankings(changed)).toEqual(rankings(builtAfresh(now)));
   });
 
+  it("the caller's array changed after setServer (a tool pushed, others spliced out): the next change as built afresh", () => {
+    const now = catalogue();
+    const changed = new ToolSearch();
+    for (const { server, tools } of now) changed.setServer(server, tools);
+    // The caller's own array, reused: it once stood for what was indexed, and a pushed tool had no document ("reading 'tool' of undefined").
+    now[4]!.tools.push(tool('zulu_yankee', 'zulu the yankee records', 'whiskey'));
+    now[6]!.tools.splice(0, 2);
+    changed.setServer(now[4]!.server, now[4]!.tools);
+    changed.setServer(now[6]!.server, now[6]!.tools);
+    expect(rankings(changed)).toEqual(rankings(builtAfresh(now)));
+  });
+
   it('a server taken out and set again, with other servers changed between: as built afresh', () => {
     const { changed, now } = changedOne(({ server, tools }) => ({ server, tools: tools.slice(0, 3) }));
     changed.removeServer('server-2');

@@ -123,6 +123,7 @@ const SIBLING_MEANING_WEIGHT = 0.2;
 
 interface IndexedServer {
   server: SearchableServer;
+  /** A copy of the list setServer was given: its caller may change its own array after. */
   tools: readonly Tool[];
   /** Each tool's document, in the order of `tools`. */
   docs: number[];
@@ -576,7 +577,7 @@ export class ToolSearch {
     const serverTextFields = serverTextDocument(nameTokens, purpose, docs.map((doc) => this.textsOf[doc]!));
     const serverTextDoc = this.keptEntry(this.serverTextIndex, known?.serverTextDoc, known?.serverTextFields, serverTextFields);
     for (const doc of docs) this.serverTextOfDoc[doc] = serverTextDoc;
-    this.servers.set(server.name, { server, tools, docs, purpose, serverDoc, serverFields, serverTextDoc, serverTextFields, sharedNameWords: this.sharedNameWords(nameTokens, docs) });
+    this.servers.set(server.name, { server, tools: [...tools], docs, purpose, serverDoc, serverFields, serverTextDoc, serverTextFields, sharedNameWords: this.sharedNameWords(nameTokens, docs) });
     this.toolTotal += docs.length;
   }
 
