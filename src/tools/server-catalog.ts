@@ -6,7 +6,7 @@ import type { McpServerConfig } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
 import { terminalText } from '../../machines/control-characters.js';
 import { projectFileOf } from '../manifest-index/index.js';
-import { closestNames } from '../search/index.js';
+import { closestNames, foldedAlike } from '../search/index.js';
 import { descriptionWithinCap } from '../text-limits.js';
 import { listNames } from './list-names.js';
 import { quoted } from './model-text.js';
@@ -122,6 +122,9 @@ export function buildServerCatalog(
   const listed = names.length <= SERVER_LIST_LIMIT;
   const choices = `Servers you can use: ${listNames(names)}.`;
   const suggestions = (server: string) => {
+    // Said, never taken: "CAFÉ" may be a look-alike of "café" meant to reach it, and a name is looked up exactly.
+    const alike = foldedAlike(server, names);
+    if (alike.length > 0) return `Did you mean ${listNames(alike)}? Server names match exactly, accents, case and Unicode form included.`;
     if (listed) return choices;
     const closest = closestNames(server, names);
     const searchHint = 'search_mcp_tools finds servers by what they do.';
