@@ -7,6 +7,7 @@
  * marks too) are shown as `\xHH` / `\u{HHHH}` instead. Tool results printed on stdout are the one
  * thing passed through as they are.
  */
+import { sliceWithinBudget } from './grapheme-cut.js';
 
 // C0 except tab and line feed, DEL, C1, line/paragraph separators and the bidi embeddings/isolates.
 const CONTROL_IN_BLOCK = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
@@ -56,7 +57,8 @@ const QUOTED_NAME_MAX = 120;
 export function quoted(name: string): string {
   if (name.length <= QUOTED_NAME_MAX) return `"${terminalLine(name)}"`;
   // A name of thousands of characters would bury the message that quotes it (and quote it again in each hint).
-  const kept = name.slice(0, QUOTED_NAME_MAX).replace(/[\ud800-\udbff]$/, '');
+  // Cut between whole characters: half of 👨‍👩‍👧‍👦 ends in a dangling joiner or shows another emoji.
+  const kept = sliceWithinBudget(name, QUOTED_NAME_MAX);
   return `"${terminalLine(kept)}…" (${name.length.toLocaleString('en-US')} characters)`;
 }
 

@@ -1,4 +1,8 @@
 /** Caps on text that comes from servers, so one answer can never flood a log, an error or the model. */
+import { sliceWithinBudget } from '../machines/grapheme-cut.js';
+
+// The cut lives beside `quoted()`, which cuts names with it; the modules here take it from this one.
+export { sliceWithinBudget };
 
 /** Error texts (JSON-RPC error messages, HTTP error bodies) are cut to this many characters. */
 export const MAX_ERROR_TEXT = 2_000;
@@ -24,34 +28,6 @@ export const MAX_DIRECT_DESCRIPTION_CHARACTERS = 4_096;
  * note saying it was cut.
  */
 export const MAX_DIRECT_SCHEMA_TEXT_CHARACTERS = 16_384;
-
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-/**
- * How far back a cut looks for the start of the character it falls in: an emoji ZWJ sequence
- * (👨‍👩‍👧‍👦 is 11 units) or a letter with its accents fits; a longer run of marks is cut inside.
- */
-const GRAPHEME_LOOKBACK = 64;
-
-/**
- * The first `max` UTF-16 units of `text`, ending before the user-perceived character the cut
- * would split: half of 👨‍👩‍👧‍👦 shows another emoji (or a dangling joiner), half of a flag a boxed
- * letter, `cafe` + U+0301 cut after the `e` silently reads "cafe". Never a lone surrogate.
- */
-export function sliceWithinBudget(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const from = Math.max(0, max - GRAPHEME_LOOKBACK);
-  let end = -1;
-  // Only the units around the cut are segmented: the text may be megabytes.
-  for (const { index } of graphemes.segment(text.slice(from, max + GRAPHEME_LOOKBACK))) {
-    if (from + index > max) break;
-    if (index > 0 || from === 0) end = from + index;
-  }
-  if (end < 0) {
-    const last = text.charCodeAt(max - 1);
-    end = last >= 0xd800 && last <= 0xdbff ? max - 1 : max;
-  }
-  return text.slice(0, Math.max(end, 0));
-}
 
 /**
  * The longest server name a config file may give: the most the loader tools take in a `server`

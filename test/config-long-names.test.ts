@@ -58,6 +58,13 @@ describe('a long name in a message', () => {
     expect(quoted(name)).toBe(`"${'a'.repeat(119)}…" (131 characters)`);
   });
 
+  it('cuts between whole emoji and accented letters, never after a dangling joiner', () => {
+    const family = '👨‍👩‍👧‍👦'; // 11 UTF-16 units; the cut at 120 falls inside the eleventh
+    expect(quoted(family.repeat(20))).toBe(`"${family.repeat(10)}…" (220 characters)`);
+    const accented = `${'a'.repeat(119)}e\u0301${'a'.repeat(10)}`;
+    expect(quoted(accented)).toBe(`"${'a'.repeat(119)}…" (131 characters)`);
+  });
+
   it('quotes a short name whole', () => {
     expect(quoted('memory')).toBe('"memory"');
   });
