@@ -8,6 +8,7 @@
  * thing passed through as they are.
  */
 import { sliceWithinBudget } from './grapheme-cut.js';
+import { nameNote } from './look-alike-names.js';
 
 // C0 except tab and line feed, DEL, C1, line/paragraph separators and the bidi embeddings/isolates.
 const CONTROL_IN_BLOCK = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
@@ -52,14 +53,16 @@ const QUOTED_NAME_MAX = 120;
 /**
  * A name in quotes, on one line, its control characters shown escaped: for a name from a config
  * file, a server or a host inside a message or a log line, where a line break would start a line
- * of its own making and an escape sequence would reach a terminal.
+ * of its own making and an escape sequence would reach a terminal. A name that is not NFC or mixes
+ * look-alike scripts says so after the quotes (look-alike-names.ts).
  */
 export function quoted(name: string): string {
-  if (name.length <= QUOTED_NAME_MAX) return `"${terminalLine(name)}"`;
+  // `"café" (not NFC)`, `"fѕ" (mixed scripts: Cyrillic ѕ U+0455)`: what tells it from a name that prints the same.
+  if (name.length <= QUOTED_NAME_MAX) return `"${terminalLine(name)}"${nameNote(name)}`;
   // A name of thousands of characters would bury the message that quotes it (and quote it again in each hint).
   // Cut between whole characters: half of 👨‍👩‍👧‍👦 ends in a dangling joiner or shows another emoji.
   const kept = sliceWithinBudget(name, QUOTED_NAME_MAX);
-  return `"${terminalLine(kept)}…" (${name.length.toLocaleString('en-US')} characters)`;
+  return `"${terminalLine(kept)}…" (${name.length.toLocaleString('en-US')} characters)${nameNote(kept)}`;
 }
 
 function jsonEscape(char: string): string {

@@ -7,6 +7,9 @@ import { McpServerError } from '../../machines/errors.js';
 import type { DiscoveredServer, DiscoveryResult } from '../config/index.js';
 import { redact, secretsOf } from '../redact.js';
 import { commandWord, terminalLine } from './terminal-text.js';
+import { quoted } from '../../machines/control-characters.js';
+import { lookAlikeNotes } from '../../machines/look-alike-names.js';
+import { listNames } from '../tools/list-names.js';
 import { errorMessage } from '../../machines/to-error.js';
 import { isOAuthLoginRequired } from '../errors/oauth.js';
 import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
@@ -244,10 +247,14 @@ export function offExplanation(server: string, entry: DiscoveredServer): Failure
 /** Up to this many configured names are listed when none is close to the one typed. */
 const LISTED_NAMES = 20;
 
-/** "a", "a or b", "a, b or c" */
-function eitherOf(names: readonly string[]): string {
-  const quoted = names.map((name) => `"${name}"`);
-  return quoted.length === 1 ? quoted[0]! : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
+/**
+ * "a", "a or b", "a, b or c", each quoted with what tells it from a look-alike, the name typed
+ * among them: "did you mean" never offers, unremarked, a name that prints as the one typed.
+ */
+function eitherOf(names: readonly string[], typed: string): string {
+  const alike = lookAlikeNotes([...names, typed]);
+  const shown = names.map((name, index) => `${quoted(name)}${alike[index]}`);
+  return shown.length === 1 ? shown[0]! : `${shown.slice(0, -1).join(', ')} or ${shown.at(-1)}`;
 }
 
 /**
@@ -262,10 +269,11 @@ export function unknownServerExplanation(server: string, configured: readonly st
     configured.length === 0
       ? 'no server is configured'
       : closest.length > 0
-        ? `did you mean ${eitherOf(closest)}?`
-        : `configured: ${configured.slice(0, LISTED_NAMES).join(', ')}${configured.length > LISTED_NAMES ? ', …' : ''}`;
+        ? `did you mean ${eitherOf(closest, server)}?`
+        : `configured: ${listNames(configured.slice(0, LISTED_NAMES), LISTED_NAMES, [server])}${configured.length > LISTED_NAMES ? ', …' : ''}`;
   const where = searched === undefined ? '' : ` in ${searched}`;
-  return { code: 'UNKNOWN_SERVER', message: `there is no server named "${server}"${where} (${known})`, hint: SEE_THE_SERVERS };
+  const typedNote = lookAlikeNotes([server, ...(closest.length > 0 ? closest : configured.slice(0, LISTED_NAMES))])[0];
+  return { code: 'UNKNOWN_SERVER', message: `there is no server named ${quoted(server)}${typedNote}${where} (${known})`, hint: SEE_THE_SERVERS };
 }
 
 type ServersAndProblems = Pick<DiscoveryResult, 'servers' | 'problems'>;

@@ -7,6 +7,7 @@ import type { ManifestSummary, ToolSummary } from '../tools/manifest-summary.js'
 import { counted } from './counted.js';
 import { displayWidth, padToWidth } from './display-width.js';
 import { terminalLine } from './terminal-text.js';
+import { lookAlikeNotes, nameNote } from '../../machines/look-alike-names.js';
 
 /** Names longer than this are not padded to: one long name must not push every description off screen. */
 const NAME_COLUMN_MAX = 32;
@@ -75,8 +76,10 @@ export function manifestListing(summary: ManifestSummary): string {
   const revision = summary.protocolVersion ? ` (MCP ${summary.protocolVersion})` : '';
   const lines = [`${summary.server}: ${summary.state}${revision}, ${counts.join(', ')}`];
   if (summary.instructions) lines.push('', 'Instructions:', ...summary.instructions.split('\n').map((line) => `  ${line}`.trimEnd()));
+  // `read_file` and `rеad_file` (Cyrillic е) side by side: the note after a name says which is which.
+  const alike = lookAlikeNotes(summary.tools.map((tool) => tool.name));
   lines.push(
-    ...section('Tools', summary.tools.map((tool) => [tool.name, joined(tool.title && tool.title !== tool.name ? `"${tool.title}"` : undefined, tool.description, toolTags(tool))])),
+    ...section('Tools', summary.tools.map((tool, row) => [`${tool.name}${nameNote(tool.name)}${alike[row]}`, joined(tool.title && tool.title !== tool.name ? `"${tool.title}"` : undefined, tool.description, toolTags(tool))])),
     ...section('Resources', summary.resources.map((resource) => [resource.uri, joined(resource.name, resource.mimeType && `(${resource.mimeType})`, resource.description)])),
     ...section('Resource templates', summary.resourceTemplates.map((template) => [template.uriTemplate, joined(template.name, template.description)])),
     ...section('Prompts', summary.prompts.map((prompt) => [`${prompt.name}${promptArguments(prompt.arguments)}`, prompt.description ?? ''])),

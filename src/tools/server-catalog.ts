@@ -120,15 +120,15 @@ export function buildServerCatalog(
     if (server.projectFile !== undefined) projectFiles[server.name] = server.projectFile;
   }
   const listed = names.length <= SERVER_LIST_LIMIT;
-  const choices = `Servers you can use: ${listNames(names)}.`;
   const suggestions = (server: string) => {
     // Said, never taken: "CAFÉ" may be a look-alike of "café" meant to reach it, and a name is looked up exactly.
     const alike = foldedAlike(server, names);
-    if (alike.length > 0) return `Did you mean ${listNames(alike)}? Server names match exactly, accents, case and Unicode form included.`;
-    if (listed) return choices;
+    if (alike.length > 0) return `Did you mean ${listNames(alike, undefined, [server])}? Server names match exactly, accents, case and Unicode form included.`;
+    // Beside the name asked for: a server that prints as it (`fѕ` for `fs`) says how it differs.
+    if (listed) return `Servers you can use: ${listNames(names, undefined, [server])}.`;
     const closest = closestNames(server, names);
     const searchHint = 'search_mcp_tools finds servers by what they do.';
-    return closest.length > 0 ? `Closest names: ${listNames(closest)}. ${searchHint}` : searchHint;
+    return closest.length > 0 ? `Closest names: ${listNames(closest, undefined, [server])}. ${searchHint}` : searchHint;
   };
 
   const notice = serversNotice === undefined ? '' : terminalText(serversNotice);

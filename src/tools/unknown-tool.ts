@@ -5,6 +5,7 @@ import { closestNames } from '../search/closest-names.js';
 import { UNKNOWN_TOOL_LIST_FRESH_MS } from '../connection/tools-reread.js';
 import type { ServerCatalog } from './server-catalog.js';
 import { listNames } from './list-names.js';
+import { lookAlikeNotes } from '../../machines/look-alike-names.js';
 import { quoted } from './model-text.js';
 
 /** Where the model finds the tools' input schemas; the CLI points a person to `load` in its place. */
@@ -26,6 +27,7 @@ export function unknownToolText(catalog: ServerCatalog, server: string, tool: st
   const asked = config ? redact(tool, secretsOf(config)) : tool;
   const names = tools.map((known) => known.name);
   const nearest = closestNames(tool, names);
-  const near = nearest.length > 0 ? ` Nearest to ${quoted(asked)}: ${listNames(nearest)}.` : '';
+  // The name asked for and its nearest may print alike (`read_file`, `rеad_file`): each says how it differs.
+  const near = nearest.length > 0 ? ` Nearest to ${quoted(asked)}${lookAlikeNotes([asked, ...nearest])[0]}: ${listNames(nearest, 50, [asked])}.` : '';
   return `MCP server ${quoted(server)} has no tool ${quoted(asked)}. Its tools: ${listNames(names, 100)}.${near}${listed ? ` ${listed}` : ''} ${SCHEMAS_ADVICE}`;
 }

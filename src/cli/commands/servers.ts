@@ -15,6 +15,7 @@ import { counted } from '../counted.js';
 import { cutToWidth } from '../display-width.js';
 import { fittedTable } from '../fitted-table.js';
 import { terminalLine } from '../terminal-text.js';
+import { lookAlikeNotes, nameNote } from '../../../machines/look-alike-names.js';
 import { healthCell, healthDetails, healthSummary, type ServerHealth } from './server-health.js';
 
 /**
@@ -206,10 +207,12 @@ export function formatServersTable(
   if (servers.length === 0) {
     lines.push(noServersLine(configFiles, problems));
   } else {
+    const alike = lookAlikeNotes(servers.map((server) => server.name));
     const rows = [
       ['NAME', 'SCOPE', 'TRANSPORT', 'STATUS', 'PROTOCOL', 'INDEXED', ...(health ? ['HEALTH'] : []), 'DESCRIPTION'],
-      ...servers.map((server) => [
-        cell(server.name, MAX_COLUMN_WIDTH.name),
+      ...servers.map((server, row) => [
+        // `café` twice (NFC, NFD) or `fs` and `fѕ`: the note after the name says which is which.
+        `${cell(server.name, MAX_COLUMN_WIDTH.name)}${nameNote(server.name)}${alike[row]}`,
         server.scope,
         server.transport,
         status(server),
