@@ -85,6 +85,13 @@ describe('prompt', () => {
     });
   }, 50_000);
 
+  it('an argument written with the full-width ＝ of a Japanese input method: the refusal points at the sign', async () => {
+    const cli = fixtureHome();
+    const run = await cli('prompt', 'fixture', '挨拶', '名前＝太郎');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('got "名前＝太郎" (its "＝" is the full-width sign U+FF1D: type "=" instead).');
+  }, 40_000);
+
   it('an argument not written name=value, or an unknown prompt: one JSON object with ok false and a code', async () => {
     const cli = fixtureHome();
     const bad = await cli('prompt', 'fixture', 'greet', 'Ada', '--json');

@@ -26,7 +26,10 @@ export function promptArguments(pairs: string[]): Record<string, string> {
   const args: Record<string, string> = {};
   for (const pair of pairs) {
     const at = pair.indexOf('=');
-    if (at <= 0) throw new CliError('INVALID_ARGUMENTS', `Prompt arguments are written name=value, e.g. name=Ada; got "${terminalLine(pair)}".`);
+    // A Japanese or Chinese input method types the full-width ＝ (U+FF1D) by default. It is pointed
+    // at, not taken as `=`: `=` stays the one separator, so a command line means the same wherever it runs.
+    const fullWidth = at < 0 && pair.indexOf('\uff1d') > 0 ? ' (its "＝" is the full-width sign U+FF1D: type "=" instead)' : '';
+    if (at <= 0) throw new CliError('INVALID_ARGUMENTS', `Prompt arguments are written name=value, e.g. name=Ada; got "${terminalLine(pair)}"${fullWidth}.`);
     args[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return args;
