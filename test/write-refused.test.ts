@@ -1,9 +1,11 @@
 /**
  * A write the disk or the folder refuses (a full disk, a read-only file system, no permission):
- * `add`, `import` and `index` name the file, say what was (not) changed and what to do, instead of
+ * `add`, `remove`, `import`, `install` and `index` name the file, say what was (not) changed and what to do, instead of
  * the bare errno ("ENOSPC: no space left on device, write"). The refusal is injected into
  * node:fs/promises, which the writers import by name; the files themselves are real.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fsSync, { existsSync, promises as fs, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
@@ -184,5 +186,68 @@ describe('import --scope project when the approvals cannot be written', () => {
       hint: `Make it writable, then run \`mcp-statechart approve one two\` in ${project}.`,
     });
     expect(Object.keys(read(projectFile).mcpServers as object)).toEqual(['one', 'two']);
+  });
+});
+
+/** The refusal `add` words, as `remove`, `import` and `install` (which share its file edit) must word it too. */
+function diskFullRefusal(userFile: string) {
+  return `Error: could not write ${userFile}: the disk is full. Nothing was changed.\nHint: Free some space on it, then run the command again.\n`;
+}
+
+describe('remove on a full disk', () => {
+  it('names the file, says nothing was changed and to free space; the entry stays', async () => {
+    const { userFile } = configHome();
+    const folder = join(process.env.HOME!, '.ai-zen');
+    fullDisk(folder);
+
+    const run = await runInProcess(['remove', 'first']);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(diskFullRefusal(userFile));
+    expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
+    expect(leftovers(folder)).toEqual([]);
+  });
+});
+
+describe('import on a full disk', () => {
+  it('names the file, says nothing was changed and to free space; nothing is imported', async () => {
+    const { home, userFile } = configHome();
+    const team = join(home, 'team-mcp.json');
+    writeFileSync(team, JSON.stringify({ mcpServers: { one: { command: 'one-server' } } }));
+    const folder = join(home, '.ai-zen');
+    fullDisk(folder);
+
+    const run = await runInProcess(['import', '--from', team, '--yes']);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(diskFullRefusal(userFile));
+    expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
+    expect(leftovers(folder)).toEqual([]);
+  });
+});
+
+describe('install on a full disk', () => {
+  it('names the file, says nothing was changed and to free space; nothing is installed', async () => {
+    const document = {
+      server: { name: 'com.example/hosted', description: 'A hosted server', version: '1.0.0', remotes: [{ type: 'streamable-http', url: 'https://mcp.example.com/mcp' }] },
+      _meta: { 'io.modelcontextprotocol.registry/official': { status: 'active', isLatest: true } },
+    };
+    const registry = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document)));
+    await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
+    try {
+      const { userFile } = configHome();
+      const folder = join(process.env.HOME!, '.ai-zen');
+      fullDisk(folder);
+
+      const run = await runInProcess(['install', '--registry', `http://127.0.0.1:${(registry.address() as AddressInfo).port}`, 'com.example/hosted', '--yes']);
+
+      expect(run.code).toBe(1);
+      // After what it was about to install, shown for --yes too: the refusal, and nothing after it.
+      expect(run.stderr.endsWith(`\n${diskFullRefusal(userFile)}`)).toBe(true);
+      expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
+      expect(leftovers(folder)).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => registry.close(() => resolve()));
+    }
   });
 });
