@@ -133,13 +133,27 @@ describe('add', () => {
     expect(readFileSync(userFile, 'utf8')).toBe(before);
   }, 40_000);
 
-  it('refuses a name outside ASCII saying which letters it takes, and cuts a name of thousands of characters', async () => {
+  it('takes names in any script, as a hand-written config does: 天気 and café are written', async () => {
+    const { cli, userFile, read } = configHome();
+    const [japanese, accented] = [await cli('add', '天気', 'node', 'tenki.js'), await cli('add', 'caf\u00e9', 'node', 'cafe.js')];
+    expect([japanese.code, accented.code]).toEqual([0, 0]);
+    expect((read(userFile).mcpServers as Record<string, unknown>)['天気']).toEqual({ command: 'node', args: ['tenki.js'] });
+    expect((read(userFile).mcpServers as Record<string, unknown>)['caf\u00e9']).toEqual({ command: 'node', args: ['cafe.js'] });
+  }, 40_000);
+
+  it('refuses a name with a space, a name that would print like another (NFD, mixed scripts), and cuts a name of thousands of characters', async () => {
     const { cli, userFile } = configHome();
     const before = readFileSync(userFile, 'utf8');
-    const accented = await cli('add', 'café', 'node', 'server.js');
+    const spaced = await cli('add', 'my server', 'node', 'server.js');
+    const decomposed = await cli('add', 'cafe\u0301', 'node', 'server.js');
+    const mixed = await cli('add', 'f\u0455', 'node', 'server.js');
     const long = await cli('add', '天'.repeat(5_000), 'node', 'server.js');
-    expect(accented.code).toBe(1);
-    expect(accented.stderr).toBe('Error: "café" is not a usable server name: use the letters A-Z and a-z (no accents or other scripts), digits, "_", "." and "-" (up to 64, starting with a letter or digit).\n');
+    expect(spaced.code).toBe(1);
+    expect(spaced.stderr).toBe('Error: "my server" is not a usable server name: use letters and digits (of any script), "_", "." and "-" (up to 64 characters, starting with a letter or digit).\n');
+    expect(decomposed.stderr).toBe(
+      'Error: "cafe\u0301" (not NFC) is not a usable server name: it would print like a name written otherwise; type its accents as composed letters (NFC) and its letters in one script.\n',
+    );
+    expect(mixed.stderr).toContain('"f\u0455" (mixed scripts: Cyrillic \u0455 U+0455) is not a usable server name');
     expect(long.stderr).toContain(`"${'天'.repeat(120)}…" (5,000 characters) is not a usable server name`);
     expect(readFileSync(userFile, 'utf8')).toBe(before);
   }, 40_000);

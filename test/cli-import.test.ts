@@ -141,7 +141,7 @@ describe('import', () => {
     const run = await cli('import', '--from', 'claude-code', '--yes');
     expect(run.stdout.split('\n').filter((line) => line.startsWith('Skipped'))).toEqual([
       `Skipped "first": the one in ${claudeJson}: already defined in ${userFile} (--force replaces it).`,
-      `Skipped "bad name": the one in ${claudeJson}: "bad name" is not a usable server name: use the letters A-Z and a-z (no accents or other scripts), digits, "_", "." and "-" (up to 64, starting with a letter or digit).`,
+      `Skipped "bad name": the one in ${claudeJson}: "bad name" is not a usable server name: use letters and digits (of any script), "_", "." and "-" (up to 64 characters, starting with a letter or digit).`,
       `Skipped "first": the one in ${join(project, '.mcp.json')}: already defined in ${userFile} (--force replaces it).`,
     ]);
   }, 40_000);

@@ -16,6 +16,7 @@ import { configPathForScope, editServerEntries, type WritableScope } from '../co
 import { CliError } from '../json-codes.js';
 import { reportDone, reported } from '../command-report.js';
 import { writeRefusal } from '../write-refusal.js';
+import { nameNote } from '../../../machines/look-alike-names.js';
 import { quoted } from '../../../machines/control-characters.js';
 
 export interface AddOptions {
@@ -31,15 +32,26 @@ export interface AddFlags extends AddOptions {
   transport?: 'stdio' | 'http' | 'sse';
 }
 
-/** Names the loader, the index and every host handle the same way. */
-const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+/**
+ * Names a person can type and read back: letters and digits of any script (`天気`, `café`, as a
+ * hand-written config takes them), `_`, `.`, `-`; up to 64 characters. Eager exposure offers a tool
+ * of a non-ASCII server under an ASCII name, its description naming the server as written.
+ */
+const SERVER_NAME = /^[\p{L}\p{N}][\p{L}\p{N}\p{M}_.-]{0,63}$/u;
 
 export function checkServerName(name: string): void {
   if (!SERVER_NAME.test(name)) {
     throw new CliError(
       'INVALID_NAME',
-      // "letters" alone read as refusing "café" or "天気" for no reason: the rule is ASCII's.
-      `${quoted(name)} is not a usable server name: use the letters A-Z and a-z (no accents or other scripts), digits, "_", "." and "-" (up to 64, starting with a letter or digit).`,
+      `${quoted(name)} is not a usable server name: use letters and digits (of any script), "_", "." and "-" (up to 64 characters, starting with a letter or digit).`,
+    );
+  }
+  // A name that prints as another (`café` with a combining accent, `fѕ` with a Cyrillic ѕ) is noted
+  // wherever it is shown; one typed here is refused instead, before it is ever written.
+  if (nameNote(name) !== '') {
+    throw new CliError(
+      'INVALID_NAME',
+      `${quoted(name)} is not a usable server name: it would print like a name written otherwise; type its accents as composed letters (NFC) and its letters in one script.`,
     );
   }
 }
