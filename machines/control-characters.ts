@@ -23,9 +23,39 @@ function visible(char: string): string {
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
 }
 
-/** For text that may span lines (a log message, an error body): keeps `\n` and `\t`. */
+/** Hebrew, Arabic, Syriac, Thaana, N'Ko and the other right-to-left scripts, with their presentation forms. */
+const RIGHT_TO_LEFT = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+const FIRST_STRONG_ISOLATE = '\u2068';
+const POP_DIRECTIONAL_ISOLATE = '\u2069';
+/** An isolate `isolatedForPerson` writes: one pair, on one line, no other bidi control inside. */
+const ISOLATE_PAIR = `${FIRST_STRONG_ISOLATE}([^\\n\\r\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]*)${POP_DIRECTIONAL_ISOLATE}`;
+
+const PAIR_OR_CONTROL_IN_BLOCK = new RegExp(`${ISOLATE_PAIR}|${CONTROL_IN_BLOCK.source}`, 'g');
+const PAIR_OR_CONTROL_IN_LINE = new RegExp(`${ISOLATE_PAIR}|${CONTROL_IN_LINE.source}`, 'g');
+
+/** `text` with `controls` escaped, but for an isolate pair around right-to-left text, which can only keep that text in its place. */
+function escapedKeepingIsolates(text: string, pairOrControl: RegExp, controls: RegExp): string {
+  return text.replace(pairOrControl, (found, inside: string | undefined) =>
+    inside !== undefined && RIGHT_TO_LEFT.test(inside) ? `${FIRST_STRONG_ISOLATE}${inside.replace(controls, visible)}${POP_DIRECTIONAL_ISOLATE}` : found.replace(controls, visible),
+  );
+}
+
+/**
+ * A name already shown on one line (`terminalLine`, `quoted`'s inside), set apart for a bidi
+ * terminal when it holds right-to-left letters: in `عربي, الطقس` the comma between two Arabic
+ * names takes their direction, and the list reads in another order. Only for text a person reads:
+ * the model reads the characters in order, and would copy the invisible marks into a name it sends.
+ */
+export function isolatedForPerson(shown: string): string {
+  return RIGHT_TO_LEFT.test(shown) ? `${FIRST_STRONG_ISOLATE}${shown}${POP_DIRECTIONAL_ISOLATE}` : shown;
+}
+
+/**
+ * For text that may span lines (a log message, an error body): keeps `\n` and `\t`. An isolate
+ * around right-to-left text, as `isolatedForPerson` writes it, stays; any other is shown escaped.
+ */
 export function terminalText(text: string): string {
-  return text.replace(CONTROL_IN_BLOCK, visible);
+  return escapedKeepingIsolates(text, PAIR_OR_CONTROL_IN_BLOCK, CONTROL_IN_BLOCK);
 }
 
 /**
@@ -45,6 +75,15 @@ export function terminalTextWithin(text: string, max: number): string {
 /** For one field on one line (a server name, a table cell): escapes `\n` and `\t` too. */
 export function terminalLine(text: string): string {
   return text.replace(CONTROL_IN_LINE, visible);
+}
+
+/**
+ * A line of a message we wrote (an error, a hint), its names already shown by `terminalLine` or
+ * `quoted`: escaped as `terminalLine` escapes, but for the isolates `isolatedForPerson` put around
+ * right-to-left names. A name itself goes through `terminalLine`, where every isolate is escaped.
+ */
+export function terminalMessageLine(text: string): string {
+  return escapedKeepingIsolates(text, PAIR_OR_CONTROL_IN_LINE, CONTROL_IN_LINE);
 }
 
 /** The most of a name `quoted` shows: enough to tell one apart, never a screenful. */

@@ -51,9 +51,9 @@ describe('did you mean', () => {
 
   it('says which of a name typed and the one suggested is in another script', () => {
     expect(lookAlikeNotes([CYRILLIC_APE, 'ape'])).toEqual([' (Cyrillic)', '']);
-    expect(listNames(['read_file', 'r\u0435ad_file'], 50, ['read_fi1e'])).toBe('read_file, r\u0435ad_file (mixed scripts: Cyrillic \u0435 U+0435)');
-    expect(listNames(['ape'], 50, [CYRILLIC_APE])).toBe('ape');
-    expect(listNames([CYRILLIC_APE], 50, ['ape'])).toBe(`${CYRILLIC_APE} (Cyrillic)`);
+    expect(listNames(['read_file', 'r\u0435ad_file'], 50, { beside: ['read_fi1e'] })).toBe('read_file, r\u0435ad_file (mixed scripts: Cyrillic \u0435 U+0435)');
+    expect(listNames(['ape'], 50, { beside: [CYRILLIC_APE] })).toBe('ape');
+    expect(listNames([CYRILLIC_APE], 50, { beside: ['ape'] })).toBe(`${CYRILLIC_APE} (Cyrillic)`);
   });
 });
 

@@ -7,7 +7,7 @@ import { McpServerError } from '../../machines/errors.js';
 import type { DiscoveredServer, DiscoveryResult } from '../config/index.js';
 import { redact, secretsOf } from '../redact.js';
 import { commandWord, terminalLine } from './terminal-text.js';
-import { quoted } from '../../machines/control-characters.js';
+import { isolatedForPerson, quoted, terminalMessageLine } from '../../machines/control-characters.js';
 import { lookAlikeNotes } from '../../machines/look-alike-names.js';
 import { listNames } from '../tools/list-names.js';
 import { errorMessage } from '../../machines/to-error.js';
@@ -247,13 +247,21 @@ export function offExplanation(server: string, entry: DiscoveredServer): Failure
 /** Up to this many configured names are listed when none is close to the one typed. */
 const LISTED_NAMES = 20;
 
+/** `quoted`, the name inside the quotes set apart when right-to-left (`isolatedForPerson`). */
+function quotedForPerson(name: string): string {
+  const shown = quoted(name);
+  const close = shown.lastIndexOf('"');
+  return `"${isolatedForPerson(shown.slice(1, close))}${shown.slice(close)}`;
+}
+
 /**
  * "a", "a or b", "a, b or c", each quoted with what tells it from a look-alike, the name typed
  * among them: "did you mean" never offers, unremarked, a name that prints as the one typed.
  */
 function eitherOf(names: readonly string[], typed: string): string {
   const alike = lookAlikeNotes([...names, typed]);
-  const shown = names.map((name, index) => `${quoted(name)}${alike[index]}`);
+  // `"عربي", "عربية"`: the comma between two right-to-left names would take their direction.
+  const shown = names.map((name, index) => `${quotedForPerson(name)}${alike[index]}`);
   return shown.length === 1 ? shown[0]! : `${shown.slice(0, -1).join(', ')} or ${shown.at(-1)}`;
 }
 
@@ -270,7 +278,7 @@ export function unknownServerExplanation(server: string, configured: readonly st
       ? 'no server is configured'
       : closest.length > 0
         ? `did you mean ${eitherOf(closest, server)}?`
-        : `configured: ${listNames(configured.slice(0, LISTED_NAMES), LISTED_NAMES, [server])}${configured.length > LISTED_NAMES ? ', …' : ''}`;
+        : `configured: ${listNames(configured.slice(0, LISTED_NAMES), LISTED_NAMES, { beside: [server], forPerson: true })}${configured.length > LISTED_NAMES ? ', …' : ''}`;
   const where = searched === undefined ? '' : ` in ${searched}`;
   const typedNote = lookAlikeNotes([server, ...(closest.length > 0 ? closest : configured.slice(0, LISTED_NAMES))])[0];
   return { code: 'UNKNOWN_SERVER', message: `there is no server named ${quoted(server)}${typedNote}${where} (${known})`, hint: SEE_THE_SERVERS };
@@ -363,10 +371,10 @@ export function missingResourceExplanation(server: string, uri: string, error: u
 export function formatFailure(explanation: FailureExplanation): string {
   // A server's line breaks stay line breaks, indented so no line can pass for one of ours.
   const [first = '', ...rest] = explanation.message.split(/\r?\n/);
-  const lines = [`Error: ${terminalLine(first)}`];
+  const lines = [`Error: ${terminalMessageLine(first)}`];
   if (rest.length > 0) lines.push(...indentedLines(rest.join('\n'), '  '));
   if (explanation.stderrTail) lines.push('Last lines the server wrote to stderr:', ...indentedLines(explanation.stderrTail, '  '));
-  if (explanation.hint) lines.push(`Hint: ${terminalLine(explanation.hint)}`);
+  if (explanation.hint) lines.push(`Hint: ${terminalMessageLine(explanation.hint)}`);
   return lines.join('\n');
 }
 

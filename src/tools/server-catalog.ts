@@ -125,10 +125,10 @@ export function buildServerCatalog(
     const alike = foldedAlike(server, names);
     if (alike.length > 0) return `Did you mean ${listNames(alike, undefined, [server])}? Server names match exactly, accents, case and Unicode form included.`;
     // Beside the name asked for: a server that prints as it (`fѕ` for `fs`) says how it differs.
-    if (listed) return `Servers you can use: ${listNames(names, undefined, [server])}.`;
+    if (listed) return `Servers you can use: ${listNames(names, undefined, { beside: [server] })}.`;
     const closest = closestNames(server, names);
     const searchHint = 'search_mcp_tools finds servers by what they do.';
-    return closest.length > 0 ? `Closest names: ${listNames(closest, undefined, [server])}. ${searchHint}` : searchHint;
+    return closest.length > 0 ? `Closest names: ${listNames(closest, undefined, { beside: [server] })}. ${searchHint}` : searchHint;
   };
 
   const notice = serversNotice === undefined ? '' : terminalText(serversNotice);

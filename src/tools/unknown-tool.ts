@@ -28,6 +28,6 @@ export function unknownToolText(catalog: ServerCatalog, server: string, tool: st
   const names = tools.map((known) => known.name);
   const nearest = closestNames(tool, names);
   // The name asked for and its nearest may print alike (`read_file`, `rеad_file`): each says how it differs.
-  const near = nearest.length > 0 ? ` Nearest to ${quoted(asked)}${lookAlikeNotes([asked, ...nearest])[0]}: ${listNames(nearest, 50, [asked])}.` : '';
+  const near = nearest.length > 0 ? ` Nearest to ${quoted(asked)}${lookAlikeNotes([asked, ...nearest])[0]}: ${listNames(nearest, 50, { beside: [asked] })}.` : '';
   return `MCP server ${quoted(server)} has no tool ${quoted(asked)}. Its tools: ${listNames(names, 100)}.${near}${listed ? ` ${listed}` : ''} ${SCHEMAS_ADVICE}`;
 }

@@ -115,12 +115,12 @@ export async function runPrompt(global: GlobalOptions, server: string, name: str
     const declared = listed && (listed.arguments ?? []);
     const undeclared = declared ? Object.keys(args).filter((key) => !declared.some((argument) => argument.name === key)) : [];
     if (declared && undeclared.length > 0) {
-      const takes = declared.length === 0 ? 'takes no arguments' : `takes ${listNames(declared.map((argument) => argument.name))}`;
+      const takes = declared.length === 0 ? 'takes no arguments' : `takes ${listNames(declared.map((argument) => argument.name), undefined, { forPerson: true })}`;
       return {
         ok: false,
         error: {
           code: 'INVALID_ARGUMENTS',
-          message: `prompt "${terminalLine(name)}" of "${terminalLine(server)}" has no argument ${listNames(undeclared)}; it ${takes}`,
+          message: `prompt "${terminalLine(name)}" of "${terminalLine(server)}" has no argument ${listNames(undeclared, undefined, { forPerson: true })}; it ${takes}`,
           hint: `\`mcp-statechart prompts ${commandWord(server)}\` shows the arguments of each prompt`,
         },
       };
@@ -137,7 +137,7 @@ export async function runPrompt(global: GlobalOptions, server: string, name: str
         return { ok: false, error: { ...(await explain(error)), hint: `\`mcp-statechart prompts ${commandWord(server)}\` shows the arguments of ${name}; give them as name=value` } };
       }
       if (offered.includes(name)) throw error;
-      const hint = offered.length === 0 ? `"${server}" offers no prompts` : `"${server}" offers ${listNames(offered)}; \`mcp-statechart prompts ${commandWord(server)}\` shows their arguments`;
+      const hint = offered.length === 0 ? `"${server}" offers no prompts` : `"${server}" offers ${listNames(offered, undefined, { forPerson: true })}; \`mcp-statechart prompts ${commandWord(server)}\` shows their arguments`;
       return { ok: false, error: { ...(await explain(error)), hint } };
     }
     const lines: string[] = [];
