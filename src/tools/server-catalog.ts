@@ -123,7 +123,7 @@ export function buildServerCatalog(
   const suggestions = (server: string) => {
     // Said, never taken: "CAFÉ" may be a look-alike of "café" meant to reach it, and a name is looked up exactly.
     const alike = foldedAlike(server, names);
-    if (alike.length > 0) return `Did you mean ${listNames(alike, undefined, [server])}? Server names match exactly, accents, case and Unicode form included.`;
+    if (alike.length > 0) return `Did you mean ${listNames(alike, undefined, { beside: [server] })}? Server names match exactly, accents, case and Unicode form included.`;
     // Beside the name asked for: a server that prints as it (`fѕ` for `fs`) says how it differs.
     if (listed) return `Servers you can use: ${listNames(names, undefined, { beside: [server] })}.`;
     const closest = closestNames(server, names);
