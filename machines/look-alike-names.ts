@@ -65,11 +65,11 @@ export function nameNote(name: string): string {
   return notes.length === 0 ? '' : ` (${notes.join('; ')})`;
 }
 
-/** What a name looks like: NFKC, Cyrillic and Greek look-alikes as Latin letters, case folded. */
+/** What a name looks like: NFKC, Cyrillic and Greek look-alikes as Latin letters. Case is kept: `CAFÉ` and `café` differ to the eye. */
 function lookAlikeKey(name: string): string {
   let key = '';
   for (const char of name.normalize('NFKC')) key += LATIN_LOOK_ALIKES[char] ?? char;
-  return key.toLowerCase();
+  return key;
 }
 
 /** ` (Cyrillic)`, or for a name without Cyrillic or Greek letters its characters beyond ASCII. */
