@@ -458,7 +458,7 @@ export class McpConnectionManager {
    */
   private awaitReply(server: string, spec: RequestSpec | undefined, how: RequestRun, send: (requestId: string) => void): Promise<McpFinalReply> {
     if (this.actor.getSnapshot().status !== 'active') {
-      return Promise.reject(this.registryFailure ?? new Error('This McpConnectionManager was disposed; create a new one.'));
+      return Promise.reject(this.registryFailure ?? new McpServerError('DISCONNECTED', server, 'This McpConnectionManager was disposed; create a new one.'));
     }
     const requestId = String(this.nextRequestId++);
     const { signal } = how;

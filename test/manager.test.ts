@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { McpConnectionManager, silentLogger } from '../src/index.js';
+import { McpConnectionManager, McpServerError, silentLogger } from '../src/index.js';
 import { inMemoryFixture, rejectionOf } from './support/fixtures.js';
 
 function memoryManager() {
@@ -35,7 +35,7 @@ describe('McpConnectionManager', () => {
     await manager.dispose();
   });
 
-  it('rejects every request after dispose() instead of hanging', async () => {
+  it('rejects every request after dispose() instead of hanging, with an McpServerError of code DISCONNECTED', async () => {
     const manager = memoryManager();
     await manager.connect('memory', { command: 'memory' });
     await manager.dispose();
@@ -44,7 +44,11 @@ describe('McpConnectionManager', () => {
       manager.callTool('memory', 'echo', { text: 'x' }),
       manager.readResource('memory', 'fixture://greeting'),
     ]) {
-      expect((await rejectionOf(attempt)).message).toMatch(/was disposed; create a new one/);
+      const error = await rejectionOf(attempt);
+      expect(error.message).toMatch(/was disposed; create a new one/);
+      // Narrowable like every other failure: a caller's `instanceof` / `code` branch sees it.
+      expect(error).toBeInstanceOf(McpServerError);
+      expect(error).toMatchObject({ code: 'DISCONNECTED', server: 'memory' });
     }
   });
 
