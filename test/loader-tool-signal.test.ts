@@ -1,4 +1,8 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ManifestIndex } from '../src/index.js';
 import { McpConnectionManager } from '../src/manager.js';
 import { silentLogger } from '../src/logger.js';
 import { createLoaderTools, type LoaderTool } from '../src/tools/index.js';
@@ -11,9 +15,9 @@ afterEach(async () => {
   manager = undefined;
 });
 
-function loaderTools(servers: Parameters<typeof createLoaderTools>[0]['servers']) {
+function loaderTools(servers: Parameters<typeof createLoaderTools>[0]['servers'], manifestIndex?: ManifestIndex) {
   manager = new McpConnectionManager({ logger: silentLogger });
-  const tools = createLoaderTools({ manager, servers });
+  const tools = createLoaderTools({ manager, servers, ...(manifestIndex ? { manifestIndex } : {}) });
   const named = (name: string) => tools.find((tool) => tool.name === name) as LoaderTool;
   return { manager, named };
 }
@@ -27,6 +31,25 @@ describe('execute(args, { signal, onProgress, timeoutMs }) on the loader tools',
     const error = await rejectionOf(load);
     expect(error.name).toBe('AbortError');
     expect(error.message).toContain('stuck');
+  });
+
+  it.each(['call_mcp_tool', 'read_mcp_resource'] as const)('%s on an indexed server that is still starting stops waiting when its signal aborts, as load_mcp does', async (name) => {
+    // Indexed when it worked; now it starts and never answers initialize, so its connect would wait out connectTimeoutMs (30 s).
+    const stuck = stdioFixture('--mode', 'never-initialize');
+    const index = new ManifestIndex({ path: path.join(mkdtempSync(path.join(os.tmpdir(), 'signal-index-')), 'mcp-index.json') });
+    index.record('stuck', stuck, { tools: [{ name: 'noop', inputSchema: { type: 'object' } }], resources: [], resourceTemplates: [], prompts: [] });
+    const { manager, named } = loaderTools({ stuck }, index);
+    const controller = new AbortController();
+    const connecting = new Promise<void>((resolve) => manager.on('mcp.stateChanged', ({ server, state }) => server === 'stuck' && state === 'connecting' && resolve()));
+
+    const work = named(name).execute(name === 'call_mcp_tool' ? { server: 'stuck', tool: 'noop', arguments: {} } : { server: 'stuck', uri: 'fixture://greeting' }, { signal: controller.signal });
+    await connecting;
+    controller.abort();
+    // Settled once the abort's own microtasks have run, not when the connect ends.
+    const outcome = await Promise.race([work.then(() => 'resolved', (error: unknown) => error), new Promise((resolve) => setImmediate(() => resolve('still waiting')))]);
+
+    expect(outcome).toMatchObject({ name: 'AbortError', code: 'ABORTED', server: 'stuck' });
+    expect(manager.getState('stuck')).toBe('connecting');
   });
 
   it('call_mcp_tool passes progress on, and an abort rejects instead of answering the model', async () => {

@@ -44,7 +44,7 @@ async function loaded(approval: ApprovalOptions) {
     ...approval,
   });
   for (const server of ['fixture', 'everything', 'fs']) expect((await load!.execute({ server })).isError).toBe(false);
-  return (server: string, tool: string, args: Record<string, unknown>) => call!.execute({ server, tool, arguments: args });
+  return (server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal) => call!.execute({ server, tool, arguments: args }, { signal });
 }
 
 function recordingApprover(decision: ApprovalDecision) {
@@ -109,6 +109,31 @@ describe('approval with the policy "destructive"', () => {
     expect(padded.refused).toBeUndefined();
     expect(approver.asked).toHaveLength(1);
     writeFileSync(notes, 'original');
+  }, 60_000);
+
+  it('settles a call cancelled while the approver is still asking at once (AbortError), even when the approver ignores the signal, and does not run it', async () => {
+    const controller = new AbortController();
+    let answer: (decision: ApprovalDecision) => void = () => {};
+    let approverSignal: AbortSignal | undefined;
+    const call = await loaded({
+      approvalPolicy: 'always',
+      // An approval form still open: it answers only when the person does.
+      approveToolCall: (_request, { signal }) => new Promise<ApprovalDecision>((resolve) => {
+        approverSignal = signal;
+        answer = resolve;
+        controller.abort();
+      }),
+    });
+    const work = call('fs', 'write_file', { path: notes, content: 'cancelled' }, controller.signal);
+    const outcome = await Promise.race([work.then(() => 'resolved', (error: unknown) => error), new Promise((resolve) => setImmediate(() => resolve('still waiting')))]);
+
+    expect(outcome).toMatchObject({ name: 'AbortError', code: 'ABORTED', server: 'fs' });
+    expect(approverSignal?.aborted).toBe(true);
+    // The person says yes after all: the cancelled call still does not run.
+    answer('allow');
+    await work.catch(() => {});
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(readFileSync(notes, 'utf8')).toBe('original');
   }, 60_000);
 
   it('asks nothing with the library default, the policy "never"', async () => {

@@ -6,6 +6,7 @@
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/client';
 import { argumentsForApproval } from './approval-form.js';
 import { errorText, quoted } from './model-text.js';
+import { untilAborted } from './until-aborted.js';
 
 /**
  * `never`: no call is asked about. `destructive`: calls of tools not marked `readOnlyHint: true`
@@ -104,9 +105,10 @@ export class ToolCallApprover {
     }
     let decision: ApprovalDecision;
     try {
-      decision = await ask(request, { signal });
+      // An approver that does not listen to its signal would otherwise hold a cancelled call until the person answers.
+      decision = await untilAborted(ask(request, { signal }), signal, request.server, `asking for approval to call tool ${quoted(request.tool)}`);
     } catch (error) {
-      signal?.throwIfAborted();
+      if (signal?.aborted) throw error;
       return refusalText(request.server, request.tool, `asking for approval failed (${errorText(error, request.server)})`);
     }
     if (decision === 'unasked') return this.unasked(request);

@@ -89,7 +89,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
   const prepareAndCall = async (input: CallMcpToolInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {
     const { server, tool } = input;
     if (manager.getState(server) !== 'connected') {
-      const notReady = await connectIfIndexed(context, server, tool);
+      const notReady = await connectIfIndexed(context, server, tool, options.signal);
       if (notReady) return notReady;
     }
     // A tool the server added a moment ago may not be announced yet: its list is read once before

@@ -1,7 +1,6 @@
 /** load_mcp: connect a server (or keep a connected one alive) and show the model what it offers. */
 import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerManifest } from '../../machines/types.js';
-import { abortError } from '../../machines/errors.js';
 import { terminalLine } from '../../machines/control-characters.js';
 import { listNames } from './list-names.js';
 import { quoted } from './model-text.js';
@@ -14,6 +13,7 @@ import type { LoaderToolContext } from './tool-context.js';
 import type { ServerCatalog } from './server-catalog.js';
 import type { LoaderTool, LoaderToolResult, LoaderToolsManager } from './types.js';
 import { unknownToolText } from './unknown-tool.js';
+import { untilAborted } from './until-aborted.js';
 
 const PURPOSE = 'Connects an MCP server; returns its tools with input schemas, resources and prompts.';
 const SWITCHING_OFF = 'enabled: false disconnects it and hides it from the other tools for this session.';
@@ -77,20 +77,6 @@ function oneToolResult(catalog: ServerCatalog, server: string, name: string, too
   return okResult(text, JSON.parse(text));
 }
 
-/**
- * Stops waiting for the connect when the caller aborts. The connect itself goes on: other
- * callers may share it, and a server that comes up stays ready for the next load.
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, server: string): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(abortError(server, 'loading the server', signal.reason));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError(server, 'loading the server', signal.reason));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
 /** The model turns a server off: it is disconnected, and no tool but load_mcp uses it until turned on again. */
 async function switchOff({ manager, catalog, sharedByCallers }: LoaderToolContext, server: string): Promise<LoaderToolResult> {
   // One caller's switch would disconnect calls in flight of every other caller and hide the server from them.
@@ -114,7 +100,7 @@ export function loadMcpTool(context: LoaderToolContext): LoaderTool {
         catalog.switchOff(server, false);
         let manifest: McpServerManifest;
         try {
-          manifest = await untilAborted(manifestOf(manager, server), signal, server);
+          manifest = await untilAborted(manifestOf(manager, server), signal, server, 'loading the server');
         } catch (error) {
           if (signal?.aborted) throw error;
           return errorResult(loadFailureText(server, manager.getState(server), error), error);

@@ -19,7 +19,7 @@ export function readMcpResourceTool(context: LoaderToolContext): LoaderTool {
       description: DESCRIPTION,
       inputSchema: readMcpResourceSchema(),
       async run({ server, uri }, { signal, timeoutMs, timeoutSource }) {
-        const notReady = await connectIfIndexed(context, server);
+        const notReady = await connectIfIndexed(context, server, undefined, signal);
         if (notReady) return notReady;
         let resource: ReadResourceResult;
         const loss = watchForLoss(manager, server);

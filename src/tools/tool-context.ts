@@ -7,6 +7,7 @@ import { isPlainLoss, loadFailureText, loadFirstText, requestFailureText } from 
 import type { LossWatch } from './loss-outcome.js';
 import { failedResult, notSentResult } from './results.js';
 import { unknownToolText } from './unknown-tool.js';
+import { untilAborted } from './until-aborted.js';
 
 export interface LoaderToolContext {
   manager: LoaderToolsManager;
@@ -33,7 +34,8 @@ export interface LoaderToolContext {
 export async function connectIfIndexed(
   context: LoaderToolContext,
   server: string,
-  tool?: string,
+  tool: string | undefined,
+  signal: AbortSignal | undefined,
 ): Promise<LoaderToolResult | undefined> {
   const { manager, searchable, catalog } = context;
   const state = manager.getState(server);
@@ -44,9 +46,10 @@ export async function connectIfIndexed(
   const unknown = tool !== undefined && !indexed.some((known) => known.name === tool);
   if (unknown && !searchable.indexedPastTtl(server)) return notSentResult(unknownToolText(catalog, server, tool, indexed), 'unknown_tool');
   try {
-    await connectedOrFirstFailure(manager, server);
+    await untilAborted(connectedOrFirstFailure(manager, server), signal, server, 'connecting the server');
     return undefined;
   } catch (error) {
+    if (signal?.aborted) throw error;
     return failedResult(loadFailureText(server, manager.getState(server), error), error);
   }
 }
