@@ -149,3 +149,15 @@ describe('call_mcp_tool looping on a wrong tool name', () => {
     expect(await listings()).toBe(5);
   });
 });
+
+describe('call_mcp_tool of a tool named with its server in front', () => {
+  it.each(['memory__read_graph', 'memory.read_graph', 'memory/read_graph', 'memory:read_graph'])('answers %s with the name to call: the tool without the server', async (tool) => {
+    await manager.connect('memory', servers.memory);
+    const call = createLoaderTools({ manager, servers: { memory: servers.memory }, manifestIndex: false }).find((candidate) => candidate.name === 'call_mcp_tool')!;
+
+    const result = await call.execute({ server: 'memory', tool, arguments: {} });
+
+    expect(result).toMatchObject({ isError: true, notSent: 'unknown_tool' });
+    expect(result.text).toContain(`"${tool}" starts with the server's name: call tool "read_graph" with server "memory".`);
+  });
+});

@@ -26,8 +26,25 @@ export function unknownToolText(catalog: ServerCatalog, server: string, tool: st
   const config = catalog.configs[server];
   const asked = config ? redact(tool, secretsOf(config)) : tool;
   const names = tools.map((known) => known.name);
-  const nearest = closestNames(tool, names);
+  const unprefixed = withoutServerName(server, tool, names);
+  const nearest = unprefixed === undefined ? closestNames(tool, names) : [];
   // The name asked for and its nearest may print alike (`read_file`, `rеad_file`): each says how it differs.
-  const near = nearest.length > 0 ? ` Nearest to ${quoted(asked)}${lookAlikeNotes([asked, ...nearest])[0]}: ${listNames(nearest, 50, { beside: [asked] })}.` : '';
+  const near =
+    unprefixed !== undefined
+      ? ` ${quoted(asked)} starts with the server's name: call tool ${quoted(unprefixed)} with server ${quoted(server)}.`
+      : nearest.length > 0
+        ? ` Nearest to ${quoted(asked)}${lookAlikeNotes([asked, ...nearest])[0]}: ${listNames(nearest, 50, { beside: [asked] })}.`
+        : '';
   return `MCP server ${quoted(server)} has no tool ${quoted(asked)}. Its tools: ${listNames(names, 100)}.${near}${listed ? ` ${listed}` : ''} ${SCHEMAS_ADVICE}`;
+}
+
+/**
+ * The tool a name means when the model put the server's name in front (`memory__read_graph`, as
+ * eager exposure and other hosts name tools; `memory.read_graph`, `memory/read_graph`): the
+ * distance ranking cannot see it, the prefix being longer than the name.
+ */
+function withoutServerName(server: string, tool: string, names: readonly string[]): string | undefined {
+  if (!tool.startsWith(server)) return undefined;
+  const rest = /^(?:__|[._/:-])(.+)$/.exec(tool.slice(server.length))?.[1];
+  return rest !== undefined && names.includes(rest) ? rest : undefined;
 }
