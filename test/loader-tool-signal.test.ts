@@ -81,4 +81,17 @@ describe('execute(args, { signal, onProgress, timeoutMs }) on the loader tools',
     expect(result.isError).toBe(true);
     expect(result.text).toMatch(/time(d)? ?out/i);
   });
+
+  it('a timed-out call tells the model it may have taken effect, and that the same call will likely time out again', async () => {
+    const { named } = loaderTools({ everything: { ...everythingStdio(), timeoutMs: 500 } });
+    await named('load_mcp').execute({ server: 'everything' });
+    const result = await named('call_mcp_tool').execute({ server: 'everything', tool: 'trigger-long-running-operation', arguments: { duration: 3, steps: 1 } });
+
+    expect(result).toMatchObject({ isError: true, failed: 'TIMEOUT' });
+    expect(result.text).toBe(
+      'MCP server "everything" failed calling tool "trigger-long-running-operation": Request timed out after 500 ms (the server entry\'s "timeoutMs")\n' +
+        'The server was told to stop, but the request may or may not have taken effect: before repeating one that changes something, check whether it did. ' +
+        "The time limit is this application's, so the same request will likely time out again: ask for less at a time, or tell the user.",
+    );
+  });
 });

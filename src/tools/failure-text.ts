@@ -113,6 +113,8 @@ export function requestFailureText(server: string, state: PublicServerState, err
       );
     case 'SERVER_CRASHED':
       return messageText(error, server);
+    case 'TIMEOUT':
+      return `${errorText(error, server)}\n${isTaskTimeLimit(error.cause) ? TASK_TIME_LIMIT : REQUEST_TIME_LIMIT}`;
     default:
       if (isTaskTimeLimit(error.cause)) return `${errorText(error, server)}\n${TASK_TIME_LIMIT}`;
       return missingCapabilities(error.cause) === undefined ? errorText(error, server) : `${errorText(error, server)}\n${NO_INPUT_ANSWERED}`;
@@ -131,6 +133,11 @@ const REMOVED_FROM_CONFIG =
 // The manager reconnects the server with its new definition by itself: a load_mcp would only wait for that.
 const REDEFINED_IN_CONFIG =
   'The request may or may not have taken effect. The server is restarting with its new definition by itself: send the request again if it should still run (while it is still connecting, load_mcp waits for it).';
+
+// The cancel is a request the server may ignore or get too late, and a model that retries a write would do it twice.
+const REQUEST_TIME_LIMIT =
+  'The server was told to stop, but the request may or may not have taken effect: before repeating one that changes something, check whether it did. ' +
+  "The time limit is this application's, so the same request will likely time out again: ask for less at a time, or tell the user.";
 
 // The time limit is the application's (its timeout setting); the model cannot give a longer one.
 const TASK_TIME_LIMIT =
