@@ -1,5 +1,7 @@
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV2 } from 'ai/test';
+import { generateText as generateText6, stepCountIs as stepCountIs6 } from 'ai6';
+import { MockLanguageModelV3 } from 'ai6/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLoaderTools, McpConnectionManager, silentLogger } from '../src/index.js';
 import { toAiSdkTools } from '../src/entries/ai-sdk.js';
@@ -91,5 +93,40 @@ describe('an AI SDK agent loop over the loader tools', () => {
         },
       },
     ]);
+  });
+
+  it("answers input the loader tools refuse in the loader's words, not the AI SDK's dump of the input (AI SDK 5 and 6)", async () => {
+    const huge = 'x'.repeat(100_000);
+    const refused = [
+      { toolName: 'load_mcp', input: JSON.stringify({ server: 'fixtur' }) },
+      { toolName: 'load_mcp', input: JSON.stringify({ server: huge }) },
+      { toolName: 'call_mcp_tool', input: JSON.stringify({ tool: 'add' }) },
+    ];
+    const model5 = new MockLanguageModelV2({
+      doGenerate: [
+        { content: refused.map((call, index) => ({ type: 'tool-call' as const, toolCallId: `call-${index}`, ...call })), finishReason: 'tool-calls', usage: USAGE, warnings: [] },
+        answers('done'),
+      ],
+    });
+    const usage6 = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+    const model6 = new MockLanguageModelV3({
+      doGenerate: [
+        { content: refused.map((call, index) => ({ type: 'tool-call' as const, toolCallId: `call-${index}`, ...call })), finishReason: { unified: 'tool-calls', raw: undefined }, usage: usage6, warnings: [] },
+        { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage: usage6, warnings: [] },
+      ],
+    });
+
+    await generateText({ model: model5, tools: agentTools(), stopWhen: stepCountIs(2), prompt: 'Load it.' });
+    await generateText6({ model: model6, tools: agentTools(), stopWhen: stepCountIs6(2), prompt: 'Load it.' });
+
+    const expected = [
+      { type: 'text', value: 'Error: Unknown MCP server "fixtur". Servers you can use: fixture.' },
+      { type: 'text', value: 'Error: The "server" argument is 100000 characters long; at most 1024 are accepted. Use what load_mcp or search_mcp_tools listed.' },
+      { type: 'text', value: 'Error: Invalid arguments for call_mcp_tool: "server": Invalid input: expected string, received undefined. Fix them and call call_mcp_tool again.' },
+    ];
+    const seen5 = toolResultsSeenBy(model5.doGenerateCalls[1]!).map((result) => result.output);
+    const seen6 = model6.doGenerateCalls[1]!.prompt.filter((message) => message.role === 'tool').flatMap((message) => message.content).map((part) => ('output' in part ? part.output : undefined));
+    expect(seen5).toEqual(expected);
+    expect(seen6).toEqual(expected);
   });
 });

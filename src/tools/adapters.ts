@@ -3,7 +3,7 @@
  * dependency of this library, so nothing here imports it.
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { textOf } from './results.js';
 import type { LoaderResultPart, LoaderTool, LoaderToolParameters, LoaderToolResult } from './types.js';
 
@@ -22,6 +22,10 @@ export type AiSdkModelOutput =
  */
 export interface AiSdkTool {
   description: string;
+  /**
+   * The loader tool's JSON Schema (`parameters`) for the model; it accepts any input, which
+   * `execute` checks itself and answers in words meant for a model.
+   */
   inputSchema: z.ZodType;
   /** The AI SDK's `abortSignal` cancels the MCP request; the call then rejects at once with an `AbortError`. */
   execute: (input: unknown, options?: { abortSignal?: AbortSignal }) => Promise<LoaderToolResult>;
@@ -91,7 +95,7 @@ export function toAiSdkTools(tools: readonly LoaderTool[]): Record<string, AiSdk
   for (const tool of tools) {
     record[tool.name] = {
       description: tool.description,
-      inputSchema: tool.inputSchema,
+      inputSchema: modelFacingSchema(tool),
       execute: (input, options) => tool.execute(input, { signal: options?.abortSignal }),
       toModelOutput(resultOrCall) {
         const result = isLoaderToolResult(resultOrCall) ? resultOrCall : (resultOrCall as { output?: unknown }).output;
@@ -100,6 +104,16 @@ export function toAiSdkTools(tools: readonly LoaderTool[]): Record<string, AiSdk
     };
   }
   return record;
+}
+
+/**
+ * What the AI SDK shows the model (the same JSON Schema as `toFunctionDefinitions`) and checks its
+ * input against before `execute`: nothing is refused there. Refused by the AI SDK, the model would
+ * read a zod issue dump echoing its whole input (a made-up megabyte name included, past the result
+ * budget) instead of the loader's answer: the closest server names, over-long values refused unread.
+ */
+function modelFacingSchema(tool: LoaderTool): z.ZodType {
+  return z.unknown().meta({ ...tool.parameters });
 }
 
 /**
