@@ -129,4 +129,31 @@ describe('an AI SDK agent loop over the loader tools', () => {
     expect(seen5).toEqual(expected);
     expect(seen6).toEqual(expected);
   });
+
+  it("offers the model each server tool's own input schema under eager exposure, and the call goes through", async () => {
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    await manager.connect('fixture', stdioFixture());
+    const tools = toAiSdkTools(createLoaderTools({ manager, servers: { fixture: stdioFixture() }, exposure: 'eager', manifestIndex: false }));
+    const model = new MockLanguageModelV2({ doGenerate: [callsTool('fixture__add', { a: 2, b: 3 }, 1), answers('5')] });
+
+    await generateText({ model, tools, stopWhen: stepCountIs(2), prompt: 'Add 2 and 3.' });
+
+    const offered = model.doGenerateCalls[0]!.tools!.find((tool) => tool.name === 'fixture__add');
+    expect(offered).toMatchObject({ inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } });
+    expect(toolResultsSeenBy(model.doGenerateCalls[1]!)[0]!.output).toEqual({ type: 'text', value: '5\nStructured content: {"sum":5}' });
+  });
+
+  it('offers a schema with a draft-04 root "id" as an object schema, not as a reference to it', async () => {
+    const [load] = createLoaderTools({ manager: new McpConnectionManager({ logger: silentLogger }), servers: {}, manifestIndex: false });
+    const parameters = { type: 'object' as const, id: 'urn:example:weather', properties: { city: { type: 'string' } }, required: ['city'] };
+    const model = new MockLanguageModelV2({ doGenerate: [answers('no call')] });
+
+    await generateText({ model, tools: toAiSdkTools([{ ...load!, name: 'weather__forecast', parameters }]), prompt: 'Weather?' });
+
+    const { id: _id, ...withoutId } = parameters;
+    expect(model.doGenerateCalls[0]!.tools![0]).toMatchObject({ name: 'weather__forecast', inputSchema: withoutId });
+    expect(model.doGenerateCalls[0]!.tools![0]).not.toHaveProperty('inputSchema.$ref');
+  });
 });
+

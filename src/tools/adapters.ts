@@ -113,7 +113,9 @@ export function toAiSdkTools(tools: readonly LoaderTool[]): Record<string, AiSdk
  * budget) instead of the loader's answer: the closest server names, over-long values refused unread.
  */
 function modelFacingSchema(tool: LoaderTool): z.ZodType {
-  return z.unknown().meta({ ...tool.parameters });
+  // zod takes a root `id` as its registry id and would offer a `$ref` to it; a draft-04 identifier tells the model nothing.
+  const { id: _id, ...shown } = tool.parameters;
+  return z.unknown().meta(shown);
 }
 
 /**
