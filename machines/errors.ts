@@ -142,6 +142,22 @@ export function removedWhileRunningError(server: string): McpServerError {
   });
 }
 
+/** The cause that marks a request to a manager after its dispose(); known by name, as ServerRemovedError. */
+class ManagerDisposedError extends Error {
+  override name = 'ManagerDisposedError';
+}
+
+/** A request to a disposed manager: nothing can be loaded through it again. */
+export function managerDisposedError(server: string): McpServerError {
+  return new McpServerError('DISCONNECTED', server, 'This McpConnectionManager was disposed; create a new one.', {
+    cause: new ManagerDisposedError('disposed'),
+  });
+}
+
+export function isManagerDisposed(cause: unknown): boolean {
+  return cause instanceof Error && cause.name === 'ManagerDisposedError';
+}
+
 /** Whether `cause` (of the manager's McpServerError) says the server was removed from the config. */
 export function isRemovedFromConfig(cause: unknown): boolean {
   return cause instanceof Error && cause.name === 'ServerRemovedError';

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult, CompleteResult, GetPromptResult, LoggingLevel, ReadResourceResult } from '@modelcontextprotocol/client';
-import { abortError, describeRequest, invalidTaskIdError, McpServerError } from '../machines/errors.js';
+import { abortError, describeRequest, invalidTaskIdError, managerDisposedError, McpServerError } from '../machines/errors.js';
 import { createActor, fromCallback, waitFor, type Actor, type ActorOptions, type AnyActorRef, type InspectionEvent, type Observer } from 'xstate';
 import { isClosing, publicServerState, type PendingRequest, type ServerActorRef } from '../machines/server.machine.js';
 import { connectedSession, serverActorOf } from '../machines/registry.machine.js';
@@ -458,7 +458,7 @@ export class McpConnectionManager {
    */
   private awaitReply(server: string, spec: RequestSpec | undefined, how: RequestRun, send: (requestId: string) => void): Promise<McpFinalReply> {
     if (this.actor.getSnapshot().status !== 'active') {
-      return Promise.reject(this.registryFailure ?? new McpServerError('DISCONNECTED', server, 'This McpConnectionManager was disposed; create a new one.'));
+      return Promise.reject(this.registryFailure ?? managerDisposedError(server));
     }
     const requestId = String(this.nextRequestId++);
     const { signal } = how;

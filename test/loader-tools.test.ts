@@ -188,6 +188,19 @@ describe('load_mcp', () => {
     expect(result.text).not.toContain('will not help');
   });
 
+  it('after its manager was disposed, tells the model no server can be loaded any more in this session, not to try again later', async () => {
+    const { manager, load } = setUp();
+    await manager.dispose();
+    const result = await load.execute({ server: 'fixture' });
+    expect(result).toMatchObject({
+      isError: true,
+      text:
+        'Could not load MCP server "fixture" (state: disconnected).\n' +
+        'Error: This McpConnectionManager was disposed; create a new one.\n' +
+        'What you can do: this application has shut down its MCP connections, so no MCP server can be loaded again in this session: go on without MCP tools, and tell the user if the task needs them.',
+    });
+  });
+
   it('reports a server whose command exits at start: the exit code, its stderr tail, and that the user must fix its command', async () => {
     const crashing = { command: process.execPath, args: ['-e', "process.stderr.write('notes-server: NOTES_DIR is not set\\n'); process.exit(2)"] };
     const { load } = setUp({ manager: { defaults: { maxRetries: 0 } } }, { broken: crashing });

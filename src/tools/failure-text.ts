@@ -1,5 +1,5 @@
 /** Errors from the manager, turned into text that tells the model what happened and what it can do. */
-import { isRedefinedInConfig, isRemovedFromConfig, McpServerError, serverCrashedWhat } from '../../machines/errors.js';
+import { isManagerDisposed, isRedefinedInConfig, isRemovedFromConfig, McpServerError, serverCrashedWhat } from '../../machines/errors.js';
 import type { PublicServerState } from '../../machines/types.js';
 import { terminalText } from '../../machines/control-characters.js';
 import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
@@ -42,6 +42,10 @@ export function failureWithStderrText(error: unknown, server: string): string {
 
 function nextStepAfterLoadFailure(error: unknown): string {
   const code = error instanceof McpServerError ? error.code : undefined;
+  // The application's own doing (a loop still running after its shutdown): no retry can help.
+  if (error instanceof McpServerError && isManagerDisposed(error.cause)) {
+    return 'this application has shut down its MCP connections, so no MCP server can be loaded again in this session: go on without MCP tools, and tell the user if the task needs them.';
+  }
   if (error instanceof McpServerError && endedFromOutside(error.cause)) {
     return "a signal from outside ended the server's process while it was connecting (a kill by hand, or the system running out of memory), not a fault in its command: call load_mcp again; if it is ended again, tell the user.";
   }
