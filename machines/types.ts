@@ -264,18 +264,21 @@ export interface McpLoadEvent {
   replyTo: AnyActorRef;
   requestId: string;
 }
-/** How a request through the registry runs. Every field is optional. */
+/**
+ * How a request through the registry runs. Every field is optional; `undefined` is the same as
+ * leaving it out (so a chart under `exactOptionalPropertyTypes` may pass a value it may not have).
+ */
 export interface McpRequestFields {
   /** Milliseconds before the request fails. Default: the server's `requestTimeoutMs`. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** Where `timeoutMs` was set, as a TIMEOUT names it (e.g. `--timeout`). Default: "the call's timeoutMs". */
-  timeoutSource?: string;
+  timeoutSource?: string | undefined;
   /** Progress notifications go to `replyTo` as `mcp.progress` events. */
-  progress?: boolean;
-  resetTimeoutOnProgress?: boolean;
-  maxTotalTimeoutMs?: number;
+  progress?: boolean | undefined;
+  resetTimeoutOnProgress?: boolean | undefined;
+  maxTotalTimeoutMs?: number | undefined;
   /** Where `maxTotalTimeoutMs` was set, as a TIMEOUT names it. Default: "the call's maxTotalTimeoutMs". */
-  maxTotalTimeoutSource?: string;
+  maxTotalTimeoutSource?: string | undefined;
 }
 /** What a server is asked to run: a tool call, a resource read or a prompt (the server chart's pending requests, and their error texts). */
 export type RequestSpec =
@@ -289,15 +292,15 @@ export type RequestSpec =
 export interface McpCompletionParams {
   ref: CompleteRequest['params']['ref'];
   argument: CompleteRequest['params']['argument'];
-  context?: CompleteRequest['params']['context'];
+  context?: CompleteRequest['params']['context'] | undefined;
 }
 export interface McpCallToolEvent extends McpRequestFields {
   type: 'mcp.callTool';
   server: string;
   tool: string;
-  arguments?: Record<string, unknown>;
+  arguments?: Record<string, unknown> | undefined;
   /** The task an earlier call of the tool became: followed to its end instead of calling again (`McpConnectionManager.resumeTask`). */
-  taskId?: string;
+  taskId?: string | undefined;
   replyTo: AnyActorRef;
   requestId: string;
 }
@@ -312,7 +315,7 @@ export interface McpGetPromptEvent extends McpRequestFields {
   type: 'mcp.getPrompt';
   server: string;
   name: string;
-  arguments?: Record<string, string>;
+  arguments?: Record<string, string> | undefined;
   replyTo: AnyActorRef;
   requestId: string;
 }
@@ -348,7 +351,7 @@ export interface McpCancelEvent {
   type: 'mcp.cancel';
   server: string;
   requestId: string;
-  reason?: string;
+  reason?: string | undefined;
 }
 /**
  * From now on, `mcp.stateChanged` and `mcp.manifestChanged` are also sent to `replyTo` as plain

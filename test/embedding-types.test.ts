@@ -5,7 +5,10 @@
  * Each `@ts-expect-error` below fails `npm run typecheck` (tsconfig.json includes test/) if the
  * line it marks ever compiles.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { repositoryCompilerOptions } from '../scripts/api-report.js';
+import { compileSnippets } from './support/compile-snippets.js';
 import { createActor, setup, SimulatedClock } from 'xstate';
 import {
   McpServerError,
@@ -136,3 +139,13 @@ describe('the unions an embedder receives', () => {
     expectTypeOf(sendToRegistry).toBeFunction();
   });
 });
+
+describe('a project with exactOptionalPropertyTypes', () => {
+  it('compiles the example agent chart as it is: an optional request field takes a value that may be undefined', () => {
+    const example = readFileSync(new URL('../examples/agent-statechart.ts', import.meta.url), 'utf8');
+    const path = new URL('../examples/agent-statechart.exact-optional.ts', import.meta.url).pathname;
+    const diagnostics = compileSnippets(new Map([[path, example]]), { options: { ...repositoryCompilerOptions(), exactOptionalPropertyTypes: true, noEmit: true } });
+    expect(diagnostics.get(path)!.map(({ line, message }) => `${line}: ${message.slice(0, 200)}`)).toEqual([]);
+  }, 60_000);
+});
+
