@@ -60,6 +60,14 @@ describe('the audit log', () => {
     ]);
   });
 
+  it("writes a resource URI's user info and query values as [redacted], as the logs and spans do", async () => {
+    const log = new AuditLog(fileSink(file));
+    log.record({ identity: 'bob', server: 'docs', kind: 'resource', name: `https://user:${CANARY}@example.com/doc?token=${CANARY}&page=2`, outcome: 'ok', durationMs: 1 });
+    await log.close();
+    expect(await fs.readFile(file, 'utf8')).not.toContain(CANARY);
+    expect((await lines())[0].uri).toBe('https://[redacted]@example.com/doc?token=[redacted]&page=[redacted]');
+  });
+
   it('keeps of a made-up name only as much as a loader tool accepts, so one request cannot fill the log or its queue', async () => {
     const log = new AuditLog(fileSink(file));
     const huge = `\u001b[31m${'y'.repeat(1_000_000)}`;

@@ -16,6 +16,7 @@ import { promises as fs } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { isJsonObject } from '../config/null-proto.js';
 import { silentLogger, type Logger } from '../logger.js';
+import { redactUrl } from '../redact.js';
 import { ARGUMENT_LENGTH_LIMITS } from '../tools/define-tool.js';
 import type { AuditEntry, AuditOutcome } from './audit-entry.js';
 import { CompletionBursts } from './completion-bursts.js';
@@ -74,7 +75,8 @@ export class AuditLog {
       time: (entry.time ?? new Date()).toISOString(),
       identity: entry.identity,
       server: cut(entry.server, ARGUMENT_LENGTH_LIMITS.server),
-      [FIELD_OF_KIND[entry.kind]]: cut(entry.name, NAME_LIMIT_OF_KIND[entry.kind]),
+      // A URI as the logs and spans write it: a link a server hands out may carry a token in its query or user info.
+      [FIELD_OF_KIND[entry.kind]]: cut(entry.kind === 'resource' ? redactUrl(entry.name) : entry.name, NAME_LIMIT_OF_KIND[entry.kind]),
       ...(entry.count !== undefined && { count: entry.count }),
       outcome: entry.outcome,
       durationMs: Math.round(entry.durationMs),
