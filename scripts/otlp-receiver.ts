@@ -13,6 +13,8 @@ export interface ExportedSpan {
   endTimeUnixNano: string;
   attributes: Array<{ key: string; value: Record<string, unknown> }>;
   events?: Array<{ name: string }>;
+  /** 2 is ERROR. */
+  status?: { code?: number };
   /** Ours: the exporting process's `service.name`. */
   service?: string;
 }

@@ -71,6 +71,24 @@ it('serve --otel: the host trace id from _meta.traceparent comes back on the gat
   expect(receiver.spans.some((span) => span.name === 'tools/call load_mcp' && span.traceId !== HOST_TRACE)).toBe(true);
 }, 40_000);
 
+it('serve --otel: a call the host cancels ends its SERVER span, with error.type cancelled', async () => {
+  receiver = await startOtlpReceiver();
+  serve = startServe(undefined, { serveFlags: ['--otel'], env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' } });
+  await loadFixture(serve);
+  callThroughServe(serve, 10, 'fixture', 'slow', { ms: 20_000 }, { traceparent: `00-${HOST_TRACE}-${HOST_SPAN}-01` });
+  serve.send({ method: 'notifications/cancelled', params: { requestId: 10, reason: 'the user pressed stop' } });
+  callThroughServe(serve, 11, 'fixture', 'echo', { text: 'after' });
+  expect(answerText(await serve.answer(11))).toContain('after');
+  serve.end();
+  expect((await serve.exited).code).toBe(0);
+
+  const cancelled = receiver.spans.find((span) => span.traceId === HOST_TRACE && span.name === 'tools/call call_mcp_tool');
+  expect(cancelled, `spans received: ${receiver.spans.map((span) => span.name).join(', ')}`).toBeDefined();
+  expect(cancelled!.parentSpanId).toBe(HOST_SPAN);
+  expect(attribute(cancelled!, 'error.type')).toEqual({ stringValue: 'cancelled' });
+  expect(cancelled!.status?.code).toBe(2); // ERROR
+}, 40_000);
+
 it('serve --otel: requests that arrive together each join their own host trace', async () => {
   receiver = await startOtlpReceiver();
   serve = startServe(undefined, {

@@ -59,6 +59,8 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
   const onmessage = transport.onmessage;
   if (!onmessage) return;
   transport.onmessage = ((message: Message, extra?: never) => {
+    // The SDK sends no answer to a request the host cancelled: nothing else would end its span.
+    if (message.method === 'notifications/cancelled') finishCancelled(message.params?.requestId);
     const meta = message.params?._meta;
     const parent = typeof meta === 'object' && meta !== null ? propagation.extract(context.active(), meta) : context.active();
     if (message.method === undefined || message.id === undefined || handling.size >= MAX_TRACED_REQUESTS) {
@@ -85,22 +87,36 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
     if (request && message.id !== undefined) {
       handling.delete(message.id);
       const errorType = message.error ? boundedErrorCode(message.error.code) : message.result?.isError === true ? 'tool_error' : undefined;
-      const bounded = boundedNames(request.measured, message.error?.code);
-      const measured = errorType === undefined ? request.measured : { ...bounded, 'error.type': errorType };
-      // The span's name and attributes follow the histogram's names: a made-up method or refused prompt is not in them.
-      if (bounded !== request.measured) request.span.updateName(spanName(bounded));
-      request.span.setAttribute('mcp.method.name', String(bounded['mcp.method.name']));
-      const prompt = bounded['gen_ai.prompt.name'];
-      if (prompt !== undefined) request.span.setAttribute('gen_ai.prompt.name', prompt);
-      if (errorType !== undefined) {
-        request.span.setAttribute('error.type', errorType);
-        request.span.setStatus({ code: SpanStatusCode.ERROR });
-      }
-      request.span.end();
-      duration.record((performance.now() - request.started) / 1000, measured);
+      finish(request, boundedNames(request.measured, message.error?.code), errorType);
     }
     return send(message as never, sendOptions);
   }) as HostTransport['send'];
+
+  function finishCancelled(id: unknown): void {
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const request = handling.get(id);
+    if (!request) return;
+    handling.delete(id);
+    // Its method is one serve has (the SDK answers any other at once, before a cancel can come); its prompt
+    // is not named, as no answer told whether serve has it.
+    const { 'gen_ai.prompt.name': _unanswered, ...bounded } = request.measured;
+    finish(request, bounded, 'cancelled');
+  }
+
+  function finish(request: Handling, bounded: Attributes, errorType: string | undefined): void {
+    const measured = errorType === undefined ? request.measured : { ...bounded, 'error.type': errorType };
+    // The span's name and attributes follow the histogram's names: a made-up method or refused prompt is not in them.
+    if (bounded !== request.measured) request.span.updateName(spanName(bounded));
+    request.span.setAttribute('mcp.method.name', String(bounded['mcp.method.name']));
+    const prompt = bounded['gen_ai.prompt.name'];
+    if (prompt !== undefined) request.span.setAttribute('gen_ai.prompt.name', prompt);
+    if (errorType !== undefined) {
+      request.span.setAttribute('error.type', errorType);
+      request.span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    request.span.end();
+    duration.record((performance.now() - request.started) / 1000, measured);
+  }
 }
 
 /**
