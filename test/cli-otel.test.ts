@@ -89,6 +89,20 @@ it('serve --otel: a call the host cancels ends its SERVER span, with error.type 
   expect(cancelled!.status?.code).toBe(2); // ERROR
 }, 40_000);
 
+it('serve --otel: a call still running when the host goes away ends its SERVER span, with error.type connection_closed', async () => {
+  receiver = await startOtlpReceiver();
+  serve = startServe(undefined, { serveFlags: ['--otel'], env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' } });
+  await loadFixture(serve);
+  callThroughServe(serve, 10, 'fixture', 'slow', { ms: 20_000 }, { traceparent: `00-${HOST_TRACE}-${HOST_SPAN}-01` });
+  serve.end();
+  expect((await serve.exited).code).toBe(0);
+
+  const unanswered = receiver.spans.find((span) => span.traceId === HOST_TRACE && span.name === 'tools/call call_mcp_tool');
+  expect(unanswered, `spans received: ${receiver.spans.map((span) => span.name).join(', ')}`).toBeDefined();
+  expect(attribute(unanswered!, 'error.type')).toEqual({ stringValue: 'connection_closed' });
+  expect(unanswered!.status?.code).toBe(2); // ERROR
+}, 40_000);
+
 it('serve --otel: requests that arrive together each join their own host trace', async () => {
   receiver = await startOtlpReceiver();
   serve = startServe(undefined, {

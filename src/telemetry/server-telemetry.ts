@@ -25,6 +25,7 @@ interface Message {
 /** A transport as the v1 and v2 SDKs both have it, after `server.connect` set its handlers. */
 interface HostTransport {
   onmessage?: (message: never, extra?: never) => void;
+  onclose?: () => void;
   send(message: never, options?: never): Promise<void>;
 }
 
@@ -91,16 +92,20 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
     }
     return send(message as never, sendOptions);
   }) as HostTransport['send'];
+  // A request still open when the host's channel closes (serve stopping, the host gone) is never answered.
+  const onclose = transport.onclose;
+  transport.onclose = () => {
+    for (const request of handling.values()) finish(request, unanswered(request.measured), 'connection_closed');
+    handling.clear();
+    onclose?.();
+  };
 
   function finishCancelled(id: unknown): void {
     if (typeof id !== 'string' && typeof id !== 'number') return;
     const request = handling.get(id);
     if (!request) return;
     handling.delete(id);
-    // Its method is one serve has (the SDK answers any other at once, before a cancel can come); its prompt
-    // is not named, as no answer told whether serve has it.
-    const { 'gen_ai.prompt.name': _unanswered, ...bounded } = request.measured;
-    finish(request, bounded, 'cancelled');
+    finish(request, unanswered(request.measured), 'cancelled');
   }
 
   function finish(request: Handling, bounded: Attributes, errorType: string | undefined): void {
@@ -128,6 +133,15 @@ function boundedNames(measured: Attributes, errorCode: number | undefined): Attr
   if (errorCode === undefined) return measured;
   const { 'gen_ai.prompt.name': _refusedPrompt, ...rest } = measured;
   return errorCode === METHOD_NOT_FOUND ? { ...rest, 'mcp.method.name': OTHER_VALUE } : rest;
+}
+
+/**
+ * The histogram's attributes for a request never answered: its method is one serve has (the SDK
+ * answers any other at once), and its prompt is not named, as no answer told whether serve has it.
+ */
+function unanswered(measured: Attributes): Attributes {
+  const { 'gen_ai.prompt.name': _unknown, ...rest } = measured;
+  return rest;
 }
 
 /** A string the host chose, as an attribute: cut to a bounded length, control characters replaced. */
