@@ -154,6 +154,18 @@ it('serve --http --otel: each HTTP request is a SERVER span (network.transport t
   expect(downstream?.parentSpanId).toBe(gateway!.spanId);
 }, 60_000);
 
+it('serve --otel --metrics with OTEL_SDK_DISABLED=true exports no span, and the scrape endpoint it was asked for still answers', async () => {
+  receiver = await startOtlpReceiver();
+  serve = startServe(undefined, { serveFlags: ['--otel', '--metrics', '127.0.0.1:0'], env: { OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
+  await loadFixture(serve);
+  const endpoint = /metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(serve.stderr())?.[1];
+  expect(endpoint, serve.stderr()).toBeDefined();
+  expect((await fetch(endpoint!, { signal: AbortSignal.timeout(30_000) })).status).toBe(200);
+  serve.end();
+  expect((await serve.exited).code).toBe(0);
+  expect(receiver.spans.map((span) => span.name)).toEqual([]);
+}, 40_000);
+
 describe('--otel on the one-shot commands: their spans reach the OTLP receiver before the process exits', () => {
   const exporting = (url: string) => ({ HOME: home!, OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_METRICS_EXPORTER: 'none', OTEL_SERVICE_NAME: 'cli-under-test' });
 

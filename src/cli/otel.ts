@@ -58,7 +58,9 @@ async function startTelemetry(flags: TelemetryFlags): Promise<RunningTelemetry> 
   const address = flags.metrics === undefined ? undefined : parseMetricsAddress(flags.metrics);
   const sdk = await loadSdk();
   const env = process.env;
-  if (env.OTEL_SDK_DISABLED === 'true' && !address) return { shutdown: async () => {} };
+  // The spec's "disable the SDK for all signals": only the scrape endpoint the command line named still runs.
+  const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true';
+  if (disabled && !address) return { shutdown: async () => {} };
   const resource = sdk.resources.defaultResource().merge(sdk.resources.detectResources({ detectors: [sdk.resources.envDetector] })).merge(
     env.OTEL_SERVICE_NAME ? sdk.resources.emptyResource() : sdk.resources.resourceFromAttributes({ 'service.name': 'mcp-statechart' }),
   );
@@ -66,13 +68,13 @@ async function startTelemetry(flags: TelemetryFlags): Promise<RunningTelemetry> 
   propagation.setGlobalPropagator(new sdk.core.CompositePropagator({ propagators: [new sdk.core.W3CTraceContextPropagator(), new sdk.core.W3CBaggagePropagator()] }));
 
   // The OpenTelemetry spec reads an empty variable as an unset one.
-  const traces = flags.otel ? (env.OTEL_TRACES_EXPORTER || 'otlp') : 'none';
+  const traces = flags.otel && !disabled ? (env.OTEL_TRACES_EXPORTER || 'otlp') : 'none';
   const spanExporter = traces === 'otlp' ? new sdk.traceOtlp.OTLPTraceExporter() : traces === 'console' ? printingToStderr(new sdk.trace.ConsoleSpanExporter()) : undefined;
   const tracerProvider = spanExporter ? new sdk.trace.BasicTracerProvider({ resource, spanProcessors: [new sdk.trace.BatchSpanProcessor(spanExporter)] }) : undefined;
   if (tracerProvider) trace.setGlobalTracerProvider(tracerProvider);
 
   const readers: InstanceType<typeof sdk.metrics.MetricReader>[] = [];
-  const pushed = flags.otel ? (env.OTEL_METRICS_EXPORTER || 'otlp') : 'none';
+  const pushed = flags.otel && !disabled ? (env.OTEL_METRICS_EXPORTER || 'otlp') : 'none';
   const metricExporter = pushed === 'otlp' ? new sdk.metricsOtlp.OTLPMetricExporter() : pushed === 'console' ? printingToStderr(new sdk.metrics.ConsoleMetricExporter()) : undefined;
   const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL ?? 60_000);
   if (metricExporter) readers.push(new sdk.metrics.PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: interval > 0 ? interval : 60_000 }));
