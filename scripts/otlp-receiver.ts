@@ -17,6 +17,8 @@ export interface ExportedSpan {
   status?: { code?: number };
   /** Ours: the exporting process's `service.name`. */
   service?: string;
+  /** Ours: the exporting process's `service.instance.id`. */
+  serviceInstance?: string;
 }
 
 export interface OtlpReceiver {
@@ -43,8 +45,13 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
           resourceSpans: Array<{ resource?: { attributes?: ExportedSpan['attributes'] }; scopeSpans: Array<{ spans: ExportedSpan[] }> }>;
         };
         for (const resource of body.resourceSpans) {
-          const service = resource.resource?.attributes?.find((entry) => entry.key === 'service.name')?.value.stringValue;
-          for (const scope of resource.scopeSpans) spans.push(...scope.spans.map((span) => ({ ...span, service: typeof service === 'string' ? service : undefined })));
+          const named = (key: string) => {
+            const value = resource.resource?.attributes?.find((entry) => entry.key === key)?.value.stringValue;
+            return typeof value === 'string' ? value : undefined;
+          };
+          const service = named('service.name');
+          const serviceInstance = named('service.instance.id');
+          for (const scope of resource.scopeSpans) spans.push(...scope.spans.map((span) => ({ ...span, service, serviceInstance })));
         }
       }
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');

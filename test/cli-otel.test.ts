@@ -184,6 +184,25 @@ describe('--otel on the one-shot commands: their spans reach the OTLP receiver b
     expect(JSON.stringify(receiver.spans)).not.toContain('otel-canary-argument');
   }, 40_000);
 
+  it("names the service from OTEL_RESOURCE_ATTRIBUTES when OTEL_SERVICE_NAME is unset, and gives each process a service.instance.id of its own", async () => {
+    const flags = fixtureHome();
+    const instances: Array<string | undefined> = [];
+    for (const run of [1, 2]) {
+      receiver = await startOtlpReceiver();
+      const env = { HOME: home!, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none', OTEL_RESOURCE_ATTRIBUTES: 'service.name=gateway-eu' };
+      const ran = await runCli([...flags, 'call', 'fixture', 'echo', `{"text":"run ${run}"}`, '--otel'], { env, timeoutMs: 30_000 });
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(receiver.spans.length).toBeGreaterThan(0);
+      expect(new Set(receiver.spans.map((span) => span.service))).toEqual(new Set(['gateway-eu']));
+      instances.push(receiver.spans[0]!.serviceInstance);
+      await receiver.close();
+      receiver = undefined;
+    }
+    expect(instances[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(instances[1]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(instances[0]).not.toBe(instances[1]);
+  }, 60_000);
+
   it('an empty OTEL_TRACES_EXPORTER counts as unset, as the OpenTelemetry spec says: the spans still go over OTLP', async () => {
     receiver = await startOtlpReceiver();
     const flags = fixtureHome();

@@ -4,6 +4,7 @@
  * on demand only; the library itself uses `@opentelemetry/api` alone.
  */
 import { Console } from 'node:console';
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
@@ -61,9 +62,12 @@ async function startTelemetry(flags: TelemetryFlags): Promise<RunningTelemetry> 
   // The spec's "disable the SDK for all signals": only the scrape endpoint the command line named still runs.
   const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true';
   if (disabled && !address) return { shutdown: async () => {} };
-  const resource = sdk.resources.defaultResource().merge(sdk.resources.detectResources({ detectors: [sdk.resources.envDetector] })).merge(
-    env.OTEL_SERVICE_NAME ? sdk.resources.emptyResource() : sdk.resources.resourceFromAttributes({ 'service.name': 'mcp-statechart' }),
-  );
+  // Ours first, the environment's over them: `service.name` in OTEL_RESOURCE_ATTRIBUTES names the service too. Each
+  // process is an instance of its own, so replicas pushing to one collector do not add into one series.
+  const resource = sdk.resources
+    .defaultResource()
+    .merge(sdk.resources.resourceFromAttributes({ 'service.name': 'mcp-statechart', 'service.instance.id': randomUUID() }))
+    .merge(sdk.resources.detectResources({ detectors: [sdk.resources.envDetector] }));
   context.setGlobalContextManager(new sdk.contextAsyncHooks.AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new sdk.core.CompositePropagator({ propagators: [new sdk.core.W3CTraceContextPropagator(), new sdk.core.W3CBaggagePropagator()] }));
 
