@@ -17,7 +17,9 @@ import { ManifestIndex } from '../src/index.js';
 import type { Logger } from '../src/logger.js';
 import { everythingStdio } from './support/everything.js';
 import { stdioFixture } from './support/fixtures.js';
-import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
+import { startHttpServe, startTeamGateway, type TeamGateway } from './support/http-serve.js';
+import { startOtlpReceiver } from '../scripts/otlp-receiver.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const CANARY = 'canary-7d1e-never-in-the-audit-log';
 
@@ -275,4 +277,30 @@ describe('serve --audit: completions', () => {
       await gateway.close();
     }
   }, 90_000);
+});
+
+describe('serve --audit --otel: the line names the trace of its call', () => {
+  it("writes the host's trace id (its traceparent) on the line of its call, the trace its spans are in", async () => {
+    const HOST_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const receiver = await startOtlpReceiver();
+    await fs.writeFile(path.join(folder, 'mcp.json'), JSON.stringify({ mcpServers: { fixture: stdioFixture() } }));
+    const serve = await startHttpServe(folder, ['--config', path.join(folder, 'mcp.json')], ['--otel', '--audit', file], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' },
+    });
+    const host = new Client({ name: 'traced-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    try {
+      await host.connect(new StreamableHTTPClientTransport(new URL(serve.url)));
+      await host.callTool({ name: 'load_mcp', arguments: { server: 'fixture' } });
+      const traceparent = `00-${HOST_TRACE}-00f067aa0ba902b7-01`;
+      await host.callTool({ name: 'call_mcp_tool', arguments: { server: 'fixture', tool: 'echo', arguments: { text: 'traced' } }, _meta: { traceparent } });
+      await host.close();
+      expect(await serve.stop()).toBe(0);
+      expect((await lines()).find((line) => line.tool === 'echo')).toMatchObject({ outcome: 'ok', traceId: HOST_TRACE });
+      expect(receiver.spans.some((span) => span.traceId === HOST_TRACE && span.name === 'tools/call echo')).toBe(true);
+    } finally {
+      await host.close();
+      await serve.stop();
+      await receiver.close();
+    }
+  }, 60_000);
 });

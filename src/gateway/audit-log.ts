@@ -14,6 +14,7 @@
  */
 import { promises as fs } from 'node:fs';
 import type { Writable } from 'node:stream';
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import { isJsonObject } from '../config/null-proto.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { redactUrl } from '../redact.js';
@@ -141,14 +142,22 @@ export async function audited<T>(
   if (!log) return run();
   const time = new Date();
   const started = performance.now();
+  // A burst of completions is one line for many requests, each of its own trace: it names none.
+  const traced = entry.kind === 'completion' ? entry : { traceId: activeTraceId(), ...entry };
   try {
     const result = await run();
-    log.record({ ...entry, time, outcome: outcomeOf(result), durationMs: performance.now() - started });
+    log.record({ ...traced, time, outcome: outcomeOf(result), durationMs: performance.now() - started });
     return result;
   } catch (error) {
-    log.record({ ...entry, time, outcome: `failed:${errorCode(error)}`, durationMs: performance.now() - started });
+    log.record({ ...traced, time, outcome: `failed:${errorCode(error)}`, durationMs: performance.now() - started });
     throw error;
   }
+}
+
+/** The trace the call runs in (serve's SERVER span, with --otel), so a line leads to its spans. */
+function activeTraceId(): string | undefined {
+  const spanContext = trace.getSpan(context.active())?.spanContext();
+  return spanContext && isSpanContextValid(spanContext) ? spanContext.traceId : undefined;
 }
 
 /** A tool result's outcome: `tool_error` when the tool says it failed. */
