@@ -64,17 +64,21 @@ export async function startHealthListener(
   { stallMs = HEALTH_STALL_MS }: { stallMs?: number } = {},
 ): Promise<HealthListener> {
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ...address, stallMs } });
+  // A worker that could not listen would keep the process running: it is ended with the failure.
   const bound = await new Promise<{ host: string; port: number }>((done, fail) => {
     const timer = setTimeout(() => fail(new Error(`the health listener did not start within ${START_LIMIT_MS / 1000} s`)), START_LIMIT_MS);
     worker.once('message', (message: { listening?: { host: string; port: number }; error?: string }) => {
       clearTimeout(timer);
       if (message.listening) done(message.listening);
-      else fail(new Error(`--health ${address.host}:${address.port}: ${message.error ?? 'did not listen'}`));
+      else fail(new Error(`--health could not listen on ${address.host}:${address.port}: ${message.error ?? 'it did not listen'}. Stop what uses that port, or give --health another one.`));
     });
     worker.once('error', (error) => {
       clearTimeout(timer);
       fail(error);
     });
+  }).catch(async (error: unknown) => {
+    await worker.terminate();
+    throw error;
   });
   const beat = () => worker.postMessage(state());
   beat();

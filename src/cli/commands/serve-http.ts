@@ -167,10 +167,31 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     health: () => health(manager),
     logger,
   });
-  // Before the main listener's line, which is what a script waits for.
-  const healthListener = healthAddress && (await startHealthListener(healthAddress, () => ({ health: server.health(), draining: server.draining })));
-  if (healthListener) process.stderr.write(`mcp-statechart serve: health on http://${urlHost(healthListener.host)}:${healthListener.port}/readyz\n`);
-  const bound = await server.listen(address.host, address.port);
+  let healthListener: Awaited<ReturnType<typeof startHealthListener>> | undefined;
+  const stopAll = async () => {
+    await healthListener?.close();
+    offer.stop();
+    stopLogs();
+    await config.close();
+    privateLists.stop();
+    await endpoint.close();
+    await gateway?.close();
+    await manager.dispose();
+    await audit?.close();
+  };
+  let bound: { host: string; port: number };
+  try {
+    // Before the main listener's line, which is what a script waits for.
+    healthListener = healthAddress && (await startHealthListener(healthAddress, () => ({ health: server.health(), draining: server.draining })));
+    if (healthListener) process.stderr.write(`mcp-statechart serve: health on http://${urlHost(healthListener.host)}:${healthListener.port}/readyz\n`);
+    bound = await server.listen(address.host, address.port).catch((error: Error) => {
+      throw new Error(`--http could not listen on ${address.host}:${address.port}: ${error.message}. Stop what uses that port, or give --http another one.`);
+    });
+  } catch (error) {
+    // The config watchers, the servers and the health thread would keep a replica that serves nothing running.
+    await stopAll();
+    throw error;
+  }
   // The address is the one line a script waits for (port 0 picks a free port).
   process.stderr.write(`mcp-statechart serve: listening on http://${urlHost(bound.host)}:${bound.port}/mcp\n`);
   logger.info(`serving the loader tools over HTTP for ${Object.keys(discovery.servers).length} configured servers${gateway ? ', with inbound auth' : ', loopback only, no inbound auth'}`);
@@ -183,16 +204,8 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   // The health listener's /readyz fails now, not at its next beat.
   healthListener?.beat();
   const drained = await draining;
-  await healthListener?.close();
   if (!drained) logger.error(`serve --http: requests still in flight after ${DRAIN_LIMIT_MS} ms were cut off`);
-  offer.stop();
-  stopLogs();
-  await config.close();
-  privateLists.stop();
-  await endpoint.close();
-  await gateway?.close();
-  await manager.dispose();
-  await audit?.close();
+  await stopAll();
   setTimeout(() => process.exit(0), 1_000).unref();
   return 0;
 }
