@@ -20,6 +20,13 @@ export interface EraStore {
  * not learnt yet, so a new process does not probe either. A connect that fails on a remembered
  * era forgets it everywhere, so the next attempt probes again.
  */
+/**
+ * Server names remembered at most: a long-lived process whose config keeps adding and removing
+ * servers under new names would otherwise keep one entry per name it ever connected. Past it
+ * the name connected longest ago goes; a forgotten one costs a probe at its next connect.
+ */
+export const MAX_REMEMBERED_SERVERS = 1_000;
+
 export class EraMemo {
   private readonly eras = new Map<string, { definition: string; prior: PriorDiscovery }>();
   private readonly stores = new Set<EraStore>();
@@ -42,7 +49,11 @@ export class EraMemo {
   }
 
   remember(server: string, config: McpServerConfig, prior: PriorDiscovery): void {
+    // Deleted first so that the Map's order is the order of the last connect.
+    this.eras.delete(server);
     this.eras.set(server, { definition: JSON.stringify(config), prior });
+    const oldest = this.eras.keys().next();
+    if (this.eras.size > MAX_REMEMBERED_SERVERS && !oldest.done) this.eras.delete(oldest.value);
   }
 
   forget(server: string, config: McpServerConfig): void {
