@@ -9,6 +9,8 @@ import { quoted } from '../../machines/control-characters.js';
 
 /** How the SDK reports a progress notification whose request it no longer tracks. */
 const LATE_PROGRESS = 'Received a progress notification for an unknown token';
+/** How it reports an answer to a request it no longer tracks: one that timed out or was cancelled. */
+const LATE_RESPONSE = 'Received a response for an unknown message ID';
 
 export interface TransportErrorScene {
   server: string;
@@ -37,9 +39,10 @@ export function logTransportError(error: Error, { server, logger, secrets, live 
     else logger.debug(`MCP server ${quoted(server)} while connecting: ${message}`);
     return error;
   }
-  if (error.message.startsWith(LATE_PROGRESS)) {
+  if (error.message.startsWith(LATE_PROGRESS) || error.message.startsWith(LATE_RESPONSE)) {
     // Normal, not a fault: progress for a call already cancelled, or (an SDK race: it runs
-    // notification handlers a microtask after responses) the last update of one that just ended.
+    // notification handlers a microtask after responses) the last update of one that just ended;
+    // the answer to a call given up (timed out, cancelled) that crossed the cancel or ignored it.
     logger.debug(`MCP server ${quoted(server)}: ${message}`);
   } else if (!live) {
     // While connecting, the connect's own error says what failed; a warning here would promise
