@@ -126,7 +126,15 @@ export type SessionActorEvent =
 
 /** What the `session` actor reports to the chart. */
 export type SessionReport =
-  | { type: 'CONNECTION_LOST'; error: Error; sessionExpired?: boolean; unfinishedReads?: PendingRequest[]; stderrTail?: string }
+  | {
+      type: 'CONNECTION_LOST';
+      error: Error;
+      sessionExpired?: boolean;
+      /** The lost session answered a request first: it worked, so its expiry is renewed at once, even right after another renewal. */
+      answeredRequest?: boolean;
+      unfinishedReads?: PendingRequest[];
+      stderrTail?: string;
+    }
   | { type: 'MANIFEST_CHANGED'; manifest: McpServerManifest; changes: McpManifestChanges }
   /** A log message or resource update the server sent: reported to the registry, which emits it. */
   | { type: 'NOTIFICATION'; event: McpHostEmitted }
@@ -149,7 +157,12 @@ export interface ServerContext {
   staleRequests: StaleRequest[];
   /** Reads in flight when an HTTP session expired: sent again once the new session is up. */
   rereads: PendingRequest[];
-  /** An expired HTTP session was renewed and the connection has not been healthy since: the next expiry backs off. */
+  /**
+   * The session is a renewal of an expired HTTP session and the connection has not been healthy
+   * since: its expiry backs off unless it answered a request first (`answeredRequest`), so a server
+   * that ends every session at once does not make a tight loop of renewals. Data here, not in the
+   * session actor: a new one runs each session and cannot tell whether it is a renewal.
+   */
   sessionRenewed: boolean;
   /** The idle delay the next `connected.ready` waits: the full timeout, or what is left of it after a check. */
   idleDelayMs: number;
@@ -262,7 +275,7 @@ export const serverMachine = setup({
     },
     'session expired and renewable': ({ context, event }) => {
       assertEvent(event, 'CONNECTION_LOST');
-      return event.sessionExpired === true && !context.sessionRenewed;
+      return event.sessionExpired === true && (event.answeredRequest === true || !context.sessionRenewed);
     },
     'answers a subscription change': ({ event }) => {
       assertEvent(event, 'DELIVER');

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SimulatedClock } from 'xstate';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
 import { rejectionOf } from './support/fixtures.js';
@@ -58,6 +59,52 @@ describe.each(ROUTES)('Streamable HTTP session expiry (404 to a request carrying
     expect(error).toMatchObject({ code: 'CONNECTION_LOST' });
     expect(initializeCount(fixture)).toBe(2);
     await vi.waitFor(() => expect(manager.getState('remote')).toBe('error'));
+    await manager.dispose();
+  });
+
+  it('renews at once every session that answered a request before it expired, however often, without using up retries', async () => {
+    // Each session answers three calls, then forgets itself: its fourth call is lost with it.
+    fixture = await startHttpFixture({ expireSessionsAfter: CONNECT_POSTS + 3 });
+    const manager = new McpConnectionManager({ ...routeOptions(route), logger: silentLogger, defaults: { maxRetries: 2 } });
+    await manager.connect('remote', { url: fixture.url });
+    const states: string[] = [];
+    manager.on('mcp.stateChanged', (event) => states.push(event.substate));
+
+    const outcomes: string[] = [];
+    for (let call = 0; call < 24; call++) {
+      const outcome = await manager.callTool('remote', 'echo', { text: 'hi' }).then(
+        () => 'ok',
+        (error: { code: string }) => error.code,
+      );
+      outcomes.push(outcome);
+      if (outcome === 'CONNECTION_LOST') await vi.waitFor(() => expect(manager.getState('remote')).toBe('connected'));
+    }
+
+    expect(outcomes).toEqual(Array.from({ length: 6 }, () => ['ok', 'ok', 'ok', 'CONNECTION_LOST']).flat());
+    expect(initializeCount(fixture)).toBe(7);
+    expect(states.filter((state) => state.startsWith('error'))).toEqual([]);
+    await manager.dispose();
+  });
+
+  it('still gives up on a server that ends every renewed session before answering anything', async () => {
+    fixture = await startHttpFixture({ expireSessionsAfter: CONNECT_POSTS });
+    const clock = new SimulatedClock();
+    const manager = new McpConnectionManager({ ...routeOptions(route), clock, logger: silentLogger, defaults: { maxRetries: 2 } });
+    await manager.connect('remote', { url: fixture.url });
+    const states: string[] = [];
+    manager.on('mcp.stateChanged', (event) => states.push(event.substate));
+
+    // The first expiry renews at once; every session after it expires on its first read, and backs off.
+    for (let read = 0; read < 3; read++) {
+      await vi.waitFor(() => expect(manager.getState('remote')).toBe('connected'));
+      expect(await rejectionOf(manager.readResource('remote', 'fixture://greeting'))).toMatchObject({ code: 'CONNECTION_LOST' });
+      await vi.waitFor(() => expect(states.at(-1)).toMatch(/^error\.(retrying|failed)$/));
+      clock.increment(60_000);
+    }
+
+    expect(states.filter((state) => state === 'error.retrying' || state === 'error.failed')).toEqual(['error.retrying', 'error.retrying', 'error.failed']);
+    expect(manager.getState('remote')).toBe('error');
+    expect(initializeCount(fixture)).toBe(4);
     await manager.dispose();
   });
 });

@@ -94,6 +94,8 @@ export function createSessionActor(deps: SessionActorDeps) {
     const now = () => deps.now(system);
     const inFlight = new Set<RunningRequest>();
     let lastActivity = now();
+    /** The server answered a request on this session (a failure is no answer): an expiry after that renews at once. */
+    let answeredRequest = false;
 
     /** Every answer goes out here, once: the request leaves the count. */
     const answer = (running: RunningRequest, reply: McpFinalReply) => {
@@ -157,7 +159,9 @@ export function createSessionActor(deps: SessionActorDeps) {
       };
       // Already answered when it was cancelled, the connection was lost or the chart moved on.
       const settle = (reply: McpFinalReply) => {
-        if (inFlight.delete(running)) answer(running, reply);
+        if (!inFlight.delete(running)) return;
+        if (reply.type !== 'mcp.failed') answeredRequest = true;
+        answer(running, reply);
       };
       const fail = (error: unknown) =>
         settle(failure(running, withTimeLimit(session.failure(describeRequest(spec), error, requestOptions.signal), error, timeoutMs, options, input.requestTimeoutSource)));
@@ -216,7 +220,7 @@ export function createSessionActor(deps: SessionActorDeps) {
           }
         }
         // The chart leaves `connected` on this report and stops this actor, which answers the rest.
-        sendBack({ type: 'CONNECTION_LOST', error, sessionExpired, unfinishedReads, stderrTail });
+        sendBack({ type: 'CONNECTION_LOST', error, sessionExpired, answeredRequest, unfinishedReads, stderrTail });
       },
       onManifest: (manifest, changes) => sendBack({ type: 'MANIFEST_CHANGED', manifest, changes }),
       onNotification: (event) => sendBack({ type: 'NOTIFICATION', event }),
