@@ -146,11 +146,12 @@ export function serializeServerState(snapshot: ServerSnapshot): string {
 function serializeEvent(event: ServerModelEvent): string {
   const error = 'error' in event && event.error instanceof McpServerError ? event.error.code : undefined;
   const sessionExpired = 'sessionExpired' in event ? event.sessionExpired : undefined;
+  const answeredRequest = 'answeredRequest' in event ? event.answeredRequest : undefined;
   const unfinishedReads = 'unfinishedReads' in event ? event.unfinishedReads?.length : undefined;
   const idle = event.type === 'IDLE_ANSWER' ? [event.inFlight, event.idleForMs] : undefined;
   const request = event.type === 'REQUEST' ? event.request.spec.kind : undefined;
   const delivered = event.type === 'DELIVER' ? event.event.type : undefined;
-  return JSON.stringify({ type: event.type, error, sessionExpired, unfinishedReads, idle, request, delivered });
+  return JSON.stringify({ type: event.type, error, sessionExpired, answeredRequest, unfinishedReads, idle, request, delivered });
 }
 
 /**
@@ -184,6 +185,8 @@ export function createServerTestModel(options: ServerTestModelOptions = {}): Ser
     { type: 'RECONFIGURE', config: input.config, options: input.options },
     { type: 'CONNECTION_LOST', error: new Error('the server closed the connection') },
     { type: 'CONNECTION_LOST', error: new Error('the HTTP session expired (404)'), sessionExpired: true },
+    // A session that worked before it expired: renewed at once even right after another renewal.
+    { type: 'CONNECTION_LOST', error: new Error('the HTTP session expired (404)'), sessionExpired: true, answeredRequest: true },
     {
       type: 'CONNECTION_LOST',
       error: new Error('the HTTP session expired (404)'),
