@@ -186,9 +186,30 @@ export function isRedefinedInConfig(cause: unknown): boolean {
  */
 export function gaveUpAfterAttemptsError(error: McpServerError, attempts: number): McpServerError {
   if (attempts < 2) return error;
+  return new McpServerError(error.code, error.server, gaveUpText(error, attempts), { cause: error.cause, stderrTail: error.stderrTail });
+}
+
+/** The last error's message with how many attempts it ended (on its first line, before a stderr tail it may carry). */
+function gaveUpText(error: McpServerError, attempts: number): string {
+  if (attempts < 2) return error.message;
   const [firstLine = '', ...rest] = error.message.split('\n');
-  const message = [`${firstLine} Gave up after ${attempts} attempts.`, ...rest].join('\n');
-  return new McpServerError(error.code, error.server, message, { cause: error.cause, stderrTail: error.stderrTail });
+  return [`${firstLine} Gave up after ${attempts} attempts.`, ...rest].join('\n');
+}
+
+/**
+ * A request to a server that gave up connecting (`error.failed`): "connect it first" alone hides
+ * that connects were tried and failed, and why; the last error says it as a load was told.
+ */
+export function notConnectedAfterGivingUpError(lastError: McpServerError, attempts: number): McpServerError {
+  const server = lastError.server;
+  return new McpServerError(
+    'NOT_CONNECTED',
+    server,
+    `MCP server ${quoted(server)} is not connected (state: error): it stopped trying to connect. Check that the server is up (or fix its config entry), ` +
+      `then connect it again (the manager's connect(${quoted(server)}), or mcp.load to the registry) and send the request again. ` +
+      `The last error: ${gaveUpText(lastError, attempts)}`,
+    { cause: lastError, stderrTail: lastError.stderrTail },
+  );
 }
 
 export function disconnectedWhileConnectingError(server: string): McpServerError {

@@ -22,6 +22,7 @@ import {
   restoredWhileLoadingError,
   restoredWhileRunningError,
   McpServerError,
+  notConnectedAfterGivingUpError,
   notConnectedError,
   requestAbandonedError,
 } from './errors.js';
@@ -380,6 +381,13 @@ export const serverMachine = setup({
       const { replyTo, requestId } = event.request;
       enqueue.sendTo(replyTo, failedReply(context, requestId, notConnectedError(context.name, state)));
     }),
+    'refuse request: given up': enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'REQUEST');
+      const { replyTo, requestId } = event.request;
+      // As the loads that were waiting were told (`answer load waiters: failed`).
+      const error = context.lastError ? notConnectedAfterGivingUpError(context.lastError, context.retries + 1) : notConnectedError(context.name, 'error');
+      enqueue.sendTo(replyTo, failedReply(context, requestId, error));
+    }),
     'run request': sendTo('session', ({ event }) => {
       assertEvent(event, 'REQUEST');
       return { type: 'RUN' as const, request: event.request } satisfies SessionActorEvent;
@@ -487,7 +495,7 @@ export const serverMachine = setup({
     }),
   },
 }).createMachine({
-  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogBMAZgAcARgB0AVgA0IAJ6J5ANgC+e9SgzYCAQRIE8AGSaskILrwHDREhDIUr1WhNMkGRmiYqLh4AMoAKkT4ACJ2ok78giIO7p5KapqIACyygSDGIYoQPLAAxsJCYOV8kGEAijQRkQkOSS6poO7ykvIAnIrSPtr9+oaFwWglZZVC1bX1+E0t9PL2HNzJrmnafYPD2R69BUXTpRVVNXUQijwQADZgWMQkJIStLIlbnW6IssodN4jgB2GSnKaoGaXebXSCKcoPLZCKAvUjvAifDaOH4pP4IeSE-ojPxgiEmKEXOYLG4IpG8FFYMSwPgAQzqJWEYEUrNqnChiO4YDam2ceN2CABgyyvmU0n65OKVKui1uqDAnHYYCEPEZrwxWO+Yp23W0uhBilkJL64yCFOh1Lhao1Wp1jNiFHC+o+Ipxxq64kQ-RBjEUkhJ0jJEzOlNmKtp6s12t1qOZbI5EC5PL5Avpwq+7VxJsDCB0jFDMsQYOkiumjtqKcazSivo64tNBMYykrCBBZdrAvjjeWzda6yN2wDPS7PZBfYHCKHevRPoLosn+PkM5JIP6AWjkMXsIb7s93sxraLU6rOWkwN81YX9YEjPwr0otAYa79G4lW+7JKyIw+QHvaz6Nmm7Lcpm1TZnw-JHjSl7+viCg9vI0jKPIT5LqmLJQYoaCoAhvLwYOx58Mhv4dhhxJHPIc6SCoOEURB+EckRJE5oh1xrNibbFu4t7yCSDFASxNJsem3KcVCpEIc+9CSPxV6bvKokgrIFrKBJ1wpoo1RQJwAjso27xUEQkQUGYkR4PE34CdekoMaJ8jKIwumqmibyripKESn0sh0b48g5OCoHFM+Sx4CsLYOapAXyEFom3gqEV1vG9SxDYFAAGp4DgVG-IlyX0Tk3aeTcWDZdYeUFXxE7FR2gXBdoOQgth6XkTS9TmJYNhFe2JYtSlWmVdFACyRD5fZfnUcNSWtQS7k1l1PFeRNFgUGQLQAPoEAAEhYVB2YNglSItolYWldqRZlEBYCQlnbRQ5hWaQZ1OSN9Fyjpa1RQ957vSQu3WEQcVzU1JZ7uhmGdbdGUUb1K6YhQpCg+DY6Q0NPQgtIOTWgxN2TGB93VWeKOGoW-k0XKhwhYwkgguND1vqQH50Hgn2bsoshMSCok6AxzH-WTkEcqyABmdRQgAFmArIPHwssaAQQ7CIoMbrTc3MlUtblYSzijqqyEAaFg0Q0Iduu07I9PaLIt5GybZtMux3JSzLdyPGAkQ8AAthqACufCa4eAPGwrZs2yWoX9MoigC-R-RASLCPdU6CLy+UADWjYULE1h4LtFjhAA6vV8U07HOhyKJjPM6LSO3OU2d54yBdFyXJDl-V47U-NPRyEoSchcGq3p9r8KtzU7eopb1tV4P2jD4nokpyBk+yU2qxL1D6SSGMig6NakgKAu28jqs-frvvUiH0CJ9HJIh+N1vqDEVC6pPKyDKokDMcD46CYj2GQXYL4fwQt-BWf9yZekpoAi6XZRJwwgZ-SOP9YHi2glmeSuYhSII8IzWQlprR5AniTYoskMEwKkgRGCHtuKChQA1Aed9SyMH1ppDya1qHQN-nQjMuCmF5iUtjc6BJ+jylIc-chaCoFgD4KgDQjYAF7xxvfPmx9rTKByDw9+6D1RKJUaeeBPkLzqIkS-EECdYaG14ZAr+ijlHDkIOzagnNCGEhsRpMEadKHTD4c4kxeFpI8mltMAARryHOnBJaSzDvaIJxiUxeIYuhTS2l5FQklqyHgTxAYIMsU5fGo9tDcOyYoXJ+SsoU3MVTW+Gi-AE3oqggoQhOAQDgKIGMjUmm6EFguZUzc+kSN5kCK0ydbQBNjDCHqtx7hPFGU5PmFYSTKHnGtYZ8y6TIigMs-EUi7z2wQHo4mWttmZ0TK6FMByJT9EYDkGRvgbSVVuWwppuilp9n0TM7W+lDLGR4KZFEdyOxzh7MGfck9wIokUA8MoL59kfIkZpEh6Ekpvz+QDMFsdD4tJCmFChWsI4u18I0iRGFgKiUdsS8O90s6z3eRSpyugsL3ikIwTCztIBgElrqZlP52FuX6PrWl2TcU9HcgcU+58HGGLAJgwVjl8SSHLE80B0hwHyoUSk0FKKvqMF0No5+ujfla2odUgpkrylMxNS8s1BgDBAA */
+  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogBMAZgAcARgB0AVgA0IAJ6J5ANgC+e9SgzYCAQRIE8AGSaskILrwHDREhDIUr1WhNMkGRmiYqLh4AMoAKkT4ACJ2ok78giIO7p5KapqIACyygSDGIYoQPLAAxsJCYOV8kGEAijQRkQkOSS6poO7ykvIAnIrSPtr9+oaFwWglZZVC1bX1+E0t9PL2HNzJrmnafYPD2R69BUXTpRVVNXUQijwQADZgWMQkJIStLIlbnW6IssodN4jgB2GSnKaoGaXebXSCKcoPLZCKAvUjvAifDaOH4pP4IeSE-ojPxgiEmKEXOYLG4IpG8FFYMSwPgAQzqJWEYEUrNqnChiO4YDam2ceN2CABgyyvmU0n65OKVKui1uqDAnHYYCEPEZrwxWO+Yp23W0uhBilkJL64yCFOh1Lhao1Wp1jNiFHC+o+Ipxxq64kQ-RBjEUkhJ0jJEzOlNmKtp6s12t1qOZbI5EC5PL5Avpwq+7VxJsDCB0jFDMsQYOkiumjtqKcazSivo64tNBMYykrCBBZdrAvjjeWzda6yN2wDPS7PZBfYHCKHevRPoLosn+PkM5JIP6AWjkMXsIb7s93sxraLU6rOWkwN81YX9YEjPwr0otAYa79G4lW+7JKyIw+QHvaz6Nmm7Lcpm1TZnw-JHjSl7+viCg9vI0jKPIT5LqmLJQYoaCoAhvLwYOx58Mhv4dhhxJHPIc6SCoOEURB+EckRJE5oh1xrNibbFu4t7yCSDFASxNJsem3KcVCpEIc+9CSPxV6bvKokgrIFrKBJ1wpoo1RQJwAjso27xUEQkQUGYkR4PE34CdekoMaJ8jKIwumqmibyripKESn0sh0b48g5OCoHFM+Sx4CsLYOapAXyEFom3gqEV1vG9SxDYFAAGp4DgVG-IlyX0Tk3aeTcWDZdYeUFXxE7FR2gXBdoOQgth6XkTS9TmJYNhFe2JYtSlWmVdFACyRD5fZfnUcNSWtQS7k1l1PFeRNFgUGQLQAPoEAAEhYVB2YNglSItolYWldqRZlEBYCQlnbRQ5hWaQZ1OSN9Fyjpa1RQ957vSQu3WEQcVzU1JZ7uhmGdbdGUUb1K6YhQpCg+DY6Q0NPQgtIOTWgxN2TGB93VWeKOGoW-k0XKhwhYwkgguND1vqQH50Hgn2bsoshMSCok6AxzH-WTkEcqyABmdRQgAFmArIPHwssaAQQ7CIoMbrTc3MlUtblYSzijqqyEAaFg0Q0Iduu07I9PaLIt5GybZtMux3JSzLdyPGAkQ8AAthqACufCa4eAPGwrZs2yWoX9MoigC-R-RASLCPdU6CLy+UADWjYULE1h4LtFjhAA6vV8U07HOhyKJjPM6LSO3OU2d54yBdFyXJDl-V47U-NPRyEoSchcGq3p9r8KtzU7eopb1tV4P2jD4nokpyBk+yU2qxL1D6TSHIlr9Cfp9n2M1qSAoC7byOqz9+u+9SIfsjH+f586JfwY36gxFQuqTxWQMlREDGO6RJA6CYj2GQXYf5-0joA4B5MvSUzARdLsok4ZwIQgAhWSDxbQSzPJXMQo0EeEZq-K0RxJB5AniTYoskEF4KkgRGCHtuKChQA1AeT9SyMH1ppDya1GG4KASwjMRCOF5iUtjc6BJ+jC0-tQ2h2D-5gD4KgDQjZQF7xxs-GhiglqSG7EIrev8cHqM0Y2D0KCfIXl0XIyQTME6w0NsI8xaiNFaNfIQdm1BOZkMJCCdCjE070OmCIyx3i8LSR5NLaYAAjXkOdOCS0lmHe0kSvEpkCQxEJWkwla0YZLVkPAniA1QQ4py+NR7aEEaoxQJSylZQpnYqmj89F+AJvRLB7j4FNPKTvCGjVOmSEYGFQx1oTENIGdFWKWMRmOPGUxIxgJxgTCEJwCAcBRAxkWU5XQgsFzKmbvs-EvMgRULHracJsYYQ9VuPcJ4ZyJR8wrCSZQ841onIeXSZEUAXkdn6IfIYJIcj8OOXGZukckxugBTwzp-RxmWkJjcrW4EUSApLMoHIS0+ymNudrfShljI8FMpihFci5w9mDPuSeGKoCKAeGUF88KOlUtkK-dCSVG70vulinokh+jdJCmFOh6L7qR1Nr4dlBzpDAVEo7cV4dJUz1zimAV2gdBYXvFIRgmFnaQDAJLXUGrKUHOUCfRVTs+n8k1ctHISglG+CcdfW1ajEFmtlfiMZyLoHyr+mY+B6pskUu9QFLsr9VnuRmaU8p9q8k5EmdQ6ZBg9BAA */
   id: 'server',
   description: 'One MCP server connection: connect on demand, serve requests, close when idle, reconnect with backoff.',
   context: ({ input }) => {
@@ -723,6 +731,7 @@ export const serverMachine = setup({
           on: {
             CONNECT: { target: '#server.connecting', actions: ['reset retries', 'add load waiter'] },
             DISCONNECT: { target: '#server.disconnected' },
+            REQUEST: [{ guard: 'is an unsubscribe', actions: 'forget subscription' }, { actions: 'refuse request: given up' }],
           },
         },
       },

@@ -5,8 +5,8 @@
  * registry may not have; the loader tools still tell the model to call load_mcp. Real stdio
  * fixture server for the manager; the registry chart alone for the event.
  */
-import { createActor, fromCallback } from 'xstate';
-import { afterEach, expect, it } from 'vitest';
+import { createActor, fromCallback, SimulatedClock } from 'xstate';
+import { afterEach, expect, it, vi } from 'vitest';
 import { registryMachine, type McpReply } from '../machines/index.js';
 import { createLoaderTools, McpConnectionManager, McpServerError, silentLogger } from '../src/index.js';
 import { rejectionOf, stdioFixture } from './support/fixtures.js';
@@ -50,4 +50,27 @@ it('call_mcp_tool still tells the model to call load_mcp', async () => {
   const tools = createLoaderTools({ manager, servers: { fixture: stdioFixture() } });
   const result = await tools.find((tool) => tool.name === 'call_mcp_tool')!.execute({ server: 'fixture', tool: 'echo', arguments: { text: 'hi' } });
   expect(result).toMatchObject({ isError: true, text: 'MCP server "fixture" is not connected (state: disconnected). Call load_mcp with server "fixture" first, then try again.' });
+});
+
+it('manager.callTool on a server that gave up connecting says so, how many attempts, the last error (redacted) and what to do', async () => {
+  const clock = new SimulatedClock();
+  manager = new McpConnectionManager({ clock, logger: silentLogger });
+  const failing = {
+    command: process.execPath,
+    args: ['-e', 'console.error("refused with token " + process.env.API_TOKEN); process.exit(3)'],
+    env: { API_TOKEN: 'tok-5f2a9c81e7' },
+  };
+  const load = rejectionOf(manager.connect('fixture', failing, { maxRetries: 1 }));
+  await vi.waitFor(() => expect(manager?.getState('fixture')).toBe('error'));
+  clock.increment(1_000);
+  await load;
+
+  const error = await rejectionOf(manager.callTool('fixture', 'echo', { text: 'hi' }));
+  expect(error).toMatchObject({ code: 'NOT_CONNECTED', server: 'fixture' });
+  const [firstLine] = error.message.split('\n');
+  expect(firstLine).toMatch(
+    /^MCP server "fixture" is not connected \(state: error\): it stopped trying to connect\. Check that the server is up \(or fix its config entry\), then connect it again \(the manager's connect\("fixture"\), or mcp\.load to the registry\) and send the request again\. The last error: Could not connect to MCP server "fixture": .* Gave up after 2 attempts\.$/,
+  );
+  expect(error.message).toContain('refused with token');
+  expect(error.message).not.toContain('tok-5f2a9c81e7');
 });
