@@ -1,6 +1,7 @@
 /** The zod schemas of the loader tools' arguments, and their JSON Schema for function calling. */
 import { z } from 'zod';
 import { MAX_MESSAGE_BYTES } from '../transports/message-size.js';
+import { quoted } from './model-text.js';
 import type { LoaderToolParameters } from './types.js';
 
 /*
@@ -52,13 +53,52 @@ export function searchMcpToolsSchema() {
  * model may not use is refused at run time all the same).
  */
 export function callMcpToolSchema() {
-  return z.object({
-    server: z.string(),
-    tool: z.string(),
-    // A loose object rather than a record: its JSON Schema has no `propertyNames`, which some function-calling APIs reject.
-    // The JSON Schema shows the object alone; a JSON string of one, which models often send, is taken too.
-    arguments: leftOutWhenNull(z.preprocess(objectFromJsonText, z.looseObject({}))),
+  return z.preprocess(
+    refuseMisplacedArguments,
+    z.object({
+      server: z.string(),
+      tool: z.string(),
+      // A loose object rather than a record: its JSON Schema has no `propertyNames`, which some function-calling APIs reject.
+      // The JSON Schema shows the object alone; a JSON string of one, which models often send, is taken too.
+      arguments: leftOutWhenNull(z.preprocess(objectFromJsonText, z.looseObject({}))),
+    }),
+  );
+}
+
+const CALL_MCP_TOOL_KEYS: ReadonlySet<string> = new Set(['server', 'tool', 'arguments']);
+/** How many misplaced keys the refusal names; the rest are counted, so a model's hundred keys do not fill its answer. */
+const MISPLACED_KEYS_NAMED = 5;
+
+/** Keys of call_mcp_tool's own arguments that are none of its fields: the tool's arguments, put beside `server` and `tool`. */
+function misplacedKeys(args: object): string[] {
+  const misplaced: string[] = [];
+  for (const key in args) {
+    if (Object.hasOwn(args, key) && !CALL_MCP_TOOL_KEYS.has(key) && (args as Record<string, unknown>)[key] !== undefined) misplaced.push(key);
+  }
+  return misplaced;
+}
+
+/**
+ * Models often put a tool's arguments beside `server` and `tool` (`{ server, tool, message }`).
+ * Dropped, as a schema drops unknown keys, they would never reach the tool, and the model would
+ * read the server's "missing parameter" error, which does not say why. Nor are they moved into
+ * `arguments` on a guess: the call is refused, nothing is sent, and the answer names them and
+ * says where they go, so the model learns the shape.
+ */
+function refuseMisplacedArguments(value: unknown, context: z.RefinementCtx): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const misplaced = misplacedKeys(value);
+  if (misplaced.length === 0) return value;
+  const named = misplaced.slice(0, MISPLACED_KEYS_NAMED).map(quoted);
+  const more = misplaced.length - named.length;
+  const list = more > 0 ? `${named.join(', ')} and ${more} more` : named.join(', ');
+  const keys = misplaced.length === 1 ? `${list} is not a field of call_mcp_tool` : `${list} are not fields of call_mcp_tool`;
+  context.addIssue({
+    code: 'custom',
+    path: [],
+    message: `${keys}; put the tool's own arguments inside "arguments", as {"server": …, "tool": …, "arguments": {${named[0]}: …}}. Nothing was sent`,
   });
+  return value;
 }
 
 /**
@@ -105,6 +145,8 @@ export function usualCallMcpToolInput(args: unknown): CallMcpToolInput | undefin
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return undefined;
   const { server, tool, arguments: toolArguments } = args as Record<string, unknown>;
   if (typeof server !== 'string' || typeof tool !== 'string') return undefined;
+  // Any key besides the three is a misplaced argument, which the schema refuses.
+  for (const key in args) if (!CALL_MCP_TOOL_KEYS.has(key)) return undefined;
   if (toolArguments === undefined) return { server, tool };
   return isPlainRecord(toolArguments) ? { server, tool, arguments: toolArguments } : undefined;
 }
