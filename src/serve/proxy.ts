@@ -52,7 +52,8 @@ export function installProxy(
  */
 export function relayedCallOptions(request: CallToolRequest, ctx: { mcpReq: Pick<ServerContext['mcpReq'], 'signal' | 'notify'> }): LoaderToolCallOptions {
   const progressToken = request.params._meta?.progressToken;
-  if (progressToken === undefined) return { signal: ctx.mcpReq.signal };
+  // The host keeps its own limit, which no progress restarts: serve's must not outlast it.
+  if (progressToken === undefined) return { signal: ctx.mcpReq.signal, resetTimeoutOnProgress: false };
   return {
     signal: ctx.mcpReq.signal,
     onProgress: (progress) => {

@@ -108,7 +108,11 @@ export interface LoaderToolCallOptions {
   timeoutMs?: number;
   /** Where `timeoutMs` was set, as a TIMEOUT's message names it (the CLI: `--timeout`). */
   timeoutSource?: string;
-  /** Progress the server reports restarts the timeout; set `maxTotalTimeoutMs` with it. */
+  /**
+   * Progress the server reports restarts the timeout; set `maxTotalTimeoutMs` with it. Default
+   * (neither set) for `call_mcp_tool`: restarted on progress, an hour at most in all; `false`
+   * keeps the timeout as it is.
+   */
   resetTimeoutOnProgress?: boolean;
   /** A cap on the whole call, whatever progress says. */
   maxTotalTimeoutMs?: number;
