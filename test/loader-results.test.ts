@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool, type LoaderToolResult } from '../src/index.js';
 import { toAiSdkTools } from '../src/entries/ai-sdk.js';
 import { resourceParts, toolResultParts } from '../src/tools/describe-content.js';
-import { fitResultToBudget, partsResult } from '../src/tools/results.js';
+import { DEFAULT_RESULT_BUDGET, fitResultToBudget, partsResult } from '../src/tools/results.js';
 import { CLI_COMMAND } from './support/cli.js';
 import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
 
@@ -248,24 +248,62 @@ describe('the result budget', () => {
     const result = fitResultToBudget(
       partsResult(
         [
-          { type: 'text', text: 'a'.repeat(60) },
-          { type: 'text', text: 'b'.repeat(60) },
+          { type: 'text', text: 'a'.repeat(100) },
+          { type: 'text', text: 'b'.repeat(100) },
           { type: 'image', data: 'AAAA', mimeType: 'image/png', description: '[image: image/png, 3 bytes]' },
         ],
         false,
       ),
-      100,
+      200,
     );
     expect(result.content.map((part) => part.type)).toEqual(['text', 'text', 'text']);
-    expect(result.text.startsWith(`${'a'.repeat(60)}\n${'b'.repeat(39)}\n[Cut:`)).toBe(true);
-    expect(result.text).toContain('100-character result budget');
+    expect(result.text).toBe(
+      `${'a'.repeat(100)}\n${'b'.repeat(8)}\n[Cut: 119 of 227 characters were left out to stay within the 200-character result budget.]`,
+    );
+  });
+
+  const textResult = (...texts: string[]) => partsResult(texts.map((text) => ({ type: 'text' as const, text })), false);
+
+  it('gives back a result that meets the budget exactly as it is, with no note', () => {
+    const whole = textResult('x'.repeat(100));
+    expect(fitResultToBudget(whole, 100)).toBe(whole);
+    const twoParts = textResult('a'.repeat(49), 'b'.repeat(50));
+    expect(fitResultToBudget(twoParts, 100)).toBe(twoParts);
+  });
+
+  it('cuts a result one character over so that text and note together meet the budget', () => {
+    const result = fitResultToBudget(textResult('x'.repeat(101)), 100);
+    expect(result.text.length).toBeLessThanOrEqual(100);
+    const kept = result.text.indexOf('\n');
+    expect(result.text).toBe(`${'x'.repeat(kept)}\n[Cut: ${101 - kept} of 101 characters were left out to stay within the 100-character result budget.]`);
+  });
+
+  it(`keeps the default ${DEFAULT_RESULT_BUDGET}-character budget, cut note included`, () => {
+    const result = fitResultToBudget(textResult('x'.repeat(30_000)), DEFAULT_RESULT_BUDGET);
+    expect(result.text.length).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET);
+    expect(result.text).toMatch(/^x{24000,}\n\[Cut: \d+ of 30000 characters were left out to stay within the 25000-character result budget\.\]$/);
+  });
+
+  it('gives a budget too small for the whole note a shorter one, down to a single character, and never goes over', () => {
+    expect(fitResultToBudget(textResult('x'.repeat(1000)), 40).text).toBe('xxxxxxxxx\n[Cut: 991 of 1000 characters]');
+    expect(fitResultToBudget(textResult('x'.repeat(1000)), 30).text).toBe('[Cut: 1000 of 1000 characters]');
+    expect(fitResultToBudget(textResult('x'.repeat(1000)), 8).text).toBe('xx\n[Cut]');
+    expect(fitResultToBudget(textResult('x'.repeat(1000)), 3).text).toBe('x\n…');
+    expect(fitResultToBudget(textResult('x'.repeat(1000)), 0).text).toBe('');
+    const image = { type: 'image' as const, data: 'AAAA', mimeType: 'image/png', description: '[image: image/png, 3 bytes]' };
+    for (let budget = 0; budget <= 130; budget++) {
+      for (const parts of [[{ type: 'text' as const, text: 'y'.repeat(budget + 1) }], [{ type: 'text' as const, text: 'a'.repeat(budget) }, image]]) {
+        expect(fitResultToBudget(partsResult(parts, false), budget).text.length).toBeLessThanOrEqual(budget);
+      }
+    }
   });
 
   it('never splits a surrogate pair', () => {
     for (let budget = 1; budget <= 12; budget++) {
       const result = fitResultToBudget(partsResult([{ type: 'text', text: '😀'.repeat(10) }], false), budget);
       const kept = (result.content[0] as { text: string }).text;
-      expect(kept.startsWith('[Cut') ? '' : kept).toMatch(/^(😀)*$/u);
+      // Or the note alone, when the budget has no room for text beside it.
+      expect(kept).toMatch(/^((😀)*|\[Cut.*|…)$/u);
       expect(Buffer.from(result.text, 'utf8').toString('utf8')).toBe(result.text);
     }
   });
@@ -273,7 +311,7 @@ describe('the result budget', () => {
   it('applies to every loader tool answer, load_mcp and errors included', async () => {
     const small = createLoaderTools({ manager, servers: { everything: reference.everything }, resultBudget: 300 });
     const results = [await small[0]!.execute({ server: 'everything' }), await small[1]!.execute({ server: 'everything', tool: 'nope' })];
-    for (const result of results) expect(result.text.length).toBeLessThanOrEqual(300 + 200);
+    for (const result of results) expect(result.text.length).toBeLessThanOrEqual(300);
   });
 });
 

@@ -69,8 +69,22 @@ export function failedResult(text: string, error: unknown): LoaderToolResult {
   return result;
 }
 
-function cutNote(leftOut: number, total: number, budget: number): string {
-  return `[Cut: ${leftOut} of ${total} characters were left out to stay within the ${budget}-character result budget.]`;
+/**
+ * The notes that say a result was cut, longest first: the longest whose figures fit the budget
+ * whatever was left out is used, so a tiny budget still gets a note, and text and note together
+ * stay within the budget. Under 1 character, there is no room for any.
+ */
+const CUT_NOTES: ReadonlyArray<(leftOut: number, total: number, budget: number) => string> = [
+  (leftOut, total, budget) => `[Cut: ${leftOut} of ${total} characters were left out to stay within the ${budget}-character result budget.]`,
+  (leftOut, total) => `[Cut: ${leftOut} of ${total} characters]`,
+  () => '[Cut]',
+  () => '…',
+];
+
+/** The note for a result of `total` characters cut to `budget`: its worst case (all left out) is as long as it can get. */
+function cutNoteWithin(total: number, budget: number): ((leftOut: number) => string) | undefined {
+  const note = CUT_NOTES.find((candidate) => candidate(total, total, budget).length <= budget);
+  return note && ((leftOut) => note(leftOut, total, budget));
 }
 
 function overMediaBudget(part: LoaderMediaPart): LoaderResultPart {
@@ -84,17 +98,20 @@ function overMediaBudget(part: LoaderMediaPart): LoaderResultPart {
  */
 export function fitResultToBudget(result: LoaderToolResult, budget: number): LoaderToolResult {
   const { content } = result;
-  // Every part costs its length plus the newline that joins it to the one before (the first has none).
-  let room = budget + 1;
+  let total = 0;
+  for (const part of content) total += visibleText(part).length;
+  const over = total + Math.max(0, content.length - 1) > budget;
+  const note = over ? cutNoteWithin(total, budget) : undefined;
+  // Every part costs its length plus the newline that joins it to the one before (the first has
+  // none); a cut result keeps room for its note and the newline before it, or for the note alone.
+  let room = note === undefined ? budget + 1 : Math.max(0, budget - note(total).length);
   let mediaRoom = MEDIA_BUDGET;
   let leftOut = 0;
-  let total = 0;
   // Made only at the first part that changes: a result within both budgets (most are) comes back as it is, with no copy.
   let kept: LoaderResultPart[] | undefined;
   for (let index = 0; index < content.length; index++) {
     const part = content[index]!;
     const visible = visibleText(part);
-    total += visible.length;
     if (visible.length + 1 > room) {
       kept ??= content.slice(0, index);
       // A text part is cut where the budget ends; a media part is all or nothing.
@@ -114,7 +131,7 @@ export function fitResultToBudget(result: LoaderToolResult, budget: number): Loa
     kept?.push(part);
   }
   if (kept === undefined) return result;
-  if (leftOut > 0) kept.push({ type: 'text', text: cutNote(leftOut, total, budget) });
+  if (leftOut > 0 && note !== undefined) kept.push({ type: 'text', text: note(leftOut) });
   // Only what the model reads is cut: the error behind it (the CLI words it for a person) and a refusal stay.
   return { ...result, text: textOf(kept), content: kept };
 }
