@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool, type LoaderToolResult } from '../src/index.js';
 import { toAiSdkTools } from '../src/entries/ai-sdk.js';
 import { resourceParts, toolResultParts } from '../src/tools/describe-content.js';
-import { DEFAULT_RESULT_BUDGET, fitResultToBudget, partsResult } from '../src/tools/results.js';
+import { DEFAULT_RESULT_BUDGET, fitResultToBudget, MEDIA_BUDGET, partsResult } from '../src/tools/results.js';
 import { CLI_COMMAND } from './support/cli.js';
 import { referenceServers, type ReferenceServers } from './support/reference-servers.js';
 
@@ -296,6 +296,16 @@ describe('the result budget', () => {
         expect(fitResultToBudget(partsResult(parts, false), budget).text.length).toBeLessThanOrEqual(budget);
       }
     }
+  });
+
+  it('counts the longer description of media beyond the media budget within the text budget', () => {
+    const description = '[image: image/png, 7864321 bytes]';
+    const image = { type: 'image' as const, data: 'A'.repeat(MEDIA_BUDGET + 4), mimeType: 'image/png', description };
+    const budget = 50 + 1 + description.length;
+    const result = fitResultToBudget(partsResult([{ type: 'text', text: 'a'.repeat(50) }, image], false), budget);
+    expect(result.content.every((part) => part.type === 'text')).toBe(true);
+    expect(result.text.length).toBeLessThanOrEqual(budget);
+    expect(result.text).toMatch(/\[Cut: \d+ of \d+ characters\]$/);
   });
 
   it('never splits a surrogate pair', () => {

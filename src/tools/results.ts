@@ -92,28 +92,48 @@ function overMediaBudget(part: LoaderMediaPart): LoaderResultPart {
 }
 
 /**
- * Keeps the parts in order until their text (a media part counts as its description) fills the
- * budget, cuts the part that overflows, drops the rest and says how much was left out. Media
- * beyond the media budget is described instead of passed.
+ * The parts with each image or audio beyond the media budget replaced by its description; the
+ * same array when none is (most results). Done before the text budget is applied, so the longer
+ * description counts in it.
  */
-export function fitResultToBudget(result: LoaderToolResult, budget: number): LoaderToolResult {
-  const { content } = result;
-  let total = 0;
-  for (const part of content) total += visibleText(part).length;
-  const over = total + Math.max(0, content.length - 1) > budget;
-  const note = over ? cutNoteWithin(total, budget) : undefined;
-  // Every part costs its length plus the newline that joins it to the one before (the first has
-  // none); a cut result keeps room for its note and the newline before it, or for the note alone.
-  let room = note === undefined ? budget + 1 : Math.max(0, budget - note(total).length);
+function withinMediaBudget(content: LoaderResultPart[]): LoaderResultPart[] {
   let mediaRoom = MEDIA_BUDGET;
-  let leftOut = 0;
-  // Made only at the first part that changes: a result within both budgets (most are) comes back as it is, with no copy.
-  let kept: LoaderResultPart[] | undefined;
+  let parts: LoaderResultPart[] | undefined;
   for (let index = 0; index < content.length; index++) {
     const part = content[index]!;
+    if (part.type !== 'text' && part.data.length > mediaRoom) {
+      parts ??= content.slice(0, index);
+      parts.push(overMediaBudget(part));
+      continue;
+    }
+    if (part.type !== 'text') mediaRoom -= part.data.length;
+    parts?.push(part);
+  }
+  return parts ?? content;
+}
+
+/**
+ * Keeps the parts in order until their text (a media part counts as its description) fills the
+ * budget, cuts the part that overflows, drops the rest and says how much was left out, the note
+ * within the budget too. Media beyond the media budget is described instead of passed.
+ */
+export function fitResultToBudget(result: LoaderToolResult, budget: number): LoaderToolResult {
+  const parts = withinMediaBudget(result.content);
+  let total = 0;
+  for (const part of parts) total += visibleText(part).length;
+  if (total + Math.max(0, parts.length - 1) <= budget) {
+    // A result within both budgets (most are) comes back as it is, with no copy.
+    return parts === result.content ? result : { ...result, text: textOf(parts), content: parts };
+  }
+  const note = cutNoteWithin(total, budget);
+  // Every part costs its length plus the newline that joins it to the one before (the first has
+  // none); room is kept for the note and the newline before it, or for the note alone.
+  let room = note === undefined ? budget + 1 : Math.max(0, budget - note(total).length);
+  let leftOut = 0;
+  const kept: LoaderResultPart[] = [];
+  for (const part of parts) {
     const visible = visibleText(part);
     if (visible.length + 1 > room) {
-      kept ??= content.slice(0, index);
       // A text part is cut where the budget ends; a media part is all or nothing.
       const head = part.type === 'text' ? sliceWithinBudget(visible, room - 1) : '';
       if (head.length > 0) kept.push({ type: 'text', text: head });
@@ -122,15 +142,8 @@ export function fitResultToBudget(result: LoaderToolResult, budget: number): Loa
       continue;
     }
     room -= visible.length + 1;
-    if (part.type !== 'text' && part.data.length > mediaRoom) {
-      kept ??= content.slice(0, index);
-      kept.push(overMediaBudget(part));
-      continue;
-    }
-    if (part.type !== 'text') mediaRoom -= part.data.length;
-    kept?.push(part);
+    kept.push(part);
   }
-  if (kept === undefined) return result;
   if (leftOut > 0 && note !== undefined) kept.push({ type: 'text', text: note(leftOut) });
   // Only what the model reads is cut: the error behind it (the CLI words it for a person) and a refusal stay.
   return { ...result, text: textOf(kept), content: kept };
