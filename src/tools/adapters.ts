@@ -27,7 +27,10 @@ export interface AiSdkTool {
    * `execute` checks itself and answers in words meant for a model.
    */
   inputSchema: z.ZodType;
-  /** The AI SDK's `abortSignal` cancels the MCP request; the call then rejects at once with an `AbortError`. */
+  /**
+   * The AI SDK's `abortSignal` cancels the MCP request; the call then rejects at once with an
+   * `AbortError`. A tool that keeps reporting progress runs past its timeout, an hour at most.
+   */
   execute: (input: unknown, options?: { abortSignal?: AbortSignal }) => Promise<LoaderToolResult>;
   /** AI SDK 5 passes the result itself; AI SDK 6 passes `{ toolCallId, input, output }`. */
   toModelOutput: (resultOrCall: unknown) => AiSdkModelOutput;
