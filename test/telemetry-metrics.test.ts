@@ -8,7 +8,7 @@ import { afterEach, expect, it } from 'vitest';
 import { AggregationTemporality, DataPointType, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type HistogramMetricData, type MetricData } from '@opentelemetry/sdk-metrics';
 import { McpConnectionManager } from '../src/manager.js';
 import { silentLogger } from '../src/logger.js';
-import { OPERATION_DURATION_BUCKETS } from '../src/telemetry/client-telemetry.js';
+import { MAX_TOOL_NAMES_PER_SERVER, OPERATION_DURATION_BUCKETS } from '../src/telemetry/client-telemetry.js';
 import { SESSION_DURATION_BUCKETS } from '../src/telemetry/lifecycle-telemetry.js';
 import { everythingStdio } from './support/everything.js';
 import { stdioFixture } from './support/fixtures.js';
@@ -172,5 +172,30 @@ it('mcp.client.operation.duration: a prompt the server adds while connected (pro
   const gets = pointsOf(await metric('mcp.client.operation.duration')).filter((point) => point.attributes['mcp.method.name'] === 'prompts/get');
   expect(gets.map((point) => point.attributes['gen_ai.prompt.name'])).toEqual(['summarize']);
   expect(mcp.getManifest('fixture')?.prompts.map((listed) => listed.name)).toEqual(['greet', 'summarize']);
+  await meterProvider.shutdown();
+});
+
+it('mcp.client.operation.duration: a server\'s tool names are cut to 256 characters with control characters replaced, and past 100 distinct ones per server are _OTHER, so it cannot crowd out another server', async () => {
+  const { mcp, metric, meterProvider } = meteredManager();
+  const bell = 'ctl\u0007\u001b[31mred';
+  const long = 'x'.repeat(1_000);
+  const madeUp = Array.from({ length: MAX_TOOL_NAMES_PER_SERVER }, (_, index) => `made_up_${index}`);
+  // As many names as a server announcing a new tool per call would list.
+  await mcp.connect('inventive', { command: process.execPath, args: [RANDOM_ERROR_SERVER, bell, long, ...madeUp] });
+  await mcp.connect('plain', { command: process.execPath, args: [RANDOM_ERROR_SERVER] });
+  await expect(mcp.callTool('inventive', bell, { code: -32602 })).rejects.toThrow();
+  await expect(mcp.callTool('inventive', long, { code: -32602 })).rejects.toThrow();
+  for (const name of madeUp) await expect(mcp.callTool('inventive', name, { code: -32602 })).rejects.toThrow();
+  await expect(mcp.callTool('plain', 'fail', { code: -32602 })).rejects.toThrow();
+  await expect(mcp.callTool('inventive', bell, { code: -32602 })).rejects.toThrow();
+
+  const names = pointsOf(await metric('mcp.client.operation.duration')).map((point) => String(point.attributes['gen_ai.tool.name']));
+  expect(names.filter((name) => /[\u0000-\u001f\u007f-\u009f]/.test(name))).toEqual([]);
+  expect(names).toContain('ctl\ufffd\ufffd[31mred');
+  expect(names).toContain(`${'x'.repeat(256)}…`);
+  // Two names and 98 made-up ones use up the allowance; the rest of them are one series, a name already counted keeps its own.
+  expect(names.filter((name) => name.startsWith('made_up_'))).toHaveLength(MAX_TOOL_NAMES_PER_SERVER - 2);
+  expect(names.filter((name) => name === '_OTHER')).toHaveLength(1);
+  expect(names).toContain('fail');
   await meterProvider.shutdown();
 });

@@ -21,6 +21,7 @@ import { modernHttp } from './support/modern-server.js';
 
 const CANARY = 'canary-7f3e1c-never-recorded';
 const META_ECHO = fileURLToPath(new URL('./fixtures/meta-echo-server.mjs', import.meta.url));
+const RANDOM_ERROR_SERVER = fileURLToPath(new URL('./fixtures/random-error-server.mjs', import.meta.url));
 
 const exporter = new InMemorySpanExporter();
 const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -239,4 +240,15 @@ describe('with no SDK', () => {
     expect(new ClientTelemetry().active).toBe(false);
     expect(new ClientTelemetry({ tracerProvider }).active).toBe(true);
   });
+});
+
+it('a server\'s tool name in a CLIENT span\'s name and gen_ai.tool.name is cut to 256 characters, its control characters replaced', async () => {
+  const bell = 'ctl\u0007\u001b[31mred';
+  const long = 'y'.repeat(1_000);
+  const mcp = await connected({ command: process.execPath, args: [RANDOM_ERROR_SERVER, bell, long] }, 'random');
+  await expect(mcp.callTool('random', bell, { code: -32602 })).rejects.toThrow();
+  await expect(mcp.callTool('random', long, { code: -32602 })).rejects.toThrow();
+
+  expect(onlySpan('tools/call ctl\ufffd\ufffd[31mred').attributes['gen_ai.tool.name']).toBe('ctl\ufffd\ufffd[31mred');
+  expect(onlySpan(`tools/call ${'y'.repeat(256)}…`).attributes['gen_ai.tool.name']).toBe(`${'y'.repeat(256)}…`);
 });

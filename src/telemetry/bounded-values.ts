@@ -20,3 +20,19 @@ const KNOWN_ERROR_CODES: ReadonlySet<number> = new Set([
 export function boundedErrorCode(code: unknown): string {
   return typeof code === 'number' && KNOWN_ERROR_CODES.has(code) ? String(code) : OTHER_VALUE;
 }
+
+/**
+ * The most characters of a string a peer chose (a method, prompt or tool name, a request id) that
+ * a span or a histogram carries: a peer could send megabytes, and every exported span would carry them.
+ */
+const MAX_PEER_STRING_LENGTH = 256;
+
+/**
+ * A string a peer chose (a host's method or prompt name, a server's tool name), as an attribute
+ * or a span name: cut to a bounded length, control characters replaced, so a scrape or a span
+ * viewer on a terminal never receives a raw ESC or BEL.
+ */
+export function boundedString(value: string): string {
+  const cut = value.length > MAX_PEER_STRING_LENGTH ? `${value.slice(0, MAX_PEER_STRING_LENGTH)}…` : value;
+  return cut.replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd');
+}

@@ -15,7 +15,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { RequestFailedAlone } from '../request-failed-alone.js';
 import { redact, redactUrl } from '../redact.js';
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
-import { boundedErrorCode, OTHER_VALUE } from './bounded-values.js';
+import { boundedErrorCode, boundedString, OTHER_VALUE } from './bounded-values.js';
 
 
 /** The conventions' advisory buckets for `mcp.client.operation.duration`, in seconds. */
@@ -26,6 +26,13 @@ export const OPERATION_DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2
  * the caller sets no timeout) new requests still carry trace context but get no span of their own.
  */
 export const MAX_TRACED_REQUESTS = 4096;
+
+/**
+ * Distinct tool names one server adds to `mcp.client.operation.duration`; any further one is
+ * `_OTHER`. A server may invent a name per call (and announce it with list_changed): uncapped, it
+ * would fill the SDK's per-instrument series limit and send every other server's series to overflow.
+ */
+export const MAX_TOOL_NAMES_PER_SERVER = 100;
 
 /** What a session's spans say about where the server is. */
 export interface TracedServer {
@@ -63,6 +70,8 @@ export class ClientTelemetry {
   private tracerOnce?: Tracer;
   private durationOnce?: Histogram;
   private inFlightOnce?: UpDownCounter;
+  /** Per server name (not per connection: a reconnect must not start a fresh allowance), the tool names its histogram series carry. */
+  private readonly toolNames = new Map<string, Set<string>>();
 
   constructor(options: TelemetryOptions = {}) {
     this.options = options;
@@ -145,7 +154,7 @@ export class ClientTelemetry {
       spanContext = trace.setSpan(parent, span);
     }
     const counted: Attributes = { 'mcp.server.name': server.name, 'mcp.method.name': message.method };
-    inFlight.set(message.id, { span, owned: outer === undefined, started: performance.now(), measured, counted });
+    inFlight.set(message.id, { span, owned: outer === undefined, started: performance.now(), measured: this.cappedToolName(measured, server.name), counted });
     this.inFlightCount.add(1, counted);
     return withTraceContext(message, spanContext);
   }
@@ -164,6 +173,18 @@ export class ClientTelemetry {
     }
     const failed = request.measured['mcp.method.name'] === 'tools/call' && message.result.isError === true;
     this.finish(request, failed ? 'tool_error' : undefined);
+  }
+
+  /** The histogram's attributes: a tool name past the server's allowance of distinct ones is `_OTHER`. */
+  private cappedToolName(measured: Attributes, server: string): Attributes {
+    const tool = measured['gen_ai.tool.name'];
+    if (typeof tool !== 'string') return measured;
+    let names = this.toolNames.get(server);
+    if (!names) this.toolNames.set(server, (names = new Set()));
+    if (names.has(tool)) return measured;
+    if (names.size >= MAX_TOOL_NAMES_PER_SERVER) return { ...measured, 'gen_ai.tool.name': OTHER_VALUE };
+    names.add(tool);
+    return measured;
   }
 
   /** The SDK cancels a request it gave up on (the caller's abort, a timeout): no answer will end its span. */
@@ -207,11 +228,11 @@ function operationAttributes(method: string, params: Record<string, unknown> | u
   if (version !== undefined) attributes['mcp.protocol.version'] = version;
   const target = targetOf(method, params);
   if (method === 'tools/call' && target) {
-    attributes['gen_ai.tool.name'] = target;
+    attributes['gen_ai.tool.name'] = boundedString(target);
     attributes['gen_ai.operation.name'] = 'execute_tool';
   }
   // A server may answer a prompt it never listed with a result (even a malformed one): its name would be a series kept for good.
-  if (method === 'prompts/get' && target) attributes['gen_ai.prompt.name'] = server.listsPrompt?.(target) === false ? OTHER_VALUE : target;
+  if (method === 'prompts/get' && target) attributes['gen_ai.prompt.name'] = server.listsPrompt?.(target) === false ? OTHER_VALUE : boundedString(target);
   const address = server.url === undefined ? undefined : addressOf(server.url);
   if (address) {
     attributes['server.address'] = address.host;

@@ -1,17 +1,10 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Histogram, type Span } from '@opentelemetry/api';
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
 import { MAX_TRACED_REQUESTS, OPERATION_DURATION_BUCKETS } from './client-telemetry.js';
-import { boundedErrorCode, OTHER_VALUE } from './bounded-values.js';
+import { boundedErrorCode, boundedString, OTHER_VALUE } from './bounded-values.js';
 
 /** JSON-RPC's "Method not found". */
 const METHOD_NOT_FOUND = -32601;
-
-/**
- * The most characters of a string the host chose (a method name, a prompt name, a request id)
- * that a span or the histogram carries: a host could send megabytes, and every exported span
- * would carry them.
- */
-const MAX_HOST_STRING_LENGTH = 256;
 
 /** The JSON-RPC shape this needs of what a host sends and what serve answers. */
 interface Message {
@@ -68,16 +61,16 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
       return context.with(parent, () => onmessage(message as never, extra));
     }
     const target = message.method === 'tools/call' || message.method === 'prompts/get' ? message.params?.name : undefined;
-    const measured: Attributes = { 'mcp.method.name': fromHost(message.method), 'network.transport': network };
+    const measured: Attributes = { 'mcp.method.name': boundedString(message.method), 'network.transport': network };
     if (message.method === 'tools/call' && typeof target === 'string') {
       Object.assign(measured, { 'gen_ai.tool.name': served.isServedTool(target) ? target : OTHER_VALUE, 'gen_ai.operation.name': 'execute_tool' });
     }
-    if (message.method === 'prompts/get' && typeof target === 'string') measured['gen_ai.prompt.name'] = fromHost(target);
+    if (message.method === 'prompts/get' && typeof target === 'string') measured['gen_ai.prompt.name'] = boundedString(target);
     // A span's attributes cannot be taken back: the prompt's name waits for the answer, which tells whether it was served.
     const { 'gen_ai.prompt.name': _untilAnswered, ...known } = measured;
     const span = tracer.startSpan(spanName(measured), {
       kind: SpanKind.SERVER,
-      attributes: { ...known, 'jsonrpc.request.id': fromHost(String(message.id)) },
+      attributes: { ...known, 'jsonrpc.request.id': boundedString(String(message.id)) },
     }, parent);
     handling.set(message.id, { span, started: performance.now(), measured });
     return context.with(trace.setSpan(parent, span), () => onmessage(message as never, extra));
@@ -142,12 +135,6 @@ function boundedNames(measured: Attributes, errorCode: number | undefined): Attr
 function unanswered(measured: Attributes): Attributes {
   const { 'gen_ai.prompt.name': _unknown, ...rest } = measured;
   return rest;
-}
-
-/** A string the host chose, as an attribute: cut to a bounded length, control characters replaced. */
-function fromHost(value: string): string {
-  const cut = value.length > MAX_HOST_STRING_LENGTH ? `${value.slice(0, MAX_HOST_STRING_LENGTH)}…` : value;
-  return cut.replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd');
 }
 
 /**
