@@ -7,9 +7,16 @@
  * for real (Atomics.wait) while another process asks the listener, every 100 ms.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startHealthListener } from '../src/gateway/health-listener.js';
-import { startEmptyReplica } from './support/http-serve.js';
+import { startEmptyReplica, startHttpServe } from './support/http-serve.js';
+
+const SPAWN_LOG = fileURLToPath(new URL('./fixtures/spawn-log.mjs', import.meta.url));
+const STDIO_SERVER = fileURLToPath(new URL('./fixtures/stdio-server.mjs', import.meta.url));
 
 const BLOCK_MS = 3_000;
 
@@ -106,6 +113,29 @@ describe('the health listener of serve --http', () => {
       expect(await replica.exited).toBe(0);
     } finally {
       await replica.close();
+    }
+  }, 60_000);
+
+  it('counts the servers it offers as disconnected from the start, before any request, without starting them or naming a denied one', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mcp-serve-http-health-servers-'));
+    const spawned = join(home, 'spawned.log');
+    const server = { command: process.execPath, args: ['--import', SPAWN_LOG, STDIO_SERVER], env: { SPAWN_LOG: spawned } };
+    writeFileSync(join(home, 'mcp.json'), JSON.stringify({ mcpServers: { notes: server, files: server, secret: server } }));
+    const replica = await startHttpServe(home, ['--config', join(home, 'mcp.json'), '--deny', 'secret'], ['--health', '127.0.0.1:0', '--metrics', '127.0.0.1:0']);
+    try {
+      const health = /health on (http:\/\/\S+)\/readyz/.exec(replica.stderr())?.[1];
+      const metrics = /metrics on (http:\/\/\S+\/metrics)/.exec(replica.stderr())?.[1];
+      expect(health, replica.stderr()).toBeDefined();
+      expect(metrics, replica.stderr()).toBeDefined();
+      const body = (await (await fetch(`${health}/healthz`, { signal: AbortSignal.timeout(10_000) })).json()) as { servers: Record<string, string[]> };
+      expect(Object.fromEntries(Object.entries(body.servers).map(([state, names]) => [state, [...names].sort()]))).toEqual({ disconnected: ['files', 'notes'] });
+      const scrape = await (await fetch(metrics!, { signal: AbortSignal.timeout(10_000) })).text();
+      expect(scrape).toMatch(/^mcp_statechart_servers\{[^}]*mcp_statechart_server_state="disconnected"[^}]*\} 2$/m);
+      expect(scrape).toMatch(/^mcp_statechart_servers\{[^}]*mcp_statechart_server_state="connected"[^}]*\} 0$/m);
+      expect(existsSync(spawned)).toBe(false);
+    } finally {
+      await replica.stop();
+      rmSync(home, { recursive: true, force: true });
     }
   }, 60_000);
 });

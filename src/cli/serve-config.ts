@@ -16,6 +16,7 @@ import { nameRecord } from '../../machines/name-record.js';
 import type { Logger } from '../logger.js';
 import type { ServeHost } from '../serve/host.js';
 import type { LoaderTool } from '../tools/index.js';
+import type { LoaderPermissions } from '../tools/types.js';
 import { isServerAllowed } from '../tools/permissions.js';
 import { discoveryOptions, permissionsFrom, type GlobalOptions } from './options.js';
 import { holdNewServers } from './serve-new-servers.js';
@@ -70,6 +71,15 @@ export function replaceTools(host: ServeHost, tools: LoaderTool[], toolsFor: (re
   };
 }
 
+/** The servers serve offers from a discovery: enabled (approved, if added while serving) and allowed by --allow/--deny. */
+export function servedServers(result: DiscoveryResult, permissions: LoaderPermissions): Record<string, McpServerConfig> {
+  const allowed = nameRecord<McpServerConfig>();
+  for (const entry of Object.values(result.servers)) {
+    if (!entry.disabled && isServerAllowed(permissions, entry.name)) allowed[entry.name] = entry.config;
+  }
+  return allowed;
+}
+
 /**
  * Starts following the config. Call it before the server connects, so the host's roots are
  * asked for as soon as it has initialized. `close()` stops the watching.
@@ -85,10 +95,7 @@ export async function followServeConfig(context: ServeConfigContext): Promise<Co
   };
 
   const applyNow = (result: DiscoveryResult) => {
-    const allowed = nameRecord<McpServerConfig>();
-    for (const entry of Object.values(result.servers)) {
-      if (!entry.disabled && isServerAllowed(permissions, entry.name)) allowed[entry.name] = entry.config;
-    }
+    const allowed = servedServers(result, permissions);
     // The whole set (configure replaces by default): removed servers disconnect, changed ones reconnect, the others stay as they are.
     manager.configure(allowed);
     reconfigure(result);

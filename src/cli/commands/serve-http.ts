@@ -33,7 +33,7 @@ import { compilePermissions } from '../../tools/permissions.js';
 import type { LoaderPermissions } from '../../tools/index.js';
 import { createGatewayLoaderTools } from '../../tools/create-loader-tools.js';
 import { parseListenAddress } from '../listen-address.js';
-import { followServeConfig } from '../serve-config.js';
+import { followServeConfig, servedServers } from '../serve-config.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { warnWhenServersGiveUp } from '../given-up-log.js';
 import { STOP_SIGNALS } from '../serve-lifecycle.js';
@@ -89,6 +89,9 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   const relay = new HttpHostRelay();
   const switches = relaySwitches(discovery.servers, { sampling: true });
   const manager = new McpConnectionManager({ logger, handlers: capRelayedRequests(hostRequestHandlers(relay, switches)), ...managerOptions });
+  // Configured (not connected) from the start, so /healthz and mcp_statechart.servers count them as disconnected before
+  // the first request builds a policy's tools; the set a config change configures (followServeConfig).
+  manager.configure(servedServers(discovery, permissionsFrom(options)));
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
   warnWhenServersGiveUp(manager, logger);
   // Their log messages go up by the same rule: to the calls in flight to that server while they are one identity's.
