@@ -3,14 +3,17 @@
  * `serve` (joined to the host's trace through `_meta.traceparent`), `call`, `load`, `doctor` and
  * `demo` — and what the flag says when the SDK is not installed.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type ExportedSpan, type OtlpReceiver } from '../scripts/otlp-receiver.js';
-import { runCli } from './support/cli.js';
+import { closedPort } from './support/chaos-helpers.js';
+import { CLI_COMMAND, runCli } from './support/cli.js';
 import { stdioFixture } from './support/fixtures.js';
 import { startHttpServe, type HttpServe } from './support/http-serve.js';
 import { answerText, callThroughServe, loadFixture, startServe, type ServeHost } from './support/serve-host.js';
@@ -242,6 +245,66 @@ describe('--otel on the one-shot commands: their spans reach the OTLP receiver b
     const events = receiver.spans.flatMap((span) => span.events ?? []).map((event) => event.name);
     expect(events).toContain('crash');
   }, 50_000);
+});
+
+describe('--otel with the collector down or silent: a one-shot command ends without waiting out the exporters, and says the export did not finish', () => {
+  /** The exporters' own timeout, which held the exit before: anything at or past it means they still held the process. */
+  const EXPORTER_TIMEOUT_MS = 10_000;
+
+  /** `call … --otel` exporting to `endpoint`; when its result was printed and when it exited. */
+  function callExportingTo(endpoint: string): Promise<{ code: number | null; stdout: string; stderr: string; afterResultMs: number }> {
+    const flags = fixtureHome();
+    const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...flags, 'call', 'fixture', 'echo', '{"text":"answered"}', '--otel'], {
+      env: { ...process.env, HOME: home!, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let resultAt: number | undefined;
+    child.stdout.on('data', (chunk: Buffer) => {
+      resultAt ??= Date.now();
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    return new Promise((resolve) =>
+      child.once('close', (code) => {
+        clearTimeout(killer);
+        resolve({ code, stdout, stderr, afterResultMs: Date.now() - (resultAt ?? Date.now()) });
+      }),
+    );
+  }
+
+  it('nothing listens on the collector port: exits 0 before the exporters\' own timeout, with one line naming the collector URL', async () => {
+    const port = await closedPort();
+    const run = await callExportingTo(`http://user:collector-secret@127.0.0.1:${port}`);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe('answered');
+    expect(run.afterResultMs).toBeLessThan(EXPORTER_TIMEOUT_MS);
+    const lines = run.stderr.split('\n').filter((line) => line.includes('--otel'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`http://[redacted]@127.0.0.1:${port}/v1/traces`);
+    expect(lines[0]).toMatch(/did not reach .* the collector is unreachable or did not answer in time/);
+    expect(run.stderr).not.toContain('collector-secret');
+  }, 60_000);
+
+  it('the collector accepts the connection and never answers: exits 0 before the exporters\' own timeout, with one line naming it', async () => {
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const run = await callExportingTo(`http://127.0.0.1:${port}`);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe('answered');
+      expect(run.afterResultMs).toBeLessThan(EXPORTER_TIMEOUT_MS);
+      expect(held.length).toBeGreaterThan(0);
+      expect(run.stderr.split('\n').filter((line) => line.includes('--otel') && line.includes(`http://127.0.0.1:${port}/v1/traces`))).toHaveLength(1);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  }, 60_000);
 });
 
 describe('OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER=console print to stderr: stdout stays the protocol or the result', () => {

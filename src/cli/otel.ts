@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { context, metrics, propagation, trace } from '@opentelemetry/api';
+import { redactUrl } from '../redact.js';
 import { parseListenAddress } from './listen-address.js';
 
 /** What the command line asked for. */
@@ -16,6 +17,8 @@ export interface TelemetryFlags {
   otel?: boolean;
   /** `--metrics [host:]port`: a Prometheus scrape endpoint on a listener of its own. */
   metrics?: string;
+  /** `serve`: runs until stopped, so its exports keep the exporters' own timeout; a one-shot command's must end before its exit. */
+  serving?: boolean;
 }
 
 /** The packages `--otel` and `--metrics` load, at the versions the package pins. */
@@ -32,6 +35,16 @@ export const SDK_PACKAGES = [
 
 /** Flushing what is left at exit waits at most this long (an unreachable collector must not hold the exit). */
 const SHUTDOWN_TIMEOUT_MS = 5_000;
+
+/**
+ * A one-shot command's OTLP exports, retries included, give up after this long (or the
+ * environment's timeout, if shorter): an export still running, or a retry waiting, keeps Node
+ * alive past the shutdown's wait, and the command's exit with it (the exporters' own 10 s and backoff).
+ */
+const ONE_SHOT_EXPORT_TIMEOUT_MS = 4_000;
+
+/** The OTLP exporters' default timeout (OTEL_EXPORTER_OTLP_TIMEOUT unset). */
+const OTLP_DEFAULT_TIMEOUT_MS = 10_000;
 
 /** A running SDK: `address` is the Prometheus endpoint when `--metrics` was given. */
 export interface RunningTelemetry {
@@ -73,13 +86,21 @@ async function startTelemetry(flags: TelemetryFlags): Promise<RunningTelemetry> 
 
   // The OpenTelemetry spec reads an empty variable as an unset one.
   const traces = flags.otel && !disabled ? (env.OTEL_TRACES_EXPORTER || 'otlp') : 'none';
-  const spanExporter = traces === 'otlp' ? new sdk.traceOtlp.OTLPTraceExporter() : traces === 'console' ? printingToStderr(new sdk.trace.ConsoleSpanExporter()) : undefined;
+  const unexported = new Set<string>();
+  const otlp = (signal: 'TRACES' | 'METRICS') => ({ ...(!flags.serving && { timeoutMillis: oneShotTimeout(signal) }) });
+  const spanExporter =
+    traces === 'otlp'
+      ? watchingFailures(new sdk.traceOtlp.OTLPTraceExporter(otlp('TRACES')), otlpUrl('TRACES'), unexported)
+      : traces === 'console' ? printingToStderr(new sdk.trace.ConsoleSpanExporter()) : undefined;
   const tracerProvider = spanExporter ? new sdk.trace.BasicTracerProvider({ resource, spanProcessors: [new sdk.trace.BatchSpanProcessor(spanExporter)] }) : undefined;
   if (tracerProvider) trace.setGlobalTracerProvider(tracerProvider);
 
   const readers: InstanceType<typeof sdk.metrics.MetricReader>[] = [];
   const pushed = flags.otel && !disabled ? (env.OTEL_METRICS_EXPORTER || 'otlp') : 'none';
-  const metricExporter = pushed === 'otlp' ? new sdk.metricsOtlp.OTLPMetricExporter() : pushed === 'console' ? printingToStderr(new sdk.metrics.ConsoleMetricExporter()) : undefined;
+  const metricExporter =
+    pushed === 'otlp'
+      ? watchingFailures(new sdk.metricsOtlp.OTLPMetricExporter(otlp('METRICS')), otlpUrl('METRICS'), unexported)
+      : pushed === 'console' ? printingToStderr(new sdk.metrics.ConsoleMetricExporter()) : undefined;
   const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL ?? 60_000);
   if (metricExporter) readers.push(new sdk.metrics.PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: interval > 0 ? interval : 60_000 }));
   const prometheus = address ? new sdk.prometheus.PrometheusExporter({ preventServerStart: true }) : undefined;
@@ -91,13 +112,49 @@ async function startTelemetry(flags: TelemetryFlags): Promise<RunningTelemetry> 
   return {
     metricsUrl: scrape?.url,
     async shutdown() {
-      await withTimeout(Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown(), scrape?.close()]), SHUTDOWN_TIMEOUT_MS);
+      const finished = await withTimeout(Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown(), scrape?.close()]), SHUTDOWN_TIMEOUT_MS);
+      if (!finished && unexported.size === 0) {
+        if (spanExporter && traces === 'otlp') unexported.add(otlpUrl('TRACES'));
+        if (metricExporter && pushed === 'otlp') unexported.add(otlpUrl('METRICS'));
+      }
+      // Export failures are otherwise silent (no diag logger): a run whose telemetry is lost says so, once.
+      if (unexported.size > 0) {
+        process.stderr.write(
+          `mcp-statechart: --otel: spans or metrics of this run did not reach ${[...unexported].map(redactUrl).join(' and ')}: the collector is unreachable or did not answer in time. Check that it runs, and OTEL_EXPORTER_OTLP_ENDPOINT.\n`,
+        );
+      }
       trace.disable();
       metrics.disable();
       propagation.disable();
       context.disable();
     },
   };
+}
+
+/** The URL an OTLP/HTTP exporter of `signal` posts to, as the SDK builds it from the environment. */
+function otlpUrl(signal: 'TRACES' | 'METRICS'): string {
+  const specific = process.env[`OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`]?.trim();
+  if (specific) return specific;
+  const base = process.env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || 'http://localhost:4318';
+  return `${base.replace(/\/+$/, '')}/v1/${signal.toLowerCase()}`;
+}
+
+/** A one-shot command's export timeout: the environment's (the signal's own first), at most ONE_SHOT_EXPORT_TIMEOUT_MS. */
+function oneShotTimeout(signal: 'TRACES' | 'METRICS'): number {
+  const configured = Number(process.env[`OTEL_EXPORTER_OTLP_${signal}_TIMEOUT`] || process.env.OTEL_EXPORTER_OTLP_TIMEOUT || OTLP_DEFAULT_TIMEOUT_MS);
+  return Math.min(Number.isFinite(configured) && configured > 0 ? configured : OTLP_DEFAULT_TIMEOUT_MS, ONE_SHOT_EXPORT_TIMEOUT_MS);
+}
+
+/** Adds `url` to `failed` when an export of `exporter` fails (retries used up, or a failure not retried). */
+function watchingFailures<Exporter extends { export(items: never, done: (result: { code: number }) => void): void }>(exporter: Exporter, url: string, failed: Set<string>): Exporter {
+  const exportNow = exporter.export.bind(exporter);
+  exporter.export = (items, done) =>
+    exportNow(items, (result) => {
+      // ExportResultCode.SUCCESS is 0.
+      if (result.code !== 0) failed.add(url);
+      done(result);
+    });
+  return exporter;
 }
 
 const stderrConsole = new Console({ stdout: process.stderr, stderr: process.stderr });
@@ -197,8 +254,10 @@ function withUnitSuffixes(resourceMetrics: Collected): Collected {
   };
 }
 
-async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
+/** True when `work` settled within `ms`. */
+async function withTimeout(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms).unref()))]);
+  const finished = await Promise.race([work.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms).unref()))]);
   clearTimeout(timer);
+  return finished;
 }

@@ -436,7 +436,7 @@ export function buildProgram(): Command {
       if (http === undefined && (options.gateway ?? options.audit ?? options.sessionKeyFile ?? options.health) !== undefined) {
         throw new Error('--gateway, --audit, --session-key-file and --health go with serve --http');
       }
-      process.exitCode = await withTelemetry(options, (telemetry) => {
+      process.exitCode = await withTelemetry({ ...options, serving: true }, (telemetry) => {
         // stdout carries the protocol: the address goes to stderr.
         if (telemetry?.metricsUrl) process.stderr.write(`mcp-statechart serve: metrics on ${telemetry.metricsUrl}\n`);
         return withInspector(options.inspect, false, (inspect) =>
