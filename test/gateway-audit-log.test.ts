@@ -10,10 +10,12 @@ import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { audited, AuditLog, fileSink, streamSink, toolOutcome, type AuditSink } from '../src/gateway/audit-log.js';
 import { COMPLETION_BURST_MS } from '../src/gateway/completion-bursts.js';
 import { ManifestIndex } from '../src/index.js';
+import { McpServerError } from '../machines/errors.js';
 import type { Logger } from '../src/logger.js';
 import { everythingStdio } from './support/everything.js';
 import { stdioFixture } from './support/fixtures.js';
@@ -101,6 +103,17 @@ describe('the audit log', () => {
     const text = await fs.readFile(file, 'utf8');
     expect(text).not.toContain(CANARY);
     expect((await lines()).map((line) => line.outcome)).toEqual(['ok', 'tool_error', 'failed:-32001', 'failed:error', 'ok']);
+  });
+
+  it('writes the JSON-RPC code a server answered a prompt or resource with, and our code for a failure of our own', async () => {
+    const log = new AuditLog(fileSink(file));
+    const prompt = { identity: 'bob', server: 'docs', kind: 'prompt' as const, name: 'summarize' };
+    const answered = new McpServerError('REQUEST_FAILED', 'docs', 'MCP server "docs" failed getting prompt "summarize": no such prompt', { cause: Object.assign(new Error('no such prompt'), { code: -32602 }) });
+    await expect(audited(log, prompt, () => Promise.reject(answered))).rejects.toBe(answered);
+    const timedOut = new McpServerError('TIMEOUT', 'docs', 'MCP server "docs" failed getting prompt "summarize": timed out', { cause: Object.assign(new Error('timed out'), { code: 'REQUEST_TIMEOUT' }) });
+    await expect(audited(log, prompt, () => Promise.reject(timedOut))).rejects.toBe(timedOut);
+    await log.close();
+    expect((await lines()).map((line) => line.outcome)).toEqual(['failed:-32602', 'failed:TIMEOUT']);
   });
 
   it('reports a full disk once, holds no call up, and keeps recording', async () => {
@@ -202,6 +215,8 @@ describe('serve --audit: the line of each call_mcp_tool says what happened to it
     fixture: { ...stdioFixture(), timeoutMs: 1_000 },
     // Exits at once, so every connect fails; search finds its tool in the index the test seeds.
     broken: stdioFixture('--mode', 'exit-on-initialize'),
+    // Answers its tool `fail` with the JSON-RPC error code it is given.
+    errors: { command: process.execPath, args: [fileURLToPath(new URL('./fixtures/random-error-server.mjs', import.meta.url))] },
   };
   let gateway: TeamGateway;
 
@@ -220,9 +235,9 @@ describe('serve --audit: the line of each call_mcp_tool says what happened to it
   }, 60_000);
 
   /** Makes the calls as alice, then gives the outcome of each once all their lines are written. */
-  async function outcomesOf(calls: Array<{ server: string; tool: string; arguments?: unknown }>): Promise<unknown[]> {
+  async function outcomesOf(calls: Array<{ server: string; tool: string; arguments?: unknown }>, load = ['fixture']): Promise<unknown[]> {
     const alice = await gateway.host(TOKEN);
-    await alice.callTool({ name: 'load_mcp', arguments: { server: 'fixture' } });
+    for (const server of load) await alice.callTool({ name: 'load_mcp', arguments: { server } });
     const results = [];
     for (const args of calls) results.push(await alice.callTool({ name: 'call_mcp_tool', arguments: { ...args } }));
     expect(results.map((result) => result.isError)).toEqual(calls.map(() => true));
@@ -231,8 +246,8 @@ describe('serve --audit: the line of each call_mcp_tool says what happened to it
         .trimEnd()
         .split('\n')
         .filter(Boolean)
-        .map((line) => JSON.parse(line) as { tool: string; outcome: string })
-        .filter((line) => calls.some((call) => call.tool === line.tool));
+        .map((line) => JSON.parse(line) as { server: string; tool: string; outcome: string })
+        .filter((line) => calls.some((call) => call.server === line.server && call.tool === line.tool));
     await expect.poll(async () => (await written()).length, { timeout: 10_000 }).toBe(calls.length);
     return (await written()).map(({ tool, outcome }) => ({ tool, outcome }));
   }
@@ -254,6 +269,17 @@ describe('serve --audit: the line of each call_mcp_tool says what happened to it
       { tool: 'slow', outcome: 'failed:TIMEOUT' },
       { tool: 'noop', outcome: 'failed:CONNECT_FAILED' },
       { tool: 'fail', outcome: 'tool_error' },
+    ]);
+  }, 60_000);
+
+  it('writes failed:<the server\'s code> for a call the server answered with a JSON-RPC error, a code no spec defines included', async () => {
+    const calls = [
+      { server: 'errors', tool: 'fail', arguments: { code: -32602 } },
+      { server: 'errors', tool: 'fail', arguments: { code: 12345 } },
+    ];
+    expect(await outcomesOf(calls, ['errors'])).toEqual([
+      { tool: 'fail', outcome: 'failed:-32602' },
+      { tool: 'fail', outcome: 'failed:12345' },
     ]);
   }, 60_000);
 });

@@ -18,6 +18,7 @@ import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import { isJsonObject } from '../config/null-proto.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { redactUrl } from '../redact.js';
+import { serverErrorCode } from '../server-error-code.js';
 import { ARGUMENT_LENGTH_LIMITS } from '../tools/define-tool.js';
 import type { AuditEntry, AuditOutcome } from './audit-entry.js';
 import { CompletionBursts } from './completion-bursts.js';
@@ -165,8 +166,13 @@ export function toolOutcome(result: object): AuditOutcome {
   return Reflect.get(result, 'isError') === true ? 'tool_error' : 'ok';
 }
 
-/** A code for a failure, never its message (which may quote arguments): the MCP error code, the errno code, or the kind. */
+/**
+ * A code for a failure, never its message (which may quote arguments): the server's JSON-RPC code
+ * when it answered with one, else the MCP error code, the errno code, or the kind.
+ */
 function errorCode(error: unknown): string {
+  const answered = serverErrorCode(error);
+  if (answered !== undefined) return String(answered);
   if (isJsonObject(error) || error instanceof Error) {
     const code: unknown = Reflect.get(error, 'code');
     if (typeof code === 'number' && Number.isInteger(code)) return String(code);

@@ -125,6 +125,6 @@ function callOutcome(result: LoaderToolResult, target: AuditTarget, access: Call
   if (result.refused) return 'refused:approval';
   if (!access.allowsServer(target.server) || (target.kind === 'tool' && !access.allowsTool(target.server, target.name))) return 'refused:policy';
   if (result.notSent !== undefined) return `refused:${result.notSent}`;
-  if (result.failed !== undefined) return `failed:${result.failed}`;
+  if (result.failed !== undefined) return `failed:${result.serverErrorCode ?? result.failed}`;
   return toolOutcome(result);
 }

@@ -1,6 +1,7 @@
 /** Building `LoaderToolResult`s, and keeping what the model reads within its budget. */
 import type { LoaderMediaPart, LoaderRefusalReason, LoaderResultPart, LoaderToolResult } from './types.js';
 import { sliceWithinBudget } from '../text-limits.js';
+import { serverErrorCode } from '../server-error-code.js';
 import { McpServerError, type McpErrorCode } from '../../machines/errors.js';
 
 /** Characters of text (media descriptions included) one loader tool result may hold. */
@@ -66,6 +67,8 @@ export function failedResult(text: string, error: unknown): LoaderToolResult {
   const notSent = REFUSED_BEFORE_SENDING[error.code];
   if (notSent !== undefined) result.notSent = notSent;
   else result.failed = error.code;
+  const answered = serverErrorCode(error);
+  if (answered !== undefined) result.serverErrorCode = answered;
   return result;
 }
 

@@ -67,6 +67,11 @@ export interface LoaderToolResult {
    * writes it as `failed:<code>`.
    */
   failed?: McpErrorCode;
+  /**
+   * With `failed` `REQUEST_FAILED`: the JSON-RPC error code the server answered with (`-32602`, or
+   * one of its own). `serve --audit` writes it instead, as `failed:-32602`.
+   */
+  serverErrorCode?: number;
 }
 
 /** Why a loader tool answered without asking the server (`LoaderToolResult.notSent`). */
