@@ -3,6 +3,7 @@ import { SimulatedClock } from 'xstate';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
 import { rejectionOf } from './support/fixtures.js';
+import { recordingLogger } from './support/hostile.js';
 import { ROUTES, routeOptions, type Route } from './support/routes.js';
 
 let fixture: HttpFixture | undefined;
@@ -105,6 +106,24 @@ describe.each(ROUTES)('Streamable HTTP session expiry (404 to a request carrying
     expect(states.filter((state) => state === 'error.retrying' || state === 'error.failed')).toEqual(['error.retrying', 'error.retrying', 'error.failed']);
     expect(manager.getState('remote')).toBe('error');
     expect(initializeCount(fixture)).toBe(4);
+    await manager.dispose();
+  });
+});
+
+describe('Streamable HTTP session expiry in the log', () => {
+  it('is routine: one info line says the session is renewed, the SDK\'s "Session not found" text only at debug, no warning', async () => {
+    fixture = await startHttpFixture({ expireSessionsAfter: CONNECT_POSTS, expiringSessions: 1 });
+    const { logger, lines } = recordingLogger();
+    const manager = new McpConnectionManager({ logger });
+    await manager.connect('remote', { url: fixture.url });
+
+    await manager.readResource('remote', 'fixture://greeting');
+
+    expect(initializeCount(fixture)).toBe(2);
+    expect(lines.warn).toEqual([]);
+    expect(lines.error).toEqual([]);
+    expect(lines.info).toEqual(['MCP server "remote": the server ended its HTTP session (404); a new session is opened']);
+    expect(lines.debug.filter((line) => line.includes('Session not found'))).toHaveLength(1);
     await manager.dispose();
   });
 });

@@ -1,5 +1,5 @@
 import { quoted } from '../../machines/control-characters.js';
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type Transport } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, type Transport } from '@modelcontextprotocol/client';
 import { abortError, McpServerError, requestAbandonedError } from '../../machines/errors.js';
 import { toError } from '../../machines/to-error.js';
 import { redact, redactError } from '../redact.js';
@@ -7,6 +7,7 @@ import { RequestFailedAlone } from '../request-failed-alone.js';
 import { capErrorText } from '../text-limits.js';
 import { httpFailureInOurWords, isUnavailable, isUnreachable, withErrorCode } from './errors.js';
 import { missingHandlerAdvice, undeclaredInputAsked } from './missing-handler.js';
+import { isSessionExpiry } from './session-expiry.js';
 import { pagesToOpen } from './url-elicitation.js';
 
 /** What a failed request is judged against: the connection it ran on. */
@@ -35,7 +36,7 @@ export function requestFailure(connection: FailedConnection, what: string, answe
   // The SDK says "Error POSTing to endpoint: <the proxy's page>" for a 502 from a balancer: said as unreachable, with the status.
   const clean = redactError(toError(isUnavailable(error) ? httpFailureInOurWords(error) : error), secrets);
   if (connectionIsGone(connection, error)) {
-    connection.lose(clean, sessionExpired(connection, error));
+    connection.lose(clean, isSessionExpiry(connection.transport, error));
     return requestAbandonedError(server, 'lost', clean);
   }
   const advice = pagesToOpen(error) ?? missingHandlerAdvice(error);
@@ -67,11 +68,7 @@ function connectionIsGone(connection: FailedConnection, error: unknown): boolean
   // "Connection closed", raised as the transport closes, means the connection is gone.
   if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return connection.transportClosed;
   if (error instanceof SdkError && error.code === SdkErrorCode.NotConnected) return true;
-  if (sessionExpired(connection, error)) return true;
+  if (isSessionExpiry(connection.transport, error)) return true;
   if (!(error instanceof Error)) return false;
   return error.message === 'Not connected' || isUnreachable(error);
-}
-
-function sessionExpired(connection: FailedConnection, error: unknown): boolean {
-  return error instanceof SdkHttpError && error.status === 404 && connection.transport.sessionId !== undefined;
 }

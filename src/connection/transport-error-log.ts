@@ -1,3 +1,4 @@
+import type { Transport } from '@modelcontextprotocol/client';
 import type { Logger } from '../logger.js';
 import { redact } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
@@ -5,6 +6,7 @@ import { isStdioBufferOverflow, OversizedMessageClosedError } from '../transport
 import { StdoutClosedError } from '../transports/stdio.js';
 import { isStreamError } from './request-streams.js';
 import { isUnreachable } from './errors.js';
+import { isSessionExpiry } from './session-expiry.js';
 import { quoted } from '../../machines/control-characters.js';
 
 /** How the SDK reports a progress notification whose request it no longer tracks. */
@@ -16,6 +18,8 @@ export interface TransportErrorScene {
   server: string;
   logger: Logger;
   secrets: readonly string[];
+  /** Whose session id tells an expired session from a missing endpoint. */
+  transport: Transport;
   /** `initialize` and the first listing are done: from then on transport errors are news. */
   live: boolean;
 }
@@ -25,7 +29,7 @@ export interface TransportErrorScene {
  * connection is about to close, when the error says so (an oversized message, a closed stdout), so the loss can
  * tell that instead of "the server closed".
  */
-export function logTransportError(error: Error, { server, logger, secrets, live }: TransportErrorScene): Error | undefined {
+export function logTransportError(error: Error, { server, logger, secrets, transport, live }: TransportErrorScene): Error | undefined {
   const message = capErrorText(redact(error.message, secrets));
   if (isStdioBufferOverflow(error)) {
     // The SDK closes its stdio transport right after reporting this; onclose follows.
@@ -48,6 +52,10 @@ export function logTransportError(error: Error, { server, logger, secrets, live 
     // While connecting, the connect's own error says what failed; a warning here would promise
     // a connection that may never come.
     logger.debug(`MCP server ${quoted(server)} while connecting: ${message}`);
+  } else if (isSessionExpiry(transport, error)) {
+    // Routine behind a balancer: the request's failure reports the loss and the manager opens a new session.
+    logger.info(`MCP server ${quoted(server)}: the server ended its HTTP session (404); a new session is opened`);
+    logger.debug(`MCP server ${quoted(server)}: ${message}`);
   } else if (isStreamError(error) || isUnreachable(error)) {
     // Whether the connection outlives a broken answer stream or a server not reached is decided
     // elsewhere (request-streams.ts, request-failure.ts): no promise here that it stays up.
