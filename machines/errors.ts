@@ -102,8 +102,13 @@ export function notConnectedError(server: string, state: string): McpServerError
   return new McpServerError(
     'NOT_CONNECTED',
     server,
-    `MCP server ${quoted(server)} is not connected (state: ${state}). Connect it first (the manager's connect(${quoted(server)}), or mcp.load to the registry), then send the request again.`,
+    `MCP server ${quoted(server)} is not connected (state: ${state}). Connect it first (${howToConnect(server)}), then send the request again.`,
   );
+}
+
+/** How the program that sent a request connects the server: the manager's method, or the registry's event. */
+function howToConnect(server: string): string {
+  return `the manager's connect(${quoted(server)}), or mcp.load to the registry`;
 }
 
 export function requestAbandonedError(
@@ -206,9 +211,33 @@ export function notConnectedAfterGivingUpError(lastError: McpServerError, attemp
     'NOT_CONNECTED',
     server,
     `MCP server ${quoted(server)} is not connected (state: error): it stopped trying to connect. Check that the server is up (or fix its config entry), ` +
-      `then connect it again (the manager's connect(${quoted(server)}), or mcp.load to the registry) and send the request again. ` +
+      `then connect it again (${howToConnect(server)}) and send the request again. ` +
       `The last error: ${gaveUpText(lastError, attempts)}`,
     { cause: lastError, stderrTail: lastError.stderrTail },
+  );
+}
+
+/** The reconnect a server in `error` has coming: which retry, and the longest wait before it starts. */
+export interface ComingRetry {
+  retry: number;
+  maxRetries: number;
+  withinMs: number;
+}
+
+/**
+ * A request while the manager reconnects by itself (`error.releasing`, `error.retrying`): "connect
+ * it first" would send the caller to do what is already under way; a connect waits for it.
+ */
+export function notConnectedWhileReconnectingError(server: string, coming: ComingRetry, lastError?: McpServerError): McpServerError {
+  const of = Number.isFinite(coming.maxRetries) ? ` of ${coming.maxRetries}` : '';
+  const seconds = Math.max(1, Math.round(coming.withinMs / 1000));
+  return new McpServerError(
+    'NOT_CONNECTED',
+    server,
+    `MCP server ${quoted(server)} is not connected (state: error): it is reconnecting by itself (retry ${coming.retry}${of}, starting within ~${seconds} s). ` +
+      `Send the request again once it is connected, or connect it (${howToConnect(server)}), which waits for the reconnect, and then send it.` +
+      (lastError ? ` The last error: ${lastError.message}` : ''),
+    { cause: lastError, stderrTail: lastError?.stderrTail },
   );
 }
 

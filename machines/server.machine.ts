@@ -24,6 +24,7 @@ import {
   McpServerError,
   notConnectedAfterGivingUpError,
   notConnectedError,
+  notConnectedWhileReconnectingError,
   requestAbandonedError,
 } from './errors.js';
 import type {
@@ -388,6 +389,14 @@ export const serverMachine = setup({
       const error = context.lastError ? notConnectedAfterGivingUpError(context.lastError, context.retries + 1) : notConnectedError(context.name, 'error');
       enqueue.sendTo(replyTo, failedReply(context, requestId, error));
     }),
+    'refuse request: reconnecting': enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'REQUEST');
+      const { replyTo, requestId } = event.request;
+      // Jitter only shortens the backoff: without it, the longest wait before the retry starts.
+      const withinMs = backoffDelay(context.retries, { ...context.options.backoff, jitter: 0 });
+      const coming = { retry: context.retries + 1, maxRetries: context.options.maxRetries, withinMs };
+      enqueue.sendTo(replyTo, failedReply(context, requestId, notConnectedWhileReconnectingError(context.name, coming, context.lastError)));
+    }),
     'run request': sendTo('session', ({ event }) => {
       assertEvent(event, 'REQUEST');
       return { type: 'RUN' as const, request: event.request } satisfies SessionActorEvent;
@@ -495,7 +504,7 @@ export const serverMachine = setup({
     }),
   },
 }).createMachine({
-  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogBMAZgAcARgB0AVgA0IAJ6J5ANgC+e9SgzYCAQRIE8AGSaskILrwHDREhDIUr1WhNMkGRmiYqLh4AMoAKkT4ACJ2ok78giIO7p5KapqIACyygSDGIYoQPLAAxsJCYOV8kGEAijQRkQkOSS6poO7ykvIAnIrSPtr9+oaFwWglZZVC1bX1+E0t9PL2HNzJrmnafYPD2R69BUXTpRVVNXUQijwQADZgWMQkJIStLIlbnW6IssodN4jgB2GSnKaoGaXebXSCKcoPLZCKAvUjvAifDaOH4pP4IeSE-ojPxgiEmKEXOYLG4IpG8FFYMSwPgAQzqJWEYEUrNqnChiO4YDam2ceN2CABgyyvmU0n65OKVKui1uqDAnHYYCEPEZrwxWO+Yp23W0uhBilkJL64yCFOh1Lhao1Wp1jNiFHC+o+Ipxxq64kQ-RBjEUkhJ0jJEzOlNmKtp6s12t1qOZbI5EC5PL5Avpwq+7VxJsDCB0jFDMsQYOkiumjtqKcazSivo64tNBMYykrCBBZdrAvjjeWzda6yN2wDPS7PZBfYHCKHevRPoLosn+PkM5JIP6AWjkMXsIb7s93sxraLU6rOWkwN81YX9YEjPwr0otAYa79G4lW+7JKyIw+QHvaz6Nmm7Lcpm1TZnw-JHjSl7+viCg9vI0jKPIT5LqmLJQYoaCoAhvLwYOx58Mhv4dhhxJHPIc6SCoOEURB+EckRJE5oh1xrNibbFu4t7yCSDFASxNJsem3KcVCpEIc+9CSPxV6bvKokgrIFrKBJ1wpoo1RQJwAjso27xUEQkQUGYkR4PE34CdekoMaJ8jKIwumqmibyripKESn0sh0b48g5OCoHFM+Sx4CsLYOapAXyEFom3gqEV1vG9SxDYFAAGp4DgVG-IlyX0Tk3aeTcWDZdYeUFXxE7FR2gXBdoOQgth6XkTS9TmJYNhFe2JYtSlWmVdFACyRD5fZfnUcNSWtQS7k1l1PFeRNFgUGQLQAPoEAAEhYVB2YNglSItolYWldqRZlEBYCQlnbRQ5hWaQZ1OSN9Fyjpa1RQ957vSQu3WEQcVzU1JZ7uhmGdbdGUUb1K6YhQpCg+DY6Q0NPQgtIOTWgxN2TGB93VWeKOGoW-k0XKhwhYwkgguND1vqQH50Hgn2bsoshMSCok6AxzH-WTkEcqyABmdRQgAFmArIPHwssaAQQ7CIoMbrTc3MlUtblYSzijqqyEAaFg0Q0Iduu07I9PaLIt5GybZtMux3JSzLdyPGAkQ8AAthqACufCa4eAPGwrZs2yWoX9MoigC-R-RASLCPdU6CLy+UADWjYULE1h4LtFjhAA6vV8U07HOhyKJjPM6LSO3OU2d54yBdFyXJDl-V47U-NPRyEoSchcGq3p9r8KtzU7eopb1tV4P2jD4nokpyBk+yU2qxL1D6TSHIlr9Cfp9n2M1qSAoC7byOqz9+u+9SIfsjH+f586JfwY36gxFQuqTxWQMlREDGO6RJA6CYj2GQXYf5-0joA4B5MvSUzARdLsok4ZwIQgAhWSDxbQSzPJXMQo0EeEZq-K0RxJB5AniTYoskEF4KkgRGCHtuKChQA1AeT9SyMH1ppDya1GG4KASwjMRCOF5iUtjc6BJ+jC0-tQ2h2D-5gD4KgDQjZQF7xxs-GhiglqSG7EIrev8cHqM0Y2D0KCfIXl0XIyQTME6w0NsI8xaiNFaNfIQdm1BOZkMJCCdCjE070OmCIyx3i8LSR5NLaYAAjXkOdOCS0lmHe0kSvEpkCQxEJWkwla0YZLVkPAniA1QQ4py+NR7aEEaoxQJSylZQpnYqmj89F+AJvRLB7j4FNPKTvCGjVOmSEYGFQx1oTENIGdFWKWMRmOPGUxIxgJxgTCEJwCAcBRAxkWU5XQgsFzKmbvs-EvMgRULHracJsYYQ9VuPcJ4ZyJR8wrCSZQ841onIeXSZEUAXkdn6IfIYJIcj8OOXGZukckxugBTwzp-RxmWkJjcrW4EUSApLMoHIS0+ymNudrfShljI8FMpihFci5w9mDPuSeGKoCKAeGUF88KOlUtkK-dCSVG70vulinokh+jdJCmFOh6L7qR1Nr4dlBzpDAVEo7cV4dJUz1zimAV2gdBYXvFIRgmFnaQDAJLXUGrKUHOUCfRVTs+n8k1ctHISglG+CcdfW1ajEFmtlfiMZyLoHyr+mY+B6pskUu9QFLsr9VnuRmaU8p9q8k5EmdQ6ZBg9BAA */
+  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogBMAZgCcARgB0ADgA0IAJ6J5ANgC+e9SgzYCAQRIE8AGSaskILrwHDREhDIUr1WhNMkGRmiYqLh4AMoAKkT4ACJ2ok78giIO7p5KapqIACzKgSDGIYoQPLAAxsJCYOV8kGEAijQRkQkOSS6poO7ykvKyitI+2rL6hoXBaCVllULVtfX4TS308vYc3Mmuadp9A0PZHr0FRVOlFVU1dRCKPBAANmBYxCQkhK0siZudbojKAKw6RT-YYIADsMhOk1Q0wucyukEU5XumyEUGepDeBA+60c3xSvwQ8mJslB0ghUJMMPOs3m1yRKN4aKwYlgfAAhnUSsIwIp2bVODDkdwwG0Ns4CTsEACBiDDv85JTijTLgsbqgwJx2GAhDxmS8sTivhLtt1tLowd5Dn0xkEqbDaQj1ZrtbrmbEKOEDe8xXiTV1xIhZGDGIpJGSKeNTtSZqr6RqtTq9ejWRyuRAeXyBULGaLPu18abAwgdIxQ3LfBDpEqpo7asnGs0or6OpKzUTGP8K4gwaWa0K4w2lk3WmtjVsAz1O93wb3+0jB-rMT78+KJ4T5NPQWDZAEo9CF-D6+7Pd7sS3C5OezlpMDt5D9-a6wJmfgXpRaAxV3711LN13QWURh8kfYpnwbVNOV5DNqizPhBUPOkL39QllHkGd5Gkf55HncDmUgrk0FQBD+Xggcjz4ZDf3bTDSUOeQwQhYFcMXFM2SgxQiJI7NEKuVZcVbIt3BveRQQYoCWIoiD2MI1BiJhUiEOfehJAEy8NzkMSwWUS1-kkulk0UaooE4AROQbN4qCISIKDMSI8Hib9BKvaUGLE9DGH0p0MVeFc1JQqU+mUOjfHkHIHztMC40WPBlmbJz1MC+RgrEm9ZC8tUsFiGwKAANTwHAqJ+JKUvonIuwy64spy-LCrHAsAvbIKQu0HIwRw0Da2iiBngsKxbASxri2a1KdMqmKAFkiHyxz-Oo4bkpaol-kYatOvIul6gmiwKDIFoAH0CAACQsKgHKKtsFtK0LsPS9beMykhrN2ihzBs0gLqEqRFrEhU9Pu596jPd6SH26wiHiubivbXcMKwjrIq6iigeXbEKFIMGIdHKHLp6MFpByUE+h3caeo9L1UaNBr5p6BUDlCxhJDBUmwnfag6DwT6XPQ5RJEUMExJ0BjmIB7qWRk3l2QAMzqGEAAswHZe4+DljQCEHYRFGjB7ri5wkRvorsEYmJ9usUDV2QgDQsGiGhjr1v9-mUentGUG9SfNxWrfFtNJZlqY7keSIeAAW01ABXPgtYPQHnUtjQHZonJZH+fmxNkICRcRjanSRBXygAawbChYmsPB9oscIAHUCsT4tdGkLIGaZj3ynzovmRLsuK5Iava-qtdofrxulAF+jgzW7OdcRNuag79Fbftwaae0Ee0-H5QQKnriYQ1R52SZdFgbr9Imb5pupGkTt5x3z398PxsVmXofT6Yi+PH8Y3tdvvfFYf4cVgDx-C-KQZ8rS+BkOSG+ckEK-wPkOWKI4VI4y+h4MB78ZAKmgfJO+f8Gzk2Ps-XG31OxiXhtg2BYB77SV9tyWCikcwihPlIRmqdCbWn+G1Chu8qF4PwhLOhkseLChQPxccICSyMCWuJTy90f68Pgfw2hMEhFkQZEw1S4jiFElkNIIE7CIGcOZnImBPC+CoA0A2QhKCXKSEkJvImpYcjcM9uYyxr5EFPxsfrexGCdCSFkdvUxriLEILitjLRqC7EOOtDoPRLiNRuPwaeSmzC0EAnAavbCCSwBJI8WzT8nMiGoOJGCDCjE+b-SCTgxJoSlEcWlrLRQAAjfkBdOBSyltHe08i8lQDSaU8pOks4m2KLfKW7IeCPB6tYyJLkCZj1CtpQJoypjjMmdMrKKTfLnmKfMgxWSv4HnWVMmK4SBkZwOR4JxLiJmnJ6gA5sQDnIbkuY4gJBhxhCE4BAOAohoxzI3DoQW84VTIwgICqUTsgTv36LaVZMY4SbRuIHMAkL2y83LKCf4c57pguReow+6Liy6NvC7BAOQpGgtjOCz2iY3RQGJe4WQjAciZKOPC7WeFGXUwkZwpavYVlctYkZMAJkzIvh5YPbRjEZzBj3FPblih7hlElUynsm87z0WSsYxV3V1VEkkLIK5YUIoIunnHK2BrMLATEm7Se5rY55znsma1OhsJaogatKpjqzYal+VLPUrreXaPQrIaR9ruHWuwpaRZoC0I5OoWia1E92UyGviYmpuS6lSuAdogJZZHGstuRsyAbrRhFucZ8oAA */
   id: 'server',
   description: 'One MCP server connection: connect on demand, serve requests, close when idle, reconnect with backoff.',
   context: ({ input }) => {
@@ -676,12 +685,6 @@ export const serverMachine = setup({
     },
     error: {
       description: 'The last connect failed or the connection was lost: retrying after a backoff, or given up.',
-      on: {
-        REQUEST: [
-          { guard: 'is an unsubscribe', actions: 'forget subscription' },
-          { actions: { type: 'refuse request: not connected', params: { state: 'error' } } },
-        ],
-      },
       initial: 'failed',
       states: {
         releasing: {
@@ -700,6 +703,11 @@ export const serverMachine = setup({
           },
           on: {
             CONNECT: { actions: 'add load waiter' },
+            REQUEST: [
+              { guard: 'is an unsubscribe', actions: 'forget subscription' },
+              { guard: 'can retry', actions: 'refuse request: reconnecting' },
+              { actions: 'refuse request: given up' },
+            ],
             DISCONNECT: {
               target: '#server.disconnected.closing',
               actions: { type: 'answer load waiters: failed', params: { reason: 'disconnected' } },
@@ -714,6 +722,7 @@ export const serverMachine = setup({
           },
           on: {
             CONNECT: { actions: 'add load waiter' },
+            REQUEST: [{ guard: 'is an unsubscribe', actions: 'forget subscription' }, { actions: 'refuse request: reconnecting' }],
             DISCONNECT: {
               target: '#server.disconnected',
               actions: [{ type: 'answer load waiters: failed', params: { reason: 'disconnected' } }, 'fail rereads'],

@@ -5,11 +5,14 @@
  * registry may not have; the loader tools still tell the model to call load_mcp. Real stdio
  * fixture server for the manager; the registry chart alone for the event.
  */
-import { createActor, fromCallback, SimulatedClock } from 'xstate';
+import { createActor, fromCallback, fromPromise, SimulatedClock } from 'xstate';
 import { afterEach, expect, it, vi } from 'vitest';
 import { registryMachine, type McpReply } from '../machines/index.js';
+import { EMPTY_MANIFEST } from '../machines/options.js';
+import { serverMachine } from '../machines/server.machine.js';
 import { createLoaderTools, McpConnectionManager, McpServerError, silentLogger } from '../src/index.js';
 import { rejectionOf, stdioFixture } from './support/fixtures.js';
+import { ROUTES, routeOptions } from './support/routes.js';
 
 let manager: McpConnectionManager | undefined;
 afterEach(async () => {
@@ -52,14 +55,16 @@ it('call_mcp_tool still tells the model to call load_mcp', async () => {
   expect(result).toMatchObject({ isError: true, text: 'MCP server "fixture" is not connected (state: disconnected). Call load_mcp with server "fixture" first, then try again.' });
 });
 
+/** A server that fails every connect, writing its secret to stderr (which the last error quotes, redacted). */
+const failing = {
+  command: process.execPath,
+  args: ['-e', 'console.error("refused with token " + process.env.API_TOKEN); process.exit(3)'],
+  env: { API_TOKEN: 'tok-5f2a9c81e7' },
+};
+
 it('manager.callTool on a server that gave up connecting says so, how many attempts, the last error (redacted) and what to do', async () => {
   const clock = new SimulatedClock();
   manager = new McpConnectionManager({ clock, logger: silentLogger });
-  const failing = {
-    command: process.execPath,
-    args: ['-e', 'console.error("refused with token " + process.env.API_TOKEN); process.exit(3)'],
-    env: { API_TOKEN: 'tok-5f2a9c81e7' },
-  };
   const load = rejectionOf(manager.connect('fixture', failing, { maxRetries: 1 }));
   await vi.waitFor(() => expect(manager?.getState('fixture')).toBe('error'));
   clock.increment(1_000);
@@ -73,4 +78,63 @@ it('manager.callTool on a server that gave up connecting says so, how many attem
   );
   expect(error.message).toContain('refused with token');
   expect(error.message).not.toContain('tok-5f2a9c81e7');
+});
+
+it.each(ROUTES)('manager.callTool while it reconnects by itself says so: which retry, within how long, that connect waits for it, and the last error (%s route)', async (route) => {
+  const clock = new SimulatedClock();
+  manager = new McpConnectionManager({ ...routeOptions(route), clock, logger: silentLogger });
+  const substates: string[] = [];
+  manager.on('mcp.stateChanged', (event) => substates.push(event.substate));
+  const retrying = () => substates.filter((substate) => substate === 'error.retrying').length;
+  const load = rejectionOf(manager.connect('fixture', failing, { maxRetries: 2 }));
+
+  for (const { retry, seconds } of [
+    { retry: 1, seconds: 1 },
+    { retry: 2, seconds: 2 },
+  ]) {
+    await vi.waitFor(() => expect(retrying()).toBe(retry));
+    const error = await rejectionOf(manager.callTool('fixture', 'echo', { text: 'hi' }));
+    expect(error).toMatchObject({ code: 'NOT_CONNECTED', server: 'fixture' });
+    const [firstLine] = error.message.split('\n');
+    expect(firstLine).toMatch(
+      new RegExp(
+        `^MCP server "fixture" is not connected \\(state: error\\): it is reconnecting by itself \\(retry ${retry} of 2, starting within ~${seconds} s\\)\\. ` +
+          `Send the request again once it is connected, or connect it \\(the manager's connect\\("fixture"\\), or mcp\\.load to the registry\\), which waits for the reconnect, and then send it\\. ` +
+          `The last error: Could not connect to MCP server "fixture": `,
+      ),
+    );
+    expect(error.message).not.toContain('Gave up');
+    expect(error.message).toContain('refused with token');
+    expect(error.message).not.toContain('tok-5f2a9c81e7');
+    clock.increment(seconds * 1_000);
+  }
+
+  // The load that was waiting through the retries gets the last error once they are used up.
+  expect((await load).message).toMatch(/Gave up after 3 attempts\./);
+});
+
+it('a request while a lost connection is still closing (error.releasing) is told the reconnect to come', async () => {
+  // The chart alone: a session lost at once, and a close that has not finished.
+  const chart = serverMachine.provide({
+    actors: {
+      connect: fromPromise(async () => ({ manifest: EMPTY_MANIFEST })),
+      session: fromCallback(({ sendBack }) => sendBack({ type: 'CONNECTION_LOST', error: new Error('the server closed the connection') })),
+      closeSession: fromPromise(() => new Promise<void>(() => {})),
+    },
+  });
+  const server = createActor(chart, { input: { name: 'fixture', config: { command: 'x' }, options: { maxRetries: 5 } } }).start();
+  const replies: McpReply[] = [];
+  const inbox = createActor(fromCallback<McpReply>(({ receive }) => receive((reply) => replies.push(reply)))).start();
+  server.send({ type: 'CONNECT' });
+  await vi.waitFor(() => expect(server.getSnapshot().matches({ error: 'releasing' })).toBe(true));
+
+  server.send({ type: 'REQUEST', request: { replyTo: inbox, requestId: '1', spec: { kind: 'tool', tool: 'echo' } } });
+  const reply = replies[0] as Extract<McpReply, { type: 'mcp.failed' }>;
+  expect(reply).toMatchObject({ type: 'mcp.failed', requestId: '1', error: { code: 'NOT_CONNECTED' } });
+  expect(reply.error.message).toBe(
+    `MCP server "fixture" is not connected (state: error): it is reconnecting by itself (retry 1 of 5, starting within ~1 s). ` +
+      `Send the request again once it is connected, or connect it (the manager's connect("fixture"), or mcp.load to the registry), which waits for the reconnect, and then send it. ` +
+      `The last error: The connection to MCP server "fixture" was lost: the server closed the connection`,
+  );
+  server.stop();
 });
