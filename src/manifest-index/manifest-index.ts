@@ -536,6 +536,29 @@ export class ManifestIndex {
     this.file.change({ server, projectFile, entry });
   }
 
+  /**
+   * Takes out, with the next write, the entries of servers no config names any more: those filed
+   * by name (the user's servers, plain configs) whose name is not in `named`, and those filed
+   * under `projectFile` that it no longer names. Other projects' entries stay: their files were
+   * not read. `named` must hold every server the configs list, disabled and awaiting approval
+   * too. Returns the names taken out, sorted.
+   */
+  forgetUnnamed(named: ReadonlySet<string>, projectFile?: string): string[] {
+    this.file.reloadIfReplaced();
+    const { servers, projects } = this.file.contents;
+    const forgotten: string[] = [];
+    const forget = (entries: Record<string, IndexEntry> | undefined, file: string | undefined) => {
+      for (const server of Object.keys(entries ?? {})) {
+        if (named.has(server)) continue;
+        this.file.change({ server, projectFile: file });
+        forgotten.push(server);
+      }
+    };
+    forget(servers, undefined);
+    if (projectFile !== undefined) forget(projects[projectFile], projectFile);
+    return [...new Set(forgotten)].sort();
+  }
+
   /** Resolves once everything recorded so far (by any `ManifestIndex` of this file in this process) is on disk; rejects when a write failed. */
   flush(): Promise<void> {
     return this.file.flush();

@@ -4,13 +4,17 @@
  * A line per server as it finishes, then a summary; exit code 1 when any server failed.
  */
 import type { McpServerConfig } from '../../../machines/types.js';
+import { quoted } from '../../../machines/control-characters.js';
 import { nameRecord } from '../../../machines/name-record.js';
 import { indexServers, type ServerIndexOutcome } from '../../manifest-index/index-servers.js';
 import { isPastPromisedFreshness, ManifestIndex, ManifestIndexKeyUnreadable, projectFilesOf } from '../../manifest-index/index.js';
 import { ageText, pastTtlText } from '../../tools/age-text.js';
 import { isServerAllowed } from '../../tools/index.js';
+import { silentLogger } from '../../logger.js';
 import { cliLogger } from '../logger.js';
-import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
+import { discover, discoveryOptions, permissionsFrom, type GlobalOptions } from '../options.js';
+import { locateConfigFiles } from '../../config/locate-config-files.js';
+import type { DiscoveryResult } from '../../config/types.js';
 import { writeListing } from '../terminal-text.js';
 import { counted } from '../counted.js';
 import { redact, secretsOf } from '../../redact.js';
@@ -74,6 +78,20 @@ function unsavedText(error: unknown, indexPath: string, done: ServerIndexOutcome
   ].join('\n');
 }
 
+/**
+ * The entries of servers taken out of every config: gone from the user's file (filed by name)
+ * or from this project's `.mcp.json`. Only when discovery read the files it always reads, all of
+ * them whole: with `--config`, or a file or entry that did not load, a server missing from the
+ * result may be in a config all the same. Disabled servers and those awaiting approval are listed
+ * by discovery, so they keep their entries.
+ */
+async function forgetRemovedServers(index: ManifestIndex, options: GlobalOptions, discovery: DiscoveryResult): Promise<string[]> {
+  if (options.config.length > 0 || discovery.problems.some((problem) => problem.severity === 'error')) return [];
+  const named = new Set([...Object.keys(discovery.servers), ...(discovery.shadowed ?? []).map((server) => server.name)]);
+  const files = await locateConfigFiles(discoveryOptions(options, silentLogger, false));
+  return index.forgetUnnamed(named, files.find((file) => file.scope === 'project')?.path);
+}
+
 export async function runIndex(options: GlobalOptions, command: IndexCommandOptions): Promise<number> {
   const logger = cliLogger(options.verbose);
   const discovery = await discover(options, logger);
@@ -84,8 +102,13 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
   }
   const projectFiles = projectFilesOf(discovery.servers);
   const total = Object.keys(servers).length;
+  const index = new ManifestIndex({ path: command.indexPath, logger });
+  const forgotten = await forgetRemovedServers(index, options, discovery);
+  if (forgotten.length > 0) writeListing(`Took out of the index ${counted(forgotten.length, 'server')} no config names any more: ${forgotten.map((name) => quoted(name)).join(', ')}.`);
   if (total === 0) {
     writeListing('No enabled, allowed servers to index.');
+    // What was taken out is written all the same.
+    await index.flush();
     return 0;
   }
   // Doctor's words for the same failure: what failed, and what to do.
@@ -95,7 +118,6 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
     // Whatever was thrown, the entry's env and header values stay out of it.
     return { ...explanation, message: redact(explanation.message, secretsOf(servers[outcome.server]!)) };
   };
-  const index = new ManifestIndex({ path: command.indexPath, logger });
   writeListing(`Indexing ${total === 1 ? '1 server' : `${total} servers`}, ${Math.min(command.concurrency, total)} at a time…`);
   const done: ServerIndexOutcome[] = [];
   let outcomes: ServerIndexOutcome[];

@@ -1,0 +1,78 @@
+/**
+ * `mcp-statechart index` takes out of the manifest index the entries of servers no config names
+ * any more (gone from the user's file, or from this project's `.mcp.json`), and keeps those of
+ * servers that are only disabled or awaiting approval, and other projects' entries (their files
+ * were not read). With `--config`, or a config file that did not load, it takes nothing out: a
+ * server missing from what was read may be in a config all the same.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ManifestIndex } from '../src/index.js';
+import { defaultManifestIndexPath } from '../src/entries/config.js';
+import { stdioFixture } from './support/fixtures.js';
+import { runInProcess } from './support/in-process-cli.js';
+
+const MANIFEST = { tools: [{ name: 'noop', inputSchema: { type: 'object' as const } }], resources: [], resourceTemplates: [], prompts: [] };
+const ELSEWHERE = '/another/project/.mcp.json';
+
+interface Scene {
+  userConfig: string;
+  project: string;
+  projectFile: string;
+}
+
+/** A user file naming `kept` and `off` (disabled), a project naming `waiting`, and an index that also knows `gone`, `dropped` and another project's `elsewhere`. */
+async function scene(): Promise<Scene> {
+  const home = process.env.HOME!;
+  const userConfig = join(home, '.ai-zen', 'mcp.json');
+  mkdirSync(join(home, '.ai-zen'), { recursive: true });
+  writeFileSync(userConfig, JSON.stringify({ mcpServers: { kept: stdioFixture(), off: { command: 'nothing-here', disabled: true } } }));
+  const project = join(home, 'project');
+  mkdirSync(join(project, '.git'), { recursive: true });
+  const projectFile = join(project, '.mcp.json');
+  writeFileSync(projectFile, JSON.stringify({ mcpServers: { waiting: { command: 'not-approved-yet' } } }));
+
+  const index = new ManifestIndex();
+  for (const server of ['kept', 'off', 'gone']) index.record(server, { command: server }, MANIFEST);
+  for (const server of ['waiting', 'dropped']) index.record(server, { command: server }, MANIFEST, projectFile);
+  index.record('elsewhere', { command: 'elsewhere' }, MANIFEST, ELSEWHERE);
+  await index.flush();
+  return { userConfig, project, projectFile };
+}
+
+function indexedNames(projectFile: string): { servers: string[]; project: string[]; elsewhere: string[] } {
+  const file = JSON.parse(readFileSync(defaultManifestIndexPath(), 'utf8')) as { servers: object; projects: Record<string, object> };
+  return { servers: Object.keys(file.servers).sort(), project: Object.keys(file.projects[projectFile] ?? {}).sort(), elsewhere: Object.keys(file.projects[ELSEWHERE] ?? {}) };
+}
+
+describe('mcp-statechart index and servers taken out of every config', () => {
+  it('takes out the entries of servers gone from the user file and this project, keeping disabled, awaiting approval and other projects', async () => {
+    const { project, projectFile } = await scene();
+
+    const run = await runInProcess(['--project', project, '--project-servers', 'ask', 'index']);
+
+    expect(run.stdout).toContain('Took out of the index 2 servers no config names any more: "dropped", "gone".');
+    expect(run.stdout).toMatch(/Indexed 1 of 1 server/);
+    expect(indexedNames(projectFile)).toEqual({ servers: ['kept', 'off'], project: ['waiting'], elsewhere: ['elsewhere'] });
+  });
+
+  it('takes nothing out when --config names the files to read', async () => {
+    const { userConfig, project, projectFile } = await scene();
+
+    const run = await runInProcess(['--config', userConfig, '--project', project, 'index']);
+
+    expect(run.stdout).not.toContain('Took out');
+    expect(indexedNames(projectFile)).toEqual({ servers: ['gone', 'kept', 'off'], project: ['dropped', 'waiting'], elsewhere: ['elsewhere'] });
+  });
+
+  it('takes nothing out when a config file did not load', async () => {
+    const { project, projectFile } = await scene();
+    writeFileSync(projectFile, '{ "mcpServers": { "waiting": ');
+
+    const run = await runInProcess(['--project', project, 'index']);
+
+    expect(run.stdout).not.toContain('Took out');
+    expect(indexedNames(projectFile)).toEqual({ servers: ['gone', 'kept', 'off'], project: ['dropped', 'waiting'], elsewhere: ['elsewhere'] });
+  });
+});
