@@ -46,11 +46,20 @@ function indexedNames(projectFile: string): { servers: string[]; project: string
   return { servers: Object.keys(file.servers).sort(), project: Object.keys(file.projects[projectFile] ?? {}).sort(), elsewhere: Object.keys(file.projects[ELSEWHERE] ?? {}) };
 }
 
-describe('mcp-statechart index and servers taken out of every config', () => {
-  it('takes out the entries of servers gone from the user file and this project, keeping disabled, awaiting approval and other projects', async () => {
+describe('mcp-statechart index --prune and servers taken out of every config', () => {
+  it('without --prune takes nothing out: programs that pass their own servers share the index', async () => {
     const { project, projectFile } = await scene();
 
     const run = await runInProcess(['--project', project, '--project-servers', 'ask', 'index']);
+
+    expect(run.stdout).not.toContain('Took out');
+    expect(indexedNames(projectFile)).toEqual({ servers: ['gone', 'kept', 'off'], project: ['dropped', 'waiting'], elsewhere: ['elsewhere'] });
+  });
+
+  it('with --prune takes out the entries of servers gone from the user file and this project, keeping disabled, awaiting approval and other projects', async () => {
+    const { project, projectFile } = await scene();
+
+    const run = await runInProcess(['--project', project, '--project-servers', 'ask', 'index', '--prune']);
 
     expect(run.stdout).toContain('Took out of the index 2 servers no config names any more: "dropped", "gone".');
     expect(run.stdout).toMatch(/Indexed 1 of 1 server/);
@@ -60,7 +69,7 @@ describe('mcp-statechart index and servers taken out of every config', () => {
   it('takes nothing out when --config names the files to read', async () => {
     const { userConfig, project, projectFile } = await scene();
 
-    const run = await runInProcess(['--config', userConfig, '--project', project, 'index']);
+    const run = await runInProcess(['--config', userConfig, '--project', project, 'index', '--prune']);
 
     expect(run.stdout).not.toContain('Took out');
     expect(indexedNames(projectFile)).toEqual({ servers: ['gone', 'kept', 'off'], project: ['dropped', 'waiting'], elsewhere: ['elsewhere'] });
@@ -70,7 +79,7 @@ describe('mcp-statechart index and servers taken out of every config', () => {
     const { project, projectFile } = await scene();
     writeFileSync(projectFile, '{ "mcpServers": { "waiting": ');
 
-    const run = await runInProcess(['--project', project, 'index']);
+    const run = await runInProcess(['--project', project, 'index', '--prune']);
 
     expect(run.stdout).not.toContain('Took out');
     expect(indexedNames(projectFile)).toEqual({ servers: ['gone', 'kept', 'off'], project: ['dropped', 'waiting'], elsewhere: ['elsewhere'] });

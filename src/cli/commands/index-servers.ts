@@ -28,6 +28,12 @@ export interface IndexCommandOptions {
   indexPath?: string;
   /** `--timeout`: how long each server may take to connect. */
   timeoutMs?: number;
+  /**
+   * `--prune`: take out the entries of servers no config names any more. Asked for, not done on
+   * every run: a program that passes its own servers files them by name in the same index, and no
+   * config of the CLI names them.
+   */
+  prune?: boolean;
 }
 
 type FailedOutcome = Extract<ServerIndexOutcome, { ok: false }>;
@@ -103,7 +109,7 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
   const projectFiles = projectFilesOf(discovery.servers);
   const total = Object.keys(servers).length;
   const index = new ManifestIndex({ path: command.indexPath, logger });
-  const forgotten = await forgetRemovedServers(index, options, discovery);
+  const forgotten = command.prune === true ? await forgetRemovedServers(index, options, discovery) : [];
   if (forgotten.length > 0) writeListing(`Took out of the index ${counted(forgotten.length, 'server')} no config names any more: ${forgotten.map((name) => quoted(name)).join(', ')}.`);
   if (total === 0) {
     writeListing('No enabled, allowed servers to index.');
