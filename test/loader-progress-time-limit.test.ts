@@ -1,8 +1,9 @@
 /**
- * Through the library's loader tools (plain `execute`, `toAiSdkTools`) a tool that keeps
- * reporting progress is not cut at the timeout: each report restarts it, as `serve` and the CLI
- * do, up to the same one-hour cap. A tool that goes quiet for longer than the timeout is still
- * cut, and a caller may keep the timeout as it is. Real server-everything over stdio, whose
+ * Through `toAiSdkTools` (an agent loop) a tool that keeps reporting progress is not cut at the
+ * timeout: each report restarts it, as `serve` and the CLI do, up to the same one-hour cap. A tool
+ * that goes quiet for longer than the timeout is still cut. A plain `execute` keeps the timeout as
+ * given unless its caller asks for the same (asking for progress costs every call a little: the
+ * bench's call_mcp_tool targets). Real server-everything over stdio, whose
  * `trigger-long-running-operation` reports progress at each step; the server's timeout is 1 s,
  * the operations 3 s.
  */
@@ -32,32 +33,33 @@ const callMcpTool = () => tools.find((tool) => tool.name === 'call_mcp_tool')!;
 const longOperation = (args: object) => ({ server: 'everything', tool: 'trigger-long-running-operation', arguments: args });
 
 describe('a loader call that keeps reporting progress', () => {
-  it('runs past the timeout through execute, restarting it on progress up to the one-hour cap', async () => {
+  it('runs past the timeout through toAiSdkTools, restarting it on progress up to the one-hour cap', async () => {
     const callTool = vi.spyOn(manager, 'callTool');
-    const result = await callMcpTool().execute(longOperation(REPORTING));
+    const aiTools = toAiSdkTools(tools);
+    const result = await aiTools.call_mcp_tool!.execute(longOperation(REPORTING), { abortSignal: new AbortController().signal });
 
     expect(result.isError).toBe(false);
     expect(result.text).toContain('Long running operation completed');
     expect(callTool.mock.calls[0]![3]).toMatchObject({ resetTimeoutOnProgress: true, maxTotalTimeoutMs: MAX_CALL_WHILE_PROGRESSING_MS });
   });
 
-  it('runs past the timeout through toAiSdkTools, whose execute passes the abortSignal alone', async () => {
+  it('is still cut through toAiSdkTools when it reports nothing for longer than the timeout, and says so', async () => {
     const aiTools = toAiSdkTools(tools);
-    const result = await aiTools.call_mcp_tool!.execute(longOperation(REPORTING), { abortSignal: new AbortController().signal });
-
-    expect(result.isError).toBe(false);
-    expect(result.text).toContain('Long running operation completed');
-  });
-
-  it('is still cut when it reports nothing for longer than the timeout, and says so', async () => {
-    const result = await callMcpTool().execute(longOperation(QUIET));
+    const result = await aiTools.call_mcp_tool!.execute(longOperation(QUIET), { abortSignal: new AbortController().signal });
 
     expect(result.isError).toBe(true);
     expect(result.text).toContain(`after ${SERVER_TIMEOUT_MS} ms without progress`);
   });
 
-  it('keeps the timeout as it is for a caller that passes resetTimeoutOnProgress: false', async () => {
-    const result = await callMcpTool().execute(longOperation(REPORTING), { resetTimeoutOnProgress: false });
+  it('runs past the timeout through execute when its caller asks for it', async () => {
+    const result = await callMcpTool().execute(longOperation(REPORTING), { resetTimeoutOnProgress: true, maxTotalTimeoutMs: MAX_CALL_WHILE_PROGRESSING_MS });
+
+    expect(result.isError).toBe(false);
+    expect(result.text).toContain('Long running operation completed');
+  });
+
+  it('keeps the timeout as given through a plain execute', async () => {
+    const result = await callMcpTool().execute(longOperation(REPORTING));
 
     expect(result.isError).toBe(true);
     expect(result.text).toContain(`after ${SERVER_TIMEOUT_MS} ms`);

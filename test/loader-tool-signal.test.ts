@@ -89,7 +89,7 @@ describe('execute(args, { signal, onProgress, timeoutMs }) on the loader tools',
 
     expect(result).toMatchObject({ isError: true, failed: 'TIMEOUT' });
     expect(result.text).toBe(
-      'MCP server "everything" failed calling tool "trigger-long-running-operation": Request timed out after 500 ms without progress (the server entry\'s "timeoutMs")\n' +
+      'MCP server "everything" failed calling tool "trigger-long-running-operation": Request timed out after 500 ms (the server entry\'s "timeoutMs")\n' +
         'The server was told to stop, but the request may or may not have taken effect: before repeating one that changes something, check whether it did. ' +
         "The time limit is this application's, so the same request will likely time out again: ask for less at a time, or tell the user.",
     );

@@ -52,8 +52,7 @@ export function installProxy(
  */
 export function relayedCallOptions(request: CallToolRequest, ctx: { mcpReq: Pick<ServerContext['mcpReq'], 'signal' | 'notify'> }): LoaderToolCallOptions {
   const progressToken = request.params._meta?.progressToken;
-  // The host keeps its own limit, which no progress restarts: serve's must not outlast it.
-  if (progressToken === undefined) return { signal: ctx.mcpReq.signal, resetTimeoutOnProgress: false };
+  if (progressToken === undefined) return { signal: ctx.mcpReq.signal };
   return {
     signal: ctx.mcpReq.signal,
     onProgress: (progress) => {

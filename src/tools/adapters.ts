@@ -4,6 +4,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { z } from 'zod';
+import { callWhileProgressing } from './progress-time-limit.js';
 import { textOf } from './results.js';
 import type { LoaderResultPart, LoaderTool, LoaderToolParameters, LoaderToolResult } from './types.js';
 
@@ -82,6 +83,13 @@ function modelPart(part: LoaderResultPart): LoaderResultPart {
 }
 
 /**
+ * An agent loop waits for its tool however long it works: progress restarts the timeout, an hour at
+ * most, as under `serve`. A loader tool's plain `execute` does not ask for progress unless told:
+ * the progress token costs every call a little, and the AI SDK's own round trip dwarfs that.
+ */
+const WHILE_PROGRESSING = Object.freeze(callWhileProgressing());
+
+/**
  * @example
  * ```ts
  * import { createLoaderTools, McpConnectionManager } from 'mcp-statechart';
@@ -99,7 +107,7 @@ export function toAiSdkTools(tools: readonly LoaderTool[]): Record<string, AiSdk
     record[tool.name] = {
       description: tool.description,
       inputSchema: modelFacingSchema(tool),
-      execute: (input, options) => tool.execute(input, { signal: options?.abortSignal }),
+      execute: (input, options) => tool.execute(input, { signal: options?.abortSignal, ...WHILE_PROGRESSING }),
       toModelOutput(resultOrCall) {
         const result = isLoaderToolResult(resultOrCall) ? resultOrCall : (resultOrCall as { output?: unknown }).output;
         return isLoaderToolResult(result) ? toModelOutput(result) : { type: 'text', value: String(result) };

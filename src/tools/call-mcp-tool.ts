@@ -4,7 +4,6 @@ import { defineLoaderTool } from './define-tool.js';
 import { quoted } from './model-text.js';
 import { toolResultParts } from './describe-content.js';
 import { outputSchemaMismatch } from './output-schema-check.js';
-import { callWhileProgressing } from './progress-time-limit.js';
 import { notSentResult, okResult, partsResult } from './results.js';
 import { callMcpToolSchema, usualCallMcpToolInput, type CallMcpToolInput } from './schemas.js';
 import { watchForLoss } from './loss-outcome.js';
@@ -43,24 +42,15 @@ function toolNamed(tools: readonly Tool[], name: string): Tool | undefined {
 
 type CallOptions = Parameters<LoaderToolContext['manager']['callTool']>[3];
 
-/**
- * The time limit of a call whose caller set none of its own (an agent loop, `toAiSdkTools`): the
- * model waits for the answer however long the tool works, so a tool that keeps reporting progress
- * is not cut at the timeout, up to the same total cap as serve's and the CLI's. One shared object
- * for the usual call, which sets no options, rather than a new one per call.
- */
-const WHILE_PROGRESSING: CallOptions = Object.freeze(callWhileProgressing());
+/** What the manager is given when the caller set no options (the usual call): one shared object, not a new one per call. */
+const NO_CALL_OPTIONS: CallOptions = Object.freeze({});
 
 /** Only what a loader caller may set reaches the manager. */
 function callOptions(options: LoaderToolCallOptions): CallOptions {
   const { signal, onProgress, timeoutMs, timeoutSource, resetTimeoutOnProgress, maxTotalTimeoutMs, maxTotalTimeoutSource } = options;
-  const ownLimit = resetTimeoutOnProgress !== undefined || maxTotalTimeoutMs !== undefined;
-  if (!ownLimit) {
-    return signal === undefined && onProgress === undefined && timeoutMs === undefined
-      ? WHILE_PROGRESSING
-      : { signal, onProgress, timeoutMs, timeoutSource, ...WHILE_PROGRESSING };
-  }
-  return { signal, onProgress, timeoutMs, timeoutSource, resetTimeoutOnProgress, maxTotalTimeoutMs, maxTotalTimeoutSource };
+  return signal === undefined && onProgress === undefined && timeoutMs === undefined && resetTimeoutOnProgress === undefined && maxTotalTimeoutMs === undefined
+    ? NO_CALL_OPTIONS
+    : { signal, onProgress, timeoutMs, timeoutSource, resetTimeoutOnProgress, maxTotalTimeoutMs, maxTotalTimeoutSource };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The time limit of a call whose caller shows its progress (`serve` for a host that sent a
- * progressToken, the CLI's `call`) or waits for it however long it takes (a loader tool's caller
- * that set no limit of its own, such as an agent loop): each progress report restarts the request's timeout, as the
+ * progressToken, the CLI's `call`) or waits for it however long it takes (an agent loop through
+ * `toAiSdkTools`): each progress report restarts the request's timeout, as the
  * MCP spec lets a client do, so a long tool that keeps reporting is not cut at 60 s; the whole
  * call still ends after an hour, so a server that reports forever cannot hold it open forever.
  */

@@ -114,9 +114,9 @@ export interface LoaderToolCallOptions {
   /** Where `timeoutMs` was set, as a TIMEOUT's message names it (the CLI: `--timeout`). */
   timeoutSource?: string;
   /**
-   * Progress the server reports restarts the timeout; set `maxTotalTimeoutMs` with it. Default
-   * (neither set) for `call_mcp_tool`: restarted on progress, an hour at most in all; `false`
-   * keeps the timeout as it is.
+   * Progress the server reports restarts the timeout; set `maxTotalTimeoutMs` with it
+   * (`toAiSdkTools` sets both: restarted on progress, an hour at most in all). Unset, the timeout
+   * is as given: asking for progress costs every call a little, and most calls are short.
    */
   resetTimeoutOnProgress?: boolean;
   /** A cap on the whole call, whatever progress says. */

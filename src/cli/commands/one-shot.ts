@@ -323,7 +323,7 @@ export function oneShotRequestOptions(signal: AbortSignal, timeoutMs: number | u
     timeoutMs,
     timeoutSource: '--timeout',
     onProgress: progress && ((update) => progress.update(update)),
-    // The person watches the progress: a tool still reporting is still working. Unwatched, --timeout is the limit as given.
-    ...(progress ? callWhileProgressing() : { resetTimeoutOnProgress: false }),
+    // The person watches the progress: a tool still reporting is still working.
+    ...(progress ? callWhileProgressing() : {}),
   };
 }
