@@ -4,41 +4,32 @@
  * exceeded" from JSON.stringify. Real server-everything over stdio, through the manager and the
  * CLI's `call` as a real process; a preload counts the `tools/call` requests the server reads.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_ARGUMENT_DEPTH } from '../machines/errors.js';
 import { createLoaderTools, McpConnectionManager, McpServerError, silentLogger } from '../src/index.js';
 import { runCli } from './support/cli.js';
-import { EVERYTHING_SCRIPT, textOf } from './support/everything.js';
+import { everythingCountingToolCalls, textOf } from './support/everything.js';
 import { rejectionOf } from './support/fixtures.js';
 
-const METHOD_LOG = pathToFileURL(fileURLToPath(new URL('./fixtures/discover-log.mjs', import.meta.url))).href;
-
 let home: string;
-let callLog: string;
+/** server-everything over stdio, logging every `tools/call` it reads. */
+let everything: () => ReturnType<typeof everythingCountingToolCalls>['config'];
+let callsRead: () => number;
 let manager: McpConnectionManager | undefined;
 beforeEach(() => {
   home = mkdtempSync(join(tmpdir(), 'mcp-deep-arguments-'));
-  callLog = join(home, 'calls.log');
-  writeFileSync(callLog, '');
+  const counting = everythingCountingToolCalls(join(home, 'calls.log'));
+  everything = () => counting.config;
+  callsRead = counting.callsRead;
 });
 afterEach(async () => {
   await manager?.dispose();
   manager = undefined;
   rmSync(home, { recursive: true, force: true });
 });
-
-/** server-everything over stdio, logging every `tools/call` it reads. */
-const everything = () => ({
-  command: process.execPath,
-  args: ['--import', METHOD_LOG, EVERYTHING_SCRIPT, 'stdio'],
-  env: { DISCOVER_LOG: callLog, DISCOVER_LOG_METHOD: 'tools/call' },
-});
-
-const callsRead = () => readFileSync(callLog, 'utf8').split('\n').filter(Boolean).length;
 
 /**
  * `echo`'s arguments as JSON text, with an extra property nested so that the whole is `depth`

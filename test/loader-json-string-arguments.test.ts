@@ -5,38 +5,28 @@
  * server. The other loader tools take no object argument. Real server-everything over stdio; a
  * preload counts the `tools/call` requests it reads.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_ARGUMENT_DEPTH } from '../machines/errors.js';
 import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool, type LoaderToolName } from '../src/index.js';
 import { MAX_MESSAGE_BYTES } from '../src/transports/message-size.js';
-import { EVERYTHING_SCRIPT } from './support/everything.js';
-
-const METHOD_LOG = pathToFileURL(fileURLToPath(new URL('./fixtures/discover-log.mjs', import.meta.url))).href;
+import { everythingCountingToolCalls } from './support/everything.js';
 
 let manager: McpConnectionManager;
-let callLog: string;
+let callsRead: () => number;
 let byName: (name: LoaderToolName) => LoaderTool;
 beforeEach(() => {
-  callLog = join(homedir(), 'calls.log');
-  writeFileSync(callLog, '');
+  const everything = everythingCountingToolCalls(join(homedir(), 'calls.log'));
+  const config = everything.config;
+  callsRead = everything.callsRead;
   manager = new McpConnectionManager({ logger: silentLogger });
-  const config = {
-    command: process.execPath,
-    args: ['--import', METHOD_LOG, EVERYTHING_SCRIPT, 'stdio'],
-    env: { DISCOVER_LOG: callLog, DISCOVER_LOG_METHOD: 'tools/call' },
-  };
   const tools = createLoaderTools({ manager, servers: { everything: config }, manifestIndex: false });
   byName = (name) => tools.find((tool) => tool.name === name)!;
 });
 afterEach(async () => {
   await manager.dispose();
 });
-
-const callsRead = () => readFileSync(callLog, 'utf8').split('\n').filter(Boolean).length;
 
 async function callEcho(args: unknown) {
   await byName('load_mcp').execute({ server: 'everything' });

@@ -4,29 +4,21 @@
  * they go, and sends nothing. Real server-everything over stdio; a preload counts the
  * `tools/call` requests it reads.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLoaderTools, McpConnectionManager, silentLogger, type LoaderTool } from '../src/index.js';
-import { EVERYTHING_SCRIPT } from './support/everything.js';
-
-const METHOD_LOG = pathToFileURL(fileURLToPath(new URL('./fixtures/discover-log.mjs', import.meta.url))).href;
+import { everythingCountingToolCalls } from './support/everything.js';
 
 let manager: McpConnectionManager;
-let callLog: string;
+let callsRead: () => number;
 let load: LoaderTool;
 let call: LoaderTool;
 beforeEach(async () => {
-  callLog = join(homedir(), 'calls.log');
-  writeFileSync(callLog, '');
+  const everything = everythingCountingToolCalls(join(homedir(), 'calls.log'));
+  const config = everything.config;
+  callsRead = everything.callsRead;
   manager = new McpConnectionManager({ logger: silentLogger });
-  const config = {
-    command: process.execPath,
-    args: ['--import', METHOD_LOG, EVERYTHING_SCRIPT, 'stdio'],
-    env: { DISCOVER_LOG: callLog, DISCOVER_LOG_METHOD: 'tools/call' },
-  };
   const tools = createLoaderTools({ manager, servers: { everything: config }, manifestIndex: false });
   load = tools.find((tool) => tool.name === 'load_mcp')!;
   call = tools.find((tool) => tool.name === 'call_mcp_tool')!;
@@ -35,8 +27,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await manager.dispose();
 });
-
-const callsRead = () => readFileSync(callLog, 'utf8').split('\n').filter(Boolean).length;
 
 describe('call_mcp_tool with the tool arguments beside server and tool', () => {
   it('refuses the call, naming the key and saying to put it inside "arguments", and sends nothing', async () => {

@@ -114,3 +114,21 @@ export function everythingConfigHome(prefix: string) {
   writeFileSync(config, JSON.stringify({ mcpServers: { everything: everythingBehindRelay(received) } }));
   return { home, received, config, remove: () => rmSync(home, { recursive: true, force: true }) };
 }
+
+const METHOD_LOG = pathToFileURL(fileURLToPath(new URL('../fixtures/discover-log.mjs', import.meta.url))).href;
+
+/**
+ * server-everything over stdio with a preload that writes a line to `logFile` (emptied first) for
+ * each `tools/call` it reads; `callsRead()` counts them, so a test can show nothing was sent.
+ */
+export function everythingCountingToolCalls(logFile: string): { config: McpServerConfig; callsRead: () => number } {
+  writeFileSync(logFile, '');
+  return {
+    config: {
+      command: process.execPath,
+      args: ['--import', METHOD_LOG, EVERYTHING_SCRIPT, 'stdio'],
+      env: { DISCOVER_LOG: logFile, DISCOVER_LOG_METHOD: 'tools/call' },
+    },
+    callsRead: () => readFileSync(logFile, 'utf8').split('\n').filter(Boolean).length,
+  };
+}
