@@ -285,6 +285,8 @@ export class McpConnectionManager {
   }
 
   async disconnectAll(): Promise<void> {
+    // Disposed: nothing is connected, and a stopped registry takes no event (XState warns of one sent).
+    if (this.actor.getSnapshot().status !== 'active') return;
     const release = this.keepAlive.hold();
     try {
       this.actor.send({ type: 'mcp.disconnectAll' });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { McpConnectionManager, McpServerError, silentLogger } from '../src/index.js';
 import { inMemoryFixture, rejectionOf } from './support/fixtures.js';
 
@@ -49,6 +49,20 @@ describe('McpConnectionManager', () => {
       // Narrowable like every other failure: a caller's `instanceof` / `code` branch sees it.
       expect(error).toBeInstanceOf(McpServerError);
       expect(error).toMatchObject({ code: 'DISCONNECTED', server: 'memory' });
+    }
+  });
+
+  it('takes dispose() and disconnectAll() again after dispose() quietly: nothing is sent to the stopped registry, so XState prints no warning', async () => {
+    const manager = memoryManager();
+    await manager.connect('memory', { command: 'memory' });
+    await manager.dispose();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      await manager.dispose();
+      await manager.disconnectAll();
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
     }
   });
 
