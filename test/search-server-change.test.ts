@@ -114,6 +114,19 @@ describe("one server's change among many", () => {
     expect(rankings(changed)).toEqual(rankings(builtAfresh(now)));
   });
 
+  it("a tool changed in place by its caller (description, name, a parameter's description) and given again: as built afresh", () => {
+    const { changed, now } = changedOne(({ server, tools }) => {
+      const [first, second, third] = tools as [Tool, Tool, Tool];
+      first.description = 'zulu yankee whiskey renamed records';
+      second.name = 'whiskey_renamed';
+      (third.inputSchema.properties as Record<string, { description: string }>)[Object.keys(third.inputSchema.properties!)[0]!]!.description = 'the zulu to use';
+      return { server, tools };
+    });
+    expect(rankings(changed)).toEqual(rankings(builtAfresh(now)));
+    expect(changed.searchTools('zulu yankee', 1)[0]?.tool.description).toBe('zulu yankee whiskey renamed records');
+    expect(changed.searchTools('whiskey_renamed', 1)[0]?.tool.name).toBe('whiskey_renamed');
+  });
+
   it('a server taken out and set again, with other servers changed between: as built afresh', () => {
     const { changed, now } = changedOne(({ server, tools }) => ({ server, tools: tools.slice(0, 3) }));
     changed.removeServer('server-2');

@@ -8,7 +8,6 @@
  * Servers come and go one at a time (`setServer`, `removeServer`): a change re-indexes that
  * server's tools only.
  */
-import { isDeepStrictEqual } from 'node:util';
 import type { Tool } from '@modelcontextprotocol/client';
 import { serverDocument, serverPurposeTokens, serverTextDocument, SERVER_FIELDS, SERVER_TEXT_FIELDS, toolDocument, TOOL_FIELDS, toolPassages, toolTexts, wordPairs, type SearchableServer } from './documents.js';
 import { FieldIndex, ScoreSheet, type FieldTokens, type QueryGroup } from './field-index.js';
@@ -148,6 +147,7 @@ const NONE_KEPT: KeptTools = { docs: [], kept: new Set() };
 
 /** The tools of every server that list one name and description, and how many of them name their own server. */
 interface Twins {
+  key: string;
   docs: Set<number>;
   naming: number;
 }
@@ -477,6 +477,12 @@ export class ToolSearch {
   private readonly textsOf: Array<string[][] | undefined> = [];
   /** Document number → the distinct words of its tool's name. */
   private readonly nameWords: Array<readonly string[] | undefined> = [];
+  /**
+   * Document number → its tool as indexed, in JSON, and its name: a caller may change a tool object
+   * in place and give it again, and then the object cannot say what was indexed (compared with
+   * itself, it is always unchanged).
+   */
+  private readonly indexedAs: Array<{ json: string; name: string } | undefined> = [];
   /** Document number → whether its tool only reads: it says it is read-only, or its name's verb is a reading one. */
   private readonly reads: boolean[] = [];
   /** A query word → the words that go with it in the tools indexed (CO_OCCURRENCE_WEIGHT); emptied by any server change. */
@@ -597,15 +603,18 @@ export class ToolSearch {
    */
   private keptTools(known: IndexedServer, tools: readonly Tool[]): KeptTools {
     const byName = new Map<string, number[]>();
-    known.tools.forEach((tool, at) => {
-      const docs = byName.get(tool.name);
-      if (docs) docs.push(known.docs[at]!);
-      else byName.set(tool.name, [known.docs[at]!]);
-    });
+    for (const doc of known.docs) {
+      const { name } = this.indexedAs[doc]!;
+      const docs = byName.get(name);
+      if (docs) docs.push(doc);
+      else byName.set(name, [doc]);
+    }
     const docs = tools.map((tool) => {
       const candidates = byName.get(tool.name);
-      const at = candidates?.findIndex((doc) => isDeepStrictEqual(this.tools[doc]!.tool, tool)) ?? -1;
-      return at < 0 ? undefined : candidates!.splice(at, 1)[0];
+      if (!candidates?.length) return undefined;
+      const json = JSON.stringify(tool);
+      const at = candidates.findIndex((doc) => this.indexedAs[doc]!.json === json);
+      return at < 0 ? undefined : candidates.splice(at, 1)[0];
     });
     return { docs, kept: new Set(docs.filter((doc) => doc !== undefined)) };
   }
@@ -618,6 +627,7 @@ export class ToolSearch {
     this.textsOf[doc] = toolTexts(tool, fields);
     this.contexts.set(doc, this.textsOf[doc]);
     this.tools[doc] = { server: serverName, tool };
+    this.indexedAs[doc] = { json: JSON.stringify(tool), name: tool.name };
     this.nameWords[doc] = [...new Set(fields[0])];
     this.reads[doc] = readsOnly(tool, fields[0]!);
     this.removes[doc] = fields[0]!.some((word) => REMOVING_VERBS.has(word));
@@ -640,8 +650,9 @@ export class ToolSearch {
       if (!docs) this.byExactName.set(key, (docs = new Set()));
       docs.add(doc);
     }
-    let twins = this.twins.get(twinKey(tool));
-    if (!twins) this.twins.set(twinKey(tool), (twins = { docs: new Set(), naming: 0 }));
+    const key = twinKey(tool);
+    let twins = this.twins.get(key);
+    if (!twins) this.twins.set(key, (twins = { key, docs: new Set(), naming: 0 }));
     this.twinsOf[doc] = twins;
     this.namesItsServer[doc] = namesServer(tool.description ?? '', serverName);
     this.impersonators -= impersonatorsIn(twins);
@@ -652,8 +663,8 @@ export class ToolSearch {
   }
 
   private removeTool(serverName: string, doc: number): void {
-    const { tool } = this.tools[doc]!;
-    for (const key of [foldedName(tool.name), foldedName(`${serverName}/${tool.name}`)]) {
+    const { name } = this.indexedAs[doc]!;
+    for (const key of [foldedName(name), foldedName(`${serverName}/${name}`)]) {
       const docs = this.byExactName.get(key);
       if (docs?.delete(doc) && docs.size === 0) this.byExactName.delete(key);
     }
@@ -662,7 +673,7 @@ export class ToolSearch {
     twins.docs.delete(doc);
     if (this.namesItsServer[doc]) twins.naming--;
     this.impersonators += impersonatorsIn(twins);
-    if (twins.docs.size === 0) this.twins.delete(twinKey(tool));
+    if (twins.docs.size === 0) this.twins.delete(twins.key);
     this.twinsOf[doc] = undefined;
     for (const docs of this.byKind.values()) docs.delete(doc);
     for (const shape of this.shapesOf[doc] ?? []) {
@@ -676,6 +687,7 @@ export class ToolSearch {
     this.toolIndex.remove(doc);
     this.tools[doc] = undefined;
     this.nameWords[doc] = undefined;
+    this.indexedAs[doc] = undefined;
     this.textsOf[doc] = undefined;
   }
 
