@@ -118,6 +118,17 @@ describe('search that reads text beyond ASCII', () => {
     expect(found(search, 'Ελληνικα')).toEqual(found(search, 'Ελληνικά'));
   });
 
+  it('a Russian word written with е finds the word written with ё, but ё finds only ё: ёж is found by еж, ель not by ёль', () => {
+    const search = new ToolSearch();
+    search.setServer({ name: 'лес', description: 'Лес' }, [tool('найти_ёжика', 'Находит ёжика в лесу'), tool('ель_список', 'Перечисляет ели и ёлки'), tool('заказ_йода', 'Заказывает йод')]);
+    search.setServer({ name: 'лес-ёлка', description: 'Ёлочные игрушки' }, []);
+    for (const query of ['ёжика', 'ежика', 'ЕЖИКА']) expect(found(search, query), query).toEqual(['лес/найти_ёжика']);
+    expect(found(search, 'елки')).toEqual(['лес/ель_список']);
+    expect(found(search, 'ёли')).toEqual([]);
+    expect(found(search, 'иод')).toEqual([]);
+    expect(search.searchServers('елочные', 1).map(({ name }) => name)).toEqual(['лес-ёлка']);
+  });
+
   it('a description in Japanese as well as English ranks as its English alone for an English query', () => {
     // Its pairs of characters are not words: counted in the description's length, they sank such a tool under its English-only peers.
     const search = new ToolSearch();

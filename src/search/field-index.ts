@@ -23,6 +23,7 @@ const WORD_START_LENGTH = 3;
  */
 const LONGEST_WORD_START = 64;
 const NO_WORDS: ReadonlySet<string> = new Set();
+const withoutYo = (word: string) => word.replace(/ё/g, 'е');
 /**
  * Bytes held at most in the cache of terms' scores (TermPostings: 12 for each of a term's documents,
  * 5 for each of its fields' postings, ENTRY_BYTES for the entry's object and arrays themselves): a
@@ -147,6 +148,8 @@ export class FieldIndex {
   private readonly documentFrequency = new Map<string, number>();
   /** A word's start (WORD_START_LENGTH letters or more, short of the whole word) → the words held that begin with it; kept as words come and go. */
   private readonly byStart = new Map<string, Set<string>>();
+  /** A word held with ё → spelled with е throughout: the words written with ё that it may stand for. */
+  private readonly byPlainSpelling = new Map<string, Set<string>>();
   /** Per document, every distinct term, for taking it out again; undefined for a free number. */
   private readonly terms: Array<string[] | undefined> = [];
   private readonly free: number[] = [];
@@ -220,6 +223,12 @@ export class FieldIndex {
           if (words) words.add(term);
           else this.byStart.set(start, new Set([term]));
         });
+        if (term.includes('ё')) {
+          const plain = withoutYo(term);
+          const words = this.byPlainSpelling.get(plain);
+          if (words) words.add(term);
+          else this.byPlainSpelling.set(plain, new Set([term]));
+        }
       }
       this.documentFrequency.set(term, frequency + 1);
     }
@@ -246,6 +255,12 @@ export class FieldIndex {
           words.delete(term);
           if (words.size === 0) this.byStart.delete(start);
         });
+        if (term.includes('ё')) {
+          const plain = withoutYo(term);
+          const words = this.byPlainSpelling.get(plain)!;
+          words.delete(term);
+          if (words.size === 0) this.byPlainSpelling.delete(plain);
+        }
       } else this.documentFrequency.set(term, frequency);
     }
     const width = this.fields.length;
@@ -279,6 +294,11 @@ export class FieldIndex {
   /** The words held (single words, not pairs) that begin with `start` and are longer than it. */
   wordsStartingWith(start: string): ReadonlySet<string> {
     return this.byStart.get(start) ?? NO_WORDS;
+  }
+
+  /** The words held that are written with ё where `plain` has е, and elsewhere as it is. */
+  wordsWithYo(plain: string): ReadonlySet<string> {
+    return this.byPlainSpelling.get(plain) ?? NO_WORDS;
   }
 
   /** How many documents hold the word, in any field. */

@@ -49,7 +49,7 @@ const NON_ASCII = /[^\x00-\x7f]/;
  * Marks that only accent a letter (Latin and Greek diacritics, Arabic short vowels), and variation
  * selectors: "café" and "cafe" are one word to a searcher. On a Cyrillic letter a mark makes another
  * letter (й is not и, ё not е, ї not і, Macedonian ѓ not г) and is kept, but for the acute and grave
- * on a vowel, which mark stress (моло́ко is молоко).
+ * on a vowel, which mark stress (моло́ко is молоко). A query's е still meets ё (parseQuery's withYo).
  */
 const ACCENTS = /(\p{sc=Cyrillic})?([\u0300-\u036f\u064b-\u065f\u0670\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe00-\ufe0f\ufe20-\ufe2f]+)/gu;
 const CYRILLIC_VOWEL = /[аеиоуыэюяіѣєѵ]/;

@@ -167,6 +167,12 @@ const TWIN_BELOW = 1 - 1e-9;
 const sameWords = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((word, at) => word === b[at]);
 const sameFields = (a: FieldTokens, b: FieldTokens) => a.length === b.length && a.every((words, field) => sameWords(words, b[field]!));
 
+/** The words `index` holds with ё where `word` has е, and ё wherever `word` has it. */
+function withYo(index: FieldIndex, word: string): string[] {
+  const held = [...index.wordsWithYo(word.replace(/ё/g, 'е'))];
+  return word.includes('ё') ? held.filter((spelled) => word.split('').every((letter, at) => letter !== 'ё' || spelled[at] === 'ё')) : held;
+}
+
 export interface ParsedQuery {
   groups: QueryGroup[];
   pairs: QueryGroup[];
@@ -236,18 +242,23 @@ const OWN_FIELDS = [0, 1, 2, 3];
  * same way cost the first held-out set one at 1). WordNet's related words join a group only when
  * `known` (the index holds them), within the per-word and per-query bounds. A word no tool holds
  * takes in its group the words tools hold that it begins (`wholeWordsOf`: "coords", coordinates).
+ * A Russian word written with е takes in its group, at full weight, the words held that write ё
+ * where it writes е (`withYo`: "еж", ёж), as Russian writers often leave ё's dots off; a word
+ * written with ё finds only ё.
  */
 export function parseQuery(
   query: string,
   known: (term: string) => boolean = () => true,
   associations: Expansions = NO_ASSOCIATIONS,
   wholeWordsOf: (start: string) => ReadonlyArray<readonly [string, number]> = () => [],
+  withYo: (word: string) => Iterable<string> = () => [],
 ): ParsedQuery {
   const words = textTokens(withUrlsAsHosts(query));
   const said = new Set(words);
   let thesaurusLeft = THESAURUS_PER_QUERY;
   const groups = [...said].map((token) => {
     const group = new Map<string, number>([[token, 1]]);
+    if (token.includes('е')) for (const spelled of withYo(token)) if (!said.has(spelled)) group.set(spelled, 1);
     if (!known(token)) for (const [whole, weight] of wholeWordsOf(token)) if (!said.has(whole)) group.set(whole, weight);
     for (const synonym of synonymsOf(token)) if (!group.has(synonym) && !said.has(synonym)) group.set(synonym, SYNONYM_WEIGHT);
     for (const [other, strength] of associations.get(token) ?? []) if (!group.has(other) && !said.has(other) && known(other)) group.set(other, ASSOCIATION_WEIGHT * strength);
@@ -859,7 +870,7 @@ export class ToolSearch {
    */
   private scoreTools(written: string, depth: number, accept: (doc: number) => boolean, beyondDepth: boolean): ScoreSheet {
     const query = withoutContractions(written);
-    const { groups, pairs } = parseQuery(query, (term) => this.toolIndex.frequency(term) > 0, this.expansions, (start) => this.wholeWordsOf(start));
+    const { groups, pairs } = parseQuery(query, (term) => this.toolIndex.frequency(term) > 0, this.expansions, (start) => this.wholeWordsOf(start), (word) => withYo(this.toolIndex, word));
     const { words, phrases } = this;
     words.clear(this.toolIndex.capacity);
     phrases.clear(this.toolIndex.capacity);
@@ -1015,7 +1026,7 @@ export class ToolSearch {
   /** Servers whose name or purpose matches the query, best first; an exact name first of all. */
   searchServers(query: string, limit: number): SearchableServer[] {
     const exact = this.servers.get(query.trim()) ?? [...this.servers.values()].find(({ server }) => server.name.toLowerCase() === query.trim().toLowerCase());
-    const { groups } = parseQuery(query, (term) => this.serverIndex.frequency(term) > 0, this.associations);
+    const { groups } = parseQuery(query, (term) => this.serverIndex.frequency(term) > 0, this.associations, undefined, (word) => withYo(this.serverIndex, word));
     const sheet = new ScoreSheet();
     sheet.clear(this.serverIndex.capacity);
     this.serverIndex.score(groups, sheet);
