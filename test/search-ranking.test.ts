@@ -444,6 +444,12 @@ describe('a tool copied word for word onto another server', () => {
     expect([first!.server, second!.server].sort()).toEqual(['github', 'github-mirror']);
     expect(top(search, 'create an issue in the github mirror', 1)).toEqual(['github-mirror/create_issue']);
   });
+
+  it('is a tool of its own once one word differs: a fork\u2019s "… in a Gitea repository" on forgejo is not put below GitHub\u2019s', () => {
+    // A one-word change is where a sibling product writes its own name; an impersonator escapes any fixed distance by changing one word more.
+    const search = new ToolSearch([GITHUB, { name: 'forgejo' }, MISC], [...BACKGROUND, ...githubTools, { server: 'forgejo', tool: { ...structuredClone(CREATE_ISSUE), description: 'Create a new issue in a Gitea repository' } }]);
+    expect(top(search, 'create an issue in a gitea repository', 1)).toEqual(['forgejo/create_issue']);
+  });
 });
 
 describe('how words are read', () => {
