@@ -34,6 +34,7 @@ export function keepRawResults(manager: McpConnectionManager): RawResultKeeper {
     getState: (name) => manager.getState(name),
     getManifest: (name) => manager.getManifest(name),
     getError: (name) => manager.getError(name),
+    serverStatus: (name) => manager.serverStatus(name),
     touch: (name) => manager.touch(name),
     on: (type, handler) => manager.on(type, handler),
     getClient: (name) => manager.getClient(name),

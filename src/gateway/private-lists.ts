@@ -82,6 +82,7 @@ export class PrivateLists {
       getState: (server) => shared.getState(server),
       getManifest: (server) => this.manifestFor(server),
       getError: (server) => shared.getError(server),
+      serverStatus: (server) => shared.serverStatus(server),
       touch: (server) => shared.touch(server),
       on: (...args) => shared.on(...args),
       getClient: (server) => shared.getClient(server),

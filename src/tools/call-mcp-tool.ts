@@ -3,10 +3,9 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { defineLoaderTool } from './define-tool.js';
 import { quoted } from './model-text.js';
 import { toolResultParts } from './describe-content.js';
-import { outputSchemaMismatch } from './output-schema-check.js';
+import { outputSchemaMismatch, outputSchemaToCheck } from './output-schema-check.js';
 import { notSentResult, okResult, partsResult } from './results.js';
 import { callMcpToolSchema, usualCallMcpToolInput, type CallMcpToolInput } from './schemas.js';
-import { watchForLoss } from './loss-outcome.js';
 import { connectIfIndexed, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool, LoaderToolCallOptions, LoaderToolResult } from './types.js';
 import { LISTED_SINCE_LAST_CALL, unknownToolText } from './unknown-tool.js';
@@ -56,15 +55,17 @@ function callOptions(options: LoaderToolCallOptions): CallOptions {
 /**
  * The tool's answer as result parts; structured content goes along as `data` unless the call
  * failed or it does not match the tool's output schema (then a note says so, and no `data`).
+ * Without a schema to check it is answered at once: no promise on the path of most calls.
  */
-async function callResult(result: CallToolResult, tool: Tool | undefined): Promise<LoaderToolResult> {
+function callResult(result: CallToolResult, tool: Tool | undefined): LoaderToolResult | Promise<LoaderToolResult> {
   const parts = toolResultParts(result);
-  const mismatch = await outputSchemaMismatch(tool, result);
-  if (mismatch !== undefined) {
+  const schema = outputSchemaToCheck(tool, result);
+  if (schema === undefined) return partsResult(parts, result.isError === true, result.isError ? undefined : result.structuredContent);
+  return outputSchemaMismatch(schema, result).then((mismatch) => {
+    if (mismatch === undefined) return partsResult(parts, false, result.structuredContent);
     parts.push({ type: 'text', text: `[The result does not match the tool's output schema (${mismatch}): its structured content is not given as data.]` });
     return partsResult(parts, false);
-  }
-  return partsResult(parts, result.isError === true, result.isError ? undefined : result.structuredContent);
+  });
 }
 
 export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
@@ -75,14 +76,13 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
   };
 
   const call = ({ server, tool, arguments: args }: CallMcpToolInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {
-    const loss = watchForLoss(manager, server);
-    return manager
-      .callTool(server, tool, args, callOptions(options))
-      .then((result) => callResult(result, knownTool(server, tool)), (error: unknown) => {
+    return manager.callTool(server, tool, args, callOptions(options)).then(
+      (result) => callResult(result, knownTool(server, tool)),
+      (error: unknown) => {
         if (options.signal?.aborted) throw error;
-        return requestFailureResult(manager, server, error, loss);
-      })
-      .finally(loss.stop);
+        return requestFailureResult(manager, server, error);
+      },
+    );
   };
 
   /** Connects an indexed server first, answers an unknown tool, asks for approval: then calls. */

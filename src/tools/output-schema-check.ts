@@ -6,6 +6,8 @@
 import type { CallToolResult, JsonSchemaValidator, Tool, jsonSchemaValidator } from '@modelcontextprotocol/client';
 import { terminalLine } from '../../machines/control-characters.js';
 
+type OutputSchema = NonNullable<Tool['outputSchema']>;
+
 /** The validator's message names the server's properties: cut, it still says what is wrong. */
 const MAX_MESSAGE = 300;
 
@@ -16,7 +18,7 @@ const loadValidator = (): Promise<jsonSchemaValidator> =>
 /** Compiled once per listed schema; a relisting brings new objects and the old entries go with the old manifest. */
 const compiled = new WeakMap<object, JsonSchemaValidator<unknown> | null>();
 
-async function checkerFor(schema: NonNullable<Tool['outputSchema']>): Promise<JsonSchemaValidator<unknown> | null> {
+async function checkerFor(schema: OutputSchema): Promise<JsonSchemaValidator<unknown> | null> {
   let check = compiled.get(schema);
   if (check === undefined) {
     const loaded = await loadValidator();
@@ -31,10 +33,13 @@ async function checkerFor(schema: NonNullable<Tool['outputSchema']>): Promise<Js
   return check;
 }
 
-/** Why the result does not match the tool's output schema, or undefined when it does (or there is none to check). */
-export async function outputSchemaMismatch(tool: Tool | undefined, result: CallToolResult): Promise<string | undefined> {
-  const schema = tool?.outputSchema;
-  if (result.isError === true || schema === undefined) return undefined;
+/** The output schema the result is checked against: none for a tool that lists none, or for a failed call. */
+export function outputSchemaToCheck(tool: Tool | undefined, result: CallToolResult): OutputSchema | undefined {
+  return result.isError === true ? undefined : tool?.outputSchema;
+}
+
+/** Why the result does not match `schema` (from outputSchemaToCheck), or undefined when it does. */
+export async function outputSchemaMismatch(schema: OutputSchema, result: CallToolResult): Promise<string | undefined> {
   if (result.structuredContent === undefined) return 'the tool has an output schema but the server sent no structured content';
   const check = await checkerFor(schema);
   if (check === null) return undefined;

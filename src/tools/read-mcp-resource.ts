@@ -4,7 +4,6 @@ import { defineLoaderTool } from './define-tool.js';
 import { resourceParts } from './describe-content.js';
 import { partsResult } from './results.js';
 import { readMcpResourceSchema } from './schemas.js';
-import { watchForLoss } from './loss-outcome.js';
 import { connectIfIndexed, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool } from './types.js';
 
@@ -22,14 +21,11 @@ export function readMcpResourceTool(context: LoaderToolContext): LoaderTool {
         const notReady = await connectIfIndexed(context, server, undefined, signal);
         if (notReady) return notReady;
         let resource: ReadResourceResult;
-        const loss = watchForLoss(manager, server);
         try {
           resource = await manager.readResource(server, uri, { signal, timeoutMs, timeoutSource });
         } catch (error) {
           if (signal?.aborted) throw error;
-          return await requestFailureResult(manager, server, error, loss);
-        } finally {
-          loss.stop();
+          return await requestFailureResult(manager, server, error);
         }
         return partsResult(resourceParts(resource.contents), false);
       },

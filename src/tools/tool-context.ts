@@ -4,7 +4,7 @@ import type { ServerCatalog } from './server-catalog.js';
 import type { SearchableTools } from './searchable-tools.js';
 import type { ToolCallApprover } from './approval.js';
 import { isPlainLoss, loadFailureText, loadFirstText, requestFailureText } from './failure-text.js';
-import type { LossWatch } from './loss-outcome.js';
+import { lossOutcome } from './loss-outcome.js';
 import { failedResult, notSentResult } from './results.js';
 import { unknownToolText } from './unknown-tool.js';
 import { untilAborted } from './until-aborted.js';
@@ -72,8 +72,8 @@ function connectedOrFirstFailure(manager: LoaderToolsManager, server: string): P
   return Promise.race([connected, failed]).finally(stopListening);
 }
 
-/** `loss` watched the server since before the request: after a lost connection, the answer says whether it comes back by itself. */
-export async function requestFailureResult(manager: LoaderToolsManager, server: string, error: unknown, loss: LossWatch): Promise<LoaderToolResult> {
-  const outcome = isPlainLoss(error) ? await loss.outcome() : undefined;
+/** After a lost connection, the answer says whether the server comes back by itself. */
+export async function requestFailureResult(manager: LoaderToolsManager, server: string, error: unknown): Promise<LoaderToolResult> {
+  const outcome = isPlainLoss(error) ? await lossOutcome(manager, server) : undefined;
   return failedResult(requestFailureText(server, manager.getState(server), error, manager.getError(server), outcome), error);
 }

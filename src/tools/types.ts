@@ -158,7 +158,7 @@ export type LoaderServers = Record<string, DescribedServerEntry | McpServerConfi
 /** The manager methods the loader tools use; every one of them sends an event of the registry protocol (docs/ARCHITECTURE.md). */
 export type LoaderToolsManager = Pick<
   McpConnectionManager,
-  'configure' | 'connect' | 'disconnect' | 'callTool' | 'readResource' | 'getState' | 'getManifest' | 'getError' | 'touch' | 'on' | 'getClient' | 'rereadTools'
+  'configure' | 'connect' | 'disconnect' | 'callTool' | 'readResource' | 'getState' | 'getManifest' | 'getError' | 'serverStatus' | 'touch' | 'on' | 'getClient' | 'rereadTools'
 > &
   /** Where the manifest index keeps the era of each server (a manager's own); without it, each process probes again. */
   Partial<Pick<McpConnectionManager, 'eras'>>;
