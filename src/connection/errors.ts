@@ -294,6 +294,23 @@ function withFetchFailureCause(reason: string, error: unknown): { reason: string
   return { reason: `${reason} (${cause.message})`, hint };
 }
 
+/**
+ * A command that could not be started for want of this machine's resources, not for its own fault:
+ * Node's "spawn node EMFILE" names neither, so the connect error says which limit ran out.
+ */
+const SPAWN_SHORTAGE_HINTS: Readonly<Record<string, string>> = {
+  EMFILE: ' This process has too many open files: raise its limit (ulimit -n) or use fewer servers at once.',
+  ENFILE: ' The system has too many open files: close some programs, or use fewer servers at once.',
+  EAGAIN: ' The system refused another process (ulimit -u, or a container\'s process limit): raise the limit, or use fewer servers at once.',
+  ENOMEM: ' The system is out of memory: free some, or use fewer servers at once.',
+};
+
+function spawnShortageHint(error: unknown): string {
+  if (!(error instanceof Error)) return '';
+  const { code, syscall } = error as { code?: unknown; syscall?: unknown };
+  return typeof syscall === 'string' && syscall.startsWith('spawn') && typeof code === 'string' ? (SPAWN_SHORTAGE_HINTS[code] ?? '') : '';
+}
+
 /** What went wrong while connecting, in words, with the stderr tail where there is one. */
 export function connectFailure(
   server: string,
@@ -309,7 +326,7 @@ export function connectFailure(
   const network = withFetchFailureCause(errorMessage(told), error);
   const reason = capErrorText(redact(withErrorCode(told, network.reason), secrets));
   const hint = !configError
-    ? network.hint
+    ? network.hint || spawnShortageHint(error)
     : error instanceof ListingLimitError
       ? error.hint
       : isOverLimit(error)

@@ -205,8 +205,10 @@ export class ProcessGroupStdioTransport implements Transport {
         if (this.child === child && GROUPS_SUPPORTED && child.pid !== undefined) void terminateGroup(child.pid);
       });
       child.on('close', (code, signal) => {
-        // `endChild` lets go of the child before it ends it: still held, it ended by itself.
-        if (this.child === child) this.ownExit = { code, signal };
+        // `endChild` lets go of the child before it ends it: still held, it ended by itself. One
+        // that never started (EMFILE, EAGAIN) closes with the negated errno as its "code": its
+        // 'error' says why, an exit code would not.
+        if (this.child === child && this.startedPid !== undefined) this.ownExit = { code, signal };
         this.child = undefined;
         reportClose();
       });
