@@ -62,6 +62,23 @@ describe('mcp-statechart demo', () => {
   }, 30_000);
 });
 
+describe('mcp-statechart demo where the temporary folder cannot be written', () => {
+  it('exits 1 at once saying where and what to do, instead of leaving its weather server holding the process open', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'mcp-demo-no-tmp-'));
+    try {
+      // /sys refuses a new folder to root (EPERM) and to anyone else (EACCES) alike; tsx's cache
+      // would live in TMPDIR too, so it is turned off.
+      const run = await runCli(['demo'], { cwd: folder, env: { HOME: folder, TMPDIR: '/sys', TSX_DISABLE_CACHE: '1' }, timeoutMs: 15_000 });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe("Error: could not make the demo's temporary manifest index in /sys: permission denied. Set TMPDIR to a folder you may write, then run the demo again.\n");
+      expect(run.stdout).toBe('');
+      expect(processesIn(folder)).toEqual([]);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
 describe('mcp-statechart demo --inspect', () => {
   it('starts the inspector relay on 127.0.0.1, says what to open, and still ends cleanly', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'mcp-demo-inspect-'));

@@ -11,12 +11,14 @@ import { livingProcesses } from '../../transports/process-group.js';
 import { openLifecycleView } from '../lifecycle-view.js';
 import { beforeEarlyEnd, endEarly } from '../early-end.js';
 import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
+import { CliError } from '../json-codes.js';
 import { cliLogger } from '../logger.js';
 import { packageRoot } from '../package-root.js';
 import { openLoaderSession } from '../session.js';
 import type { GlobalOptions } from '../options.js';
 import { writeListing } from '../terminal-text.js';
 import { waitForServerState } from '../wait-for-state.js';
+import { writeRefusal } from '../write-refusal.js';
 
 /** The token threshold the demo shows the exposure decision for, unless --exposure gives one: about twice the loader tools. */
 const DEMO_THRESHOLD_TOKENS = 1_000;
@@ -55,6 +57,8 @@ export async function runDemo(
     say(shown.join('\n'));
   };
 
+  // Made before the weather server listens: a refusal after it would leave that server holding the process open.
+  const indexFolder = temporaryIndexFolder();
   const root = packageRoot();
   const configFile = join(root, 'examples', 'mcp.json');
   const weatherModule = (await import(pathToFileURL(join(root, 'examples', 'servers', 'weather-server.mjs')).href)) as {
@@ -73,7 +77,6 @@ export async function runDemo(
     logger,
   });
 
-  const indexFolder = mkdtempSync(join(tmpdir(), 'mcp-statechart-demo-index-'));
   const manifestIndex = new ManifestIndex({ path: join(indexFolder, 'mcp-index.json') });
   // Ended early (Ctrl-C, `demo | head`: early-end.ts), the demo still removes its index.
   const removeIndex = async () => {
@@ -183,6 +186,16 @@ export async function runDemo(
   }
   event(`all servers disconnected; server processes left: ${serverProcessesLeft(join(root, 'examples', 'servers'))}`);
   say(`\nDone in ${((Date.now() - started) / 1000).toFixed(1)} s. Enabled servers in this config: ${Object.keys(enabledServers(discovery.servers)).join(', ')}.`);
+}
+
+function temporaryIndexFolder(): string {
+  try {
+    return mkdtempSync(join(tmpdir(), 'mcp-statechart-demo-index-'));
+  } catch (error) {
+    const refusal = writeRefusal(error);
+    if (!refusal) throw error;
+    throw new CliError('WRITE_FAILED', `could not make the demo's temporary manifest index in ${tmpdir()}: ${refusal.reason}. Set TMPDIR to a folder you may write, then run the demo again.`);
+  }
 }
 
 /** Processes still running a demo server, found by command line (an orphan has no parent to find it by). */
