@@ -21,7 +21,10 @@ const compiled = new WeakMap<object, JsonSchemaValidator<unknown> | null>();
 async function checkerFor(schema: OutputSchema): Promise<JsonSchemaValidator<unknown> | null> {
   let check = compiled.get(schema);
   if (check === undefined) {
-    const loaded = await loadValidator();
+    // Node keeps a failed import failed (EMFILE while every file descriptor was taken): the call's
+    // result is then given unchecked, rather than lost on this and every later call.
+    const loaded = await loadValidator().catch(() => undefined);
+    if (loaded === undefined) return null;
     try {
       check = loaded.getValidator<unknown>(schema);
     } catch {
