@@ -5,16 +5,21 @@
  * errors go to stderr as well).
  */
 import { CommanderError } from 'commander';
+// The words for a failure are loaded with the program, not once it failed: when a command's module
+// could not be read (EMFILE under a low `ulimit -n`), Node keeps that failure, and importing them
+// then failed with it, so the CLI died with a stack trace naming another file.
+import { CliError } from './json-codes.js';
 import { buildProgram } from './program.js';
+import { errorText, terminalJson, writeError } from './terminal-text.js';
+
+const OUT_OF_FILE_DESCRIPTORS = ' This process has too many open files: raise its limit (ulimit -n), then run the command again.';
 
 export async function runCommandLine(argv: string[]): Promise<number> {
-  const program = buildProgram();
   const json = argv.includes('--json');
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await buildProgram().parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
-    const [{ CliError }, { errorText, terminalJson, writeError }] = await Promise.all([import('./json-codes.js'), import('./terminal-text.js')]);
     if (error instanceof CommanderError) {
       // --help and --version end here too, with exit code 0; commander has written its message to stderr.
       if (json && error.exitCode !== 0) {
@@ -22,7 +27,8 @@ export async function runCommandLine(argv: string[]): Promise<number> {
       }
       return error.exitCode;
     }
-    const message = errorText(error);
+    const text = errorText(error);
+    const message = (error as NodeJS.ErrnoException).code === 'EMFILE' ? `${text}${text.endsWith('.') ? '' : '.'}${OUT_OF_FILE_DESCRIPTORS}` : text;
     const code = error instanceof CliError ? error.code : 'FAILED';
     if (json) process.stdout.write(`${terminalJson({ ok: false, code, error: message })}\n`);
     else writeError(`Error: ${message}`);
