@@ -146,6 +146,16 @@ describe('import', () => {
     ]);
   }, 40_000);
 
+  it('from VS Code: what only VS Code does (envFile, ${command:…}) is copied as written and still warned about in our file, never dropped silently', async () => {
+    const { cli, project } = importer();
+    place(join(project, '.vscode', 'mcp.json'), {
+      servers: { local: { command: 'node', args: ['${workspaceFolder}/server.js', '${command:pickPort}'], envFile: '${workspaceFolder}/.env' } },
+    });
+    expect((await cli('import', '--from', 'vscode', '--yes')).code).toBe(0);
+    const listing = JSON.parse((await cli('servers', '--json')).stdout);
+    expect(listing.problems.filter((problem: { server?: string }) => problem.server === 'local').map((problem: { field: string }) => problem.field)).toEqual(['args[1]', 'envFile']);
+  }, 60_000);
+
   it("from Cursor: ~/.cursor/mcp.json", async () => {
     const { cli, home, servers } = importer();
     place(join(home, '.cursor', 'mcp.json'), { mcpServers: { 'cursor-one': { url: 'https://cursor.example/mcp', headers: { 'X-Key': '${env:CURSOR_KEY}' } } } });

@@ -71,6 +71,13 @@ describe('a VS Code mcp.json as a config file', () => {
     ]);
   });
 
+  it("a Cursor mcp.json read directly (mcpServers): its ${env:NAME}, which only Cursor and VS Code fill in, is warned about, not passed on silently", async () => {
+    const file = join(process.env.HOME!, 'cursor-mcp.json');
+    writeFileSync(file, JSON.stringify({ mcpServers: { search: { command: 'npx', args: ['-y', 'search-server'], env: { API_KEY: '${env:SEARCH_KEY}' } } } }));
+    const result = await discoverMcpServers({ configPaths: [file], env: { SEARCH_KEY: 'set' } });
+    expect(result.problems.map(({ server, field }) => ({ server, field }))).toEqual([{ server: 'search', field: 'env.API_KEY' }]);
+  });
+
   it('a user-level file (no workspace): ${workspaceFolder} has no value, and the warning says it expands to an empty string', async () => {
     const file = join(process.env.HOME!, 'vscode-user-mcp.json');
     writeFileSync(file, JSON.stringify({ servers: { tool: { command: 'node', args: ['${workspaceFolder}/x.js'] } } }));
