@@ -53,10 +53,21 @@ export function invalidServersError(method: string, servers: Record<string, unkn
   return undefined;
 }
 
+/** The MCP SDK Client's form of each call, which code moved from the SDK writes first: `callTool({ name, arguments })`. */
+const SDK_FORM: Partial<Record<RequestSpec['kind'], string>> = {
+  tool: "write callTool(server, name, arguments) here, where the SDK's Client takes callTool({ name, arguments })",
+  prompt: "write getPrompt(server, name, arguments) here, where the SDK's Client takes getPrompt({ name, arguments })",
+  resource: "write readResource(server, uri) here, where the SDK's Client takes readResource({ uri })",
+};
+
 /** Why this request cannot be sent as given, or undefined. */
 export function invalidRequestError(server: unknown, spec: RequestSpec, run: GivenRun, limits: GivenLimits | undefined): TypeError | undefined {
   const method = METHOD_OF[spec.kind];
-  return invalidServerNameError(method, server) ?? invalidSpecError(method, spec) ?? invalidOptionsError(method, run, limits ?? NO_LIMITS);
+  const error = invalidServerNameError(method, server) ?? invalidSpecError(method, spec) ?? invalidOptionsError(method, run, limits ?? NO_LIMITS);
+  const sdkForm = SDK_FORM[spec.kind];
+  const named = spec.kind === 'tool' ? spec.tool : spec.kind === 'prompt' ? spec.name : spec.kind === 'resource' ? spec.uri : undefined;
+  if (error === undefined || sdkForm === undefined || !(isPlainObject(server) || isPlainObject(named))) return error;
+  return new TypeError(`${error.message.replace(/\.$/, '')}: ${sdkForm}.`);
 }
 
 function invalidSpecError(method: string, spec: RequestSpec): TypeError | undefined {
