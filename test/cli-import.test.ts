@@ -185,6 +185,18 @@ describe('import', () => {
     expect(servers().first).toEqual({ command: 'team-first' });
   }, 60_000);
 
+  it('with --force, what it would replace is said before asking, and after: a definition already there is never replaced unseen', async () => {
+    const { cli, home, userFile, servers } = importer();
+    place(join(home, 'team.json'), { mcpServers: { first: { command: 'team-first' }, extra: { command: 'team-extra' } } });
+    const asked = await cli('import', '--from', join(home, 'team.json'), '--force');
+    expect(asked.code).toBe(1);
+    expect(asked.stderr).toContain(`Replaces the "first" already defined in ${userFile} (--force).`);
+    expect(asked.stderr).not.toContain('"extra" already defined');
+    const forced = await cli('import', '--from', join(home, 'team.json'), '--force', '--yes', '--json');
+    expect(JSON.parse(forced.stdout)).toMatchObject({ ok: true, added: ['first', 'extra'], replaced: ['first'] });
+    expect(servers().first).toEqual({ command: 'team-first' });
+  }, 60_000);
+
   it('into the project scope, the imported servers count as approved by the person who confirmed', async () => {
     const { cli, home } = importer();
     place(join(home, 'team.json'), { mcpServers: { shared: { command: 'node', args: ['shared.js'] } } });

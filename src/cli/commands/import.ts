@@ -163,9 +163,13 @@ export function runImport(options: ImportOptions): Promise<number> {
     if (plan.length === 0) {
       return reportDone(options, ['Nothing to import.', ...skippedText].join('\n'), { file: target, added: [], skipped });
     }
+    // With --force, the person confirming must see that a definition of theirs goes, not only what comes.
+    const replaced = plan.map((candidate) => candidate.name).filter((name) => Object.hasOwn(existing, name));
+    const replacedText = replaced.map((name) => `Replaces the "${name}" already defined in ${target} (--force).`);
     const shown = [
       `${plan.length === 1 ? 'This server' : `These ${plan.length} servers`} would be added to ${target} (${options.scope} scope):`,
       ...plan.map((candidate) => describeServerDefinition(asDiscovered(candidate, options.scope))),
+      ...replacedText,
       ...skippedText,
     ].join('\n');
     await confirmChange(options, shown, 'Import them?', { base: 'import', done: 'imported' });
@@ -182,9 +186,10 @@ export function runImport(options: ImportOptions): Promise<number> {
     }
     const text = [
       `Imported ${added.length} server${added.length === 1 ? '' : 's'} from ${read.join(', ')} into ${target}: ${added.join(', ')}.`,
+      ...replacedText,
       ...skippedText,
       'See them with `mcp-statechart servers`.',
     ].join('\n');
-    return reportDone(options, text, { file: target, added, skipped });
+    return reportDone(options, text, { file: target, added, replaced, skipped });
   });
 }
