@@ -205,6 +205,21 @@ describe('import', () => {
     expect(listed.servers.find((server: { name: string }) => server.name === 'shared')).toMatchObject({ scope: 'project', disabled: false });
   }, 60_000);
 
+  it("into the project scope, credentials written as they are in the client's own file are pointed out (never shown): the project's file is shared", async () => {
+    const { cli, home, projectFile } = importer();
+    place(join(home, '.config', 'Claude', 'claude_desktop_config.json'), {
+      mcpServers: {
+        github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_desktopsecret' } },
+        docs: { url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer ${DOCS_TOKEN}' } },
+      },
+    });
+    const run = await cli('import', '--from', 'claude-desktop', '--scope', 'project', '--yes');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`"github" has credentials written as they are ("env.GITHUB_PERSONAL_ACCESS_TOKEN"), and ${projectFile} is shared with the project: put \${VAR} references there before committing it.`);
+    expect(run.stdout).not.toContain('"docs" has credentials');
+    expect(run.stdout + run.stderr).not.toContain('ghp_desktopsecret');
+  }, 60_000);
+
   it('a client with no config file says where it looked', async () => {
     const { cli, home } = importer();
     const run = await cli('import', '--from', 'cursor', '--json');

@@ -12,6 +12,8 @@ import { isJsonObject } from '../../config/null-proto.js';
 import { approveServers } from '../../config/project-trust.js';
 import { withVariableReferences, workspaceFolderOf } from '../../config/vscode-servers.js';
 import { parseTransport } from '../../../machines/options.js';
+import { quoted } from '../../../machines/control-characters.js';
+import { literalSecretsFound } from '../../literal-secrets.js';
 import type { McpServerEntry } from '../../../machines/types.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { reportDone, reported } from '../command-report.js';
@@ -116,6 +118,21 @@ async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candid
   return { candidates, read, unusable };
 }
 
+/**
+ * The fields of an entry holding a credential as it is, with no `${VAR}`: another client's user
+ * file may keep them, a project's `.mcp.json` is shared with everyone who clones the project.
+ */
+function literalCredentialFields(entry: Record<string, unknown>): string[] {
+  const literal = (value: unknown) => typeof value === 'string' && value.length >= 6 && !value.includes('${');
+  const named = (key: 'env' | 'headers') => {
+    const group = entry[key];
+    return isJsonObject(group) ? Object.keys(group).filter((name) => literal(group[name])).map((name) => quoted(`${key}.${name}`)) : [];
+  };
+  const url = typeof entry.url === 'string' && literalSecretsFound({ url: entry.url }).length > 0 ? ['"url"'] : [];
+  const args = Array.isArray(entry.args) && literalSecretsFound({ args: entry.args.filter((arg) => typeof arg === 'string') }).length > 0 ? ['"args"'] : [];
+  return [...named('env'), ...named('headers'), ...url, ...args];
+}
+
 function asDiscovered(candidate: Candidate, scope: WritableScope): DiscoveredServer {
   const spelled = candidate.entry.type ?? candidate.entry.transport;
   const transport = (typeof spelled === 'string' ? parseTransport(spelled) : undefined) ?? (typeof candidate.entry.url === 'string' ? 'http' : 'stdio');
@@ -165,11 +182,19 @@ export function runImport(options: ImportOptions): Promise<number> {
     }
     // With --force, the person confirming must see that a definition of theirs goes, not only what comes.
     const replaced = plan.map((candidate) => candidate.name).filter((name) => Object.hasOwn(existing, name));
-    const replacedText = replaced.map((name) => `Replaces the "${name}" already defined in ${target} (--force).`);
+    const notices = replaced.map((name) => `Replaces the "${name}" already defined in ${target} (--force).`);
+    if (options.scope === 'project') {
+      for (const candidate of plan) {
+        const fields = literalCredentialFields(candidate.entry);
+        if (fields.length > 0) {
+          notices.push(`"${candidate.name}" has credentials written as they are (${fields.join(', ')}), and ${target} is shared with the project: put \${VAR} references there before committing it.`);
+        }
+      }
+    }
     const shown = [
       `${plan.length === 1 ? 'This server' : `These ${plan.length} servers`} would be added to ${target} (${options.scope} scope):`,
       ...plan.map((candidate) => describeServerDefinition(asDiscovered(candidate, options.scope))),
-      ...replacedText,
+      ...notices,
       ...skippedText,
     ].join('\n');
     await confirmChange(options, shown, 'Import them?', { base: 'import', done: 'imported' });
@@ -186,7 +211,7 @@ export function runImport(options: ImportOptions): Promise<number> {
     }
     const text = [
       `Imported ${added.length} server${added.length === 1 ? '' : 's'} from ${read.join(', ')} into ${target}: ${added.join(', ')}.`,
-      ...replacedText,
+      ...notices,
       ...skippedText,
       'See them with `mcp-statechart servers`.',
     ].join('\n');
