@@ -47,6 +47,13 @@ export function invalidServerConfigError(method: string, config: unknown): TypeE
 /** Why servers to configure (`method`: the manager's `configure`, the registry's `mcp.configure`) cannot be taken, or undefined: the registry would stop on them. */
 export function invalidServersError(method: string, servers: Record<string, unknown>): TypeError | undefined {
   if (!isPlainObject(servers)) return new TypeError(`${method}: the servers must be an object of server definitions by name, not ${describeValue(servers)}.`);
+  // A config file's (and LangChain's MultiServerMCPClient's) wrapper would configure one server named "mcpServers".
+  for (const wrapper of ['mcpServers', 'servers']) {
+    const inner = servers[wrapper];
+    if (Object.keys(servers).length === 1 && isPlainObject(inner) && !Object.hasOwn(inner as object, 'command') && !Object.hasOwn(inner as object, 'url')) {
+      return new TypeError(`${method}: the servers go by name ({ notes: { command, args } }), not inside { ${wrapper}: … } as a config file writes them: pass its ${wrapper} object.`);
+    }
+  }
   for (const [name, config] of Object.entries(servers)) {
     if (!isPlainObject(config)) return new TypeError(`${method}: the definition of server ${quoted(name)} must be an object ({ command, args } or { url }), not ${describeValue(config)}.`);
   }

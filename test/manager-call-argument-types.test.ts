@@ -56,6 +56,7 @@ describe('wrong types from plain JavaScript', () => {
     ['connect with null for the definition', () => loose().connect('notes', null), 'connect: the server definition must be an object ({ command, args } or { url }), not null.'],
     ['connect with a command line for the definition', () => loose().connect('notes', 'node server.mjs'), 'connect: the server definition must be an object ({ command, args } or { url }), not "node server.mjs".'],
     ['configure with null for a definition', () => loose().configure({ broken: null }), 'configure: the definition of server "broken" must be an object ({ command, args } or { url }), not null.'],
+    ['configure with a config file\'s { mcpServers } wrapper, as LangChain\'s MultiServerMCPClient takes it', () => loose().configure({ mcpServers: { notes: everything } }), 'configure: the servers go by name ({ notes: { command, args } }), not inside { mcpServers: … } as a config file writes them: pass its mcpServers object.'],
     ['configure with a list of definitions', () => loose().configure([everything]), 'configure: the servers must be an object of server definitions by name, not an array.'],
     ['callTool with a number for the server name', () => loose().callTool(42, 'echo', { message: 'x' }), 'callTool: the server name must be a non-empty string, not 42.'],
     ['callTool with a number for the tool name', () => loose().callTool('everything', 42, {}), 'callTool: the tool name must be a string, not 42.'],
