@@ -163,6 +163,13 @@ describe('import', () => {
     expect(servers()['cursor-one']).toEqual({ url: 'https://cursor.example/mcp', headers: { 'X-Key': '${CURSOR_KEY}' } });
   }, 40_000);
 
+  it("from Cursor: a project's .cursor/mcp.json, its ${workspaceFolder} and ${userHome} filled in as Cursor fills them", async () => {
+    const { cli, home, project, servers } = importer();
+    place(join(project, '.cursor', 'mcp.json'), { mcpServers: { tool: { command: '${userHome}/bin/tool', args: ['${workspaceFolder}/data'] } } });
+    expect((await cli('import', '--from', 'cursor', '--yes')).code).toBe(0);
+    expect(servers().tool).toEqual({ command: join(home, 'bin', 'tool'), args: [join(project, 'data')] });
+  }, 40_000);
+
   it('without a terminal and without --yes it shows what it would add and imports nothing; a name already there needs --force', async () => {
     const { cli, home, userFile, servers } = importer();
     place(join(home, 'team.json'), { mcpServers: { first: { command: 'team-first' }, extra: { command: 'team-extra', env: { TOKEN: 'team-secret' } } } });

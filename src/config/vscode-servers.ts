@@ -3,6 +3,7 @@
  * file: its variables become the `${VAR}` references this loader expands from the environment.
  * Used by discovery (a `--config .vscode/mcp.json`) and by `import --from vscode`.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { isJsonObject } from './null-proto.js';
 
@@ -13,12 +14,14 @@ export function inputVariableName(id: string): string {
 
 /**
  * `${input:id}` (asked for by VS Code) and `${env:NAME}` (VS Code, Cursor) become `${NAME}`
- * references; `${workspaceFolder}` becomes the folder, when the file says which one it is.
+ * references; `${userHome}` (both) the home folder; `${workspaceFolder}` the folder, when the
+ * file says which one it is.
  */
 function asVariableReferences(text: string, workspaceFolder: string | undefined): string {
   const converted = text
     .replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, '${$1}')
-    .replace(/\$\{input:([^}]+)\}/g, (_match, id: string) => `\${${inputVariableName(id)}}`);
+    .replace(/\$\{input:([^}]+)\}/g, (_match, id: string) => `\${${inputVariableName(id)}}`)
+    .replace(/\$\{userHome\}/g, () => os.homedir());
   return workspaceFolder === undefined ? converted : converted.replace(/\$\{workspaceFolder\}/g, () => workspaceFolder);
 }
 
@@ -30,10 +33,10 @@ export function withVariableReferences(value: unknown, workspaceFolder?: string)
   return value;
 }
 
-/** The workspace a VS Code mcp.json belongs to: the folder holding its `.vscode` folder. A user-level file has none. */
+/** The workspace a VS Code or Cursor mcp.json belongs to: the folder holding its `.vscode` or `.cursor` folder. A user-level file has none. */
 export function workspaceFolderOf(file: string): string | undefined {
   const folder = path.dirname(file);
-  return path.basename(folder) === '.vscode' ? path.dirname(folder) : undefined;
+  return ['.vscode', '.cursor'].includes(path.basename(folder)) ? path.dirname(folder) : undefined;
 }
 
 /**
