@@ -141,7 +141,7 @@ describe('import', () => {
     const run = await cli('import', '--from', 'claude-code', '--yes');
     expect(run.stdout.split('\n').filter((line) => line.startsWith('Skipped'))).toEqual([
       `Skipped "first": the one in ${claudeJson}: already defined in ${userFile} (--force replaces it).`,
-      `Skipped "bad name": the one in ${claudeJson}: "bad name" is not a usable server name: use letters and digits (of any script), "_", "." and "-" (up to 64 characters, starting with a letter or digit).`,
+      `Skipped "bad name": the one in ${claudeJson}: "bad name" is not a usable server name: use letters and digits (of any script), "_", "." and "-" (up to 64 characters, starting with a letter or digit); import it under another name with --rename "bad name=bad-name".`,
       `Skipped "first": the one in ${join(project, '.mcp.json')}: already defined in ${userFile} (--force replaces it).`,
     ]);
   }, 40_000);
@@ -155,6 +155,20 @@ describe('import', () => {
     const listing = JSON.parse((await cli('servers', '--json')).stdout);
     expect(listing.problems.filter((problem: { server?: string }) => problem.server === 'local').map((problem: { field: string }) => problem.field)).toEqual(['args[1]', 'envFile']);
   }, 60_000);
+
+  it("a name unusable here (Claude Desktop's \"My Notes\", Cline's \"github.com/…/brave-search\") is imported under the name --rename gives; a --rename of a name the client lacks is refused", async () => {
+    const { cli, home, servers } = importer();
+    place(join(home, '.config', 'Claude', 'claude_desktop_config.json'), {
+      mcpServers: { 'My Notes': { command: 'notes-server' }, 'github.com/modelcontextprotocol/servers/tree/main/src/brave-search': { command: 'brave' } },
+    });
+    const run = await cli('import', '--from', 'claude-desktop', '--yes', '--rename', 'My Notes=my-notes', '--rename', 'github.com/modelcontextprotocol/servers/tree/main/src/brave-search=brave-search');
+    expect(run.stdout).toContain(': my-notes, brave-search.');
+    expect(servers()['my-notes']).toEqual({ command: 'notes-server' });
+    expect(servers()['brave-search']).toEqual({ command: 'brave' });
+    const unknown = await cli('import', '--from', 'claude-desktop', '--yes', '--rename', 'Notes=n');
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('--rename names "Notes", which claude-desktop does not define. Nothing was imported.');
+  }, 40_000);
 
   it("from Cursor: ~/.cursor/mcp.json", async () => {
     const { cli, home, servers } = importer();

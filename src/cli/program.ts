@@ -590,9 +590,10 @@ export function buildProgram(): Command {
     .addOption(scopeOption().default('user'))
     .option('-y, --yes', 'import without asking (for scripts)', false)
     .option('--force', 'replace servers of the same name already in the target file', false)
+    .option('--rename <old=new>', 'import a server under another name (repeatable): --rename "My Notes=my-notes"', collect, [])
     .option('--json', 'print one JSON object for scripts: {ok, file, added, skipped} or {ok: false, code, error}', false)
     .addHelpText('after', '\nExamples:\n  mcp-statechart import --from claude-desktop\n  mcp-statechart import --from vscode --scope project --yes\n  mcp-statechart import --from ./team-mcp.json --force')
-    .action(async (options: { from: string; scope: 'user' | 'project'; yes: boolean; force: boolean; json: boolean }, command: Command) => {
+    .action(async (options: { from: string; scope: 'user' | 'project'; yes: boolean; force: boolean; json: boolean; rename: string[] }, command: Command) => {
       const { runImport } = await import('./commands/import.js');
       process.exitCode = await runImport({ ...options, project: globalOptions(command).project });
     });

@@ -16,6 +16,7 @@ import { quoted } from '../../../machines/control-characters.js';
 import { literalSecretsFound } from '../../literal-secrets.js';
 import type { McpServerEntry } from '../../../machines/types.js';
 import { describeServerDefinition } from '../approval-prompt.js';
+import { terminalLine } from '../terminal-text.js';
 import { reportDone, reported } from '../command-report.js';
 import { configPathForScope, editServerEntries, readConfigObject, serverEntries, type WritableScope } from '../config-file-edit.js';
 import { CliError } from '../json-codes.js';
@@ -31,6 +32,8 @@ export interface ImportOptions {
   yes?: boolean;
   force?: boolean;
   json?: boolean;
+  /** `old=new`: a server imported under another name (another client's names may have spaces or slashes). */
+  rename?: string[];
 }
 
 /** One file another client reads, and where in it the servers are. */
@@ -133,6 +136,24 @@ function literalCredentialFields(entry: Record<string, unknown>): string[] {
   return [...named('env'), ...named('headers'), ...url, ...args];
 }
 
+/** `--rename old=new`, by old name; the new name cannot hold "=", the old one may. */
+function renamesOf(given: string[] = []): Map<string, string> {
+  return new Map(
+    given.map((pair) => {
+      const at = pair.lastIndexOf('=');
+      if (at <= 0) throw new CliError('INVALID_ARGUMENTS', `--rename takes old=new (--rename "My Notes=my-notes"), not ${quoted(pair)}. Nothing was imported.`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+}
+
+/** How to import a server whose name is not usable here: under one that is, by --rename, spelled to be pasted when it can be. */
+function renameHint(name: string): string {
+  const suggestion = name.normalize('NFC').replace(/[^\p{L}\p{N}\p{M}_.-]+/gu, '-').replace(/^[^\p{L}\p{N}]+/u, '').slice(0, 64).replace(/-+$/, '');
+  const pastable = terminalLine(name) === name && !/["\\$`]/.test(name) && name.length <= 200 && suggestion !== '';
+  return pastable ? `import it under another name with --rename "${name}=${suggestion}"` : 'import it under another name with --rename <old=new>';
+}
+
 function asDiscovered(candidate: Candidate, scope: WritableScope): DiscoveredServer {
   const spelled = candidate.entry.type ?? candidate.entry.transport;
   const transport = (typeof spelled === 'string' ? parseTransport(spelled) : undefined) ?? (typeof candidate.entry.url === 'string' ? 'http' : 'stdio');
@@ -141,7 +162,14 @@ function asDiscovered(candidate: Candidate, scope: WritableScope): DiscoveredSer
 
 export function runImport(options: ImportOptions): Promise<number> {
   return reported(options, async () => {
-    const { candidates, read, unusable } = await candidatesFrom(clientFiles(options.from, process.cwd()));
+    const renames = renamesOf(options.rename);
+    const found = await candidatesFrom(clientFiles(options.from, process.cwd()));
+    const { read, unusable } = found;
+    const candidates = found.candidates.map((candidate) => ({ ...candidate, name: renames.get(candidate.name) ?? candidate.name, original: candidate.name }));
+    const unmatched = [...renames.keys()].filter((old) => !found.candidates.some((candidate) => candidate.name === old));
+    if (unmatched.length > 0) {
+      throw new CliError('INVALID_ARGUMENTS', `--rename names ${unmatched.map(quoted).join(', ')}, which ${options.from} does not define. Nothing was imported.`);
+    }
     if (read.length === 0) {
       const looked = clientFiles(options.from, process.cwd()).map((file) => file.path);
       if (!(CLIENTS as readonly string[]).includes(options.from)) {
@@ -161,7 +189,7 @@ export function runImport(options: ImportOptions): Promise<number> {
         checkServerName(candidate.name);
       } catch (error) {
         // The name check's message is a sentence; here it is one clause of the line, which ends it.
-        skipped.push({ name: candidate.name, reason: `the one in ${candidate.where}: ${(error as Error).message.replace(/\.$/, '')}` });
+        skipped.push({ name: candidate.name, reason: `the one in ${candidate.where}: ${(error as Error).message.replace(/\.$/, '')}; ${renameHint(candidate.original)}` });
         continue;
       }
       if (Object.hasOwn(existing, candidate.name) && !options.force) {
