@@ -170,6 +170,15 @@ describe('import', () => {
     expect(unknown.stderr).toContain('--rename names "Notes", which claude-desktop does not define. Nothing was imported.');
   }, 40_000);
 
+  it('an entry the loader would skip (a transport not spoken here) is said to be skipped with the loader\'s reason, not written to sit unused; one with a ${VAR} is copied', async () => {
+    const { cli, home, servers } = importer();
+    const claudeJson = join(home, '.claude.json');
+    place(claudeJson, { mcpServers: { ws: { type: 'ws', url: 'ws://127.0.0.1:1234' }, later: { url: '${LATER_URL}' }, fine: { type: 'sse', url: 'https://fine.example/sse' } } });
+    const run = await cli('import', '--from', 'claude-code', '--yes');
+    expect(run.stdout).toContain(`Skipped "ws": the one in ${claudeJson}: it would not start here: "type" is not a known transport (use stdio, http, streamable-http, streamableHttp, sse).`);
+    expect(Object.keys(servers())).toEqual(['first', 'last', 'later', 'fine']);
+  }, 40_000);
+
   it("from Cursor: ~/.cursor/mcp.json", async () => {
     const { cli, home, servers } = importer();
     place(join(home, '.cursor', 'mcp.json'), { mcpServers: { 'cursor-one': { url: 'https://cursor.example/mcp', headers: { 'X-Key': '${env:CURSOR_KEY}' } } } });

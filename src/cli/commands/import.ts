@@ -9,6 +9,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { DiscoveredServer } from '../../config/index.js';
 import { homeFolder } from '../../config/home-folder.js';
 import { isJsonObject } from '../../config/null-proto.js';
+import { parseServerEntry } from '../../config/parse-server-entry.js';
 import { approveServers } from '../../config/project-trust.js';
 import { withVariableReferences, workspaceFolderOf } from '../../config/vscode-servers.js';
 import { parseTransport } from '../../../machines/options.js';
@@ -190,6 +191,15 @@ export function runImport(options: ImportOptions): Promise<number> {
       } catch (error) {
         // The name check's message is a sentence; here it is one clause of the line, which ends it.
         skipped.push({ name: candidate.name, reason: `the one in ${candidate.where}: ${(error as Error).message.replace(/\.$/, '')}; ${renameHint(candidate.original)}` });
+        continue;
+      }
+      // An entry the loader would skip (a transport not spoken here, a field of the wrong type) would
+      // sit in the file unused; one with a ${VAR} is copied, as its variables may be set later.
+      const refusal = JSON.stringify(candidate.entry).includes('${')
+        ? undefined
+        : parseServerEntry(candidate.name, candidate.entry, { file: target, scope: options.scope, env: {} }).problems.find((problem) => problem.severity === 'error');
+      if (refusal !== undefined) {
+        skipped.push({ name: candidate.name, reason: `the one in ${candidate.where}: it would not start here: ${refusal.message.replace(`server ${quoted(candidate.name)} skipped: `, '')}` });
         continue;
       }
       if (Object.hasOwn(existing, candidate.name) && !options.force) {
