@@ -179,6 +179,16 @@ describe('import', () => {
     expect(Object.keys(servers())).toEqual(['first', 'last', 'later', 'fine']);
   }, 40_000);
 
+  it('an entry the client keeps disabled is shown so before asking, and stays disabled', async () => {
+    const { cli, home, servers } = importer();
+    place(join(home, '.cursor', 'mcp.json'), { mcpServers: { off: { command: 'off-server', disabled: true }, on: { command: 'on-server' } } });
+    const asked = await cli('import', '--from', 'cursor');
+    expect(asked.stderr).toMatch(/Server "off" from .*\n\s+runs:\s+off-server\n\s+disabled:\s+yes, as in that file: it does not start until "disabled" is removed\n/);
+    expect(asked.stderr.match(/disabled:/g)).toHaveLength(1);
+    expect((await cli('import', '--from', 'cursor', '--yes')).code).toBe(0);
+    expect(servers().off).toEqual({ command: 'off-server', disabled: true });
+  }, 40_000);
+
   it("from Cursor: ~/.cursor/mcp.json", async () => {
     const { cli, home, servers } = importer();
     place(join(home, '.cursor', 'mcp.json'), { mcpServers: { 'cursor-one': { url: 'https://cursor.example/mcp', headers: { 'X-Key': '${env:CURSOR_KEY}' } } } });

@@ -158,7 +158,7 @@ function renameHint(name: string): string {
 function asDiscovered(candidate: Candidate, scope: WritableScope): DiscoveredServer {
   const spelled = candidate.entry.type ?? candidate.entry.transport;
   const transport = (typeof spelled === 'string' ? parseTransport(spelled) : undefined) ?? (typeof candidate.entry.url === 'string' ? 'http' : 'stdio');
-  return { name: candidate.name, config: candidate.entry as McpServerEntry, written: candidate.entry as McpServerEntry, transport, scope, source: candidate.from, disabled: false };
+  return { name: candidate.name, config: candidate.entry as McpServerEntry, written: candidate.entry as McpServerEntry, transport, scope, source: candidate.from, disabled: candidate.entry.disabled === true };
 }
 
 export function runImport(options: ImportOptions): Promise<number> {
@@ -231,7 +231,7 @@ export function runImport(options: ImportOptions): Promise<number> {
     }
     const shown = [
       `${plan.length === 1 ? 'This server' : `These ${plan.length} servers`} would be added to ${target} (${options.scope} scope):`,
-      ...plan.map((candidate) => describeServerDefinition(asDiscovered(candidate, options.scope))),
+      ...plan.map((candidate) => describeServerDefinition(asDiscovered(candidate, options.scope)) + (candidate.entry.disabled === true ? '\n  disabled:     yes, as in that file: it does not start until "disabled" is removed' : '')),
       ...notices,
       ...skippedText,
     ].join('\n');
