@@ -60,9 +60,10 @@ export async function loadConfigFile(location: ConfigFileLocation, env: Variable
   const workspaceFolder = workspaceFolderOf(file);
   for (const name of Object.keys(entries)) {
     const raw = vscode ? withVariableReferences(entries[name], workspaceFolder) : entries[name];
-    // Not only in VS Code's format: `import` copies such entries into mcpServers files, and Cursor writes `${env:NAME}` there.
-    if (isJsonObject(raw)) result.problems.push(...vscodeLeftovers(file, name, raw));
     const outcome = parseServerEntry(name, raw, context);
+    // Not only in VS Code's format: `import` copies such entries into mcpServers files, and Cursor
+    // writes `${env:NAME}` there. Only an entry that parsed: one nested thousands deep is not walked.
+    if (isJsonObject(raw) && (vscode || outcome.server !== undefined)) result.problems.push(...vscodeLeftovers(file, name, raw));
     if (outcome.server) result.servers.push(outcome.server);
     result.problems.push(...outcome.problems);
   }
