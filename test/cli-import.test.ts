@@ -189,6 +189,16 @@ describe('import', () => {
     expect(servers().off).toEqual({ command: 'off-server', disabled: true });
   }, 40_000);
 
+  it('an entry nested thousands of levels deep is skipped, naming its field; the others are imported', async () => {
+    const { cli, home, servers } = importer();
+    const file = join(home, 'deep.json');
+    writeFileSync(file, `{"mcpServers":{"deep":{"command":"x","extra":${'['.repeat(20_000)}${']'.repeat(20_000)}},"plain":{"command":"plain-server"}}}`);
+    const run = await cli('import', '--from', file, '--yes');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`Skipped "deep": its "extra" in ${file} is nested deeper than 256 levels, the most this client reads.`);
+    expect(servers().plain).toEqual({ command: 'plain-server' });
+  }, 40_000);
+
   it("from Cursor: ~/.cursor/mcp.json", async () => {
     const { cli, home, servers } = importer();
     place(join(home, '.cursor', 'mcp.json'), { mcpServers: { 'cursor-one': { url: 'https://cursor.example/mcp', headers: { 'X-Key': '${env:CURSOR_KEY}' } } } });

@@ -164,7 +164,7 @@ function mapValueNotString(raw: Record<string, unknown>): string | undefined {
 }
 
 /** The first field whose value nests deeper than MAX_ARGUMENT_DEPTH levels, the entry being the first. */
-function fieldNestedTooDeep(raw: Record<string, unknown>): string | undefined {
+export function fieldNestedTooDeep(raw: Record<string, unknown>): string | undefined {
   return Object.keys(raw).find((field) => measureJson(raw[field], MAX_ARGUMENT_DEPTH - 1, Number.POSITIVE_INFINITY).depth > MAX_ARGUMENT_DEPTH - 1);
 }
 

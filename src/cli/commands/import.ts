@@ -9,10 +9,11 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { DiscoveredServer } from '../../config/index.js';
 import { homeFolder } from '../../config/home-folder.js';
 import { isJsonObject } from '../../config/null-proto.js';
-import { parseServerEntry } from '../../config/parse-server-entry.js';
+import { fieldNestedTooDeep, parseServerEntry } from '../../config/parse-server-entry.js';
 import { approveServers } from '../../config/project-trust.js';
 import { withVariableReferences, workspaceFolderOf } from '../../config/vscode-servers.js';
 import { parseTransport } from '../../../machines/options.js';
+import { MAX_ARGUMENT_DEPTH } from '../../../machines/errors.js';
 import { quoted } from '../../../machines/control-characters.js';
 import { literalSecretsFound } from '../../literal-secrets.js';
 import type { McpServerEntry } from '../../../machines/types.js';
@@ -115,7 +116,10 @@ async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candid
     if (!isJsonObject(servers)) continue;
     if (!read.includes(file.path)) read.push(file.path);
     for (const [name, entry] of Object.entries(servers)) {
-      if (isJsonObject(entry)) candidates.push({ name, entry: withVariableReferences(entry, workspaceFolderOf(file.path)) as Record<string, unknown>, from: file.path, where: file.part === undefined ? file.path : `${file.path} (${file.part})` });
+      // Walked below (its variables converted, its text searched): thousands of levels would overflow the stack and end the import.
+      const tooDeep = isJsonObject(entry) ? fieldNestedTooDeep(entry) : undefined;
+      if (tooDeep !== undefined) unusable.push({ name, reason: `its ${quoted(tooDeep)} in ${file.part === undefined ? file.path : `${file.path} (${file.part})`} is nested deeper than ${MAX_ARGUMENT_DEPTH} levels, the most this client reads` });
+      else if (isJsonObject(entry)) candidates.push({ name, entry: withVariableReferences(entry, workspaceFolderOf(file.path)) as Record<string, unknown>, from: file.path, where: file.part === undefined ? file.path : `${file.path} (${file.part})` });
       else unusable.push({ name, reason: `its entry in ${file.part === undefined ? file.path : `${file.path} (${file.part})`} is ${entry === null ? 'null' : Array.isArray(entry) ? 'a list' : `a ${typeof entry}`}, not an object with a "command" or a "url"` });
     }
   }
