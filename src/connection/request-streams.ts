@@ -1,4 +1,4 @@
-import { isJSONRPCRequest, type JSONRPCMessage, type RequestId, type Transport } from '@modelcontextprotocol/client';
+import { isJSONRPCRequest, StreamableHTTPClientTransport, type JSONRPCMessage, type RequestId, type Transport } from '@modelcontextprotocol/client';
 import { wrapEachHandler } from './handler-wrapping.js';
 
 /** How the SDK's Streamable HTTP transport reports an answer stream that broke (to `onerror` only). */
@@ -13,6 +13,18 @@ export function isStreamError(error: Error): boolean {
 }
 
 /**
+ * Whether the transport answers each request on a stream of its own (Streamable HTTP). The others
+ * (stdio, the old SSE transport, one in memory) have one channel and are not watched: a watch costs
+ * every request a closure, a map entry and an abort listener, some 3.5 KB of garbage a call.
+ */
+export function answersOnStreams(transport: Transport): boolean {
+  return transport instanceof StreamableHTTPClientTransport;
+}
+
+/** What the client's `onerror` hands each error to on a transport that is not watched: told at once. */
+export const tellAtOnce = (error: Error, tell: (error: Error) => void): void => tell(error);
+
+/**
  * Watches the answer streams of a transport that opens one per request (Streamable HTTP: a POST
  * answered with SSE) and calls `cut` with the request's id when one ends without its answer: the server died
  * mid-call (a replica SIGKILLed), a proxy dropped the stream, or the SDK's own attempts to resume
@@ -22,7 +34,7 @@ export function isStreamError(error: Error): boolean {
  * `client.connect`, which keeps the `onmessage` and `onclose` found on the transport and calls
  * them first. A request the client cancelled expects no answer and is not watched; a send that
  * brings its own `onRequestStreamEnd` (the SDK's subscriptions/listen) is left alone. Transports
- * with one channel (stdio, the old SSE transport) never call it: nothing changes there.
+ * with one channel (stdio, the old SSE transport) never call it, and need no watch (`answersOnStreams`).
  *
  * Returns what the client's `onerror` hands each error to, with `tell` to log it. The SDK reports
  * a stream's last error in the same turn as the stream's end: stream errors are held to the end

@@ -12,7 +12,7 @@ import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { requestMeta } from './request-meta.js';
 import { RequestFailedAlone } from '../request-failed-alone.js';
 import { requestFailure } from './request-failure.js';
-import { watchRequestStreams } from './request-streams.js';
+import { answersOnStreams, tellAtOnce, watchRequestStreams } from './request-streams.js';
 import { sdkRequestOptions } from './sdk-request-options.js';
 import { SessionWatch, type SessionListeners } from './session-watch.js';
 import { logTransportError } from './transport-error-log.js';
@@ -104,7 +104,7 @@ export class Session implements McpSession {
       const exit = parts.processExit?.();
       this.lose(this.closedBecause ?? (exit ? new ProcessEndedError(exit) : new Error('the server closed the connection')), false);
     };
-    const streamErrors = watchRequestStreams(parts.transport, (error, id) => this.answerStreamCut(error, id));
+    const streamErrors = answersOnStreams(parts.transport) ? watchRequestStreams(parts.transport, (error, id) => this.answerStreamCut(error, id)) : tellAtOnce;
     const tell = (error: Error) => {
       if (this.closing) return;
       this.closedBecause = logTransportError(error, { ...parts, live: this.live }) ?? this.closedBecause;
