@@ -3,34 +3,17 @@
  * what it cannot read fails with EMFILE, and Node keeps a failed import failed, so the words for
  * the failure must already be loaded. A real process under util-linux `prlimit`.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runProcess, TSX_LOADER } from './support/cli.js';
 
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const SCRIPT = fileURLToPath(new URL('./fixtures/command-without-fds.ts', import.meta.url));
 
-function runWithoutFileDescriptors(args: string[], home: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn('prlimit', ['--nofile=1024:', process.execPath, '--import', TSX_LOADER, SCRIPT, ...args], {
-    env: { ...process.env, HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  return new Promise((resolve) => {
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const runWithoutFileDescriptors = (args: string[], home: string) =>
+  runProcess('prlimit', ['--nofile=1024:', process.execPath, '--import', TSX_LOADER, SCRIPT, ...args], { env: { HOME: home }, timeoutMs: 20_000 });
 
 describe('a command line run when no file descriptor is free', () => {
   it('ends with exit code 1 and one worded line saying to raise ulimit -n, not a stack trace from the failure\'s own words', async () => {

@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const CLI_ENTRY = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 /** tsx's loader by absolute URL: `--import tsx` would resolve from the child's working folder. */
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+export const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 /** The CLI as a process: node with the tsx loader, so tests need no build. */
 export const CLI_COMMAND = { command: process.execPath, args: ['--import', TSX_LOADER, CLI_ENTRY] };
 
@@ -27,8 +27,17 @@ export function runCli(
   args: string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string } = {},
 ): Promise<CliRun> {
+  return runProcess(CLI_COMMAND.command, [...CLI_COMMAND.args, ...args], options);
+}
+
+/** Runs any command as a real subprocess, as runCli runs the CLI. */
+export function runProcess(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; input?: string } = {},
+): Promise<CliRun> {
   const started = Date.now();
-  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...args], {
+  const child = spawn(command, args, {
     cwd: options.cwd,
     env: { ...process.env, HOME: options.env?.HOME ?? process.env.HOME, ...options.env },
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
