@@ -69,10 +69,10 @@ function plainDataOf(event: EventObject): string {
  *
  * @example
  * ```ts
- * import { createChartTestModel } from 'mcp-statechart/testing';
+ * import { createChartTestModel, SERVER_MODEL_INPUT } from 'mcp-statechart/testing';
  * import { serverMachine } from 'mcp-statechart/machines';
  *
- * const model = createChartTestModel(serverMachine, { events: [{ type: 'CONNECT' }, { type: 'TOUCH' }, { type: 'DISCONNECT' }] });
+ * const model = createChartTestModel(serverMachine, { events: [{ type: 'CONNECT' }, { type: 'TOUCH' }, { type: 'DISCONNECT' }], input: SERVER_MODEL_INPUT });
  * console.log(model.getShortestPaths().map((path) => path.steps.length));
  * ```
  */
@@ -101,10 +101,10 @@ export function createChartTestModel<TSnapshot extends Snapshot<unknown>, TEvent
  *
  * @example
  * ```ts
- * import { createChartTestModel, transitionTours } from 'mcp-statechart/testing';
+ * import { createChartTestModel, SERVER_MODEL_INPUT, transitionTours } from 'mcp-statechart/testing';
  * import { serverMachine } from 'mcp-statechart/machines';
  *
- * const model = createChartTestModel(serverMachine, { events: [{ type: 'CONNECT' }, { type: 'DISCONNECT' }] });
+ * const model = createChartTestModel(serverMachine, { events: [{ type: 'CONNECT' }, { type: 'DISCONNECT' }], input: SERVER_MODEL_INPUT });
  * console.log(`${transitionTours(model, serverMachine).length} tours, each transition once`);
  * ```
  */
@@ -182,16 +182,19 @@ export interface ReplayOptions<TSnapshot extends Snapshot<unknown>, TEvent exten
  *
  * @example
  * ```ts
- * import { createActor } from 'xstate';
+ * import { fromPromise } from 'xstate';
  * import { expect } from 'vitest';
- * import { createChartTestModel, replayPath, transitionTours } from 'mcp-statechart/testing';
- * import { serverMachine } from 'mcp-statechart/machines';
+ * import { createChartTestModel, replayPath, SERVER_MODEL_INPUT, transitionTours } from 'mcp-statechart/testing';
+ * import { serverMachine, type ServerEvent, type ServerInput, type ServerSnapshot } from 'mcp-statechart/machines';
  *
- * const model = createChartTestModel(serverMachine, { events: [{ type: 'CONNECT' }, { type: 'DISCONNECT' }] });
+ * const input = SERVER_MODEL_INPUT;
+ * const model = createChartTestModel<ServerSnapshot, ServerEvent, ServerInput>(serverMachine, { events: [{ type: 'CONNECT' }, { type: 'DISCONNECT' }], input });
+ * // Effects that never settle on their own: the path alone moves the chart.
+ * const pending = <Output, Input>() => fromPromise<Output, Input>(() => new Promise<Output>(() => {}));
+ * const logic = serverMachine.provide({ actors: { connect: pending(), closeSession: pending() } });
  * for (const path of transitionTours(model, serverMachine)) {
- *   await replayPath(path, { model, logic: serverMachine, check: (actual, expected) => expect(actual).toEqual(expected) });
+ *   await replayPath(path, { model, logic, input, check: (actual, expected) => expect(actual.value).toEqual(expected.value) });
  * }
- * console.log(createActor);
  * ```
  */
 export async function replayPath<TSnapshot extends Snapshot<unknown>, TEvent extends EventObject, TInput>(

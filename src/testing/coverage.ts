@@ -30,7 +30,7 @@ function transitionsOf(node: StateNode): Transition[] {
  * import { chartTransitions, transitionKey } from 'mcp-statechart/testing';
  * import { serverMachine } from 'mcp-statechart/machines';
  *
- * const first = serverMachine.root.states.disconnected!.transitions.get('CONNECT')![0]!;
+ * const first = serverMachine.root.states.disconnected!.states.idle!.transitions.get('CONNECT')![0]!;
  * console.log(transitionKey(first), chartTransitions(serverMachine).size);
  * ```
  */

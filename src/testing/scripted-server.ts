@@ -103,8 +103,9 @@ export class ReplayClock extends SimulatedClock {
  * import { createScriptedServer, flush } from 'mcp-statechart/testing';
  *
  * const server = createScriptedServer({ name: 'notes', config: { command: 'notes-server' } });
+ * server.start();
  * server.actor.send({ type: 'CONNECT' });
- * await flush(); // the scripted connect's promise has settled
+ * await flush(); // promise reactions have run (perform() flushes after each step by itself)
  * ```
  */
 export function flush(): Promise<void> {
@@ -147,9 +148,10 @@ class Attempts<T> {
  * import { createScriptedServer, flush } from 'mcp-statechart/testing';
  *
  * const server = createScriptedServer({ name: 'notes', config: { command: 'notes-server' } });
+ * server.start();
  * server.actor.send({ type: 'CONNECT' });
  * await flush();
- * console.log(server.snapshot().value);
+ * console.log(server.snapshot().value); // { connecting: 'negotiating' }: the scripted connect waits for perform()
  * ```
  */
 export function createScriptedServer(input: ServerInput, options: ScriptedServerOptions = {}) {
