@@ -11,6 +11,8 @@
  *  - sequential: ROUNDS rounds of CALLS awaited one after the other (15 × 3,000 = 45,000 calls each;
  *    a round of 1,000 in-memory calls lasts ~50 ms, short enough for one hiccup to move its ratio by 30 %).
  *  - concurrent: WAVES waves of 1,000 calls started at once per round, throughput.
+ *  - allocation: bytes allocated per call in waves of 1,000 (bench/lib/allocation.ts), once per
+ *    variant after the timed rounds: a figure the machine's load does not move.
  *
  * Run alone: npx tsx bench/parts/calls.ts [--quick] [--transport memory|stdio|modern]
  * Profile one side alone: --profile-only memory:manager:sequential
@@ -18,7 +20,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { argValue, emitRows, hasFlag, isMet, progress, ratioTarget, type BenchRow, type Target } from '../lib/report.js';
-import { collectGarbage, formatMicros, formatRate, median, roundOrder } from '../lib/stats.js';
+import { bytesPerCall } from '../lib/allocation.js';
+import { collectGarbage, formatBytes, formatMicros, formatRate, median, roundOrder } from '../lib/stats.js';
 import { setUpCalls, type CallVariant, type TransportKind, type VariantKey } from '../lib/variants.js';
 
 const quick = hasFlag('quick');
@@ -27,6 +30,7 @@ const CALLS_PER_ROUND = quick ? 300 : 3_000;
 const CONCURRENT_ROUNDS = quick ? 3 : 11;
 const CONCURRENT_CALLS = 1_000;
 const WAVES_PER_ROUND = quick ? 2 : 10;
+const ALLOCATION_WAVES = quick ? 2 : 10;
 
 /** The targets of issue #13: our own cost is a larger share of a call in memory than over a pipe. */
 const TARGETS: Record<TransportKind, { sequential: Target; concurrent: Target }> = {
@@ -37,6 +41,8 @@ const TARGETS: Record<TransportKind, { sequential: Target; concurrent: Target }>
 
 const WHERE: Record<TransportKind, string> = { memory: 'in-memory', stdio: 'stdio', modern: 'stdio, 2026-07-28 server' };
 const INSPECTED_TARGET = ratioTarget('<=', 1.5);
+/** Ours: what the manager and the loader tool allocate beyond the SDK's own request (its result validation and all). */
+const ALLOCATION_TARGET = ratioTarget('<=', 1.1);
 /** Reported, not a goal of ours: what the application's SDK costs per call (one span, two metric updates). */
 const TRACED_TARGET = ratioTarget('<=', 1.5);
 
@@ -48,8 +54,8 @@ const LABELS: Record<Exclude<VariantKey, 'raw'>, string> = {
 };
 
 type Mode = 'sequential' | 'concurrent';
-type WorkerRequest = { mode: Mode } | { close: true };
-type WorkerReply = { ready: true } | { ms: number };
+type WorkerRequest = { mode: Mode } | { allocation: true } | { close: true };
+type WorkerReply = { ready: true } | { ms: number } | { bytes: number };
 
 async function sequentialBatch(variant: CallVariant, calls: number): Promise<number> {
   collectGarbage();
@@ -77,6 +83,10 @@ async function serveAsWorker(spec: string): Promise<void> {
   process.on('message', (request: WorkerRequest) => {
     if ('close' in request) {
       void setup.close().then(() => process.disconnect());
+      return;
+    }
+    if ('allocation' in request) {
+      void bytesPerCall(setup.variants[key].call, ALLOCATION_WAVES, CONCURRENT_CALLS).then((bytes) => reply({ bytes }));
       return;
     }
     void runBatch(setup.variants[key], request.mode).then((ms) => reply({ ms }));
@@ -124,6 +134,12 @@ class Worker {
     return reply.ms;
   }
 
+  async allocation(): Promise<number> {
+    const reply = await this.next({ allocation: true });
+    if (!('bytes' in reply)) throw new Error(`the ${this.key} worker answered ${JSON.stringify(reply)}`);
+    return reply.bytes;
+  }
+
   close(): Promise<void> {
     return new Promise((resolve) => {
       this.child.once('exit', () => resolve());
@@ -163,6 +179,9 @@ async function measureTransport(kind: TransportKind): Promise<BenchRow[]> {
     const sequential = await interleaved(workers, SEQUENTIAL_ROUNDS, 'sequential');
     progress(`calls/${where}: ${CONCURRENT_ROUNDS} rounds × ${WAVES_PER_ROUND} waves of ${CONCURRENT_CALLS} concurrent calls per variant`);
     const concurrent = await interleaved(workers, CONCURRENT_ROUNDS, 'concurrent');
+    progress(`calls/${where}: bytes allocated per call over ${ALLOCATION_WAVES} waves of ${CONCURRENT_CALLS}`);
+    const allocated: Partial<Record<VariantKey, number>> = {};
+    for (const worker of workers) if (worker.key === 'raw' || worker.key === 'manager' || worker.key === 'loader') allocated[worker.key] = await worker.allocation();
 
     const perRound = CONCURRENT_CALLS * WAVES_PER_ROUND;
     const rawMicros = (median(sequential.raw!) * 1000) / CALLS_PER_ROUND;
@@ -198,6 +217,19 @@ async function measureTransport(kind: TransportKind): Promise<BenchRow[]> {
         met: isMet(TARGETS[kind].concurrent, rate, rateRatio),
         data: { callsPerSecond: rate, rawCallsPerSecond: rawRate, roundsMs: concurrent[key], rawRoundsMs: concurrent.raw },
         ...(key === 'manager' ? { profile: { part: 'calls', args: ['--profile-only', `${kind}:${key}:concurrent`] } } : {}),
+      });
+      const bytes = allocated[key]!;
+      const bytesRatio = bytes / allocated.raw!;
+      rows.push({
+        part: 'calls',
+        id: `calls.${kind}.${key}.allocation`,
+        benchmark: `Allocation, ${where}: bytes per ${LABELS[key]} (${CONCURRENT_CALLS} at once) vs client.callTool`,
+        ours: formatBytes(bytes),
+        baseline: formatBytes(allocated.raw!),
+        ratio: bytesRatio,
+        target: ALLOCATION_TARGET,
+        met: isMet(ALLOCATION_TARGET, bytes, bytesRatio),
+        data: { bytesPerCall: bytes, rawBytesPerCall: allocated.raw, calls: ALLOCATION_WAVES * CONCURRENT_CALLS },
       });
     }
   } finally {
