@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpConnectionManager } from '../src/index.js';
 import { silentLogger } from '../src/logger.js';
-import { MAX_STDERR_LINE, StderrTail } from '../src/transports/stderr-tail.js';
+import { FIRST_STDERR_LINES, MAX_STDERR_LINE, StderrTail } from '../src/transports/stderr-tail.js';
 import { descendantsAfter, textOf } from './support/chaos-helpers.js';
 import { stdioFixture } from './support/fixtures.js';
 import { hostileServer } from './support/hostile.js';
@@ -55,6 +55,10 @@ describe('a server flooding stderr without a newline', () => {
   }, 120_000);
 });
 
+/** As many lines as the tail keeps from the start, before those it keeps from the end. */
+const FIRST = Array.from({ length: FIRST_STDERR_LINES }, (_, n) => `start ${n}`);
+const FIRST_LINES = `${FIRST.join('\n')}\n`;
+
 describe('the stderr tail', () => {
   it('keeps the start of an endless line, cut, and says how much was left out', () => {
     const stream = new Readable({ read() {} });
@@ -65,16 +69,36 @@ describe('the stderr tail', () => {
     expect(text).toMatch(new RegExp(`^z{${MAX_STDERR_LINE}}… \\[${100 * 64 * 1024 - MAX_STDERR_LINE} more bytes\\]$`));
   });
 
-  it('keeps the last lines, each cut, secrets redacted, a line split across chunks joined', () => {
+  it('keeps the last lines after the first ones, each cut, secrets redacted, a line split across chunks joined', () => {
     const stream = new Readable({ read() {} });
     const tail = new StderrTail(stream, ['hunter2-secret'], 3);
+    stream.emit('data', Buffer.from(FIRST_LINES));
     stream.emit('data', Buffer.from('one\ntwo hunter2-'));
     stream.emit('data', Buffer.from('secret\r\n'));
     stream.emit('data', Buffer.from(`${'y'.repeat(5_000)}\nfour\npart`));
-    expect(tail.text().split('\n')).toEqual([`${'y'.repeat(MAX_STDERR_LINE)}… [4000 more bytes]`, 'four', 'part']);
+    expect(tail.text().split('\n')).toEqual([...FIRST, '… [2 lines left out]', `${'y'.repeat(MAX_STDERR_LINE)}… [4000 more bytes]`, 'four', 'part']);
     stream.emit('data', Buffer.from('\nfive\n'));
     expect(tail.text()).not.toContain('hunter2');
-    expect(tail.text().split('\n')).toEqual(['four', 'part', 'five']);
+    expect(tail.text().split('\n')).toEqual([...FIRST, '… [3 lines left out]', 'four', 'part', 'five']);
+  });
+
+  it('keeps the first lines whole when nothing came after them, and without a gap when nothing was left out', () => {
+    const stream = new Readable({ read() {} });
+    const tail = new StderrTail(stream, [], 3);
+    stream.emit('data', Buffer.from('why it failed\nstack 1\n'));
+    expect(tail.text()).toBe('why it failed\nstack 1');
+    stream.emit('data', Buffer.from(`${['stack 2', 'stack 3', 'stack 4', 'stack 5', 'stack 6', 'stack 7'].join('\n')}\n`));
+    expect(tail.text().split('\n')).toEqual(['why it failed', 'stack 1', 'stack 2', 'stack 3', 'stack 4', 'stack 5', 'stack 6', 'stack 7']);
+    stream.emit('data', Buffer.from('stack 8\n'));
+    expect(tail.text().split('\n')).toEqual(['why it failed', 'stack 1', 'stack 2', 'stack 3', 'stack 4', '… [1 line left out]', 'stack 6', 'stack 7', 'stack 8']);
+  });
+
+  it('shows no part of a secret that begins in the first lines and goes on into the lines left out', () => {
+    const secret = 'tok-9f3a\n77c1e2';
+    const stream = new Readable({ read() {} });
+    const tail = new StderrTail(stream, [secret], 1);
+    stream.emit('data', Buffer.from(`${FIRST.slice(0, -1).join('\n')}\nkey: tok-9f3a\n77c1e2\nlast\n`));
+    expect(tail.text().split('\n')).toEqual([...FIRST.slice(0, -1), 'key: [redacted]', '… [1 line left out]', 'last']);
   });
 
   it('shows no part of a secret that the cut goes through', () => {

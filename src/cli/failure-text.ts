@@ -12,11 +12,12 @@ import { lookAlikeNotes } from '../../machines/look-alike-names.js';
 import { listNames } from '../tools/list-names.js';
 import { errorMessage } from '../../machines/to-error.js';
 import { isOAuthLoginRequired } from '../errors/oauth.js';
-import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
+import { abortedAtStart, endedFromOutside, isExitedAtStart, shortageAtStart, SHORTAGE_WORDS } from '../errors/exited-at-start.js';
 import { missingCapabilities, missingHandlerAdvice } from '../connection/missing-handler.js';
 import { isPinnedEraRefusal, isVersionRefusal, speaksOnlyModern } from '../connection/errors.js';
 import { isTaskCutOff, isTaskTimeLimit } from '../connection/task-time-limit.js';
 import { isOverMessageLimit, MAX_MESSAGE_MIB } from '../transports/message-size.js';
+import { firstAndLastLines, leftLinesOut } from '../transports/stderr-tail.js';
 import { hasStaticAuthorization } from '../auth/oauth-config.js';
 import { offersOAuth } from '../auth/oauth-offered.js';
 import { closestNames } from '../search/closest-names.js';
@@ -43,7 +44,9 @@ export interface FailureExplanation {
 
 /** Long enough for any useful reason, short enough that a 20 MB error body cannot flood a terminal. */
 const MAX_REASON_CHARS = 500;
-const MAX_STDERR_LINES = 10;
+/** Of the stderr kept: the first lines often say why a process died at start, the last why it died later. */
+const FIRST_STDERR_SHOWN = 4;
+const LAST_STDERR_SHOWN = 6;
 const SEE_THE_SERVERS = 'run `mcp-statechart servers` to see every configured server';
 
 function firstLine(message: string): string {
@@ -164,8 +167,16 @@ function hintFor(server: string, error: unknown, cause: unknown, entry: Discover
       ? 'run the command on a terminal: there it shows the page the server wants opened and asks you first'
       : "the command line answers no forms, sampling or roots requests: call the tool from an MCP host through `mcp-statechart serve`, which passes the server's questions to the host";
   }
+  const shortage = shortageAtStart(cause, error instanceof McpServerError ? error.stderrTail : undefined);
+  if (shortage !== undefined) {
+    const { short, raise } = SHORTAGE_WORDS[shortage];
+    return `its stderr says this machine gave its command no more ${short}, so the entry is likely fine: raise ${raise}, or use fewer servers at once, then try again`;
+  }
   if (endedFromOutside(cause)) {
     return 'a signal from outside ended its process (a kill by hand, or the system running out of memory), not its command: trying again may help; if it is ended again, look for what kills it (a memory limit, a supervisor)';
+  }
+  if (abortedAtStart(cause)) {
+    return `its command aborted at start: it crashed, or this machine is short of threads, processes or memory (ulimit -u, a container's limits); its stderr, or running the command by hand, says which. If it names no shortage, check "command", "args" or "env"${where(entry)}`;
   }
   if (isExitedAtStart(cause)) {
     // Retried like any crash (a download or a busy port can pass), so "will not help" would be untrue.
@@ -196,7 +207,8 @@ function refusedOwnAuthorization(cause: unknown, entry: DiscoveredServer | undef
 export function explainFailure(server: string, error: unknown, entry?: DiscoveredServer, loginOffered?: boolean): FailureExplanation {
   const cause = rootCause(error);
   const structured = error instanceof McpServerError ? error : undefined;
-  const stderrTail = structured?.stderrTail?.trim().split('\n').slice(-MAX_STDERR_LINES).join('\n');
+  const kept = structured?.stderrTail?.trim();
+  const stderrTail = kept && firstAndLastLines(kept, FIRST_STDERR_SHOWN, LAST_STDERR_SHOWN);
   const connecting = structured?.code === 'CONFIG_ERROR' || structured?.code === 'CONNECT_FAILED';
   // The manager's advice to a program (which handler to give) is no use to a person: the hint says what they can do.
   const advice = missingHandlerAdvice(cause);
@@ -373,7 +385,10 @@ export function formatFailure(explanation: FailureExplanation): string {
   const [first = '', ...rest] = explanation.message.split(/\r?\n/);
   const lines = [`Error: ${terminalMessageLine(first)}`];
   if (rest.length > 0) lines.push(...indentedLines(rest.join('\n'), '  '));
-  if (explanation.stderrTail) lines.push('Last lines the server wrote to stderr:', ...indentedLines(explanation.stderrTail, '  '));
+  if (explanation.stderrTail) {
+    const heading = leftLinesOut(explanation.stderrTail) ? 'First and last lines the server wrote to stderr:' : 'Last lines the server wrote to stderr:';
+    lines.push(heading, ...indentedLines(explanation.stderrTail, '  '));
+  }
   if (explanation.hint) lines.push(`Hint: ${terminalMessageLine(explanation.hint)}`);
   return lines.join('\n');
 }

@@ -8,6 +8,7 @@ import { capErrorText } from '../text-limits.js';
 import { MessageTooLargeError } from '../transports/message-size.js';
 import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthScopeRefusedError } from '../errors/oauth.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
+import { shortageAtStart, SHORTAGE_WORDS } from '../errors/exited-at-start.js';
 import { RefusedHandshakeAnswerError } from './message-depth-limit.js';
 import { errorMessage } from '../../machines/to-error.js';
 import { isVersionRefusalSaidHere, MODERN_REVISION, offeredVersions } from './era-probe.js';
@@ -305,6 +306,14 @@ const SPAWN_SHORTAGE_HINTS: Readonly<Record<string, string>> = {
   ENOMEM: ' The system is out of memory: free some, or use fewer servers at once.',
 };
 
+/** A process that ended at start with its stderr naming a shortage: the machine's limits, not the entry, are what to change. */
+function shortageAtStartHint(error: unknown, stderrTail: string): string {
+  const shortage = shortageAtStart(error, stderrTail);
+  if (shortage === undefined) return '';
+  const { short, raise } = SHORTAGE_WORDS[shortage];
+  return ` Its stderr says this machine gave it no more ${short}: raise ${raise}, or use fewer servers at once.`;
+}
+
 function spawnShortageHint(error: unknown): string {
   if (!(error instanceof Error)) return '';
   const { code, syscall } = error as { code?: unknown; syscall?: unknown };
@@ -326,7 +335,7 @@ export function connectFailure(
   const network = withFetchFailureCause(errorMessage(told), error);
   const reason = capErrorText(redact(withErrorCode(told, network.reason), secrets));
   const hint = !configError
-    ? network.hint || spawnShortageHint(error)
+    ? network.hint || spawnShortageHint(error) || shortageAtStartHint(error, stderrTail)
     : error instanceof ListingLimitError
       ? error.hint
       : isOverLimit(error)

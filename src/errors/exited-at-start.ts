@@ -36,3 +36,39 @@ export function endedFromOutside(error: unknown): boolean {
   const signal = (error as { signal?: unknown }).signal;
   return typeof signal === 'string' && SIGNALS_FROM_OUTSIDE.has(signal);
 }
+
+/** What a machine can run short of so that a command that is fine dies at start. */
+export type MachineShortage = 'threads' | 'memory' | 'files';
+
+/** Each shortage as a person or a model is told it: what ran short, and which limit to raise. */
+export const SHORTAGE_WORDS: Readonly<Record<MachineShortage, { short: string; raise: string }>> = {
+  threads: { short: 'threads or processes', raise: "the process limit (ulimit -u, or a container's pids limit)" },
+  memory: { short: 'memory', raise: "the memory limit (a container's), or free some memory" },
+  files: { short: 'open files', raise: 'the open-file limit (ulimit -n)' },
+};
+
+/**
+ * How runtimes say at start that the machine refused them (Node's `uv_thread_create` assertion,
+ * glibc's `pthread_create` and EAGAIN text, Python's and Java's thread errors, Go's runtime), in
+ * the order they are looked for: a thread refused is EAGAIN, which also reads "Resource
+ * temporarily unavailable".
+ */
+const SHORTAGE_TEXT: ReadonlyArray<readonly [MachineShortage, RegExp]> = [
+  ['threads', /uv_thread_create|pthread_create|Resource temporarily unavailable|\bEAGAIN\b|can't start new thread|unable to create (?:new )?native thread|failed to create new OS thread/i],
+  ['memory', /Cannot allocate memory|\bENOMEM\b|std::bad_alloc|\bMemoryError\b|runtime: out of memory/],
+  ['files', /Too many open files|\bEMFILE\b|\bENFILE\b/i],
+];
+
+/**
+ * The shortage the stderr of a process that ended at start names, if it names one: then the
+ * machine's limits, not the entry, are what to change.
+ */
+export function shortageAtStart(error: unknown, stderr: string | undefined): MachineShortage | undefined {
+  if (!isExitedAtStart(error) || !stderr) return undefined;
+  return SHORTAGE_TEXT.find(([, text]) => text.test(stderr))?.[0];
+}
+
+/** True for an `ExitedAtStartError` whose process aborted (SIGABRT): a crash, or a runtime refused a thread or memory. */
+export function abortedAtStart(error: unknown): boolean {
+  return isExitedAtStart(error) && (error as { signal?: unknown }).signal === 'SIGABRT';
+}

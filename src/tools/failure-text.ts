@@ -2,7 +2,7 @@
 import { isManagerDisposed, isRedefinedInConfig, isRemovedFromConfig, McpServerError, serverCrashedWhat } from '../../machines/errors.js';
 import type { PublicServerState } from '../../machines/types.js';
 import { terminalText } from '../../machines/control-characters.js';
-import { endedFromOutside, isExitedAtStart } from '../errors/exited-at-start.js';
+import { abortedAtStart, endedFromOutside, isExitedAtStart, shortageAtStart, SHORTAGE_WORDS } from '../errors/exited-at-start.js';
 import { loginReasonOf } from '../errors/oauth.js';
 import { missingCapabilities } from '../connection/missing-handler.js';
 import { isTaskCutOff, isTaskTimeLimit } from '../connection/task-time-limit.js';
@@ -46,8 +46,16 @@ function nextStepAfterLoadFailure(error: unknown): string {
   if (error instanceof McpServerError && isManagerDisposed(error.cause)) {
     return 'this application has shut down its MCP connections, so no MCP server can be loaded again in this session: go on without MCP tools, and tell the user if the task needs them.';
   }
+  const shortage = error instanceof McpServerError ? shortageAtStart(error.cause, error.stderrTail) : undefined;
+  if (shortage !== undefined) {
+    const { short, raise } = SHORTAGE_WORDS[shortage];
+    return `the server's process could not get the ${short} it needs on this machine (its stderr says so), not a fault in its config: call load_mcp again once fewer servers are loaded; if it fails again, tell the user to raise ${raise}.`;
+  }
   if (error instanceof McpServerError && endedFromOutside(error.cause)) {
     return "a signal from outside ended the server's process while it was connecting (a kill by hand, or the system running out of memory), not a fault in its command: call load_mcp again; if it is ended again, tell the user.";
+  }
+  if (error instanceof McpServerError && abortedAtStart(error.cause)) {
+    return "the server's process aborted while starting: its command crashed, or this machine is short of threads, processes or memory: tell the user which server failed, with its stderr, so they can tell which.";
   }
   if (error instanceof McpServerError && isExitedAtStart(error.cause)) {
     // It was retried per backoff (a download or a busy port can pass): another load will likely fail the same way, not surely.

@@ -8,13 +8,47 @@ import { LiveStderrLines } from './stderr-live.js';
 export const MAX_STDERR_LINE = 1_000;
 
 /**
- * Keeps the last `maxLines` lines a server wrote to stderr, secrets redacted, to attach to its
- * errors. Memory is bounded whatever the server writes: a line is cut at `MAX_STDERR_LINE`
+ * The first lines are kept as well as the last: a process that dies at start often says why first
+ * and then prints a long stack (Node, refused a thread under `ulimit -u`, names `uv_thread_create`
+ * in its second line, above a native stack longer than a tail).
+ */
+export const FIRST_STDERR_LINES = 5;
+
+/** Stands for the lines left out between the first and the last kept. */
+function leftOutLine(count: number): string {
+  return `… [${count} ${count === 1 ? 'line' : 'lines'} left out]`;
+}
+
+const LEFT_OUT_LINE = /^… \[(\d+) lines? left out\]$/;
+
+/** True when a kept stderr text left lines out between its first and its last. */
+export function leftLinesOut(text: string): boolean {
+  return text.split('\n').some((line) => LEFT_OUT_LINE.test(line));
+}
+
+/**
+ * The first `first` and last `last` lines of a kept stderr text, and one line saying how many were
+ * left out between them (counting those an earlier cut, the tail's own, had left out).
+ */
+export function firstAndLastLines(text: string, first: number, last: number): string {
+  const lines = text.split('\n');
+  if (lines.length <= first + last + 1) return text;
+  const middle = lines.slice(first, -last);
+  const leftOut = middle.reduce((count, line) => count + Number(LEFT_OUT_LINE.exec(line)?.[1] ?? 1), 0);
+  return [...lines.slice(0, first), leftOutLine(leftOut), ...lines.slice(-last)].join('\n');
+}
+
+/**
+ * Keeps the first FIRST_STDERR_LINES and the last `maxLines` lines a server wrote to stderr,
+ * secrets redacted, to attach to its errors. Memory is bounded whatever the server writes: a line is cut at `MAX_STDERR_LINE`
  * characters and the rest of it only counted, and a chunk is never joined to more than the
  * short start of its line, so a gigabyte without a newline costs a scan, not a gigabyte.
  */
 export class StderrTail {
+  private readonly first: string[] = [];
   private readonly lines: string[] = [];
+  /** Lines dropped between `first` and `lines`. */
+  private leftOut = 0;
   /** The start of the line being written (raw bytes, at most MAX_STDERR_LINE of them kept). */
   private partial: Buffer[] = [];
   private partialBytes = 0;
@@ -79,14 +113,25 @@ export class StderrTail {
     this.partial = [];
     this.partialBytes = 0;
     this.dropped = 0;
+    if (this.first.length < FIRST_STDERR_LINES) {
+      this.first.push(line);
+      return;
+    }
     this.lines.push(line);
-    if (this.lines.length > this.maxLines) this.lines.shift();
+    if (this.lines.length > this.maxLines) {
+      this.lines.shift();
+      this.leftOut++;
+    }
   }
 
   text(): string {
     const partial = this.partialBytes > 0 || this.dropped > 0 ? [this.currentLine(false)] : [];
+    const last = [...this.lines, ...partial];
+    const leftOut = this.leftOut + Math.max(last.length - this.maxLines, 0);
     // Each line was redacted alone: a secret that spans lines (a value holding a line break) only shows whole here.
-    return redact([...this.lines, ...partial].slice(-this.maxLines).join('\n'), this.secrets);
+    if (leftOut === 0) return redact([...this.first, ...last].join('\n'), this.secrets);
+    // Where lines were left out, a secret's start at the end of the first lines is cut with them.
+    return [redactCut(this.first.join('\n'), this.secrets), leftOutLine(leftOut), redact(last.slice(-this.maxLines).join('\n'), this.secrets)].join('\n');
   }
 }
 
