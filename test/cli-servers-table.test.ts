@@ -38,6 +38,15 @@ describe('the servers table', () => {
     expect(run.stdout).toContain(`${'n'.repeat(47)}…`);
   }, 40_000);
 
+  it('keeps a long name and the note that tells it from a look-alike within the name column, the name cut, the note whole', async () => {
+    const mixed = `${'n'.repeat(1_000)}\u0455`;
+    writeFileSync(join(home, 'look-alike.json'), JSON.stringify({ mcpServers: { [mixed]: { command: 'x' } } }));
+    const table = formatServersTable(await discoverMcpServers({ configPaths: [join(home, 'look-alike.json')], env: {} }));
+    const note = ' (mixed scripts: Cyrillic \u0455 U+0455)';
+    const row = table.split('\n')[1]!;
+    expect(row.startsWith(`${'n'.repeat(48 - note.length - 1)}…${note}  `)).toBe(true);
+  });
+
   it('keeps 200,000 rows without overflowing the stack', async () => {
     const many: Record<string, unknown> = {};
     for (let index = 0; index < 200_000; index++) many[`s${index}`] = { command: 'x' };

@@ -12,7 +12,7 @@ import { McpConnectionManager } from '../../manager.js';
 import { silentLogger } from '../../logger.js';
 import { permissionsFrom, type GlobalOptions } from '../options.js';
 import { counted } from '../counted.js';
-import { cutToWidth } from '../display-width.js';
+import { cutToWidth, displayWidth } from '../display-width.js';
 import { fittedTable } from '../fitted-table.js';
 import { terminalLine } from '../terminal-text.js';
 import { lookAlikeNotes, nameNote } from '../../../machines/look-alike-names.js';
@@ -177,6 +177,18 @@ const MAX_COLUMN_WIDTH = { name: 48, description: 80 };
 /** A problem line quoting a huge name stays readable. */
 const MAX_PROBLEM_LENGTH = 500;
 
+/** A name cut to make room for its note keeps at least this many columns. */
+const MIN_NAME_SHOWN = 8;
+
+/**
+ * The name cell: the name, then what tells it from a look-alike, within the name column's width.
+ * The note is what says which of two names that print alike this is, so the name is cut first.
+ */
+function nameCell(name: string, note: string): string {
+  const room = Math.max(MAX_COLUMN_WIDTH.name - displayWidth(note), MIN_NAME_SHOWN);
+  return cutToWidth(`${cell(name, room)}${note}`, MAX_COLUMN_WIDTH.name);
+}
+
 /** One table cell: on one line (a `\n` in a name must not forge a row), at most `width` columns. */
 function cell(text: string, width: number): string {
   return cutToWidth(terminalLine(text), width);
@@ -212,7 +224,7 @@ export function formatServersTable(
       ['NAME', 'SCOPE', 'TRANSPORT', 'STATUS', 'PROTOCOL', 'INDEXED', ...(health ? ['HEALTH'] : []), 'DESCRIPTION'],
       ...servers.map((server, row) => [
         // `café` twice (NFC, NFD) or `fs` and `fѕ`: the note after the name says which is which.
-        `${cell(server.name, MAX_COLUMN_WIDTH.name)}${nameNote(server.name)}${alike[row]}`,
+        nameCell(server.name, `${nameNote(server.name)}${alike[row]}`),
         server.scope,
         server.transport,
         status(server),
