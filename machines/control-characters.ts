@@ -50,6 +50,17 @@ export function isolatedForPerson(shown: string): string {
   return RIGHT_TO_LEFT.test(shown) ? `${FIRST_STRONG_ISOLATE}${shown}${POP_DIRECTIONAL_ISOLATE}` : shown;
 }
 
+const PERSON_ISOLATE = /\u2068([^\u2066-\u2069]*)\u2069/g;
+
+/**
+ * Text worded for a person, for a program instead (`--json`): the isolates `isolatedForPerson` set
+ * around right-to-left names taken out, so a script reads and compares the names as configured. An
+ * isolate a name carries itself was shown escaped, not raw, and stays.
+ */
+export function withoutPersonIsolates(text: string): string {
+  return text.replace(PERSON_ISOLATE, '$1');
+}
+
 /**
  * For text that may span lines (a log message, an error body): keeps `\n` and `\t`. An isolate
  * around right-to-left text, as `isolatedForPerson` writes it, stays; any other is shown escaped.

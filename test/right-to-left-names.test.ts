@@ -4,7 +4,8 @@
  * one right-to-left run, the names swapped. Each such name shown to a person is set apart with
  * FIRST STRONG ISOLATE … POP DIRECTIONAL ISOLATE (U+2068, U+2069); ASCII output is unchanged, an
  * isolate a name carries itself is still shown escaped, and the loader tools' text for the model
- * gets none (the model reads the characters in order, and would copy the marks into a name).
+ * gets none (the model reads the characters in order, and would copy the marks into a name), nor
+ * does `--json` (a program compares the names with those it configured).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,6 +45,15 @@ describe('a list of names shown to a person', () => {
     const run = await cli('load', 'fz');
     expect(run.stderr).toContain('(did you mean "fs"?)');
     expect(run.stderr).not.toMatch(ISOLATE);
+  }, 40_000);
+});
+
+describe('the same failures for a program (--json)', () => {
+  it('name the Arabic names as configured, with no isolate around them', async () => {
+    const suggested = JSON.parse((await cli('load', 'عرب', '--json')).stdout) as { error: { message: string } };
+    expect(suggested.error.message).toContain('(did you mean "عربي", "عربية" or "عربيات"?)');
+    const listed = JSON.parse((await cli('call', 'zzzzzzzz', 'tool', '--json')).stdout) as { error: { message: string } };
+    expect(listed.error.message).toContain('(configured: عربي, עברית, عربية, عربيات, fs, \\u{2068}x\\u{2069}, \\u{2068}ב\\u{2069})');
   }, 40_000);
 });
 

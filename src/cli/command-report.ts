@@ -3,6 +3,7 @@
  * stdout, a failure on stderr); with `--json`, one object on stdout with `ok` and, on failure,
  * a stable `code`. The exit code is what the command returns.
  */
+import { withoutPersonIsolates } from '../../machines/control-characters.js';
 import { CliError } from './json-codes.js';
 import { errorText, terminalJson, writeError, writeListing } from './terminal-text.js';
 
@@ -23,7 +24,10 @@ export function reportFailure(options: ReportOptions, error: unknown): number {
   const code = error instanceof CliError ? error.code : 'FAILED';
   const message = errorText(error);
   const hint = error instanceof CliError ? error.hint : undefined;
-  if (options.json) process.stdout.write(`${terminalJson({ ok: false, code, error: message, ...(hint ? { hint } : {}) })}\n`);
+  if (options.json) {
+    const plainHint = hint ? { hint: withoutPersonIsolates(hint) } : {};
+    process.stdout.write(`${terminalJson({ ok: false, code, error: withoutPersonIsolates(message), ...plainHint })}\n`);
+  }
   else writeError(`Error: ${message}${hint ? `\nHint: ${hint}` : ''}`);
   return 1;
 }

@@ -1,3 +1,5 @@
+import { withoutPersonIsolates } from '../../machines/control-characters.js';
+
 /**
  * The `code` of every failure the command line reports: with `--json`, `{ ok: false, code, … }`
  * carries one of these, and the README's table lists them. One style: UPPER_SNAKE, as
@@ -61,9 +63,10 @@ export function listedCode(code: string | undefined): CliErrorCode {
 }
 
 /** What `--json` prints for a failure explained for a person (load, call, read, prompts, prompt): the code at the top, as every command has it. */
-export function failureJson<Explanation extends { code?: string }>(server: string, error: Explanation, fallback: CliErrorCode = 'FAILED') {
+export function failureJson<Explanation extends { code?: string; message?: string; hint?: string }>(server: string, error: Explanation, fallback: CliErrorCode = 'FAILED') {
   const code = error.code === undefined ? fallback : listedCode(error.code);
-  return { ok: false as const, code, server, error: { ...error, code } };
+  const plain = { ...error, code, ...(error.message === undefined ? {} : { message: withoutPersonIsolates(error.message) }) };
+  return { ok: false as const, code, server, error: error.hint === undefined ? plain : { ...plain, hint: withoutPersonIsolates(error.hint) } };
 }
 
 /** A failure a command words for a person, with its code for scripts and, when there is one, what to do next. */

@@ -5,6 +5,7 @@
  * errors go to stderr as well).
  */
 import { CommanderError } from 'commander';
+import { withoutPersonIsolates } from '../../machines/control-characters.js';
 // The words for a failure are loaded with the program, not once it failed: when a command's module
 // could not be read (EMFILE under a low `ulimit -n`), Node keeps that failure, and importing them
 // then failed with it, so the CLI died with a stack trace naming another file.
@@ -30,7 +31,7 @@ export async function runCommandLine(argv: string[]): Promise<number> {
     const text = errorText(error);
     const message = (error as NodeJS.ErrnoException).code === 'EMFILE' ? `${text}${text.endsWith('.') ? '' : '.'}${OUT_OF_FILE_DESCRIPTORS}` : text;
     const code = error instanceof CliError ? error.code : 'FAILED';
-    if (json) process.stdout.write(`${terminalJson({ ok: false, code, error: message })}\n`);
+    if (json) process.stdout.write(`${terminalJson({ ok: false, code, error: withoutPersonIsolates(message) })}\n`);
     else writeError(`Error: ${message}`);
     return 1;
   }
