@@ -17,8 +17,13 @@ export function stdoutColumns(): number | undefined {
   return process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : undefined;
 }
 
+/** One row of a table whose column widths are `widths`. */
+export function alignedRow(row: readonly string[], widths: readonly number[]): string {
+  return row.map((text, column) => padToWidth(text, widths[column]!)).join(GAP).trimEnd();
+}
+
 function aligned(rows: string[][], widths: number[]): string[] {
-  return rows.map((row) => row.map((text, column) => padToWidth(text, widths[column]!)).join(GAP).trimEnd());
+  return rows.map((row) => alignedRow(row, widths));
 }
 
 /** Each row as its first cell on a line, then one `LABEL  value` line per other non-empty cell, a blank line between rows. */

@@ -12,7 +12,8 @@ import { explainFailureAsking, indentedLines, type FailureExplanation } from '..
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
-import { fittedTable, stdoutColumns } from '../fitted-table.js';
+import { alignedRow, fittedTable, stdoutColumns } from '../fitted-table.js';
+import { displayWidth } from '../display-width.js';
 import { progressRows, type ProgressRows } from '../progress-rows.js';
 import { terminalJson, terminalLine } from '../terminal-text.js';
 import { hasErrors } from './servers.js';
@@ -84,20 +85,26 @@ async function checkServer(manager: McpConnectionManager, server: DiscoveredServ
 }
 
 /** Runs `work` over `items` with at most `limit` at a time; results keep the order of `items`. */
-async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
     while (next < items.length) {
       const index = next++;
-      results[index] = await work(items[index]!);
+      results[index] = await work(items[index]!, index);
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return results;
 }
 
-export async function checkServers(options: GlobalOptions, doctor: DoctorOptions, discovery: DiscoveryResult): Promise<DoctorReport> {
+/** Told of the checks as they go: the servers to check, before any starts; each check as it ends (`index` in that list). */
+export interface CheckListener {
+  started(checked: readonly DiscoveredServer[]): void;
+  checked(index: number, check: ServerCheck): void;
+}
+
+export async function checkServers(options: GlobalOptions, doctor: DoctorOptions, discovery: DiscoveryResult, listener?: CheckListener): Promise<DoctorReport> {
   const permissions = permissionsFrom(options);
   const all = Object.values(discovery.servers);
   const skipped: DoctorReport['skipped'] = [];
@@ -117,8 +124,13 @@ export async function checkServers(options: GlobalOptions, doctor: DoctorOptions
   for (const server of checked) configs[server.name] = server.config;
   const stopRecording = recordManifests(manager, index, configs, { logger, projectFiles: projectFilesOf(discovery.servers) });
   const rows = progressRows(checked.map((server) => server.name));
+  listener?.started(checked);
   try {
-    const servers = await mapBounded(checked, doctor.concurrency, (server) => checkServer(manager, server, doctor.timeout, rows));
+    const servers = await mapBounded(checked, doctor.concurrency, async (server, index) => {
+      const check = await checkServer(manager, server, doctor.timeout, rows);
+      listener?.checked(index, check);
+      return check;
+    });
     return { servers, skipped, problems: discovery.problems };
   } finally {
     rows.finish();
@@ -141,27 +153,65 @@ function count(value: number | undefined): string {
   return value === undefined ? '-' : String(value);
 }
 
-/** `columns`: the terminal's width (stdoutColumns()); undefined: the table as wide as its cells. */
-export function formatDoctorReport(report: DoctorReport, columns?: number): string {
+const TABLE_HEADER = ['NAME', 'TRANSPORT', 'STATE', 'PROTOCOL', 'CONNECT', 'TOOLS', 'RESOURCES', 'PROMPTS'];
+
+function tableRow(check: ServerCheck): string[] {
+  return [
+    terminalLine(check.name),
+    check.transport,
+    check.state,
+    check.protocolVersion ?? '-',
+    `${check.connectMs} ms`,
+    count(check.tools),
+    count(check.resources),
+    count(check.prompts),
+  ];
+}
+
+/**
+ * The table written row by row as the checks end, in the config's order, for a pipe or a file:
+ * a reader that leaves (`doctor | head -1`) is noticed at the next row (early-end.ts ends the
+ * command on EPIPE), not after every server was connected. The columns are as wide as their
+ * cells can be, known before any check ends (a count of 100,000 tools or more would stand out).
+ */
+function tableAsChecked(timeoutMs: number, write: (line: string) => void): CheckListener {
+  const widths = TABLE_HEADER.map(displayWidth);
+  const widen = (column: number, text: string) => (widths[column] = Math.max(widths[column]!, displayWidth(text)));
+  const done = new Map<number, ServerCheck>();
+  let next = 0;
+  return {
+    started(checked) {
+      if (checked.length === 0) return;
+      for (const server of checked) {
+        widen(0, terminalLine(server.name));
+        widen(1, server.transport);
+      }
+      // The longest state, a protocol revision (a date), and a connect that took the whole time limit.
+      widen(2, 'connected');
+      widen(3, '2025-06-18');
+      widen(4, `${timeoutMs} ms`);
+      write(alignedRow(TABLE_HEADER, widths));
+    },
+    checked(index, check) {
+      done.set(index, check);
+      for (let row = done.get(next); row !== undefined; row = done.get(next)) {
+        done.delete(next++);
+        write(alignedRow(tableRow(row), widths));
+      }
+    },
+  };
+}
+
+/**
+ * `columns`: the terminal's width (stdoutColumns()); undefined: the table as wide as its cells.
+ * `tableWritten`: the table was written as the checks ended (`tableAsChecked`); the rest follows it.
+ */
+export function formatDoctorReport(report: DoctorReport, columns?: number, tableWritten = false): string {
   const lines: string[] = [];
   if (report.servers.length === 0) {
     lines.push('No server to check. Run `mcp-statechart servers` to see what is configured.');
-  } else {
-    lines.push(
-      ...fittedTable([
-        ['NAME', 'TRANSPORT', 'STATE', 'PROTOCOL', 'CONNECT', 'TOOLS', 'RESOURCES', 'PROMPTS'],
-        ...report.servers.map((check) => [
-          terminalLine(check.name),
-          check.transport,
-          check.state,
-          check.protocolVersion ?? '-',
-          `${check.connectMs} ms`,
-          count(check.tools),
-          count(check.resources),
-          count(check.prompts),
-        ]),
-      ], columns),
-    );
+  } else if (!tableWritten) {
+    lines.push(...fittedTable([TABLE_HEADER, ...report.servers.map(tableRow)], columns));
   }
   for (const check of report.servers) {
     if (check.error) lines.push('', ...serverFailureLines(check.name, check.error));
@@ -188,12 +238,15 @@ function summary(checked: number, failed: number): string {
 export async function runDoctor(options: GlobalOptions, doctor: DoctorOptions): Promise<number> {
   // The report lists the config problems; they are not logged a second time.
   const discovery = await discover(options, silentLogger);
-  const report = await checkServers(options, doctor, discovery);
+  const columns = stdoutColumns();
+  // On a terminal the rows are shown as they go on stderr, and the table fits its width at the end.
+  const asChecked = !doctor.json && columns === undefined ? tableAsChecked(doctor.timeout, (line) => process.stdout.write(`${line}\n`)) : undefined;
+  const report = await checkServers(options, doctor, discovery, asChecked);
   const failedCheck = report.servers.some((check) => check.state === 'error');
   const configProblems = hasErrors(discovery);
   if (doctor.json) {
     const failure = failedCheck ? { code: 'CHECK_FAILED' } : configProblems ? { code: 'CONFIG_PROBLEMS' } : {};
     process.stdout.write(`${terminalJson({ ok: !failedCheck && !configProblems, ...failure, ...report })}\n`);
-  } else process.stdout.write(`${formatDoctorReport(report, stdoutColumns())}\n`);
+  } else process.stdout.write(`${formatDoctorReport(report, columns, asChecked !== undefined)}\n`);
   return failedCheck || configProblems ? 1 : 0;
 }
