@@ -1,11 +1,13 @@
 /**
  * What an inspector sees of a server config: no URL credentials or query values, nothing a
- * `${VAR}` expanded to (args included); deep server data is cut, not a stack overflow; and
- * unchanged parts of successive snapshots are sanitized once.
+ * `${VAR}` expanded to (args included), nor any secret of the config a server quotes back (in a
+ * tool's description, a result); deep server data is cut, not a stack overflow; and unchanged
+ * parts of successive snapshots are sanitized once.
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import { discoverMcpServers, enabledServers } from '../src/config/index.js';
@@ -14,6 +16,17 @@ import { redactSecrets, redactUrl, REDACTED, sanitizedObserver, TOO_DEEP } from 
 import { STDIO_FIXTURE } from './support/fixtures.js';
 
 const API_KEY = 'expanded-api-key-0123456789';
+const KEY_ECHO_SERVER = fileURLToPath(new URL('./fixtures/key-echo-server.mjs', import.meta.url));
+
+/** Everything an observer can read of an inspection event, as JSON (actor refs by a mark). */
+function visibleText(event: InspectionEvent): string {
+  const parts: unknown[] = [event.type];
+  if ('snapshot' in event) parts.push(event.snapshot);
+  if ('event' in event) parts.push(event.event);
+  if (event.type === '@xstate.action') parts.push(event.action);
+  if (event.type === '@xstate.actor') parts.push(event.actorRef.getSnapshot());
+  return JSON.stringify(parts, (_key, value: unknown) => (typeof value === 'object' && value !== null && 'sessionId' in value ? '[ref]' : value));
+}
 
 let manager: McpConnectionManager | undefined;
 let root: string | undefined;
@@ -70,6 +83,31 @@ describe('values from ${VAR}', () => {
     await manager.connect('local');
     expect(seen.length).toBeGreaterThan(5);
     expect(seen.join('\n')).not.toContain(API_KEY);
+  });
+});
+
+describe('a secret the server quotes back', () => {
+  it.each([
+    ['written literally in the config file', { API_KEY }, {}],
+    ['from a ${VAR} in the config file', { API_KEY: '${API_KEY}' }, { API_KEY }],
+  ])('%s: no event, snapshot or actor output carries it, its tool description and result do reach the caller', async (_how, env, variables) => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'mcp-inspect-quoted-'));
+    const file = path.join(root, 'mcp.json');
+    await fs.writeFile(file, JSON.stringify({ mcpServers: { leaky: { command: process.execPath, args: [KEY_ECHO_SERVER], env } } }));
+    const { servers } = await discoverMcpServers({ configPaths: [file], env: variables });
+    const seen: string[] = [];
+    manager = new McpConnectionManager({ logger: silentLogger, inspect: (event) => seen.push(visibleText(event)) });
+    manager.configure(enabledServers(servers));
+    await manager.connect('leaky');
+    const result = await manager.callTool('leaky', 'whoami');
+    // The caller gets the server's answer as sent: only the inspector's copy is redacted.
+    expect(JSON.stringify(result.content)).toContain(`signed in with ${API_KEY}`);
+    await manager.dispose();
+
+    const all = seen.join('\n');
+    expect(all).toContain(`Answers with the API key ${REDACTED}`);
+    expect(all).toContain(`signed in with ${REDACTED}`);
+    expect(seen.filter((text) => text.includes(API_KEY))).toEqual([]);
   });
 });
 

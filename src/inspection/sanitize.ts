@@ -5,8 +5,12 @@
  * inspector receives goes through `sanitizeInspectionEvent` first.
  *
  * Redacted: every `env` and `headers` value, an OAuth `clientSecret`, the user and password of a
- * URL and every query value, and — anywhere in a server config, `args` included — every value a
- * `${VAR}` expanded to (see `secretsOf` in src/redact.ts).
+ * URL and every query value, and — in every string of every event, snapshot and actor output, keys
+ * included — the secret values of every server config met so far (`secretsOf` in src/redact.ts:
+ * env and header values, what a `${VAR}` expanded to, a client secret, literal credentials): a
+ * server may quote its own key in a tool's description or a result, which then sits in the
+ * manifest of every later snapshot. The secrets are found once per config (`learnSecrets`), when a
+ * walk first meets it; with none known (the usual case), strings are not searched at all.
  *
  * Cheap enough to leave on: snapshots share most of their data with the one before (an `assign`
  * replaces only what changed), so sanitized copies of snapshots are cached by the identity of the
@@ -19,7 +23,7 @@
  */
 import type { ActorRefLike, InspectionEvent, Observer } from 'xstate';
 import type { McpServerConfig } from '../../machines/types.js';
-import { REDACTED, redact, redactUrl, secretsOf } from '../redact.js';
+import { longestFirst, REDACTED, redact, redactError, redactUrl, secretsOf } from '../redact.js';
 
 export { REDACTED, redactUrl };
 
@@ -60,25 +64,71 @@ function redactValues(secrets: unknown): unknown {
 }
 
 /** Copies made here: met again (the adapter's own sanitize hooks), they are returned as they are. */
-const sanitizedCopies = new WeakSet<object>();
-/** Original → its sanitized copy. Snapshots are immutable, so a copy stays right for its original. */
-const copies = new WeakMap<object, unknown>();
+let sanitizedCopies = new WeakSet<object>();
+/** Original → its sanitized copy. Snapshots are immutable, so a copy stays right for its original while the secrets known stay the same. */
+let copies = new WeakMap<object, unknown>();
 
-/** Replaces the config's secrets inside every string of its copy (command, args, url, cwd, nested oauth). */
-function scrubStrings(value: unknown, secrets: readonly string[], depth: number): unknown {
-  if (typeof value === 'string') return redact(value, secrets);
-  if (depth > 3 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((item) => scrubStrings(item, secrets, depth + 1));
-  const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) record[key] = scrubStrings(record[key], secrets, depth + 1);
-  return record;
+/** Configs whose secrets are known already: each config's are found once. */
+const configsLearned = new WeakSet<object>();
+/**
+ * Secret value → the configs holding it. A value is forgotten once every config holding it is
+ * garbage (a removed server), so what is searched for stays what is configured, however often.
+ */
+const secretHolders = new Map<string, Array<WeakRef<object>>>();
+/** The values every string is redacted of, longest first (a token inside a longer header value). */
+let knownSecrets: readonly string[] = [];
+/** Counts the times a secret became known: a walk that saw it change is done again. */
+let secretsLearned = 0;
+
+/**
+ * Adds the config's secrets to those every string is redacted of. A value new to the list makes
+ * every cached copy stale (it was made without it), so the caches start again.
+ */
+function learnSecrets(config: McpServerConfig): void {
+  if (configsLearned.has(config)) return;
+  configsLearned.add(config);
+  const secrets = secretsOf(config);
+  if (secrets.length === 0) return;
+  let added = false;
+  const holder = new WeakRef<object>(config);
+  for (const secret of secrets) {
+    const holders = secretHolders.get(secret);
+    if (holders) holders.push(holder);
+    else {
+      secretHolders.set(secret, [holder]);
+      added = true;
+    }
+  }
+  for (const [secret, holders] of secretHolders) {
+    const alive = holders.filter((held) => held.deref() !== undefined);
+    if (alive.length === 0) secretHolders.delete(secret);
+    else secretHolders.set(secret, alive);
+  }
+  knownSecrets = longestFirst([...secretHolders.keys()]);
+  if (!added) return;
+  secretsLearned++;
+  copies = new WeakMap();
+  sanitizedCopies = new WeakSet();
+  recentEvents.length = 0;
+}
+
+function quotesSecret(text: string): boolean {
+  for (const secret of knownSecrets) if (text.includes(secret)) return true;
+  return false;
+}
+
+function redactText(text: string): string {
+  return knownSecrets.length === 0 ? text : redact(text, knownSecrets);
 }
 
 /** `remember`: cache the copy by its original (snapshot data, which later snapshots share). */
 function sanitize(value: unknown, depth: number, remember: boolean): unknown {
+  if (typeof value === 'string') return redactText(value);
   if (value === null || typeof value !== 'object') return value;
   if (sanitizedCopies.has(value)) return value;
-  // Class instances (actor refs, errors, state nodes) are kept as they are: they are either
+  // An actor's error may quote what the server said (its key among it).
+  if (value instanceof Error) return knownSecrets.length === 0 ? value : redactError(value, knownSecrets);
+  // Other class instances (actor refs, state nodes) are kept as they are: they are either
   // live handles an inspector serializes by their own toJSON, or carry no config.
   if (!Array.isArray(value) && !isPlainObject(value)) return value;
   const cached = copies.get(value);
@@ -94,15 +144,19 @@ function sanitize(value: unknown, depth: number, remember: boolean): unknown {
     for (const item of value) copy.push(isLiveSession(item) ? undefined : sanitize(item, depth + 1, remember));
     return copy;
   }
+  // Before its fields are copied: they are redacted of its own secrets too (command, args, url).
+  const record: Record<string, unknown> = value;
+  const serverConfig = isServerConfig(value);
+  if (serverConfig) learnSecrets(value);
   const copy: Record<string, unknown> = {};
   if (remember) {
     copies.set(value, copy);
     sanitizedCopies.add(copy);
   }
-  for (const key of Object.keys(value)) {
-    const item = value[key];
+  for (const key of Object.keys(record)) {
+    const item = record[key];
     if (isLiveSession(item)) continue;
-    copy[key] =
+    copy[redactText(key)] =
       item === undefined
         ? item
         : SECRET_FIELDS.has(key)
@@ -111,14 +165,18 @@ function sanitize(value: unknown, depth: number, remember: boolean): unknown {
             ? REDACTED
             : sanitize(item, depth + 1, remember);
   }
-  if (isServerConfig(value)) {
-    const secrets = secretsOf(value);
-    if (secrets.length > 0) {
-      for (const key of Object.keys(copy)) if (!SECRET_FIELDS.has(key)) copy[key] = scrubStrings(copy[key], secrets, 0);
-    }
-    if (typeof copy.url === 'string') copy.url = redactUrl(copy.url);
-  }
+  if (serverConfig && typeof copy.url === 'string') copy.url = redactUrl(copy.url);
   return copy;
+}
+
+/**
+ * `sanitize`, done again when it met a config with a secret not known before: the parts walked
+ * before that config were copied without it. The second walk learns nothing new (the same configs).
+ */
+function sanitizeWithSecrets(value: unknown, remember: boolean): unknown {
+  const learned = secretsLearned;
+  const copy = sanitize(value, 0, remember);
+  return learned === secretsLearned ? copy : sanitize(value, 0, remember);
 }
 
 /**
@@ -128,27 +186,30 @@ function sanitize(value: unknown, depth: number, remember: boolean): unknown {
  */
 export function redactSecrets<T>(value: T): T {
   if (isLiveSession(value)) return undefined as T;
-  return sanitize(value, 0, true) as T;
+  return sanitizeWithSecrets(value, true) as T;
 }
 
 /**
- * True when `sanitize` would change nothing: no secret field, live session, server config or
- * over-deep nesting anywhere in it. Cheaper than a copy (no allocation), and the usual case for
- * events and action parameters (a call's arguments and result).
+ * True when `sanitize` would change nothing: no secret field, live session, server config,
+ * over-deep nesting or string quoting a known secret anywhere in it. Cheaper than a copy (no
+ * allocation), and the usual case for events and action parameters (a call's arguments and result).
  */
 function isClean(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return knownSecrets.length === 0 || !quotesSecret(value);
   if (value === null || typeof value !== 'object') return true;
   if (Array.isArray(value)) {
     if (depth >= MAX_DEPTH) return false;
     for (const item of value) if (isLiveSession(item) || !isClean(item, depth + 1)) return false;
     return true;
   }
-  if (!isPlainObject(value)) return true;
+  if (!isPlainObject(value)) return !(value instanceof Error) || knownSecrets.length === 0 || redactError(value, knownSecrets) === value;
   if (depth >= MAX_DEPTH || isServerConfig(value)) return false;
+  const searched = knownSecrets.length !== 0;
   // for-in over a plain object (no inherited keys): no key array per object on every call's path.
   for (const key in value) {
     if (SECRET_FIELDS.has(key) || SECRET_VALUES.has(key)) return false;
     const item = value[key];
+    if (searched && (quotesSecret(key) || (typeof item === 'string' && quotesSecret(item)))) return false;
     if (item !== null && typeof item === 'object' && (isLiveSession(item) || !isClean(item, depth + 1))) return false;
   }
   return true;
@@ -157,7 +218,7 @@ function isClean(value: unknown, depth: number): boolean {
 /** `redactSecrets` for what is seen once (an action's parameters): the copy is not cached, and not made when nothing needs redacting. */
 function redactOnce<T>(value: T): T {
   if (isLiveSession(value)) return undefined as T;
-  return isClean(value, 0) ? value : (sanitize(value, 0, false) as T);
+  return isClean(value, 0) ? value : (sanitizeWithSecrets(value, false) as T);
 }
 
 /**
