@@ -109,6 +109,17 @@ describe('a secret the server quotes back', () => {
     expect(all).toContain(`signed in with ${REDACTED}`);
     expect(seen.filter((text) => text.includes(API_KEY))).toEqual([]);
   });
+
+  it('is redacted in what comes before its config in the same snapshot', () => {
+    const copy = redactSecrets({ manifest: { tools: [{ name: 'q', description: 'uses order-secret-42' }] }, config: { command: 'x', env: { KEY: 'order-secret-42' } } });
+    expect(copy.manifest.tools[0]!.description).toBe(`uses ${REDACTED}`);
+  });
+
+  it('shorter than 6 characters, is left in what the server says (too common to hunt for), though never shown as an env value', () => {
+    const copy = redactSecrets({ config: { command: 'x', env: { PIN: 'ab12', KEY: 'long-secret-77' } }, said: 'pin ab12, key long-secret-77' });
+    expect(copy.said).toBe(`pin ab12, key ${REDACTED}`);
+    expect(copy.config.env).toEqual({ PIN: REDACTED, KEY: REDACTED });
+  });
 });
 
 describe('deep and repeated data', () => {
