@@ -14,6 +14,7 @@ import { discoverMcpServers, enabledServers } from '../src/config/index.js';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { redactSecrets, redactUrl, REDACTED, sanitizedObserver, TOO_DEEP } from '../src/inspection/sanitize.js';
 import { STDIO_FIXTURE } from './support/fixtures.js';
+import { inspectedManager, mark, watch } from './support/inspector-viewer.js';
 
 const API_KEY = 'expanded-api-key-0123456789';
 const KEY_ECHO_SERVER = fileURLToPath(new URL('./fixtures/key-echo-server.mjs', import.meta.url));
@@ -108,6 +109,17 @@ describe('a secret the server quotes back', () => {
     expect(all).toContain(`Answers with the API key ${REDACTED}`);
     expect(all).toContain(`signed in with ${REDACTED}`);
     expect(seen.filter((text) => text.includes(API_KEY))).toEqual([]);
+  });
+
+  it('never reaches a page watching through the WebSocket relay', async () => {
+    const { inspector, manager: inspected } = await inspectedManager();
+    const messages = await watch(inspector);
+    inspected.configure({ leaky: { command: process.execPath, args: [KEY_ECHO_SERVER], env: { API_KEY } } });
+    await inspected.connect('leaky');
+    await inspected.callTool('leaky', 'whoami');
+    const received = await mark(inspector, messages, 'after-the-call');
+    expect(received.some((message) => message.includes(`signed in with ${REDACTED}`))).toBe(true);
+    expect(received.filter((message) => message.includes(API_KEY))).toEqual([]);
   });
 
   it('is redacted in what comes before its config in the same snapshot', () => {
