@@ -33,6 +33,7 @@ import { redact, secretsOf } from './redact.js';
 import { HostControls } from './host-controls.js';
 import { scheduledTimers, serverStatus, type ServerStatus } from './server-status.js';
 import { invalidRequestError, invalidServerConfigError, invalidServerNameError, invalidServersError } from './request-arguments.js';
+import { invalidManagerOptionsError } from './manager-options.js';
 
 type Clock = NonNullable<ActorOptions<RegistryLogic>['clock']>;
 
@@ -51,6 +52,25 @@ export interface McpConnectionManagerOptions extends RegistryLogicOptions {
    */
   route?: 'direct' | 'events';
 }
+
+/** Every key the constructor reads; `satisfies` keeps the list whole as options are added. */
+const OPTION_KEYS = Object.keys({
+  inspect: true,
+  clock: true,
+  defaults: true,
+  route: true,
+  transportFactory: true,
+  clientFactory: true,
+  logger: true,
+  clientInfo: true,
+  oauth: true,
+  handlers: true,
+  sessions: true,
+  variables: true,
+  taskJournal: true,
+  tracerProvider: true,
+  meterProvider: true,
+} satisfies Record<keyof McpConnectionManagerOptions, true>);
 
 /** How one request runs. */
 export interface RequestOptions {
@@ -134,6 +154,8 @@ export class McpConnectionManager {
   private registryFailure?: McpServerError;
 
   constructor(options: McpConnectionManagerOptions = {}) {
+    const invalid = invalidManagerOptionsError(options, OPTION_KEYS);
+    if (invalid) throw invalid;
     const { inspect, clock: givenClock, defaults, route, ...registryOptions } = options;
     const logger = options.logger ?? stderrLogger;
     const clock = givenClock ?? unrefClock;
