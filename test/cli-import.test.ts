@@ -189,6 +189,26 @@ describe('import', () => {
     expect(servers().off).toEqual({ command: 'off-server', disabled: true });
   }, 40_000);
 
+  it("Cline's \"timeout\" (seconds) is written as \"timeoutMs\" and said so before asking; one that cannot be converted is said to be copied unread", async () => {
+    const { cli, home, servers } = importer();
+    const file = join(home, 'cline_mcp_settings.json');
+    place(file, {
+      mcpServers: {
+        slow: { command: 'slow-server', timeout: 300, autoApprove: [] },
+        both: { command: 'both-server', timeout: 10, timeoutMs: 5_000 },
+        words: { command: 'words-server', timeout: 'long' },
+      },
+    });
+    const asked = await cli('import', '--from', file);
+    expect(asked.stderr).toContain('"slow": its "timeout": 300 (seconds, as Cline writes it) is written as "timeoutMs": 300000, the time each of its requests may take here.');
+    const run = await cli('import', '--from', file, '--yes');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('"both": its "timeout" is copied as written but not read here: its "timeoutMs" sets that limit.');
+    expect(run.stdout).toContain('"words": its "timeout" is copied as written but not read here: a request\'s limit is "timeoutMs", a number of milliseconds up to 2147483647.');
+    expect(servers().slow).toEqual({ command: 'slow-server', autoApprove: [], timeoutMs: 300_000 });
+    expect(servers().both).toEqual({ command: 'both-server', timeout: 10, timeoutMs: 5_000 });
+  }, 40_000);
+
   it('an entry nested thousands of levels deep is skipped, naming its field; the others are imported', async () => {
     const { cli, home, servers } = importer();
     const file = join(home, 'deep.json');

@@ -24,6 +24,7 @@ import { configPathForScope, editServerEntries, readConfigObject, serverEntries,
 import { CliError } from '../json-codes.js';
 import { confirmChange } from '../confirm-change.js';
 import { approvalRefused, checkServerName, projectDefinition } from './add.js';
+import { translatedEntry } from '../client-fields.js';
 
 export const CLIENTS = ['claude-desktop', 'claude-code', 'vscode', 'cursor'] as const;
 
@@ -170,7 +171,10 @@ export function runImport(options: ImportOptions): Promise<number> {
     const renames = renamesOf(options.rename);
     const found = await candidatesFrom(clientFiles(options.from, process.cwd()));
     const { read, unusable } = found;
-    const candidates = found.candidates.map((candidate) => ({ ...candidate, name: renames.get(candidate.name) ?? candidate.name, original: candidate.name }));
+    const candidates = found.candidates.map((candidate) => {
+      const name = renames.get(candidate.name) ?? candidate.name;
+      return { ...candidate, ...translatedEntry(name, candidate.entry), name, original: candidate.name };
+    });
     const unmatched = [...renames.keys()].filter((old) => !found.candidates.some((candidate) => candidate.name === old));
     if (unmatched.length > 0) {
       throw new CliError('INVALID_ARGUMENTS', `--rename names ${unmatched.map(quoted).join(', ')}, which ${options.from} does not define. Nothing was imported.`);
@@ -188,7 +192,7 @@ export function runImport(options: ImportOptions): Promise<number> {
     const target = await configPathForScope(options.scope, options.project);
     const existing = serverEntries(await readConfigObject(target));
     const skipped: Skipped[] = [...unusable];
-    const chosen = new Map<string, Candidate>();
+    const chosen = new Map<string, (typeof candidates)[number]>();
     for (const candidate of candidates) {
       try {
         checkServerName(candidate.name);
@@ -224,7 +228,10 @@ export function runImport(options: ImportOptions): Promise<number> {
     }
     // With --force, the person confirming must see that a definition of theirs goes, not only what comes.
     const replaced = plan.map((candidate) => candidate.name).filter((name) => Object.hasOwn(existing, name));
-    const notices = replaced.map((name) => `Replaces the "${name}" already defined in ${target} (--force).`);
+    const notices = [
+      ...replaced.map((name) => `Replaces the "${name}" already defined in ${target} (--force).`),
+      ...plan.flatMap((candidate) => candidate.notes),
+    ];
     if (options.scope === 'project') {
       for (const candidate of plan) {
         const fields = literalCredentialFields(candidate.entry);
