@@ -51,6 +51,28 @@ export function inferTransport(config: McpServerConfig): McpTransportKind | unde
   return undefined;
 }
 
+const TRANSPORT_FIELDS = ['type', 'transport', 'transportType'] as const;
+const WEBSOCKET_SPELLINGS = ['ws', 'wss', 'websocket', 'websockets'];
+
+/**
+ * What is wrong with a transport spelled as WebSocket (Claude Code's `"ws"`, LangChain's
+ * `"websocket"`), to follow the field's name; undefined for any other spelling. Told apart because
+ * "not a known transport" leaves the person looking for the right spelling of one that is not there.
+ */
+export function webSocketProblem(spelling: unknown): string | undefined {
+  return typeof spelling === 'string' && WEBSOCKET_SPELLINGS.includes(spelling.toLowerCase())
+    ? 'names WebSocket, which is not an MCP transport this client speaks (MCP servers are reached over stdio, Streamable HTTP or SSE): give the server\'s http(s) URL with "type": "http" (or "sse"), or a "command" to run it over stdio'
+    : undefined;
+}
+
+/** Why `inferTransport` found none for this entry, naming the field the entry wrote (`type`, `transport` or `transportType`), if any. */
+export function missingTransportProblem(config: McpServerConfig): { field: string; problem: string } {
+  const written: Record<string, unknown> = config;
+  const field = TRANSPORT_FIELDS.find((name) => written[name] !== undefined && written[name] !== null);
+  if (field === undefined) return { field: 'type', problem: 'no transport: give "command" (stdio), "url" (http) or a known "type"' };
+  return { field, problem: `"${field}" ${webSocketProblem(written[field]) ?? `is not a known transport (use ${ACCEPTED_TRANSPORTS.join(', ')})`}` };
+}
+
 export interface ResolvedConnectOptions {
   idleTimeoutMs: number;
   autoReconnect: boolean;

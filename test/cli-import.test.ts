@@ -175,7 +175,9 @@ describe('import', () => {
     const claudeJson = join(home, '.claude.json');
     place(claudeJson, { mcpServers: { ws: { type: 'ws', url: 'ws://127.0.0.1:1234' }, later: { url: '${LATER_URL}' }, fine: { type: 'sse', url: 'https://fine.example/sse' } } });
     const run = await cli('import', '--from', 'claude-code', '--yes');
-    expect(run.stdout).toContain(`Skipped "ws": the one in ${claudeJson}: it would not start here: "type" is not a known transport (use stdio, http, streamable-http, streamableHttp, sse).`);
+    expect(run.stdout).toContain(
+      `Skipped "ws": the one in ${claudeJson}: it would not start here: "type" names WebSocket, which is not an MCP transport this client speaks (MCP servers are reached over stdio, Streamable HTTP or SSE): give the server's http(s) URL with "type": "http" (or "sse"), or a "command" to run it over stdio.`,
+    );
     expect(Object.keys(servers())).toEqual(['first', 'last', 'later', 'fine']);
   }, 40_000);
 

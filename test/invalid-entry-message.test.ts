@@ -1,5 +1,5 @@
 /**
- * An entry that cannot work as written (no transport, a URL that is not http(s)) fails to connect
+ * An entry that cannot work as written (no transport, one not spoken here, a URL that is not http(s)) fails to connect
  * with a config error whose message reads as sentences: the problem, the field, one period, then
  * what to do. Nothing is started.
  */
@@ -20,6 +20,13 @@ describe('an entry that cannot work as written', () => {
   it.each([
     { entry: 'a misspelt "command"', config: { comand: 'node' }, problem: 'no transport: give "command" (stdio), "url" (http) or a known "type" (field "type").' },
     { entry: 'a "url" that is not http(s)', config: { type: 'http', url: 'notes.example' }, problem: 'the "url" is not a valid http(s) URL (field "url").' },
+    {
+      entry: 'LangChain\'s "transport": "websocket"',
+      config: { transport: 'websocket', url: 'ws://127.0.0.1:9/mcp' },
+      problem:
+        '"transport" names WebSocket, which is not an MCP transport this client speaks (MCP servers are reached over stdio, Streamable HTTP or SSE): give the server\'s http(s) URL with "type": "http" (or "sse"), or a "command" to run it over stdio (field "transport").',
+    },
+    { entry: 'a misspelt "transportType"', config: { transportType: 'htttp', url: 'http://127.0.0.1:9/mcp' }, problem: '"transportType" is not a known transport (use stdio, http, streamable-http, streamableHttp, sse) (field "transportType").' },
     {
       entry: 'a "url" with user:password (fetch refuses it, every time)',
       config: { type: 'http', url: 'http://me:s3cret-password@127.0.0.1:9/mcp' },

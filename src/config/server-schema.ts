@@ -8,7 +8,7 @@
  * often carry tokens.
  */
 import { z } from 'zod';
-import { ACCEPTED_TRANSPORTS, parseTransport, PROTOCOL_PREFERENCES } from '../../machines/options.js';
+import { ACCEPTED_TRANSPORTS, parseTransport, PROTOCOL_PREFERENCES, webSocketProblem } from '../../machines/options.js';
 
 const text = z.string({ error: 'must be a string' });
 const stringMap = z.record(z.string(), z.string({ error: 'must be a string' }), {
@@ -17,7 +17,7 @@ const stringMap = z.record(z.string(), z.string({ error: 'must be a string' }), 
 const transportName = z
   .string({ error: 'must be a string' })
   .refine((spelling) => parseTransport(spelling) !== undefined, {
-    message: `is not a known transport (use ${ACCEPTED_TRANSPORTS.join(', ')})`,
+    error: (issue) => webSocketProblem(issue.input) ?? `is not a known transport (use ${ACCEPTED_TRANSPORTS.join(', ')})`,
   });
 
 export const serverEntryShape = z.looseObject({

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { AnyActorRef } from 'xstate';
 import { Client, ProtocolError, SdkHttpError, SseError, type ClientOptions, type PriorDiscovery, type Transport, type VersionNegotiationMode } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { inferTransport, type ResolvedConnectOptions } from '../../machines/options.js';
+import { inferTransport, missingTransportProblem, type ResolvedConnectOptions } from '../../machines/options.js';
 import type { McpProtocolPreference, McpServerConfig, McpTransportKind } from '../../machines/types.js';
 import type { Logger } from '../logger.js';
 import { limitMessageDepth, refusedHandshake } from './message-depth-limit.js';
@@ -141,7 +141,8 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
   try {
     assertUsableEntry(sealedRequest.name, sealedRequest.config, sealedRequest.options);
     if (!transport) {
-      throw new ConfigInvalidError(sealedRequest.name, 'type', 'no transport: give "command" (stdio), "url" (http) or a known "type"');
+      const { field, problem } = missingTransportProblem(sealedRequest.config);
+      throw new ConfigInvalidError(sealedRequest.name, field, problem);
     }
     // The only place the config's secret values are taken out (src/sealed-config.ts).
     const request = { ...sealedRequest, config: unsealServerConfig(sealedRequest.name, sealedRequest.config, deps.variables ?? process.env) };
