@@ -6,7 +6,7 @@
  * the port is taken, the login listens elsewhere and registers anew, as before. A real
  * authorization server on 127.0.0.1 (test/fixtures/oauth-server.ts), the login's own listener.
  */
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { login } from '../src/entries/oauth.js';
@@ -44,5 +44,19 @@ describe('logging in again to the same authorization server', () => {
     const [first, again] = fixture.authorizations;
     expect(portOf(again?.redirectUri)).not.toBe(portOf(first?.redirectUri));
     expect(again?.clientId).not.toBe(first?.clientId);
+  });
+});
+
+describe("an entry's fixed redirect port", () => {
+  it('"oauth": { "callbackPort" } (as Claude Code writes it, for a client registered with that port) is the port the login listens on', async () => {
+    const fixture = await oauthFixture();
+    const free = createServer().listen(0, '127.0.0.1');
+    await once(free, 'listening');
+    const { port } = free.address() as AddressInfo;
+    await new Promise<void>((resolve) => free.close(() => resolve()));
+
+    await login('remote', { url: fixture.url, oauth: { callbackPort: port } }, { dir: loginDir(), openBrowser: fixture.browse, print: () => {} });
+
+    expect(portOf(fixture.authorizations[0]?.redirectUri)).toBe(String(port));
   });
 });
