@@ -211,6 +211,22 @@ describe('import', () => {
     expect(servers().both).toEqual({ command: 'both-server', timeout: 10, timeoutMs: 5_000 });
   }, 40_000);
 
+  it("a server name, or a field of one, written twice in the client's file is pointed out before asking: the last one is imported, as the client reads it", async () => {
+    const { cli, home, servers } = importer();
+    const file = join(home, '.cursor', 'mcp.json');
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(
+      file,
+      ['{', '  "mcpServers": {', '    "fs": { "command": "first-fs" },', '    "fs": { "command": "second-fs" },', '    "docs": { "url": "https://one.example/mcp", "url": "https://two.example/mcp" }', '  },', '  "theme": "a", "theme": "b"', '}'].join('\n'),
+    );
+    const asked = await cli('import', '--from', 'cursor');
+    expect(asked.stderr).toContain(`The server "fs" is written twice in ${file} (the second at line 4): the last one is imported, as the client reads it; check it is the one you meant.`);
+    expect(asked.stderr).toContain(`"docs": its "url" is written twice in ${file} (the second at line 5): the last one is imported`);
+    expect(asked.stderr).not.toContain('"theme"');
+    expect((await cli('import', '--from', 'cursor', '--yes')).code).toBe(0);
+    expect(servers().fs).toEqual({ command: 'second-fs' });
+  }, 40_000);
+
   it('an entry nested thousands of levels deep is skipped, naming its field; the others are imported', async () => {
     const { cli, home, servers } = importer();
     const file = join(home, 'deep.json');

@@ -12,7 +12,8 @@ import { FileLockHeld, withFileLock } from '../config/file-lock.js';
 import { writeRefusal } from './write-refusal.js';
 import { defaultUserConfigPath, findProjectConfig, PROJECT_CONFIG_NAME } from '../config/locate-config-files.js';
 import { isJsonObject } from '../config/null-proto.js';
-import { parseConfigJson, parseJson } from '../config/parse-json.js';
+import { parseConfigJson, parseJson, type JsonParseResult } from '../config/parse-json.js';
+import { findDuplicateKeys, type DuplicateKey } from '../config/duplicate-keys.js';
 import { MAX_CONFIG_FILE_BYTES, megabytes, readConfigFile } from '../config/read-config-file.js';
 
 export type WritableScope = 'user' | 'project';
@@ -28,12 +29,30 @@ export async function configPathForScope(scope: WritableScope, projectDir: strin
   return nearest.found ? nearest.path : join(process.cwd(), PROJECT_CONFIG_NAME);
 }
 
-/**
- * The file as an object; a missing file is an empty one. Anything else that is not a JSON object is refused, never overwritten.
- * `readOnly`: a file that is read and not rewritten (another client's, to import from) may be VS Code's JSONC; a rewrite would drop its comments.
- */
-export async function readConfigObject(path: string, { readOnly = false } = {}): Promise<JsonObject> {
-  return parseConfigObject(path, await readConfigText(path, readOnly ? MAX_CLIENT_FILE_BYTES : MAX_CONFIG_FILE_BYTES), readOnly);
+/** The file as an object; a missing file is an empty one. Anything else that is not a JSON object is refused, never overwritten. */
+export async function readConfigObject(path: string): Promise<JsonObject> {
+  return ownConfigObject(path, await readConfigText(path, MAX_CONFIG_FILE_BYTES));
+}
+
+/** A file of ours is plain JSON, as it is rewritten. */
+function ownConfigObject(path: string, text: string): JsonObject {
+  return text.trim() === '' ? {} : configObjectOf(path, parseJson(text));
+}
+
+/** Another client's file, read to import from, and the keys written twice in it: the client, like `JSON.parse`, uses the last one. */
+export interface ClientConfig {
+  config: JsonObject;
+  duplicates: DuplicateKey[];
+  /** The text the duplicates' offsets are in. */
+  json: string;
+}
+
+/** Another client's file: it is read and never rewritten, so it may be VS Code's JSONC (a rewrite would drop its comments). */
+export async function readClientConfig(path: string): Promise<ClientConfig> {
+  const text = await readConfigText(path, MAX_CLIENT_FILE_BYTES);
+  if (text.trim() === '') return { config: {}, duplicates: [], json: text };
+  const parsed = parseConfigJson(text);
+  return { config: configObjectOf(path, parsed), duplicates: findDuplicateKeys(parsed.json), json: parsed.json };
 }
 
 /**
@@ -49,9 +68,7 @@ async function readConfigText(path: string, maxBytes: number): Promise<string> {
   return read.kind === 'text' ? read.text : '';
 }
 
-function parseConfigObject(path: string, text: string, readOnly: boolean): JsonObject {
-  if (text.trim() === '') return {};
-  const parsed = readOnly ? parseConfigJson(text) : parseJson(text);
+function configObjectOf(path: string, parsed: JsonParseResult): JsonObject {
   if (!parsed.ok) {
     throw new CliError(
       'CONFIG_INVALID',
@@ -111,7 +128,7 @@ export async function editServerEntries(path: string, edit: (servers: JsonObject
 
 async function rewriteServerEntries(path: string, edit: (servers: JsonObject) => boolean): Promise<boolean> {
   const text = await readConfigText(path, MAX_CONFIG_FILE_BYTES);
-  const config = parseConfigObject(path, text, false);
+  const config = ownConfigObject(path, text);
   const servers = serverEntries(config);
   if (!edit(servers)) return false;
   config.mcpServers = servers;

@@ -20,7 +20,9 @@ import type { McpServerEntry } from '../../../machines/types.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { terminalLine } from '../terminal-text.js';
 import { reportDone, reported } from '../command-report.js';
-import { configPathForScope, editServerEntries, readConfigObject, serverEntries, type WritableScope } from '../config-file-edit.js';
+import { configPathForScope, editServerEntries, readClientConfig, readConfigObject, serverEntries, type WritableScope } from '../config-file-edit.js';
+import type { DuplicateKey } from '../../config/duplicate-keys.js';
+import { lineAndColumn } from '../../config/parse-json.js';
 import { CliError } from '../json-codes.js';
 import { confirmChange } from '../confirm-change.js';
 import { approvalRefused, checkServerName, projectDefinition } from './add.js';
@@ -44,8 +46,8 @@ interface ClientFile {
   path: string;
   /** How a person tells it from another part of the same file. */
   part?: string;
-  /** The object holding the servers: `mcpServers` or VS Code's `servers`, maybe under `projects[<folder>]`. */
-  servers: (config: Record<string, unknown>) => unknown;
+  /** The keys leading to the object holding the servers: `mcpServers` or VS Code's `servers`, maybe under `projects[<folder>]`. */
+  serversAt: (config: Record<string, unknown>) => string[];
 }
 
 /** The per-platform folder applications keep settings in. */
@@ -61,33 +63,40 @@ function absoluteFolderFromEnv(name: string): string | undefined {
   return value !== undefined && isAbsolute(value) ? value : undefined;
 }
 
-const mcpServersKey = (config: Record<string, unknown>) => config.mcpServers;
-const vscodeServersKey = (config: Record<string, unknown>) => config.servers;
+const mcpServersKey = () => ['mcpServers'];
+const vscodeServersKey = () => ['servers'];
+
+/** What is at `path` in `config`, through objects only. */
+function valueAt(config: unknown, path: readonly string[]): unknown {
+  let value = config;
+  for (const key of path) value = isJsonObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+  return value;
+}
 
 /** Where each client keeps its servers, the least specific first: of a name in two, the client uses the later. */
 function clientFiles(from: string, cwd: string): ClientFile[] {
   switch (from) {
     case 'claude-desktop':
-      return [{ path: join(appSettingsFolder(), 'Claude', 'claude_desktop_config.json'), servers: mcpServersKey }];
+      return [{ path: join(appSettingsFolder(), 'Claude', 'claude_desktop_config.json'), serversAt: mcpServersKey }];
     case 'claude-code':
       return [
-        { path: join(homeFolder(), '.claude.json'), servers: mcpServersKey },
-        { path: join(cwd, '.mcp.json'), servers: mcpServersKey },
+        { path: join(homeFolder(), '.claude.json'), serversAt: mcpServersKey },
+        { path: join(cwd, '.mcp.json'), serversAt: mcpServersKey },
         // Claude Code's local scope: servers of one project, kept in ~/.claude.json under its folder; it wins over the project's.
-        { path: join(homeFolder(), '.claude.json'), part: `its local scope for ${cwd}`, servers: (config) => (isJsonObject(config.projects) && isJsonObject(config.projects[cwd]) ? config.projects[cwd].mcpServers : undefined) },
+        { path: join(homeFolder(), '.claude.json'), part: `its local scope for ${cwd}`, serversAt: () => ['projects', cwd, 'mcpServers'] },
       ];
     case 'vscode':
       return [
-        { path: join(appSettingsFolder(), 'Code', 'User', 'mcp.json'), servers: vscodeServersKey },
-        { path: join(cwd, '.vscode', 'mcp.json'), servers: vscodeServersKey },
+        { path: join(appSettingsFolder(), 'Code', 'User', 'mcp.json'), serversAt: vscodeServersKey },
+        { path: join(cwd, '.vscode', 'mcp.json'), serversAt: vscodeServersKey },
       ];
     case 'cursor':
       return [
-        { path: join(homeFolder(), '.cursor', 'mcp.json'), servers: mcpServersKey },
-        { path: join(cwd, '.cursor', 'mcp.json'), servers: mcpServersKey },
+        { path: join(homeFolder(), '.cursor', 'mcp.json'), serversAt: mcpServersKey },
+        { path: join(cwd, '.cursor', 'mcp.json'), serversAt: mcpServersKey },
       ];
     default:
-      return [{ path: resolve(cwd, from), servers: (config) => config.mcpServers ?? config.servers }];
+      return [{ path: resolve(cwd, from), serversAt: (config) => (config.mcpServers !== undefined && config.mcpServers !== null ? ['mcpServers'] : ['servers']) }];
   }
 }
 
@@ -104,18 +113,21 @@ interface Skipped {
   reason: string;
 }
 
-async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candidate[]; read: string[]; unusable: Skipped[] }> {
+async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candidate[]; read: string[]; unusable: Skipped[]; twice: string[] }> {
   const candidates: Candidate[] = [];
   const read: string[] = [];
   const unusable: Skipped[] = [];
+  const twice: string[] = [];
   for (const file of files) {
-    const config = await readConfigObject(file.path, { readOnly: true }).catch((error: unknown) => {
+    const { config, duplicates, json } = await readClientConfig(file.path).catch((error: unknown) => {
       if (error instanceof CliError) throw new CliError(error.code, error.message.replace('Fix it by hand first; nothing was changed.', 'Nothing was imported.'));
       throw error;
     });
-    const servers = file.servers(config);
+    const serversAt = file.serversAt(config);
+    const servers = valueAt(config, serversAt);
     if (!isJsonObject(servers)) continue;
     if (!read.includes(file.path)) read.push(file.path);
+    twice.push(...writtenTwice(duplicates, serversAt, json, file.part === undefined ? file.path : `${file.path} (${file.part})`));
     for (const [name, entry] of Object.entries(servers)) {
       // Walked below (its variables converted, its text searched): thousands of levels would overflow the stack and end the import.
       const tooDeep = isJsonObject(entry) ? fieldNestedTooDeep(entry) : undefined;
@@ -124,7 +136,23 @@ async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candid
       else unusable.push({ name, reason: `its entry in ${file.part === undefined ? file.path : `${file.path} (${file.part})`} is ${entry === null ? 'null' : Array.isArray(entry) ? 'a list' : `a ${typeof entry}`}, not an object with a "command" or a "url"` });
     }
   }
-  return { candidates, read, unusable };
+  return { candidates, read, unusable, twice };
+}
+
+/**
+ * A server name, or a field of one, written twice among the servers read: the client uses the last
+ * one, as `import` does, while a person reading the file may have read the first.
+ */
+function writtenTwice(duplicates: readonly DuplicateKey[], serversAt: readonly string[], json: string, where: string): string[] {
+  const within = (path: readonly string[]) => path.length >= serversAt.length && serversAt.every((key, at) => path[at] === key);
+  return duplicates
+    .filter((duplicate) => within(duplicate.path))
+    .map(({ path, key, offset }) => {
+      const { line } = lineAndColumn(json, offset);
+      const [server, ...fields] = path.slice(serversAt.length);
+      const what = server === undefined ? `The server ${quoted(key)} is` : `${quoted(server)}: its ${quoted([...fields, key].join('.'))} is`;
+      return `${what} written twice in ${where} (the second at line ${line}): the last one is imported, as the client reads it; check it is the one you meant.`;
+    });
 }
 
 /**
@@ -170,7 +198,7 @@ export function runImport(options: ImportOptions): Promise<number> {
   return reported(options, async () => {
     const renames = renamesOf(options.rename);
     const found = await candidatesFrom(clientFiles(options.from, process.cwd()));
-    const { read, unusable } = found;
+    const { read, unusable, twice } = found;
     const candidates = found.candidates.map((candidate) => {
       const name = renames.get(candidate.name) ?? candidate.name;
       return { ...candidate, ...translatedEntry(name, candidate.entry), name, original: candidate.name };
@@ -231,6 +259,7 @@ export function runImport(options: ImportOptions): Promise<number> {
     const notices = [
       ...replaced.map((name) => `Replaces the "${name}" already defined in ${target} (--force).`),
       ...plan.flatMap((candidate) => candidate.notes),
+      ...twice,
     ];
     if (options.scope === 'project') {
       for (const candidate of plan) {
