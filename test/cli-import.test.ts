@@ -100,6 +100,17 @@ describe('import', () => {
     expect(servers()['not-this-folder']).toBeUndefined();
   }, 40_000);
 
+  it("from Claude Code, run in a subfolder of the project: the project's .mcp.json and its local scope are found by walking up to the git root, as the loader does", async () => {
+    const { home, project, servers } = importer();
+    place(join(home, '.claude.json'), { projects: { [project]: { mcpServers: { 'local-one': { command: 'local-server' } } } } });
+    place(join(project, '.mcp.json'), { mcpServers: { 'project-one': { command: 'project-server' } } });
+    const subfolder = join(project, 'src', 'deep');
+    mkdirSync(subfolder, { recursive: true });
+    const run = await runCli(['import', '--from', 'claude-code', '--yes', '--json'], { cwd: subfolder, env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config') }, timeoutMs: 30_000 });
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, added: ['project-one', 'local-one'] });
+    expect(servers()['local-one']).toEqual({ command: 'local-server' });
+  }, 40_000);
+
   it("from Claude Code: of a name in two scopes, the one Claude Code uses (local, then project, then user) is imported, and the other is said to be left", async () => {
     const { cli, home, project, servers } = importer();
     place(join(home, '.claude.json'), {

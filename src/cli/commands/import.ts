@@ -5,9 +5,10 @@
  * defined in the target is left alone unless `--force`.
  */
 import { existsSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { DiscoveredServer } from '../../config/index.js';
 import { homeFolder } from '../../config/home-folder.js';
+import { findProjectConfig } from '../../config/locate-config-files.js';
 import { isJsonObject } from '../../config/null-proto.js';
 import { fieldNestedTooDeep, parseServerEntry } from '../../config/parse-server-entry.js';
 import { approveServers } from '../../config/project-trust.js';
@@ -44,8 +45,8 @@ export interface ImportOptions {
 /** One file another client reads, and where in it the servers are. */
 interface ClientFile {
   path: string;
-  /** How a person tells it from another part of the same file. */
-  part?: string;
+  /** How a person tells the servers at `serversAt` from another part of the same file. */
+  part?: (serversAt: readonly string[]) => string;
   /** The keys leading to the object holding the servers: `mcpServers` or VS Code's `servers`, maybe under `projects[<folder>]`. */
   serversAt: (config: Record<string, unknown>) => string[];
 }
@@ -73,17 +74,35 @@ function valueAt(config: unknown, path: readonly string[]): unknown {
   return value;
 }
 
-/** Where each client keeps its servers, the least specific first: of a name in two, the client uses the later. */
-function clientFiles(from: string, cwd: string): ClientFile[] {
+/**
+ * The folders from the working one up to the project's: the one holding its `.mcp.json`, else the
+ * git root (or home), as the loader looks. Claude Code run from a subfolder reads the same files.
+ */
+async function projectFolders(cwd: string): Promise<[string, ...string[]]> {
+  const root = dirname((await findProjectConfig(cwd)).path);
+  const folders: [string, ...string[]] = [cwd];
+  for (let folder = cwd; folder !== root && dirname(folder) !== folder; ) folders.push((folder = dirname(folder)));
+  return folders;
+}
+
+/** Where each client keeps its servers, the least specific first: of a name in two, the client uses the later. `folders`: from the working one up to the project's. */
+function clientFiles(from: string, folders: readonly [string, ...string[]]): ClientFile[] {
+  const cwd = folders[0];
+  const projectRoot = folders.at(-1) ?? cwd;
   switch (from) {
     case 'claude-desktop':
       return [{ path: join(appSettingsFolder(), 'Claude', 'claude_desktop_config.json'), serversAt: mcpServersKey }];
     case 'claude-code':
       return [
         { path: join(homeFolder(), '.claude.json'), serversAt: mcpServersKey },
-        { path: join(cwd, '.mcp.json'), serversAt: mcpServersKey },
-        // Claude Code's local scope: servers of one project, kept in ~/.claude.json under its folder; it wins over the project's.
-        { path: join(homeFolder(), '.claude.json'), part: `its local scope for ${cwd}`, serversAt: () => ['projects', cwd, 'mcpServers'] },
+        { path: join(projectRoot, '.mcp.json'), serversAt: mcpServersKey },
+        // Claude Code's local scope: servers of one project, kept in ~/.claude.json under its folder (the
+        // nearest of this one and those above it up to the project's); it wins over the project's.
+        {
+          path: join(homeFolder(), '.claude.json'),
+          part: ([, folder]) => `its local scope for ${folder}`,
+          serversAt: (config) => ['projects', folders.find((folder) => isJsonObject(valueAt(config, ['projects', folder, 'mcpServers']))) ?? cwd, 'mcpServers'],
+        },
       ];
     case 'vscode':
       return [
@@ -127,13 +146,14 @@ async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candid
     const servers = valueAt(config, serversAt);
     if (!isJsonObject(servers)) continue;
     if (!read.includes(file.path)) read.push(file.path);
-    twice.push(...writtenTwice(duplicates, serversAt, json, file.part === undefined ? file.path : `${file.path} (${file.part})`));
+    const where = file.part === undefined ? file.path : `${file.path} (${file.part(serversAt)})`;
+    twice.push(...writtenTwice(duplicates, serversAt, json, where));
     for (const [name, entry] of Object.entries(servers)) {
       // Walked below (its variables converted, its text searched): thousands of levels would overflow the stack and end the import.
       const tooDeep = isJsonObject(entry) ? fieldNestedTooDeep(entry) : undefined;
-      if (tooDeep !== undefined) unusable.push({ name, reason: `its ${quoted(tooDeep)} in ${file.part === undefined ? file.path : `${file.path} (${file.part})`} is nested deeper than ${MAX_ARGUMENT_DEPTH} levels, the most this client reads` });
-      else if (isJsonObject(entry)) candidates.push({ name, entry: withVariableReferences(entry, workspaceFolderOf(file.path)) as Record<string, unknown>, from: file.path, where: file.part === undefined ? file.path : `${file.path} (${file.part})` });
-      else unusable.push({ name, reason: `its entry in ${file.part === undefined ? file.path : `${file.path} (${file.part})`} is ${entry === null ? 'null' : Array.isArray(entry) ? 'a list' : `a ${typeof entry}`}, not an object with a "command" or a "url"` });
+      if (tooDeep !== undefined) unusable.push({ name, reason: `its ${quoted(tooDeep)} in ${where} is nested deeper than ${MAX_ARGUMENT_DEPTH} levels, the most this client reads` });
+      else if (isJsonObject(entry)) candidates.push({ name, entry: withVariableReferences(entry, workspaceFolderOf(file.path)) as Record<string, unknown>, from: file.path, where });
+      else unusable.push({ name, reason: `its entry in ${where} is ${entry === null ? 'null' : Array.isArray(entry) ? 'a list' : `a ${typeof entry}`}, not an object with a "command" or a "url"` });
     }
   }
   return { candidates, read, unusable, twice };
@@ -197,7 +217,8 @@ function asDiscovered(candidate: Candidate, scope: WritableScope): DiscoveredSer
 export function runImport(options: ImportOptions): Promise<number> {
   return reported(options, async () => {
     const renames = renamesOf(options.rename);
-    const found = await candidatesFrom(clientFiles(options.from, process.cwd()));
+    const folders = await projectFolders(process.cwd());
+    const found = await candidatesFrom(clientFiles(options.from, folders));
     const { read, unusable, twice } = found;
     const candidates = found.candidates.map((candidate) => {
       const name = renames.get(candidate.name) ?? candidate.name;
@@ -208,7 +229,7 @@ export function runImport(options: ImportOptions): Promise<number> {
       throw new CliError('INVALID_ARGUMENTS', `--rename names ${unmatched.map(quoted).join(', ')}, which ${options.from} does not define. Nothing was imported.`);
     }
     if (read.length === 0) {
-      const looked = clientFiles(options.from, process.cwd()).map((file) => file.path);
+      const looked = clientFiles(options.from, folders).map((file) => file.path);
       if (!(CLIENTS as readonly string[]).includes(options.from)) {
         // A file was named: telling the person to name one would send them in a circle.
         const [file] = looked;
