@@ -79,6 +79,19 @@ describe('add', () => {
     expect(tool.trust).toBeUndefined();
   }, 60_000);
 
+  it("a project server given a credential as it is (--env K=literal, a header) is pointed out, value never shown, as import does: the project's file is shared", async () => {
+    const { cli, projectFile } = configHome();
+    const run = await cli('add', '--scope', 'project', '--env', 'GITHUB_TOKEN=ghp_projectsecret', '--env', 'REGION=${REGION}', 'github', '--', 'npx', 'server-github');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`"github" has credentials written as they are ("env.GITHUB_TOKEN"), and ${projectFile} is shared with the project: put \${VAR} references there before committing it.`);
+    expect(run.stdout + run.stderr).not.toContain('ghp_projectsecret');
+    const json = await cli('add-json', '--scope', 'project', 'docs', JSON.stringify({ url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer docs-secret-value' } }));
+    expect(json.stdout).toContain(`"docs" has credentials written as they are ("headers.Authorization"), and ${projectFile} is shared`);
+    const referenced = await cli('add', '--scope', 'project', '--env', 'GITHUB_TOKEN=${GITHUB_TOKEN}', 'safe', '--', 'npx', 'server-github');
+    const user = await cli('add', '--env', 'GITHUB_TOKEN=ghp_usersecret', 'mine', '--', 'npx', 'server-github');
+    expect(referenced.stdout + user.stdout).not.toContain('has credentials written as they are');
+  }, 60_000);
+
   it('a project entry edited by hand after it was added needs approval again', async () => {
     const { cli, projectFile } = configHome();
     await cli('add', '--scope', 'project', 'tool', '--', 'node', 'tool.js');

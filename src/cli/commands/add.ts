@@ -15,6 +15,7 @@ import { measureJson } from '../../../machines/json-fingerprint.js';
 import { configPathForScope, editServerEntries, type WritableScope } from '../config-file-edit.js';
 import { CliError } from '../json-codes.js';
 import { reportDone, reported } from '../command-report.js';
+import { sharedCredentialsNotice } from '../shared-credentials.js';
 import { writeRefusal } from '../write-refusal.js';
 import { nameNote } from '../../../machines/look-alike-names.js';
 import { quoted } from '../../../machines/control-characters.js';
@@ -174,6 +175,8 @@ function addedText(name: string, scope: WritableScope, result: { file: string; r
   const kind = typeof entry.url === 'string' ? String(entry.type ?? 'http') : 'stdio';
   const lines = [`${result.replaced ? 'Replaced' : 'Added'} ${kind} server "${name}" in ${result.file} (${scope} scope).`];
   if (result.approved) lines.push('As you added it, it counts as approved by you; an edit of its definition needs approval again.');
+  const shared = scope === 'project' ? sharedCredentialsNotice(name, entry, result.file) : undefined;
+  if (shared !== undefined) lines.push(shared);
   lines.push(`Check it with \`mcp-statechart get ${name}\`.`);
   return lines.join('\n');
 }

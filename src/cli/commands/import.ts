@@ -16,7 +16,6 @@ import { withVariableReferences, workspaceFolderOf } from '../../config/vscode-s
 import { parseTransport } from '../../../machines/options.js';
 import { MAX_ARGUMENT_DEPTH } from '../../../machines/errors.js';
 import { quoted } from '../../../machines/control-characters.js';
-import { literalSecretsFound } from '../../literal-secrets.js';
 import type { McpServerEntry } from '../../../machines/types.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { terminalLine } from '../terminal-text.js';
@@ -28,6 +27,7 @@ import { CliError } from '../json-codes.js';
 import { confirmChange } from '../confirm-change.js';
 import { approvalRefused, checkServerName, projectDefinition } from './add.js';
 import { translatedEntry } from '../client-fields.js';
+import { sharedCredentialsNotice } from '../shared-credentials.js';
 
 export const CLIENTS = ['claude-desktop', 'claude-code', 'vscode', 'cursor'] as const;
 
@@ -175,21 +175,6 @@ function writtenTwice(duplicates: readonly DuplicateKey[], serversAt: readonly s
     });
 }
 
-/**
- * The fields of an entry holding a credential as it is, with no `${VAR}`: another client's user
- * file may keep them, a project's `.mcp.json` is shared with everyone who clones the project.
- */
-function literalCredentialFields(entry: Record<string, unknown>): string[] {
-  const literal = (value: unknown) => typeof value === 'string' && value.length >= 6 && !value.includes('${');
-  const named = (key: 'env' | 'headers') => {
-    const group = entry[key];
-    return isJsonObject(group) ? Object.keys(group).filter((name) => literal(group[name])).map((name) => quoted(`${key}.${name}`)) : [];
-  };
-  const url = typeof entry.url === 'string' && literalSecretsFound({ url: entry.url }).length > 0 ? ['"url"'] : [];
-  const args = Array.isArray(entry.args) && literalSecretsFound({ args: entry.args.filter((arg) => typeof arg === 'string') }).length > 0 ? ['"args"'] : [];
-  return [...named('env'), ...named('headers'), ...url, ...args];
-}
-
 /** `--rename old=new`, by old name; the new name cannot hold "=", the old one may. */
 function renamesOf(given: string[] = []): Map<string, string> {
   return new Map(
@@ -284,10 +269,8 @@ export function runImport(options: ImportOptions): Promise<number> {
     ];
     if (options.scope === 'project') {
       for (const candidate of plan) {
-        const fields = literalCredentialFields(candidate.entry);
-        if (fields.length > 0) {
-          notices.push(`"${candidate.name}" has credentials written as they are (${fields.join(', ')}), and ${target} is shared with the project: put \${VAR} references there before committing it.`);
-        }
+        const notice = sharedCredentialsNotice(candidate.name, candidate.entry, target);
+        if (notice !== undefined) notices.push(notice);
       }
     }
     const shown = [
