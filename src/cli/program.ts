@@ -586,7 +586,7 @@ export function buildProgram(): Command {
   program
     .command('import')
     .description("copy the servers another client is configured with (its usual files on this platform, or a file you name) into ~/.ai-zen/mcp.json; shows them and asks first")
-    .requiredOption('--from <client-or-file>', 'required, for a file too (--from ./team-mcp.json): claude-desktop, claude-code (user, local and project scopes), vscode (its "servers", ${input:…} become ${VARS}), cursor, or a path to an mcp.json')
+    .requiredOption('--from <client-or-file>', 'required, for a file too (--from ./team-mcp.json): claude-desktop, claude-code (user, local and project scopes, found from a subfolder too), vscode (its "servers", ${input:…} become ${VARS}), cursor, or a path to an mcp.json (Cline\'s cline_mcp_settings.json: its "timeout" seconds become "timeoutMs")')
     .addOption(scopeOption().default('user'))
     .option('-y, --yes', 'import without asking (for scripts)', false)
     .option('--force', 'replace servers of the same name already in the target file', false)
