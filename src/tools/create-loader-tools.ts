@@ -12,6 +12,8 @@ import { searchMcpToolsTool } from './search-mcp-tools.js';
 import { buildServerCatalog } from './server-catalog.js';
 import type { LoaderToolContext } from './tool-context.js';
 import type { CreateLoaderToolsOptions, LoaderTool, LoaderToolName, LoaderTools } from './types.js';
+import { unknownOptionError } from '../manager-options.js';
+import { describeValue, isPlainObject } from '../../machines/request-shape.js';
 
 const TOOL_FACTORIES: Record<LoaderToolName, (context: LoaderToolContext) => LoaderTool> = {
   load_mcp: loadMcpTool,
@@ -19,6 +21,34 @@ const TOOL_FACTORIES: Record<LoaderToolName, (context: LoaderToolContext) => Loa
   read_mcp_resource: readMcpResourceTool,
   search_mcp_tools: searchMcpToolsTool,
 };
+
+/** Every key the loader tools read; `satisfies` keeps the list whole as options are added. */
+const OPTION_KEYS = Object.keys({
+  manager: true,
+  servers: true,
+  permissions: true,
+  resultBudget: true,
+  manifestIndex: true,
+  search: true,
+  exposure: true,
+  serversNotice: true,
+  skippedServers: true,
+  approvalPolicy: true,
+  approveToolCall: true,
+  unaskedReason: true,
+} satisfies Record<keyof CreateLoaderToolsOptions, true>);
+
+/** A key not read would be ignored: a misspelt `permission` would leave every server allowed. */
+function checkedOptions(options: CreateLoaderToolsOptions): CreateLoaderToolsOptions {
+  const unknown = unknownOptionError('createLoaderTools', options, OPTION_KEYS, (key) =>
+    key === 'mcpServers' ? 'the servers go in "servers" ({ manager, servers: mcpServers }); "mcpServers" would be ignored.' : undefined,
+  );
+  if (unknown) throw unknown;
+  if (!isPlainObject(options.servers)) {
+    throw new TypeError(`createLoaderTools: "servers" must be an object of server definitions by name (discoverMcpServers()'s servers, or a config file's mcpServers object), not ${describeValue(options.servers)}.`);
+  }
+  return options;
+}
 
 /**
  * Adds every allowed, enabled server to the manager (servers it already knew stay), records
@@ -50,7 +80,8 @@ export function createGatewayLoaderTools(options: CreateLoaderToolsOptions): Loa
   return buildLoaderTools(options, 'over-any-index');
 }
 
-function buildLoaderTools(options: CreateLoaderToolsOptions, search: 'when-useful' | 'over-any-index'): LoaderTools {
+function buildLoaderTools(given: CreateLoaderToolsOptions, search: 'when-useful' | 'over-any-index'): LoaderTools {
+  const options = checkedOptions(given);
   const exposure = checkedExposure(options.exposure);
   const catalog = buildServerCatalog(options.servers, options.permissions, options.serversNotice, options.skippedServers);
   // Servers the model may not use are never configured, so nothing can connect them by mistake.
