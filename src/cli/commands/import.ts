@@ -20,7 +20,7 @@ import type { McpServerEntry } from '../../../machines/types.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { terminalLine } from '../terminal-text.js';
 import { reportDone, reported } from '../command-report.js';
-import { configPathForScope, editServerEntries, readClientConfig, readConfigObject, serverEntries, type WritableScope } from '../config-file-edit.js';
+import { configPathForScope, editServerEntries, readClientConfig, readConfigObject, serverEntries, type ClientConfig, type WritableScope } from '../config-file-edit.js';
 import type { DuplicateKey } from '../../config/duplicate-keys.js';
 import { lineAndColumn } from '../../config/parse-json.js';
 import { CliError } from '../json-codes.js';
@@ -137,8 +137,12 @@ async function candidatesFrom(files: ClientFile[]): Promise<{ candidates: Candid
   const read: string[] = [];
   const unusable: Skipped[] = [];
   const twice: string[] = [];
+  // Claude Code's ~/.claude.json holds two scopes and may take tens of MB: read and scanned once.
+  const readOnce = new Map<string, Promise<ClientConfig>>();
   for (const file of files) {
-    const { config, duplicates, json } = await readClientConfig(file.path).catch((error: unknown) => {
+    const reading = readOnce.get(file.path) ?? readClientConfig(file.path);
+    readOnce.set(file.path, reading);
+    const { config, duplicates, json } = await reading.catch((error: unknown) => {
       if (error instanceof CliError) throw new CliError(error.code, error.message.replace('Fix it by hand first; nothing was changed.', 'Nothing was imported.'));
       throw error;
     });
