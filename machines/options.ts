@@ -65,6 +65,12 @@ export function webSocketProblem(spelling: unknown): string | undefined {
     : undefined;
 }
 
+/** What is wrong with a `url` of WebSocket's schemes (`ws://`, `wss://`), to follow the field's name; undefined for any other. */
+export function webSocketUrlProblem(url: unknown): string | undefined {
+  const scheme = typeof url === 'string' ? /^([a-z]+):/i.exec(url.trim())?.[1] : undefined;
+  return scheme === undefined || !['ws', 'wss'].includes(scheme.toLowerCase()) ? undefined : webSocketProblem(scheme);
+}
+
 /** Why `inferTransport` found none for this entry, naming the field the entry wrote (`type`, `transport` or `transportType`), if any. */
 export function missingTransportProblem(config: McpServerConfig): { field: string; problem: string } {
   const written: Record<string, unknown> = config;

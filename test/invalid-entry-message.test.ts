@@ -26,6 +26,12 @@ describe('an entry that cannot work as written', () => {
       problem:
         '"transport" names WebSocket, which is not an MCP transport this client speaks (MCP servers are reached over stdio, Streamable HTTP or SSE): give the server\'s http(s) URL with "type": "http" (or "sse"), or a "command" to run it over stdio (field "transport").',
     },
+    {
+      entry: 'a ws:// "url" with no type',
+      config: { url: 'ws://127.0.0.1:9/mcp' },
+      problem:
+        'the "url" names WebSocket, which is not an MCP transport this client speaks (MCP servers are reached over stdio, Streamable HTTP or SSE): give the server\'s http(s) URL with "type": "http" (or "sse"), or a "command" to run it over stdio (field "url").',
+    },
     { entry: 'a misspelt "transportType"', config: { transportType: 'htttp', url: 'http://127.0.0.1:9/mcp' }, problem: '"transportType" is not a known transport (use stdio, http, streamable-http, streamableHttp, sse) (field "transportType").' },
     {
       entry: 'a "url" with user:password (fetch refuses it, every time)',

@@ -8,7 +8,7 @@
  * often carry tokens.
  */
 import { z } from 'zod';
-import { ACCEPTED_TRANSPORTS, parseTransport, PROTOCOL_PREFERENCES, webSocketProblem } from '../../machines/options.js';
+import { ACCEPTED_TRANSPORTS, parseTransport, PROTOCOL_PREFERENCES, webSocketProblem, webSocketUrlProblem } from '../../machines/options.js';
 
 const text = z.string({ error: 'must be a string' });
 const stringMap = z.record(z.string(), z.string({ error: 'must be a string' }), {
@@ -46,7 +46,7 @@ export const remoteRequirements = z.looseObject({
   url: z.url({
     protocol: /^https?$/,
     error: (issue) =>
-      issue.input === undefined ? 'is required for an http or sse server' : 'must be an http:// or https:// URL',
+      issue.input === undefined ? 'is required for an http or sse server' : (webSocketUrlProblem(issue.input) ?? 'must be an http:// or https:// URL'),
   }),
 });
 

@@ -6,6 +6,7 @@ import {
   type OAuthClientProvider,
   type Transport,
 } from '@modelcontextprotocol/client';
+import { webSocketUrlProblem } from '../../machines/options.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { sizeLimitedFetch } from './message-size.js';
@@ -20,6 +21,8 @@ export interface HttpAuth {
 
 export function parseUrl(server: string, config: McpServerConfig): URL {
   if (typeof config.url !== 'string') throw new ConfigInvalidError(server, 'url', 'an http or sse server needs a "url"');
+  const webSocket = webSocketUrlProblem(config.url);
+  if (webSocket !== undefined) throw new ConfigInvalidError(server, 'url', `the "url" ${webSocket}`);
   let url: URL;
   try {
     url = new URL(config.url);
