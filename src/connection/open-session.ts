@@ -19,6 +19,7 @@ import { Deadline } from './deadline.js';
 import { listManifest } from './manifest.js';
 import { secretsOf } from '../redact.js';
 import { unsealServerConfig } from '../sealed-config.js';
+import { warnOfUnexpandedVariables } from './unexpanded-variables.js';
 import type { VariableSource } from '../config/expand-variables.js';
 import { Session } from './session.js';
 import type { SessionTracker } from './session-tracker.js';
@@ -146,6 +147,7 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
     }
     // The only place the config's secret values are taken out (src/sealed-config.ts).
     const request = { ...sealedRequest, config: unsealServerConfig(sealedRequest.name, sealedRequest.config, deps.variables ?? process.env) };
+    warnOfUnexpandedVariables(request.name, request.config, deps.logger);
     secrets = secretsOf(request.config);
     const scope: AttemptScope = { diagnostics, secrets, deadline, eraRefused: false, waitingOn };
     try {
