@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpConnectionManager } from '../src/index.js';
-import { expandServerConfig } from '../src/config/index.js';
+import { expandServerConfig } from '../src/entries/config.js';
 import { STDIO_FIXTURE } from './support/fixtures.js';
 import { recordingLogger } from './support/hostile.js';
 

@@ -13,9 +13,14 @@ import type { VariableSource } from './expand-variables.js';
  * headers and `oauth`, as in an mcp.json file. The values taken from `variables` stay out of
  * snapshots, inspector events and logs, like a file's; an unset variable without a default becomes ''.
  *
+ * @example
  * ```ts
+ * import { McpConnectionManager } from 'mcp-statechart';
  * import { expandServerConfig } from 'mcp-statechart/config';
+ *
+ * const manager = new McpConnectionManager();
  * manager.configure({ api: expandServerConfig({ url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${API_TOKEN}' } }) });
+ * await manager.connect('api');
  * ```
  */
 export function expandServerConfig(config: McpServerEntry, variables: VariableSource = process.env): McpServerEntry {

@@ -5,6 +5,7 @@
  */
 export { discoverMcpServers } from '../config/discover.js';
 export { enabledServers } from '../config/enabled-servers.js';
+export { expandServerConfig } from '../config/expand-server-config.js';
 export { watchMcpServers, watchIntoManager } from '../config/watch.js';
 export { formatProblem } from '../config/report-problems.js';
 export { applyProjectTrust, serverFingerprint } from '../config/project-trust.js';
