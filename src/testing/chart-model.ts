@@ -4,7 +4,19 @@
  * the model knows, and the replay of a path on a real actor with a clock that fires timers on cue.
  * The project's own model tests (test/model-*.test.ts) and users' charts use the same helpers.
  */
-import { createActor, type ActorLogic, type AnyActorLogic, type AnyStateMachine, type EventObject, type InspectionEvent, type Observer, type Snapshot } from 'xstate';
+import {
+  createActor,
+  type ActorLogic,
+  type AnyActorLogic,
+  type AnyStateMachine,
+  type EventFromLogic,
+  type EventObject,
+  type InputFrom,
+  type InspectionEvent,
+  type Observer,
+  type Snapshot,
+  type SnapshotFrom,
+} from 'xstate';
 import { getStateNodes, TestModel, type AdjacencyValue, type StatePath, type TestParam } from 'xstate/graph';
 import { flush, ReplayClock } from './scripted-server.js';
 
@@ -76,6 +88,15 @@ function plainDataOf(event: EventObject): string {
  * console.log(model.getShortestPaths().map((path) => path.steps.length));
  * ```
  */
+export function createChartTestModel<TMachine extends AnyStateMachine, TEvent extends EventObject = EventFromLogic<TMachine>>(
+  machine: TMachine,
+  options: ChartTestModelOptions<SnapshotFrom<TMachine>, TEvent, InputFrom<TMachine>>,
+): TestModel<SnapshotFrom<TMachine>, TEvent, InputFrom<TMachine>>;
+/** The same, with the snapshot, event and input types given (a chart typed loosely, an abstract snapshot). */
+export function createChartTestModel<TSnapshot extends Snapshot<unknown>, TEvent extends EventObject, TInput = unknown>(
+  machine: AnyStateMachine,
+  options: ChartTestModelOptions<TSnapshot, TEvent, TInput>,
+): TestModel<TSnapshot, TEvent, TInput>;
 export function createChartTestModel<TSnapshot extends Snapshot<unknown>, TEvent extends EventObject, TInput = unknown>(
   machine: AnyStateMachine,
   options: ChartTestModelOptions<TSnapshot, TEvent, TInput>,
@@ -185,10 +206,11 @@ export interface ReplayOptions<TSnapshot extends Snapshot<unknown>, TEvent exten
  * import { fromPromise } from 'xstate';
  * import { expect } from 'vitest';
  * import { createChartTestModel, replayPath, SERVER_MODEL_INPUT, transitionTours } from 'mcp-statechart/testing';
- * import { serverMachine, type ServerEvent, type ServerInput, type ServerSnapshot } from 'mcp-statechart/machines';
+ * import { serverMachine } from 'mcp-statechart/machines';
  *
  * const input = SERVER_MODEL_INPUT;
- * const model = createChartTestModel<ServerSnapshot, ServerEvent, ServerInput>(serverMachine, { events: [{ type: 'CONNECT' }, { type: 'DISCONNECT' }], input });
+ * // The snapshots are the chart's (`actual.value` below is its state value), the input its input.
+ * const model = createChartTestModel(serverMachine, { events: [{ type: 'CONNECT' }, { type: 'DISCONNECT' }], input });
  * // Effects that never settle on their own: the path alone moves the chart.
  * const pending = <Output, Input>() => fromPromise<Output, Input>(() => new Promise<Output>(() => {}));
  * const logic = serverMachine.provide({ actors: { connect: pending(), closeSession: pending() } });
