@@ -145,10 +145,12 @@ export function crashedServerName(event: object): string | undefined {
  * @example
  * ```ts
  * import type { AnyActorRef } from 'xstate';
- * import { serverSystemId } from 'mcp-statechart/machines';
+ * import { serverSystemId, type ServerActorRef } from 'mcp-statechart/machines';
  *
  * declare const registry: AnyActorRef;
- * const notes = registry.system.get(serverSystemId('notes')); // the notes server's actor, while it runs
+ * // XState's system lookup is untyped (any): name the type to have the server actor's
+ * // (or read `registry.getSnapshot().children[serverChildId('notes')]`, typed by the chart).
+ * const notes: ServerActorRef | undefined = registry.system.get(serverSystemId('notes')); // while it runs
  * ```
  */
 export function serverSystemId(server: string): string {
