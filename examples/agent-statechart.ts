@@ -29,7 +29,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { assign, createActor, fromPromise, setup, waitFor, type Actor, type AnyActorRef } from 'xstate';
+import { and, assign, createActor, fromPromise, setup, waitFor, type Actor, type AnyActorRef } from 'xstate';
 // Only the package's public entry points, as in a project that installed it (inside this
 // repository, tsconfig.json "paths" and vitest.config.ts map them to the sources).
 import {
@@ -176,8 +176,8 @@ export const agentMachine = setup({
       on: {
         'mcp.restored': { target: 'loadingTools', reenter: true, actions: 'subscribe to the registry' },
         'mcp.loaded': [
-          { guard: 'offers the planned tool', target: 'calling', actions: 'remember the manifest' },
-          { target: 'failed', actions: ['remember the manifest', 'note the missing tool'] },
+          { guard: and(['answers my load', 'offers the planned tool']), target: 'calling', actions: 'remember the manifest' },
+          { guard: 'answers my load', target: 'failed', actions: ['remember the manifest', 'note the missing tool'] },
         ],
         'mcp.failed': [
           { guard: 'is an answer from before the restore' },

@@ -1,12 +1,12 @@
 /**
  * The testing kit's replayPath: a step `xstate.after.<delay>.<state>` fires that timer on the
- * replay clock, whether the chart wrote the delay as a number or named it in `delays`; and
- * createChartTestModel takes the snapshot type from the chart, so a `check` reads
- * `actual.value` typed without type arguments.
+ * replay clock, whether the chart wrote the delay as a number or named it in `delays`; a registry
+ * reply the chart acts on must answer a request the chart has sent; and createChartTestModel takes
+ * the snapshot type from the chart, so a `check` reads `actual.value` typed without type arguments.
  */
 import { describe, expect, it } from 'vitest';
-import { setup, type EventObject, type SnapshotFrom } from 'xstate';
-import { createChartTestModel, replayPath } from 'mcp-statechart/testing';
+import { sendTo, setup, type EventObject, type SnapshotFrom } from 'xstate';
+import { createChartTestModel, replayPath, silentRegistryLogic, transitionTours } from 'mcp-statechart/testing';
 import { compileSnippets } from './support/compile-snippets.js';
 
 const kettle = setup({ delays: { boiling: 90_000 } }).createMachine({
@@ -55,4 +55,44 @@ describe('createChartTestModel', () => {
     const diagnostics = compileSnippets(new Map([[path, snippet]]));
     expect(diagnostics.get(path)!.map(({ line, message }) => `${line}: ${message.slice(0, 200)}`)).toEqual([]);
   }, 60_000);
+});
+
+/** A chart that asks its (silent) registry for a server and waits for the answer to that request. */
+const asker = setup({
+  types: { events: {} as EventObject & { requestId?: string } },
+  actors: { mcp: silentRegistryLogic },
+  actions: {
+    'ask to load': sendTo('mcp', { type: 'mcp.load', server: 'notes', requestId: 'mine', replyTo: 'asker' }),
+  },
+  guards: { 'answers mine': ({ event }) => event.requestId === 'mine' },
+}).createMachine({
+  id: 'asker',
+  initial: 'idle',
+  invoke: { src: 'mcp', id: 'mcp', input: { servers: {} } },
+  states: {
+    idle: { on: { GO: 'asking' } },
+    asking: { entry: 'ask to load', on: { 'mcp.loaded': { guard: 'answers mine', target: 'loaded' } } },
+    loaded: {},
+  },
+});
+
+describe('replayPath, for a chart that talks to the registry', () => {
+  const loaded = (requestId: string) => ({ type: 'mcp.loaded', server: 'notes', requestId, manifest: { tools: [], resources: [], resourceTemplates: [], prompts: [] } });
+  const model = createChartTestModel<SnapshotFrom<typeof asker>, EventObject & { requestId?: string }>(asker, { events: [{ type: 'GO' }, loaded('mine'), loaded('not.mine')] });
+  const pathToLoaded = () => model.getShortestPaths().find((candidate) => candidate.state.value === 'loaded')!;
+  const check = (actual: SnapshotFrom<typeof asker>, expected: SnapshotFrom<typeof asker>) => expect(actual.value).toEqual(expected.value);
+
+  it('replays a reply to a request the chart has sent, and a reply to someone else that it ignores', async () => {
+    await replayPath(pathToLoaded(), { model, logic: asker, check });
+    const ignoring = transitionTours(model, asker, { includeIgnored: true }).filter((tour) => tour.steps.at(-1)!.event.requestId === 'not.mine');
+    expect(ignoring.length).toBeGreaterThan(0);
+    for (const tour of ignoring) await replayPath(tour, { model, logic: asker, check });
+  });
+
+  it('fails, naming the step and the request, when the chart acts on a reply it never asked for', async () => {
+    const silent = asker.provide({ actions: { 'ask to load': () => {} } });
+    await expect(replayPath(pathToLoaded(), { model, logic: silent, check })).rejects.toThrow(
+      /step 2 \(mcp\.loaded for request "mine"\): the chart has not sent a request with requestId "mine".*open requests: none/,
+    );
+  });
 });

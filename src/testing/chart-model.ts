@@ -18,6 +18,8 @@ import {
   type SnapshotFrom,
 } from 'xstate';
 import { getStateNodes, TestModel, type AdjacencyValue, type StatePath, type TestParam } from 'xstate/graph';
+import { quoted } from '../../machines/control-characters.js';
+import type { McpFinalReply } from '../../machines/types.js';
 import { flush, ReplayClock } from './scripted-server.js';
 
 /** The outcomes of an invoked actor as its parent receives them. */
@@ -195,6 +197,65 @@ export interface ReplayOptions<TSnapshot extends Snapshot<unknown>, TEvent exten
   inspect?: Observer<InspectionEvent>;
   /** Receives the actor before it starts (e.g. for a `CoverageRecorder` observer). */
   onActor?: (actor: ReturnType<typeof createActor>) => void;
+  /**
+   * The `requestId`s of replies meant for another requester. Any other registry reply the chart
+   * acts on must answer a request the chart has sent (and not yet seen answered).
+   */
+  foreignRequestIds?: string[];
+}
+
+/** The registry's final replies: each answers one request, once. */
+const FINAL_REPLY_TYPES: ReadonlySet<string> = new Set(
+  Object.keys({
+    'mcp.loaded': true,
+    'mcp.toolResult': true,
+    'mcp.resource': true,
+    'mcp.prompt': true,
+    'mcp.resourceSubscribed': true,
+    'mcp.resourceUnsubscribed': true,
+    'mcp.completion': true,
+    'mcp.failed': true,
+  } satisfies Record<McpFinalReply['type'], true>),
+);
+
+function requestIdOf(event: EventObject): string | undefined {
+  const requestId = (event as { requestId?: unknown }).requestId;
+  return typeof requestId === 'string' ? requestId : undefined;
+}
+
+/**
+ * The requests the chart sends to other actors, so that a reply in the path can be refused when
+ * nothing asked for it: without this, a chart that never sends its request replays green,
+ * because the path supplies the reply anyway.
+ */
+class OpenRequests {
+  private readonly open: string[] = [];
+
+  observer(actorOf: () => unknown): Observer<InspectionEvent> {
+    return {
+      next: (inspection) => {
+        if (inspection.type !== '@xstate.event' || inspection.sourceRef !== actorOf() || inspection.actorRef === actorOf()) return;
+        const requestId = requestIdOf(inspection.event);
+        if (requestId !== undefined && !FINAL_REPLY_TYPES.has(inspection.event.type)) this.open.push(requestId);
+      },
+    };
+  }
+
+  /** Takes the request a reply answers; throws naming the step when the chart has not sent it. */
+  answer(step: number, reply: EventObject): void {
+    const requestId = requestIdOf(reply)!;
+    const index = this.open.indexOf(requestId);
+    if (index >= 0) {
+      this.open.splice(index, 1);
+      return;
+    }
+    const open = this.open.map((id) => quoted(id)).join(', ') || 'none';
+    throw new Error(
+      `step ${step} (${reply.type} for request ${quoted(requestId)}): the chart has not sent a request with requestId ${quoted(requestId)} ` +
+        `for this reply to answer (open requests: ${open}). Either the chart stopped asking, or the reply is meant for someone else: ` +
+        `then list ${quoted(requestId)} in foreignRequestIds.`,
+    );
+  }
 }
 
 /**
@@ -224,15 +285,34 @@ export async function replayPath<TSnapshot extends Snapshot<unknown>, TEvent ext
   options: ReplayOptions<TSnapshot, TEvent, TInput>,
 ): Promise<void> {
   const clock = new ReplayClock();
-  const actor = createActor(options.logic, {
-    clock,
-    ...(options.input === undefined ? {} : { input: options.input }),
-    ...(options.inspect ? { inspect: options.inspect } : {}),
-  });
+  const requests = new OpenRequests();
+  const foreign = new Set(options.foreignRequestIds ?? []);
+  // The observer is needed before the actor exists; it learns the actor once created.
+  let created: unknown;
+  const ownObserver = requests.observer(() => created);
+  const inspect: Observer<InspectionEvent> = {
+    next: (inspection) => {
+      ownObserver.next!(inspection);
+      options.inspect?.next?.(inspection);
+    },
+  };
+  const actor = createActor(options.logic, { clock, inspect, ...(options.input === undefined ? {} : { input: options.input }) });
+  created = actor;
   options.onActor?.(actor);
   actor.start();
+  // A reply the chart ignores (its guards tell it is not theirs) needs no request; one it acts on does.
+  // (A transition with neither target nor actions is the chart saying it ignores the reply.)
+  const chart: { getTransitionData?: AnyStateMachine['getTransitionData'] } = options.model.testLogic as unknown as AnyStateMachine;
+  const reactsTo = (before: TSnapshot, event: EventObject) =>
+    chart.getTransitionData?.(before as never, event as never).some((transition) => transition.target !== undefined || transition.actions.length > 0) ?? true;
+  let stepNumber = 0;
   const perform = async (step: { event: EventObject }) => {
     const event = step.event as TEvent;
+    stepNumber += 1;
+    const requestId = requestIdOf(event);
+    if (FINAL_REPLY_TYPES.has(event.type) && requestId !== undefined && !foreign.has(requestId) && reactsTo(path.steps[stepNumber - 1]!.state, event)) {
+      requests.answer(stepNumber, event);
+    }
     if (options.perform) await options.perform(event, actor, clock);
     else if (event.type.startsWith('xstate.after.')) clock.fire(options.delayOf?.(event.type) ?? scheduledDelayOf(actor, event.type));
     else actor.send(event);
