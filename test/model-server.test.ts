@@ -11,6 +11,7 @@ import {
   CoverageRecorder,
   createScriptedServer,
   createServerTestModel,
+  declaredSends,
   delayedEventsOf,
   serializeServerState,
   SERVER_MODEL_INPUT,
@@ -32,7 +33,17 @@ async function replay(path: ServerPath, options: { coverage?: CoverageRecorder; 
   actor = scripted.actor;
   scripted.start();
   // TestModel types an executor's event as just `{ type }`; it is the model's full event.
-  const perform = (step: { event: { type: string } }) => scripted.perform(step.event as ServerModelEvent);
+  // After each step, the messages the chart sent must be those its transition declares.
+  let index = 0;
+  const perform = async (step: { event: { type: string } }) => {
+    index += 1;
+    const event = step.event as ServerModelEvent;
+    const declared = declaredSends(scripted.snapshot(), event);
+    await scripted.perform(event);
+    const sent = scripted.takeSent();
+    const list = (messages: string[]) => messages.join('; ') || 'nothing';
+    expect(sent, `step ${index} (${event.type}) sent ${list(sent)}; its transition declares ${list(declared)}`).toEqual(declared);
+  };
   // The first step is the machine's start (`xstate.init`), which `start()` already did.
   const types = path.steps.slice(1).map((step) => step.event.type);
   const events = Object.fromEntries(types.map((type) => [type, perform])) as TestParam<ServerSnapshot, ServerModelEvent>['events'];
@@ -105,5 +116,14 @@ describe('the server chart, tested from its model', () => {
     const rejected = outcomes.filter((outcome) => outcome.status === 'rejected');
     expect(rejected.length).toBeGreaterThan(0);
     expect(String((rejected[0] as PromiseRejectedResult).reason)).toMatch(/"retries":1/);
+  });
+
+  it('notices when the chart stops answering: a refusal that is never sent fails at its step, naming the message', async () => {
+    // Refusing changes no state: only the messages a step sends can show it is missing.
+    const requests = tours.filter((tour) => tour.steps.at(-1)!.event.type === 'REQUEST');
+    const outcomes = await Promise.allSettled(requests.map((path) => replay(path, { actions: { 'refuse request: not connected': () => {} } })));
+    const rejected = outcomes.filter((outcome) => outcome.status === 'rejected');
+    expect(rejected.length).toBeGreaterThan(0);
+    expect(String((rejected[0] as PromiseRejectedResult).reason)).toMatch(/step \d+ \(REQUEST\) sent nothing; its transition declares to x:\d+: \{"type":"mcp\.failed".*"NOT_CONNECTED"/);
   });
 });

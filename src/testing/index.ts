@@ -13,6 +13,7 @@ export {
   type ServerTestModelOptions,
 } from './server-test-model.js';
 export { createScriptedServer, ReplayClock, flush, type ScriptedServer, type ScriptedServerOptions } from './scripted-server.js';
+export { declaredSends, describeSend } from './declared-sends.js';
 export { CoverageRecorder, chartStateIds, chartTransitions, transitionKey, type CoverageReport } from './coverage.js';
 export { createFakeSession, FAKE_MANIFEST, FAKE_RESOURCE_RESULT, FAKE_TOOL_RESULT } from './fake-session.js';
 export {

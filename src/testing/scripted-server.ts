@@ -15,6 +15,7 @@ import {
   type ServerInput,
   type ServerSnapshot,
 } from '../../machines/server.machine.js';
+import { sendsObserved } from './declared-sends.js';
 import type { ServerActorEvent, ServerModelEvent } from './server-test-model.js';
 
 function isSessionReport(event: ServerModelEvent): event is SessionReport {
@@ -175,7 +176,18 @@ export function createScriptedServer(input: ServerInput, options: ScriptedServer
     },
   });
 
-  const actor = createActor(logic, { input, clock, inspect: options.inspect });
+  // What the chart sends, for a replay to compare with what the step's transition declares.
+  let sent: string[] = [];
+  let self: unknown;
+  const inspect: Observer<InspectionEvent> = {
+    next: (inspection) => {
+      const message = sendsObserved(inspection, self);
+      if (message !== undefined) sent.push(message);
+      options.inspect?.next?.(inspection);
+    },
+  };
+  const actor = createActor(logic, { input, clock, inspect });
+  self = actor;
 
   /** The milliseconds the chart's named delay gives in the current state. */
   function delayOf(name: string): number {
@@ -216,6 +228,12 @@ export function createScriptedServer(input: ServerInput, options: ScriptedServer
     start: () => actor.start(),
     stop: () => actor.stop(),
     snapshot: (): ServerSnapshot => actor.getSnapshot(),
+    /** The messages the chart has sent since the last call (`declaredSends` names what it should have). */
+    takeSent: (): string[] => {
+      const taken = sent;
+      sent = [];
+      return taken;
+    },
   };
 }
 
