@@ -96,3 +96,35 @@ describe('replayPath, for a chart that talks to the registry', () => {
     );
   });
 });
+
+/** A chart that subscribes to its (silent) registry's reports and waits for one. */
+const watcher = setup({
+  actors: { mcp: silentRegistryLogic },
+  actions: { subscribe: sendTo('mcp', ({ self }) => ({ type: 'mcp.subscribe', replyTo: self })) },
+}).createMachine({
+  id: 'watcher',
+  initial: 'watching',
+  invoke: { src: 'mcp', id: 'mcp', input: { servers: {} } },
+  states: {
+    watching: { entry: 'subscribe', on: { 'mcp.stateChanged': 'told' } },
+    told: {},
+  },
+});
+
+describe('replayPath, for a chart that subscribes to the registry', () => {
+  const report = { type: 'mcp.stateChanged', server: 'notes', state: 'connected', substate: 'connected.ready', attempt: 0 };
+  const model = createChartTestModel<SnapshotFrom<typeof watcher>, EventObject>(watcher, { events: [report] });
+  const pathToTold = () => model.getShortestPaths().find((candidate) => candidate.state.value === 'told')!;
+  const check = (actual: SnapshotFrom<typeof watcher>, expected: SnapshotFrom<typeof watcher>) => expect(actual.value).toEqual(expected.value);
+
+  it('replays a report once the chart has subscribed', async () => {
+    await replayPath(pathToTold(), { model, logic: watcher, check });
+  });
+
+  it('fails, naming the step, when the chart acts on a report without having subscribed', async () => {
+    const unsubscribed = watcher.provide({ actions: { subscribe: () => {} } });
+    await expect(replayPath(pathToTold(), { model, logic: unsubscribed, check })).rejects.toThrow(
+      /step 1 \(mcp\.stateChanged\): the chart acts on a report but has not sent mcp\.subscribe/,
+    );
+  });
+});

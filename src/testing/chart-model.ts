@@ -19,7 +19,7 @@ import {
 } from 'xstate';
 import { getStateNodes, TestModel, type AdjacencyValue, type StatePath, type TestParam } from 'xstate/graph';
 import { quoted } from '../../machines/control-characters.js';
-import type { McpFinalReply } from '../../machines/types.js';
+import type { McpFinalReply, McpReport } from '../../machines/types.js';
 import { flush, ReplayClock } from './scripted-server.js';
 
 /** The outcomes of an invoked actor as its parent receives them. */
@@ -199,7 +199,8 @@ export interface ReplayOptions<TSnapshot extends Snapshot<unknown>, TEvent exten
   onActor?: (actor: ReturnType<typeof createActor>) => void;
   /**
    * The `requestId`s of replies meant for another requester. Any other registry reply the chart
-   * acts on must answer a request the chart has sent (and not yet seen answered).
+   * acts on must answer a request the chart has sent (and not yet seen answered); a report it
+   * acts on (`mcp.stateChanged`, …) must follow an `mcp.subscribe` it has sent.
    */
   foreignRequestIds?: string[];
 }
@@ -218,6 +219,11 @@ const FINAL_REPLY_TYPES: ReadonlySet<string> = new Set(
   } satisfies Record<McpFinalReply['type'], true>),
 );
 
+/** What the registry sends a subscriber only, after `mcp.subscribe`. */
+const REPORT_TYPES: ReadonlySet<string> = new Set(
+  Object.keys({ 'mcp.stateChanged': true, 'mcp.manifestChanged': true, 'mcp.log': true, 'mcp.resourceUpdated': true } satisfies Record<McpReport['type'], true>),
+);
+
 function requestIdOf(event: EventObject): string | undefined {
   const requestId = (event as { requestId?: unknown }).requestId;
   return typeof requestId === 'string' ? requestId : undefined;
@@ -230,15 +236,23 @@ function requestIdOf(event: EventObject): string | undefined {
  */
 class OpenRequests {
   private readonly open: string[] = [];
+  private subscribed = false;
 
   observer(actorOf: () => unknown): Observer<InspectionEvent> {
     return {
       next: (inspection) => {
         if (inspection.type !== '@xstate.event' || inspection.sourceRef !== actorOf() || inspection.actorRef === actorOf()) return;
+        if (inspection.event.type === 'mcp.subscribe') this.subscribed = true;
         const requestId = requestIdOf(inspection.event);
         if (requestId !== undefined && !FINAL_REPLY_TYPES.has(inspection.event.type)) this.open.push(requestId);
       },
     };
+  }
+
+  /** Throws naming the step when the chart acts on a report without having subscribed. */
+  report(step: number, report: EventObject): void {
+    if (this.subscribed) return;
+    throw new Error(`step ${step} (${report.type}): the chart acts on a report but has not sent mcp.subscribe, so the registry would send it none.`);
   }
 
   /** Takes the request a reply answers; throws naming the step when the chart has not sent it. */
@@ -313,6 +327,7 @@ export async function replayPath<TSnapshot extends Snapshot<unknown>, TEvent ext
     if (FINAL_REPLY_TYPES.has(event.type) && requestId !== undefined && !foreign.has(requestId) && reactsTo(path.steps[stepNumber - 1]!.state, event)) {
       requests.answer(stepNumber, event);
     }
+    if (REPORT_TYPES.has(event.type) && reactsTo(path.steps[stepNumber - 1]!.state, event)) requests.report(stepNumber, event);
     if (options.perform) await options.perform(event, actor, clock);
     else if (event.type.startsWith('xstate.after.')) clock.fire(options.delayOf?.(event.type) ?? scheduledDelayOf(actor, event.type));
     else actor.send(event);
