@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { waitForServerState } from '../src/cli/wait-for-state.js';
 import { McpConnectionManager } from '../src/manager.js';
@@ -58,6 +60,25 @@ describe('mcp-statechart demo', () => {
       expect(projectFilesWithContents(folder)).toEqual(home);
     } finally {
       rmSync(folder, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+describe('mcp-statechart demo beside another program running a demo server', () => {
+  it("counts only its own server processes as left: another HOME's demo server is not this run's leftover", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'mcp-demo-beside-'));
+    const otherHome = mkdtempSync(join(tmpdir(), 'mcp-demo-other-home-'));
+    // A process whose command line names the demo servers' folder, as another test's or user's demo server would.
+    const serversFolder = fileURLToPath(new URL('../examples/servers/', import.meta.url));
+    const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', serversFolder], { env: { ...process.env, HOME: otherHome }, stdio: 'ignore' });
+    try {
+      const run = await runCli(['demo'], { cwd: folder, env: { HOME: folder }, timeoutMs: 20_000 });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/server processes left: 0/);
+    } finally {
+      other.kill('SIGKILL');
+      rmSync(folder, { recursive: true, force: true });
+      rmSync(otherHome, { recursive: true, force: true });
     }
   }, 30_000);
 });

@@ -198,12 +198,19 @@ function temporaryIndexFolder(): string {
   }
 }
 
-/** Processes still running a demo server, found by command line (an orphan has no parent to find it by). */
+/**
+ * Processes still running a demo server, found by command line (an orphan has no parent to find it
+ * by) and by this run's HOME, which every server inherits: another demo's or program's servers
+ * under another HOME (tests run side by side, each with its own) are not this run's leftovers.
+ */
 function serverProcessesLeft(serversFolder: string): number | string {
   if (process.platform !== 'linux') return 'not checked on this platform';
+  // Without a HOME the servers inherit none either: every demo server counts then.
+  const ownHome = process.env.HOME === undefined ? undefined : `HOME=${process.env.HOME}`;
   return livingProcesses().filter((entry) => {
     try {
-      return readFileSync(`/proc/${entry.pid}/cmdline`, 'utf8').includes(serversFolder);
+      if (!readFileSync(`/proc/${entry.pid}/cmdline`, 'utf8').includes(serversFolder)) return false;
+      return ownHome === undefined || readFileSync(`/proc/${entry.pid}/environ`, 'utf8').split('\0').includes(ownHome);
     } catch {
       return false;
     }
