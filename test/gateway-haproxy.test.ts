@@ -213,9 +213,12 @@ describe.skipIf(!HAPROXY)('three serve --http replicas behind HAProxy, round-rob
     try {
       const [modernOutcome, legacyOutcome] = await Promise.all([calls(modern, 'modern-kill', 100, 3, killAt), calls(legacy, 'legacy-kill', 100, 3)]);
       for (const outcome of [modernOutcome, legacyOutcome]) {
-        // Only calls in flight at the kill may fail (at most the concurrency), with HAProxy's or the transport's error, not a wrong answer.
+        // Only calls around the kill may fail, with HAProxy's or the transport's error, not a wrong
+        // answer: those in flight (at most the concurrency), and on a loaded machine one more per
+        // worker that HAProxy sent on a kept-alive connection to the dead replica before its next
+        // health check (a POST it may not send again; seen once in CI: 4 of 100).
         expect(outcome.answered + outcome.failures.length).toBe(100);
-        expect(outcome.failures.length).toBeLessThanOrEqual(3);
+        expect(outcome.failures.length, outcome.failures.join('\n')).toBeLessThanOrEqual(2 * 3);
         for (const failure of outcome.failures) expect(failure).toMatch(/502|503|504|fetch failed|terminated|socket|ECONNRESET/i);
         expect(outcome.failedAt.filter((index) => index >= 60)).toEqual([]);
       }
