@@ -316,7 +316,9 @@ describe.each(ROUTES)('%s route', (route) => {
         expect(new Set(delays).size).toBeGreaterThanOrEqual(6);
       }
       const reconnectTimes = delaysByManager.map((delays) => delays.reduce((sum, delay) => sum + delay, 0));
-      expect(new Set(reconnectTimes).size).toBe(reconnectTimes.length);
+      // Spread, not synchronised (without jitter all twelve are one time): two sums of seven random
+      // delays may still meet by chance (about 1 run in 250 on Node 24's CI), three hardly ever.
+      expect(new Set(reconnectTimes).size).toBeGreaterThanOrEqual(reconnectTimes.length - 1);
     });
   });
 
