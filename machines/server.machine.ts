@@ -153,6 +153,11 @@ export interface ServerContext {
   manifest?: McpServerManifest;
   /** Failed connects and lost connections since the connection was last healthy. */
   retries: number;
+  /**
+   * The backoff the present `error.retrying` waits, drawn once on entry: the delay the chart
+   * waits and the `retryInMs` it reports are one draw of the jitter, not two.
+   */
+  retryDelayMs: number;
   lastError?: McpServerError;
   loadWaiters: LoadWaiter[];
   /** Loads and requests from before a restore, still to be answered (see `restoredAsDisconnected`). */
@@ -258,7 +263,7 @@ export const serverMachine = setup({
     session: fromCallback<SessionActorEvent, SessionActorInput, SessionReport>(() => notProvided('session')),
   },
   delays: {
-    backoff: ({ context }) => backoffDelay(context.retries, context.options.backoff),
+    backoff: ({ context }) => context.retryDelayMs,
     idleTimeout: ({ context }) => Math.min(context.idleDelayMs, LONGEST_TIMER_MS),
     healthyConnection: ({ context }) => Math.min(context.options.healthyAfterMs, LONGEST_TIMER_MS),
   },
@@ -303,7 +308,7 @@ export const serverMachine = setup({
           // Entered because a close finished (`closeSession` is invoked as `close` only).
           closed: event.type === 'xstate.done.actor.close' ? true : undefined,
           attempt: context.retries + (retrying ? 1 : 0),
-          retryInMs: retrying ? backoffDelay(context.retries, context.options.backoff) : undefined,
+          retryInMs: retrying ? context.retryDelayMs : undefined,
           protocolVersion: state === 'connected' ? context.manifest?.protocolVersion : undefined,
           error: state === 'error' ? context.lastError : undefined,
         } satisfies ChildReport),
@@ -313,6 +318,7 @@ export const serverMachine = setup({
     'forget session renewal': assign({ sessionRenewed: false }),
     'note session renewal': assign({ sessionRenewed: true }),
     'count retry': assign({ retries: ({ context }) => context.retries + 1 }),
+    'draw backoff delay': assign({ retryDelayMs: ({ context }) => backoffDelay(context.retries, context.options.backoff) }),
     'store manifest': assign(({ event }) => {
       assertEvent(event, 'xstate.done.actor.connect');
       return { manifest: event.output.manifest, lastError: undefined };
@@ -504,7 +510,7 @@ export const serverMachine = setup({
     }),
   },
 }).createMachine({
-  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogBMAZgCcARgB0ADgA0IAJ6J5ANgC+e9SgzYCAQRIE8AGSaskILrwHDREhDIUr1WhNMkGRmiYqLh4AMoAKkT4ACJ2ok78giIO7p5KapqIACzKgSDGIYoQPLAAxsJCYOV8kGEAijQRkQkOSS6poO7ykvKyitI+2rL6hoXBaCVllULVtfX4TS308vYc3Mmuadp9A0PZHr0FRVOlFVU1dRCKPBAANmBYxCQkhK0siZudbojKAKw6RT-YYIADsMhOk1Q0wucyukEU5XumyEUGepDeBA+60c3xSvwQ8mJslB0ghUJMMPOs3m1yRKN4aKwYlgfAAhnUSsIwIp2bVODDkdwwG0Ns4CTsEACBiDDv85JTijTLgsbqgwJx2GAhDxmS8sTivhLtt1tLowd5Dn0xkEqbDaQj1ZrtbrmbEKOEDe8xXiTV1xIhZGDGIpJGSKeNTtSZqr6RqtTq9ejWRyuRAeXyBULGaLPu18abAwgdIxQ3LfBDpEqpo7asnGs0or6OpKzUTGP8K4gwaWa0K4w2lk3WmtjVsAz1O93wb3+0jB-rMT78+KJ4T5NPQWDZAEo9CF-D6+7Pd7sS3C5OezlpMDt5D9-a6wJmfgXpRaAxV3711LN13QWURh8kfYpnwbVNOV5DNqizPhBUPOkL39QllHkGd5Gkf55HncDmUgrk0FQBD+Xggcjz4ZDf3bTDSUOeQwQhYFcMXFM2SgxQiJI7NEKuVZcVbIt3BveRQQYoCWIoiD2MI1BiJhUiEOfehJAEy8NzkMSwWUS1-kkulk0UaooE4AROQbN4qCISIKDMSI8Hib9BKvaUGLE9DGH0p0MVeFc1JQqU+mUOjfHkHIHztMC40WPBlmbJz1MC+RgrEm9ZC8tUsFiGwKAANTwHAqJ+JKUvonIuwy64spy-LCrHAsAvbIKQu0HIwRw0Da2iiBngsKxbASxri2a1KdMqmKAFkiHyxz-Oo4bkpaol-kYatOvIul6gmiwKDIFoAH0CAACQsKgHKKtsFtK0LsPS9beMykhrN2ihzBs0gLqEqRFrEhU9Pu596jPd6SH26wiHiubivbXcMKwjrIq6iigeXbEKFIMGIdHKHLp6MFpByUE+h3caeo9L1UaNBr5p6BUDlCxhJDBUmwnfag6DwT6XPQ5RJEUMExJ0BjmIB7qWRk3l2QAMzqGEAAswHZe4+DljQCEHYRFGjB7ri5wkRvorsEYmJ9usUDV2QgDQsGiGhjr1v9-mUentGUG9SfNxWrfFtNJZlqY7keSIeAAW01ABXPgtYPQHnUtjQHZonJZH+fmxNkICRcRjanSRBXygAawbChYmsPB9oscIAHUCsT4tdGkLIGaZj3ynzovmRLsuK5Iava-qtdofrxulAF+jgzW7OdcRNuag79Fbftwaae0Ee0-H5QQKnriYQ1R52SZdFgbr9Imb5pupGkTt5x3z398PxsVmXofT6Yi+PH8Y3tdvvfFYf4cVgDx-C-KQZ8rS+BkOSG+ckEK-wPkOWKI4VI4y+h4MB78ZAKmgfJO+f8Gzk2Ps-XG31OxiXhtg2BYB77SV9tyWCikcwihPlIRmqdCbWn+G1Chu8qF4PwhLOhkseLChQPxccICSyMCWuJTy90f68Pgfw2hMEhFkQZEw1S4jiFElkNIIE7CIGcOZnImBPC+CoA0A2QhKCXKSEkJvImpYcjcM9uYyxr5EFPxsfrexGCdCSFkdvUxriLEILitjLRqC7EOOtDoPRLiNRuPwaeSmzC0EAnAavbCCSwBJI8WzT8nMiGoOJGCDCjE+b-SCTgxJoSlEcWlrLRQAAjfkBdOBSyltHe08i8lQDSaU8pOks4m2KLfKW7IeCPB6tYyJLkCZj1CtpQJoypjjMmdMrKKTfLnmKfMgxWSv4HnWVMmK4SBkZwOR4JxLiJmnJ6gA5sQDnIbkuY4gJBhxhCE4BAOAohoxzI3DoQW84VTIwgICqUTsgTv36LaVZMY4SbRuIHMAkL2y83LKCf4c57pguReow+6Liy6NvC7BAOQpGgtjOCz2iY3RQGJe4WQjAciZKOPC7WeFGXUwkZwpavYVlctYkZMAJkzIvh5YPbRjEZzBj3FPblih7hlElUynsm87z0WSsYxV3V1VEkkLIK5YUIoIunnHK2BrMLATEm7Se5rY55znsma1OhsJaogatKpjqzYal+VLPUrreXaPQrIaR9ruHWuwpaRZoC0I5OoWia1E92UyGviYmpuS6lSuAdogJZZHGstuRsyAbrRhFucZ8oAA */
+  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogBMAZgCcARgB0ADgA0IAJ6J5ANgC+e9SgzYCAQRIE8AGSaskILrwHDREhDIUr1WhNMkGRmiYqLh4AMoAKkT4ACJ2ok78giIO7p5KapqIACzKgSDGIYoQPLAAxsJCYOV8kGEAijQRkQkOSS6poO7ykvKyitI+2rL6hoXBaCVllULVtfX4TS308vYc3Mmuadp9A0PZHr0FRVOlFVU1dRCKPBAANmBYxCQkhK0siZudbojKAKw6RT-YYIADsMhOk1Q0wucyukEU5XumyEUGepDeBA+60c3xSvwQ8mJslB0ghUJMMPOs3m1yRKN4aKwYlgfAAhnUSsIwIp2bVODDkdwwG0Ns4CTsEACBiDDv85JTijTLgsbqgwJx2GAhDxmS8sTivhLtt1tLowd5Dn0xkEqbDaQj1ZrtbrmbEKOEDe8xXiTV1xIhZGDGIpJGSKeNTtSZqr6RqtTq9ejWRyuRAeXyBULGaLPu18abAwgdIxQ3LfBDpEqpo7asnGs0or6OpKzUTGP8K4gwaWa0K4w2lk3WmtjVsAz1O93wb3+0jB-rMT78+KJ4T5NPQWDZAEo9CF-D6+7Pd7sS3C5OezlpMDt5D9-a6wJmfgXpRaAxV3711LN13QWURh8kfYpnwbVNOV5DNqizPhBUPOkL39QllHkGd5Gkf55HncDmUgrk0FQBD+Xggcjz4ZDf3bTDSUOeQwQhYFcMXFM2SgxQiJI7NEKuVZcVbIt3BveRQQYoCWIoiD2MI1BiJhUiEOfehJAEy8NzkMSwWUS1-kkulk0UaooE4AROQbN4qCISIKDMSI8Hib9BKvaUGLE9DGH0p0MVeFc1JQqU+mUOjfHkHIHztMC40WPBlmbJz1MC+RgrEm9ZC8tUsFiGwKAANTwHAqJ+JKUvonIuwy64spy-LCrHAsAvbIKQu0HIwRw0Da2iiBngsKxbASxri2a1KdMqmKAFkiHyxz-Oo4bkpaol-kYatOvIul6gmiwKDIFoAH0CAACQsKgHKKtsFtK0LsPS9beMykhrN2ihzBs0gLqEqRFrEhU9Pu596jPd6SH26wiHiubivbXcMKwjrIq6iigeXbEKFIMGIdHKHLp6MFpByUE+h3caeo9L1UaNBr5p6BUDlCxhJDBUmwnfag6DwT6XPQ5RJEUMExJ0BjmIB7qWRk3l2QAMzqGEAAswHZe4+DljQCEHYRFGjB7ri5wkRvorsEYmJ9usUDV2QgDQsGiGhjr1v9-mUentGUG9SfNxWrfFtNJZlqY7keSIeAAW01ABXPgtYPQHnUtjQHZonJZH+fmxNkICRcRjanSRBXygAawbChYmsPB9oscIAHUCsT4tdGkLIGaZj3ynzovmRLsuK5Iava-qtdofrxulAF+jgzW7OdcRNuag79Fbftwaae0Ee0-H5QQKnriYQ1R52SZdFgbr9Imb5pupGkTt5x3z398PxsVmXofT6Yi+PH8Y3tdvvfFYf4cVgDx-C-KQZ8rS+BkOSG+ckEK-wPkOWKI4VI4y+h4MB78ZAKmgfJO+f8Gzk2Ps-XG31OxiXhtg2BYB77SV9tyWCikcwihPlIRmqdCbWn+G1Chu8qF4PwhLOhkseLChQPxccICSyMCWuJTy90f68Pgfw2hMEhFkQZEw1S4jiFEk3mPCBnDmZyJgTwvgqANANkISglyMhyqKHYRAoWORuGe1MeY18iCn5WP1gTNhRMdBX2cRqVxCC4rYy0agmxvjrQ6ByLaE2xR5HBJPBTXy54iERMkACcBq9sKBLAEk9Eb5SAfg5swokDEMKMT5v9bexiXFmJoRxaWstFAACN+QF04FLKW0d7SJIaWiMpxIwSVJ0lneJUxb5S3ZDwR4PVLHhJcgTPR2htKyNqTg6Zsz6gEMpmUgmZDclGM2TMuZj9IaLP1owXodi-FhWcVss5ADmxAOclcm59ipD+NkeMIQnAIBwFENGS5f4dCC3nCqZGEAQXtidkCd+-Q4na0hZtG4gcwAwuLLzcsoJ-hznuii3OIjkyYvcLIaQt4XYIByFIiFsYoWe0TG6KApKgyMByNko4SKY6sVZQgThS1ezrImTnY8UAjJgBMmZF8LLqYSMYjOYMe4p54XFfcMoMq+XaWUHeeiyVDEqu6ny3oshPlEnCpPEV0845W2NVfBFbtLXa1jnnOeJK5XaN0NhXVEDVo1KtS6jUAKpZ6ndYPT1-xZDSMddw41nCwXWkyV-A88jqFomNRPTlMhr7HMoQUvlkhGY6rNZIRxDzTmQGNRCDlJay0GD0EAA */
   id: 'server',
   description: 'One MCP server connection: connect on demand, serve requests, close when idle, reconnect with backoff.',
   context: ({ input }) => {
@@ -515,6 +521,7 @@ export const serverMachine = setup({
       options,
       reportsToParent: input.reportsToParent ?? false,
       retries: 0,
+      retryDelayMs: 0,
       loadWaiters: [],
       staleRequests: [],
       rereads: [],
@@ -716,7 +723,7 @@ export const serverMachine = setup({
         },
         retrying: {
           description: 'Waits the backoff delay (1, 2, 4, 8, 16, then 30 s), then connects again.',
-          entry: { type: 'report state to registry', params: { substate: 'error.retrying' } },
+          entry: ['draw backoff delay', { type: 'report state to registry', params: { substate: 'error.retrying' } }],
           after: {
             backoff: { target: '#server.connecting', actions: 'count retry' },
           },
@@ -862,6 +869,7 @@ export function restoredAsDisconnected(persisted: Snapshot<unknown>): Snapshot<u
     context: {
       ...snapshot.context,
       retries: 0,
+      retryDelayMs: 0,
       loadWaiters: [],
       // `?? []`: a snapshot persisted before staleRequests existed.
       staleRequests: [...(snapshot.context.staleRequests ?? []), ...snapshot.context.loadWaiters.flatMap(staleLoadOf)],

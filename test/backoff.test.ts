@@ -93,6 +93,37 @@ describe('backoff between connect attempts', () => {
     expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
   });
 
+  it('with jitter, retries exactly when the state change said it would (retryInMs is the delay the chart waits)', async () => {
+    const clock = new SimulatedClock();
+    const attempts: number[] = [];
+    const announced: number[] = [];
+    const manager = new McpConnectionManager({
+      clock,
+      logger: silentLogger,
+      transportFactory: () => {
+        attempts.push(clock.now());
+        return refusingTransport();
+      },
+    });
+    manager.on('mcp.stateChanged', (event) => {
+      if (event.substate === 'error.retrying' && event.retryInMs !== undefined) announced.push(clock.now() + event.retryInMs);
+    });
+    const outcome = rejectionOf(manager.connect('flaky', { url: 'http://127.0.0.1:1/mcp' }, { maxRetries: 3, backoff: { jitter: 0.9 } }));
+    for (let retry = 0; retry < 3; retry++) {
+      await settle();
+      const due = announced[retry]!;
+      clock.increment(due - 1 - clock.now());
+      await settle();
+      expect(attempts, `retry ${retry + 1} not before its announced time`).toHaveLength(retry + 1);
+      clock.increment(1);
+      await settle();
+      expect(attempts, `retry ${retry + 1} at its announced time`).toHaveLength(retry + 2);
+    }
+    expect(attempts.slice(1)).toEqual(announced);
+    await outcome;
+    await manager.dispose();
+  });
+
   it('spreads delays with jitter, never above the undelayed value', () => {
     const jittered = { ...DEFAULT_BACKOFF, jitter: 0.5 };
     expect(backoffDelay(2, jittered, () => 0)).toBe(4_000);
