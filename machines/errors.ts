@@ -241,6 +241,21 @@ export function notConnectedWhileReconnectingError(server: string, coming: Comin
   );
 }
 
+/**
+ * A request while a lost connection closes (`error.releasing`) with no retries left but a load
+ * waiting: "it stopped trying" would be untrue, as that load's connect starts once the close ends.
+ */
+export function notConnectedWhileConnectWaitsError(server: string, lastError?: McpServerError): McpServerError {
+  return new McpServerError(
+    'NOT_CONNECTED',
+    server,
+    `MCP server ${quoted(server)} is not connected (state: error): a connect starts once the lost connection has closed. ` +
+      `Send the request again once it is connected, or connect it (${howToConnect(server)}), which waits for that connect, and then send it.` +
+      (lastError ? ` The last error: ${lastError.message}` : ''),
+    { cause: lastError, stderrTail: lastError?.stderrTail },
+  );
+}
+
 export function disconnectedWhileConnectingError(server: string): McpServerError {
   return new McpServerError('DISCONNECTED', server, `MCP server ${quoted(server)} was disconnected before it finished connecting.`);
 }

@@ -25,6 +25,7 @@ import {
   notConnectedAfterGivingUpError,
   notConnectedError,
   notConnectedWhileReconnectingError,
+  notConnectedWhileConnectWaitsError,
   requestAbandonedError,
 } from './errors.js';
 import type {
@@ -403,6 +404,11 @@ export const serverMachine = setup({
       const coming = { retry: context.retries + 1, maxRetries: context.options.maxRetries, withinMs };
       enqueue.sendTo(replyTo, failedReply(context, requestId, notConnectedWhileReconnectingError(context.name, coming, context.lastError)));
     }),
+    'refuse request: connect waits': enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'REQUEST');
+      const { replyTo, requestId } = event.request;
+      enqueue.sendTo(replyTo, failedReply(context, requestId, notConnectedWhileConnectWaitsError(context.name, context.lastError)));
+    }),
     'run request': sendTo('session', ({ event }) => {
       assertEvent(event, 'REQUEST');
       return { type: 'RUN' as const, request: event.request } satisfies SessionActorEvent;
@@ -510,7 +516,7 @@ export const serverMachine = setup({
     }),
   },
 }).createMachine({
-  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogBMAZgCcARgB0ADgA0IAJ6J5ANgC+e9SgzYCAQRIE8AGSaskILrwHDREhDIUr1WhNMkGRmiYqLh4AMoAKkT4ACJ2ok78giIO7p5KapqIACzKgSDGIYoQPLAAxsJCYOV8kGEAijQRkQkOSS6poO7ykvKyitI+2rL6hoXBaCVllULVtfX4TS308vYc3Mmuadp9A0PZHr0FRVOlFVU1dRCKPBAANmBYxCQkhK0siZudbojKAKw6RT-YYIADsMhOk1Q0wucyukEU5XumyEUGepDeBA+60c3xSvwQ8mJslB0ghUJMMPOs3m1yRKN4aKwYlgfAAhnUSsIwIp2bVODDkdwwG0Ns4CTsEACBiDDv85JTijTLgsbqgwJx2GAhDxmS8sTivhLtt1tLowd5Dn0xkEqbDaQj1ZrtbrmbEKOEDe8xXiTV1xIhZGDGIpJGSKeNTtSZqr6RqtTq9ejWRyuRAeXyBULGaLPu18abAwgdIxQ3LfBDpEqpo7asnGs0or6OpKzUTGP8K4gwaWa0K4w2lk3WmtjVsAz1O93wb3+0jB-rMT78+KJ4T5NPQWDZAEo9CF-D6+7Pd7sS3C5OezlpMDt5D9-a6wJmfgXpRaAxV3711LN13QWURh8kfYpnwbVNOV5DNqizPhBUPOkL39QllHkGd5Gkf55HncDmUgrk0FQBD+Xggcjz4ZDf3bTDSUOeQwQhYFcMXFM2SgxQiJI7NEKuVZcVbIt3BveRQQYoCWIoiD2MI1BiJhUiEOfehJAEy8NzkMSwWUS1-kkulk0UaooE4AROQbN4qCISIKDMSI8Hib9BKvaUGLE9DGH0p0MVeFc1JQqU+mUOjfHkHIHztMC40WPBlmbJz1MC+RgrEm9ZC8tUsFiGwKAANTwHAqJ+JKUvonIuwy64spy-LCrHAsAvbIKQu0HIwRw0Da2iiBngsKxbASxri2a1KdMqmKAFkiHyxz-Oo4bkpaol-kYatOvIul6gmiwKDIFoAH0CAACQsKgHKKtsFtK0LsPS9beMykhrN2ihzBs0gLqEqRFrEhU9Pu596jPd6SH26wiHiubivbXcMKwjrIq6iigeXbEKFIMGIdHKHLp6MFpByUE+h3caeo9L1UaNBr5p6BUDlCxhJDBUmwnfag6DwT6XPQ5RJEUMExJ0BjmIB7qWRk3l2QAMzqGEAAswHZe4+DljQCEHYRFGjB7ri5wkRvorsEYmJ9usUDV2QgDQsGiGhjr1v9-mUentGUG9SfNxWrfFtNJZlqY7keSIeAAW01ABXPgtYPQHnUtjQHZonJZH+fmxNkICRcRjanSRBXygAawbChYmsPB9oscIAHUCsT4tdGkLIGaZj3ynzovmRLsuK5Iava-qtdofrxulAF+jgzW7OdcRNuag79Fbftwaae0Ee0-H5QQKnriYQ1R52SZdFgbr9Imb5pupGkTt5x3z398PxsVmXofT6Yi+PH8Y3tdvvfFYf4cVgDx-C-KQZ8rS+BkOSG+ckEK-wPkOWKI4VI4y+h4MB78ZAKmgfJO+f8Gzk2Ps-XG31OxiXhtg2BYB77SV9tyWCikcwihPlIRmqdCbWn+G1Chu8qF4PwhLOhkseLChQPxccICSyMCWuJTy90f68Pgfw2hMEhFkQZEw1S4jiFEk3mPCBnDmZyJgTwvgqANANkISglyMhyqKHYRAoWORuGe1MeY18iCn5WP1gTNhRMdBX2cRqVxCC4rYy0agmxvjrQ6ByLaE2xR5HBJPBTXy54iERMkACcBq9sKBLAEk9Eb5SAfg5swokDEMKMT5v9bexiXFmJoRxaWstFAACN+QF04FLKW0d7SJIaWiMpxIwSVJ0lneJUxb5S3ZDwR4PVLHhJcgTPR2htKyNqTg6Zsz6gEMpmUgmZDclGM2TMuZj9IaLP1owXodi-FhWcVss5ADmxAOclcm59ipD+NkeMIQnAIBwFENGS5f4dCC3nCqZGEAQXtidkCd+-Q4na0hZtG4gcwAwuLLzcsoJ-hznuii3OIjkyYvcLIaQt4XYIByFIiFsYoWe0TG6KApKgyMByNko4SKY6sVZQgThS1ezrImTnY8UAjJgBMmZF8LLqYSMYjOYMe4p54XFfcMoMq+XaWUHeeiyVDEqu6ny3oshPlEnCpPEV0845W2NVfBFbtLXa1jnnOeJK5XaN0NhXVEDVo1KtS6jUAKpZ6ndYPT1-xZDSMddw41nCwXWkyV-A88jqFomNRPTlMhr7HMoQUvlkhGY6rNZIRxDzTmQGNRCDlJay0GD0EAA */
+  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogBMAZgCcARgB0ADgA0IAJ6J5ANgC+e9SgzYCAQRIE8AGSaskILrwHDREhDIUr1WhNMkGRmiYqLh4AMoAKkT4ACJ2ok78giIO7p5KapqIACzKgSDGIYoQPLAAxsJCYOV8kGEAijQRkQkOSS6poO7ykvKyitI+2rL6hoXBaCVllULVtfX4TS308vYc3Mmuadp9A0PZHr0FRVOlFVU1dRCKPBAANmBYxCQkhK0siZudbojKAKw6RT-YYIADsMhOk1Q0wucyukEU5XumyEUGepDeBA+60c3xSvwQ8mJslB0ghUJMMPOs3m1yRKN4aKwYlgfAAhnUSsIwIp2bVODDkdwwG0Ns4CTsEACBiDDv85JTijTLgsbqgwJx2GAhDxmS8sTivhLtt1tLowd5Dn0xkEqbDaQj1ZrtbrmbEKOEDe8xXiTV1xIhZGDGIpJGSKeNTtSZqr6RqtTq9ejWRyuRAeXyBULGaLPu18abAwgdIxQ3LfBDpEqpo7asnGs0or6OpKzUTGP8K4gwaWa0K4w2lk3WmtjVsAz1O93wb3+0jB-rMT78+KJ4T5NPQWDZAEo9CF-D6+7Pd7sS3C5OezlpMDt5D9-a6wJmfgXpRaAxV3711LN13QWURh8kfYpnwbVNOV5DNqizPhBUPOkL39QllHkGd5Gkf55HncDmUgrk0FQBD+Xggcjz4ZDf3bTDSUOeQwQhYFcMXFM2SgxQiJI7NEKuVZcVbIt3BveRQQYoCWIoiD2MI1BiJhUiEOfehJAEy8NzkMSwWUS1-kkulk0UaooE4AROQbN4qCISIKDMSI8Hib9BKvaUGLE9DGH0p0MVeFc1JQqU+mUOjfHkHIHztMC40WPBlmbJz1MC+RgrEm9ZC8tUsFiGwKAANTwHAqJ+JKUvonIuwy64spy-LCrHAsAvbIKQu0HIwRw0Da2iiBngsKxbASxri2a1KdMqmKAFkiHyxz-Oo4bkpaol-kYatOvIul6gmiwKDIFoAH0CAACQsKgHKKtsFtK0LsPS9beMykhrN2ihzBs0gLqEqRFrEhU9Pu596jPd6SH26wiHiubivbXcMKwjrIq6iigeXbEKFIMGIdHKHLp6MFpByUE+h3caeo9L1UaNBr5p6BUDlCxhJDBUmwnfag6DwT6XPQ5RJEUMExJ0BjmIB7qWRk3l2QAMzqGEAAswHZe4+DljQCEHYRFGjB7ri5wkRvorsEYmJ9usUDV2QgDQsGiGhjr1v9-mUentGUG9SfNxWrfFtNJZlqY7keSIeAAW01ABXPgtYPQHnUtjQHZonJZH+fmxNkICRcRjanSRBXygAawbChYmsPB9oscIAHUCsT4tdGkLIGaZj3ynzovmRLsuK5Iava-qtdofrxulAF+jgzW7OdcRNuag79Fbftwaae0Ee0-H5QQKnriYQ1R52SZdFgbr9Imb5pupGkTt5x3z398PxsVmXofT6Yi+PH8Y3tdvvfFYf4cVgDx-C-KQZ8rS+BkOSG+ckEK-wPkOWKI4VI4y+h4MB78ZAKmgfJO+f8EFxVaNIFBLlJDoKJtIHQd1t4wN3mAe+DZybH2frjb6nYxLw2wbAuheD8IS25LBRSOYRQnykIzVOhNrT-BJvdH+3D4G8N9vwyWPFhQoH4uOEBJZGBLXEp5GRNDcHyLYoomCyiyIMmEapDRLCiSbzHhAqRVCTbFFkXwVAGgGxMOIfrAm4iiY6ByLaZxUxXHuPwUg5hqCZDlUUBIiBOgdB7moTgjUbiPGvkQYA7xgVfGxP8dpThtC0kMNPJTERaCATgNXthQpntikZLZp+TmkTuYMQwoxPm-1klcPqcYji0tZaKAAEb8gLpwKWUto72lCekqA5TiRgnaTpLOwSYS3yluyHgjwepeOsaggm9jtDaT0d0mEGytn1EYWUlphICbsJqfonB5ztmP0hnskhjBeh5OtAEoJ38DHPJigQ9R1NNGSE+XzOJUgEl7nGEITgEA4CiGjO8jcOhBbzhVMjCAqKpROyBO-fofyDxYs2jcQOYBcXtl5uWUEUjiX2lJbnVRyYqXFlkNIW8LsEA5G0Zi2M2LPaJjdFANl7hZCMByFUo4DKopSTRGKxA-xk7bj7KLeVUAjJgBMmZF8orQU2MYjOYMSTVk60MvcMoerFXgk3neeiyVmbqrJTa3osgoVEnCpPM1sdPbx1dVfQlbtvXa19bPQurKDWoN0Nhe1EDVpdJ9WbDUiKpZ6kjYPGx6FZA6ODYU11yr0XWkkGhWpcDD6uontKmQ19Hk9LCQqqNHyS3fPiYE2pgKcVNo3BCKVHrJC-IMAYIAA */
   id: 'server',
   description: 'One MCP server connection: connect on demand, serve requests, close when idle, reconnect with backoff.',
   context: ({ input }) => {
@@ -713,6 +719,7 @@ export const serverMachine = setup({
             REQUEST: [
               { guard: 'is an unsubscribe', actions: 'forget subscription' },
               { guard: 'can retry', actions: 'refuse request: reconnecting' },
+              { guard: 'has load waiters', actions: 'refuse request: connect waits' },
               { actions: 'refuse request: given up' },
             ],
             DISCONNECT: {

@@ -138,3 +138,30 @@ it('a request while a lost connection is still closing (error.releasing) is told
   );
   server.stop();
 });
+
+it('a request while a lost connection is still closing, with no retries left but a connect waiting, is told that connect is coming, not that it stopped trying', async () => {
+  // The chart alone, as above, with no retries: only the connect that came during the close will start.
+  const chart = serverMachine.provide({
+    actors: {
+      connect: fromPromise(async () => ({ manifest: EMPTY_MANIFEST })),
+      session: fromCallback(({ sendBack }) => sendBack({ type: 'CONNECTION_LOST', error: new Error('the server closed the connection') })),
+      closeSession: fromPromise(() => new Promise<void>(() => {})),
+    },
+  });
+  const server = createActor(chart, { input: { name: 'fixture', config: { command: 'x' }, options: { maxRetries: 0 } } }).start();
+  const replies: McpReply[] = [];
+  const inbox = createActor(fromCallback<McpReply>(({ receive }) => receive((reply) => replies.push(reply)))).start();
+  server.send({ type: 'CONNECT' });
+  await vi.waitFor(() => expect(server.getSnapshot().matches({ error: 'releasing' })).toBe(true));
+
+  server.send({ type: 'CONNECT', replyTo: inbox, requestId: 'load' });
+  server.send({ type: 'REQUEST', request: { replyTo: inbox, requestId: '1', spec: { kind: 'tool', tool: 'echo' } } });
+  const reply = replies.find((each) => each.requestId === '1') as Extract<McpReply, { type: 'mcp.failed' }>;
+  expect(reply).toMatchObject({ type: 'mcp.failed', requestId: '1', error: { code: 'NOT_CONNECTED' } });
+  expect(reply.error.message).toBe(
+    `MCP server "fixture" is not connected (state: error): a connect starts once the lost connection has closed. ` +
+      `Send the request again once it is connected, or connect it (the manager's connect("fixture"), or mcp.load to the registry), which waits for that connect, and then send it. ` +
+      `The last error: The connection to MCP server "fixture" was lost: the server closed the connection`,
+  );
+  server.stop();
+});
