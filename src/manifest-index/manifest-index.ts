@@ -14,7 +14,7 @@
  * recording at once lose nothing. `flush()` waits for the writes.
  */
 import { randomBytes } from 'node:crypto';
-import { statSync, type Stats } from 'node:fs';
+import { existsSync, statSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { PriorDiscovery } from '@modelcontextprotocol/client';
@@ -557,6 +557,23 @@ export class ManifestIndex {
     forget(servers, undefined);
     if (projectFile !== undefined) forget(projects[projectFile], projectFile);
     return [...new Set(forgotten)].sort();
+  }
+
+  /**
+   * Takes out, with the next write, the entries filed under project config files that are gone
+   * (a deleted `.mcp.json`, a removed checkout): nothing will read those files to ask for them
+   * again. Returns each such file with the names taken out, sorted.
+   */
+  forgetProjectsWithoutFile(): Array<{ projectFile: string; servers: string[] }> {
+    this.file.reloadIfReplaced();
+    const gone: Array<{ projectFile: string; servers: string[] }> = [];
+    for (const [projectFile, entries] of Object.entries(this.file.contents.projects)) {
+      const servers = Object.keys(entries).sort();
+      if (servers.length === 0 || existsSync(projectFile)) continue;
+      for (const server of servers) this.file.change({ server, projectFile });
+      gone.push({ projectFile, servers });
+    }
+    return gone;
   }
 
   /** Resolves once everything recorded so far (by any `ManifestIndex` of this file in this process) is on disk; rejects when a write failed. */

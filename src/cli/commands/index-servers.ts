@@ -4,7 +4,7 @@
  * A line per server as it finishes, then a summary; exit code 1 when any server failed.
  */
 import type { McpServerConfig } from '../../../machines/types.js';
-import { quoted } from '../../../machines/control-characters.js';
+import { quoted, terminalLine } from '../../../machines/control-characters.js';
 import { nameRecord } from '../../../machines/name-record.js';
 import { indexServers, type ServerIndexOutcome } from '../../manifest-index/index-servers.js';
 import { isPastPromisedFreshness, ManifestIndex, ManifestIndexKeyUnreadable, projectFilesOf } from '../../manifest-index/index.js';
@@ -91,11 +91,20 @@ function unsavedText(error: unknown, indexPath: string, done: ServerIndexOutcome
  * result may be in a config all the same. Disabled servers and those awaiting approval are listed
  * by discovery, so they keep their entries.
  */
-async function forgetRemovedServers(index: ManifestIndex, options: GlobalOptions, discovery: DiscoveryResult): Promise<string[]> {
-  if (options.config.length > 0 || discovery.problems.some((problem) => problem.severity === 'error')) return [];
+/** `--prune`: takes out servers no config names, and projects whose config file is gone; says what it took out. */
+async function prune(index: ManifestIndex, options: GlobalOptions, discovery: DiscoveryResult): Promise<void> {
+  if (options.config.length > 0 || discovery.problems.some((problem) => problem.severity === 'error')) return;
   const named = new Set([...Object.keys(discovery.servers), ...(discovery.shadowed ?? []).map((server) => server.name)]);
   const files = await locateConfigFiles(discoveryOptions(options, silentLogger, false));
-  return index.forgetUnnamed(named, files.find((file) => file.scope === 'project')?.path);
+  const forgotten = index.forgetUnnamed(named, files.find((file) => file.scope === 'project')?.path);
+  if (forgotten.length > 0) writeListing(`Took out of the index ${counted(forgotten.length, 'server')} no config names any more: ${namesOf(forgotten)}.`);
+  for (const { projectFile, servers } of index.forgetProjectsWithoutFile()) {
+    writeListing(`Took out of the index ${counted(servers.length, 'server')} of a project whose config file is gone: ${namesOf(servers)} (${terminalLine(projectFile)}).`);
+  }
+}
+
+function namesOf(servers: readonly string[]): string {
+  return servers.map((name) => quoted(name)).join(', ');
 }
 
 export async function runIndex(options: GlobalOptions, command: IndexCommandOptions): Promise<number> {
@@ -109,8 +118,7 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
   const projectFiles = projectFilesOf(discovery.servers);
   const total = Object.keys(servers).length;
   const index = new ManifestIndex({ path: command.indexPath, logger });
-  const forgotten = command.prune === true ? await forgetRemovedServers(index, options, discovery) : [];
-  if (forgotten.length > 0) writeListing(`Took out of the index ${counted(forgotten.length, 'server')} no config names any more: ${forgotten.map((name) => quoted(name)).join(', ')}.`);
+  if (command.prune === true) await prune(index, options, discovery);
   if (total === 0) {
     writeListing('No enabled, allowed servers to index.');
     // What was taken out is written all the same.
