@@ -14,18 +14,24 @@ async function runFor(clock: SimulatedClock, seconds: number) {
   await settle();
 }
 
+/** A manager on a simulated clock whose every connect is refused, noting when each attempt began. */
+function refusingManager() {
+  const clock = new SimulatedClock();
+  const attempts: number[] = [];
+  const manager = new McpConnectionManager({
+    clock,
+    logger: silentLogger,
+    transportFactory: () => {
+      attempts.push(clock.now());
+      return refusingTransport();
+    },
+  });
+  return { clock, attempts, manager };
+}
+
 describe('backoff between connect attempts', () => {
   it('retries a transiently failing server at t = 0, 1, 3, 7, 15, 31, 61 s, then stays in error', async () => {
-    const clock = new SimulatedClock();
-    const attempts: number[] = [];
-    const manager = new McpConnectionManager({
-      clock,
-      logger: silentLogger,
-      transportFactory: () => {
-        attempts.push(clock.now());
-        return refusingTransport();
-      },
-    });
+    const { clock, attempts, manager } = refusingManager();
     const connecting = manager.connect('flaky', { url: 'http://127.0.0.1:1/mcp' }, { maxRetries: 6 });
     const outcome = rejectionOf(connecting);
 
@@ -94,17 +100,8 @@ describe('backoff between connect attempts', () => {
   });
 
   it('with jitter, retries exactly when the state change said it would (retryInMs is the delay the chart waits)', async () => {
-    const clock = new SimulatedClock();
-    const attempts: number[] = [];
+    const { clock, attempts, manager } = refusingManager();
     const announced: number[] = [];
-    const manager = new McpConnectionManager({
-      clock,
-      logger: silentLogger,
-      transportFactory: () => {
-        attempts.push(clock.now());
-        return refusingTransport();
-      },
-    });
     manager.on('mcp.stateChanged', (event) => {
       if (event.substate === 'error.retrying' && event.retryInMs !== undefined) announced.push(clock.now() + event.retryInMs);
     });
