@@ -1,15 +1,12 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpFixture, type HttpFixture } from './fixtures/http-server.js';
-import { CLI_COMMAND, runCli } from './support/cli.js';
+import { runCli } from './support/cli.js';
 import { runInProcess } from './support/in-process-cli.js';
-import { isRunning, STDIO_FIXTURE, stdioFixture } from './support/fixtures.js';
-
-const SPAWN_LOG = fileURLToPath(new URL('./fixtures/spawn-log.mjs', import.meta.url));
+import { stdioFixture } from './support/fixtures.js';
+import { firstLineOnTwelveServers } from './support/reader-leaves.js';
 
 let home: string;
 let config: string;
@@ -107,35 +104,12 @@ describe('mcp-statechart doctor', () => {
 
 describe('doctor whose reader goes before the end', () => {
   it('stops at the next row of its table with 141 (`doctor | head -1`), not after connecting every server', async () => {
-    const spawned = join(home, 'spawned.log');
-    const servers = Object.fromEntries(
-      Array.from({ length: 12 }, (_, n) => [`s${n}`, { command: process.execPath, args: ['--import', SPAWN_LOG, STDIO_FIXTURE], env: { SPAWN_LOG: spawned } }]),
-    );
-    const manyConfig = join(home, 'many.json');
-    writeFileSync(manyConfig, JSON.stringify({ mcpServers: servers }));
-    const doctor = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, '--config', manyConfig, 'doctor', '--concurrency', '1'], {
-      cwd: home,
-      env: { ...process.env, HOME: home },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    let firstLine = '';
-    // As `head -1` does: the first line read, the pipe closed.
-    doctor.stdout.on('data', (chunk: Buffer) => {
-      firstLine ||= chunk.toString().split('\n')[0]!;
-      doctor.stdout.destroy();
-    });
-    const guard = setTimeout(() => doctor.kill('SIGKILL'), 60_000);
-    const code = await new Promise((resolve) => doctor.on('close', resolve));
-    clearTimeout(guard);
-
-    expect(firstLine).toMatch(/^NAME +TRANSPORT +STATE/);
-    expect(code).toBe(141);
+    const run = await firstLineOnTwelveServers(home, ['doctor', '--concurrency', '1']);
+    expect(run.firstLine).toMatch(/^NAME +TRANSPORT +STATE/);
+    expect(run.code).toBe(141);
     // The row after the one the reader may still have taken: never the twelve.
-    const pids = readFileSync(spawned, 'utf8').trim().split('\n').map(Number);
-    expect(pids.length).toBeLessThanOrEqual(3);
-    // Their process groups are ended as doctor exits: waited for, bounded.
-    for (let tries = 0; tries < 50 && pids.some(isRunning); tries++) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(pids.filter(isRunning)).toEqual([]);
+    expect(run.spawned.length).toBeLessThanOrEqual(3);
+    expect(run.running).toEqual([]);
   }, 70_000);
 });
 

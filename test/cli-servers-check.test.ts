@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 import { configHome } from './support/config-command-home.js';
 import { everythingStdio } from './support/everything.js';
+import { firstLineOnTwelveServers } from './support/reader-leaves.js';
 
 let oauth: OAuthFixture;
 
@@ -109,4 +110,33 @@ describe('mcp-statechart servers --check', () => {
     expect(silent!.health).toMatchObject({ state: 'failed', reason: expect.stringMatching(/timed out|time/i) });
     expect(run.elapsed).toBeLessThan(20_000);
   }, 40_000);
+});
+
+describe('servers --check whose reader goes before the end', () => {
+  it('stops at the next row of its table with 141 (`servers --check | head -1`), not after connecting every server', async () => {
+    const run = await firstLineOnTwelveServers(process.env.HOME!, ['servers', '--check', '--concurrency', '1']);
+    expect(run.firstLine).toMatch(/^NAME +SCOPE +TRANSPORT +STATUS +PROTOCOL +INDEXED +HEALTH/);
+    expect(run.code).toBe(141);
+    // The row after the one the reader may still have taken: never the twelve.
+    expect(run.spawned.length).toBeLessThanOrEqual(3);
+    expect(run.running).toEqual([]);
+  }, 70_000);
+
+  it('writes the rows in config order with the health each check found, the servers not checked among them', async () => {
+    const { cli, userFile } = configHome();
+    writeFileSync(
+      userFile,
+      JSON.stringify({ mcpServers: { missing: { command: 'no-such-mcp-server-binary' }, off: { command: 'never-run', disabled: true }, everything: everythingStdio() } }),
+    );
+    const run = await cli('servers', '--check', '--concurrency', '2', '--timeout', '20000');
+    const rows = run.stdout.split('\n');
+    expect(rows.slice(0, 4).map((row) => row.split(' ')[0])).toEqual(['NAME', 'missing', 'off', 'everything']);
+    const column = (header: string) => rows[0]!.indexOf(header);
+    // Every row's cells start where the header's do: the widths were fixed before the first row.
+    for (const row of rows.slice(1, 4)) expect(row.slice(column('HEALTH') - 2, column('HEALTH'))).toBe('  ');
+    expect(rows[1]!.slice(column('HEALTH'))).toMatch(/^failed: command "no-such-mcp-server-binary" was not found/);
+    expect(rows[2]!.slice(column('HEALTH'))).toMatch(/^disabled$/);
+    expect(rows[3]!.slice(column('INDEXED'))).toMatch(/^(\d+) tools +connected \(\1 tools\)/);
+    expect(run.stdout).toMatch(/^Checked 2 servers: 1 connected, 1 failed\.$/m);
+  }, 90_000);
 });

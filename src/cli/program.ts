@@ -267,7 +267,7 @@ export function buildProgram(): Command {
     .addHelpText('after', examples('mcp-statechart servers', 'mcp-statechart servers --check --timeout 10000', 'mcp-statechart servers --json --config ./team-mcp.json'))
     .hook('preAction', goWith('--check', '--concurrency', '--timeout'))
     .action(async (options: { json: boolean; check: boolean; concurrency: number; timeout: number }, command: Command) => {
-      const [{ configFiles, discover, permissionsFrom }, { silentLogger }, { exposureDecision, formatServersTable, hasErrors, serversReport }, { checkHealth, anyUnhealthy }, { ManifestIndex }, { terminalJson, writeListing }, { stdoutColumns }] =
+      const [{ configFiles, discover, permissionsFrom }, { silentLogger }, { exposureDecision, formatServersTable, hasErrors, serversReport, tableAsChecked }, { checkHealth, anyUnhealthy }, { ManifestIndex }, { terminalJson, writeListing }, { stdoutColumns }] =
         await Promise.all([
           import('./options.js'),
           import('../logger.js'),
@@ -279,9 +279,13 @@ export function buildProgram(): Command {
         ]);
       // Problems are part of the listing itself, so they are not logged a second time.
       const result = await discover(globalOptions(command), silentLogger);
-      const health = options.check ? await checkHealth(globalOptions(command), result, options) : undefined;
+      // The index the check records in is the one listed: a server just connected shows as indexed.
       const index = new ManifestIndex();
       const permissions = permissionsFrom(globalOptions(command));
+      const columns = stdoutColumns();
+      // Into a pipe or a file the table is written as the checks end; a terminal's is fitted to its width at the end.
+      const asChecked = options.check && !options.json && columns === undefined ? tableAsChecked(result, index, permissions, writeListing) : undefined;
+      const health = options.check ? await checkHealth(globalOptions(command), result, { ...options, index }, asChecked) : undefined;
       const exposure = await exposureDecision(result, index, globalOptions(command));
       const configProblems = hasErrors(result);
       const unhealthy = health !== undefined && anyUnhealthy(health);
@@ -289,7 +293,7 @@ export function buildProgram(): Command {
         const failure = configProblems ? { code: 'CONFIG_PROBLEMS' } : unhealthy ? { code: 'CHECK_FAILED' } : {};
         process.stdout.write(`${terminalJson({ ok: !configProblems && !unhealthy, ...failure, ...serversReport(result, index, permissions, health, exposure) })}
 `);
-      } else writeListing(formatServersTable(result, index, permissions, health, exposure, configFiles(globalOptions(command)), stdoutColumns()));
+      } else writeListing(formatServersTable(result, index, permissions, health, exposure, configFiles(globalOptions(command)), columns, asChecked !== undefined));
       process.exitCode = configProblems || unhealthy ? 1 : 0;
     });
 

@@ -12,8 +12,8 @@ import { explainFailureAsking, indentedLines, type FailureExplanation } from '..
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
-import { alignedRow, fittedTable, stdoutColumns } from '../fitted-table.js';
-import { displayWidth } from '../display-width.js';
+import { fittedTable, stdoutColumns } from '../fitted-table.js';
+import { rowsInOrder } from '../rows-in-order.js';
 import { progressRows, type ProgressRows } from '../progress-rows.js';
 import { terminalJson, terminalLine } from '../terminal-text.js';
 import { hasErrors } from './servers.js';
@@ -26,6 +26,8 @@ export interface DoctorOptions {
   timeout: number;
   /** The manifest index the fetched manifests are recorded in; default ~/.ai-zen/mcp-index.json. */
   indexPath?: string;
+  /** That index, when the caller reads it too (a row written as its check ends shows what was just recorded). */
+  index?: ManifestIndex;
 }
 
 /** One server's check. Counts are there only when it connected. */
@@ -98,9 +100,9 @@ async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item:
   return results;
 }
 
-/** Told of the checks as they go: the servers to check, before any starts; each check as it ends (`index` in that list). */
+/** Told of the checks as they go: the servers to check and those not checked, before any starts; each check as it ends (`index` in the first list). */
 export interface CheckListener {
-  started(checked: readonly DiscoveredServer[]): void;
+  started(checked: readonly DiscoveredServer[], skipped: DoctorReport['skipped']): void;
   checked(index: number, check: ServerCheck): void;
 }
 
@@ -119,12 +121,12 @@ export async function checkServers(options: GlobalOptions, doctor: DoctorOptions
   const manager = new McpConnectionManager({ logger });
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
   // What doctor fetched is what `index` would have: recorded, so `servers` and `search` see it fresh.
-  const index = new ManifestIndex({ path: doctor.indexPath });
+  const index = doctor.index ?? new ManifestIndex({ path: doctor.indexPath });
   const configs = nameRecord<McpServerConfig>();
   for (const server of checked) configs[server.name] = server.config;
   const stopRecording = recordManifests(manager, index, configs, { logger, projectFiles: projectFilesOf(discovery.servers) });
   const rows = progressRows(checked.map((server) => server.name));
-  listener?.started(checked);
+  listener?.started(checked, skipped);
   try {
     const servers = await mapBounded(checked, doctor.concurrency, async (server, index) => {
       const check = await checkServer(manager, server, doctor.timeout, rows);
@@ -169,35 +171,21 @@ function tableRow(check: ServerCheck): string[] {
 }
 
 /**
- * The table written row by row as the checks end, in the config's order, for a pipe or a file:
- * a reader that leaves (`doctor | head -1`) is noticed at the next row (early-end.ts ends the
- * command on EPIPE), not after every server was connected. The columns are as wide as their
- * cells can be, known before any check ends (a count of 100,000 tools or more would stand out).
+ * The table written row by row as the checks end, in the config's order, for a pipe or a file
+ * (rows-in-order.ts). The columns are as wide as their cells can be, known before any check ends
+ * (a count of 100,000 tools or more would stand out).
  */
 function tableAsChecked(timeoutMs: number, write: (line: string) => void): CheckListener {
-  const widths = TABLE_HEADER.map(displayWidth);
-  const widen = (column: number, text: string) => (widths[column] = Math.max(widths[column]!, displayWidth(text)));
-  const done = new Map<number, ServerCheck>();
-  let next = 0;
+  let put: ReturnType<typeof rowsInOrder> | undefined;
   return {
     started(checked) {
       if (checked.length === 0) return;
-      for (const server of checked) {
-        widen(0, terminalLine(server.name));
-        widen(1, server.transport);
-      }
       // The longest state, a protocol revision (a date), and a connect that took the whole time limit.
-      widen(2, 'connected');
-      widen(3, '2025-06-18');
-      widen(4, `${timeoutMs} ms`);
-      write(alignedRow(TABLE_HEADER, widths));
+      const widest = checked.map((server) => [terminalLine(server.name), server.transport, 'connected', '2025-06-18', `${timeoutMs} ms`]);
+      put = rowsInOrder(TABLE_HEADER, widest, write);
     },
     checked(index, check) {
-      done.set(index, check);
-      for (let row = done.get(next); row !== undefined; row = done.get(next)) {
-        done.delete(next++);
-        write(alignedRow(tableRow(row), widths));
-      }
+      put?.(index, tableRow(check));
     },
   };
 }

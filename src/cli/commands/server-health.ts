@@ -6,7 +6,8 @@ import type { DiscoveredServer, DiscoveryResult } from '../../config/index.js';
 import { offExplanation } from '../failure-text.js';
 import type { GlobalOptions } from '../options.js';
 import { terminalLine } from '../terminal-text.js';
-import { checkServers, serverFailureLines, type ServerCheck } from './doctor.js';
+import type { ManifestIndex } from '../../manifest-index/index.js';
+import { checkServers, serverFailureLines, type CheckListener, type DoctorReport, type ServerCheck } from './doctor.js';
 
 export type HealthState = 'connected' | 'needs login' | 'failed' | 'pending approval' | 'disabled' | 'denied';
 
@@ -31,9 +32,12 @@ export const DEFAULT_CHECK_TIMEOUT_MS = 30_000;
 export interface HealthCheckOptions {
   concurrency: number;
   timeout: number;
+  /** The manifest index the check records in and the listing reads; default ~/.ai-zen/mcp-index.json. */
+  index?: ManifestIndex;
 }
 
-function fromCheck(check: ServerCheck): ServerHealth {
+/** The health a connect found. */
+export function checkedHealth(check: ServerCheck): ServerHealth {
   if (check.state === 'connected') {
     return { state: 'connected', tools: check.tools ?? 0, ...(check.protocolVersion ? { protocolVersion: check.protocolVersion } : {}) };
   }
@@ -56,19 +60,24 @@ function offHealth(server: DiscoveredServer): ServerHealth {
   return { state: 'disabled', reason: server.disabledBecause ?? '"disabled": true in its entry' };
 }
 
-/** The health of every server in use (not of one a same-named server in another file hides), by name. */
-export async function checkHealth(options: GlobalOptions, discovery: DiscoveryResult, check: HealthCheckOptions): Promise<Map<string, ServerHealth>> {
-  const report = await checkServers(options, { json: false, ...check }, discovery);
-  const health = new Map<string, ServerHealth>(report.servers.map((server) => [server.name, fromCheck(server)]));
-  for (const { name, reason } of report.skipped) {
-    const server = discovery.servers[name]!;
-    health.set(name, reason === 'denied' ? { state: 'denied', reason: 'kept out by --allow/--deny' } : offHealth(server));
-  }
+/** The health of a server that was not connected: why it is off. */
+export function skippedHealth(discovery: DiscoveryResult, { name, reason }: DoctorReport['skipped'][number]): ServerHealth {
+  return reason === 'denied' ? { state: 'denied', reason: 'kept out by --allow/--deny' } : offHealth(discovery.servers[name]!);
+}
+
+/**
+ * The health of every server in use (not of one a same-named server in another file hides), by
+ * name. `listener` is told of each check as it ends (a table written row by row).
+ */
+export async function checkHealth(options: GlobalOptions, discovery: DiscoveryResult, check: HealthCheckOptions, listener?: CheckListener): Promise<Map<string, ServerHealth>> {
+  const report = await checkServers(options, { json: false, ...check }, discovery, listener);
+  const health = new Map<string, ServerHealth>(report.servers.map((server) => [server.name, checkedHealth(server)]));
+  for (const skipped of report.skipped) health.set(skipped.name, skippedHealth(discovery, skipped));
   return health;
 }
 
 /** At most this wide in the table; the whole reason is printed under it. */
-const MAX_HEALTH_CELL = 60;
+export const MAX_HEALTH_CELL = 60;
 
 /** The table cell: the state, with the tool count or the reason (without the "could not connect to" its row already says). */
 export function healthCell(health: ServerHealth | undefined): string {

@@ -16,7 +16,9 @@ import { cutToWidth, displayWidth } from '../display-width.js';
 import { fittedTable } from '../fitted-table.js';
 import { terminalLine } from '../terminal-text.js';
 import { lookAlikeNotes, nameNote } from '../../../machines/look-alike-names.js';
-import { healthCell, healthDetails, healthSummary, type ServerHealth } from './server-health.js';
+import { rowsInOrder } from '../rows-in-order.js';
+import type { CheckListener } from './doctor.js';
+import { checkedHealth, healthCell, healthDetails, healthSummary, MAX_HEALTH_CELL, skippedHealth, type ServerHealth } from './server-health.js';
 
 /**
  * `yes` with its tool count and when it was listed (`stale` too when past a `ttlMs` above 0 its
@@ -94,27 +96,30 @@ function serversListing(
   return {
     /** What serve would offer the model with these flags, and the bytes of both choices. */
     ...(exposure ? { exposure } : {}),
-    servers: listed.map((server) => {
-      const { instructions, ...indexed } = indexState(server, index, now);
-      /** What search tells the model the server is for: the configured description's first line, else the indexed instructions'. */
-      const purpose = oneLinePurpose({ name: server.name, description: server.description, instructions });
-      return {
-        name: server.name,
-        scope: server.scope,
-        transport: server.transport,
-        disabled: server.disabled,
-        /** A project entry the trust policy keeps off: `awaiting approval` or `denied`. */
-        ...(server.trust ? { trust: server.trust } : {}),
-        /** False when --allow/--deny keep it from being used. */
-        allowed: isServerAllowed(permissions, server.name),
-        ...indexed,
-        description: server.description ?? '',
-        ...(purpose ? { purpose } : {}),
-        source: server.source,
-        ...(healthOf(server) ? { health: healthOf(server) } : {}),
-      };
-    }),
+    servers: listed.map((server) => listedServer(server, now, index, permissions, healthOf(server))),
     unusable: unusableIndex(index, listed.length),
+  };
+}
+
+/** One server of the report, with its health when it has one. */
+function listedServer(server: DiscoveredServer, now: number, index?: ManifestIndex, permissions?: LoaderPermissions, health?: ServerHealth) {
+  const { instructions, ...indexed } = indexState(server, index, now);
+  /** What search tells the model the server is for: the configured description's first line, else the indexed instructions'. */
+  const purpose = oneLinePurpose({ name: server.name, description: server.description, instructions });
+  return {
+    name: server.name,
+    scope: server.scope,
+    transport: server.transport,
+    disabled: server.disabled,
+    /** A project entry the trust policy keeps off: `awaiting approval` or `denied`. */
+    ...(server.trust ? { trust: server.trust } : {}),
+    /** False when --allow/--deny keep it from being used. */
+    allowed: isServerAllowed(permissions, server.name),
+    ...indexed,
+    description: server.description ?? '',
+    ...(purpose ? { purpose } : {}),
+    source: server.source,
+    ...(health ? { health } : {}),
   };
 }
 
@@ -202,6 +207,72 @@ function noServersLine(configFiles: readonly string[], problems: readonly unknow
   return `No MCP servers found in ${named}: ${problems.length === 1 ? 'the problem below says' : 'the problems below say'} why.`;
 }
 
+type ListedServer = ReturnType<typeof listedServer>;
+
+function tableHeader(withHealth: boolean): string[] {
+  return ['NAME', 'SCOPE', 'TRANSPORT', 'STATUS', 'PROTOCOL', 'INDEXED', ...(withHealth ? ['HEALTH'] : []), 'DESCRIPTION'];
+}
+
+/** What follows each name: what tells it from a look-alike (`café` twice, NFC and NFD, or `fs` and `fѕ`). */
+function nameNotes(servers: ReadonlyArray<{ name: string }>): string[] {
+  const alike = lookAlikeNotes(servers.map((server) => server.name));
+  return servers.map((server, row) => `${nameNote(server.name)}${alike[row]}`);
+}
+
+function tableRow(server: ListedServer, note: string, now: number, withHealth: boolean): string[] {
+  return [
+    nameCell(server.name, note),
+    server.scope,
+    server.transport,
+    status(server),
+    // The revision this check negotiated, else the one the index recorded when the server was last listed.
+    terminalLine(server.health?.protocolVersion ?? server.protocolVersion ?? '-'),
+    indexedCell(server, now),
+    ...(withHealth ? [healthCell(server.health)] : []),
+    cell(server.purpose ?? '', MAX_COLUMN_WIDTH.description),
+  ];
+}
+
+/**
+ * `servers --check` into a pipe or a file: the table written row by row as the checks end, in
+ * the config's order (rows-in-order.ts), so `servers --check | head -1` ends at the next row.
+ * The servers not checked (off, or hidden by a server of the same name) need no wait. The
+ * columns are as wide as their cells can get: a revision (a date), a just-indexed count of up to
+ * 99,999 tools, and the widest health cell.
+ */
+export function tableAsChecked(result: DiscoveryResult, index: ManifestIndex | undefined, permissions: LoaderPermissions | undefined, write: (line: string) => void): CheckListener {
+  const listed = listedServers(result);
+  const rowOf = new Map(listed.map((server, row) => [server, row]));
+  const notes = nameNotes(listed);
+  let put: ReturnType<typeof rowsInOrder> | undefined;
+  let checkedServers: readonly DiscoveredServer[] = [];
+  const writeRow = (server: DiscoveredServer, health?: ServerHealth) => {
+    const now = Date.now();
+    const row = rowOf.get(server)!;
+    put?.(row, tableRow(listedServer(server, now, index, permissions, health), notes[row]!, now, true));
+  };
+  return {
+    started(checked, skipped) {
+      checkedServers = checked;
+      if (listed.length === 0) return;
+      const now = Date.now();
+      const before = listed.map((server, row) => tableRow(listedServer(server, now, index, permissions), notes[row]!, now, true));
+      const longest = ['', '', '', '', '2025-06-18', indexedCell({ indexed: 'yes', tools: 99_999 }, now), 'x'.repeat(MAX_HEALTH_CELL), ''];
+      put = rowsInOrder(tableHeader(true), [...before, longest], write);
+      const skippedBy = new Map(skipped.map((entry) => [entry.name, entry]));
+      const toCheck = new Set(checked);
+      for (const server of listed) {
+        if (toCheck.has(server)) continue;
+        const entry = result.servers[server.name] === server ? skippedBy.get(server.name) : undefined;
+        writeRow(server, entry && skippedHealth(result, entry));
+      }
+    },
+    checked(at, check) {
+      writeRow(checkedServers[at]!, checkedHealth(check));
+    },
+  };
+}
+
 export function formatServersTable(
   result: DiscoveryResult,
   index?: ManifestIndex,
@@ -211,6 +282,8 @@ export function formatServersTable(
   configFiles: readonly string[] = [],
   /** The terminal's width (stdoutColumns()); undefined: the table as wide as its cells. */
   columns?: number,
+  /** The table was written as the checks ended (`tableAsChecked`); the rest follows it. */
+  tableWritten = false,
 ): string {
   const { servers, unusable } = serversListing(result, index, permissions, health);
   const problems = reportedProblems(result, unusable);
@@ -218,23 +291,9 @@ export function formatServersTable(
   const lines: string[] = [];
   if (servers.length === 0) {
     lines.push(noServersLine(configFiles, problems));
-  } else {
-    const alike = lookAlikeNotes(servers.map((server) => server.name));
-    const rows = [
-      ['NAME', 'SCOPE', 'TRANSPORT', 'STATUS', 'PROTOCOL', 'INDEXED', ...(health ? ['HEALTH'] : []), 'DESCRIPTION'],
-      ...servers.map((server, row) => [
-        // `café` twice (NFC, NFD) or `fs` and `fѕ`: the note after the name says which is which.
-        nameCell(server.name, `${nameNote(server.name)}${alike[row]}`),
-        server.scope,
-        server.transport,
-        status(server),
-        // The revision this check negotiated, else the one the index recorded when the server was last listed.
-        terminalLine(server.health?.protocolVersion ?? server.protocolVersion ?? '-'),
-        indexedCell(server, now),
-        ...(health ? [healthCell(server.health)] : []),
-        cell(server.purpose ?? '', MAX_COLUMN_WIDTH.description),
-      ]),
-    ];
+  } else if (!tableWritten) {
+    const notes = nameNotes(servers);
+    const rows = [tableHeader(health !== undefined), ...servers.map((server, row) => tableRow(server, notes[row]!, now, health !== undefined))];
     for (const line of fittedTable(rows, columns, rows[0]!.length - 1)) lines.push(line);
   }
   const details = health ? healthDetails(health) : [];
