@@ -35,12 +35,14 @@ export class McpServerError extends Error {
   readonly server: string;
   /** The last lines of the server's stderr, when it had any (stdio). */
   readonly stderrTail?: string;
+  /** A connect that ran out of its `connectTimeoutMs` (code `CONNECT_FAILED`): the server did not answer in time. */
+  readonly timedOut?: true;
 
   constructor(
     code: McpErrorCode,
     server: string,
     message: string,
-    options: { cause?: unknown; stderrTail?: string } = {},
+    options: { cause?: unknown; stderrTail?: string; timedOut?: boolean } = {},
   ) {
     // Built from what a server sent (its error message, its stderr): escaped as the CLI and the
     // view show text, so a library user who prints or logs the error shows no escape sequence.
@@ -49,6 +51,7 @@ export class McpServerError extends Error {
     this.code = code;
     this.server = server;
     if (options.stderrTail) this.stderrTail = terminalText(options.stderrTail);
+    if (options.timedOut) this.timedOut = true;
   }
 
   /** JSON-safe (persisted snapshots, logs): what happened, never the cause object. */
@@ -191,7 +194,28 @@ export function isRedefinedInConfig(cause: unknown): boolean {
  */
 export function gaveUpAfterAttemptsError(error: McpServerError, attempts: number): McpServerError {
   if (attempts < 2) return error;
-  return new McpServerError(error.code, error.server, gaveUpText(error, attempts), { cause: error.cause, stderrTail: error.stderrTail });
+  return new McpServerError(error.code, error.server, gaveUpText(error, attempts), { cause: error.cause, stderrTail: error.stderrTail, timedOut: error.timedOut });
+}
+
+/**
+ * A connect that timed out, told to the loads that waited for it while the server is tried again
+ * in the background: a server that starts and never answers is seldom helped by the retries, and
+ * a caller waiting through all of them (4 × 30 s and the backoff) would wait minutes for this.
+ */
+export function timedOutRetryingError(error: McpServerError, coming: ComingRetry): McpServerError {
+  const [firstLine = '', ...rest] = error.message.split('\n');
+  const retrying = `It is tried again in the background (${retryText(coming)}): connect it again (${howToConnect(error.server)}) to wait for that attempt.`;
+  return new McpServerError(error.code, error.server, [`${firstLine} ${retrying}`, ...rest].join('\n'), {
+    cause: error.cause,
+    stderrTail: error.stderrTail,
+    timedOut: true,
+  });
+}
+
+/** "retry 1 of 3, starting within ~1 s" */
+function retryText({ retry, maxRetries, withinMs }: ComingRetry): string {
+  const of = Number.isFinite(maxRetries) ? ` of ${maxRetries}` : '';
+  return `retry ${retry}${of}, starting within ~${Math.max(1, Math.round(withinMs / 1000))} s`;
 }
 
 /** The last error's message with how many attempts it ended (on its first line, before a stderr tail it may carry). */
@@ -229,12 +253,10 @@ export interface ComingRetry {
  * it first" would send the caller to do what is already under way; a connect waits for it.
  */
 export function notConnectedWhileReconnectingError(server: string, coming: ComingRetry, lastError?: McpServerError): McpServerError {
-  const of = Number.isFinite(coming.maxRetries) ? ` of ${coming.maxRetries}` : '';
-  const seconds = Math.max(1, Math.round(coming.withinMs / 1000));
   return new McpServerError(
     'NOT_CONNECTED',
     server,
-    `MCP server ${quoted(server)} is not connected (state: error): it is reconnecting by itself (retry ${coming.retry}${of}, starting within ~${seconds} s). ` +
+    `MCP server ${quoted(server)} is not connected (state: error): it is reconnecting by itself (${retryText(coming)}). ` +
       `Send the request again once it is connected, or connect it (${howToConnect(server)}), which waits for the reconnect, and then send it.` +
       (lastError ? ` The last error: ${lastError.message}` : ''),
     { cause: lastError, stderrTail: lastError?.stderrTail },

@@ -26,6 +26,8 @@ import {
   notConnectedError,
   notConnectedWhileReconnectingError,
   notConnectedWhileConnectWaitsError,
+  timedOutRetryingError,
+  type ComingRetry,
   requestAbandonedError,
 } from './errors.js';
 import type {
@@ -246,6 +248,15 @@ function systemIdOf(ref: AnyActorRef): string | undefined {
   return 'systemId' in ref && typeof ref.systemId === 'string' ? ref.systemId : undefined;
 }
 
+function canRetry(context: ServerContext): boolean {
+  return context.options.autoReconnect && context.retries < context.options.maxRetries;
+}
+
+/** The retry a server in `error.retrying` has coming. Jitter only shortens the backoff: without it, the longest wait before the retry starts. */
+function comingRetry(context: ServerContext): ComingRetry {
+  return { retry: context.retries + 1, maxRetries: context.options.maxRetries, withinMs: backoffDelay(context.retries, { ...context.options.backoff, jitter: 0 }) };
+}
+
 function failedReply(context: ServerContext, requestId: string, error: McpServerError): McpFinalReply {
   return { type: 'mcp.failed', requestId, server: context.name, error };
 }
@@ -274,7 +285,11 @@ export const serverMachine = setup({
       assertEvent(event, 'xstate.error.actor.connect');
       return event.error instanceof McpServerError && event.error.code === 'CONFIG_ERROR';
     },
-    'can retry': ({ context }) => context.options.autoReconnect && context.retries < context.options.maxRetries,
+    'can retry': ({ context }) => canRetry(context),
+    'timed out, can retry': ({ context, event }) => {
+      assertEvent(event, 'xstate.error.actor.connect');
+      return event.error instanceof McpServerError && event.error.timedOut === true && canRetry(context);
+    },
     'has load waiters': ({ context }) => context.loadWaiters.length > 0,
     'idle timer enabled': ({ context }) => idleTimerEnabled(context.options.idleTimeoutMs),
     'idle long enough': ({ context, event }) => {
@@ -396,13 +411,16 @@ export const serverMachine = setup({
       const error = context.lastError ? notConnectedAfterGivingUpError(context.lastError, context.retries + 1) : notConnectedError(context.name, 'error');
       enqueue.sendTo(replyTo, failedReply(context, requestId, error));
     }),
+    'answer load waiters: timed out, retrying': enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'xstate.error.actor.connect');
+      const error = timedOutRetryingError(asServerError(context.name, event.error), comingRetry(context));
+      for (const waiter of context.loadWaiters) enqueue.sendTo(waiter.replyTo, failedReply(context, waiter.requestId, error));
+      enqueue.assign({ loadWaiters: [] });
+    }),
     'refuse request: reconnecting': enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'REQUEST');
       const { replyTo, requestId } = event.request;
-      // Jitter only shortens the backoff: without it, the longest wait before the retry starts.
-      const withinMs = backoffDelay(context.retries, { ...context.options.backoff, jitter: 0 });
-      const coming = { retry: context.retries + 1, maxRetries: context.options.maxRetries, withinMs };
-      enqueue.sendTo(replyTo, failedReply(context, requestId, notConnectedWhileReconnectingError(context.name, coming, context.lastError)));
+      enqueue.sendTo(replyTo, failedReply(context, requestId, notConnectedWhileReconnectingError(context.name, comingRetry(context), context.lastError)));
     }),
     'refuse request: connect waits': enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'REQUEST');
@@ -516,7 +534,7 @@ export const serverMachine = setup({
     }),
   },
 }).createMachine({
-  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogBMAZgCcARgB0ADgA0IAJ6J5ANgC+e9SgzYCAQRIE8AGSaskILrwHDREhDIUr1WhNMkGRmiYqLh4AMoAKkT4ACJ2ok78giIO7p5KapqIACzKgSDGIYoQPLAAxsJCYOV8kGEAijQRkQkOSS6poO7ykvKyitI+2rL6hoXBaCVllULVtfX4TS308vYc3Mmuadp9A0PZHr0FRVOlFVU1dRCKPBAANmBYxCQkhK0siZudbojKAKw6RT-YYIADsMhOk1Q0wucyukEU5XumyEUGepDeBA+60c3xSvwQ8mJslB0ghUJMMPOs3m1yRKN4aKwYlgfAAhnUSsIwIp2bVODDkdwwG0Ns4CTsEACBiDDv85JTijTLgsbqgwJx2GAhDxmS8sTivhLtt1tLowd5Dn0xkEqbDaQj1ZrtbrmbEKOEDe8xXiTV1xIhZGDGIpJGSKeNTtSZqr6RqtTq9ejWRyuRAeXyBULGaLPu18abAwgdIxQ3LfBDpEqpo7asnGs0or6OpKzUTGP8K4gwaWa0K4w2lk3WmtjVsAz1O93wb3+0jB-rMT78+KJ4T5NPQWDZAEo9CF-D6+7Pd7sS3C5OezlpMDt5D9-a6wJmfgXpRaAxV3711LN13QWURh8kfYpnwbVNOV5DNqizPhBUPOkL39QllHkGd5Gkf55HncDmUgrk0FQBD+Xggcjz4ZDf3bTDSUOeQwQhYFcMXFM2SgxQiJI7NEKuVZcVbIt3BveRQQYoCWIoiD2MI1BiJhUiEOfehJAEy8NzkMSwWUS1-kkulk0UaooE4AROQbN4qCISIKDMSI8Hib9BKvaUGLE9DGH0p0MVeFc1JQqU+mUOjfHkHIHztMC40WPBlmbJz1MC+RgrEm9ZC8tUsFiGwKAANTwHAqJ+JKUvonIuwy64spy-LCrHAsAvbIKQu0HIwRw0Da2iiBngsKxbASxri2a1KdMqmKAFkiHyxz-Oo4bkpaol-kYatOvIul6gmiwKDIFoAH0CAACQsKgHKKtsFtK0LsPS9beMykhrN2ihzBs0gLqEqRFrEhU9Pu596jPd6SH26wiHiubivbXcMKwjrIq6iigeXbEKFIMGIdHKHLp6MFpByUE+h3caeo9L1UaNBr5p6BUDlCxhJDBUmwnfag6DwT6XPQ5RJEUMExJ0BjmIB7qWRk3l2QAMzqGEAAswHZe4+DljQCEHYRFGjB7ri5wkRvorsEYmJ9usUDV2QgDQsGiGhjr1v9-mUentGUG9SfNxWrfFtNJZlqY7keSIeAAW01ABXPgtYPQHnUtjQHZonJZH+fmxNkICRcRjanSRBXygAawbChYmsPB9oscIAHUCsT4tdGkLIGaZj3ynzovmRLsuK5Iava-qtdofrxulAF+jgzW7OdcRNuag79Fbftwaae0Ee0-H5QQKnriYQ1R52SZdFgbr9Imb5pupGkTt5x3z398PxsVmXofT6Yi+PH8Y3tdvvfFYf4cVgDx-C-KQZ8rS+BkOSG+ckEK-wPkOWKI4VI4y+h4MB78ZAKmgfJO+f8EFxVaNIFBLlJDoKJtIHQd1t4wN3mAe+DZybH2frjb6nYxLw2wbAuheD8IS25LBRSOYRQnykIzVOhNrT-BJvdH+3D4G8N9vwyWPFhQoH4uOEBJZGBLXEp5GRNDcHyLYoomCyiyIMmEapDRLCiSbzHhAqRVCTbFFkXwVAGgGxMOIfrAm4iiY6ByLaZxUxXHuPwUg5hqCZDlUUBIiBOgdB7moTgjUbiPGvkQYA7xgVfGxP8dpThtC0kMNPJTERaCATgNXthQpntikZLZp+TmkTuYMQwoxPm-1klcPqcYji0tZaKAAEb8gLpwKWUto72lCekqA5TiRgnaTpLOwSYS3yluyHgjwepeOsaggm9jtDaT0d0mEGytn1EYWUlphICbsJqfonB5ztmP0hnskhjBeh5OtAEoJ38DHPJigQ9R1NNGSE+XzOJUgEl7nGEITgEA4CiGjO8jcOhBbzhVMjCAqKpROyBO-fofyDxYs2jcQOYBcXtl5uWUEUjiX2lJbnVRyYqXFlkNIW8LsEA5G0Zi2M2LPaJjdFANl7hZCMByFUo4DKopSTRGKxA-xk7bj7KLeVUAjJgBMmZF8orQU2MYjOYMSTVk60MvcMoerFXgk3neeiyVmbqrJTa3osgoVEnCpPM1sdPbx1dVfQlbtvXa19bPQurKDWoN0Nhe1EDVpdJ9WbDUiKpZ6kjYPGx6FZA6ODYU11yr0XWkkGhWpcDD6uontKmQ19Hk9LCQqqNHyS3fPiYE2pgKcVNo3BCKVHrJC-IMAYIAA */
+  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogBMAFgBsjAHQAOADQgAnogCMsgL661KDNgIBBEgTwAZJqyQguvAcNESEM+crWaEAZkn6hmiYqLh4AMoAKkT4ACK2oo78giL2bh6KqhqI0kqBIEYhChA8sADGwkJgZXyQYQCKNBGRCfZJzqmgblqSSkoKvt7aAJx6BgXBaMWlFUJVNXX4jc30WnYc3Mkuadq9-YPZ7j35hVMl5ZXVtRAKPBAANmBYxCQkhC0siZsdrojDkgBWBQAoYIADskl8J0mqGmFzmV0gCjK902Qigz1IbwIH3WDm+KV+CC0Wj6oN8EOhxlh51m82uyNRvHRWDEsD4AENasVhGAFByapxYSjuGBWhsnISdgh-v0QYcAb5hlSirTLgsbqgwJx2GAhDwWS9sbivpLtl1dr5ZF5DpIdCqzjN1QytTq9QaMbEKOEje9xfizZ1xNpGEqFJJyZTxqcaU6ERqFK7dfqWWzOdyILz+YLhUyxZ82gTzcGELJZMNgaCIVDozDkc6PQ0mlF-e0pRbiT1pFX5A7hQ2WUtmy01qatkHul2q2CxkFqfX4wJDVi-QWJeOiSSZFX-n2F-TG16fSuca2ixPEEoepXDtW93Sro38C9KLQGGuAxvpVvu4clIw8lrecHxqRs0y5PlMyqbM+CFfcrjPQMiT6X8fC0XwAS0e8BwxcDuTQVA4IFWD+0XRCvw7dDhlBLQwQhYFsMXMD2QghQCKInN4JqVY8TbYs3GkXwtBoujJAYoCihApdcJY-DUEI2FiLgqT6EkXjzyJQThMOWilDBcS50knDWVkvl2MUziVN8dSkO-JURL0gyJmAnCFCqKBOAELlGzeKgiEiChTEiPB4g-PiLwQPpZBorQAUYRj6TqX1TzCjTpUkQEsjQ6RIQSxEICbFZUtsjsMoBLLtEE5UJKmKS6liawKAANTwHByJ+dLMpo6QAQBPKNSwBqrGa1qeLHDrSq6nTpDBLCatIxKCrMCxrHa9sSzKiriVyMF+uuMIAFkiBa0KbIojaprQuKa0M2rnTqA7zAoMhmgAfQIAAJcwqBCtb+KkS7tEw6rboW-KsBIfznooMwAtIP6Is2mjFT6+auP25K4ZIV6rCIFtivOtxhmGVDtAwubQfRpKTyxnG8ZHM6JpLUlQ1BO0wRB5yjMXervUxhHN3kCMdMYSRdrRuqCufUhXzoPABe-WRMIUMEaNkWinJjKmCrwvkOQAM1qWEAAswA5e4+GN9QCAbYQFC1yWFcm8rkcwvakS1DkIHULBohoT6neZpXhbQpRBPdzUze9kz0z1w2pjuR5Ih4ABbbUAFc+HtutJcTKP1ED7oAVkaQVZo4Z-01nP7puMpTbKABrRsKFiKw8Fe8xwgAdVGgmme6MFGFVkWxYj5F66blkW7bjuSG70bR0LErmZ6xRh7Q4YwRurm7p52uJ8bP2A779bulXsudIrwDKfMvPHg5ZkMX5k--vcXxpC0G0fEhRhUZv+S4Janvo-Qq+NGanykO-T+W1IR2j3LfIBZsQFDhWIvdc-dIEfy-pAik8CAGwkQQ-J8eBlgtjUuNCBb8sEwIwtvLWCCwDAOIaQlo1kKGv0hNQtmVpOb0PwXfJBh4+Y00LlIWipNiTkzwQpARRDUymR5NBJSuZRSiPcIwEmCgJGAg5tIwBjDBHyNjoovWlk8xjSXoTRAsgwRbV0vFNGDCmFGNYlBUxJFGSqPIZYjBxJhjFzZgCXRjj+Faj4KgdQjZn7gI4R-Uu2iS6zh3rCBh4TImDhIcONRMgtDxLZmWAIISZFhIicwrJaDPy+JyXk20Njr7JLYqEsAaShHHleKuGJiMMKlzsVIop+iWkZJfNQOWaiuwSNovRP+DTUmlJcdyA2RsFAACMBQN04PrfW2d5yzPSVAMZMgJm2P0tMvhMj9Ych4I8JaIiX4RXfuvbQtiHH-3OZc65g1hHtJSp0ok78aJ9NeXBC5VzFiZKKr89KAFP4JLkHo2EIKPkoJbBU8KRJJDQq0fk2QhTxhCE4BAOAogYzsIijoNWe41R71JUSJWQI7GjEpXGRatwHhgBpdKPoFZ5Q+CCUkrWVKWUikfhyyijBRYDFBNIDRTL4QsqTO6dEoqSyb18Ngo4-Lq5MSVT4yh6stozheQ0qSHo3JgA8l5aSyq3BhwkZvQplMTXogUPcUoVrdWvyUEEm8aFSTi0dTXa1ZNZAHGyrlCWNc85ex8Ogyh6E6I0TDnQrVQqD46tja-WiGKfVSFDKclN+U86Ev1gaD0QbiRljsUm+F5adCxTZr0CmMymnOKgOWjFOV1U-3zTsppgy20esRho-SsLNW9reaCiAtaOZqtHfofQQA */
   id: 'server',
   description: 'One MCP server connection: connect on demand, serve requests, close when idle, reconnect with backoff.',
   context: ({ input }) => {
@@ -590,6 +608,8 @@ export const serverMachine = setup({
         onDone: { target: 'connected', actions: 'store manifest' },
         onError: [
           { guard: 'is config error', target: 'error.failed', actions: 'store connect error' },
+          // The loads are answered now, the retries go on for whoever connects again.
+          { guard: 'timed out, can retry', target: 'error.retrying', actions: ['store connect error', 'answer load waiters: timed out, retrying'] },
           { guard: 'can retry', target: 'error.retrying', actions: 'store connect error' },
           { target: 'error.failed', actions: 'store connect error' },
         ],

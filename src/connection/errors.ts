@@ -327,6 +327,8 @@ export function connectFailure(
   classify: (error: unknown) => boolean,
   stderrTail: string,
   secrets: readonly string[],
+  /** The attempt ran out of its connectTimeoutMs. */
+  timedOut = false,
 ): McpServerError {
   const configError = classify(error);
   const status = httpStatusOf(error);
@@ -357,6 +359,6 @@ export function connectFailure(
     configError ? 'CONFIG_ERROR' : 'CONNECT_FAILED',
     server,
     `Could not connect to MCP server ${quoted(server)}: ${reason}${reason.endsWith('.') ? '' : '.'}${hint}` + (stderrTail ? `\nLast stderr lines:\n${stderrTail}` : ''),
-    { cause: redactError(told, secrets), stderrTail },
+    { cause: redactError(told, secrets), stderrTail, timedOut },
   );
 }

@@ -166,12 +166,13 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
       });
     }
   } catch (error) {
+    const timedOut = !sealedRequest.signal.aborted && deadline.signal.aborted;
     const cause = sealedRequest.signal.aborted
       ? abortReason(sealedRequest.signal)
-      : deadline.signal.aborted
+      : timedOut
         ? deadline.signal.reason
         : withOwnEnd(unwrapUnreachableProbe(error), diagnostics, classify);
-    throw connectFailure(sealedRequest.name, cause, classify, diagnostics.stderrTail, secrets);
+    throw connectFailure(sealedRequest.name, cause, classify, diagnostics.stderrTail, secrets, timedOut);
   } finally {
     deadline.dispose();
   }

@@ -5,6 +5,7 @@ export {
   serializeServerState,
   configError,
   transientError,
+  timedOutError,
   SERVER_MODEL_INPUT,
   type DelayedEvent,
   type ServerActorEvent,

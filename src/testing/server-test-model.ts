@@ -115,6 +115,21 @@ export function transientError(server: string): McpServerError {
 }
 
 /**
+ * A connect that ran out of its `connectTimeoutMs`: the loads waiting are answered at once, and it
+ * is retried with backoff in the background.
+ *
+ * @example
+ * ```ts
+ * import { timedOutError } from 'mcp-statechart/testing';
+ *
+ * console.log(timedOutError('notes').timedOut);
+ * ```
+ */
+export function timedOutError(server: string): McpServerError {
+  return new McpServerError('CONNECT_FAILED', server, `Could not connect to MCP server ${quoted(server)}: timed out.`, { timedOut: true });
+}
+
+/**
  * The abstract state: the state value plus what the guards and actions branch on, capped so
  * that traversal ends (an uncapped counter never stops growing). Retries beyond the limit
  * behave alike; one load waiter is like many; reads waiting to be sent again after a session
@@ -144,7 +159,7 @@ export function serializeServerState(snapshot: ServerSnapshot): string {
 
 /** Events compare by what they mean, not by the identity of the refs and errors they carry. */
 function serializeEvent(event: ServerModelEvent): string {
-  const error = 'error' in event && event.error instanceof McpServerError ? event.error.code : undefined;
+  const error = 'error' in event && event.error instanceof McpServerError ? `${event.error.code}${event.error.timedOut ? ' (timed out)' : ''}` : undefined;
   const sessionExpired = 'sessionExpired' in event ? event.sessionExpired : undefined;
   const answeredRequest = 'answeredRequest' in event ? event.answeredRequest : undefined;
   const unfinishedReads = 'unfinishedReads' in event ? event.unfinishedReads?.length : undefined;
@@ -207,6 +222,7 @@ export function createServerTestModel(options: ServerTestModelOptions = {}): Ser
     { type: 'xstate.done.actor.connect', output: session },
     { type: 'xstate.error.actor.connect', error: configError(input.name) },
     { type: 'xstate.error.actor.connect', error: transientError(input.name) },
+    { type: 'xstate.error.actor.connect', error: timedOutError(input.name) },
     { type: 'xstate.done.actor.close' },
     ...delayed,
   ];
