@@ -111,6 +111,20 @@ describe('import', () => {
     expect(servers()['local-one']).toEqual({ command: 'local-server' });
   }, 40_000);
 
+  it("from VS Code and Cursor, run in a subfolder of the workspace: its .vscode/mcp.json and .cursor/mcp.json are found by walking up to the git root, as .mcp.json is", async () => {
+    const { home, project, servers } = importer();
+    place(join(project, '.vscode', 'mcp.json'), { servers: { 'vscode-one': { command: 'vscode-server' } } });
+    place(join(project, '.cursor', 'mcp.json'), { mcpServers: { 'cursor-one': { command: 'cursor-server', args: ['${workspaceFolder}/data'] } } });
+    const subfolder = join(project, 'src', 'deep');
+    mkdirSync(subfolder, { recursive: true });
+    const from = (client: string) =>
+      runCli(['import', '--from', client, '--yes', '--json'], { cwd: subfolder, env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config') }, timeoutMs: 30_000 });
+    expect(JSON.parse((await from('vscode')).stdout)).toMatchObject({ ok: true, added: ['vscode-one'] });
+    expect(JSON.parse((await from('cursor')).stdout)).toMatchObject({ ok: true, added: ['cursor-one'] });
+    // The workspace is the folder holding .cursor, not the one the command ran in.
+    expect(servers()['cursor-one']).toEqual({ command: 'cursor-server', args: [join(project, 'data')] });
+  }, 40_000);
+
   it("from Claude Code: of a name in two scopes, the one Claude Code uses (local, then project, then user) is imported, and the other is said to be left", async () => {
     const { cli, home, project, servers } = importer();
     place(join(home, '.claude.json'), {

@@ -39,10 +39,18 @@ async function entryExists(target: string): Promise<boolean> {
  * for it to appear.
  */
 export async function findProjectConfig(startDir: string, home: string = os.homedir()): Promise<{ path: string; found: boolean }> {
+  return findNearest(startDir, PROJECT_CONFIG_NAME, home);
+}
+
+/**
+ * The nearest `name` (a relative path: `.vscode/mcp.json`) from `startDir` upwards, up to the
+ * same ceiling as `.mcp.json` (findProjectConfig): a client's project file is found from a subfolder too.
+ */
+export async function findNearest(startDir: string, name: string, home: string = os.homedir()): Promise<{ path: string; found: boolean }> {
   const start = path.resolve(startDir);
   const ceiling = await findCeiling(start, path.resolve(home));
   for (let dir = start; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, PROJECT_CONFIG_NAME);
+    const candidate = path.join(dir, name);
     if (await entryExists(candidate)) return { path: candidate, found: true };
     if (dir === ceiling) return { path: candidate, found: false };
   }

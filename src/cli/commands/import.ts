@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { DiscoveredServer } from '../../config/index.js';
 import { homeFolder } from '../../config/home-folder.js';
-import { findProjectConfig } from '../../config/locate-config-files.js';
+import { findNearest, findProjectConfig } from '../../config/locate-config-files.js';
 import { isJsonObject } from '../../config/null-proto.js';
 import { fieldNestedTooDeep, parseServerEntry } from '../../config/parse-server-entry.js';
 import { approveServers } from '../../config/project-trust.js';
@@ -85,8 +85,12 @@ async function projectFolders(cwd: string): Promise<[string, ...string[]]> {
   return folders;
 }
 
-/** Where each client keeps its servers, the least specific first: of a name in two, the client uses the later. `folders`: from the working one up to the project's. */
-function clientFiles(from: string, folders: readonly [string, ...string[]]): ClientFile[] {
+/**
+ * Where each client keeps its servers, the least specific first: of a name in two, the client uses
+ * the later. `folders`: from the working one up to the project's. A workspace's `.vscode/mcp.json`
+ * or `.cursor/mcp.json` is the nearest one walking up, as `.mcp.json` is found.
+ */
+async function clientFiles(from: string, folders: readonly [string, ...string[]]): Promise<ClientFile[]> {
   const cwd = folders[0];
   const projectRoot = folders.at(-1) ?? cwd;
   switch (from) {
@@ -107,12 +111,12 @@ function clientFiles(from: string, folders: readonly [string, ...string[]]): Cli
     case 'vscode':
       return [
         { path: join(appSettingsFolder(), 'Code', 'User', 'mcp.json'), serversAt: vscodeServersKey },
-        { path: join(cwd, '.vscode', 'mcp.json'), serversAt: vscodeServersKey },
+        { path: (await findNearest(cwd, join('.vscode', 'mcp.json'))).path, serversAt: vscodeServersKey },
       ];
     case 'cursor':
       return [
         { path: join(homeFolder(), '.cursor', 'mcp.json'), serversAt: mcpServersKey },
-        { path: join(cwd, '.cursor', 'mcp.json'), serversAt: mcpServersKey },
+        { path: (await findNearest(cwd, join('.cursor', 'mcp.json'))).path, serversAt: mcpServersKey },
       ];
     default:
       return [{ path: resolve(cwd, from), serversAt: (config) => (config.mcpServers !== undefined && config.mcpServers !== null ? ['mcpServers'] : ['servers']) }];
@@ -207,7 +211,8 @@ export function runImport(options: ImportOptions): Promise<number> {
   return reported(options, async () => {
     const renames = renamesOf(options.rename);
     const folders = await projectFolders(process.cwd());
-    const found = await candidatesFrom(clientFiles(options.from, folders));
+    const files = await clientFiles(options.from, folders);
+    const found = await candidatesFrom(files);
     const { read, unusable, twice } = found;
     const candidates = found.candidates.map((candidate) => {
       const name = renames.get(candidate.name) ?? candidate.name;
@@ -218,7 +223,7 @@ export function runImport(options: ImportOptions): Promise<number> {
       throw new CliError('INVALID_ARGUMENTS', `--rename names ${unmatched.map(quoted).join(', ')}, which ${options.from} does not define. Nothing was imported.`);
     }
     if (read.length === 0) {
-      const looked = clientFiles(options.from, folders).map((file) => file.path);
+      const looked = files.map((file) => file.path);
       if (!(CLIENTS as readonly string[]).includes(options.from)) {
         // A file was named: telling the person to name one would send them in a circle.
         const [file] = looked;
