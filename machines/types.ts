@@ -82,8 +82,11 @@ export interface McpOAuthSettings {
   callbackPort?: number;
 }
 
-/** The spellings of an http or sse transport a server entry's `type` accepts (any letter case in a file). */
-export type McpRemoteTransportName = 'http' | 'streamable-http' | 'streamableHttp' | 'sse';
+/**
+ * The spellings of an http or sse transport a server entry's `type` accepts (any letter case in a
+ * file). `streamable_http` is LangChain's Python spelling: an entry copied from there compiles as it loads from a file.
+ */
+export type McpRemoteTransportName = 'http' | 'streamable-http' | 'streamableHttp' | 'streamable_http' | 'sse';
 
 /** The fields of a server entry whatever its transport. */
 export type McpServerSharedFields = {

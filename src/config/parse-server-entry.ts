@@ -9,7 +9,7 @@ import type { McpServerConfig, McpTransportKind } from '../../machines/types.js'
 import { quoted, terminalLine } from '../../machines/control-characters.js';
 import { MAX_ARGUMENT_DEPTH } from '../../machines/errors.js';
 import { measureJson } from '../../machines/json-fingerprint.js';
-import { inferTransport, parseTransport } from '../../machines/options.js';
+import { DEFAULT_BACKOFF, DEFAULT_MAX_RETRIES, inferTransport, parseTransport } from '../../machines/options.js';
 import { rememberWrittenDefinition } from '../redact.js';
 import { MAX_PURPOSE_CHARACTERS, MAX_SERVER_NAME_CHARACTERS, descriptionWithinCap } from '../text-limits.js';
 import type { VariableSource } from './expand-variables.js';
@@ -123,6 +123,9 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
     );
   }
 
+  const leftover = langChainRetryKeys(config, name, context);
+  if (leftover) problems.push(leftover);
+
   const server: DiscoveredServer = {
     name,
     config,
@@ -141,6 +144,28 @@ export function parseServerEntry(name: string, raw: unknown, context: EntryConte
     }
   }
   return { server, problems };
+}
+
+/** LangChain's per-server retry keys: `restart` (stdio) and `reconnect` (http, sse). */
+const LANGCHAIN_RETRY_KEYS = ['restart', 'reconnect'] as const;
+
+/**
+ * An entry copied from LangChain (or its Python adapters) keeps its `restart` / `reconnect`, which
+ * nothing here reads: said once per server, with what does the same here, rather than ignored without a word.
+ */
+function langChainRetryKeys(config: McpServerConfig, name: string, context: EntryContext): ConfigProblem | undefined {
+  const keys = LANGCHAIN_RETRY_KEYS.filter((key) => Object.hasOwn(config, key));
+  if (keys.length === 0) return undefined;
+  const written = keys.map((key) => `"${key}"`).join(' and ');
+  return problem(
+    context,
+    'warning',
+    name,
+    keys[0],
+    `server ${quoted(name)}: ${written} (LangChain's retry ${keys.length === 1 ? 'setting' : 'settings'}) ${keys.length === 1 ? 'is' : 'are'} not read here and can be removed: ` +
+      `a server that fails to connect or drops is retried by itself (${DEFAULT_MAX_RETRIES} retries, waiting ${DEFAULT_BACKOFF.initialDelayMs / 1000} s, then twice as long each time); ` +
+      'a program sets this with the connect options autoReconnect, maxRetries and backoff (README, "Coming from LangChain")',
+  );
 }
 
 /** The first `env` or `headers` key with a control character in it (the key only: values are secrets). */
