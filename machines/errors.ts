@@ -204,7 +204,7 @@ export function gaveUpAfterAttemptsError(error: McpServerError, attempts: number
  */
 export function timedOutRetryingError(error: McpServerError, coming: ComingRetry): McpServerError {
   const [firstLine = '', ...rest] = error.message.split('\n');
-  const retrying = `It is tried again in the background (${retryText(coming)}): connect it again (${howToConnect(error.server)}) to wait for that attempt.`;
+  const retrying = `It is tried again in the background (${retryText(coming)}); connecting again waits for that attempt.`;
   return new McpServerError(error.code, error.server, [`${firstLine} ${retrying}`, ...rest].join('\n'), {
     cause: error.cause,
     stderrTail: error.stderrTail,

@@ -68,7 +68,7 @@ describe('a connect to a server that never answers', () => {
     const error = await connect();
     expect(error).toBeInstanceOf(McpServerError);
     expect(error).toMatchObject({ code: 'CONNECT_FAILED', server: 'silent', timedOut: true });
-    expect((error as Error).message).toMatch(/did not finish within 30000 ms \(connectTimeoutMs\).* It is tried again in the background \(retry 1 of 3, starting within ~1 s\): connect it again/);
+    expect((error as Error).message).toMatch(/did not finish within 30000 ms \(connectTimeoutMs\).* It is tried again in the background \(retry 1 of 3, starting within ~1 s\); connecting again waits for that attempt/);
     expect(attempts).toBe(1);
     expect(manager.getState('silent')).toBe('error');
   });
