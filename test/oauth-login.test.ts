@@ -119,6 +119,24 @@ describe('login and the stored login', () => {
     expect(page).not.toContain('Authorization received');
   });
 
+  it('refuses an error response without the state it sent, and shows the text of that error nowhere', async () => {
+    const fixture = await oauthFixture();
+    const dir = loginDir();
+    let page = '';
+    // Another local process, or a web page the user has open, reaches the loopback redirect first.
+    const forged = async (url: URL) => {
+      const callback = new URL(url.searchParams.get('redirect_uri') ?? '');
+      callback.searchParams.set('error', 'access_denied');
+      callback.searchParams.set('error_description', 'Your account is locked: call +1 555 0100 \u202Eexe.');
+      page = await (await fetch(callback)).text();
+    };
+    const error = await rejectionOf(login('remote', { url: fixture.url }, { dir, openBrowser: forged, print: () => {} }));
+    expect(error.message).toMatch(/state/);
+    expect(error.message).not.toContain('access_denied');
+    expect(error.message).not.toContain('locked');
+    expect(page).toContain('Login failed');
+  });
+
   it('uses a pre-registered client from the entry: no registration, its secret sent with Basic, its scopes asked for', async () => {
     const fixture = await oauthFixture({ dynamicRegistration: false, clients: [{ client_id: 'pre-registered', client_secret: 'pre-registered-secret' }] });
     const dir = loginDir();

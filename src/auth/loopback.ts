@@ -1,7 +1,7 @@
 /**
  * The redirect target of a login (RFC 8252 §7.3): a one-shot HTTP listener on 127.0.0.1. It
- * answers the first request to /callback and stops listening; a code with a `state` other than the
- * one this login sent ends the login (it is not our authorization, maybe a forged one). What the
+ * answers the first request to /callback and stops listening; a response with a `state` other than
+ * the one this login sent ends the login (it is not our authorization, maybe a forged one). What the
  * response says (its code or error, its `iss`) is for the login to check; checks that need no
  * request (`check`) run before the page is answered, so the page never says a refused response was
  * received. The page is answered at once: a browser opener that waits for it must not wait for the
@@ -86,9 +86,13 @@ const REFUSED_PAGE = [
   'Run the login again from the terminal. If it fails the same way, check the server\'s OAuth settings and its authorization server; the terminal says more.',
 ].join('\n');
 
-/** The error for a code that came back without this login's `state`: not our authorization, maybe a forged one. */
+/**
+ * The error for a response that came back without this login's `state`: not our authorization,
+ * maybe a forged one. An error response carries the state too (RFC 6749 §4.1.2.1); without it,
+ * any local process or web page could end the login with a text of its own shown as the server's.
+ */
 export function stateMismatch(response: URLSearchParams, expectedState: string): Error | undefined {
-  if (!response.has('code') || response.get('state') === expectedState) return undefined;
+  if (response.get('state') === expectedState) return undefined;
   return new Error('the authorization response did not carry this login\'s "state"; it was ignored');
 }
 
