@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { isOAuthLoginRequired, login, OAuthTokenStore } from '../src/entries/oauth.js';
@@ -31,6 +32,19 @@ describe('token refresh', () => {
     expect(after?.refresh_token).not.toBe(before?.refresh_token);
     // No user was asked: the only authorization is the login's.
     expect(fixture.authorizations).toHaveLength(1);
+  });
+
+  it('keeps the refresh token out of the objects a logger or debugger walks: the client, its transport, its provider', async () => {
+    const { fixture, manager, store } = await loggedIn();
+    await manager.connect('remote', { url: fixture.url });
+    fixture.expireAccessTokens();
+    await manager.callTool('remote', 'add', { a: 2, b: 3 });
+    const refreshToken = store.read().tokens?.refresh_token;
+    expect(refreshToken).toBeDefined();
+
+    const walked = inspect(manager.getClient('remote'), { depth: 6, maxStringLength: Infinity, maxArrayLength: Infinity });
+    expect(walked).toContain('StoredOAuthProvider');
+    expect(fixture.issuedTokens.filter((token) => walked.includes(token))).toEqual([]);
   });
 
   it('refreshes when the token expires mid-session, and the call goes through', async () => {

@@ -74,8 +74,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   private challenge?: ScopeChallenge;
   private discovered?: OAuthDiscoveryState;
   private tokensDropped = false;
-  /** The refresh token `tokens()` gave the SDK last: the one a refresh it refuses was made with. */
-  private handedOutRefreshToken?: string;
+  /** The refresh token `tokens()` gave the SDK last: the one a refresh it refuses was made with. ES-private, as `#options`. */
+  #handedOutRefreshToken?: string;
   /** The server's last 401 named no resource metadata: it may offer no OAuth at all. */
   private unnamedChallenge = false;
 
@@ -144,7 +144,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     // A login always asks the user anew (to widen a scope, to switch accounts): it never refreshes.
     if (this.#options.interaction) return undefined;
     const { tokens } = this.credentialsFor(ctx?.issuer);
-    this.handedOutRefreshToken = tokens?.refresh_token;
+    this.#handedOutRefreshToken = tokens?.refresh_token;
     return tokens;
   }
 
@@ -187,7 +187,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     // A refresh token refused because another process (serve beside a CLI call) renewed it first:
     // the tokens stored since are that renewal's, and dropping them would log both processes out.
     const stored = this.current().tokens?.refresh_token;
-    if (scope === 'tokens' && stored !== undefined && stored !== this.handedOutRefreshToken) return;
+    if (scope === 'tokens' && stored !== undefined && stored !== this.#handedOutRefreshToken) return;
     if (scope === 'all' || scope === 'tokens') this.tokensDropped = true;
     const dropped: ReadonlyArray<keyof StoredLogin> = {
       all: ['tokens', 'tokensExpireAt', 'clientInformation', 'discoveryState'] as const,
