@@ -5,6 +5,7 @@ import type { McpServerEntry } from '../machines/types.js';
 import { isOAuthLoginRequired, login, logout, OAuthTokenStore } from '../src/entries/oauth.js';
 import { openInBrowser } from '../src/auth/open-browser.js';
 import { afterThisTest, loginDir, oauthFixture, recordingLogger } from './fixtures/oauth-helpers.js';
+import { listen } from './fixtures/hostile-http.js';
 import { rejectionOf } from './support/fixtures.js';
 
 // The browser opener is checked for what it would run; no browser starts during tests.
@@ -135,6 +136,22 @@ describe('login and the stored login', () => {
     expect(error.message).not.toContain('access_denied');
     expect(error.message).not.toContain('locked');
     expect(page).toContain('Login failed');
+  });
+
+  it("follows no redirect to another origin with the entry's headers, and says where the server pointed", async () => {
+    const reached: Array<string | undefined> = [];
+    const other = await listen((request, response) => {
+      reached.push(request.headers['x-api-key'] as string | undefined);
+      response.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+    });
+    const redirecting = await listen((_request, response) => response.writeHead(307, { location: `${other.url}?sig=signed-value` }).end());
+    afterThisTest(() => Promise.all([other.close(), redirecting.close()]).then(() => {}));
+    const config = { url: redirecting.url, headers: { 'X-Api-Key': 'key-for-the-entry-url' } };
+
+    const error = await rejectionOf(login('remote', config, { dir: loginDir(), openBrowser: false, print: () => {} }));
+    expect(reached).not.toContain('key-for-the-entry-url');
+    expect(error.message).toContain(`a redirect to "${other.url}?sig=[redacted]"`);
+    expect(error.message).toContain('use its URL as the entry\'s "url"');
   });
 
   it('uses a pre-registered client from the entry: no registration, its secret sent with Basic, its scopes asked for', async () => {

@@ -5,6 +5,7 @@
 import { quoted } from '../../machines/control-characters.js';
 import { extractWWWAuthenticateParams, type FetchLike } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../../machines/types.js';
+import { redactUrl } from '../redact.js';
 
 const ASK_TIMEOUT_MS = 30_000;
 
@@ -36,12 +37,18 @@ export async function askWithoutToken(
   }
   let response: Response;
   try {
-    response = await fetchFn(serverUrl, { ...request, signal: AbortSignal.timeout(ASK_TIMEOUT_MS) });
+    // Not followed: the entry's headers are for its URL alone, and its connections follow no redirect to another origin either.
+    response = await fetchFn(serverUrl, { ...request, redirect: 'manual', signal: AbortSignal.timeout(ASK_TIMEOUT_MS) });
   } catch (error) {
     throw new Error(`could not reach MCP server ${quoted(server)}: ${(error as Error).message}`, { cause: error });
   }
   await response.body?.cancel().catch(() => {});
   const { status } = response;
+  const location = response.headers.get('location');
+  if (status >= 300 && status < 400 && location !== null) {
+    const target = URL.canParse(location, serverUrl) ? redactUrl(new URL(location, serverUrl).href) : location;
+    throw new Error(`MCP server ${quoted(server)} answered with a redirect to ${quoted(target)}, which a login does not follow; if that is the intended server, use its URL as the entry's "url"`);
+  }
   if (status !== 401 && status !== 403) return { status };
   const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
   return { status, resourceMetadataUrl, scope, ...(status === 401 && resourceMetadataUrl === undefined ? { unnamed: true as const } : {}) };
