@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLoaderTools, McpConnectionManager } from '../src/index.js';
-import { login } from '../src/entries/oauth.js';
+import { login, OAuthTokenStore } from '../src/entries/oauth.js';
 import { redactingSentSecrets } from '../src/auth/sent-secrets.js';
 import { afterThisTest, loginDir, oauthFixture, recordingLogger } from './fixtures/oauth-helpers.js';
+import { listen } from './fixtures/hostile-http.js';
 import { rejectionOf } from './support/fixtures.js';
 import { MAX_ERROR_BODY_BYTES } from '../src/transports/message-size.js';
 import { bodyMadeAsRead } from './support/endless-body.js';
@@ -71,6 +72,27 @@ describe('an authorization server that echoes the request in its error', () => {
     expect(loaded?.isError).toBe(true);
     expect(sent.some((value) => value.length > 0)).toBe(true);
     for (const value of sent) expect(shown).not.toContain(value);
+  });
+});
+
+describe('an MCP server that echoes the request in its error', () => {
+  it("neither load_mcp, the error nor the log shows the login's access token", async () => {
+    const accessToken = 'at_stored-by-an-earlier-login-0123456789';
+    const server = await listen((request, response) => {
+      response.writeHead(500, { 'content-type': 'text/plain' }).end(`cannot serve the request with Authorization: ${request.headers.authorization}`);
+    });
+    afterThisTest(() => server.close());
+    const dir = loginDir();
+    new OAuthTokenStore('remote', dir).write({ serverUrl: server.url, tokens: { access_token: accessToken, token_type: 'Bearer' }, tokensExpireAt: Date.now() + 3_600_000 });
+    const { logger, lines } = recordingLogger();
+    const manager = new McpConnectionManager({ logger, oauth: { dir }, defaults: { maxRetries: 0 } });
+    afterThisTest(() => manager.dispose());
+    const load = createLoaderTools({ manager, servers: { remote: { url: server.url } } }).find((tool) => tool.name === 'load_mcp');
+
+    const answer = await load?.execute({ server: 'remote' });
+    const shown = [answer?.text, manager.getError('remote')?.message, ...lines].join('\n');
+    expect(shown).toContain('cannot serve the request with Authorization: Bearer [redacted]');
+    expect(shown).not.toContain(accessToken);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * An authorization server's error answer is shown to the user (the login error, load_mcp's text,
  * the log), and a careless or hostile one echoes the request in it: the authorization code, the
- * PKCE verifier, the client secret, the refresh token. Every such value this process sent is
+ * PKCE verifier, the client secret, the refresh token; an MCP server's, the access token. Every such value this process sent is
  * replaced in an error answer's body before the SDK reads it, so no text made from it can show one.
  * A successful answer is left whole: it may rightly repeat the refresh token it was sent.
  */
@@ -31,7 +31,11 @@ function sentSecrets(init: RequestInit | undefined): string[] {
     const value = form?.get(field);
     if (value) values.push(value);
   }
-  const basic = /^Basic\s+(.+)$/i.exec(new Headers(init?.headers).get('authorization') ?? '')?.[1];
+  const authorization = new Headers(init?.headers).get('authorization') ?? '';
+  // The MCP server's requests carry the login's access token, which a careless server echoes as well.
+  const bearer = /^Bearer\s+(.+)$/i.exec(authorization)?.[1];
+  if (bearer) values.push(bearer);
+  const basic = /^Basic\s+(.+)$/i.exec(authorization)?.[1];
   if (basic) {
     values.push(basic);
     const password = Buffer.from(basic, 'base64').toString().split(':').slice(1).join(':');

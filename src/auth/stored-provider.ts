@@ -233,10 +233,12 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly fetch: FetchLike = async (input, init) => {
     // The MCP server's own requests carry the transport's limits (and a stream may rightly stay open).
     if (!sameResource(input, this.#options.serverUrl)) return this.#oauthFetch(input, init);
-    const response = await (this.#options.baseFetch ?? fetch)(input, init);
+    const response = await this.#serverFetch(input, init);
     this.noteAnswer(response);
     return response;
   };
+
+  readonly #serverFetch: FetchLike = redactingSentSecrets((input, init) => (this.#options.baseFetch ?? fetch)(input, init));
 
   readonly #oauthFetch: FetchLike = boundedFetch(checkingOAuthAnswers(redactingSentSecrets((input, init) => (this.#options.baseFetch ?? fetch)(input, init))));
 
