@@ -154,6 +154,25 @@ describe('login and the stored login', () => {
     expect(error.message).toContain('use its URL as the entry\'s "url"');
   });
 
+  it('a cancelled login (Ctrl-C) ends while a request to a silent server is pending, not only while it waits for the browser', async () => {
+    let metadataAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (metadataAsked = resolve));
+    const server = await listen((request, response) => {
+      if (new URL(request.url ?? '/', 'http://127.0.0.1').pathname === '/mcp') {
+        return void response.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${new URL('/metadata', server.url).href}"` }).end();
+      }
+      // Every other request (the metadata) is never answered.
+      metadataAsked();
+    });
+    afterThisTest(() => server.close());
+    const cancel = new AbortController();
+
+    const ended = rejectionOf(login('remote', { url: server.url }, { dir: loginDir(), signal: cancel.signal, openBrowser: false, print: () => {} }));
+    await asked;
+    cancel.abort();
+    expect((await ended).message).toBe('the login was cancelled');
+  });
+
   it('uses a pre-registered client from the entry: no registration, its secret sent with Basic, its scopes asked for', async () => {
     const fixture = await oauthFixture({ dynamicRegistration: false, clients: [{ client_id: 'pre-registered', client_secret: 'pre-registered-secret' }] });
     const dir = loginDir();

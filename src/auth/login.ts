@@ -43,7 +43,7 @@ export interface LoginOptions {
   print?: (line: string) => void;
   /** How long to wait for the browser to come back. Default 5 minutes. */
   timeoutMs?: number;
-  /** Cancels the wait (Ctrl-C). */
+  /** Cancels the login (Ctrl-C): its wait for the browser and any request it is waiting on. */
   signal?: AbortSignal;
   /** Authorizations one login may run when the server keeps asking for a wider scope. Default 3. */
   maxAuthorizations?: number;
@@ -95,12 +95,13 @@ export async function login(server: string, config: McpServerConfig, options: Lo
   const store = new OAuthTokenStore(server, options.dir);
   const target: Target = { server, config, serverUrl, kind, entry, store };
   const maxAuthorizations = options.maxAuthorizations ?? 3;
+  const each = { ...options, fetch: cancellable(options.fetch, options.signal) };
 
   try {
     for (let authorizations = 1; ; authorizations++) {
-      const scope = await authorizeOnce(target, options);
+      const scope = await authorizeOnce(target, each);
       try {
-        await checkLogin(target, options);
+        await checkLogin(target, each);
         return { server, file: store.file, scope, authorizations };
       } catch (error) {
         // The check met a 403 insufficient_scope: the wider scope is stored; the next round asks for it.
@@ -109,6 +110,7 @@ export async function login(server: string, config: McpServerConfig, options: Lo
       }
     }
   } catch (error) {
+    if (options.signal?.aborted) throw new Error('the login was cancelled', { cause: error });
     // Broken metadata is the likeliest reason a login failed: the error says it too, not only a warning above it.
     if (target.metadataWarning !== undefined && error instanceof Error) error.message = `${error.message} (${target.metadataWarning})`;
     throw error;
@@ -146,6 +148,12 @@ interface Target {
   store: OAuthTokenStore;
   /** What is wrong with the server's protected-resource metadata, once a round found it broken. */
   metadataWarning?: string;
+}
+
+/** Cancelling a login (Ctrl-C) ends the request it is waiting for too, not only its wait for the browser. */
+function cancellable(fetchFn: FetchLike = fetch, signal: AbortSignal | undefined): FetchLike {
+  if (!signal) return fetchFn;
+  return (input, init) => fetchFn(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
 }
 
 /** One browser round trip; resolves with the scope it asked for once the tokens are stored. */
