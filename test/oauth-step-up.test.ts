@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { isOAuthLoginRequired, login, OAuthTokenStore } from '../src/entries/oauth.js';
-import { afterThisTest, loginDir, oauthFixture } from './fixtures/oauth-helpers.js';
+import { afterThisTest, loginDir, oauthFixture, recordingLogger } from './fixtures/oauth-helpers.js';
 import { rejectionOf } from './support/fixtures.js';
 
 function textOf(result: { content?: unknown }): string {
@@ -32,6 +32,26 @@ describe('scope step-up (403 insufficient_scope)', () => {
     expect(fixture.authorizations[1]?.scope?.split(' ').sort()).toEqual(['mcp:read', 'mcp:write']);
     expect(new OAuthTokenStore('remote', dir).read().requiredScope).toBeUndefined();
     expect(textOf(await manager.callTool('remote', 'echo', { text: 'write' }))).toBe('write');
+  });
+
+  it("quotes the scope a server's 403 names as any name from a server, in the error and the log: control characters escaped, a long one cut", async () => {
+    const hostile = `mcp:write\x9b31m${'x'.repeat(6000)}`;
+    const fixture = await oauthFixture({ scopes: { '*': ['mcp:read'], 'tools/call': ['mcp:read', 'mcp:write'] }, stepUpScope: () => hostile });
+    const dir = loginDir();
+    await login('remote', { url: fixture.url }, { dir, openBrowser: fixture.browse, print: () => {} });
+    const { logger, lines } = recordingLogger();
+    const manager = new McpConnectionManager({ logger, oauth: { dir } });
+    afterThisTest(() => manager.dispose());
+    await manager.connect('remote', { url: fixture.url });
+
+    const error = await rejectionOf(manager.callTool('remote', 'echo', { text: 'write' }));
+    const told = [error.message, ...lines.filter((line) => line.includes('wider OAuth scope'))];
+    expect(told.length).toBeGreaterThanOrEqual(2);
+    for (const text of told) {
+      expect(text).toContain('needs a wider OAuth scope ("mcp:read mcp:write\\x9b31mxxx');
+      expect(text).not.toContain('\x9b');
+      expect(text.length).toBeLessThan(1000);
+    }
   });
 
   it('login asks again by itself when its check meets a wider scope, and remembers both', async () => {

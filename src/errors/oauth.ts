@@ -36,7 +36,8 @@ export class OAuthLoginRequiredError extends Error {
 }
 
 function describe(reason: LoginReason, scope: string | undefined): string {
-  if (reason === 'scope') return `it needs a wider OAuth scope${scope ? ` ("${scope}")` : ''} than the stored login has`;
+  // The scope is the server's text: escaped and cut as a name is, for the terminal and the model alike.
+  if (reason === 'scope') return `it needs a wider OAuth scope${scope ? ` (${quoted(scope)})` : ''} than the stored login has`;
   if (reason === 'expired') return 'its OAuth login expired and could not be renewed';
   if (reason === 'moved') return 'it now names another authorization server than the one its OAuth login was made with';
   if (reason === 'unpinned') return 'it names another authorization server than the one its "oauth.issuer" pins, so no credentials were sent to it; check the entry\'s "oauth.issuer" (a login is refused the same way)';
@@ -117,7 +118,7 @@ export class OAuthScopeRefusedError extends Error {
     readonly server: string,
     readonly scope: string,
   ) {
-    super(`it refuses the OAuth scope "${scope}" although the stored login has it; logging in again will not help`);
+    super(`it refuses the OAuth scope ${quoted(scope)} although the stored login has it; logging in again will not help`);
   }
 }
 
