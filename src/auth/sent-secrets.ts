@@ -14,8 +14,10 @@ const SECRET_FIELDS = ['code', 'code_verifier', 'client_secret', 'refresh_token'
 export function redactingSentSecrets(fetchFn: FetchLike): FetchLike {
   return async (input, init) => {
     const response = await fetchFn(input, init);
+    // Looked for only in an error's request: every MCP request of an OAuth server passes here, its body a JSON-RPC message, not a form.
+    if (response.ok || !response.body) return response;
     const sent = sentSecrets(init);
-    if (response.ok || sent.length === 0 || !response.body) return response;
+    if (sent.length === 0) return response;
     // The transport shows at most MAX_ERROR_BODY_BYTES of an error body; twice that is read, so a
     // value that starts within what is shown is redacted whole, and a hostile body costs no more.
     const text = redactAll((await firstBytesOf(response.body, 2 * MAX_ERROR_BODY_BYTES)).toString('utf8'), sent);
