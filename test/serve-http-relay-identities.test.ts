@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answersReceived, everythingBehindRelay, everythingStdio, textOf } from './support/everything.js';
+import { stdioFixture } from './support/fixtures.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
 const TOKENS = { alice: 'alice-token-d41e', bob: 'bob-token-7c02' };
@@ -21,7 +22,7 @@ const TOKENS = { alice: 'alice-token-d41e', bob: 'bob-token-7c02' };
 let team: TeamGateway;
 
 beforeAll(async () => {
-  team = await startTeamGateway('relay-identities', { everything: everythingStdio() }, { alice: { token: TOKENS.alice, allow: ['*'] }, bob: { token: TOKENS.bob, allow: ['*'] } });
+  team = await startTeamGateway('relay-identities', { everything: everythingStdio(), crashing: stdioFixture() }, { alice: { token: TOKENS.alice, allow: ['*'] }, bob: { token: TOKENS.bob, allow: ['*'] } });
 }, 90_000);
 
 afterAll(() => team?.close(), 60_000);
@@ -64,6 +65,20 @@ describe('a downstream request while calls of two identities to its server are i
     expect(textOf(await alice.call('trigger-elicitation-request', {}))).toContain('Host User');
     expect(alice.asked).toHaveLength(1);
     expect(bob.asked).toEqual([]);
+  }, 90_000);
+});
+
+describe('a server that crashed, when calls of two identities wait for it to connect again', () => {
+  it("connects, and both calls are answered: which host's capabilities to declare it is no request to refuse", async () => {
+    const alice = await hostWith(TOKENS.alice);
+    const bob = await hostWith(TOKENS.bob);
+    const echo = (host: typeof alice, text: string) =>
+      host.client.callTool({ name: 'call_mcp_tool', arguments: { server: 'crashing', tool: 'echo', arguments: { text } } }, undefined, { timeout: 30_000 });
+    expect((await alice.client.callTool({ name: 'load_mcp', arguments: { server: 'crashing' } })).isError).toBeFalsy();
+    await alice.client.callTool({ name: 'call_mcp_tool', arguments: { server: 'crashing', tool: 'crash', arguments: {} } }, undefined, { timeout: 30_000 });
+
+    const answers = await Promise.all([echo(alice, 'alice'), echo(bob, 'bob')]);
+    expect(answers.map(textOf)).toEqual(['alice', 'bob']);
   }, 90_000);
 });
 

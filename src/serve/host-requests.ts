@@ -162,6 +162,14 @@ export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches 
     }
   };
   const hostOpensPages = (server: string) => upstream.getClientCapabilities(server)?.elicitation?.url !== undefined;
+  const hostOpensPagesUnlessAmbiguous = (server: string) => {
+    try {
+      return hostOpensPages(server);
+    } catch (error) {
+      if (error instanceof ProtocolError) return false;
+      throw error;
+    }
+  };
   const pages = new OpenPages();
   return {
     sampling: (params, context) => {
@@ -195,7 +203,10 @@ export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches 
       const pageId = pages.completed(server, elicitationId);
       if (pageId !== undefined) upstream.completeElicitation?.(pageId);
     },
-    elicitationModes: (server): ElicitationMode[] => (hostOpensPages(server) ? ['form', 'url'] : ['form']),
+    // Asked as the server connects, which calls of several identities may be waiting for: whose host
+    // decides is no question to refuse (that failed the connect for all of them), so only forms are
+    // declared then; a page request is checked against its own call's host when it comes.
+    elicitationModes: (server): ElicitationMode[] => (hostOpensPagesUnlessAmbiguous(server) ? ['form', 'url'] : ['form']),
     // The host's roots, asked each time until it announces a list (see followHostRoots).
     roots: async (context) => {
       if (upstream.getClientCapabilities(context.server)?.roots === undefined) return [];
