@@ -11,6 +11,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -281,6 +282,23 @@ describe.skipIf(!HAPROXY)('three serve --http replicas behind HAProxy, round-rob
     expect(outcomes.reduce((sum, outcome) => sum + outcome.answered, 0)).toBeGreaterThan(0);
     await Promise.all([modern.close(), legacy.close()]);
   }, 300_000);
+
+  it('closes a connection that sends no request, so idle connections of anyone cannot hold all of its maxconn', async () => {
+    const idle = connect(ports[0]!, '127.0.0.1');
+    try {
+      idle.resume();
+      // HAProxy holds a connection without a request for `timeout http-request` (10 s in the file), not for
+      // `timeout client` (10 min, for long calls): 4,096 silent connections locked every member out for that long.
+      const closed = await new Promise<boolean>((resolve) => {
+        const bound = setTimeout(() => resolve(false), 30_000);
+        idle.once('close', () => resolve(true)).once('error', () => {});
+        idle.once('close', () => clearTimeout(bound));
+      });
+      expect(closed, 'HAProxy still held a connection that sent nothing after 30 s').toBe(true);
+    } finally {
+      idle.destroy();
+    }
+  }, 60_000);
 
   it("checks each replica on its health listener: one started without --health gets no call, though its calls' port serves", async () => {
     expect(await replicas[2]?.stop('SIGTERM'), stoppedLate(2)).toBe(0);
