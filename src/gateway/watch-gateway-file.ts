@@ -52,7 +52,8 @@ export async function watchGatewayFile(file: string, options: WatchGatewayFileOp
           const result = await loadGatewayFile(absolute);
           if (closed) return;
           if (!result.ok) {
-            logger.warn(`kept the gateway rules in force until ${absolute} loads again`, { problems: result.problems });
+            // In the message: serve's stderr shows messages only, and the operator must learn what to fix (problems never quote a value).
+            logger.warn(`kept the gateway rules in force until ${absolute} loads again: ${result.problems.join('; ')}`, { problems: result.problems });
             continue;
           }
           config = result.config;
