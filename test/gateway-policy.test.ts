@@ -154,9 +154,11 @@ describe('the rate limit', () => {
     expect(limiter.take('c', 1)).toMatchObject({ ok: false });
   });
 
-  it('tells the model who is limited and when to try again', () => {
-    expect(rateLimitText('bob', 120, 3)).toBe(
-      'Rate limit: "bob" may make 120 calls a minute through this gateway and has used them. Retry after 3 s; do not retry sooner.',
-    );
+  it('tells the model who is limited and when to try again, not that the limit is the whole gateway\'s (each replica counts its own)', () => {
+    expect(rateLimitText('bob', 120, 3)).toBe('Rate limit: "bob" may make 120 calls a minute and has used them. Retry after 3 s; do not retry sooner.');
+  });
+
+  it("quotes a JWT subject's control characters in the text, as every other untrusted name", () => {
+    expect(rateLimitText('bob\u001b[2J\nadmin', 1, 60)).not.toMatch(/[\u001b\n]/);
   });
 });

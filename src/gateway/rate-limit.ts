@@ -1,3 +1,5 @@
+import { quoted } from '../../machines/control-characters.js';
+
 /**
  * A token bucket per identity: `callsPerMinute` calls may come at once, then one more each
  * 60 / callsPerMinute seconds. A refused call is told when to try again (`Retry-After`, whole
@@ -61,7 +63,8 @@ export class RateLimiter {
 /** The text of the MCP error a refused call gets, for the model to read and pass on. */
 export function rateLimitText(identity: string, callsPerMinute: number, retryAfterSeconds: number): string {
   return (
-    `Rate limit: "${identity}" may make ${callsPerMinute} calls a minute through this gateway and has used them. ` +
+    // Each replica counts on its own (no shared store): "through this gateway" was N times wrong behind N replicas.
+    `Rate limit: ${quoted(identity)} may make ${callsPerMinute} calls a minute and has used them. ` +
     `Retry after ${retryAfterSeconds} s; do not retry sooner.`
   );
 }
