@@ -169,7 +169,9 @@ export interface CutOff {
 export function answerCutOff(out: ServerResponse, answer: unknown): void {
   if (out.writableEnded) return;
   out.shouldKeepAlive = false;
-  if (!out.headersSent) return writeJson(out, 503, answer, { connection: 'close', 'retry-after': '1' });
+  // Not 503: a balancer retries a 503 on another replica (docs/deploy/haproxy.cfg does, for a replica that
+  // took no call), and this call may have run: sent again, the tool ran twice and the host saw only its timeout.
+  if (!out.headersSent) return writeJson(out, 500, answer, { connection: 'close' });
   if (String(out.getHeader('content-type')).startsWith('text/event-stream')) return void out.end(`event: message\ndata: ${JSON.stringify(answer)}\n\n`);
   out.destroy();
 }
