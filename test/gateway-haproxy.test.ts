@@ -300,6 +300,12 @@ describe.skipIf(!HAPROXY)('three serve --http replicas behind HAProxy, round-rob
     }
   }, 60_000);
 
+  it("does not pass /healthz on to the replicas: it names every server, also to someone without a token", async () => {
+    const response = await fetch(`http://127.0.0.1:${ports[0]}/healthz`);
+    expect(response.status).toBe(403);
+    expect(await response.text()).not.toContain('everything');
+  }, 30_000);
+
   it("checks each replica on its health listener: one started without --health gets no call, though its calls' port serves", async () => {
     expect(await replicas[2]?.stop('SIGTERM'), stoppedLate(2)).toBe(0);
     replicas[2] = await startReplica(2, { health: false });
