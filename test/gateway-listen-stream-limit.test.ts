@@ -7,6 +7,7 @@
  * raw HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenStreamLimitText } from '../src/gateway/listen-stream-limit.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
 const TOKENS = { alice: 'alice-token-2f6a', bob: 'bob-token-9e1c' };
@@ -73,7 +74,7 @@ describe('listen streams per identity', () => {
       expect(JSON.parse(refused.body)).toMatchObject({
         jsonrpc: '2.0',
         id: 7,
-        error: { message: expect.stringContaining('"alice" already holds 2 subscriptions/listen streams open on this gateway, the most it may ("listenStreams"') },
+        error: { message: expect.stringContaining('"alice" already holds 2 subscriptions/listen streams open on this replica of the gateway, the most it may ("listenStreams"') },
       });
 
       open.shift()!.close();
@@ -99,4 +100,8 @@ describe('listen streams per identity', () => {
       for (const stream of [...alices, ...bobs]) stream.close();
     }
   }, 60_000);
+});
+
+it("names a JWT subject in the refusal with its control characters escaped, as every untrusted name", () => {
+  expect(listenStreamLimitText('bob\u001b[2J\nadmin', 8)).not.toMatch(/[\u001b\n]/);
 });

@@ -12,6 +12,7 @@
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { requestBytesLimitText } from '../src/gateway/request-bytes-limit.js';
 import { rawLoaderCall, startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
 const ALICE = 'request-bytes-alice-3f9a';
@@ -109,7 +110,7 @@ describe('request bytes in flight, per identity', () => {
     expect(refused.status).toBe(429);
     expect(refused.text).toMatch(/\r\nretry-after: 1\r\n/i);
     const { error } = JSON.parse(refused.text.slice(refused.text.indexOf('\r\n\r\n') + 4)) as { error: { message: string } };
-    expect(error.message).toMatch(/^"alice" already has requests in flight on this gateway whose bodies, with this one, would be over 1500000 bytes/);
+    expect(error.message).toMatch(/^"alice" already has requests in flight on this replica of the gateway whose bodies, with this one, would be over 1500000 bytes/);
     expect(error.message).toContain('("requestBytesInFlight" in the gateway file)');
 
     const bob = await call(BOB);
@@ -150,4 +151,8 @@ describe('request bytes in flight, per identity', () => {
     await vi.waitFor(async () => expect(await inFlight()).toBe(0), { timeout: 15_000, interval: 50 });
     expect((await call(ALICE)).status).toBe(200);
   }, 90_000);
+});
+
+it("names a JWT subject in the refusal with its control characters escaped, as every untrusted name", () => {
+  expect(requestBytesLimitText('bob\u001b[2J\nadmin', 1500000)).not.toMatch(/[\u001b\n]/);
 });
