@@ -62,6 +62,11 @@ export async function discoverFor(
 }
 
 /** The files `--config` names, as absolute paths; none when discovery finds the files itself. */
+/** A file or an entry that could not be loaded (warnings, such as a name clash, do not count). */
+export function hasErrors(result: DiscoveryResult): boolean {
+  return result.problems.some((problem) => problem.severity === 'error');
+}
+
 export function configFiles(options: GlobalOptions): string[] {
   return options.config.map((file) => resolve(file));
 }

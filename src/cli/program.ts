@@ -267,7 +267,7 @@ export function buildProgram(): Command {
     .addHelpText('after', examples('mcp-statechart servers', 'mcp-statechart servers --check --timeout 10000', 'mcp-statechart servers --json --config ./team-mcp.json'))
     .hook('preAction', goWith('--check', '--concurrency', '--timeout'))
     .action(async (options: { json: boolean; check: boolean; concurrency: number; timeout: number }, command: Command) => {
-      const [{ configFiles, discover, permissionsFrom }, { silentLogger }, { exposureDecision, formatServersTable, hasErrors, serversReport, tableAsChecked }, { checkHealth, anyUnhealthy }, { ManifestIndex }, { terminalJson, writeListing }, { stdoutColumns }] =
+      const [{ configFiles, discover, hasErrors, permissionsFrom }, { silentLogger }, { exposureDecision, formatServersTable, serversReport, tableAsChecked }, { checkHealth, anyUnhealthy }, { ManifestIndex }, { terminalJson, writeListing }, { stdoutColumns }] =
         await Promise.all([
           import('./options.js'),
           import('../logger.js'),

@@ -3,20 +3,26 @@
  * tools rarely change, and a stale answer beats none) but says how old it is, and the next
  * request to the server connects and reads its tools live instead of trusting the entry.
  */
-import type { McpListFreshness } from '../../machines/types.js';
-import type { IndexEntry } from './manifest-index.js';
+import type { McpListFreshness, McpServerManifest } from '../../machines/types.js';
+
+/** What of an index entry its age is read from (an `IndexEntry` fits). */
+interface Listing {
+  /** ISO time of the listing. */
+  indexedAt: string;
+  manifest: McpServerManifest;
+}
 
 /** A server cannot keep its entry fresh for longer than a day (as the SDK caps `ttlMs`). */
 export const MAX_INDEX_TTL_MS = 24 * 60 * 60_000;
 
 /** The time (ms since the epoch) the entry's tool list goes stale; undefined when its server gave no `ttlMs`. */
-export function toolsStaleAt(entry: Pick<IndexEntry, 'indexedAt' | 'manifest'>): number | undefined {
+export function toolsStaleAt(entry: Listing): number | undefined {
   const ttlMs = entry.manifest.freshness?.tools?.ttlMs;
   if (ttlMs === undefined) return undefined;
   return Date.parse(entry.indexedAt) + Math.min(ttlMs, MAX_INDEX_TTL_MS);
 }
 
-export function isPastTtl(entry: Pick<IndexEntry, 'indexedAt' | 'manifest'>, now = Date.now()): boolean {
+export function isPastTtl(entry: Listing, now = Date.now()): boolean {
   const staleAt = toolsStaleAt(entry);
   return staleAt !== undefined && !(now < staleAt);
 }
@@ -26,7 +32,7 @@ export function isPastTtl(entry: Pick<IndexEntry, 'indexedAt' | 'manifest'>, now
  * freshness. A `ttlMs` of 0 (every v2-SDK server's default) promises none — "revalidate", not
  * "this is old" —: the entry is still read live on the next use (`isPastTtl`), but not called stale.
  */
-export function isPastPromisedFreshness(entry: Pick<IndexEntry, 'indexedAt' | 'manifest'>, now = Date.now()): boolean {
+export function isPastPromisedFreshness(entry: Listing, now = Date.now()): boolean {
   return (entry.manifest.freshness?.tools?.ttlMs ?? 0) > 0 && isPastTtl(entry, now);
 }
 

@@ -11,12 +11,11 @@ import { isServerAllowed } from '../../tools/permissions.js';
 import { explainFailureAsking, indentedLines, type FailureExplanation } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
-import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
+import { discover, hasErrors, permissionsFrom, type GlobalOptions } from '../options.js';
 import { fittedTable, stdoutColumns } from '../fitted-table.js';
 import { rowsInOrder } from '../rows-in-order.js';
 import { progressRows, type ProgressRows } from '../progress-rows.js';
 import { terminalJson, terminalLine } from '../terminal-text.js';
-import { hasErrors } from './servers.js';
 
 export interface DoctorOptions {
   json: boolean;

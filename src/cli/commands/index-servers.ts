@@ -12,7 +12,7 @@ import { ageText, pastTtlText } from '../../tools/age-text.js';
 import { isServerAllowed } from '../../tools/index.js';
 import { silentLogger } from '../../logger.js';
 import { cliLogger } from '../logger.js';
-import { discover, discoveryOptions, permissionsFrom, type GlobalOptions } from '../options.js';
+import { discover, discoveryOptions, hasErrors, permissionsFrom, type GlobalOptions } from '../options.js';
 import { locateConfigFiles } from '../../config/locate-config-files.js';
 import type { DiscoveryResult } from '../../config/types.js';
 import { writeListing } from '../terminal-text.js';
@@ -93,7 +93,7 @@ function unsavedText(error: unknown, indexPath: string, done: ServerIndexOutcome
  */
 /** `--prune`: takes out servers no config names, and projects whose config file is gone; says what it took out. */
 async function prune(index: ManifestIndex, options: GlobalOptions, discovery: DiscoveryResult): Promise<void> {
-  if (options.config.length > 0 || discovery.problems.some((problem) => problem.severity === 'error')) return;
+  if (options.config.length > 0 || hasErrors(discovery)) return;
   const named = new Set([...Object.keys(discovery.servers), ...(discovery.shadowed ?? []).map((server) => server.name)]);
   const files = await locateConfigFiles(discoveryOptions(options, silentLogger, false));
   const forgotten = index.forgetUnnamed(named, files.find((file) => file.scope === 'project')?.path);

@@ -159,11 +159,6 @@ function listedServers(result: DiscoveryResult): DiscoveredServer[] {
   });
 }
 
-/** A file or an entry that could not be loaded (warnings, such as a name clash, do not count). */
-export function hasErrors(result: DiscoveryResult): boolean {
-  return result.problems.some((problem) => problem.severity === 'error');
-}
-
 function status(server: { disabled: boolean; allowed: boolean; trust?: DiscoveredServer['trust'] }): string {
   if (server.trust === 'awaiting approval') return server.trust;
   if (server.disabled) return 'disabled';
