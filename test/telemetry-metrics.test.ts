@@ -199,3 +199,27 @@ it('mcp.client.operation.duration: a server\'s tool names are cut to 256 charact
   expect(names).toContain('fail');
   await meterProvider.shutdown();
 });
+
+it('mcp.client.operation.duration: the allowance of 100 tool names is the server\'s in the process, not each manager\'s: a manager per request cannot crowd out another server', async () => {
+  const { mcp, metric, meterProvider } = meteredManager();
+  // As a web app making a manager per request: each request's server invents names anew.
+  for (const request of ['first', 'second']) {
+    const perRequest = new McpConnectionManager({ logger: silentLogger, meterProvider });
+    const madeUp = Array.from({ length: MAX_TOOL_NAMES_PER_SERVER }, (_, index) => `made_up_${request}_${index}`);
+    try {
+      await perRequest.connect('inventive', { command: process.execPath, args: [RANDOM_ERROR_SERVER, ...madeUp] });
+      for (const name of madeUp) await expect(perRequest.callTool('inventive', name, { code: -32602 })).rejects.toThrow();
+    } finally {
+      await perRequest.dispose();
+    }
+  }
+  await mcp.connect('plain', { command: process.execPath, args: [RANDOM_ERROR_SERVER] });
+  await expect(mcp.callTool('plain', 'fail', { code: -32602 })).rejects.toThrow();
+
+  const names = pointsOf(await metric('mcp.client.operation.duration')).map((point) => String(point.attributes['gen_ai.tool.name']));
+  expect(names.filter((name) => name.startsWith('made_up_first_'))).toHaveLength(MAX_TOOL_NAMES_PER_SERVER);
+  expect(names.filter((name) => name.startsWith('made_up_second_'))).toEqual([]);
+  expect(names.filter((name) => name === '_OTHER')).toHaveLength(1);
+  expect(names).toContain('fail');
+  await meterProvider.shutdown();
+});

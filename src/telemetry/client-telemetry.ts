@@ -7,6 +7,7 @@ import {
   type Attributes,
   type Context,
   type Histogram,
+  type Meter,
   type Span,
   type Tracer,
   type UpDownCounter,
@@ -33,6 +34,16 @@ export const MAX_TRACED_REQUESTS = 4096;
  * would fill the SDK's per-instrument series limit and send every other server's series to overflow.
  */
 export const MAX_TOOL_NAMES_PER_SERVER = 100;
+
+/** Servers whose tool names are kept per meter; past it the one named first is forgotten (and starts a fresh allowance). */
+const MAX_NAMED_SERVERS = 1_000;
+
+/**
+ * The tool names each server's series carry, per meter (where the series live): shared by every
+ * manager recording to it, as a web app making a manager per request has many, each of which
+ * would otherwise start a fresh allowance.
+ */
+const toolNamesByMeter = new WeakMap<Meter, Map<string, Set<string>>>();
 
 /** What a session's spans say about where the server is. */
 export interface TracedServer {
@@ -70,8 +81,8 @@ export class ClientTelemetry {
   private tracerOnce?: Tracer;
   private durationOnce?: Histogram;
   private inFlightOnce?: UpDownCounter;
-  /** Per server name (not per connection: a reconnect must not start a fresh allowance), the tool names its histogram series carry. */
-  private readonly toolNames = new Map<string, Set<string>>();
+  /** Per server name (not per connection nor per manager: neither may start a fresh allowance), the tool names its histogram series carry. */
+  private toolNamesOnce?: Map<string, Set<string>>;
 
   constructor(options: TelemetryOptions = {}) {
     this.options = options;
@@ -179,8 +190,13 @@ export class ClientTelemetry {
   private cappedToolName(measured: Attributes, server: string): Attributes {
     const tool = measured['gen_ai.tool.name'];
     if (typeof tool !== 'string') return measured;
-    let names = this.toolNames.get(server);
-    if (!names) this.toolNames.set(server, (names = new Set()));
+    this.toolNamesOnce ??= namedToolsOf(meterOf(this.options));
+    let names = this.toolNamesOnce.get(server);
+    if (!names) {
+      this.toolNamesOnce.set(server, (names = new Set()));
+      const oldest = this.toolNamesOnce.keys().next();
+      if (this.toolNamesOnce.size > MAX_NAMED_SERVERS && !oldest.done) this.toolNamesOnce.delete(oldest.value);
+    }
     if (names.has(tool)) return measured;
     if (names.size >= MAX_TOOL_NAMES_PER_SERVER) return { ...measured, 'gen_ai.tool.name': OTHER_VALUE };
     names.add(tool);
@@ -249,6 +265,12 @@ function targetOf(method: string, params: Record<string, unknown> | undefined): 
 
 function isResourceMethod(method: string): boolean {
   return method === 'resources/read' || method === 'resources/subscribe' || method === 'resources/unsubscribe';
+}
+
+function namedToolsOf(meter: Meter): Map<string, Set<string>> {
+  let servers = toolNamesByMeter.get(meter);
+  if (!servers) toolNamesByMeter.set(meter, (servers = new Map()));
+  return servers;
 }
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
