@@ -422,8 +422,15 @@ class IndexFile {
   }
 }
 
-/** One per file and process: every `ManifestIndex` of a file sees what the others recorded, and their writes are one. */
-const files = new Map<string, IndexFile>();
+/**
+ * One per file and process: every `ManifestIndex` of a file sees what the others recorded, and their
+ * writes are one. Held weakly: a program with an index per user keeps none of a user who left (a
+ * write under way holds its file until it is done).
+ */
+const files = new Map<string, WeakRef<IndexFile>>();
+const letGo = new FinalizationRegistry<string>((absolute) => {
+  if (files.get(absolute)?.deref() === undefined) files.delete(absolute);
+});
 
 /**
  * @example
@@ -443,8 +450,12 @@ export class ManifestIndex {
   constructor(options: ManifestIndexOptions = {}) {
     this.path = options.path ?? defaultManifestIndexPath();
     const absolute = resolve(this.path);
-    let file = files.get(absolute);
-    if (!file) files.set(absolute, (file = new IndexFile(absolute, options.logger ?? stderrLogger)));
+    let file = files.get(absolute)?.deref();
+    if (!file) {
+      file = new IndexFile(absolute, options.logger ?? stderrLogger);
+      files.set(absolute, new WeakRef(file));
+      letGo.register(file, absolute);
+    }
     this.file = file;
   }
 
