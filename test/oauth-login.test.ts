@@ -4,6 +4,7 @@ import { createLoaderTools, McpConnectionManager } from '../src/index.js';
 import type { McpServerEntry } from '../machines/types.js';
 import { isOAuthLoginRequired, login, logout, OAuthTokenStore } from '../src/entries/oauth.js';
 import { openInBrowser } from '../src/auth/open-browser.js';
+import { MAX_IGNORED_RESPONSES } from '../src/auth/loopback.js';
 import { afterThisTest, loginDir, oauthFixture, recordingLogger } from './fixtures/oauth-helpers.js';
 import { listen } from './fixtures/hostile-http.js';
 import { rejectionOf } from './support/fixtures.js';
@@ -101,41 +102,64 @@ describe('login and the stored login', () => {
     expect(fixture.authorizations).toHaveLength(1);
   });
 
-  it('refuses a callback whose state is not the one it sent', async () => {
+  it('ignores a callback whose state is not the one it sent, and logs in with the real one that follows', async () => {
     const fixture = await oauthFixture();
     const dir = loginDir();
-    let page = '';
-    const forged = async (url: URL) => {
+    let page = { status: 0, text: '' };
+    // Another local process, or a web page the user has open, reaches the loopback redirect first.
+    const forgedFirst = async (url: URL) => {
       const response = await fetch(url, { redirect: 'manual' });
       const callback = new URL(response.headers.get('location') ?? '');
       callback.searchParams.set('state', 'forged');
-      page = await (await fetch(callback)).text();
+      const forged = await fetch(callback);
+      page = { status: forged.status, text: await forged.text() };
+      await fixture.browse(url);
     };
-    await expect(login('remote', { url: fixture.url }, { dir, openBrowser: forged, print: () => {} })).rejects.toThrow(/state/);
-    expect(new OAuthTokenStore('remote', dir).read().tokens).toBeUndefined();
-    expect(fixture.tokenRequests).toHaveLength(0);
-    // The browser is told the login failed and what to do, not that it succeeded.
-    expect(page).toContain('Login failed');
-    expect(page).toContain('Run the login again');
-    expect(page).not.toContain('Authorization received');
+    const result = await login('remote', { url: fixture.url }, { dir, openBrowser: forgedFirst, print: () => {} });
+    expect(result.authorizations).toBe(1);
+    // The forged code was never redeemed: one exchange, the real browser's.
+    expect(fixture.tokenRequests).toHaveLength(1);
+    expect(fixture.issuedTokens).toContain(new OAuthTokenStore('remote', dir).read().tokens?.access_token);
+    // Whoever sent it is told it was ignored, not that it was received.
+    expect(page.status).toBe(400);
+    expect(page.text).toContain('ignored');
+    expect(page.text).not.toContain('Authorization received');
+    expect(fixture.callbackPages).toEqual([{ status: 200, text: expect.stringContaining('Authorization received') }]);
   });
 
-  it('refuses an error response without the state it sent, and shows the text of that error nowhere', async () => {
+  it('ignores an error response without the state it sent, and shows the text of that error nowhere', async () => {
     const fixture = await oauthFixture();
     const dir = loginDir();
+    const printed: string[] = [];
     let page = '';
-    // Another local process, or a web page the user has open, reaches the loopback redirect first.
-    const forged = async (url: URL) => {
+    const forgedFirst = async (url: URL) => {
       const callback = new URL(url.searchParams.get('redirect_uri') ?? '');
       callback.searchParams.set('error', 'access_denied');
       callback.searchParams.set('error_description', 'Your account is locked: call +1 555 0100 \u202Eexe.');
       page = await (await fetch(callback)).text();
+      await fixture.browse(url);
     };
-    const error = await rejectionOf(login('remote', { url: fixture.url }, { dir, openBrowser: forged, print: () => {} }));
-    expect(error.message).toMatch(/state/);
-    expect(error.message).not.toContain('access_denied');
-    expect(error.message).not.toContain('locked');
-    expect(page).toContain('Login failed');
+    await login('remote', { url: fixture.url }, { dir, openBrowser: forgedFirst, print: (line) => printed.push(line) });
+    expect(new OAuthTokenStore('remote', dir).read().tokens).toBeDefined();
+    expect(page).toContain('ignored');
+    expect(printed.join('\n')).not.toContain('locked');
+  });
+
+  it(`gives up, saying why, after ${MAX_IGNORED_RESPONSES} callbacks without its state`, async () => {
+    const fixture = await oauthFixture();
+    const dir = loginDir();
+    const statuses: number[] = [];
+    const flood = async (url: URL) => {
+      const callback = new URL(url.searchParams.get('redirect_uri') ?? '');
+      callback.searchParams.set('code', 'forged');
+      for (let sent = 0; sent < MAX_IGNORED_RESPONSES; sent++) statuses.push((await fetch(callback)).status);
+    };
+    const error = await rejectionOf(login('remote', { url: fixture.url }, { dir, openBrowser: flood, print: () => {} }));
+    expect(error.message).toContain(`${MAX_IGNORED_RESPONSES} authorization responses without this login's "state"`);
+    expect(error.message).toContain('run the login again');
+    expect(statuses).toEqual(Array<number>(MAX_IGNORED_RESPONSES).fill(400));
+    expect(fixture.tokenRequests).toHaveLength(0);
+    expect(new OAuthTokenStore('remote', dir).read().tokens).toBeUndefined();
   });
 
   it("follows no redirect to another origin with the entry's headers, and says where the server pointed", async () => {

@@ -21,7 +21,7 @@ import { silentLogger, type Logger } from '../logger.js';
 import { createHttpTransport, parseUrl } from '../transports/http.js';
 import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthMixUpError } from '../errors/oauth.js';
 import { offersOAuth } from './oauth-offered.js';
-import { CALLBACK_PATH, startLoopbackReceiver, stateMismatch, type LoopbackOptions, type LoopbackReceiver } from './loopback.js';
+import { CALLBACK_PATH, startLoopbackReceiver, type LoopbackOptions, type LoopbackReceiver } from './loopback.js';
 import { hasStaticAuthorization, readOAuthEntry, type OAuthEntry } from './oauth-config.js';
 import { openInBrowser } from './open-browser.js';
 import { askWithoutToken } from './unauthenticated-answer.js';
@@ -161,8 +161,8 @@ async function authorizeOnce(target: Target, options: LoginOptions): Promise<str
   const { server, config, serverUrl, kind, entry, store } = target;
   // The provider needs the receiver's URL, and the receiver this login's `state`: known once the provider exists.
   let expectedState: string | undefined;
-  const check = (response: URLSearchParams) => refusalOf(target, response, expectedState);
-  const receiver = await startReceiver(entry.callbackPort, registeredLoopbackPort(store.read()), check);
+  const listening: LoopbackOptions = { expectedState: () => expectedState, check: (response) => refusalOf(target, response) };
+  const receiver = await startReceiver(entry.callbackPort, registeredLoopbackPort(store.read()), listening);
   try {
     const provider = new StoredOAuthProvider({
       server,
@@ -219,9 +219,9 @@ async function warnOfBrokenMetadata(target: Target, named: URL | undefined, opti
  * page and never redirects back); else, or when that port is taken, on any free one (then the
  * client registers anew).
  */
-async function startReceiver(configured: number | undefined, registered: number | undefined, check: LoopbackOptions['check']): Promise<LoopbackReceiver> {
-  if (configured !== undefined || registered === undefined) return startLoopbackReceiver(configured, { check });
-  return startLoopbackReceiver(registered, { check }).catch(() => startLoopbackReceiver(0, { check }));
+async function startReceiver(configured: number | undefined, registered: number | undefined, listening: LoopbackOptions): Promise<LoopbackReceiver> {
+  if (configured !== undefined || registered === undefined) return startLoopbackReceiver(configured, listening);
+  return startLoopbackReceiver(registered, listening).catch(() => startLoopbackReceiver(0, listening));
 }
 
 /** The port of the loopback redirect URI the stored client was registered with, if it has one. */
@@ -237,14 +237,11 @@ function registeredLoopbackPort(stored: StoredLogin): number | undefined {
 }
 
 /**
- * What refuses an authorization response without a request: a `state` that is not this login's, or
+ * What refuses a response with this login's `state` (the listener ignores others) without a request:
  * an `iss` that is not the issuer this login discovered (RFC 9207, the same comparison the SDK makes
  * before the code exchange). Made while the browser waits for its page, so the page can say so.
  */
-function refusalOf(target: Target, response: URLSearchParams, expectedState: string | undefined): Error | undefined {
-  if (expectedState === undefined) return new Error('an authorization response arrived before this login sent the user to authorize');
-  const wrongState = stateMismatch(response, expectedState);
-  if (wrongState) return wrongState;
+function refusalOf(target: Target, response: URLSearchParams): Error | undefined {
   const metadata = target.store.read().discoveryState?.authorizationServerMetadata;
   try {
     validateAuthorizationResponseIssuer({

@@ -1,8 +1,10 @@
 /**
  * The redirect target of a login (RFC 8252 §7.3): a one-shot HTTP listener on 127.0.0.1. It
- * answers the first request to /callback and stops listening; a response with a `state` other than
- * the one this login sent ends the login (it is not our authorization, maybe a forged one). What the
- * response says (its code or error, its `iss`) is for the login to check; checks that need no
+ * answers the first request to /callback that carries this login's `state` and stops listening. A
+ * response without that state is not our authorization (any local process or web page can send one,
+ * RFC 6749 §10.12): it gets a 400 page and is ignored, so it cannot end the login; the login keeps
+ * waiting for the browser, and gives up after `MAX_IGNORED_RESPONSES` of them, or at its timeout.
+ * What the response says (its code or error, its `iss`) is for the login to check; checks that need no
  * request (`check`) run before the page is answered, so the page never says a refused response was
  * received. The page is answered at once: a browser opener that waits for it must not wait for the
  * code exchange, which runs only after the opener returns.
@@ -23,6 +25,12 @@ export interface LoopbackReceiver {
 
 export interface LoopbackOptions {
   /**
+   * This login's `state`, once it is known. A response without it is answered 400 and ignored
+   * (before the state is known, every response is). Without this option, such a response ends the
+   * wait (`waitForResponse` rejects).
+   */
+  expectedState?: () => string | undefined;
+  /**
    * Judges the response before its page is answered: an error ends the login (`waitForResponse`
    * rejects with it) and the page says the login failed. It must not block: the page waits for it.
    */
@@ -31,16 +39,28 @@ export interface LoopbackOptions {
 
 type Callback = { response: URLSearchParams } | { error: Error };
 
+/** Responses without the login's `state` a login ignores before it gives up: enough for a few stray tabs, not a flood. */
+export const MAX_IGNORED_RESPONSES = 20;
+
 /** Starts the listener; `port` 0 (the default) picks a free one. */
 export async function startLoopbackReceiver(port = 0, options: LoopbackOptions = {}): Promise<LoopbackReceiver> {
   let deliver!: (callback: Callback) => void;
   const arrived = new Promise<Callback>((resolve) => (deliver = resolve));
   let answered = false;
+  let ignored = 0;
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method !== 'GET' || url.pathname !== CALLBACK_PATH) return page(res, 404, 'Not found.');
     if (answered) return page(res, 409, 'This login has already been answered. You can close this tab.');
+    if (options.expectedState && !carriesState(url.searchParams, options.expectedState())) {
+      if (++ignored < MAX_IGNORED_RESPONSES) return page(res, 400, IGNORED_PAGE);
+      answered = true;
+      deliver({ error: new Error(TOO_MANY_IGNORED) });
+      page(res, 400, IGNORED_PAGE);
+      server.close();
+      return;
+    }
     answered = true;
     const refusal = options.check?.(url.searchParams);
     deliver(refusal ? { error: refusal } : { response: url.searchParams });
@@ -80,6 +100,13 @@ export async function startLoopbackReceiver(port = 0, options: LoopbackOptions =
   };
 }
 
+const IGNORED_PAGE = [
+  'This authorization response was ignored: it does not belong to the login running in the terminal, and nothing from it was used.',
+  'If you are logging in, finish the login in the tab the terminal opened (or open the URL it printed); the login is still waiting for it.',
+].join('\n');
+
+const TOO_MANY_IGNORED = `${MAX_IGNORED_RESPONSES} authorization responses without this login's "state" arrived at its loopback redirect, so the login gave up: another program on this computer, or a web page open in the browser, keeps sending them. Close such pages and run the login again`;
+
 const REFUSED_PAGE = [
   'Login failed: this authorization response was refused, and nothing from it was used or stored.',
   'It came from another authorization server than the one the login asked, or it belongs to another login.',
@@ -91,9 +118,13 @@ const REFUSED_PAGE = [
  * maybe a forged one. An error response carries the state too (RFC 6749 §4.1.2.1); without it,
  * any local process or web page could end the login with a text of its own shown as the server's.
  */
-export function stateMismatch(response: URLSearchParams, expectedState: string): Error | undefined {
-  if (response.get('state') === expectedState) return undefined;
+function stateMismatch(response: URLSearchParams, expectedState: string): Error | undefined {
+  if (carriesState(response, expectedState)) return undefined;
   return new Error('the authorization response did not carry this login\'s "state"; it was ignored');
+}
+
+function carriesState(response: URLSearchParams, expectedState: string | undefined): boolean {
+  return expectedState !== undefined && response.get('state') === expectedState;
 }
 
 function page(res: ServerResponse, status: number, text: string): void {
