@@ -23,6 +23,7 @@ import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthMixUpError } fr
 import { offersOAuth } from './oauth-offered.js';
 import { CALLBACK_PATH, startLoopbackReceiver, type LoopbackOptions, type LoopbackReceiver } from './loopback.js';
 import { hasStaticAuthorization, readOAuthEntry, type OAuthEntry } from './oauth-config.js';
+import { withLoginLock } from './login-lock.js';
 import { openInBrowser } from './open-browser.js';
 import { askWithoutToken } from './unauthenticated-answer.js';
 import { describeResourceMetadataFault, resourceMetadataFault } from './resource-metadata.js';
@@ -71,6 +72,7 @@ export interface LoginResult {
 }
 
 const CHECK_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 300_000;
 
 /**
  * @example
@@ -96,8 +98,11 @@ export async function login(server: string, config: McpServerConfig, options: Lo
   const target: Target = { server, config, serverUrl, kind, entry, store };
   const maxAuthorizations = options.maxAuthorizations ?? 3;
   const each = { ...options, fetch: cancellable(options.fetch, options.signal) };
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // A login's rounds, each a browser wait and a few requests, hold the lock at most this long.
+  const holdMs = maxAuthorizations * (timeoutMs + 4 * CHECK_TIMEOUT_MS);
 
-  try {
+  const authorize = async (): Promise<LoginResult> => {
     for (let authorizations = 1; ; authorizations++) {
       const scope = await authorizeOnce(target, each);
       try {
@@ -109,6 +114,10 @@ export async function login(server: string, config: McpServerConfig, options: Lo
         if (!wantsMore || authorizations >= maxAuthorizations) throw error;
       }
     }
+  };
+  try {
+    store.createFolder();
+    return await withLoginLock(server, store.file, authorize, { waitMs: timeoutMs, holdMs, signal: options.signal, print: printLine(options) });
   } catch (error) {
     if (options.signal?.aborted) throw new Error('the login was cancelled', { cause: error });
     // Broken metadata is the likeliest reason a login failed: the error says it too, not only a warning above it.

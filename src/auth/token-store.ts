@@ -143,9 +143,7 @@ export class OAuthTokenStore {
 
   /** Replaces the stored login. */
   write(login: StoredLogin): void {
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    // The mode above applies only to a folder created now; one made earlier (or by hand) may be open to others.
-    chmodSync(this.dir, 0o700);
+    this.createFolder();
     const temporary = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       // `wx`: never write through a file (or link) someone else put there; the mode applies on creation.
@@ -155,6 +153,13 @@ export class OAuthTokenStore {
       rmSync(temporary, { force: true });
       throw error;
     }
+  }
+
+  /** Creates the folder of the logins, open to this user alone. */
+  createFolder(): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    // The mode above applies only to a folder created now; one made earlier (or by hand) may be open to others.
+    chmodSync(this.dir, 0o700);
   }
 
   /** Removes the stored login; true when there was one. */
