@@ -162,6 +162,16 @@ describe('login and the stored login', () => {
     expect(new OAuthTokenStore('remote', dir).read().tokens).toBeUndefined();
   });
 
+  it("quotes the authorization server's own error text: control characters escaped, a long one cut", async () => {
+    const description = `Your account is locked \u202Eexe.\x9b31m ${'x'.repeat(5_000)}`;
+    const fixture = await oauthFixture({ authorizationError: { error: 'access_denied', description } });
+    const error = await rejectionOf(login('remote', { url: fixture.url }, { dir: loginDir(), openBrowser: fixture.browse, print: () => {} }));
+    expect(error.message).toContain('the authorization server refused: "access_denied" ("Your account is locked \\u{202e}exe.\\x9b31m x');
+    expect(error.message).toContain(`(${description.length.toLocaleString('en-US')} characters)`);
+    expect(error.message).not.toMatch(/[\u202E\x9b]/);
+    expect(error.message.length).toBeLessThan(400);
+  });
+
   it("follows no redirect to another origin with the entry's headers, and says where the server pointed", async () => {
     const reached: Array<string | undefined> = [];
     const other = await listen((request, response) => {

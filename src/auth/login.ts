@@ -275,8 +275,9 @@ async function finishAuthorization(server: string, response: URLSearchParams, fi
   } catch (error) {
     if (IssuerMismatchError.isInstance(error)) throw new OAuthMixUpError(server);
     if (response.has('error') && OAuthError.isInstance(error)) {
-      const description = error.message && error.message !== error.code ? ` (${error.message})` : '';
-      throw new Error(`the authorization server refused: ${error.code}${description}`, { cause: error });
+      // Its words, not ours: quoted as any name from a server (escaped, cut), since a library caller may print them as they are.
+      const description = error.message && error.message !== error.code ? ` (${quoted(error.message)})` : '';
+      throw new Error(`the authorization server refused: ${quoted(error.code)}${description}`, { cause: error });
     }
     throw error;
   }
