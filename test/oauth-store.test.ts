@@ -35,6 +35,16 @@ describe('the login file', () => {
     expect(statSync(dir).mode & 0o777).toBe(0o700);
   });
 
+  it('closes a login file found open to others (0600) when it reads it, and reads it as it is', () => {
+    const dir = loginDir();
+    const store = new OAuthTokenStore('remote', dir);
+    store.write({ serverUrl: 'http://127.0.0.1/mcp', tokens: { access_token: 'copied', token_type: 'Bearer' } });
+    // Copied from another machine, or restored from a backup.
+    chmodSync(store.file, 0o644);
+    expect(store.read().tokens?.access_token).toBe('copied');
+    expect(statSync(store.file).mode & 0o777).toBe(0o600);
+  });
+
   it('is written 0600 in a 0700 folder, replaced whole, and deleted', () => {
     const dir = loginDir();
     const store = new OAuthTokenStore('remote', dir);

@@ -1,11 +1,12 @@
 /**
  * One JSON file per server holding what an OAuth login leaves behind: tokens, the registered
- * client, the discovery results. The file is created with mode 0600 inside a 0700 folder and
+ * client, the discovery results. The file is created with mode 0600 inside a 0700 folder (one
+ * found open to others is closed when read) and
  * replaced atomically (write a temporary file, rename), so a reader in another process — the
  * CLI's `login` while `serve` runs — sees the old file or the new one, never half of one.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OAuthClientInformationMixed, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import { OAuthClientInformationFullSchema, OAuthClientInformationSchema, OAuthTokensSchema } from '@modelcontextprotocol/core';
@@ -130,6 +131,7 @@ export class OAuthTokenStore {
     }
     const parsed = fileSchema.safeParse(json);
     if (!parsed.success) return {};
+    this.closeToOthers();
     const { serverUrl, issuer, otherIssuers, discoveryState, requiredScope } = parsed.data;
     const current = readCredentials(parsed.data);
     const login: StoredLogin = { serverUrl, ...current, requiredScope };
@@ -160,6 +162,21 @@ export class OAuthTokenStore {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     // The mode above applies only to a folder created now; one made earlier (or by hand) may be open to others.
     chmodSync(this.dir, 0o700);
+  }
+
+  /**
+   * A login file open to others (copied from another machine, restored from a backup) is closed
+   * (0600), as `write` closes the folder: its tokens are this user's alone. A file another user
+   * owns cannot be changed, and is read as it is.
+   */
+  private closeToOthers(): void {
+    // Windows has no such modes: every file there reads as 0666.
+    if (process.platform === 'win32') return;
+    try {
+      if (statSync(this.file).mode & 0o077) chmodSync(this.file, 0o600);
+    } catch {
+      // Gone meanwhile (replaced by another process's write, which is 0600), or not ours to change.
+    }
   }
 
   /** Removes the stored login; true when there was one. */
