@@ -31,7 +31,7 @@ export interface LoopbackOptions {
    */
   expectedState?: () => string | undefined;
   /**
-   * Judges the response before its page is answered: an error ends the login (`waitForResponse`
+   * Judges a response with the login's `state` before its page is answered: an error ends the login (`waitForResponse`
    * rejects with it) and the page says the login failed. It must not block: the page waits for it.
    */
   check?: (response: URLSearchParams) => Error | undefined;
@@ -109,7 +109,7 @@ const TOO_MANY_IGNORED = `${MAX_IGNORED_RESPONSES} authorization responses witho
 
 const REFUSED_PAGE = [
   'Login failed: this authorization response was refused, and nothing from it was used or stored.',
-  'It came from another authorization server than the one the login asked, or it belongs to another login.',
+  'It came from another authorization server than the one the login asked.',
   'Run the login again from the terminal. If it fails the same way, check the server\'s OAuth settings and its authorization server; the terminal says more.',
 ].join('\n');
 
