@@ -42,7 +42,7 @@ export interface LoginOptions {
   openBrowser?: boolean | ((authorizationUrl: URL) => void | Promise<void>);
   /** Where the lines for the user go (the authorization URL). Default: stderr. */
   print?: (line: string) => void;
-  /** How long to wait for the browser to come back. Default 5 minutes. */
+  /** How long to wait for the browser to come back, and for another login of the server to end first. Default 5 minutes. */
   timeoutMs?: number;
   /** Cancels the login (Ctrl-C): its wait for the browser and any request it is waiting on. */
   signal?: AbortSignal;
@@ -97,8 +97,8 @@ export async function login(server: string, config: McpServerConfig, options: Lo
   const store = new OAuthTokenStore(server, options.dir);
   const target: Target = { server, config, serverUrl, kind, entry, store };
   const maxAuthorizations = options.maxAuthorizations ?? 3;
-  const each = { ...options, fetch: cancellable(options.fetch, options.signal) };
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const each = { ...options, timeoutMs, fetch: cancellable(options.fetch, options.signal) };
   // A login's rounds, each a browser wait and a few requests, hold the lock at most this long.
   const holdMs = maxAuthorizations * (timeoutMs + 4 * CHECK_TIMEOUT_MS);
 
