@@ -10,7 +10,7 @@ import type { ApprovalPolicy } from '../tools/approval.js';
 import { compilePermissions, type PermissionChecks } from '../tools/permissions.js';
 import type { LoaderPermissions, LoaderTool } from '../tools/types.js';
 import type { AuthenticatedIdentity } from './authenticate.js';
-import { DEFAULT_LISTEN_STREAMS, DEFAULT_REQUEST_BYTES_IN_FLIGHT, DEFAULT_SLOW_READER_SECONDS, type GatewayConfig } from './gateway-file.js';
+import { DEFAULT_CALLS_IN_FLIGHT, DEFAULT_LISTEN_STREAMS, DEFAULT_REQUEST_BYTES_IN_FLIGHT, DEFAULT_SLOW_READER_SECONDS, type GatewayConfig } from './gateway-file.js';
 import { cachedPolicies } from './identity-policy.js';
 
 export interface CallerAccess extends PermissionChecks {
@@ -24,6 +24,8 @@ export interface CallerAccess extends PermissionChecks {
   slowReaderSeconds: number;
   /** Bytes of request bodies it may have in flight at once. */
   requestBytesInFlight: number;
+  /** Calls it may have running at once. */
+  callsInFlight: number;
 }
 
 /** Builds loader tools for `permissions` (within serve's own) and an approval policy (undefined: serve's own). */
@@ -72,7 +74,7 @@ export function createAccessResolver(config: () => GatewayConfig | undefined, ba
       const rules = config();
       if (!rules) {
         unrestricted ??= build(undefined, undefined);
-        return { identity, tools: unrestricted, ...serves, listenStreams: DEFAULT_LISTEN_STREAMS, slowReaderSeconds: DEFAULT_SLOW_READER_SECONDS, requestBytesInFlight: DEFAULT_REQUEST_BYTES_IN_FLIGHT };
+        return { identity, tools: unrestricted, ...serves, listenStreams: DEFAULT_LISTEN_STREAMS, slowReaderSeconds: DEFAULT_SLOW_READER_SECONDS, requestBytesInFlight: DEFAULT_REQUEST_BYTES_IN_FLIGHT, callsInFlight: DEFAULT_CALLS_IN_FLIGHT };
       }
       const policy = policyFor(rules, identity);
       return {
@@ -84,6 +86,7 @@ export function createAccessResolver(config: () => GatewayConfig | undefined, ba
         listenStreams: policy.listenStreams ?? DEFAULT_LISTEN_STREAMS,
         slowReaderSeconds: policy.slowReaderSeconds ?? DEFAULT_SLOW_READER_SECONDS,
         requestBytesInFlight: policy.requestBytesInFlight ?? DEFAULT_REQUEST_BYTES_IN_FLIGHT,
+        callsInFlight: policy.callsInFlight ?? DEFAULT_CALLS_IN_FLIGHT,
       };
     },
   };

@@ -5,7 +5,7 @@
  * { "identities": { "alice": { "token": "sha256:<hex>", "allow": ["*"] },
  *                   "bob":   { "token": "sha256:<hex>", "deny": ["secret*"], "denyTools": ["fs/write_*"],
  *                              "approve": "destructive", "callsPerMinute": 120, "listenStreams": 4, "slowReaderSeconds": 10,
- *                              "requestBytesInFlight": 16777216, "groups": ["admins"] } },
+ *                              "requestBytesInFlight": 16777216, "callsInFlight": 16, "groups": ["admins"] } },
  *   "oauth": { "issuer": "https://auth.example.com", "audience": "https://mcp.example.com/mcp",
  *              "identityClaim": "sub", "groupsClaim": "groups" },
  *   "groups": { "admins": { "allow": ["*"] } } }
@@ -34,6 +34,8 @@ export interface AccessRules {
   slowReaderSeconds?: number;
   /** Bytes of request bodies it may have in flight at once on one replica (default DEFAULT_REQUEST_BYTES_IN_FLIGHT). */
   requestBytesInFlight?: number;
+  /** Calls (tools/call) it may have running at once on one replica (default DEFAULT_CALLS_IN_FLIGHT). */
+  callsInFlight?: number;
 }
 
 export interface GatewayIdentity extends AccessRules {
@@ -84,8 +86,15 @@ const MAX_SLOW_READER_SECONDS = 3_600;
  */
 export const DEFAULT_REQUEST_BYTES_IN_FLIGHT = 64 * 1024 * 1024;
 const MAX_REQUEST_BYTES_IN_FLIGHT = 4 * 1024 * 1024 * 1024;
+/**
+ * A call running costs the replica about 80 KB (its server instance, the call sent on, its answer
+ * stream) whatever its body's size: one token's 10,000 small calls at once took a replica from
+ * 255 MB to 1.08 GB and held other identities' calls for 10 s. A host rarely has more than a few.
+ */
+export const DEFAULT_CALLS_IN_FLIGHT = 64;
+const MAX_CALLS_IN_FLIGHT = 100_000;
 
-const RULE_FIELDS = ['allow', 'deny', 'allowTools', 'denyTools', 'approve', 'callsPerMinute', 'listenStreams', 'slowReaderSeconds', 'requestBytesInFlight'];
+const RULE_FIELDS = ['allow', 'deny', 'allowTools', 'denyTools', 'approve', 'callsPerMinute', 'listenStreams', 'slowReaderSeconds', 'requestBytesInFlight', 'callsInFlight'];
 const IDENTITY_FIELDS = new Set([...RULE_FIELDS, 'token', 'groups']);
 const GROUP_FIELDS = new Set(RULE_FIELDS);
 const OAUTH_FIELDS = new Set(['issuer', 'audience', 'identityClaim', 'groupsClaim', 'jwksUri', 'algorithms']);
@@ -223,6 +232,12 @@ function accessRules(entry: Record<string, unknown>, where: string, problems: st
     if (typeof requestBytes !== 'number' || !Number.isInteger(requestBytes) || requestBytes < 1 || requestBytes > MAX_REQUEST_BYTES_IN_FLIGHT) {
       problems.push(`${where}: "requestBytesInFlight" must be a whole number from 1 to ${MAX_REQUEST_BYTES_IN_FLIGHT}`);
     } else rules.requestBytesInFlight = requestBytes;
+  }
+  const callsInFlight = ownValue(entry, 'callsInFlight');
+  if (callsInFlight !== undefined) {
+    if (typeof callsInFlight !== 'number' || !Number.isInteger(callsInFlight) || callsInFlight < 1 || callsInFlight > MAX_CALLS_IN_FLIGHT) {
+      problems.push(`${where}: "callsInFlight" must be a whole number from 1 to ${MAX_CALLS_IN_FLIGHT}`);
+    } else rules.callsInFlight = callsInFlight;
   }
   return rules;
 }

@@ -26,6 +26,8 @@ export interface IdentityPolicy extends PermissionChecks {
   slowReaderSeconds?: number;
   /** Its own limit, else the lowest of its groups'; undefined: the default. */
   requestBytesInFlight?: number;
+  /** Its own limit, else the lowest of its groups'; undefined: the default. */
+  callsInFlight?: number;
 }
 
 const STRICTNESS: readonly ApprovalPolicy[] = ['never', 'destructive', 'always'];
@@ -52,6 +54,7 @@ export function policyFor(config: GatewayConfig, identity: AuthenticatedIdentity
   const streams = limitsOf('listenStreams', own, groupRules);
   const slowReader = limitsOf('slowReaderSeconds', own, groupRules);
   const requestBytes = limitsOf('requestBytesInFlight', own, groupRules);
+  const callsInFlight = limitsOf('callsInFlight', own, groupRules);
   return {
     permissions,
     allowsServer: (server) => serves.allowsServer(server) && mine.allowsServer(server),
@@ -61,11 +64,12 @@ export function policyFor(config: GatewayConfig, identity: AuthenticatedIdentity
     ...(streams.length > 0 && { listenStreams: Math.min(...streams) }),
     ...(slowReader.length > 0 && { slowReaderSeconds: Math.min(...slowReader) }),
     ...(requestBytes.length > 0 && { requestBytesInFlight: Math.min(...requestBytes) }),
+    ...(callsInFlight.length > 0 && { callsInFlight: Math.min(...callsInFlight) }),
   };
 }
 
 /** The identity's own limit, else its groups'. */
-function limitsOf(field: 'callsPerMinute' | 'listenStreams' | 'slowReaderSeconds' | 'requestBytesInFlight', own: AccessRules | undefined, groupRules: readonly AccessRules[]): number[] {
+function limitsOf(field: 'callsPerMinute' | 'listenStreams' | 'slowReaderSeconds' | 'requestBytesInFlight' | 'callsInFlight', own: AccessRules | undefined, groupRules: readonly AccessRules[]): number[] {
   const mine = own?.[field];
   return mine !== undefined ? [mine] : groupRules.flatMap((rules) => rules[field] ?? []);
 }

@@ -10,6 +10,8 @@
 import type { Implementation, Server, ServerCapabilities, ServerContext, Transport } from '@modelcontextprotocol/server';
 import { audited, toolOutcome, type AuditLog, type AuditOutcome } from '../gateway/audit-log.js';
 import type { CallerAccess } from '../gateway/caller-access.js';
+import { callsInFlightLimitText } from '../gateway/calls-in-flight-limit.js';
+import type { IdentityAllowance } from '../gateway/identity-allowance.js';
 import type { InstanceCaller } from '../gateway/mcp-endpoint.js';
 import type { PrivateLists } from '../gateway/private-lists.js';
 import { rateLimitText, type RateLimiter } from '../gateway/rate-limit.js';
@@ -36,6 +38,8 @@ export interface HttpInstanceOptions {
   accessFor: (caller: InstanceCaller) => CallerAccess;
   offer: PromptsAndResourcesOffer;
   rateLimiter: RateLimiter;
+  /** The calls each identity has running on this replica, against its `callsInFlight`. */
+  callsInFlight: IdentityAllowance;
   audit?: AuditLog;
   relay: HttpHostRelay;
   /** `cacheScope: "private"` lists, read for each identity (the loader tools must be built with its `manager`). */
@@ -44,7 +48,7 @@ export interface HttpInstanceOptions {
   onConnected?: (transport: Transport, served: ServedNames) => void;
 }
 
-export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit, relay, privateLists, onConnected }: HttpInstanceOptions): (caller: InstanceCaller) => Server {
+export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, callsInFlight, audit, relay, privateLists, onConnected }: HttpInstanceOptions): (caller: InstanceCaller) => Server {
   return (caller) => {
     const access = accessFor(caller);
     const identity = access.identity.name;
@@ -77,25 +81,35 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, audit
       const target = auditTarget(tool.name, args);
       // A 2026-07-28 host's retry with its answers continues the call it started: counted once.
       const retry = caller.era === 'modern' && ctx.mcpReq.requestState() !== undefined;
-      const rate = retry ? { ok: true as const } : rateLimiter.take(identity, access.callsPerMinute);
-      if (!rate.ok) {
-        if (target) audit?.record({ identity, ...target, outcome: 'refused:rate_limit', durationMs: 0 });
-        return {
-          isError: true,
-          content: [{ type: 'text', text: rateLimitText(identity, access.callsPerMinute ?? 0, rate.retryAfterSeconds) }],
-          _meta: { retryAfterSeconds: rate.retryAfterSeconds },
-        };
+      // Taken before the rate's token: a call refused here was never made.
+      const release = callsInFlight.take(identity, access.callsInFlight);
+      if (!release) {
+        if (target) audit?.record({ identity, ...target, outcome: 'refused:calls_in_flight', durationMs: 0 });
+        return { isError: true, content: [{ type: 'text', text: callsInFlightLimitText(identity, access.callsInFlight) }] };
       }
-      // Search ranks for every identity of a policy at once: it gets no identity's own copy of a private list.
-      const privateServer = typeof args.server === 'string' && tool.name !== 'search_mcp_tools' ? args.server : undefined;
-      const execute = async (options: LoaderToolCallOptions) => {
-        const invoke = () => tool.execute(args, options);
-        const run = privateLists ? () => privateLists.asCaller(identity, privateServer, invoke) : invoke;
-        return toMcpToolResult(target ? await audited(audit, { identity, ...target }, run, (outcome) => callOutcome(outcome, target, access)) : await run());
-      };
-      const downstream = typeof args.server === 'string' ? args.server : undefined;
-      if (caller.era === 'modern') return relay.rounds.run(request, ctx, execute, { server: downstream, owner: identity });
-      return relay.runLegacy(legacyCall(downstream, ctx), (signal) => execute({ ...relayedCallOptions(request, ctx), signal }));
+      try {
+        const rate = retry ? { ok: true as const } : rateLimiter.take(identity, access.callsPerMinute);
+        if (!rate.ok) {
+          if (target) audit?.record({ identity, ...target, outcome: 'refused:rate_limit', durationMs: 0 });
+          return {
+            isError: true,
+            content: [{ type: 'text', text: rateLimitText(identity, access.callsPerMinute ?? 0, rate.retryAfterSeconds) }],
+            _meta: { retryAfterSeconds: rate.retryAfterSeconds },
+          };
+        }
+        // Search ranks for every identity of a policy at once: it gets no identity's own copy of a private list.
+        const privateServer = typeof args.server === 'string' && tool.name !== 'search_mcp_tools' ? args.server : undefined;
+        const execute = async (options: LoaderToolCallOptions) => {
+          const invoke = () => tool.execute(args, options);
+          const run = privateLists ? () => privateLists.asCaller(identity, privateServer, invoke) : invoke;
+          return toMcpToolResult(target ? await audited(audit, { identity, ...target }, run, (outcome) => callOutcome(outcome, target, access)) : await run());
+        };
+        const downstream = typeof args.server === 'string' ? args.server : undefined;
+        if (caller.era === 'modern') return await relay.rounds.run(request, ctx, execute, { server: downstream, owner: identity });
+        return await relay.runLegacy(legacyCall(downstream, ctx), (signal) => execute({ ...relayedCallOptions(request, ctx), signal }));
+      } finally {
+        release();
+      }
     });
     // A list the server calls private is shown as this identity's own reading, never another's.
     const manifestOf = privateLists && ((name: string) => privateLists.manifestForCaller(identity, name));

@@ -15,6 +15,7 @@ import { createAccessResolver, type ToolsForPolicy } from '../../gateway/caller-
 import { startHealthListener } from '../../gateway/health-listener.js';
 import { BODY_TIMEOUT_MS, createGatewayServer } from '../../gateway/http-gateway.js';
 import { createMcpEndpoint } from '../../gateway/mcp-endpoint.js';
+import { IdentityAllowance } from '../../gateway/identity-allowance.js';
 import { RateLimiter } from '../../gateway/rate-limit.js';
 import { isLoopbackAddress } from '../../gateway/request-origin.js';
 import { loadSessionKeys, parseSessionKeys } from '../../gateway/sealed-session.js';
@@ -129,6 +130,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
       accessFor: ({ identity }) => resolver.accessFor(identity),
       offer,
       rateLimiter: new RateLimiter(),
+      callsInFlight: new IdentityAllowance(),
       audit,
       relay,
       privateLists,
