@@ -305,6 +305,42 @@ describe('serve --audit: completions', () => {
   }, 90_000);
 });
 
+describe('serve --audit: a prompt get, resource read or completion of a server the policy hides', () => {
+  it('is answered "Unknown" as for a server that does not exist, and audited refused:policy as read_mcp_resource\'s attempt is', async () => {
+    const TOKENS = { alice: 'alice-token-3b9e', eve: 'eve-token-a61d' };
+    const gateway = await startTeamGateway(
+      'audit-hidden',
+      { everything: everythingStdio(), secret: everythingStdio() },
+      { alice: { token: TOKENS.alice, allow: ['*'] }, eve: { token: TOKENS.eve, allow: ['everything'] } },
+      { serveFlags: ['--audit', 'audit.jsonl'] },
+    );
+    try {
+      // Loaded by someone allowed it: the replica has it, eve's policy hides it.
+      await (await gateway.host(TOKENS.alice)).callTool({ name: 'load_mcp', arguments: { server: 'secret' } });
+      const eve = await gateway.host(TOKENS.eve);
+      await expect(eve.readResource({ uri: 'mcp-statechart://secret/demo://resource/static/document/architecture.md' })).rejects.toThrow(/Unknown resource/);
+      await expect(eve.getPrompt({ name: 'secret/simple-prompt' })).rejects.toThrow(/Unknown prompt/);
+      await expect(eve.complete({ ref: { type: 'ref/prompt', name: 'secret/completable-prompt' }, argument: { name: 'department', value: 'E' } })).rejects.toThrow(/Unknown prompt/);
+      // Someone allowed everything who names a server that does not exist is not refused by policy: no line.
+      await expect((await gateway.host(TOKENS.alice)).getPrompt({ name: 'nowhere/prompt' })).rejects.toThrow(/Unknown prompt/);
+      // Stopping writes the open burst of completions at once.
+      expect(await gateway.serve.stop()).toBe(0);
+      const lines = (await fs.readFile(path.join(gateway.home, 'audit.jsonl'), 'utf8'))
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line.identity === 'eve' || line.server === 'nowhere');
+      expect(lines).toEqual([
+        expect.objectContaining({ identity: 'eve', server: 'secret', uri: 'demo://resource/static/document/architecture.md', outcome: 'refused:policy' }),
+        expect.objectContaining({ identity: 'eve', server: 'secret', prompt: 'simple-prompt', outcome: 'refused:policy' }),
+        expect.objectContaining({ identity: 'eve', server: 'secret', completes: 'completable-prompt', outcome: 'refused:policy', count: 1 }),
+      ]);
+    } finally {
+      await gateway.close();
+    }
+  }, 90_000);
+});
+
 describe('serve --audit --otel: the line names the trace of its call', () => {
   it("writes the host's trace id (its traceparent) on the line of its call, the trace its spans are in", async () => {
     const HOST_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';

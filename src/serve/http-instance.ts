@@ -20,7 +20,7 @@ import { ConnectedServer } from './connected-server.js';
 import { declaredCapabilities, SET_LEVEL_PARAMS } from './host-capabilities.js';
 import type { HttpHostRelay } from './http-host-relay.js';
 import { listedTool, unknownLoaderTool } from './listed-tool.js';
-import type { InRounds, PromptsAndResourcesOffer } from './prompts-and-resources.js';
+import type { InRounds, OnHidden, PromptsAndResourcesOffer } from './prompts-and-resources.js';
 import { relayedCallOptions } from './proxy.js';
 import type { ServedNames } from '../telemetry/server-telemetry.js';
 
@@ -120,7 +120,9 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, calls
       caller.era === 'modern'
         ? (request, ctx, name, start) => relay.rounds.run(request, ctx, start, { server: name, owner: identity })
         : (_request, ctx, name, start) => relay.runLegacy(legacyCall(name, ctx), (signal) => start({ signal }));
-    offer.install(server, access.allowsServer, (use, run) => audited(audit, { identity, ...use }, () => relay.using(identity, use.server, run)), manifestOf, inRounds);
+    // Answered "Unknown" (the host must not learn the server exists), audited as read_mcp_resource's attempt is.
+    const hidden: OnHidden = (use) => audit?.record({ identity, ...use, outcome: 'refused:policy', durationMs: 0 });
+    offer.install(server, access.allowsServer, (use, run) => audited(audit, { identity, ...use }, () => relay.using(identity, use.server, run)), manifestOf, inRounds, hidden);
     return server;
   };
 }

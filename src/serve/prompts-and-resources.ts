@@ -55,7 +55,7 @@ export type LegacyInstanceHook = (instance: Server, names: () => string[]) => ()
 
 /** The offer itself: `install` sets an instance's handlers for what `isAllowed` lets it see (`serve --http` builds an instance per request and identity). */
 export interface PromptsAndResourcesOffer {
-  install(instance: Server, isAllowed: (server: string) => boolean, around?: AroundUse, manifestOf?: ManifestOf, inRounds?: InRounds): void;
+  install(instance: Server, isAllowed: (server: string) => boolean, around?: AroundUse, manifestOf?: ManifestOf, inRounds?: InRounds, onHidden?: OnHidden): void;
   /** The servers loaded so far that `isAllowed` lets a host see. */
   names(isAllowed: (server: string) => boolean): string[];
   stop(): void;
@@ -65,6 +65,12 @@ export interface PromptsAndResourcesOffer {
 export type AroundUse = <T>(use: { kind: 'prompt' | 'resource' | 'completion'; server: string; name: string }, run: () => Promise<T>) => Promise<T>;
 
 const directly: AroundUse = (_use, run) => run();
+
+/**
+ * Told of a prompt get, resource read or completion that names a server `isAllowed` hides (the
+ * host is answered "Unknown", as for a server that does not exist), e.g. to audit the attempt.
+ */
+export type OnHidden = (use: { kind: 'prompt' | 'resource' | 'completion'; server: string; name: string }) => void;
 
 /**
  * Runs a 2026-07-28 host's prompt get or resource read for `server` in input rounds, as its tool
@@ -95,8 +101,18 @@ export function promptsAndResourcesOffer(
   const shared: ManifestOf = async (server) => servers.getManifest(server);
   const namesFor = (isAllowed: (server: string) => boolean) => [...loaded].filter(isAllowed);
 
-  const install = (instance: Server, isAllowed: (server: string) => boolean, around: AroundUse = directly, manifestOf: ManifestOf = shared, inRounds: InRounds = atOnce) => {
+  const install = (instance: Server, isAllowed: (server: string) => boolean, around: AroundUse = directly, manifestOf: ManifestOf = shared, inRounds: InRounds = atOnce, onHidden?: OnHidden) => {
     const names = () => namesFor(isAllowed);
+    /** `split` of what the host named; when it names no server this host sees, `onHidden` hears of a hidden one. */
+    const seen = <T>(kind: 'prompt' | 'resource' | 'completion', named: { type: 'prompt' | 'uri'; text: string }, split: () => T): T => {
+      try {
+        return split();
+      } catch (error) {
+        const target = named.type === 'uri' ? uriTarget(named.text) : promptTarget(named.text, [...loaded]);
+        if (target && !isAllowed(target.server)) onHidden?.({ kind, ...target });
+        throw error;
+      }
+    };
     const offered = () => Promise.all(names().map(async (name) => ({ name, manifest: await manifestOf(name) })));
     instance.setRequestHandler('prompts/list', async (request) => {
       const prompts = (await offered()).flatMap(({ name, manifest }) =>
@@ -106,7 +122,7 @@ export function promptsAndResourcesOffer(
       return nextCursor === undefined ? { prompts: page } : { prompts: page, nextCursor };
     });
     instance.setRequestHandler('prompts/get', async (request, ctx) => {
-      const { server, prompt } = splitPromptName(request.params.name, names());
+      const { server, prompt } = seen('prompt', { type: 'prompt', text: request.params.name }, () => splitPromptName(request.params.name, names()));
       return namingServerOnOneLine(server, () =>
         inRounds(request, ctx, server, ({ signal }) =>
           around({ kind: 'prompt', server, name: prompt }, async () => {
@@ -132,7 +148,7 @@ export function promptsAndResourcesOffer(
       return nextCursor === undefined ? { resourceTemplates: page } : { resourceTemplates: page, nextCursor };
     });
     instance.setRequestHandler('resources/read', async (request, ctx) => {
-      const { server, uri } = splitServedUri(request.params.uri, names());
+      const { server, uri } = seen('resource', { type: 'uri', text: request.params.uri }, () => splitServedUri(request.params.uri, names()));
       return namingServerOnOneLine(server, () =>
         inRounds(request, ctx, server, async ({ signal }) => {
           const read = await around({ kind: 'resource', server, name: uri }, async () => {
@@ -144,7 +160,8 @@ export function promptsAndResourcesOffer(
       );
     });
     instance.setRequestHandler('completion/complete', async (request, ctx) => {
-      const { server, ref } = completedRef(request.params.ref, names());
+      const named = request.params.ref.type === 'ref/prompt' ? { type: 'prompt' as const, text: request.params.ref.name } : { type: 'uri' as const, text: request.params.ref.uri };
+      const { server, ref } = seen('completion', named, () => completedRef(request.params.ref, names()));
       const name = ref.type === 'ref/prompt' ? ref.name : ref.uri;
       return namingServerOnOneLine(server, () => around({ kind: 'completion', server, name }, () => completion(servers, server, { ...request.params, ref }, ctx.mcpReq.signal)));
     });
@@ -187,15 +204,31 @@ function servedPrompt(server: string, prompt: GetPromptResult): GetPromptResult 
 }
 
 export function splitServedUri(served: string, loaded: string[]): { server: string; uri: string } {
-  const slash = served.indexOf('/', SERVED_SCHEME.length);
-  const server = served.startsWith(SERVED_SCHEME) && slash !== -1 ? safeDecode(served.slice(SERVED_SCHEME.length, slash)) : undefined;
-  if (server === undefined || !loaded.includes(server)) {
+  const target = uriTarget(served);
+  if (target === undefined || !loaded.includes(target.server)) {
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
       `Unknown resource ${quoted(served.slice(0, 200))}. Resources through mcp-statechart serve are named by server (${SERVED_SCHEME}<server>/<uri>, as resources/list gives them) once the server is loaded with load_mcp; read_mcp_resource takes the server's name and its own URI.`,
     );
   }
-  return { server, uri: served.slice(slash + 1) };
+  return { server: target.server, uri: target.name };
+}
+
+/** The server a served URI names, loaded or not, and the URI on it. */
+function uriTarget(served: string): { server: string; name: string } | undefined {
+  const slash = served.indexOf('/', SERVED_SCHEME.length);
+  const server = served.startsWith(SERVED_SCHEME) && slash !== -1 ? safeDecode(served.slice(SERVED_SCHEME.length, slash)) : undefined;
+  return server === undefined ? undefined : { server, name: served.slice(slash + 1) };
+}
+
+/** The server a `server/prompt` name names: the longest loaded name that prefixes it, else what comes before its first `/`. */
+function promptTarget(name: string, loaded: string[]): { server: string; name: string } | undefined {
+  const server = longestPrefix(name, loaded) ?? (name.includes('/') ? name.slice(0, name.indexOf('/')) : undefined);
+  return server === undefined ? undefined : { server, name: name.slice(server.length + 1) };
+}
+
+function longestPrefix(name: string, servers: string[]): string | undefined {
+  return servers.filter((candidate) => name.startsWith(`${candidate}/`)).sort((a, b) => b.length - a.length)[0];
 }
 
 function safeDecode(text: string): string | undefined {
@@ -208,9 +241,7 @@ function safeDecode(text: string): string | undefined {
 
 /** `server/prompt`, where the server name may itself hold a `/`: the longest loaded name that prefixes it wins. */
 function splitPromptName(name: string, servers: string[]): { server: string; prompt: string } {
-  const server = servers
-    .filter((candidate) => name.startsWith(`${candidate}/`))
-    .sort((a, b) => b.length - a.length)[0];
+  const server = longestPrefix(name, servers);
   if (server === undefined) {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt ${quoted(name)}. Prompts are named "server/prompt" after the server is loaded with load_mcp.`);
   }
