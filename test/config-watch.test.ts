@@ -18,6 +18,7 @@ import {
 } from '../src/config/index.js';
 import { McpConnectionManager } from '../src/manager.js';
 import { silentLogger, type Logger } from '../src/logger.js';
+import { failingWatches, TOO_MANY_WATCHES } from './support/watch-errors.js';
 
 const WAIT = { timeout: 10_000, interval: 25 };
 
@@ -62,6 +63,20 @@ async function collect(extra: Partial<WatchMcpServersOptions> = {}) {
 }
 
 describe('watchMcpServers', () => {
+  it("says in the warning's message why a watcher failed", async () => {
+    await write(projectFile, {});
+    const warnings: string[] = [];
+    const watches = failingWatches();
+    try {
+      await collect({ logger: { ...silentLogger, warn: (message) => warnings.push(message) } });
+      watches.fail(TOO_MANY_WATCHES);
+    } finally {
+      watches.restore();
+    }
+    // The message is all the CLI's stderr shows.
+    expect(warnings[0]).toBe(`MCP config watcher failed (${TOO_MANY_WATCHES.message}): edits to the MCP config files may not be seen until this process restarts`);
+  });
+
   it('delivers an added server, a changed definition and a removed server through onChange', async () => {
     await write(projectFile, { a: { command: 'a-v1' } });
     const { latest, names } = await collect();

@@ -14,6 +14,7 @@ import { findTokenOwner } from '../src/gateway/bearer-token.js';
 import { loadGatewayFile, parseGatewayConfig, type GatewayConfig } from '../src/gateway/gateway-file.js';
 import { watchGatewayFile, type GatewayFileWatcher } from '../src/gateway/watch-gateway-file.js';
 import type { Logger } from '../src/logger.js';
+import { failingWatches, TOO_MANY_WATCHES } from './support/watch-errors.js';
 
 const ALICE_TOKEN = 'alice-secret-token-7f3a';
 const BOB_TOKEN = 'bob-secret-token-c1d9';
@@ -167,6 +168,21 @@ describe('watching the gateway file', () => {
     expect((warnings[0] as { message: string }).message).toMatch(/kept the gateway rules in force until .*gateway\.json loads again: .*identity "alice": "token" must be "sha256:/);
     expect(JSON.stringify(warnings)).not.toContain(ALICE_TOKEN);
     expect(changes).toHaveLength(1);
+  });
+
+  it("says in the warning's message why its watcher failed, and that edits are no longer followed", async () => {
+    await fs.writeFile(file, JSON.stringify(issueShape));
+    const warnings: string[] = [];
+    const logger: Logger = { debug() {}, info() {}, error() {}, warn: (message) => warnings.push(message) };
+    const watches = failingWatches();
+    try {
+      watcher = await watchGatewayFile(file, { logger, debounceMs: 10 });
+      watches.fail(TOO_MANY_WATCHES);
+    } finally {
+      watches.restore();
+    }
+    // The message is all serve's stderr shows.
+    expect(warnings).toEqual([`gateway file watcher failed (${TOO_MANY_WATCHES.message}): edits to ${file} are no longer followed; the rules in force stay until serve restarts`]);
   });
 
   it('follows a save that renames a new file over the old one', async () => {

@@ -106,7 +106,9 @@ export async function watchMcpServers(
     }, debounceMs);
   };
 
-  const warn = (error: unknown) => logger.warn('mcp config watcher error', { error: errorMessage(error) });
+  // In the message: the CLI's stderr shows messages only.
+  const warn = (error: unknown) =>
+    logger.warn(`MCP config watcher failed (${errorMessage(error)}): edits to the MCP config files may not be seen until this process restarts`, { error: errorMessage(error) });
   const fileEvents = watchFileEvents(
     [...watchedFiles].filter((file) => !missingFiles.has(file)),
     schedule,

@@ -80,7 +80,11 @@ export async function watchGatewayFile(file: string, options: WatchGatewayFileOp
         void reread();
       }, debounceMs);
     },
-    (error) => logger.warn('gateway file watcher error', { error: errorMessage(error) }),
+    // In the message: serve's stderr shows messages only. Node closes a watcher once it fails.
+    (error) =>
+      logger.warn(`gateway file watcher failed (${errorMessage(error)}): edits to ${absolute} are no longer followed; the rules in force stay until serve restarts`, {
+        error: errorMessage(error),
+      }),
   );
 
   return {
