@@ -27,6 +27,8 @@ let issuer: LocalIssuer;
 let key: SigningKey;
 let auditFile: string;
 let gateway: HttpServe;
+/** The --health listener's (the operator's and the balancer's, never the hosts'). */
+let healthOrigin: string;
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), 'mcp-serve-gateway-'));
@@ -51,7 +53,8 @@ beforeAll(async () => {
     }),
   );
   auditFile = join(home, 'audit.log');
-  gateway = await startHttpServe(home, ['--config', config], ['--gateway', gatewayFile, '--audit', auditFile]);
+  gateway = await startHttpServe(home, ['--config', config], ['--gateway', gatewayFile, '--audit', auditFile, '--health', '127.0.0.1:0']);
+  healthOrigin = /health on (http:\/\/\S+)\/readyz/.exec(gateway.stderr())![1]!;
 }, 90_000);
 
 afterAll(async () => {
@@ -63,7 +66,7 @@ afterAll(async () => {
 
 const hostWith = (token: string) => teamHost(gateway.url, token);
 
-const health = async () => ((await (await fetch(`${gateway.origin}/healthz`)).json()) as { servers: Record<string, string[]> }).servers;
+const health = async () => ((await (await fetch(`${healthOrigin}/healthz`)).json()) as { servers: Record<string, string[]> }).servers;
 
 function loadEnum(tools: Array<{ name: string; inputSchema: unknown }>): string[] {
   const load = tools.find((tool) => tool.name === 'load_mcp');
@@ -92,6 +95,16 @@ describe('inbound auth', () => {
     await expect(legacy.connect(new LegacyHttpTransport(new URL(gateway.url)))).rejects.toThrow(/no bearer token was sent/);
     expect((await health()).connected ?? []).toEqual([]);
   }, 30_000);
+
+  it("answers /healthz on the calls' port, before auth, with counts by state and no server's name; names stay on the --health listener", async () => {
+    const answer = await fetch(`${gateway.origin}/healthz`);
+    expect(answer.status).toBe(200);
+    const text = await answer.text();
+    expect(JSON.parse(text)).toEqual({ status: 'ok', serverCounts: { disconnected: 2 }, inFlight: 0, draining: false });
+    // Bob's policy hides it: someone without a token must not learn it exists.
+    expect(text).not.toContain('secret-notes');
+    expect(await health()).toEqual({ disconnected: ['everything', 'secret-notes'] });
+  });
 
   it('serves the Protected Resource Metadata document (RFC 9728)', async () => {
     const answer = await fetch(`${gateway.origin}/.well-known/oauth-protected-resource/mcp`);

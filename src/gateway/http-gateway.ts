@@ -59,6 +59,11 @@ export interface GatewayServerOptions {
   bodyTimeoutMs: number;
   /** What `/healthz` answers besides the requests in flight: no secrets. */
   health: () => Record<string, unknown>;
+  /**
+   * What this listener's `/healthz`, answered before auth, says instead of `health` when inbound
+   * auth is on: no server's name (a member's policy may hide it; `health` stays on the --health listener).
+   */
+  anonymousHealth?: () => Record<string, unknown>;
   logger: Logger;
 }
 
@@ -120,7 +125,7 @@ export function createGatewayServer(options: GatewayServerOptions): GatewayServe
       return;
     }
     // A health check is no work of the replica's: an idle replica answers 0 in flight.
-    if (request.method === 'GET' && path === '/healthz') return writeJson(response, 200, { ...health(), inFlight: inFlight - 1 });
+    if (request.method === 'GET' && path === '/healthz') return writeJson(response, 200, { ...(options.anonymousHealth?.() ?? options.health()), inFlight: inFlight - 1, draining });
     if (request.method === 'GET' && path === '/readyz') return writeJson(response, draining ? 503 : 200, { ready: !draining });
     const oauth = options.oauth();
     if (oauth && request.method === 'GET' && metadataPaths(oauth).includes(path)) return writeJson(response, 200, protectedResourceMetadata(oauth));

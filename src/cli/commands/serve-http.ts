@@ -170,6 +170,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     requestBytesFor: (identity) => resolver.accessFor(identity).requestBytesInFlight,
     bodyTimeoutMs: BODY_TIMEOUT_MS,
     health: () => health(manager),
+    ...(gateway && { anonymousHealth: () => healthCounts(manager) }),
     logger,
   });
   let healthListener: Awaited<ReturnType<typeof startHealthListener>> | undefined;
@@ -216,6 +217,13 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
 }
 
 const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
+/** `/healthz` on the calls' port with inbound auth, answered to anyone: how many servers are in each state, naming none. */
+function healthCounts(manager: McpConnectionManager): { status: 'ok'; serverCounts: Record<string, number> } {
+  const serverCounts: Record<string, number> = {};
+  for (const name of manager.serverNames) serverCounts[manager.getState(name)] = (serverCounts[manager.getState(name)] ?? 0) + 1;
+  return { status: 'ok', serverCounts };
+}
 
 /** `/healthz`: the replica's servers by state (names only). */
 function health(manager: McpConnectionManager): { status: 'ok'; servers: Record<string, string[]> } {
