@@ -8,6 +8,7 @@ import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } 
 import { dirname } from 'node:path';
 import type { McpServerConfig } from '../../machines/types.js';
 import { sortKeys } from '../config/project-trust.js';
+import { redactStrings, secretsOf } from '../redact.js';
 
 const KEY_BYTES = 32;
 
@@ -74,6 +75,23 @@ function readKey(file: string): Buffer | undefined {
 
 /** Everything that decides what runs and where it connects; the description and `disabled` do not count. */
 export function definitionFingerprint(key: Buffer, config: McpServerConfig): string {
+  return keyedHash(key, definitionOf(config));
+}
+
+/**
+ * The fingerprint of the definition with its credential values (`secretsOf`: env and header
+ * values, OAuth secrets, credentials in the URL) taken out. Two definitions that share it and
+ * not `definitionFingerprint` are one server run with other credentials: another user's.
+ */
+export function credentialFreeFingerprint(key: Buffer, config: McpServerConfig): string {
+  return keyedHash(key, redactStrings(definitionOf(config), secretsOf(config)));
+}
+
+function definitionOf(config: McpServerConfig): unknown {
   const { description: _description, disabled: _disabled, ...definition } = config;
-  return createHmac('sha256', key).update(JSON.stringify(sortKeys(definition))).digest('hex').slice(0, 32);
+  return sortKeys(definition);
+}
+
+function keyedHash(key: Buffer, value: unknown): string {
+  return createHmac('sha256', key).update(JSON.stringify(value)).digest('hex').slice(0, 32);
 }

@@ -25,10 +25,16 @@ import { homeFolder } from '../config/home-folder.js';
 import { readRegularFile, readRegularFileSync } from '../config/read-config-file.js';
 import { stderrLogger, type Logger } from '../logger.js';
 import { manifestAtRest, redactStrings, secretsOf } from '../redact.js';
-import { definitionFingerprint, loadOrCreateKey } from './fingerprint.js';
+import { credentialFreeFingerprint, definitionFingerprint, loadOrCreateKey } from './fingerprint.js';
 import { indexedInstructions, indexedManifest, MAX_INDEXED_BYTES, parseIndexedManifest } from './indexed-manifest.js';
 
 const FORMAT_VERSION = 1;
+/**
+ * Definitions of one server name that differ only in credential values (users of one process,
+ * each with their own token) kept side by side, the most recent first: two users taking turns
+ * do not evict each other's entry, and a hundred do not grow the index a hundredfold.
+ */
+const MAX_CREDENTIAL_VARIANTS = 8;
 /** A bigger file is not read (someone else's file, or a runaway): the index starts empty instead. */
 const MAX_FILE_BYTES = 256 * 1024 * 1024;
 
@@ -48,9 +54,20 @@ export interface IndexEntry {
    * ranks and describes a server it knows only from the index by it, as it does a connected one.
    */
   instructions?: string;
+  /** The fingerprint of the definition without its credential values (src/manifest-index/fingerprint.ts); absent in entries written before it was kept. */
+  credentialFree?: string;
+  /**
+   * Entries of the same definition recorded with other credential values (other users), the most
+   * recent first, at most MAX_CREDENTIAL_VARIANTS - 1; each without variants of its own.
+   */
+  others?: IndexEntry[];
 }
 
-/** `fresh`: indexed for this very definition; `stale`: indexed for an earlier one; `missing`: never indexed. */
+/**
+ * `fresh`: indexed for this very definition; `stale`: indexed for an earlier one; `missing`: never
+ * indexed, or only for definitions that differ from this one in credential values alone (another
+ * user's, never shown to this one).
+ */
 export type IndexLookup = { status: 'fresh'; entry: IndexEntry } | { status: 'stale'; entry: IndexEntry } | { status: 'missing' };
 
 /** What `record` did: a manifest over MAX_INDEXED_BYTES is not kept (and the server's earlier entry goes), with the reason. */
@@ -102,13 +119,48 @@ function parseEntries(servers: unknown): Record<string, IndexEntry> {
   const entries = nameRecord<IndexEntry>();
   if (typeof servers !== 'object' || servers === null) return entries;
   for (const [name, value] of Object.entries(servers as Record<string, unknown>)) {
-    const { fingerprint, indexedAt, manifest, era, instructions } = (value ?? {}) as Record<string, unknown>;
-    const parsedManifest = parseIndexedManifest(manifest);
-    if (typeof fingerprint !== 'string' || typeof indexedAt !== 'string' || !parsedManifest) continue;
-    // Both are optional: a file written before either was kept loads without them.
-    entries[name] = withHandshake({ fingerprint, indexedAt, manifest: parsedManifest }, { era: parseEra(era), instructions: indexedInstructions(instructions) });
+    const entry = parseEntry(value);
+    if (!entry) continue;
+    const others = (value as { others?: unknown }).others;
+    const variants = Array.isArray(others) ? others.slice(0, MAX_CREDENTIAL_VARIANTS - 1).flatMap((other) => parseEntry(other) ?? []) : [];
+    entries[name] = variants.length > 0 ? { ...entry, others: variants } : entry;
   }
   return entries;
+}
+
+function parseEntry(value: unknown): IndexEntry | undefined {
+  const { fingerprint, indexedAt, manifest, era, instructions, credentialFree } = (value ?? {}) as Record<string, unknown>;
+  const parsedManifest = parseIndexedManifest(manifest);
+  if (typeof fingerprint !== 'string' || typeof indexedAt !== 'string' || !parsedManifest) return undefined;
+  // All optional: a file written before any of them was kept loads without them.
+  const entry = withHandshake({ fingerprint, indexedAt, manifest: parsedManifest }, { era: parseEra(era), instructions: indexedInstructions(instructions) });
+  return typeof credentialFree === 'string' ? { ...entry, credentialFree } : entry;
+}
+
+/** The variant recorded under this fingerprint (the entry itself or one of its others), if any. */
+function variantOf(entry: IndexEntry, fingerprint: string): IndexEntry | undefined {
+  if (entry.fingerprint === fingerprint) return entry;
+  return entry.others?.find((other) => other.fingerprint === fingerprint);
+}
+
+/**
+ * The server's entry with `variant` in place of the one of its fingerprint (or, `variant`
+ * undefined, without it), the most recent first; undefined when no variant is left. Variants are
+ * kept only while they differ from the newest in credential values alone: an edited definition
+ * replaces them all, as it replaces the one entry of a single user.
+ */
+function withVariant(entry: IndexEntry | undefined, fingerprint: string, variant: IndexEntry | undefined, newest: boolean): IndexEntry | undefined {
+  const all = entry ? [entry, ...(entry.others ?? [])].map(({ others: _others, ...one }) => one) : [];
+  const at = all.findIndex((one) => one.fingerprint === fingerprint);
+  if (at >= 0) all.splice(at, 1);
+  if (variant) {
+    const { others: _others, ...one } = variant;
+    all.splice(newest || at < 0 ? 0 : at, 0, one);
+  }
+  const [first, ...rest] = all;
+  if (!first) return undefined;
+  const others = rest.filter((one) => first.credentialFree !== undefined && one.credentialFree === first.credentialFree).slice(0, MAX_CREDENTIAL_VARIANTS - 1);
+  return others.length > 0 ? { ...first, others } : first;
 }
 
 /** An era read back from the file; anything else (hand-edited, another version) is no era: the server is probed. */
@@ -474,8 +526,11 @@ export class ManifestIndex {
 
   /** Read (or made) on first use: a command that only lists servers creates no key when nothing is indexed. */
   fingerprint(config: McpServerConfig): string {
-    this.file.key ??= loadOrCreateKey(`${this.file.path}.key`);
-    return definitionFingerprint(this.file.key, config);
+    return definitionFingerprint(this.key(), config);
+  }
+
+  private key(): Buffer {
+    return (this.file.key ??= loadOrCreateKey(`${this.file.path}.key`));
   }
 
   /** `projectFile`: the `.mcp.json` of a project server (see `projectFilesOf`); without it, the entry shared by name. */
@@ -496,7 +551,11 @@ export class ManifestIndex {
   /** Whether an entry was recorded for this definition. */
   lookupEntry(entry: IndexEntry | undefined, config: McpServerConfig): IndexLookup {
     if (!entry) return { status: 'missing' };
-    return entry.fingerprint === this.fingerprint(config) ? { status: 'fresh', entry } : { status: 'stale', entry };
+    const mine = variantOf(entry, this.fingerprint(config));
+    if (mine) return { status: 'fresh', entry: mine };
+    // Recorded only with other credentials: another user's tools, not an earlier definition of this one's.
+    if (entry.credentialFree !== undefined && entry.credentialFree === credentialFreeFingerprint(this.key(), config)) return { status: 'missing' };
+    return { status: 'stale', entry };
   }
 
   /**
@@ -518,18 +577,23 @@ export class ManifestIndex {
     const secrets = secretsOf(config);
     const kept = manifestAtRest(indexedManifest(manifest), secrets);
     const bytes = Buffer.byteLength(JSON.stringify(kept));
+    this.file.reloadIfReplaced();
+    const before = entryOf(this.file.contents, server, projectFile);
+    const fingerprint = this.fingerprint(config);
+    const credentialFree = credentialFreeFingerprint(this.key(), config);
     if (bytes > MAX_INDEXED_BYTES) {
-      this.file.reloadIfReplaced();
-      if (entryOf(this.file.contents, server, projectFile)) this.file.change({ server, projectFile });
+      // Other users' entries of this very definition stay; an earlier definition's goes.
+      const othersKept = before?.credentialFree === credentialFree ? withVariant(before, fingerprint, undefined, false) : undefined;
+      if (before) this.file.change({ server, projectFile, entry: othersKept });
       return {
         stored: false,
         reason: `its manifest takes ${megabytes(bytes)}, over the ${megabytes(MAX_INDEXED_BYTES)} the index keeps of one server`,
       };
     }
-    const entry: IndexEntry = { fingerprint: this.fingerprint(config), indexedAt: new Date().toISOString(), manifest: kept };
+    const entry: IndexEntry = { fingerprint, indexedAt: new Date().toISOString(), manifest: kept, credentialFree };
     const { era, instructions } = handshake;
     const handshakeKept = redactStrings({ era: keptEra(era), instructions: indexedInstructions(instructions) }, secrets);
-    this.file.change({ server, projectFile, entry: withHandshake(entry, handshakeKept) });
+    this.file.change({ server, projectFile, entry: withVariant(before, fingerprint, withHandshake(entry, handshakeKept), true) });
     return { stored: true };
   }
 
@@ -544,7 +608,7 @@ export class ManifestIndex {
     const lookup = this.lookup(server, config, projectFile);
     if (lookup.status !== 'fresh' || !lookup.entry.era) return;
     const { era: _forgotten, ...entry } = lookup.entry;
-    this.file.change({ server, projectFile, entry });
+    this.file.change({ server, projectFile, entry: withVariant(this.entry(server, projectFile), entry.fingerprint, entry, false) });
   }
 
   /**
