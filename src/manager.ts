@@ -34,6 +34,7 @@ import { HostControls } from './host-controls.js';
 import { scheduledTimers, serverStatus, type ServerStatus } from './server-status.js';
 import { invalidRequestError, invalidServerConfigError, invalidServerNameError, invalidServersError } from './request-arguments.js';
 import { invalidManagerOptionsError } from './manager-options.js';
+import { credentialsFromCode } from './auth/http-auth.js';
 
 type Clock = NonNullable<ActorOptions<RegistryLogic>['clock']>;
 
@@ -137,6 +138,7 @@ export class McpConnectionManager {
   readonly eras: EraMemo;
   private readonly tracker: SessionTracker;
   private readonly journal?: TaskJournal;
+  private readonly oauth: McpConnectionManagerOptions['oauth'];
   private readonly pending = new Map<string, PendingReply>();
   private readonly keepAlive = new KeepAlive();
   private readonly inbox: AnyActorRef;
@@ -164,6 +166,7 @@ export class McpConnectionManager {
     this.tracker = sessions;
     this.eras = eras;
     this.journal = journal;
+    this.oauth = options.oauth;
     this.host = new HostControls(host, (name) => this.getClient(name), () => this.connectedServerNames(), logger);
     this.actor = createActor(logic, {
       input: { defaults },
@@ -341,6 +344,16 @@ export class McpConnectionManager {
     } finally {
       release();
     }
+  }
+
+  /**
+   * Whether this manager connects a server of this definition with credentials the definition
+   * does not hold: an `oauth.providerFor` of the application's gives one definition each user's
+   * own token, so what the server lists may be one user's own. Loader tools over the shared
+   * manifest index neither record nor show such a server (README "Many users in one process").
+   */
+  credentialsFromCode(config: McpServerConfig): boolean {
+    return credentialsFromCode(this.oauth, config);
   }
 
   getState(name: string): PublicServerState {

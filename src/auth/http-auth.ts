@@ -53,6 +53,11 @@ export function createHttpAuthFactory(options: McpOAuthOptions | false = {}, onR
   };
 }
 
+/** Whether the application's `providerFor` is asked for this server's credentials: every http/sse entry's, whatever it answers. */
+export function credentialsFromCode(options: McpOAuthOptions | false | undefined, config: McpServerConfig): boolean {
+  return options !== false && options?.providerFor !== undefined && typeof config.url === 'string';
+}
+
 /** Both are told: the factory's listener (every server) and the connection's own. */
 function refreshNotice(forEvery: ((server: string) => void) | undefined, forThis: (() => void) | undefined): ((server: string) => void) | undefined {
   if (!forEvery || !forThis) return forEvery ?? forThis;

@@ -11,7 +11,9 @@ import { SearchableTools } from './searchable-tools.js';
 import { searchMcpToolsTool } from './search-mcp-tools.js';
 import { buildServerCatalog } from './server-catalog.js';
 import type { LoaderToolContext } from './tool-context.js';
-import type { CreateLoaderToolsOptions, LoaderTool, LoaderToolName, LoaderTools } from './types.js';
+import type { CreateLoaderToolsOptions, LoaderTool, LoaderToolName, LoaderTools, LoaderToolsManager } from './types.js';
+import type { McpServerConfig } from '../../machines/types.js';
+import { nameRecord } from '../../machines/name-record.js';
 import { unknownOptionError } from '../manager-options.js';
 import { describeValue, isPlainObject } from '../../machines/request-shape.js';
 
@@ -87,8 +89,9 @@ function buildLoaderTools(given: CreateLoaderToolsOptions, search: 'when-useful'
   // Servers the model may not use are never configured, so nothing can connect them by mistake.
   options.manager.configure(catalog.configs, undefined, 'merge');
   const index = options.manifestIndex === false ? undefined : (options.manifestIndex ?? new ManifestIndex());
-  if (index) recordManifests(options.manager, index, catalog.configs, { projectFiles: catalog.projectFiles });
-  const searchable = index && new SearchableTools(options.manager, catalog, index, options.search);
+  const unshared = options.manifestIndex === undefined ? serversWithCodeCredentials(options.manager, catalog.configs) : new Set<string>();
+  if (index) recordManifests(options.manager, index, withoutNames(catalog.configs, unshared), { projectFiles: catalog.projectFiles });
+  const searchable = index && new SearchableTools(options.manager, catalog, index, options.search, unshared);
   // Search is offered when it has something to rank: an index that holds manifests, or more
   // servers than load_mcp lists (search then finds them by name and description); in a gateway, over any index.
   const searchUseful = index !== undefined && (search === 'over-any-index' || !index.isEmpty || !catalog.listed);
@@ -108,4 +111,18 @@ function buildLoaderTools(given: CreateLoaderToolsOptions, search: 'when-useful'
   const { tools, decision } = chooseExposure(exposure, context, loaderTools, call);
   // Not enumerable: the array still reads, spreads and serializes as the tools alone.
   return Object.defineProperty(tools, 'exposure', { value: decision, enumerable: false }) as LoaderTools;
+}
+
+/**
+ * The servers the manager connects with credentials of the application's code (`oauth.providerFor`):
+ * one definition, each user's own tools. The default index is shared by every manager of the home
+ * folder, so these are neither recorded in it nor read from it; an index the application passes
+ * (one per user) keeps them.
+ */
+function serversWithCodeCredentials(manager: LoaderToolsManager, configs: Record<string, McpServerConfig>): Set<string> {
+  return new Set(Object.keys(configs).filter((name) => manager.credentialsFromCode?.(configs[name]!) === true));
+}
+
+function withoutNames(configs: Record<string, McpServerConfig>, names: ReadonlySet<string>): Record<string, McpServerConfig> {
+  return names.size === 0 ? configs : nameRecord(Object.fromEntries(Object.entries(configs).filter(([name]) => !names.has(name))));
 }

@@ -79,6 +79,8 @@ export class SearchableTools {
     private readonly catalog: ServerCatalog,
     private readonly index: ManifestIndex,
     semantic?: SemanticSearchOptions,
+    /** Servers whose index entries this manager must not read (one user's own tools in an index shared by all): known only live. */
+    private readonly unshared: ReadonlySet<string> = new Set(),
   ) {
     this.liveChanges = liveChangesOf(manager);
     this.vectorWeight = vectorWeightOf(semantic?.vectorWeight);
@@ -151,6 +153,7 @@ export class SearchableTools {
 
   /** The index's lookup, remembered per server until its entry or definition is another object. */
   private lookup(server: string, config: McpServerConfig, projectFile: string | undefined): IndexLookup {
+    if (this.unshared.has(server)) return { status: 'missing' };
     const entry = this.index.entry(server, projectFile);
     const known = this.looked.get(server);
     if (known && known.entry === entry && known.config === config) return known.lookup;

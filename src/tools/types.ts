@@ -160,8 +160,11 @@ export type LoaderToolsManager = Pick<
   McpConnectionManager,
   'configure' | 'connect' | 'disconnect' | 'callTool' | 'readResource' | 'getState' | 'getManifest' | 'getError' | 'serverStatus' | 'touch' | 'on' | 'getClient' | 'rereadTools'
 > &
-  /** Where the manifest index keeps the era of each server (a manager's own); without it, each process probes again. */
-  Partial<Pick<McpConnectionManager, 'eras'>>;
+  /**
+   * Where the manifest index keeps the era of each server (a manager's own); without it, each
+   * process probes again. `credentialsFromCode`: which servers the default (shared) index must not hold.
+   */
+  Partial<Pick<McpConnectionManager, 'eras' | 'credentialsFromCode'>>;
 
 export interface CreateLoaderToolsOptions extends ApprovalOptions {
   manager: LoaderToolsManager;
