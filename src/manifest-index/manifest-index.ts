@@ -1,7 +1,9 @@
 /**
  * The manifest index: the last known manifest of each server, kept in one JSON file (mode 0600,
  * replaced atomically), keyed by server name and a keyed fingerprint of its definition, so an
- * edited definition never serves the manifest of the old one. A project's servers are filed
+ * edited definition never serves the manifest of the old one. Definitions of one name that differ
+ * only in credential values (users of one process, each with their own token) are kept side by
+ * side, and none of them is another's. A project's servers are filed
  * under their `.mcp.json` as well: the same entry text in two projects may run two different
  * programs (`node server.mjs` in each folder), so they never share an entry, and a project
  * cannot fill in the entry of a user server. Search reads it in memory; it is re-read only when

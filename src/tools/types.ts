@@ -177,7 +177,10 @@ export interface CreateLoaderToolsOptions extends ApprovalOptions {
    * `~/.ai-zen/mcp-index.json`; pass `new ManifestIndex({ path })` for another place, `false` for
    * none (then search_mcp_tools is not offered, and a tool can be called only after load_mcp).
    * search_mcp_tools is offered only while the index holds a manifest (e.g. after `mcp-statechart
-   * index` or one connect) or there are more servers than load_mcp lists.
+   * index` or one connect) or there are more servers than load_mcp lists. The default index is
+   * shared by every manager of the home folder, so servers the manager connects with
+   * `oauth.providerFor` (each user's own tools) are neither recorded in it nor read from it; an
+   * index you pass keeps them.
    */
   manifestIndex?: ManifestIndex | false;
   /**
