@@ -207,6 +207,17 @@ describe('login and the stored login', () => {
     expect((await ended).message).toBe('the login was cancelled');
   });
 
+  it('a login cancelled while its browser opener runs ends then, not at the end of its 5-minute wait for the browser', async () => {
+    const fixture = await oauthFixture();
+    const cancel = new AbortController();
+    // A program's opener (a prompt, a window) during which the user cancels; no browser comes back.
+    const cancelWhileOpening = () => cancel.abort();
+
+    const error = await rejectionOf(login('remote', { url: fixture.url }, { dir: loginDir(), signal: cancel.signal, openBrowser: cancelWhileOpening, print: () => {} }));
+    expect(error.message).toBe('the login was cancelled');
+    expect(fixture.tokenRequests).toHaveLength(0);
+  });
+
   it('uses a pre-registered client from the entry: no registration, its secret sent with Basic, its scopes asked for', async () => {
     const fixture = await oauthFixture({ dynamicRegistration: false, clients: [{ client_id: 'pre-registered', client_secret: 'pre-registered-secret' }] });
     const dir = loginDir();

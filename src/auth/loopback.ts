@@ -80,7 +80,10 @@ export async function startLoopbackReceiver(port = 0, options: LoopbackOptions =
       let timer: NodeJS.Timeout | undefined;
       const stop = new Promise<Callback>((resolve) => {
         timer = setTimeout(() => resolve({ error: new Error(`no authorization arrived within ${Math.round(timeoutMs / 1000)} s`) }), timeoutMs);
-        signal?.addEventListener('abort', () => resolve({ error: new Error('the login was cancelled') }), { once: true });
+        const cancelled = () => resolve({ error: new Error('the login was cancelled') });
+        // Cancelled before the wait began (while the browser opener ran): an abort already past fires no event.
+        if (signal?.aborted) cancelled();
+        else signal?.addEventListener('abort', cancelled, { once: true });
       });
       try {
         const callback = await Promise.race([arrived, stop]);
