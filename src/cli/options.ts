@@ -61,12 +61,12 @@ export async function discoverFor(
   return result;
 }
 
-/** The files `--config` names, as absolute paths; none when discovery finds the files itself. */
 /** A file or an entry that could not be loaded (warnings, such as a name clash, do not count). */
 export function hasErrors(result: DiscoveryResult): boolean {
   return result.problems.some((problem) => problem.severity === 'error');
 }
 
+/** The files `--config` names, as absolute paths; none when discovery finds the files itself. */
 export function configFiles(options: GlobalOptions): string[] {
   return options.config.map((file) => resolve(file));
 }

@@ -85,13 +85,13 @@ function unsavedText(error: unknown, indexPath: string, done: ServerIndexOutcome
 }
 
 /**
- * The entries of servers taken out of every config: gone from the user's file (filed by name)
- * or from this project's `.mcp.json`. Only when discovery read the files it always reads, all of
- * them whole: with `--config`, or a file or entry that did not load, a server missing from the
- * result may be in a config all the same. Disabled servers and those awaiting approval are listed
- * by discovery, so they keep their entries.
+ * `--prune`: takes out the entries of servers taken out of every config (gone from the user's
+ * file, filed by name, or from this project's `.mcp.json`) and of projects whose config file is
+ * gone; says what it took out. Only when discovery read the files it always reads, all of them
+ * whole: with `--config`, or a file or entry that did not load, a server missing from the result
+ * may be in a config all the same. Disabled servers and those awaiting approval are listed by
+ * discovery, so they keep their entries.
  */
-/** `--prune`: takes out servers no config names, and projects whose config file is gone; says what it took out. */
 async function prune(index: ManifestIndex, options: GlobalOptions, discovery: DiscoveryResult): Promise<void> {
   if (options.config.length > 0 || hasErrors(discovery)) return;
   const named = new Set([...Object.keys(discovery.servers), ...(discovery.shadowed ?? []).map((server) => server.name)]);
