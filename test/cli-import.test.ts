@@ -125,6 +125,16 @@ describe('import', () => {
     expect(servers()['cursor-one']).toEqual({ command: 'cursor-server', args: [join(project, 'data')] });
   }, 40_000);
 
+  it("from Cursor, run in a folder of the home outside any git checkout: the walk up reaches ~/.cursor/mcp.json, Cursor's own file, which is read once, not as a workspace's file too", async () => {
+    const { home, servers } = importer();
+    place(join(home, '.cursor', 'mcp.json'), { mcpServers: { 'cursor-one': { command: 'cursor-server' } } });
+    const notes = join(home, 'notes');
+    mkdirSync(notes, { recursive: true });
+    const run = await runCli(['import', '--from', 'cursor', '--yes', '--json'], { cwd: notes, env: { HOME: home, XDG_CONFIG_HOME: join(home, '.config') }, timeoutMs: 30_000 });
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, added: ['cursor-one'], skipped: [] });
+    expect(servers()['cursor-one']).toEqual({ command: 'cursor-server' });
+  }, 40_000);
+
   it("from Claude Code: of a name in two scopes, the one Claude Code uses (local, then project, then user) is imported, and the other is said to be left", async () => {
     const { cli, home, project, servers } = importer();
     place(join(home, '.claude.json'), {

@@ -113,11 +113,12 @@ async function clientFiles(from: string, folders: readonly [string, ...string[]]
         { path: join(appSettingsFolder(), 'Code', 'User', 'mcp.json'), serversAt: vscodeServersKey },
         { path: (await findNearest(cwd, join('.vscode', 'mcp.json'))).path, serversAt: vscodeServersKey },
       ];
-    case 'cursor':
-      return [
-        { path: join(homeFolder(), '.cursor', 'mcp.json'), serversAt: mcpServersKey },
-        { path: (await findNearest(cwd, join('.cursor', 'mcp.json'))).path, serversAt: mcpServersKey },
-      ];
+    case 'cursor': {
+      const own = join(homeFolder(), '.cursor', 'mcp.json');
+      // Outside a git checkout the walk up ends at the home folder, where it finds Cursor's own file: read once.
+      const workspace = (await findNearest(cwd, join('.cursor', 'mcp.json'))).path;
+      return [{ path: own, serversAt: mcpServersKey }, ...(workspace === own ? [] : [{ path: workspace, serversAt: mcpServersKey }])];
+    }
     default:
       return [{ path: resolve(cwd, from), serversAt: (config) => (config.mcpServers !== undefined && config.mcpServers !== null ? ['mcpServers'] : ['servers']) }];
   }
