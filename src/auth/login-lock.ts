@@ -10,7 +10,7 @@ import { quoted } from '../../machines/control-characters.js';
 export interface LoginLockOptions {
   /** How long to wait for another login of the server. */
   waitMs: number;
-  /** How long a login may hold the lock: past this a lock naming no live process here is abandoned. */
+  /** How long a login may hold the lock: past this the lock is taken over, even from a live holder (file-lock.ts counts it abandoned). */
   holdMs: number;
   signal?: AbortSignal;
   /** Says once that this login waits for another. */
