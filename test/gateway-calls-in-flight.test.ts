@@ -9,21 +9,28 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { Client } from '@modelcontextprotocol/client';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callsInFlightLimitText } from '../src/gateway/calls-in-flight-limit.js';
 import { parseGatewayConfig } from '../src/gateway/gateway-file.js';
 import { everythingStdio, textOf } from './support/everything.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
-const TOKENS = { alice: 'alice-token-c41f', bob: 'bob-token-77d2' };
+const TOKENS = { alice: 'alice-token-c41f', bob: 'bob-token-77d2', carol: 'carol-token-3e90' };
+const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
 
 let gateway: TeamGateway;
 
 beforeAll(async () => {
-  gateway = await startTeamGateway('calls-in-flight', { everything: everythingStdio() }, { alice: { token: TOKENS.alice, allow: ['*'], callsInFlight: 2 }, bob: { token: TOKENS.bob, allow: ['*'] } }, {
-    serveFlags: ['--audit', 'audit.jsonl'],
-  });
+  gateway = await startTeamGateway(
+    'calls-in-flight',
+    { everything: everythingStdio(), modern: { command: process.execPath, args: [MODERN_SERVER] } },
+    { alice: { token: TOKENS.alice, allow: ['*'], callsInFlight: 2 }, bob: { token: TOKENS.bob, allow: ['*'] }, carol: { token: TOKENS.carol, allow: ['*'], callsInFlight: 1 } },
+    {
+      serveFlags: ['--audit', 'audit.jsonl'],
+    },
+  );
 }, 90_000);
 
 afterAll(async () => {
@@ -95,4 +102,26 @@ describe('"callsInFlight" in the gateway file', () => {
   it('names a JWT subject in the refusal with its control characters escaped, as every untrusted name', () => {
     expect(callsInFlightLimitText('bob\u001b[2J\nadmin', 8)).not.toMatch(/[\u001b\n]/);
   });
+});
+
+describe("a 2026-07-28 host's retry with its answers", () => {
+  it('continues its call even when the identity is at its callsInFlight: the call was let in when it began', async () => {
+    // carol may run one call; while her first call waits for her answer, a long call takes that place.
+    const carol = new Client({ name: 'carol-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } });
+    gateway.hosts.push(carol);
+    let long: ReturnType<typeof longCall> | undefined;
+    carol.setRequestHandler('elicitation/create', async () => {
+      long = longCall(carol);
+      await long.running;
+      return { action: 'accept' as const, content: { name: 'Carol' } };
+    });
+    await carol.connect(new StreamableHTTPClientTransport(new URL(gateway.serve.url), { requestInit: { headers: { authorization: `Bearer ${TOKENS.carol}` } } }));
+    for (const server of ['modern', 'everything']) await carol.callTool({ name: 'load_mcp', arguments: { server } });
+
+    const asked = (await carol.callTool({ name: 'call_mcp_tool', arguments: { server: 'modern', tool: 'ask-name', arguments: {} } }, { timeout: 30_000 })) as Record<string, unknown>;
+
+    expect(textOf(asked)).toBe('hello Carol');
+    expect(asked.isError).toBeFalsy();
+    expect((await long!.answered).isError ?? false).toBe(false);
+  }, 90_000);
 });

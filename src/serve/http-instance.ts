@@ -48,6 +48,9 @@ export interface HttpInstanceOptions {
   onConnected?: (transport: Transport, served: ServedNames) => void;
 }
 
+/** The release of a call that took no place. */
+const HOLDS_NOTHING = (): void => {};
+
 export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, callsInFlight, audit, relay, privateLists, onConnected }: HttpInstanceOptions): (caller: InstanceCaller) => Server {
   return (caller) => {
     const access = accessFor(caller);
@@ -81,8 +84,10 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, calls
       const target = auditTarget(tool.name, args);
       // A 2026-07-28 host's retry with its answers continues the call it started: counted once.
       const retry = caller.era === 'modern' && ctx.mcpReq.requestState() !== undefined;
-      // Taken before the rate's token: a call refused here was never made.
-      const release = callsInFlight.take(identity, access.callsInFlight);
+      // Taken before the rate's token: a call refused here was never made. A retry continues a call
+      // let in when it began (the calls waiting for their host are bounded apart, host-rounds.ts):
+      // it holds a place when one is free and is never refused for want of one.
+      const release = callsInFlight.take(identity, access.callsInFlight) ?? (retry ? HOLDS_NOTHING : undefined);
       if (!release) {
         if (target) audit?.record({ identity, ...target, outcome: 'refused:calls_in_flight', durationMs: 0 });
         return { isError: true, content: [{ type: 'text', text: callsInFlightLimitText(identity, access.callsInFlight) }] };
