@@ -113,8 +113,8 @@ it.each(ROUTES)('manager.callTool while it reconnects by itself says so: which r
   expect((await load).message).toMatch(/Gave up after 3 attempts\./);
 });
 
-it('a request while a lost connection is still closing (error.releasing) is told the reconnect to come', async () => {
-  // The chart alone: a session lost at once, and a close that has not finished.
+/** The server chart alone, in `error.releasing`: a session lost at once, and a close that never finishes; `inbox` collects replies. */
+async function releasingServer(maxRetries: number) {
   const chart = serverMachine.provide({
     actors: {
       connect: fromPromise(async () => ({ manifest: EMPTY_MANIFEST })),
@@ -122,11 +122,16 @@ it('a request while a lost connection is still closing (error.releasing) is told
       closeSession: fromPromise(() => new Promise<void>(() => {})),
     },
   });
-  const server = createActor(chart, { input: { name: 'fixture', config: { command: 'x' }, options: { maxRetries: 5 } } }).start();
+  const server = createActor(chart, { input: { name: 'fixture', config: { command: 'x' }, options: { maxRetries } } }).start();
   const replies: McpReply[] = [];
   const inbox = createActor(fromCallback<McpReply>(({ receive }) => receive((reply) => replies.push(reply)))).start();
   server.send({ type: 'CONNECT' });
   await vi.waitFor(() => expect(server.getSnapshot().matches({ error: 'releasing' })).toBe(true));
+  return { server, replies, inbox };
+}
+
+it('a request while a lost connection is still closing (error.releasing) is told the reconnect to come', async () => {
+  const { server, replies, inbox } = await releasingServer(5);
 
   server.send({ type: 'REQUEST', request: { replyTo: inbox, requestId: '1', spec: { kind: 'tool', tool: 'echo' } } });
   const reply = replies[0] as Extract<McpReply, { type: 'mcp.failed' }>;
@@ -140,19 +145,8 @@ it('a request while a lost connection is still closing (error.releasing) is told
 });
 
 it('a request while a lost connection is still closing, with no retries left but a connect waiting, is told that connect is coming, not that it stopped trying', async () => {
-  // The chart alone, as above, with no retries: only the connect that came during the close will start.
-  const chart = serverMachine.provide({
-    actors: {
-      connect: fromPromise(async () => ({ manifest: EMPTY_MANIFEST })),
-      session: fromCallback(({ sendBack }) => sendBack({ type: 'CONNECTION_LOST', error: new Error('the server closed the connection') })),
-      closeSession: fromPromise(() => new Promise<void>(() => {})),
-    },
-  });
-  const server = createActor(chart, { input: { name: 'fixture', config: { command: 'x' }, options: { maxRetries: 0 } } }).start();
-  const replies: McpReply[] = [];
-  const inbox = createActor(fromCallback<McpReply>(({ receive }) => receive((reply) => replies.push(reply)))).start();
-  server.send({ type: 'CONNECT' });
-  await vi.waitFor(() => expect(server.getSnapshot().matches({ error: 'releasing' })).toBe(true));
+  // No retries: only the connect that comes during the close will start.
+  const { server, replies, inbox } = await releasingServer(0);
 
   server.send({ type: 'CONNECT', replyTo: inbox, requestId: 'load' });
   server.send({ type: 'REQUEST', request: { replyTo: inbox, requestId: '1', spec: { kind: 'tool', tool: 'echo' } } });
