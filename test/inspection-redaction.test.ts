@@ -58,6 +58,29 @@ describe('URLs', () => {
   });
 });
 
+describe('many managers in one process', () => {
+  it("each inspector redacts its own manager's secrets only: another user's value in B's text reaches B's inspector as sent, A's stays redacted", async () => {
+    const seenByA: string[] = [];
+    const seenByB: string[] = [];
+    const alice = new McpConnectionManager({ logger: silentLogger, inspect: (event) => seenByA.push(visibleText(event)) });
+    const bob = new McpConnectionManager({ logger: silentLogger, inspect: (event) => seenByB.push(visibleText(event)) });
+    try {
+      await alice.connect('leaky', { command: process.execPath, args: [KEY_ECHO_SERVER], env: { API_KEY } });
+      await bob.connect('notes', { command: process.execPath, args: [STDIO_FIXTURE] });
+      // Bob types Alice's key (a guess): were it redacted in his stream, the redaction would confirm it.
+      await bob.callTool('notes', 'echo', { text: `is it ${API_KEY}?` });
+      await alice.callTool('leaky', 'whoami');
+    } finally {
+      await alice.dispose();
+      await bob.dispose();
+    }
+    expect(seenByB.join('\n')).toContain(`is it ${API_KEY}?`);
+    expect(seenByB.join('\n')).not.toContain(REDACTED);
+    expect(seenByA.join('\n')).toContain(`signed in with ${REDACTED}`);
+    expect(seenByA.filter((text) => text.includes(API_KEY))).toEqual([]);
+  });
+});
+
 describe('values from ${VAR}', () => {
   it('are redacted wherever they landed in a config, args included, and never reach an inspector', async () => {
     root = await fs.mkdtemp(path.join(os.tmpdir(), 'mcp-inspect-vars-'));

@@ -63,186 +63,227 @@ function redactValues(secrets: unknown): unknown {
   return Object.fromEntries(Object.keys(secrets).map((key) => [key, REDACTED]));
 }
 
-/** Copies made here: met again (the adapter's own sanitize hooks), they are returned as they are. */
-let sanitizedCopies = new WeakSet<object>();
-/** Original → its sanitized copy. Snapshots are immutable, so a copy stays right for its original while the secrets known stay the same. */
-let copies = new WeakMap<object, unknown>();
-
-/** Configs whose secrets are known already: each config's are found once. */
-const configsLearned = new WeakSet<object>();
-/**
- * Secret value → the configs holding it. A value is forgotten once every config holding it is
- * garbage (a removed server), so what is searched for stays what is configured, however often.
- */
-const secretHolders = new Map<string, Array<WeakRef<object>>>();
-/** The values every string is redacted of, longest first (a token inside a longer header value). */
-let knownSecrets: readonly string[] = [];
-/** Counts the times a secret became known: a walk that saw it change is done again. */
-let secretsLearned = 0;
+/** Inspection events a copy of an event is kept for (see `recentEvents`). */
+const RECENT_EVENTS = 4;
 
 /**
- * Adds the config's secrets to those every string is redacted of. A value new to the list makes
- * every cached copy stale (it was made without it), so the caches start again.
+ * What one actor system's inspection has learned: the secrets of the configs its walks met, and
+ * the copies made with them. One per system (a manager's registry and every actor under it), so
+ * a manager's inspector is redacted of its own servers' secrets only: were the list shared by
+ * the process, another user's value typed into this user's call would come back `[redacted]`
+ * (an oracle for guessing it), and every string would be searched for every user's secrets.
  */
-function learnSecrets(config: McpServerConfig): void {
-  if (configsLearned.has(config)) return;
-  configsLearned.add(config);
-  const secrets = secretsOf(config);
-  if (secrets.length === 0) return;
-  let added = false;
-  const holder = new WeakRef<object>(config);
-  for (const secret of secrets) {
-    const holders = secretHolders.get(secret);
-    if (holders) holders.push(holder);
-    else {
-      secretHolders.set(secret, [holder]);
-      added = true;
+class Sanitizer {
+  /** Copies made here: met again (the adapter's own sanitize hooks), they are returned as they are. */
+  private sanitizedCopies = new WeakSet<object>();
+  /** Original → its sanitized copy. Snapshots are immutable, so a copy stays right for its original while the secrets known stay the same. */
+  private copies = new WeakMap<object, unknown>();
+  /** Configs whose secrets are known already: each config's are found once. */
+  private readonly configsLearned = new WeakSet<object>();
+  /**
+   * Secret value → the configs holding it. A value is forgotten once every config holding it is
+   * garbage (a removed server), so what is searched for stays what is configured, however often.
+   */
+  private readonly secretHolders = new Map<string, Array<WeakRef<object>>>();
+  /** The values every string is redacted of, longest first (a token inside a longer header value). */
+  private knownSecrets: readonly string[] = [];
+  /** Counts the times a secret became known: a walk that saw it change is done again. */
+  private secretsLearned = 0;
+  /**
+   * XState reports one event in up to three inspection events in a row (event, microstep,
+   * snapshot): its copy is kept for the next few, held strongly and briefly (a weak table or a
+   * longer memory keeps more alive across garbage collections and costs more than it saves).
+   */
+  private readonly recentEvents: Array<{ original: unknown; copy: unknown }> = [];
+
+  /**
+   * Adds the config's secrets to those every string is redacted of. A value new to the list makes
+   * every cached copy stale (it was made without it), so the caches start again.
+   */
+  private learnSecrets(config: McpServerConfig): void {
+    if (this.configsLearned.has(config)) return;
+    this.configsLearned.add(config);
+    const secrets = secretsOf(config);
+    if (secrets.length === 0) return;
+    let added = false;
+    const holder = new WeakRef<object>(config);
+    for (const secret of secrets) {
+      const holders = this.secretHolders.get(secret);
+      if (holders) holders.push(holder);
+      else {
+        this.secretHolders.set(secret, [holder]);
+        added = true;
+      }
     }
+    for (const [secret, holders] of this.secretHolders) {
+      const alive = holders.filter((held) => held.deref() !== undefined);
+      if (alive.length === 0) this.secretHolders.delete(secret);
+      else this.secretHolders.set(secret, alive);
+    }
+    this.knownSecrets = longestFirst([...this.secretHolders.keys()]);
+    if (!added) return;
+    this.secretsLearned++;
+    this.copies = new WeakMap();
+    this.sanitizedCopies = new WeakSet();
+    this.recentEvents.length = 0;
   }
-  for (const [secret, holders] of secretHolders) {
-    const alive = holders.filter((held) => held.deref() !== undefined);
-    if (alive.length === 0) secretHolders.delete(secret);
-    else secretHolders.set(secret, alive);
+
+  private quotesSecret(text: string): boolean {
+    for (const secret of this.knownSecrets) if (text.includes(secret)) return true;
+    return false;
   }
-  knownSecrets = longestFirst([...secretHolders.keys()]);
-  if (!added) return;
-  secretsLearned++;
-  copies = new WeakMap();
-  sanitizedCopies = new WeakSet();
-  recentEvents.length = 0;
-}
 
-function quotesSecret(text: string): boolean {
-  for (const secret of knownSecrets) if (text.includes(secret)) return true;
-  return false;
-}
+  private redactText(text: string): string {
+    return this.knownSecrets.length === 0 ? text : redact(text, this.knownSecrets);
+  }
 
-function redactText(text: string): string {
-  return knownSecrets.length === 0 ? text : redact(text, knownSecrets);
-}
+  /** `remember`: cache the copy by its original (snapshot data, which later snapshots share). */
+  private sanitize(value: unknown, depth: number, remember: boolean): unknown {
+    if (typeof value === 'string') return this.redactText(value);
+    if (value === null || typeof value !== 'object') return value;
+    if (this.sanitizedCopies.has(value)) return value;
+    // An actor's error may quote what the server said (its key among it).
+    if (value instanceof Error) return this.knownSecrets.length === 0 ? value : redactError(value, this.knownSecrets);
+    // Other class instances (actor refs, state nodes) are kept as they are: they are either
+    // live handles an inspector serializes by their own toJSON, or carry no config.
+    if (!Array.isArray(value) && !isPlainObject(value)) return value;
+    const cached = this.copies.get(value);
+    if (cached !== undefined) return cached;
+    if (depth >= MAX_DEPTH) return TOO_DEEP;
 
-/** `remember`: cache the copy by its original (snapshot data, which later snapshots share). */
-function sanitize(value: unknown, depth: number, remember: boolean): unknown {
-  if (typeof value === 'string') return redactText(value);
-  if (value === null || typeof value !== 'object') return value;
-  if (sanitizedCopies.has(value)) return value;
-  // An actor's error may quote what the server said (its key among it).
-  if (value instanceof Error) return knownSecrets.length === 0 ? value : redactError(value, knownSecrets);
-  // Other class instances (actor refs, state nodes) are kept as they are: they are either
-  // live handles an inspector serializes by their own toJSON, or carry no config.
-  if (!Array.isArray(value) && !isPlainObject(value)) return value;
-  const cached = copies.get(value);
-  if (cached !== undefined) return cached;
-  if (depth >= MAX_DEPTH) return TOO_DEEP;
-
-  if (Array.isArray(value)) {
-    const copy: unknown[] = [];
+    if (Array.isArray(value)) {
+      const copy: unknown[] = [];
+      if (remember) {
+        this.copies.set(value, copy);
+        this.sanitizedCopies.add(copy);
+      }
+      for (const item of value) copy.push(isLiveSession(item) ? undefined : this.sanitize(item, depth + 1, remember));
+      return copy;
+    }
+    // Before its fields are copied: they are redacted of its own secrets too (command, args, url).
+    const record: Record<string, unknown> = value;
+    const serverConfig = isServerConfig(value);
+    if (serverConfig) this.learnSecrets(value);
+    const copy: Record<string, unknown> = {};
     if (remember) {
-      copies.set(value, copy);
-      sanitizedCopies.add(copy);
+      this.copies.set(value, copy);
+      this.sanitizedCopies.add(copy);
     }
-    for (const item of value) copy.push(isLiveSession(item) ? undefined : sanitize(item, depth + 1, remember));
+    for (const key of Object.keys(record)) {
+      const item = record[key];
+      if (isLiveSession(item)) continue;
+      copy[this.redactText(key)] =
+        item === undefined
+          ? item
+          : SECRET_FIELDS.has(key)
+            ? redactValues(item)
+            : SECRET_VALUES.has(key)
+              ? REDACTED
+              : this.sanitize(item, depth + 1, remember);
+    }
+    if (serverConfig && typeof copy.url === 'string') copy.url = redactUrl(copy.url);
     return copy;
   }
-  // Before its fields are copied: they are redacted of its own secrets too (command, args, url).
-  const record: Record<string, unknown> = value;
-  const serverConfig = isServerConfig(value);
-  if (serverConfig) learnSecrets(value);
-  const copy: Record<string, unknown> = {};
-  if (remember) {
-    copies.set(value, copy);
-    sanitizedCopies.add(copy);
+
+  /**
+   * `sanitize`, done again when it met a config with a secret not known before: the parts walked
+   * before that config were copied without it. The second walk learns nothing new (the same configs).
+   */
+  private sanitizeWithSecrets(value: unknown, remember: boolean): unknown {
+    const learned = this.secretsLearned;
+    const copy = this.sanitize(value, 0, remember);
+    return learned === this.secretsLearned ? copy : this.sanitize(value, 0, remember);
   }
-  for (const key of Object.keys(record)) {
-    const item = record[key];
-    if (isLiveSession(item)) continue;
-    copy[redactText(key)] =
-      item === undefined
-        ? item
-        : SECRET_FIELDS.has(key)
-          ? redactValues(item)
-          : SECRET_VALUES.has(key)
-            ? REDACTED
-            : sanitize(item, depth + 1, remember);
+
+  /** See `redactSecrets`. */
+  redactSecrets<T>(value: T): T {
+    if (isLiveSession(value)) return undefined as T;
+    return this.sanitizeWithSecrets(value, true) as T;
   }
-  if (serverConfig && typeof copy.url === 'string') copy.url = redactUrl(copy.url);
-  return copy;
+
+  /**
+   * True when `sanitize` would change nothing: no secret field, live session, server config,
+   * over-deep nesting or string quoting a known secret anywhere in it. Cheaper than a copy (no
+   * allocation), and the usual case for events and action parameters (a call's arguments and result).
+   */
+  private isClean(value: unknown, depth: number): boolean {
+    if (typeof value === 'string') return this.knownSecrets.length === 0 || !this.quotesSecret(value);
+    if (value === null || typeof value !== 'object') return true;
+    if (Array.isArray(value)) {
+      if (depth >= MAX_DEPTH) return false;
+      for (const item of value) if (isLiveSession(item) || !this.isClean(item, depth + 1)) return false;
+      return true;
+    }
+    if (!isPlainObject(value)) {
+      return !(value instanceof Error) || this.knownSecrets.length === 0 || redactError(value, this.knownSecrets) === value;
+    }
+    if (depth >= MAX_DEPTH || isServerConfig(value)) return false;
+    const searched = this.knownSecrets.length !== 0;
+    // for-in over a plain object (no inherited keys): no key array per object on every call's path.
+    for (const key in value) {
+      if (SECRET_FIELDS.has(key) || SECRET_VALUES.has(key)) return false;
+      const item = value[key];
+      if (searched && (this.quotesSecret(key) || (typeof item === 'string' && this.quotesSecret(item)))) return false;
+      if (item !== null && typeof item === 'object' && (isLiveSession(item) || !this.isClean(item, depth + 1))) return false;
+    }
+    return true;
+  }
+
+  /** `redactSecrets` for what is seen once (an action's parameters): the copy is not cached, and not made when nothing needs redacting. */
+  redactOnce<T>(value: T): T {
+    if (isLiveSession(value)) return undefined as T;
+    return this.isClean(value, 0) ? value : (this.sanitizeWithSecrets(value, false) as T);
+  }
+
+  redactEvent<T>(event: T): T {
+    for (const recent of this.recentEvents) if (recent.original === event) return recent.copy as T;
+    const copy = this.redactOnce(event);
+    if (this.recentEvents.unshift({ original: event, copy }) > RECENT_EVENTS) this.recentEvents.pop();
+    return copy;
+  }
+}
+
+
+/** For values outside any actor system (a direct `redactSecrets`, a hand-made event). */
+const unattached = new Sanitizer();
+/** Actor system → its sanitizer: a manager's inspectors (its own, the relay's second scrub) share one. */
+const bySystem = new WeakMap<object, Sanitizer>();
+
+function systemOf(actorRef: object | undefined): unknown {
+  return actorRef && 'system' in actorRef ? actorRef.system : undefined;
 }
 
 /**
- * `sanitize`, done again when it met a config with a secret not known before: the parts walked
- * before that config were copied without it. The second walk learns nothing new (the same configs).
+ * The sanitizer of the system that reports the event: the sender's, for an event one system's
+ * actor sends to another's (the manager's registry answering its inbox); a hand-made event (tests,
+ * an application feeding an inspector itself) may carry no actor at all.
  */
-function sanitizeWithSecrets(value: unknown, remember: boolean): unknown {
-  const learned = secretsLearned;
-  const copy = sanitize(value, 0, remember);
-  return learned === secretsLearned ? copy : sanitize(value, 0, remember);
+function sanitizerOf(event: InspectionEvent): Sanitizer {
+  const sender: object | undefined = event.type === '@xstate.event' ? event.sourceRef : undefined;
+  const system = systemOf(sender) ?? systemOf(event.actorRef);
+  if (system === null || typeof system !== 'object') return unattached;
+  let sanitizer = bySystem.get(system);
+  if (!sanitizer) bySystem.set(system, (sanitizer = new Sanitizer()));
+  return sanitizer;
 }
 
 /**
  * A copy of `value` with every secret redacted (see the top of this file) and every live session
  * left out. Plain objects and arrays are copied (functions on them, such as a snapshot's
- * `matches` and `toJSON`, keep working on the copy); anything else is shared.
+ * `matches` and `toJSON`, keep working on the copy); anything else is shared. Secrets quoted in
+ * strings are those of the configs met by earlier calls outside any actor system and this one.
  */
 export function redactSecrets<T>(value: T): T {
-  if (isLiveSession(value)) return undefined as T;
-  return sanitizeWithSecrets(value, true) as T;
-}
-
-/**
- * True when `sanitize` would change nothing: no secret field, live session, server config,
- * over-deep nesting or string quoting a known secret anywhere in it. Cheaper than a copy (no
- * allocation), and the usual case for events and action parameters (a call's arguments and result).
- */
-function isClean(value: unknown, depth: number): boolean {
-  if (typeof value === 'string') return knownSecrets.length === 0 || !quotesSecret(value);
-  if (value === null || typeof value !== 'object') return true;
-  if (Array.isArray(value)) {
-    if (depth >= MAX_DEPTH) return false;
-    for (const item of value) if (isLiveSession(item) || !isClean(item, depth + 1)) return false;
-    return true;
-  }
-  if (!isPlainObject(value)) return !(value instanceof Error) || knownSecrets.length === 0 || redactError(value, knownSecrets) === value;
-  if (depth >= MAX_DEPTH || isServerConfig(value)) return false;
-  const searched = knownSecrets.length !== 0;
-  // for-in over a plain object (no inherited keys): no key array per object on every call's path.
-  for (const key in value) {
-    if (SECRET_FIELDS.has(key) || SECRET_VALUES.has(key)) return false;
-    const item = value[key];
-    if (searched && (quotesSecret(key) || (typeof item === 'string' && quotesSecret(item)))) return false;
-    if (item !== null && typeof item === 'object' && (isLiveSession(item) || !isClean(item, depth + 1))) return false;
-  }
-  return true;
-}
-
-/** `redactSecrets` for what is seen once (an action's parameters): the copy is not cached, and not made when nothing needs redacting. */
-function redactOnce<T>(value: T): T {
-  if (isLiveSession(value)) return undefined as T;
-  return isClean(value, 0) ? value : (sanitizeWithSecrets(value, false) as T);
-}
-
-/**
- * XState reports one event in up to three inspection events in a row (event, microstep,
- * snapshot): its copy is kept for the next few, held strongly and briefly (a weak table or a
- * longer memory keeps more alive across garbage collections and costs more than it saves).
- */
-const RECENT_EVENTS = 4;
-const recentEvents: Array<{ original: unknown; copy: unknown }> = [];
-
-function redactEvent<T>(event: T): T {
-  for (const recent of recentEvents) if (recent.original === event) return recent.copy as T;
-  const copy = redactOnce(event);
-  if (recentEvents.unshift({ original: event, copy }) > RECENT_EVENTS) recentEvents.pop();
-  return copy;
+  return unattached.redactSecrets(value);
 }
 
 /**
  * A stand-in for a newly created actor: inspectors read its first state through `getSnapshot()`
  * (an `@xstate.actor` event carries no snapshot), so that read is scrubbed too.
  */
-function redactedActorView<T extends ActorRefLike>(actorRef: T): T {
+function redactedActorView<T extends ActorRefLike>(actorRef: T, sanitizer: Sanitizer): T {
   return Object.create(actorRef, {
-    getSnapshot: { value: () => redactSecrets(actorRef.getSnapshot()), enumerable: false },
+    getSnapshot: { value: () => sanitizer.redactSecrets(actorRef.getSnapshot()), enumerable: false },
   }) as T;
 }
 
@@ -259,21 +300,22 @@ function redactedActorView<T extends ActorRefLike>(actorRef: T): T {
  * ```
  */
 export function sanitizeInspectionEvent(event: InspectionEvent): InspectionEvent {
+  const sanitizer = sanitizerOf(event);
   switch (event.type) {
     case '@xstate.snapshot':
     case '@xstate.transition':
     case '@xstate.microstep':
-      return { ...event, snapshot: redactSecrets(event.snapshot), event: redactEvent(event.event) };
+      return { ...event, snapshot: sanitizer.redactSecrets(event.snapshot), event: sanitizer.redactEvent(event.event) };
     case '@xstate.event': {
-      const sanitized = redactEvent(event.event);
+      const sanitized = sanitizer.redactEvent(event.event);
       return sanitized === event.event ? event : { ...event, event: sanitized };
     }
     case '@xstate.action': {
-      const sanitized = redactOnce(event.action);
+      const sanitized = sanitizer.redactOnce(event.action);
       return sanitized === event.action ? event : { ...event, action: sanitized };
     }
     case '@xstate.actor':
-      return { ...event, actorRef: redactedActorView(event.actorRef) };
+      return { ...event, actorRef: redactedActorView(event.actorRef, sanitizer) };
     default:
       return event;
   }
