@@ -27,6 +27,9 @@ import type { RootsSource } from './connection/host-handlers.js';
 import type { TaskJournal, UnfinishedTask } from './connection/task-journal.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { errorMessage } from '../machines/to-error.js';
+import { quoted } from '../machines/control-characters.js';
+import { unsealServerConfig } from './sealed-config.js';
+import type { VariableSource } from './config/expand-variables.js';
 import { sanitizedObserver } from './inspection/sanitize.js';
 import { KeepAlive } from './keep-alive.js';
 import { redact, secretsOf } from './redact.js';
@@ -139,6 +142,8 @@ export class McpConnectionManager {
   private readonly tracker: SessionTracker;
   private readonly journal?: TaskJournal;
   private readonly oauth: McpConnectionManagerOptions['oauth'];
+  /** Where a restored definition's `${VAR}`s are read from, as the connect effect reads them. */
+  private readonly variables?: VariableSource;
   private readonly pending = new Map<string, PendingReply>();
   private readonly keepAlive = new KeepAlive();
   private readonly inbox: AnyActorRef;
@@ -167,6 +172,7 @@ export class McpConnectionManager {
     this.eras = eras;
     this.journal = journal;
     this.oauth = options.oauth;
+    this.variables = registryOptions.variables;
     this.host = new HostControls(host, (name) => this.getClient(name), () => this.connectedServerNames(), logger);
     this.actor = createActor(logic, {
       input: { defaults },
@@ -237,10 +243,12 @@ export class McpConnectionManager {
   /**
    * The tasks that calls to 2026-07-28 servers became and that were not seen to their end: those in
    * flight now, and those a process with the same `taskJournal` left (it stopped or was killed
-   * mid-call, or its connection closed). Oldest first.
+   * mid-call, or its connection closed). Oldest first. Only those begun on this manager's
+   * definition of their server, credentials included: a journal shared by many managers (one home
+   * folder) lists to each its own.
    */
   unfinishedTasks(): UnfinishedTask[] {
-    return this.journal?.unfinished() ?? [];
+    return this.journal?.unfinishedOf((server) => this.connectConfigOf(server)) ?? [];
   }
 
   /**
@@ -249,7 +257,7 @@ export class McpConnectionManager {
    * from now). Its entry goes once the task has ended, or the server no longer knows it.
    */
   resumeTask(task: UnfinishedTask, options: CallToolOptions = {}): Promise<CallToolResult> {
-    const invalid = invalidTaskIdError(task.server, task.tool, task.taskId);
+    const invalid = invalidTaskIdError(task.server, task.tool, task.taskId) ?? this.anotherDefinitionsTask(task);
     if (invalid) return Promise.reject(invalid);
     return this.run(task.server, { kind: 'tool', tool: task.tool, taskId: task.taskId }, options, callFields(options)).then(toolResultOf);
   }
@@ -479,6 +487,32 @@ export class McpConnectionManager {
     return this.awaitReply(server, spec, options, (requestId) =>
       this.actor.send(requestEventOf(server, { replyTo: this.inbox, requestId, spec, options: requestFields(options) })),
     );
+  }
+
+  /**
+   * The journal holds the task, begun on another definition of the server (another user's
+   * credentials, or a config changed since): its id is not this manager's to send.
+   */
+  private anotherDefinitionsTask(task: UnfinishedTask): McpServerError | undefined {
+    const config = this.connectConfigOf(task.server);
+    if (!config || this.journal?.recordedOn(task, config) !== 'another definition') return undefined;
+    return new McpServerError(
+      'INVALID_ARGUMENTS',
+      task.server,
+      `MCP server ${quoted(task.server)}: the task for tool ${quoted(task.tool)} was begun on another definition of this server (other credentials, or a config changed since), not this manager's; nothing was sent. Resume the tasks unfinishedTasks() lists.`,
+    );
+  }
+
+  /** The config the connect effect would use for the server; undefined for one not configured, or restored without its literal values. */
+  private connectConfigOf(server: string): McpServerConfig | undefined {
+    const { servers } = this.actor.getSnapshot().context;
+    const definition = Object.hasOwn(servers, server) ? servers[server] : undefined;
+    if (!definition) return undefined;
+    try {
+      return unsealServerConfig(server, definition, this.variables ?? process.env);
+    } catch {
+      return undefined;
+    }
   }
 
   /** The values of the server's entry never to show (src/redact.ts); none for a server not yet known. */

@@ -48,7 +48,9 @@ export interface RegistryLogicOptions extends TelemetryOptions {
   /**
    * The file the tasks of 2026-07-28 servers are recorded in while in flight (server, task id,
    * tool, start; no arguments; mode 0600), so a later process can resume them
-   * (`McpConnectionManager.unfinishedTasks`). Default `~/.ai-zen/mcp-tasks.json`; `false`: none.
+   * (`McpConnectionManager.unfinishedTasks`). Default `~/.ai-zen/mcp-tasks.json`, but none with
+   * `oauth.providerFor` (credentials from code: one definition for many users, so the default file
+   * could not tell whose a task is); `false`: none.
    */
   taskJournal?: string | false;
 }
@@ -82,6 +84,17 @@ export interface RegistryPartsOptions extends RegistryLogicOptions {
   now?: () => number;
 }
 
+/**
+ * The journal's entries tell one user's tasks from another's by the definition they ran on; with
+ * `oauth.providerFor` the credentials are not in the definition (many users share one), so only a
+ * journal the application names (one per user) records tasks.
+ */
+function journalFor(options: RegistryPartsOptions, logger: Logger): TaskJournal | undefined {
+  if (options.taskJournal === false) return undefined;
+  if (options.taskJournal === undefined && options.oauth !== false && options.oauth?.providerFor !== undefined) return undefined;
+  return new TaskJournal(options.taskJournal, { logger, oauthDir: options.oauth === false ? undefined : options.oauth?.dir });
+}
+
 /** The registry with every effect provided, plus its session tracker and host bridge (for the manager). */
 export function createRegistryParts(options: RegistryPartsOptions = {}): RegistryParts {
   const logger = options.logger ?? stderrLogger;
@@ -90,7 +103,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
   const providers = { tracerProvider: options.tracerProvider, meterProvider: options.meterProvider };
   const lifecycle = new LifecycleTelemetry(providers);
   const eras = new EraMemo();
-  const journal = options.taskJournal === false ? undefined : new TaskJournal(options.taskJournal, { logger });
+  const journal = journalFor(options, logger);
   const full = withOverrides(registryMachine.provide({
     actors: {
       server: createServerLogic({

@@ -3,7 +3,7 @@
  * resume them. Bounded, private to its owner, shared safely by processes that write it at once,
  * and never a reason for a call to fail.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,32 @@ describe('the task journal', () => {
     const kept = journal.unfinished();
     expect(kept).toHaveLength(MAX_UNFINISHED_TASKS);
     expect(kept[0]).toEqual(task(6));
+  });
+
+  it(`keeps at most ${MAX_UNFINISHED_TASKS} tasks of each server definition: one user's many tasks do not push out another's, and the file holds no credential`, async () => {
+    const journal = new TaskJournal(journalFile());
+    const crm = { url: 'https://crm.example.com/mcp' };
+    const alice = journal.recorderFor({ ...crm, headers: { Authorization: 'Bearer alice-token-0123' } })!;
+    const mallory = journal.recorderFor({ ...crm, headers: { Authorization: 'Bearer mallory-token-0123' } })!;
+    void alice.begun(task(0));
+    for (let index = 1; index <= MAX_UNFINISHED_TASKS + 5; index++) void mallory.begun(task(index));
+    await alice.begun(task(0));
+    const kept = journal.unfinished();
+    expect(kept).toHaveLength(MAX_UNFINISHED_TASKS + 1);
+    expect(kept[0]).toEqual(task(0));
+    expect(kept[1]).toEqual(task(6));
+    expect(readFileSync(journal.path, 'utf8')).not.toMatch(/alice-token|mallory-token/);
+  });
+
+  it("tells one definition's users apart by the folder of their stored OAuth logins (oauth.dir): a manager with another folder lists none of them", async () => {
+    const file = journalFile();
+    const crm = { url: 'https://crm.example.com/mcp', oauth: {} };
+    const alice = new TaskJournal(file, { oauthDir: path.join(path.dirname(file), 'alice') });
+    const bob = new TaskJournal(file, { oauthDir: path.join(path.dirname(file), 'bob') });
+    await alice.recorderFor(crm)!.begun(task(1));
+    expect(alice.unfinishedOf(() => crm)).toEqual([task(1)]);
+    expect(bob.unfinishedOf(() => crm)).toEqual([]);
+    expect(new TaskJournal(file, { oauthDir: path.join(path.dirname(file), 'alice') }).unfinishedOf(() => crm)).toEqual([task(1)]);
   });
 
   it('reads the changes not yet written as made: within a process, the journal is current at once', async () => {

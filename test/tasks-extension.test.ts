@@ -379,6 +379,58 @@ describe('a task in flight when the connection drops', () => {
   });
 });
 
+describe('many users in one process, one task journal (a manager per user, one home folder)', () => {
+  const journalPath = () => path.join(mkdtempSync(path.join(tmpdir(), 'shared-journal-')), 'mcp-tasks.json');
+  const signedIn = (config: McpServerConfig, token: string): McpServerConfig => ({ url: config.url!, headers: { Authorization: `Bearer ${token}` } });
+
+  it("a manager lists and resumes only the tasks begun on its own definition of the server (its credentials): another user's are neither listed nor resumed, and a later manager with the same definition finds its own", async () => {
+    const taskJournal = journalPath();
+    const config = await modernHttp(children);
+    const alice = new McpConnectionManager({ logger: silentLogger, taskJournal });
+    const bob = new McpConnectionManager({ logger: silentLogger, taskJournal });
+    const aliceAgain = new McpConnectionManager({ logger: silentLogger, taskJournal });
+    try {
+      await alice.connect('crm', signedIn(config, 'alice-token-0123'), { maxRetries: 0 });
+      await bob.connect('crm', signedIn(config, 'bob-token-0123'), { maxRetries: 0 });
+      let polled = false;
+      const call = alice.callTool('crm', 'task-forever', { pollIntervalMs: 250 }, { timeoutMs: 60_000, onProgress: () => (polled = true) });
+      await vi.waitFor(() => expect(polled).toBe(true), { timeout: 10_000 });
+      const [begun] = alice.unfinishedTasks();
+      expect(begun).toMatchObject({ server: 'crm', tool: 'task-forever' });
+
+      expect(bob.unfinishedTasks()).toEqual([]);
+      expect((await rejectionOf(bob.resumeTask(begun!))).message).toMatch(/begun on another definition of this server .*; nothing was sent/);
+
+      await alice.dispose();
+      await rejectionOf(call);
+      await aliceAgain.connect('crm', signedIn(config, 'alice-token-0123'), { maxRetries: 0 });
+      expect(aliceAgain.unfinishedTasks()).toEqual([begun]);
+    } finally {
+      await Promise.all([alice.dispose(), bob.dispose(), aliceAgain.dispose()]);
+    }
+  });
+
+  it('a manager whose credentials come from code (oauth.providerFor) records tasks only in a journal it is given: the default one could not tell its users apart', async () => {
+    const config = await modernHttp(children);
+    const providerFor = () => undefined;
+    const unnamed = managerWith({ oauth: { providerFor } });
+    await unnamed.connect('crm', config, { maxRetries: 0 });
+    let polled = false;
+    const call = unnamed.callTool('crm', 'task-forever', { pollIntervalMs: 250 }, { timeoutMs: 60_000, onProgress: () => (polled = true) });
+    await vi.waitFor(() => expect(polled).toBe(true), { timeout: 10_000 });
+    expect(unnamed.unfinishedTasks()).toEqual([]);
+    await unnamed.dispose();
+    await rejectionOf(call);
+
+    const named = managerWith({ oauth: { providerFor }, taskJournal: journalPath() });
+    await named.connect('crm', config, { maxRetries: 0 });
+    polled = false;
+    void named.callTool('crm', 'task-forever', { pollIntervalMs: 250 }, { timeoutMs: 60_000, onProgress: () => (polled = true) }).catch(() => undefined);
+    await vi.waitFor(() => expect(polled).toBe(true), { timeout: 10_000 });
+    expect(named.unfinishedTasks()).toMatchObject([{ server: 'crm', tool: 'task-forever' }]);
+  });
+});
+
 describe('a task across a restart of this process (SEP-2663: clients persist task ids so polling can resume)', () => {
   it('a manager disposed mid-task leaves it running and recorded; a new manager with the same home resumes it to its result', async () => {
     const tasksFile = path.join(mkdtempSync(path.join(tmpdir(), 'durable-tasks-')), 'tasks.json');

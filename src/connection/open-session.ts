@@ -322,7 +322,7 @@ async function attempt(
     onClosed: () => deps.tracker.remove(request.owner, session),
     logLevel: () => deps.host?.loggingLevel,
     answerInput: host && ((input, signal) => host.answerInput(request.name, secrets, input, signal)),
-    journal: deps.journal,
+    journal: deps.journal?.recorderFor(request.config),
   });
   // Log messages and resource updates go through the session to the chart, which reports them to the registry.
   deps.host?.attach(client, request.name, secrets, (event) => session.notify(event));

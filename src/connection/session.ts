@@ -18,7 +18,7 @@ import { SessionWatch, type SessionListeners } from './session-watch.js';
 import { logTransportError } from './transport-error-log.js';
 import { callToolAsTask, requiresTask } from './tool-task.js';
 import { followIfTask, resumeTask, type AnswerInput, type TaskCall } from './task-follow.js';
-import type { TaskJournal } from './task-journal.js';
+import type { TaskRecorder } from './task-journal.js';
 import { TaskWire } from './task-wire.js';
 import { limitInputRequests } from './input-request-limit.js';
 import { quietMsOf } from './quiet-limit.js';
@@ -49,7 +49,7 @@ export interface SessionParts {
   /** Answers the input requests of a 2026-07-28 task (the host's handlers); none: such a task fails clearly. */
   answerInput?: AnswerInput;
   /** Where the tasks followed are recorded while in flight (task-journal.ts). */
-  journal?: TaskJournal;
+  journal?: TaskRecorder;
 }
 
 /**

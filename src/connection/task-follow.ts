@@ -9,7 +9,7 @@ import { isTaskTimeLimit, taskTimeLimitError } from './task-time-limit.js';
 import { CANCEL_TIMEOUT_MS, MIN_TASK_POLL_INTERVAL_MS, pause } from './tool-task.js';
 import { isUnreachable } from './errors.js';
 import { AnswerStreamCut, isRecord, type TaskWire } from './task-wire.js';
-import type { TaskJournal } from './task-journal.js';
+import type { TaskRecorder } from './task-journal.js';
 import { MAX_INPUT_REQUESTS_PER_ROUND, tooManyInputs } from './input-request-limit.js';
 
 /** The longest wait between two polls, whatever `pollIntervalMs` the server asks for: the call's time limit still ends a task that stays working. */
@@ -40,7 +40,7 @@ export interface TaskCall {
   /** Undefined when the host has no handlers: a task that asks for input then fails clearly. */
   answerInput?: AnswerInput;
   /** Where the task is recorded while it is followed, so a later process can resume it. */
-  journal?: TaskJournal;
+  journal?: TaskRecorder;
   /**
    * The connection's close: a task it interrupts is left running on the server, not cancelled,
    * and stays in the journal for `resumeTask`.

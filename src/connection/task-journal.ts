@@ -4,15 +4,25 @@
  * restart"). An entry names the server, the task id, the tool and when the call began; never the
  * call's arguments. A task id may be the server's bearer token for its state (SEP-2663, "Task ID
  * unguessability"), so the file is written with mode 0600, replaced atomically, and ids are never
- * logged. At most MAX_UNFINISHED_TASKS entries: the oldest go first.
+ * logged.
+ *
+ * One file serves every manager of a home folder, and so possibly many users of one process: each
+ * entry also holds a keyed fingerprint of the server definition its call ran on, credentials
+ * included (`definitionFingerprint`, keyed by a 0600 file beside the journal, so the journal alone
+ * lets no one test guesses of the values; with the manager's `oauth.dir`, its stored logins'). A manager lists and resumes only the entries of its own
+ * definitions: a later process with the same config finds its tasks, another user's manager (other
+ * env or headers) does not. At most MAX_UNFINISHED_TASKS entries a definition (the oldest go
+ * first), so one user's tasks never push out another's; MAX_JOURNAL_ENTRIES in all.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { FileLockHeld, withFileLock, type FileLockOptions } from '../config/file-lock.js';
 import { homeFolder } from '../config/home-folder.js';
 import { readRegularFileSync } from '../config/read-config-file.js';
 import { stderrLogger, type Logger } from '../logger.js';
+import { definitionFingerprint, loadOrCreateKey } from '../config/definition-fingerprint.js';
+import type { McpServerConfig } from '../../machines/types.js';
 
 /** A task a call became, not yet seen to its end (`McpConnectionManager.resumeTask` follows it). */
 export interface UnfinishedTask {
@@ -23,11 +33,25 @@ export interface UnfinishedTask {
   startedAt: string;
 }
 
-/** The most tasks the file keeps; a longer list loses its oldest. */
+/** An entry of the file: a task and the fingerprint of the definition it ran on (none in files written before fingerprints). */
+interface JournalEntry extends UnfinishedTask {
+  definition?: string;
+}
+
+/** What a call's task follow records: begun and ended, stamped with its server's definition. */
+export interface TaskRecorder {
+  begun(task: UnfinishedTask): Promise<void>;
+  ended(task: Pick<UnfinishedTask, 'server' | 'taskId'>): Promise<void>;
+}
+
+/** The most tasks the file keeps of one server definition; a longer list loses its oldest. */
 export const MAX_UNFINISHED_TASKS = 100;
 
-/** A bigger file is not read (someone else's file, or a runaway): no tasks are known instead. */
-const MAX_FILE_BYTES = 256 * 1024;
+/** The most tasks the file keeps in all (ten definitions' worth): past this, the oldest go, whoever's. */
+export const MAX_JOURNAL_ENTRIES = 10 * MAX_UNFINISHED_TASKS;
+
+/** A bigger file is not read (someone else's file, or a runaway): no tasks are known instead. Fits MAX_JOURNAL_ENTRIES of the longest task ids. */
+const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
 /** `~/.ai-zen/mcp-tasks.json`, beside the manifest index. Throws when HOME is empty or relative (see home-folder.ts): pass the path then. */
 export function defaultTaskJournalPath(): string {
@@ -50,13 +74,18 @@ export const CLOSE_WAIT_MS = 1_000;
  */
 const MAX_PENDING_CHANGES = 4 * MAX_UNFINISHED_TASKS;
 
-type Change = { begun: UnfinishedTask } | { ended: Pick<UnfinishedTask, 'server' | 'taskId'> };
+type Change = { begun: JournalEntry } | { ended: Pick<JournalEntry, 'server' | 'taskId' | 'definition'> };
 
 export interface TaskJournalOptions {
   /** Where a write that could not be made is told. Default: stderr. */
   logger?: Logger;
   /** The lock's stale age and wait; tests shorten the wait. */
   lock?: Pick<FileLockOptions, 'staleMs' | 'timeoutMs'>;
+  /**
+   * The folder of the manager's stored OAuth logins when not the default (`oauth.dir`): the login
+   * is part of a server's credentials, so one definition used with two users' folders is two.
+   */
+  oauthDir?: string;
 }
 
 /**
@@ -81,28 +110,79 @@ export class TaskJournal {
   private readonly closing = new AbortController();
   /** Warned already that writes fail: one warning until a write succeeds again. */
   private failing = false;
+  /** The fingerprints' key, read (or made) at the first fingerprint; undefined after a failure was warned of. */
+  private key?: Buffer | null;
+  private readonly oauthDir?: string;
 
   constructor(
     readonly path: string = defaultTaskJournalPath(),
     options: TaskJournalOptions = {},
   ) {
     this.logger = options.logger ?? stderrLogger;
+    this.oauthDir = options.oauthDir === undefined ? undefined : resolve(options.oauthDir);
     this.lock = { ...LOCK, ...options.lock, signal: this.closing.signal };
   }
 
-  /** The tasks recorded and not yet ended, oldest first. */
+  /** Every task recorded and not yet ended, whoever's, oldest first (`mcp-statechart tasks`). */
   unfinished(): UnfinishedTask[] {
-    return applied(this.pending, this.onDisk());
+    return applied(this.pending, this.onDisk()).map(withoutDefinition);
+  }
+
+  /** The tasks recorded and not yet ended on the definitions `definitionOf` gives (a manager's own servers), oldest first. */
+  unfinishedOf(definitionOf: (server: string) => McpServerConfig | undefined): UnfinishedTask[] {
+    const fingerprints = new Map<string, string | undefined>();
+    const fingerprintOf = (server: string) => {
+      if (!fingerprints.has(server)) {
+        const config = definitionOf(server);
+        fingerprints.set(server, config && this.fingerprint(config));
+      }
+      return fingerprints.get(server);
+    };
+    return applied(this.pending, this.onDisk())
+      .filter((entry) => entry.definition !== undefined && entry.definition === fingerprintOf(entry.server))
+      .map(withoutDefinition);
+  }
+
+  /** Whether the task is recorded, and on which definition: a manager resumes no task another definition began. */
+  recordedOn(task: Pick<UnfinishedTask, 'server' | 'taskId'>, config: McpServerConfig): 'this definition' | 'another definition' | 'not recorded' {
+    const entries = applied(this.pending, this.onDisk()).filter((entry) => entry.server === task.server && entry.taskId === task.taskId);
+    if (entries.length === 0) return 'not recorded';
+    const fingerprint = this.fingerprint(config);
+    return entries.some((entry) => entry.definition === fingerprint) ? 'this definition' : 'another definition';
+  }
+
+  /** Records the tasks of calls to a server of this definition; none when its fingerprint cannot be made (the key unreadable, warned of). */
+  recorderFor(config: McpServerConfig): TaskRecorder | undefined {
+    const definition = this.fingerprint(config);
+    if (definition === undefined) return undefined;
+    return {
+      begun: (task) => this.begun({ ...task, definition }),
+      ended: (task) => this.ended({ ...task, definition }),
+    };
   }
 
   /** Records a task; one recorded already (being resumed) keeps its entry. Resolves once written, or put off. */
-  begun(task: UnfinishedTask): Promise<void> {
+  begun(task: JournalEntry): Promise<void> {
     return this.change({ begun: task });
   }
 
   /** Resolves once written, or put off. */
-  ended(task: Pick<UnfinishedTask, 'server' | 'taskId'>): Promise<void> {
+  ended(task: Pick<JournalEntry, 'server' | 'taskId' | 'definition'>): Promise<void> {
     return this.change({ ended: task });
+  }
+
+  private fingerprint(config: McpServerConfig): string | undefined {
+    if (this.key === undefined) {
+      try {
+        this.key = loadOrCreateKey(`${this.path}.key`);
+      } catch (error) {
+        this.key = null;
+        this.logger.warn(`The task journal's key ${this.path}.key could not be read or made (${reasonOf(error)}): tasks are not recorded, and none recorded before can be resumed. Move it aside, and a new key is made.`);
+      }
+    }
+    if (this.key === null) return undefined;
+    const definition = definitionFingerprint(this.key, config);
+    return this.oauthDir === undefined ? definition : createHmac('sha256', this.key).update(JSON.stringify([definition, this.oauthDir])).digest('hex').slice(0, 32);
   }
 
   /**
@@ -181,11 +261,11 @@ export class TaskJournal {
     return this.readDisk().unreadable;
   }
 
-  private onDisk(): UnfinishedTask[] {
+  private onDisk(): JournalEntry[] {
     return this.readDisk().tasks;
   }
 
-  private readDisk(): { tasks: UnfinishedTask[]; unreadable?: string } {
+  private readDisk(): { tasks: JournalEntry[]; unreadable?: string } {
     const read = readRegularFileSync(this.path, MAX_FILE_BYTES);
     if (read.kind === 'missing') return { tasks: [] };
     if (read.kind === 'unreadable') return { tasks: [], unreadable: read.bytes === undefined ? `it ${read.reason}` : `it is ${read.bytes} bytes, over the ${MAX_FILE_BYTES} read` };
@@ -197,7 +277,7 @@ export class TaskJournal {
     }
   }
 
-  private write(tasks: UnfinishedTask[]): void {
+  private write(tasks: JournalEntry[]): void {
     const staged = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
     writeFileSync(staged, JSON.stringify(tasks), { mode: 0o600 });
     renameSync(staged, this.path);
@@ -212,11 +292,11 @@ function adviceFor(error: unknown): string {
   return error instanceof FileLockHeld ? ` If no other process is writing it, remove ${error.lockPath}.` : '';
 }
 
-function applied(changes: Change[], tasks: UnfinishedTask[]): UnfinishedTask[] {
+function applied(changes: Change[], tasks: JournalEntry[]): JournalEntry[] {
   let result = tasks;
   for (const change of changes) {
     if ('begun' in change) {
-      if (!result.some((entry) => sameTask(entry, change.begun))) result = [...result, change.begun].slice(-MAX_UNFINISHED_TASKS);
+      if (!result.some((entry) => sameTask(entry, change.begun))) result = withinLimits([...result, change.begun], change.begun.definition);
     } else {
       result = result.filter((entry) => !sameTask(entry, change.ended));
     }
@@ -224,12 +304,25 @@ function applied(changes: Change[], tasks: UnfinishedTask[]): UnfinishedTask[] {
   return result;
 }
 
-function sameTask(a: Pick<UnfinishedTask, 'server' | 'taskId'>, b: Pick<UnfinishedTask, 'server' | 'taskId'>): boolean {
-  return a.server === b.server && a.taskId === b.taskId;
+/** Without the oldest of the definition just added past its MAX_UNFINISHED_TASKS, and the oldest of all past MAX_JOURNAL_ENTRIES. */
+function withinLimits(entries: JournalEntry[], definition: string | undefined): JournalEntry[] {
+  let over = entries.filter((entry) => entry.definition === definition).length - MAX_UNFINISHED_TASKS;
+  const kept = over <= 0 ? entries : entries.filter((entry) => entry.definition !== definition || over-- <= 0);
+  return kept.slice(-MAX_JOURNAL_ENTRIES);
 }
 
-function isUnfinishedTask(value: unknown): value is UnfinishedTask {
+function sameTask(a: Pick<JournalEntry, 'server' | 'taskId' | 'definition'>, b: Pick<JournalEntry, 'server' | 'taskId' | 'definition'>): boolean {
+  return a.server === b.server && a.taskId === b.taskId && a.definition === b.definition;
+}
+
+function withoutDefinition({ definition: _definition, ...task }: JournalEntry): UnfinishedTask {
+  return task;
+}
+
+function isUnfinishedTask(value: unknown): value is JournalEntry {
   if (typeof value !== 'object' || value === null) return false;
-  const { server, taskId, tool, startedAt } = value as Record<string, unknown>;
-  return typeof server === 'string' && typeof taskId === 'string' && typeof tool === 'string' && typeof startedAt === 'string';
+  const { server, taskId, tool, startedAt, definition } = value as Record<string, unknown>;
+  return (
+    typeof server === 'string' && typeof taskId === 'string' && typeof tool === 'string' && typeof startedAt === 'string' && (definition === undefined || typeof definition === 'string')
+  );
 }

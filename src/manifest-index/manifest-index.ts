@@ -27,7 +27,7 @@ import { homeFolder } from '../config/home-folder.js';
 import { readRegularFile, readRegularFileSync } from '../config/read-config-file.js';
 import { stderrLogger, type Logger } from '../logger.js';
 import { manifestAtRest, redactStrings, secretsOf } from '../redact.js';
-import { credentialFreeFingerprint, definitionFingerprint, loadOrCreateKey } from './fingerprint.js';
+import { credentialFreeFingerprint, definitionFingerprint, loadOrCreateKey } from '../config/definition-fingerprint.js';
 import { indexedInstructions, indexedManifest, MAX_INDEXED_BYTES, parseIndexedManifest } from './indexed-manifest.js';
 
 const FORMAT_VERSION = 1;
@@ -56,7 +56,7 @@ export interface IndexEntry {
    * ranks and describes a server it knows only from the index by it, as it does a connected one.
    */
   instructions?: string;
-  /** The fingerprint of the definition without its credential values (src/manifest-index/fingerprint.ts); absent in entries written before it was kept. */
+  /** The fingerprint of the definition without its credential values (src/config/definition-fingerprint.ts); absent in entries written before it was kept. */
   credentialFree?: string;
   /**
    * Entries of the same definition recorded with other credential values (other users), the most

@@ -1,13 +1,13 @@
 /**
- * A keyed hash of a server definition. The key is random, kept in a 0600 file beside the index
- * and never inside it, so the index alone does not let anyone test guesses of the env, header or
- * URL values a definition holds.
+ * A keyed hash of a server definition (the manifest index's entries, the task journal's). The key
+ * is random, kept in a 0600 file beside the index or journal and never inside it, so that file
+ * alone does not let anyone test guesses of the env, header or URL values a definition holds.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { McpServerConfig } from '../../machines/types.js';
-import { sortKeys } from '../config/project-trust.js';
+import { sortKeys } from './project-trust.js';
 import { redactStrings, secretsOf } from '../redact.js';
 
 const KEY_BYTES = 32;
