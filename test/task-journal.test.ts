@@ -49,8 +49,8 @@ describe('the task journal', () => {
   it(`keeps at most ${MAX_UNFINISHED_TASKS} tasks of each server definition: one user's many tasks do not push out another's, and the file holds no credential`, async () => {
     const journal = new TaskJournal(journalFile());
     const crm = { url: 'https://crm.example.com/mcp' };
-    const alice = journal.recorderFor({ ...crm, headers: { Authorization: 'Bearer alice-token-0123' } })!;
-    const mallory = journal.recorderFor({ ...crm, headers: { Authorization: 'Bearer mallory-token-0123' } })!;
+    const alice = journal.recorderFor({ ...crm, headers: { Authorization: 'Bearer alice-token-0123' } });
+    const mallory = journal.recorderFor({ ...crm, headers: { Authorization: 'Bearer mallory-token-0123' } });
     void alice.begun(task(0));
     for (let index = 1; index <= MAX_UNFINISHED_TASKS + 5; index++) void mallory.begun(task(index));
     await alice.begun(task(0));
@@ -66,7 +66,7 @@ describe('the task journal', () => {
     const crm = { url: 'https://crm.example.com/mcp', oauth: {} };
     const alice = new TaskJournal(file, { oauthDir: path.join(path.dirname(file), 'alice') });
     const bob = new TaskJournal(file, { oauthDir: path.join(path.dirname(file), 'bob') });
-    await alice.recorderFor(crm)!.begun(task(1));
+    await alice.recorderFor(crm).begun(task(1));
     expect(alice.unfinishedOf(() => crm)).toEqual([task(1)]);
     expect(bob.unfinishedOf(() => crm)).toEqual([]);
     expect(new TaskJournal(file, { oauthDir: path.join(path.dirname(file), 'alice') }).unfinishedOf(() => crm)).toEqual([task(1)]);

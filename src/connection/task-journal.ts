@@ -151,13 +151,23 @@ export class TaskJournal {
     return entries.some((entry) => entry.definition === fingerprint) ? 'this definition' : 'another definition';
   }
 
-  /** Records the tasks of calls to a server of this definition; none when its fingerprint cannot be made (the key unreadable, warned of). */
-  recorderFor(config: McpServerConfig): TaskRecorder | undefined {
-    const definition = this.fingerprint(config);
-    if (definition === undefined) return undefined;
+  /**
+   * Records the tasks of calls to a server of this definition. The fingerprint (and the key file)
+   * is made at the first task, not at connect: most servers never run one. A task is not recorded
+   * when the fingerprint cannot be made (the key unreadable, warned of).
+   */
+  recorderFor(config: McpServerConfig): TaskRecorder {
+    let definition: string | undefined;
+    const stamped = <T>(task: T) => (definition ??= this.fingerprint(config)) === undefined ? undefined : { ...task, definition };
     return {
-      begun: (task) => this.begun({ ...task, definition }),
-      ended: (task) => this.ended({ ...task, definition }),
+      begun: (task) => {
+        const entry = stamped(task);
+        return entry ? this.begun(entry) : Promise.resolve();
+      },
+      ended: (task) => {
+        const entry = stamped(task);
+        return entry ? this.ended(entry) : Promise.resolve();
+      },
     };
   }
 
