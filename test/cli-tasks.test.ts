@@ -34,7 +34,7 @@ describe('tasks', () => {
       `2 unfinished tasks in ${defaultTaskJournalPath()}, oldest first:`,
       '  reports  build  started 2026-12-01T09:00:00.000Z',
       '  video  render  started 2026-12-01T10:30:00.000Z',
-      'A program with this HOME collects each result with manager.unfinishedTasks() and manager.resumeTask(task).',
+      'A program with this HOME and the same server definitions (credentials included) collects each result with manager.unfinishedTasks() and manager.resumeTask(task).',
       '',
     ]);
     expect(run.stdout).not.toContain(SECRET_TASK_ID);

@@ -27,7 +27,7 @@ export function runTasksList(options: ReportOptions): Promise<number> {
         : [
             `${tasks.length} unfinished task${tasks.length === 1 ? '' : 's'} in ${terminalLine(journal.path)}, oldest first:`,
             ...tasks.map((task) => `  ${terminalLine(task.server)}  ${terminalLine(task.tool)}  started ${terminalLine(task.startedAt)}`),
-            'A program with this HOME collects each result with manager.unfinishedTasks() and manager.resumeTask(task).',
+            'A program with this HOME and the same server definitions (credentials included) collects each result with manager.unfinishedTasks() and manager.resumeTask(task).',
           ].join('\n');
     return reportDone(options, text, { file: journal.path, tasks });
   });
