@@ -74,6 +74,9 @@ const RECENT_EVENTS = 4;
  * (an oracle for guessing it), and every string would be searched for every user's secrets.
  */
 class Sanitizer {
+  /** `attached`: the sanitizer of an actor system, whose copies `unattached` takes as they are. */
+  constructor(private readonly attached: boolean) {}
+
   /** Copies made here: met again (the adapter's own sanitize hooks), they are returned as they are. */
   private sanitizedCopies = new WeakSet<object>();
   /** Original → its sanitized copy. Snapshots are immutable, so a copy stays right for its original while the secrets known stay the same. */
@@ -137,11 +140,17 @@ class Sanitizer {
     return this.knownSecrets.length === 0 ? text : redact(text, this.knownSecrets);
   }
 
+  private remember(original: object, copy: object): void {
+    this.copies.set(original, copy);
+    this.sanitizedCopies.add(copy);
+    if (this.attached) systemCopies.add(copy);
+  }
+
   /** `remember`: cache the copy by its original (snapshot data, which later snapshots share). */
   private sanitize(value: unknown, depth: number, remember: boolean): unknown {
     if (typeof value === 'string') return this.redactText(value);
     if (value === null || typeof value !== 'object') return value;
-    if (this.sanitizedCopies.has(value)) return value;
+    if (this.sanitizedCopies.has(value) || (!this.attached && systemCopies.has(value))) return value;
     // An actor's error may quote what the server said (its key among it).
     if (value instanceof Error) return this.knownSecrets.length === 0 ? value : redactError(value, this.knownSecrets);
     // Other class instances (actor refs, state nodes) are kept as they are: they are either
@@ -153,10 +162,7 @@ class Sanitizer {
 
     if (Array.isArray(value)) {
       const copy: unknown[] = [];
-      if (remember) {
-        this.copies.set(value, copy);
-        this.sanitizedCopies.add(copy);
-      }
+      if (remember) this.remember(value, copy);
       for (const item of value) copy.push(isLiveSession(item) ? undefined : this.sanitize(item, depth + 1, remember));
       return copy;
     }
@@ -165,10 +171,7 @@ class Sanitizer {
     const serverConfig = isServerConfig(value);
     if (serverConfig) this.learnSecrets(value);
     const copy: Record<string, unknown> = {};
-    if (remember) {
-      this.copies.set(value, copy);
-      this.sanitizedCopies.add(copy);
-    }
+    if (remember) this.remember(value, copy);
     for (const key of Object.keys(record)) {
       const item = record[key];
       if (isLiveSession(item)) continue;
@@ -244,8 +247,14 @@ class Sanitizer {
 }
 
 
+/**
+ * Every copy a system's sanitizer made. The relay's adapter scrubs what it is handed once more
+ * (`redactSecrets`, for a program feeding it directly): such a copy is taken as it is, not walked
+ * again at every event.
+ */
+const systemCopies = new WeakSet<object>();
 /** For values outside any actor system (a direct `redactSecrets`, a hand-made event). */
-const unattached = new Sanitizer();
+const unattached = new Sanitizer(false);
 /** Actor system → its sanitizer: a manager's inspectors (its own, the relay's second scrub) share one. */
 const bySystem = new WeakMap<object, Sanitizer>();
 
@@ -263,7 +272,7 @@ function sanitizerOf(event: InspectionEvent): Sanitizer {
   const system = systemOf(sender) ?? systemOf(event.actorRef);
   if (system === null || typeof system !== 'object') return unattached;
   let sanitizer = bySystem.get(system);
-  if (!sanitizer) bySystem.set(system, (sanitizer = new Sanitizer()));
+  if (!sanitizer) bySystem.set(system, (sanitizer = new Sanitizer(true)));
   return sanitizer;
 }
 
