@@ -8,6 +8,7 @@
  * with a new transport to check the new login works. When that check meets a 403 asking for a
  * wider scope, one more authorization asks for it, up to `maxAuthorizations` in all.
  */
+import { existsSync } from 'node:fs';
 import { quoted } from '../../machines/control-characters.js';
 import { Client } from '@modelcontextprotocol/client';
 import { auth, isHttpsUrl, IssuerMismatchError, OAuthError, validateAuthorizationResponseIssuer } from '@modelcontextprotocol/client';
@@ -23,7 +24,7 @@ import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthMixUpError } fr
 import { offersOAuth } from './oauth-offered.js';
 import { CALLBACK_PATH, startLoopbackReceiver, type LoopbackOptions, type LoopbackReceiver } from './loopback.js';
 import { hasStaticAuthorization, readOAuthEntry, type OAuthEntry } from './oauth-config.js';
-import { withLoginLock } from './login-lock.js';
+import { withLoginLock, withoutLoginRunning } from './login-lock.js';
 import { openInBrowser } from './open-browser.js';
 import { askWithoutToken } from './unauthenticated-answer.js';
 import { describeResourceMetadataFault, resourceMetadataFault } from './resource-metadata.js';
@@ -73,6 +74,7 @@ export interface LoginResult {
 
 const CHECK_TIMEOUT_MS = 30_000;
 const DEFAULT_TIMEOUT_MS = 300_000;
+const DEFAULT_MAX_AUTHORIZATIONS = 3;
 
 /**
  * @example
@@ -96,11 +98,10 @@ export async function login(server: string, config: McpServerConfig, options: Lo
   if (hasStaticAuthorization(config)) throw new ConfigInvalidError(server, 'headers', 'the entry sends its own "Authorization" header; remove it to use an OAuth login');
   const store = new OAuthTokenStore(server, options.dir);
   const target: Target = { server, config, serverUrl, kind, entry, store };
-  const maxAuthorizations = options.maxAuthorizations ?? 3;
+  const maxAuthorizations = options.maxAuthorizations ?? DEFAULT_MAX_AUTHORIZATIONS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const each = { ...options, timeoutMs, fetch: cancellable(options.fetch, options.signal) };
-  // A login's rounds, each a browser wait and a few requests, hold the lock at most this long.
-  const holdMs = maxAuthorizations * (timeoutMs + 4 * CHECK_TIMEOUT_MS);
+  const holdMs = lockHoldMs(maxAuthorizations, timeoutMs);
 
   const authorize = async (): Promise<LoginResult> => {
     for (let authorizations = 1; ; authorizations++) {
@@ -145,7 +146,15 @@ export interface LogoutResult {
  */
 export async function logout(server: string, options: { dir?: string } = {}): Promise<LogoutResult> {
   const store = new OAuthTokenStore(server, options.dir);
-  return { server, file: store.file, removed: store.delete() };
+  const remove = async () => ({ server, file: store.file, removed: store.delete() });
+  // No folder, no login: nothing to lock, and a logout creates no folder.
+  if (!existsSync(store.dir)) return remove();
+  return withoutLoginRunning(server, store.file, remove, lockHoldMs(DEFAULT_MAX_AUTHORIZATIONS, DEFAULT_TIMEOUT_MS));
+}
+
+/** A login's rounds, each a browser wait and a few requests, hold the lock at most this long. */
+function lockHoldMs(maxAuthorizations: number, timeoutMs: number): number {
+  return maxAuthorizations * (timeoutMs + 4 * CHECK_TIMEOUT_MS);
 }
 
 interface Target {

@@ -4,10 +4,11 @@
  * holder (pid and host), so a lock left by a process of this machine that has since died is taken
  * over at once; one whose holder cannot be told (another host, an older lock with no name) only
  * once it is older than `staleMs`. Of several waiters taking over the same lock, one does
- * (`removeAbandoned`). Waits a bounded time.
+ * (`removeAbandoned`). Waits a bounded time. A holder that may run longer than `staleMs` keeps its
+ * lock fresh (`keepFresh`); a holder removes only its own lock, never one taken over since.
  */
 import { hostname } from 'node:os';
-import { open, rm, stat } from 'node:fs/promises';
+import { open, rm, stat, utimes } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 
 export interface FileLockOptions {
@@ -17,6 +18,12 @@ export interface FileLockOptions {
   staleMs?: number;
   /** Once aborted, a held lock is not waited for any longer: the wait gives up as at its timeout. */
   signal?: AbortSignal;
+  /**
+   * The holder stamps the lock's time anew every third of `staleMs` while it runs, so a holder that
+   * runs longer than `staleMs` (a login waiting for a person) is not taken for dead, here or on
+   * another host sharing the folder.
+   */
+  keepFresh?: boolean;
 }
 
 /** The lock stayed held by another process (alive, or fresh and of another host) for the whole wait. */
@@ -40,11 +47,12 @@ export class FileLockHeld extends Error {
 const RETRY_MS = 10;
 
 export async function withFileLock<T>(lockPath: string, run: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
-  const { timeoutMs = 10_000, staleMs = 30_000, signal } = options;
+  const { timeoutMs = 10_000, staleMs = 30_000, signal, keepFresh = false } = options;
   const deadline = Date.now() + timeoutMs;
+  let ours: LockIdentity;
   for (;;) {
     try {
-      await takeLock(lockPath);
+      ours = await takeLock(lockPath);
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -57,27 +65,55 @@ export async function withFileLock<T>(lockPath: string, run: () => Promise<T>, o
       await delay(RETRY_MS + Math.floor(Math.random() * RETRY_MS), undefined, { signal }).catch(() => {});
     }
   }
+  const refresh = keepFresh ? setInterval(() => void stampIfOurs(lockPath, ours), Math.max(1, Math.floor(staleMs / 3))) : undefined;
+  refresh?.unref();
   try {
     return await run();
   } finally {
-    await rm(lockPath, { force: true });
+    clearInterval(refresh);
+    if (await isOurs(lockPath, ours)) await rm(lockPath, { force: true });
   }
+}
+
+/** The lock file this holder created: a lock taken over since is another file, naming another holder. */
+interface LockIdentity {
+  dev: number;
+  ino: number;
 }
 
 /**
  * Creates the lock and writes its holder. When that write fails (a full disk, a quota), the lock
  * goes again: left empty, it would name no holder and hold up every writer until it is stale.
  */
-async function takeLock(lockPath: string): Promise<void> {
+async function takeLock(lockPath: string): Promise<LockIdentity> {
   const file = await open(lockPath, 'wx', 0o600);
+  let identity: LockIdentity;
   try {
     await file.writeFile(holderText());
+    const { dev, ino } = await file.stat();
+    identity = { dev, ino };
   } catch (error) {
     await file.close().catch(() => {});
     await rm(lockPath, { force: true });
     throw error;
   }
   await file.close();
+  return identity;
+}
+
+/**
+ * Whether the lock is still the file this holder created and names it: both, since a new file may
+ * get the number of a removed one, and another holder of this process names the same pid.
+ */
+async function isOurs(lockPath: string, ours: LockIdentity): Promise<boolean> {
+  const now = await stat(lockPath).catch(() => undefined);
+  return now !== undefined && now.dev === ours.dev && now.ino === ours.ino && (await firstBytes(lockPath, 300)) === holderText();
+}
+
+async function stampIfOurs(lockPath: string, ours: LockIdentity): Promise<void> {
+  if (!(await isOurs(lockPath, ours))) return;
+  const now = new Date();
+  await utimes(lockPath, now, now).catch(() => {});
 }
 
 /**
