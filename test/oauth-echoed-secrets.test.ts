@@ -96,6 +96,41 @@ describe('an MCP server that echoes the request in its error', () => {
   });
 });
 
+describe('an MCP server that repeats the access token in a successful answer', () => {
+  it("neither a tool result nor a resource read shows the login's access token", async () => {
+    const accessToken = 'at_stored-by-an-earlier-login-0123456789';
+    // A careless "whoami": its tool and its resource answer with the request's own Authorization header.
+    const server = await listen((request, response, body) => {
+      if (request.method !== 'POST') return void response.writeHead(405).end();
+      const message = JSON.parse(body);
+      if (message.id === undefined) return void response.writeHead(202).end();
+      const echoed = `you sent Authorization: ${request.headers.authorization}`;
+      const results: Record<string, object> = {
+        initialize: { protocolVersion: message.params?.protocolVersion, capabilities: { tools: {}, resources: {} }, serverInfo: { name: 'whoami', version: '1' } },
+        'tools/list': { tools: [{ name: 'whoami', inputSchema: { type: 'object' } }] },
+        'tools/call': { content: [{ type: 'text', text: echoed }] },
+        'resources/list': { resources: [] },
+        'resources/templates/list': { resourceTemplates: [] },
+        'resources/read': { contents: [{ uri: 'test://whoami', text: echoed }] },
+      };
+      const result = results[message.method];
+      const answer = result ? { result } : { error: { code: -32601, message: 'method not found' } };
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...answer }));
+    });
+    afterThisTest(() => server.close());
+    const dir = loginDir();
+    new OAuthTokenStore('remote', dir).write({ serverUrl: server.url, tokens: { access_token: accessToken, token_type: 'Bearer' }, tokensExpireAt: Date.now() + 3_600_000 });
+    const manager = new McpConnectionManager({ oauth: { dir }, defaults: { maxRetries: 0 } });
+    afterThisTest(() => manager.dispose());
+    await manager.connect('remote', { url: server.url });
+
+    const called = await manager.callTool('remote', 'whoami', {});
+    const read = await manager.readResource('remote', 'test://whoami');
+    expect(called.content).toEqual([{ type: 'text', text: 'you sent Authorization: Bearer [redacted]' }]);
+    expect(read.contents).toEqual([{ uri: 'test://whoami', text: 'you sent Authorization: Bearer [redacted]' }]);
+  });
+});
+
 describe('a value sent that is only a character or two long', () => {
   async function loginEchoing(clientSecret: string, description: (form: URLSearchParams) => string): Promise<string> {
     const fixture = await oauthFixture({

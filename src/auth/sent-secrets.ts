@@ -3,7 +3,8 @@
  * the log), and a careless or hostile one echoes the request in it: the authorization code, the
  * PKCE verifier, the client secret, the refresh token; an MCP server's, the access token. Every such value this process sent is
  * replaced in an error answer's body before the SDK reads it, so no text made from it can show one.
- * A successful answer is left whole: it may rightly repeat the refresh token it was sent.
+ * A successful answer is left whole here: it may rightly repeat the refresh token it was sent (an
+ * MCP server's successful answer is cleared of the access token once parsed: session-actor.ts).
  */
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { REDACTED } from '../redact.js';

@@ -1,13 +1,14 @@
 import { fromCallback, type ActorSystem, type AnyActorRef, type EventObject } from 'xstate';
 import { describeRequest, redefinedWhileRunningError, removedWhileRunningError, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
-import { redact, redactToolError, secretsOf } from '../redact.js';
+import { longestFirst, redact, redactStrings, redactToolError, secretsOf } from '../redact.js';
 import { unsendableArgumentsError } from './call-arguments.js';
 import { CancelSignal } from './cancel-signal.js';
 import { taskCutOffError } from './task-time-limit.js';
 import { withTimeLimit } from './time-limit-text.js';
 import { requiresTask } from './tool-task.js';
 import type { SessionActorHandle } from './session-tracker.js';
+import { Session } from './session.js';
 import type { McpProgressEvent, McpFinalReply, McpRequestOptions, McpSession } from '../../machines/types.js';
 
 interface RunningRequest {
@@ -165,15 +166,20 @@ export function createSessionActor(deps: SessionActorDeps) {
       };
       const fail = (error: unknown) =>
         settle(failure(running, withTimeLimit(session.failure(describeRequest(spec), error, requestOptions.signal), error, timeoutMs, options, input.requestTimeoutSource)));
+      // An OAuth server's access token is the login's, never the server's data: a successful answer
+      // that repeats it is cleared of it too (one search per string of the answer, OAuth servers only).
+      const withoutToken = <T>(answer: T): T => (session instanceof Session ? redactStrings(answer, longestFirst(session.accessTokensSent())) : answer);
       // One promise per request, answered in its own handlers: this is every call's path.
       if (spec.kind === 'tool') {
-        session.callTool(spec.tool, spec.arguments, spec.taskId === undefined ? requestOptions : { ...requestOptions, taskId: spec.taskId }).then((result) => settle({ type: 'mcp.toolResult', requestId, server: name, result: redactToolError(result, secrets) }), fail);
+        session
+          .callTool(spec.tool, spec.arguments, spec.taskId === undefined ? requestOptions : { ...requestOptions, taskId: spec.taskId })
+          .then((result) => settle({ type: 'mcp.toolResult', requestId, server: name, result: withoutToken(redactToolError(result, secrets)) }), fail);
       } else if (spec.kind === 'resource') {
-        session.readResource(spec.uri, requestOptions).then((result) => settle({ type: 'mcp.resource', requestId, server: name, contents: result.contents }), fail);
+        session.readResource(spec.uri, requestOptions).then((result) => settle({ type: 'mcp.resource', requestId, server: name, contents: withoutToken(result.contents) }), fail);
       } else if (spec.kind === 'prompt') {
-        session.getPrompt(spec.name, spec.arguments, requestOptions).then((prompt) => settle({ type: 'mcp.prompt', requestId, server: name, prompt }), fail);
+        session.getPrompt(spec.name, spec.arguments, requestOptions).then((prompt) => settle({ type: 'mcp.prompt', requestId, server: name, prompt: withoutToken(prompt) }), fail);
       } else if (spec.kind === 'complete') {
-        session.complete(spec, requestOptions).then((result) => settle({ type: 'mcp.completion', requestId, server: name, result }), fail);
+        session.complete(spec, requestOptions).then((result) => settle({ type: 'mcp.completion', requestId, server: name, result: withoutToken(result) }), fail);
       } else if (spec.kind === 'subscribe') {
         session.subscribeResource(spec.uri, requestOptions).then(() => settle({ type: 'mcp.resourceSubscribed', requestId, server: name, uri: spec.uri }), fail);
       } else {

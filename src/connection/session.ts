@@ -4,6 +4,7 @@ import type { McpCompletionParams, McpHostEmitted, McpRequestOptions, McpServerM
 import type { Logger } from '../logger.js';
 import { terminateGroup } from '../transports/process-group.js';
 import type { StderrTail } from '../transports/stderr-tail.js';
+import { bearerTokensSentBy } from '../transports/sent-bearer.js';
 import { ProcessEndedError, type ProcessExit } from '../transports/stdio.js';
 import { redact, redactError } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
@@ -282,6 +283,11 @@ export class Session implements McpSession {
   /** The `_meta` each request carries (request-meta.ts). */
   private requestMeta(): { _meta?: Record<string, string> } {
     return requestMeta(this.client, this.parts.logLevel?.());
+  }
+
+  /** The OAuth access tokens this connection sent lately: its successful answers are cleared of them too (sent-bearer.ts). */
+  accessTokensSent(): readonly string[] {
+    return bearerTokensSentBy(this.parts.transport);
   }
 
   // A server that did not declare resources or prompts is not asked for them: what it would answer is no server's contract.

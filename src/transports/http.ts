@@ -11,6 +11,7 @@ import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { sizeLimitedFetch } from './message-size.js';
 import { nameRefusedEndpoint, notingPosts } from './sse-endpoint.js';
+import { notingBearer, rememberBearer } from './sent-bearer.js';
 
 /** What the transport needs for OAuth (built by src/auth/http-auth.ts): the SDK auth provider and the fetch it uses. */
 export interface HttpAuth {
@@ -47,10 +48,13 @@ export function createHttpTransport(server: string, config: McpServerConfig, kin
   const requestInit: RequestInit = { headers: { ...config.headers } };
   const seen: RateLimitSeen = {};
   // Every response is read within MAX_MESSAGE_BYTES, as the SDK's stdio transport reads its lines.
-  const limited = noteRetryAfter(sizeLimitedFetch(auth?.fetch), seen);
+  const bearers: string[] = [];
+  const sized = sizeLimitedFetch(auth?.fetch);
+  const limited = noteRetryAfter(auth ? notingBearer(sized, bearers) : sized, seen);
   const options = { requestInit, fetch: limited, ...(auth ? { authProvider: auth.provider } : {}) };
   const transport = kind === 'sse' ? sseTransport(url, options, sizeLimitedFetch(withHeaders(config.headers, auth?.fetch))) : new StreamableHTTPClientTransport(url, options);
   rateLimits.set(transport, seen);
+  if (auth) rememberBearer(transport, bearers);
   return transport;
 }
 
