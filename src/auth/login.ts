@@ -135,7 +135,8 @@ export interface LogoutResult {
 }
 
 /**
- * Deletes the server's stored login (tokens and registered client).
+ * Deletes the server's stored login (tokens and registered client). Refused at once while a
+ * login of the server runs (in any process): it would store its tokens again when it ends.
  *
  * @example
  * ```ts
