@@ -475,7 +475,7 @@ export function buildProgram(): Command {
 
   program
     .command('logout')
-    .description("forget a server's stored OAuth tokens; a name that is not configured, or a stdio server, is refused (exit 1) as by login, unless a login is stored under it")
+    .description("forget a server's stored OAuth tokens; a name that is not configured, or a stdio server, is refused (exit 1) as by login, unless a login is stored under it; refused (exit 1) while a login of that server runs")
     .argument('<server>', 'server name')
     .addHelpText('after', examples('mcp-statechart logout docs'))
     .action(async (server: string, _options: unknown, command: Command) => {
