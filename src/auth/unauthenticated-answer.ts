@@ -46,7 +46,7 @@ export async function askWithoutToken(
   const { status } = response;
   const location = response.headers.get('location');
   if (status >= 300 && status < 400 && location !== null) {
-    const target = URL.canParse(location, serverUrl) ? redactUrl(new URL(location, serverUrl).href) : location;
+    const target = URL.canParse(location, serverUrl.href) ? redactUrl(new URL(location, serverUrl).href) : location;
     throw new Error(`MCP server ${quoted(server)} answered with a redirect to ${quoted(target)}, which a login does not follow; if that is the intended server, use its URL as the entry's "url"`);
   }
   if (status !== 401 && status !== 403) return { status };
