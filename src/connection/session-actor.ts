@@ -116,6 +116,16 @@ export function createSessionActor(deps: SessionActorDeps) {
     const followsTask = ({ request: { spec }, becameTask }: RunningRequest) =>
       spec.kind === 'tool' && (becameTask === true || spec.taskId !== undefined || requiresTask(session?.manifest.tools.find((tool) => tool.name === spec.tool)));
 
+    /**
+     * An OAuth server's access token is the login's, never the server's data: a successful answer
+     * that repeats it is cleared of it too (one search per string of the answer, OAuth servers only;
+     * made once here, not per call, as it runs on every answer).
+     */
+    const withoutToken = <T>(answer: T): T => {
+      const tokens = session instanceof Session ? session.accessTokensSent() : [];
+      return tokens.length === 0 ? answer : redactStrings(answer, longestFirst(tokens));
+    };
+
     let stopped = false;
     /** What the requests in flight get once the connection is lost: they are answered as this actor stops. */
     let lostWith: McpServerError | undefined;
@@ -166,9 +176,6 @@ export function createSessionActor(deps: SessionActorDeps) {
       };
       const fail = (error: unknown) =>
         settle(failure(running, withTimeLimit(session.failure(describeRequest(spec), error, requestOptions.signal), error, timeoutMs, options, input.requestTimeoutSource)));
-      // An OAuth server's access token is the login's, never the server's data: a successful answer
-      // that repeats it is cleared of it too (one search per string of the answer, OAuth servers only).
-      const withoutToken = <T>(answer: T): T => (session instanceof Session ? redactStrings(answer, longestFirst(session.accessTokensSent())) : answer);
       // One promise per request, answered in its own handlers: this is every call's path.
       if (spec.kind === 'tool') {
         session
