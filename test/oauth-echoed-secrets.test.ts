@@ -131,6 +131,73 @@ describe('an MCP server that repeats the access token in a successful answer', (
   });
 });
 
+describe('an MCP server that repeats the access token in its notifications and questions', () => {
+  it("neither its log message, its progress message nor its elicitation's text shows the login's access token", async () => {
+    const accessToken = 'at_stored-by-an-earlier-login-0123456789';
+    let answerTheCall: (() => void) | undefined;
+    // A careless server: during a tool call it logs, reports progress and asks the user, each quoting the request's Authorization header.
+    const server = await listen((request, response, body) => {
+      if (request.method !== 'POST') return void response.writeHead(405).end();
+      const message = JSON.parse(body);
+      if (message.id === 'ask') {
+        response.writeHead(202).end();
+        return answerTheCall?.();
+      }
+      if (message.id === undefined) return void response.writeHead(202).end();
+      const echoed = `you sent Authorization: ${request.headers.authorization}`;
+      const send = (payload: object) => response.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...payload })}\n\n`);
+      if (message.method === 'tools/call') {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        send({ method: 'notifications/message', params: { level: 'info', logger: echoed, data: { note: echoed } } });
+        send({ method: 'notifications/progress', params: { progressToken: message.params._meta.progressToken, progress: 1, message: echoed } });
+        send({ id: 'ask', method: 'elicitation/create', params: { message: echoed, requestedSchema: { type: 'object', properties: {} } } });
+        answerTheCall = () => {
+          send({ id: message.id, result: { content: [{ type: 'text', text: 'done' }] } });
+          response.end();
+        };
+        return;
+      }
+      const results: Record<string, object> = {
+        initialize: { protocolVersion: '2025-06-18', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'careless', version: '1' } },
+        'tools/list': { tools: [{ name: 'whoami', inputSchema: { type: 'object' } }] },
+      };
+      const result = results[message.method];
+      const answer = result ? { result } : { error: { code: -32601, message: 'method not found' } };
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...answer }));
+    });
+    afterThisTest(() => server.close());
+    const dir = loginDir();
+    new OAuthTokenStore('remote', dir).write({ serverUrl: server.url, tokens: { access_token: accessToken, token_type: 'Bearer' }, tokensExpireAt: Date.now() + 3_600_000 });
+    const logged: unknown[] = [];
+    const asked: string[] = [];
+    const progress: unknown[] = [];
+    const manager = new McpConnectionManager({
+      oauth: { dir },
+      defaults: { maxRetries: 0 },
+      handlers: {
+        logging: (message) => void logged.push(message),
+        elicitation: (params) => {
+          asked.push(params.message);
+          return { action: 'decline' };
+        },
+      },
+    });
+    manager.on('mcp.log', (message) => logged.push(message));
+    afterThisTest(() => manager.dispose());
+    await manager.connect('remote', { url: server.url });
+
+    const called = await manager.callTool('remote', 'whoami', {}, { onProgress: (update) => void progress.push(update) });
+
+    const shown = 'you sent Authorization: Bearer [redacted]';
+    expect(called.content).toEqual([{ type: 'text', text: 'done' }]);
+    expect(logged).toHaveLength(2);
+    for (const message of logged) expect(message).toMatchObject({ server: 'remote', level: 'info', logger: shown, data: { note: shown } });
+    expect(progress).toEqual([expect.objectContaining({ progress: 1, message: shown })]);
+    expect(asked).toEqual([shown]);
+    expect(JSON.stringify([logged, progress, asked])).not.toContain(accessToken);
+  });
+});
+
 describe('a value sent that is only a character or two long', () => {
   async function loginEchoing(clientSecret: string, description: (form: URLSearchParams) => string): Promise<string> {
     const fixture = await oauthFixture({

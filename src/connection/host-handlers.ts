@@ -151,11 +151,11 @@ export class HostBridge {
 
   /**
    * Declares the capabilities on a not-yet-connected client and installs the handlers behind them;
-   * `notify` gets its log messages and resource updates. `secrets`: the values of the server's
-   * entry, redacted from its log messages as from its stderr (a server may log the key it was given),
-   * and from the text its sampling and elicitation requests show.
+   * `notify` gets its log messages and resource updates. `secretsNow`: the values redacted from
+   * its log messages as from its stderr (a server may log the key it was given), and from the text
+   * its sampling and elicitation requests show; asked each time, since an OAuth access token changes.
    */
-  attach(client: Client, server: string, secrets: readonly string[], notify: (event: McpHostEmitted) => void): void {
+  attach(client: Client, server: string, secretsNow: () => readonly string[], notify: (event: McpHostEmitted) => void): void {
     const capabilities = this.capabilities(server);
     client.registerCapabilities(capabilities);
     if (capabilities.roots) this.rootsClients.add(client);
@@ -163,12 +163,12 @@ export class HostBridge {
     const openPages = new Set<string>();
     if (sampling) {
       client.setRequestHandler('sampling/createMessage', (request, context) =>
-        this.answer('sampling', server, context.mcpReq.signal, (context) => sampling(samplingShown(request.params, secrets), context)),
+        this.answer('sampling', server, context.mcpReq.signal, (context) => sampling(samplingShown(request.params, secretsNow()), context)),
       );
     }
     if (elicitation) {
       client.setRequestHandler('elicitation/create', async (request, context) => {
-        const answer = await this.answer('elicitation', server, context.mcpReq.signal, (context) => elicitation(elicitationShown(request.params, secrets), context));
+        const answer = await this.answer('elicitation', server, context.mcpReq.signal, (context) => elicitation(elicitationShown(request.params, secretsNow()), context));
         if (elicitationComplete && request.params.mode === 'url' && answer.action === 'accept') rememberPage(openPages, request.params.elicitationId);
         return answer;
       });
@@ -184,6 +184,7 @@ export class HostBridge {
       );
     }
     client.setNotificationHandler('notifications/message', ({ params }) => {
+      const secrets = secretsNow();
       const message: McpLogMessage = { server, level: params.level, data: redactStrings(params.data, secrets) };
       if (params.logger !== undefined) message.logger = redact(params.logger, secrets);
       this.handlers.logging?.(message);

@@ -321,11 +321,11 @@ async function attempt(
     processExit: transport instanceof ProcessGroupStdioTransport ? () => transport.exitedByItself : undefined,
     onClosed: () => deps.tracker.remove(request.owner, session),
     logLevel: () => deps.host?.loggingLevel,
-    answerInput: host && ((input, signal) => host.answerInput(request.name, secrets, input, signal)),
+    answerInput: host && ((input, signal) => host.answerInput(request.name, session.secretsShown(), input, signal)),
     journal: deps.journal?.recorderFor(request.config),
   });
   // Log messages and resource updates go through the session to the chart, which reports them to the registry.
-  deps.host?.attach(client, request.name, secrets, (event) => session.notify(event));
+  deps.host?.attach(client, request.name, () => session.secretsShown(), (event) => session.notify(event));
   deps.tracker.add(request.owner, request.name, session);
   const onAbort = () => void session.close();
   request.signal.addEventListener('abort', onAbort, { once: true });

@@ -157,6 +157,9 @@ export function createSessionActor(deps: SessionActorDeps) {
       lastActivity = now();
       inFlight.add(running);
       const { options, requestId } = request;
+      // An OAuth server's access token is the login's, never the server's data: a successful answer
+      // or a progress message that repeats it is cleared of it too (one search per string, OAuth servers only).
+      const withoutToken = <T>(answer: T): T => (session instanceof Session ? redactStrings(answer, longestFirst(session.accessTokensSent())) : answer);
       const timeoutMs = options?.timeoutMs ?? input.requestTimeoutMs;
       const requestOptions: McpRequestOptions = {
         signal: running.cancelSignal,
@@ -165,7 +168,7 @@ export function createSessionActor(deps: SessionActorDeps) {
         maxTotalTimeoutMs: options?.maxTotalTimeoutMs,
         onTask: () => (running.becameTask = true),
         onProgress: options?.progress
-          ? (progress) => deliver({ type: 'mcp.progress', requestId, server: name, ...progress } satisfies McpProgressEvent)
+          ? (progress) => deliver({ type: 'mcp.progress', requestId, server: name, ...withoutToken(progress) } satisfies McpProgressEvent)
           : undefined,
       };
       // Already answered when it was cancelled, the connection was lost or the chart moved on.

@@ -6,7 +6,7 @@ import { terminateGroup } from '../transports/process-group.js';
 import type { StderrTail } from '../transports/stderr-tail.js';
 import { bearerTokensSentBy } from '../transports/sent-bearer.js';
 import { ProcessEndedError, type ProcessExit } from '../transports/stdio.js';
-import { redact, redactError } from '../redact.js';
+import { longestFirst, redact, redactError } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import { ListFollowing } from './list-following.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
@@ -288,6 +288,16 @@ export class Session implements McpSession {
   /** The OAuth access tokens this connection sent lately: its successful answers are cleared of them too (sent-bearer.ts). */
   accessTokensSent(): readonly string[] {
     return bearerTokensSentBy(this.parts.transport);
+  }
+
+  /**
+   * What the server's log messages and the text of its sampling and elicitation requests are
+   * cleared of: the values of its entry and, on an OAuth server, the access tokens sent lately
+   * (a server may log the header it was given, or quote it in a question to the user).
+   */
+  secretsShown(): readonly string[] {
+    const tokens = this.accessTokensSent();
+    return tokens.length === 0 ? this.parts.secrets : longestFirst([...this.parts.secrets, ...tokens]);
   }
 
   // A server that did not declare resources or prompts is not asked for them: what it would answer is no server's contract.
