@@ -45,6 +45,20 @@ describe('the login file', () => {
     expect(statSync(store.file).mode & 0o777).toBe(0o600);
   });
 
+  it('closes a login file found open to others (0600) when it reads it even if it is no login: cut short, not JSON, or too large', () => {
+    const dir = loginDir();
+    const store = new OAuthTokenStore('remote', dir);
+    store.createFolder();
+    // A write cut short, a hand edit gone wrong: the tokens are in it all the same.
+    const broken = ['{"tokens": {"access_token": "copied", "token_type": "Bearer"', 'access_token=copied', `{"padding": "${'x'.repeat(1024 * 1024)}"}`];
+    for (const text of broken) {
+      writeFileSync(store.file, text);
+      chmodSync(store.file, 0o644);
+      expect(store.read()).toEqual({});
+      expect(statSync(store.file).mode & 0o777).toBe(0o600);
+    }
+  });
+
   it('is written 0600 in a 0700 folder, replaced whole, and deleted', () => {
     const dir = loginDir();
     const store = new OAuthTokenStore('remote', dir);

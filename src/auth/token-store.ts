@@ -121,6 +121,8 @@ export class OAuthTokenStore {
   /** What is stored; `{}` when nothing is, or when the file is not a login (a broken file counts as logged out). */
   read(): StoredLogin {
     const read = readRegularFileSync(this.file, MAX_LOGIN_FILE_BYTES);
+    // Whatever it holds: a half-written, hand-edited or oversized file may still hold tokens.
+    if (read.kind === 'bytes' || (read.kind === 'unreadable' && read.bytes !== undefined)) this.closeToOthers();
     if (read.kind !== 'bytes') return {};
     const text = read.bytes.toString('utf8');
     let json: unknown;
@@ -131,7 +133,6 @@ export class OAuthTokenStore {
     }
     const parsed = fileSchema.safeParse(json);
     if (!parsed.success) return {};
-    this.closeToOthers();
     const { serverUrl, issuer, otherIssuers, discoveryState, requiredScope } = parsed.data;
     const current = readCredentials(parsed.data);
     const login: StoredLogin = { serverUrl, ...current, requiredScope };
@@ -166,7 +167,7 @@ export class OAuthTokenStore {
 
   /**
    * A login file open to others (copied from another machine, restored from a backup) is closed
-   * (0600), as `write` closes the folder: its tokens are this user's alone. A file another user
+   * (0600), as `write` closes the folder, whether or not it parses: its tokens are this user's alone. A file another user
    * owns cannot be changed, and is read as it is.
    */
   private closeToOthers(): void {
