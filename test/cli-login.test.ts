@@ -43,8 +43,14 @@ afterAll(async () => {
 /**
  * Runs `login`, plays the browser with the URL it prints, and returns what it wrote. `opener`: let
  * the CLI open a browser with what PATH holds (this folder) instead of passing `--no-browser`.
+ * `beforeBrowsing`: what happens while the login waits for the browser, which comes back after it.
  */
-function loginAndBrowse(server = 'remote', authorizer = fixture, opener?: { path: string }): Promise<{ code: number | null; stderr: string; stdout: string }> {
+function loginAndBrowse(
+  server = 'remote',
+  authorizer = fixture,
+  opener?: { path: string },
+  beforeBrowsing: () => Promise<void> = async () => {},
+): Promise<{ code: number | null; stderr: string; stdout: string }> {
   const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, '--config', config, 'login', server, ...(opener ? [] : ['--no-browser'])], {
     cwd: home,
     env: { ...process.env, HOME: home, ...(opener ? { PATH: opener.path } : {}) },
@@ -59,7 +65,7 @@ function loginAndBrowse(server = 'remote', authorizer = fixture, opener?: { path
     const url = /^\s+(http:\/\/127\.0\.0\.1:\d+\/\S+)$/m.exec(stderr)?.[1];
     if (url && !browsed) {
       browsed = true;
-      void authorizer.browse(new URL(url));
+      void beforeBrowsing().finally(() => authorizer.browse(new URL(url)));
     }
   });
   const guard = setTimeout(() => child.kill('SIGKILL'), 20_000);
@@ -100,6 +106,24 @@ describe('mcp-statechart login / logout', () => {
     // Said once, as the hint: the error's own sentence no longer repeats it.
     expect(refused.stderr.match(/mcp-statechart login remote/g)).toHaveLength(1);
     expect(refused.stderr).toMatch(/^Hint: run `mcp-statechart login remote`$/m);
+  }, 60_000);
+
+  it('logout while a login of that server waits for the browser in another terminal: exit 1, naming its process, and the login ends stored', async () => {
+    let refused: Awaited<ReturnType<typeof runCli>> | undefined;
+    const run = await loginAndBrowse('remote', fixture, undefined, async () => {
+      refused = await runCli(['logout', 'remote'], { cwd: home, env: { HOME: home } });
+    });
+
+    expect(refused?.code).toBe(1);
+    expect(refused?.stderr).toMatch(
+      /^Error: a login of MCP server "remote" is running \(process \d+\); finish or cancel it there, then log out again \(logged out now, the login would store its tokens again when it ends\)\n$/,
+    );
+    expect(refused?.stdout).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/Logged in to "remote"/);
+    const out = await runCli(['logout', 'remote'], { cwd: home, env: { HOME: home } });
+    expect(out.code).toBe(0);
+    expect(out.stderr).toMatch(/Logged out of "remote"/);
   }, 60_000);
 
   it('says it opens a browser only when an opener started: with --no-browser or no opener on PATH, to open the URL by hand', async () => {
