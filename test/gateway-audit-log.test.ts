@@ -306,7 +306,7 @@ describe('serve --audit: completions', () => {
 });
 
 describe('serve --audit: a prompt get, resource read or completion of a server the policy hides', () => {
-  it('is answered "Unknown" as for a server that does not exist, and audited refused:policy as read_mcp_resource\'s attempt is', async () => {
+  it('is answered "Unknown" as for a server that does not exist, and audited refused:policy as read_mcp_resource\'s attempt is; a prompt of no loaded server under no server, as asked', async () => {
     const TOKENS = { alice: 'alice-token-3b9e', eve: 'eve-token-a61d' };
     const gateway = await startTeamGateway(
       'audit-hidden',
@@ -320,6 +320,8 @@ describe('serve --audit: a prompt get, resource read or completion of a server t
       const eve = await gateway.host(TOKENS.eve);
       await expect(eve.readResource({ uri: 'mcp-statechart://secret/demo://resource/static/document/architecture.md' })).rejects.toThrow(/Unknown resource/);
       await expect(eve.getPrompt({ name: 'secret/simple-prompt' })).rejects.toThrow(/Unknown prompt/);
+      // A name no loaded server prefixes may mean "team" or "team/hidden": told as asked, under no server.
+      await expect(eve.getPrompt({ name: 'team/hidden/prompt' })).rejects.toThrow(/Unknown prompt/);
       await expect(eve.complete({ ref: { type: 'ref/prompt', name: 'secret/completable-prompt' }, argument: { name: 'department', value: 'E' } })).rejects.toThrow(/Unknown prompt/);
       // Someone allowed everything who names a server that does not exist is not refused by policy: no line.
       await expect((await gateway.host(TOKENS.alice)).getPrompt({ name: 'nowhere/prompt' })).rejects.toThrow(/Unknown prompt/);
@@ -329,10 +331,11 @@ describe('serve --audit: a prompt get, resource read or completion of a server t
         .trimEnd()
         .split('\n')
         .map((line) => JSON.parse(line) as Record<string, unknown>)
-        .filter((line) => line.identity === 'eve' || line.server === 'nowhere');
+        .filter((line) => line.outcome === 'refused:policy');
       expect(lines).toEqual([
         expect.objectContaining({ identity: 'eve', server: 'secret', uri: 'demo://resource/static/document/architecture.md', outcome: 'refused:policy' }),
         expect.objectContaining({ identity: 'eve', server: 'secret', prompt: 'simple-prompt', outcome: 'refused:policy' }),
+        expect.objectContaining({ identity: 'eve', server: '', prompt: 'team/hidden/prompt', outcome: 'refused:policy' }),
         expect.objectContaining({ identity: 'eve', server: 'secret', completes: 'completable-prompt', outcome: 'refused:policy', count: 1 }),
       ]);
     } finally {

@@ -108,8 +108,8 @@ export function promptsAndResourcesOffer(
       try {
         return split();
       } catch (error) {
-        const target = named.type === 'uri' ? uriTarget(named.text) : promptTarget(named.text, [...loaded]);
-        if (target && !isAllowed(target.server)) onHidden?.({ kind, ...target });
+        const target = named.type === 'uri' ? hiddenUriTarget(named.text) : promptTarget(named.text, [...loaded]);
+        if (target && !target.meant.some(isAllowed)) onHidden?.({ kind, server: target.server, name: target.name });
         throw error;
       }
     };
@@ -221,10 +221,28 @@ function uriTarget(served: string): { server: string; name: string } | undefined
   return server === undefined ? undefined : { server, name: served.slice(slash + 1) };
 }
 
-/** The server a `server/prompt` name names: the longest loaded name that prefixes it, else what comes before its first `/`. */
-function promptTarget(name: string, loaded: string[]): { server: string; name: string } | undefined {
-  const server = longestPrefix(name, loaded) ?? (name.includes('/') ? name.slice(0, name.indexOf('/')) : undefined);
-  return server === undefined ? undefined : { server, name: name.slice(server.length + 1) };
+/** What a name that was refused names: the server and the name on it, and every server it may have meant. */
+interface RefusedTarget {
+  server: string;
+  name: string;
+  meant: string[];
+}
+
+function hiddenUriTarget(served: string): RefusedTarget | undefined {
+  const target = uriTarget(served);
+  return target && { ...target, meant: [target.server] };
+}
+
+/**
+ * The server a `server/prompt` name names: the longest loaded name that prefixes it. One that
+ * matches no loaded server may mean any server named by the text before one of its `/`s, loaded
+ * or not: it is told with no server and the name as asked, never as one guessed server's.
+ */
+function promptTarget(name: string, loaded: string[]): RefusedTarget | undefined {
+  const server = longestPrefix(name, loaded);
+  if (server !== undefined) return { server, name: name.slice(server.length + 1), meant: [server] };
+  const meant = [...name.matchAll(/\//g)].map((slash) => name.slice(0, slash.index));
+  return meant.length === 0 ? undefined : { server: '', name, meant };
 }
 
 function longestPrefix(name: string, servers: string[]): string | undefined {
