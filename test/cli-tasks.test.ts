@@ -3,7 +3,7 @@
  * 2026-07-28 servers became and no process saw to their end. Server, tool and start time; never
  * the task id, which a server may use as the bearer of its task.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultTaskJournalPath, TaskJournal } from '../src/connection/task-journal.js';
@@ -13,9 +13,10 @@ import { modernStdio } from './support/modern-server.js';
 
 const SECRET_TASK_ID = 'task-id-that-is-a-bearer-token';
 
+/** Recorded as a manager records them: each on the definition of its server. */
 async function recorded(...tasks: Array<{ server: string; tool: string; startedAt: string }>): Promise<void> {
   const journal = new TaskJournal();
-  for (const [n, task] of tasks.entries()) await journal.begun({ ...task, taskId: `${SECRET_TASK_ID}-${n}` });
+  for (const [n, task] of tasks.entries()) await journal.recorderFor(modernStdio()).begun({ ...task, taskId: `${SECRET_TASK_ID}-${n}` });
 }
 
 describe('tasks', () => {
@@ -47,6 +48,40 @@ describe('tasks', () => {
     expect(JSON.parse(run.stdout)).toEqual({ ok: true, file: defaultTaskJournalPath(), tasks: [{ server: 'reports', tool: 'build', startedAt: '2026-12-01T09:00:00.000Z' }] });
     expect(run.stdout).not.toContain(SECRET_TASK_ID);
   }, 60_000);
+
+  it('marks the tasks an older version recorded (no definition, which no manager resumes), and --prune removes them alone', async () => {
+    await recorded({ server: 'reports', tool: 'build', startedAt: '2026-12-01T09:00:00.000Z' });
+    // As a version from before fingerprints wrote it: no "definition".
+    const path = defaultTaskJournalPath();
+    const before = JSON.parse(readFileSync(path, 'utf8'));
+    writeFileSync(path, JSON.stringify([{ server: 'legacy', taskId: `${SECRET_TASK_ID}-old`, tool: 'export', startedAt: '2026-06-01T08:00:00.000Z' }, ...before]));
+
+    const listed = await runInProcess(['tasks']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.split('\n')).toEqual([
+      `2 unfinished tasks in ${path}, oldest first:`,
+      '  legacy  export  started 2026-06-01T08:00:00.000Z  (older version)',
+      '  reports  build  started 2026-12-01T09:00:00.000Z',
+      'A program with this HOME and the same server definitions (credentials included) collects each result with manager.unfinishedTasks() and manager.resumeTask(task).',
+      'A task marked "older version" was recorded by a version from before tasks were tied to a server\'s definition: no program lists or resumes it; `mcp-statechart tasks --prune` removes those.',
+      '',
+    ]);
+    expect(JSON.parse((await runInProcess(['tasks', '--json'])).stdout).tasks).toEqual([
+      { server: 'legacy', tool: 'export', startedAt: '2026-06-01T08:00:00.000Z', olderVersion: true },
+      { server: 'reports', tool: 'build', startedAt: '2026-12-01T09:00:00.000Z' },
+    ]);
+
+    const pruned = await runInProcess(['tasks', '--prune']);
+    expect(pruned.code).toBe(0);
+    expect(pruned.stdout.split('\n').slice(0, 3)).toEqual([
+      `Removed 1 task recorded by an older version of mcp-statechart from ${path}.`,
+      `1 unfinished task in ${path}, oldest first:`,
+      '  reports  build  started 2026-12-01T09:00:00.000Z',
+    ]);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual(before);
+    expect(JSON.parse((await runInProcess(['tasks', '--prune', '--json'])).stdout)).toMatchObject({ ok: true, pruned: 0, tasks: [{ server: 'reports' }] });
+    expect(pruned.stdout + listed.stdout).not.toContain(SECRET_TASK_ID);
+  });
 
   it('a server or tool name with control characters is shown with them made visible', async () => {
     await recorded({ server: 'evil\u001b[2Jserver', tool: 'tool\nnext', startedAt: '2026-12-01T09:00:00.000Z' });

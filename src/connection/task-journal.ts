@@ -128,6 +128,31 @@ export class TaskJournal {
     return applied(this.pending, this.onDisk()).map(withoutDefinition);
   }
 
+  /**
+   * Of `unfinished()`, those a version from before fingerprints recorded: no manager lists or
+   * resumes them (none can tell whose they are), so they stay until `pruneOlderVersion`.
+   */
+  olderVersionTasks(): UnfinishedTask[] {
+    return applied(this.pending, this.onDisk())
+      .filter((entry) => entry.definition === undefined)
+      .map(withoutDefinition);
+  }
+
+  /** Removes the entries of `olderVersionTasks()` from the file, under its lock; resolves with how many went. */
+  async pruneOlderVersion(): Promise<number> {
+    if (this.onDisk().every((entry) => entry.definition !== undefined)) return 0;
+    return withFileLock(
+      `${this.path}.lock`,
+      async () => {
+        const entries = this.onDisk();
+        const kept = entries.filter((entry) => entry.definition !== undefined);
+        if (kept.length < entries.length) this.write(kept);
+        return entries.length - kept.length;
+      },
+      this.lock,
+    );
+  }
+
   /** The tasks recorded and not yet ended on the definitions `definitionOf` gives (a manager's own servers), oldest first. */
   unfinishedOf(definitionOf: (server: string) => McpServerConfig | undefined): UnfinishedTask[] {
     const fingerprints = new Map<string, string | undefined>();

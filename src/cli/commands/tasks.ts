@@ -5,12 +5,18 @@
  * state (SEP-2663), and a program with the same HOME collects the results with
  * `manager.unfinishedTasks()` and `manager.resumeTask(task)` without them.
  */
-import { TaskJournal } from '../../connection/task-journal.js';
+import { FileLockHeld } from '../../config/file-lock.js';
+import { TaskJournal, type UnfinishedTask } from '../../connection/task-journal.js';
 import { reportDone, reported, type ReportOptions } from '../command-report.js';
 import { CliError } from '../json-codes.js';
 import { terminalLine } from '../terminal-text.js';
 
-export function runTasksList(options: ReportOptions): Promise<number> {
+export interface TasksListOptions extends ReportOptions {
+  /** Removes first the tasks an older version recorded, which no program can resume. */
+  prune?: boolean;
+}
+
+export function runTasksList(options: TasksListOptions): Promise<number> {
   return reported(options, async () => {
     const journal = new TaskJournal();
     const unreadable = journal.unreadable();
@@ -20,15 +26,38 @@ export function runTasksList(options: ReportOptions): Promise<number> {
         `The task journal ${terminalLine(journal.path)} could not be read (${terminalLine(unreadable)}): the tasks in it cannot be listed or resumed, and the next task recorded replaces it; move it aside to keep it.`,
       );
     }
-    const tasks = journal.unfinished().map(({ server, tool, startedAt }) => ({ server, tool, startedAt }));
-    const text =
-      tasks.length === 0
-        ? `No unfinished task is recorded in ${terminalLine(journal.path)}.`
+    const pruned = options.prune ? await prunedFrom(journal) : undefined;
+    const older = new Set(journal.olderVersionTasks().map(taskKey));
+    const tasks = journal.unfinished().map((task) => ({ server: task.server, tool: task.tool, startedAt: task.startedAt, ...(older.has(taskKey(task)) && { olderVersion: true }) }));
+    const text = [
+      ...(pruned === undefined ? [] : [`Removed ${pruned} task${pruned === 1 ? '' : 's'} recorded by an older version of mcp-statechart from ${terminalLine(journal.path)}.`]),
+      ...(tasks.length === 0
+        ? [`No unfinished task is recorded in ${terminalLine(journal.path)}.`]
         : [
             `${tasks.length} unfinished task${tasks.length === 1 ? '' : 's'} in ${terminalLine(journal.path)}, oldest first:`,
-            ...tasks.map((task) => `  ${terminalLine(task.server)}  ${terminalLine(task.tool)}  started ${terminalLine(task.startedAt)}`),
+            ...tasks.map((task) => `  ${terminalLine(task.server)}  ${terminalLine(task.tool)}  started ${terminalLine(task.startedAt)}${task.olderVersion ? '  (older version)' : ''}`),
             'A program with this HOME and the same server definitions (credentials included) collects each result with manager.unfinishedTasks() and manager.resumeTask(task).',
-          ].join('\n');
-    return reportDone(options, text, { file: journal.path, tasks });
+            ...(older.size === 0
+              ? []
+              : [
+                  'A task marked "older version" was recorded by a version from before tasks were tied to a server\'s definition: no program lists or resumes it; `mcp-statechart tasks --prune` removes those.',
+                ]),
+          ]),
+    ].join('\n');
+    return reportDone(options, text, { file: journal.path, ...(pruned !== undefined && { pruned }), tasks });
   });
+}
+
+async function prunedFrom(journal: TaskJournal): Promise<number> {
+  try {
+    return await journal.pruneOlderVersion();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    const hint = error instanceof FileLockHeld ? `if no other process is writing it, remove ${terminalLine(error.lockPath)} and run it again` : undefined;
+    throw new CliError('WRITE_FAILED', `The task journal ${terminalLine(journal.path)} could not be changed (${terminalLine(reason)}): nothing was removed.`, hint);
+  }
+}
+
+function taskKey(task: UnfinishedTask): string {
+  return JSON.stringify([task.server, task.taskId]);
 }
