@@ -1,5 +1,6 @@
 /**
- * `serve --http` bounds the calls (tools/call) each identity has running at once on a replica:
+ * `serve --http` bounds the calls (tools/call, and the host's own prompts/get and resources/read,
+ * counted together) each identity has running at once on a replica:
  * `callsInFlight` in the gateway file (an identity's own, else the lowest of its groups'), 64 when
  * none is given. One more is answered with a tool error the model reads, naming the limit and this
  * replica, and audited `refused:calls_in_flight`; other identities are not held up, and a call
@@ -17,7 +18,7 @@ import { parseGatewayConfig } from '../src/gateway/gateway-file.js';
 import { everythingStdio, textOf } from './support/everything.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
-const TOKENS = { alice: 'alice-token-c41f', bob: 'bob-token-77d2', carol: 'carol-token-3e90' };
+const TOKENS = { alice: 'alice-token-c41f', bob: 'bob-token-77d2', carol: 'carol-token-3e90', dave: 'dave-token-5a12' };
 const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
 
 let gateway: TeamGateway;
@@ -26,7 +27,9 @@ beforeAll(async () => {
   gateway = await startTeamGateway(
     'calls-in-flight',
     { everything: everythingStdio(), modern: { command: process.execPath, args: [MODERN_SERVER] } },
-    { alice: { token: TOKENS.alice, allow: ['*'], callsInFlight: 2 }, bob: { token: TOKENS.bob, allow: ['*'] }, carol: { token: TOKENS.carol, allow: ['*'], callsInFlight: 1 } },
+    { alice: { token: TOKENS.alice, allow: ['*'], callsInFlight: 2 }, bob: { token: TOKENS.bob, allow: ['*'] }, carol: { token: TOKENS.carol, allow: ['*'], callsInFlight: 1 },
+      dave: { token: TOKENS.dave, allow: ['*'], callsInFlight: 1 },
+    },
     {
       serveFlags: ['--audit', 'audit.jsonl'],
     },
@@ -67,7 +70,7 @@ describe('calls in flight per identity', () => {
 
     const refused = (await alice.callTool(echo('one too many'))) as Record<string, unknown>;
     expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toBe(callsInFlightLimitText('alice', 2));
+    expect(textOf(refused)).toBe(callsInFlightLimitText('alice', 2, 'call'));
     expect(textOf(refused)).toContain('"alice" already has 2 calls running on this replica of the gateway');
 
     const bob = await gateway.host(TOKENS.bob);
@@ -88,6 +91,35 @@ describe('calls in flight per identity', () => {
   }, 90_000);
 });
 
+describe('prompt gets and resource reads in flight per identity', () => {
+  it("count with the identity's tool calls: one more is refused with a JSON-RPC error naming the limit and audited, and goes through once a place is free", async () => {
+    const dave = await gateway.host(TOKENS.dave);
+    await dave.callTool({ name: 'load_mcp', arguments: { server: 'everything' } });
+    const prompt = { name: 'everything/simple-prompt' };
+    const resource = { uri: 'mcp-statechart://everything/demo://resource/static/document/architecture.md' };
+    const long = longCall(dave);
+    await long.running;
+
+    await expect(dave.getPrompt(prompt)).rejects.toThrow(callsInFlightLimitText('dave', 1, 'prompt get'));
+    await expect(dave.readResource(resource)).rejects.toThrow(callsInFlightLimitText('dave', 1, 'resource read'));
+    const bob = await gateway.host(TOKENS.bob);
+    await bob.callTool({ name: 'load_mcp', arguments: { server: 'everything' } });
+    expect((await bob.getPrompt(prompt)).messages.length).toBeGreaterThan(0);
+
+    expect((await long.answered).isError ?? false).toBe(false);
+    expect((await dave.getPrompt(prompt)).messages.length).toBeGreaterThan(0);
+    expect((await dave.readResource(resource)).contents.length).toBe(1);
+    await expect
+      .poll(async () => (await auditLines()).filter((line) => line.identity === 'dave' && (line.prompt ?? line.uri) !== undefined).map((line) => [line.prompt ?? line.uri, line.outcome]), { timeout: 10_000 })
+      .toEqual([
+        ['simple-prompt', 'refused:calls_in_flight'],
+        ['demo://resource/static/document/architecture.md', 'refused:calls_in_flight'],
+        ['simple-prompt', 'ok'],
+        ['demo://resource/static/document/architecture.md', 'ok'],
+      ]);
+  }, 90_000);
+});
+
 describe('"callsInFlight" in the gateway file', () => {
   it('takes a whole number from 1 to 100000 and names the field otherwise', () => {
     expect(parseGatewayConfig({ identities: { a: { callsInFlight: 16 } } })).toMatchObject({ ok: true });
@@ -100,7 +132,7 @@ describe('"callsInFlight" in the gateway file', () => {
   });
 
   it('names a JWT subject in the refusal with its control characters escaped, as every untrusted name', () => {
-    expect(callsInFlightLimitText('bob\u001b[2J\nadmin', 8)).not.toMatch(/[\u001b\n]/);
+    expect(callsInFlightLimitText('bob\u001b[2J\nadmin', 8, 'call')).not.toMatch(/[\u001b\n]/);
   });
 });
 

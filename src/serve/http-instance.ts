@@ -7,10 +7,10 @@
  * 2026-07-28 host gets `input_required` on the call, a 2025-era host a request on the call's SSE
  * stream. So do the downstream server's log messages, and a 2025-era host's `logging/setLevel`.
  */
-import type { Implementation, Server, ServerCapabilities, ServerContext, Transport } from '@modelcontextprotocol/server';
+import { ProtocolError, type Implementation, type Server, type ServerCapabilities, type ServerContext, type Transport } from '@modelcontextprotocol/server';
 import { audited, toolOutcome, type AuditLog, type AuditOutcome } from '../gateway/audit-log.js';
 import type { CallerAccess } from '../gateway/caller-access.js';
-import { callsInFlightLimitText } from '../gateway/calls-in-flight-limit.js';
+import { CALLS_IN_FLIGHT_ERROR_CODE, callsInFlightLimitText } from '../gateway/calls-in-flight-limit.js';
 import type { IdentityAllowance } from '../gateway/identity-allowance.js';
 import type { InstanceCaller } from '../gateway/mcp-endpoint.js';
 import type { PrivateLists } from '../gateway/private-lists.js';
@@ -76,21 +76,27 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, calls
         return {};
       });
     }
+    // A 2026-07-28 host's retry with its answers continues the request it started: counted once.
+    const isRetry = (ctx: ServerContext) => caller.era === 'modern' && ctx.mcpReq.requestState() !== undefined;
+    /**
+     * A place among the identity's `callsInFlight` (tool calls, prompt gets, resource reads), or
+     * undefined when none is free. A retry continues a request let in when it began (those waiting
+     * for their host are bounded apart, host-rounds.ts): it holds a place when one is free and is
+     * never refused for want of one.
+     */
+    const placeFor = (ctx: ServerContext) => callsInFlight.take(identity, access.callsInFlight) ?? (isRetry(ctx) ? HOLDS_NOTHING : undefined);
     server.setRequestHandler('tools/list', async () => ({ tools: access.tools.map(listedTool) }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const tool = access.tools.find((candidate) => candidate.name === request.params.name);
       if (!tool) return unknownLoaderTool(request.params.name, access.tools);
       const args = request.params.arguments ?? {};
       const target = auditTarget(tool.name, args);
-      // A 2026-07-28 host's retry with its answers continues the call it started: counted once.
-      const retry = caller.era === 'modern' && ctx.mcpReq.requestState() !== undefined;
-      // Taken before the rate's token: a call refused here was never made. A retry continues a call
-      // let in when it began (the calls waiting for their host are bounded apart, host-rounds.ts):
-      // it holds a place when one is free and is never refused for want of one.
-      const release = callsInFlight.take(identity, access.callsInFlight) ?? (retry ? HOLDS_NOTHING : undefined);
+      const retry = isRetry(ctx);
+      // Taken before the rate's token: a call refused here was never made.
+      const release = placeFor(ctx);
       if (!release) {
         if (target) audit?.record({ identity, ...target, outcome: 'refused:calls_in_flight', durationMs: 0 });
-        return { isError: true, content: [{ type: 'text', text: callsInFlightLimitText(identity, access.callsInFlight) }] };
+        return { isError: true, content: [{ type: 'text', text: callsInFlightLimitText(identity, access.callsInFlight, 'call') }] };
       }
       try {
         const rate = retry ? { ok: true as const } : rateLimiter.take(identity, access.callsPerMinute);
@@ -121,10 +127,24 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, calls
     // While it runs, what its server sends could be this caller's: no other identity's host gets it.
     // A caller's prompt gets and resource reads are asked through as its calls are: input rounds
     // for a 2026-07-28 caller, requests on the POST's SSE stream for a 2025-era one.
-    const inRounds: InRounds =
+    const asked: InRounds =
       caller.era === 'modern'
-        ? (request, ctx, name, start) => relay.rounds.run(request, ctx, start, { server: name, owner: identity })
-        : (_request, ctx, name, start) => relay.runLegacy(legacyCall(name, ctx), (signal) => start({ signal }));
+        ? (request, ctx, { server: name }, start) => relay.rounds.run(request, ctx, start, { server: name, owner: identity })
+        : (_request, ctx, { server: name }, start) => relay.runLegacy(legacyCall(name, ctx), (signal) => start({ signal }));
+    // Each holds a place as a tool call does (about as much memory): many small reads at once
+    // would otherwise take the replica as many small calls did.
+    const inRounds: InRounds = async (request, ctx, use, start) => {
+      const release = placeFor(ctx);
+      if (!release) {
+        audit?.record({ identity, ...use, outcome: 'refused:calls_in_flight', durationMs: 0 });
+        throw new ProtocolError(CALLS_IN_FLIGHT_ERROR_CODE, callsInFlightLimitText(identity, access.callsInFlight, use.kind === 'prompt' ? 'prompt get' : 'resource read'));
+      }
+      try {
+        return await asked(request, ctx, use, start);
+      } finally {
+        release();
+      }
+    };
     // Answered "Unknown" (the host must not learn the server exists), audited as read_mcp_resource's attempt is.
     const hidden: OnHidden = (use) => audit?.record({ identity, ...use, outcome: 'refused:policy', durationMs: 0 });
     offer.install(server, access.allowsServer, (use, run) => audited(audit, { identity, ...use }, () => relay.using(identity, use.server, run)), manifestOf, inRounds, hidden);

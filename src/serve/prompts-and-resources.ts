@@ -35,7 +35,7 @@ export function offerPromptsAndResources(host: ServeHost, servers: ServedServers
     void host.sendPromptListChanged().catch(() => {});
     void host.sendResourceListChanged().catch(() => {});
   });
-  const inRounds: InRounds = (request, ctx, server, start) => {
+  const inRounds: InRounds = (request, ctx, { server }, start) => {
     host.heard(ctx);
     return host.rounds.run(request, ctx, start, { server });
   };
@@ -61,8 +61,15 @@ export interface PromptsAndResourcesOffer {
   stop(): void;
 }
 
-/** Runs one prompt get, resource read or completion (`name`: the prompt's name or the resource's URI or template on its server), e.g. to audit it. */
-export type AroundUse = <T>(use: { kind: 'prompt' | 'resource' | 'completion'; server: string; name: string }, run: () => Promise<T>) => Promise<T>;
+/** A prompt get, resource read or completion: `name` is the prompt's name or the resource's URI or template on its server. */
+export interface ServedUse {
+  kind: 'prompt' | 'resource' | 'completion';
+  server: string;
+  name: string;
+}
+
+/** Runs one prompt get, resource read or completion, e.g. to audit it. */
+export type AroundUse = <T>(use: ServedUse, run: () => Promise<T>) => Promise<T>;
 
 const directly: AroundUse = (_use, run) => run();
 
@@ -70,22 +77,22 @@ const directly: AroundUse = (_use, run) => run();
  * Told of a prompt get, resource read or completion that names a server `isAllowed` hides (the
  * host is answered "Unknown", as for a server that does not exist), e.g. to audit the attempt.
  */
-export type OnHidden = (use: { kind: 'prompt' | 'resource' | 'completion'; server: string; name: string }) => void;
+export type OnHidden = (use: ServedUse) => void;
 
 /**
- * Runs a 2026-07-28 host's prompt get or resource read for `server` in input rounds, as its tool
+ * Runs a 2026-07-28 host's prompt get or resource read (`use`) in input rounds, as its tool
  * calls are (HostInputRounds): what the server asks on the way (elicitation, sampling, roots)
  * goes back as `input_required` on this request. A 2025 host has none: its requests are asked directly.
  */
 export type InRounds = <M extends 'prompts/get' | 'resources/read'>(
   request: RoundRequest<M>,
   ctx: ServerContext,
-  server: string,
+  use: ServedUse,
   start: (options: LoaderToolCallOptions) => Promise<RoundResults[M]>,
 ) => Promise<RoundResults[M] | InputRequiredResult>;
 
 /** A 2025 host's request, run at once under its own cancel. */
-const atOnce: InRounds = (_request, ctx, _server, start) => start({ signal: ctx.mcpReq.signal });
+const atOnce: InRounds = (_request, ctx, _use, start) => start({ signal: ctx.mcpReq.signal });
 
 /** The manifest a host is shown of a server (`serve --http`: the caller's own reading of a list the server calls private). */
 export type ManifestOf = (server: string) => Promise<McpServerManifest | undefined>;
@@ -123,9 +130,10 @@ export function promptsAndResourcesOffer(
     });
     instance.setRequestHandler('prompts/get', async (request, ctx) => {
       const { server, prompt } = seen('prompt', { type: 'prompt', text: request.params.name }, () => splitPromptName(request.params.name, names()));
+      const use: ServedUse = { kind: 'prompt', server, name: prompt };
       return namingServerOnOneLine(server, () =>
-        inRounds(request, ctx, server, ({ signal }) =>
-          around({ kind: 'prompt', server, name: prompt }, async () => {
+        inRounds(request, ctx, use, ({ signal }) =>
+          around(use, async () => {
             await ensureConnected(servers, server);
             return nestedWithinLimit(server, 'prompts/get', servedPrompt(server, await servers.getPrompt(server, prompt, request.params.arguments, { signal })));
           }),
@@ -149,9 +157,10 @@ export function promptsAndResourcesOffer(
     });
     instance.setRequestHandler('resources/read', async (request, ctx) => {
       const { server, uri } = seen('resource', { type: 'uri', text: request.params.uri }, () => splitServedUri(request.params.uri, names()));
+      const use: ServedUse = { kind: 'resource', server, name: uri };
       return namingServerOnOneLine(server, () =>
-        inRounds(request, ctx, server, async ({ signal }) => {
-          const read = await around({ kind: 'resource', server, name: uri }, async () => {
+        inRounds(request, ctx, use, async ({ signal }) => {
+          const read = await around(use, async () => {
             await ensureConnected(servers, server);
             return servers.readResource(server, uri, { signal });
           });
