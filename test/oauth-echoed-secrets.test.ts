@@ -131,11 +131,11 @@ describe('an MCP server that repeats the access token in a successful answer', (
   });
 });
 
-describe('an MCP server that repeats the access token in its notifications and questions', () => {
-  it("neither its log message, its progress message nor its elicitation's text shows the login's access token", async () => {
+describe('an MCP server that repeats the access token in its tool list, its notifications and its questions', () => {
+  it("neither its tool's description, its log message, its progress message nor its elicitation's text shows the login's access token", async () => {
     const accessToken = 'at_stored-by-an-earlier-login-0123456789';
     let answerTheCall: (() => void) | undefined;
-    // A careless server: during a tool call it logs, reports progress and asks the user, each quoting the request's Authorization header.
+    // A careless server: it describes its tool, and during a call logs, reports progress and asks the user, each quoting the request's Authorization header.
     const server = await listen((request, response, body) => {
       if (request.method !== 'POST') return void response.writeHead(405).end();
       const message = JSON.parse(body);
@@ -159,7 +159,7 @@ describe('an MCP server that repeats the access token in its notifications and q
       }
       const results: Record<string, object> = {
         initialize: { protocolVersion: '2025-06-18', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'careless', version: '1' } },
-        'tools/list': { tools: [{ name: 'whoami', inputSchema: { type: 'object' } }] },
+        'tools/list': { tools: [{ name: 'whoami', description: echoed, inputSchema: { type: 'object' } }] },
       };
       const result = results[message.method];
       const answer = result ? { result } : { error: { code: -32601, message: 'method not found' } };
@@ -190,11 +190,12 @@ describe('an MCP server that repeats the access token in its notifications and q
 
     const shown = 'you sent Authorization: Bearer [redacted]';
     expect(called.content).toEqual([{ type: 'text', text: 'done' }]);
+    expect(manager.getManifest('remote')?.tools.map((tool) => tool.description)).toEqual([shown]);
     expect(logged).toHaveLength(2);
     for (const message of logged) expect(message).toMatchObject({ server: 'remote', level: 'info', logger: shown, data: { note: shown } });
     expect(progress).toEqual([expect.objectContaining({ progress: 1, message: shown })]);
     expect(asked).toEqual([shown]);
-    expect(JSON.stringify([logged, progress, asked])).not.toContain(accessToken);
+    expect(JSON.stringify([manager.getManifest('remote'), logged, progress, asked])).not.toContain(accessToken);
   });
 });
 

@@ -59,9 +59,11 @@ export class ListRefresh {
     if (closed.aborted) return;
     const deadline = new Deadline(this.timeoutMs, () => new Error(`the listing did not finish within ${this.timeoutMs} ms`), closed);
     try {
-      const listed = await listManifest({ server, client, logger, deadline }, holder.manifest, due);
-      const changes = diffManifests(holder.manifest, listed);
-      holder.manifest = listed;
+      const before = holder.manifest;
+      holder.manifest = await listManifest({ server, client, logger, deadline }, before, due);
+      // Compared as the holder keeps it (it may clear what is not to be shown, session.ts).
+      const listed = holder.manifest;
+      const changes = diffManifests(before, listed);
       this.expiry.schedule(due, listed.freshness);
       if (!isEmptyDiff(changes)) this.lists.changed(listed, changes);
     } catch (error) {

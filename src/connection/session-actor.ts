@@ -1,7 +1,7 @@
 import { fromCallback, type ActorSystem, type AnyActorRef, type EventObject } from 'xstate';
 import { describeRequest, redefinedWhileRunningError, removedWhileRunningError, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
-import { longestFirst, redact, redactStrings, redactToolError, secretsOf } from '../redact.js';
+import { redact, redactToolError, secretsOf } from '../redact.js';
 import { unsendableArgumentsError } from './call-arguments.js';
 import { CancelSignal } from './cancel-signal.js';
 import { taskCutOffError } from './task-time-limit.js';
@@ -157,9 +157,8 @@ export function createSessionActor(deps: SessionActorDeps) {
       lastActivity = now();
       inFlight.add(running);
       const { options, requestId } = request;
-      // An OAuth server's access token is the login's, never the server's data: a successful answer
-      // or a progress message that repeats it is cleared of it too (one search per string, OAuth servers only).
-      const withoutToken = <T>(answer: T): T => (session instanceof Session ? redactStrings(answer, longestFirst(session.accessTokensSent())) : answer);
+      // A successful answer or a progress message that repeats an OAuth server's access token is cleared of it too.
+      const withoutToken = <T>(answer: T): T => (session instanceof Session ? session.withoutAccessTokens(answer) : answer);
       const timeoutMs = options?.timeoutMs ?? input.requestTimeoutMs;
       const requestOptions: McpRequestOptions = {
         signal: running.cancelSignal,

@@ -6,7 +6,7 @@ import { terminateGroup } from '../transports/process-group.js';
 import type { StderrTail } from '../transports/stderr-tail.js';
 import { bearerTokensSentBy } from '../transports/sent-bearer.js';
 import { ProcessEndedError, type ProcessExit } from '../transports/stdio.js';
-import { longestFirst, redact, redactError } from '../redact.js';
+import { longestFirst, redact, redactError, redactStrings } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import { ListFollowing } from './list-following.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
@@ -92,8 +92,9 @@ export class Session implements McpSession {
     return this.listed;
   }
 
+  /** Kept as it may be shown: a tool's description that quotes an OAuth access token reaches neither the model nor the index. */
   set manifest(manifest: McpServerManifest) {
-    this.listed = manifest;
+    this.listed = this.withoutAccessTokens(manifest);
     this.taskTools = new Set(manifest.tools.filter(requiresTask).map((tool) => tool.name));
   }
 
@@ -288,6 +289,14 @@ export class Session implements McpSession {
   /** The OAuth access tokens this connection sent lately: its successful answers are cleared of them too (sent-bearer.ts). */
   accessTokensSent(): readonly string[] {
     return bearerTokensSentBy(this.parts.transport);
+  }
+
+  /**
+   * `value` with the access tokens this connection sent lately `[redacted]` in its strings: an OAuth
+   * server's token is the login's, never the server's data (one search per string, OAuth servers only).
+   */
+  withoutAccessTokens<T>(value: T): T {
+    return redactStrings(value, longestFirst(this.accessTokensSent()));
   }
 
   /**
