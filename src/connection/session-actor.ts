@@ -117,14 +117,10 @@ export function createSessionActor(deps: SessionActorDeps) {
       spec.kind === 'tool' && (becameTask === true || spec.taskId !== undefined || requiresTask(session?.manifest.tools.find((tool) => tool.name === spec.tool)));
 
     /**
-     * An OAuth server's access token is the login's, never the server's data: a successful answer
-     * that repeats it is cleared of it too (one search per string of the answer, OAuth servers only;
-     * made once here, not per call, as it runs on every answer).
+     * A successful answer or a progress message that repeats an OAuth server's access token is
+     * cleared of it too (session.ts); made once here, not per call, as it runs on every answer.
      */
-    const withoutToken = <T>(answer: T): T => {
-      const tokens = session instanceof Session ? session.accessTokensSent() : [];
-      return tokens.length === 0 ? answer : redactStrings(answer, longestFirst(tokens));
-    };
+    const withoutToken = <T>(answer: T): T => (session instanceof Session ? session.withoutAccessTokens(answer) : answer);
 
     let stopped = false;
     /** What the requests in flight get once the connection is lost: they are answered as this actor stops. */
@@ -157,8 +153,6 @@ export function createSessionActor(deps: SessionActorDeps) {
       lastActivity = now();
       inFlight.add(running);
       const { options, requestId } = request;
-      // A successful answer or a progress message that repeats an OAuth server's access token is cleared of it too.
-      const withoutToken = <T>(answer: T): T => (session instanceof Session ? session.withoutAccessTokens(answer) : answer);
       const timeoutMs = options?.timeoutMs ?? input.requestTimeoutMs;
       const requestOptions: McpRequestOptions = {
         signal: running.cancelSignal,

@@ -296,7 +296,8 @@ export class Session implements McpSession {
    * server's token is the login's, never the server's data (one search per string, OAuth servers only).
    */
   withoutAccessTokens<T>(value: T): T {
-    return redactStrings(value, longestFirst(this.accessTokensSent()));
+    const tokens = this.accessTokensSent();
+    return tokens.length === 0 ? value : redactStrings(value, longestFirst(tokens));
   }
 
   /**
