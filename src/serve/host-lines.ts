@@ -70,6 +70,8 @@ export function readableLines(input: Readable, onUnreadable: (line: UnreadableLi
       done(null, kept.length > 0 ? kept.join('') : undefined);
     },
   });
-  input.pipe(readable);
+  // The SDK's transport closes itself when its input ends, and a closing transport drops the
+  // answers of calls still running: serve ends the transport itself once those are answered.
+  input.pipe(readable, { end: false });
   return readable;
 }
