@@ -2,7 +2,7 @@
  * The queue between serve and its host (src/serve/host-output.ts), as a unit: a stdout that
  * takes a few messages and then never drains, or drains when the test says so.
  */
-import { Writable } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { HostOutput } from '../src/serve/host-output.js';
@@ -70,5 +70,25 @@ describe('the queue to the host', () => {
     expect(messages.filter((message) => message.id !== undefined && message.method === undefined)).toHaveLength(500);
     expect(messages.filter((message) => message.method === 'sampling/createMessage')).toHaveLength(1);
     expect(messages.filter((message) => message.method === 'notifications/tools/list_changed').length).toBeLessThanOrEqual(2);
+  });
+
+  it('stops reading the host while answers to its requests wait, and reads again once it has caught up', async () => {
+    const stdout = slowStdout();
+    const hostInput = new PassThrough();
+    hostInput.on('data', () => {});
+    const output = new HostOutput(stdout.stream, limits, hostInput);
+    // A host that writes requests and never reads: answers are never dropped, so only not reading bounds them.
+    for (let id = 1; id <= limits.messages * 2; id++) {
+      output.send({ jsonrpc: '2.0', id, result: {} });
+      if (hostInput.isPaused()) break;
+    }
+    expect(hostInput.isPaused()).toBe(true);
+    expect(output.waiting).toBeLessThanOrEqual(limits.messages);
+    for (let round = 0; round < 100 && output.waiting > 0; round++) {
+      stdout.drain();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(output.waiting).toBe(0);
+    expect(hostInput.isPaused()).toBe(false);
   });
 });

@@ -20,7 +20,9 @@ interface Queued {
  * only the latest value per token, a notification already waiting is not queued again, and log
  * messages past HOST_QUEUE_LIMITS are dropped and counted (the host is told how many once it has
  * caught up). Responses and requests always wait their turn: the host's own requests bound the
- * responses, and each server's requests to the host are capped (relay-limits.ts).
+ * responses, and each server's requests to the host are capped (relay-limits.ts). A host can send
+ * requests without reading their answers, so while the queue is full the host's input (when
+ * given) is paused: what waits is then bounded by the limits, not by what the host writes.
  */
 export class HostOutput {
   private readonly queue: Array<Queued | undefined> = [];
@@ -32,10 +34,12 @@ export class HostOutput {
   private waitingForDrain = false;
   private closed = false;
   private droppedLogs = 0;
+  private pausedInput = false;
 
   constructor(
     private readonly output: Writable,
     private readonly limits = HOST_QUEUE_LIMITS,
+    private readonly input?: Readable,
   ) {
     output.on('drain', () => {
       this.waitingForDrain = false;
@@ -102,6 +106,10 @@ export class HostOutput {
     }
     this.queue.push(queued);
     this.queuedBytes += queued.text.length;
+    if (this.input && !this.pausedInput && this.full()) {
+      this.pausedInput = true;
+      this.input.pause();
+    }
     return true;
   }
 
@@ -119,6 +127,10 @@ export class HostOutput {
       if (next.progressToken !== undefined) this.progress.delete(next.progressToken);
       if (next.notification !== undefined) this.notifications.delete(next.notification);
       this.write(next.text);
+    }
+    if (this.pausedInput && !this.closed && !this.full()) {
+      this.pausedInput = false;
+      this.input?.resume();
     }
     if (this.head === this.queue.length) {
       this.queue.length = 0;
@@ -156,7 +168,7 @@ export class HostStdioTransport extends StdioServerTransport {
 
   constructor(input: Readable, stdout: Writable = process.stdout) {
     super(input, stdout);
-    this.output = new HostOutput(stdout);
+    this.output = new HostOutput(stdout, HOST_QUEUE_LIMITS, input);
   }
 
   onClosed(listener: () => void): void {
