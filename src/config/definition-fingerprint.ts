@@ -4,13 +4,16 @@
  * alone does not let anyone test guesses of the env, header or URL values a definition holds.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { McpServerConfig } from '../../machines/types.js';
 import { sortKeys } from './project-trust.js';
+import { readRegularFileSync } from './read-config-file.js';
 import { redactStrings, secretsOf } from '../redact.js';
 
 const KEY_BYTES = 32;
+/** The key as written (hex and a line break), with room for a trailing space an editor added. */
+const KEY_FILE_BYTES = 4 * KEY_BYTES;
 
 /**
  * The key file is there but cannot be read (a folder, a file of another user): every server's
@@ -19,11 +22,11 @@ const KEY_BYTES = 32;
 export class ManifestIndexKeyUnreadable extends Error {
   constructor(
     readonly file: string,
-    readonly errno: string | undefined,
+    /** What is wrong with it: "is a folder, not a file", "cannot be read (permission denied)". */
+    readonly reason: string,
   ) {
-    const what = errno === 'EISDIR' ? 'is a folder, not a file' : errno === 'EACCES' || errno === 'EPERM' ? 'cannot be read (permission denied)' : `cannot be read (${errno ?? 'unknown error'})`;
     super(
-      `the manifest index's key ${file} ${what}. Remove it or move it away, and a new key is made; every indexed server then counts as changed until it is indexed again.`,
+      `the manifest index's key ${file} ${reason}. Remove it or move it away, and a new key is made; every indexed server then counts as changed until it is indexed again.`,
     );
     this.name = 'ManifestIndexKeyUnreadable';
   }
@@ -59,17 +62,21 @@ export function loadOrCreateKey(file: string): Buffer {
   }
 }
 
-/** The key in the file; undefined when there is none or it is not a key (to be replaced). */
+/**
+ * The key in the file; undefined when there is none or it is not a key (to be replaced). Read as
+ * the index is: a FIFO or device planted at the key (by anything that can write ~/.ai-zen) would
+ * otherwise block `servers`, `search`, `index` and `serve` for good, or fill the memory.
+ */
 function readKey(file: string): Buffer | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const errno = (error as NodeJS.ErrnoException).code;
-    if (errno === 'ENOENT') return undefined;
-    throw new ManifestIndexKeyUnreadable(file, errno);
+  const read = readRegularFileSync(file, KEY_FILE_BYTES);
+  if (read.kind === 'missing') return undefined;
+  if (read.kind === 'unreadable') {
+    // A folder or a file this user cannot read is not replaced: the error names it instead.
+    if (read.reason.startsWith('is a directory')) throw new ManifestIndexKeyUnreadable(file, 'is a folder, not a file');
+    if (read.reason.includes('permission denied')) throw new ManifestIndexKeyUnreadable(file, read.reason);
+    return undefined;
   }
-  const key = Buffer.from(text.trim(), 'hex');
+  const key = Buffer.from(read.bytes.toString('utf8').trim(), 'hex');
   return key.length === KEY_BYTES ? key : undefined;
 }
 
