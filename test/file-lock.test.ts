@@ -4,7 +4,7 @@
  * taken over at once instead of failing every writer until it is 30 s old; a live holder is named
  * in the error; a lock that names no holder here is waited for as before.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import type { FileHandle, open } from 'node:fs/promises';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
@@ -123,7 +123,7 @@ describe('a lock file', () => {
     // it and takes over under its own (a live process): what the waiter judged is gone from the path.
     let takingOver: ChildProcess | undefined;
     const restoreOpen = interceptOpen(async (path, flags) => {
-      if (path !== guardPath || flags !== 'r' || takingOver) return;
+      if (path !== guardPath || flags === 'wx' || takingOver) return; // a read of the guard, not its taking
       renameSync(guardPath, join(root, 'dead-guard'));
       takingOver = await holdInAnotherProcess(guardPath);
     });
@@ -220,6 +220,21 @@ describe('a lock file', () => {
       `${userFile} is locked by ${lockPath}, an empty lock that names no process (left by one that failed, for example on a full disk, or was killed while taking it): nothing was changed. Remove ${lockPath} and try again.`,
     );
     expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
+  }, 60_000);
+
+  it('that is a FIFO, planted a while ago, is taken over like any stale lock instead of read, which would wait for a writer for good', async () => {
+    const { cli, userFile, read } = configHome();
+    const lockPath = `${userFile}.lock`;
+    execFileSync('mkfifo', [lockPath]);
+    const aMinuteAgo = new Date(Date.now() - 60_000);
+    utimesSync(lockPath, aMinuteAgo, aMinuteAgo);
+
+    const run = await cli('add', 'x', '--', 'cmd');
+
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(read(userFile)).toMatchObject({ mcpServers: { first: {}, last: {}, x: { command: 'cmd' } } });
+    expect(existsSync(lockPath)).toBe(false);
   }, 60_000);
 
   it('left by a killed process does not hold up a project approval written under it', async () => {

@@ -8,6 +8,7 @@
  * lock fresh (`keepFresh`); a holder removes only its own lock, never one taken over since.
  */
 import { hostname } from 'node:os';
+import { constants } from 'node:fs';
 import { open, rm, stat, utimes } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -192,11 +193,15 @@ async function lockHolder(lockPath: string): Promise<number | 'gone' | 'unknown'
   }
 }
 
-/** At most `limit` bytes of the file as text; none when it cannot be read (a lock is a name, never large). */
+/**
+ * At most `limit` bytes of the file as text; none when it cannot be read (a lock is a name, never
+ * large) or is no regular file: opening a FIFO planted at the lock would wait for a writer for good.
+ */
 async function firstBytes(path: string, limit: number): Promise<string> {
-  const file = await open(path, 'r').catch(() => undefined);
+  const file = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch(() => undefined);
   if (!file) return '';
   try {
+    if (!(await file.stat()).isFile()) return '';
     const { buffer, bytesRead } = await file.read(Buffer.alloc(limit), 0, limit, 0);
     return buffer.subarray(0, bytesRead).toString('utf8');
   } catch {
