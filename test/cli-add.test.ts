@@ -219,4 +219,21 @@ describe('add-json', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, code: 'INVALID_JSON' });
     expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
   }, 40_000);
+
+  it('refuses to change a file holding a value 20,000 levels deep (it parses, but cannot be written back) in words, changing nothing', async () => {
+    const { cli, userFile } = configHome();
+    const text = `{"mcpServers":{"first":{"command":"first-server"}},"history":${'['.repeat(20_000)}${']'.repeat(20_000)}}\n`;
+    writeFileSync(userFile, text);
+
+    const run = await cli('add', 'x', '--json', '--', 'cmd');
+
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual({
+      ok: false,
+      code: 'CONFIG_INVALID',
+      error: `${userFile} holds a value nested too deeply (thousands of levels) to be written back. Nothing was changed.`,
+      hint: 'Make that value flatter or remove it by hand, then run the command again.',
+    });
+    expect(readFileSync(userFile, 'utf8')).toBe(text);
+  }, 40_000);
 });

@@ -126,6 +126,20 @@ export async function editServerEntries(path: string, edit: (servers: JsonObject
   });
 }
 
+/** The file's new text. A value nested deeper than JSON.stringify's stack reaches (it parses fine) cannot be written back. */
+function rewrittenText(path: string, config: JsonObject, indentation: string | number): string {
+  try {
+    return `${JSON.stringify(config, null, indentation)}\n`;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new CliError(
+      'CONFIG_INVALID',
+      `${path} holds a value nested too deeply (thousands of levels) to be written back. Nothing was changed.`,
+      'Make that value flatter or remove it by hand, then run the command again.',
+    );
+  }
+}
+
 async function rewriteServerEntries(path: string, edit: (servers: JsonObject) => boolean): Promise<boolean> {
   const text = await readConfigText(path, MAX_CONFIG_FILE_BYTES);
   const config = ownConfigObject(path, text);
@@ -133,7 +147,7 @@ async function rewriteServerEntries(path: string, edit: (servers: JsonObject) =>
   if (!edit(servers)) return false;
   config.mcpServers = servers;
   const mode = ((await stat(path).catch(() => undefined))?.mode ?? 0o600) & 0o777;
-  const written = `${JSON.stringify(config, null, indentationOf(text))}\n`;
+  const written = rewrittenText(path, config, indentationOf(text));
   // Discovery refuses a larger file whole: writing it would lose every server in it, not just this one.
   const bytes = Buffer.byteLength(written);
   if (bytes > MAX_CONFIG_FILE_BYTES) {

@@ -27,7 +27,7 @@ export const CLI_ERROR_CODES = {
   CHECK_FAILED: 'a checked server does not work: it needs a login or failed (doctor, servers --check, get --check)',
   CONFIG_PROBLEMS: 'a config file or an entry has errors (servers, doctor), or the server named was skipped for one',
   CONFIG_UNREADABLE: 'the config file to change cannot be read',
-  CONFIG_INVALID: 'the config file to change is not valid JSON or not an mcp.json; nothing was changed',
+  CONFIG_INVALID: 'the config file to change is not valid JSON, not an mcp.json, or holds a value nested too deeply to write back; nothing was changed',
   CONFIG_LOCKED: 'another process kept the config file to change locked for 10 s; nothing was changed',
   INVALID_NAME: 'the server name cannot be used',
   INVALID_JSON: 'the JSON given on the command line is not valid',
