@@ -1,5 +1,6 @@
 /** `approvals` lists the approved project servers and whether each is still as approved; `revoke` takes them back; `approve` names an unknown server as other commands do. */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configHome } from './support/config-command-home.js';
 
@@ -19,6 +20,19 @@ describe('approvals', () => {
       ok: true,
       approvals: [{ source: projectFile, name: 'tool', state: 'changed since' }],
     });
+  }, 60_000);
+
+  it('a broken approval key (cut short) is replaced when a project server is added, and the approval counts', async () => {
+    const { cli, home } = configHome();
+    const keyFolder = join(home, '.local', 'state', 'mcp-statechart');
+    mkdirSync(keyFolder, { recursive: true });
+    writeFileSync(join(keyFolder, 'approval-key'), 'cut short\n');
+
+    const run = await cli('add', '--scope', 'project', 'tool', '--', 'node', 'tool.js');
+
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(await trustOf(cli, 'tool')).toBeUndefined();
   }, 60_000);
 
   it('revoke <name> makes the server wait for approval again; the others stay approved', async () => {

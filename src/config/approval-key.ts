@@ -7,7 +7,7 @@
  * mode 0700. It is no protection against a server that can read the whole home folder.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { link, mkdir, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { homeFolder } from './home-folder.js';
 import { dirname, join } from 'node:path';
 import { readRegularFile } from './read-config-file.js';
@@ -38,11 +38,14 @@ export async function ensureApprovalKey(path: string): Promise<Buffer> {
     await link(temporary, path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // Another process made the key first, or a broken one is there (cut short, a FIFO): no approval
+    // counts with that one, so a new key replaces it and loses none. A folder there stays, named below.
+    if (!(await readApprovalKey(path))) await rename(temporary, path).catch(() => {});
   } finally {
     await rm(temporary, { force: true });
   }
   const made = await readApprovalKey(path);
-  if (!made) throw new Error(`the approval key at ${path} is not usable (expected ${KEY_BYTES} bytes)`);
+  if (!made) throw new Error(`the approval key ${path} is not a file of ${KEY_BYTES} bytes, so nothing can be approved: move it away, and a new key is made`);
   return made;
 }
 
