@@ -316,6 +316,23 @@ describe('the file', () => {
     expect(two.lookup('a', stdioFixture('--name', 'a')).status).toBe('fresh');
   });
 
+  it('leaves out an entry nested deeper than a listing keeps (written by another hand), which made servers and search overflow the stack', async () => {
+    const manifest = { tools: [{ name: 't', inputSchema: { type: 'object' as const } }], resources: [], resourceTemplates: [], prompts: [] };
+    const index = new ManifestIndex({ path: indexPath });
+    index.record('deep', stdioFixture('--name', 'deep'), manifest);
+    index.record('plain', stdioFixture('--name', 'plain'), manifest);
+    await index.flush();
+    const depth = 100_000;
+    const deepSchema = `${'{"type":"object","properties":{"a":'.repeat(depth)}{}${'}}'.repeat(depth)}`;
+    const file = JSON.parse(readFileSync(indexPath, 'utf8')) as { servers: Record<string, { manifest: { tools: Array<{ inputSchema: unknown }> } }> };
+    file.servers.deep!.manifest.tools[0]!.inputSchema = 'DEEP';
+    writeFileSync(indexPath, JSON.stringify(file).replace('"DEEP"', deepSchema));
+
+    const reread = new ManifestIndex({ path: indexPath });
+    expect(reread.lookup('deep', stdioFixture('--name', 'deep')).status).toBe('missing');
+    expect(reread.lookup('plain', stdioFixture('--name', 'plain')).status).toBe('fresh');
+  });
+
   it('starts empty from a file that is not an index, and replaces it on the next record', async () => {
     mkdirSync(path.dirname(indexPath), { recursive: true });
     writeFileSync(indexPath, '{ not json');

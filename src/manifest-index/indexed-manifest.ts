@@ -6,6 +6,8 @@ import type { McpServerManifest } from '../../machines/types.js';
 import { terminalTextWithin } from '../../machines/control-characters.js';
 import { MAX_PURPOSE_CHARACTERS } from '../text-limits.js';
 import { parseFreshness } from './entry-expiry.js';
+import { measureJson } from '../../machines/json-fingerprint.js';
+import { LISTING_LIMITS } from '../connection/manifest.js';
 
 /** Tools beyond this many per server are not kept: one server cannot fill the index. */
 export const MAX_INDEXED_TOOLS = 5_000;
@@ -46,8 +48,16 @@ export function indexedManifest(manifest: McpServerManifest): McpServerManifest 
   };
 }
 
+/**
+ * A list as the index writes it: objects, none nested deeper than a listing keeps one. A deeper
+ * one was written by someone else, and every walk of the manifest (`servers`, `search`) would
+ * overflow the stack on it.
+ */
 function isList(value: unknown): value is Array<Record<string, unknown>> {
-  return Array.isArray(value) && value.every((item) => typeof item === 'object' && item !== null);
+  return (
+    Array.isArray(value) &&
+    value.every((item) => typeof item === 'object' && item !== null && measureJson(item, LISTING_LIMITS.maxDepth, Number.POSITIVE_INFINITY).depth <= LISTING_LIMITS.maxDepth)
+  );
 }
 
 /** A manifest read back from the file, or undefined when the entry is not one (hand-edited, another version). */
