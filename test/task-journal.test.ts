@@ -154,6 +154,17 @@ describe('the lock beside the journal', () => {
     expect(journal.unfinished()).toEqual([task(0)]);
   });
 
+  it('that cannot be replaced (a folder at its place) leaves no copy behind per change it puts off', async () => {
+    const warnings: string[] = [];
+    const journal = new TaskJournal(journalFile(), { logger: warningsInto(warnings) });
+    mkdirSync(journal.path, { recursive: true });
+    writeFileSync(path.join(journal.path, 'kept'), 'a file of the user');
+    for (let index = 1; index <= 5; index++) await journal.begun(task(index));
+    await journal.close();
+    expect(warnings).toHaveLength(2);
+    expect(readdirSync(path.dirname(journal.path))).toEqual(['mcp-tasks.json']);
+  });
+
   it('held through close (a manager disposed), gives up after close waits, and the warning names the tasks not recorded, never their ids', async () => {
     const warnings: string[] = [];
     const journal = new TaskJournal(journalFile(), { logger: warningsInto(warnings) });

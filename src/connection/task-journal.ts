@@ -15,7 +15,7 @@
  * first), so one user's tasks never push out another's; MAX_JOURNAL_ENTRIES in all.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { FileLockHeld, withFileLock, type FileLockOptions } from '../config/file-lock.js';
 import { homeFolder } from '../config/home-folder.js';
@@ -314,8 +314,14 @@ export class TaskJournal {
 
   private write(tasks: JournalEntry[]): void {
     const staged = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
-    writeFileSync(staged, JSON.stringify(tasks), { mode: 0o600 });
-    renameSync(staged, this.path);
+    try {
+      writeFileSync(staged, JSON.stringify(tasks), { mode: 0o600, flag: 'wx' });
+      renameSync(staged, this.path);
+    } catch (error) {
+      // Each change tries again: a copy left per failed write (a full disk, a folder at the path) would pile up.
+      rmSync(staged, { force: true });
+      throw error;
+    }
   }
 }
 
