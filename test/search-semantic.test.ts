@@ -3,9 +3,11 @@
  * fused, vectors kept beside the index and reused, only changed servers embedded again, and words
  * alone when the embedding function fails. A deterministic embedder stands in for a model.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createLoaderTools,
@@ -18,6 +20,9 @@ import {
   type McpServerConfig,
 } from '../src/index.js';
 import { TEST_EMBEDDER_MODEL, testEmbedding } from '../bench/lib/test-embedder.js';
+import { runProcess, TSX_LOADER } from './support/cli.js';
+
+const VECTOR_STORE_READER = fileURLToPath(new URL('./fixtures/vector-store-reader.ts', import.meta.url));
 
 let folder: string;
 let index: ManifestIndex;
@@ -128,6 +133,15 @@ describe('hybrid ranking', () => {
     await first(searchTool(third.embed), 'remove a picture');
     expect(third.embedded).toEqual(['remove a picture']);
   });
+
+  it('starts with no vectors from a FIFO planted where they are kept, instead of waiting on it for good', async () => {
+    const file = path.join(folder, 'mcp-index.json.vectors.json');
+    execFileSync('mkfifo', [file]);
+    const run = await runProcess(process.execPath, ['--import', TSX_LOADER, VECTOR_STORE_READER, file], { timeoutMs: 15_000 });
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe('opened\n');
+    expect(run.code).toBe(0);
+  }, 30_000);
 
   it('ranks by words alone, and says so, when the embedding function fails', async () => {
     const failing: EmbedFunction = async () => {

@@ -8,8 +8,9 @@
  * already uses): nothing is downloaded or bundled here.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { readRegularFileSync } from '../config/read-config-file.js';
 
 export type EmbedFunction = (texts: string[]) => Promise<number[][]>;
 
@@ -36,6 +37,8 @@ const BATCH = 64;
 export const MAX_VECTORS = 50_000;
 /** Vectors longer than this are refused: they would make the file and every query costly. */
 const MAX_DIMENSIONS = 4_096;
+/** A bigger file is not read (V8 holds no longer string): it is written anew. */
+const MAX_FILE_BYTES = 512 * 1024 * 1024;
 
 function unit(vector: readonly number[]): Float32Array {
   let norm = 0;
@@ -108,11 +111,14 @@ export class VectorStore {
   }
 
   private read(file: string): void {
+    // Read as the index is: a FIFO planted here would block the process for good.
+    const read = readRegularFileSync(file, MAX_FILE_BYTES);
+    if (read.kind !== 'bytes') return; // No file yet, or none of ours: start empty, it is only a cache.
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = read.bytes.toString('utf8');
     } catch {
-      return; // No file yet: start empty, it is only a cache.
+      return;
     }
     const lines = text.split('\n');
     try {
