@@ -97,6 +97,21 @@ describe('add into a read-only folder', () => {
   });
 });
 
+describe('add where a file holds the place of its folder', () => {
+  it('names the file, says nothing was changed and to move that file away', async () => {
+    const folder = join(process.env.HOME!, '.ai-zen');
+    writeFileSync(folder, 'a file of the user\n');
+
+    const run = await runInProcess(['add', 'big', '--', 'node', 'server.js']);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `Error: could not write ${join(folder, 'mcp.json')}: one of its folders is a file. Nothing was changed.\nHint: Move that file away, then run the command again.\n`,
+    );
+    expect(readFileSync(folder, 'utf8')).toBe('a file of the user\n');
+  });
+});
+
 describe('index on a full disk', () => {
   it('reports each server, then one summary naming the index file and what to do; no lock is left', async () => {
     const home = process.env.HOME!;

@@ -16,10 +16,13 @@ const REFUSALS: Record<string, WriteRefusal> = {
   EROFS: { reason: 'its folder is on a read-only file system', remedy: 'Make it writable' },
   EACCES: { reason: 'permission denied', remedy: 'Check that you may write the file and its folder' },
   EPERM: { reason: 'permission denied', remedy: 'Check that you may write the file and its folder' },
+  ENOTDIR: { reason: 'one of its folders is a file', remedy: 'Move that file away' },
 };
 
 /** The refusal `error` is, or undefined for any other failure. */
 export function writeRefusal(error: unknown): WriteRefusal | undefined {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === 'string' && Object.hasOwn(REFUSALS, code) ? REFUSALS[code] : undefined;
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  // A folder that cannot be made because a file is in its place: mkdir says EEXIST, not ENOTDIR.
+  const meant = code === 'EEXIST' && syscall === 'mkdir' ? 'ENOTDIR' : code;
+  return typeof meant === 'string' && Object.hasOwn(REFUSALS, meant) ? REFUSALS[meant] : undefined;
 }
