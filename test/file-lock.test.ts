@@ -237,6 +237,17 @@ describe('a lock file', () => {
     expect(existsSync(lockPath)).toBe(false);
   }, 60_000);
 
+  it('that is a folder (a cloned project may hold one by that name) fails at once, saying to move it away, and is left as it is', async () => {
+    const lockPath = join(root, 'data.json.lock');
+    mkdirSync(lockPath);
+    writeFileSync(join(lockPath, 'inside'), 'kept');
+
+    const failure = await withFileLock(lockPath, async () => 'written', { timeoutMs: 50 }).catch((error: unknown) => error);
+
+    expect((failure as Error).message).toBe(`${lockPath} is a folder, not a lock file, so nothing can take the lock: move it away, then try again`);
+    expect(readFileSync(join(lockPath, 'inside'), 'utf8')).toBe('kept');
+  });
+
   it('left by a killed process does not hold up a project approval written under it', async () => {
     const approvalsPath = join(root, 'state', 'approvals.json');
     mkdirSync(join(root, 'state'));

@@ -45,6 +45,14 @@ export class FileLockHeld extends Error {
   }
 }
 
+/** A folder stands where the lock goes: waiting would never end, and it is not ours to remove. */
+class LockIsFolder extends Error {
+  constructor(readonly lockPath: string) {
+    super(`${lockPath} is a folder, not a lock file, so nothing can take the lock: move it away, then try again`);
+    this.name = 'LockIsFolder';
+  }
+}
+
 const RETRY_MS = 10;
 
 export async function withFileLock<T>(lockPath: string, run: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
@@ -57,6 +65,8 @@ export async function withFileLock<T>(lockPath: string, run: () => Promise<T>, o
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // A folder there (a cloned project can hold one by that name) is no lock: no holder ever removes it, nor may we.
+      if ((await stat(lockPath).catch(() => undefined))?.isDirectory()) throw new LockIsFolder(lockPath);
       const holder = await lockHolder(lockPath);
       if ((await abandoned(lockPath, holder, staleMs)) && (await removeAbandoned(lockPath, staleMs))) continue;
       if (Date.now() > deadline || signal?.aborted) {
