@@ -8,6 +8,7 @@ import {
   type CreateLoaderToolsOptions,
   type LoaderTool,
   type LoaderToolName,
+  type LoaderTools,
   type LoaderToolsManager,
 } from '../tools/index.js';
 import { permissionsFrom, type GlobalOptions } from './options.js';
@@ -18,6 +19,8 @@ export type LoaderSessionOptions = ApprovalOptions &
   Pick<CreateLoaderToolsOptions, 'manifestIndex' | 'resultBudget'> & {
     /** What the loader tools see of the manager (default: the manager itself), e.g. a view that keeps raw results. */
     toolsView?: (manager: McpConnectionManager) => LoaderToolsManager;
+    /** Which loader tools (default: createLoaderTools's); serve offers search from the start. */
+    create?: (options: CreateLoaderToolsOptions) => LoaderTools;
   };
 
 /**
@@ -35,7 +38,7 @@ export function openLoaderSession(
   options: GlobalOptions,
   logger: Logger,
   managerOptions: McpConnectionManagerOptions = {},
-  { toolsView, ...toolOptions }: LoaderSessionOptions = {},
+  { toolsView, create = createLoaderTools, ...toolOptions }: LoaderSessionOptions = {},
 ) {
   const manager = new McpConnectionManager({ logger, ...managerOptions });
   const seen = toolsView?.(manager) ?? manager;
@@ -44,7 +47,7 @@ export function openLoaderSession(
    * them when the config changes; the files' tool patterns may have changed too).
    */
   const toolsFor = (result: DiscoveryResult) =>
-    createLoaderTools({
+    create({
       manager: seen,
       servers: result.servers,
       permissions: permissionsFrom(options, result.toolPermissions),

@@ -68,7 +68,18 @@ function checkedOptions(options: CreateLoaderToolsOptions): CreateLoaderToolsOpt
  * ```
  */
 export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTools {
-  return buildLoaderTools(options, 'when-useful');
+  return buildLoaderTools(options, { search: 'when-useful', sharedByCallers: false });
+}
+
+/**
+ * The loader tools of `serve` over stdio: search_mcp_tools is offered over any index, even an
+ * empty one. A host keeps the tool definitions of the session (and its prompt cache), while the
+ * index fills as the host's model loads servers: offered only once the index held something,
+ * search would never appear for a person who never ran `mcp-statechart index`. Connected servers
+ * are searchable at once; what an empty index answers says how to get there.
+ */
+export function createServeLoaderTools(options: CreateLoaderToolsOptions): LoaderTools {
+  return buildLoaderTools(options, { search: 'over-any-index', sharedByCallers: false });
 }
 
 /**
@@ -79,10 +90,16 @@ export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTool
  * (the gateway file changed) would change under a host that had them.
  */
 export function createGatewayLoaderTools(options: CreateLoaderToolsOptions): LoaderTools {
-  return buildLoaderTools(options, 'over-any-index');
+  return buildLoaderTools(options, { search: 'over-any-index', sharedByCallers: true });
 }
 
-function buildLoaderTools(given: CreateLoaderToolsOptions, search: 'when-useful' | 'over-any-index'): LoaderTools {
+/** When search_mcp_tools is offered, and whether every caller shares the servers (the gateway). */
+interface LoaderToolsMode {
+  search: 'when-useful' | 'over-any-index';
+  sharedByCallers: boolean;
+}
+
+function buildLoaderTools(given: CreateLoaderToolsOptions, { search, sharedByCallers }: LoaderToolsMode): LoaderTools {
   const options = checkedOptions(given);
   const exposure = checkedExposure(options.exposure);
   const catalog = buildServerCatalog(options.servers, options.permissions, options.serversNotice, options.skippedServers);
@@ -93,7 +110,7 @@ function buildLoaderTools(given: CreateLoaderToolsOptions, search: 'when-useful'
   if (index) recordManifests(options.manager, index, withoutNames(catalog.configs, unshared), { projectFiles: catalog.projectFiles });
   const searchable = index && new SearchableTools(options.manager, catalog, index, options.search, unshared);
   // Search is offered when it has something to rank: an index that holds manifests, or more
-  // servers than load_mcp lists (search then finds them by name and description); in a gateway, over any index.
+  // servers than load_mcp lists (search then finds them by name and description); in serve and a gateway, over any index.
   const searchUseful = index !== undefined && (search === 'over-any-index' || !index.isEmpty || !catalog.listed);
   const offered = (name: LoaderToolName) =>
     isToolEnabled(options.permissions, name) && (name !== 'search_mcp_tools' || searchUseful);
@@ -104,7 +121,7 @@ function buildLoaderTools(given: CreateLoaderToolsOptions, search: 'when-useful'
     searchable,
     searchOffered: offered('search_mcp_tools'),
     approver: new ToolCallApprover(options),
-    sharedByCallers: search === 'over-any-index',
+    sharedByCallers,
   };
   const loaderTools = (Object.keys(TOOL_FACTORIES) as LoaderToolName[]).filter(offered).map((name) => TOOL_FACTORIES[name](context));
   const call = loaderTools.find((tool) => tool.name === 'call_mcp_tool');

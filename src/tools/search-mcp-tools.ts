@@ -20,6 +20,9 @@ const DESCRIPTION =
   'Finds tools and servers of all MCP servers, running or not, by what they do. detail: name, summary (default: with descriptions) ' +
   'or full (with input schemas; load_mcp with a tool gives one). Use it first when unsure which server has a tool, then call_mcp_tool.';
 
+const NOTHING_SEARCHABLE =
+  'No server has been loaded or indexed yet, so no tool could be searched. load_mcp lists the servers; each one loaded becomes searchable.';
+
 /** Tools in one answer unless the model asks for another number, which is kept within 1 to the maximum. */
 const SEARCH_LIMIT_DEFAULT = 5;
 const SEARCH_LIMIT_MAX = 20;
@@ -186,7 +189,9 @@ export async function search(
   if (staleServers.length > 0) {
     notes.push(`Answered from an index past its freshness time for ${listNames(staleServers, NAMES_SHOWN)}: call_mcp_tool and load_mcp read their tools live.`);
   }
-  if (found.length === 0) notes.unshift('No tool matched: try other words, or a server from "servers" with load_mcp.');
+  // Other words would find nothing either: search knows no server's tools until one is loaded or indexed.
+  if (snapshot.sources.size === 0) notes.unshift(NOTHING_SEARCHABLE);
+  else if (found.length === 0) notes.unshift('No tool matched: try other words, or a server from "servers" with load_mcp.');
   return withinBudget({ query: args.query, tools: [], servers: [], notes }, found, servers, budget);
 }
 

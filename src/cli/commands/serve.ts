@@ -12,6 +12,7 @@ import { followServeConfig, replaceTools } from '../serve-config.js';
 import { hostApproval } from '../serve-approval.js';
 import { endServe, hostInput, whenServeEnds } from '../serve-lifecycle.js';
 import { openLoaderSession } from '../session.js';
+import { createServeLoaderTools } from '../../tools/create-loader-tools.js';
 import { unreadConfigLine } from '../unread-config.js';
 import type { DiscoveryResult } from '../../config/index.js';
 import { hostRequestHandlers, installProxy, relayedCallOptions, relaySwitches, SERVE_CAPABILITIES } from '../../serve/proxy.js';
@@ -58,7 +59,7 @@ export async function runServe(
     options,
     logger,
     { handlers, ...managerOptions },
-    hostApproval(host, options.approve),
+    { ...hostApproval(host, options.approve), create: createServeLoaderTools },
   );
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
   warnWhenServersGiveUp(manager, logger);
