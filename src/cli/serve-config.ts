@@ -18,6 +18,7 @@ import type { ServeHost } from '../serve/host.js';
 import type { LoaderTool } from '../tools/index.js';
 import type { LoaderPermissions } from '../tools/types.js';
 import { isServerAllowed } from '../tools/permissions.js';
+import { explainLike } from '../tools/unoffered-tool.js';
 import { discoveryOptions, permissionsFrom, type GlobalOptions } from './options.js';
 import { holdNewServers } from './serve-new-servers.js';
 
@@ -67,6 +68,7 @@ export function replaceTools(host: ServeHost, tools: LoaderTool[], toolsFor: (re
     const next = toolsFor(result);
     const changed = toolDefinitions(next) !== toolDefinitions(tools);
     tools.splice(0, tools.length, ...next);
+    explainLike(tools, next);
     if (changed) host.sendToolListChanged().catch((error: Error) => logger.warn(`could not tell the host the tools changed: ${error.message}`));
   };
 }

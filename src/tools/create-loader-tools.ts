@@ -8,6 +8,7 @@ import { isToolEnabled } from './permissions.js';
 import { readMcpResourceTool } from './read-mcp-resource.js';
 import { DEFAULT_RESULT_BUDGET } from './results.js';
 import { SearchableTools } from './searchable-tools.js';
+import { explainUnoffered } from './unoffered-tool.js';
 import { searchMcpToolsTool } from './search-mcp-tools.js';
 import { buildServerCatalog } from './server-catalog.js';
 import type { LoaderToolContext } from './tool-context.js';
@@ -125,7 +126,8 @@ function buildLoaderTools(given: CreateLoaderToolsOptions, { search, sharedByCal
   };
   const loaderTools = (Object.keys(TOOL_FACTORIES) as LoaderToolName[]).filter(offered).map((name) => TOOL_FACTORIES[name](context));
   const call = loaderTools.find((tool) => tool.name === 'call_mcp_tool');
-  const { tools, decision } = chooseExposure(exposure, context, loaderTools, call);
+  const { tools, decision, unoffered } = chooseExposure(exposure, context, loaderTools, call);
+  if (unoffered) explainUnoffered(tools, unoffered);
   // Not enumerable: the array still reads, spreads and serializes as the tools alone.
   return Object.defineProperty(tools, 'exposure', { value: decision, enumerable: false }) as LoaderTools;
 }

@@ -12,7 +12,9 @@ import { terminalText } from '../../machines/control-characters.js';
 import { quoted } from './model-text.js';
 import { MAX_DIRECT_DESCRIPTION_CHARACTERS, MAX_DIRECT_SCHEMA_TEXT_CHARACTERS } from '../text-limits.js';
 import type { LoaderToolContext } from './tool-context.js';
-import type { ExposureDecision, ExposureOption, LoaderTool, LoaderToolParameters } from './types.js';
+import type { UnofferedText } from './unoffered-tool.js';
+import type { ExposureDecision, ExposureOption, LoaderTool, LoaderToolParameters, LoaderToolResult } from './types.js';
+import { notSentResult } from './results.js';
 
 /** Function-calling APIs take names of at most 64 characters from this set (OpenAI's and Anthropic's rule). */
 const NAME_LENGTH = 64;
@@ -78,8 +80,19 @@ function directTool(server: string, tool: Tool, name: string, call: LoaderTool):
     description: directDescription(own === undefined ? origin : renamed ? `${origin}. ${own}` : own),
     inputSchema: DIRECT_ARGUMENTS,
     parameters: directParameters(tool.inputSchema),
-    execute: (args, options) => call.execute({ server, tool: tool.name, arguments: args ?? {} }, options),
+    execute: async (args, options) => {
+      const result = await call.execute({ server, tool: tool.name, arguments: args ?? {} }, options);
+      return result.notSent === 'unknown_tool' ? removedSince(name, result) : result;
+    },
   };
+}
+
+/** A direct tool is offered because its server listed it: refused as unknown now, the server removed it since. */
+function removedSince(name: string, refused: LoaderToolResult): LoaderToolResult {
+  return notSentResult(
+    `Tool ${quoted(name)} was listed when this session's tools were made, but its server has removed it since; the tools offered stay the same for the session. ${refused.text}`,
+    'unknown_tool',
+  );
 }
 
 /** Each allowed server's tools as search or the live connection knows them; undefined for a server not known. */
@@ -105,6 +118,27 @@ export function checkedExposure(option: unknown): ExposureOption | undefined {
 export interface Exposure {
   tools: LoaderTool[];
   decision: ExposureDecision;
+  /** Eager: what a name not offered means now (see unoffered-tool.ts). */
+  unoffered?: UnofferedText;
+}
+
+/**
+ * Eager: a name not offered that is a server's tool now, as a rebuild would name it, was added
+ * after the tools were made. call_mcp_tool reaches it when offered; else only new tools do.
+ */
+function addedSince(context: LoaderToolContext, loaderTools: readonly LoaderTool[], offered: readonly LoaderTool[]): UnofferedText {
+  return (name) => {
+    const taken = new Set<string>(loaderTools.map((tool) => tool.name));
+    for (const { name: server } of context.catalog.available) {
+      const tool = knownTools(context, server)?.find((known) => directToolName(server, known.name, taken) === name);
+      if (!tool) continue;
+      const reach = offered.some((candidate) => candidate.name === 'call_mcp_tool')
+        ? `Call it with call_mcp_tool (server ${quoted(server)}, tool ${quoted(tool.name)}).`
+        : 'It is offered once these tools are made again: for mcp-statechart serve, when the host restarts it. Tell the user if it is needed now.';
+      return `Tool ${quoted(name)} is not offered: MCP server ${quoted(server)} added ${quoted(tool.name)} after this session's tools were made, and they stay the same for the session. ${reach}`;
+    }
+    return undefined;
+  };
 }
 
 /**
@@ -132,7 +166,11 @@ export function chooseExposure(
   const measured = { loaderBytes: definitionBytes(loaderTools), directBytes, directTokens: tokensOf(directBytes), unknownServers };
   const threshold = typeof option === 'object' ? option.thresholdTokens : undefined;
   const lazy = (reason: string): Exposure => ({ tools: loaderTools, decision: { mode: 'lazy', reason, ...measured, thresholdTokens: threshold } });
-  const eager = (reason: string, tools: LoaderTool[]): Exposure => ({ tools, decision: { mode: 'eager', reason, ...measured, thresholdTokens: threshold } });
+  const eager = (reason: string, tools: LoaderTool[]): Exposure => ({
+    tools,
+    decision: { mode: 'eager', reason, ...measured, thresholdTokens: threshold },
+    unoffered: addedSince(context, loaderTools, tools),
+  });
 
   if (option === undefined) return lazy('lazy by default');
   if (option === 'lazy') return lazy('lazy exposure asked for');
