@@ -4,6 +4,8 @@ import { lstatSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileS
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configHome, USER_FILE_TEXT } from './support/config-command-home.js';
+import { stdioFixture } from './support/fixtures.js';
+import { answerText, initializeAndLoad, startServeIn } from './support/serve-host.js';
 
 describe('add', () => {
   it('adds a stdio server to the user file, keeping its other content, key order and indentation', async () => {
@@ -72,6 +74,7 @@ describe('add', () => {
     const run = await cli('add', '--scope', 'project', 'tool', '--', 'node', 'tool.js');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('counts as approved by you');
+    expect(run.stdout).not.toContain('mcp-statechart approve');
     expect(read(projectFile)).toEqual({ mcpServers: { tool: { command: 'node', args: ['tool.js'] } } });
     const listing = await cli('--project-servers', 'ask', 'servers', '--json');
     const tool = JSON.parse(listing.stdout).servers.find((server: { name: string }) => server.name === 'tool');
@@ -90,6 +93,32 @@ describe('add', () => {
     const referenced = await cli('add', '--scope', 'project', '--env', 'GITHUB_TOKEN=${GITHUB_TOKEN}', 'safe', '--', 'npx', 'server-github');
     const user = await cli('add', '--env', 'GITHUB_TOKEN=ghp_usersecret', 'mine', '--', 'npx', 'server-github');
     expect(referenced.stdout + user.stdout).not.toContain('has credentials written as they are');
+  }, 60_000);
+
+  it('a server added to the user file while serve runs is kept off by that serve until approved, and add tells the person so', async () => {
+    const { cli, home } = configHome();
+    const serve = startServeIn(home);
+    try {
+      await initializeAndLoad(serve, []);
+      const fixture = stdioFixture();
+
+      const run = await cli('add', 'tiny', '--', fixture.command, ...fixture.args!);
+
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(
+        'A running `mcp-statechart serve` keeps it off until you confirm it on a terminal with `mcp-statechart approve tiny`; a serve started from now on runs it as it is.',
+      );
+      let loaded = '';
+      for (let id = 10; !loaded.includes('mcp-statechart approve tiny') && id < 110; id++) {
+        serve.send({ id, method: 'tools/call', params: { name: 'load_mcp', arguments: { server: 'tiny' } } });
+        loaded = answerText(await serve.answer(id));
+        await new Promise((done) => setTimeout(done, 100));
+      }
+      expect(loaded).toContain('while mcp-statechart serve was running');
+    } finally {
+      serve.end();
+      await serve.exited;
+    }
   }, 60_000);
 
   it('a project entry edited by hand after it was added needs approval again', async () => {
