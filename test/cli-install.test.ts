@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configHome, USER_FILE_TEXT } from './support/config-command-home.js';
@@ -268,6 +268,16 @@ describe('install', () => {
     expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
     const clash = await cli('install', '--registry', base, 'io.github.example/notes', '--name', 'first', '--yes', '--json');
     expect(JSON.parse(clash.stdout)).toMatchObject({ ok: false, code: 'ALREADY_EXISTS' });
+  }, 40_000);
+
+  it('into a project folder others may write, which discovery ignores: refused before the consent text and its question; nothing written', async () => {
+    const { install, project, projectFile } = installer();
+    chmodSync(project, 0o777);
+    const run = await install('io.github.example/notes', '--scope', 'project', '--json');
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'CONFIG_UNREADABLE', error: `${projectFile} is ignored: its folder is writable by other users (servers in it never load), so nothing was changed.` });
+    expect(run.stderr).not.toContain('uvx notes-mcp');
+    expect(existsSync(projectFile)).toBe(false);
   }, 40_000);
 
   it('on a terminal: n writes nothing, y installs', async () => {

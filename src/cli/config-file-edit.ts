@@ -14,7 +14,7 @@ import { defaultUserConfigPath, findProjectConfig, PROJECT_CONFIG_NAME } from '.
 import { isJsonObject } from '../config/null-proto.js';
 import { parseConfigJson, parseJson, type JsonParseResult } from '../config/parse-json.js';
 import { findDuplicateKeys, type DuplicateKey } from '../config/duplicate-keys.js';
-import { MAX_CONFIG_FILE_BYTES, megabytes, readConfigFile } from '../config/read-config-file.js';
+import { foreignProjectLocation, ignoredBecause, MAX_CONFIG_FILE_BYTES, megabytes, readConfigFile, type ForeignLocation } from '../config/read-config-file.js';
 
 export type WritableScope = 'user' | 'project';
 
@@ -96,10 +96,35 @@ function indentationOf(text: string): string | number {
 }
 
 /**
- * Under the file's lock: reads it again, lets `edit` change the `mcpServers` object, and writes it
- * back when `edit` returns true. Returns what `edit` returned.
+ * Refuses a project file that discovery ignores (another user's, or one others may write, or in a
+ * folder that is), before anything is written or asked: an entry written there would never load,
+ * and a rewritten file of another user's would become ours, its other entries no longer ignored.
  */
-export async function editServerEntries(path: string, edit: (servers: JsonObject) => boolean): Promise<boolean> {
+export async function refuseIgnoredProjectFile(path: string, scope: WritableScope): Promise<void> {
+  if (scope !== 'project') return;
+  const foreign = await foreignProjectLocation(path);
+  if (foreign === undefined) return;
+  throw new CliError(
+    'CONFIG_UNREADABLE',
+    `${path} ${ignoredBecause(foreign)} (servers in it never load), so nothing was changed.`,
+    `${IGNORED_FILE_REMEDY[foreign](path)}, then run the command again; or put the server in your user file with --scope user.`,
+  );
+}
+
+const IGNORED_FILE_REMEDY: Record<ForeignLocation, (file: string) => string> = {
+  'folder of another user': () => 'Work in a copy of the project in a folder of your own',
+  'folder writable by others': (file) => `If ${dirname(file)} is yours, take the others' write access away (chmod o-w ${dirname(file)}); else work in a copy of the project in a folder only you can write`,
+  'file of another user': (file) => `Once you have read ${file} and trust every server in it, put a copy of your own in its place`,
+  'file writable by others': (file) => `Once you have read ${file} and trust every server in it, take the others' write access away (chmod o-w ${file})`,
+};
+
+/**
+ * Under the file's lock: reads it again, lets `edit` change the `mcpServers` object, and writes it
+ * back when `edit` returns true. Returns what `edit` returned. A project file discovery ignores is
+ * refused first (refuseIgnoredProjectFile).
+ */
+export async function editServerEntries(path: string, scope: WritableScope, edit: (servers: JsonObject) => boolean): Promise<boolean> {
+  await refuseIgnoredProjectFile(path, scope);
   // A link (to a dotfiles checkout) is written through: a rename over it would put a copy in its
   // place, and the file it points to, the one other tools and machines read, would not change.
   const file = await realpath(path).catch(() => path);

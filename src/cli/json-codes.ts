@@ -26,7 +26,7 @@ export const CLI_ERROR_CODES = {
   SERVER_CRASHED: 'the server process exited during the request',
   CHECK_FAILED: 'a checked server does not work: it needs a login or failed (doctor, servers --check, get --check)',
   CONFIG_PROBLEMS: 'a config file or an entry has errors (servers, doctor), or the server named was skipped for one',
-  CONFIG_UNREADABLE: 'the config file to change cannot be read',
+  CONFIG_UNREADABLE: "the config file to change cannot be read, or is a project file discovery ignores (another user's, or others may write it or its folder); nothing was changed",
   CONFIG_INVALID: 'the config file to change is not valid JSON, not an mcp.json, or holds a value nested too deeply to write back; nothing was changed',
   CONFIG_LOCKED: 'another process kept the config file to change locked for 10 s; nothing was changed',
   INVALID_NAME: 'the server name cannot be used',

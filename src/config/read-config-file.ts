@@ -53,7 +53,7 @@ export async function readRegularFile(path: string, options: ReadConfigFileOptio
     if (!stats.isFile()) return { kind: 'unreadable', reason: 'is not a regular file' };
     if (options.requireOwnLocation) {
       const refusal = foreignLocation(stats, await fs.stat(dirname(path)));
-      if (refusal) return { kind: 'unreadable', reason: refusal };
+      if (refusal) return { kind: 'unreadable', reason: ignoredBecause(refusal) };
     }
     const maxBytes = options.maxBytes ?? MAX_CONFIG_FILE_BYTES;
     if (stats.size > maxBytes) {
@@ -135,14 +135,41 @@ export function megabytes(bytes: number): string {
 
 const WRITABLE_BY_OTHERS = 0o002;
 
-/** Why a file or its folder may hold something this user did not write, or undefined. */
-function foreignLocation(file: Stats, folder: Stats): string | undefined {
+/** Why discovery ignores a project file: who else could have written it. */
+export type ForeignLocation = 'folder of another user' | 'folder writable by others' | 'file of another user' | 'file writable by others';
+
+const IGNORED_BECAUSE: Record<ForeignLocation, string> = {
+  'folder of another user': 'is ignored: its folder belongs to another user',
+  'folder writable by others': 'is ignored: its folder is writable by other users',
+  'file of another user': 'is ignored: it belongs to another user',
+  'file writable by others': 'is ignored: it is writable by other users',
+};
+
+/** Discovery's words for a project file it ignores: "is ignored: …". */
+export function ignoredBecause(location: ForeignLocation): string {
+  return IGNORED_BECAUSE[location];
+}
+
+/**
+ * Why discovery would ignore the project file at `path`, or undefined: checked before a command
+ * writes one, since a file written there would load nothing (and a rewritten file of another
+ * user's would become ours, its other entries with it). When the file is missing, its folder
+ * decides; a missing folder is created as ours.
+ */
+export async function foreignProjectLocation(path: string): Promise<ForeignLocation | undefined> {
+  const folder = await fs.stat(dirname(path)).catch(() => undefined);
+  if (folder === undefined) return undefined;
+  return foreignLocation(await fs.stat(path).catch(() => undefined), folder);
+}
+
+function foreignLocation(file: Stats | undefined, folder: Stats): ForeignLocation | undefined {
   const me = process.getuid?.();
   if (me === undefined) return undefined;
   const trusted = (owner: number) => owner === me || owner === 0;
-  if (!trusted(folder.uid)) return 'is ignored: its folder belongs to another user';
-  if (folder.mode & WRITABLE_BY_OTHERS) return 'is ignored: its folder is writable by other users';
-  if (!trusted(file.uid)) return 'is ignored: it belongs to another user';
-  if (file.mode & WRITABLE_BY_OTHERS) return 'is ignored: it is writable by other users';
+  if (!trusted(folder.uid)) return 'folder of another user';
+  if (folder.mode & WRITABLE_BY_OTHERS) return 'folder writable by others';
+  if (file === undefined) return undefined;
+  if (!trusted(file.uid)) return 'file of another user';
+  if (file.mode & WRITABLE_BY_OTHERS) return 'file writable by others';
   return undefined;
 }

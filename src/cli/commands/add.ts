@@ -132,7 +132,7 @@ export async function writeServerEntry(name: string, entry: Record<string, unkno
   checkServerName(name);
   const file = await configPathForScope(options.scope, options.project);
   let replaced = false;
-  await editServerEntries(file, (servers) => {
+  await editServerEntries(file, options.scope, (servers) => {
     replaced = Object.hasOwn(servers, name);
     if (replaced && !options.force) {
       throw new CliError(

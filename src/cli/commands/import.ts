@@ -20,7 +20,7 @@ import type { McpServerEntry } from '../../../machines/types.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { terminalLine } from '../terminal-text.js';
 import { reportDone, reported } from '../command-report.js';
-import { configPathForScope, editServerEntries, readClientConfig, readConfigObject, serverEntries, type ClientConfig, type WritableScope } from '../config-file-edit.js';
+import { configPathForScope, editServerEntries, readClientConfig, readConfigObject, refuseIgnoredProjectFile, serverEntries, type ClientConfig, type WritableScope } from '../config-file-edit.js';
 import type { DuplicateKey } from '../../config/duplicate-keys.js';
 import { lineAndColumn } from '../../config/parse-json.js';
 import { CliError } from '../json-codes.js';
@@ -234,6 +234,8 @@ export function runImport(options: ImportOptions): Promise<number> {
       throw new CliError('NOTHING_TO_IMPORT', `No servers found for ${options.from}: looked in ${[...new Set(looked)].join(', ')}. Name the file instead: --from <file>.`);
     }
     const target = await configPathForScope(options.scope, options.project);
+    // Before the preview and its question: a yes to a write that will be refused asks for nothing.
+    await refuseIgnoredProjectFile(target, options.scope);
     const existing = serverEntries(await readConfigObject(target));
     const skipped: Skipped[] = [...unusable];
     const chosen = new Map<string, (typeof candidates)[number]>();
@@ -290,7 +292,7 @@ export function runImport(options: ImportOptions): Promise<number> {
       ...skippedText,
     ].join('\n');
     await confirmChange(options, shown, 'Import them?', { base: 'import', done: 'imported' });
-    await editServerEntries(target, (servers) => {
+    await editServerEntries(target, options.scope, (servers) => {
       for (const candidate of plan) servers[candidate.name] = candidate.entry;
       return true;
     });

@@ -6,7 +6,7 @@
 import type { DiscoveredServer } from '../../config/index.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { reportDone, reported } from '../command-report.js';
-import { configPathForScope, type WritableScope } from '../config-file-edit.js';
+import { configPathForScope, refuseIgnoredProjectFile, type WritableScope } from '../config-file-edit.js';
 import { CliError } from '../json-codes.js';
 import { confirmChange } from '../confirm-change.js';
 import { chooseRegistry, fetchServer } from '../registry-client.js';
@@ -87,6 +87,8 @@ export function runInstall(wanted: string, options: InstallOptions): Promise<num
     const serverName = localName(name, options.name);
     checkServerName(serverName);
     const file = await configPathForScope(options.scope, options.project);
+    // Before the consent text and its question: a yes to a write that will be refused asks for nothing.
+    await refuseIgnoredProjectFile(file, options.scope);
     const transport = typeof plan.entry.url === 'string' ? (plan.entry.type as 'http' | 'sse') : 'stdio';
     const shown: DiscoveredServer = { name: serverName, config: plan.entry, written: plan.entry, transport, scope: options.scope, source: file, disabled: false };
     const text = consentText(name, found.server.version, registry.url, found.status, found.statusMessage, plan, shown);

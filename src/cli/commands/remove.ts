@@ -53,7 +53,7 @@ export function runRemove(name: string, options: RemoveOptions): Promise<number>
       );
     }
     const { scope, file } = found[0]!;
-    await editServerEntries(file, (servers) => delete servers[name]);
+    await editServerEntries(file, scope, (servers) => delete servers[name]);
     // A removed project entry's approval would only wait for the same definition to come back.
     if (scope === 'project') await revokeApprovals({}, (approval) => approval.source === file && approval.name === name);
     return reportDone(options, `Removed "${name}" from ${file} (${scope} scope).`, { name, scope, file });
