@@ -5,10 +5,10 @@
  * commands writing at once both land and a reader sees the old file or the new one.
  */
 import { CliError } from './json-codes.js';
-import { randomBytes } from 'node:crypto';
 import { mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { FileLockHeld, withFileLock } from '../config/file-lock.js';
+import { removeLeftStagedCopies, stagedCopyPath } from '../config/staged-copies.js';
 import { writeRefusal } from './write-refusal.js';
 import { defaultUserConfigPath, findProjectConfig, PROJECT_CONFIG_NAME } from '../config/locate-config-files.js';
 import { isJsonObject } from '../config/null-proto.js';
@@ -166,6 +166,7 @@ function rewrittenText(path: string, config: JsonObject, indentation: string | n
 }
 
 async function rewriteServerEntries(path: string, edit: (servers: JsonObject) => boolean): Promise<boolean> {
+  await removeLeftStagedCopies(path);
   const text = await readConfigText(path, MAX_CONFIG_FILE_BYTES);
   const config = ownConfigObject(path, text);
   const servers = serverEntries(config);
@@ -181,7 +182,7 @@ async function rewriteServerEntries(path: string, edit: (servers: JsonObject) =>
       `the change would make ${path} ${megabytes(bytes)} MB, over the ${megabytes(MAX_CONFIG_FILE_BYTES)} MB that is read of a config file, and none of its servers would load (an indented, deeply nested value grows fast). Nothing was changed.`,
     );
   }
-  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const temporary = stagedCopyPath(path);
   try {
     await writeFile(temporary, written, { mode, flag: 'wx' });
     await rename(temporary, path);

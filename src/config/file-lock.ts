@@ -11,6 +11,7 @@ import { hostname } from 'node:os';
 import { constants } from 'node:fs';
 import { open, rm, stat, utimes } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
+import { processGone } from './process-gone.js';
 
 export interface FileLockOptions {
   /** Give up after this long. Default 10 s. */
@@ -193,14 +194,7 @@ async function lockHolder(lockPath: string): Promise<number | 'gone' | 'unknown'
   const match = /^([1-9]\d{0,9})@([^\n]{1,255})\n$/.exec(text);
   if (!match || match[2] !== hostname()) return 'unknown';
   const pid = Number(match[1]);
-  if (pid === process.pid) return pid;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (error) {
-    // EPERM: the process lives, under another user.
-    return (error as NodeJS.ErrnoException).code === 'ESRCH' ? 'gone' : pid;
-  }
+  return processGone(pid) ? 'gone' : pid;
 }
 
 /**

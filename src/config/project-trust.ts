@@ -5,13 +5,14 @@
  * edited command or URL has to be approved again. The file holds the fingerprints keyed with a
  * key kept elsewhere (see approval-key.ts), so whoever can write the file cannot approve.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { homeFolder } from './home-folder.js';
 import type { ConfigProblem, DiscoveredServer, DiscoveryResult, ProjectTrustOptions } from './types.js';
 import { defaultApprovalKeyPath, ensureApprovalKey, keyedFingerprint, readApprovalKey } from './approval-key.js';
 import { withFileLock } from './file-lock.js';
+import { removeLeftStagedCopies, stagedCopyPath } from './staged-copies.js';
 import { readConfigFile } from './read-config-file.js';
 import { isJsonObject } from './null-proto.js';
 import { commandWord, quoted, terminalLine } from '../../machines/control-characters.js';
@@ -123,7 +124,8 @@ async function updateApprovals(path: string, change: (approvals: Record<string, 
       throw new Error(`the approvals file ${path} ${problem}; nothing was written, so the approvals it may hold are kept. Fix it, or move it away to start a new one, then approve again.`);
     }
     change(approvals);
-    const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    await removeLeftStagedCopies(path);
+    const temporary = stagedCopyPath(path);
     try {
       await writeFile(temporary, `${JSON.stringify(approvals, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
       await rename(temporary, path);

@@ -14,10 +14,11 @@
  * env or headers) does not. At most MAX_UNFINISHED_TASKS entries a definition (the oldest go
  * first), so one user's tasks never push out another's; MAX_JOURNAL_ENTRIES in all.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { FileLockHeld, withFileLock, type FileLockOptions } from '../config/file-lock.js';
+import { removeLeftStagedCopies, stagedCopyPath } from '../config/staged-copies.js';
 import { homeFolder } from '../config/home-folder.js';
 import { readRegularFileSync } from '../config/read-config-file.js';
 import { stderrLogger, type Logger } from '../logger.js';
@@ -144,6 +145,7 @@ export class TaskJournal {
     return withFileLock(
       `${this.path}.lock`,
       async () => {
+        await removeLeftStagedCopies(this.path);
         const entries = this.onDisk();
         const kept = entries.filter((entry) => entry.definition !== undefined);
         if (kept.length < entries.length) this.write(kept);
@@ -255,6 +257,7 @@ export class TaskJournal {
       await withFileLock(
         `${this.path}.lock`,
         async () => {
+          await removeLeftStagedCopies(this.path);
           // One synchronous step: this process never reads the changes neither pending nor written.
           const written = this.pending.length;
           this.write(applied(this.pending, this.onDisk()));
@@ -313,7 +316,7 @@ export class TaskJournal {
   }
 
   private write(tasks: JournalEntry[]): void {
-    const staged = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
+    const staged = stagedCopyPath(this.path);
     try {
       writeFileSync(staged, JSON.stringify(tasks), { mode: 0o600, flag: 'wx' });
       renameSync(staged, this.path);

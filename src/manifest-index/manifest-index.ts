@@ -15,7 +15,6 @@
  * when another process replaced it, and puts this process's changes over it, so two processes
  * recording at once lose nothing. `flush()` waits for the writes.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, statSync, type Stats } from 'node:fs';
 import { lstat, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -23,6 +22,7 @@ import type { PriorDiscovery } from '@modelcontextprotocol/client';
 import type { McpServerConfig, McpServerManifest } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
 import { withFileLock } from '../config/file-lock.js';
+import { removeLeftStagedCopies, stagedCopyPath } from '../config/staged-copies.js';
 import { homeFolder } from '../config/home-folder.js';
 import { readRegularFile, readRegularFileSync } from '../config/read-config-file.js';
 import { stderrLogger, type Logger } from '../logger.js';
@@ -428,7 +428,8 @@ class IndexFile {
     // Nobody else wrote since we last read or wrote: what we hold is the file plus our changes.
     const reread = (await fileStampAsync(this.path)) !== this.stamp;
     const merged = reread ? applyChanges(this.usable(await readContentsAsync(this.path)), this.writing.values()) : this.contents;
-    const temporary = `${this.path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    await removeLeftStagedCopies(this.path);
+    const temporary = stagedCopyPath(this.path);
     let stats: Stats;
     try {
       const file = await open(temporary, 'wx', 0o600);

@@ -1,0 +1,73 @@
+/**
+ * A copy staged beside a file (`<file>.<pid>.<hex>.tmp`) and left by a process killed before its
+ * rename is removed by the next write of that file, under the file's lock: only one whose process
+ * is gone, and older than a writer of another host sharing the folder could still be using.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { editServerEntries } from '../src/cli/config-file-edit.js';
+import { revokeApprovals } from '../src/config/project-trust.js';
+import { TaskJournal } from '../src/connection/task-journal.js';
+import { ManifestIndex } from '../src/index.js';
+
+let folder: string;
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'staged-copies-'));
+});
+afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+/** The pid of a process that has exited. */
+function pidOfExited(): number {
+  return spawnSync(process.execPath, ['-e', '']).pid!;
+}
+
+const AN_HOUR_AGO = new Date(Date.now() - 3_600_000);
+
+/** Plants a staged copy beside `file`, as one killed before its rename leaves it. */
+function plant(file: string, pid: number, made: Date | 'now'): string {
+  const copy = `${file}.${pid}.${pid.toString(16).padStart(12, '0')}.tmp`;
+  writeFileSync(copy, '{"half": ', { mode: 0o600 });
+  if (made !== 'now') utimesSync(copy, made, made);
+  return copy;
+}
+
+const manifest = { tools: [{ name: 'noop', inputSchema: { type: 'object' as const } }], resources: [], resourceTemplates: [], prompts: [] };
+
+/** Each file written by staging a copy and renaming it, and one write of it. */
+const WRITERS: Array<[string, string, (file: string) => Promise<unknown>]> = [
+  ['a config the CLI edits', 'mcp.json', (file) => editServerEntries(file, 'user', (servers) => ((servers.added = { command: 'node' }), true))],
+  ['the approvals of project servers', 'project-approvals.json', (file) => revokeApprovals({ approvalsPath: file }, () => false)],
+  [
+    'the manifest index',
+    'mcp-index.json',
+    (file) => {
+      const index = new ManifestIndex({ path: file });
+      index.record('server', { command: 'node' }, manifest);
+      return index.flush();
+    },
+  ],
+  ['the task journal', 'mcp-tasks.json', (file) => new TaskJournal(file).begun({ server: 'server', taskId: 'task-1', tool: 'slow', startedAt: new Date(0).toISOString() })],
+];
+
+describe('staged copies left beside a file', () => {
+  it.each(WRITERS)('%s: the next write removes those of processes gone, and keeps a live process’s, a copy made seconds ago, and other files', async (_, name, write) => {
+    mkdirSync(join(folder, 'state'));
+    const file = join(folder, 'state', name);
+    const left = [plant(file, pidOfExited(), AN_HOUR_AGO), plant(file, pidOfExited(), AN_HOUR_AGO)];
+    // The test runner's parent lives as long as this test does.
+    const live = plant(file, process.ppid, AN_HOUR_AGO);
+    const recent = plant(file, pidOfExited(), 'now');
+    const other = `${file}.backup.tmp`;
+    writeFileSync(other, 'mine');
+    utimesSync(other, AN_HOUR_AGO, AN_HOUR_AGO);
+
+    await write(file);
+
+    expect(existsSync(file)).toBe(true);
+    expect(left.filter(existsSync)).toEqual([]);
+    expect([live, recent, other].filter(existsSync)).toEqual([live, recent, other]);
+  });
+});
