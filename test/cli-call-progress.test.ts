@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProgressDisplay } from '../src/cli/progress-display.js';
+import { displayWidth } from '../src/cli/display-width.js';
 import { CLI_COMMAND, runCli } from './support/cli.js';
 import { everythingConfigHome, receivedByServer } from './support/everything.js';
 
@@ -42,6 +43,13 @@ describe('call progress on stderr (the display)', () => {
     const line = writes[0]!.slice('\r\x1b[2K'.length);
     expect(line).not.toMatch(/[\x00-\x1f]/);
     expect(line.length).toBeLessThanOrEqual(59);
+  });
+  it('cuts a message of wide characters (CJK, emoji) to the columns the terminal shows, so the bar never wraps and is redrawn in place', () => {
+    const { writes, stream } = recorder(true);
+    new ProgressDisplay(stream).update({ progress: 1, total: 5, message: '東京の天気を調べています、しばらくお待ちください。大阪と京都も' });
+    const line = writes[0]!.slice('\r\x1b[2K'.length);
+    expect(displayWidth(line)).toBeLessThanOrEqual(59);
+    expect(line).toMatch(/^\[#{5}-{19}\] 20% 東京の天気/);
   });
 });
 

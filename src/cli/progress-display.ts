@@ -1,5 +1,6 @@
 import type { Progress } from '@modelcontextprotocol/client';
 import { terminalLine } from './terminal-text.js';
+import { cutToWidth } from './display-width.js';
 
 const BAR_WIDTH = 24;
 /** Status messages are the server's text: long ones are cut, and control characters shown escaped so a line stays one line. */
@@ -32,7 +33,8 @@ export class ProgressDisplay {
     }
     const line = `${bar(progress)}${message ? ` ${message}` : ''}`;
     const width = Math.max((this.stream.columns ?? 80) - 1, 20);
-    this.stream.write(`\r\x1b[2K${line.slice(0, width)}`);
+    // Cut by columns, not UTF-16 units: a line of CJK text is twice as wide as its length, wraps, and `\r` then redraws only its last row.
+    this.stream.write(`\r\x1b[2K${cutToWidth(line, width)}`);
     this.drawn = true;
   }
 
