@@ -30,6 +30,8 @@ beforeAll(async () => {
         local: stdioFixture(),
         keyed: { url: fixture.url, headers: { Authorization: `Bearer ${WRONG_KEY}` } },
         unrenewable: { url: unrenewable.url },
+        /** Never logged in to: Ctrl-C's test. */
+        interrupted: { url: fixture.url },
         pinned: { url: fixture.url, oauth: { issuer: 'https://auth.example.com', clientId: 'pre-registered', clientSecret: PINNED_SECRET } },
       },
     }),
@@ -172,6 +174,27 @@ describe('mcp-statechart login / logout', () => {
     expect(run.stderr).toContain('"oauth.issuer"');
     expect(run.stderr).not.toContain('mcp-statechart login pinned');
     expect(run.stderr).not.toContain(PINNED_SECRET);
+  });
+
+  it('Ctrl-C while the login waits for the browser: "Cancelled", no tokens stored, and exit 130 as after every command', async () => {
+    const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, '--config', config, 'login', 'interrupted', '--no-browser'], {
+      cwd: home,
+      env: { ...process.env, HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) =>
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        if (stderr.includes('open the URL above by hand')) resolve();
+      }),
+    );
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toContain('Cancelled: you are not logged in to "interrupted".');
+    const stored = join(home, '.ai-zen', 'mcp-oauth', 'interrupted.json');
+    expect(existsSync(stored) ? JSON.parse(readFileSync(stored, 'utf8')).tokens : undefined).toBeUndefined();
   });
 
   it('refuses an unknown server and a stdio server with a clear message', async () => {

@@ -4,6 +4,7 @@ import { cliLogger } from '../logger.js';
 import { formatFailure, missingServerExplanation, offExplanation } from '../failure-text.js';
 import { writeError } from '../terminal-text.js';
 import { discoverFor, type GlobalOptions } from '../options.js';
+import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
 
 /**
  * `login <server>`: the OAuth browser flow for an http/sse server, with a loopback redirect;
@@ -40,6 +41,11 @@ export async function runLogin(options: GlobalOptions, server: string, flags: { 
       logger,
     });
   } catch (error) {
+    // Ctrl-C ends a login as it ends every other command: "Cancelled." and the shell's 130, not a failure's 1.
+    if (cancel.signal.aborted) {
+      writeError(`Cancelled: you are not logged in to ${quoted(server)}.`);
+      return INTERRUPTED_EXIT_CODE;
+    }
     // Their messages follow the server's name ("it names another authorization server…"), as a connect's error says them.
     const ours = [OAuthLoginRequiredError, OAuthScopeRefusedError, BearerTokenRequiredError, OAuthRegistrationUnreadableError];
     if (!(error instanceof Error) || !ours.some((kind) => error instanceof kind)) throw error;
