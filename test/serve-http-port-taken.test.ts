@@ -1,5 +1,5 @@
 /**
- * `serve --http` whose port (or `--health` port) is taken: it exits 1 with a line naming the flag
+ * `serve --http` whose port (or `--health` or `--metrics` port) is taken: it exits 1 with a line naming the flag
  * and what to do. It printed `listen EADDRINUSE` and went on running — its config watchers,
  * servers and health thread held the process — so a supervisor saw a replica that served nothing
  * as up, and never restarted it.
@@ -42,4 +42,11 @@ it('exits 1 when the --health port is taken, naming the flag and what to do', as
   expect(run.code, run.stderr).toBe(1);
   expect(run.stderr).toContain(`--health could not listen on 127.0.0.1:${port}`);
   expect(run.stderr).toContain('give --health another one');
+}, 60_000);
+
+it('exits 1 when the --metrics port is taken, naming the flag and what to do', async () => {
+  const run = await serve('--metrics', `127.0.0.1:${port}`);
+  expect(run.code, run.stderr).toBe(1);
+  expect(run.stderr).toContain(`--metrics could not listen on 127.0.0.1:${port}`);
+  expect(run.stderr).toContain('give --metrics another one');
 }, 60_000);

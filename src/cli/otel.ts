@@ -228,7 +228,7 @@ async function serveScrapes(exporter: Prometheus, serializer: Serializer, { host
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => reject(new Error(`--metrics could not listen on ${host}:${port}: ${error.message}`)));
+    server.once('error', (error) => reject(new Error(`--metrics could not listen on ${host}:${port}: ${error.message}. Stop what uses that port, or give --metrics another one.`)));
     server.listen(port, host, resolve);
   });
   const { address, port: bound } = server.address() as AddressInfo;
