@@ -35,6 +35,9 @@ export function askOnTerminal(question: string, signal?: AbortSignal): Promise<s
 async function askNow(question: string, signal?: AbortSignal): Promise<string> {
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   prompt.on('SIGINT', interrupted);
+  // After Ctrl-Z and `fg` readline pauses its input and leaves resuming it to a listener: with
+  // none, the prompt is shown again and reads nothing, Ctrl-C included.
+  prompt.on('SIGCONT', () => prompt.resume());
   try {
     return await prompt.question(question, signal ? { signal } : {});
   } finally {
