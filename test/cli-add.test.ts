@@ -200,6 +200,18 @@ describe('add', () => {
     expect(readFileSync(userFile, 'utf8')).toBe(before);
   }, 40_000);
 
+  it("an option of the server's written without -- before it: the error shows where the -- goes, and nothing is written", async () => {
+    const { cli, userFile } = configHome();
+    const before = readFileSync(userFile, 'utf8');
+    const run = await cli('add', 'memory', 'npx', '-y', '@modelcontextprotocol/server-memory');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("error: unknown option '-y'\n(Is it the server's own? Its command and arguments go after --: mcp-statechart add memory -- npx -y …)");
+    expect(readFileSync(userFile, 'utf8')).toBe(before);
+    const own = await cli('add', '--nope', 'memory', 'npx');
+    expect(own.stderr).toContain("error: unknown option '--nope'");
+    expect(own.stderr).not.toContain('go after --');
+  }, 40_000);
+
   it('says why a stdio server cannot take -H', async () => {
     const { cli } = configHome();
     const run = await cli('add', 'x', '-H', 'A: b', '--json', '--', 'cmd');

@@ -6,6 +6,7 @@ import type { ExposureOption } from '../tools/types.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from '../../machines/options.js';
 import { MAX_CALL_WHILE_PROGRESSING_MS } from '../tools/progress-time-limit.js';
 import { packageVersion } from './package-root.js';
+import { commandWord } from '../../machines/control-characters.js';
 import { globalOptionReadersHelp, READ_BY_INDEX_SEARCH_ONLY, readsGlobalOption, unreadGlobalOptionMessage } from './global-option-readers.js';
 
 // Each command loads its own modules when it runs, so `--help` stays fast.
@@ -485,7 +486,7 @@ export function buildProgram(): Command {
 
   const scopeOption = () => new Option('-s, --scope <scope>', 'which file: user (~/.ai-zen/mcp.json) or project (.mcp.json)').choices(['user', 'project']);
 
-  program
+  const add = program
     .command('add')
     .description("add a server to ~/.ai-zen/mcp.json (or the project's .mcp.json with --scope project; an entry you add there counts as approved by you)")
     .argument('<name>', 'server name')
@@ -505,6 +506,7 @@ export function buildProgram(): Command {
       const { runAdd } = await import('./commands/add.js');
       process.exitCode = await runAdd(name, target, args, { ...options, project: globalOptions(command).project });
     });
+  pointServerOptionsPastDoubleDash(add);
 
   program
     .command('add-json')
@@ -658,6 +660,27 @@ export function buildProgram(): Command {
     routeSdkWarnings(cliLogger(globalOptions(action).verbose));
   });
   return program;
+}
+
+/**
+ * `add memory npx -y pkg` reads `-y` as an option of `add`, and commander's "unknown option '-y'"
+ * reads as if `-y` were wrong: an option after the name and the command is the server's own, so
+ * the error shows where the `--` goes.
+ */
+function pointServerOptionsPastDoubleDash(add: Command): void {
+  const parseOptions = add.parseOptions.bind(add);
+  add.parseOptions = (args) => {
+    const parsed = parseOptions(args);
+    const [flag] = parsed.unknown;
+    // The program read the words before the first option it did not know (`add memory npx`), and handed `add` the rest.
+    const readBefore = add.parent?.args.slice(1, add.parent.args.length - args.length) ?? [];
+    const operands = [...readBefore, ...parsed.operands];
+    if (flag?.startsWith('-') && operands.length >= 2) {
+      const [name, ...command] = operands.map(commandWord);
+      add.error(`error: unknown option '${flag}'\n(Is it the server's own? Its command and arguments go after --: mcp-statechart add ${name} -- ${command.join(' ')} ${commandWord(flag)} …)`, { code: 'commander.unknownOption' });
+    }
+    return parsed;
+  };
 }
 
 /**
