@@ -39,6 +39,19 @@ describe("doctor's live progress", () => {
     expect(narrow.writes[0]).toBe('\r\x1b[2K天気予報サ…\n');
   });
 
+  it('on a narrow terminal, a long name is cut so that every row still shows its status and clock', () => {
+    const { stream, writes } = fakeStream(true);
+    Object.assign(stream, { columns: 40 });
+    let clock = 0;
+    const rows = progressRows(['a-very-long-server-name-that-goes-on-and-on-forever', 'evil'], stream, () => clock);
+    rows.update('evil', 'connecting…');
+    clock = 7_600;
+    rows.update('a-very-long-server-name-that-goes-on-and-on-forever', 'connecting…');
+    const drawn = writes.at(-1)!.split('\n').filter((line) => line !== '').map((line) => line.replace(/^(\x1b\[\d+A)?\r\x1b\[2K/, ''));
+    expect(drawn).toEqual(['a-very-long-server-n…  connecting… 0.0s', 'evil                   connecting… 7.6s']);
+    rows.finish();
+  });
+
   it('on a terminal, finish erases the rows: the report printed next has each server once', () => {
     const { stream, writes } = fakeStream(true);
     const rows = progressRows(['notes', 'web'], stream, () => 0);

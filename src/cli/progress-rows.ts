@@ -19,6 +19,11 @@ interface Row {
   done: boolean;
 }
 
+/** Columns kept at most for a row's status and clock: "connected in 1500 ms", "connecting… 12.3s". */
+const STATUS_ROOM = 20;
+/** Below this a cut name no longer says which server it is: the status gives way instead. */
+const MIN_NAME_WIDTH = 12;
+
 /** Redraws often enough for a running clock to look alive, rarely enough to cost nothing. */
 const REDRAW_MS = 100;
 
@@ -50,12 +55,16 @@ export function progressRows(
   const width = Math.max(0, ...names.map(displayWidth));
   let drawn = 0;
   const draw = () => {
-    const lines = names.map((name) => {
+    const columns = stream.columns ?? 80;
+    const statuses = names.map((name) => {
       const row = rows.get(name)!;
       const clock = row.done || row.status === 'waiting' ? '' : ` ${((now() - row.started) / 1000).toFixed(1)}s`;
-      const columns = stream.columns ?? 80;
-      return cutToWidth(`${padToWidth(name, width)}  ${row.status}${clock}`, Math.max(columns - 1, 10));
+      return `${row.status}${clock}`;
     });
+    // One long name must not push every row's status off a narrow screen: names are cut to leave it room.
+    const statusRoom = Math.min(STATUS_ROOM, Math.max(...statuses.map(displayWidth)));
+    const nameWidth = Math.min(width, Math.max(columns - 1 - 2 - statusRoom, MIN_NAME_WIDTH));
+    const lines = names.map((name, index) => cutToWidth(`${padToWidth(cutToWidth(name, nameWidth), nameWidth)}  ${statuses[index]}`, Math.max(columns - 1, 10)));
     // Up to the first row, then rewrite each row and clear whatever was left of the old one.
     const up = drawn > 0 ? `\x1b[${drawn}A` : '';
     stream.write(`${up}${lines.map((line) => `\r\x1b[2K${line}`).join('\n')}\n`);
