@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './support/cli.js';
+import { CLI_COMMAND, runCli } from './support/cli.js';
 import { stdioFixture } from './support/fixtures.js';
 import { MODERN_SERVER } from './support/modern-server.js';
 
@@ -41,6 +41,23 @@ describe('call: where the arguments come from', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('#2 Groceries: Coffee, oat milk, rice.');
   });
+
+  it('typed on the terminal with -: a question after them (approval) is not asked on the input they ended, it is refused at once, saying why', async () => {
+    const command = [...[CLI_COMMAND.command, ...CLI_COMMAND.args], '--config', config, '--approve', 'always', 'call', 'notes', 'search_notes', '-'].map((part) => `'${part.replaceAll("'", `'\\''`)}'`).join(' ');
+    const terminal = spawn('script', ['-qfec', command, '/dev/null'], { cwd: home, env: { ...process.env, HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    terminal.stdout.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => terminal.on('close', (code) => resolve(code)));
+    const guard = setTimeout(() => terminal.kill('SIGKILL'), 20_000);
+    // Typed, then Ctrl-D at the start of a line: the end of the terminal's input.
+    terminal.stdin.write('{"query": "coffee"}\n\x04');
+    const code = await exited;
+    clearTimeout(guard);
+    expect(code).toBe(1);
+    expect(output).toContain('the terminal\'s input went to the tool arguments (-)');
+    expect(output).toContain('give the arguments inline or with --args-file');
+    expect(output).not.toContain('Run this MCP tool call?');
+  }, 40_000);
 
   it('reads them from a file with --args-file', async () => {
     const file = join(home, 'args.json');

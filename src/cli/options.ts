@@ -85,7 +85,8 @@ export function discoveryOptions(options: GlobalOptions, logger: Logger, interac
 }
 
 export function isInteractive(): boolean {
-  return Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  // Arguments typed for `call … -` end the terminal's input: a question asked after them would wait for ever.
+  return Boolean(process.stdin.isTTY && process.stderr.isTTY && !process.stdin.readableEnded);
 }
 
 /** Shows the whole definition (see approval-prompt.ts) and asks. */

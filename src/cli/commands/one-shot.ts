@@ -82,6 +82,13 @@ function plainFailure(server: string, code: string, text: string): FailureExplan
 function refusedCall(args: Record<string, unknown> & { server: string }, declined: boolean, interactive: boolean, policy: string | undefined): FailureExplanation {
   const call = `tool "${String(args.tool)}" of server "${args.server}"`;
   if (declined) return { code: 'DECLINED', message: `you declined the call of ${call}; it did not run` };
+  if (!interactive && process.stdin.isTTY && process.stdin.readableEnded) {
+    return {
+      code: 'APPROVAL_REQUIRED',
+      message: `the call of ${call} did not run: --approve ${policy ?? 'destructive'} asks about it, and the terminal's input went to the tool arguments (-), so no answer can be read`,
+      hint: 'give the arguments inline or with --args-file to answer the question, or choose another --approve policy',
+    };
+  }
   if (!interactive) {
     return {
       code: 'APPROVAL_REQUIRED',
