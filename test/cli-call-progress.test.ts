@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ProgressDisplay } from '../src/cli/progress-display.js';
 import { displayWidth } from '../src/cli/display-width.js';
 import { CLI_COMMAND, runCli } from './support/cli.js';
@@ -17,6 +17,10 @@ function recorder(isTTY: boolean) {
 }
 
 describe('call progress on stderr (the display)', () => {
+  // The redraw is a terminal's that can do it: these run under whatever TERM the test run has.
+  beforeEach(() => vi.stubEnv('TERM', 'xterm-256color'));
+  afterEach(() => vi.unstubAllEnvs());
+
   it('prints a plain line per update when stderr is not a terminal', () => {
     const { writes, stream } = recorder(false);
     const display = new ProgressDisplay(stream);
@@ -24,6 +28,15 @@ describe('call progress on stderr (the display)', () => {
     display.update({ progress: 2 });
     display.finish();
     expect(writes).toEqual(['progress 1/4 step one\n', 'progress 2\n']);
+  });
+
+  it('prints plain lines on a dumb terminal (TERM=dumb), which would show the redraw escapes as text', () => {
+    vi.stubEnv('TERM', 'dumb');
+    const { writes, stream } = recorder(true);
+    const display = new ProgressDisplay(stream);
+    display.update({ progress: 1, total: 2 });
+    display.finish();
+    expect(writes).toEqual(['progress 1/2\n']);
   });
 
   it('redraws one bar in place on a terminal and clears it before the result', () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { displayWidth } from '../src/cli/display-width.js';
 import { progressRows } from '../src/cli/progress-rows.js';
 
@@ -9,6 +9,10 @@ function fakeStream(isTTY: boolean) {
 }
 
 describe("doctor's live progress", () => {
+  // The redraw is a terminal's that can do it: these run under whatever TERM the test run has.
+  beforeEach(() => vi.stubEnv('TERM', 'xterm-256color'));
+  afterEach(() => vi.unstubAllEnvs());
+
   it('on a terminal: one row per server, redrawn in place with the cursor moved back up', () => {
     const { stream, writes } = fakeStream(true);
     let clock = 0;
@@ -78,6 +82,15 @@ describe("doctor's live progress", () => {
     rows.update('notes', 'connected in 12 ms', true);
     rows.finish();
     expect(writes).toEqual(['notes: connecting…\n', 'notes: connected in 12 ms\n']);
+  });
+
+  it('on a dumb terminal (TERM=dumb, a TTY that shows escapes as text): plain lines, no cursor movement', () => {
+    vi.stubEnv('TERM', 'dumb');
+    const { stream, writes } = fakeStream(true);
+    const rows = progressRows(['notes'], stream);
+    rows.update('notes', 'connecting…');
+    rows.finish();
+    expect(writes).toEqual(['notes: connecting…\n']);
   });
 
   it('a name with control characters cannot move the cursor', () => {

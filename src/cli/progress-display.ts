@@ -1,6 +1,7 @@
 import type { Progress } from '@modelcontextprotocol/client';
 import { terminalLine } from './terminal-text.js';
 import { cutToWidth } from './display-width.js';
+import { redrawsInPlace } from './live-terminal.js';
 
 const BAR_WIDTH = 24;
 /** Status messages are the server's text: long ones are cut, and control characters shown escaped so a line stays one line. */
@@ -26,7 +27,7 @@ export class ProgressDisplay {
 
   update(progress: Progress): void {
     const message = cleanMessage(progress.message);
-    if (!this.stream.isTTY) {
+    if (!redrawsInPlace(this.stream)) {
       const amount = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`;
       this.stream.write(`progress ${amount}${message ? ` ${message}` : ''}\n`);
       return;

@@ -1,5 +1,6 @@
 import { cutToWidth, displayWidth, padToWidth } from './display-width.js';
 import { terminalLine } from './terminal-text.js';
+import { redrawsInPlace } from './live-terminal.js';
 
 /**
  * A live view of a few named tasks. On a terminal each task has one row, redrawn in place (with
@@ -37,7 +38,7 @@ export function progressRows(
   const shown = new Map(rawNames.map((name, index) => [name, names[index]!]));
   const rows = new Map<string, Row>(names.map((name) => [name, { status: 'waiting', started: now(), done: false }]));
   // Rows that would not fit on the screen cannot be redrawn in place (the cursor cannot go up past the top).
-  if (!stream.isTTY || rawNames.length >= (stream.rows ?? Number.POSITIVE_INFINITY)) {
+  if (!redrawsInPlace(stream) || rawNames.length >= (stream.rows ?? Number.POSITIVE_INFINITY)) {
     return {
       update(raw, status, done = false) {
         const name = shown.get(raw) ?? terminalLine(raw);
