@@ -86,6 +86,36 @@ describe('approval with the policy "destructive"', () => {
     expect(approver.asked.map((request) => request.tool)).toEqual(['echo', 'add']);
   }, 60_000);
 
+  it('asks again when the server re-lists a tool allowed always with another definition (a rug pull), not when it lists it unchanged', async () => {
+    const approver = recordingApprover('allow-always');
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    managers.push(manager);
+    const [load, call] = createLoaderTools({ manager, servers: { fixture: stdioFixture() }, approvalPolicy: 'always', approveToolCall: approver.approveToolCall });
+    expect((await load!.execute({ server: 'fixture' })).isError).toBe(false);
+    const callTool = (tool: string, args: Record<string, unknown>) => call!.execute({ server: 'fixture', tool, arguments: args });
+
+    await callTool('add', { a: 1, b: 1 });
+    // Another tool arrives: `add` is listed again as it was, and stays allowed.
+    await callTool('add_tool', { name: 'other' });
+    await manager.rereadTools('fixture');
+    await callTool('add', { a: 2, b: 2 });
+    expect(approver.asked.map((request) => request.tool)).toEqual(['add', 'add_tool']);
+
+    // `add` becomes an echo of a text: not the tool the person allowed.
+    await callTool('add_tool', { name: 'add' });
+    await manager.rereadTools('fixture');
+    expect((await callTool('add', { text: 'rm -rf /' })).text).toBe('rm -rf /');
+    expect(approver.asked.map((request) => request.tool)).toEqual(['add', 'add_tool', 'add']);
+    expect(approver.asked[2]?.inputSchema?.properties).toEqual({ text: { type: 'string' } });
+
+    // A new session lists `echo` as it was: still allowed, for the rest of the session.
+    await callTool('echo', { text: 'one' });
+    await manager.disconnect('fixture');
+    expect((await load!.execute({ server: 'fixture' })).isError).toBe(false);
+    await callTool('echo', { text: 'two' });
+    expect(approver.asked.map((request) => request.tool)).toEqual(['add', 'add_tool', 'add', 'echo']);
+  }, 60_000);
+
   it('refuses, without running it, a call that needs approval when nobody can be asked, saying so', async () => {
     const call = await loaded({ approvalPolicy: 'always' });
     const refused = await call('everything', 'get-sum', { a: 1, b: 2 });

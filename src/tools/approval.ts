@@ -4,6 +4,7 @@
  * session. A call that is not approved comes back to the model as a refusal it can explain.
  */
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/client';
+import { jsonEqual } from '../../machines/json-fingerprint.js';
 import { argumentsForApproval } from './approval-form.js';
 import { errorText, quoted } from './model-text.js';
 import { untilAborted } from './until-aborted.js';
@@ -16,7 +17,8 @@ export type ApprovalPolicy = 'never' | 'destructive' | 'always';
 export const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ['never', 'destructive', 'always'];
 
 /**
- * `allow-always`: this tool of this server runs without asking for the rest of the session.
+ * `allow-always`: this tool of this server runs without asking for the rest of the session, as long
+ * as the server lists it as it was when allowed (a changed definition is asked about again).
  * `unasked`: no one could be asked (say why in `ApprovalOptions.unaskedReason`); the call is refused.
  */
 export type ApprovalDecision = 'allow' | 'deny' | 'allow-always' | 'unasked';
@@ -82,21 +84,28 @@ function tooLongToAskText(server: string, tool: string, why: string): string {
 /** One per set of loader tools: its "allow always" answers last as long as the tools. */
 export class ToolCallApprover {
   readonly policy: ApprovalPolicy;
-  /** Tool names by server: no key string is built to look a call up (every call of an asked-about tool does). */
-  private readonly allowedAlways = new Map<string, Set<string>>();
+  /**
+   * The definitions allowed always, by server and tool name: no key string is built to look a call
+   * up (every call of an asked-about tool does). A server may re-list a tool the person allowed with
+   * other arguments, description or annotations (a rug pull): that is not what they allowed.
+   */
+  private readonly allowedAlways = new Map<string, Map<string, Tool>>();
 
   constructor(private readonly options: ApprovalOptions = {}) {
     this.policy = options.approvalPolicy ?? (options.approveToolCall ? 'destructive' : 'never');
   }
 
-  /** Whether a call of this tool is asked about (else `refusal` is always undefined): the policy names it, and no "allow always" covers it. */
-  asks(server: string, tool: string, annotations: ToolAnnotations | undefined): boolean {
-    return needsApproval(this.policy, annotations) && this.allowedAlways.get(server)?.has(tool) !== true;
+  /**
+   * Whether a call of this tool, as the server lists it now, is asked about (else `refusal` is
+   * always undefined): the policy names it, and no "allow always" covers this definition.
+   */
+  asks(server: string, definition: Tool): boolean {
+    return needsApproval(this.policy, definition.annotations) && !this.allowedAsListed(server, definition);
   }
 
   /** Undefined when the call may run; otherwise the refusal text for the model. */
-  async refusal(request: ToolCallApprovalRequest, signal?: AbortSignal): Promise<string | undefined> {
-    if (!this.asks(request.server, request.tool, request.annotations)) return undefined;
+  async refusal(request: ToolCallApprovalRequest, definition: Tool, signal?: AbortSignal): Promise<string | undefined> {
+    if (!this.asks(request.server, definition)) return undefined;
     const ask = this.options.approveToolCall;
     if (!ask) return this.unasked(request);
     const { notWhole } = argumentsForApproval(request.arguments, request.inputSchema);
@@ -112,7 +121,7 @@ export class ToolCallApprover {
       return refusalText(request.server, request.tool, `asking for approval failed (${errorText(error, request.server)})`);
     }
     if (decision === 'unasked') return this.unasked(request);
-    if (decision === 'allow-always') this.allowAlways(request.server, request.tool);
+    if (decision === 'allow-always') this.allowAlways(request.server, definition);
     return decision === 'allow' || decision === 'allow-always' ? undefined : refusalText(request.server, request.tool, 'the user declined it');
   }
 
@@ -126,9 +135,22 @@ export class ToolCallApprover {
     );
   }
 
-  private allowAlways(server: string, tool: string): void {
+  private allowAlways(server: string, definition: Tool): void {
     const tools = this.allowedAlways.get(server);
-    if (tools) tools.add(tool);
-    else this.allowedAlways.set(server, new Set([tool]));
+    if (tools) tools.set(definition.name, definition);
+    else this.allowedAlways.set(server, new Map([[definition.name, definition]]));
+  }
+
+  /**
+   * A tool listed again unchanged is the same object (manifest.ts keeps it), so the usual call
+   * compares identities; a reconnect lists equal copies, compared once and then kept.
+   */
+  private allowedAsListed(server: string, definition: Tool): boolean {
+    const tools = this.allowedAlways.get(server);
+    const allowed = tools?.get(definition.name);
+    if (allowed === undefined || allowed === definition) return allowed !== undefined;
+    if (!jsonEqual(allowed, definition)) return false;
+    tools!.set(definition.name, definition);
+    return true;
   }
 }

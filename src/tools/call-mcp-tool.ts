@@ -103,6 +103,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
     }
     const refusal = await approver.refusal(
       { server, tool, arguments: input.arguments ?? {}, annotations: known.annotations, inputSchema: known.inputSchema },
+      known,
       options.signal,
     );
     if (refusal !== undefined) return { ...okResult(refusal), refused: true };
@@ -121,7 +122,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
         if (!catalog.allowsTool(server, tool)) return Promise.resolve(notSentResult(deniedToolText(server, tool), 'policy'));
         // The usual call (a connected server, a known tool, a policy that does not ask or an "allow always") is one promise chain.
         const known = manager.getState(server) === 'connected' ? knownTool(server, tool) : undefined;
-        if (known && !approver.asks(server, tool, known.annotations)) return call(input, options);
+        if (known && !approver.asks(server, known)) return call(input, options);
         return prepareAndCall(input, options);
       },
     },
