@@ -4,6 +4,7 @@
  * someone is there to answer (a terminal), and run as before when nobody is.
  */
 import type { ApprovalDecision, ApprovalOptions, ApprovalPolicy, ToolCallApprovalRequest } from '../tools/index.js';
+import { quoted } from '../../machines/control-characters.js';
 import { argumentsForApproval } from '../tools/approval-form.js';
 import { askOnTerminal } from './terminal-question.js';
 import { terminalLine } from './terminal-text.js';
@@ -23,8 +24,9 @@ function hints(request: ToolCallApprovalRequest): string {
  */
 export function describeToolCall(request: ToolCallApprovalRequest): string {
   const { shown, unknown } = argumentsForApproval(request.arguments, request.inputSchema);
-  const title = request.annotations?.title ? ` (${request.annotations.title})` : '';
-  const lines = [`server: ${terminalLine(request.server)}`, `tool: ${terminalLine(request.tool)}${terminalLine(title)}: ${hints(request)}`];
+  // The server writes the title, above the arguments: cut as a name, it cannot push them out of view.
+  const title = request.annotations?.title ? ` (${quoted(request.annotations.title)})` : '';
+  const lines = [`server: ${terminalLine(request.server)}`, `tool: ${terminalLine(request.tool)}${title}: ${hints(request)}`];
   lines.push(shown.length === 0 ? 'arguments: none' : 'arguments:');
   for (const { key, json, length, cut } of shown) {
     const size = cut ? `${length} characters, cut` : `${length} characters`;
