@@ -7,7 +7,8 @@ import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFile
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './support/cli.js';
+import { fileURLToPath } from 'node:url';
+import { CLI_COMMAND, runCli, runProcess } from './support/cli.js';
 import { everythingStdio } from './support/everything.js';
 
 /** The PNG server-everything's get-tiny-image sends, as base64, read from its source (the package has no types). */
@@ -88,6 +89,21 @@ describe('--output saves what cannot be printed', () => {
     expect(readFileSync(join(home, 'shared', 'image-1.png')).equals(Buffer.from(MCP_TINY_IMAGE, 'base64'))).toBe(true);
     expect(readdirSync(join(home, 'shared'))).toEqual(['image-1.png']);
   }, 70_000);
+
+  it('a result of more images than the process may open files at once is saved whole, one file at a time', async () => {
+    const { home, cli } = everythingHome();
+    const server = fileURLToPath(new URL('./fixtures/big-image-server.mjs', import.meta.url));
+    expect((await cli('add', 'images', '--', process.execPath, server)).code).toBe(0);
+    // Under util-linux prlimit: 1,024 descriptors at most, as a container may give (several servers' results reach 200,000 images in 10 MiB).
+    const run = await runProcess('prlimit', ['--nofile=1024:1024', CLI_COMMAND.command, ...CLI_COMMAND.args, 'call', 'images', 'image', '{"count": 3000}', '--output', 'out/'], {
+      cwd: home,
+      env: { HOME: home },
+      timeoutMs: 60_000,
+    });
+    expect(run.stderr).not.toMatch(/EMFILE/);
+    expect(run.code).toBe(0);
+    expect(readdirSync(join(home, 'out'))).toHaveLength(3000);
+  }, 90_000);
 
   it('an embedded binary resource is saved under the last segment of its URI, never a path the server chose', async () => {
     const { home, cli } = everythingHome();

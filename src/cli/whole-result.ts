@@ -148,23 +148,26 @@ async function save(binaries: BinaryPiece[], target: OutputTarget): Promise<Save
     }
   }
   if (/[/\\]$/.test(target.path)) await mkdir(target.path, { recursive: true });
-  return Promise.all(
-    binaries.map(async (piece, index) => {
-      const file = files[index]!;
-      const bytes = Buffer.from(piece.base64, 'base64');
-      try {
-        // Without --force: `wx` refuses a file (or link) that appeared since the check. With it, a
-        // new file renamed over the old one replaces a link there instead of writing where it points.
-        if (target.force) await replaceWith(file, bytes);
-        else await writeFile(file, bytes, { flag: 'wx' });
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EEXIST') throw new CliError('OUTPUT_EXISTS', `not saved: ${file} is already there`, 'pass --force to replace, or give another --output');
-        throw new CliError('OUTPUT_FAILED', `could not save ${file}: ${(error as Error).message}`);
-      }
-      return { file, ...(piece.mimeType ? { mimeType: piece.mimeType } : {}), bytes: bytes.length };
-    }),
-  );
+  // One file at a time: a server decides how many there are (200,000 images fit in 10 MiB), and
+  // writing them all at once ran out of file descriptors part way, leaving the first ones behind.
+  const saved: SavedFile[] = [];
+  for (const [index, piece] of binaries.entries()) saved.push(await saveOne(piece, files[index]!, target.force));
+  return saved;
+}
+
+async function saveOne(piece: BinaryPiece, file: string, force: boolean): Promise<SavedFile> {
+  const bytes = Buffer.from(piece.base64, 'base64');
+  try {
+    // Without --force: `wx` refuses a file (or link) that appeared since the check. With it, a
+    // new file renamed over the old one replaces a link there instead of writing where it points.
+    if (force) await replaceWith(file, bytes);
+    else await writeFile(file, bytes, { flag: 'wx' });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new CliError('OUTPUT_EXISTS', `not saved: ${file} is already there`, 'pass --force to replace, or give another --output');
+    throw new CliError('OUTPUT_FAILED', `could not save ${file}: ${(error as Error).message}`);
+  }
+  return { file, ...(piece.mimeType ? { mimeType: piece.mimeType } : {}), bytes: bytes.length };
 }
 
 async function replaceWith(file: string, bytes: Buffer): Promise<void> {
