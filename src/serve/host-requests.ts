@@ -48,6 +48,11 @@ export function relaySwitches(servers: Readonly<Record<string, { config: McpServ
 }
 
 const IMITATION = /allow\s+this\s+mcp\s+tool\s+call\??(\s*\(asked by mcp-statechart serve\))?/gi;
+// The line `attributed` starts a relayed form with: written by a server, under blank lines that push
+// the real one out of view, it named another server ("MCP server "github" asks …: enter your token").
+const RELAY_IMITATION = /(?:mcp\s+server[^\n]{0,300}?)?relayed\s+by\s+mcp-statechart\s+serve\)?/gi;
+// More than one empty line in a row only pushes the line naming the server out of view.
+const BLANK_LINES = /\n(?:[^\S\n]*\n){2,}/g;
 
 /**
  * A downstream text as it goes up: anything that reads like serve's own approval title is
@@ -55,7 +60,10 @@ const IMITATION = /allow\s+this\s+mcp\s+tool\s+call\??(\s*\(asked by mcp-statech
  * the tool descriptions serve gives its host: a host may show the form on a terminal.
  */
 function withoutServeTitle(text: string): string {
-  return terminalText(text).replace(IMITATION, '[text imitating mcp-statechart\'s approval form]');
+  return terminalText(text)
+    .replace(IMITATION, '[text imitating mcp-statechart\'s approval form]')
+    .replace(RELAY_IMITATION, '[text imitating mcp-statechart\'s line naming the server]')
+    .replace(BLANK_LINES, '\n\n');
 }
 
 type FormField = Extract<ElicitRequest['params'], { requestedSchema: unknown }>['requestedSchema']['properties'][string];
@@ -75,7 +83,7 @@ function fieldShown(field: FormField): FormField {
 }
 
 function attributed(params: ElicitRequest['params'], server: string, pageId: string): ElicitRequest['params'] {
-  const message = `MCP server ${quoted(server)} asks (relayed by mcp-statechart serve):\n${withoutServeTitle(params.message)}`;
+  const message = `MCP server ${quoted(server)} asks (relayed by mcp-statechart serve):\n${withoutServeTitle(params.message)}`.replace(BLANK_LINES, '\n\n');
   const schema = 'requestedSchema' in params ? params.requestedSchema : undefined;
   const properties = schema ? Object.fromEntries(Object.entries(schema.properties).map(([key, field]) => [key, fieldShown(field)])) : undefined;
   return {
