@@ -69,6 +69,20 @@ export function killTree(pid: number): Promise<void> {
 const liveGroups = new Set<number>();
 let exitHookInstalled = false;
 
+/** Told of each group as it is tracked and as it is let go (the orphan reaper mirrors the set). */
+export interface GroupWatcher {
+  tracked(pgid: number): void;
+  released(pgid: number): void;
+}
+
+let watcher: GroupWatcher | undefined;
+
+/** Sets the one watcher (undefined: none), telling it first of the groups already tracked. */
+export function watchGroups(next: GroupWatcher | undefined): void {
+  watcher = next;
+  for (const group of liveGroups) watcher?.tracked(group);
+}
+
 /**
  * Signals whose default action ends this process without its 'exit' event. A server in a group
  * of its own gets none of them from the terminal (Ctrl-C goes to the foreground group only), and
@@ -108,6 +122,7 @@ export function programHandles(signal: NodeJS.Signals): boolean {
 /** Remembers a group so that it is killed even if this process exits, or a signal ends it, without closing it. */
 export function trackGroup(pgid: number): void {
   liveGroups.add(pgid);
+  watcher?.tracked(pgid);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.once('exit', killLiveGroups);
@@ -159,7 +174,7 @@ export async function terminateGroup(pgid: number, graceMs = 1_000): Promise<voi
     if (groupIsAlive(pgid)) signalGroup(pgid, 'SIGKILL');
     while (groupIsAlive(pgid) && Date.now() < deadline + graceMs) await pause(20);
   }
-  liveGroups.delete(pgid);
+  if (liveGroups.delete(pgid)) watcher?.released(pgid);
 }
 
 function pause(ms: number): Promise<void> {

@@ -42,6 +42,7 @@ import { servingLogger } from '../logger.js';
 import { PrivateLists } from '../../gateway/private-lists.js';
 import { discover, permissionsFrom, type GlobalOptions } from '../options.js';
 import { packageVersion } from '../package-root.js';
+import { startOrphanReaper } from '../../transports/orphan-reaper.js';
 
 export interface ServeHttpFlags {
   /** `[host:]port`. */
@@ -89,6 +90,8 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   // Downstream servers' sampling, elicitation and roots requests go up to the host of the call they belong to (see HttpHostRelay).
   const relay = new HttpHostRelay();
   const switches = relaySwitches(discovery.servers, { sampling: true });
+  // A SIGKILL of this process must not leave servers that ignore stdin's end running (see orphan-reaper.ts).
+  const reaper = startOrphanReaper();
   const manager = new McpConnectionManager({ logger, handlers: capRelayedRequests(hostRequestHandlers(relay, switches)), ...managerOptions });
   // Configured (not connected) from the start, so /healthz and mcp_statechart.servers count them as disconnected before
   // the first request builds a policy's tools; the set a config change configures (followServeConfig).
@@ -183,6 +186,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     await endpoint.close();
     await gateway?.close();
     await manager.dispose();
+    reaper.close();
     await audit?.close();
   };
   let bound: { host: string; port: number };

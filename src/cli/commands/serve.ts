@@ -22,6 +22,7 @@ import { HostStdioTransport } from '../../serve/host-output.js';
 import { capRelayedRequests } from '../../serve/relay-limits.js';
 import { shutdownCallResult } from '../../serve/shutting-down.js';
 import { instrumentHostTransport } from '../../telemetry/server-telemetry.js';
+import { startOrphanReaper } from '../../transports/orphan-reaper.js';
 
 /**
  * `serve`: an MCP server over stdio whose tools are the loader tools, backed by the
@@ -47,6 +48,8 @@ export async function runServe(
   if (process.stdin.isTTY) process.stderr.write(`${SERVE_ON_TERMINAL}\n`);
   // stdin carries the protocol: nobody can be asked, only earlier approvals count.
   const discovery = await discover(options, logger, false);
+  // A SIGKILL of this process must not leave servers that ignore stdin's end running (see orphan-reaper.ts).
+  const reaper = startOrphanReaper();
   const unread = unreadConfigLine(discovery);
   if (unread !== undefined) logger.error(unread);
   // One instance per host connection, built for the era the host opens with (see ServeHost).
@@ -115,6 +118,7 @@ export async function runServe(
     stopping = true;
     await config.close();
     await manager.dispose();
+    reaper.close();
     await connection.close();
     await lifecycleView?.close();
   };
