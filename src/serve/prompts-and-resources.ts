@@ -9,6 +9,7 @@ import { MAX_ARGUMENT_DEPTH } from '../../machines/errors.js';
 import { measureJson } from '../../machines/json-fingerprint.js';
 import { failureWithStderrText } from '../tools/failure-text.js';
 import { listPager } from './list-pages.js';
+import { MAX_SERVER_NAME_CHARACTERS } from '../text-limits.js';
 
 /** What the prompt and resource relay needs of the manager. */
 export interface ServedServers {
@@ -250,7 +251,9 @@ function hiddenUriTarget(served: string): RefusedTarget | undefined {
 function promptTarget(name: string, loaded: string[]): RefusedTarget | undefined {
   const server = longestPrefix(name, loaded);
   if (server !== undefined) return { server, name: name.slice(server.length + 1), meant: [server] };
-  const meant = [...name.matchAll(/\//g)].map((slash) => name.slice(0, slash.index));
+  // Only the text a server's name can be: a host may send a name of millions of `/`s, one guess each.
+  const reach = name.slice(0, MAX_SERVER_NAME_CHARACTERS + 1);
+  const meant = [...reach.matchAll(/\//g)].map((slash) => reach.slice(0, slash.index));
   return meant.length === 0 ? undefined : { server: '', name, meant };
 }
 
