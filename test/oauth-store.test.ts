@@ -1,4 +1,6 @@
-import { chmodSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loginFileName, OAuthTokenStore } from '../src/auth/token-store.js';
 import { readOAuthEntry } from '../src/auth/oauth-config.js';
@@ -57,6 +59,18 @@ describe('the login file', () => {
       expect(store.read()).toEqual({});
       expect(statSync(store.file).mode & 0o777).toBe(0o600);
     }
+  });
+
+  it('never changes the mode of what a link at the login file names: it may be any file, no login', () => {
+    const dir = loginDir();
+    const store = new OAuthTokenStore('remote', dir);
+    store.createFolder();
+    const elsewhere = path.join(mkdtempSync(path.join(tmpdir(), 'not-a-login-')), 'notes.txt');
+    writeFileSync(elsewhere, 'shared notes, not a login');
+    chmodSync(elsewhere, 0o644);
+    symlinkSync(elsewhere, store.file);
+    expect(store.read()).toEqual({});
+    expect(statSync(elsewhere).mode & 0o777).toBe(0o644);
   });
 
   it('is written 0600 in a 0700 folder, replaced whole, and deleted', () => {

@@ -6,7 +6,7 @@
  * CLI's `login` while `serve` runs — sees the old file or the new one, never half of one.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OAuthClientInformationMixed, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import { OAuthClientInformationFullSchema, OAuthClientInformationSchema, OAuthTokensSchema } from '@modelcontextprotocol/core';
@@ -168,15 +168,26 @@ export class OAuthTokenStore {
   /**
    * A login file open to others (copied from another machine, restored from a backup) is closed
    * (0600), as `write` closes the folder, whether or not it parses: its tokens are this user's alone. A file another user
-   * owns cannot be changed, and is read as it is.
+   * owns cannot be changed, and is read as it is. A link at the login's place is never followed:
+   * what it names may be any file, no login of ours.
    */
   private closeToOthers(): void {
     // Windows has no such modes: every file there reads as 0666.
     if (process.platform === 'win32') return;
+    let fd: number;
     try {
-      if (statSync(this.file).mode & 0o077) chmodSync(this.file, 0o600);
+      fd = openSync(this.file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch {
-      // Gone meanwhile (replaced by another process's write, which is 0600), or not ours to change.
+      // Gone meanwhile (replaced by another process's write, which is 0600), or a link.
+      return;
+    }
+    try {
+      const stats = fstatSync(fd);
+      if (stats.isFile() && stats.mode & 0o077) fchmodSync(fd, 0o600);
+    } catch {
+      // Not ours to change.
+    } finally {
+      closeSync(fd);
     }
   }
 

@@ -24,9 +24,13 @@ export class ManifestIndexKeyUnreadable extends Error {
     readonly file: string,
     /** What is wrong with it: "is a folder, not a file", "cannot be read (permission denied)". */
     readonly reason: string,
+    /** The key may be sound and the reading failed for now (too many open files, a disk error): kept, not to be removed. */
+    readFailed = false,
   ) {
     super(
-      `the manifest index's key ${file} ${reason}. Remove it or move it away, and a new key is made; every indexed server then counts as changed until it is indexed again.`,
+      readFailed
+        ? `the manifest index's key ${file} ${reason}. It was kept as it is; try again once the cause is gone (for "too many open files", close other programs or raise the limit with ulimit -n).`
+        : `the manifest index's key ${file} ${reason}. Remove it or move it away, and a new key is made; every indexed server then counts as changed until it is indexed again.`,
     );
     this.name = 'ManifestIndexKeyUnreadable';
   }
@@ -71,10 +75,15 @@ function readKey(file: string): Buffer | undefined {
   const read = readRegularFileSync(file, KEY_FILE_BYTES);
   if (read.kind === 'missing') return undefined;
   if (read.kind === 'unreadable') {
+    // No key can be there: not a regular file (a FIFO, a device), far too large, a link loop.
+    const noKey = ['is not a regular file', 'is larger', 'is a symbolic link loop'].some((reason) => read.reason.startsWith(reason));
+    if (noKey || read.bytes !== undefined) return undefined;
     // A folder or a file this user cannot read is not replaced: the error names it instead.
     if (read.reason.startsWith('is a directory')) throw new ManifestIndexKeyUnreadable(file, 'is a folder, not a file');
     if (read.reason.includes('permission denied')) throw new ManifestIndexKeyUnreadable(file, read.reason);
-    return undefined;
+    // Any other failure (EMFILE, EIO) says nothing of the key itself: replacing a sound key would
+    // count every indexed server as changed and leave every unfinished task unresumable.
+    throw new ManifestIndexKeyUnreadable(file, read.reason, true);
   }
   const key = Buffer.from(read.bytes.toString('utf8').trim(), 'hex');
   return key.length === KEY_BYTES ? key : undefined;
