@@ -92,18 +92,20 @@ it('serve --otel: a call the host cancels ends its SERVER span, with error.type 
   expect(cancelled!.status?.code).toBe(2); // ERROR
 }, 40_000);
 
-it('serve --otel: a call still running when the host goes away ends its SERVER span, with error.type connection_closed', async () => {
+// A host closing its input is MCP's stdio shutdown: the call is answered as serve stops (serve-shutdown-answers.test.ts), so its span ends with that answer.
+it('serve --otel: a call still running when the host closes its input is answered "shutting down", and its SERVER span ends with error.type tool_error', async () => {
   receiver = await startOtlpReceiver();
   serve = startServe(undefined, { serveFlags: ['--otel'], env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' } });
   await loadFixture(serve);
   callThroughServe(serve, 10, 'fixture', 'slow', { ms: 20_000 }, { traceparent: `00-${HOST_TRACE}-${HOST_SPAN}-01` });
   serve.end();
+  expect(answerText(await serve.answer(10))).toContain('is shutting down and cut this call off');
   expect((await serve.exited).code).toBe(0);
 
-  const unanswered = receiver.spans.find((span) => span.traceId === HOST_TRACE && span.name === 'tools/call call_mcp_tool');
-  expect(unanswered, `spans received: ${receiver.spans.map((span) => span.name).join(', ')}`).toBeDefined();
-  expect(attribute(unanswered!, 'error.type')).toEqual({ stringValue: 'connection_closed' });
-  expect(unanswered!.status?.code).toBe(2); // ERROR
+  const cutOff = receiver.spans.find((span) => span.traceId === HOST_TRACE && span.name === 'tools/call call_mcp_tool');
+  expect(cutOff, `spans received: ${receiver.spans.map((span) => span.name).join(', ')}`).toBeDefined();
+  expect(attribute(cutOff!, 'error.type')).toEqual({ stringValue: 'tool_error' });
+  expect(cutOff!.status?.code).toBe(2); // ERROR
 }, 40_000);
 
 it('serve --otel: requests that arrive together each join their own host trace', async () => {
