@@ -3,11 +3,11 @@
  * want a cap, and `--output` saves images, audio and binary resources, named from the content,
  * never over a file that is there without `--force`. Against server-everything over real stdio.
  */
-import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CLI_COMMAND, runCli, runProcess } from './support/cli.js';
 import { everythingStdio } from './support/everything.js';
 
@@ -15,6 +15,8 @@ import { everythingStdio } from './support/everything.js';
 const MCP_TINY_IMAGE = /MCP_TINY_IMAGE = "([A-Za-z0-9+/=]+)"/.exec(
   readFileSync(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js'), 'utf8'),
 )![1]!;
+
+const SPAWN_LOG_PRELOAD = pathToFileURL(fileURLToPath(new URL('./fixtures/spawn-log.mjs', import.meta.url))).href;
 
 function everythingHome() {
   const home = process.env.HOME!;
@@ -76,6 +78,23 @@ describe('--output saves what cannot be printed', () => {
     expect(JSON.parse(forced.stdout)).toMatchObject({ ok: true, saved: [{ file: 'logo.png', mimeType: 'image/png', bytes: 4033 }] });
     expect(readFileSync(join(home, 'logo.png')).equals(Buffer.from(MCP_TINY_IMAGE, 'base64'))).toBe(true);
   }, 100_000);
+
+  it('a file that is there is refused before the server is even started: a tool with side effects does not run for a result that could not be saved', async () => {
+    const { home } = everythingHome();
+    const spawnLog = join(home, 'spawned');
+    const everything = everythingStdio();
+    writeFileSync(
+      join(home, '.ai-zen', 'mcp.json'),
+      JSON.stringify({ mcpServers: { everything: { ...everything, args: ['--import', SPAWN_LOG_PRELOAD, ...everything.args!], env: { SPAWN_LOG: spawnLog } } } }),
+    );
+    writeFileSync(join(home, 'logo.png'), 'mine');
+    const refused = await runCli(['call', 'everything', 'get-tiny-image', '--output', 'logo.png'], { cwd: home, env: { HOME: home }, timeoutMs: 60_000 });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('nothing was run: --output logo.png is already there');
+    expect(refused.stderr).toContain('--force');
+    expect(existsSync(spawnLog)).toBe(false);
+    expect(readFileSync(join(home, 'logo.png'), 'utf8')).toBe('mine');
+  }, 70_000);
 
   it('--force replaces a link planted at the name given in a shared folder, never writing the server\'s bytes where it points', async () => {
     const { home, cli } = everythingHome();

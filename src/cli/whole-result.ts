@@ -138,6 +138,17 @@ async function plan(binaries: BinaryPiece[], target: OutputTarget): Promise<stri
   });
 }
 
+/**
+ * `--output` naming a file that is already there, without `--force`: refused before the call, as a
+ * tool's side effects cannot be undone and its result would be lost. A folder's file names come
+ * from the result, so those are checked when it is saved (and `wx` still refuses a file that
+ * appears meanwhile).
+ */
+export async function outputTakenBeforeRun(target: OutputTarget | undefined): Promise<CliError | undefined> {
+  if (!target || target.force || /[/\\]$/.test(target.path) || (await kindOf(target.path)) !== 'file') return undefined;
+  return new CliError('OUTPUT_EXISTS', `nothing was run: --output ${target.path} is already there`, 'pass --force to replace it, or give another --output');
+}
+
 async function save(binaries: BinaryPiece[], target: OutputTarget): Promise<SavedFile[]> {
   const files = await plan(binaries, target);
   if (!target.force) {

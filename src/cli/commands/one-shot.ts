@@ -14,7 +14,7 @@ import { ProgressDisplay } from '../progress-display.js';
 import { oneShotDefaults, openLoaderSession } from '../session.js';
 import { CliError, failureJson } from '../json-codes.js';
 import { keepRawResults, type RawResult, type RawResultKeeper } from '../raw-results.js';
-import { wholeResult, withinBytes, type OutputTarget, type SavedFile, type WholeResult } from '../whole-result.js';
+import { outputTakenBeforeRun, wholeResult, withinBytes, type OutputTarget, type SavedFile, type WholeResult } from '../whole-result.js';
 import { terminalApproval } from '../tool-call-approval.js';
 import { pageOpeningHandlers } from '../page-opening.js';
 import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
@@ -138,7 +138,7 @@ export async function runOneShot(
       whole = await wholeResult(args.server, raw, output);
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
-      return report({ ok: false, server: args.server, error: { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) } });
+      return report({ ok: false, server: args.server, error: cliFailure(error) });
     }
     const fitted = maxBytes === undefined ? undefined : withinBytes(whole.text, maxBytes);
     return report({
@@ -164,6 +164,8 @@ export async function runOneShot(
 
   const refused = refusal(discovery, options, args.server, tool === 'call_mcp_tool' && typeof args.tool === 'string' ? args.tool : undefined);
   if (refused) return report({ ok: false, server: args.server, error: refused });
+  const taken = await outputTakenBeforeRun(output);
+  if (taken) return report({ ok: false, server: args.server, error: cliFailure(taken) });
 
   const interactive = isInteractive();
   const terminal = terminalApproval(options.approve, interactive);
@@ -285,13 +287,17 @@ async function readArgumentsFile(file: string): Promise<string> {
   throw new CliError('INVALID_ARGUMENTS', `Cannot read the tool arguments from --args-file ${file}: it ${read.reason}.`);
 }
 
+function cliFailure(error: CliError): FailureExplanation {
+  return { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+}
+
 /**
  * A failure of the command line's own (`call`'s arguments, `prompt`'s pairs), reported as the
  * server's are: a script reading `error.code` and `error.message` of load, call, read, prompts and
  * prompt gets them for these too.
  */
 export function reportArgumentFailure(server: string, error: CliError, json: boolean): number {
-  const explanation: FailureExplanation = { code: error.code, message: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+  const explanation = cliFailure(error);
   if (json) process.stdout.write(`${terminalJson(failureJson(server, explanation))}\n`);
   else process.stderr.write(`${formatFailure(explanation)}\n`);
   return 1;
