@@ -14,6 +14,7 @@ import { errorMessage } from '../../machines/to-error.js';
 import { isOAuthLoginRequired } from '../errors/oauth.js';
 import { abortedAtStart, endedFromOutside, isExitedAtStart, shortageAtStart, SHORTAGE_WORDS } from '../errors/exited-at-start.js';
 import { missingCapabilities, missingHandlerAdvice } from '../connection/missing-handler.js';
+import { CONNECT_TIMEOUT_ADVICE } from '../connection/open-session.js';
 import { isPinnedEraRefusal, isVersionRefusal, speaksOnlyModern } from '../connection/errors.js';
 import { isTaskCutOff, isTaskTimeLimit } from '../connection/task-time-limit.js';
 import { isOverMessageLimit, MAX_MESSAGE_MIB } from '../transports/message-size.js';
@@ -212,7 +213,8 @@ export function explainFailure(server: string, error: unknown, entry?: Discovere
   const connecting = structured?.code === 'CONFIG_ERROR' || structured?.code === 'CONNECT_FAILED';
   // The manager's advice to a program (which handler to give) is no use to a person: the hint says what they can do.
   const advice = missingHandlerAdvice(cause);
-  const told = firstLine(errorMessage(connecting ? cause : error));
+  // The library's advice names its connectTimeoutMs option; here the hint names --timeout, which sets it.
+  const told = firstLine(errorMessage(connecting ? cause : error)).replace(CONNECT_TIMEOUT_ADVICE, '');
   const reason = advice !== undefined && told.endsWith(`: ${advice}`) ? told.slice(0, -(advice.length + 2)) : told;
   const errno = propertyOf(cause, 'code');
   const code = structured?.code ?? (typeof errno === 'string' || typeof errno === 'number' ? String(errno) : undefined);

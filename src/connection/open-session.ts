@@ -32,6 +32,9 @@ import type { LifecycleTelemetry } from '../telemetry/lifecycle-telemetry.js';
 import { TASKS_EXTENSION } from './task-wire.js';
 import { quoted, terminalLine } from '../../machines/control-characters.js';
 
+/** The connect timeout's advice to a library user; the command line, whose `--timeout` sets it, words its own. */
+export const CONNECT_TIMEOUT_ADVICE = ' (connectTimeoutMs); give a server slow to start a larger connectTimeoutMs';
+
 /**
  * At most this many rounds of a 2026-07-28 multi round-trip request (an `input_required` answer
  * fulfilled by the host handlers, then the request again) before it fails.
@@ -135,7 +138,7 @@ export async function openSession(sealedRequest: OpenSessionRequest, deps: Conne
     connectTimeoutMs,
     () =>
       new Error(
-        `timed out: ${waitedFor(waitingOn)} did not finish within ${connectTimeoutMs} ms (connectTimeoutMs); give a server slow to start a larger connectTimeoutMs`,
+        `timed out: ${waitedFor(waitingOn)} did not finish within ${connectTimeoutMs} ms${CONNECT_TIMEOUT_ADVICE}`,
       ),
     sealedRequest.signal,
   );

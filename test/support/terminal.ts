@@ -2,14 +2,22 @@
 import { spawn } from 'node:child_process';
 import { CLI_COMMAND } from './cli.js';
 
-export function cliInTerminal(args: string[], options: { cwd: string; env: Record<string, string>; question: string; answer: string }): Promise<string> {
-  const command = [CLI_COMMAND.command, ...CLI_COMMAND.args, ...args].map((part) => `'${part.replaceAll("'", `'\\''`)}'`).join(' ');
+/**
+ * Without `question`, nothing is typed: the output of a command that asks nothing. `size`: the
+ * terminal's rows and columns (`script` gives 0 by 0, a screen too small to redraw rows on).
+ */
+export function cliInTerminal(
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; question?: string; answer?: string; size?: { rows: number; columns: number } },
+): Promise<string> {
+  const cli = [CLI_COMMAND.command, ...CLI_COMMAND.args, ...args].map((part) => `'${part.replaceAll("'", `'\\''`)}'`).join(' ');
+  const command = options.size ? `stty rows ${options.size.rows} cols ${options.size.columns} && ${cli}` : cli;
   const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   let answered = false;
   child.stdout.on('data', (chunk) => {
     output += chunk;
-    if (!answered && output.includes(options.question)) {
+    if (!answered && options.question !== undefined && output.includes(options.question)) {
       answered = true;
       child.stdin.write(`${options.answer}\n`);
     }

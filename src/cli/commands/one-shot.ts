@@ -11,6 +11,7 @@ import { commandWord, terminalJson, writeError, writeListing } from '../terminal
 import { discoverFor, isInteractive, permissionsFrom, type GlobalOptions } from '../options.js';
 import { serverDenial, toolDenial } from '../permission-text.js';
 import { ProgressDisplay } from '../progress-display.js';
+import { connectingLine } from '../connecting-line.js';
 import { oneShotDefaults, openLoaderSession } from '../session.js';
 import { CliError, failureJson } from '../json-codes.js';
 import { keepRawResults, type RawResult, type RawResultKeeper } from '../raw-results.js';
@@ -197,17 +198,22 @@ export async function runOneShot(
   const progress = tool === 'call_mcp_tool' ? new ProgressDisplay(process.stderr) : undefined;
   const loadDeadline = tool === 'load_mcp' && timeoutMs !== undefined ? AbortSignal.timeout(timeoutMs) : undefined;
   const callOptions = oneShotRequestOptions(interrupt.signal, timeoutMs, progress);
+  let connecting: { finish(): void } | undefined;
   try {
     const loader = find(tool);
     if (!loader) return report({ ok: false, server: args.server, error: { code: 'NOT_ALLOWED', message: `${tool} is switched off by the permissions` } });
+    // --verbose writes the connection's steps as lines, which a redrawn row would overwrite.
+    if (!options.verbose) connecting = connectingLine(args.server);
     if (tool !== 'load_mcp') {
       // A one-shot command is its own whole session: it loads the server the model would have loaded first.
       const loaded = await find('load_mcp')!.execute({ server: args.server }, { signal: interrupt.signal });
+      connecting?.finish();
       if (loaded.isError) return failed(loaded);
       if (isManifestSummary(loaded.data)) listed = loaded.data;
     }
     // load_mcp takes no request timeout: `load --timeout` bounds the whole load instead.
     const result = await loader.execute(args, tool === 'load_mcp' && loadDeadline ? { ...callOptions, signal: AbortSignal.any([interrupt.signal, loadDeadline]) } : callOptions);
+    connecting?.finish();
     progress?.finish();
     // A refused approval reads as an answer to the model; to a script, the call failed.
     if (result.refused) return report({ ok: false, server: args.server, error: refusedCall(args, declined, interactive, options.approve) });
@@ -216,6 +222,7 @@ export async function runOneShot(
     if (whole) return reportWhole(whole, result.data);
     return report({ ok: true, server: args.server, text: result.text, ...(result.data === undefined ? {} : { data: result.data }) });
   } catch (error) {
+    connecting?.finish();
     if (loadDeadline?.aborted && !interrupt.signal.aborted) {
       return report({
         ok: false,
