@@ -3,11 +3,12 @@
  * 2026-07-28 servers became and no process saw to their end. Server, tool and start time; never
  * the task id, which a server may use as the bearer of its task.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultTaskJournalPath, TaskJournal } from '../src/connection/task-journal.js';
-import { runCli } from './support/cli.js';
+import { CLI_COMMAND, runCli } from './support/cli.js';
 import { runInProcess } from './support/in-process-cli.js';
 import { modernStdio } from './support/modern-server.js';
 
@@ -119,4 +120,27 @@ describe('tasks', () => {
       rmSync(path, { force: true });
     }
   });
+});
+
+describe('a call that became a task, cancelled with Ctrl-C', () => {
+  it('is not listed afterwards: the command waits for the task\'s cancel to be answered before it closes the connection', async () => {
+    const home = process.env.HOME!;
+    mkdirSync(join(home, '.ai-zen'), { recursive: true });
+    writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { modern: modernStdio() } }));
+    const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, '--approve', 'never', 'call', 'modern', 'task-forever'], { cwd: home, env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const guard = setTimeout(() => child.kill('SIGKILL'), 50_000);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    // The task is under way once its journal entry is written.
+    for (let tries = 0; tries < 400 && !(existsSync(defaultTaskJournalPath()) && readFileSync(defaultTaskJournalPath(), 'utf8').includes('task-forever')); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    clearTimeout(guard);
+    expect(stderr).toContain('Cancelled.');
+    const listed = await runCli(['tasks', '--json'], { cwd: home, env: { HOME: home }, timeoutMs: 60_000 });
+    expect(JSON.parse(listed.stdout)).toMatchObject({ ok: true, tasks: [] });
+  }, 60_000);
 });

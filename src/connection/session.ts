@@ -81,6 +81,8 @@ export class Session implements McpSession {
   private readonly closeSignal = new AbortController();
   /** Work the close waits for besides the client's own (an era probe, which may be ending its process). */
   private readonly alsoClosing: Promise<unknown>[] = [];
+  /** Cancels of tasks whose callers gave up (task-follow.ts): the close waits for their answers, bounded by CANCEL_TIMEOUT_MS. */
+  private readonly cancelling = new Set<Promise<unknown>>();
   /** On a 2026-07-28 server: tool results that are tasks (the Tasks extension), followed to their end. */
   private tasks?: TaskWire;
   /** The ping out after an answer stream was cut: whether the server still answers. */
@@ -278,7 +280,11 @@ export class Session implements McpSession {
     const { signal, onProgress, onTask } = options;
     const limitMs = options.maxTotalTimeoutMs ?? options.timeoutMs;
     const quietMs = quietMsOf({ timeout: options.timeoutMs, maxTotalTimeout: options.maxTotalTimeoutMs, resetTimeoutOnProgress: options.resetTimeoutOnProgress });
-    return { server, tool, limitMs, quietMs, signal, onProgress, onTask, answerInput, journal, closed: this.closeSignal.signal };
+    const settling = (work: Promise<unknown>) => {
+      const kept: Promise<unknown> = work.catch(() => {}).finally(() => this.cancelling.delete(kept));
+      this.cancelling.add(kept);
+    };
+    return { server, tool, limitMs, quietMs, signal, onProgress, onTask, answerInput, journal, closed: this.closeSignal.signal, settling };
   }
 
   /** The `_meta` each request carries (request-meta.ts). */
@@ -364,6 +370,8 @@ export class Session implements McpSession {
   }
 
   private async shutDown(): Promise<void> {
+    // Still connected, so a task's cancel sent just before reaches its server and clears its journal entry.
+    await Promise.all(this.cancelling);
     this.watchers.stop();
     this.closeSignal.abort(new Error('the session closed'));
     const group = this.parts.processGroup?.();

@@ -48,6 +48,12 @@ export interface TaskCall {
   closed?: AbortSignal;
   /** Told once the call's answer is a task, before it is followed. */
   onTask?: () => void;
+  /**
+   * Given, after a caller's abort, the wait for the `tasks/cancel` answer and the journal entry it
+   * clears: the connection's close waits for it (CANCEL_TIMEOUT_MS at most), as closing at once
+   * cut the cancel off and left a cancelled task listed as unfinished.
+   */
+  settling?: (work: Promise<unknown>) => void;
 }
 
 /**
@@ -176,7 +182,7 @@ export async function followTask(first: Record<string, unknown>, call: TaskCall)
   } finally {
     // A task left by a closed connection, or whose cancel did not reach its server, may still run
     // there: its entry stays, for a resume.
-    if (cancelReached && call.signal?.aborted) void cancelReached.then((reached) => (reached ? call.journal?.ended(recorded) : undefined));
+    if (cancelReached && call.signal?.aborted) call.settling?.(cancelReached.then((reached) => (reached ? call.journal?.ended(recorded) : undefined)));
     else if (!call.closed?.aborted && !mayStillRun) void call.journal?.ended(recorded);
     pushed.stop();
     quiet.stop();
