@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliInTerminal } from './support/terminal.js';
 import { CLI_COMMAND, runCli } from './support/cli.js';
 import { stdioFixture } from './support/fixtures.js';
 import { MODERN_SERVER } from './support/modern-server.js';
@@ -57,6 +58,17 @@ describe('call: where the arguments come from', () => {
     expect(output).toContain('the terminal\'s input went to the tool arguments (-)');
     expect(output).toContain('give the arguments inline or with --args-file');
     expect(output).not.toContain('Run this MCP tool call?');
+  }, 40_000);
+
+  it('typed on the terminal with -: one line on stderr says to type JSON and end with Ctrl-D, then the call runs', async () => {
+    const screen = await cliInTerminal(['--config', config, 'call', 'notes', 'search_notes', '-'], {
+      cwd: home,
+      env: { HOME: home },
+      question: 'Type the tool arguments as JSON, then press Ctrl-D at the start of a line.',
+      // Ctrl-D at the start of a line: the end of the terminal's input.
+      answer: '{"query": "coffee"}\n\x04',
+    });
+    expect(screen).toContain('#2 Groceries: Coffee, oat milk, rice.');
   }, 40_000);
 
   it('reads them from a file with --args-file', async () => {

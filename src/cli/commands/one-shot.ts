@@ -331,7 +331,11 @@ export async function readCallArguments(inline: string | undefined, argsFile: st
     throw new CliError('INVALID_ARGUMENTS', 'Give the tool arguments either inline or with --args-file, not both.');
   }
   const source = argsFile ?? inline;
-  if (source === '-') return parseJsonArguments(await readStdin(), 'The tool arguments on stdin');
+  if (source === '-') {
+    // Read from a terminal without a word, the command looks hung.
+    if (process.stdin.isTTY) writeError('Type the tool arguments as JSON, then press Ctrl-D at the start of a line.');
+    return parseJsonArguments(await readStdin(), 'The tool arguments on stdin');
+  }
   if (argsFile !== undefined) return parseJsonArguments(await readArgumentsFile(argsFile), `The tool arguments in ${argsFile}`);
   return parseJsonArguments(inline);
 }
