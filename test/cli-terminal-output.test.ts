@@ -1,7 +1,8 @@
 /**
  * Nothing from a config file or a server reaches the terminal raw: names, descriptions, tool
  * names, server stderr, HTTP error bodies and error results are escaped in every CLI listing and
- * on stderr. A tool result printed on stdout is the one exception: it is the user's data.
+ * on stderr. A tool result piped from stdout is the one exception: it is the user's data (on a
+ * terminal it is escaped too: cli-terminal-screen.test.ts).
  */
 import { createServer, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -92,7 +93,7 @@ describe('terminal output', () => {
     expect(run.stderr).toMatch(/^ {2}forged row$/m);
   }, 40_000);
 
-  it('call: a tool result on stdout is passed through as the server sent it', async () => {
+  it('call: a tool result piped from stdout is passed through byte for byte, as the server sent it', async () => {
     const run = await cli('call', 'hostile', 'echo');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`result ${HOSTILE}`);

@@ -7,10 +7,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_COMMAND } from './support/cli.js';
 import { everythingStdio } from './support/everything.js';
 import { stdioFixture } from './support/fixtures.js';
+
+const HOSTILE_SERVER = fileURLToPath(new URL('./fixtures/hostile-text-server.mjs', import.meta.url));
 
 /** A tmux server of this test's own (its own socket folder, no config file), so nothing of the person's tmux is touched. */
 const socketFolder = mkdtempSync(join(tmpdir(), 'mcp-tmux-'));
@@ -80,6 +83,16 @@ describe('on a real terminal', () => {
     expect(screen).toContain('[exit 0]');
     expect(screen).not.toMatch(/\[[#-]{24}\]/);
     expect(screen.match(/Long running operation completed/g)).toHaveLength(1);
+  }, 120_000);
+
+  it("call: a tool result's escape sequences are shown, not run (no screen clear, no window title); its lines stay lines", async () => {
+    // The result is `result ` + clear screen, a window title "pwned", an OSC 52 clipboard write, CR, a C1 CSI, DEL, a line break, `forged row`.
+    writeConfig({ hostile: { command: process.execPath, args: [HOSTILE_SERVER] } });
+    const screen = await screenAfter(['--approve', 'never', 'call', 'hostile', 'echo']);
+    expect(screen).toContain('[exit 0]');
+    expect(screen).toContain('result \\x1b[2J\\x1b]0;pwned\\x07\\x1b]52;c;cm0gLXJmIH4=\\x07\\x0d\\x9b31m\\x7f\n');
+    expect(screen.split('\n')).toContain('forged row');
+    expect(tmux('display-message', '-p', '-t', 'cli', '#{pane_title}').trim()).not.toBe('pwned');
   }, 120_000);
 });
 

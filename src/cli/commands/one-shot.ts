@@ -7,7 +7,7 @@ import { LISTED_SINCE_LAST_CALL, SCHEMAS_ADVICE } from '../../tools/unknown-tool
 import { explainFailureAsking, formatFailure, missingResourceExplanation, offExplanation, missingServerExplanation, type FailureExplanation, type ListedResources } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger, outcomeLogger } from '../logger.js';
-import { commandWord, terminalJson, writeError, writeListing } from '../terminal-text.js';
+import { commandWord, terminalJson, terminalText, writeError, writeListing } from '../terminal-text.js';
 import { discoverFor, isInteractive, permissionsFrom, type GlobalOptions } from '../options.js';
 import { serverDenial, toolDenial } from '../permission-text.js';
 import { ProgressDisplay } from '../progress-display.js';
@@ -103,7 +103,7 @@ function refusedCall(args: Record<string, unknown> & { server: string }, decline
 /**
  * `load`, `call` and `read`: one loader tool call, its text on stdout; on failure an explanation
  * for a person on stderr (what failed, why, what to do) and exit code 1; `--json` prints either
- * as one object. Only a tool result or resource is printed raw; everything else is escaped.
+ * as one object. Only a tool result or resource on a pipe is printed raw; everything else is escaped.
  * `call` shows the server's progress on stderr. Ctrl-C cancels the request (the server is sent
  * notifications/cancelled) and exits 130. The servers are disconnected before the command returns.
  */
@@ -124,10 +124,12 @@ export async function runOneShot(
     sessionLogger.settle(!result.ok);
     if (json) process.stdout.write(`${terminalJson(result.ok ? result : failureJson(result.server, result.error))}\n`);
     else if (!result.ok) process.stderr.write(`${formatFailure(result.error)}\n`);
-    // A tool result or resource goes out as the server sent it; a manifest is a listing for a person, escaped.
+    // A manifest is a listing for a person, escaped.
     else if (tool === 'load_mcp') writeListing(isManifestSummary(result.data) ? manifestListing(result.data) : result.text);
     else {
-      process.stdout.write(`${result.text}\n`);
+      // A tool result or resource goes to a pipe or file as the server sent it (a script needs the
+      // data); on a terminal its escape sequences would clear the screen or write the clipboard.
+      process.stdout.write(`${process.stdout.isTTY ? terminalText(result.text) : result.text}\n`);
       if (result.cut) writeError(`[Cut: printed ${result.cut.shownBytes} of ${result.cut.totalBytes} bytes (--max-bytes ${maxBytes}).]`);
     }
     return result.ok ? 0 : 1;
