@@ -225,7 +225,7 @@ describe("a downstream form's words, as they go up", () => {
     await elicitation!({ mode: 'form', message: `Sign in\n${hostile}`, requestedSchema }, anyContext());
 
     const [form] = asked;
-    expect(form!.message).toBe(`MCP server "shop" asks (relayed by mcp-statechart serve):\nSign in\n${escaped}`);
+    expect(form!.message).toBe(`MCP server "shop" asks (relayed by mcp-statechart serve):\nSign in\n${escaped}\n— asked by MCP server "shop" (relayed by mcp-statechart serve)`);
     const field = form!.mode === 'url' ? undefined : form!.requestedSchema.properties.key;
     expect(field).toMatchObject({ title: `Key${escaped}`, description: `one\ntwo${escaped}` });
   });

@@ -82,8 +82,19 @@ function fieldShown(field: FormField): FormField {
   return { ...field, ...words };
 }
 
+/**
+ * A relayed form's message, named at both ends. The rewrites above are text matches: a zero-width
+ * space or a Cyrillic "е" in a forged header passes them, and filler lines push the real header
+ * out of view. Nothing the server writes can come after the last line, so that one always says
+ * whose form it is, however the server dresses up its text.
+ */
+function attributedMessage(message: string, server: string): string {
+  const asked = `MCP server ${quoted(server)} asks (relayed by mcp-statechart serve):\n${withoutServeTitle(message).trimEnd()}`.replace(BLANK_LINES, '\n\n');
+  return `${asked}\n— asked by MCP server ${quoted(server)} (relayed by mcp-statechart serve)`;
+}
+
 function attributed(params: ElicitRequest['params'], server: string, pageId: string): ElicitRequest['params'] {
-  const message = `MCP server ${quoted(server)} asks (relayed by mcp-statechart serve):\n${withoutServeTitle(params.message)}`.replace(BLANK_LINES, '\n\n');
+  const message = attributedMessage(params.message, server);
   const schema = 'requestedSchema' in params ? params.requestedSchema : undefined;
   const properties = schema ? Object.fromEntries(Object.entries(schema.properties).map(([key, field]) => [key, fieldShown(field)])) : undefined;
   return {
