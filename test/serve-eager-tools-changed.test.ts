@@ -1,6 +1,7 @@
 /**
  * `serve --exposure eager` while a server's tools change: the definitions the host holds stay the
- * same for the session, and the answer to a tool added or removed since says so and what to do.
+ * same for the session, and the answer to a tool added, removed or redefined since says so and
+ * what to do; a redefined tool does not run under the definition the host was shown.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -91,6 +92,47 @@ describe('serve --exposure eager when a server changes its tools during the sess
           'Call it with call_mcp_tool (server "fixture", tool "extra").',
       );
       expect(await call(serve, 60, 'call_mcp_tool', { server: 'fixture', tool: 'extra', arguments: { text: 'reached' } })).toBe('reached');
+    } finally {
+      await ended(serve);
+    }
+  }, 60_000);
+
+  it('a tool the server redefines since (a rug pull) is refused, not run, saying what changed and that it is offered as it is now when the host restarts serve', async () => {
+    const serve = await eagerServe('indexed.json');
+    try {
+      const asOffered = await call(serve, 2, 'fixture__add', { a: 1, b: 2 });
+      expect(asOffered).toMatch(/^3/);
+      // `add` becomes an echo of a text: other arguments, another description.
+      expect(await call(serve, 3, 'fixture__add_tool', { name: 'add' })).toBe('added add');
+
+      const after = await callUntilChanged(serve, 10, 'fixture__add', await call(serve, 4, 'fixture__add', { a: 1, b: 2 }));
+
+      expect(after).toBe(
+        'Tool "fixture__add" was not called: MCP server "fixture" changed "add" after this session\'s tools were made (what changed: its arguments and description), and the tools offered stay the same for the session. ' +
+          'It is offered as it is now once these tools are made again: for mcp-statechart serve, when the host restarts it. Tell the user if it is needed now.',
+      );
+      // The host still holds the definition it was shown, and is not told of another.
+      serve.send({ id: 60, method: 'tools/list' });
+      const listed = (await serve.answer(60)).result as unknown as { tools: Array<{ name: string; description: string }> };
+      expect(listed.tools.find((tool) => tool.name === 'fixture__add')?.description).toBe('Adds two numbers');
+      expect(serve.messages().filter((message) => message.method === 'notifications/tools/list_changed')).toEqual([]);
+    } finally {
+      await ended(serve);
+    }
+  }, 60_000);
+
+  it('a redefined tool, with the loader tools beside: the answer points to load_mcp then call_mcp_tool, which run it as it is now', async () => {
+    const serve = await eagerServe('with-unindexed.json');
+    try {
+      expect(await call(serve, 2, 'fixture__add_tool', { name: 'add' })).toBe('added add');
+
+      const after = await callUntilChanged(serve, 10, 'fixture__add', await call(serve, 3, 'fixture__add', { a: 1, b: 2 }));
+
+      expect(after).toBe(
+        'Tool "fixture__add" was not called: MCP server "fixture" changed "add" after this session\'s tools were made (what changed: its arguments and description), and the tools offered stay the same for the session. ' +
+          'Read it as it is now with load_mcp (server "fixture"), then call it with call_mcp_tool (server "fixture", tool "add").',
+      );
+      expect(await call(serve, 60, 'call_mcp_tool', { server: 'fixture', tool: 'add', arguments: { text: 'reached' } })).toBe('reached');
     } finally {
       await ended(serve);
     }

@@ -9,6 +9,7 @@ import { callMcpToolSchema, usualCallMcpToolInput, type CallMcpToolInput } from 
 import { connectIfIndexed, requestFailureResult, type LoaderToolContext } from './tool-context.js';
 import type { LoaderTool, LoaderToolCallOptions, LoaderToolResult } from './types.js';
 import { LISTED_SINCE_LAST_CALL, unknownToolText } from './unknown-tool.js';
+import { changedSinceOffered } from './unoffered-tool.js';
 
 function describeCallMcpTool(searchOffered: boolean): string {
   return searchOffered
@@ -85,7 +86,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
     );
   };
 
-  /** Connects an indexed server first, answers an unknown tool, asks for approval: then calls. */
+  /** Connects an indexed server first, answers an unknown tool or one changed since a direct tool offered it, asks for approval: then calls. */
   const prepareAndCall = async (input: CallMcpToolInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {
     const { server, tool } = input;
     if (manager.getState(server) !== 'connected') {
@@ -101,6 +102,8 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
       const allowed = (manager.getManifest(server)?.tools ?? []).filter((other) => catalog.allowsTool(server, other.name));
       return notSentResult(unknownToolText(catalog, server, tool, allowed, LISTED_SINCE_LAST_CALL), 'unknown_tool');
     }
+    const changed = changedSinceOffered(options, known);
+    if (changed !== undefined) return notSentResult(changed, 'tool_changed');
     const refusal = await approver.refusal(
       { server, tool, arguments: input.arguments ?? {}, annotations: known.annotations, inputSchema: known.inputSchema },
       known,
@@ -122,7 +125,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
         if (!catalog.allowsTool(server, tool)) return Promise.resolve(notSentResult(deniedToolText(server, tool), 'policy'));
         // The usual call (a connected server, a known tool, a policy that does not ask or an "allow always") is one promise chain.
         const known = manager.getState(server) === 'connected' ? knownTool(server, tool) : undefined;
-        if (known && !approver.asks(server, known)) return call(input, options);
+        if (known && !approver.asks(server, known) && changedSinceOffered(options, known) === undefined) return call(input, options);
         return prepareAndCall(input, options);
       },
     },

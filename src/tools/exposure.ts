@@ -12,7 +12,7 @@ import { terminalText } from '../../machines/control-characters.js';
 import { quoted } from './model-text.js';
 import { MAX_DIRECT_DESCRIPTION_CHARACTERS, MAX_DIRECT_SCHEMA_TEXT_CHARACTERS } from '../text-limits.js';
 import type { LoaderToolContext } from './tool-context.js';
-import type { UnofferedText } from './unoffered-tool.js';
+import { callAsOffered, type OfferedDefinition, type ToolPart, type UnofferedText } from './unoffered-tool.js';
 import type { ExposureDecision, ExposureOption, LoaderTool, LoaderToolParameters, LoaderToolResult } from './types.js';
 import { notSentResult } from './results.js';
 
@@ -69,7 +69,12 @@ const directDescription = (description: string, budget = MAX_DIRECT_DESCRIPTION_
  * One server tool offered as itself. A call goes through call_mcp_tool (permissions, approval,
  * connecting an indexed server, the result budget), so both exposures behave the same.
  */
-function directTool(server: string, tool: Tool, name: string, call: LoaderTool): LoaderTool {
+function directTool(server: string, tool: Tool, name: string, call: LoaderTool, reachAsNow: ReachAsNow): LoaderTool {
+  const offered: OfferedDefinition = {
+    definition: tool,
+    changed: (parts) =>
+      `Tool ${quoted(name)} was not called: MCP server ${quoted(server)} changed ${quoted(tool.name)} after this session's tools were made (what changed: its ${listed(parts)}), and the tools offered stay the same for the session. ${reachAsNow(server, tool.name)}`,
+  };
   const origin = `Tool ${quoted(tool.name)} of MCP server ${quoted(server)}`;
   const own = tool.description ?? tool.title;
   // A name the function-name rules changed (天気__天気予報 offered as ________) or suffixed tells
@@ -81,9 +86,28 @@ function directTool(server: string, tool: Tool, name: string, call: LoaderTool):
     inputSchema: DIRECT_ARGUMENTS,
     parameters: directParameters(tool.inputSchema),
     execute: async (args, options) => {
-      const result = await call.execute({ server, tool: tool.name, arguments: args ?? {} }, options);
+      const result = await call.execute({ server, tool: tool.name, arguments: args ?? {} }, callAsOffered(options, offered));
       return result.notSent === 'unknown_tool' ? removedSince(name, result) : result;
     },
+  };
+}
+
+/** `arguments`, `arguments and description`, `arguments, description and annotations`. */
+function listed(parts: readonly ToolPart[]): string {
+  return parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)!}`;
+}
+
+const OFFERED_WHEN_MADE_AGAIN = 'once these tools are made again: for mcp-statechart serve, when the host restarts it. Tell the user if it is needed now.';
+
+/** How the model reaches a server's tool as it is now, with what the session offers beside the direct tools. */
+type ReachAsNow = (server: string, tool: string) => string;
+
+function reachWith(offered: readonly LoaderTool[]): ReachAsNow {
+  const has = (name: string) => offered.some((candidate) => candidate.name === name);
+  return (server, tool) => {
+    if (!has('call_mcp_tool')) return `It is offered as it is now ${OFFERED_WHEN_MADE_AGAIN}`;
+    const call = `call_mcp_tool (server ${quoted(server)}, tool ${quoted(tool)})`;
+    return has('load_mcp') ? `Read it as it is now with load_mcp (server ${quoted(server)}), then call it with ${call}.` : `Call it as it is now with ${call}.`;
   };
 }
 
@@ -134,7 +158,7 @@ function addedSince(context: LoaderToolContext, loaderTools: readonly LoaderTool
       if (!tool) continue;
       const reach = offered.some((candidate) => candidate.name === 'call_mcp_tool')
         ? `Call it with call_mcp_tool (server ${quoted(server)}, tool ${quoted(tool.name)}).`
-        : 'It is offered once these tools are made again: for mcp-statechart serve, when the host restarts it. Tell the user if it is needed now.';
+        : `It is offered ${OFFERED_WHEN_MADE_AGAIN}`;
       return `Tool ${quoted(name)} is not offered: MCP server ${quoted(server)} added ${quoted(tool.name)} after this session's tools were made, and they stay the same for the session. ${reach}`;
     }
     return undefined;
@@ -154,10 +178,13 @@ export function chooseExposure(
   const taken = new Set<string>(loaderTools.map((tool) => tool.name));
   const direct: LoaderTool[] = [];
   const unknownServers: string[] = [];
+  // What reaches a tool its server redefines depends on the tools offered beside, chosen below.
+  let reachAsNow: ReachAsNow = reachWith([]);
+  const reach: ReachAsNow = (server, tool) => reachAsNow(server, tool);
   for (const { name: server } of context.catalog.available) {
     const tools = knownTools(context, server);
     if (!tools) unknownServers.push(server);
-    else if (call) for (const tool of tools) direct.push(directTool(server, tool, directToolName(server, tool.name, taken), call));
+    else if (call) for (const tool of tools) direct.push(directTool(server, tool, directToolName(server, tool.name, taken), call, reach));
   }
   // read_mcp_resource stays beside the direct tools: any tool result may link a resource ("read it
   // with read_mcp_resource", links need not be listed), and without it the model had no way to follow one.
@@ -166,11 +193,10 @@ export function chooseExposure(
   const measured = { loaderBytes: definitionBytes(loaderTools), directBytes, directTokens: tokensOf(directBytes), unknownServers };
   const threshold = typeof option === 'object' ? option.thresholdTokens : undefined;
   const lazy = (reason: string): Exposure => ({ tools: loaderTools, decision: { mode: 'lazy', reason, ...measured, thresholdTokens: threshold } });
-  const eager = (reason: string, tools: LoaderTool[]): Exposure => ({
-    tools,
-    decision: { mode: 'eager', reason, ...measured, thresholdTokens: threshold },
-    unoffered: addedSince(context, loaderTools, tools),
-  });
+  const eager = (reason: string, tools: LoaderTool[]): Exposure => {
+    reachAsNow = reachWith(tools);
+    return { tools, decision: { mode: 'eager', reason, ...measured, thresholdTokens: threshold }, unoffered: addedSince(context, loaderTools, tools) };
+  };
 
   if (option === undefined) return lazy('lazy by default');
   if (option === 'lazy') return lazy('lazy exposure asked for');

@@ -53,7 +53,8 @@ export interface LoaderToolResult {
   /**
    * Set when the loader answered without asking the server (`isError` is true), and why: the
    * server is unknown, off or not allowed (`server_unavailable`), not loaded (`not_loaded`), the
-   * tool is not listed (`unknown_tool`) or not allowed (`policy`), or the arguments are not what
+   * tool is not listed (`unknown_tool`), no longer the definition an eager tool offered
+   * (`tool_changed`) or not allowed (`policy`), or the arguments are not what
    * the loader tool takes or what the manager sends (nested too deep, too large: `invalid_arguments`).
    * A server that went away between the loader's check and the request is `not_loaded` (disconnected)
    * or `server_unavailable` (removed from the config, or switched off). `serve --audit` writes it as
@@ -75,7 +76,7 @@ export interface LoaderToolResult {
 }
 
 /** Why a loader tool answered without asking the server (`LoaderToolResult.notSent`). */
-export type LoaderRefusalReason = 'server_unavailable' | 'not_loaded' | 'unknown_tool' | 'policy' | 'invalid_arguments';
+export type LoaderRefusalReason = 'server_unavailable' | 'not_loaded' | 'unknown_tool' | 'tool_changed' | 'policy' | 'invalid_arguments';
 
 /** A JSON Schema object as OpenAI and Anthropic function calling accept it (no `$schema` key). */
 export interface LoaderToolParameters {

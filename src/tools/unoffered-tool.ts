@@ -1,9 +1,12 @@
 /**
  * Why a tool name that eager exposure does not offer is missing. The servers' own tools are made
  * once, so the definitions a host holds stay the same for the session; a tool a server adds later
- * is not among them, and the answer to its name says so rather than only "unknown".
+ * is not among them, and the answer to its name says so rather than only "unknown". A tool the
+ * server redefines later is no longer the one offered: a call of the old definition is refused.
  */
-import type { LoaderTool } from './types.js';
+import type { Tool } from '@modelcontextprotocol/client';
+import { jsonEqual } from '../../machines/json-fingerprint.js';
+import type { LoaderTool, LoaderToolCallOptions } from './types.js';
 
 /** The text for a name the tools do not offer, when there is more to say than that it is unknown. */
 export type UnofferedText = (name: string) => string | undefined;
@@ -25,4 +28,50 @@ export function explainLike(into: readonly LoaderTool[], from: readonly LoaderTo
   const explain = explainers.get(from);
   if (explain) explainers.set(into, explain);
   else explainers.delete(into);
+}
+
+/**
+ * A direct tool as offered: its calls run only while the server's tool is still that definition.
+ * `changed` words the refusal for the parts that differ (the direct tool knows its name and what
+ * else the session offers).
+ */
+export interface OfferedDefinition {
+  /** The server's tool as offered; replaced by an equal one the server lists later (a reconnect), so the next check is identity. */
+  definition: Tool;
+  changed(differences: readonly ToolPart[]): string;
+}
+
+/** What a model or a host relies on in a definition: what the tool takes, says it does, and declares about itself. */
+export type ToolPart = 'arguments' | 'description' | 'annotations';
+
+const offeredCalls = new WeakMap<LoaderToolCallOptions, OfferedDefinition>();
+
+/** Options for call_mcp_tool that carry `offered`: a call made through a direct tool. */
+export function callAsOffered(options: LoaderToolCallOptions | undefined, offered: OfferedDefinition): LoaderToolCallOptions {
+  const own = { ...options };
+  offeredCalls.set(own, offered);
+  return own;
+}
+
+function differences(offered: Tool, current: Tool): ToolPart[] {
+  const parts: ToolPart[] = [];
+  if (!jsonEqual(offered.inputSchema, current.inputSchema)) parts.push('arguments');
+  if (offered.description !== current.description || offered.title !== current.title) parts.push('description');
+  if (!jsonEqual(offered.annotations, current.annotations)) parts.push('annotations');
+  return parts;
+}
+
+/**
+ * The refusal of a direct tool's call when the server's tool is no longer the definition offered
+ * (a rug pull: the host shows, and its own checks compare, the old one); undefined for a call of
+ * call_mcp_tool itself, or a tool still as offered. The manifest keeps a tool listed again
+ * unchanged as the same object, so the usual check is one comparison.
+ */
+export function changedSinceOffered(options: LoaderToolCallOptions, current: Tool): string | undefined {
+  const offered = offeredCalls.get(options);
+  if (offered === undefined || offered.definition === current) return undefined;
+  const changed = differences(offered.definition, current);
+  if (changed.length > 0) return offered.changed(changed);
+  offered.definition = current;
+  return undefined;
 }
