@@ -352,7 +352,7 @@ describe('call_mcp_tool', () => {
     });
   });
 
-  it('passes images and audio as media parts, described in the text (type, size in bytes); resource links by uri and name', async () => {
+  it('passes images and audio as media parts, described in the text (type, size in bytes); resource links by uri and name, and the server to read them from', async () => {
     const { load, call } = setUp();
     await load.execute({ server: 'fixture' });
     const result = await call.execute({ server: 'fixture', tool: 'media' });
@@ -362,7 +362,7 @@ describe('call_mcp_tool', () => {
     expect(result.text.split('\n')).toEqual([
       '[image: image/png, 70 bytes]',
       '[audio: audio/wav, 46 bytes]',
-      '[resource link: fixture://greeting (name: greeting, text/plain); read it with read_mcp_resource]',
+      '[resource link: fixture://greeting (name: greeting, text/plain); read it with read_mcp_resource (server "fixture")]',
     ]);
   });
 

@@ -144,7 +144,7 @@ describe('exposure', () => {
       const tools = toolsWith({ everything: reference.everything }, { exposure: 'eager' });
       expect(tools.map((offered) => offered.name)).not.toContain('load_mcp');
       const links = await tools.find((offered) => offered.name === 'everything__get-resource-links')!.execute({ count: 2 });
-      const uri = /\[resource link: (\S+\/text\/\S+) .*read it with read_mcp_resource\]/.exec(links.text)?.[1];
+      const uri = /\[resource link: (\S+\/text\/\S+) .*read it with read_mcp_resource \(server "everything"\)\]/.exec(links.text)?.[1];
       expect(uri).toBeDefined();
       const read = tools.find((offered) => offered.name === 'read_mcp_resource');
       expect(read).toBeDefined();

@@ -58,8 +58,8 @@ function callOptions(options: LoaderToolCallOptions): CallOptions {
  * failed or it does not match the tool's output schema (then a note says so, and no `data`).
  * Without a schema to check it is answered at once: no promise on the path of most calls.
  */
-function callResult(result: CallToolResult, tool: Tool | undefined): LoaderToolResult | Promise<LoaderToolResult> {
-  const parts = toolResultParts(result);
+function callResult(result: CallToolResult, server: string, tool: Tool | undefined): LoaderToolResult | Promise<LoaderToolResult> {
+  const parts = toolResultParts(result, server);
   const schema = outputSchemaToCheck(tool, result);
   if (schema === undefined) return partsResult(parts, result.isError === true, result.isError ? undefined : result.structuredContent);
   return outputSchemaMismatch(schema, result).then((mismatch) => {
@@ -78,7 +78,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
 
   const call = ({ server, tool, arguments: args }: CallMcpToolInput, options: LoaderToolCallOptions): Promise<LoaderToolResult> => {
     return manager.callTool(server, tool, args, callOptions(options)).then(
-      (result) => callResult(result, knownTool(server, tool)),
+      (result) => callResult(result, server, knownTool(server, tool)),
       (error: unknown) => {
         if (options.signal?.aborted) throw error;
         return requestFailureResult(manager, server, error);

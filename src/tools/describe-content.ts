@@ -4,7 +4,7 @@
  * inside structured content: it costs the context a lot and tells a text model nothing.
  */
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/client';
-import { terminalLine } from '../../machines/control-characters.js';
+import { quoted, terminalLine } from '../../machines/control-characters.js';
 import { jsonFingerprint, measureJson } from '../../machines/json-fingerprint.js';
 import type { LoaderResultPart } from './types.js';
 
@@ -169,7 +169,7 @@ function resourceContentsPart(contents: ResourceContents): LoaderResultPart {
   return { type: 'text', text: `[resource ${contents.uri}: no text or blob]` };
 }
 
-function contentBlockPart(block: ContentBlock): LoaderResultPart {
+function contentBlockPart(block: ContentBlock, server: string): LoaderResultPart {
   switch (block.type) {
     case 'text':
       return textPart(block.text);
@@ -178,7 +178,8 @@ function contentBlockPart(block: ContentBlock): LoaderResultPart {
       return mediaPart(block.type, block.data, block.mimeType);
     case 'resource_link': {
       const type = block.mimeType ? `, ${checkedMimeType(block.mimeType) ?? 'unknown type'}` : '';
-      return { type: 'text', text: `[resource link: ${terminalLine(block.uri)} (name: ${terminalLine(block.name)}${type}); read it with read_mcp_resource]` };
+      // Named: another server may serve the same URI, and reading it there would hand that server's data to this one's link.
+      return { type: 'text', text: `[resource link: ${terminalLine(block.uri)} (name: ${terminalLine(block.name)}${type}); read it with read_mcp_resource (server ${quoted(server)})]` };
     }
     case 'resource':
       return resourceContentsPart(block.resource);
@@ -228,10 +229,10 @@ export function structuredText(structured: unknown): string {
   return `Structured content: ${JSON.stringify(structured)}`;
 }
 
-/** The content blocks in order, then `structuredContent` as JSON unless the blocks already carry it. */
-export function toolResultParts(result: CallToolResult): LoaderResultPart[] {
+/** The content blocks of `server`'s result in order, then `structuredContent` as JSON unless the blocks already carry it. */
+export function toolResultParts(result: CallToolResult, server: string): LoaderResultPart[] {
   const content = result.content ?? [];
-  const parts = content.map(contentBlockPart);
+  const parts = content.map((block) => contentBlockPart(block, server));
   const structured = result.structuredContent;
   if (structured !== undefined && !repeatsContent(structured, content)) parts.push(textPart(structuredText(structured)));
   return parts.length > 0 ? parts : [{ type: 'text', text: '(the tool returned no content)' }];
