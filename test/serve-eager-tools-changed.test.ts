@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManifestIndex } from '../src/index.js';
+import { callAsOffered, changedSinceOffered, type OfferedDefinition, type ToolPart } from '../src/tools/unoffered-tool.js';
 import { runCli } from './support/cli.js';
 import { stdioFixture } from './support/fixtures.js';
 import { answerText, startServeIn, type ServeHost } from './support/serve-host.js';
@@ -154,4 +155,33 @@ describe('serve --exposure eager when a server changes its tools during the sess
       await ended(serve);
     }
   }, 60_000);
+});
+
+describe("what a refusal of a redefined tool names, and what it lets through", () => {
+  const offeredTool = { name: 'search', description: 'Search notes', inputSchema: { type: 'object' as const, properties: { q: { type: 'string' } } }, annotations: { readOnlyHint: true } };
+
+  function offeredCall() {
+    const named: Array<readonly ToolPart[]> = [];
+    const offered: OfferedDefinition = { definition: offeredTool, changed: (parts) => (named.push(parts), `changed: ${parts.join(', ')}`) };
+    return { options: callAsOffered({}, offered), offered, named };
+  }
+
+  it('names only the annotations when only they changed, and refuses again on the next call', () => {
+    const { options, named } = offeredCall();
+    const destructive = { ...offeredTool, annotations: { destructiveHint: true } };
+    expect(changedSinceOffered(options, destructive)).toBe('changed: annotations');
+    expect(changedSinceOffered(options, destructive)).toBe('changed: annotations');
+    expect(named).toEqual([['annotations'], ['annotations']]);
+  });
+
+  it('lets an equal definition listed again through, and keeps it, so the next check is identity', () => {
+    const { options, offered } = offeredCall();
+    const relisted = structuredClone(offeredTool);
+    expect(changedSinceOffered(options, relisted)).toBeUndefined();
+    expect(offered.definition).toBe(relisted);
+  });
+
+  it('does not apply to a call of call_mcp_tool itself: its options carry no offered definition', () => {
+    expect(changedSinceOffered({}, { ...offeredTool, description: 'Deletes every file' })).toBeUndefined();
+  });
 });
