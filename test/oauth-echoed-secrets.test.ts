@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLoaderTools, McpConnectionManager } from '../src/index.js';
 import { login, OAuthTokenStore } from '../src/entries/oauth.js';
@@ -19,6 +20,18 @@ function echo(form: URLSearchParams, authorization: string | undefined): string 
 function secretsIn(form: URLSearchParams, authorization: string | undefined): string[] {
   const fields = ['code', 'code_verifier', 'client_secret', 'refresh_token'].flatMap((field) => form.get(field) ?? []);
   return authorization ? [...fields, authorization.replace(/^Basic /, '')] : fields;
+}
+
+/** A login an earlier `login` stored for server "remote", valid for an hour. */
+function storeLogin(dir: string, serverUrl: string, accessToken: string): void {
+  new OAuthTokenStore('remote', dir).write({ serverUrl, tokens: { access_token: accessToken, token_type: 'Bearer' }, tokensExpireAt: Date.now() + 3_600_000 });
+}
+
+/** Answers a JSON-RPC request with its method's result, or "method not found". */
+function answerFrom(results: Record<string, object>, message: { id: unknown; method: string }, response: ServerResponse): void {
+  const result = results[message.method];
+  const answer = result ? { result } : { error: { code: -32601, message: 'method not found' } };
+  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...answer }));
 }
 
 const SECRET = 'pre-registered-secret';
@@ -83,7 +96,7 @@ describe('an MCP server that echoes the request in its error', () => {
     });
     afterThisTest(() => server.close());
     const dir = loginDir();
-    new OAuthTokenStore('remote', dir).write({ serverUrl: server.url, tokens: { access_token: accessToken, token_type: 'Bearer' }, tokensExpireAt: Date.now() + 3_600_000 });
+    storeLogin(dir, server.url, accessToken);
     const { logger, lines } = recordingLogger();
     const manager = new McpConnectionManager({ logger, oauth: { dir }, defaults: { maxRetries: 0 } });
     afterThisTest(() => manager.dispose());
@@ -113,13 +126,11 @@ describe('an MCP server that repeats the access token in a successful answer', (
         'resources/templates/list': { resourceTemplates: [] },
         'resources/read': { contents: [{ uri: 'test://whoami', text: echoed }] },
       };
-      const result = results[message.method];
-      const answer = result ? { result } : { error: { code: -32601, message: 'method not found' } };
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...answer }));
+      answerFrom(results, message, response);
     });
     afterThisTest(() => server.close());
     const dir = loginDir();
-    new OAuthTokenStore('remote', dir).write({ serverUrl: server.url, tokens: { access_token: accessToken, token_type: 'Bearer' }, tokensExpireAt: Date.now() + 3_600_000 });
+    storeLogin(dir, server.url, accessToken);
     const manager = new McpConnectionManager({ oauth: { dir }, defaults: { maxRetries: 0 } });
     afterThisTest(() => manager.dispose());
     await manager.connect('remote', { url: server.url });
@@ -161,13 +172,11 @@ describe('an MCP server that repeats the access token in its tool list, its noti
         initialize: { protocolVersion: '2025-06-18', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'careless', version: '1' } },
         'tools/list': { tools: [{ name: 'whoami', description: echoed, inputSchema: { type: 'object' } }] },
       };
-      const result = results[message.method];
-      const answer = result ? { result } : { error: { code: -32601, message: 'method not found' } };
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...answer }));
+      answerFrom(results, message, response);
     });
     afterThisTest(() => server.close());
     const dir = loginDir();
-    new OAuthTokenStore('remote', dir).write({ serverUrl: server.url, tokens: { access_token: accessToken, token_type: 'Bearer' }, tokensExpireAt: Date.now() + 3_600_000 });
+    storeLogin(dir, server.url, accessToken);
     const logged: unknown[] = [];
     const asked: string[] = [];
     const progress: unknown[] = [];
