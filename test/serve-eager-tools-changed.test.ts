@@ -122,6 +122,22 @@ describe('serve --exposure eager when a server changes its tools during the sess
     }
   }, 60_000);
 
+  it('a tool of a server not indexed when the tools were made is answered as not known then, not as added since', async () => {
+    const serve = await eagerServe('with-unindexed.json');
+    try {
+      expect(await call(serve, 2, 'load_mcp', { server: 'fresh' })).toMatch(/echo/);
+
+      const after = await call(serve, 3, 'fresh__echo', { text: 'direct' });
+
+      expect(after).toBe(
+        'Tool "fresh__echo" is not offered: MCP server "fresh" was neither connected nor indexed when this session\'s tools were made, so its tool "echo" was not known then, and the tools stay the same for the session. ' +
+          'Call it with call_mcp_tool (server "fresh", tool "echo").',
+      );
+    } finally {
+      await ended(serve);
+    }
+  }, 60_000);
+
   it('a redefined tool, with the loader tools beside: the answer points to load_mcp then call_mcp_tool, which run it as it is now', async () => {
     const serve = await eagerServe('with-unindexed.json');
     try {

@@ -148,9 +148,10 @@ export interface Exposure {
 
 /**
  * Eager: a name not offered that is a server's tool now, as a rebuild would name it, was added
- * after the tools were made. call_mcp_tool reaches it when offered; else only new tools do.
+ * after the tools were made, or was not known then (its server neither connected nor indexed).
+ * call_mcp_tool reaches it when offered; else only new tools do.
  */
-function addedSince(context: LoaderToolContext, loaderTools: readonly LoaderTool[], offered: readonly LoaderTool[]): UnofferedText {
+function addedSince(context: LoaderToolContext, loaderTools: readonly LoaderTool[], offered: readonly LoaderTool[], unknownServers: readonly string[]): UnofferedText {
   return (name) => {
     const taken = new Set<string>(loaderTools.map((tool) => tool.name));
     for (const { name: server } of context.catalog.available) {
@@ -159,6 +160,10 @@ function addedSince(context: LoaderToolContext, loaderTools: readonly LoaderTool
       const reach = offered.some((candidate) => candidate.name === 'call_mcp_tool')
         ? `Call it with call_mcp_tool (server ${quoted(server)}, tool ${quoted(tool.name)}).`
         : `It is offered ${OFFERED_WHEN_MADE_AGAIN}`;
+      // A server whose tools were not known then may have had this tool all along: "added since" would be a guess.
+      if (unknownServers.includes(server)) {
+        return `Tool ${quoted(name)} is not offered: MCP server ${quoted(server)} was neither connected nor indexed when this session's tools were made, so its tool ${quoted(tool.name)} was not known then, and the tools stay the same for the session. ${reach}`;
+      }
       return `Tool ${quoted(name)} is not offered: MCP server ${quoted(server)} added ${quoted(tool.name)} after this session's tools were made, and they stay the same for the session. ${reach}`;
     }
     return undefined;
@@ -195,7 +200,7 @@ export function chooseExposure(
   const lazy = (reason: string): Exposure => ({ tools: loaderTools, decision: { mode: 'lazy', reason, ...measured, thresholdTokens: threshold } });
   const eager = (reason: string, tools: LoaderTool[]): Exposure => {
     reachAsNow = reachWith(tools);
-    return { tools, decision: { mode: 'eager', reason, ...measured, thresholdTokens: threshold }, unoffered: addedSince(context, loaderTools, tools) };
+    return { tools, decision: { mode: 'eager', reason, ...measured, thresholdTokens: threshold }, unoffered: addedSince(context, loaderTools, tools, unknownServers) };
   };
 
   if (option === undefined) return lazy('lazy by default');
