@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
-import { createLoaderTools, ManifestIndex, McpConnectionManager, silentLogger } from '../src/index.js';
+import { createLoaderTools, discoverMcpServers, ManifestIndex, McpConnectionManager, silentLogger } from '../src/index.js';
+import { exposureLine, formatServersTable } from '../src/cli/commands/servers.js';
+import { displayWidth } from '../src/cli/display-width.js';
 import { stdioFixture } from './support/fixtures.js';
 import { startServeIn } from './support/serve-host.js';
 import { MAX_DIRECT_DESCRIPTION_CHARACTERS } from '../src/text-limits.js';
@@ -87,6 +89,20 @@ describe('--exposure', () => {
     expect(run.stdout).toContain('awaiting approval');
     expect(run.stdout).toMatch(/; the servers' own tools: none known, so nothing is measured yet\.\n/);
     expect(run.stdout).not.toMatch(/own tools \d+ bytes/);
+  });
+
+  it('servers on a 40-column terminal: the Exposure line is broken at spaces into lines that fit, its words whole', async () => {
+    const { decision, done } = libraryDecision();
+    await done;
+    const discovery = await discoverMcpServers({ configPaths: [config], env: {} });
+    const index = new ManifestIndex({ path: join(home, '.ai-zen', 'mcp-index.json') });
+
+    const lines = formatServersTable(discovery, index, undefined, undefined, decision, [], 40).split('\n');
+
+    const exposure = lines.slice(lines.findIndex((line) => line.startsWith('Exposure: ')));
+    expect(exposure.length).toBeGreaterThan(1);
+    expect(exposure.filter((line) => displayWidth(line) > 40)).toEqual([]);
+    expect(exposure.join(' ')).toBe(exposureLine(decision));
   });
 
   it('refuses a threshold that is not lazy, eager or a whole number', async () => {

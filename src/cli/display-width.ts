@@ -47,3 +47,30 @@ export function cutToWidth(text: string, width: number): string {
 export function padToWidth(text: string, width: number): string {
   return text + ' '.repeat(Math.max(width - displayWidth(text), 0));
 }
+
+/**
+ * `text` as lines of at most `width` columns, broken at spaces: a terminal left to wrap a long
+ * line breaks it mid-word. A word wider than a line is itself broken, so no line is wider.
+ */
+export function wrapToWidth(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const joined = line === '' ? word : `${line} ${word}`;
+    if (displayWidth(joined) <= width) {
+      line = joined;
+      continue;
+    }
+    if (line !== '') lines.push(line);
+    line = '';
+    for (const { segment } of graphemes.segment(word)) {
+      if (line !== '' && displayWidth(line + segment) > width) {
+        lines.push(line);
+        line = '';
+      }
+      line += segment;
+    }
+  }
+  lines.push(line);
+  return lines;
+}

@@ -12,7 +12,7 @@ import { McpConnectionManager } from '../../manager.js';
 import { silentLogger } from '../../logger.js';
 import { permissionsFrom, type GlobalOptions } from '../options.js';
 import { counted } from '../counted.js';
-import { cutToWidth, displayWidth } from '../display-width.js';
+import { cutToWidth, displayWidth, wrapToWidth } from '../display-width.js';
 import { fittedTable } from '../fitted-table.js';
 import { terminalLine } from '../terminal-text.js';
 import { lookAlikeNotes, nameNote } from '../../../machines/look-alike-names.js';
@@ -293,7 +293,7 @@ export function formatServersTable(
   }
   const details = health ? healthDetails(health) : [];
   if (details.length > 0) lines.push('', ...details);
-  if (exposure && servers.length > 0) lines.push('', exposureLine(exposure));
+  if (exposure && servers.length > 0) lines.push('', ...(columns === undefined ? [exposureLine(exposure)] : wrapToWidth(exposureLine(exposure), columns)));
   if (problems.length > 0) {
     lines.push('', `Problems (${problems.length}):`);
     for (const problem of problems) lines.push(`  ${cell(formatProblem(problem), MAX_PROBLEM_LENGTH)}`);
