@@ -19,6 +19,8 @@ export interface IndexServersOptions {
   /** How long one server may take to start and answer `initialize`. Default 30 s. */
   connectTimeoutMs?: number;
   managerOptions?: McpConnectionManagerOptions;
+  /** Called as each server starts connecting (at most `concurrency` at a time). */
+  onStart?: (server: string) => void;
   /** Called as each server is done, in the order they finish. */
   onServer?: (outcome: ServerIndexOutcome, done: number, total: number) => void;
 }
@@ -55,6 +57,7 @@ export async function indexServers(options: IndexServersOptions): Promise<Server
 
   const indexOne = async (server: string): Promise<ServerIndexOutcome> => {
     const started = Date.now();
+    options.onStart?.(server);
     try {
       const manifest = await manager.connect(server, options.servers[server]!, connectOptions);
       const instructions = manager.getClient(server)?.getInstructions();

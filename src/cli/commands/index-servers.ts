@@ -21,6 +21,7 @@ import { redact, secretsOf } from '../../redact.js';
 import { explainFailure, type FailureExplanation } from '../failure-text.js';
 import { serverFailureLines } from './doctor.js';
 import { writeRefusal } from '../write-refusal.js';
+import { loggerAbove, pendingServersLine } from '../pending-servers-line.js';
 
 export interface IndexCommandOptions {
   concurrency: number;
@@ -108,7 +109,8 @@ function namesOf(servers: readonly string[]): string {
 }
 
 export async function runIndex(options: GlobalOptions, command: IndexCommandOptions): Promise<number> {
-  const logger = cliLogger(options.verbose);
+  const pending = pendingServersLine();
+  const logger = loggerAbove(cliLogger(options.verbose), pending);
   const discovery = await discover(options, logger);
   const permissions = permissionsFrom(options, discovery.toolPermissions);
   const servers = nameRecord<McpServerConfig>();
@@ -143,17 +145,21 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
       concurrency: command.concurrency,
       connectTimeoutMs: command.timeoutMs,
       managerOptions: { logger },
+      onStart: (server) => pending.started(server),
       onServer: (outcome, count) => {
         done.push(outcome);
-        writeListing(progressLine(outcome, count, total, explain));
+        pending.ended(outcome.server);
+        pending.above(() => writeListing(progressLine(outcome, count, total, explain)));
       },
     });
   } catch (error) {
+    pending.finish();
     const unsaved = unsavedText(error, index.path, done);
     if (unsaved === undefined) throw error;
     writeListing(unsaved);
     return 1;
   }
+  pending.finish();
   const now = Date.now();
   const kept = (server: string) => keptEntryText(index, server, servers[server]!, projectFiles[server], now);
   writeListing(summaryLines(outcomes, index.path, kept, explain).join('\n'));
