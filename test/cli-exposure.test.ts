@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 import { createLoaderTools, discoverMcpServers, ManifestIndex, McpConnectionManager, silentLogger } from '../src/index.js';
 import { exposureLine, formatServersTable } from '../src/cli/commands/servers.js';
-import { displayWidth } from '../src/cli/display-width.js';
+import { displayWidth, wrapToWidth } from '../src/cli/display-width.js';
 import { stdioFixture } from './support/fixtures.js';
 import { startServeIn } from './support/serve-host.js';
 import { MAX_DIRECT_DESCRIPTION_CHARACTERS } from '../src/text-limits.js';
@@ -103,6 +103,11 @@ describe('--exposure', () => {
     expect(exposure.length).toBeGreaterThan(1);
     expect(exposure.filter((line) => displayWidth(line) > 40)).toEqual([]);
     expect(exposure.join(' ')).toBe(exposureLine(decision));
+  });
+
+  it('the Exposure line on a terminal narrower than one of its words: that word is broken too, wide characters counted as two columns', () => {
+    expect(wrapToWidth('Exposure: `mcp-statechart index` 天気天気', 8)).toEqual(['Exposure', ':', '`mcp-sta', 'techart', 'index`', '天気天気']);
+    expect(wrapToWidth('天気天気天気 ok', 8)).toEqual(['天気天気', '天気 ok']);
   });
 
   it('refuses a threshold that is not lazy, eager or a whole number', async () => {
