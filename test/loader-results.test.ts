@@ -258,7 +258,7 @@ describe('the result budget', () => {
     );
     expect(result.content.map((part) => part.type)).toEqual(['text', 'text', 'text']);
     expect(result.text).toBe(
-      `${'a'.repeat(100)}\n${'b'.repeat(8)}\n[Cut: 119 of 227 characters were left out to stay within the 200-character result budget.]`,
+      `${'a'.repeat(100)}\n${'b'.repeat(8)}\n[Cut: 120 of 229 characters were left out to stay within the 200-character result budget.]`,
     );
   });
 
@@ -296,6 +296,13 @@ describe('the result budget', () => {
         expect(fitResultToBudget(partsResult(parts, false), budget).text.length).toBeLessThanOrEqual(budget);
       }
     }
+  });
+
+  it('says so when the parts it drops are empty: 300,000 empty text parts are 299,999 newlines, and the note counts them', () => {
+    const result = fitResultToBudget(partsResult(Array.from({ length: 300_000 }, () => ({ type: 'text', text: '' })), false), DEFAULT_RESULT_BUDGET);
+    expect(result.text.length).toBeLessThanOrEqual(DEFAULT_RESULT_BUDGET);
+    const kept = result.text.lastIndexOf('\n');
+    expect(result.text.slice(kept + 1)).toBe(`[Cut: ${299_999 - kept} of 299999 characters were left out to stay within the 25000-character result budget.]`);
   });
 
   it('counts the longer description of media beyond the media budget within the text budget', () => {

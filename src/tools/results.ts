@@ -122,9 +122,11 @@ function withinMediaBudget(content: LoaderResultPart[]): LoaderResultPart[] {
  */
 export function fitResultToBudget(result: LoaderToolResult, budget: number): LoaderToolResult {
   const parts = withinMediaBudget(result.content);
-  let total = 0;
+  // The characters of the whole text, the newlines joining the parts included: 300,000 empty
+  // parts are 299,999 characters, and dropping them is a cut the note must tell.
+  let total = Math.max(0, parts.length - 1);
   for (const part of parts) total += visibleText(part).length;
-  if (total + Math.max(0, parts.length - 1) <= budget) {
+  if (total <= budget) {
     // A result within both budgets (most are) comes back as it is, with no copy.
     return parts === result.content ? result : { ...result, text: textOf(parts), content: parts };
   }
@@ -134,13 +136,14 @@ export function fitResultToBudget(result: LoaderToolResult, budget: number): Loa
   let room = note === undefined ? budget + 1 : Math.max(0, budget - note(total).length);
   let leftOut = 0;
   const kept: LoaderResultPart[] = [];
-  for (const part of parts) {
+  for (const [index, part] of parts.entries()) {
     const visible = visibleText(part);
     if (visible.length + 1 > room) {
       // A text part is cut where the budget ends; a media part is all or nothing.
-      const head = part.type === 'text' ? sliceWithinBudget(visible, room - 1) : '';
+      const head = part.type === 'text' && room > 1 ? sliceWithinBudget(visible, room - 1) : '';
       if (head.length > 0) kept.push({ type: 'text', text: head });
-      leftOut += visible.length - head.length;
+      // A part dropped whole takes the newline before it along.
+      leftOut += visible.length - head.length + (head.length === 0 && index > 0 ? 1 : 0);
       room = 0;
       continue;
     }
