@@ -74,9 +74,18 @@ export function terminalText(text: string): string {
  * whole, and before a character split from its surrogate pair. Reads no further than it keeps.
  */
 export function terminalTextWithin(text: string, max: number): string {
+  return escapedWithin(text, max, CONTROL_IN_BLOCK);
+}
+
+/** `terminalLine` of `text`, at most `max` characters long, cut as `terminalTextWithin` cuts. */
+export function terminalLineWithin(text: string, max: number): string {
+  return escapedWithin(text, max, CONTROL_IN_LINE);
+}
+
+function escapedWithin(text: string, max: number, controls: RegExp): string {
   let shown = '';
   for (const char of text) {
-    const piece = char.replace(CONTROL_IN_BLOCK, visible);
+    const piece = char.replace(controls, visible);
     if (shown.length + piece.length > max) break;
     shown += piece;
   }

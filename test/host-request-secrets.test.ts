@@ -43,6 +43,8 @@ const REDACTED_FIELDS = {
   confirm: { type: 'boolean', title: 'Use [redacted]?', description: 'The key [redacted] will be sent' },
   choice: { type: 'string', oneOf: [{ const: 'keep', title: 'Keep [redacted]' }] },
 };
+/** As serve relays them: a field's description starts with the server's name. */
+const RELAYED_FIELDS = { ...REDACTED_FIELDS, confirm: { ...REDACTED_FIELDS.confirm, description: 'MCP server "keys": The key [redacted] will be sent' } };
 
 describe.each(ERAS)('a sampling or elicitation request that quotes a value of the server’s entry, $era', ({ config }) => {
   it('reaches the manager’s handlers with the value redacted, and their answers reach the server as given', async () => {
@@ -89,7 +91,7 @@ describe('a sampling or elicitation request that quotes a value of the server’
 
       expect(textOf({ content: result.content })).toContain(ANSWERED);
       expect(asked).toContainEqual(expect.objectContaining(REDACTED_SAMPLING));
-      expect(asked).toContainEqual(expect.objectContaining({ message: expect.stringContaining('Confirm the key [redacted]'), requestedSchema: expect.objectContaining({ properties: REDACTED_FIELDS }) }));
+      expect(asked).toContainEqual(expect.objectContaining({ message: expect.stringContaining('Confirm the key [redacted]'), requestedSchema: expect.objectContaining({ properties: RELAYED_FIELDS }) }));
       expect(JSON.stringify(asked)).not.toContain(SECRET);
     } finally {
       await client.close();

@@ -219,7 +219,7 @@ const escaped = '\\x1b]0;pwned\\x07\\x1b[2J\\u{202e}YEK IPA ruoy';
 const anyContext = () => ({ server: 'shop', signal: new AbortController().signal });
 
 describe("a downstream form's words, as they go up", () => {
-  it('show control characters and bidi overrides escaped in the message, field titles and descriptions, line breaks kept', async () => {
+  it('show control characters and bidi overrides escaped in the message, field titles and descriptions, line breaks kept in the message', async () => {
     const { asked, handlers: { elicitation } } = recordingPeer();
     const requestedSchema = { type: 'object' as const, properties: { key: { type: 'string' as const, title: `Key${hostile}`, description: `one\ntwo${hostile}` } } };
     await elicitation!({ mode: 'form', message: `Sign in\n${hostile}`, requestedSchema }, anyContext());
@@ -227,10 +227,10 @@ describe("a downstream form's words, as they go up", () => {
     const [form] = asked;
     expect(form!.message).toBe(`MCP server "shop" asks (relayed by mcp-statechart serve):\nSign in\n${escaped}\n— asked by MCP server "shop" (relayed by mcp-statechart serve)`);
     const field = form!.mode === 'url' ? undefined : form!.requestedSchema.properties.key;
-    expect(field).toMatchObject({ title: `Key${escaped}`, description: `one\ntwo${escaped}` });
+    expect(field).toMatchObject({ title: `Key${escaped}`, description: `MCP server "shop": one two${escaped}` });
   });
 
-  it("show the choices' titles escaped (enumNames, oneOf, a multi-select's anyOf); the values answered stay the server's", async () => {
+  it("show the choices' titles escaped, each on one line (enumNames, oneOf, a multi-select's anyOf); the values answered stay the server's", async () => {
     const { asked, handlers: { elicitation } } = recordingPeer();
     const requestedSchema = {
       type: 'object' as const,
@@ -246,7 +246,7 @@ describe("a downstream form's words, as they go up", () => {
     const fields = form!.mode === 'url' ? undefined : form!.requestedSchema.properties;
     expect(fields).toEqual({
       legacy: { type: 'string', enum: ['a'], enumNames: [`A${escaped}`] },
-      single: { type: 'string', oneOf: [{ const: 'b', title: `B\n${escaped}` }] },
+      single: { type: 'string', oneOf: [{ const: 'b', title: `B ${escaped}` }] },
       multi: { type: 'array', items: { anyOf: [{ const: 'c', title: `C${escaped}` }] } },
     });
   });

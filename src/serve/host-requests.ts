@@ -3,7 +3,7 @@ import { ProtocolError, ProtocolErrorCode, type ClientCapabilities, type CreateM
 import type { McpServerConfig } from '../../machines/types.js';
 import { DEFAULT_HOST_HANDLER_TIMEOUT_MS, MAX_OPEN_PAGES, type ElicitationMode, type HostRequestContext, type McpHostHandlers } from '../connection/host-handlers.js';
 import type { HostPeer } from './host.js';
-import { quoted, terminalText } from '../../machines/control-characters.js';
+import { quoted, terminalLine, terminalLineWithin, terminalText } from '../../machines/control-characters.js';
 import { MAX_ARGUMENT_DEPTH } from '../../machines/errors.js';
 import { measureJson } from '../../machines/json-fingerprint.js';
 
@@ -54,31 +54,58 @@ const RELAY_IMITATION = /(?:mcp\s+server[^\n]{0,300}?)?relayed\s+by\s+mcp-statec
 // More than one empty line in a row only pushes the line naming the server out of view.
 const BLANK_LINES = /\n(?:[^\S\n]*\n){2,}/g;
 
+function withoutImitations(text: string): string {
+  return text
+    .replace(IMITATION, '[text imitating mcp-statechart\'s approval form]')
+    .replace(RELAY_IMITATION, '[text imitating mcp-statechart\'s line naming the server]');
+}
+
 /**
  * A downstream text as it goes up: anything that reads like serve's own approval title is
  * rewritten, and control characters and bidi overrides are shown escaped (line breaks kept), as in
  * the tool descriptions serve gives its host: a host may show the form on a terminal.
  */
 function withoutServeTitle(text: string): string {
-  return terminalText(text)
-    .replace(IMITATION, '[text imitating mcp-statechart\'s approval form]')
-    .replace(RELAY_IMITATION, '[text imitating mcp-statechart\'s line naming the server]')
-    .replace(BLANK_LINES, '\n\n');
+  return withoutImitations(terminalText(text)).replace(BLANK_LINES, '\n\n');
+}
+
+/**
+ * How long a field's label (its title, a choice's title) and its description may be as shown.
+ * Hosts show them under the message's last line, the one naming the server: a label is a few
+ * words, a description a sentence or two, neither a second message posing as serve's.
+ */
+const FIELD_TITLE_MAX = 80;
+const FIELD_DESCRIPTION_MAX = 300;
+
+/**
+ * A server's words on one line of at most `max` characters: line breaks and runs of spaces folded
+ * to one space, imitations rewritten, then control characters and invisible marks (a zero-width
+ * space hiding an imitation) shown escaped.
+ */
+function oneLineShown(text: string, max: number): string {
+  const line = withoutImitations(text.replace(/\s+/g, ' ').trim());
+  const whole = terminalLine(line);
+  return whole.length <= max ? whole : `${terminalLineWithin(line, max - 1)}…`;
 }
 
 type FormField = Extract<ElicitRequest['params'], { requestedSchema: unknown }>['requestedSchema']['properties'][string];
 
-const withTitlesShown = <Choice extends { title: string }>(choices: Choice[]): Choice[] => choices.map((choice) => ({ ...choice, title: withoutServeTitle(choice.title) }));
+const labelShown = (title: string) => oneLineShown(title, FIELD_TITLE_MAX);
+const withTitlesShown = <Choice extends { title: string }>(choices: Choice[]): Choice[] => choices.map((choice) => ({ ...choice, title: labelShown(choice.title) }));
 
-/** A field's words as they go up: its title, description and choices' titles (the values the answer sends back stay as the server gave them). */
-function fieldShown(field: FormField): FormField {
+/**
+ * A field's words as they go up: its title, description and choices' titles, each on one short
+ * line, the description starting with the server's name (text after the message's last line
+ * still says whose it is). The values the answer sends back stay as the server gave them.
+ */
+function fieldShown(field: FormField, server: string): FormField {
   const words = {
-    ...(typeof field.title === 'string' ? { title: withoutServeTitle(field.title) } : {}),
-    ...(typeof field.description === 'string' ? { description: withoutServeTitle(field.description) } : {}),
+    ...(typeof field.title === 'string' ? { title: labelShown(field.title) } : {}),
+    ...(typeof field.description === 'string' ? { description: `MCP server ${quoted(server)}: ${oneLineShown(field.description, FIELD_DESCRIPTION_MAX)}` } : {}),
   };
   if ('oneOf' in field) return { ...field, ...words, oneOf: withTitlesShown(field.oneOf) };
   if ('items' in field && 'anyOf' in field.items) return { ...field, ...words, items: { ...field.items, anyOf: withTitlesShown(field.items.anyOf) } };
-  if ('enumNames' in field && Array.isArray(field.enumNames)) return { ...field, ...words, enumNames: field.enumNames.map(withoutServeTitle) };
+  if ('enumNames' in field && Array.isArray(field.enumNames)) return { ...field, ...words, enumNames: field.enumNames.map(labelShown) };
   return { ...field, ...words };
 }
 
@@ -96,7 +123,7 @@ function attributedMessage(message: string, server: string): string {
 function attributed(params: ElicitRequest['params'], server: string, pageId: string): ElicitRequest['params'] {
   const message = attributedMessage(params.message, server);
   const schema = 'requestedSchema' in params ? params.requestedSchema : undefined;
-  const properties = schema ? Object.fromEntries(Object.entries(schema.properties).map(([key, field]) => [key, fieldShown(field)])) : undefined;
+  const properties = schema ? Object.fromEntries(Object.entries(schema.properties).map(([key, field]) => [key, fieldShown(field, server)])) : undefined;
   return {
     ...params,
     message,
