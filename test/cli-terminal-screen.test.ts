@@ -94,6 +94,15 @@ describe('on a real terminal', () => {
     expect(screen.split('\n')).toContain('forged row');
     expect(tmux('display-message', '-p', '-t', 'cli', '#{pane_title}').trim()).not.toBe('pwned');
   }, 120_000);
+
+  it('call --max-bytes: the limit holds for what the terminal is shown, the escapes included, and the note counts the same bytes', async () => {
+    writeConfig({ hostile: { command: process.execPath, args: [HOSTILE_SERVER] } });
+    const screen = await screenAfter(['--approve', 'never', 'call', 'hostile', 'echo', '--max-bytes', '20']);
+    expect(screen).toContain('[exit 0]');
+    // Cut before escaping, the first 20 bytes of the server's text were printed as 26.
+    expect(screen.split('\n')).toContain('result \\x1b[2J\\x1b]0');
+    expect(screen).toMatch(/\[Cut: printed 20 of \d+ bytes \(--max-bytes 20\)\.\]/);
+  }, 120_000);
 });
 
 process.on('exit', () => rmSync(socketFolder, { recursive: true, force: true }));

@@ -63,7 +63,7 @@ function quietDefaults(this: Help, option: Option): string {
 
 /** `--max-bytes <n>`: a cap on what `call` and `read` print, for whoever wants one. */
 function maxBytesOption(): Option {
-  return new Option('--max-bytes <n>', 'print at most this many bytes of the result (default: all of it)').argParser(
+  return new Option('--max-bytes <n>', 'print at most this many bytes of the result, as shown (escaped on a terminal; with --json, of its text) (default: all of it)').argParser(
     positiveWholeNumber('give a positive whole number of bytes, e.g. --max-bytes 100000'),
   );
 }

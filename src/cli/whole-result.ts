@@ -218,12 +218,25 @@ export async function wholeResult(server: string, raw: RawResult, output: Output
   return { text: lines.join('\n'), saved };
 }
 
-/** `--max-bytes`: the text cut at a character boundary within `max` bytes of UTF-8. */
-export function withinBytes(text: string, max: number): { text: string; cut: boolean; total: number } {
-  const encoded = Buffer.from(text, 'utf8');
-  if (encoded.length <= max) return { text, cut: false, total: encoded.length };
-  let end = max;
-  // Back off continuation bytes (10xxxxxx) so a character is never split.
-  while (end > 0 && (encoded[end]! & 0xc0) === 0x80) end--;
-  return { text: encoded.subarray(0, end).toString('utf8'), cut: true, total: encoded.length };
+/**
+ * `--max-bytes`: the text cut between characters so that, as `shown` prints it (escaped on a
+ * terminal, where one control character is shown as up to 8), it is within `max` bytes of UTF-8.
+ * `shownBytes` and `total` count what is printed, the cut text and the whole.
+ */
+export function withinBytes(text: string, max: number, shown: (text: string) => string = (same) => same): { text: string; cut: boolean; shownBytes: number; total: number } {
+  const total = Buffer.byteLength(shown(text));
+  if (total <= max) return { text, cut: false, shownBytes: total, total };
+  // Character by character (a surrogate pair is one), reading no further than it keeps. A
+  // character never prints longer beside others than alone (an isolate around right-to-left text
+  // is kept, one alone is escaped), so the sum bounds the print.
+  let end = 0;
+  let bytes = 0;
+  for (const char of text) {
+    const size = Buffer.byteLength(shown(char));
+    if (bytes + size > max) break;
+    bytes += size;
+    end += char.length;
+  }
+  const kept = text.slice(0, end);
+  return { text: kept, cut: true, shownBytes: Buffer.byteLength(shown(kept)), total };
 }

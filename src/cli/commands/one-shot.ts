@@ -120,6 +120,7 @@ export async function runOneShot(
   let keeper: RawResultKeeper | undefined;
   /** What the server listed when it was loaded: `read` of a URI it does not have names them. */
   let listed: ListedResources | undefined;
+  const printedOnTerminal = !json && process.stdout.isTTY === true;
   const report = (result: JsonReport): number => {
     sessionLogger.settle(!result.ok);
     if (json) process.stdout.write(`${terminalJson(result.ok ? result : failureJson(result.server, result.error))}\n`);
@@ -129,7 +130,7 @@ export async function runOneShot(
     else {
       // A tool result or resource goes to a pipe or file as the server sent it (a script needs the
       // data); on a terminal its escape sequences would clear the screen or write the clipboard.
-      process.stdout.write(`${process.stdout.isTTY ? terminalText(result.text) : result.text}\n`);
+      process.stdout.write(`${printedOnTerminal ? terminalText(result.text) : result.text}\n`);
       if (result.cut) writeError(`[Cut: printed ${result.cut.shownBytes} of ${result.cut.totalBytes} bytes (--max-bytes ${maxBytes}).]`);
     }
     return result.ok ? 0 : 1;
@@ -143,14 +144,15 @@ export async function runOneShot(
       if (!(error instanceof CliError)) throw error;
       return report({ ok: false, server: args.server, error: cliFailure(error) });
     }
-    const fitted = maxBytes === undefined ? undefined : withinBytes(whole.text, maxBytes);
+    // The limit holds for what is printed: on a terminal, the text as escaped.
+    const fitted = maxBytes === undefined ? undefined : withinBytes(whole.text, maxBytes, printedOnTerminal ? terminalText : undefined);
     return report({
       ok: true,
       server: args.server,
       text: fitted?.text ?? whole.text,
       ...(data === undefined ? {} : { data }),
       ...(whole.saved.length > 0 ? { saved: whole.saved } : {}),
-      ...(fitted?.cut ? { cut: { shownBytes: Buffer.byteLength(fitted.text), totalBytes: fitted.total } } : {}),
+      ...(fitted?.cut ? { cut: { shownBytes: fitted.shownBytes, totalBytes: fitted.total } } : {}),
     });
   };
   const failed = async (result: LoaderToolResult): Promise<number> =>
