@@ -113,7 +113,7 @@ describe('tasks', () => {
         const run = await runInProcess(['tasks']);
         expect(run.code).toBe(1);
         expect(run.stdout).toBe('');
-        expect(run.stderr).toContain(`The task journal ${path} could not be read (${reason}): the tasks in it cannot be listed or resumed, and the next task recorded replaces it; move it aside to keep it.`);
+        expect(run.stderr).toContain(`The task journal ${path} could not be read (${reason}): the tasks in it cannot be listed or resumed; the next task recorded puts it aside as ${path}.old and starts a new one.`);
         expect(JSON.parse((await runInProcess(['tasks', '--json'])).stdout)).toMatchObject({ ok: false, code: 'FAILED' });
       }
     } finally {

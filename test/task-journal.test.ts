@@ -97,6 +97,22 @@ describe('the task journal', () => {
     writeFileSync(journal.path, JSON.stringify([task(1), { server: 'server' }, 'text']));
     expect(journal.unfinished()).toEqual([task(1)]);
   });
+
+  it('a file it cannot read (hand-edited, another version\'s format) is kept beside as <file>.old when the next task is recorded, with one warning naming both', async () => {
+    const warnings: string[] = [];
+    const journal = new TaskJournal(journalFile(), { logger: warningsInto(warnings) });
+    mkdirSync(path.dirname(journal.path), { recursive: true });
+    // A trailing comma: the task ids in it are the only way to collect those results.
+    const edited = `${JSON.stringify([task(1)]).slice(0, -1)},]`;
+    writeFileSync(journal.path, edited);
+    await journal.begun(task(2));
+    expect(new TaskJournal(journal.path).unfinished()).toEqual([task(2)]);
+    expect(readFileSync(`${journal.path}.old`, 'utf8')).toBe(edited);
+    expect(warnings).toEqual([`The task journal ${journal.path} could not be read (it is not valid JSON): it is replaced by a new one, and the old file is kept as ${journal.path}.old.`]);
+    await journal.begun(task(3));
+    expect(warnings).toHaveLength(1);
+    expect(readFileSync(`${journal.path}.old`, 'utf8')).toBe(edited);
+  });
 });
 
 describe('the lock beside the journal', () => {

@@ -15,7 +15,7 @@
  * first), so one user's tasks never push out another's; MAX_JOURNAL_ENTRIES in all.
  */
 import { createHmac } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { FileLockHeld, withFileLock, type FileLockOptions } from '../config/file-lock.js';
 import { removeLeftStagedCopies, stagedCopyPath } from '../config/staged-copies.js';
@@ -260,7 +260,9 @@ export class TaskJournal {
           await removeLeftStagedCopies(this.path);
           // One synchronous step: this process never reads the changes neither pending nor written.
           const written = this.pending.length;
-          this.write(applied(this.pending, this.onDisk()));
+          const disk = this.readDisk();
+          if (disk.unreadable !== undefined) this.keepUnreadable(disk.unreadable);
+          this.write(applied(this.pending, disk.tasks));
           this.pending.splice(0, written);
         },
         this.lock,
@@ -313,6 +315,19 @@ export class TaskJournal {
     } catch {
       return { tasks: [], unreadable: 'it is not valid JSON' };
     }
+  }
+
+  /**
+   * Never lost silently: a journal this version cannot read (hand-edited, another version's format)
+   * may hold the only ids of tasks still running, so it is kept beside the new one, and named. One
+   * `.old` only, the latest, as the manifest index keeps its own.
+   */
+  private keepUnreadable(reason: string): void {
+    // A folder or a FIFO in the file's place is no journal to keep: the write fails on it, as before.
+    if (!lstatSync(this.path, { throwIfNoEntry: false })?.isFile()) return;
+    const kept = `${this.path}.old`;
+    renameSync(this.path, kept);
+    this.logger.warn(`The task journal ${this.path} could not be read (${reason}): it is replaced by a new one, and the old file is kept as ${kept}.`);
   }
 
   private write(tasks: JournalEntry[]): void {

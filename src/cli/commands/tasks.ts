@@ -23,7 +23,7 @@ export function runTasksList(options: TasksListOptions): Promise<number> {
     if (unreadable !== undefined) {
       throw new CliError(
         'FAILED',
-        `The task journal ${terminalLine(journal.path)} could not be read (${terminalLine(unreadable)}): the tasks in it cannot be listed or resumed, and the next task recorded replaces it; move it aside to keep it.`,
+        `The task journal ${terminalLine(journal.path)} could not be read (${terminalLine(unreadable)}): the tasks in it cannot be listed or resumed; the next task recorded puts it aside as ${terminalLine(`${journal.path}.old`)} and starts a new one.`,
       );
     }
     const pruned = options.prune ? await prunedFrom(journal) : undefined;
