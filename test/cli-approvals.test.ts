@@ -55,6 +55,17 @@ describe('approvals', () => {
     expect(JSON.parse((await cli('approvals', '--json')).stdout).approvals).toEqual([]);
   }, 90_000);
 
+  it('a key that names no approval (another version\'s field, "version") is neither listed nor revoked, and stays in the file', async () => {
+    const { cli, home, projectFile, read } = configHome();
+    await cli('add', '--scope', 'project', 'tool', '--', 'node', 'tool.js');
+    const approvalsFile = join(home, '.ai-zen', 'mcp-approvals.json');
+    writeFileSync(approvalsFile, JSON.stringify({ version: 2, ...read(approvalsFile) }));
+    expect(JSON.parse((await cli('approvals', '--json')).stdout).approvals).toEqual([{ source: projectFile, name: 'tool', state: 'approved' }]);
+    const revoked = await cli('approvals', 'revoke', '--all', '--json');
+    expect(JSON.parse(revoked.stdout).revoked).toEqual([{ source: projectFile, name: 'tool' }]);
+    expect(read(approvalsFile)).toEqual({ version: 2 });
+  }, 90_000);
+
   it('revoke with neither a name nor --all, or an unknown name, fails with a code', async () => {
     const { cli } = configHome();
     expect(JSON.parse((await cli('approvals', 'revoke', '--json')).stdout)).toMatchObject({ ok: false, code: 'INVALID_ARGUMENTS' });

@@ -148,15 +148,18 @@ export interface RecordedApproval {
   name: string;
 }
 
-/** `source#name` → its parts; the name is after the last `#` (a path may hold one, a name may not). */
-function recordedApproval(key: string): RecordedApproval {
+/**
+ * `source#name` → its parts; the name is after the last `#` (a path may hold one, a name may not).
+ * Any other key (a field another version keeps in the file, such as `version`) is no approval.
+ */
+function recordedApproval(key: string): RecordedApproval | undefined {
   const at = key.lastIndexOf('#');
-  return { source: key.slice(0, at), name: key.slice(at + 1) };
+  return at > 0 ? { source: key.slice(0, at), name: key.slice(at + 1) } : undefined;
 }
 
 /** Every approval in the record, in the order its file holds them. */
 export function listApprovals(record: ApprovalRecord): RecordedApproval[] {
-  return Object.keys(record.approvals).map(recordedApproval);
+  return Object.keys(record.approvals).flatMap((key) => recordedApproval(key) ?? []);
 }
 
 /** Removes the approvals `revoke` picks; returns those removed. */
@@ -165,7 +168,8 @@ export async function revokeApprovals(options: ApprovalPaths, revoke: (approval:
   await updateApprovals(options.approvalsPath ?? defaultApprovalsPath(), (approvals) => {
     for (const key of Object.keys(approvals)) {
       const approval = recordedApproval(key);
-      if (!revoke(approval)) continue;
+      // Not ours to remove: a later version reads it.
+      if (approval === undefined || !revoke(approval)) continue;
       delete approvals[key];
       removed.push(approval);
     }
