@@ -64,7 +64,7 @@ describe('tasks', () => {
       '  legacy  export  started 2026-06-01T08:00:00.000Z  (older version)',
       '  reports  build  started 2026-12-01T09:00:00.000Z',
       'A program with this HOME and the same server definitions (credentials included) collects each result with manager.unfinishedTasks() and manager.resumeTask(task).',
-      'A task marked "older version" was recorded by a version from before tasks were tied to a server\'s definition: no program lists or resumes it; `mcp-statechart tasks --prune` removes those.',
+      'A task marked "older version" was recorded by a version from before tasks were tied to a server\'s definition: no program of this version lists or resumes it, but a process of that older version still running with this HOME (a host\'s serve) does; once none runs, `mcp-statechart tasks --prune` removes those.',
       '',
     ]);
     expect(JSON.parse((await runInProcess(['tasks', '--json'])).stdout).tasks).toEqual([

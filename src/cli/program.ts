@@ -582,7 +582,7 @@ export function buildProgram(): Command {
     .description(
       'list the tasks that tool calls to 2026-07-28 servers became and that no process saw to their end (a process stopped or was killed mid-call), as ~/.ai-zen/mcp-tasks.json records them: server, tool, when the call began, oldest first. Task ids are not shown: a server may use one as the bearer of its task',
     )
-    .option('--prune', 'first remove the tasks an older version recorded (marked "older version"), which no program can resume', false)
+    .option('--prune', 'first remove the tasks an older version recorded (marked "older version"), which only a process of that version can resume: prune once none runs', false)
     .option('--json', 'print one JSON object for scripts: {ok, file, pruned?, tasks: [{server, tool, startedAt, olderVersion?}]} or {ok: false, code, error}', false)
     .addHelpText('after', '\nExamples:\n  mcp-statechart tasks\n  mcp-statechart tasks --prune\n  mcp-statechart tasks --json')
     .action(async (options: { json: boolean; prune: boolean }) => {

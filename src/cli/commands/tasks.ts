@@ -12,7 +12,7 @@ import { CliError } from '../json-codes.js';
 import { terminalLine } from '../terminal-text.js';
 
 export interface TasksListOptions extends ReportOptions {
-  /** Removes first the tasks an older version recorded, which no program can resume. */
+  /** Removes first the tasks an older version recorded, which only a process of that version can resume. */
   prune?: boolean;
 }
 
@@ -40,7 +40,7 @@ export function runTasksList(options: TasksListOptions): Promise<number> {
             ...(older.size === 0
               ? []
               : [
-                  'A task marked "older version" was recorded by a version from before tasks were tied to a server\'s definition: no program lists or resumes it; `mcp-statechart tasks --prune` removes those.',
+                  'A task marked "older version" was recorded by a version from before tasks were tied to a server\'s definition: no program of this version lists or resumes it, but a process of that older version still running with this HOME (a host\'s serve) does; once none runs, `mcp-statechart tasks --prune` removes those.',
                 ]),
           ]),
     ].join('\n');
