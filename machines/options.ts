@@ -163,6 +163,14 @@ export function backoffDelay(
 /** setTimeout cannot wait longer than this; longer delays would fire at once. */
 export const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
+/** What a time limit may be (a request's `timeoutMs`, an entry's `connectTimeoutMs`), as its refusal says it. */
+export const TIMER_LIMIT_ALLOWED = `a number of milliseconds above 0 and at most ${LONGEST_TIMER_MS}`;
+
+// setTimeout fires at once for a delay past LONGEST_TIMER_MS (or NaN, or 0 and less), so such a limit would end every attempt at once.
+export function isTimerLimit(value: unknown): value is number {
+  return typeof value === 'number' && value > 0 && value <= LONGEST_TIMER_MS;
+}
+
 export function idleTimerEnabled(idleTimeoutMs: number): boolean {
   return idleTimeoutMs > 0 && idleTimeoutMs < LONGEST_TIMER_MS;
 }

@@ -10,7 +10,7 @@ import { quoted } from './control-characters.js';
 import { REQUEST_EVENTS, requestSpecOf } from './request-kinds.js';
 import type { AnyActorRef, Snapshot } from 'xstate';
 import { disabledServerError, malformedRequestError, notConnectedError, serverCrashedError, unknownServerError, type McpServerError } from './errors.js';
-import { isAnswerable, isPlainObject, requestSpecProblem, serverNameProblem } from './request-shape.js';
+import { isAnswerable, isPlainObject, requestLimitsProblem, requestSpecProblem, serverNameProblem } from './request-shape.js';
 import {
   persistedServerProblem,
   serverMachine,
@@ -108,12 +108,12 @@ type ServerRequestEvent = Extract<RegistryEvent, { type: (typeof SERVER_REQUEST_
 
 /**
  * Why a request cannot be run as sent (a replyTo that is not an actor, a server name, tool or prompt name or URI that is not a
- * string, arguments that are not an object), or undefined. The protocol's types rule these out,
+ * string, arguments that are not an object, a time limit no timer can keep), or undefined. The protocol's types rule these out,
  * but an embedder's plain JavaScript, or a cast, may send anything.
  */
 function malformedRequestProblem(event: ServerRequestEvent): string | undefined {
   if (!isAnswerable(event.replyTo)) return 'replyTo is not an actor';
-  return serverNameProblem(event.server) ?? (event.type === 'mcp.load' ? undefined : requestSpecProblem(requestSpecOf(event)));
+  return serverNameProblem(event.server) ?? (event.type === 'mcp.load' ? undefined : requestSpecProblem(requestSpecOf(event)) ?? requestLimitsProblem(event));
 }
 
 function refusal(request: RequestEvent, error: McpServerError): McpFinalReply {

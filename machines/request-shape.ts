@@ -7,7 +7,8 @@
  * A `replyTo` that is not an actor cannot be answered at all: sending to it threw inside the
  * registry, which stopped with every server under it.
  */
-import type { RequestSpec } from './types.js';
+import { isTimerLimit, TIMER_LIMIT_ALLOWED } from './options.js';
+import type { McpRequestFields, RequestSpec } from './types.js';
 
 /** A value as a message may show it: strings quoted, other objects by kind only (they may hold secrets). */
 export function describeValue(value: unknown): string {
@@ -34,6 +35,16 @@ export function requestSpecProblem(spec: RequestSpec): string | undefined {
     return `the arguments must be an object of named values ({ name: value }), not ${describeValue(spec.arguments)}`;
   }
   return undefined;
+}
+
+/** Why a time limit (`name`: how the refusal calls it) cannot be honoured, or undefined: left out is the default. */
+export function timeLimitProblem(name: string, value: unknown): string | undefined {
+  return value === undefined || isTimerLimit(value) ? undefined : `the ${name} must be ${TIMER_LIMIT_ALLOWED}, not ${describeValue(value)}`;
+}
+
+/** Why a request's `timeoutMs` or `maxTotalTimeoutMs` cannot be honoured (NaN, -1 or 1e20 timed out at once), or undefined. */
+export function requestLimitsProblem({ timeoutMs, maxTotalTimeoutMs }: McpRequestFields): string | undefined {
+  return timeLimitProblem('timeoutMs', timeoutMs) ?? timeLimitProblem('maxTotalTimeoutMs', maxTotalTimeoutMs);
 }
 
 /** Why a completion cannot be sent (its ref or argument not of the protocol's shape), or undefined. */

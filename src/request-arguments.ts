@@ -4,10 +4,9 @@
  * wait with no end (a server name that is not a string matched no server's answer), a crash (a
  * tool name or URI that is not a string, when its failure was worded) or a server's schema dump.
  */
-import { describeValue, isPlainObject, requestSpecProblem, serverNameProblem } from '../machines/request-shape.js';
+import { describeValue, isPlainObject, requestSpecProblem, serverNameProblem, timeLimitProblem } from '../machines/request-shape.js';
 import type { RequestSpec } from '../machines/types.js';
 import { quoted } from '../machines/control-characters.js';
-import { TIMER_LIMIT } from './connection/option-problems.js';
 
 const METHOD_OF: Record<RequestSpec['kind'], string> = {
   tool: 'callTool',
@@ -89,7 +88,8 @@ function invalidOptionsError(method: string, { signal, onProgress }: GivenRun, {
 }
 
 function invalidLimitError(method: string, option: string, value: unknown): TypeError | undefined {
-  return value === undefined || TIMER_LIMIT.accepts(value) ? undefined : new TypeError(`${method}: the ${option} option must be ${TIMER_LIMIT.allowed}, not ${describeValue(value)}.`);
+  const problem = timeLimitProblem(`${option} option`, value);
+  return problem === undefined ? undefined : new TypeError(`${method}: ${problem}.`);
 }
 
 function isAbortSignal(value: unknown): boolean {

@@ -83,6 +83,33 @@ describe('request events of the wrong type sent straight to the registry', () =>
   });
 });
 
+describe('request events whose time limit no timer can keep', () => {
+  it('a connected server: a timeoutMs or maxTotalTimeoutMs of NaN, 0, -1, 1e20 or a string is refused as the manager refuses it, not timed out at once or ignored', async () => {
+    const { ask } = startAgent();
+    expect(await ask({ type: 'mcp.load', server: 'everything', requestId: 'load' })).toMatchObject({ type: 'mcp.loaded' });
+    const allowed = 'a number of milliseconds above 0 and at most 2147483647';
+    const bad: Array<[object, string]> = [
+      [{ timeoutMs: Number.NaN }, `mcp.callTool: the timeoutMs must be ${allowed}, not NaN; nothing was sent.`],
+      [{ timeoutMs: 0 }, `mcp.callTool: the timeoutMs must be ${allowed}, not 0; nothing was sent.`],
+      [{ timeoutMs: -1 }, `mcp.callTool: the timeoutMs must be ${allowed}, not -1; nothing was sent.`],
+      [{ timeoutMs: 1e20 }, `mcp.callTool: the timeoutMs must be ${allowed}, not 100000000000000000000; nothing was sent.`],
+      [{ timeoutMs: '100' }, `mcp.callTool: the timeoutMs must be ${allowed}, not "100"; nothing was sent.`],
+      [{ maxTotalTimeoutMs: -5, resetTimeoutOnProgress: true }, `mcp.callTool: the maxTotalTimeoutMs must be ${allowed}, not -5; nothing was sent.`],
+    ];
+    for (const [index, [limits, message]] of bad.entries()) {
+      const reply = await ask({ type: 'mcp.callTool', server: 'everything', tool: 'echo', arguments: { message: 'x' }, ...limits, requestId: `bad-${index}` });
+      assertEvent(reply, 'mcp.failed');
+      expect(reply.error).toMatchObject({ code: 'INVALID_ARGUMENTS', message });
+    }
+    const read = await ask({ type: 'mcp.readResource', server: 'everything', uri: 'demo://resource/static/document/architecture.md', timeoutMs: Number.NaN, requestId: 'bad-read' });
+    assertEvent(read, 'mcp.failed');
+    expect(read.error).toMatchObject({ code: 'INVALID_ARGUMENTS', message: `mcp.readResource: the timeoutMs must be ${allowed}, not NaN; nothing was sent.` });
+    const good = await ask({ type: 'mcp.callTool', server: 'everything', tool: 'echo', arguments: { message: 'still here' }, timeoutMs: 10_000, requestId: 'good' });
+    assertEvent(good, 'mcp.toolResult');
+    expect(textOf(good.result)).toContain('still here');
+  });
+});
+
 describe('request events whose replyTo is not an actor', () => {
   it.each([
     ['a plain object', {}],

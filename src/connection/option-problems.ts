@@ -1,4 +1,4 @@
-import { LONGEST_TIMER_MS, type ResolvedConnectOptions } from '../../machines/options.js';
+import { isTimerLimit, TIMER_LIMIT_ALLOWED, type ResolvedConnectOptions } from '../../machines/options.js';
 import { describeValue } from '../../machines/request-shape.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
@@ -6,8 +6,7 @@ import { ConfigInvalidError } from '../errors/config-invalid.js';
 export type Rule = { allowed: string; accepts: (value: unknown) => boolean };
 
 const isNumber = (value: unknown): value is number => typeof value === 'number' && !Number.isNaN(value);
-// setTimeout fires at once for a delay past LONGEST_TIMER_MS, so a longer limit would end every attempt at once.
-export const TIMER_LIMIT: Rule = { allowed: `a number of milliseconds above 0 and at most ${LONGEST_TIMER_MS}`, accepts: (value) => isNumber(value) && value > 0 && value <= LONGEST_TIMER_MS };
+export const TIMER_LIMIT: Rule = { allowed: TIMER_LIMIT_ALLOWED, accepts: isTimerLimit };
 const DURATION: Rule = { allowed: 'a number of milliseconds, 0 or more', accepts: (value) => isNumber(value) && value >= 0 };
 
 const RULES: Record<string, Rule> = {
