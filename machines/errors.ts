@@ -332,6 +332,15 @@ export function argumentsTooDeepError(server: string, tool: string): McpServerEr
   );
 }
 
+/** A tool call refused before it was sent: reading its arguments threw (a getter, a revoked Proxy), as the SDK's JSON.stringify would have. */
+export function argumentsUnreadableError(server: string, tool: string, cause: unknown): McpServerError {
+  return new McpServerError(
+    'INVALID_ARGUMENTS',
+    server,
+    `MCP server ${quoted(server)}: the arguments for tool ${quoted(tool)} could not be read (reading them threw ${quoted(errorMessage(cause))}), so the call was not sent. Pass plain data.`,
+  );
+}
+
 /**
  * A tool call refused before it was sent: its arguments, as JSON, take `bytes` bytes, over the
  * `limit` one message may hold. The SDK's stdio transports close themselves on a longer line, so

@@ -10,7 +10,7 @@ import { quoted } from './control-characters.js';
 import { REQUEST_EVENTS, requestSpecOf } from './request-kinds.js';
 import type { AnyActorRef, Snapshot } from 'xstate';
 import { disabledServerError, malformedRequestError, notConnectedError, serverCrashedError, unknownServerError, type McpServerError } from './errors.js';
-import { isAnswerable, isPlainObject, requestLimitsProblem, requestSpecProblem, serverNameProblem } from './request-shape.js';
+import { isAnswerable, isPlainObject, requestLimitsProblem, requestSpecProblem, serverNameProblem, unreadableRequestProblem } from './request-shape.js';
 import {
   persistedServerProblem,
   serverMachine,
@@ -113,7 +113,12 @@ type ServerRequestEvent = Extract<RegistryEvent, { type: (typeof SERVER_REQUEST_
  */
 function malformedRequestProblem(event: ServerRequestEvent): string | undefined {
   if (!isAnswerable(event.replyTo)) return 'replyTo is not an actor';
-  return serverNameProblem(event.server) ?? (event.type === 'mcp.load' ? undefined : requestSpecProblem(requestSpecOf(event)) ?? requestLimitsProblem(event));
+  try {
+    return serverNameProblem(event.server) ?? (event.type === 'mcp.load' ? undefined : requestSpecProblem(requestSpecOf(event)) ?? requestLimitsProblem(event));
+  } catch (error) {
+    // A field that throws when read (a revoked Proxy as arguments): thrown in this guard, it stopped the registry for good.
+    return unreadableRequestProblem(error);
+  }
 }
 
 function refusal(request: RequestEvent, error: McpServerError): McpFinalReply {

@@ -7,7 +7,9 @@
  * A `replyTo` that is not an actor cannot be answered at all: sending to it threw inside the
  * registry, which stopped with every server under it.
  */
+import { quoted } from './control-characters.js';
 import { isTimerLimit, TIMER_LIMIT_ALLOWED } from './options.js';
+import { errorMessage } from './to-error.js';
 import type { McpRequestFields, RequestSpec } from './types.js';
 
 /** A value as a message may show it: strings quoted, other objects by kind only (they may hold secrets). */
@@ -47,6 +49,11 @@ export function requestLimitsProblem({ timeoutMs, maxTotalTimeoutMs }: McpReques
   return timeLimitProblem('timeoutMs', timeoutMs) ?? timeLimitProblem('maxTotalTimeoutMs', maxTotalTimeoutMs);
 }
 
+/** Why a request whose checks threw cannot be sent: a field throws when read (a revoked Proxy). */
+export function unreadableRequestProblem(error: unknown): string {
+  return `a field of the request could not be read (reading it threw ${quoted(errorMessage(error))})`;
+}
+
 /** Why a completion cannot be sent (its ref or argument not of the protocol's shape), or undefined. */
 function completionProblem({ ref, argument, context }: Extract<RequestSpec, { kind: 'complete' }>): string | undefined {
   const named = isPlainObject(ref) && (ref.type === 'ref/prompt' ? typeof ref.name === 'string' : ref.type === 'ref/resource' && typeof ref.uri === 'string');
@@ -63,5 +70,10 @@ function completionProblem({ ref, argument, context }: Extract<RequestSpec, { ki
  * `_send`. A name, a plain object or an object with only a `send` method cannot.
  */
 export function isAnswerable(replyTo: unknown): boolean {
-  return typeof replyTo === 'object' && replyTo !== null && typeof Reflect.get(replyTo, '_send') === 'function';
+  try {
+    return typeof replyTo === 'object' && replyTo !== null && typeof Reflect.get(replyTo, '_send') === 'function';
+  } catch {
+    // A revoked Proxy throws on every read: nothing can be sent to it either.
+    return false;
+  }
 }

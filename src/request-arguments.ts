@@ -4,7 +4,7 @@
  * wait with no end (a server name that is not a string matched no server's answer), a crash (a
  * tool name or URI that is not a string, when its failure was worded) or a server's schema dump.
  */
-import { describeValue, isPlainObject, requestSpecProblem, serverNameProblem, timeLimitProblem } from '../machines/request-shape.js';
+import { describeValue, isPlainObject, requestSpecProblem, serverNameProblem, timeLimitProblem, unreadableRequestProblem } from '../machines/request-shape.js';
 import type { RequestSpec } from '../machines/types.js';
 import { quoted } from '../machines/control-characters.js';
 
@@ -68,6 +68,15 @@ const SDK_FORM: Partial<Record<RequestSpec['kind'], string>> = {
 
 /** Why this request cannot be sent as given, or undefined. */
 export function invalidRequestError(server: unknown, spec: RequestSpec, run: GivenRun, limits: GivenLimits | undefined): TypeError | undefined {
+  try {
+    return checkedRequestError(server, spec, run, limits);
+  } catch (error) {
+    // A field that throws when read (a revoked Proxy): a rejection like any other wrong value, not a throw from a method that returns a promise.
+    return new TypeError(`${METHOD_OF[spec.kind]}: ${unreadableRequestProblem(error)}.`);
+  }
+}
+
+function checkedRequestError(server: unknown, spec: RequestSpec, run: GivenRun, limits: GivenLimits | undefined): TypeError | undefined {
   const method = METHOD_OF[spec.kind];
   const error = invalidServerNameError(method, server) ?? invalidSpecError(method, spec) ?? invalidOptionsError(method, run, limits ?? NO_LIMITS);
   const sdkForm = SDK_FORM[spec.kind];

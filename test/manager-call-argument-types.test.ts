@@ -49,6 +49,13 @@ async function rejectionWithin(call: () => Promise<unknown>): Promise<Error> {
 // Plain JavaScript: nothing checks these types at compile time.
 const loose = (): any => manager;
 
+/** An object that throws on every read. */
+function revokedProxy(): object {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}
+
 describe('wrong types from plain JavaScript', () => {
   it.each([
     ['connect with a number for the server name', () => loose().connect(42, everything), 'connect: the server name must be a non-empty string, not 42.'],
@@ -74,11 +81,23 @@ describe('wrong types from plain JavaScript', () => {
     ['callTool with an array of arguments', () => loose().callTool('everything', 'echo', ['x']), 'callTool: the arguments must be an object of named values ({ name: value }), not an array.'],
     ['callTool with a string time limit', () => loose().callTool('everything', 'echo', { message: 'x' }, { timeoutMs: '5s' }), 'callTool: the timeoutMs option must be a number of milliseconds above 0 and at most 2147483647, not "5s".'],
     ['callTool with a string for the signal', () => loose().callTool('everything', 'echo', { message: 'x' }, { signal: 'stop' }), 'callTool: the signal option must be an AbortSignal, not "stop".'],
+    ['callTool with a revoked Proxy for the arguments', () => loose().callTool('everything', 'echo', revokedProxy()), "callTool: a field of the request could not be read (reading it threw \"Cannot perform 'IsArray' on a proxy that has been revoked\")."],
     ['callTool with a number for onProgress', () => loose().callTool('everything', 'echo', { message: 'x' }, { onProgress: 1 }), 'callTool: the onProgress option must be a function, not 1.'],
   ])('%s: a TypeError that says so', async (_case, call, message) => {
     const error = await rejectionWithin(call);
     expect(error).toBeInstanceOf(TypeError);
     expect(error.message).toBe(message);
+  });
+
+  it('callTool with arguments whose getter throws: rejected INVALID_ARGUMENTS at once, and the connection keeps answering', async () => {
+    const args = { message: 'x', get detail(): string { throw new Error('getter boom'); } };
+    const error = await rejectionWithin(() => manager.callTool('everything', 'echo', args));
+    expect(error).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      message: 'MCP server "everything": the arguments for tool "echo" could not be read (reading them threw "getter boom"), so the call was not sent. Pass plain data.',
+    });
+    expect(manager.getState('everything')).toBe('connected');
+    expect(textOf(await manager.callTool('everything', 'echo', { message: 'after the getter' }))).toBe('Echo: after the getter');
   });
 
   it('leaves the connection answering, and configures no server under a coerced name', async () => {

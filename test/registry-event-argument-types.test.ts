@@ -110,6 +110,36 @@ describe('request events whose time limit no timer can keep', () => {
   });
 });
 
+describe('request events with fields that throw when read', () => {
+  it('a revoked Proxy as arguments or replyTo, a getter that throws inside the arguments: refused or dropped, the server stays connected and the registry answers', async () => {
+    const { ask, agent } = startAgent();
+    expect(await ask({ type: 'mcp.load', server: 'everything', requestId: 'load' })).toMatchObject({ type: 'mcp.loaded' });
+    const registry = agent.getSnapshot().children.mcp!;
+    const revoked = () => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy;
+    };
+    const proxied = await ask({ type: 'mcp.callTool', server: 'everything', tool: 'echo', arguments: revoked(), requestId: 'revoked' });
+    assertEvent(proxied, 'mcp.failed');
+    expect(proxied.error).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      message: `mcp.callTool: a field of the request could not be read (reading it threw "Cannot perform 'IsArray' on a proxy that has been revoked"); nothing was sent.`,
+    });
+    registry.send({ type: 'mcp.callTool', server: 'everything', tool: 'echo', arguments: { message: 'x' }, replyTo: revoked(), requestId: 'nobody' } as unknown as McpRegistryInput);
+    const getter = await ask({ type: 'mcp.callTool', server: 'everything', tool: 'echo', arguments: { message: 'x', get detail(): string { throw new Error('getter boom'); } }, requestId: 'getter' });
+    assertEvent(getter, 'mcp.failed');
+    expect(getter.error).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      message: 'MCP server "everything": the arguments for tool "echo" could not be read (reading them threw "getter boom"), so the call was not sent. Pass plain data.',
+    });
+    expect(registry.getSnapshot().status).toBe('active');
+    const good = await ask({ type: 'mcp.callTool', server: 'everything', tool: 'echo', arguments: { message: 'still here' }, requestId: 'good' });
+    assertEvent(good, 'mcp.toolResult');
+    expect(textOf(good.result)).toContain('still here');
+  });
+});
+
 describe('request events whose replyTo is not an actor', () => {
   it.each([
     ['a plain object', {}],

@@ -1,4 +1,4 @@
-import { argumentsTooDeepError, argumentsTooLargeError, MAX_ARGUMENT_DEPTH, type McpServerError } from '../../machines/errors.js';
+import { argumentsTooDeepError, argumentsTooLargeError, argumentsUnreadableError, MAX_ARGUMENT_DEPTH, type McpServerError } from '../../machines/errors.js';
 import { measureJson } from '../../machines/json-fingerprint.js';
 import { MAX_MESSAGE_BYTES } from '../transports/message-size.js';
 
@@ -21,6 +21,15 @@ const MAX_BYTES_PER_ESTIMATED_CHAR = 6;
  * server close the connection), or undefined when they can.
  */
 export function unsendableArgumentsError(server: string, tool: string, args: Record<string, unknown> | undefined): McpServerError | undefined {
+  try {
+    return measuredArgumentsError(server, tool, args);
+  } catch (error) {
+    // A getter that throws: thrown in the session actor, it ended the server actor with the call unanswered.
+    return argumentsUnreadableError(server, tool, error);
+  }
+}
+
+function measuredArgumentsError(server: string, tool: string, args: Record<string, unknown> | undefined): McpServerError | undefined {
   const size = measureJson(args, MAX_ARGUMENT_DEPTH, Number.POSITIVE_INFINITY);
   if (size.depth > MAX_ARGUMENT_DEPTH) return argumentsTooDeepError(server, tool);
   if (size.chars * MAX_BYTES_PER_ESTIMATED_CHAR <= MAX_ARGUMENT_BYTES) return undefined;
