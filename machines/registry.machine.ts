@@ -112,12 +112,37 @@ type ServerRequestEvent = Extract<RegistryEvent, { type: (typeof SERVER_REQUEST_
  * but an embedder's plain JavaScript, or a cast, may send anything.
  */
 function malformedRequestProblem(event: ServerRequestEvent): string | undefined {
-  if (!isAnswerable(event.replyTo)) return 'replyTo is not an actor';
+  // A field that throws when read (a getter, a revoked Proxy as arguments) must throw here, where
+  // it is caught: thrown in a guard or an action, it stopped the registry for good. So every field
+  // the actions read is read here once, as they read it.
   try {
+    if (!isAnswerable(event.replyTo)) return 'replyTo is not an actor';
+    void event.requestId;
+    if (event.type !== 'mcp.load') pendingRequestOf(event);
     return serverNameProblem(event.server) ?? (event.type === 'mcp.load' ? undefined : requestSpecProblem(requestSpecOf(event)) ?? requestLimitsProblem(event));
   } catch (error) {
-    // A field that throws when read (a revoked Proxy as arguments): thrown in this guard, it stopped the registry for good.
     return unreadableRequestProblem(error);
+  }
+}
+
+/** The value `read` returns, or undefined when reading throws. */
+function readable(read: () => unknown): unknown {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A malformed request's refusal and where it goes, or undefined: nobody to tell (no actor to answer, or its replyTo or requestId cannot be read). */
+function malformedRefusal(event: ServerRequestEvent, problem: string): { replyTo: AnyActorRef; reply: McpFinalReply } | undefined {
+  try {
+    const { requestId, replyTo } = event;
+    if (!isAnswerable(replyTo)) return undefined;
+    const error = malformedRequestError(readable(() => event.server), event.type, problem);
+    return { replyTo, reply: { type: 'mcp.failed', requestId, server: error.server, error } };
+  } catch {
+    return undefined;
   }
 }
 
@@ -344,11 +369,9 @@ export const registryMachine = setup({
       assertEvent(event, SERVER_REQUEST_EVENTS);
       const problem = malformedRequestProblem(event);
       if (problem === undefined) return;
-      const { server, requestId, replyTo } = event;
       // Nobody to tell: dropped.
-      if (!isAnswerable(replyTo)) return;
-      const error = malformedRequestError(server, event.type, problem);
-      enqueue.sendTo(replyTo, { type: 'mcp.failed', requestId, server: error.server, error } satisfies McpFinalReply);
+      const refused = malformedRefusal(event, problem);
+      if (refused) enqueue.sendTo(refused.replyTo, refused.reply);
     }),
     'refuse: unknown server': enqueueActions(({ context, event, enqueue }) => {
       if (!isServerRequest(event)) return;

@@ -140,6 +140,29 @@ describe('request events with fields that throw when read', () => {
   });
 });
 
+describe('request events whose own fields throw when read', () => {
+  it.each([
+    ['server', 'mcp.callTool: a field of the request could not be read (reading it threw "boom"); nothing was sent.'],
+    ['progress', 'mcp.callTool: a field of the request could not be read (reading it threw "boom"); nothing was sent.'],
+    ['resetTimeoutOnProgress', 'mcp.callTool: a field of the request could not be read (reading it threw "boom"); nothing was sent.'],
+    ['requestId', undefined],
+    ['replyTo', undefined],
+  ])('a getter that throws for %s: refused (or dropped, with nothing to answer by), and the registry answers the next request', async (field, message) => {
+    const { ask, agent } = startAgent();
+    expect(await ask({ type: 'mcp.load', server: 'everything', requestId: 'load' })).toMatchObject({ type: 'mcp.loaded' });
+    const registry = agent.getSnapshot().children.mcp!;
+    const event: Record<string, unknown> = { type: 'mcp.callTool', server: 'everything', tool: 'echo', arguments: { message: 'x' }, replyTo: agent, requestId: 'bad' };
+    Object.defineProperty(event, field, { enumerable: true, get: () => { throw new Error('boom'); } });
+    registry.send(event as unknown as McpRegistryInput);
+    expect(registry.getSnapshot().status).toBe('active');
+    const good = await ask({ type: 'mcp.callTool', server: 'everything', tool: 'echo', arguments: { message: 'still here' }, requestId: 'good' });
+    assertEvent(good, 'mcp.toolResult');
+    const bad = agent.getSnapshot().context.replies.filter((reply) => reply.requestId === 'bad');
+    if (message === undefined) expect(bad).toEqual([]);
+    else expect(bad.map((reply) => reply.type === 'mcp.failed' && reply.error.message)).toEqual([message]);
+  });
+});
+
 describe('request events whose replyTo is not an actor', () => {
   it.each([
     ['a plain object', {}],
