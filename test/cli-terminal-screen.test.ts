@@ -40,8 +40,9 @@ function quoted(part: string): string {
 /**
  * Runs the CLI in a `width`×40 terminal and returns the screen (with its scrollback) once the
  * command has exited, lines the terminal wrapped joined again: a row too wide shows as one long line.
+ * `press`: keys typed once the screen matches `when` (Ctrl-C while a live line is shown).
  */
-async function screenAfter(args: string[], width = 120): Promise<string> {
+async function screenAfter(args: string[], width = 120, press?: { when: RegExp; keys: string }): Promise<string> {
   const home = process.env.HOME!;
   const command = [CLI_COMMAND.command, ...CLI_COMMAND.args, ...args].map(quoted).join(' ');
   screens += 1;
@@ -49,9 +50,17 @@ async function screenAfter(args: string[], width = 120): Promise<string> {
   tmux('new-session', '-d', '-s', 'cli', '-x', String(width), '-y', '40', '-c', home, '-e', `HOME=${home}`, 'sh');
   tmux('send-keys', '-t', 'cli', `clear; ${command}; echo "[exit $?]"`, 'Enter');
   const deadline = Date.now() + 100_000;
+  let pressed = press === undefined;
   for (;;) {
     const screen = tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'cli');
+    if (!pressed && press!.when.test(screen)) {
+      tmux('send-keys', '-t', 'cli', press!.keys);
+      pressed = true;
+      continue;
+    }
     if (/^\[exit \d+\]/m.test(screen)) return screen;
+    // Ended by the signal, the command takes the rest of the typed line with it: the prompt is back.
+    if (press !== undefined && pressed && /\n[#$] $/.test(screen.trimEnd() + ' ')) return screen;
     if (Date.now() > deadline) throw new Error(`the command did not finish; the screen:\n${screen}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -75,6 +84,14 @@ describe('on a real terminal', () => {
     expect(screen).toContain('[exit 1]');
     for (const server of ['alpha', 'beta', 'missing']) expect(rowsOf(screen, server), screen).toHaveLength(1);
     expect(screen.match(/1 of 3 servers failed\./g)).toHaveLength(1);
+  }, 120_000);
+
+  it('index, Ctrl-C while the live line waits on a server: the line is erased, the screen says it was cancelled, exit 130', async () => {
+    writeConfig({ silent: stdioFixture('--mode', 'never-initialize') });
+    const screen = await screenAfter(['index', '--timeout', '60000'], 120, { when: /waiting on: silent \d+\.\ds/, keys: 'C-c' });
+    expect(screen).toContain('[exit 130]');
+    expect(screen, screen).not.toContain('waiting on:');
+    expect(screen.split('\n')).toContain('Cancelled.');
   }, 120_000);
 
   it('call with progress: the bar is redrawn in place and gone after the run; the result is printed once', async () => {

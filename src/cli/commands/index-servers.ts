@@ -15,13 +15,15 @@ import { cliLogger } from '../logger.js';
 import { discover, discoveryOptions, hasErrors, permissionsFrom, type GlobalOptions } from '../options.js';
 import { locateConfigFiles } from '../../config/locate-config-files.js';
 import type { DiscoveryResult } from '../../config/types.js';
-import { writeListing } from '../terminal-text.js';
+import { writeError, writeListing } from '../terminal-text.js';
 import { counted } from '../counted.js';
 import { redact, secretsOf } from '../../redact.js';
 import { explainFailure, type FailureExplanation } from '../failure-text.js';
 import { serverFailureLines } from './doctor.js';
 import { writeRefusal } from '../write-refusal.js';
-import { loggerAbove, pendingServersLine } from '../pending-servers-line.js';
+import { loggerAbove, pendingServersLine, type PendingServersLine } from '../pending-servers-line.js';
+import { beforeEarlyEnd, endEarly } from '../early-end.js';
+import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
 
 export interface IndexCommandOptions {
   concurrency: number;
@@ -108,6 +110,25 @@ function namesOf(servers: readonly string[]): string {
   return servers.map((name) => quoted(name)).join(', ');
 }
 
+/**
+ * Ctrl-C: the live line erased (left, the shell's prompt would follow it on the same screen
+ * line), what was recorded so far saved, then the shell's code for an interrupted command.
+ * Returns the function that forgets it, for a run that ends by itself.
+ */
+function endOnInterrupt(pending: PendingServersLine, index: ManifestIndex): () => void {
+  const forget = beforeEarlyEnd(async () => {
+    pending.finish();
+    writeError('Cancelled.');
+    await index.flush();
+  });
+  const interrupted = () => void endEarly(INTERRUPTED_EXIT_CODE);
+  process.once('SIGINT', interrupted);
+  return () => {
+    process.off('SIGINT', interrupted);
+    forget();
+  };
+}
+
 export async function runIndex(options: GlobalOptions, command: IndexCommandOptions): Promise<number> {
   const pending = pendingServersLine();
   const logger = loggerAbove(cliLogger(options.verbose), pending);
@@ -137,6 +158,7 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
   writeListing(`Indexing ${total === 1 ? '1 server' : `${total} servers`}, ${Math.min(command.concurrency, total)} at a time…`);
   const done: ServerIndexOutcome[] = [];
   let outcomes: ServerIndexOutcome[];
+  const forgetInterrupt = endOnInterrupt(pending, index);
   try {
     outcomes = await indexServers({
       servers,
@@ -153,12 +175,14 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
       },
     });
   } catch (error) {
+    forgetInterrupt();
     pending.finish();
     const unsaved = unsavedText(error, index.path, done);
     if (unsaved === undefined) throw error;
     writeListing(unsaved);
     return 1;
   }
+  forgetInterrupt();
   pending.finish();
   const now = Date.now();
   const kept = (server: string) => keptEntryText(index, server, servers[server]!, projectFiles[server], now);
