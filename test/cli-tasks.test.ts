@@ -11,6 +11,7 @@ import { defaultTaskJournalPath, TaskJournal } from '../src/connection/task-jour
 import { CLI_COMMAND, runCli } from './support/cli.js';
 import { runInProcess } from './support/in-process-cli.js';
 import { modernStdio } from './support/modern-server.js';
+import { INTERRUPTED_EXIT_CODE } from '../src/cli/exit-codes.js';
 
 const SECRET_TASK_ID = 'task-id-that-is-a-bearer-token';
 
@@ -122,24 +123,41 @@ describe('tasks', () => {
   });
 });
 
+/** Starts `call modern <tool>` as a process and resolves once the task it became is recorded (under way). */
+async function callWithTaskUnderWay(tool: string) {
+  const home = process.env.HOME!;
+  mkdirSync(join(home, '.ai-zen'), { recursive: true });
+  writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { modern: modernStdio() } }));
+  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, '--approve', 'never', 'call', 'modern', tool], { cwd: home, env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const guard = setTimeout(() => child.kill('SIGKILL'), 50_000);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => (clearTimeout(guard), resolve({ code, signal }))));
+  const output = { stderr: '' };
+  child.stderr.on('data', (chunk) => (output.stderr += chunk));
+  for (let tries = 0; tries < 400 && !(existsSync(defaultTaskJournalPath()) && readFileSync(defaultTaskJournalPath(), 'utf8').includes(tool)); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { home, child, exited, output };
+}
+
 describe('a call that became a task, cancelled with Ctrl-C', () => {
-  it('is not listed afterwards: the command waits for the task\'s cancel to be answered before it closes the connection', async () => {
-    const home = process.env.HOME!;
-    mkdirSync(join(home, '.ai-zen'), { recursive: true });
-    writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { modern: modernStdio() } }));
-    const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, '--approve', 'never', 'call', 'modern', 'task-forever'], { cwd: home, env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const guard = setTimeout(() => child.kill('SIGKILL'), 50_000);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    // The task is under way once its journal entry is written.
-    for (let tries = 0; tries < 400 && !(existsSync(defaultTaskJournalPath()) && readFileSync(defaultTaskJournalPath(), 'utf8').includes('task-forever')); tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  it('a server that never answers tasks/cancel: the command says what it waits for and how to quit, and a second Ctrl-C quits at once', async () => {
+    const { child, exited, output } = await callWithTaskUnderWay('task-deaf');
     child.kill('SIGINT');
-    expect(await exited).toBe(130);
-    clearTimeout(guard);
-    expect(stderr).toContain('Cancelled.');
+    const said = Date.now();
+    // The wait for the cancel's answer is 5 s: the words come before it is over.
+    while (!output.stderr.includes('Ctrl-C again') && Date.now() - said < 4_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(output.stderr).toContain('Cancelled.\nCancelling the task on "modern": waiting up to 5 s for it to answer… Ctrl-C again to quit now.\n');
+    child.kill('SIGINT');
+    const ended = await exited;
+    expect(Date.now() - said).toBeLessThan(4_500);
+    expect(ended.code === INTERRUPTED_EXIT_CODE || ended.signal === 'SIGINT', JSON.stringify(ended)).toBe(true);
+  }, 60_000);
+
+  it('is not listed afterwards: the command waits for the task\'s cancel to be answered before it closes the connection', async () => {
+    const { home, child, exited, output } = await callWithTaskUnderWay('task-forever');
+    child.kill('SIGINT');
+    expect((await exited).code).toBe(INTERRUPTED_EXIT_CODE);
+    expect(output.stderr).toContain('Cancelled.');
     const listed = await runCli(['tasks', '--json'], { cwd: home, env: { HOME: home }, timeoutMs: 60_000 });
     expect(JSON.parse(listed.stdout)).toMatchObject({ ok: true, tasks: [] });
   }, 60_000);

@@ -20,7 +20,7 @@ import { everythingStdio } from './support/everything.js';
 import { rejectionOf, settle, stdioFixture } from './support/fixtures.js';
 import { MODERN_SERVER, modernHttp as startModernHttp } from './support/modern-server.js';
 
-const MODERN_TOOLS = ['echo', 'ask-name', 'list-roots', 'open-page', 'sample-with-tools', 'pid', 'ask-forever', 'progress', 'log-levels', 'cancelled-calls', 'add-tool', 'listings', 'open-subscriptions', 'drop-subscriptions', 'storm-lists', 'task-steps', 'task-ask-name', 'task-ask-sample', 'task-ask-roots', 'task-forever', 'task-fails', 'task-notified', 'task-counters'];
+const MODERN_TOOLS = ['echo', 'ask-name', 'list-roots', 'open-page', 'sample-with-tools', 'pid', 'ask-forever', 'progress', 'log-levels', 'cancelled-calls', 'add-tool', 'listings', 'open-subscriptions', 'drop-subscriptions', 'storm-lists', 'task-steps', 'task-ask-name', 'task-ask-sample', 'task-ask-roots', 'task-forever', 'task-deaf', 'task-fails', 'task-notified', 'task-counters'];
 
 let folder: string;
 let manager: McpConnectionManager | undefined;

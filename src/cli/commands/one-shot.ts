@@ -19,6 +19,7 @@ import { outputTakenBeforeRun, wholeResult, withinBytes, type OutputTarget, type
 import { terminalApproval } from '../tool-call-approval.js';
 import { pageOpeningHandlers } from '../page-opening.js';
 import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
+import { cancellingTaskText } from '../cancelling-task.js';
 import { isManifestSummary, manifestListing } from '../manifest-listing.js';
 import { callWhileProgressing } from '../../tools/progress-time-limit.js';
 
@@ -199,6 +200,7 @@ export async function runOneShot(
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort();
   process.once('SIGINT', onInterrupt);
+  const began = Date.now();
   const progress = tool === 'call_mcp_tool' ? new ProgressDisplay(process.stderr) : undefined;
   const loadDeadline = tool === 'load_mcp' && timeoutMs !== undefined ? AbortSignal.timeout(timeoutMs) : undefined;
   const callOptions = oneShotRequestOptions(interrupt.signal, timeoutMs, progress);
@@ -237,6 +239,9 @@ export async function runOneShot(
     if (!interrupt.signal.aborted) throw error;
     progress?.finish();
     writeError('Cancelled.');
+    // The close below waits for a task's cancel to be answered: said, so it is not seconds of silence.
+    const waiting = tool === 'call_mcp_tool' ? cancellingTaskText(manager, args.server, began) : undefined;
+    if (waiting !== undefined) writeError(waiting);
     return INTERRUPTED_EXIT_CODE;
   } finally {
     process.off('SIGINT', onInterrupt);
