@@ -320,6 +320,20 @@ describe('import', () => {
     expect(servers().first).toEqual({ command: 'team-first' });
   }, 60_000);
 
+  it('into the user file, it says that a running serve keeps the imported servers off until approved (as add says); not into the project file', async () => {
+    const { cli, home } = importer();
+    place(join(home, 'team.json'), { mcpServers: { alpha: { command: 'node', args: ['alpha.js'] }, 'beta.2': { command: 'node', args: ['beta.js'] } } });
+    const user = await cli('import', '--from', join(home, 'team.json'), '--yes');
+    expect(user.code).toBe(0);
+    expect(user.stdout).toContain(
+      "A running `mcp-statechart serve` keeps them off until you confirm them on a terminal with `mcp-statechart approve alpha beta.2`; a serve started from now on runs them as they are.",
+    );
+    place(join(home, 'solo.json'), { mcpServers: { solo: { command: 'node', args: ['solo.js'] } } });
+    const project = await cli('import', '--from', join(home, 'solo.json'), '--scope', 'project', '--yes');
+    expect(project.code).toBe(0);
+    expect(project.stdout).not.toContain('A running `mcp-statechart serve`');
+  }, 60_000);
+
   it('into the project scope, the imported servers count as approved by the person who confirmed', async () => {
     const { cli, home } = importer();
     place(join(home, 'team.json'), { mcpServers: { shared: { command: 'node', args: ['shared.js'] } } });

@@ -18,7 +18,8 @@ import { reportDone, reported } from '../command-report.js';
 import { sharedCredentialsNotice } from '../shared-credentials.js';
 import { writeRefusal } from '../write-refusal.js';
 import { nameNote } from '../../../machines/look-alike-names.js';
-import { commandWord, quoted } from '../../../machines/control-characters.js';
+import { quoted } from '../../../machines/control-characters.js';
+import { runningServeHoldsText } from '../serve-holds-new.js';
 
 export interface AddOptions {
   scope: WritableScope;
@@ -178,11 +179,7 @@ function addedText(name: string, scope: WritableScope, result: { file: string; r
   const shared = scope === 'project' ? sharedCredentialsNotice(name, entry, result.file) : undefined;
   if (shared !== undefined) lines.push(shared);
   // A running serve holds what appears in the user file until a person confirms it (serve-new-servers.ts); project servers were approved above.
-  if (scope === 'user') {
-    lines.push(
-      `A running \`mcp-statechart serve\` keeps it off until you confirm it on a terminal with \`mcp-statechart approve ${commandWord(name)}\`; a serve started from now on runs it as it is.`,
-    );
-  }
+  if (scope === 'user') lines.push(runningServeHoldsText([name]));
   lines.push(`Check it with \`mcp-statechart get ${name}\`.`);
   return lines.join('\n');
 }

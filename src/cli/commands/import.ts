@@ -12,6 +12,7 @@ import { findNearest, findProjectConfig } from '../../config/locate-config-files
 import { isJsonObject } from '../../config/null-proto.js';
 import { fieldNestedTooDeep, parseServerEntry } from '../../config/parse-server-entry.js';
 import { approveServers } from '../../config/project-trust.js';
+import { runningServeHoldsText } from '../serve-holds-new.js';
 import { withVariableReferences, workspaceFolderOf } from '../../config/vscode-servers.js';
 import { parseTransport } from '../../../machines/options.js';
 import { MAX_ARGUMENT_DEPTH } from '../../../machines/errors.js';
@@ -307,6 +308,8 @@ export function runImport(options: ImportOptions): Promise<number> {
       `Imported ${added.length} server${added.length === 1 ? '' : 's'} from ${read.join(', ')} into ${target}: ${added.join(', ')}.`,
       ...notices,
       ...skippedText,
+      // Project servers were approved above.
+      ...(options.scope === 'user' ? [runningServeHoldsText(added)] : []),
       'See them with `mcp-statechart servers`.',
     ].join('\n');
     return reportDone(options, text, { file: target, added, replaced, skipped });
