@@ -1,17 +1,24 @@
 /**
  * A copy staged beside a file (`<file>.<pid>.<hex>.tmp`) and left by a process killed before its
- * rename is removed by the next write of that file, under the file's lock: only one whose process
- * is gone, and older than a writer of another host sharing the folder could still be using.
+ * rename is removed by the next write of that file (under the file's lock where it has one): only
+ * one whose process is gone, and older than a writer of another host sharing the folder could
+ * still be using. Every file written through staged copies: configs, approvals, index, journal,
+ * OAuth logins, search vectors, keys, a file `call --output --force` replaces.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { editServerEntries } from '../src/cli/config-file-edit.js';
 import { revokeApprovals } from '../src/config/project-trust.js';
 import { TaskJournal } from '../src/connection/task-journal.js';
 import { ManifestIndex } from '../src/index.js';
+import { loginFileName, OAuthTokenStore } from '../src/auth/token-store.js';
+import { VectorStore } from '../src/search/vector-store.js';
+import { loadOrCreateKey } from '../src/config/definition-fingerprint.js';
+import { ensureApprovalKey } from '../src/config/approval-key.js';
+import { wholeResult } from '../src/cli/whole-result.js';
 
 let folder: string;
 beforeEach(() => {
@@ -50,6 +57,16 @@ const WRITERS: Array<[string, string, (file: string) => Promise<unknown>]> = [
     },
   ],
   ['the task journal', 'mcp-tasks.json', (file) => new TaskJournal(file).begun({ server: 'server', taskId: 'task-1', tool: 'slow', startedAt: new Date(0).toISOString() })],
+  ['an OAuth login', loginFileName('notes'), async (file) => new OAuthTokenStore('notes', dirname(file)).write({ serverUrl: 'https://notes.example/mcp' })],
+  ['the search vectors', 'mcp-vectors.jsonl', (file) => new VectorStore({ embed: async (texts) => texts.map(() => [1, 0]) }, file).ensure(['notes'])],
+  // A key is written once, when there is none: its making is its write.
+  ["the manifest index's (or task journal's) key", 'mcp-index.json.key', async (file) => loadOrCreateKey(file)],
+  ['the approval key', 'approval-key', (file) => ensureApprovalKey(file)],
+  [
+    "a result's image saved by `call --output <file> --force`",
+    'chart.png',
+    (file) => wholeResult('charts', { kind: 'tool', result: { content: [{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] } }, { path: file, force: true }),
+  ],
 ];
 
 describe('staged copies left beside a file', () => {

@@ -5,7 +5,7 @@
  * replaced atomically (write a temporary file, rename), so a reader in another process — the
  * CLI's `login` while `serve` runs — sees the old file or the new one, never half of one.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, constants, fchmodSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OAuthClientInformationMixed, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
@@ -13,6 +13,7 @@ import { OAuthClientInformationFullSchema, OAuthClientInformationSchema, OAuthTo
 import { z } from 'zod';
 import { homeFolder } from '../config/home-folder.js';
 import { readRegularFileSync } from '../config/read-config-file.js';
+import { removeLeftStagedCopies, stagedCopyPath } from '../config/staged-copies.js';
 
 /** A login is a few kilobytes; a bigger file is no login. */
 const MAX_LOGIN_FILE_BYTES = 1024 * 1024;
@@ -147,7 +148,8 @@ export class OAuthTokenStore {
   /** Replaces the stored login. */
   write(login: StoredLogin): void {
     this.createFolder();
-    const temporary = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    removeLeftStagedCopies(this.file);
+    const temporary = stagedCopyPath(this.file);
     try {
       // `wx`: never write through a file (or link) someone else put there; the mode applies on creation.
       writeFileSync(temporary, `${JSON.stringify(dropUndefined(login), null, 2)}\n`, { mode: 0o600, flag: 'wx' });

@@ -166,7 +166,7 @@ function rewrittenText(path: string, config: JsonObject, indentation: string | n
 }
 
 async function rewriteServerEntries(path: string, edit: (servers: JsonObject) => boolean): Promise<boolean> {
-  await removeLeftStagedCopies(path);
+  removeLeftStagedCopies(path);
   const text = await readConfigText(path, MAX_CONFIG_FILE_BYTES);
   const config = ownConfigObject(path, text);
   const servers = serverEntries(config);

@@ -5,13 +5,13 @@
  * block already carries it).
  */
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { blobText, repeatsContent, structuredText } from '../tools/describe-content.js';
 import type { RawResult } from './raw-results.js';
 import { CliError } from './json-codes.js';
 import { commandWord, terminalLine } from './terminal-text.js';
+import { removeLeftStagedCopies, stagedCopyPath } from '../config/staged-copies.js';
 
 interface BinaryPiece {
   kind: 'image' | 'audio' | 'binary resource';
@@ -182,7 +182,8 @@ async function saveOne(piece: BinaryPiece, file: string, force: boolean): Promis
 }
 
 async function replaceWith(file: string, bytes: Buffer): Promise<void> {
-  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  removeLeftStagedCopies(file);
+  const temporary = stagedCopyPath(file);
   try {
     await writeFile(temporary, bytes, { flag: 'wx' });
     await rename(temporary, file);

@@ -11,6 +11,7 @@ import { link, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { homeFolder } from './home-folder.js';
 import { dirname, join } from 'node:path';
 import { readRegularFile } from './read-config-file.js';
+import { removeLeftStagedCopies, stagedCopyPath } from './staged-copies.js';
 
 const KEY_BYTES = 32;
 
@@ -31,8 +32,10 @@ export async function ensureApprovalKey(path: string): Promise<Buffer> {
   const existing = await readApprovalKey(path);
   if (existing) return existing;
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  // Made when none is there: what a maker killed before its link left goes.
+  removeLeftStagedCopies(path);
   // Written whole under another name, then linked: a reader never sees half a key, and link fails if one is there.
-  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const temporary = stagedCopyPath(path);
   try {
     await writeFile(temporary, randomBytes(KEY_BYTES), { mode: 0o600, flag: 'wx' });
     await link(temporary, path);

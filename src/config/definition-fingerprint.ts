@@ -10,6 +10,7 @@ import type { McpServerConfig } from '../../machines/types.js';
 import { sortKeys } from './project-trust.js';
 import { readRegularFileSync } from './read-config-file.js';
 import { redactStrings, secretsOf } from '../redact.js';
+import { removeLeftStagedCopies, stagedCopyPath } from './staged-copies.js';
 
 const KEY_BYTES = 32;
 /** The key as written (hex and a line break), with room for a trailing space an editor added. */
@@ -46,7 +47,9 @@ export function loadOrCreateKey(file: string): Buffer {
   if (found) return found;
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const key = randomBytes(KEY_BYTES);
-  const whole = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  // Made when none is there, so no other making is under way here: what one killed before its link left goes.
+  removeLeftStagedCopies(file);
+  const whole = stagedCopyPath(file);
   try {
     writeFileSync(whole, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
     try {

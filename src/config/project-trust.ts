@@ -124,7 +124,7 @@ async function updateApprovals(path: string, change: (approvals: Record<string, 
       throw new Error(`the approvals file ${path} ${problem}; nothing was written, so the approvals it may hold are kept. Fix it, or move it away to start a new one, then approve again.`);
     }
     change(approvals);
-    await removeLeftStagedCopies(path);
+    removeLeftStagedCopies(path);
     const temporary = stagedCopyPath(path);
     try {
       await writeFile(temporary, `${JSON.stringify(approvals, null, 2)}\n`, { mode: 0o600, flag: 'wx' });

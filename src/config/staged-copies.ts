@@ -5,7 +5,7 @@
  * that are gone.
  */
 import { randomBytes } from 'node:crypto';
-import { lstat, opendir, rm } from 'node:fs/promises';
+import { lstatSync, opendirSync, rmSync, type Dir } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { processGone } from './process-gone.js';
 
@@ -28,26 +28,40 @@ const STAGED_BY = /^([1-9]\d{0,9})\.[0-9a-f]{1,64}\.tmp$/;
 
 /**
  * Removes `file`'s staged copies left by processes of this machine that are gone, once they are
- * older than LEFT_FOR_MS. Call it holding the file's lock, so no writer of it is between its write
- * and its rename. Never fails the write it comes before: what cannot be removed stays.
+ * older than LEFT_FOR_MS. Call it holding the file's lock where it has one, so no writer of it is
+ * between its write and its rename (the age covers writers of files without a lock). Never fails
+ * the write it comes before: what cannot be removed stays. Synchronous, as some writers are (a
+ * login, the vectors, a key): a folder of a few files, at most MAX_LOOKED_AT copies looked at.
  */
-export async function removeLeftStagedCopies(file: string): Promise<void> {
+export function removeLeftStagedCopies(file: string): void {
   const folder = dirname(file);
   const prefix = `${basename(file)}.`;
   let lookedAt = 0;
+  let listing: Dir | undefined;
   try {
-    for await (const entry of await opendir(folder)) {
+    listing = opendirSync(folder);
+    for (let entry = listing.readSync(); entry !== null; entry = listing.readSync()) {
       if (!entry.name.startsWith(prefix)) continue;
       const pid = STAGED_BY.exec(entry.name.slice(prefix.length))?.[1];
       if (pid === undefined) continue;
       if (++lookedAt > MAX_LOOKED_AT) break;
       if (!processGone(Number(pid))) continue;
       const copy = join(folder, entry.name);
-      const stats = await lstat(copy).catch(() => undefined);
-      // A copy gone meanwhile, or one that cannot be removed, is left for a later write.
-      if (stats?.isFile() && Date.now() - stats.mtimeMs > LEFT_FOR_MS) await rm(copy, { force: true }).catch(() => {});
+      const stats = lstatSync(copy, { throwIfNoEntry: false });
+      if (stats?.isFile() && Date.now() - stats.mtimeMs > LEFT_FOR_MS) removeQuietly(copy);
     }
   } catch {
-    // The folder cannot be listed: nothing is removed.
+    // The folder cannot be listed: nothing more is removed.
+  } finally {
+    listing?.closeSync();
+  }
+}
+
+/** A copy that cannot be removed (its folder not ours to change) is left, and the others are still looked at. */
+function removeQuietly(copy: string): void {
+  try {
+    rmSync(copy, { force: true });
+  } catch {
+    // Left for a later write.
   }
 }

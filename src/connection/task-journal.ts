@@ -145,7 +145,7 @@ export class TaskJournal {
     return withFileLock(
       `${this.path}.lock`,
       async () => {
-        await removeLeftStagedCopies(this.path);
+        removeLeftStagedCopies(this.path);
         const entries = this.onDisk();
         const kept = entries.filter((entry) => entry.definition !== undefined);
         if (kept.length < entries.length) this.write(kept);
@@ -257,7 +257,7 @@ export class TaskJournal {
       await withFileLock(
         `${this.path}.lock`,
         async () => {
-          await removeLeftStagedCopies(this.path);
+          removeLeftStagedCopies(this.path);
           // One synchronous step: this process never reads the changes neither pending nor written.
           const written = this.pending.length;
           const disk = this.readDisk();

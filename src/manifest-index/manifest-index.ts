@@ -428,7 +428,7 @@ class IndexFile {
     // Nobody else wrote since we last read or wrote: what we hold is the file plus our changes.
     const reread = (await fileStampAsync(this.path)) !== this.stamp;
     const merged = reread ? applyChanges(this.usable(await readContentsAsync(this.path)), this.writing.values()) : this.contents;
-    await removeLeftStagedCopies(this.path);
+    removeLeftStagedCopies(this.path);
     const temporary = stagedCopyPath(this.path);
     let stats: Stats;
     try {

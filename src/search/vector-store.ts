@@ -7,10 +7,11 @@
  * the application's (any `(texts) => vectors`, e.g. the AI SDK's `embedMany` with a model it
  * already uses): nothing is downloaded or bundled here.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { readRegularFileSync } from '../config/read-config-file.js';
+import { removeLeftStagedCopies, stagedCopyPath } from '../config/staged-copies.js';
 
 export type EmbedFunction = (texts: string[]) => Promise<number[][]>;
 
@@ -158,7 +159,8 @@ export class VectorStore {
       return;
     }
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    removeLeftStagedCopies(file);
+    const temporary = stagedCopyPath(file);
     const header = `${JSON.stringify({ version: FORMAT_VERSION, model: this.model })}\n`;
     writeFileSync(temporary, header + [...this.vectors.keys()].map(line).join(''), { mode: 0o600, flag: 'wx' });
     renameSync(temporary, file);
