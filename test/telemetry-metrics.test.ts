@@ -9,7 +9,8 @@ import { AggregationTemporality, DataPointType, InMemoryMetricExporter, MeterPro
 import { McpConnectionManager } from '../src/manager.js';
 import { silentLogger } from '../src/logger.js';
 import { MAX_TOOL_NAMES_PER_SERVER, OPERATION_DURATION_BUCKETS } from '../src/telemetry/client-telemetry.js';
-import { SESSION_DURATION_BUCKETS } from '../src/telemetry/lifecycle-telemetry.js';
+import { LifecycleTelemetry, SESSION_DURATION_BUCKETS } from '../src/telemetry/lifecycle-telemetry.js';
+import { MAX_SERVER_NAME_LABELS } from '../src/telemetry/server-name-label.js';
 import { everythingStdio } from './support/everything.js';
 import { stdioFixture } from './support/fixtures.js';
 
@@ -221,5 +222,24 @@ it('mcp.client.operation.duration: the allowance of 100 tool names is the server
   expect(names.filter((name) => name.startsWith('made_up_second_'))).toEqual([]);
   expect(names.filter((name) => name === '_OTHER')).toHaveLength(1);
   expect(names).toContain('fail');
+  await meterProvider.shutdown();
+});
+
+it('mcp.server.name on metrics: past 200 distinct names per meter, a server not named yet is _OTHER, so thousands of servers cannot grow the series without end', async () => {
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+  const meterProvider = new MeterProvider({ readers: [reader] });
+  const lifecycle = new LifecycleTelemetry({ meterProvider });
+  for (let n = 0; n < 3 * MAX_SERVER_NAME_LABELS; n++) lifecycle.probed(`server-${n}`);
+  // A server named before the allowance ran out keeps its own series.
+  lifecycle.probed('server-0');
+  const { resourceMetrics } = await reader.collect();
+  const probes = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((metric) => metric.descriptor.name === 'mcp_statechart.probes');
+  const byName = new Map(pointsOf(probes).map((point) => [point.attributes['mcp.server.name'], point.value]));
+  expect(byName.size).toBe(MAX_SERVER_NAME_LABELS + 1);
+  expect(byName.get('server-0')).toBe(2);
+  expect(byName.get(`server-${MAX_SERVER_NAME_LABELS - 1}`)).toBe(1);
+  expect(byName.has(`server-${MAX_SERVER_NAME_LABELS}`)).toBe(false);
+  expect(byName.get('_OTHER')).toBe(2 * MAX_SERVER_NAME_LABELS);
   await meterProvider.shutdown();
 });

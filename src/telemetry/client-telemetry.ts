@@ -17,6 +17,7 @@ import { RequestFailedAlone } from '../request-failed-alone.js';
 import { redact, redactUrl } from '../redact.js';
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
 import { boundedErrorCode, boundedString, OTHER_VALUE } from './bounded-values.js';
+import { serverNameLabel } from './server-name-label.js';
 
 
 /** The conventions' advisory buckets for `mcp.client.operation.duration`, in seconds. */
@@ -164,7 +165,7 @@ export class ClientTelemetry {
       span = this.tracer.startSpan(target !== undefined && target !== OTHER_VALUE ? `${message.method} ${String(target)}` : message.method, { kind: SpanKind.CLIENT, attributes }, parent);
       spanContext = trace.setSpan(parent, span);
     }
-    const counted: Attributes = { 'mcp.server.name': server.name, 'mcp.method.name': message.method };
+    const counted: Attributes = { 'mcp.server.name': serverNameLabel(meterOf(this.options), server.name), 'mcp.method.name': message.method };
     inFlight.set(message.id, { span, owned: outer === undefined, started: performance.now(), measured: this.cappedToolName(measured, server.name), counted });
     this.inFlightCount.add(1, counted);
     return withTraceContext(message, spanContext);

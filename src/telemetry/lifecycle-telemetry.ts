@@ -5,6 +5,7 @@ import { publicServerState, type ServerSnapshot } from '../../machines/server.ma
 import type { PublicServerState } from '../../machines/types.js';
 import type { RegistryContext } from '../../machines/registry.machine.js';
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
+import { serverNameLabel } from './server-name-label.js';
 
 /** The conventions' advisory buckets for `mcp.client.session.duration`, in seconds. */
 export const SESSION_DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -87,6 +88,11 @@ export class LifecycleTelemetry {
     return this.instruments;
   }
 
+  /** A server's name as the metrics carry it: a bounded set of names (server-name-label.ts). */
+  private serverLabel(server: string): string {
+    return serverNameLabel(meterOf(this.options), server);
+  }
+
   /** A registry started: the servers-by-state gauge counts its configured servers from now on. */
   registryStarted(registry: AnyActorRef): void {
     if (!this.active) return;
@@ -119,7 +125,7 @@ export class LifecycleTelemetry {
     if (to === 'error.retrying') {
       const delayMs = backoffDelay(after.context.retries, after.context.options.backoff);
       connection.span.addEvent('reconnect', withDefined({ 'mcp_statechart.reconnect.attempt': after.context.retries + 1, 'mcp_statechart.reconnect.delay_ms': delayMs, 'error.type': errorType }));
-      this.meters().reconnects.add(1, withDefined({ 'mcp.server.name': server, 'error.type': errorType }));
+      this.meters().reconnects.add(1, withDefined({ 'mcp.server.name': this.serverLabel(server), 'error.type': errorType }));
     }
     if (to === 'error.failed') {
       if (errorType !== undefined) connection.span.setAttribute('error.type', errorType);
@@ -151,7 +157,7 @@ export class LifecycleTelemetry {
   /** A stdio connect probed the server's protocol era. */
   probed(server: string): void {
     if (!this.active) return;
-    this.meters().probes.add(1, { 'mcp.server.name': server });
+    this.meters().probes.add(1, { 'mcp.server.name': this.serverLabel(server) });
   }
 
   /** The OAuth access token of an HTTP server was refreshed without the user. */
@@ -183,7 +189,7 @@ export class LifecycleTelemetry {
     const attributes: Attributes = withDefined({
       'mcp.protocol.version': connection.protocolVersion,
       'network.transport': after.context.config.url === undefined ? 'pipe' : 'tcp',
-      'mcp.server.name': after.context.name,
+      'mcp.server.name': this.serverLabel(after.context.name),
       'error.type': errorType,
     });
     this.meters().session.record((performance.now() - connection.connectedAt) / 1000, attributes);
