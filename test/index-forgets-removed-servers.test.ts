@@ -74,6 +74,23 @@ describe('mcp-statechart index --prune and servers taken out of every config', (
     expect(indexedNames(setting)).toEqual({ servers: ['kept', 'off'], project: ['waiting'], elsewhere: ['elsewhere'] });
   });
 
+  it('with --prune and no --config, a server indexed from a --config file is taken out, and the run says why and how to index it again', async () => {
+    const setting = await scene();
+    const { project } = setting;
+    const team = join(process.env.HOME!, 'team.json');
+    writeFileSync(team, JSON.stringify({ mcpServers: { team: stdioFixture() } }));
+    expect((await runInProcess(['--config', team, 'index'])).code).toBe(0);
+    expect(indexedNames(setting).servers).toContain('team');
+
+    const run = await runInProcess(['--project', project, '--project-servers', 'ask', 'index', '--prune']);
+
+    expect(run.stdout).toContain('Took out of the index 3 servers no config names any more: "dropped", "gone", "team".');
+    expect(run.stdout).toContain(
+      'A server indexed from a file given with --config counts as named only when that --config is given again; if one of these was, index it again with `mcp-statechart --config <file> index`.',
+    );
+    expect(indexedNames(setting).servers).not.toContain('team');
+  });
+
   it('takes nothing out when --config names the files to read', async () => {
     const setting = await scene();
     const { userConfig, project } = setting;

@@ -100,7 +100,15 @@ async function prune(index: ManifestIndex, options: GlobalOptions, discovery: Di
   const named = new Set([...Object.keys(discovery.servers), ...(discovery.shadowed ?? []).map((server) => server.name)]);
   const files = await locateConfigFiles(discoveryOptions(options, silentLogger, false));
   const forgotten = index.forgetUnnamed(named, files.find((file) => file.scope === 'project')?.path);
-  if (forgotten.length > 0) writeListing(`Took out of the index ${counted(forgotten.length, 'server')} no config names any more: ${namesOf(forgotten)}.`);
+  if (forgotten.length > 0) {
+    // The index files a server of a `--config` file by name alone, as it files the user's: nothing tells those apart here.
+    writeListing(
+      [
+        `Took out of the index ${counted(forgotten.length, 'server')} no config names any more: ${namesOf(forgotten)}.`,
+        'A server indexed from a file given with --config counts as named only when that --config is given again; if one of these was, index it again with `mcp-statechart --config <file> index`.',
+      ].join('\n'),
+    );
+  }
   for (const { projectFile, servers } of index.forgetProjectsWithoutFile()) {
     writeListing(`Took out of the index ${counted(servers.length, 'server')} of a project whose config file is gone: ${namesOf(servers)} (${terminalLine(projectFile)}).`);
   }
