@@ -101,4 +101,35 @@ describe('token refresh', () => {
     const error = await rejectionOf(manager.connect('remote', { url: moved }));
     expect(error.message).toMatch(/needs an OAuth login and none is stored/);
   });
+
+  it('an authorization server failing the refresh (a 502 page, server_error) asks for no login: the call says so, the login is kept, the next call renews it', async () => {
+    let down: { status: number; body: string } | undefined;
+    const { fixture, manager, store } = await loggedIn({ tokenAnswer: (form) => (form.get('grant_type') === 'refresh_token' ? down : undefined) });
+    await manager.connect('remote', { url: fixture.url });
+    for (const outage of [{ status: 502, body: '<html>Bad Gateway</html>' }, { status: 500, body: JSON.stringify({ error: 'server_error' }) }]) {
+      down = outage;
+      fixture.expireAccessTokens();
+      const error = await rejectionOf(manager.callTool('remote', 'add', { a: 1, b: 1 }));
+      expect(error.message).toMatch(/the authorization server did not renew its OAuth login; the login is kept and the next request tries again/);
+      expect(error.message).not.toMatch(/mcp-statechart login/);
+      expect(isOAuthLoginRequired(error)).toBe(false);
+      expect(store.read().tokens?.refresh_token).toBeDefined();
+      down = undefined;
+      const result = await manager.callTool('remote', 'add', { a: 2, b: 3 });
+      expect(result.structuredContent).toEqual({ sum: 5 });
+    }
+    expect(fixture.authorizations).toHaveLength(1);
+  });
+
+  it('a connect while the authorization server fails the refresh is retried, not failed as a config error asking for a login', async () => {
+    let down: { status: number; body: string } | undefined = { status: 503, body: '<html>Service Unavailable</html>' };
+    const { fixture, manager } = await loggedIn({ tokenAnswer: (form) => (form.get('grant_type') === 'refresh_token' ? down : undefined) });
+    fixture.expireAccessTokens();
+    const error = await rejectionOf(manager.connect('remote', { url: fixture.url }, { maxRetries: 0 }));
+    expect(error.message).toMatch(/the authorization server did not renew its OAuth login/);
+    expect(error).not.toMatchObject({ code: 'CONFIG_ERROR' });
+    down = undefined;
+    await manager.connect('remote', { url: fixture.url });
+    expect(manager.getState('remote')).toBe('connected');
+  });
 });

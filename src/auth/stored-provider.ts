@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { extractWWWAuthenticateParams, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/client';
 import type { OAuthClientInformationContext, OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/client';
 import type { FetchLike } from '@modelcontextprotocol/client';
-import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthScopeRefusedError } from '../errors/oauth.js';
+import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthRenewalFailedError, OAuthScopeRefusedError } from '../errors/oauth.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { redactingSentSecrets } from './sent-secrets.js';
 import { checkingOAuthAnswers } from './oauth-answers.js';
@@ -163,8 +163,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     const { interaction, server } = this.#options;
-    // Reached without a user when a refresh failed for a reason that is not an OAuth error.
-    if (!interaction) throw new OAuthLoginRequiredError(server, 'expired');
+    // Reached without a user when a refresh failed for a reason that is not a refused grant (the
+    // authorization server is down or answered server_error): a refused one drops the tokens first.
+    if (!interaction) throw this.current().tokens?.refresh_token && !this.tokensDropped ? new OAuthRenewalFailedError(server) : new OAuthLoginRequiredError(server, 'expired');
     if (this.authorizationUrl) throw new Error(`MCP server ${quoted(server)}: a second authorization was started during one login`);
     this.authorizationUrl = authorizationUrl;
     await interaction.authorize(authorizationUrl);

@@ -100,6 +100,19 @@ export class OAuthRegistrationUnreadableError extends Error {
 }
 
 /**
+ * A stored login's refresh failed for a reason that says nothing about the login: the
+ * authorization server answered 5xx or `server_error`, with a page that is not JSON, or not at
+ * all. The login is kept, and a later request refreshes again: transient, not a call for a login
+ * (which a host of a shared gateway cannot do anyway).
+ */
+export class OAuthRenewalFailedError extends Error {
+  override name = 'OAuthRenewalFailedError';
+  constructor(readonly server: string) {
+    super('the authorization server did not renew its OAuth login; the login is kept and the next request tries again');
+  }
+}
+
+/**
  * The server answered 403 insufficient_scope for scopes the stored token already has: logging in
  * again would ask for the same scopes and get the same answer, so we stop instead of looping.
  *
