@@ -87,6 +87,18 @@ describe('token refresh', () => {
     expect(fixture.authorizations).toHaveLength(1);
   });
 
+  it('many calls at once find the access token expired (a gateway\'s identities): every call is answered and the rotating login is kept', async () => {
+    const { fixture, manager, store } = await loggedIn();
+    await manager.connect('remote', { url: fixture.url });
+    for (let round = 0; round < 2; round++) {
+      fixture.expireAccessTokens();
+      const calls = await Promise.allSettled(Array.from({ length: 20 }, (_, a) => manager.callTool('remote', 'add', { a, b: 1 })));
+      expect(calls.filter((call) => call.status === 'rejected')).toEqual([]);
+      expect(store.read().tokens?.refresh_token).toBeDefined();
+    }
+    expect(fixture.authorizations).toHaveLength(1);
+  });
+
   it('a server without refresh tokens: an expired login asks for a new one', async () => {
     const { fixture, manager } = await loggedIn({ refresh: 'none' });
     fixture.expireAccessTokens();

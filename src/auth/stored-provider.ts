@@ -18,6 +18,7 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthRenewalFailedError, OAuthScopeRefusedError } from '../errors/oauth.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { redactingSentSecrets } from './sent-secrets.js';
+import { RefreshOnce } from './refresh-once.js';
 import { checkingOAuthAnswers } from './oauth-answers.js';
 import { offersOAuth } from './oauth-offered.js';
 import type { OAuthEntry } from './oauth-config.js';
@@ -74,8 +75,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   private challenge?: ScopeChallenge;
   private discovered?: OAuthDiscoveryState;
   private tokensDropped = false;
-  /** The refresh token `tokens()` gave the SDK last: the one a refresh it refuses was made with. ES-private, as `#options`. */
-  #handedOutRefreshToken?: string;
   /** The server's last 401 named no resource metadata: it may offer no OAuth at all. */
   private unnamedChallenge = false;
 
@@ -143,9 +142,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   tokens(ctx?: OAuthClientInformationContext): OAuthTokens | undefined {
     // A login always asks the user anew (to widen a scope, to switch accounts): it never refreshes.
     if (this.#options.interaction) return undefined;
-    const { tokens } = this.credentialsFor(ctx?.issuer);
-    this.#handedOutRefreshToken = tokens?.refresh_token;
-    return tokens;
+    return this.credentialsFor(ctx?.issuer).tokens;
   }
 
   saveTokens(tokens: OAuthTokens, ctx?: OAuthClientInformationContext): void {
@@ -185,10 +182,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       this.#verifier = undefined;
       return;
     }
-    // A refresh token refused because another process (serve beside a CLI call) renewed it first:
-    // the tokens stored since are that renewal's, and dropping them would log both processes out.
+    // A refresh token refused because another request or process (serve beside a CLI call) renewed
+    // it first: the tokens stored since are that renewal's, and dropping them would log everyone out.
     const stored = this.current().tokens?.refresh_token;
-    if (scope === 'tokens' && stored !== undefined && stored !== this.#handedOutRefreshToken) return;
+    if (scope === 'tokens' && stored !== undefined && !this.#refreshes.wasRefused(stored)) return;
     if (scope === 'all' || scope === 'tokens') this.tokensDropped = true;
     const dropped: ReadonlyArray<keyof StoredLogin> = {
       all: ['tokens', 'tokensExpireAt', 'clientInformation', 'discoveryState'] as const,
@@ -241,7 +238,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   readonly #serverFetch: FetchLike = redactingSentSecrets((input, init) => (this.#options.baseFetch ?? fetch)(input, init));
 
-  readonly #oauthFetch: FetchLike = boundedFetch(checkingOAuthAnswers(redactingSentSecrets((input, init) => (this.#options.baseFetch ?? fetch)(input, init))));
+  /** ES-private, as `#options`: the refresh tokens it remembers stay out of what an inspector walks. */
+  readonly #refreshes = new RefreshOnce(boundedFetch(checkingOAuthAnswers(redactingSentSecrets((input, init) => (this.#options.baseFetch ?? fetch)(input, init)))));
+
+  readonly #oauthFetch: FetchLike = this.#refreshes.fetch;
 
   private noteAnswer(response: Response): void {
     if (response.status === 401) this.unnamedChallenge = extractWWWAuthenticateParams(response).resourceMetadataUrl === undefined;
