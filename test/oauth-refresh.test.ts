@@ -99,6 +99,21 @@ describe('token refresh', () => {
     expect(fixture.authorizations).toHaveLength(1);
   });
 
+  it('two replicas sharing a login folder, many calls each at expiry: every call is answered, and a renewal one made is used by the other, not refreshed again', async () => {
+    const { fixture, dir, manager, store } = await loggedIn();
+    const other = new McpConnectionManager({ logger: silentLogger, oauth: { dir } });
+    afterThisTest(() => other.dispose());
+    const managers = [manager, other];
+    await Promise.all(managers.map((each) => each.connect('remote', { url: fixture.url })));
+    for (let round = 0; round < 2; round++) {
+      fixture.expireAccessTokens();
+      const calls = await Promise.allSettled(Array.from({ length: 20 }, (_, a) => managers[a % 2]!.callTool('remote', 'add', { a, b: 1 })));
+      expect(calls.filter((call) => call.status === 'rejected')).toEqual([]);
+      expect(store.read().tokens?.refresh_token).toBeDefined();
+    }
+    expect(fixture.authorizations).toHaveLength(1);
+  });
+
   it('a server without refresh tokens: an expired login asks for a new one', async () => {
     const { fixture, manager } = await loggedIn({ refresh: 'none' });
     fixture.expireAccessTokens();

@@ -6,8 +6,14 @@
  * sending a refresh token already being sent shares that request's answer, and the refresh tokens
  * an authorization server refused are remembered, so the stored login is dropped only when the
  * token refused is the stored one (not one another request or process has since renewed).
+ *
+ * A refresh is asked for after a 401, even when the stored login is a renewal this process has not
+ * tried yet (another request's, or another process's sharing the login folder): refreshing again
+ * would rotate the token under the other process's feet. Such a refresh is answered with the stored
+ * tokens, without a request; only a stored access token the server refused is refreshed.
  */
 import type { FetchLike } from '@modelcontextprotocol/client';
+import type { StoredLogin } from './token-store.js';
 
 interface SharedAnswer {
   status: number;
@@ -16,14 +22,30 @@ interface SharedAnswer {
   body: ArrayBuffer;
 }
 
-/** Refused refresh tokens remembered: enough for the few a burst of refreshes sends. */
+/** Refused refresh and access tokens remembered: enough for the few a burst of requests sends. */
 const REFUSED_KEPT = 16;
+
+function remember(list: string[], value: string): void {
+  list.push(value);
+  list.splice(0, list.length - REFUSED_KEPT);
+}
 
 export class RefreshOnce {
   readonly #pending = new Map<string, Promise<SharedAnswer>>();
   readonly #refused: string[] = [];
+  readonly #refusedAccess: string[] = [];
 
-  constructor(private readonly fetchFn: FetchLike) {}
+  constructor(
+    private readonly fetchFn: FetchLike,
+    /** The login as stored now (another process may have renewed it). */
+    private readonly stored: () => StoredLogin,
+  ) {}
+
+  /** The MCP server answered 401 to a request carrying this `Authorization` header. */
+  refusedAccess(authorization: string | null): void {
+    const token = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1];
+    if (token) remember(this.#refusedAccess, token);
+  }
 
   /** True when the authorization server refused a refresh that sent this refresh token. */
   wasRefused(refreshToken: string): boolean {
@@ -33,6 +55,8 @@ export class RefreshOnce {
   readonly fetch: FetchLike = async (input, init) => {
     const refreshToken = refreshTokenSent(init);
     if (refreshToken === undefined) return this.fetchFn(input, init);
+    const untried = this.untriedRenewal(refreshToken);
+    if (untried) return new Response(JSON.stringify(untried), { status: 200, headers: { 'content-type': 'application/json' } });
     let answer = this.#pending.get(refreshToken);
     if (!answer) {
       answer = this.answerOf(input, init, refreshToken);
@@ -47,11 +71,16 @@ export class RefreshOnce {
   private async answerOf(input: Parameters<FetchLike>[0], init: RequestInit | undefined, refreshToken: string): Promise<SharedAnswer> {
     const response = await this.fetchFn(input, init);
     const body = await response.arrayBuffer();
-    if (response.status === 400 && errorCodeOf(body) === 'invalid_grant') {
-      this.#refused.push(refreshToken);
-      this.#refused.splice(0, this.#refused.length - REFUSED_KEPT);
-    }
+    if (response.status === 400 && errorCodeOf(body) === 'invalid_grant') remember(this.#refused, refreshToken);
     return { status: response.status, statusText: response.statusText, headers: response.headers, body };
+  }
+
+  /** The stored tokens as a token answer, when they hold this refresh token and an access token no server has refused and that has not expired. */
+  private untriedRenewal(refreshToken: string): Record<string, unknown> | undefined {
+    const { tokens, tokensExpireAt } = this.stored();
+    if (tokens?.refresh_token !== refreshToken || this.#refusedAccess.includes(tokens.access_token)) return undefined;
+    if (tokensExpireAt === undefined || tokensExpireAt <= Date.now()) return undefined;
+    return { ...tokens, expires_in: Math.floor((tokensExpireAt - Date.now()) / 1000) };
   }
 }
 

@@ -232,6 +232,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     // The MCP server's own requests carry the transport's limits (and a stream may rightly stay open).
     if (!sameResource(input, this.#options.serverUrl)) return this.#oauthFetch(input, init);
     const response = await this.#serverFetch(input, init);
+    if (response.status === 401) this.#refreshes.refusedAccess(new Headers(init?.headers).get('authorization'));
     this.noteAnswer(response);
     return response;
   };
@@ -239,7 +240,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly #serverFetch: FetchLike = redactingSentSecrets((input, init) => (this.#options.baseFetch ?? fetch)(input, init));
 
   /** ES-private, as `#options`: the refresh tokens it remembers stay out of what an inspector walks. */
-  readonly #refreshes = new RefreshOnce(boundedFetch(checkingOAuthAnswers(redactingSentSecrets((input, init) => (this.#options.baseFetch ?? fetch)(input, init)))));
+  readonly #refreshes = new RefreshOnce(
+    boundedFetch(checkingOAuthAnswers(redactingSentSecrets((input, init) => (this.#options.baseFetch ?? fetch)(input, init)))),
+    () => this.current(),
+  );
 
   readonly #oauthFetch: FetchLike = this.#refreshes.fetch;
 
