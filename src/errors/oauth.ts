@@ -104,6 +104,17 @@ export class OAuthRegistrationUnreadableError extends Error {
  * authorization server answered 5xx or `server_error`, with a page that is not JSON, or not at
  * all. The login is kept, and a later request refreshes again: transient, not a call for a login
  * (which a host of a shared gateway cannot do anyway).
+ *
+ * @example
+ * ```ts
+ * import { McpConnectionManager } from 'mcp-statechart';
+ * import { OAuthRenewalFailedError } from 'mcp-statechart/oauth';
+ *
+ * const manager = new McpConnectionManager();
+ * await manager.callTool('linear', 'list_issues', {}).catch((error: unknown) => {
+ *   if (error instanceof Error && error.cause instanceof OAuthRenewalFailedError) console.error('the authorization server is down; try again later');
+ * });
+ * ```
  */
 export class OAuthRenewalFailedError extends Error {
   override name = 'OAuthRenewalFailedError';
