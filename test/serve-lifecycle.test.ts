@@ -1,14 +1,14 @@
 /**
- * `serve` ends when its host connection ends, however it ends: the host closing stdin, or the
- * SDK's stdio transport closing itself after a message over 10 MiB (it then stops reading
- * stdin, so serve must notice the close). It logs why on stderr, disconnects every server it
+ * `serve` ends when its host connection ends: the host closing stdin. A message over 10 MiB does
+ * not end it (the SDK's stdio transport would close itself for one): it is refused and serve reads on. It logs why on stderr, disconnects every server it
  * started and exits, non-zero when the connection broke. Real processes: the CLI and the
  * fixture server.
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { hostInput } from '../src/cli/serve-lifecycle.js';
-import { MAX_MESSAGE_BYTES, MessageTooLargeError } from '../src/transports/message-size.js';
+import { MAX_MESSAGE_BYTES } from '../src/transports/message-size.js';
+import { oversizedLine, type UnreadableLine } from '../src/serve/host-lines.js';
 import { descendantsAfter } from './support/chaos-helpers.js';
 import { feedOversizedRequest, loadFixture, startServe } from './support/serve-host.js';
 import { servesEndedAfterEachTest } from './support/serve-each-test.js';
@@ -16,13 +16,18 @@ import { servesEndedAfterEachTest } from './support/serve-each-test.js';
 const endedAfterTest = servesEndedAfterEachTest();
 
 describe('mcp-statechart serve', () => {
-  it('fed an 11 MB request, exits non-zero within 5 s with the reason on stderr and no child left', async () => {
+  it('fed an 11 MB request, answers it with an error, logs it and goes on serving the next request', async () => {
     const serve = endedAfterTest(startServe());
-    const { code, ms } = await feedOversizedRequest(serve);
+    await feedOversizedRequest(serve);
 
-    expect(code).toBe(1);
-    expect(ms).toBeLessThan(5_000);
-    expect(serve.stderr()).toMatch(/serve stops: the host sent a message over 10 MiB; serve stopped reading it/);
+    const refused = await serve.answer(3);
+    expect(refused.error?.code).toBe(-32600);
+    expect(refused.error?.message).toMatch(/^mcp-statechart serve refused this request unread: it is over 10 MiB/);
+    expect(await serve.answer(4)).toMatchObject({ result: {} });
+    expect(serve.stderr()).toMatch(/the host sent a message over 10 MiB \(request id 3\); it was answered with error -32600 unread, and serve reads on/);
+    expect(serve.stderr()).not.toMatch(/serve stops/);
+    serve.end();
+    expect((await serve.exited).code).toBe(0);
     expect(await descendantsAfter()).toEqual([]);
   }, 30_000);
 
@@ -54,17 +59,49 @@ describe('hostInput', () => {
     expect(seen).toEqual(['{"a":1}\n', '{"b":2}\n{"c":3}\n']);
   });
 
-  it('fails as soon as a line passes the size limit, without passing any of it on', async () => {
+  it('drops a line as soon as it passes the size limit, passes none of it on, and passes the next line', async () => {
     const stdin = new PassThrough();
-    const input = hostInput(stdin);
-    let passed = 0;
-    input.on('data', (chunk: Buffer) => (passed += chunk.length));
-    const failed = new Promise<Error>((done) => input.once('error', done));
+    const refused: UnreadableLine[] = [];
+    const input = hostInput(stdin, (line) => refused.push(line));
+    const passed: string[] = [];
+    input.on('data', (chunk: Buffer) => passed.push(chunk.toString()));
+    stdin.write('{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"pad":"');
     const piece = Buffer.alloc(1024 * 1024, 'x');
     for (let written = 0; written <= MAX_MESSAGE_BYTES; written += piece.length) stdin.write(piece);
-    const error = await failed;
-    expect(error).toBeInstanceOf(MessageTooLargeError);
-    expect(error.message).toBe('the host sent a message over 10 MiB; serve stopped reading it');
-    expect(passed).toBe(0);
+    expect(refused.map((line) => line.answer?.id)).toEqual(['big']);
+    stdin.write('"}}\n{"next":1}\n');
+    stdin.end();
+    await new Promise((done) => input.once('end', done));
+    expect(passed).toEqual(['{"next":1}\n']);
+    expect(refused).toHaveLength(1);
+  });
+
+  it('drops a line of exactly the size limit, which with its newline would not fit the SDK\'s buffer', async () => {
+    const stdin = new PassThrough();
+    const refused: UnreadableLine[] = [];
+    const input = hostInput(stdin, (line) => refused.push(line));
+    const passed: string[] = [];
+    input.on('data', (chunk: Buffer) => passed.push(chunk.toString()));
+    stdin.write(Buffer.concat([Buffer.alloc(MAX_MESSAGE_BYTES, 'x'), Buffer.from('\n{"next":1}\n')]));
+    stdin.end();
+    await new Promise((done) => input.once('end', done));
+    expect(passed).toEqual(['{"next":1}\n']);
+    expect(refused).toHaveLength(1);
+  });
+});
+
+describe('oversizedLine', () => {
+  it('answers a request whose id comes before its first object, with that id', () => {
+    expect(oversizedLine('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"a":"xxx').answer).toMatchObject({ id: 7, error: { code: -32600 } });
+    expect(oversizedLine(' { "method" : "x", "id" : "a\\"b", "params": [').answer?.id).toBe('a"b');
+    expect(oversizedLine('{"jsonrpc":"2.0","id":1,"params":{"a":"xxx').answer?.id).toBe(1);
+  });
+
+  it('answers nothing when no id can be read, or the line is an answer of the host\'s', () => {
+    for (const head of ['{"jsonrpc":"2.0","params":{"id":1', '{"jsonrpc":"2.0","id":3,"result":{"content":"xx', 'xxxx', '{"id":{"a":1},"method":"m"', '{"id":"\\x","method":"m"']) {
+      const line = oversizedLine(head);
+      expect(line.answer).toBeUndefined();
+      expect(line.logLine).toMatch(/no request id serve could read from its start; serve skipped it unread/);
+    }
   });
 });

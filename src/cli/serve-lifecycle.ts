@@ -1,7 +1,8 @@
 import { Transform, type Readable } from 'node:stream';
 import type { Logger } from '../logger.js';
 import { capErrorText } from '../text-limits.js';
-import { isStdioBufferOverflow, MAX_MESSAGE_BYTES, MAX_MESSAGE_MIB, MessageTooLargeError } from '../transports/message-size.js';
+import { isStdioBufferOverflow, MAX_MESSAGE_BYTES, MAX_MESSAGE_MIB } from '../transports/message-size.js';
+import { OVERSIZED_HEAD_CHARACTERS, oversizedLine, type UnreadableLine } from '../serve/host-lines.js';
 
 /**
  * The signals that stop serve in order. SIGHUP among them: the terminal or SSH session serve was
@@ -19,35 +20,57 @@ export interface ServeEnd {
   reason?: string;
 }
 
+/** The text of the first OVERSIZED_HEAD_CHARACTERS bytes of `parts`, joining only the parts needed. */
+function headOf(parts: Buffer[]): string {
+  const needed: Buffer[] = [];
+  let bytes = 0;
+  for (const part of parts) {
+    if (bytes >= OVERSIZED_HEAD_CHARACTERS) break;
+    needed.push(part);
+    bytes += part.length;
+  }
+  return Buffer.concat(needed).toString('utf8', 0, Math.min(bytes, OVERSIZED_HEAD_CHARACTERS));
+}
+
 /**
  * The host's stdin in whole lines: the SDK's stdio transport joins every chunk to what it holds
  * (a copy of up to 10 MiB per 64 KB chunk, seconds of CPU on a busy machine before it refuses an
- * oversized message). Here the chunks of a line are joined once, and a line over
- * MAX_MESSAGE_BYTES fails the stream as soon as it gets there.
+ * oversized message). Here the chunks of a line are joined once. A line that would not fit the
+ * SDK's buffer with its newline is dropped as soon as it gets there, the rest of it unread up to
+ * its newline, and handed to `onOversized` by its start: the SDK would close the connection for
+ * it, and every other call of the host's would be lost with it.
  */
-export function hostInput(stdin: Readable = process.stdin): Readable {
+export function hostInput(stdin: Readable = process.stdin, onOversized: (line: UnreadableLine) => void = () => {}): Readable {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
+  /** Set while the rest of an oversized line goes by. */
+  let skipping = false;
   const lines = new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      const firstNewline = chunk.indexOf(10);
-      if (pendingBytes + (firstNewline === -1 ? chunk.length : firstNewline) > MAX_MESSAGE_BYTES) {
-        done(new MessageTooLargeError('the host', 'serve'));
-        return;
+      const whole: Buffer[] = [];
+      for (let start = 0; start < chunk.length; ) {
+        const newline = chunk.indexOf(10, start);
+        const end = newline === -1 ? chunk.length : newline;
+        if (!skipping && pendingBytes + end - start >= MAX_MESSAGE_BYTES) {
+          onOversized(oversizedLine(headOf([...pending, chunk.subarray(start, end)])));
+          pending = [];
+          pendingBytes = 0;
+          skipping = true;
+        }
+        if (newline === -1) {
+          if (!skipping) {
+            pending.push(chunk.subarray(start));
+            pendingBytes += chunk.length - start;
+          }
+          break;
+        }
+        if (!skipping) whole.push(...pending, chunk.subarray(start, newline + 1));
+        pending = [];
+        pendingBytes = 0;
+        skipping = false;
+        start = newline + 1;
       }
-      if (firstNewline === -1) {
-        pending.push(chunk);
-        pendingBytes += chunk.length;
-        done();
-        return;
-      }
-      const lastNewline = chunk.lastIndexOf(10);
-      pending.push(chunk.subarray(0, lastNewline + 1));
-      const whole = Buffer.concat(pending);
-      const rest = chunk.subarray(lastNewline + 1);
-      pending = rest.length > 0 ? [rest] : [];
-      pendingBytes = rest.length;
-      done(null, whole);
+      done(null, whole.length > 0 ? Buffer.concat(whole) : undefined);
     },
     flush(done) {
       done(null, pending.length > 0 ? Buffer.concat(pending) : undefined);
@@ -66,8 +89,8 @@ export interface HostConnection {
 
 /**
  * Settles when `serve` must stop: the host closed stdin (`input` from `hostInput` ended), a
- * signal came, a message was too large, or the stdio transport closed by itself (the SDK closes
- * it after a message over its buffer, and then stops reading stdin, so without this serve would
+ * signal came, or the stdio transport closed by itself (the SDK closes it after a message over its
+ * buffer, which hostInput keeps from it, and then stops reading stdin, so without this serve would
  * stay alive but deaf). `onerror` is what the transport's owner reports errors to.
  */
 export function whenServeEnds(connection: HostConnection, input: Readable): { ended: Promise<ServeEnd>; onerror: (error: Error) => void } {
@@ -87,7 +110,6 @@ export function whenServeEnds(connection: HostConnection, input: Readable): { en
 
 function closeReason(error: Error | undefined): string {
   if (!error) return 'the connection to the host closed';
-  if (error instanceof MessageTooLargeError) return error.message;
   if (isStdioBufferOverflow(error)) {
     return `the host sent a message over ${MAX_MESSAGE_MIB} MiB, so the stdio transport closed (${capErrorText(error.message, 200)})`;
   }

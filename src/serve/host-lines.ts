@@ -2,13 +2,15 @@ import { Transform, type Readable } from 'node:stream';
 import { deserializeMessage, INVALID_REQUEST, PARSE_ERROR, type JSONRPCErrorResponse } from '@modelcontextprotocol/server';
 import { errorMessage } from '../../machines/to-error.js';
 import { capErrorText } from '../text-limits.js';
+import { MAX_MESSAGE_BYTES, MAX_MESSAGE_MIB } from '../transports/message-size.js';
 
 /** How much of the reason a line could not be read goes back to the host. */
 const MAX_REASON = 300;
 
 /** A line of the host's that is not a message serve can read, and what to answer it. */
 export interface UnreadableLine {
-  answer: JSONRPCErrorResponse;
+  /** None when there is nobody to answer: a line over the size limit whose request id could not be read. */
+  answer?: JSONRPCErrorResponse;
   /** For serve's log: what was wrong, never what the line held. */
   logLine: string;
 }
@@ -51,6 +53,69 @@ export function unreadableLine(line: string): UnreadableLine | undefined {
   }
 }
 
+/** How much of an oversized line's start is searched for its request id. */
+export const OVERSIZED_HEAD_CHARACTERS = 16 * 1024;
+
+/** A member of a JSON object whose value is a string, number, boolean or null, read from where the last one ended. */
+const SCALAR_MEMBER = /\s*("(?:[^"\\]|\\.)*")\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)\s*[,}]/y;
+/** The key of a member whose value is not a scalar (an object or array, or one cut short). */
+const MEMBER_KEY = /\s*("(?:[^"\\]|\\.)*")\s*:/y;
+
+/** A string with an escape JSON does not have (`\\x`) matches the patterns above but is no value. */
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The answer to a line over the size limit, from what `head` (its start) shows: serve does not read
+ * the whole line, so the id is known only when it comes before the first object or array in it, as
+ * it does in what JSON-RPC libraries write (`jsonrpc`, `id`, `method`, then `params`). Only a
+ * request is answered: a line whose id comes with `result` or `error` is the host's answer to
+ * serve, and an error sent back with that id would reach the host as an answer to a request of its own.
+ */
+export function oversizedLine(head: string): UnreadableLine {
+  const start = /^\s*\{/.exec(head);
+  let id: string | number | undefined;
+  let method = false;
+  let stopKey: string | undefined;
+  if (start) {
+    // A sticky pattern that fails to match goes back to 0: where the members read end is kept here.
+    let end = start[0].length;
+    SCALAR_MEMBER.lastIndex = end;
+    for (let member = SCALAR_MEMBER.exec(head); member; member = SCALAR_MEMBER.exec(head)) {
+      end = SCALAR_MEMBER.lastIndex;
+      const key = jsonOrUndefined(member[1]!);
+      const value = jsonOrUndefined(member[2]!);
+      if (key === 'id') id = usableId({ id: value });
+      if (key === 'method') method = true;
+    }
+    MEMBER_KEY.lastIndex = end;
+    const key = MEMBER_KEY.exec(head);
+    if (key) stopKey = String(jsonOrUndefined(key[1]!));
+  }
+  const over = `a message over ${MAX_MESSAGE_MIB} MiB`;
+  if (id === undefined || !(method || stopKey === 'params')) {
+    return {
+      logLine: `the host sent ${over} with no request id serve could read from its start; serve skipped it unread and reads on`,
+    };
+  }
+  return {
+    answer: {
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: INVALID_REQUEST,
+        message: `mcp-statechart serve refused this request unread: it is over ${MAX_MESSAGE_MIB} MiB, the most serve reads in one message. Send large content as a file path or a URL instead.`,
+      },
+    },
+    logLine: `the host sent ${over} (request id ${capErrorText(JSON.stringify(id), 80)}); it was answered with error ${INVALID_REQUEST} unread, and serve reads on`,
+  };
+}
+
 /**
  * The host's whole lines (from `hostInput`) with those the SDK cannot read taken out and handed to
  * `onUnreadable`: its stdio transport drops them without a word (a line that is not JSON) or with
@@ -59,13 +124,26 @@ export function unreadableLine(line: string): UnreadableLine | undefined {
 export function readableLines(input: Readable, onUnreadable: (line: UnreadableLine) => void): Readable {
   const readable = new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      const kept: string[] = [];
+      let kept: string[] = [];
+      let keptBytes = 0;
       for (const line of chunk.toString('utf8').split('\n')) {
         const text = line.replace(/\r$/, '');
         if (text.trim() === '') continue;
-        const unreadable = unreadableLine(text);
-        if (unreadable) onUnreadable(unreadable);
-        else kept.push(`${text}\n`);
+        // The SDK refuses (and closes for) a chunk over its buffer, even one of several whole lines.
+        // A line hostInput let by grows past it when bytes that are not UTF-8 become U+FFFD.
+        const bytes = Buffer.byteLength(text) + 1;
+        const unreadable = bytes > MAX_MESSAGE_BYTES ? oversizedLine(text.slice(0, OVERSIZED_HEAD_CHARACTERS)) : unreadableLine(text);
+        if (unreadable) {
+          onUnreadable(unreadable);
+          continue;
+        }
+        if (keptBytes + bytes > MAX_MESSAGE_BYTES) {
+          this.push(kept.join(''));
+          kept = [];
+          keptBytes = 0;
+        }
+        kept.push(`${text}\n`);
+        keptBytes += bytes;
       }
       done(null, kept.length > 0 ? kept.join('') : undefined);
     },

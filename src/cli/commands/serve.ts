@@ -17,7 +17,7 @@ import { unreadConfigLine } from '../unread-config.js';
 import type { DiscoveryResult } from '../../config/index.js';
 import { hostRequestHandlers, installProxy, relayedCallOptions, relaySwitches, SERVE_CAPABILITIES } from '../../serve/proxy.js';
 import { ServeHost } from '../../serve/host.js';
-import { readableLines } from '../../serve/host-lines.js';
+import { readableLines, type UnreadableLine } from '../../serve/host-lines.js';
 import { HostStdioTransport } from '../../serve/host-output.js';
 import { capRelayedRequests } from '../../serve/relay-limits.js';
 import { shutdownCallResult } from '../../serve/shutting-down.js';
@@ -104,11 +104,12 @@ export async function runServe(
 
   const followed = (result: DiscoveryResult) => (switches.follow(result.servers), toolsFor(result));
   const config = await followServeConfig({ options, host, manager, reconfigure: replaceTools(host, tools, followed, logger), discovery, logger });
-  const input = hostInput();
-  const readable = readableLines(input, (line) => {
-    transport.output.send(line.answer);
+  const refuse = (line: UnreadableLine) => {
+    if (line.answer) transport.output.send(line.answer);
     logger.warn(line.logLine);
-  });
+  };
+  const input = hostInput(process.stdin, refuse);
+  const readable = readableLines(input, refuse);
   const transport = new HostStdioTransport(readable);
   const { ended, onerror } = whenServeEnds(transport, input);
   // On each instance's own channel, once connected: the hook sees each request enter its handler and its answer leave.
