@@ -10,7 +10,7 @@ import { hostInput } from '../src/cli/serve-lifecycle.js';
 import { MAX_MESSAGE_BYTES } from '../src/transports/message-size.js';
 import { oversizedLine, type UnreadableLine } from '../src/serve/host-lines.js';
 import { descendantsAfter } from './support/chaos-helpers.js';
-import { feedOversizedRequest, loadFixture, startServe } from './support/serve-host.js';
+import { feedOversizedRequest, loadFixture, quiet, startServe } from './support/serve-host.js';
 import { servesEndedAfterEachTest } from './support/serve-each-test.js';
 
 const endedAfterTest = servesEndedAfterEachTest();
@@ -43,6 +43,23 @@ describe('mcp-statechart serve', () => {
     expect(serve.stderr()).not.toMatch(/serve stops/);
     expect(await descendantsAfter()).toEqual([]);
   }, 30_000);
+
+  it('ends within 5 s when the host closes stdin after it stopped reading, so that serve stopped taking its requests', async () => {
+    const serve = endedAfterTest(startServe());
+    await loadFixture(serve);
+    serve.pauseReading();
+    // About 3,500 answers fill the pipe and the queue (1,000 messages), and serve stops taking requests.
+    for (let id = 10; id < 6_010; id++) serve.send({ id, method: 'ping' });
+    expect(await serve.handedOver()).toBe(true);
+    await quiet(serve.pid);
+    const closed = Date.now();
+    serve.end();
+    const exit = await Promise.race([serve.exited, new Promise<undefined>((done) => setTimeout(done, 8_000))]);
+
+    expect(exit?.code).toBe(0);
+    expect(exit!.at - closed).toBeLessThan(5_000);
+    expect(await descendantsAfter()).toEqual([]);
+  }, 60_000);
 });
 
 describe('hostInput', () => {

@@ -76,8 +76,17 @@ export function hostInput(stdin: Readable = process.stdin, onOversized: (line: U
       done(null, pending.length > 0 ? Buffer.concat(pending) : undefined);
     },
   });
-  stdin.pipe(lines);
-  // The pipe does not pass errors on: an unreadable stdin ends serve like an ended one.
+  // Not a pipe: serve stops taking the host's lines while its answers wait unread (HostOutput), and
+  // a pipe would then stop reading stdin at once, so a host that closed it would not be noticed
+  // until a signal came. stdin is read on until MAX_MESSAGE_BYTES wait unread: a host that stopped
+  // reading has its end noticed (whenServeEnds) unless it wrote more than that meanwhile.
+  stdin.on('data', (chunk: Buffer) => {
+    lines.write(chunk);
+    if (lines.writableLength >= MAX_MESSAGE_BYTES) stdin.pause();
+  });
+  lines.on('drain', () => stdin.resume());
+  stdin.once('end', () => lines.end());
+  // An unreadable stdin ends serve like an ended one.
   stdin.once('error', (error) => lines.destroy(error));
   return lines;
 }
@@ -88,12 +97,17 @@ export interface HostConnection {
 }
 
 /**
- * Settles when `serve` must stop: the host closed stdin (`input` from `hostInput` ended), a
+ * Settles when `serve` must stop: the host closed stdin (`input` from `hostInput` ended, or `stdin`
+ * did while serve was not taking lines because the host does not read its answers), a
  * signal came, or the stdio transport closed by itself (the SDK closes it after a message over its
  * buffer, which hostInput keeps from it, and then stops reading stdin, so without this serve would
  * stay alive but deaf). `onerror` is what the transport's owner reports errors to.
  */
-export function whenServeEnds(connection: HostConnection, input: Readable): { ended: Promise<ServeEnd>; onerror: (error: Error) => void } {
+export function whenServeEnds(
+  connection: HostConnection,
+  input: Readable,
+  stdin: Readable = process.stdin,
+): { ended: Promise<ServeEnd>; onerror: (error: Error) => void } {
   let lastError: Error | undefined;
   const onerror = (error: Error) => {
     lastError = error;
@@ -103,6 +117,9 @@ export function whenServeEnds(connection: HostConnection, input: Readable): { en
     input.once('error', (error) => settle({ exitCode: 1, reason: closeReason(error) }));
     const ordinary = () => settle({ exitCode: 0 });
     input.once('end', ordinary);
+    // The host's end, even with lines of its serve has not taken (see hostInput): they are not run.
+    // After the lines read before it have reached the SDK, which happens in the same tick.
+    stdin.once('end', () => setImmediate(ordinary));
     for (const signal of STOP_SIGNALS) process.once(signal, ordinary);
   });
   return { ended, onerror };

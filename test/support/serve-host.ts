@@ -21,6 +21,8 @@ export interface ServeHost {
   /** The raw write, for what a host should never send. */
   write(text: string): void;
   end(): void;
+  /** Waits (bounded, 10 s) until every write has gone into the pipe to serve; false if some still waits. */
+  handedOver(): Promise<boolean>;
   /** Waits (bounded) for the response with this id (serve's own requests to the host are not responses). */
   answer(id: number | string): Promise<ServeMessage>;
   /** Every message serve has written so far, in order. */
@@ -74,6 +76,10 @@ export function startServeIn(home: string, flags: string[] = [], { serveFlags = 
     send: (message) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`),
     write: (text) => child.stdin.write(text),
     end: () => child.stdin.end(),
+    async handedOver() {
+      for (let wait = 0; wait < 200 && child.stdin.writableLength > 0; wait++) await new Promise((done) => setTimeout(done, 50));
+      return child.stdin.writableLength === 0;
+    },
     async answer(id) {
       for (let wait = 0; wait < 600; wait++) {
         const found = messages.find((message) => message.id === id && message.method === undefined);
