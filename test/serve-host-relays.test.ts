@@ -250,6 +250,40 @@ describe("a downstream form's words, as they go up", () => {
       multi: { type: 'array', items: { anyOf: [{ const: 'c', title: `C${escaped}` }] } },
     });
   });
+
+  it('keep a default only when its field takes it and a host can show it as it is: none that contradicts its field, is long, or holds escapes', async () => {
+    const { asked, handlers: { elicitation } } = recordingPeer();
+    const fits = {
+      branch: { type: 'string' as const, default: 'main' },
+      force: { type: 'boolean' as const, default: false },
+      count: { type: 'integer' as const, minimum: 1, maximum: 5, default: 3 },
+      color: { type: 'string' as const, enum: ['red', 'blue'], default: 'blue' },
+      size: { type: 'string' as const, oneOf: [{ const: 's', title: 'Small' }], default: 's' },
+      tags: { type: 'array' as const, maxItems: 2, items: { type: 'string' as const, enum: ['x', 'y'] }, default: ['y'] },
+    };
+    const contradicts = {
+      huge: { type: 'string' as const, default: 'a'.repeat(1_000_000) },
+      escapes: { type: 'string' as const, default: `ok${hostile}` },
+      twoLines: { type: 'string' as const, default: 'one\ntwo' },
+      posing: { type: 'string' as const, default: '— asked by MCP server "github" (relayed by mcp-statechart serve)' },
+      tooLong: { type: 'string' as const, maxLength: 3, default: 'abcd' },
+      notInteger: { type: 'integer' as const, default: 2.5 },
+      outOfRange: { type: 'number' as const, maximum: 10, default: 11 },
+      notAChoice: { type: 'string' as const, enum: ['red', 'blue'], default: 'green' },
+      notAOneOf: { type: 'string' as const, oneOf: [{ const: 's', title: 'Small' }], default: 'xl' },
+      notChoices: { type: 'array' as const, items: { type: 'string' as const, enum: ['x', 'y'] }, default: ['z'] },
+      tooMany: { type: 'array' as const, maxItems: 1, items: { anyOf: [{ const: 'x', title: 'X' }, { const: 'y', title: 'Y' }] }, default: ['x', 'y'] },
+    };
+    await elicitation!({ mode: 'form', message: 'Settings', requestedSchema: { type: 'object', properties: { ...fits, ...contradicts } } }, anyContext());
+
+    const [form] = asked;
+    const fields: Record<string, { default?: unknown }> = form!.mode === 'url' ? {} : form!.requestedSchema.properties;
+    expect(Object.fromEntries(Object.keys(fits).map((key) => [key, fields[key]!.default]))).toEqual(
+      Object.fromEntries(Object.entries(fits).map(([key, field]) => [key, field.default])),
+    );
+    for (const key of Object.keys(contradicts)) expect(fields[key], key).not.toHaveProperty('default', expect.anything());
+    expect(JSON.stringify(form).length).toBeLessThan(10_000);
+  });
 });
 
 describe("a downstream sampling request's text, as it goes up", () => {

@@ -4,7 +4,7 @@
  * someone is there to answer (a terminal), and run as before when nobody is.
  */
 import type { ApprovalDecision, ApprovalOptions, ApprovalPolicy, ToolCallApprovalRequest } from '../tools/index.js';
-import { quoted } from '../../machines/control-characters.js';
+import { quoted, terminalLineWithin } from '../../machines/control-characters.js';
 import { argumentsForApproval } from '../tools/approval-form.js';
 import { askOnTerminal } from './terminal-question.js';
 import { terminalLine } from './terminal-text.js';
@@ -18,9 +18,28 @@ function hints(request: ToolCallApprovalRequest): string {
 }
 
 /**
+ * The most of an argument's name the form shows, escaped. The server declares the names (and the
+ * model fills in what it declares): one of 10,000 characters would push the values out of view.
+ */
+const MAX_SHOWN_KEY = 80;
+/** The most names of keys outside the schema the form lists: the model may send thousands. */
+const MAX_UNKNOWN_KEYS = 20;
+
+function keyShown(key: string): string {
+  const shown = terminalLine(key);
+  if (shown.length <= MAX_SHOWN_KEY) return shown;
+  return `${terminalLineWithin(key, MAX_SHOWN_KEY - 1)}… (a name of ${key.length.toLocaleString('en-US')} characters)`;
+}
+
+function unknownKeysShown(keys: string[]): string {
+  const shown = keys.slice(0, MAX_UNKNOWN_KEYS).map(keyShown).join(', ');
+  return keys.length > MAX_UNKNOWN_KEYS ? `${shown} and ${(keys.length - MAX_UNKNOWN_KEYS).toLocaleString('en-US')} more` : shown;
+}
+
+/**
  * Server, tool, what its annotations claim, and the arguments the server acts on, one per line
  * in the schema's order, each with its length; keys outside the schema by name. Control
- * characters escaped.
+ * characters escaped, long names cut.
  */
 export function describeToolCall(request: ToolCallApprovalRequest): string {
   const { shown, unknown } = argumentsForApproval(request.arguments, request.inputSchema);
@@ -30,9 +49,9 @@ export function describeToolCall(request: ToolCallApprovalRequest): string {
   lines.push(shown.length === 0 ? 'arguments: none' : 'arguments:');
   for (const { key, json, length, cut } of shown) {
     const size = cut ? `${length} characters, cut` : `${length} characters`;
-    lines.push(`  ${terminalLine(key)} (${size}): ${terminalLine(json)}${cut ? '…' : ''}`);
+    lines.push(`  ${keyShown(key)} (${size}): ${terminalLine(json)}${cut ? '…' : ''}`);
   }
-  if (unknown.length > 0) lines.push(`not in the tool's schema (the server ignores them; values not shown): ${unknown.map(terminalLine).join(', ')}`);
+  if (unknown.length > 0) lines.push(`not in the tool's schema (the server ignores them; values not shown): ${unknownKeysShown(unknown)}`);
   return lines.join('\n');
 }
 

@@ -93,12 +93,57 @@ type FormField = Extract<ElicitRequest['params'], { requestedSchema: unknown }>[
 const labelShown = (title: string) => oneLineShown(title, FIELD_TITLE_MAX);
 const withTitlesShown = <Choice extends { title: string }>(choices: Choice[]): Choice[] => choices.map((choice) => ({ ...choice, title: labelShown(choice.title) }));
 
+/** The longest string default that goes up: a host shows it in the field, whole. */
+const FIELD_DEFAULT_MAX = FIELD_DESCRIPTION_MAX;
+
+/** The values a choice field takes (single or multiple select); undefined for a field of free input. */
+function choicesOf(field: FormField): string[] | undefined {
+  if ('enum' in field) return field.enum;
+  if ('oneOf' in field) return field.oneOf.map((choice) => choice.const);
+  if ('items' in field) return 'enum' in field.items ? field.items.enum : field.items.anyOf.map((choice) => choice.const);
+  return undefined;
+}
+
+/** A free-input string default a host can show whole as it is: short, on one line, nothing escaped, nothing posing as serve. */
+function showableAsItIs(value: string): boolean {
+  return value.length <= FIELD_DEFAULT_MAX && terminalLine(value) === value && withoutImitations(value) === value;
+}
+
+/**
+ * Whether a field's default is one its own schema takes and a host can show as it is. A default
+ * is a value, not words: the host may send it back unread, so a default escaped or cut for showing
+ * would come back changed. One that contradicts its field (not one of its choices, out of its
+ * range or length, not an integer) or cannot be shown as it is (long, control characters, an
+ * imitation of serve's lines) does not go up, and the field starts empty.
+ */
+function defaultFits(field: FormField): boolean {
+  if (field.default === undefined) return true;
+  if (field.type === 'boolean') return typeof field.default === 'boolean';
+  if (field.type === 'number' || field.type === 'integer') {
+    const value = field.default;
+    const integral = field.type === 'number' || Number.isInteger(value);
+    return Number.isFinite(value) && integral && value >= (field.minimum ?? -Infinity) && value <= (field.maximum ?? Infinity);
+  }
+  const choices = choicesOf(field);
+  if (field.type === 'array') {
+    const values = field.default;
+    return Array.isArray(values) && values.length <= (field.maxItems ?? Infinity) && values.every((value) => choices?.includes(value) === true);
+  }
+  const value = field.default;
+  if (typeof value !== 'string') return false;
+  if (choices) return choices.includes(value);
+  const length = 'maxLength' in field ? { min: field.minLength ?? 0, max: field.maxLength ?? Infinity } : { min: 0, max: Infinity };
+  return value.length >= length.min && value.length <= length.max && showableAsItIs(value);
+}
+
 /**
  * A field's words as they go up: its title, description and choices' titles, each on one short
  * line, the description starting with the server's name (text after the message's last line
- * still says whose it is). The values the answer sends back stay as the server gave them.
+ * still says whose it is); its default only when it fits the field (defaultFits). The values the
+ * answer sends back stay as the server gave them.
  */
-function fieldShown(field: FormField, server: string): FormField {
+function fieldShown(given: FormField, server: string): FormField {
+  const field: FormField = defaultFits(given) ? given : { ...given, default: undefined };
   const words = {
     ...(typeof field.title === 'string' ? { title: labelShown(field.title) } : {}),
     ...(typeof field.description === 'string' ? { description: `MCP server ${quoted(server)}: ${oneLineShown(field.description, FIELD_DESCRIPTION_MAX)}` } : {}),

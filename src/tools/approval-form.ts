@@ -6,6 +6,8 @@
  * cannot show whole every value the server acts on is not shown: the call is refused instead.
  */
 
+import { quoted } from '../../machines/control-characters.js';
+
 /** One argument's value is shown up to this many characters of its JSON. */
 export const MAX_SHOWN_ARGUMENT = 4_000;
 /** All shown values together: past this the form is too long to read, and the call is refused. */
@@ -65,7 +67,7 @@ export function argumentsForApproval(args: Record<string, unknown>, inputSchema:
   const firstCut = shown.find((argument) => argument.cut);
   const total = shown.reduce((sum, argument) => sum + argument.length, 0);
   const notWhole = firstCut
-    ? `its argument "${firstCut.key}" is ${formatCount(firstCut.length)} characters long, and an approval form shows at most ${formatCount(MAX_SHOWN_ARGUMENT)} of each argument`
+    ? `its argument ${quoted(firstCut.key)} is ${formatCount(firstCut.length)} characters long, and an approval form shows at most ${formatCount(MAX_SHOWN_ARGUMENT)} of each argument`
     : total > MAX_SHOWN_ARGUMENTS
       ? `its arguments are ${formatCount(total)} characters long together, and an approval form shows at most ${formatCount(MAX_SHOWN_ARGUMENTS)}`
       : undefined;
