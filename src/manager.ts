@@ -28,7 +28,7 @@ import type { TaskJournal, UnfinishedTask } from './connection/task-journal.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { errorMessage } from '../machines/to-error.js';
 import { quoted } from '../machines/control-characters.js';
-import { unsealServerConfig } from './sealed-config.js';
+import { sealServers, unsealServerConfig } from './sealed-config.js';
 import type { VariableSource } from './config/expand-variables.js';
 import { sanitizedObserver } from './inspection/sanitize.js';
 import { KeepAlive } from './keep-alive.js';
@@ -207,7 +207,7 @@ export class McpConnectionManager {
   ): void {
     const invalid = invalidServersError('configure', servers);
     if (invalid) throw invalid;
-    this.actor.send({ type: 'mcp.configure', servers, options, mode });
+    this.actor.send({ type: 'mcp.configure', servers: sealServers(servers, 'configure'), options, mode });
   }
 
   /**
@@ -222,7 +222,7 @@ export class McpConnectionManager {
     if (config) {
       this.actor.send({
         type: 'mcp.configure',
-        servers: { [name]: config },
+        servers: sealServers({ [name]: config }, 'connect'),
         options: options ? { [name]: options } : undefined,
         mode: 'merge',
       });

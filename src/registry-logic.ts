@@ -254,13 +254,14 @@ function tellParentWhenRestored(chart: RegistryMachine): void {
  * Server configs enter the chart sealed (src/sealed-config.ts), however they were given (the
  * input's `servers`, `mcp.configure`): no actor context, event between the actors or persisted
  * snapshot holds a secret value. Configs sealed already (`enabledServers`, the manager) pass as
- * they are; a configure whose servers are not definitions is dropped, with an error in the log.
+ * they are; a configure whose servers are not definitions, or cannot be read as data, is dropped,
+ * with an error in the log.
  * Every other event goes through untouched.
  */
 function sealConfigsOnEntry(chart: RegistryMachine, logger: Logger): void {
   const getInitialSnapshot = chart.getInitialSnapshot;
   chart.getInitialSnapshot = (scope, input) =>
-    getInitialSnapshot(scope, input?.servers ? { ...input, servers: sealServers(input.servers) } : input);
+    getInitialSnapshot(scope, input?.servers ? { ...input, servers: sealServers(input.servers, 'the registry input') } : input);
   const transition = chart.transition;
   chart.transition = (snapshot, event, scope) => {
     if (event.type !== 'mcp.configure') return transition(snapshot, event, scope);
@@ -270,7 +271,14 @@ function sealConfigsOnEntry(chart: RegistryMachine, logger: Logger): void {
       logger.error(`${invalid.message} The registry's configuration was left as it was.`);
       return snapshot;
     }
-    return transition(snapshot, { ...event, servers: sealServers(event.servers) }, scope);
+    let servers: typeof event.servers;
+    try {
+      servers = sealServers(event.servers, 'mcp.configure');
+    } catch (error) {
+      logger.error(`${(error as Error).message} The registry's configuration was left as it was.`);
+      return snapshot;
+    }
+    return transition(snapshot, { ...event, servers }, scope);
   };
   const restore = chart.restoreSnapshot;
   chart.restoreSnapshot = (snapshot, scope) => restore(withRestoredDefinitions(snapshot), scope);
