@@ -28,6 +28,7 @@ import type { TaskJournal, UnfinishedTask } from './connection/task-journal.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { errorMessage } from '../machines/to-error.js';
 import { quoted } from '../machines/control-characters.js';
+import { unreadableOptionsError } from './readable-data.js';
 import { sealServers, unsealServerConfig } from './sealed-config.js';
 import type { VariableSource } from './config/expand-variables.js';
 import { sanitizedObserver } from './inspection/sanitize.js';
@@ -205,7 +206,7 @@ export class McpConnectionManager {
     options?: Record<string, McpConnectOptions>,
     mode: 'replace' | 'merge' = 'replace',
   ): void {
-    const invalid = invalidServersError('configure', servers);
+    const invalid = invalidServersError('configure', servers) ?? unreadableOptionsError('configure', options);
     if (invalid) throw invalid;
     this.actor.send({ type: 'mcp.configure', servers: sealServers(servers, 'configure'), options, mode });
   }
@@ -217,7 +218,10 @@ export class McpConnectionManager {
    * one attempt.
    */
   async connect(name: string, config?: McpServerConfig, options?: McpConnectOptions): Promise<McpServerManifest> {
-    const invalid = invalidServerNameError('connect', name) ?? invalidServerConfigError('connect', config);
+    const invalid =
+      invalidServerNameError('connect', name) ??
+      invalidServerConfigError('connect', config) ??
+      unreadableOptionsError('connect', options === undefined ? undefined : { [name]: options });
     if (invalid) throw invalid;
     if (config) {
       this.actor.send({

@@ -13,6 +13,7 @@ import type { ClientFactory, TransportFactory } from './connection/open-session.
 import { createHttpAuthFactory, type McpOAuthOptions } from './auth/http-auth.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { withOverrides } from './provide-overrides.js';
+import { unreadableOptionsError } from './readable-data.js';
 import { invalidServersError } from './request-arguments.js';
 import { restoredDefinitions, sealServers } from './sealed-config.js';
 import type { VariableSource } from './config/expand-variables.js';
@@ -274,6 +275,8 @@ function sealConfigsOnEntry(chart: RegistryMachine, logger: Logger): void {
     let servers: typeof event.servers;
     try {
       servers = sealServers(event.servers, 'mcp.configure');
+      const unreadable = unreadableOptionsError('mcp.configure', event.options);
+      if (unreadable) throw unreadable;
     } catch (error) {
       logger.error(`${(error as Error).message} The registry's configuration was left as it was.`);
       return snapshot;

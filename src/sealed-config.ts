@@ -14,13 +14,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { McpServerConfig, McpServerEntry } from '../machines/types.js';
 import { nameRecord } from '../machines/name-record.js';
 import { quoted } from '../machines/control-characters.js';
-import { MAX_ARGUMENT_DEPTH } from '../machines/errors.js';
-import { errorMessage } from '../machines/to-error.js';
 import { copyConfig, expandConfig } from './config/expand-config.js';
 import type { VariableSource } from './config/expand-variables.js';
 import { isJsonObject } from './config/null-proto.js';
 import { ConfigInvalidError } from './errors/config-invalid.js';
 import { literalSecretsFound, literalSecretsOf } from './literal-secrets.js';
+import { unreadablePart } from './readable-data.js';
 import { expandedOfSealed, rememberSealed, writtenDefinitionOf } from './redact.js';
 import { hideLiteralParts, writtenSecretHider } from './written-credentials.js';
 
@@ -131,7 +130,7 @@ export function sealServerConfig(config: McpServerConfig): McpServerEntry {
 export function sealServers(servers: Record<string, McpServerEntry>, method: string): Record<string, McpServerEntry> {
   let allSealed = true;
   for (const name of Object.keys(servers)) {
-    const unreadable = unreadablePart(servers, name, 0, []);
+    const unreadable = unreadablePart(servers, name);
     if (unreadable !== undefined) {
       throw new TypeError(`${method}: the definition of server ${quoted(name)} cannot be read as data (${unreadable}): give plain values.`);
     }
@@ -141,40 +140,6 @@ export function sealServers(servers: Record<string, McpServerEntry>, method: str
   const sealed = nameRecord<McpServerEntry>();
   for (const name of Object.keys(servers)) sealed[name] = sealServerConfig(servers[name]!);
   return sealed;
-}
-
-/**
- * What of `holder[key]` cannot be read as data, in words, or undefined: a getter or Proxy that
- * throws, a cycle, a BigInt, nesting past MAX_ARGUMENT_DEPTH. The charts compare, copy and
- * serialize definitions inside the registry, where such a throw stopped the registry with every
- * server under it, and the `connect` that sent it waited forever. Objects other than plain ones
- * and arrays (an auth provider, a function) are the caller's to keep working and are not walked.
- */
-function unreadablePart(holder: object, key: string, depth: number, path: object[]): string | undefined {
-  let value: unknown;
-  let keys: string[];
-  try {
-    value = Reflect.get(holder, key);
-    if (typeof value === 'bigint') return `${quoted(key)} is a BigInt`;
-    if (typeof value !== 'object' || value === null || !isPlainData(value)) return undefined;
-    if (path.includes(value)) return `${quoted(key)} contains itself`;
-    if (depth >= MAX_ARGUMENT_DEPTH) return `${quoted(key)} is nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
-    keys = Object.keys(value);
-  } catch (error) {
-    return `reading ${quoted(key)} threw ${quoted(errorMessage(error))}`;
-  }
-  path.push(value);
-  for (const inner of keys) {
-    const unreadable = unreadablePart(value, inner, depth + 1, path);
-    if (unreadable !== undefined) return unreadable;
-  }
-  path.pop();
-  return undefined;
-}
-
-function isPlainData(value: object): boolean {
-  const prototype: unknown = Reflect.getPrototypeOf(value);
-  return Array.isArray(value) || prototype === Object.prototype || prototype === null;
 }
 
 /** What a restored definition's digest says: the values it stood for are not in this process. */

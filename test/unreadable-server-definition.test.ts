@@ -1,6 +1,7 @@
 /**
- * A server definition that cannot be read as data (a getter that throws, a Proxy, a cycle, a
- * BigInt), given to `connect`, `configure` or sent to the registry as `mcp.configure`: the caller
+ * A server definition or connect options that cannot be read as data (a getter that throws, a
+ * Proxy, a cycle, a BigInt), given to `connect`, `configure` or sent to the registry as
+ * `mcp.configure`: the caller
  * gets a TypeError naming the server, and the manager keeps working. Before, the registry threw
  * while sealing it and stopped with every server under it ("This McpConnectionManager stopped: its
  * registry failed"), and the `connect` that sent it never settled.
@@ -9,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { McpConnectionManager, type Logger, type McpServerConfig } from '../src/index.js';
+import { McpConnectionManager, type Logger, type McpConnectOptions, type McpServerConfig } from '../src/index.js';
 import { stdioFixture } from './support/fixtures.js';
 
 let home: string;
@@ -89,6 +90,34 @@ describe('a server definition that cannot be read as data', () => {
     newManager();
     manager.actor.send({ type: 'mcp.configure', servers: { odd: unreadable[0]![1]() }, mode: 'merge' });
     expect(errors.some((line) => line.startsWith('mcp.configure: the definition of server "odd" cannot be read as data'))).toBe(true);
+    expect(await outcomeWithin(() => manager.connect('fixture', stdioFixture()).then((manifest) => manifest.tools.length > 0))).toBe(true);
+  }, 30_000);
+});
+
+describe('connect options that cannot be read as data', () => {
+  const throwingOptions = (): McpConnectOptions => ({ get idleTimeoutMs(): number { throw new Error('no timeout today'); } });
+  const cyclicBackoff = (): McpConnectOptions => {
+    const backoff: Record<string, unknown> = { initialDelayMs: 10 };
+    backoff.again = backoff;
+    return { backoff } as McpConnectOptions;
+  };
+
+  it.each([
+    ['a getter that throws', throwingOptions, 'reading "idleTimeoutMs" threw "no timeout today"'],
+    ['a backoff that contains itself', cyclicBackoff, '"again" contains itself'],
+  ])('connect with options holding %s rejects with a TypeError naming the server, and the manager keeps working', async (_, options, why) => {
+    newManager();
+    const error = await outcomeWithin(() => manager.connect('odd', stdioFixture(), options()));
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toBe(`connect: the connect options of server "odd" cannot be read as data (${why}): give plain values.`);
+    expect(await outcomeWithin(() => manager.connect('fixture', stdioFixture()).then((manifest) => manifest.tools.length > 0))).toBe(true);
+  }, 30_000);
+
+  it('configure throws it at once; mcp.configure sent to the registry is dropped with it in the log', async () => {
+    newManager();
+    expect(() => manager.configure({ odd: stdioFixture() }, { odd: throwingOptions() })).toThrow(/^configure: the connect options of server "odd" cannot be read as data/);
+    manager.actor.send({ type: 'mcp.configure', servers: { odd: stdioFixture() }, options: { odd: throwingOptions() }, mode: 'merge' });
+    expect(errors.some((line) => line.startsWith('mcp.configure: the connect options of server "odd" cannot be read as data'))).toBe(true);
     expect(await outcomeWithin(() => manager.connect('fixture', stdioFixture()).then((manifest) => manifest.tools.length > 0))).toBe(true);
   }, 30_000);
 });

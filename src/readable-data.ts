@@ -1,0 +1,54 @@
+/** Whether a value a caller hands the registry (a server definition, connect options) can be read as data. */
+import { quoted } from '../machines/control-characters.js';
+import { MAX_ARGUMENT_DEPTH } from '../machines/errors.js';
+import { errorMessage } from '../machines/to-error.js';
+
+/**
+ * What of `holder[key]` cannot be read as data, in words, or undefined: a getter or Proxy that
+ * throws, a cycle, a BigInt, nesting past MAX_ARGUMENT_DEPTH. The charts compare, copy and
+ * serialize server definitions and connect options inside the registry, where such a throw
+ * stopped the registry with every server under it, and the `connect` that sent it waited forever. Objects other than plain ones
+ * and arrays (an auth provider, a function) are the caller's to keep working and are not walked.
+ */
+export function unreadablePart(holder: object, key: string, depth = 0, path: object[] = []): string | undefined {
+  let value: unknown;
+  let keys: string[];
+  try {
+    value = Reflect.get(holder, key);
+    if (typeof value === 'bigint') return `${quoted(key)} is a BigInt`;
+    if (typeof value !== 'object' || value === null || !isPlainData(value)) return undefined;
+    if (path.includes(value)) return `${quoted(key)} contains itself`;
+    if (depth >= MAX_ARGUMENT_DEPTH) return `${quoted(key)} is nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
+    keys = Object.keys(value);
+  } catch (error) {
+    return `reading ${quoted(key)} threw ${quoted(errorMessage(error))}`;
+  }
+  path.push(value);
+  for (const inner of keys) {
+    const unreadable = unreadablePart(value, inner, depth + 1, path);
+    if (unreadable !== undefined) return unreadable;
+  }
+  path.pop();
+  return undefined;
+}
+
+function isPlainData(value: object): boolean {
+  const prototype: unknown = Reflect.getPrototypeOf(value);
+  return Array.isArray(value) || prototype === Object.prototype || prototype === null;
+}
+
+/** The TypeError of `method` for connect options (by server name) that cannot be read as data, or undefined. */
+export function unreadableOptionsError(method: string, options: Record<string, unknown> | undefined): TypeError | undefined {
+  if (options === undefined || options === null || typeof options !== 'object') return undefined;
+  let names: string[];
+  try {
+    names = Object.keys(options);
+  } catch (error) {
+    return new TypeError(`${method}: the connect options cannot be read as data (listing them threw ${quoted(errorMessage(error))}): give plain values.`);
+  }
+  for (const name of names) {
+    const unreadable = unreadablePart(options, name);
+    if (unreadable !== undefined) return new TypeError(`${method}: the connect options of server ${quoted(name)} cannot be read as data (${unreadable}): give plain values.`);
+  }
+  return undefined;
+}
