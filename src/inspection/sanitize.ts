@@ -27,10 +27,14 @@ import { longestFirst, REDACTED, redact, redactError, redactUrl, secretsOf } fro
 
 export { REDACTED, redactUrl };
 
-/** Config fields whose values are secrets; their keys (variable and header names) stay visible. */
-const SECRET_FIELDS = new Set(['env', 'headers']);
+/**
+ * Config fields whose values are secrets; their keys (variable and header names) stay visible.
+ * Comparisons rather than a set: every key of every event an inspector sees is checked, and a
+ * property name compared with a literal is one pointer comparison, not a hash lookup.
+ */
+const isSecretField = (key: string): boolean => key === 'env' || key === 'headers';
 /** Fields that are secrets themselves (an OAuth entry's `clientSecret`). */
-const SECRET_VALUES = new Set(['clientSecret']);
+const isSecretValue = (key: string): boolean => key === 'clientSecret';
 /** Deeper than this, a value is replaced by a note: an inspector needs no 5,000-level schema. */
 export const MAX_DEPTH = 64;
 export const TOO_DEEP = `[nested deeper than ${MAX_DEPTH} levels]`;
@@ -97,7 +101,7 @@ class Sanitizer {
    * snapshot): its copy is kept for the next few, held strongly and briefly (a weak table or a
    * longer memory keeps more alive across garbage collections and costs more than it saves).
    */
-  private readonly recentEvents: Array<{ original: unknown; copy: unknown }> = [];
+  private readonly recentEvents = new RecentCopies(RECENT_EVENTS);
 
   /**
    * Adds the config's secrets to those every string is redacted of. A value new to the list makes
@@ -128,7 +132,7 @@ class Sanitizer {
     this.secretsLearned++;
     this.copies = new WeakMap();
     this.sanitizedCopies = new WeakSet();
-    this.recentEvents.length = 0;
+    this.recentEvents.clear();
   }
 
   private quotesSecret(text: string): boolean {
@@ -178,9 +182,9 @@ class Sanitizer {
       copy[this.redactText(key)] =
         item === undefined
           ? item
-          : SECRET_FIELDS.has(key)
+          : isSecretField(key)
             ? redactValues(item)
-            : SECRET_VALUES.has(key)
+            : isSecretValue(key)
               ? REDACTED
               : this.sanitize(item, depth + 1, remember);
     }
@@ -224,7 +228,7 @@ class Sanitizer {
     const searched = this.knownSecrets.length !== 0;
     // for-in over a plain object (no inherited keys): no key array per object on every call's path.
     for (const key in value) {
-      if (SECRET_FIELDS.has(key) || SECRET_VALUES.has(key)) return false;
+      if (isSecretField(key) || isSecretValue(key)) return false;
       const item = value[key];
       if (searched && (this.quotesSecret(key) || (typeof item === 'string' && this.quotesSecret(item)))) return false;
       if (item !== null && typeof item === 'object' && (isLiveSession(item) || !this.isClean(item, depth + 1))) return false;
@@ -239,10 +243,44 @@ class Sanitizer {
   }
 
   redactEvent<T>(event: T): T {
-    for (const recent of this.recentEvents) if (recent.original === event) return recent.copy as T;
+    const recent = this.recentEvents.copyOf(event);
+    if (recent !== NOT_RECENT) return recent as T;
     const copy = this.redactOnce(event);
-    if (this.recentEvents.unshift({ original: event, copy }) > RECENT_EVENTS) this.recentEvents.pop();
+    this.recentEvents.add(event, copy);
     return copy;
+  }
+}
+
+const NOT_RECENT = Symbol('not recent');
+
+/**
+ * The copies of the last few originals, the oldest replaced first: two fixed arrays, so that
+ * remembering an event (several times a call) allocates nothing.
+ */
+class RecentCopies {
+  private readonly originals: unknown[];
+  private readonly copies: unknown[];
+  private next = 0;
+
+  constructor(size: number) {
+    this.originals = new Array<unknown>(size).fill(NOT_RECENT);
+    this.copies = new Array<unknown>(size).fill(undefined);
+  }
+
+  copyOf(original: unknown): unknown {
+    const index = this.originals.indexOf(original);
+    return index < 0 ? NOT_RECENT : this.copies[index];
+  }
+
+  add(original: unknown, copy: unknown): void {
+    this.originals[this.next] = original;
+    this.copies[this.next] = copy;
+    this.next = (this.next + 1) % this.originals.length;
+  }
+
+  clear(): void {
+    this.originals.fill(NOT_RECENT);
+    this.copies.fill(undefined);
   }
 }
 

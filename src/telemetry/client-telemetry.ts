@@ -18,6 +18,7 @@ import { redact, redactUrl } from '../redact.js';
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
 import { boundedErrorCode, boundedString, OTHER_VALUE } from './bounded-values.js';
 import { serverNameLabel } from './server-name-label.js';
+import { withAttributes } from './with-attributes.js';
 
 
 /** The conventions' advisory buckets for `mcp.client.operation.duration`, in seconds. */
@@ -148,7 +149,7 @@ export class ClientTelemetry {
     }
     if (inFlight.size >= MAX_TRACED_REQUESTS) return withTraceContext(message, parent);
     const measured = operationAttributes(message.method, message.params, server);
-    const attributes: Attributes = { ...measured, 'jsonrpc.request.id': String(message.id), 'mcp.server.name': server.name };
+    const attributes = withAttributes(measured, { 'jsonrpc.request.id': String(message.id), 'mcp.server.name': server.name });
     if (sessionId !== undefined) attributes['mcp.session.id'] = sessionId;
     const uri = message.params?.uri;
     // A query value may be a credential the entry does not hold (a token in a resource link): the rule of the logs and the inspector.
@@ -220,7 +221,7 @@ export class ClientTelemetry {
    * never recorded.
    */
   private finish(request: InFlight, errorType?: string, statusCode?: string): void {
-    const measured: Attributes = errorType === undefined ? request.measured : { ...request.measured, 'error.type': errorType };
+    const measured = errorType === undefined ? request.measured : withAttributes(request.measured, { 'error.type': errorType });
     if (statusCode !== undefined) {
       measured['rpc.response.status_code'] = statusCode;
       // A prompt the server answered with an error may be one it does not have: serve passes on any name a host sends, and each would be a series kept for good.

@@ -2,6 +2,7 @@ import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes,
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
 import { MAX_TRACED_REQUESTS, OPERATION_DURATION_BUCKETS } from './client-telemetry.js';
 import { boundedErrorCode, boundedString, OTHER_VALUE } from './bounded-values.js';
+import { withAttributes } from './with-attributes.js';
 
 /** JSON-RPC's "Method not found". */
 const METHOD_NOT_FOUND = -32601;
@@ -70,7 +71,7 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
     const { 'gen_ai.prompt.name': _untilAnswered, ...known } = measured;
     const span = tracer.startSpan(spanName(measured), {
       kind: SpanKind.SERVER,
-      attributes: { ...known, 'jsonrpc.request.id': boundedString(String(message.id)) },
+      attributes: withAttributes(known, { 'jsonrpc.request.id': boundedString(String(message.id)) }),
     }, parent);
     handling.set(message.id, { span, started: performance.now(), measured });
     return context.with(trace.setSpan(parent, span), () => onmessage(message as never, extra));
@@ -102,7 +103,7 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
   }
 
   function finish(request: Handling, bounded: Attributes, errorType: string | undefined): void {
-    const measured = errorType === undefined ? request.measured : { ...bounded, 'error.type': errorType };
+    const measured = errorType === undefined ? request.measured : withAttributes(bounded, { 'error.type': errorType });
     // The span's name and attributes follow the histogram's names: a made-up method or refused prompt is not in them.
     if (bounded !== request.measured) request.span.updateName(spanName(bounded));
     request.span.setAttribute('mcp.method.name', String(bounded['mcp.method.name']));

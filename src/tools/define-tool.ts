@@ -32,19 +32,24 @@ export interface LoaderToolSpec<Schema extends z.ZodType> {
  */
 export const ARGUMENT_LENGTH_LIMITS = { server: MAX_SERVER_NAME_CHARACTERS, tool: 1024, uri: 16_384, query: 500 } as const;
 
-const LIMITED_ARGUMENTS = Object.keys(ARGUMENT_LENGTH_LIMITS) as Array<keyof typeof ARGUMENT_LENGTH_LIMITS>;
+type LimitedArgument = keyof typeof ARGUMENT_LENGTH_LIMITS;
 
+function overLongText(field: LimitedArgument, value: unknown): string | undefined {
+  const limit = ARGUMENT_LENGTH_LIMITS[field];
+  if (typeof value !== 'string' || value.length <= limit) return undefined;
+  const advice = field === 'query' ? 'Say what you want to do in fewer words.' : 'Use what load_mcp or search_mcp_tools listed.';
+  return `The "${field}" argument is ${value.length} characters long; at most ${limit} are accepted. ${advice}`;
+}
+
+/**
+ * The first over-long argument's refusal, in the order of ARGUMENT_LENGTH_LIMITS. Each field is
+ * read by name: a loop over the field names made every read a keyed load with a changing key,
+ * the loader's costliest check on every call.
+ */
 function overLongArgument(args: unknown): string | undefined {
   if (typeof args !== 'object' || args === null) return undefined;
-  for (const field of LIMITED_ARGUMENTS) {
-    const value = (args as Record<string, unknown>)[field];
-    const limit = ARGUMENT_LENGTH_LIMITS[field];
-    if (typeof value === 'string' && value.length > limit) {
-      const advice = field === 'query' ? 'Say what you want to do in fewer words.' : 'Use what load_mcp or search_mcp_tools listed.';
-      return `The "${field}" argument is ${value.length} characters long; at most ${limit} are accepted. ${advice}`;
-    }
-  }
-  return undefined;
+  const fields = args as { [Field in LimitedArgument]?: unknown };
+  return overLongText('server', fields.server) ?? overLongText('tool', fields.tool) ?? overLongText('uri', fields.uri) ?? overLongText('query', fields.query);
 }
 
 function serverNamed(args: unknown): string | undefined {
