@@ -93,6 +93,23 @@ describe('hostInput', () => {
     expect(refused).toHaveLength(1);
   });
 
+  it('passes on a line that came in hundreds of thousands of small chunks (a host writing a few bytes at a time)', async () => {
+    const stdin = new PassThrough();
+    const input = hostInput(stdin);
+    const passed: Buffer[] = [];
+    input.on('data', (chunk: Buffer) => passed.push(chunk));
+    const ended = new Promise((done, fail) => {
+      input.once('end', done);
+      input.once('error', fail);
+    });
+    stdin.write('{"a":[');
+    for (let item = 0; item < 300_000; item++) stdin.write('1,');
+    stdin.write('1]}\n');
+    stdin.end();
+    await ended;
+    expect(Buffer.concat(passed).length).toBe('{"a":['.length + 600_000 + '1]}\n'.length);
+  }, 20_000);
+
   it('drops a line of exactly the size limit, which with its newline would not fit the SDK\'s buffer', async () => {
     const stdin = new PassThrough();
     const refused: UnreadableLine[] = [];

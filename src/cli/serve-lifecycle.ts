@@ -64,7 +64,11 @@ export function hostInput(stdin: Readable = process.stdin, onOversized: (line: U
           }
           break;
         }
-        if (!skipping) whole.push(...pending, chunk.subarray(start, newline + 1));
+        if (!skipping) {
+          // Not push(...pending): a line sent a few bytes a write is hundreds of thousands of parts, past what a call takes as arguments.
+          for (const part of pending) whole.push(part);
+          whole.push(chunk.subarray(start, newline + 1));
+        }
         pending = [];
         pendingBytes = 0;
         skipping = false;
