@@ -73,6 +73,17 @@ describe('token refresh', () => {
     expect(store.read().clientInformation).toBeDefined();
   });
 
+  it('a refresh refused with invalid_grant under a status other than 400 (401, as some servers answer) drops the login and asks for a new one', async () => {
+    const refused = { status: 401, body: JSON.stringify({ error: 'invalid_grant', error_description: 'refresh token revoked' }) };
+    const { fixture, manager, store } = await loggedIn({ tokenAnswer: (form) => (form.get('grant_type') === 'refresh_token' ? refused : undefined) });
+    fixture.expireAccessTokens();
+
+    const error = await rejectionOf(manager.connect('remote', { url: fixture.url }, { maxRetries: 0 }));
+    expect(error.message).toMatch(/expired and could not be renewed; run `mcp-statechart login remote`/);
+    expect(isOAuthLoginRequired(error)).toBe(true);
+    expect(store.read().tokens).toBeUndefined();
+  });
+
   it('two processes renewing one rotating refresh token at once: the one refused keeps the tokens the other stored', async () => {
     const { fixture, dir, manager, store } = await loggedIn();
     const other = new McpConnectionManager({ logger: silentLogger, oauth: { dir } });

@@ -71,7 +71,8 @@ export class RefreshOnce {
   private async answerOf(input: Parameters<FetchLike>[0], init: RequestInit | undefined, refreshToken: string): Promise<SharedAnswer> {
     const response = await this.fetchFn(input, init);
     const body = await response.arrayBuffer();
-    if (response.status === 400 && errorCodeOf(body) === 'invalid_grant') remember(this.#refused, refreshToken);
+    // Any failing status, as the SDK reads it: some servers refuse a grant with 401, not RFC 6749's 400.
+    if (!response.ok && errorCodeOf(body) === 'invalid_grant') remember(this.#refused, refreshToken);
     return { status: response.status, statusText: response.statusText, headers: response.headers, body };
   }
 
