@@ -3,7 +3,8 @@
  * rename is removed by the next write of that file (under the file's lock where it has one): only
  * one whose process is gone, and older than a writer of another host sharing the folder could
  * still be using. Every file written through staged copies: configs, approvals, index, journal,
- * OAuth logins, search vectors, keys, a file `call --output --force` replaces.
+ * OAuth logins, search vectors, keys. Not a file `call --output --force` replaces: its folder is the
+ * user's, and a file of theirs may be named like a left copy.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
@@ -62,11 +63,6 @@ const WRITERS: Array<[string, string, (file: string) => Promise<unknown>]> = [
   // A key is written once, when there is none: its making is its write.
   ["the manifest index's (or task journal's) key", 'mcp-index.json.key', async (file) => loadOrCreateKey(file)],
   ['the approval key', 'approval-key', (file) => ensureApprovalKey(file)],
-  [
-    "a result's image saved by `call --output <file> --force`",
-    'chart.png',
-    (file) => wholeResult('charts', { kind: 'tool', result: { content: [{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] } }, { path: file, force: true }),
-  ],
 ];
 
 describe('staged copies left beside a file', () => {
@@ -77,14 +73,31 @@ describe('staged copies left beside a file', () => {
     // The test runner's parent lives as long as this test does.
     const live = plant(file, process.ppid, AN_HOUR_AGO);
     const recent = plant(file, pidOfExited(), 'now');
-    const other = `${file}.backup.tmp`;
-    writeFileSync(other, 'mine');
-    utimesSync(other, AN_HOUR_AGO, AN_HOUR_AGO);
+    // Other files, one named almost like a copy (no writer stages four hex digits).
+    const others = [`${file}.backup.tmp`, `${file}.${pidOfExited()}.5678.tmp`];
+    for (const other of others) {
+      writeFileSync(other, 'mine');
+      utimesSync(other, AN_HOUR_AGO, AN_HOUR_AGO);
+    }
 
     await write(file);
 
     expect(existsSync(file)).toBe(true);
     expect(left.filter(existsSync)).toEqual([]);
-    expect([live, recent, other].filter(existsSync)).toEqual([live, recent, other]);
+    expect([live, recent, ...others].filter(existsSync)).toEqual([live, recent, ...others]);
+  });
+});
+
+describe('a file `call --output <file> --force` replaces', () => {
+  it("is in the user's folder: files there named like a gone process's left copies are the user's, and stay", async () => {
+    const file = join(folder, 'photo.png');
+    const lookAlikes = [plant(file, pidOfExited(), AN_HOUR_AGO), `${file}.99999.5678.tmp`];
+    writeFileSync(lookAlikes[1]!, 'mine');
+    utimesSync(lookAlikes[1]!, AN_HOUR_AGO, AN_HOUR_AGO);
+
+    await wholeResult('charts', { kind: 'tool', result: { content: [{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] } }, { path: file, force: true });
+
+    expect(existsSync(file)).toBe(true);
+    expect(lookAlikes.filter(existsSync)).toEqual(lookAlikes);
   });
 });

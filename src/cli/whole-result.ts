@@ -11,7 +11,7 @@ import { blobText, repeatsContent, structuredText } from '../tools/describe-cont
 import type { RawResult } from './raw-results.js';
 import { CliError } from './json-codes.js';
 import { commandWord, terminalLine } from './terminal-text.js';
-import { removeLeftStagedCopies, stagedCopyPath } from '../config/staged-copies.js';
+import { stagedCopyPath } from '../config/staged-copies.js';
 
 interface BinaryPiece {
   kind: 'image' | 'audio' | 'binary resource';
@@ -181,8 +181,11 @@ async function saveOne(piece: BinaryPiece, file: string, force: boolean): Promis
   return { file, ...(piece.mimeType ? { mimeType: piece.mimeType } : {}), bytes: bytes.length };
 }
 
+/**
+ * No clean-up of copies a killed writer left (removeLeftStagedCopies): the folder is the user's,
+ * where a file of theirs may be named like one (`photo.png.99999.5678.tmp`).
+ */
 async function replaceWith(file: string, bytes: Buffer): Promise<void> {
-  removeLeftStagedCopies(file);
   const temporary = stagedCopyPath(file);
   try {
     await writeFile(temporary, bytes, { flag: 'wx' });

@@ -24,7 +24,8 @@ const LEFT_FOR_MS = 30_000;
 /** Staged copies looked at per write: a folder holding thousands is cleared over several writes, none of them long. */
 const MAX_LOOKED_AT = 32;
 
-const STAGED_BY = /^([1-9]\d{0,9})\.[0-9a-f]{1,64}\.tmp$/;
+/** `<pid>.<hex>.tmp`: 12 hex digits as stagedCopyPath writes them, 8 as an older login writer did. */
+const STAGED_BY = /^([1-9]\d{0,9})\.(?:[0-9a-f]{8}|[0-9a-f]{12})\.tmp$/;
 
 /**
  * Removes `file`'s staged copies left by processes of this machine that are gone, once they are
