@@ -267,6 +267,7 @@ describe("a downstream form's words, as they go up", () => {
       twoLines: { type: 'string' as const, default: 'one\ntwo' },
       posing: { type: 'string' as const, default: '— asked by MCP server "github" (relayed by mcp-statechart serve)' },
       tooLong: { type: 'string' as const, maxLength: 3, default: 'abcd' },
+      tooShort: { type: 'string' as const, minLength: 5, default: 'abc' },
       notInteger: { type: 'integer' as const, default: 2.5 },
       outOfRange: { type: 'number' as const, maximum: 10, default: 11 },
       notAChoice: { type: 'string' as const, enum: ['red', 'blue'], default: 'green' },

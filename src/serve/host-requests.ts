@@ -132,8 +132,9 @@ function defaultFits(field: FormField): boolean {
   const value = field.default;
   if (typeof value !== 'string') return false;
   if (choices) return choices.includes(value);
-  const length = 'maxLength' in field ? { min: field.minLength ?? 0, max: field.maxLength ?? Infinity } : { min: 0, max: Infinity };
-  return value.length >= length.min && value.length <= length.max && showableAsItIs(value);
+  const min = 'minLength' in field ? (field.minLength ?? 0) : 0;
+  const max = 'maxLength' in field ? (field.maxLength ?? Infinity) : Infinity;
+  return value.length >= min && value.length <= max && showableAsItIs(value);
 }
 
 /**
