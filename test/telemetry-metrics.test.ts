@@ -12,6 +12,7 @@ import { MAX_TOOL_NAMES_PER_SERVER, OPERATION_DURATION_BUCKETS } from '../src/te
 import { LifecycleTelemetry, SESSION_DURATION_BUCKETS } from '../src/telemetry/lifecycle-telemetry.js';
 import { MAX_SERVER_NAME_LABELS } from '../src/telemetry/server-name-label.js';
 import { everythingStdio } from './support/everything.js';
+import { startHttpFixture } from './fixtures/http-server.js';
 import { stdioFixture } from './support/fixtures.js';
 
 const RANDOM_ERROR_SERVER = fileURLToPath(new URL('./fixtures/random-error-server.mjs', import.meta.url));
@@ -242,4 +243,19 @@ it('mcp.server.name on metrics: past 200 distinct names per meter, a server not 
   expect(byName.has(`server-${MAX_SERVER_NAME_LABELS}`)).toBe(false);
   expect(byName.get('_OTHER')).toBe(2 * MAX_SERVER_NAME_LABELS);
   await meterProvider.shutdown();
+});
+
+it('mcp_statechart.calls.in_flight: the era probe an HTTP server refuses (a send that fails) is not counted in flight for good', async () => {
+  const http = await startHttpFixture();
+  try {
+    const { mcp, metric, meterProvider } = meteredManager();
+    await mcp.connect('remote', { type: 'http', url: http.url });
+    const stuck = pointsOf(await metric('mcp_statechart.calls.in_flight')).filter((point) => point.value !== 0);
+    expect(stuck).toEqual([]);
+    const probes = pointsOf(await metric('mcp.client.operation.duration')).filter((point) => point.attributes['mcp.method.name'] === 'server/discover');
+    expect(probes.map((point) => point.attributes['error.type'])).toEqual(['send_failed']);
+    await meterProvider.shutdown();
+  } finally {
+    await http.close();
+  }
 });

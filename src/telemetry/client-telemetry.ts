@@ -126,7 +126,16 @@ export class ClientTelemetry {
     if (!this.active) return;
     const inFlight = new Map<string | number, InFlight>();
     const send = transport.send.bind(transport);
-    transport.send = (message, options) => send(this.outgoing(message, server, inFlight, transport.sessionId), options);
+    transport.send = async (message, options) => {
+      const traced = this.outgoing(message, server, inFlight, transport.sessionId);
+      try {
+        await send(traced, options);
+      } catch (error) {
+        // No answer will come for a request that was never delivered (an HTTP server refused the POST, as a 2025-era server refuses the era probe): left open, it would count as in flight for good.
+        this.unsent(traced, inFlight);
+        throw error;
+      }
+    };
     const onmessage = transport.onmessage;
     transport.onmessage = (message, extra) => {
       this.incoming(message, inFlight);
@@ -203,6 +212,14 @@ export class ClientTelemetry {
     if (names.size >= MAX_TOOL_NAMES_PER_SERVER) return { ...measured, 'gen_ai.tool.name': OTHER_VALUE };
     names.add(tool);
     return measured;
+  }
+
+  private unsent(message: JSONRPCMessage, inFlight: Map<string | number, InFlight>): void {
+    if (!('method' in message) || !('id' in message)) return;
+    const request = inFlight.get(message.id);
+    if (!request) return;
+    inFlight.delete(message.id);
+    this.finish(request, 'send_failed');
   }
 
   /** The SDK cancels a request it gave up on (the caller's abort, a timeout): no answer will end its span. */
