@@ -92,6 +92,24 @@ it('serve --otel: a call the host cancels ends its SERVER span, with error.type 
   expect(cancelled!.status?.code).toBe(2); // ERROR
 }, 40_000);
 
+it('serve --otel: a collector that takes the spans and never answers is named on stderr at exit, before serve is made to exit', async () => {
+  const held: Socket[] = [];
+  const silent = createServer((socket) => held.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const { port } = silent.address() as AddressInfo;
+  try {
+    serve = startServe(undefined, { serveFlags: ['--otel'], env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_METRICS_EXPORTER: 'none' } });
+    await loadFixture(serve);
+    serve.end();
+    expect((await serve.exited).code).toBe(0);
+    expect(held.length).toBeGreaterThan(0);
+    expect(serve.stderr().split('\n').filter((line) => line.includes('--otel') && line.includes(`http://127.0.0.1:${port}/v1/traces`))).toHaveLength(1);
+  } finally {
+    for (const socket of held) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  }
+}, 60_000);
+
 // A host closing its input is MCP's stdio shutdown: the call is answered as serve stops (serve-shutdown-answers.test.ts), so its span ends with that answer.
 it('serve --otel: a call still running when the host closes its input is answered "shutting down", and its SERVER span ends with error.type tool_error', async () => {
   receiver = await startOtlpReceiver();

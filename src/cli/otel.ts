@@ -87,10 +87,12 @@ async function startTelemetry(flags: TelemetryFlags): Promise<RunningTelemetry> 
   // The OpenTelemetry spec reads an empty variable as an unset one.
   const traces = flags.otel && !disabled ? (env.OTEL_TRACES_EXPORTER || 'otlp') : 'none';
   const unexported = new Set<string>();
+  /** Exports not done yet, by URL: one still out when the wait at exit ends is lost too. */
+  const pending = new Map<string, number>();
   const otlp = (signal: 'TRACES' | 'METRICS') => ({ ...(!flags.serving && { timeoutMillis: oneShotTimeout(signal) }) });
   const spanExporter =
     traces === 'otlp'
-      ? watchingFailures(new sdk.traceOtlp.OTLPTraceExporter(otlp('TRACES')), otlpUrl('TRACES'), unexported)
+      ? watchingFailures(new sdk.traceOtlp.OTLPTraceExporter(otlp('TRACES')), otlpUrl('TRACES'), unexported, pending)
       : traces === 'console' ? printingToStderr(new sdk.trace.ConsoleSpanExporter()) : undefined;
   const tracerProvider = spanExporter ? new sdk.trace.BasicTracerProvider({ resource, spanProcessors: [new sdk.trace.BatchSpanProcessor(spanExporter)] }) : undefined;
   if (tracerProvider) trace.setGlobalTracerProvider(tracerProvider);
@@ -99,7 +101,7 @@ async function startTelemetry(flags: TelemetryFlags): Promise<RunningTelemetry> 
   const pushed = flags.otel && !disabled ? (env.OTEL_METRICS_EXPORTER || 'otlp') : 'none';
   const metricExporter =
     pushed === 'otlp'
-      ? watchingFailures(new sdk.metricsOtlp.OTLPMetricExporter(otlp('METRICS')), otlpUrl('METRICS'), unexported)
+      ? watchingFailures(new sdk.metricsOtlp.OTLPMetricExporter(otlp('METRICS')), otlpUrl('METRICS'), unexported, pending)
       : pushed === 'console' ? printingToStderr(new sdk.metrics.ConsoleMetricExporter()) : undefined;
   const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL ?? 60_000);
   if (metricExporter) readers.push(new sdk.metrics.PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: interval > 0 ? interval : 60_000 }));
@@ -117,6 +119,7 @@ async function startTelemetry(flags: TelemetryFlags): Promise<RunningTelemetry> 
         if (spanExporter && traces === 'otlp') unexported.add(otlpUrl('TRACES'));
         if (metricExporter && pushed === 'otlp') unexported.add(otlpUrl('METRICS'));
       }
+      for (const [url, exports] of pending) if (exports > 0) unexported.add(url);
       // Export failures are otherwise silent (no diag logger): a run whose telemetry is lost says so, once.
       if (unexported.size > 0) {
         process.stderr.write(
@@ -145,15 +148,23 @@ function oneShotTimeout(signal: 'TRACES' | 'METRICS'): number {
   return Math.min(Number.isFinite(configured) && configured > 0 ? configured : OTLP_DEFAULT_TIMEOUT_MS, ONE_SHOT_EXPORT_TIMEOUT_MS);
 }
 
-/** Adds `url` to `failed` when an export of `exporter` fails (retries used up, or a failure not retried). */
-function watchingFailures<Exporter extends { export(items: never, done: (result: { code: number }) => void): void }>(exporter: Exporter, url: string, failed: Set<string>): Exporter {
+/** Adds `url` to `failed` when an export of `exporter` fails (retries used up, or a failure not retried); counts its exports not done yet in `pending`. */
+function watchingFailures<Exporter extends { export(items: never, done: (result: { code: number }) => void): void }>(
+  exporter: Exporter,
+  url: string,
+  failed: Set<string>,
+  pending: Map<string, number>,
+): Exporter {
   const exportNow = exporter.export.bind(exporter);
-  exporter.export = (items, done) =>
+  exporter.export = (items, done) => {
+    pending.set(url, (pending.get(url) ?? 0) + 1);
     exportNow(items, (result) => {
+      pending.set(url, (pending.get(url) ?? 1) - 1);
       // ExportResultCode.SUCCESS is 0.
       if (result.code !== 0) failed.add(url);
       done(result);
     });
+  };
   return exporter;
 }
 

@@ -451,6 +451,11 @@ export function buildProgram(): Command {
             : runServeHttp(globalOptions(command), { ...options, http }, { inspect, defaults }),
         );
       });
+      // Exits at once if nothing else is pending; otherwise after a second, whatever holds it (a handle
+      // something left open must not keep a host waiting on a dead server). Armed only now, once the
+      // telemetry's last export is done or given up (bounded): armed when serve stopped, it cut that
+      // export off, and the line saying the collector never got it, after a second.
+      setTimeout(() => process.exit(process.exitCode), 1_000).unref();
     });
 
   program

@@ -138,9 +138,9 @@ function closeReason(error: Error | undefined): string {
 }
 
 /**
- * Runs `stop` (dispose the manager, close the server) for at most SHUTDOWN_LIMIT_MS, logs why
- * serve ends when it was not an ordinary end, and makes sure the process does exit: a handle
- * that something left open must not keep a host waiting on a dead server.
+ * Runs `stop` (dispose the manager, close the server) for at most SHUTDOWN_LIMIT_MS and logs why
+ * serve ends when it was not an ordinary end. The serve command makes sure the process does exit
+ * once its telemetry is shut down (program.ts).
  */
 export async function endServe(end: ServeEnd, stop: () => Promise<void>, logger: Logger): Promise<number> {
   if (end.reason) logger.error(`mcp-statechart serve stops: ${end.reason}`);
@@ -151,7 +151,5 @@ export async function endServe(end: ServeEnd, stop: () => Promise<void>, logger:
   const outcome = await Promise.race([stop().then(() => 'stopped' as const), limit]);
   clearTimeout(timer);
   if (outcome === 'late') logger.error(`mcp-statechart serve: stopping took longer than ${SHUTDOWN_LIMIT_MS} ms; exiting anyway.`);
-  // Exits at once if nothing else is pending; otherwise after a second, whatever holds it.
-  setTimeout(() => process.exit(end.exitCode), 1_000).unref();
   return end.exitCode;
 }

@@ -216,7 +216,6 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   const drained = await draining;
   if (!drained) logger.error(`serve --http: requests still in flight after ${DRAIN_LIMIT_MS} ms were cut off`);
   await stopAll();
-  setTimeout(() => process.exit(0), 1_000).unref();
   return 0;
 }
 
