@@ -1,7 +1,8 @@
 import { inspect } from 'node:util';
+import { auth } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
-import { isOAuthLoginRequired, login, OAuthTokenStore } from '../src/entries/oauth.js';
+import { isOAuthLoginRequired, login, OAuthTokenStore, StoredOAuthProvider } from '../src/entries/oauth.js';
 import { afterThisTest, loginDir, oauthFixture } from './fixtures/oauth-helpers.js';
 import type { OAuthFixtureOptions } from './fixtures/oauth-server.js';
 import { rejectionOf } from './support/fixtures.js';
@@ -92,7 +93,8 @@ describe('token refresh', () => {
     fixture.expireAccessTokens();
 
     const calls = await Promise.allSettled([manager.callTool('remote', 'add', { a: 1, b: 1 }), other.callTool('remote', 'add', { a: 2, b: 2 })]);
-    expect(grantTypes(fixture).filter((type) => type === 'refresh_token').length).toBeGreaterThanOrEqual(2);
+    // One renewal reaches the authorization server; the other process uses it (refresh-once.ts's lock).
+    expect(grantTypes(fixture).filter((type) => type === 'refresh_token')).toHaveLength(1);
     expect(calls.map((call) => call.status)).toEqual(['fulfilled', 'fulfilled']);
     expect(store.read().tokens?.refresh_token).toBeDefined();
     expect(fixture.authorizations).toHaveLength(1);
@@ -123,6 +125,46 @@ describe('token refresh', () => {
       expect(store.read().tokens?.refresh_token).toBeDefined();
     }
     expect(fixture.authorizations).toHaveLength(1);
+  });
+
+  it('two processes sharing a login folder send their refresh at the same instant: one renewal reaches the authorization server, the other process uses it, and the login is kept', async () => {
+    const { fixture, dir } = await loggedIn();
+    const serverUrl = new URL(fixture.url);
+    const expired = new OAuthTokenStore('remote', dir).read().tokens?.access_token;
+    fixture.expireAccessTokens();
+    // The token endpoint holds each refresh until the other process's has come too (or 2 s), then
+    // answers them in the order they came, the renewal last: the refused one is answered while the
+    // refused refresh token is still the stored one, before the renewal is saved.
+    const arrived: string[] = [];
+    const renewals = new Map<string, Promise<unknown>>();
+    let bothAskedNow = () => {};
+    const bothAsked = new Promise<void>((resolve) => (bothAskedNow = resolve));
+    setTimeout(() => bothAskedNow(), 2_000).unref();
+    let sending = Promise.resolve();
+    const gated = (replica: string): typeof fetch => async (input, init) => {
+      if (new URLSearchParams(String(init?.body ?? '')).get('grant_type') !== 'refresh_token') return fetch(input, init);
+      arrived.push(replica);
+      if (arrived.length === 2) bothAskedNow();
+      await bothAsked;
+      const turn = sending.then(() => fetch(input, init));
+      sending = turn.then(() => undefined);
+      const answer = await turn;
+      const other = arrived.find((each) => each !== replica);
+      if (arrived[0] === replica && other !== undefined) await Promise.race([renewals.get(other), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+      return answer;
+    };
+    // Each process: its own provider over the shared folder, a 401 for the expired token, then the SDK's renewal.
+    const renewal = async (replica: string) => {
+      const provider = new StoredOAuthProvider({ server: 'remote', serverUrl, entry: {}, store: new OAuthTokenStore('remote', dir), baseFetch: gated(replica) });
+      const refused = await provider.fetch(serverUrl, { method: 'POST', headers: { authorization: `Bearer ${expired}`, 'content-type': 'application/json' }, body: '{}' });
+      expect(refused.status).toBe(401);
+      return auth(provider, { serverUrl, fetchFn: provider.fetch });
+    };
+    for (const replica of ['a', 'b']) renewals.set(replica, renewal(replica).catch((error: unknown) => error));
+    const results = await Promise.all(renewals.values());
+    expect(results.map((result) => (result instanceof Error ? result.message : result))).toEqual(['AUTHORIZED', 'AUTHORIZED']);
+    expect(grantTypes(fixture).filter((type) => type === 'refresh_token')).toHaveLength(1);
+    expect(new OAuthTokenStore('remote', dir).read().tokens?.refresh_token).toBe(fixture.issuedTokens.at(-1));
   });
 
   it('a server without refresh tokens: an expired login asks for a new one', async () => {

@@ -11,8 +11,17 @@
  * tried yet (another request's, or another process's sharing the login folder): refreshing again
  * would rotate the token under the other process's feet. Such a refresh is answered with the stored
  * tokens, without a request; only a stored access token the server refused is refreshed.
+ *
+ * Two processes sharing the login folder whose 401s come at the same instant would both send the
+ * same refresh token before either saw the other's renewal: the one refused then found its refused
+ * token still stored (the other had not saved yet) and dropped the login. So a refresh request is
+ * sent holding a lock beside the login file, the renewal is stored before the lock is let go, and
+ * a process that waited for the lock answers with the renewal stored meanwhile instead of sending.
  */
-import type { FetchLike } from '@modelcontextprotocol/client';
+import type { FetchLike, OAuthTokens } from '@modelcontextprotocol/client';
+import { OAuthTokensSchema } from '@modelcontextprotocol/core';
+import { withFileLock } from '../config/file-lock.js';
+import { OAUTH_REQUEST_TIMEOUT_MS } from './bounded-fetch.js';
 import type { StoredLogin } from './token-store.js';
 
 interface SharedAnswer {
@@ -24,6 +33,12 @@ interface SharedAnswer {
 
 /** Refused refresh and access tokens remembered: enough for the few a burst of requests sends. */
 const REFUSED_KEPT = 16;
+
+/**
+ * The refresh lock is held for one bounded request (and a save), so waiting for it longer than that
+ * request may take means its holder is gone; then the refresh is sent without it, as before the lock.
+ */
+const REFRESH_LOCK_MS = OAUTH_REQUEST_TIMEOUT_MS + 5_000;
 
 function remember(list: string[], value: string): void {
   list.push(value);
@@ -39,6 +54,10 @@ export class RefreshOnce {
     private readonly fetchFn: FetchLike,
     /** The login as stored now (another process may have renewed it). */
     private readonly stored: () => StoredLogin,
+    /** Stores the tokens a refresh that sent this refresh token was answered with. */
+    private readonly keep: (tokens: OAuthTokens, sentRefreshToken: string) => void,
+    /** The lock file shared by every process refreshing this login. */
+    private readonly lockPath: () => string,
   ) {}
 
   /** The MCP server answered 401 to a request carrying this `Authorization` header. */
@@ -55,7 +74,7 @@ export class RefreshOnce {
   readonly fetch: FetchLike = async (input, init) => {
     const refreshToken = refreshTokenSent(init);
     if (refreshToken === undefined) return this.fetchFn(input, init);
-    const untried = this.untriedRenewal(refreshToken);
+    const untried = this.untriedRenewal();
     if (untried) return new Response(JSON.stringify(untried), { status: 200, headers: { 'content-type': 'application/json' } });
     let answer = this.#pending.get(refreshToken);
     if (!answer) {
@@ -69,17 +88,38 @@ export class RefreshOnce {
   };
 
   private async answerOf(input: Parameters<FetchLike>[0], init: RequestInit | undefined, refreshToken: string): Promise<SharedAnswer> {
-    const response = await this.fetchFn(input, init);
-    const body = await response.arrayBuffer();
-    // Any failing status, as the SDK reads it: some servers refuse a grant with 401, not RFC 6749's 400.
-    if (!response.ok && errorCodeOf(body) === 'invalid_grant') remember(this.#refused, refreshToken);
-    return { status: response.status, statusText: response.statusText, headers: response.headers, body };
+    let running = false;
+    const send = async (): Promise<SharedAnswer> => {
+      running = true;
+      // Another process may have renewed the login while this one waited for the lock.
+      const renewed = this.untriedRenewal();
+      if (renewed) return { status: 200, statusText: 'OK', headers: new Headers({ 'content-type': 'application/json' }), body: jsonBytes(renewed) };
+      const response = await this.fetchFn(input, init);
+      const body = await response.arrayBuffer();
+      // Any failing status, as the SDK reads it: some servers refuse a grant with 401, not RFC 6749's 400.
+      if (!response.ok && errorCodeOf(body) === 'invalid_grant') remember(this.#refused, refreshToken);
+      const tokens = response.ok ? OAuthTokensSchema.safeParse(jsonOf(body)) : undefined;
+      // An answer without a refresh token keeps the one sent, as the SDK does.
+      if (tokens?.success) this.keep({ refresh_token: refreshToken, ...tokens.data }, refreshToken);
+      return { status: response.status, statusText: response.statusText, headers: response.headers, body };
+    };
+    try {
+      return await withFileLock(this.lockPath(), send, { timeoutMs: REFRESH_LOCK_MS, staleMs: REFRESH_LOCK_MS, keepFresh: true });
+    } catch (error) {
+      // A lock held too long, or one that cannot be taken (a folder in its place, a read-only folder): refresh without it.
+      if (running) throw error;
+      return send();
+    }
   }
 
-  /** The stored tokens as a token answer, when they hold this refresh token and an access token no server has refused and that has not expired. */
-  private untriedRenewal(refreshToken: string): Record<string, unknown> | undefined {
+  /**
+   * The stored tokens as a token answer, when they hold an access token no server has refused and
+   * that has not expired: the refresh token sent (the stored login, its access token not tried yet),
+   * or one renewed since (another request's or process's renewal of the token sent).
+   */
+  private untriedRenewal(): Record<string, unknown> | undefined {
     const { tokens, tokensExpireAt } = this.stored();
-    if (tokens?.refresh_token !== refreshToken || this.#refusedAccess.includes(tokens.access_token)) return undefined;
+    if (!tokens?.refresh_token || this.#refusedAccess.includes(tokens.access_token)) return undefined;
     if (tokensExpireAt === undefined || tokensExpireAt <= Date.now()) return undefined;
     return { ...tokens, expires_in: Math.floor((tokensExpireAt - Date.now()) / 1000) };
   }
@@ -91,10 +131,19 @@ function refreshTokenSent(init: RequestInit | undefined): string | undefined {
   return form?.get('grant_type') === 'refresh_token' ? (form.get('refresh_token') ?? undefined) : undefined;
 }
 
-function errorCodeOf(body: ArrayBuffer): unknown {
+function jsonOf(body: ArrayBuffer): unknown {
   try {
-    return (JSON.parse(Buffer.from(body).toString('utf8')) as { error?: unknown }).error;
+    return JSON.parse(Buffer.from(body).toString('utf8'));
   } catch {
     return undefined;
   }
+}
+
+function errorCodeOf(body: ArrayBuffer): unknown {
+  return (jsonOf(body) as { error?: unknown } | undefined)?.error;
+}
+
+function jsonBytes(value: unknown): ArrayBuffer {
+  const bytes = Buffer.from(JSON.stringify(value));
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
 }

@@ -146,7 +146,24 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   }
 
   saveTokens(tokens: OAuthTokens, ctx?: OAuthClientInformationContext): void {
-    const issuer = ctx?.issuer ?? tokens.issuer;
+    this.storeTokens(tokens, ctx?.issuer ?? tokens.issuer);
+    // Without a user, auth() saves tokens only after a refresh.
+    if (!this.#options.interaction) this.#options.onRefreshed?.(this.#options.server);
+  }
+
+  /**
+   * A renewal stored by the refresh itself, before its lock is let go (see refresh-once.ts): for
+   * the issuer whose credentials hold the refresh token sent; none does any more, nothing is stored.
+   */
+  private keepRenewal(tokens: OAuthTokens, sentRefreshToken: string): void {
+    const login = this.current();
+    const holds = (credentials: IssuerCredentials | undefined) => credentials?.tokens?.refresh_token === sentRefreshToken;
+    if (holds(login)) return this.storeTokens(tokens, login.issuer);
+    const other = Object.keys(login.otherIssuers ?? {}).find((issuer) => holds(login.otherIssuers?.[issuer]));
+    if (other !== undefined) this.storeTokens(tokens, other);
+  }
+
+  private storeTokens(tokens: OAuthTokens, issuer: string | undefined): void {
     const { requiredScope } = this.current();
     // After an authorization, what it asked for; after a refresh, the scope stays what it was.
     const requestedScope = this.authorizationUrl ? (this.authorizationUrl.searchParams.get('scope') ?? undefined) : this.credentialsFor(issuer).requestedScope;
@@ -154,8 +171,6 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     this.tokensDropped = false;
     const tokensExpireAt = tokens.expires_in === undefined ? undefined : Date.now() + tokens.expires_in * 1000;
     this.saveFor(issuer, { tokens, tokensExpireAt, requestedScope }, { requiredScope: coversScope(granted, requiredScope) ? undefined : requiredScope });
-    // Without a user, auth() saves tokens only after a refresh.
-    if (!this.#options.interaction) this.#options.onRefreshed?.(this.#options.server);
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
@@ -243,6 +258,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   readonly #refreshes = new RefreshOnce(
     boundedFetch(checkingOAuthAnswers(redactingSentSecrets((input, init) => (this.#options.baseFetch ?? fetch)(input, init)))),
     () => this.current(),
+    (tokens, sent) => this.keepRenewal(tokens, sent),
+    () => `${this.#options.store.file}.refresh-lock`,
   );
 
   readonly #oauthFetch: FetchLike = this.#refreshes.fetch;
