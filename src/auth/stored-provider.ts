@@ -18,6 +18,7 @@ import type { FetchLike } from '@modelcontextprotocol/client';
 import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthRenewalFailedError, OAuthScopeRefusedError } from '../errors/oauth.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { redactingSentSecrets } from './sent-secrets.js';
+import { refusingUnsafeOAuthUrls } from './safe-oauth-url.js';
 import { RefreshOnce } from './refresh-once.js';
 import { checkingOAuthAnswers } from './oauth-answers.js';
 import { offersOAuth } from './oauth-offered.js';
@@ -256,7 +257,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   /** ES-private, as `#options`: the refresh tokens it remembers stay out of what an inspector walks. */
   readonly #refreshes = new RefreshOnce(
-    boundedFetch(checkingOAuthAnswers(redactingSentSecrets((input, init) => (this.#options.baseFetch ?? fetch)(input, init)))),
+    boundedFetch(checkingOAuthAnswers(redactingSentSecrets(refusingUnsafeOAuthUrls((input, init) => (this.#options.baseFetch ?? fetch)(input, init))))),
     () => this.current(),
     (tokens, sent) => this.keepRenewal(tokens, sent),
     () => `${this.#options.store.file}.refresh-lock`,

@@ -1,0 +1,63 @@
+/**
+ * Where OAuth requests may go. A renewal, run by `serve` with no one watching, rediscovers the
+ * authorization server from what the MCP server names (its 401's `resource_metadata`, its
+ * metadata's `authorization_servers`), so a downstream server chooses the addresses a gateway
+ * fetches. Refused before any connection: a scheme other than http(s) (a `data:` URL would be
+ * answered by fetch itself), and a link-local address (169.254.0.0/16, fe80::/10, AWS's
+ * fd00:ec2::254), where cloud hosts serve their instance credentials — also as a redirect's target,
+ * so redirects are followed here, each checked first. A name that resolves there is not seen:
+ * only addresses written in the URL are.
+ */
+import { BlockList } from 'node:net';
+import type { FetchLike } from '@modelcontextprotocol/client';
+
+const MAX_REDIRECTS = 5;
+
+const LINK_LOCAL = new BlockList();
+LINK_LOCAL.addSubnet('169.254.0.0', 16, 'ipv4');
+LINK_LOCAL.addSubnet('fe80::', 10, 'ipv6');
+LINK_LOCAL.addAddress('fd00:ec2::254', 'ipv6');
+
+export function refusingUnsafeOAuthUrls(fetchFn: FetchLike): FetchLike {
+  return async (input, init) => {
+    let url = new URL(String(input));
+    refuseUnsafe(url);
+    // A caller that handles redirects itself (the SDK's discovery does) sees them as they come.
+    if (init?.redirect === 'manual' || init?.redirect === 'error') return fetchFn(url, init);
+    let request: RequestInit = { ...init, redirect: 'manual' };
+    for (let hop = 0; ; hop++) {
+      const response = await fetchFn(url, request);
+      const location = response.headers.get('location');
+      if (!REDIRECTS.has(response.status) || location === null) return response;
+      if (hop === MAX_REDIRECTS) throw new Error(`${url.origin}${url.pathname} redirected more than ${MAX_REDIRECTS} times`);
+      await response.body?.cancel().catch(() => {});
+      const from = url.origin;
+      url = new URL(location, url);
+      refuseUnsafe(url);
+      // As fetch does: 303, and 301/302 after a POST, become a GET; credentials do not go to another origin.
+      if (response.status === 303 || ((response.status === 301 || response.status === 302) && request.method?.toUpperCase() === 'POST')) {
+        request = { ...request, method: 'GET', body: undefined };
+      }
+      if (url.origin !== from) request = { ...request, headers: withoutAuthorization(request.headers) };
+    }
+  };
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+function refuseUnsafe(url: URL): void {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`an OAuth address must be http:// or https://, not ${url.protocol} (named by the MCP server or its authorization server): not fetched`);
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const family = host.includes(':') ? 'ipv6' : /^[\d.]+$/.test(host) ? 'ipv4' : undefined;
+  if (family && LINK_LOCAL.check(host, family)) {
+    throw new Error(`an OAuth address may not be a link-local address (${url.hostname}, where a cloud host serves its credentials; named by the MCP server or its authorization server): not fetched`);
+  }
+}
+
+function withoutAuthorization(headers: HeadersInit | undefined): Headers {
+  const kept = new Headers(headers);
+  kept.delete('authorization');
+  return kept;
+}
