@@ -56,7 +56,7 @@ function refuseUnsafe(url: URL): void {
   }
 }
 
-function withoutAuthorization(headers: HeadersInit | undefined): Headers {
+function withoutAuthorization(headers: RequestInit['headers']): Headers {
   const kept = new Headers(headers);
   kept.delete('authorization');
   return kept;
