@@ -181,6 +181,22 @@ describe('import', () => {
     ]);
   }, 40_000);
 
+  it('a skipped name from the client\'s file is shown as names are (escaped, cut, lookalikes noted), never raw to the terminal', async () => {
+    const { cli, home } = importer();
+    const long = `n${'x'.repeat(4_999)}`;
+    const escaping = 'x\u001b]0;pwned\u0007';
+    place(join(home, '.config', 'Claude', 'claude_desktop_config.json'), { mcpServers: { [long]: null, [escaping]: { command: 'x' }, 'f\u0455': null, good: { command: 'good-server' } } });
+    const run = await cli('import', '--from', 'claude-desktop', '--yes');
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(run.stdout).not.toContain('x'.repeat(200));
+    expect(run.stdout.split('\n').filter((line) => line.startsWith('Skipped')).map((line) => line.slice(0, line.indexOf(':')))).toEqual([
+      `Skipped "n${'x'.repeat(119)}…" (5,000 characters)`,
+      'Skipped "fѕ" (mixed scripts',
+      'Skipped "x\\x1b]0;pwned\\x07"',
+    ]);
+  }, 40_000);
+
   it('from VS Code: what only VS Code does (envFile, ${command:…}) is copied as written and still warned about in our file, never dropped silently', async () => {
     const { cli, project } = importer();
     place(join(project, '.vscode', 'mcp.json'), {

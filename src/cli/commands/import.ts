@@ -269,14 +269,15 @@ export function runImport(options: ImportOptions): Promise<number> {
       chosen.set(candidate.name, candidate);
     }
     const plan = [...chosen.values()];
-    const skippedText = skipped.map((skip) => `Skipped "${skip.name}": ${skip.reason}.`);
+    // A skipped name is as the other program's file spells it: quoted() cuts a long one and notes a lookalike.
+    const skippedText = skipped.map((skip) => `Skipped ${quoted(skip.name)}: ${skip.reason}.`);
     if (plan.length === 0) {
       return reportDone(options, ['Nothing to import.', ...skippedText].join('\n'), { file: target, added: [], skipped });
     }
     // With --force, the person confirming must see that a definition of theirs goes, not only what comes.
     const replaced = plan.map((candidate) => candidate.name).filter((name) => Object.hasOwn(existing, name));
     const notices = [
-      ...replaced.map((name) => `Replaces the "${name}" already defined in ${target} (--force).`),
+      ...replaced.map((name) => `Replaces the ${quoted(name)} already defined in ${target} (--force).`),
       ...plan.flatMap((candidate) => candidate.notes),
       ...twice,
     ];
@@ -301,7 +302,7 @@ export function runImport(options: ImportOptions): Promise<number> {
     if (options.scope === 'project') {
       const definitions = await Promise.all(plan.map((candidate) => projectDefinition(target, candidate.name)));
       await approveServers({}, definitions.filter((definition) => definition !== undefined)).catch((error: unknown) => {
-        throw approvalRefused(`imported ${added.map((name) => `"${name}"`).join(', ')} into ${target}`, target, added, error);
+        throw approvalRefused(`imported ${added.map(quoted).join(', ')} into ${target}`, target, added, error);
       });
     }
     const text = [
