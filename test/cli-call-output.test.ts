@@ -114,7 +114,7 @@ describe('--output saves what cannot be printed', () => {
     const server = fileURLToPath(new URL('./fixtures/big-image-server.mjs', import.meta.url));
     expect((await cli('add', 'images', '--', process.execPath, server)).code).toBe(0);
     // Under util-linux prlimit: 1,024 descriptors at most, as a container may give (several servers' results reach 200,000 images in 10 MiB).
-    const run = await runProcess('prlimit', ['--nofile=1024:1024', CLI_COMMAND.command, ...CLI_COMMAND.args, 'call', 'images', 'image', '{"count": 3000}', '--output', 'out/'], {
+    const run = await runProcess('prlimit', ['--nofile=1024:1024', CLI_COMMAND.command, ...CLI_COMMAND.args, 'call', 'images', 'image', '{"count": 3000}', '--output', 'out/', '--max-files', '3000'], {
       cwd: home,
       env: { HOME: home },
       timeoutMs: 60_000,
@@ -122,6 +122,24 @@ describe('--output saves what cannot be printed', () => {
     expect(run.stderr).not.toMatch(/EMFILE/);
     expect(run.code).toBe(0);
     expect(readdirSync(join(home, 'out'))).toHaveLength(3000);
+  }, 90_000);
+
+  it('a result of more files than --max-files (100 unless given) saves none, saying how many and the flag; --max-files raises the cap', async () => {
+    const { home, cli } = everythingHome();
+    const server = fileURLToPath(new URL('./fixtures/big-image-server.mjs', import.meta.url));
+    expect((await cli('add', 'images', '--', process.execPath, server)).code).toBe(0);
+    const refused = await cli('call', 'images', 'image', '{"count": 101}', '--output', 'out/', '--json');
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      ok: false,
+      code: 'OUTPUT_TOO_MANY',
+      error: { message: 'not saved: the result has 101 files to save, more than --max-files 100', hint: 'pass --max-files 101 to save them all' },
+    });
+    expect(existsSync(join(home, 'out'))).toBe(false);
+    const raised = await cli('call', 'images', 'image', '{"count": 101}', '--output', 'out/', '--max-files', '101');
+    expect(raised.code).toBe(0);
+    expect(readdirSync(join(home, 'out'))).toHaveLength(101);
+    expect((await cli('call', 'images', 'image', '{"count": 1}', '--max-files', '5')).stderr).toContain('--max-files goes with --output');
   }, 90_000);
 
   it('an embedded binary resource is saved under the last segment of its URI, never a path the server chose', async () => {

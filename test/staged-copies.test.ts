@@ -95,7 +95,7 @@ describe('a file `call --output <file> --force` replaces', () => {
     writeFileSync(lookAlikes[1]!, 'mine');
     utimesSync(lookAlikes[1]!, AN_HOUR_AGO, AN_HOUR_AGO);
 
-    await wholeResult('charts', { kind: 'tool', result: { content: [{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] } }, { path: file, force: true });
+    await wholeResult('charts', { kind: 'tool', result: { content: [{ type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] } }, { path: file, force: true, maxFiles: 100 });
 
     expect(existsSync(file)).toBe(true);
     expect(lookAlikes.filter(existsSync)).toEqual(lookAlikes);

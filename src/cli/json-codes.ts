@@ -46,6 +46,7 @@ export const CLI_ERROR_CODES = {
   REGISTRY_INVALID: 'the registry answered with a document that is not valid',
   OUTPUT_NEEDS_FOLDER: '--output names a file but there are several to save',
   OUTPUT_EXISTS: 'a file --output would write is already there; --force replaces it',
+  OUTPUT_TOO_MANY: 'the result has more files to save than --max-files (100 unless given); nothing was saved',
   OUTPUT_FAILED: 'a file could not be written',
   WRITE_FAILED: 'a config or state file could not be written (a full disk, a read-only folder, no permission)',
   FAILED: 'anything else; the message says what',

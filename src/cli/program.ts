@@ -75,10 +75,21 @@ interface ResultFlags {
   maxBytes?: number;
   output?: string;
   force: boolean;
+  maxFiles: number;
 }
 
-function resultOptions({ json, timeout, maxBytes, output, force }: ResultFlags): import('./commands/one-shot.js').OneShotOptions {
-  return { json, timeoutMs: timeout, maxBytes, output: output === undefined ? undefined : { path: output, force } };
+function resultOptions({ json, timeout, maxBytes, output, force, maxFiles }: ResultFlags): import('./commands/one-shot.js').OneShotOptions {
+  return { json, timeoutMs: timeout, maxBytes, output: output === undefined ? undefined : { path: output, force, maxFiles } };
+}
+
+/** `--max-files` when not given: more than any result a person reads through, far fewer than a flood. */
+const DEFAULT_MAX_FILES = 100;
+
+/** `--max-files <n>`: how many files one result may write with --output. */
+function maxFilesOption(): Option {
+  return new Option('--max-files <n>', `with --output: save at most this many files from one result; over it nothing is saved`)
+    .argParser(positiveWholeNumber('give a positive whole number of files, e.g. --max-files 1000'))
+    .default(DEFAULT_MAX_FILES);
 }
 
 /** The help's closing lines: one example per line, as typed. */
@@ -336,10 +347,11 @@ export function buildProgram(): Command {
     .addOption(maxBytesOption())
     .option('-o, --output <file|folder>', 'save images, audio and binary resources there (a folder: one file each, named from the content)')
     .option('--force', 'with --output: replace files that are already there', false)
+    .addOption(maxFilesOption())
     .addOption(timeoutOption(`give the tool call this long to answer, in milliseconds ${REQUEST_TIMEOUT_DEFAULT}; each progress report restarts it, up to ${PROGRESS_CAP_TEXT} in all; connecting is counted apart and gets as long, at least ${DEFAULT_CONNECT_TIMEOUT_MS}`))
     .addOption(otelOption())
     .addHelpText('after', `${CALL_APPROVAL_HELP}${examples('mcp-statechart call memory read_graph', 'mcp-statechart call everything get-tiny-image --output ./images/', 'mcp-statechart call memory search_nodes \'{"query":"coffee"}\'', 'echo \'{"query":"coffee"}\' | mcp-statechart call memory search_nodes -')}`)
-    .hook('preAction', goWith('--output', '--force'))
+    .hook('preAction', goWith('--output', '--force', '--max-files'))
     .action(
       async (server: string, tool: string, json: string | undefined, options: { argsFile?: string; otel?: boolean } & ResultFlags, command: Command) => {
         const [{ runCall }, { withTelemetry }] = await Promise.all([import('./commands/one-shot.js'), import('./otel.js')]);
@@ -356,9 +368,10 @@ export function buildProgram(): Command {
     .addOption(maxBytesOption())
     .option('-o, --output <file|folder>', 'save a binary resource there (a folder: named from its URI)')
     .option('--force', 'with --output: replace a file that is already there', false)
+    .addOption(maxFilesOption())
     .addOption(timeoutOption(`give the resource read this long to answer, in milliseconds ${REQUEST_TIMEOUT_DEFAULT}; connecting is counted apart and gets as long, at least ${DEFAULT_CONNECT_TIMEOUT_MS}`))
     .addHelpText('after', examples('mcp-statechart read everything demo://resource/static/document/architecture.md', 'mcp-statechart read everything demo://resource/dynamic/blob/1 --output ./blob.txt'))
-    .hook('preAction', goWith('--output', '--force'))
+    .hook('preAction', goWith('--output', '--force', '--max-files'))
     .action(async (server: string, uri: string, options: ResultFlags, command: Command) => {
       const { runOneShot } = await import('./commands/one-shot.js');
       process.exitCode = await runOneShot(globalOptions(command), 'read_mcp_resource', { server, uri }, resultOptions(options));

@@ -34,6 +34,12 @@ export interface OutputTarget {
   path: string;
   /** `--force`: replace files that are there. */
   force: boolean;
+  /**
+   * `--max-files`: the most files one result may write. The server decides how many parts a result
+   * has (200,000 images fit in 10 MiB); a person who asked for "the images" should not find a
+   * folder of tens of thousands without having said so.
+   */
+  maxFiles: number;
 }
 
 type ResourceContents = Extract<CallToolResult['content'][number], { type: 'resource' }>['resource'];
@@ -150,6 +156,10 @@ export async function outputTakenBeforeRun(target: OutputTarget | undefined): Pr
 }
 
 async function save(binaries: BinaryPiece[], target: OutputTarget): Promise<SavedFile[]> {
+  // Before anything is written: a cap reached part way would leave a folder half saved.
+  if (binaries.length > target.maxFiles) {
+    throw new CliError('OUTPUT_TOO_MANY', `not saved: the result has ${binaries.length} files to save, more than --max-files ${target.maxFiles}`, `pass --max-files ${binaries.length} to save them all`);
+  }
   const files = await plan(binaries, target);
   if (!target.force) {
     const there = [];
