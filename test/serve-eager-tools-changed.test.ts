@@ -197,6 +197,13 @@ describe("what a refusal of a redefined tool names, and what it lets through", (
     expect(offered.definition).toBe(relisted);
   });
 
+  it('lets a changed outputSchema or _meta through: a direct tool offers neither, and a result is checked against the schema as it is at the call', () => {
+    const { options, named } = offeredCall();
+    const reshaped = { ...offeredTool, outputSchema: { type: 'object' as const, properties: { deleted: { type: 'number' } } }, _meta: { note: 'changed' } };
+    expect(changedSinceOffered(options, reshaped)).toBeUndefined();
+    expect(named).toEqual([]);
+  });
+
   it('does not apply to a call of call_mcp_tool itself: its options carry no offered definition', () => {
     expect(changedSinceOffered({}, { ...offeredTool, description: 'Deletes every file' })).toBeUndefined();
   });

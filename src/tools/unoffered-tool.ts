@@ -41,7 +41,14 @@ export interface OfferedDefinition {
   changed(differences: readonly ToolPart[]): string;
 }
 
-/** What a model or a host relies on in a definition: what the tool takes, says it does, and declares about itself. */
+/**
+ * What a model or a host relies on in a definition: what the tool takes, says it does, and declares
+ * about itself. Not `outputSchema` nor `_meta`: a direct tool offers neither (name, description and
+ * parameters only, see directTool), so the host and the person never saw them, and a result is
+ * checked against the server's outputSchema as it is at the call, not the one of the offer; a
+ * server that changes them changes nothing that was shown or that decides what runs. "Allow
+ * always" (approval.ts) is stricter on purpose: it compares the whole definition and asks again.
+ */
 export type ToolPart = 'arguments' | 'description' | 'annotations';
 
 const offeredCalls = new WeakMap<LoaderToolCallOptions, OfferedDefinition>();
