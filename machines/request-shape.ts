@@ -54,6 +54,30 @@ export function unreadableRequestProblem(error: unknown): string {
   return `a field of the request could not be read (reading it threw ${quoted(errorMessage(error))})`;
 }
 
+/**
+ * The fields the registry's actions read of each event that is not a request (requests are read by
+ * malformedRequestProblem). Plain JavaScript may send a getter that throws, or a revoked Proxy: read
+ * in an action, the throw stopped the registry for good.
+ */
+const FIELDS_READ: Readonly<Record<string, readonly string[]>> = {
+  'mcp.cancel': ['server', 'requestId', 'reason'],
+  'mcp.subscribe': ['replyTo', 'include'],
+  'mcp.unsubscribe': ['replyTo'],
+  'mcp.touch': ['server'],
+  'mcp.disconnect': ['server'],
+  'mcp.configure': ['servers', 'options', 'mode'],
+};
+
+/** Why `event`, not a request, cannot be read (a field the registry's actions read throws), or undefined. */
+export function unreadableEventProblem(event: { type: string }): string | undefined {
+  try {
+    for (const field of FIELDS_READ[event.type] ?? []) void Reflect.get(event, field);
+    return undefined;
+  } catch (error) {
+    return `${event.type}: a field of the event could not be read (reading it threw ${quoted(errorMessage(error))}); the event was dropped.`;
+  }
+}
+
 /** Why a completion cannot be sent (its ref or argument not of the protocol's shape), or undefined. */
 function completionProblem({ ref, argument, context }: Extract<RequestSpec, { kind: 'complete' }>): string | undefined {
   const named = isPlainObject(ref) && (ref.type === 'ref/prompt' ? typeof ref.name === 'string' : ref.type === 'ref/resource' && typeof ref.uri === 'string');

@@ -163,6 +163,36 @@ describe('request events whose own fields throw when read', () => {
   });
 });
 
+describe('the other registry events, with a field that throws when read', () => {
+  const events: Array<[string, Record<string, unknown>]> = [
+    ['server', { type: 'mcp.load', server: 'everything', requestId: 'bad-load' }],
+    ['requestId', { type: 'mcp.load', server: 'everything', requestId: 'bad-load' }],
+    ['replyTo', { type: 'mcp.load', server: 'everything', requestId: 'bad-load' }],
+    ['server', { type: 'mcp.cancel', server: 'everything', requestId: 'x' }],
+    ['requestId', { type: 'mcp.cancel', server: 'everything', requestId: 'x' }],
+    ['reason', { type: 'mcp.cancel', server: 'everything', requestId: 'x', reason: 'r' }],
+    ['replyTo', { type: 'mcp.subscribe' }],
+    ['include', { type: 'mcp.subscribe', include: ['mcp.log'] }],
+    ['replyTo', { type: 'mcp.unsubscribe' }],
+    ['server', { type: 'mcp.touch', server: 'everything' }],
+    ['server', { type: 'mcp.disconnect', server: 'everything' }],
+    ['servers', { type: 'mcp.configure', servers: {} }],
+    ['options', { type: 'mcp.configure', servers: {}, options: {} }],
+    ['mode', { type: 'mcp.configure', servers: {}, mode: 'merge' }],
+  ];
+  it.each(events)('a getter that throws for %s of %o: the registry stays up and answers the next request', async (field, fields) => {
+    const { ask, agent } = startAgent();
+    expect(await ask({ type: 'mcp.load', server: 'everything', requestId: 'load' })).toMatchObject({ type: 'mcp.loaded' });
+    const registry = agent.getSnapshot().children.mcp!;
+    const event: Record<string, unknown> = { ...fields, replyTo: agent };
+    Object.defineProperty(event, field, { enumerable: true, get: () => { throw new Error('boom'); } });
+    registry.send(event as unknown as McpRegistryInput);
+    expect(registry.getSnapshot().status).toBe('active');
+    const good = await ask({ type: 'mcp.callTool', server: 'everything', tool: 'echo', arguments: { message: 'still here' }, requestId: 'good' });
+    assertEvent(good, 'mcp.toolResult');
+  });
+});
+
 describe('request events whose replyTo is not an actor', () => {
   it.each([
     ['a plain object', {}],
