@@ -36,8 +36,8 @@ import { KeepAlive } from './keep-alive.js';
 import { redact, secretsOf } from './redact.js';
 import { HostControls } from './host-controls.js';
 import { scheduledTimers, serverStatus, type ServerStatus } from './server-status.js';
-import { invalidRequestError, invalidServerConfigError, invalidServerNameError, invalidServersError } from './request-arguments.js';
-import { invalidManagerOptionsError } from './manager-options.js';
+import { invalidRequestError, requestMethod, invalidServerConfigError, invalidServerNameError, invalidServersError } from './request-arguments.js';
+import { invalidConnectOptionsError, invalidManagerOptionsError, invalidServersOptionsError, noOtherPlace, unknownOptionError } from './manager-options.js';
 import { credentialsFromCode } from './auth/http-auth.js';
 
 type Clock = NonNullable<ActorOptions<RegistryLogic>['clock']>;
@@ -97,6 +97,18 @@ export interface CallToolOptions extends RequestOptions {
   /** Where your `maxTotalTimeoutMs` came from, as a TIMEOUT's message names it. Default: "the call's maxTotalTimeoutMs". */
   maxTotalTimeoutSource?: string;
 }
+
+/** Every key a request method reads; `satisfies` keeps each list whole as options are added. */
+const REQUEST_OPTION_KEYS = Object.keys({ signal: true, timeoutMs: true, timeoutSource: true } satisfies Record<keyof RequestOptions, true>);
+const CALL_OPTION_KEYS = Object.keys({
+  signal: true,
+  timeoutMs: true,
+  timeoutSource: true,
+  onProgress: true,
+  resetTimeoutOnProgress: true,
+  maxTotalTimeoutMs: true,
+  maxTotalTimeoutSource: true,
+} satisfies Record<keyof CallToolOptions, true>);
 
 /** Timers that never hold the process open: an idle manager lets Node exit. */
 const unrefClock: Clock = {
@@ -206,7 +218,7 @@ export class McpConnectionManager {
     options?: Record<string, McpConnectOptions>,
     mode: 'replace' | 'merge' = 'replace',
   ): void {
-    const invalid = invalidServersError('configure', servers) ?? unreadableOptionsError('configure', options);
+    const invalid = invalidServersError('configure', servers) ?? unreadableOptionsError('configure', options) ?? invalidServersOptionsError('configure', options);
     if (invalid) throw invalid;
     this.actor.send({ type: 'mcp.configure', servers: sealServers(servers, 'configure'), options, mode });
   }
@@ -221,7 +233,8 @@ export class McpConnectionManager {
     const invalid =
       invalidServerNameError('connect', name) ??
       invalidServerConfigError('connect', config) ??
-      unreadableOptionsError('connect', options === undefined ? undefined : { [name]: options });
+      unreadableOptionsError('connect', options === undefined ? undefined : { [name]: options }) ??
+      invalidConnectOptionsError('connect', options);
     if (invalid) throw invalid;
     if (config) {
       this.actor.send({
@@ -474,7 +487,7 @@ export class McpConnectionManager {
    * Otherwise (or with `route: 'events'`) the event route.
    */
   private run(server: string, spec: RequestSpec, how: RequestRun, options: McpRequestFields | undefined): Promise<McpFinalReply> {
-    const invalid = invalidRequestError(server, spec, how, options);
+    const invalid = invalidRequestError(server, spec, how, options) ?? unknownRequestOptionError(spec, how);
     if (invalid) return Promise.reject(invalid);
     return this.awaitReply(server, spec, how, (requestId) => {
       const request: PendingRequest = { replyTo: this.inbox, requestId, spec, options };
@@ -486,7 +499,7 @@ export class McpConnectionManager {
 
   /** Always the event route: the server chart records what the server confirmed, to subscribe again on the next session. */
   private changeSubscription(server: string, spec: RequestSpec, options: RequestOptions): Promise<McpFinalReply> {
-    const invalid = invalidRequestError(server, spec, options, options);
+    const invalid = invalidRequestError(server, spec, options, options) ?? unknownRequestOptionError(spec, options);
     if (invalid) return Promise.reject(invalid);
     return this.awaitReply(server, spec, options, (requestId) =>
       this.actor.send(requestEventOf(server, { replyTo: this.inbox, requestId, spec, options: requestFields(options) })),
@@ -591,6 +604,11 @@ function registryFailedError(error: unknown): McpServerError {
 /** Now on the clock the charts' timers run on (a SimulatedClock in tests). */
 function clockNow(clock: Clock): number {
   return 'now' in clock && typeof clock.now === 'function' ? Number(clock.now()) : Date.now();
+}
+
+/** A key the request's options have that no request reads (`timeout` for `timeoutMs`), which would be ignored. */
+function unknownRequestOptionError(spec: RequestSpec, options: object): TypeError | undefined {
+  return unknownOptionError(requestMethod(spec.kind), options, spec.kind === 'tool' ? CALL_OPTION_KEYS : REQUEST_OPTION_KEYS, noOtherPlace);
 }
 
 /** The request's fields for the session actor; undefined when the caller set none (the usual call). */

@@ -17,6 +17,11 @@ const METHOD_OF: Record<RequestSpec['kind'], string> = {
   complete: 'complete',
 };
 
+/** The manager's method that sends a request of this kind, as its refusals name it. */
+export function requestMethod(kind: RequestSpec['kind']): string {
+  return METHOD_OF[kind];
+}
+
 /** How the request runs, as given (unchecked). */
 interface GivenRun {
   signal?: unknown;

@@ -1,6 +1,6 @@
 import { isTimerLimit, TIMER_LIMIT_ALLOWED, type ResolvedConnectOptions } from '../../machines/options.js';
 import { describeValue } from '../../machines/request-shape.js';
-import type { McpServerConfig } from '../../machines/types.js';
+import type { McpConnectOptions, McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 
 export type Rule = { allowed: string; accepts: (value: unknown) => boolean };
@@ -14,6 +14,7 @@ const RULES: Record<string, Rule> = {
   requestTimeoutMs: TIMER_LIMIT,
   idleTimeoutMs: { allowed: 'a number of milliseconds, 0 or more (0 or Infinity: never)', accepts: DURATION.accepts },
   healthyAfterMs: DURATION,
+  autoReconnect: { allowed: 'true or false', accepts: (value) => typeof value === 'boolean' },
   maxRetries: { allowed: 'a whole number, 0 or more, or Infinity', accepts: (value) => isNumber(value) && value >= 0 && (Number.isInteger(value) || value === Infinity) },
   'backoff.initialDelayMs': DURATION,
   'backoff.maxDelayMs': DURATION,
@@ -40,19 +41,29 @@ export function assertUsableEntry(server: string, config: McpServerConfig, optio
   if (args !== undefined && !(Array.isArray(args) && args.every((arg) => typeof arg === 'string'))) {
     throw new ConfigInvalidError(server, 'args', `"args" must be an array of strings, got ${describeValue(args)}`);
   }
+  const broken = brokenConnectOption(options, 'all set');
+  if (broken) throw new ConfigInvalidError(server, broken.option, `the connect option ${broken.option} ${broken.problem}`);
+}
+
+/**
+ * The first connect option no attempt could honour, with why in words (`is NaN; it must be …`),
+ * or undefined. Given options (a manager's `defaults`, `some given`: those left out are not checked) and resolved ones (`all set`: undefined is wrong there too) go by the same rules.
+ */
+export function brokenConnectOption(options: McpConnectOptions | ResolvedConnectOptions, set: 'some given' | 'all set'): { option: string; problem: string } | undefined {
   const values: Record<string, unknown> = {
     connectTimeoutMs: options.connectTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs,
     idleTimeoutMs: options.idleTimeoutMs,
     healthyAfterMs: options.healthyAfterMs,
+    autoReconnect: options.autoReconnect,
     maxRetries: options.maxRetries,
-    'backoff.initialDelayMs': options.backoff.initialDelayMs,
-    'backoff.maxDelayMs': options.backoff.maxDelayMs,
-    'backoff.jitter': options.backoff.jitter,
+    'backoff.initialDelayMs': options.backoff?.initialDelayMs,
+    'backoff.maxDelayMs': options.backoff?.maxDelayMs,
+    'backoff.jitter': options.backoff?.jitter,
   };
   for (const [option, rule] of Object.entries(RULES)) {
-    if (!rule.accepts(values[option])) {
-      throw new ConfigInvalidError(server, option, `the connect option ${option} is ${describeValue(values[option])}; it must be ${rule.allowed}`);
-    }
+    const value = values[option];
+    if ((value !== undefined || set === 'all set') && !rule.accepts(value)) return { option, problem: `is ${describeValue(value)}; it must be ${rule.allowed}` };
   }
+  return undefined;
 }
