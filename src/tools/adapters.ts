@@ -98,7 +98,9 @@ const WHILE_PROGRESSING = Object.freeze(callWhileProgressing());
  * const manager = new McpConnectionManager();
  * const tools = toAiSdkTools(createLoaderTools({ manager, servers: {} }));
  * // generateText({ model, tools, prompt }) with the AI SDK 5 or 6
- * console.log(Object.keys(tools)); // ['load_mcp', 'call_mcp_tool', 'read_mcp_resource', 'search_mcp_tools']
+ * // With an empty manifest index (a fresh HOME): ['load_mcp', 'call_mcp_tool', 'read_mcp_resource'];
+ * // search_mcp_tools joins them once the index holds a server's manifest.
+ * console.log(Object.keys(tools));
  * ```
  */
 export function toAiSdkTools(tools: readonly LoaderTool[]): Record<string, AiSdkTool> {
