@@ -332,6 +332,19 @@ export function argumentsTooDeepError(server: string, tool: string): McpServerEr
   );
 }
 
+/**
+ * A tool call refused before it was sent: its arguments are no JSON (`problem`: "contain a cycle
+ * ("parent" contains itself)", "contain a BigInt"), which the SDK's JSON.stringify would have
+ * failed on as a REQUEST_FAILED, or (a cycle) measured as nested past MAX_ARGUMENT_DEPTH.
+ */
+export function argumentsNotJsonError(server: string, tool: string, problem: string, advice: string): McpServerError {
+  return new McpServerError(
+    'INVALID_ARGUMENTS',
+    server,
+    `MCP server ${quoted(server)}: the arguments for tool ${quoted(tool)} ${problem}, which JSON cannot write, so the call was not sent. ${advice}`,
+  );
+}
+
 /** A tool call refused before it was sent: reading its arguments threw (a getter, a revoked Proxy), as the SDK's JSON.stringify would have. */
 export function argumentsUnreadableError(server: string, tool: string, cause: unknown): McpServerError {
   return new McpServerError(

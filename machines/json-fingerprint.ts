@@ -50,6 +50,8 @@ export interface JsonSize {
   depth: number;
   /** About the length of its JSON text: string lengths, key lengths and a little per value. */
   chars: number;
+  /** A BigInt was seen: JSON has no form for one, and JSON.stringify throws on it. */
+  bigint: boolean;
 }
 
 /**
@@ -57,11 +59,12 @@ export interface JsonSize {
  * the depth passes `maxDepth` or the size passes `maxChars`.
  */
 export function measureJson(value: unknown, maxDepth: number, maxChars: number): JsonSize {
-  const size: JsonSize = { depth: 0, chars: 0 };
+  const size: JsonSize = { depth: 0, chars: 0, bigint: false };
   const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
   while (stack.length > 0) {
     const { value: current, depth } = stack.pop()!;
     if (typeof current === 'string') size.chars += current.length + 2;
+    else if (typeof current === 'bigint') size.bigint = true;
     else if (current === null || typeof current !== 'object') size.chars += 5;
     else {
       const inner = depth + 1;

@@ -10,23 +10,35 @@ import { errorMessage } from '../machines/to-error.js';
  * stopped the registry with every server under it, and the `connect` that sent it waited forever. Objects other than plain ones
  * and arrays (an auth provider, a function) are the caller's to keep working and are not walked.
  */
-export function unreadablePart(holder: object, key: string, depth = 0, path: object[] = []): string | undefined {
+export function unreadablePart(holder: object, key: string): string | undefined {
+  return unreadable(holder, key, 0, [])?.text;
+}
+
+/** Where `value` (tool arguments) contains itself, in words (`"parent" contains itself`), or undefined. */
+export function cyclicPart(value: unknown): string | undefined {
+  const found = unreadable({ arguments: value }, 'arguments', 0, []);
+  return found?.kind === 'cycle' ? found.text : undefined;
+}
+
+type Unreadable = { kind: 'cycle' | 'other'; text: string };
+
+function unreadable(holder: object, key: string, depth: number, path: object[]): Unreadable | undefined {
   let value: unknown;
   let keys: string[];
   try {
     value = Reflect.get(holder, key);
-    if (typeof value === 'bigint') return `${quoted(key)} is a BigInt`;
+    if (typeof value === 'bigint') return { kind: 'other', text: `${quoted(key)} is a BigInt` };
     if (typeof value !== 'object' || value === null || !isPlainData(value)) return undefined;
-    if (path.includes(value)) return `${quoted(key)} contains itself`;
-    if (depth >= MAX_ARGUMENT_DEPTH) return `${quoted(key)} is nested deeper than ${MAX_ARGUMENT_DEPTH} levels`;
+    if (path.includes(value)) return { kind: 'cycle', text: `${quoted(key)} contains itself` };
+    if (depth >= MAX_ARGUMENT_DEPTH) return { kind: 'other', text: `${quoted(key)} is nested deeper than ${MAX_ARGUMENT_DEPTH} levels` };
     keys = Object.keys(value);
   } catch (error) {
-    return `reading ${quoted(key)} threw ${quoted(errorMessage(error))}`;
+    return { kind: 'other', text: `reading ${quoted(key)} threw ${quoted(errorMessage(error))}` };
   }
   path.push(value);
   for (const inner of keys) {
-    const unreadable = unreadablePart(value, inner, depth + 1, path);
-    if (unreadable !== undefined) return unreadable;
+    const found = unreadable(value, inner, depth + 1, path);
+    if (found !== undefined) return found;
   }
   path.pop();
   return undefined;

@@ -100,6 +100,26 @@ describe('wrong types from plain JavaScript', () => {
     expect(textOf(await manager.callTool('everything', 'echo', { message: 'after the getter' }))).toBe('Echo: after the getter');
   });
 
+  it('callTool with arguments that contain a cycle: INVALID_ARGUMENTS naming the cycle (was "nested deeper than 256 levels"), the connection keeps answering', async () => {
+    const parent: Record<string, unknown> = { message: 'x' };
+    parent.parent = parent;
+    const error = await rejectionWithin(() => manager.callTool('everything', 'echo', parent));
+    expect(error).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      message: 'MCP server "everything": the arguments for tool "echo" contain a cycle ("parent" contains itself), which JSON cannot write, so the call was not sent. Pass plain data in which no object contains itself.',
+    });
+    expect(textOf(await manager.callTool('everything', 'echo', { message: 'after the cycle' }))).toBe('Echo: after the cycle');
+  });
+
+  it('callTool with a BigInt in its arguments: INVALID_ARGUMENTS saying JSON has none (was REQUEST_FAILED from JSON.stringify)', async () => {
+    const error = await rejectionWithin(() => manager.callTool('everything', 'echo', { message: 'x', count: { n: 10n } }));
+    expect(error).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      message: 'MCP server "everything": the arguments for tool "echo" contain a BigInt, which JSON cannot write, so the call was not sent. Pass the number as a string, or as a number if it fits.',
+    });
+    expect(manager.getState('everything')).toBe('connected');
+  });
+
   it('leaves the connection answering, and configures no server under a coerced name', async () => {
     expect(textOf(await manager.callTool('everything', 'echo', { message: 'still here' }))).toBe('Echo: still here');
     expect(manager.requestsInFlight('everything')).toBe(0);
