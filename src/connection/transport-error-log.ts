@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import { redact } from '../redact.js';
 import { capErrorText } from '../text-limits.js';
 import { isStdioBufferOverflow, OversizedMessageClosedError } from '../transports/message-size.js';
-import { StdoutClosedError } from '../transports/stdio.js';
+import { StdinClosedError, StdoutClosedError } from '../transports/stdio.js';
 import { isStreamError } from './request-streams.js';
 import { isUnreachable } from './errors.js';
 import { isSessionExpiry } from './session-expiry.js';
@@ -42,6 +42,12 @@ export function logTransportError(error: Error, { server, logger, secrets, trans
     if (live) logger.warn(`MCP server ${quoted(server)}: ${message}`);
     else logger.debug(`MCP server ${quoted(server)} while connecting: ${message}`);
     return error;
+  }
+  if (error instanceof StdinClosedError) {
+    // The process is gone or going: its 'close' ends the connection and names how it ended; no promise that it stays up.
+    if (live) logger.warn(`MCP server ${quoted(server)}: ${message}`);
+    else logger.debug(`MCP server ${quoted(server)} while connecting: ${message}`);
+    return undefined;
   }
   if (error.message.startsWith(LATE_PROGRESS) || error.message.startsWith(LATE_RESPONSE)) {
     // Normal, not a fault: progress for a call already cancelled, or (an SDK race: it runs

@@ -35,6 +35,18 @@ export class StdoutClosedError extends Error {
 }
 
 /**
+ * A write to the server's stdin found the pipe closed (EPIPE): its process exited or is exiting,
+ * and the connection is being lost ('close' follows). Reported once per process: every write
+ * after the first fails the same way.
+ */
+export class StdinClosedError extends Error {
+  override name = 'StdinClosedError';
+  constructor(cause: Error) {
+    super(`the server's stdin is closed (${cause.message}): its process exited or is exiting, so the connection is being lost`, { cause });
+  }
+}
+
+/**
  * A connected server's process ended by itself: how (its exit code, or the signal that ended it),
  * which the lost connection says instead of "the server closed the connection".
  */
@@ -212,7 +224,13 @@ export class ProcessGroupStdioTransport implements Transport {
         this.child = undefined;
         reportClose();
       });
-      child.stdin?.on('error', (error) => this.onerror?.(error));
+      let stdinClosedTold = false;
+      child.stdin?.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EPIPE') return this.onerror?.(error);
+        if (stdinClosedTold) return;
+        stdinClosedTold = true;
+        this.onerror?.(new StdinClosedError(error));
+      });
       child.stdout?.on('data', (chunk: Buffer) => {
         // Closing (an oversized message, or the client's close): what the pipe still holds is not read.
         if (this.child !== child) return;
