@@ -16,6 +16,24 @@ async function redirector(location: string): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/.well-known/oauth-protected-resource`;
 }
 
+
+/**
+ * A fetch that records every address asked for into `fetched` and reaches only 127.0.0.1: never
+ * past this machine, whatever the code under test asks, nor through a redirect (one that fetch
+ * would have followed counts as fetched, without following it).
+ */
+function recordingFetch(fetched: string[]): typeof fetch {
+  return async (input, init) => {
+    const url = new URL(String(input));
+    fetched.push(url.href);
+    if (url.protocol !== 'http:' || url.hostname !== '127.0.0.1') return new Response('not fetched', { status: 599 });
+    const response = await fetch(input, { ...init, redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (location !== null && init?.redirect !== 'manual') fetched.push(new URL(location, url).href);
+    return response;
+  };
+}
+
 describe('OAuth addresses a downstream server names', () => {
   it.each([
     ['a link-local address (cloud instance metadata)', async () => 'http://169.254.169.254/latest/meta-data/iam/'],
@@ -28,17 +46,7 @@ describe('OAuth addresses a downstream server names', () => {
     const dir = loginDir();
     await login('remote', { url: fixture.url }, { dir, openBrowser: fixture.browse, print: () => {} });
     const fetched: string[] = [];
-    const baseFetch: typeof fetch = async (input, init) => {
-      const url = new URL(String(input));
-      fetched.push(url.href);
-      // Never reach past this machine, whatever the code under test asks.
-      if (url.protocol !== 'http:' || url.hostname !== '127.0.0.1') return new Response('not fetched', { status: 599 });
-      // Nor follow a redirect there: one that fetch would have followed counts as fetched.
-      const response = await fetch(input, { ...init, redirect: 'manual' });
-      const location = response.headers.get('location');
-      if (location !== null && init?.redirect !== 'manual') fetched.push(new URL(location, url).href);
-      return response;
-    };
+    const baseFetch = recordingFetch(fetched);
     const provider = new StoredOAuthProvider({ server: 'remote', serverUrl: new URL(fixture.url), entry: {}, store: new OAuthTokenStore('remote', dir), baseFetch });
     const resourceMetadataUrl = new URL(await named());
 
@@ -49,16 +57,7 @@ describe('OAuth addresses a downstream server names', () => {
   it('an OAuth request redirected to a link-local address is refused before the redirect is followed', async () => {
     const fixture = await oauthFixture();
     const fetched: string[] = [];
-    const baseFetch: typeof fetch = async (input, init) => {
-      const url = new URL(String(input));
-      fetched.push(url.href);
-      if (url.protocol !== 'http:' || url.hostname !== '127.0.0.1') return new Response('not fetched', { status: 599 });
-      // A redirect that fetch would have followed counts as fetched, without following it.
-      const response = await fetch(input, { ...init, redirect: 'manual' });
-      const location = response.headers.get('location');
-      if (location !== null && init?.redirect !== 'manual') fetched.push(new URL(location, url).href);
-      return response;
-    };
+    const baseFetch = recordingFetch(fetched);
     const provider = new StoredOAuthProvider({ server: 'remote', serverUrl: new URL(fixture.url), entry: {}, store: new OAuthTokenStore('remote', loginDir()), baseFetch });
     const tokenEndpoint = await redirector('http://169.254.169.254/latest/meta-data/');
 
