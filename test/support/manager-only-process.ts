@@ -57,10 +57,20 @@ if (mode === 'disconnect-all') {
   await call.catch(() => {});
   await manager.dispose();
 } else if (mode === 'registry-failed') {
-  // A definition that throws as it is read, sent to the actor the manager exposes, stops the registry on an error.
+  // An event read whole by the registry's up-front check, then throwing at the next read (what no
+  // check ahead can see), sent to the actor the manager exposes, stops the registry on an error.
   await manager.connect('fixture', stdioFixture());
-  const unreadable = { get env(): never { throw new Error('this definition cannot be read'); } };
-  manager.actor.send({ type: 'mcp.configure', servers: { broken: unreadable as never }, mode: 'merge' });
+  let reads = 0;
+  const changing = {
+    type: 'mcp.configure' as const,
+    mode: 'merge' as const,
+    get servers(): Record<string, { command: string }> {
+      reads += 1;
+      if (reads > 1) throw new Error('this definition cannot be read');
+      return { broken: { command: 'node' } };
+    },
+  };
+  manager.actor.send(changing);
   await manager.callTool('fixture', 'pid').then(
     () => process.stdout.write('called?\n'),
     (error: Error) => process.stdout.write(`rejected: ${error.message}\n`),
