@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, type ExportedSpan, type OtlpReceiver } from '../scripts/otlp-receiver.js';
 import { closedPort } from './support/chaos-helpers.js';
@@ -175,6 +177,28 @@ it('serve --http --otel: each HTTP request is a SERVER span (network.transport t
   expect(attribute(gateway!, 'network.transport')).toEqual({ stringValue: 'tcp' });
   const downstream = joined.find((span) => span.name === 'tools/call echo');
   expect(downstream?.parentSpanId).toBe(gateway!.spanId);
+}, 60_000);
+
+it('serve --http --otel: a call a 2025-era host cancels (its notifications/cancelled POSTed apart) ends its SERVER span with error.type cancelled, as over stdio', async () => {
+  receiver = await startOtlpReceiver();
+  const flags = fixtureHome();
+  httpServe = await startHttpServe(home!, flags, ['--otel'], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' } });
+  const host = new LegacyClient({ name: 'legacy-otel-host', version: '1.0.0' });
+  await host.connect(new LegacyHttpTransport(new URL(httpServe.url)));
+  await host.callTool({ name: 'load_mcp', arguments: { server: 'fixture' } });
+  const stop = new AbortController();
+  const call = host.callTool({ name: 'call_mcp_tool', arguments: { server: 'fixture', tool: 'slow', arguments: { ms: 20_000 } }, _meta: { traceparent: `00-${HOST_TRACE}-${HOST_SPAN}-01` } }, undefined, { signal: stop.signal, timeout: 30_000 });
+  setTimeout(() => stop.abort(), 300);
+  await expect(call).rejects.toThrow();
+  const after = await host.callTool({ name: 'call_mcp_tool', arguments: { server: 'fixture', tool: 'echo', arguments: { text: 'after' } } });
+  expect(JSON.stringify(after.content)).toContain('after');
+  await host.close();
+  expect(await httpServe.stop()).toBe(0);
+
+  const cancelled = receiver.spans.find((span) => span.traceId === HOST_TRACE && span.name === 'tools/call call_mcp_tool');
+  expect(cancelled, `spans received: ${receiver.spans.map((span) => span.name).join(', ')}`).toBeDefined();
+  expect(attribute(cancelled!, 'error.type')).toEqual({ stringValue: 'cancelled' });
+  expect(cancelled!.status?.code).toBe(2); // ERROR
 }, 60_000);
 
 it('serve --otel --metrics with OTEL_SDK_DISABLED=true exports no span, and the scrape endpoint it was asked for still answers', async () => {

@@ -170,6 +170,8 @@ export class HttpHostRelay implements HostPeer {
       sessionId: string | undefined;
       /** The request's own signal (its POST closed). */
       signal: AbortSignal;
+      /** Told first when the host's `notifications/cancelled` names this request (serve's telemetry ends its span as cancelled, not as the error the aborted call is answered with). */
+      onHostCancel?: () => void;
     },
     run: (signal: AbortSignal) => Promise<T>,
   ): Promise<T> {
@@ -181,7 +183,13 @@ export class HttpHostRelay implements HostPeer {
     const legacy = new LegacyCall(call.owner, call.server, call.capabilities, send, this.unanswered, logLevel);
     const cancelled = new AbortController();
     const cancelKey = sessionId === undefined ? undefined : legacyCancelKey(sessionId, requestId);
-    if (cancelKey !== undefined) this.legacyCancels.set(cancelKey, { owner: call.owner, cancel: (reason) => cancelled.abort(abortError(reason)) });
+    if (cancelKey !== undefined) this.legacyCancels.set(cancelKey, {
+        owner: call.owner,
+        cancel: (reason) => {
+          call.onHostCancel?.();
+          cancelled.abort(abortError(reason));
+        },
+      });
     this.legacyCalls.add(legacy);
     try {
       return await this.legacyHere.run(legacy, () => run(AbortSignal.any([call.signal, cancelled.signal])));

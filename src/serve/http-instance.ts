@@ -22,7 +22,7 @@ import type { HttpHostRelay } from './http-host-relay.js';
 import { listedTool, unknownLoaderTool } from './listed-tool.js';
 import type { InRounds, OnHidden, PromptsAndResourcesOffer } from './prompts-and-resources.js';
 import { relayedCallOptions } from './proxy.js';
-import type { ServedNames } from '../telemetry/server-telemetry.js';
+import type { HostTelemetry, ServedNames } from '../telemetry/server-telemetry.js';
 
 export const HTTP_SERVE_CAPABILITIES: ServerCapabilities = {
   tools: { listChanged: true },
@@ -44,8 +44,8 @@ export interface HttpInstanceOptions {
   relay: HttpHostRelay;
   /** `cacheScope: "private"` lists, read for each identity (the loader tools must be built with its `manager`). */
   privateLists?: PrivateLists;
-  /** Called with each request's transport once its instance is connected, and the tools it serves (serve's telemetry). */
-  onConnected?: (transport: Transport, served: ServedNames) => void;
+  /** Called with each request's transport once its instance is connected, and the tools it serves: serve's telemetry, if it records. */
+  onConnected?: (transport: Transport, served: ServedNames) => HostTelemetry | undefined;
 }
 
 /** The release of a call that took no place. */
@@ -56,9 +56,10 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, calls
     const access = accessFor(caller);
     const identity = access.identity.name;
     let connected: Transport | undefined;
+    let telemetry: HostTelemetry | undefined;
     const server = new ConnectedServer(info, HTTP_SERVE_CAPABILITIES, (transport) => {
       connected = transport;
-      onConnected?.(transport, { isServedTool: (name) => access.tools.some((tool) => tool.name === name) });
+      telemetry = onConnected?.(transport, { isServedTool: (name) => access.tools.some((tool) => tool.name === name) });
     });
     /** A 2025-era caller's request in flight: what `downstream` asks meanwhile goes to it, on its POST's SSE stream. */
     const legacyCall = (downstream: string | undefined, ctx: ServerContext) => ({
@@ -69,6 +70,7 @@ export function httpInstanceFactory({ info, accessFor, offer, rateLimiter, calls
       requestId: ctx.mcpReq.id,
       sessionId: caller.sessionId,
       signal: ctx.mcpReq.signal,
+      onHostCancel: () => telemetry?.cancelled(ctx.mcpReq.id),
     });
     if (caller.era === 'legacy') {
       server.setRequestHandler('logging/setLevel', { params: SET_LEVEL_PARAMS }, async ({ level }) => {

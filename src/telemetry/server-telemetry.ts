@@ -35,6 +35,16 @@ export interface ServedNames {
   isServedTool(name: string): boolean;
 }
 
+/** What the instrumented transport's telemetry is told from outside its messages. */
+export interface HostTelemetry {
+  /**
+   * The host cancelled request `id`. Over stdio its `notifications/cancelled` comes through the
+   * transport itself; a 2025-era host over HTTP POSTs it apart, to the relay (http-host-relay.ts),
+   * and the call's own instance never sees it. Either way its span ends here, as cancelled.
+   */
+  cancelled(id: unknown): void;
+}
+
 /**
  * `serve`'s side of the MCP conventions: a SERVER span per request from the host (child of the
  * trace context the host put in `params._meta`, so the gateway's own requests to its servers join
@@ -42,8 +52,8 @@ export interface ServedNames {
  * enters (`onmessage`, which the SDK set in `connect`) and where its answer leaves (`send`); does
  * nothing when nothing records.
  */
-export function instrumentHostTransport(transport: HostTransport, network: 'pipe' | 'tcp', served: ServedNames, options: TelemetryOptions = {}): void {
-  if (!recording(options)) return;
+export function instrumentHostTransport(transport: HostTransport, network: 'pipe' | 'tcp', served: ServedNames, options: TelemetryOptions = {}): HostTelemetry | undefined {
+  if (!recording(options)) return undefined;
   const tracer = tracerOf(options);
   const duration: Histogram = meterOf(options).createHistogram('mcp.server.operation.duration', {
     unit: 's',
@@ -52,7 +62,7 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
   });
   const handling = new Map<string | number, Handling>();
   const onmessage = transport.onmessage;
-  if (!onmessage) return;
+  if (!onmessage) return undefined;
   transport.onmessage = ((message: Message, extra?: never) => {
     // The SDK sends no answer to a request the host cancelled: nothing else would end its span.
     if (message.method === 'notifications/cancelled') finishCancelled(message.params?.requestId);
@@ -93,6 +103,7 @@ export function instrumentHostTransport(transport: HostTransport, network: 'pipe
     handling.clear();
     onclose?.();
   };
+  return { cancelled: finishCancelled };
 
   function finishCancelled(id: unknown): void {
     if (typeof id !== 'string' && typeof id !== 'number') return;
