@@ -49,6 +49,7 @@ it('mcp.client.operation.duration: one histogram in seconds with the advisory bu
     'gen_ai.operation.name': 'execute_tool',
     'mcp.protocol.version': manager.getClient('everything')!.getNegotiatedProtocolVersion(),
     'network.transport': 'pipe',
+    'mcp.server.name': 'everything',
   });
   expect(echo[0]!.value.count).toBe(2);
   expect(echo[0]!.value.buckets.boundaries).toEqual(OPERATION_DURATION_BUCKETS);
@@ -141,6 +142,25 @@ it('mcp_statechart.calls.in_flight: counts a request while it runs, and not once
   await call;
   expect(await inFlight()).toBe(0);
   expect(pointsOf(await metric('mcp_statechart.calls.in_flight')).map((point) => point.attributes)).toContainEqual({ 'mcp.server.name': 'fixture', 'mcp.method.name': 'tools/call' });
+  await meterProvider.shutdown();
+});
+
+it('mcp.client.operation.duration: two stdio servers with a tool of one name are two series, told apart by mcp.server.name', async () => {
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+  const meterProvider = new MeterProvider({ readers: [reader] });
+  manager = new McpConnectionManager({ logger: silentLogger, meterProvider });
+  await manager.connect('alpha', stdioFixture());
+  await manager.connect('beta', stdioFixture());
+  await manager.callTool('alpha', 'echo', { text: 'a' });
+  await manager.callTool('beta', 'echo', { text: 'b' });
+  await manager.callTool('beta', 'echo', { text: 'b again' });
+  await meterProvider.forceFlush();
+
+  const metrics = exporter.getMetrics().flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics));
+  const histogram = metrics.find((metric) => metric.descriptor.name === 'mcp.client.operation.duration') as HistogramMetricData;
+  const echo = histogram.dataPoints.filter((point) => point.attributes['gen_ai.tool.name'] === 'echo' && point.attributes['error.type'] === undefined);
+  expect(echo.map((point) => [point.attributes['mcp.server.name'], point.value.count]).sort()).toEqual([['alpha', 1], ['beta', 2]]);
   await meterProvider.shutdown();
 });
 

@@ -175,8 +175,11 @@ export class ClientTelemetry {
       span = this.tracer.startSpan(target !== undefined && target !== OTHER_VALUE ? `${message.method} ${String(target)}` : message.method, { kind: SpanKind.CLIENT, attributes }, parent);
       spanContext = trace.setSpan(parent, span);
     }
-    const counted: Attributes = { 'mcp.server.name': serverNameLabel(meterOf(this.options), server.name), 'mcp.method.name': message.method };
-    inFlight.set(message.id, { span, owned: outer === undefined, started: performance.now(), measured: this.cappedToolName(measured, server.name), counted });
+    // Which server a series is: stdio servers have no server.address, and two of them with a tool `echo` would add into one series.
+    const serverLabel = serverNameLabel(meterOf(this.options), server.name);
+    const counted: Attributes = { 'mcp.server.name': serverLabel, 'mcp.method.name': message.method };
+    const recorded = withAttributes(this.cappedToolName(measured, server.name), { 'mcp.server.name': serverLabel });
+    inFlight.set(message.id, { span, owned: outer === undefined, started: performance.now(), measured: recorded, counted });
     this.inFlightCount.add(1, counted);
     return withTraceContext(message, spanContext);
   }
