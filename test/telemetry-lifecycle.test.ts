@@ -91,6 +91,18 @@ describe('one connect {server} span per connection', () => {
     expect(eventsOf(onlySpan('connect fixture')).map((event) => event.name)).toEqual(['negotiated', 'connected', 'disconnect']);
   });
 
+  it('a hostile server name (ESC, newline, 300 characters) is cut and cleaned in the span name as a tool name is; the mcp.server.name attribute keeps it whole', async () => {
+    const hostile = `evil\x1b[31m\nname${'x'.repeat(300)}`;
+    const mcp = new McpConnectionManager({ logger: silentLogger, tracerProvider });
+    manager = mcp;
+    await mcp.connect(hostile, stdioFixture());
+    await mcp.disconnect(hostile);
+
+    const span = exporter.getFinishedSpans().find((candidate) => candidate.name.startsWith('connect '));
+    expect(span?.name).toBe(`connect evil\ufffd[31m\ufffdname${'x'.repeat(256 - 'evil\x1b[31m\nname'.length)}…`);
+    expect(span?.attributes['mcp.server.name']).toBe(hostile);
+  });
+
   it('a server that crashes after each connect: crash, reconnect with its attempt and delay, then given up with error.type and ERROR', async () => {
     await lifeUntil('looper', stdioFixture('--mode', 'crash-after-connect'), { maxRetries: 1, backoff: { initialDelayMs: 25, jitter: 0 } }, 'error.failed');
 

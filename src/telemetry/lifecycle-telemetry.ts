@@ -5,6 +5,7 @@ import { publicServerState, type ServerSnapshot } from '../../machines/server.ma
 import type { PublicServerState } from '../../machines/types.js';
 import type { RegistryContext } from '../../machines/registry.machine.js';
 import { meterOf, recording, tracerOf, type TelemetryOptions } from './providers.js';
+import { boundedString } from './bounded-values.js';
 import { serverNameLabel } from './server-name-label.js';
 
 /** The conventions' advisory buckets for `mcp.client.session.duration`, in seconds. */
@@ -176,7 +177,8 @@ export class LifecycleTelemetry {
     const previous = this.connections.get(actor);
     if (previous) this.end(actor, previous);
     const kind = after.context.config.url === undefined ? 'pipe' : 'tcp';
-    const span = tracerOf(this.options).startSpan(`connect ${server}`, {
+    // The span's name is what span lists show: cut and cleaned as a tool's is (the attribute keeps the name whole, to filter on).
+    const span = tracerOf(this.options).startSpan(`connect ${boundedString(server)}`, {
       kind: SpanKind.CLIENT,
       attributes: { 'mcp.server.name': server, 'network.transport': kind },
     }, context.active());
