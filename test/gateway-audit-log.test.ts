@@ -86,6 +86,20 @@ describe('the audit log', () => {
     expect(prompt.prompt).toBe(`${huge.slice(0, 1024)}…`);
   });
 
+  it('cuts a name between whole characters, as quoted() does, and writes no control character raw (C1 CSI, bidi override) where JSON.stringify leaves them', async () => {
+    const log = new AuditLog(fileSink(file));
+    // The emoji's two UTF-16 units straddle the cut at 1,024: cut between them, the line holds a lone surrogate.
+    const straddling = `${'x'.repeat(1_023)}\u{1f600}${'y'.repeat(10)}`;
+    log.record({ identity: 'bob', server: 'fs', kind: 'tool', name: straddling, outcome: 'tool_error', durationMs: 0 });
+    log.record({ identity: 'bob', server: 'fs', kind: 'tool', name: 'evil\u009b31m\u202ename', outcome: 'tool_error', durationMs: 0 });
+    await log.close();
+    const text = await fs.readFile(file, 'utf8');
+    expect(text).not.toMatch(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+    const [cut, hostile] = await lines();
+    expect(cut.tool).toBe(`${'x'.repeat(1_023)}…`);
+    expect(hostile.tool).toBe('evil\u009b31m\u202ename');
+  });
+
   it('never holds an argument, a result or an error message (canary)', async () => {
     const log = new AuditLog(fileSink(file));
     const args = { path: '/tmp/x', content: CANARY };

@@ -19,6 +19,8 @@ import { isJsonObject } from '../config/null-proto.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { redactUrl } from '../redact.js';
 import { serverErrorCode } from '../server-error-code.js';
+import { jsonWithoutControls } from '../../machines/control-characters.js';
+import { sliceWithinBudget } from '../text-limits.js';
 import { ARGUMENT_LENGTH_LIMITS } from '../tools/define-tool.js';
 import type { AuditEntry, AuditOutcome } from './audit-entry.js';
 import { CompletionBursts } from './completion-bursts.js';
@@ -44,8 +46,9 @@ const FIELD_OF_KIND = { tool: 'tool', resource: 'uri', prompt: 'prompt', complet
  */
 const NAME_LIMIT_OF_KIND = { tool: ARGUMENT_LENGTH_LIMITS.tool, resource: ARGUMENT_LENGTH_LIMITS.uri, prompt: ARGUMENT_LENGTH_LIMITS.tool, completion: ARGUMENT_LENGTH_LIMITS.uri } as const;
 
+/** Cut as `quoted()` cuts a name: between whole characters, never leaving half an emoji (a lone surrogate) on the line. */
 function cut(text: string, limit: number): string {
-  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+  return text.length > limit ? `${sliceWithinBudget(text, limit)}…` : text;
 }
 
 export class AuditLog {
@@ -73,7 +76,8 @@ export class AuditLog {
   }
 
   private writeLine(entry: AuditEntry & { count?: number }): void {
-    const line = `${JSON.stringify({
+    // A name is the host's or a server's choice: JSON.stringify leaves DEL, C1 (a CSI) and bidi overrides raw for `tail -f` to show.
+    const line = `${jsonWithoutControls(JSON.stringify({
       time: (entry.time ?? new Date()).toISOString(),
       identity: entry.identity,
       server: cut(entry.server, ARGUMENT_LENGTH_LIMITS.server),
@@ -83,7 +87,7 @@ export class AuditLog {
       outcome: entry.outcome,
       durationMs: Math.round(entry.durationMs),
       ...(entry.traceId !== undefined && { traceId: entry.traceId }),
-    })}\n`;
+    }))}\n`;
     if (this.pendingBytes + line.length > this.maxPendingBytes) {
       if (this.lostToQueue === 0) this.logger.error('audit log: lines come faster than they can be written; dropping lines until it catches up');
       this.lostToQueue += 1;
