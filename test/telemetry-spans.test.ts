@@ -235,6 +235,57 @@ describe('trace context in _meta', () => {
   }
 });
 
+describe('the era probe (server/discover) a 2025-era server refuses is no error; a real failure of it stays one', () => {
+  /** A transport that answers or refuses the probe as `reply` says, instrumented as a connection's is. */
+  function probed(reply: { answer?: { code: number } } | { refuse: Error }): Promise<ReadableSpan> {
+    const transport = {
+      onmessage: undefined as ((message: never) => void) | undefined,
+      async start() {},
+      async close() {},
+      async send(message: { id?: string | number }) {
+        if ('refuse' in reply) throw reply.refuse;
+        queueMicrotask(() => transport.onmessage?.({ jsonrpc: '2.0', id: message.id, error: { code: reply.answer!.code, message: 'no' } } as never));
+      },
+    };
+    new ClientTelemetry({ tracerProvider }).instrument(transport as never, { name: 'older', kind: 'http', url: 'http://127.0.0.1:9/mcp', protocolVersion: () => undefined, secrets: [] });
+    return transport.send({ jsonrpc: '2.0', id: 'probe', method: 'server/discover', params: {} } as never).then(
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        return onlySpan('server/discover');
+      },
+      () => onlySpan('server/discover'),
+    );
+  }
+  const httpError = (status: number) => Object.assign(new Error(`HTTP ${status}`), { status });
+
+  it('answered "method not found" (-32601): status unset, no error.type, the code kept as rpc.response.status_code', async () => {
+    const span = await probed({ answer: { code: -32601 } });
+    expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    expect(span.attributes).not.toHaveProperty('error.type');
+    expect(span.attributes['rpc.response.status_code']).toBe('-32601');
+  });
+
+  it('its POST refused with HTTP 404, as a 2025-era server refuses it: status unset, no error.type', async () => {
+    const span = await probed({ refuse: httpError(404) });
+    expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    expect(span.attributes).not.toHaveProperty('error.type');
+  });
+
+  it('answered with an internal error (-32603), refused with 401 or 503, or not sent at all: ERROR with error.type', async () => {
+    for (const [reply, errorType] of [
+      [{ answer: { code: -32603 } }, '-32603'],
+      [{ refuse: httpError(401) }, 'send_failed'],
+      [{ refuse: httpError(503) }, 'send_failed'],
+      [{ refuse: new Error('connect ECONNREFUSED 127.0.0.1:9') }, 'send_failed'],
+    ] as const) {
+      const span = await probed(reply);
+      expect(span.status.code).toBe(SpanStatusCode.ERROR);
+      expect(span.attributes['error.type']).toBe(errorType);
+      exporter.reset();
+    }
+  });
+});
+
 describe('with no SDK', () => {
   it('nothing records: no provider given and none registered, so the transport is left alone', () => {
     expect(new ClientTelemetry().active).toBe(false);

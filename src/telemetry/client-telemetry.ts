@@ -132,7 +132,7 @@ export class ClientTelemetry {
         await send(traced, options);
       } catch (error) {
         // No answer will come for a request that was never delivered (an HTTP server refused the POST, as a 2025-era server refuses the era probe): left open, it would count as in flight for good.
-        this.unsent(traced, inFlight);
+        this.unsent(traced, inFlight, error);
         throw error;
       }
     };
@@ -194,6 +194,8 @@ export class ClientTelemetry {
       if (message.error.data instanceof RequestFailedAlone) return this.finish(request, 'answer_stream_cut');
       // A server picks its codes: one it made up is `_OTHER`, not a series of its own.
       const code = boundedErrorCode(message.error.code);
+      // A 2025-era server has no server/discover: the era negotiation falls back to initialize as designed, so the probe is no error (refusedAsLegacy).
+      if (isEraProbe(request) && message.error.code === METHOD_NOT_FOUND) return this.finish(request, undefined, code);
       return this.finish(request, code, code);
     }
     const failed = request.measured['mcp.method.name'] === 'tools/call' && message.result.isError === true;
@@ -217,12 +219,12 @@ export class ClientTelemetry {
     return measured;
   }
 
-  private unsent(message: JSONRPCMessage, inFlight: Map<string | number, InFlight>): void {
+  private unsent(message: JSONRPCMessage, inFlight: Map<string | number, InFlight>, error: unknown): void {
     if (!('method' in message) || !('id' in message)) return;
     const request = inFlight.get(message.id);
     if (!request) return;
     inFlight.delete(message.id);
-    this.finish(request, 'send_failed');
+    this.finish(request, isEraProbe(request) && refusedAsLegacy(error) ? undefined : 'send_failed');
   }
 
   /** The SDK cancels a request it gave up on (the caller's abort, a timeout): no answer will end its span. */
@@ -241,22 +243,42 @@ export class ClientTelemetry {
    * never recorded.
    */
   private finish(request: InFlight, errorType?: string, statusCode?: string): void {
-    const measured = errorType === undefined ? request.measured : withAttributes(request.measured, { 'error.type': errorType });
+    const measured = errorType === undefined && statusCode === undefined ? request.measured : withAttributes(request.measured, errorType === undefined ? {} : { 'error.type': errorType });
     if (statusCode !== undefined) {
       measured['rpc.response.status_code'] = statusCode;
+      request.span.setAttribute('rpc.response.status_code', statusCode);
       // A prompt the server answered with an error may be one it does not have: serve passes on any name a host sends, and each would be a series kept for good.
       if (measured['gen_ai.prompt.name'] !== undefined && request.owned) request.span.updateName(String(measured['mcp.method.name']));
       delete measured['gen_ai.prompt.name'];
     }
     if (errorType !== undefined) {
       request.span.setAttribute('error.type', errorType);
-      if (statusCode !== undefined) request.span.setAttribute('rpc.response.status_code', statusCode);
       request.span.setStatus({ code: SpanStatusCode.ERROR });
     }
     if (request.owned) request.span.end();
     this.inFlightCount.add(-1, request.counted);
     this.duration.record((performance.now() - request.started) / 1000, measured);
   }
+}
+
+/** JSON-RPC's "Method not found". */
+const METHOD_NOT_FOUND = -32601;
+
+/** The era probe: `server/discover` before `initialize` (src/connection/era-probe.ts, or the SDK's own over HTTP). */
+function isEraProbe(request: InFlight): boolean {
+  return request.measured['mcp.method.name'] === 'server/discover';
+}
+
+/**
+ * Whether a probe's POST was refused as a 2025-era server refuses it: an HTTP 4xx other than 401
+ * and 403 (those ask for credentials; a 5xx or no answer at all is a failure). Such a refusal, like
+ * "method not found", is how the era negotiation learns to fall back to `initialize`: an older
+ * server working as designed. Ended with ERROR it would export an error span for every connect
+ * to every older server, and whoever alerts on ERROR CLIENT spans would be paged for each.
+ */
+function refusedAsLegacy(error: unknown): boolean {
+  const status: unknown = error instanceof Error ? Reflect.get(error, 'status') : undefined;
+  return typeof status === 'number' && status >= 400 && status < 500 && status !== 401 && status !== 403;
 }
 
 /** The attributes both the span and the duration metric carry (low cardinality: no ids, no URIs). */
