@@ -16,6 +16,7 @@ import { startHttpFixture } from './fixtures/http-server.js';
 import { stdioFixture } from './support/fixtures.js';
 
 const RANDOM_ERROR_SERVER = fileURLToPath(new URL('./fixtures/random-error-server.mjs', import.meta.url));
+const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
 
 let manager: McpConnectionManager | undefined;
 afterEach(async () => {
@@ -279,4 +280,16 @@ it('mcp_statechart.calls.in_flight: the era probe an HTTP server refuses (a send
   } finally {
     await http.close();
   }
+});
+
+it('the stdio era probe a modern server answers is ended when the probe decides: not counted in flight for the whole connection, not an error', async () => {
+  const { mcp, metric, meterProvider } = meteredManager();
+  await mcp.connect('modern', { command: process.execPath, args: [MODERN_SERVER] });
+  expect(mcp.getClient('modern')?.getProtocolEra()).toBe('modern');
+  const probing = pointsOf(await metric('mcp_statechart.calls.in_flight')).filter((point) => point.attributes['mcp.method.name'] === 'server/discover');
+  expect(probing.map((point) => point.value)).toEqual([0]);
+  const probes = pointsOf(await metric('mcp.client.operation.duration')).filter((point) => point.attributes['mcp.method.name'] === 'server/discover');
+  expect(probes).toHaveLength(1);
+  expect(probes[0]!.attributes).not.toHaveProperty('error.type');
+  await meterProvider.shutdown();
 });

@@ -47,6 +47,17 @@ const MAX_NAMED_SERVERS = 1_000;
  */
 const toolNamesByMeter = new WeakMap<Meter, Map<string, Set<string>>>();
 
+/** What the connect tells the telemetry of an instrumented transport. */
+export interface TransportTelemetry {
+  /**
+   * The stdio era probe (src/connection/era-probe.ts) has its verdict, modern or legacy. The SDK's
+   * probe takes the transport's `onmessage` for its window and gives it back after, so the answer
+   * to `server/discover` never reaches this telemetry: left open, a modern server's probe counted
+   * in flight, and its span stayed open, for the whole connection. It ends here as answered.
+   */
+  probeSettled(): void;
+}
+
 /** What a session's spans say about where the server is. */
 export interface TracedServer {
   name: string;
@@ -122,8 +133,8 @@ export class ClientTelemetry {
    * Traces what the client sends on `transport` (before `client.connect`, which keeps the
    * `onmessage`/`onclose` found on it and calls them first). Does nothing when nothing records.
    */
-  instrument(transport: Transport, server: TracedServer): void {
-    if (!this.active) return;
+  instrument(transport: Transport, server: TracedServer): TransportTelemetry | undefined {
+    if (!this.active) return undefined;
     const inFlight = new Map<string | number, InFlight>();
     const send = transport.send.bind(transport);
     transport.send = async (message, options) => {
@@ -146,6 +157,16 @@ export class ClientTelemetry {
       for (const request of inFlight.values()) this.finish(request, 'connection_closed');
       inFlight.clear();
       onclose?.();
+    };
+    return {
+      probeSettled: () => {
+        for (const [id, request] of inFlight) {
+          if (request.measured['mcp.method.name'] !== 'server/discover') continue;
+          inFlight.delete(id);
+          // A modern server answered it; a legacy one was found so, and the connect falls back to initialize as designed: neither is an error.
+          this.finish(request);
+        }
+      },
     };
   }
 
