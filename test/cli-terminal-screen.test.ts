@@ -94,6 +94,14 @@ describe('on a real terminal', () => {
     expect(screen.split('\n')).toContain('Cancelled.');
   }, 120_000);
 
+  it('doctor, Ctrl-C while a live row waits on a server: the rows are erased, the screen says it was cancelled, exit 130', async () => {
+    writeConfig({ silent: stdioFixture('--mode', 'never-initialize') });
+    const screen = await screenAfter(['doctor', '--timeout', '60000'], 120, { when: /^silent {2}connecting… \d+\.\ds/m, keys: 'C-c' });
+    expect(screen).toContain('[exit 130]');
+    expect(screen, screen).not.toContain('connecting…');
+    expect(screen.split('\n')).toContain('Cancelled.');
+  }, 120_000);
+
   it('call with progress: the bar is redrawn in place and gone after the run; the result is printed once', async () => {
     writeConfig({ everything: everythingStdio() });
     const screen = await screenAfter(['--approve', 'never', 'call', 'everything', 'trigger-long-running-operation', '{"duration":2,"steps":4}']);

@@ -15,6 +15,7 @@ import { discover, hasErrors, permissionsFrom, type GlobalOptions } from '../opt
 import { fittedTable, stdoutColumns } from '../fitted-table.js';
 import { rowsInOrder } from '../rows-in-order.js';
 import { progressRows, type ProgressRows } from '../progress-rows.js';
+import { endOnInterrupt } from '../cancel-on-interrupt.js';
 import { terminalJson, terminalLine } from '../terminal-text.js';
 
 export interface DoctorOptions {
@@ -125,6 +126,7 @@ export async function checkServers(options: GlobalOptions, doctor: DoctorOptions
   for (const server of checked) configs[server.name] = server.config;
   const stopRecording = recordManifests(manager, index, configs, { logger, projectFiles: projectFilesOf(discovery.servers) });
   const rows = progressRows(checked.map((server) => server.name));
+  const forgetInterrupt = endOnInterrupt(rows, index);
   listener?.started(checked, skipped);
   try {
     const servers = await mapBounded(checked, doctor.concurrency, async (server, index) => {
@@ -134,6 +136,7 @@ export async function checkServers(options: GlobalOptions, doctor: DoctorOptions
     });
     return { servers, skipped, problems: discovery.problems };
   } finally {
+    forgetInterrupt();
     rows.finish();
     stopRecording();
     await manager.dispose();

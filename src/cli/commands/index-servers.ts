@@ -21,9 +21,8 @@ import { redact, secretsOf } from '../../redact.js';
 import { explainFailure, type FailureExplanation } from '../failure-text.js';
 import { serverFailureLines } from './doctor.js';
 import { writeRefusal } from '../write-refusal.js';
-import { loggerAbove, pendingServersLine, type PendingServersLine } from '../pending-servers-line.js';
-import { beforeEarlyEnd, endEarly } from '../early-end.js';
-import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
+import { loggerAbove, pendingServersLine } from '../pending-servers-line.js';
+import { endOnInterrupt } from '../cancel-on-interrupt.js';
 
 export interface IndexCommandOptions {
   concurrency: number;
@@ -116,25 +115,6 @@ async function prune(index: ManifestIndex, options: GlobalOptions, discovery: Di
 
 function namesOf(servers: readonly string[]): string {
   return servers.map((name) => quoted(name)).join(', ');
-}
-
-/**
- * Ctrl-C: the live line erased (left, the shell's prompt would follow it on the same screen
- * line), what was recorded so far saved, then the shell's code for an interrupted command.
- * Returns the function that forgets it, for a run that ends by itself.
- */
-function endOnInterrupt(pending: PendingServersLine, index: ManifestIndex): () => void {
-  const forget = beforeEarlyEnd(async () => {
-    pending.finish();
-    writeError('Cancelled.');
-    await index.flush();
-  });
-  const interrupted = () => void endEarly(INTERRUPTED_EXIT_CODE);
-  process.once('SIGINT', interrupted);
-  return () => {
-    process.off('SIGINT', interrupted);
-    forget();
-  };
 }
 
 export async function runIndex(options: GlobalOptions, command: IndexCommandOptions): Promise<number> {
