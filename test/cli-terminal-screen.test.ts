@@ -102,6 +102,14 @@ describe('on a real terminal', () => {
     expect(screen.split('\n')).toContain('Cancelled.');
   }, 120_000);
 
+  it('import of one server asks "Import it?", not "Import them?"', async () => {
+    const file = join(process.env.HOME!, 'team-mcp.json');
+    writeFileSync(file, JSON.stringify({ mcpServers: { notes: stdioFixture() } }));
+    const screen = await screenAfter(['import', '--from', file], 120, { when: /\[y\/N\]/, keys: 'C-c' });
+    expect(screen).toContain('This server would be added to');
+    expect(screen).toContain('Import it? [y/N]');
+  }, 120_000);
+
   it('call with progress: the bar is redrawn in place and gone after the run; the result is printed once', async () => {
     writeConfig({ everything: everythingStdio() });
     const screen = await screenAfter(['--approve', 'never', 'call', 'everything', 'trigger-long-running-operation', '{"duration":2,"steps":4}']);

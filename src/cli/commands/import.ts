@@ -293,7 +293,7 @@ export function runImport(options: ImportOptions): Promise<number> {
       ...notices,
       ...skippedText,
     ].join('\n');
-    await confirmChange(options, shown, 'Import them?', { base: 'import', done: 'imported' });
+    await confirmChange(options, shown, plan.length === 1 ? 'Import it?' : 'Import them?', { base: 'import', done: 'imported' });
     await editServerEntries(target, options.scope, (servers) => {
       for (const candidate of plan) servers[candidate.name] = candidate.entry;
       return true;
