@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { auth } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { login, OAuthTokenStore, StoredOAuthProvider } from '../src/entries/oauth.js';
+import { resourceMetadataWarning } from '../src/auth/resource-metadata.js';
 import { afterThisTest, loginDir, oauthFixture } from './fixtures/oauth-helpers.js';
 
 /** A local server redirecting every request to `location`. */
@@ -64,5 +65,19 @@ describe('OAuth addresses a downstream server names', () => {
     const sent = provider.fetch(tokenEndpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=authorization_code&code=x' });
     await expect(sent).rejects.toThrow(/link-local/);
     expect(fetched.filter((href) => !href.startsWith('http://127.0.0.1:'))).toEqual([]);
+  });
+
+  it("doctor's metadata lookup does not fetch a link-local resource_metadata a 401 names, and warns of it", async () => {
+    const fetched: string[] = [];
+    const hostile = 'http://169.254.169.254/latest/meta-data/iam/';
+    const challenging: typeof fetch = async (input, init) => {
+      const url = new URL(String(input));
+      if (url.hostname === 'mcp.test') return new Response(null, { status: 401, headers: { 'www-authenticate': `Bearer resource_metadata="${hostile}"` } });
+      return recordingFetch(fetched)(input, init);
+    };
+
+    const warning = await resourceMetadataWarning('remote', { url: 'http://mcp.test/mcp' }, challenging);
+    expect(fetched).toEqual([]);
+    expect(warning).toContain('(http://169.254.169.254/latest/meta-data/iam/) is refused: an OAuth address may not be a link-local address');
   });
 });

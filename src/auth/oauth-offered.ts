@@ -6,14 +6,17 @@
  * a token of its own in the Authorization header, which no login can get.
  */
 import { discoverOAuthServerInfo, type FetchLike } from '@modelcontextprotocol/client';
+import { refusingUnsafeOAuthUrls } from './safe-oauth-url.js';
 
 /** Each request; the probe runs only on the way to a refusal, so it must not hold it long. */
 const PROBE_TIMEOUT_MS = 5_000;
 
 /** `false` only when every address answered that it has nothing; an unreachable or failing one may have something. */
 export async function offersOAuth(serverUrl: URL, fetchFn: FetchLike = fetch): Promise<boolean> {
+  // The server's metadata names the authorization server asked next: checked as a renewal's requests are.
+  const safeFetch = refusingUnsafeOAuthUrls(fetchFn);
   const bounded: FetchLike = (input, init) =>
-    fetchFn(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]) : AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    safeFetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(PROBE_TIMEOUT_MS)]) : AbortSignal.timeout(PROBE_TIMEOUT_MS) });
   try {
     const found = await discoverOAuthServerInfo(serverUrl, { fetchFn: bounded });
     if (found.resourceMetadata !== undefined || found.authorizationServerMetadata !== undefined) return true;

@@ -14,6 +14,7 @@ import { inferTransport } from '../../machines/options.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { answerFault } from './oauth-answers.js';
 import { askWithoutToken } from './unauthenticated-answer.js';
+import { refusingUnsafeOAuthUrls, UnsafeOAuthUrlError } from './safe-oauth-url.js';
 
 /** Metadata is a few hundred bytes; a larger answer is not metadata, and is not read further. */
 const MAX_METADATA_BYTES = 64 * 1024;
@@ -35,13 +36,15 @@ export interface ResourceMetadataFault {
  * server's 401 challenge named, which is the only one asked then, as the SDK does.
  */
 export async function resourceMetadataFault(serverUrl: URL, named: URL | undefined, fetchFn: FetchLike = fetch): Promise<ResourceMetadataFault | undefined> {
+  // The server's challenge names this address: checked as every OAuth request of a renewal is.
+  const safeFetch = refusingUnsafeOAuthUrls(fetchFn);
   let response: Response | undefined;
   let url: URL | undefined;
   try {
     for (const candidate of named ? [named] : wellKnownUrls(serverUrl)) {
       await response?.body?.cancel().catch(() => {});
       url = candidate;
-      response = await fetchFn(candidate, { headers: { 'MCP-Protocol-Version': LATEST_PROTOCOL_VERSION }, signal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS) });
+      response = await safeFetch(candidate, { headers: { 'MCP-Protocol-Version': LATEST_PROTOCOL_VERSION }, signal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS) });
       // The SDK's rule for trying the origin's address after the path's.
       if (response.ok || (response.status >= 500 && response.status !== 502)) break;
     }
@@ -56,7 +59,9 @@ export async function resourceMetadataFault(serverUrl: URL, named: URL | undefin
     }
     const text = response.body ? (await firstBytesOf(response.body, MAX_METADATA_BYTES)).toString('utf8') : '';
     return faultOf(text, serverUrl, where);
-  } catch {
+  } catch (error) {
+    // The login's own discovery refuses the same address: say so before it does.
+    if (error instanceof UnsafeOAuthUrlError && url) return { url: `${url.origin}${url.pathname}`, fault: `is refused: ${error.message}`, fallsBack: false };
     return undefined;
   }
 }

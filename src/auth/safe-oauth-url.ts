@@ -45,14 +45,19 @@ export function refusingUnsafeOAuthUrls(fetchFn: FetchLike): FetchLike {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/** An OAuth address refused before any connection; its message says why, naming only the host. */
+export class UnsafeOAuthUrlError extends Error {
+  override name = 'UnsafeOAuthUrlError';
+}
+
 function refuseUnsafe(url: URL): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`an OAuth address must be http:// or https://, not ${url.protocol} (named by the MCP server or its authorization server): not fetched`);
+    throw new UnsafeOAuthUrlError(`an OAuth address must be http:// or https://, not ${url.protocol} (named by the MCP server or its authorization server): not fetched`);
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const family = host.includes(':') ? 'ipv6' : /^[\d.]+$/.test(host) ? 'ipv4' : undefined;
   if (family && LINK_LOCAL.check(host, family)) {
-    throw new Error(`an OAuth address may not be a link-local address (${url.hostname}, where a cloud host serves its credentials; named by the MCP server or its authorization server): not fetched`);
+    throw new UnsafeOAuthUrlError(`an OAuth address may not be a link-local address (${url.hostname}, where a cloud host serves its credentials; named by the MCP server or its authorization server): not fetched`);
   }
 }
 
