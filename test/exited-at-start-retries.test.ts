@@ -41,7 +41,7 @@ describe('a stdio server whose command exits 1 at start', () => {
     const person = explainFailure('failing', error);
     expect(person).toMatchObject({ code: 'CONNECT_FAILED', stderrTail: 'notes-server: NOTES_DIR is not set' });
     expect(person.hint).toMatch(/^its command fails at start, and trying again will likely fail the same way until that is fixed: check "command", "args" or "env"/);
-    const model = loadFailureText('failing', spawned.manager.getState('failing'), error);
+    const model = loadFailureText('failing', spawned.manager.getState('failing'), error, 'library');
     expect(model).toMatch(/What you can do: the server's command fails at start, and calling load_mcp again will likely fail the same way until its command or config is fixed/);
     expect(`${person.hint}\n${model}`).not.toContain('will not help');
   });

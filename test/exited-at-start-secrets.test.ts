@@ -47,8 +47,8 @@ describe('a stdio server that ends while connecting, whose error held a secret',
     expect(error.cause).toMatchObject({ name: 'ExitedAtStartError', exitCode: null, signal: 'SIGTERM' });
     const person = explainFailure('stopped', error);
     expect(person.hint).toMatch(/^a signal from outside ended its process .*not its command: trying again may help/);
-    expect(loadFailureText('stopped', state, error)).toMatch(/What you can do: a signal from outside ended the server's process while it was connecting/);
-    expect(JSON.stringify({ person, model: loadFailureText('stopped', state, error), message: error.message, cause: String(error.cause) })).not.toContain(TOKEN);
+    expect(loadFailureText('stopped', state, error, 'library')).toMatch(/What you can do: a signal from outside ended the server's process while it was connecting/);
+    expect(JSON.stringify({ person, model: loadFailureText('stopped', state, error, 'library'), message: error.message, cause: String(error.cause) })).not.toContain(TOKEN);
   });
 
   it('exited with a code, a word of its message in its env: the exit code kept, the hint the one for a command that fails', async () => {

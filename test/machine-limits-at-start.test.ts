@@ -46,7 +46,7 @@ describe('a server that Node aborts at start for want of a thread', () => {
     expect(shown).toHaveLength(11);
     expect(formatFailure(person)).toContain(`First and last lines the server wrote to stderr:\n  #  ${process.execPath}`);
 
-    const model = loadFailureText('threadless', state, error);
+    const model = loadFailureText('threadless', state, error, 'library');
     expect(model).toContain(ASSERTION);
     expect(model).toContain(
       "What you can do: the server's process could not get the threads or processes it needs on this machine (its stderr says so), not a fault in its config: call load_mcp again once fewer servers are loaded; if it fails again, tell the user to raise the process limit (ulimit -u, or a container's pids limit).",
@@ -77,7 +77,7 @@ describe('a server that aborts at start naming no shortage', () => {
     expect(explainFailure('aborting', error).hint).toBe(
       "its command aborted at start: it crashed, or this machine is short of threads, processes or memory (ulimit -u, a container's limits); its stderr, or running the command by hand, says which. If it names no shortage, check \"command\", \"args\" or \"env\"",
     );
-    expect(loadFailureText('aborting', state, error)).toContain(
+    expect(loadFailureText('aborting', state, error, 'library')).toContain(
       "What you can do: the server's process aborted while starting: its command crashed, or this machine is short of threads, processes or memory: tell the user which server failed, with its stderr, so they can tell which.",
     );
   });

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { createLoaderTools, McpConnectionManager } from '../src/index.js';
+import { createGatewayLoaderTools, createServeLoaderTools } from '../src/tools/create-loader-tools.js';
 import type { McpServerEntry } from '../machines/types.js';
 import { isOAuthLoginRequired, login, logout, OAuthTokenStore } from '../src/entries/oauth.js';
 import { openInBrowser } from '../src/auth/open-browser.js';
@@ -272,6 +273,26 @@ describe('what the model is told about a server that needs a login', () => {
 
     await login('remote', { url: fixture.url }, { dir, openBrowser: fixture.browse, print: () => {} });
     expect(await load?.execute({ server: 'remote' })).toMatchObject({ isError: false });
+  });
+
+  it.each([
+    ['serve over stdio', createServeLoaderTools, /which you cannot make: tell the user to sign in by running `mcp-statechart login remote` in a terminal on the machine mcp-statechart serve runs on/],
+    ['a serve --http gateway', createGatewayLoaderTools, /only the operator of this MCP gateway can make, on the gateway's own machine \(neither you nor the user can do it from here\): tell the user to ask the gateway's operator to sign in to MCP server "remote"/],
+  ])("through %s, the model is not told to run the login command itself: it is told who can log in", async (_surface, create, step) => {
+    const fixture = await oauthFixture();
+    const { manager: connected } = manager(loginDir());
+    const tools = create({ manager: connected, servers: { remote: { url: fixture.url } } });
+
+    const refused = await tools.find((tool) => tool.name === 'load_mcp')?.execute({ server: 'remote' });
+    expect(refused?.isError).toBe(true);
+    const [errorLine, nextStep] = [refused?.text.match(/^Error: .*$/m)?.[0], refused?.text.match(/^What you can do: .*$/m)?.[0]];
+    expect(errorLine).toContain('it needs an OAuth login and none is stored for it');
+    expect(errorLine).not.toContain('mcp-statechart login');
+    expect(nextStep).toMatch(step);
+    // call_mcp_tool after the failed load says the same.
+    const called = await tools.find((tool) => tool.name === 'call_mcp_tool')?.execute({ server: 'remote', tool: 'whoami', arguments: {} });
+    expect(called?.text).toMatch(step);
+    expect(called?.text).not.toContain('run `mcp-statechart login');
   });
 });
 

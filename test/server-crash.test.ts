@@ -77,7 +77,7 @@ describe('a server actor that crashes', () => {
   it('is told to the model with load_mcp as the way to start it again', () => {
     const error = serverCrashedError('fixture', new Error('an action threw'));
     const crashed = 'MCP server "fixture" stopped unexpectedly inside this client (an action threw); its connection was closed. Call load_mcp with server "fixture" to start it again.';
-    expect(requestFailureText('fixture', 'disconnected', error)).toBe(crashed);
-    expect(loadFailureText('fixture', 'disconnected', error)).toContain(`Error: ${crashed}\n`);
+    expect(requestFailureText('fixture', 'disconnected', error, 'library')).toBe(crashed);
+    expect(loadFailureText('fixture', 'disconnected', error, 'library')).toContain(`Error: ${crashed}\n`);
   });
 });

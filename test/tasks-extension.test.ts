@@ -170,7 +170,7 @@ describe.each(TRANSPORTS)('a tool call answered with a task, $label', ({ start }
     const client = managerWith();
     await client.connect('server', await start(), { maxRetries: 0 });
     const error = await rejectionOf(client.callTool('server', 'task-forever', { pollIntervalMs: 250 }, { timeoutMs: 1_000 }));
-    expect(requestFailureText('server', 'connected', error)).toMatch(
+    expect(requestFailureText('server', 'connected', error, 'library')).toMatch(
       /still working after 1000 ms[^\n]*\nThe tool ran as a task that was still working at this application's time limit, so calling it again will likely end the same way: tell the user it needs a longer time limit/,
     );
   });
@@ -301,7 +301,7 @@ describe('a task in flight when the connection drops', () => {
     expect(error.code).toBe('CONNECTION_LOST');
     expect(error.message).toMatch(/\(its process was ended by SIGKILL\) The task the call started may still run on the server\.$/);
     expect(explainFailure('server', error).hint).toBe('the task may still run on the server: running the command again starts another task');
-    const told = requestFailureText('server', 'error', error);
+    const told = requestFailureText('server', 'error', error, 'library');
     expect(told).toContain('calling the tool again starts another');
     expect(told).not.toContain('to reconnect before trying again');
   });
@@ -375,7 +375,7 @@ describe('a task in flight when the connection drops', () => {
     const error = await rejectionOf(call);
     expect(error.message).toMatch(/the task for tool "task-forever" was last working, and its server could not be reached to ask again before the call's time limit \(3000 ms\)/);
     // No "give it longer": the server, not the task, was the trouble.
-    expect(requestFailureText('server', 'connected', error)).not.toContain('needs a longer time limit');
+    expect(requestFailureText('server', 'connected', error, 'library')).not.toContain('needs a longer time limit');
   });
 });
 

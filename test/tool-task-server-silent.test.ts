@@ -82,7 +82,7 @@ it('a task whose server stops answering before any tasks/get: the error says the
   // No "give it longer": the server, not the task, was the trouble.
   expect(explainFailure('silent', error)).toMatchObject({ code: 'TIMEOUT' });
   expect(explainFailure('silent', error).hint).toBeUndefined();
-  expect(requestFailureText('silent', 'connected', error)).not.toContain('needs a longer time limit');
+  expect(requestFailureText('silent', 'connected', error, 'library')).not.toContain('needs a longer time limit');
 }, 20_000);
 
 it('a task whose server goes down: CONNECTION_LOST says the task may still run there, and the hints do not say to run it again', async () => {
@@ -94,7 +94,7 @@ it('a task whose server goes down: CONNECTION_LOST says the task may still run t
   const explained = explainFailure('down', error);
   expect(explained).toMatchObject({ code: 'CONNECTION_LOST', hint: 'the task may still run on the server: running the command again starts another task' });
   expect(explained.hint).not.toContain('run the command again');
-  const told = requestFailureText('down', 'error', error);
+  const told = requestFailureText('down', 'error', error, 'library');
   expect(told).toContain('calling the tool again starts another');
   expect(told).not.toContain('to reconnect before trying again');
 }, 20_000);

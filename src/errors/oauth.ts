@@ -31,8 +31,13 @@ export class OAuthLoginRequiredError extends Error {
     readonly scope?: string,
   ) {
     // A login is refused the same way as the connect: only the entry's pin can change the answer.
-    super(reason === 'unpinned' ? describe(reason, scope) : `${describe(reason, scope)}; run \`mcp-statechart login ${commandWord(server)}\``);
+    super(reason === 'unpinned' ? describe(reason, scope) : `${describe(reason, scope)}${loginCommandAdvice(server)}`);
   }
+}
+
+/** How the message of an OAuthLoginRequiredError ends: the advice for a person with a terminal on this machine. */
+export function loginCommandAdvice(server: string): string {
+  return `; run \`mcp-statechart login ${commandWord(server)}\``;
 }
 
 function describe(reason: LoginReason, scope: string | undefined): string {

@@ -289,7 +289,8 @@ export async function namingServerOnOneLine<T>(server: string, run: () => Promis
     return await run();
   } catch (error) {
     if (!(error instanceof Error)) throw error;
-    const message = failureWithStderrText(error, server);
+    // A host's own text (a prompt, a resource), not its model's: it keeps the error's own advice.
+    const message = failureWithStderrText(error, server, 'library');
     if (message === error.message) throw error;
     const { code, data } = error as { code?: unknown; data?: unknown };
     throw Object.assign(new Error(message, { cause: error }), { name: error.name, code, data });

@@ -81,7 +81,7 @@ export function callMcpToolTool(context: LoaderToolContext): LoaderTool {
       (result) => callResult(result, server, knownTool(server, tool)),
       (error: unknown) => {
         if (options.signal?.aborted) throw error;
-        return requestFailureResult(manager, server, error);
+        return requestFailureResult(context, server, error);
       },
     );
   };

@@ -17,6 +17,7 @@ import type { McpServerConfig } from '../../machines/types.js';
 import { nameRecord } from '../../machines/name-record.js';
 import { unknownOptionError } from '../manager-options.js';
 import { describeValue, isPlainObject } from '../../machines/request-shape.js';
+import type { LoaderToolsSurface } from './surface.js';
 
 const TOOL_FACTORIES: Record<LoaderToolName, (context: LoaderToolContext) => LoaderTool> = {
   load_mcp: loadMcpTool,
@@ -69,7 +70,7 @@ function checkedOptions(options: CreateLoaderToolsOptions): CreateLoaderToolsOpt
  * ```
  */
 export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTools {
-  return buildLoaderTools(options, { search: 'when-useful', sharedByCallers: false });
+  return buildLoaderTools(options, { search: 'when-useful', surface: 'library' });
 }
 
 /**
@@ -80,7 +81,7 @@ export function createLoaderTools(options: CreateLoaderToolsOptions): LoaderTool
  * are searchable at once; what an empty index answers says how to get there.
  */
 export function createServeLoaderTools(options: CreateLoaderToolsOptions): LoaderTools {
-  return buildLoaderTools(options, { search: 'over-any-index', sharedByCallers: false });
+  return buildLoaderTools(options, { search: 'over-any-index', surface: 'serve' });
 }
 
 /**
@@ -91,16 +92,16 @@ export function createServeLoaderTools(options: CreateLoaderToolsOptions): Loade
  * (the gateway file changed) would change under a host that had them.
  */
 export function createGatewayLoaderTools(options: CreateLoaderToolsOptions): LoaderTools {
-  return buildLoaderTools(options, { search: 'over-any-index', sharedByCallers: true });
+  return buildLoaderTools(options, { search: 'over-any-index', surface: 'gateway' });
 }
 
-/** When search_mcp_tools is offered, and whether every caller shares the servers (the gateway). */
+/** When search_mcp_tools is offered, and whose model the tools answer. */
 interface LoaderToolsMode {
   search: 'when-useful' | 'over-any-index';
-  sharedByCallers: boolean;
+  surface: LoaderToolsSurface;
 }
 
-function buildLoaderTools(given: CreateLoaderToolsOptions, { search, sharedByCallers }: LoaderToolsMode): LoaderTools {
+function buildLoaderTools(given: CreateLoaderToolsOptions, { search, surface }: LoaderToolsMode): LoaderTools {
   const options = checkedOptions(given);
   const exposure = checkedExposure(options.exposure);
   const catalog = buildServerCatalog(options.servers, options.permissions, options.serversNotice, options.skippedServers);
@@ -122,7 +123,7 @@ function buildLoaderTools(given: CreateLoaderToolsOptions, { search, sharedByCal
     searchable,
     searchOffered: offered('search_mcp_tools'),
     approver: new ToolCallApprover(options),
-    sharedByCallers,
+    surface,
   };
   const loaderTools = (Object.keys(TOOL_FACTORIES) as LoaderToolName[]).filter(offered).map((name) => TOOL_FACTORIES[name](context));
   const call = loaderTools.find((tool) => tool.name === 'call_mcp_tool');

@@ -1,9 +1,11 @@
 /** Errors from the manager, turned into text that tells the model what happened and what it can do. */
 import { isManagerDisposed, isRedefinedInConfig, isRemovedFromConfig, McpServerError, serverCrashedWhat } from '../../machines/errors.js';
 import type { PublicServerState } from '../../machines/types.js';
-import { terminalText } from '../../machines/control-characters.js';
+import { commandWord, terminalText } from '../../machines/control-characters.js';
 import { abortedAtStart, endedFromOutside, isExitedAtStart, shortageAtStart, SHORTAGE_WORDS } from '../errors/exited-at-start.js';
-import { loginReasonOf } from '../errors/oauth.js';
+import { loginCommandAdvice, loginReasonOf } from '../errors/oauth.js';
+import { errorMessage } from '../../machines/to-error.js';
+import type { LoaderToolsSurface } from './surface.js';
 import { missingCapabilities } from '../connection/missing-handler.js';
 import { isTaskCutOff, isTaskTimeLimit } from '../connection/task-time-limit.js';
 import { errorText, quoted } from './model-text.js';
@@ -14,8 +16,8 @@ import { isOverMessageLimit, MAX_MESSAGE_MIB } from '../transports/message-size.
  * A request to a server that is not connected. After a failed load it says why and what to do,
  * as load_mcp said it: "call load_mcp first" alone would send the model into the same failure.
  */
-export function loadFirstText(server: string, state: PublicServerState, lastError: Error | undefined): string {
-  if (lastError !== undefined) return `MCP server ${quoted(server)} is not connected (state: ${state}): its last load failed.\n${failureLines(server, lastError)}`;
+export function loadFirstText(server: string, state: PublicServerState, lastError: Error | undefined, surface: LoaderToolsSurface): string {
+  if (lastError !== undefined) return `MCP server ${quoted(server)} is not connected (state: ${state}): its last load failed.\n${failureLines(server, lastError, surface)}`;
   return `MCP server ${quoted(server)} is not connected (state: ${state}). Call load_mcp with server ${quoted(server)} first, then try again.`;
 }
 
@@ -28,19 +30,30 @@ function stderrSection(error: unknown): string {
 }
 
 /** The error's own advice is for the program that sent the request; the model starts a server with load_mcp. */
-function messageText(error: unknown, server: string): string {
+function messageText(error: unknown, server: string, surface: LoaderToolsSurface): string {
   if (error instanceof McpServerError && error.code === 'SERVER_CRASHED') {
     return errorText(`${serverCrashedWhat(server, error.cause)} Call load_mcp with server ${quoted(server)} to start it again.`, server);
   }
+  // The command is for a terminal on the machine serve runs on: what to do is said after the error, for whoever can.
+  if (surface !== 'library' && loginReasonOf(error) !== undefined) return errorText(errorMessage(error).split(loginCommandAdvice(server)).join(''), server);
   return errorText(error, server);
 }
 
 /** An error's text with the server's stderr tail under it when it carries one (a stdio server whose process died), as the model and a host are told it. */
-export function failureWithStderrText(error: unknown, server: string): string {
-  return `${messageText(error, server)}${stderrSection(error)}`;
+export function failureWithStderrText(error: unknown, server: string, surface: LoaderToolsSurface): string {
+  return `${messageText(error, server, surface)}${stderrSection(error)}`;
 }
 
-function nextStepAfterLoadFailure(error: unknown): string {
+/** Only a person can log in, and then the same entry works: "fix the entry" would send them the wrong way. */
+const LOGIN_STEP: Record<LoaderToolsSurface, (server: string) => string> = {
+  library: () => 'the server needs the user to log in (OAuth), which you cannot do: tell the user to run the `mcp-statechart login` command the error names, then call load_mcp again.',
+  serve: (server) =>
+    `the server needs an OAuth login, which you cannot make: tell the user to sign in by running \`mcp-statechart login ${commandWord(server)}\` in a terminal on the machine mcp-statechart serve runs on (as the account that runs it), then call load_mcp again.`,
+  gateway: (server) =>
+    `the server needs an OAuth login that only the operator of this MCP gateway can make, on the gateway's own machine (neither you nor the user can do it from here): tell the user to ask the gateway's operator to sign in to MCP server ${quoted(server)} (\`mcp-statechart login ${commandWord(server)}\` on each of its machines), then call load_mcp again.`,
+};
+
+function nextStepAfterLoadFailure(error: unknown, server: string, surface: LoaderToolsSurface): string {
   const code = error instanceof McpServerError ? error.code : undefined;
   // The application's own doing (a loop still running after its shutdown): no retry can help.
   if (error instanceof McpServerError && isManagerDisposed(error.cause)) {
@@ -62,22 +75,19 @@ function nextStepAfterLoadFailure(error: unknown): string {
     return "the server's command fails at start, and calling load_mcp again will likely fail the same way until its command or config is fixed: tell the user which server failed and why, so they can fix it.";
   }
   const loginReason = loginReasonOf(error);
-  // Only the user can log in, and then the same entry works: "fix the entry" would send them the wrong way.
-  if (loginReason !== undefined && loginReason !== 'unpinned') {
-    return 'the server needs the user to log in (OAuth), which you cannot do: tell the user to run the `mcp-statechart login` command the error names, then call load_mcp again.';
-  }
+  if (loginReason !== undefined && loginReason !== 'unpinned') return LOGIN_STEP[surface](server);
   if (code === 'CONFIG_ERROR') {
     return 'its config entry cannot work as written, so retrying will not help: tell the user which server failed and why, so they can fix the entry.';
   }
   return 'the server may be down or slow to start: call load_mcp again later, do without it, or tell the user what failed.';
 }
 
-function failureLines(server: string, error: unknown): string {
-  return `Error: ${failureWithStderrText(error, server)}\nWhat you can do: ${nextStepAfterLoadFailure(error)}`;
+function failureLines(server: string, error: unknown, surface: LoaderToolsSurface): string {
+  return `Error: ${failureWithStderrText(error, server, surface)}\nWhat you can do: ${nextStepAfterLoadFailure(error, server, surface)}`;
 }
 
-export function loadFailureText(server: string, state: PublicServerState, error: unknown): string {
-  return `Could not load MCP server ${quoted(server)} (state: ${state}).\n${failureLines(server, error)}`;
+export function loadFailureText(server: string, state: PublicServerState, error: unknown, surface: LoaderToolsSurface): string {
+  return `Could not load MCP server ${quoted(server)} (state: ${state}).\n${failureLines(server, error, surface)}`;
 }
 
 /** A request cut off by a lost connection the manager may reconnect by itself: what the model is told then depends on whether it does. */
@@ -105,26 +115,27 @@ function afterLossText(server: string, outcome: LossOutcome | undefined): string
 
 /**
  * For a tool call or a resource read that the manager rejected; `lastError` is what put the server
- * in `error`, if it is there; `outcome` where the server went after a lost connection (isPlainLoss).
+ * in `error`, if it is there; `outcome` where the server went after a lost connection (isPlainLoss);
+ * `surface` whose model is told (what it may tell its user to do differs).
  */
-export function requestFailureText(server: string, state: PublicServerState, error: unknown, lastError?: Error, outcome?: LossOutcome): string {
+export function requestFailureText(server: string, state: PublicServerState, error: unknown, surface: LoaderToolsSurface, lastError?: Error, outcome?: LossOutcome): string {
   if (!(error instanceof McpServerError)) return errorText(error, server);
-  if (isOverMessageLimit(error.cause)) return `${failureWithStderrText(error, server)}\n${OVER_MESSAGE_LIMIT}`;
+  if (isOverMessageLimit(error.cause)) return `${failureWithStderrText(error, server, surface)}\n${OVER_MESSAGE_LIMIT}`;
   switch (error.code) {
     case 'NOT_CONNECTED':
-      return loadFirstText(server, state, lastError);
+      return loadFirstText(server, state, lastError, surface);
     case 'CONNECTION_LOST':
     case 'DISCONNECTED':
-      if (isTaskCutOff(error.cause)) return `${failureWithStderrText(error, server)}\n${TASK_CUT_OFF}`;
+      if (isTaskCutOff(error.cause)) return `${failureWithStderrText(error, server, surface)}\n${TASK_CUT_OFF}`;
       if (isRemovedFromConfig(error.cause)) return `${errorText(error, server)}\n${REMOVED_FROM_CONFIG}`;
       if (isRedefinedInConfig(error.cause)) return `${errorText(error, server)}\n${REDEFINED_IN_CONFIG}`;
-      if (error.code === 'CONNECTION_LOST') return `${failureWithStderrText(error, server)}\n${afterLossText(server, outcome)}`;
+      if (error.code === 'CONNECTION_LOST') return `${failureWithStderrText(error, server, surface)}\n${afterLossText(server, outcome)}`;
       return (
-        `${failureWithStderrText(error, server)}\nThe request may or may not have taken effect. Call load_mcp with server ` +
+        `${failureWithStderrText(error, server, surface)}\nThe request may or may not have taken effect. Call load_mcp with server ` +
         `${quoted(server)} to reconnect before trying again.`
       );
     case 'SERVER_CRASHED':
-      return messageText(error, server);
+      return messageText(error, server, surface);
     case 'TIMEOUT':
       return `${errorText(error, server)}\n${isTaskTimeLimit(error.cause) ? TASK_TIME_LIMIT : REQUEST_TIME_LIMIT}`;
     default:

@@ -51,8 +51,8 @@ function awaitingLine({ catalog }: LoaderToolContext): string {
  * URIs come from, search_mcp_tools says to search first when unsure.
  */
 function describeLoadMcp(context: LoaderToolContext): string {
-  const { catalog, searchOffered, sharedByCallers } = context;
-  const purpose = `${PURPOSE} ${sharedByCallers ? SHARED : SWITCHING_OFF}`;
+  const { catalog, searchOffered, surface } = context;
+  const purpose = `${PURPOSE} ${surface === 'gateway' ? SHARED : SWITCHING_OFF}`;
   const notice = `${awaitingLine(context)}${catalog.notice === '' ? '' : `\n${catalog.notice}`}`;
   if (catalog.listed) return `${purpose} ${serverLines(context)}${notice}`;
   const finding = searchOffered ? 'search_mcp_tools finds them' : 'ask the user which one';
@@ -78,9 +78,9 @@ function oneToolResult(catalog: ServerCatalog, server: string, name: string, too
 }
 
 /** The model turns a server off: it is disconnected, and no tool but load_mcp uses it until turned on again. */
-async function switchOff({ manager, catalog, sharedByCallers }: LoaderToolContext, server: string): Promise<LoaderToolResult> {
+async function switchOff({ manager, catalog, surface }: LoaderToolContext, server: string): Promise<LoaderToolResult> {
   // One caller's switch would disconnect calls in flight of every other caller and hide the server from them.
-  if (sharedByCallers) {
+  if (surface === 'gateway') {
     return errorResult(`MCP server ${quoted(server)} stays on: this gateway's servers are shared by every caller, so load_mcp cannot turn one off for all of them. Leave it unused, or ask the gateway's operator to deny it in the gateway file.`);
   }
   catalog.switchOff(server, true);
@@ -103,7 +103,7 @@ export function loadMcpTool(context: LoaderToolContext): LoaderTool {
           manifest = await untilAborted(manifestOf(manager, server), signal, server, 'loading the server');
         } catch (error) {
           if (signal?.aborted) throw error;
-          return errorResult(loadFailureText(server, manager.getState(server), error), error);
+          return errorResult(loadFailureText(server, manager.getState(server), error, context.surface), error);
         }
         const allowed = { ...manifest, tools: manifest.tools.filter((known) => catalog.allowsTool(server, known.name)) };
         if (tool !== undefined) return oneToolResult(catalog, server, tool, allowed.tools, resultBudget);

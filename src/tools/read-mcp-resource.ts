@@ -25,7 +25,7 @@ export function readMcpResourceTool(context: LoaderToolContext): LoaderTool {
           resource = await manager.readResource(server, uri, { signal, timeoutMs, timeoutSource });
         } catch (error) {
           if (signal?.aborted) throw error;
-          return await requestFailureResult(manager, server, error);
+          return await requestFailureResult(context, server, error);
         }
         return partsResult(resourceParts(resource.contents), false);
       },

@@ -8,6 +8,7 @@ import { lossOutcome } from './loss-outcome.js';
 import { failedResult, notSentResult } from './results.js';
 import { unknownToolText } from './unknown-tool.js';
 import { untilAborted } from './until-aborted.js';
+import type { LoaderToolsSurface } from './surface.js';
 
 export interface LoaderToolContext {
   manager: LoaderToolsManager;
@@ -19,8 +20,8 @@ export interface LoaderToolContext {
   searchOffered: boolean;
   /** Asks before the calls the approval policy names. */
   approver: ToolCallApprover;
-  /** `serve --http`: every caller of the gateway shares the servers, so no one caller's model may switch one off. */
-  sharedByCallers: boolean;
+  /** Whose model is answered: in `serve --http` every caller shares the servers (no one caller's model may switch one off), and only the gateway's operator can log in. */
+  surface: LoaderToolsSurface;
 }
 
 /**
@@ -37,11 +38,11 @@ export async function connectIfIndexed(
   tool: string | undefined,
   signal: AbortSignal | undefined,
 ): Promise<LoaderToolResult | undefined> {
-  const { manager, searchable, catalog } = context;
+  const { manager, searchable, catalog, surface } = context;
   const state = manager.getState(server);
   if (state === 'connected') return undefined;
   const indexed = searchable?.toolsOf(server);
-  if (!searchable || !indexed) return notSentResult(loadFirstText(server, state, manager.getError(server)), 'not_loaded');
+  if (!searchable || !indexed) return notSentResult(loadFirstText(server, state, manager.getError(server), surface), 'not_loaded');
   // Past its ttlMs the entry may lack a tool the server has now: the connection's live list decides.
   const unknown = tool !== undefined && !indexed.some((known) => known.name === tool);
   if (unknown && !searchable.indexedPastTtl(server)) return notSentResult(unknownToolText(catalog, server, tool, indexed), 'unknown_tool');
@@ -50,7 +51,7 @@ export async function connectIfIndexed(
     return undefined;
   } catch (error) {
     if (signal?.aborted) throw error;
-    return failedResult(loadFailureText(server, manager.getState(server), error), error);
+    return failedResult(loadFailureText(server, manager.getState(server), error, surface), error);
   }
 }
 
@@ -73,7 +74,7 @@ function connectedOrFirstFailure(manager: LoaderToolsManager, server: string): P
 }
 
 /** After a lost connection, the answer says whether the server comes back by itself. */
-export async function requestFailureResult(manager: LoaderToolsManager, server: string, error: unknown): Promise<LoaderToolResult> {
+export async function requestFailureResult({ manager, surface }: LoaderToolContext, server: string, error: unknown): Promise<LoaderToolResult> {
   const outcome = isPlainLoss(error) ? await lossOutcome(manager, server) : undefined;
-  return failedResult(requestFailureText(server, manager.getState(server), error, manager.getError(server), outcome), error);
+  return failedResult(requestFailureText(server, manager.getState(server), error, surface, manager.getError(server), outcome), error);
 }
