@@ -12,7 +12,7 @@ import { refusingUnsafeOAuthUrls } from './safe-oauth-url.js';
 const PROBE_TIMEOUT_MS = 5_000;
 
 /** `false` only when every address answered that it has nothing; an unreachable or failing one may have something. */
-export async function offersOAuth(serverUrl: URL, fetchFn: FetchLike = fetch): Promise<boolean> {
+export async function offersOAuth(serverUrl: URL, fetchFn?: FetchLike): Promise<boolean> {
   // The server's metadata names the authorization server asked next: checked as a renewal's requests are.
   const safeFetch = refusingUnsafeOAuthUrls(fetchFn);
   const bounded: FetchLike = (input, init) =>

@@ -14,7 +14,8 @@ import { inferTransport } from '../../machines/options.js';
 import type { McpServerConfig } from '../../machines/types.js';
 import { answerFault } from './oauth-answers.js';
 import { askWithoutToken } from './unauthenticated-answer.js';
-import { refusingUnsafeOAuthUrls, UnsafeOAuthUrlError } from './safe-oauth-url.js';
+import { refusingUnsafeOAuthUrls } from './safe-oauth-url.js';
+import { UnsafeOAuthUrlError } from './link-local.js';
 
 /** Metadata is a few hundred bytes; a larger answer is not metadata, and is not read further. */
 const MAX_METADATA_BYTES = 64 * 1024;
@@ -35,7 +36,7 @@ export interface ResourceMetadataFault {
  * absent (404 at the well-known addresses), or unreachable (the login's own request then says so). `named`: the URL the
  * server's 401 challenge named, which is the only one asked then, as the SDK does.
  */
-export async function resourceMetadataFault(serverUrl: URL, named: URL | undefined, fetchFn: FetchLike = fetch): Promise<ResourceMetadataFault | undefined> {
+export async function resourceMetadataFault(serverUrl: URL, named: URL | undefined, fetchFn?: FetchLike): Promise<ResourceMetadataFault | undefined> {
   // The server's challenge names this address: checked as every OAuth request of a renewal is.
   const safeFetch = refusingUnsafeOAuthUrls(fetchFn);
   let response: Response | undefined;

@@ -5,20 +5,17 @@
  * fetches. Refused before any connection: a scheme other than http(s) (a `data:` URL would be
  * answered by fetch itself), and a link-local address (169.254.0.0/16, fe80::/10, AWS's
  * fd00:ec2::254), where cloud hosts serve their instance credentials — also as a redirect's target,
- * so redirects are followed here, each checked first. A name that resolves there is not seen:
- * only addresses written in the URL are.
+ * so redirects are followed here, each checked first. A name that resolves there is refused by
+ * the lookup of the fetch used when none is given (connect-checked-fetch.ts).
  */
-import { BlockList } from 'node:net';
 import type { FetchLike } from '@modelcontextprotocol/client';
+import { connectCheckedFetch } from './connect-checked-fetch.js';
+import { isLinkLocal, UnsafeOAuthUrlError } from './link-local.js';
 
 const MAX_REDIRECTS = 5;
 
-const LINK_LOCAL = new BlockList();
-LINK_LOCAL.addSubnet('169.254.0.0', 16, 'ipv4');
-LINK_LOCAL.addSubnet('fe80::', 10, 'ipv6');
-LINK_LOCAL.addAddress('fd00:ec2::254', 'ipv6');
-
-export function refusingUnsafeOAuthUrls(fetchFn: FetchLike): FetchLike {
+/** `fetchFn`: the one to send with (a caller's or a test's); by default one that checks the addresses a name resolves to. */
+export function refusingUnsafeOAuthUrls(fetchFn: FetchLike = connectCheckedFetch()): FetchLike {
   return async (input, init) => {
     let url = new URL(String(input));
     refuseUnsafe(url);
@@ -45,18 +42,11 @@ export function refusingUnsafeOAuthUrls(fetchFn: FetchLike): FetchLike {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** An OAuth address refused before any connection; its message says why, naming only the host. */
-export class UnsafeOAuthUrlError extends Error {
-  override name = 'UnsafeOAuthUrlError';
-}
-
 function refuseUnsafe(url: URL): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UnsafeOAuthUrlError(`an OAuth address must be http:// or https://, not ${url.protocol} (named by the MCP server or its authorization server): not fetched`);
   }
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const family = host.includes(':') ? 'ipv6' : /^[\d.]+$/.test(host) ? 'ipv4' : undefined;
-  if (family && LINK_LOCAL.check(host, family)) {
+  if (isLinkLocal(url.hostname.replace(/^\[|\]$/g, ''))) {
     throw new UnsafeOAuthUrlError(`an OAuth address may not be a link-local address (${url.hostname}, where a cloud host serves its credentials; named by the MCP server or its authorization server): not fetched`);
   }
 }

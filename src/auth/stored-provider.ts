@@ -19,6 +19,7 @@ import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthRenewalFailedEr
 import { boundedFetch } from './bounded-fetch.js';
 import { redactingSentSecrets } from './sent-secrets.js';
 import { refusingUnsafeOAuthUrls } from './safe-oauth-url.js';
+import { connectCheckedFetch } from './connect-checked-fetch.js';
 import { RefreshOnce } from './refresh-once.js';
 import { checkingOAuthAnswers } from './oauth-answers.js';
 import { offersOAuth } from './oauth-offered.js';
@@ -253,11 +254,15 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     return response;
   };
 
+  /** OAuth requests' own fetch, unless the options give one: it refuses a name resolving to a link-local address. */
+  readonly #connectChecked: FetchLike = connectCheckedFetch();
+
   readonly #serverFetch: FetchLike = redactingSentSecrets((input, init) => (this.#options.baseFetch ?? fetch)(input, init));
 
   /** ES-private, as `#options`: the refresh tokens it remembers stay out of what an inspector walks. */
   readonly #refreshes = new RefreshOnce(
-    boundedFetch(checkingOAuthAnswers(redactingSentSecrets(refusingUnsafeOAuthUrls((input, init) => (this.#options.baseFetch ?? fetch)(input, init))))),
+    // Read when a request is sent: fields are set before the constructor sets #options.
+    boundedFetch(checkingOAuthAnswers(redactingSentSecrets(refusingUnsafeOAuthUrls((input, init) => (this.#options.baseFetch ?? this.#connectChecked)(input, init))))),
     () => this.current(),
     (tokens, sent) => this.keepRenewal(tokens, sent),
     () => `${this.#options.store.file}.refresh-lock`,
