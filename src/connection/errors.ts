@@ -287,6 +287,17 @@ function fetchFailureCauseOf(error: unknown): (Error & { code?: unknown }) | und
   return undefined;
 }
 
+/**
+ * "fetch failed" with the cause beneath it and its code (`fetch failed (other side closed, UND_ERR_SOCKET)`,
+ * `fetch failed (connect ECONNREFUSED 127.0.0.1:8808)`): what a person needs to tell a stopped server from a cut connection.
+ */
+export function fetchFailureInWords(error: Error): string {
+  const cause = fetchFailureCauseOf(error);
+  if (!cause) return error.message;
+  const code = typeof cause.code === 'string' && !cause.message.includes(cause.code) ? `, ${cause.code}` : '';
+  return `${error.message} (${cause.message}${code})`;
+}
+
 /** The reason with the cause beneath "fetch failed", and for a refused connection what to check. */
 function withFetchFailureCause(reason: string, error: unknown): { reason: string; hint: string } {
   const cause = fetchFailureCauseOf(error);

@@ -321,6 +321,7 @@ async function attempt(
     logger: deps.logger,
     stderr,
     secrets,
+    origin: originOf(request.config.url),
     processGroup,
     processExit: transport instanceof ProcessGroupStdioTransport ? () => transport.exitedByItself : undefined,
     onClosed: () => deps.tracker.remove(request.owner, session),
@@ -381,4 +382,9 @@ async function attempt(
     diagnostics.stderrTail = session.stderrTail();
     throw error;
   }
+}
+
+/** Where an HTTP server is, without the path, query or credentials its URL may carry. */
+function originOf(url: string | undefined): string | undefined {
+  return url !== undefined && URL.canParse(url) ? new URL(url).origin : undefined;
 }

@@ -39,6 +39,8 @@ export interface SessionParts {
   stderr?: StderrTail;
   /** Values never to pass on: see redact.ts. */
   secrets: readonly string[];
+  /** An HTTP server's origin (no path, query or credentials): the warning when it is not reached names it. */
+  origin?: string;
   /** Called once the close has finished. */
   onClosed?: () => void;
   /** The process group to end on close (stdio servers: see transports/stdio.ts). */

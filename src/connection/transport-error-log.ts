@@ -5,7 +5,7 @@ import { capErrorText } from '../text-limits.js';
 import { isStdioBufferOverflow, OversizedMessageClosedError } from '../transports/message-size.js';
 import { StdinClosedError, StdoutClosedError } from '../transports/stdio.js';
 import { isStreamError } from './request-streams.js';
-import { isUnreachable } from './errors.js';
+import { fetchFailureInWords, isUnreachable } from './errors.js';
 import { isSessionExpiry } from './session-expiry.js';
 import { quoted } from '../../machines/control-characters.js';
 
@@ -22,6 +22,8 @@ export interface TransportErrorScene {
   transport: Transport;
   /** `initialize` and the first listing are done: from then on transport errors are news. */
   live: boolean;
+  /** An HTTP server's origin (scheme, host and port: no path, query or credentials), named when it is not reached. */
+  origin?: string;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface TransportErrorScene {
  * connection is about to close, when the error says so (an oversized message, a closed stdout), so the loss can
  * tell that instead of "the server closed".
  */
-export function logTransportError(error: Error, { server, logger, secrets, transport, live }: TransportErrorScene): Error | undefined {
+export function logTransportError(error: Error, { server, logger, secrets, transport, live, origin }: TransportErrorScene): Error | undefined {
   const message = capErrorText(redact(error.message, secrets));
   if (isStdioBufferOverflow(error)) {
     // The SDK closes its stdio transport right after reporting this; onclose follows.
@@ -62,9 +64,14 @@ export function logTransportError(error: Error, { server, logger, secrets, trans
     // Routine behind a balancer: the request's failure reports the loss and the manager opens a new session.
     logger.info(`MCP server ${quoted(server)}: the server ended its HTTP session (404); a new session is opened`);
     logger.debug(`MCP server ${quoted(server)}: ${message}`);
-  } else if (isStreamError(error) || isUnreachable(error)) {
-    // Whether the connection outlives a broken answer stream or a server not reached is decided
-    // elsewhere (request-streams.ts, request-failure.ts): no promise here that it stays up.
+  } else if (isUnreachable(error)) {
+    // Node's fetch says only "fetch failed": the cause beneath and the origin (never the path, query
+    // or headers) say what was not reached and why. Whether the connection is lost is for request-failure.ts.
+    const reason = capErrorText(redact(fetchFailureInWords(error), secrets));
+    const where = origin === undefined ? 'the server' : quoted(redact(origin, secrets));
+    logger.warn(`MCP server ${quoted(server)}: ${where} was not reached: ${reason}`);
+  } else if (isStreamError(error)) {
+    // Whether the connection outlives a broken answer stream is decided in request-streams.ts: no promise here that it stays up.
     logger.warn(`MCP server ${quoted(server)}: ${message}`);
   } else {
     logger.warn(`MCP server ${quoted(server)}: ${message} (the connection stays up)`);
