@@ -608,7 +608,7 @@ function clockNow(clock: Clock): number {
 
 /** A key the request's options have that no request reads (`timeout` for `timeoutMs`), which would be ignored. */
 function unknownRequestOptionError(spec: RequestSpec, options: object): TypeError | undefined {
-  return unknownOptionError(requestMethod(spec.kind), options, spec.kind === 'tool' ? CALL_OPTION_KEYS : REQUEST_OPTION_KEYS, noOtherPlace);
+  return unknownOptionError(requestMethod(spec), options, spec.kind === 'tool' ? CALL_OPTION_KEYS : REQUEST_OPTION_KEYS, noOtherPlace);
 }
 
 /** The request's fields for the session actor; undefined when the caller set none (the usual call). */

@@ -17,9 +17,9 @@ const METHOD_OF: Record<RequestSpec['kind'], string> = {
   complete: 'complete',
 };
 
-/** The manager's method that sends a request of this kind, as its refusals name it. */
-export function requestMethod(kind: RequestSpec['kind']): string {
-  return METHOD_OF[kind];
+/** The manager's method that sends this request, as its refusals name it: a tool call that follows a task is `resumeTask`'s. */
+export function requestMethod(spec: RequestSpec): string {
+  return spec.kind === 'tool' && spec.taskId !== undefined ? 'resumeTask' : METHOD_OF[spec.kind];
 }
 
 /** How the request runs, as given (unchecked). */
@@ -77,12 +77,12 @@ export function invalidRequestError(server: unknown, spec: RequestSpec, run: Giv
     return checkedRequestError(server, spec, run, limits);
   } catch (error) {
     // A field that throws when read (a revoked Proxy): a rejection like any other wrong value, not a throw from a method that returns a promise.
-    return new TypeError(`${METHOD_OF[spec.kind]}: ${unreadableRequestProblem(error)}.`);
+    return new TypeError(`${requestMethod(spec)}: ${unreadableRequestProblem(error)}.`);
   }
 }
 
 function checkedRequestError(server: unknown, spec: RequestSpec, run: GivenRun, limits: GivenLimits | undefined): TypeError | undefined {
-  const method = METHOD_OF[spec.kind];
+  const method = requestMethod(spec);
   const error = invalidServerNameError(method, server) ?? invalidSpecError(method, spec) ?? invalidOptionsError(method, run, limits ?? NO_LIMITS);
   const sdkForm = SDK_FORM[spec.kind];
   const named = spec.kind === 'tool' ? spec.tool : spec.kind === 'prompt' ? spec.name : spec.kind === 'resource' ? spec.uri : undefined;

@@ -5,11 +5,13 @@
  * server entry although the value was in `defaults`, and a misspelt key was ignored.
  */
 import { describe, expect, it } from 'vitest';
-import { McpConnectionManager, silentLogger } from '../src/index.js';
+import { McpConnectionManager, silentLogger, type UnfinishedTask } from '../src/index.js';
 
 /** The constructor without its types, as JavaScript calls it. */
 const construct = (defaults: unknown) => new McpConnectionManager({ logger: silentLogger, defaults } as ConstructorParameters<typeof McpConnectionManager>[0]);
 const notes = { command: 'node', args: ['notes.mjs'] };
+/** A task as unfinishedTasks() lists it. */
+const unfinished: UnfinishedTask = { server: 'notes', tool: 'add', taskId: 'task-1', startedAt: '2026-12-07T00:00:00.000Z' };
 
 describe('connect options as plain JavaScript gives them', () => {
   it.each([
@@ -43,6 +45,7 @@ describe('connect options as plain JavaScript gives them', () => {
   it.each([
     ['callTool', (manager: McpConnectionManager, options: object) => manager.callTool('notes', 'add', {}, options), /^callTool: "timeout" is not an option \(it would be ignored\)\. Did you mean "timeoutMs"\? The options are: maxTotalTimeoutMs, /],
     ['readResource', (manager: McpConnectionManager, options: object) => manager.readResource('notes', 'notes://1', options), /^readResource: "timeout" is not an option \(it would be ignored\)\. Did you mean "timeoutMs"\? The options are: signal, timeoutMs, timeoutSource\./],
+    ['resumeTask', (manager: McpConnectionManager, options: object) => manager.resumeTask(unfinished, options), /^resumeTask: "timeout" is not an option \(it would be ignored\)\. Did you mean "timeoutMs"\? The options are: maxTotalTimeoutMs, /],
   ])('%s refuses a misspelt option at once', async (_, request, message) => {
     const manager = new McpConnectionManager({ logger: silentLogger });
     manager.configure({ notes });
