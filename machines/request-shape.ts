@@ -9,6 +9,7 @@
  */
 import { quoted } from './control-characters.js';
 import { isTimerLimit, TIMER_LIMIT_ALLOWED } from './options.js';
+import { REQUEST_EVENTS } from './request-kinds.js';
 import { errorMessage } from './to-error.js';
 import type { McpRequestFields, RequestSpec } from './types.js';
 
@@ -68,14 +69,26 @@ const FIELDS_READ: Readonly<Record<string, readonly string[]>> = {
   'mcp.configure': ['servers', 'options', 'mode'],
 };
 
-/** Why `event`, not a request, cannot be read (a field the registry's actions read throws), or undefined. */
-export function unreadableEventProblem(event: { type: string }): string | undefined {
+/** The events that name a request by its `requestId`: its answers carry it, a cancel finds it by it. */
+const NAMING_A_REQUEST: ReadonlySet<string> = new Set(['mcp.load', 'mcp.cancel', ...REQUEST_EVENTS]);
+
+/**
+ * Why the registry cannot take `event`, or undefined: a field its actions read throws when read
+ * (checked here for the events that are not requests; a request's other fields are read by
+ * malformedRequestProblem), or a `requestId` that is not a non-empty string (plain JavaScript's
+ * 42, {}, '' or none), by which no answer or cancel could name the request.
+ */
+export function unusableEventProblem(event: { type: string }): string | undefined {
+  let requestId: unknown;
   try {
     for (const field of FIELDS_READ[event.type] ?? []) void Reflect.get(event, field);
-    return undefined;
+    if (!NAMING_A_REQUEST.has(event.type)) return undefined;
+    requestId = Reflect.get(event, 'requestId');
   } catch (error) {
     return `${event.type}: a field of the event could not be read (reading it threw ${quoted(errorMessage(error))}); the event was dropped.`;
   }
+  if (typeof requestId === 'string' && requestId !== '') return undefined;
+  return `${event.type}: the requestId must be a non-empty string (the answer names the request by it), not ${describeValue(requestId)}; the event was dropped.`;
 }
 
 /** Why a completion cannot be sent (its ref or argument not of the protocol's shape), or undefined. */

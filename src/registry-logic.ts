@@ -2,7 +2,7 @@ import type { AnyActorScope, Snapshot, StateMachine } from 'xstate';
 import { registryMachine, crashedServerName, restoredWithoutSubscribers, UnrestorableRegistrySnapshot, type RegistryContext, type RegistryMachine } from '../machines/registry.machine.js';
 import { McpServerError, type McpErrorCode } from '../machines/errors.js';
 import { errorMessage } from '../machines/to-error.js';
-import { describeValue, isAnswerable, isPlainObject, unreadableEventProblem } from '../machines/request-shape.js';
+import { describeValue, isAnswerable, isPlainObject, unusableEventProblem } from '../machines/request-shape.js';
 import type { McpFinalReply, McpRegistryInput, McpRestored } from '../machines/types.js';
 import { createServerLogic } from './connection/server-logic.js';
 import { SessionTracker } from './connection/session-tracker.js';
@@ -265,12 +265,13 @@ function tellParentWhenRestored(chart: RegistryMachine): void {
  * An event that is not a request (mcp.cancel, mcp.subscribe, mcp.configure, mcp.touch…) with a
  * field that throws when read (a getter, a revoked Proxy from plain JavaScript): dropped, with an
  * error in the log. Read by a guard or an action, the throw stopped the registry for good;
- * requests are refused by the chart's own 'is malformed request' guard.
+ * requests are refused by the chart's own 'is malformed request' guard. A request or cancel whose
+ * requestId is not a non-empty string is dropped the same way: no answer could name it.
  */
 function dropUnreadableEvents(chart: RegistryMachine, logger: Logger): void {
   const transition = chart.transition;
   chart.transition = (snapshot, event, scope) => {
-    const problem = unreadableEventProblem(event);
+    const problem = unusableEventProblem(event);
     if (problem === undefined) return transition(snapshot, event, scope);
     logger.error(problem);
     return snapshot;

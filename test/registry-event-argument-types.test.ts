@@ -163,6 +163,25 @@ describe('request events whose own fields throw when read', () => {
   });
 });
 
+describe('request events whose requestId names no request', () => {
+  it.each([
+    ['a number', 42, '42'],
+    ['an object', { a: 1 }, 'an object'],
+    ['an empty string', '', '""'],
+    ['none', undefined, 'undefined'],
+  ])('a requestId that is %s: dropped with an error in the log, and the registry answers the next request', async (_, requestId, shown) => {
+    const errors: string[] = [];
+    const { ask, agent } = startAgent({ ...silentLogger, error: (message: string) => errors.push(message) });
+    expect(await ask({ type: 'mcp.load', server: 'everything', requestId: 'load' })).toMatchObject({ type: 'mcp.loaded' });
+    const registry = agent.getSnapshot().children.mcp!;
+    registry.send({ type: 'mcp.callTool', server: 'everything', tool: 'echo', arguments: { message: 'x' }, replyTo: agent, requestId } as unknown as McpRegistryInput);
+    const good = await ask({ type: 'mcp.callTool', server: 'everything', tool: 'echo', arguments: { message: 'still here' }, requestId: 'good' });
+    assertEvent(good, 'mcp.toolResult');
+    expect(agent.getSnapshot().context.replies.map((reply) => reply.requestId)).toEqual(['load', 'good']);
+    expect(errors).toEqual([`mcp.callTool: the requestId must be a non-empty string (the answer names the request by it), not ${shown}; the event was dropped.`]);
+  });
+});
+
 describe('the other registry events, with a field that throws when read', () => {
   const events: Array<[string, Record<string, unknown>]> = [
     ['server', { type: 'mcp.load', server: 'everything', requestId: 'bad-load' }],
