@@ -75,20 +75,28 @@ const NAMING_A_REQUEST: ReadonlySet<string> = new Set(['mcp.load', 'mcp.cancel',
 /**
  * Why the registry cannot take `event`, or undefined: a field its actions read throws when read
  * (checked here for the events that are not requests; a request's other fields are read by
- * malformedRequestProblem), or a `requestId` that is not a non-empty string (plain JavaScript's
- * 42, {}, '' or none), by which no answer or cancel could name the request.
+ * malformedRequestProblem), a `requestId` that is not a non-empty string (plain JavaScript's
+ * 42, {}, '' or none), by which no answer or cancel could name the request, or a cancel's
+ * `reason` that is not a string.
  */
 export function unusableEventProblem(event: { type: string }): string | undefined {
   let requestId: unknown;
+  let reason: unknown;
   try {
     for (const field of FIELDS_READ[event.type] ?? []) void Reflect.get(event, field);
     if (!NAMING_A_REQUEST.has(event.type)) return undefined;
     requestId = Reflect.get(event, 'requestId');
+    if (event.type === 'mcp.cancel') reason = Reflect.get(event, 'reason');
   } catch (error) {
     return `${event.type}: a field of the event could not be read (reading it threw ${quoted(errorMessage(error))}); the event was dropped.`;
   }
-  if (typeof requestId === 'string' && requestId !== '') return undefined;
-  return `${event.type}: the requestId must be a non-empty string (the answer names the request by it), not ${describeValue(requestId)}; the event was dropped.`;
+  if (typeof requestId !== 'string' || requestId === '') {
+    return `${event.type}: the requestId must be a non-empty string (the answer names the request by it), not ${describeValue(requestId)}; the event was dropped.`;
+  }
+  // The SDK words the reason with String() as it cancels: an object without a string form (Object.create(null)) threw
+  // inside the session actor, which ended with the request unanswered and the server disconnected.
+  if (reason !== undefined && typeof reason !== 'string') return `mcp.cancel: the reason must be a string, not ${describeValue(reason)}; the event was dropped.`;
+  return undefined;
 }
 
 /** Why a completion cannot be sent (its ref or argument not of the protocol's shape), or undefined. */
