@@ -33,6 +33,8 @@ describe('import', () => {
     const run = await cli('import', '--from', 'claude-desktop', '--yes');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Imported 2 servers from');
+    // The names as every other line prints a server's: through quoted().
+    expect(run.stdout).toMatch(/^Imported 2 servers from .*: "filesystem", "github"\.$/m);
     expect(run.stdout + run.stderr).not.toContain('ghp_desktopsecret');
     expect(Object.keys(read(userFile))).toEqual(['theme', 'mcpServers', 'zzz']);
     expect(Object.keys(servers())).toEqual(['first', 'last', 'filesystem', 'github']);
@@ -213,7 +215,7 @@ describe('import', () => {
       mcpServers: { 'My Notes': { command: 'notes-server' }, 'github.com/modelcontextprotocol/servers/tree/main/src/brave-search': { command: 'brave' } },
     });
     const run = await cli('import', '--from', 'claude-desktop', '--yes', '--rename', 'My Notes=my-notes', '--rename', 'github.com/modelcontextprotocol/servers/tree/main/src/brave-search=brave-search');
-    expect(run.stdout).toContain(': my-notes, brave-search.');
+    expect(run.stdout).toContain(': "my-notes", "brave-search".');
     expect(servers()['my-notes']).toEqual({ command: 'notes-server' });
     expect(servers()['brave-search']).toEqual({ command: 'brave' });
     const unknown = await cli('import', '--from', 'claude-desktop', '--yes', '--rename', 'Notes=n');

@@ -18,21 +18,22 @@ function hints(request: ToolCallApprovalRequest): string {
 }
 
 /**
- * The most of an argument's name the form shows, escaped. The server declares the names (and the
- * model fills in what it declares): one of 10,000 characters would push the values out of view.
+ * The most of a tool's or an argument's name the form shows, escaped. The server declares the
+ * names (and the model fills in what it declares): one of 10,000 characters would push the values
+ * out of view.
  */
-const MAX_SHOWN_KEY = 80;
+const MAX_SHOWN_NAME = 80;
 /** The most names of keys outside the schema the form lists: the model may send thousands. */
 const MAX_UNKNOWN_KEYS = 20;
 
-function keyShown(key: string): string {
-  const shown = terminalLine(key);
-  if (shown.length <= MAX_SHOWN_KEY) return shown;
-  return `${terminalLineWithin(key, MAX_SHOWN_KEY - 1)}… (a name of ${key.length.toLocaleString('en-US')} characters)`;
+function nameShown(name: string): string {
+  const shown = terminalLine(name);
+  if (shown.length <= MAX_SHOWN_NAME) return shown;
+  return `${terminalLineWithin(name, MAX_SHOWN_NAME - 1)}… (a name of ${name.length.toLocaleString('en-US')} characters)`;
 }
 
 function unknownKeysShown(keys: string[]): string {
-  const shown = keys.slice(0, MAX_UNKNOWN_KEYS).map(keyShown).join(', ');
+  const shown = keys.slice(0, MAX_UNKNOWN_KEYS).map(nameShown).join(', ');
   return keys.length > MAX_UNKNOWN_KEYS ? `${shown} and ${(keys.length - MAX_UNKNOWN_KEYS).toLocaleString('en-US')} more` : shown;
 }
 
@@ -45,11 +46,11 @@ export function describeToolCall(request: ToolCallApprovalRequest): string {
   const { shown, unknown } = argumentsForApproval(request.arguments, request.inputSchema);
   // The server writes the title, above the arguments: cut as a name, it cannot push them out of view.
   const title = request.annotations?.title ? ` (${quoted(request.annotations.title)})` : '';
-  const lines = [`server: ${terminalLine(request.server)}`, `tool: ${terminalLine(request.tool)}${title}: ${hints(request)}`];
+  const lines = [`server: ${terminalLine(request.server)}`, `tool: ${nameShown(request.tool)}${title}: ${hints(request)}`];
   lines.push(shown.length === 0 ? 'arguments: none' : 'arguments:');
   for (const { key, json, length, cut } of shown) {
     const size = cut ? `${length} characters, cut` : `${length} characters`;
-    lines.push(`  ${keyShown(key)} (${size}): ${terminalLine(json)}${cut ? '…' : ''}`);
+    lines.push(`  ${nameShown(key)} (${size}): ${terminalLine(json)}${cut ? '…' : ''}`);
   }
   if (unknown.length > 0) lines.push(`not in the tool's schema (the server ignores them; values not shown): ${unknownKeysShown(unknown)}`);
   return lines.join('\n');

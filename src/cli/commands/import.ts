@@ -306,7 +306,7 @@ export function runImport(options: ImportOptions): Promise<number> {
       });
     }
     const text = [
-      `Imported ${added.length} server${added.length === 1 ? '' : 's'} from ${read.join(', ')} into ${target}: ${added.join(', ')}.`,
+      `Imported ${added.length} server${added.length === 1 ? '' : 's'} from ${read.join(', ')} into ${target}: ${added.map(quoted).join(', ')}.`,
       ...notices,
       ...skippedText,
       // Project servers were approved above.
