@@ -287,6 +287,47 @@ describe("a downstream form's words, as they go up", () => {
   });
 });
 
+describe("a host's answer to a relayed form", () => {
+  const answering = (content: Record<string, unknown>) =>
+    hostRequestHandlers({
+      getClientCapabilities: () => ({ elicitation: { form: {} } }),
+      elicitInput: async () => ({ action: 'accept', content }),
+      createMessage: () => Promise.reject(new Error('not asked here')),
+      listRoots: () => Promise.reject(new Error('not asked here')),
+      completeElicitation: () => {},
+    }).elicitation!;
+  const requestedSchema = {
+    type: 'object' as const,
+    properties: {
+      color: { type: 'string' as const, enum: ['red', 'blue'] },
+      size: { type: 'string' as const, oneOf: [{ const: 's', title: 'Small' }, { const: 'l', title: 'Large' }] },
+      tags: { type: 'array' as const, items: { type: 'string' as const, enum: ['x', 'y'] } },
+      note: { type: 'string' as const },
+    },
+  };
+  const form = { mode: 'form' as const, message: 'Settings', requestedSchema };
+
+  it('goes to the server when each choice field holds one of its values, or was left out', async () => {
+    const content = { color: 'blue', size: 'l', tags: ['x', 'y'], note: 'anything' };
+    await expect(answering(content)(form, anyContext())).resolves.toEqual({ action: 'accept', content });
+    await expect(answering({ note: 'only this' })(form, anyContext())).resolves.toEqual({ action: 'accept', content: { note: 'only this' } });
+  });
+
+  it('is refused with an error naming the field when a choice field holds a value the server did not offer (enum, oneOf, a multi-select item, a lone value for a multi-select)', async () => {
+    for (const [field, content] of [
+      ['color', { color: 'green' }],
+      ['size', { size: 'xl' }],
+      ['tags', { tags: ['x', 'z'] }],
+      ['tags', { tags: 'x' }],
+      ['color', { color: ['red'] }],
+    ] as const) {
+      await expect(answering(content)(form, anyContext()), field).rejects.toThrow(
+        new RegExp(`answered the form of MCP server "shop" with a value for "${field}" that is not one of the field's choices`),
+      );
+    }
+  });
+});
+
 describe("a downstream sampling request's text, as it goes up", () => {
   it('shows control characters and bidi overrides escaped in the system prompt and each text block, line breaks kept; other blocks as sent', async () => {
     const { sampled, handlers: { sampling } } = recordingPeer();

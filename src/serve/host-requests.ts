@@ -138,6 +138,24 @@ function defaultFits(field: FormField): boolean {
 }
 
 /**
+ * The first field of an accepted form whose answer is not among the choices the server gave it
+ * (single select: one of them; multiple select: each one of them). The host shows the choices, but
+ * nothing keeps it from sending another value, and a server may act on whichever value it is sent;
+ * MCP asks a client to check an answer against the schema it was asked with. Undefined when every
+ * choice field holds one of its values (or was left out).
+ */
+function answerOutsideChoices(schema: { properties: Record<string, FormField> }, content: Record<string, unknown>): string | undefined {
+  for (const [key, field] of Object.entries(schema.properties)) {
+    const choices = choicesOf(field);
+    if (choices === undefined || !Object.hasOwn(content, key)) continue;
+    const value = content[key];
+    const values = Array.isArray(value) ? value : [value];
+    if (Array.isArray(value) !== (field.type === 'array') || !values.every((one) => typeof one === 'string' && choices.includes(one))) return key;
+  }
+  return undefined;
+}
+
+/**
  * A field's words as they go up: its title, description and choices' titles, each on one short
  * line, the description starting with the server's name (text after the message's last line
  * still says whose it is); its default only when it fits the field (defaultFits). The values the
@@ -287,6 +305,13 @@ export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches 
       }
       const pageId = randomUUID();
       const answer = await upstream.elicitInput(attributed(params, context.server, pageId), relayed(context));
+      const outside = params.mode !== 'url' && answer.action === 'accept' && answer.content ? answerOutsideChoices(params.requestedSchema, answer.content) : undefined;
+      if (outside !== undefined) {
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `The MCP host running mcp-statechart serve answered the form of MCP server ${quoted(context.server)} with a value for ${quoted(outside)} that is not one of the field's choices; mcp-statechart serve does not pass it on.`,
+        );
+      }
       if (params.mode === 'url' && params.elicitationId !== undefined && answer.action === 'accept') pages.opened(context.server, params.elicitationId, pageId);
       return answer;
     },
