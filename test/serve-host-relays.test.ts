@@ -288,7 +288,7 @@ describe("a downstream form's words, as they go up", () => {
 });
 
 describe("a host's answer to a relayed form", () => {
-  const answering = (content: Record<string, unknown>) =>
+  const answering = (content: Record<string, string | number | boolean | string[]>) =>
     hostRequestHandlers({
       getClientCapabilities: () => ({ elicitation: { form: {} } }),
       elicitInput: async () => ({ action: 'accept', content }),
@@ -320,7 +320,7 @@ describe("a host's answer to a relayed form", () => {
       ['tags', { tags: ['x', 'z'] }],
       ['tags', { tags: 'x' }],
       ['color', { color: ['red'] }],
-    ] as const) {
+    ] satisfies Array<[string, Record<string, string | string[]>]>) {
       await expect(answering(content)(form, anyContext()), field).rejects.toThrow(
         new RegExp(`answered the form of MCP server "shop" with a value for "${field}" that is not one of the field's choices`),
       );

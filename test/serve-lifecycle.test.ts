@@ -31,6 +31,32 @@ describe('mcp-statechart serve', () => {
     expect(await descendantsAfter()).toEqual([]);
   }, 30_000);
 
+  it("fails its own request at once, saying why, when the host's answer to it is over 10 MiB (not after its timeout)", async () => {
+    const serve = endedAfterTest(startServe());
+    serve.send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'host', version: '1' } } });
+    await serve.answer(1);
+    serve.send({ method: 'notifications/initialized' });
+    serve.send({ method: 'notifications/roots/list_changed' });
+    const asked = async () => {
+      for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((done) => setTimeout(done, 50))) {
+        const request = serve.messages().find((message) => message.method === 'roots/list');
+        if (request) return request;
+      }
+      throw new Error('serve never asked for the roots');
+    };
+    const { id } = await asked();
+    serve.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"roots":[{"uri":"file:///${'x'.repeat(11 * 1024 * 1024)}"}]}}\n`);
+    const answered = Date.now();
+    for (const until = answered + 10_000; Date.now() < until && !/roots\/list_changed failed/.test(serve.stderr()); ) await new Promise((done) => setTimeout(done, 50));
+
+    expect(serve.stderr()).toMatch(/reading the host's roots after roots\/list_changed failed: .*answer to this request was over 10 MiB/);
+    expect(Date.now() - answered).toBeLessThan(5_000);
+    expect(serve.stderr()).toMatch(/its answer to serve's request \S+; serve skipped it unread and reads on/);
+    serve.send({ id: 5, method: 'ping' });
+    expect(await serve.answer(5)).toMatchObject({ result: {} });
+    expect(serve.stderr()).not.toMatch(/unknown message ID|serve stops/);
+  }, 40_000);
+
   it('ends within 5 s when the host closes stdin, with a server connected, exit code 0 and no child left', async () => {
     const serve = endedAfterTest(startServe());
     await loadFixture(serve);
@@ -132,7 +158,10 @@ describe('oversizedLine', () => {
   });
 
   it('answers nothing when no id can be read, or the line is an answer of the host\'s', () => {
-    for (const head of ['{"jsonrpc":"2.0","params":{"id":1', '{"jsonrpc":"2.0","id":3,"result":{"content":"xx', 'xxxx', '{"id":{"a":1},"method":"m"', '{"id":"\\x","method":"m"']) {
+    const answer = oversizedLine('{"jsonrpc":"2.0","id":3,"result":{"content":"xx');
+    expect(answer).toMatchObject({ answerTo: 3, logLine: expect.stringMatching(/its answer to serve's request 3; serve skipped it unread/) });
+    expect(answer.answer).toBeUndefined();
+    for (const head of ['{"jsonrpc":"2.0","params":{"id":1', 'xxxx', '{"id":{"a":1},"method":"m"', '{"id":"\\x","method":"m"']) {
       const line = oversizedLine(head);
       expect(line.answer).toBeUndefined();
       expect(line.logLine).toMatch(/no request id serve could read from its start; serve skipped it unread/);

@@ -13,6 +13,8 @@ export interface UnreadableLine {
   answer?: JSONRPCErrorResponse;
   /** For serve's log: what was wrong, never what the line held. */
   logLine: string;
+  /** The id of a line over the size limit that is the host's answer to a request of serve's (its start shows an id and no method). */
+  answerTo?: string | number;
 }
 
 /** The id the host gave a line that is JSON but not a message: a string or a number, else none (the answer then has no id, as the SDK types an error for an unknown request). */
@@ -98,6 +100,12 @@ export function oversizedLine(head: string): UnreadableLine {
     if (key) stopKey = String(jsonOrUndefined(key[1]!));
   }
   const over = `a message over ${MAX_MESSAGE_MIB} MiB`;
+  if (id !== undefined && !method && stopKey !== 'params') {
+    return {
+      answerTo: id,
+      logLine: `the host sent ${over}, its answer to serve's request ${capErrorText(JSON.stringify(id), 80)}; serve skipped it unread and reads on`,
+    };
+  }
   if (id === undefined || !(method || stopKey === 'params')) {
     return {
       logLine: `the host sent ${over} with no request id serve could read from its start; serve skipped it unread and reads on`,

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
-import { serializeMessage, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { INTERNAL_ERROR, serializeMessage, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { MAX_MESSAGE_MIB } from '../transports/message-size.js';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 
 /** How much may wait for the host before log messages are dropped: whichever bound comes first. */
@@ -165,10 +166,40 @@ export class HostOutput {
 export class HostStdioTransport extends StdioServerTransport {
   readonly output: HostOutput;
   private readonly closedListeners: Array<() => void> = [];
+  /** serve's requests to the host not yet answered nor cancelled, by JSON id. */
+  private readonly awaited = new Set<string>();
 
   constructor(input: Readable, stdout: Writable = process.stdout) {
     super(input, stdout);
     this.output = new HostOutput(stdout, HOST_QUEUE_LIMITS, input);
+    // `onmessage` is a field the SDK's entry sets after this runs: an answer it is handed goes through here first, so its request is no longer awaited.
+    let deliver: StdioServerTransport['onmessage'];
+    Object.defineProperty(this, 'onmessage', {
+      get: () =>
+        deliver &&
+        ((message: JSONRPCMessage) => {
+          if (!('method' in message) && 'id' in message) this.awaited.delete(JSON.stringify(message.id));
+          deliver?.(message);
+        }),
+      set: (next: StdioServerTransport['onmessage']) => {
+        deliver = next;
+      },
+    });
+  }
+
+  /**
+   * The host answered serve's request `id` with a message over the size limit, which hostInput
+   * skipped unread: the request fails at once, saying why, instead of waiting out its timeout (ten
+   * minutes for a relayed one). Nothing for an id serve is not waiting on (the SDK would report an
+   * answer to no request as an error of the connection).
+   */
+  answerTooLarge(id: string | number): void {
+    if (!this.awaited.delete(JSON.stringify(id))) return;
+    this.onmessage?.({
+      jsonrpc: '2.0',
+      id,
+      error: { code: INTERNAL_ERROR, message: `The MCP host's answer to this request was over ${MAX_MESSAGE_MIB} MiB, the most mcp-statechart serve reads in one message; serve skipped it unread.` },
+    });
   }
 
   onClosed(listener: () => void): void {
@@ -176,6 +207,11 @@ export class HostStdioTransport extends StdioServerTransport {
   }
 
   override send(message: JSONRPCMessage): Promise<void> {
+    if ('method' in message) {
+      if ('id' in message) this.awaited.add(JSON.stringify(message.id));
+      // The SDK cancels a request it stopped waiting for (its timeout, its signal).
+      else if (message.method === 'notifications/cancelled') this.awaited.delete(JSON.stringify(message.params?.requestId));
+    }
     this.output.send(message);
     return Promise.resolve();
   }

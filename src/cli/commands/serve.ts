@@ -106,6 +106,7 @@ export async function runServe(
   const config = await followServeConfig({ options, host, manager, reconfigure: replaceTools(host, tools, followed, logger), discovery, logger });
   const refuse = (line: UnreadableLine) => {
     if (line.answer) transport.output.send(line.answer);
+    if (line.answerTo !== undefined) transport.answerTooLarge(line.answerTo);
     logger.warn(line.logLine);
   };
   const input = hostInput(process.stdin, refuse);
