@@ -82,8 +82,10 @@ export function hostInput(stdin: Readable = process.stdin, onOversized: (line: U
   });
   // Not a pipe: serve stops taking the host's lines while its answers wait unread (HostOutput), and
   // a pipe would then stop reading stdin at once, so a host that closed it would not be noticed
-  // until a signal came. stdin is read on until MAX_MESSAGE_BYTES wait unread: a host that stopped
-  // reading has its end noticed (whenServeEnds) unless it wrote more than that meanwhile.
+  // until a signal came. stdin is read on until MAX_MESSAGE_BYTES wait here unsplit: a host that
+  // stopped reading has its end noticed (whenServeEnds) unless it wrote more than that meanwhile.
+  // Beyond those, the line being read and up to three whole lines on their way to the SDK (each
+  // under MAX_MESSAGE_BYTES) are held: about 50 MiB at most, as the README says.
   stdin.on('data', (chunk: Buffer) => {
     lines.write(chunk);
     if (lines.writableLength >= MAX_MESSAGE_BYTES) stdin.pause();
