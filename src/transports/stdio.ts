@@ -8,6 +8,7 @@ import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE, ty
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { HeldStderr } from './held-stderr.js';
+import { LineBuffer } from './line-buffer.js';
 import { GROUPS_SUPPORTED, killTree, resolveCommand, terminateGroup, trackGroup } from './process-group.js';
 
 /** How long a server gets to exit by itself once its stdin is closed, and again after SIGTERM (as the SDK waits). */
@@ -361,53 +362,6 @@ export class ProcessGroupStdioTransport implements Transport {
     this.readBuffer.clear();
   }
 }
-
-/**
- * Stdout split into lines, at most `maxBytes` held: past that, `append` throws the error the
- * SDK's ReadBuffer throws (see isStdioBufferOverflow) and the transport closes. Chunks are kept
- * as they come and each is searched for a newline once, so a 10 MiB line costs one pass, not one
- * pass per chunk.
- */
-class LineBuffer {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  /** How many leading chunks are known to hold no newline. */
-  private scanned = 0;
-
-  constructor(private readonly maxBytes: number) {}
-
-  append(chunk: Buffer): void {
-    if (this.size + chunk.length > this.maxBytes) {
-      this.clear();
-      throw new Error(`ReadBuffer exceeded maximum size of ${this.maxBytes} bytes`);
-    }
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-  }
-
-  nextLine(): string | null {
-    for (; this.scanned < this.chunks.length; this.scanned++) {
-      const chunk = this.chunks[this.scanned]!;
-      const end = chunk.indexOf(NEWLINE);
-      if (end === -1) continue;
-      const line = Buffer.concat([...this.chunks.slice(0, this.scanned), chunk.subarray(0, end)]);
-      const rest = chunk.subarray(end + 1);
-      this.chunks = rest.length > 0 ? [rest, ...this.chunks.slice(this.scanned + 1)] : this.chunks.slice(this.scanned + 1);
-      this.size -= line.length + 1;
-      this.scanned = 0;
-      return line.toString('utf8').replace(/\r$/, '');
-    }
-    return null;
-  }
-
-  clear(): void {
-    this.chunks = [];
-    this.size = 0;
-    this.scanned = 0;
-  }
-}
-
-const NEWLINE = 0x0a;
 
 /** The process group a transport's server leads, if this module launched it in one. */
 export function processGroupOf(transport: object): (() => number | undefined) | undefined {
