@@ -171,6 +171,26 @@ export function isRemovedFromConfig(cause: unknown): boolean {
   return cause instanceof Error && cause.name === 'ServerRemovedError';
 }
 
+/** The cause that marks a request cut off because its server's entry was switched off; known by name, as ServerRemovedError. */
+class ServerSwitchedOffError extends Error {
+  override name = 'ServerSwitchedOffError';
+}
+
+/**
+ * A request in flight when its server's entry was switched off (`disabled: true`; under `serve`, a
+ * changed entry waiting for `mcp-statechart approve`): no load reaches it until it is enabled again.
+ */
+export function switchedOffWhileRunningError(server: string): McpServerError {
+  return new McpServerError('DISCONNECTED', server, abandonedText(server, 'it was switched off in the config'), {
+    cause: new ServerSwitchedOffError(`MCP server ${quoted(server)} was switched off in the config.`),
+  });
+}
+
+/** Whether `cause` (of the manager's McpServerError) says the server's entry was switched off. */
+export function isSwitchedOffInConfig(cause: unknown): boolean {
+  return cause instanceof Error && cause.name === 'ServerSwitchedOffError';
+}
+
 /** The cause that marks a request cut off because its server's definition changed; known by name, as ServerRemovedError. */
 class ServerRedefinedError extends Error {
   override name = 'ServerRedefinedError';

@@ -287,6 +287,15 @@ export const registryMachine = setup({
           }
           continue;
         }
+        if (servers[name]!.disabled === true && context.servers[name]?.disabled !== true) {
+          // Switched off, not redefined: it stops, and its calls in flight are told it is off (not
+          // that it restarts). An entry enabled again later is a new definition (RECONFIGURE below).
+          if (!actor.getSnapshot().matches('disconnected')) {
+            enqueue.sendTo(actor, { type: 'SWITCHED_OFF' });
+            enqueue.sendTo(actor, { type: 'DISCONNECT' });
+          }
+          continue;
+        }
         const before = definitionFingerprint(context.servers[name], context.options[name]);
         const after = definitionFingerprint(servers[name], options[name]);
         if (before !== after) {

@@ -125,6 +125,8 @@ export type SessionActorEvent =
   | { type: 'CANCEL'; requestId: string; reason?: string }
   /** The server left the config: the requests its stop cuts off are answered so. */
   | { type: 'REMOVED' }
+  /** The server's entry was switched off (`disabled: true`): the requests its stop cuts off are told it is off. */
+  | { type: 'SWITCHED_OFF' }
   /** The server's definition changed: the requests its stop cuts off are told it restarts with the new one. */
   | { type: 'REDEFINED' }
   | { type: 'IDLE_QUESTION' };
@@ -188,6 +190,8 @@ export type ServerEvent =
   | { type: 'DISCONNECT' }
   /** Sent by the registry just before DISCONNECT when the server left the config: its requests in flight are told so. */
   | { type: 'REMOVED' }
+  /** Sent by the registry just before DISCONNECT when the server's entry was switched off (`disabled: true`). */
+  | { type: 'SWITCHED_OFF' }
   | { type: 'TOUCH' }
   | { type: 'RECONFIGURE'; config: McpServerConfig; options?: McpConnectOptions }
   | { type: 'REQUEST'; request: PendingRequest }
@@ -432,6 +436,7 @@ export const serverMachine = setup({
       return { type: 'RUN' as const, request: event.request } satisfies SessionActorEvent;
     }),
     'tell session the server was removed': sendTo('session', { type: 'REMOVED' } satisfies SessionActorEvent),
+    'tell session the server was switched off': sendTo('session', { type: 'SWITCHED_OFF' } satisfies SessionActorEvent),
     'tell session the definition changed': sendTo('session', { type: 'REDEFINED' } satisfies SessionActorEvent),
     'pass cancel to session': sendTo('session', ({ event }) => {
       assertEvent(event, 'CANCEL');
@@ -534,7 +539,7 @@ export const serverMachine = setup({
     }),
   },
 }).createMachine({
-  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogBMAFgBsjAHQAOADQgAnogCMsgL661KDNgIBBEgTwAZJqyQguvAcNESEM+crWaEAZkn6hmiYqLh4AMoAKkT4ACK2oo78giL2bh6KqhqI0kqBIEYhChA8sADGwkJgZXyQYQCKNBGRCfZJzqmgblqSSkoKvt7aAJx6BgXBaMWlFUJVNXX4jc30WnYc3Mkuadq9-YPZ7j35hVMl5ZXVtRAKPBAANmBYxCQkhC0siZsdrojDkgBWBQAoYIADskl8J0mqGmFzmV0gCjK902Qigz1IbwIH3WDm+KV+CC0Wj6oN8EOhxlh51m82uyNRvHRWDEsD4AENasVhGAFByapxYSjuGBWhsnISdgh-v0QYcAb5hlSirTLgsbqgwJx2GAhDwWS9sbivpLtl1dr5ZF5DpIdCqzjN1QytTq9QaMbEKOEje9xfizZ1xNpGEqFJJyZTxqcaU6ERqFK7dfqWWzOdyILz+YLhUyxZ82gTzcGELJZMNgaCIVDozDkc6PQ0mlF-e0pRbiT1pFX5A7hQ2WUtmy01qatkHul2q2CxkFqfX4wJDVi-QWJeOiSSZFX-n2F-TG16fSuca2ixPEEoepXDtW93Sro38C9KLQGGuAxvpVvu4clIw8lrecHxqRs0y5PlMyqbM+CFfcrjPQMiT6X8fC0XwAS0e8BwxcDuTQVA4IFWD+0XRCvw7dDhlBLQwQhYFsMXMD2QghQCKInN4JqVY8TbYs3GkXwtBoujJAYoCihApdcJY-DUEI2FiLgqT6EkXjzyJQThMOWilDBcS50knDWVkvl2MUziVN8dSkO-JURL0gyJmAnCFCqKBOAELlGzeKgiEiChTEiPB4g-PiLwQPpZBorQAUYRj6TqX1TzCjTpUkQEsjQ6RIQSxEICbFZUtsjsMoBLLtEE5UJKmKS6liawKAANTwHByJ+dLMpo6QAQBPKNSwBqrGa1qeLHDrSq6nTpDBLCatIxKCrMCxrHa9sSzKiriVyMF+uuMIAFkiBa0KbIojaprQuKa0M2rnTqA7zAoMhmgAfQIAAJcwqBCtb+KkS7tEw6rboW-KsBIfznooMwAtIP6Is2mjFT6+auP25K4ZIV6rCIFtivOtxhmGVDtAwubQfRpKTyxnG8ZHM6JpLUlQ1BO0wRB5yjMXervUxhHN3kCMdMYSRdrRuqCufUhXzoPABe-WRMIUMEaNkWinJjKmCrwvkOQAM1qWEAAswA5e4+GN9QCAbYQFC1yWFcm8rkcwvakS1DkIHULBohoT6neZpXhbQpRBPdzUze9kz0z1w2pjuR5Ih4ABbbUAFc+HtutJcTKP1ED7oAVkaQVZo4Z-01nP7puMpTbKABrRsKFiKw8Fe8xwgAdVGgmme6MFGFVkWxYj5F66blkW7bjuSG70bR0LErmZ6xRh7Q4YwRurm7p52uJ8bP2A779bulXsudIrwDKfMvPHg5ZkMX5k--vcXxpC0G0fEhRhUZv+S4Janvo-Qq+NGanykO-T+W1IR2j3LfIBZsQFDhWIvdc-dIEfy-pAik8CAGwkQQ-J8eBlgtjUuNCBb8sEwIwtvLWCCwDAOIaQlo1kKGv0hNQtmVpOb0PwXfJBh4+Y00LlIWipNiTkzwQpARRDUymR5NBJSuZRSiPcIwEmCgJGAg5tIwBjDBHyNjoovWlk8xjSXoTRAsgwRbV0vFNGDCmFGNYlBUxJFGSqPIZYjBxJhjFzZgCXRjj+Faj4KgdQjZn7gI4R-Uu2iS6zh3rCBh4TImDhIcONRMgtDxLZmWAIISZFhIicwrJaDPy+JyXk20Njr7JLYqEsAaShHHleKuGJiMMKlzsVIop+iWkZJfNQOWaiuwSNovRP+DTUmlJcdyA2RsFAACMBQN04PrfW2d5yzPSVAMZMgJm2P0tMvhMj9Ych4I8JaIiX4RXfuvbQtiHH-3OZc65g1hHtJSp0ok78aJ9NeXBC5VzFiZKKr89KAFP4JLkHo2EIKPkoJbBU8KRJJDQq0fk2QhTxhCE4BAOAogYzsIijoNWe41R71JUSJWQI7GjEpXGRatwHhgBpdKPoFZ5Q+CCUkrWVKWUikfhyyijBRYDFBNIDRTL4QsqTO6dEoqSyb18Ngo4-Lq5MSVT4yh6stozheQ0qSHo3JgA8l5aSyq3BhwkZvQplMTXogUPcUoVrdWvyUEEm8aFSTi0dTXa1ZNZAHGyrlCWNc85ex8Ogyh6E6I0TDnQrVQqD46tja-WiGKfVSFDKclN+U86Ev1gaD0QbiRljsUm+F5adCxTZr0CmMymnOKgOWjFOV1U-3zTsppgy20esRho-SsLNW9reaCiAtaOZqtHfofQQA */
+  /** @xstate-layout N4IgpgJg5mDOIC5SzAJwG5oMQCUCiAwgPIByAYgJIDiAqvgNoAMAuoqAA4D2sAlgC49OAOzYgAHogBMAFgBsjAHQAOADQgAnogCMsgL661KDNgIBBEgTwAZJqyQguvAcNESEM+crWaEAZkn6hmiYqLh4AMoAKkT4ACK2oo78giL2bh6KqhqI0kqBIEYhChA8sADGwkJgZXyQYQCKNBGRCfZJzqmgblqSSkoKvt7aAJx6BgXBaMWlFUJVNXX4jc30WnYc3Mkuadq9-YPZ7j35hVMl5ZXVtRAKPBAANmBYxCQkhC0siZsdrojDkgBWBQAoYIADskl8J0mqGmFzmV0gCjK902Qigz1IbwIH3WDm+KV+CC0Wj6oN8EOhxlh51m82uyNRvHRWDEsD4AENasVhGAFByapxYSjuGBWhsnISdgh-v0QYcAb5hlSirTLgsbqgwJx2GAhDwWS9sbivpLtl1dr5ZF5DpIdCqzjN1QytTq9QaMbEKOEje9xfizZ1xNpGEqFJJyZTxqcaU6ERqFK7dfqWWzOdyILz+YLhUyxZ82gTzcGELJZMNgaCIVDozDkc6PQ0mlF-e0pRbiT1pFX5A7hQ2WUtmy01qatkHul2q2CxkFqfX4wJDVi-QWJeOiSSZFX-n2F-TG16fSuca2ixPEEoepXDtW93Sro38C9KLQGGuAxvpVvu4clIw8lrecHxqRs0y5PlMyqbM+CFfcrjPQMiT6X8fC0XwAS0e8BwxcDuTQVA4IFWD+0XRCvw7dDhlBLQwT6YFsMXMD2QghQCKInN4JqVY8TbYs3GkXwtBoui5UYg9UxY-DUEI2FiLgkC+HoSRePPIlBOEw5SVDBigKKRTmPTPl2LkzjFPoXxVKQ78lRo-9fF0ud9JwhQqigTgBC5Rs3ioIhIgoUxIjweIPz4i8ED6WQaK0AFGHExEIExV5VysiiS0kQEsjQ6RIXijUmxWUK1OlDKASy7RBOVPSpkUupYmsCgADU8BwcifhKzKaOkAEATy64sHqqwmpanix3ajtSvK4lpDBLDqtI+k6jMCxrDa9t0s6rTcjBPrFjwABZIhmpC1Lxo2sqaNimsnJq506nCAB1ChIgIAAJYKAH0iDIMg1v4qRNrQzCqpuhaEqwfbzAoMhmg+t7zCoYK-vCybLow3bEpIPzoYoMx-NIZGiVRrSerm0GuP630cQoUgPqsIgWyK6yO2GYZUO0DCyYmYC7sSqn8ZIOmGZHU71u6ezQQykkMYG71+cJ795AjLTGEkHb5opvaX2oOg8AVyjZEwhQwRo2RfAc3qNdqxK8L5DkADNalhAALMAOXuPhnfUAgG2EBQY01iB9fOqaYtkdXyetxM3YgdQsGiGg3uD7pDeVtClDBS3I956OOVj1kpLtx2pjuR5Ih4ABbbUAFc+H9uso61PP1GT7QAVkaRjclxhryz7nnMXJEyldsoAGtGwoWIrDwD7zEekambS7owUYE2VbVjHkRH8eWUn6fZ5IefWtHQtmZLLRusUNefEkRhGD7gOo+H6od4xBOk8Xs7ukvrvbVVuKNYmWjo8DkzIMTy0-mLKQvhpBaBtDfc2Ed+5TCAVqEBYCCqM1Fv9dwMC4FTUhIqPcqCwDoKfHgZYLYT7ri-tA2B8DoHlmITJOCaC3YYKHCsFSY0oG4PoQQ3wSgH51hIWQwcFDhwWWwSjPBDD3DSB7sw2SwD2GHjlieE0p8l5SFouzYknMlGsNIaoySRkeTQXkrmUUrd3CMDZgoPRkhZDS0ASw2EbDQGGVYlBO2Zk8yjS0bQ0sdERKjEMe44xnjTHeKzJYxk1juGBN4VoYY7dJbOK5gHEhfBUDqEbBA6RRNYGd0ceHQC5Nsm5PIZQzRNDeEyAvg49JbNwnRxyXk8RNSAl1JwQ0kpktZoAIqW4tpVSWRHgKTw3pGFO6hwMa45RWp2nkO1m+PWkCcFdj0bReiwj5yVI6bhQu-Ji6wgAEYClHpwe29t677JGUssZUAbFbLsjpPZRQgH2w5DwR4fMNE2JgdfbQYIwkLLgt835dV1HJVPBs8KMCaLzOGcoyFfzMG1M-EE2+V4mm2jKa0tFe0unUKxfUgCcDSktPyEITgEA4CiBjFM8KOhTZ7jVIPCAzKiSGyBKHMF5MOWLRuKXMA3LpR9ArPKHwAIZzsrjMK+JYDxWUTvpIAYoIFEg2QbGeEiqkzunRCqkswwwQOQIfaK2OFjVuGcVNGcQydUUw9K5MA7lPJLigDay80g9GmoCFapi6IFD3FKJ671EVZU3jQqSJBj9eYRvQmbLquVA36pjj4HpLKKTAuJBnD5t1OVbxfh6RNEJFDSqkIwcOm8tT0vtgaUtSTNlllDvm8JibnGVtwehVpHjlXNpRowHKcjIQUj7WAZZRrB1EzsWCPFN8CXgthESrlM7vygocqUui+h9BAA */
   id: 'server',
   description: 'One MCP server connection: connect on demand, serve requests, close when idle, reconnect with backoff.',
   context: ({ input }) => {
@@ -702,6 +707,7 @@ export const serverMachine = setup({
         ],
         CANCEL: { actions: 'pass cancel to session' },
         REMOVED: { actions: 'tell session the server was removed' },
+        SWITCHED_OFF: { actions: 'tell session the server was switched off' },
         MANIFEST_CHANGED: { actions: 'store manifest and report it' },
         NOTIFICATION: { actions: 'report notification to registry' },
         CONNECTION_LOST: [

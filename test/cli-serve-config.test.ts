@@ -118,6 +118,33 @@ describe('serve follows its config while it runs', () => {
     }
   });
 
+  it("a change of a running server's command is held until approve: the call in flight is told so (not that it was removed), and stderr warns once", async () => {
+    const config = join(home, 'mcp.json');
+    writeConfig(config, { first: stdioFixture() });
+    // --verbose: each re-read logs "config changed", which tells when the second save was read.
+    const host = await startHost(['--verbose', '--config', config, '--approve', 'never']);
+    try {
+      await host.client.callTool({ name: 'load_mcp', arguments: { server: 'first' } });
+      const inFlight = host.client.callTool({ name: 'call_mcp_tool', arguments: { server: 'first', tool: 'slow', arguments: { ms: 20_000 } } });
+      writeConfig(config, { first: stdioFixture('--name', 'changed') });
+      const cut = await inFlight;
+      expect(cut.isError).toBe(true);
+      const text = (cut.content as Array<{ text: string }>)[0]!.text;
+      expect(text).toMatch(/switched off in the config while it was in flight/);
+      expect(text).toMatch(/may or may not have taken effect/);
+      expect(text).not.toMatch(/removed|no longer configured/);
+      // A later call is told why it is off and what the user runs.
+      const later = await host.client.callTool({ name: 'call_mcp_tool', arguments: { server: 'first', tool: 'echo', arguments: { text: 'x' } } });
+      expect((later.content as Array<{ text: string }>)[0]!.text).toMatch(/is off: its entry changed .*mcp-statechart approve first/);
+      // A held server is warned of once, however many times the file is saved meanwhile.
+      writeConfig(config, { first: stdioFixture('--name', 'changed'), other: { ...stdioFixture(), disabled: true } });
+      await vi.waitFor(() => expect(host.stderr()).toMatch(/config changed: 0 servers available[^]*config changed: 0 servers available/), slow);
+      expect(host.stderr().match(/server "first" is off/g)).toHaveLength(1);
+    } finally {
+      await host.client.close();
+    }
+  });
+
   it('a half-saved config file keeps the servers it defined until it loads again', async () => {
     const config = join(home, 'mcp.json');
     writeConfig(config, { first: stdioFixture() });

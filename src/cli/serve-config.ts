@@ -73,11 +73,17 @@ export function replaceTools(host: ServeHost, tools: LoaderTool[], toolsFor: (re
   };
 }
 
-/** The servers serve offers from a discovery: enabled (approved, if added while serving) and allowed by --allow/--deny. */
+/**
+ * The servers serve offers from a discovery: enabled (approved, if added while serving) and allowed
+ * by --allow/--deny. One off while it waits for a person (`disabledBecause`) is passed switched off,
+ * not left out: a call in flight when its changed entry is held is then told it is off, not removed.
+ */
 export function servedServers(result: DiscoveryResult, permissions: LoaderPermissions): Record<string, McpServerConfig> {
   const allowed = nameRecord<McpServerConfig>();
   for (const entry of Object.values(result.servers)) {
-    if (!entry.disabled && isServerAllowed(permissions, entry.name)) allowed[entry.name] = entry.config;
+    if (!isServerAllowed(permissions, entry.name)) continue;
+    if (!entry.disabled) allowed[entry.name] = entry.config;
+    else if (entry.disabledBecause !== undefined) allowed[entry.name] = { ...entry.config, disabled: true };
   }
   return allowed;
 }
@@ -98,10 +104,10 @@ export async function followServeConfig(context: ServeConfigContext): Promise<Co
 
   const applyNow = (result: DiscoveryResult) => {
     const allowed = servedServers(result, permissions);
-    // The whole set (configure replaces by default): removed servers disconnect, changed ones reconnect, the others stay as they are.
+    // The whole set (configure replaces by default): removed and held servers disconnect, changed ones reconnect, the others stay as they are.
     manager.configure(allowed);
     reconfigure(result);
-    logger.info(`config changed: ${Object.keys(allowed).length} servers available`);
+    logger.info(`config changed: ${Object.values(allowed).filter((config) => !config.disabled).length} servers available`);
   };
 
   // Servers added or changed while serving wait for a person (see serve-new-servers.ts); the
@@ -116,11 +122,15 @@ export async function followServeConfig(context: ServeConfigContext): Promise<Co
     approvalsSeen = mtime;
     return changed;
   };
+  // A save of the file (or an approval of another server) re-reads it all: a server still held was warned of already.
+  let warned = new Set<string>();
   const applyHeld = async (result: DiscoveryResult) => {
     latest = result;
     await approvalsChanged();
     const checked = await hold(result);
-    for (const problem of checked.problems.slice(result.problems.length)) logger.warn(problem.message);
+    const warnings = new Set(checked.problems.slice(result.problems.length).map((problem) => problem.message));
+    for (const message of warnings) if (!warned.has(message)) logger.warn(message);
+    warned = warnings;
     applyNow(checked);
     const waiting = Object.values(checked.servers).some((entry) => entry.disabledBecause !== undefined);
     clearInterval(poll);

@@ -1,5 +1,12 @@
 import { fromCallback, type ActorSystem, type AnyActorRef, type EventObject } from 'xstate';
-import { describeRequest, redefinedWhileRunningError, removedWhileRunningError, requestAbandonedError, type McpServerError } from '../../machines/errors.js';
+import {
+  describeRequest,
+  redefinedWhileRunningError,
+  removedWhileRunningError,
+  requestAbandonedError,
+  switchedOffWhileRunningError,
+  type McpServerError,
+} from '../../machines/errors.js';
 import { changesSubscriptions, type DirectAnswer, type PendingRequest, type SessionActorEvent, type SessionActorInput, type SessionReport } from '../../machines/server.machine.js';
 import { redact, redactToolError, secretsOf } from '../redact.js';
 import { unsendableArgumentsError } from './call-arguments.js';
@@ -55,6 +62,14 @@ export function eventRouteAnswers({ self, system, sendBack, chartListens }: Even
     else if (relay) relay(self, replyTo, event);
     else replyTo.send(event);
   };
+}
+
+/** What the requests in flight get when the chart stops the session, by the reason it gave, if any. */
+function stoppedError(server: string, because: 'removed' | 'switched off' | 'redefined' | undefined): McpServerError {
+  if (because === 'removed') return removedWhileRunningError(server);
+  if (because === 'switched off') return switchedOffWhileRunningError(server);
+  if (because === 'redefined') return redefinedWhileRunningError(server);
+  return requestAbandonedError(server, 'disconnected');
 }
 
 export interface SessionActorDeps {
@@ -127,9 +142,10 @@ export function createSessionActor(deps: SessionActorDeps) {
     let lostWith: McpServerError | undefined;
     /**
      * Why the chart stops this actor, when it said: the server left the config (no load reaches it
-     * again) or its definition changed (it reconnects by itself).
+     * again), its entry was switched off (until it is enabled) or its definition changed (it
+     * reconnects by itself).
      */
-    let stoppedBecause: 'removed' | 'redefined' | undefined;
+    let stoppedBecause: 'removed' | 'switched off' | 'redefined' | undefined;
     const answerAt = eventRouteAnswers({ self, system, sendBack, chartListens: () => !stopped });
     const run = (request: PendingRequest, direct?: DirectAnswer, cancellable = true) => {
       const deliver = direct ?? answerAt(request.replyTo);
@@ -208,6 +224,7 @@ export function createSessionActor(deps: SessionActorDeps) {
       if (event.type === 'RUN') run(event.request, event.answer, event.cancellable);
       else if (event.type === 'CANCEL') cancel(event.requestId, event.reason);
       else if (event.type === 'REMOVED') stoppedBecause = 'removed';
+      else if (event.type === 'SWITCHED_OFF') stoppedBecause = 'switched off';
       else if (event.type === 'REDEFINED') stoppedBecause = 'redefined';
       else sendBack({ type: 'IDLE_ANSWER', inFlight: inFlight.size, idleForMs: inFlight.size > 0 ? 0 : now() - lastActivity });
     });
@@ -242,9 +259,7 @@ export function createSessionActor(deps: SessionActorDeps) {
     const stop = () => {
       stopped = true;
       unwatch?.();
-      const error =
-        lostWith ??
-        (stoppedBecause === 'removed' ? removedWhileRunningError(name) : stoppedBecause === 'redefined' ? redefinedWhileRunningError(name) : requestAbandonedError(name, 'disconnected'));
+      const error = lostWith ?? stoppedError(name, stoppedBecause);
       // Emptied first: a caller that reacts to its answer by cancelling or calling again finds nothing left to answer twice.
       const unanswered = [...inFlight];
       inFlight.clear();

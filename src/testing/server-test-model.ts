@@ -193,6 +193,7 @@ export function createServerTestModel(options: ServerTestModelOptions = {}): Ser
     { type: 'CONNECT', replyTo, requestId: 'load' },
     { type: 'DISCONNECT' },
     { type: 'REMOVED' },
+    { type: 'SWITCHED_OFF' },
     { type: 'TOUCH' },
     { type: 'REQUEST', request: { replyTo, requestId: 'call', spec: { kind: 'tool', tool: 'echo', arguments: { text: 'hi' } } } },
     { type: 'REQUEST', request: { replyTo, requestId: 'unsubscribe', spec: { kind: 'unsubscribe', uri: 'fake://greeting' } } },

@@ -1,5 +1,5 @@
 /** Errors from the manager, turned into text that tells the model what happened and what it can do. */
-import { isManagerDisposed, isRedefinedInConfig, isRemovedFromConfig, McpServerError, serverCrashedWhat } from '../../machines/errors.js';
+import { isManagerDisposed, isRedefinedInConfig, isRemovedFromConfig, isSwitchedOffInConfig, McpServerError, serverCrashedWhat } from '../../machines/errors.js';
 import type { PublicServerState } from '../../machines/types.js';
 import { commandWord, terminalText } from '../../machines/control-characters.js';
 import { abortedAtStart, endedFromOutside, isExitedAtStart, shortageAtStart, SHORTAGE_WORDS } from '../errors/exited-at-start.js';
@@ -98,6 +98,7 @@ export function isPlainLoss(error: unknown): boolean {
     !isOverMessageLimit(error.cause) &&
     !isTaskCutOff(error.cause) &&
     !isRemovedFromConfig(error.cause) &&
+    !isSwitchedOffInConfig(error.cause) &&
     !isRedefinedInConfig(error.cause)
   );
 }
@@ -128,6 +129,7 @@ export function requestFailureText(server: string, state: PublicServerState, err
     case 'DISCONNECTED':
       if (isTaskCutOff(error.cause)) return `${failureWithStderrText(error, server, surface)}\n${TASK_CUT_OFF}`;
       if (isRemovedFromConfig(error.cause)) return `${errorText(error, server)}\n${REMOVED_FROM_CONFIG}`;
+      if (isSwitchedOffInConfig(error.cause)) return `${errorText(error, server)}\n${switchedOffText(server)}`;
       if (isRedefinedInConfig(error.cause)) return `${errorText(error, server)}\n${REDEFINED_IN_CONFIG}`;
       if (error.code === 'CONNECTION_LOST') return `${failureWithStderrText(error, server, surface)}\n${afterLossText(server, outcome)}`;
       return (
@@ -152,6 +154,15 @@ const OVER_MESSAGE_LIMIT =
 // The entry is gone from the config: load_mcp cannot reach the server, whatever the model tries.
 const REMOVED_FROM_CONFIG =
   'The request may or may not have taken effect. The server is no longer configured, so load_mcp cannot reach it: do without it, or tell the user.';
+
+// Off until its entry is enabled again, which only the user does: under serve, a changed entry waits for approve.
+function switchedOffText(server: string): string {
+  return (
+    'The request may or may not have taken effect. The server is off now, so load_mcp cannot reach it until its entry is enabled again ' +
+    `(under mcp-statechart serve, an entry that changed while serving is off until the user runs "mcp-statechart approve ${commandWord(server)}"): ` +
+    'do not call it again now; tell the user.'
+  );
+}
 
 // The manager reconnects the server with its new definition by itself: a load_mcp would only wait for that.
 const REDEFINED_IN_CONFIG =
