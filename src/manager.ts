@@ -210,8 +210,8 @@ export class McpConnectionManager {
 
   /**
    * Sets the configured servers. `replace` (default): these are the whole set — added ones
-   * become available, removed ones disconnect, changed ones reconnect (not for a new `description`
-   * alone, which only the model reads). `merge`: add or replace only these.
+   * become available, removed ones and ones now `disabled: true` disconnect (their calls in flight
+   * are told why), changed ones reconnect (not for a new `description` alone, which only the model reads). `merge`: add or replace only these.
    */
   configure(
     servers: Record<string, McpServerConfig>,
