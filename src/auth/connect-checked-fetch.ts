@@ -32,12 +32,20 @@ export function connectCheckedFetch(lookup: LookupFunction = dnsLookup): FetchLi
       // No shared agent: a pooled socket may have been connected by a request that did not check its address.
       const sent = send(url, { method: request.method, headers: headersOf(request), lookup: checked, agent: false }, (answer) => {
         signal.addEventListener('abort', () => answer.destroy(signal.reason), { once: true });
-        resolve(responseOf(answer, request.method));
+        // Thrown here it would be uncaught (this runs in the socket's data event): a status Response refuses (600) ends the process.
+        try {
+          resolve(responseOf(answer, request.method));
+        } catch (error) {
+          answer.destroy();
+          reject(new TypeError('fetch failed', { cause: error }));
+        }
       });
       const stop = (): void => void sent.destroy(signal.reason);
       signal.addEventListener('abort', stop, { once: true });
       // As fetch fails: a TypeError whose cause says why (a refused address, a refused connection).
       sent.on('error', (error) => reject(signal.aborted ? signal.reason : new TypeError('fetch failed', { cause: error })));
+      // A request closed with no answer and no error (a 101 Upgrade answer, which node takes over): rejected, not left waiting.
+      sent.on('close', () => reject(signal.aborted ? signal.reason : new TypeError('fetch failed', { cause: new Error(`${url.origin} closed the connection without a usable answer`) })));
       sent.end(body);
     });
   };
