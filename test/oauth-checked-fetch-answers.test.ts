@@ -1,6 +1,7 @@
 // OAuth requests' own fetch (connect-checked-fetch.ts) reads answers with node's http: an answer
 // fetch's Response cannot hold, or one node takes over, must fail that request, not end the
 // process nor leave the request waiting past its time limit.
+import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectCheckedFetch } from '../src/auth/connect-checked-fetch.js';
@@ -59,5 +60,25 @@ describe("OAuth requests' own fetch and answers a Response cannot hold", () => {
     expect(response.status).toBe(200);
     expect(response.headers.getSetCookie()).toEqual(['a', 'b']);
     expect(await response.text()).toBe('ok');
+  });
+
+  it("sends fetch's User-Agent (a firewall may refuse a request without one) and the caller's headers over it", async () => {
+    const seen: IncomingHttpHeaders[] = [];
+    const http = createHttpServer((request, response) => {
+      seen.push(request.headers);
+      response.end('{}');
+    });
+    await new Promise<void>((listening) => http.listen(0, '127.0.0.1', listening));
+    try {
+      const address = http.address();
+      if (typeof address !== 'object' || address === null) throw new Error('no port');
+      const url = `http://127.0.0.1:${address.port}/token`;
+      await (await connectCheckedFetch()(url, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token' }), signal: AbortSignal.timeout(2000) })).text();
+      await (await connectCheckedFetch()(url, { headers: { 'User-Agent': 'mine' }, signal: AbortSignal.timeout(2000) })).text();
+      expect(seen.map((headers) => headers['user-agent'])).toEqual(['node', 'mine']);
+      expect(seen[0]).toMatchObject({ 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8', 'content-length': '24' });
+    } finally {
+      http.close();
+    }
   });
 });

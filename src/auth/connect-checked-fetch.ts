@@ -52,7 +52,8 @@ export function connectCheckedFetch(lookup: LookupFunction = dnsLookup): FetchLi
 }
 
 function headersOf(request: Request): Record<string, string> {
-  const headers: Record<string, string> = { accept: '*/*' };
+  // fetch's defaults a server may look for: a firewall in front of an authorization server (AWS WAF's core rules) refuses a request with no User-Agent.
+  const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'node' };
   request.headers.forEach((value, key) => (headers[key] = value));
   return headers;
 }
