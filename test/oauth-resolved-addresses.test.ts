@@ -2,9 +2,11 @@
 // instance credentials at 169.254.169.254): OAuth requests check the addresses the connection is
 // made to, in the lookup the socket uses, not only the addresses written in URLs. The names here
 // resolve through a stand-in for the system's resolver (no system file is changed).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
-import { OAuthTokenStore, StoredOAuthProvider } from '../src/entries/oauth.js';
-import { loginDir, oauthFixture } from './fixtures/oauth-helpers.js';
+import { login, OAuthTokenStore, StoredOAuthProvider } from '../src/entries/oauth.js';
+import { afterThisTest, loginDir, oauthFixture } from './fixtures/oauth-helpers.js';
 
 const { resolved, asked } = vi.hoisted(() => ({
   resolved: new Map<string, Array<{ address: string; family: 4 | 6 }>>([
@@ -55,4 +57,22 @@ describe('OAuth requests to a name that resolves to a link-local address', () =>
     expect(answer.status).toBe(200);
     expect(await answer.json()).toHaveProperty('token_endpoint');
   });
+
+  it("login's requests are checked too when it can be cancelled (the CLI's login always can: it used Node's fetch then)", async () => {
+    // An MCP server whose 401 names resource metadata at a name that resolves to a link-local address.
+    const server = createServer((_request, response) =>
+      void response.writeHead(401, { 'www-authenticate': 'Bearer resource_metadata="http://metadata.test/.well-known/oauth-protected-resource"' }).end(),
+    );
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    afterThisTest(() => new Promise<void>((closed) => server.close(() => closed())));
+    asked.length = 0;
+
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+    const error = await login('remote', { url }, { dir: loginDir(), openBrowser: false, print: () => {}, signal: new AbortController().signal }).then(
+      () => undefined,
+      (failure: unknown) => failure as Error,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(asked).toContain('metadata.test');
+  }, 20_000);
 });

@@ -21,6 +21,8 @@ import { listManifest } from '../connection/manifest.js';
 import { silentLogger, type Logger } from '../logger.js';
 import { createHttpTransport, parseUrl } from '../transports/http.js';
 import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthMixUpError } from '../errors/oauth.js';
+import { cancellable } from './cancellable-fetch.js';
+import { connectCheckedFetch } from './connect-checked-fetch.js';
 import { offersOAuth } from './oauth-offered.js';
 import { CALLBACK_PATH, startLoopbackReceiver, type LoopbackOptions, type LoopbackReceiver } from './loopback.js';
 import { hasStaticAuthorization, readOAuthEntry, type OAuthEntry } from './oauth-config.js';
@@ -100,7 +102,7 @@ export async function login(server: string, config: McpServerConfig, options: Lo
   const target: Target = { server, config, serverUrl, kind, entry, store };
   const maxAuthorizations = options.maxAuthorizations ?? DEFAULT_MAX_AUTHORIZATIONS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const each = { ...options, timeoutMs, fetch: cancellable(options.fetch, options.signal) };
+  const each = { ...options, timeoutMs };
   const holdMs = lockHoldMs(maxAuthorizations, timeoutMs);
 
   const authorize = async (): Promise<LoginResult> => {
@@ -169,12 +171,6 @@ interface Target {
   metadataWarning?: string;
 }
 
-/** Cancelling a login (Ctrl-C) ends the request it is waiting for too, not only its wait for the browser. */
-function cancellable(fetchFn: FetchLike = fetch, signal: AbortSignal | undefined): FetchLike {
-  if (!signal) return fetchFn;
-  return (input, init) => fetchFn(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, signal]) : signal });
-}
-
 /** One browser round trip; resolves with the scope it asked for once the tokens are stored. */
 async function authorizeOnce(target: Target, options: LoginOptions): Promise<string | undefined> {
   const { server, config, serverUrl, kind, entry, store } = target;
@@ -190,12 +186,13 @@ async function authorizeOnce(target: Target, options: LoginOptions): Promise<str
       store,
       clientName: options.clientName,
       baseFetch: options.fetch,
+      signal: options.signal,
       interaction: { redirectUrl: receiver.redirectUrl, authorize: (url) => showAuthorizationUrl(server, url, options) },
     });
     expectedState = provider.expectedState;
-    const challenge = await askWithoutToken(server, config, kind, serverUrl, options.fetch);
+    const challenge = await askWithoutToken(server, config, kind, serverUrl, cancellable(options.fetch ?? fetch, options.signal));
     // Without this, the SDK guesses /authorize and /register on the origin and fails there, saying nothing useful.
-    if (challenge.unnamed && !(await offersOAuth(serverUrl, options.fetch))) throw new BearerTokenRequiredError(server);
+    if (challenge.unnamed && !(await offersOAuth(serverUrl, oauthFetch(options)))) throw new BearerTokenRequiredError(server);
     await warnOfBrokenMetadata(target, challenge.resourceMetadataUrl, options);
     const scope = joinScopes(challenge.scope, store.read().requiredScope, entry.scope);
     if (scope !== undefined && scope.length > MAX_SCOPE_LENGTH) {
@@ -225,10 +222,15 @@ async function authorizeOnce(target: Target, options: LoginOptions): Promise<str
 /** Says once per login what is wrong with the server's protected-resource metadata, before the SDK quietly works around it. */
 async function warnOfBrokenMetadata(target: Target, named: URL | undefined, options: LoginOptions): Promise<void> {
   if (target.metadataWarning !== undefined) return;
-  const found = await resourceMetadataFault(target.serverUrl, named, options.fetch);
+  const found = await resourceMetadataFault(target.serverUrl, named, oauthFetch(options));
   if (!found) return;
   target.metadataWarning = describeResourceMetadataFault(target.server, target.config, found, target.serverUrl);
   printLine(options)(`Warning: ${target.metadataWarning}`);
+}
+
+/** OAuth requests outside the provider: the caller's fetch, else the one that checks the addresses a name resolves to; ended by the login's signal. */
+function oauthFetch(options: LoginOptions): FetchLike {
+  return cancellable(options.fetch ?? connectCheckedFetch(), options.signal);
 }
 
 /**
@@ -296,7 +298,7 @@ async function finishAuthorization(server: string, response: URLSearchParams, fi
 /** Connects with the stored login, a new transport and Client, as the manager will, and lists what the server declares. */
 async function checkLogin(target: Target, options: LoginOptions): Promise<void> {
   const { server, config, serverUrl, kind, entry, store } = target;
-  const provider = new StoredOAuthProvider({ server, serverUrl, entry, store, baseFetch: options.fetch });
+  const provider = new StoredOAuthProvider({ server, serverUrl, entry, store, baseFetch: options.fetch, signal: options.signal });
   const transport = createHttpTransport(server, config, kind, { provider, fetch: provider.fetch });
   const client = new Client({ name: options.clientName ?? 'mcp-statechart', version: '0.1.0' }, { capabilities: {} });
   const deadline = new Deadline(CHECK_TIMEOUT_MS, () => new Error(`connecting and listing took longer than ${CHECK_TIMEOUT_MS} ms`));

@@ -19,6 +19,7 @@ import { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthRenewalFailedEr
 import { boundedFetch } from './bounded-fetch.js';
 import { redactingSentSecrets } from './sent-secrets.js';
 import { refusingUnsafeOAuthUrls } from './safe-oauth-url.js';
+import { cancellable } from './cancellable-fetch.js';
 import { connectCheckedFetch } from './connect-checked-fetch.js';
 import { RefreshOnce } from './refresh-once.js';
 import { checkingOAuthAnswers } from './oauth-answers.js';
@@ -46,6 +47,8 @@ export interface StoredOAuthProviderOptions {
   clientName?: string;
   /** The fetch under `fetch` (tests). */
   baseFetch?: FetchLike;
+  /** Ends every request this provider sends, the MCP server's and OAuth's (a login's Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 /** A 403 insufficient_scope just seen: a scope the login lacks, or one it already has (`refused`). */
@@ -257,12 +260,12 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   /** OAuth requests' own fetch, unless the options give one: it refuses a name resolving to a link-local address. */
   readonly #connectChecked: FetchLike = connectCheckedFetch();
 
-  readonly #serverFetch: FetchLike = redactingSentSecrets((input, init) => (this.#options.baseFetch ?? fetch)(input, init));
+  readonly #serverFetch: FetchLike = redactingSentSecrets((input, init) => cancellable(this.#options.baseFetch ?? fetch, this.#options.signal)(input, init));
 
   /** ES-private, as `#options`: the refresh tokens it remembers stay out of what an inspector walks. */
   readonly #refreshes = new RefreshOnce(
     // Read when a request is sent: fields are set before the constructor sets #options.
-    boundedFetch(checkingOAuthAnswers(redactingSentSecrets(refusingUnsafeOAuthUrls((input, init) => (this.#options.baseFetch ?? this.#connectChecked)(input, init))))),
+    boundedFetch(checkingOAuthAnswers(redactingSentSecrets(refusingUnsafeOAuthUrls((input, init) => cancellable(this.#options.baseFetch ?? this.#connectChecked, this.#options.signal)(input, init))))),
     () => this.current(),
     (tokens, sent) => this.keepRenewal(tokens, sent),
     () => `${this.#options.store.file}.refresh-lock`,
