@@ -126,7 +126,7 @@ export async function checkServers(options: GlobalOptions, doctor: DoctorOptions
   for (const server of checked) configs[server.name] = server.config;
   const stopRecording = recordManifests(manager, index, configs, { logger, projectFiles: projectFilesOf(discovery.servers) });
   const rows = progressRows(checked.map((server) => server.name));
-  const forgetInterrupt = endOnInterrupt(rows, index);
+  const forgetInterrupt = endOnInterrupt(rows, index, doctor.json);
   listener?.started(checked, skipped);
   try {
     const servers = await mapBounded(checked, doctor.concurrency, async (server, index) => {

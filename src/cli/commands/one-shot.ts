@@ -20,6 +20,7 @@ import { terminalApproval } from '../tool-call-approval.js';
 import { pageOpeningHandlers } from '../page-opening.js';
 import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
 import { cancellingTaskText } from '../cancelling-task.js';
+import { sayCancelled } from '../cancel-on-interrupt.js';
 import { isManifestSummary, manifestListing } from '../manifest-listing.js';
 import { callWhileProgressing } from '../../tools/progress-time-limit.js';
 
@@ -238,7 +239,7 @@ export async function runOneShot(
     }
     if (!interrupt.signal.aborted) throw error;
     progress?.finish();
-    writeError('Cancelled.');
+    sayCancelled(json, args.server);
     // The close below waits for a task's cancel to be answered: said, so it is not seconds of silence.
     const waiting = tool === 'call_mcp_tool' ? cancellingTaskText(manager, args.server, began) : undefined;
     if (waiting !== undefined) writeError(waiting);

@@ -32,6 +32,8 @@ export const DEFAULT_CHECK_TIMEOUT_MS = 30_000;
 export interface HealthCheckOptions {
   concurrency: number;
   timeout: number;
+  /** `servers --check --json`: Ctrl-C prints the one JSON object too. */
+  json?: boolean;
   /** The manifest index the check records in and the listing reads; default ~/.ai-zen/mcp-index.json. */
   index?: ManifestIndex;
 }

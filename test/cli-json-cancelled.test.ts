@@ -1,0 +1,65 @@
+/**
+ * `--json` promises one object on stdout, success or not: Ctrl-C is a "not" too. A real CLI process,
+ * sent SIGINT while it waits on a server, prints `{ ok: false, code: "ABORTED" }` beside "Cancelled.".
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_COMMAND } from './support/cli.js';
+import { everythingConfigHome } from './support/everything.js';
+import { stdioFixture } from './support/fixtures.js';
+
+/** Runs the CLI, sends SIGINT once stderr matches `when`, and returns its end (killed after 60 s, the test failing). */
+async function interruptedRun(args: string[], home: string, when: RegExp): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...args], { env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  let signalled = false;
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+    if (!signalled && when.test(stderr)) {
+      signalled = true;
+      child.kill('SIGINT');
+    }
+  });
+  const limit = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const code = await new Promise<number | null>((resolve) => child.once('close', (exitCode) => resolve(exitCode)));
+  clearTimeout(limit);
+  return { code, stdout, stderr };
+}
+
+describe('--json and Ctrl-C', () => {
+  let setup: ReturnType<typeof everythingConfigHome>;
+  beforeAll(() => {
+    setup = everythingConfigHome('mcp-cli-json-cancel-');
+  });
+  afterAll(() => setup.remove());
+
+  it('call --json: Ctrl-C during the call prints one object, ok: false, code ABORTED, and exits 130', async () => {
+    const run = await interruptedRun(
+      ['--config', setup.config, 'call', '--json', 'everything', 'trigger-long-running-operation', '{"duration":20,"steps":40}'],
+      setup.home,
+      /progress 1\/40/,
+    );
+    expect(run.code, run.stderr).toBe(130);
+    expect(run.stderr).toContain('Cancelled.');
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'ABORTED', server: 'everything', error: { code: 'ABORTED' } });
+  }, 90_000);
+
+  it('doctor --json: Ctrl-C while a server is connecting prints one object, ok: false, code ABORTED, and exits 130', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'mcp-cli-json-cancel-doctor-'));
+    try {
+      mkdirSync(join(home, '.ai-zen'));
+      writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { silent: stdioFixture('--mode', 'never-initialize') } }));
+      const run = await interruptedRun(['doctor', '--json', '--timeout', '60000'], home, /silent/);
+      expect(run.code, run.stderr).toBe(130);
+      expect(run.stderr).toContain('Cancelled.');
+      expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'ABORTED' });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
