@@ -1,7 +1,8 @@
 /**
  * A demo ended before its end: its reader went away (`mcp-statechart demo | head`, once head has
- * read enough) or the person pressed Ctrl-C. It ends at once and quietly, with the shell's code
- * for each (141, 130), and leaves neither a server process nor its temporary index behind.
+ * read enough) or the person pressed Ctrl-C. It ends at once, with the shell's code for each (141
+ * quietly; 130 saying "Cancelled." as every command does), and leaves neither a server process nor
+ * its temporary index behind.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -67,13 +68,14 @@ describe('a demo ended early', () => {
     expect(demoIndexFolders()).toEqual([]);
   }, 30_000);
 
-  it('by Ctrl-C ends with 130, leaving no server process and no index folder', async () => {
+  it('by Ctrl-C says "Cancelled." and ends with 130, leaving no server process and no index folder', async () => {
     const run = await demoEndedBy(
       (output) => output.includes('[notes] connecting → connected'),
       (demo) => demo.kill('SIGINT'),
     );
 
     expect(run.code).toBe(130);
+    expect(run.stderr).toBe('Cancelled.\n');
     expect(await processesLeftIn(folder)).toEqual([]);
     expect(demoIndexFolders()).toEqual([]);
   }, 30_000);

@@ -102,6 +102,13 @@ describe('on a real terminal', () => {
     expect(screen.split('\n')).toContain('Cancelled.');
   }, 120_000);
 
+  it('demo --view, Ctrl-C at "Press Enter once the page is open.": the line is ended with "Cancelled.", exit 130', async () => {
+    const screen = await screenAfter(['demo', '--view'], 120, { when: /Press Enter once the page is open\.\s*$/m, keys: 'C-c' });
+    const lines = screen.split('\n');
+    expect(lines, screen).toContain('[exit 130]');
+    expect(lines.filter((line) => /^Press Enter once the page is open\. ?Cancelled\.$/.test(line)), screen).toHaveLength(1);
+  }, 120_000);
+
   it('import of one server asks "Import it?", not "Import them?"', async () => {
     const file = join(process.env.HOME!, 'team-mcp.json');
     writeFileSync(file, JSON.stringify({ mcpServers: { notes: stdioFixture() } }));

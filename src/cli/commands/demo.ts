@@ -9,6 +9,7 @@ import type { LoaderToolResult } from '../../tools/index.js';
 import { createLoaderTools, toFunctionDefinitions } from '../../tools/index.js';
 import { livingProcesses } from '../../transports/process-group.js';
 import { openLifecycleView } from '../lifecycle-view.js';
+import { sayCancelled } from '../cancel-on-interrupt.js';
 import { beforeEarlyEnd, endEarly } from '../early-end.js';
 import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
 import { CliError } from '../json-codes.js';
@@ -85,7 +86,11 @@ export async function runDemo(
     rmSync(indexFolder, { recursive: true, force: true });
   };
   const forgetEarlyEnd = beforeEarlyEnd(removeIndex);
-  const interrupted = () => void endEarly(INTERRUPTED_EXIT_CODE);
+  // Said as every command says it: at a "Press Enter" question (--view) it also ends the question's line.
+  const interrupted = () => {
+    sayCancelled(false);
+    void endEarly(INTERRUPTED_EXIT_CODE);
+  };
   process.once('SIGINT', interrupted);
 
   say('mcp-statechart demo: a scripted agent session through the loader tools');
