@@ -113,7 +113,7 @@ describe('--exposure', () => {
   it('refuses a threshold that is not lazy, eager or a whole number', async () => {
     const run = await cli('--exposure', 'some', 'servers');
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain('give lazy, eager, or a positive whole number of tokens');
+    expect(run.stderr).toContain('Give lazy, eager, or a positive whole number of tokens');
   });
 
   it('serve --exposure eager lists the fixture\'s tools as fixture__<tool> and runs them', async () => {

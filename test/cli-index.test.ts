@@ -86,7 +86,7 @@ describe('index --concurrency', () => {
     for (const count of ['0', 'abc']) {
       const run = await runInProcess(['index', '--concurrency', count]);
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain(`error: option '--concurrency <n>' argument '${count}' is invalid. give a positive whole number, e.g. --concurrency 8`);
+      expect(run.stderr).toContain(`error: option '--concurrency <n>' argument '${count}' is invalid. Give a positive whole number, e.g. --concurrency 8`);
       expect(run.stdout).toBe('');
     }
   }, 30_000);

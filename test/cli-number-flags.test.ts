@@ -10,7 +10,7 @@ describe('number flags', () => {
   it('--timeout over 2147483647 ms is a usage error, not a connect timeout that fires at once', async () => {
     const run = await runInProcess(['call', '--timeout', '9999999999', 'everything', 'echo', '{}']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("error: option '--timeout <ms>' argument '9999999999' is invalid. give a positive whole number of milliseconds, at most 2147483647");
+    expect(run.stderr).toContain("error: option '--timeout <ms>' argument '9999999999' is invalid. Give a positive whole number of milliseconds, at most 2147483647");
     expect(run.stderr).not.toContain('TimeoutOverflowWarning');
     expect(run.stdout).toBe('');
   });
@@ -24,7 +24,7 @@ describe('number flags', () => {
   it('search --limit past 2^53 is a usage error, not the model-facing "Invalid arguments for search_mcp_tools"', async () => {
     const run = await runInProcess(['search', '--limit', '99999999999999999999', 'echo']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain("error: option '--limit <n>' argument '99999999999999999999' is invalid. give a positive whole number");
+    expect(run.stderr).toContain("error: option '--limit <n>' argument '99999999999999999999' is invalid. Give a positive whole number");
     expect(run.stderr).not.toContain('search_mcp_tools');
   });
 });

@@ -19,7 +19,8 @@ function collect(value: string, previous: string[]): string[] {
 /**
  * A parser for a flag that takes a whole number above 0, at most `max`; `hint` says what to give
  * instead. Past 2^53 a number is no longer exact, and the code behind the flag refuses it in its
- * own words (a model's, for search), so the command line refuses it first.
+ * own words (a model's, for search), so the command line refuses it first. `hint` is a sentence of
+ * its own, capitalised: commander prints it after its "… is invalid."
  */
 function positiveWholeNumber(hint: string, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
@@ -39,7 +40,7 @@ const PROGRESS_CAP_TEXT = `${MAX_CALL_WHILE_PROGRESSING_MS} ms (an hour)`;
 /** `--timeout <ms>`: a positive whole number of milliseconds; `description` says what it bounds and what it is when not given. */
 function timeoutOption(description: string): Option {
   return new Option('--timeout <ms>', description).argParser(
-    positiveWholeNumber(`give a positive whole number of milliseconds, at most ${LONGEST_TIMEOUT_MS} (about 24 days), e.g. --timeout 120000`, LONGEST_TIMEOUT_MS),
+    positiveWholeNumber(`Give a positive whole number of milliseconds, at most ${LONGEST_TIMEOUT_MS} (about 24 days), e.g. --timeout 120000`, LONGEST_TIMEOUT_MS),
   );
 }
 
@@ -51,7 +52,7 @@ function exposureOption(): Option {
   ).argParser((value): ExposureOption => {
     if (value === 'lazy' || value === 'eager') return value;
     const thresholdTokens = Number(value);
-    if (!Number.isInteger(thresholdTokens) || thresholdTokens <= 0) throw new InvalidArgumentError('give lazy, eager, or a positive whole number of tokens, e.g. --exposure 4000');
+    if (!Number.isInteger(thresholdTokens) || thresholdTokens <= 0) throw new InvalidArgumentError('Give lazy, eager, or a positive whole number of tokens, e.g. --exposure 4000');
     return { thresholdTokens };
   });
 }
@@ -64,7 +65,7 @@ function quietDefaults(this: Help, option: Option): string {
 /** `--max-bytes <n>`: a cap on what `call` and `read` print, for whoever wants one. */
 function maxBytesOption(): Option {
   return new Option('--max-bytes <n>', 'print at most this many bytes of the result, as shown (escaped on a terminal; with --json, of its text) (default: all of it)').argParser(
-    positiveWholeNumber('give a positive whole number of bytes, e.g. --max-bytes 100000'),
+    positiveWholeNumber('Give a positive whole number of bytes, e.g. --max-bytes 100000'),
   );
 }
 
@@ -88,7 +89,7 @@ const DEFAULT_MAX_FILES = 100;
 /** `--max-files <n>`: how many files one result may write with --output. */
 function maxFilesOption(): Option {
   return new Option('--max-files <n>', `with --output: save at most this many files from one result; over it nothing is saved`)
-    .argParser(positiveWholeNumber('give a positive whole number of files, e.g. --max-files 1000'))
+    .argParser(positiveWholeNumber('Give a positive whole number of files, e.g. --max-files 1000'))
     .default(DEFAULT_MAX_FILES);
 }
 
@@ -274,7 +275,7 @@ export function buildProgram(): Command {
     .description('list the discovered servers: scope, transport, status (enabled, disabled, denied), indexed tools, description, problems; with --check, connect each and add its health; exit 1 if a file or entry has errors (or, with --check, a server does not work)')
     .option('--json', 'print JSON for scripts', false)
     .option('--check', 'connect each enabled, allowed server once and add a health column: connected, needs login, failed and why, pending approval, disabled, denied', false)
-    .option('--concurrency <n>', 'with --check: how many servers to connect at once', positiveWholeNumber('give a positive whole number, e.g. --concurrency 8'), 4)
+    .option('--concurrency <n>', 'with --check: how many servers to connect at once', positiveWholeNumber('Give a positive whole number, e.g. --concurrency 8'), 4)
     .addOption(timeoutOption('with --check: give each server this long to connect, in milliseconds').default(30_000))
     .addHelpText('after', examples('mcp-statechart servers', 'mcp-statechart servers --check --timeout 10000', 'mcp-statechart servers --json --config ./team-mcp.json'))
     .hook('preAction', goWith('--check', '--concurrency', '--timeout'))
@@ -312,7 +313,7 @@ export function buildProgram(): Command {
   program
     .command('index')
     .description('connect each enabled, allowed server once and record its tools in ~/.ai-zen/mcp-index.json, for search_mcp_tools')
-    .option('--concurrency <n>', 'servers connecting at the same time', positiveWholeNumber('give a positive whole number, e.g. --concurrency 8'), 4)
+    .option('--concurrency <n>', 'servers connecting at the same time', positiveWholeNumber('Give a positive whole number, e.g. --concurrency 8'), 4)
     .addOption(timeoutOption('give each server this long to connect, in milliseconds (default: 30000)'))
     .option('--prune', 'also take out the entries of servers no config names any more, and of projects whose config file is gone (the index is shared with programs that pass their own servers: their entries go too)', false)
     .addHelpText('after', examples('mcp-statechart index', 'mcp-statechart index --concurrency 8 --timeout 60000', 'mcp-statechart index --prune'))
@@ -407,7 +408,7 @@ export function buildProgram(): Command {
     .command('doctor')
     .description('connect every enabled, allowed server and report what works: state, connect time, counts, errors and hints (exit 1 if any fails)')
     .option('--json', 'print JSON for scripts', false)
-    .option('--concurrency <n>', 'how many servers to connect at once', positiveWholeNumber('give a positive whole number, e.g. --concurrency 8'), 4)
+    .option('--concurrency <n>', 'how many servers to connect at once', positiveWholeNumber('Give a positive whole number, e.g. --concurrency 8'), 4)
     .addOption(timeoutOption('give each server this long to connect, in milliseconds').default(30_000))
     .addOption(otelOption())
     .addHelpText('after', examples('mcp-statechart doctor', 'mcp-statechart doctor --json --timeout 60000'))
@@ -648,7 +649,7 @@ export function buildProgram(): Command {
     .option('--server <name>', 'only the tools of this server')
     .option('--registry', 'search an MCP Registry instead (the official one unless --registry-url or "mcpRegistry.url" in ~/.ai-zen/settings.json)')
     .option('--registry-url <url>', 'the registry to search (an MCP Registry API v0.1)')
-    .option('--limit <n>', 'show at most this many (tools: 5 by default, 20 at most; registry servers: 20 by default)', positiveWholeNumber('give a positive whole number, e.g. --limit 50'))
+    .option('--limit <n>', 'show at most this many (tools: 5 by default, 20 at most; registry servers: 20 by default)', positiveWholeNumber('Give a positive whole number, e.g. --limit 50'))
     .option('--json', 'print one JSON object for scripts: {ok, query, tools, servers, notes} ({ok, registry, servers, complete} with --registry) or {ok: false, code, error}', false)
     .addOption(timeoutOption('give the registry this long to answer (all pages), in milliseconds').default(30_000))
     .addHelpText('after', examples('mcp-statechart search read a file', 'mcp-statechart search --server memory relations', 'mcp-statechart search --registry weather', 'mcp-statechart search --registry github --registry-url https://registry.example.com --json'))
