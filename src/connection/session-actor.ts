@@ -206,17 +206,24 @@ export function createSessionActor(deps: SessionActorDeps) {
       }
     };
 
-    /** The caller gave up: answer at once; the abort makes the SDK send notifications/cancelled. */
+    /**
+     * The caller gave up: answer at once; the abort makes the SDK send notifications/cancelled.
+     * The answer goes even when an abort listener throws (a host handler's, given the signal):
+     * the signal is aborted, with its reason, before any listener runs.
+     */
     const cancel = (requestId: string, reason?: string) => {
       // Without a session nothing ever ran.
       if (!session) return;
       for (const running of inFlight) {
         if (running.request.requestId !== requestId) continue;
         inFlight.delete(running);
-        running.cancelSignal?.abort(reason);
-        // The session words it: the request may hold a value of the entry, which it redacts.
-        const cancelled = running.cancelSignal ?? AbortSignal.abort(reason);
-        answer(running, failure(running, session.failure(describeRequest(running.request.spec), reason, cancelled)));
+        try {
+          running.cancelSignal?.abort(reason);
+        } finally {
+          // The session words it: the request may hold a value of the entry, which it redacts.
+          const cancelled = running.cancelSignal ?? AbortSignal.abort(reason);
+          answer(running, failure(running, session.failure(describeRequest(running.request.spec), reason, cancelled)));
+        }
       }
     };
 
