@@ -29,8 +29,14 @@ import { envelopeCapabilities, envelopeLogLevel } from './host-capabilities.js';
 import type { HostRequestOptions } from './host.js';
 import { quoted } from '../../machines/control-characters.js';
 
-/** How many tool calls of a 2026-07-28 host may wait for its input at once; past it a call that needs input is stopped (calls that need none are not limited here). */
+/**
+ * How many tool calls of a 2026-07-28 host may wait for its input at once; past it a call that
+ * needs input is stopped (calls that need none are not limited here). Over HTTP it is each
+ * identity's: one whose host never retries must not stop every other identity's questions.
+ */
 export const MAX_WAITING_CALLS = 32;
+/** How many calls of all a replica's identities may wait at once (each holds a downstream call open, up to ROUND_LIMIT_MS). */
+export const MAX_WAITING_CALLS_PER_REPLICA = 256;
 /** How many input rounds one call may take (each retry of the host is a round). */
 export const MAX_INPUT_ROUNDS = 16;
 /** How long a call waits for the host to retry with its answers before it is given up (a person may be answering). */
@@ -248,7 +254,7 @@ export function toRecord(value: unknown): Record<string, unknown> {
  * the host's pending `tools/call`, `prompts/get` or `resources/read`, and the host's retry carries
  * the answers (multi round-trip requests). The call keeps running inside serve between the rounds, found again by the
  * `requestState` the host echoes (a random token: the host cannot name another call). Bounded:
- * MAX_WAITING_CALLS calls waiting, MAX_INPUT_ROUNDS rounds each, ROUND_LIMIT_MS for the host to retry.
+ * MAX_WAITING_CALLS calls of a caller waiting (MAX_WAITING_CALLS_PER_REPLICA of all), MAX_INPUT_ROUNDS rounds each, ROUND_LIMIT_MS for the host to retry.
  */
 export class HostInputRounds {
   /** By method, so a retry finds only a request of its own kind (a prompt's token cannot end a tool call). */
@@ -297,10 +303,11 @@ export class HostInputRounds {
         throw new ProtocolError(ProtocolErrorCode.InternalError, `the call needed the host's input more than ${MAX_INPUT_ROUNDS} times; mcp-statechart serve stopped it`);
       }
       // Only its first wait takes a place: a call that waited before keeps it across the host's retries.
-      if (call.rounds === 1 && this.parkedCount() >= MAX_WAITING_CALLS) {
+      const full = call.rounds === 1 ? this.waitingFull(call.owner) : undefined;
+      if (full !== undefined) {
         this.forget(call);
         call.controller.abort();
-        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${MAX_WAITING_CALLS} calls already wait for the host's input; mcp-statechart serve stopped this one, which needs it too, until one ends`);
+        throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `${full}; mcp-statechart serve stopped this one, which needs it too, until one ends`);
       }
       call.expireAfter(ROUND_LIMIT_MS, () => this.forget(call));
       return inputRequired({ inputRequests: step.requests, requestState: call.token });
@@ -393,10 +400,18 @@ export class HostInputRounds {
     return call;
   }
 
-  private parkedCount(): number {
-    let parked = 0;
-    for (const call of this.all()) if (call.parked) parked += 1;
-    return parked;
+  /** Why no more of `owner`'s calls may wait for input (its own waiting calls, or the replica's), or undefined when one may. */
+  private waitingFull(owner: string | undefined): string | undefined {
+    let own = 0;
+    let all = 0;
+    for (const call of this.all()) {
+      if (!call.parked) continue;
+      all += 1;
+      if (call.owner === owner) own += 1;
+    }
+    if (own >= MAX_WAITING_CALLS) return `${MAX_WAITING_CALLS} calls already wait for the host's input`;
+    if (all >= MAX_WAITING_CALLS_PER_REPLICA) return `${MAX_WAITING_CALLS_PER_REPLICA} calls of this replica's callers already wait for their hosts' input`;
+    return undefined;
   }
 
   private forget(call: WaitingCall<unknown>): void {
