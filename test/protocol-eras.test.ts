@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SimulatedClock } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLoaderTools, McpConnectionManager, silentLogger, type McpConnectionManagerOptions } from '../src/index.js';
+import { createLoaderTools, McpConnectionManager, silentLogger, type HostRequestContext, type McpConnectionManagerOptions } from '../src/index.js';
 import type { McpServerConfig } from '../machines/types.js';
 import { MAX_INPUT_ROUNDS } from '../src/connection/open-session.js';
 import { everythingStdio } from './support/everything.js';
@@ -186,6 +186,19 @@ describe.each(TARGETS)('$label', (target) => {
     await expect.poll(roots, { timeout: 10_000 }).toMatch('file:///second/project');
     expect(await roots()).not.toMatch('file:///first/project');
     expect(warnings).toEqual([]);
+  });
+
+  if (listRoots) it("tells the roots handler whether the server keeps the answer for its connection (2025) or for the one call (2026-07-28)", async () => {
+    const kept: Array<boolean | undefined> = [];
+    const roots = (context: HostRequestContext) => {
+      kept.push(context.keptByConnection);
+      return [{ uri: 'file:///asked/project' }];
+    };
+    const client = managerWith({ handlers: { roots } });
+    await client.connect('server', await target.start(), { maxRetries: 0 });
+    expect(textOf(await client.callTool('server', listRoots, {}))).toMatch('file:///asked/project');
+    expect(kept.length).toBeGreaterThan(0);
+    expect(new Set(kept)).toEqual(new Set([target.era === 'legacy']));
   });
 
   if (addTool) it('follows a list change: the new tool is in the manifest', async () => {

@@ -27,6 +27,14 @@ export interface HostRequestContext {
   server: string;
   /** Aborted when the server cancels its request or the handler's time is up. */
   signal: AbortSignal;
+  /**
+   * True when the server asked on its connection (a 2025-era server→client request): it may keep
+   * the answer for every later call on that connection, whoever makes them (server-filesystem
+   * replaces its allowed folders with the roots it is given). False for a 2026-07-28 server's
+   * input request (an `input_required` round, a task's `tasks/update`), whose answer serves that
+   * one call. The manager always sets it; a context made elsewhere may leave it out (false).
+   */
+  keptByConnection?: boolean;
 }
 
 /** Answers `roots/list`: a fixed list, or a function asked each time. */
@@ -161,14 +169,18 @@ export class HostBridge {
     if (capabilities.roots) this.rootsClients.add(client);
     const { sampling, elicitation, elicitationComplete } = this.handlers;
     const openPages = new Set<string>();
+    // A 2026-07-28 connection is stateless: its server's requests come only as one call's input
+    // rounds (the SDK answers them with these same handlers). A 2025-era server's (or one whose
+    // era is not settled yet) come on its connection and may be kept for it.
+    const keptByConnection = () => client.getProtocolEra() !== 'modern';
     if (sampling) {
       client.setRequestHandler('sampling/createMessage', (request, context) =>
-        this.answer('sampling', server, context.mcpReq.signal, (context) => sampling(samplingShown(request.params, secretsNow()), context)),
+        this.answer('sampling', server, context.mcpReq.signal, keptByConnection(), (context) => sampling(samplingShown(request.params, secretsNow()), context)),
       );
     }
     if (elicitation) {
       client.setRequestHandler('elicitation/create', async (request, context) => {
-        const answer = await this.answer('elicitation', server, context.mcpReq.signal, (context) => elicitation(elicitationShown(request.params, secretsNow()), context));
+        const answer = await this.answer('elicitation', server, context.mcpReq.signal, keptByConnection(), (context) => elicitation(elicitationShown(request.params, secretsNow()), context));
         if (elicitationComplete && request.params.mode === 'url' && answer.action === 'accept') rememberPage(openPages, request.params.elicitationId);
         return answer;
       });
@@ -180,7 +192,7 @@ export class HostBridge {
     }
     if (capabilities.roots) {
       client.setRequestHandler('roots/list', (_request, context) =>
-        this.answer('roots', server, context.mcpReq.signal, async (context) => ({ roots: await this.currentRoots(context) })),
+        this.answer('roots', server, context.mcpReq.signal, keptByConnection(), async (context) => ({ roots: await this.currentRoots(context) })),
       );
     }
     client.setNotificationHandler('notifications/message', ({ params }) => {
@@ -202,13 +214,13 @@ export class HostBridge {
   answerInput(server: string, secrets: readonly string[], request: InputRequest, signal: AbortSignal): Promise<InputResponse | CreateMessageResultWithTools> {
     const { sampling, elicitation } = this.handlers;
     if (request.method === 'elicitation/create' && elicitation) {
-      return this.answer('elicitation', server, signal, (context) => elicitation(elicitationShown(request.params, secrets), context));
+      return this.answer('elicitation', server, signal, false, (context) => elicitation(elicitationShown(request.params, secrets), context));
     }
     if (request.method === 'sampling/createMessage' && sampling) {
-      return this.answer('sampling', server, signal, (context) => sampling(samplingShown(request.params, secrets), context));
+      return this.answer('sampling', server, signal, false, (context) => sampling(samplingShown(request.params, secrets), context));
     }
     if (request.method === 'roots/list' && this.roots !== undefined) {
-      return this.answer('roots', server, signal, async (context) => ({ roots: await this.currentRoots(context) }));
+      return this.answer('roots', server, signal, false, async (context) => ({ roots: await this.currentRoots(context) }));
     }
     return Promise.reject(new Error(`no handler answers ${request.method} (give handlers.${HANDLER_OF[request.method]})`));
   }
@@ -225,9 +237,15 @@ export class HostBridge {
    * a timeout error. Past MAX_WAITING_HOST_REQUESTS of the server's waiting, it is refused at once
    * (the logger told once a burst). Nothing here can take the connection down.
    */
-  private answer<T>(kind: 'sampling' | 'elicitation' | 'roots', server: string, requestSignal: AbortSignal, run: (context: HostRequestContext) => T | Promise<T>): Promise<T> {
+  private answer<T>(
+    kind: 'sampling' | 'elicitation' | 'roots',
+    server: string,
+    requestSignal: AbortSignal,
+    keptByConnection: boolean,
+    run: (context: HostRequestContext) => T | Promise<T>,
+  ): Promise<T> {
     const { limit } = this.waiting;
-    return this.waiting.gate(server, () => this.answerNow(kind, server, requestSignal, run), (first) => {
+    return this.waiting.gate(server, () => this.answerNow(kind, server, requestSignal, keptByConnection, run), (first) => {
       if (first) this.logger.warn(`MCP server ${quoted(server)} asked more than ${limit} questions (sampling, elicitation, roots) at once; the others are refused without reaching the handlers until one is answered.`);
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `MCP server ${quoted(server)} already has ${limit} requests waiting for the client's answer; its ${kind} request is refused until one is answered.`);
     });
@@ -237,6 +255,7 @@ export class HostBridge {
     kind: 'sampling' | 'elicitation' | 'roots',
     server: string,
     requestSignal: AbortSignal,
+    keptByConnection: boolean,
     run: (context: HostRequestContext) => T | Promise<T>,
   ): Promise<T> {
     const timeoutMs = this.handlers.timeoutMs ?? DEFAULT_HOST_HANDLER_TIMEOUT_MS;
@@ -252,7 +271,7 @@ export class HostBridge {
       }, timeoutMs);
     });
     try {
-      return await Promise.race([Promise.resolve().then(() => run({ server, signal: controller.signal })), timedOut]);
+      return await Promise.race([Promise.resolve().then(() => run({ server, signal: controller.signal, keptByConnection })), timedOut]);
     } catch (error) {
       if (error instanceof ProtocolError) throw error;
       const message = errorMessage(error);

@@ -245,6 +245,16 @@ function sampled(params: CreateMessageRequest['params'], server: string, hostTak
   };
 }
 
+export interface HostRequestOptions {
+  /**
+   * The downstream servers' connections serve calls of several identities, each from its own host
+   * (`serve --http`): a roots request a server keeps for its connection (a 2025-era server's
+   * `roots/list`) is answered with an empty list, never with the roots of the host whose call is in
+   * flight; roots asked within one call (2026-07-28) still go to that call's host.
+   */
+  sharedServers?: boolean;
+}
+
 /**
  * `serve`'s answers to downstream servers' requests: each goes up to the MCP host that runs
  * `serve`, when that host declared the capability, and is refused with a clear error when it
@@ -256,7 +266,7 @@ function sampled(params: CreateMessageRequest['params'], server: string, hostTak
  * the server that asks (`_meta`, and an elicitation's message). A page's completion notice goes
  * up to the host it was sent to, under serve's id for it (see OpenPages).
  */
-export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches = { allows: () => true }): McpHostHandlers {
+export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches = { allows: () => true }, options: HostRequestOptions = {}): McpHostHandlers {
   const requireHost = (capability: keyof ClientCapabilities, context: HostRequestContext) => {
     if ((capability === 'sampling' || capability === 'elicitation') && !switches.allows(context.server, capability)) {
       throw new ProtocolError(
@@ -324,8 +334,11 @@ export function hostRequestHandlers(upstream: HostPeer, switches: RelaySwitches 
     // decides is no question to refuse (that failed the connect for all of them), so only forms are
     // declared then; a page request is checked against its own call's host when it comes.
     elicitationModes: (server): ElicitationMode[] => (hostOpensPagesUnlessAmbiguous(server) ? ['form', 'url'] : ['form']),
-    // The host's roots, asked each time until it announces a list (see followHostRoots).
+    // The host's roots, asked each time until it announces a list (see followHostRoots). A server
+    // shared by several identities' hosts that keeps them for its connection is told none: one
+    // host's roots would hold for every identity's calls (server-filesystem's allowed folders).
     roots: async (context) => {
+      if (options.sharedServers && context.keptByConnection === true) return [];
       if (upstream.getClientCapabilities(context.server)?.roots === undefined) return [];
       return (await upstream.listRoots(undefined, relayed(context))).roots;
     },

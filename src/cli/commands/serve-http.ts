@@ -87,12 +87,13 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
 
   // Nobody is asked about project servers on this transport: only earlier approvals count.
   const discovery = await discover(options, logger, false);
-  // Downstream servers' sampling, elicitation and roots requests go up to the host of the call they belong to (see HttpHostRelay).
+  // Downstream servers' sampling, elicitation and roots requests go up to the host of the call they belong to (see HttpHostRelay),
+  // but a 2025-era server's roots, kept for its connection whoever calls, are none (see HostRequestOptions).
   const relay = new HttpHostRelay();
   const switches = relaySwitches(discovery.servers, { sampling: true });
   // A SIGKILL of this process must not leave servers that ignore stdin's end running (see orphan-reaper.ts).
   const reaper = startOrphanReaper();
-  const manager = new McpConnectionManager({ logger, handlers: capRelayedRequests(hostRequestHandlers(relay, switches)), ...managerOptions });
+  const manager = new McpConnectionManager({ logger, handlers: capRelayedRequests(hostRequestHandlers(relay, switches, { sharedServers: true })), ...managerOptions });
   // Configured (not connected) from the start, so /healthz and mcp_statechart.servers count them as disconnected before
   // the first request builds a policy's tools; the set a config change configures (followServeConfig).
   manager.configure(servedServers(discovery, permissionsFrom(options)));
