@@ -13,6 +13,7 @@ import { LifecycleTelemetry, SESSION_DURATION_BUCKETS } from '../src/telemetry/l
 import { MAX_SERVER_NAME_LABELS } from '../src/telemetry/server-name-label.js';
 import { everythingStdio } from './support/everything.js';
 import { startHttpFixture } from './fixtures/http-server.js';
+import { listen } from './fixtures/hostile-http.js';
 import { stdioFixture } from './support/fixtures.js';
 
 const RANDOM_ERROR_SERVER = fileURLToPath(new URL('./fixtures/random-error-server.mjs', import.meta.url));
@@ -293,3 +294,30 @@ it('the stdio era probe a modern server answers is ended when the probe decides:
   expect(probes[0]!.attributes).not.toHaveProperty('error.type');
   await meterProvider.shutdown();
 });
+
+it('the HTTP era probe a 2025-era server answers with 200 and "method not found" (-32601 in the body) is not counted in flight once connected, nor as an error', async () => {
+  const server = await listen((request, response, body) => {
+    if (request.method !== 'POST') return void response.writeHead(405).end();
+    const { id, method } = JSON.parse(body) as { id?: number | string; method: string };
+    if (id === undefined) return void response.writeHead(202).end();
+    const answer =
+      method === 'initialize'
+        ? { result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'older', version: '1' } } }
+        : { error: { code: -32601, message: 'Method not found' } };
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, ...answer }));
+  });
+  try {
+    const { mcp, metric, meterProvider } = meteredManager();
+    await mcp.connect('older', { type: 'http', url: server.url });
+    expect(mcp.getClient('older')?.getProtocolEra()).toBe('legacy');
+    const probing = pointsOf(await metric('mcp_statechart.calls.in_flight')).filter((point) => point.attributes['mcp.method.name'] === 'server/discover');
+    expect(probing.map((point) => point.value)).toEqual([0]);
+    const probes = pointsOf(await metric('mcp.client.operation.duration')).filter((point) => point.attributes['mcp.method.name'] === 'server/discover');
+    expect(probes).toHaveLength(1);
+    expect(probes[0]!.attributes).not.toHaveProperty('error.type');
+    expect(probes[0]!.attributes['rpc.response.status_code']).toBe('-32601');
+    await meterProvider.shutdown();
+  } finally {
+    await server.close();
+  }
+}, 30_000);

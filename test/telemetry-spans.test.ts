@@ -286,6 +286,17 @@ describe('the era probe (server/discover) a 2025-era server refuses is no error;
   });
 });
 
+describe('the era probe of a real 2025-era server over stdio', () => {
+  it('server-everything answers server/discover with "method not found" and the connect falls back to initialize: the probe span is no error, its code kept', async () => {
+    const mcp = await connected(everythingStdio());
+    expect(mcp.getClient('everything')?.getProtocolEra()).toBe('legacy');
+    const span = onlySpan('server/discover');
+    expect(span.status.code).toBe(SpanStatusCode.UNSET);
+    expect(span.attributes).not.toHaveProperty('error.type');
+    expect(span.attributes['rpc.response.status_code']).toBe('-32601');
+  }, 30_000);
+});
+
 describe('with no SDK', () => {
   it('nothing records: no provider given and none registered, so the transport is left alone', () => {
     expect(new ClientTelemetry().active).toBe(false);

@@ -37,8 +37,6 @@ export interface StdioProbeRequest {
    * DISCONNECT) ends the probe early. The probe itself gets at most STDIO_PROBE_TIMEOUT_MS of it.
    */
   deadline: Deadline;
-  /** Told when the probe has its verdict, modern or legacy (telemetry: the SDK's probe kept the answer from it). */
-  onSettled?: () => void;
 }
 
 /**
@@ -96,7 +94,6 @@ async function probeOnProcess(request: StdioProbeRequest): Promise<PriorDiscover
     // The probe's client lets go of the transport without closing it.
     Object.assign(transport, own);
   }
-  if (!signal.aborted) request.onSettled?.();
   if (discover && !signal.aborted) {
     transport.keepProbedProcess();
     return { kind: 'modern', discover };

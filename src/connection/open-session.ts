@@ -27,7 +27,7 @@ import type { HostBridge } from './host-handlers.js';
 import { initializeAnswerRefused, MODERN_REVISION, probeStdioEra, versionsApart } from './era-probe.js';
 import type { TaskJournal } from './task-journal.js';
 import type { EraMemo } from './era-memo.js';
-import type { ClientTelemetry, TransportTelemetry } from '../telemetry/client-telemetry.js';
+import type { ClientTelemetry } from '../telemetry/client-telemetry.js';
 import type { LifecycleTelemetry } from '../telemetry/lifecycle-telemetry.js';
 import { TASKS_EXTENSION } from './task-wire.js';
 import { quoted, terminalLine } from '../../machines/control-characters.js';
@@ -258,14 +258,13 @@ async function attemptOnKnownEra(request: OpenSessionRequest, kind: McpTransport
  * go on with `initialize` on a process that already got a request (some exit on it): the probe is
  * made here instead, on the session's transport, which keeps the process only for a modern server.
  */
-function probeStdio(request: OpenSessionRequest, deps: ConnectionDeps, transport: ProcessGroupStdioTransport, deadline: Deadline, telemetry: TransportTelemetry | undefined): Promise<PriorDiscovery> {
+function probeStdio(request: OpenSessionRequest, deps: ConnectionDeps, transport: ProcessGroupStdioTransport, deadline: Deadline): Promise<PriorDiscovery> {
   return probeStdioEra({
     name: request.name,
     transport,
     clientInfo: deps.clientInfo,
     capabilities: deps.host?.capabilities(request.name) ?? {},
     deadline,
-    onSettled: telemetry && (() => telemetry.probeSettled()),
   });
 }
 
@@ -306,7 +305,7 @@ async function attempt(
   const processGroup = processGroupOf(transport);
   const client = deps.clientFactory?.(spec) ?? new Client(deps.clientInfo, clientOptions(request.config));
   const { host } = deps;
-  const telemetry = deps.telemetry?.instrument(transport, {
+  deps.telemetry?.instrument(transport, {
     name: request.name,
     kind,
     url: request.config.url,
@@ -341,7 +340,7 @@ async function attempt(
     const probed = !remembered && transport instanceof ProcessGroupStdioTransport && (request.config.protocol ?? 'auto') === 'auto' ? transport : undefined;
     if (probed) deps.lifecycle?.probed(request.name);
     // The session owns the probe too: a close (a DISCONNECT, dispose) waits until the probe is over.
-    const prior = remembered ?? (probed ? await session.waitOnClose(probeStdio(request, deps, probed, deadline, telemetry)) : undefined);
+    const prior = remembered ?? (probed ? await session.waitOnClose(probeStdio(request, deps, probed, deadline)) : undefined);
     // The probe's answer stands even if this attempt fails: a server in a crash loop is not probed every time.
     if (prior && !remembered) deps.eras?.remember(request.name, request.config, prior);
     let connected = false;

@@ -47,17 +47,6 @@ const MAX_NAMED_SERVERS = 1_000;
  */
 const toolNamesByMeter = new WeakMap<Meter, Map<string, Set<string>>>();
 
-/** What the connect tells the telemetry of an instrumented transport. */
-export interface TransportTelemetry {
-  /**
-   * The stdio era probe (src/connection/era-probe.ts) has its verdict, modern or legacy. The SDK's
-   * probe takes the transport's `onmessage` for its window and gives it back after, so the answer
-   * to `server/discover` never reaches this telemetry: left open, a modern server's probe counted
-   * in flight, and its span stayed open, for the whole connection. It ends here as answered.
-   */
-  probeSettled(): void;
-}
-
 /** What a session's spans say about where the server is. */
 export interface TracedServer {
   name: string;
@@ -133,8 +122,8 @@ export class ClientTelemetry {
    * Traces what the client sends on `transport` (before `client.connect`, which keeps the
    * `onmessage`/`onclose` found on it and calls them first). Does nothing when nothing records.
    */
-  instrument(transport: Transport, server: TracedServer): TransportTelemetry | undefined {
-    if (!this.active) return undefined;
+  instrument(transport: Transport, server: TracedServer): void {
+    if (!this.active) return;
     const inFlight = new Map<string | number, InFlight>();
     const send = transport.send.bind(transport);
     transport.send = async (message, options) => {
@@ -147,26 +136,12 @@ export class ClientTelemetry {
         throw error;
       }
     };
-    const onmessage = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      this.incoming(message, inFlight);
-      onmessage?.(message, extra);
-    };
+    tapIncoming(transport, (message) => this.incoming(message, inFlight));
     const onclose = transport.onclose;
     transport.onclose = () => {
       for (const request of inFlight.values()) this.finish(request, 'connection_closed');
       inFlight.clear();
       onclose?.();
-    };
-    return {
-      probeSettled: () => {
-        for (const [id, request] of inFlight) {
-          if (request.measured['mcp.method.name'] !== 'server/discover') continue;
-          inFlight.delete(id);
-          // A modern server answered it; a legacy one was found so, and the connect falls back to initialize as designed: neither is an error.
-          this.finish(request);
-        }
-      },
     };
   }
 
@@ -280,6 +255,38 @@ export class ClientTelemetry {
     this.inFlightCount.add(-1, request.counted);
     this.duration.record((performance.now() - request.started) / 1000, measured);
   }
+}
+
+/**
+ * Has `tap` see every message the transport reads, whoever its `onmessage` is at the time. The
+ * SDK's era probe (its ProbeWindow) puts its own `onmessage` on the transport for the
+ * `server/discover` exchange and puts the one it found back after: a wrapper set once would never
+ * see that answer, and the probe would count in flight, its span open, until the connection
+ * closed (then ERROR `connection_closed`, though a 2025-era server's "method not found" is the
+ * designed fallback). An accessor keeps the tap under any handler set later.
+ */
+function tapIncoming(transport: Transport, tap: (message: JSONRPCMessage) => void): void {
+  let handler = transport.onmessage;
+  // A handler set later may call the one it read (the SDK's Protocol chains so): the tap runs once a message all the same.
+  const seen = new WeakSet<JSONRPCMessage>();
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    enumerable: true,
+    // What is read is the handler of that moment behind the tap: whoever saves it and calls it later (or puts it back, as the probe window does) calls that handler.
+    get: (): Transport['onmessage'] => {
+      const current = handler;
+      return (message, extra) => {
+        if (!seen.has(message)) {
+          seen.add(message);
+          tap(message);
+        }
+        current?.(message, extra);
+      };
+    },
+    set: (next: Transport['onmessage']) => {
+      handler = next;
+    },
+  });
 }
 
 /** JSON-RPC's "Method not found". */
