@@ -33,15 +33,17 @@ export const SDK_PACKAGES = [
   '@opentelemetry/exporter-prometheus',
 ];
 
-/** Flushing what is left at exit waits at most this long (an unreachable collector must not hold the exit). */
+/** `serve`'s flush of what is left once stopped waits at most this long (an unreachable collector must not hold the exit). */
 const SHUTDOWN_TIMEOUT_MS = 5_000;
 
 /**
  * A one-shot command's OTLP exports, retries included, give up after this long (or the
- * environment's timeout, if shorter): an export still running, or a retry waiting, keeps Node
- * alive past the shutdown's wait, and the command's exit with it (the exporters' own 10 s and backoff).
+ * environment's timeout, if shorter), and its flush at exit waits no longer: an export still
+ * running, or a retry waiting, keeps Node alive past the shutdown's wait, and the command's exit
+ * with it (the exporters' own 10 s and backoff). At 4 s their retries against a collector that
+ * is down added 3-5 s to every command; a collector that answers does so in milliseconds.
  */
-const ONE_SHOT_EXPORT_TIMEOUT_MS = 4_000;
+const ONE_SHOT_EXPORT_TIMEOUT_MS = 1_000;
 
 /** The OTLP exporters' default timeout (OTEL_EXPORTER_OTLP_TIMEOUT unset). */
 const OTLP_DEFAULT_TIMEOUT_MS = 10_000;
@@ -114,7 +116,7 @@ async function startTelemetry(flags: TelemetryFlags): Promise<RunningTelemetry> 
   return {
     metricsUrl: scrape?.url,
     async shutdown() {
-      const finished = await withTimeout(Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown(), scrape?.close()]), SHUTDOWN_TIMEOUT_MS);
+      const finished = await withTimeout(Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown(), scrape?.close()]), flags.serving ? SHUTDOWN_TIMEOUT_MS : ONE_SHOT_EXPORT_TIMEOUT_MS);
       if (!finished && unexported.size === 0) {
         if (spanExporter && traces === 'otlp') unexported.add(otlpUrl('TRACES'));
         if (metricExporter && pushed === 'otlp') unexported.add(otlpUrl('METRICS'));
