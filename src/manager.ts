@@ -418,7 +418,12 @@ export class McpConnectionManager {
 
   /**
    * Listens to what the registry emits: `mcp.stateChanged`, `mcp.manifestChanged`, and the
-   * servers' `mcp.log` / `mcp.resourceUpdated`; returns an unsubscribe.
+   * servers' `mcp.log` / `mcp.resourceUpdated`; returns an unsubscribe. `mcp.stateChanged` comes
+   * once per substate, so its `state` repeats, each report saying something the one before did
+   * not: `connecting.negotiating` then `.listing` (the era is settled), `disconnected.closing`
+   * then `disconnected.idle` with `closed: true` (the session is closed and a stdio server's
+   * process group has exited: what to wait for before treating a server as gone). A listener
+   * that wants the public state only compares it with the last one it saw.
    */
   on<T extends McpRegistryEmitted['type']>(type: T, handler: (event: Extract<McpRegistryEmitted, { type: T }>) => void): () => void;
   // The implementation signature is the non-generic view of the overload above: the actor only
