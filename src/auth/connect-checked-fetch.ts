@@ -11,12 +11,25 @@ import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { Readable } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { isLinkLocal, UnsafeOAuthUrlError } from './link-local.js';
 
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+/**
+ * The most an answer's body may hold, as sent and once decoded: OAuth metadata, a registration or a
+ * token answer is a few KiB (a long scope list, a JWT-sized token), so 1 MiB is never reached by a
+ * real one, while an endless or decompression-bomb answer would otherwise grow in memory until the
+ * request's time limit (30 s of a fast server is gigabytes).
+ */
+export const MAX_OAUTH_ANSWER_BYTES = 1024 * 1024;
+
+/** As fetch (undici) limits them: each coding is a decoder held in memory, and a header may name thousands. */
+const MAX_CONTENT_CODINGS = 5;
+
+const DECODERS: Record<string, () => Transform> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress };
 
 /** `lookup`: the resolver to check (tests resolve a name of their own; the system's otherwise). */
 export function connectCheckedFetch(lookup: LookupFunction = dnsLookup): FetchLike {
@@ -34,7 +47,7 @@ export function connectCheckedFetch(lookup: LookupFunction = dnsLookup): FetchLi
         signal.addEventListener('abort', () => answer.destroy(signal.reason), { once: true });
         // Thrown here it would be uncaught (this runs in the socket's data event): a status Response refuses (600) ends the process.
         try {
-          resolve(responseOf(answer, request.method));
+          resolve(responseOf(answer, request.method, url.origin));
         } catch (error) {
           answer.destroy();
           reject(new TypeError('fetch failed', { cause: error }));
@@ -72,7 +85,8 @@ function refusingLinkLocal(lookup: LookupFunction): LookupFunction {
     });
 }
 
-function responseOf(answer: IncomingMessage, method: string): Response {
+/** `origin` names the server in errors: the path and query of an OAuth request may carry a code or a client's secret. */
+function responseOf(answer: IncomingMessage, method: string, origin: string): Response {
   const headers = new Headers();
   for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) headers.append(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
   const status = answer.statusCode ?? 0;
@@ -80,14 +94,35 @@ function responseOf(answer: IncomingMessage, method: string): Response {
     answer.resume();
     return new Response(null, { status, statusText: answer.statusMessage, headers });
   }
-  return new Response(Readable.toWeb(decoded(answer, headers.get('content-encoding'))) as ReadableStream<Uint8Array>, { status, statusText: answer.statusMessage, headers });
+  return new Response(Readable.toWeb(boundedBody(answer, contentDecoders(headers.get('content-encoding'), origin), origin)) as ReadableStream<Uint8Array>, { status, statusText: answer.statusMessage, headers });
 }
 
-/** fetch decodes a compressed body; a server may compress unasked. */
-function decoded(answer: IncomingMessage, encoding: string | null): Readable {
-  const decoder = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress }[encoding?.trim().toLowerCase() ?? ''];
-  if (!decoder) return answer;
-  const stream = decoder();
-  answer.on('error', (error) => stream.destroy(error));
-  return answer.pipe(stream);
+/**
+ * The decoders of a Content-Encoding list, last applied first, as fetch decodes it (a server may
+ * compress unasked). A coding fetch does not know leaves the body as sent, as fetch leaves it.
+ */
+function contentDecoders(header: string | null, origin: string): Array<() => Transform> {
+  const names = (header ?? '').split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '' && name !== 'identity');
+  if (names.length > MAX_CONTENT_CODINGS) throw new Error(`${origin} answered with ${names.length} content codings, more than the ${MAX_CONTENT_CODINGS} a fetch decodes`);
+  const decoders = names.flatMap((name) => DECODERS[name] ?? []);
+  return decoders.length === names.length ? decoders.reverse() : [];
+}
+
+/** The body, decoded, each stage cut off past MAX_OAUTH_ANSWER_BYTES: as sent (an endless answer) and once decoded (a bomb). */
+function boundedBody(answer: IncomingMessage, codings: Array<() => Transform>, origin: string): Readable {
+  const stages = [sizeLimit(origin), ...codings.flatMap((decoder) => [decoder(), sizeLimit(origin)])];
+  // pipeline ends every stage with the first error (a cut-off, the caller's abort destroying the answer), so the body's reader sees it.
+  pipeline([answer, ...stages], () => {});
+  return stages[stages.length - 1]!;
+}
+
+function sizeLimit(origin: string): Transform {
+  let size = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, next) {
+      size += chunk.length;
+      if (size <= MAX_OAUTH_ANSWER_BYTES) return next(null, chunk);
+      next(new Error(`the answer from ${origin} is larger than ${MAX_OAUTH_ANSWER_BYTES / 1024 / 1024} MiB (sent or decoded), which no OAuth answer is: not read further`));
+    },
+  });
 }
