@@ -30,7 +30,7 @@ const nothingLoaded: ServedServers = {
 /** A host connected to serve's prompts, with the policy `isAllowed` and the hidden attempts it hears of. */
 async function hostOf(isAllowed: (server: string) => boolean, hidden: ServedUse[]): Promise<Client> {
   const upstream = new Server({ name: 'mcp-statechart', version: '1' }, { capabilities: SERVE_CAPABILITIES });
-  promptsAndResourcesOffer(nothingLoaded, () => true, () => {}).install(upstream, isAllowed, undefined, undefined, undefined, (use) => hidden.push(use));
+  promptsAndResourcesOffer(nothingLoaded, () => true, () => {}, 'serve').install(upstream, isAllowed, undefined, undefined, undefined, (use) => hidden.push(use));
   const host = new Client({ name: 'host', version: '1' });
   const [hostSide, serveSide] = InMemoryTransport.createLinkedPair();
   await Promise.all([upstream.connect(serveSide), host.connect(hostSide)]);

@@ -7,7 +7,8 @@ import type { RoundRequest, RoundResults } from './host-rounds.js';
 import { quoted } from '../../machines/control-characters.js';
 import { MAX_ARGUMENT_DEPTH } from '../../machines/errors.js';
 import { measureJson } from '../../machines/json-fingerprint.js';
-import { failureWithStderrText } from '../tools/failure-text.js';
+import { hostFailureText } from '../tools/failure-text.js';
+import type { LoaderToolsSurface } from '../tools/surface.js';
 import { listPager } from './list-pages.js';
 import { MAX_SERVER_NAME_CHARACTERS } from '../text-limits.js';
 
@@ -32,10 +33,15 @@ export interface ServedServers {
  * answers comes back under that server's name. A server that has since gone idle connects again.
  */
 export function offerPromptsAndResources(host: ServeHost, servers: ServedServers, isAllowed: (server: string) => boolean, onLegacyInstance?: LegacyInstanceHook): () => void {
-  const offer = promptsAndResourcesOffer(servers, isAllowed, () => {
-    void host.sendPromptListChanged().catch(() => {});
-    void host.sendResourceListChanged().catch(() => {});
-  });
+  const offer = promptsAndResourcesOffer(
+    servers,
+    isAllowed,
+    () => {
+      void host.sendPromptListChanged().catch(() => {});
+      void host.sendResourceListChanged().catch(() => {});
+    },
+    'serve',
+  );
   const inRounds: InRounds = (request, ctx, { server }, start) => {
     host.heard(ctx);
     return host.rounds.run(request, ctx, start, { server });
@@ -98,11 +104,15 @@ const atOnce: InRounds = (_request, ctx, _use, start) => start({ signal: ctx.mcp
 /** The manifest a host is shown of a server (`serve --http`: the caller's own reading of a list the server calls private). */
 export type ManifestOf = (server: string) => Promise<McpServerManifest | undefined>;
 
-/** Follows which servers have loaded; `listsChanged` runs when what a host allowed `announced` sees may have changed. */
+/**
+ * Follows which servers have loaded; `listsChanged` runs when what a host allowed `announced` sees
+ * may have changed; `surface` is who the hosts are (`serve` on stdio, a `serve --http` gateway's callers).
+ */
 export function promptsAndResourcesOffer(
   servers: ServedServers,
   announced: (server: string) => boolean,
   listsChanged: () => void,
+  surface: LoaderToolsSurface,
 ): PromptsAndResourcesOffer {
   const loaded = new Set<string>();
   const pages = { prompts: listPager(), resources: listPager(), resourceTemplates: listPager() };
@@ -132,7 +142,7 @@ export function promptsAndResourcesOffer(
     instance.setRequestHandler('prompts/get', async (request, ctx) => {
       const { server, prompt } = seen('prompt', { type: 'prompt', text: request.params.name }, () => splitPromptName(request.params.name, names()));
       const use: ServedUse = { kind: 'prompt', server, name: prompt };
-      return namingServerOnOneLine(server, () =>
+      return namingServerOnOneLine(server, surface, () =>
         inRounds(request, ctx, use, ({ signal }) =>
           around(use, async () => {
             await ensureConnected(servers, server);
@@ -159,7 +169,7 @@ export function promptsAndResourcesOffer(
     instance.setRequestHandler('resources/read', async (request, ctx) => {
       const { server, uri } = seen('resource', { type: 'uri', text: request.params.uri }, () => splitServedUri(request.params.uri, names()));
       const use: ServedUse = { kind: 'resource', server, name: uri };
-      return namingServerOnOneLine(server, () =>
+      return namingServerOnOneLine(server, surface, () =>
         inRounds(request, ctx, use, async ({ signal }) => {
           const read = await around(use, async () => {
             await ensureConnected(servers, server);
@@ -173,7 +183,7 @@ export function promptsAndResourcesOffer(
       const named = request.params.ref.type === 'ref/prompt' ? { type: 'prompt' as const, text: request.params.ref.name } : { type: 'uri' as const, text: request.params.ref.uri };
       const { server, ref } = seen('completion', named, () => completedRef(request.params.ref, names()));
       const name = ref.type === 'ref/prompt' ? ref.name : ref.uri;
-      return namingServerOnOneLine(server, () => around({ kind: 'completion', server, name }, () => completion(servers, server, { ...request.params, ref }, ctx.mcpReq.signal)));
+      return namingServerOnOneLine(server, surface, () => around({ kind: 'completion', server, name }, () => completion(servers, server, { ...request.params, ref }, ctx.mcpReq.signal)));
     });
   };
 
@@ -282,15 +292,16 @@ function splitPromptName(name: string, servers: string[]): { server: string; pro
  * The failure of a prompt get or resource read as the host is told it: the manager's errors quote
  * the server's name as the config writes it, and the host gets it on one line, escaped (as the
  * loader tools tell the model), and a stdio server's stderr tail under it when its process died
- * (as call_mcp_tool's failure has it). The SDK answers with the error's `code`, `message` and `data` only.
+ * (as call_mcp_tool's failure has it). The SDK answers with the error's `code`, `message` and `data` only. `surface`: `serve` on
+ * stdio or a `serve --http` gateway, who can make a login the server wants.
  */
-export async function namingServerOnOneLine<T>(server: string, run: () => Promise<T>): Promise<T> {
+export async function namingServerOnOneLine<T>(server: string, surface: LoaderToolsSurface, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
     if (!(error instanceof Error)) throw error;
-    // A host's own text (a prompt, a resource), not its model's: it keeps the error's own advice.
-    const message = failureWithStderrText(error, server, 'library');
+    // A host's own text (a prompt, a resource), not its model's: a login's advice is for its person, as `surface` lets them.
+    const message = hostFailureText(error, server, surface);
     if (message === error.message) throw error;
     const { code, data } = error as { code?: unknown; data?: unknown };
     throw Object.assign(new Error(message, { cause: error }), { name: error.name, code, data });

@@ -41,7 +41,7 @@ export function relayResourceSubscriptions(instance: Server, servers: Subscribed
     }
     followed.add(served);
     try {
-      await namingServerOnOneLine(server, async () => {
+      await namingServerOnOneLine(server, 'serve', async () => {
         await ensureConnected(servers, server);
         await servers.subscribeResource(server, uri, { signal: ctx.mcpReq.signal });
       });
@@ -56,7 +56,7 @@ export function relayResourceSubscriptions(instance: Server, servers: Subscribed
     const { server, uri } = splitServedUri(served, names());
     // Unsubscribing from what the host does not follow changes nothing: the server may have other followers (the library's own).
     if (!followed.has(served)) return {};
-    await namingServerOnOneLine(server, () => servers.unsubscribeResource(server, uri, { signal: ctx.mcpReq.signal }));
+    await namingServerOnOneLine(server, 'serve', () => servers.unsubscribeResource(server, uri, { signal: ctx.mcpReq.signal }));
     followed.delete(served);
     return {};
   });

@@ -44,6 +44,23 @@ export function failureWithStderrText(error: unknown, server: string, surface: L
   return `${messageText(error, server, surface)}${stderrSection(error)}`;
 }
 
+/**
+ * How a host's own request (a prompt get, a resource read) that wants a login ends, for the person
+ * who reads it there: the login's error carries the advice for a terminal on the library's machine
+ * (what an application's own user is told, kept as it is).
+ */
+const HOST_LOGIN_ADVICE: Record<Exclude<LoaderToolsSurface, 'library'>, (server: string) => string> = {
+  serve: (server) => `; sign in by running \`mcp-statechart login ${commandWord(server)}\` in a terminal on the machine mcp-statechart serve runs on (as the account that runs it), then ask again`,
+  gateway: (server) => `; only the operator of this MCP gateway can sign in to it, on the gateway's own machines (\`mcp-statechart login ${commandWord(server)}\` on each): ask them, then ask again`,
+};
+
+/** A host's own request's failure (a prompt get, a resource read): its person, not its model, reads it, and is told who can log in where it wants a login. */
+export function hostFailureText(error: unknown, server: string, surface: LoaderToolsSurface): string {
+  const reason = loginReasonOf(error);
+  const advice = surface !== 'library' && reason !== undefined && reason !== 'unpinned' ? HOST_LOGIN_ADVICE[surface](server) : '';
+  return `${failureWithStderrText(error, server, surface)}${advice}`;
+}
+
 /** Only a person can log in, and then the same entry works: "fix the entry" would send them the wrong way. */
 const LOGIN_STEP: Record<LoaderToolsSurface, (server: string) => string> = {
   library: () => 'the server needs the user to log in (OAuth), which you cannot do: tell the user to run the `mcp-statechart login` command the error names, then call load_mcp again.',

@@ -126,7 +126,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   const resolver = createAccessResolver(() => gateway?.current(), permissionsFrom(options, discovery.toolPermissions), toolsForDiscovery(discovery));
 
   let notifyListsChanged = () => {};
-  const offer = promptsAndResourcesOffer(manager, () => true, () => notifyListsChanged());
+  const offer = promptsAndResourcesOffer(manager, () => true, () => notifyListsChanged(), 'gateway');
   const info = { name: 'mcp-statechart', version: packageVersion() };
   const endpoint = createMcpEndpoint({
     factory: httpInstanceFactory({
