@@ -3,7 +3,7 @@
  * sent SIGINT while it waits on a server, prints `{ ok: false, code: "ABORTED" }` beside "Cancelled.".
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,23 +11,30 @@ import { CLI_COMMAND } from './support/cli.js';
 import { everythingConfigHome } from './support/everything.js';
 import { stdioFixture } from './support/fixtures.js';
 
-/** Runs the CLI, sends SIGINT once stderr matches `when`, and returns its end (killed after 60 s, the test failing). */
-async function interruptedRun(args: string[], home: string, when: RegExp): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/**
+ * Runs the CLI, sends SIGINT once stderr matches `when` (or, for a command that writes nothing while
+ * it waits, once the file `when` names exists), and returns its end (killed after 60 s, the test failing).
+ */
+async function interruptedRun(args: string[], home: string, when: RegExp | { file: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...args], { env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let signalled = false;
   child.stdout.on('data', (chunk) => (stdout += chunk));
+  const signalIf = (ready: boolean) => {
+    if (signalled || !ready) return;
+    signalled = true;
+    child.kill('SIGINT');
+  };
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
-    if (!signalled && when.test(stderr)) {
-      signalled = true;
-      child.kill('SIGINT');
-    }
+    if (when instanceof RegExp) signalIf(when.test(stderr));
   });
+  const watch = when instanceof RegExp ? undefined : setInterval(() => signalIf(existsSync(when.file)), 50);
   const limit = setTimeout(() => child.kill('SIGKILL'), 60_000);
   const code = await new Promise<number | null>((resolve) => child.once('close', (exitCode) => resolve(exitCode)));
   clearTimeout(limit);
+  clearInterval(watch);
   return { code, stdout, stderr };
 }
 
@@ -47,6 +54,41 @@ describe('--json and Ctrl-C', () => {
     expect(run.code, run.stderr).toBe(130);
     expect(run.stderr).toContain('Cancelled.');
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'ABORTED', server: 'everything', error: { code: 'ABORTED' } });
+  }, 90_000);
+
+  /** A home whose one server, "silent", starts (writing `started`) and never answers `initialize`. */
+  function silentServerHome(prefix: string): { home: string; started: string } {
+    const home = mkdtempSync(join(tmpdir(), prefix));
+    const started = join(home, 'started.json');
+    mkdirSync(join(home, '.ai-zen'));
+    writeFileSync(join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { silent: stdioFixture('--mode', 'never-initialize', '--report-file', started) } }));
+    return { home, started };
+  }
+
+  for (const args of [['prompts', '--json', 'silent'], ['prompt', '--json', 'silent', 'greet', 'name=Ada']]) {
+    it(`${args[0]} --json: Ctrl-C while the server is starting prints one object, ok: false, code ABORTED, and exits 130`, async () => {
+      const { home, started } = silentServerHome('mcp-cli-json-cancel-prompts-');
+      try {
+        const run = await interruptedRun(args, home, { file: started });
+        expect(run.code, run.stderr).toBe(130);
+        expect(run.stderr).toContain('Cancelled.');
+        expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'ABORTED', server: 'silent', error: { code: 'ABORTED' } });
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    }, 90_000);
+  }
+
+  it('get --check --json: Ctrl-C during the check prints one object, ok: false, code ABORTED, and exits 130', async () => {
+    const { home } = silentServerHome('mcp-cli-json-cancel-get-');
+    try {
+      const run = await interruptedRun(['get', 'silent', '--check', '--json', '--timeout', '60000'], home, /silent/);
+      expect(run.code, run.stderr).toBe(130);
+      expect(run.stderr).toContain('Cancelled.');
+      expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'ABORTED' });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   }, 90_000);
 
   it('doctor --json: Ctrl-C while a server is connecting prints one object, ok: false, code ABORTED, and exits 130', async () => {

@@ -78,7 +78,7 @@ export function runGet(global: GlobalOptions, name: string, options: GetOptions)
     const allowed = isServerAllowed(permissionsFrom(global), name);
     const health =
       options.check && inUse
-        ? (await checkHealth(global, { ...discovery, servers: { [name]: inUse } }, { concurrency: 1, timeout: options.timeout ?? DEFAULT_CHECK_TIMEOUT_MS })).get(name)
+        ? (await checkHealth(global, { ...discovery, servers: { [name]: inUse } }, { concurrency: 1, timeout: options.timeout ?? DEFAULT_CHECK_TIMEOUT_MS, json: options.json })).get(name)
         : undefined;
     const login = inUse && loginStatus(name, inUse.config);
     const shown = definitions.map((server) => ({

@@ -10,6 +10,8 @@ import { discoverFor, type GlobalOptions } from '../options.js';
 import { oneShotDefaults, openLoaderSession } from '../session.js';
 import { commandWord, terminalJson, terminalLine, writeListing } from '../terminal-text.js';
 import { INVALID_PARAMS, refusal, reportArgumentFailure } from './one-shot.js';
+import { sayCancelled } from '../cancel-on-interrupt.js';
+import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
 import { CliError, failureJson } from '../json-codes.js';
 import { listNames } from '../../tools/list-names.js';
 import { McpServerError } from '../../../machines/errors.js';
@@ -40,14 +42,14 @@ type Explain = (error: unknown) => Promise<FailureExplanation>;
 
 /**
  * `--timeout` is one limit for the whole command: the server's start and listing, then the
- * prompt request in what is left (`deadline`), so a slow start leaves the request less time
+ * prompt request in what is left (`signal`, which Ctrl-C ends too), so a slow start leaves the request less time
  * rather than the total reaching twice the limit.
  */
 async function withServer(
   global: GlobalOptions,
   server: string,
   options: PromptOptions,
-  work: (session: ReturnType<typeof openLoaderSession>, explain: Explain, deadline: AbortSignal | undefined) => Promise<Outcome>,
+  work: (session: ReturnType<typeof openLoaderSession>, explain: Explain, signal: AbortSignal) => Promise<Outcome>,
 ): Promise<number> {
   const logger = cliLogger(global.verbose);
   const discovery = await discoverFor([server], global, logger);
@@ -58,18 +60,30 @@ async function withServer(
     return outcome.ok ? 0 : 1;
   };
   const explain: Explain = (error) => explainFailureAsking(server, error, discovery.servers[server]);
+  const cancelled = (): number => {
+    sayCancelled(options.json ?? false, server);
+    return INTERRUPTED_EXIT_CODE;
+  };
   const refused = refusal(discovery, global, server, undefined);
   if (refused) return report({ ok: false, error: refused });
   const session = openLoaderSession(discovery, global, logger, { defaults: oneShotDefaults(options.timeout) });
   const deadline = options.timeout === undefined ? undefined : AbortSignal.timeout(options.timeout);
+  // Ctrl-C ends the command as it ends `call`: "Cancelled.", with --json its one object, then 130.
+  const interrupt = new AbortController();
+  const onInterrupt = () => interrupt.abort();
+  process.once('SIGINT', onInterrupt);
+  const signal = deadline ? AbortSignal.any([interrupt.signal, deadline]) : interrupt.signal;
   try {
-    const loaded = await session.tool('load_mcp')!.execute({ server }, { signal: deadline });
+    const loaded = await session.tool('load_mcp')!.execute({ server }, { signal });
+    if (interrupt.signal.aborted) return cancelled();
     if (loaded.isError) {
       const error = loaded.error === undefined ? { message: loaded.text } : await explain(loaded.error);
       return report({ ok: false, error });
     }
-    return report(await work(session, explain, deadline));
+    const outcome = await work(session, explain, signal);
+    return interrupt.signal.aborted ? cancelled() : report(outcome);
   } catch (error) {
+    if (interrupt.signal.aborted) return cancelled();
     if (deadline?.aborted && error instanceof Error && error.name === 'AbortError') {
       return report({
         ok: false,
@@ -78,6 +92,7 @@ async function withServer(
     }
     return report({ ok: false, error: await explain(error) });
   } finally {
+    process.off('SIGINT', onInterrupt);
     await session.manager.dispose();
   }
 }
@@ -109,7 +124,7 @@ export async function runPrompt(global: GlobalOptions, server: string, name: str
     if (error instanceof CliError) return reportArgumentFailure(server, error, options.json ?? false);
     throw error;
   }
-  return withServer(global, server, options, async ({ manager }, explain, deadline) => {
+  return withServer(global, server, options, async ({ manager }, explain, signal) => {
     // A misspelt optional argument (`stat=CA`) would be dropped without a word: the server ignores what it does not declare.
     const listed = manager.getManifest(server)?.prompts.find((prompt) => prompt.name === name);
     const declared = listed && (listed.arguments ?? []);
@@ -127,10 +142,10 @@ export async function runPrompt(global: GlobalOptions, server: string, name: str
     }
     let result: Awaited<ReturnType<typeof manager.getPrompt>>;
     try {
-      result = await manager.getPrompt(server, name, args, { signal: deadline, timeoutMs: options.timeout, timeoutSource: '--timeout' });
+      result = await manager.getPrompt(server, name, args, { signal, timeoutMs: options.timeout, timeoutSource: '--timeout' });
     } catch (error) {
-      // Out of time is out of time, whether or not the server lists the prompt: the advice is --timeout.
-      if (deadline?.aborted || (error instanceof McpServerError && error.code === 'TIMEOUT')) throw error;
+      // Out of time is out of time, whether or not the server lists the prompt: the advice is --timeout. Ctrl-C is Ctrl-C.
+      if (signal.aborted || (error instanceof McpServerError && error.code === 'TIMEOUT')) throw error;
       // The server's own words for a name it lacks (often "Method not found") do not say what to do.
       const offered = (manager.getManifest(server)?.prompts ?? []).map((prompt) => prompt.name);
       if (offered.includes(name) && INVALID_PARAMS.test((error as Error).message)) {
