@@ -341,4 +341,36 @@ describe('search --registry', () => {
     expect(JSON.parse(run.stdout).servers).toHaveLength(10);
     expect(requests.filter((url) => url.includes('search=forever')).length - before).toBe(10);
   }, 40_000);
+
+  const REGISTRY_ADDRESS = '--registry-url should be the address of an MCP Registry (API v0.1), without the /v0.1, e.g. https://registry.modelcontextprotocol.io';
+
+  it('a --registry-url on a port fetch refuses (1) says so, and what to give instead, not only "bad port"', async () => {
+    const { cli } = installer();
+    const run = await cli('search', '--registry', '--registry-url', 'http://127.0.0.1:1', '--json', 'weather');
+    expect(run.code).toBe(1);
+    const answer = JSON.parse(run.stdout);
+    expect(answer).toMatchObject({ ok: false, code: 'REGISTRY_UNREACHABLE' });
+    expect(answer.error).toContain('http://127.0.0.1:1/v0.1/servers?');
+    expect(answer.error).toContain('fetch refuses to connect to port 1, one of the "bad ports" the Fetch standard blocks');
+    expect(answer.hint).toBe(`run the registry on another port and give that address; ${REGISTRY_ADDRESS}`);
+  }, 40_000);
+
+  it('a --registry-url nothing listens at says so, and what it should be', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const { cli } = installer();
+    const run = await cli('search', '--registry', '--registry-url', `http://127.0.0.1:${port}`, 'weather');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`Could not reach the registry at http://127.0.0.1:${port}/v0.1/servers?`);
+    expect(run.stderr).toContain(`Hint: nothing is listening at 127.0.0.1:${port}: is the registry running? ${REGISTRY_ADDRESS}`);
+  }, 40_000);
+
+  it('a --registry-url that is not a URL is named as --registry-url', async () => {
+    const { cli } = installer();
+    const run = await cli('search', '--registry', '--registry-url', 'http://[::1', 'weather');
+    expect(run.stderr).toBe("Error: --registry-url is not a URL; give the registry's address, e.g. https://registry.modelcontextprotocol.io.\n");
+    expect(run.code).toBe(1);
+  }, 40_000);
 });

@@ -10,6 +10,7 @@
  */
 import { join } from 'node:path';
 import { homeFolder } from '../config/home-folder.js';
+import { isBlockedPort } from '../connection/errors.js';
 import { isJsonObject } from '../config/null-proto.js';
 import { parseJson } from '../config/parse-json.js';
 import { readConfigFile } from '../config/read-config-file.js';
@@ -18,6 +19,7 @@ import { parseServerList, parseServerResponse, type RegistryEntry } from './regi
 import { terminalLine } from './terminal-text.js';
 
 export const OFFICIAL_REGISTRY = 'https://registry.modelcontextprotocol.io';
+const DEFAULT_REGISTRY_FROM = 'the default (the official registry)';
 /** A server.json is a few KB; a page of 100 of them well under this. */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 export const MAX_PAGES = 10;
@@ -38,9 +40,9 @@ function checkedUrl(text: string, from: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
-/** The registry to read, and where that choice came from (shown to the person). */
-export async function chooseRegistry(flag: string | undefined): Promise<{ url: string; from: string }> {
-  if (flag !== undefined) return { url: checkedUrl(flag, '--registry'), from: '--registry' };
+/** The registry to read, and where that choice came from (shown to the person). `flagName`: the command's flag, named when its value is wrong. */
+export async function chooseRegistry(flag: string | undefined, flagName = '--registry'): Promise<{ url: string; from: string }> {
+  if (flag !== undefined) return { url: checkedUrl(flag, flagName), from: flagName };
   const file = settingsPath();
   // Read as a config file is: a FIFO there would otherwise hang the command.
   const read = await readConfigFile(file);
@@ -52,12 +54,37 @@ export async function chooseRegistry(flag: string | undefined): Promise<{ url: s
     const setting = isJsonObject(parsed.value) && isJsonObject(parsed.value.mcpRegistry) ? parsed.value.mcpRegistry.url : undefined;
     if (typeof setting === 'string') return { url: checkedUrl(setting, `"mcpRegistry.url" in ${file}`), from: file };
   }
-  return { url: OFFICIAL_REGISTRY, from: 'the default (the official registry)' };
+  return { url: OFFICIAL_REGISTRY, from: DEFAULT_REGISTRY_FROM };
 }
 
 export interface ReadOptions {
   signal: AbortSignal;
   timeoutMs: number;
+  /** Where the registry's address came from (chooseRegistry's `from`): what to change when it cannot be reached. */
+  from: string;
+}
+
+/**
+ * Why a registry could not be reached and what to do: fetch says "fetch failed", with the reason
+ * (a refused connection, an unknown host, a port it will not use: "bad port") beneath, in words that
+ * name neither where the address came from nor what a registry's address looks like.
+ */
+function unreachableError(url: string, error: Error, { from }: ReadOptions): CliError {
+  const cause = error.cause instanceof Error ? (error.cause as Error & { code?: unknown }) : undefined;
+  const address = new URL(url);
+  const chosen = from !== DEFAULT_REGISTRY_FROM;
+  const fix = chosen
+    ? `${from} should be the address of an MCP Registry (API v0.1), without the /v0.1, e.g. ${OFFICIAL_REGISTRY}`
+    : `check the network, or name another registry with --registry-url (search), --registry (install) or "mcpRegistry.url" in ${settingsPath()}`;
+  if (isBlockedPort(error)) {
+    return new CliError(
+      'REGISTRY_UNREACHABLE',
+      `Could not reach the registry at ${url}: fetch refuses to connect to port ${address.port}, one of the "bad ports" the Fetch standard blocks (such as 1, 6000 or 6667).`,
+      `run the registry on another port and give that address; ${fix}`,
+    );
+  }
+  const why = cause?.code === 'ECONNREFUSED' ? `nothing is listening at ${address.host}: is the registry running? ` : cause?.code === 'ENOTFOUND' ? `no host is named ${address.hostname}; ` : '';
+  return new CliError('REGISTRY_UNREACHABLE', `Could not reach the registry at ${url}: ${cause?.message ?? error.message}.`, `${why}${fix}`);
 }
 
 /** A GET whose body is read up to MAX_RESPONSE_BYTES and parsed as JSON; 404 is `undefined`. */
@@ -67,7 +94,7 @@ async function getJson(url: string, options: ReadOptions): Promise<unknown> {
     response = await fetch(url, { headers: { accept: 'application/json' }, signal: options.signal });
   } catch (error) {
     if (options.signal.aborted) throw new CliError('TIMEOUT', `The registry did not answer within ${options.timeoutMs} ms (${url}); try again, or give more time with --timeout.`);
-    throw new CliError('REGISTRY_UNREACHABLE', `Could not reach the registry at ${url}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}.`);
+    throw unreachableError(url, error as Error, options);
   }
   if (response.status === 404) {
     await response.body?.cancel();

@@ -69,7 +69,7 @@ export function runInstall(wanted: string, options: InstallOptions): Promise<num
   return reported(options, async () => {
     const { name, version } = parseWanted(wanted);
     const registry = await chooseRegistry(options.registry);
-    const read = { signal: AbortSignal.timeout(options.timeout), timeoutMs: options.timeout };
+    const read = { signal: AbortSignal.timeout(options.timeout), timeoutMs: options.timeout, from: registry.from };
     const found = await fetchServer(registry.url, name, version, read);
     if (found === undefined) {
       throw new CliError(

@@ -22,8 +22,8 @@ export function runRegistrySearch(words: string[], options: RegistrySearchOption
   return reported(options, async () => {
     const query = words.join(' ').trim();
     if (query === '') throw new CliError('INVALID_ARGUMENTS', 'Say what to look for, e.g. `mcp-statechart search --registry weather`.');
-    const registry = await chooseRegistry(options.registryUrl);
-    const read = { signal: AbortSignal.timeout(options.timeout), timeoutMs: options.timeout };
+    const registry = await chooseRegistry(options.registryUrl, '--registry-url');
+    const read = { signal: AbortSignal.timeout(options.timeout), timeoutMs: options.timeout, from: registry.from };
     const result = await searchServers(registry.url, query, options.limit, read);
     const servers = result.entries.map(({ server, status, statusMessage }) => ({
       name: server.name,
