@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SimulatedClock } from 'xstate';
@@ -170,6 +170,36 @@ describe('a real stdio server', () => {
       expect(keys).not.toContain('MCP_STATECHART_PARENT_ONLY');
     } finally {
       delete process.env.MCP_STATECHART_PARENT_ONLY;
+      await manager.dispose();
+    }
+  });
+
+  it("passes on npm's cache settings (so an npx server finds its package), never an npm credential", async () => {
+    const given: Record<string, string> = {
+      npm_config_cache: join(folder, 'npm-cache'),
+      NPM_CONFIG_PREFER_OFFLINE: 'true',
+      npm_config__auth: 'c2VjcmV0OnNlY3JldA==',
+      'npm_config_//registry.npmjs.org/:_authToken': 'npm_secret-token',
+      NPM_CONFIG__PASSWORD: 'hunter2',
+      NPM_TOKEN: 'npm_secret-token',
+    };
+    // The test itself may run under npm, which sets some of these: put back what was there.
+    const before = Object.fromEntries(Object.keys(given).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, given);
+    const reportFile = join(folder, 'report.json');
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    try {
+      await manager.connect('npx-like', stdioFixture('--report-file', reportFile, ...Object.keys(given).flatMap((name) => ['--print-env', name])));
+      const keys = JSON.parse(textOf(await manager.callTool('npx-like', 'env_keys', {}))) as string[];
+      expect(keys).toEqual(expect.arrayContaining(['npm_config_cache', 'NPM_CONFIG_PREFER_OFFLINE']));
+      expect(keys.filter((key) => /auth|token|password/i.test(key))).toEqual([]);
+      const { env } = JSON.parse(readFileSync(reportFile, 'utf8')) as { env: Record<string, string> };
+      expect(env).toEqual({ npm_config_cache: given.npm_config_cache, NPM_CONFIG_PREFER_OFFLINE: 'true' });
+    } finally {
+      for (const [name, value] of Object.entries(before)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
       await manager.dispose();
     }
   });

@@ -4,6 +4,7 @@ import { statSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import spawn from 'cross-spawn';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { npmCacheEnvironment } from './npm-cache-environment.js';
 import { deserializeMessage, serializeMessage, STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../../machines/types.js';
 import { ConfigInvalidError } from '../errors/config-invalid.js';
@@ -370,8 +371,8 @@ export function processGroupOf(transport: object): (() => number | undefined) | 
 }
 
 /**
- * A stdio transport for a config entry. The child gets only the SDK's default environment plus
- * the entry's `env`. A command that cannot be found is an ENOENT before anything is spawned, so
+ * A stdio transport for a config entry. The child gets only the SDK's default environment, npm's
+ * cache settings (npm-cache-environment.ts) and the entry's `env`. A command that cannot be found is an ENOENT before anything is spawned, so
  * it is classified as a config error everywhere.
  */
 export function createStdioTransport(server: string, config: McpServerConfig): ProcessGroupStdioTransport {
@@ -382,7 +383,7 @@ export function createStdioTransport(server: string, config: McpServerConfig): P
   if (config.cwd !== undefined && !isFolder(config.cwd)) {
     throw new ConfigInvalidError(server, 'cwd', `the working folder ${quoted(config.cwd)} does not exist or is not a folder`);
   }
-  const env: Record<string, string> = { ...getDefaultEnvironment(), ...config.env };
+  const env: Record<string, string> = { ...getDefaultEnvironment(), ...npmCacheEnvironment(), ...config.env };
   const resolved = resolveCommand(config.command, env.PATH ?? env.Path, config.cwd, env.PATHEXT);
   if (!resolved) {
     throw Object.assign(

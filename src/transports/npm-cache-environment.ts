@@ -1,0 +1,23 @@
+/**
+ * The npm settings a stdio server started with `npx` needs to find what is already downloaded.
+ * The SDK's default environment (HOME, LOGNAME, PATH, SHELL, TERM, USER) keeps ~/.npmrc working,
+ * but a cache chosen in the environment (`npm_config_cache`, as CI and containers set it) was
+ * dropped: the first `npx -y some-server` then downloaded the package again into ~/.npm, often for
+ * longer than the connect timeout. Passed on by name, never by prefix: `npm_config_*` also carries
+ * credentials (`npm_config__auth`, `npm_config_//registry.npmjs.org/:_authToken`), which a server
+ * must never be handed unless its entry's `env` says so. A cache folder and an offline preference
+ * are no secret.
+ */
+const PASSED_ON = ['npm_config_cache', 'npm_config_prefer_offline'] as const;
+
+/** The named npm settings of this process's environment, in either case npm reads them in (`npm_config_cache`, `NPM_CONFIG_CACHE`). */
+export function npmCacheEnvironment(): Record<string, string> {
+  const passed: Record<string, string> = {};
+  for (const name of PASSED_ON) {
+    for (const spelled of [name, name.toUpperCase()]) {
+      const value = process.env[spelled];
+      if (value !== undefined) passed[spelled] = value;
+    }
+  }
+  return passed;
+}
