@@ -40,6 +40,33 @@ describe('CancelSignal', () => {
     expect(signal.reason).toBe('stop');
   });
 
+  it('calls every listener though one throws, and reports the throw as a process warning, not out of abort()', async () => {
+    const signal = new CancelSignal();
+    const seen: string[] = [];
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      signal.onabort = () => {
+        throw new Error('onabort throws');
+      };
+      signal.addEventListener('abort', () => {
+        throw new Error('a host listener throws');
+      });
+      // As the SDK's listener, which tells the server, comes after a host's.
+      signal.addEventListener('abort', () => seen.push('after'));
+      expect(() => signal.abort('stop')).not.toThrow();
+      expect(seen).toEqual(['after']);
+      await new Promise((done) => setImmediate(done));
+      expect(warnings.map(({ name, message }) => `${name}: ${message}`)).toEqual([
+        'AbortListenerWarning: An abort listener of a cancelled MCP request threw (the cancel went on): onabort throws',
+        'AbortListenerWarning: An abort listener of a cancelled MCP request threw (the cancel went on): a host listener throws',
+      ]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('forgets a removed listener, and a once listener after the abort', () => {
     const signal = new CancelSignal();
     const seen: string[] = [];

@@ -14,9 +14,26 @@
  * (`AbortSignal.any`, `events.addAbortListener`) refuse it: it is never passed to them.
  * test/request-cancel-signal.test.ts cancels through it on a real server.
  */
+import { errorMessage } from '../../machines/to-error.js';
+
 /** A listener as EventTarget takes it: a function or an object with `handleEvent`. */
 type Listener = Parameters<EventTarget['addEventListener']>[1];
 type ListenerOptions = Parameters<EventTarget['addEventListener']>[2];
+
+/**
+ * Runs one abort listener. Each runs whatever another does, as on an EventTarget: one that throws (a
+ * host handler's, given this signal by the scripted registry) must not keep the SDK's listener from
+ * telling the server, nor throw on out of the session actor that cancelled, which would stop it and
+ * leave the server disconnected. Node reports such a throw as an uncaught exception, which ends the
+ * process; here it is a process warning (`process.on('warning')`), which is seen and ends nothing.
+ */
+function heard(listen: () => unknown): void {
+  try {
+    listen();
+  } catch (error) {
+    process.emitWarning(`An abort listener of a cancelled MCP request threw (the cancel went on): ${errorMessage(error)}`, 'AbortListenerWarning');
+  }
+}
 
 export class CancelSignal implements AbortSignal {
   aborted = false;
@@ -41,11 +58,8 @@ export class CancelSignal implements AbortSignal {
     if (event.type !== 'abort') return true;
     const listeners = this.listeners ?? [];
     this.listeners = listeners.filter((entry) => !entry.once);
-    this.onabort?.call(this, event);
-    for (const { listener } of listeners) {
-      if (typeof listener === 'function') listener.call(this, event);
-      else listener.handleEvent(event);
-    }
+    if (this.onabort) heard(() => this.onabort?.call(this, event));
+    for (const { listener } of listeners) heard(() => (typeof listener === 'function' ? listener.call(this, event) : listener.handleEvent(event)));
     return true;
   }
 

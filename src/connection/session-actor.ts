@@ -208,8 +208,8 @@ export function createSessionActor(deps: SessionActorDeps) {
 
     /**
      * The caller gave up: answer at once; the abort makes the SDK send notifications/cancelled.
-     * The answer goes even when an abort listener throws (a host handler's, given the signal):
-     * the signal is aborted, with its reason, before any listener runs.
+     * An abort listener that throws (a host handler's, given the signal) neither keeps the answer
+     * back nor stops this actor: CancelSignal runs every listener and reports such a throw itself.
      */
     const cancel = (requestId: string, reason?: string) => {
       // Without a session nothing ever ran.
@@ -217,13 +217,10 @@ export function createSessionActor(deps: SessionActorDeps) {
       for (const running of inFlight) {
         if (running.request.requestId !== requestId) continue;
         inFlight.delete(running);
-        try {
-          running.cancelSignal?.abort(reason);
-        } finally {
-          // The session words it: the request may hold a value of the entry, which it redacts.
-          const cancelled = running.cancelSignal ?? AbortSignal.abort(reason);
-          answer(running, failure(running, session.failure(describeRequest(running.request.spec), reason, cancelled)));
-        }
+        running.cancelSignal?.abort(reason);
+        // The session words it: the request may hold a value of the entry, which it redacts.
+        const cancelled = running.cancelSignal ?? AbortSignal.abort(reason);
+        answer(running, failure(running, session.failure(describeRequest(running.request.spec), reason, cancelled)));
       }
     };
 
