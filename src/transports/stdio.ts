@@ -372,8 +372,8 @@ export function processGroupOf(transport: object): (() => number | undefined) | 
 
 /**
  * A stdio transport for a config entry. The child gets only the SDK's default environment, npm's
- * cache settings (npm-cache-environment.ts) and the entry's `env`. A command that cannot be found is an ENOENT before anything is spawned, so
- * it is classified as a config error everywhere.
+ * cache settings (npm-cache-environment.ts) and the entry's `env`. A command that cannot be found
+ * is an ENOENT before anything is spawned, so it is classified as a config error everywhere.
  */
 export function createStdioTransport(server: string, config: McpServerConfig): ProcessGroupStdioTransport {
   if (typeof config.command !== 'string' || config.command.trim() === '') {
