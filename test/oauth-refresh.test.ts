@@ -127,6 +127,24 @@ describe('token refresh', () => {
     expect(fixture.authorizations).toHaveLength(1);
   });
 
+  it('two replicas sharing a login folder whose authorization server names no expires_in: a renewal one made is used by the other, not refreshed again with the rotated token', async () => {
+    // expires_in is only RECOMMENDED (RFC 6749 §5.1): without it no stored renewal has a known expiry.
+    const { fixture, dir, manager } = await loggedIn({ expiresIn: null });
+    const other = new McpConnectionManager({ logger: silentLogger, oauth: { dir } });
+    afterThisTest(() => other.dispose());
+    const managers = [manager, other];
+    await Promise.all(managers.map((each) => each.connect('remote', { url: fixture.url })));
+    for (let round = 0; round < 2; round++) {
+      fixture.expireAccessTokens();
+      const before = fixture.tokenRequests.length;
+      const calls = await Promise.allSettled(Array.from({ length: 20 }, (_, a) => managers[a % 2]!.callTool('remote', 'add', { a, b: 1 })));
+      expect(calls.filter((call) => call.status === 'rejected')).toEqual([]);
+      // One refresh an expiry: a second would send the rotated refresh token (refused; an authorization
+      // server detecting reuse revokes the whole grant, logging both replicas out).
+      expect(grantTypes({ tokenRequests: fixture.tokenRequests.slice(before) })).toEqual(['refresh_token']);
+    }
+  });
+
   it('two processes sharing a login folder send their refresh at the same instant: one renewal reaches the authorization server, the other process uses it, and the login is kept', async () => {
     const { fixture, dir } = await loggedIn();
     const serverUrl = new URL(fixture.url);

@@ -74,7 +74,7 @@ export class RefreshOnce {
   readonly fetch: FetchLike = async (input, init) => {
     const refreshToken = refreshTokenSent(init);
     if (refreshToken === undefined) return this.fetchFn(input, init);
-    const untried = this.untriedRenewal();
+    const untried = this.untriedRenewal(refreshToken);
     if (untried) return new Response(JSON.stringify(untried), { status: 200, headers: { 'content-type': 'application/json' } });
     let answer = this.#pending.get(refreshToken);
     if (!answer) {
@@ -92,7 +92,7 @@ export class RefreshOnce {
     const send = async (): Promise<SharedAnswer> => {
       running = true;
       // Another process may have renewed the login while this one waited for the lock.
-      const renewed = this.untriedRenewal();
+      const renewed = this.untriedRenewal(refreshToken);
       if (renewed) return { status: 200, statusText: 'OK', headers: new Headers({ 'content-type': 'application/json' }), body: jsonBytes(renewed) };
       const response = await this.fetchFn(input, init);
       const body = await response.arrayBuffer();
@@ -115,12 +115,17 @@ export class RefreshOnce {
   /**
    * The stored tokens as a token answer, when they hold an access token no server has refused and
    * that has not expired: the refresh token sent (the stored login, its access token not tried yet),
-   * or one renewed since (another request's or process's renewal of the token sent).
+   * or one renewed since (another request's or process's renewal of the token sent). An
+   * authorization server need not say when a token expires (`expires_in` is only recommended):
+   * then a stored refresh token other than the one sent marks a renewal made since, which is used;
+   * refreshing again would send the rotated token (refused, or taken for a stolen one and the
+   * whole grant revoked).
    */
-  private untriedRenewal(): Record<string, unknown> | undefined {
+  private untriedRenewal(sentRefreshToken: string): Record<string, unknown> | undefined {
     const { tokens, tokensExpireAt } = this.stored();
     if (!tokens?.refresh_token || this.#refusedAccess.includes(tokens.access_token)) return undefined;
-    if (tokensExpireAt === undefined || tokensExpireAt <= Date.now()) return undefined;
+    if (tokensExpireAt === undefined) return tokens.refresh_token === sentRefreshToken ? undefined : { ...tokens };
+    if (tokensExpireAt <= Date.now()) return undefined;
     return { ...tokens, expires_in: Math.floor((tokensExpireAt - Date.now()) / 1000) };
   }
 }
