@@ -294,6 +294,27 @@ describe('what the model is told about a server that needs a login', () => {
     expect(called?.text).toMatch(step);
     expect(called?.text).not.toContain('run `mcp-statechart login');
   });
+
+  it.each([
+    ['the library', createLoaderTools, /What you can do: the server needs the user to log in \(OAuth\)/, true],
+    ['serve over stdio', createServeLoaderTools, /What you can do: .*tell the user to sign in by running `mcp-statechart login remote` in a terminal on the machine mcp-statechart serve runs on/, false],
+    ['a serve --http gateway', createGatewayLoaderTools, /What you can do: .*tell the user to ask the gateway's operator to sign in to MCP server "remote"/, false],
+  ])('through %s, a call whose login expires mid-session and cannot be renewed says who can log in, as load_mcp does', async (_surface, create, step, commandInError) => {
+    const fixture = await oauthFixture({ refresh: 'fail' });
+    const dir = loginDir();
+    await login('remote', { url: fixture.url }, { dir, openBrowser: fixture.browse, print: () => {} });
+    const { manager: connected } = manager(dir);
+    const tools = create({ manager: connected, servers: { remote: { url: fixture.url } } });
+    expect(await tools.find((tool) => tool.name === 'load_mcp')?.execute({ server: 'remote' })).toMatchObject({ isError: false });
+    fixture.expireAccessTokens();
+
+    const called = await tools.find((tool) => tool.name === 'call_mcp_tool')?.execute({ server: 'remote', tool: 'add', arguments: { a: 1, b: 2 } });
+    expect(called?.isError).toBe(true);
+    expect(called?.text).toContain('its OAuth login expired and could not be renewed');
+    expect(called?.text).toMatch(step);
+    // The command in the error is for the library's own user; through serve it is said once, for whoever can run it.
+    expect(called?.text.includes('; run `mcp-statechart login remote`')).toBe(commandInError);
+  });
 });
 
 describe('opening the browser', () => {

@@ -70,6 +70,12 @@ const LOGIN_STEP: Record<LoaderToolsSurface, (server: string) => string> = {
     `the server needs an OAuth login that only the operator of this MCP gateway can make, on the gateway's own machine (neither you nor the user can do it from here): tell the user to ask the gateway's operator to sign in to MCP server ${quoted(server)} (\`mcp-statechart login ${commandWord(server)}\` on each of its machines), then call load_mcp again.`,
 };
 
+/** A login only a person can make (not `unpinned`: that is the entry's issuer, which the user fixes in the config). */
+function needsLogin(error: unknown): boolean {
+  const reason = loginReasonOf(error);
+  return reason !== undefined && reason !== 'unpinned';
+}
+
 function nextStepAfterLoadFailure(error: unknown, server: string, surface: LoaderToolsSurface): string {
   const code = error instanceof McpServerError ? error.code : undefined;
   // The application's own doing (a loop still running after its shutdown): no retry can help.
@@ -91,8 +97,7 @@ function nextStepAfterLoadFailure(error: unknown, server: string, surface: Loade
     // It was retried per backoff (a download or a busy port can pass): another load will likely fail the same way, not surely.
     return "the server's command fails at start, and calling load_mcp again will likely fail the same way until its command or config is fixed: tell the user which server failed and why, so they can fix it.";
   }
-  const loginReason = loginReasonOf(error);
-  if (loginReason !== undefined && loginReason !== 'unpinned') return LOGIN_STEP[surface](server);
+  if (needsLogin(error)) return LOGIN_STEP[surface](server);
   if (code === 'CONFIG_ERROR') {
     return 'its config entry cannot work as written, so retrying will not help: tell the user which server failed and why, so they can fix the entry.';
   }
@@ -139,6 +144,8 @@ function afterLossText(server: string, outcome: LossOutcome | undefined): string
 export function requestFailureText(server: string, state: PublicServerState, error: unknown, surface: LoaderToolsSurface, lastError?: Error, outcome?: LossOutcome): string {
   if (!(error instanceof McpServerError)) return errorText(error, server);
   if (isOverMessageLimit(error.cause)) return `${failureWithStderrText(error, server, surface)}\n${OVER_MESSAGE_LIMIT}`;
+  // A login that ran out mid-session (its refresh refused): who can log in, as load_mcp says it.
+  if (needsLogin(error)) return `${failureWithStderrText(error, server, surface)}\nWhat you can do: ${LOGIN_STEP[surface](server)}`;
   switch (error.code) {
     case 'NOT_CONNECTED':
       return loadFirstText(server, state, lastError, surface);
