@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenStreamLimitText } from '../src/gateway/listen-stream-limit.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
+import { postModern } from './support/modern-post.js';
 
 const TOKENS = { alice: 'alice-token-2f6a', bob: 'bob-token-9e1c' };
 
@@ -31,21 +32,12 @@ interface Stream {
 /** Opens a listen stream as `token`; resolves once it is acknowledged (200) or refused (any other status, body read). */
 async function listen(token: string): Promise<Stream> {
   const stop = new AbortController();
-  const envelope = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'listener', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': {},
-  };
-  const answer = await fetch(gateway.serve.url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'subscriptions/listen',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: envelope } }),
+  const answer = await postModern(gateway.serve.url, {
+    token,
+    method: 'subscriptions/listen',
+    params: { notifications: { toolsListChanged: true } },
+    id: 7,
+    clientName: 'listener',
     signal: AbortSignal.any([stop.signal, AbortSignal.timeout(60_000)]),
   });
   if (answer.status !== 200) return { status: answer.status, body: await answer.text(), close: () => {} };

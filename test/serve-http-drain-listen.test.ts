@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmptyReplica, type HttpServe } from './support/http-serve.js';
+import { postModern } from './support/modern-post.js';
 
 let replica: HttpServe & { close(): Promise<void> };
 
@@ -19,15 +20,10 @@ afterAll(async () => {
 }, 60_000);
 
 it('ends an open subscriptions/listen stream whole on SIGTERM, and the drain cuts nothing off', async () => {
-  const envelope = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'listener', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': {},
-  };
-  const answer = await fetch(replica.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: envelope } }),
+  const answer = await postModern(replica.url, {
+    method: 'subscriptions/listen',
+    params: { notifications: { toolsListChanged: true } },
+    clientName: 'listener',
     signal: AbortSignal.timeout(60_000),
   });
   expect(answer.status).toBe(200);

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_WAITING_CALLS } from '../src/serve/host-rounds.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
+import { postModern } from './support/modern-post.js';
 
 const MODERN_SERVER = fileURLToPath(new URL('./fixtures/modern-server.mjs', import.meta.url));
 const TOKENS = { alice: 'alice-token-5e1d', bob: 'bob-token-93aa' };
@@ -28,23 +29,13 @@ afterAll(() => team?.close(), 60_000);
 
 /** A 2026-07-28 `tools/call` of a loader tool, as a host that can show forms sends it; its JSON-RPC answer. */
 async function loaderCall(token: string, name: string, args: Record<string, unknown>): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
-  const _meta = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'raw-host', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-  };
-  const response = await fetch(team.serve.url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args, _meta } }),
-    signal: AbortSignal.timeout(30_000),
+  const response = await postModern(team.serve.url, {
+    token,
+    method: 'tools/call',
+    name,
+    params: { name, arguments: args },
+    id: nextId++,
+    clientCapabilities: { elicitation: { form: {} } },
   });
   return response.json();
 }

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { CLI_COMMAND } from './cli.js';
+import { modernMeta } from './modern-post.js';
 
 export interface HttpServe {
   /** `http://127.0.0.1:<port>/mcp`. */
@@ -163,12 +164,7 @@ export async function startTeamGateway(
  */
 export function rawLoaderCall(url: string, token: string, clientName: string, call: { server: string; tool: string; arguments: Record<string, unknown> }): { head: string; body: Buffer } {
   const { hostname, port } = new URL(url);
-  const envelope = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: clientName, version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': {},
-  };
-  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'call_mcp_tool', arguments: call, _meta: envelope } }));
+  const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'call_mcp_tool', arguments: call, _meta: modernMeta(clientName) } }));
   const head = [
     'POST /mcp HTTP/1.1',
     `Host: ${hostname}:${port}`,
