@@ -102,6 +102,16 @@ const HANDLER_OF: Record<InputRequest['method'], string> = {
   'roots/list': 'roots',
 };
 
+/** One request a server asked the host, as `answer` runs it. */
+interface AskedOfHost {
+  kind: 'sampling' | 'elicitation' | 'roots';
+  server: string;
+  /** The request's own signal: aborted when the server cancels it. */
+  requestSignal: AbortSignal;
+  /** HostRequestContext.keptByConnection, handed to the handler. */
+  keptByConnection: boolean;
+}
+
 /** The error code a handler past its time answers with: -32001, as the SDK's own request timeouts were numbered. */
 const REQUEST_TIMEOUT = -32001;
 
@@ -172,15 +182,15 @@ export class HostBridge {
     // A 2026-07-28 connection is stateless: its server's requests come only as one call's input
     // rounds (the SDK answers them with these same handlers). A 2025-era server's (or one whose
     // era is not settled yet) come on its connection and may be kept for it.
-    const keptByConnection = () => client.getProtocolEra() !== 'modern';
+    const asked = (kind: AskedOfHost['kind'], requestSignal: AbortSignal): AskedOfHost => ({ kind, server, requestSignal, keptByConnection: client.getProtocolEra() !== 'modern' });
     if (sampling) {
       client.setRequestHandler('sampling/createMessage', (request, context) =>
-        this.answer('sampling', server, context.mcpReq.signal, keptByConnection(), (context) => sampling(samplingShown(request.params, secretsNow()), context)),
+        this.answer(asked('sampling', context.mcpReq.signal), (context) => sampling(samplingShown(request.params, secretsNow()), context)),
       );
     }
     if (elicitation) {
       client.setRequestHandler('elicitation/create', async (request, context) => {
-        const answer = await this.answer('elicitation', server, context.mcpReq.signal, keptByConnection(), (context) => elicitation(elicitationShown(request.params, secretsNow()), context));
+        const answer = await this.answer(asked('elicitation', context.mcpReq.signal), (context) => elicitation(elicitationShown(request.params, secretsNow()), context));
         if (elicitationComplete && request.params.mode === 'url' && answer.action === 'accept') rememberPage(openPages, request.params.elicitationId);
         return answer;
       });
@@ -192,7 +202,7 @@ export class HostBridge {
     }
     if (capabilities.roots) {
       client.setRequestHandler('roots/list', (_request, context) =>
-        this.answer('roots', server, context.mcpReq.signal, keptByConnection(), async (context) => ({ roots: await this.currentRoots(context) })),
+        this.answer(asked('roots', context.mcpReq.signal), async (context) => ({ roots: await this.currentRoots(context) })),
       );
     }
     client.setNotificationHandler('notifications/message', ({ params }) => {
@@ -214,13 +224,13 @@ export class HostBridge {
   answerInput(server: string, secrets: readonly string[], request: InputRequest, signal: AbortSignal): Promise<InputResponse | CreateMessageResultWithTools> {
     const { sampling, elicitation } = this.handlers;
     if (request.method === 'elicitation/create' && elicitation) {
-      return this.answer('elicitation', server, signal, false, (context) => elicitation(elicitationShown(request.params, secrets), context));
+      return this.answer({ kind: 'elicitation', server, requestSignal: signal, keptByConnection: false }, (context) => elicitation(elicitationShown(request.params, secrets), context));
     }
     if (request.method === 'sampling/createMessage' && sampling) {
-      return this.answer('sampling', server, signal, false, (context) => sampling(samplingShown(request.params, secrets), context));
+      return this.answer({ kind: 'sampling', server, requestSignal: signal, keptByConnection: false }, (context) => sampling(samplingShown(request.params, secrets), context));
     }
     if (request.method === 'roots/list' && this.roots !== undefined) {
-      return this.answer('roots', server, signal, false, async (context) => ({ roots: await this.currentRoots(context) }));
+      return this.answer({ kind: 'roots', server, requestSignal: signal, keptByConnection: false }, async (context) => ({ roots: await this.currentRoots(context) }));
     }
     return Promise.reject(new Error(`no handler answers ${request.method} (give handlers.${HANDLER_OF[request.method]})`));
   }
@@ -237,27 +247,16 @@ export class HostBridge {
    * a timeout error. Past MAX_WAITING_HOST_REQUESTS of the server's waiting, it is refused at once
    * (the logger told once a burst). Nothing here can take the connection down.
    */
-  private answer<T>(
-    kind: 'sampling' | 'elicitation' | 'roots',
-    server: string,
-    requestSignal: AbortSignal,
-    keptByConnection: boolean,
-    run: (context: HostRequestContext) => T | Promise<T>,
-  ): Promise<T> {
+  private answer<T>(asked: AskedOfHost, run: (context: HostRequestContext) => T | Promise<T>): Promise<T> {
+    const { kind, server } = asked;
     const { limit } = this.waiting;
-    return this.waiting.gate(server, () => this.answerNow(kind, server, requestSignal, keptByConnection, run), (first) => {
+    return this.waiting.gate(server, () => this.answerNow(asked, run), (first) => {
       if (first) this.logger.warn(`MCP server ${quoted(server)} asked more than ${limit} questions (sampling, elicitation, roots) at once; the others are refused without reaching the handlers until one is answered.`);
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, `MCP server ${quoted(server)} already has ${limit} requests waiting for the client's answer; its ${kind} request is refused until one is answered.`);
     });
   }
 
-  private async answerNow<T>(
-    kind: 'sampling' | 'elicitation' | 'roots',
-    server: string,
-    requestSignal: AbortSignal,
-    keptByConnection: boolean,
-    run: (context: HostRequestContext) => T | Promise<T>,
-  ): Promise<T> {
+  private async answerNow<T>({ kind, server, requestSignal, keptByConnection }: AskedOfHost, run: (context: HostRequestContext) => T | Promise<T>): Promise<T> {
     const timeoutMs = this.handlers.timeoutMs ?? DEFAULT_HOST_HANDLER_TIMEOUT_MS;
     const controller = new AbortController();
     const onRequestAbort = () => controller.abort(requestSignal.reason);
