@@ -2,8 +2,10 @@
  * `mcp-statechart index` takes out of the manifest index the entries of servers no config names
  * any more (gone from the user's file, or from this project's `.mcp.json`), and keeps those of
  * servers that are only disabled or awaiting approval, and other projects' entries (their files
- * were not read). With `--config`, or a config file that did not load, it takes nothing out: a
- * server missing from what was read may be in a config all the same. With `--prune` it also takes
+ * were not read), and those of servers a file given with `--config` names (noted when indexed
+ * from it) while that file is there. With `--config` it prunes against the user's and project's
+ * files as well. With a config file that did not load, it takes nothing out: a server missing
+ * from what was read may be in a config all the same. With `--prune` it also takes
  * out the entries of projects whose config file is gone (a deleted `.mcp.json` or checkout):
  * nothing reads them again.
  */
@@ -74,7 +76,7 @@ describe('mcp-statechart index --prune and servers taken out of every config', (
     expect(indexedNames(setting)).toEqual({ servers: ['kept', 'off'], project: ['waiting'], elsewhere: ['elsewhere'] });
   });
 
-  it('with --prune and no --config, a server indexed from a --config file is taken out, and the run says why and how to index it again', async () => {
+  it('with --prune and no --config, a server indexed from a --config file still there keeps its entry', async () => {
     const setting = await scene();
     const { project } = setting;
     const team = join(process.env.HOME!, 'team.json');
@@ -84,21 +86,18 @@ describe('mcp-statechart index --prune and servers taken out of every config', (
 
     const run = await runInProcess(['--project', project, '--project-servers', 'ask', 'index', '--prune']);
 
-    expect(run.stdout).toContain('Took out of the index 3 servers no config names any more: "dropped", "gone", "team".');
-    expect(run.stdout).toContain(
-      'A server indexed from a file given with --config counts as named only when that --config is given again; if one of these was, index it again with `mcp-statechart --config <file> index`.',
-    );
-    expect(indexedNames(setting).servers).not.toContain('team');
+    expect(run.stdout).toContain('Took out of the index 2 servers no config names any more: "dropped", "gone".');
+    expect(indexedNames(setting).servers).toContain('team');
   });
 
-  it('takes nothing out when --config names the files to read', async () => {
+  it('with --config prunes against the user\'s and project\'s files as well', async () => {
     const setting = await scene();
     const { userConfig, project } = setting;
 
-    const run = await runInProcess(['--config', userConfig, '--project', project, 'index', '--prune']);
+    const run = await runInProcess(['--config', userConfig, '--project', project, '--project-servers', 'ask', 'index', '--prune']);
 
-    expect(run.stdout).not.toContain('Took out');
-    expect(indexedNames(setting)).toEqual({ servers: ['gone', 'kept', 'off'], project: ['dropped', 'waiting'], elsewhere: ['elsewhere'] });
+    expect(run.stdout).toContain('Took out of the index 2 servers no config names any more: "dropped", "gone".');
+    expect(indexedNames(setting)).toEqual({ servers: ['kept', 'off'], project: ['waiting'], elsewhere: ['elsewhere'] });
   });
 
   it('takes nothing out when a config file did not load', async () => {

@@ -315,7 +315,7 @@ export function buildProgram(): Command {
     .description('connect each enabled, allowed server once and record its tools in ~/.ai-zen/mcp-index.json, for search_mcp_tools')
     .option('--concurrency <n>', 'servers connecting at the same time', positiveWholeNumber('Give a positive whole number, e.g. --concurrency 8'), 4)
     .addOption(timeoutOption('give each server this long to connect, in milliseconds (default: 30000)'))
-    .option('--prune', 'also take out the entries of servers no config names any more, and of projects whose config file is gone (the index is shared with programs that pass their own servers: their entries go too)', false)
+    .option('--prune', 'also take out the entries of servers no config names any more (a --config file you indexed from names its servers while it is there), and of projects whose config file is gone (the index is shared with programs that pass their own servers: their entries go too)', false)
     .addHelpText('after', examples('mcp-statechart index', 'mcp-statechart index --concurrency 8 --timeout 60000', 'mcp-statechart index --prune'))
     .action(async (options: { concurrency: number; timeout?: number; prune: boolean }, command: Command) => {
       const { runIndex } = await import('./commands/index-servers.js');

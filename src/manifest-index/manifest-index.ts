@@ -75,18 +75,31 @@ export type IndexLookup = { status: 'fresh'; entry: IndexEntry } | { status: 'st
 /** What `record` did: a manifest over MAX_INDEXED_BYTES is not kept (and the server's earlier entry goes), with the reason. */
 export type RecordOutcome = { stored: true } | { stored: false; reason: string };
 
-/** The file's servers: those of the user's config (and plain configs) by name, and each project's by its `.mcp.json`. */
+/**
+ * The file's servers: those of the user's config (and plain configs) by name, and each project's
+ * by its `.mcp.json`. `configFiles`: the servers each `--config` file named when `index` last read
+ * it; their entries are filed by name, and this says a config still names them.
+ */
 interface IndexContents {
   servers: Record<string, IndexEntry>;
   projects: Record<string, Record<string, IndexEntry>>;
+  configFiles: Record<string, string[]>;
 }
 
 /** One server's entry set (or taken out: `entry` undefined) by this process, not yet on disk. */
-interface Change {
+interface EntryChange {
   server: string;
   projectFile?: string;
   entry?: IndexEntry;
 }
+
+/** The servers a `--config` file names, noted (or forgotten: `servers` undefined) by this process, not yet on disk. */
+interface ConfigFileChange {
+  configFile: string;
+  servers?: string[];
+}
+
+type Change = EntryChange | ConfigFileChange;
 
 export interface ManifestIndexOptions {
   /** The index file. Default `~/.ai-zen/mcp-index.json`; its key lives beside it in `<file>.key`. */
@@ -114,7 +127,7 @@ export function defaultManifestIndexPath(): string {
 }
 
 function emptyContents(): IndexContents {
-  return { servers: nameRecord<IndexEntry>(), projects: nameRecord<Record<string, IndexEntry>>() };
+  return { servers: nameRecord<IndexEntry>(), projects: nameRecord<Record<string, IndexEntry>>(), configFiles: nameRecord<string[]>() };
 }
 
 function parseEntries(servers: unknown): Record<string, IndexEntry> {
@@ -207,7 +220,7 @@ function parseContents(text: string): ReadIndex {
   } catch {
     return { contents, unreadable: 'it is not valid JSON' };
   }
-  const { version, servers, projects } = (parsed ?? {}) as { version?: unknown; servers?: unknown; projects?: unknown };
+  const { version, servers, projects, configFiles } = (parsed ?? {}) as { version?: unknown; servers?: unknown; projects?: unknown; configFiles?: unknown };
   if (version !== FORMAT_VERSION) {
     return { contents, unreadable: `it is in index format ${JSON.stringify(version) ?? 'none'} (another version of mcp-statechart wrote it), and this one reads format ${FORMAT_VERSION}` };
   }
@@ -215,6 +228,12 @@ function parseContents(text: string): ReadIndex {
   contents.servers = parseEntries(servers);
   if (typeof projects === 'object' && projects !== null) {
     for (const [projectFile, entries] of Object.entries(projects as Record<string, unknown>)) contents.projects[projectFile] = parseEntries(entries);
+  }
+  // Optional: a file written before it was kept has none (its `--config` servers count as unnamed until indexed again).
+  if (typeof configFiles === 'object' && configFiles !== null) {
+    for (const [configFile, names] of Object.entries(configFiles as Record<string, unknown>)) {
+      if (Array.isArray(names)) contents.configFiles[configFile] = names.filter((name): name is string => typeof name === 'string');
+    }
   }
   return { contents };
 }
@@ -259,8 +278,16 @@ export function unreadableIndexReason(file: string = defaultManifestIndexPath())
 function applyChanges(contents: IndexContents, changes: Iterable<Change>): IndexContents {
   let servers: Record<string, IndexEntry> | undefined;
   let projects: Record<string, Record<string, IndexEntry>> | undefined;
+  let configFiles: Record<string, string[]> | undefined;
   const copied = new Set<string>();
-  for (const { server, projectFile, entry } of changes) {
+  for (const change of changes) {
+    if ('configFile' in change) {
+      configFiles ??= nameRecord(contents.configFiles);
+      if (change.servers) configFiles[change.configFile] = change.servers;
+      else delete configFiles[change.configFile];
+      continue;
+    }
+    const { server, projectFile, entry } = change;
     let entries: Record<string, IndexEntry>;
     if (projectFile === undefined) {
       entries = servers ??= nameRecord(contents.servers);
@@ -275,7 +302,7 @@ function applyChanges(contents: IndexContents, changes: Iterable<Change>): Index
     if (entry) entries[server] = entry;
     else delete entries[server];
   }
-  return { servers: servers ?? contents.servers, projects: projects ?? contents.projects };
+  return { servers: servers ?? contents.servers, projects: projects ?? contents.projects, configFiles: configFiles ?? contents.configFiles };
 }
 
 function entryOf(contents: IndexContents, server: string, projectFile: string | undefined): IndexEntry | undefined {
@@ -390,7 +417,7 @@ class IndexFile {
     this.reloadIfReplaced();
     this.contents = applyChanges(this.contents, [change]);
     this.changes++;
-    this.pending.set(JSON.stringify([change.projectFile ?? null, change.server]), change);
+    this.pending.set(JSON.stringify('configFile' in change ? ['--config', change.configFile] : [change.projectFile ?? null, change.server]), change);
     this.written ??= this.startWriting();
   }
 
@@ -615,19 +642,34 @@ export class ManifestIndex {
   }
 
   /**
+   * Notes, with the next write, the servers a config file given with `--config` names (`servers`:
+   * all it lists, disabled too): their entries are filed by name, as the user's are, and
+   * `forgetUnnamed` keeps them while that file is there.
+   */
+  noteConfigFile(configFile: string, servers: readonly string[]): void {
+    this.file.change({ configFile, servers: [...new Set(servers)].sort() });
+  }
+
+  /**
    * Takes out, with the next write, the entries of servers no config names any more: those filed
-   * by name (the user's servers, plain configs) whose name is not in `named`, and those filed
-   * under `projectFile` that it no longer names. Other projects' entries stay: their files were
-   * not read. `named` must hold every server the configs list, disabled and awaiting approval
-   * too. Returns the names taken out, sorted.
+   * by name (the user's servers, plain configs) whose name is not in `named` nor in a noted
+   * `--config` file still there (see `noteConfigFile`), and those filed under `projectFile` that
+   * it no longer names. Other projects' entries stay: their files were not read. The notes of
+   * `--config` files that are gone go too. `named` must hold every server the configs list,
+   * disabled and awaiting approval too. Returns the names taken out, sorted.
    */
   forgetUnnamed(named: ReadonlySet<string>, projectFile?: string): string[] {
     this.file.reloadIfReplaced();
-    const { servers, projects } = this.file.contents;
+    const { servers, projects, configFiles } = this.file.contents;
+    const namedByConfigFiles = new Set<string>();
+    for (const [configFile, names] of Object.entries(configFiles)) {
+      if (existsSync(configFile)) for (const name of names) namedByConfigFiles.add(name);
+      else this.file.change({ configFile });
+    }
     const forgotten: string[] = [];
     const forget = (entries: Record<string, IndexEntry> | undefined, file: string | undefined) => {
       for (const server of Object.keys(entries ?? {})) {
-        if (named.has(server)) continue;
+        if (named.has(server) || (file === undefined && namedByConfigFiles.has(server))) continue;
         this.file.change({ server, projectFile: file });
         forgotten.push(server);
       }

@@ -12,9 +12,10 @@ import { ageText, pastTtlText } from '../../tools/age-text.js';
 import { isServerAllowed } from '../../tools/index.js';
 import { silentLogger } from '../../logger.js';
 import { cliLogger } from '../logger.js';
-import { discover, discoveryOptions, hasErrors, permissionsFrom, type GlobalOptions } from '../options.js';
+import { configFiles, discover, discoveryOptions, hasErrors, permissionsFrom, type GlobalOptions } from '../options.js';
 import { locateConfigFiles } from '../../config/locate-config-files.js';
-import type { DiscoveryResult } from '../../config/types.js';
+import { discoverMcpServers } from '../../config/discover.js';
+import type { DiscoveredServer, DiscoveryResult } from '../../config/types.js';
 import { writeError, writeListing } from '../terminal-text.js';
 import { counted } from '../counted.js';
 import { redact, secretsOf } from '../../redact.js';
@@ -31,7 +32,8 @@ export interface IndexCommandOptions {
   /** `--timeout`: how long each server may take to connect. */
   timeoutMs?: number;
   /**
-   * `--prune`: take out the entries of servers no config names any more. Asked for, not done on
+   * `--prune`: take out the entries of servers no config names any more (the user's and this
+   * project's, and the `--config` files indexed from that are still there). Asked for, not done on
    * every run: a program that passes its own servers files them by name in the same index, and no
    * config of the CLI names them.
    */
@@ -86,28 +88,40 @@ function unsavedText(error: unknown, indexPath: string, done: ServerIndexOutcome
   ].join('\n');
 }
 
+/** Every server discovery lists, disabled, awaiting approval and shadowed too, by the file that names it. */
+function listedServers(discovery: DiscoveryResult): DiscoveredServer[] {
+  return [...Object.values(discovery.servers), ...(discovery.shadowed ?? [])];
+}
+
+/**
+ * With `--config`: notes in the index the servers each given file names (their entries are filed
+ * by name, as the user's are), so a later `index --prune` without that `--config` keeps them while
+ * the file is there. Not when a file did not load whole: what it names is not known.
+ */
+function noteConfigFiles(index: ManifestIndex, options: GlobalOptions, discovery: DiscoveryResult): void {
+  if (hasErrors(discovery)) return;
+  const listed = listedServers(discovery);
+  for (const file of configFiles(options)) index.noteConfigFile(file, listed.filter((server) => server.source === file).map((server) => server.name));
+}
+
 /**
  * `--prune`: takes out the entries of servers taken out of every config (gone from the user's
- * file, filed by name, or from this project's `.mcp.json`) and of projects whose config file is
- * gone; says what it took out. Only when discovery read the files it always reads, all of them
- * whole: with `--config`, or a file or entry that did not load, a server missing from the result
- * may be in a config all the same. Disabled servers and those awaiting approval are listed by
- * discovery, so they keep their entries.
+ * file and from every `--config` file indexed from, filed by name, or from this project's
+ * `.mcp.json`) and of projects whose config file is gone; says what it took out. With `--config`,
+ * its files' servers were just noted, and the user's and project's files are read as well: what
+ * they name stays. Only when every file read loaded whole: with a file or entry that did not load,
+ * a server missing from the result may be in a config all the same. Disabled servers and those
+ * awaiting approval are listed by discovery, so they keep their entries.
  */
 async function prune(index: ManifestIndex, options: GlobalOptions, discovery: DiscoveryResult): Promise<void> {
-  if (options.config.length > 0 || hasErrors(discovery)) return;
-  const named = new Set([...Object.keys(discovery.servers), ...(discovery.shadowed ?? []).map((server) => server.name)]);
-  const files = await locateConfigFiles(discoveryOptions(options, silentLogger, false));
+  if (hasErrors(discovery)) return;
+  const defaultOptions = discoveryOptions({ ...options, config: [] }, silentLogger, false);
+  const defaults = options.config.length > 0 ? await discoverMcpServers(defaultOptions) : discovery;
+  if (hasErrors(defaults)) return;
+  const named = new Set(listedServers(defaults).map((server) => server.name));
+  const files = await locateConfigFiles(defaultOptions);
   const forgotten = index.forgetUnnamed(named, files.find((file) => file.scope === 'project')?.path);
-  if (forgotten.length > 0) {
-    // The index files a server of a `--config` file by name alone, as it files the user's: nothing tells those apart here.
-    writeListing(
-      [
-        `Took out of the index ${counted(forgotten.length, 'server')} no config names any more: ${namesOf(forgotten)}.`,
-        'A server indexed from a file given with --config counts as named only when that --config is given again; if one of these was, index it again with `mcp-statechart --config <file> index`.',
-      ].join('\n'),
-    );
-  }
+  if (forgotten.length > 0) writeListing(`Took out of the index ${counted(forgotten.length, 'server')} no config names any more: ${namesOf(forgotten)}.`);
   for (const { projectFile, servers } of index.forgetProjectsWithoutFile()) {
     writeListing(`Took out of the index ${counted(servers.length, 'server')} of a project whose config file is gone: ${namesOf(servers)} (${terminalLine(projectFile)}).`);
   }
@@ -129,6 +143,7 @@ export async function runIndex(options: GlobalOptions, command: IndexCommandOpti
   const projectFiles = projectFilesOf(discovery.servers);
   const total = Object.keys(servers).length;
   const index = new ManifestIndex({ path: command.indexPath, logger });
+  noteConfigFiles(index, options, discovery);
   if (command.prune === true) await prune(index, options, discovery);
   if (total === 0) {
     writeListing('No enabled, allowed servers to index.');
