@@ -15,6 +15,7 @@ import { startOtlpReceiver, type ExportedSpan } from '../scripts/otlp-receiver.j
 import { everythingStdio } from './support/everything.js';
 import { hostileServer } from './support/hostile.js';
 import { startEmptyReplica, startHttpServe, type HttpServe } from './support/http-serve.js';
+import { postModern } from './support/modern-post.js';
 
 let replica: HttpServe & { close(): Promise<void> };
 let host: Client;
@@ -40,17 +41,7 @@ async function scraped(serve: HttpServe, metric: string): Promise<string[]> {
 
 /** A 2026-07-28 request for a method of the host's choosing, as any HTTP client can send it. */
 async function madeUpMethod(method: string, url = replica.url, id: string | number = 1): Promise<number> {
-  const envelope = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': {},
-  };
-  const answer = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { _meta: envelope } }),
-    signal: AbortSignal.timeout(30_000),
-  });
+  const answer = await postModern(url, { method, id, clientName: 'raw' });
   await answer.text();
   return answer.status;
 }

@@ -19,7 +19,7 @@ export interface ModernPost {
   name?: string;
   /** The request's params, without `_meta` (added here). */
   params?: Record<string, unknown>;
-  id?: number;
+  id?: string | number;
   /** A gateway identity's bearer token; no Authorization header when not given. */
   token?: string;
   clientName?: string;
