@@ -22,8 +22,8 @@ export interface GatewayFileWatcher {
 export interface WatchGatewayFileOptions {
   logger?: Logger;
   debounceMs?: number;
-  /** Called with each new version that loads (not with one that fails). */
-  onChange?: (config: GatewayConfig) => void;
+  /** Called with each new version that loads (not with one that fails), and the version it replaced. */
+  onChange?: (config: GatewayConfig, previous: GatewayConfig) => void;
 }
 
 /** Loads the file (rejecting with every problem when it does not load), then follows its changes. */
@@ -56,9 +56,10 @@ export async function watchGatewayFile(file: string, options: WatchGatewayFileOp
             logger.warn(`kept the gateway rules in force until ${absolute} loads again: ${result.problems.join('; ')}`, { problems: result.problems });
             continue;
           }
+          const previous = config;
           config = result.config;
           try {
-            options.onChange?.(config);
+            options.onChange?.(config, previous);
           } catch (error) {
             logger.error('gateway file watcher: onChange threw', { error: errorMessage(error) });
           }

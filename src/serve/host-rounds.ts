@@ -98,6 +98,8 @@ class WaitingCall<R> implements HostCall {
   private wake?: () => void;
   private round?: { progressToken?: ProgressToken; ctx: ServerContext };
   private expiry?: NodeJS.Timeout;
+  /** Why the call was ended from outside (its caller's access withdrawn): a round open now is answered with it. */
+  private ended?: Error;
   outcome!: Promise<R>;
 
   /** Declared again on every round (the envelope of the host's latest retry). */
@@ -182,6 +184,7 @@ class WaitingCall<R> implements HostCall {
   /** Waits until the call ends or needs the host; what it needs moves to `sent`. */
   async step(): Promise<Step<R>> {
     for (;;) {
+      if (this.ended) throw this.ended;
       if (this.unsent.size > 0) {
         const requests: Record<string, InputRequest> = {};
         for (const [key, asked] of this.unsent) {
@@ -201,12 +204,24 @@ class WaitingCall<R> implements HostCall {
   /** The host did not come back in time: the call stops, and what it asked fails. */
   expireAfter(ms: number, onExpired: () => void): void {
     this.expiry = setTimeout(() => {
-      const error = new SdkError(SdkErrorCode.RequestTimeout, `the MCP host did not retry the call within ${ms} ms`);
-      for (const asked of [...this.sent.values(), ...this.unsent.values()]) asked.fail(error);
-      this.controller.abort(error);
+      this.fail(new SdkError(SdkErrorCode.RequestTimeout, `the MCP host did not retry the call within ${ms} ms`));
       onExpired();
     }, ms);
     this.expiry.unref();
+  }
+
+  /** Ends the call from outside with `error`: what it asked fails, it stops, and a round open now is answered with `error`. */
+  end(error: Error): void {
+    this.stop();
+    this.ended = error;
+    // Woken first: the round answers with `error`, not with what the stopped call rejects with.
+    this.wake?.();
+    this.fail(error);
+  }
+
+  private fail(error: Error): void {
+    for (const asked of [...this.sent.values(), ...this.unsent.values()]) asked.fail(error);
+    this.controller.abort(error);
   }
 
   stop(): void {
@@ -412,6 +427,15 @@ export class HostInputRounds {
     if (own >= MAX_WAITING_CALLS) return `${MAX_WAITING_CALLS} calls already wait for the host's input`;
     if (all >= MAX_WAITING_CALLS_PER_REPLICA) return `${MAX_WAITING_CALLS_PER_REPLICA} calls of this replica's callers already wait for their hosts' input`;
     return undefined;
+  }
+
+  /** Ends the calls of `owners` (their access was withdrawn), waiting or with a round open, with `error`. */
+  withdraw(owners: ReadonlySet<string>, error: Error): void {
+    for (const call of this.all()) {
+      if (call.owner === undefined || !owners.has(call.owner)) continue;
+      this.forget(call);
+      call.end(error);
+    }
   }
 
   private forget(call: WaitingCall<unknown>): void {

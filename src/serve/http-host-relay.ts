@@ -62,6 +62,8 @@ interface Unanswered {
 class LegacyCall implements HostCall {
   /** The ids of the pages this call's host was sent: their completion goes to it, on the call's stream while it is open. */
   readonly pages = new Set<string>();
+  /** Aborted with the reason when the caller's access is withdrawn. */
+  readonly withdrawn = new AbortController();
 
   constructor(
     readonly owner: string,
@@ -192,7 +194,9 @@ export class HttpHostRelay implements HostPeer {
       });
     this.legacyCalls.add(legacy);
     try {
-      return await this.legacyHere.run(legacy, () => run(AbortSignal.any([call.signal, cancelled.signal])));
+      const running = this.legacyHere.run(legacy, () => run(AbortSignal.any([call.signal, cancelled.signal, legacy.withdrawn.signal])));
+      // Answered with the reason at once, not with what the stopped call rejects with (nor its result, if it ends anyway).
+      return await Promise.race([running, rejectsOnAbort(legacy.withdrawn.signal)]);
     } finally {
       this.legacyCalls.delete(legacy);
       if (cancelKey !== undefined) this.legacyCancels.delete(cancelKey);
@@ -226,6 +230,18 @@ export class HttpHostRelay implements HostPeer {
     } finally {
       this.otherUses.delete(use);
     }
+  }
+
+  /**
+   * Ends every call of `owners` here, both eras, running or waiting for its host, and fails what
+   * they asked their hosts, with `reason`: their access was withdrawn (the gateway file no longer
+   * has their token), so nothing they started may go on.
+   */
+  withdraw(owners: ReadonlySet<string>, reason: string): void {
+    const error = new ProtocolError(ProtocolErrorCode.InvalidRequest, reason);
+    this.rounds.withdraw(owners, error);
+    for (const call of this.legacyCalls) if (owners.has(call.owner)) call.withdrawn.abort(error);
+    for (const waiting of [...this.unanswered.values()]) if (owners.has(waiting.owner)) waiting.fail(error);
   }
 
   /** A 2025-era host's POSTed answer to a request of serve: true when it was one (of this owner's), now delivered. */
@@ -300,6 +316,11 @@ export class HttpHostRelay implements HostPeer {
 
 /** A request id is the host's, unique within its session only. */
 const legacyCancelKey = (sessionId: string, requestId: string | number) => `${sessionId} ${typeof requestId} ${requestId}`;
+
+/** Never resolves; rejects with the signal's reason once it aborts. */
+function rejectsOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+}
 
 /** What a cancelled call rejects with, as a signal aborted without a reason of its own would: an `AbortError`. */
 function abortError(reason: string): Error {

@@ -20,6 +20,8 @@ import { RateLimiter } from '../../gateway/rate-limit.js';
 import { isLoopbackAddress } from '../../gateway/request-origin.js';
 import { loadSessionKeys, parseSessionKeys } from '../../gateway/sealed-session.js';
 import { watchGatewayFile, type GatewayFileWatcher } from '../../gateway/watch-gateway-file.js';
+import type { GatewayConfig } from '../../gateway/gateway-file.js';
+import { withdrawnIdentities } from '../../gateway/withdrawn-identities.js';
 import { MAX_MESSAGE_BYTES } from '../../transports/message-size.js';
 import { HttpHostRelay } from '../../serve/http-host-relay.js';
 import { httpInstanceFactory } from '../../serve/http-instance.js';
@@ -81,15 +83,15 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     logger.error(`serve --http refuses to listen on ${address.host} without inbound auth: give --gateway <file> (who may call, with which token), or listen on 127.0.0.1`);
     return 1;
   }
-  const gateway: GatewayFileWatcher | undefined = flags.gateway === undefined ? undefined : await watchGatewayFile(flags.gateway, { logger });
+  // Downstream servers' sampling, elicitation and roots requests go up to the host of the call they belong to (see HttpHostRelay),
+  // but a 2025-era server's roots, kept for its connection whoever calls, are none (see HostRequestOptions).
+  const relay = new HttpHostRelay();
+  const gateway: GatewayFileWatcher | undefined = flags.gateway === undefined ? undefined : await watchGatewayFile(flags.gateway, { logger, onChange: withdrawCallsOf(relay) });
   const keys = flags.sessionKeyFile ? await loadSessionKeys(flags.sessionKeyFile) : parseSessionKeys(randomBytes(32).toString('base64'));
   const audit: AuditLog | undefined = flags.audit === undefined ? undefined : openAuditLog(flags.audit, { logger });
 
   // Nobody is asked about project servers on this transport: only earlier approvals count.
   const discovery = await discover(options, logger, false);
-  // Downstream servers' sampling, elicitation and roots requests go up to the host of the call they belong to (see HttpHostRelay),
-  // but a 2025-era server's roots, kept for its connection whoever calls, are none (see HostRequestOptions).
-  const relay = new HttpHostRelay();
   const switches = relaySwitches(discovery.servers, { sampling: true });
   // A SIGKILL of this process must not leave servers that ignore stdin's end running (see orphan-reaper.ts).
   const reaper = startOrphanReaper();
@@ -218,6 +220,14 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   if (!drained) logger.error(`serve --http: requests still in flight after ${DRAIN_LIMIT_MS} ms were cut off`);
   await stopAll();
   return 0;
+}
+
+/** On each new version of the gateway file: the calls of an identity whose token it no longer has are stopped, running or waiting. */
+function withdrawCallsOf(relay: HttpHostRelay): (config: GatewayConfig, previous: GatewayConfig) => void {
+  return (config, previous) => {
+    const withdrawn = withdrawnIdentities(previous, config);
+    if (withdrawn.size > 0) relay.withdraw(withdrawn, 'your access was withdrawn: the gateway file no longer has your bearer token, so mcp-statechart serve stopped this call');
+  };
 }
 
 const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
