@@ -24,7 +24,7 @@ beforeAll(async () => {
   team = await startTeamGateway(
     'withdrawn-identity',
     { everything: everythingStdio() },
-    { alice: { token: TOKENS.alice, approve: 'always' }, bob: { token: TOKENS.bob }, carol: { token: TOKENS.carol } },
+    { alice: { token: TOKENS.alice }, bob: { token: TOKENS.bob }, carol: { token: TOKENS.carol } },
   );
 }, 90_000);
 
@@ -88,8 +88,8 @@ describe('an identity taken out of the gateway file while its calls run or wait'
   it("has its waiting 2026-07-28 call stopped: it no longer holds another identity's questions back", async () => {
     const bob = await hostWith(TOKENS.bob);
     expect((await modernCall(TOKENS.alice, 'load_mcp', { server: 'everything' })).body?.result?.isError).toBeFalsy();
-    // alice's call waits for her host's answer to the approval form; her host never retries.
-    const parked = await modernCall(TOKENS.alice, 'call_mcp_tool', { server: 'everything', tool: 'echo', arguments: { message: 'hi' } });
+    // alice's call waits for her host's answer to the server's form; her host never retries.
+    const parked = await modernCall(TOKENS.alice, 'call_mcp_tool', { server: 'everything', tool: 'trigger-elicitation-request', arguments: {} });
     expect(parked.body?.result?.resultType).toBe('input_required');
     const refused = await bob.call('trigger-elicitation-request', {});
     expect(textOf(refused)).toContain('calls of several identities to it are in flight');

@@ -78,9 +78,30 @@ export interface HostCall {
   readonly server: string | undefined;
   /** What the host declared it can answer. */
   readonly capabilities: ClientCapabilities | undefined;
+  /**
+   * It waits on a question of serve's own (the approval form), which is asked before anything of
+   * the call reaches its server: no request that server makes can be this call's.
+   */
+  readonly beforeServer: boolean;
   ask(request: InputRequest, options?: HostRequestOptions): Promise<Record<string, unknown>>;
   /** A log message of the call's server, sent to the host on this call from the level it asked. */
   log(message: LoggingMessageNotification['params']): void;
+}
+
+/** The questions of serve's own (asked naming no server: the approval form) a call has outstanding. */
+export class ServeOwnQuestions {
+  private outstanding = 0;
+
+  /** `asked`, counted while it is outstanding when `options` name no server. */
+  track<T>(options: HostRequestOptions, asked: Promise<T>): Promise<T> {
+    if (options.server !== undefined) return asked;
+    this.outstanding += 1;
+    return asked.finally(() => (this.outstanding -= 1));
+  }
+
+  get any(): boolean {
+    return this.outstanding > 0;
+  }
 }
 
 let started = 0;
@@ -98,6 +119,7 @@ class WaitingCall<R> implements HostCall {
   private wake?: () => void;
   private round?: { progressToken?: ProgressToken; ctx: ServerContext };
   private expiry?: NodeJS.Timeout;
+  private readonly ownQuestions = new ServeOwnQuestions();
   /** Why the call was ended from outside (its caller's access withdrawn): a round open now is answered with it. */
   private ended?: Error;
   outcome!: Promise<R>;
@@ -111,8 +133,16 @@ class WaitingCall<R> implements HostCall {
     readonly owner?: string,
   ) {}
 
+  get beforeServer(): boolean {
+    return this.ownQuestions.any;
+  }
+
   /** Something the call needs from the host: sent with the next `input_required`, answered by the retry. */
   ask(request: InputRequest, options: HostRequestOptions = {}): Promise<Record<string, unknown>> {
+    return this.ownQuestions.track(options, this.asked(request, options));
+  }
+
+  private asked(request: InputRequest, options: HostRequestOptions): Promise<Record<string, unknown>> {
     const key = `mcp-statechart-${++this.next}`;
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;

@@ -44,7 +44,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { LOG_SEVERITY } from './host-capabilities.js';
 import type { HostPeer, HostRequestOptions } from './host.js';
-import { HostInputRounds, readAnswer, toRecord, type HostCall } from './host-rounds.js';
+import { HostInputRounds, readAnswer, ServeOwnQuestions, toRecord, type HostCall } from './host-rounds.js';
 import { quoted } from '../../machines/control-characters.js';
 
 /** Requests a replica's 2025-era callers may have unanswered at once; past it a new one is refused. */
@@ -64,6 +64,7 @@ class LegacyCall implements HostCall {
   readonly pages = new Set<string>();
   /** Aborted with the reason when the caller's access is withdrawn. */
   readonly withdrawn = new AbortController();
+  private readonly ownQuestions = new ServeOwnQuestions();
 
   constructor(
     readonly owner: string,
@@ -82,7 +83,15 @@ class LegacyCall implements HostCall {
     this.send({ jsonrpc: '2.0', method: 'notifications/message', params }).catch(() => {});
   }
 
+  get beforeServer(): boolean {
+    return this.ownQuestions.any;
+  }
+
   ask(request: InputRequest, options: HostRequestOptions = {}): Promise<Record<string, unknown>> {
+    return this.ownQuestions.track(options, this.sent(request, options));
+  }
+
+  private sent(request: InputRequest, options: HostRequestOptions): Promise<Record<string, unknown>> {
     if (this.unanswered.size >= MAX_UNANSWERED) {
       return Promise.reject(new ProtocolError(ProtocolErrorCode.InvalidRequest, `${MAX_UNANSWERED} requests already wait for hosts' answers on this replica`));
     }
@@ -294,9 +303,13 @@ export class HttpHostRelay implements HostPeer {
     return calls === 'ambiguous' ? calls : calls.at(-1);
   }
 
-  /** The calls to `server` in flight, both eras; 'ambiguous' when they and the prompt gets and resource reads on it are not all one identity's. */
+  /**
+   * The calls to `server` in flight, both eras, but those waiting on serve's approval form (nothing
+   * of theirs is at the server yet); 'ambiguous' when they and the prompt gets and resource reads on
+   * it are not all one identity's.
+   */
   private callsTo(server: string): HostCall[] | 'ambiguous' {
-    const candidates = [...this.rounds.waitingTo(server), ...[...this.legacyCalls].filter((call) => call.server === server)];
+    const candidates = [...this.rounds.waitingTo(server), ...[...this.legacyCalls].filter((call) => call.server === server)].filter((call) => !call.beforeServer);
     const uses = [...this.otherUses].filter((use) => use.server === server);
     return new Set([...candidates, ...uses].map((inFlight) => inFlight.owner)).size > 1 ? 'ambiguous' : candidates;
   }
