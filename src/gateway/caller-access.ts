@@ -36,6 +36,8 @@ const MAX_POLICIES = 256;
 
 export interface AccessResolver {
   accessFor(identity: AuthenticatedIdentity): CallerAccess;
+  /** Whether `identity` may see `server` under the rules in force (without building its tools). */
+  allowsServer(identity: AuthenticatedIdentity, server: string): boolean;
   /** Builds tools with `toolsFor` from now on (the MCP config changed); tools already handed out stay as they are. */
   follow(toolsFor: ToolsForPolicy): void;
 }
@@ -69,6 +71,10 @@ export function createAccessResolver(config: () => GatewayConfig | undefined, ba
       build = next;
       built = new Map();
       unrestricted = undefined;
+    },
+    allowsServer(identity, server) {
+      const rules = config();
+      return rules ? policyFor(rules, identity).allowsServer(server) : serves.allowsServer(server);
     },
     accessFor(identity) {
       const rules = config();

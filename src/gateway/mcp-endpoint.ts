@@ -12,11 +12,11 @@ import {
   isInitializeRequest,
   isLegacyRequest,
   legacyStatelessFallback,
-  type McpHttpHandler,
   type McpRequestContext,
   type Server,
 } from '@modelcontextprotocol/server';
 import type { AuthenticatedIdentity } from './authenticate.js';
+import { CallerEventBus } from './caller-events.js';
 import { openSession, sealSession, type LegacySession, type SessionKeys } from './sealed-session.js';
 
 /** Who a server instance serves: the identity, and for a 2025-era host the session it opened. */
@@ -42,11 +42,19 @@ export interface McpEndpointOptions {
   onerror?: (error: Error) => void;
 }
 
+/** What the `subscriptions/listen` streams are told. */
+export interface EndpointNotifier {
+  /** To every stream. */
+  toolsChanged(): void;
+  /** Prompts and resources: only to the streams of the identities `sees` lets see the server whose lists changed. */
+  listsChanged(sees: (identity: AuthenticatedIdentity) => boolean): void;
+}
+
 export interface McpEndpoint {
   /** Answers one `/mcp` request of `identity`; `parsedBody` is the POST body as JSON (undefined when it is not JSON). */
   handle(request: Request, parsedBody: unknown, identity: AuthenticatedIdentity): Promise<Response>;
   /** The modern leg's `subscriptions/listen` streams hear list changes through this. */
-  notify: McpHttpHandler['notify'];
+  notify: EndpointNotifier;
   close(): Promise<void>;
 }
 
@@ -58,7 +66,8 @@ export function createMcpEndpoint({ factory, keys, answers, cancels, maxBodyByte
     if (!caller) throw new Error('mcp-statechart serve --http: a server instance was asked for outside a request');
     return factory({ ...caller, era });
   };
-  const modern = createMcpHandler(build, { legacy: 'reject', onerror, maxRequestBodySize: maxBodyBytes });
+  const bus = new CallerEventBus(onerror);
+  const modern = createMcpHandler(build, { legacy: 'reject', onerror, maxRequestBodySize: maxBodyBytes, bus });
   const legacy = legacyStatelessFallback(build, onerror, { maxRequestBodySize: maxBodyBytes });
 
   const withCaller = async (caller: Omit<InstanceCaller, 'era'>, serve: (authInfo: { token: string; clientId: string; scopes: string[] }) => Promise<Response>) => {
@@ -72,11 +81,18 @@ export function createMcpEndpoint({ factory, keys, answers, cancels, maxBodyByte
   };
 
   return {
-    notify: modern.notify,
+    notify: {
+      toolsChanged: () => bus.publish({ kind: 'tools_list_changed' }),
+      listsChanged(sees) {
+        bus.publishTo({ kind: 'prompts_list_changed' }, sees);
+        bus.publishTo({ kind: 'resources_list_changed' }, sees);
+      },
+    },
     close: () => modern.close(),
     async handle(request, parsedBody, identity) {
       if (!(await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes }))) {
-        return withCaller({ identity }, (authInfo) => modern.fetch(request, { authInfo, parsedBody }));
+        // A `subscriptions/listen` stream it opens is kept as its own.
+        return withCaller({ identity }, (authInfo) => bus.as(identity, () => modern.fetch(request, { authInfo, parsedBody })));
       }
       if (isInitializeRequest(parsedBody)) {
         const response = await withCaller({ identity }, (authInfo) => legacy(request, { authInfo, parsedBody }));

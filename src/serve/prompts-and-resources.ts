@@ -105,13 +105,13 @@ const atOnce: InRounds = (_request, ctx, _use, start) => start({ signal: ctx.mcp
 export type ManifestOf = (server: string) => Promise<McpServerManifest | undefined>;
 
 /**
- * Follows which servers have loaded; `listsChanged` runs when what a host allowed `announced` sees
- * may have changed; `surface` is who the hosts are (`serve` on stdio, a `serve --http` gateway's callers).
+ * Follows which servers have loaded; `listsChanged` runs, with the server whose lists did, when what a host
+ * allowed `announced` sees may have changed; `surface` is who the hosts are (`serve` on stdio, a `serve --http` gateway's callers).
  */
 export function promptsAndResourcesOffer(
   servers: ServedServers,
   announced: (server: string) => boolean,
-  listsChanged: () => void,
+  listsChanged: (server: string) => void,
   surface: LoaderToolsSurface,
 ): PromptsAndResourcesOffer {
   const loaded = new Set<string>();
@@ -190,10 +190,10 @@ export function promptsAndResourcesOffer(
   const stopState = servers.on('mcp.stateChanged', ({ server, state }) => {
     if (state !== 'connected' || loaded.has(server)) return;
     loaded.add(server);
-    if (announced(server)) listsChanged();
+    if (announced(server)) listsChanged(server);
   });
   const stopManifest = servers.on('mcp.manifestChanged', ({ server }) => {
-    if (loaded.has(server) && announced(server)) listsChanged();
+    if (loaded.has(server) && announced(server)) listsChanged(server);
   });
   return {
     install,

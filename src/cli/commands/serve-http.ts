@@ -127,8 +127,8 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   };
   const resolver = createAccessResolver(() => gateway?.current(), permissionsFrom(options, discovery.toolPermissions), toolsForDiscovery(discovery));
 
-  let notifyListsChanged = () => {};
-  const offer = promptsAndResourcesOffer(manager, () => true, () => notifyListsChanged(), 'gateway');
+  let notifyListsChanged = (_server: string) => {};
+  const offer = promptsAndResourcesOffer(manager, () => true, (server) => notifyListsChanged(server), 'gateway');
   const info = { name: 'mcp-statechart', version: packageVersion() };
   const endpoint = createMcpEndpoint({
     factory: httpInstanceFactory({
@@ -148,10 +148,8 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     maxBodyBytes: MAX_MESSAGE_BYTES,
     onerror: (error) => logger.debug(`serve --http: ${error.message}`),
   });
-  notifyListsChanged = () => {
-    endpoint.notify.promptsChanged();
-    endpoint.notify.resourcesChanged();
-  };
+  // Only to the identities that may see the server: to the others it would say the server exists, and when it is used.
+  notifyListsChanged = (server) => endpoint.notify.listsChanged((identity) => resolver.allowsServer(identity, server));
   // The MCP config is followed as stdio serve follows it (added servers wait for a person's `approve`):
   // requests from now on get tools over the new set; calls in flight keep the tools they started with.
   const config = await followServeConfig({
