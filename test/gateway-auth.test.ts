@@ -31,12 +31,17 @@ afterEach(async () => {
   await issuer.stop();
 });
 
-function gatewayConfig(): GatewayConfig {
-  const result = parseGatewayConfig({
+/** The gateway file's JSON: alice with a static token, the local issuer. */
+function rawGatewayFile(): { identities: Record<string, Record<string, unknown>>; [field: string]: unknown } {
+  return {
     identities: { alice: { token: `sha256:${createHash('sha256').update(ALICE_TOKEN).digest('hex')}`, groups: ['admins'] } },
     oauth: { issuer: issuer.url, audience: AUDIENCE, groupsClaim: 'groups' },
     groups: { admins: { allow: ['*'] } },
-  });
+  };
+}
+
+function gatewayConfig(): GatewayConfig {
+  const result = parseGatewayConfig(rawGatewayFile());
   if (!result.ok) throw new Error(result.problems.join('\n'));
   return result.config;
 }
@@ -99,6 +104,16 @@ describe('authenticate', () => {
   it("lets a JWT from the issuer in, named by its subject, with the groups claim", async () => {
     const verdict = await authenticator()(bearer(await issuer.token(firstKey, { sub: 'carol', groups: ['admins', 'ops'] })));
     expect(verdict).toEqual({ ok: true, identity: { name: 'carol', groups: ['admins', 'ops'], via: 'oauth' } });
+  });
+
+  it("refuses a JWT whose identity claim names an identity with a bearer token: it cannot become that identity", async () => {
+    const verdict = await authenticator()(bearer(await issuer.token(firstKey, { sub: 'alice', groups: [] })));
+    expect(verdict).toEqual(refusal(`the token's sub claim names an identity that signs in with a bearer token of the gateway file; an OAuth token cannot take it`));
+    // An identity of the file without a token is the OAuth rules of that name: its JWT still gets in as it.
+    const withOAuthOnly = parseGatewayConfig({ ...rawGatewayFile(), identities: { ...rawGatewayFile().identities, dana: { allow: ['*'] } } });
+    if (!withOAuthOnly.ok) throw new Error(withOAuthOnly.problems.join('\n'));
+    const authenticate = createAuthenticator(() => withOAuthOnly.config, { timeoutMs: 2_000 });
+    expect(await authenticate(bearer(await issuer.token(firstKey, { sub: 'dana' })))).toMatchObject({ ok: true, identity: { name: 'dana', via: 'oauth' } });
   });
 
   it('refuses a wrong token, and never repeats it', async () => {

@@ -62,6 +62,11 @@ export function createAuthenticator(config: () => GatewayConfig, options: JwtVer
 
     const verdict = await verifierFor(rules.oauth).verify(token);
     if (!verdict.ok) return refuse('invalid_token', verdict.reason);
+    // Whoever may choose that claim at the issuer (an email, a username) would otherwise become the
+    // token identity: its rules, its sessions, its calls. An OAuth-only entry (no token) stays theirs.
+    if (rules.identities.get(verdict.name)?.token !== undefined) {
+      return refuse('invalid_token', `the token's ${rules.oauth.identityClaim} claim names an identity that signs in with a bearer token of the gateway file; an OAuth token cannot take it`);
+    }
     return { ok: true, identity: { name: verdict.name, groups: verdict.groups, via: 'oauth' } };
   };
 }
