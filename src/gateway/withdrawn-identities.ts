@@ -1,15 +1,21 @@
 /**
- * Which token identities an edit of the gateway file took away: the calls they started must not
- * go on once their token no longer gets in (a leaked token is revoked by removing it).
+ * Which identities an edit of the gateway file took away: the calls they started must not go on
+ * once they no longer get in under that name (a leaked token is revoked by removing it).
  */
 import type { GatewayConfig } from './gateway-file.js';
 
-/** The names of `before`'s identities with a token that `after` no longer has (removed, or given another token). */
+/**
+ * The names whose calls must stop: `before`'s identities with a token that `after` no longer has
+ * (removed, or given another token), and the names `after` gives a token that `before` gave none:
+ * calls under such a name were an OAuth identity's, and a JWT may not take a token identity's name.
+ */
 export function withdrawnIdentities(before: GatewayConfig, after: GatewayConfig): Set<string> {
   const withdrawn = new Set<string>();
   for (const [name, identity] of before.identities) {
-    if (identity.token === undefined) continue;
-    if (after.identities.get(name)?.token?.hex !== identity.token.hex) withdrawn.add(name);
+    if (identity.token !== undefined && after.identities.get(name)?.token?.hex !== identity.token.hex) withdrawn.add(name);
+  }
+  for (const [name, identity] of after.identities) {
+    if (identity.token !== undefined && before.identities.get(name)?.token === undefined) withdrawn.add(name);
   }
   return withdrawn;
 }
