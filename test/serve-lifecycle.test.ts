@@ -57,6 +57,29 @@ describe('mcp-statechart serve', () => {
     expect(serve.stderr()).not.toMatch(/unknown message ID|serve stops/);
   }, 40_000);
 
+  it("does not take a request over 10 MiB whose method comes after a large member for an answer to serve's request with its id", async () => {
+    const serve = endedAfterTest(startServe());
+    serve.send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'host', version: '1' } } });
+    await serve.answer(1);
+    serve.send({ method: 'notifications/initialized' });
+    serve.send({ method: 'notifications/roots/list_changed' });
+    let request: { id?: unknown } | undefined;
+    for (const until = Date.now() + 10_000; !request && Date.now() < until; await new Promise((done) => setTimeout(done, 50))) {
+      request = serve.messages().find((message) => message.method === 'roots/list');
+    }
+    if (!request) throw new Error('serve never asked for the roots');
+    serve.write(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"pad":"${'x'.repeat(11 * 1024 * 1024)}","method":"ping"}\n`);
+    serve.send({ id: 5, method: 'ping' });
+    expect(await serve.answer(5)).toMatchObject({ result: {} });
+
+    expect(serve.stderr()).toMatch(/the host sent a message over 10 MiB \(id \S+\) whose start shows no method, result or error; serve skipped it unread/);
+    expect(serve.stderr()).not.toMatch(/roots\/list_changed failed/);
+    serve.send({ id: request.id, result: { roots: [] } });
+    serve.send({ id: 6, method: 'ping' });
+    expect(await serve.answer(6)).toMatchObject({ result: {} });
+    expect(serve.stderr()).not.toMatch(/roots\/list_changed failed|unknown message ID|serve stops/);
+  }, 40_000);
+
   it('ends within 5 s when the host closes stdin, with a server connected, exit code 0 and no child left', async () => {
     const serve = endedAfterTest(startServe());
     await loadFixture(serve);
@@ -166,5 +189,13 @@ describe('oversizedLine', () => {
       expect(line.answer).toBeUndefined();
       expect(line.logLine).toMatch(/no request id serve could read from its start; serve skipped it unread/);
     }
+  });
+
+  it('takes a line for an answer only when the large member its start stops at is result or error', () => {
+    const line = oversizedLine('{"jsonrpc":"2.0","id":3,"pad":"xxx');
+    expect(line.answerTo).toBeUndefined();
+    expect(line.answer).toBeUndefined();
+    expect(line.logLine).toMatch(/\(id 3\) whose start shows no method, result or error; serve skipped it unread/);
+    expect(oversizedLine('{"jsonrpc":"2.0","id":3,"error":{"message":"xx').answerTo).toBe(3);
   });
 });

@@ -78,6 +78,7 @@ function jsonOrUndefined(text: string): unknown {
  * it does in what JSON-RPC libraries write (`jsonrpc`, `id`, `method`, then `params`). Only a
  * request is answered: a line whose id comes with `result` or `error` is the host's answer to
  * serve, and an error sent back with that id would reach the host as an answer to a request of its own.
+ * A line whose start shows an id, no method and some other large member is neither: it is skipped.
  */
 export function oversizedLine(head: string): UnreadableLine {
   const start = /^\s*\{/.exec(head);
@@ -100,16 +101,17 @@ export function oversizedLine(head: string): UnreadableLine {
     if (key) stopKey = String(jsonOrUndefined(key[1]!));
   }
   const over = `a message over ${MAX_MESSAGE_MIB} MiB`;
-  if (id !== undefined && !method && stopKey !== 'params') {
+  // Only the member an answer carries tells an answer: a `method` may still come after any other
+  // member too large to read, and a request's id may be one serve's own requests use too.
+  if (id !== undefined && !method && (stopKey === 'result' || stopKey === 'error')) {
     return {
       answerTo: id,
       logLine: `the host sent ${over}, its answer to serve's request ${capErrorText(JSON.stringify(id), 80)}; serve skipped it unread and reads on`,
     };
   }
   if (id === undefined || !(method || stopKey === 'params')) {
-    return {
-      logLine: `the host sent ${over} with no request id serve could read from its start; serve skipped it unread and reads on`,
-    };
+    const what = id === undefined ? 'with no request id serve could read from its start' : `(id ${capErrorText(JSON.stringify(id), 80)}) whose start shows no method, result or error`;
+    return { logLine: `the host sent ${over} ${what}; serve skipped it unread and reads on` };
   }
   return {
     answer: {
