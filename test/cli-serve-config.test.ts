@@ -145,6 +145,24 @@ describe('serve follows its config while it runs', () => {
     }
   });
 
+  it('a running server switched off by an edit ("disabled": true) tells its call in flight it was switched off, not removed', async () => {
+    const config = join(home, 'mcp.json');
+    writeConfig(config, { first: stdioFixture() });
+    const host = await startHost(['--config', config, '--approve', 'never']);
+    try {
+      await host.client.callTool({ name: 'load_mcp', arguments: { server: 'first' } });
+      const inFlight = host.client.callTool({ name: 'call_mcp_tool', arguments: { server: 'first', tool: 'slow', arguments: { ms: 20_000 } } });
+      writeConfig(config, { first: { ...stdioFixture(), disabled: true } });
+      const cut = await inFlight;
+      expect(cut.isError).toBe(true);
+      const text = (cut.content as Array<{ text: string }>)[0]!.text;
+      expect(text).toMatch(/switched off in the config while it was in flight/);
+      expect(text).not.toMatch(/removed|no longer configured/);
+    } finally {
+      await host.client.close();
+    }
+  });
+
   it('a half-saved config file keeps the servers it defined until it loads again', async () => {
     const config = join(home, 'mcp.json');
     writeConfig(config, { first: stdioFixture() });

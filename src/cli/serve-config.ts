@@ -74,16 +74,15 @@ export function replaceTools(host: ServeHost, tools: LoaderTool[], toolsFor: (re
 }
 
 /**
- * The servers serve offers from a discovery: enabled (approved, if added while serving) and allowed
- * by --allow/--deny. One off while it waits for a person (`disabledBecause`) is passed switched off,
- * not left out: a call in flight when its changed entry is held is then told it is off, not removed.
+ * The servers serve offers from a discovery, allowed by --allow/--deny. One that is off (`"disabled":
+ * true` in its entry, or waiting for a person: `disabledBecause`) is passed switched off, not left
+ * out: a call in flight when its entry is switched off or held is then told it is off, not removed.
  */
 export function servedServers(result: DiscoveryResult, permissions: LoaderPermissions): Record<string, McpServerConfig> {
   const allowed = nameRecord<McpServerConfig>();
   for (const entry of Object.values(result.servers)) {
     if (!isServerAllowed(permissions, entry.name)) continue;
-    if (!entry.disabled) allowed[entry.name] = entry.config;
-    else if (entry.disabledBecause !== undefined) allowed[entry.name] = { ...entry.config, disabled: true };
+    allowed[entry.name] = entry.disabled ? { ...entry.config, disabled: true } : entry.config;
   }
   return allowed;
 }
