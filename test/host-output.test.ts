@@ -77,7 +77,7 @@ describe('the queue to the host', () => {
     const hostInput = new PassThrough();
     hostInput.on('data', () => {});
     const output = new HostOutput(stdout.stream, limits, hostInput);
-    // A host that writes requests and never reads: answers are never dropped, so only not reading bounds them.
+    // A host that writes requests and never reads: answers are kept (a large one past 10 MiB waiting becomes an error), so only not reading bounds their count.
     for (let id = 1; id <= limits.messages * 2; id++) {
       output.send({ jsonrpc: '2.0', id, result: {} });
       if (hostInput.isPaused()) break;

@@ -80,6 +80,30 @@ describe('mcp-statechart serve', () => {
     expect(serve.stderr()).not.toMatch(/roots\/list_changed failed|unknown message ID|serve stops/);
   }, 40_000);
 
+  it('keeps at most about 10 MiB of answers for a host that does not read them: a large answer past that is an error saying so', async () => {
+    const serve = endedAfterTest(startServe());
+    await loadFixture(serve);
+    serve.pauseReading();
+    // Sent together, the calls all run before any answer waits: 24 MiB of answers (25,000 characters each, the result budget), were they all kept.
+    const ids = Array.from({ length: 1_000 }, (_, index) => 100 + index);
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'call_mcp_tool', arguments: { server: 'fixture', tool: 'big', arguments: { chars: 25_000 } } } });
+    serve.write(ids.map((id) => `${JSON.stringify(call(id))}\n`).join(''));
+    expect(await serve.handedOver()).toBe(true);
+    await quiet(serve.pid);
+    serve.resumeReading();
+    const answers = await Promise.all(ids.map((id) => serve.answer(id)));
+
+    // How many depends on how serve's reads split the write (one of 64 KiB runs 460 calls at once):
+    // measured, 429 kept and 571 refused, or, on a busy machine, fewer refused (the calls read after
+    // serve stopped taking requests ran once the host read again). Before, none was ever refused.
+    const refused = answers.filter((answer) => answer.error);
+    expect(answers.filter((answer) => answer.result && !answer.result.isError).length + refused.length).toBe(1_000);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused[0]!.error!.message).toMatch(/^mcp-statechart serve did not send this answer \(25 KiB\): \d+\.\d MiB of its earlier answers still wait unread \(the host is not reading its output, or reads it too slowly\)\. The request ran and may have taken effect/);
+    serve.send({ id: 2_000, method: 'ping' });
+    expect(await serve.answer(2_000)).toMatchObject({ result: {} });
+  }, 60_000);
+
   it('ends within 5 s when the host closes stdin, with a server connected, exit code 0 and no child left', async () => {
     const serve = endedAfterTest(startServe());
     await loadFixture(serve);

@@ -6,6 +6,20 @@ import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 /** How much may wait for the host before log messages are dropped: whichever bound comes first. */
 export const HOST_QUEUE_LIMITS = { messages: 1_000, bytes: 4 * 1024 * 1024 };
 
+/**
+ * How much may wait unsent before a large answer to the host is not sent: requests the host sent
+ * together all run before any answer waits (pausing its input comes too late for them), and each
+ * answer may be megabytes, so without this what waits grows with what the host asked.
+ */
+export const HOST_UNSENT_ANSWERS_BYTES = 10 * 1024 * 1024;
+/** An answer this small is sent whatever waits: the error that would replace it is about as large. */
+const ALWAYS_SENT_ANSWER_BYTES = 4 * 1024;
+
+/** A size for the host to read: KiB under a MiB. */
+function sizeText(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
 interface Queued {
   text: string;
   /** Set on a progress notification: a newer one for the same token replaces its text in place. */
@@ -21,7 +35,8 @@ interface Queued {
  * only the latest value per token, a notification already waiting is not queued again, and log
  * messages past HOST_QUEUE_LIMITS are dropped and counted (the host is told how many once it has
  * caught up). Responses and requests always wait their turn: the host's own requests bound the
- * responses, and each server's requests to the host are capped (relay-limits.ts). A host can send
+ * responses, and each server's requests to the host are capped (relay-limits.ts); a large
+ * answer while HOST_UNSENT_ANSWERS_BYTES wait is replaced by an error saying the host is not reading. A host can send
  * requests without reading their answers, so while the queue is full the host's input (when
  * given) is paused: what waits is then bounded by the limits, not by what the host writes.
  */
@@ -59,7 +74,7 @@ export class HostOutput {
   send(message: JSONRPCMessage): void {
     if (this.closed) return;
     if (!('method' in message) || 'id' in message) {
-      this.enqueue({ text: serializeMessage(message) });
+      this.enqueue({ text: this.answerText(message) });
       return;
     }
     if (message.method === 'notifications/progress') {
@@ -84,6 +99,25 @@ export class HostOutput {
     const text = serializeMessage(message);
     if (this.notifications.has(text)) return;
     if (this.enqueue({ text, notification: text })) this.notifications.add(text);
+  }
+
+  /**
+   * The text of a message with an id; a large result, while HOST_UNSENT_ANSWERS_BYTES wait for a
+   * host that does not read them, becomes an error saying so (the request ran: it was not refused).
+   */
+  private answerText(message: JSONRPCMessage): string {
+    const text = serializeMessage(message);
+    if (!('result' in message) || text.length <= ALWAYS_SENT_ANSWER_BYTES || this.queuedBytes + text.length <= HOST_UNSENT_ANSWERS_BYTES) return text;
+    return serializeMessage({
+      jsonrpc: '2.0',
+      id: message.id,
+      error: {
+        code: INTERNAL_ERROR,
+        message:
+          `mcp-statechart serve did not send this answer (${sizeText(text.length)}): ${sizeText(this.queuedBytes)} of its earlier answers still wait unread ` +
+          '(the host is not reading its output, or reads it too slowly). The request ran and may have taken effect; read the earlier answers before sending it again.',
+      },
+    });
   }
 
   close(): void {
