@@ -92,3 +92,23 @@ describe('the queue to the host', () => {
     expect(hostInput.isPaused()).toBe(false);
   });
 });
+
+describe('answers to a host that does not read them', () => {
+  it('keeps large answers up to HOST_UNSENT_ANSWERS_BYTES waiting; a larger one past that becomes an error, small ones are kept', async () => {
+    const stdout = slowStdout();
+    const output = new HostOutput(stdout.stream, { messages: 100_000, bytes: 1024 * 1024 * 1024 });
+    const big = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'x'.repeat(1024 * 1024) }] } });
+    for (let id = 1; id <= 15; id++) output.send(big(id));
+    output.send({ jsonrpc: '2.0', id: 16, result: {} });
+    for (let round = 0; round < 100 && output.waiting > 0; round++) {
+      stdout.drain();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const answers = stdout.messages() as Array<{ id: number; result?: unknown; error?: { message: string } }>;
+    expect(answers.map((answer) => answer.id)).toEqual(Array.from({ length: 16 }, (_, index) => index + 1));
+    const kept = answers.filter((answer) => answer.result !== undefined);
+    // The first is written at once; ten more fit in 10 MiB waiting (each is a little over 1 MiB as JSON: nine).
+    expect(kept.map((answer) => answer.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 16]);
+    expect(answers[10]!.error!.message).toMatch(/^mcp-statechart serve did not send this answer \(1\.0 MiB\): 9\.0 MiB of its earlier answers still wait unread/);
+  });
+});
