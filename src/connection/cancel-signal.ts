@@ -14,6 +14,7 @@
  * (`AbortSignal.any`, `events.addAbortListener`) refuse it: it is never passed to them.
  * test/request-cancel-signal.test.ts cancels through it on a real server.
  */
+import { terminalLine } from '../../machines/control-characters.js';
 import { errorMessage } from '../../machines/to-error.js';
 
 /** A listener as EventTarget takes it: a function or an object with `handleEvent`. */
@@ -26,12 +27,14 @@ type ListenerOptions = Parameters<EventTarget['addEventListener']>[2];
  * telling the server, nor throw on out of the session actor that cancelled, which would stop it and
  * leave the server disconnected. Node reports such a throw as an uncaught exception, which ends the
  * process; here it is a process warning (`process.on('warning')`), which is seen and ends nothing.
+ * Its message is the listener's, which may quote a server's text: on one line, controls escaped,
+ * as Node prints a warning to stderr as it is.
  */
 function heard(listen: () => unknown): void {
   try {
     listen();
   } catch (error) {
-    process.emitWarning(`An abort listener of a cancelled MCP request threw (the cancel went on): ${errorMessage(error)}`, 'AbortListenerWarning');
+    process.emitWarning(`An abort listener of a cancelled MCP request threw (the cancel went on): ${terminalLine(errorMessage(error))}`, 'AbortListenerWarning');
   }
 }
 
