@@ -70,7 +70,6 @@ describe("OAuth requests' own fetch and the size of an answer", () => {
     ['gzip, br', (body: Buffer) => brotliCompressSync(gzipSync(body))],
     ['deflate,gzip', (body: Buffer) => gzipSync(deflateSync(body))],
     ['GZIP', (body: Buffer) => gzipSync(body)],
-    ['identity, br', (body: Buffer) => brotliCompressSync(body)],
   ])('decodes Content-Encoding "%s", last coding first, as fetch does (a list was left encoded)', async (encoding, encode) => {
     const base = await serving((_request, response) => response.writeHead(200, { 'content-encoding': encoding }).end(encode(Buffer.from(json))));
     expect(await bodyOf(`${base}/.well-known/oauth-authorization-server`)).toBe(json);
@@ -88,6 +87,21 @@ describe("OAuth requests' own fetch and the size of an answer", () => {
     const read = response.text().catch((error: unknown) => error);
     controller.abort(new Error('given up'));
     expect(await Promise.race([read, new Promise((still) => setTimeout(still, 2000, 'still reading'))])).toEqual(new Error('given up'));
+  });
+
+  it.each([
+    ['identity, br', brotliCompressSync(json)],
+    ['br, identity', brotliCompressSync(json)],
+    ['gzip,,br', brotliCompressSync(gzipSync(json))],
+    [' gzip , ', gzipSync(json)],
+    ['identity', Buffer.from(json)],
+    ['gzip, br', brotliCompressSync(gzipSync(json))],
+  ])('reads Content-Encoding "%s" to the same bytes as fetch itself (identity and an empty item are codings fetch does not know)', async (encoding, sent) => {
+    const base = await serving((_request, response) => response.writeHead(200, { 'content-encoding': encoding }).end(sent));
+    const url = `${base}/.well-known/oauth-authorization-server`;
+    const byFetch = Buffer.from(await (await fetch(url, { signal: AbortSignal.timeout(4000) })).arrayBuffer()).toString('latin1');
+    const checked = await connectCheckedFetch()(url, { signal: AbortSignal.timeout(4000) });
+    expect(Buffer.from(await checked.arrayBuffer()).toString('latin1')).toBe(byFetch);
   });
 
   it('refuses more codings than fetch decodes, naming the origin', async () => {

@@ -99,10 +99,11 @@ function responseOf(answer: IncomingMessage, method: string, origin: string): Re
 
 /**
  * The decoders of a Content-Encoding list, last applied first, as fetch decodes it (a server may
- * compress unasked). A coding fetch does not know leaves the body as sent, as fetch leaves it.
+ * compress unasked). A coding fetch does not know leaves the body as sent, as fetch leaves it:
+ * `identity` and an empty item too (undici knows neither), so `identity, br` stays as sent.
  */
 function contentDecoders(header: string | null, origin: string): Array<() => Transform> {
-  const names = (header ?? '').split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '' && name !== 'identity');
+  const names = header ? header.toLowerCase().split(',').map((name) => name.trim()) : [];
   if (names.length > MAX_CONTENT_CODINGS) throw new Error(`${origin} answered with ${names.length} content codings, more than the ${MAX_CONTENT_CODINGS} a fetch decodes`);
   const decoders = names.flatMap((name) => DECODERS[name] ?? []);
   return decoders.length === names.length ? decoders.reverse() : [];
