@@ -203,4 +203,23 @@ describe('a real stdio server', () => {
       await manager.dispose();
     }
   });
+  it("lets an entry's env set npm's cache in either case, an inherited spelling left out (npm would take it over the entry's)", async () => {
+    const before = { NPM_CONFIG_CACHE: process.env.NPM_CONFIG_CACHE, npm_config_cache: process.env.npm_config_cache };
+    process.env.NPM_CONFIG_CACHE = join(folder, 'inherited-cache');
+    delete process.env.npm_config_cache;
+    const reportFile = join(folder, 'report.json');
+    const manager = new McpConnectionManager({ logger: silentLogger });
+    try {
+      const entry = stdioFixture('--report-file', reportFile, '--print-env', 'npm_config_cache', '--print-env', 'NPM_CONFIG_CACHE');
+      await manager.connect('npx-like', { ...entry, env: { npm_config_cache: join(folder, 'entry-cache') } });
+      const { env } = JSON.parse(readFileSync(reportFile, 'utf8')) as { env: Record<string, string> };
+      expect(env).toEqual({ npm_config_cache: join(folder, 'entry-cache') });
+    } finally {
+      for (const [name, value] of Object.entries(before)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      await manager.dispose();
+    }
+  });
 });

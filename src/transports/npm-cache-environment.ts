@@ -10,10 +10,17 @@
  */
 const PASSED_ON = ['npm_config_cache', 'npm_config_prefer_offline'] as const;
 
-/** The named npm settings of this process's environment, in either case npm reads them in (`npm_config_cache`, `NPM_CONFIG_CACHE`). */
-export function npmCacheEnvironment(): Record<string, string> {
+/**
+ * The named npm settings of this process's environment, in either case npm reads them in
+ * (`npm_config_cache`, `NPM_CONFIG_CACHE`), but for those the entry's `env` sets in any case: npm
+ * reads every spelling and keeps the last, so an inherited `NPM_CONFIG_CACHE` beside the entry's
+ * `npm_config_cache` would override what the entry says.
+ */
+export function npmCacheEnvironment(entryEnv: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const setByEntry = new Set(Object.keys(entryEnv).map((name) => name.toLowerCase()));
   const passed: Record<string, string> = {};
   for (const name of PASSED_ON) {
+    if (setByEntry.has(name)) continue;
     for (const spelled of [name, name.toUpperCase()]) {
       const value = process.env[spelled];
       if (value !== undefined) passed[spelled] = value;

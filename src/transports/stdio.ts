@@ -383,7 +383,7 @@ export function createStdioTransport(server: string, config: McpServerConfig): P
   if (config.cwd !== undefined && !isFolder(config.cwd)) {
     throw new ConfigInvalidError(server, 'cwd', `the working folder ${quoted(config.cwd)} does not exist or is not a folder`);
   }
-  const env: Record<string, string> = { ...getDefaultEnvironment(), ...npmCacheEnvironment(), ...config.env };
+  const env: Record<string, string> = { ...getDefaultEnvironment(), ...npmCacheEnvironment(config.env), ...config.env };
   const resolved = resolveCommand(config.command, env.PATH ?? env.Path, config.cwd, env.PATHEXT);
   if (!resolved) {
     throw Object.assign(
