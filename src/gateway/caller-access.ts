@@ -43,6 +43,18 @@ export interface AccessResolver {
 }
 
 /**
+ * `identity` as the rules in force would admit it now, or undefined when they would not: asked long
+ * after it signed in (a `subscriptions/listen` stream stays open across edits), its groups are the
+ * ones the file gave it then, and its token, or the file's `oauth`, may be gone since.
+ */
+function admittedNow(rules: GatewayConfig, identity: AuthenticatedIdentity): AuthenticatedIdentity | undefined {
+  const own = rules.identities.get(identity.name);
+  if (identity.via === 'token') return own?.token === undefined ? undefined : { ...identity, groups: own.groups ?? [] };
+  if (identity.via === 'oauth') return rules.oauth === undefined || own?.token !== undefined ? undefined : identity;
+  return identity;
+}
+
+/**
  * `config()` is the current gateway file (undefined: no file, everyone is serve's own caller);
  * `base` is serve's own permissions, which every identity's rules stay within.
  */
@@ -74,7 +86,9 @@ export function createAccessResolver(config: () => GatewayConfig | undefined, ba
     },
     allowsServer(identity, server) {
       const rules = config();
-      return rules ? policyFor(rules, identity).allowsServer(server) : serves.allowsServer(server);
+      if (!rules) return serves.allowsServer(server);
+      const current = admittedNow(rules, identity);
+      return current !== undefined && policyFor(rules, current).allowsServer(server);
     },
     accessFor(identity) {
       const rules = config();
