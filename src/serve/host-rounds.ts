@@ -459,6 +459,11 @@ export class HostInputRounds {
     return undefined;
   }
 
+  /** Whose calls are here, running or waiting. */
+  owners(): Set<string> {
+    return new Set(this.all().flatMap((call) => (call.owner === undefined ? [] : [call.owner])));
+  }
+
   /** Ends the calls of `owners` (their access was withdrawn), waiting or with a round open, with `error`. */
   withdraw(owners: ReadonlySet<string>, error: Error): void {
     for (const call of this.all()) {

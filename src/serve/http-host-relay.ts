@@ -241,6 +241,11 @@ export class HttpHostRelay implements HostPeer {
     }
   }
 
+  /** Whose calls (both eras), prompt gets and resource reads are in flight here. */
+  owners(): Set<string> {
+    return new Set([...this.rounds.owners(), ...[...this.legacyCalls].map((call) => call.owner), ...[...this.otherUses].map((use) => use.owner)]);
+  }
+
   /**
    * Ends every call of `owners` here, both eras, running or waiting for its host, and fails what
    * they asked their hosts, with `reason`: their access was withdrawn (the gateway file no longer

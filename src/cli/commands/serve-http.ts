@@ -220,11 +220,11 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   return 0;
 }
 
-/** On each new version of the gateway file: the calls of an identity whose token it no longer has are stopped, running or waiting. */
+/** On each new version of the gateway file: the calls of an identity it no longer lets in (its token, or the JWTs of its `oauth`, gone) are stopped, running or waiting. */
 function withdrawCallsOf(relay: HttpHostRelay): (config: GatewayConfig, previous: GatewayConfig) => void {
   return (config, previous) => {
-    const withdrawn = withdrawnIdentities(previous, config);
-    if (withdrawn.size > 0) relay.withdraw(withdrawn, 'your access was withdrawn: the gateway file no longer has your bearer token, so mcp-statechart serve stopped this call');
+    const withdrawn = withdrawnIdentities(previous, config, relay.owners());
+    if (withdrawn.size > 0) relay.withdraw(withdrawn, 'your access was withdrawn: the gateway file no longer lets you in (your bearer token, or the issuer of your OAuth token, was taken out of it), so mcp-statechart serve stopped this call');
   };
 }
 
