@@ -26,6 +26,7 @@ async function listening(answer?: () => Response): Promise<{ url: string; called
       return answer ? Promise.resolve(answer()) : new Promise<Response>(() => {});
     },
     notify: {} as McpEndpoint['notify'],
+    withdraw: () => {},
     close: async () => {},
   };
   gateway = createGatewayServer({ endpoint, oauth: () => undefined, loopbackOnly: true, maxBodyBytes: 1024 * 1024, bodyTimeoutMs: 10_000, health: () => ({}), logger: silentLogger });

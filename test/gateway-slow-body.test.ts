@@ -25,6 +25,7 @@ async function listening(bodyTimeoutMs: number, authenticate?: Authenticate): Pr
       return Response.json({ jsonrpc: '2.0', id: 1, result: {} });
     },
     notify: {} as McpEndpoint['notify'],
+    withdraw: () => {},
     close: async () => {},
   };
   const gateway = createGatewayServer({ endpoint, authenticate, oauth: () => undefined, loopbackOnly: true, maxBodyBytes: 1024 * 1024, bodyTimeoutMs, health: () => ({}), logger: silentLogger });

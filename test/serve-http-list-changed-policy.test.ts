@@ -5,11 +5,12 @@
  * when another identity uses it. Real processes: serve --http with a gateway file of two identities
  * (bob denied `hidden`), two fixture servers over stdio, raw 2026-07-28 POSTs.
  */
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stdioFixture } from './support/fixtures.js';
-import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
+import { gatewayTokenHash, startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
-const TOKENS = { alice: 'alice-token-4f20', bob: 'bob-token-a9d3' };
+const TOKENS = { alice: 'alice-token-4f20', bob: 'bob-token-a9d3', carol: 'carol-token-77e1', carolRotated: 'carol-token-rotated-1c05' };
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientInfo': { name: 'listener', version: '1.0.0' },
@@ -23,8 +24,8 @@ const streams: AbortController[] = [];
 beforeAll(async () => {
   team = await startTeamGateway(
     'list-changed-policy',
-    { shared: stdioFixture(), hidden: stdioFixture() },
-    { alice: { token: TOKENS.alice }, bob: { token: TOKENS.bob, deny: ['hidden'] } },
+    { shared: stdioFixture(), hidden: stdioFixture(), later: stdioFixture() },
+    { alice: { token: TOKENS.alice }, bob: { token: TOKENS.bob, deny: ['hidden'] }, carol: { token: TOKENS.carol } },
   );
 }, 90_000);
 
@@ -95,5 +96,31 @@ describe('a list change of a server', () => {
     expect(count(bob.heard(), 'notifications/prompts/list_changed')).toBe(1);
     expect(count(bob.heard(), 'notifications/resources/list_changed')).toBe(1);
     expect(count(alice.heard(), 'notifications/resources/list_changed')).toBe(2);
+  }, 60_000);
+
+  it('no longer reaches the stream of a token rotated out under the same name', async () => {
+    const carol = await listen(TOKENS.carol);
+    writeFileSync(
+      team.gatewayFile,
+      JSON.stringify({
+        identities: {
+          alice: { token: gatewayTokenHash(TOKENS.alice) },
+          bob: { token: gatewayTokenHash(TOKENS.bob), deny: ['hidden'] },
+          carol: { token: gatewayTokenHash(TOKENS.carolRotated) },
+        },
+      }),
+    );
+    // The edit is in force once the old token is refused.
+    for (const end = Date.now() + 15_000; ; await new Promise((resolve) => setTimeout(resolve, 100))) {
+      const answer = await post(TOKENS.carol, 'ping', {}, AbortSignal.timeout(5_000));
+      await answer.body?.cancel();
+      if (answer.status === 401) break;
+      if (Date.now() > end) throw new Error('the rotated gateway file never applied');
+    }
+    const alice = await listen(TOKENS.alice);
+    await load(TOKENS.alice, 'later');
+    await until(() => count(alice.heard(), 'notifications/prompts/list_changed') === 1);
+    expect(count(carol.heard(), 'notifications/prompts/list_changed')).toBe(0);
+    expect(count(carol.heard(), 'notifications/resources/list_changed')).toBe(0);
   }, 60_000);
 });

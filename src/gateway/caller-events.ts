@@ -41,6 +41,11 @@ export class CallerEventBus implements ServerEventBus {
     return () => this.listeners.delete(listener);
   }
 
+  /** The streams of `names` hear nothing more (their access was withdrawn); the host closes them. */
+  forget(names: ReadonlySet<string>): void {
+    for (const listener of [...this.listeners]) if (listener.identity !== undefined && names.has(listener.identity.name)) this.listeners.delete(listener);
+  }
+
   private deliver(event: ServerEvent, reaches: (listener: Listener) => boolean): void {
     for (const listener of [...this.listeners]) {
       if (!reaches(listener)) continue;

@@ -55,6 +55,8 @@ export interface McpEndpoint {
   handle(request: Request, parsedBody: unknown, identity: AuthenticatedIdentity): Promise<Response>;
   /** The modern leg's `subscriptions/listen` streams hear list changes through this. */
   notify: EndpointNotifier;
+  /** The `subscriptions/listen` streams `names` opened hear nothing more (a token rotated out must not keep hearing its name's events). */
+  withdraw(names: ReadonlySet<string>): void;
   close(): Promise<void>;
 }
 
@@ -88,6 +90,7 @@ export function createMcpEndpoint({ factory, keys, answers, cancels, maxBodyByte
         bus.publishTo({ kind: 'resources_list_changed' }, sees);
       },
     },
+    withdraw: (names) => bus.forget(names),
     close: () => modern.close(),
     async handle(request, parsedBody, identity) {
       if (!(await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes }))) {

@@ -86,7 +86,10 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   // Downstream servers' sampling, elicitation and roots requests go up to the host of the call they belong to (see HttpHostRelay),
   // but a 2025-era server's roots, kept for its connection whoever calls, are none (see HostRequestOptions).
   const relay = new HttpHostRelay();
-  const gateway: GatewayFileWatcher | undefined = flags.gateway === undefined ? undefined : await watchGatewayFile(flags.gateway, { logger, onChange: withdrawCallsOf(relay) });
+  // Set once the endpoint exists: no stream is open before.
+  let withdrawStreams = (_names: ReadonlySet<string>) => {};
+  const gateway: GatewayFileWatcher | undefined =
+    flags.gateway === undefined ? undefined : await watchGatewayFile(flags.gateway, { logger, onChange: withdrawCallsOf(relay, (names) => withdrawStreams(names)) });
   const keys = flags.sessionKeyFile ? await loadSessionKeys(flags.sessionKeyFile) : parseSessionKeys(randomBytes(32).toString('base64'));
   const audit: AuditLog | undefined = flags.audit === undefined ? undefined : openAuditLog(flags.audit, { logger });
 
@@ -149,6 +152,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     onerror: (error) => logger.debug(`serve --http: ${error.message}`),
   });
   // Only to the identities that may see the server: to the others it would say the server exists, and when it is used.
+  withdrawStreams = (names) => endpoint.withdraw(names);
   notifyListsChanged = (server) => endpoint.notify.listsChanged((identity) => resolver.allowsServer(identity, server));
   // The MCP config is followed as stdio serve follows it (added servers wait for a person's `approve`):
   // requests from now on get tools over the new set; calls in flight keep the tools they started with.
@@ -220,11 +224,16 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   return 0;
 }
 
-/** On each new version of the gateway file: the calls of an identity it no longer lets in (its token, or the JWTs of its `oauth`, gone) are stopped, running or waiting. */
-function withdrawCallsOf(relay: HttpHostRelay): (config: GatewayConfig, previous: GatewayConfig) => void {
+/**
+ * On each new version of the gateway file: the calls of an identity it no longer lets in (its token, or the JWTs of its `oauth`, gone)
+ * are stopped, running or waiting, and its listen streams hear nothing more.
+ */
+function withdrawCallsOf(relay: HttpHostRelay, withdrawStreams: (names: ReadonlySet<string>) => void): (config: GatewayConfig, previous: GatewayConfig) => void {
   return (config, previous) => {
     const withdrawn = withdrawnIdentities(previous, config, relay.owners());
-    if (withdrawn.size > 0) relay.withdraw(withdrawn, 'your access was withdrawn: the gateway file no longer lets you in (your bearer token, or the issuer of your OAuth token, was taken out of it), so mcp-statechart serve stopped this call');
+    if (withdrawn.size === 0) return;
+    withdrawStreams(withdrawn);
+    relay.withdraw(withdrawn, 'your access was withdrawn: the gateway file no longer lets you in (your bearer token, or the issuer of your OAuth token, was taken out of it), so mcp-statechart serve stopped this call');
   };
 }
 
