@@ -113,7 +113,7 @@ export function createRegistryParts(options: RegistryPartsOptions = {}): Registr
         logger,
         tracker: sessions,
         clientInfo: options.clientInfo ?? { name: 'mcp-statechart', version: '0.1.0' },
-        authFactory: createHttpAuthFactory(options.oauth),
+        authFactory: createHttpAuthFactory(options.oauth, undefined, logger),
         host,
         eras,
         journal,

@@ -3,17 +3,23 @@ import { auth } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { isOAuthLoginRequired, login, OAuthTokenStore, StoredOAuthProvider } from '../src/entries/oauth.js';
-import { afterThisTest, loginDir, oauthFixture } from './fixtures/oauth-helpers.js';
+import { rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { afterThisTest, loginDir, oauthFixture, recordingLogger } from './fixtures/oauth-helpers.js';
 import type { OAuthFixtureOptions } from './fixtures/oauth-server.js';
 import { rejectionOf } from './support/fixtures.js';
 
-async function loggedIn(options: OAuthFixtureOptions = {}) {
+async function loggedIn(options: OAuthFixtureOptions = {}, logger = silentLogger) {
   const fixture = await oauthFixture(options);
   const dir = loginDir();
   await login('remote', { url: fixture.url }, { dir, openBrowser: fixture.browse, print: () => {} });
-  const manager = new McpConnectionManager({ logger: silentLogger, oauth: { dir } });
+  const manager = new McpConnectionManager({ logger, oauth: { dir } });
   afterThisTest(() => manager.dispose());
   return { fixture, dir, manager, store: new OAuthTokenStore('remote', dir) };
+}
+
+/** The promise's value, or the rejection saying it took longer than `ms`. */
+function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still waiting after ${ms} ms`)), ms).unref())]);
 }
 
 function grantTypes(fixture: { tokenRequests: Array<{ grantType: string }> }): string[] {
@@ -183,6 +189,37 @@ describe('token refresh', () => {
     expect(results.map((result) => (result instanceof Error ? result.message : result))).toEqual(['AUTHORIZED', 'AUTHORIZED']);
     expect(grantTypes(fixture).filter((type) => type === 'refresh_token')).toHaveLength(1);
     expect(new OAuthTokenStore('remote', dir).read().tokens?.refresh_token).toBe(fixture.issuedTokens.at(-1));
+  });
+
+  it('an empty refresh lock seconds old (its process killed between creating and naming it) is taken over: the call does not wait for it', async () => {
+    const { fixture, manager, store } = await loggedIn();
+    await manager.connect('remote', { url: fixture.url });
+    const lock = `${store.file}.refresh-lock`;
+    writeFileSync(lock, '');
+    const tenSecondsAgo = new Date(Date.now() - 10_000);
+    utimesSync(lock, tenSecondsAgo, tenSecondsAgo);
+    fixture.expireAccessTokens();
+
+    const result = await within(15_000, manager.callTool('remote', 'add', { a: 2, b: 3 }));
+    expect(result.structuredContent).toEqual({ sum: 5 });
+    expect(grantTypes(fixture)).toEqual(['authorization_code', 'refresh_token']);
+  });
+
+  it('a refresh waiting for another process\'s renewal (a lock naming another host) says so once on the logger, naming the holder', async () => {
+    const { logger, lines } = recordingLogger();
+    const { fixture, manager, store } = await loggedIn({}, logger);
+    await manager.connect('remote', { url: fixture.url });
+    const lock = `${store.file}.refresh-lock`;
+    writeFileSync(lock, '4242@build-host.example\n');
+    // The other process finishes after 4 s: the wait ends then.
+    setTimeout(() => rmSync(lock, { force: true }), 4_000).unref();
+    fixture.expireAccessTokens();
+
+    const result = await within(20_000, manager.callTool('remote', 'add', { a: 2, b: 3 }));
+    expect(result.structuredContent).toEqual({ sum: 5 });
+    const told = lines.filter((line) => line.includes('being renewed by another process'));
+    expect(told).toHaveLength(1);
+    expect(told[0]).toContain(`info the OAuth login of "remote" is being renewed by another process ("4242@build-host.example"): waiting for it`);
   });
 
   it('a server without refresh tokens: an expired login asks for a new one', async () => {

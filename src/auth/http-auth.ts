@@ -9,6 +9,7 @@ import type { McpServerConfig } from '../../machines/types.js';
 import { hasStaticAuthorization, readOAuthEntry } from './oauth-config.js';
 import { StoredOAuthProvider } from './stored-provider.js';
 import { OAuthTokenStore } from './token-store.js';
+import type { Logger } from '../logger.js';
 
 // The types live with their consumers (the http transport, the connect) so those folders never import auth/.
 export type { HttpAuth } from '../transports/http.js';
@@ -39,7 +40,7 @@ export interface McpOAuthOptions {
  * console.log(auth !== undefined, manager.getState('notes'));
  * ```
  */
-export function createHttpAuthFactory(options: McpOAuthOptions | false = {}, onRefreshed?: (server: string) => void): HttpAuthFactory | undefined {
+export function createHttpAuthFactory(options: McpOAuthOptions | false = {}, onRefreshed?: (server: string) => void, logger?: Logger): HttpAuthFactory | undefined {
   if (options === false) return undefined;
   return ({ name, config, onRefreshed: onThisRefreshed }) => {
     const custom = options.providerFor?.({ name, config });
@@ -48,7 +49,7 @@ export function createHttpAuthFactory(options: McpOAuthOptions | false = {}, onR
     const entry = readOAuthEntry(name, config);
     // A bad URL is left to the transport, which reports it as a config error.
     if (!serverUrl || entry === false || hasStaticAuthorization(config)) return undefined;
-    const provider = new StoredOAuthProvider({ server: name, serverUrl, entry, store: new OAuthTokenStore(name, options.dir), onRefreshed: refreshNotice(onRefreshed, onThisRefreshed) });
+    const provider = new StoredOAuthProvider({ server: name, serverUrl, entry, store: new OAuthTokenStore(name, options.dir), onRefreshed: refreshNotice(onRefreshed, onThisRefreshed), logger });
     return { provider, fetch: provider.fetch };
   };
 }

@@ -40,6 +40,9 @@ const REFUSED_KEPT = 16;
  */
 const REFRESH_LOCK_MS = OAUTH_REQUEST_TIMEOUT_MS + 5_000;
 
+/** A refresh takes well under this; waiting longer, the user is told why a call is slow. */
+const LONG_WAIT_MS = 2_000;
+
 function remember(list: string[], value: string): void {
   list.push(value);
   list.splice(0, list.length - REFUSED_KEPT);
@@ -58,6 +61,8 @@ export class RefreshOnce {
     private readonly keep: (tokens: OAuthTokens, sentRefreshToken: string) => void,
     /** The lock file shared by every process refreshing this login. */
     private readonly lockPath: () => string,
+    /** Told once per refresh that waits long for another process's: the holder (`pid@host`) when the lock names it. */
+    private readonly onLongWait?: (holder: string | undefined) => void,
   ) {}
 
   /** The MCP server answered 401 to a request carrying this `Authorization` header. */
@@ -104,7 +109,14 @@ export class RefreshOnce {
       return { status: response.status, statusText: response.statusText, headers: response.headers, body };
     };
     try {
-      return await withFileLock(this.lockPath(), send, { timeoutMs: REFRESH_LOCK_MS, staleMs: REFRESH_LOCK_MS, keepFresh: true });
+      return await withFileLock(this.lockPath(), send, {
+        timeoutMs: REFRESH_LOCK_MS,
+        staleMs: REFRESH_LOCK_MS,
+        keepFresh: true,
+        // An empty lock was left by a process killed between creating it and naming itself: waiting REFRESH_LOCK_MS for it stalls every call.
+        emptyIsAbandoned: true,
+        onLongWait: this.onLongWait && { afterMs: LONG_WAIT_MS, tell: this.onLongWait },
+      });
     } catch (error) {
       // A lock held too long, or one that cannot be taken (a folder in its place, a read-only folder): refresh without it.
       if (running) throw error;

@@ -22,6 +22,7 @@ import { refusingUnsafeOAuthUrls } from './safe-oauth-url.js';
 import { cancellable } from './cancellable-fetch.js';
 import { connectCheckedFetch } from './connect-checked-fetch.js';
 import { RefreshOnce } from './refresh-once.js';
+import type { Logger } from '../logger.js';
 import { checkingOAuthAnswers } from './oauth-answers.js';
 import { offersOAuth } from './oauth-offered.js';
 import type { OAuthEntry } from './oauth-config.js';
@@ -49,6 +50,8 @@ export interface StoredOAuthProviderOptions {
   baseFetch?: FetchLike;
   /** Ends every request this provider sends, the MCP server's and OAuth's (a login's Ctrl-C). */
   signal?: AbortSignal;
+  /** Told when a refresh waits long for another process's renewal of this login. */
+  logger?: Logger;
 }
 
 /** A 403 insufficient_scope just seen: a scope the login lacks, or one it already has (`refused`). */
@@ -269,6 +272,11 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     () => this.current(),
     (tokens, sent) => this.keepRenewal(tokens, sent),
     () => `${this.#options.store.file}.refresh-lock`,
+    (holder) =>
+      this.#options.logger?.info(
+        `the OAuth login of ${quoted(this.#options.server)} is being renewed by another process${holder === undefined ? '' : ` (${quoted(holder)})`}: waiting for it`,
+        { lock: `${this.#options.store.file}.refresh-lock` },
+      ),
   );
 
   readonly #oauthFetch: FetchLike = this.#refreshes.fetch;

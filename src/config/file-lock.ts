@@ -26,6 +26,15 @@ export interface FileLockOptions {
    * another host sharing the folder.
    */
   keepFresh?: boolean;
+  /**
+   * An empty lock past the moment between its creation and the writing of its holder is taken
+   * over as abandoned, instead of waited for until `staleMs`: `takeLock` writes the holder right
+   * after creating the file, so an empty lock seconds old is no writer about to name itself. For a
+   * lock waited for long (a refresh's), where one left by a killed process would hold up every waiter.
+   */
+  emptyIsAbandoned?: boolean;
+  /** Told once, when the lock is still held by another after `afterMs`: the holder as it names itself (`pid@host`), if it does. */
+  onLongWait?: { afterMs: number; tell: (holder: string | undefined) => void };
 }
 
 /** The lock stayed held by another process (alive, or fresh and of another host) for the whole wait. */
@@ -57,8 +66,11 @@ class LockIsFolder extends Error {
 const RETRY_MS = 10;
 
 export async function withFileLock<T>(lockPath: string, run: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
-  const { timeoutMs = 10_000, staleMs = 30_000, signal, keepFresh = false } = options;
-  const deadline = Date.now() + timeoutMs;
+  const { timeoutMs = 10_000, staleMs = 30_000, signal, keepFresh = false, emptyIsAbandoned = false, onLongWait } = options;
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  const staleness: Staleness = { staleMs, emptyIsAbandoned };
+  let told = false;
   let ours: LockIdentity;
   for (;;) {
     try {
@@ -69,9 +81,14 @@ export async function withFileLock<T>(lockPath: string, run: () => Promise<T>, o
       // A folder there (a cloned project can hold one by that name) is no lock: no holder ever removes it, nor may we.
       if ((await stat(lockPath).catch(() => undefined))?.isDirectory()) throw new LockIsFolder(lockPath);
       const holder = await lockHolder(lockPath);
-      if ((await abandoned(lockPath, holder, staleMs)) && (await removeAbandoned(lockPath, staleMs))) continue;
+      if ((await abandoned(lockPath, holder, staleness)) && (await removeAbandoned(lockPath, staleness))) continue;
       if (Date.now() > deadline || signal?.aborted) {
         throw new FileLockHeld(lockPath, typeof holder === 'number' ? holder : undefined, await leftEmpty(lockPath, holder));
+      }
+      if (onLongWait && !told && Date.now() - started >= onLongWait.afterMs) {
+        told = true;
+        const named = holderNamed(await firstBytes(lockPath, 300));
+        onLongWait.tell(named && `${named.pid}@${named.host}`);
       }
       // An abort ends the pause early; the next turn tries the lock once more, then gives up.
       await delay(RETRY_MS + Math.floor(Math.random() * RETRY_MS), undefined, { signal }).catch(() => {});
@@ -141,9 +158,18 @@ async function leftEmpty(lockPath: string, holder: Awaited<ReturnType<typeof loc
   return held !== undefined && held.size === 0 && Date.now() - held.mtimeMs > EMPTY_LOCK_SETTLED_MS;
 }
 
-/** Whether the lock's holder died: it names a process of this machine that is gone, or it is older than `staleMs`. */
-async function abandoned(lockPath: string, holder: Awaited<ReturnType<typeof lockHolder>>, staleMs: number): Promise<boolean> {
+interface Staleness {
+  staleMs: number;
+  emptyIsAbandoned: boolean;
+}
+
+/**
+ * Whether the lock's holder died: it names a process of this machine that is gone, it is older
+ * than `staleMs`, or (`emptyIsAbandoned`) it is empty past the moment its holder writes its name.
+ */
+async function abandoned(lockPath: string, holder: Awaited<ReturnType<typeof lockHolder>>, { staleMs, emptyIsAbandoned }: Staleness): Promise<boolean> {
   if (holder === 'gone') return true;
+  if (emptyIsAbandoned && (await leftEmpty(lockPath, holder))) return true;
   const held = await stat(lockPath).catch(() => undefined);
   return held !== undefined && Date.now() - held.mtimeMs > staleMs;
 }
@@ -157,14 +183,14 @@ async function abandoned(lockPath: string, holder: Awaited<ReturnType<typeof loc
  * `.takeover`: removed unguarded, a waiter that read its dead holder could remove the second lock
  * another waiter had taken since, and two would take the lock over at once.
  */
-async function removeAbandoned(lockPath: string, staleMs: number): Promise<boolean> {
+async function removeAbandoned(lockPath: string, staleness: Staleness): Promise<boolean> {
   const guardPath = `${lockPath}.takeover`;
   const guard = await open(guardPath, 'wx', 0o600).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'EEXIST') throw error;
     return undefined;
   });
   if (!guard) {
-    if (await abandoned(guardPath, await lockHolder(guardPath), staleMs)) await removeAbandoned(guardPath, staleMs);
+    if (await abandoned(guardPath, await lockHolder(guardPath), staleness)) await removeAbandoned(guardPath, staleness);
     return false;
   }
   try {
@@ -173,7 +199,7 @@ async function removeAbandoned(lockPath: string, staleMs: number): Promise<boole
     } finally {
       await guard.close();
     }
-    if (await abandoned(lockPath, await lockHolder(lockPath), staleMs)) await rm(lockPath, { force: true });
+    if (await abandoned(lockPath, await lockHolder(lockPath), staleness)) await rm(lockPath, { force: true });
     return true;
   } finally {
     await rm(guardPath, { force: true });
@@ -190,11 +216,15 @@ function holderText(): string {
  * written or left by an older version, a file that went away meanwhile).
  */
 async function lockHolder(lockPath: string): Promise<number | 'gone' | 'unknown'> {
-  const text = await firstBytes(lockPath, 300);
-  const match = /^([1-9]\d{0,9})@([^\n]{1,255})\n$/.exec(text);
-  if (!match || match[2] !== hostname()) return 'unknown';
-  const pid = Number(match[1]);
-  return processGone(pid) ? 'gone' : pid;
+  const named = holderNamed(await firstBytes(lockPath, 300));
+  if (!named || named.host !== hostname()) return 'unknown';
+  return processGone(named.pid) ? 'gone' : named.pid;
+}
+
+/** The holder a lock's text names (`pid@host` and a newline, as `holderText` writes it). */
+function holderNamed(text: string): { pid: number; host: string } | undefined {
+  const match = /^(?<pid>[1-9]\d{0,9})@(?<host>[^\n]{1,255})\n$/.exec(text)?.groups;
+  return match?.pid && match.host ? { pid: Number(match.pid), host: match.host } : undefined;
 }
 
 /**
