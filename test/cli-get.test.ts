@@ -81,7 +81,7 @@ describe('get', () => {
     }
   }, 120_000);
 
-  it('says whether a login is stored for an OAuth server (stored, none, expired), never a token, without a request', async () => {
+  it('says whether a login is stored for an OAuth server (stored, none, expired, refused, unreadable), never a token, without a request', async () => {
     const { cli, home } = configHome();
     const url = 'http://127.0.0.1:9/mcp';
     await cli('add-json', 'remote', JSON.stringify({ url }));
@@ -108,6 +108,13 @@ describe('get', () => {
     // Tokens for the URL the entry had before are never sent to this one: none for it.
     store('remote').write({ serverUrl: 'http://127.0.0.1:9/old', tokens });
     expect(await loginOf('remote')).toEqual({ line: 'none stored: run `mcp-statechart login remote`', field: 'none' });
+    // A refresh the authorization server refused dropped the tokens: said so, not "none stored".
+    store('remote').write({ serverUrl: url, refreshRefusedAt: Date.now() });
+    expect(await loginOf('remote')).toEqual({ line: 'refused: the authorization server refused to renew it: run `mcp-statechart login remote`', field: 'refused' });
+    // A file cut short: said to be unreadable, none of it shown.
+    store('remote').write({ serverUrl: url, tokens });
+    writeFileSync(store('remote').file, readFileSync(store('remote').file, 'utf8').slice(0, 40));
+    expect(await loginOf('remote')).toEqual({ line: 'unreadable: its login file cannot be read (cut short or edited by hand): run `mcp-statechart login remote`', field: 'unreadable' });
   }, 150_000);
 
   it('a url with a user name or password gets no login advice, login cannot help it, also with tokens stored', async () => {

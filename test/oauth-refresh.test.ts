@@ -3,7 +3,7 @@ import { auth } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { McpConnectionManager, silentLogger } from '../src/index.js';
 import { isOAuthLoginRequired, login, OAuthTokenStore, StoredOAuthProvider } from '../src/entries/oauth.js';
-import { rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { afterThisTest, loginDir, oauthFixture, recordingLogger } from './fixtures/oauth-helpers.js';
 import type { OAuthFixtureOptions } from './fixtures/oauth-server.js';
 import { rejectionOf } from './support/fixtures.js';
@@ -220,6 +220,35 @@ describe('token refresh', () => {
     const told = lines.filter((line) => line.includes('being renewed by another process'));
     expect(told).toHaveLength(1);
     expect(told[0]).toContain(`info the OAuth login of "remote" is being renewed by another process ("4242@build-host.example"): waiting for it`);
+  });
+
+  it('a login file cut short says it cannot be read (its path, none of its contents) and to log in again, not that no login is stored', async () => {
+    const { fixture, dir, store } = await loggedIn();
+    const text = readFileSync(store.file, 'utf8');
+    writeFileSync(store.file, text.slice(0, text.length / 2));
+    const manager = new McpConnectionManager({ logger: silentLogger, oauth: { dir } });
+    afterThisTest(() => manager.dispose());
+
+    const error = await rejectionOf(manager.connect('remote', { url: fixture.url }));
+    expect(error.message).toContain(`its OAuth login file "${store.file}" cannot be read (cut short, edited by hand, or not a login file), so no login could be used; logging in again replaces it; run \`mcp-statechart login remote\``);
+    expect(isOAuthLoginRequired(error)).toBe(true);
+    expect(fixture.issuedTokens.filter((token) => error.message.includes(token))).toEqual([]);
+  });
+
+  it('after a refused refresh, the next process says the authorization server refused to renew the login, not that none is stored; a new login clears it', async () => {
+    const { fixture, dir, manager, store } = await loggedIn({ refresh: 'fail' });
+    fixture.expireAccessTokens();
+    await rejectionOf(manager.connect('remote', { url: fixture.url }, { maxRetries: 0 }));
+    expect(store.read().tokens).toBeUndefined();
+    const next = new McpConnectionManager({ logger: silentLogger, oauth: { dir } });
+    afterThisTest(() => next.dispose());
+
+    const error = await rejectionOf(next.connect('remote', { url: fixture.url }, { maxRetries: 0 }));
+    expect(error.message).toMatch(/^.*the authorization server refused to renew its OAuth login at \d{4}-\d\d-\d\dT[\d:.]+Z \(revoked, or expired for good\), so the login was dropped; run `mcp-statechart login remote`/);
+    expect(isOAuthLoginRequired(error)).toBe(true);
+
+    await login('remote', { url: fixture.url }, { dir, openBrowser: fixture.browse, print: () => {} });
+    expect(store.read().refreshRefusedAt).toBeUndefined();
   });
 
   it('a server without refresh tokens: an expired login asks for a new one', async () => {

@@ -21,12 +21,12 @@ function plantFifo(name: string): string {
 }
 
 describe.skipIf(process.platform === 'win32')('a FIFO where a state file goes', () => {
-  it('the login file: get says no login is stored', async () => {
+  it('the login file: get says it cannot be read', async () => {
     const home = plantFifo('mcp-oauth/docs.json');
     writeFileSync(path.join(home, '.ai-zen', 'mcp.json'), JSON.stringify({ mcpServers: { docs: { url: 'http://127.0.0.1:9/mcp' } } }));
     const run = await runCli(['get', 'docs']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('login:        none stored');
+    expect(run.stdout).toContain('login:        unreadable: its login file cannot be read');
   });
 
   it('the task journal: tasks says it is not a regular file', async () => {

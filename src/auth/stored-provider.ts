@@ -178,7 +178,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     const granted = tokens.scope ?? requestedScope;
     this.tokensDropped = false;
     const tokensExpireAt = tokens.expires_in === undefined ? undefined : Date.now() + tokens.expires_in * 1000;
-    this.saveFor(issuer, { tokens, tokensExpireAt, requestedScope }, { requiredScope: coversScope(granted, requiredScope) ? undefined : requiredScope });
+    this.saveFor(issuer, { tokens, tokensExpireAt, requestedScope }, { requiredScope: coversScope(granted, requiredScope) ? undefined : requiredScope, refreshRefusedAt: undefined });
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
@@ -216,7 +216,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       tokens: ['tokens', 'tokensExpireAt'] as const,
       discovery: ['discoveryState'] as const,
     }[scope];
-    this.save(Object.fromEntries(dropped.map((key) => [key, undefined])));
+    // A refused grant without a user is a refused refresh: the next process says so, not that no login was made.
+    const refused = scope === 'tokens' && !this.#options.interaction ? { refreshRefusedAt: Date.now() } : {};
+    this.save({ ...Object.fromEntries(dropped.map((key) => [key, undefined])), ...refused });
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
@@ -236,6 +238,10 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (challenge) throw new OAuthLoginRequiredError(server, 'scope', login.requiredScope ?? challenge.scope);
     // Without a user, the one thing auth() may do is refresh.
     if (!login.tokens?.refresh_token || !this.clientInformation()) {
+      const { store } = this.#options;
+      if (!login.tokens && store.unreadable()) throw new OAuthLoginRequiredError(server, 'unreadable', undefined, { loginFile: store.file });
+      // The process that saw the refusal says its login expired and could not be renewed; any later one, why it is gone.
+      if (!login.tokens && !this.tokensDropped && login.refreshRefusedAt !== undefined) throw new OAuthLoginRequiredError(server, 'refused', undefined, { refusedAt: login.refreshRefusedAt });
       const never = !login.tokens && !this.tokensDropped;
       // Telling a user to log in where no login exists sends them the wrong way: the token goes in a header.
       if (never && this.unnamedChallenge && !(await offersOAuth(this.#options.serverUrl, this.#options.baseFetch))) throw new BearerTokenRequiredError(server);

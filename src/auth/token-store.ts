@@ -39,6 +39,11 @@ export interface StoredLogin extends IssuerCredentials {
   discoveryState?: OAuthDiscoveryState;
   /** A wider scope the server asked for (403 insufficient_scope); the next login asks for it. */
   requiredScope?: string;
+  /**
+   * When (ms since the epoch) the authorization server refused to renew the login and its tokens
+   * were dropped: without it, the next process found no tokens and said none was ever stored.
+   */
+  refreshRefusedAt?: number;
 }
 
 /** Past this many, the credentials of the issuer left longest ago are forgotten. */
@@ -98,6 +103,7 @@ const fileSchema = credentialsSchema.extend({
   otherIssuers: z.record(z.string(), credentialsSchema.catch({})).optional().catch(undefined),
   discoveryState: z.looseObject({ authorizationServerUrl: z.string(), authorizationServerMetadata: z.looseObject({ issuer: z.string() }).optional().catch(undefined) }).optional().catch(undefined),
   requiredScope: z.string().optional().catch(undefined),
+  refreshRefusedAt: z.number().optional().catch(undefined),
 });
 
 /**
@@ -119,24 +125,39 @@ export class OAuthTokenStore {
     this.file = join(dir, loginFileName(server));
   }
 
-  /** What is stored; `{}` when nothing is, or when the file is not a login (a broken file counts as logged out). */
+  /** What is stored; `{}` when nothing is, or when the file is not a login (a broken file counts as logged out: `unreadable` tells it apart). */
   read(): StoredLogin {
+    const login = this.parse();
+    return login === 'unreadable' ? {} : login;
+  }
+
+  /**
+   * Whether a file is there that is no login: cut short or edited by hand (writes are atomic, so
+   * no kill during a save leaves one), not JSON, too big, not a regular file. Told apart from no
+   * file at all, so the user hears that the file is broken, not that no login was ever made.
+   */
+  unreadable(): boolean {
+    return this.parse() === 'unreadable';
+  }
+
+  private parse(): StoredLogin | 'unreadable' {
     const read = readRegularFileSync(this.file, MAX_LOGIN_FILE_BYTES);
     // Whatever it holds: a half-written, hand-edited or oversized file may still hold tokens.
     if (read.kind === 'bytes' || (read.kind === 'unreadable' && read.bytes !== undefined)) this.closeToOthers();
-    if (read.kind !== 'bytes') return {};
+    if (read.kind === 'missing') return {};
+    if (read.kind !== 'bytes') return 'unreadable';
     const text = read.bytes.toString('utf8');
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      return {};
+      return 'unreadable';
     }
     const parsed = fileSchema.safeParse(json);
-    if (!parsed.success) return {};
-    const { serverUrl, issuer, otherIssuers, discoveryState, requiredScope } = parsed.data;
+    if (!parsed.success) return 'unreadable';
+    const { serverUrl, issuer, otherIssuers, discoveryState, requiredScope, refreshRefusedAt } = parsed.data;
     const current = readCredentials(parsed.data);
-    const login: StoredLogin = { serverUrl, ...current, requiredScope };
+    const login: StoredLogin = { serverUrl, ...current, requiredScope, refreshRefusedAt };
     if (discoveryState) login.discoveryState = discoveryState as unknown as OAuthDiscoveryState;
     // A file from before issuers were kept apart: its credentials belong to the issuer it discovered.
     login.issuer =

@@ -4,7 +4,15 @@
  */
 import { commandWord, quoted } from '../../machines/control-characters.js';
 
-export type LoginReason = 'none' | 'expired' | 'scope' | 'moved' | 'unpinned';
+export type LoginReason = 'none' | 'expired' | 'scope' | 'moved' | 'unpinned' | 'unreadable' | 'refused';
+
+/** What an `unreadable` or `refused` login's message names: the login file, the moment of the refusal. */
+export interface LoginRequiredDetails {
+  /** The login file that cannot be read (`unreadable`). */
+  loginFile?: string;
+  /** When the authorization server refused to renew the login, ms since the epoch (`refused`). */
+  refusedAt?: number;
+}
 
 /**
  * The server wants an OAuth login that this process cannot do by itself (the manager never opens
@@ -29,9 +37,10 @@ export class OAuthLoginRequiredError extends Error {
     readonly reason: LoginReason,
     /** The scope the next login should ask for, when the server named one. */
     readonly scope?: string,
+    readonly details: LoginRequiredDetails = {},
   ) {
     // A login is refused the same way as the connect: only the entry's pin can change the answer.
-    super(reason === 'unpinned' ? describe(reason, scope) : `${describe(reason, scope)}${loginCommandAdvice(server)}`);
+    super(reason === 'unpinned' ? describe(reason, scope, details) : `${describe(reason, scope, details)}${loginCommandAdvice(server)}`);
   }
 }
 
@@ -40,10 +49,15 @@ export function loginCommandAdvice(server: string): string {
   return `; run \`mcp-statechart login ${commandWord(server)}\``;
 }
 
-function describe(reason: LoginReason, scope: string | undefined): string {
+function describe(reason: LoginReason, scope: string | undefined, { loginFile, refusedAt }: LoginRequiredDetails): string {
   // The scope is the server's text: escaped and cut as a name is, for the terminal and the model alike.
   if (reason === 'scope') return `it needs a wider OAuth scope${scope ? ` (${quoted(scope)})` : ''} than the stored login has`;
   if (reason === 'expired') return 'its OAuth login expired and could not be renewed';
+  // Never the file's contents: a file cut short may still hold a token.
+  if (reason === 'unreadable') return `its OAuth login file${loginFile === undefined ? '' : ` ${quoted(loginFile)}`} cannot be read (cut short, edited by hand, or not a login file), so no login could be used; logging in again replaces it`;
+  if (reason === 'refused') {
+    return `the authorization server refused to renew its OAuth login${refusedAt === undefined ? '' : ` at ${new Date(refusedAt).toISOString()}`} (revoked, or expired for good), so the login was dropped`;
+  }
   if (reason === 'moved') return 'it now names another authorization server than the one its OAuth login was made with';
   if (reason === 'unpinned') return 'it names another authorization server than the one its "oauth.issuer" pins, so no credentials were sent to it; check the entry\'s "oauth.issuer" (a login is refused the same way)';
   return 'it needs an OAuth login and none is stored for it';

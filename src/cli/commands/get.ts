@@ -53,6 +53,14 @@ function healthLines(health: ServerHealth): string {
   return lines.join('\n');
 }
 
+/** What `get` says of a login a connect cannot use. */
+const LOGIN_WORDS: Record<Exclude<LoginStatus, 'stored'>, string> = {
+  none: 'none stored',
+  expired: 'expired',
+  refused: 'refused: the authorization server refused to renew it',
+  unreadable: 'unreadable: its login file cannot be read (cut short or edited by hand)',
+};
+
 /**
  * The login line of an OAuth server: whether a login is stored, and what to do when it is not
  * usable; no login to run when the check found the server offers none.
@@ -63,7 +71,7 @@ function loginLine(name: string, login: LoginStatus, health: ServerHealth | unde
       ? 'stored'
       : health?.offersNoLogin
         ? 'does not apply: the server offers no OAuth login'
-        : `${login === 'none' ? 'none stored' : 'expired'}: run \`mcp-statechart login ${commandWord(name)}\``;
+        : `${LOGIN_WORDS[login]}: run \`mcp-statechart login ${commandWord(name)}\``;
   return `  ${'login:'.padEnd(14)}${terminalLine(told)}`;
 }
 
