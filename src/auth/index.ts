@@ -3,6 +3,6 @@ export { createHttpAuthFactory, type HttpAuth, type HttpAuthFactory, type McpOAu
 export { StoredOAuthProvider, type LoginInteraction, type StoredOAuthProviderOptions } from './stored-provider.js';
 export { OAuthTokenStore, defaultOAuthDir, loginFileName, type StoredLogin } from './token-store.js';
 export { readOAuthEntry, hasStaticAuthorization, type OAuthEntry } from './oauth-config.js';
-export { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthMixUpError, OAuthRenewalFailedError, OAuthScopeRefusedError, isOAuthLoginRequired, type LoginReason } from '../errors/oauth.js';
+export { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthMixUpError, OAuthRenewalFailedError, OAuthScopeRefusedError, isOAuthLoginRequired, type LoginReason, type LoginRequiredDetails } from '../errors/oauth.js';
 export { startLoopbackReceiver, type LoopbackReceiver } from './loopback.js';
 export { openInBrowser } from './open-browser.js';

@@ -3,4 +3,4 @@ export { login, logout, type LoginOptions, type LoginResult, type LogoutResult }
 export { createHttpAuthFactory, type HttpAuth, type HttpAuthFactory, type McpOAuthOptions } from '../auth/http-auth.js';
 export { StoredOAuthProvider, type LoginInteraction, type StoredOAuthProviderOptions } from '../auth/stored-provider.js';
 export { OAuthTokenStore, defaultOAuthDir, type StoredLogin } from '../auth/token-store.js';
-export { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthMixUpError, OAuthRegistrationUnreadableError, OAuthRenewalFailedError, OAuthScopeRefusedError, isOAuthLoginRequired, type LoginReason } from '../errors/oauth.js';
+export { BearerTokenRequiredError, OAuthLoginRequiredError, OAuthMixUpError, OAuthRegistrationUnreadableError, OAuthRenewalFailedError, OAuthScopeRefusedError, isOAuthLoginRequired, type LoginReason, type LoginRequiredDetails } from '../errors/oauth.js';
