@@ -5,7 +5,7 @@
 import { PassThrough, Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { HostOutput } from '../src/serve/host-output.js';
+import { HOST_STALLED_MS, HostOutput } from '../src/serve/host-output.js';
 
 /** A stdout whose buffer fills after `highWaterMark` bytes and drains only when `drain()` is called. */
 function slowStdout() {
@@ -94,21 +94,72 @@ describe('the queue to the host', () => {
 });
 
 describe('answers to a host that does not read them', () => {
-  it('keeps large answers up to HOST_UNSENT_ANSWERS_BYTES waiting; a larger one past that becomes an error, small ones are kept', async () => {
-    const stdout = slowStdout();
-    const output = new HostOutput(stdout.stream, { messages: 100_000, bytes: 1024 * 1024 * 1024 });
-    const big = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'x'.repeat(1024 * 1024) }] } });
-    for (let id = 1; id <= 15; id++) output.send(big(id));
-    output.send({ jsonrpc: '2.0', id: 16, result: {} });
+  const big = (id: number, text = 'x'.repeat(1024 * 1024)): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
+  /** A clock the test moves: HostOutput reads it to tell a stalled host. */
+  const testClock = () => {
+    let at = 1_000_000;
+    return { now: () => at, advance: (ms: number) => (at += ms) };
+  };
+  const unlimited = { messages: 100_000, bytes: 1024 * 1024 * 1024 };
+  async function drainAll(stdout: ReturnType<typeof slowStdout>, output: HostOutput) {
     for (let round = 0; round < 100 && output.waiting > 0; round++) {
       stdout.drain();
       await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  it('keeps large answers up to HOST_UNSENT_ANSWERS_BYTES waiting; a larger one past that becomes an error, small ones are kept', async () => {
+    const stdout = slowStdout();
+    const clock = testClock();
+    const output = new HostOutput(stdout.stream, unlimited, undefined, clock.now);
+    output.send(big(1));
+    clock.advance(HOST_STALLED_MS);
+    for (let id = 2; id <= 15; id++) output.send(big(id));
+    output.send({ jsonrpc: '2.0', id: 16, result: {} });
+    await drainAll(stdout, output);
     const answers = stdout.messages() as Array<{ id: number; result?: unknown; error?: { message: string } }>;
     expect(answers.map((answer) => answer.id)).toEqual(Array.from({ length: 16 }, (_, index) => index + 1));
     const kept = answers.filter((answer) => answer.result !== undefined);
     // The first is written at once; ten more fit in 10 MiB waiting (each is a little over 1 MiB as JSON: nine).
     expect(kept.map((answer) => answer.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 16]);
-    expect(answers[10]!.error!.message).toMatch(/^mcp-statechart serve did not send this answer \(1\.0 MiB\): 9\.0 MiB of its earlier answers still wait unread/);
+    expect(answers[10]!.error!.message).toMatch(/^mcp-statechart serve did not send this answer \(1\.0 MiB\): 9\.0 MiB of its earlier answers still wait unread \(the host has read none of its output for 2 s or more\)/);
+  });
+
+  it('counts what waits in UTF-8 bytes: answers of 3-byte characters pass the bound three times sooner than their length says', async () => {
+    const stdout = slowStdout();
+    const clock = testClock();
+    const output = new HostOutput(stdout.stream, unlimited, undefined, clock.now);
+    output.send(big(1));
+    clock.advance(HOST_STALLED_MS);
+    // 1 Mi characters of '€' (3 bytes each): 3 MiB apiece as the host's pipe carries them.
+    for (let id = 2; id <= 6; id++) output.send(big(id, '€'.repeat(1024 * 1024)));
+    await drainAll(stdout, output);
+    const answers = stdout.messages() as Array<{ id: number; result?: unknown; error?: { message: string } }>;
+    expect(answers.filter((answer) => answer.result !== undefined).map((answer) => answer.id)).toEqual([1, 2, 3, 4]);
+    expect(answers[4]!.error!.message).toMatch(/did not send this answer \(3\.0 MiB\): 9\.0 MiB of its earlier answers/);
+  });
+});
+
+describe('answers to a host that reads them', () => {
+  it('are all sent however much waits, while the host has read something within HOST_STALLED_MS', async () => {
+    const stdout = slowStdout();
+    let at = 0;
+    const output = new HostOutput(stdout.stream, { messages: 100_000, bytes: 1024 * 1024 * 1024 }, undefined, () => at);
+    const big = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'y'.repeat(5 * 1024 * 1024) }] } });
+    // Four 5 MiB answers come together while the pipe is full: 15 MiB wait for a moment.
+    for (let id = 1; id <= 4; id++) output.send(big(id));
+    at += HOST_STALLED_MS - 1;
+    // The host reads a little (a drain), then is slow again: what waits passes 10 MiB once more.
+    stdout.drain();
+    await new Promise((resolve) => setImmediate(resolve));
+    at += HOST_STALLED_MS - 1;
+    for (let id = 5; id <= 8; id++) output.send(big(id));
+    for (let round = 0; round < 100 && output.waiting > 0; round++) {
+      stdout.drain();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const answers = stdout.messages() as Array<{ id: number; result?: unknown; error?: unknown }>;
+    expect(answers.map((answer) => answer.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(answers.filter((answer) => answer.error !== undefined)).toEqual([]);
   });
 });

@@ -7,13 +7,26 @@ import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 export const HOST_QUEUE_LIMITS = { messages: 1_000, bytes: 4 * 1024 * 1024 };
 
 /**
- * How much may wait unsent before a large answer to the host is not sent: requests the host sent
- * together all run before any answer waits (pausing its input comes too late for them), and each
- * answer may be megabytes, so without this what waits grows with what the host asked.
+ * How much may wait unsent (UTF-8 bytes) before a large answer to a stalled host is not sent:
+ * requests the host sent together all run before any answer waits (pausing its input comes too
+ * late for them), and each answer may be megabytes, so without this what waits grows with what
+ * the host asked.
  */
 export const HOST_UNSENT_ANSWERS_BYTES = 10 * 1024 * 1024;
+/**
+ * How long stdout may wait for `drain` before the host counts as not reading. A host that reads
+ * empties the pipe within milliseconds even under megabytes of answers, so it keeps every answer
+ * however much waits for a moment (four 5 MiB answers at once pass the bound for a few ms); 2 s
+ * without reading anything is a host busy elsewhere or gone, not a slow read.
+ */
+export const HOST_STALLED_MS = 2_000;
 /** An answer this small is sent whatever waits: the error that would replace it is about as large. */
 const ALWAYS_SENT_ANSWER_BYTES = 4 * 1024;
+
+/** A message's text to queue, with its size in UTF-8 bytes. */
+function queuedText(text: string): { text: string; bytes: number } {
+  return { text, bytes: Buffer.byteLength(text) };
+}
 
 /** A size for the host to read: KiB under a MiB. */
 function sizeText(bytes: number): string {
@@ -22,6 +35,8 @@ function sizeText(bytes: number): string {
 
 interface Queued {
   text: string;
+  /** `text` in UTF-8 bytes, what the host's pipe carries (non-ASCII text is up to 3 bytes a character). */
+  bytes: number;
   /** Set on a progress notification: a newer one for the same token replaces its text in place. */
   progressToken?: string | number;
   /** Set on other notifications: the same notification already waiting is not queued twice. */
@@ -36,7 +51,8 @@ interface Queued {
  * messages past HOST_QUEUE_LIMITS are dropped and counted (the host is told how many once it has
  * caught up). Responses and requests always wait their turn: the host's own requests bound the
  * responses, and each server's requests to the host are capped (relay-limits.ts); a large
- * answer while HOST_UNSENT_ANSWERS_BYTES wait is replaced by an error saying the host is not reading. A host can send
+ * answer while HOST_UNSENT_ANSWERS_BYTES wait and the host has read nothing for HOST_STALLED_MS is
+ * replaced by an error saying the host is not reading. A host can send
  * requests without reading their answers, so while the queue is full the host's input (when
  * given) is paused: what waits is then bounded by the limits, not by what the host writes.
  */
@@ -48,6 +64,8 @@ export class HostOutput {
   private readonly progress = new Map<string | number, Queued>();
   private readonly notifications = new Set<string>();
   private waitingForDrain = false;
+  /** When stdout last started waiting for `drain` (undefined while it takes writes): since then the host read nothing. */
+  private stalledSince: number | undefined;
   private closed = false;
   private droppedLogs = 0;
   private pausedInput = false;
@@ -56,9 +74,12 @@ export class HostOutput {
     private readonly output: Writable,
     private readonly limits = HOST_QUEUE_LIMITS,
     private readonly input?: Readable,
+    /** The clock for HOST_STALLED_MS (a test's own). */
+    private readonly now: () => number = Date.now,
   ) {
     output.on('drain', () => {
       this.waitingForDrain = false;
+      this.stalledSince = undefined;
       this.flush();
     });
     // A host that went away (EPIPE) reads nothing more: stop writing and forget what waits.
@@ -74,7 +95,7 @@ export class HostOutput {
   send(message: JSONRPCMessage): void {
     if (this.closed) return;
     if (!('method' in message) || 'id' in message) {
-      this.enqueue({ text: this.answerText(message) });
+      this.enqueue(queuedText(this.answerText(message)));
       return;
     }
     if (message.method === 'notifications/progress') {
@@ -82,40 +103,44 @@ export class HostOutput {
       if (typeof token !== 'string' && typeof token !== 'number') return;
       const waiting = this.progress.get(token);
       if (waiting) {
-        const text = serializeMessage(message);
-        this.queuedBytes += text.length - waiting.text.length;
+        const { text, bytes } = queuedText(serializeMessage(message));
+        this.queuedBytes += bytes - waiting.bytes;
         waiting.text = text;
+        waiting.bytes = bytes;
         return;
       }
-      const queued: Queued = { text: serializeMessage(message), progressToken: token };
+      const queued: Queued = { ...queuedText(serializeMessage(message)), progressToken: token };
       if (this.enqueue(queued)) this.progress.set(token, queued);
       return;
     }
     if (message.method === 'notifications/message') {
       if (this.full()) this.droppedLogs += 1;
-      else this.enqueue({ text: serializeMessage(message) });
+      else this.enqueue(queuedText(serializeMessage(message)));
       return;
     }
     const text = serializeMessage(message);
     if (this.notifications.has(text)) return;
-    if (this.enqueue({ text, notification: text })) this.notifications.add(text);
+    if (this.enqueue({ ...queuedText(text), notification: text })) this.notifications.add(text);
   }
 
   /**
    * The text of a message with an id; a large result, while HOST_UNSENT_ANSWERS_BYTES wait for a
-   * host that does not read them, becomes an error saying so (the request ran: it was not refused).
+   * host that has read nothing for HOST_STALLED_MS, becomes an error saying so (the request ran:
+   * it was not refused).
    */
   private answerText(message: JSONRPCMessage): string {
     const text = serializeMessage(message);
-    if (!('result' in message) || text.length <= ALWAYS_SENT_ANSWER_BYTES || this.queuedBytes + text.length <= HOST_UNSENT_ANSWERS_BYTES) return text;
+    if (!('result' in message) || text.length <= ALWAYS_SENT_ANSWER_BYTES || !this.stalled()) return text;
+    const bytes = Buffer.byteLength(text);
+    if (this.queuedBytes + bytes <= HOST_UNSENT_ANSWERS_BYTES) return text;
     return serializeMessage({
       jsonrpc: '2.0',
       id: message.id,
       error: {
         code: INTERNAL_ERROR,
         message:
-          `mcp-statechart serve did not send this answer (${sizeText(text.length)}): ${sizeText(this.queuedBytes)} of its earlier answers still wait unread ` +
-          '(the host is not reading its output, or reads it too slowly). The request ran and may have taken effect; read the earlier answers before sending it again.',
+          `mcp-statechart serve did not send this answer (${sizeText(bytes)}): ${sizeText(this.queuedBytes)} of its earlier answers still wait unread ` +
+          `(the host has read none of its output for ${HOST_STALLED_MS / 1000} s or more). The request ran and may have taken effect; read the earlier answers before sending it again.`,
       },
     });
   }
@@ -129,6 +154,11 @@ export class HostOutput {
     this.notifications.clear();
   }
 
+  /** Whether stdout has waited for `drain` HOST_STALLED_MS or longer. */
+  private stalled(): boolean {
+    return this.stalledSince !== undefined && this.now() - this.stalledSince >= HOST_STALLED_MS;
+  }
+
   private full(): boolean {
     return this.waiting >= this.limits.messages || this.queuedBytes >= this.limits.bytes;
   }
@@ -140,7 +170,7 @@ export class HostOutput {
       return false;
     }
     this.queue.push(queued);
-    this.queuedBytes += queued.text.length;
+    this.queuedBytes += queued.bytes;
     if (this.input && !this.pausedInput && this.full()) {
       this.pausedInput = true;
       this.input.pause();
@@ -149,7 +179,9 @@ export class HostOutput {
   }
 
   private write(text: string): void {
-    if (!this.output.write(text)) this.waitingForDrain = true;
+    if (this.output.write(text)) return;
+    this.waitingForDrain = true;
+    this.stalledSince ??= this.now();
   }
 
   private flush(): void {
@@ -158,7 +190,7 @@ export class HostOutput {
       this.queue[this.head] = undefined;
       this.head += 1;
       if (!next) continue;
-      this.queuedBytes -= next.text.length;
+      this.queuedBytes -= next.bytes;
       if (next.progressToken !== undefined) this.progress.delete(next.progressToken);
       if (next.notification !== undefined) this.notifications.delete(next.notification);
       this.write(next.text);
