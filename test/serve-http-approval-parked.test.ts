@@ -9,17 +9,15 @@
  * gateway file of three identities, server-everything over stdio, a 2025-era host (the v1 SDK) and
  * raw 2026-07-28 POSTs that never retry.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { everythingStdio, textOf } from './support/everything.js';
+import { formHost } from './support/form-host.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
+import { modernToolCall } from './support/modern-post.js';
 
 const TOKENS = { alice: 'alice-token-7a31', bob: 'bob-token-c88d', carol: 'carol-token-19f4' };
 
 let team: TeamGateway;
-let nextId = 1;
 
 beforeAll(async () => {
   team = await startTeamGateway(
@@ -31,44 +29,15 @@ beforeAll(async () => {
 
 afterAll(() => team?.close(), 60_000);
 
-/** A 2025-era host that can show forms; `asked` collects every form message it was shown. */
+/** A 2025-era host that can show forms, with `everything` loaded. */
 async function hostWith(token: string) {
-  const asked: string[] = [];
-  const client = new Client({ name: 'team-host', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    asked.push(request.params.message);
-    return { action: 'accept', content: { name: 'Host User' } };
-  });
-  team.hosts.push(client);
-  await client.connect(new StreamableHTTPClientTransport(new URL(team.serve.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  expect((await client.callTool({ name: 'load_mcp', arguments: { server: 'everything' } })).isError).toBeFalsy();
-  const call = async (tool: string, args: Record<string, unknown>, onprogress?: () => void) =>
-    client.callTool({ name: 'call_mcp_tool', arguments: { server: 'everything', tool, arguments: args } }, undefined, { timeout: 30_000, onprogress });
-  return { client, asked, call };
+  const host = await formHost(team, token);
+  expect((await host.client.callTool({ name: 'load_mcp', arguments: { server: 'everything' } })).isError).toBeFalsy();
+  return host;
 }
 
-/** A 2026-07-28 `tools/call` of a loader tool, as a host that can show forms sends it: its HTTP status and JSON-RPC answer. */
-async function modernCall(token: string, name: string, args: Record<string, unknown>): Promise<{ status: number; body?: { result?: Record<string, unknown>; error?: { message: string } } }> {
-  const _meta = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'raw-host', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-  };
-  const response = await fetch(team.serve.url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, arguments: args, _meta } }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  return { status: response.status, body: response.ok ? await response.json() : undefined };
-}
+/** A 2026-07-28 `tools/call` of a loader tool, as a host that can show forms sends it. */
+const modernCall = (token: string, name: string, args: Record<string, unknown>) => modernToolCall(team.serve.url, token, name, args);
 
 describe("another identity's call waiting for its host", () => {
   it("on serve's approval form: the server's questions to bob's call still reach bob's host", async () => {

@@ -9,13 +9,9 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stdioFixture } from './support/fixtures.js';
 import { gatewayTokenHash, startTeamGateway, type TeamGateway } from './support/http-serve.js';
+import { postModern } from './support/modern-post.js';
 
 const TOKENS = { alice: 'alice-token-4f20', bob: 'bob-token-a9d3', carol: 'carol-token-77e1', carolRotated: 'carol-token-rotated-1c05' };
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'listener', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
 
 let team: TeamGateway;
 let nextId = 1;
@@ -35,19 +31,7 @@ afterAll(async () => {
 }, 60_000);
 
 function post(token: string, method: string, params: Record<string, unknown>, signal: AbortSignal, name?: string): Promise<Response> {
-  return fetch(team.serve.url, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(name !== undefined && { 'mcp-name': name }),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: ENVELOPE } }),
-    signal,
-  });
+  return postModern(team.serve.url, { method, name, params, id: nextId++, token, clientName: 'listener', signal });
 }
 
 /** Opens a `subscriptions/listen` stream for prompt and resource list changes; `heard` is what came on it so far. */

@@ -5,16 +5,17 @@
  * the other's request reaches that caller's host. Real processes: serve --http with a gateway file
  * of two identities, server-everything over stdio, two 2025-era hosts.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answersReceived, everythingBehindRelay, everythingStdio, textOf } from './support/everything.js';
 import { stdioFixture } from './support/fixtures.js';
+import { formHost } from './support/form-host.js';
 import { startTeamGateway, type TeamGateway } from './support/http-serve.js';
 
 const TOKENS = { alice: 'alice-token-d41e', bob: 'bob-token-7c02' };
@@ -27,20 +28,7 @@ beforeAll(async () => {
 
 afterAll(() => team?.close(), 60_000);
 
-/** A 2025-era host that can show forms; `asked` collects every form message it was shown. */
-async function hostWith(token: string) {
-  const asked: string[] = [];
-  const client = new Client({ name: 'team-host', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    asked.push(request.params.message);
-    return { action: 'accept', content: { name: 'Host User' } };
-  });
-  team.hosts.push(client);
-  await client.connect(new StreamableHTTPClientTransport(new URL(team.serve.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  const call = async (tool: string, args: Record<string, unknown>, onprogress?: () => void) =>
-    client.callTool({ name: 'call_mcp_tool', arguments: { server: 'everything', tool, arguments: args } }, undefined, { timeout: 30_000, onprogress });
-  return { client, asked, call };
-}
+const hostWith = (token: string) => formHost(team, token);
 
 describe('a downstream request while calls of two identities to its server are in flight', () => {
   it("is refused with a clear error, shown to neither host; alone, the caller's host is asked", async () => {

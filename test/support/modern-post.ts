@@ -45,3 +45,16 @@ export function postModern(url: string, request: ModernPost): Promise<Response> 
     signal,
   });
 }
+
+let nextToolCallId = 1;
+
+/** A 2026-07-28 `tools/call` of `name`, as a host that can show forms sends it: its HTTP status and, when 2xx, its JSON-RPC answer. */
+export async function modernToolCall(
+  url: string,
+  token: string,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ status: number; body?: { result?: Record<string, unknown>; error?: { message: string } } }> {
+  const response = await postModern(url, { method: 'tools/call', name, params: { name, arguments: args }, id: nextToolCallId++, token, clientCapabilities: { elicitation: { form: {} } } });
+  return { status: response.status, body: response.ok ? await response.json() : undefined };
+}
