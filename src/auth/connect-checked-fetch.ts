@@ -94,7 +94,43 @@ function responseOf(answer: IncomingMessage, method: string, origin: string): Re
     answer.resume();
     return new Response(null, { status, statusText: answer.statusMessage, headers });
   }
-  return new Response(Readable.toWeb(boundedBody(answer, contentDecoders(headers.get('content-encoding'), origin), origin)) as ReadableStream<Uint8Array>, { status, statusText: answer.statusMessage, headers });
+  return new Response(webBodyOf(boundedBody(answer, contentDecoders(headers.get('content-encoding'), origin), origin)), { status, statusText: answer.statusMessage, headers });
+}
+
+/**
+ * A node stream as a fetch body. Not `Readable.toWeb`: on Node 20 its adapter still enqueues a
+ * chunk a Transform emits after the body was cancelled or errored (a caller that reads no body of
+ * a 404, a cut-off), and that throw is uncaught: it ended the process (`login`, `servers --check`).
+ */
+function webBodyOf(body: Readable): ReadableStream<Uint8Array> {
+  let settled = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      body.pause();
+      body.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 0) <= 0) body.pause();
+      });
+      body.on('end', () => {
+        if (settled) return;
+        settled = true;
+        controller.close();
+      });
+      body.on('error', (error) => {
+        if (settled) return;
+        settled = true;
+        controller.error(error);
+      });
+    },
+    pull() {
+      body.resume();
+    },
+    cancel() {
+      settled = true;
+      body.destroy();
+    },
+  });
 }
 
 /**
