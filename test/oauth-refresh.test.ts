@@ -191,6 +191,50 @@ describe('token refresh', () => {
     expect(new OAuthTokenStore('remote', dir).read().tokens?.refresh_token).toBe(fixture.issuedTokens.at(-1));
   });
 
+  describe('another process renews the login between this process reading its refresh token and sending it (forced, not timed)', () => {
+    /**
+     * Process A's 401, then the SDK's auth(): the `scopeForRefresh` hook runs after A read its
+     * refresh token and before A sends it; there another process renews the login, stores it and
+     * lets go of the refresh lock, `times` times in all. Its renewal lives `expiresIn` seconds, and
+     * `expiresInTransit` ends its access token at the MCP server before A uses it (a 2 s token under load).
+     */
+    async function interleaved(options: { expiresIn: number; times: number; expiresInTransit: boolean }) {
+      const { fixture, dir, store } = await loggedIn({ expiresIn: options.expiresIn });
+      const serverUrl = new URL(fixture.url);
+      const refusedFor = async (provider: StoredOAuthProvider, token: string | undefined) =>
+        (await provider.fetch(serverUrl, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' })).status;
+      const otherProcessRenews = async () => {
+        const other = new StoredOAuthProvider({ server: 'remote', serverUrl, entry: {}, store: new OAuthTokenStore('remote', dir) });
+        fixture.expireAccessTokens();
+        expect(await refusedFor(other, store.read().tokens?.access_token)).toBe(401);
+        expect(await auth(other, { serverUrl, fetchFn: other.fetch })).toBe('AUTHORIZED');
+        if (options.expiresInTransit) fixture.expireAccessTokens();
+      };
+      const provider = new StoredOAuthProvider({ server: 'remote', serverUrl, entry: {}, store: new OAuthTokenStore('remote', dir) });
+      const expired = store.read().tokens?.access_token;
+      fixture.expireAccessTokens();
+      expect(await refusedFor(provider, expired)).toBe(401);
+      let renewals = 0;
+      Object.assign(provider, { scopeForRefresh: async () => (renewals++ < options.times ? otherProcessRenews() : undefined).then(() => undefined) });
+      const result = await within(20_000, auth(provider, { serverUrl, fetchFn: provider.fetch }).catch((error: unknown) => error));
+      return { fixture, store, result: result instanceof Error ? result.message : result, retried: await refusedFor(provider, provider.tokens()?.access_token) };
+    }
+
+    it('its renewal has run out by then (expires_in 0), twice in a row: the process sends the stored refresh token, not the rotated-away one, and the call goes through', async () => {
+      const { fixture, store, result, retried } = await interleaved({ expiresIn: 0, times: 2, expiresInTransit: false });
+      expect(result).toBe('AUTHORIZED');
+      expect(retried).not.toBe(401);
+      expect(store.read().tokens?.refresh_token).toBe(fixture.issuedTokens.at(-1));
+    });
+
+    it('its renewal runs out a moment later (1 s left, gone before the retried request arrives): the process renews it again instead of retrying with it', async () => {
+      const { fixture, store, result, retried } = await interleaved({ expiresIn: 1, times: 1, expiresInTransit: true });
+      expect(result).toBe('AUTHORIZED');
+      expect(retried).not.toBe(401);
+      expect(store.read().tokens?.refresh_token).toBe(fixture.issuedTokens.at(-1));
+    });
+  });
+
   it('an empty refresh lock seconds old (its process killed between creating and naming it) is taken over: the call does not wait for it', async () => {
     const { fixture, manager, store } = await loggedIn();
     await manager.connect('remote', { url: fixture.url });

@@ -17,6 +17,13 @@
  * token still stored (the other had not saved yet) and dropped the login. So a refresh request is
  * sent holding a lock beside the login file, the renewal is stored before the lock is let go, and
  * a process that waited for the lock answers with the renewal stored meanwhile instead of sending.
+ *
+ * Another process may renew the login after this one read its refresh token and before it takes
+ * the lock, and that renewal's access token may be (nearly) spent by then (tokens living seconds,
+ * processes taking seconds under load). Then the stored refresh token is sent, not the one the SDK
+ * read: that one was rotated away, and sending it met a refusal (twice in a row, a bare
+ * `invalid_grant` failed the call). A stored access token about to expire is not handed out as a
+ * renewal either: the request retried with it would meet a 401 "after re-authentication".
  */
 import type { FetchLike, OAuthTokens } from '@modelcontextprotocol/client';
 import { OAuthTokensSchema } from '@modelcontextprotocol/core';
@@ -39,6 +46,12 @@ const REFUSED_KEPT = 16;
  * request may take means its holder is gone; then the refresh is sent without it, as before the lock.
  */
 const REFRESH_LOCK_MS = OAUTH_REQUEST_TIMEOUT_MS + 5_000;
+
+/**
+ * A stored access token expiring sooner than this is renewed rather than used for a retry: the
+ * retried request (a slow MCP server, a loaded machine) may arrive after it ran out.
+ */
+const NEAR_EXPIRY_MS = 10_000;
 
 /** A refresh takes well under this; waiting longer, the user is told why a call is slow. */
 const LONG_WAIT_MS = 2_000;
@@ -92,14 +105,15 @@ export class RefreshOnce {
     return new Response(body.slice(0), { status, statusText, headers });
   };
 
-  private async answerOf(input: Parameters<FetchLike>[0], init: RequestInit | undefined, refreshToken: string): Promise<SharedAnswer> {
+  private async answerOf(input: Parameters<FetchLike>[0], init: RequestInit | undefined, sentRefreshToken: string): Promise<SharedAnswer> {
     let running = false;
     const send = async (): Promise<SharedAnswer> => {
       running = true;
       // Another process may have renewed the login while this one waited for the lock.
-      const renewed = this.untriedRenewal(refreshToken);
+      const renewed = this.untriedRenewal(sentRefreshToken);
       if (renewed) return { status: 200, statusText: 'OK', headers: new Headers({ 'content-type': 'application/json' }), body: jsonBytes(renewed) };
-      const response = await this.fetchFn(input, init);
+      const refreshToken = this.newestRefreshToken(sentRefreshToken);
+      const response = await this.fetchFn(input, refreshToken === sentRefreshToken ? init : withRefreshToken(init, refreshToken));
       const body = await response.arrayBuffer();
       // Any failing status, as the SDK reads it: some servers refuse a grant with 401, not RFC 6749's 400.
       if (!response.ok && errorCodeOf(body) === 'invalid_grant') remember(this.#refused, refreshToken);
@@ -137,8 +151,17 @@ export class RefreshOnce {
     const { tokens, tokensExpireAt } = this.stored();
     if (!tokens?.refresh_token || this.#refusedAccess.includes(tokens.access_token)) return undefined;
     if (tokensExpireAt === undefined) return tokens.refresh_token === sentRefreshToken ? undefined : { ...tokens };
-    if (tokensExpireAt <= Date.now()) return undefined;
+    if (tokensExpireAt <= Date.now() + NEAR_EXPIRY_MS) return undefined;
     return { ...tokens, expires_in: Math.floor((tokensExpireAt - Date.now()) / 1000) };
+  }
+
+  /**
+   * The refresh token to send: the stored one when another request or process renewed the login
+   * since `sent` was read (`sent` was rotated away), unless the authorization server refused it.
+   */
+  private newestRefreshToken(sent: string): string {
+    const stored = this.stored().tokens?.refresh_token;
+    return stored === undefined || this.#refused.includes(stored) ? sent : stored;
   }
 }
 
@@ -146,6 +169,12 @@ function refreshTokenSent(init: RequestInit | undefined): string | undefined {
   const body = init?.body;
   const form = body instanceof URLSearchParams ? body : typeof body === 'string' ? new URLSearchParams(body) : undefined;
   return form?.get('grant_type') === 'refresh_token' ? (form.get('refresh_token') ?? undefined) : undefined;
+}
+
+function withRefreshToken(init: RequestInit | undefined, refreshToken: string): RequestInit {
+  const form = new URLSearchParams(init?.body instanceof URLSearchParams ? init.body : String(init?.body));
+  form.set('refresh_token', refreshToken);
+  return { ...init, body: form };
 }
 
 function jsonOf(body: ArrayBuffer): unknown {
