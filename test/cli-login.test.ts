@@ -152,11 +152,21 @@ describe('mcp-statechart login / logout', () => {
   }, 60_000);
 
   it('a login whose refresh is refused: one account of it, the hint to log in, none of the SDK\'s "retrying authorization" (that with --verbose)', async () => {
+    const refused = /^Error: could not connect to "unrenewable": the authorization server refused to renew its OAuth login at \d{4}-\d\d-\d\dT[\d:.]+Z \(revoked, or expired for good\), so the login was dropped\nHint: run `mcp-statechart login unrenewable`\n$/;
     expect((await loginAndBrowse('unrenewable', unrenewable)).code).toBe(0);
     unrenewable.expireAccessTokens();
     const expired = await runCli(['--config', config, 'load', 'unrenewable'], { cwd: home, env: { HOME: home } });
     expect(expired.code).toBe(1);
-    expect(expired.stderr).toBe('Error: could not connect to "unrenewable": its OAuth login expired and could not be renewed\nHint: run `mcp-statechart login unrenewable`\n');
+    // The process that saw the refusal says what the next one says.
+    expect(expired.stderr).toMatch(refused);
+    const next = await runCli(['--config', config, 'load', 'unrenewable'], { cwd: home, env: { HOME: home } });
+    expect(next.stderr).toBe(expired.stderr);
+
+    expect((await loginAndBrowse('unrenewable', unrenewable)).code).toBe(0);
+    unrenewable.expireAccessTokens();
+    const called = await runCli(['--config', config, 'call', 'unrenewable', 'add', '{"a":1,"b":2}'], { cwd: home, env: { HOME: home } });
+    expect(called.code).toBe(1);
+    expect(called.stderr).toMatch(refused);
 
     expect((await loginAndBrowse('unrenewable', unrenewable)).code).toBe(0);
     unrenewable.expireAccessTokens();
@@ -164,8 +174,8 @@ describe('mcp-statechart login / logout', () => {
     expect(verbose.code).toBe(1);
     expect(verbose.stderr).toMatch(/^\[debug\] \[mcp-sdk\] OAuth "invalid_grant"/m);
     expect(verbose.stderr).toMatch(/^Hint: run `mcp-statechart login unrenewable`$/m);
-    for (const token of unrenewable.issuedTokens) expect(expired.stdout + expired.stderr + verbose.stdout + verbose.stderr).not.toContain(token);
-  }, 60_000);
+    for (const token of unrenewable.issuedTokens) expect(expired.stdout + expired.stderr + called.stdout + called.stderr + verbose.stdout + verbose.stderr).not.toContain(token);
+  }, 120_000);
 
   it('an entry pinned to another issuer than the server names: login says to check "oauth.issuer", not to run login again', async () => {
     const run = await runCli(['--config', config, 'login', 'pinned', '--no-browser'], { cwd: home, env: { HOME: home } });

@@ -310,7 +310,7 @@ describe('what the model is told about a server that needs a login', () => {
 
     const called = await tools.find((tool) => tool.name === 'call_mcp_tool')?.execute({ server: 'remote', tool: 'add', arguments: { a: 1, b: 2 } });
     expect(called?.isError).toBe(true);
-    expect(called?.text).toContain('its OAuth login expired and could not be renewed');
+    expect(called?.text).toContain('the authorization server refused to renew its OAuth login at ');
     expect(called?.text).toMatch(step);
     // The command in the error is for the library's own user; through serve it is said once, for whoever can run it.
     expect(called?.text.includes('; run `mcp-statechart login remote`')).toBe(commandInError);

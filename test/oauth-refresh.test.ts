@@ -63,14 +63,14 @@ describe('token refresh', () => {
     expect(grantTypes(fixture)).toEqual(['authorization_code', 'refresh_token']);
   });
 
-  it('a refused refresh fails the connect at once as a config error asking for a login', async () => {
+  it('a refused refresh fails the connect at once as a config error asking for a login, saying the authorization server refused it (as the next process says)', async () => {
     const { fixture, manager, store } = await loggedIn({ refresh: 'fail' });
     fixture.expireAccessTokens();
     const requestsBefore = fixture.mcpRequests.length;
 
     const error = await rejectionOf(manager.connect('remote', { url: fixture.url }, { maxRetries: 3 }));
     expect(error).toMatchObject({ code: 'CONFIG_ERROR', server: 'remote' });
-    expect(error.message).toMatch(/expired and could not be renewed; run `mcp-statechart login remote`/);
+    expect(error.message).toMatch(/the authorization server refused to renew its OAuth login at \d{4}-\d\d-\d\dT[\d:.]+Z \(revoked, or expired for good\), so the login was dropped; run `mcp-statechart login remote`/);
     expect(isOAuthLoginRequired(error)).toBe(true);
     expect(fixture.mcpRequests.slice(requestsBefore)).toEqual([{ method: 'server/discover', status: 401 }]);
     expect(grantTypes(fixture)).toEqual(['authorization_code', 'refresh_token']);
@@ -86,7 +86,7 @@ describe('token refresh', () => {
     fixture.expireAccessTokens();
 
     const error = await rejectionOf(manager.connect('remote', { url: fixture.url }, { maxRetries: 0 }));
-    expect(error.message).toMatch(/expired and could not be renewed; run `mcp-statechart login remote`/);
+    expect(error.message).toMatch(/the authorization server refused to renew its OAuth login at \d{4}-\d\d-\d\dT[\d:.]+Z \(revoked, or expired for good\), so the login was dropped; run `mcp-statechart login remote`/);
     expect(isOAuthLoginRequired(error)).toBe(true);
     expect(store.read().tokens).toBeUndefined();
   });

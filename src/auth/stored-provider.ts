@@ -240,8 +240,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (!login.tokens?.refresh_token || !this.clientInformation()) {
       const { store } = this.#options;
       if (!login.tokens && store.unreadable()) throw new OAuthLoginRequiredError(server, 'unreadable', undefined, { loginFile: store.file });
-      // The process that saw the refusal says its login expired and could not be renewed; any later one, why it is gone.
-      if (!login.tokens && !this.tokensDropped && login.refreshRefusedAt !== undefined) throw new OAuthLoginRequiredError(server, 'refused', undefined, { refusedAt: login.refreshRefusedAt });
+      // Why the login is gone, in the same words for the process that saw the refusal and any later one.
+      if (!login.tokens && login.refreshRefusedAt !== undefined) throw new OAuthLoginRequiredError(server, 'refused', undefined, { refusedAt: login.refreshRefusedAt });
       const never = !login.tokens && !this.tokensDropped;
       // Telling a user to log in where no login exists sends them the wrong way: the token goes in a header.
       if (never && this.unnamedChallenge && !(await offersOAuth(this.#options.serverUrl, this.#options.baseFetch))) throw new BearerTokenRequiredError(server);
