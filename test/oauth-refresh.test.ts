@@ -215,7 +215,12 @@ describe('token refresh', () => {
       fixture.expireAccessTokens();
       expect(await refusedFor(provider, expired)).toBe(401);
       let renewals = 0;
-      Object.assign(provider, { scopeForRefresh: async () => (renewals++ < options.times ? otherProcessRenews() : undefined).then(() => undefined) });
+      Object.assign(provider, {
+        scopeForRefresh: async () => {
+          if (renewals++ < options.times) await otherProcessRenews();
+          return undefined;
+        },
+      });
       const result = await within(20_000, auth(provider, { serverUrl, fetchFn: provider.fetch }).catch((error: unknown) => error));
       return { fixture, store, result: result instanceof Error ? result.message : result, retried: await refusedFor(provider, provider.tokens()?.access_token) };
     }

@@ -44,13 +44,13 @@ export function createHttpAuthFactory(options: McpOAuthOptions | false = {}, onR
   if (options === false) return undefined;
   return ({ name, config, onRefreshed: onThisRefreshed }) => {
     const custom = options.providerFor?.({ name, config });
-    if (custom) return { provider: custom };
+    if (custom) return { provider: custom, logger };
     const serverUrl = httpUrlOf(config);
     const entry = readOAuthEntry(name, config);
     // A bad URL is left to the transport, which reports it as a config error.
     if (!serverUrl || entry === false || hasStaticAuthorization(config)) return undefined;
     const provider = new StoredOAuthProvider({ server: name, serverUrl, entry, store: new OAuthTokenStore(name, options.dir), onRefreshed: refreshNotice(onRefreshed, onThisRefreshed), logger });
-    return { provider, fetch: provider.fetch };
+    return { provider, fetch: provider.fetch, logger };
   };
 }
 

@@ -675,7 +675,7 @@ export function buildProgram(): Command {
   program.hook('preAction', refuseUnreadGlobalOptions);
   program.hook('preAction', refuseRelativeHome);
   program.hook('preAction', async (_program, action) => {
-    const [{ routeSdkWarnings }, { cliLogger }] = await Promise.all([import('./sdk-warnings.js'), import('./logger.js')]);
+    const [{ routeSdkWarnings }, { cliLogger }] = await Promise.all([import('../sdk-warnings.js'), import('./logger.js')]);
     routeSdkWarnings(cliLogger(globalOptions(action).verbose));
   });
   return program;

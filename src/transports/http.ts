@@ -12,12 +12,16 @@ import { ConfigInvalidError } from '../errors/config-invalid.js';
 import { sizeLimitedFetch } from './message-size.js';
 import { nameRefusedEndpoint, notingPosts } from './sse-endpoint.js';
 import { notingBearer, rememberBearer } from './sent-bearer.js';
+import type { Logger } from '../logger.js';
+import { withSdkWarningsTo } from '../sdk-warnings.js';
 
 /** What the transport needs for OAuth (built by src/auth/http-auth.ts): the SDK auth provider and the fetch it uses. */
 export interface HttpAuth {
   provider: OAuthClientProvider;
   /** The fetch the transport uses (for requests and for the SDK's OAuth requests). */
   fetch?: FetchLike;
+  /** Where the SDK's `[mcp-sdk]` console lines written while this transport runs go (at debug), not stderr. */
+  logger?: Logger;
 }
 
 export function parseUrl(server: string, config: McpServerConfig): URL {
@@ -55,7 +59,15 @@ export function createHttpTransport(server: string, config: McpServerConfig, kin
   const transport = kind === 'sse' ? sseTransport(url, options, sizeLimitedFetch(withHeaders(config.headers, auth?.fetch))) : new StreamableHTTPClientTransport(url, options);
   rateLimits.set(transport, seen);
   if (auth) rememberBearer(transport, bearers);
+  if (auth?.logger) sdkWarningsTo(transport, auth.logger);
   return transport;
+}
+
+/** The SDK's OAuth steps (discovery, refresh, their warnings) run inside `start` and `send`, and what they start. */
+function sdkWarningsTo(transport: Transport, logger: Logger): void {
+  const { start, send } = transport;
+  transport.start = () => withSdkWarningsTo(logger, () => start.call(transport));
+  transport.send = (message, options) => withSdkWarningsTo(logger, () => send.call(transport, message, options));
 }
 
 /** The old HTTP+SSE transport, whose refused POSTs name the endpoint the server announced. */
