@@ -174,7 +174,9 @@ export class ClientTelemetry {
     // Which server a series is: stdio servers have no server.address, and two of them with a tool `echo` would add into one series.
     const serverLabel = serverNameLabel(meterOf(this.options), server.name);
     const counted: Attributes = { 'mcp.server.name': serverLabel, 'mcp.method.name': message.method };
-    const recorded = withAttributes(this.cappedToolName(measured, server.name), { 'mcp.server.name': serverLabel });
+    // `measured` is this request's own and already copied into the span's attributes: the label goes on it, not on a copy.
+    measured['mcp.server.name'] = serverLabel;
+    const recorded = this.cappedToolName(measured, server.name);
     inFlight.set(message.id, { span, owned: outer === undefined, started: performance.now(), measured: recorded, counted });
     this.inFlightCount.add(1, counted);
     return withTraceContext(message, spanContext);
@@ -266,25 +268,29 @@ export class ClientTelemetry {
  * designed fallback). An accessor keeps the tap under any handler set later.
  */
 function tapIncoming(transport: Transport, tap: (message: JSONRPCMessage) => void): void {
-  let handler = transport.onmessage;
-  // A handler set later may call the one it read (the SDK's Protocol chains so): the tap runs once a message all the same.
-  const seen = new WeakSet<JSONRPCMessage>();
+  // The message whose handlers are running. A handler set later may call the one it read (the SDK's
+  // Protocol chains so): that tapping wrapper runs inside this one and must not tap again. Not a
+  // WeakSet of every message seen: an entry a message costs the collector more than the tap itself.
+  let tapping: JSONRPCMessage | undefined;
+  // What is read is the handler of that moment behind the tap: whoever saves it and calls it later (or puts it back, as the probe window does) calls that handler.
+  const behindTap = (current: Transport['onmessage']): NonNullable<Transport['onmessage']> => (message, extra) => {
+    const outer = tapping;
+    if (message !== outer) tap(message);
+    tapping = message;
+    try {
+      current?.(message, extra);
+    } finally {
+      tapping = outer;
+    }
+  };
+  // Made once a handler, not once a read: the transport reads `onmessage` for every message.
+  let wrapped = behindTap(transport.onmessage);
   Object.defineProperty(transport, 'onmessage', {
     configurable: true,
     enumerable: true,
-    // What is read is the handler of that moment behind the tap: whoever saves it and calls it later (or puts it back, as the probe window does) calls that handler.
-    get: (): Transport['onmessage'] => {
-      const current = handler;
-      return (message, extra) => {
-        if (!seen.has(message)) {
-          seen.add(message);
-          tap(message);
-        }
-        current?.(message, extra);
-      };
-    },
+    get: (): Transport['onmessage'] => wrapped,
     set: (next: Transport['onmessage']) => {
-      handler = next;
+      wrapped = behindTap(next);
     },
   });
 }
