@@ -128,8 +128,8 @@ export class HttpHostRelay implements HostPeer {
   private readonly legacyHere = new AsyncLocalStorage<LegacyCall>();
   private readonly unanswered = new Map<string, Unanswered>();
   private readonly sessionLevels = new Map<string, LoggingLevel>();
-  /** Callers' prompt gets and resource reads in flight: not calls to ask or log through, but what their server sends could be theirs. */
-  private readonly otherUses = new Set<{ owner: string; server: string }>();
+  /** Callers' prompt gets, resource reads and completions in flight: not calls to ask or log through, but what their server sends could be theirs. */
+  private readonly otherUses = new Set<{ owner: string; server: string; withdrawn: AbortController }>();
   private readonly levelListeners = new Set<(level: LoggingLevel) => Promise<void>>();
 
   /** Calls `listener` with each level a caller asks log messages from: a 2026-07-28 call's `_meta`, a 2025-era host's `logging/setLevel`. */
@@ -228,14 +228,16 @@ export class HttpHostRelay implements HostPeer {
   }
 
   /**
-   * Runs `owner`'s prompt get or resource read on `server`. While it runs, a request or log message
-   * of that server may be its, so one to another identity's call in flight is held back.
+   * Runs `owner`'s prompt get, resource read or completion on `server`, given the signal that stops
+   * it when the owner's access is withdrawn. While it runs, a request or log message of that server
+   * may be its, so one to another identity's call in flight is held back.
    */
-  async using<T>(owner: string, server: string, run: () => Promise<T>): Promise<T> {
-    const use = { owner, server };
+  async using<T>(owner: string, server: string, run: (withdrawn: AbortSignal) => Promise<T>): Promise<T> {
+    const use = { owner, server, withdrawn: new AbortController() };
     this.otherUses.add(use);
     try {
-      return await run();
+      // Answered with the reason at once, as a call is, not with what the stopped request rejects with.
+      return await Promise.race([run(use.withdrawn.signal), rejectsOnAbort(use.withdrawn.signal)]);
     } finally {
       this.otherUses.delete(use);
     }
@@ -247,7 +249,7 @@ export class HttpHostRelay implements HostPeer {
   }
 
   /**
-   * Ends every call of `owners` here, both eras, running or waiting for its host, and fails what
+   * Ends every call, prompt get, resource read and completion of `owners` here, both eras, running or waiting for its host, and fails what
    * they asked their hosts, with `reason`: their access was withdrawn (the gateway file no longer
    * has their token), so nothing they started may go on.
    */
@@ -255,6 +257,7 @@ export class HttpHostRelay implements HostPeer {
     const error = new ProtocolError(ProtocolErrorCode.InvalidRequest, reason);
     this.rounds.withdraw(owners, error);
     for (const call of this.legacyCalls) if (owners.has(call.owner)) call.withdrawn.abort(error);
+    for (const use of this.otherUses) if (owners.has(use.owner)) use.withdrawn.abort(error);
     for (const waiting of [...this.unanswered.values()]) if (owners.has(waiting.owner)) waiting.fail(error);
   }
 

@@ -75,10 +75,16 @@ export interface ServedUse {
   name: string;
 }
 
-/** Runs one prompt get, resource read or completion, e.g. to audit it. */
-export type AroundUse = <T>(use: ServedUse, run: () => Promise<T>) => Promise<T>;
+/**
+ * Runs one prompt get, resource read or completion, e.g. to audit it; the signal it may give `run`
+ * stops the request too (`serve --http`: its caller's access was withdrawn).
+ */
+export type AroundUse = <T>(use: ServedUse, run: (stop?: AbortSignal) => Promise<T>) => Promise<T>;
 
 const directly: AroundUse = (_use, run) => run();
+
+/** The request's own signal and the wrapper's `stop`, whichever there are. */
+const stoppedBy = (signal: AbortSignal | undefined, stop: AbortSignal | undefined) => (signal && stop ? AbortSignal.any([signal, stop]) : (signal ?? stop));
 
 /**
  * Told of a prompt get, resource read or completion that names a server `isAllowed` hides (the
@@ -144,9 +150,9 @@ export function promptsAndResourcesOffer(
       const use: ServedUse = { kind: 'prompt', server, name: prompt };
       return namingServerOnOneLine(server, surface, () =>
         inRounds(request, ctx, use, ({ signal }) =>
-          around(use, async () => {
+          around(use, async (stop) => {
             await ensureConnected(servers, server);
-            return nestedWithinLimit(server, 'prompts/get', servedPrompt(server, await servers.getPrompt(server, prompt, request.params.arguments, { signal })));
+            return nestedWithinLimit(server, 'prompts/get', servedPrompt(server, await servers.getPrompt(server, prompt, request.params.arguments, { signal: stoppedBy(signal, stop) })));
           }),
         ),
       );
@@ -171,9 +177,9 @@ export function promptsAndResourcesOffer(
       const use: ServedUse = { kind: 'resource', server, name: uri };
       return namingServerOnOneLine(server, surface, () =>
         inRounds(request, ctx, use, async ({ signal }) => {
-          const read = await around(use, async () => {
+          const read = await around(use, async (stop) => {
             await ensureConnected(servers, server);
-            return servers.readResource(server, uri, { signal });
+            return servers.readResource(server, uri, { signal: stoppedBy(signal, stop) });
           });
           return nestedWithinLimit(server, 'resources/read', { ...read, contents: read.contents.map((content) => ({ ...content, uri: servedUri(server, content.uri) })) });
         }),
@@ -183,7 +189,7 @@ export function promptsAndResourcesOffer(
       const named = request.params.ref.type === 'ref/prompt' ? { type: 'prompt' as const, text: request.params.ref.name } : { type: 'uri' as const, text: request.params.ref.uri };
       const { server, ref } = seen('completion', named, () => completedRef(request.params.ref, names()));
       const name = ref.type === 'ref/prompt' ? ref.name : ref.uri;
-      return namingServerOnOneLine(server, surface, () => around({ kind: 'completion', server, name }, () => completion(servers, server, { ...request.params, ref }, ctx.mcpReq.signal)));
+      return namingServerOnOneLine(server, surface, () => around({ kind: 'completion', server, name }, (stop) => completion(servers, server, { ...request.params, ref }, stoppedBy(ctx.mcpReq.signal, stop))));
     });
   };
 
@@ -336,7 +342,7 @@ function completedRef(ref: CompleteRequest['params']['ref'], loaded: string[]): 
  * Asks the server for a completion through the manager, so that it counts as the server's work (in
  * flight, holding off the idle timer); one that does not declare completions answers no values.
  */
-async function completion(servers: ServedServers, server: string, params: CompleteRequest['params'], signal: AbortSignal): Promise<CompleteResult> {
+async function completion(servers: ServedServers, server: string, params: CompleteRequest['params'], signal: AbortSignal | undefined): Promise<CompleteResult> {
   await ensureConnected(servers, server);
   const answer = await servers.complete(server, { ref: params.ref, argument: params.argument, context: params.context }, { signal });
   return nestedWithinLimit(server, 'completion/complete', answer);
