@@ -1,7 +1,8 @@
 /**
  * `serve --http` follows its gateway file: a 2025-era host's prompt get, resource read and completion, relayed
  * to a server that does not answer them, stop when its identity's token is taken out of the file,
- * told why (as its tool calls are), not when the host's own timeout runs out. Real processes:
+ * told why (as its tool calls are), not when the host's own timeout runs out; its open
+ * subscriptions/listen stream ends, answered why. Real processes:
  * serve --http with a gateway file, the hostile server holding every prompts/get,
  * resources/read and completion/complete, a 2025-era host (the v1 SDK).
  */
@@ -80,5 +81,20 @@ describe('an identity taken out of the gateway file while its prompt gets and re
     expect(await get).toContain(WITHDRAWN);
     expect(await read).toContain(WITHDRAWN);
     expect(Date.now() - startedAt).toBeLessThan(15_000);
+  }, 90_000);
+
+  it('has its open subscriptions/listen stream ended, answered why', async () => {
+    const answer = await postModern(team.serve.url, { method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true } }, id: 7, token: TOKENS.bob, signal: AbortSignal.timeout(30_000) });
+    expect(answer.status).toBe(200);
+    const reader = answer.body!.getReader();
+    const decoder = new TextDecoder();
+    let heard = decoder.decode((await reader.read()).value);
+    expect(heard).toContain('notifications/subscriptions/acknowledged');
+    keepOnly('carol');
+    // The stream ends (read to its end, within the test's bound) with the listen request's error answer.
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) heard += decoder.decode(chunk.value);
+    const last = heard.trim().split('\n\n').at(-1) ?? '';
+    expect(last).toContain('"id":7');
+    expect(last).toContain(WITHDRAWN);
   }, 90_000);
 });

@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { AuthenticatedIdentity } from './authenticate.js';
 import { CallerEventBus } from './caller-events.js';
+import { WithdrawableStreams } from './withdrawable-streams.js';
 import { openSession, sealSession, type LegacySession, type SessionKeys } from './sealed-session.js';
 
 /** Who a server instance serves: the identity, and for a 2025-era host the session it opened. */
@@ -55,8 +56,8 @@ export interface McpEndpoint {
   handle(request: Request, parsedBody: unknown, identity: AuthenticatedIdentity): Promise<Response>;
   /** The modern leg's `subscriptions/listen` streams hear list changes through this. */
   notify: EndpointNotifier;
-  /** The `subscriptions/listen` streams `names` opened hear nothing more (a token rotated out must not keep hearing its name's events). */
-  withdraw(names: ReadonlySet<string>): void;
+  /** The `subscriptions/listen` streams `names` opened hear nothing more (a token rotated out must not keep hearing its name's events) and end, answered `reason`. */
+  withdraw(names: ReadonlySet<string>, reason: string): void;
   close(): Promise<void>;
 }
 
@@ -69,6 +70,7 @@ export function createMcpEndpoint({ factory, keys, answers, cancels, maxBodyByte
     return factory({ ...caller, era });
   };
   const bus = new CallerEventBus(onerror);
+  const listens = new WithdrawableStreams();
   const modern = createMcpHandler(build, { legacy: 'reject', onerror, maxRequestBodySize: maxBodyBytes, bus });
   const legacy = legacyStatelessFallback(build, onerror, { maxRequestBodySize: maxBodyBytes });
 
@@ -90,12 +92,17 @@ export function createMcpEndpoint({ factory, keys, answers, cancels, maxBodyByte
         bus.publishTo({ kind: 'resources_list_changed' }, sees);
       },
     },
-    withdraw: (names) => bus.forget(names),
+    withdraw(names, reason) {
+      bus.forget(names);
+      listens.withdraw(names, reason);
+    },
     close: () => modern.close(),
     async handle(request, parsedBody, identity) {
       if (!(await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes }))) {
         // A `subscriptions/listen` stream it opens is kept as its own.
-        return withCaller({ identity }, (authInfo) => bus.as(identity, () => modern.fetch(request, { authInfo, parsedBody })));
+        const response = await withCaller({ identity }, (authInfo) => bus.as(identity, () => modern.fetch(request, { authInfo, parsedBody })));
+        const listenId = listenRequestId(parsedBody);
+        return listenId === undefined ? response : listens.keep(identity.name, listenId, response);
       }
       if (isInitializeRequest(parsedBody)) {
         const response = await withCaller({ identity }, (authInfo) => legacy(request, { authInfo, parsedBody }));
@@ -140,4 +147,10 @@ function strayAnswer(): Response {
 
 function sessionNotFound(message: string): Response {
   return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32001, message: `Session not found: ${message}` } }, { status: 404 });
+}
+
+/** The id of a `subscriptions/listen` request; undefined for any other body. */
+function listenRequestId(body: unknown): string | number | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('method' in body) || body.method !== 'subscriptions/listen' || !('id' in body)) return undefined;
+  return typeof body.id === 'string' || typeof body.id === 'number' ? body.id : undefined;
 }

@@ -87,9 +87,9 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   // but a 2025-era server's roots, kept for its connection whoever calls, are none (see HostRequestOptions).
   const relay = new HttpHostRelay();
   // Set once the endpoint exists: no stream is open before.
-  let withdrawStreams = (_names: ReadonlySet<string>) => {};
+  let withdrawStreams = (_names: ReadonlySet<string>, _reason: string) => {};
   const gateway: GatewayFileWatcher | undefined =
-    flags.gateway === undefined ? undefined : await watchGatewayFile(flags.gateway, { logger, onChange: withdrawCallsOf(relay, (names) => withdrawStreams(names)) });
+    flags.gateway === undefined ? undefined : await watchGatewayFile(flags.gateway, { logger, onChange: withdrawCallsOf(relay, (names, reason) => withdrawStreams(names, reason)) });
   const keys = flags.sessionKeyFile ? await loadSessionKeys(flags.sessionKeyFile) : parseSessionKeys(randomBytes(32).toString('base64'));
   const audit: AuditLog | undefined = flags.audit === undefined ? undefined : openAuditLog(flags.audit, { logger });
 
@@ -152,7 +152,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     onerror: (error) => logger.debug(`serve --http: ${error.message}`),
   });
   // Only to the identities that may see the server: to the others it would say the server exists, and when it is used.
-  withdrawStreams = (names) => endpoint.withdraw(names);
+  withdrawStreams = (names, reason) => endpoint.withdraw(names, reason);
   notifyListsChanged = (server) => endpoint.notify.listsChanged((identity) => resolver.allowsServer(identity, server));
   // The MCP config is followed as stdio serve follows it (added servers wait for a person's `approve`):
   // requests from now on get tools over the new set; calls in flight keep the tools they started with.
@@ -226,14 +226,15 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
 
 /**
  * On each new version of the gateway file: the calls of an identity it no longer lets in (its token, or the JWTs of its `oauth`, gone)
- * are stopped, running or waiting, and its listen streams hear nothing more.
+ * are stopped, running or waiting, and its listen streams end.
  */
-function withdrawCallsOf(relay: HttpHostRelay, withdrawStreams: (names: ReadonlySet<string>) => void): (config: GatewayConfig, previous: GatewayConfig) => void {
+function withdrawCallsOf(relay: HttpHostRelay, withdrawStreams: (names: ReadonlySet<string>, reason: string) => void): (config: GatewayConfig, previous: GatewayConfig) => void {
   return (config, previous) => {
     const withdrawn = withdrawnIdentities(previous, config, relay.owners());
     if (withdrawn.size === 0) return;
-    withdrawStreams(withdrawn);
-    relay.withdraw(withdrawn, 'your access was withdrawn: the gateway file no longer lets you in (your bearer token, or the issuer of your OAuth token, was taken out of it), so mcp-statechart serve stopped this call');
+    const reason = 'your access was withdrawn: the gateway file no longer lets you in (your bearer token, or the issuer of your OAuth token, was taken out of it), so mcp-statechart serve stopped this call';
+    withdrawStreams(withdrawn, reason);
+    relay.withdraw(withdrawn, reason);
   };
 }
 
