@@ -48,14 +48,27 @@ async function askHost(
 /**
  * `policy` from `--approve`; without it, `destructive` when the host can be asked. `remembers`:
  * the form offers "allow without asking again" (not over HTTP, where tools are shared by the
- * callers of one policy and no session holds the answer).
+ * callers of one policy and no session holds the answer). `gateway`: serve --http, whose callers' users
+ * cannot change serve's flags, so the refusal sends them to its operator.
  */
-export function hostApproval(host: HostPeer, policy: ApprovalPolicy | undefined, { remembers = true }: { remembers?: boolean } = {}): ApprovalOptions {
+export function hostApproval(
+  host: HostPeer,
+  policy: ApprovalPolicy | undefined,
+  { remembers = true, gateway = false }: { remembers?: boolean; gateway?: boolean } = {},
+): ApprovalOptions {
   return {
     approvalPolicy: policy ?? 'destructive',
     approveToolCall: (request, { signal }) => askHost(host, request, signal, policy !== undefined, remembers),
-    unaskedReason:
-      'the MCP host running mcp-statechart serve cannot show an approval form (it does not declare MCP elicitation). ' +
-      'The user can approve such calls in a host that supports elicitation, or start serve with another --approve policy',
+    unaskedReason: gateway ? UNASKED_ON_HTTP : UNASKED_ON_STDIO,
   };
 }
+
+const UNASKED_ON_STDIO =
+  'the MCP host running mcp-statechart serve cannot show an approval form (it does not declare MCP elicitation). ' +
+  'The user can approve such calls in a host that supports elicitation, or start serve with another --approve policy';
+// Over HTTP the host's user did not start serve and cannot change its flags: the policy is the gateway operator's
+// (serve's --approve, or the identity's "approve" in the gateway file, the strictest of the two).
+const UNASKED_ON_HTTP =
+  'the MCP host calling the mcp-statechart gateway cannot show an approval form (it does not declare MCP elicitation). ' +
+  'The user can approve such calls in a host that supports elicitation, or ask the gateway\'s operator for another approval ' +
+  'policy (serve --http\'s --approve, or the "approve" of their identity in the gateway file)';

@@ -124,7 +124,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
         // Decided for each policy over the tools it may see, once: its definitions stay the same from then on.
         exposure: options.exposure,
         // The caller's host is shown the form on its own call; a host that cannot show one is refused.
-        ...hostApproval(relay, strictest, { remembers: false }),
+        ...hostApproval(relay, strictest, { remembers: false, gateway: true }),
       });
     };
   };
