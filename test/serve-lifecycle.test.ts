@@ -80,6 +80,31 @@ describe('mcp-statechart serve', () => {
     expect(serve.stderr()).not.toMatch(/roots\/list_changed failed|unknown message ID|serve stops/);
   }, 40_000);
 
+  it("answers a message over 10 MiB with both a result and a later method with -32600, not as an answer to serve's request with its id", async () => {
+    const serve = endedAfterTest(startServe());
+    serve.send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'host', version: '1' } } });
+    await serve.answer(1);
+    serve.send({ method: 'notifications/initialized' });
+    serve.send({ method: 'notifications/roots/list_changed' });
+    let request: { id?: unknown } | undefined;
+    for (const until = Date.now() + 10_000; !request && Date.now() < until; await new Promise((done) => setTimeout(done, 50))) {
+      request = serve.messages().find((message) => message.method === 'roots/list');
+    }
+    if (!request) throw new Error('serve never asked for the roots');
+    serve.write(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":{"roots":[{"uri":"file:///${'x'.repeat(11 * 1024 * 1024)}"}]},"method":"ping"}\n`);
+    const refused = await serve.answer(request.id as number);
+    expect(refused.error?.code).toBe(-32600);
+    expect(refused.error?.message).toMatch(/both a "method" and a "result" or "error"/);
+    // serve logs the line after it sends the answer.
+    for (const until = Date.now() + 10_000; Date.now() < until && !/with both a result/.test(serve.stderr()); ) await new Promise((done) => setTimeout(done, 50));
+    expect(serve.stderr()).toMatch(/the host sent a message over 10 MiB \(id \S+\) with both a result or error and a method: no answer to serve's request/);
+    expect(serve.stderr()).not.toMatch(/roots\/list_changed failed/);
+    serve.send({ id: request.id, result: { roots: [] } });
+    serve.send({ id: 6, method: 'ping' });
+    expect(await serve.answer(6)).toMatchObject({ result: {} });
+    expect(serve.stderr()).not.toMatch(/roots\/list_changed failed|unknown message ID|serve stops/);
+  }, 40_000);
+
   it('answers every request of a host that stopped reading, a large answer it does not send told as an error that 10 MiB waited', async () => {
     const serve = endedAfterTest(startServe());
     await loadFixture(serve);
@@ -197,6 +222,24 @@ describe('hostInput', () => {
     await ended;
     expect(Buffer.concat(passed).length).toBe('{"a":['.length + 600_000 + '1]}\n'.length);
   }, 20_000);
+
+  it('takes an oversized line for an answer only when no method follows its result at the top level', async () => {
+    const stdin = new PassThrough();
+    const refused: UnreadableLine[] = [];
+    const input = hostInput(stdin, (line) => refused.push(line));
+    input.resume();
+    const pad = 'x'.repeat(MAX_MESSAGE_BYTES);
+    stdin.write(`{"jsonrpc":"2.0","id":3,"result":{"a":"${pad}","method":"in result"},"note":"\\",\\"method\\":"}\n`);
+    stdin.write(`{"jsonrpc":"2.0","id":4,"result":{"a":"${pad}"},"method":"x"}\n`);
+    stdin.write(`{"jsonrpc":"2.0","id":5,"error":{"a":["${pad}"]},"\\u006dethod":"x"}\n`);
+    stdin.end();
+    await new Promise((done) => input.once('end', done));
+    expect(refused.map((line) => [line.answerTo, line.answer?.id, line.answer?.error.code])).toEqual([
+      [3, undefined, undefined],
+      [undefined, 4, -32600],
+      [undefined, 5, -32600],
+    ]);
+  });
 
   it('drops a line of exactly the size limit, which with its newline would not fit the SDK\'s buffer', async () => {
     const stdin = new PassThrough();

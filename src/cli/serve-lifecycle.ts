@@ -2,7 +2,8 @@ import { Transform, type Readable } from 'node:stream';
 import type { Logger } from '../logger.js';
 import { capErrorText } from '../text-limits.js';
 import { isStdioBufferOverflow, MAX_MESSAGE_BYTES, MAX_MESSAGE_MIB } from '../transports/message-size.js';
-import { OVERSIZED_HEAD_CHARACTERS, oversizedLine, type UnreadableLine } from '../serve/host-lines.js';
+import { mixedOversizedLine, OVERSIZED_HEAD_CHARACTERS, oversizedLine, type UnreadableLine } from '../serve/host-lines.js';
+import { TopLevelKey } from '../serve/top-level-key.js';
 
 /**
  * The signals that stop serve in order. SIGHUP among them: the terminal or SSH session serve was
@@ -32,12 +33,24 @@ function headOf(parts: Buffer[]): string {
   return Buffer.concat(needed).toString('utf8', 0, Math.min(bytes, OVERSIZED_HEAD_CHARACTERS));
 }
 
+/** An oversized line whose start reads as the host's answer, judged once its end has gone by. */
+interface OversizedAnswer {
+  line: UnreadableLine;
+  answerTo: string | number;
+  method: TopLevelKey;
+}
+
+function answerJudged(answer: OversizedAnswer): UnreadableLine {
+  return answer.method.found ? mixedOversizedLine(answer.answerTo) : answer.line;
+}
+
 /**
  * The host's stdin in whole lines: the SDK's stdio transport joins every chunk to what it holds
  * (a copy of up to 10 MiB per 64 KB chunk, seconds of CPU on a busy machine before it refuses an
  * oversized message). Here the chunks of a line are joined once. A line that would not fit the
  * SDK's buffer with its newline is dropped as soon as it gets there, the rest of it unread up to
- * its newline, and handed to `onOversized` by its start: the SDK would close the connection for
+ * its newline, and handed to `onOversized` by its start (one whose start reads as an answer only
+ * once its end has gone by, in case a `method` follows): the SDK would close the connection for
  * it, and every other call of the host's would be lost with it.
  */
 export function hostInput(stdin: Readable = process.stdin, onOversized: (line: UnreadableLine) => void = () => {}): Readable {
@@ -45,18 +58,28 @@ export function hostInput(stdin: Readable = process.stdin, onOversized: (line: U
   let pendingBytes = 0;
   /** Set while the rest of an oversized line goes by. */
   let skipping = false;
+  /** Set while the rest of an oversized line whose start reads as an answer goes by. */
+  let answer: OversizedAnswer | undefined;
   const lines = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       const whole: Buffer[] = [];
       for (let start = 0; start < chunk.length; ) {
         const newline = chunk.indexOf(10, start);
         const end = newline === -1 ? chunk.length : newline;
+        const piece = chunk.subarray(start, end);
         if (!skipping && pendingBytes + end - start >= MAX_MESSAGE_BYTES) {
-          onOversized(oversizedLine(headOf([...pending, chunk.subarray(start, end)])));
+          const line = oversizedLine(headOf([...pending, piece]));
+          if (line.answerTo === undefined) onOversized(line);
+          else {
+            // An answer only if no `method` follows its large member: the rest is followed, not kept.
+            answer = { line, answerTo: line.answerTo, method: new TopLevelKey('method') };
+            for (const part of pending) answer.method.feed(part);
+            answer.method.feed(piece);
+          }
           pending = [];
           pendingBytes = 0;
           skipping = true;
-        }
+        } else if (answer) answer.method.feed(piece);
         if (newline === -1) {
           if (!skipping) {
             pending.push(chunk.subarray(start));
@@ -69,6 +92,8 @@ export function hostInput(stdin: Readable = process.stdin, onOversized: (line: U
           for (const part of pending) whole.push(part);
           whole.push(chunk.subarray(start, newline + 1));
         }
+        if (answer) onOversized(answerJudged(answer));
+        answer = undefined;
         pending = [];
         pendingBytes = 0;
         skipping = false;
@@ -77,6 +102,7 @@ export function hostInput(stdin: Readable = process.stdin, onOversized: (line: U
       done(null, whole.length > 0 ? Buffer.concat(whole) : undefined);
     },
     flush(done) {
+      if (answer) onOversized(answerJudged(answer));
       done(null, pending.length > 0 ? Buffer.concat(pending) : undefined);
     },
   });

@@ -127,6 +127,27 @@ export function oversizedLine(head: string): UnreadableLine {
 }
 
 /**
+ * A line over the size limit whose start reads as an answer (id, then `result` or `error`) but that
+ * has a `method` after that large member: no answer to serve's request, and no valid request
+ * either (JSON-RPC 2.0 has no message with both). It is answered as serve answers such a line under
+ * the limit, which the SDK refuses: error -32600 with its id.
+ */
+export function mixedOversizedLine(id: string | number): UnreadableLine {
+  const shown = capErrorText(JSON.stringify(id), 80);
+  return {
+    answer: {
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: INVALID_REQUEST,
+        message: `mcp-statechart serve could not read this message as JSON-RPC 2.0: it has both a "method" and a "result" or "error" (it is over ${MAX_MESSAGE_MIB} MiB, so serve did not read the rest). Send a request or an answer, not both in one message.`,
+      },
+    },
+    logLine: `the host sent a message over ${MAX_MESSAGE_MIB} MiB (id ${shown}) with both a result or error and a method: no answer to serve's request; it was answered with error ${INVALID_REQUEST} unread, and serve reads on`,
+  };
+}
+
+/**
  * The host's whole lines (from `hostInput`) with those the SDK cannot read taken out and handed to
  * `onUnreadable`: its stdio transport drops them without a word (a line that is not JSON) or with
  * only an `onerror`, and a host waiting on such a request would wait for ever.
