@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { hostInput } from '../src/cli/serve-lifecycle.js';
 import { MAX_MESSAGE_BYTES } from '../src/transports/message-size.js';
-import { oversizedLine, type UnreadableLine } from '../src/serve/host-lines.js';
+import { oversizedLine, readableLines, type UnreadableLine } from '../src/serve/host-lines.js';
 import { descendantsAfter } from './support/chaos-helpers.js';
 import { feedOversizedRequest, loadFixture, quiet, startServe } from './support/serve-host.js';
 import { servesEndedAfterEachTest } from './support/serve-each-test.js';
@@ -240,6 +240,28 @@ describe('hostInput', () => {
       [undefined, 5, -32600],
     ]);
   });
+
+  it('stops reading stdin once 10 MiB of the host\'s input wait unhandled, and loses none of it once the SDK reads again', async () => {
+    const stdin = new PassThrough({ highWaterMark: 64 * 1024 });
+    const input = hostInput(stdin);
+    const readable = readableLines(input, () => {});
+    input.holding(readable);
+    // What HostOutput does while the host reads none of its answers.
+    readable.pause();
+    const line = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(9 * 1024 * 1024)}"}}\n`;
+    const lines = 7;
+    for (let sent = 0; sent < lines; sent++) stdin.write(line);
+    stdin.end();
+    for (let turn = 0; turn < 50; turn++) await new Promise((done) => setImmediate(done));
+    const held = input.writableLength + input.readableLength + readable.writableLength + readable.readableLength;
+    // The bound, plus the one line whose last chunk took it past (the line being read waits in stdin here).
+    expect(held).toBeLessThan(2 * MAX_MESSAGE_BYTES);
+    let received = 0;
+    readable.on('data', (chunk: Buffer) => (received += chunk.toString().split('\n').length - 1));
+    readable.resume();
+    for (let turn = 0; turn < 2_000 && received < lines; turn++) await new Promise((done) => setImmediate(done));
+    expect(received).toBe(lines);
+  }, 20_000);
 
   it('drops a line of exactly the size limit, which with its newline would not fit the SDK\'s buffer', async () => {
     const stdin = new PassThrough();

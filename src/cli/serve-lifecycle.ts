@@ -1,4 +1,4 @@
-import { Transform, type Readable } from 'node:stream';
+import { Transform, type Duplex, type Readable } from 'node:stream';
 import type { Logger } from '../logger.js';
 import { capErrorText } from '../text-limits.js';
 import { isStdioBufferOverflow, MAX_MESSAGE_BYTES, MAX_MESSAGE_MIB } from '../transports/message-size.js';
@@ -53,7 +53,7 @@ function answerJudged(answer: OversizedAnswer): UnreadableLine {
  * once its end has gone by, in case a `method` follows): the SDK would close the connection for
  * it, and every other call of the host's would be lost with it.
  */
-export function hostInput(stdin: Readable = process.stdin, onOversized: (line: UnreadableLine) => void = () => {}): Readable {
+export function hostInput(stdin: Readable = process.stdin, onOversized: (line: UnreadableLine) => void = () => {}) {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   /** Set while the rest of an oversized line goes by. */
@@ -108,20 +108,35 @@ export function hostInput(stdin: Readable = process.stdin, onOversized: (line: U
   });
   // Not a pipe: serve stops taking the host's lines while its answers wait unread (HostOutput), and
   // a pipe would then stop reading stdin at once, so a host that closed it would not be noticed
-  // until a signal came. stdin is read on until MAX_MESSAGE_BYTES wait here unsplit: a host that
-  // stopped reading has its end noticed (whenServeEnds) unless it wrote more than that meanwhile.
-  // Beyond those, the line being read and up to three whole lines on their way to the SDK (each
-  // under MAX_MESSAGE_BYTES) are held: about 50 MiB at most, as the README says.
+  // until a signal came. stdin is read on while less than MAX_MESSAGE_BYTES of the host's input
+  // waits in `lines` and the stages after it (`holding`): a host that stopped reading has its end
+  // noticed (whenServeEnds) unless it wrote more than that meanwhile. Beyond that bound only the
+  // line being read (under MAX_MESSAGE_BYTES) and the last stdin chunk's line are held: each stage
+  // alone would take one chunk, up to a whole 10 MiB line, past its own high-water mark.
+  const stages: Duplex[] = [lines];
+  const held = () => stages.reduce((bytes, stage) => bytes + stage.writableLength + stage.readableLength, 0);
+  const readOn = () => {
+    if (stdin.isPaused() && held() < MAX_MESSAGE_BYTES) stdin.resume();
+  };
   stdin.on('data', (chunk: Buffer) => {
     lines.write(chunk);
-    if (lines.writableLength >= MAX_MESSAGE_BYTES) stdin.pause();
+    if (held() >= MAX_MESSAGE_BYTES) stdin.pause();
   });
-  lines.on('drain', () => stdin.resume());
+  lines.on('drain', readOn);
+  lines.on('data', readOn);
   stdin.once('end', () => lines.end());
   // An unreadable stdin ends serve like an ended one.
   stdin.once('error', (error) => lines.destroy(error));
-  return lines;
+  return Object.assign(lines, {
+    holding(stage: Duplex) {
+      stages.push(stage);
+      stage.on('data', readOn);
+    },
+  });
 }
+
+/** The host's lines from `hostInput`; `holding` adds a stage after it whose buffers count towards its bound. */
+export type HostInput = ReturnType<typeof hostInput>;
 
 /** What `whenServeEnds` watches of the host connection: its close, and the errors reported before it. */
 export interface HostConnection {

@@ -152,7 +152,7 @@ export function mixedOversizedLine(id: string | number): UnreadableLine {
  * `onUnreadable`: its stdio transport drops them without a word (a line that is not JSON) or with
  * only an `onerror`, and a host waiting on such a request would wait for ever.
  */
-export function readableLines(input: Readable, onUnreadable: (line: UnreadableLine) => void): Readable {
+export function readableLines(input: Readable, onUnreadable: (line: UnreadableLine) => void): Transform {
   const readable = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       let kept: string[] = [];

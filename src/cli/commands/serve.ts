@@ -111,6 +111,7 @@ export async function runServe(
   };
   const input = hostInput(process.stdin, refuse);
   const readable = readableLines(input, refuse);
+  input.holding(readable);
   const transport = new HostStdioTransport(readable);
   const { ended, onerror } = whenServeEnds(transport, input);
   // On each instance's own channel, once connected: the hook sees each request enter its handler and its answer leave.
