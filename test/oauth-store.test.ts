@@ -17,6 +17,19 @@ describe('the login file', () => {
     expect(new Set(files).size).toBe(names.length);
   });
 
+  it('names no file Windows opens as a device (nul, con, com1, with any extension)', () => {
+    const names = ['nul', 'con', 'prn', 'aux', 'com1', 'lpt9', 'nul.backup', 'Con', '%6Eul', 'null', 'console', 'com10'];
+    const files = names.map(loginFileName);
+    for (const file of files) expect(file).not.toMatch(/^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/i);
+    expect(files[0]).toBe('%6Eul.json');
+    expect(files.slice(-3)).toEqual(['null.json', 'console.json', 'com10.json']);
+    expect(new Set(files).size).toBe(names.length);
+
+    const dir = loginDir();
+    new OAuthTokenStore('nul', dir).write({ serverUrl: 'http://127.0.0.1/nul' });
+    expect(new OAuthTokenStore('nul', dir).read().serverUrl).toBe('http://127.0.0.1/nul');
+  });
+
   it('keeps Docs and docs apart on a case-insensitive file system, and fits a 1,000-character name in a file name', () => {
     const files = ['docs', 'Docs', 'DOCS', 'n'.repeat(1000), `${'n'.repeat(1000)}x`].map(loginFileName);
     expect(files[0]).toBe('docs.json');

@@ -67,24 +67,32 @@ export function defaultOAuthDir(): string {
 /** Past this, a file name gets short: most file systems allow 255 bytes. */
 const MAX_READABLE_NAME = 120;
 
+/** Windows opens `nul.json`, `con.json`, `com1.x.json` as the device (whatever follows a dot): a login written there is lost. */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)/;
+
+/** `byte` as the file name writes it: `%HH`. */
+const percentEncoded = (byte: number) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+
 /**
  * A file name that is the server name, made safe: anything but letters, digits, `.`, `_` and `-`
  * is percent-encoded, so `../x` or `a/b` cannot leave the folder and two names never share a file.
  * Two more cases get a hash of the exact name appended (after `~`, which the encoding never
  * produces): a name with capitals, since `Docs` and `docs` are one file on a case-insensitive file
- * system (macOS, Windows); and a long name, which would not fit a file name (ENAMETOOLONG).
+ * system (macOS, Windows); and a long name, which would not fit a file name (ENAMETOOLONG). A name
+ * Windows keeps for a device (`nul`, `con.x`) has its first letter encoded too.
  */
 export function loginFileName(server: string): string {
-  const safe = [...Buffer.from(server, 'utf8')]
+  const encoded = [...Buffer.from(server, 'utf8')]
     .map((byte) => {
       const char = String.fromCharCode(byte);
       return /[a-z0-9_-]/.test(char) || (char === '.' && server !== '.' && server !== '..')
         ? char
         : /[A-Z]/.test(char)
           ? char.toLowerCase()
-          : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+          : percentEncoded(byte);
     })
     .join('');
+  const safe = WINDOWS_DEVICE.test(encoded) ? `${percentEncoded(encoded.charCodeAt(0))}${encoded.slice(1)}` : encoded;
   if (safe.length <= MAX_READABLE_NAME && !/[A-Z]/.test(server)) return `${safe}.json`;
   const hash = createHash('sha256').update(server, 'utf8').digest('hex').slice(0, 32);
   return `${safe.slice(0, MAX_READABLE_NAME)}~${hash}.json`;
