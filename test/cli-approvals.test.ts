@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configHome } from './support/config-command-home.js';
+import { cliInTerminal } from './support/terminal.js';
 
 const trustOf = async (cli: ReturnType<typeof configHome>['cli'], name: string) =>
   JSON.parse((await cli('--project-servers', 'ask', 'servers', '--json')).stdout).servers.find((server: { name: string }) => server.name === name).trust;
@@ -88,6 +89,21 @@ describe('approvals', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: mcp-statechart approvals revoke \[options\] \[name\]\n/);
   }, 60_000);
+});
+
+describe('a name from a cloned project file', () => {
+  it('with a line break or an escape, approve and approvals revoke quote it on one line: no forged line, no raw escape', async () => {
+    const { cli, home, project, projectFile } = configHome();
+    const forged = 'evil\nRevoked 9 approvals: "all" (everything)\u001b[2K';
+    writeFileSync(projectFile, JSON.stringify({ mcpServers: { [forged]: { command: 'node', args: ['evil.js'] } } }));
+    const approved = await cliInTerminal(['approve', forged], { cwd: project, env: { HOME: home }, question: 'Allow it? [y/N]', answer: 'y' });
+    expect(approved).toContain('Approved "evil\\x0aRevoked 9 approvals: "all" (everything)\\x1b[2K" as defined now');
+    const unknown = await cli('approvals', 'revoke', 'ghost\nRevoked 1 approval: forged');
+    expect(unknown.stderr).toContain('No approval for "ghost\\x0aRevoked 1 approval: forged". Run');
+    const revoked = await cli('approvals', 'revoke', '--all');
+    expect(revoked.stdout).toMatch(/^Revoked 1 approval: "evil\\x0aRevoked 9 approvals: .*\\x1b\[2K" \(.*\)\. Each is asked about again before it runs\.\n$/);
+    for (const output of [approved, unknown.stderr, revoked.stdout]) expect(output).not.toContain('\u001b[2K');
+  }, 90_000);
 });
 
 describe('approve', () => {

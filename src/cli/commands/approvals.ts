@@ -3,6 +3,7 @@
  * there is still the approved one); `approvals revoke <name>|--all` takes approvals back, so the
  * server is asked about again before it runs.
  */
+import { quoted } from '../../../machines/control-characters.js';
 import { discoverMcpServers } from '../../config/index.js';
 import { isApproved, listApprovals, readApprovalRecord, revokeApprovals, type ApprovalRecord, type RecordedApproval } from '../../config/project-trust.js';
 import { silentLogger } from '../../logger.js';
@@ -55,12 +56,12 @@ export function runApprovalsRevoke(name: string | undefined, options: ReportOpti
     if (name !== undefined && options.all) throw new CliError('INVALID_ARGUMENTS', 'Give a name or --all, not both; nothing was revoked.');
     const removed = await revokeApprovals({}, (approval) => options.all === true || approval.name === name);
     if (removed.length === 0 && name !== undefined) {
-      throw new CliError('UNKNOWN_APPROVAL', `No approval for "${name}". Run \`mcp-statechart approvals\` to see the approved project servers.`);
+      throw new CliError('UNKNOWN_APPROVAL', `No approval for ${quoted(name)}. Run \`mcp-statechart approvals\` to see the approved project servers.`);
     }
     const text =
       removed.length === 0
         ? 'There were no approvals to revoke.'
-        : `Revoked ${removed.length} approval${removed.length === 1 ? '' : 's'}: ${removed.map((approval) => `"${approval.name}" (${approval.source})`).join(', ')}. Each is asked about again before it runs.`;
+        : `Revoked ${removed.length} approval${removed.length === 1 ? '' : 's'}: ${removed.map((approval) => `${quoted(approval.name)} (${approval.source})`).join(', ')}. Each is asked about again before it runs.`;
     return reportDone(options, text, { revoked: removed });
   });
 }

@@ -1,3 +1,4 @@
+import { quoted } from '../../../machines/control-characters.js';
 import { approveServers } from '../../config/project-trust.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { formatFailure, missingServerExplanation } from '../failure-text.js';
@@ -33,11 +34,11 @@ export async function runApprove(options: GlobalOptions, names: string[]): Promi
     for (const server of definitionsOf(name)) {
       const answer = await askOnTerminal(`${describeServerDefinition(server)}\nAllow it? [y/N] `);
       if (!/^y(es)?$/i.test(answer.trim())) {
-        writeError(`"${name}" from ${server.source} was not approved.`);
+        writeError(`${quoted(name)} from ${server.source} was not approved.`);
         continue;
       }
       await approveServers({}, [server]);
-      writeError(`Approved "${name}" as defined now in ${server.source}; an edit of its definition needs approval again.`);
+      writeError(`Approved ${quoted(name)} as defined now in ${server.source}; an edit of its definition needs approval again.`);
     }
   }
   return unknown.length > 0 ? 1 : 0;
