@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loginFileName } from '../src/auth/token-store.js';
 import { startOAuthFixture, type OAuthFixture } from './fixtures/oauth-server.js';
 import { CLI_COMMAND, runCli } from './support/cli.js';
 import { stdioFixture } from './support/fixtures.js';
@@ -227,6 +228,22 @@ describe('mcp-statechart login / logout', () => {
     expect(local.stderr).toBe('MCP server "local" runs over stdio: there is no login to forget.\n');
     expect({ code: http.code, stderr: http.stderr }).toEqual({ code: 0, stderr: 'No stored login for "keyed".\n' });
   });
+
+  it('login and logout quote a name with a line break on one line: a config cannot forge a line of theirs', async () => {
+    const forging = join(home, 'forging.json');
+    const line = '\nLogged in to "remote". Stored in /tmp/x';
+    writeFileSync(forging, JSON.stringify({ mcpServers: { [`local${line}`]: stdioFixture(), [`web${line}`]: { url: fixture.url } } }));
+    const dir = join(home, '.ai-zen', 'mcp-oauth');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, loginFileName(`gone${line}`)), '{}', { mode: 0o600 });
+    const run = (...args: string[]) => runCli(['--config', forging, ...args], { cwd: home, env: { HOME: home } });
+    const [login, stdio, http, gone] = await Promise.all([run('login', `local${line}`), run('logout', `local${line}`), run('logout', `web${line}`), run('logout', `gone${line}`)]);
+    const escaped = '\\x0aLogged in to "remote". Stored in /tmp/x"';
+    expect(login.stderr).toBe(`MCP server "local${escaped} runs over stdio: there is nothing to log in to.\n`);
+    expect(stdio.stderr).toBe(`MCP server "local${escaped} runs over stdio: there is no login to forget.\n`);
+    expect(http.stderr).toBe(`No stored login for "web${escaped}.\n`);
+    expect(gone.stderr).toMatch(/^Logged out of "gone\\x0aLogged in to "remote"\. Stored in \/tmp\/x" \(.*\.json deleted\)\.\n$/);
+   }, 60_000);
 
   it('logout forgets a login stored under a name no longer configured', async () => {
     const dir = join(home, '.ai-zen', 'mcp-oauth');

@@ -1,5 +1,5 @@
 /** `remove` deletes one entry; the rest of the file stays as it was. */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configHome, USER_FILE_TEXT } from './support/config-command-home.js';
 
@@ -60,4 +60,12 @@ describe('remove', () => {
     expect(run.stderr).toContain('Hint: "first" is in the user scope: run `mcp-statechart remove first --scope user`\n');
     expect(readFileSync(userFile, 'utf8')).toBe(USER_FILE_TEXT);
   }, 40_000);
+  it('quotes a name with a line break on one line: a config cannot forge a line of its answer', async () => {
+    const { cli, userFile } = configHome();
+    const name = 'evil\nRemoved "first" from /etc (user scope).';
+    writeFileSync(userFile, JSON.stringify({ mcpServers: { [name]: { command: 'evil' } } }));
+    const run = await cli('remove', name);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`Removed "evil\\x0aRemoved "first" from /etc (user scope)." from ${userFile} (user scope).\n`);
+  }, 60_000);
 });

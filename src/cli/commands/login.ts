@@ -26,7 +26,7 @@ export async function runLogin(options: GlobalOptions, server: string, flags: { 
     return 1;
   }
   if (entry.transport === 'stdio') {
-    writeError(`MCP server "${server}" runs over stdio: there is nothing to log in to.`);
+    writeError(`MCP server ${quoted(server)} runs over stdio: there is nothing to log in to.`);
     return 1;
   }
   const { login } = await import('../../auth/index.js');
@@ -52,7 +52,7 @@ export async function runLogin(options: GlobalOptions, server: string, flags: { 
     writeError(`Error: could not log in to MCP server ${quoted(server)}: ${error.message}`);
     return 1;
   }
-  writeError(`Logged in to "${server}"${result.scope ? ` (scope: ${result.scope})` : ''}. Stored in ${result.file}`);
+  writeError(`Logged in to ${quoted(server)}${result.scope ? ` (scope: ${result.scope})` : ''}. Stored in ${result.file}`);
   return 0;
 }
 
@@ -65,7 +65,7 @@ export async function runLogout(options: GlobalOptions, server: string): Promise
   const { logout } = await import('../../auth/index.js');
   const { removed, file } = await logout(server);
   if (removed) {
-    writeError(`Logged out of "${server}" (${file} deleted).`);
+    writeError(`Logged out of ${quoted(server)} (${file} deleted).`);
     return 0;
   }
   const discovery = await discoverFor([server], options, cliLogger(options.verbose));
@@ -75,9 +75,9 @@ export async function runLogout(options: GlobalOptions, server: string): Promise
     return 1;
   }
   if (entry.transport === 'stdio') {
-    writeError(`MCP server "${server}" runs over stdio: there is no login to forget.`);
+    writeError(`MCP server ${quoted(server)} runs over stdio: there is no login to forget.`);
     return 1;
   }
-  writeError(`No stored login for "${server}".`);
+  writeError(`No stored login for ${quoted(server)}.`);
   return 0;
 }

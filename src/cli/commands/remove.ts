@@ -1,4 +1,5 @@
 /** `remove <name> [--scope user|project]`: deletes a server's entry, keeping the rest of the file as it is. */
+import { commandWord, quoted } from '../../../machines/control-characters.js';
 import { revokeApprovals } from '../../config/project-trust.js';
 import { reportDone, reported } from '../command-report.js';
 import { configPathForScope, editServerEntries, readConfigObject, serverEntries, type WritableScope } from '../config-file-edit.js';
@@ -37,7 +38,7 @@ async function notInScopes(name: string, searched: ScopeFile[], options: RemoveO
   const other: WritableScope | undefined = options.scope === 'user' ? 'project' : options.scope === 'project' ? 'user' : undefined;
   // A broken file in the scope not asked for is no reason to fail differently: it only loses the hint.
   const elsewhere = other === undefined ? [] : await scopeFiles([other], options.project).catch((): ScopeFile[] => []);
-  const hint = elsewhere.some(({ names }) => names.includes(name)) ? `"${name}" is in the ${other} scope: run \`mcp-statechart remove ${name} --scope ${other}\`` : undefined;
+  const hint = elsewhere.some(({ names }) => names.includes(name)) ? `${quoted(name)} is in the ${other} scope: run \`mcp-statechart remove ${commandWord(name)} --scope ${other}\`` : undefined;
   return unknownServerError(name, configured, where, hint);
 }
 
@@ -49,13 +50,13 @@ export function runRemove(name: string, options: RemoveOptions): Promise<number>
     if (found.length > 1) {
       throw new CliError(
         'AMBIGUOUS_SCOPE',
-        `"${name}" is defined in both ${found[0]!.file} and ${found[1]!.file}. Say which with --scope user or --scope project; nothing was removed.`,
+        `${quoted(name)} is defined in both ${found[0]!.file} and ${found[1]!.file}. Say which with --scope user or --scope project; nothing was removed.`,
       );
     }
     const { scope, file } = found[0]!;
     await editServerEntries(file, scope, (servers) => delete servers[name]);
     // A removed project entry's approval would only wait for the same definition to come back.
     if (scope === 'project') await revokeApprovals({}, (approval) => approval.source === file && approval.name === name);
-    return reportDone(options, `Removed "${name}" from ${file} (${scope} scope).`, { name, scope, file });
+    return reportDone(options, `Removed ${quoted(name)} from ${file} (${scope} scope).`, { name, scope, file });
   });
 }
