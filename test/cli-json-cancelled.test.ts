@@ -3,6 +3,8 @@
  * sent SIGINT while it waits on a server, prints `{ ok: false, code: "ABORTED" }` beside "Cancelled.".
  */
 import { spawn } from 'node:child_process';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,4 +106,41 @@ describe('--json and Ctrl-C', () => {
       rmSync(home, { recursive: true, force: true });
     }
   }, 90_000);
+
+  /** A registry on 127.0.0.1 that takes every request, writes `asked`, and never answers. */
+  async function holdingRegistry(asked: string) {
+    const held: ServerResponse[] = [];
+    const registry = createServer((_request, response) => {
+      held.push(response);
+      writeFileSync(asked, '');
+    });
+    await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(registry.address() as AddressInfo).port}`,
+      close: () => {
+        for (const response of held) response.destroy();
+        return new Promise<void>((resolve) => registry.close(() => resolve()));
+      },
+    };
+  }
+
+  for (const [command, args] of [
+    ['search --registry', (url: string) => ['search', '--registry', '--registry-url', url, '--json', 'weather']],
+    ['install', (url: string) => ['install', 'io.github.owner/weather', '--registry', url, '--yes', '--json']],
+  ] as const) {
+    it(`${command} --json: Ctrl-C while the registry holds its answer prints one object, ok: false, code ABORTED, and exits 130`, async () => {
+      const home = mkdtempSync(join(tmpdir(), 'mcp-cli-json-cancel-registry-'));
+      const asked = join(home, 'asked');
+      const registry = await holdingRegistry(asked);
+      try {
+        const run = await interruptedRun([...args(registry.url), '--timeout', '60000'], home, { file: asked });
+        expect(run.code, run.stderr).toBe(130);
+        expect(run.stderr).toContain('Cancelled.');
+        expect(JSON.parse(run.stdout)).toEqual({ ok: false, code: 'ABORTED', error: 'cancelled by Ctrl-C (SIGINT)' });
+      } finally {
+        await registry.close();
+        rmSync(home, { recursive: true, force: true });
+      }
+    }, 90_000);
+  }
 });

@@ -4,6 +4,8 @@
  * a stable `code`. The exit code is what the command returns.
  */
 import { withoutPersonIsolates } from '../../machines/control-characters.js';
+import { InterruptedError, sayCancelled } from './cancel-on-interrupt.js';
+import { INTERRUPTED_EXIT_CODE } from './exit-codes.js';
 import { CliError } from './json-codes.js';
 import { errorText, terminalJson, writeError, writeListing } from './terminal-text.js';
 
@@ -21,6 +23,10 @@ export function reportDone(options: ReportOptions, text: string, data: Record<st
 
 /** Failure: the message (and what to do, when known) for a person, or `{ ok: false, code, error, hint? }`. */
 export function reportFailure(options: ReportOptions, error: unknown): number {
+  if (error instanceof InterruptedError) {
+    sayCancelled(options.json ?? false);
+    return INTERRUPTED_EXIT_CODE;
+  }
   const code = error instanceof CliError ? error.code : 'FAILED';
   const message = errorText(error);
   const hint = error instanceof CliError ? error.hint : undefined;

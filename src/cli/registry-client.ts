@@ -64,6 +64,11 @@ export interface ReadOptions {
   from: string;
 }
 
+/** A read bounded by `timeoutMs` (the command's --timeout) that `interrupt` (Ctrl-C) also ends. */
+export function readOptions(interrupt: AbortSignal, timeoutMs: number, from: string): ReadOptions {
+  return { signal: AbortSignal.any([interrupt, AbortSignal.timeout(timeoutMs)]), timeoutMs, from };
+}
+
 /**
  * Why a registry could not be reached and what to do: fetch says "fetch failed", with the reason
  * (a refused connection, an unknown host, a port it will not use: "bad port") beneath, in words that

@@ -9,7 +9,8 @@ import { reportDone, reported } from '../command-report.js';
 import { configPathForScope, refuseIgnoredProjectFile, type WritableScope } from '../config-file-edit.js';
 import { CliError } from '../json-codes.js';
 import { confirmChange } from '../confirm-change.js';
-import { chooseRegistry, fetchServer } from '../registry-client.js';
+import { untilInterrupted } from '../cancel-on-interrupt.js';
+import { chooseRegistry, fetchServer, readOptions } from '../registry-client.js';
 import { REGISTRY_SERVER_NAME } from '../registry-document.js';
 import { planInstall, type EntryVariable, type InstallPlan } from '../registry-entry.js';
 import { commandWord, terminalLine } from '../terminal-text.js';
@@ -69,8 +70,7 @@ export function runInstall(wanted: string, options: InstallOptions): Promise<num
   return reported(options, async () => {
     const { name, version } = parseWanted(wanted);
     const registry = await chooseRegistry(options.registry);
-    const read = { signal: AbortSignal.timeout(options.timeout), timeoutMs: options.timeout, from: registry.from };
-    const found = await fetchServer(registry.url, name, version, read);
+    const found = await untilInterrupted((interrupt) => fetchServer(registry.url, name, version, readOptions(interrupt, options.timeout, registry.from)));
     if (found === undefined) {
       throw new CliError(
         'NOT_FOUND',

@@ -5,7 +5,8 @@
  */
 import { reportDone, reported } from '../command-report.js';
 import { CliError } from '../json-codes.js';
-import { chooseRegistry, searchServers } from '../registry-client.js';
+import { untilInterrupted } from '../cancel-on-interrupt.js';
+import { chooseRegistry, readOptions, searchServers } from '../registry-client.js';
 import { commandWord, terminalLine } from '../terminal-text.js';
 import { sliceWithinBudget } from '../../text-limits.js';
 
@@ -23,8 +24,7 @@ export function runRegistrySearch(words: string[], options: RegistrySearchOption
     const query = words.join(' ').trim();
     if (query === '') throw new CliError('INVALID_ARGUMENTS', 'Say what to look for, e.g. `mcp-statechart search --registry weather`.');
     const registry = await chooseRegistry(options.registryUrl, '--registry-url');
-    const read = { signal: AbortSignal.timeout(options.timeout), timeoutMs: options.timeout, from: registry.from };
-    const result = await searchServers(registry.url, query, options.limit, read);
+    const result = await untilInterrupted((interrupt) => searchServers(registry.url, query, options.limit, readOptions(interrupt, options.timeout, registry.from)));
     const servers = result.entries.map(({ server, status, statusMessage }) => ({
       name: server.name,
       version: server.version,
