@@ -8,17 +8,20 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_COMMAND } from './support/cli.js';
 import { everythingConfigHome } from './support/everything.js';
 import { stdioFixture } from './support/fixtures.js';
 
+const SLOW_CONFIG_READ = pathToFileURL(fileURLToPath(new URL('./fixtures/slow-config-read.mjs', import.meta.url))).href;
+
 /**
  * Runs the CLI, sends SIGINT once stderr matches `when` (or, for a command that writes nothing while
  * it waits, once the file `when` names exists), and returns its end (killed after 60 s, the test failing).
  */
-async function interruptedRun(args: string[], home: string, when: RegExp | { file: string }): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...args], { env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function interruptedRun(args: string[], home: string, when: RegExp | { file: string }, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(CLI_COMMAND.command, [...CLI_COMMAND.args, ...args], { env: { ...process.env, ...env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let signalled = false;
@@ -139,6 +142,24 @@ describe('--json and Ctrl-C', () => {
         expect(JSON.parse(run.stdout)).toEqual({ ok: false, code: 'ABORTED', error: 'cancelled by Ctrl-C (SIGINT)' });
       } finally {
         await registry.close();
+        rmSync(home, { recursive: true, force: true });
+      }
+    }, 90_000);
+  }
+
+  for (const args of [['prompts', '--json', 'silent'], ['call', '--json', 'silent', 'echo', '{}'], ['doctor', '--json']]) {
+    it(`${args[0]} --json: Ctrl-C while the config is still being read prints one object, ok: false, code ABORTED, and exits 130`, async () => {
+      const { home, started } = silentServerHome('mcp-cli-json-cancel-reading-');
+      const reading = join(home, 'reading');
+      try {
+        const config = join(home, '.ai-zen', 'mcp.json');
+        const slowRead = { NODE_OPTIONS: `--import=${SLOW_CONFIG_READ}`, SLOW_READ_PATH: config, SLOW_READ_MARKER: reading };
+        const run = await interruptedRun(['--config', config, ...args], home, { file: reading }, slowRead);
+        expect(run.code, run.stderr).toBe(130);
+        expect(run.stderr).toContain('Cancelled.');
+        expect(JSON.parse(run.stdout)).toMatchObject({ ok: false, code: 'ABORTED' });
+        expect(existsSync(started), 'no server was started').toBe(false);
+      } finally {
         rmSync(home, { recursive: true, force: true });
       }
     }, 90_000);

@@ -280,7 +280,7 @@ export function buildProgram(): Command {
     .addHelpText('after', examples('mcp-statechart servers', 'mcp-statechart servers --check --timeout 10000', 'mcp-statechart servers --json --config ./team-mcp.json'))
     .hook('preAction', goWith('--check', '--concurrency', '--timeout'))
     .action(async (options: { json: boolean; check: boolean; concurrency: number; timeout: number }, command: Command) => {
-      const [{ configFiles, discover, hasErrors, permissionsFrom }, { silentLogger }, { exposureDecision, formatServersTable, serversReport, tableAsChecked }, { checkHealth, anyUnhealthy }, { ManifestIndex }, { terminalJson, writeListing }, { stdoutColumns }] =
+      const [{ configFiles, discover, hasErrors, permissionsFrom }, { silentLogger }, { exposureDecision, formatServersTable, serversReport, tableAsChecked }, { checkHealth, anyUnhealthy }, { ManifestIndex }, { terminalJson, writeListing }, { stdoutColumns }, { endIfInterrupted }] =
         await Promise.all([
           import('./options.js'),
           import('../logger.js'),
@@ -289,9 +289,10 @@ export function buildProgram(): Command {
           import('../manifest-index/index.js'),
           import('./terminal-text.js'),
           import('./fitted-table.js'),
+          import('./cancel-on-interrupt.js'),
         ]);
       // Problems are part of the listing itself, so they are not logged a second time.
-      const result = await discover(globalOptions(command), silentLogger);
+      const result = await endIfInterrupted(discover(globalOptions(command), silentLogger), options.json);
       // The index the check records in is the one listed: a server just connected shows as indexed.
       const index = new ManifestIndex();
       const permissions = permissionsFrom(globalOptions(command));

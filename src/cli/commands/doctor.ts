@@ -15,7 +15,7 @@ import { discover, hasErrors, permissionsFrom, type GlobalOptions } from '../opt
 import { fittedTable, stdoutColumns } from '../fitted-table.js';
 import { rowsInOrder } from '../rows-in-order.js';
 import { progressRows, type ProgressRows } from '../progress-rows.js';
-import { endOnInterrupt } from '../cancel-on-interrupt.js';
+import { endIfInterrupted, endOnInterrupt } from '../cancel-on-interrupt.js';
 import { terminalJson, terminalLine } from '../terminal-text.js';
 
 export interface DoctorOptions {
@@ -227,7 +227,7 @@ function summary(checked: number, failed: number): string {
 /** `doctor`: exit 1 when a server fails or a config file or entry has errors. */
 export async function runDoctor(options: GlobalOptions, doctor: DoctorOptions): Promise<number> {
   // The report lists the config problems; they are not logged a second time.
-  const discovery = await discover(options, silentLogger);
+  const discovery = await endIfInterrupted(discover(options, silentLogger), doctor.json);
   const columns = stdoutColumns();
   // On a terminal the rows are shown as they go on stderr, and the table fits its width at the end.
   const asChecked = !doctor.json && columns === undefined ? tableAsChecked(doctor.timeout, (line) => process.stdout.write(`${line}\n`)) : undefined;

@@ -2,6 +2,7 @@
 import type { McpServerConfig } from '../../../machines/types.js';
 import type { DiscoveredServer } from '../../config/index.js';
 import { silentLogger } from '../../logger.js';
+import { endIfInterrupted } from '../cancel-on-interrupt.js';
 import { writtenRedaction } from '../written-secrets.js';
 import { describeServerDefinition } from '../approval-prompt.js';
 import { reportDone, reported, type ReportOptions } from '../command-report.js';
@@ -77,7 +78,7 @@ function loginLine(name: string, login: LoginStatus, health: ServerHealth | unde
 
 export function runGet(global: GlobalOptions, name: string, options: GetOptions): Promise<number> {
   return reported(options, async () => {
-    const discovery = await discover(global, silentLogger, false);
+    const discovery = await endIfInterrupted(discover(global, silentLogger, false), options.json ?? false);
     const inUse = Object.hasOwn(discovery.servers, name) ? discovery.servers[name] : undefined;
     const definitions = [...(inUse ? [inUse] : []), ...(discovery.shadowed ?? []).filter((server) => server.name === name)];
     if (definitions.length === 0) {

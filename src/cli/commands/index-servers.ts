@@ -23,7 +23,7 @@ import { explainFailure, type FailureExplanation } from '../failure-text.js';
 import { serverFailureLines } from './doctor.js';
 import { writeRefusal } from '../write-refusal.js';
 import { loggerAbove, pendingServersLine } from '../pending-servers-line.js';
-import { endOnInterrupt } from '../cancel-on-interrupt.js';
+import { endIfInterrupted, endOnInterrupt } from '../cancel-on-interrupt.js';
 
 export interface IndexCommandOptions {
   concurrency: number;
@@ -134,7 +134,7 @@ function namesOf(servers: readonly string[]): string {
 export async function runIndex(options: GlobalOptions, command: IndexCommandOptions): Promise<number> {
   const pending = pendingServersLine();
   const logger = loggerAbove(cliLogger(options.verbose), pending);
-  const discovery = await discover(options, logger);
+  const discovery = await endIfInterrupted(discover(options, logger), false);
   const permissions = permissionsFrom(options, discovery.toolPermissions);
   const servers = nameRecord<McpServerConfig>();
   for (const server of Object.values(discovery.servers)) {

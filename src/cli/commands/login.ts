@@ -5,6 +5,7 @@ import { formatFailure, missingServerExplanation, offExplanation } from '../fail
 import { writeError } from '../terminal-text.js';
 import { discoverFor, type GlobalOptions } from '../options.js';
 import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
+import { endIfInterrupted } from '../cancel-on-interrupt.js';
 
 /**
  * `login <server>`: the OAuth browser flow for an http/sse server, with a loopback redirect;
@@ -12,7 +13,7 @@ import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
  */
 export async function runLogin(options: GlobalOptions, server: string, flags: { browser: boolean }): Promise<number> {
   const logger = cliLogger(options.verbose);
-  const discovery = await discoverFor([server], options, logger);
+  const discovery = await endIfInterrupted(discoverFor([server], options, logger), false);
   const entry = Object.hasOwn(discovery.servers, server) ? discovery.servers[server] : undefined;
   if (!entry) {
     process.stderr.write(`${formatFailure(missingServerExplanation(server, discovery))}\n`);

@@ -20,7 +20,7 @@ import { terminalApproval } from '../tool-call-approval.js';
 import { pageOpeningHandlers } from '../page-opening.js';
 import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
 import { cancellingTaskText } from '../cancelling-task.js';
-import { sayCancelled } from '../cancel-on-interrupt.js';
+import { endIfInterrupted, sayCancelled } from '../cancel-on-interrupt.js';
 import { isManifestSummary, manifestListing } from '../manifest-listing.js';
 import { callWhileProgressing } from '../../tools/progress-time-limit.js';
 
@@ -116,7 +116,7 @@ export async function runOneShot(
   { timeoutMs, json = false, maxBytes, output }: OneShotOptions = {},
 ): Promise<number> {
   const logger = cliLogger(options.verbose);
-  const discovery = await discoverFor([args.server], options, logger);
+  const discovery = await endIfInterrupted(discoverFor([args.server], options, logger), json, args.server);
   const sessionLogger = outcomeLogger(options.verbose);
   /** Keeps the raw answer of `call` and `read`, printed whole. */
   let keeper: RawResultKeeper | undefined;

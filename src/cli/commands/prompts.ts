@@ -10,7 +10,7 @@ import { discoverFor, type GlobalOptions } from '../options.js';
 import { oneShotDefaults, openLoaderSession } from '../session.js';
 import { commandWord, terminalJson, terminalLine, writeListing } from '../terminal-text.js';
 import { INVALID_PARAMS, refusal, reportArgumentFailure } from './one-shot.js';
-import { sayCancelled } from '../cancel-on-interrupt.js';
+import { endIfInterrupted, sayCancelled } from '../cancel-on-interrupt.js';
 import { INTERRUPTED_EXIT_CODE } from '../exit-codes.js';
 import { CliError, failureJson } from '../json-codes.js';
 import { listNames } from '../../tools/list-names.js';
@@ -52,7 +52,7 @@ async function withServer(
   work: (session: ReturnType<typeof openLoaderSession>, explain: Explain, signal: AbortSignal) => Promise<Outcome>,
 ): Promise<number> {
   const logger = cliLogger(global.verbose);
-  const discovery = await discoverFor([server], global, logger);
+  const discovery = await endIfInterrupted(discoverFor([server], global, logger), options.json ?? false, server);
   const report = (outcome: Outcome): number => {
     if (options.json) process.stdout.write(`${terminalJson(outcome.ok ? { ok: true, server, ...outcome.data } : failureJson(server, outcome.error))}\n`);
     else if (outcome.ok) writeListing(outcome.text);
