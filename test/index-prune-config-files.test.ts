@@ -46,6 +46,18 @@ async function indexBoth(): Promise<void> {
 }
 
 describe('index --prune and servers indexed from a --config file', () => {
+  it('without that --config keeps the entries `--config <file> doctor` recorded', async () => {
+    expect((await cli('index')).code).toBe(0);
+    expect((await cli('--config', team, 'doctor')).code).toBe(0);
+    expect(indexed()).toEqual(['everything', 'memory']);
+
+    const run = await cli('index', '--prune');
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('Took out');
+    expect(indexed()).toEqual(['everything', 'memory']);
+  }, 180_000);
+
   it('without that --config keeps the entries of the servers the file still there names', async () => {
     await indexBoth();
 

@@ -11,6 +11,7 @@ import { isServerAllowed } from '../../tools/permissions.js';
 import { explainFailureAsking, indentedLines, type FailureExplanation } from '../failure-text.js';
 import { logLifecycle } from '../lifecycle-log.js';
 import { cliLogger } from '../logger.js';
+import { noteConfigFiles } from '../config-file-notes.js';
 import { discover, hasErrors, permissionsFrom, type GlobalOptions } from '../options.js';
 import { fittedTable, stdoutColumns } from '../fitted-table.js';
 import { rowsInOrder } from '../rows-in-order.js';
@@ -231,7 +232,10 @@ export async function runDoctor(options: GlobalOptions, doctor: DoctorOptions): 
   const columns = stdoutColumns();
   // On a terminal the rows are shown as they go on stderr, and the table fits its width at the end.
   const asChecked = !doctor.json && columns === undefined ? tableAsChecked(doctor.timeout, (line) => process.stdout.write(`${line}\n`)) : undefined;
-  const report = await checkServers(options, doctor, discovery, asChecked);
+  // The manifests recorded from a --config file are noted with it, as `index` notes them: a later `index --prune` keeps them.
+  const index = doctor.index ?? new ManifestIndex({ path: doctor.indexPath });
+  noteConfigFiles(index, options, discovery);
+  const report = await checkServers(options, { ...doctor, index }, discovery, asChecked);
   const failedCheck = report.servers.some((check) => check.state === 'error');
   const configProblems = hasErrors(discovery);
   if (doctor.json) {

@@ -12,7 +12,8 @@ import { ageText, pastTtlText } from '../../tools/age-text.js';
 import { isServerAllowed } from '../../tools/index.js';
 import { silentLogger } from '../../logger.js';
 import { cliLogger } from '../logger.js';
-import { configFiles, discover, discoveryOptions, hasErrors, permissionsFrom, type GlobalOptions } from '../options.js';
+import { discover, discoveryOptions, hasErrors, permissionsFrom, type GlobalOptions } from '../options.js';
+import { listedServers, noteConfigFiles } from '../config-file-notes.js';
 import { locateConfigFiles } from '../../config/locate-config-files.js';
 import { discoverMcpServers } from '../../config/discover.js';
 import type { DiscoveredServer, DiscoveryResult } from '../../config/types.js';
@@ -86,22 +87,6 @@ function unsavedText(error: unknown, indexPath: string, done: ServerIndexOutcome
     `Indexed ${indexed} of ${counted(done.length, 'server')}, but could not write the manifest index ${indexPath}: ${refusal.reason}.`,
     `What this run found is not all saved; search answers from what the file held. ${again}`,
   ].join('\n');
-}
-
-/** Every server discovery lists, disabled, awaiting approval and shadowed too, by the file that names it. */
-function listedServers(discovery: DiscoveryResult): DiscoveredServer[] {
-  return [...Object.values(discovery.servers), ...(discovery.shadowed ?? [])];
-}
-
-/**
- * With `--config`: notes in the index the servers each given file names (their entries are filed
- * by name, as the user's are), so a later `index --prune` without that `--config` keeps them while
- * the file is there. Not when a file did not load whole: what it names is not known.
- */
-function noteConfigFiles(index: ManifestIndex, options: GlobalOptions, discovery: DiscoveryResult): void {
-  if (hasErrors(discovery)) return;
-  const listed = listedServers(discovery);
-  for (const file of configFiles(options)) index.noteConfigFile(file, listed.filter((server) => server.source === file).map((server) => server.name));
 }
 
 /**
