@@ -116,10 +116,17 @@ describe('authenticate', () => {
     expect(await authenticate(bearer(await issuer.token(firstKey, { sub: 'dana' })))).toMatchObject({ ok: true, identity: { name: 'dana', via: 'oauth' } });
   });
 
-  it('refuses a wrong token, and never repeats it', async () => {
+  it('refuses a token neither of the file nor JWT-shaped as unknown to the file (a removed identity\'s), never repeating it, without fetching keys', async () => {
     const verdict = await authenticator()(bearer('not-a-known-token'));
-    expect(verdict).toEqual(refusal('the token is not a valid signed JWT'));
+    expect(verdict).toEqual(refusal('the bearer token is not one of the gateway file, nor a signed JWT'));
     expect(JSON.stringify(verdict)).not.toContain('not-a-known-token');
+    expect(issuer.jwksRequests).toBe(0);
+  });
+
+  it('refuses a JWT-shaped token that does not parse with the JWT reason, never repeating it', async () => {
+    const verdict = await authenticator()(bearer('bm90.anNvbg.c2ln'));
+    expect(verdict).toEqual(refusal('the token is not a valid signed JWT'));
+    expect(JSON.stringify(verdict)).not.toContain('bm90.anNvbg.c2ln');
   });
 
   it('refuses an expired JWT', async () => {

@@ -26,6 +26,8 @@ export type Authenticate = (headers: IncomingHttpHeaders) => Promise<Authenticat
 /** A bearer token longer than this is not one anybody issued. */
 const MAX_TOKEN_LENGTH = 16_384;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+/** A compact JWS: header.payload.signature in base64url (the signature empty when unsigned). */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /** `config` is read on every request, so a watched gateway file's edits apply to the next one. */
 export function createAuthenticator(config: () => GatewayConfig, options: JwtVerifierOptions = {}): Authenticate {
@@ -59,6 +61,8 @@ export function createAuthenticator(config: () => GatewayConfig, options: JwtVer
     const owner = findTokenOwner(token, ownersOf(rules));
     if (owner !== undefined) return { ok: true, identity: { name: owner, groups: rules.identities.get(owner)?.groups ?? [], via: 'token' } };
     if (rules.oauth === undefined) return refuse('invalid_token', 'the bearer token is not one of the gateway file');
+    // A removed identity's old token is the usual case here: it is about the file, not about JWTs.
+    if (!JWT_SHAPE.test(token)) return refuse('invalid_token', 'the bearer token is not one of the gateway file, nor a signed JWT');
 
     const verdict = await verifierFor(rules.oauth).verify(token);
     if (!verdict.ok) return refuse('invalid_token', verdict.reason);
