@@ -141,11 +141,24 @@ export function jsonWithoutControls(json: string): string {
 /** What a POSIX shell reads as one plain word, with nothing to expand: anything else is quoted. */
 const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 
+const HAS_CONTROL_IN_LINE = new RegExp(CONTROL_IN_LINE.source);
+
+const UTF8 = new TextEncoder();
+
+/** A character as the `\xHH` escapes of its UTF-8 bytes: what `$'…'` decodes the same in every locale. */
+function utf8Escapes(char: string): string {
+  return [...UTF8.encode(char)].map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('');
+}
+
 /**
  * A name as a word of a command line we suggest (`mcp-statechart approve <name>`): quoted for a
  * POSIX shell unless plain, so that a name from a file or a server (`x$(curl …)`, `a; rm …`)
- * pasted into a shell is one argument and runs nothing; control characters escaped as on a line.
+ * pasted into a shell is one argument and runs nothing. A name with a control character is
+ * written `$'…'` (bash, zsh, ksh), the character as `\xHH`: shown escaped between plain quotes,
+ * `'evil\x0a…'` pasted into a shell was another name, and approved nothing.
  */
 export function commandWord(word: string): string {
-  return terminalLine(PLAIN_WORD.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+  if (PLAIN_WORD.test(word)) return word;
+  if (!HAS_CONTROL_IN_LINE.test(word)) return `'${word.replaceAll("'", `'\\''`)}'`;
+  return `$'${word.replace(/[\\']/g, '\\$&').replace(CONTROL_IN_LINE, utf8Escapes)}'`;
 }
