@@ -120,6 +120,13 @@ export class RefreshOnce {
       const tokens = response.ok ? OAuthTokensSchema.safeParse(jsonOf(body)) : undefined;
       // An answer without a refresh token keeps the one sent, as the SDK does.
       if (tokens?.success) this.keep({ refresh_token: refreshToken, ...tokens.data }, refreshToken);
+      // The SDK saves its answer after this, adding the refresh token it read when the answer has
+      // none: told nothing, it would store the rotated-away token over the renewal kept above.
+      if (tokens?.success && tokens.data.refresh_token === undefined && refreshToken !== sentRefreshToken) {
+        const headers = new Headers(response.headers);
+        headers.delete('content-length');
+        return { status: response.status, statusText: response.statusText, headers, body: jsonBytes({ refresh_token: refreshToken, ...(jsonOf(body) as object) }) };
+      }
       return { status: response.status, statusText: response.statusText, headers: response.headers, body };
     };
     try {
