@@ -35,4 +35,28 @@ describe('refresh-once sends the stored refresh token in place of a stale one', 
     // What the SDK hands to saveTokens next, overwriting the stored renewal.
     expect(tokens.refresh_token).toBe('R-new');
   });
+
+  it('a refresh of another issuer\'s login (the server names an authorization server it named before) sends that login\'s refresh token, not the current issuer\'s to the other server', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'refresh-swap-'));
+    dirs.push(dir);
+    const stored: StoredLogin = {
+      issuer: 'https://a.example',
+      tokens: { access_token: 'A-access', token_type: 'Bearer', refresh_token: 'A-refresh' },
+      otherIssuers: { 'https://b.example': { tokens: { access_token: 'B-access', token_type: 'Bearer', refresh_token: 'B-refresh' } } },
+    };
+    const sent: Array<{ url: string; refreshToken: string | null }> = [];
+    const refresh = new RefreshOnce(
+      async (input, init) => {
+        sent.push({ url: String(input), refreshToken: new URLSearchParams(String(init?.body)).get('refresh_token') });
+        return new Response(JSON.stringify({ access_token: 'B-renewed', token_type: 'Bearer', refresh_token: 'B-refresh-2' }), { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+      () => stored,
+      () => undefined,
+      () => join(dir, 'login.json.refresh-lock'),
+    );
+    // The MCP server refused the current issuer's access token: it trusts b.example now.
+    refresh.refusedAccess('Bearer A-access');
+    await refreshAuthorization('https://b.example/', { clientInformation: { client_id: 'b-client' }, refreshToken: 'B-refresh', fetchFn: refresh.fetch });
+    expect(sent).toEqual([{ url: 'https://b.example/token', refreshToken: 'B-refresh' }]);
+  });
 });

@@ -165,10 +165,14 @@ export class RefreshOnce {
   /**
    * The refresh token to send: the stored one when another request or process renewed the login
    * since `sent` was read (`sent` was rotated away), unless the authorization server refused it.
+   * A `sent` that another issuer's credentials hold is that issuer's current token (the server
+   * names an authorization server it named before): the stored one is another server's secret.
    */
   private newestRefreshToken(sent: string): string {
-    const stored = this.stored().tokens?.refresh_token;
-    return stored === undefined || this.#refused.includes(stored) ? sent : stored;
+    const { tokens, otherIssuers } = this.stored();
+    const stored = tokens?.refresh_token;
+    const anotherIssuers = Object.values(otherIssuers ?? {}).some((credentials) => credentials.tokens?.refresh_token === sent);
+    return stored === undefined || anotherIssuers || this.#refused.includes(stored) ? sent : stored;
   }
 }
 
