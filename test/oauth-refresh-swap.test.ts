@@ -59,4 +59,27 @@ describe('refresh-once sends the stored refresh token in place of a stale one', 
     await refreshAuthorization('https://b.example/', { clientInformation: { client_id: 'b-client' }, refreshToken: 'B-refresh', fetchFn: refresh.fetch });
     expect(sent).toEqual([{ url: 'https://b.example/token', refreshToken: 'B-refresh' }]);
   });
+
+  it('a refresh of another issuer\'s login is not answered with the current issuer\'s tokens, unexpired as they are', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'refresh-swap-'));
+    dirs.push(dir);
+    const stored: StoredLogin = {
+      issuer: 'https://a.example',
+      tokens: { access_token: 'A-access', token_type: 'Bearer', refresh_token: 'A-refresh' },
+      tokensExpireAt: Date.now() + 3_600_000,
+      otherIssuers: { 'https://b.example': { tokens: { access_token: 'B-access', token_type: 'Bearer', refresh_token: 'B-refresh' } } },
+    };
+    const sent: Array<string | null> = [];
+    const refresh = new RefreshOnce(
+      async (_input, init) => {
+        sent.push(new URLSearchParams(String(init?.body)).get('refresh_token'));
+        return new Response(JSON.stringify({ access_token: 'B-renewed', token_type: 'Bearer', refresh_token: 'B-refresh-2' }), { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+      () => stored,
+      () => undefined,
+      () => join(dir, 'login.json.refresh-lock'),
+    );
+    const tokens = await refreshAuthorization('https://b.example/', { clientInformation: { client_id: 'b-client' }, refreshToken: 'B-refresh', fetchFn: refresh.fetch });
+    expect({ sent, accessToken: tokens.access_token }).toEqual({ sent: ['B-refresh'], accessToken: 'B-renewed' });
+  });
 });

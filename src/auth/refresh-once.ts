@@ -155,8 +155,10 @@ export class RefreshOnce {
    * whole grant revoked).
    */
   private untriedRenewal(sentRefreshToken: string): Record<string, unknown> | undefined {
-    const { tokens, tokensExpireAt } = this.stored();
-    if (!tokens?.refresh_token || this.#refusedAccess.includes(tokens.access_token)) return undefined;
+    const login = this.stored();
+    const { tokens, tokensExpireAt } = login;
+    // The stored tokens are the current issuer's: no renewal of another issuer's login.
+    if (!tokens?.refresh_token || this.#refusedAccess.includes(tokens.access_token) || heldByAnotherIssuer(login, sentRefreshToken)) return undefined;
     if (tokensExpireAt === undefined) return tokens.refresh_token === sentRefreshToken ? undefined : { ...tokens };
     if (tokensExpireAt <= Date.now() + NEAR_EXPIRY_MS) return undefined;
     return { ...tokens, expires_in: Math.floor((tokensExpireAt - Date.now()) / 1000) };
@@ -169,11 +171,15 @@ export class RefreshOnce {
    * names an authorization server it named before): the stored one is another server's secret.
    */
   private newestRefreshToken(sent: string): string {
-    const { tokens, otherIssuers } = this.stored();
-    const stored = tokens?.refresh_token;
-    const anotherIssuers = Object.values(otherIssuers ?? {}).some((credentials) => credentials.tokens?.refresh_token === sent);
-    return stored === undefined || anotherIssuers || this.#refused.includes(stored) ? sent : stored;
+    const login = this.stored();
+    const stored = login.tokens?.refresh_token;
+    return stored === undefined || heldByAnotherIssuer(login, sent) || this.#refused.includes(stored) ? sent : stored;
   }
+}
+
+/** True when an authorization server the MCP server named before holds this refresh token (`login.otherIssuers`). */
+function heldByAnotherIssuer(login: StoredLogin, refreshToken: string): boolean {
+  return Object.values(login.otherIssuers ?? {}).some((credentials) => credentials.tokens?.refresh_token === refreshToken);
 }
 
 function refreshTokenSent(init: RequestInit | undefined): string | undefined {
