@@ -58,6 +58,18 @@ describe('index --prune and servers indexed from a --config file', () => {
     expect(indexed()).toEqual(['everything', 'memory']);
   }, 180_000);
 
+  it('without that --config keeps the entries `--config <file> servers --check` recorded', async () => {
+    expect((await cli('index')).code).toBe(0);
+    expect((await cli('--config', team, 'servers', '--check')).code).toBe(0);
+    expect(indexed()).toEqual(['everything', 'memory']);
+
+    const run = await cli('index', '--prune');
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toContain('Took out');
+    expect(indexed()).toEqual(['everything', 'memory']);
+  }, 180_000);
+
   it('without that --config keeps the entries of the servers the file still there names', async () => {
     await indexBoth();
 

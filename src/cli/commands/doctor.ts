@@ -123,6 +123,8 @@ export async function checkServers(options: GlobalOptions, doctor: DoctorOptions
   if (options.verbose) logLifecycle(manager, (line) => process.stderr.write(`${line}\n`));
   // What doctor fetched is what `index` would have: recorded, so `servers` and `search` see it fresh.
   const index = doctor.index ?? new ManifestIndex({ path: doctor.indexPath });
+  // The manifests recorded from a --config file are noted with it, as `index` notes them: a later `index --prune` keeps them.
+  noteConfigFiles(index, options, discovery);
   const configs = nameRecord<McpServerConfig>();
   for (const server of checked) configs[server.name] = server.config;
   const stopRecording = recordManifests(manager, index, configs, { logger, projectFiles: projectFilesOf(discovery.servers) });
@@ -232,10 +234,7 @@ export async function runDoctor(options: GlobalOptions, doctor: DoctorOptions): 
   const columns = stdoutColumns();
   // On a terminal the rows are shown as they go on stderr, and the table fits its width at the end.
   const asChecked = !doctor.json && columns === undefined ? tableAsChecked(doctor.timeout, (line) => process.stdout.write(`${line}\n`)) : undefined;
-  // The manifests recorded from a --config file are noted with it, as `index` notes them: a later `index --prune` keeps them.
-  const index = doctor.index ?? new ManifestIndex({ path: doctor.indexPath });
-  noteConfigFiles(index, options, discovery);
-  const report = await checkServers(options, { ...doctor, index }, discovery, asChecked);
+  const report = await checkServers(options, doctor, discovery, asChecked);
   const failedCheck = report.servers.some((check) => check.state === 'error');
   const configProblems = hasErrors(discovery);
   if (doctor.json) {
