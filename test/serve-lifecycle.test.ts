@@ -241,6 +241,24 @@ describe('hostInput', () => {
     ]);
   });
 
+  it('answers -32600 to a line that grew past 10 MiB as UTF-8 with a method after its result, not taking it for an answer', async () => {
+    const stdin = new PassThrough();
+    const refused: UnreadableLine[] = [];
+    const readable = readableLines(hostInput(stdin), (line) => refused.push(line));
+    readable.resume();
+    // 4 MiB of bytes that are not UTF-8: under the limit as read, 12 MiB once each is U+FFFD.
+    const notUtf8 = Buffer.alloc(4 * 1024 * 1024, 0xff);
+    stdin.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":6,"result":{"a":"'), notUtf8, Buffer.from('"},"method":"x"}\n')]));
+    stdin.write(Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":7,"result":{"a":"'), notUtf8, Buffer.from('"}}\n')]));
+    stdin.end();
+    await new Promise((done) => stdin.once('end', done));
+    for (let turn = 0; turn < 50 && refused.length < 2; turn++) await new Promise((done) => setImmediate(done));
+    expect(refused.map((line) => [line.answerTo, line.answer?.id, line.answer?.error.code])).toEqual([
+      [undefined, 6, -32600],
+      [7, undefined, undefined],
+    ]);
+  });
+
   it('stops reading stdin once 10 MiB of the host\'s input wait unhandled, and loses none of it once the SDK reads again', async () => {
     const stdin = new PassThrough({ highWaterMark: 64 * 1024 });
     const input = hostInput(stdin);

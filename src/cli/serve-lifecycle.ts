@@ -2,7 +2,7 @@ import { Transform, type Duplex, type Readable } from 'node:stream';
 import type { Logger } from '../logger.js';
 import { capErrorText } from '../text-limits.js';
 import { isStdioBufferOverflow, MAX_MESSAGE_BYTES, MAX_MESSAGE_MIB } from '../transports/message-size.js';
-import { mixedOversizedLine, OVERSIZED_HEAD_CHARACTERS, oversizedLine, type UnreadableLine } from '../serve/host-lines.js';
+import { judgedOversizedLine, OVERSIZED_HEAD_CHARACTERS, oversizedLine, type UnreadableLine } from '../serve/host-lines.js';
 import { TopLevelKey } from '../serve/top-level-key.js';
 
 /**
@@ -36,12 +36,11 @@ function headOf(parts: Buffer[]): string {
 /** An oversized line whose start reads as the host's answer, judged once its end has gone by. */
 interface OversizedAnswer {
   line: UnreadableLine;
-  answerTo: string | number;
   method: TopLevelKey;
 }
 
 function answerJudged(answer: OversizedAnswer): UnreadableLine {
-  return answer.method.found ? mixedOversizedLine(answer.answerTo) : answer.line;
+  return judgedOversizedLine(answer.line, answer.method);
 }
 
 /**
@@ -72,7 +71,7 @@ export function hostInput(stdin: Readable = process.stdin, onOversized: (line: U
           if (line.answerTo === undefined) onOversized(line);
           else {
             // An answer only if no `method` follows its large member: the rest is followed, not kept.
-            answer = { line, answerTo: line.answerTo, method: new TopLevelKey('method') };
+            answer = { line, method: new TopLevelKey('method') };
             for (const part of pending) answer.method.feed(part);
             answer.method.feed(piece);
           }

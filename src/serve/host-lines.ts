@@ -3,6 +3,7 @@ import { deserializeMessage, INVALID_REQUEST, PARSE_ERROR, type JSONRPCErrorResp
 import { errorMessage } from '../../machines/to-error.js';
 import { capErrorText } from '../text-limits.js';
 import { MAX_MESSAGE_BYTES, MAX_MESSAGE_MIB } from '../transports/message-size.js';
+import { TopLevelKey } from './top-level-key.js';
 
 /** How much of the reason a line could not be read goes back to the host. */
 const MAX_REASON = 300;
@@ -148,6 +149,26 @@ export function mixedOversizedLine(id: string | number): UnreadableLine {
 }
 
 /**
+ * `line` (what `oversizedLine` read from a line's start) once all of that line has gone through
+ * `method`: a start that reads as an answer is none when a `method` follows at the top level.
+ */
+export function judgedOversizedLine(line: UnreadableLine, method: TopLevelKey): UnreadableLine {
+  return line.answerTo !== undefined && method.found ? mixedOversizedLine(line.answerTo) : line;
+}
+
+/**
+ * A line over the size limit that is here whole: hostInput let it by, and its bytes that are not
+ * UTF-8 grew past the limit as U+FFFD. Judged as hostInput judges a line it skips.
+ */
+function wholeOversizedLine(text: string): UnreadableLine {
+  const line = oversizedLine(text.slice(0, OVERSIZED_HEAD_CHARACTERS));
+  if (line.answerTo === undefined) return line;
+  const method = new TopLevelKey('method');
+  method.feed(Buffer.from(text));
+  return judgedOversizedLine(line, method);
+}
+
+/**
  * The host's whole lines (from `hostInput`) with those the SDK cannot read taken out and handed to
  * `onUnreadable`: its stdio transport drops them without a word (a line that is not JSON) or with
  * only an `onerror`, and a host waiting on such a request would wait for ever.
@@ -163,7 +184,7 @@ export function readableLines(input: Readable, onUnreadable: (line: UnreadableLi
         // The SDK refuses (and closes for) a chunk over its buffer, even one of several whole lines.
         // A line hostInput let by grows past it when bytes that are not UTF-8 become U+FFFD.
         const bytes = Buffer.byteLength(text) + 1;
-        const unreadable = bytes > MAX_MESSAGE_BYTES ? oversizedLine(text.slice(0, OVERSIZED_HEAD_CHARACTERS)) : unreadableLine(text);
+        const unreadable = bytes > MAX_MESSAGE_BYTES ? wholeOversizedLine(text) : unreadableLine(text);
         if (unreadable) {
           onUnreadable(unreadable);
           continue;
