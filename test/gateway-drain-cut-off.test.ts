@@ -27,6 +27,7 @@ async function listening(answer?: () => Response): Promise<{ url: string; called
     },
     notify: {} as McpEndpoint['notify'],
     withdraw: () => {},
+    listening: () => new Set(),
     close: async () => {},
   };
   gateway = createGatewayServer({ endpoint, oauth: () => undefined, loopbackOnly: true, maxBodyBytes: 1024 * 1024, bodyTimeoutMs: 10_000, health: () => ({}), logger: silentLogger });

@@ -26,6 +26,7 @@ async function listening(bodyTimeoutMs: number, authenticate?: Authenticate): Pr
     },
     notify: {} as McpEndpoint['notify'],
     withdraw: () => {},
+    listening: () => new Set(),
     close: async () => {},
   };
   const gateway = createGatewayServer({ endpoint, authenticate, oauth: () => undefined, loopbackOnly: true, maxBodyBytes: 1024 * 1024, bodyTimeoutMs, health: () => ({}), logger: silentLogger });

@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseGatewayConfig, type GatewayConfig } from '../src/gateway/gateway-file.js';
 import { withdrawnIdentities } from '../src/gateway/withdrawn-identities.js';
+import { withdrawCallsOf } from '../src/cli/commands/serve-http.js';
+import { HttpHostRelay } from '../src/serve/http-host-relay.js';
 
 const digest = (digit: string) => `sha256:${digit.repeat(64)}`;
 
@@ -34,5 +36,15 @@ describe('withdrawnIdentities', () => {
     if (!otherIssuer.ok) throw new Error(otherIssuer.problems.join('\n'));
     expect([...withdrawnIdentities(before, otherIssuer.config, inFlight)].sort()).toEqual(['carol', 'dave']);
     expect([...withdrawnIdentities(before, config({ alice: { token: digest('a') } }), inFlight)]).toEqual([]);
+  });
+
+  it("serve --http ends the listen stream of an OAuth identity with no call in flight once the file names another issuer", () => {
+    const before = config({ alice: { token: digest('a') }, carol: { allow: ['*'] } });
+    const otherIssuer = parseGatewayConfig({ identities: { alice: { token: digest('a') } }, oauth: { issuer: 'https://other.example.com', audience: 'https://mcp.example.com/mcp' } });
+    if (!otherIssuer.ok) throw new Error(otherIssuer.problems.join('\n'));
+    const ended: string[][] = [];
+    const onChange = withdrawCallsOf(new HttpHostRelay(), { owners: () => ['carol', 'alice'], withdraw: (names) => ended.push([...names].sort()) });
+    onChange(otherIssuer.config, before);
+    expect(ended).toEqual([['carol']]);
   });
 });

@@ -58,6 +58,8 @@ export interface McpEndpoint {
   notify: EndpointNotifier;
   /** The `subscriptions/listen` streams `names` opened hear nothing more (a token rotated out must not keep hearing its name's events) and end, answered `reason`. */
   withdraw(names: ReadonlySet<string>, reason: string): void;
+  /** The identities with a `subscriptions/listen` stream open. */
+  listening(): Set<string>;
   close(): Promise<void>;
 }
 
@@ -96,6 +98,7 @@ export function createMcpEndpoint({ factory, keys, answers, cancels, maxBodyByte
       bus.forget(names);
       listens.withdraw(names, reason);
     },
+    listening: () => listens.owners(),
     close: () => modern.close(),
     async handle(request, parsedBody, identity) {
       if (!(await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes }))) {

@@ -63,6 +63,11 @@ export class WithdrawableStreams {
     return new Response(wrapped, { status: response.status, statusText: response.statusText, headers: response.headers });
   }
 
+  /** The identities with a stream open. */
+  owners(): Set<string> {
+    return new Set([...this.open].map((stream) => stream.owner));
+  }
+
   /** Ends the open streams of `names` with `reason`. */
   withdraw(names: ReadonlySet<string>, reason: string): void {
     for (const stream of [...this.open]) if (names.has(stream.owner)) stream.end(reason);

@@ -87,9 +87,11 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   // but a 2025-era server's roots, kept for its connection whoever calls, are none (see HostRequestOptions).
   const relay = new HttpHostRelay();
   // Set once the endpoint exists: no stream is open before.
-  let withdrawStreams = (_names: ReadonlySet<string>, _reason: string) => {};
+  let listens: ListenStreams = { owners: () => [], withdraw: () => {} };
   const gateway: GatewayFileWatcher | undefined =
-    flags.gateway === undefined ? undefined : await watchGatewayFile(flags.gateway, { logger, onChange: withdrawCallsOf(relay, (names, reason) => withdrawStreams(names, reason)) });
+    flags.gateway === undefined
+      ? undefined
+      : await watchGatewayFile(flags.gateway, { logger, onChange: withdrawCallsOf(relay, { owners: () => listens.owners(), withdraw: (names, reason) => listens.withdraw(names, reason) }) });
   const keys = flags.sessionKeyFile ? await loadSessionKeys(flags.sessionKeyFile) : parseSessionKeys(randomBytes(32).toString('base64'));
   const audit: AuditLog | undefined = flags.audit === undefined ? undefined : openAuditLog(flags.audit, { logger });
 
@@ -152,7 +154,7 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
     onerror: (error) => logger.debug(`serve --http: ${error.message}`),
   });
   // Only to the identities that may see the server: to the others it would say the server exists, and when it is used.
-  withdrawStreams = (names, reason) => endpoint.withdraw(names, reason);
+  listens = { owners: () => endpoint.listening(), withdraw: (names, reason) => endpoint.withdraw(names, reason) };
   notifyListsChanged = (server) => endpoint.notify.listsChanged((identity) => resolver.allowsServer(identity, server));
   // The MCP config is followed as stdio serve follows it (added servers wait for a person's `approve`):
   // requests from now on get tools over the new set; calls in flight keep the tools they started with.
@@ -224,16 +226,23 @@ export async function runServeHttp(options: GlobalOptions, flags: ServeHttpFlags
   return 0;
 }
 
+/** The endpoint's open `subscriptions/listen` streams: the identities that opened them, and ending theirs. */
+interface ListenStreams {
+  owners(): Iterable<string>;
+  withdraw(names: ReadonlySet<string>, reason: string): void;
+}
+
 /**
  * On each new version of the gateway file: the calls of an identity it no longer lets in (its token, or the JWTs of its `oauth`, gone)
  * are stopped, running or waiting, and its listen streams end.
  */
-function withdrawCallsOf(relay: HttpHostRelay, withdrawStreams: (names: ReadonlySet<string>, reason: string) => void): (config: GatewayConfig, previous: GatewayConfig) => void {
+export function withdrawCallsOf(relay: HttpHostRelay, listens: ListenStreams): (config: GatewayConfig, previous: GatewayConfig) => void {
   return (config, previous) => {
-    const withdrawn = withdrawnIdentities(previous, config, relay.owners());
+    // An OAuth identity is known only by what it has open: a listen stream without a call in flight counts too.
+    const withdrawn = withdrawnIdentities(previous, config, [...relay.owners(), ...listens.owners()]);
     if (withdrawn.size === 0) return;
     const reason = 'your access was withdrawn: the gateway file no longer lets you in (your bearer token, or the issuer of your OAuth token, was taken out of it), so mcp-statechart serve stopped this call';
-    withdrawStreams(withdrawn, reason);
+    listens.withdraw(withdrawn, reason);
     relay.withdraw(withdrawn, reason);
   };
 }
