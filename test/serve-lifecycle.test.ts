@@ -15,6 +15,19 @@ import { servesEndedAfterEachTest } from './support/serve-each-test.js';
 
 const endedAfterTest = servesEndedAfterEachTest();
 
+/** Initializes `serve` as a host that offers roots, tells it the roots changed, and returns serve's roots/list request (within 10 s). */
+async function rootsRequestOf(serve: ReturnType<typeof startServe>) {
+  serve.send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'host', version: '1' } } });
+  await serve.answer(1);
+  serve.send({ method: 'notifications/initialized' });
+  serve.send({ method: 'notifications/roots/list_changed' });
+  for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((done) => setTimeout(done, 50))) {
+    const request = serve.messages().find((message) => message.method === 'roots/list');
+    if (request) return request;
+  }
+  throw new Error('serve never asked for the roots');
+}
+
 describe('mcp-statechart serve', () => {
   it('fed an 11 MB request, answers it with an error, logs it and goes on serving the next request', async () => {
     const serve = endedAfterTest(startServe());
@@ -33,18 +46,7 @@ describe('mcp-statechart serve', () => {
 
   it("fails its own request at once, saying why, when the host's answer to it is over 10 MiB (not after its timeout)", async () => {
     const serve = endedAfterTest(startServe());
-    serve.send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'host', version: '1' } } });
-    await serve.answer(1);
-    serve.send({ method: 'notifications/initialized' });
-    serve.send({ method: 'notifications/roots/list_changed' });
-    const asked = async () => {
-      for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((done) => setTimeout(done, 50))) {
-        const request = serve.messages().find((message) => message.method === 'roots/list');
-        if (request) return request;
-      }
-      throw new Error('serve never asked for the roots');
-    };
-    const { id } = await asked();
+    const { id } = await rootsRequestOf(serve);
     serve.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"roots":[{"uri":"file:///${'x'.repeat(11 * 1024 * 1024)}"}]}}\n`);
     const answered = Date.now();
     for (const until = answered + 10_000; Date.now() < until && !/roots\/list_changed failed/.test(serve.stderr()); ) await new Promise((done) => setTimeout(done, 50));
@@ -59,15 +61,7 @@ describe('mcp-statechart serve', () => {
 
   it("does not take a request over 10 MiB whose method comes after a large member for an answer to serve's request with its id", async () => {
     const serve = endedAfterTest(startServe());
-    serve.send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'host', version: '1' } } });
-    await serve.answer(1);
-    serve.send({ method: 'notifications/initialized' });
-    serve.send({ method: 'notifications/roots/list_changed' });
-    let request: { id?: unknown } | undefined;
-    for (const until = Date.now() + 10_000; !request && Date.now() < until; await new Promise((done) => setTimeout(done, 50))) {
-      request = serve.messages().find((message) => message.method === 'roots/list');
-    }
-    if (!request) throw new Error('serve never asked for the roots');
+    const request = await rootsRequestOf(serve);
     serve.write(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"pad":"${'x'.repeat(11 * 1024 * 1024)}","method":"ping"}\n`);
     serve.send({ id: 5, method: 'ping' });
     expect(await serve.answer(5)).toMatchObject({ result: {} });
@@ -82,15 +76,7 @@ describe('mcp-statechart serve', () => {
 
   it("answers a message over 10 MiB with both a result and a later method with -32600, not as an answer to serve's request with its id", async () => {
     const serve = endedAfterTest(startServe());
-    serve.send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: {} }, clientInfo: { name: 'host', version: '1' } } });
-    await serve.answer(1);
-    serve.send({ method: 'notifications/initialized' });
-    serve.send({ method: 'notifications/roots/list_changed' });
-    let request: { id?: unknown } | undefined;
-    for (const until = Date.now() + 10_000; !request && Date.now() < until; await new Promise((done) => setTimeout(done, 50))) {
-      request = serve.messages().find((message) => message.method === 'roots/list');
-    }
-    if (!request) throw new Error('serve never asked for the roots');
+    const request = await rootsRequestOf(serve);
     serve.write(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":{"roots":[{"uri":"file:///${'x'.repeat(11 * 1024 * 1024)}"}]},"method":"ping"}\n`);
     const refused = await serve.answer(request.id as number);
     expect(refused.error?.code).toBe(-32600);

@@ -43,17 +43,15 @@ export function unreadableLine(line: string): UnreadableLine | undefined {
     const id = usableId(parsed);
     const reason = capErrorText(errorMessage(error).replace(/\s+/g, ' '), MAX_REASON);
     return {
-      answer: {
-        jsonrpc: '2.0',
-        ...(id === undefined ? {} : { id }),
-        error: {
-          code: INVALID_REQUEST,
-          message: `mcp-statechart serve could not read this request as a JSON-RPC 2.0 message: ${reason}. Send "jsonrpc": "2.0", a string or integer "id", a "method" and "params" as an object or left out.`,
-        },
-      },
+      answer: invalidRequest(id, `mcp-statechart serve could not read this request as a JSON-RPC 2.0 message: ${reason}. Send "jsonrpc": "2.0", a string or integer "id", a "method" and "params" as an object or left out.`),
       logLine: `the host sent a message serve could not read as JSON-RPC 2.0 (request id ${id === undefined ? 'none' : JSON.stringify(id)}); it was answered with error ${INVALID_REQUEST} and ignored`,
     };
   }
+}
+
+/** The -32600 answer to a message serve cannot take as a request, to its id when one could be read. */
+function invalidRequest(id: string | number | undefined, message: string): JSONRPCErrorResponse {
+  return { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code: INVALID_REQUEST, message } };
 }
 
 /** How much of an oversized line's start is searched for its request id. */
@@ -115,14 +113,7 @@ export function oversizedLine(head: string): UnreadableLine {
     return { logLine: `the host sent ${over} ${what}; serve skipped it unread and reads on` };
   }
   return {
-    answer: {
-      jsonrpc: '2.0',
-      id,
-      error: {
-        code: INVALID_REQUEST,
-        message: `mcp-statechart serve refused this request unread: it is over ${MAX_MESSAGE_MIB} MiB, the most serve reads in one message. Send large content as a file path or a URL instead.`,
-      },
-    },
+    answer: invalidRequest(id, `mcp-statechart serve refused this request unread: it is over ${MAX_MESSAGE_MIB} MiB, the most serve reads in one message. Send large content as a file path or a URL instead.`),
     logLine: `the host sent ${over} (request id ${capErrorText(JSON.stringify(id), 80)}); it was answered with error ${INVALID_REQUEST} unread, and serve reads on`,
   };
 }
@@ -136,14 +127,7 @@ export function oversizedLine(head: string): UnreadableLine {
 export function mixedOversizedLine(id: string | number): UnreadableLine {
   const shown = capErrorText(JSON.stringify(id), 80);
   return {
-    answer: {
-      jsonrpc: '2.0',
-      id,
-      error: {
-        code: INVALID_REQUEST,
-        message: `mcp-statechart serve could not read this message as JSON-RPC 2.0: it has both a "method" and a "result" or "error" (it is over ${MAX_MESSAGE_MIB} MiB, so serve did not read the rest). Send a request or an answer, not both in one message.`,
-      },
-    },
+    answer: invalidRequest(id, `mcp-statechart serve could not read this message as JSON-RPC 2.0: it has both a "method" and a "result" or "error" (it is over ${MAX_MESSAGE_MIB} MiB, so serve did not read the rest). Send a request or an answer, not both in one message.`),
     logLine: `the host sent a message over ${MAX_MESSAGE_MIB} MiB (id ${shown}) with both a result or error and a method: no answer to serve's request; it was answered with error ${INVALID_REQUEST} unread, and serve reads on`,
   };
 }
